@@ -1,0 +1,749 @@
+//! Stage 4, **emit**: the model as Rust tokens, with `quote` (no Rust is built from strings).
+//!
+//! Per spec file, one module of types with yaserde 0.13 derives in the verified forms (the full
+//! namespace triple on every struct, `prefix` on every child element, none on attributes).
+//! Besides the modules: `schema.rs`, the tables the runtime's strict checker walks, and
+//! `mod.rs`, which lists the modules, the `AnyRequest` enum and the operation table.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::{Builtin, Content, EnumDef, Field, FieldType, Model, Multiplicity, Particle, Scalar, StructDef, TypeId, TypeKind};
+use crate::naming::{pascal, screaming};
+use crate::parse::OTA;
+
+/// The emitted token streams, one per output file (relative path → tokens).
+pub type Emitted = BTreeMap<String, TokenStream>;
+
+/// Emits every output file of the model.
+pub fn emit(model: &Model) -> Emitted {
+    let mut out = Emitted::new();
+    for (mi, m) in model.modules.iter().enumerate() {
+        out.insert(format!("{}.rs", m.name), module(model, mi));
+    }
+    out.insert("schema.rs".to_string(), schema(model));
+    out.insert("mod.rs".to_string(), mod_rs(model));
+    out
+}
+
+fn ident(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// Wraps `<...>` runs in backticks so rustdoc does not read them as HTML tags.
+fn doc_text(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_code = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '<' if !in_code => {
+                let tag: String = chars.clone().take_while(|&ch| ch != '>' && ch != ' ').collect();
+                if !tag.is_empty() && chars.clone().nth(tag.chars().count()) == Some('>') {
+                    out.push_str(&format!("`<{tag}>`"));
+                    for _ in 0..=tag.chars().count() {
+                        chars.next();
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `#[doc]` attributes for a text, one per line.
+fn doc(text: &str) -> TokenStream {
+    let attrs = doc_lines(text).into_iter().map(|l| quote!(#[doc = #l]));
+    quote!(#(#attrs)*)
+}
+
+/// `#![doc]` attributes (module documentation) for a text, one per line.
+fn inner_doc(text: &str) -> TokenStream {
+    let attrs = doc_lines(text).into_iter().map(|l| quote!(#![doc = #l]));
+    quote!(#(#attrs)*)
+}
+
+fn doc_lines(text: &str) -> Vec<String> {
+    doc_text(text).lines().map(|l| if l.is_empty() { String::new() } else { format!(" {l}") }).collect()
+}
+
+fn doc_or(text: Option<&str>, fallback: impl FnOnce() -> String) -> TokenStream {
+    match text {
+        Some(t) => doc(t),
+        None => doc(&fallback()),
+    }
+}
+
+/// Tracks what a module file needs to import.
+struct Ctx<'m> {
+    model: &'m Model,
+    module: usize,
+    imports: BTreeMap<String, BTreeSet<String>>,
+    uses_rt: bool,
+    uses_empty_string: bool,
+}
+
+impl<'m> Ctx<'m> {
+    fn type_ref(&mut self, id: TypeId) -> TokenStream {
+        let t = self.model.ty(id);
+        if t.module != self.module {
+            let m = &self.model.modules[t.module].name;
+            self.imports.entry(m.clone()).or_default().insert(t.rust_name.clone());
+        }
+        let name = ident(&t.rust_name);
+        quote!(#name)
+    }
+
+    fn builtin(&mut self, b: Builtin) -> TokenStream {
+        match b {
+            Builtin::String | Builtin::NormalizedString | Builtin::Token | Builtin::Language => quote!(String),
+            Builtin::Boolean => quote!(bool),
+            Builtin::Int => quote!(i32),
+            Builtin::Integer => quote!(i64),
+            Builtin::NonNegativeInteger | Builtin::PositiveInteger => quote!(u64),
+            Builtin::UnsignedInt => quote!(u32),
+            Builtin::Decimal => {
+                self.uses_rt = true;
+                quote!(rt::Decimal)
+            }
+            Builtin::Date => {
+                self.uses_rt = true;
+                quote!(rt::Date)
+            }
+            Builtin::DateTime => {
+                self.uses_rt = true;
+                quote!(rt::DateTime)
+            }
+        }
+    }
+
+    fn scalar(&mut self, s: &Scalar) -> TokenStream {
+        match s.named {
+            Some(id) if has_rust_item(self.model, id) => self.type_ref(id),
+            _ => self.builtin(s.builtin),
+        }
+    }
+
+    fn field_type(&mut self, f: &Field) -> TokenStream {
+        let inner = match &f.ty {
+            FieldType::Complex(id) => self.type_ref(*id),
+            FieldType::Simple(s) => self.scalar(s),
+        };
+        match f.multiplicity() {
+            Multiplicity::One => inner,
+            Multiplicity::Optional => quote!(Option<#inner>),
+            Multiplicity::Many => quote!(Vec<#inner>),
+        }
+    }
+}
+
+/// True when the type becomes a Rust item. Restrictions of built-ins do not: yaserde's derive
+/// reads a field as a primitive only by its type's name, so a field of an alias of `String`
+/// would not compile. Their constraints go into the field's documentation instead.
+fn has_rust_item(model: &Model, id: TypeId) -> bool {
+    let t = model.ty(id);
+    t.emitted && !matches!(t.kind, TypeKind::Alias(_))
+}
+
+/// A sentence on the value type of a field, for its documentation.
+fn value_note(model: &Model, ty: &FieldType) -> Option<String> {
+    let FieldType::Simple(s) = ty else { return None };
+    let id = s.named?;
+    let t = model.ty(id);
+    let TypeKind::Alias(a) = &t.kind else { return None };
+    let mut checks = Vec::new();
+    for p in &a.facets.patterns {
+        checks.push(format!("matches `{p}`"));
+    }
+    match (a.facets.min_length, a.facets.max_length) {
+        (Some(x), Some(y)) if x == y => checks.push(format!("exactly {x} characters")),
+        (Some(x), Some(y)) => checks.push(format!("{x} to {y} characters")),
+        (Some(x), None) => checks.push(format!("at least {x} characters")),
+        (None, Some(y)) => checks.push(format!("at most {y} characters")),
+        (None, None) => {}
+    }
+    if let Some(v) = &a.facets.min_inclusive {
+        checks.push(format!("at least `{v}`"));
+    }
+    if let Some(v) = &a.facets.max_inclusive {
+        checks.push(format!("at most `{v}`"));
+    }
+    let what = if t.named { format!("`{}` (`xs:{}`)", t.xml_name, a.base.xsd_name()) } else { format!("`xs:{}`", a.base.xsd_name()) };
+    Some(if checks.is_empty() {
+        format!("Value type: {what}.")
+    } else {
+        format!("Value type: {what}; checked when decoding: {}.", checks.join(", "))
+    })
+}
+
+/// The documentation of a field: its own text (or a fallback) and its value constraints.
+fn field_doc(model: &Model, f: &Field, fallback: String, extra: Option<&str>) -> TokenStream {
+    let mut text = f.doc.clone().unwrap_or(fallback);
+    if let Some(n) = value_note(model, &f.ty) {
+        text.push_str(&format!("\n\n{n}"));
+    }
+    if let Some(e) = extra {
+        text.push_str(&format!("\n\n{e}"));
+    }
+    doc(&text)
+}
+
+fn namespace_attr(xml_name: &str) -> TokenStream {
+    quote! {
+        #[yaserde(
+            rename = #xml_name,
+            prefix = "ota",
+            default_namespace = "ota",
+            namespaces = { "ota" = #OTA }
+        )]
+    }
+}
+
+fn module(model: &Model, mi: usize) -> TokenStream {
+    let m = &model.modules[mi];
+    let mut ctx = Ctx { model, module: mi, imports: BTreeMap::new(), uses_rt: false, uses_empty_string: false };
+    let mut items = Vec::new();
+    for &id in &m.types {
+        if !has_rust_item(model, id) {
+            continue;
+        }
+        let t = model.ty(id);
+        items.push(match &t.kind {
+            TypeKind::Struct(s) => struct_item(&mut ctx, id, s),
+            TypeKind::Enum(e) => enum_item(&mut ctx, id, e),
+            TypeKind::Alias(_) => continue,
+        });
+        if let TypeKind::Struct(s) = &t.kind
+            && let Some(root) = &s.root
+        {
+            items.push(root_impls(&mut ctx, id, s, root));
+        }
+    }
+    let module_doc = inner_doc(m.doc.as_deref().unwrap_or("Types of one spec file."));
+    let mut uses = Vec::new();
+    if ctx.uses_rt {
+        uses.push(quote!(use crate::runtime as rt;));
+    }
+    if ctx.uses_empty_string {
+        uses.push(quote!(use crate::runtime::empty_string;));
+    }
+    for (m, names) in &ctx.imports {
+        let m = ident(m);
+        let names = names.iter().map(|n| ident(n));
+        uses.push(quote!(use super::#m::{#(#names),*};));
+    }
+    quote! {
+        #module_doc
+        #(#uses)*
+        #(#items)*
+    }
+}
+
+fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
+    let t = ctx.model.ty(id);
+    let name = ident(&t.rust_name);
+    let d = doc_or(t.doc.as_deref(), || format!("The `{}` element.", t.xml_name));
+    let ns = namespace_attr(&t.xml_name);
+    let mut fields = Vec::new();
+    for a in &s.attributes {
+        let fname = ident(&a.rust_name);
+        let ty = ctx.field_type(a);
+        let xml = &a.xml_name;
+        let fd = field_doc(ctx.model, a, format!("The `{xml}` attribute."), None);
+        fields.push(quote! {
+            #fd
+            #[yaserde(attribute = true, rename = #xml)]
+            pub #fname: #ty,
+        });
+    }
+    match &s.content {
+        Content::Empty => {}
+        Content::Text(sc) => {
+            ctx.uses_empty_string = true;
+            let ty = ctx.scalar(sc);
+            let mut text = "The element's text content.".to_string();
+            if let Some(n) = value_note(ctx.model, &FieldType::Simple(*sc)) {
+                text.push_str(&format!("\n\n{n}"));
+            }
+            let td = doc(&text);
+            fields.push(quote! {
+                #td
+                #[yaserde(text = true, default = "empty_string")]
+                pub value: #ty,
+            });
+        }
+        Content::Sequence(ps) => {
+            for p in ps {
+                let (list, note) = match p {
+                    Particle::Element(f) => (std::slice::from_ref(f), None),
+                    Particle::Choice { required, options } => {
+                        let names: Vec<String> = options.iter().map(|o| format!("`{}`", o.rust_name)).collect();
+                        let n = if *required { "Exactly one" } else { "At most one" };
+                        (options.as_slice(), Some(format!("{n} of {} is set (an `xs:choice`).", names.join(", "))))
+                    }
+                };
+                for f in list {
+                    let fname = ident(&f.rust_name);
+                    let ty = ctx.field_type(f);
+                    let xml = &f.xml_name;
+                    let fd = field_doc(ctx.model, f, format!("The `{xml}` element."), note.as_deref());
+                    fields.push(quote! {
+                        #fd
+                        #[yaserde(prefix = "ota", rename = #xml)]
+                        pub #fname: #ty,
+                    });
+                }
+            }
+        }
+    }
+    let derive_default = if s.root.is_some() { quote!() } else { quote!(Default,) };
+    quote! {
+        #d
+        #[derive(Debug, Clone, PartialEq, #derive_default yaserde::YaSerialize, yaserde::YaDeserialize)]
+        #ns
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+fn all_fields(s: &StructDef) -> Vec<&Field> {
+    let mut out: Vec<&Field> = s.attributes.iter().collect();
+    if let Content::Sequence(ps) = &s.content {
+        for p in ps {
+            match p {
+                Particle::Element(f) => out.push(f),
+                Particle::Choice { options, .. } => out.extend(options.iter()),
+            }
+        }
+    }
+    out
+}
+
+fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &crate::ir::RootInfo) -> TokenStream {
+    ctx.uses_rt = true;
+    let t = ctx.model.ty(id);
+    let name = ident(&t.rust_name);
+    let element = &root.element;
+    let version = &root.version;
+    let desc = format_ident!("{}", screaming(&t.rust_name));
+    let inits = all_fields(s).into_iter().map(|f| {
+        let fname = ident(&f.rust_name);
+        let is_version = f.xml_name == "Version"
+            && f.multiplicity() == Multiplicity::One
+            && matches!(f.ty, FieldType::Simple(sc) if sc.builtin.is_string());
+        if is_version {
+            quote!(#fname: <Self as rt::Message>::VERSION.to_string(),)
+        } else {
+            quote!(#fname: Default::default(),)
+        }
+    });
+    let text_init = if matches!(s.content, Content::Text(_)) { quote!(value: String::new(),) } else { quote!() };
+    let request = root.path.as_ref().map(|path| {
+        quote! {
+            impl rt::Request for #name {
+                const PATH: &'static str = #path;
+            }
+        }
+    });
+    quote! {
+        /// A new message with `Version` set to the one the service expects and every other field empty.
+        impl Default for #name {
+            fn default() -> Self {
+                Self { #(#inits)* #text_init }
+            }
+        }
+
+        impl rt::Message for #name {
+            const ROOT: &'static str = #element;
+            const VERSION: &'static str = #version;
+            fn schema() -> &'static rt::schema::ComplexDesc {
+                &super::schema::#desc
+            }
+        }
+
+        #request
+    }
+}
+
+fn enum_item(ctx: &mut Ctx, id: TypeId, e: &EnumDef) -> TokenStream {
+    let t = ctx.model.ty(id);
+    let name = ident(&t.rust_name);
+    let mut text = t.doc.clone().unwrap_or_else(|| format!("The `{}` code list.", t.xml_name));
+    text.push_str(if e.open.is_some() {
+        "\n\nAn open list: any other value is kept, as written, in `Other`."
+    } else {
+        "\n\nA closed list: any other value is rejected when decoding."
+    });
+    let d = doc(&text);
+    let mut variants = Vec::new();
+    let mut to_str = Vec::new();
+    let mut from_str = Vec::new();
+    let mut known = Vec::new();
+    for (i, v) in e.variants.iter().enumerate() {
+        let vn = ident(&v.rust_name);
+        let value = &v.value;
+        let vd = doc_or(v.doc.as_deref(), || format!("`{value}`."));
+        let default = if i == 0 { quote!(#[default]) } else { quote!() };
+        variants.push(quote! { #vd #default #vn, });
+        to_str.push(quote! { Self::#vn => #value, });
+        from_str.push(if e.open.is_some() { quote! { #value => Self::#vn, } } else { quote! { #value => Ok(Self::#vn), } });
+        known.push(value.clone());
+    }
+    let (other_variant, other_to_str, err_ty, fallback, body) = if e.open.is_some() {
+        (
+            quote! {
+                /// Any other value, kept exactly as written.
+                Other(String),
+            },
+            quote! { Self::Other(value) => value, },
+            quote!(::std::convert::Infallible),
+            quote! { other => Self::Other(other.to_string()), },
+            true,
+        )
+    } else {
+        ctx.uses_rt = true;
+        let xml = &t.xml_name;
+        (
+            quote!(),
+            quote!(),
+            quote!(rt::UnknownValue),
+            quote! { other => Err(rt::UnknownValue::new(#xml, other)), },
+            false,
+        )
+    };
+    let from_body = if body {
+        quote! { Ok(match s { #(#from_str)* #fallback }) }
+    } else {
+        quote! { match s { #(#from_str)* #fallback } }
+    };
+    quote! {
+        #d
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+        pub enum #name {
+            #(#variants)*
+            #other_variant
+        }
+
+        impl #name {
+            /// The known values, as written in XML.
+            pub const KNOWN: &'static [&'static str] = &[#(#known),*];
+
+            /// The value as written in XML.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    #(#to_str)*
+                    #other_to_str
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for #name {
+            type Err = #err_ty;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                #from_body
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// schema.rs: the tables of the strict checker.
+
+fn simple_desc_ref(model: &Model, s: &Scalar) -> TokenStream {
+    match s.named {
+        Some(id) => {
+            let n = format_ident!("{}", screaming(&model.ty(id).rust_name));
+            quote!(&#n)
+        }
+        None => {
+            let n = format_ident!("XS_{}", screaming(s.builtin.xsd_name()));
+            quote!(&#n)
+        }
+    }
+}
+
+fn builtin_variant(b: Builtin) -> TokenStream {
+    let v = format_ident!("{}", pascal(b.xsd_name()));
+    quote!(Builtin::#v)
+}
+
+fn element_desc(model: &Model, f: &Field) -> TokenStream {
+    let name = &f.xml_name;
+    let min = f.min;
+    let max = f.max.unwrap_or(u32::MAX);
+    let ty = match &f.ty {
+        FieldType::Complex(id) => {
+            let n = format_ident!("{}", screaming(&model.ty(*id).rust_name));
+            quote!(TypeDesc::Complex(&#n))
+        }
+        FieldType::Simple(s) => {
+            let r = simple_desc_ref(model, s);
+            quote!(TypeDesc::Simple(#r))
+        }
+    };
+    quote!(ElementDesc { name: #name, min: #min, max: #max, ty: #ty })
+}
+
+fn schema(model: &Model) -> TokenStream {
+    let mut items = Vec::new();
+    let mut builtins_used = BTreeSet::new();
+    let mut note_builtin = |s: &Scalar| {
+        if s.named.is_none() {
+            builtins_used.insert(s.builtin);
+        }
+    };
+    for t in model.types.iter().filter(|t| t.emitted) {
+        let static_name = format_ident!("{}", screaming(&t.rust_name));
+        let xml = &t.xml_name;
+        match &t.kind {
+            TypeKind::Struct(s) => {
+                let attrs = s.attributes.iter().map(|a| {
+                    let FieldType::Simple(sc) = &a.ty else { return quote!() };
+                    note_builtin(sc);
+                    let n = &a.xml_name;
+                    let req = a.min > 0;
+                    let ty = simple_desc_ref(model, sc);
+                    quote!(AttrDesc { name: #n, required: #req, ty: #ty },)
+                });
+                let attrs: Vec<TokenStream> = attrs.collect();
+                let content = match &s.content {
+                    Content::Empty => quote!(Content::Empty),
+                    Content::Text(sc) => {
+                        note_builtin(sc);
+                        let r = simple_desc_ref(model, sc);
+                        quote!(Content::Text(#r))
+                    }
+                    Content::Sequence(ps) => {
+                        let parts = ps.iter().map(|p| match p {
+                            Particle::Element(f) => {
+                                if let FieldType::Simple(sc) = &f.ty {
+                                    note_builtin(sc);
+                                }
+                                let e = element_desc(model, f);
+                                quote!(Particle::Element(#e),)
+                            }
+                            Particle::Choice { required, options } => {
+                                let opts = options.iter().map(|f| {
+                                    if let FieldType::Simple(sc) = &f.ty {
+                                        note_builtin(sc);
+                                    }
+                                    element_desc(model, f)
+                                });
+                                quote!(Particle::Choice { required: #required, options: &[#(#opts),*] },)
+                            }
+                        });
+                        let parts: Vec<TokenStream> = parts.collect();
+                        quote!(Content::Sequence(&[#(#parts)*]))
+                    }
+                };
+                items.push(quote! {
+                    pub static #static_name: ComplexDesc = ComplexDesc {
+                        name: #xml,
+                        attributes: &[#(#attrs)*],
+                        content: #content,
+                    };
+                });
+            }
+            TypeKind::Enum(e) => {
+                let builtin = builtin_variant(e.base);
+                let values = e.variants.iter().map(|v| &v.value);
+                let open = match &e.open {
+                    Some(o) => {
+                        note_builtin(o);
+                        let r = simple_desc_ref(model, o);
+                        quote!(Some(#r))
+                    }
+                    None => quote!(None),
+                };
+                items.push(quote! {
+                    pub static #static_name: SimpleDesc = SimpleDesc {
+                        values: &[#(#values),*],
+                        open: #open,
+                        ..SimpleDesc::builtin(#xml, #builtin)
+                    };
+                });
+            }
+            TypeKind::Alias(a) => {
+                let builtin = builtin_variant(a.base);
+                let f = &a.facets;
+                let mut extra = Vec::new();
+                if !f.patterns.is_empty() {
+                    let pname = format_ident!("{}_PATTERNS", screaming(&t.rust_name));
+                    let n = f.patterns.len();
+                    let pats = f.patterns.iter().map(|p| {
+                        let rust = crate::regex::translate_pattern(p).unwrap_or_default();
+                        quote!(Pattern::new(#p, #rust))
+                    });
+                    items.push(quote! {
+                        static #pname: [Pattern; #n] = [#(#pats),*];
+                    });
+                    extra.push(quote!(patterns: &#pname,));
+                }
+                if let Some(n) = f.min_length {
+                    extra.push(quote!(min_length: Some(#n),));
+                }
+                if let Some(n) = f.max_length {
+                    extra.push(quote!(max_length: Some(#n),));
+                }
+                if let Some(v) = &f.min_inclusive {
+                    extra.push(quote!(min_inclusive: Some(#v),));
+                }
+                if let Some(v) = &f.max_inclusive {
+                    extra.push(quote!(max_inclusive: Some(#v),));
+                }
+                items.push(quote! {
+                    pub static #static_name: SimpleDesc = SimpleDesc {
+                        #(#extra)*
+                        ..SimpleDesc::builtin(#xml, #builtin)
+                    };
+                });
+            }
+        }
+    }
+    let mut imports = vec![
+        quote!(AttrDesc),
+        quote!(Builtin),
+        quote!(ComplexDesc),
+        quote!(Content),
+        quote!(ElementDesc),
+        quote!(Particle),
+        quote!(Pattern),
+        quote!(SimpleDesc),
+        quote!(TypeDesc),
+    ];
+    for b in &builtins_used {
+        let n = format_ident!("XS_{}", screaming(b.xsd_name()));
+        imports.push(quote!(#n));
+    }
+    quote! {
+        //! What each element may hold: the tables the strict checker (`crate::runtime::check`)
+        //! walks when decoding. One static per spec type, in spec order.
+        #![allow(missing_docs)]
+        use crate::runtime::schema::{#(#imports),*};
+        #(#items)*
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// mod.rs: the module list, AnyRequest and the operation table.
+
+fn mod_rs(model: &Model) -> TokenStream {
+    let mods = model.modules.iter().map(|m| {
+        let n = ident(&m.name);
+        let d = doc(&format!("Types of `spec/{}`.", m.file));
+        quote!(#d pub mod #n;)
+    });
+    let requests: Vec<_> = model
+        .roots()
+        .filter_map(|(m, id)| {
+            let t = model.ty(id);
+            let TypeKind::Struct(s) = &t.kind else { return None };
+            let root = s.root.as_ref()?;
+            let path = root.path.as_ref()?;
+            Some((m, t, root, path))
+        })
+        .collect();
+    let variants = requests.iter().map(|(m, t, root, path)| {
+        let v = format_ident!("{}", pascal(&m.name));
+        let mn = ident(&m.name);
+        let tn = ident(&t.rust_name);
+        let d = doc(&format!("`{}` (`POST {path}`).", root.element));
+        quote!(#d #v(Box<#mn::#tn>),)
+    });
+    let decode_arms = requests.iter().map(|(m, _, root, _)| {
+        let v = format_ident!("{}", pascal(&m.name));
+        let el = &root.element;
+        quote!(#el => rt::decode_document(&doc).map(|m| Self::#v(Box::new(m))),)
+    });
+    let path_arms = requests.iter().map(|(m, _, root, path)| {
+        let v = format_ident!("{}", pascal(&m.name));
+        let el = &root.element;
+        let version = &root.version;
+        quote!(Self::#v(_) => rt::Operation { path: #path, request_root: #el, version: #version },)
+    });
+    let encode_arms = requests.iter().map(|(m, _, _, _)| {
+        let v = format_ident!("{}", pascal(&m.name));
+        quote!(Self::#v(m) => rt::Message::to_xml(m.as_ref()),)
+    });
+    let pretty_arms = requests.iter().map(|(m, _, _, _)| {
+        let v = format_ident!("{}", pascal(&m.name));
+        quote!(Self::#v(m) => rt::Message::to_xml_pretty(m.as_ref()),)
+    });
+    let ops = requests.iter().map(|(_, _, root, path)| {
+        let el = &root.element;
+        let version = &root.version;
+        quote!(rt::Operation { path: #path, request_root: #el, version: #version },)
+    });
+    let roots = requests.iter().map(|(_, _, root, _)| &root.element);
+    quote! {
+        //! The generated message types, one module per spec file.
+        use crate::runtime as rt;
+
+        #(#mods)*
+        #[doc(hidden)]
+        pub mod schema;
+
+        /// The service's operations (path, request root, expected `Version`), from the spec.
+        pub const OPERATIONS: &[rt::Operation] = &[#(#ops)*];
+
+        /// Any request message of the service, decoded by its root element.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum AnyRequest {
+            #(#variants)*
+        }
+
+        impl AnyRequest {
+            /// The root element names this enum decodes.
+            pub const ROOTS: &'static [&'static str] = &[#(#roots),*];
+
+            /// Decodes whichever request the root element names, with every strict check.
+            pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
+                let doc = rt::parse_document(xml)?;
+                match doc.root_element().tag_name().name() {
+                    #(#decode_arms)*
+                    _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+                }
+            }
+
+            /// The operation this request belongs to.
+            pub fn operation(&self) -> rt::Operation {
+                match self {
+                    #(#path_arms)*
+                }
+            }
+
+            /// Encodes the request as compact XML.
+            pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
+                match self {
+                    #(#encode_arms)*
+                }
+            }
+
+            /// Encodes the request as indented XML.
+            pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
+                match self {
+                    #(#pretty_arms)*
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! The intermediate model (IR): the spec with names resolved, groups flattened and every type
+//! placed in a module. Everything is held in `Vec`s in spec order, so the model — and the code
+//! made from it — never depends on hash order. [`Model::print`] writes it as stable text for
+//! snapshots.
+
+use std::fmt::Write as _;
+
+use crate::diagnostics::Span;
+
+/// Index of a type in [`Model::types`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TypeId(pub usize);
+
+/// The whole spec, lowered.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// One module per spec file; `common` first, then the messages by file name.
+    pub modules: Vec<Module>,
+    /// Every type of every module.
+    pub types: Vec<TypeDef>,
+}
+
+/// One generated Rust module (one spec file).
+#[derive(Debug, Clone)]
+pub struct Module {
+    /// The Rust module name (the file stem).
+    pub name: String,
+    /// The spec file it comes from, relative to the spec folder.
+    pub file: String,
+    /// Schema-level documentation.
+    pub doc: Option<String>,
+    /// Its types in spec order (named types first as declared, inline types after their parent).
+    pub types: Vec<TypeId>,
+    /// The message root of this module, if it declares one.
+    pub root: Option<TypeId>,
+}
+
+/// A generated type.
+#[derive(Debug, Clone)]
+pub struct TypeDef {
+    /// The XSD name, or for an anonymous type the element/attribute it was declared on.
+    pub xml_name: String,
+    /// False for anonymous types, whose names are only suggestions.
+    pub named: bool,
+    /// For anonymous types: the XML names of the enclosing types, outermost first.
+    pub context: Vec<String>,
+    /// The Rust name (set by the naming pass).
+    pub rust_name: String,
+    /// The module it belongs to.
+    pub module: usize,
+    /// Documentation.
+    pub doc: Option<String>,
+    /// The shape.
+    pub kind: TypeKind,
+    /// Where it was declared.
+    pub span: Span,
+    /// False for enumeration types that are only used as the known values of an open list.
+    pub emitted: bool,
+}
+
+/// The shape of a type.
+#[derive(Debug, Clone)]
+pub enum TypeKind {
+    /// A complex type: a struct.
+    Struct(StructDef),
+    /// A list of values: a Rust enum.
+    Enum(EnumDef),
+    /// A restricted built-in: a type alias, with facets checked on decode.
+    Alias(AliasDef),
+}
+
+/// A message root's operation metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootInfo {
+    /// The root element name, e.g. `OTA_HotelResModifyRQ`.
+    pub element: String,
+    /// The `Version` the service expects.
+    pub version: String,
+    /// The endpoint path, e.g. `/bookmodify`.
+    pub path: Option<String>,
+}
+
+/// A struct.
+#[derive(Debug, Clone)]
+pub struct StructDef {
+    /// Set when this is a message root.
+    pub root: Option<RootInfo>,
+    /// Attributes, in order (attribute groups flattened in place).
+    pub attributes: Vec<Field>,
+    /// Child content.
+    pub content: Content,
+}
+
+/// The child content of a struct.
+#[derive(Debug, Clone)]
+pub enum Content {
+    /// No children, no text.
+    Empty,
+    /// Child elements in order.
+    Sequence(Vec<Particle>),
+    /// Text of the given simple type.
+    Text(Scalar),
+}
+
+/// A member of a sequence.
+#[derive(Debug, Clone)]
+pub enum Particle {
+    /// One element field.
+    Element(Field),
+    /// Alternatives: at most one (exactly one when `required`) is present.
+    Choice {
+        /// Whether one alternative must be present.
+        required: bool,
+        /// The alternatives (each an optional field).
+        options: Vec<Field>,
+    },
+}
+
+/// An attribute or child element of a struct.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// The XML name.
+    pub xml_name: String,
+    /// The Rust field name (set by the naming pass).
+    pub rust_name: String,
+    /// Documentation.
+    pub doc: Option<String>,
+    /// Its value type.
+    pub ty: FieldType,
+    /// Minimum occurrences (attributes: 1 when required).
+    pub min: u32,
+    /// Maximum occurrences (None: unbounded; attributes: Some(1)).
+    pub max: Option<u32>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+impl Field {
+    /// How the field is held in Rust.
+    pub fn multiplicity(&self) -> Multiplicity {
+        match (self.min, self.max) {
+            (_, Some(1)) if self.min >= 1 => Multiplicity::One,
+            (_, Some(1)) => Multiplicity::Optional,
+            _ => Multiplicity::Many,
+        }
+    }
+}
+
+/// How a field is held in Rust.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Multiplicity {
+    /// `T`.
+    One,
+    /// `Option<T>`.
+    Optional,
+    /// `Vec<T>`.
+    Many,
+}
+
+/// The type of a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldType {
+    /// A struct.
+    Complex(TypeId),
+    /// A simple value.
+    Simple(Scalar),
+}
+
+/// A simple value type: a built-in, optionally through a named simple type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scalar {
+    /// The built-in it is ultimately based on.
+    pub builtin: Builtin,
+    /// The named (alias or enum) type, if any.
+    pub named: Option<TypeId>,
+}
+
+/// The XML Schema built-in types the subset supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Builtin {
+    /// `xs:string`.
+    String,
+    /// `xs:normalizedString`.
+    NormalizedString,
+    /// `xs:token`.
+    Token,
+    /// `xs:language`.
+    Language,
+    /// `xs:boolean`.
+    Boolean,
+    /// `xs:int`.
+    Int,
+    /// `xs:integer`.
+    Integer,
+    /// `xs:nonNegativeInteger`.
+    NonNegativeInteger,
+    /// `xs:positiveInteger`.
+    PositiveInteger,
+    /// `xs:unsignedInt`.
+    UnsignedInt,
+    /// `xs:decimal`.
+    Decimal,
+    /// `xs:date`.
+    Date,
+    /// `xs:dateTime`.
+    DateTime,
+}
+
+impl Builtin {
+    /// Every supported built-in, with its XSD local name.
+    pub const ALL: [(Builtin, &'static str); 13] = [
+        (Builtin::String, "string"),
+        (Builtin::NormalizedString, "normalizedString"),
+        (Builtin::Token, "token"),
+        (Builtin::Language, "language"),
+        (Builtin::Boolean, "boolean"),
+        (Builtin::Int, "int"),
+        (Builtin::Integer, "integer"),
+        (Builtin::NonNegativeInteger, "nonNegativeInteger"),
+        (Builtin::PositiveInteger, "positiveInteger"),
+        (Builtin::UnsignedInt, "unsignedInt"),
+        (Builtin::Decimal, "decimal"),
+        (Builtin::Date, "date"),
+        (Builtin::DateTime, "dateTime"),
+    ];
+
+    /// The built-in with this XSD local name.
+    pub fn from_xsd(local: &str) -> Option<Builtin> {
+        Builtin::ALL.iter().find(|(_, n)| *n == local).map(|(b, _)| *b)
+    }
+
+    /// The XSD local name.
+    pub fn xsd_name(self) -> &'static str {
+        Builtin::ALL.iter().find(|(b, _)| *b == self).map(|(_, n)| *n).unwrap_or("string")
+    }
+
+    /// True for the string family (held as `String`).
+    pub fn is_string(self) -> bool {
+        matches!(self, Builtin::String | Builtin::NormalizedString | Builtin::Token | Builtin::Language)
+    }
+
+    /// True for the integer family.
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            Builtin::Int
+                | Builtin::Integer
+                | Builtin::NonNegativeInteger
+                | Builtin::PositiveInteger
+                | Builtin::UnsignedInt
+        )
+    }
+
+    /// True when `minInclusive` / `maxInclusive` apply.
+    pub fn is_ordered(self) -> bool {
+        self.is_integer() || matches!(self, Builtin::Decimal | Builtin::Date | Builtin::DateTime)
+    }
+}
+
+/// A closed or open list of values.
+#[derive(Debug, Clone)]
+pub struct EnumDef {
+    /// The built-in the known values are written in.
+    pub base: Builtin,
+    /// The known values.
+    pub variants: Vec<Variant>,
+    /// For an open list: the type any other value must have (kept verbatim in `Other`).
+    pub open: Option<Scalar>,
+}
+
+/// One known value of a list.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// The value as written in XML.
+    pub value: String,
+    /// A name given with `gen:variant`, if any.
+    pub given_name: Option<String>,
+    /// The Rust variant name (set by the naming pass).
+    pub rust_name: String,
+    /// Documentation.
+    pub doc: Option<String>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A restricted built-in.
+#[derive(Debug, Clone)]
+pub struct AliasDef {
+    /// The built-in.
+    pub base: Builtin,
+    /// Constraints checked on decode.
+    pub facets: Facets,
+}
+
+/// Constraining facets, merged along the restriction chain.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facets {
+    /// Each must match (patterns of one restriction step are joined with `|`).
+    pub patterns: Vec<String>,
+    /// Minimum length in characters.
+    pub min_length: Option<u32>,
+    /// Maximum length in characters.
+    pub max_length: Option<u32>,
+    /// Inclusive lower bound (lexical form).
+    pub min_inclusive: Option<String>,
+    /// Inclusive upper bound (lexical form).
+    pub max_inclusive: Option<String>,
+}
+
+impl Facets {
+    /// True when there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        *self == Facets::default()
+    }
+}
+
+impl Model {
+    /// The type behind an id.
+    pub fn ty(&self, id: TypeId) -> &TypeDef {
+        &self.types[id.0]
+    }
+
+    /// The roots of all modules, in module order.
+    pub fn roots(&self) -> impl Iterator<Item = (&Module, TypeId)> {
+        self.modules.iter().filter_map(|m| m.root.map(|r| (m, r)))
+    }
+
+    /// Writes the model as indented text, for snapshots and debugging.
+    pub fn print(&self) -> String {
+        let mut out = String::new();
+        for m in &self.modules {
+            let _ = writeln!(out, "module {} ({})", m.name, m.file);
+            for &id in &m.types {
+                self.print_type(&mut out, id);
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn scalar(&self, s: &Scalar) -> String {
+        match s.named {
+            Some(id) => format!("{} (xs:{})", self.ty(id).rust_name, s.builtin.xsd_name()),
+            None => format!("xs:{}", s.builtin.xsd_name()),
+        }
+    }
+
+    fn field_type(&self, t: &FieldType) -> String {
+        match t {
+            FieldType::Complex(id) => self.ty(*id).rust_name.clone(),
+            FieldType::Simple(s) => self.scalar(s),
+        }
+    }
+
+    fn occurs(f: &Field) -> String {
+        match f.max {
+            Some(max) => format!("[{}..{}]", f.min, max),
+            None => format!("[{}..]", f.min),
+        }
+    }
+
+    fn print_type(&self, out: &mut String, id: TypeId) {
+        let t = self.ty(id);
+        let origin = if t.named { String::new() } else { format!(" (inline in {})", t.context.join("/")) };
+        match &t.kind {
+            TypeKind::Struct(s) => {
+                let _ = write!(out, "  struct {} <- {}{}", t.rust_name, t.xml_name, origin);
+                if let Some(r) = &s.root {
+                    let _ = write!(
+                        out,
+                        " root {} version {} path {}",
+                        r.element,
+                        r.version,
+                        r.path.as_deref().unwrap_or("-")
+                    );
+                }
+                out.push('\n');
+                for a in &s.attributes {
+                    let req = if a.min > 0 { "required" } else { "optional" };
+                    let _ = writeln!(
+                        out,
+                        "    @{} -> {}: {} {req}",
+                        a.xml_name,
+                        a.rust_name,
+                        self.field_type(&a.ty)
+                    );
+                }
+                match &s.content {
+                    Content::Empty => {}
+                    Content::Text(sc) => {
+                        let _ = writeln!(out, "    text: {}", self.scalar(sc));
+                    }
+                    Content::Sequence(ps) => {
+                        for p in ps {
+                            match p {
+                                Particle::Element(f) => {
+                                    let _ = writeln!(
+                                        out,
+                                        "    <{}> -> {}: {} {}",
+                                        f.xml_name,
+                                        f.rust_name,
+                                        self.field_type(&f.ty),
+                                        Self::occurs(f)
+                                    );
+                                }
+                                Particle::Choice { required, options } => {
+                                    let _ = writeln!(out, "    choice{}", if *required { "" } else { " (optional)" });
+                                    for f in options {
+                                        let _ = writeln!(
+                                            out,
+                                            "      <{}> -> {}: {}",
+                                            f.xml_name,
+                                            f.rust_name,
+                                            self.field_type(&f.ty)
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            TypeKind::Enum(e) => {
+                let kind = match &e.open {
+                    Some(other) => format!("open enum, other values: {}", self.scalar(other)),
+                    None => "closed enum".to_string(),
+                };
+                let skipped = if t.emitted { "" } else { " [values only]" };
+                let _ = writeln!(
+                    out,
+                    "  {kind} {} <- {}{} (xs:{}){skipped}",
+                    t.rust_name,
+                    t.xml_name,
+                    origin,
+                    e.base.xsd_name()
+                );
+                for v in &e.variants {
+                    let _ = writeln!(out, "    {:?} -> {}", v.value, v.rust_name);
+                }
+            }
+            TypeKind::Alias(a) => {
+                let _ = writeln!(out, "  alias {} <- {}{} = xs:{}", t.rust_name, t.xml_name, origin, a.base.xsd_name());
+                let f = &a.facets;
+                for p in &f.patterns {
+                    let _ = writeln!(out, "    pattern {p:?}");
+                }
+                if let Some(v) = f.min_length {
+                    let _ = writeln!(out, "    minLength {v}");
+                }
+                if let Some(v) = f.max_length {
+                    let _ = writeln!(out, "    maxLength {v}");
+                }
+                if let Some(v) = &f.min_inclusive {
+                    let _ = writeln!(out, "    minInclusive {v}");
+                }
+                if let Some(v) = &f.max_inclusive {
+                    let _ = writeln!(out, "    maxInclusive {v}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,937 @@
+//! Stage 1, **parse**: read one XSD file with roxmltree into a syntax tree that keeps spans.
+//!
+//! This stage knows the XSD subset the generator supports (see `spec/README.md`). Anything
+//! outside it — an unknown `xs:` element, an unsupported attribute such as `default` or `ref` —
+//! is reported as an error naming the construct; nothing is skipped silently. Names are not
+//! resolved here: that is the job of [`crate::lower`].
+
+use roxmltree::{Document, Node, ParsingOptions};
+
+use crate::diagnostics::{Diagnostics, FileId, Span};
+
+/// The XML Schema namespace.
+pub const XS: &str = "http://www.w3.org/2001/XMLSchema";
+/// The namespace of the generator's own `xs:appinfo` elements.
+pub const GEN: &str = "urn:ota-codegen";
+/// The OpenTravel namespace every message lives in.
+pub const OTA: &str = "http://www.opentravel.org/OTA/2003/05";
+
+/// A value with the span it was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spanned<T> {
+    /// The value.
+    pub value: T,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A reference to a type by qualified name, e.g. `xs:string` or `CurrencyCode`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QName {
+    /// The namespace the prefix resolved to (None when unprefixed and no default namespace).
+    pub namespace: Option<String>,
+    /// The local part.
+    pub local: String,
+    /// Where the reference was written.
+    pub span: Span,
+}
+
+impl QName {
+    /// True for a built-in XML Schema type.
+    pub fn is_xs(&self) -> bool {
+        self.namespace.as_deref() == Some(XS)
+    }
+}
+
+/// `xs:documentation` and `xs:appinfo` of one declaration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotation {
+    /// The documentation text, whitespace-normalised per paragraph.
+    pub doc: Option<String>,
+    /// `<gen:message version=".." path=".."/>` on a root element.
+    pub message: Option<MessageInfo>,
+    /// `<gen:variant name=".."/>` on an enumeration value.
+    pub variant: Option<Spanned<String>>,
+}
+
+/// The operation metadata of a root element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageInfo {
+    /// The `Version` the service expects.
+    pub version: Spanned<String>,
+    /// The endpoint path, when the message is a request with an endpoint.
+    pub path: Option<Spanned<String>>,
+}
+
+/// One parsed schema file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaFile {
+    /// The file.
+    pub file: FileId,
+    /// Schema-level documentation.
+    pub doc: Option<String>,
+    /// `xs:include` locations.
+    pub includes: Vec<Spanned<String>>,
+    /// Top-level declarations in file order.
+    pub items: Vec<Item>,
+}
+
+/// A top-level declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// A global element (a message root).
+    Element(ElementDecl),
+    /// A named complex type.
+    ComplexType(ComplexTypeDecl),
+    /// A named simple type.
+    SimpleType(SimpleTypeDecl),
+    /// A named attribute group.
+    AttributeGroup(AttributeGroupDecl),
+}
+
+/// Maximum occurrences of a particle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MaxOccurs {
+    /// At most this many.
+    Bounded(u32),
+    /// `unbounded`.
+    Unbounded,
+}
+
+/// An `xs:element`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElementDecl {
+    /// The element name.
+    pub name: Spanned<String>,
+    /// Its type.
+    pub ty: TypeUse,
+    /// `minOccurs`.
+    pub min: u32,
+    /// `maxOccurs`.
+    pub max: MaxOccurs,
+    /// Documentation and appinfo.
+    pub ann: Annotation,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// How an element gets its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypeUse {
+    /// `type="..."`.
+    Named(QName),
+    /// An anonymous `xs:complexType` child.
+    Complex(Box<ComplexTypeDecl>),
+    /// An anonymous `xs:simpleType` child.
+    Simple(Box<SimpleTypeDecl>),
+}
+
+/// An `xs:complexType`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComplexTypeDecl {
+    /// The name, for a top-level type.
+    pub name: Option<Spanned<String>>,
+    /// Documentation.
+    pub ann: Annotation,
+    /// Child content.
+    pub content: ComplexContent,
+    /// Attributes and attribute group references, in order.
+    pub attributes: Vec<AttrUse>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// The content model of a complex type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComplexContent {
+    /// No child elements and no text.
+    Empty,
+    /// An `xs:sequence`.
+    Sequence(Vec<Particle>),
+    /// `xs:simpleContent/xs:extension base=".."`: text plus attributes.
+    Text(QName),
+}
+
+/// One member of a sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Particle {
+    /// A local element.
+    Element(ElementDecl),
+    /// An `xs:choice` of elements.
+    Choice(ChoiceDecl),
+}
+
+/// An `xs:choice` of elements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChoiceDecl {
+    /// `minOccurs` (0 or 1).
+    pub min: u32,
+    /// The alternatives.
+    pub elements: Vec<ElementDecl>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// An attribute or a reference to an attribute group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttrUse {
+    /// A local `xs:attribute`.
+    Attribute(AttributeDecl),
+    /// `xs:attributeGroup ref=".."`.
+    GroupRef(QName),
+}
+
+/// An `xs:attribute`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttributeDecl {
+    /// The attribute name.
+    pub name: Spanned<String>,
+    /// Its simple type.
+    pub ty: SimpleTypeUse,
+    /// `use="required"`.
+    pub required: bool,
+    /// Documentation.
+    pub ann: Annotation,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// How an attribute gets its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SimpleTypeUse {
+    /// `type=".."`.
+    Named(QName),
+    /// An anonymous `xs:simpleType` child.
+    Inline(Box<SimpleTypeDecl>),
+}
+
+/// A named `xs:attributeGroup`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttributeGroupDecl {
+    /// The group name.
+    pub name: Spanned<String>,
+    /// Documentation.
+    pub ann: Annotation,
+    /// Its attributes and nested group references.
+    pub attributes: Vec<AttrUse>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// An `xs:simpleType`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleTypeDecl {
+    /// The name, for a top-level type.
+    pub name: Option<Spanned<String>>,
+    /// Documentation.
+    pub ann: Annotation,
+    /// Restriction or union.
+    pub def: SimpleDef,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// The definition of a simple type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SimpleDef {
+    /// `xs:restriction base=".."` with facets.
+    Restriction {
+        /// The base type.
+        base: QName,
+        /// The facets, in order.
+        facets: Vec<FacetDecl>,
+    },
+    /// `xs:union memberTypes=".."`.
+    Union {
+        /// The member types, in order.
+        members: Vec<QName>,
+    },
+}
+
+/// The kind of a constraining facet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FacetKind {
+    /// `xs:enumeration`.
+    Enumeration,
+    /// `xs:pattern`.
+    Pattern,
+    /// `xs:length`.
+    Length,
+    /// `xs:minLength`.
+    MinLength,
+    /// `xs:maxLength`.
+    MaxLength,
+    /// `xs:minInclusive`.
+    MinInclusive,
+    /// `xs:maxInclusive`.
+    MaxInclusive,
+}
+
+/// One facet of a restriction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FacetDecl {
+    /// Which facet.
+    pub kind: FacetKind,
+    /// Its `value`.
+    pub value: Spanned<String>,
+    /// Documentation and `gen:variant` (enumerations only).
+    pub ann: Annotation,
+}
+
+/// Parses one schema file. Problems go to `diags`; the returned tree holds whatever could be read.
+pub fn parse_file(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<SchemaFile> {
+    let opts = ParsingOptions { allow_dtd: false, ..ParsingOptions::default() };
+    let doc = match Document::parse_with_options(text, opts) {
+        Ok(doc) => doc,
+        Err(e) => {
+            let pos = e.pos();
+            let offset = offset_of(text, pos.row as usize, pos.col as usize);
+            diags.error(Span::new(file, offset..offset), format!("malformed XML: {e}"));
+            return None;
+        }
+    };
+    let p = Parser { file, diags };
+    p.schema(doc.root_element())
+}
+
+/// Byte offset of a 1-based row/column (columns count characters).
+fn offset_of(text: &str, row: usize, col: usize) -> usize {
+    let mut offset = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == row {
+            let in_line: usize = line.chars().take(col.saturating_sub(1)).map(char::len_utf8).sum();
+            return offset + in_line;
+        }
+        offset += line.len();
+    }
+    text.len()
+}
+
+struct Parser<'d> {
+    file: FileId,
+    diags: &'d mut Diagnostics,
+}
+
+/// The `xs:` local name of an element node, if it is one.
+fn xs_name<'a>(node: Node<'a, '_>) -> Option<&'a str> {
+    (node.tag_name().namespace() == Some(XS)).then(|| node.tag_name().name())
+}
+
+impl Parser<'_> {
+    fn span(&self, node: Node) -> Span {
+        Span::new(self.file, node.range())
+    }
+
+    fn attr_span(&self, node: Node, name: &str) -> Span {
+        node.attribute_node(name)
+            .map(|a| Span::new(self.file, a.range_value()))
+            .unwrap_or_else(|| self.span(node))
+    }
+
+    fn unsupported(&self, node: Node, context: &str) -> String {
+        let name = match node.tag_name().namespace() {
+            Some(XS) => format!("xs:{}", node.tag_name().name()),
+            Some(ns) => format!("{{{ns}}}{}", node.tag_name().name()),
+            None => node.tag_name().name().to_string(),
+        };
+        format!("unsupported XSD construct `{name}` in {context}")
+    }
+
+    /// Reports attributes other than `allowed` (namespace declarations are not attributes).
+    fn check_attrs(&mut self, node: Node, allowed: &[&str]) {
+        let element = node.tag_name().name().to_string();
+        for a in node.attributes() {
+            if a.namespace().is_some() || !allowed.contains(&a.name()) {
+                let span = Span::new(self.file, a.range());
+                self.diags.push(
+                    crate::diagnostics::Diagnostic::error(
+                        span,
+                        format!("unsupported attribute `{}` on xs:{element}", a.name()),
+                    )
+                    .with_note(format!("supported here: {}", allowed.join(", "))),
+                );
+            }
+        }
+    }
+
+    /// Element children, reporting stray text.
+    fn children<'a, 'i>(&mut self, node: Node<'a, 'i>) -> Vec<Node<'a, 'i>> {
+        let mut out = Vec::new();
+        for c in node.children() {
+            if c.is_element() {
+                out.push(c);
+            } else if c.is_text() && c.text().is_some_and(|t| !t.trim().is_empty()) {
+                let span = self.span(c);
+                self.diags.error(span, format!("unexpected text in xs:{}", node.tag_name().name()));
+            }
+        }
+        out
+    }
+
+    fn required_attr(&mut self, node: Node, name: &str) -> Option<Spanned<String>> {
+        match node.attribute(name) {
+            Some(v) => Some(Spanned { value: v.to_string(), span: self.attr_span(node, name) }),
+            None => {
+                let span = self.span(node);
+                self.diags
+                    .error(span, format!("xs:{} needs a `{name}` attribute", node.tag_name().name()));
+                None
+            }
+        }
+    }
+
+    fn qname(&mut self, node: Node, attr: &str, value: &str) -> Option<QName> {
+        let span = self.attr_span(node, attr);
+        let (prefix, local) = match value.split_once(':') {
+            Some((p, l)) => (Some(p), l),
+            None => (None, value),
+        };
+        let namespace = node.lookup_namespace_uri(prefix).map(str::to_string);
+        if prefix.is_some() && namespace.is_none() {
+            self.diags.error(span, format!("unknown namespace prefix in `{value}`"));
+            return None;
+        }
+        Some(QName { namespace, local: local.to_string(), span })
+    }
+
+    fn schema(mut self, node: Node) -> Option<SchemaFile> {
+        if xs_name(node) != Some("schema") {
+            let span = self.span(node);
+            self.diags.error(span, "the root element of a spec file must be xs:schema");
+            return None;
+        }
+        self.check_attrs(
+            node,
+            &["targetNamespace", "elementFormDefault", "attributeFormDefault", "version"],
+        );
+        match node.attribute("targetNamespace") {
+            Some(OTA) => {}
+            _ => {
+                let span = self.span(node);
+                self.diags.error(span, format!("xs:schema must have targetNamespace=\"{OTA}\""));
+            }
+        }
+        if node.attribute("elementFormDefault") != Some("qualified") {
+            let span = self.span(node);
+            self.diags.error(span, "xs:schema must have elementFormDefault=\"qualified\"");
+        }
+        if node.attribute("attributeFormDefault").is_some_and(|v| v != "unqualified") {
+            let span = self.attr_span(node, "attributeFormDefault");
+            self.diags.error(span, "attributes must be unqualified (attributeFormDefault=\"unqualified\")");
+        }
+        let mut out = SchemaFile { file: self.file, doc: None, includes: Vec::new(), items: Vec::new() };
+        for (i, c) in self.children(node).into_iter().enumerate() {
+            match xs_name(c) {
+                Some("annotation") if i == 0 => out.doc = self.annotation(c).doc,
+                Some("include") => {
+                    self.check_attrs(c, &["schemaLocation"]);
+                    if let Some(loc) = self.required_attr(c, "schemaLocation") {
+                        out.includes.push(loc);
+                    }
+                }
+                Some("element") => {
+                    if let Some(e) = self.element(c, true) {
+                        out.items.push(Item::Element(e));
+                    }
+                }
+                Some("complexType") => {
+                    if let Some(t) = self.complex_type(c, true) {
+                        out.items.push(Item::ComplexType(t));
+                    }
+                }
+                Some("simpleType") => {
+                    if let Some(t) = self.simple_type(c, true) {
+                        out.items.push(Item::SimpleType(t));
+                    }
+                }
+                Some("attributeGroup") => {
+                    if let Some(g) = self.attribute_group(c) {
+                        out.items.push(Item::AttributeGroup(g));
+                    }
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:schema");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Reads `xs:annotation`: documentation text and `gen:` appinfo.
+    fn annotation(&mut self, node: Node) -> Annotation {
+        self.check_attrs(node, &[]);
+        let mut ann = Annotation::default();
+        for c in self.children(node) {
+            match xs_name(c) {
+                Some("documentation") => {
+                    self.check_attrs(c, &["source"]);
+                    let text: String = c.descendants().filter(|n| n.is_text()).filter_map(|n| n.text()).collect();
+                    let doc = normalize_doc(&text);
+                    if !doc.is_empty() {
+                        ann.doc = Some(match ann.doc.take() {
+                            Some(prev) => format!("{prev}\n\n{doc}"),
+                            None => doc,
+                        });
+                    }
+                }
+                Some("appinfo") => {
+                    self.check_attrs(c, &["source"]);
+                    for g in self.children(c) {
+                        self.appinfo(g, &mut ann);
+                    }
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:annotation");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        ann
+    }
+
+    fn appinfo(&mut self, node: Node, ann: &mut Annotation) {
+        let span = self.span(node);
+        if node.tag_name().namespace() != Some(GEN) {
+            self.diags.error(span, format!("xs:appinfo may only hold elements in the `{GEN}` namespace"));
+            return;
+        }
+        match node.tag_name().name() {
+            "message" => {
+                self.check_attrs(node, &["version", "path"]);
+                let version = self.required_attr(node, "version");
+                let path =
+                    node.attribute("path").map(|p| Spanned { value: p.to_string(), span: self.attr_span(node, "path") });
+                if let Some(version) = version {
+                    ann.message = Some(MessageInfo { version, path });
+                }
+            }
+            "variant" => {
+                self.check_attrs(node, &["name"]);
+                ann.variant = self.required_attr(node, "name");
+            }
+            other => self.diags.error(span, format!("unknown appinfo element `gen:{other}`")),
+        }
+    }
+
+    /// Splits off a leading annotation; returns it and the remaining element children.
+    fn split_annotation<'a, 'i>(&mut self, node: Node<'a, 'i>) -> (Annotation, Vec<Node<'a, 'i>>) {
+        let mut kids = self.children(node);
+        let ann = match kids.first() {
+            Some(first) if xs_name(*first) == Some("annotation") => {
+                let first = *first;
+                kids.remove(0);
+                self.annotation(first)
+            }
+            _ => Annotation::default(),
+        };
+        for k in &kids {
+            if xs_name(*k) == Some("annotation") {
+                let span = self.span(*k);
+                self.diags.error(span, "xs:annotation must be the first child");
+            }
+        }
+        (ann, kids)
+    }
+
+    fn occurs(&mut self, node: Node) -> (u32, MaxOccurs) {
+        let min = match node.attribute("minOccurs") {
+            None => 1,
+            Some(v) => v.parse::<u32>().unwrap_or_else(|_| {
+                let span = self.attr_span(node, "minOccurs");
+                self.diags.error(span, format!("minOccurs must be a non-negative integer, found `{v}`"));
+                1
+            }),
+        };
+        let max = match node.attribute("maxOccurs") {
+            None => MaxOccurs::Bounded(1),
+            Some("unbounded") => MaxOccurs::Unbounded,
+            Some(v) => match v.parse::<u32>() {
+                Ok(n) if n >= 1 => MaxOccurs::Bounded(n),
+                _ => {
+                    let span = self.attr_span(node, "maxOccurs");
+                    self.diags.error(span, format!("maxOccurs must be a positive integer or `unbounded`, found `{v}`"));
+                    MaxOccurs::Bounded(1)
+                }
+            },
+        };
+        if let MaxOccurs::Bounded(m) = max
+            && min > m
+        {
+            let span = self.span(node);
+            self.diags.error(span, format!("minOccurs ({min}) is greater than maxOccurs ({m})"));
+        }
+        (min, max)
+    }
+
+    fn element(&mut self, node: Node, top_level: bool) -> Option<ElementDecl> {
+        if top_level {
+            self.check_attrs(node, &["name", "type"]);
+        } else {
+            self.check_attrs(node, &["name", "type", "minOccurs", "maxOccurs"]);
+        }
+        let name = self.required_attr(node, "name")?;
+        let (min, max) = self.occurs(node);
+        let (ann, kids) = self.split_annotation(node);
+        let mut inline: Option<TypeUse> = None;
+        for c in kids {
+            match xs_name(c) {
+                Some("complexType") if inline.is_none() => {
+                    inline = self.complex_type(c, false).map(|t| TypeUse::Complex(Box::new(t)));
+                }
+                Some("simpleType") if inline.is_none() => {
+                    inline = self.simple_type(c, false).map(|t| TypeUse::Simple(Box::new(t)));
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:element");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        let span = self.span(node);
+        let ty = match (node.attribute("type"), inline) {
+            (Some(t), None) => TypeUse::Named(self.qname(node, "type", t)?),
+            (None, Some(inline)) => inline,
+            (Some(_), Some(_)) => {
+                self.diags.error(span, "an element has either a `type` attribute or an inline type, not both");
+                return None;
+            }
+            (None, None) => {
+                self.diags.error(span, format!("element `{}` has no type", name.value));
+                return None;
+            }
+        };
+        Some(ElementDecl { name, ty, min, max, ann, span })
+    }
+
+    fn complex_type(&mut self, node: Node, top_level: bool) -> Option<ComplexTypeDecl> {
+        self.check_attrs(node, if top_level { &["name"] } else { &[] });
+        let name = if top_level { Some(self.required_attr(node, "name")?) } else { None };
+        let (ann, kids) = self.split_annotation(node);
+        let mut content = ComplexContent::Empty;
+        let mut attributes = Vec::new();
+        let mut seen_content = false;
+        for c in kids {
+            match xs_name(c) {
+                Some("sequence") if !seen_content && attributes.is_empty() => {
+                    seen_content = true;
+                    content = ComplexContent::Sequence(self.sequence(c));
+                }
+                Some("simpleContent") if !seen_content && attributes.is_empty() => {
+                    seen_content = true;
+                    if let Some((base, attrs)) = self.simple_content(c) {
+                        content = ComplexContent::Text(base);
+                        attributes.extend(attrs);
+                    }
+                }
+                Some("attribute") | Some("attributeGroup") if !matches!(content, ComplexContent::Text(_)) => {
+                    if let Some(a) = self.attr_use(c) {
+                        attributes.push(a);
+                    }
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:complexType");
+                    let span = self.span(c);
+                    self.diags.push(
+                        crate::diagnostics::Diagnostic::error(span, msg).with_note(
+                            "a complex type holds an xs:sequence or an xs:simpleContent, then attributes",
+                        ),
+                    );
+                }
+            }
+        }
+        Some(ComplexTypeDecl { name, ann, content, attributes, span: self.span(node) })
+    }
+
+    fn simple_content(&mut self, node: Node) -> Option<(QName, Vec<AttrUse>)> {
+        self.check_attrs(node, &[]);
+        let (_, kids) = self.split_annotation(node);
+        let mut result = None;
+        for c in kids {
+            match xs_name(c) {
+                Some("extension") if result.is_none() => {
+                    self.check_attrs(c, &["base"]);
+                    let base = self.required_attr(c, "base")?;
+                    let base = self.qname(c, "base", &base.value)?;
+                    let (_, ext_kids) = self.split_annotation(c);
+                    let mut attrs = Vec::new();
+                    for a in ext_kids {
+                        match xs_name(a) {
+                            Some("attribute") | Some("attributeGroup") => {
+                                if let Some(a) = self.attr_use(a) {
+                                    attrs.push(a);
+                                }
+                            }
+                            _ => {
+                                let msg = self.unsupported(a, "xs:extension");
+                                let span = self.span(a);
+                                self.diags.error(span, msg);
+                            }
+                        }
+                    }
+                    result = Some((base, attrs));
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:simpleContent");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        result
+    }
+
+    fn sequence(&mut self, node: Node) -> Vec<Particle> {
+        self.check_attrs(node, &[]);
+        let (_, kids) = self.split_annotation(node);
+        let mut out = Vec::new();
+        for c in kids {
+            match xs_name(c) {
+                Some("element") => {
+                    if let Some(e) = self.element(c, false) {
+                        out.push(Particle::Element(e));
+                    }
+                }
+                Some("choice") => {
+                    if let Some(ch) = self.choice(c) {
+                        out.push(Particle::Choice(ch));
+                    }
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:sequence");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        out
+    }
+
+    fn choice(&mut self, node: Node) -> Option<ChoiceDecl> {
+        self.check_attrs(node, &["minOccurs", "maxOccurs"]);
+        let (min, max) = self.occurs(node);
+        let span = self.span(node);
+        if min > 1 || max != MaxOccurs::Bounded(1) {
+            self.diags.error(span.clone(), "xs:choice supports minOccurs 0 or 1 and maxOccurs 1 only");
+        }
+        let (_, kids) = self.split_annotation(node);
+        let mut elements = Vec::new();
+        for c in kids {
+            match xs_name(c) {
+                Some("element") => {
+                    if let Some(e) = self.element(c, false) {
+                        if e.min != 1 || e.max != MaxOccurs::Bounded(1) {
+                            self.diags.error(e.span.clone(), "elements inside xs:choice take no minOccurs/maxOccurs");
+                        }
+                        elements.push(e);
+                    }
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:choice");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        if elements.len() < 2 {
+            self.diags.error(span.clone(), "xs:choice needs at least two elements");
+        }
+        Some(ChoiceDecl { min, elements, span })
+    }
+
+    fn attr_use(&mut self, node: Node) -> Option<AttrUse> {
+        match xs_name(node) {
+            Some("attributeGroup") => {
+                self.check_attrs(node, &["ref"]);
+                let r = self.required_attr(node, "ref")?;
+                Some(AttrUse::GroupRef(self.qname(node, "ref", &r.value)?))
+            }
+            _ => self.attribute(node).map(AttrUse::Attribute),
+        }
+    }
+
+    fn attribute(&mut self, node: Node) -> Option<AttributeDecl> {
+        self.check_attrs(node, &["name", "type", "use"]);
+        let name = self.required_attr(node, "name")?;
+        let required = match node.attribute("use") {
+            None | Some("optional") => false,
+            Some("required") => true,
+            Some(other) => {
+                let span = self.attr_span(node, "use");
+                self.diags.error(span, format!("`use` must be `optional` or `required`, found `{other}`"));
+                false
+            }
+        };
+        let (ann, kids) = self.split_annotation(node);
+        let mut inline = None;
+        for c in kids {
+            match xs_name(c) {
+                Some("simpleType") if inline.is_none() => inline = self.simple_type(c, false),
+                _ => {
+                    let msg = self.unsupported(c, "xs:attribute");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        let span = self.span(node);
+        let ty = match (node.attribute("type"), inline) {
+            (Some(t), None) => SimpleTypeUse::Named(self.qname(node, "type", t)?),
+            (None, Some(t)) => SimpleTypeUse::Inline(Box::new(t)),
+            (Some(_), Some(_)) => {
+                self.diags.error(span, "an attribute has either a `type` attribute or an inline type, not both");
+                return None;
+            }
+            (None, None) => {
+                self.diags.error(span, format!("attribute `{}` has no type", name.value));
+                return None;
+            }
+        };
+        Some(AttributeDecl { name, ty, required, ann, span })
+    }
+
+    fn attribute_group(&mut self, node: Node) -> Option<AttributeGroupDecl> {
+        self.check_attrs(node, &["name"]);
+        let name = self.required_attr(node, "name")?;
+        let (ann, kids) = self.split_annotation(node);
+        let mut attributes = Vec::new();
+        for c in kids {
+            match xs_name(c) {
+                Some("attribute") | Some("attributeGroup") => {
+                    if let Some(a) = self.attr_use(c) {
+                        attributes.push(a);
+                    }
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:attributeGroup");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        Some(AttributeGroupDecl { name, ann, attributes, span: self.span(node) })
+    }
+
+    fn simple_type(&mut self, node: Node, top_level: bool) -> Option<SimpleTypeDecl> {
+        self.check_attrs(node, if top_level { &["name"] } else { &[] });
+        let name = if top_level { Some(self.required_attr(node, "name")?) } else { None };
+        let (ann, kids) = self.split_annotation(node);
+        let span = self.span(node);
+        let mut def = None;
+        for c in kids {
+            match xs_name(c) {
+                Some("restriction") if def.is_none() => def = self.restriction(c),
+                Some("union") if def.is_none() => {
+                    self.check_attrs(c, &["memberTypes"]);
+                    let m = self.required_attr(c, "memberTypes")?;
+                    let members: Vec<QName> =
+                        m.value.split_whitespace().filter_map(|q| self.qname(c, "memberTypes", q)).collect();
+                    let (_, rest) = self.split_annotation(c);
+                    for r in rest {
+                        let msg = self.unsupported(r, "xs:union (member types go in `memberTypes`)");
+                        let span = self.span(r);
+                        self.diags.error(span, msg);
+                    }
+                    def = Some(SimpleDef::Union { members });
+                }
+                _ => {
+                    let msg = self.unsupported(c, "xs:simpleType");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                }
+            }
+        }
+        match def {
+            Some(def) => Some(SimpleTypeDecl { name, ann, def, span }),
+            None => {
+                self.diags.error(span, "xs:simpleType needs an xs:restriction or an xs:union");
+                None
+            }
+        }
+    }
+
+    fn restriction(&mut self, node: Node) -> Option<SimpleDef> {
+        self.check_attrs(node, &["base"]);
+        let base = self.required_attr(node, "base")?;
+        let base = self.qname(node, "base", &base.value)?;
+        let (_, kids) = self.split_annotation(node);
+        let mut facets = Vec::new();
+        for c in kids {
+            let kind = match xs_name(c) {
+                Some("enumeration") => FacetKind::Enumeration,
+                Some("pattern") => FacetKind::Pattern,
+                Some("length") => FacetKind::Length,
+                Some("minLength") => FacetKind::MinLength,
+                Some("maxLength") => FacetKind::MaxLength,
+                Some("minInclusive") => FacetKind::MinInclusive,
+                Some("maxInclusive") => FacetKind::MaxInclusive,
+                _ => {
+                    let msg = self.unsupported(c, "xs:restriction");
+                    let span = self.span(c);
+                    self.diags.error(span, msg);
+                    continue;
+                }
+            };
+            self.check_attrs(c, &["value"]);
+            let Some(value) = self.required_attr(c, "value") else { continue };
+            let (ann, rest) = self.split_annotation(c);
+            for r in rest {
+                let msg = self.unsupported(r, "a facet");
+                let span = self.span(r);
+                self.diags.error(span, msg);
+            }
+            if ann.variant.is_some() && kind != FacetKind::Enumeration {
+                let span = self.span(c);
+                self.diags.error(span, "gen:variant only applies to xs:enumeration");
+            }
+            facets.push(FacetDecl { kind, value, ann });
+        }
+        Some(SimpleDef::Restriction { base, facets })
+    }
+}
+
+/// Collapses runs of whitespace inside paragraphs; keeps blank-line paragraph breaks.
+fn normalize_doc(text: &str) -> String {
+    let mut paragraphs = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(current.join(" "));
+                current.clear();
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current.join(" "));
+    }
+    paragraphs
+        .into_iter()
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_text_is_normalised_per_paragraph() {
+        assert_eq!(normalize_doc("\n   one\n   two  three\n\n   four\n  "), "one two three\n\nfour");
+    }
+
+    #[test]
+    fn offsets_count_characters() {
+        let text = "ab\ncdé\nf";
+        assert_eq!(offset_of(text, 1, 1), 0);
+        assert_eq!(offset_of(text, 2, 3), 5);
+        assert_eq!(offset_of(text, 3, 1), 9);
+    }
+}

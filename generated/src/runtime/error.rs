@@ -1,0 +1,215 @@
+//! Errors of decoding and encoding, as data: what went wrong, at which element path, and at
+//! which line and column of the input.
+
+use std::fmt;
+
+/// A message could not be decoded. Says where (element path, line:column) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// What went wrong.
+    pub kind: DecodeErrorKind,
+    /// The element path, e.g. `/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Individual`
+    /// (empty when the document could not be parsed at all).
+    pub path: String,
+    /// 1-based line of the offending node.
+    pub line: u32,
+    /// 1-based column of the offending node.
+    pub column: u32,
+}
+
+/// The kinds of decoding failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The input is not well-formed XML.
+    Malformed(String),
+    /// The input has a DOCTYPE (refused: entity expansion and external entities are attack vectors).
+    Doctype,
+    /// The root element is not a message this decoder reads.
+    WrongRoot {
+        /// The root names that would be accepted.
+        expected: Vec<&'static str>,
+        /// The root name found.
+        found: String,
+    },
+    /// An element is not in the OTA namespace.
+    WrongNamespace {
+        /// The element's local name.
+        element: String,
+        /// Its namespace, if any.
+        found: Option<String>,
+    },
+    /// An element the type cannot hold.
+    UnexpectedElement {
+        /// Its local name.
+        name: String,
+        /// The elements allowed at this point.
+        expected: Vec<&'static str>,
+    },
+    /// An element appears after one that must follow it.
+    OutOfOrder {
+        /// Its local name.
+        name: String,
+        /// The element it must come before.
+        before: &'static str,
+    },
+    /// A required element is missing.
+    MissingElement {
+        /// Its name.
+        name: &'static str,
+    },
+    /// An element occurs more often than allowed (a second single-valued element, for one).
+    TooMany {
+        /// Its name.
+        name: &'static str,
+        /// The most allowed.
+        max: u32,
+    },
+    /// Two alternatives of a choice are both present.
+    ChoiceConflict {
+        /// The alternative seen first.
+        first: &'static str,
+        /// The other one.
+        second: String,
+    },
+    /// An attribute the type cannot hold.
+    UnexpectedAttribute {
+        /// Its name (with `{namespace}` when qualified).
+        name: String,
+        /// The attributes allowed here.
+        expected: Vec<&'static str>,
+    },
+    /// A required attribute is missing.
+    MissingAttribute {
+        /// Its name.
+        name: &'static str,
+    },
+    /// Text where only elements are allowed.
+    UnexpectedText {
+        /// The start of the text.
+        text: String,
+    },
+    /// A value of the wrong shape.
+    InvalidValue {
+        /// `@Name` for an attribute, `text` for element content.
+        target: String,
+        /// The value found.
+        value: String,
+        /// What it should be.
+        expected: String,
+    },
+    /// The checked document could not be bound to the Rust types (a generator bug; please report).
+    Bind(String),
+}
+
+impl DecodeError {
+    /// An error at a position.
+    pub fn new(kind: DecodeErrorKind, path: impl Into<String>, line: u32, column: u32) -> Self {
+        DecodeError { kind, path: path.into(), line, column }
+    }
+
+    /// The error for a root element that no decoder reads.
+    pub fn unknown_root(doc: &roxmltree::Document, expected: &[&'static str]) -> Self {
+        let root = doc.root_element();
+        let pos = doc.text_pos_at(root.range().start);
+        DecodeError::new(
+            DecodeErrorKind::WrongRoot { expected: expected.to_vec(), found: root.tag_name().name().to_string() },
+            format!("/{}", root.tag_name().name()),
+            pos.row,
+            pos.col,
+        )
+    }
+}
+
+fn list(items: &[&str]) -> String {
+    if items.is_empty() {
+        return "nothing".to_string();
+    }
+    items.iter().map(|i| format!("<{i}>")).collect::<Vec<_>>().join(", ")
+}
+
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(40).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use DecodeErrorKind::*;
+        match self {
+            Malformed(m) => write!(f, "not well-formed XML: {m}"),
+            Doctype => f.write_str("a DOCTYPE is not allowed (entities are refused)"),
+            WrongRoot { expected, found } => {
+                write!(f, "unexpected root element <{found}>; expected {}", list(expected).replace(", ", " or "))
+            }
+            WrongNamespace { element, found: Some(ns) } => write!(
+                f,
+                "element <{element}> is in namespace \"{ns}\"; expected \"{}\"",
+                crate::runtime::OTA_NAMESPACE
+            ),
+            WrongNamespace { element, found: None } => write!(
+                f,
+                "element <{element}> has no namespace; expected xmlns=\"{}\"",
+                crate::runtime::OTA_NAMESPACE
+            ),
+            UnexpectedElement { name, expected } => {
+                write!(f, "unexpected element <{name}>; expected {}", list(expected))
+            }
+            OutOfOrder { name, before } => write!(f, "element <{name}> is out of order: it must come before <{before}>"),
+            MissingElement { name } => write!(f, "missing required element <{name}>"),
+            TooMany { name, max: 1 } => write!(f, "element <{name}> may occur only once"),
+            TooMany { name, max } => write!(f, "element <{name}> may occur at most {max} times"),
+            ChoiceConflict { first, second } => {
+                write!(f, "<{second}> cannot appear together with <{first}>: only one of them is allowed")
+            }
+            UnexpectedAttribute { name, expected } => {
+                let expected: Vec<String> = expected.iter().map(|e| format!("@{e}")).collect();
+                let expected = if expected.is_empty() { "none".to_string() } else { expected.join(", ") };
+                write!(f, "unexpected attribute @{name}; allowed: {expected}")
+            }
+            MissingAttribute { name } => write!(f, "missing required attribute @{name}"),
+            UnexpectedText { text } => write!(f, "unexpected text {:?}: this element holds only elements", clip(text)),
+            InvalidValue { target, value, expected } => {
+                write!(f, "invalid value {:?} in {target}: expected {expected}", clip(value))
+            }
+            Bind(m) => write!(f, "the document passed every check but could not be bound: {m}"),
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}:{}: {}", self.line, self.column, self.kind)
+        } else {
+            write!(f, "{}:{}: {}: {}", self.line, self.column, self.path, self.kind)
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// A message could not be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot encode the message: {0}")]
+pub struct EncodeError(pub String);
+
+/// A value that is not in a closed list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{value}` is not a known {list} value")]
+pub struct UnknownValue {
+    /// The list (XSD type name).
+    pub list: &'static str,
+    /// The value found.
+    pub value: String,
+}
+
+impl UnknownValue {
+    /// A new error.
+    pub fn new(list: &'static str, value: &str) -> Self {
+        UnknownValue { list, value: value.to_string() }
+    }
+}

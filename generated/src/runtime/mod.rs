@@ -1,0 +1,134 @@
+//! The hand-written runtime of the generated types: scalar types, the strict checker, the
+//! [`Message`] trait and the decode/encode functions.
+//!
+//! Decoding is strict and lossless: [`parse_document`] parses with roxmltree (DOCTYPEs refused),
+//! the checker walks the document beside the generated schema tables, and only a document that
+//! passes is bound to the Rust types by yaserde. Encoding writes through yaserde.
+
+mod check;
+mod error;
+mod scalar;
+pub mod schema;
+
+use roxmltree::{Document, ParsingOptions};
+use yaserde::{YaDeserialize, YaSerialize};
+
+pub use check::check_simple;
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
+pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
+
+/// The OpenTravel namespace every element of every message is in.
+pub const OTA_NAMESPACE: &str = "http://www.opentravel.org/OTA/2003/05";
+
+/// The XML Schema instance namespace (`xsi:schemaLocation` is accepted and not kept).
+pub const XSI_NAMESPACE: &str = "http://www.w3.org/2001/XMLSchema-instance";
+
+/// The most elements (and other nodes) a document may have: far above any real message,
+/// low enough that a hostile document cannot exhaust memory.
+pub const MAX_NODES: u32 = 5_000_000;
+
+/// One operation of the service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Operation {
+    /// The endpoint path, e.g. `/bookmodify`.
+    pub path: &'static str,
+    /// The request's root element.
+    pub request_root: &'static str,
+    /// The request `Version` the service expects.
+    pub version: &'static str,
+}
+
+/// A message root: knows its element name, its `Version` and its schema table.
+pub trait Message: YaSerialize + YaDeserialize + Sized {
+    /// The root element name.
+    const ROOT: &'static str;
+    /// The `Version` the service expects.
+    const VERSION: &'static str;
+
+    /// The schema table the strict checker uses.
+    fn schema() -> &'static schema::ComplexDesc;
+
+    /// Decodes a message with every strict check (see [`decode_document`]).
+    fn from_xml(xml: &str) -> Result<Self, DecodeError> {
+        let doc = parse_document(xml)?;
+        decode_document(&doc)
+    }
+
+    /// Encodes the message as compact XML with an XML declaration.
+    fn to_xml(&self) -> Result<String, EncodeError> {
+        encode(self, false)
+    }
+
+    /// Encodes the message as indented XML with an XML declaration.
+    fn to_xml_pretty(&self) -> Result<String, EncodeError> {
+        encode(self, true)
+    }
+}
+
+/// A request message: also knows its endpoint.
+pub trait Request: Message {
+    /// The endpoint path, e.g. `/bookmodify`.
+    const PATH: &'static str;
+}
+
+/// Parses XML with roxmltree. Refuses DOCTYPEs; errors carry line and column.
+pub fn parse_document(xml: &str) -> Result<Document<'_>, DecodeError> {
+    let opts = ParsingOptions { allow_dtd: false, nodes_limit: MAX_NODES, ..ParsingOptions::default() };
+    Document::parse_with_options(xml, opts).map_err(|e| {
+        let pos = e.pos();
+        let kind = match e {
+            roxmltree::Error::DtdDetected => DecodeErrorKind::Doctype,
+            other => DecodeErrorKind::Malformed(other.to_string()),
+        };
+        DecodeError::new(kind, "", pos.row, pos.col)
+    })
+}
+
+/// Decodes a parsed document as `T`: checks the root name and namespace, runs the strict
+/// checker over the whole document, then binds it with yaserde.
+pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
+    let root = doc.root_element();
+    let pos = doc.text_pos_at(root.range().start);
+    let at = |kind| DecodeError::new(kind, format!("/{}", root.tag_name().name()), pos.row, pos.col);
+    if root.tag_name().name() != T::ROOT {
+        return Err(at(DecodeErrorKind::WrongRoot { expected: vec![T::ROOT], found: root.tag_name().name().to_string() }));
+    }
+    if root.tag_name().namespace() != Some(OTA_NAMESPACE) {
+        return Err(at(DecodeErrorKind::WrongNamespace {
+            element: root.tag_name().name().to_string(),
+            found: root.tag_name().namespace().map(str::to_string),
+        }));
+    }
+    check::check_root(doc, root, T::schema())?;
+    bind(doc.input_text()).map_err(|e| at(DecodeErrorKind::Bind(e.to_string())))
+}
+
+/// Runs yaserde over checked text, keeping whitespace in text content (yaserde's own
+/// `from_str` trims it, which would change values).
+fn bind<T: YaDeserialize>(xml: &str) -> Result<T, yaserde::Error> {
+    let config = xml::ParserConfig::new()
+        .trim_whitespace(false)
+        .whitespace_to_characters(true)
+        .cdata_to_characters(true)
+        .ignore_comments(true)
+        .coalesce_characters(true);
+    let reader = xml::EventReader::new_with_config(xml.as_bytes(), config);
+    T::deserialize(&mut yaserde::de::Deserializer::new(reader))
+}
+
+/// Encodes a value with yaserde: XML declaration, `xmlns` once on the root, `<X/>` for empty
+/// elements; indented when `pretty`.
+pub fn encode<T: YaSerialize>(value: &T, pretty: bool) -> Result<String, EncodeError> {
+    let config = xml::EmitterConfig::new()
+        .write_document_declaration(true)
+        .pad_self_closing(false)
+        .perform_indent(pretty);
+    let mut ser = yaserde::ser::Serializer::new(xml::EventWriter::new_with_config(Vec::new(), config));
+    value.serialize(&mut ser).map_err(|e| EncodeError(e.to_string()))?;
+    String::from_utf8(ser.into_inner()).map_err(|e| EncodeError(e.to_string()))
+}
+
+/// The default of text fields (used by the generated `#[yaserde(default = ..)]`).
+pub fn empty_string() -> String {
+    String::new()
+}

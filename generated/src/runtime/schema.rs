@@ -1,0 +1,195 @@
+//! The shapes the strict checker enforces, as static tables.
+//!
+//! The generator writes one static per spec type into `messages/schema.rs`; the checker in
+//! [`super::check`] walks them beside a parsed document. The built-in simple types are here.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// A complex type: attributes and child content.
+#[derive(Debug)]
+pub struct ComplexDesc {
+    /// The XSD type name (or the element name of an anonymous type).
+    pub name: &'static str,
+    /// The attributes it may carry.
+    pub attributes: &'static [AttrDesc],
+    /// What it holds.
+    pub content: Content,
+}
+
+/// One attribute a complex type may carry.
+#[derive(Debug)]
+pub struct AttrDesc {
+    /// The attribute name (unqualified).
+    pub name: &'static str,
+    /// Whether it must be present.
+    pub required: bool,
+    /// Its value type.
+    pub ty: &'static SimpleDesc,
+}
+
+/// The content of a complex type.
+#[derive(Debug)]
+pub enum Content {
+    /// Nothing: no child elements, no text.
+    Empty,
+    /// Text of a simple type (and no child elements).
+    Text(&'static SimpleDesc),
+    /// Child elements, in this order (`xs:sequence`).
+    Sequence(&'static [Particle]),
+}
+
+/// A member of a sequence.
+#[derive(Debug)]
+pub enum Particle {
+    /// An element.
+    Element(ElementDesc),
+    /// One of several elements (`xs:choice`).
+    Choice {
+        /// Whether one of them must be present.
+        required: bool,
+        /// The alternatives.
+        options: &'static [ElementDesc],
+    },
+}
+
+/// A child element.
+#[derive(Debug)]
+pub struct ElementDesc {
+    /// The element name (in the OTA namespace).
+    pub name: &'static str,
+    /// Minimum occurrences.
+    pub min: u32,
+    /// Maximum occurrences (`u32::MAX` for unbounded).
+    pub max: u32,
+    /// Its type.
+    pub ty: TypeDesc,
+}
+
+/// The type of a child element.
+#[derive(Debug, Clone, Copy)]
+pub enum TypeDesc {
+    /// Attributes and/or children.
+    Complex(&'static ComplexDesc),
+    /// Text only.
+    Simple(&'static SimpleDesc),
+}
+
+/// The XML Schema built-in types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    /// `xs:string`.
+    String,
+    /// `xs:normalizedString`.
+    NormalizedString,
+    /// `xs:token`.
+    Token,
+    /// `xs:language`.
+    Language,
+    /// `xs:boolean`.
+    Boolean,
+    /// `xs:int`.
+    Int,
+    /// `xs:integer`.
+    Integer,
+    /// `xs:nonNegativeInteger`.
+    NonNegativeInteger,
+    /// `xs:positiveInteger`.
+    PositiveInteger,
+    /// `xs:unsignedInt`.
+    UnsignedInt,
+    /// `xs:decimal`.
+    Decimal,
+    /// `xs:date`.
+    Date,
+    /// `xs:dateTime`.
+    DateTime,
+}
+
+/// A simple type: a built-in with facets, or a list of values.
+#[derive(Debug)]
+pub struct SimpleDesc {
+    /// The XSD type name.
+    pub name: &'static str,
+    /// The built-in it is based on.
+    pub builtin: Builtin,
+    /// Known values. With `open: None` the list is closed: nothing else is accepted.
+    pub values: &'static [&'static str],
+    /// For an open list: the type any other value must have.
+    pub open: Option<&'static SimpleDesc>,
+    /// Each must match.
+    pub patterns: &'static [Pattern],
+    /// Minimum length in characters.
+    pub min_length: Option<u32>,
+    /// Maximum length in characters.
+    pub max_length: Option<u32>,
+    /// Inclusive lower bound, in the built-in's lexical form.
+    pub min_inclusive: Option<&'static str>,
+    /// Inclusive upper bound, in the built-in's lexical form.
+    pub max_inclusive: Option<&'static str>,
+}
+
+impl SimpleDesc {
+    /// A built-in with no facets (the base for struct-update syntax in generated tables).
+    pub const fn builtin(name: &'static str, builtin: Builtin) -> Self {
+        SimpleDesc {
+            name,
+            builtin,
+            values: &[],
+            open: None,
+            patterns: &[],
+            min_length: None,
+            max_length: None,
+            min_inclusive: None,
+            max_inclusive: None,
+        }
+    }
+}
+
+/// An `xs:pattern`, with its translation to the `regex` crate, compiled on first use.
+#[derive(Debug)]
+pub struct Pattern {
+    /// The pattern as written in the spec.
+    pub xsd: &'static str,
+    /// The anchored `regex` translation (made and validated by the generator).
+    pub regex: &'static str,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// A pattern; compiled lazily.
+    pub const fn new(xsd: &'static str, regex: &'static str) -> Self {
+        Pattern { xsd, regex, compiled: OnceLock::new() }
+    }
+
+    /// True when the whole value matches. A pattern that does not compile matches nothing.
+    pub fn is_match(&self, value: &str) -> bool {
+        self.compiled.get_or_init(|| Regex::new(self.regex).ok()).as_ref().is_some_and(|r| r.is_match(value))
+    }
+}
+
+macro_rules! builtins {
+    ($($name:ident = $xsd:literal, $variant:ident;)*) => {
+        $(
+            #[doc = concat!("`xs:", $xsd, "` with no facets.")]
+            pub static $name: SimpleDesc = SimpleDesc::builtin(concat!("xs:", $xsd), Builtin::$variant);
+        )*
+    };
+}
+
+builtins! {
+    XS_STRING = "string", String;
+    XS_NORMALIZED_STRING = "normalizedString", NormalizedString;
+    XS_TOKEN = "token", Token;
+    XS_LANGUAGE = "language", Language;
+    XS_BOOLEAN = "boolean", Boolean;
+    XS_INT = "int", Int;
+    XS_INTEGER = "integer", Integer;
+    XS_NON_NEGATIVE_INTEGER = "nonNegativeInteger", NonNegativeInteger;
+    XS_POSITIVE_INTEGER = "positiveInteger", PositiveInteger;
+    XS_UNSIGNED_INT = "unsignedInt", UnsignedInt;
+    XS_DECIMAL = "decimal", Decimal;
+    XS_DATE = "date", Date;
+    XS_DATE_TIME = "dateTime", DateTime;
+}
