@@ -163,7 +163,7 @@ impl<'a> Lowerer<'a> {
                             continue;
                         }
                         self.model.modules[mi].types.push(id);
-                        let def = self.struct_def(mi, t, &[name.value.clone()]);
+                        let def = self.struct_def(mi, t, std::slice::from_ref(&name.value));
                         self.model.types[id.0].kind = TypeKind::Struct(def);
                     }
                     Item::SimpleType(t) => {
@@ -222,7 +222,7 @@ impl<'a> Lowerer<'a> {
         let id = self.alloc(Self::placeholder(mi, &name.value, true, vec![], e.ann.doc.clone(), name.span.clone()));
         self.model.modules[mi].types.push(id);
         self.model.modules[mi].root = Some(id);
-        let mut def = self.struct_def(mi, ct, &[name.value.clone()]);
+        let mut def = self.struct_def(mi, ct, std::slice::from_ref(&name.value));
         def.root = Some(RootInfo {
             element: name.value.clone(),
             version: info.version.value.clone(),

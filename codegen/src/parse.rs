@@ -153,6 +153,7 @@ pub enum ComplexContent {
 }
 
 /// One member of a sequence.
+#[allow(clippy::large_enum_variant)] // a short-lived syntax tree: boxing buys nothing
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Particle {
     /// A local element.
@@ -173,6 +174,7 @@ pub struct ChoiceDecl {
 }
 
 /// An attribute or a reference to an attribute group.
+#[allow(clippy::large_enum_variant)] // a short-lived syntax tree: boxing buys nothing
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AttrUse {
     /// A local `xs:attribute`.
@@ -932,6 +934,6 @@ mod tests {
         let text = "ab\ncdé\nf";
         assert_eq!(offset_of(text, 1, 1), 0);
         assert_eq!(offset_of(text, 2, 3), 5);
-        assert_eq!(offset_of(text, 3, 1), 9);
+        assert_eq!(offset_of(text, 3, 1), 8);
     }
 }

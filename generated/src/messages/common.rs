@@ -2,8 +2,10 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! Types shared by the six request messages of the hotel and activity booking message service (OpenTravel 2003/05 namespace). This file declares no top-level element; each message file includes it.
+
 use crate::runtime as rt;
 use crate::runtime::empty_string;
+
 /// Which location an activity Location / LocationPref describes (an extension over the OTA standard).
 ///
 /// A closed list: any other value is rejected when decoding.
@@ -15,6 +17,7 @@ pub enum LocationContext {
     /// The area or product of the requested services.
     Service,
 }
+
 impl LocationContext {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["Source", "Service"];
@@ -26,11 +29,13 @@ impl LocationContext {
         }
     }
 }
+
 impl ::std::fmt::Display for LocationContext {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for LocationContext {
     type Err = rt::UnknownValue;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -41,6 +46,7 @@ impl ::std::str::FromStr for LocationContext {
         }
     }
 }
+
 /// Who issued a hotel reservation identifier.
 ///
 /// A closed list: any other value is rejected when decoding.
@@ -52,6 +58,7 @@ pub enum ResIdSourceContext {
     /// The gateway's internal reference.
     Internal,
 }
+
 impl ResIdSourceContext {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["Client", "Internal"];
@@ -63,11 +70,13 @@ impl ResIdSourceContext {
         }
     }
 }
+
 impl ::std::fmt::Display for ResIdSourceContext {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for ResIdSourceContext {
     type Err = rt::UnknownValue;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -78,6 +87,7 @@ impl ::std::str::FromStr for ResIdSourceContext {
         }
     }
 }
+
 /// Whether the message is a test or a production message (open list: Test, Production, or any other string).
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -91,6 +101,7 @@ pub enum Target {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl Target {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["Test", "Production"];
@@ -103,11 +114,13 @@ impl Target {
         }
     }
 }
+
 impl ::std::fmt::Display for Target {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for Target {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -120,6 +133,7 @@ impl ::std::str::FromStr for Target {
         )
     }
 }
+
 /// Status / action requested by a modify or book message (Quote seen). The allowed set is not limited to the known values: any other string is kept as is.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -149,6 +163,7 @@ pub enum ResStatus {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl ResStatus {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &[
@@ -180,11 +195,13 @@ impl ResStatus {
         }
     }
 }
+
 impl ::std::fmt::Display for ResStatus {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for ResStatus {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -205,6 +222,7 @@ impl ::std::str::FromStr for ResStatus {
         )
     }
 }
+
 /// Status of one room stay in the modify message (Book seen); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -216,6 +234,7 @@ pub enum RoomStayStatus {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl RoomStayStatus {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["Book"];
@@ -227,11 +246,13 @@ impl RoomStayStatus {
         }
     }
 }
+
 impl ::std::fmt::Display for RoomStayStatus {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for RoomStayStatus {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -243,6 +264,7 @@ impl ::std::str::FromStr for RoomStayStatus {
         )
     }
 }
+
 /// Type of a RequestorID (integer code): 22 requestor, 88 message credentials, 4, 39, 2, 45 seen in RoomStay extensions; any other non-negative integer is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -264,6 +286,7 @@ pub enum RequestorIdCode {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl RequestorIdCode {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["22", "88", "4", "39", "2", "45"];
@@ -280,11 +303,13 @@ impl RequestorIdCode {
         }
     }
 }
+
 impl ::std::fmt::Display for RequestorIdCode {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for RequestorIdCode {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -301,6 +326,7 @@ impl ::std::str::FromStr for RequestorIdCode {
         )
     }
 }
+
 /// Guest or participant category as an OTA Age Qualifying Code (integer): 10 adult, 8 child, 7 infant, 11 senior; any other non-negative integer is allowed. Also used for participant QualifierInfo.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -318,6 +344,7 @@ pub enum AgeQualifyingCode {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl AgeQualifyingCode {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["10", "8", "7", "11"];
@@ -332,11 +359,13 @@ impl AgeQualifyingCode {
         }
     }
 }
+
 impl ::std::fmt::Display for AgeQualifyingCode {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for AgeQualifyingCode {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -351,6 +380,7 @@ impl ::std::str::FromStr for AgeQualifyingCode {
         )
     }
 }
+
 /// Type of a RoomStay Reference (integer code; 14 seen); any other non-negative integer is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -362,6 +392,7 @@ pub enum ReferenceCode {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl ReferenceCode {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["14"];
@@ -373,11 +404,13 @@ impl ReferenceCode {
         }
     }
 }
+
 impl ::std::fmt::Display for ReferenceCode {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for ReferenceCode {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -389,6 +422,7 @@ impl ::std::str::FromStr for ReferenceCode {
         )
     }
 }
+
 /// Level of a booking reference (integer code): 36 booking level, 37 item level; any other non-negative integer is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -402,6 +436,7 @@ pub enum ReservationIdCode {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl ReservationIdCode {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["36", "37"];
@@ -414,11 +449,13 @@ impl ReservationIdCode {
         }
     }
 }
+
 impl ::std::fmt::Display for ReservationIdCode {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for ReservationIdCode {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -431,6 +468,7 @@ impl ::std::str::FromStr for ReservationIdCode {
         )
     }
 }
+
 /// Who issued a booking reference (Client seen, Internal known); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -444,6 +482,7 @@ pub enum IdContext {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl IdContext {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["Client", "Internal"];
@@ -456,11 +495,13 @@ impl IdContext {
         }
     }
 }
+
 impl ::std::fmt::Display for IdContext {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for IdContext {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -473,6 +514,7 @@ impl ::std::str::FromStr for IdContext {
         )
     }
 }
+
 /// Instance of the Type 22 RequestorID, selecting a processing mode (PriceBreakdown, MF001, MF002); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -488,6 +530,7 @@ pub enum RequestorInstance {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl RequestorInstance {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["PriceBreakdown", "MF001", "MF002"];
@@ -501,11 +544,13 @@ impl RequestorInstance {
         }
     }
 }
+
 impl ::std::fmt::Display for RequestorInstance {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for RequestorInstance {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -519,6 +564,7 @@ impl ::std::str::FromStr for RequestorInstance {
         )
     }
 }
+
 /// Pricing method (PerPerson seen, PerGroup known); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -532,6 +578,7 @@ pub enum PricingMethod {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl PricingMethod {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["PerPerson", "PerGroup"];
@@ -544,11 +591,13 @@ impl PricingMethod {
         }
     }
 }
+
 impl ::std::fmt::Display for PricingMethod {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for PricingMethod {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -561,6 +610,7 @@ impl ::std::str::FromStr for PricingMethod {
         )
     }
 }
+
 /// What the text of a Region element is (HotelCode or Product); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -574,6 +624,7 @@ pub enum RegionCode {
     /// Any other value, kept exactly as written.
     Other(String),
 }
+
 impl RegionCode {
     /// The known values, as written in XML.
     pub const KNOWN: &'static [&'static str] = &["HotelCode", "Product"];
@@ -586,11 +637,13 @@ impl RegionCode {
         }
     }
 }
+
 impl ::std::fmt::Display for RegionCode {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl ::std::str::FromStr for RegionCode {
     type Err = ::std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -603,6 +656,7 @@ impl ::std::str::FromStr for RegionCode {
         )
     }
 }
+
 /// Name of the company associated with a RequestorID, as text, with optional short name and code.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -622,6 +676,7 @@ pub struct CompanyName {
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
 }
+
 /// Identifies the requesting party (Type 22) or carries the message credentials (Type 88); other Types appear in RoomStay extensions.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -650,6 +705,7 @@ pub struct RequestorId {
     #[yaserde(prefix = "ota", rename = "CompanyName")]
     pub company_name: Option<CompanyName>,
 }
+
 /// One point-of-sale source, holding one RequestorID.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -663,6 +719,7 @@ pub struct Source {
     #[yaserde(prefix = "ota", rename = "RequestorID")]
     pub requestor_id: RequestorId,
 }
+
 /// Point of sale: exactly two Source children, in this order: the requestor (Type 22) then the message credentials (Type 88).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -676,6 +733,7 @@ pub struct Pos {
     #[yaserde(prefix = "ota", rename = "Source")]
     pub source: Vec<Source>,
 }
+
 /// Free text with an optional language.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -694,6 +752,7 @@ pub struct Text {
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
 }
+
 /// A region-like location value as text, qualified by RegionCode.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -710,6 +769,7 @@ pub struct Region {
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
 }
+
 /// An activity location (Location in the availability message, LocationPref in the search message).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -726,6 +786,7 @@ pub struct ActivityLocation {
     #[yaserde(prefix = "ota", rename = "Region")]
     pub region: Region,
 }
+
 /// A total amount after taxes with its currency.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -746,6 +807,7 @@ pub struct Total {
     #[yaserde(attribute = true, rename = "AmountAfterTax")]
     pub amount_after_tax: Option<rt::Decimal>,
 }
+
 /// A span of calendar dates.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -766,6 +828,7 @@ pub struct DateSpan {
     #[yaserde(attribute = true, rename = "End")]
     pub end: rt::Date,
 }
+
 /// A span of local date-times.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -786,6 +849,7 @@ pub struct DateTimeSpan {
     #[yaserde(attribute = true, rename = "End")]
     pub end: rt::DateTime,
 }
+
 /// A booking reference at booking level (36) or item level (37).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -805,6 +869,7 @@ pub struct UniqueId {
     #[yaserde(attribute = true, rename = "ID_Context")]
     pub id_context: Option<IdContext>,
 }
+
 /// A person's name.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(

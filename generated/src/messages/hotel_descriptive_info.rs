@@ -2,8 +2,10 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! Hotel NBC message (OTA_HotelDescriptiveInfoRQ, POST /hotelnbc).
+
 use crate::runtime as rt;
 use super::common::{Pos, Target};
+
 /// Retrieve static descriptive (NBC) or portfolio data of a hotel. PrimaryLangID is the requested language, AltLangID the fallback language.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -62,6 +64,7 @@ pub struct OtaHotelDescriptiveInfoRq {
     #[yaserde(prefix = "ota", rename = "HotelDescriptiveInfos")]
     pub hotel_descriptive_infos: HotelDescriptiveInfos,
 }
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaHotelDescriptiveInfoRq {
     fn default() -> Self {
@@ -81,6 +84,7 @@ impl Default for OtaHotelDescriptiveInfoRq {
         }
     }
 }
+
 impl rt::Message for OtaHotelDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_HotelDescriptiveInfoRQ";
     const VERSION: &'static str = "2009.1";
@@ -88,9 +92,11 @@ impl rt::Message for OtaHotelDescriptiveInfoRq {
         &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ
     }
 }
+
 impl rt::Request for OtaHotelDescriptiveInfoRq {
     const PATH: &'static str = "/hotelnbc";
 }
+
 /// List of hotel descriptive-info requests.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -104,6 +110,7 @@ pub struct HotelDescriptiveInfos {
     #[yaserde(prefix = "ota", rename = "HotelDescriptiveInfo")]
     pub hotel_descriptive_info: Vec<HotelDescriptiveInfo>,
 }
+
 /// Selects the hotel (HotelCode) or client feed (BrandCode) whose NBC data is requested.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(

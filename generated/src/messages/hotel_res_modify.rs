@@ -2,11 +2,13 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! Hotel booking modify message (OTA_HotelResModifyRQ, POST /bookmodify).
+
 use crate::runtime as rt;
 use super::common::{
     AgeQualifyingCode, DateSpan, PersonName, Pos, ReferenceCode, ResIdSourceContext,
     ResStatus, ReservationIdCode, RoomStayStatus, Source, Target, Text, Total,
 };
+
 /// Modify an existing hotel booking. The booking is expected to exist and is to be read first; the request sends back its current state with only the intended change. ResStatus Quote previews the change and stores nothing; Commit applies it.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -68,6 +70,7 @@ pub struct OtaHotelResModifyRq {
     #[yaserde(prefix = "ota", rename = "HotelResModifies")]
     pub hotel_res_modifies: HotelResModifies,
 }
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaHotelResModifyRq {
     fn default() -> Self {
@@ -88,6 +91,7 @@ impl Default for OtaHotelResModifyRq {
         }
     }
 }
+
 impl rt::Message for OtaHotelResModifyRq {
     const ROOT: &'static str = "OTA_HotelResModifyRQ";
     const VERSION: &'static str = "2008.1";
@@ -95,9 +99,11 @@ impl rt::Message for OtaHotelResModifyRq {
         &super::schema::OTA_HOTEL_RES_MODIFY_RQ
     }
 }
+
 impl rt::Request for OtaHotelResModifyRq {
     const PATH: &'static str = "/bookmodify";
 }
+
 /// Container of the booking modification.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -111,6 +117,7 @@ pub struct HotelResModifies {
     #[yaserde(prefix = "ota", rename = "HotelResModify")]
     pub hotel_res_modify: HotelResModify,
 }
+
 /// One hotel booking to modify: rooms, services, guests and global booking data.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -133,6 +140,7 @@ pub struct HotelResModify {
     #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
     pub res_global_info: ResGlobalInfo,
 }
+
 /// List of room stays.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -146,6 +154,7 @@ pub struct RoomStays {
     #[yaserde(prefix = "ota", rename = "RoomStay")]
     pub room_stay: Vec<RoomStay>,
 }
+
 /// One room stay of the booking.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -189,6 +198,7 @@ pub struct RoomStay {
     #[yaserde(prefix = "ota", rename = "Reference")]
     pub reference: Option<RoomStayReference>,
 }
+
 /// List of room types.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -202,6 +212,7 @@ pub struct RoomTypes {
     #[yaserde(prefix = "ota", rename = "RoomType")]
     pub room_type: Vec<RoomType>,
 }
+
 /// A room type with its description.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -218,6 +229,7 @@ pub struct RoomType {
     #[yaserde(prefix = "ota", rename = "RoomDescription")]
     pub room_description: Option<TextDescription>,
 }
+
 /// A description made of one or more Text elements (plain or with a Language).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -231,6 +243,7 @@ pub struct TextDescription {
     #[yaserde(prefix = "ota", rename = "Text")]
     pub text: Vec<Text>,
 }
+
 /// List of room rates.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -244,6 +257,7 @@ pub struct RoomRates {
     #[yaserde(prefix = "ota", rename = "RoomRate")]
     pub room_rate: Vec<RoomRate>,
 }
+
 /// The rate of one room type, with its features (the board).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -260,6 +274,7 @@ pub struct RoomRate {
     #[yaserde(prefix = "ota", rename = "Features")]
     pub features: Option<RoomRateFeatures>,
 }
+
 /// List of rate features.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -273,6 +288,7 @@ pub struct RoomRateFeatures {
     #[yaserde(prefix = "ota", rename = "Feature")]
     pub feature: Vec<RoomRateFeature>,
 }
+
 /// A rate feature described by text.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -286,6 +302,7 @@ pub struct RoomRateFeature {
     #[yaserde(prefix = "ota", rename = "Description")]
     pub description: Option<TextDescription>,
 }
+
 /// The hotel of the room stay.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -302,6 +319,7 @@ pub struct BasicPropertyInfo {
     #[yaserde(attribute = true, rename = "HotelName")]
     pub hotel_name: Option<String>,
 }
+
 /// TPA_Extensions of a room stay.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -315,6 +333,7 @@ pub struct RoomStayExtensions {
     #[yaserde(prefix = "ota", rename = "POS")]
     pub pos: Option<RoomStayPos>,
 }
+
 /// A POS inside a room stay extension; unlike the request POS it may carry any number of Sources.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -328,6 +347,7 @@ pub struct RoomStayPos {
     #[yaserde(prefix = "ota", rename = "Source")]
     pub source: Vec<Source>,
 }
+
 /// List of references to ResGuest elements.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -341,6 +361,7 @@ pub struct ResGuestRphs {
     #[yaserde(prefix = "ota", rename = "ResGuestRPH")]
     pub res_guest_rph: Vec<RphReference>,
 }
+
 /// List of references to Service elements.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -354,6 +375,7 @@ pub struct ServiceRphs {
     #[yaserde(prefix = "ota", rename = "ServiceRPH")]
     pub service_rph: Vec<RphReference>,
 }
+
 /// A reference, by RPH number, to another element of the message.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -367,6 +389,7 @@ pub struct RphReference {
     #[yaserde(attribute = true, rename = "RPH")]
     pub rph: u64,
 }
+
 /// A reference attached to a room stay.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -383,6 +406,7 @@ pub struct RoomStayReference {
     #[yaserde(attribute = true, rename = "Type")]
     pub r#type: Option<ReferenceCode>,
 }
+
 /// List of booked services.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -396,6 +420,7 @@ pub struct Services {
     #[yaserde(prefix = "ota", rename = "Service")]
     pub service: Vec<Service>,
 }
+
 /// One booked service (board or transfer), referenced from room stays by its ServiceRPH.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -418,6 +443,7 @@ pub struct Service {
     #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
     pub tpa_extensions: Option<ServiceExtensions>,
 }
+
 /// Details of a service.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -431,6 +457,7 @@ pub struct ServiceDetails {
     #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
     pub res_guest_rphs: Option<ResGuestRphs>,
 }
+
 /// TPA_Extensions of a service.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -444,6 +471,7 @@ pub struct ServiceExtensions {
     #[yaserde(prefix = "ota", rename = "TransferInfoType")]
     pub transfer_info_type: Option<TransferInfo>,
 }
+
 /// The legs of a transfer service.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -457,6 +485,7 @@ pub struct TransferInfo {
     #[yaserde(prefix = "ota", rename = "TransferLeg")]
     pub transfer_leg: Vec<TransferLeg>,
 }
+
 /// One leg of a transfer, from an origin to a destination.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -473,6 +502,7 @@ pub struct TransferLeg {
     #[yaserde(prefix = "ota", rename = "TransferDestination")]
     pub transfer_destination: TransferEndpoint,
 }
+
 /// One end of a transfer leg: a connecting transport (flight) or a hotel.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -493,6 +523,7 @@ pub struct TransferEndpoint {
     #[yaserde(prefix = "ota", rename = "Hotel")]
     pub hotel: Option<TransferHotel>,
 }
+
 /// A flight connecting with a transfer leg.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -522,6 +553,7 @@ pub struct ConnectingTransport {
     #[yaserde(prefix = "ota", rename = "OperatingAirline")]
     pub operating_airline: Option<OperatingAirline>,
 }
+
 /// An airport identified by its code.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -535,6 +567,7 @@ pub struct Airport {
     #[yaserde(attribute = true, rename = "LocationCode")]
     pub location_code: String,
 }
+
 /// The airline operating the connecting flight.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -548,6 +581,7 @@ pub struct OperatingAirline {
     #[yaserde(attribute = true, rename = "FlightNumber")]
     pub flight_number: Option<String>,
 }
+
 /// Hotel (in a transfer leg).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -561,6 +595,7 @@ pub struct TransferHotel {
     #[yaserde(attribute = true, rename = "HotelCode")]
     pub hotel_code: String,
 }
+
 /// List of the booking's guests.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -574,6 +609,7 @@ pub struct ResGuests {
     #[yaserde(prefix = "ota", rename = "ResGuest")]
     pub res_guest: Vec<ResGuest>,
 }
+
 /// One guest of the booking, referenced from room stays and services by its ResGuestRPH.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -596,6 +632,7 @@ pub struct ResGuest {
     #[yaserde(prefix = "ota", rename = "GuestCounts")]
     pub guest_counts: Option<GuestCounts>,
 }
+
 /// Profiles of a guest.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -609,6 +646,7 @@ pub struct GuestProfiles {
     #[yaserde(prefix = "ota", rename = "ProfileInfo")]
     pub profile_info: ProfileInfo,
 }
+
 /// Wrapper of a guest profile.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -622,6 +660,7 @@ pub struct ProfileInfo {
     #[yaserde(prefix = "ota", rename = "Profile")]
     pub profile: Profile,
 }
+
 /// A guest profile holding the customer data.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -635,6 +674,7 @@ pub struct Profile {
     #[yaserde(prefix = "ota", rename = "Customer")]
     pub customer: Customer,
 }
+
 /// Personal data of a guest.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -653,6 +693,7 @@ pub struct Customer {
     #[yaserde(prefix = "ota", rename = "PersonName")]
     pub person_name: Option<PersonName>,
 }
+
 /// List of guest counts of a guest.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -666,6 +707,7 @@ pub struct GuestCounts {
     #[yaserde(prefix = "ota", rename = "GuestCount")]
     pub guest_count: Vec<GuestCount>,
 }
+
 /// The age of a guest.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -679,6 +721,7 @@ pub struct GuestCount {
     #[yaserde(attribute = true, rename = "Age")]
     pub age: Option<u64>,
 }
+
 /// Booking-wide data of the modify message.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -701,6 +744,7 @@ pub struct ResGlobalInfo {
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
     pub hotel_reservation_ids: HotelReservationIds,
 }
+
 /// List of booking comments.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -714,6 +758,7 @@ pub struct Comments {
     #[yaserde(prefix = "ota", rename = "Comment")]
     pub comment: Vec<Comment>,
 }
+
 /// One booking comment.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -733,6 +778,7 @@ pub struct Comment {
     #[yaserde(prefix = "ota", rename = "Text")]
     pub text: Vec<Text>,
 }
+
 /// Cancel penalties of the booking: present and may be empty; no content is defined for requests.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -755,6 +801,7 @@ pub struct HotelReservationIds {
     #[yaserde(prefix = "ota", rename = "HotelReservationID")]
     pub hotel_reservation_id: Vec<HotelReservationId>,
 }
+
 /// One booking reference, at booking or item level, issued by the client or the gateway.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(

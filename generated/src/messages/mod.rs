@@ -2,23 +2,33 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! The generated message types, one module per spec file.
+
 use crate::runtime as rt;
+
 /// Types of `spec/common.xsd`.
 pub mod common;
+
 /// Types of `spec/hotel_descriptive_info.xsd`.
 pub mod hotel_descriptive_info;
+
 /// Types of `spec/hotel_res_modify.xsd`.
 pub mod hotel_res_modify;
+
 /// Types of `spec/product_descriptive_info.xsd`.
 pub mod product_descriptive_info;
+
 /// Types of `spec/tour_activity_avail.xsd`.
 pub mod tour_activity_avail;
+
 /// Types of `spec/tour_activity_book.xsd`.
 pub mod tour_activity_book;
+
 /// Types of `spec/tour_activity_search.xsd`.
 pub mod tour_activity_search;
+
 #[doc(hidden)]
 pub mod schema;
+
 /// The service's operations (path, request root, expected `Version`), from the spec.
 pub const OPERATIONS: &[rt::Operation] = &[
     rt::Operation {
@@ -52,6 +62,7 @@ pub const OPERATIONS: &[rt::Operation] = &[
         version: "2011.2",
     },
 ];
+
 /// Any request message of the service, decoded by its root element.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyRequest {
@@ -68,6 +79,7 @@ pub enum AnyRequest {
     /// `OTA_TourActivitySearchRQ` (`POST /activitysearch`).
     TourActivitySearch(Box<tour_activity_search::OtaTourActivitySearchRq>),
 }
+
 impl AnyRequest {
     /// The root element names this enum decodes.
     pub const ROOTS: &'static [&'static str] = &[

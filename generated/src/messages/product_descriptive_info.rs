@@ -2,8 +2,10 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! Activity NBC message (OTA_ProductDescriptiveInfoRQ, POST /activitynbc).
+
 use crate::runtime as rt;
 use super::common::{Pos, Target};
+
 /// Retrieve static descriptive (NBC) data of one tour activity. SequenceNmbr is client-assigned, for idempotence and tracking.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -62,6 +64,7 @@ pub struct OtaProductDescriptiveInfoRq {
     #[yaserde(prefix = "ota", rename = "ProductDescriptiveInfos")]
     pub product_descriptive_infos: ProductDescriptiveInfos,
 }
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaProductDescriptiveInfoRq {
     fn default() -> Self {
@@ -81,6 +84,7 @@ impl Default for OtaProductDescriptiveInfoRq {
         }
     }
 }
+
 impl rt::Message for OtaProductDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_ProductDescriptiveInfoRQ";
     const VERSION: &'static str = "2016.2";
@@ -88,9 +92,11 @@ impl rt::Message for OtaProductDescriptiveInfoRq {
         &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ
     }
 }
+
 impl rt::Request for OtaProductDescriptiveInfoRq {
     const PATH: &'static str = "/activitynbc";
 }
+
 /// Container of the activity descriptive-info request.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -104,6 +110,7 @@ pub struct ProductDescriptiveInfos {
     #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveInfo")]
     pub tour_activity_descriptive_info: TourActivityDescriptiveInfo,
 }
+
 /// Selects the tour activity whose NBC data is requested.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(

@@ -3,80 +3,98 @@
 
 //! What each element may hold: the tables the strict checker (`crate::runtime::check`)
 //! walks when decoding. One static per spec type, in spec order.
+
 #![allow(missing_docs)]
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle, Pattern, SimpleDesc,
     TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
     XS_DATE_TIME,
 };
+
 static DATE_PATTERNS: [Pattern; 1usize] = [
     Pattern::new("[0-9]{4}-[0-9]{2}-[0-9]{2}", "\\A(?:[0-9]{4}-[0-9]{2}-[0-9]{2})\\z"),
 ];
+
 pub static DATE: SimpleDesc = SimpleDesc {
     patterns: &DATE_PATTERNS,
     ..SimpleDesc::builtin("Date", Builtin::Date)
 };
+
 static LOCAL_DATE_TIME_PATTERNS: [Pattern; 1usize] = [
     Pattern::new(
         "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}",
         "\\A(?:[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\\z",
     ),
 ];
+
 pub static LOCAL_DATE_TIME: SimpleDesc = SimpleDesc {
     patterns: &LOCAL_DATE_TIME_PATTERNS,
     ..SimpleDesc::builtin("LocalDateTime", Builtin::DateTime)
 };
+
 pub static MONEY: SimpleDesc = SimpleDesc {
     min_inclusive: Some("0"),
     ..SimpleDesc::builtin("Money", Builtin::Decimal)
 };
+
 static CURRENCY_CODE_PATTERNS: [Pattern; 1usize] = [
     Pattern::new("[A-Z]{3}", "\\A(?:[A-Z]{3})\\z"),
 ];
+
 pub static CURRENCY_CODE: SimpleDesc = SimpleDesc {
     patterns: &CURRENCY_CODE_PATTERNS,
     ..SimpleDesc::builtin("CurrencyCode", Builtin::String)
 };
+
 pub static LANGUAGE_CODE: SimpleDesc = SimpleDesc {
     ..SimpleDesc::builtin("LanguageCode", Builtin::Language)
 };
+
 static VERSION_NUMBER_PATTERNS: [Pattern; 1usize] = [
     Pattern::new("[0-9]{4}\\.[0-9]+", "\\A(?:[0-9]{4}\\.[0-9]+)\\z"),
 ];
+
 pub static VERSION_NUMBER: SimpleDesc = SimpleDesc {
     patterns: &VERSION_NUMBER_PATTERNS,
     ..SimpleDesc::builtin("VersionNumber", Builtin::String)
 };
+
 pub static STRING_LENGTH1TO32: SimpleDesc = SimpleDesc {
     min_length: Some(1u32),
     max_length: Some(32u32),
     ..SimpleDesc::builtin("StringLength1to32", Builtin::String)
 };
+
 pub static STRING_LENGTH1TO64: SimpleDesc = SimpleDesc {
     min_length: Some(1u32),
     max_length: Some(64u32),
     ..SimpleDesc::builtin("StringLength1to64", Builtin::String)
 };
+
 pub static STRING_LENGTH1TO128: SimpleDesc = SimpleDesc {
     min_length: Some(1u32),
     max_length: Some(128u32),
     ..SimpleDesc::builtin("StringLength1to128", Builtin::String)
 };
+
 pub static LOCATION_CONTEXT: SimpleDesc = SimpleDesc {
     values: &["Source", "Service"],
     open: None,
     ..SimpleDesc::builtin("LocationContext", Builtin::String)
 };
+
 pub static RES_ID_SOURCE_CONTEXT: SimpleDesc = SimpleDesc {
     values: &["Client", "Internal"],
     open: None,
     ..SimpleDesc::builtin("ResIDSourceContext", Builtin::String)
 };
+
 pub static TARGET: SimpleDesc = SimpleDesc {
     values: &["Test", "Production"],
     open: Some(&XS_STRING),
     ..SimpleDesc::builtin("Target", Builtin::String)
 };
+
 pub static RES_STATUS: SimpleDesc = SimpleDesc {
     values: &[
         "Quote",
@@ -93,51 +111,61 @@ pub static RES_STATUS: SimpleDesc = SimpleDesc {
     open: Some(&XS_STRING),
     ..SimpleDesc::builtin("ResStatus", Builtin::String)
 };
+
 pub static ROOM_STAY_STATUS: SimpleDesc = SimpleDesc {
     values: &["Book"],
     open: Some(&XS_STRING),
     ..SimpleDesc::builtin("RoomStayStatus", Builtin::String)
 };
+
 pub static REQUESTOR_ID_CODE: SimpleDesc = SimpleDesc {
     values: &["22", "88", "4", "39", "2", "45"],
     open: Some(&XS_NON_NEGATIVE_INTEGER),
     ..SimpleDesc::builtin("RequestorIDCode", Builtin::NonNegativeInteger)
 };
+
 pub static AGE_QUALIFYING_CODE: SimpleDesc = SimpleDesc {
     values: &["10", "8", "7", "11"],
     open: Some(&XS_NON_NEGATIVE_INTEGER),
     ..SimpleDesc::builtin("AgeQualifyingCode", Builtin::NonNegativeInteger)
 };
+
 pub static REFERENCE_CODE: SimpleDesc = SimpleDesc {
     values: &["14"],
     open: Some(&XS_NON_NEGATIVE_INTEGER),
     ..SimpleDesc::builtin("ReferenceCode", Builtin::NonNegativeInteger)
 };
+
 pub static RESERVATION_ID_CODE: SimpleDesc = SimpleDesc {
     values: &["36", "37"],
     open: Some(&XS_NON_NEGATIVE_INTEGER),
     ..SimpleDesc::builtin("ReservationIDCode", Builtin::NonNegativeInteger)
 };
+
 pub static ID_CONTEXT: SimpleDesc = SimpleDesc {
     values: &["Client", "Internal"],
     open: Some(&XS_STRING),
     ..SimpleDesc::builtin("IDContext", Builtin::String)
 };
+
 pub static REQUESTOR_INSTANCE: SimpleDesc = SimpleDesc {
     values: &["PriceBreakdown", "MF001", "MF002"],
     open: Some(&XS_STRING),
     ..SimpleDesc::builtin("RequestorInstance", Builtin::String)
 };
+
 pub static PRICING_METHOD: SimpleDesc = SimpleDesc {
     values: &["PerPerson", "PerGroup"],
     open: Some(&XS_STRING),
     ..SimpleDesc::builtin("PricingMethod", Builtin::String)
 };
+
 pub static REGION_CODE: SimpleDesc = SimpleDesc {
     values: &["HotelCode", "Product"],
     open: Some(&XS_STRING),
     ..SimpleDesc::builtin("RegionCode", Builtin::String)
 };
+
 pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
     name: "CompanyName",
     attributes: &[
@@ -154,6 +182,7 @@ pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
     ],
     content: Content::Text(&XS_STRING),
 };
+
 pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
     name: "RequestorID",
     attributes: &[
@@ -194,6 +223,7 @@ pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static SOURCE: ComplexDesc = ComplexDesc {
     name: "Source",
     attributes: &[],
@@ -208,6 +238,7 @@ pub static SOURCE: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static POS: ComplexDesc = ComplexDesc {
     name: "POS",
     attributes: &[],
@@ -222,6 +253,7 @@ pub static POS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static TEXT: ComplexDesc = ComplexDesc {
     name: "Text",
     attributes: &[
@@ -233,6 +265,7 @@ pub static TEXT: ComplexDesc = ComplexDesc {
     ],
     content: Content::Text(&XS_STRING),
 };
+
 pub static REGION: ComplexDesc = ComplexDesc {
     name: "Region",
     attributes: &[
@@ -244,6 +277,7 @@ pub static REGION: ComplexDesc = ComplexDesc {
     ],
     content: Content::Text(&XS_STRING),
 };
+
 pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
     name: "ActivityLocation",
     attributes: &[
@@ -264,6 +298,7 @@ pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static TOTAL: ComplexDesc = ComplexDesc {
     name: "Total",
     attributes: &[
@@ -280,6 +315,7 @@ pub static TOTAL: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static DATE_SPAN: ComplexDesc = ComplexDesc {
     name: "DateSpan",
     attributes: &[
@@ -296,6 +332,7 @@ pub static DATE_SPAN: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
     name: "DateTimeSpan",
     attributes: &[
@@ -312,6 +349,7 @@ pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
     name: "UniqueID",
     attributes: &[
@@ -333,6 +371,7 @@ pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static PERSON_NAME: ComplexDesc = ComplexDesc {
     name: "PersonName",
     attributes: &[],
@@ -359,6 +398,7 @@ pub static PERSON_NAME: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfos",
     attributes: &[],
@@ -373,6 +413,7 @@ pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfo",
     attributes: &[
@@ -389,6 +430,7 @@ pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
     name: "HotelResModifies",
     attributes: &[],
@@ -403,6 +445,7 @@ pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
     name: "HotelResModify",
     attributes: &[],
@@ -435,6 +478,7 @@ pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
     name: "RoomStays",
     attributes: &[],
@@ -449,6 +493,7 @@ pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_STAY: ComplexDesc = ComplexDesc {
     name: "RoomStay",
     attributes: &[
@@ -522,6 +567,7 @@ pub static ROOM_STAY: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
     name: "RoomTypes",
     attributes: &[],
@@ -536,6 +582,7 @@ pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
     name: "RoomType",
     attributes: &[
@@ -556,6 +603,7 @@ pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
     name: "TextDescription",
     attributes: &[],
@@ -570,6 +618,7 @@ pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_RATES: ComplexDesc = ComplexDesc {
     name: "RoomRates",
     attributes: &[],
@@ -584,6 +633,7 @@ pub static ROOM_RATES: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_RATE: ComplexDesc = ComplexDesc {
     name: "RoomRate",
     attributes: &[
@@ -604,6 +654,7 @@ pub static ROOM_RATE: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
     name: "RoomRateFeatures",
     attributes: &[],
@@ -618,6 +669,7 @@ pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
     name: "RoomRateFeature",
     attributes: &[],
@@ -632,6 +684,7 @@ pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static BASIC_PROPERTY_INFO: ComplexDesc = ComplexDesc {
     name: "BasicPropertyInfo",
     attributes: &[
@@ -648,6 +701,7 @@ pub static BASIC_PROPERTY_INFO: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
     name: "RoomStayExtensions",
     attributes: &[],
@@ -662,6 +716,7 @@ pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
     name: "RoomStayPOS",
     attributes: &[],
@@ -676,6 +731,7 @@ pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
     name: "ResGuestRPHs",
     attributes: &[],
@@ -690,6 +746,7 @@ pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
     name: "ServiceRPHs",
     attributes: &[],
@@ -704,6 +761,7 @@ pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
     name: "RPHReference",
     attributes: &[
@@ -715,6 +773,7 @@ pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
     name: "RoomStayReference",
     attributes: &[
@@ -731,6 +790,7 @@ pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static SERVICES: ComplexDesc = ComplexDesc {
     name: "Services",
     attributes: &[],
@@ -745,6 +805,7 @@ pub static SERVICES: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static SERVICE: ComplexDesc = ComplexDesc {
     name: "Service",
     attributes: &[
@@ -776,6 +837,7 @@ pub static SERVICE: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
     name: "ServiceDetails",
     attributes: &[],
@@ -790,6 +852,7 @@ pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
     name: "ServiceExtensions",
     attributes: &[],
@@ -804,6 +867,7 @@ pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
     name: "TransferInfo",
     attributes: &[],
@@ -818,6 +882,7 @@ pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
     name: "TransferLeg",
     attributes: &[],
@@ -838,6 +903,7 @@ pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
     name: "TransferEndpoint",
     attributes: &[],
@@ -863,6 +929,7 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
     name: "ConnectingTransport",
     attributes: &[
@@ -900,6 +967,7 @@ pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static AIRPORT: ComplexDesc = ComplexDesc {
     name: "Airport",
     attributes: &[
@@ -911,6 +979,7 @@ pub static AIRPORT: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static OPERATING_AIRLINE: ComplexDesc = ComplexDesc {
     name: "OperatingAirline",
     attributes: &[
@@ -922,6 +991,7 @@ pub static OPERATING_AIRLINE: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static TRANSFER_HOTEL: ComplexDesc = ComplexDesc {
     name: "TransferHotel",
     attributes: &[
@@ -933,6 +1003,7 @@ pub static TRANSFER_HOTEL: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static RES_GUESTS: ComplexDesc = ComplexDesc {
     name: "ResGuests",
     attributes: &[],
@@ -947,6 +1018,7 @@ pub static RES_GUESTS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static RES_GUEST: ComplexDesc = ComplexDesc {
     name: "ResGuest",
     attributes: &[
@@ -978,6 +1050,7 @@ pub static RES_GUEST: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
     name: "GuestProfiles",
     attributes: &[],
@@ -992,6 +1065,7 @@ pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
     name: "ProfileInfo",
     attributes: &[],
@@ -1006,6 +1080,7 @@ pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static PROFILE: ComplexDesc = ComplexDesc {
     name: "Profile",
     attributes: &[],
@@ -1020,6 +1095,7 @@ pub static PROFILE: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static CUSTOMER: ComplexDesc = ComplexDesc {
     name: "Customer",
     attributes: &[
@@ -1040,6 +1116,7 @@ pub static CUSTOMER: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
     name: "GuestCounts",
     attributes: &[],
@@ -1054,6 +1131,7 @@ pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static GUEST_COUNT: ComplexDesc = ComplexDesc {
     name: "GuestCount",
     attributes: &[
@@ -1065,6 +1143,7 @@ pub static GUEST_COUNT: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
     name: "ResGlobalInfo",
     attributes: &[],
@@ -1097,6 +1176,7 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static COMMENTS: ComplexDesc = ComplexDesc {
     name: "Comments",
     attributes: &[],
@@ -1111,6 +1191,7 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static COMMENT: ComplexDesc = ComplexDesc {
     name: "Comment",
     attributes: &[
@@ -1136,11 +1217,13 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
     name: "CancelPenalties",
     attributes: &[],
     content: Content::Empty,
 };
+
 pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
     name: "HotelReservationIDs",
     attributes: &[],
@@ -1155,6 +1238,7 @@ pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
     name: "HotelReservationID",
     attributes: &[
@@ -1181,6 +1265,7 @@ pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     name: "ProductDescriptiveInfos",
     attributes: &[],
@@ -1195,6 +1280,7 @@ pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     name: "TourActivityDescriptiveInfo",
     attributes: &[
@@ -1206,6 +1292,7 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
     name: "AvailTourActivity",
     attributes: &[],
@@ -1244,11 +1331,13 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static AVAIL_BASIC_INFO: ComplexDesc = ComplexDesc {
     name: "AvailBasicInfo",
     attributes: &[],
     content: Content::Empty,
 };
+
 pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
     name: "AvailSchedule",
     attributes: &[
@@ -1265,6 +1354,7 @@ pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
     name: "ParticipantCount",
     attributes: &[
@@ -1285,6 +1375,7 @@ pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
     name: "MultimodalOffer",
     attributes: &[],
@@ -1299,6 +1390,7 @@ pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
     name: "RequestedOffer",
     attributes: &[],
@@ -1313,6 +1405,7 @@ pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
     name: "GuidelinePricing",
     attributes: &[],
@@ -1333,6 +1426,7 @@ pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
     name: "MaximumPrice",
     attributes: &[
@@ -1354,6 +1448,7 @@ pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
     name: "BookingInfo",
     attributes: &[],
@@ -1386,6 +1481,7 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
     name: "BookingBasicInfo",
     attributes: &[
@@ -1407,6 +1503,7 @@ pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
     name: "ParticipantInfo",
     attributes: &[],
@@ -1427,6 +1524,7 @@ pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
     name: "ParticipantCategory",
     attributes: &[
@@ -1438,6 +1536,7 @@ pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
     name: "Individual",
     attributes: &[
@@ -1475,6 +1574,7 @@ pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
     name: "PickupDropoff",
     attributes: &[
@@ -1496,6 +1596,7 @@ pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
     ],
     content: Content::Empty,
 };
+
 pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
     name: "BookExtensions",
     attributes: &[],
@@ -1510,6 +1611,7 @@ pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
     name: "SearchCriteria",
     attributes: &[],
@@ -1530,6 +1632,7 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelDescriptiveInfoRQ",
     attributes: &[
@@ -1601,6 +1704,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelResModifyRQ",
     attributes: &[
@@ -1677,6 +1781,7 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_ProductDescriptiveInfoRQ",
     attributes: &[
@@ -1748,6 +1853,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivityAvailRQ",
     attributes: &[
@@ -1824,6 +1930,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivityBookRQ",
     attributes: &[
@@ -1906,6 +2013,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
         ],
     ),
 };
+
 pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivitySearchRQ",
     attributes: &[

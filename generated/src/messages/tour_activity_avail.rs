@@ -2,8 +2,10 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! Activity availability message (OTA_TourActivityAvailRQ, POST /activityavailability).
+
 use crate::runtime as rt;
 use super::common::{ActivityLocation, AgeQualifyingCode, Pos, PricingMethod, Target};
+
 /// Check availability and rates of tour activities for given participants and locations: returns available activities, their products and rates. The Instance of the Type 22 RequestorID selects the pricing mode (MF001 every schedule/product/service, MF002 one cheapest price per service).
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -65,6 +67,7 @@ pub struct OtaTourActivityAvailRq {
     #[yaserde(prefix = "ota", rename = "TourActivity")]
     pub tour_activity: AvailTourActivity,
 }
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityAvailRq {
     fn default() -> Self {
@@ -85,6 +88,7 @@ impl Default for OtaTourActivityAvailRq {
         }
     }
 }
+
 impl rt::Message for OtaTourActivityAvailRq {
     const ROOT: &'static str = "OTA_TourActivityAvailRQ";
     const VERSION: &'static str = "2011.2";
@@ -92,9 +96,11 @@ impl rt::Message for OtaTourActivityAvailRq {
         &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RQ
     }
 }
+
 impl rt::Request for OtaTourActivityAvailRq {
     const PATH: &'static str = "/activityavailability";
 }
+
 /// Availability criteria: locations, period, participants and price limit.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -120,6 +126,7 @@ pub struct AvailTourActivity {
     #[yaserde(prefix = "ota", rename = "MultimodalOffer")]
     pub multimodal_offer: Option<MultimodalOffer>,
 }
+
 /// Basic activity information of an availability request: an empty element.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -149,6 +156,7 @@ pub struct AvailSchedule {
     #[yaserde(attribute = true, rename = "EndPeriod")]
     pub end_period: rt::Date,
 }
+
 /// The number of participants of one category.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -165,6 +173,7 @@ pub struct ParticipantCount {
     #[yaserde(prefix = "ota", rename = "QualifierInfo")]
     pub qualifier_info: AgeQualifyingCode,
 }
+
 /// Offer preferences of an availability request.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -178,6 +187,7 @@ pub struct MultimodalOffer {
     #[yaserde(prefix = "ota", rename = "RequestedOffer")]
     pub requested_offer: RequestedOffer,
 }
+
 /// The requested offer: its guideline pricing.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -191,6 +201,7 @@ pub struct RequestedOffer {
     #[yaserde(prefix = "ota", rename = "GuidelinePricing")]
     pub guideline_pricing: GuidelinePricing,
 }
+
 /// Price limit of the request and how it applies.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -207,6 +218,7 @@ pub struct GuidelinePricing {
     #[yaserde(prefix = "ota", rename = "MaximumPrice")]
     pub maximum_price: Option<MaximumPrice>,
 }
+
 /// The highest acceptable price.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(

@@ -2,8 +2,10 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! Activity booking message (OTA_TourActivityBookRQ, POST /activitybook).
+
 use crate::runtime as rt;
 use super::common::{AgeQualifyingCode, DateTimeSpan, Pos, ResStatus, Target, UniqueId};
+
 /// Book an available tour activity. ResStatus Quote confirms availability and price and creates nothing (with Instance PriceBreakdown the quote is broken down per participant); Commit makes a binding booking.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -68,6 +70,7 @@ pub struct OtaTourActivityBookRq {
     #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
     pub tpa_extensions: Option<BookExtensions>,
 }
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityBookRq {
     fn default() -> Self {
@@ -89,6 +92,7 @@ impl Default for OtaTourActivityBookRq {
         }
     }
 }
+
 impl rt::Message for OtaTourActivityBookRq {
     const ROOT: &'static str = "OTA_TourActivityBookRQ";
     const VERSION: &'static str = "2011.2";
@@ -96,9 +100,11 @@ impl rt::Message for OtaTourActivityBookRq {
         &super::schema::OTA_TOUR_ACTIVITY_BOOK_RQ
     }
 }
+
 impl rt::Request for OtaTourActivityBookRq {
     const PATH: &'static str = "/activitybook";
 }
+
 /// Booking details of one activity service (one calendar date per service).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -121,6 +127,7 @@ pub struct BookingInfo {
     #[yaserde(prefix = "ota", rename = "PickupDropoff")]
     pub pickup_dropoff: Option<PickupDropoff>,
 }
+
 /// Identifies the activity service to book (as returned by a detailed MF001 availability search).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -140,6 +147,7 @@ pub struct BookingBasicInfo {
     #[yaserde(attribute = true, rename = "SupplierServiceCode")]
     pub supplier_service_code: Option<String>,
 }
+
 /// One participant: category and personal data.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -156,6 +164,7 @@ pub struct ParticipantInfo {
     #[yaserde(prefix = "ota", rename = "Individual")]
     pub individual: Option<Individual>,
 }
+
 /// The category of a participant.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -169,6 +178,7 @@ pub struct ParticipantCategory {
     #[yaserde(attribute = true, rename = "QualifierInfo")]
     pub qualifier_info: AgeQualifyingCode,
 }
+
 /// Personal data of a participant.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -194,6 +204,7 @@ pub struct Individual {
     #[yaserde(prefix = "ota", rename = "Surname")]
     pub surname: Option<String>,
 }
+
 /// Pickup or drop-off time and place of the service.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -215,6 +226,7 @@ pub struct PickupDropoff {
     #[yaserde(attribute = true, rename = "PickupInd")]
     pub pickup_ind: Option<bool>,
 }
+
 /// TPA_Extensions of an activity booking.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(

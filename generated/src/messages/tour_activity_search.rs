@@ -2,8 +2,10 @@
 // Do not edit by hand: change the spec (or the generator in codegen/) and run `cargo xtask regen`.
 
 //! Activity search message (OTA_TourActivitySearchRQ, POST /activitysearch).
+
 use crate::runtime as rt;
 use super::common::{ActivityLocation, DateSpan, Pos, Target};
+
 /// Search tour activities in an area and return some of their static descriptive (NBC) data.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -65,6 +67,7 @@ pub struct OtaTourActivitySearchRq {
     #[yaserde(prefix = "ota", rename = "SearchCriteria")]
     pub search_criteria: SearchCriteria,
 }
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivitySearchRq {
     fn default() -> Self {
@@ -85,6 +88,7 @@ impl Default for OtaTourActivitySearchRq {
         }
     }
 }
+
 impl rt::Message for OtaTourActivitySearchRq {
     const ROOT: &'static str = "OTA_TourActivitySearchRQ";
     const VERSION: &'static str = "2011.2";
@@ -92,9 +96,11 @@ impl rt::Message for OtaTourActivitySearchRq {
         &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RQ
     }
 }
+
 impl rt::Request for OtaTourActivitySearchRq {
     const PATH: &'static str = "/activitysearch";
 }
+
 /// Activity search criteria: a date range and up to two locations.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
