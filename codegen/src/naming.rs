@@ -202,9 +202,17 @@ fn type_names(model: &mut Model, diags: &mut Diagnostics) {
         if t.named {
             continue;
         }
-        let base = pascal(&t.xml_name);
-        let mut candidate = base.clone();
+        // A list declared inline on an attribute (`Type`, `Context`, ...) is named after its
+        // owner too: the attribute name alone says little.
         let mut ctx = t.context.iter().rev();
+        let base = match (&t.kind, ctx.clone().next()) {
+            (TypeKind::Struct(_), _) | (_, None) => pascal(&t.xml_name),
+            (_, Some(owner)) => {
+                ctx.next();
+                format!("{}{}", pascal(owner), pascal(&t.xml_name))
+            }
+        };
+        let mut candidate = base.clone();
         while taken.contains_key(&candidate) {
             match ctx.next() {
                 Some(parent) => candidate = format!("{}{candidate}", pascal(parent)),

@@ -362,8 +362,9 @@ impl Parser<'_> {
         for c in node.children() {
             if c.is_element() {
                 out.push(c);
-            } else if c.is_text() && c.text().is_some_and(|t| !t.trim().is_empty()) {
-                let span = self.span(c);
+            } else if let Some(t) = c.text().filter(|t| c.is_text() && !t.trim().is_empty()) {
+                let start = c.range().start + (t.len() - t.trim_start().len());
+                let span = Span::new(self.file, start..start + t.trim().len());
                 self.diags.error(span, format!("unexpected text in xs:{}", node.tag_name().name()));
             }
         }
