@@ -422,13 +422,13 @@ impl Model {
             }
             TypeKind::Enum(e) => {
                 let kind = match &e.open {
-                    Some(other) => format!("open enum, other values: {}", self.scalar(other)),
-                    None => "closed enum".to_string(),
+                    Some(other) => format!("open, any other {}", self.scalar(other)),
+                    None => "closed".to_string(),
                 };
-                let skipped = if t.emitted { "" } else { " [values only]" };
+                let skipped = if t.emitted { "" } else { " [known values of an open list; not emitted]" };
                 let _ = writeln!(
                     out,
-                    "  {kind} {} <- {}{} (xs:{}){skipped}",
+                    "  enum {} <- {}{} (xs:{}, {kind}){skipped}",
                     t.rust_name,
                     t.xml_name,
                     origin,
