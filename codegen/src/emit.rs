@@ -285,13 +285,24 @@ fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
             });
         }
         Content::Sequence(ps) => {
+            let mut choice_fields: Vec<&Field> = Vec::new();
             for p in ps {
-                let (list, note) = match p {
-                    Particle::Element(f) => (std::slice::from_ref(f), None),
-                    Particle::Choice { required, options } => {
-                        let names: Vec<String> = options.iter().map(|o| format!("`{}`", o.rust_name)).collect();
+                let (list, note): (&[&Field], Option<String>) = match p {
+                    Particle::Element(f) => {
+                        choice_fields.clear();
+                        choice_fields.push(f);
+                        (choice_fields.as_slice(), None)
+                    }
+                    Particle::Choice { required, branches } => {
+                        let alternatives: Vec<String> = branches
+                            .iter()
+                            .map(|b| b.iter().map(|f| format!("`{}`", f.rust_name)).collect::<Vec<_>>().join(" + "))
+                            .collect();
                         let n = if *required { "Exactly one" } else { "At most one" };
-                        (options.as_slice(), Some(format!("{n} of {} is set (an `xs:choice`).", names.join(", "))))
+                        let note = format!("{n} of these alternatives is present (an `xs:choice`): {}.", alternatives.join("; "));
+                        choice_fields.clear();
+                        choice_fields.extend(branches.iter().flatten());
+                        (choice_fields.as_slice(), Some(note))
                     }
                 };
                 for f in list {
@@ -325,11 +336,34 @@ fn all_fields(s: &StructDef) -> Vec<&Field> {
         for p in ps {
             match p {
                 Particle::Element(f) => out.push(f),
-                Particle::Choice { options, .. } => out.extend(options.iter()),
+                Particle::Choice { branches, .. } => out.extend(branches.iter().flatten()),
             }
         }
     }
     out
+}
+
+/// The OTA response shape of a root: a choice between a branch that starts with `Success` and
+/// an `Errors` alternative.
+struct ResponseShape<'m> {
+    success: &'m Field,
+    warnings: Option<&'m Field>,
+    payload: Vec<&'m Field>,
+    errors: &'m Field,
+}
+
+fn response_shape(s: &StructDef) -> Option<ResponseShape<'_>> {
+    let Content::Sequence(ps) = &s.content else { return None };
+    let [Particle::Choice { branches, .. }] = ps.as_slice() else { return None };
+    let ok = branches.iter().find(|b| b.first().is_some_and(|f| f.xml_name == "Success"))?;
+    let errors = branches.iter().find_map(|b| match b.as_slice() {
+        [f] if f.xml_name == "Errors" => Some(f),
+        _ => None,
+    })?;
+    let success = ok.first()?;
+    let warnings = ok.iter().find(|f| f.xml_name == "Warnings");
+    let payload = ok.iter().skip(1).filter(|f| f.xml_name != "Warnings").collect();
+    Some(ResponseShape { success, warnings, payload, errors })
 }
 
 fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &crate::ir::RootInfo) -> TokenStream {
@@ -352,9 +386,95 @@ fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &crate::ir::RootIn
     });
     let text_init = if matches!(s.content, Content::Text(_)) { quote!(value: String::new(),) } else { quote!() };
     let request = root.path.as_ref().map(|path| {
+        let response = root
+            .response
+            .as_ref()
+            .and_then(|r| ctx.model.roots().find(|(_, _, info)| &info.element == r).map(|(_, rid, _)| rid))
+            .map(|rid| ctx.type_ref(rid));
+        let response = response.map(|r| quote!(type Response = #r;));
         quote! {
             impl rt::Request for #name {
                 const PATH: &'static str = #path;
+                #response
+            }
+        }
+    });
+    let response = response_shape(s).map(|shape| {
+        let ty = |ctx: &mut Ctx, f: &Field| match &f.ty {
+            FieldType::Complex(id) => ctx.type_ref(*id),
+            FieldType::Simple(sc) => ctx.scalar(sc),
+        };
+        let success = ident(&shape.success.rust_name);
+        let success_ty = ty(ctx, shape.success);
+        let errors = ident(&shape.errors.rust_name);
+        let errors_ty = ty(ctx, shape.errors);
+        let required: Vec<&Field> = shape.payload.iter().copied().filter(|f| f.min > 0).collect();
+        let params: Vec<TokenStream> = required
+            .iter()
+            .map(|f| {
+                let n = ident(&f.rust_name);
+                let t = ty(ctx, f);
+                if f.max == Some(1) { quote!(#n: #t) } else { quote!(#n: Vec<#t>) }
+            })
+            .collect();
+        let sets = required.iter().map(|f| {
+            let n = ident(&f.rust_name);
+            if f.max == Some(1) { quote!(#n: Some(#n),) } else { quote!(#n,) }
+        });
+        let payload_names: Vec<String> = required.iter().map(|f| format!("`{}`", f.xml_name)).collect();
+        let success_doc = if payload_names.is_empty() {
+            "A success answer (`Success`, no warnings); set the optional payload fields afterwards.".to_string()
+        } else {
+            format!("A success answer: `Success` and the required payload ({}); no warnings.", payload_names.join(", "))
+        };
+        let success_doc = doc(&success_doc);
+        let (warnings_ty, warnings_get, with_warnings) = match shape.warnings {
+            Some(w) => {
+                let wn = ident(&w.rust_name);
+                let wt = ty(ctx, w);
+                (
+                    quote!(#wt),
+                    quote!(self.#wn.as_ref()),
+                    quote! {
+                        /// Adds warnings to a success answer.
+                        pub fn with_warnings(mut self, warnings: #wt) -> Self {
+                            self.#wn = Some(warnings);
+                            self
+                        }
+                    },
+                )
+            }
+            None => (quote!(()), quote!(None), quote!()),
+        };
+        quote! {
+            impl #name {
+                #success_doc
+                pub fn success(#(#params),*) -> Self {
+                    Self { #success: Some(#success_ty::default()), #(#sets)* ..Default::default() }
+                }
+
+                #with_warnings
+            }
+
+            impl rt::Response for #name {
+                type Errors = #errors_ty;
+                type Warnings = #warnings_ty;
+
+                fn is_success(&self) -> bool {
+                    self.#success.is_some()
+                }
+
+                fn errors(&self) -> Option<&Self::Errors> {
+                    self.#errors.as_ref()
+                }
+
+                fn warnings(&self) -> Option<&Self::Warnings> {
+                    #warnings_get
+                }
+
+                fn from_errors(errors: Self::Errors) -> Self {
+                    Self { #errors: Some(errors), ..Default::default() }
+                }
             }
         }
     });
@@ -375,6 +495,7 @@ fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &crate::ir::RootIn
         }
 
         #request
+        #response
     }
 }
 
@@ -541,14 +662,17 @@ fn schema(model: &Model) -> TokenStream {
                                 let e = element_desc(model, f);
                                 quote!(Particle::Element(#e),)
                             }
-                            Particle::Choice { required, options } => {
-                                let opts = options.iter().map(|f| {
-                                    if let FieldType::Simple(sc) = &f.ty {
-                                        note_builtin(sc);
-                                    }
-                                    element_desc(model, f)
+                            Particle::Choice { required, branches } => {
+                                let branches = branches.iter().map(|b| {
+                                    let elems = b.iter().map(|f| {
+                                        if let FieldType::Simple(sc) = &f.ty {
+                                            note_builtin(sc);
+                                        }
+                                        element_desc(model, f)
+                                    });
+                                    quote!(&[#(#elems),*])
                                 });
-                                quote!(Particle::Choice { required: #required, options: &[#(#opts),*] },)
+                                quote!(Particle::Choice { required: #required, branches: &[#(#branches),*] },)
                             }
                         });
                         let parts: Vec<TokenStream> = parts.collect();
@@ -646,76 +770,53 @@ fn schema(model: &Model) -> TokenStream {
 // ---------------------------------------------------------------------------------------------
 // mod.rs: the module list, AnyRequest and the operation table.
 
-fn mod_rs(model: &Model) -> TokenStream {
-    let mods = model.modules.iter().map(|m| {
-        let n = ident(&m.name);
-        let d = doc(&format!("Types of `spec/{}`.", m.file));
-        quote!(#d pub mod #n;)
-    });
-    let requests: Vec<_> = model
-        .roots()
-        .filter_map(|(m, id)| {
-            let t = model.ty(id);
-            let TypeKind::Struct(s) = &t.kind else { return None };
-            let root = s.root.as_ref()?;
-            let path = root.path.as_ref()?;
-            Some((m, t, root, path))
-        })
-        .collect();
-    let variants = requests.iter().map(|(m, t, root, path)| {
-        let v = format_ident!("{}", pascal(&m.name));
+/// The name of a root's variant in `AnyMessage` / `AnyRequest`: the type name without `Ota`.
+fn variant_name(model: &Model, id: TypeId) -> Ident {
+    let n = &model.ty(id).rust_name;
+    format_ident!("{}", n.strip_prefix("Ota").filter(|r| !r.is_empty()).unwrap_or(n))
+}
+
+/// An enum over some roots, with `from_xml` by root element and the shared encoders.
+fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&crate::ir::Module, TypeId, &crate::ir::RootInfo)], extra: TokenStream) -> TokenStream {
+    let d = doc(doc_text);
+    let variants = roots.iter().map(|(m, id, info)| {
+        let v = variant_name(model, *id);
         let mn = ident(&m.name);
-        let tn = ident(&t.rust_name);
-        let d = doc(&format!("`{}` (`POST {path}`).", root.element));
-        quote!(#d #v(Box<#mn::#tn>),)
+        let tn = ident(&model.ty(*id).rust_name);
+        let text = match &info.path {
+            Some(p) => format!("`{}` (`POST {p}`).", info.element),
+            None => format!("`{}`.", info.element),
+        };
+        let vd = doc(&text);
+        quote!(#vd #v(Box<#mn::#tn>),)
     });
-    let decode_arms = requests.iter().map(|(m, _, root, _)| {
-        let v = format_ident!("{}", pascal(&m.name));
-        let el = &root.element;
+    let decode_arms = roots.iter().map(|(_, id, info)| {
+        let v = variant_name(model, *id);
+        let el = &info.element;
         quote!(#el => rt::decode_document(&doc).map(|m| Self::#v(Box::new(m))),)
     });
-    let path_arms = requests.iter().map(|(m, _, root, path)| {
-        let v = format_ident!("{}", pascal(&m.name));
-        let el = &root.element;
-        let version = &root.version;
-        quote!(Self::#v(_) => rt::Operation { path: #path, request_root: #el, version: #version },)
+    let name_arms = roots.iter().map(|(_, id, info)| {
+        let v = variant_name(model, *id);
+        let el = &info.element;
+        quote!(Self::#v(_) => #el,)
     });
-    let encode_arms = requests.iter().map(|(m, _, _, _)| {
-        let v = format_ident!("{}", pascal(&m.name));
-        quote!(Self::#v(m) => rt::Message::to_xml(m.as_ref()),)
+    let encode_arms = roots.iter().map(|(_, id, _)| {
+        let v = variant_name(model, *id);
+        quote!(Self::#v(m) => rt::encode(m.as_ref(), pretty),)
     });
-    let pretty_arms = requests.iter().map(|(m, _, _, _)| {
-        let v = format_ident!("{}", pascal(&m.name));
-        quote!(Self::#v(m) => rt::Message::to_xml_pretty(m.as_ref()),)
-    });
-    let ops = requests.iter().map(|(_, _, root, path)| {
-        let el = &root.element;
-        let version = &root.version;
-        quote!(rt::Operation { path: #path, request_root: #el, version: #version },)
-    });
-    let roots = requests.iter().map(|(_, _, root, _)| &root.element);
+    let root_names = roots.iter().map(|(_, _, info)| &info.element);
     quote! {
-        //! The generated message types, one module per spec file.
-        use crate::runtime as rt;
-
-        #(#mods)*
-        #[doc(hidden)]
-        pub mod schema;
-
-        /// The service's operations (path, request root, expected `Version`), from the spec.
-        pub const OPERATIONS: &[rt::Operation] = &[#(#ops)*];
-
-        /// Any request message of the service, decoded by its root element.
+        #d
         #[derive(Debug, Clone, PartialEq)]
-        pub enum AnyRequest {
+        pub enum #name {
             #(#variants)*
         }
 
-        impl AnyRequest {
+        impl #name {
             /// The root element names this enum decodes.
-            pub const ROOTS: &'static [&'static str] = &[#(#roots),*];
+            pub const ROOTS: &'static [&'static str] = &[#(#root_names),*];
 
-            /// Decodes whichever request the root element names, with every strict check.
+            /// Decodes whichever message the root element names, with every strict check.
             pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
                 let doc = rt::parse_document(xml)?;
                 match doc.root_element().tag_name().name() {
@@ -724,26 +825,89 @@ fn mod_rs(model: &Model) -> TokenStream {
                 }
             }
 
-            /// The operation this request belongs to.
-            pub fn operation(&self) -> rt::Operation {
+            /// The root element name of the message.
+            pub fn root_name(&self) -> &'static str {
                 match self {
-                    #(#path_arms)*
+                    #(#name_arms)*
                 }
             }
 
-            /// Encodes the request as compact XML.
+            /// Encodes the message as compact XML.
             pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
+                self.encode(false)
+            }
+
+            /// Encodes the message as indented XML.
+            pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
+                self.encode(true)
+            }
+
+            fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
                 match self {
                     #(#encode_arms)*
                 }
             }
 
-            /// Encodes the request as indented XML.
-            pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
+            #extra
+        }
+    }
+}
+
+fn mod_rs(model: &Model) -> TokenStream {
+    let mods = model.modules.iter().map(|m| {
+        let n = ident(&m.name);
+        let d = doc(&format!("Types of `spec/{}`.", m.file));
+        quote!(#d pub mod #n;)
+    });
+    let all: Vec<_> = model.roots().collect();
+    let requests: Vec<_> = all.iter().copied().filter(|(_, _, info)| info.path.is_some()).collect();
+    let ops = requests.iter().map(|(_, _, info)| {
+        let el = &info.element;
+        let version = &info.version;
+        let path = info.path.as_deref().unwrap_or_default();
+        let response = match &info.response {
+            Some(r) => quote!(Some(#r)),
+            None => quote!(None),
+        };
+        quote!(rt::Operation { path: #path, request_root: #el, version: #version, response_root: #response },)
+    });
+    let op_arms = requests.iter().enumerate().map(|(i, (_, id, _))| {
+        let v = variant_name(model, *id);
+        quote!(Self::#v(_) => OPERATIONS[#i],)
+    });
+    let any_request = any_enum(
+        model,
+        &format_ident!("AnyRequest"),
+        "Any request message of the service, decoded by its root element.",
+        &requests,
+        quote! {
+            /// The operation this request belongs to.
+            pub fn operation(&self) -> rt::Operation {
                 match self {
-                    #(#pretty_arms)*
+                    #(#op_arms)*
                 }
             }
-        }
+        },
+    );
+    let any_message = any_enum(
+        model,
+        &format_ident!("AnyMessage"),
+        "Any message of the spec (requests and responses), decoded by its root element.",
+        &all,
+        quote!(),
+    );
+    quote! {
+        //! The generated message types, one module per spec file.
+        use crate::runtime as rt;
+
+        #(#mods)*
+        #[doc(hidden)]
+        pub mod schema;
+
+        /// The service's operations (path, request root, expected `Version`, response root), from the spec.
+        pub const OPERATIONS: &[rt::Operation] = &[#(#ops)*];
+
+        #any_request
+        #any_message
     }
 }

@@ -31,8 +31,8 @@ pub struct Module {
     pub doc: Option<String>,
     /// Its types in spec order (named types first as declared, inline types after their parent).
     pub types: Vec<TypeId>,
-    /// The message root of this module, if it declares one.
-    pub root: Option<TypeId>,
+    /// The message roots this module declares (a request and its response, say).
+    pub roots: Vec<TypeId>,
 }
 
 /// A generated type.
@@ -78,6 +78,8 @@ pub struct RootInfo {
     pub version: String,
     /// The endpoint path, e.g. `/bookmodify`.
     pub path: Option<String>,
+    /// The root element of the response to this request.
+    pub response: Option<String>,
 }
 
 /// A struct.
@@ -111,8 +113,8 @@ pub enum Particle {
     Choice {
         /// Whether one alternative must be present.
         required: bool,
-        /// The alternatives (each an optional field).
-        options: Vec<Field>,
+        /// The alternatives, each a sequence of fields (held as optional fields in Rust).
+        branches: Vec<Vec<Field>>,
     },
 }
 
@@ -131,6 +133,8 @@ pub struct Field {
     pub min: u32,
     /// Maximum occurrences (None: unbounded; attributes: Some(1)).
     pub max: Option<u32>,
+    /// True for an alternative of an `xs:choice` (held as optional whatever its `min`).
+    pub in_choice: bool,
     /// Where it was declared.
     pub span: Span,
 }
@@ -139,7 +143,7 @@ impl Field {
     /// How the field is held in Rust.
     pub fn multiplicity(&self) -> Multiplicity {
         match (self.min, self.max) {
-            (_, Some(1)) if self.min >= 1 => Multiplicity::One,
+            (_, Some(1)) if self.min >= 1 && !self.in_choice => Multiplicity::One,
             (_, Some(1)) => Multiplicity::Optional,
             _ => Multiplicity::Many,
         }
@@ -320,9 +324,14 @@ impl Model {
         &self.types[id.0]
     }
 
-    /// The roots of all modules, in module order.
-    pub fn roots(&self) -> impl Iterator<Item = (&Module, TypeId)> {
-        self.modules.iter().filter_map(|m| m.root.map(|r| (m, r)))
+    /// The roots of all modules, in module order, with their metadata.
+    pub fn roots(&self) -> impl Iterator<Item = (&Module, TypeId, &RootInfo)> {
+        self.modules.iter().flat_map(move |m| {
+            m.roots.iter().filter_map(move |&id| match &self.ty(id).kind {
+                TypeKind::Struct(StructDef { root: Some(info), .. }) => Some((m, id, info)),
+                _ => None,
+            })
+        })
     }
 
     /// Writes the model as indented text, for snapshots and debugging.
@@ -366,13 +375,13 @@ impl Model {
             TypeKind::Struct(s) => {
                 let _ = write!(out, "  struct {} <- {}{}", t.rust_name, t.xml_name, origin);
                 if let Some(r) = &s.root {
-                    let _ = write!(
-                        out,
-                        " root {} version {} path {}",
-                        r.element,
-                        r.version,
-                        r.path.as_deref().unwrap_or("-")
-                    );
+                    let _ = write!(out, " root {} version {}", r.element, r.version);
+                    if let Some(p) = &r.path {
+                        let _ = write!(out, " path {p}");
+                    }
+                    if let Some(rs) = &r.response {
+                        let _ = write!(out, " response {rs}");
+                    }
                 }
                 out.push('\n');
                 for a in &s.attributes {
@@ -403,16 +412,20 @@ impl Model {
                                         Self::occurs(f)
                                     );
                                 }
-                                Particle::Choice { required, options } => {
+                                Particle::Choice { required, branches } => {
                                     let _ = writeln!(out, "    choice{}", if *required { "" } else { " (optional)" });
-                                    for f in options {
-                                        let _ = writeln!(
-                                            out,
-                                            "      <{}> -> {}: {}",
-                                            f.xml_name,
-                                            f.rust_name,
-                                            self.field_type(&f.ty)
-                                        );
+                                    for (i, branch) in branches.iter().enumerate() {
+                                        let _ = writeln!(out, "      branch {}", i + 1);
+                                        for f in branch {
+                                            let _ = writeln!(
+                                                out,
+                                                "        <{}> -> {}: {} {}",
+                                                f.xml_name,
+                                                f.rust_name,
+                                                self.field_type(&f.ty),
+                                                Self::occurs(f)
+                                            );
+                                        }
                                     }
                                 }
                             }

@@ -42,6 +42,7 @@ pub fn lower(files: &[SpecFile], diags: &mut Diagnostics) -> Model {
         simple_state: HashMap::new(),
         direct_refs: HashSet::new(),
         union_members: HashSet::new(),
+        responses: Vec::new(),
     };
     l.declare();
     l.define();
@@ -65,6 +66,8 @@ struct Lowerer<'a> {
     simple_state: HashMap<TypeId, State>,
     direct_refs: HashSet<TypeId>,
     union_members: HashSet<TypeId>,
+    /// `response` references of request roots: (the reference, the request's element name).
+    responses: Vec<(crate::parse::Spanned<String>, String)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -110,7 +113,7 @@ impl<'a> Lowerer<'a> {
                 file: f.file.clone(),
                 doc: f.schema.doc.clone(),
                 types: Vec::new(),
-                root: None,
+                roots: Vec::new(),
             });
             for inc in &f.schema.includes {
                 if !known_files.contains(inc.value.as_str()) {
@@ -191,10 +194,6 @@ impl<'a> Lowerer<'a> {
             );
             return;
         };
-        if self.model.modules[mi].root.is_some() {
-            self.diags.error(name.span.clone(), "a spec file declares at most one root element");
-            return;
-        }
         if let Some(first) = roots.get(&name.value) {
             self.diags.push(
                 Diagnostic::error(name.span.clone(), format!("duplicate root element `{}`", name.value))
@@ -221,13 +220,17 @@ impl<'a> Lowerer<'a> {
         };
         let id = self.alloc(Self::placeholder(mi, &name.value, true, vec![], e.ann.doc.clone(), name.span.clone()));
         self.model.modules[mi].types.push(id);
-        self.model.modules[mi].root = Some(id);
+        self.model.modules[mi].roots.push(id);
         let mut def = self.struct_def(mi, ct, std::slice::from_ref(&name.value));
         def.root = Some(RootInfo {
             element: name.value.clone(),
             version: info.version.value.clone(),
             path: info.path.as_ref().map(|p| p.value.clone()),
+            response: info.response.as_ref().map(|r| r.value.clone()),
         });
+        if let Some(r) = &info.response {
+            self.responses.push((r.clone(), name.value.clone()));
+        }
         self.model.types[id.0].kind = TypeKind::Struct(def);
     }
 
@@ -270,15 +273,19 @@ impl<'a> Lowerer<'a> {
                             }
                         }
                         Particle::Choice(c) => {
-                            let mut options = Vec::new();
-                            for e in &c.elements {
-                                if let Some(mut f) = self.element_field(mi, e, context) {
-                                    self.unique_child(&mut names, &f);
-                                    f.min = 0;
-                                    options.push(f);
+                            let mut branches = Vec::new();
+                            for b in &c.branches {
+                                let mut fields = Vec::new();
+                                for e in b {
+                                    if let Some(mut f) = self.element_field(mi, e, context) {
+                                        self.unique_child(&mut names, &f);
+                                        f.in_choice = true;
+                                        fields.push(f);
+                                    }
                                 }
+                                branches.push(fields);
                             }
-                            out.push(IrParticle::Choice { required: c.min > 0, options });
+                            out.push(IrParticle::Choice { required: c.min > 0, branches });
                         }
                     }
                 }
@@ -355,6 +362,7 @@ impl<'a> Lowerer<'a> {
             ty: FieldType::Simple(scalar),
             min: u32::from(a.required),
             max: Some(1),
+            in_choice: false,
             span: a.name.span.clone(),
         })
     }
@@ -401,6 +409,7 @@ impl<'a> Lowerer<'a> {
                 MaxOccurs::Bounded(n) => Some(n),
                 MaxOccurs::Unbounded => None,
             },
+            in_choice: false,
             span: e.name.span.clone(),
         })
     }
@@ -628,8 +637,20 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Pass 3: enumerations used only as the known values of open lists are not emitted.
+    /// Pass 3: check `response` references; enumerations used only as the known values of open
+    /// lists are not emitted.
     fn finish(&mut self) {
+        let roots: Vec<crate::ir::RootInfo> = self.model.roots().map(|(_, _, r)| r.clone()).collect();
+        for (r, request) in &self.responses {
+            match roots.iter().find(|x| x.element == r.value) {
+                None => self.diags.error(r.span.clone(), format!("response `{}` of `{request}` is not a root element of the spec", r.value)),
+                Some(x) if x.path.is_some() || x.response.is_some() => self.diags.error(
+                    r.span.clone(),
+                    format!("`{}` is a request (it has a path or a response); a response root has neither", r.value),
+                ),
+                Some(_) => {}
+            }
+        }
         for id in &self.union_members {
             if !self.direct_refs.contains(id) {
                 self.model.types[id.0].emitted = false;

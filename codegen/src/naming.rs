@@ -254,7 +254,9 @@ fn struct_field_names(attributes: &mut [Field], content: &mut Content) {
         for p in ps.iter_mut() {
             match p {
                 Particle::Element(f) => name_one(f, "element"),
-                Particle::Choice { options, .. } => options.iter_mut().for_each(|f| name_one(f, "element")),
+                Particle::Choice { branches, .. } => {
+                    branches.iter_mut().flatten().for_each(|f| name_one(f, "element"))
+                }
             }
         }
     }

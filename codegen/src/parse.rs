@@ -61,6 +61,8 @@ pub struct MessageInfo {
     pub version: Spanned<String>,
     /// The endpoint path, when the message is a request with an endpoint.
     pub path: Option<Spanned<String>>,
+    /// The root element of the response to this request.
+    pub response: Option<Spanned<String>>,
 }
 
 /// One parsed schema file.
@@ -146,7 +148,7 @@ pub struct ComplexTypeDecl {
 pub enum ComplexContent {
     /// No child elements and no text.
     Empty,
-    /// An `xs:sequence`.
+    /// An `xs:sequence` (an `xs:choice` as the whole content is a sequence of that one choice).
     Sequence(Vec<Particle>),
     /// `xs:simpleContent/xs:extension base=".."`: text plus attributes.
     Text(QName),
@@ -162,13 +164,14 @@ pub enum Particle {
     Choice(ChoiceDecl),
 }
 
-/// An `xs:choice` of elements.
+/// An `xs:choice` of elements or element sequences.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChoiceDecl {
     /// `minOccurs` (0 or 1).
     pub min: u32,
-    /// The alternatives.
-    pub elements: Vec<ElementDecl>,
+    /// The alternatives: each a sequence of elements (a plain `xs:element` alternative is a
+    /// sequence of one).
+    pub branches: Vec<Vec<ElementDecl>>,
     /// The whole declaration.
     pub span: Span,
 }
@@ -503,12 +506,14 @@ impl Parser<'_> {
         }
         match node.tag_name().name() {
             "message" => {
-                self.check_attrs(node, &["version", "path"]);
+                self.check_attrs(node, &["version", "path", "response"]);
                 let version = self.required_attr(node, "version");
-                let path =
-                    node.attribute("path").map(|p| Spanned { value: p.to_string(), span: self.attr_span(node, "path") });
+                let optional = |name: &str| {
+                    node.attribute(name).map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, name) })
+                };
+                let (path, response) = (optional("path"), optional("response"));
                 if let Some(version) = version {
-                    ann.message = Some(MessageInfo { version, path });
+                    ann.message = Some(MessageInfo { version, path, response });
                 }
             }
             "variant" => {
@@ -623,6 +628,10 @@ impl Parser<'_> {
                     seen_content = true;
                     content = ComplexContent::Sequence(self.sequence(c));
                 }
+                Some("choice") if !seen_content && attributes.is_empty() => {
+                    seen_content = true;
+                    content = ComplexContent::Sequence(self.choice(c).map(Particle::Choice).into_iter().collect());
+                }
                 Some("simpleContent") if !seen_content && attributes.is_empty() => {
                     seen_content = true;
                     if let Some((base, attrs)) = self.simple_content(c) {
@@ -640,7 +649,7 @@ impl Parser<'_> {
                     let span = self.span(c);
                     self.diags.push(
                         crate::diagnostics::Diagnostic::error(span, msg).with_note(
-                            "a complex type holds an xs:sequence or an xs:simpleContent, then attributes",
+                            "a complex type holds an xs:sequence, an xs:choice or an xs:simpleContent, then attributes",
                         ),
                     );
                 }
@@ -721,15 +730,36 @@ impl Parser<'_> {
             self.diags.error(span.clone(), "xs:choice supports minOccurs 0 or 1 and maxOccurs 1 only");
         }
         let (_, kids) = self.split_annotation(node);
-        let mut elements = Vec::new();
+        let mut branches = Vec::new();
         for c in kids {
             match xs_name(c) {
                 Some("element") => {
                     if let Some(e) = self.element(c, false) {
                         if e.min != 1 || e.max != MaxOccurs::Bounded(1) {
-                            self.diags.error(e.span.clone(), "elements inside xs:choice take no minOccurs/maxOccurs");
+                            self.diags.error(e.span.clone(), "a plain element alternative of xs:choice takes no minOccurs/maxOccurs");
                         }
-                        elements.push(e);
+                        branches.push(vec![e]);
+                    }
+                }
+                Some("sequence") => {
+                    self.check_attrs(c, &[]);
+                    let (_, seq_kids) = self.split_annotation(c);
+                    let mut branch = Vec::new();
+                    for k in seq_kids {
+                        match xs_name(k) {
+                            Some("element") => branch.extend(self.element(k, false)),
+                            _ => {
+                                let msg = self.unsupported(k, "an xs:sequence inside xs:choice (elements only)");
+                                let span = self.span(k);
+                                self.diags.error(span, msg);
+                            }
+                        }
+                    }
+                    if branch.is_empty() {
+                        let span = self.span(c);
+                        self.diags.error(span, "an xs:sequence alternative needs at least one element");
+                    } else {
+                        branches.push(branch);
                     }
                 }
                 _ => {
@@ -739,10 +769,10 @@ impl Parser<'_> {
                 }
             }
         }
-        if elements.len() < 2 {
-            self.diags.error(span.clone(), "xs:choice needs at least two elements");
+        if branches.len() < 2 {
+            self.diags.error(span.clone(), "xs:choice needs at least two alternatives");
         }
-        Some(ChoiceDecl { min, elements, span })
+        Some(ChoiceDecl { min, branches, span })
     }
 
     fn attr_use(&mut self, node: Node) -> Option<AttrUse> {

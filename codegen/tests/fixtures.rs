@@ -2,7 +2,7 @@
 //! and code are snapshotted), every other folder holds a broken spec whose diagnostics are
 //! snapshotted. A broken fixture that generates, or a run that panics, fails the test.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 

@@ -514,12 +514,12 @@ pub struct TransferLeg {
 pub struct TransferEndpoint {
     /// The flight connecting with the transfer.
     ///
-    /// Exactly one of `connecting_transport`, `hotel` is set (an `xs:choice`).
+    /// Exactly one of these alternatives is present (an `xs:choice`): `connecting_transport`; `hotel`.
     #[yaserde(prefix = "ota", rename = "ConnectingTransport")]
     pub connecting_transport: Option<ConnectingTransport>,
     /// The hotel at this end of the transfer.
     ///
-    /// Exactly one of `connecting_transport`, `hotel` is set (an `xs:choice`).
+    /// Exactly one of these alternatives is present (an `xs:choice`): `connecting_transport`; `hotel`.
     #[yaserde(prefix = "ota", rename = "Hotel")]
     pub hotel: Option<TransferHotel>,
 }

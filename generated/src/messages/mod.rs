@@ -29,37 +29,43 @@ pub mod tour_activity_search;
 #[doc(hidden)]
 pub mod schema;
 
-/// The service's operations (path, request root, expected `Version`), from the spec.
+/// The service's operations (path, request root, expected `Version`, response root), from the spec.
 pub const OPERATIONS: &[rt::Operation] = &[
     rt::Operation {
         path: "/hotelnbc",
         request_root: "OTA_HotelDescriptiveInfoRQ",
         version: "2009.1",
+        response_root: None,
     },
     rt::Operation {
         path: "/bookmodify",
         request_root: "OTA_HotelResModifyRQ",
         version: "2008.1",
+        response_root: None,
     },
     rt::Operation {
         path: "/activitynbc",
         request_root: "OTA_ProductDescriptiveInfoRQ",
         version: "2016.2",
+        response_root: None,
     },
     rt::Operation {
         path: "/activityavailability",
         request_root: "OTA_TourActivityAvailRQ",
         version: "2011.2",
+        response_root: None,
     },
     rt::Operation {
         path: "/activitybook",
         request_root: "OTA_TourActivityBookRQ",
         version: "2011.2",
+        response_root: None,
     },
     rt::Operation {
         path: "/activitysearch",
         request_root: "OTA_TourActivitySearchRQ",
         version: "2011.2",
+        response_root: None,
     },
 ];
 
@@ -67,17 +73,17 @@ pub const OPERATIONS: &[rt::Operation] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyRequest {
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
-    HotelDescriptiveInfo(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
+    HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
-    HotelResModify(Box<hotel_res_modify::OtaHotelResModifyRq>),
+    HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
     /// `OTA_ProductDescriptiveInfoRQ` (`POST /activitynbc`).
-    ProductDescriptiveInfo(Box<product_descriptive_info::OtaProductDescriptiveInfoRq>),
+    ProductDescriptiveInfoRq(Box<product_descriptive_info::OtaProductDescriptiveInfoRq>),
     /// `OTA_TourActivityAvailRQ` (`POST /activityavailability`).
-    TourActivityAvail(Box<tour_activity_avail::OtaTourActivityAvailRq>),
+    TourActivityAvailRq(Box<tour_activity_avail::OtaTourActivityAvailRq>),
     /// `OTA_TourActivityBookRQ` (`POST /activitybook`).
-    TourActivityBook(Box<tour_activity_book::OtaTourActivityBookRq>),
+    TourActivityBookRq(Box<tour_activity_book::OtaTourActivityBookRq>),
     /// `OTA_TourActivitySearchRQ` (`POST /activitysearch`).
-    TourActivitySearch(Box<tour_activity_search::OtaTourActivitySearchRq>),
+    TourActivitySearchRq(Box<tour_activity_search::OtaTourActivitySearchRq>),
 }
 
 impl AnyRequest {
@@ -90,100 +96,158 @@ impl AnyRequest {
         "OTA_TourActivityBookRQ",
         "OTA_TourActivitySearchRQ",
     ];
-    /// Decodes whichever request the root element names, with every strict check.
+    /// Decodes whichever message the root element names, with every strict check.
     pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
-                    .map(|m| Self::HotelDescriptiveInfo(Box::new(m)))
+                    .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResModify(Box::new(m)))
+                rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
-                    .map(|m| Self::ProductDescriptiveInfo(Box::new(m)))
+                    .map(|m| Self::ProductDescriptiveInfoRq(Box::new(m)))
             }
             "OTA_TourActivityAvailRQ" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityAvail(Box::new(m)))
+                rt::decode_document(&doc).map(|m| Self::TourActivityAvailRq(Box::new(m)))
             }
             "OTA_TourActivityBookRQ" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityBook(Box::new(m)))
+                rt::decode_document(&doc).map(|m| Self::TourActivityBookRq(Box::new(m)))
             }
             "OTA_TourActivitySearchRQ" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivitySearch(Box::new(m)))
+                rt::decode_document(&doc)
+                    .map(|m| Self::TourActivitySearchRq(Box::new(m)))
             }
             _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+        }
+    }
+    /// The root element name of the message.
+    pub fn root_name(&self) -> &'static str {
+        match self {
+            Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
+            Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
+            Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
+            Self::TourActivityAvailRq(_) => "OTA_TourActivityAvailRQ",
+            Self::TourActivityBookRq(_) => "OTA_TourActivityBookRQ",
+            Self::TourActivitySearchRq(_) => "OTA_TourActivitySearchRQ",
+        }
+    }
+    /// Encodes the message as compact XML.
+    pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
+        self.encode(false)
+    }
+    /// Encodes the message as indented XML.
+    pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
+        self.encode(true)
+    }
+    fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+        match self {
+            Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivityAvailRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivityBookRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivitySearchRq(m) => rt::encode(m.as_ref(), pretty),
         }
     }
     /// The operation this request belongs to.
     pub fn operation(&self) -> rt::Operation {
         match self {
-            Self::HotelDescriptiveInfo(_) => {
-                rt::Operation {
-                    path: "/hotelnbc",
-                    request_root: "OTA_HotelDescriptiveInfoRQ",
-                    version: "2009.1",
-                }
-            }
-            Self::HotelResModify(_) => {
-                rt::Operation {
-                    path: "/bookmodify",
-                    request_root: "OTA_HotelResModifyRQ",
-                    version: "2008.1",
-                }
-            }
-            Self::ProductDescriptiveInfo(_) => {
-                rt::Operation {
-                    path: "/activitynbc",
-                    request_root: "OTA_ProductDescriptiveInfoRQ",
-                    version: "2016.2",
-                }
-            }
-            Self::TourActivityAvail(_) => {
-                rt::Operation {
-                    path: "/activityavailability",
-                    request_root: "OTA_TourActivityAvailRQ",
-                    version: "2011.2",
-                }
-            }
-            Self::TourActivityBook(_) => {
-                rt::Operation {
-                    path: "/activitybook",
-                    request_root: "OTA_TourActivityBookRQ",
-                    version: "2011.2",
-                }
-            }
-            Self::TourActivitySearch(_) => {
-                rt::Operation {
-                    path: "/activitysearch",
-                    request_root: "OTA_TourActivitySearchRQ",
-                    version: "2011.2",
-                }
-            }
+            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[0usize],
+            Self::HotelResModifyRq(_) => OPERATIONS[1usize],
+            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[2usize],
+            Self::TourActivityAvailRq(_) => OPERATIONS[3usize],
+            Self::TourActivityBookRq(_) => OPERATIONS[4usize],
+            Self::TourActivitySearchRq(_) => OPERATIONS[5usize],
         }
     }
-    /// Encodes the request as compact XML.
+}
+
+/// Any message of the spec (requests and responses), decoded by its root element.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyMessage {
+    /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
+    HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
+    /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
+    HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
+    /// `OTA_ProductDescriptiveInfoRQ` (`POST /activitynbc`).
+    ProductDescriptiveInfoRq(Box<product_descriptive_info::OtaProductDescriptiveInfoRq>),
+    /// `OTA_TourActivityAvailRQ` (`POST /activityavailability`).
+    TourActivityAvailRq(Box<tour_activity_avail::OtaTourActivityAvailRq>),
+    /// `OTA_TourActivityBookRQ` (`POST /activitybook`).
+    TourActivityBookRq(Box<tour_activity_book::OtaTourActivityBookRq>),
+    /// `OTA_TourActivitySearchRQ` (`POST /activitysearch`).
+    TourActivitySearchRq(Box<tour_activity_search::OtaTourActivitySearchRq>),
+}
+
+impl AnyMessage {
+    /// The root element names this enum decodes.
+    pub const ROOTS: &'static [&'static str] = &[
+        "OTA_HotelDescriptiveInfoRQ",
+        "OTA_HotelResModifyRQ",
+        "OTA_ProductDescriptiveInfoRQ",
+        "OTA_TourActivityAvailRQ",
+        "OTA_TourActivityBookRQ",
+        "OTA_TourActivitySearchRQ",
+    ];
+    /// Decodes whichever message the root element names, with every strict check.
+    pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
+        let doc = rt::parse_document(xml)?;
+        match doc.root_element().tag_name().name() {
+            "OTA_HotelDescriptiveInfoRQ" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelResModifyRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
+            }
+            "OTA_ProductDescriptiveInfoRQ" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::ProductDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_TourActivityAvailRQ" => {
+                rt::decode_document(&doc).map(|m| Self::TourActivityAvailRq(Box::new(m)))
+            }
+            "OTA_TourActivityBookRQ" => {
+                rt::decode_document(&doc).map(|m| Self::TourActivityBookRq(Box::new(m)))
+            }
+            "OTA_TourActivitySearchRQ" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::TourActivitySearchRq(Box::new(m)))
+            }
+            _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+        }
+    }
+    /// The root element name of the message.
+    pub fn root_name(&self) -> &'static str {
+        match self {
+            Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
+            Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
+            Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
+            Self::TourActivityAvailRq(_) => "OTA_TourActivityAvailRQ",
+            Self::TourActivityBookRq(_) => "OTA_TourActivityBookRQ",
+            Self::TourActivitySearchRq(_) => "OTA_TourActivitySearchRQ",
+        }
+    }
+    /// Encodes the message as compact XML.
     pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
-        match self {
-            Self::HotelDescriptiveInfo(m) => rt::Message::to_xml(m.as_ref()),
-            Self::HotelResModify(m) => rt::Message::to_xml(m.as_ref()),
-            Self::ProductDescriptiveInfo(m) => rt::Message::to_xml(m.as_ref()),
-            Self::TourActivityAvail(m) => rt::Message::to_xml(m.as_ref()),
-            Self::TourActivityBook(m) => rt::Message::to_xml(m.as_ref()),
-            Self::TourActivitySearch(m) => rt::Message::to_xml(m.as_ref()),
-        }
+        self.encode(false)
     }
-    /// Encodes the request as indented XML.
+    /// Encodes the message as indented XML.
     pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
+        self.encode(true)
+    }
+    fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
-            Self::HotelDescriptiveInfo(m) => rt::Message::to_xml_pretty(m.as_ref()),
-            Self::HotelResModify(m) => rt::Message::to_xml_pretty(m.as_ref()),
-            Self::ProductDescriptiveInfo(m) => rt::Message::to_xml_pretty(m.as_ref()),
-            Self::TourActivityAvail(m) => rt::Message::to_xml_pretty(m.as_ref()),
-            Self::TourActivityBook(m) => rt::Message::to_xml_pretty(m.as_ref()),
-            Self::TourActivitySearch(m) => rt::Message::to_xml_pretty(m.as_ref()),
+            Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivityAvailRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivityBookRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivitySearchRq(m) => rt::encode(m.as_ref(), pretty),
         }
     }
 }

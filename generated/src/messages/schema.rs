@@ -911,19 +911,23 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
         &[
             Particle::Choice {
                 required: true,
-                options: &[
-                    ElementDesc {
-                        name: "ConnectingTransport",
-                        min: 0u32,
-                        max: 1u32,
-                        ty: TypeDesc::Complex(&CONNECTING_TRANSPORT),
-                    },
-                    ElementDesc {
-                        name: "Hotel",
-                        min: 0u32,
-                        max: 1u32,
-                        ty: TypeDesc::Complex(&TRANSFER_HOTEL),
-                    },
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "ConnectingTransport",
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&CONNECTING_TRANSPORT),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Hotel",
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&TRANSFER_HOTEL),
+                        },
+                    ],
                 ],
             },
         ],

@@ -136,58 +136,12 @@ impl Checker<'_, '_> {
 
     fn sequence(&mut self, node: Node, particles: &'static [Particle]) -> Res {
         self.no_text(node)?;
-        let name_of = |p: &'static Particle, name: &str| -> Option<&'static ElementDesc> {
-            match p {
-                Particle::Element(e) => (e.name == name).then_some(e),
-                Particle::Choice { options, .. } => options.iter().find(|o| o.name == name),
-            }
-        };
-        let first_name = |p: &'static Particle| -> &'static str {
-            match p {
-                Particle::Element(e) => e.name,
-                Particle::Choice { options, .. } => options.first().map(|o| o.name).unwrap_or(""),
-            }
-        };
-        // Current particle, how many times it matched, and the choice alternative taken.
-        let mut pos = 0usize;
-        let mut count = 0u32;
-        let mut chosen: Option<&'static str> = None;
+        let mut cur = Cursor::default();
         for child in node.children().filter(Node::is_element) {
             self.namespace(child)?;
-            let name = child.tag_name().name();
-            let found = particles.iter().enumerate().skip(pos).find_map(|(i, p)| name_of(p, name).map(|e| (i, e)));
-            let Some((idx, elem)) = found else {
-                if particles.iter().take(pos).any(|p| name_of(p, name).is_some()) {
-                    let after = particles.get(pos).map(first_name).unwrap_or("");
-                    return Err(self.error(child, DecodeErrorKind::OutOfOrder { name: name.to_string(), before: after }));
-                }
-                let expected = expected_from(particles, pos, count);
-                return Err(self.error(child, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected }));
-            };
-            if idx != pos {
-                // Leaving particles pos..idx: each must have had its minimum.
-                self.minimums(child, particles, pos, count, idx)?;
-                pos = idx;
-                count = 0;
-                chosen = None;
-            }
-            match &particles[idx] {
-                Particle::Choice { .. } => {
-                    if let Some(first) = chosen {
-                        return Err(self.error(child, DecodeErrorKind::ChoiceConflict { first, second: name.to_string() }));
-                    }
-                    chosen = Some(elem.name);
-                    count = 1;
-                }
-                Particle::Element(_) => {
-                    count += 1;
-                    if count > elem.max {
-                        return Err(self.error(child, DecodeErrorKind::TooMany { name: elem.name, max: elem.max }));
-                    }
-                }
-            }
+            let (elem, count) = self.advance(child, particles, &mut cur)?;
             let index = (elem.max > 1).then_some(count as usize);
-            self.path.push((name.to_string(), index));
+            self.path.push((child.tag_name().name().to_string(), index));
             match elem.ty {
                 TypeDesc::Complex(c) => self.complex(child, c)?,
                 TypeDesc::Simple(s) => {
@@ -198,20 +152,144 @@ impl Checker<'_, '_> {
             }
             self.path.pop();
         }
-        self.minimums(node, particles, pos, count, particles.len())
+        if let Some(branch) = cur.branch(particles) {
+            self.element_minimums(node, branch, cur.bpos, cur.bcount, branch.len())?;
+        }
+        self.minimums(node, particles, &cur, particles.len())
     }
 
-    /// Reports the first particle in `from..to` that did not reach its minimum.
-    fn minimums(&self, at: Node, particles: &'static [Particle], from: usize, count_at_from: u32, to: usize) -> Res {
-        for (i, p) in particles.iter().enumerate().take(to).skip(from) {
+    /// Moves the cursor to the particle that takes `child`; returns its declaration and how
+    /// many times it has now matched.
+    fn advance(
+        &self,
+        child: Node,
+        particles: &'static [Particle],
+        cur: &mut Cursor,
+    ) -> Result<(&'static ElementDesc, u32), DecodeError> {
+        let name = child.tag_name().name();
+        // Inside the chosen alternative of a choice?
+        if let Some(branch) = cur.branch(particles) {
+            if let Some(j) = branch.iter().position(|e| e.name == name) {
+                let e = &branch[j];
+                if j == cur.bpos {
+                    cur.bcount += 1;
+                    if cur.bcount > e.max {
+                        return Err(self.error(child, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
+                    }
+                } else if j > cur.bpos {
+                    self.element_minimums(child, branch, cur.bpos, cur.bcount, j)?;
+                    cur.bmatched |= bit(cur.bpos, cur.bcount);
+                    cur.bpos = j;
+                    cur.bcount = 1;
+                } else {
+                    let matched = (cur.bmatched | bit(cur.bpos, cur.bcount)) & bit(j, 1) != 0;
+                    return Err(self.error(child, self.misplaced(name, e, matched, branch[cur.bpos].name)));
+                }
+                return Ok((e, cur.bcount));
+            }
+            if let Some(Particle::Choice { branches, .. }) = particles.get(cur.pos)
+                && branches.iter().any(|b| b.iter().any(|e| e.name == name))
+            {
+                return Err(self.error(child, DecodeErrorKind::ChoiceConflict { first: branch[0].name, second: name.to_string() }));
+            }
+            // Leaving the alternative: it must be complete.
+            self.element_minimums(child, branch, cur.bpos, cur.bcount, branch.len())?;
+            cur.matched |= bit(cur.pos, 1);
+            cur.pos += 1;
+            cur.count = 0;
+            cur.chosen = None;
+        }
+        let found = particles.iter().enumerate().skip(cur.pos).find(|(_, p)| takes(p, name));
+        match found {
+            Some((i, Particle::Element(e))) => {
+                if i == cur.pos {
+                    cur.count += 1;
+                    if cur.count > e.max {
+                        return Err(self.error(child, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
+                    }
+                } else {
+                    self.minimums(child, particles, cur, i)?;
+                    cur.matched |= bit(cur.pos, cur.count);
+                    cur.pos = i;
+                    cur.count = 1;
+                }
+                Ok((e, cur.count))
+            }
+            Some((i, Particle::Choice { branches, .. })) => {
+                if i > cur.pos {
+                    self.minimums(child, particles, cur, i)?;
+                    cur.matched |= bit(cur.pos, cur.count);
+                }
+                let Some((b, j)) = branches
+                    .iter()
+                    .enumerate()
+                    .find_map(|(b, br)| br.iter().position(|e| e.name == name).map(|j| (b, j)))
+                else {
+                    return Err(self.error(child, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected: Vec::new() }));
+                };
+                self.element_minimums(child, branches[b], 0, 0, j)?;
+                cur.pos = i;
+                cur.count = 1;
+                cur.chosen = Some(b);
+                cur.bpos = j;
+                cur.bcount = 1;
+                cur.bmatched = 0;
+                Ok((&branches[b][j], 1))
+            }
+            None => {
+                if let Some((i, p)) = particles.iter().enumerate().take(cur.pos).find(|(_, p)| takes(p, name)) {
+                    let matched = (cur.matched & bit(i, 1)) != 0;
+                    let before = particles.get(cur.pos).map(first_name).unwrap_or("");
+                    let e = match p {
+                        Particle::Element(e) => e,
+                        Particle::Choice { branches, .. } => {
+                            match branches.iter().flat_map(|b| b.iter()).find(|e| e.name == name) {
+                                Some(e) => e,
+                                None => return Err(self.error(child, DecodeErrorKind::OutOfOrder { name: name.to_string(), before })),
+                            }
+                        }
+                    };
+                    return Err(self.error(child, self.misplaced(name, e, matched, before)));
+                }
+                let expected = expected_from(particles, cur);
+                Err(self.error(child, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected }))
+            }
+        }
+    }
+
+    /// An element that belongs earlier: a repeat of a single element, or out of order.
+    fn misplaced(&self, name: &str, e: &'static ElementDesc, matched: bool, before: &'static str) -> DecodeErrorKind {
+        if matched && e.max == 1 {
+            DecodeErrorKind::TooMany { name: e.name, max: 1 }
+        } else {
+            DecodeErrorKind::OutOfOrder { name: name.to_string(), before }
+        }
+    }
+
+    /// Reports the first particle in `cur.pos..to` that did not reach its minimum.
+    fn minimums(&self, at: Node, particles: &'static [Particle], cur: &Cursor, to: usize) -> Res {
+        for (i, p) in particles.iter().enumerate().take(to).skip(cur.pos) {
+            let seen = if i == cur.pos { cur.count } else { 0 };
+            match p {
+                Particle::Element(e) if seen < e.min => {
+                    return Err(self.error(at, DecodeErrorKind::MissingElement { name: e.name }));
+                }
+                Particle::Choice { required: true, branches } if seen == 0 => {
+                    let options = branches.iter().filter_map(|b| b.first().map(|e| e.name)).collect();
+                    return Err(self.error(at, DecodeErrorKind::MissingChoice { options }));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Reports the first element in `elems[from..to]` that did not reach its minimum.
+    fn element_minimums(&self, at: Node, elems: &'static [ElementDesc], from: usize, count_at_from: u32, to: usize) -> Res {
+        for (i, e) in elems.iter().enumerate().take(to).skip(from) {
             let seen = if i == from { count_at_from } else { 0 };
-            let (min, name) = match p {
-                Particle::Element(e) => (e.min, e.name),
-                Particle::Choice { required, options } => (u32::from(*required), options.first().map(|o| o.name).unwrap_or("")),
-            };
-            if seen < min {
-                // Point at the parent when the element is missing at the end; else at the next element.
-                return Err(self.error(at, DecodeErrorKind::MissingElement { name }));
+            if seen < e.min {
+                return Err(self.error(at, DecodeErrorKind::MissingElement { name: e.name }));
             }
         }
         Ok(())
@@ -232,11 +310,72 @@ impl Checker<'_, '_> {
     }
 }
 
-/// The elements that may come next after `count` matches of particle `pos`.
-fn expected_from(particles: &'static [Particle], pos: usize, count: u32) -> Vec<&'static str> {
+/// Where the walk through a content model stands.
+#[derive(Default)]
+struct Cursor {
+    /// The current particle.
+    pos: usize,
+    /// How often the current particle matched (1 for a choice once an alternative is chosen).
+    count: u32,
+    /// Particles (by index, up to 128) that matched at least once.
+    matched: u128,
+    /// The chosen alternative of the current choice particle.
+    chosen: Option<usize>,
+    /// The current element within the chosen alternative.
+    bpos: usize,
+    /// How often it matched.
+    bcount: u32,
+    /// Elements of the alternative that matched at least once.
+    bmatched: u128,
+}
+
+impl Cursor {
+    /// The elements of the chosen alternative, when inside one.
+    fn branch(&self, particles: &'static [Particle]) -> Option<&'static [ElementDesc]> {
+        match (particles.get(self.pos), self.chosen) {
+            (Some(Particle::Choice { branches, .. }), Some(b)) => branches.get(b).copied(),
+            _ => None,
+        }
+    }
+}
+
+/// The bit of index `i` when it matched (`count > 0`).
+fn bit(i: usize, count: u32) -> u128 {
+    if count > 0 && i < 128 { 1u128 << i } else { 0 }
+}
+
+fn takes(p: &Particle, name: &str) -> bool {
+    match p {
+        Particle::Element(e) => e.name == name,
+        Particle::Choice { branches, .. } => branches.iter().any(|b| b.iter().any(|e| e.name == name)),
+    }
+}
+
+fn first_name(p: &'static Particle) -> &'static str {
+    match p {
+        Particle::Element(e) => e.name,
+        Particle::Choice { branches, .. } => branches.first().and_then(|b| b.first()).map(|e| e.name).unwrap_or(""),
+    }
+}
+
+/// The elements that may come next.
+fn expected_from(particles: &'static [Particle], cur: &Cursor) -> Vec<&'static str> {
     let mut out = Vec::new();
-    for (i, p) in particles.iter().enumerate().skip(pos) {
-        let seen = if i == pos { count } else { 0 };
+    let mut start = cur.pos;
+    if let Some(branch) = cur.branch(particles) {
+        for (i, e) in branch.iter().enumerate().skip(cur.bpos) {
+            let seen = if i == cur.bpos { cur.bcount } else { 0 };
+            if seen < e.max {
+                out.push(e.name);
+            }
+            if seen < e.min {
+                return out;
+            }
+        }
+        start += 1;
+    }
+    for (i, p) in particles.iter().enumerate().skip(start) {
+        let seen = if i == cur.pos { cur.count } else { 0 };
         match p {
             Particle::Element(e) => {
                 if seen < e.max {
@@ -246,9 +385,9 @@ fn expected_from(particles: &'static [Particle], pos: usize, count: u32) -> Vec<
                     break;
                 }
             }
-            Particle::Choice { required, options } => {
+            Particle::Choice { required, branches } => {
                 if seen == 0 {
-                    out.extend(options.iter().map(|o| o.name));
+                    out.extend(branches.iter().filter_map(|b| b.first().map(|e| e.name)));
                     if *required {
                         break;
                     }

@@ -58,6 +58,11 @@ pub enum DecodeErrorKind {
         /// Its name.
         name: &'static str,
     },
+    /// None of the alternatives of a required choice is present.
+    MissingChoice {
+        /// The first element of each alternative.
+        options: Vec<&'static str>,
+    },
     /// An element occurs more often than allowed (a second single-valued element, for one).
     TooMany {
         /// Its name.
@@ -65,11 +70,11 @@ pub enum DecodeErrorKind {
         /// The most allowed.
         max: u32,
     },
-    /// Two alternatives of a choice are both present.
+    /// Elements of two alternatives of a choice are both present.
     ChoiceConflict {
-        /// The alternative seen first.
+        /// An element of the alternative seen first.
         first: &'static str,
-        /// The other one.
+        /// The element of another alternative.
         second: String,
     },
     /// An attribute the type cannot hold.
@@ -160,6 +165,7 @@ impl fmt::Display for DecodeErrorKind {
             }
             OutOfOrder { name, before } => write!(f, "element <{name}> is out of order: it must come before <{before}>"),
             MissingElement { name } => write!(f, "missing required element <{name}>"),
+            MissingChoice { options } => write!(f, "missing one of {}", list(options).replace(", ", " or ")),
             TooMany { name, max: 1 } => write!(f, "element <{name}> may occur only once"),
             TooMany { name, max } => write!(f, "element <{name}> may occur at most {max} times"),
             ChoiceConflict { first, second } => {

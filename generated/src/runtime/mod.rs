@@ -36,6 +36,8 @@ pub struct Operation {
     pub request_root: &'static str,
     /// The request `Version` the service expects.
     pub version: &'static str,
+    /// The root element of the response.
+    pub response_root: Option<&'static str>,
 }
 
 /// A message root: knows its element name, its `Version` and its schema table.
@@ -65,10 +67,32 @@ pub trait Message: YaSerialize + YaDeserialize + Sized {
     }
 }
 
-/// A request message: also knows its endpoint.
+/// A request message: also knows its endpoint and its response type.
 pub trait Request: Message {
     /// The endpoint path, e.g. `/bookmodify`.
     const PATH: &'static str;
+}
+
+/// A response message: either a success (with its payload and optional warnings) or an error
+/// answer (errors only, no payload). Build the first with the type's own `success(..)` and
+/// `with_warnings(..)`, the second with [`Response::from_errors`].
+pub trait Response: Message + Default {
+    /// The `Errors` element type.
+    type Errors;
+    /// The `Warnings` element type (`()` when the response has none).
+    type Warnings;
+
+    /// True when the answer carries `Success`.
+    fn is_success(&self) -> bool;
+
+    /// The errors of an error answer.
+    fn errors(&self) -> Option<&Self::Errors>;
+
+    /// The warnings of a success answer.
+    fn warnings(&self) -> Option<&Self::Warnings>;
+
+    /// An error answer: the errors, and neither `Success` nor payload.
+    fn from_errors(errors: Self::Errors) -> Self;
 }
 
 /// Parses XML with roxmltree. Refuses DOCTYPEs; errors carry line and column.

@@ -45,12 +45,12 @@ pub enum Content {
 pub enum Particle {
     /// An element.
     Element(ElementDesc),
-    /// One of several elements (`xs:choice`).
+    /// One of several alternatives (`xs:choice`), each a sequence of elements.
     Choice {
-        /// Whether one of them must be present.
+        /// Whether one alternative must be present.
         required: bool,
         /// The alternatives.
-        options: &'static [ElementDesc],
+        branches: &'static [&'static [ElementDesc]],
     },
 }
 
