@@ -1,0 +1,130 @@
+//! Decode and encode throughput of the generated messages, against plain roxmltree parsing.
+//!
+//! One group per full sample `spec/samples/<module>.xml`, plus `tour_activity_book_200`: the
+//! tour_activity_book sample with its `ParticipantInfo` repeated to 200 participants. Each group
+//! has three functions:
+//!
+//! - `roxmltree_parse`: `roxmltree::Document::parse` of the input (the floor of decoding);
+//! - `decode`: `AnyRequest::from_xml` (parse, strict check, yaserde bind);
+//! - `encode`: `AnyRequest::to_xml` of the decoded value; its throughput is the output length.
+//!
+//! Run with `cargo bench -p ota-messages --bench messages`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput};
+use ota_messages::AnyRequest;
+
+/// The folder of the sample messages.
+const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/samples");
+
+/// How many participants the large tour_activity_book input has.
+const PARTICIPANTS: usize = 200;
+
+/// The full samples (`<module>.xml`, not the `<module>.<variant>.xml` variants), by module.
+fn full_samples() -> Vec<(String, String)> {
+    let mut samples = Vec::new();
+    for entry in std::fs::read_dir(Path::new(SAMPLES)).expect("read spec/samples") {
+        let path = entry.expect("read spec/samples entry").path();
+        if path.extension().is_none_or(|e| e != "xml") {
+            continue;
+        }
+        let stem = path.file_stem().expect("file stem").to_string_lossy().into_owned();
+        if stem.contains('.') {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read sample");
+        samples.push((stem, text));
+    }
+    samples.sort();
+    assert!(!samples.is_empty(), "no samples in {SAMPLES}");
+    samples
+}
+
+/// The tour_activity_book sample with its `ParticipantInfo` elements cycled to `count`
+/// participants, each with its own `ParticipantID`.
+fn many_participants(book: &str, count: usize) -> String {
+    const OPEN: &str = "<ParticipantInfo>";
+    const CLOSE: &str = "</ParticipantInfo>";
+    let first = book.find(OPEN).expect("a ParticipantInfo");
+    let last = book.rfind(CLOSE).expect("a /ParticipantInfo") + CLOSE.len();
+    // The original blocks, without the indentation before them.
+    let mut blocks = Vec::new();
+    let mut rest = &book[first..last];
+    while let Some(end) = rest.find(CLOSE) {
+        let block = &rest[..end + CLOSE.len()];
+        blocks.push(block.trim_start().to_string());
+        rest = &rest[end + CLOSE.len()..];
+    }
+    let indent = &book[book[..first].rfind('\n').map_or(0, |n| n + 1)..first];
+    let mut body = String::new();
+    for i in 0..count {
+        if i > 0 {
+            body.push('\n');
+            body.push_str(indent);
+        }
+        body.push_str(&set_participant_id(&blocks[i % blocks.len()], i + 1));
+    }
+    format!("{}{}{}", &book[..first], body, &book[last..])
+}
+
+/// Replaces the value of the `ParticipantID` attribute of a block with `id`.
+fn set_participant_id(block: &str, id: usize) -> String {
+    const ATTR: &str = "ParticipantID=\"";
+    match block.find(ATTR) {
+        Some(at) => {
+            let start = at + ATTR.len();
+            let end = start + block[start..].find('"').expect("closing quote");
+            format!("{}{}{}", &block[..start], id, &block[end..])
+        }
+        None => block.to_string(),
+    }
+}
+
+/// One group: parse baseline, decode and encode of `xml`.
+fn bench_input(c: &mut Criterion, name: &str, xml: &str) {
+    let decoded = AnyRequest::from_xml(xml).unwrap_or_else(|e| panic!("{name} does not decode: {e}"));
+    let encoded = decoded.to_xml().unwrap_or_else(|e| panic!("{name} does not encode: {e}"));
+    // The encoded form must decode to the same value, or `encode` measures the wrong thing.
+    assert_eq!(AnyRequest::from_xml(&encoded).expect("re-decode"), decoded, "{name} does not round-trip");
+
+    let mut group = c.benchmark_group(name);
+    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+
+    group.throughput(Throughput::Bytes(xml.len() as u64));
+    group.bench_function("roxmltree_parse", |b| {
+        b.iter(|| roxmltree::Document::parse(black_box(xml)).expect("parse"));
+    });
+    group.bench_function("decode", |b| b.iter(|| AnyRequest::from_xml(black_box(xml)).expect("decode")));
+
+    group.throughput(Throughput::Bytes(encoded.len() as u64));
+    group.bench_function("encode", |b| b.iter(|| black_box(&decoded).to_xml().expect("encode")));
+    group.finish();
+}
+
+fn messages(c: &mut Criterion) {
+    let samples = full_samples();
+    for (module, xml) in &samples {
+        bench_input(c, module, xml);
+    }
+
+    let book = samples.iter().find(|(m, _)| m == "tour_activity_book").map(|(_, x)| x).expect("tour_activity_book.xml");
+    let large = many_participants(book, PARTICIPANTS);
+    match AnyRequest::from_xml(&large).expect("the large input decodes") {
+        AnyRequest::TourActivityBook(rq) => {
+            assert_eq!(rq.booking_info.participant_info.len(), PARTICIPANTS, "participants in the large input");
+        }
+        other => panic!("the large input decodes as {:?}", other.operation()),
+    }
+    bench_input(c, &format!("tour_activity_book_{PARTICIPANTS}"), &large);
+}
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    messages(&mut criterion);
+    criterion.final_summary();
+}
