@@ -225,10 +225,12 @@ fn module(model: &Model, mi: usize) -> TokenStream {
             TypeKind::Enum(e) => enum_item(&mut ctx, id, e),
             TypeKind::Alias(_) => continue,
         });
-        if let TypeKind::Struct(s) = &t.kind
-            && let Some(root) = &s.root
-        {
-            items.push(root_impls(&mut ctx, id, s, root));
+        if let TypeKind::Struct(s) = &t.kind {
+            items.push(decode_impl(&mut ctx, id, s));
+            items.push(encode_impl(&mut ctx, id, s));
+            if let Some(root) = &s.root {
+                items.push(root_impls(&mut ctx, id, s, root));
+            }
         }
     }
     let module_doc = inner_doc(m.doc.as_deref().unwrap_or("Types of one spec file."));
@@ -326,6 +328,194 @@ fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
         #ns
         pub struct #name {
             #(#fields)*
+        }
+    }
+}
+
+/// The child element fields in declaration order (choice alternatives flattened): the order of
+/// `ElementDesc::index`.
+fn element_fields(s: &StructDef) -> Vec<&Field> {
+    match &s.content {
+        Content::Sequence(ps) => ps
+            .iter()
+            .flat_map(|p| match p {
+                Particle::Element(f) => vec![f],
+                Particle::Choice { branches, .. } => branches.iter().flatten().collect(),
+            })
+            .collect(),
+        Content::Empty | Content::Text(_) => Vec::new(),
+    }
+}
+
+/// The `Decode` impl of a struct: attributes and children checked and bound in one pass.
+fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
+    ctx.uses_rt = true;
+    let t = ctx.model.ty(id);
+    let name = ident(&t.rust_name);
+    let desc = format_ident!("{}", screaming(&t.rust_name));
+    let local = |f: &Field| format_ident!("f_{}", f.rust_name.trim_start_matches("r#"));
+    let mut decls = Vec::new();
+    let mut attr_arms = Vec::new();
+    let mut inits = Vec::new();
+    for (i, a) in s.attributes.iter().enumerate() {
+        let l = local(a);
+        let fname = ident(&a.rust_name);
+        let xml = &a.xml_name;
+        let i = proc_macro2::Literal::usize_unsuffixed(i);
+        decls.push(quote!(let mut #l = None;));
+        attr_arms.push((quote!(Some(#i)), quote!(#l = Some(cx.value(&attr, DESC.attributes[#i].ty)?);)));
+        inits.push(match a.multiplicity() {
+            Multiplicity::One => quote!(#fname: #l.ok_or_else(|| cx.missing_attribute(node, #xml))?,),
+            _ => quote!(#fname: #l,),
+        });
+    }
+    let attrs_loop = match attr_arms.as_slice() {
+        [] => quote! {
+            for attr in node.attributes() {
+                cx.attribute(&attr, DESC)?;
+            }
+        },
+        [(pat, body)] => quote! {
+            for attr in node.attributes() {
+                if let #pat = cx.attribute(&attr, DESC)? {
+                    #body
+                }
+            }
+        },
+        arms => {
+            let arms = arms.iter().map(|(pat, body)| quote!(#pat => { #body }));
+            quote! {
+                for attr in node.attributes() {
+                    match cx.attribute(&attr, DESC)? {
+                        #(#arms)*
+                        _ => {}
+                    }
+                }
+            }
+        }
+    };
+    let content = match &s.content {
+        Content::Empty => quote!(cx.empty(node)?;),
+        Content::Text(sc) => {
+            let d = simple_desc_path(ctx.model, sc);
+            inits.push(quote!(value: f_value,));
+            quote!(let f_value = cx.text(node, #d)?;)
+        }
+        Content::Sequence(_) => {
+            let mut arms = Vec::new();
+            for (i, f) in element_fields(s).into_iter().enumerate() {
+                let i = proc_macro2::Literal::usize_unsuffixed(i);
+                let l = local(f);
+                let fname = ident(&f.rust_name);
+                let read = match &f.ty {
+                    FieldType::Complex(cid) => {
+                        let ct = ctx.type_ref(*cid);
+                        quote!(cx.element(&next, <#ct as rt::Decode>::decode)?)
+                    }
+                    FieldType::Simple(_) => quote!(cx.simple(&next)?),
+                };
+                match f.multiplicity() {
+                    Multiplicity::Many => {
+                        decls.push(quote!(let mut #l = Vec::new();));
+                        arms.push(quote!(#i => #l.push(#read),));
+                        inits.push(quote!(#fname: #l,));
+                    }
+                    Multiplicity::Optional => {
+                        decls.push(quote!(let mut #l = None;));
+                        arms.push(quote!(#i => #l = Some(#read),));
+                        inits.push(quote!(#fname: #l,));
+                    }
+                    Multiplicity::One => {
+                        decls.push(quote!(let mut #l = None;));
+                        arms.push(quote!(#i => #l = Some(#read),));
+                        inits.push(quote!(#fname: #l.ok_or_else(|| cx.bug(node))?,));
+                    }
+                }
+            }
+            quote! {
+                let mut children = cx.children(node, DESC)?;
+                while let Some(next) = children.next(cx)? {
+                    match next.elem.index {
+                        #(#arms)*
+                        _ => return Err(cx.bug(next.node)),
+                    }
+                }
+                children.finish(cx)?;
+            }
+        }
+    };
+    quote! {
+        impl rt::Decode for #name {
+            fn decode<'a, 'i>(node: rt::Node<'a, 'i>, cx: &mut rt::Cx<'a, 'i>) -> Result<Self, rt::DecodeError> {
+                const DESC: &rt::schema::ComplexDesc = &super::schema::#desc;
+                #(#decls)*
+                #attrs_loop
+                #content
+                Ok(Self { #(#inits)* })
+            }
+        }
+    }
+}
+
+/// The `Encode` impl of a struct: attributes, then text or children, in declaration order.
+fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
+    let t = ctx.model.ty(id);
+    let name = ident(&t.rust_name);
+    let mut body = Vec::new();
+    for a in &s.attributes {
+        let f = ident(&a.rust_name);
+        let xml = &a.xml_name;
+        body.push(match a.multiplicity() {
+            Multiplicity::One => quote!(w.attr(#xml, &self.#f);),
+            _ => quote!(w.attr_opt(#xml, &self.#f);),
+        });
+    }
+    match &s.content {
+        Content::Empty => {}
+        Content::Text(_) => body.push(quote!(w.text(&self.value);)),
+        Content::Sequence(_) => {
+            for f in element_fields(s) {
+                let fname = ident(&f.rust_name);
+                let xml = &f.xml_name;
+                let write = |v: TokenStream| match &f.ty {
+                    FieldType::Complex(_) => quote!(rt::Encode::encode(#v, w, #xml);),
+                    FieldType::Simple(_) => quote!(w.simple(#xml, #v);),
+                };
+                body.push(match f.multiplicity() {
+                    Multiplicity::One => write(quote!(&self.#fname)),
+                    Multiplicity::Optional => {
+                        let inner = write(quote!(v));
+                        quote!(if let Some(v) = &self.#fname { #inner })
+                    }
+                    Multiplicity::Many => {
+                        let inner = write(quote!(v));
+                        quote!(for v in &self.#fname { #inner })
+                    }
+                });
+            }
+        }
+    }
+    quote! {
+        impl rt::Encode for #name {
+            fn encode(&self, w: &mut rt::Writer, name: &str) {
+                w.start(name);
+                #(#body)*
+                w.end(name);
+            }
+        }
+    }
+}
+
+/// A path to the static descriptor of a simple type, from a message module.
+fn simple_desc_path(model: &Model, s: &Scalar) -> TokenStream {
+    match s.named {
+        Some(id) => {
+            let n = format_ident!("{}", screaming(&model.ty(id).rust_name));
+            quote!(&super::schema::#n)
+        }
+        None => {
+            let n = format_ident!("XS_{}", screaming(s.builtin.xsd_name()));
+            quote!(&rt::schema::#n)
         }
     }
 }
@@ -500,6 +690,7 @@ fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &crate::ir::RootIn
 }
 
 fn enum_item(ctx: &mut Ctx, id: TypeId, e: &EnumDef) -> TokenStream {
+    ctx.uses_rt = true;
     let t = ctx.model.ty(id);
     let name = ident(&t.rust_name);
     let mut text = t.doc.clone().unwrap_or_else(|| format!("The `{}` code list.", t.xml_name));
@@ -583,6 +774,18 @@ fn enum_item(ctx: &mut Ctx, id: TypeId, e: &EnumDef) -> TokenStream {
                 #from_body
             }
         }
+
+        impl rt::FromValue for #name {
+            fn from_value(text: &str) -> Option<Self> {
+                text.parse().ok()
+            }
+        }
+
+        impl rt::ToValue for #name {
+            fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(self.as_str())
+            }
+        }
     }
 }
 
@@ -607,7 +810,7 @@ fn builtin_variant(b: Builtin) -> TokenStream {
     quote!(Builtin::#v)
 }
 
-fn element_desc(model: &Model, f: &Field) -> TokenStream {
+fn element_desc(model: &Model, f: &Field, index: u16) -> TokenStream {
     let name = &f.xml_name;
     let min = f.min;
     let max = f.max.unwrap_or(u32::MAX);
@@ -621,7 +824,8 @@ fn element_desc(model: &Model, f: &Field) -> TokenStream {
             quote!(TypeDesc::Simple(#r))
         }
     };
-    quote!(ElementDesc { name: #name, min: #min, max: #max, ty: #ty })
+    let index = proc_macro2::Literal::u16_unsuffixed(index);
+    quote!(ElementDesc { name: #name, index: #index, min: #min, max: #max, ty: #ty })
 }
 
 fn schema(model: &Model) -> TokenStream {
@@ -654,24 +858,35 @@ fn schema(model: &Model) -> TokenStream {
                         quote!(Content::Text(#r))
                     }
                     Content::Sequence(ps) => {
+                        let mut index: u16 = 0;
+                        let mut next_index = || {
+                            index += 1;
+                            index - 1
+                        };
                         let parts = ps.iter().map(|p| match p {
                             Particle::Element(f) => {
                                 if let FieldType::Simple(sc) = &f.ty {
                                     note_builtin(sc);
                                 }
-                                let e = element_desc(model, f);
+                                let e = element_desc(model, f, next_index());
                                 quote!(Particle::Element(#e),)
                             }
                             Particle::Choice { required, branches } => {
-                                let branches = branches.iter().map(|b| {
-                                    let elems = b.iter().map(|f| {
-                                        if let FieldType::Simple(sc) = &f.ty {
-                                            note_builtin(sc);
-                                        }
-                                        element_desc(model, f)
-                                    });
-                                    quote!(&[#(#elems),*])
-                                });
+                                let branches: Vec<TokenStream> = branches
+                                    .iter()
+                                    .map(|b| {
+                                        let elems: Vec<TokenStream> = b
+                                            .iter()
+                                            .map(|f| {
+                                                if let FieldType::Simple(sc) = &f.ty {
+                                                    note_builtin(sc);
+                                                }
+                                                element_desc(model, f, next_index())
+                                            })
+                                            .collect();
+                                        quote!(&[#(#elems),*])
+                                    })
+                                    .collect();
                                 quote!(Particle::Choice { required: #required, branches: &[#(#branches),*] },)
                             }
                         });
@@ -795,10 +1010,21 @@ fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&crate::ir::M
         let el = &info.element;
         quote!(#el => rt::decode_document(&doc).map(|m| Self::#v(Box::new(m))),)
     });
+    let yaserde_arms = roots.iter().map(|(m, id, info)| {
+        let v = variant_name(model, *id);
+        let el = &info.element;
+        let mn = ident(&m.name);
+        let tn = ident(&model.ty(*id).rust_name);
+        quote!(#el => rt::decode_with_yaserde::<#mn::#tn>(xml).map(|m| Self::#v(Box::new(m))),)
+    });
     let name_arms = roots.iter().map(|(_, id, info)| {
         let v = variant_name(model, *id);
         let el = &info.element;
         quote!(Self::#v(_) => #el,)
+    });
+    let yaserde_encode_arms = roots.iter().map(|(_, id, _)| {
+        let v = variant_name(model, *id);
+        quote!(Self::#v(m) => rt::encode_with_yaserde(m.as_ref(), pretty),)
     });
     let encode_arms = roots.iter().map(|(_, id, _)| {
         let v = variant_name(model, *id);
@@ -822,6 +1048,23 @@ fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&crate::ir::M
                 match doc.root_element().tag_name().name() {
                     #(#decode_arms)*
                     _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+                }
+            }
+
+            /// Decodes with the same checks but binds with yaserde instead of the generated
+            /// decoder (slower; for comparison).
+            pub fn from_xml_with_yaserde(xml: &str) -> Result<Self, rt::DecodeError> {
+                let doc = rt::parse_document(xml)?;
+                match doc.root_element().tag_name().name() {
+                    #(#yaserde_arms)*
+                    _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+                }
+            }
+
+            /// Encodes with yaserde instead of the generated encoder (for comparison).
+            pub fn to_xml_with_yaserde(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+                match self {
+                    #(#yaserde_encode_arms)*
                 }
             }
 

@@ -202,6 +202,12 @@ impl<'a> Lowerer<'a> {
             return;
         }
         roots.insert(name.value.clone(), name.span.clone());
+        if info.path.is_some() != info.response.is_some() {
+            self.diags.push(
+                Diagnostic::error(name.span.clone(), format!("`{}` needs both `path` and `response`, or neither", name.value))
+                    .with_note("a request names its endpoint and its response: <gen:message version=\"..\" path=\"/op\" response=\"OTA_OpRS\"/>; a response names neither"),
+            );
+        }
         if let Some(p) = &info.path {
             if !p.value.starts_with('/') || p.value.contains(char::is_whitespace) {
                 self.diags.error(p.span.clone(), format!("an endpoint path starts with `/` and has no spaces, found `{}`", p.value));

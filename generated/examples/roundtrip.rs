@@ -1,4 +1,4 @@
-//! Decodes each file as whichever request its root names and prints it re-encoded.
+//! Decodes each file as whichever message its root names and prints it re-encoded.
 //!
 //! ```text
 //! cargo run -q -p ota-messages --example roundtrip -- spec/samples/*.xml
@@ -8,7 +8,7 @@
 
 use std::process::ExitCode;
 
-use ota_messages::AnyRequest;
+use ota_messages::AnyMessage;
 
 fn main() -> ExitCode {
     let files: Vec<String> = std::env::args().skip(1).collect();
@@ -26,7 +26,7 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        match AnyRequest::from_xml(&text).and_then(|m| {
+        match AnyMessage::from_xml(&text).and_then(|m| {
             m.to_xml().map_err(|e| ota_messages::runtime::DecodeError::new(
                 ota_messages::runtime::DecodeErrorKind::Bind(e.to_string()),
                 "",

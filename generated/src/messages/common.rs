@@ -6,6 +6,60 @@
 use crate::runtime as rt;
 use crate::runtime::empty_string;
 
+/// A language code, or `*` for every language.
+///
+/// An open list: any other value is kept, as written, in `Other`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum LanguageSelector {
+    /// Every language the content is available in (hotel NBC).
+    #[default]
+    All,
+    /// Any other value, kept exactly as written.
+    Other(String),
+}
+
+impl LanguageSelector {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &["*"];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::All => "*",
+            Self::Other(value) => value,
+        }
+    }
+}
+
+impl ::std::fmt::Display for LanguageSelector {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for LanguageSelector {
+    type Err = ::std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(
+            match s {
+                "*" => Self::All,
+                other => Self::Other(other.to_string()),
+            },
+        )
+    }
+}
+
+impl rt::FromValue for LanguageSelector {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for LanguageSelector {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Which location an activity Location / LocationPref describes (an extension over the OTA standard).
 ///
 /// A closed list: any other value is rejected when decoding.
@@ -47,6 +101,18 @@ impl ::std::str::FromStr for LocationContext {
     }
 }
 
+impl rt::FromValue for LocationContext {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for LocationContext {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Who issued a hotel reservation identifier.
 ///
 /// A closed list: any other value is rejected when decoding.
@@ -85,6 +151,18 @@ impl ::std::str::FromStr for ResIdSourceContext {
             "Internal" => Ok(Self::Internal),
             other => Err(rt::UnknownValue::new("ResIDSourceContext", other)),
         }
+    }
+}
+
+impl rt::FromValue for ResIdSourceContext {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ResIdSourceContext {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 
@@ -131,6 +209,18 @@ impl ::std::str::FromStr for Target {
                 other => Self::Other(other.to_string()),
             },
         )
+    }
+}
+
+impl rt::FromValue for Target {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for Target {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 
@@ -223,6 +313,18 @@ impl ::std::str::FromStr for ResStatus {
     }
 }
 
+impl rt::FromValue for ResStatus {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ResStatus {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Status of one room stay in the modify message (Book seen); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -262,6 +364,18 @@ impl ::std::str::FromStr for RoomStayStatus {
                 other => Self::Other(other.to_string()),
             },
         )
+    }
+}
+
+impl rt::FromValue for RoomStayStatus {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for RoomStayStatus {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 
@@ -327,6 +441,18 @@ impl ::std::str::FromStr for RequestorIdCode {
     }
 }
 
+impl rt::FromValue for RequestorIdCode {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for RequestorIdCode {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Guest or participant category as an OTA Age Qualifying Code (integer): 10 adult, 8 child, 7 infant, 11 senior; any other non-negative integer is allowed. Also used for participant QualifierInfo.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -381,6 +507,18 @@ impl ::std::str::FromStr for AgeQualifyingCode {
     }
 }
 
+impl rt::FromValue for AgeQualifyingCode {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for AgeQualifyingCode {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Type of a RoomStay Reference (integer code; 14 seen); any other non-negative integer is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -420,6 +558,18 @@ impl ::std::str::FromStr for ReferenceCode {
                 other => Self::Other(other.to_string()),
             },
         )
+    }
+}
+
+impl rt::FromValue for ReferenceCode {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ReferenceCode {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 
@@ -469,6 +619,18 @@ impl ::std::str::FromStr for ReservationIdCode {
     }
 }
 
+impl rt::FromValue for ReservationIdCode {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ReservationIdCode {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Who issued a booking reference (Client seen, Internal known); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -512,6 +674,18 @@ impl ::std::str::FromStr for IdContext {
                 other => Self::Other(other.to_string()),
             },
         )
+    }
+}
+
+impl rt::FromValue for IdContext {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for IdContext {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 
@@ -565,6 +739,18 @@ impl ::std::str::FromStr for RequestorInstance {
     }
 }
 
+impl rt::FromValue for RequestorInstance {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for RequestorInstance {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Pricing method (PerPerson seen, PerGroup known); any other string is allowed.
 ///
 /// An open list: any other value is kept, as written, in `Other`.
@@ -608,6 +794,18 @@ impl ::std::str::FromStr for PricingMethod {
                 other => Self::Other(other.to_string()),
             },
         )
+    }
+}
+
+impl rt::FromValue for PricingMethod {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for PricingMethod {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 
@@ -657,6 +855,18 @@ impl ::std::str::FromStr for RegionCode {
     }
 }
 
+impl rt::FromValue for RegionCode {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for RegionCode {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
 /// Name of the company associated with a RequestorID, as text, with optional short name and code.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -675,6 +885,44 @@ pub struct CompanyName {
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
+}
+
+impl rt::Decode for CompanyName {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::COMPANY_NAME;
+        let mut f_company_short_name = None;
+        let mut f_code = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_company_short_name = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        Ok(Self {
+            company_short_name: f_company_short_name,
+            code: f_code,
+            value: f_value,
+        })
+    }
+}
+
+impl rt::Encode for CompanyName {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("CompanyShortName", &self.company_short_name);
+        w.attr_opt("Code", &self.code);
+        w.text(&self.value);
+        w.end(name);
+    }
 }
 
 /// Identifies the requesting party (Type 22) or carries the message credentials (Type 88); other Types appear in RoomStay extensions.
@@ -706,6 +954,76 @@ pub struct RequestorId {
     pub company_name: Option<CompanyName>,
 }
 
+impl rt::Decode for RequestorId {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::REQUESTOR_ID;
+        let mut f_type = None;
+        let mut f_id = None;
+        let mut f_id_context = None;
+        let mut f_instance = None;
+        let mut f_message_password = None;
+        let mut f_company_name = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_id_context = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_instance = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_message_password = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_company_name = Some(
+                        cx.element(&next, <CompanyName as rt::Decode>::decode)?,
+                    );
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self {
+            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
+            id: f_id.ok_or_else(|| cx.missing_attribute(node, "ID"))?,
+            id_context: f_id_context,
+            instance: f_instance,
+            message_password: f_message_password,
+            company_name: f_company_name,
+        })
+    }
+}
+
+impl rt::Encode for RequestorId {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr("ID", &self.id);
+        w.attr_opt("ID_Context", &self.id_context);
+        w.attr_opt("Instance", &self.instance);
+        w.attr_opt("MessagePassword", &self.message_password);
+        if let Some(v) = &self.company_name {
+            rt::Encode::encode(v, w, "CompanyName");
+        }
+        w.end(name);
+    }
+}
+
 /// One point-of-sale source, holding one RequestorID.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -720,6 +1038,42 @@ pub struct Source {
     pub requestor_id: RequestorId,
 }
 
+impl rt::Decode for Source {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SOURCE;
+        let mut f_requestor_id = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_requestor_id = Some(
+                        cx.element(&next, <RequestorId as rt::Decode>::decode)?,
+                    );
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self {
+            requestor_id: f_requestor_id.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for Source {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.requestor_id, w, "RequestorID");
+        w.end(name);
+    }
+}
+
 /// Point of sale: exactly two Source children, in this order: the requestor (Type 22) then the message credentials (Type 88).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -732,6 +1086,38 @@ pub struct Pos {
     /// Two occurrences. See Authentication: first identifies the requesting party, second carries the message credentials.
     #[yaserde(prefix = "ota", rename = "Source")]
     pub source: Vec<Source>,
+}
+
+impl rt::Decode for Pos {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::POS;
+        let mut f_source = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_source.push(cx.element(&next, <Source as rt::Decode>::decode)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self { source: f_source })
+    }
+}
+
+impl rt::Encode for Pos {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.source {
+            rt::Encode::encode(v, w, "Source");
+        }
+        w.end(name);
+    }
 }
 
 /// Free text with an optional language.
@@ -753,6 +1139,35 @@ pub struct Text {
     pub value: String,
 }
 
+impl rt::Decode for Text {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT;
+        let mut f_language = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_language = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        Ok(Self {
+            language: f_language,
+            value: f_value,
+        })
+    }
+}
+
+impl rt::Encode for Text {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Language", &self.language);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
 /// A region-like location value as text, qualified by RegionCode.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -770,6 +1185,36 @@ pub struct Region {
     pub value: String,
 }
 
+impl rt::Decode for Region {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::REGION;
+        let mut f_region_code = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        Ok(Self {
+            region_code: f_region_code
+                .ok_or_else(|| cx.missing_attribute(node, "RegionCode"))?,
+            value: f_value,
+        })
+    }
+}
+
+impl rt::Encode for Region {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("RegionCode", &self.region_code);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
 /// An activity location (Location in the availability message, LocationPref in the search message).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -785,6 +1230,43 @@ pub struct ActivityLocation {
     /// Child Region with attribute RegionCode and text content.
     #[yaserde(prefix = "ota", rename = "Region")]
     pub region: Region,
+}
+
+impl rt::Decode for ActivityLocation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_LOCATION;
+        let mut f_context = None;
+        let mut f_region = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_context = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_region = Some(cx.element(&next, <Region as rt::Decode>::decode)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self {
+            context: f_context.ok_or_else(|| cx.missing_attribute(node, "Context"))?,
+            region: f_region.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for ActivityLocation {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Context", &self.context);
+        rt::Encode::encode(&self.region, w, "Region");
+        w.end(name);
+    }
 }
 
 /// A total amount after taxes with its currency.
@@ -808,6 +1290,42 @@ pub struct Total {
     pub amount_after_tax: Option<rt::Decimal>,
 }
 
+impl rt::Decode for Total {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::TOTAL;
+        let mut f_currency_code = None;
+        let mut f_amount_after_tax = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_currency_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_amount_after_tax = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            currency_code: f_currency_code,
+            amount_after_tax: f_amount_after_tax,
+        })
+    }
+}
+
+impl rt::Encode for Total {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("CurrencyCode", &self.currency_code);
+        w.attr_opt("AmountAfterTax", &self.amount_after_tax);
+        w.end(name);
+    }
+}
+
 /// A span of calendar dates.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -827,6 +1345,42 @@ pub struct DateSpan {
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
     pub end: rt::Date,
+}
+
+impl rt::Decode for DateSpan {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::DATE_SPAN;
+        let mut f_start = None;
+        let mut f_end = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            start: f_start.ok_or_else(|| cx.missing_attribute(node, "Start"))?,
+            end: f_end.ok_or_else(|| cx.missing_attribute(node, "End"))?,
+        })
+    }
+}
+
+impl rt::Encode for DateSpan {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr("End", &self.end);
+        w.end(name);
+    }
 }
 
 /// A span of local date-times.
@@ -850,6 +1404,42 @@ pub struct DateTimeSpan {
     pub end: rt::DateTime,
 }
 
+impl rt::Decode for DateTimeSpan {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::DATE_TIME_SPAN;
+        let mut f_start = None;
+        let mut f_end = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            start: f_start.ok_or_else(|| cx.missing_attribute(node, "Start"))?,
+            end: f_end.ok_or_else(|| cx.missing_attribute(node, "End"))?,
+        })
+    }
+}
+
+impl rt::Encode for DateTimeSpan {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr("End", &self.end);
+        w.end(name);
+    }
+}
+
 /// A booking reference at booking level (36) or item level (37).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -870,6 +1460,48 @@ pub struct UniqueId {
     pub id_context: Option<IdContext>,
 }
 
+impl rt::Decode for UniqueId {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::UNIQUE_ID;
+        let mut f_type = None;
+        let mut f_id = None;
+        let mut f_id_context = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_id_context = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
+            id: f_id.ok_or_else(|| cx.missing_attribute(node, "ID"))?,
+            id_context: f_id_context,
+        })
+    }
+}
+
+impl rt::Encode for UniqueId {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr("ID", &self.id);
+        w.attr_opt("ID_Context", &self.id_context);
+        w.end(name);
+    }
+}
+
 /// A person's name.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -888,4 +1520,1362 @@ pub struct PersonName {
     /// Family name (text).
     #[yaserde(prefix = "ota", rename = "Surname")]
     pub surname: Option<String>,
+}
+
+impl rt::Decode for PersonName {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::PERSON_NAME;
+        let mut f_name_prefix = None;
+        let mut f_given_name = None;
+        let mut f_surname = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_name_prefix = Some(cx.simple(&next)?),
+                1 => f_given_name = Some(cx.simple(&next)?),
+                2 => f_surname = Some(cx.simple(&next)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self {
+            name_prefix: f_name_prefix,
+            given_name: f_given_name,
+            surname: f_surname,
+        })
+    }
+}
+
+impl rt::Encode for PersonName {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.name_prefix {
+            w.simple("NamePrefix", v);
+        }
+        if let Some(v) = &self.given_name {
+            w.simple("GivenName", v);
+        }
+        if let Some(v) = &self.surname {
+            w.simple("Surname", v);
+        }
+        w.end(name);
+    }
+}
+
+/// Kind of an Error or Warning as an OpenTravel EWT code (1 to 13); any other non-negative integer is allowed.
+///
+/// An open list: any other value is kept, as written, in `Other`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum ErrorWarningType {
+    /// Unknown: the kind of the problem cannot be told more precisely.
+    #[default]
+    Unknown,
+    /// No implementation: the receiver does not implement the requested transaction or option.
+    NoImplementation,
+    /// Business rule: the message is well formed but breaks a business rule (e.g. more than 5 rooms, Code 378).
+    BizRule,
+    /// Authentication: the credentials of the message are missing or wrong (with Code 497, 175 or 182).
+    Authentication,
+    /// Authentication timeout: the credentials have expired.
+    AuthenticationTimeout,
+    /// Authorization: the requester is authenticated but not allowed to do this.
+    Authorization,
+    /// Protocol violation: the message breaks the message protocol (e.g. an unsupported request Version; the text names the supported version).
+    ProtocolViolation,
+    /// Transaction model: the receiver does not support the intended transaction-oriented operation.
+    TransactionModel,
+    /// Authentication model: the kind of authentication used is not supported.
+    AuthenticationModel,
+    /// Required field missing: an element or attribute required by the schema or a business rule is missing.
+    RequiredFieldMissing,
+    /// Advisory: information for the requester, mostly used for warnings.
+    Advisory,
+    /// Processing exception: the request could not be processed (e.g. a back-end failure); it may be retried.
+    ProcessingException,
+    /// Application error: an error of the receiving application.
+    ApplicationError,
+    /// Any other value, kept exactly as written.
+    Other(String),
+}
+
+impl ErrorWarningType {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+        "7",
+        "8",
+        "9",
+        "10",
+        "11",
+        "12",
+        "13",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Unknown => "1",
+            Self::NoImplementation => "2",
+            Self::BizRule => "3",
+            Self::Authentication => "4",
+            Self::AuthenticationTimeout => "5",
+            Self::Authorization => "6",
+            Self::ProtocolViolation => "7",
+            Self::TransactionModel => "8",
+            Self::AuthenticationModel => "9",
+            Self::RequiredFieldMissing => "10",
+            Self::Advisory => "11",
+            Self::ProcessingException => "12",
+            Self::ApplicationError => "13",
+            Self::Other(value) => value,
+        }
+    }
+}
+
+impl ::std::fmt::Display for ErrorWarningType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for ErrorWarningType {
+    type Err = ::std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(
+            match s {
+                "1" => Self::Unknown,
+                "2" => Self::NoImplementation,
+                "3" => Self::BizRule,
+                "4" => Self::Authentication,
+                "5" => Self::AuthenticationTimeout,
+                "6" => Self::Authorization,
+                "7" => Self::ProtocolViolation,
+                "8" => Self::TransactionModel,
+                "9" => Self::AuthenticationModel,
+                "10" => Self::RequiredFieldMissing,
+                "11" => Self::Advisory,
+                "12" => Self::ProcessingException,
+                "13" => Self::ApplicationError,
+                other => Self::Other(other.to_string()),
+            },
+        )
+    }
+}
+
+impl rt::FromValue for ErrorWarningType {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ErrorWarningType {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// The precise error as an OpenTravel ERR code (e.g. 15 invalid date, 97 booking reference not found, 497 authorization error); any other non-negative integer is allowed.
+///
+/// An open list: any other value is kept, as written, in `Other`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum ErrorCode {
+    /// Invalid date.
+    #[default]
+    InvalidDate,
+    /// Invalid currency code.
+    InvalidCurrencyCode,
+    /// Booking reference invalid.
+    BookingReferenceInvalid,
+    /// Booking already cancelled.
+    BookingAlreadyCancelled,
+    /// Booking reference not found.
+    BookingReferenceNotFound,
+    /// Booking not owned by the requester.
+    BookingNotOwnedByRequester,
+    /// Too many nights.
+    TooManyNights,
+    /// Mandatory booking details missing.
+    MandatoryBookingDetailsMissing,
+    /// Booking status invalid.
+    BookingStatusInvalid,
+    /// Reservation already exists.
+    ReservationAlreadyExists,
+    /// End date invalid.
+    EndDateInvalid,
+    /// Start date invalid.
+    StartDateInvalid,
+    /// Search criteria invalid (e.g. an activity search range longer than 28 days).
+    SearchCriteriaInvalid,
+    /// Requested action not possible.
+    RequestedActionNotPossible,
+    /// Password invalid.
+    PasswordInvalid,
+    /// Password required.
+    PasswordRequired,
+    /// Language code invalid.
+    LanguageCodeInvalid,
+    /// System currently unavailable.
+    SystemCurrentlyUnavailable,
+    /// Invalid value.
+    InvalidValue,
+    /// Required field missing.
+    RequiredFieldMissing,
+    /// Invalid action or status code.
+    InvalidActionStatusCode,
+    /// Maximum number of rooms exceeded (hotel bookings: at most 5 rooms; sent with Type 3).
+    MaxNumberOfRoomsExceeded,
+    /// Invalid hotel code.
+    InvalidHotelCode,
+    /// Invalid room type code.
+    InvalidRoomTypeCode,
+    /// Invalid start / end date combination.
+    InvalidStartEndDateCombination,
+    /// No hotels found.
+    NoHotelsFound,
+    /// No availability.
+    NoAvailability,
+    /// System error.
+    SystemError,
+    /// Unable to process.
+    UnableToProcess,
+    /// Authorization error (authentication failures are answered with Type 4 and this code).
+    AuthorizationError,
+    /// Any other value, kept exactly as written.
+    Other(String),
+}
+
+impl ErrorCode {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "15",
+        "61",
+        "87",
+        "95",
+        "97",
+        "99",
+        "112",
+        "113",
+        "118",
+        "127",
+        "135",
+        "136",
+        "161",
+        "172",
+        "175",
+        "182",
+        "184",
+        "187",
+        "320",
+        "321",
+        "356",
+        "378",
+        "392",
+        "402",
+        "404",
+        "424",
+        "427",
+        "448",
+        "450",
+        "497",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::InvalidDate => "15",
+            Self::InvalidCurrencyCode => "61",
+            Self::BookingReferenceInvalid => "87",
+            Self::BookingAlreadyCancelled => "95",
+            Self::BookingReferenceNotFound => "97",
+            Self::BookingNotOwnedByRequester => "99",
+            Self::TooManyNights => "112",
+            Self::MandatoryBookingDetailsMissing => "113",
+            Self::BookingStatusInvalid => "118",
+            Self::ReservationAlreadyExists => "127",
+            Self::EndDateInvalid => "135",
+            Self::StartDateInvalid => "136",
+            Self::SearchCriteriaInvalid => "161",
+            Self::RequestedActionNotPossible => "172",
+            Self::PasswordInvalid => "175",
+            Self::PasswordRequired => "182",
+            Self::LanguageCodeInvalid => "184",
+            Self::SystemCurrentlyUnavailable => "187",
+            Self::InvalidValue => "320",
+            Self::RequiredFieldMissing => "321",
+            Self::InvalidActionStatusCode => "356",
+            Self::MaxNumberOfRoomsExceeded => "378",
+            Self::InvalidHotelCode => "392",
+            Self::InvalidRoomTypeCode => "402",
+            Self::InvalidStartEndDateCombination => "404",
+            Self::NoHotelsFound => "424",
+            Self::NoAvailability => "427",
+            Self::SystemError => "448",
+            Self::UnableToProcess => "450",
+            Self::AuthorizationError => "497",
+            Self::Other(value) => value,
+        }
+    }
+}
+
+impl ::std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for ErrorCode {
+    type Err = ::std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(
+            match s {
+                "15" => Self::InvalidDate,
+                "61" => Self::InvalidCurrencyCode,
+                "87" => Self::BookingReferenceInvalid,
+                "95" => Self::BookingAlreadyCancelled,
+                "97" => Self::BookingReferenceNotFound,
+                "99" => Self::BookingNotOwnedByRequester,
+                "112" => Self::TooManyNights,
+                "113" => Self::MandatoryBookingDetailsMissing,
+                "118" => Self::BookingStatusInvalid,
+                "127" => Self::ReservationAlreadyExists,
+                "135" => Self::EndDateInvalid,
+                "136" => Self::StartDateInvalid,
+                "161" => Self::SearchCriteriaInvalid,
+                "172" => Self::RequestedActionNotPossible,
+                "175" => Self::PasswordInvalid,
+                "182" => Self::PasswordRequired,
+                "184" => Self::LanguageCodeInvalid,
+                "187" => Self::SystemCurrentlyUnavailable,
+                "320" => Self::InvalidValue,
+                "321" => Self::RequiredFieldMissing,
+                "356" => Self::InvalidActionStatusCode,
+                "378" => Self::MaxNumberOfRoomsExceeded,
+                "392" => Self::InvalidHotelCode,
+                "402" => Self::InvalidRoomTypeCode,
+                "404" => Self::InvalidStartEndDateCombination,
+                "424" => Self::NoHotelsFound,
+                "427" => Self::NoAvailability,
+                "448" => Self::SystemError,
+                "450" => Self::UnableToProcess,
+                "497" => Self::AuthorizationError,
+                other => Self::Other(other.to_string()),
+            },
+        )
+    }
+}
+
+impl rt::FromValue for ErrorCode {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ErrorCode {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// Processing status of the request an Error or Warning refers to (NotProcessed, Incomplete, Complete, Unknown); any other string is allowed.
+///
+/// An open list: any other value is kept, as written, in `Other`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum ErrorStatus {
+    /// The request was not processed at all.
+    #[default]
+    NotProcessed,
+    /// The request was processed in part.
+    Incomplete,
+    /// The request was processed completely despite the problem.
+    Complete,
+    /// Whether the request was processed is not known.
+    Unknown,
+    /// Any other value, kept exactly as written.
+    Other(String),
+}
+
+impl ErrorStatus {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "NotProcessed",
+        "Incomplete",
+        "Complete",
+        "Unknown",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::NotProcessed => "NotProcessed",
+            Self::Incomplete => "Incomplete",
+            Self::Complete => "Complete",
+            Self::Unknown => "Unknown",
+            Self::Other(value) => value,
+        }
+    }
+}
+
+impl ::std::fmt::Display for ErrorStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for ErrorStatus {
+    type Err = ::std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(
+            match s {
+                "NotProcessed" => Self::NotProcessed,
+                "Incomplete" => Self::Incomplete,
+                "Complete" => Self::Complete,
+                "Unknown" => Self::Unknown,
+                other => Self::Other(other.to_string()),
+            },
+        )
+    }
+}
+
+impl rt::FromValue for ErrorStatus {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ErrorStatus {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// An empty element telling that the request was processed; it comes first in every successful response, before the optional Warnings and the payload.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Success",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Success {}
+impl rt::Decode for Success {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SUCCESS;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        cx.empty(node)?;
+        Ok(Self {})
+    }
+}
+
+impl rt::Encode for Success {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.end(name);
+    }
+}
+
+/// The warnings of a successful response: the request was processed, with remarks.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Warnings",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Warnings {
+    /// One warning.
+    #[yaserde(prefix = "ota", rename = "Warning")]
+    pub warning: Vec<Warning>,
+}
+
+impl rt::Decode for Warnings {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::WARNINGS;
+        let mut f_warning = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_warning.push(cx.element(&next, <Warning as rt::Decode>::decode)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self { warning: f_warning })
+    }
+}
+
+impl rt::Encode for Warnings {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.warning {
+            rt::Encode::encode(v, w, "Warning");
+        }
+        w.end(name);
+    }
+}
+
+/// The errors of a failed request; a response with Errors carries neither Success nor payload.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Errors",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Errors {
+    /// One error.
+    #[yaserde(prefix = "ota", rename = "Error")]
+    pub error: Vec<Error>,
+}
+
+impl rt::Decode for Errors {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ERRORS;
+        let mut f_error = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_error.push(cx.element(&next, <Error as rt::Decode>::decode)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self { error: f_error })
+    }
+}
+
+impl rt::Encode for Errors {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.error {
+            rt::Encode::encode(v, w, "Error");
+        }
+        w.end(name);
+    }
+}
+
+/// One error: the human-readable description is the element's text; the attributes classify it.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Error",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Error {
+    /// Kind of the problem (EWT code), e.g. 3 business rule, 4 authentication, 7 protocol violation, 10 required field missing.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: ErrorWarningType,
+    /// The precise problem (ERR code), e.g. 97 booking reference not found, 378 maximum number of rooms exceeded.
+    #[yaserde(attribute = true, rename = "Code")]
+    pub code: Option<ErrorCode>,
+    /// A short, fixed description of the code (1 to 64 characters); the full description is the element's text.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "ShortText")]
+    pub short_text: Option<String>,
+    /// Processing status of the request (NotProcessed, Incomplete, Complete, Unknown or another string).
+    #[yaserde(attribute = true, rename = "Status")]
+    pub status: Option<ErrorStatus>,
+    /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[6].
+    #[yaserde(attribute = true, rename = "Tag")]
+    pub tag: Option<String>,
+    /// Identifies the record (e.g. a booking reference) the problem is about.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "RecordID")]
+    pub record_id: Option<String>,
+    /// The element's text content.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+impl rt::Decode for Error {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ERROR;
+        let mut f_type = None;
+        let mut f_code = None;
+        let mut f_short_text = None;
+        let mut f_status = None;
+        let mut f_tag = None;
+        let mut f_record_id = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_short_text = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_status = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_tag = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_record_id = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        Ok(Self {
+            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
+            code: f_code,
+            short_text: f_short_text,
+            status: f_status,
+            tag: f_tag,
+            record_id: f_record_id,
+            value: f_value,
+        })
+    }
+}
+
+impl rt::Encode for Error {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr_opt("Code", &self.code);
+        w.attr_opt("ShortText", &self.short_text);
+        w.attr_opt("Status", &self.status);
+        w.attr_opt("Tag", &self.tag);
+        w.attr_opt("RecordID", &self.record_id);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+/// One warning: the human-readable description is the element's text; the attributes classify it (Type 11 advisory is the usual one).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Warning",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Warning {
+    /// Kind of the problem (EWT code), e.g. 3 business rule, 4 authentication, 7 protocol violation, 10 required field missing.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: ErrorWarningType,
+    /// The precise problem (ERR code), e.g. 97 booking reference not found, 378 maximum number of rooms exceeded.
+    #[yaserde(attribute = true, rename = "Code")]
+    pub code: Option<ErrorCode>,
+    /// A short, fixed description of the code (1 to 64 characters); the full description is the element's text.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "ShortText")]
+    pub short_text: Option<String>,
+    /// Processing status of the request (NotProcessed, Incomplete, Complete, Unknown or another string).
+    #[yaserde(attribute = true, rename = "Status")]
+    pub status: Option<ErrorStatus>,
+    /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[6].
+    #[yaserde(attribute = true, rename = "Tag")]
+    pub tag: Option<String>,
+    /// Identifies the record (e.g. a booking reference) the problem is about.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "RecordID")]
+    pub record_id: Option<String>,
+    /// Reference (RPH number) to the repeated element of the message the warning is about, e.g. a RoomStay IndexNumber.
+    #[yaserde(attribute = true, rename = "RPH")]
+    pub rph: Option<u64>,
+    /// The element's text content.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+impl rt::Decode for Warning {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::WARNING;
+        let mut f_type = None;
+        let mut f_code = None;
+        let mut f_short_text = None;
+        let mut f_status = None;
+        let mut f_tag = None;
+        let mut f_record_id = None;
+        let mut f_rph = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_short_text = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_status = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_tag = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_record_id = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                Some(6) => {
+                    f_rph = Some(cx.value(&attr, DESC.attributes[6].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        Ok(Self {
+            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
+            code: f_code,
+            short_text: f_short_text,
+            status: f_status,
+            tag: f_tag,
+            record_id: f_record_id,
+            rph: f_rph,
+            value: f_value,
+        })
+    }
+}
+
+impl rt::Encode for Warning {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr_opt("Code", &self.code);
+        w.attr_opt("ShortText", &self.short_text);
+        w.attr_opt("Status", &self.status);
+        w.attr_opt("Tag", &self.tag);
+        w.attr_opt("RecordID", &self.record_id);
+        w.attr_opt("RPH", &self.rph);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+/// Category of a tour activity (XA excursion, SE show/event); any other string is allowed.
+///
+/// An open list: any other value is kept, as written, in `Other`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum ActivityCategoryCode {
+    /// Excursion.
+    #[default]
+    Excursion,
+    /// Show or event.
+    ShowEvent,
+    /// Any other value, kept exactly as written.
+    Other(String),
+}
+
+impl ActivityCategoryCode {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &["XA", "SE"];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Excursion => "XA",
+            Self::ShowEvent => "SE",
+            Self::Other(value) => value,
+        }
+    }
+}
+
+impl ::std::fmt::Display for ActivityCategoryCode {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for ActivityCategoryCode {
+    type Err = ::std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(
+            match s {
+                "XA" => Self::Excursion,
+                "SE" => Self::ShowEvent,
+                other => Self::Other(other.to_string()),
+            },
+        )
+    }
+}
+
+impl rt::FromValue for ActivityCategoryCode {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for ActivityCategoryCode {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// A geographic position (WGS 84).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Position",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Position {
+    /// Latitude in decimal degrees (e.g. 39.5696).
+    ///
+    /// Value type: `Latitude` (`xs:decimal`); checked when decoding: at least `-90`, at most `90`.
+    #[yaserde(attribute = true, rename = "Latitude")]
+    pub latitude: rt::Decimal,
+    /// Longitude in decimal degrees (e.g. 2.6502).
+    ///
+    /// Value type: `Longitude` (`xs:decimal`); checked when decoding: at least `-180`, at most `180`.
+    #[yaserde(attribute = true, rename = "Longitude")]
+    pub longitude: rt::Decimal,
+}
+
+impl rt::Decode for Position {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::POSITION;
+        let mut f_latitude = None;
+        let mut f_longitude = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_latitude = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_longitude = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            latitude: f_latitude.ok_or_else(|| cx.missing_attribute(node, "Latitude"))?,
+            longitude: f_longitude
+                .ok_or_else(|| cx.missing_attribute(node, "Longitude"))?,
+        })
+    }
+}
+
+impl rt::Encode for Position {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Latitude", &self.latitude);
+        w.attr("Longitude", &self.longitude);
+        w.end(name);
+    }
+}
+
+/// The name of a country as text, with its optional ISO code.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "CountryName",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct CountryName {
+    /// ISO 3166-1 alpha-2 country code (e.g. ES).
+    ///
+    /// Value type: `CountryCode` (`xs:string`); checked when decoding: matches `[A-Z]{2}`.
+    #[yaserde(attribute = true, rename = "Code")]
+    pub code: Option<String>,
+    /// The element's text content.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+impl rt::Decode for CountryName {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::COUNTRY_NAME;
+        let mut f_code = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        Ok(Self {
+            code: f_code,
+            value: f_value,
+        })
+    }
+}
+
+impl rt::Encode for CountryName {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Code", &self.code);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+/// A postal address (activity locations and hotel contact data). The activity documentation of the gateway calls the country element Country; we use the OpenTravel name CountryName everywhere.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Address",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Address {
+    /// One line of the street address (text), repeatable.
+    #[yaserde(prefix = "ota", rename = "AddressLine")]
+    pub address_line: Vec<String>,
+    /// City or town (text).
+    #[yaserde(prefix = "ota", rename = "CityName")]
+    pub city_name: Option<String>,
+    /// Postal code (text).
+    #[yaserde(prefix = "ota", rename = "PostalCode")]
+    pub postal_code: Option<String>,
+    /// Country name (text) with optional ISO code.
+    #[yaserde(prefix = "ota", rename = "CountryName")]
+    pub country_name: Option<CountryName>,
+}
+
+impl rt::Decode for Address {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ADDRESS;
+        let mut f_address_line = Vec::new();
+        let mut f_city_name = None;
+        let mut f_postal_code = None;
+        let mut f_country_name = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_address_line.push(cx.simple(&next)?),
+                1 => f_city_name = Some(cx.simple(&next)?),
+                2 => f_postal_code = Some(cx.simple(&next)?),
+                3 => {
+                    f_country_name = Some(
+                        cx.element(&next, <CountryName as rt::Decode>::decode)?,
+                    );
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self {
+            address_line: f_address_line,
+            city_name: f_city_name,
+            postal_code: f_postal_code,
+            country_name: f_country_name,
+        })
+    }
+}
+
+impl rt::Encode for Address {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.address_line {
+            w.simple("AddressLine", v);
+        }
+        if let Some(v) = &self.city_name {
+            w.simple("CityName", v);
+        }
+        if let Some(v) = &self.postal_code {
+            w.simple("PostalCode", v);
+        }
+        if let Some(v) = &self.country_name {
+            rt::Encode::encode(v, w, "CountryName");
+        }
+        w.end(name);
+    }
+}
+
+/// A geographic region of an activity: its name as text, identified by RegionCode. (Unlike Region in the requests, where RegionCode tells what kind of code the text is.)
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "GeoRegion",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct GeoRegion {
+    /// Code of the region (string), e.g. PMI.
+    #[yaserde(attribute = true, rename = "RegionCode")]
+    pub region_code: String,
+    /// The element's text content.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+impl rt::Decode for GeoRegion {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::GEO_REGION;
+        let mut f_region_code = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        Ok(Self {
+            region_code: f_region_code
+                .ok_or_else(|| cx.missing_attribute(node, "RegionCode"))?,
+            value: f_value,
+        })
+    }
+}
+
+impl rt::Encode for GeoRegion {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("RegionCode", &self.region_code);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+/// Where an activity takes place (activity availability and search responses): address, region and position.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityLocation",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityLocation {
+    /// Address lines, CityName, PostalCode, CountryName.
+    #[yaserde(prefix = "ota", rename = "Address")]
+    pub address: Option<Address>,
+    /// Region@RegionCode with the region name as text.
+    #[yaserde(prefix = "ota", rename = "Region")]
+    pub region: Option<GeoRegion>,
+    /// Position@Latitude@Longitude.
+    #[yaserde(prefix = "ota", rename = "Position")]
+    pub position: Option<Position>,
+}
+
+impl rt::Decode for TourActivityLocation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_LOCATION;
+        let mut f_address = None;
+        let mut f_region = None;
+        let mut f_position = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_address = Some(cx.element(&next, <Address as rt::Decode>::decode)?);
+                }
+                1 => {
+                    f_region = Some(
+                        cx.element(&next, <GeoRegion as rt::Decode>::decode)?,
+                    );
+                }
+                2 => {
+                    f_position = Some(
+                        cx.element(&next, <Position as rt::Decode>::decode)?,
+                    );
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self {
+            address: f_address,
+            region: f_region,
+            position: f_position,
+        })
+    }
+}
+
+impl rt::Encode for TourActivityLocation {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.address {
+            rt::Encode::encode(v, w, "Address");
+        }
+        if let Some(v) = &self.region {
+            rt::Encode::encode(v, w, "Region");
+        }
+        if let Some(v) = &self.position {
+            rt::Encode::encode(v, w, "Position");
+        }
+        w.end(name);
+    }
+}
+
+/// Identifies and names one activity service (activity availability and search responses).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityBasicInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityBasicInfo {
+    /// Tour activity identifier (string), e.g. LESPMIBKUI.
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: String,
+    /// Supplier product code (string), e.g. TE0CC00A.
+    #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    pub supplier_product_code: Option<String>,
+    /// Supplier service code (string): TIC (ticket only) or TRF (with transfer/pickup).
+    #[yaserde(attribute = true, rename = "SupplierServiceCode")]
+    pub supplier_service_code: Option<String>,
+    /// Name of the activity (string).
+    #[yaserde(attribute = true, rename = "Name")]
+    pub name: Option<String>,
+    /// Short name of the activity (string).
+    #[yaserde(attribute = true, rename = "ShortName")]
+    pub short_name: Option<String>,
+}
+
+impl rt::Decode for TourActivityBasicInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_BASIC_INFO;
+        let mut f_tour_activity_id = None;
+        let mut f_supplier_product_code = None;
+        let mut f_supplier_service_code = None;
+        let mut f_name = None;
+        let mut f_short_name = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_supplier_product_code = Some(
+                        cx.value(&attr, DESC.attributes[1].ty)?,
+                    );
+                }
+                Some(2) => {
+                    f_supplier_service_code = Some(
+                        cx.value(&attr, DESC.attributes[2].ty)?,
+                    );
+                }
+                Some(3) => {
+                    f_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_short_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            tour_activity_id: f_tour_activity_id
+                .ok_or_else(|| cx.missing_attribute(node, "TourActivityID"))?,
+            supplier_product_code: f_supplier_product_code,
+            supplier_service_code: f_supplier_service_code,
+            name: f_name,
+            short_name: f_short_name,
+        })
+    }
+}
+
+impl rt::Encode for TourActivityBasicInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("TourActivityID", &self.tour_activity_id);
+        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
+        w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
+        w.attr_opt("Name", &self.name);
+        w.attr_opt("ShortName", &self.short_name);
+        w.end(name);
+    }
+}
+
+/// The categories and types of an activity.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "CategoryAndType",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct CategoryAndType {
+    /// Category@Code, e.g. XA (excursion) or SE (show/event).
+    #[yaserde(prefix = "ota", rename = "Category")]
+    pub category: Vec<ActivityCategory>,
+    /// Type@Code, the activity type within its category.
+    #[yaserde(prefix = "ota", rename = "Type")]
+    pub r#type: Vec<ActivityType>,
+}
+
+impl rt::Decode for CategoryAndType {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::CATEGORY_AND_TYPE;
+        let mut f_category = Vec::new();
+        let mut f_type = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_category
+                        .push(
+                            cx.element(&next, <ActivityCategory as rt::Decode>::decode)?,
+                        )
+                }
+                1 => {
+                    f_type.push(cx.element(&next, <ActivityType as rt::Decode>::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        Ok(Self {
+            category: f_category,
+            r#type: f_type,
+        })
+    }
+}
+
+impl rt::Encode for CategoryAndType {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.category {
+            rt::Encode::encode(v, w, "Category");
+        }
+        for v in &self.r#type {
+            rt::Encode::encode(v, w, "Type");
+        }
+        w.end(name);
+    }
+}
+
+/// One category of an activity.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityCategory",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityCategory {
+    /// Category code: XA excursion, SE show/event, or another string.
+    #[yaserde(attribute = true, rename = "Code")]
+    pub code: ActivityCategoryCode,
+}
+
+impl rt::Decode for ActivityCategory {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CATEGORY;
+        let mut f_code = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
+        })
+    }
+}
+
+impl rt::Encode for ActivityCategory {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Code", &self.code);
+        w.end(name);
+    }
+}
+
+/// One type of an activity.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityType",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityType {
+    /// Type code (string) of the gateway's activity type list, e.g. BOAT.
+    #[yaserde(attribute = true, rename = "Code")]
+    pub code: String,
+}
+
+impl rt::Decode for ActivityType {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::DecodeError> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_TYPE;
+        let mut f_code = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        cx.empty(node)?;
+        Ok(Self {
+            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
+        })
+    }
+}
+
+impl rt::Encode for ActivityType {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Code", &self.code);
+        w.end(name);
+    }
 }

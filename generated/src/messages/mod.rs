@@ -8,6 +8,9 @@ use crate::runtime as rt;
 /// Types of `spec/common.xsd`.
 pub mod common;
 
+/// Types of `spec/booking_read.xsd`.
+pub mod booking_read;
+
 /// Types of `spec/hotel_descriptive_info.xsd`.
 pub mod hotel_descriptive_info;
 
@@ -32,46 +35,54 @@ pub mod schema;
 /// The service's operations (path, request root, expected `Version`, response root), from the spec.
 pub const OPERATIONS: &[rt::Operation] = &[
     rt::Operation {
+        path: "/bookread",
+        request_root: "OTA_ReadRQ",
+        version: "2008.1",
+        response_root: Some("OTA_ResRetrieveRS"),
+    },
+    rt::Operation {
         path: "/hotelnbc",
         request_root: "OTA_HotelDescriptiveInfoRQ",
         version: "2009.1",
-        response_root: None,
+        response_root: Some("OTA_HotelDescriptiveInfoRS"),
     },
     rt::Operation {
         path: "/bookmodify",
         request_root: "OTA_HotelResModifyRQ",
         version: "2008.1",
-        response_root: None,
+        response_root: Some("OTA_HotelResModifyRS"),
     },
     rt::Operation {
         path: "/activitynbc",
         request_root: "OTA_ProductDescriptiveInfoRQ",
         version: "2016.2",
-        response_root: None,
+        response_root: Some("OTA_ProductDescriptiveInfoRS"),
     },
     rt::Operation {
         path: "/activityavailability",
         request_root: "OTA_TourActivityAvailRQ",
         version: "2011.2",
-        response_root: None,
+        response_root: Some("OTA_TourActivityAvailRS"),
     },
     rt::Operation {
         path: "/activitybook",
         request_root: "OTA_TourActivityBookRQ",
         version: "2011.2",
-        response_root: None,
+        response_root: Some("OTA_TourActivityBookRS"),
     },
     rt::Operation {
         path: "/activitysearch",
         request_root: "OTA_TourActivitySearchRQ",
         version: "2011.2",
-        response_root: None,
+        response_root: Some("OTA_TourActivitySearchRS"),
     },
 ];
 
 /// Any request message of the service, decoded by its root element.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyRequest {
+    /// `OTA_ReadRQ` (`POST /bookread`).
+    ReadRq(Box<booking_read::OtaReadRq>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
@@ -89,6 +100,7 @@ pub enum AnyRequest {
 impl AnyRequest {
     /// The root element names this enum decodes.
     pub const ROOTS: &'static [&'static str] = &[
+        "OTA_ReadRQ",
         "OTA_HotelDescriptiveInfoRQ",
         "OTA_HotelResModifyRQ",
         "OTA_ProductDescriptiveInfoRQ",
@@ -100,6 +112,7 @@ impl AnyRequest {
     pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
+            "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
@@ -124,9 +137,70 @@ impl AnyRequest {
             _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
         }
     }
+    /// Decodes with the same checks but binds with yaserde instead of the generated
+    /// decoder (slower; for comparison).
+    pub fn from_xml_with_yaserde(xml: &str) -> Result<Self, rt::DecodeError> {
+        let doc = rt::parse_document(xml)?;
+        match doc.root_element().tag_name().name() {
+            "OTA_ReadRQ" => {
+                rt::decode_with_yaserde::<booking_read::OtaReadRq>(xml)
+                    .map(|m| Self::ReadRq(Box::new(m)))
+            }
+            "OTA_HotelDescriptiveInfoRQ" => {
+                rt::decode_with_yaserde::<
+                    hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
+                >(xml)
+                    .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelResModifyRQ" => {
+                rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRq>(xml)
+                    .map(|m| Self::HotelResModifyRq(Box::new(m)))
+            }
+            "OTA_ProductDescriptiveInfoRQ" => {
+                rt::decode_with_yaserde::<
+                    product_descriptive_info::OtaProductDescriptiveInfoRq,
+                >(xml)
+                    .map(|m| Self::ProductDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_TourActivityAvailRQ" => {
+                rt::decode_with_yaserde::<
+                    tour_activity_avail::OtaTourActivityAvailRq,
+                >(xml)
+                    .map(|m| Self::TourActivityAvailRq(Box::new(m)))
+            }
+            "OTA_TourActivityBookRQ" => {
+                rt::decode_with_yaserde::<tour_activity_book::OtaTourActivityBookRq>(xml)
+                    .map(|m| Self::TourActivityBookRq(Box::new(m)))
+            }
+            "OTA_TourActivitySearchRQ" => {
+                rt::decode_with_yaserde::<
+                    tour_activity_search::OtaTourActivitySearchRq,
+                >(xml)
+                    .map(|m| Self::TourActivitySearchRq(Box::new(m)))
+            }
+            _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+        }
+    }
+    /// Encodes with yaserde instead of the generated encoder (for comparison).
+    pub fn to_xml_with_yaserde(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+        match self {
+            Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelDescriptiveInfoRq(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::ProductDescriptiveInfoRq(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::TourActivityAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::TourActivityBookRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::TourActivitySearchRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+        }
+    }
     /// The root element name of the message.
     pub fn root_name(&self) -> &'static str {
         match self {
+            Self::ReadRq(_) => "OTA_ReadRQ",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
@@ -145,6 +219,7 @@ impl AnyRequest {
     }
     fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
+            Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
@@ -156,12 +231,13 @@ impl AnyRequest {
     /// The operation this request belongs to.
     pub fn operation(&self) -> rt::Operation {
         match self {
-            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[0usize],
-            Self::HotelResModifyRq(_) => OPERATIONS[1usize],
-            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[2usize],
-            Self::TourActivityAvailRq(_) => OPERATIONS[3usize],
-            Self::TourActivityBookRq(_) => OPERATIONS[4usize],
-            Self::TourActivitySearchRq(_) => OPERATIONS[5usize],
+            Self::ReadRq(_) => OPERATIONS[0usize],
+            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[1usize],
+            Self::HotelResModifyRq(_) => OPERATIONS[2usize],
+            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[3usize],
+            Self::TourActivityAvailRq(_) => OPERATIONS[4usize],
+            Self::TourActivityBookRq(_) => OPERATIONS[5usize],
+            Self::TourActivitySearchRq(_) => OPERATIONS[6usize],
         }
     }
 }
@@ -169,67 +245,231 @@ impl AnyRequest {
 /// Any message of the spec (requests and responses), decoded by its root element.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyMessage {
+    /// `OTA_ReadRQ` (`POST /bookread`).
+    ReadRq(Box<booking_read::OtaReadRq>),
+    /// `OTA_ResRetrieveRS`.
+    ResRetrieveRs(Box<booking_read::OtaResRetrieveRs>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
+    /// `OTA_HotelDescriptiveInfoRS`.
+    HotelDescriptiveInfoRs(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRs>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
     HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
+    /// `OTA_HotelResModifyRS`.
+    HotelResModifyRs(Box<hotel_res_modify::OtaHotelResModifyRs>),
     /// `OTA_ProductDescriptiveInfoRQ` (`POST /activitynbc`).
     ProductDescriptiveInfoRq(Box<product_descriptive_info::OtaProductDescriptiveInfoRq>),
+    /// `OTA_ProductDescriptiveInfoRS`.
+    ProductDescriptiveInfoRs(Box<product_descriptive_info::OtaProductDescriptiveInfoRs>),
     /// `OTA_TourActivityAvailRQ` (`POST /activityavailability`).
     TourActivityAvailRq(Box<tour_activity_avail::OtaTourActivityAvailRq>),
+    /// `OTA_TourActivityAvailRS`.
+    TourActivityAvailRs(Box<tour_activity_avail::OtaTourActivityAvailRs>),
     /// `OTA_TourActivityBookRQ` (`POST /activitybook`).
     TourActivityBookRq(Box<tour_activity_book::OtaTourActivityBookRq>),
+    /// `OTA_TourActivityBookRS`.
+    TourActivityBookRs(Box<tour_activity_book::OtaTourActivityBookRs>),
     /// `OTA_TourActivitySearchRQ` (`POST /activitysearch`).
     TourActivitySearchRq(Box<tour_activity_search::OtaTourActivitySearchRq>),
+    /// `OTA_TourActivitySearchRS`.
+    TourActivitySearchRs(Box<tour_activity_search::OtaTourActivitySearchRs>),
 }
 
 impl AnyMessage {
     /// The root element names this enum decodes.
     pub const ROOTS: &'static [&'static str] = &[
+        "OTA_ReadRQ",
+        "OTA_ResRetrieveRS",
         "OTA_HotelDescriptiveInfoRQ",
+        "OTA_HotelDescriptiveInfoRS",
         "OTA_HotelResModifyRQ",
+        "OTA_HotelResModifyRS",
         "OTA_ProductDescriptiveInfoRQ",
+        "OTA_ProductDescriptiveInfoRS",
         "OTA_TourActivityAvailRQ",
+        "OTA_TourActivityAvailRS",
         "OTA_TourActivityBookRQ",
+        "OTA_TourActivityBookRS",
         "OTA_TourActivitySearchRQ",
+        "OTA_TourActivitySearchRS",
     ];
     /// Decodes whichever message the root element names, with every strict check.
     pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
+            "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
+            "OTA_ResRetrieveRS" => {
+                rt::decode_document(&doc).map(|m| Self::ResRetrieveRs(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
             }
+            "OTA_HotelDescriptiveInfoRS" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+            }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
+            }
+            "OTA_HotelResModifyRS" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResModifyRs(Box::new(m)))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::ProductDescriptiveInfoRq(Box::new(m)))
             }
+            "OTA_ProductDescriptiveInfoRS" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::ProductDescriptiveInfoRs(Box::new(m)))
+            }
             "OTA_TourActivityAvailRQ" => {
                 rt::decode_document(&doc).map(|m| Self::TourActivityAvailRq(Box::new(m)))
             }
+            "OTA_TourActivityAvailRS" => {
+                rt::decode_document(&doc).map(|m| Self::TourActivityAvailRs(Box::new(m)))
+            }
             "OTA_TourActivityBookRQ" => {
                 rt::decode_document(&doc).map(|m| Self::TourActivityBookRq(Box::new(m)))
+            }
+            "OTA_TourActivityBookRS" => {
+                rt::decode_document(&doc).map(|m| Self::TourActivityBookRs(Box::new(m)))
             }
             "OTA_TourActivitySearchRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::TourActivitySearchRq(Box::new(m)))
             }
+            "OTA_TourActivitySearchRS" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::TourActivitySearchRs(Box::new(m)))
+            }
             _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+        }
+    }
+    /// Decodes with the same checks but binds with yaserde instead of the generated
+    /// decoder (slower; for comparison).
+    pub fn from_xml_with_yaserde(xml: &str) -> Result<Self, rt::DecodeError> {
+        let doc = rt::parse_document(xml)?;
+        match doc.root_element().tag_name().name() {
+            "OTA_ReadRQ" => {
+                rt::decode_with_yaserde::<booking_read::OtaReadRq>(xml)
+                    .map(|m| Self::ReadRq(Box::new(m)))
+            }
+            "OTA_ResRetrieveRS" => {
+                rt::decode_with_yaserde::<booking_read::OtaResRetrieveRs>(xml)
+                    .map(|m| Self::ResRetrieveRs(Box::new(m)))
+            }
+            "OTA_HotelDescriptiveInfoRQ" => {
+                rt::decode_with_yaserde::<
+                    hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
+                >(xml)
+                    .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelDescriptiveInfoRS" => {
+                rt::decode_with_yaserde::<
+                    hotel_descriptive_info::OtaHotelDescriptiveInfoRs,
+                >(xml)
+                    .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+            }
+            "OTA_HotelResModifyRQ" => {
+                rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRq>(xml)
+                    .map(|m| Self::HotelResModifyRq(Box::new(m)))
+            }
+            "OTA_HotelResModifyRS" => {
+                rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRs>(xml)
+                    .map(|m| Self::HotelResModifyRs(Box::new(m)))
+            }
+            "OTA_ProductDescriptiveInfoRQ" => {
+                rt::decode_with_yaserde::<
+                    product_descriptive_info::OtaProductDescriptiveInfoRq,
+                >(xml)
+                    .map(|m| Self::ProductDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_ProductDescriptiveInfoRS" => {
+                rt::decode_with_yaserde::<
+                    product_descriptive_info::OtaProductDescriptiveInfoRs,
+                >(xml)
+                    .map(|m| Self::ProductDescriptiveInfoRs(Box::new(m)))
+            }
+            "OTA_TourActivityAvailRQ" => {
+                rt::decode_with_yaserde::<
+                    tour_activity_avail::OtaTourActivityAvailRq,
+                >(xml)
+                    .map(|m| Self::TourActivityAvailRq(Box::new(m)))
+            }
+            "OTA_TourActivityAvailRS" => {
+                rt::decode_with_yaserde::<
+                    tour_activity_avail::OtaTourActivityAvailRs,
+                >(xml)
+                    .map(|m| Self::TourActivityAvailRs(Box::new(m)))
+            }
+            "OTA_TourActivityBookRQ" => {
+                rt::decode_with_yaserde::<tour_activity_book::OtaTourActivityBookRq>(xml)
+                    .map(|m| Self::TourActivityBookRq(Box::new(m)))
+            }
+            "OTA_TourActivityBookRS" => {
+                rt::decode_with_yaserde::<tour_activity_book::OtaTourActivityBookRs>(xml)
+                    .map(|m| Self::TourActivityBookRs(Box::new(m)))
+            }
+            "OTA_TourActivitySearchRQ" => {
+                rt::decode_with_yaserde::<
+                    tour_activity_search::OtaTourActivitySearchRq,
+                >(xml)
+                    .map(|m| Self::TourActivitySearchRq(Box::new(m)))
+            }
+            "OTA_TourActivitySearchRS" => {
+                rt::decode_with_yaserde::<
+                    tour_activity_search::OtaTourActivitySearchRs,
+                >(xml)
+                    .map(|m| Self::TourActivitySearchRs(Box::new(m)))
+            }
+            _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+        }
+    }
+    /// Encodes with yaserde instead of the generated encoder (for comparison).
+    pub fn to_xml_with_yaserde(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+        match self {
+            Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::ResRetrieveRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelDescriptiveInfoRq(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::HotelDescriptiveInfoRs(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelResModifyRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::ProductDescriptiveInfoRq(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::ProductDescriptiveInfoRs(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::TourActivityAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::TourActivityAvailRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::TourActivityBookRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::TourActivityBookRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::TourActivitySearchRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::TourActivitySearchRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
         }
     }
     /// The root element name of the message.
     pub fn root_name(&self) -> &'static str {
         match self {
+            Self::ReadRq(_) => "OTA_ReadRQ",
+            Self::ResRetrieveRs(_) => "OTA_ResRetrieveRS",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
+            Self::HotelDescriptiveInfoRs(_) => "OTA_HotelDescriptiveInfoRS",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
+            Self::HotelResModifyRs(_) => "OTA_HotelResModifyRS",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
+            Self::ProductDescriptiveInfoRs(_) => "OTA_ProductDescriptiveInfoRS",
             Self::TourActivityAvailRq(_) => "OTA_TourActivityAvailRQ",
+            Self::TourActivityAvailRs(_) => "OTA_TourActivityAvailRS",
             Self::TourActivityBookRq(_) => "OTA_TourActivityBookRQ",
+            Self::TourActivityBookRs(_) => "OTA_TourActivityBookRS",
             Self::TourActivitySearchRq(_) => "OTA_TourActivitySearchRQ",
+            Self::TourActivitySearchRs(_) => "OTA_TourActivitySearchRS",
         }
     }
     /// Encodes the message as compact XML.
@@ -242,12 +482,20 @@ impl AnyMessage {
     }
     fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
+            Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::ResRetrieveRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelDescriptiveInfoRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResModifyRs(m) => rt::encode(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::ProductDescriptiveInfoRs(m) => rt::encode(m.as_ref(), pretty),
             Self::TourActivityAvailRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivityAvailRs(m) => rt::encode(m.as_ref(), pretty),
             Self::TourActivityBookRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivityBookRs(m) => rt::encode(m.as_ref(), pretty),
             Self::TourActivitySearchRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::TourActivitySearchRs(m) => rt::encode(m.as_ref(), pretty),
         }
     }
 }

@@ -50,6 +50,12 @@ pub static LANGUAGE_CODE: SimpleDesc = SimpleDesc {
     ..SimpleDesc::builtin("LanguageCode", Builtin::Language)
 };
 
+pub static LANGUAGE_SELECTOR: SimpleDesc = SimpleDesc {
+    values: &["*"],
+    open: Some(&LANGUAGE_CODE),
+    ..SimpleDesc::builtin("LanguageSelector", Builtin::String)
+};
+
 static VERSION_NUMBER_PATTERNS: [Pattern; 1usize] = [
     Pattern::new("[0-9]{4}\\.[0-9]+", "\\A(?:[0-9]{4}\\.[0-9]+)\\z"),
 ];
@@ -216,6 +222,7 @@ pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "CompanyName",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&COMPANY_NAME),
@@ -231,6 +238,7 @@ pub static SOURCE: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "RequestorID",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&REQUESTOR_ID),
@@ -246,6 +254,7 @@ pub static POS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Source",
+                index: 0,
                 min: 2u32,
                 max: 2u32,
                 ty: TypeDesc::Complex(&SOURCE),
@@ -291,6 +300,7 @@ pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Region",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&REGION),
@@ -379,21 +389,612 @@ pub static PERSON_NAME: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "NamePrefix",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
             }),
             Particle::Element(ElementDesc {
                 name: "GivenName",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
             }),
             Particle::Element(ElementDesc {
                 name: "Surname",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
+static RESPONSE_VERSION_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new("[0-9]{4}\\.[0-9a-z]+", "\\A(?:[0-9]{4}\\.[0-9a-z]+)\\z"),
+];
+
+pub static RESPONSE_VERSION: SimpleDesc = SimpleDesc {
+    patterns: &RESPONSE_VERSION_PATTERNS,
+    ..SimpleDesc::builtin("ResponseVersion", Builtin::String)
+};
+
+pub static ERROR_WARNING_TYPE: SimpleDesc = SimpleDesc {
+    values: &["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"],
+    open: Some(&XS_NON_NEGATIVE_INTEGER),
+    ..SimpleDesc::builtin("ErrorWarningType", Builtin::NonNegativeInteger)
+};
+
+pub static ERROR_CODE: SimpleDesc = SimpleDesc {
+    values: &[
+        "15",
+        "61",
+        "87",
+        "95",
+        "97",
+        "99",
+        "112",
+        "113",
+        "118",
+        "127",
+        "135",
+        "136",
+        "161",
+        "172",
+        "175",
+        "182",
+        "184",
+        "187",
+        "320",
+        "321",
+        "356",
+        "378",
+        "392",
+        "402",
+        "404",
+        "424",
+        "427",
+        "448",
+        "450",
+        "497",
+    ],
+    open: Some(&XS_NON_NEGATIVE_INTEGER),
+    ..SimpleDesc::builtin("ErrorCode", Builtin::NonNegativeInteger)
+};
+
+pub static ERROR_STATUS: SimpleDesc = SimpleDesc {
+    values: &["NotProcessed", "Incomplete", "Complete", "Unknown"],
+    open: Some(&XS_STRING),
+    ..SimpleDesc::builtin("ErrorStatus", Builtin::String)
+};
+
+pub static SUCCESS: ComplexDesc = ComplexDesc {
+    name: "Success",
+    attributes: &[],
+    content: Content::Empty,
+};
+
+pub static WARNINGS: ComplexDesc = ComplexDesc {
+    name: "Warnings",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Warning",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&WARNING),
+            }),
+        ],
+    ),
+};
+
+pub static ERRORS: ComplexDesc = ComplexDesc {
+    name: "Errors",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Error",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ERROR),
+            }),
+        ],
+    ),
+};
+
+pub static ERROR: ComplexDesc = ComplexDesc {
+    name: "Error",
+    attributes: &[
+        AttrDesc {
+            name: "Type",
+            required: true,
+            ty: &ERROR_WARNING_TYPE,
+        },
+        AttrDesc {
+            name: "Code",
+            required: false,
+            ty: &ERROR_CODE,
+        },
+        AttrDesc {
+            name: "ShortText",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "Status",
+            required: false,
+            ty: &ERROR_STATUS,
+        },
+        AttrDesc {
+            name: "Tag",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RecordID",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Text(&XS_STRING),
+};
+
+pub static WARNING: ComplexDesc = ComplexDesc {
+    name: "Warning",
+    attributes: &[
+        AttrDesc {
+            name: "Type",
+            required: true,
+            ty: &ERROR_WARNING_TYPE,
+        },
+        AttrDesc {
+            name: "Code",
+            required: false,
+            ty: &ERROR_CODE,
+        },
+        AttrDesc {
+            name: "ShortText",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "Status",
+            required: false,
+            ty: &ERROR_STATUS,
+        },
+        AttrDesc {
+            name: "Tag",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RecordID",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Text(&XS_STRING),
+};
+
+static ISO_DURATION_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?",
+        "\\A(?:P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?)\\z",
+    ),
+];
+
+pub static ISO_DURATION: SimpleDesc = SimpleDesc {
+    patterns: &ISO_DURATION_PATTERNS,
+    ..SimpleDesc::builtin("IsoDuration", Builtin::String)
+};
+
+pub static LATITUDE: SimpleDesc = SimpleDesc {
+    min_inclusive: Some("-90"),
+    max_inclusive: Some("90"),
+    ..SimpleDesc::builtin("Latitude", Builtin::Decimal)
+};
+
+pub static LONGITUDE: SimpleDesc = SimpleDesc {
+    min_inclusive: Some("-180"),
+    max_inclusive: Some("180"),
+    ..SimpleDesc::builtin("Longitude", Builtin::Decimal)
+};
+
+static COUNTRY_CODE_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new("[A-Z]{2}", "\\A(?:[A-Z]{2})\\z"),
+];
+
+pub static COUNTRY_CODE: SimpleDesc = SimpleDesc {
+    patterns: &COUNTRY_CODE_PATTERNS,
+    ..SimpleDesc::builtin("CountryCode", Builtin::String)
+};
+
+pub static ACTIVITY_CATEGORY_CODE: SimpleDesc = SimpleDesc {
+    values: &["XA", "SE"],
+    open: Some(&XS_STRING),
+    ..SimpleDesc::builtin("ActivityCategoryCode", Builtin::String)
+};
+
+pub static POSITION: ComplexDesc = ComplexDesc {
+    name: "Position",
+    attributes: &[
+        AttrDesc {
+            name: "Latitude",
+            required: true,
+            ty: &LATITUDE,
+        },
+        AttrDesc {
+            name: "Longitude",
+            required: true,
+            ty: &LONGITUDE,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static COUNTRY_NAME: ComplexDesc = ComplexDesc {
+    name: "CountryName",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: false,
+            ty: &COUNTRY_CODE,
+        },
+    ],
+    content: Content::Text(&XS_STRING),
+};
+
+pub static ADDRESS: ComplexDesc = ComplexDesc {
+    name: "Address",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AddressLine",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CityName",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PostalCode",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CountryName",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COUNTRY_NAME),
+            }),
+        ],
+    ),
+};
+
+pub static GEO_REGION: ComplexDesc = ComplexDesc {
+    name: "GeoRegion",
+    attributes: &[
+        AttrDesc {
+            name: "RegionCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Text(&XS_STRING),
+};
+
+pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
+    name: "TourActivityLocation",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Address",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ADDRESS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Region",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&GEO_REGION),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Position",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POSITION),
+            }),
+        ],
+    ),
+};
+
+pub static TOUR_ACTIVITY_BASIC_INFO: ComplexDesc = ComplexDesc {
+    name: "TourActivityBasicInfo",
+    attributes: &[
+        AttrDesc {
+            name: "TourActivityID",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SupplierProductCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SupplierServiceCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Name",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ShortName",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
+    name: "CategoryAndType",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Category",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_CATEGORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Type",
+                index: 1,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_TYPE),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
+    name: "ActivityCategory",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: true,
+            ty: &ACTIVITY_CATEGORY_CODE,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
+    name: "ActivityType",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
+    name: "ReadRequests",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReadRequest",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_READ_REQUEST),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_READ_REQUEST: ComplexDesc = ComplexDesc {
+    name: "HotelReadRequest",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "SelectionCriteria",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&READ_SELECTION_CRITERIA),
+            }),
+        ],
+    ),
+};
+
+pub static READ_DATE_TYPE: SimpleDesc = SimpleDesc {
+    values: &["ArrivalDate", "CreateDate", "DepartureDate", "LastUpdateDate"],
+    open: None,
+    ..SimpleDesc::builtin("ReadDateType", Builtin::String)
+};
+
+pub static BOOKING_STATUS: SimpleDesc = SimpleDesc {
+    values: &[
+        "Reserved",
+        "Requested",
+        "Request denied",
+        "Waitlisted",
+        "Cancelled",
+        "In-house",
+        "Checked out",
+    ],
+    open: Some(&XS_STRING),
+    ..SimpleDesc::builtin("BookingStatus", Builtin::String)
+};
+
+pub static READ_SELECTION_CRITERIA: ComplexDesc = ComplexDesc {
+    name: "ReadSelectionCriteria",
+    attributes: &[
+        AttrDesc {
+            name: "Start",
+            required: true,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "End",
+            required: true,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "DateType",
+            required: true,
+            ty: &READ_DATE_TYPE,
+        },
+        AttrDesc {
+            name: "ResStatus",
+            required: false,
+            ty: &BOOKING_STATUS,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static RESERVATIONS_LIST: ComplexDesc = ComplexDesc {
+    name: "ReservationsList",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "HotelReservation",
+    attributes: &[
+        AttrDesc {
+            name: "ResStatus",
+            required: true,
+            ty: &BOOKING_STATUS,
+        },
+        AttrDesc {
+            name: "CreateDateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
+        AttrDesc {
+            name: "LastUpdateDateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&RESERVATION_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_STAYS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SERVICES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RES_GUESTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RES_GLOBAL_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
+    name: "ReservationUniqueID",
+    attributes: &[
+        AttrDesc {
+            name: "Type",
+            required: true,
+            ty: &RESERVATION_ID_CODE,
+        },
+        AttrDesc {
+            name: "ID",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ID_Context",
+            required: true,
+            ty: &ID_CONTEXT,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CompanyName",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COMPANY_NAME),
             }),
         ],
     ),
@@ -406,6 +1007,7 @@ pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "HotelDescriptiveInfo",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_INFO),
@@ -431,6 +1033,461 @@ pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     content: Content::Empty,
 };
 
+pub static HOTEL_DESCRIPTIVE_CONTENTS: ComplexDesc = ComplexDesc {
+    name: "HotelDescriptiveContents",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelDescriptiveContent",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENT),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
+    name: "HotelDescriptiveContent",
+    attributes: &[
+        AttrDesc {
+            name: "LanguageCode",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "HotelCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelCodeContext",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ChainName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "LastModifiedDate",
+            required: false,
+            ty: &DATE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelInfo",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MultimediaDescriptions",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTIONS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ContactInfos",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CONTACT_INFOS),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
+    name: "HotelInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Descriptions",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_DESCRIPTIONS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Position",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POSITION),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CategoryCodes",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CATEGORY_CODES),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
+    name: "HotelDescriptions",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "DescriptiveText",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TEXT),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CATEGORY_CODES: ComplexDesc = ComplexDesc {
+    name: "HotelCategoryCodes",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelCategory",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_CATEGORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuestRoomInfo",
+                index: 1,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&GUEST_ROOM_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CATEGORY_CODE: SimpleDesc = SimpleDesc {
+    values: &["20"],
+    open: Some(&XS_NON_NEGATIVE_INTEGER),
+    ..SimpleDesc::builtin("HotelCategoryCode", Builtin::NonNegativeInteger)
+};
+
+pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
+    name: "HotelCategory",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: true,
+            ty: &HOTEL_CATEGORY_CODE,
+        },
+        AttrDesc {
+            name: "CodeDetail",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "DescriptiveText",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
+pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
+    name: "GuestRoomInfo",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "CodeDetail",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "DescriptiveText",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
+    name: "HotelMultimediaDescriptions",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "MultimediaDescription",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTION),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
+    name: "HotelMultimediaDescription",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ImageItems",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&IMAGE_ITEMS),
+            }),
+        ],
+    ),
+};
+
+pub static IMAGE_ITEMS: ComplexDesc = ComplexDesc {
+    name: "ImageItems",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ImageItem",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&IMAGE_ITEM),
+            }),
+        ],
+    ),
+};
+
+pub static IMAGE_CATEGORY_CODE: SimpleDesc = SimpleDesc {
+    values: &["1", "2", "3", "4", "6", "11", "15"],
+    open: Some(&XS_NON_NEGATIVE_INTEGER),
+    ..SimpleDesc::builtin("ImageCategoryCode", Builtin::NonNegativeInteger)
+};
+
+pub static IMAGE_ITEM: ComplexDesc = ComplexDesc {
+    name: "ImageItem",
+    attributes: &[
+        AttrDesc {
+            name: "Category",
+            required: false,
+            ty: &IMAGE_CATEGORY_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ImageFormat",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&IMAGE_FORMAT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Description",
+                index: 1,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&IMAGE_DESCRIPTION),
+            }),
+        ],
+    ),
+};
+
+pub static IMAGE_FORMAT: ComplexDesc = ComplexDesc {
+    name: "ImageFormat",
+    attributes: &[
+        AttrDesc {
+            name: "Width",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "Height",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "URL",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
+pub static IMAGE_DESCRIPTION: ComplexDesc = ComplexDesc {
+    name: "ImageDescription",
+    attributes: &[
+        AttrDesc {
+            name: "Caption",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Language",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+    ],
+    content: Content::Text(&XS_STRING),
+};
+
+pub static HOTEL_CONTACT_INFOS: ComplexDesc = ComplexDesc {
+    name: "HotelContactInfos",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ContactInfo",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_CONTACT_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CONTACT_INFO: ComplexDesc = ComplexDesc {
+    name: "HotelContactInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Addresses",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ADDRESSES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Phones",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&PHONES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Emails",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&EMAILS),
+            }),
+        ],
+    ),
+};
+
+pub static ADDRESSES: ComplexDesc = ComplexDesc {
+    name: "Addresses",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Address",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ADDRESS),
+            }),
+        ],
+    ),
+};
+
+pub static PHONES: ComplexDesc = ComplexDesc {
+    name: "Phones",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Phone",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&PHONE),
+            }),
+        ],
+    ),
+};
+
+pub static PHONE_TECH_TYPE: SimpleDesc = SimpleDesc {
+    values: &["1", "2", "3", "4", "5"],
+    open: Some(&XS_NON_NEGATIVE_INTEGER),
+    ..SimpleDesc::builtin("PhoneTechType", Builtin::NonNegativeInteger)
+};
+
+pub static PHONE: ComplexDesc = ComplexDesc {
+    name: "Phone",
+    attributes: &[
+        AttrDesc {
+            name: "PhoneNumber",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "PhoneTechType",
+            required: false,
+            ty: &PHONE_TECH_TYPE,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static EMAILS: ComplexDesc = ComplexDesc {
+    name: "Emails",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Email",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
 pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
     name: "HotelResModifies",
     attributes: &[],
@@ -438,6 +1495,7 @@ pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "HotelResModify",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_RES_MODIFY),
@@ -448,29 +1506,44 @@ pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
 
 pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
     name: "HotelResModify",
-    attributes: &[],
+    attributes: &[
+        AttrDesc {
+            name: "CreateDateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
+        AttrDesc {
+            name: "LastUpdateDateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
                 name: "RoomStays",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAYS),
             }),
             Particle::Element(ElementDesc {
                 name: "Services",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SERVICES),
             }),
             Particle::Element(ElementDesc {
                 name: "ResGuests",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GUESTS),
             }),
             Particle::Element(ElementDesc {
                 name: "ResGlobalInfo",
+                index: 3,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GLOBAL_INFO),
@@ -486,6 +1559,7 @@ pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "RoomStay",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&ROOM_STAY),
@@ -512,54 +1586,63 @@ pub static ROOM_STAY: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "RoomTypes",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_TYPES),
             }),
             Particle::Element(ElementDesc {
                 name: "RoomRates",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_RATES),
             }),
             Particle::Element(ElementDesc {
                 name: "TimeSpan",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&DATE_SPAN),
             }),
             Particle::Element(ElementDesc {
                 name: "Total",
+                index: 3,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TOTAL),
             }),
             Particle::Element(ElementDesc {
                 name: "BasicPropertyInfo",
+                index: 4,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
             }),
             Particle::Element(ElementDesc {
                 name: "TPA_Extensions",
+                index: 5,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAY_EXTENSIONS),
             }),
             Particle::Element(ElementDesc {
                 name: "ResGuestRPHs",
+                index: 6,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GUEST_RPHS),
             }),
             Particle::Element(ElementDesc {
                 name: "ServiceRPHs",
+                index: 7,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SERVICE_RPHS),
             }),
             Particle::Element(ElementDesc {
                 name: "Reference",
+                index: 8,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAY_REFERENCE),
@@ -575,6 +1658,7 @@ pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "RoomType",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&ROOM_TYPE),
@@ -596,6 +1680,7 @@ pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "RoomDescription",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
@@ -611,6 +1696,7 @@ pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Text",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&TEXT),
@@ -626,6 +1712,7 @@ pub static ROOM_RATES: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "RoomRate",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&ROOM_RATE),
@@ -647,6 +1734,7 @@ pub static ROOM_RATE: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Features",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_RATE_FEATURES),
@@ -662,6 +1750,7 @@ pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Feature",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&ROOM_RATE_FEATURE),
@@ -677,6 +1766,7 @@ pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Description",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
@@ -709,6 +1799,7 @@ pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "POS",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAY_POS),
@@ -724,6 +1815,7 @@ pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Source",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&SOURCE),
@@ -739,6 +1831,7 @@ pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "ResGuestRPH",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&RPH_REFERENCE),
@@ -754,6 +1847,7 @@ pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "ServiceRPH",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&RPH_REFERENCE),
@@ -798,6 +1892,7 @@ pub static SERVICES: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Service",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&SERVICE),
@@ -824,12 +1919,14 @@ pub static SERVICE: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "ServiceDetails",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SERVICE_DETAILS),
             }),
             Particle::Element(ElementDesc {
                 name: "TPA_Extensions",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SERVICE_EXTENSIONS),
@@ -845,6 +1942,7 @@ pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "ResGuestRPHs",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GUEST_RPHS),
@@ -860,6 +1958,7 @@ pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "TransferInfoType",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TRANSFER_INFO),
@@ -875,6 +1974,7 @@ pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "TransferLeg",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&TRANSFER_LEG),
@@ -890,12 +1990,14 @@ pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "TransferOrigin",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TRANSFER_ENDPOINT),
             }),
             Particle::Element(ElementDesc {
                 name: "TransferDestination",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TRANSFER_ENDPOINT),
@@ -915,6 +2017,7 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
                     &[
                         ElementDesc {
                             name: "ConnectingTransport",
+                            index: 0,
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&CONNECTING_TRANSPORT),
@@ -923,6 +2026,7 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
                     &[
                         ElementDesc {
                             name: "Hotel",
+                            index: 1,
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&TRANSFER_HOTEL),
@@ -952,18 +2056,21 @@ pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "DepartureAirport",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AIRPORT),
             }),
             Particle::Element(ElementDesc {
                 name: "ArrivalAirport",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AIRPORT),
             }),
             Particle::Element(ElementDesc {
                 name: "OperatingAirline",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&OPERATING_AIRLINE),
@@ -1015,6 +2122,7 @@ pub static RES_GUESTS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "ResGuest",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&RES_GUEST),
@@ -1041,12 +2149,14 @@ pub static RES_GUEST: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Profiles",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&GUEST_PROFILES),
             }),
             Particle::Element(ElementDesc {
                 name: "GuestCounts",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&GUEST_COUNTS),
@@ -1062,6 +2172,7 @@ pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "ProfileInfo",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&PROFILE_INFO),
@@ -1077,6 +2188,7 @@ pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Profile",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&PROFILE),
@@ -1092,6 +2204,7 @@ pub static PROFILE: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Customer",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&CUSTOMER),
@@ -1113,6 +2226,7 @@ pub static CUSTOMER: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "PersonName",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&PERSON_NAME),
@@ -1128,6 +2242,7 @@ pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "GuestCount",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&GUEST_COUNT),
@@ -1155,24 +2270,28 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Comments",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&COMMENTS),
             }),
             Particle::Element(ElementDesc {
                 name: "CancelPenalties",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&CANCEL_PENALTIES),
             }),
             Particle::Element(ElementDesc {
                 name: "Total",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TOTAL),
             }),
             Particle::Element(ElementDesc {
                 name: "HotelReservationIDs",
+                index: 3,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_RESERVATION_IDS),
@@ -1188,6 +2307,7 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Comment",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&COMMENT),
@@ -1214,6 +2334,7 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Text",
+                index: 0,
                 min: 0u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&TEXT),
@@ -1235,6 +2356,7 @@ pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "HotelReservationID",
+                index: 0,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&HOTEL_RESERVATION_ID),
@@ -1277,6 +2399,7 @@ pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "TourActivityDescriptiveInfo",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_INFO),
@@ -1297,6 +2420,260 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     content: Content::Empty,
 };
 
+static TIME_OF_DAY_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?",
+        "\\A(?:([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?)\\z",
+    ),
+];
+
+pub static TIME_OF_DAY: SimpleDesc = SimpleDesc {
+    patterns: &TIME_OF_DAY_PATTERNS,
+    ..SimpleDesc::builtin("TimeOfDay", Builtin::String)
+};
+
+pub static TOUR_ACTIVITY_DESCRIPTIVE_RESULT: ComplexDesc = ComplexDesc {
+    name: "TourActivityDescriptiveResult",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "TourActivityDescriptiveContent",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_CONTENT),
+            }),
+        ],
+    ),
+};
+
+pub static TOUR_ACTIVITY_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
+    name: "TourActivityDescriptiveContent",
+    attributes: &[
+        AttrDesc {
+            name: "TourActivityID",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TourActivityName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Schedule",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DESCRIPTIVE_ACTIVITY_SCHEDULE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TourActivityCategory",
+                index: 1,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TOUR_ACTIVITY_CATEGORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ProductInfo",
+                index: 2,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_ITEM_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ServiceInfo",
+                index: 3,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_ITEM_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static DESCRIPTIVE_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
+    name: "DescriptiveActivitySchedule",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Summary",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DESCRIPTIVE_SCHEDULE_SUMMARY),
+            }),
+        ],
+    ),
+};
+
+pub static DESCRIPTIVE_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
+    name: "DescriptiveScheduleSummary",
+    attributes: &[
+        AttrDesc {
+            name: "Start",
+            required: false,
+            ty: &TIME_OF_DAY,
+        },
+        AttrDesc {
+            name: "Duration",
+            required: false,
+            ty: &ISO_DURATION,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static TOUR_ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
+    name: "TourActivityCategory",
+    attributes: &[
+        AttrDesc {
+            name: "CategoryCode",
+            required: true,
+            ty: &ACTIVITY_CATEGORY_CODE,
+        },
+        AttrDesc {
+            name: "CategoryName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TypeCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TypeName",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static ACTIVITY_ITEM_INFO: ComplexDesc = ComplexDesc {
+    name: "ActivityItemInfo",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "CodeDetail",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Descriptions",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_DESCRIPTIONS),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_DESCRIPTIONS: ComplexDesc = ComplexDesc {
+    name: "ActivityDescriptions",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "MultimediaDescriptions",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_MULTIMEDIA_DESCRIPTIONS),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
+    name: "ActivityMultimediaDescriptions",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "MultimediaDescription",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_MULTIMEDIA_DESCRIPTION),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
+    name: "ActivityMultimediaDescription",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "TextItems",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TEXT_ITEMS),
+            }),
+        ],
+    ),
+};
+
+pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
+    name: "TextItems",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "TextItem",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TEXT_ITEM),
+            }),
+        ],
+    ),
+};
+
+pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
+    name: "TextItem",
+    attributes: &[
+        AttrDesc {
+            name: "Title",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Description",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TEXT),
+            }),
+        ],
+    ),
+};
+
 pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
     name: "AvailTourActivity",
     attributes: &[],
@@ -1304,30 +2681,35 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "BasicInfo",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AVAIL_BASIC_INFO),
             }),
             Particle::Element(ElementDesc {
                 name: "Location",
+                index: 1,
                 min: 1u32,
                 max: 2u32,
                 ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
             }),
             Particle::Element(ElementDesc {
                 name: "Schedule",
+                index: 2,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AVAIL_SCHEDULE),
             }),
             Particle::Element(ElementDesc {
                 name: "ParticipantCount",
+                index: 3,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&PARTICIPANT_COUNT),
             }),
             Particle::Element(ElementDesc {
                 name: "MultimodalOffer",
+                index: 4,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&MULTIMODAL_OFFER),
@@ -1372,6 +2754,7 @@ pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "QualifierInfo",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&AGE_QUALIFYING_CODE),
@@ -1387,6 +2770,7 @@ pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "RequestedOffer",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&REQUESTED_OFFER),
@@ -1402,6 +2786,7 @@ pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "GuidelinePricing",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&GUIDELINE_PRICING),
@@ -1417,12 +2802,14 @@ pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Method",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&PRICING_METHOD),
             }),
             Particle::Element(ElementDesc {
                 name: "MaximumPrice",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&MAXIMUM_PRICE),
@@ -1453,6 +2840,198 @@ pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
     content: Content::Empty,
 };
 
+pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
+    name: "AvailTourActivityInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "BasicInfo",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOUR_ACTIVITY_BASIC_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Schedule",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_ACTIVITY_SCHEDULE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CategoryAndType",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CATEGORY_AND_TYPE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Description",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_ACTIVITY_DESCRIPTION),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Location",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PickupDropoff",
+                index: 5,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&AVAIL_PICKUP_DROPOFF),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Pricing",
+                index: 6,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_ACTIVITY_PRICING),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
+    name: "AvailActivitySchedule",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Summary",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_SCHEDULE_SUMMARY),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
+    name: "AvailScheduleSummary",
+    attributes: &[
+        AttrDesc {
+            name: "Start",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+        AttrDesc {
+            name: "End",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Duration",
+            required: false,
+            ty: &ISO_DURATION,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static AVAIL_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
+    name: "AvailActivityDescription",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ShortDescription",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
+    name: "AvailPickupDropoff",
+    attributes: &[
+        AttrDesc {
+            name: "PickupInd",
+            required: true,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "DateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
+        AttrDesc {
+            name: "LocationName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Code",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "MeetingLocation",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
+    name: "AvailActivityPricing",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Summary",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_PRICING_SUMMARY),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
+    name: "AvailPricingSummary",
+    attributes: &[
+        AttrDesc {
+            name: "Amount",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "MinCharge",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: true,
+            ty: &CURRENCY_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "PricingType",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&PRICING_METHOD),
+            }),
+        ],
+    ),
+};
+
 pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
     name: "BookingInfo",
     attributes: &[],
@@ -1460,24 +3039,28 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "BasicInfo",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BOOKING_BASIC_INFO),
             }),
             Particle::Element(ElementDesc {
                 name: "ParticipantInfo",
+                index: 1,
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&PARTICIPANT_INFO),
             }),
             Particle::Element(ElementDesc {
                 name: "Schedule",
+                index: 2,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&DATE_TIME_SPAN),
             }),
             Particle::Element(ElementDesc {
                 name: "PickupDropoff",
+                index: 3,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&PICKUP_DROPOFF),
@@ -1515,12 +3098,14 @@ pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "Category",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&PARTICIPANT_CATEGORY),
             }),
             Particle::Element(ElementDesc {
                 name: "Individual",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&INDIVIDUAL),
@@ -1559,18 +3144,21 @@ pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "GivenName",
+                index: 0,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
             }),
             Particle::Element(ElementDesc {
                 name: "NamePrefix",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
             }),
             Particle::Element(ElementDesc {
                 name: "Surname",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
@@ -1608,12 +3196,227 @@ pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "UniqueID",
+                index: 0,
                 min: 0u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&UNIQUE_ID),
             }),
         ],
     ),
+};
+
+pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
+    name: "ActivityReservationDetails",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "BasicInfo",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKING_BASIC_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Confirmation",
+                index: 1,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Schedule",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_TIME_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Location",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ParticipantInfo",
+                index: 4,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&PARTICIPANT_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Pricing",
+                index: 5,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_PRICING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PickupDropoff",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&PICKUP_DROPOFF),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 7,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_PENALTIES),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
+    name: "BookPricing",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Summary",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_PRICING_SUMMARY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ParticipantPrice",
+                index: 1,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&PARTICIPANT_PRICE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Group",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_PRICING_GROUP),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
+    name: "BookPricingSummary",
+    attributes: &[
+        AttrDesc {
+            name: "Amount",
+            required: true,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: true,
+            ty: &CURRENCY_CODE,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static PARTICIPANT_PRICE: ComplexDesc = ComplexDesc {
+    name: "ParticipantPrice",
+    attributes: &[
+        AttrDesc {
+            name: "ParticipantID",
+            required: true,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "Amount",
+            required: true,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: true,
+            ty: &CURRENCY_CODE,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
+    name: "BookPricingGroup",
+    attributes: &[
+        AttrDesc {
+            name: "KnownGroupsize",
+            required: true,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static ACTIVITY_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
+    name: "ActivityCancelPenalties",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelPenalty",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_PENALTY),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
+    name: "ActivityCancelPenalty",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Deadline",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CANCEL_DEADLINE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AmountPercent",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CANCEL_AMOUNT),
+            }),
+        ],
+    ),
+};
+
+pub static CANCEL_DEADLINE: ComplexDesc = ComplexDesc {
+    name: "CancelDeadline",
+    attributes: &[
+        AttrDesc {
+            name: "AbsoluteDeadline",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static CANCEL_AMOUNT: ComplexDesc = ComplexDesc {
+    name: "CancelAmount",
+    attributes: &[
+        AttrDesc {
+            name: "Amount",
+            required: true,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: true,
+            ty: &CURRENCY_CODE,
+        },
+    ],
+    content: Content::Empty,
 };
 
 pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
@@ -1623,16 +3426,287 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "DateTimePref",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&DATE_SPAN),
             }),
             Particle::Element(ElementDesc {
                 name: "LocationPref",
+                index: 1,
                 min: 1u32,
                 max: 2u32,
                 ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
             }),
+        ],
+    ),
+};
+
+pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
+    name: "SearchTourActivityInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "BasicInfo",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOUR_ACTIVITY_BASIC_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Schedule",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEARCH_ACTIVITY_SCHEDULE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CategoryAndType",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CATEGORY_AND_TYPE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Description",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEARCH_ACTIVITY_DESCRIPTION),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Location",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Pricing",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEARCH_ACTIVITY_PRICING),
+            }),
+        ],
+    ),
+};
+
+pub static SEARCH_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
+    name: "SearchActivitySchedule",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Summary",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+        ],
+    ),
+};
+
+pub static SEARCH_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
+    name: "SearchActivityDescription",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ShortDescription",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "LongDescription",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
+pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
+    name: "SearchActivityPricing",
+    attributes: &[
+        AttrDesc {
+            name: "MinPrice",
+            required: true,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: true,
+            ty: &CURRENCY_CODE,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_ReadRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "ReturnListIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "UniqueID",
+                            index: 1,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&UNIQUE_ID),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "ReadRequests",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&READ_REQUESTS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_ResRetrieveRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "ReservationsList",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&RESERVATIONS_LIST),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
         ],
     ),
 };
@@ -1683,7 +3757,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "PrimaryLangID",
             required: false,
-            ty: &LANGUAGE_CODE,
+            ty: &LANGUAGE_SELECTOR,
         },
         AttrDesc {
             name: "AltLangID",
@@ -1695,16 +3769,85 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "POS",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&POS),
             }),
             Particle::Element(ElementDesc {
                 name: "HotelDescriptiveInfos",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_INFOS),
             }),
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelDescriptiveInfoRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "HotelDescriptiveContents",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENTS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
         ],
     ),
 };
@@ -1755,7 +3898,7 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "PrimaryLangID",
             required: false,
-            ty: &LANGUAGE_CODE,
+            ty: &LANGUAGE_SELECTOR,
         },
         AttrDesc {
             name: "AltLangID",
@@ -1772,16 +3915,85 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "POS",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&POS),
             }),
             Particle::Element(ElementDesc {
                 name: "HotelResModifies",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_RES_MODIFIES),
             }),
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelResModifyRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "HotelResModifies",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&HOTEL_RES_MODIFIES),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
         ],
     ),
 };
@@ -1832,7 +4044,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "PrimaryLangID",
             required: false,
-            ty: &LANGUAGE_CODE,
+            ty: &LANGUAGE_SELECTOR,
         },
         AttrDesc {
             name: "AltLangID",
@@ -1844,16 +4056,85 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "POS",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&POS),
             }),
             Particle::Element(ElementDesc {
                 name: "ProductDescriptiveInfos",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&PRODUCT_DESCRIPTIVE_INFOS),
             }),
+        ],
+    ),
+};
+
+pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_ProductDescriptiveInfoRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "TourActivityDescriptiveInfo",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_RESULT),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
         ],
     ),
 };
@@ -1904,7 +4185,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "PrimaryLangID",
             required: false,
-            ty: &LANGUAGE_CODE,
+            ty: &LANGUAGE_SELECTOR,
         },
         AttrDesc {
             name: "AltLangID",
@@ -1921,16 +4202,90 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "POS",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&POS),
             }),
             Particle::Element(ElementDesc {
                 name: "TourActivity",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AVAIL_TOUR_ACTIVITY),
             }),
+        ],
+    ),
+};
+
+pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_TourActivityAvailRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "TourActivityInfo",
+                            index: 2,
+                            min: 0u32,
+                            max: 4294967295u32,
+                            ty: TypeDesc::Complex(&AVAIL_TOUR_ACTIVITY_INFO),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
         ],
     ),
 };
@@ -1981,7 +4336,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "PrimaryLangID",
             required: false,
-            ty: &LANGUAGE_CODE,
+            ty: &LANGUAGE_SELECTOR,
         },
         AttrDesc {
             name: "AltLangID",
@@ -1998,22 +4353,92 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "POS",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&POS),
             }),
             Particle::Element(ElementDesc {
                 name: "BookingInfo",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BOOKING_INFO),
             }),
             Particle::Element(ElementDesc {
                 name: "TPA_Extensions",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BOOK_EXTENSIONS),
             }),
+        ],
+    ),
+};
+
+pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_TourActivityBookRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "ReservationDetails",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ACTIVITY_RESERVATION_DETAILS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
         ],
     ),
 };
@@ -2064,7 +4489,7 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "PrimaryLangID",
             required: false,
-            ty: &LANGUAGE_CODE,
+            ty: &LANGUAGE_SELECTOR,
         },
         AttrDesc {
             name: "AltLangID",
@@ -2081,16 +4506,90 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
         &[
             Particle::Element(ElementDesc {
                 name: "POS",
+                index: 0,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&POS),
             }),
             Particle::Element(ElementDesc {
                 name: "SearchCriteria",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SEARCH_CRITERIA),
             }),
+        ],
+    ),
+};
+
+pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_TourActivitySearchRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "TourActivityInfo",
+                            index: 2,
+                            min: 0u32,
+                            max: 4294967295u32,
+                            ty: TypeDesc::Complex(&SEARCH_TOUR_ACTIVITY_INFO),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
         ],
     ),
 };

@@ -6,16 +6,21 @@
 //! passes is bound to the Rust types by yaserde. Encoding writes through yaserde.
 
 mod check;
+mod cx;
 mod error;
 mod scalar;
 pub mod schema;
+mod writer;
 
 use roxmltree::{Document, ParsingOptions};
 use yaserde::{YaDeserialize, YaSerialize};
 
 pub use check::check_simple;
+pub use cx::{Children, Cx, Decode, FromValue, Next};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
+pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
+pub use writer::{Encode, ToValue, Writer};
 
 /// The OpenTravel namespace every element of every message is in.
 pub const OTA_NAMESPACE: &str = "http://www.opentravel.org/OTA/2003/05";
@@ -41,7 +46,7 @@ pub struct Operation {
 }
 
 /// A message root: knows its element name, its `Version` and its schema table.
-pub trait Message: YaSerialize + YaDeserialize + Sized {
+pub trait Message: Decode + Encode + YaSerialize + YaDeserialize + Sized {
     /// The root element name.
     const ROOT: &'static str;
     /// The `Version` the service expects.
@@ -50,7 +55,8 @@ pub trait Message: YaSerialize + YaDeserialize + Sized {
     /// The schema table the strict checker uses.
     fn schema() -> &'static schema::ComplexDesc;
 
-    /// Decodes a message with every strict check (see [`decode_document`]).
+    /// Decodes a message with every strict check, in one pass over a roxmltree document
+    /// (see [`decode_document`]).
     fn from_xml(xml: &str) -> Result<Self, DecodeError> {
         let doc = parse_document(xml)?;
         decode_document(&doc)
@@ -71,6 +77,8 @@ pub trait Message: YaSerialize + YaDeserialize + Sized {
 pub trait Request: Message {
     /// The endpoint path, e.g. `/bookmodify`.
     const PATH: &'static str;
+    /// The response message of this operation.
+    type Response: Response;
 }
 
 /// A response message: either a success (with its payload and optional warnings) or an error
@@ -99,18 +107,35 @@ pub trait Response: Message + Default {
 pub fn parse_document(xml: &str) -> Result<Document<'_>, DecodeError> {
     let opts = ParsingOptions { allow_dtd: false, nodes_limit: MAX_NODES, ..ParsingOptions::default() };
     Document::parse_with_options(xml, opts).map_err(|e| {
-        let pos = e.pos();
+        let mut pos = e.pos();
         let kind = match e {
-            roxmltree::Error::DtdDetected => DecodeErrorKind::Doctype,
+            roxmltree::Error::DtdDetected => {
+                // roxmltree reports no position for this one: point at the DOCTYPE itself.
+                if let Some(at) = xml.find("<!DOCTYPE") {
+                    pos = text_pos(xml, at);
+                }
+                DecodeErrorKind::Doctype
+            }
+            roxmltree::Error::UnexpectedEndOfStream | roxmltree::Error::UnclosedRootNode => {
+                pos = text_pos(xml, xml.len());
+                DecodeErrorKind::Malformed(e.to_string())
+            }
             other => DecodeErrorKind::Malformed(other.to_string()),
         };
         DecodeError::new(kind, "", pos.row, pos.col)
     })
 }
 
-/// Decodes a parsed document as `T`: checks the root name and namespace, runs the strict
-/// checker over the whole document, then binds it with yaserde.
-pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
+/// Line and column (1-based, in characters) of a byte offset.
+fn text_pos(xml: &str, at: usize) -> roxmltree::TextPos {
+    let before = xml.get(..at).unwrap_or(xml);
+    let row = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    roxmltree::TextPos::new(row as u32, col as u32)
+}
+
+/// Checks the root element's name and namespace.
+fn check_root<T: Message>(doc: &Document) -> Result<(), DecodeError> {
     let root = doc.root_element();
     let pos = doc.text_pos_at(root.range().start);
     let at = |kind| DecodeError::new(kind, format!("/{}", root.tag_name().name()), pos.row, pos.col);
@@ -123,8 +148,28 @@ pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
             found: root.tag_name().namespace().map(str::to_string),
         }));
     }
-    check::check_root(doc, root, T::schema())?;
-    bind(doc.input_text()).map_err(|e| at(DecodeErrorKind::Bind(e.to_string())))
+    Ok(())
+}
+
+/// Decodes a parsed document as `T` with the generated decoder: the root's name and namespace,
+/// then every element, attribute and value, checked and bound in one pass.
+pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
+    check_root::<T>(doc)?;
+    let mut cx = Cx::new(doc);
+    T::decode(doc.root_element(), &mut cx)
+}
+
+/// Decodes with the same strict checks, but binds with yaserde (the derives every generated
+/// type also carries). Slower than [`Message::from_xml`]; kept for callers and tests that want
+/// yaserde's binding.
+pub fn decode_with_yaserde<T: Message>(xml: &str) -> Result<T, DecodeError> {
+    let doc = parse_document(xml)?;
+    check_root::<T>(&doc)?;
+    let mut cx = Cx::new(&doc);
+    check::check_complex(&mut cx, doc.root_element(), T::schema())?;
+    let root = doc.root_element();
+    let pos = doc.text_pos_at(root.range().start);
+    bind(xml).map_err(|e| DecodeError::new(DecodeErrorKind::Bind(e.to_string()), format!("/{}", T::ROOT), pos.row, pos.col))
 }
 
 /// Runs yaserde over checked text, keeping whitespace in text content (yaserde's own
@@ -135,14 +180,25 @@ fn bind<T: YaDeserialize>(xml: &str) -> Result<T, yaserde::Error> {
         .whitespace_to_characters(true)
         .cdata_to_characters(true)
         .ignore_comments(true)
-        .coalesce_characters(true);
+        .coalesce_characters(true)
+        .override_encoding(Some(xml::Encoding::Utf8))
+        .ignore_invalid_encoding_declarations(true);
     let reader = xml::EventReader::new_with_config(xml.as_bytes(), config);
     T::deserialize(&mut yaserde::de::Deserializer::new(reader))
 }
 
-/// Encodes a value with yaserde: XML declaration, `xmlns` once on the root, `<X/>` for empty
-/// elements; indented when `pretty`.
-pub fn encode<T: YaSerialize>(value: &T, pretty: bool) -> Result<String, EncodeError> {
+/// Encodes a message with its generated encoder: XML declaration, `xmlns` once on the root,
+/// `<X/>` for empty elements; indented when `pretty`.
+pub fn encode<T: Message>(value: &T, pretty: bool) -> Result<String, EncodeError> {
+    let mut w = Writer::new(pretty, 4096);
+    value.encode(&mut w, T::ROOT);
+    w.finish()
+}
+
+/// Encodes a value with yaserde (the derives every generated type also carries); the generated
+/// encoder writes the same bytes, faster, and escapes tabs and carriage returns that this path
+/// leaves raw.
+pub fn encode_with_yaserde<T: YaSerialize>(value: &T, pretty: bool) -> Result<String, EncodeError> {
     let config = xml::EmitterConfig::new()
         .write_document_declaration(true)
         .pad_self_closing(false)

@@ -59,6 +59,9 @@ pub enum Particle {
 pub struct ElementDesc {
     /// The element name (in the OTA namespace).
     pub name: &'static str,
+    /// Its position among all child elements of the type, in declaration order (choice
+    /// alternatives included); the generated decoder matches on it.
+    pub index: u16,
     /// Minimum occurrences.
     pub min: u32,
     /// Maximum occurrences (`u32::MAX` for unbounded).

@@ -1,0 +1,241 @@
+//! The XML writer behind the generated encoders.
+//!
+//! It writes the same bytes as the yaserde/xml-rs path (`xmlns` once on the root, `<X/>` for
+//! an element with nothing in it, `<X>text</X>` for text, two-space indentation when pretty),
+//! but escapes what xml-rs leaves raw and a re-read would change: a tab in an attribute
+//! (`&#x9;`) and a carriage return in text (`&#xD;`). Characters XML 1.0 cannot carry at all are
+//! an error, not silently written.
+
+use std::borrow::Cow;
+
+use super::error::EncodeError;
+use super::scalar::{Date, DateTime, Decimal};
+use super::OTA_NAMESPACE;
+
+/// A value type that can be written as XML text.
+pub trait ToValue {
+    /// The value as text (unescaped).
+    fn to_value(&self) -> Cow<'_, str>;
+}
+
+impl ToValue for String {
+    fn to_value(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl ToValue for bool {
+    fn to_value(&self) -> Cow<'_, str> {
+        Cow::Borrowed(if *self { "true" } else { "false" })
+    }
+}
+
+macro_rules! display_values {
+    ($($t:ty),*) => {$(
+        impl ToValue for $t {
+            fn to_value(&self) -> Cow<'_, str> {
+                Cow::Owned(self.to_string())
+            }
+        }
+    )*};
+}
+
+display_values!(i32, i64, u32, u64, Decimal, Date, DateTime);
+
+/// A type the generated code can encode as an element.
+pub trait Encode {
+    /// Writes the element `name` with this value's attributes and content.
+    fn encode(&self, w: &mut Writer, name: &str);
+}
+
+/// Builds one XML document.
+pub struct Writer {
+    out: String,
+    pretty: bool,
+    depth: usize,
+    /// A start tag is written but not yet closed with `>`.
+    open: bool,
+    /// Per open element: whether it has child elements (for the indentation of its end tag).
+    nested: Vec<bool>,
+    invalid: Option<char>,
+}
+
+impl Writer {
+    /// A writer; the XML declaration is written at once.
+    pub fn new(pretty: bool, capacity: usize) -> Self {
+        let mut out = String::with_capacity(capacity.max(256));
+        out.push_str(r#"<?xml version="1.0" encoding="UTF-8"?>"#);
+        Writer { out, pretty, depth: 0, open: false, nested: Vec::with_capacity(16), invalid: None }
+    }
+
+    fn close_start(&mut self) {
+        if self.open {
+            self.out.push('>');
+            self.open = false;
+        }
+    }
+
+    fn indent(&mut self) {
+        if self.pretty {
+            self.out.push('\n');
+            for _ in 0..self.depth {
+                self.out.push_str("  ");
+            }
+        }
+    }
+
+    /// Opens element `name` (the root also gets the OTA namespace).
+    pub fn start(&mut self, name: &str) {
+        self.close_start();
+        if let Some(parent) = self.nested.last_mut() {
+            *parent = true;
+        }
+        self.indent();
+        self.out.push('<');
+        self.out.push_str(name);
+        if self.depth == 0 {
+            self.out.push_str(" xmlns=\"");
+            self.out.push_str(OTA_NAMESPACE);
+            self.out.push('"');
+        }
+        self.open = true;
+        self.depth += 1;
+        self.nested.push(false);
+    }
+
+    /// Writes an attribute of the element just opened.
+    pub fn attr(&mut self, name: &str, value: &impl ToValue) {
+        self.out.push(' ');
+        self.out.push_str(name);
+        self.out.push_str("=\"");
+        let v = value.to_value();
+        self.escape(&v, true);
+        self.out.push('"');
+    }
+
+    /// Writes an attribute when present.
+    pub fn attr_opt(&mut self, name: &str, value: &Option<impl ToValue>) {
+        if let Some(v) = value {
+            self.attr(name, v);
+        }
+    }
+
+    /// Writes text content (an empty text still closes the start tag: `<X></X>`).
+    pub fn text(&mut self, value: &impl ToValue) {
+        self.close_start();
+        let v = value.to_value();
+        self.escape(&v, false);
+    }
+
+    /// Writes a simple-typed element: `<name>text</name>`.
+    pub fn simple(&mut self, name: &str, value: &impl ToValue) {
+        self.start(name);
+        self.text(value);
+        self.end(name);
+    }
+
+    /// Closes element `name`.
+    pub fn end(&mut self, name: &str) {
+        self.depth = self.depth.saturating_sub(1);
+        let nested = self.nested.pop().unwrap_or(false);
+        if self.open {
+            self.out.push_str("/>");
+            self.open = false;
+            return;
+        }
+        if nested {
+            self.indent();
+        }
+        self.out.push_str("</");
+        self.out.push_str(name);
+        self.out.push('>');
+    }
+
+    fn escape(&mut self, s: &str, attribute: bool) {
+        let mut rest = s;
+        while let Some((i, c)) = rest.char_indices().find(|&(_, c)| needs_escape(c, attribute)) {
+            self.out.push_str(&rest[..i]);
+            match c {
+                '<' => self.out.push_str("&lt;"),
+                '>' => self.out.push_str("&gt;"),
+                '&' => self.out.push_str("&amp;"),
+                '"' => self.out.push_str("&quot;"),
+                '\'' => self.out.push_str("&apos;"),
+                '\n' => self.out.push_str("&#xA;"),
+                '\r' => self.out.push_str("&#xD;"),
+                '\t' => self.out.push_str("&#x9;"),
+                other => {
+                    self.invalid.get_or_insert(other);
+                }
+            }
+            rest = &rest[i + c.len_utf8()..];
+        }
+        self.out.push_str(rest);
+    }
+
+    /// The document, or an error if a value held a character XML 1.0 cannot carry.
+    pub fn finish(self) -> Result<String, EncodeError> {
+        match self.invalid {
+            None => Ok(self.out),
+            Some(c) => Err(EncodeError(format!("the character U+{:04X} cannot be written in XML 1.0", c as u32))),
+        }
+    }
+}
+
+/// True for characters written as references (and for those XML 1.0 cannot hold).
+fn needs_escape(c: char, attribute: bool) -> bool {
+    match c {
+        '<' | '>' | '&' | '\r' => true,
+        '"' | '\'' | '\n' | '\t' => attribute,
+        '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}' => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Leaf;
+    impl Encode for Leaf {
+        fn encode(&self, w: &mut Writer, name: &str) {
+            w.start(name);
+            w.attr("A", &"x\"<&>'\t\n\r".to_string());
+            w.end(name);
+        }
+    }
+
+    #[test]
+    fn compact_and_pretty_shapes() {
+        let mut w = Writer::new(false, 0);
+        w.start("R");
+        Leaf.encode(&mut w, "L");
+        w.simple("T", &"a\rb<c>".to_string());
+        w.simple("E", &String::new());
+        w.end("R");
+        assert_eq!(
+            w.finish().ok().as_deref(),
+            Some(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><R xmlns=\"http://www.opentravel.org/OTA/2003/05\">\
+                 <L A=\"x&quot;&lt;&amp;&gt;&apos;&#x9;&#xA;&#xD;\"/><T>a&#xD;b&lt;c&gt;</T><E></E></R>"
+            )
+        );
+        let mut w = Writer::new(true, 0);
+        w.start("R");
+        w.start("P");
+        w.simple("T", &"t".to_string());
+        w.end("P");
+        w.end("R");
+        assert_eq!(
+            w.finish().ok().as_deref(),
+            Some("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<R xmlns=\"http://www.opentravel.org/OTA/2003/05\">\n  <P>\n    <T>t</T>\n  </P>\n</R>")
+        );
+    }
+
+    #[test]
+    fn control_characters_are_an_error() {
+        let mut w = Writer::new(false, 0);
+        w.simple("T", &"a\u{1}b".to_string());
+        assert!(w.finish().is_err());
+    }
+}
