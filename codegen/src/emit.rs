@@ -1139,6 +1139,48 @@ fn mod_rs(model: &Model) -> TokenStream {
         &all,
         quote!(),
     );
+    // The error answer of each operation, when every response shares one `Errors` type.
+    let mut errors_ty: Option<TypeId> = None;
+    let mut same_errors = true;
+    let mut error_arms = Vec::new();
+    for (_, _, info) in &requests {
+        let response = info.response.as_ref().and_then(|r| all.iter().find(|(_, _, i)| &i.element == r));
+        let shape = response.and_then(|(_, rid, _)| match &model.ty(*rid).kind {
+            TypeKind::Struct(s) => response_shape(s),
+            _ => None,
+        });
+        match (response, shape.map(|sh| &sh.errors.ty)) {
+            (Some((m, rid, _)), Some(FieldType::Complex(eid))) => {
+                same_errors &= errors_ty.is_none_or(|e| e == *eid);
+                errors_ty = Some(*eid);
+                let path = info.path.as_deref().unwrap_or_default();
+                let v = variant_name(model, *rid);
+                let mn = ident(&m.name);
+                let tn = ident(&model.ty(*rid).rust_name);
+                error_arms.push(quote! {
+                    #path => Some(AnyMessage::#v(Box::new(<#mn::#tn as rt::Response>::from_errors(errors)))),
+                });
+            }
+            _ => same_errors = false,
+        }
+    }
+    let error_response = match errors_ty {
+        Some(eid) if same_errors => {
+            let et = model.ty(eid);
+            let em = ident(&model.modules[et.module].name);
+            let en = ident(&et.rust_name);
+            quote! {
+                /// The error answer (errors only, no payload) of the operation at `path`.
+                pub fn error_response(path: &str, errors: #em::#en) -> Option<AnyMessage> {
+                    match path {
+                        #(#error_arms)*
+                        _ => None,
+                    }
+                }
+            }
+        }
+        _ => quote!(),
+    };
     quote! {
         //! The generated message types, one module per spec file.
         use crate::runtime as rt;
@@ -1152,5 +1194,6 @@ fn mod_rs(model: &Model) -> TokenStream {
 
         #any_request
         #any_message
+        #error_response
     }
 }

@@ -499,3 +499,87 @@ impl AnyMessage {
         }
     }
 }
+
+/// The error answer (errors only, no payload) of the operation at `path`.
+pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> {
+    match path {
+        "/bookread" => {
+            Some(
+                AnyMessage::ResRetrieveRs(
+                    Box::new(
+                        <booking_read::OtaResRetrieveRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/hotelnbc" => {
+            Some(
+                AnyMessage::HotelDescriptiveInfoRs(
+                    Box::new(
+                        <hotel_descriptive_info::OtaHotelDescriptiveInfoRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/bookmodify" => {
+            Some(
+                AnyMessage::HotelResModifyRs(
+                    Box::new(
+                        <hotel_res_modify::OtaHotelResModifyRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/activitynbc" => {
+            Some(
+                AnyMessage::ProductDescriptiveInfoRs(
+                    Box::new(
+                        <product_descriptive_info::OtaProductDescriptiveInfoRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/activityavailability" => {
+            Some(
+                AnyMessage::TourActivityAvailRs(
+                    Box::new(
+                        <tour_activity_avail::OtaTourActivityAvailRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/activitybook" => {
+            Some(
+                AnyMessage::TourActivityBookRs(
+                    Box::new(
+                        <tour_activity_book::OtaTourActivityBookRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/activitysearch" => {
+            Some(
+                AnyMessage::TourActivitySearchRs(
+                    Box::new(
+                        <tour_activity_search::OtaTourActivitySearchRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        _ => None,
+    }
+}

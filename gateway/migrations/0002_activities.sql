@@ -1,0 +1,2 @@
+-- Activities: filled in by the activities work (see src/ops/activities).
+SELECT 1;

@@ -1,0 +1,128 @@
+//! OTA error and warning answers: the `Errors/Error` envelope with EWT type, ERR code, short
+//! text (at most 64 characters), the offending node's path in `Tag`, and a description.
+
+use ota_messages::common::{ErrorCode, ErrorStatus, ErrorWarningType, Errors, Warning, Warnings};
+use ota_messages::common::Error as OtaError;
+
+/// One problem to report to the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The EWT type (1 Unknown … 13 Application error).
+    pub kind: ErrorWarningType,
+    /// The ERR code.
+    pub code: ErrorCode,
+    /// The description (element text).
+    pub text: String,
+    /// The XPath of the offending node, if known.
+    pub tag: Option<String>,
+}
+
+impl Problem {
+    /// A problem of a given type and code.
+    pub fn new(kind: ErrorWarningType, code: ErrorCode, text: impl Into<String>) -> Self {
+        Problem { kind, code, text: text.into(), tag: None }
+    }
+
+    /// A business-rule error (Type 3).
+    pub fn biz(code: ErrorCode, text: impl Into<String>) -> Self {
+        Problem::new(ErrorWarningType::BizRule, code, text)
+    }
+
+    /// An authentication failure (Type 4, Code 497). Says nothing about which part was wrong.
+    pub fn authentication() -> Self {
+        Problem::new(ErrorWarningType::Authentication, ErrorCode::AuthorizationError, "Authentication failed: the POS credentials are not valid.")
+    }
+
+    /// A protocol violation (Type 7), e.g. a wrong `Version` or a malformed request.
+    pub fn protocol(code: ErrorCode, text: impl Into<String>) -> Self {
+        Problem::new(ErrorWarningType::ProtocolViolation, code, text)
+    }
+
+    /// A required field is missing (Type 10, Code 321).
+    pub fn required(text: impl Into<String>) -> Self {
+        Problem::new(ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing, text)
+    }
+
+    /// An internal failure (Type 12, Code 448); the details stay in the logs.
+    pub fn system() -> Self {
+        Problem::new(ErrorWarningType::ProcessingException, ErrorCode::SystemError, "The request could not be processed; please retry later.")
+    }
+
+    /// Sets the XPath of the offending node.
+    pub fn at(mut self, tag: impl Into<String>) -> Self {
+        self.tag = Some(tag.into());
+        self
+    }
+}
+
+/// The standard short text of a code (1–64 characters).
+fn short_text(code: &ErrorCode) -> String {
+    let text = match code {
+        ErrorCode::Other(c) => format!("Error {c}"),
+        known => {
+            // The variant name spelled out: `BookingReferenceNotFound` → "Booking reference not found".
+            let name = format!("{known:?}");
+            let mut out = String::new();
+            for (i, ch) in name.chars().enumerate() {
+                if i > 0 && ch.is_uppercase() {
+                    out.push(' ');
+                    out.extend(ch.to_lowercase());
+                } else {
+                    out.push(ch);
+                }
+            }
+            out
+        }
+    };
+    text.chars().take(64).collect()
+}
+
+/// The `Errors` element for a list of problems.
+pub fn errors(problems: impl IntoIterator<Item = Problem>) -> Errors {
+    Errors {
+        error: problems
+            .into_iter()
+            .map(|p| OtaError {
+                short_text: Some(short_text(&p.code)),
+                code: Some(p.code),
+                r#type: p.kind,
+                status: Some(ErrorStatus::NotProcessed),
+                tag: p.tag,
+                record_id: None,
+                value: p.text,
+            })
+            .collect(),
+    }
+}
+
+/// The `Warnings` element for a list of advisories.
+pub fn warnings(problems: impl IntoIterator<Item = Problem>) -> Warnings {
+    Warnings {
+        warning: problems
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| Warning {
+                short_text: Some(short_text(&p.code)),
+                code: Some(p.code),
+                r#type: p.kind,
+                status: Some(ErrorStatus::Complete),
+                tag: p.tag,
+                record_id: None,
+                rph: Some(i as u64 + 1),
+                value: p.text,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_texts_are_readable_and_bounded() {
+        assert_eq!(short_text(&ErrorCode::BookingReferenceNotFound), "Booking reference not found");
+        assert_eq!(short_text(&ErrorCode::Other("999".into())), "Error 999");
+        assert!(short_text(&ErrorCode::Other("x".repeat(100))).chars().count() <= 64);
+    }
+}

@@ -1,0 +1,3 @@
+//! The `ota-gateway` command. TO BE COMPLETED (gateway core work).
+
+fn main() {}
