@@ -1,0 +1,3 @@
+//! Gateway benchmarks (filled in below).
+
+fn main() {}
