@@ -2,11 +2,17 @@
 //!
 //! One group per full sample `spec/samples/<module>.xml`, plus `tour_activity_book_200`: the
 //! tour_activity_book sample with its `ParticipantInfo` repeated to 200 participants. Each group
-//! has three functions:
+//! has these functions:
 //!
 //! - `roxmltree_parse`: `roxmltree::Document::parse` of the input (the floor of decoding);
-//! - `decode`: `AnyRequest::from_xml` (parse, strict check, yaserde bind);
-//! - `encode`: `AnyRequest::to_xml` of the decoded value; its throughput is the output length.
+//! - `decode`: `AnyRequest::from_xml` (roxmltree parse, then the generated one-pass decoder);
+//! - `decode_yaserde`: `AnyRequest::from_xml_with_yaserde` (same parse and checks, bound by
+//!   yaserde), for comparison;
+//! - `encode`: `AnyRequest::to_xml` of the decoded value (the generated encoder);
+//! - `encode_yaserde`: `AnyRequest::to_xml_with_yaserde`, for comparison.
+//!
+//! The decode functions' throughput is the input length, the encode functions' their output
+//! length.
 //!
 //! Run with `cargo bench -p ota-messages --bench messages`.
 
@@ -35,7 +41,11 @@ fn full_samples() -> Vec<(String, String)> {
         if path.extension().is_none_or(|e| e != "xml") {
             continue;
         }
-        let stem = path.file_stem().expect("file stem").to_string_lossy().into_owned();
+        let stem = path
+            .file_stem()
+            .expect("file stem")
+            .to_string_lossy()
+            .into_owned();
         if stem.contains('.') {
             continue;
         }
@@ -87,24 +97,57 @@ fn set_participant_id(block: &str, id: usize) -> String {
     }
 }
 
-/// One group: parse baseline, decode and encode of `xml`.
+/// One group: parse baseline, decode and encode of `xml`, each also through yaserde.
 fn bench_input(c: &mut Criterion, name: &str, xml: &str) {
-    let decoded = AnyRequest::from_xml(xml).unwrap_or_else(|e| panic!("{name} does not decode: {e}"));
-    let encoded = decoded.to_xml().unwrap_or_else(|e| panic!("{name} does not encode: {e}"));
+    let decoded =
+        AnyRequest::from_xml(xml).unwrap_or_else(|e| panic!("{name} does not decode: {e}"));
+    let encoded = decoded
+        .to_xml()
+        .unwrap_or_else(|e| panic!("{name} does not encode: {e}"));
     // The encoded form must decode to the same value, or `encode` measures the wrong thing.
-    assert_eq!(AnyRequest::from_xml(&encoded).expect("re-decode"), decoded, "{name} does not round-trip");
+    assert_eq!(
+        AnyRequest::from_xml(&encoded).expect("re-decode"),
+        decoded,
+        "{name} does not round-trip"
+    );
+    assert_eq!(
+        AnyRequest::from_xml_with_yaserde(xml).expect("decode with yaserde"),
+        decoded,
+        "{name}: decoders differ"
+    );
+    let encoded_yaserde = decoded
+        .to_xml_with_yaserde(false)
+        .expect("encode with yaserde");
 
     let mut group = c.benchmark_group(name);
-    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
 
     group.throughput(Throughput::Bytes(xml.len() as u64));
     group.bench_function("roxmltree_parse", |b| {
         b.iter(|| roxmltree::Document::parse(black_box(xml)).expect("parse"));
     });
-    group.bench_function("decode", |b| b.iter(|| AnyRequest::from_xml(black_box(xml)).expect("decode")));
+    group.bench_function("decode", |b| {
+        b.iter(|| AnyRequest::from_xml(black_box(xml)).expect("decode"))
+    });
+    group.bench_function("decode_yaserde", |b| {
+        b.iter(|| AnyRequest::from_xml_with_yaserde(black_box(xml)).expect("decode with yaserde"));
+    });
 
     group.throughput(Throughput::Bytes(encoded.len() as u64));
-    group.bench_function("encode", |b| b.iter(|| black_box(&decoded).to_xml().expect("encode")));
+    group.bench_function("encode", |b| {
+        b.iter(|| black_box(&decoded).to_xml().expect("encode"))
+    });
+    group.throughput(Throughput::Bytes(encoded_yaserde.len() as u64));
+    group.bench_function("encode_yaserde", |b| {
+        b.iter(|| {
+            black_box(&decoded)
+                .to_xml_with_yaserde(false)
+                .expect("encode with yaserde")
+        });
+    });
     group.finish();
 }
 
@@ -114,10 +157,18 @@ fn messages(c: &mut Criterion) {
         bench_input(c, module, xml);
     }
 
-    let book = samples.iter().find(|(m, _)| m == "tour_activity_book").map(|(_, x)| x).expect("tour_activity_book.xml");
+    let book = samples
+        .iter()
+        .find(|(m, _)| m == "tour_activity_book")
+        .map(|(_, x)| x)
+        .expect("tour_activity_book.xml");
     let large = many_participants(book, PARTICIPANTS);
     let rq = OtaTourActivityBookRq::from_xml(&large).expect("the large input decodes");
-    assert_eq!(rq.booking_info.participant_info.len(), PARTICIPANTS, "participants in the large input");
+    assert_eq!(
+        rq.booking_info.participant_info.len(),
+        PARTICIPANTS,
+        "participants in the large input"
+    );
     bench_input(c, &format!("tour_activity_book_{PARTICIPANTS}"), &large);
 }
 
