@@ -34,3 +34,18 @@ pub async fn descriptive_info(_ctx: &Ctx, _rq: &pdi::OtaProductDescriptiveInfoRq
 pub async fn book(_ctx: &Ctx, _rq: &book::OtaTourActivityBookRq) -> book::OtaTourActivityBookRs {
     not_yet()
 }
+
+/// PLACEHOLDER (gateway core, until this module's own lands): this module's section of the
+/// import file.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct Content {}
+
+/// PLACEHOLDER (gateway core, until this module's own lands): stores this module's section of
+/// an import file.
+pub fn store(_tx: &rusqlite::Transaction, _content: &Content) -> Result<(), crate::db::DbError> {
+    Ok(())
+}
+
+/// PLACEHOLDER (gateway core, until this module's own lands): this module's demo content (its
+/// import file section).
+pub const DEMO: &str = "{}";

@@ -29,3 +29,18 @@ pub async fn read(_ctx: &Ctx, _rq: &read::OtaReadRq) -> read::OtaResRetrieveRs {
 pub async fn modify(_ctx: &Ctx, _rq: &modify::OtaHotelResModifyRq) -> modify::OtaHotelResModifyRs {
     not_yet()
 }
+
+/// PLACEHOLDER (gateway core, until this module's own lands): this module's section of the
+/// import file.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct Content {}
+
+/// PLACEHOLDER (gateway core, until this module's own lands): stores this module's section of
+/// an import file.
+pub fn store(_tx: &rusqlite::Transaction, _content: &Content) -> Result<(), crate::db::DbError> {
+    Ok(())
+}
+
+/// PLACEHOLDER (gateway core, until this module's own lands): this module's demo content (its
+/// import file section).
+pub const DEMO: &str = "{}";
