@@ -9,9 +9,19 @@
 //! | [`db`] | the embedded SQLite database (WAL, migrations, a connection pool) |
 //! | [`seed`] | demo content and `ota-gateway import` |
 //! | [`client`] | a typed async client |
+//! | [`config`] | the server's settings |
 //! | [`errors`] | OTA `Errors` / `Warnings` |
 
 pub mod auth;
+pub mod client;
+pub mod config;
 pub mod db;
 pub mod errors;
+pub mod http;
 pub mod ops;
+pub mod seed;
+
+pub use client::{Client, ClientError};
+pub use config::Config;
+pub use db::Db;
+pub use http::{AppState, router, serve};

@@ -1,0 +1,153 @@
+//! The gateway's settings: what `ota-gateway serve` reads from its command line, and what tests
+//! build by hand (start from [`Config::default`] and change a field or two).
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ipnet::IpNet;
+
+/// The default request body limit: 1 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+
+/// How the server writes its logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// The gateway's settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The address to listen on.
+    pub addr: SocketAddr,
+    /// The SQLite database file.
+    pub db_path: PathBuf,
+    /// The largest request body accepted, in bytes (larger ones get 413).
+    pub body_limit: usize,
+    /// When not empty, only clients whose address is in one of these networks are served;
+    /// the others get 403 before their body is read.
+    pub allow: Vec<IpNet>,
+    /// The log format.
+    pub log_format: LogFormat,
+    /// The longest a request may take, body upload included (then 408).
+    pub request_timeout: Duration,
+    /// The longest a client may take to send a request's headers (then the connection is closed).
+    pub header_read_timeout: Duration,
+    /// At shutdown, how long in-flight requests get to finish before the server stops anyway.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            db_path: PathBuf::from("./ota-gateway.db"),
+            body_limit: DEFAULT_BODY_LIMIT,
+            allow: Vec::new(),
+            log_format: LogFormat::Text,
+            request_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Config {
+    /// True when a client at `ip` may be served (always, when no allow-list is set).
+    /// IPv4 addresses mapped into IPv6 (`::ffff:a.b.c.d`) are checked as IPv4.
+    pub fn allows(&self, ip: IpAddr) -> bool {
+        if self.allow.is_empty() {
+            return true;
+        }
+        let ip = ip.to_canonical();
+        self.allow.iter().any(|net| net.contains(&ip))
+    }
+}
+
+/// Parses a network for the allow-list: a CIDR (`10.0.0.0/8`, `::1/128`) or a bare address
+/// (taken as a single host).
+pub fn parse_net(s: &str) -> Result<IpNet, String> {
+    let s = s.trim();
+    if let Ok(net) = s.parse::<IpNet>() {
+        return Ok(net.trunc());
+    }
+    s.parse::<IpAddr>().map(IpNet::from).map_err(|_| format!("{s:?} is not an IP network (e.g. 10.0.0.0/8) or address"))
+}
+
+/// Parses a size: bytes (`65536`) or with a unit (`64KiB`, `1MiB`, `2M`, `512k`; K and M are
+/// binary, 1024-based).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: usize = num.parse().map_err(|_| format!("{s:?} is not a size (e.g. 1MiB, 65536)"))?;
+    let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
+        _ => return Err(format!("{s:?}: unknown size unit {unit:?} (use B, KiB, MiB or GiB)")),
+    };
+    n.checked_mul(mult).ok_or_else(|| format!("{s:?} is too large"))
+}
+
+/// Parses a duration: `30s`, `500ms`, `2m`, `1h`, or a plain number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.parse().map_err(|_| format!("{s:?} is not a duration (e.g. 30s, 500ms)"))?;
+    let d = match unit.trim() {
+        "" | "s" => Duration::from_secs(n),
+        "ms" => Duration::from_millis(n),
+        "m" | "min" => Duration::from_secs(n.saturating_mul(60)),
+        "h" => Duration::from_secs(n.saturating_mul(3600)),
+        other => return Err(format!("{s:?}: unknown duration unit {other:?} (use ms, s, m or h)")),
+    };
+    if d.is_zero() {
+        return Err(format!("{s:?}: a duration must be more than zero"));
+    }
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1MiB").unwrap(), 1 << 20);
+        assert_eq!(parse_size("64k").unwrap(), 64 << 10);
+        assert_eq!(parse_size("100").unwrap(), 100);
+        assert!(parse_size("1 parsec").is_err());
+        assert!(parse_size("").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("7").unwrap(), Duration::from_secs(7));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn allow_list() {
+        let mut c = Config::default();
+        assert!(c.allows("203.0.113.9".parse().unwrap()));
+        c.allow = vec![parse_net("10.0.0.0/8").unwrap(), parse_net("::1").unwrap()];
+        assert!(c.allows("10.1.2.3".parse().unwrap()));
+        assert!(c.allows("::ffff:10.1.2.3".parse().unwrap()));
+        assert!(c.allows("::1".parse().unwrap()));
+        assert!(!c.allows("127.0.0.1".parse().unwrap()));
+        assert!(parse_net("10.0.0.300/8").is_err());
+    }
+}
