@@ -1,46 +1,40 @@
-//! The hotel operations: hotel NBC, booking read and booking modify.
-//! TO BE COMPLETED (hotels work).
+//! The hotel operations: hotel NBC (`/hotelnbc`), booking read (`/bookread`) and booking
+//! modify (`/bookmodify`), with the `hotels` section of the import file.
+//!
+//! | file | what |
+//! |---|---|
+//! | `content.rs` | [`Content`] (the import section), [`store`], [`DEMO`] |
+//! | `booking.rs` | [`Booking`], the stored booking, and its message shapes |
+//! | `repo.rs` | database access: find, load and save bookings, prices |
+//! | `descriptive.rs` | [`descriptive_info`] |
+//! | `read.rs` | [`read`] |
+//! | `modify.rs` | [`modify`]: the comparison of a request with the stored booking |
+//!
+//! Decisions:
+//! - A booking is visible to its owner (the requestor that made it) only; another requestor's
+//!   reference is answered as not found (Code 97), never as "not owned" (99), so references
+//!   cannot be probed.
+//! - `/hotelnbc` sets `TransactionIdentifier` to the range of the contents (`1-N/N`); the
+//!   dispatcher's envelope may override it with the request's identifier.
+//! - Prices are per room and night, by room type, board and currency, independent of the
+//!   number of guests. Amounts are exact decimals with two places.
 
-use ota_messages::runtime::Response;
-use ota_messages::{booking_read as read, hotel_descriptive_info as hdi, hotel_res_modify as modify};
+mod booking;
+mod content;
+mod descriptive;
+mod lang;
+mod modify;
+mod read;
+mod repo;
 
-use super::Ctx;
-use crate::errors::{Problem, errors};
-
-fn not_yet<R: Response<Errors = ota_messages::common::Errors>>() -> R {
-    R::from_errors(errors([Problem::new(
-        ota_messages::common::ErrorWarningType::NoImplementation,
-        ota_messages::common::ErrorCode::UnableToProcess,
-        "not implemented yet",
-    )]))
-}
-
-/// `/hotelnbc`.
-pub async fn descriptive_info(_ctx: &Ctx, _rq: &hdi::OtaHotelDescriptiveInfoRq) -> hdi::OtaHotelDescriptiveInfoRs {
-    not_yet()
-}
-
-/// `/bookread`.
-pub async fn read(_ctx: &Ctx, _rq: &read::OtaReadRq) -> read::OtaResRetrieveRs {
-    not_yet()
-}
-
-/// `/bookmodify`.
-pub async fn modify(_ctx: &Ctx, _rq: &modify::OtaHotelResModifyRq) -> modify::OtaHotelResModifyRs {
-    not_yet()
-}
-
-/// PLACEHOLDER (gateway core, until this module's own lands): this module's section of the
-/// import file.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-pub struct Content {}
-
-/// PLACEHOLDER (gateway core, until this module's own lands): stores this module's section of
-/// an import file.
-pub fn store(_tx: &rusqlite::Transaction, _content: &Content) -> Result<(), crate::db::DbError> {
-    Ok(())
-}
-
-/// PLACEHOLDER (gateway core, until this module's own lands): this module's demo content (its
-/// import file section).
-pub const DEMO: &str = "{}";
+pub use booking::{
+    Booking, Comment, Company, Guest, ItemRef, LangText, Room, RoomReference, RoomSource, Service, TransferLeg, TransferPoint,
+    Transport, modify_payload,
+};
+pub use content::{
+    Amount, Board, Content, DEMO, GeoPosition, Hotel, HotelAddress, HotelPhone, HotelText, Image, ImageFile, ImageText, MAX_ROOMS, Rate,
+    RoomText, RoomTypeContent, store,
+};
+pub use descriptive::descriptive_info;
+pub use modify::{MAX_NIGHTS, modify};
+pub use read::read;
