@@ -444,20 +444,44 @@ fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError) -> Respon
         }
         _ => {}
     }
-    // Where, not what: the values of a failing message are not logged (one could be a password).
-    tracing::info!(at = %e.path, line = e.line, column = e.column, "request is not a valid message");
-    let problem = match &e.kind {
-        DecodeErrorKind::MissingElement { .. } | DecodeErrorKind::MissingAttribute { .. } | DecodeErrorKind::MissingChoice { .. } => {
-            Problem::required(describe(e))
-        }
-        _ => Problem::protocol(ErrorCode::InvalidValue, describe(e)),
-    }
-    .at(e.path.clone());
+    let problem = if in_pos(e) {
+        // A POS of the wrong shape (one Source, three, a missing attribute, …) is an
+        // authentication failure like any other: the answer does not say what was wrong.
+        tracing::info!(reason = "pos", "authentication failed");
+        Problem::authentication()
+    } else {
+        // Where, not what: the values of a failing message are not logged (one could be a password).
+        tracing::info!(at = %e.path, line = e.line, column = e.column, "request is not a valid message");
+        decode_problem(e)
+    };
     let Some(mut answer) = ota_messages::error_response(op.path, errors([problem])) else {
         return not_found_now();
     };
     stamp(&mut answer, root_attributes(text));
     xml_answer(op, StatusCode::OK, &answer)
+}
+
+/// True when a decoding error is about the POS (missing, or anything inside it).
+fn in_pos(e: &DecodeError) -> bool {
+    let inside = e.path.split('/').nth(2).is_some_and(|s| s == "POS" || s.starts_with("POS["));
+    let about = match &e.kind {
+        DecodeErrorKind::MissingElement { name } | DecodeErrorKind::TooMany { name, .. } => *name == "POS",
+        DecodeErrorKind::UnexpectedElement { name, .. } | DecodeErrorKind::OutOfOrder { name, .. } => name == "POS",
+        _ => false,
+    };
+    inside || about
+}
+
+/// The OTA problem of a decoding error: Type 10 / Code 321 for something missing, else
+/// Type 7 / Code 320; the element path as `Tag`.
+fn decode_problem(e: &DecodeError) -> Problem {
+    match &e.kind {
+        DecodeErrorKind::MissingElement { .. } | DecodeErrorKind::MissingAttribute { .. } | DecodeErrorKind::MissingChoice { .. } => {
+            Problem::required(describe(e))
+        }
+        _ => Problem::protocol(ErrorCode::InvalidValue, describe(e)),
+    }
+    .at(e.path.clone())
 }
 
 /// The description of a decoding error; a bad `MessagePassword` value is not repeated.
