@@ -1,0 +1,927 @@
+//! The activity operations against the demo content: search, availability, activity NBC and
+//! booking (Quote, Commit, idempotence, validation, concurrency), called directly with a
+//! database in a temporary directory; then two end-to-end tests over HTTP.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use chrono::{Datelike, Duration, NaiveDate, Utc, Weekday};
+use ota_gateway::auth::Requestor;
+use ota_gateway::db::{Db, immediate};
+use ota_gateway::ops::{Ctx, activities};
+use ota_messages::common::{Error, ErrorCode, ErrorWarningType, IdContext, PricingMethod, Warning};
+use ota_messages::product_descriptive_info::{OtaProductDescriptiveInfoRq, OtaProductDescriptiveInfoRs};
+use ota_messages::runtime::{Message, Response};
+use ota_messages::tour_activity_avail::{OtaTourActivityAvailRq, OtaTourActivityAvailRs};
+use ota_messages::tour_activity_book::{OtaTourActivityBookRq, OtaTourActivityBookRs};
+use ota_messages::tour_activity_search::{OtaTourActivitySearchRq, OtaTourActivitySearchRs};
+use rust_decimal::Decimal;
+
+// ---------------------------------------------------------------------------------------------
+// Set-up
+
+struct Env {
+    db: Db,
+    _dir: tempfile::TempDir,
+}
+
+/// A fresh database with the demo activities and the requestor `DEMO`.
+async fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(&dir.path().join("activities.db")).await.unwrap();
+    let content: activities::Content = serde_json::from_str(activities::DEMO).unwrap();
+    db.call(move |conn| {
+        immediate(conn, |tx| {
+            tx.execute(
+                "INSERT INTO requestor (id, id_context, name, password_hash, created_at)
+                 VALUES ('DEMO', 'DEMO-DIST', 'Demo partner', 'not-a-hash', '2025-01-01T00:00:00Z')",
+                [],
+            )?;
+            activities::store(tx, &content)
+        })
+    })
+    .await
+    .unwrap();
+    Env { db, _dir: dir }
+}
+
+impl Env {
+    fn ctx(&self, instance: Option<&str>) -> Ctx {
+        Ctx {
+            db: self.db.clone(),
+            requestor: Requestor {
+                id: "DEMO".into(),
+                id_context: "DEMO-DIST".into(),
+                name: "Demo partner".into(),
+                instance: instance.map(Into::into),
+            },
+            now: Utc::now(),
+            request_id: "test".into(),
+        }
+    }
+
+    async fn count(&self, table: &'static str) -> i64 {
+        self.db.call(move |c| Ok(c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?)).await.unwrap()
+    }
+
+    /// Places left of a service on a date (`None`: no allotment row, i.e. full capacity).
+    async fn places_left(&self, activity: &'static str, product: &'static str, service: &'static str, date: NaiveDate) -> Option<i64> {
+        self.db
+            .call(move |c| {
+                let n = c.query_row(
+                    "SELECT a.places_left FROM activity_allotment a
+                     JOIN activity_service s ON s.id = a.service_id
+                     JOIN activity_product p ON p.id = s.product_id
+                     WHERE p.activity_id = ?1 AND p.code = ?2 AND s.code = ?3 AND a.date = ?4",
+                    rusqlite::params![activity, product, service, date.to_string()],
+                    |r| r.get(0),
+                );
+                match n {
+                    Ok(n) => Ok(Some(n)),
+                    Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+                    Err(e) => Err(e.into()),
+                }
+            })
+            .await
+            .unwrap()
+    }
+}
+
+fn today() -> NaiveDate {
+    Utc::now().date_naive()
+}
+
+fn day(n: i64) -> NaiveDate {
+    today() + Duration::days(n)
+}
+
+/// The first `weekday` at least `after` days from today.
+fn next(weekday: Weekday, after: i64) -> NaiveDate {
+    let mut d = day(after);
+    while d.weekday() != weekday {
+        d += Duration::days(1);
+    }
+    d
+}
+
+fn dec(s: &str) -> Decimal {
+    Decimal::from_str_exact(s).unwrap()
+}
+
+fn errors_of<R: Response<Errors = ota_messages::common::Errors>>(rs: &R) -> Vec<Error> {
+    assert!(!rs.is_success(), "expected an error answer");
+    rs.errors().expect("Errors").error.clone()
+}
+
+fn only_error<R: Response<Errors = ota_messages::common::Errors>>(rs: &R) -> Error {
+    let errors = errors_of(rs);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    errors.into_iter().next().unwrap()
+}
+
+fn warnings_of(w: Option<&ota_messages::common::Warnings>) -> Vec<Warning> {
+    w.map(|w| w.warning.clone()).unwrap_or_default()
+}
+
+/// Encodes and decodes an answer: it must be valid against the spec.
+fn round_trip<M: Message + std::fmt::Debug + PartialEq>(rs: &M) -> String {
+    let xml = rs.to_xml_pretty().unwrap();
+    let back = M::from_xml(&xml).unwrap_or_else(|e| panic!("invalid answer: {e}\n{xml}"));
+    assert_eq!(&back, rs);
+    xml
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+fn pos(instance: Option<&str>) -> String {
+    let instance = instance.map(|i| format!(r#" Instance="{i}""#)).unwrap_or_default();
+    format!(
+        r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"{instance}/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#
+    )
+}
+
+/// (Context, RegionCode, text)
+type Loc<'a> = (&'a str, &'a str, &'a str);
+
+fn locations(element: &str, locs: &[Loc]) -> String {
+    locs.iter()
+        .map(|(context, code, value)| format!(r#"<{element} Context="{context}"><Region RegionCode="{code}">{value}</Region></{element}>"#))
+        .collect()
+}
+
+fn search_xml(start: NaiveDate, end: NaiveDate, locs: &[Loc], attrs: &str) -> String {
+    format!(
+        r#"<OTA_TourActivitySearchRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2"{attrs}>{}<SearchCriteria><DateTimePref Start="{start}" End="{end}"/>{}</SearchCriteria></OTA_TourActivitySearchRQ>"#,
+        pos(None),
+        locations("LocationPref", locs)
+    )
+}
+
+fn search_rq(start: NaiveDate, end: NaiveDate, locs: &[Loc], attrs: &str) -> OtaTourActivitySearchRq {
+    OtaTourActivitySearchRq::from_xml(&search_xml(start, end, locs, attrs)).unwrap()
+}
+
+fn avail_rq(start: NaiveDate, end: NaiveDate, locs: &[Loc], party: &[(u64, &str)], max_price: Option<(&str, &str, &str)>) -> OtaTourActivityAvailRq {
+    let party: String = party.iter().map(|(q, c)| format!(r#"<ParticipantCount Quantity="{q}"><QualifierInfo>{c}</QualifierInfo></ParticipantCount>"#)).collect();
+    let offer = max_price
+        .map(|(method, amount, currency)| {
+            format!(
+                r#"<MultimodalOffer><RequestedOffer><GuidelinePricing><Method>{method}</Method><MaximumPrice Amount="{amount}" CurrencyCode="{currency}" CurrencyDecimal="2"/></GuidelinePricing></RequestedOffer></MultimodalOffer>"#
+            )
+        })
+        .unwrap_or_default();
+    let xml = format!(
+        r#"<OTA_TourActivityAvailRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2" PrimaryLangID="en">{}<TourActivity><BasicInfo/>{}<Schedule StartPeriod="{start}" EndPeriod="{end}"/>{party}{offer}</TourActivity></OTA_TourActivityAvailRQ>"#,
+        pos(None),
+        locations("Location", locs)
+    );
+    OtaTourActivityAvailRq::from_xml(&xml).unwrap()
+}
+
+fn nbc_rq(id: &str, attrs: &str) -> OtaProductDescriptiveInfoRq {
+    let xml = format!(
+        r#"<OTA_ProductDescriptiveInfoRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2016.2"{attrs}>{}<ProductDescriptiveInfos><TourActivityDescriptiveInfo TourActivityID="{id}"/></ProductDescriptiveInfos></OTA_ProductDescriptiveInfoRQ>"#,
+        pos(None)
+    );
+    OtaProductDescriptiveInfoRq::from_xml(&xml).unwrap()
+}
+
+/// A booking request.
+#[derive(Clone)]
+struct Book<'a> {
+    status: Option<&'a str>,
+    instance: Option<&'a str>,
+    activity: &'a str,
+    product: Option<&'a str>,
+    service: Option<&'a str>,
+    start: String,
+    end: String,
+    /// (ParticipantID, category, age)
+    participants: Vec<(u64, &'a str, u64)>,
+    /// (DateTime, LocationName)
+    pickup: Option<(String, &'a str)>,
+    client_ref: Option<&'a str>,
+}
+
+impl<'a> Book<'a> {
+    fn new(activity: &'a str, product: &'a str, service: &'a str, date: NaiveDate) -> Self {
+        Book {
+            status: Some("Quote"),
+            instance: None,
+            activity,
+            product: Some(product),
+            service: Some(service),
+            start: format!("{date}T00:00:00"),
+            end: format!("{date}T23:59:59"),
+            participants: vec![(1, "10", 44), (2, "10", 42), (3, "8", 9)],
+            pickup: None,
+            client_ref: Some("CLI-ACT-0001"),
+        }
+    }
+
+    fn xml(&self) -> String {
+        let status = self.status.map(|s| format!(r#" ResStatus="{s}""#)).unwrap_or_default();
+        let attr = |name: &str, v: Option<&str>| v.map(|v| format!(r#" {name}="{v}""#)).unwrap_or_default();
+        let names = ["José|Müller|Mr", "Zoë|O'Brien &amp; Müller|Mrs", "Łucja|Müller|Miss", "Ana|Nowak|Ms"];
+        let participants: String = self
+            .participants
+            .iter()
+            .enumerate()
+            .map(|(i, (id, cat, age))| {
+                let parts: Vec<&str> = names[i % names.len()].split('|').collect();
+                format!(
+                    r#"<ParticipantInfo><Category QualifierInfo="{cat}"/><Individual Age="{age}" ParticipantID="{id}"><GivenName>{}</GivenName><NamePrefix>{}</NamePrefix><Surname>{}</Surname></Individual></ParticipantInfo>"#,
+                    parts[0], parts[2], parts[1]
+                )
+            })
+            .collect();
+        let pickup = self
+            .pickup
+            .as_ref()
+            .map(|(dt, loc)| format!(r#"<PickupDropoff DateTime="{dt}" LocationName="{loc}" PickupInd="true"/>"#))
+            .unwrap_or_default();
+        let ext = self
+            .client_ref
+            .map(|r| format!(r#"<TPA_Extensions><UniqueID Type="36" ID="{r}" ID_Context="Client"/><UniqueID Type="37" ID="{r}_1" ID_Context="Client"/></TPA_Extensions>"#))
+            .unwrap_or_default();
+        format!(
+            r#"<OTA_TourActivityBookRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2"{status}>{}<BookingInfo><BasicInfo TourActivityID="{}"{}{}/>{participants}<Schedule Start="{}" End="{}"/>{pickup}</BookingInfo>{ext}</OTA_TourActivityBookRQ>"#,
+            pos(self.instance),
+            self.activity,
+            attr("SupplierProductCode", self.product),
+            attr("SupplierServiceCode", self.service),
+            self.start,
+            self.end
+        )
+    }
+
+    fn rq(&self) -> OtaTourActivityBookRq {
+        OtaTourActivityBookRq::from_xml(&self.xml()).unwrap_or_else(|e| panic!("{e}\n{}", self.xml()))
+    }
+
+    async fn send(&self, env: &Env) -> OtaTourActivityBookRs {
+        activities::book(&env.ctx(self.instance), &self.rq()).await
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search
+
+#[tokio::test]
+async fn search_around_a_hotel() {
+    let env = env().await;
+    let rq = search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" PrimaryLangID="es""#);
+    let rs = activities::search(&env.ctx(None), &rq).await;
+    assert!(rs.is_success(), "{rs:?}");
+    round_trip(&rs);
+    assert!(rs.warnings.is_none());
+    assert_eq!(rs.primary_lang_id.as_deref(), Some("es"));
+    let ids: Vec<&str> = rs.tour_activity_info.iter().map(|i| i.basic_info.tour_activity_id.as_str()).collect();
+    assert_eq!(ids, ["LESPMIAZ9U", "LESPMIBKUI", "LESPMISE01"]);
+    let drach = &rs.tour_activity_info[1];
+    assert_eq!(drach.basic_info.name.as_deref(), Some("Cuevas del Drach y concierto en el lago Martel"));
+    // The cheapest adult price: the afternoon visit's ticket.
+    let pricing = drach.pricing.as_ref().unwrap();
+    assert_eq!((pricing.min_price.0, pricing.currency_code.as_str()), (dec("27.00"), "EUR"));
+    assert_eq!(drach.basic_info.supplier_product_code.as_deref(), Some("TE0CC00C"));
+    assert_eq!(drach.basic_info.supplier_service_code.as_deref(), Some("TIC"));
+    let summary = &drach.schedule.as_ref().unwrap().summary;
+    assert_eq!((summary.start.0, summary.end.0), (day(1), day(14)));
+    let location = drach.location.as_ref().unwrap();
+    assert_eq!(location.region.as_ref().unwrap().region_code, "PMI");
+    assert!(drach.description.as_ref().unwrap().long_description.as_deref().unwrap().starts_with("Recorrido"));
+    let categories: Vec<&str> = drach.category_and_type.as_ref().unwrap().category.iter().map(|c| c.code.as_str()).collect();
+    assert_eq!(categories, ["XA", "SE"]);
+    // The train runs Tue, Thu, Sat: its first and last dates in the range are such days.
+    let train = &rs.tour_activity_info[0].schedule.as_ref().unwrap().summary;
+    for d in [train.start.0, train.end.0] {
+        assert!(matches!(d.weekday(), Weekday::Tue | Weekday::Thu | Weekday::Sat), "{d}");
+        assert!(d >= day(1) && d <= day(14));
+    }
+}
+
+#[tokio::test]
+async fn search_by_product_and_max_responses() {
+    let env = env().await;
+    // A TourActivityID or a SupplierProductCode names the activity.
+    for code in ["LESTFSLORO", "TFLORO01"] {
+        let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &[("Service", "Product", code)], "")).await;
+        let ids: Vec<&str> = rs.tour_activity_info.iter().map(|i| i.basic_info.tour_activity_id.as_str()).collect();
+        assert_eq!(ids, ["LESTFSLORO"], "{code}");
+    }
+    // Both locations: the named product first, then the hotel's activities.
+    let locs = [("Source", "HotelCode", "HTL00077"), ("Service", "Product", "LESTFSTEI1")];
+    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &locs, "")).await;
+    let ids: Vec<&str> = rs.tour_activity_info.iter().map(|i| i.basic_info.tour_activity_id.as_str()).collect();
+    assert_eq!(ids, ["LESTFSTEI1", "LESPMIAZ9U", "LESPMIBKUI", "LESPMICATA"]);
+    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &locs, r#" MaxResponses="2""#)).await;
+    assert_eq!(rs.tour_activity_info.len(), 2);
+}
+
+#[tokio::test]
+async fn search_range_is_at_most_28_days() {
+    let env = env().await;
+    let hotel = [("Source", "HotelCode", "HTL00042")];
+    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(28), &hotel, "")).await;
+    assert!(rs.is_success(), "28 days are allowed");
+    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(29), &hotel, "")).await;
+    round_trip(&rs);
+    let e = only_error(&rs);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::SearchCriteriaInvalid)));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivitySearchRQ/SearchCriteria/DateTimePref"));
+    assert!(e.value.contains("29 days"), "{}", e.value);
+    // End before Start.
+    let rs = activities::search(&env.ctx(None), &search_rq(day(5), day(2), &hotel, "")).await;
+    assert_eq!(only_error(&rs).code, Some(ErrorCode::InvalidStartEndDateCombination));
+}
+
+#[tokio::test]
+async fn search_unknown_area_and_bad_locations() {
+    let env = env().await;
+    // A hotel with nothing near: success, no activity, a 427 warning.
+    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL99999")], "")).await;
+    assert!(rs.is_success());
+    assert!(rs.tour_activity_info.is_empty());
+    let w = warnings_of(rs.warnings.as_ref());
+    assert_eq!((w.len(), w[0].r#type.clone(), w[0].code.clone()), (1, ErrorWarningType::Advisory, Some(ErrorCode::NoAvailability)));
+    round_trip(&rs);
+    // Dates already past: nothing runs.
+    let rs = activities::search(&env.ctx(None), &search_rq(day(-10), day(-2), &[("Source", "HotelCode", "HTL00042")], "")).await;
+    assert!(rs.is_success() && rs.tour_activity_info.is_empty());
+    // An unknown product code is an error, tagged.
+    let locs = [("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIZZZZ")];
+    let e = only_error(&activities::search(&env.ctx(None), &search_rq(day(1), day(7), &locs, "")).await);
+    assert_eq!(e.code, Some(ErrorCode::InvalidValue));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivitySearchRQ/SearchCriteria/LocationPref[2]/Region"));
+    // No location at all (the schema requires one; built in Rust).
+    let mut rq = search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL00042")], "");
+    rq.search_criteria.location_pref.clear();
+    let e = only_error(&activities::search(&env.ctx(None), &rq).await);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::RequiredFieldMissing, Some(ErrorCode::RequiredFieldMissing)));
+}
+
+#[tokio::test]
+async fn search_language_fallback() {
+    let env = env().await;
+    let rq = search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL00110")], r#" PrimaryLangID="de""#);
+    let rs = activities::search(&env.ctx(None), &rq).await;
+    assert_eq!(rs.primary_lang_id.as_deref(), Some("en"));
+    assert_eq!(rs.tour_activity_info[0].basic_info.name.as_deref(), Some("Loro Parque"));
+    let w = warnings_of(rs.warnings.as_ref());
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].code, Some(ErrorCode::LanguageCodeInvalid));
+    assert_eq!(w[0].tag.as_deref(), Some("/OTA_TourActivitySearchRQ/@PrimaryLangID"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Availability
+
+#[tokio::test]
+async fn availability_mf001_every_date_with_group_prices_and_pickups() {
+    let env = env().await;
+    let (start, end) = (day(3), day(5));
+    let rq = avail_rq(start, end, &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")], &[(2, "10"), (1, "8")], None);
+    let rs = activities::availability(&env.ctx(Some("MF001")), &rq).await;
+    assert!(rs.is_success(), "{rs:?}");
+    round_trip(&rs);
+    let drach: Vec<_> = rs.tour_activity_info.iter().filter(|i| i.basic_info.tour_activity_id == "LESPMIBKUI").collect();
+    // The morning product runs daily (TIC and TRF), the afternoon one Mon–Sat (TIC).
+    let afternoons = start.iter_days().take(3).filter(|d| d.weekday() != Weekday::Sun).count();
+    assert_eq!(drach.len(), 3 * 2 + afternoons);
+    let tic = drach.iter().find(|i| i.basic_info.supplier_product_code.as_deref() == Some("TE0CC00A") && i.basic_info.supplier_service_code.as_deref() == Some("TIC")).unwrap();
+    let summary = &tic.pricing.summary;
+    assert_eq!(summary.amount.map(|a| a.0), Some(dec("73.75"))); // 2 × 29.50 + 14.75
+    assert_eq!((summary.min_charge, summary.pricing_type.clone(), summary.currency_code.as_str()), (None, PricingMethod::PerGroup, "EUR"));
+    let schedule = &tic.schedule.as_ref().unwrap().summary;
+    assert_eq!(schedule.start.to_string(), format!("{start}T10:00:00"));
+    assert_eq!(schedule.end.to_string(), format!("{start}T11:15:00"));
+    assert_eq!(schedule.duration.as_deref(), Some("PT1H15M"));
+    assert!(tic.pickup_dropoff.is_empty());
+    // The transfer: pickup 70 minutes before, back 195 minutes after.
+    let trf = drach.iter().find(|i| i.basic_info.supplier_service_code.as_deref() == Some("TRF")).unwrap();
+    assert_eq!(trf.pricing.summary.amount.map(|a| a.0), Some(dec("101.40")));
+    let schedule = &trf.schedule.as_ref().unwrap().summary;
+    assert_eq!(schedule.duration.as_deref(), Some("PT5H40M"));
+    assert_eq!(trf.pickup_dropoff.len(), 2);
+    let pickup = &trf.pickup_dropoff[0];
+    assert!(pickup.pickup_ind);
+    assert_eq!(pickup.date_time.map(|d| d.to_string()), Some(format!("{start}T08:50:00")));
+    assert_eq!(pickup.code.as_deref(), Some("HTL00042"));
+    assert_eq!(pickup.location_name.as_deref(), Some("Hotel Playa d'Or & Spa"));
+    assert!(!trf.pickup_dropoff[1].pickup_ind);
+    assert_eq!(trf.pickup_dropoff[1].date_time.map(|d| d.to_string()), Some(format!("{start}T14:30:00")));
+    // The hotel's other activities are there too (the union of both locations).
+    assert!(rs.tour_activity_info.iter().any(|i| i.basic_info.tour_activity_id == "LESPMISE01"));
+    // MaxResponses.
+    let mut limited = rq.clone();
+    limited.max_responses = Some(4);
+    assert_eq!(activities::availability(&env.ctx(None), &limited).await.tour_activity_info.len(), 4);
+}
+
+#[tokio::test]
+async fn availability_mf002_one_price_from_per_service() {
+    let env = env().await;
+    let rq = avail_rq(day(3), day(9), &[("Service", "Product", "LESPMIBKUI")], &[(2, "10"), (1, "8")], None);
+    let rs = activities::availability(&env.ctx(Some("MF002")), &rq).await;
+    assert!(rs.is_success());
+    round_trip(&rs);
+    let keys: Vec<(String, String)> = rs
+        .tour_activity_info
+        .iter()
+        .map(|i| (i.basic_info.supplier_product_code.clone().unwrap(), i.basic_info.supplier_service_code.clone().unwrap()))
+        .collect();
+    let expected = [("TE0CC00A", "TIC"), ("TE0CC00A", "TRF"), ("TE0CC00C", "TIC")];
+    assert_eq!(keys, expected.map(|(p, s)| (p.to_string(), s.to_string())));
+    let charges: Vec<Decimal> = rs.tour_activity_info.iter().map(|i| i.pricing.summary.min_charge.unwrap().0).collect();
+    assert_eq!(charges, [dec("14.75"), dec("23.40"), dec("13.50")]);
+    for i in &rs.tour_activity_info {
+        assert_eq!(i.pricing.summary.pricing_type, PricingMethod::PerPerson);
+        assert!(i.pricing.summary.amount.is_none());
+        assert!(i.pickup_dropoff.is_empty());
+    }
+    // Without an Instance: the detailed mode.
+    let rs = activities::availability(&env.ctx(None), &rq).await;
+    assert!(rs.tour_activity_info.len() > 3);
+    assert!(rs.tour_activity_info.iter().all(|i| i.pricing.summary.amount.is_some()));
+}
+
+#[tokio::test]
+async fn availability_maximum_price() {
+    let env = env().await;
+    let drach = [("Service", "Product", "LESPMIBKUI")];
+    let services = |rs: &OtaTourActivityAvailRs| {
+        let mut s: Vec<String> = rs
+            .tour_activity_info
+            .iter()
+            .map(|i| format!("{}/{}", i.basic_info.supplier_product_code.as_deref().unwrap(), i.basic_info.supplier_service_code.as_deref().unwrap()))
+            .collect();
+        s.dedup();
+        s
+    };
+    // Per person: every participant's price within 30.00 (the transfer's 39.00 is not).
+    let rq = avail_rq(day(2), day(2), &drach, &[(2, "10"), (1, "8")], Some(("PerPerson", "30.00", "EUR")));
+    let rs = activities::availability(&env.ctx(Some("MF002")), &rq).await;
+    let mut got = services(&rs);
+    got.sort();
+    let afternoon = day(2).weekday() != Weekday::Sun;
+    let mut expected = vec!["TE0CC00A/TIC".to_string()];
+    if afternoon {
+        expected.push("TE0CC00C/TIC".to_string());
+    }
+    assert_eq!(got, expected);
+    // Per group: the party's total (2 adults: 59.00 morning ticket, 54.00 afternoon, 78.00 transfer).
+    let rq = avail_rq(day(2), day(2), &drach, &[(2, "10")], Some(("PerGroup", "59.00", "EUR")));
+    let got = services(&activities::availability(&env.ctx(None), &rq).await);
+    assert!(got.contains(&"TE0CC00A/TIC".to_string()) && !got.contains(&"TE0CC00A/TRF".to_string()), "{got:?}");
+    // Nothing within 10.00: success with a warning.
+    let rq = avail_rq(day(2), day(2), &drach, &[(2, "10")], Some(("PerPerson", "10.00", "EUR")));
+    let rs = activities::availability(&env.ctx(None), &rq).await;
+    assert!(rs.is_success() && rs.tour_activity_info.is_empty());
+    assert_eq!(warnings_of(rs.warnings.as_ref())[0].code, Some(ErrorCode::NoAvailability));
+    // Another currency: error 61.
+    let rq = avail_rq(day(2), day(2), &drach, &[(2, "10")], Some(("PerPerson", "100.00", "USD")));
+    let e = only_error(&activities::availability(&env.ctx(None), &rq).await);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidCurrencyCode)));
+}
+
+#[tokio::test]
+async fn availability_categories_and_allotment() {
+    let env = env().await;
+    // Seniors (11) are priced by no service: an error pointing at the ParticipantCount.
+    let rq = avail_rq(day(2), day(3), &[("Source", "HotelCode", "HTL00042")], &[(2, "10"), (1, "11")], None);
+    let rs = activities::availability(&env.ctx(None), &rq).await;
+    round_trip(&rs);
+    let e = only_error(&rs);
+    assert_eq!(e.code, Some(ErrorCode::InvalidValue));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityAvailRQ/TourActivity/ParticipantCount[2]/QualifierInfo"));
+    // Infants (7): only Loro Parque prices them.
+    let rq = avail_rq(day(2), day(3), &[("Source", "HotelCode", "HTL00110")], &[(2, "10"), (1, "7")], None);
+    let rs = activities::availability(&env.ctx(None), &rq).await;
+    assert!(!rs.tour_activity_info.is_empty());
+    assert!(rs.tour_activity_info.iter().all(|i| i.basic_info.tour_activity_id == "LESTFSLORO"));
+    assert_eq!(rs.tour_activity_info[0].pricing.summary.amount.map(|a| a.0), Some(dec("82.00")));
+    // Loro Parque picks up nowhere; Teide's transfer is offered from HTL00110.
+    let rq = avail_rq(day(1), day(7), &[("Source", "HotelCode", "HTL00110")], &[(1, "10")], None);
+    let rs = activities::availability(&env.ctx(None), &rq).await;
+    assert!(rs.tour_activity_info.iter().any(|i| i.basic_info.supplier_service_code.as_deref() == Some("TRF")));
+    // The catamaran has 2 places: a party of 3 finds nothing, a party of 2 finds every date.
+    let cat = [("Service", "Product", "LESPMICATA")];
+    let rs = activities::availability(&env.ctx(None), &avail_rq(day(1), day(3), &cat, &[(3, "10")], None)).await;
+    assert!(rs.tour_activity_info.is_empty());
+    let rs = activities::availability(&env.ctx(None), &avail_rq(day(1), day(3), &cat, &[(2, "10")], None)).await;
+    assert_eq!(rs.tour_activity_info.len(), 3);
+    // Range over 28 days and an empty party.
+    let e = only_error(&activities::availability(&env.ctx(None), &avail_rq(day(1), day(40), &cat, &[(2, "10")], None)).await);
+    assert_eq!(e.code, Some(ErrorCode::SearchCriteriaInvalid));
+    let e = only_error(&activities::availability(&env.ctx(None), &avail_rq(day(1), day(2), &cat, &[(0, "10")], None)).await);
+    assert_eq!(e.code, Some(ErrorCode::InvalidValue));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activity NBC
+
+#[tokio::test]
+async fn activity_nbc_in_the_requested_language() {
+    let env = env().await;
+    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIBKUI", r#" PrimaryLangID="es""#)).await;
+    assert!(rs.is_success());
+    assert!(rs.warnings.is_none());
+    round_trip(&rs);
+    let contents = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content;
+    // One content per start time: 10:00 (with everything) and 14:30.
+    assert_eq!(contents.len(), 2);
+    let c = &contents[0];
+    assert_eq!(c.tour_activity_name.as_deref(), Some("Cuevas del Drach y concierto en el lago Martel"));
+    let s = &c.schedule.as_ref().unwrap().summary;
+    assert_eq!((s.start.as_deref(), s.duration.as_deref()), (Some("10:00"), Some("PT1H15M")));
+    assert_eq!(contents[1].schedule.as_ref().unwrap().summary.start.as_deref(), Some("14:30"));
+    assert_eq!(contents[1].rph, Some(2));
+    let cat = &c.tour_activity_category[0];
+    assert_eq!(cat.category_code.as_str(), "XA");
+    assert_eq!(cat.category_name.as_deref(), Some("Excursión"));
+    assert_eq!((cat.type_code.as_deref(), cat.type_name.as_deref()), (Some("CAVE"), Some("Cuevas y grutas")));
+    let products: Vec<&str> = c.product_info.iter().map(|p| p.code.as_str()).collect();
+    assert_eq!(products, ["TE0CC00A", "TE0CC00C"]);
+    assert_eq!(c.product_info[0].code_detail.as_deref(), Some("Visita de mañana con concierto"));
+    let services: Vec<&str> = c.service_info.iter().map(|p| p.code.as_str()).collect();
+    assert_eq!(services, ["TIC", "TRF"]);
+    let text = &c.service_info[1].descriptions.as_ref().unwrap().multimedia_descriptions.multimedia_description[0].text_items.text_item[0];
+    assert_eq!(text.description.len(), 1);
+    assert_eq!(text.description[0].language.as_deref(), Some("es"));
+    assert!(text.description[0].value.starts_with("Recogida"));
+}
+
+#[tokio::test]
+async fn activity_nbc_language_fallback_and_all_languages() {
+    let env = env().await;
+    // German is not there: AltLangID Spanish is used, with a warning.
+    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="de" AltLangID="es""#)).await;
+    let c = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content[0];
+    assert_eq!(c.tour_activity_name.as_deref(), Some("Valldemossa, Sóller y la Tramuntana en tren"));
+    let w = warnings_of(rs.warnings.as_ref());
+    assert_eq!((w.len(), w[0].code.clone()), (1, Some(ErrorCode::LanguageCodeInvalid)));
+    assert!(w[0].value.contains("es"), "{}", w[0].value);
+    // French, no AltLangID: English.
+    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="fr""#)).await;
+    let c = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content[0];
+    assert_eq!(c.tour_activity_name.as_deref(), Some("Valldemossa, Sóller & the Tramuntana by train"));
+    assert!(rs.warnings.is_some());
+    // "*": every language of the descriptions.
+    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="*""#)).await;
+    round_trip(&rs);
+    let c = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content[0];
+    let texts = &c.product_info[0].descriptions.as_ref().unwrap().multimedia_descriptions.multimedia_description[0].text_items.text_item[0];
+    let langs: Vec<&str> = texts.description.iter().filter_map(|d| d.language.as_deref()).collect();
+    assert_eq!(langs, ["en", "es"]);
+    assert!(rs.warnings.is_none());
+}
+
+#[tokio::test]
+async fn activity_nbc_unknown_id() {
+    let env = env().await;
+    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMI0000", "")).await;
+    round_trip(&rs);
+    let e = only_error(&rs);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_ProductDescriptiveInfoRQ/ProductDescriptiveInfos/TourActivityDescriptiveInfo/@TourActivityID"));
+    assert!(rs.tour_activity_descriptive_info.is_none());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Booking
+
+/// A transfer booking of the Drach caves, 10 days ahead, with pickup at HTL00042.
+fn drach_transfer() -> Book<'static> {
+    let date = day(10);
+    let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TRF", date);
+    b.pickup = Some((format!("{date}T08:50:00"), "HTL00042"));
+    b
+}
+
+#[tokio::test]
+async fn quote_stores_nothing() {
+    let env = env().await;
+    let before = (env.count("activity_booking").await, env.count("activity_allotment").await, env.count("activity_booking_participant").await);
+    let rs = drach_transfer().send(&env).await;
+    assert!(rs.is_success(), "{rs:?}");
+    round_trip(&rs);
+    let after = (env.count("activity_booking").await, env.count("activity_allotment").await, env.count("activity_booking_participant").await);
+    assert_eq!(before, after);
+    let d = rs.reservation_details.as_ref().unwrap();
+    // Only the Client reference: no Internal one for a quote.
+    assert_eq!(d.confirmation.len(), 1);
+    assert_eq!(d.confirmation[0].id_context, Some(IdContext::Client));
+    assert_eq!(d.confirmation[0].id, "CLI-ACT-0001");
+    assert_eq!(d.pricing.summary.amount.0, dec("101.40"));
+    assert!(d.pricing.participant_price.is_empty(), "no breakdown without Instance PriceBreakdown");
+    assert_eq!(d.pricing.group.as_ref().map(|g| g.known_groupsize), Some(3));
+    // A quote without a client reference and without ResStatus is fine.
+    let mut b = drach_transfer();
+    b.client_ref = None;
+    b.status = None;
+    let rs = b.send(&env).await;
+    assert!(rs.is_success());
+    assert!(rs.reservation_details.unwrap().confirmation.is_empty());
+    assert_eq!(env.count("activity_booking").await, 0);
+}
+
+#[tokio::test]
+async fn price_breakdown_sums_to_the_total() {
+    let env = env().await;
+    let mut b = drach_transfer();
+    b.instance = Some("PriceBreakdown");
+    let rs = b.send(&env).await;
+    round_trip(&rs);
+    let pricing = &rs.reservation_details.as_ref().unwrap().pricing;
+    let parts: Vec<(u64, Decimal)> = pricing.participant_price.iter().map(|p| (p.participant_id, p.amount.0)).collect();
+    assert_eq!(parts, [(1, dec("39.00")), (2, dec("39.00")), (3, dec("23.40"))]);
+    let sum: Decimal = parts.iter().map(|(_, a)| *a).sum();
+    assert_eq!(sum, pricing.summary.amount.0);
+    assert!(pricing.participant_price.iter().all(|p| p.currency_code == "EUR"));
+}
+
+#[tokio::test]
+async fn commit_books_once_per_client_reference() {
+    let env = env().await;
+    let mut b = drach_transfer();
+    b.status = Some("Commit");
+    let date = day(10);
+    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, None);
+    let rs = b.send(&env).await;
+    assert!(rs.is_success(), "{rs:?}");
+    round_trip(&rs);
+    let d = rs.reservation_details.as_ref().unwrap();
+    let internal = d.confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
+    assert!(internal.starts_with("ACT-"), "{internal}");
+    assert!(d.confirmation.iter().any(|c| c.id_context == Some(IdContext::Client) && c.id == "CLI-ACT-0001"));
+    assert_eq!(d.participant_info.len(), 3);
+    assert_eq!(d.participant_info[1].individual.as_ref().unwrap().surname.as_deref(), Some("O'Brien & Müller"));
+    assert_eq!(d.pickup_dropoff.as_ref().unwrap().location_name.as_deref(), Some("HTL00042"));
+    assert_eq!(d.location.as_ref().unwrap().region.value, "LESPMIBKUI");
+    // Free until 48 hours before the start (the 08:50 pickup), then 100 %.
+    let penalty = &d.cancel_penalties.as_ref().unwrap().cancel_penalty[0];
+    assert_eq!(penalty.deadline.absolute_deadline.to_string(), format!("{}T08:50:00", date - Duration::days(2)));
+    assert_eq!(penalty.amount_percent.amount.0, dec("101.40"));
+    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, Some(17));
+    assert_eq!(env.count("activity_booking").await, 1);
+    assert_eq!(env.count("activity_booking_participant").await, 3);
+    assert_eq!(env.count("activity_booking_pickup").await, 1);
+
+    // The same Commit again: the same booking, no second decrement, no warning.
+    let again = b.send(&env).await;
+    assert_eq!(again, rs);
+    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, Some(17));
+    assert_eq!(env.count("activity_booking").await, 1);
+
+    // The same reference with another party: still the first booking, with a warning.
+    let mut other = b.clone();
+    other.participants = vec![(1, "10", 30)];
+    let rs2 = other.send(&env).await;
+    let d2 = rs2.reservation_details.as_ref().unwrap();
+    assert_eq!(d2.confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id, internal);
+    assert_eq!(d2.participant_info.len(), 3);
+    assert_eq!(warnings_of(rs2.warnings.as_ref())[0].code, Some(ErrorCode::ReservationAlreadyExists));
+    assert_eq!(env.count("activity_booking").await, 1);
+
+    // A new reference: a second booking with another Internal reference.
+    let mut second = b.clone();
+    second.client_ref = Some("CLI-ACT-0002");
+    let rs3 = second.send(&env).await;
+    let internal3 = &rs3.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id;
+    assert_ne!(internal3, &internal);
+    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, Some(14));
+}
+
+#[tokio::test]
+async fn transfer_needs_a_pickup_on_the_booking_date() {
+    let env = env().await;
+    let mut b = drach_transfer();
+    b.pickup = None;
+    let rs = b.send(&env).await;
+    round_trip(&rs);
+    let e = only_error(&rs);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::RequiredFieldMissing, Some(ErrorCode::RequiredFieldMissing)));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff"));
+    // On another day.
+    let mut b = drach_transfer();
+    b.pickup = Some((format!("{}T08:50:00", day(11)), "HTL00042"));
+    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@DateTime"));
+    // At a hotel without pickup.
+    let mut b = drach_transfer();
+    b.pickup = Some((format!("{}T08:50:00", day(10)), "HTL00110"));
+    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@LocationName"));
+    // A ticket-only service needs none (a pickup sent is ignored, with a warning).
+    let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", day(10));
+    b.pickup = Some((format!("{}T08:50:00", day(10)), "HTL00042"));
+    let rs = b.send(&env).await;
+    assert!(rs.is_success());
+    assert!(rs.reservation_details.as_ref().unwrap().pickup_dropoff.is_none());
+    assert_eq!(warnings_of(rs.warnings.as_ref()).len(), 1);
+}
+
+#[tokio::test]
+async fn participant_ids_must_be_unique() {
+    let env = env().await;
+    let mut b = drach_transfer();
+    b.participants = vec![(1, "10", 44), (1, "10", 42), (3, "8", 9)];
+    let rs = b.send(&env).await;
+    round_trip(&rs);
+    let e = only_error(&rs);
+    assert_eq!(e.code, Some(ErrorCode::InvalidValue));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Individual/@ParticipantID"));
+    // A category the service has no price for.
+    let mut b = drach_transfer();
+    b.participants = vec![(1, "10", 44), (2, "11", 70)];
+    let e = only_error(&b.send(&env).await);
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Category/@QualifierInfo"));
+}
+
+#[tokio::test]
+async fn schedule_is_one_calendar_date_on_which_the_service_runs() {
+    let env = env().await;
+    let mut b = drach_transfer();
+    b.end = format!("{}T10:00:00", day(11));
+    let rs = b.send(&env).await;
+    round_trip(&rs);
+    let e = only_error(&rs);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidStartEndDateCombination)));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule"));
+    // The train does not run on Mondays.
+    let monday = next(Weekday::Mon, 3);
+    let mut b = Book::new("LESPMIAZ9U", "TE0CC00B", "TRF", monday);
+    b.pickup = Some((format!("{monday}T07:35:00"), "HTL00042"));
+    assert_eq!(only_error(&b.send(&env).await).code, Some(ErrorCode::InvalidDate));
+    // On a Tuesday it does; without product and service codes (one each) it is found too.
+    let tuesday = next(Weekday::Tue, 3);
+    let mut b = Book::new("LESPMIAZ9U", "TE0CC00B", "TRF", tuesday);
+    b.pickup = Some((format!("{tuesday}T07:35:00"), "HTL00042"));
+    b.product = None;
+    b.service = None;
+    let rs = b.send(&env).await;
+    assert!(rs.is_success(), "{rs:?}");
+    let d = rs.reservation_details.unwrap();
+    assert_eq!(d.schedule.start.to_string(), format!("{tuesday}T07:35:00"));
+    assert_eq!(d.schedule.end.to_string(), format!("{tuesday}T16:30:00"));
+    // A date in the past.
+    let b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", day(-1));
+    assert_eq!(only_error(&b.send(&env).await).code, Some(ErrorCode::StartDateInvalid));
+    // Several services and none named.
+    let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", day(3));
+    b.service = None;
+    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@SupplierServiceCode"));
+    // Unknown activity.
+    let b = Book::new("LESPMI0000", "X", "TIC", day(3));
+    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@TourActivityID"));
+}
+
+#[tokio::test]
+async fn commit_needs_a_client_reference_and_other_statuses_are_refused() {
+    let env = env().await;
+    let mut b = drach_transfer();
+    b.status = Some("Commit");
+    b.client_ref = None;
+    let rs = b.send(&env).await;
+    let e = only_error(&rs);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::RequiredFieldMissing, Some(ErrorCode::RequiredFieldMissing)));
+    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/TPA_Extensions/UniqueID"));
+    let mut b = drach_transfer();
+    b.status = Some("Book");
+    let e = only_error(&b.send(&env).await);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidActionStatusCode)));
+    assert_eq!(env.count("activity_booking").await, 0);
+}
+
+#[tokio::test]
+async fn no_overbooking() {
+    let env = env().await;
+    let date = day(5);
+    // Quote for 3 on a 2-place allotment: 427.
+    let mut b = Book::new("LESPMICATA", "CATSUNSET", "TIC", date);
+    let e = only_error(&b.send(&env).await);
+    assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::NoAvailability)));
+    // Two of them fit.
+    b.participants.truncate(2);
+    assert!(b.send(&env).await.is_success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+async fn concurrent_commits_for_the_last_places() {
+    let env = env().await;
+    let date = day(6);
+    let mut tasks = Vec::new();
+    for i in 0..10 {
+        let ctx = env.ctx(None);
+        let mut b = Book::new("LESPMICATA", "CATSUNSET", "TIC", date);
+        b.status = Some("Commit");
+        b.participants = vec![(1, "10", 30)];
+        let reference = format!("CLI-RACE-{i:02}");
+        b.client_ref = Some(&reference);
+        let rq = b.rq();
+        tasks.push(tokio::spawn(async move { activities::book(&ctx, &rq).await }));
+    }
+    let mut booked = 0;
+    for t in tasks {
+        let rs = t.await.unwrap();
+        if rs.is_success() {
+            booked += 1;
+        } else {
+            assert_eq!(only_error(&rs).code, Some(ErrorCode::NoAvailability));
+        }
+    }
+    assert_eq!(booked, 2);
+    assert_eq!(env.places_left("LESPMICATA", "CATSUNSET", "TIC", date).await, Some(0));
+    assert_eq!(env.count("activity_booking").await, 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots (volatile values redacted)
+
+/// Replaces every `YYYY-MM-DD` with `<date>` and an Internal reference `"ACT-nnnnnnn` with
+/// `"ACT-<n>`.
+fn redact(xml: &str) -> String {
+    let chars: Vec<char> = xml.chars().collect();
+    let is_date = |w: &[char]| {
+        w.len() == 10 && w.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == '-' } else { c.is_ascii_digit() })
+    };
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if i + 10 <= chars.len() && is_date(&chars[i..i + 10]) {
+            out.push_str("<date>");
+            i += 10;
+        } else if chars[i..].starts_with(&['"', 'A', 'C', 'T', '-']) {
+            out.push('"');
+            i += 1;
+            out.push_str("ACT-<n>");
+            i += 4;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn snapshot_search() {
+    let env = env().await;
+    let mut rs = activities::search(&env.ctx(None), &search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" PrimaryLangID="en""#)).await;
+    rs.time_stamp = Some(ota_gateway::ops::time_stamp(Utc::now()));
+    let xml = round_trip(&rs);
+    let xml = xml.replace(&rs.time_stamp.unwrap().to_string(), "[timestamp]");
+    insta::assert_snapshot!(redact(&xml));
+}
+
+#[tokio::test]
+async fn snapshot_commit() {
+    let env = env().await;
+    let mut b = drach_transfer();
+    b.status = Some("Commit");
+    b.instance = Some("PriceBreakdown");
+    let rs = b.send(&env).await;
+    let xml = round_trip(&rs);
+    insta::assert_snapshot!(redact(&xml));
+}
+
+// ---------------------------------------------------------------------------------------------
+// End to end, over HTTP
+
+#[tokio::test]
+async fn http_search() {
+    let server = support::TestServer::start().await;
+    let rq = search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" EchoToken="act-e2e-1" PrimaryLangID="es""#);
+    let rs: OtaTourActivitySearchRs = server.client().send(&rq).await.unwrap();
+    assert!(rs.is_success(), "{rs:?}");
+    assert_eq!(rs.echo_token.as_deref(), Some("act-e2e-1"));
+    assert!(rs.time_stamp.is_some());
+    let ids: Vec<&str> = rs.tour_activity_info.iter().map(|i| i.basic_info.tour_activity_id.as_str()).collect();
+    assert_eq!(ids, ["LESPMIAZ9U", "LESPMIBKUI", "LESPMISE01"]);
+}
+
+#[tokio::test]
+async fn http_commit() {
+    let server = support::TestServer::start().await;
+    let mut b = drach_transfer();
+    b.status = Some("Commit");
+    b.client_ref = Some("CLI-E2E-1");
+    let rq = b.rq();
+    let rs = server.client().send(&rq).await.unwrap();
+    assert!(rs.is_success(), "{rs:?}");
+    let internal = rs.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
+    // Sent again: the same booking.
+    let again = server.client().send(&rq).await.unwrap();
+    assert_eq!(again.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id, internal);
+    let n: i64 = server.db().call(|c| Ok(c.query_row("SELECT count(*) FROM activity_booking", [], |r| r.get(0))?)).await.unwrap();
+    assert_eq!(n, 1);
+    // The NBC and availability answer over HTTP too.
+    let rs: OtaProductDescriptiveInfoRs = server.client().send(&nbc_rq("LESPMIBKUI", "")).await.unwrap();
+    assert!(rs.is_success());
+    let rq = avail_rq(day(1), day(2), &[("Source", "HotelCode", "HTL00042")], &[(2, "10")], None);
+    let rs: OtaTourActivityAvailRs = server.client().send(&rq).await.unwrap();
+    assert!(rs.is_success() && !rs.tour_activity_info.is_empty());
+}
