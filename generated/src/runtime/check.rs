@@ -45,12 +45,7 @@ pub fn check_simple(d: &SimpleDesc, v: &str) -> Result<(), String> {
         let known = d.values.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");
         return match d.open {
             None => Err(format!("one of {known} ({})", d.name)),
-            Some(other) => {
-                if v.is_empty() || v.trim() != v {
-                    return Err(format!("one of {known} or another code, without surrounding spaces ({})", d.name));
-                }
-                check_simple(other, v).map_err(|e| format!("one of {known}, or another value that is {e}"))
-            }
+            Some(other) => check_simple(other, v).map_err(|e| format!("one of {known}, or another value that is {e}")),
         };
     }
     check_builtin(d.builtin, v)?;
