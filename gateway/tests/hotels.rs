@@ -344,7 +344,10 @@ async fn read_by_client_and_by_internal_reference() {
     let guests = &b.res_guests.as_ref().unwrap().res_guest;
     assert_eq!(guests.len(), 4);
     assert_eq!(guests[3].age_qualifying_code, Some(AgeQualifyingCode::Child));
-    let service = &b.services.as_ref().unwrap().service[0];
+    let services = &b.services.as_ref().unwrap().service;
+    let codes: Vec<_> = services.iter().map(|s| s.service_inventory_code.as_deref().unwrap()).collect();
+    assert_eq!(codes, ["BB", "HB", "TRF"]);
+    let service = &services[2];
     assert_eq!(service.tpa_extensions.as_ref().unwrap().transfer_info_type.as_ref().unwrap().transfer_leg.len(), 2);
     let global = b.res_global_info.as_ref().unwrap();
     assert_eq!(total(&global.total), "1550.50");
@@ -510,8 +513,27 @@ async fn board_change_reprices_the_room() {
     assert_eq!(total(&r[0].total), "665.00");
     assert_eq!(total(&r[1].total), "1022.00"); // 7 nights × 146.00
     assert_eq!(total(&b.res_global_info.total), "1687.00");
+    // The board service of room 2 follows its board.
+    let codes: Vec<_> = b.services.as_ref().unwrap().service.iter().map(|s| s.service_inventory_code.clone().unwrap()).collect();
+    assert_eq!(codes, ["BB", "FB", "TRF"]);
     let again = read_one(&ctx, "4471200", "Internal").await;
-    assert_eq!(total(&again.res_global_info.unwrap().total), "1687.00");
+    assert_eq!(hotels::modify_payload(&again).unwrap(), b.clone());
+
+    // The client may change the board service along with the room's board.
+    let mut p = payload(&ctx, "4471200").await;
+    set_board(&mut rooms(&mut p)[0], "HB");
+    p.services.as_mut().unwrap().service[0].service_inventory_code = Some("HB".into());
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
+    let b = payload_of(&rs);
+    assert_eq!(total(&b.res_global_info.total), "1862.00"); // 7 × 120.00 + 7 × 146.00
+    assert_eq!(b.services.as_ref().unwrap().service[0].service_inventory_code.as_deref(), Some("HB"));
+
+    // But not to another board than the room's, nor a board service alone.
+    let mut p = payload(&ctx, "4471200").await;
+    p.services.as_mut().unwrap().service[0].service_inventory_code = Some("BB".into());
+    let (_, _, text, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
+    assert!(text.contains("data received differs"), "{text}");
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[1]/@ServiceInventoryCode"));
 }
 
 #[tokio::test]
@@ -635,11 +657,11 @@ async fn other_differences_are_refused_with_the_node() {
 
     // A different service: another flight.
     let mut p = base.clone();
-    let leg = &mut p.services.as_mut().unwrap().service[0].tpa_extensions.as_mut().unwrap().transfer_info_type.as_mut().unwrap().transfer_leg[0];
+    let leg = &mut p.services.as_mut().unwrap().service[2].tpa_extensions.as_mut().unwrap().transfer_info_type.as_mut().unwrap().transfer_leg[0];
     leg.transfer_origin.connecting_transport.as_mut().unwrap().operating_airline = Some(m::OperatingAirline { flight_number: Some("UX6099".into()) });
     let (_, _, text, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert!(text.contains("data received differs"));
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[1]/TPA_Extensions"));
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[3]/TPA_Extensions"));
 
     // A dropped item reference.
     let mut p = base.clone();
