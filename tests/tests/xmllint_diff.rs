@@ -91,7 +91,7 @@ fn mutated_samples_get_the_same_verdict_from_xmllint_and_the_decoder() {
     let samples_dir = root().join("spec/samples");
     let mut samples: Vec<PathBuf> = std::fs::read_dir(&samples_dir).unwrap().map(|e| e.unwrap().path()).collect();
     samples.sort();
-    let mut rng = StdRng::seed_from_u64(2003_05);
+    let mut rng = StdRng::seed_from_u64(200_305);
     let mut mutants = Vec::new();
     for path in &samples {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
