@@ -204,13 +204,13 @@ async fn observe(mut req: Request, next: Next) -> Response {
         .and_then(sane_request_id)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(id.clone()));
-    let client = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+    let client = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip().to_string()).unwrap_or_else(|| "-".into());
     let span = tracing::info_span!(
         "request",
         request_id = %id,
         method = %req.method(),
         path = %req.uri().path(),
-        client = tracing::field::debug(client),
+        client = %client,
     );
     let started = Instant::now();
     let mut res = next.run(req).instrument(span.clone()).await;
@@ -218,7 +218,7 @@ async fn observe(mut req: Request, next: Next) -> Response {
         res.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
     let status = res.status().as_u16();
-    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let latency_ms = started.elapsed().as_micros() as f64 / 1000.0;
     span.in_scope(|| {
         if status >= 500 {
             tracing::error!(status, latency_ms, "request");
