@@ -76,7 +76,8 @@ macro_rules! run {
             Err(problem) => <$rs as Response>::from_errors(errors([problem])),
         };
         rs.echo_token = rq.echo_token.clone();
-        rs.transaction_identifier = rq.transaction_identifier.clone();
+        // An operation may report its own identifier (hotel NBC: the range of hotels, `1-3/3`).
+        rs.transaction_identifier = rs.transaction_identifier.take().or_else(|| rq.transaction_identifier.clone());
         rs.time_stamp = Some(time_stamp($now));
         AnyMessage::$variant(Box::new(rs))
     }};
