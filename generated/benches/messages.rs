@@ -1,15 +1,19 @@
 //! Decode and encode throughput of the generated messages, against plain roxmltree parsing.
 //!
-//! One group per full sample `spec/samples/<module>.xml`, plus `tour_activity_book_200`: the
-//! tour_activity_book sample with its `ParticipantInfo` repeated to 200 participants. Each group
-//! has these functions:
+//! One group per full sample — requests `spec/samples/<module>.xml` and responses
+//! `<module>.rs.xml` — plus two large inputs: `tour_activity_book_200`, the booking sample with
+//! its `ParticipantInfo` repeated to 200 participants, and `hotel_content_5mb`, a hotel-content
+//! response of over 5 MB (thousands of hotels, rooms and long descriptions in several languages,
+//! made by [`hotel_content`]). Each group has these functions:
 //!
 //! - `roxmltree_parse`: `roxmltree::Document::parse` of the input (the floor of decoding);
-//! - `decode`: `AnyRequest::from_xml` (roxmltree parse, then the generated one-pass decoder);
-//! - `decode_yaserde`: `AnyRequest::from_xml_with_yaserde` (same parse and checks, bound by
+//! - `decode`: `AnyMessage::from_xml` (roxmltree parse, then the generated one-pass decoder);
+//! - `decode_yaserde`: `AnyMessage::from_xml_with_yaserde` (same parse and checks, bound by
 //!   yaserde), for comparison;
-//! - `encode`: `AnyRequest::to_xml` of the decoded value (the generated encoder);
-//! - `encode_yaserde`: `AnyRequest::to_xml_with_yaserde`, for comparison.
+//! - `encode`: `AnyMessage::to_xml` of the decoded value (the generated encoder);
+//! - `encode_yaserde`: `AnyMessage::to_xml_with_yaserde`, for comparison.
+//!
+//! The yaserde functions are skipped for the 5 MB input (they take seconds per iteration).
 //!
 //! The decode functions' throughput is the input length, the encode functions' their output
 //! length.
@@ -23,7 +27,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
-use ota_messages::AnyRequest;
+use ota_messages::AnyMessage;
 use ota_messages::runtime::Message;
 use ota_messages::tour_activity_book::OtaTourActivityBookRq;
 
@@ -33,7 +37,7 @@ const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/samples");
 /// How many participants the large tour_activity_book input has.
 const PARTICIPANTS: usize = 200;
 
-/// The full samples (`<module>.xml`, not the `<module>.<variant>.xml` variants), by module.
+/// The full samples (`<module>.xml` and `<module>.rs.xml`, not the other variants), by name.
 fn full_samples() -> Vec<(String, String)> {
     let mut samples = Vec::new();
     for entry in std::fs::read_dir(Path::new(SAMPLES)).expect("read spec/samples") {
@@ -46,7 +50,7 @@ fn full_samples() -> Vec<(String, String)> {
             .expect("file stem")
             .to_string_lossy()
             .into_owned();
-        if stem.contains('.') {
+        if stem.contains('.') && !stem.ends_with(".rs") {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("read sample");
@@ -97,27 +101,56 @@ fn set_participant_id(block: &str, id: usize) -> String {
     }
 }
 
+/// A hotel-content response (`OTA_HotelDescriptiveInfoRS`) of at least `min_bytes`: the
+/// sample's hotels repeated under new hotel codes, each description lengthened with a long
+/// paragraph in its language.
+fn hotel_content(sample: &str, min_bytes: usize) -> String {
+    const OPEN: &str = "<HotelDescriptiveContents>";
+    const CLOSE: &str = "</HotelDescriptiveContents>";
+    let start = sample.find(OPEN).expect("HotelDescriptiveContents") + OPEN.len();
+    let end = sample.find(CLOSE).expect("/HotelDescriptiveContents");
+    let long = " Las habitaciones, renovadas en 2024, dan al mar o a los jardines; el desayuno buffet \
+        incluye productos locales &amp; opciones sin gluten. Zimmer mit Balkon, Klimaanlage und \
+        kostenlosem WLAN; Kinder &lt; 12 Jahre übernachten im Zimmer der Eltern gratis. Rooms \
+        overlook the bay or the gardens; the spa offers massages, a sauna and a heated pool. \
+        Chambres avec vue sur la baie, piscine chauffée et navette gratuite vers l'aéroport.";
+    let blocks = sample[start..end].replace("</DescriptiveText>", &format!("{long}</DescriptiveText>"));
+    let mut body = String::with_capacity(min_bytes + blocks.len());
+    let mut n = 0;
+    while body.len() < min_bytes {
+        n += 1;
+        body.push_str(&blocks.replace("HotelCode=\"HTL", &format!("HotelCode=\"H{n:05}")));
+    }
+    format!("{}{}{}", &sample[..start], body, &sample[end..])
+}
+
 /// One group: parse baseline, decode and encode of `xml`, each also through yaserde.
 fn bench_input(c: &mut Criterion, name: &str, xml: &str) {
+    bench_input_with(c, name, xml, true);
+}
+
+fn bench_input_with(c: &mut Criterion, name: &str, xml: &str, with_yaserde: bool) {
     let decoded =
-        AnyRequest::from_xml(xml).unwrap_or_else(|e| panic!("{name} does not decode: {e}"));
+        AnyMessage::from_xml(xml).unwrap_or_else(|e| panic!("{name} does not decode: {e}"));
     let encoded = decoded
         .to_xml()
         .unwrap_or_else(|e| panic!("{name} does not encode: {e}"));
     // The encoded form must decode to the same value, or `encode` measures the wrong thing.
     assert_eq!(
-        AnyRequest::from_xml(&encoded).expect("re-decode"),
+        AnyMessage::from_xml(&encoded).expect("re-decode"),
         decoded,
         "{name} does not round-trip"
     );
-    assert_eq!(
-        AnyRequest::from_xml_with_yaserde(xml).expect("decode with yaserde"),
-        decoded,
-        "{name}: decoders differ"
-    );
-    let encoded_yaserde = decoded
-        .to_xml_with_yaserde(false)
-        .expect("encode with yaserde");
+    let encoded_yaserde = if with_yaserde {
+        assert_eq!(
+            AnyMessage::from_xml_with_yaserde(xml).expect("decode with yaserde"),
+            decoded,
+            "{name}: decoders differ"
+        );
+        decoded.to_xml_with_yaserde(false).expect("encode with yaserde")
+    } else {
+        String::new()
+    };
 
     let mut group = c.benchmark_group(name);
     group
@@ -130,24 +163,28 @@ fn bench_input(c: &mut Criterion, name: &str, xml: &str) {
         b.iter(|| roxmltree::Document::parse(black_box(xml)).expect("parse"));
     });
     group.bench_function("decode", |b| {
-        b.iter(|| AnyRequest::from_xml(black_box(xml)).expect("decode"))
+        b.iter(|| AnyMessage::from_xml(black_box(xml)).expect("decode"))
     });
-    group.bench_function("decode_yaserde", |b| {
-        b.iter(|| AnyRequest::from_xml_with_yaserde(black_box(xml)).expect("decode with yaserde"));
-    });
+    if with_yaserde {
+        group.bench_function("decode_yaserde", |b| {
+            b.iter(|| AnyMessage::from_xml_with_yaserde(black_box(xml)).expect("decode with yaserde"));
+        });
+    }
 
     group.throughput(Throughput::Bytes(encoded.len() as u64));
     group.bench_function("encode", |b| {
         b.iter(|| black_box(&decoded).to_xml().expect("encode"))
     });
-    group.throughput(Throughput::Bytes(encoded_yaserde.len() as u64));
-    group.bench_function("encode_yaserde", |b| {
-        b.iter(|| {
-            black_box(&decoded)
-                .to_xml_with_yaserde(false)
-                .expect("encode with yaserde")
+    if with_yaserde {
+        group.throughput(Throughput::Bytes(encoded_yaserde.len() as u64));
+        group.bench_function("encode_yaserde", |b| {
+            b.iter(|| {
+                black_box(&decoded)
+                    .to_xml_with_yaserde(false)
+                    .expect("encode with yaserde")
+            });
         });
-    });
+    }
     group.finish();
 }
 
@@ -170,6 +207,15 @@ fn messages(c: &mut Criterion) {
         "participants in the large input"
     );
     bench_input(c, &format!("tour_activity_book_{PARTICIPANTS}"), &large);
+
+    let hotels = samples
+        .iter()
+        .find(|(m, _)| m == "hotel_descriptive_info.rs")
+        .map(|(_, x)| x)
+        .expect("hotel_descriptive_info.rs.xml");
+    let big = hotel_content(hotels, 5 * 1024 * 1024);
+    assert!(big.len() >= 5 * 1024 * 1024);
+    bench_input_with(c, "hotel_content_5mb", &big, false);
 }
 
 fn main() {
