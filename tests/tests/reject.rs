@@ -899,3 +899,11 @@ fn empty_optional_values_are_kept() {
     assert_eq!(given_name(&rq), Some(""));
     assert_eq!(rq.pos.source[0].requestor_id.id_context.as_deref(), Some(""));
 }
+
+#[test]
+fn zero_is_not_a_positive_integer() {
+    let xml = edit(SEARCH, r#"Version="2011.2""#, r#"Version="2011.2" MaxResponses="0""#);
+    let err = reject(&xml);
+    assert!(matches!(&err.kind, DecodeErrorKind::InvalidValue { target, .. } if target == "@MaxResponses"), "{err}");
+    assert!(AnyRequest::from_xml(&edit(SEARCH, r#"Version="2011.2""#, r#"Version="2011.2" MaxResponses="1""#)).is_ok());
+}

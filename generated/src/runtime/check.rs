@@ -49,6 +49,12 @@ pub fn check_simple(d: &SimpleDesc, v: &str) -> Result<(), String> {
         };
     }
     check_builtin(d.builtin, v)?;
+    check_facets(d, v)
+}
+
+/// Checks the facets of a simple type (lengths, patterns, bounds), for a value whose lexical
+/// form is already known to be right.
+pub(crate) fn check_facets(d: &SimpleDesc, v: &str) -> Result<(), String> {
     if d.min_length.is_some() || d.max_length.is_some() {
         let n = v.chars().count() as u64;
         let min = d.min_length.map(u64::from);

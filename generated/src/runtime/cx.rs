@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use roxmltree::{Attribute, Document, Node};
 
-use super::check::check_simple;
+use super::check::{check_facets, check_simple};
 use super::error::{DecodeError, DecodeErrorKind};
 use super::scalar::{Date, DateTime, Decimal};
 use super::schema::{ComplexDesc, Content, ElementDesc, Particle, SimpleDesc, TypeDesc};
@@ -18,8 +18,27 @@ use super::{OTA_NAMESPACE, XSI_NAMESPACE};
 
 /// A value type that can be read from checked XML text.
 pub trait FromValue: Sized {
-    /// Reads the value; the text has already passed the simple type's checks.
+    /// True when [`FromValue::from_value`] accepts exactly the lexical form of the value's
+    /// built-in type (dates, numbers, booleans), so that check need not run twice.
+    const CHECKS_LEXICAL: bool = false;
+
+    /// Reads the value; the text has already passed the simple type's checks (or, with
+    /// `CHECKS_LEXICAL`, all but the lexical one).
     fn from_value(text: &str) -> Option<Self>;
+}
+
+/// Checks `text` against `ty` and reads it as `T`; on failure, what was expected.
+fn read_value<T: FromValue>(ty: &'static SimpleDesc, text: &str) -> Result<T, String> {
+    // `xs:positiveInteger` is read as `u64`, which also takes 0: keep its own check.
+    if T::CHECKS_LEXICAL && ty.values.is_empty() && ty.builtin != super::schema::Builtin::PositiveInteger {
+        let value = T::from_value(text).ok_or_else(|| {
+            check_simple(ty, text).err().unwrap_or_else(|| format!("a value of type {}", ty.name))
+        })?;
+        check_facets(ty, text)?;
+        return Ok(value);
+    }
+    check_simple(ty, text)?;
+    T::from_value(text).ok_or_else(|| format!("a value of type {}", ty.name))
 }
 
 impl FromValue for () {
@@ -35,6 +54,8 @@ impl FromValue for String {
 }
 
 impl FromValue for bool {
+    const CHECKS_LEXICAL: bool = true;
+
     fn from_value(text: &str) -> Option<Self> {
         match text {
             "true" | "1" => Some(true),
@@ -47,6 +68,8 @@ impl FromValue for bool {
 macro_rules! from_str_values {
     ($($t:ty),*) => {$(
         impl FromValue for $t {
+            const CHECKS_LEXICAL: bool = true;
+
             fn from_value(text: &str) -> Option<Self> {
                 text.parse().ok()
             }
@@ -54,6 +77,8 @@ macro_rules! from_str_values {
     )*};
 }
 
+// Integers: `str::parse` takes exactly what the checker takes (an optional sign and digits),
+// and the range of the Rust type is the range the generator chose for the built-in.
 from_str_values!(i32, i64, u32, u64, Decimal, Date, DateTime);
 
 /// A type the generated code can decode from an element.
@@ -142,14 +167,12 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// Checks and reads an attribute value.
     pub fn value<T: FromValue>(&self, attr: &Attribute<'a, 'i>, ty: &'static SimpleDesc) -> Result<T, DecodeError> {
         let v = attr.value();
-        let bad = |expected: String| {
+        read_value(ty, v).map_err(|expected| {
             self.error_at(
                 attr.range_value().start,
                 DecodeErrorKind::InvalidValue { target: format!("@{}", attr.name()), value: v.to_string(), expected },
             )
-        };
-        check_simple(ty, v).map_err(bad)?;
-        T::from_value(v).ok_or_else(|| bad(format!("a value of type {}", ty.name)))
+        })
     }
 
     /// Checks that every required attribute of `desc` is on `node` (for the generic checker;
@@ -195,11 +218,9 @@ impl<'a, 'i> Cx<'a, 'i> {
     pub fn text<T: FromValue>(&self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<T, DecodeError> {
         self.no_children(node)?;
         let text = text_of(node);
-        let bad = |expected: String| {
+        read_value(ty, &text).map_err(|expected| {
             self.error(node, DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected })
-        };
-        check_simple(ty, &text).map_err(bad)?;
-        T::from_value(&text).ok_or_else(|| bad(format!("a value of type {}", ty.name)))
+        })
     }
 
     /// Starts walking the child elements of `node` against the sequence of `desc`.
