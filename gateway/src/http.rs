@@ -363,7 +363,7 @@ fn too_large(op: &Operation, limit: usize) -> Response {
 }
 
 fn bad_request(op: &Operation, text: String) -> Response {
-    ota_error(op, StatusCode::BAD_REQUEST, Problem::protocol(ErrorCode::UnableToProcess, text))
+    ota_error(op, StatusCode::BAD_REQUEST, Problem::protocol(ErrorCode::UnableToProcess, text.replace(|c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}'), "\u{fffd}")))
 }
 
 /// One operation request: the transport checks, decoding, then [`ops::dispatch`].
