@@ -46,6 +46,11 @@ fn doc_text(text: &str) -> String {
                 in_code = !in_code;
                 out.push(c);
             }
+            '[' | ']' if !in_code => {
+                // Brackets in prose (`RoomStay[6]`) are not links.
+                out.push('\\');
+                out.push(c);
+            }
             '<' if !in_code => {
                 let tag: String = chars.clone().take_while(|&ch| ch != '>' && ch != ' ').collect();
                 if !tag.is_empty() && chars.clone().nth(tag.chars().count()) == Some('>') {

@@ -10,7 +10,7 @@
 //! | passes | [`naming`] | Rust names: keywords, acronyms, collisions |
 //! | emit | [`emit`] | model → token streams (`quote`) |
 //! | render | [`render`] | tokens → formatted source (`prettyplease`) with a generated-file header |
-//! | write | [`write`] | files → disk, or a check that disk is up to date |
+//! | write | [`write`](mod@write) | files → disk, or a check that disk is up to date |
 //!
 //! Problems in the spec are [`diagnostics::Diagnostic`]s with file, line and column; a run
 //! reports all of them and never panics. Output is deterministic: the model keeps spec order and

@@ -2101,7 +2101,7 @@ pub struct Error {
     /// Processing status of the request (NotProcessed, Incomplete, Complete, Unknown or another string).
     #[yaserde(attribute = true, rename = "Status")]
     pub status: Option<ErrorStatus>,
-    /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[6].
+    /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay\[6\].
     #[yaserde(attribute = true, rename = "Tag")]
     pub tag: Option<String>,
     /// Identifies the record (e.g. a booking reference) the problem is about.
@@ -2199,7 +2199,7 @@ pub struct Warning {
     /// Processing status of the request (NotProcessed, Incomplete, Complete, Unknown or another string).
     #[yaserde(attribute = true, rename = "Status")]
     pub status: Option<ErrorStatus>,
-    /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[6].
+    /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay\[6\].
     #[yaserde(attribute = true, rename = "Tag")]
     pub tag: Option<String>,
     /// Identifies the record (e.g. a booking reference) the problem is about.

@@ -1,7 +1,8 @@
 //! The shapes the strict checker enforces, as static tables.
 //!
-//! The generator writes one static per spec type into `messages/schema.rs`; the checker in
-//! [`super::check`] walks them beside a parsed document. The built-in simple types are here.
+//! The generator writes one static per spec type into `messages/schema.rs`; the decoding
+//! context ([`super::Cx`]) walks them beside a parsed document. The built-in simple types are
+//! here.
 
 use std::sync::OnceLock;
 
