@@ -342,6 +342,13 @@ impl Parser<'_> {
         format!("unsupported XSD construct `{name}` in {context}")
     }
 
+    /// Reports an element that the subset does not allow in `context`.
+    fn reject(&mut self, node: Node, context: &str) {
+        let msg = self.unsupported(node, context);
+        let span = self.span(node);
+        self.diags.error(span, msg);
+    }
+
     /// Reports attributes other than `allowed` (namespace declarations are not attributes).
     fn check_attrs(&mut self, node: Node, allowed: &[&str]) {
         let element = node.tag_name().name().to_string();
@@ -456,9 +463,7 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:schema");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:schema");
                 }
             }
         }
@@ -489,9 +494,7 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:annotation");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:annotation");
                 }
             }
         }
@@ -593,9 +596,7 @@ impl Parser<'_> {
                     inline = self.simple_type(c, false).map(|t| TypeUse::Simple(Box::new(t)));
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:element");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:element");
                 }
             }
         }
@@ -678,18 +679,14 @@ impl Parser<'_> {
                                 }
                             }
                             _ => {
-                                let msg = self.unsupported(a, "xs:extension");
-                                let span = self.span(a);
-                                self.diags.error(span, msg);
+                                self.reject(a, "xs:extension");
                             }
                         }
                     }
                     result = Some((base, attrs));
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:simpleContent");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:simpleContent");
                 }
             }
         }
@@ -713,9 +710,7 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:sequence");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:sequence");
                 }
             }
         }
@@ -749,9 +744,7 @@ impl Parser<'_> {
                         match xs_name(k) {
                             Some("element") => branch.extend(self.element(k, false)),
                             _ => {
-                                let msg = self.unsupported(k, "an xs:sequence inside xs:choice (elements only)");
-                                let span = self.span(k);
-                                self.diags.error(span, msg);
+                                self.reject(k, "an xs:sequence inside xs:choice (elements only)");
                             }
                         }
                     }
@@ -763,9 +756,7 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:choice");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:choice");
                 }
             }
         }
@@ -804,9 +795,7 @@ impl Parser<'_> {
             match xs_name(c) {
                 Some("simpleType") if inline.is_none() => inline = self.simple_type(c, false),
                 _ => {
-                    let msg = self.unsupported(c, "xs:attribute");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:attribute");
                 }
             }
         }
@@ -839,9 +828,7 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:attributeGroup");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:attributeGroup");
                 }
             }
         }
@@ -864,16 +851,12 @@ impl Parser<'_> {
                         m.value.split_whitespace().filter_map(|q| self.qname(c, "memberTypes", q)).collect();
                     let (_, rest) = self.split_annotation(c);
                     for r in rest {
-                        let msg = self.unsupported(r, "xs:union (member types go in `memberTypes`)");
-                        let span = self.span(r);
-                        self.diags.error(span, msg);
+                        self.reject(r, "xs:union (member types go in `memberTypes`)");
                     }
                     def = Some(SimpleDef::Union { members });
                 }
                 _ => {
-                    let msg = self.unsupported(c, "xs:simpleType");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:simpleType");
                 }
             }
         }
@@ -902,9 +885,7 @@ impl Parser<'_> {
                 Some("minInclusive") => FacetKind::MinInclusive,
                 Some("maxInclusive") => FacetKind::MaxInclusive,
                 _ => {
-                    let msg = self.unsupported(c, "xs:restriction");
-                    let span = self.span(c);
-                    self.diags.error(span, msg);
+                    self.reject(c, "xs:restriction");
                     continue;
                 }
             };
@@ -912,9 +893,7 @@ impl Parser<'_> {
             let Some(value) = self.required_attr(c, "value") else { continue };
             let (ann, rest) = self.split_annotation(c);
             for r in rest {
-                let msg = self.unsupported(r, "a facet");
-                let span = self.span(r);
-                self.diags.error(span, msg);
+                self.reject(r, "a facet");
             }
             if ann.variant.is_some() && kind != FacetKind::Enumeration {
                 let span = self.span(c);

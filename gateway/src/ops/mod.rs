@@ -27,13 +27,6 @@ pub struct Ctx {
     pub request_id: String,
 }
 
-impl Ctx {
-    /// The `TimeStamp` of answers.
-    pub fn time_stamp(&self) -> ota_messages::runtime::DateTime {
-        time_stamp(self.now)
-    }
-}
-
 /// A `TimeStamp`: UTC, whole seconds, `YYYY-MM-DDThh:mm:ssZ`.
 pub fn time_stamp(now: DateTime<Utc>) -> ota_messages::runtime::DateTime {
     let local = now.naive_utc();
