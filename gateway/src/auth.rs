@@ -1,11 +1,11 @@
 //! Authentication from the POS: exactly two `Source` elements, in order — Type 22 with `ID`
 //! and `ID_Context` (optional `Instance`), then Type 88 with the same `ID` and
-//! `MessagePassword` — checked against the `requestor` table.
+//! `MessagePassword` — checked against the requestors of the content snapshot.
 //!
 //! - Passwords are stored as argon2id PHC strings ([`hash_password`]); verification is
 //!   constant-time and runs on a blocking thread (it is slow on purpose), with at most one
-//!   verification per CPU at a time so a flood of bad passwords cannot starve the database's
-//!   blocking threads.
+//!   verification per CPU at a time so a flood of bad passwords cannot starve the blocking
+//!   threads.
 //! - Every failure — a malformed POS, an unknown or inactive requestor, a wrong `ID_Context`, a
 //!   wrong password — is the same [`Problem::authentication`] (Type 4, Code 497). An unknown
 //!   requestor still costs one argon2 verification (against a dummy hash), so the answer's
@@ -26,21 +26,8 @@ use ota_messages::common::{Pos, RequestorIdCode};
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 
-use crate::db::{Db, DbError};
 use crate::errors::Problem;
-
-/// An authenticated requestor.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Requestor {
-    /// `RequestorID@ID`.
-    pub id: String,
-    /// The distributor context (`ID_Context` of the Type 22 source).
-    pub id_context: String,
-    /// The requestor's name.
-    pub name: String,
-    /// `Instance` of the Type 22 source (`PriceBreakdown`, `MF001`, `MF002`, …), if given.
-    pub instance: Option<String>,
-}
+use crate::requestors::{Directory, Requestor};
 
 /// A password could not be hashed.
 #[derive(Debug, thiserror::Error)]
@@ -93,48 +80,19 @@ fn presented(pos: &Pos) -> Option<Presented> {
     })
 }
 
-/// A requestor row.
-struct Row {
-    id_context: String,
-    name: String,
-    password_hash: String,
-    active: bool,
-}
-
-async fn load(db: &Db, id: &str) -> Result<Option<Row>, DbError> {
-    let id = id.to_string();
-    db.call(move |conn| {
-        let mut stmt = conn.prepare_cached("SELECT id_context, name, password_hash, active FROM requestor WHERE id = ?1")?;
-        let mut rows = stmt.query([&id])?;
-        match rows.next()? {
-            None => Ok(None),
-            Some(r) => Ok(Some(Row {
-                id_context: r.get(0)?,
-                name: r.get(1)?,
-                password_hash: r.get(2)?,
-                active: r.get::<_, i64>(3)? == 1,
-            })),
-        }
-    })
-    .await
-}
-
-/// Checks the POS against the requestor table. Failures say nothing about which part was wrong.
-pub async fn authenticate(db: &Db, pos: &Pos) -> Result<Requestor, Problem> {
+/// Checks the POS against the requestors. Failures say nothing about which part was wrong.
+pub async fn authenticate(requestors: &Directory, pos: &Pos) -> Result<Requestor, Problem> {
     let Some(p) = presented(pos) else {
         tracing::info!(reason = "pos", "authentication failed");
         return Err(Problem::authentication());
     };
-    let row = load(db, &p.id).await.map_err(|e| {
-        tracing::error!(error = %e, "requestor lookup failed");
-        Problem::system()
-    })?;
+    let row = requestors.get(&p.id);
     // Verify the password even when the requestor is unknown, inactive or in another context:
     // every failure then costs the same.
     let password_ok = verify(p.id.as_str(), row.as_ref().map(|r| r.password_hash.as_str()), &p.password).await?;
     match row {
         Some(row) if password_ok && row.active && bool::from(row.id_context.as_bytes().ct_eq(p.id_context.as_bytes())) => {
-            Ok(Requestor { id: p.id, id_context: row.id_context, name: row.name, instance: p.instance })
+            Ok(Requestor { id: p.id, id_context: row.id_context.clone(), name: row.name.clone(), instance: p.instance })
         }
         _ => {
             // The requestor id is not a secret; which check failed is, so it is not logged.

@@ -5,7 +5,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::store::Location;
+
 use ipnet::IpNet;
+
+/// The default database: a SQLite file in the working directory.
+pub const DEFAULT_DB: &str = "./ota-gateway.db";
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
@@ -25,8 +30,8 @@ pub enum LogFormat {
 pub struct Config {
     /// The address to listen on.
     pub addr: SocketAddr,
-    /// The SQLite database file.
-    pub db_path: PathBuf,
+    /// The database: a SQLite file or a PostgreSQL URL.
+    pub db: Location,
     /// The largest request body accepted, in bytes (larger ones get 413).
     pub body_limit: usize,
     /// When not empty, only clients whose address is in one of these networks are served;
@@ -46,7 +51,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            db_path: PathBuf::from("./ota-gateway.db"),
+            db: Location::Sqlite(PathBuf::from(DEFAULT_DB)),
             body_limit: DEFAULT_BODY_LIMIT,
             allow: Vec::new(),
             log_format: LogFormat::Text,

@@ -48,6 +48,16 @@ impl Problem {
         Problem::new(ErrorWarningType::ProcessingException, ErrorCode::SystemError, "The request could not be processed; please retry later.")
     }
 
+    /// A request that did not complete within its time limit (Type 12, Code 450); nothing it
+    /// asked for was stored.
+    pub fn not_processed_in_time() -> Self {
+        Problem::new(
+            ErrorWarningType::ProcessingException,
+            ErrorCode::UnableToProcess,
+            "The request was not completed within the time limit; nothing was changed.",
+        )
+    }
+
     /// Sets the XPath of the offending node.
     pub fn at(mut self, tag: impl Into<String>) -> Self {
         self.tag = Some(tag.into());

@@ -11,10 +11,15 @@
 //! | `Content-Type` other than `application/xml` (a `charset=utf-8` parameter is fine) | 415 | the operation's RS with `Errors` |
 //! | not UTF-8, not well-formed XML, a DOCTYPE, or a root that is not this path's request | 400 | the operation's RS with `Errors` |
 //! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with `Errors` (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
-//! | a valid message | 200 | whatever [`ops::dispatch`] answers (success or business errors) |
-//! | the request takes longer than the time-out | 408 | the operation's RS with `Errors` |
+//! | a valid message | 200 | whatever [`operation::dispatch`] answers (success or business errors) |
+//! | the request takes longer than the time-out, and no write of it started | 408 | the operation's RS with `Errors` (nothing was stored) |
 //!
-//! Other paths: `GET /healthz` (200 when the database answers, else 503) and 404 for the rest.
+//! A request whose write has started when its time is up is not cut off: it gets its real
+//! outcome (a write takes milliseconds), so an answer never says "not processed" about
+//! something that was stored (see [`crate::store::Ticket`]).
+//!
+//! Other paths: `GET /healthz` (200 when the database takes a write, else 503) and 404 for the
+//! rest.
 //! Every answer carries `x-request-id` (the client's, when it sent a sane one, else a new
 //! UUID); every request is logged once with its id, method, path, status and latency. Bodies
 //! and headers are never logged, so passwords never reach the logs.
@@ -48,9 +53,10 @@ use tower_http::timeout::TimeoutLayer;
 use tracing::Instrument;
 
 use crate::config::Config;
-use crate::db::Db;
+use crate::content::ContentCache;
 use crate::errors::{Problem, errors};
-use crate::ops;
+use crate::operation;
+use crate::store::{Store, Ticket};
 
 /// The header carrying the request id, both ways.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -58,19 +64,22 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// The media type of requests and answers.
 pub const XML: &str = "application/xml";
 
-/// What every handler gets: the database and the settings.
+/// What every handler gets: the store, the content in memory and the settings.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    /// The database.
-    pub db: Db,
+    /// The store.
+    pub store: Store,
+    /// The content snapshot, refreshed when the store's content changes.
+    pub content: Arc<ContentCache>,
     /// The settings.
     pub config: Arc<Config>,
 }
 
 impl AppState {
-    /// The state for a database and settings.
-    pub fn new(db: Db, config: Config) -> Self {
-        AppState { db, config: Arc::new(config) }
+    /// The state for a store (whose content is loaded now) and settings.
+    pub async fn new(store: Store, config: Config) -> Result<Self, crate::store::StoreError> {
+        let content = ContentCache::load(store.clone()).await?;
+        Ok(AppState { store, content, config: Arc::new(config) })
     }
 }
 
@@ -93,12 +102,15 @@ pub fn router(state: AppState) -> Router {
                 .fallback(move |method: Method| async move { method_not_allowed(path, &method) }),
         );
     }
+    // Operations keep their own time (see `handle`); the other routes are cut off by the layer.
     let timeout = state.config.request_timeout;
-    app.route("/healthz", get(healthz))
+    let others = Router::new()
+        .route("/healthz", get(healthz))
         .fallback(not_found)
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
+    app.merge(others)
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn_with_state(state.clone(), allow_list))
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
         .layer(middleware::from_fn(ota_bodies))
         .layer(middleware::from_fn(observe))
         .with_state(state)
@@ -243,11 +255,7 @@ async fn ota_bodies(req: Request, next: Next) -> Response {
         return res;
     };
     let problem = match status {
-        StatusCode::REQUEST_TIMEOUT => Problem::new(
-            ErrorWarningType::ProcessingException,
-            ErrorCode::UnableToProcess,
-            "The request was not completed within the time limit.",
-        ),
+        StatusCode::REQUEST_TIMEOUT => Problem::not_processed_in_time(),
         s if s.is_server_error() => Problem::system(),
         _ => Problem::protocol(ErrorCode::UnableToProcess, format!("The request could not be processed (HTTP {status}).")),
     };
@@ -295,12 +303,13 @@ fn operation(path: &str) -> Option<&'static Operation> {
     OPERATIONS.iter().find(|op| op.path == path)
 }
 
+/// 200 `ok` when the database takes a write (checked at most once a second), else 503.
 async fn healthz(State(state): State<AppState>) -> Response {
-    match state.db.call(|conn| Ok(conn.query_row("SELECT count(*) FROM requestor", [], |r| r.get::<_, i64>(0))?)).await {
-        Ok(_) => (StatusCode::OK, [(header::CACHE_CONTROL, "no-store")], "ok\n").into_response(),
+    match state.store.check_health().await {
+        Ok(()) => (StatusCode::OK, [(header::CACHE_CONTROL, "no-store")], "ok\n").into_response(),
         Err(e) => {
             tracing::error!(error = %e, "health check failed");
-            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n").into_response()
+            (StatusCode::SERVICE_UNAVAILABLE, [(header::CACHE_CONTROL, "no-store")], "database unavailable: it does not take writes\n").into_response()
         }
     }
 }
@@ -366,12 +375,38 @@ fn bad_request(op: &Operation, text: String) -> Response {
     ota_error(op, StatusCode::BAD_REQUEST, Problem::protocol(ErrorCode::UnableToProcess, text.replace(|c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}'), "\u{fffd}")))
 }
 
-/// One operation request: the transport checks, decoding, then [`ops::dispatch`].
+/// One operation request: the transport checks, decoding, then [`operation::dispatch`], all
+/// within the request time-out — except that a write that started is waited for (see the
+/// module docs).
 async fn handle(state: AppState, path: &'static str, req: Request) -> Response {
     let Some(op) = operation(path) else {
         return not_found_now();
     };
-    let request_id = req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_default();
+    let started = Instant::now();
+    let deadline = started + state.config.request_timeout;
+    let ticket = Ticket::new();
+    let meta = operation::Request {
+        id: req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_default(),
+        ticket: ticket.clone(),
+        deadline: Some(deadline),
+    };
+    let mut work = std::pin::pin!(serve_operation(state, op, req, meta));
+    tokio::select! {
+        answer = &mut work => answer,
+        () = tokio::time::sleep_until(deadline.into()) => {
+            if ticket.abandon() {
+                tracing::info!(timeout = ?deadline.saturating_duration_since(started), "request timed out; nothing was stored");
+                ota_error(op, StatusCode::REQUEST_TIMEOUT, Problem::not_processed_in_time())
+            } else {
+                // Its write started: the client gets the real outcome.
+                work.await
+            }
+        }
+    }
+}
+
+/// The body of [`handle`], without its time limit.
+async fn serve_operation(state: AppState, op: &'static Operation, req: Request, meta: operation::Request) -> Response {
     let limit = state.config.body_limit;
 
     // A declared length over the limit is refused before anything is read.
@@ -390,11 +425,11 @@ async fn handle(state: AppState, path: &'static str, req: Request) -> Response {
             return bad_request(op, "The request body could not be read.".into());
         }
     };
-    respond(&state.db, op, &body, &request_id).await
+    respond(&state, op, &body, &meta).await
 }
 
 /// Decodes a body read in full and answers it.
-async fn respond(db: &Db, op: &'static Operation, body: &Bytes, request_id: &str) -> Response {
+async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &operation::Request) -> Response {
     let Ok(text) = std::str::from_utf8(body) else {
         return bad_request(op, "The request body is not UTF-8 text.".into());
     };
@@ -407,7 +442,7 @@ async fn respond(db: &Db, op: &'static Operation, body: &Bytes, request_id: &str
         }
         Err(e) => return decode_failure(op, text, &e),
     };
-    let answer = ops::dispatch(db, request, request_id).await;
+    let answer = operation::dispatch(&state.store, &state.content.get(), request, meta).await;
     xml_answer(op, StatusCode::OK, &answer)
 }
 
@@ -516,7 +551,7 @@ struct Echo {
 
 /// Sets `TimeStamp` (now) and the echoed attributes on an answer.
 fn stamp(answer: &mut AnyMessage, echo: Echo) {
-    let now = ops::time_stamp(Utc::now());
+    let now = operation::time_stamp(Utc::now());
     macro_rules! set {
         ($($variant:ident),*) => {
             match answer {

@@ -1,7 +1,8 @@
 //! The `ota-gateway` command:
 //!
-//! - `ota-gateway serve` runs the gateway (a fresh database gets the demo content, and the demo
-//!   requestor's credentials are printed with a ready-to-run `curl` line);
+//! - `ota-gateway serve` runs the gateway on a SQLite file (the default) or a PostgreSQL
+//!   database (a fresh database gets the demo content, and the demo requestor's credentials
+//!   are printed with a ready-to-run `curl` line);
 //! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
@@ -13,9 +14,9 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use ipnet::IpNet;
-use ota_gateway::config::{self, Config, LogFormat};
-use ota_gateway::seed::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_PASSWORD};
-use ota_gateway::{AppState, Client, ClientError, Db};
+use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
+use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_PASSWORD};
+use ota_gateway::{AppState, Client, ClientError, Location, Store};
 use ota_messages::OPERATIONS;
 use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};
 use tracing_subscriber::EnvFilter;
@@ -35,9 +36,9 @@ enum Command {
     Import {
         /// The import file.
         file: PathBuf,
-        /// The SQLite database file (created if missing).
-        #[arg(long, default_value = "./ota-gateway.db")]
-        db: PathBuf,
+        /// The database: a SQLite file (created if missing) or postgres://USER@HOST/DB.
+        #[arg(long, default_value = DEFAULT_DB)]
+        db: Location,
     },
     /// Posts a message file to URL + the path of its root's operation and prints the answer
     /// (exit 1 when the gateway cannot be reached, 2 on a non-200 answer).
@@ -54,9 +55,10 @@ struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// The SQLite database file (created and filled with demo content if missing).
-    #[arg(long, default_value = "./ota-gateway.db")]
-    db: PathBuf,
+    /// The database: a SQLite file (created, with demo content, if missing) or
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DB (shared by many gateways).
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: Location,
     /// The largest request body (e.g. 1MiB, 256KiB, 65536).
     #[arg(long, default_value = "1MiB", value_parser = config::parse_size)]
     body_limit: usize,
@@ -98,7 +100,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
     init_logging(args.log_format, "info");
     let config = Config {
         addr: args.addr,
-        db_path: args.db,
+        db: args.db,
         body_limit: args.body_limit,
         allow: args.allow,
         log_format: args.log_format,
@@ -106,17 +108,25 @@ async fn serve(args: ServeArgs) -> ExitCode {
         header_read_timeout: args.header_read_timeout,
         ..Config::default()
     };
-    let db = match Db::open(&config.db_path).await {
-        Ok(db) => db,
+    let store = match Store::open(&config.db).await {
+        Ok(store) => store,
         Err(e) => {
-            eprintln!("ota-gateway: cannot open the database {}: {e}", config.db_path.display());
+            eprintln!("ota-gateway: cannot open the database {}: {e}", config.db);
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = seed::seed_demo_if_empty(&db).await {
+    if let Err(e) = import::seed_demo_if_empty(&store).await {
         eprintln!("ota-gateway: cannot load the demo content: {e}");
         return ExitCode::FAILURE;
     }
+    let state = match AppState::new(store.clone(), config.clone()).await {
+        Ok(state) => state,
+        Err(e) => {
+            eprintln!("ota-gateway: cannot load the content: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let _refresher = state.content.spawn_refresher();
     let listener = match tokio::net::TcpListener::bind(config.addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -125,8 +135,9 @@ async fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let addr = listener.local_addr().unwrap_or(config.addr);
-    banner(&db, addr).await;
-    match ota_gateway::serve(listener, AppState::new(db, config), ota_gateway::http::shutdown_signal()).await {
+    tracing::info!(database = %store.describe(), "store open");
+    banner(&state, addr).await;
+    match ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ota-gateway: {e}");
@@ -137,7 +148,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
 
 /// Prints where the gateway listens and, while the demo requestor still has its demo password,
 /// its credentials and a request to try.
-async fn banner(db: &Db, addr: SocketAddr) {
+async fn banner(state: &AppState, addr: SocketAddr) {
     let host = match addr.ip() {
         ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
         _ => addr,
@@ -159,7 +170,7 @@ async fn banner(db: &Db, addr: SocketAddr) {
             requestor(RequestorIdCode::MessageCredentials, None, Some(DEMO_PASSWORD)),
         ],
     };
-    if ota_gateway::auth::authenticate(db, &pos).await.is_err() {
+    if ota_gateway::auth::authenticate(&state.content.get().requestors, &pos).await.is_err() {
         return;
     }
     println!("Demo requestor: ID={DEMO_ID} ID_Context={DEMO_ID_CONTEXT} MessagePassword={DEMO_PASSWORD}");
@@ -174,23 +185,24 @@ async fn banner(db: &Db, addr: SocketAddr) {
     );
 }
 
-async fn import(file: PathBuf, db_path: PathBuf) -> ExitCode {
+async fn import(file: PathBuf, db: Location) -> ExitCode {
     init_logging(LogFormat::Text, "info");
-    let db = match Db::open(&db_path).await {
-        Ok(db) => db,
+    let store = match Store::open(&db).await {
+        Ok(store) => store,
         Err(e) => {
-            eprintln!("ota-gateway: cannot open the database {}: {e}", db_path.display());
+            eprintln!("ota-gateway: cannot open the database {db}: {e}");
             return ExitCode::FAILURE;
         }
     };
-    match seed::import(&db, &file).await {
-        Ok(summary) => {
+    match import::import_file(&store, &file).await {
+        Ok(s) => {
             println!(
-                "imported {}: {} requestor(s){}{}",
+                "imported {}: {} requestor(s), {} activitie(s), {} hotel(s), {} hotel booking(s)",
                 file.display(),
-                summary.requestors,
-                if summary.activities { ", activities" } else { "" },
-                if summary.hotels { ", hotels" } else { "" },
+                s.requestors,
+                s.activities,
+                s.hotels,
+                s.bookings
             );
             ExitCode::SUCCESS
         }

@@ -1,0 +1,336 @@
+//! Activity domain values → the OTA messages of the four activity operations.
+
+use std::collections::BTreeMap;
+
+use chrono::{NaiveDate, NaiveTime};
+use ota_messages::common::{
+    ActivityCategory, ActivityCategoryCode, ActivityLocation, ActivityType, Address, CategoryAndType, CountryName, DateSpan, DateTimeSpan,
+    GeoRegion, IdContext, LocationContext, PricingMethod, Region, RegionCode, ReservationIdCode, Text, TourActivityBasicInfo,
+    TourActivityLocation, UniqueId,
+};
+use ota_messages::common::Position;
+use ota_messages::product_descriptive_info::{
+    ActivityDescriptions, ActivityItemInfo, ActivityMultimediaDescription, ActivityMultimediaDescriptions, DescriptiveActivitySchedule,
+    DescriptiveScheduleSummary, TextItem, TextItems, TourActivityCategory, TourActivityDescriptiveContent,
+};
+use ota_messages::runtime as rt;
+use ota_messages::tour_activity_avail::{
+    AvailActivityDescription, AvailActivityPricing, AvailActivitySchedule, AvailPickupDropoff, AvailPricingSummary, AvailScheduleSummary,
+    AvailTourActivityInfo,
+};
+use ota_messages::tour_activity_book::{
+    ActivityCancelPenalties, ActivityCancelPenalty, ActivityReservationDetails, BookPricing, BookPricingGroup, BookPricingSummary,
+    BookingBasicInfo, CancelAmount, CancelDeadline, Individual, ParticipantCategory, ParticipantInfo, ParticipantPrice, PickupDropoff,
+};
+use ota_messages::tour_activity_search::{SearchActivityDescription, SearchActivityPricing, SearchActivitySchedule, SearchTourActivityInfo};
+use rust_decimal::Decimal;
+
+use super::catalogue::{Activity, ItemText, Texts, iso_duration};
+use super::rules::{AvailabilityMode, Booking, Offer};
+use crate::shared::lang::Languages;
+
+fn category_code(code: &str) -> ActivityCategoryCode {
+    code.parse().unwrap_or_else(|never: std::convert::Infallible| match never {})
+}
+
+/// `CategoryAndType` of an activity (categories and types, each code once).
+pub fn category_and_type(a: &Activity) -> Option<CategoryAndType> {
+    if a.categories.is_empty() {
+        return None;
+    }
+    let mut out = CategoryAndType::default();
+    for (category, type_code) in &a.categories {
+        let code = category_code(category);
+        if !out.category.iter().any(|c| c.code == code) {
+            out.category.push(ActivityCategory { code });
+        }
+        if let Some(t) = type_code
+            && !out.r#type.iter().any(|x| &x.code == t)
+        {
+            out.r#type.push(ActivityType { code: t.clone() });
+        }
+    }
+    Some(out)
+}
+
+/// `Location` of an activity: address, region, position.
+pub fn tour_location(a: &Activity) -> TourActivityLocation {
+    let has_address = !a.address.is_empty() || a.city.is_some() || a.postal_code.is_some() || a.country_name.is_some() || a.country_code.is_some();
+    TourActivityLocation {
+        address: has_address.then(|| Address {
+            address_line: a.address.clone(),
+            city_name: a.city.clone(),
+            postal_code: a.postal_code.clone(),
+            country_name: (a.country_name.is_some() || a.country_code.is_some())
+                .then(|| CountryName { code: a.country_code.clone(), value: a.country_name.clone().unwrap_or_default() }),
+        }),
+        region: Some(GeoRegion { region_code: a.region_code.clone(), value: a.region_name.clone() }),
+        position: match (a.latitude, a.longitude) {
+            (Some(lat), Some(lon)) => Some(Position { latitude: rt::Decimal(lat), longitude: rt::Decimal(lon) }),
+            _ => None,
+        },
+    }
+}
+
+/// One `TourActivityInfo` of availability.
+pub fn availability_info(offer: &Offer<'_>, mode: AvailabilityMode, languages: &Languages) -> AvailTourActivityInfo {
+    let (a, p, s) = (offer.activity, offer.product, offer.service);
+    let text = languages.pick(&a.texts).map(|(_, t)| t);
+    let span = s.span(offer.session, offer.hotel);
+    let mut pickup_dropoff = Vec::new();
+    if mode == AvailabilityMode::AllPrices
+        && let Some(h) = offer.hotel.filter(|h| s.transfer && h.pickup)
+    {
+        for (pickup_ind, at) in [(true, span.start), (false, span.end)] {
+            pickup_dropoff.push(AvailPickupDropoff {
+                pickup_ind,
+                date_time: Some(rt::DateTime::local(at)),
+                location_name: Some(h.name.clone().unwrap_or_else(|| h.code.clone())),
+                code: Some(h.code.clone()),
+                meeting_location: h.meeting_location.clone(),
+            });
+        }
+    }
+    let summary = match mode {
+        AvailabilityMode::AllPrices => AvailPricingSummary {
+            amount: Some(rt::Decimal(offer.price.total)),
+            min_charge: None,
+            currency_code: s.currency.clone(),
+            pricing_type: PricingMethod::PerGroup,
+        },
+        AvailabilityMode::PriceFrom => AvailPricingSummary {
+            amount: None,
+            min_charge: Some(rt::Decimal(offer.price.lowest_unit)),
+            currency_code: s.currency.clone(),
+            pricing_type: PricingMethod::PerPerson,
+        },
+    };
+    AvailTourActivityInfo {
+        basic_info: TourActivityBasicInfo {
+            tour_activity_id: a.id.clone(),
+            supplier_product_code: Some(p.code.clone()),
+            supplier_service_code: Some(s.code.clone()),
+            name: text.map(|t| t.name.clone()),
+            short_name: text.and_then(|t| t.short_name.clone()),
+        },
+        schedule: Some(AvailActivitySchedule {
+            summary: AvailScheduleSummary {
+                start: rt::DateTime::local(span.start),
+                end: rt::DateTime::local(span.end),
+                duration: Some(iso_duration(span.end - span.start)),
+            },
+        }),
+        category_and_type: category_and_type(a),
+        description: text.and_then(|t| t.short_description.clone()).map(|short_description| AvailActivityDescription { short_description }),
+        location: Some(tour_location(a)),
+        pickup_dropoff,
+        pricing: AvailActivityPricing { summary },
+    }
+}
+
+/// The cheapest price of a search result: (price, currency, product code, service code).
+pub type Cheapest<'a> = (Decimal, &'a str, &'a str, &'a str);
+
+/// One `TourActivityInfo` of a search.
+pub fn search_info(a: &Activity, first: NaiveDate, last: NaiveDate, cheapest: Option<Cheapest<'_>>, text: Option<&super::catalogue::ActivityText>) -> SearchTourActivityInfo {
+    let description = text.and_then(|t| {
+        (t.short_description.is_some() || t.long_description.is_some())
+            .then(|| SearchActivityDescription { short_description: t.short_description.clone(), long_description: t.long_description.clone() })
+    });
+    SearchTourActivityInfo {
+        basic_info: TourActivityBasicInfo {
+            tour_activity_id: a.id.clone(),
+            supplier_product_code: cheapest.map(|(_, _, p, _)| p.to_string()),
+            supplier_service_code: cheapest.map(|(_, _, _, s)| s.to_string()),
+            name: text.map(|t| t.name.clone()),
+            short_name: text.and_then(|t| t.short_name.clone()),
+        },
+        schedule: Some(SearchActivitySchedule { summary: DateSpan { start: rt::Date(first), end: rt::Date(last) } }),
+        category_and_type: category_and_type(a),
+        description,
+        location: Some(tour_location(a)),
+        pricing: cheapest.map(|(price, currency, ..)| SearchActivityPricing { min_price: rt::Decimal(price), currency_code: currency.to_string() }),
+    }
+}
+
+/// The texts to show of the activity NBC: one chosen language, or all of them; remembers the
+/// languages served instead of the primary one.
+pub struct TextChooser<'l> {
+    languages: &'l Languages,
+    /// Languages served instead of the primary one.
+    pub fallbacks: Vec<String>,
+}
+
+impl<'l> TextChooser<'l> {
+    /// A chooser for these preferences.
+    pub fn new(languages: &'l Languages) -> Self {
+        TextChooser { languages, fallbacks: Vec::new() }
+    }
+
+    /// The text in the best language, noting a fallback.
+    pub fn pick<'t, T>(&mut self, texts: &'t Texts<T>) -> Option<&'t T> {
+        self.pick_with_lang(texts).map(|(_, t)| t)
+    }
+
+    fn pick_with_lang<'t, T>(&mut self, texts: &'t Texts<T>) -> Option<(&'t str, &'t T)> {
+        let (lang, t) = self.languages.pick(texts)?;
+        if !self.languages.is_requested(lang) && !self.fallbacks.iter().any(|l| l == lang) {
+            self.fallbacks.push(lang.to_string());
+        }
+        Some((lang, t))
+    }
+
+    /// The descriptions of a product or service: every language (`*`), or the chosen one.
+    pub fn descriptions(&mut self, texts: &Texts<ItemText>) -> Option<ActivityDescriptions> {
+        let with_text: Texts<&String> = texts.iter().filter_map(|(lang, t)| t.description.as_ref().map(|d| (lang.clone(), d))).collect();
+        let chosen: Vec<Text> = if self.languages.all() {
+            with_text.iter().map(|(lang, d)| Text { language: Some(lang.clone()), value: (*d).clone() }).collect()
+        } else {
+            self.pick_with_lang(&with_text).map(|(lang, d)| Text { language: Some(lang.to_string()), value: (*d).clone() }).into_iter().collect()
+        };
+        if chosen.is_empty() {
+            return None;
+        }
+        Some(ActivityDescriptions {
+            multimedia_descriptions: ActivityMultimediaDescriptions {
+                multimedia_description: vec![ActivityMultimediaDescription {
+                    text_items: TextItems { text_item: vec![TextItem { title: Some("Description".to_string()), description: chosen }] },
+                }],
+            },
+        })
+    }
+}
+
+/// The contents of an activity NBC answer: the first carries the name, the first schedule
+/// (start time of day, duration), the categories and the products and services with their
+/// descriptions; one more per other start time carries just that schedule.
+pub fn descriptive_contents(
+    a: &Activity,
+    category_names: &BTreeMap<String, Texts<String>>,
+    type_names: &BTreeMap<String, Texts<String>>,
+    chooser: &mut TextChooser<'_>,
+) -> Vec<TourActivityDescriptiveContent> {
+    // Distinct start times with their duration (the first schedule of each start time).
+    let mut starts: BTreeMap<NaiveTime, chrono::Duration> = BTreeMap::new();
+    for s in a.products.iter().flat_map(|p| &p.schedules) {
+        starts.entry(s.start).or_insert(s.end - s.start);
+    }
+    let schedule = |start: NaiveTime, duration: chrono::Duration| DescriptiveActivitySchedule {
+        summary: DescriptiveScheduleSummary { start: Some(start.format("%H:%M").to_string()), duration: Some(iso_duration(duration)) },
+    };
+    let mut starts = starts.into_iter();
+    let first_schedule = match starts.next() {
+        Some((start, duration)) => Some(schedule(start, duration)),
+        None => a.duration.clone().map(|d| DescriptiveActivitySchedule { summary: DescriptiveScheduleSummary { start: None, duration: Some(d) } }),
+    };
+    let name = chooser.pick(&a.texts).map(|t| t.name.clone());
+    let mut categories = Vec::new();
+    for (category, type_code) in &a.categories {
+        let category_name = category_names.get(category).and_then(|names| chooser.pick(names)).cloned();
+        let type_name = type_code.as_ref().and_then(|t| type_names.get(t)).and_then(|names| chooser.pick(names)).cloned();
+        categories.push(TourActivityCategory { category_code: category_code(category), category_name, type_code: type_code.clone(), type_name });
+    }
+    let mut product_info = Vec::new();
+    let mut service_info: Vec<ActivityItemInfo> = Vec::new();
+    for p in &a.products {
+        product_info.push(ActivityItemInfo {
+            code: p.code.clone(),
+            code_detail: chooser.pick(&p.texts).map(|t| t.name.clone()),
+            descriptions: chooser.descriptions(&p.texts),
+        });
+        for s in &p.services {
+            if service_info.iter().any(|x| x.code == s.code) {
+                continue;
+            }
+            service_info.push(ActivityItemInfo {
+                code: s.code.clone(),
+                code_detail: chooser.pick(&s.texts).map(|t| t.name.clone()),
+                descriptions: chooser.descriptions(&s.texts),
+            });
+        }
+    }
+    let mut contents = vec![TourActivityDescriptiveContent {
+        tour_activity_id: a.id.clone(),
+        tour_activity_name: name.clone(),
+        rph: Some(1),
+        schedule: first_schedule,
+        tour_activity_category: categories,
+        product_info,
+        service_info,
+    }];
+    for (i, (start, duration)) in starts.enumerate() {
+        contents.push(TourActivityDescriptiveContent {
+            tour_activity_id: a.id.clone(),
+            tour_activity_name: name.clone(),
+            rph: Some(i as u64 + 2),
+            schedule: Some(schedule(start, duration)),
+            tour_activity_category: Vec::new(),
+            product_info: Vec::new(),
+            service_info: Vec::new(),
+        });
+    }
+    contents
+}
+
+/// The `ReservationDetails` of a quoted or stored booking (`breakdown`: the price of each
+/// participant too).
+pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationDetails {
+    let mut confirmation = Vec::new();
+    if let Some(c) = &b.client_reference {
+        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: c.clone(), id_context: Some(IdContext::Client) });
+    }
+    if let Some(r) = &b.reference {
+        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: r.clone(), id_context: Some(IdContext::Internal) });
+    }
+    let participant_info = b
+        .participants
+        .iter()
+        .map(|p| ParticipantInfo {
+            category: Some(ParticipantCategory { qualifier_info: p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {}) }),
+            individual: Some(Individual {
+                age: p.age.and_then(|a| u64::try_from(a).ok()),
+                participant_id: u64::try_from(p.participant_id).ok(),
+                given_name: p.given_name.clone(),
+                name_prefix: p.name_prefix.clone(),
+                surname: p.surname.clone(),
+            }),
+        })
+        .collect();
+    let participant_price = if breakdown {
+        b.participants
+            .iter()
+            .filter_map(|p| {
+                Some(ParticipantPrice { participant_id: u64::try_from(p.participant_id).ok()?, amount: rt::Decimal(p.amount), currency_code: b.currency.clone() })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    ActivityReservationDetails {
+        basic_info: BookingBasicInfo {
+            tour_activity_id: b.activity_id.clone(),
+            supplier_product_code: Some(b.product_code.clone()),
+            supplier_service_code: Some(b.service_code.clone()),
+        },
+        confirmation,
+        schedule: DateTimeSpan { start: rt::DateTime::local(b.start), end: rt::DateTime::local(b.end) },
+        location: Some(ActivityLocation { context: LocationContext::Service, region: Region { region_code: RegionCode::Product, value: b.activity_id.clone() } }),
+        participant_info,
+        pricing: BookPricing {
+            summary: BookPricingSummary { amount: rt::Decimal(b.total), currency_code: b.currency.clone() },
+            participant_price,
+            group: Some(BookPricingGroup { known_groupsize: b.participants.len() as u64 }),
+        },
+        pickup_dropoff: b.pickup.as_ref().map(|p| PickupDropoff {
+            date_time: Some(rt::DateTime::local(p.date_time)),
+            location_name: Some(p.location_name.clone()),
+            pickup_ind: Some(p.pickup_ind),
+        }),
+        cancel_penalties: Some(ActivityCancelPenalties {
+            cancel_penalty: vec![ActivityCancelPenalty {
+                deadline: CancelDeadline { absolute_deadline: rt::DateTime::local(b.free_cancellation_until()) },
+                amount_percent: CancelAmount { amount: rt::Decimal(b.total), currency_code: b.currency.clone() },
+            }],
+        }),
+    }
+}

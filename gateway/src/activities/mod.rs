@@ -1,0 +1,30 @@
+//! The activity operations: search (`/activitysearch`), availability
+//! (`/activityavailability`), activity NBC (`/activitynbc`) and booking (`/activitybook`).
+//!
+//! | file | layer |
+//! |---|---|
+//! | [`handlers`] | the four operations, thin |
+//! | [`rules`] | pure checks and pricing: date ranges, locations, the party, bookings, offers |
+//! | [`repo`] | all SQL: the catalogue, places booked, bookings, imports |
+//! | [`import`] | the `activities` part of an import file |
+//! | [`catalogue`] | the catalogue in memory (part of the content snapshot) |
+//! | [`mapping`] | domain values → OTA messages |
+//!
+//! Business rules (see `gateway/README.md` and `docs/ota-service-notes.md`):
+//! - Search and availability cover at most 28 days (inclusive), from today on; the Source
+//!   location's `HotelCode` selects the activities near that hotel, the Service location's
+//!   `Product` one activity (by `TourActivityID` or `SupplierProductCode`); both give the union.
+//! - Places left of a service on a date = the places offered then − the places booked.
+//! - Quote prices and checks the places and stores nothing. Commit books once per (requestor,
+//!   Client reference): a repeat answers the same booking; concurrent Commits never take more
+//!   places than offered, on one gateway or many. Cancellation: free until 48 hours before
+//!   the start, then 100 %.
+
+pub mod catalogue;
+pub mod handlers;
+pub mod import;
+pub mod mapping;
+pub(crate) mod repo;
+pub mod rules;
+
+pub use handlers::{availability, book, descriptive_info, search};

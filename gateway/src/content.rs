@@ -1,0 +1,111 @@
+//! The static content in memory: requestors, activities, hotels (with their rates). Every
+//! operation reads it from a [`Content`] snapshot instead of the database; only places,
+//! bookings and their changes go to the store.
+//!
+//! The snapshot is replaced whole ([`ContentCache`], an `ArcSwap`): after an import in this
+//! process at once, and on every instance when the store's content version changes — each
+//! gateway polls `content_version` (a one-row read) every [`REFRESH_EVERY`], so an import made
+//! on another instance or with `ota-gateway import` is served within a second. A request keeps
+//! the snapshot it started with.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+
+use crate::store::{Scalar, Store, StoreError};
+use crate::{activities, hotels, requestors};
+
+/// How often each gateway looks for a new content version.
+pub const REFRESH_EVERY: Duration = Duration::from_millis(250);
+
+/// One consistent snapshot of the static content.
+#[derive(Debug)]
+pub struct Content {
+    /// The content version it was read at.
+    pub version: i64,
+    /// When it was read.
+    pub loaded_at: Instant,
+    /// The requestors.
+    pub requestors: requestors::Directory,
+    /// The activity catalogue.
+    pub activities: activities::catalogue::Catalogue,
+    /// The hotels, rates and boards.
+    pub hotels: hotels::catalogue::Catalogue,
+}
+
+impl Content {
+    /// Reads the whole content in one read transaction.
+    pub async fn load(store: &Store) -> Result<Content, StoreError> {
+        store
+            .read(|c| {
+                Box::pin(async move {
+                    let Scalar(version) = c.query_one("SELECT version FROM content_version WHERE id = 1", &[]).await?;
+                    let requestors = requestors::Directory::new(requestors::repo::load_all(c).await?);
+                    let activities = activities::repo::load_catalogue(c).await?;
+                    let hotels = hotels::repo::load_catalogue(c).await?;
+                    Ok(Content { version, loaded_at: Instant::now(), requestors, activities, hotels })
+                })
+            })
+            .await
+    }
+}
+
+/// The current content snapshot of a gateway, refreshed when the store's version changes.
+#[derive(Debug)]
+pub struct ContentCache {
+    store: Store,
+    current: ArcSwap<Content>,
+}
+
+impl ContentCache {
+    /// Loads the content of the store.
+    pub async fn load(store: Store) -> Result<Arc<ContentCache>, StoreError> {
+        let content = Content::load(&store).await?;
+        Ok(Arc::new(ContentCache { store, current: ArcSwap::from_pointee(content) }))
+    }
+
+    /// The current snapshot.
+    pub fn get(&self) -> Arc<Content> {
+        self.current.load_full()
+    }
+
+    /// Reloads the content when the store's version differs from the snapshot's; true when it
+    /// did.
+    pub async fn refresh(&self) -> Result<bool, StoreError> {
+        let version = self.store.content_version().await?;
+        if version == self.current.load().version {
+            return Ok(false);
+        }
+        let content = Content::load(&self.store).await?;
+        tracing::info!(version = content.version, "content reloaded");
+        self.current.store(Arc::new(content));
+        Ok(true)
+    }
+
+    /// Polls for new content every [`REFRESH_EVERY`] until the cache is dropped elsewhere.
+    pub fn spawn_refresher(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(REFRESH_EVERY);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut failing = false;
+            loop {
+                ticks.tick().await;
+                let Some(cache) = weak.upgrade() else { return };
+                match cache.refresh().await {
+                    Ok(_) if failing => {
+                        failing = false;
+                        tracing::info!("content refresh works again");
+                    }
+                    Ok(_) => {}
+                    Err(e) if !failing => {
+                        failing = true;
+                        tracing::warn!(error = %e, "content refresh failed; serving the content loaded before");
+                    }
+                    Err(_) => {}
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,265 @@
+//! The hotel booking as the domain knows it: room stays, services, guests, comments and
+//! references. Read and written by the repo, compared and priced by the rules, turned into
+//! messages by the mapping; the import file has its own input types.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use rust_decimal::Decimal;
+
+/// The status of a live booking.
+pub const RESERVED: &str = "Reserved";
+
+/// A hotel booking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Booking {
+    /// The gateway's booking reference (`ResID_SourceContext="Internal"`), unique.
+    pub internal_ref: String,
+    /// The partner's booking reference (`ResID_SourceContext="Client"`), unique per owner.
+    pub client_ref: String,
+    /// The id of the requestor that owns the booking; only it can read or modify it.
+    pub owner: String,
+    /// The company that issued the client reference.
+    pub company: Option<Company>,
+    /// The booking status: `Reserved`, `Cancelled`, …
+    pub status: String,
+    /// When the booking was created (local date-time).
+    pub created: NaiveDateTime,
+    /// When the booking was last changed (local date-time): the version a modify must carry.
+    pub updated: NaiveDateTime,
+    /// The ISO 4217 currency of every amount.
+    pub currency: String,
+    /// The room stays (1 to 5).
+    pub rooms: Vec<Room>,
+    /// The services (transfers, boards, …).
+    pub services: Vec<Service>,
+    /// The guests; the first one is the lead guest.
+    pub guests: Vec<Guest>,
+    /// The comments.
+    pub comments: Vec<Comment>,
+    /// Further `HotelReservationID`s (item level, Type 37).
+    pub item_refs: Vec<ItemRef>,
+}
+
+/// A company name with its optional code and short name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Company {
+    /// The name.
+    pub name: String,
+    /// `Code`.
+    pub code: Option<String>,
+    /// `CompanyShortName`.
+    pub short_name: Option<String>,
+}
+
+/// One room stay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Room {
+    /// `IndexNumber`.
+    pub index: Option<u64>,
+    /// `RoomStayStatus` (`Book`, …).
+    pub status: Option<String>,
+    /// The hotel code.
+    pub hotel: String,
+    /// The room type as booked, e.g. `RMSD000000` or `RMSD000000;CT12/RP3`.
+    pub room_type: String,
+    /// The board code (`SC`, `BB`, `HB`, `FB`, `AI`).
+    pub board: String,
+    /// First night.
+    pub start: NaiveDate,
+    /// Departure day (the last night is the day before).
+    pub end: NaiveDate,
+    /// The price of the stay; `None` while a change awaits pricing.
+    pub total: Option<Decimal>,
+    /// The guests in this room (`ResGuestRPH`s).
+    pub guests: Vec<u64>,
+    /// The services of this room (`ServiceRPH`s).
+    pub services: Vec<u64>,
+    /// `Reference@ID` / `@Type`.
+    pub reference: Option<RoomReference>,
+    /// `TPA_Extensions/POS/Source/RequestorID`s.
+    pub sources: Vec<RoomSource>,
+}
+
+impl Room {
+    /// The room type code without its `;contract/rate-plan` suffix: the hotel's room type.
+    pub fn base_room_type(&self) -> &str {
+        base_code(&self.room_type)
+    }
+}
+
+/// A room type code without its `;contract/rate-plan` suffix.
+pub fn base_code(code: &str) -> &str {
+    code.split_once(';').map_or(code, |(base, _)| base)
+}
+
+/// The reference attached to a room stay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoomReference {
+    /// `ID`.
+    pub id: Option<String>,
+    /// `Type` (14 = reservation).
+    pub kind: Option<String>,
+}
+
+/// A `RequestorID` of a room stay's extension (Types 4, 39, 2, 45 seen). A `MessagePassword`
+/// is never kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoomSource {
+    /// `Type`.
+    pub kind: String,
+    /// `ID`.
+    pub id: String,
+    /// `ID_Context`.
+    pub id_context: Option<String>,
+    /// `Instance`.
+    pub instance: Option<String>,
+    /// `CompanyName`.
+    pub company: Option<Company>,
+}
+
+/// A booked service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Service {
+    /// `ServiceRPH`.
+    pub rph: u64,
+    /// `ServiceInventoryCode` (a board code, `TRF`, …).
+    pub code: String,
+    /// The guests using the service.
+    pub guests: Vec<u64>,
+    /// The legs of a transfer.
+    pub legs: Vec<TransferLeg>,
+}
+
+/// One leg of a transfer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransferLeg {
+    /// Where the leg starts.
+    pub origin: TransferPoint,
+    /// Where the leg ends.
+    pub destination: TransferPoint,
+}
+
+/// One end of a transfer leg.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransferPoint {
+    /// A hotel, by code.
+    Hotel(String),
+    /// A connecting flight.
+    Transport(Transport),
+}
+
+/// A flight connecting with a transfer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Transport {
+    /// `DepartureDateTime` (local).
+    pub departure: Option<NaiveDateTime>,
+    /// `ArrivalDateTime` (local).
+    pub arrival: Option<NaiveDateTime>,
+    /// `DepartureAirport@LocationCode`.
+    pub departure_airport: Option<String>,
+    /// `ArrivalAirport@LocationCode`.
+    pub arrival_airport: Option<String>,
+    /// `OperatingAirline@FlightNumber`.
+    pub flight: Option<String>,
+}
+
+/// A guest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guest {
+    /// `ResGuestRPH`.
+    pub rph: u64,
+    /// `AgeQualifyingCode` (10 adult, 8 child, 7 infant, 11 senior).
+    pub age_code: String,
+    /// `BirthDate`.
+    pub birth_date: Option<NaiveDate>,
+    /// `NamePrefix`.
+    pub prefix: Option<String>,
+    /// `GivenName`.
+    pub given: Option<String>,
+    /// `Surname`.
+    pub surname: Option<String>,
+    /// `GuestCount@Age`.
+    pub age: Option<u64>,
+}
+
+/// A booking comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    /// `Name`.
+    pub name: Option<String>,
+    /// `CommentOriginatorCode`.
+    pub originator: Option<String>,
+    /// The `Text` elements.
+    pub texts: Vec<LangText>,
+}
+
+/// A text with an optional language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LangText {
+    /// `Language`.
+    pub language: Option<String>,
+    /// The text.
+    pub text: String,
+}
+
+/// A further `HotelReservationID` (item level).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ItemRef {
+    /// `ResID_Type` (37 item level).
+    pub res_id_type: String,
+    /// `ResID_SourceContext`: `Client` or `Internal`.
+    pub context: String,
+    /// `ResID_Value`.
+    pub value: String,
+    /// `Item_RPH`.
+    pub item_rph: Option<u64>,
+}
+
+impl Booking {
+    /// The booking total: the sum of its room stays.
+    pub fn total(&self) -> Decimal {
+        self.rooms.iter().filter_map(|r| r.total).sum()
+    }
+
+    /// First arrival and last departure of the room stays.
+    pub fn span(&self) -> Option<(NaiveDate, NaiveDate)> {
+        let start = self.rooms.iter().map(|r| r.start).min()?;
+        let end = self.rooms.iter().map(|r| r.end).max()?;
+        Some((start, end))
+    }
+
+    /// True when the status is `Cancelled`.
+    pub fn is_cancelled(&self) -> bool {
+        self.status.eq_ignore_ascii_case("Cancelled")
+    }
+}
+
+/// The references, status and dates of a booking: what a list read shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookingHead {
+    /// Internal reference.
+    pub internal_ref: String,
+    /// Client reference.
+    pub client_ref: String,
+    /// The company of the Client reference.
+    pub company: Option<Company>,
+    /// Status.
+    pub status: String,
+    /// Created.
+    pub created: NaiveDateTime,
+    /// Last changed.
+    pub updated: NaiveDateTime,
+}
+
+impl Booking {
+    /// The reference part of the booking.
+    pub fn head(&self) -> BookingHead {
+        BookingHead {
+            internal_ref: self.internal_ref.clone(),
+            client_ref: self.client_ref.clone(),
+            company: self.company.clone(),
+            status: self.status.clone(),
+            created: self.created,
+            updated: self.updated,
+        }
+    }
+}

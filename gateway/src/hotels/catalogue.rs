@@ -1,0 +1,294 @@
+//! The hotel content as the operations see it: hotels with their descriptions, contacts,
+//! room types, rates and images, and the board codes; held in memory (part of the content
+//! snapshot). Pricing of a stay from the rates is here, as one rule.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{Days, NaiveDate};
+use rust_decimal::Decimal;
+
+/// Texts by language code.
+pub type Texts<T> = BTreeMap<String, T>;
+
+/// A hotel and its static (NBC) content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hotel {
+    /// `HotelCode`.
+    pub code: String,
+    /// `HotelName`.
+    pub name: String,
+    /// `HotelCodeContext`.
+    pub code_context: Option<String>,
+    /// `ChainName`.
+    pub chain: Option<String>,
+    /// The client feed (`BrandCode`) the hotel belongs to.
+    pub brand: Option<String>,
+    /// `HotelCategory@Code` (`20`, hotel).
+    pub category_code: String,
+    /// `HotelCategory@CodeDetail`.
+    pub category_detail: Option<String>,
+    /// A description of the category, e.g. "Hotel ****".
+    pub category_text: Option<String>,
+    /// Latitude and longitude.
+    pub position: Option<(Decimal, Decimal)>,
+    /// Street address lines.
+    pub address_lines: Vec<String>,
+    /// City.
+    pub city: Option<String>,
+    /// Postal code.
+    pub postal_code: Option<String>,
+    /// ISO country code.
+    pub country_code: Option<String>,
+    /// Phone numbers.
+    pub phones: Vec<Phone>,
+    /// E-mail addresses.
+    pub emails: Vec<String>,
+    /// `LastModifiedDate`.
+    pub last_modified: NaiveDate,
+    /// The description and country name per language.
+    pub texts: Texts<HotelText>,
+    /// The room types.
+    pub rooms: Vec<RoomType>,
+    /// Nightly prices.
+    pub rates: Vec<Rate>,
+    /// Images.
+    pub images: Vec<Image>,
+}
+
+/// A phone number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phone {
+    /// The number.
+    pub number: String,
+    /// `PhoneTechType` (1 voice, 3 fax, 5 mobile).
+    pub tech_type: Option<String>,
+}
+
+/// The texts of a hotel in one language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HotelText {
+    /// The long description.
+    pub description: String,
+    /// The country name.
+    pub country_name: Option<String>,
+}
+
+/// A room type of a hotel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoomType {
+    /// The room code, e.g. `RMSD000000`.
+    pub code: String,
+    /// Name and description per language.
+    pub texts: Texts<RoomText>,
+}
+
+/// The texts of a room type in one language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoomText {
+    /// The name.
+    pub name: String,
+    /// A longer description.
+    pub description: Option<String>,
+}
+
+/// The nightly price of one room type with one board, in one currency, for the nights from
+/// `from` to `to` (both included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rate {
+    /// The room code.
+    pub room: String,
+    /// The board code.
+    pub board: String,
+    /// ISO 4217 currency.
+    pub currency: String,
+    /// First night.
+    pub from: NaiveDate,
+    /// Last night.
+    pub to: NaiveDate,
+    /// The price of one night of the room.
+    pub nightly: Decimal,
+}
+
+/// An image of a hotel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// `ImageItem@Category` (OTA PIC code).
+    pub category: Option<String>,
+    /// The files (one per size).
+    pub files: Vec<ImageFile>,
+    /// Caption and description per language.
+    pub texts: Texts<ImageText>,
+}
+
+/// One file of an image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageFile {
+    /// Absolute URL.
+    pub url: String,
+    /// Width in pixels.
+    pub width: Option<u64>,
+    /// Height in pixels.
+    pub height: Option<u64>,
+}
+
+/// The caption and description of an image in one language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageText {
+    /// Short caption.
+    pub caption: Option<String>,
+    /// Description.
+    pub description: String,
+}
+
+/// Why a room stay cannot be priced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PriceError {
+    /// The hotel does not exist.
+    UnknownHotel,
+    /// The hotel has no such room type.
+    UnknownRoomType,
+    /// No such board code.
+    UnknownBoard,
+    /// The room type is not sold with this board (in this currency).
+    BoardNotOffered,
+    /// No rate covers this night.
+    NoRate(NaiveDate),
+}
+
+impl std::fmt::Display for PriceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PriceError::UnknownHotel => f.write_str("unknown hotel"),
+            PriceError::UnknownRoomType => f.write_str("unknown room type"),
+            PriceError::UnknownBoard => f.write_str("unknown board"),
+            PriceError::BoardNotOffered => f.write_str("no rate with this board in this currency"),
+            PriceError::NoRate(night) => write!(f, "no rate for the night of {night}"),
+        }
+    }
+}
+
+impl Hotel {
+    /// The room type with this code (without a `;` suffix).
+    pub fn room(&self, code: &str) -> Option<&RoomType> {
+        self.rooms.iter().find(|r| r.code == code)
+    }
+
+    /// The price of a stay: the nightly rate of each night from `start` to the night before
+    /// `end`, where periods overlap the one starting last.
+    pub fn price(&self, room: &str, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Decimal, PriceError> {
+        if self.room(room).is_none() {
+            return Err(PriceError::UnknownRoomType);
+        }
+        let rates: Vec<&Rate> = self.rates.iter().filter(|r| r.room == room && r.board == board && r.currency == currency).collect();
+        if rates.is_empty() {
+            return Err(PriceError::BoardNotOffered);
+        }
+        let mut total = Decimal::ZERO;
+        let mut night = start;
+        while night < end {
+            let rate = rates.iter().filter(|r| r.from <= night && night <= r.to).max_by_key(|r| r.from).ok_or(PriceError::NoRate(night))?;
+            total += rate.nightly;
+            night = night.checked_add_days(Days::new(1)).ok_or(PriceError::NoRate(night))?;
+        }
+        Ok(total)
+    }
+}
+
+/// Every hotel and board.
+#[derive(Debug, Clone, Default)]
+pub struct Catalogue {
+    hotels: BTreeMap<String, Hotel>,
+    by_brand: HashMap<String, Vec<String>>,
+    /// Board codes and their English names.
+    pub boards: BTreeMap<String, String>,
+}
+
+impl Catalogue {
+    /// The catalogue of these hotels and boards.
+    pub fn new(hotels: impl IntoIterator<Item = Hotel>, boards: BTreeMap<String, String>) -> Self {
+        let hotels: BTreeMap<String, Hotel> = hotels.into_iter().map(|h| (h.code.clone(), h)).collect();
+        let mut by_brand: HashMap<String, Vec<String>> = HashMap::new();
+        for h in hotels.values() {
+            if let Some(b) = &h.brand {
+                by_brand.entry(b.clone()).or_default().push(h.code.clone());
+            }
+        }
+        Catalogue { hotels, by_brand, boards }
+    }
+
+    /// The hotel with this code.
+    pub fn hotel(&self, code: &str) -> Option<&Hotel> {
+        self.hotels.get(code)
+    }
+
+    /// The hotels of a client feed (sorted by code).
+    pub fn brand(&self, brand: &str) -> impl Iterator<Item = &Hotel> {
+        self.by_brand.get(brand).into_iter().flatten().filter_map(|c| self.hotels.get(c))
+    }
+
+    /// Whether a board code is known.
+    pub fn is_board(&self, code: &str) -> bool {
+        self.boards.contains_key(code)
+    }
+
+    /// The price of a stay (see [`Hotel::price`]).
+    pub fn price(&self, hotel: &str, room: &str, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Decimal, PriceError> {
+        let h = self.hotel(hotel).ok_or(PriceError::UnknownHotel)?;
+        if !self.is_board(board) {
+            return Err(PriceError::UnknownBoard);
+        }
+        h.price(room, board, currency, start, end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn d(s: &str) -> NaiveDate {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn the_rate_starting_last_wins_night_by_night() {
+        let rate = |from: &str, to: &str, cents: i64| Rate {
+            room: "R".into(),
+            board: "BB".into(),
+            currency: "EUR".into(),
+            from: d(from),
+            to: d(to),
+            nightly: Decimal::new(cents, 2),
+        };
+        let h = Hotel {
+            code: "H".into(),
+            name: "H".into(),
+            code_context: None,
+            chain: None,
+            brand: None,
+            category_code: "20".into(),
+            category_detail: None,
+            category_text: None,
+            position: None,
+            address_lines: vec![],
+            city: None,
+            postal_code: None,
+            country_code: None,
+            phones: vec![],
+            emails: vec![],
+            last_modified: d("2026-01-01"),
+            texts: Texts::new(),
+            rooms: vec![RoomType { code: "R".into(), texts: Texts::new() }],
+            rates: vec![rate("2030-01-01", "2030-12-31", 10000), rate("2030-07-01", "2030-07-31", 15000)],
+            images: vec![],
+        };
+        let cat = Catalogue::new([h], [("BB".to_string(), "Bed and breakfast".to_string())].into());
+        // 30 June at 100, 1–2 July at 150.
+        assert_eq!(cat.price("H", "R", "BB", "EUR", d("2030-06-30"), d("2030-07-03")), Ok(Decimal::new(40000, 2)));
+        assert_eq!(cat.price("H", "R", "HB", "EUR", d("2030-06-30"), d("2030-07-03")), Err(PriceError::UnknownBoard));
+        assert_eq!(cat.price("H", "R", "BB", "USD", d("2030-06-30"), d("2030-07-03")), Err(PriceError::BoardNotOffered));
+        assert_eq!(cat.price("H", "X", "BB", "EUR", d("2030-06-30"), d("2030-07-03")), Err(PriceError::UnknownRoomType));
+        assert_eq!(cat.price("Z", "R", "BB", "EUR", d("2030-06-30"), d("2030-07-03")), Err(PriceError::UnknownHotel));
+        assert_eq!(cat.price("H", "R", "BB", "EUR", d("2030-12-31"), d("2031-01-02")), Err(PriceError::NoRate(d("2031-01-01"))));
+    }
+}

@@ -1,0 +1,275 @@
+//! The hotel operations, thin: hotel NBC, the booking read, the booking modify.
+
+use ota_messages::booking_read::{self as read, ReadDateType, ReservationsList};
+use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};
+use ota_messages::hotel_descriptive_info as hdi;
+use ota_messages::hotel_res_modify as m;
+
+use super::booking::Booking;
+use super::import::MAX_ROOMS;
+use super::mapping;
+use super::repo::{self, ListDate, Lookup};
+use super::rules::{self, BASE, MAX_PROBLEMS};
+use crate::errors::{Problem, warnings};
+use crate::operation::{Ctx, OpError};
+use crate::shared::action::Action;
+use crate::shared::lang::Languages;
+use crate::store::Conn;
+
+/// `/hotelnbc`: the static content of hotels. Each `HotelDescriptiveInfo` selects one hotel
+/// by `HotelCode`, or, when `HotelCode` is empty (or `*`) and `BrandCode` is given, every
+/// hotel of that client feed; a hotel selected twice is answered once. One content per hotel
+/// in the best language, or one per language for `PrimaryLangID="*"`; `RPH` numbers them and
+/// `TransactionIdentifier` gives their range (`1-N/N`).
+pub async fn descriptive_info(cx: &Ctx, rq: &hdi::OtaHotelDescriptiveInfoRq) -> Result<hdi::OtaHotelDescriptiveInfoRs, OpError> {
+    const ROOT: &str = "/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo";
+    let catalogue = &cx.content.hotels;
+    let mut problems = Vec::new();
+    let mut hotels = Vec::new();
+    for (i, info) in rq.hotel_descriptive_infos.hotel_descriptive_info.iter().enumerate() {
+        let code = info.hotel_code.trim();
+        let brand = info.brand_code.as_deref().map(str::trim).filter(|b| !b.is_empty());
+        if !code.is_empty() && code != "*" {
+            match catalogue.hotel(code) {
+                Some(h) => hotels.push(h),
+                None => problems.push(Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known.")).at(format!("{ROOT}[{}]/@HotelCode", i + 1))),
+            }
+        } else if let Some(brand) = brand {
+            let before = hotels.len();
+            hotels.extend(catalogue.brand(brand));
+            if hotels.len() == before {
+                problems.push(Problem::biz(ErrorCode::NoHotelsFound, format!("No hotels found for brand {brand}.")).at(format!("{ROOT}[{}]/@BrandCode", i + 1)));
+            }
+        } else {
+            problems.push(
+                Problem::required("A HotelDescriptiveInfo needs a HotelCode, or a BrandCode with an empty HotelCode.").at(format!("{ROOT}[{}]/@HotelCode", i + 1)),
+            );
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.into());
+    }
+    let mut seen = std::collections::HashSet::new();
+    hotels.retain(|h| seen.insert(h.code.as_str()));
+
+    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    let mut contents = Vec::new();
+    let mut notes = Vec::new();
+    for h in hotels {
+        let chosen: Vec<&str> = languages.select(&h.texts).into_iter().map(|(l, _)| l).collect();
+        if let (Some(wanted), Some(got)) = (languages.requested(), chosen.first())
+            && !languages.is_requested(got)
+        {
+            notes.push(
+                Problem::new(ErrorWarningType::Advisory, ErrorCode::LanguageCodeInvalid, format!("Hotel {} is not described in {wanted}; its content is given in {got}.", h.code))
+                    .at("/OTA_HotelDescriptiveInfoRQ/@PrimaryLangID"),
+            );
+        }
+        for lang in chosen {
+            let rph = contents.len() as u64 + 1;
+            contents.push(mapping::hotel_content(h, lang, rph, &languages));
+        }
+    }
+    let n = contents.len();
+    let mut rs = hdi::OtaHotelDescriptiveInfoRs::success(hdi::HotelDescriptiveContents { hotel_descriptive_content: contents });
+    rs.transaction_identifier = Some(format!("1-{n}/{n}"));
+    Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
+}
+
+/// `/bookread`: one booking by reference, in full, or a list of references and statuses. Only
+/// the requestor's own bookings are visible; another requestor's reference is answered like an
+/// unknown one (Code 97), so references cannot be probed.
+pub async fn read(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+    if rq.return_list_indicator == Some(true) { list(cx, rq).await } else { one(cx, rq).await }
+}
+
+async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+    const TAG: &str = "/OTA_ReadRQ/UniqueID";
+    let Some(uid) = rq.unique_id.as_ref() else {
+        return Err(Problem::required(
+            "A read of one booking needs UniqueID (Type 36, ID_Context Client or Internal); a list read needs ReturnListIndicator=\"true\" and ReadRequests.",
+        )
+        .at(TAG)
+        .into());
+    };
+    if uid.r#type != ReservationIdCode::Booking {
+        return Err(Problem::biz(ErrorCode::InvalidValue, format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()))
+            .at(format!("{TAG}/@Type"))
+            .into());
+    }
+    let id = uid.id.trim().to_string();
+    if id.is_empty() {
+        return Err(Problem::required("UniqueID@ID is empty.").at(format!("{TAG}/@ID")).into());
+    }
+    let (by_client, by_internal) = match &uid.id_context {
+        Some(IdContext::Client) => (true, false),
+        Some(IdContext::Internal) => (false, true),
+        None => (true, true),
+        Some(IdContext::Other(other)) => {
+            return Err(Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{TAG}/@ID_Context")).into());
+        }
+    };
+    let owner = cx.requestor.id.clone();
+    let reference = id.clone();
+    let found: Option<Booking> = cx
+        .read(move |c| {
+            Box::pin(async move {
+                let mut lookup = Lookup::NotFound;
+                if by_client {
+                    lookup = repo::find(c, &owner, Some(&reference), None).await?;
+                }
+                if by_internal && lookup == Lookup::NotFound {
+                    lookup = repo::find(c, &owner, None, Some(&reference)).await?;
+                }
+                match lookup {
+                    Lookup::Found(row) => Ok(Some(repo::load(c, row).await?)),
+                    Lookup::NotFound | Lookup::Mismatch => Ok(None),
+                }
+            })
+        })
+        .await?;
+    let b = found.ok_or_else(|| Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {id} was not found.")).at(TAG))?;
+    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    let mut rs = read::OtaResRetrieveRs::success();
+    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![mapping::hotel_reservation(&b, &cx.content.hotels, &languages)] });
+    if b.is_cancelled() {
+        rs = rs.with_warnings(warnings([Problem::new(
+            ErrorWarningType::Advisory,
+            ErrorCode::BookingAlreadyCancelled,
+            format!("Booking {} is cancelled; it cannot be modified.", b.internal_ref),
+        )
+        .at(TAG)]));
+    }
+    Ok(rs)
+}
+
+async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+    const TAG: &str = "/OTA_ReadRQ/ReadRequests/HotelReadRequest/SelectionCriteria";
+    let Some(requests) = rq.read_requests.as_ref() else {
+        return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.")
+            .at("/OTA_ReadRQ/ReadRequests")
+            .into());
+    };
+    let sc = &requests.hotel_read_request.selection_criteria;
+    let (start, end) = (sc.start.0, sc.end.0);
+    if end < start {
+        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{TAG}/@End")).into());
+    }
+    let by = match sc.date_type {
+        ReadDateType::ArrivalDate => ListDate::Arrival,
+        ReadDateType::DepartureDate => ListDate::Departure,
+        ReadDateType::CreateDate => ListDate::Created,
+        ReadDateType::LastUpdateDate => ListDate::Updated,
+    };
+    let status = sc.res_status.as_ref().map(|s| s.as_str().to_string());
+    let owner = cx.requestor.id.clone();
+    let heads = cx.read(move |c| Box::pin(async move { Ok(repo::list(c, &owner, by, start, end, status.as_deref()).await?) })).await?;
+    let mut rs = read::OtaResRetrieveRs::success();
+    if !heads.is_empty() {
+        rs.reservations_list = Some(ReservationsList { hotel_reservation: heads.iter().map(mapping::list_entry).collect() });
+    }
+    Ok(rs)
+}
+
+/// `/bookmodify`: read-then-modify of a hotel booking. The request carries the booking as
+/// read, with only the intended change, and its `LastUpdateDateTime` as read. It is compared
+/// with the stored booking field by field:
+///
+/// - **minor** changes are applied without re-pricing: the comments, and the names of guests
+///   other than the lead guest (the first `ResGuest`);
+/// - **major** changes re-price the room stay from the rates: its room type, its board (the
+///   `RoomRate` feature text) and its dates (`TimeSpan`); a board service follows the board of
+///   its rooms;
+/// - **occupancy** changes are refused (Type 3, Code 172): the number of room stays or guests,
+///   a guest's RPH, age qualifying code, age or birth date, who is in a room or uses a service;
+/// - any other difference is refused (Type 3, Code 172, "data received differs from stored
+///   data") with `Tag` at the differing node.
+///
+/// Output-only data are not compared (`CreateDateTime`, `HotelName`, `RoomDescription`, the
+/// totals, `CancelPenalties`, the `MessagePassword` of a room's extension sources). A request
+/// whose `LastUpdateDateTime` is not the stored one is refused: it was built from an older
+/// version and would undo a change it never saw; a Commit must carry it. `Quote` (or none)
+/// answers the booking as it would be and stores nothing; `Commit` applies it and moves
+/// `LastUpdateDateTime` on (unchanged when nothing changed).
+pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotelResModifyRs, OpError> {
+    let action = Action::of(rq.res_status.as_ref(), "/OTA_HotelResModifyRQ/@ResStatus")?;
+    let hrm = rq.hotel_res_modifies.hotel_res_modify.clone();
+    let rooms = hrm.room_stays.as_ref().map_or(0, |r| r.room_stay.len());
+    if rooms > MAX_ROOMS {
+        return Err(Problem::biz(
+            ErrorCode::MaxNumberOfRoomsExceeded,
+            format!("A hotel booking holds at most {MAX_ROOMS} rooms; the modification asks for {rooms}."),
+        )
+        .at(format!("{BASE}/RoomStays/RoomStay[{}]", MAX_ROOMS + 1))
+        .into());
+    }
+    let (client, internal) = rules::booking_references(&hrm);
+    if client.is_none() && internal.is_none() {
+        return Err(Problem::required(
+            "The booking to modify is identified by a HotelReservationID with ResID_Type 36 and ResID_SourceContext Client or Internal.",
+        )
+        .at(format!("{BASE}/ResGlobalInfo/HotelReservationIDs"))
+        .into());
+    }
+    let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, today: cx.today(), now: cx.local_now(), content: cx.content.clone() };
+    let booking = match action {
+        Action::Quote => cx.read(move |c| Box::pin(async move { change.preview(c).await })).await?,
+        Action::Commit => cx.write(move |c| Box::pin(async move { change.apply(c).await })).await?,
+    };
+    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    Ok(m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &cx.content.hotels, &languages) }))
+}
+
+/// A modify request, ready to be previewed or applied.
+struct Change {
+    owner: String,
+    client: Option<String>,
+    internal: Option<String>,
+    hrm: m::HotelResModify,
+    today: chrono::NaiveDate,
+    now: chrono::NaiveDateTime,
+    content: std::sync::Arc<crate::content::Content>,
+}
+
+impl Change {
+    /// The stored booking and what the request makes of it.
+    async fn plan(&self, c: &mut Conn<'_>, commit: bool) -> Result<(i64, Booking, Booking), OpError> {
+        let tag = format!("{BASE}/ResGlobalInfo/HotelReservationIDs");
+        let reference = self.internal.as_deref().or(self.client.as_deref()).unwrap_or_default();
+        let id = match repo::find(c, &self.owner, self.client.as_deref(), self.internal.as_deref()).await? {
+            Lookup::Found(id) => id,
+            Lookup::NotFound => return Err(Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {reference} was not found.")).at(tag).into()),
+            Lookup::Mismatch => {
+                return Err(Problem::biz(ErrorCode::BookingReferenceInvalid, "The Client and the Internal booking references designate different bookings.").at(tag).into());
+            }
+        };
+        let stored = repo::load(c, id).await?;
+        if stored.is_cancelled() {
+            return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
+        }
+        rules::check_version(self.hrm.last_update_date_time.map(|d| d.local), &stored, commit)?;
+        let desired = rules::plan(&self.hrm, &stored, &self.content.hotels, self.today)
+            .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
+        Ok((id, stored, desired))
+    }
+
+    /// The booking as the change would make it.
+    async fn preview(&self, c: &mut Conn<'_>) -> Result<Booking, OpError> {
+        self.plan(c, false).await.map(|(_, _, desired)| desired)
+    }
+
+    /// Applies the change; refused when the booking changed since it was read.
+    async fn apply(&self, c: &mut Conn<'_>) -> Result<Booking, OpError> {
+        let (id, stored, mut desired) = self.plan(c, true).await?;
+        if desired == stored {
+            return Ok(stored);
+        }
+        desired.updated = rules::next_update(stored.updated, self.now);
+        if !repo::update(c, id, &desired, stored.updated).await? {
+            return Err(Problem::biz(ErrorCode::RequestedActionNotPossible, "Booking not changed – it was changed at the same time by another request; read it again.")
+                .at(format!("{BASE}/@LastUpdateDateTime"))
+                .into());
+        }
+        Ok(desired)
+    }
+}

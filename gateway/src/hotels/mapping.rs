@@ -1,0 +1,414 @@
+//! Hotel domain values ↔ OTA messages: a booking as the `HotelResModify` / `HotelReservation`
+//! payload (and the parts of a modify request read back), and a hotel's NBC content.
+
+use ota_messages::booking_read::{BookingStatus, HotelReservation, ReservationUniqueId};
+use ota_messages::common::{
+    Address, AgeQualifyingCode, CompanyName, CountryName, DateSpan, IdContext, PersonName, Position, ReferenceCode, RequestorId, RequestorIdCode,
+    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, Total,
+};
+use ota_messages::hotel_descriptive_info as hdi;
+use ota_messages::hotel_res_modify as m;
+use ota_messages::runtime as rt;
+use rust_decimal::Decimal;
+
+use super::booking::{Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, RoomSource, Service, TransferLeg, TransferPoint, Transport};
+use super::catalogue::{Catalogue, Hotel};
+use crate::shared::lang::Languages;
+
+/// Parses a value of an open code list (never fails: unknown values are kept as written).
+pub fn parse_open<T: std::str::FromStr<Err = std::convert::Infallible>>(s: &str) -> T {
+    match s.parse() {
+        Ok(v) => v,
+        Err(never) => match never {},
+    }
+}
+
+fn total(currency: &str, amount: Decimal) -> Total {
+    Total { currency_code: Some(currency.to_string()), amount_after_tax: Some(rt::Decimal(amount)) }
+}
+
+fn rph_list(rphs: &[u64]) -> Option<Vec<m::RphReference>> {
+    (!rphs.is_empty()).then(|| rphs.iter().map(|&rph| m::RphReference { rph }).collect())
+}
+
+/// `RoomStays` of a booking, with hotel and room names from the catalogue.
+pub fn room_stays(b: &Booking, catalogue: &Catalogue, languages: &Languages) -> Option<m::RoomStays> {
+    if b.rooms.is_empty() {
+        return None;
+    }
+    let room_stay = b
+        .rooms
+        .iter()
+        .map(|r| {
+            let hotel = catalogue.hotel(&r.hotel);
+            let names = hotel.and_then(|h| h.room(r.base_room_type())).map(|t| &t.texts);
+            let texts: Vec<Text> = names
+                .map(|names| languages.select(names).into_iter().map(|(lang, t)| Text { language: Some(lang.to_string()), value: t.name.clone() }).collect())
+                .unwrap_or_default();
+            m::RoomStay {
+                index_number: r.index,
+                room_stay_status: r.status.as_deref().map(parse_open::<RoomStayStatus>),
+                room_types: Some(m::RoomTypes {
+                    room_type: vec![m::RoomType {
+                        room_type_code: Some(r.room_type.clone()),
+                        room_description: (!texts.is_empty()).then_some(m::TextDescription { text: texts }),
+                    }],
+                }),
+                room_rates: Some(m::RoomRates {
+                    room_rate: vec![m::RoomRate {
+                        room_type_code: Some(r.room_type.clone()),
+                        features: Some(m::RoomRateFeatures {
+                            feature: vec![m::RoomRateFeature {
+                                description: Some(m::TextDescription { text: vec![Text { language: None, value: r.board.clone() }] }),
+                            }],
+                        }),
+                    }],
+                }),
+                time_span: Some(DateSpan { start: rt::Date(r.start), end: rt::Date(r.end) }),
+                total: Some(total(&b.currency, r.total.unwrap_or_default())),
+                basic_property_info: Some(m::BasicPropertyInfo { hotel_code: Some(r.hotel.clone()), hotel_name: hotel.map(|h| h.name.clone()) }),
+                tpa_extensions: (!r.sources.is_empty())
+                    .then(|| m::RoomStayExtensions { pos: Some(m::RoomStayPos { source: r.sources.iter().map(source_message).collect() }) }),
+                res_guest_rphs: rph_list(&r.guests).map(|res_guest_rph| m::ResGuestRphs { res_guest_rph }),
+                service_rphs: rph_list(&r.services).map(|service_rph| m::ServiceRphs { service_rph }),
+                reference: r.reference.as_ref().map(|x| m::RoomStayReference { id: x.id.clone(), r#type: x.kind.as_deref().map(parse_open::<ReferenceCode>) }),
+            }
+        })
+        .collect();
+    Some(m::RoomStays { room_stay })
+}
+
+/// `Services`.
+fn services(b: &Booking) -> Option<m::Services> {
+    (!b.services.is_empty()).then(|| m::Services { service: b.services.iter().map(service_message).collect() })
+}
+
+/// `ResGuests`.
+fn res_guests(b: &Booking) -> Option<m::ResGuests> {
+    (!b.guests.is_empty()).then(|| m::ResGuests { res_guest: b.guests.iter().map(guest_message).collect() })
+}
+
+/// `ResGlobalInfo`: comments, the (empty) cancel penalties, the total and the references.
+fn res_global_info(b: &Booking) -> m::ResGlobalInfo {
+    let booking_id = |context, value: &String| m::HotelReservationId {
+        res_id_type: ReservationIdCode::Booking,
+        res_id_source_context: context,
+        res_id_value: value.clone(),
+        item_rph: None,
+    };
+    let mut ids = vec![booking_id(ResIdSourceContext::Client, &b.client_ref), booking_id(ResIdSourceContext::Internal, &b.internal_ref)];
+    ids.extend(b.item_refs.iter().map(item_ref_message));
+    m::ResGlobalInfo {
+        comments: comments_element(&b.comments),
+        cancel_penalties: Some(m::CancelPenalties {}),
+        total: Some(total(&b.currency, b.total())),
+        hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
+    }
+}
+
+/// The booking as the payload of a modify answer.
+pub fn hotel_res_modify(b: &Booking, catalogue: &Catalogue, languages: &Languages) -> m::HotelResModify {
+    m::HotelResModify {
+        create_date_time: Some(rt::DateTime::local(b.created)),
+        last_update_date_time: Some(rt::DateTime::local(b.updated)),
+        room_stays: room_stays(b, catalogue, languages),
+        services: services(b),
+        res_guests: res_guests(b),
+        res_global_info: res_global_info(b),
+    }
+}
+
+/// The booking as a full `HotelReservation` of a read.
+pub fn hotel_reservation(b: &Booking, catalogue: &Catalogue, languages: &Languages) -> HotelReservation {
+    HotelReservation {
+        room_stays: room_stays(b, catalogue, languages),
+        services: services(b),
+        res_guests: res_guests(b),
+        res_global_info: Some(res_global_info(b)),
+        ..list_entry(&b.head())
+    }
+}
+
+/// A `HotelReservation` with the status, the dates and both references only.
+pub fn list_entry(h: &BookingHead) -> HotelReservation {
+    HotelReservation {
+        res_status: parse_open::<BookingStatus>(&h.status),
+        create_date_time: Some(rt::DateTime::local(h.created)),
+        last_update_date_time: Some(rt::DateTime::local(h.updated)),
+        unique_id: vec![
+            ReservationUniqueId { r#type: ReservationIdCode::Booking, id: h.internal_ref.clone(), id_context: IdContext::Internal, company_name: None },
+            ReservationUniqueId {
+                r#type: ReservationIdCode::Booking,
+                id: h.client_ref.clone(),
+                id_context: IdContext::Client,
+                company_name: h.company.as_ref().map(company_message),
+            },
+        ],
+        room_stays: None,
+        services: None,
+        res_guests: None,
+        res_global_info: None,
+    }
+}
+
+/// The request payload of a modify that changes nothing: the booking of a read, sent back
+/// (the read-then-modify flow). `None` for a list entry (no `ResGlobalInfo`).
+pub fn modify_payload(reservation: &HotelReservation) -> Option<m::HotelResModify> {
+    Some(m::HotelResModify {
+        create_date_time: reservation.create_date_time,
+        last_update_date_time: reservation.last_update_date_time,
+        room_stays: reservation.room_stays.clone(),
+        services: reservation.services.clone(),
+        res_guests: reservation.res_guests.clone(),
+        res_global_info: reservation.res_global_info.clone()?,
+    })
+}
+
+/// `Comments`, or `None` when there are none.
+fn comments_element(comments: &[Comment]) -> Option<m::Comments> {
+    (!comments.is_empty()).then(|| m::Comments {
+        comment: comments
+            .iter()
+            .map(|c| m::Comment {
+                name: c.name.clone(),
+                comment_originator_code: c.originator.clone(),
+                text: c.texts.iter().map(|t| Text { language: t.language.clone(), value: t.text.clone() }).collect(),
+            })
+            .collect(),
+    })
+}
+
+/// The comments of a request, as stored.
+pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {
+    comments
+        .map(|c| {
+            c.comment
+                .iter()
+                .map(|c| Comment {
+                    name: c.name.clone(),
+                    originator: c.comment_originator_code.clone(),
+                    texts: c.text.iter().map(|t| LangText { language: t.language.clone(), text: t.value.clone() }).collect(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn company_message(c: &Company) -> CompanyName {
+    CompanyName { company_short_name: c.short_name.clone(), code: c.code.clone(), value: c.name.clone() }
+}
+
+fn company(c: &CompanyName) -> Company {
+    Company { name: c.value.clone(), code: c.code.clone(), short_name: c.company_short_name.clone() }
+}
+
+fn source_message(s: &RoomSource) -> Source {
+    Source {
+        requestor_id: RequestorId {
+            r#type: parse_open::<RequestorIdCode>(&s.kind),
+            id: s.id.clone(),
+            id_context: s.id_context.clone(),
+            instance: s.instance.as_deref().map(parse_open::<RequestorInstance>),
+            message_password: None,
+            company_name: s.company.as_ref().map(company_message),
+        },
+    }
+}
+
+/// The stored form of a request's room-stay source (its `MessagePassword` is dropped).
+pub fn room_source(s: &Source) -> RoomSource {
+    let r = &s.requestor_id;
+    RoomSource {
+        kind: r.r#type.as_str().to_string(),
+        id: r.id.clone(),
+        id_context: r.id_context.clone(),
+        instance: r.instance.as_ref().map(|i| i.as_str().to_string()),
+        company: r.company_name.as_ref().map(company),
+    }
+}
+
+fn service_message(s: &Service) -> m::Service {
+    m::Service {
+        service_inventory_code: Some(s.code.clone()),
+        service_rph: Some(s.rph),
+        service_details: rph_list(&s.guests).map(|res_guest_rph| m::ServiceDetails { res_guest_rphs: Some(m::ResGuestRphs { res_guest_rph }) }),
+        tpa_extensions: (!s.legs.is_empty()).then(|| m::ServiceExtensions {
+            transfer_info_type: Some(m::TransferInfo { transfer_leg: s.legs.iter().map(leg_message).collect() }),
+        }),
+    }
+}
+
+/// The transfer legs of a request's service; `None` when a leg end is neither a hotel nor a
+/// connecting transport (or both).
+pub fn transfer_legs(s: &m::Service) -> Option<Vec<TransferLeg>> {
+    let legs = s.tpa_extensions.as_ref().and_then(|x| x.transfer_info_type.as_ref()).map(|t| t.transfer_leg.as_slice()).unwrap_or_default();
+    legs.iter().map(|l| Some(TransferLeg { origin: point(&l.transfer_origin)?, destination: point(&l.transfer_destination)? })).collect()
+}
+
+fn leg_message(l: &TransferLeg) -> m::TransferLeg {
+    m::TransferLeg { transfer_origin: point_message(&l.origin), transfer_destination: point_message(&l.destination) }
+}
+
+fn point_message(p: &TransferPoint) -> m::TransferEndpoint {
+    match p {
+        TransferPoint::Hotel(code) => m::TransferEndpoint { connecting_transport: None, hotel: Some(m::TransferHotel { hotel_code: code.clone() }) },
+        TransferPoint::Transport(t) => m::TransferEndpoint {
+            connecting_transport: Some(m::ConnectingTransport {
+                departure_date_time: t.departure.map(rt::DateTime::local),
+                arrival_date_time: t.arrival.map(rt::DateTime::local),
+                departure_airport: t.departure_airport.clone().map(|location_code| m::Airport { location_code }),
+                arrival_airport: t.arrival_airport.clone().map(|location_code| m::Airport { location_code }),
+                operating_airline: t.flight.clone().map(|f| m::OperatingAirline { flight_number: Some(f) }),
+            }),
+            hotel: None,
+        },
+    }
+}
+
+fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
+    match (&e.hotel, &e.connecting_transport) {
+        (Some(h), None) => Some(TransferPoint::Hotel(h.hotel_code.clone())),
+        (None, Some(t)) => Some(TransferPoint::Transport(Transport {
+            departure: t.departure_date_time.map(|d| d.local),
+            arrival: t.arrival_date_time.map(|d| d.local),
+            departure_airport: t.departure_airport.as_ref().map(|a| a.location_code.clone()),
+            arrival_airport: t.arrival_airport.as_ref().map(|a| a.location_code.clone()),
+            flight: t.operating_airline.as_ref().and_then(|a| a.flight_number.clone()),
+        })),
+        _ => None,
+    }
+}
+
+fn guest_message(g: &Guest) -> m::ResGuest {
+    let has_name = g.prefix.is_some() || g.given.is_some() || g.surname.is_some();
+    let has_profile = has_name || g.birth_date.is_some();
+    m::ResGuest {
+        age_qualifying_code: Some(parse_open::<AgeQualifyingCode>(&g.age_code)),
+        res_guest_rph: Some(g.rph),
+        profiles: has_profile.then(|| m::GuestProfiles {
+            profile_info: m::ProfileInfo {
+                profile: m::Profile {
+                    customer: m::Customer {
+                        birth_date: g.birth_date.map(rt::Date),
+                        person_name: has_name.then(|| PersonName { name_prefix: g.prefix.clone(), given_name: g.given.clone(), surname: g.surname.clone() }),
+                    },
+                },
+            },
+        }),
+        guest_counts: g.age.map(|age| m::GuestCounts { guest_count: vec![m::GuestCount { age: Some(age) }] }),
+    }
+}
+
+/// The name of a request's guest: (prefix, given name, surname).
+pub fn person_name(g: &m::ResGuest) -> (Option<String>, Option<String>, Option<String>) {
+    let name = g.profiles.as_ref().and_then(|p| p.profile_info.profile.customer.person_name.as_ref());
+    (name.and_then(|n| n.name_prefix.clone()), name.and_then(|n| n.given_name.clone()), name.and_then(|n| n.surname.clone()))
+}
+
+/// The board code of a room stay in a request: the first `Text` without a `Language` of the
+/// first rate feature, else its first `Text`.
+pub fn board_of(rs: &m::RoomStay) -> Option<String> {
+    let rate = rs.room_rates.as_ref()?.room_rate.first()?;
+    let feature = rate.features.as_ref()?.feature.first()?;
+    let texts = &feature.description.as_ref()?.text;
+    let text = texts.iter().find(|t| t.language.is_none()).or_else(|| texts.first())?;
+    let code = text.value.trim();
+    (!code.is_empty()).then(|| code.to_string())
+}
+
+fn item_ref_message(r: &ItemRef) -> m::HotelReservationId {
+    m::HotelReservationId {
+        res_id_type: parse_open::<ReservationIdCode>(&r.res_id_type),
+        res_id_source_context: if r.context == "Internal" { ResIdSourceContext::Internal } else { ResIdSourceContext::Client },
+        res_id_value: r.value.clone(),
+        item_rph: r.item_rph,
+    }
+}
+
+/// The stored form of a request's further reference.
+pub fn item_ref(r: &m::HotelReservationId) -> ItemRef {
+    ItemRef {
+        res_id_type: r.res_id_type.as_str().to_string(),
+        context: r.res_id_source_context.as_str().to_string(),
+        value: r.res_id_value.clone(),
+        item_rph: r.item_rph,
+    }
+}
+
+/// The NBC content of a hotel in `lang` (texts missing in `lang` fall back along the request's
+/// preference, then English, then any language).
+pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> hdi::HotelDescriptiveContent {
+    let texts = languages.starting_with(lang);
+    let description = h.texts.get(lang);
+    let country_name = description.and_then(|t| t.country_name.clone()).or_else(|| texts.pick(&h.texts).and_then(|(_, t)| t.country_name.clone()));
+    let guest_room_info = h
+        .rooms
+        .iter()
+        .map(|r| {
+            let t = texts.pick(&r.texts).map(|(_, t)| t);
+            hdi::GuestRoomInfo { code: r.code.clone(), code_detail: t.map(|t| t.name.clone()), descriptive_text: t.and_then(|t| t.description.clone()) }
+        })
+        .collect();
+    let hotel_info = hdi::HotelInfo {
+        descriptions: description
+            .map(|t| hdi::HotelDescriptions { descriptive_text: vec![Text { language: Some(lang.to_string()), value: t.description.clone() }] }),
+        position: h.position.map(|(lat, lon)| Position { latitude: rt::Decimal(lat), longitude: rt::Decimal(lon) }),
+        category_codes: Some(hdi::HotelCategoryCodes {
+            hotel_category: vec![hdi::HotelCategory {
+                code: parse_open::<hdi::HotelCategoryCode>(&h.category_code),
+                code_detail: h.category_detail.clone(),
+                descriptive_text: h.category_text.clone(),
+            }],
+            guest_room_info,
+        }),
+    };
+    let image_item: Vec<hdi::ImageItem> = h
+        .images
+        .iter()
+        .map(|img| hdi::ImageItem {
+            category: img.category.as_deref().map(parse_open::<hdi::ImageCategoryCode>),
+            image_format: img.files.iter().map(|f| hdi::ImageFormat { width: f.width, height: f.height, url: f.url.clone() }).collect(),
+            description: texts
+                .pick(&img.texts)
+                .map(|(l, t)| hdi::ImageDescription { caption: t.caption.clone(), language: Some(l.to_string()), value: t.description.clone() })
+                .into_iter()
+                .collect(),
+        })
+        .collect();
+    let has_address = !h.address_lines.is_empty() || h.city.is_some() || h.postal_code.is_some() || h.country_code.is_some();
+    let contact = hdi::HotelContactInfo {
+        addresses: has_address.then(|| hdi::Addresses {
+            address: vec![Address {
+                address_line: h.address_lines.clone(),
+                city_name: h.city.clone(),
+                postal_code: h.postal_code.clone(),
+                country_name: (h.country_code.is_some() || country_name.is_some()).then(|| CountryName {
+                    code: h.country_code.clone(),
+                    value: country_name.clone().or_else(|| h.country_code.clone()).unwrap_or_default(),
+                }),
+            }],
+        }),
+        phones: (!h.phones.is_empty()).then(|| hdi::Phones {
+            phone: h
+                .phones
+                .iter()
+                .map(|p| hdi::Phone { phone_number: p.number.clone(), phone_tech_type: p.tech_type.as_deref().map(parse_open::<hdi::PhoneTechType>) })
+                .collect(),
+        }),
+        emails: (!h.emails.is_empty()).then(|| hdi::Emails { email: h.emails.clone() }),
+    };
+    let has_contact = contact.addresses.is_some() || contact.phones.is_some() || contact.emails.is_some();
+    hdi::HotelDescriptiveContent {
+        language_code: Some(lang.to_string()),
+        rph: Some(rph),
+        hotel_code: h.code.clone(),
+        hotel_name: Some(h.name.clone()),
+        hotel_code_context: h.code_context.clone(),
+        chain_name: h.chain.clone(),
+        last_modified_date: Some(rt::Date(h.last_modified)),
+        hotel_info: Some(hotel_info),
+        multimedia_descriptions: (!image_item.is_empty())
+            .then(|| hdi::HotelMultimediaDescriptions { multimedia_description: vec![hdi::HotelMultimediaDescription { image_items: hdi::ImageItems { image_item } }] }),
+        contact_infos: has_contact.then(|| hdi::HotelContactInfos { contact_info: vec![contact] }),
+    }
+}

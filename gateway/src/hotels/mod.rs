@@ -1,0 +1,31 @@
+//! The hotel operations: hotel NBC (`/hotelnbc`), the booking read (`/bookread`) and the
+//! booking modify (`/bookmodify`).
+//!
+//! | file | layer |
+//! |---|---|
+//! | [`handlers`] | the three operations, thin |
+//! | [`rules`] | pure: what a modify changes, dates, prices, the version check |
+//! | [`repo`] | all SQL: the catalogue, bookings, imports |
+//! | [`import`] | the `hotels` part of an import file |
+//! | [`catalogue`] | hotels, rates and boards in memory (part of the content snapshot); pricing |
+//! | [`booking`] | the booking as the domain knows it |
+//! | [`mapping`] | domain values ↔ OTA messages |
+//!
+//! Decisions:
+//! - A booking is visible to its owner (the requestor that made it) only; another requestor's
+//!   reference is answered as not found (Code 97), never as "not owned" (99).
+//! - Prices are per room and night, by room type, board and currency, independent of the
+//!   number of guests.
+//! - A modify carries the booking's `LastUpdateDateTime` as read; a change made since makes
+//!   it fail rather than be undone (no lost update, on one gateway or many).
+
+pub mod booking;
+pub mod catalogue;
+pub mod handlers;
+pub mod import;
+pub mod mapping;
+pub(crate) mod repo;
+pub mod rules;
+
+pub use handlers::{descriptive_info, modify, read};
+pub use mapping::modify_payload;

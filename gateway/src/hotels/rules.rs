@@ -1,0 +1,413 @@
+//! The business rules of the hotel operations, on domain values only: what a modify request
+//! changes in the stored booking (minor, major, occupancy, differing data), the dates and
+//! prices of changed room stays, the version check that stops lost updates.
+
+use std::collections::HashSet;
+
+use chrono::{NaiveDate, NaiveDateTime};
+use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
+use ota_messages::hotel_res_modify as m;
+
+use super::booking::{Booking, ItemRef, Room, RoomSource, Service};
+use super::catalogue::{Catalogue, PriceError};
+use super::mapping;
+use crate::errors::Problem;
+
+/// The request's booking, under every error `Tag`.
+pub const BASE: &str = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify";
+
+/// The most nights of one room stay.
+pub const MAX_NIGHTS: i64 = 30;
+/// The most comments of a booking, and the longest comment text (characters).
+pub const MAX_COMMENTS: usize = 20;
+/// The longest comment text (characters).
+pub const MAX_COMMENT_CHARS: usize = 2000;
+/// The longest guest name part (characters).
+pub const MAX_NAME_CHARS: usize = 100;
+/// At most this many problems are reported for one request.
+pub const MAX_PROBLEMS: usize = 20;
+
+const DIFFERS: &str = "Booking not changed – data received differs from stored data";
+const OCCUPANCY: &str = "Booking not changed – occupancy changes are not allowed";
+
+/// The booking-level references of a modify request: (Client, Internal).
+pub fn booking_references(hrm: &m::HotelResModify) -> (Option<String>, Option<String>) {
+    let ids = &hrm.res_global_info.hotel_reservation_ids.hotel_reservation_id;
+    let find = |context: ResIdSourceContext| {
+        ids.iter().find(|r| r.res_id_type == ReservationIdCode::Booking && r.res_id_source_context == context).map(|r| r.res_id_value.clone())
+    };
+    (find(ResIdSourceContext::Client), find(ResIdSourceContext::Internal))
+}
+
+/// Checks that the request was built from the booking as stored now: its
+/// `LastUpdateDateTime` (as read) must be the stored one, so a modify never undoes a change it
+/// did not see. A Commit must carry it.
+pub fn check_version(read_at: Option<NaiveDateTime>, stored: &Booking, commit: bool) -> Result<(), Problem> {
+    let tag = format!("{BASE}/@LastUpdateDateTime");
+    match read_at {
+        None if commit => Err(Problem::required(
+            "A Commit must send back HotelResModify@LastUpdateDateTime as read (/bookread), so that it cannot undo a change made since.",
+        )
+        .at(tag)),
+        None => Ok(()),
+        Some(at) if at == stored.updated => Ok(()),
+        Some(at) => Err(Problem::biz(
+            ErrorCode::RequestedActionNotPossible,
+            format!(
+                "Booking not changed – it was changed at {} after the version this request was built from ({at}); read it again and resend the change.",
+                stored.updated
+            ),
+        )
+        .at(tag)),
+    }
+}
+
+/// The stamp of a change: now, but always after the previous one (the stamp is the version a
+/// later modify must carry, so two changes never share one).
+pub fn next_update(previous: NaiveDateTime, now: NaiveDateTime) -> NaiveDateTime {
+    now.max(previous + chrono::Duration::seconds(1))
+}
+
+/// What a modify request makes of the stored booking: the booking as it should be (minor
+/// changes applied, changed room stays re-priced from the catalogue), or every problem.
+pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, today: NaiveDate) -> Result<Booking, Vec<Problem>> {
+    let (client, internal) = booking_references(rq);
+    let (mut desired, major) = compare(rq, stored, catalogue, client.is_some(), internal.is_some())?;
+    let mut problems = Vec::new();
+    for &i in &major {
+        let tag = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
+        let Some(r) = desired.rooms.get_mut(i) else { continue };
+        if let Err(p) = check_dates(r.start, r.end, today, &tag) {
+            problems.push(p);
+            continue;
+        }
+        match catalogue.price(&r.hotel, r.base_room_type(), &r.board, &stored.currency, r.start, r.end) {
+            Ok(total) => r.total = Some(total),
+            Err(e) => problems.push(price_problem(&e, r, &stored.currency, &tag)),
+        }
+    }
+    if problems.is_empty() { Ok(desired) } else { Err(problems) }
+}
+
+/// A changed stay: End after Start, not in the past, at most [`MAX_NIGHTS`] nights.
+pub fn check_dates(start: NaiveDate, end: NaiveDate, today: NaiveDate, tag: &str) -> Result<(), Problem> {
+    if end <= start {
+        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} must be after Start {start}.")).at(format!("{tag}/TimeSpan")));
+    }
+    if start < today {
+        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is in the past.")).at(format!("{tag}/TimeSpan/@Start")));
+    }
+    let nights = (end - start).num_days();
+    if nights > MAX_NIGHTS {
+        return Err(Problem::biz(ErrorCode::TooManyNights, format!("A room stay has at most {MAX_NIGHTS} nights, not {nights}.")).at(format!("{tag}/TimeSpan")));
+    }
+    Ok(())
+}
+
+/// The problem of a room stay that cannot be priced.
+pub fn price_problem(e: &PriceError, r: &Room, currency: &str, tag: &str) -> Problem {
+    let board_tag = format!("{tag}/RoomRates/RoomRate/Features/Feature/Description/Text");
+    match e {
+        PriceError::UnknownHotel => Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {} is not known.", r.hotel)).at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
+        PriceError::UnknownRoomType => Problem::biz(ErrorCode::InvalidRoomTypeCode, format!("Hotel {} has no room type {}.", r.hotel, r.room_type))
+            .at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")),
+        PriceError::UnknownBoard => Problem::biz(ErrorCode::InvalidValue, format!("Board {} is not known.", r.board)).at(board_tag),
+        PriceError::BoardNotOffered => {
+            Problem::biz(ErrorCode::InvalidValue, format!("Room {} of hotel {} is not sold with board {} in {currency}.", r.room_type, r.hotel, r.board)).at(board_tag)
+        }
+        PriceError::NoRate(night) => Problem::biz(ErrorCode::NoAvailability, format!("Room {} with board {} is not available for the night of {night}.", r.room_type, r.board))
+            .at(format!("{tag}/TimeSpan")),
+    }
+}
+
+/// Collects the problems of a comparison.
+#[derive(Default)]
+struct Problems(Vec<Problem>);
+
+impl Problems {
+    fn differs(&mut self, tag: String, what: impl std::fmt::Display) {
+        self.0.push(Problem::biz(ErrorCode::RequestedActionNotPossible, format!("{DIFFERS}: {what}.")).at(tag));
+    }
+
+    fn occupancy(&mut self, tag: String, what: impl std::fmt::Display) {
+        self.0.push(Problem::biz(ErrorCode::RequestedActionNotPossible, format!("{OCCUPANCY}: {what}.")).at(tag));
+    }
+
+    fn push(&mut self, p: Problem) {
+        self.0.push(p);
+    }
+}
+
+fn show<T: std::fmt::Debug>(v: &Option<T>) -> String {
+    match v {
+        Some(v) => format!("{v:?}"),
+        None => "none".to_string(),
+    }
+}
+
+fn sorted(mut v: Vec<u64>) -> Vec<u64> {
+    v.sort_unstable();
+    v
+}
+
+/// Compares a request with the stored booking (see [`super::handlers::modify`] for the
+/// rules). Gives the booking as it should be (minor changes applied; room stays with a major
+/// change unpriced and listed) or the problems.
+fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_client: bool, has_internal: bool) -> Result<(Booking, Vec<usize>), Vec<Problem>> {
+    let mut p = Problems::default();
+    let mut desired = stored.clone();
+    let mut major = Vec::new();
+
+    // Room stays.
+    let rq_rooms = rq.room_stays.as_ref().map(|r| r.room_stay.as_slice()).unwrap_or_default();
+    if rq_rooms.len() != stored.rooms.len() {
+        p.occupancy(format!("{BASE}/RoomStays"), format!("the booking has {} room stays, the request {}", stored.rooms.len(), rq_rooms.len()));
+    }
+    for (i, (rs, st)) in rq_rooms.iter().zip(&stored.rooms).enumerate() {
+        let tag = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
+        if rs.index_number != st.index {
+            p.differs(format!("{tag}/@IndexNumber"), format!("IndexNumber {} (stored {})", show(&rs.index_number), show(&st.index)));
+        }
+        let status = rs.room_stay_status.as_ref().map(|s| s.as_str().to_string());
+        if status != st.status {
+            p.differs(format!("{tag}/@RoomStayStatus"), format!("RoomStayStatus {} (stored {})", show(&status), show(&st.status)));
+        }
+        let hotel = rs.basic_property_info.as_ref().and_then(|b| b.hotel_code.clone());
+        if hotel.as_deref() != Some(st.hotel.as_str()) {
+            p.differs(format!("{tag}/BasicPropertyInfo/@HotelCode"), format!("hotel {} (stored {:?})", show(&hotel), st.hotel));
+        }
+        let sources: Vec<RoomSource> =
+            rs.tpa_extensions.as_ref().and_then(|x| x.pos.as_ref()).map(|pos| pos.source.iter().map(mapping::room_source).collect()).unwrap_or_default();
+        if sources != st.sources {
+            p.differs(format!("{tag}/TPA_Extensions"), "the room stay's extension sources are not the stored ones");
+        }
+        let reference = rs.reference.as_ref().map(|r| (r.id.clone(), r.r#type.as_ref().map(|t| t.as_str().to_string())));
+        if reference != st.reference.as_ref().map(|r| (r.id.clone(), r.kind.clone())) {
+            p.differs(format!("{tag}/Reference"), "the room stay's Reference is not the stored one");
+        }
+        let guests = rs.res_guest_rphs.as_ref().map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        if sorted(guests) != sorted(st.guests.clone()) {
+            p.occupancy(format!("{tag}/ResGuestRPHs"), format!("the guests of room stay {} are not the stored ones", i + 1));
+        }
+        let services = rs.service_rphs.as_ref().map(|s| s.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        if sorted(services) != sorted(st.services.clone()) {
+            p.differs(format!("{tag}/ServiceRPHs"), format!("the services of room stay {} are not the stored ones", i + 1));
+        }
+
+        // Room type, board and dates: the changeable part.
+        let types = rs.room_types.as_ref().map(|t| t.room_type.as_slice()).unwrap_or_default();
+        let room_type = match types {
+            [one] => match one.room_type_code.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+                Some(code) => Some(code.to_string()),
+                None => {
+                    p.push(Problem::required("RoomTypeCode is required.").at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")));
+                    None
+                }
+            },
+            [] => {
+                p.push(Problem::required("A room stay needs its RoomTypes/RoomType.").at(format!("{tag}/RoomTypes")));
+                None
+            }
+            _ => {
+                p.push(Problem::biz(ErrorCode::InvalidValue, "A room stay has exactly one RoomType.").at(format!("{tag}/RoomTypes/RoomType[2]")));
+                None
+            }
+        };
+        let rates = rs.room_rates.as_ref().map(|r| r.room_rate.as_slice()).unwrap_or_default();
+        if let Some(code) = &room_type {
+            for (k, rate) in rates.iter().enumerate() {
+                if let Some(rate_code) = rate.room_type_code.as_deref()
+                    && rate_code.trim() != code
+                {
+                    p.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("RoomRate@RoomTypeCode {rate_code} is not the RoomType's {code}."))
+                            .at(format!("{tag}/RoomRates/RoomRate[{}]/@RoomTypeCode", k + 1)),
+                    );
+                }
+            }
+        }
+        if rates.len() > 1 {
+            p.push(Problem::biz(ErrorCode::InvalidValue, "A room stay has exactly one RoomRate.").at(format!("{tag}/RoomRates/RoomRate[2]")));
+        }
+        let board = mapping::board_of(rs);
+        if board.is_none() {
+            p.push(Problem::required("The board code (RoomRates/RoomRate/Features/Feature/Description/Text) is required.").at(format!("{tag}/RoomRates")));
+        }
+        let span = rs.time_span.as_ref().map(|t| (t.start.0, t.end.0));
+        if span.is_none() {
+            p.push(Problem::required("TimeSpan (Start, End) is required.").at(format!("{tag}/TimeSpan")));
+        }
+        if let (Some(room_type), Some(board), Some((start, end)), Some(d)) = (room_type, board, span, desired.rooms.get_mut(i))
+            && (room_type != st.room_type || board != st.board || start != st.start || end != st.end)
+        {
+            d.room_type = room_type;
+            d.board = board;
+            d.start = start;
+            d.end = end;
+            d.total = None;
+            major.push(i);
+        }
+    }
+
+    // Services.
+    let rq_services = rq.services.as_ref().map(|s| s.service.as_slice()).unwrap_or_default();
+    if rq_services.len() != stored.services.len() {
+        p.differs(format!("{BASE}/Services"), format!("the booking has {} services, the request {}", stored.services.len(), rq_services.len()));
+    }
+    for (j, (sv, st)) in rq_services.iter().zip(&stored.services).enumerate() {
+        let tag = format!("{BASE}/Services/Service[{}]", j + 1);
+        if sv.service_rph != Some(st.rph) {
+            p.differs(format!("{tag}/@ServiceRPH"), format!("ServiceRPH {} (stored {})", show(&sv.service_rph), st.rph));
+        }
+        let guests =
+            sv.service_details.as_ref().and_then(|d| d.res_guest_rphs.as_ref()).map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        if sorted(guests) != sorted(st.guests.clone()) {
+            p.occupancy(format!("{tag}/ServiceDetails/ResGuestRPHs"), format!("the guests of service {} are not the stored ones", st.rph));
+        }
+        match mapping::transfer_legs(sv) {
+            Some(legs) if legs == st.legs => {}
+            Some(_) => p.differs(format!("{tag}/TPA_Extensions"), format!("the transfer legs of service {} are not the stored ones", st.rph)),
+            None => p.differs(format!("{tag}/TPA_Extensions"), "each end of a transfer leg is either a ConnectingTransport or a Hotel"),
+        }
+        let code = sv.service_inventory_code.as_deref().map(str::trim).unwrap_or_default();
+        follow_board(&mut p, &mut desired, stored, catalogue, j, st, code, &tag);
+    }
+
+    // Guests.
+    let rq_guests = rq.res_guests.as_ref().map(|g| g.res_guest.as_slice()).unwrap_or_default();
+    if rq_guests.len() != stored.guests.len() {
+        p.occupancy(format!("{BASE}/ResGuests"), format!("the booking has {} guests, the request {}", stored.guests.len(), rq_guests.len()));
+    }
+    for (k, (g, st)) in rq_guests.iter().zip(&stored.guests).enumerate() {
+        let tag = format!("{BASE}/ResGuests/ResGuest[{}]", k + 1);
+        if g.res_guest_rph != Some(st.rph) {
+            p.occupancy(format!("{tag}/@ResGuestRPH"), format!("ResGuestRPH {} (stored {})", show(&g.res_guest_rph), st.rph));
+        }
+        let code = g.age_qualifying_code.as_ref().map(|c| c.as_str().to_string());
+        if code.as_deref() != Some(st.age_code.as_str()) {
+            p.occupancy(format!("{tag}/@AgeQualifyingCode"), format!("guest {} AgeQualifyingCode {} (stored {:?})", st.rph, show(&code), st.age_code));
+        }
+        let ages: Vec<Option<u64>> = g.guest_counts.as_ref().map(|c| c.guest_count.iter().map(|c| c.age).collect()).unwrap_or_default();
+        let stored_ages: Vec<Option<u64>> = st.age.map(|a| vec![Some(a)]).unwrap_or_default();
+        if ages != stored_ages {
+            p.occupancy(format!("{tag}/GuestCounts"), format!("guest {} age {:?} (stored {})", st.rph, ages.iter().flatten().collect::<Vec<_>>(), show(&st.age)));
+        }
+        let customer = g.profiles.as_ref().map(|x| &x.profile_info.profile.customer);
+        let birth = customer.and_then(|c| c.birth_date).map(|d| d.0);
+        if birth != st.birth_date {
+            p.occupancy(
+                format!("{tag}/Profiles/ProfileInfo/Profile/Customer/@BirthDate"),
+                format!("guest {} birth date {} (stored {})", st.rph, show(&birth), show(&st.birth_date)),
+            );
+        }
+        let name = mapping::person_name(g);
+        if name != (st.prefix.clone(), st.given.clone(), st.surname.clone()) {
+            let name_tag = format!("{tag}/Profiles/ProfileInfo/Profile/Customer/PersonName");
+            if k == 0 {
+                p.differs(name_tag, "the lead guest's name cannot be changed");
+            } else if [&name.0, &name.1, &name.2].iter().any(|n| n.as_ref().is_some_and(|n| n.chars().count() > MAX_NAME_CHARS)) {
+                p.push(Problem::biz(ErrorCode::InvalidValue, format!("A name part has at most {MAX_NAME_CHARS} characters.")).at(name_tag));
+            } else if let Some(d) = desired.guests.get_mut(k) {
+                (d.prefix, d.given, d.surname) = name;
+            }
+        }
+    }
+
+    // Comments (a minor change).
+    let comments = mapping::comments_from(rq.res_global_info.comments.as_ref());
+    if comments != stored.comments {
+        let tag = format!("{BASE}/ResGlobalInfo/Comments");
+        if comments.len() > MAX_COMMENTS {
+            p.push(Problem::biz(ErrorCode::InvalidValue, format!("A booking has at most {MAX_COMMENTS} comments.")).at(tag));
+        } else if comments.iter().any(|c| c.texts.iter().map(|t| t.text.chars().count()).sum::<usize>() > MAX_COMMENT_CHARS) {
+            p.push(Problem::biz(ErrorCode::InvalidValue, format!("A comment has at most {MAX_COMMENT_CHARS} characters of text.")).at(tag));
+        } else {
+            desired.comments = comments;
+        }
+    }
+
+    // References other than the two booking-level ones that identified the booking.
+    let mut others: Vec<ItemRef> = Vec::new();
+    let (mut client_seen, mut internal_seen) = (!has_client, !has_internal);
+    for r in &rq.res_global_info.hotel_reservation_ids.hotel_reservation_id {
+        if r.res_id_type == ReservationIdCode::Booking {
+            let seen = match r.res_id_source_context {
+                ResIdSourceContext::Client => &mut client_seen,
+                ResIdSourceContext::Internal => &mut internal_seen,
+            };
+            if !*seen {
+                *seen = true;
+                continue;
+            }
+        }
+        others.push(mapping::item_ref(r));
+    }
+    others.sort();
+    let mut stored_others = stored.item_refs.clone();
+    stored_others.sort();
+    if others != stored_others {
+        p.differs(
+            format!("{BASE}/ResGlobalInfo/HotelReservationIDs"),
+            "the item references (HotelReservationID other than the booking's Client and Internal ones) are not the stored ones",
+        );
+    }
+
+    if p.0.is_empty() { Ok((desired, major)) } else { Err(p.0) }
+}
+
+/// A board service (a service whose code is a board code, used by rooms) follows the board of
+/// its rooms; any other change of a service's code is a difference.
+#[allow(clippy::too_many_arguments)]
+fn follow_board(p: &mut Problems, desired: &mut Booking, stored: &Booking, catalogue: &Catalogue, j: usize, st: &Service, code: &str, tag: &str) {
+    let users: Vec<&Room> = desired.rooms.iter().filter(|r| r.services.contains(&st.rph)).collect();
+    let is_board_service = catalogue.is_board(&st.code) && !users.is_empty();
+    if code != st.code {
+        let follows_rooms = is_board_service && catalogue.is_board(code) && users.iter().all(|r| r.board == code);
+        if follows_rooms {
+            if let Some(d) = desired.services.get_mut(j) {
+                d.code = code.to_string();
+            }
+        } else {
+            p.differs(format!("{tag}/@ServiceInventoryCode"), format!("service {} is {:?} (stored {:?})", st.rph, code, st.code));
+        }
+    } else if is_board_service {
+        // A board service left unchanged follows the new board of its rooms when they all had
+        // this board and now share another one.
+        let olds: HashSet<&str> = stored.rooms.iter().filter(|r| r.services.contains(&st.rph)).map(|r| r.board.as_str()).collect();
+        let news: HashSet<&str> = users.iter().map(|r| r.board.as_str()).collect();
+        if olds.len() == 1
+            && olds.contains(st.code.as_str())
+            && let (1, Some(new)) = (news.len(), news.iter().next())
+            && let Some(d) = desired.services.get_mut(j)
+        {
+            d.code = (*new).to_string();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn at(s: &str) -> NaiveDateTime {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_change_stamp_always_moves_forward() {
+        assert_eq!(next_update(at("2030-01-01T10:00:00"), at("2030-01-01T10:00:05")), at("2030-01-01T10:00:05"));
+        assert_eq!(next_update(at("2030-01-01T10:00:05"), at("2030-01-01T10:00:05")), at("2030-01-01T10:00:06"));
+        assert_eq!(next_update(at("2030-01-01T10:00:09"), at("2030-01-01T10:00:05")), at("2030-01-01T10:00:10"));
+    }
+
+    #[test]
+    fn dates_of_a_changed_stay() {
+        let d = |s: &str| s.parse::<NaiveDate>().unwrap();
+        let today = d("2030-01-10");
+        assert!(check_dates(d("2030-01-10"), d("2030-01-12"), today, "/t").is_ok());
+        assert_eq!(check_dates(d("2030-01-09"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::StartDateInvalid);
+        assert_eq!(check_dates(d("2030-01-12"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::InvalidStartEndDateCombination);
+        assert_eq!(check_dates(d("2030-01-10"), d("2030-02-10"), today, "/t").unwrap_err().code, ErrorCode::TooManyNights);
+    }
+}

@@ -1,0 +1,235 @@
+//! Content loading: `ota-gateway import FILE` ([`import_file`]) and the demo content a fresh
+//! database gets at first start ([`seed_demo_if_empty`]).
+//!
+//! An import file is one JSON object with three optional parts (see `gateway/README.md`):
+//! `requestors` (plain passwords in the file, argon2id hashes in the store), `activities` and
+//! `hotels`. Everything in a file is stored in one transaction, which also moves the content
+//! version on (every gateway then reloads its content): a file with one bad part changes
+//! nothing, and the error names the entry.
+
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use serde::Deserialize;
+
+use crate::activities::import::{ActivitiesInput, ImportedActivities};
+use crate::hotels::import::{HotelsInput, ImportedHotels};
+use crate::requestors::import::RequestorInput;
+use crate::store::{Abandoned, Store, StoreError, Ticket, bump_content_version};
+use crate::{activities, hotels, requestors};
+
+/// The demo requestors (`gateway/demo/requestors.json`, an import file with requestors only).
+pub const DEMO_REQUESTORS: &str = include_str!("../demo/requestors.json");
+
+/// The demo requestor's `RequestorID@ID`.
+pub const DEMO_ID: &str = "DEMO";
+/// The demo requestor's distributor context (`ID_Context` of the Type 22 source).
+pub const DEMO_ID_CONTEXT: &str = "DEMO-DIST";
+/// The demo requestor's `MessagePassword` (a demo secret: change it for real use).
+pub const DEMO_PASSWORD: &str = "demo-password";
+
+/// An import file. Every part is optional.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportFile {
+    /// Requestors to create or update (by `id`).
+    #[serde(default)]
+    pub requestors: Vec<RequestorInput>,
+    /// Activities (each replaces the stored one with its id).
+    #[serde(default)]
+    pub activities: Option<ActivitiesInput>,
+    /// Boards, hotels and bookings.
+    #[serde(default)]
+    pub hotels: Option<HotelsInput>,
+}
+
+/// What an import stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ImportSummary {
+    /// Requestors created or updated.
+    pub requestors: usize,
+    /// Activities written.
+    pub activities: usize,
+    /// Hotels written.
+    pub hotels: usize,
+    /// Hotel bookings written.
+    pub bookings: usize,
+}
+
+/// Content could not be imported; nothing was stored.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The JSON does not have the import file's shape, or a value is malformed.
+    #[error("{what}: {message}")]
+    Json {
+        /// The file, or which demo part.
+        what: String,
+        /// Where (the entry's path in the file, line and column) and why.
+        message: String,
+    },
+    /// An entry is not acceptable.
+    #[error("{entry}: {problem}")]
+    Invalid {
+        /// Which entry (`activity "X", product "Y"`, `hotel "H"`, `booking "B"`, …).
+        entry: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The store refused the content or failed.
+    #[error("database: {0}")]
+    Store(#[from] StoreError),
+    /// A background task failed.
+    #[error("background task: {0}")]
+    Task(String),
+}
+
+impl ImportError {
+    /// An invalid entry.
+    pub fn invalid(entry: impl Into<String>, problem: impl Into<String>) -> Self {
+        ImportError::Invalid { entry: entry.into(), problem: problem.into() }
+    }
+}
+
+impl From<Abandoned> for ImportError {
+    fn from(_: Abandoned) -> Self {
+        ImportError::Task("the import was abandoned".into())
+    }
+}
+
+/// Parses JSON, naming the path of a bad entry (`hotels.hotels[0].rates[1].from`).
+pub fn parse<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Result<T, ImportError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = if path == "." { inner.to_string() } else { format!("{path}: {inner}") };
+        ImportError::Json { what: what.to_string(), message }
+    })
+}
+
+/// Checked content, ready to store.
+struct Checked {
+    requestors: Vec<requestors::import::HashedRequestor>,
+    activities: Option<ImportedActivities>,
+    hotels: Option<ImportedHotels>,
+}
+
+async fn check(file: ImportFile) -> Result<Checked, ImportError> {
+    let activities = file.activities.as_ref().map(activities::import::validate).transpose()?;
+    let hotels = file.hotels.as_ref().map(hotels::import::validate).transpose()?;
+    let requestors = requestors::import::hash_all(file.requestors).await?;
+    Ok(Checked { requestors, activities, hotels })
+}
+
+/// Stores checked content in one transaction; with `only_if_empty`, stores nothing (and
+/// returns `None`) when there are requestors already.
+async fn store_content(store: &Store, checked: Checked, only_if_empty: bool) -> Result<Option<ImportSummary>, ImportError> {
+    let today = Utc::now().date_naive();
+    let now = Utc::now();
+    store
+        .write(&Ticket::new(), None, move |c| {
+            Box::pin(async move {
+                c.lock_catalogue(true).await?;
+                if only_if_empty && requestors::repo::count(c).await? > 0 {
+                    return Ok(None);
+                }
+                for r in &checked.requestors {
+                    requestors::repo::upsert(c, r, now).await?;
+                }
+                if let Some(a) = &checked.activities {
+                    activities::repo::import(c, a, today, now).await?;
+                }
+                if let Some(h) = &checked.hotels {
+                    hotels::repo::import(c, h).await?;
+                }
+                bump_content_version(c).await?;
+                Ok(Some(ImportSummary {
+                    requestors: checked.requestors.len(),
+                    activities: checked.activities.as_ref().map_or(0, |a| a.activities.len()),
+                    hotels: checked.hotels.as_ref().map_or(0, |h| h.hotels.len()),
+                    bookings: checked.hotels.as_ref().map_or(0, |h| h.bookings.len()),
+                }))
+            })
+        })
+        .await
+}
+
+/// Imports the content of an import file, in one transaction.
+pub async fn import(store: &Store, file: ImportFile) -> Result<ImportSummary, ImportError> {
+    let checked = check(file).await?;
+    Ok(store_content(store, checked, false).await?.unwrap_or_default())
+}
+
+/// Reads and imports an import file (see the module docs).
+pub async fn import_file(store: &Store, path: &Path) -> Result<ImportSummary, ImportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    let file: ImportFile = parse(&path.display().to_string(), &text)?;
+    let summary = import(store, file).await?;
+    tracing::info!(
+        file = %path.display(),
+        requestors = summary.requestors,
+        activities = summary.activities,
+        hotels = summary.hotels,
+        bookings = summary.bookings,
+        "content imported"
+    );
+    Ok(summary)
+}
+
+/// The demo content: `gateway/demo/requestors.json` plus the activities' and hotels' demo.
+pub fn demo_content() -> Result<ImportFile, ImportError> {
+    let requestors: ImportFile = parse("demo/requestors.json", DEMO_REQUESTORS)?;
+    Ok(ImportFile {
+        requestors: requestors.requestors,
+        activities: Some(parse("demo/activities.json", activities::import::DEMO)?),
+        hotels: Some(parse("demo/hotels.json", hotels::import::DEMO)?),
+    })
+}
+
+/// At first start (no requestor yet), loads the demo content in one transaction. Returns
+/// whether it did. Two gateways starting together on a fresh database seed it once.
+pub async fn seed_demo_if_empty(store: &Store) -> Result<bool, ImportError> {
+    // A cheap look first, so a non-empty database does not pay for hashing the demo passwords;
+    // the look is repeated inside the transaction.
+    let count: i64 = store.read(|c| Box::pin(async move { requestors::repo::count(c).await })).await?;
+    if count > 0 {
+        return Ok(false);
+    }
+    let checked = check(demo_content()?).await?;
+    let seeded = store_content(store, checked, true).await?.is_some();
+    if seeded {
+        tracing::info!("empty database: demo content loaded");
+    }
+    Ok(seeded)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_demo_parts_parse() {
+        let demo = demo_content().unwrap();
+        assert_eq!(demo.requestors.len(), 2);
+        assert_eq!(demo.requestors[0].id, DEMO_ID);
+        assert_eq!(demo.requestors[0].id_context, DEMO_ID_CONTEXT);
+        assert_eq!(demo.requestors[0].password, DEMO_PASSWORD);
+    }
+
+    #[test]
+    fn unknown_parts_and_bad_values_are_refused_with_their_path() {
+        assert!(parse::<ImportFile>("t", r#"{"requestor": []}"#).is_err());
+        assert!(parse::<ImportFile>("t", r#"{}"#).is_ok());
+        let e = parse::<ImportFile>("f.json", r#"{"hotels": {"boards": [{"code": "BB"}]}}"#).unwrap_err().to_string();
+        assert!(e.starts_with("f.json: hotels.boards[0]") && e.contains("name"), "{e}");
+    }
+}

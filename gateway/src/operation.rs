@@ -1,0 +1,212 @@
+//! Running one operation: [`dispatch`] checks a decoded request's `Version` and POS, calls the
+//! area's handler with a [`Ctx`], and stamps the answer (`EchoToken` echoed, `TimeStamp`,
+//! `TransactionIdentifier`). A handler returns its RS, or an [`OpError`]: the problems of a
+//! refused request (answered as the RS's `Errors`), or a store failure (logged, answered as a
+//! Type 12 system error).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
+use futures_util::future::BoxFuture;
+use ota_messages::common::{ErrorCode, Errors};
+use ota_messages::runtime::{Message, Response};
+use ota_messages::{AnyMessage, AnyRequest};
+
+use crate::auth;
+use crate::content::Content;
+use crate::errors::{Problem, errors};
+use crate::requestors::Requestor;
+use crate::store::{Abandoned, Conn, Store, StoreError, Ticket};
+use crate::{activities, hotels};
+
+/// Why an operation did not answer with a success.
+#[derive(Debug)]
+pub enum OpError {
+    /// The request is refused: one problem per thing wrong with it.
+    Rejected(Vec<Problem>),
+    /// The store failed.
+    Store(StoreError),
+    /// The request gave up before its write was carried out (nothing was stored).
+    Abandoned,
+}
+
+impl From<Problem> for OpError {
+    fn from(p: Problem) -> Self {
+        OpError::Rejected(vec![p])
+    }
+}
+
+impl From<Vec<Problem>> for OpError {
+    fn from(p: Vec<Problem>) -> Self {
+        OpError::Rejected(p)
+    }
+}
+
+impl From<StoreError> for OpError {
+    fn from(e: StoreError) -> Self {
+        OpError::Store(e)
+    }
+}
+
+impl From<Abandoned> for OpError {
+    fn from(_: Abandoned) -> Self {
+        OpError::Abandoned
+    }
+}
+
+/// What an operation gets besides its request.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The store.
+    pub store: Store,
+    /// The content snapshot the request is served from.
+    pub content: Arc<Content>,
+    /// The authenticated requestor.
+    pub requestor: Requestor,
+    /// When the request arrived (UTC); the operation's "now".
+    pub now: DateTime<Utc>,
+    /// The request id (in the logs too).
+    pub request_id: String,
+    /// Whether the request still waits for its write (see [`Ticket`]).
+    pub ticket: Arc<Ticket>,
+    /// When the request gives up.
+    pub deadline: Option<Instant>,
+}
+
+impl Ctx {
+    /// Today (UTC).
+    pub fn today(&self) -> NaiveDate {
+        self.now.date_naive()
+    }
+
+    /// Now as a local date-time of whole seconds (UTC).
+    pub fn local_now(&self) -> NaiveDateTime {
+        let now = self.now.naive_utc();
+        now.with_nanosecond(0).unwrap_or(now)
+    }
+
+    /// Runs `f` in a read transaction of the store.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, OpError>
+    where
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>>,
+    {
+        self.store.read(f).await
+    }
+
+    /// Runs `f` in a write transaction, committed unless the request gave up before (see
+    /// [`Store::write`]); an error of `f` rolls it back.
+    pub async fn write<T, F>(&self, f: F) -> Result<T, OpError>
+    where
+        T: Send + 'static,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>> + Send + 'static,
+    {
+        self.store.write(&self.ticket, self.deadline, f).await
+    }
+}
+
+/// A `TimeStamp`: UTC, whole seconds, `YYYY-MM-DDThh:mm:ssZ`.
+pub fn time_stamp(now: DateTime<Utc>) -> ota_messages::runtime::DateTime {
+    let local = now.naive_utc();
+    ota_messages::runtime::DateTime { local: local.with_nanosecond(0).unwrap_or(local), zone: Some(ota_messages::runtime::Zone::Utc), fraction_digits: 0 }
+}
+
+/// The `Version` check: each request must carry the version of the service description.
+fn check_version(found: &str, expected: &'static str, root: &'static str) -> Result<(), Problem> {
+    if found == expected {
+        Ok(())
+    } else {
+        Err(Problem::protocol(ErrorCode::InvalidValue, format!("Version {found:?} is not supported for {root}; the supported version is {expected}."))
+            .at(format!("/{root}/@Version")))
+    }
+}
+
+/// The answer of a failed operation: its problems, or a logged system error.
+fn failure<R: Response<Errors = Errors>>(e: OpError, request_id: &str, root: &str) -> R {
+    match e {
+        OpError::Rejected(problems) => R::from_errors(errors(problems)),
+        OpError::Store(e) => {
+            tracing::error!(request_id = %request_id, error = %e, "{root} failed in the store");
+            R::from_errors(errors([Problem::system()]))
+        }
+        OpError::Abandoned => R::from_errors(errors([Problem::not_processed_in_time()])),
+    }
+}
+
+/// What a request brings besides its message.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The request id.
+    pub id: String,
+    /// Whether it still waits for its write.
+    pub ticket: Arc<Ticket>,
+    /// When it gives up.
+    pub deadline: Option<Instant>,
+}
+
+/// Runs one operation: version, authentication, the operation, then the envelope.
+macro_rules! run {
+    ($store:expr, $content:expr, $meta:expr, $now:expr, $rq:expr, $op:path, $variant:ident, $rs:ty) => {{
+        let rq = $rq;
+        let (expected, root) = meta(&*rq);
+        let checked = match check_version(&rq.version, expected, root) {
+            Ok(()) => auth::authenticate(&$content.requestors, &rq.pos).await,
+            Err(p) => Err(p),
+        };
+        let mut rs: $rs = match checked {
+            Ok(requestor) => {
+                let cx = Ctx {
+                    store: $store.clone(),
+                    content: $content.clone(),
+                    requestor,
+                    now: $now,
+                    request_id: $meta.id.clone(),
+                    ticket: $meta.ticket.clone(),
+                    deadline: $meta.deadline,
+                };
+                match $op(&cx, &rq).await {
+                    Ok(rs) => rs,
+                    Err(e) => failure(e, &$meta.id, root),
+                }
+            }
+            Err(problem) => <$rs as Response>::from_errors(errors([problem])),
+        };
+        rs.echo_token = rq.echo_token.clone();
+        // An operation may report its own identifier (hotel NBC: the range of hotels, `1-3/3`).
+        rs.transaction_identifier = rs.transaction_identifier.take().or_else(|| rq.transaction_identifier.clone());
+        rs.time_stamp = Some(time_stamp($now));
+        AnyMessage::$variant(Box::new(rs))
+    }};
+}
+
+/// The expected `Version` and the root name of a request.
+fn meta<M: Message>(_: &M) -> (&'static str, &'static str) {
+    (M::VERSION, M::ROOT)
+}
+
+/// Answers a decoded request (whose root already matched the endpoint path) from `content`.
+pub async fn dispatch(store: &Store, content: &Arc<Content>, request: AnyRequest, meta: &Request) -> AnyMessage {
+    use ota_messages::{
+        booking_read::OtaResRetrieveRs, hotel_descriptive_info::OtaHotelDescriptiveInfoRs, hotel_res_modify::OtaHotelResModifyRs,
+        product_descriptive_info::OtaProductDescriptiveInfoRs, tour_activity_avail::OtaTourActivityAvailRs,
+        tour_activity_book::OtaTourActivityBookRs, tour_activity_search::OtaTourActivitySearchRs,
+    };
+    let now = Utc::now();
+    match request {
+        AnyRequest::TourActivitySearchRq(rq) => {
+            run!(store, content, meta, now, rq, activities::search, TourActivitySearchRs, OtaTourActivitySearchRs)
+        }
+        AnyRequest::TourActivityAvailRq(rq) => {
+            run!(store, content, meta, now, rq, activities::availability, TourActivityAvailRs, OtaTourActivityAvailRs)
+        }
+        AnyRequest::ProductDescriptiveInfoRq(rq) => {
+            run!(store, content, meta, now, rq, activities::descriptive_info, ProductDescriptiveInfoRs, OtaProductDescriptiveInfoRs)
+        }
+        AnyRequest::TourActivityBookRq(rq) => run!(store, content, meta, now, rq, activities::book, TourActivityBookRs, OtaTourActivityBookRs),
+        AnyRequest::HotelDescriptiveInfoRq(rq) => {
+            run!(store, content, meta, now, rq, hotels::descriptive_info, HotelDescriptiveInfoRs, OtaHotelDescriptiveInfoRs)
+        }
+        AnyRequest::ReadRq(rq) => run!(store, content, meta, now, rq, hotels::read, ResRetrieveRs, OtaResRetrieveRs),
+        AnyRequest::HotelResModifyRq(rq) => run!(store, content, meta, now, rq, hotels::modify, HotelResModifyRs, OtaHotelResModifyRs),
+    }
+}

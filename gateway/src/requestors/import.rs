@@ -1,0 +1,119 @@
+//! The `requestors` part of an import file: partners with their password in clear; only its
+//! argon2id hash is stored.
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+
+use crate::auth::hash_password;
+use crate::import::ImportError;
+
+/// One requestor of an import file.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestorInput {
+    /// `RequestorID@ID` (both POS sources).
+    pub id: String,
+    /// The distributor context the Type 22 source must carry as `ID_Context`.
+    pub id_context: String,
+    /// A display name.
+    pub name: String,
+    /// The `MessagePassword`, in clear in the file; only its argon2id hash is stored.
+    pub password: String,
+    /// False to disable the requestor (its requests then fail authentication). Default true.
+    #[serde(default = "yes")]
+    pub active: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl std::fmt::Debug for RequestorInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestorInput")
+            .field("id", &self.id)
+            .field("id_context", &self.id_context)
+            .field("name", &self.name)
+            .field("password", &"<redacted>")
+            .field("active", &self.active)
+            .finish()
+    }
+}
+
+/// A requestor ready to store: the password already hashed.
+#[derive(Debug, Clone)]
+pub struct HashedRequestor {
+    /// `RequestorID@ID`.
+    pub id: String,
+    /// The distributor context.
+    pub id_context: String,
+    /// A display name.
+    pub name: String,
+    /// The argon2id PHC string.
+    pub password_hash: String,
+    /// Whether the requestor may call the gateway.
+    pub active: bool,
+}
+
+/// The longest id and context.
+const MAX_ID: usize = 64;
+
+/// Checks the requestors of a file: fields present, ids unique.
+pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
+    let mut seen = HashSet::new();
+    for r in requestors {
+        let entry = format!("requestor {:?}", r.id);
+        for (field, value) in [("id", &r.id), ("id_context", &r.id_context), ("name", &r.name), ("password", &r.password)] {
+            if value.trim().is_empty() {
+                return Err(ImportError::invalid(&entry, format!("{field} is empty")));
+            }
+        }
+        if r.id.chars().count() > MAX_ID || r.id_context.chars().count() > MAX_ID {
+            return Err(ImportError::invalid(&entry, format!("id and id_context have at most {MAX_ID} characters")));
+        }
+        if !seen.insert(r.id.as_str()) {
+            return Err(ImportError::invalid(&entry, "appears twice"));
+        }
+    }
+    Ok(())
+}
+
+/// Validates and hashes the passwords (on a blocking thread: argon2 is slow on purpose).
+pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedRequestor>, ImportError> {
+    validate(&requestors)?;
+    tokio::task::spawn_blocking(move || {
+        requestors
+            .into_iter()
+            .map(|r| {
+                Ok(HashedRequestor {
+                    password_hash: hash_password(&r.password).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
+                    id: r.id,
+                    id_context: r.id_context,
+                    name: r.name,
+                    active: r.active,
+                })
+            })
+            .collect::<Result<Vec<_>, ImportError>>()
+    })
+    .await
+    .map_err(|e| ImportError::Task(e.to_string()))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(id: &str, pw: &str) -> RequestorInput {
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true }
+    }
+
+    #[test]
+    fn bad_requestors_are_refused_naming_them() {
+        assert!(validate(&[one("A", "")]).is_err_and(|e| e.to_string().contains("requestor \"A\"")));
+        assert!(validate(&[one("", "x")]).is_err());
+        assert!(validate(&[one("A", "x"), one("A", "y")]).is_err());
+        assert!(validate(&[one("A", "x"), one("B", "y")]).is_ok());
+        assert!(!format!("{:?}", one("A", "hunter2")).contains("hunter2"));
+    }
+}

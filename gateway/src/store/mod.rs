@@ -1,0 +1,406 @@
+//! The gateway's store: the database behind every area, on SQLite (one file, the embedded
+//! default) or PostgreSQL (many gateway instances on one database).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`sql`] | [`Conn`]: statements written once (`$1` placeholders) for both backends; [`Param`], [`Column`], named rows ([`row!`](crate::row)) |
+//! | `sqlite` | reads on the calling task; one writer thread with group commit |
+//! | `postgres` | a connection pool; each write in a task of its own |
+//! | `migrate` | the schema migrations of each backend, safe when instances start together |
+//!
+//! The areas' repos (`requestors::repo`, `activities::repo`, `hotels::repo`) hold all the SQL;
+//! they are `async fn`s over a [`Conn`] and never know the backend (but for
+//! [`Conn::dialect`], used nowhere yet). A repo function runs inside [`Store::read`] (one
+//! consistent snapshot) or [`Store::write`] (one transaction, committed unless the request gave
+//! up before — see [`Ticket`]).
+
+pub(crate) mod migrate;
+mod postgres;
+pub mod sql;
+mod sqlite;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use futures_util::future::BoxFuture;
+
+pub use sql::{Column, Conn, Dialect, FromRow, Param, Row, Scalar};
+
+/// A store failure: the database is unreachable, refused a statement, or holds a value that
+/// cannot be read. Answered as an OTA system error and logged; never a reason to panic.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite reported an error.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL reported an error.
+    #[error("postgres: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// No connection could be had.
+    #[error("connection pool: {0}")]
+    Pool(String),
+    /// The schema could not be migrated.
+    #[error("migration: {0}")]
+    Migration(String),
+    /// A stored value could not be read back (a corrupt or hand-edited row), or a statement
+    /// did not give the rows expected.
+    #[error("stored data: {0}")]
+    Data(String),
+    /// The database cannot be used (the writer stopped, a commit failed, …).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// A write that was not carried out because its request gave up first (its deadline passed
+/// while the write waited). Nothing of it was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the request gave up before its write was carried out")]
+pub struct Abandoned;
+
+/// Where the database is: `--db` of the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite file (created if missing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection URL (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`).
+    Postgres(String),
+}
+
+impl FromStr for Location {
+    type Err = String;
+
+    /// `postgres://…` or `postgresql://…` is PostgreSQL; `sqlite:PATH` or a bare path is SQLite.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err("the database location is empty".into());
+        }
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            return Ok(Location::Postgres(s.to_string()));
+        }
+        let path = s.strip_prefix("sqlite://").or_else(|| s.strip_prefix("sqlite:")).unwrap_or(s);
+        if path.is_empty() {
+            return Err(format!("{s:?} names no SQLite file"));
+        }
+        Ok(Location::Sqlite(PathBuf::from(path)))
+    }
+}
+
+impl fmt::Display for Location {
+    /// The location without a password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Sqlite(p) => write!(f, "{}", p.display()),
+            Location::Postgres(url) => match tokio_postgres::Config::from_str(url) {
+                Ok(c) => write!(f, "postgres://{}", postgres_describe(&c)),
+                Err(_) => f.write_str("postgres://(invalid URL)"),
+            },
+        }
+    }
+}
+
+/// `user@host/db` of a connection configuration, without the password.
+fn postgres_describe(c: &tokio_postgres::Config) -> String {
+    let host = match c.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        #[cfg(unix)]
+        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".into(),
+    };
+    format!("{}@{host}/{}", c.get_user().unwrap_or(""), c.get_dbname().unwrap_or(""))
+}
+
+/// Whether a request still waits for its write, and whether the write has started. A request
+/// that gives up (its deadline passed) [`abandons`](Ticket::abandon) it: a write that had not
+/// started then never starts (SQLite) or is rolled back before its commit (PostgreSQL), and the
+/// request answers "not processed" truthfully. A write that started always runs to its real
+/// outcome, and the request waits for it.
+#[derive(Debug, Default)]
+pub struct Ticket(AtomicU8);
+
+const PENDING: u8 = 0;
+const STARTED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+impl Ticket {
+    /// A pending ticket.
+    pub fn new() -> Arc<Ticket> {
+        Arc::new(Ticket(AtomicU8::new(PENDING)))
+    }
+
+    /// The write starts (or commits): true unless the request gave up first.
+    pub fn start(&self) -> bool {
+        match self.0.compare_exchange(PENDING, STARTED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => true,
+            Err(state) => state == STARTED,
+        }
+    }
+
+    /// The request gives up: true when no write has started (nothing will be stored), false
+    /// when one has (the request must wait for its outcome).
+    pub fn abandon(&self) -> bool {
+        match self.0.compare_exchange(PENDING, ABANDONED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => true,
+            Err(state) => state == ABANDONED,
+        }
+    }
+
+    /// True while neither has happened.
+    pub fn is_pending(&self) -> bool {
+        self.0.load(Ordering::Acquire) == PENDING
+    }
+}
+
+#[derive(Debug)]
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    Postgres(postgres::Postgres),
+}
+
+/// The store (cheap to clone).
+#[derive(Debug, Clone)]
+pub struct Store {
+    backend: Arc<Backend>,
+    health: Arc<std::sync::Mutex<Option<Instant>>>,
+}
+
+/// How long a successful health check is trusted before `/healthz` writes again.
+const HEALTH_REUSE: Duration = Duration::from_secs(1);
+
+impl Store {
+    /// Opens the store at `location` and migrates its schema.
+    pub async fn open(location: &Location) -> Result<Store, StoreError> {
+        let backend = match location {
+            Location::Sqlite(path) => {
+                let path = path.clone();
+                // Migrations may wait for another process's write lock: not on the executor.
+                let sqlite = tokio::task::spawn_blocking(move || -> Result<sqlite::Sqlite, StoreError> {
+                    let mut conn = sqlite::connect(&path)?;
+                    conn.pragma_update(None, "journal_mode", "WAL")?;
+                    migrate::sqlite(&mut conn)?;
+                    drop(conn);
+                    sqlite::Sqlite::open(&path)
+                })
+                .await
+                .map_err(|e| StoreError::Unavailable(format!("opening the database: {e}")))??;
+                Backend::Sqlite(sqlite)
+            }
+            Location::Postgres(url) => {
+                let pg = postgres::Postgres::connect(url).await?;
+                let mut client = pg.client().await?;
+                migrate::postgres(&mut client).await?;
+                drop(client);
+                Backend::Postgres(pg)
+            }
+        };
+        Ok(Store { backend: Arc::new(backend), health: Arc::default() })
+    }
+
+    /// The backend's dialect.
+    pub fn dialect(&self) -> Dialect {
+        match &*self.backend {
+            Backend::Sqlite(_) => Dialect::Sqlite,
+            Backend::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// What the store is, for logs: `SQLite ./ota-gateway.db` or `PostgreSQL user@host/db`.
+    pub fn describe(&self) -> String {
+        match &*self.backend {
+            Backend::Sqlite(s) => format!("SQLite {}", s.path().display()),
+            Backend::Postgres(p) => format!("PostgreSQL {}", p.shown()),
+        }
+    }
+
+    /// Runs `f` in a read-only transaction (one consistent snapshot).
+    ///
+    /// ```ignore
+    /// let n = store.read(|c| Box::pin(repo::count_requestors(c))).await?;
+    /// ```
+    pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+    {
+        match &*self.backend {
+            Backend::Sqlite(s) => s.read(f).await,
+            Backend::Postgres(p) => p.read(f).await,
+        }
+    }
+
+    /// Runs `f` in a write transaction and commits it, unless `ticket` was abandoned before the
+    /// write started (then nothing is stored and the answer is [`Abandoned`], converted into
+    /// `E`). When `f` fails, its writes are rolled back and its error returned. `deadline`
+    /// bounds how long PostgreSQL lock waits may take.
+    pub async fn write<T, E, F>(&self, ticket: &Arc<Ticket>, deadline: Option<Instant>, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<StoreError> + From<Abandoned> + Send + 'static,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send + 'static,
+    {
+        match &*self.backend {
+            Backend::Sqlite(s) => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                s.submit(ticket.clone(), Box::new(SqliteWrite { f: Some(f), out: None, tx: Some(tx) }));
+                match rx.await {
+                    Ok(out) => out,
+                    Err(_) => Err(StoreError::Unavailable("the SQLite writer dropped a write".into()).into()),
+                }
+            }
+            Backend::Postgres(p) => {
+                let budget = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+                let pg = p.clone();
+                let ticket = ticket.clone();
+                // A task of its own: once the commit is sent, its outcome is always awaited.
+                let task = tokio::spawn(async move { pg.write(ticket, budget, f).await });
+                match task.await {
+                    Ok(Ok(out)) => out,
+                    Ok(Err(postgres::Unwritten::Abandoned)) => Err(Abandoned.into()),
+                    Ok(Err(postgres::Unwritten::Store(e))) => Err(e.into()),
+                    Err(e) => Err(StoreError::Unavailable(format!("a write task failed: {e}")).into()),
+                }
+            }
+        }
+    }
+
+    /// Proves that the database takes writes (a one-row update, committed), at most once per
+    /// second; within the second after a success, succeeds at once.
+    pub async fn check_health(&self) -> Result<(), StoreError> {
+        let recent = self.health.lock().ok().and_then(|h| *h).is_some_and(|at| at.elapsed() < HEALTH_REUSE);
+        if recent {
+            return Ok(());
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let ticket = Ticket::new();
+        let now = Utc::now();
+        let write = self.write(&ticket, Some(deadline), move |c| {
+            Box::pin(async move {
+                c.execute("UPDATE health_check SET checked_at = $1 WHERE id = 1", &[&now]).await?;
+                Ok::<_, HealthError>(())
+            })
+        });
+        match tokio::time::timeout_at(deadline.into(), write).await {
+            Ok(Ok(())) => {
+                if let Ok(mut h) = self.health.lock() {
+                    *h = Some(Instant::now());
+                }
+                Ok(())
+            }
+            Ok(Err(HealthError(e))) => Err(e),
+            Err(_) => {
+                ticket.abandon();
+                Err(StoreError::Unavailable("a write did not complete within 5 s".into()))
+            }
+        }
+    }
+
+    /// The version of the static content (bumped by every import and requestor change).
+    pub async fn content_version(&self) -> Result<i64, StoreError> {
+        self.read(|c| {
+            Box::pin(async move {
+                let Scalar(v) = c.query_one("SELECT version FROM content_version WHERE id = 1", &[]).await?;
+                Ok(v)
+            })
+        })
+        .await
+    }
+}
+
+/// Marks, inside a write transaction, that the static content changed: every gateway reloads it.
+pub async fn bump_content_version(c: &mut Conn<'_>) -> Result<(), StoreError> {
+    let now = Utc::now();
+    c.execute("UPDATE content_version SET version = version + 1, changed_at = $1 WHERE id = 1", &[&now]).await?;
+    Ok(())
+}
+
+/// The health check's error type.
+struct HealthError(StoreError);
+
+impl From<StoreError> for HealthError {
+    fn from(e: StoreError) -> Self {
+        HealthError(e)
+    }
+}
+
+impl From<Abandoned> for HealthError {
+    fn from(_: Abandoned) -> Self {
+        HealthError(StoreError::Unavailable("the health check was abandoned".into()))
+    }
+}
+
+/// A write for the SQLite writer thread: the closure, its outcome once run, and where to send it.
+struct SqliteWrite<T, E, F> {
+    f: Option<F>,
+    out: Option<Result<T, E>>,
+    tx: Option<tokio::sync::oneshot::Sender<Result<T, E>>>,
+}
+
+impl<T, E, F> sqlite::WriteJob for SqliteWrite<T, E, F>
+where
+    T: Send,
+    E: From<StoreError> + From<Abandoned> + Send,
+    F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send,
+{
+    fn run(&mut self, conn: &mut rusqlite::Connection) -> bool {
+        let Some(f) = self.f.take() else { return false };
+        let out = {
+            let mut c = Conn::sqlite(conn);
+            sqlite::run_ready(f(&mut c))
+        };
+        let ok = out.is_ok();
+        self.out = Some(out);
+        ok
+    }
+
+    fn finish(mut self: Box<Self>, commit: Result<(), StoreError>) {
+        let outcome = match (self.out.take(), commit) {
+            (Some(Err(e)), _) => Err(e),
+            (Some(Ok(v)), Ok(())) => Ok(v),
+            (Some(Ok(_)), Err(e)) | (None, Err(e)) => Err(e.into()),
+            (None, Ok(())) => Err(StoreError::Unavailable("the write did not run".into()).into()),
+        };
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(outcome);
+        }
+    }
+
+    fn abandon(mut self: Box<Self>) {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(Err(Abandoned.into()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn locations() {
+        assert_eq!("./x.db".parse::<Location>().unwrap(), Location::Sqlite("./x.db".into()));
+        assert_eq!("sqlite:/tmp/x.db".parse::<Location>().unwrap(), Location::Sqlite("/tmp/x.db".into()));
+        assert_eq!(
+            "postgres://u:secret@h/db".parse::<Location>().unwrap(),
+            Location::Postgres("postgres://u:secret@h/db".into())
+        );
+        assert!(!"postgres://u:secret@h/db".parse::<Location>().unwrap().to_string().contains("secret"));
+        assert!("".parse::<Location>().is_err());
+    }
+
+    #[test]
+    fn a_ticket_is_either_started_or_abandoned() {
+        let t = Ticket::new();
+        assert!(t.start());
+        assert!(!t.abandon(), "a started write cannot be abandoned");
+        assert!(t.start());
+        let t = Ticket::new();
+        assert!(t.abandon());
+        assert!(!t.start(), "an abandoned write never starts");
+    }
+}

@@ -1,0 +1,150 @@
+//! The PostgreSQL backend: a pool of connections (deadpool-postgres), for many gateway
+//! instances on one database.
+//!
+//! - **Reads** run in a `REPEATABLE READ READ ONLY` transaction (one consistent snapshot).
+//! - **Writes** run in a `READ COMMITTED` transaction in a task of their own, so that once the
+//!   commit is sent its outcome is always waited for, whatever happens to the request. Just
+//!   before `COMMIT` the request's [`Ticket`] is checked: a write whose request gave up (its
+//!   deadline passed) is rolled back instead. Lock waits are bounded by the time the request
+//!   has left (`SET LOCAL lock_timeout`).
+//!
+//! Concurrency control is in the statements themselves (conditional updates, unique keys,
+//! `ON CONFLICT`), plus the catalogue lock ([`super::Conn::lock_catalogue`]).
+
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Timeouts};
+use futures_util::future::BoxFuture;
+use tokio_postgres::NoTls;
+
+use super::sql::Conn;
+use super::{StoreError, Ticket};
+
+/// Connections per gateway process.
+const POOL_SIZE: usize = 32;
+
+/// How long a request waits for a pooled connection before it is answered as unavailable.
+const POOL_WAIT: Duration = Duration::from_secs(10);
+
+/// The PostgreSQL backend.
+#[derive(Clone)]
+pub(crate) struct Postgres {
+    pool: Pool,
+    shown: String,
+}
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Postgres").field("database", &self.shown).finish_non_exhaustive()
+    }
+}
+
+impl Postgres {
+    /// Connects a pool to the database at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`).
+    pub(crate) async fn connect(url: &str) -> Result<Postgres, StoreError> {
+        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Unavailable(format!("invalid PostgreSQL URL: {e}")))?;
+        if config.get_application_name().is_none() {
+            config.application_name("ota-gateway");
+        }
+        config.connect_timeout(Duration::from_secs(10));
+        let shown = super::postgres_describe(&config);
+        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .timeouts(Timeouts { wait: Some(POOL_WAIT), create: Some(Duration::from_secs(10)), recycle: Some(Duration::from_secs(5)) })
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Pool(e.to_string()))?;
+        let postgres = Postgres { pool, shown };
+        // Fail at start, not at the first request, when the database cannot be reached.
+        drop(postgres.client().await?);
+        Ok(postgres)
+    }
+
+    /// `user@host/db`.
+    pub(crate) fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(|e| StoreError::Pool(e.to_string()))
+    }
+
+    /// Runs `f` in a read-only snapshot transaction.
+    pub(crate) async fn read<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+    {
+        let mut client = self.client().await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(StoreError::from)?;
+        let out = {
+            let mut conn = Conn::postgres(&tx);
+            f(&mut conn).await
+        };
+        match out {
+            Ok(v) => {
+                tx.commit().await.map_err(StoreError::from)?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = tx.rollback().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs `f` in a write transaction and commits it unless the ticket was abandoned first.
+    /// `Ok(Err(e))`: the write itself failed (rolled back); `Err`: it was abandoned or the
+    /// database failed.
+    pub(crate) async fn write<T, E, F>(&self, ticket: Arc<Ticket>, budget: Option<Duration>, f: F) -> Result<Result<T, E>, Unwritten>
+    where
+        E: From<StoreError>,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+    {
+        let mut client = self.client().await.map_err(Unwritten::Store)?;
+        if !ticket.is_pending() {
+            return Err(Unwritten::Abandoned);
+        }
+        let tx = client.transaction().await.map_err(|e| Unwritten::Store(e.into()))?;
+        if let Some(budget) = budget {
+            let ms = budget.as_millis().clamp(1, 3_600_000);
+            tx.batch_execute(&format!("SET LOCAL lock_timeout = {ms}")).await.map_err(|e| Unwritten::Store(e.into()))?;
+        }
+        let out = {
+            let mut conn = Conn::postgres(&tx);
+            f(&mut conn).await
+        };
+        match out {
+            Ok(v) => {
+                if !ticket.start() {
+                    let _ = tx.rollback().await;
+                    return Err(Unwritten::Abandoned);
+                }
+                tx.commit().await.map_err(|e| Unwritten::Store(e.into()))?;
+                Ok(Ok(v))
+            }
+            Err(e) => {
+                let _ = tx.rollback().await;
+                Ok(Err(e))
+            }
+        }
+    }
+}
+
+/// Why a write stored nothing, besides its own failure.
+#[derive(Debug)]
+pub(crate) enum Unwritten {
+    /// The request gave up before the commit.
+    Abandoned,
+    /// The database failed.
+    Store(StoreError),
+}

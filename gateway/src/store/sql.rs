@@ -1,0 +1,492 @@
+//! The one SQL interface of the repos: a [`Conn`] runs a statement written once, with `$1`,
+//! `$2`, … placeholders, on either backend; [`Param`] binds Rust values and [`Column`] reads
+//! them back, each in the backend's own representation (SQLite: text dates and decimals, 0/1
+//! booleans; PostgreSQL: `date`, `timestamp`, `timestamptz`, `numeric`, `boolean`).
+//!
+//! Rows are read into named structs with [`row!`](crate::row): the struct's fields, in order,
+//! are the statement's columns.
+//!
+//! Why not an existing abstraction: sqlx's `Any` driver carries neither dates nor decimals and
+//! runs SQLite on a worker thread per connection (a thread hand-off per statement); diesel's
+//! multi-backend support needs a schema DSL for every statement. What is needed here is small:
+//! placeholders, a dozen value types, named rows.
+
+use std::borrow::Cow;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+use rust_decimal::Decimal;
+use tokio_postgres::types::ToSql;
+
+use super::StoreError;
+
+/// The SQL dialect of a connection, for the rare statement that must differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// SQLite 3.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
+/// A connection (inside a transaction) of either backend.
+pub struct Conn<'c> {
+    inner: Inner<'c>,
+}
+
+enum Inner<'c> {
+    Sqlite(&'c mut rusqlite::Connection),
+    Postgres(&'c deadpool_postgres::Transaction<'c>),
+}
+
+/// A row of a result, read by column index.
+pub enum Row<'r> {
+    /// A SQLite row.
+    Sqlite(&'r rusqlite::Row<'r>),
+    /// A PostgreSQL row.
+    Postgres(&'r tokio_postgres::Row),
+}
+
+/// A value that can be bound to a statement parameter on both backends.
+pub trait Param: Sync {
+    /// The SQLite value.
+    fn to_sqlite(&self) -> ToSqlOutput<'_>;
+    /// The PostgreSQL value.
+    fn to_postgres(&self) -> &(dyn ToSql + Sync);
+}
+
+/// A value that can be read from a result column on both backends.
+pub trait Column: Sized {
+    /// From a SQLite value.
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String>;
+    /// From column `i` of a PostgreSQL row.
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String>;
+}
+
+/// A struct read from a result row (see [`row!`](crate::row)).
+pub trait FromRow: Sized {
+    /// Reads the row.
+    fn from_row(row: &Row<'_>) -> Result<Self, StoreError>;
+}
+
+impl Row<'_> {
+    /// The value of column `i`.
+    pub fn get<T: Column>(&self, i: usize) -> Result<T, StoreError> {
+        let out = match self {
+            Row::Sqlite(r) => r.get_ref(i).map_err(|e| e.to_string()).and_then(T::from_sqlite),
+            Row::Postgres(r) => T::from_postgres(r, i),
+        };
+        out.map_err(|e| StoreError::Data(format!("column {i}: {e}")))
+    }
+}
+
+/// Declares a struct read from a row, its fields being the statement's columns in order.
+///
+/// ```ignore
+/// row! {
+///     /// A service of a product.
+///     pub(crate) struct ServiceRow { code: String, capacity: i64, currency: String }
+/// }
+/// let rows: Vec<ServiceRow> = conn.query(SERVICES, &[&product_id]).await?;
+/// ```
+#[macro_export]
+macro_rules! row {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone)]
+        $vis struct $name { $($(#[$fmeta])* pub $field: $ty),* }
+
+        impl $crate::store::FromRow for $name {
+            #[allow(unused_assignments)]
+            fn from_row(row: &$crate::store::Row<'_>) -> Result<Self, $crate::store::StoreError> {
+                let mut i = 0usize;
+                $(let $field: $ty = row.get(i)?; i += 1;)*
+                Ok($name { $($field),* })
+            }
+        }
+    };
+}
+
+/// One column read as itself (for `SELECT count(*)` and the like).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scalar<T>(pub T);
+
+impl<T: Column> FromRow for Scalar<T> {
+    fn from_row(row: &Row<'_>) -> Result<Self, StoreError> {
+        row.get(0).map(Scalar)
+    }
+}
+
+/// `$1`, `$2`, … as SQLite's numbered `?1`, `?2`, … (SQLite numbers `$name` parameters by first
+/// appearance, which would silently bind the wrong values when a statement uses `$2` first).
+fn sqlite_sql(sql: &str) -> Cow<'_, str> {
+    if !sql.contains('$') {
+        return Cow::Borrowed(sql);
+    }
+    let bytes = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    for (i, c) in sql.char_indices() {
+        if c == '$' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+            out.push('?');
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+impl<'c> Conn<'c> {
+    /// A SQLite connection (the caller holds the transaction).
+    pub(crate) fn sqlite(conn: &'c mut rusqlite::Connection) -> Self {
+        Conn { inner: Inner::Sqlite(conn) }
+    }
+
+    /// A PostgreSQL transaction.
+    pub(crate) fn postgres(tx: &'c deadpool_postgres::Transaction<'c>) -> Self {
+        Conn { inner: Inner::Postgres(tx) }
+    }
+
+    /// The dialect of the connection.
+    pub fn dialect(&self) -> Dialect {
+        match self.inner {
+            Inner::Sqlite(_) => Dialect::Sqlite,
+            Inner::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// Runs a query and reads every row.
+    pub async fn query<R: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<R>, StoreError> {
+        match &mut self.inner {
+            Inner::Sqlite(conn) => {
+                let mut stmt = conn.prepare_cached(&sqlite_sql(sql))?;
+                bind_sqlite(&mut stmt, params)?;
+                let mut rows = stmt.raw_query();
+                let mut out = Vec::new();
+                while let Some(row) = rows.next()? {
+                    out.push(R::from_row(&Row::Sqlite(row))?);
+                }
+                Ok(out)
+            }
+            Inner::Postgres(tx) => {
+                let stmt = tx.prepare_cached(sql).await?;
+                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
+                let rows = tx.query(&stmt, &values).await?;
+                rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
+            }
+        }
+    }
+
+    /// Runs a query that gives at most one row.
+    pub async fn query_opt<R: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Option<R>, StoreError> {
+        let mut rows = self.query(sql, params).await?;
+        match rows.len() {
+            0 | 1 => Ok(rows.pop()),
+            n => Err(StoreError::Data(format!("{n} rows where at most one was expected"))),
+        }
+    }
+
+    /// Runs a query that gives exactly one row.
+    pub async fn query_one<R: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<R, StoreError> {
+        self.query_opt(sql, params).await?.ok_or_else(|| StoreError::Data("no row where one was expected".into()))
+    }
+
+    /// Runs a statement; gives the number of rows it changed.
+    pub async fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, StoreError> {
+        match &mut self.inner {
+            Inner::Sqlite(conn) => {
+                let mut stmt = conn.prepare_cached(&sqlite_sql(sql))?;
+                bind_sqlite(&mut stmt, params)?;
+                Ok(stmt.raw_execute()? as u64)
+            }
+            Inner::Postgres(tx) => {
+                let stmt = tx.prepare_cached(sql).await?;
+                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
+                Ok(tx.execute(&stmt, &values).await?)
+            }
+        }
+    }
+
+    /// Takes the catalogue lock: shared by bookings (which may run together), exclusive for an
+    /// import, so an import never removes a product or service under a booking being made and
+    /// a booking never lands on one an import is removing. On SQLite every write transaction
+    /// already holds the database's single write lock, so this does nothing.
+    pub async fn lock_catalogue(&mut self, exclusive: bool) -> Result<(), StoreError> {
+        const KEY: i64 = 0x4f54_415f_4341_5401; // "OTA_CAT\x01"
+        match &mut self.inner {
+            Inner::Sqlite(_) => Ok(()),
+            Inner::Postgres(tx) => {
+                let sql = if exclusive { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
+                tx.execute(sql, &[&KEY]).await?;
+                Ok(())
+            }
+        }
+    }
+}
+
+fn bind_sqlite(stmt: &mut rusqlite::CachedStatement<'_>, params: &[&dyn Param]) -> Result<(), StoreError> {
+    let expected = stmt.parameter_count();
+    if expected != params.len() {
+        return Err(StoreError::Data(format!("the statement takes {expected} parameters, {} were given", params.len())));
+    }
+    for (i, p) in params.iter().enumerate() {
+        stmt.raw_bind_parameter(i + 1, p.to_sqlite())?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+/// The stored text of a date (`YYYY-MM-DD`).
+pub fn date_text(d: NaiveDate) -> String {
+    d.format("%Y-%m-%d").to_string()
+}
+
+/// The stored text of a local date-time (`YYYY-MM-DDThh:mm:ss`, whole seconds).
+pub fn date_time_text(d: NaiveDateTime) -> String {
+    d.format("%Y-%m-%dT%H:%M:%S").to_string()
+}
+
+/// The stored text of a UTC instant (`YYYY-MM-DDThh:mm:ssZ`, whole seconds).
+pub fn instant_text(d: DateTime<Utc>) -> String {
+    d.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// The stored text of a time of day (`hh:mm`).
+pub fn time_text(t: NaiveTime) -> String {
+    t.format("%H:%M").to_string()
+}
+
+impl Param for i64 {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Owned(Value::Integer(*self))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for bool {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Owned(Value::Integer(i64::from(*self)))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for String {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Borrowed(ValueRef::Text(self.as_bytes()))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for &str {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Borrowed(ValueRef::Text(self.as_bytes()))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for NaiveDate {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Owned(Value::Text(date_text(*self)))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for NaiveDateTime {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Owned(Value::Text(date_time_text(*self)))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for NaiveTime {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Owned(Value::Text(time_text(*self)))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for DateTime<Utc> {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Owned(Value::Text(instant_text(*self)))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl Param for Decimal {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        ToSqlOutput::Owned(Value::Text(self.to_string()))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+impl<T: Param + ToSql> Param for Option<T> {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        match self {
+            Some(v) => v.to_sqlite(),
+            None => ToSqlOutput::Owned(Value::Null),
+        }
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Columns
+
+fn sqlite_text<'v>(v: ValueRef<'v>, what: &str) -> Result<&'v str, String> {
+    match v {
+        ValueRef::Text(t) => std::str::from_utf8(t).map_err(|_| format!("{what}: not UTF-8")),
+        other => Err(format!("{what}: expected text, found {:?}", other.data_type())),
+    }
+}
+
+fn pg<T: for<'a> tokio_postgres::types::FromSql<'a>>(row: &tokio_postgres::Row, i: usize) -> Result<T, String> {
+    row.try_get(i).map_err(|e| e.to_string())
+}
+
+impl Column for i64 {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        v.as_i64().map_err(|e| e.to_string())
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl Column for bool {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        match v.as_i64().map_err(|e| e.to_string())? {
+            0 => Ok(false),
+            1 => Ok(true),
+            n => Err(format!("{n} is not a boolean")),
+        }
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl Column for String {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        sqlite_text(v, "string").map(str::to_string)
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl Column for NaiveDate {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        let t = sqlite_text(v, "date")?;
+        NaiveDate::parse_from_str(t, "%Y-%m-%d").map_err(|e| format!("date {t:?}: {e}"))
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl Column for NaiveDateTime {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        let t = sqlite_text(v, "date-time")?;
+        NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("date-time {t:?}: {e}"))
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl Column for NaiveTime {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        let t = sqlite_text(v, "time")?;
+        NaiveTime::parse_from_str(t, "%H:%M").map_err(|e| format!("time {t:?}: {e}"))
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl Column for DateTime<Utc> {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        let t = sqlite_text(v, "instant")?;
+        NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%SZ").map(|d| d.and_utc()).map_err(|e| format!("instant {t:?}: {e}"))
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl Column for Decimal {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        match v {
+            ValueRef::Integer(n) => Ok(Decimal::from(n)),
+            other => {
+                let t = sqlite_text(other, "decimal")?;
+                Decimal::from_str_exact(t).map_err(|e| format!("decimal {t:?}: {e}"))
+            }
+        }
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        pg(row, i)
+    }
+}
+
+impl<T: Column> Column for Option<T> {
+    fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
+        match v {
+            ValueRef::Null => Ok(None),
+            v => T::from_sqlite(v).map(Some),
+        }
+    }
+    fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
+        // NULL is told from a value by the raw column, then the value is read as `T`.
+        let raw: Option<RawValue> = pg(row, i)?;
+        match raw {
+            None => Ok(None),
+            Some(_) => T::from_postgres(row, i).map(Some),
+        }
+    }
+}
+
+/// Any non-NULL PostgreSQL value, unread (only used to tell NULL apart).
+struct RawValue;
+
+impl<'a> tokio_postgres::types::FromSql<'a> for RawValue {
+    fn from_sql(_: &tokio_postgres::types::Type, _: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(RawValue)
+    }
+    fn accepts(_: &tokio_postgres::types::Type) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_become_numbered_sqlite_parameters() {
+        assert_eq!(sqlite_sql("SELECT a FROM t WHERE b = $2 AND c = $1"), "SELECT a FROM t WHERE b = ?2 AND c = ?1");
+        assert_eq!(sqlite_sql("SELECT 1"), "SELECT 1");
+        assert_eq!(sqlite_sql("SELECT '$' || $10"), "SELECT '$' || ?10");
+    }
+}

@@ -1,0 +1,244 @@
+//! The SQLite backend: one database file in WAL mode.
+//!
+//! - **Reads** run on the calling task, on a connection taken from a small pool, inside a
+//!   deferred transaction (one consistent snapshot). In WAL mode a reader never waits for a
+//!   writer, and a statement takes microseconds, so this costs less than a hand-off to another
+//!   thread would.
+//! - **Writes** go to one writer thread that owns the only write connection. It takes every
+//!   write waiting in its queue, runs them in one `IMMEDIATE` transaction (each in its own
+//!   savepoint, so one that fails is rolled back alone) and commits once: one fsync for many
+//!   bookings (group commit). A write whose request was abandoned (its deadline passed while it
+//!   waited) is skipped before it starts; one that started always gets its real outcome.
+//!
+//! Every connection has `foreign_keys=ON`, `synchronous=FULL` (a committed booking survives a
+//! power cut) and a busy timeout, so several processes can share the file.
+
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use rusqlite::Connection;
+
+use super::sql::Conn;
+use super::{StoreError, Ticket};
+
+/// How long a connection waits for a lock held by another process.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most writes committed together.
+const MAX_BATCH: usize = 512;
+
+/// The most idle read connections kept.
+const MAX_IDLE_READERS: usize = 16;
+
+/// A write waiting for the writer thread (see [`super::Store::write`]).
+pub(crate) trait WriteJob: Send {
+    /// Runs the write on the connection, inside the batch's transaction and its own
+    /// savepoint; false when it failed (the savepoint is then rolled back).
+    fn run(&mut self, conn: &mut Connection) -> bool;
+    /// Reports the outcome once the batch's commit is known (`Err`: the transaction did not
+    /// start or did not commit, so nothing of the write was stored).
+    fn finish(self: Box<Self>, commit: Result<(), StoreError>);
+    /// Reports that the write was abandoned (its request gave up) before it started.
+    fn abandon(self: Box<Self>);
+}
+
+struct Queued {
+    ticket: Arc<Ticket>,
+    job: Box<dyn WriteJob>,
+}
+
+/// The SQLite backend.
+pub(crate) struct Sqlite {
+    path: PathBuf,
+    readers: Mutex<Vec<Connection>>,
+    writer: Mutex<Option<mpsc::Sender<Queued>>>,
+}
+
+impl std::fmt::Debug for Sqlite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sqlite").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+/// Opens a connection with the gateway's settings.
+pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")?;
+    conn.set_prepared_statement_cache_capacity(256);
+    Ok(conn)
+}
+
+impl Sqlite {
+    /// Opens the database (WAL mode) and starts the writer thread. The schema must be migrated
+    /// already (see [`super::migrate`]).
+    pub(crate) fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        let conn = connect(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        let (tx, rx) = mpsc::channel::<Queued>();
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || write_loop(conn, rx))
+            .map_err(|e| StoreError::Unavailable(format!("cannot start the writer thread: {e}")))?;
+        Ok(Sqlite { path: path.to_path_buf(), readers: Mutex::new(Vec::new()), writer: Mutex::new(Some(tx)) })
+    }
+
+    /// The database file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn take_reader(&self) -> Result<Connection, StoreError> {
+        let idle = self.readers.lock().ok().and_then(|mut r| r.pop());
+        match idle {
+            Some(c) => Ok(c),
+            None => connect(&self.path),
+        }
+    }
+
+    fn put_reader(&self, conn: Connection) {
+        if let Ok(mut idle) = self.readers.lock()
+            && idle.len() < MAX_IDLE_READERS
+        {
+            idle.push(conn);
+        }
+    }
+
+    /// Runs `f` in a read transaction, on this task (see the module docs).
+    pub(crate) async fn read<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+    {
+        let mut conn = self.take_reader()?;
+        let out = read_on(&mut conn, f);
+        // A connection left inside a transaction (a failed COMMIT) is not reused.
+        if conn.is_autocommit() {
+            self.put_reader(conn);
+        }
+        out
+    }
+
+    /// Queues a write for the writer thread.
+    pub(crate) fn submit(&self, ticket: Arc<Ticket>, job: Box<dyn WriteJob>) {
+        let sender = self.writer.lock().ok().and_then(|w| w.clone());
+        let unsent = match sender {
+            Some(sender) => sender.send(Queued { ticket, job }).err().map(|e| e.0.job),
+            None => Some(job),
+        };
+        if let Some(job) = unsent {
+            job.finish(Err(StoreError::Unavailable("the SQLite writer has stopped".into())));
+        }
+    }
+}
+
+impl Drop for Sqlite {
+    fn drop(&mut self) {
+        // Closing the queue lets the writer thread finish what it has and exit.
+        if let Ok(mut w) = self.writer.lock() {
+            w.take();
+        }
+    }
+}
+
+/// Runs a read closure to completion on a SQLite connection, in a deferred transaction.
+fn read_on<T, E, F>(conn: &mut Connection, f: F) -> Result<T, E>
+where
+    E: From<StoreError>,
+    F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+{
+    conn.execute_batch("BEGIN DEFERRED").map_err(StoreError::from)?;
+    let out = {
+        let mut c = Conn::sqlite(conn);
+        run_ready(f(&mut c))
+    };
+    match out {
+        Ok(v) => {
+            conn.execute_batch("COMMIT").map_err(StoreError::from)?;
+            Ok(v)
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Polls a future that never waits (a SQLite repo function: every statement runs inside the
+/// poll) to its end.
+pub(crate) fn run_ready<T, E: From<StoreError>>(fut: BoxFuture<'_, Result<T, E>>) -> Result<T, E> {
+    let mut fut = fut;
+    let mut cx = Context::from_waker(Waker::noop());
+    match fut.as_mut().poll(&mut cx) {
+        Poll::Ready(out) => out,
+        Poll::Pending => Err(StoreError::Data("a SQLite repo function waited on something other than SQLite".into()).into()),
+    }
+}
+
+/// The writer thread: batches of queued writes, one transaction and one commit each.
+fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(more) => batch.push(more),
+                Err(_) => break,
+            }
+        }
+        // Writes abandoned while they waited never start.
+        let mut started = Vec::with_capacity(batch.len());
+        for q in batch {
+            if q.ticket.start() {
+                started.push(q.job);
+            } else {
+                q.job.abandon();
+            }
+        }
+        if started.is_empty() {
+            continue;
+        }
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            tracing::error!(error = %e, "the write transaction could not start");
+            for job in started {
+                job.finish(Err(StoreError::Unavailable(format!("the write transaction could not start: {e}"))));
+            }
+            continue;
+        }
+        for job in &mut started {
+            run_job(&mut conn, job.as_mut());
+        }
+        let committed = conn.execute_batch("COMMIT");
+        if let Err(e) = &committed {
+            tracing::error!(error = %e, writes = started.len(), "the write transaction could not commit");
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        for job in started {
+            let outcome = match &committed {
+                Ok(()) => Ok(()),
+                Err(e) => Err(StoreError::Unavailable(format!("the write was not committed: {e}"))),
+            };
+            job.finish(outcome);
+        }
+    }
+}
+
+/// Runs one job in its own savepoint; a failure (or a panic) rolls back that job alone.
+fn run_job(conn: &mut Connection, job: &mut dyn WriteJob) {
+    if let Err(e) = conn.execute_batch("SAVEPOINT write") {
+        tracing::error!(error = %e, "a savepoint could not be taken; the write is not run");
+        return;
+    }
+    let ok = std::panic::catch_unwind(AssertUnwindSafe(|| job.run(conn))).unwrap_or_else(|_| {
+        tracing::error!("a write panicked; it was rolled back");
+        false
+    });
+    let end = if ok { "RELEASE write" } else { "ROLLBACK TO write; RELEASE write" };
+    if let Err(e) = conn.execute_batch(end) {
+        tracing::error!(error = %e, "a savepoint could not be closed");
+    }
+}
