@@ -1,91 +1,58 @@
-//! The activity operations against the demo content: search, availability, activity NBC and
-//! booking (Quote, Commit, idempotence, validation, concurrency), called directly with a
-//! database in a temporary directory; then two end-to-end tests over HTTP.
+//! The activity operations against the demo content, on both backends: search, availability,
+//! activity NBC and booking (Quote, Commit, idempotence, validation, concurrency), answered
+//! in-process as the gateway would (authentication included); then two end-to-end tests over
+//! HTTP.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
 
+use std::sync::Arc;
+
 use chrono::{Datelike, Duration, NaiveDate, Utc, Weekday};
-use ota_gateway::auth::Requestor;
-use ota_gateway::db::{Db, immediate};
-use ota_gateway::ops::{Ctx, activities};
+use ota_gateway::operation::OpError;
+use ota_gateway::store::Scalar;
 use ota_messages::common::{Error, ErrorCode, ErrorWarningType, IdContext, PricingMethod, Warning};
 use ota_messages::product_descriptive_info::{OtaProductDescriptiveInfoRq, OtaProductDescriptiveInfoRs};
-use ota_messages::runtime::{Message, Response};
+use ota_messages::runtime::{Message, Request, Response};
 use ota_messages::tour_activity_avail::{OtaTourActivityAvailRq, OtaTourActivityAvailRs};
 use ota_messages::tour_activity_book::{OtaTourActivityBookRq, OtaTourActivityBookRs};
 use ota_messages::tour_activity_search::{OtaTourActivitySearchRq, OtaTourActivitySearchRs};
 use rust_decimal::Decimal;
+use support::{Backend, TestGateway, backend_tests};
 
 // ---------------------------------------------------------------------------------------------
 // Set-up
 
-struct Env {
-    db: Db,
-    _dir: tempfile::TempDir,
+/// A fresh database with the demo content.
+async fn env(b: Backend) -> TestGateway {
+    TestGateway::start(b).await
 }
 
-/// A fresh database with the demo activities and the requestor `DEMO`.
-async fn env() -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(&dir.path().join("activities.db")).await.unwrap();
-    let content: activities::Content = serde_json::from_str(activities::DEMO).unwrap();
-    db.call(move |conn| {
-        immediate(conn, |tx| {
-            tx.execute(
-                "INSERT INTO requestor (id, id_context, name, password_hash, created_at)
-                 VALUES ('DEMO', 'DEMO-DIST', 'Demo partner', 'not-a-hash', '2025-01-01T00:00:00Z')",
-                [],
-            )?;
-            activities::store(tx, &content)
-        })
-    })
-    .await
-    .unwrap();
-    Env { db, _dir: dir }
-}
-
-impl Env {
-    fn ctx(&self, instance: Option<&str>) -> Ctx {
-        Ctx {
-            db: self.db.clone(),
-            requestor: Requestor {
-                id: "DEMO".into(),
-                id_context: "DEMO-DIST".into(),
-                name: "Demo partner".into(),
-                instance: instance.map(Into::into),
-            },
-            now: Utc::now(),
-            request_id: "test".into(),
-        }
-    }
-
-    async fn count(&self, table: &'static str) -> i64 {
-        self.db.call(move |c| Ok(c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?)).await.unwrap()
-    }
-
-    /// Places left of a service on a date (`None`: no allotment row, i.e. full capacity).
-    async fn places_left(&self, activity: &'static str, product: &'static str, service: &'static str, date: NaiveDate) -> Option<i64> {
-        self.db
-            .call(move |c| {
-                let n = c.query_row(
-                    "SELECT a.places_left FROM activity_allotment a
-                     JOIN activity_service s ON s.id = a.service_id
-                     JOIN activity_product p ON p.id = s.product_id
-                     WHERE p.activity_id = ?1 AND p.code = ?2 AND s.code = ?3 AND a.date = ?4",
-                    rusqlite::params![activity, product, service, date.to_string()],
-                    |r| r.get(0),
-                );
-                match n {
-                    Ok(n) => Ok(Some(n)),
-                    Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
-                    Err(e) => Err(e.into()),
-                }
+/// Places left of a service on a date: the places offered then minus the places booked.
+async fn places_left(env: &TestGateway, activity: &'static str, product: &'static str, service: &'static str, date: NaiveDate) -> i64 {
+    let content = env.content();
+    let capacity = content.activities.activity(activity).and_then(|a| a.product(product)).and_then(|p| p.service(service)).unwrap().capacity(date);
+    let booked: Option<Scalar<i64>> = env
+        .store
+        .read(move |c| {
+            Box::pin(async move {
+                c.query_opt(
+                    "SELECT places FROM activity_places_booked WHERE activity_id = $1 AND product_code = $2 AND service_code = $3 AND date = $4",
+                    &[&activity, &product, &service, &date],
+                )
+                .await
             })
-            .await
-            .unwrap()
-    }
+        })
+        .await
+        .unwrap();
+    capacity - booked.map_or(0, |s| s.0)
+}
+
+/// The request sent with `Instance` on its Type 22 source.
+fn with_instance<R: Request>(rq: &R, instance: &str) -> R {
+    let xml = rq.to_xml().unwrap().replacen(r#"ID_Context="DEMO-DIST""#, &format!(r#"ID_Context="DEMO-DIST" Instance="{instance}""#), 1);
+    R::from_xml(&xml).unwrap()
 }
 
 fn today() -> NaiveDate {
@@ -261,19 +228,18 @@ impl<'a> Book<'a> {
         OtaTourActivityBookRq::from_xml(&self.xml()).unwrap_or_else(|e| panic!("{e}\n{}", self.xml()))
     }
 
-    async fn send(&self, env: &Env) -> OtaTourActivityBookRs {
-        activities::book(&env.ctx(self.instance), &self.rq()).await
+    async fn send(&self, env: &TestGateway) -> OtaTourActivityBookRs {
+        env.send(&self.rq()).await
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Search
 
-#[tokio::test]
-async fn search_around_a_hotel() {
-    let env = env().await;
+async fn search_around_a_hotel(b: Backend) {
+    let env = env(b).await;
     let rq = search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" PrimaryLangID="es""#);
-    let rs = activities::search(&env.ctx(None), &rq).await;
+    let rs = env.send(&rq).await;
     assert!(rs.is_success(), "{rs:?}");
     round_trip(&rs);
     assert!(rs.warnings.is_none());
@@ -302,71 +268,67 @@ async fn search_around_a_hotel() {
     }
 }
 
-#[tokio::test]
-async fn search_by_product_and_max_responses() {
-    let env = env().await;
+async fn search_by_product_and_max_responses(b: Backend) {
+    let env = env(b).await;
     // A TourActivityID or a SupplierProductCode names the activity.
     for code in ["LESTFSLORO", "TFLORO01"] {
-        let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &[("Service", "Product", code)], "")).await;
+        let rs = env.send(&search_rq(day(1), day(7), &[("Service", "Product", code)], "")).await;
         let ids: Vec<&str> = rs.tour_activity_info.iter().map(|i| i.basic_info.tour_activity_id.as_str()).collect();
         assert_eq!(ids, ["LESTFSLORO"], "{code}");
     }
     // Both locations: the named product first, then the hotel's activities.
     let locs = [("Source", "HotelCode", "HTL00077"), ("Service", "Product", "LESTFSTEI1")];
-    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &locs, "")).await;
+    let rs = env.send(&search_rq(day(1), day(7), &locs, "")).await;
     let ids: Vec<&str> = rs.tour_activity_info.iter().map(|i| i.basic_info.tour_activity_id.as_str()).collect();
     assert_eq!(ids, ["LESTFSTEI1", "LESPMIAZ9U", "LESPMIBKUI", "LESPMICATA"]);
-    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &locs, r#" MaxResponses="2""#)).await;
+    let rs = env.send(&search_rq(day(1), day(7), &locs, r#" MaxResponses="2""#)).await;
     assert_eq!(rs.tour_activity_info.len(), 2);
 }
 
-#[tokio::test]
-async fn search_range_is_at_most_28_days() {
-    let env = env().await;
+async fn search_range_is_at_most_28_days(b: Backend) {
+    let env = env(b).await;
     let hotel = [("Source", "HotelCode", "HTL00042")];
-    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(28), &hotel, "")).await;
+    let rs = env.send(&search_rq(day(1), day(28), &hotel, "")).await;
     assert!(rs.is_success(), "28 days are allowed");
-    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(29), &hotel, "")).await;
+    let rs = env.send(&search_rq(day(1), day(29), &hotel, "")).await;
     round_trip(&rs);
     let e = only_error(&rs);
     assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::SearchCriteriaInvalid)));
     assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivitySearchRQ/SearchCriteria/DateTimePref"));
     assert!(e.value.contains("29 days"), "{}", e.value);
     // End before Start.
-    let rs = activities::search(&env.ctx(None), &search_rq(day(5), day(2), &hotel, "")).await;
+    let rs = env.send(&search_rq(day(5), day(2), &hotel, "")).await;
     assert_eq!(only_error(&rs).code, Some(ErrorCode::InvalidStartEndDateCombination));
 }
 
-#[tokio::test]
-async fn search_unknown_area_and_bad_locations() {
-    let env = env().await;
+async fn search_unknown_area_and_bad_locations(b: Backend) {
+    let env = env(b).await;
     // A hotel with nothing near: success, no activity, a 427 warning.
-    let rs = activities::search(&env.ctx(None), &search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL99999")], "")).await;
+    let rs = env.send(&search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL99999")], "")).await;
     assert!(rs.is_success());
     assert!(rs.tour_activity_info.is_empty());
     let w = warnings_of(rs.warnings.as_ref());
     assert_eq!((w.len(), w[0].r#type.clone(), w[0].code.clone()), (1, ErrorWarningType::Advisory, Some(ErrorCode::NoAvailability)));
     round_trip(&rs);
     // Dates already past: nothing runs.
-    let rs = activities::search(&env.ctx(None), &search_rq(day(-10), day(-2), &[("Source", "HotelCode", "HTL00042")], "")).await;
+    let rs = env.send(&search_rq(day(-10), day(-2), &[("Source", "HotelCode", "HTL00042")], "")).await;
     assert!(rs.is_success() && rs.tour_activity_info.is_empty());
     // An unknown product code is an error, tagged.
     let locs = [("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIZZZZ")];
-    let e = only_error(&activities::search(&env.ctx(None), &search_rq(day(1), day(7), &locs, "")).await);
+    let e = only_error(&env.send(&search_rq(day(1), day(7), &locs, "")).await);
     assert_eq!(e.code, Some(ErrorCode::InvalidValue));
     assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivitySearchRQ/SearchCriteria/LocationPref[2]/Region"));
     // No location at all (the schema requires one; built in Rust).
     let mut rq = search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL00042")], "");
     rq.search_criteria.location_pref.clear();
-    let e = only_error(&activities::search(&env.ctx(None), &rq).await);
-    assert_eq!((e.r#type, e.code), (ErrorWarningType::RequiredFieldMissing, Some(ErrorCode::RequiredFieldMissing)));
+    let Err(OpError::Rejected(problems)) = ota_gateway::activities::search(&env.ctx(), &rq).await else { panic!("refused") };
+    assert_eq!((problems[0].kind.clone(), problems[0].code.clone()), (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing));
 }
 
-#[tokio::test]
-async fn search_language_fallback() {
-    let env = env().await;
+async fn search_language_fallback(b: Backend) {
+    let env = env(b).await;
     let rq = search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL00110")], r#" PrimaryLangID="de""#);
-    let rs = activities::search(&env.ctx(None), &rq).await;
+    let rs = env.send(&rq).await;
     assert_eq!(rs.primary_lang_id.as_deref(), Some("en"));
     assert_eq!(rs.tour_activity_info[0].basic_info.name.as_deref(), Some("Loro Parque"));
     let w = warnings_of(rs.warnings.as_ref());
@@ -378,12 +340,11 @@ async fn search_language_fallback() {
 // ---------------------------------------------------------------------------------------------
 // Availability
 
-#[tokio::test]
-async fn availability_mf001_every_date_with_group_prices_and_pickups() {
-    let env = env().await;
+async fn availability_mf001_every_date_with_group_prices_and_pickups(b: Backend) {
+    let env = env(b).await;
     let (start, end) = (day(3), day(5));
     let rq = avail_rq(start, end, &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")], &[(2, "10"), (1, "8")], None);
-    let rs = activities::availability(&env.ctx(Some("MF001")), &rq).await;
+    let rs = env.send(&with_instance(&rq, "MF001")).await;
     assert!(rs.is_success(), "{rs:?}");
     round_trip(&rs);
     let drach: Vec<_> = rs.tour_activity_info.iter().filter(|i| i.basic_info.tour_activity_id == "LESPMIBKUI").collect();
@@ -417,14 +378,13 @@ async fn availability_mf001_every_date_with_group_prices_and_pickups() {
     // MaxResponses.
     let mut limited = rq.clone();
     limited.max_responses = Some(4);
-    assert_eq!(activities::availability(&env.ctx(None), &limited).await.tour_activity_info.len(), 4);
+    assert_eq!(env.send(&limited).await.tour_activity_info.len(), 4);
 }
 
-#[tokio::test]
-async fn availability_mf002_one_price_from_per_service() {
-    let env = env().await;
+async fn availability_mf002_one_price_from_per_service(b: Backend) {
+    let env = env(b).await;
     let rq = avail_rq(day(3), day(9), &[("Service", "Product", "LESPMIBKUI")], &[(2, "10"), (1, "8")], None);
-    let rs = activities::availability(&env.ctx(Some("MF002")), &rq).await;
+    let rs = env.send(&with_instance(&rq, "MF002")).await;
     assert!(rs.is_success());
     round_trip(&rs);
     let keys: Vec<(String, String)> = rs
@@ -442,14 +402,13 @@ async fn availability_mf002_one_price_from_per_service() {
         assert!(i.pickup_dropoff.is_empty());
     }
     // Without an Instance: the detailed mode.
-    let rs = activities::availability(&env.ctx(None), &rq).await;
+    let rs = env.send(&rq).await;
     assert!(rs.tour_activity_info.len() > 3);
     assert!(rs.tour_activity_info.iter().all(|i| i.pricing.summary.amount.is_some()));
 }
 
-#[tokio::test]
-async fn availability_maximum_price() {
-    let env = env().await;
+async fn availability_maximum_price(b: Backend) {
+    let env = env(b).await;
     let drach = [("Service", "Product", "LESPMIBKUI")];
     let services = |rs: &OtaTourActivityAvailRs| {
         let mut s: Vec<String> = rs
@@ -462,7 +421,7 @@ async fn availability_maximum_price() {
     };
     // Per person: every participant's price within 30.00 (the transfer's 39.00 is not).
     let rq = avail_rq(day(2), day(2), &drach, &[(2, "10"), (1, "8")], Some(("PerPerson", "30.00", "EUR")));
-    let rs = activities::availability(&env.ctx(Some("MF002")), &rq).await;
+    let rs = env.send(&with_instance(&rq, "MF002")).await;
     let mut got = services(&rs);
     got.sort();
     let afternoon = day(2).weekday() != Weekday::Sun;
@@ -473,59 +432,57 @@ async fn availability_maximum_price() {
     assert_eq!(got, expected);
     // Per group: the party's total (2 adults: 59.00 morning ticket, 54.00 afternoon, 78.00 transfer).
     let rq = avail_rq(day(2), day(2), &drach, &[(2, "10")], Some(("PerGroup", "59.00", "EUR")));
-    let got = services(&activities::availability(&env.ctx(None), &rq).await);
+    let got = services(&env.send(&rq).await);
     assert!(got.contains(&"TE0CC00A/TIC".to_string()) && !got.contains(&"TE0CC00A/TRF".to_string()), "{got:?}");
     // Nothing within 10.00: success with a warning.
     let rq = avail_rq(day(2), day(2), &drach, &[(2, "10")], Some(("PerPerson", "10.00", "EUR")));
-    let rs = activities::availability(&env.ctx(None), &rq).await;
+    let rs = env.send(&rq).await;
     assert!(rs.is_success() && rs.tour_activity_info.is_empty());
     assert_eq!(warnings_of(rs.warnings.as_ref())[0].code, Some(ErrorCode::NoAvailability));
     // Another currency: error 61.
     let rq = avail_rq(day(2), day(2), &drach, &[(2, "10")], Some(("PerPerson", "100.00", "USD")));
-    let e = only_error(&activities::availability(&env.ctx(None), &rq).await);
+    let e = only_error(&env.send(&rq).await);
     assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidCurrencyCode)));
 }
 
-#[tokio::test]
-async fn availability_categories_and_allotment() {
-    let env = env().await;
+async fn availability_categories_and_allotment(b: Backend) {
+    let env = env(b).await;
     // Seniors (11) are priced by no service: an error pointing at the ParticipantCount.
     let rq = avail_rq(day(2), day(3), &[("Source", "HotelCode", "HTL00042")], &[(2, "10"), (1, "11")], None);
-    let rs = activities::availability(&env.ctx(None), &rq).await;
+    let rs = env.send(&rq).await;
     round_trip(&rs);
     let e = only_error(&rs);
     assert_eq!(e.code, Some(ErrorCode::InvalidValue));
     assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityAvailRQ/TourActivity/ParticipantCount[2]/QualifierInfo"));
     // Infants (7): only Loro Parque prices them.
     let rq = avail_rq(day(2), day(3), &[("Source", "HotelCode", "HTL00110")], &[(2, "10"), (1, "7")], None);
-    let rs = activities::availability(&env.ctx(None), &rq).await;
+    let rs = env.send(&rq).await;
     assert!(!rs.tour_activity_info.is_empty());
     assert!(rs.tour_activity_info.iter().all(|i| i.basic_info.tour_activity_id == "LESTFSLORO"));
     assert_eq!(rs.tour_activity_info[0].pricing.summary.amount.map(|a| a.0), Some(dec("82.00")));
     // Loro Parque picks up nowhere; Teide's transfer is offered from HTL00110.
     let rq = avail_rq(day(1), day(7), &[("Source", "HotelCode", "HTL00110")], &[(1, "10")], None);
-    let rs = activities::availability(&env.ctx(None), &rq).await;
+    let rs = env.send(&rq).await;
     assert!(rs.tour_activity_info.iter().any(|i| i.basic_info.supplier_service_code.as_deref() == Some("TRF")));
     // The catamaran has 2 places: a party of 3 finds nothing, a party of 2 finds every date.
     let cat = [("Service", "Product", "LESPMICATA")];
-    let rs = activities::availability(&env.ctx(None), &avail_rq(day(1), day(3), &cat, &[(3, "10")], None)).await;
+    let rs = env.send(&avail_rq(day(1), day(3), &cat, &[(3, "10")], None)).await;
     assert!(rs.tour_activity_info.is_empty());
-    let rs = activities::availability(&env.ctx(None), &avail_rq(day(1), day(3), &cat, &[(2, "10")], None)).await;
+    let rs = env.send(&avail_rq(day(1), day(3), &cat, &[(2, "10")], None)).await;
     assert_eq!(rs.tour_activity_info.len(), 3);
     // Range over 28 days and an empty party.
-    let e = only_error(&activities::availability(&env.ctx(None), &avail_rq(day(1), day(40), &cat, &[(2, "10")], None)).await);
+    let e = only_error(&env.send(&avail_rq(day(1), day(40), &cat, &[(2, "10")], None)).await);
     assert_eq!(e.code, Some(ErrorCode::SearchCriteriaInvalid));
-    let e = only_error(&activities::availability(&env.ctx(None), &avail_rq(day(1), day(2), &cat, &[(0, "10")], None)).await);
+    let e = only_error(&env.send(&avail_rq(day(1), day(2), &cat, &[(0, "10")], None)).await);
     assert_eq!(e.code, Some(ErrorCode::InvalidValue));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Activity NBC
 
-#[tokio::test]
-async fn activity_nbc_in_the_requested_language() {
-    let env = env().await;
-    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIBKUI", r#" PrimaryLangID="es""#)).await;
+async fn activity_nbc_in_the_requested_language(b: Backend) {
+    let env = env(b).await;
+    let rs = env.send(&nbc_rq("LESPMIBKUI", r#" PrimaryLangID="es""#)).await;
     assert!(rs.is_success());
     assert!(rs.warnings.is_none());
     round_trip(&rs);
@@ -553,23 +510,22 @@ async fn activity_nbc_in_the_requested_language() {
     assert!(text.description[0].value.starts_with("Recogida"));
 }
 
-#[tokio::test]
-async fn activity_nbc_language_fallback_and_all_languages() {
-    let env = env().await;
+async fn activity_nbc_language_fallback_and_all_languages(b: Backend) {
+    let env = env(b).await;
     // German is not there: AltLangID Spanish is used, with a warning.
-    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="de" AltLangID="es""#)).await;
+    let rs = env.send(&nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="de" AltLangID="es""#)).await;
     let c = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content[0];
     assert_eq!(c.tour_activity_name.as_deref(), Some("Valldemossa, Sóller y la Tramuntana en tren"));
     let w = warnings_of(rs.warnings.as_ref());
     assert_eq!((w.len(), w[0].code.clone()), (1, Some(ErrorCode::LanguageCodeInvalid)));
     assert!(w[0].value.contains("es"), "{}", w[0].value);
     // French, no AltLangID: English.
-    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="fr""#)).await;
+    let rs = env.send(&nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="fr""#)).await;
     let c = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content[0];
     assert_eq!(c.tour_activity_name.as_deref(), Some("Valldemossa, Sóller & the Tramuntana by train"));
     assert!(rs.warnings.is_some());
     // "*": every language of the descriptions.
-    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="*""#)).await;
+    let rs = env.send(&nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="*""#)).await;
     round_trip(&rs);
     let c = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content[0];
     let texts = &c.product_info[0].descriptions.as_ref().unwrap().multimedia_descriptions.multimedia_description[0].text_items.text_item[0];
@@ -578,10 +534,9 @@ async fn activity_nbc_language_fallback_and_all_languages() {
     assert!(rs.warnings.is_none());
 }
 
-#[tokio::test]
-async fn activity_nbc_unknown_id() {
-    let env = env().await;
-    let rs = activities::descriptive_info(&env.ctx(None), &nbc_rq("LESPMI0000", "")).await;
+async fn activity_nbc_unknown_id(b: Backend) {
+    let env = env(b).await;
+    let rs = env.send(&nbc_rq("LESPMI0000", "")).await;
     round_trip(&rs);
     let e = only_error(&rs);
     assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)));
@@ -600,14 +555,13 @@ fn drach_transfer() -> Book<'static> {
     b
 }
 
-#[tokio::test]
-async fn quote_stores_nothing() {
-    let env = env().await;
-    let before = (env.count("activity_booking").await, env.count("activity_allotment").await, env.count("activity_booking_participant").await);
+async fn quote_stores_nothing(b: Backend) {
+    let env = env(b).await;
+    let before = (env.count("activity_booking").await, env.count("activity_places_booked").await, env.count("activity_booking_participant").await);
     let rs = drach_transfer().send(&env).await;
     assert!(rs.is_success(), "{rs:?}");
     round_trip(&rs);
-    let after = (env.count("activity_booking").await, env.count("activity_allotment").await, env.count("activity_booking_participant").await);
+    let after = (env.count("activity_booking").await, env.count("activity_places_booked").await, env.count("activity_booking_participant").await);
     assert_eq!(before, after);
     let d = rs.reservation_details.as_ref().unwrap();
     // Only the Client reference: no Internal one for a quote.
@@ -627,9 +581,8 @@ async fn quote_stores_nothing() {
     assert_eq!(env.count("activity_booking").await, 0);
 }
 
-#[tokio::test]
-async fn price_breakdown_sums_to_the_total() {
-    let env = env().await;
+async fn price_breakdown_sums_to_the_total(b: Backend) {
+    let env = env(b).await;
     let mut b = drach_transfer();
     b.instance = Some("PriceBreakdown");
     let rs = b.send(&env).await;
@@ -642,13 +595,12 @@ async fn price_breakdown_sums_to_the_total() {
     assert!(pricing.participant_price.iter().all(|p| p.currency_code == "EUR"));
 }
 
-#[tokio::test]
-async fn commit_books_once_per_client_reference() {
-    let env = env().await;
+async fn commit_books_once_per_client_reference(b: Backend) {
+    let env = env(b).await;
     let mut b = drach_transfer();
     b.status = Some("Commit");
     let date = day(10);
-    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, None);
+    assert_eq!(places_left(&env, "LESPMIBKUI", "TE0CC00A", "TRF", date).await, 20);
     let rs = b.send(&env).await;
     assert!(rs.is_success(), "{rs:?}");
     round_trip(&rs);
@@ -664,7 +616,7 @@ async fn commit_books_once_per_client_reference() {
     let penalty = &d.cancel_penalties.as_ref().unwrap().cancel_penalty[0];
     assert_eq!(penalty.deadline.absolute_deadline.to_string(), format!("{}T08:50:00", date - Duration::days(2)));
     assert_eq!(penalty.amount_percent.amount.0, dec("101.40"));
-    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, Some(17));
+    assert_eq!(places_left(&env, "LESPMIBKUI", "TE0CC00A", "TRF", date).await, 17);
     assert_eq!(env.count("activity_booking").await, 1);
     assert_eq!(env.count("activity_booking_participant").await, 3);
     assert_eq!(env.count("activity_booking_pickup").await, 1);
@@ -672,7 +624,7 @@ async fn commit_books_once_per_client_reference() {
     // The same Commit again: the same booking, no second decrement, no warning.
     let again = b.send(&env).await;
     assert_eq!(again, rs);
-    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, Some(17));
+    assert_eq!(places_left(&env, "LESPMIBKUI", "TE0CC00A", "TRF", date).await, 17);
     assert_eq!(env.count("activity_booking").await, 1);
 
     // The same reference with another party: still the first booking, with a warning.
@@ -691,12 +643,11 @@ async fn commit_books_once_per_client_reference() {
     let rs3 = second.send(&env).await;
     let internal3 = &rs3.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id;
     assert_ne!(internal3, &internal);
-    assert_eq!(env.places_left("LESPMIBKUI", "TE0CC00A", "TRF", date).await, Some(14));
+    assert_eq!(places_left(&env, "LESPMIBKUI", "TE0CC00A", "TRF", date).await, 14);
 }
 
-#[tokio::test]
-async fn transfer_needs_a_pickup_on_the_booking_date() {
-    let env = env().await;
+async fn transfer_needs_a_pickup_on_the_booking_date(b: Backend) {
+    let env = env(b).await;
     let mut b = drach_transfer();
     b.pickup = None;
     let rs = b.send(&env).await;
@@ -721,9 +672,8 @@ async fn transfer_needs_a_pickup_on_the_booking_date() {
     assert_eq!(warnings_of(rs.warnings.as_ref()).len(), 1);
 }
 
-#[tokio::test]
-async fn participant_ids_must_be_unique() {
-    let env = env().await;
+async fn participant_ids_must_be_unique(b: Backend) {
+    let env = env(b).await;
     let mut b = drach_transfer();
     b.participants = vec![(1, "10", 44), (1, "10", 42), (3, "8", 9)];
     let rs = b.send(&env).await;
@@ -738,9 +688,8 @@ async fn participant_ids_must_be_unique() {
     assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Category/@QualifierInfo"));
 }
 
-#[tokio::test]
-async fn schedule_is_one_calendar_date_on_which_the_service_runs() {
-    let env = env().await;
+async fn schedule_is_one_calendar_date_on_which_the_service_runs(b: Backend) {
+    let env = env(b).await;
     let mut b = drach_transfer();
     b.end = format!("{}T10:00:00", day(11));
     let rs = b.send(&env).await;
@@ -776,9 +725,8 @@ async fn schedule_is_one_calendar_date_on_which_the_service_runs() {
     assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@TourActivityID"));
 }
 
-#[tokio::test]
-async fn commit_needs_a_client_reference_and_other_statuses_are_refused() {
-    let env = env().await;
+async fn commit_needs_a_client_reference_and_other_statuses_are_refused(b: Backend) {
+    let env = env(b).await;
     let mut b = drach_transfer();
     b.status = Some("Commit");
     b.client_ref = None;
@@ -793,9 +741,8 @@ async fn commit_needs_a_client_reference_and_other_statuses_are_refused() {
     assert_eq!(env.count("activity_booking").await, 0);
 }
 
-#[tokio::test]
-async fn no_overbooking() {
-    let env = env().await;
+async fn no_overbooking(b: Backend) {
+    let env = env(b).await;
     let date = day(5);
     // Quote for 3 on a 2-place allotment: 427.
     let mut b = Book::new("LESPMICATA", "CATSUNSET", "TIC", date);
@@ -806,20 +753,19 @@ async fn no_overbooking() {
     assert!(b.send(&env).await.is_success());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
-async fn concurrent_commits_for_the_last_places() {
-    let env = env().await;
+async fn concurrent_commits_for_the_last_places(b: Backend) {
+    let env = Arc::new(env(b).await);
     let date = day(6);
     let mut tasks = Vec::new();
     for i in 0..10 {
-        let ctx = env.ctx(None);
+        let env = env.clone();
         let mut b = Book::new("LESPMICATA", "CATSUNSET", "TIC", date);
         b.status = Some("Commit");
         b.participants = vec![(1, "10", 30)];
         let reference = format!("CLI-RACE-{i:02}");
         b.client_ref = Some(&reference);
         let rq = b.rq();
-        tasks.push(tokio::spawn(async move { activities::book(&ctx, &rq).await }));
+        tasks.push(tokio::spawn(async move { env.send(&rq).await }));
     }
     let mut booked = 0;
     for t in tasks {
@@ -831,15 +777,15 @@ async fn concurrent_commits_for_the_last_places() {
         }
     }
     assert_eq!(booked, 2);
-    assert_eq!(env.places_left("LESPMICATA", "CATSUNSET", "TIC", date).await, Some(0));
+    assert_eq!(places_left(&env, "LESPMICATA", "CATSUNSET", "TIC", date).await, 0);
     assert_eq!(env.count("activity_booking").await, 2);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Snapshots (volatile values redacted)
 
-/// Replaces every `YYYY-MM-DD` with `<date>` and an Internal reference `"ACT-nnnnnnn` with
-/// `"ACT-<n>`.
+/// Replaces every `YYYY-MM-DD` with `<date>`, an Internal reference `"ACT-…` with `"ACT-<n>`
+/// and the `TimeStamp` with `[timestamp]`.
 fn redact(xml: &str) -> String {
     let chars: Vec<char> = xml.chars().collect();
     let is_date = |w: &[char]| {
@@ -856,7 +802,7 @@ fn redact(xml: &str) -> String {
             i += 1;
             out.push_str("ACT-<n>");
             i += 4;
-            while i < chars.len() && chars[i].is_ascii_digit() {
+            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
                 i += 1;
             }
         } else {
@@ -867,33 +813,30 @@ fn redact(xml: &str) -> String {
     out
 }
 
-#[tokio::test]
-async fn snapshot_search() {
-    let env = env().await;
-    let mut rs = activities::search(&env.ctx(None), &search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" PrimaryLangID="en""#)).await;
-    rs.time_stamp = Some(ota_gateway::ops::time_stamp(Utc::now()));
+async fn snapshot_search(b: Backend) {
+    let env = env(b).await;
+    let rs = env.send(&search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" PrimaryLangID="en""#)).await;
     let xml = round_trip(&rs);
     let xml = xml.replace(&rs.time_stamp.unwrap().to_string(), "[timestamp]");
-    insta::assert_snapshot!(redact(&xml));
+    insta::assert_snapshot!("snapshot_search", redact(&xml));
 }
 
-#[tokio::test]
-async fn snapshot_commit() {
-    let env = env().await;
+async fn snapshot_commit(b: Backend) {
+    let env = env(b).await;
     let mut b = drach_transfer();
     b.status = Some("Commit");
     b.instance = Some("PriceBreakdown");
     let rs = b.send(&env).await;
     let xml = round_trip(&rs);
-    insta::assert_snapshot!(redact(&xml));
+    let xml = xml.replace(&rs.time_stamp.unwrap().to_string(), "[timestamp]");
+    insta::assert_snapshot!("snapshot_commit", redact(&xml));
 }
 
 // ---------------------------------------------------------------------------------------------
 // End to end, over HTTP
 
-#[tokio::test]
-async fn http_search() {
-    let server = support::TestServer::start().await;
+async fn http_search(b: Backend) {
+    let server = support::TestServer::start(b).await;
     let rq = search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" EchoToken="act-e2e-1" PrimaryLangID="es""#);
     let rs: OtaTourActivitySearchRs = server.client().send(&rq).await.unwrap();
     assert!(rs.is_success(), "{rs:?}");
@@ -903,9 +846,8 @@ async fn http_search() {
     assert_eq!(ids, ["LESPMIAZ9U", "LESPMIBKUI", "LESPMISE01"]);
 }
 
-#[tokio::test]
-async fn http_commit() {
-    let server = support::TestServer::start().await;
+async fn http_commit(b: Backend) {
+    let server = support::TestServer::start(b).await;
     let mut b = drach_transfer();
     b.status = Some("Commit");
     b.client_ref = Some("CLI-E2E-1");
@@ -916,8 +858,7 @@ async fn http_commit() {
     // Sent again: the same booking.
     let again = server.client().send(&rq).await.unwrap();
     assert_eq!(again.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id, internal);
-    let n: i64 = server.db().call(|c| Ok(c.query_row("SELECT count(*) FROM activity_booking", [], |r| r.get(0))?)).await.unwrap();
-    assert_eq!(n, 1);
+    assert_eq!(support::count(server.store(), "activity_booking").await, 1);
     // The NBC and availability answer over HTTP too.
     let rs: OtaProductDescriptiveInfoRs = server.client().send(&nbc_rq("LESPMIBKUI", "")).await.unwrap();
     assert!(rs.is_success());
@@ -925,3 +866,31 @@ async fn http_commit() {
     let rs: OtaTourActivityAvailRs = server.client().send(&rq).await.unwrap();
     assert!(rs.is_success() && !rs.tour_activity_info.is_empty());
 }
+
+backend_tests!(
+    search_around_a_hotel,
+    search_by_product_and_max_responses,
+    search_range_is_at_most_28_days,
+    search_unknown_area_and_bad_locations,
+    search_language_fallback,
+    availability_mf001_every_date_with_group_prices_and_pickups,
+    availability_mf002_one_price_from_per_service,
+    availability_maximum_price,
+    availability_categories_and_allotment,
+    activity_nbc_in_the_requested_language,
+    activity_nbc_language_fallback_and_all_languages,
+    activity_nbc_unknown_id,
+    quote_stores_nothing,
+    price_breakdown_sums_to_the_total,
+    commit_books_once_per_client_reference,
+    transfer_needs_a_pickup_on_the_booking_date,
+    participant_ids_must_be_unique,
+    schedule_is_one_calendar_date_on_which_the_service_runs,
+    commit_needs_a_client_reference_and_other_statuses_are_refused,
+    no_overbooking,
+    concurrent_commits_for_the_last_places,
+    snapshot_search,
+    snapshot_commit,
+    http_search,
+    http_commit,
+);

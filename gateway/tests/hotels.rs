@@ -1,15 +1,14 @@
-//! The hotel operations, called directly on a temporary database with the demo content: hotel
-//! NBC, booking read (by reference and as a list) and the read-then-modify flow. The last tests
-//! go through HTTP with the typed client.
+//! The hotel operations on both backends, called directly (at a fixed time) on a fresh database
+//! with the demo content: hotel NBC, booking read (by reference and as a list) and the
+//! read-then-modify flow, with its version check. The last tests go through HTTP with the typed
+//! client.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
 
 use chrono::{TimeZone, Utc};
-use ota_gateway::auth::Requestor;
-use ota_gateway::db::{Db, immediate};
-use ota_gateway::ops::{Ctx, hotels};
+use ota_gateway::operation::Ctx;
 use ota_messages::booking_read::{BookingStatus, HotelReservation, OtaReadRq, OtaResRetrieveRs};
 use ota_messages::common::{
     AgeQualifyingCode, ErrorCode, ErrorWarningType, IdContext, Pos, RequestorId, RequestorIdCode, ResStatus, Source, Text,
@@ -17,7 +16,7 @@ use ota_messages::common::{
 use ota_messages::hotel_descriptive_info::{OtaHotelDescriptiveInfoRq, OtaHotelDescriptiveInfoRs};
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq, OtaHotelResModifyRs};
 use ota_messages::runtime::{Message, Response};
-use tempfile::TempDir;
+use support::{Backend, TestGateway, backend_tests};
 
 const NS: &str = "http://www.opentravel.org/OTA/2003/05";
 const POS_XML: &str = r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#;
@@ -25,31 +24,36 @@ const POS_XML: &str = r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Contex
 // ---------------------------------------------------------------------------------------------
 // Set-up.
 
-struct Env {
-    dir: TempDir,
-    db: Db,
+/// A fresh database with the demo content.
+async fn env(b: Backend) -> TestGateway {
+    TestGateway::start(b).await
 }
 
-impl Env {
-    async fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(&dir.path().join("hotels.db")).await.unwrap();
-        let content = hotels::Content::demo().unwrap();
-        db.call(move |conn| immediate(conn, |tx| hotels::store(tx, &content))).await.unwrap();
-        Env { dir, db }
+/// A request of `who` at a fixed time: 2027-01-15T10:30:00Z.
+fn ctx_of(env: &TestGateway, who: &str) -> Ctx {
+    let base = env.ctx();
+    Ctx {
+        requestor: ota_gateway::requestors::Requestor { id: who.into(), ..base.requestor.clone() },
+        now: Utc.with_ymd_and_hms(2027, 1, 15, 10, 30, 0).unwrap(),
+        ..base
+    }
+}
+
+/// The hotel handlers, answering as the gateway does (a refused request is an RS with Errors).
+mod hotels {
+    use super::*;
+    pub use ota_gateway::hotels::modify_payload;
+
+    pub async fn descriptive_info(cx: &Ctx, rq: &OtaHotelDescriptiveInfoRq) -> OtaHotelDescriptiveInfoRs {
+        support::answer(ota_gateway::hotels::descriptive_info(cx, rq).await)
     }
 
-    fn ctx(&self, who: &str) -> Ctx {
-        Ctx {
-            db: self.db.clone(),
-            requestor: Requestor { id: who.into(), id_context: "DEMO-DIST".into(), name: format!("{who} partner"), instance: None },
-            now: Utc.with_ymd_and_hms(2027, 1, 15, 10, 30, 0).unwrap(),
-            request_id: "test-request".into(),
-        }
+    pub async fn read(cx: &Ctx, rq: &OtaReadRq) -> OtaResRetrieveRs {
+        support::answer(ota_gateway::hotels::read(cx, rq).await)
     }
 
-    fn demo(&self) -> Ctx {
-        self.ctx("DEMO")
+    pub async fn modify(cx: &Ctx, rq: &OtaHotelResModifyRq) -> OtaHotelResModifyRs {
+        support::answer(ota_gateway::hotels::modify(cx, rq).await)
     }
 }
 
@@ -190,10 +194,9 @@ fn payload_of(rs: &OtaHotelResModifyRs) -> &m::HotelResModify {
 // ---------------------------------------------------------------------------------------------
 // Hotel NBC.
 
-#[tokio::test]
-async fn nbc_by_hotel_code_in_one_language() {
-    let env = Env::new().await;
-    let rs = hotels::descriptive_info(&env.demo(), &nbc_rq(r#"PrimaryLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#)).await;
+async fn nbc_by_hotel_code_in_one_language(b: Backend) {
+    let env = env(b).await;
+    let rs = hotels::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#)).await;
     assert!(rs.is_success(), "{:?}", rs.errors());
     roundtrip(&rs);
     assert_eq!(rs.transaction_identifier.as_deref(), Some("1-1/1"));
@@ -227,10 +230,9 @@ async fn nbc_by_hotel_code_in_one_language() {
     assert_eq!(contact.emails.as_ref().unwrap().email.len(), 2);
 }
 
-#[tokio::test]
-async fn nbc_by_brand_gives_every_hotel_of_the_feed() {
-    let env = Env::new().await;
-    let rs = hotels::descriptive_info(&env.demo(), &nbc_rq(r#"PrimaryLangID="en""#, r#"<HotelDescriptiveInfo HotelCode="" BrandCode="SOLMAR"/>"#)).await;
+async fn nbc_by_brand_gives_every_hotel_of_the_feed(b: Backend) {
+    let env = env(b).await;
+    let rs = hotels::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="en""#, r#"<HotelDescriptiveInfo HotelCode="" BrandCode="SOLMAR"/>"#)).await;
     assert!(rs.is_success(), "{:?}", rs.errors());
     roundtrip(&rs);
     let contents = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content;
@@ -240,7 +242,7 @@ async fn nbc_by_brand_gives_every_hotel_of_the_feed() {
 
     // A brand plus one of its hotels by code: each hotel once.
     let rs = hotels::descriptive_info(
-        &env.demo(),
+        &ctx_of(&env, "DEMO"),
         &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode="HTL00077"/><HotelDescriptiveInfo HotelCode="*" BrandCode="SOLMAR"/><HotelDescriptiveInfo HotelCode="HTL02001"/>"#),
     )
     .await;
@@ -250,11 +252,10 @@ async fn nbc_by_brand_gives_every_hotel_of_the_feed() {
     assert_eq!(rs.transaction_identifier.as_deref(), Some("1-3/3"));
 }
 
-#[tokio::test]
-async fn nbc_star_gives_every_language() {
-    let env = Env::new().await;
+async fn nbc_star_gives_every_language(b: Backend) {
+    let env = env(b).await;
     let rs = hotels::descriptive_info(
-        &env.demo(),
+        &ctx_of(&env, "DEMO"),
         &nbc_rq(r#"PrimaryLangID="*""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/><HotelDescriptiveInfo HotelCode="HTL00105"/>"#),
     )
     .await;
@@ -268,11 +269,10 @@ async fn nbc_star_gives_every_language() {
     assert_eq!(de.category_codes.as_ref().unwrap().guest_room_info[0].code_detail.as_deref(), Some("Doppelzimmer Standard"));
 }
 
-#[tokio::test]
-async fn nbc_falls_back_to_alt_language_then_english() {
-    let env = Env::new().await;
+async fn nbc_falls_back_to_alt_language_then_english(b: Backend) {
+    let env = env(b).await;
     // The hostal is described in en and es only.
-    let rs = hotels::descriptive_info(&env.demo(), &nbc_rq(r#"PrimaryLangID="de" AltLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#)).await;
+    let rs = hotels::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="de" AltLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#)).await;
     assert!(rs.is_success(), "{:?}", rs.errors());
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("es"));
@@ -283,22 +283,21 @@ async fn nbc_falls_back_to_alt_language_then_english() {
     assert_eq!(w[0].r#type, ErrorWarningType::Advisory);
     assert!(w[0].value.contains("not described in de"), "{}", w[0].value);
 
-    let rs = hotels::descriptive_info(&env.demo(), &nbc_rq(r#"PrimaryLangID="fr""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#)).await;
+    let rs = hotels::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="fr""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#)).await;
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("en"));
 
     // A regional code finds its language: de-AT → de.
-    let rs = hotels::descriptive_info(&env.demo(), &nbc_rq(r#"PrimaryLangID="de-AT""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#)).await;
+    let rs = hotels::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="de-AT""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#)).await;
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("de"));
     assert!(rs.warnings.is_none());
 }
 
-#[tokio::test]
-async fn nbc_unknown_hotel_or_brand() {
-    let env = Env::new().await;
+async fn nbc_unknown_hotel_or_brand(b: Backend) {
+    let env = env(b).await;
     let rs = hotels::descriptive_info(
-        &env.demo(),
+        &ctx_of(&env, "DEMO"),
         &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode="HTL00042"/><HotelDescriptiveInfo HotelCode="HTL99999"/>"#),
     )
     .await;
@@ -309,12 +308,12 @@ async fn nbc_unknown_hotel_or_brand() {
     assert_eq!(tag.as_deref(), Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[2]/@HotelCode"));
     assert!(rs.hotel_descriptive_contents.is_none());
 
-    let rs = hotels::descriptive_info(&env.demo(), &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode="" BrandCode="NOPE"/>"#)).await;
+    let rs = hotels::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode="" BrandCode="NOPE"/>"#)).await;
     let (kind, code, _, tag) = single_error(&rs);
     assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::NoHotelsFound));
     assert_eq!(tag.as_deref(), Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[1]/@BrandCode"));
 
-    let rs = hotels::descriptive_info(&env.demo(), &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode=""/>"#)).await;
+    let rs = hotels::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode=""/>"#)).await;
     let (kind, code, _, _) = single_error(&rs);
     assert_eq!((kind, code), (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing));
 }
@@ -322,11 +321,10 @@ async fn nbc_unknown_hotel_or_brand() {
 // ---------------------------------------------------------------------------------------------
 // Booking read.
 
-#[tokio::test]
-async fn read_by_client_and_by_internal_reference() {
-    let env = Env::new().await;
-    let by_client = read_one(&env.demo(), "DEMO-2030-0001", "Client").await;
-    let by_internal = read_one(&env.demo(), "4471200", "Internal").await;
+async fn read_by_client_and_by_internal_reference(b: Backend) {
+    let env = env(b).await;
+    let by_client = read_one(&ctx_of(&env, "DEMO"), "DEMO-2030-0001", "Client").await;
+    let by_internal = read_one(&ctx_of(&env, "DEMO"), "4471200", "Internal").await;
     assert_eq!(by_client, by_internal);
     let b = by_client;
     assert_eq!(b.res_status, BookingStatus::Reserved);
@@ -356,35 +354,33 @@ async fn read_by_client_and_by_internal_reference() {
 
     // Without ID_Context, either reference is found.
     let rs = hotels::read(
-        &env.demo(),
+        &ctx_of(&env, "DEMO"),
         &OtaReadRq::from_xml(&format!(r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{POS_XML}<UniqueID Type="36" ID="4471201"/></OTA_ReadRQ>"#)).unwrap(),
     )
     .await;
     assert!(rs.is_success());
 }
 
-#[tokio::test]
-async fn read_of_other_requestors_or_unknown_booking_is_not_found() {
-    let env = Env::new().await;
+async fn read_of_other_requestors_or_unknown_booking_is_not_found(b: Backend) {
+    let env = env(b).await;
     for (id, context) in [("4471300", "Internal"), ("P2-2030-0001", "Client"), ("NOPE-1", "Client"), ("999", "Internal")] {
-        let rs = hotels::read(&env.demo(), &read_rq(id, context)).await;
+        let rs = hotels::read(&ctx_of(&env, "DEMO"), &read_rq(id, context)).await;
         roundtrip(&rs);
         let (kind, code, _, tag) = single_error(&rs);
         assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::BookingReferenceNotFound), "{id}");
         assert_eq!(tag.as_deref(), Some("/OTA_ReadRQ/UniqueID"));
     }
     // Its owner reads it.
-    let b = read_one(&env.ctx("PARTNER2"), "4471300", "Internal").await;
+    let b = read_one(&ctx_of(&env, "PARTNER2"), "4471300", "Internal").await;
     assert_eq!(b.unique_id[1].id, "P2-2030-0001");
     // And PARTNER2 cannot read DEMO's.
-    let rs = hotels::read(&env.ctx("PARTNER2"), &read_rq("DEMO-2030-0001", "Client")).await;
+    let rs = hotels::read(&ctx_of(&env, "PARTNER2"), &read_rq("DEMO-2030-0001", "Client")).await;
     assert_eq!(single_error(&rs).1, ErrorCode::BookingReferenceNotFound);
 }
 
-#[tokio::test]
-async fn read_of_a_cancelled_booking_warns() {
-    let env = Env::new().await;
-    let rs = hotels::read(&env.demo(), &read_rq("4471202", "Internal")).await;
+async fn read_of_a_cancelled_booking_warns(b: Backend) {
+    let env = env(b).await;
+    let rs = hotels::read(&ctx_of(&env, "DEMO"), &read_rq("4471202", "Internal")).await;
     assert!(rs.is_success());
     let b = &rs.reservations_list.as_ref().unwrap().hotel_reservation[0];
     assert_eq!(b.res_status, BookingStatus::Cancelled);
@@ -407,10 +403,9 @@ fn refs(rs: &OtaResRetrieveRs) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-#[tokio::test]
-async fn list_by_arrival_date_with_status_filter() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn list_by_arrival_date_with_status_filter(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let rs = hotels::read(&ctx, &list_rq("2030-07-01", "2030-07-31", "ArrivalDate", None)).await;
     roundtrip(&rs);
     // PARTNER2's booking arrives on 2030-07-03 too, but is not listed.
@@ -434,10 +429,9 @@ async fn list_by_arrival_date_with_status_filter() {
     assert_eq!(single_error(&rs).1, ErrorCode::InvalidStartEndDateCombination);
 }
 
-#[tokio::test]
-async fn list_by_create_and_last_update_date() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn list_by_create_and_last_update_date(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let rs = hotels::read(&ctx, &list_rq("2026-07-01", "2026-09-30", "CreateDate", None)).await;
     let ids: Vec<_> = refs(&rs).into_iter().map(|(id, _)| id).collect();
     assert_eq!(ids, ["4471201", "4471203"]);
@@ -445,17 +439,16 @@ async fn list_by_create_and_last_update_date() {
     assert_eq!(refs(&rs), [("4471202".into(), "Cancelled".into())]);
     let rs = hotels::read(&ctx, &list_rq("2026-05-21", "2026-05-21", "LastUpdateDate", None)).await;
     assert_eq!(refs(&rs), [("4471200".into(), "Reserved".into())]);
-    let rs = hotels::read(&env.ctx("PARTNER2"), &list_rq("2026-01-01", "2026-12-31", "CreateDate", None)).await;
+    let rs = hotels::read(&ctx_of(&env, "PARTNER2"), &list_rq("2026-01-01", "2026-12-31", "CreateDate", None)).await;
     assert_eq!(refs(&rs), [("4471300".into(), "Reserved".into())]);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Read, then modify.
 
-#[tokio::test]
-async fn comment_change_is_applied_without_repricing() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn comment_change_is_applied_without_repricing(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let mut p = payload(&ctx, "4471200").await;
     p.res_global_info.comments.as_mut().unwrap().comment[0].text[0].value = "Arrival around midnight; a cot in room 2 please.".into();
     let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
@@ -477,10 +470,9 @@ async fn comment_change_is_applied_without_repricing() {
     assert!(payload_of(&rs).res_global_info.comments.is_none());
 }
 
-#[tokio::test]
-async fn non_lead_guest_name_is_a_minor_change_lead_guest_name_is_not() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn non_lead_guest_name_is_a_minor_change_lead_guest_name_is_not(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let mut p = payload(&ctx, "4471200").await;
     let name = guests(&mut p)[1].profiles.as_mut().unwrap().profile_info.profile.customer.person_name.as_mut().unwrap();
     name.surname = Some("O'Brien".into());
@@ -500,10 +492,9 @@ async fn non_lead_guest_name_is_a_minor_change_lead_guest_name_is_not() {
     assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGuests/ResGuest[1]/Profiles/ProfileInfo/Profile/Customer/PersonName"));
 }
 
-#[tokio::test]
-async fn board_change_reprices_the_room() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn board_change_reprices_the_room(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let mut p = payload(&ctx, "4471200").await;
     set_board(&mut rooms(&mut p)[1], "FB");
     let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
@@ -536,10 +527,9 @@ async fn board_change_reprices_the_room() {
     assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[1]/@ServiceInventoryCode"));
 }
 
-#[tokio::test]
-async fn room_type_and_date_changes_reprice_with_the_season() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn room_type_and_date_changes_reprice_with_the_season(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let mut p = payload(&ctx, "4471200").await;
     let r = &mut rooms(&mut p)[0];
     // 2030-07-30 → 2030-08-03: two July nights at 95.00, two August nights at 114.00.
@@ -562,10 +552,9 @@ async fn room_type_and_date_changes_reprice_with_the_season() {
     assert_eq!(r.room_types.as_ref().unwrap().room_type[0].room_description.as_ref().unwrap().text[0].value, "Junior suite");
 }
 
-#[tokio::test]
-async fn invalid_major_changes_are_refused() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn invalid_major_changes_are_refused(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let base = payload(&ctx, "4471200").await;
     let room = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[1]";
 
@@ -600,10 +589,9 @@ async fn invalid_major_changes_are_refused() {
     assert_eq!(payload(&ctx, "4471200").await, base);
 }
 
-#[tokio::test]
-async fn occupancy_changes_are_refused() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn occupancy_changes_are_refused(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let base = payload(&ctx, "4471200").await;
 
     // An adult's age.
@@ -641,10 +629,9 @@ async fn occupancy_changes_are_refused() {
     assert_eq!(payload(&ctx, "4471200").await, base);
 }
 
-#[tokio::test]
-async fn other_differences_are_refused_with_the_node() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn other_differences_are_refused_with_the_node(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let base = payload(&ctx, "4471200").await;
 
     let mut p = base.clone();
@@ -675,7 +662,7 @@ async fn other_differences_are_refused_with_the_node() {
     rooms(&mut p)[0].room_types.as_mut().unwrap().room_type[0].room_description = None;
     rooms(&mut p)[0].total = None;
     p.res_global_info.total = None;
-    p.last_update_date_time = None;
+    p.create_date_time = None;
     let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
     let b = payload_of(&rs);
     // Nothing changed: LastUpdateDateTime stays.
@@ -683,10 +670,83 @@ async fn other_differences_are_refused_with_the_node() {
     assert_eq!(payload(&ctx, "4471200").await, base);
 }
 
-#[tokio::test]
-async fn quote_changes_nothing() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn a_modify_built_from_an_older_read_is_refused(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
+    // Two changes built from the same read: a date change, then a comment change.
+    let read = payload(&ctx, "4471200").await;
+    let mut dates = read.clone();
+    rooms(&mut dates)[0].time_span.as_mut().unwrap().end = "2030-07-09".parse().unwrap();
+    let mut comment = read.clone();
+    comment.res_global_info.comments.as_mut().unwrap().comment[0].text[0].value = "Late arrival, 23:00.".into();
+
+    let first = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, dates)).await;
+    assert!(first.is_success(), "{:?}", first.errors());
+    let second = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, comment.clone())).await;
+    let (kind, code, text, tag) = single_error(&second);
+    assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::RequestedActionNotPossible));
+    assert!(text.contains("read it again"), "{text}");
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/@LastUpdateDateTime"));
+    // The date change stays; a Quote from the old read is refused the same way.
+    let now = read_one(&ctx, "4471200", "Internal").await;
+    assert_eq!(now.room_stays.as_ref().unwrap().room_stay[0].time_span.as_ref().unwrap().end.to_string(), "2030-07-09");
+    assert_eq!(single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Quote, comment)).await).1, ErrorCode::RequestedActionNotPossible);
+
+    // Rebuilt from a new read, the comment change goes through and keeps the dates.
+    let mut comment = hotels::modify_payload(&now).unwrap();
+    comment.res_global_info.comments.as_mut().unwrap().comment[0].text[0].value = "Late arrival, 23:00.".into();
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, comment)).await;
+    let b = payload_of(&rs);
+    assert_eq!(b.room_stays.as_ref().unwrap().room_stay[0].time_span.as_ref().unwrap().end.to_string(), "2030-07-09");
+    // Two changes in the same second still get distinct versions.
+    assert_ne!(b.last_update_date_time, now.last_update_date_time);
+
+    // A Commit must carry the version it was built from.
+    let mut p = payload(&ctx, "4471200").await;
+    p.last_update_date_time = None;
+    let (kind, code, _, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
+    assert_eq!((kind, code), (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing));
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/@LastUpdateDateTime"));
+}
+
+async fn concurrent_modifies_from_one_read_apply_once(b: Backend) {
+    let env = std::sync::Arc::new(env(b).await);
+    let read = payload(&ctx_of(&env, "DEMO"), "4471201").await;
+    // Four valid changes of the one room stay (AI at HTL00077 today).
+    let mut changes = Vec::new();
+    for board in ["HB", "BB"] {
+        let mut p = read.clone();
+        set_board(&mut rooms(&mut p)[0], board);
+        changes.push(p);
+    }
+    let mut p = read.clone();
+    rooms(&mut p)[0].time_span.as_mut().unwrap().end = "2030-08-15".parse().unwrap();
+    changes.push(p);
+    let mut p = read.clone();
+    p.res_global_info.comments = None;
+    changes.push(p);
+    let mut tasks = Vec::new();
+    for p in changes {
+        let env = env.clone();
+        tasks.push(tokio::spawn(async move { hotels::modify(&ctx_of(&env, "DEMO"), &modify_rq(ResStatus::Commit, p)).await }));
+    }
+    let mut applied = Vec::new();
+    for t in tasks {
+        let rs = t.await.unwrap();
+        if rs.is_success() {
+            applied.push(payload_of(&rs).clone());
+        } else {
+            assert_eq!(single_error(&rs).1, ErrorCode::RequestedActionNotPossible);
+        }
+    }
+    assert_eq!(applied.len(), 1, "exactly one of the changes built from one read applies");
+    let stored = read_one(&ctx_of(&env, "DEMO"), "4471201", "Internal").await;
+    assert_eq!(hotels::modify_payload(&stored).unwrap(), applied[0]);
+}
+
+async fn quote_changes_nothing(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let before = read_one(&ctx, "4471200", "Internal").await;
     let mut p = hotels::modify_payload(&before).unwrap();
     set_board(&mut rooms(&mut p)[0], "HB");
@@ -705,10 +765,9 @@ async fn quote_changes_nothing() {
     assert_eq!(read_one(&ctx, "4471200", "Internal").await, before);
 }
 
-#[tokio::test]
-async fn six_rooms_are_refused() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn six_rooms_are_refused(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let mut p = payload(&ctx, "4471200").await;
     let extra = rooms(&mut p)[1].clone();
     for _ in 0..4 {
@@ -719,16 +778,15 @@ async fn six_rooms_are_refused() {
     assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[6]"));
 }
 
-#[tokio::test]
-async fn cancelled_unknown_and_foreign_bookings_are_refused() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn cancelled_unknown_and_foreign_bookings_are_refused(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let p = payload(&ctx, "4471202").await;
     let (_, code, _, _) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert_eq!(code, ErrorCode::BookingAlreadyCancelled);
 
     // DEMO sends PARTNER2's booking back: not found.
-    let foreign = hotels::modify_payload(&read_one(&env.ctx("PARTNER2"), "4471300", "Internal").await).unwrap();
+    let foreign = hotels::modify_payload(&read_one(&ctx_of(&env, "PARTNER2"), "4471300", "Internal").await).unwrap();
     let (_, code, _, _) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, foreign)).await);
     assert_eq!(code, ErrorCode::BookingReferenceNotFound);
 
@@ -749,39 +807,36 @@ async fn cancelled_unknown_and_foreign_bookings_are_refused() {
     assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/@ResStatus"));
 }
 
-#[tokio::test]
-async fn a_modified_booking_survives_reopening_the_database() {
-    let env = Env::new().await;
-    let path = env.db.path().to_path_buf();
-    let mut p = payload(&env.demo(), "4471201").await;
+async fn a_modified_booking_survives_reopening_the_database(b: Backend) {
+    let env = env(b).await;
+    let mut p = payload(&ctx_of(&env, "DEMO"), "4471201").await;
     set_board(&mut rooms(&mut p)[0], "HB");
-    let rs = hotels::modify(&env.demo(), &modify_rq(ResStatus::Commit, p)).await;
+    let rs = hotels::modify(&ctx_of(&env, "DEMO"), &modify_rq(ResStatus::Commit, p)).await;
     assert_eq!(total(&payload_of(&rs).res_global_info.total), "540.00"); // 4 × 135.00
-    let Env { dir, db } = env;
-    drop(db);
 
-    let db = Db::open(&path).await.unwrap();
-    let env = Env { dir, db };
-    let b = read_one(&env.demo(), "DEMO-2030-0002", "Client").await;
+    // Another store on the same database (the first one still open, as another gateway would).
+    let store = env.db.open().await;
+    let ctx = Ctx { store, ..ctx_of(&env, "DEMO") };
+    let b = read_one(&ctx, "DEMO-2030-0002", "Client").await;
     assert_eq!(total(&b.res_global_info.unwrap().total), "540.00");
     assert_eq!(b.last_update_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
 }
 
-#[tokio::test]
-async fn storing_the_demo_twice_is_an_upsert() {
-    let env = Env::new().await;
-    let content = hotels::Content::demo().unwrap();
-    env.db.call(move |conn| immediate(conn, |tx| hotels::store(tx, &content))).await.unwrap();
-    let rs = hotels::read(&env.demo(), &list_rq("2030-01-01", "2030-12-31", "ArrivalDate", None)).await;
+async fn storing_the_demo_twice_is_an_upsert(b: Backend) {
+    let env = env(b).await;
+    let demo = ota_gateway::import::demo_content().unwrap();
+    let file = ota_gateway::import::ImportFile { requestors: Vec::new(), activities: None, hotels: demo.hotels };
+    ota_gateway::import::import(&env.store, file).await.unwrap();
+    env.reload().await;
+    let rs = hotels::read(&ctx_of(&env, "DEMO"), &list_rq("2030-01-01", "2030-12-31", "ArrivalDate", None)).await;
     assert_eq!(refs(&rs).len(), 4);
-    let b = read_one(&env.demo(), "4471200", "Internal").await;
+    let b = read_one(&ctx_of(&env, "DEMO"), "4471200", "Internal").await;
     assert_eq!(total(&b.res_global_info.unwrap().total), "1550.50");
 }
 
-#[tokio::test]
-async fn snapshots_of_a_read_and_a_modify() {
-    let env = Env::new().await;
-    let ctx = env.demo();
+async fn snapshots_of_a_read_and_a_modify(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
     let rs = hotels::read(&ctx, &read_rq("4471200", "Internal")).await;
     let xml = roundtrip(&rs);
     insta::assert_snapshot!("read_rs", redact(&redact(&xml, "TimeStamp"), "LastUpdateDateTime"));
@@ -801,9 +856,8 @@ async fn snapshots_of_a_read_and_a_modify() {
 // ---------------------------------------------------------------------------------------------
 // Through HTTP.
 
-#[tokio::test]
-async fn http_read_then_modify() {
-    let server = support::TestServer::start().await;
+async fn http_read_then_modify(b: Backend) {
+    let server = support::TestServer::start(b).await;
     let client = server.client();
     let mut read = read_rq("DEMO-2030-0001", "Client");
     read.pos = pos(support::DEMO);
@@ -829,9 +883,8 @@ async fn http_read_then_modify() {
     assert_eq!(again.last_update_date_time, b.last_update_date_time);
 }
 
-#[tokio::test]
-async fn http_other_partner_and_nbc() {
-    let server = support::TestServer::start().await;
+async fn http_other_partner_and_nbc(b: Backend) {
+    let server = support::TestServer::start(b).await;
     let client = server.client();
     // PARTNER2 reads DEMO's booking: not found.
     let mut read = read_rq("4471200", "Internal");
@@ -857,3 +910,33 @@ async fn http_other_partner_and_nbc() {
     assert!(rs.is_success(), "{:?}", rs.errors());
     assert_eq!(rs.hotel_descriptive_contents.unwrap().hotel_descriptive_content.len(), 2);
 }
+
+backend_tests!(
+    a_modify_built_from_an_older_read_is_refused,
+    concurrent_modifies_from_one_read_apply_once,
+    nbc_by_hotel_code_in_one_language,
+    nbc_by_brand_gives_every_hotel_of_the_feed,
+    nbc_star_gives_every_language,
+    nbc_falls_back_to_alt_language_then_english,
+    nbc_unknown_hotel_or_brand,
+    read_by_client_and_by_internal_reference,
+    read_of_other_requestors_or_unknown_booking_is_not_found,
+    read_of_a_cancelled_booking_warns,
+    list_by_arrival_date_with_status_filter,
+    list_by_create_and_last_update_date,
+    comment_change_is_applied_without_repricing,
+    non_lead_guest_name_is_a_minor_change_lead_guest_name_is_not,
+    board_change_reprices_the_room,
+    room_type_and_date_changes_reprice_with_the_season,
+    invalid_major_changes_are_refused,
+    occupancy_changes_are_refused,
+    other_differences_are_refused_with_the_node,
+    quote_changes_nothing,
+    six_rooms_are_refused,
+    cancelled_unknown_and_foreign_bookings_are_refused,
+    a_modified_booking_survives_reopening_the_database,
+    storing_the_demo_twice_is_an_upsert,
+    snapshots_of_a_read_and_a_modify,
+    http_read_then_modify,
+    http_other_partner_and_nbc,
+);

@@ -442,7 +442,7 @@ pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: Nai
     let rows: Vec<HeadRow> = match by {
         ListDate::Arrival => {
             c.query(
-                &format!("{HEAD} WHERE requestor_id = $1 AND arrival BETWEEN $2 AND $3 AND ($4 IS NULL OR status = $4) ORDER BY arrival, created_at, internal_ref"),
+                &format!("{HEAD} WHERE requestor_id = $1 AND arrival BETWEEN $2 AND $3 AND (CAST($4 AS TEXT) IS NULL OR status = $4) ORDER BY arrival, created_at, internal_ref"),
                 &[&owner, &start, &end, &status],
             )
             .await?
@@ -450,7 +450,7 @@ pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: Nai
         ListDate::Departure => {
             c.query(
                 &format!(
-                    "{HEAD} WHERE requestor_id = $1 AND departure BETWEEN $2 AND $3 AND ($4 IS NULL OR status = $4) ORDER BY departure, created_at, internal_ref"
+                    "{HEAD} WHERE requestor_id = $1 AND departure BETWEEN $2 AND $3 AND (CAST($4 AS TEXT) IS NULL OR status = $4) ORDER BY departure, created_at, internal_ref"
                 ),
                 &[&owner, &start, &end, &status],
             )
@@ -458,7 +458,7 @@ pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: Nai
         }
         ListDate::Created => {
             c.query(
-                &format!("{HEAD} WHERE requestor_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4 IS NULL OR status = $4) ORDER BY created_at, internal_ref"),
+                &format!("{HEAD} WHERE requestor_id = $1 AND created_at >= $2 AND created_at < $3 AND (CAST($4 AS TEXT) IS NULL OR status = $4) ORDER BY created_at, internal_ref"),
                 &[&owner, &from_instant, &to_instant, &status],
             )
             .await?
@@ -466,7 +466,7 @@ pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: Nai
         ListDate::Updated => {
             c.query(
                 &format!(
-                    "{HEAD} WHERE requestor_id = $1 AND updated_at >= $2 AND updated_at < $3 AND ($4 IS NULL OR status = $4) ORDER BY updated_at, created_at, internal_ref"
+                    "{HEAD} WHERE requestor_id = $1 AND updated_at >= $2 AND updated_at < $3 AND (CAST($4 AS TEXT) IS NULL OR status = $4) ORDER BY updated_at, created_at, internal_ref"
                 ),
                 &[&owner, &from_instant, &to_instant, &status],
             )

@@ -150,9 +150,9 @@ impl Ticket {
         }
     }
 
-    /// True while neither has happened.
-    pub fn is_pending(&self) -> bool {
-        self.0.load(Ordering::Acquire) == PENDING
+    /// True when the request gave up.
+    pub fn is_abandoned(&self) -> bool {
+        self.0.load(Ordering::Acquire) == ABANDONED
     }
 }
 

@@ -111,7 +111,7 @@ impl Postgres {
         F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
     {
         let mut client = self.client().await.map_err(Unwritten::Store)?;
-        if !ticket.is_pending() {
+        if ticket.is_abandoned() {
             return Err(Unwritten::Abandoned);
         }
         let tx = client.transaction().await.map_err(|e| Unwritten::Store(e.into()))?;

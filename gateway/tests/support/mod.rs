@@ -1,16 +1,23 @@
-//! Shared support of the gateway's integration tests: a real gateway on an ephemeral port.
+//! Shared support of the gateway's integration tests: a fresh database on either backend, a
+//! real gateway on an ephemeral port, in-process calls, and the spec's samples.
 //!
 //! ```ignore
 //! mod support;
-//! use support::TestServer;
+//! use support::{Backend, TestServer};
 //!
-//! let server = TestServer::start().await;      // temp database + demo content, 127.0.0.1:0
-//! let xml = support::sample("hotel_descriptive_info");  // a spec sample, demo credentials in it
-//! let (status, headers, body) = server.client().send_raw("/hotelnbc", xml, "application/xml").await.unwrap();
-//! let rs = server.client().send(&typed_request).await.unwrap();   // typed
-//! server.db();                                  // the database, for direct checks
-//! // dropped: the server stops (or `server.stop().await` to wait for it)
+//! async fn nbc_answers(b: Backend) {
+//!     let server = TestServer::start(b).await;      // fresh database + demo content, 127.0.0.1:0
+//!     let xml = support::sample("hotel_descriptive_info");  // a spec sample, demo credentials in it
+//!     let (status, headers, body) = server.client().send_raw("/hotelnbc", xml, "application/xml").await.unwrap();
+//! }
+//! support::backend_tests!(nbc_answers);             // one test per backend: sqlite::…, postgres::…
 //! ```
+//!
+//! PostgreSQL: every test gets a database of its own on the server of `TEST_DATABASE_URL` (a
+//! role that may create databases), or, when that is not set, on a throw-away server this test
+//! process starts from the Debian package (`initdb` in a temporary directory, as the
+//! `postgres` user when run as root; stopped when the process ends). A test never skips: no
+//! server is a failure.
 //!
 //! Demo requestors (from `gateway/demo/requestors.json`): `DEMO` / `DEMO-DIST` /
 //! `demo-password` and `PARTNER2` / `P2-DIST` / `partner2-password`.
@@ -18,8 +25,18 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
-use ota_gateway::{AppState, Client, Config, Db};
+use ota_gateway::content::Content;
+use ota_gateway::operation::{self, Request as Meta};
+use ota_gateway::store::{Scalar, Ticket};
+use ota_gateway::{AppState, Client, Config, Location, Store};
+use ota_messages::runtime::{Message, Request};
+use ota_messages::{AnyMessage, AnyRequest};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -28,39 +45,332 @@ pub const DEMO: (&str, &str, &str) = ("DEMO", "DEMO-DIST", "demo-password");
 /// The second demo requestor (for ownership tests): (ID, ID_Context, MessagePassword).
 pub const PARTNER2: (&str, &str, &str) = ("PARTNER2", "P2-DIST", "partner2-password");
 
-/// A gateway serving a fresh temporary database with the demo content.
+/// The two backends every integration suite runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file in a temporary directory.
+    Sqlite,
+    /// A database of its own on a PostgreSQL server.
+    Postgres,
+}
+
+/// Declares, for each `async fn name(b: Backend)` listed, one test per backend:
+/// `sqlite::name` and `postgres::name`.
+macro_rules! backend_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::support::Backend::Sqlite).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::support::Backend::Postgres).await
+                }
+            )*
+        }
+    };
+}
+pub(crate) use backend_tests;
+
+// ---------------------------------------------------------------------------------------------
+// Databases
+
+/// A fresh, empty database of one backend. SQLite's lives in a temporary directory removed on
+/// drop; PostgreSQL's is a database of its own on the test server.
+pub struct TestDb {
+    /// Where it is.
+    pub location: Location,
+    /// The backend.
+    pub backend: Backend,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestDb {
+    /// A fresh database.
+    pub async fn new(backend: Backend) -> TestDb {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                TestDb { location: Location::Sqlite(dir.path().join("gateway.db")), backend, _dir: Some(dir) }
+            }
+            Backend::Postgres => TestDb { location: Location::Postgres(fresh_postgres_database().await), backend, _dir: None },
+        }
+    }
+
+    /// The location as the command line takes it (`--db`).
+    pub fn arg(&self) -> String {
+        match &self.location {
+            Location::Sqlite(p) => p.display().to_string(),
+            Location::Postgres(url) => url.clone(),
+        }
+    }
+
+    /// Opens (and migrates) the store.
+    pub async fn open(&self) -> Store {
+        Store::open(&self.location).await.expect("open the store")
+    }
+
+    /// The SQLite file (panics for PostgreSQL).
+    pub fn sqlite_path(&self) -> &Path {
+        match &self.location {
+            Location::Sqlite(p) => p,
+            Location::Postgres(_) => panic!("not a SQLite database"),
+        }
+    }
+}
+
+static DATABASES: AtomicU32 = AtomicU32::new(0);
+
+/// Creates a database on the test server; gives its URL.
+async fn fresh_postgres_database() -> String {
+    let admin = postgres_admin_url();
+    let name = format!("ota_test_{}_{}", std::process::id(), DATABASES.fetch_add(1, Ordering::SeqCst));
+    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("PostgreSQL at {admin}: {e}"));
+    let task = tokio::spawn(conn);
+    client.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+    drop(client);
+    let _ = task.await;
+    let mut config: tokio_postgres::Config = admin.parse().expect("admin URL");
+    config.dbname(&name);
+    url_of(&config)
+}
+
+/// A `postgres://` URL for a connection configuration.
+fn url_of(c: &tokio_postgres::Config) -> String {
+    let host = match c.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "127.0.0.1".into(),
+    };
+    let port = c.get_ports().first().copied().unwrap_or(5432);
+    let user = c.get_user().unwrap_or("postgres");
+    let password = c.get_password().map(|p| format!(":{}", String::from_utf8_lossy(p))).unwrap_or_default();
+    format!("postgres://{user}{password}@{host}:{port}/{}", c.get_dbname().unwrap_or("postgres"))
+}
+
+/// The URL of a role that may create databases: `TEST_DATABASE_URL`, or a throw-away server
+/// started for this process.
+pub fn postgres_admin_url() -> String {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| match std::env::var("TEST_DATABASE_URL") {
+        Ok(url) if !url.trim().is_empty() => url,
+        _ => start_throwaway_postgres(),
+    })
+    .clone()
+}
+
+/// The server binaries of the Debian package (the newest version), or `PATH`'s.
+fn postgres_bin(name: &str) -> PathBuf {
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path().join("bin")).filter(|p| p.join(name).exists()).collect())
+        .unwrap_or_default();
+    versions.sort();
+    versions.pop().map(|b| b.join(name)).unwrap_or_else(|| PathBuf::from(name))
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// Runs a PostgreSQL server binary as an unprivileged user (`postgres` when we are root:
+/// `initdb` refuses root).
+fn as_server_user(program: &Path) -> Command {
+    if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// Starts a server in a temporary directory, stopped (and the directory removed) by a watchdog
+/// when this process ends.
+fn start_throwaway_postgres() -> String {
+    let dir = std::env::temp_dir().join(format!("ota-pg-{}-{}", std::process::id(), free_port()));
+    std::fs::create_dir_all(&dir).expect("server directory");
+    if is_root() {
+        let ok = Command::new("chown").args(["-R", "postgres"]).arg(&dir).status().is_ok_and(|s| s.success());
+        assert!(ok, "cannot give {} to the postgres user (is the postgresql package installed?)", dir.display());
+    }
+    let data = dir.join("data");
+    let initdb = postgres_bin("initdb");
+    let out = as_server_user(&initdb)
+        .args(["-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "-D"])
+        .arg(&data)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {} (install the postgresql package): {e}", initdb.display()));
+    assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
+    let port = free_port();
+    let server = postgres_bin("postgres");
+    let script = format!(
+        "{server} -D {data} -p {port} -k {dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 > {dir}/log 2>&1 & pg=$!; \
+         while [ -d /proc/{parent} ]; do sleep 1; done; kill -INT $pg; wait $pg; rm -rf {dir}",
+        server = server.display(),
+        data = data.display(),
+        dir = dir.display(),
+        parent = std::process::id(),
+    );
+    let mut watchdog = if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--", "sh", "-c", &script]);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.args(["-c", &script]);
+        c
+    };
+    watchdog.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start the PostgreSQL server");
+    let url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+    let started = Instant::now();
+    loop {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() && postgres_answers(&url) {
+            return url;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "PostgreSQL did not start; see {}/log", dir.display());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn postgres_answers(url: &str) -> bool {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return false };
+            rt.block_on(async {
+                match tokio_postgres::connect(url, tokio_postgres::NoTls).await {
+                    Ok((client, conn)) => {
+                        let task = tokio::spawn(conn);
+                        let ok = client.simple_query("SELECT 1").await.is_ok();
+                        drop(client);
+                        let _ = task.await;
+                        ok
+                    }
+                    Err(_) => false,
+                }
+            })
+        })
+        .join()
+        .unwrap_or(false)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gateways
+
+/// A gateway's state on a fresh database with the demo content, called in-process (no HTTP).
+pub struct TestGateway {
+    /// The database.
+    pub db: TestDb,
+    /// The store.
+    pub store: Store,
+    /// The gateway's state (store, content, settings).
+    pub state: AppState,
+}
+
+impl TestGateway {
+    /// A fresh database with the demo content.
+    pub async fn start(backend: Backend) -> TestGateway {
+        let db = TestDb::new(backend).await;
+        let store = db.open().await;
+        ota_gateway::import::seed_demo_if_empty(&store).await.expect("seed the demo content");
+        let state = AppState::new(store.clone(), Config { db: db.location.clone(), ..Config::default() }).await.expect("load the content");
+        TestGateway { db, store, state }
+    }
+
+    /// The current content snapshot.
+    pub fn content(&self) -> std::sync::Arc<Content> {
+        self.state.content.get()
+    }
+
+    /// Reloads the content after a change of it.
+    pub async fn reload(&self) {
+        self.state.content.refresh().await.expect("reload the content");
+    }
+
+    /// Answers a request as the gateway would (authentication included).
+    pub async fn answer(&self, rq: AnyRequest) -> AnyMessage {
+        let meta = Meta { id: "test".into(), ticket: Ticket::new(), deadline: None };
+        operation::dispatch(&self.store, &self.state.content.get(), rq, &meta).await
+    }
+
+    /// The context of a request of the demo requestor (for calling a handler directly, with a
+    /// request the schema would refuse).
+    pub fn ctx(&self) -> operation::Ctx {
+        operation::Ctx {
+            store: self.store.clone(),
+            content: self.state.content.get(),
+            requestor: ota_gateway::requestors::Requestor {
+                id: DEMO.0.into(),
+                id_context: DEMO.1.into(),
+                name: "Demo partner".into(),
+                instance: None,
+            },
+            now: chrono::Utc::now(),
+            request_id: "test".into(),
+            ticket: Ticket::new(),
+            deadline: None,
+        }
+    }
+
+    /// Sends a typed request (its POS must carry valid credentials) and gives the typed answer.
+    pub async fn send<R: Request>(&self, rq: &R) -> R::Response {
+        let any = AnyRequest::from_xml(&rq.to_xml().expect("encode the request")).expect("decode the request");
+        let answer = self.answer(any).await;
+        let xml = answer.to_xml().expect("encode the answer");
+        <R::Response as Message>::from_xml(&xml).unwrap_or_else(|e| panic!("the answer does not decode: {e}\n{xml}"))
+    }
+
+    /// `SELECT count(*) FROM table`.
+    pub async fn count(&self, table: &str) -> i64 {
+        count(&self.store, table).await
+    }
+}
+
+/// A gateway serving a fresh database with the demo content over HTTP.
 pub struct TestServer {
     addr: SocketAddr,
     url: String,
-    db: Db,
+    /// The gateway's state.
+    pub state: AppState,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
-    _dir: tempfile::TempDir,
+    /// The database.
+    pub db: TestDb,
 }
 
 impl TestServer {
     /// Starts a gateway with the default settings.
-    pub async fn start() -> TestServer {
-        TestServer::start_with(|_| {}).await
+    pub async fn start(backend: Backend) -> TestServer {
+        TestServer::start_with(backend, |_| {}).await
     }
 
     /// Starts a gateway with settings changed by `configure` (body limit, allow-list,
-    /// time-outs, …; the address and database path are the server's own).
-    pub async fn start_with(configure: impl FnOnce(&mut Config)) -> TestServer {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut config = Config { db_path: dir.path().join("gateway.db"), ..Config::default() };
+    /// time-outs, …; the address and database are the server's own).
+    pub async fn start_with(backend: Backend, configure: impl FnOnce(&mut Config)) -> TestServer {
+        let db = TestDb::new(backend).await;
+        let store = db.open().await;
+        ota_gateway::import::seed_demo_if_empty(&store).await.expect("seed the demo content");
+        let mut config = Config { db: db.location.clone(), ..Config::default() };
         configure(&mut config);
-        let db = Db::open(&config.db_path).await.expect("open the database");
-        ota_gateway::seed::seed_demo_if_empty(&db).await.expect("seed the demo content");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("local address");
         config.addr = addr;
         let (stop, stopped) = oneshot::channel::<()>();
-        let state = AppState::new(db.clone(), config);
-        let task = tokio::spawn(ota_gateway::serve(listener, state, async move {
+        let state = AppState::new(store, config).await.expect("load the content");
+        let task = tokio::spawn(ota_gateway::serve(listener, state.clone(), async move {
             let _ = stopped.await;
         }));
-        TestServer { addr, url: format!("http://{addr}"), db, stop: Some(stop), task: Some(task), _dir: dir }
+        TestServer { addr, url: format!("http://{addr}"), state, stop: Some(stop), task: Some(task), db }
     }
 
     /// The base URL, e.g. `http://127.0.0.1:41234`.
@@ -78,9 +388,9 @@ impl TestServer {
         Client::new(self.url.clone())
     }
 
-    /// The server's database.
-    pub fn db(&self) -> &Db {
-        &self.db
+    /// The server's store.
+    pub fn store(&self) -> &Store {
+        &self.state.store
     }
 
     /// Stops the server gracefully and waits until it has stopped (requests in flight finish).
@@ -102,6 +412,78 @@ impl Drop for TestServer {
         }
     }
 }
+
+/// A gateway process (`ota-gateway serve`) on a database, killed on drop.
+pub struct GatewayProcess {
+    /// The child.
+    pub child: std::process::Child,
+    /// Its base URL.
+    pub url: String,
+}
+
+impl GatewayProcess {
+    /// Starts `ota-gateway serve --db DB` with extra arguments on a free port and waits until
+    /// `/healthz` answers.
+    pub async fn start(db: &str, extra: &[&str]) -> GatewayProcess {
+        let port = free_port();
+        let child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--db", db])
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start ota-gateway");
+        let process = GatewayProcess { child, url: format!("http://127.0.0.1:{port}") };
+        process.wait_ready().await;
+        process
+    }
+
+    async fn wait_ready(&self) {
+        let http = reqwest::Client::new();
+        let started = Instant::now();
+        loop {
+            if let Ok(res) = http.get(format!("{}/healthz", self.url)).send().await
+                && res.status().is_success()
+            {
+                return;
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "the gateway at {} did not start", self.url);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// A client of this gateway.
+    pub fn client(&self) -> Client {
+        Client::new(self.url.clone())
+    }
+}
+
+impl Drop for GatewayProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The answer of a handler as the gateway gives it: a refused request is the RS with its
+/// `Errors` (a store failure fails the test).
+pub fn answer<R: ota_messages::runtime::Response<Errors = ota_messages::common::Errors>>(result: Result<R, operation::OpError>) -> R {
+    match result {
+        Ok(rs) => rs,
+        Err(operation::OpError::Rejected(problems)) => R::from_errors(ota_gateway::errors::errors(problems)),
+        Err(e) => panic!("the operation failed: {e:?}"),
+    }
+}
+
+/// `SELECT count(*) FROM table`.
+pub async fn count(store: &Store, table: &str) -> i64 {
+    let sql = format!("SELECT count(*) FROM {table}");
+    store.read(move |c| Box::pin(async move { c.query_one::<Scalar<i64>>(&sql, &[]).await.map(|s| s.0) })).await.expect("count")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Samples
 
 /// A request sample of `spec/samples/` (`name` without `.xml`) with the sample credentials
 /// replaced by the demo requestor's.
