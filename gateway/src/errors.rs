@@ -127,6 +127,7 @@ pub fn warnings(problems: impl IntoIterator<Item = Problem>) -> Warnings {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

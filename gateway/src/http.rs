@@ -607,6 +607,7 @@ fn xml_answer(op: &Operation, status: StatusCode, answer: &AnyMessage) -> Respon
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

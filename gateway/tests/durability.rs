@@ -3,10 +3,11 @@
 //! Success must be there exactly once, whole, with the Internal reference the client was given;
 //! a repeated Commit must return that reference without taking places again; nothing answered
 //! with an error may be stored; and every service/date's places left must equal its capacity
-//! minus the places booked.
+//! minus the places booked. On both backends: SQLite (the WAL recovered at the next start) and
+//! PostgreSQL (the gateway killed, the server untouched).
 //!
-//! What this proves is process-crash durability (SIGKILL at any point of a request, the WAL
-//! recovered at the next start). Power-cut durability rests on `synchronous=FULL` and is not
+//! What this proves is process-crash durability (SIGKILL at any point of a request). Power-cut
+//! durability rests on `synchronous=FULL` (SQLite) and PostgreSQL's own fsync, and is not
 //! tested here.
 //!
 //! `cargo test -p ota-gateway --test durability -- --nocapture` (about 4 s in debug); more
@@ -14,20 +15,23 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, Utc};
-use ota_gateway::Client;
+use ota_gateway::store::{Dialect, Scalar};
+use ota_gateway::{Client, Store};
 use ota_messages::common::{ErrorCode, IdContext};
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
-use rusqlite::Connection;
+use support::{Backend, TestDb, backend_tests};
 
 /// Concurrent client tasks streaming Commits.
 const WORKERS: usize = 8;
@@ -51,12 +55,11 @@ fn free_port() -> u16 {
 
 impl Gateway {
     /// Starts `ota-gateway serve` on `db` and waits until `/healthz` answers.
-    async fn start(db: &Path, log: &Path) -> Gateway {
+    async fn start(db: &str, log: &Path) -> Gateway {
         let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
         let log = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-            .args(["serve", "--addr", &addr.to_string(), "--db"])
-            .arg(db)
+            .args(["serve", "--addr", &addr.to_string(), "--db", db])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -229,77 +232,99 @@ async fn stream_then_kill(gw: Gateway, round: u32) -> Vec<Sent> {
 // ---------------------------------------------------------------------------------------------
 // Checks on the database
 
-/// (Internal reference, participants, activity, product, service, date) of the DEMO booking
-/// with this Client reference, for each row there is.
-fn stored(conn: &Connection, client_ref: &str) -> Vec<(String, i64, Target)> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT b.reference, (SELECT count(*) FROM activity_booking_participant p WHERE p.booking_id = b.id),
-                    b.activity_id, b.product_code, b.service_code, b.service_date
-             FROM activity_booking b WHERE b.requestor_id = 'DEMO' AND b.client_reference = ?1",
-        )
-        .unwrap();
-    stmt.query_map([client_ref], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(1)?,
-            Target {
-                activity: r.get(2)?,
-                product: r.get(3)?,
-                service: r.get(4)?,
-                date: NaiveDate::parse_from_str(&r.get::<_, String>(5)?, "%Y-%m-%d").unwrap(),
-            },
-        ))
-    })
-    .unwrap()
-    .collect::<Result<_, _>>()
-    .unwrap()
+ota_gateway::row! {
+    /// A DEMO booking: Internal reference, participants, activity, product, service, date.
+    struct StoredRow { reference: String, participants: i64, activity: String, product: String, service: String, date: NaiveDate }
 }
 
-/// Places left per (service id, date).
-fn allotment(conn: &Connection) -> BTreeMap<(i64, String), i64> {
-    let mut stmt = conn.prepare("SELECT service_id, date, places_left FROM activity_allotment").unwrap();
-    stmt.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), r.get(2)?))).unwrap().collect::<Result<_, _>>().unwrap()
+/// (Internal reference, participants, what) of the DEMO booking with this Client reference,
+/// for each row there is.
+async fn stored(store: &Store, client_ref: &str) -> Vec<(String, i64, Target)> {
+    let client_ref = client_ref.to_string();
+    let rows: Vec<StoredRow> = store
+        .read(move |c| {
+            Box::pin(async move {
+                c.query(
+                    "SELECT b.reference, (SELECT count(*) FROM activity_booking_participant p WHERE p.booking_id = b.id),
+                            b.activity_id, b.product_code, b.service_code, b.service_date
+                     FROM activity_booking b WHERE b.requestor_id = 'DEMO' AND b.client_reference = $1",
+                    &[&client_ref],
+                )
+                .await
+            })
+        })
+        .await
+        .unwrap();
+    rows.into_iter().map(|r| (r.reference, r.participants, Target { activity: r.activity, product: r.product, service: r.service, date: r.date })).collect()
 }
 
-/// Every service/date: places left = capacity − participants booked; no booking without its
-/// allotment row; the database is sound.
-fn check_consistency(conn: &Connection) -> usize {
-    let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-    assert_eq!(integrity, "ok");
-    let fk_problems: i64 = conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0)).unwrap();
-    assert_eq!(fk_problems, 0);
-    let mut stmt = conn
-        .prepare(
-            "SELECT p.activity_id, p.code, s.code, a.date, s.capacity, a.places_left,
-                    (SELECT count(*) FROM activity_booking b JOIN activity_booking_participant bp ON bp.booking_id = b.id
-                     WHERE b.activity_id = p.activity_id AND b.product_code = p.code AND b.service_code = s.code
-                       AND b.service_date = a.date AND b.status = 'Reserved')
-             FROM activity_allotment a JOIN activity_service s ON s.id = a.service_id JOIN activity_product p ON p.id = s.product_id",
-        )
-        .unwrap();
-    let rows: Vec<(String, String, String, String, i64, i64, i64)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))
+ota_gateway::row! {
+    /// Places booked of a service on a date, the participants of its live bookings and the
+    /// places offered then.
+    struct PlacesRow { activity: String, product: String, service: String, date: NaiveDate, places: i64, participants: i64, capacity: i64 }
+}
+
+async fn places(store: &Store) -> Vec<PlacesRow> {
+    store
+        .read(|c| {
+            Box::pin(c.query(
+                "SELECT pb.activity_id, pb.product_code, pb.service_code, pb.date, pb.places,
+                        (SELECT count(*) FROM activity_booking b JOIN activity_booking_participant bp ON bp.booking_id = b.id
+                         WHERE b.activity_id = pb.activity_id AND b.product_code = pb.product_code AND b.service_code = pb.service_code
+                           AND b.service_date = pb.date AND b.status = 'Reserved'),
+                        coalesce((SELECT c.places FROM activity_capacity c JOIN activity_service s ON s.id = c.service_id
+                                  JOIN activity_product p ON p.id = s.product_id
+                                  WHERE p.activity_id = pb.activity_id AND p.code = pb.product_code AND s.code = pb.service_code AND c.date = pb.date),
+                                 (SELECT s.capacity FROM activity_service s JOIN activity_product p ON p.id = s.product_id
+                                  WHERE p.activity_id = pb.activity_id AND p.code = pb.product_code AND s.code = pb.service_code))
+                 FROM activity_places_booked pb",
+                &[],
+            ))
+        })
+        .await
         .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    for (activity, product, service, date, capacity, left, booked) in &rows {
-        assert!(*left >= 0, "{activity}/{product}/{service} {date}: {left} places left");
-        assert_eq!(*left, capacity - booked, "{activity}/{product}/{service} {date}: capacity {capacity}, {booked} booked, {left} left");
+}
+
+/// Places booked per (activity, product, service, date).
+async fn booked(store: &Store) -> BTreeMap<(String, String, String, NaiveDate), i64> {
+    places(store).await.into_iter().map(|r| ((r.activity, r.product, r.service, r.date), r.places)).collect()
+}
+
+/// Every service/date: places booked = participants of its live bookings, within the places
+/// offered; no booking without its places; the database is sound.
+async fn check_consistency(store: &Store) -> usize {
+    if store.dialect() == Dialect::Sqlite {
+        let Scalar(integrity): Scalar<String> = store.read(|c| Box::pin(c.query_one("PRAGMA integrity_check", &[]))).await.unwrap();
+        assert_eq!(integrity, "ok");
+        let Scalar(fk): Scalar<i64> = store.read(|c| Box::pin(c.query_one("SELECT count(*) FROM pragma_foreign_key_check", &[]))).await.unwrap();
+        assert_eq!(fk, 0);
     }
-    let orphans: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM activity_booking b WHERE NOT EXISTS (
-                 SELECT 1 FROM activity_allotment a JOIN activity_service s ON s.id = a.service_id
-                 JOIN activity_product p ON p.id = s.product_id
-                 WHERE p.activity_id = b.activity_id AND p.code = b.product_code AND s.code = b.service_code AND a.date = b.service_date)",
-            [],
-            |r| r.get(0),
-        )
+    let rows = places(store).await;
+    for r in &rows {
+        let what = format!("{}/{}/{} {}", r.activity, r.product, r.service, r.date);
+        assert_eq!(r.places, r.participants, "{what}: {} places booked, {} participants", r.places, r.participants);
+        assert!(r.places <= r.capacity, "{what}: {} booked of {}", r.places, r.capacity);
+    }
+    let Scalar(orphans): Scalar<i64> = store
+        .read(|c| {
+            Box::pin(c.query_one(
+                "SELECT count(*) FROM activity_booking b WHERE NOT EXISTS (
+                     SELECT 1 FROM activity_places_booked pb WHERE pb.activity_id = b.activity_id AND pb.product_code = b.product_code
+                       AND pb.service_code = b.service_code AND pb.date = b.service_date)",
+                &[],
+            ))
+        })
+        .await
         .unwrap();
     assert_eq!(orphans, 0, "bookings whose places were never taken");
-    let half: i64 = conn
-        .query_row("SELECT count(*) FROM activity_booking b WHERE (SELECT count(*) FROM activity_booking_participant p WHERE p.booking_id = b.id) <> 1", [], |r| r.get(0))
+    let Scalar(half): Scalar<i64> = store
+        .read(|c| {
+            Box::pin(c.query_one(
+                "SELECT count(*) FROM activity_booking b WHERE (SELECT count(*) FROM activity_booking_participant p WHERE p.booking_id = b.id) <> 1",
+                &[],
+            ))
+        })
+        .await
         .unwrap();
     assert_eq!(half, 0, "bookings without exactly their one participant");
     rows.len()
@@ -307,14 +332,13 @@ fn check_consistency(conn: &Connection) -> usize {
 
 /// The checks after a restart: what was answered is what is stored; in-doubt Commits are
 /// resolved by repeating them (as a client would); repeats take no places.
-async fn verify(gw: &Gateway, db: &Path, all: &mut [Sent]) {
-    let conn = Connection::open(db).unwrap();
-    let mut booked = 0;
+async fn verify(gw: &Gateway, store: &Store, all: &mut [Sent]) {
+    let mut booked_count = 0;
     for s in all.iter() {
-        let rows = stored(&conn, &s.client_ref);
+        let rows = stored(store, &s.client_ref).await;
         match &s.outcome {
             Outcome::Booked(internal) => {
-                booked += 1;
+                booked_count += 1;
                 assert_eq!(rows.len(), 1, "{}: answered Success, stored {} times", s.client_ref, rows.len());
                 assert_eq!(&rows[0].0, internal, "{}: another Internal reference", s.client_ref);
                 assert_eq!(rows[0].1, 1, "{}: half-written", s.client_ref);
@@ -331,25 +355,24 @@ async fn verify(gw: &Gateway, db: &Path, all: &mut [Sent]) {
     }
     // Nothing stored that nobody asked for.
     let refs: std::collections::HashSet<&str> = all.iter().map(|s| s.client_ref.as_str()).collect();
-    let mut stmt = conn.prepare("SELECT client_reference FROM activity_booking").unwrap();
-    let in_db: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap();
-    assert!(in_db.iter().all(|r| refs.contains(r.as_str())), "unknown bookings in the database");
-    let services = check_consistency(&conn);
+    let in_db: Vec<Scalar<String>> = store.read(|c| Box::pin(c.query("SELECT client_reference FROM activity_booking", &[]))).await.unwrap();
+    assert!(in_db.iter().all(|Scalar(r)| refs.contains(r.as_str())), "unknown bookings in the database");
+    let services = check_consistency(store).await;
 
     // Repeat every booked Commit: the same Internal reference, no places taken.
-    let before = allotment(&conn);
+    let before = booked(store).await;
     let client = Client::new(gw.url());
     let started = Instant::now();
     for s in all.iter().filter(|s| matches!(s.outcome, Outcome::Booked(_))) {
         assert_eq!(commit(&client, &s.client_ref, &s.target).await, s.outcome, "{}: repeated Commit", s.client_ref);
     }
-    assert_eq!(allotment(&conn), before, "a repeated Commit took places");
+    assert_eq!(booked(store).await, before, "a repeated Commit took places");
     let repeat_time = started.elapsed();
 
     // Resolve the in-doubt ones by repeating them.
     let mut resolved: HashMap<&str, usize> = HashMap::new();
     for s in all.iter_mut().filter(|s| s.outcome == Outcome::InDoubt) {
-        let was_stored = !stored(&conn, &s.client_ref).is_empty();
+        let was_stored = !stored(store, &s.client_ref).await.is_empty();
         let outcome = commit(&client, &s.client_ref, &s.target).await;
         assert_ne!(outcome, Outcome::InDoubt);
         *resolved.entry(if was_stored { "had been stored" } else { "had not been stored" }).or_default() += 1;
@@ -358,25 +381,25 @@ async fn verify(gw: &Gateway, db: &Path, all: &mut [Sent]) {
         }
         s.outcome = outcome;
     }
-    check_consistency(&conn);
+    check_consistency(store).await;
     println!(
-        "  verified {booked} booked Commits ({services} service/dates consistent); repeated them in {repeat_time:?} with no places taken; in doubt: {resolved:?}"
+        "  verified {booked_count} booked Commits ({services} service/dates consistent); repeated them in {repeat_time:?} with no places taken; in doubt: {resolved:?}"
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigkill_mid_stream_loses_and_duplicates_nothing() {
+async fn sigkill_mid_stream_loses_and_duplicates_nothing(b: Backend) {
     let dir = tempfile::tempdir().unwrap();
-    let db: PathBuf = dir.path().join("gateway.db");
+    let db = TestDb::new(b).await;
     let log = dir.path().join("gateway.log");
     let started = Instant::now();
     let mut all = Vec::new();
     let rounds: u32 = std::env::var("DURABILITY_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
     for round in 1..=rounds {
-        let gw = Gateway::start(&db, &log).await;
+        let gw = Gateway::start(&db.arg(), &log).await;
         all.extend(stream_then_kill(gw, round).await);
-        let gw = Gateway::start(&db, &log).await;
-        verify(&gw, &db, &mut all).await;
+        let gw = Gateway::start(&db.arg(), &log).await;
+        let store = db.open().await;
+        verify(&gw, &store, &mut all).await;
         // A clean stop between rounds is not wanted: the next round starts from a kill too.
         gw.kill();
     }
@@ -393,3 +416,5 @@ async fn sigkill_mid_stream_loses_and_duplicates_nothing() {
     let errors = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(!errors.contains("ERROR"), "the gateway logged errors:\n{errors}");
 }
+
+backend_tests!(sigkill_mid_stream_loses_and_duplicates_nothing);

@@ -12,7 +12,8 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use ota_gateway::ops::hotels;
+use ota_gateway::hotels;
+use ota_gateway::store::Scalar;
 use ota_messages::booking_read::OtaReadRq;
 use ota_messages::common::{IdContext, ResStatus, Text};
 use ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRs;
@@ -20,7 +21,7 @@ use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq, OtaHotelRes
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
 use reqwest::StatusCode;
-use support::{TestServer, sample};
+use support::{Backend, TestServer, backend_tests, sample};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -82,9 +83,8 @@ fn open_files_limit() -> Option<u64> {
 // ---------------------------------------------------------------------------------------------
 // Deep nesting
 
-#[tokio::test]
-async fn deep_nesting_is_answered_fast() {
-    let server = TestServer::start_with(|c| c.body_limit = 16 * MIB).await;
+async fn deep_nesting_is_answered_fast(b: Backend) {
+    let server = TestServer::start_with(b, |c| c.body_limit = 16 * MIB).await;
     let nbc = sample("hotel_descriptive_info");
     let depth = 100_000;
     let nest = |name: &str| format!("{}{}", format!("<{name}>").repeat(depth), format!("</{name}>").repeat(depth));
@@ -120,10 +120,11 @@ async fn deep_nesting_is_answered_fast() {
 /// A million levels (7 MB): the same answer, still well under a second in a release build.
 /// Ignored in debug builds (about 2 s of CPU there, which slows the other tests); run it with
 /// `cargo test --release -p ota-gateway --test hostile`.
+/// The parser is the same whatever the backend: SQLite only.
 #[tokio::test]
 #[cfg_attr(debug_assertions, ignore = "release builds only: cargo test --release -p ota-gateway --test hostile")]
 async fn a_million_levels_of_nesting() {
-    let server = TestServer::start_with(|c| c.body_limit = 16 * MIB).await;
+    let server = TestServer::start_with(Backend::Sqlite, |c| c.body_limit = 16 * MIB).await;
     let nbc = sample("hotel_descriptive_info");
     let body = nbc.replace("</HotelDescriptiveInfos>", &format!("</HotelDescriptiveInfos>{}{}", "<a>".repeat(1_000_000), "</a>".repeat(1_000_000)));
     let (status, text, took) = timed_post(&server, "/hotelnbc", body).await;
@@ -144,9 +145,8 @@ fn padded(len: usize) -> String {
     format!("{xml}<!--{}-->", "x".repeat(room))
 }
 
-#[tokio::test]
-async fn bodies_at_and_over_the_limit() {
-    let server = TestServer::start().await; // 1 MiB
+async fn bodies_at_and_over_the_limit(b: Backend) {
+    let server = TestServer::start(b).await; // 1 MiB
     // Exactly the limit: served.
     let (status, text, _) = timed_post(&server, "/hotelnbc", padded(MIB)).await;
     assert_eq!(status, StatusCode::OK, "{text}");
@@ -272,9 +272,8 @@ async fn stream_body(addr: SocketAddr, total: usize, chunked: bool) -> (String, 
     (String::from_utf8_lossy(&answer).into_owned(), first.unwrap_or(Duration::MAX), sent, closed)
 }
 
-#[tokio::test]
-async fn fifty_mebibytes_streamed_are_cut_off_with_413() {
-    let server = TestServer::start().await; // 1 MiB
+async fn fifty_mebibytes_streamed_are_cut_off_with_413(b: Backend) {
+    let server = TestServer::start(b).await; // 1 MiB
     for chunked in [false, true] {
         let (answer, took, sent, closed) = stream_body(server.addr(), 50 * MIB, chunked).await;
         let how = if chunked { "chunked" } else { "Content-Length" };
@@ -291,9 +290,8 @@ async fn fifty_mebibytes_streamed_are_cut_off_with_413() {
 // ---------------------------------------------------------------------------------------------
 // DOCTYPE: entity expansion and external entities
 
-#[tokio::test]
-async fn doctype_entities_are_refused_and_nothing_is_fetched() {
-    let server = TestServer::start().await;
+async fn doctype_entities_are_refused_and_nothing_is_fetched(b: Backend) {
+    let server = TestServer::start(b).await;
     // Something to notice an external fetch: a listener that records any connection.
     let trap = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let trap_url = format!("http://{}/evil.dtd", trap.local_addr().unwrap());
@@ -339,9 +337,8 @@ async fn doctype_entities_are_refused_and_nothing_is_fetched() {
 // ---------------------------------------------------------------------------------------------
 // Encodings
 
-#[tokio::test]
-async fn invalid_utf8_is_400() {
-    let server = TestServer::start().await;
+async fn invalid_utf8_is_400(b: Backend) {
+    let server = TestServer::start(b).await;
     let good = sample("product_descriptive_info").into_bytes();
     let splice = |bytes: &[u8]| {
         // In the middle of a text node: the company name.
@@ -436,12 +433,11 @@ async fn trickle(addr: SocketAddr, head: Vec<u8>, bytes: Vec<u8>, every: Duratio
     out
 }
 
-#[tokio::test]
-async fn slow_clients_are_cut_off_and_others_are_served() {
+async fn slow_clients_are_cut_off_and_others_are_served(b: Backend) {
     let header_timeout = Duration::from_millis(600);
     // Long enough for a normal request on a busy 2-core machine running the other tests (debug).
     let request_timeout = Duration::from_millis(3000);
-    let server = TestServer::start_with(|c| {
+    let server = TestServer::start_with(b, |c| {
         c.header_read_timeout = header_timeout;
         c.request_timeout = request_timeout;
     })
@@ -505,8 +501,7 @@ async fn slow_clients_are_cut_off_and_others_are_served() {
 // ---------------------------------------------------------------------------------------------
 // Many idle connections
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_thousand_idle_connections() {
+async fn two_thousand_idle_connections(b: Backend) {
     const IDLE: usize = 2000;
     // Each idle connection costs two descriptors here (the client's and the server's end).
     let needed = (2 * IDLE + 256) as u64;
@@ -519,7 +514,7 @@ async fn two_thousand_idle_connections() {
             return;
         }
     }
-    let server = TestServer::start_with(|c| c.header_read_timeout = Duration::from_secs(60)).await;
+    let server = TestServer::start_with(b, |c| c.header_read_timeout = Duration::from_secs(60)).await;
     let started = Instant::now();
     let mut idle = Vec::with_capacity(IDLE);
     for _ in 0..IDLE {
@@ -563,9 +558,8 @@ async fn two_thousand_idle_connections() {
     assert_serving(&server).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn idle_connections_are_closed_by_the_header_time_out() {
-    let server = TestServer::start_with(|c| c.header_read_timeout = Duration::from_millis(500)).await;
+async fn idle_connections_are_closed_by_the_header_time_out(b: Backend) {
+    let server = TestServer::start_with(b, |c| c.header_read_timeout = Duration::from_millis(500)).await;
     let mut idle = Vec::new();
     for _ in 0..200 {
         idle.push(TcpStream::connect(server.addr()).await.unwrap());
@@ -635,9 +629,8 @@ fn names_of(rs: &OtaTourActivityBookRs) -> Names {
     (ind.given_name.clone().unwrap(), ind.name_prefix.clone().unwrap(), ind.surname.clone().unwrap())
 }
 
-#[tokio::test]
-async fn nasty_text_in_activity_bookings_is_stored_verbatim() {
-    let server = TestServer::start().await;
+async fn nasty_text_in_activity_bookings_is_stored_verbatim(b: Backend) {
+    let server = TestServer::start(b).await;
     let strings = nasty_strings();
     let n = strings.len();
     let date = Utc::now().date_naive() + chrono::Duration::days(12);
@@ -665,34 +658,34 @@ async fn nasty_text_in_activity_bookings_is_stored_verbatim() {
         assert_serving(&server).await;
     }
     // In the database: the exact strings, one booking each, and the tables all there.
-    let rows = server
-        .db()
-        .call(|c| {
-            let mut stmt = c.prepare(
+    ota_gateway::row! {
+        /// A booking with its one participant's name.
+        struct NamedBooking { reference: String, client_reference: String, given_name: String, name_prefix: String, surname: String }
+    }
+    let rows: Vec<NamedBooking> = server
+        .store()
+        .read(|c| {
+            Box::pin(c.query(
                 "SELECT b.reference, b.client_reference, p.given_name, p.name_prefix, p.surname FROM activity_booking b
                  JOIN activity_booking_participant p ON p.booking_id = b.id ORDER BY b.id",
-            )?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, (r.get(2)?, r.get(3)?, r.get(4)?))))?
-                .collect::<Result<Vec<(String, String, Names)>, _>>()?;
-            Ok(rows)
+                &[],
+            ))
         })
         .await
         .unwrap();
+    let rows: Vec<(String, String, Names)> = rows.into_iter().map(|r| (r.reference, r.client_reference, (r.given_name, r.name_prefix, r.surname))).collect();
     assert_eq!(rows, made);
-    let left: i64 = server
-        .db()
-        .call(|c| {
-            Ok(c.query_row(
-                "SELECT a.places_left FROM activity_allotment a JOIN activity_service s ON s.id = a.service_id
-                 JOIN activity_product p ON p.id = s.product_id WHERE p.activity_id = 'LESPMIBKUI' AND p.code = 'TE0CC00A' AND s.code = 'TIC'",
-                [],
-                |r| r.get(0),
-            )?)
+    let Scalar(booked): Scalar<i64> = server
+        .store()
+        .read(|c| {
+            Box::pin(c.query_one(
+                "SELECT places FROM activity_places_booked WHERE activity_id = 'LESPMIBKUI' AND product_code = 'TE0CC00A' AND service_code = 'TIC'",
+                &[],
+            ))
         })
         .await
         .unwrap();
-    assert_eq!(left, 20 - n as i64, "one place per booking, none twice");
+    assert_eq!(booked, n as i64, "one place per booking, none twice");
 }
 
 async fn read_demo_booking(server: &TestServer) -> ota_messages::booking_read::HotelReservation {
@@ -703,9 +696,8 @@ async fn read_demo_booking(server: &TestServer) -> ota_messages::booking_read::H
     rs.reservations_list.unwrap().hotel_reservation.remove(0)
 }
 
-#[tokio::test]
-async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim() {
-    let server = TestServer::start().await;
+async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
+    let server = TestServer::start(b).await;
     let strings = nasty_strings();
     let reservation = read_demo_booking(&server).await;
     let mut p = hotels::modify_payload(&reservation).unwrap();
@@ -756,18 +748,18 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim() {
     assert_eq!(name.given_name.as_deref(), Some(strings[0]));
     assert_eq!(name.surname.as_deref(), Some(strings[6]));
     // And in the database.
-    let texts: Vec<String> = server
-        .db()
-        .call(|c| {
-            let mut stmt = c.prepare(
+    let texts: Vec<Scalar<String>> = server
+        .store()
+        .read(|c| {
+            Box::pin(c.query(
                 "SELECT t.text FROM hotel_booking_comment_text t JOIN hotel_booking b ON b.id = t.booking_id
                  WHERE b.internal_ref = '4471200' ORDER BY t.comment_position, t.position",
-            )?;
-            let rows = stmt.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
-            Ok(rows)
+                &[],
+            ))
         })
         .await
         .unwrap();
+    let texts: Vec<String> = texts.into_iter().map(|Scalar(t)| t).collect();
     let mut expected: Vec<String> = strings.iter().map(|s| s.to_string()).collect();
     expected.insert(1, strings[1].to_string());
     assert_eq!(texts, expected);
@@ -780,9 +772,8 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim() {
 /// an attribute name or value, text, a comment — made the 400 answer quote the character, which
 /// XML 1.0 cannot carry: the answer could not be encoded and became a Type 12 "System error,
 /// please retry later" (and an ERROR log line). It must be the Type 7 "not well-formed" answer.
-#[tokio::test]
-async fn control_characters_in_malformed_xml_get_a_clear_400() {
-    let server = TestServer::start().await;
+async fn control_characters_in_malformed_xml_get_a_clear_400(b: Backend) {
+    let server = TestServer::start(b).await;
     let good = sample("product_descriptive_info");
     for c in ['\u{0}', '\u{7}', '\u{b}', '\u{19}', '\u{1b}', '\u{fffe}', '\u{ffff}'] {
         let cases = [
@@ -809,3 +800,17 @@ async fn control_characters_in_malformed_xml_get_a_clear_400() {
     }
     assert_serving(&server).await;
 }
+
+backend_tests!(
+    deep_nesting_is_answered_fast,
+    bodies_at_and_over_the_limit,
+    fifty_mebibytes_streamed_are_cut_off_with_413,
+    doctype_entities_are_refused_and_nothing_is_fetched,
+    invalid_utf8_is_400,
+    slow_clients_are_cut_off_and_others_are_served,
+    two_thousand_idle_connections,
+    idle_connections_are_closed_by_the_header_time_out,
+    nasty_text_in_activity_bookings_is_stored_verbatim,
+    nasty_text_in_hotel_booking_comments_is_stored_verbatim,
+    control_characters_in_malformed_xml_get_a_clear_400,
+);

@@ -15,7 +15,7 @@ use ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRs;
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_search::OtaTourActivitySearchRs;
 use reqwest::StatusCode;
-use support::{DEMO, PARTNER2, TestServer, sample, with_credentials};
+use support::{Backend, DEMO, PARTNER2, TestServer, backend_tests, sample, with_credentials};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -44,9 +44,8 @@ fn redact_time_stamp(xml: &str) -> String {
     out
 }
 
-#[tokio::test]
-async fn healthz_and_unknown_paths() {
-    let server = TestServer::start().await;
+async fn healthz_and_unknown_paths(b: Backend) {
+    let server = TestServer::start(b).await;
     let http = server.client().http().clone();
     let res = http.get(format!("{}/healthz", server.url())).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
@@ -55,9 +54,8 @@ async fn healthz_and_unknown_paths() {
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
 }
 
-#[tokio::test]
-async fn wrong_content_type_is_415_with_an_ota_body() {
-    let server = TestServer::start().await;
+async fn wrong_content_type_is_415_with_an_ota_body(b: Backend) {
+    let server = TestServer::start(b).await;
     for ct in ["text/plain", "application/json", "application/xml; charset=iso-8859-1"] {
         let (status, headers, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), ct).await.unwrap();
         assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{ct}");
@@ -71,9 +69,8 @@ async fn wrong_content_type_is_415_with_an_ota_body() {
     assert_eq!(status, StatusCode::OK);
 }
 
-#[tokio::test]
-async fn other_methods_are_405_with_an_ota_body() {
-    let server = TestServer::start().await;
+async fn other_methods_are_405_with_an_ota_body(b: Backend) {
+    let server = TestServer::start(b).await;
     let res = server.client().http().get(format!("{}/activitysearch", server.url())).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(res.headers().get("allow").unwrap(), "POST");
@@ -82,9 +79,8 @@ async fn other_methods_are_405_with_an_ota_body() {
     assert!(rs.errors().is_some());
 }
 
-#[tokio::test]
-async fn bodies_over_the_limit_are_413() {
-    let server = TestServer::start_with(|c| c.body_limit = 2048).await;
+async fn bodies_over_the_limit_are_413(b: Backend) {
+    let server = TestServer::start_with(b, |c| c.body_limit = 2048).await;
     let big = format!("{}<!--{}-->", sample("hotel_descriptive_info"), "x".repeat(4096));
     let (status, headers, body) = server.client().send_raw("/hotelnbc", big.clone(), XML).await.unwrap();
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
@@ -106,9 +102,8 @@ async fn bodies_over_the_limit_are_413() {
     assert_eq!(status, StatusCode::OK);
 }
 
-#[tokio::test]
-async fn malformed_xml_and_foreign_roots_are_400() {
-    let server = TestServer::start().await;
+async fn malformed_xml_and_foreign_roots_are_400(b: Backend) {
+    let server = TestServer::start(b).await;
     let cases = [
         "<OTA_HotelDescriptiveInfoRQ xmlns=\"http://www.opentravel.org/OTA/2003/05\"".to_string(),
         "not xml at all".to_string(),
@@ -135,9 +130,8 @@ async fn malformed_xml_and_foreign_roots_are_400() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
-#[tokio::test]
-async fn invalid_messages_are_200_with_errors() {
-    let server = TestServer::start().await;
+async fn invalid_messages_are_200_with_errors(b: Backend) {
+    let server = TestServer::start(b).await;
     // An unknown element.
     let xml = sample("hotel_descriptive_info").replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>");
     let (status, headers, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
@@ -168,18 +162,16 @@ async fn invalid_messages_are_200_with_errors() {
     assert_eq!(nbc_errors(&body)[0].code, Some(ErrorCode::InvalidValue));
 }
 
-#[tokio::test]
-async fn an_error_answer_snapshot() {
-    let server = TestServer::start().await;
+async fn an_error_answer_snapshot(b: Backend) {
+    let server = TestServer::start(b).await;
     let xml = sample("hotel_descriptive_info").replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>");
     let (_, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
     let pretty = OtaHotelDescriptiveInfoRs::from_xml(&body).unwrap().to_xml_pretty().unwrap();
-    insta::assert_snapshot!(redact_time_stamp(&pretty));
+    insta::assert_snapshot!("an_error_answer_snapshot", redact_time_stamp(&pretty));
 }
 
-#[tokio::test]
-async fn unsupported_versions_name_the_supported_one() {
-    let server = TestServer::start().await;
+async fn unsupported_versions_name_the_supported_one(b: Backend) {
+    let server = TestServer::start(b).await;
     let xml = sample("hotel_descriptive_info").replace("Version=\"2009.1\"", "Version=\"2010.1\"");
     let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
     assert_eq!(status, StatusCode::OK);
@@ -188,9 +180,8 @@ async fn unsupported_versions_name_the_supported_one() {
     assert!(err.value.contains("2009.1"), "{}", err.value);
 }
 
-#[tokio::test]
-async fn authentication_failures_all_look_the_same() {
-    let server = TestServer::start().await;
+async fn authentication_failures_all_look_the_same(b: Backend) {
+    let server = TestServer::start(b).await;
     let good = sample("hotel_descriptive_info");
     let sources = {
         let start = good.find("<Source>").unwrap();
@@ -235,9 +226,8 @@ async fn authentication_failures_all_look_the_same() {
     assert_eq!(texts.len(), 1, "the failures must be indistinguishable: {texts:?}");
 }
 
-#[tokio::test]
-async fn good_credentials_pass_authentication() {
-    let server = TestServer::start().await;
+async fn good_credentials_pass_authentication(b: Backend) {
+    let server = TestServer::start(b).await;
     for creds in [DEMO, PARTNER2] {
         let xml = with_credentials(&support::raw_sample("hotel_descriptive_info"), creds);
         // Twice: the second is answered from the verification cache.
@@ -261,9 +251,8 @@ async fn good_credentials_pass_authentication() {
     }
 }
 
-#[tokio::test]
-async fn typed_client_round_trip() {
-    let server = TestServer::start().await;
+async fn typed_client_round_trip(b: Backend) {
+    let server = TestServer::start(b).await;
     let rq = ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRq::from_xml(&sample("hotel_descriptive_info")).unwrap();
     let rs = server.client().send(&rq).await.unwrap();
     assert_eq!(rs.echo_token.as_deref(), Some("nbc-h-5521"));
@@ -274,9 +263,8 @@ async fn typed_client_round_trip() {
     assert!(slash.send(&rq).await.is_ok());
 }
 
-#[tokio::test]
-async fn clients_outside_the_allow_list_get_403() {
-    let server = TestServer::start_with(|c| c.allow = vec!["10.0.0.0/8".parse().unwrap()]).await;
+async fn clients_outside_the_allow_list_get_403(b: Backend) {
+    let server = TestServer::start_with(b, |c| c.allow = vec!["10.0.0.0/8".parse().unwrap()]).await;
     let (status, headers, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_xml(&headers);
@@ -293,14 +281,13 @@ async fn clients_outside_the_allow_list_get_403() {
         other => panic!("{other:?}"),
     }
 
-    let server = TestServer::start_with(|c| c.allow = vec!["127.0.0.0/8".parse().unwrap()]).await;
+    let server = TestServer::start_with(b, |c| c.allow = vec!["127.0.0.0/8".parse().unwrap()]).await;
     let (status, _, _) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
     assert_eq!(status, StatusCode::OK);
 }
 
-#[tokio::test]
-async fn echo_token_is_echoed() {
-    let server = TestServer::start().await;
+async fn echo_token_is_echoed(b: Backend) {
+    let server = TestServer::start(b).await;
     let (_, _, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
     assert_eq!(OtaHotelDescriptiveInfoRs::from_xml(&body).unwrap().echo_token.as_deref(), Some("nbc-h-5521"));
     // Also on authentication failures.
@@ -308,9 +295,8 @@ async fn echo_token_is_echoed() {
     assert_eq!(OtaHotelDescriptiveInfoRs::from_xml(&body).unwrap().echo_token.as_deref(), Some("nbc-h-5521"));
 }
 
-#[tokio::test]
-async fn request_ids_are_echoed_or_made() {
-    let server = TestServer::start().await;
+async fn request_ids_are_echoed_or_made(b: Backend) {
+    let server = TestServer::start(b).await;
     let url = format!("{}/hotelnbc", server.url());
     let http = server.client().http().clone();
     let res = http
@@ -359,10 +345,9 @@ impl Write for BufWriter {
     }
 }
 
-#[tokio::test]
-async fn passwords_never_reach_the_logs() {
+async fn passwords_never_reach_the_logs(b: Backend) {
     let logs = captured_logs();
-    let server = TestServer::start().await;
+    let server = TestServer::start(b).await;
     let secret = "Sup3r-Secret-Passw0rd!";
     let http = server.client().http().clone();
     let url = format!("{}/hotelnbc", server.url());
@@ -403,9 +388,8 @@ async fn raw_exchange(addr: std::net::SocketAddr, request: &[u8]) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
-#[tokio::test]
-async fn slow_requests_time_out_with_408() {
-    let server = TestServer::start_with(|c| c.request_timeout = Duration::from_millis(300)).await;
+async fn slow_requests_time_out_with_408(b: Backend) {
+    let server = TestServer::start_with(b, |c| c.request_timeout = Duration::from_millis(300)).await;
     let body = sample("hotel_descriptive_info");
     let mut stream = TcpStream::connect(server.addr()).await.unwrap();
     let head = format!(
@@ -421,9 +405,8 @@ async fn slow_requests_time_out_with_408() {
     assert!(answer.contains("<OTA_HotelDescriptiveInfoRS"), "{answer}");
 }
 
-#[tokio::test]
-async fn slow_headers_are_dropped() {
-    let server = TestServer::start_with(|c| c.header_read_timeout = Duration::from_millis(300)).await;
+async fn slow_headers_are_dropped(b: Backend) {
+    let server = TestServer::start_with(b, |c| c.header_read_timeout = Duration::from_millis(300)).await;
     let mut stream = TcpStream::connect(server.addr()).await.unwrap();
     stream.write_all(b"POST /hotelnbc HTTP/1.1\r\nHost: x\r\n").await.unwrap();
     let mut answer = Vec::new();
@@ -433,9 +416,8 @@ async fn slow_headers_are_dropped() {
     assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 408"), "{answer}");
 }
 
-#[tokio::test]
-async fn graceful_shutdown_finishes_requests_in_flight() {
-    let server = TestServer::start().await;
+async fn graceful_shutdown_finishes_requests_in_flight(b: Backend) {
+    let server = TestServer::start(b).await;
     let addr = server.addr();
     let body = sample("hotel_descriptive_info");
     let mut stream = TcpStream::connect(addr).await.unwrap();
@@ -462,3 +444,24 @@ async fn graceful_shutdown_finishes_requests_in_flight() {
     assert!(answer.contains("</OTA_HotelDescriptiveInfoRS>"), "{answer}");
     tokio::time::timeout(Duration::from_secs(5), stopping).await.expect("stopped in time").unwrap().unwrap();
 }
+
+backend_tests!(
+    healthz_and_unknown_paths,
+    wrong_content_type_is_415_with_an_ota_body,
+    other_methods_are_405_with_an_ota_body,
+    bodies_over_the_limit_are_413,
+    malformed_xml_and_foreign_roots_are_400,
+    invalid_messages_are_200_with_errors,
+    an_error_answer_snapshot,
+    unsupported_versions_name_the_supported_one,
+    authentication_failures_all_look_the_same,
+    good_credentials_pass_authentication,
+    typed_client_round_trip,
+    clients_outside_the_allow_list_get_403,
+    echo_token_is_echoed,
+    request_ids_are_echoed_or_made,
+    passwords_never_reach_the_logs,
+    slow_requests_time_out_with_408,
+    slow_headers_are_dropped,
+    graceful_shutdown_finishes_requests_in_flight,
+);

@@ -1,14 +1,15 @@
-//! A bounded load test (ignored by default): hundreds of concurrent clients for a fixed time
-//! against an in-process gateway, mixing activity search, availability, Quote and Commit —
+//! A bounded load test, on both backends: concurrent clients for a fixed time against an
+//! in-process gateway, mixing activity search, availability, Quote and Commit —
 //! Commits with unique Client references, some repeated (idempotence), some racing for the
 //! last places of a 2-place activity. Then: no 5xx, no transport error, every successful
 //! Commit stored exactly once with the Internal reference it was answered with, no overbooking
 //! (places left never negative, always capacity minus what is booked), and a flat resident
 //! memory. The figures (requests, req/s, p50/p90/p99 latency per operation, RSS) are printed.
 //!
+//! By default a short run (64 clients, 4 s: part of every test run); the real one:
+//!
 //! ```sh
-//! cargo test --release -p ota-gateway --test load -- --ignored --nocapture
-//! LOAD_TASKS=300 LOAD_SECS=20 cargo test --release -p ota-gateway --test load -- --ignored --nocapture
+//! LOAD_TASKS=300 LOAD_SECS=20 cargo test --release -p ota-gateway --test load -- --nocapture
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -25,7 +26,7 @@ use ota_gateway::Client;
 use ota_messages::common::{ErrorCode, IdContext};
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
-use support::TestServer;
+use support::{Backend, TestServer, backend_tests};
 
 const XML: &str = "application/xml";
 const POS: &str = r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#;
@@ -264,12 +265,14 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // The test
 
-#[tokio::test(flavor = "multi_thread")]
-#[ignore = "load test: cargo test --release -p ota-gateway --test load -- --ignored --nocapture"]
-async fn load() {
-    let tasks = env_or("LOAD_TASKS", 300);
-    let secs = env_or("LOAD_SECS", 20);
-    let server = TestServer::start().await;
+/// One load at a time: the two backends' runs share the process (and its resident memory).
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+async fn load(b: Backend) {
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let tasks = env_or("LOAD_TASKS", 64);
+    let secs = env_or("LOAD_SECS", 4);
+    let server = TestServer::start(b).await;
     let client = Client::new(server.url());
     // Warm up: the first login pays argon2.
     let (status, _, _) = client.send_raw("/activitysearch", search_xml(&mut Rng(7)), XML).await.unwrap();
@@ -358,62 +361,71 @@ async fn load() {
     assert!(!stats.booked.is_empty() && stats.full > 0 && stats.repeats > 0, "the mix did not exercise bookings, races and repeats");
 
     // Every successful Commit is in the database exactly once, as answered; nothing else is.
-    let booked = stats.booked.clone();
-    let problems = server
-        .db()
-        .call(move |c| {
-            let mut problems = Vec::new();
-            let mut stmt = c.prepare(
+    ota_gateway::row! {
+        /// A DEMO booking as stored.
+        struct StoredRow { client_ref: String, internal: String, activity: String, product: String, service: String, date: NaiveDate, participants: i64 }
+    }
+    ota_gateway::row! {
+        /// Places booked of a service on a date, and the participants of its live bookings.
+        struct PlacesRow { what: String, places: i64, participants: i64, capacity: i64 }
+    }
+    let rows: Vec<StoredRow> = server
+        .store()
+        .read(|c| {
+            Box::pin(c.query(
                 "SELECT b.client_reference, b.reference, b.activity_id, b.product_code, b.service_code, b.service_date,
                         (SELECT count(*) FROM activity_booking_participant p WHERE p.booking_id = b.id)
                  FROM activity_booking b WHERE b.requestor_id = 'DEMO'",
-            )?;
-            let rows: Vec<(String, String, String, String, String, String, i64)> = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?
-                .collect::<Result<_, _>>()?;
-            if rows.len() != booked.len() {
-                problems.push(format!("{} bookings stored, {} answered with Success", rows.len(), booked.len()));
-            }
-            for (client_ref, internal, activity, product, service, date, n) in rows {
-                match booked.get(&client_ref) {
-                    None => problems.push(format!("{client_ref}: stored, never answered with Success")),
-                    Some((i, t, p)) => {
-                        let same = *i == internal
-                            && t.activity == activity
-                            && t.product == product
-                            && t.service == service
-                            && t.date.to_string() == date
-                            && *p as i64 == n;
-                        if !same {
-                            problems.push(format!("{client_ref}: stored {internal} {activity}/{product}/{service} {date} ×{n}, answered {i} {t:?} ×{p}"));
-                        }
-                    }
-                }
-            }
-            // No overbooking: places left = capacity − booked, never negative.
-            let mut stmt = c.prepare(
-                "SELECT p.activity_id || '/' || p.code || '/' || s.code || ' ' || a.date, s.capacity, a.places_left,
-                        (SELECT COALESCE(sum((SELECT count(*) FROM activity_booking_participant bp WHERE bp.booking_id = b.id)), 0)
-                         FROM activity_booking b WHERE b.activity_id = p.activity_id AND b.product_code = p.code
-                           AND b.service_code = s.code AND b.service_date = a.date)
-                 FROM activity_allotment a JOIN activity_service s ON s.id = a.service_id JOIN activity_product p ON p.id = s.product_id",
-            )?;
-            let rows: Vec<(String, i64, i64, i64)> =
-                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
-            let mut full = 0;
-            for (what, capacity, left, taken) in &rows {
-                if *left < 0 || *left != capacity - taken {
-                    problems.push(format!("{what}: capacity {capacity}, {taken} booked, {left} left"));
-                }
-                if *left == 0 {
-                    full += 1;
-                }
-            }
-            println!("  allotment: {} service/dates, {full} sold out, all consistent with the bookings", rows.len());
-            Ok(problems)
+                &[],
+            ))
         })
         .await
         .unwrap();
+    let mut problems = Vec::new();
+    if rows.len() != stats.booked.len() {
+        problems.push(format!("{} bookings stored, {} answered with Success", rows.len(), stats.booked.len()));
+    }
+    for r in rows {
+        match stats.booked.get(&r.client_ref) {
+            None => problems.push(format!("{}: stored, never answered with Success", r.client_ref)),
+            Some((i, t, p)) => {
+                let same = *i == r.internal && t.activity == r.activity && t.product == r.product && t.service == r.service && t.date == r.date && *p as i64 == r.participants;
+                if !same {
+                    problems.push(format!("{}: stored {} ×{}, answered {i} {t:?} ×{p}", r.client_ref, r.internal, r.participants));
+                }
+            }
+        }
+    }
+    // No overbooking: places booked = what the bookings hold, within the places offered.
+    let places: Vec<PlacesRow> = server
+        .store()
+        .read(|c| {
+            Box::pin(c.query(
+                "SELECT pb.activity_id || '/' || pb.product_code || '/' || pb.service_code, pb.places,
+                        (SELECT count(*) FROM activity_booking b JOIN activity_booking_participant bp ON bp.booking_id = b.id
+                         WHERE b.activity_id = pb.activity_id AND b.product_code = pb.product_code AND b.service_code = pb.service_code
+                           AND b.service_date = pb.date AND b.status = 'Reserved'),
+                        coalesce((SELECT c.places FROM activity_capacity c JOIN activity_service s ON s.id = c.service_id
+                                  JOIN activity_product p ON p.id = s.product_id
+                                  WHERE p.activity_id = pb.activity_id AND p.code = pb.product_code AND s.code = pb.service_code AND c.date = pb.date),
+                                 (SELECT s.capacity FROM activity_service s JOIN activity_product p ON p.id = s.product_id
+                                  WHERE p.activity_id = pb.activity_id AND p.code = pb.product_code AND s.code = pb.service_code))
+                 FROM activity_places_booked pb",
+                &[],
+            ))
+        })
+        .await
+        .unwrap();
+    let mut full = 0;
+    for r in &places {
+        if r.places != r.participants || r.places > r.capacity {
+            problems.push(format!("{}: {} places booked of {}, {} participants", r.what, r.places, r.capacity, r.participants));
+        }
+        if r.places == r.capacity {
+            full += 1;
+        }
+    }
+    println!("  places: {} service/dates, {full} sold out, all consistent with the bookings", places.len());
     assert!(problems.is_empty(), "{} problems, e.g.:\n{}", problems.len(), problems.iter().take(10).cloned().collect::<Vec<_>>().join("\n"));
     let per_race_date: BTreeMap<NaiveDate, u64> = stats
         .booked
@@ -429,3 +441,5 @@ async fn load() {
     assert!(rss_end < rss_start + 100 * 1024, "RSS grew from {} MiB to {} MiB", rss_start / 1024, rss_end / 1024);
     server.stop().await.unwrap();
 }
+
+backend_tests!(load);

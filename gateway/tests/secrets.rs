@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use ota_gateway::Client;
-use ota_gateway::ops::hotels;
+use ota_gateway::hotels;
 use ota_messages::booking_read::OtaReadRq;
 use ota_messages::common::{ResStatus, Text};
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq};
 use ota_messages::runtime::Message;
-use support::{DEMO, PARTNER2, TestServer, raw_sample, sample, with_credentials};
+use support::{Backend, DEMO, PARTNER2, TestDb, TestServer, backend_tests, raw_sample, sample, with_credentials};
 
 const XML: &str = "application/xml";
 
@@ -38,6 +38,11 @@ const WRONG: &[&str] = &[
 /// and the nested-POS password of the modify sample.
 fn secrets() -> Vec<String> {
     let mut s: Vec<String> = vec![DEMO.2.into(), PARTNER2.2.into(), "branch-pass-0091".into(), long_password()];
+    // The database's password, when the test server has one.
+    let url = std::env::var("TEST_DATABASE_URL").unwrap_or_default();
+    if let Some(pw) = url.parse::<tokio_postgres::Config>().ok().and_then(|c| c.get_password().map(|p| String::from_utf8_lossy(p).into_owned())) {
+        s.push(pw);
+    }
     for w in WRONG {
         s.push(w.to_string());
         s.push(escape_attr(w));
@@ -216,10 +221,9 @@ impl Write for BufWriter {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_password_in_logs_or_answers_in_process() {
+async fn no_password_in_logs_or_answers_in_process(b: Backend) {
     let logs = captured_logs();
-    let server = TestServer::start().await;
+    let server = TestServer::start(b).await;
     let answers = exercise(server.url()).await;
     server.stop().await.unwrap();
     let text = String::from_utf8_lossy(&logs.lock().unwrap()).into_owned();
@@ -237,15 +241,14 @@ async fn no_password_in_logs_or_answers_in_process() {
 // ---------------------------------------------------------------------------------------------
 // The binary, RUST_LOG=trace, both log formats
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_password_in_the_binarys_logs() {
+async fn no_password_in_the_binarys_logs(b: Backend) {
     for format in ["text", "json"] {
         let dir = tempfile::tempdir().unwrap();
+        let db = TestDb::new(b).await;
         let addr = SocketAddr::from(([127, 0, 0, 1], std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()));
         let (stdout_path, stderr_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-            .args(["serve", "--addr", &addr.to_string(), "--log-format", format, "--db"])
-            .arg(dir.path().join("gateway.db"))
+            .args(["serve", "--addr", &addr.to_string(), "--log-format", format, "--db", &db.arg()])
             .env("RUST_LOG", "trace")
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&stdout_path).unwrap())
@@ -292,3 +295,5 @@ async fn no_password_in_the_binarys_logs() {
         }
     }
 }
+
+backend_tests!(no_password_in_logs_or_answers_in_process, no_password_in_the_binarys_logs);

@@ -277,6 +277,7 @@ pub fn iso_duration(d: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

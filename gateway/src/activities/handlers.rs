@@ -259,6 +259,7 @@ fn most_frequent(served: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -448,10 +448,10 @@ mod tests {
     #[test]
     fn an_invalid_entry_is_named() {
         let mut input: ActivitiesInput = serde_json::from_str(DEMO).unwrap();
-        let a = &mut input.activities[0];
-        a.products[0].services[0].prices.insert("adult".into(), Amount(Decimal::ONE));
+        input.activities[0].products[0].services[0].prices.insert("adult".into(), Amount(Decimal::ONE));
+        let id = input.activities[0].id.clone();
         let e = validate(&input).unwrap_err().to_string();
-        assert!(e.contains(&format!("activity {:?}", a.id)) && e.contains("service") && e.contains("adult"), "{e}");
+        assert!(e.contains(&format!("activity {id:?}")) && e.contains("service") && e.contains("adult"), "{e}");
     }
 
     #[test]

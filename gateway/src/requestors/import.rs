@@ -102,6 +102,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {

@@ -95,6 +95,7 @@ impl Languages {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn texts(langs: &[(&str, i32)]) -> BTreeMap<String, i32> {

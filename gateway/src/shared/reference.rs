@@ -25,6 +25,7 @@ pub fn new_reference(prefix: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{Column, Conn, Dialect, FromRow, Param, Row, Scalar};
+pub use sql::{CATALOGUE_LOCK, Column, Conn, Dialect, FromRow, Param, Row, Scalar};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that
 /// cannot be read. Answered as an OTA system error and logged; never a reason to panic.
@@ -172,6 +172,9 @@ pub struct Store {
 /// How long a successful health check is trusted before `/healthz` writes again.
 const HEALTH_REUSE: Duration = Duration::from_secs(1);
 
+/// How long the health check's write may take before the database counts as not writable.
+const HEALTH_WRITE_TIME: Duration = Duration::from_secs(2);
+
 impl Store {
     /// Opens the store at `location` and migrates its schema.
     pub async fn open(location: &Location) -> Result<Store, StoreError> {
@@ -275,7 +278,7 @@ impl Store {
         if recent {
             return Ok(());
         }
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + HEALTH_WRITE_TIME;
         let ticket = Ticket::new();
         let now = Utc::now();
         let write = self.write(&ticket, Some(deadline), move |c| {
@@ -294,7 +297,7 @@ impl Store {
             Ok(Err(HealthError(e))) => Err(e),
             Err(_) => {
                 ticket.abandon();
-                Err(StoreError::Unavailable("a write did not complete within 5 s".into()))
+                Err(StoreError::Unavailable(format!("a write did not complete within {HEALTH_WRITE_TIME:?}")))
             }
         }
     }

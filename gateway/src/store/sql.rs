@@ -39,6 +39,9 @@ enum Inner<'c> {
     Postgres(&'c deadpool_postgres::Transaction<'c>),
 }
 
+/// The PostgreSQL advisory lock key of the catalogue lock (see [`Conn::lock_catalogue`]).
+pub const CATALOGUE_LOCK: i64 = 0x4f54_415f_4341_5401; // "OTA_CAT\x01"
+
 /// A row of a result, read by column index.
 pub enum Row<'r> {
     /// A SQLite row.
@@ -156,6 +159,8 @@ impl<'c> Conn<'c> {
 
     /// Runs a query and reads every row.
     pub async fn query<R: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<R>, StoreError> {
+        // The statement, never its values (a parameter may be a password hash or a name).
+        tracing::trace!(sql, "query");
         match &mut self.inner {
             Inner::Sqlite(conn) => {
                 let mut stmt = conn.prepare_cached(&sqlite_sql(sql))?;
@@ -192,6 +197,7 @@ impl<'c> Conn<'c> {
 
     /// Runs a statement; gives the number of rows it changed.
     pub async fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, StoreError> {
+        tracing::trace!(sql, "execute");
         match &mut self.inner {
             Inner::Sqlite(conn) => {
                 let mut stmt = conn.prepare_cached(&sqlite_sql(sql))?;
@@ -211,7 +217,7 @@ impl<'c> Conn<'c> {
     /// a booking never lands on one an import is removing. On SQLite every write transaction
     /// already holds the database's single write lock, so this does nothing.
     pub async fn lock_catalogue(&mut self, exclusive: bool) -> Result<(), StoreError> {
-        const KEY: i64 = 0x4f54_415f_4341_5401; // "OTA_CAT\x01"
+        const KEY: i64 = CATALOGUE_LOCK;
         match &mut self.inner {
             Inner::Sqlite(_) => Ok(()),
             Inner::Postgres(tx) => {
@@ -481,6 +487,7 @@ impl<'a> tokio_postgres::types::FromSql<'a> for RawValue {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -190,7 +190,19 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>) {
                 Err(_) => break,
             }
         }
-        // Writes abandoned while they waited never start.
+        // The write lock first (it may be held by another process for a while): a write whose
+        // request gave up meanwhile must not start.
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            tracing::error!(error = %e, "the write transaction could not start");
+            for q in batch {
+                if q.ticket.start() {
+                    q.job.finish(Err(StoreError::Unavailable(format!("the write transaction could not start: {e}"))));
+                } else {
+                    q.job.abandon();
+                }
+            }
+            continue;
+        }
         let mut started = Vec::with_capacity(batch.len());
         for q in batch {
             if q.ticket.start() {
@@ -200,13 +212,7 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>) {
             }
         }
         if started.is_empty() {
-            continue;
-        }
-        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
-            tracing::error!(error = %e, "the write transaction could not start");
-            for job in started {
-                job.finish(Err(StoreError::Unavailable(format!("the write transaction could not start: {e}"))));
-            }
+            let _ = conn.execute_batch("ROLLBACK");
             continue;
         }
         for job in &mut started {

@@ -230,6 +230,9 @@ fn start_throwaway_postgres() -> String {
         c.args(["-c", &script]);
         c
     };
+    // The watchdog outlives this process on purpose (it stops the server when we are gone), so
+    // it is never waited for.
+    #[allow(clippy::zombie_processes)]
     watchdog.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start the PostgreSQL server");
     let url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
     let started = Instant::now();
