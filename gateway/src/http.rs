@@ -54,6 +54,7 @@ use tracing::Instrument;
 
 use crate::config::Config;
 use crate::content::ContentCache;
+use crate::hotels::BookingCache;
 use crate::errors::{Problem, errors};
 use crate::operation;
 use crate::store::{Store, Ticket};
@@ -71,6 +72,8 @@ pub struct AppState {
     pub store: Store,
     /// The content snapshot, refreshed when the store's content changes.
     pub content: Arc<ContentCache>,
+    /// Hotel bookings kept in memory (checked against their revision on every use).
+    pub hotel_bookings: Arc<BookingCache>,
     /// The settings.
     pub config: Arc<Config>,
 }
@@ -79,7 +82,7 @@ impl AppState {
     /// The state for a store (whose content is loaded now) and settings.
     pub async fn new(store: Store, config: Config) -> Result<Self, crate::store::StoreError> {
         let content = ContentCache::load(store.clone()).await?;
-        Ok(AppState { store, content, config: Arc::new(config) })
+        Ok(AppState { store, content, hotel_bookings: Arc::default(), config: Arc::new(config) })
     }
 }
 
@@ -442,7 +445,7 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
         }
         Err(e) => return decode_failure(op, text, &e),
     };
-    let answer = operation::dispatch(&state.store, &state.content.get(), request, meta).await;
+    let answer = operation::dispatch(state, request, meta).await;
     xml_answer(op, StatusCode::OK, &answer)
 }
 

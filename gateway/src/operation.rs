@@ -15,6 +15,8 @@ use ota_messages::{AnyMessage, AnyRequest};
 
 use crate::auth;
 use crate::content::Content;
+use crate::hotels::BookingCache;
+use crate::http::AppState;
 use crate::errors::{Problem, errors};
 use crate::requestors::Requestor;
 use crate::store::{Abandoned, Conn, Store, StoreError, Ticket};
@@ -62,6 +64,8 @@ pub struct Ctx {
     pub store: Store,
     /// The content snapshot the request is served from.
     pub content: Arc<Content>,
+    /// Hotel bookings kept in memory.
+    pub hotel_bookings: Arc<BookingCache>,
     /// The authenticated requestor.
     pub requestor: Requestor,
     /// When the request arrived (UTC); the operation's "now".
@@ -146,7 +150,7 @@ pub struct Request {
 
 /// Runs one operation: version, authentication, the operation, then the envelope.
 macro_rules! run {
-    ($store:expr, $content:expr, $meta:expr, $now:expr, $rq:expr, $op:path, $variant:ident, $rs:ty) => {{
+    ($state:expr, $content:expr, $meta:expr, $now:expr, $rq:expr, $op:path, $variant:ident, $rs:ty) => {{
         let rq = $rq;
         let (expected, root) = meta(&*rq);
         let checked = match check_version(&rq.version, expected, root) {
@@ -156,8 +160,9 @@ macro_rules! run {
         let mut rs: $rs = match checked {
             Ok(requestor) => {
                 let cx = Ctx {
-                    store: $store.clone(),
+                    store: $state.store.clone(),
                     content: $content.clone(),
+                    hotel_bookings: $state.hotel_bookings.clone(),
                     requestor,
                     now: $now,
                     request_id: $meta.id.clone(),
@@ -184,8 +189,10 @@ fn meta<M: Message>(_: &M) -> (&'static str, &'static str) {
     (M::VERSION, M::ROOT)
 }
 
-/// Answers a decoded request (whose root already matched the endpoint path) from `content`.
-pub async fn dispatch(store: &Store, content: &Arc<Content>, request: AnyRequest, meta: &Request) -> AnyMessage {
+/// Answers a decoded request (whose root already matched the endpoint path), from the
+/// current content snapshot.
+pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> AnyMessage {
+    let content = state.content.get();
     use ota_messages::{
         booking_read::OtaResRetrieveRs, hotel_descriptive_info::OtaHotelDescriptiveInfoRs, hotel_res_modify::OtaHotelResModifyRs,
         product_descriptive_info::OtaProductDescriptiveInfoRs, tour_activity_avail::OtaTourActivityAvailRs,
@@ -194,19 +201,19 @@ pub async fn dispatch(store: &Store, content: &Arc<Content>, request: AnyRequest
     let now = Utc::now();
     match request {
         AnyRequest::TourActivitySearchRq(rq) => {
-            run!(store, content, meta, now, rq, activities::search, TourActivitySearchRs, OtaTourActivitySearchRs)
+            run!(state, content, meta, now, rq, activities::search, TourActivitySearchRs, OtaTourActivitySearchRs)
         }
         AnyRequest::TourActivityAvailRq(rq) => {
-            run!(store, content, meta, now, rq, activities::availability, TourActivityAvailRs, OtaTourActivityAvailRs)
+            run!(state, content, meta, now, rq, activities::availability, TourActivityAvailRs, OtaTourActivityAvailRs)
         }
         AnyRequest::ProductDescriptiveInfoRq(rq) => {
-            run!(store, content, meta, now, rq, activities::descriptive_info, ProductDescriptiveInfoRs, OtaProductDescriptiveInfoRs)
+            run!(state, content, meta, now, rq, activities::descriptive_info, ProductDescriptiveInfoRs, OtaProductDescriptiveInfoRs)
         }
-        AnyRequest::TourActivityBookRq(rq) => run!(store, content, meta, now, rq, activities::book, TourActivityBookRs, OtaTourActivityBookRs),
+        AnyRequest::TourActivityBookRq(rq) => run!(state, content, meta, now, rq, activities::book, TourActivityBookRs, OtaTourActivityBookRs),
         AnyRequest::HotelDescriptiveInfoRq(rq) => {
-            run!(store, content, meta, now, rq, hotels::descriptive_info, HotelDescriptiveInfoRs, OtaHotelDescriptiveInfoRs)
+            run!(state, content, meta, now, rq, hotels::descriptive_info, HotelDescriptiveInfoRs, OtaHotelDescriptiveInfoRs)
         }
-        AnyRequest::ReadRq(rq) => run!(store, content, meta, now, rq, hotels::read, ResRetrieveRs, OtaResRetrieveRs),
-        AnyRequest::HotelResModifyRq(rq) => run!(store, content, meta, now, rq, hotels::modify, HotelResModifyRs, OtaHotelResModifyRs),
+        AnyRequest::ReadRq(rq) => run!(state, content, meta, now, rq, hotels::read, ResRetrieveRs, OtaResRetrieveRs),
+        AnyRequest::HotelResModifyRq(rq) => run!(state, content, meta, now, rq, hotels::modify, HotelResModifyRs, OtaHotelResModifyRs),
     }
 }

@@ -117,23 +117,9 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
     let from = query.start.max(cx.today());
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
-    let booked = cx
-        .read(move |c| {
-            Box::pin(async move {
-                let mut all = std::collections::HashMap::new();
-                if from <= end {
-                    for id in &ids {
-                        for ((product, service, date), n) in repo::places_booked(c, id, from, end).await? {
-                            all.insert((id.clone(), product, service, date), n);
-                        }
-                    }
-                }
-                Ok(all)
-            })
-        })
-        .await?;
+    let booked = cx.read(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })).await?;
     let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), from, mode, max_responses(rq.max_responses), |a, p, s, d| {
-        s.capacity(d) - booked.get(&(a.id.clone(), p.code.clone(), s.code.clone(), d)).copied().unwrap_or(0)
+        s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d)
     });
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let mut rs = OtaTourActivityAvailRs::success();

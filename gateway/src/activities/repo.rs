@@ -12,7 +12,7 @@ use super::rules::{Booking, Participant, Pickup, ServiceKey};
 use crate::import::ImportError;
 use crate::row;
 use crate::shared::reference::new_reference;
-use crate::store::{Conn, Scalar, StoreError};
+use crate::store::{Conn, Param, Scalar, StoreError};
 
 // ---------------------------------------------------------------------------------------------
 // The catalogue
@@ -378,26 +378,44 @@ async fn replace_activity(c: &mut Conn<'_>, a: &Activity, now: DateTime<Utc>) ->
 // Places
 
 row! {
-    /// An `activity_places_booked` row of one activity.
-    struct BookedRow { product_code: String, service_code: String, date: NaiveDate, places: i64 }
+    /// An `activity_places_booked` row.
+    struct BookedRow { activity_id: String, product_code: String, service_code: String, date: NaiveDate, places: i64 }
 }
 
-/// Places booked per (product, service, date) of one activity, from `from` to `to` (dates
-/// without bookings are absent).
-pub(crate) async fn places_booked(
-    c: &mut Conn<'_>,
-    activity_id: &str,
-    from: NaiveDate,
-    to: NaiveDate,
-) -> Result<HashMap<(String, String, NaiveDate), i64>, StoreError> {
-    let rows: Vec<BookedRow> = c
-        .query(
-            "SELECT product_code, service_code, date, places FROM activity_places_booked
-             WHERE activity_id = $1 AND date BETWEEN $2 AND $3",
-            &[&activity_id, &from, &to],
-        )
-        .await?;
-    Ok(rows.into_iter().map(|r| ((r.product_code, r.service_code, r.date), r.places)).collect())
+/// Places booked per service and date of some activities, from `from` to `to` (one statement;
+/// dates without bookings are absent).
+pub(crate) async fn places_booked(c: &mut Conn<'_>, activity_ids: &[String], from: NaiveDate, to: NaiveDate) -> Result<BookedPlaces, StoreError> {
+    if activity_ids.is_empty() || to < from {
+        return Ok(BookedPlaces::default());
+    }
+    let list: Vec<String> = (0..activity_ids.len()).map(|i| format!("${}", i + 3)).collect();
+    let sql = format!(
+        "SELECT activity_id, product_code, service_code, date, places FROM activity_places_booked
+         WHERE date BETWEEN $1 AND $2 AND activity_id IN ({})",
+        list.join(", ")
+    );
+    let mut params: Vec<&dyn Param> = vec![&from, &to];
+    params.extend(activity_ids.iter().map(|id| id as &dyn Param));
+    let rows: Vec<BookedRow> = c.query(&sql, &params).await?;
+    let mut out = BookedPlaces::default();
+    for r in rows {
+        out.0.entry(r.activity_id).or_default().entry(r.product_code).or_default().entry(r.service_code).or_default().insert(r.date, r.places);
+    }
+    Ok(out)
+}
+
+/// Places booked per date, of one service.
+type ByDate = BTreeMap<NaiveDate, i64>;
+
+/// Places booked per activity, product, service and date (looked up by `&str`s).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BookedPlaces(HashMap<String, HashMap<String, HashMap<String, ByDate>>>);
+
+impl BookedPlaces {
+    /// Places booked of a service on a date.
+    pub(crate) fn on(&self, activity: &str, product: &str, service: &str, date: NaiveDate) -> i64 {
+        self.0.get(activity).and_then(|p| p.get(product)).and_then(|s| s.get(service)).and_then(|d| d.get(&date)).copied().unwrap_or(0)
+    }
 }
 
 /// Places booked of one service on one date.

@@ -5,6 +5,8 @@ use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationId
 use ota_messages::hotel_descriptive_info as hdi;
 use ota_messages::hotel_res_modify as m;
 
+use std::sync::Arc;
+
 use super::booking::Booking;
 use super::import::MAX_ROOMS;
 use super::mapping;
@@ -111,7 +113,8 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
     };
     let owner = cx.requestor.id.clone();
     let reference = id.clone();
-    let found: Option<Booking> = cx
+    let cache = cx.hotel_bookings.clone();
+    let found: Option<Arc<Booking>> = cx
         .read(move |c| {
             Box::pin(async move {
                 let mut lookup = Lookup::NotFound;
@@ -121,10 +124,13 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
                 if by_internal && lookup == Lookup::NotFound {
                     lookup = repo::find(c, &owner, None, Some(&reference)).await?;
                 }
-                match lookup {
-                    Lookup::Found(row) => Ok(Some(repo::load(c, row).await?)),
-                    Lookup::NotFound | Lookup::Mismatch => Ok(None),
+                let Lookup::Found(at) = lookup else { return Ok(None) };
+                if let Some(kept) = cache.get(at) {
+                    return Ok(Some(kept));
                 }
+                let loaded = Arc::new(repo::load(c, at.id).await?);
+                cache.put(at, loaded.clone());
+                Ok(Some(loaded))
             })
         })
         .await?;
@@ -237,7 +243,7 @@ impl Change {
         let tag = format!("{BASE}/ResGlobalInfo/HotelReservationIDs");
         let reference = self.internal.as_deref().or(self.client.as_deref()).unwrap_or_default();
         let id = match repo::find(c, &self.owner, self.client.as_deref(), self.internal.as_deref()).await? {
-            Lookup::Found(id) => id,
+            Lookup::Found(at) => at.id,
             Lookup::NotFound => return Err(Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {reference} was not found.")).at(tag).into()),
             Lookup::Mismatch => {
                 return Err(Problem::biz(ErrorCode::BookingReferenceInvalid, "The Client and the Internal booking references designate different bookings.").at(tag).into());

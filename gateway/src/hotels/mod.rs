@@ -9,6 +9,7 @@
 //! | [`import`] | the `hotels` part of an import file |
 //! | [`catalogue`] | hotels, rates and boards in memory (part of the content snapshot); pricing |
 //! | [`booking`] | the booking as the domain knows it |
+//! | [`cache`] | bookings kept in memory, checked against their revision |
 //! | [`mapping`] | domain values ↔ OTA messages |
 //!
 //! Decisions:
@@ -20,6 +21,7 @@
 //!   it fail rather than be undone (no lost update, on one gateway or many).
 
 pub mod booking;
+pub mod cache;
 pub mod catalogue;
 pub mod handlers;
 pub mod import;
@@ -27,5 +29,6 @@ pub mod mapping;
 pub(crate) mod repo;
 pub mod rules;
 
+pub use cache::BookingCache;
 pub use handlers::{descriptive_info, modify, read};
 pub use mapping::modify_payload;

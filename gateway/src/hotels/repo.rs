@@ -14,7 +14,7 @@ use super::catalogue::{Catalogue, Hotel, HotelText, Image, ImageFile, ImageText,
 use super::import::ImportedHotels;
 use crate::import::ImportError;
 use crate::row;
-use crate::store::{Conn, Scalar, StoreError};
+use crate::store::{Conn, Dialect, Scalar, StoreError};
 
 /// A stored unsigned number (RPH, index, age) as the message's `u64`.
 fn unsigned(v: i64) -> Result<u64, StoreError> {
@@ -359,11 +359,25 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
 // ---------------------------------------------------------------------------------------------
 // Finding bookings
 
+/// A stored booking: its row id and its revision (see [`next_revision`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct BookingRef {
+    /// The row id.
+    pub id: i64,
+    /// The revision: a new one for every write of the booking.
+    pub revision: i64,
+}
+
+row! {
+    /// A booking's row id and revision.
+    struct RefRow { id: i64, revision: i64 }
+}
+
 /// What a booking reference leads to, for a given requestor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lookup {
-    /// The booking (its row id).
-    Found(i64),
+    /// The booking.
+    Found(BookingRef),
     /// No booking of this requestor has the reference. (A booking of another requestor is
     /// reported the same way, so references of other partners cannot be probed.)
     NotFound,
@@ -373,25 +387,31 @@ pub(crate) enum Lookup {
 
 /// Finds a booking of `owner` by its Client and/or Internal booking-level reference.
 pub(crate) async fn find(c: &mut Conn<'_>, owner: &str, client: Option<&str>, internal: Option<&str>) -> Result<Lookup, StoreError> {
+    let found = |r: Option<RefRow>| r.map(|r| BookingRef { id: r.id, revision: r.revision });
     let by_client = match client {
-        Some(r) => Some(
-            c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE requestor_id = $1 AND client_ref = $2", &[&owner, &r]).await?.map(|s| s.0),
-        ),
+        Some(r) => Some(found(c.query_opt("SELECT id, revision FROM hotel_booking WHERE requestor_id = $1 AND client_ref = $2", &[&owner, &r]).await?)),
         None => None,
     };
     let by_internal = match internal {
-        Some(r) => Some(
-            c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE requestor_id = $1 AND internal_ref = $2", &[&owner, &r])
-                .await?
-                .map(|s| s.0),
-        ),
+        Some(r) => Some(found(c.query_opt("SELECT id, revision FROM hotel_booking WHERE requestor_id = $1 AND internal_ref = $2", &[&owner, &r]).await?)),
         None => None,
     };
     Ok(match (by_client, by_internal) {
-        (Some(Some(a)), Some(Some(b))) if a != b => Lookup::Mismatch,
+        (Some(Some(a)), Some(Some(b))) if a.id != b.id => Lookup::Mismatch,
         (Some(Some(a)), Some(Some(_))) | (Some(Some(a)), None) | (None, Some(Some(a))) => Lookup::Found(a),
         _ => Lookup::NotFound,
     })
+}
+
+/// A revision never given before: every write of a booking takes one.
+async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
+    let Scalar(revision) = match c.dialect() {
+        // Writes are one at a time: a counter row.
+        Dialect::Sqlite => c.query_one("UPDATE hotel_booking_revision SET value = value + 1 WHERE id = 1 RETURNING value", &[]).await?,
+        // A sequence: writers on many gateways never wait for each other.
+        Dialect::Postgres => c.query_one("SELECT nextval('hotel_booking_revision')", &[]).await?,
+    };
+    Ok(revision)
 }
 
 /// The date a list read selects on.
@@ -731,11 +751,12 @@ pub(crate) async fn load(c: &mut Conn<'_>, id: i64) -> Result<Booking, StoreErro
 pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreError> {
     let (arrival, departure) = b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
     let co = b.company.as_ref();
+    let revision = next_revision(c).await?;
     let Scalar(id): Scalar<i64> = c
         .query_one(
             "INSERT INTO hotel_booking (internal_ref, client_ref, requestor_id, company_name, company_code, company_short_name, status,
-                                        created_at, updated_at, currency, total, arrival, departure)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
+                                        created_at, updated_at, currency, total, arrival, departure, revision)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
             &[
                 &b.internal_ref,
                 &b.client_ref,
@@ -750,6 +771,7 @@ pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreEr
                 &b.total(),
                 &arrival,
                 &departure,
+                &revision,
             ],
         )
         .await?;
@@ -761,11 +783,12 @@ pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreEr
 /// the client read it): then nothing is written and `false` returned.
 pub(crate) async fn update(c: &mut Conn<'_>, id: i64, b: &Booking, read_at: NaiveDateTime) -> Result<bool, StoreError> {
     let (arrival, departure) = b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
+    let revision = next_revision(c).await?;
     let changed = c
         .execute(
-            "UPDATE hotel_booking SET status = $3, updated_at = $4, total = $5, arrival = $6, departure = $7
+            "UPDATE hotel_booking SET status = $3, updated_at = $4, total = $5, arrival = $6, departure = $7, revision = $8
              WHERE id = $1 AND updated_at = $2",
-            &[&id, &read_at, &b.status, &b.updated, &b.total(), &arrival, &departure],
+            &[&id, &read_at, &b.status, &b.updated, &b.total(), &arrival, &departure, &revision],
         )
         .await?;
     if changed == 0 {

@@ -19,10 +19,14 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0002_activities.sql"),
     include_str!("../../migrations/sqlite/0003_hotels.sql"),
     include_str!("../../migrations/sqlite/0004_store.sql"),
+    include_str!("../../migrations/sqlite/0005_booking_revision.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
-const POSTGRES: &[&str] = &[include_str!("../../migrations/postgres/0001_schema.sql")];
+const POSTGRES: &[&str] = &[
+    include_str!("../../migrations/postgres/0001_schema.sql"),
+    include_str!("../../migrations/postgres/0002_booking_revision.sql"),
+];
 
 /// An arbitrary constant naming the migration lock.
 const MIGRATION_LOCK: i64 = 0x4f54_415f_4d49_4701; // "OTA_MIG\x01"

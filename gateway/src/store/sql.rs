@@ -11,9 +11,8 @@
 //! multi-backend support needs a schema DSL for every statement. What is needed here is small:
 //! placeholders, a dozen value types, named rows.
 
-use std::borrow::Cow;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rust_decimal::Decimal;
 use tokio_postgres::types::ToSql;
@@ -120,24 +119,6 @@ impl<T: Column> FromRow for Scalar<T> {
     }
 }
 
-/// `$1`, `$2`, … as SQLite's numbered `?1`, `?2`, … (SQLite numbers `$name` parameters by first
-/// appearance, which would silently bind the wrong values when a statement uses `$2` first).
-fn sqlite_sql(sql: &str) -> Cow<'_, str> {
-    if !sql.contains('$') {
-        return Cow::Borrowed(sql);
-    }
-    let bytes = sql.as_bytes();
-    let mut out = String::with_capacity(sql.len());
-    for (i, c) in sql.char_indices() {
-        if c == '$' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
-            out.push('?');
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
 impl<'c> Conn<'c> {
     /// A SQLite connection (the caller holds the transaction).
     pub(crate) fn sqlite(conn: &'c mut rusqlite::Connection) -> Self {
@@ -163,7 +144,7 @@ impl<'c> Conn<'c> {
         tracing::trace!(sql, "query");
         match &mut self.inner {
             Inner::Sqlite(conn) => {
-                let mut stmt = conn.prepare_cached(&sqlite_sql(sql))?;
+                let mut stmt = conn.prepare_cached(sql)?;
                 bind_sqlite(&mut stmt, params)?;
                 let mut rows = stmt.raw_query();
                 let mut out = Vec::new();
@@ -200,7 +181,7 @@ impl<'c> Conn<'c> {
         tracing::trace!(sql, "execute");
         match &mut self.inner {
             Inner::Sqlite(conn) => {
-                let mut stmt = conn.prepare_cached(&sqlite_sql(sql))?;
+                let mut stmt = conn.prepare_cached(sql)?;
                 bind_sqlite(&mut stmt, params)?;
                 Ok(stmt.raw_execute()? as u64)
             }
@@ -229,13 +210,23 @@ impl<'c> Conn<'c> {
     }
 }
 
+/// Binds `$k` to `params[k - 1]`. SQLite numbers `$k` parameters in the order they first
+/// appear (not by `k`), so each parameter is bound by its name; no statement is rewritten.
 fn bind_sqlite(stmt: &mut rusqlite::CachedStatement<'_>, params: &[&dyn Param]) -> Result<(), StoreError> {
-    let expected = stmt.parameter_count();
-    if expected != params.len() {
-        return Err(StoreError::Data(format!("the statement takes {expected} parameters, {} were given", params.len())));
+    let count = stmt.parameter_count();
+    let mut highest = 0;
+    for i in 1..=count {
+        let k = stmt
+            .parameter_name(i)
+            .and_then(|name| name.strip_prefix('$'))
+            .and_then(|k| k.parse::<usize>().ok())
+            .ok_or_else(|| StoreError::Data(format!("parameter {i} of a statement is not of the form $k")))?;
+        let p = params.get(k.wrapping_sub(1)).ok_or_else(|| StoreError::Data(format!("the statement uses ${k}; {} values were given", params.len())))?;
+        stmt.raw_bind_parameter(i, p.to_sqlite())?;
+        highest = highest.max(k);
     }
-    for (i, p) in params.iter().enumerate() {
-        stmt.raw_bind_parameter(i + 1, p.to_sqlite())?;
+    if highest != params.len() {
+        return Err(StoreError::Data(format!("the statement uses {highest} parameters, {} values were given", params.len())));
     }
     Ok(())
 }
@@ -245,22 +236,22 @@ fn bind_sqlite(stmt: &mut rusqlite::CachedStatement<'_>, params: &[&dyn Param]) 
 
 /// The stored text of a date (`YYYY-MM-DD`).
 pub fn date_text(d: NaiveDate) -> String {
-    d.format("%Y-%m-%d").to_string()
+    format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
 }
 
 /// The stored text of a local date-time (`YYYY-MM-DDThh:mm:ss`, whole seconds).
 pub fn date_time_text(d: NaiveDateTime) -> String {
-    d.format("%Y-%m-%dT%H:%M:%S").to_string()
+    format!("{}T{:02}:{:02}:{:02}", date_text(d.date()), d.hour(), d.minute(), d.second())
 }
 
 /// The stored text of a UTC instant (`YYYY-MM-DDThh:mm:ssZ`, whole seconds).
 pub fn instant_text(d: DateTime<Utc>) -> String {
-    d.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    format!("{}Z", date_time_text(d.naive_utc()))
 }
 
 /// The stored text of a time of day (`hh:mm`).
 pub fn time_text(t: NaiveTime) -> String {
-    t.format("%H:%M").to_string()
+    format!("{:02}:{:02}", t.hour(), t.minute())
 }
 
 impl Param for i64 {
@@ -487,13 +478,34 @@ impl<'a> tokio_postgres::types::FromSql<'a> for RawValue {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]
-    fn placeholders_become_numbered_sqlite_parameters() {
-        assert_eq!(sqlite_sql("SELECT a FROM t WHERE b = $2 AND c = $1"), "SELECT a FROM t WHERE b = ?2 AND c = ?1");
-        assert_eq!(sqlite_sql("SELECT 1"), "SELECT 1");
-        assert_eq!(sqlite_sql("SELECT '$' || $10"), "SELECT '$' || ?10");
+    fn parameters_are_bound_by_their_number_in_any_order() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        let mut c = Conn::sqlite(&mut conn);
+        let run = |c: &mut Conn<'_>, sql: &'static str, params: &[&dyn Param]| {
+            let fut = c.query::<Scalar<String>>(sql, params);
+            let mut fut = std::pin::pin!(fut);
+            match fut.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+                std::task::Poll::Ready(r) => r,
+                std::task::Poll::Pending => panic!("SQLite never waits"),
+            }
+        };
+        let rows = run(&mut c, "SELECT $2 || '-' || $1 || '-' || $2", &[&"a", &"b"]).unwrap();
+        assert_eq!(rows[0].0, "b-a-b");
+        assert!(run(&mut c, "SELECT $1 || $2", &[&"a"]).is_err(), "too few values");
+        assert!(run(&mut c, "SELECT $1", &[&"a", &"b"]).is_err(), "too many values");
+        assert!(run(&mut c, "SELECT ?1", &[&"a"]).is_err(), "only $k parameters");
+    }
+
+    #[test]
+    fn stored_texts_of_dates_and_times() {
+        let d = NaiveDate::from_ymd_opt(2030, 7, 1).unwrap();
+        assert_eq!(date_text(d), "2030-07-01");
+        assert_eq!(date_time_text(d.and_hms_opt(8, 5, 9).unwrap()), "2030-07-01T08:05:09");
+        assert_eq!(instant_text(d.and_hms_opt(23, 0, 0).unwrap().and_utc()), "2030-07-01T23:00:00Z");
+        assert_eq!(time_text(NaiveTime::from_hms_opt(7, 30, 0).unwrap()), "07:30");
     }
 }

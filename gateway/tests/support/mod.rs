@@ -303,7 +303,7 @@ impl TestGateway {
     /// Answers a request as the gateway would (authentication included).
     pub async fn answer(&self, rq: AnyRequest) -> AnyMessage {
         let meta = Meta { id: "test".into(), ticket: Ticket::new(), deadline: None };
-        operation::dispatch(&self.store, &self.state.content.get(), rq, &meta).await
+        operation::dispatch(&self.state, rq, &meta).await
     }
 
     /// The context of a request of the demo requestor (for calling a handler directly, with a
@@ -312,6 +312,7 @@ impl TestGateway {
         operation::Ctx {
             store: self.store.clone(),
             content: self.state.content.get(),
+            hotel_bookings: self.state.hotel_bookings.clone(),
             requestor: ota_gateway::requestors::Requestor {
                 id: DEMO.0.into(),
                 id_context: DEMO.1.into(),

@@ -143,11 +143,33 @@ impl FromStr for DateTime {
     }
 }
 
+/// Writes `n` as exactly `N` decimal digits (the caller guarantees it fits).
+fn put_digits<const N: usize>(out: &mut [u8], n: u32) {
+    let mut n = n;
+    for slot in out[..N].iter_mut().rev() {
+        *slot = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+}
+
 impl fmt::Display for DateTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let d = self.local.date();
         let t = self.local.time();
-        write!(f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", d.year(), d.month(), d.day(), t.hour(), t.minute(), t.second())?;
+        match u32::try_from(d.year()) {
+            Ok(year) if year <= 9999 => {
+                // `YYYY-MM-DDThh:mm:ss`, written digit by digit (a hot path of every answer).
+                let mut buf = *b"0000-00-00T00:00:00";
+                put_digits::<4>(&mut buf[0..], year);
+                put_digits::<2>(&mut buf[5..], d.month());
+                put_digits::<2>(&mut buf[8..], d.day());
+                put_digits::<2>(&mut buf[11..], t.hour());
+                put_digits::<2>(&mut buf[14..], t.minute());
+                put_digits::<2>(&mut buf[17..], t.second());
+                f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)?;
+            }
+            _ => write!(f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", d.year(), d.month(), d.day(), t.hour(), t.minute(), t.second())?,
+        }
         if self.fraction_digits > 0 {
             let digits = u32::from(self.fraction_digits.min(9));
             let frac = t.nanosecond() / 10u32.pow(9 - digits);

@@ -16,6 +16,12 @@ use super::OTA_NAMESPACE;
 pub trait ToValue {
     /// The value as text (unescaped).
     fn to_value(&self) -> Cow<'_, str>;
+
+    /// Writes the value, escaped, to the writer's output (`attribute`: in an attribute).
+    fn write_escaped(&self, w: &mut Writer, attribute: bool) {
+        let v = self.to_value();
+        w.escape(&v, attribute);
+    }
 }
 
 impl ToValue for String {
@@ -30,11 +36,18 @@ impl ToValue for bool {
     }
 }
 
+/// Numbers, decimals, dates and date-times: their text has nothing to escape, so it is written
+/// straight into the output (no intermediate string).
 macro_rules! display_values {
     ($($t:ty),*) => {$(
         impl ToValue for $t {
             fn to_value(&self) -> Cow<'_, str> {
                 Cow::Owned(self.to_string())
+            }
+
+            fn write_escaped(&self, w: &mut Writer, _attribute: bool) {
+                use std::fmt::Write as _;
+                let _ = write!(w.out, "{self}");
             }
         }
     )*};
@@ -108,8 +121,7 @@ impl Writer {
         self.out.push(' ');
         self.out.push_str(name);
         self.out.push_str("=\"");
-        let v = value.to_value();
-        self.escape(&v, true);
+        value.write_escaped(self, true);
         self.out.push('"');
     }
 
@@ -123,8 +135,7 @@ impl Writer {
     /// Writes text content (an empty text still closes the start tag: `<X></X>`).
     pub fn text(&mut self, value: &impl ToValue) {
         self.close_start();
-        let v = value.to_value();
-        self.escape(&v, false);
+        value.write_escaped(self, false);
     }
 
     /// Writes a simple-typed element: `<name>text</name>`.
@@ -153,7 +164,7 @@ impl Writer {
 
     fn escape(&mut self, s: &str, attribute: bool) {
         let mut rest = s;
-        while let Some((i, c)) = rest.char_indices().find(|&(_, c)| needs_escape(c, attribute)) {
+        while let Some((i, c)) = find_escape(rest, attribute) {
             self.out.push_str(&rest[..i]);
             match c {
                 '<' => self.out.push_str("&lt;"),
@@ -180,6 +191,32 @@ impl Writer {
             Some(c) => Err(EncodeError(format!("the character U+{:04X} cannot be written in XML 1.0", c as u32))),
         }
     }
+}
+
+/// The first character of `s` that [`needs_escape`], with its byte offset. Scans bytes: every
+/// such character is ASCII but U+FFFE and U+FFFF, whose UTF-8 form starts with 0xEF.
+fn find_escape(s: &str, attribute: bool) -> Option<(usize, char)> {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let candidate = match b {
+            b'<' | b'>' | b'&' => true,
+            b'"' | b'\'' => attribute,
+            0..=0x1F | 0xEF => true,
+            _ => false,
+        };
+        if candidate {
+            // A char boundary: the byte is ASCII or the lead byte 0xEF.
+            if let Some(c) = s[i..].chars().next()
+                && needs_escape(c, attribute)
+            {
+                return Some((i, c));
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// True for characters written as references (and for those XML 1.0 cannot hold).
