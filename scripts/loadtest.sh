@@ -1,29 +1,95 @@
 #!/usr/bin/env bash
-# Load test of a release build on loopback with wrk (apt-get install -y wrk):
-# a fixed-body baseline (the 404 answer of the same server), an activity search and a booking
-# Quote, each for DURATION seconds with CONNECTIONS connections. Prints wrk's figures
-# (requests/s, latency percentiles). Usage: scripts/loadtest.sh [DURATION] [CONNECTIONS]
+# Load test of a release build on loopback with wrk (apt-get install -y wrk): a fixed-body
+# baseline (the 404 answer of the same server), then activity search, activity availability,
+# activity NBC, hotel NBC, a booking Quote and booking Commits (each with its own Client
+# reference), each for DURATION seconds with CONNECTIONS connections. Prints wrk's figures
+# (requests/s, latency percentiles) and each one's share of the baseline.
+#
+#   scripts/loadtest.sh [DURATION] [CONNECTIONS]            # SQLite (the default)
+#   DB=postgres scripts/loadtest.sh 10 32                   # a throw-away PostgreSQL (fsync on)
+#   DB=postgres INSTANCES=3 scripts/loadtest.sh 10 32       # three gateways on it, load split
+#   DB=postgres://user@host/db scripts/loadtest.sh          # an existing, empty database
+#   ONLY="search commit" scripts/loadtest.sh                # some of the runs
+#
+# Durability is what production has: SQLite synchronous=FULL; the throw-away PostgreSQL keeps
+# fsync and synchronous_commit on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-10}
 CONNECTIONS=${2:-32}
+INSTANCES=${INSTANCES:-1}
+ONLY=${ONLY:-"baseline search availability activitynbc hotelnbc quote commit"}
 PORT=18088
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
 cargo build -q --release -p ota-gateway
 work=$(mktemp -d)
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
-RUST_LOG=warn target/release/ota-gateway serve --addr 127.0.0.1:$PORT --db "$work/db" >"$work/server.log" 2>&1 &
-server=$!
-for _ in $(seq 100); do curl -sf http://127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done
+servers=()
+pg_stop=()
+cleanup() {
+  for s in "${servers[@]}"; do kill "$s" 2>/dev/null || true; done
+  for s in "${servers[@]}"; do wait "$s" 2>/dev/null || true; done
+  if [ ${#pg_stop[@]} -gt 0 ]; then "${pg_stop[@]}" >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+db=${DB:-sqlite}
+case "$db" in
+  sqlite) db="$work/gateway.db" ;;
+  postgres)
+    bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+    run=()
+    if [ "$(id -u)" = 0 ]; then chown postgres "$work"; run=(runuser -u postgres --); fi
+    pgport=$((PORT + 100))
+    "${run[@]}" "$bin/initdb" -A trust -U postgres -E UTF8 -D "$work/pg" >/dev/null
+    "${run[@]}" "$bin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -o "-p $pgport -k $work -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
+    pg_stop=("${run[@]}" "$bin/pg_ctl" -D "$work/pg" -m fast stop)
+    db="postgres://postgres@127.0.0.1:$pgport/postgres"
+    ;;
+esac
+
+for i in $(seq 0 $((INSTANCES - 1))); do
+  RUST_LOG=warn target/release/ota-gateway serve --addr 127.0.0.1:$((PORT + i)) --db "$db" >"$work/server$i.log" 2>&1 &
+  servers+=($!)
+  # The first one migrates and seeds; the others start after it.
+  for _ in $(seq 200); do curl -sf http://127.0.0.1:$((PORT + i))/healthz >/dev/null && break; sleep 0.1; done
+done
+echo "== $INSTANCES gateway(s) on $( [ "${DB:-sqlite}" = sqlite ] && echo SQLite || echo PostgreSQL ); $(nproc) CPUs; wrk and the gateways share them"
 
 day() { date -u -d "+$1 days" +%Y-%m-%d; }
 pos='<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>'
+ns='xmlns="http://www.opentravel.org/OTA/2003/05"'
+
+# An activity with places enough for every Commit of the run, on 28 dates.
+cat >"$work/load.json" <<JSON
+{"activities": [{"id": "LOADTEST01", "texts": {"en": {"name": "Load test tour"}},
+  "location": {"region_code": "PMI", "region_name": "Mallorca"},
+  "products": [{"code": "LOAD01", "schedules": [{"start": "10:00", "end": "12:00"}],
+    "services": [{"code": "TIC", "currency": "EUR", "places": 1000000, "prices": {"10": "25.00"}}]}]}]}
+JSON
+target/release/ota-gateway import "$work/load.json" --db "$db" >/dev/null
+sleep 1 # every gateway reloads its content
+
 cat >"$work/search.xml" <<XML
-<OTA_TourActivitySearchRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2" PrimaryLangID="en">$pos<SearchCriteria><DateTimePref Start="$(day 3)" End="$(day 10)"/><LocationPref Context="Source"><Region RegionCode="HotelCode">HTL00042</Region></LocationPref></SearchCriteria></OTA_TourActivitySearchRQ>
+<OTA_TourActivitySearchRQ $ns Version="2011.2" PrimaryLangID="en">$pos<SearchCriteria><DateTimePref Start="$(day 3)" End="$(day 10)"/><LocationPref Context="Source"><Region RegionCode="HotelCode">HTL00042</Region></LocationPref></SearchCriteria></OTA_TourActivitySearchRQ>
+XML
+cat >"$work/availability.xml" <<XML
+<OTA_TourActivityAvailRQ $ns Version="2011.2" PrimaryLangID="en">$pos<TourActivity><BasicInfo/><Location Context="Service"><Region RegionCode="Product">LESPMIBKUI</Region></Location><Schedule StartPeriod="$(day 3)" EndPeriod="$(day 5)"/><ParticipantCount Quantity="2"><QualifierInfo>10</QualifierInfo></ParticipantCount><ParticipantCount Quantity="1"><QualifierInfo>8</QualifierInfo></ParticipantCount></TourActivity></OTA_TourActivityAvailRQ>
+XML
+cat >"$work/activitynbc.xml" <<XML
+<OTA_ProductDescriptiveInfoRQ $ns Version="2016.2" PrimaryLangID="es">$pos<ProductDescriptiveInfos><TourActivityDescriptiveInfo TourActivityID="LESPMIBKUI"/></ProductDescriptiveInfos></OTA_ProductDescriptiveInfoRQ>
+XML
+cat >"$work/hotelnbc.xml" <<XML
+<OTA_HotelDescriptiveInfoRQ $ns Version="2009.1" PrimaryLangID="en">$pos<HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>
 XML
 cat >"$work/quote.xml" <<XML
-<OTA_TourActivityBookRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2" ResStatus="Quote">$pos<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A" SupplierServiceCode="TIC"/><ParticipantInfo><Category QualifierInfo="10"/><Individual Age="40" ParticipantID="1"><GivenName>Ana</GivenName><Surname>Ruiz</Surname></Individual></ParticipantInfo><ParticipantInfo><Category QualifierInfo="10"/><Individual Age="41" ParticipantID="2"><GivenName>Luis</GivenName><Surname>Ruiz</Surname></Individual></ParticipantInfo><Schedule Start="$(day 5)T10:00:00" End="$(day 5)T11:15:00"/></BookingInfo></OTA_TourActivityBookRQ>
+<OTA_TourActivityBookRQ $ns Version="2011.2" ResStatus="Quote">$pos<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A" SupplierServiceCode="TIC"/><ParticipantInfo><Category QualifierInfo="10"/><Individual Age="40" ParticipantID="1"><GivenName>Ana</GivenName><Surname>Ruiz</Surname></Individual></ParticipantInfo><ParticipantInfo><Category QualifierInfo="10"/><Individual Age="41" ParticipantID="2"><GivenName>Luis</GivenName><Surname>Ruiz</Surname></Individual></ParticipantInfo><Schedule Start="$(day 5)T10:00:00" End="$(day 5)T11:15:00"/></BookingInfo></OTA_TourActivityBookRQ>
 XML
+# A Commit template: {REF} and {DATE} are filled in per request by wrk.
+cat >"$work/commit.xml" <<XML
+<OTA_TourActivityBookRQ $ns Version="2011.2" ResStatus="Commit">$pos<BookingInfo><BasicInfo TourActivityID="LOADTEST01" SupplierProductCode="LOAD01" SupplierServiceCode="TIC"/><ParticipantInfo><Category QualifierInfo="10"/><Individual Age="40" ParticipantID="1"><GivenName>Ana</GivenName><Surname>Ruiz</Surname></Individual></ParticipantInfo><Schedule Start="{DATE}T00:00:00" End="{DATE}T23:59:59"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="{REF}" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>
+XML
+dates=$(for d in $(seq 1 28); do printf '"%s",' "$(day "$d")"; done)
 cat >"$work/post.lua" <<'LUA'
 local f = io.open(os.getenv("BODY"), "r")
 wrk.method = "POST"
@@ -31,18 +97,71 @@ wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/xml"
 LUA
+cat >"$work/commit.lua" <<LUA
+local f = io.open(os.getenv("BODY"), "r")
+local template = f:read("*a")
+f:close()
+local dates = { ${dates%,} }
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+function request()
+  n = n + 1
+  local ref = string.format("LOAD-%s-%d-%d", os.getenv("RUN"), tid, n)
+  local body = template:gsub("{REF}", ref):gsub("{DATE}", dates[(n % #dates) + 1])
+  return wrk.format("POST", "/activitybook", { ["Content-Type"] = "application/xml" }, body)
+end
+LUA
+
 # Each body must get a 200 success before it is measured.
-for op in search:activitysearch quote:activitybook; do
+for op in search:activitysearch availability:activityavailability activitynbc:activitynbc hotelnbc:hotelnbc quote:activitybook; do
   body=${op%%:*}; path=${op##*:}
   out=$(curl -s -w '\n%{http_code}' http://127.0.0.1:$PORT/$path -H 'Content-Type: application/xml' --data-binary @"$work/$body.xml")
   case "$out" in *"<Success/>"*200) ;; *) echo "$body is not answered with Success: $out" >&2; exit 1 ;; esac
 done
 : >"$work/empty.xml"
+
+baseline=""
+# run NAME BODY PATH [SCRIPT]: wrk on every gateway at once (the connections split), summed.
 run() {
-  echo "== $1 ($DURATION s, $CONNECTIONS connections)"
-  BODY="$work/$2" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$work/post.lua" "http://127.0.0.1:$PORT/$3" |
-    grep -E 'Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors'
+  local name=$1 body=$2 path=$3 script=${4:-post.lua}
+  echo "== $name ($DURATION s, $CONNECTIONS connections)"
+  local per=$(( (CONNECTIONS + INSTANCES - 1) / INSTANCES ))
+  local pids=()
+  for i in $(seq 0 $((INSTANCES - 1))); do
+    RUN="$RANDOM$i" BODY="$work/$body" wrk -t2 -c"$per" -d"${DURATION}s" --latency -s "$work/$script" "http://127.0.0.1:$((PORT + i))/$path" >"$work/wrk$i.out" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  local total=0
+  for i in $(seq 0 $((INSTANCES - 1))); do
+    grep -E '^ +(50|90|99)%|Non-2xx|Socket errors' "$work/wrk$i.out" | sed "s/^/  [$i]/"
+    rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk$i.out")
+    total=$(awk -v a="$total" -v b="$rps" 'BEGIN {printf "%.0f", a + b}')
+  done
+  if [ -z "$baseline" ]; then
+    baseline=$total
+    echo "  requests/s: $total"
+  else
+    echo "  requests/s: $total ($(awk -v a="$total" -v b="$baseline" 'BEGIN {printf "%.1f", 100 * a / b}') % of the baseline)"
+  fi
 }
-run "baseline: fixed 404 body" empty.xml not-an-operation
-run "activity search" search.xml activitysearch
-run "activity book, Quote" quote.xml activitybook
+for what in $ONLY; do
+  case "$what" in
+    baseline) run "baseline: fixed 404 body" empty.xml not-an-operation ;;
+    search) run "activity search" search.xml activitysearch ;;
+    availability) run "activity availability" availability.xml activityavailability ;;
+    activitynbc) run "activity NBC" activitynbc.xml activitynbc ;;
+    hotelnbc) run "hotel NBC" hotelnbc.xml hotelnbc ;;
+    quote) run "activity book, Quote" quote.xml activitybook ;;
+    commit) run "activity book, Commit (each its own Client reference)" commit.xml activitybook commit.lua ;;
+  esac
+done
+if grep -qh ERROR "$work"/server*.log; then
+  echo "the gateways logged errors:" >&2
+  grep -h ERROR "$work"/server*.log | head -5 >&2
+  exit 1
+fi

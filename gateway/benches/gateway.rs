@@ -43,6 +43,13 @@ fn requests() -> Vec<(&'static str, &'static str, String)> {
             "activityavailability",
             "/activityavailability",
             format!(
+                r#"<OTA_TourActivityAvailRQ xmlns="{NS}" Version="2011.2" PrimaryLangID="en">{POS}<TourActivity><BasicInfo/><Location Context="Service"><Region RegionCode="Product">LESPMIBKUI</Region></Location><Schedule StartPeriod="{d3}" EndPeriod="{d5}"/><ParticipantCount Quantity="2"><QualifierInfo>10</QualifierInfo></ParticipantCount><ParticipantCount Quantity="1"><QualifierInfo>8</QualifierInfo></ParticipantCount></TourActivity></OTA_TourActivityAvailRQ>"#
+            ),
+        ),
+        (
+            "activityavailability, 4 activities (17 offers, 19 KB)",
+            "/activityavailability",
+            format!(
                 r#"<OTA_TourActivityAvailRQ xmlns="{NS}" Version="2011.2" PrimaryLangID="en">{POS}<TourActivity><BasicInfo/><Location Context="Source"><Region RegionCode="HotelCode">HTL00042</Region></Location><Location Context="Service"><Region RegionCode="Product">LESPMIBKUI</Region></Location><Schedule StartPeriod="{d3}" EndPeriod="{d5}"/><ParticipantCount Quantity="2"><QualifierInfo>10</QualifierInfo></ParticipantCount><ParticipantCount Quantity="1"><QualifierInfo>8</QualifierInfo></ParticipantCount></TourActivity></OTA_TourActivityAvailRQ>"#
             ),
         ),

@@ -98,6 +98,14 @@ impl Ctx {
         self.store.read(f).await
     }
 
+    /// Runs one statement outside any transaction (see [`Store::peek`]).
+    pub async fn peek<T, F>(&self, f: F) -> Result<T, OpError>
+    where
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>>,
+    {
+        self.store.peek(f).await
+    }
+
     /// Runs `f` in a write transaction, committed unless the request gave up before (see
     /// [`Store::write`]); an error of `f` rolls it back.
     pub async fn write<T, F>(&self, f: F) -> Result<T, OpError>

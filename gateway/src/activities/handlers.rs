@@ -117,7 +117,7 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
     let from = query.start.max(cx.today());
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
-    let booked = cx.read(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })).await?;
+    let booked = cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })).await?;
     let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), from, mode, max_responses(rq.max_responses), |a, p, s, d| {
         s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d)
     });
@@ -189,7 +189,7 @@ pub async fn book(cx: &Ctx, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivit
         Action::Quote => {
             let key = booking.service_key();
             let date = booking.service_date;
-            let booked = cx.read(move |c| Box::pin(async move { Ok(repo::places_booked_on(c, &key, date).await?) })).await?;
+            let booked = cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked_on(c, &key, date).await?) })).await?;
             let left = (capacity - booked).max(0);
             if left < size as i64 {
                 return Err(rules::no_availability(&booking.service_code, booking.service_date, left, size).into());

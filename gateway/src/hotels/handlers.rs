@@ -111,30 +111,30 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
             return Err(Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{TAG}/@ID_Context")).into());
         }
     };
-    let owner = cx.requestor.id.clone();
-    let reference = id.clone();
+    // The booking's row and revision first: a copy kept at that revision is the booking.
+    let (owner, reference) = (cx.requestor.id.clone(), id.clone());
+    let lookup = cx.peek(move |c| Box::pin(async move { Ok(find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })).await?;
     let cache = cx.hotel_bookings.clone();
-    let found: Option<Arc<Booking>> = cx
-        .read(move |c| {
-            Box::pin(async move {
-                let mut lookup = Lookup::NotFound;
-                if by_client {
-                    lookup = repo::find(c, &owner, Some(&reference), None).await?;
-                }
-                if by_internal && lookup == Lookup::NotFound {
-                    lookup = repo::find(c, &owner, None, Some(&reference)).await?;
-                }
-                let Lookup::Found(at) = lookup else { return Ok(None) };
-                if let Some(kept) = cache.get(at) {
-                    return Ok(Some(kept));
-                }
-                let loaded = Arc::new(repo::load(c, at.id).await?);
-                cache.put(at, loaded.clone());
-                Ok(Some(loaded))
+    let kept = match lookup {
+        Lookup::Found(at) => cache.get(at),
+        Lookup::NotFound | Lookup::Mismatch => return Err(not_found(&id)),
+    };
+    let found: Option<Arc<Booking>> = match kept {
+        Some(b) => Some(b),
+        None => {
+            let (owner, reference) = (cx.requestor.id.clone(), id.clone());
+            cx.read(move |c| {
+                Box::pin(async move {
+                    let Lookup::Found(at) = find_by_reference(c, &owner, &reference, by_client, by_internal).await? else { return Ok(None) };
+                    let loaded = Arc::new(repo::load(c, at.id).await?);
+                    cache.put(at, loaded.clone());
+                    Ok(Some(loaded))
+                })
             })
-        })
-        .await?;
-    let b = found.ok_or_else(|| Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {id} was not found.")).at(TAG))?;
+            .await?
+        }
+    };
+    let b = found.ok_or_else(|| not_found(&id))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let mut rs = read::OtaResRetrieveRs::success();
     rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![mapping::hotel_reservation(&b, &cx.content.hotels, &languages)] });
@@ -147,6 +147,23 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
         .at(TAG)]));
     }
     Ok(rs)
+}
+
+/// The booking of `owner` with this reference as a Client one (`by_client`), else as an
+/// Internal one (`by_internal`).
+async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Lookup, crate::store::StoreError> {
+    let mut lookup = Lookup::NotFound;
+    if by_client {
+        lookup = repo::find(c, owner, Some(reference), None).await?;
+    }
+    if by_internal && lookup == Lookup::NotFound {
+        lookup = repo::find(c, owner, None, Some(reference)).await?;
+    }
+    Ok(lookup)
+}
+
+fn not_found(id: &str) -> OpError {
+    Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {id} was not found.")).at("/OTA_ReadRQ/UniqueID").into()
 }
 
 async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {

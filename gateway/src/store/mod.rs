@@ -236,6 +236,20 @@ impl Store {
         }
     }
 
+    /// Runs `f` outside any transaction: each statement sees the latest committed state on its
+    /// own. For reads of one statement (places booked), which so save the transaction's own
+    /// statements (two round trips on PostgreSQL).
+    pub async fn peek<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+    {
+        match &*self.backend {
+            Backend::Sqlite(s) => s.peek(f).await,
+            Backend::Postgres(p) => p.peek(f).await,
+        }
+    }
+
     /// Runs `f` in a write transaction and commits it, unless `ticket` was abandoned before the
     /// write started (then nothing is stored and the answer is [`Abandoned`], converted into
     /// `E`). When `f` fails, its writes are rolled back and its error returned. `deadline`
@@ -304,7 +318,7 @@ impl Store {
 
     /// The version of the static content (bumped by every import and requestor change).
     pub async fn content_version(&self) -> Result<i64, StoreError> {
-        self.read(|c| {
+        self.peek(|c| {
             Box::pin(async move {
                 let Scalar(v) = c.query_one("SELECT version FROM content_version WHERE id = 1", &[]).await?;
                 Ok(v)

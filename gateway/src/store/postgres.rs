@@ -102,6 +102,17 @@ impl Postgres {
         }
     }
 
+    /// Runs `f` outside any transaction: each statement on its own.
+    pub(crate) async fn peek<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+    {
+        let client = self.client().await?;
+        let mut conn = Conn::postgres_client(&client);
+        f(&mut conn).await
+    }
+
     /// Runs `f` in a write transaction and commits it unless the ticket was abandoned first.
     /// `Ok(Err(e))`: the write itself failed (rolled back); `Err`: it was abandoned or the
     /// database failed.

@@ -36,6 +36,8 @@ pub struct Conn<'c> {
 enum Inner<'c> {
     Sqlite(&'c mut rusqlite::Connection),
     Postgres(&'c deadpool_postgres::Transaction<'c>),
+    /// A PostgreSQL connection outside any transaction (each statement on its own).
+    PostgresClient(&'c deadpool_postgres::ClientWrapper),
 }
 
 /// The PostgreSQL advisory lock key of the catalogue lock (see [`Conn::lock_catalogue`]).
@@ -130,11 +132,16 @@ impl<'c> Conn<'c> {
         Conn { inner: Inner::Postgres(tx) }
     }
 
+    /// A PostgreSQL connection outside any transaction.
+    pub(crate) fn postgres_client(client: &'c deadpool_postgres::ClientWrapper) -> Self {
+        Conn { inner: Inner::PostgresClient(client) }
+    }
+
     /// The dialect of the connection.
     pub fn dialect(&self) -> Dialect {
         match self.inner {
             Inner::Sqlite(_) => Dialect::Sqlite,
-            Inner::Postgres(_) => Dialect::Postgres,
+            Inner::Postgres(_) | Inner::PostgresClient(_) => Dialect::Postgres,
         }
     }
 
@@ -157,6 +164,12 @@ impl<'c> Conn<'c> {
                 let stmt = tx.prepare_cached(sql).await?;
                 let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
                 let rows = tx.query(&stmt, &values).await?;
+                rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
+            }
+            Inner::PostgresClient(client) => {
+                let stmt = client.prepare_cached(sql).await?;
+                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
+                let rows = client.query(&stmt, &values).await?;
                 rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
             }
         }
@@ -190,6 +203,11 @@ impl<'c> Conn<'c> {
                 let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
                 Ok(tx.execute(&stmt, &values).await?)
             }
+            Inner::PostgresClient(client) => {
+                let stmt = client.prepare_cached(sql).await?;
+                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
+                Ok(client.execute(&stmt, &values).await?)
+            }
         }
     }
 
@@ -206,6 +224,7 @@ impl<'c> Conn<'c> {
                 tx.execute(sql, &[&KEY]).await?;
                 Ok(())
             }
+            Inner::PostgresClient(_) => Err(StoreError::Data("the catalogue lock is taken in a transaction".into())),
         }
     }
 }

@@ -124,6 +124,24 @@ impl Sqlite {
         out
     }
 
+    /// Runs `f` outside any transaction, on this task: each statement sees the latest
+    /// committed state on its own.
+    pub(crate) async fn peek<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
+    {
+        let mut conn = self.take_reader()?;
+        let out = {
+            let mut c = Conn::sqlite(&mut conn);
+            run_ready(f(&mut c))
+        };
+        if conn.is_autocommit() {
+            self.put_reader(conn);
+        }
+        out
+    }
+
     /// Queues a write for the writer thread.
     pub(crate) fn submit(&self, ticket: Arc<Ticket>, job: Box<dyn WriteJob>) {
         let sender = self.writer.lock().ok().and_then(|w| w.clone());
