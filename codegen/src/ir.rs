@@ -2,6 +2,9 @@
 //! placed in a module. Everything is held in `Vec`s in spec order, so the model — and the code
 //! made from it — never depends on hash order. [`Model::print`] writes it as stable text for
 //! snapshots.
+//!
+//! [`crate::lower`] fills in what the spec says; the [passes](crate::passes) fill in what the
+//! generator decides (marked "set by the `…` pass" below); the emitters only read it.
 
 use std::fmt::Write as _;
 
@@ -18,6 +21,9 @@ pub struct Model {
     pub modules: Vec<Module>,
     /// Every type of every module.
     pub types: Vec<TypeDef>,
+    /// The `Errors` type of every operation's response, when they all share one: the parameter
+    /// of the generated `error_response` (set by the `shared_errors` pass).
+    pub shared_errors: Option<TypeId>,
 }
 
 /// One generated Rust module (one spec file).
@@ -54,8 +60,34 @@ pub struct TypeDef {
     pub kind: TypeKind,
     /// Where it was declared.
     pub span: Span,
-    /// False for enumeration types that are only used as the known values of an open list.
-    pub emitted: bool,
+    /// What the generated code holds for it (set by the `items` pass).
+    pub emission: Emission,
+}
+
+/// What the generated code holds for a type (decided by the `items` pass).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emission {
+    /// A Rust item (struct or enum) and its schema table.
+    Item,
+    /// A schema table only: a restriction of a built-in, whose fields have the built-in's Rust
+    /// type (yaserde's derive reads a field as a primitive only by its type's name, so a field
+    /// of an alias of `String` would not compile); the constraints go into the field docs.
+    TableOnly,
+    /// Nothing: an enumeration used only as the known values of an open list (the open list
+    /// carries them).
+    Nothing,
+}
+
+impl TypeDef {
+    /// True when the type becomes a Rust item.
+    pub fn has_rust_item(&self) -> bool {
+        self.emission == Emission::Item
+    }
+
+    /// True when the type has a static in the schema tables.
+    pub fn has_table(&self) -> bool {
+        self.emission != Emission::Nothing
+    }
 }
 
 /// The shape of a type.
@@ -80,6 +112,30 @@ pub struct RootInfo {
     pub path: Option<String>,
     /// The root element of the response to this request.
     pub response: Option<String>,
+    /// The response root's type, for a request (set by the `operations` pass).
+    pub response_type: Option<TypeId>,
+    /// The OTA envelope of a response root (set by the `envelope` pass).
+    pub shape: Option<ResponseShape>,
+    /// The attribute that carries the message version, as an index into the struct's
+    /// attributes: a new message has it set to `version` (set by the `versions` pass).
+    pub version_attribute: Option<usize>,
+    /// The name of the root's variant in `AnyMessage` / `AnyRequest` (set by the naming pass).
+    pub variant: String,
+}
+
+/// The OTA envelope of a response root: a choice between a branch that starts with `Success`
+/// (then optional `Warnings` and the payload) and an `Errors` alternative. The fields are
+/// indexes into [`StructDef::element_fields`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseShape {
+    /// The `Success` element.
+    pub success: usize,
+    /// The `Warnings` element, if the success branch has one.
+    pub warnings: Option<usize>,
+    /// The other elements of the success branch, in order.
+    pub payload: Vec<usize>,
+    /// The `Errors` element.
+    pub errors: usize,
 }
 
 /// A struct.
@@ -91,6 +147,30 @@ pub struct StructDef {
     pub attributes: Vec<Field>,
     /// Child content.
     pub content: Content,
+}
+
+impl StructDef {
+    /// The child element fields in declaration order, choice alternatives flattened: the order
+    /// of the decoder's element indexes and of the encoder's output.
+    pub fn element_fields(&self) -> Vec<&Field> {
+        let mut out = Vec::new();
+        if let Content::Sequence(ps) = &self.content {
+            for p in ps {
+                match p {
+                    Particle::Element(f) => out.push(f),
+                    Particle::Choice { branches, .. } => out.extend(branches.iter().flatten()),
+                }
+            }
+        }
+        out
+    }
+
+    /// The attributes, then the child element fields (see [`StructDef::element_fields`]).
+    pub fn all_fields(&self) -> Vec<&Field> {
+        let mut out: Vec<&Field> = self.attributes.iter().collect();
+        out.extend(self.element_fields());
+        out
+    }
 }
 
 /// The child content of a struct.
@@ -270,6 +350,8 @@ pub struct EnumDef {
     pub variants: Vec<Variant>,
     /// For an open list: the type any other value must have (kept verbatim in `Other`).
     pub open: Option<Scalar>,
+    /// For an open list: the enumeration type its known values come from.
+    pub known_from: Option<TypeId>,
 }
 
 /// One known value of a list.
@@ -344,6 +426,9 @@ impl Model {
             }
             out.push('\n');
         }
+        if let Some(id) = self.shared_errors {
+            let _ = writeln!(out, "shared Errors type: {}", self.ty(id).rust_name);
+        }
         out
     }
 
@@ -368,6 +453,31 @@ impl Model {
         }
     }
 
+    fn print_root_decisions(&self, out: &mut String, s: &StructDef, r: &RootInfo) {
+        let elements = s.element_fields();
+        let name = |i: usize| elements.get(i).map(|f| format!("<{}>", f.xml_name)).unwrap_or_default();
+        let mut parts = vec![format!("variant {}", r.variant)];
+        if let Some(id) = r.response_type {
+            parts.push(format!("response type {}", self.ty(id).rust_name));
+        }
+        if let Some(a) = r.version_attribute.and_then(|i| s.attributes.get(i)) {
+            parts.push(format!("version in @{}", a.xml_name));
+        }
+        if let Some(sh) = &r.shape {
+            let mut e = format!("envelope: success {}", name(sh.success));
+            if let Some(w) = sh.warnings {
+                e.push_str(&format!(", warnings {}", name(w)));
+            }
+            if !sh.payload.is_empty() {
+                let p: Vec<String> = sh.payload.iter().map(|&i| name(i)).collect();
+                e.push_str(&format!(", payload {}", p.join(" ")));
+            }
+            e.push_str(&format!(", errors {}", name(sh.errors)));
+            parts.push(e);
+        }
+        let _ = writeln!(out, "    [{}]", parts.join("; "));
+    }
+
     fn print_type(&self, out: &mut String, id: TypeId) {
         let t = self.ty(id);
         let origin = if t.named { String::new() } else { format!(" (inline in {})", t.context.join("/")) };
@@ -384,6 +494,9 @@ impl Model {
                     }
                 }
                 out.push('\n');
+                if let Some(r) = &s.root {
+                    self.print_root_decisions(out, s, r);
+                }
                 for a in &s.attributes {
                     let req = if a.min > 0 { "required" } else { "optional" };
                     let _ = writeln!(
@@ -438,7 +551,7 @@ impl Model {
                     Some(other) => format!("open, any other {}", self.scalar(other)),
                     None => "closed".to_string(),
                 };
-                let skipped = if t.emitted { "" } else { " [known values of an open list; not emitted]" };
+                let skipped = if t.has_table() { "" } else { " [known values of an open list; not emitted]" };
                 let _ = writeln!(
                     out,
                     "  enum {} <- {}{} (xs:{}, {kind}){skipped}",

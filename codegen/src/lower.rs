@@ -3,14 +3,14 @@
 //! Type references are resolved across all files (they share one target namespace), attribute
 //! groups are flattened in place, restriction chains are merged, open code lists (`xs:union` of
 //! an enumeration and a catch-all type) become open enums, and anonymous types are given
-//! suggested names (made final by [`crate::naming`]). Every problem becomes a diagnostic; the
+//! suggested names (made final by [`crate::passes::naming`]). Every problem becomes a diagnostic; the
 //! stage keeps going so that one run reports them all.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
-    AliasDef, Builtin, Content, EnumDef, Facets, Field, FieldType, Model, Module, Particle as IrParticle, RootInfo,
+    AliasDef, Builtin, Content, Emission, EnumDef, Facets, Field, FieldType, Model, Module, Particle as IrParticle, RootInfo,
     Scalar, StructDef, TypeDef, TypeId, TypeKind, Variant,
 };
 use crate::parse::{
@@ -40,8 +40,6 @@ pub fn lower(files: &[SpecFile], diags: &mut Diagnostics) -> Model {
         simple: HashMap::new(),
         groups: HashMap::new(),
         simple_state: HashMap::new(),
-        direct_refs: HashSet::new(),
-        union_members: HashSet::new(),
         responses: Vec::new(),
     };
     l.declare();
@@ -64,8 +62,6 @@ struct Lowerer<'a> {
     simple: HashMap<String, (TypeId, &'a SimpleTypeDecl)>,
     groups: HashMap<String, &'a AttributeGroupDecl>,
     simple_state: HashMap<TypeId, State>,
-    direct_refs: HashSet<TypeId>,
-    union_members: HashSet<TypeId>,
     /// `response` references of request roots: (the reference, the request's element name).
     responses: Vec<(crate::parse::Spanned<String>, String)>,
 }
@@ -86,7 +82,7 @@ impl<'a> Lowerer<'a> {
             doc,
             kind: TypeKind::Alias(AliasDef { base: Builtin::String, facets: Facets::default() }),
             span,
-            emitted: true,
+            emission: Emission::Item,
         }
     }
 
@@ -233,6 +229,10 @@ impl<'a> Lowerer<'a> {
             version: info.version.value.clone(),
             path: info.path.as_ref().map(|p| p.value.clone()),
             response: info.response.as_ref().map(|r| r.value.clone()),
+            response_type: None,
+            shape: None,
+            version_attribute: None,
+            variant: String::new(),
         });
         if let Some(r) = &info.response {
             self.responses.push((r.clone(), name.value.clone()));
@@ -358,9 +358,6 @@ impl<'a> Lowerer<'a> {
             SimpleTypeUse::Named(q) => self.resolve_simple(q)?,
             SimpleTypeUse::Inline(t) => self.inline_simple(mi, t, &a.name.value, context)?,
         };
-        if let Some(id) = scalar.named {
-            self.direct_refs.insert(id);
-        }
         Some(Field {
             xml_name: a.name.value.clone(),
             rust_name: String::new(),
@@ -381,11 +378,7 @@ impl<'a> Lowerer<'a> {
                 {
                     FieldType::Complex(id)
                 } else {
-                    let s = self.resolve_simple(q)?;
-                    if let Some(id) = s.named {
-                        self.direct_refs.insert(id);
-                    }
-                    FieldType::Simple(s)
+                    FieldType::Simple(self.resolve_simple(q)?)
                 }
             }
             TypeUse::Complex(ct) => {
@@ -397,13 +390,7 @@ impl<'a> Lowerer<'a> {
                 self.model.types[id.0].kind = TypeKind::Struct(def);
                 FieldType::Complex(id)
             }
-            TypeUse::Simple(st) => {
-                let s = self.inline_simple(mi, st, &e.name.value, context)?;
-                if let Some(id) = s.named {
-                    self.direct_refs.insert(id);
-                }
-                FieldType::Simple(s)
-            }
+            TypeUse::Simple(st) => FieldType::Simple(self.inline_simple(mi, st, &e.name.value, context)?),
         };
         Some(Field {
             xml_name: e.name.value.clone(),
@@ -599,7 +586,7 @@ impl<'a> Lowerer<'a> {
                     if let Some(span) = other_facet {
                         self.diags.error(span, "an enumeration cannot be combined with other facets in this subset");
                     }
-                    Some(TypeKind::Enum(EnumDef { base: builtin, variants, open: None }))
+                    Some(TypeKind::Enum(EnumDef { base: builtin, variants, open: None, known_from: None }))
                 } else if let Some(be) = base_enum {
                     Some(TypeKind::Enum(be))
                 } else {
@@ -637,29 +624,33 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 e.open = Some(other_s);
-                self.union_members.insert(known_id);
+                e.known_from = Some(known_id);
                 Some(TypeKind::Enum(e))
             }
         }
     }
 
-    /// Pass 3: check `response` references; enumerations used only as the known values of open
-    /// lists are not emitted.
+    /// Pass 3: resolve the `response` of each request to its root type.
     fn finish(&mut self) {
-        let roots: Vec<crate::ir::RootInfo> = self.model.roots().map(|(_, _, r)| r.clone()).collect();
+        let roots: Vec<(TypeId, RootInfo)> = self.model.roots().map(|(_, id, r)| (id, r.clone())).collect();
         for (r, request) in &self.responses {
-            match roots.iter().find(|x| x.element == r.value) {
-                None => self.diags.error(r.span.clone(), format!("response `{}` of `{request}` is not a root element of the spec", r.value)),
-                Some(x) if x.path.is_some() || x.response.is_some() => self.diags.error(
-                    r.span.clone(),
-                    format!("`{}` is a request (it has a path or a response); a response root has neither", r.value),
-                ),
-                Some(_) => {}
-            }
-        }
-        for id in &self.union_members {
-            if !self.direct_refs.contains(id) {
-                self.model.types[id.0].emitted = false;
+            let found = match roots.iter().find(|(_, x)| x.element == r.value) {
+                None => {
+                    self.diags.error(r.span.clone(), format!("response `{}` of `{request}` is not a root element of the spec", r.value));
+                    continue;
+                }
+                Some((_, x)) if x.path.is_some() || x.response.is_some() => {
+                    self.diags.error(
+                        r.span.clone(),
+                        format!("`{}` is a request (it has a path or a response); a response root has neither", r.value),
+                    );
+                    continue;
+                }
+                Some((id, _)) => *id,
+            };
+            let Some(&(request_id, _)) = roots.iter().find(|(_, x)| &x.element == request) else { continue };
+            if let TypeKind::Struct(StructDef { root: Some(info), .. }) = &mut self.model.types[request_id.0].kind {
+                info.response_type = Some(found);
             }
         }
     }
