@@ -119,6 +119,9 @@ pub struct RootInfo {
     /// The attribute that carries the message version, as an index into the struct's
     /// attributes: a new message has it set to `version` (set by the `versions` pass).
     pub version_attribute: Option<usize>,
+    /// The point of sale of a request: its required `POS` child element, as an index into
+    /// [`StructDef::element_fields`] (set by the `std_attributes` pass).
+    pub pos: Option<usize>,
     /// The name of the root's variant in `AnyMessage` / `AnyRequest` (set by the naming pass).
     pub variant: String,
 }
@@ -142,11 +145,65 @@ pub struct ResponseShape {
 #[derive(Debug, Clone)]
 pub struct StructDef {
     /// Set when this is a message root.
-    pub root: Option<RootInfo>,
+    pub root: Option<Box<RootInfo>>,
     /// Attributes, in order (attribute groups flattened in place).
     pub attributes: Vec<Field>,
+    /// The attribute groups the type uses, directly or through other groups, in the order they
+    /// are referenced (an outer group before the groups it references).
+    pub groups: Vec<GroupUse>,
     /// Child content.
     pub content: Content,
+    /// The runtime traits of standard attributes the struct implements (set by the
+    /// `std_attributes` pass).
+    pub std_traits: Vec<StdTraitImpl>,
+}
+
+/// An attribute group used by a struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupUse {
+    /// The group's name.
+    pub name: String,
+    /// The attributes it gave the struct (its nested groups' included), as indexes into
+    /// [`StructDef::attributes`].
+    pub attributes: Vec<usize>,
+}
+
+/// How a struct implements a runtime trait of standard attributes (decided by the
+/// `std_attributes` pass from the attribute groups it uses).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdTraitImpl {
+    /// The trait's name in `runtime`, e.g. `ResponseStdAttributes`.
+    pub name: &'static str,
+    /// The attribute group it comes from.
+    pub group: String,
+    /// Each accessor of the trait and the attribute behind it.
+    pub members: Vec<StdMember>,
+}
+
+/// One accessor of a runtime trait of standard attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StdMember {
+    /// The getter's name (the setter, if any, is `set_` + it).
+    pub method: &'static str,
+    /// The attribute, as an index into [`StructDef::attributes`].
+    pub attribute: usize,
+    /// What the accessor gives.
+    pub access: StdAccess,
+}
+
+/// The Rust shape of a standard attribute's accessors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdAccess {
+    /// A string (a `String` field): `&str`, and a setter taking `String`.
+    Text,
+    /// A code list (a generated enum): its text as `&str`, no setter.
+    Code,
+    /// A date-time: `&runtime::DateTime`, and a setter.
+    DateTime,
+    /// A non-negative integer (`u64`), by value, and a setter.
+    Count,
+    /// A boolean, by value, and a setter.
+    Flag,
 }
 
 impl StructDef {
@@ -410,7 +467,7 @@ impl Model {
     pub fn roots(&self) -> impl Iterator<Item = (&Module, TypeId, &RootInfo)> {
         self.modules.iter().flat_map(move |m| {
             m.roots.iter().filter_map(move |&id| match &self.ty(id).kind {
-                TypeKind::Struct(StructDef { root: Some(info), .. }) => Some((m, id, info)),
+                TypeKind::Struct(StructDef { root: Some(info), .. }) => Some((m, id, &**info)),
                 _ => None,
             })
         })
@@ -463,6 +520,9 @@ impl Model {
         if let Some(a) = r.version_attribute.and_then(|i| s.attributes.get(i)) {
             parts.push(format!("version in @{}", a.xml_name));
         }
+        if let Some(p) = r.pos {
+            parts.push(format!("point of sale {}", name(p)));
+        }
         if let Some(sh) = &r.shape {
             let mut e = format!("envelope: success {}", name(sh.success));
             if let Some(w) = sh.warnings {
@@ -496,6 +556,13 @@ impl Model {
                 out.push('\n');
                 if let Some(r) = &s.root {
                     self.print_root_decisions(out, s, r);
+                }
+                for g in &s.groups {
+                    let names: Vec<&str> = g.attributes.iter().filter_map(|&i| s.attributes.get(i)).map(|a| a.xml_name.as_str()).collect();
+                    let _ = writeln!(out, "    attribute group {}: {}", g.name, names.join(" "));
+                }
+                for i in &s.std_traits {
+                    let _ = writeln!(out, "    implements runtime::{} (from {})", i.name, i.group);
                 }
                 for a in &s.attributes {
                     let req = if a.min > 0 { "required" } else { "optional" };

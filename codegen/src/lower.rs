@@ -1,7 +1,7 @@
 //! Stage 2, **lower**: resolve the parsed files into the [`Model`].
 //!
 //! Type references are resolved across all files (they share one target namespace), attribute
-//! groups are flattened in place, restriction chains are merged, open code lists (`xs:union` of
+//! groups are flattened in place (each struct keeps which groups gave which attributes), restriction chains are merged, open code lists (`xs:union` of
 //! an enumeration and a catch-all type) become open enums, and anonymous types are given
 //! suggested names (made final by [`crate::passes::naming`]). Every problem becomes a diagnostic; the
 //! stage keeps going so that one run reports them all.
@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
-    AliasDef, Builtin, Content, Emission, EnumDef, Facets, Field, FieldType, Model, Module, Particle as IrParticle, RootInfo,
+    AliasDef, Builtin, Content, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
     Scalar, StructDef, TypeDef, TypeId, TypeKind, Variant,
 };
 use crate::parse::{
@@ -224,7 +224,7 @@ impl<'a> Lowerer<'a> {
         self.model.modules[mi].types.push(id);
         self.model.modules[mi].roots.push(id);
         let mut def = self.struct_def(mi, ct, std::slice::from_ref(&name.value));
-        def.root = Some(RootInfo {
+        def.root = Some(Box::new(RootInfo {
             element: name.value.clone(),
             version: info.version.value.clone(),
             path: info.path.as_ref().map(|p| p.value.clone()),
@@ -232,8 +232,9 @@ impl<'a> Lowerer<'a> {
             response_type: None,
             shape: None,
             version_attribute: None,
+            pos: None,
             variant: String::new(),
-        });
+        }));
         if let Some(r) = &info.response {
             self.responses.push((r.clone(), name.value.clone()));
         }
@@ -242,8 +243,9 @@ impl<'a> Lowerer<'a> {
 
     fn struct_def(&mut self, mi: usize, t: &'a ComplexTypeDecl, context: &[String]) -> StructDef {
         let mut attributes = Vec::new();
+        let mut groups = Vec::new();
         let mut group_stack = Vec::new();
-        self.attributes(mi, &t.attributes, context, &mut attributes, &mut group_stack);
+        self.attributes(mi, &t.attributes, context, &mut attributes, &mut groups, &mut group_stack);
         let mut seen: HashMap<String, Span> = HashMap::new();
         for a in &attributes {
             if let Some(first) = seen.get(&a.xml_name) {
@@ -298,7 +300,7 @@ impl<'a> Lowerer<'a> {
                 Content::Sequence(out)
             }
         };
-        StructDef { root: None, attributes, content }
+        StructDef { root: None, attributes, groups, content, std_traits: Vec::new() }
     }
 
     fn unique_child(&mut self, names: &mut HashMap<String, Span>, f: &Field) {
@@ -323,6 +325,7 @@ impl<'a> Lowerer<'a> {
         uses: &'a [AttrUse],
         context: &[String],
         out: &mut Vec<Field>,
+        groups: &mut Vec<GroupUse>,
         stack: &mut Vec<String>,
     ) {
         for u in uses {
@@ -346,7 +349,10 @@ impl<'a> Lowerer<'a> {
                         continue;
                     }
                     stack.push(q.local.clone());
-                    self.attributes(mi, &g.attributes, context, out, stack);
+                    let (slot, start) = (groups.len(), out.len());
+                    groups.push(GroupUse { name: q.local.clone(), attributes: Vec::new() });
+                    self.attributes(mi, &g.attributes, context, out, groups, stack);
+                    groups[slot].attributes = (start..out.len()).collect();
                     stack.pop();
                 }
             }

@@ -1,7 +1,8 @@
 //! Stage 4, **emit**: the model as Rust tokens, with `quote` (no Rust is built from strings).
 //!
 //! The emitters decide nothing: what becomes an item, the response envelope, the version
-//! attribute, the shared `Errors` type and every name were decided by the
+//! attribute, the shared `Errors` type, the standard-attribute traits, the point of sale and
+//! every name were decided by the
 //! [passes](crate::passes) and are read from the model. One module per concern:
 //!
 //! | module | writes |
@@ -9,7 +10,8 @@
 //! | `types` | structs, with yaserde 0.13 derives in the verified forms (the full namespace triple on every struct, `prefix` on every child element, none on attributes) |
 //! | `enums` | code lists (closed and open) |
 //! | `codecs` | the `Decode` and `Encode` impls of the structs |
-//! | `roots` | what message roots implement: `Default`, `Message`, `Request`, `Response` |
+//! | `roots` | what message roots implement: `Default`, `Message`, `Request`, `Response`, `PosRequest` |
+//! | `std_traits` | the impls of the runtime's traits of standard attributes |
 //! | `schema` | `schema.rs`: the tables the runtime's checker walks |
 //! | `registry` | `mod.rs`: the module list, `AnyRequest`, `AnyMessage`, `OPERATIONS`, `error_response` |
 //!
@@ -21,6 +23,7 @@ mod enums;
 mod registry;
 mod roots;
 mod schema;
+mod std_traits;
 mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -227,6 +230,7 @@ fn module(model: &Model, mi: usize) -> TokenStream {
                 items.push(types::struct_item(&mut ctx, id, s));
                 items.push(codecs::decode_impl(&mut ctx, id, s));
                 items.push(codecs::encode_impl(&mut ctx, id, s));
+                items.push(std_traits::std_trait_impls(&mut ctx, id, s));
                 if let Some(root) = &s.root {
                     items.push(roots::root_impls(&mut ctx, id, s, root));
                 }

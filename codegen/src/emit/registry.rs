@@ -5,6 +5,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{doc, ident};
+use crate::passes::naming::snake;
 use crate::ir::{Model, Module, RootInfo, StructDef, TypeId, TypeKind};
 
 fn variant_name(model: &Model, id: TypeId) -> Ident {
@@ -119,6 +120,52 @@ fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&Module, Type
     }
 }
 
+/// The standard-attribute traits the roots implement, each as a trait object: one getter and
+/// one `_mut` getter per trait that at least one of `roots` implements.
+fn std_trait_accessors(model: &Model, roots: &[(&Module, TypeId, &RootInfo)]) -> TokenStream {
+    let implements = |id: TypeId, name: &str| match &model.ty(id).kind {
+        TypeKind::Struct(s) => s.std_traits.iter().any(|t| t.name == name),
+        _ => false,
+    };
+    let mut names: Vec<&'static str> = Vec::new();
+    for (_, id, _) in roots {
+        if let TypeKind::Struct(s) = &model.ty(*id).kind {
+            for t in &s.std_traits {
+                if !names.contains(&t.name) {
+                    names.push(t.name);
+                }
+            }
+        }
+    }
+    let methods = names.into_iter().map(|name| {
+        let tr = format_ident!("{name}");
+        let get = format_ident!("{}", snake(name));
+        let get_mut = format_ident!("{}_mut", snake(name));
+        let with: Vec<Ident> = roots.iter().filter(|(_, id, _)| implements(*id, name)).map(|(_, id, _)| variant_name(model, *id)).collect();
+        let rest = (with.len() < roots.len()).then(|| quote!(_ => None,));
+        let d = doc(&format!("The message as `runtime::{name}`, when it has those attributes."));
+        let d_mut = doc(&format!("The message as a mutable `runtime::{name}`, when it has those attributes."));
+        quote! {
+            #d
+            pub fn #get(&self) -> Option<&dyn rt::#tr> {
+                match self {
+                    #(Self::#with(m) => Some(m.as_ref()),)*
+                    #rest
+                }
+            }
+
+            #d_mut
+            pub fn #get_mut(&mut self) -> Option<&mut dyn rt::#tr> {
+                match self {
+                    #(Self::#with(m) => Some(m.as_mut()),)*
+                    #rest
+                }
+            }
+        }
+    });
+    quote!(#(#methods)*)
+}
+
 /// The `mod.rs` file.
 pub(super) fn mod_rs(model: &Model) -> TokenStream {
     let mods = model.modules.iter().map(|m| {
@@ -147,12 +194,17 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         &format_ident!("AnyRequest"),
         "Any request message of the service, decoded by its root element.",
         &requests,
-        quote! {
-            /// The operation this request belongs to.
-            pub fn operation(&self) -> rt::Operation {
-                match self {
-                    #(#op_arms)*
+        {
+            let std = std_trait_accessors(model, &requests);
+            quote! {
+                /// The operation this request belongs to.
+                pub fn operation(&self) -> rt::Operation {
+                    match self {
+                        #(#op_arms)*
+                    }
                 }
+
+                #std
             }
         },
     );
@@ -161,7 +213,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         &format_ident!("AnyMessage"),
         "Any message of the spec (requests and responses), decoded by its root element.",
         &all,
-        quote!(),
+        std_trait_accessors(model, &all),
     );
     // The error answer of each operation, when every response shares one `Errors` type.
     let error_arms = requests.iter().filter_map(|(_, _, info)| {

@@ -1,5 +1,6 @@
 //! What message roots implement: `Default` (with the expected version), `Message`, `Request`
-//! for requests, `Response` and a `success(..)` constructor for responses with the OTA envelope.
+//! and `PosRequest` for requests, `Response` and a `success(..)` constructor for responses with
+//! the OTA envelope.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -37,6 +38,18 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
         }
     });
     let elements = s.element_fields();
+    let pos = root.pos.and_then(|i| elements.get(i).copied()).map(|f| {
+        let field = ident(&f.rust_name);
+        let ty = ctx.field_type(f);
+        quote! {
+            impl rt::PosRequest for #name {
+                type Pos = #ty;
+                fn pos(&self) -> &Self::Pos {
+                    &self.#field
+                }
+            }
+        }
+    });
     let response = root.shape.as_ref().and_then(|shape| {
         let field = |i: usize| elements.get(i).copied();
         let (success_field, errors_field) = (field(shape.success)?, field(shape.errors)?);
@@ -135,6 +148,7 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
         }
 
         #request
+        #pos
         #response
     }
 }

@@ -10,12 +10,14 @@
 //! | [`envelope`] | which response roots have the OTA envelope (`Success`, `Warnings`, payload / `Errors`) | [`RootInfo::shape`](crate::ir::RootInfo::shape) |
 //! | [`shared_errors`] | whether every operation answers errors with one `Errors` type | [`Model::shared_errors`](crate::ir::Model::shared_errors) |
 //! | [`versions`] | which attribute of a root carries the message version | [`RootInfo::version_attribute`](crate::ir::RootInfo::version_attribute) |
+//! | [`std_attributes`] | which structs implement the runtime's traits of the OTA standard attributes (from the attribute groups they use), which requests carry a point of sale | [`StructDef::std_traits`](crate::ir::StructDef::std_traits), [`RootInfo::pos`](crate::ir::RootInfo::pos) |
 //! | [`naming`] | every Rust name: types, fields, enum variants, message variants | `rust_name`s, [`RootInfo::variant`](crate::ir::RootInfo::variant) |
 
 pub mod envelope;
 pub mod items;
 pub mod naming;
 pub mod shared_errors;
+pub mod std_attributes;
 pub mod versions;
 
 use crate::diagnostics::Diagnostics;
@@ -36,6 +38,7 @@ pub const PASSES: &[Pass] = &[
     Pass { name: "envelope", run: envelope::run },
     Pass { name: "shared_errors", run: shared_errors::run },
     Pass { name: "versions", run: versions::run },
+    Pass { name: "std_attributes", run: std_attributes::run },
     Pass { name: "naming", run: naming::run },
 ];
 
@@ -65,7 +68,7 @@ mod tests {
         m.types
             .iter()
             .find_map(|t| match &t.kind {
-                TypeKind::Struct(s @ StructDef { root: Some(r), .. }) if r.element == element => Some((s, r)),
+                TypeKind::Struct(s @ StructDef { root: Some(r), .. }) if r.element == element => Some((s, &**r)),
                 _ => None,
             })
             .unwrap_or_else(|| panic!("no root {element}"))
@@ -168,5 +171,60 @@ mod tests {
         let plain = ota.replace("OTA_Ping", "Ping").replace("/Ping", "/plain");
         let err = model(&format!("{TYPES}{ota}{plain}")).unwrap_err();
         assert!(err.contains("two message roots are both named `PingRq` in `AnyMessage`"), "{err}");
+    }
+
+    const STD_GROUPS: &str = r#"<xs:attributeGroup name="OTA_ResponseStdAttributes">
+  <xs:attribute name="EchoToken" type="xs:string"/><xs:attribute name="TimeStamp" type="xs:dateTime"/>
+  <xs:attribute name="Version" type="xs:string" use="required"/><xs:attribute name="TransactionIdentifier" type="xs:string"/>
+</xs:attributeGroup>
+<xs:attributeGroup name="Outer"><xs:attribute name="A" type="xs:string"/><xs:attributeGroup ref="OTA_ResponseStdAttributes"/></xs:attributeGroup>
+<xs:complexType name="POS"><xs:attribute name="ID" type="xs:string"/></xs:complexType>"#;
+
+    #[test]
+    fn attribute_groups_are_kept_and_give_traits() {
+        let rq = operation("Ping", ENVELOPE)
+            .replace(r#"<xs:complexType><xs:attribute name="Version" type="xs:string" use="required"/></xs:complexType></xs:element>
+<xs:element name="OTA_PingRS">"#, r#"<xs:complexType><xs:sequence><xs:element name="POS" type="POS"/></xs:sequence><xs:attribute name="Version" type="xs:string" use="required"/></xs:complexType></xs:element>
+<xs:element name="OTA_PingRS">"#)
+            .replace(r#"</xs:choice><xs:attribute name="Version" type="xs:string" use="required"/>"#, r#"</xs:choice><xs:attribute name="B" type="xs:int"/><xs:attributeGroup ref="Outer"/>"#);
+        let m = model(&format!("{TYPES}{STD_GROUPS}{rq}")).unwrap();
+        let (s, rs) = root(&m, "OTA_PingRS");
+        let groups: Vec<(&str, Vec<&str>)> = s
+            .groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.attributes.iter().map(|&i| s.attributes[i].xml_name.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                ("Outer", vec!["A", "EchoToken", "TimeStamp", "Version", "TransactionIdentifier"]),
+                ("OTA_ResponseStdAttributes", vec!["EchoToken", "TimeStamp", "Version", "TransactionIdentifier"]),
+            ]
+        );
+        assert_eq!(s.std_traits.len(), 1);
+        let t = &s.std_traits[0];
+        assert_eq!(t.name, "ResponseStdAttributes");
+        let members: Vec<(&str, &str)> = t.members.iter().map(|m| (m.method, s.attributes[m.attribute].xml_name.as_str())).collect();
+        assert_eq!(members, [("echo_token", "EchoToken"), ("time_stamp", "TimeStamp"), ("version", "Version"), ("transaction_identifier", "TransactionIdentifier")]);
+        assert_eq!(rs.version_attribute.map(|i| s.attributes[i].xml_name.as_str()), Some("Version"));
+        // The request's point of sale; a response has none.
+        let (rq_s, rq) = root(&m, "OTA_PingRQ");
+        assert_eq!(rq.pos.map(|i| rq_s.element_fields()[i].xml_name.as_str()), Some("POS"));
+        assert!(rq_s.std_traits.is_empty(), "the request does not use a standard group");
+        assert_eq!(rs.pos, None);
+    }
+
+    #[test]
+    fn a_standard_group_that_does_not_fit_its_trait_is_an_error() {
+        let broken = STD_GROUPS
+            .replace(r#"<xs:attribute name="TimeStamp" type="xs:dateTime"/>"#, r#"<xs:attribute name="TimeStamp" type="xs:string"/>"#)
+            .replace(r#"<xs:attribute name="TransactionIdentifier" type="xs:string"/>"#, "");
+        let rs = operation("Ping", ENVELOPE).replace(
+            r#"</xs:choice><xs:attribute name="Version" type="xs:string" use="required"/>"#,
+            r#"</xs:choice><xs:attributeGroup ref="OTA_ResponseStdAttributes"/>"#,
+        );
+        let err = model(&format!("{TYPES}{broken}{rs}")).unwrap_err();
+        assert!(err.contains("attribute `TimeStamp` of group `OTA_ResponseStdAttributes` has a shape `runtime::ResponseStdAttributes` cannot hold"), "{err}");
+        assert!(err.contains("attribute group `OTA_ResponseStdAttributes` has no attribute `TransactionIdentifier`"), "{err}");
     }
 }

@@ -173,6 +173,63 @@ impl rt::Encode for OtaHotelDescriptiveInfoRq {
     }
 }
 
+impl rt::PayloadStdAttributes for OtaHotelDescriptiveInfoRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaHotelDescriptiveInfoRq {
     fn default() -> Self {
@@ -204,6 +261,13 @@ impl rt::Message for OtaHotelDescriptiveInfoRq {
 impl rt::Request for OtaHotelDescriptiveInfoRq {
     const PATH: &'static str = "/hotelnbc";
     type Response = OtaHotelDescriptiveInfoRs;
+}
+
+impl rt::PosRequest for OtaHotelDescriptiveInfoRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to a hotel NBC request: Success (optionally with Warnings) and the static descriptive data of the selected hotel (HotelCode) or of the hotels of a client feed (BrandCode), one HotelDescriptiveContent per hotel and language; or Errors alone (e.g. Code 392 invalid hotel code, 424 no hotels found). TransactionIdentifier reports the range of hotels in the payload, e.g. 1-37/37.
@@ -346,6 +410,33 @@ impl rt::Encode for OtaHotelDescriptiveInfoRs {
             rt::Encode::encode(v, w, "Errors");
         }
         w.end(name);
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaHotelDescriptiveInfoRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
     }
 }
 

@@ -180,6 +180,63 @@ impl rt::Encode for OtaProductDescriptiveInfoRq {
     }
 }
 
+impl rt::PayloadStdAttributes for OtaProductDescriptiveInfoRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaProductDescriptiveInfoRq {
     fn default() -> Self {
@@ -211,6 +268,13 @@ impl rt::Message for OtaProductDescriptiveInfoRq {
 impl rt::Request for OtaProductDescriptiveInfoRq {
     const PATH: &'static str = "/activitynbc";
     type Response = OtaProductDescriptiveInfoRs;
+}
+
+impl rt::PosRequest for OtaProductDescriptiveInfoRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to an activity NBC request: Success (optionally with Warnings) and the static descriptive data of the requested tour activity, with its products and services and their texts; or Errors alone.
@@ -353,6 +417,33 @@ impl rt::Encode for OtaProductDescriptiveInfoRs {
             rt::Encode::encode(v, w, "Errors");
         }
         w.end(name);
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaProductDescriptiveInfoRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
     }
 }
 

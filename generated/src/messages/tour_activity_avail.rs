@@ -181,6 +181,63 @@ impl rt::Encode for OtaTourActivityAvailRq {
     }
 }
 
+impl rt::PayloadStdAttributes for OtaTourActivityAvailRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityAvailRq {
     fn default() -> Self {
@@ -213,6 +270,13 @@ impl rt::Message for OtaTourActivityAvailRq {
 impl rt::Request for OtaTourActivityAvailRq {
     const PATH: &'static str = "/activityavailability";
     type Response = OtaTourActivityAvailRs;
+}
+
+impl rt::PosRequest for OtaTourActivityAvailRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to an activity availability request: Success (optionally with Warnings) and one TourActivityInfo per available activity service; or Errors alone. The pricing mode follows the request's RequestorID Instance: MF002 gives one cheapest per-person "price from" per service (Pricing/Summary@MinCharge), MF001 every schedule, product and service with its price (Pricing/Summary@Amount, per person or per group) and, for transfer services, the pickup details. No TourActivityInfo means nothing is available (a Warning with Code 427 may say so). Prices are indicative: the quote of the booking message is authoritative.
@@ -367,6 +431,33 @@ impl rt::Encode for OtaTourActivityAvailRs {
             rt::Encode::encode(v, w, "Errors");
         }
         w.end(name);
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaTourActivityAvailRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
     }
 }
 

@@ -10,6 +10,7 @@ mod cx;
 mod error;
 mod scalar;
 pub mod schema;
+mod std_attributes;
 mod writer;
 
 use roxmltree::{Document, ParsingOptions};
@@ -20,6 +21,7 @@ pub use cx::{Children, Cx, Decode, FromValue, Next};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
+pub use std_attributes::{PayloadStdAttributes, PosRequest, ResponseStdAttributes};
 pub use writer::{Encode, ToValue, Writer};
 
 /// The OpenTravel namespace every element of every message is in.
