@@ -516,28 +516,11 @@ struct Echo {
 
 /// Sets `TimeStamp` (now) and the echoed attributes on an answer.
 fn stamp(answer: &mut AnyMessage, echo: Echo) {
-    let now = ops::time_stamp(Utc::now());
-    macro_rules! set {
-        ($($variant:ident),*) => {
-            match answer {
-                $(AnyMessage::$variant(m) => {
-                    m.time_stamp = Some(now);
-                    m.echo_token = echo.echo_token;
-                    m.transaction_identifier = echo.transaction_identifier;
-                })*
-                _ => {}
-            }
-        };
+    if let Some(rs) = answer.response_std_attributes_mut() {
+        rs.set_time_stamp(Some(ops::time_stamp(Utc::now())));
+        rs.set_echo_token(echo.echo_token);
+        rs.set_transaction_identifier(echo.transaction_identifier);
     }
-    set!(
-        ResRetrieveRs,
-        HotelDescriptiveInfoRs,
-        HotelResModifyRs,
-        ProductDescriptiveInfoRs,
-        TourActivityAvailRs,
-        TourActivityBookRs,
-        TourActivitySearchRs
-    );
 }
 
 /// The operation's RS carrying one problem, with an HTTP status.

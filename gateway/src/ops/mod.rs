@@ -7,7 +7,8 @@ pub mod activities;
 pub mod hotels;
 
 use chrono::{DateTime, Utc};
-use ota_messages::runtime::{Message, Response};
+use ota_messages::common::{Errors, Pos};
+use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Request, Response, ResponseStdAttributes};
 use ota_messages::{AnyMessage, AnyRequest};
 
 use crate::auth::{self, Requestor};
@@ -53,62 +54,54 @@ fn check_version(found: &str, expected: &'static str, root: &'static str) -> Res
 }
 
 /// Runs one operation: version, authentication, the operation, then the envelope.
-macro_rules! run {
-    ($db:expr, $now:expr, $request_id:expr, $rq:expr, $op:path, $variant:ident, $rs:ty) => {{
-        let rq = $rq;
-        let (expected, root) = meta(&*rq);
-        let checked = match check_version(&rq.version, expected, root) {
-            Ok(()) => auth::authenticate($db, &rq.pos).await,
-            Err(p) => Err(p),
-        };
-        let mut rs: $rs = match checked {
-            Ok(requestor) => {
-                let ctx = Ctx { db: $db.clone(), requestor, now: $now, request_id: $request_id.to_string() };
-                $op(&ctx, &rq).await
-            }
-            Err(problem) => <$rs as Response>::from_errors(errors([problem])),
-        };
-        rs.echo_token = rq.echo_token.clone();
-        // An operation may report its own identifier (hotel NBC: the range of hotels, `1-3/3`).
-        rs.transaction_identifier = rs.transaction_identifier.take().or_else(|| rq.transaction_identifier.clone());
-        rs.time_stamp = Some(time_stamp($now));
-        AnyMessage::$variant(Box::new(rs))
-    }};
-}
-
-/// The expected `Version` and the root name of a request.
-fn meta<M: Message>(_: &M) -> (&'static str, &'static str) {
-    (M::VERSION, M::ROOT)
+async fn run<Rq>(db: &Db, now: DateTime<Utc>, request_id: &str, rq: &Rq, op: impl AsyncFn(&Ctx, &Rq) -> Rq::Response) -> Rq::Response
+where
+    Rq: Request + PayloadStdAttributes + PosRequest<Pos = Pos>,
+    Rq::Response: Response<Errors = Errors> + ResponseStdAttributes,
+{
+    let checked = match check_version(rq.version(), Rq::VERSION, Rq::ROOT) {
+        Ok(()) => auth::authenticate(db, rq.pos()).await,
+        Err(p) => Err(p),
+    };
+    let mut rs = match checked {
+        Ok(requestor) => {
+            let ctx = Ctx { db: db.clone(), requestor, now, request_id: request_id.to_string() };
+            op(&ctx, rq).await
+        }
+        Err(problem) => Rq::Response::from_errors(errors([problem])),
+    };
+    rs.set_echo_token(rq.echo_token().map(str::to_string));
+    // An operation may report its own identifier (hotel NBC: the range of hotels, `1-3/3`).
+    if rs.transaction_identifier().is_none() {
+        rs.set_transaction_identifier(rq.transaction_identifier().map(str::to_string));
+    }
+    rs.set_time_stamp(Some(time_stamp(now)));
+    rs
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path).
 pub async fn dispatch(db: &Db, request: AnyRequest, request_id: &str) -> AnyMessage {
-    use ota_messages::{
-        booking_read::OtaResRetrieveRs, hotel_descriptive_info::OtaHotelDescriptiveInfoRs,
-        hotel_res_modify::OtaHotelResModifyRs, product_descriptive_info::OtaProductDescriptiveInfoRs,
-        tour_activity_avail::OtaTourActivityAvailRs, tour_activity_book::OtaTourActivityBookRs,
-        tour_activity_search::OtaTourActivitySearchRs,
-    };
     let now = Utc::now();
+    let id = request_id;
     match request {
         AnyRequest::TourActivitySearchRq(rq) => {
-            run!(db, now, request_id, rq, activities::search, TourActivitySearchRs, OtaTourActivitySearchRs)
+            AnyMessage::TourActivitySearchRs(Box::new(run(db, now, id, &*rq, activities::search).await))
         }
         AnyRequest::TourActivityAvailRq(rq) => {
-            run!(db, now, request_id, rq, activities::availability, TourActivityAvailRs, OtaTourActivityAvailRs)
+            AnyMessage::TourActivityAvailRs(Box::new(run(db, now, id, &*rq, activities::availability).await))
         }
         AnyRequest::ProductDescriptiveInfoRq(rq) => {
-            run!(db, now, request_id, rq, activities::descriptive_info, ProductDescriptiveInfoRs, OtaProductDescriptiveInfoRs)
+            AnyMessage::ProductDescriptiveInfoRs(Box::new(run(db, now, id, &*rq, activities::descriptive_info).await))
         }
         AnyRequest::TourActivityBookRq(rq) => {
-            run!(db, now, request_id, rq, activities::book, TourActivityBookRs, OtaTourActivityBookRs)
+            AnyMessage::TourActivityBookRs(Box::new(run(db, now, id, &*rq, activities::book).await))
         }
         AnyRequest::HotelDescriptiveInfoRq(rq) => {
-            run!(db, now, request_id, rq, hotels::descriptive_info, HotelDescriptiveInfoRs, OtaHotelDescriptiveInfoRs)
+            AnyMessage::HotelDescriptiveInfoRs(Box::new(run(db, now, id, &*rq, hotels::descriptive_info).await))
         }
-        AnyRequest::ReadRq(rq) => run!(db, now, request_id, rq, hotels::read, ResRetrieveRs, OtaResRetrieveRs),
+        AnyRequest::ReadRq(rq) => AnyMessage::ResRetrieveRs(Box::new(run(db, now, id, &*rq, hotels::read).await)),
         AnyRequest::HotelResModifyRq(rq) => {
-            run!(db, now, request_id, rq, hotels::modify, HotelResModifyRs, OtaHotelResModifyRs)
+            AnyMessage::HotelResModifyRs(Box::new(run(db, now, id, &*rq, hotels::modify).await))
         }
     }
 }
