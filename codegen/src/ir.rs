@@ -316,87 +316,9 @@ pub struct Scalar {
     pub named: Option<TypeId>,
 }
 
-/// The XML Schema built-in types the subset supports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Builtin {
-    /// `xs:string`.
-    String,
-    /// `xs:normalizedString`.
-    NormalizedString,
-    /// `xs:token`.
-    Token,
-    /// `xs:language`.
-    Language,
-    /// `xs:boolean`.
-    Boolean,
-    /// `xs:int`.
-    Int,
-    /// `xs:integer`.
-    Integer,
-    /// `xs:nonNegativeInteger`.
-    NonNegativeInteger,
-    /// `xs:positiveInteger`.
-    PositiveInteger,
-    /// `xs:unsignedInt`.
-    UnsignedInt,
-    /// `xs:decimal`.
-    Decimal,
-    /// `xs:date`.
-    Date,
-    /// `xs:dateTime`.
-    DateTime,
-}
-
-impl Builtin {
-    /// Every supported built-in, with its XSD local name.
-    pub const ALL: [(Builtin, &'static str); 13] = [
-        (Builtin::String, "string"),
-        (Builtin::NormalizedString, "normalizedString"),
-        (Builtin::Token, "token"),
-        (Builtin::Language, "language"),
-        (Builtin::Boolean, "boolean"),
-        (Builtin::Int, "int"),
-        (Builtin::Integer, "integer"),
-        (Builtin::NonNegativeInteger, "nonNegativeInteger"),
-        (Builtin::PositiveInteger, "positiveInteger"),
-        (Builtin::UnsignedInt, "unsignedInt"),
-        (Builtin::Decimal, "decimal"),
-        (Builtin::Date, "date"),
-        (Builtin::DateTime, "dateTime"),
-    ];
-
-    /// The built-in with this XSD local name.
-    pub fn from_xsd(local: &str) -> Option<Builtin> {
-        Builtin::ALL.iter().find(|(_, n)| *n == local).map(|(b, _)| *b)
-    }
-
-    /// The XSD local name.
-    pub fn xsd_name(self) -> &'static str {
-        Builtin::ALL.iter().find(|(b, _)| *b == self).map(|(_, n)| *n).unwrap_or("string")
-    }
-
-    /// True for the string family (held as `String`).
-    pub fn is_string(self) -> bool {
-        matches!(self, Builtin::String | Builtin::NormalizedString | Builtin::Token | Builtin::Language)
-    }
-
-    /// True for the integer family.
-    pub fn is_integer(self) -> bool {
-        matches!(
-            self,
-            Builtin::Int
-                | Builtin::Integer
-                | Builtin::NonNegativeInteger
-                | Builtin::PositiveInteger
-                | Builtin::UnsignedInt
-        )
-    }
-
-    /// True when `minInclusive` / `maxInclusive` apply.
-    pub fn is_ordered(self) -> bool {
-        self.is_integer() || matches!(self, Builtin::Decimal | Builtin::Date | Builtin::DateTime)
-    }
-}
+/// The XML Schema built-in types the subset supports (one definition, shared with the
+/// runtime).
+pub use xsd_builtins::Builtin;
 
 /// A closed or open list of values.
 #[derive(Debug, Clone)]

@@ -80,36 +80,8 @@ pub enum TypeDesc {
     Simple(&'static SimpleDesc),
 }
 
-/// The XML Schema built-in types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Builtin {
-    /// `xs:string`.
-    String,
-    /// `xs:normalizedString`.
-    NormalizedString,
-    /// `xs:token`.
-    Token,
-    /// `xs:language`.
-    Language,
-    /// `xs:boolean`.
-    Boolean,
-    /// `xs:int`.
-    Int,
-    /// `xs:integer`.
-    Integer,
-    /// `xs:nonNegativeInteger`.
-    NonNegativeInteger,
-    /// `xs:positiveInteger`.
-    PositiveInteger,
-    /// `xs:unsignedInt`.
-    UnsignedInt,
-    /// `xs:decimal`.
-    Decimal,
-    /// `xs:date`.
-    Date,
-    /// `xs:dateTime`.
-    DateTime,
-}
+/// The XML Schema built-in types (one definition, shared with the generator).
+pub use xsd_builtins::Builtin;
 
 /// A simple type: a built-in with facets, or a list of values.
 #[derive(Debug)]
