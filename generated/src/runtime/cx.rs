@@ -1,8 +1,9 @@
 //! The decoding context: walks a parsed roxmltree document beside the generated schema tables.
 //!
 //! The generated decoders (one `Decode` impl per type) bind values through [`Cx`]; the
-//! structure — namespaces, known elements and attributes, sequence order, occurrence bounds,
-//! choices — is enforced here, once, by [`Children`] from the tables. Errors carry the element
+//! structure — namespaces, known elements and attributes, occurrence bounds, choices — is
+//! enforced here, once, by [`Children`] from the tables. The children of a sequence may come in
+//! any order (the encoders write the declared one). Errors carry the element
 //! path and line:column. Only elements the schema knows are descended into, so recursion is
 //! bounded by the depth of the schema, not of the input.
 
@@ -87,10 +88,12 @@ pub trait Decode: Sized {
     fn decode<'a, 'i>(node: Node<'a, 'i>, cx: &mut Cx<'a, 'i>) -> Result<Self, DecodeError>;
 }
 
-/// The state of one decode: the document and the element path, for errors.
+/// The state of one decode: the document, the element path (for errors), and the occurrence
+/// counters of the content models being walked (a stack: one region per open [`Children`]).
 pub struct Cx<'a, 'i> {
     doc: &'a Document<'i>,
     path: Vec<(&'a str, u32)>,
+    counts: Vec<u32>,
 }
 
 /// A child element matched by [`Children::next`].
@@ -110,7 +113,7 @@ impl<'a, 'i> Cx<'a, 'i> {
     pub fn new(doc: &'a Document<'i>) -> Self {
         let mut path = Vec::with_capacity(16);
         path.push((doc.root_element().tag_name().name(), 0));
-        Cx { doc, path }
+        Cx { doc, path, counts: Vec::with_capacity(64) }
     }
 
     fn path_string(&self) -> String {
@@ -223,14 +226,17 @@ impl<'a, 'i> Cx<'a, 'i> {
         })
     }
 
-    /// Starts walking the child elements of `node` against the sequence of `desc`.
-    pub fn children(&self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, DecodeError> {
+    /// Starts walking the child elements of `node` against the content model of `desc`.
+    pub fn children(&mut self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, DecodeError> {
         let particles = match &desc.content {
             Content::Sequence(p) => *p,
             Content::Empty | Content::Text(_) => &[],
         };
         self.no_text(node)?;
-        Ok(Children { parent: node, iter: node.children(), particles, cur: Cursor::default() })
+        let elements = element_count(particles);
+        let base = self.counts.len();
+        self.counts.resize(base + elements + particles.len(), 0);
+        Ok(Children { parent: node, iter: node.children(), particles, base, elements, hint: 0 })
     }
 
     /// Decodes a matched complex child with `decode`, with the child on the error path.
@@ -240,7 +246,10 @@ impl<'a, 'i> Cx<'a, 'i> {
         decode: impl FnOnce(Node<'a, 'i>, &mut Self) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
         self.path.push((next.node.tag_name().name(), if next.elem.max > 1 { next.count } else { 0 }));
+        let counters = self.counts.len();
         let out = decode(next.node, self);
+        // The child's walks end here even when it failed half-way.
+        self.counts.truncate(counters);
         self.path.pop();
         out
     }
@@ -280,17 +289,50 @@ fn text_of<'a>(node: Node<'a, '_>) -> Cow<'a, str> {
     }
 }
 
-/// Walks the child elements of one element against its sequence.
+/// Walks the child elements of one element against its content model.
+///
+/// The children of a sequence may come in any order: each is found by its name. What still
+/// holds: every element is one the type declares (in the OTA namespace), occurs at most its
+/// `maxOccurs` times (a second single element is refused), and, once the walk is over, at least
+/// its `minOccurs` times; elements of two alternatives of one choice are refused together, and
+/// a required choice needs one alternative. Elements with the same name keep their order (they
+/// fill one `Vec` in document order).
 pub struct Children<'a, 'i> {
     parent: Node<'a, 'i>,
     iter: roxmltree::Children<'a, 'i>,
     particles: &'static [Particle],
-    cur: Cursor,
+    /// Where this walk's counters start in the context's counter stack: one per element
+    /// declaration (by [`ElementDesc::index`]), then one per particle (for a choice: its chosen
+    /// alternative + 1, or 0 before one is chosen).
+    base: usize,
+    /// How many element declarations the content model has.
+    elements: usize,
+    /// The particle of the last match, where the next lookup starts (a document in the
+    /// declared order finds each child there or at the next particle).
+    hint: usize,
+}
+
+/// Where a declaration sits in a content model.
+struct Found {
+    particle: usize,
+    /// The alternative, for an element of a choice.
+    branch: Option<usize>,
+    elem: &'static ElementDesc,
+}
+
+fn element_count(particles: &[Particle]) -> usize {
+    particles
+        .iter()
+        .map(|p| match p {
+            Particle::Element(_) => 1,
+            Particle::Choice { branches, .. } => branches.iter().map(|b| b.len()).sum(),
+        })
+        .sum()
 }
 
 impl<'a, 'i> Children<'a, 'i> {
-    /// The next child element, checked against the sequence; `None` at the end.
-    pub fn next(&mut self, cx: &Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, DecodeError> {
+    /// The next child element, checked against the content model; `None` at the end.
+    pub fn next(&mut self, cx: &mut Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, DecodeError> {
         let Some(node) = self.iter.by_ref().find(Node::is_element) else { return Ok(None) };
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) {
             return Err(cx.error(
@@ -301,240 +343,118 @@ impl<'a, 'i> Children<'a, 'i> {
                 },
             ));
         }
-        let (elem, count) = advance(cx, node, self.particles, &mut self.cur)?;
-        Ok(Some(Next { node, elem, count }))
-    }
-
-    /// Checks that nothing required is missing after the last child.
-    pub fn finish(self, cx: &Cx<'a, 'i>) -> Res {
-        if let Some(branch) = self.cur.branch(self.particles) {
-            element_minimums(cx, self.parent, branch, self.cur.bpos, self.cur.bcount, branch.len())?;
-            return minimums(cx, self.parent, self.particles, &self.cur, self.particles.len());
+        let name = node.tag_name().name();
+        let Some(found) = self.find(name) else {
+            let expected = self.expected(cx);
+            return Err(cx.error(node, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected }));
+        };
+        self.hint = found.particle;
+        let e = found.elem;
+        if let Some(b) = found.branch {
+            let chosen = self.choice(cx, found.particle);
+            if chosen != 0 && chosen != b + 1 {
+                let first = self.seen_in_branch(cx, found.particle, chosen - 1).unwrap_or("");
+                return Err(cx.error(node, DecodeErrorKind::ChoiceConflict { first, second: name.to_string() }));
+            }
+            self.set(cx, self.elements + found.particle, b + 1);
         }
-        minimums(cx, self.parent, self.particles, &self.cur, self.particles.len())
+        let count = self.count(cx, e) + 1;
+        if count > e.max {
+            return Err(cx.error(node, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
+        }
+        self.set(cx, usize::from(e.index), count as usize);
+        Ok(Some(Next { node, elem: e, count }))
     }
-}
 
-/// Where the walk through a content model stands.
-#[derive(Default)]
-struct Cursor {
-    /// The current particle.
-    pos: usize,
-    /// How often the current particle matched (1 for a choice once an alternative is chosen).
-    count: u32,
-    /// Particles (by index, up to 128) that matched at least once.
-    matched: u128,
-    /// The chosen alternative of the current choice particle.
-    chosen: Option<usize>,
-    /// The current element within the chosen alternative.
-    bpos: usize,
-    /// How often it matched.
-    bcount: u32,
-    /// Elements of the alternative that matched at least once.
-    bmatched: u128,
-}
+    /// Checks that every element and choice reached its minimum, and ends the walk.
+    pub fn finish(self, cx: &mut Cx<'a, 'i>) -> Res {
+        let result = self.minimums(cx);
+        cx.counts.truncate(self.base);
+        result
+    }
 
-impl Cursor {
-    /// The elements of the chosen alternative, when inside one.
-    fn branch(&self, particles: &'static [Particle]) -> Option<&'static [ElementDesc]> {
-        match (particles.get(self.pos), self.chosen) {
-            (Some(Particle::Choice { branches, .. }), Some(b)) => branches.get(b).copied(),
-            _ => None,
+    fn counter(&self, cx: &Cx, slot: usize) -> u32 {
+        cx.counts.get(self.base + slot).copied().unwrap_or(0)
+    }
+
+    fn set(&self, cx: &mut Cx, slot: usize, value: usize) {
+        if let Some(c) = cx.counts.get_mut(self.base + slot) {
+            *c = value as u32;
         }
     }
-}
 
-/// The bit of index `i` when it matched (`count > 0`).
-fn bit(i: usize, count: u32) -> u128 {
-    if count > 0 && i < 128 { 1u128 << i } else { 0 }
-}
-
-fn takes(p: &Particle, name: &str) -> bool {
-    match p {
-        Particle::Element(e) => e.name == name,
-        Particle::Choice { branches, .. } => branches.iter().any(|b| b.iter().any(|e| e.name == name)),
+    fn count(&self, cx: &Cx, e: &ElementDesc) -> u32 {
+        self.counter(cx, usize::from(e.index))
     }
-}
 
-fn first_name(p: &'static Particle) -> &'static str {
-    match p {
-        Particle::Element(e) => e.name,
-        Particle::Choice { branches, .. } => branches.first().and_then(|b| b.first()).map(|e| e.name).unwrap_or(""),
+    /// The chosen alternative + 1 of the choice at `particle` (0: none yet).
+    fn choice(&self, cx: &Cx, particle: usize) -> usize {
+        self.counter(cx, self.elements + particle) as usize
     }
-}
 
-/// Moves the cursor to the particle that takes `child`; returns its declaration and how many
-/// times it has now matched.
-fn advance(
-    cx: &Cx,
-    child: Node,
-    particles: &'static [Particle],
-    cur: &mut Cursor,
-) -> Result<(&'static ElementDesc, u32), DecodeError> {
-    let name = child.tag_name().name();
-    // Inside the chosen alternative of a choice?
-    if let Some(branch) = cur.branch(particles) {
-        if let Some(j) = branch.iter().position(|e| e.name == name) {
-            let e = &branch[j];
-            if j == cur.bpos {
-                cur.bcount += 1;
-                if cur.bcount > e.max {
-                    return Err(cx.error(child, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
+    /// The declaration named `name`, looked up from the particle of the last match.
+    fn find(&self, name: &str) -> Option<Found> {
+        let n = self.particles.len();
+        (0..n).map(|k| (self.hint + k) % n).find_map(|particle| match &self.particles[particle] {
+            Particle::Element(e) => (e.name == name).then_some(Found { particle, branch: None, elem: e }),
+            Particle::Choice { branches, .. } => branches.iter().enumerate().find_map(|(b, branch)| {
+                branch.iter().find(|e| e.name == name).map(|elem| Found { particle, branch: Some(b), elem })
+            }),
+        })
+    }
+
+    /// An element of alternative `branch` of the choice at `particle` that has occurred.
+    fn seen_in_branch(&self, cx: &Cx, particle: usize, branch: usize) -> Option<&'static str> {
+        let Some(Particle::Choice { branches, .. }) = self.particles.get(particle) else { return None };
+        branches.get(branch)?.iter().find(|e| self.count(cx, e) > 0).map(|e| e.name)
+    }
+
+    /// The elements that may still occur, in declaration order.
+    fn expected(&self, cx: &Cx) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for (p, particle) in self.particles.iter().enumerate() {
+            match particle {
+                Particle::Element(e) => {
+                    if self.count(cx, e) < e.max {
+                        out.push(e.name);
+                    }
                 }
-            } else if j > cur.bpos {
-                element_minimums(cx, child, branch, cur.bpos, cur.bcount, j)?;
-                cur.bmatched |= bit(cur.bpos, cur.bcount);
-                cur.bpos = j;
-                cur.bcount = 1;
-            } else {
-                let matched = (cur.bmatched | bit(cur.bpos, cur.bcount)) & bit(j, 1) != 0;
-                return Err(cx.error(child, misplaced(name, e, matched, branch[cur.bpos].name)));
-            }
-            return Ok((e, cur.bcount));
-        }
-        if let Some(Particle::Choice { branches, .. }) = particles.get(cur.pos)
-            && branches.iter().any(|b| b.iter().any(|e| e.name == name))
-        {
-            return Err(cx.error(child, DecodeErrorKind::ChoiceConflict { first: branch[0].name, second: name.to_string() }));
-        }
-        // Leaving the alternative: it must be complete.
-        element_minimums(cx, child, branch, cur.bpos, cur.bcount, branch.len())?;
-        cur.matched |= bit(cur.pos, 1);
-        cur.pos += 1;
-        cur.count = 0;
-        cur.chosen = None;
-    }
-    let found = particles.iter().enumerate().skip(cur.pos).find(|(_, p)| takes(p, name));
-    match found {
-        Some((i, Particle::Element(e))) => {
-            if i == cur.pos {
-                cur.count += 1;
-                if cur.count > e.max {
-                    return Err(cx.error(child, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
-                }
-            } else {
-                minimums(cx, child, particles, cur, i)?;
-                cur.matched |= bit(cur.pos, cur.count);
-                cur.pos = i;
-                cur.count = 1;
-            }
-            Ok((e, cur.count))
-        }
-        Some((i, Particle::Choice { branches, .. })) => {
-            if i > cur.pos {
-                minimums(cx, child, particles, cur, i)?;
-                cur.matched |= bit(cur.pos, cur.count);
-            }
-            let Some((b, j)) = branches
-                .iter()
-                .enumerate()
-                .find_map(|(b, br)| br.iter().position(|e| e.name == name).map(|j| (b, j)))
-            else {
-                return Err(cx.bug(child));
-            };
-            element_minimums(cx, child, branches[b], 0, 0, j)?;
-            cur.pos = i;
-            cur.count = 1;
-            cur.chosen = Some(b);
-            cur.bpos = j;
-            cur.bcount = 1;
-            cur.bmatched = 0;
-            Ok((&branches[b][j], 1))
-        }
-        None => {
-            if let Some((i, p)) = particles.iter().enumerate().take(cur.pos).find(|(_, p)| takes(p, name)) {
-                let matched = (cur.matched & bit(i, 1)) != 0;
-                let before = particles.get(cur.pos).map(first_name).unwrap_or("");
-                let e = match p {
-                    Particle::Element(e) => Some(e),
-                    Particle::Choice { branches, .. } => branches.iter().flat_map(|b| b.iter()).find(|e| e.name == name),
-                };
-                let kind = match e {
-                    Some(e) => misplaced(name, e, matched, before),
-                    None => DecodeErrorKind::OutOfOrder { name: name.to_string(), before },
-                };
-                return Err(cx.error(child, kind));
-            }
-            let expected = expected_from(particles, cur);
-            Err(cx.error(child, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected }))
-        }
-    }
-}
-
-/// An element that belongs earlier: a repeat of a single element, or out of order.
-fn misplaced(name: &str, e: &'static ElementDesc, matched: bool, before: &'static str) -> DecodeErrorKind {
-    if matched && e.max == 1 {
-        DecodeErrorKind::TooMany { name: e.name, max: 1 }
-    } else {
-        DecodeErrorKind::OutOfOrder { name: name.to_string(), before }
-    }
-}
-
-/// Reports the first particle in `cur.pos..to` that did not reach its minimum.
-fn minimums(cx: &Cx, at: Node, particles: &'static [Particle], cur: &Cursor, to: usize) -> Res {
-    for (i, p) in particles.iter().enumerate().take(to).skip(cur.pos) {
-        let seen = if i == cur.pos { cur.count } else { 0 };
-        match p {
-            Particle::Element(e) if seen < e.min => {
-                return Err(cx.error(at, DecodeErrorKind::MissingElement { name: e.name }));
-            }
-            Particle::Choice { required: true, branches } if seen == 0 => {
-                let options = branches.iter().filter_map(|b| b.first().map(|e| e.name)).collect();
-                return Err(cx.error(at, DecodeErrorKind::MissingChoice { options }));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Reports the first element in `elems[from..to]` that did not reach its minimum.
-fn element_minimums(cx: &Cx, at: Node, elems: &'static [ElementDesc], from: usize, count_at_from: u32, to: usize) -> Res {
-    for (i, e) in elems.iter().enumerate().take(to).skip(from) {
-        let seen = if i == from { count_at_from } else { 0 };
-        if seen < e.min {
-            return Err(cx.error(at, DecodeErrorKind::MissingElement { name: e.name }));
-        }
-    }
-    Ok(())
-}
-
-/// The elements that may come next.
-fn expected_from(particles: &'static [Particle], cur: &Cursor) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    let mut start = cur.pos;
-    if let Some(branch) = cur.branch(particles) {
-        for (i, e) in branch.iter().enumerate().skip(cur.bpos) {
-            let seen = if i == cur.bpos { cur.bcount } else { 0 };
-            if seen < e.max {
-                out.push(e.name);
-            }
-            if seen < e.min {
-                return out;
-            }
-        }
-        start += 1;
-    }
-    for (i, p) in particles.iter().enumerate().skip(start) {
-        let seen = if i == cur.pos && cur.chosen.is_none() { cur.count } else { 0 };
-        match p {
-            Particle::Element(e) => {
-                if seen < e.max {
-                    out.push(e.name);
-                }
-                if seen < e.min {
-                    break;
-                }
-            }
-            Particle::Choice { required, branches } => {
-                if seen == 0 {
-                    out.extend(branches.iter().filter_map(|b| b.first().map(|e| e.name)));
-                    if *required {
-                        break;
+                Particle::Choice { branches, .. } => {
+                    let chosen = self.choice(cx, p);
+                    for (b, branch) in branches.iter().enumerate() {
+                        if chosen == 0 || chosen == b + 1 {
+                            out.extend(branch.iter().filter(|e| self.count(cx, e) < e.max).map(|e| e.name));
+                        }
                     }
                 }
             }
         }
+        out
     }
-    out
+
+    /// The first element or choice, in declaration order, below its minimum.
+    fn minimums(&self, cx: &Cx) -> Res {
+        for (p, particle) in self.particles.iter().enumerate() {
+            match particle {
+                Particle::Element(e) if self.count(cx, e) < e.min => {
+                    return Err(cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name }));
+                }
+                Particle::Element(_) => {}
+                Particle::Choice { required, branches } => match self.choice(cx, p) {
+                    0 if *required => {
+                        let options = branches.iter().filter_map(|b| b.first().map(|e| e.name)).collect();
+                        return Err(cx.error(self.parent, DecodeErrorKind::MissingChoice { options }));
+                    }
+                    0 => {}
+                    chosen => {
+                        let branch = branches.get(chosen - 1).copied().unwrap_or(&[]);
+                        if let Some(e) = branch.iter().find(|e| self.count(cx, e) < e.min) {
+                            return Err(cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name }));
+                        }
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
 }

@@ -46,7 +46,8 @@ pub enum DecodeErrorKind {
         /// The elements allowed at this point.
         expected: Vec<&'static str>,
     },
-    /// An element appears after one that must follow it.
+    /// An element appears after one that must follow it. No longer produced: the children of
+    /// an element may come in any order.
     OutOfOrder {
         /// Its local name.
         name: String,

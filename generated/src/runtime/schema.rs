@@ -37,7 +37,8 @@ pub enum Content {
     Empty,
     /// Text of a simple type (and no child elements).
     Text(&'static SimpleDesc),
-    /// Child elements, in this order (`xs:sequence`).
+    /// Child elements (`xs:sequence`), in the order the encoders write; decoding accepts them
+    /// in any order.
     Sequence(&'static [Particle]),
 }
 
