@@ -984,3 +984,141 @@ fn zero_is_not_a_positive_integer() {
     assert!(matches!(&err.kind, DecodeErrorKind::InvalidValue { target, .. } if target == "@MaxResponses"), "{err}");
     assert!(AnyRequest::from_xml(&edit(SEARCH, r#"Version="2011.2""#, r#"Version="2011.2" MaxResponses="1""#)).is_ok());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Several problems at once
+// ---------------------------------------------------------------------------------------------
+
+/// (path, line:column, kind) of every problem of an error, for comparisons.
+fn problems(err: &DecodeError) -> Vec<(String, (u32, u32), String)> {
+    err.problems().map(|p| (p.path.clone(), (p.line, p.column), p.kind.to_string())).collect()
+}
+
+#[test]
+fn every_invalid_value_is_reported_in_document_order() {
+    let xml = edit(&edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"Start="2025-07-03T09:00:00""#, r#"Start="2025-07-03T25:00:00""#), r#"PickupInd="true""#, r#"PickupInd="yes""#);
+    let err = reject(&xml);
+    assert_eq!(err.count(), 3, "{err:#?}");
+    assert_eq!(
+        problems(&err),
+        [
+            (INDIVIDUAL.to_string(), value_at(&xml, r#"Age="thirty""#), "invalid value \"thirty\" in @Age: expected a non-negative integer".to_string()),
+            (
+                "/OTA_TourActivityBookRQ/BookingInfo/Schedule".to_string(),
+                value_at(&xml, r#"Start="2025-07-03T25:00:00""#),
+                "invalid value \"2025-07-03T25:00:00\" in @Start: expected a date-time YYYY-MM-DDThh:mm:ss".to_string()
+            ),
+            (
+                "/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff".to_string(),
+                value_at(&xml, r#"PickupInd="yes""#),
+                "invalid value \"yes\" in @PickupInd: expected true or false".to_string()
+            ),
+        ]
+    );
+    // The fields are the first problem; Display says there are more.
+    assert_invalid(&err, "@Age", "thirty");
+    assert!(err.to_string().ends_with("expected a non-negative integer (and 2 more problems)"), "{err}");
+    assert_eq!(err.problem_text(), "10:24: /OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual: invalid value \"thirty\" in @Age: expected a non-negative integer");
+    assert_eq!(err.more[0].problem_text(), err.more[0].to_string());
+}
+
+#[test]
+fn problems_of_every_kind_together() {
+    let xml = edit(
+        &edit(
+            &edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo Colour="red"/><Colour/>"#),
+            "\n    <Schedule Start=\"2025-07-03T09:00:00\" End=\"2025-07-03T17:00:00\"/>",
+            "",
+        ),
+        "<POS>",
+        "<POS>hello",
+    );
+    let err = reject(&xml);
+    let kinds: Vec<String> = err.problems().map(|p| format!("{}: {}", p.path, p.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            "/OTA_TourActivityBookRQ/POS: unexpected text \"hello\": this element holds only elements",
+            "/OTA_TourActivityBookRQ/BookingInfo/BasicInfo: unexpected attribute @Colour; allowed: @TourActivityID, @SupplierProductCode, @SupplierServiceCode",
+            "/OTA_TourActivityBookRQ/BookingInfo/BasicInfo: missing required attribute @TourActivityID",
+            "/OTA_TourActivityBookRQ/BookingInfo: unexpected element <Colour>; expected <ParticipantInfo>, <Schedule>, <PickupDropoff>",
+            "/OTA_TourActivityBookRQ/BookingInfo: missing required element <Schedule>",
+        ]
+    );
+}
+
+/// A child that fails is not also "missing", and a value inside a failed element is still
+/// checked: each problem once.
+#[test]
+fn a_failed_child_is_not_also_missing() {
+    let xml = edit(&edit(BOOK, r#"<Category QualifierInfo="10"/>"#, r#"<Category QualifierInfo="10" Bogus="1"/>"#), ">Ana<", "><b/><");
+    let err = reject(&xml);
+    let kinds: Vec<String> = err.problems().map(|p| p.kind.to_string()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "unexpected attribute @Bogus; allowed: @QualifierInfo",
+            "unexpected element <b>; expected nothing",
+        ],
+        "{err:#?}"
+    );
+}
+
+#[test]
+fn problems_in_repeated_elements_carry_their_index() {
+    let base = sample("hotel_res_modify.xml");
+    let xml = edit(&edit(&base, r#"<RoomStay IndexNumber="1""#, r#"<RoomStay IndexNumber="one""#), r#"<RoomStay IndexNumber="2""#, r#"<RoomStay IndexNumber="two""#);
+    let err = reject(&xml);
+    let paths: Vec<&str> = err.problems().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[1]",
+            "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[2]",
+        ],
+        "{err:#?}"
+    );
+}
+
+#[test]
+fn at_most_twenty_problems() {
+    let bad = "<ParticipantInfo><Category QualifierInfo=\"x\"/><Individual Age=\"-1\"/></ParticipantInfo>";
+    let xml = edit(BOOK, "\n  </BookingInfo>", &format!("{}\n  </BookingInfo>", bad.repeat(30)));
+    let err = reject(&xml);
+    assert_eq!(err.count(), ota_messages::runtime::MAX_ERRORS);
+    assert_eq!(err.count(), 20);
+    assert!(err.to_string().ends_with("(and 19 more problems)"), "{err}");
+    // The first twenty in document order: participants 2 to 11, two problems each.
+    assert_eq!(err.more.last().map(|p| p.path.as_str()), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[11]/Individual"));
+}
+
+/// What makes the rest meaningless stays one problem.
+#[test]
+fn structural_errors_are_single() {
+    for xml in [
+        edit(BOOK, "Ruiz</Surname>", "Ruiz</Surnam>"),
+        format!("<!DOCTYPE x>{BOOK}"),
+        BOOK.replace("OTA_TourActivityBookRQ", "OTA_TourActivityBookRS"),
+        edit(BOOK, OTA, "urn:other"),
+    ] {
+        let err = reject(&xml);
+        assert_eq!(err.count(), 1, "{err:#?}");
+        assert!(err.more.is_empty());
+    }
+}
+
+/// The generic checker in front of yaserde reports the same problems as the generated decoder.
+#[test]
+fn the_yaserde_path_reports_the_same_problems() {
+    let xmls = [
+        edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"PickupInd="true""#, r#"PickupInd="yes""#),
+        edit(&edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo Colour="red"/><Colour/>"#), "<POS>", "<POS>hello"),
+        edit(BOOK, ">Ana<", "><b/><"),
+    ];
+    for xml in xmls {
+        let generated = AnyRequest::from_xml(&xml).unwrap_err();
+        let checked = AnyRequest::from_xml_with_yaserde(&xml).unwrap_err();
+        assert!(generated.count() > 1 || xml.contains("<b/>"));
+        assert_eq!(problems(&generated), problems(&checked), "{xml}");
+    }
+}

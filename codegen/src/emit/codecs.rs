@@ -8,6 +8,9 @@ use super::{Ctx, ident};
 use crate::ir::{Content, Field, FieldType, Model, Multiplicity, Scalar, StructDef, TypeId};
 use crate::passes::naming::screaming;
 
+/// The `Decode` impl of a struct: attributes and children checked and bound in one pass. Each
+/// problem is recorded in the context and decoding goes on (a child that fails leaves its field
+/// empty); the struct is built only when no problem was recorded inside it.
 pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
     ctx.uses_rt = true;
     let t = ctx.model.ty(id);
@@ -16,7 +19,9 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
     let local = |f: &Field| format_ident!("f_{}", f.rust_name.trim_start_matches("r#"));
     let mut decls = Vec::new();
     let mut attr_arms = Vec::new();
+    let mut required = Vec::new();
     let mut inits = Vec::new();
+    // An attribute local is `Some(None)` when the attribute was there with an invalid value.
     for (i, a) in s.attributes.iter().enumerate() {
         let l = local(a);
         let fname = ident(&a.rust_name);
@@ -24,10 +29,13 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         let i = proc_macro2::Literal::usize_unsuffixed(i);
         decls.push(quote!(let mut #l = None;));
         attr_arms.push((quote!(Some(#i)), quote!(#l = Some(cx.value(&attr, DESC.attributes[#i].ty)?);)));
-        inits.push(match a.multiplicity() {
-            Multiplicity::One => quote!(#fname: #l.ok_or_else(|| cx.missing_attribute(node, #xml))?,),
-            _ => quote!(#fname: #l,),
-        });
+        match a.multiplicity() {
+            Multiplicity::One => {
+                required.push(quote!(let #l = cx.required(#l, node, #xml)?;));
+                inits.push(quote!(#fname: #l.ok_or_else(|| cx.bug(node))?,));
+            }
+            _ => inits.push(quote!(#fname: #l.flatten(),)),
+        }
     }
     let attrs_loop = match attr_arms.as_slice() {
         [] => quote! {
@@ -58,7 +66,7 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         Content::Empty => quote!(cx.empty(node)?;),
         Content::Text(sc) => {
             let d = simple_desc_path(ctx.model, sc);
-            inits.push(quote!(value: f_value,));
+            inits.push(quote!(value: f_value.ok_or_else(|| cx.bug(node))?,));
             quote!(let f_value = cx.text(node, #d)?;)
         }
         Content::Sequence(_) => {
@@ -77,17 +85,17 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
                 match f.multiplicity() {
                     Multiplicity::Many => {
                         decls.push(quote!(let mut #l = Vec::new();));
-                        arms.push(quote!(#i => #l.push(#read),));
+                        arms.push(quote!(#i => #l.extend(#read),));
                         inits.push(quote!(#fname: #l,));
                     }
                     Multiplicity::Optional => {
                         decls.push(quote!(let mut #l = None;));
-                        arms.push(quote!(#i => #l = Some(#read),));
+                        arms.push(quote!(#i => #l = #read,));
                         inits.push(quote!(#fname: #l,));
                     }
                     Multiplicity::One => {
                         decls.push(quote!(let mut #l = None;));
-                        arms.push(quote!(#i => #l = Some(#read),));
+                        arms.push(quote!(#i => #l = #read,));
                         inits.push(quote!(#fname: #l.ok_or_else(|| cx.bug(node))?,));
                     }
                 }
@@ -106,11 +114,14 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
     };
     quote! {
         impl rt::Decode for #name {
-            fn decode<'a, 'i>(node: rt::Node<'a, 'i>, cx: &mut rt::Cx<'a, 'i>) -> Result<Self, rt::DecodeError> {
+            fn decode<'a, 'i>(node: rt::Node<'a, 'i>, cx: &mut rt::Cx<'a, 'i>) -> Result<Self, rt::Failed> {
                 const DESC: &rt::schema::ComplexDesc = &super::schema::#desc;
+                let mark = cx.mark();
                 #(#decls)*
                 #attrs_loop
+                #(#required)*
                 #content
+                cx.check(mark)?;
                 Ok(Self { #(#inits)* })
             }
         }

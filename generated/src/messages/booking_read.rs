@@ -82,8 +82,9 @@ impl rt::Decode for OtaReadRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_READ_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -142,36 +143,33 @@ impl rt::Decode for OtaReadRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
-                1 => {
-                    f_unique_id = Some(
-                        cx.element(&next, <UniqueId as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
+                1 => f_unique_id = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
                 2 => {
-                    f_read_requests = Some(
-                        cx.element(&next, <ReadRequests as rt::Decode>::decode)?,
-                    );
+                    f_read_requests = cx
+                        .element(&next, <ReadRequests as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            return_list_indicator: f_return_list_indicator,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            return_list_indicator: f_return_list_indicator.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             unique_id: f_unique_id,
             read_requests: f_read_requests,
@@ -356,8 +354,9 @@ impl rt::Decode for OtaResRetrieveRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_RES_RETRIEVE_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -385,32 +384,27 @@ impl rt::Decode for OtaResRetrieveRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_reservations_list = Some(
-                        cx.element(&next, <ReservationsList as rt::Decode>::decode)?,
-                    );
+                    f_reservations_list = cx
+                        .element(&next, <ReservationsList as rt::Decode>::decode)?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             reservations_list: f_reservations_list,
@@ -546,8 +540,9 @@ impl rt::Decode for ReadRequests {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::READ_REQUESTS;
+        let mark = cx.mark();
         let mut f_hotel_read_request = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -556,14 +551,14 @@ impl rt::Decode for ReadRequests {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_hotel_read_request = Some(
-                        cx.element(&next, <HotelReadRequest as rt::Decode>::decode)?,
-                    );
+                    f_hotel_read_request = cx
+                        .element(&next, <HotelReadRequest as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_read_request: f_hotel_read_request.ok_or_else(|| cx.bug(node))?,
         })
@@ -596,8 +591,9 @@ impl rt::Decode for HotelReadRequest {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_READ_REQUEST;
+        let mark = cx.mark();
         let mut f_selection_criteria = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -606,14 +602,14 @@ impl rt::Decode for HotelReadRequest {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_selection_criteria = Some(
-                        cx.element(&next, <ReadSelectionCriteria as rt::Decode>::decode)?,
-                    );
+                    f_selection_criteria = cx
+                        .element(&next, <ReadSelectionCriteria as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             selection_criteria: f_selection_criteria.ok_or_else(|| cx.bug(node))?,
         })
@@ -811,8 +807,9 @@ impl rt::Decode for ReadSelectionCriteria {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::READ_SELECTION_CRITERIA;
+        let mark = cx.mark();
         let mut f_start = None;
         let mut f_end = None;
         let mut f_date_type = None;
@@ -834,13 +831,16 @@ impl rt::Decode for ReadSelectionCriteria {
                 _ => {}
             }
         }
+        let f_start = cx.required(f_start, node, "Start")?;
+        let f_end = cx.required(f_end, node, "End")?;
+        let f_date_type = cx.required(f_date_type, node, "DateType")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start: f_start.ok_or_else(|| cx.missing_attribute(node, "Start"))?,
-            end: f_end.ok_or_else(|| cx.missing_attribute(node, "End"))?,
-            date_type: f_date_type
-                .ok_or_else(|| cx.missing_attribute(node, "DateType"))?,
-            res_status: f_res_status,
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.ok_or_else(|| cx.bug(node))?,
+            date_type: f_date_type.ok_or_else(|| cx.bug(node))?,
+            res_status: f_res_status.flatten(),
         })
     }
 }
@@ -874,8 +874,9 @@ impl rt::Decode for ReservationsList {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATIONS_LIST;
+        let mark = cx.mark();
         let mut f_hotel_reservation = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -885,7 +886,7 @@ impl rt::Decode for ReservationsList {
             match next.elem.index {
                 0 => {
                     f_hotel_reservation
-                        .push(
+                        .extend(
                             cx.element(&next, <HotelReservation as rt::Decode>::decode)?,
                         )
                 }
@@ -893,6 +894,7 @@ impl rt::Decode for ReservationsList {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_reservation: f_hotel_reservation,
         })
@@ -952,8 +954,9 @@ impl rt::Decode for HotelReservation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION;
+        let mark = cx.mark();
         let mut f_res_status = None;
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
@@ -978,12 +981,13 @@ impl rt::Decode for HotelReservation {
                 _ => {}
             }
         }
+        let f_res_status = cx.required(f_res_status, node, "ResStatus")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
                     f_unique_id
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -991,35 +995,22 @@ impl rt::Decode for HotelReservation {
                                 )?,
                         )
                 }
-                1 => {
-                    f_room_stays = Some(
-                        cx.element(&next, <RoomStays as rt::Decode>::decode)?,
-                    );
-                }
-                2 => {
-                    f_services = Some(
-                        cx.element(&next, <Services as rt::Decode>::decode)?,
-                    );
-                }
-                3 => {
-                    f_res_guests = Some(
-                        cx.element(&next, <ResGuests as rt::Decode>::decode)?,
-                    );
-                }
+                1 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
+                2 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
+                3 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
                 4 => {
-                    f_res_global_info = Some(
-                        cx.element(&next, <ResGlobalInfo as rt::Decode>::decode)?,
-                    );
+                    f_res_global_info = cx
+                        .element(&next, <ResGlobalInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            res_status: f_res_status
-                .ok_or_else(|| cx.missing_attribute(node, "ResStatus"))?,
-            create_date_time: f_create_date_time,
-            last_update_date_time: f_last_update_date_time,
+            res_status: f_res_status.ok_or_else(|| cx.bug(node))?,
+            create_date_time: f_create_date_time.flatten(),
+            last_update_date_time: f_last_update_date_time.flatten(),
             unique_id: f_unique_id,
             room_stays: f_room_stays,
             services: f_services,
@@ -1081,8 +1072,9 @@ impl rt::Decode for ReservationUniqueId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATION_UNIQUE_ID;
+        let mark = cx.mark();
         let mut f_type = None;
         let mut f_id = None;
         let mut f_id_context = None;
@@ -1101,23 +1093,25 @@ impl rt::Decode for ReservationUniqueId {
                 _ => {}
             }
         }
+        let f_type = cx.required(f_type, node, "Type")?;
+        let f_id = cx.required(f_id, node, "ID")?;
+        let f_id_context = cx.required(f_id_context, node, "ID_Context")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_company_name = Some(
-                        cx.element(&next, <CompanyName as rt::Decode>::decode)?,
-                    );
+                    f_company_name = cx
+                        .element(&next, <CompanyName as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
-            id: f_id.ok_or_else(|| cx.missing_attribute(node, "ID"))?,
-            id_context: f_id_context
-                .ok_or_else(|| cx.missing_attribute(node, "ID_Context"))?,
+            r#type: f_type.ok_or_else(|| cx.bug(node))?,
+            id: f_id.ok_or_else(|| cx.bug(node))?,
+            id_context: f_id_context.ok_or_else(|| cx.bug(node))?,
             company_name: f_company_name,
         })
     }

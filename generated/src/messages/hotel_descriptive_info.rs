@@ -70,8 +70,9 @@ impl rt::Decode for OtaHotelDescriptiveInfoRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -123,30 +124,31 @@ impl rt::Decode for OtaHotelDescriptiveInfoRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_hotel_descriptive_infos = Some(
-                        cx.element(&next, <HotelDescriptiveInfos as rt::Decode>::decode)?,
-                    );
+                    f_hotel_descriptive_infos = cx
+                        .element(&next, <HotelDescriptiveInfos as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             hotel_descriptive_infos: f_hotel_descriptive_infos
                 .ok_or_else(|| cx.bug(node))?,
@@ -323,8 +325,9 @@ impl rt::Decode for OtaHotelDescriptiveInfoRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -352,36 +355,30 @@ impl rt::Decode for OtaHotelDescriptiveInfoRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_hotel_descriptive_contents = Some(
-                        cx
-                            .element(
-                                &next,
-                                <HotelDescriptiveContents as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_hotel_descriptive_contents = cx
+                        .element(
+                            &next,
+                            <HotelDescriptiveContents as rt::Decode>::decode,
+                        )?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             hotel_descriptive_contents: f_hotel_descriptive_contents,
@@ -518,8 +515,9 @@ impl rt::Decode for HotelDescriptiveInfos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_INFOS;
+        let mark = cx.mark();
         let mut f_hotel_descriptive_info = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -529,7 +527,7 @@ impl rt::Decode for HotelDescriptiveInfos {
             match next.elem.index {
                 0 => {
                     f_hotel_descriptive_info
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -541,6 +539,7 @@ impl rt::Decode for HotelDescriptiveInfos {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_descriptive_info: f_hotel_descriptive_info,
         })
@@ -578,8 +577,9 @@ impl rt::Decode for HotelDescriptiveInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_INFO;
+        let mark = cx.mark();
         let mut f_hotel_code = None;
         let mut f_brand_code = None;
         for attr in node.attributes() {
@@ -593,11 +593,12 @@ impl rt::Decode for HotelDescriptiveInfo {
                 _ => {}
             }
         }
+        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            hotel_code: f_hotel_code
-                .ok_or_else(|| cx.missing_attribute(node, "HotelCode"))?,
-            brand_code: f_brand_code,
+            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
+            brand_code: f_brand_code.flatten(),
         })
     }
 }
@@ -629,8 +630,9 @@ impl rt::Decode for HotelDescriptiveContents {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_CONTENTS;
+        let mark = cx.mark();
         let mut f_hotel_descriptive_content = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -640,7 +642,7 @@ impl rt::Decode for HotelDescriptiveContents {
             match next.elem.index {
                 0 => {
                     f_hotel_descriptive_content
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -652,6 +654,7 @@ impl rt::Decode for HotelDescriptiveContents {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_descriptive_content: f_hotel_descriptive_content,
         })
@@ -717,8 +720,9 @@ impl rt::Decode for HotelDescriptiveContent {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_CONTENT;
+        let mark = cx.mark();
         let mut f_language_code = None;
         let mut f_rph = None;
         let mut f_hotel_code = None;
@@ -755,41 +759,35 @@ impl rt::Decode for HotelDescriptiveContent {
                 _ => {}
             }
         }
+        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_hotel_info = Some(
-                        cx.element(&next, <HotelInfo as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_hotel_info = cx.element(&next, <HotelInfo as rt::Decode>::decode)?,
                 1 => {
-                    f_multimedia_descriptions = Some(
-                        cx
-                            .element(
-                                &next,
-                                <HotelMultimediaDescriptions as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_multimedia_descriptions = cx
+                        .element(
+                            &next,
+                            <HotelMultimediaDescriptions as rt::Decode>::decode,
+                        )?;
                 }
                 2 => {
-                    f_contact_infos = Some(
-                        cx.element(&next, <HotelContactInfos as rt::Decode>::decode)?,
-                    );
+                    f_contact_infos = cx
+                        .element(&next, <HotelContactInfos as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            language_code: f_language_code,
-            rph: f_rph,
-            hotel_code: f_hotel_code
-                .ok_or_else(|| cx.missing_attribute(node, "HotelCode"))?,
-            hotel_name: f_hotel_name,
-            hotel_code_context: f_hotel_code_context,
-            chain_name: f_chain_name,
-            last_modified_date: f_last_modified_date,
+            language_code: f_language_code.flatten(),
+            rph: f_rph.flatten(),
+            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
+            hotel_name: f_hotel_name.flatten(),
+            hotel_code_context: f_hotel_code_context.flatten(),
+            chain_name: f_chain_name.flatten(),
+            last_modified_date: f_last_modified_date.flatten(),
             hotel_info: f_hotel_info,
             multimedia_descriptions: f_multimedia_descriptions,
             contact_infos: f_contact_infos,
@@ -844,8 +842,9 @@ impl rt::Decode for HotelInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_INFO;
+        let mark = cx.mark();
         let mut f_descriptions = None;
         let mut f_position = None;
         let mut f_category_codes = None;
@@ -856,24 +855,19 @@ impl rt::Decode for HotelInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_descriptions = Some(
-                        cx.element(&next, <HotelDescriptions as rt::Decode>::decode)?,
-                    );
+                    f_descriptions = cx
+                        .element(&next, <HotelDescriptions as rt::Decode>::decode)?;
                 }
-                1 => {
-                    f_position = Some(
-                        cx.element(&next, <Position as rt::Decode>::decode)?,
-                    );
-                }
+                1 => f_position = cx.element(&next, <Position as rt::Decode>::decode)?,
                 2 => {
-                    f_category_codes = Some(
-                        cx.element(&next, <HotelCategoryCodes as rt::Decode>::decode)?,
-                    );
+                    f_category_codes = cx
+                        .element(&next, <HotelCategoryCodes as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             descriptions: f_descriptions,
             position: f_position,
@@ -916,8 +910,9 @@ impl rt::Decode for HotelDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_descriptive_text = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -927,12 +922,13 @@ impl rt::Decode for HotelDescriptions {
             match next.elem.index {
                 0 => {
                     f_descriptive_text
-                        .push(cx.element(&next, <Text as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             descriptive_text: f_descriptive_text,
         })
@@ -970,8 +966,9 @@ impl rt::Decode for HotelCategoryCodes {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CATEGORY_CODES;
+        let mark = cx.mark();
         let mut f_hotel_category = Vec::new();
         let mut f_guest_room_info = Vec::new();
         for attr in node.attributes() {
@@ -982,16 +979,21 @@ impl rt::Decode for HotelCategoryCodes {
             match next.elem.index {
                 0 => {
                     f_hotel_category
-                        .push(cx.element(&next, <HotelCategory as rt::Decode>::decode)?)
+                        .extend(
+                            cx.element(&next, <HotelCategory as rt::Decode>::decode)?,
+                        )
                 }
                 1 => {
                     f_guest_room_info
-                        .push(cx.element(&next, <GuestRoomInfo as rt::Decode>::decode)?)
+                        .extend(
+                            cx.element(&next, <GuestRoomInfo as rt::Decode>::decode)?,
+                        )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_category: f_hotel_category,
             guest_room_info: f_guest_room_info,
@@ -1090,8 +1092,9 @@ impl rt::Decode for HotelCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CATEGORY;
+        let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
         let mut f_descriptive_text = None;
@@ -1106,17 +1109,19 @@ impl rt::Decode for HotelCategory {
                 _ => {}
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_descriptive_text = Some(cx.simple(&next)?),
+                0 => f_descriptive_text = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
-            code_detail: f_code_detail,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
+            code_detail: f_code_detail.flatten(),
             descriptive_text: f_descriptive_text,
         })
     }
@@ -1158,8 +1163,9 @@ impl rt::Decode for GuestRoomInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_ROOM_INFO;
+        let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
         let mut f_descriptive_text = None;
@@ -1174,17 +1180,19 @@ impl rt::Decode for GuestRoomInfo {
                 _ => {}
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_descriptive_text = Some(cx.simple(&next)?),
+                0 => f_descriptive_text = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
-            code_detail: f_code_detail,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
+            code_detail: f_code_detail.flatten(),
             descriptive_text: f_descriptive_text,
         })
     }
@@ -1220,8 +1228,9 @@ impl rt::Decode for HotelMultimediaDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_MULTIMEDIA_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_multimedia_description = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1231,7 +1240,7 @@ impl rt::Decode for HotelMultimediaDescriptions {
             match next.elem.index {
                 0 => {
                     f_multimedia_description
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -1243,6 +1252,7 @@ impl rt::Decode for HotelMultimediaDescriptions {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             multimedia_description: f_multimedia_description,
         })
@@ -1277,8 +1287,9 @@ impl rt::Decode for HotelMultimediaDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_MULTIMEDIA_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_image_items = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1287,14 +1298,14 @@ impl rt::Decode for HotelMultimediaDescription {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_image_items = Some(
-                        cx.element(&next, <ImageItems as rt::Decode>::decode)?,
-                    );
+                    f_image_items = cx
+                        .element(&next, <ImageItems as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             image_items: f_image_items.ok_or_else(|| cx.bug(node))?,
         })
@@ -1327,8 +1338,9 @@ impl rt::Decode for ImageItems {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_ITEMS;
+        let mark = cx.mark();
         let mut f_image_item = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1338,12 +1350,13 @@ impl rt::Decode for ImageItems {
             match next.elem.index {
                 0 => {
                     f_image_item
-                        .push(cx.element(&next, <ImageItem as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <ImageItem as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { image_item: f_image_item })
     }
 }
@@ -1460,8 +1473,9 @@ impl rt::Decode for ImageItem {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_ITEM;
+        let mark = cx.mark();
         let mut f_category = None;
         let mut f_image_format = Vec::new();
         let mut f_description = Vec::new();
@@ -1475,11 +1489,11 @@ impl rt::Decode for ImageItem {
             match next.elem.index {
                 0 => {
                     f_image_format
-                        .push(cx.element(&next, <ImageFormat as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <ImageFormat as rt::Decode>::decode)?)
                 }
                 1 => {
                     f_description
-                        .push(
+                        .extend(
                             cx.element(&next, <ImageDescription as rt::Decode>::decode)?,
                         )
                 }
@@ -1487,8 +1501,9 @@ impl rt::Decode for ImageItem {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            category: f_category,
+            category: f_category.flatten(),
             image_format: f_image_format,
             description: f_description,
         })
@@ -1533,8 +1548,9 @@ impl rt::Decode for ImageFormat {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_FORMAT;
+        let mark = cx.mark();
         let mut f_width = None;
         let mut f_height = None;
         let mut f_url = None;
@@ -1552,14 +1568,15 @@ impl rt::Decode for ImageFormat {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_url = Some(cx.simple(&next)?),
+                0 => f_url = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            width: f_width,
-            height: f_height,
+            width: f_width.flatten(),
+            height: f_height.flatten(),
             url: f_url.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -1601,8 +1618,9 @@ impl rt::Decode for ImageDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_caption = None;
         let mut f_language = None;
         for attr in node.attributes() {
@@ -1617,10 +1635,11 @@ impl rt::Decode for ImageDescription {
             }
         }
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            caption: f_caption,
-            language: f_language,
-            value: f_value,
+            caption: f_caption.flatten(),
+            language: f_language.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1653,8 +1672,9 @@ impl rt::Decode for HotelContactInfos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CONTACT_INFOS;
+        let mark = cx.mark();
         let mut f_contact_info = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1664,7 +1684,7 @@ impl rt::Decode for HotelContactInfos {
             match next.elem.index {
                 0 => {
                     f_contact_info
-                        .push(
+                        .extend(
                             cx.element(&next, <HotelContactInfo as rt::Decode>::decode)?,
                         )
                 }
@@ -1672,6 +1692,7 @@ impl rt::Decode for HotelContactInfos {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             contact_info: f_contact_info,
         })
@@ -1712,8 +1733,9 @@ impl rt::Decode for HotelContactInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CONTACT_INFO;
+        let mark = cx.mark();
         let mut f_addresses = None;
         let mut f_phones = None;
         let mut f_emails = None;
@@ -1723,17 +1745,14 @@ impl rt::Decode for HotelContactInfo {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_addresses = Some(
-                        cx.element(&next, <Addresses as rt::Decode>::decode)?,
-                    );
-                }
-                1 => f_phones = Some(cx.element(&next, <Phones as rt::Decode>::decode)?),
-                2 => f_emails = Some(cx.element(&next, <Emails as rt::Decode>::decode)?),
+                0 => f_addresses = cx.element(&next, <Addresses as rt::Decode>::decode)?,
+                1 => f_phones = cx.element(&next, <Phones as rt::Decode>::decode)?,
+                2 => f_emails = cx.element(&next, <Emails as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             addresses: f_addresses,
             phones: f_phones,
@@ -1776,8 +1795,9 @@ impl rt::Decode for Addresses {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ADDRESSES;
+        let mark = cx.mark();
         let mut f_address = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1785,11 +1805,14 @@ impl rt::Decode for Addresses {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_address.push(cx.element(&next, <Address as rt::Decode>::decode)?),
+                0 => {
+                    f_address.extend(cx.element(&next, <Address as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { address: f_address })
     }
 }
@@ -1822,8 +1845,9 @@ impl rt::Decode for Phones {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PHONES;
+        let mark = cx.mark();
         let mut f_phone = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1831,11 +1855,12 @@ impl rt::Decode for Phones {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_phone.push(cx.element(&next, <Phone as rt::Decode>::decode)?),
+                0 => f_phone.extend(cx.element(&next, <Phone as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { phone: f_phone })
     }
 }
@@ -1941,8 +1966,9 @@ impl rt::Decode for Phone {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PHONE;
+        let mark = cx.mark();
         let mut f_phone_number = None;
         let mut f_phone_tech_type = None;
         for attr in node.attributes() {
@@ -1956,11 +1982,12 @@ impl rt::Decode for Phone {
                 _ => {}
             }
         }
+        let f_phone_number = cx.required(f_phone_number, node, "PhoneNumber")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            phone_number: f_phone_number
-                .ok_or_else(|| cx.missing_attribute(node, "PhoneNumber"))?,
-            phone_tech_type: f_phone_tech_type,
+            phone_number: f_phone_number.ok_or_else(|| cx.bug(node))?,
+            phone_tech_type: f_phone_tech_type.flatten(),
         })
     }
 }
@@ -1992,8 +2019,9 @@ impl rt::Decode for Emails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::EMAILS;
+        let mark = cx.mark();
         let mut f_email = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2001,11 +2029,12 @@ impl rt::Decode for Emails {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_email.push(cx.simple(&next)?),
+                0 => f_email.extend(cx.simple(&next)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { email: f_email })
     }
 }

@@ -74,8 +74,9 @@ impl rt::Decode for OtaHotelResModifyRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_MODIFY_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -131,31 +132,32 @@ impl rt::Decode for OtaHotelResModifyRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_hotel_res_modifies = Some(
-                        cx.element(&next, <HotelResModifies as rt::Decode>::decode)?,
-                    );
+                    f_hotel_res_modifies = cx
+                        .element(&next, <HotelResModifies as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            res_status: f_res_status,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            res_status: f_res_status.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             hotel_res_modifies: f_hotel_res_modifies.ok_or_else(|| cx.bug(node))?,
         })
@@ -333,8 +335,9 @@ impl rt::Decode for OtaHotelResModifyRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_MODIFY_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -362,32 +365,27 @@ impl rt::Decode for OtaHotelResModifyRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_hotel_res_modifies = Some(
-                        cx.element(&next, <HotelResModifies as rt::Decode>::decode)?,
-                    );
+                    f_hotel_res_modifies = cx
+                        .element(&next, <HotelResModifies as rt::Decode>::decode)?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             hotel_res_modifies: f_hotel_res_modifies,
@@ -524,8 +522,9 @@ impl rt::Decode for HotelResModifies {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RES_MODIFIES;
+        let mark = cx.mark();
         let mut f_hotel_res_modify = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -534,14 +533,14 @@ impl rt::Decode for HotelResModifies {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_hotel_res_modify = Some(
-                        cx.element(&next, <HotelResModify as rt::Decode>::decode)?,
-                    );
+                    f_hotel_res_modify = cx
+                        .element(&next, <HotelResModify as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_res_modify: f_hotel_res_modify.ok_or_else(|| cx.bug(node))?,
         })
@@ -593,8 +592,9 @@ impl rt::Decode for HotelResModify {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RES_MODIFY;
+        let mark = cx.mark();
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
         let mut f_room_stays = None;
@@ -617,33 +617,21 @@ impl rt::Decode for HotelResModify {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_room_stays = Some(
-                        cx.element(&next, <RoomStays as rt::Decode>::decode)?,
-                    );
-                }
-                1 => {
-                    f_services = Some(
-                        cx.element(&next, <Services as rt::Decode>::decode)?,
-                    );
-                }
-                2 => {
-                    f_res_guests = Some(
-                        cx.element(&next, <ResGuests as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
+                1 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
+                2 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
                 3 => {
-                    f_res_global_info = Some(
-                        cx.element(&next, <ResGlobalInfo as rt::Decode>::decode)?,
-                    );
+                    f_res_global_info = cx
+                        .element(&next, <ResGlobalInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            create_date_time: f_create_date_time,
-            last_update_date_time: f_last_update_date_time,
+            create_date_time: f_create_date_time.flatten(),
+            last_update_date_time: f_last_update_date_time.flatten(),
             room_stays: f_room_stays,
             services: f_services,
             res_guests: f_res_guests,
@@ -689,8 +677,9 @@ impl rt::Decode for RoomStays {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAYS;
+        let mark = cx.mark();
         let mut f_room_stay = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -700,12 +689,13 @@ impl rt::Decode for RoomStays {
             match next.elem.index {
                 0 => {
                     f_room_stay
-                        .push(cx.element(&next, <RoomStay as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RoomStay as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { room_stay: f_room_stay })
     }
 }
@@ -768,8 +758,9 @@ impl rt::Decode for RoomStay {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY;
+        let mark = cx.mark();
         let mut f_index_number = None;
         let mut f_room_stay_status = None;
         let mut f_room_types = None;
@@ -795,54 +786,38 @@ impl rt::Decode for RoomStay {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_room_types = Some(
-                        cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
-                    );
-                }
-                1 => {
-                    f_room_rates = Some(
-                        cx.element(&next, <RoomRates as rt::Decode>::decode)?,
-                    );
-                }
-                2 => {
-                    f_time_span = Some(
-                        cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                    );
-                }
-                3 => f_total = Some(cx.element(&next, <Total as rt::Decode>::decode)?),
+                0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
+                1 => f_room_rates = cx.element(&next, <RoomRates as rt::Decode>::decode)?,
+                2 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
+                3 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
                 4 => {
-                    f_basic_property_info = Some(
-                        cx.element(&next, <BasicPropertyInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_property_info = cx
+                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
                 5 => {
-                    f_tpa_extensions = Some(
-                        cx.element(&next, <RoomStayExtensions as rt::Decode>::decode)?,
-                    );
+                    f_tpa_extensions = cx
+                        .element(&next, <RoomStayExtensions as rt::Decode>::decode)?;
                 }
                 6 => {
-                    f_res_guest_rphs = Some(
-                        cx.element(&next, <ResGuestRphs as rt::Decode>::decode)?,
-                    );
+                    f_res_guest_rphs = cx
+                        .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
                 7 => {
-                    f_service_rphs = Some(
-                        cx.element(&next, <ServiceRphs as rt::Decode>::decode)?,
-                    );
+                    f_service_rphs = cx
+                        .element(&next, <ServiceRphs as rt::Decode>::decode)?;
                 }
                 8 => {
-                    f_reference = Some(
-                        cx.element(&next, <RoomStayReference as rt::Decode>::decode)?,
-                    );
+                    f_reference = cx
+                        .element(&next, <RoomStayReference as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            index_number: f_index_number,
-            room_stay_status: f_room_stay_status,
+            index_number: f_index_number.flatten(),
+            room_stay_status: f_room_stay_status.flatten(),
             room_types: f_room_types,
             room_rates: f_room_rates,
             time_span: f_time_span,
@@ -910,8 +885,9 @@ impl rt::Decode for RoomTypes {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_TYPES;
+        let mark = cx.mark();
         let mut f_room_type = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -921,12 +897,13 @@ impl rt::Decode for RoomTypes {
             match next.elem.index {
                 0 => {
                     f_room_type
-                        .push(cx.element(&next, <RoomType as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RoomType as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { room_type: f_room_type })
     }
 }
@@ -962,8 +939,9 @@ impl rt::Decode for RoomType {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_TYPE;
+        let mark = cx.mark();
         let mut f_room_type_code = None;
         let mut f_room_description = None;
         for attr in node.attributes() {
@@ -975,16 +953,16 @@ impl rt::Decode for RoomType {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_room_description = Some(
-                        cx.element(&next, <TextDescription as rt::Decode>::decode)?,
-                    );
+                    f_room_description = cx
+                        .element(&next, <TextDescription as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            room_type_code: f_room_type_code,
+            room_type_code: f_room_type_code.flatten(),
             room_description: f_room_description,
         })
     }
@@ -1019,8 +997,9 @@ impl rt::Decode for TextDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_text = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1028,11 +1007,12 @@ impl rt::Decode for TextDescription {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_text.push(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => f_text.extend(cx.element(&next, <Text as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { text: f_text })
     }
 }
@@ -1065,8 +1045,9 @@ impl rt::Decode for RoomRates {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATES;
+        let mark = cx.mark();
         let mut f_room_rate = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1076,12 +1057,13 @@ impl rt::Decode for RoomRates {
             match next.elem.index {
                 0 => {
                     f_room_rate
-                        .push(cx.element(&next, <RoomRate as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RoomRate as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { room_rate: f_room_rate })
     }
 }
@@ -1117,8 +1099,9 @@ impl rt::Decode for RoomRate {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE;
+        let mark = cx.mark();
         let mut f_room_type_code = None;
         let mut f_features = None;
         for attr in node.attributes() {
@@ -1130,16 +1113,16 @@ impl rt::Decode for RoomRate {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_features = Some(
-                        cx.element(&next, <RoomRateFeatures as rt::Decode>::decode)?,
-                    );
+                    f_features = cx
+                        .element(&next, <RoomRateFeatures as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            room_type_code: f_room_type_code,
+            room_type_code: f_room_type_code.flatten(),
             features: f_features,
         })
     }
@@ -1174,8 +1157,9 @@ impl rt::Decode for RoomRateFeatures {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE_FEATURES;
+        let mark = cx.mark();
         let mut f_feature = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1185,7 +1169,7 @@ impl rt::Decode for RoomRateFeatures {
             match next.elem.index {
                 0 => {
                     f_feature
-                        .push(
+                        .extend(
                             cx.element(&next, <RoomRateFeature as rt::Decode>::decode)?,
                         )
                 }
@@ -1193,6 +1177,7 @@ impl rt::Decode for RoomRateFeatures {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { feature: f_feature })
     }
 }
@@ -1225,8 +1210,9 @@ impl rt::Decode for RoomRateFeature {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE_FEATURE;
+        let mark = cx.mark();
         let mut f_description = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1235,14 +1221,14 @@ impl rt::Decode for RoomRateFeature {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_description = Some(
-                        cx.element(&next, <TextDescription as rt::Decode>::decode)?,
-                    );
+                    f_description = cx
+                        .element(&next, <TextDescription as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { description: f_description })
     }
 }
@@ -1278,8 +1264,9 @@ impl rt::Decode for BasicPropertyInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BASIC_PROPERTY_INFO;
+        let mark = cx.mark();
         let mut f_hotel_code = None;
         let mut f_hotel_name = None;
         for attr in node.attributes() {
@@ -1294,9 +1281,10 @@ impl rt::Decode for BasicPropertyInfo {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            hotel_code: f_hotel_code,
-            hotel_name: f_hotel_name,
+            hotel_code: f_hotel_code.flatten(),
+            hotel_name: f_hotel_name.flatten(),
         })
     }
 }
@@ -1328,8 +1316,9 @@ impl rt::Decode for RoomStayExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_EXTENSIONS;
+        let mark = cx.mark();
         let mut f_pos = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1337,13 +1326,12 @@ impl rt::Decode for RoomStayExtensions {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_pos = Some(cx.element(&next, <RoomStayPos as rt::Decode>::decode)?);
-                }
+                0 => f_pos = cx.element(&next, <RoomStayPos as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { pos: f_pos })
     }
 }
@@ -1376,8 +1364,9 @@ impl rt::Decode for RoomStayPos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_POS;
+        let mark = cx.mark();
         let mut f_source = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1385,11 +1374,12 @@ impl rt::Decode for RoomStayPos {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_source.push(cx.element(&next, <Source as rt::Decode>::decode)?),
+                0 => f_source.extend(cx.element(&next, <Source as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { source: f_source })
     }
 }
@@ -1422,8 +1412,9 @@ impl rt::Decode for ResGuestRphs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUEST_RPHS;
+        let mark = cx.mark();
         let mut f_res_guest_rph = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1433,12 +1424,13 @@ impl rt::Decode for ResGuestRphs {
             match next.elem.index {
                 0 => {
                     f_res_guest_rph
-                        .push(cx.element(&next, <RphReference as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RphReference as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             res_guest_rph: f_res_guest_rph,
         })
@@ -1473,8 +1465,9 @@ impl rt::Decode for ServiceRphs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_RPHS;
+        let mark = cx.mark();
         let mut f_service_rph = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1484,12 +1477,13 @@ impl rt::Decode for ServiceRphs {
             match next.elem.index {
                 0 => {
                     f_service_rph
-                        .push(cx.element(&next, <RphReference as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RphReference as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { service_rph: f_service_rph })
     }
 }
@@ -1522,17 +1516,20 @@ impl rt::Decode for RphReference {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RPH_REFERENCE;
+        let mark = cx.mark();
         let mut f_rph = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_rph = cx.required(f_rph, node, "RPH")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            rph: f_rph.ok_or_else(|| cx.missing_attribute(node, "RPH"))?,
+            rph: f_rph.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1566,8 +1563,9 @@ impl rt::Decode for RoomStayReference {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_REFERENCE;
+        let mark = cx.mark();
         let mut f_id = None;
         let mut f_type = None;
         for attr in node.attributes() {
@@ -1582,7 +1580,11 @@ impl rt::Decode for RoomStayReference {
             }
         }
         cx.empty(node)?;
-        Ok(Self { id: f_id, r#type: f_type })
+        cx.check(mark)?;
+        Ok(Self {
+            id: f_id.flatten(),
+            r#type: f_type.flatten(),
+        })
     }
 }
 
@@ -1613,8 +1615,9 @@ impl rt::Decode for Services {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICES;
+        let mark = cx.mark();
         let mut f_service = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1622,11 +1625,14 @@ impl rt::Decode for Services {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_service.push(cx.element(&next, <Service as rt::Decode>::decode)?),
+                0 => {
+                    f_service.extend(cx.element(&next, <Service as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { service: f_service })
     }
 }
@@ -1668,8 +1674,9 @@ impl rt::Decode for Service {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE;
+        let mark = cx.mark();
         let mut f_service_inventory_code = None;
         let mut f_service_rph = None;
         let mut f_service_details = None;
@@ -1691,22 +1698,21 @@ impl rt::Decode for Service {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_service_details = Some(
-                        cx.element(&next, <ServiceDetails as rt::Decode>::decode)?,
-                    );
+                    f_service_details = cx
+                        .element(&next, <ServiceDetails as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_tpa_extensions = Some(
-                        cx.element(&next, <ServiceExtensions as rt::Decode>::decode)?,
-                    );
+                    f_tpa_extensions = cx
+                        .element(&next, <ServiceExtensions as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            service_inventory_code: f_service_inventory_code,
-            service_rph: f_service_rph,
+            service_inventory_code: f_service_inventory_code.flatten(),
+            service_rph: f_service_rph.flatten(),
             service_details: f_service_details,
             tpa_extensions: f_tpa_extensions,
         })
@@ -1746,8 +1752,9 @@ impl rt::Decode for ServiceDetails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_DETAILS;
+        let mark = cx.mark();
         let mut f_res_guest_rphs = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1756,14 +1763,14 @@ impl rt::Decode for ServiceDetails {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_res_guest_rphs = Some(
-                        cx.element(&next, <ResGuestRphs as rt::Decode>::decode)?,
-                    );
+                    f_res_guest_rphs = cx
+                        .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             res_guest_rphs: f_res_guest_rphs,
         })
@@ -1798,8 +1805,9 @@ impl rt::Decode for ServiceExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_EXTENSIONS;
+        let mark = cx.mark();
         let mut f_transfer_info_type = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1808,14 +1816,14 @@ impl rt::Decode for ServiceExtensions {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_transfer_info_type = Some(
-                        cx.element(&next, <TransferInfo as rt::Decode>::decode)?,
-                    );
+                    f_transfer_info_type = cx
+                        .element(&next, <TransferInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             transfer_info_type: f_transfer_info_type,
         })
@@ -1850,8 +1858,9 @@ impl rt::Decode for TransferInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_INFO;
+        let mark = cx.mark();
         let mut f_transfer_leg = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1861,12 +1870,13 @@ impl rt::Decode for TransferInfo {
             match next.elem.index {
                 0 => {
                     f_transfer_leg
-                        .push(cx.element(&next, <TransferLeg as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <TransferLeg as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             transfer_leg: f_transfer_leg,
         })
@@ -1904,8 +1914,9 @@ impl rt::Decode for TransferLeg {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_LEG;
+        let mark = cx.mark();
         let mut f_transfer_origin = None;
         let mut f_transfer_destination = None;
         for attr in node.attributes() {
@@ -1915,19 +1926,18 @@ impl rt::Decode for TransferLeg {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_transfer_origin = Some(
-                        cx.element(&next, <TransferEndpoint as rt::Decode>::decode)?,
-                    );
+                    f_transfer_origin = cx
+                        .element(&next, <TransferEndpoint as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_transfer_destination = Some(
-                        cx.element(&next, <TransferEndpoint as rt::Decode>::decode)?,
-                    );
+                    f_transfer_destination = cx
+                        .element(&next, <TransferEndpoint as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             transfer_origin: f_transfer_origin.ok_or_else(|| cx.bug(node))?,
             transfer_destination: f_transfer_destination.ok_or_else(|| cx.bug(node))?,
@@ -1969,8 +1979,9 @@ impl rt::Decode for TransferEndpoint {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_ENDPOINT;
+        let mark = cx.mark();
         let mut f_connecting_transport = None;
         let mut f_hotel = None;
         for attr in node.attributes() {
@@ -1980,19 +1991,15 @@ impl rt::Decode for TransferEndpoint {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_connecting_transport = Some(
-                        cx.element(&next, <ConnectingTransport as rt::Decode>::decode)?,
-                    );
+                    f_connecting_transport = cx
+                        .element(&next, <ConnectingTransport as rt::Decode>::decode)?;
                 }
-                1 => {
-                    f_hotel = Some(
-                        cx.element(&next, <TransferHotel as rt::Decode>::decode)?,
-                    );
-                }
+                1 => f_hotel = cx.element(&next, <TransferHotel as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             connecting_transport: f_connecting_transport,
             hotel: f_hotel,
@@ -2047,8 +2054,9 @@ impl rt::Decode for ConnectingTransport {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CONNECTING_TRANSPORT;
+        let mark = cx.mark();
         let mut f_departure_date_time = None;
         let mut f_arrival_date_time = None;
         let mut f_departure_airport = None;
@@ -2071,27 +2079,25 @@ impl rt::Decode for ConnectingTransport {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_departure_airport = Some(
-                        cx.element(&next, <Airport as rt::Decode>::decode)?,
-                    );
+                    f_departure_airport = cx
+                        .element(&next, <Airport as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_arrival_airport = Some(
-                        cx.element(&next, <Airport as rt::Decode>::decode)?,
-                    );
+                    f_arrival_airport = cx
+                        .element(&next, <Airport as rt::Decode>::decode)?;
                 }
                 2 => {
-                    f_operating_airline = Some(
-                        cx.element(&next, <OperatingAirline as rt::Decode>::decode)?,
-                    );
+                    f_operating_airline = cx
+                        .element(&next, <OperatingAirline as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            departure_date_time: f_departure_date_time,
-            arrival_date_time: f_arrival_date_time,
+            departure_date_time: f_departure_date_time.flatten(),
+            arrival_date_time: f_arrival_date_time.flatten(),
             departure_airport: f_departure_airport,
             arrival_airport: f_arrival_airport,
             operating_airline: f_operating_airline,
@@ -2135,18 +2141,20 @@ impl rt::Decode for Airport {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AIRPORT;
+        let mark = cx.mark();
         let mut f_location_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_location_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_location_code = cx.required(f_location_code, node, "LocationCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            location_code: f_location_code
-                .ok_or_else(|| cx.missing_attribute(node, "LocationCode"))?,
+            location_code: f_location_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2177,8 +2185,9 @@ impl rt::Decode for OperatingAirline {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OPERATING_AIRLINE;
+        let mark = cx.mark();
         let mut f_flight_number = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
@@ -2186,8 +2195,9 @@ impl rt::Decode for OperatingAirline {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            flight_number: f_flight_number,
+            flight_number: f_flight_number.flatten(),
         })
     }
 }
@@ -2218,18 +2228,20 @@ impl rt::Decode for TransferHotel {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_HOTEL;
+        let mark = cx.mark();
         let mut f_hotel_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            hotel_code: f_hotel_code
-                .ok_or_else(|| cx.missing_attribute(node, "HotelCode"))?,
+            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2260,8 +2272,9 @@ impl rt::Decode for ResGuests {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUESTS;
+        let mark = cx.mark();
         let mut f_res_guest = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2271,12 +2284,13 @@ impl rt::Decode for ResGuests {
             match next.elem.index {
                 0 => {
                     f_res_guest
-                        .push(cx.element(&next, <ResGuest as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <ResGuest as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { res_guest: f_res_guest })
     }
 }
@@ -2318,8 +2332,9 @@ impl rt::Decode for ResGuest {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUEST;
+        let mark = cx.mark();
         let mut f_age_qualifying_code = None;
         let mut f_res_guest_rph = None;
         let mut f_profiles = None;
@@ -2341,22 +2356,21 @@ impl rt::Decode for ResGuest {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_profiles = Some(
-                        cx.element(&next, <GuestProfiles as rt::Decode>::decode)?,
-                    );
+                    f_profiles = cx
+                        .element(&next, <GuestProfiles as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_guest_counts = Some(
-                        cx.element(&next, <GuestCounts as rt::Decode>::decode)?,
-                    );
+                    f_guest_counts = cx
+                        .element(&next, <GuestCounts as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            age_qualifying_code: f_age_qualifying_code,
-            res_guest_rph: f_res_guest_rph,
+            age_qualifying_code: f_age_qualifying_code.flatten(),
+            res_guest_rph: f_res_guest_rph.flatten(),
             profiles: f_profiles,
             guest_counts: f_guest_counts,
         })
@@ -2396,8 +2410,9 @@ impl rt::Decode for GuestProfiles {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_PROFILES;
+        let mark = cx.mark();
         let mut f_profile_info = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2406,14 +2421,14 @@ impl rt::Decode for GuestProfiles {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_profile_info = Some(
-                        cx.element(&next, <ProfileInfo as rt::Decode>::decode)?,
-                    );
+                    f_profile_info = cx
+                        .element(&next, <ProfileInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             profile_info: f_profile_info.ok_or_else(|| cx.bug(node))?,
         })
@@ -2446,8 +2461,9 @@ impl rt::Decode for ProfileInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PROFILE_INFO;
+        let mark = cx.mark();
         let mut f_profile = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2455,13 +2471,12 @@ impl rt::Decode for ProfileInfo {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_profile = Some(cx.element(&next, <Profile as rt::Decode>::decode)?);
-                }
+                0 => f_profile = cx.element(&next, <Profile as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             profile: f_profile.ok_or_else(|| cx.bug(node))?,
         })
@@ -2494,8 +2509,9 @@ impl rt::Decode for Profile {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PROFILE;
+        let mark = cx.mark();
         let mut f_customer = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2503,15 +2519,12 @@ impl rt::Decode for Profile {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_customer = Some(
-                        cx.element(&next, <Customer as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_customer = cx.element(&next, <Customer as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             customer: f_customer.ok_or_else(|| cx.bug(node))?,
         })
@@ -2549,8 +2562,9 @@ impl rt::Decode for Customer {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CUSTOMER;
+        let mark = cx.mark();
         let mut f_birth_date = None;
         let mut f_person_name = None;
         for attr in node.attributes() {
@@ -2562,16 +2576,16 @@ impl rt::Decode for Customer {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_person_name = Some(
-                        cx.element(&next, <PersonName as rt::Decode>::decode)?,
-                    );
+                    f_person_name = cx
+                        .element(&next, <PersonName as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            birth_date: f_birth_date,
+            birth_date: f_birth_date.flatten(),
             person_name: f_person_name,
         })
     }
@@ -2606,8 +2620,9 @@ impl rt::Decode for GuestCounts {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_COUNTS;
+        let mark = cx.mark();
         let mut f_guest_count = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2617,12 +2632,13 @@ impl rt::Decode for GuestCounts {
             match next.elem.index {
                 0 => {
                     f_guest_count
-                        .push(cx.element(&next, <GuestCount as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <GuestCount as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { guest_count: f_guest_count })
     }
 }
@@ -2655,8 +2671,9 @@ impl rt::Decode for GuestCount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_COUNT;
+        let mark = cx.mark();
         let mut f_age = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
@@ -2664,7 +2681,8 @@ impl rt::Decode for GuestCount {
             }
         }
         cx.empty(node)?;
-        Ok(Self { age: f_age })
+        cx.check(mark)?;
+        Ok(Self { age: f_age.flatten() })
     }
 }
 
@@ -2703,8 +2721,9 @@ impl rt::Decode for ResGlobalInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GLOBAL_INFO;
+        let mark = cx.mark();
         let mut f_comments = None;
         let mut f_cancel_penalties = None;
         let mut f_total = None;
@@ -2715,26 +2734,21 @@ impl rt::Decode for ResGlobalInfo {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_comments = Some(
-                        cx.element(&next, <Comments as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_comments = cx.element(&next, <Comments as rt::Decode>::decode)?,
                 1 => {
-                    f_cancel_penalties = Some(
-                        cx.element(&next, <CancelPenalties as rt::Decode>::decode)?,
-                    );
+                    f_cancel_penalties = cx
+                        .element(&next, <CancelPenalties as rt::Decode>::decode)?;
                 }
-                2 => f_total = Some(cx.element(&next, <Total as rt::Decode>::decode)?),
+                2 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
                 3 => {
-                    f_hotel_reservation_ids = Some(
-                        cx.element(&next, <HotelReservationIds as rt::Decode>::decode)?,
-                    );
+                    f_hotel_reservation_ids = cx
+                        .element(&next, <HotelReservationIds as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             comments: f_comments,
             cancel_penalties: f_cancel_penalties,
@@ -2779,8 +2793,9 @@ impl rt::Decode for Comments {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENTS;
+        let mark = cx.mark();
         let mut f_comment = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2788,11 +2803,14 @@ impl rt::Decode for Comments {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_comment.push(cx.element(&next, <Comment as rt::Decode>::decode)?),
+                0 => {
+                    f_comment.extend(cx.element(&next, <Comment as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { comment: f_comment })
     }
 }
@@ -2831,8 +2849,9 @@ impl rt::Decode for Comment {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENT;
+        let mark = cx.mark();
         let mut f_name = None;
         let mut f_comment_originator_code = None;
         let mut f_text = Vec::new();
@@ -2852,14 +2871,15 @@ impl rt::Decode for Comment {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_text.push(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => f_text.extend(cx.element(&next, <Text as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            name: f_name,
-            comment_originator_code: f_comment_originator_code,
+            name: f_name.flatten(),
+            comment_originator_code: f_comment_originator_code.flatten(),
             text: f_text,
         })
     }
@@ -2890,12 +2910,14 @@ impl rt::Decode for CancelPenalties {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_PENALTIES;
+        let mark = cx.mark();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {})
     }
 }
@@ -2925,8 +2947,9 @@ impl rt::Decode for HotelReservationIds {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION_IDS;
+        let mark = cx.mark();
         let mut f_hotel_reservation_id = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2936,7 +2959,7 @@ impl rt::Decode for HotelReservationIds {
             match next.elem.index {
                 0 => {
                     f_hotel_reservation_id
-                        .push(
+                        .extend(
                             cx
                                 .element(&next, <HotelReservationId as rt::Decode>::decode)?,
                         )
@@ -2945,6 +2968,7 @@ impl rt::Decode for HotelReservationIds {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_reservation_id: f_hotel_reservation_id,
         })
@@ -2988,8 +3012,9 @@ impl rt::Decode for HotelReservationId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION_ID;
+        let mark = cx.mark();
         let mut f_res_id_type = None;
         let mut f_res_id_source_context = None;
         let mut f_res_id_value = None;
@@ -3013,15 +3038,17 @@ impl rt::Decode for HotelReservationId {
                 _ => {}
             }
         }
+        let f_res_id_type = cx.required(f_res_id_type, node, "ResID_Type")?;
+        let f_res_id_source_context = cx
+            .required(f_res_id_source_context, node, "ResID_SourceContext")?;
+        let f_res_id_value = cx.required(f_res_id_value, node, "ResID_Value")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            res_id_type: f_res_id_type
-                .ok_or_else(|| cx.missing_attribute(node, "ResID_Type"))?,
-            res_id_source_context: f_res_id_source_context
-                .ok_or_else(|| cx.missing_attribute(node, "ResID_SourceContext"))?,
-            res_id_value: f_res_id_value
-                .ok_or_else(|| cx.missing_attribute(node, "ResID_Value"))?,
-            item_rph: f_item_rph,
+            res_id_type: f_res_id_type.ok_or_else(|| cx.bug(node))?,
+            res_id_source_context: f_res_id_source_context.ok_or_else(|| cx.bug(node))?,
+            res_id_value: f_res_id_value.ok_or_else(|| cx.bug(node))?,
+            item_rph: f_item_rph.flatten(),
         })
     }
 }

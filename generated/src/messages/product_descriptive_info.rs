@@ -69,8 +69,9 @@ impl rt::Decode for OtaProductDescriptiveInfoRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -122,34 +123,31 @@ impl rt::Decode for OtaProductDescriptiveInfoRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_product_descriptive_infos = Some(
-                        cx
-                            .element(
-                                &next,
-                                <ProductDescriptiveInfos as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_product_descriptive_infos = cx
+                        .element(&next, <ProductDescriptiveInfos as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             product_descriptive_infos: f_product_descriptive_infos
                 .ok_or_else(|| cx.bug(node))?,
@@ -330,8 +328,9 @@ impl rt::Decode for OtaProductDescriptiveInfoRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -359,36 +358,30 @@ impl rt::Decode for OtaProductDescriptiveInfoRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_tour_activity_descriptive_info = Some(
-                        cx
-                            .element(
-                                &next,
-                                <TourActivityDescriptiveResult as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_tour_activity_descriptive_info = cx
+                        .element(
+                            &next,
+                            <TourActivityDescriptiveResult as rt::Decode>::decode,
+                        )?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             tour_activity_descriptive_info: f_tour_activity_descriptive_info,
@@ -527,8 +520,9 @@ impl rt::Decode for ProductDescriptiveInfos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PRODUCT_DESCRIPTIVE_INFOS;
+        let mark = cx.mark();
         let mut f_tour_activity_descriptive_info = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -537,18 +531,17 @@ impl rt::Decode for ProductDescriptiveInfos {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_tour_activity_descriptive_info = Some(
-                        cx
-                            .element(
-                                &next,
-                                <TourActivityDescriptiveInfo as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_tour_activity_descriptive_info = cx
+                        .element(
+                            &next,
+                            <TourActivityDescriptiveInfo as rt::Decode>::decode,
+                        )?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             tour_activity_descriptive_info: f_tour_activity_descriptive_info
                 .ok_or_else(|| cx.bug(node))?,
@@ -586,18 +579,21 @@ impl rt::Decode for TourActivityDescriptiveInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_INFO;
+        let mark = cx.mark();
         let mut f_tour_activity_id = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_tour_activity_id = cx
+            .required(f_tour_activity_id, node, "TourActivityID")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            tour_activity_id: f_tour_activity_id
-                .ok_or_else(|| cx.missing_attribute(node, "TourActivityID"))?,
+            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -628,8 +624,9 @@ impl rt::Decode for TourActivityDescriptiveResult {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_RESULT;
+        let mark = cx.mark();
         let mut f_tour_activity_descriptive_content = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -639,7 +636,7 @@ impl rt::Decode for TourActivityDescriptiveResult {
             match next.elem.index {
                 0 => {
                     f_tour_activity_descriptive_content
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -651,6 +648,7 @@ impl rt::Decode for TourActivityDescriptiveResult {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             tour_activity_descriptive_content: f_tour_activity_descriptive_content,
         })
@@ -703,8 +701,9 @@ impl rt::Decode for TourActivityDescriptiveContent {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_CONTENT;
+        let mark = cx.mark();
         let mut f_tour_activity_id = None;
         let mut f_tour_activity_name = None;
         let mut f_rph = None;
@@ -726,21 +725,21 @@ impl rt::Decode for TourActivityDescriptiveContent {
                 _ => {}
             }
         }
+        let f_tour_activity_id = cx
+            .required(f_tour_activity_id, node, "TourActivityID")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_schedule = Some(
-                        cx
-                            .element(
-                                &next,
-                                <DescriptiveActivitySchedule as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_schedule = cx
+                        .element(
+                            &next,
+                            <DescriptiveActivitySchedule as rt::Decode>::decode,
+                        )?;
                 }
                 1 => {
                     f_tour_activity_category
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -750,13 +749,13 @@ impl rt::Decode for TourActivityDescriptiveContent {
                 }
                 2 => {
                     f_product_info
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityItemInfo as rt::Decode>::decode)?,
                         )
                 }
                 3 => {
                     f_service_info
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityItemInfo as rt::Decode>::decode)?,
                         )
                 }
@@ -764,11 +763,11 @@ impl rt::Decode for TourActivityDescriptiveContent {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            tour_activity_id: f_tour_activity_id
-                .ok_or_else(|| cx.missing_attribute(node, "TourActivityID"))?,
-            tour_activity_name: f_tour_activity_name,
-            rph: f_rph,
+            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
+            tour_activity_name: f_tour_activity_name.flatten(),
+            rph: f_rph.flatten(),
             schedule: f_schedule,
             tour_activity_category: f_tour_activity_category,
             product_info: f_product_info,
@@ -817,8 +816,9 @@ impl rt::Decode for DescriptiveActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::DESCRIPTIVE_ACTIVITY_SCHEDULE;
+        let mark = cx.mark();
         let mut f_summary = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -827,18 +827,17 @@ impl rt::Decode for DescriptiveActivitySchedule {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_summary = Some(
-                        cx
-                            .element(
-                                &next,
-                                <DescriptiveScheduleSummary as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_summary = cx
+                        .element(
+                            &next,
+                            <DescriptiveScheduleSummary as rt::Decode>::decode,
+                        )?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
         })
@@ -878,8 +877,9 @@ impl rt::Decode for DescriptiveScheduleSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::DESCRIPTIVE_SCHEDULE_SUMMARY;
+        let mark = cx.mark();
         let mut f_start = None;
         let mut f_duration = None;
         for attr in node.attributes() {
@@ -894,9 +894,10 @@ impl rt::Decode for DescriptiveScheduleSummary {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start: f_start,
-            duration: f_duration,
+            start: f_start.flatten(),
+            duration: f_duration.flatten(),
         })
     }
 }
@@ -937,8 +938,9 @@ impl rt::Decode for TourActivityCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_CATEGORY;
+        let mark = cx.mark();
         let mut f_category_code = None;
         let mut f_category_name = None;
         let mut f_type_code = None;
@@ -960,13 +962,14 @@ impl rt::Decode for TourActivityCategory {
                 _ => {}
             }
         }
+        let f_category_code = cx.required(f_category_code, node, "CategoryCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            category_code: f_category_code
-                .ok_or_else(|| cx.missing_attribute(node, "CategoryCode"))?,
-            category_name: f_category_name,
-            type_code: f_type_code,
-            type_name: f_type_name,
+            category_code: f_category_code.ok_or_else(|| cx.bug(node))?,
+            category_name: f_category_name.flatten(),
+            type_code: f_type_code.flatten(),
+            type_name: f_type_name.flatten(),
         })
     }
 }
@@ -1006,8 +1009,9 @@ impl rt::Decode for ActivityItemInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_ITEM_INFO;
+        let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
         let mut f_descriptions = None;
@@ -1022,21 +1026,22 @@ impl rt::Decode for ActivityItemInfo {
                 _ => {}
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_descriptions = Some(
-                        cx.element(&next, <ActivityDescriptions as rt::Decode>::decode)?,
-                    );
+                    f_descriptions = cx
+                        .element(&next, <ActivityDescriptions as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
-            code_detail: f_code_detail,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
+            code_detail: f_code_detail.flatten(),
             descriptions: f_descriptions,
         })
     }
@@ -1072,8 +1077,9 @@ impl rt::Decode for ActivityDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_multimedia_descriptions = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1082,18 +1088,17 @@ impl rt::Decode for ActivityDescriptions {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_multimedia_descriptions = Some(
-                        cx
-                            .element(
-                                &next,
-                                <ActivityMultimediaDescriptions as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_multimedia_descriptions = cx
+                        .element(
+                            &next,
+                            <ActivityMultimediaDescriptions as rt::Decode>::decode,
+                        )?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             multimedia_descriptions: f_multimedia_descriptions
                 .ok_or_else(|| cx.bug(node))?,
@@ -1127,8 +1132,9 @@ impl rt::Decode for ActivityMultimediaDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_MULTIMEDIA_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_multimedia_description = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1138,7 +1144,7 @@ impl rt::Decode for ActivityMultimediaDescriptions {
             match next.elem.index {
                 0 => {
                     f_multimedia_description
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -1150,6 +1156,7 @@ impl rt::Decode for ActivityMultimediaDescriptions {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             multimedia_description: f_multimedia_description,
         })
@@ -1184,8 +1191,9 @@ impl rt::Decode for ActivityMultimediaDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_MULTIMEDIA_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_text_items = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1193,15 +1201,12 @@ impl rt::Decode for ActivityMultimediaDescription {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_text_items = Some(
-                        cx.element(&next, <TextItems as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_text_items = cx.element(&next, <TextItems as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             text_items: f_text_items.ok_or_else(|| cx.bug(node))?,
         })
@@ -1234,8 +1239,9 @@ impl rt::Decode for TextItems {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEMS;
+        let mark = cx.mark();
         let mut f_text_item = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1245,12 +1251,13 @@ impl rt::Decode for TextItems {
             match next.elem.index {
                 0 => {
                     f_text_item
-                        .push(cx.element(&next, <TextItem as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <TextItem as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { text_item: f_text_item })
     }
 }
@@ -1286,8 +1293,9 @@ impl rt::Decode for TextItem {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEM;
+        let mark = cx.mark();
         let mut f_title = None;
         let mut f_description = Vec::new();
         for attr in node.attributes() {
@@ -1298,13 +1306,17 @@ impl rt::Decode for TextItem {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_description.push(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => {
+                    f_description
+                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            title: f_title,
+            title: f_title.flatten(),
             description: f_description,
         })
     }

@@ -73,8 +73,9 @@ impl rt::Decode for OtaTourActivitySearchRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -130,31 +131,32 @@ impl rt::Decode for OtaTourActivitySearchRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_search_criteria = Some(
-                        cx.element(&next, <SearchCriteria as rt::Decode>::decode)?,
-                    );
+                    f_search_criteria = cx
+                        .element(&next, <SearchCriteria as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            max_responses: f_max_responses,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            max_responses: f_max_responses.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             search_criteria: f_search_criteria.ok_or_else(|| cx.bug(node))?,
         })
@@ -337,8 +339,9 @@ impl rt::Decode for OtaTourActivitySearchRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -370,20 +373,15 @@ impl rt::Decode for OtaTourActivitySearchRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
                     f_tour_activity_info
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -391,17 +389,18 @@ impl rt::Decode for OtaTourActivitySearchRs {
                                 )?,
                         )
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            primary_lang_id: f_primary_lang_id,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
             success: f_success,
             warnings: f_warnings,
             tour_activity_info: f_tour_activity_info,
@@ -542,8 +541,9 @@ impl rt::Decode for SearchCriteria {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_CRITERIA;
+        let mark = cx.mark();
         let mut f_date_time_pref = None;
         let mut f_location_pref = Vec::new();
         for attr in node.attributes() {
@@ -553,13 +553,12 @@ impl rt::Decode for SearchCriteria {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_date_time_pref = Some(
-                        cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                    );
+                    f_date_time_pref = cx
+                        .element(&next, <DateSpan as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_location_pref
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityLocation as rt::Decode>::decode)?,
                         )
                 }
@@ -567,6 +566,7 @@ impl rt::Decode for SearchCriteria {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             date_time_pref: f_date_time_pref.ok_or_else(|| cx.bug(node))?,
             location_pref: f_location_pref,
@@ -618,8 +618,9 @@ impl rt::Decode for SearchTourActivityInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_TOUR_ACTIVITY_INFO;
+        let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_schedule = None;
         let mut f_category_and_type = None;
@@ -633,47 +634,37 @@ impl rt::Decode for SearchTourActivityInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_basic_info = Some(
-                        cx.element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_info = cx
+                        .element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_schedule = Some(
-                        cx
-                            .element(
-                                &next,
-                                <SearchActivitySchedule as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_schedule = cx
+                        .element(&next, <SearchActivitySchedule as rt::Decode>::decode)?;
                 }
                 2 => {
-                    f_category_and_type = Some(
-                        cx.element(&next, <CategoryAndType as rt::Decode>::decode)?,
-                    );
+                    f_category_and_type = cx
+                        .element(&next, <CategoryAndType as rt::Decode>::decode)?;
                 }
                 3 => {
-                    f_description = Some(
-                        cx
-                            .element(
-                                &next,
-                                <SearchActivityDescription as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_description = cx
+                        .element(
+                            &next,
+                            <SearchActivityDescription as rt::Decode>::decode,
+                        )?;
                 }
                 4 => {
-                    f_location = Some(
-                        cx.element(&next, <TourActivityLocation as rt::Decode>::decode)?,
-                    );
+                    f_location = cx
+                        .element(&next, <TourActivityLocation as rt::Decode>::decode)?;
                 }
                 5 => {
-                    f_pricing = Some(
-                        cx.element(&next, <SearchActivityPricing as rt::Decode>::decode)?,
-                    );
+                    f_pricing = cx
+                        .element(&next, <SearchActivityPricing as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
             schedule: f_schedule,
@@ -726,8 +717,9 @@ impl rt::Decode for SearchActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_SCHEDULE;
+        let mark = cx.mark();
         let mut f_summary = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -735,15 +727,12 @@ impl rt::Decode for SearchActivitySchedule {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_summary = Some(
-                        cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_summary = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
         })
@@ -779,8 +768,9 @@ impl rt::Decode for SearchActivityDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_short_description = None;
         let mut f_long_description = None;
         for attr in node.attributes() {
@@ -789,12 +779,13 @@ impl rt::Decode for SearchActivityDescription {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_short_description = Some(cx.simple(&next)?),
-                1 => f_long_description = Some(cx.simple(&next)?),
+                0 => f_short_description = cx.simple(&next)?,
+                1 => f_long_description = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             short_description: f_short_description,
             long_description: f_long_description,
@@ -840,8 +831,9 @@ impl rt::Decode for SearchActivityPricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_PRICING;
+        let mark = cx.mark();
         let mut f_min_price = None;
         let mut f_currency_code = None;
         for attr in node.attributes() {
@@ -855,12 +847,13 @@ impl rt::Decode for SearchActivityPricing {
                 _ => {}
             }
         }
+        let f_min_price = cx.required(f_min_price, node, "MinPrice")?;
+        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            min_price: f_min_price
-                .ok_or_else(|| cx.missing_attribute(node, "MinPrice"))?,
-            currency_code: f_currency_code
-                .ok_or_else(|| cx.missing_attribute(node, "CurrencyCode"))?,
+            min_price: f_min_price.ok_or_else(|| cx.bug(node))?,
+            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }

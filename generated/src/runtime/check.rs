@@ -6,14 +6,14 @@ use std::str::FromStr;
 
 use roxmltree::Node;
 
-use super::cx::Cx;
-use super::error::DecodeError;
+use super::cx::{Cx, Failed};
 use super::scalar::{Date, DateTime, Decimal};
 use super::schema::{Builtin, ComplexDesc, Content, SimpleDesc, TypeDesc};
 
 /// Checks `node` and everything below it against `desc`, binding nothing (used before yaserde
-/// binds a document; the generated decoders check and bind in one pass instead).
-pub(crate) fn check_complex<'a, 'i>(cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<(), DecodeError> {
+/// binds a document; the generated decoders check and bind in one pass instead). The problems
+/// are recorded in `cx`; `Err` only when there are too many to go on.
+pub(crate) fn check_complex<'a, 'i>(cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<(), Failed> {
     for attr in node.attributes() {
         if let Some(i) = cx.attribute(&attr, desc)? {
             cx.value::<()>(&attr, desc.attributes[i].ty)?;
@@ -22,13 +22,21 @@ pub(crate) fn check_complex<'a, 'i>(cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>, des
     cx.required_attributes(node, desc)?;
     match &desc.content {
         Content::Empty => cx.empty(node),
-        Content::Text(ty) => cx.text::<()>(node, ty),
+        Content::Text(ty) => cx.text::<()>(node, ty).map(drop),
         Content::Sequence(_) => {
             let mut children = cx.children(node, desc)?;
             while let Some(next) = children.next(cx)? {
                 match next.elem.ty {
-                    TypeDesc::Complex(c) => cx.element(&next, |n, cx| check_complex(cx, n, c))?,
-                    TypeDesc::Simple(_) => cx.simple::<()>(&next)?,
+                    TypeDesc::Complex(c) => {
+                        cx.element(&next, |n, cx| {
+                            let mark = cx.mark();
+                            check_complex(cx, n, c)?;
+                            cx.check(mark)
+                        })?;
+                    }
+                    TypeDesc::Simple(_) => {
+                        cx.simple::<()>(&next)?;
+                    }
                 }
             }
             children.finish(cx)

@@ -84,16 +84,28 @@ from_str_values!(i32, i64, u32, u64, Decimal, Date, DateTime);
 
 /// A type the generated code can decode from an element.
 pub trait Decode: Sized {
-    /// Decodes `node`, which the caller has matched by name and namespace.
-    fn decode<'a, 'i>(node: Node<'a, 'i>, cx: &mut Cx<'a, 'i>) -> Result<Self, DecodeError>;
+    /// Decodes `node`, which the caller has matched by name and namespace. On failure the
+    /// problems are recorded in `cx` (as many as [`MAX_ERRORS`] in all).
+    fn decode<'a, 'i>(node: Node<'a, 'i>, cx: &mut Cx<'a, 'i>) -> Result<Self, Failed>;
 }
 
-/// The state of one decode: the document, the element path (for errors), and the occurrence
-/// counters of the content models being walked (a stack: one region per open [`Children`]).
+/// The most problems one decode reports; it stops at the last one.
+pub const MAX_ERRORS: usize = 20;
+
+/// A value that could not be decoded: its problems are recorded in the [`Cx`]. Returned as an
+/// `Err` by the decoders, and by the [`Cx`] methods only once [`MAX_ERRORS`] problems are
+/// recorded, which ends the decode (below that, they record the problem and go on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Failed;
+
+/// The state of one decode: the document, the element path (for errors), the occurrence
+/// counters of the content models being walked (a stack: one region per open [`Children`]),
+/// and the problems found so far.
 pub struct Cx<'a, 'i> {
     doc: &'a Document<'i>,
     path: Vec<(&'a str, u32)>,
     counts: Vec<u32>,
+    errors: Vec<DecodeError>,
 }
 
 /// A child element matched by [`Children::next`].
@@ -106,14 +118,15 @@ pub struct Next<'a, 'i> {
     pub count: u32,
 }
 
-type Res = Result<(), DecodeError>;
+/// `Ok` to go on, `Err` once the decode must stop.
+type Res = Result<(), Failed>;
 
 impl<'a, 'i> Cx<'a, 'i> {
     /// A context for `doc`, positioned at its root element.
     pub fn new(doc: &'a Document<'i>) -> Self {
         let mut path = Vec::with_capacity(16);
         path.push((doc.root_element().tag_name().name(), 0));
-        Cx { doc, path, counts: Vec::with_capacity(64) }
+        Cx { doc, path, counts: Vec::with_capacity(64), errors: Vec::new() }
     }
 
     fn path_string(&self) -> String {
@@ -139,95 +152,158 @@ impl<'a, 'i> Cx<'a, 'i> {
         self.error_at(node.range().start, kind)
     }
 
-    /// The error for a generated decoder that disagrees with its table (a generator bug).
-    pub fn bug(&self, node: Node) -> DecodeError {
+    /// Records a problem. `Err` once it is the [`MAX_ERRORS`]th: the decode stops there.
+    pub fn report(&mut self, e: DecodeError) -> Res {
+        if self.errors.len() < MAX_ERRORS {
+            self.errors.push(e);
+        }
+        if self.errors.len() >= MAX_ERRORS { Err(Failed) } else { Ok(()) }
+    }
+
+    /// How many problems are recorded: a mark for [`Cx::check`].
+    pub fn mark(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// `Err` when a problem was recorded since `mark` (the value cannot be built).
+    pub fn check(&self, mark: usize) -> Res {
+        if self.errors.len() > mark { Err(Failed) } else { Ok(()) }
+    }
+
+    /// The problems recorded, as one error (the first, with the others in `more`); a generator
+    /// bug if there are none.
+    pub fn into_error(mut self) -> DecodeError {
+        if self.errors.is_empty() {
+            let root = self.doc.root_element();
+            self.errors.push(self.bug_error(root));
+        }
+        let mut errors = self.errors.into_iter();
+        let mut first = errors.next().unwrap_or_else(|| DecodeError::new(DecodeErrorKind::Bind(String::new()), "", 1, 1));
+        first.more = errors.collect();
+        first
+    }
+
+    fn bug_error(&self, node: Node) -> DecodeError {
         self.error(node, DecodeErrorKind::Bind("the generated decoder does not match its schema table".to_string()))
     }
 
-    /// The error for a missing required attribute.
-    pub fn missing_attribute(&self, node: Node, name: &'static str) -> DecodeError {
-        self.error(node, DecodeErrorKind::MissingAttribute { name })
+    /// Records that a generated decoder disagrees with its table (a generator bug).
+    pub fn bug(&mut self, node: Node) -> Failed {
+        let e = self.bug_error(node);
+        let _ = self.report(e);
+        Failed
     }
 
     /// Classifies an attribute of `node`: `Some(i)` for `desc.attributes[i]`, `None` for an
-    /// `xsi:` location hint (accepted, not kept); anything else is an error.
-    pub fn attribute(&self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc) -> Result<Option<usize>, DecodeError> {
-        match attr.namespace() {
+    /// `xsi:` location hint (accepted, not kept) and for an attribute the type does not have
+    /// (recorded as a problem).
+    pub fn attribute(&mut self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc) -> Result<Option<usize>, Failed> {
+        let name = match attr.namespace() {
             None => match desc.attributes.iter().position(|d| d.name == attr.name()) {
-                Some(i) => Ok(Some(i)),
-                None => Err(self.unexpected_attribute(attr, attr.name().to_string(), desc)),
+                Some(i) => return Ok(Some(i)),
+                None => attr.name().to_string(),
             },
-            Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => Ok(None),
-            Some(ns) => Err(self.unexpected_attribute(attr, format!("{{{ns}}}{}", attr.name()), desc)),
+            Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => return Ok(None),
+            Some(ns) => format!("{{{ns}}}{}", attr.name()),
+        };
+        let expected = desc.attributes.iter().map(|d| d.name).collect();
+        let e = self.error_at(attr.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected });
+        self.report(e)?;
+        Ok(None)
+    }
+
+    /// Checks and reads an attribute value; `None` when it is invalid (recorded).
+    pub fn value<T: FromValue>(&mut self, attr: &Attribute<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<T>, Failed> {
+        let v = attr.value();
+        match read_value(ty, v) {
+            Ok(value) => Ok(Some(value)),
+            Err(expected) => {
+                let kind = DecodeErrorKind::InvalidValue { target: format!("@{}", attr.name()), value: v.to_string(), expected };
+                let e = self.error_at(attr.range_value().start, kind);
+                self.report(e)?;
+                Ok(None)
+            }
         }
     }
 
-    fn unexpected_attribute(&self, attr: &Attribute, name: String, desc: &'static ComplexDesc) -> DecodeError {
-        let expected = desc.attributes.iter().map(|d| d.name).collect();
-        self.error_at(attr.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected })
+    /// A required attribute: its value when it was there and valid; when it was not there at
+    /// all, records the problem. (`found` is `Some(None)` for a value that was invalid.)
+    pub fn required<T>(&mut self, found: Option<Option<T>>, node: Node, name: &'static str) -> Result<Option<T>, Failed> {
+        match found {
+            Some(value) => Ok(value),
+            None => {
+                let e = self.error(node, DecodeErrorKind::MissingAttribute { name });
+                self.report(e)?;
+                Ok(None)
+            }
+        }
     }
 
-    /// Checks and reads an attribute value.
-    pub fn value<T: FromValue>(&self, attr: &Attribute<'a, 'i>, ty: &'static SimpleDesc) -> Result<T, DecodeError> {
-        let v = attr.value();
-        read_value(ty, v).map_err(|expected| {
-            self.error_at(
-                attr.range_value().start,
-                DecodeErrorKind::InvalidValue { target: format!("@{}", attr.name()), value: v.to_string(), expected },
-            )
-        })
-    }
-
-    /// Checks that every required attribute of `desc` is on `node` (for the generic checker;
-    /// the generated decoders check their own fields).
-    pub fn required_attributes(&self, node: Node, desc: &'static ComplexDesc) -> Res {
+    /// Records every required attribute of `desc` that is not on `node` (for the generic
+    /// checker; the generated decoders use [`Cx::required`]).
+    pub fn required_attributes(&mut self, node: Node, desc: &'static ComplexDesc) -> Res {
         for d in desc.attributes.iter().filter(|d| d.required) {
             if !node.attributes().any(|a| a.namespace().is_none() && a.name() == d.name) {
-                return Err(self.missing_attribute(node, d.name));
+                let e = self.error(node, DecodeErrorKind::MissingAttribute { name: d.name });
+                self.report(e)?;
             }
         }
         Ok(())
     }
 
     /// Checks that an element has neither child elements nor text.
-    pub fn empty(&self, node: Node) -> Res {
+    pub fn empty(&mut self, node: Node) -> Res {
         self.no_children(node)?;
         self.no_text(node)
     }
 
-    fn no_children(&self, node: Node) -> Res {
-        match node.children().find(Node::is_element) {
-            Some(child) => Err(self.error(
-                child,
-                DecodeErrorKind::UnexpectedElement { name: child.tag_name().name().to_string(), expected: Vec::new() },
-            )),
-            None => Ok(()),
+    /// Records each child element of an element that may have none.
+    fn no_children(&mut self, node: Node) -> Res {
+        for child in node.children().filter(Node::is_element) {
+            let kind = DecodeErrorKind::UnexpectedElement { name: child.tag_name().name().to_string(), expected: Vec::new() };
+            let e = self.error(child, kind);
+            self.report(e)?;
         }
+        Ok(())
     }
 
-    fn no_text(&self, node: Node) -> Res {
+    /// Records the first text (other than XML white space) of an element that may hold only
+    /// elements.
+    fn no_text(&mut self, node: Node) -> Res {
         for t in node.children().filter(Node::is_text) {
             let text = t.text().unwrap_or("");
             let xml_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
             if !text.chars().all(xml_space) {
                 let start = t.range().start + (text.len() - text.trim_start_matches(xml_space).len());
-                return Err(self.error_at(start, DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() }));
+                let e = self.error_at(start, DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() });
+                return self.report(e);
             }
         }
         Ok(())
     }
 
-    /// Checks and reads the text content of an element that has no child elements.
-    pub fn text<T: FromValue>(&self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<T, DecodeError> {
+    /// Checks and reads the text content of an element that has no child elements; `None`
+    /// when it cannot (recorded).
+    pub fn text<T: FromValue>(&mut self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<T>, Failed> {
+        let mark = self.mark();
         self.no_children(node)?;
+        if self.check(mark).is_err() {
+            return Ok(None);
+        }
         let text = text_of(node);
-        read_value(ty, &text).map_err(|expected| {
-            self.error(node, DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected })
-        })
+        match read_value(ty, &text) {
+            Ok(value) => Ok(Some(value)),
+            Err(expected) => {
+                let kind = DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected };
+                let e = self.error(node, kind);
+                self.report(e)?;
+                Ok(None)
+            }
+        }
     }
 
     /// Starts walking the child elements of `node` against the content model of `desc`.
-    pub fn children(&mut self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, DecodeError> {
+    pub fn children(&mut self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, Failed> {
         let particles = match &desc.content {
             Content::Sequence(p) => *p,
             Content::Empty | Content::Text(_) => &[],
@@ -239,25 +315,33 @@ impl<'a, 'i> Cx<'a, 'i> {
         Ok(Children { parent: node, iter: node.children(), particles, base, elements, hint: 0 })
     }
 
-    /// Decodes a matched complex child with `decode`, with the child on the error path.
+    /// Decodes a matched complex child with `decode`, with the child on the error path: its
+    /// value, or `None` when it failed (its problems are recorded; the caller goes on with the
+    /// next child).
     pub fn element<T>(
         &mut self,
         next: &Next<'a, 'i>,
-        decode: impl FnOnce(Node<'a, 'i>, &mut Self) -> Result<T, DecodeError>,
-    ) -> Result<T, DecodeError> {
+        decode: impl FnOnce(Node<'a, 'i>, &mut Self) -> Result<T, Failed>,
+    ) -> Result<Option<T>, Failed> {
         self.path.push((next.node.tag_name().name(), if next.elem.max > 1 { next.count } else { 0 }));
         let counters = self.counts.len();
         let out = decode(next.node, self);
         // The child's walks end here even when it failed half-way.
         self.counts.truncate(counters);
         self.path.pop();
-        out
+        match out {
+            Ok(value) => Ok(Some(value)),
+            Err(Failed) if self.errors.len() >= MAX_ERRORS => Err(Failed),
+            Err(Failed) => Ok(None),
+        }
     }
 
-    /// Checks and reads a matched simple-typed child (text only, no attributes but `xsi:` hints).
-    pub fn simple<T: FromValue>(&mut self, next: &Next<'a, 'i>) -> Result<T, DecodeError> {
+    /// Checks and reads a matched simple-typed child (text only, no attributes but `xsi:`
+    /// hints); `None` when it cannot (recorded).
+    pub fn simple<T: FromValue>(&mut self, next: &Next<'a, 'i>) -> Result<Option<T>, Failed> {
         let TypeDesc::Simple(ty) = next.elem.ty else { return Err(self.bug(next.node)) };
-        self.element(next, |node, cx| {
+        let read = self.element(next, |node, cx| {
+            let mark = cx.mark();
             for a in node.attributes() {
                 let hint = a.namespace() == Some(XSI_NAMESPACE)
                     && matches!(a.name(), "schemaLocation" | "noNamespaceSchemaLocation");
@@ -266,11 +350,15 @@ impl<'a, 'i> Cx<'a, 'i> {
                         Some(ns) => format!("{{{ns}}}{}", a.name()),
                         None => a.name().to_string(),
                     };
-                    return Err(cx.error_at(a.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected: Vec::new() }));
+                    let e = cx.error_at(a.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected: Vec::new() });
+                    cx.report(e)?;
                 }
             }
-            cx.text(node, ty)
-        })
+            let value = cx.text(node, ty)?;
+            cx.check(mark)?;
+            value.ok_or(Failed)
+        })?;
+        Ok(read)
     }
 }
 
@@ -331,9 +419,21 @@ fn element_count(particles: &[Particle]) -> usize {
 }
 
 impl<'a, 'i> Children<'a, 'i> {
-    /// The next child element, checked against the content model; `None` at the end.
-    pub fn next(&mut self, cx: &mut Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, DecodeError> {
-        let Some(node) = self.iter.by_ref().find(Node::is_element) else { return Ok(None) };
+    /// The next child element that the content model takes; `None` at the end. A child it does
+    /// not take (unknown, in another namespace, one too many, of a second alternative of a
+    /// choice) is recorded as a problem and skipped.
+    pub fn next(&mut self, cx: &mut Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
+        while let Some(node) = self.iter.by_ref().find(Node::is_element) {
+            match self.take(cx, node) {
+                Ok(next) => return Ok(Some(next)),
+                Err(e) => cx.report(e)?,
+            }
+        }
+        Ok(None)
+    }
+
+    /// Matches one child element against the content model.
+    fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Next<'a, 'i>, DecodeError> {
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) {
             return Err(cx.error(
                 node,
@@ -363,14 +463,17 @@ impl<'a, 'i> Children<'a, 'i> {
             return Err(cx.error(node, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
         }
         self.set(cx, usize::from(e.index), count as usize);
-        Ok(Some(Next { node, elem: e, count }))
+        Ok(Next { node, elem: e, count })
     }
 
-    /// Checks that every element and choice reached its minimum, and ends the walk.
+    /// Records every element and choice below its minimum, and ends the walk.
     pub fn finish(self, cx: &mut Cx<'a, 'i>) -> Res {
-        let result = self.minimums(cx);
+        let missing = self.minimums(cx);
         cx.counts.truncate(self.base);
-        result
+        for e in missing {
+            cx.report(e)?;
+        }
+        Ok(())
     }
 
     fn counter(&self, cx: &Cx, slot: usize) -> u32 {
@@ -432,29 +535,27 @@ impl<'a, 'i> Children<'a, 'i> {
         out
     }
 
-    /// The first element or choice, in declaration order, below its minimum.
-    fn minimums(&self, cx: &Cx) -> Res {
+    /// Every element and choice, in declaration order, below its minimum.
+    fn minimums(&self, cx: &Cx) -> Vec<DecodeError> {
+        let mut out = Vec::new();
+        let missing = |name| cx.error(self.parent, DecodeErrorKind::MissingElement { name });
         for (p, particle) in self.particles.iter().enumerate() {
             match particle {
-                Particle::Element(e) if self.count(cx, e) < e.min => {
-                    return Err(cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name }));
-                }
+                Particle::Element(e) if self.count(cx, e) < e.min => out.push(missing(e.name)),
                 Particle::Element(_) => {}
                 Particle::Choice { required, branches } => match self.choice(cx, p) {
                     0 if *required => {
                         let options = branches.iter().filter_map(|b| b.first().map(|e| e.name)).collect();
-                        return Err(cx.error(self.parent, DecodeErrorKind::MissingChoice { options }));
+                        out.push(cx.error(self.parent, DecodeErrorKind::MissingChoice { options }));
                     }
                     0 => {}
                     chosen => {
                         let branch = branches.get(chosen - 1).copied().unwrap_or(&[]);
-                        if let Some(e) = branch.iter().find(|e| self.count(cx, e) < e.min) {
-                            return Err(cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name }));
-                        }
+                        out.extend(branch.iter().filter(|e| self.count(cx, e) < e.min).map(|e| missing(e.name)));
                     }
                 },
             }
         }
-        Ok(())
+        out
     }
 }

@@ -4,6 +4,12 @@
 use std::fmt;
 
 /// A message could not be decoded. Says where (element path, line:column) and what was expected.
+///
+/// A document with several problems gets them all, up to [`MAX_ERRORS`](super::MAX_ERRORS):
+/// the fields are the first one (in document order, depth first: an element's attributes, then
+/// its children, then what is missing in it), [`DecodeError::more`] the others, and
+/// [`DecodeError::problems`] iterates over all of them. A document that cannot be read as this
+/// message at all (not well-formed, a DOCTYPE, another root or namespace) has one problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError {
     /// What went wrong.
@@ -15,6 +21,8 @@ pub struct DecodeError {
     pub line: u32,
     /// 1-based column of the offending node.
     pub column: u32,
+    /// The problems after the first, in document order (each with an empty `more`).
+    pub more: Box<[DecodeError]>,
 }
 
 /// The kinds of decoding failure.
@@ -111,7 +119,27 @@ pub enum DecodeErrorKind {
 impl DecodeError {
     /// An error at a position.
     pub fn new(kind: DecodeErrorKind, path: impl Into<String>, line: u32, column: u32) -> Self {
-        DecodeError { kind, path: path.into(), line, column }
+        DecodeError { kind, path: path.into(), line, column, more: Box::default() }
+    }
+
+    /// Every problem: this one, then [`DecodeError::more`].
+    pub fn problems(&self) -> impl Iterator<Item = &DecodeError> {
+        std::iter::once(self).chain(self.more.iter())
+    }
+
+    /// How many problems there are (at least 1).
+    pub fn count(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    /// This problem alone, as `LINE:COLUMN: PATH: what` (the `Display` form without the count
+    /// of the others).
+    pub fn problem_text(&self) -> String {
+        if self.path.is_empty() {
+            format!("{}:{}: {}", self.line, self.column, self.kind)
+        } else {
+            format!("{}:{}: {}: {}", self.line, self.column, self.path, self.kind)
+        }
     }
 
     /// The error for a root element that no decoder reads.
@@ -187,12 +215,16 @@ impl fmt::Display for DecodeErrorKind {
     }
 }
 
+/// The first problem as `LINE:COLUMN: PATH: what`, then `(and N more problems)` when there
+/// are others (print the [`DecodeError::problem_text`] of each of [`DecodeError::problems`] to
+/// see them all).
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}:{}: {}", self.line, self.column, self.kind)
-        } else {
-            write!(f, "{}:{}: {}: {}", self.line, self.column, self.path, self.kind)
+        f.write_str(&self.problem_text())?;
+        match self.more.len() {
+            0 => Ok(()),
+            1 => f.write_str(" (and 1 more problem)"),
+            n => write!(f, " (and {n} more problems)"),
         }
     }
 }

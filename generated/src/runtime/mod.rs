@@ -17,7 +17,7 @@ use roxmltree::{Document, ParsingOptions};
 use yaserde::{YaDeserialize, YaSerialize};
 
 pub use check::check_simple;
-pub use cx::{Children, Cx, Decode, FromValue, Next};
+pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
@@ -154,11 +154,15 @@ fn check_root<T: Message>(doc: &Document) -> Result<(), DecodeError> {
 }
 
 /// Decodes a parsed document as `T` with the generated decoder: the root's name and namespace,
-/// then every element, attribute and value, checked and bound in one pass.
+/// then every element, attribute and value, checked and bound in one pass. Every problem is
+/// reported (up to [`MAX_ERRORS`]), not only the first.
 pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
     check_root::<T>(doc)?;
     let mut cx = Cx::new(doc);
-    T::decode(doc.root_element(), &mut cx)
+    match T::decode(doc.root_element(), &mut cx) {
+        Ok(value) if cx.mark() == 0 => Ok(value),
+        _ => Err(cx.into_error()),
+    }
 }
 
 /// Decodes with the same strict checks, but binds with yaserde (the derives every generated
@@ -168,7 +172,10 @@ pub fn decode_with_yaserde<T: Message>(xml: &str) -> Result<T, DecodeError> {
     let doc = parse_document(xml)?;
     check_root::<T>(&doc)?;
     let mut cx = Cx::new(&doc);
-    check::check_complex(&mut cx, doc.root_element(), T::schema())?;
+    let _ = check::check_complex(&mut cx, doc.root_element(), T::schema());
+    if cx.mark() > 0 {
+        return Err(cx.into_error());
+    }
     let root = doc.root_element();
     let pos = doc.text_pos_at(root.range().start);
     bind(xml).map_err(|e| DecodeError::new(DecodeErrorKind::Bind(e.to_string()), format!("/{}", T::ROOT), pos.row, pos.col))
