@@ -10,7 +10,7 @@
 //! | a body over the limit | 413 | the operation's RS with `Errors` |
 //! | `Content-Type` other than `application/xml` (a `charset=utf-8` parameter is fine) | 415 | the operation's RS with `Errors` |
 //! | not UTF-8, not well-formed XML, a DOCTYPE, or a root that is not this path's request | 400 | the operation's RS with `Errors` |
-//! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with `Errors` (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
+//! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with one `Error` per problem, up to 20 (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
 //! | a valid message | 200 | whatever [`ops::dispatch`] answers (success or business errors) |
 //! | the request takes longer than the time-out | 408 | the operation's RS with `Errors` |
 //!
@@ -421,7 +421,7 @@ fn root_of(path: &str) -> &str {
 }
 
 /// A document that did not decode: 400 when it is not XML or not this path's message, else
-/// 200 with the operation's RS carrying the problem (an OTA business answer).
+/// 200 with the operation's RS carrying one `Error` per problem (an OTA business answer).
 fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError) -> Response {
     let root = root_of(&e.path);
     let at_root = e.path == format!("/{root}");
@@ -444,17 +444,19 @@ fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError) -> Respon
         }
         _ => {}
     }
-    let problem = if in_pos(e) {
+    let problems = if e.problems().any(in_pos) {
         // A POS of the wrong shape (one Source, three, a missing attribute, …) is an
-        // authentication failure like any other: the answer does not say what was wrong.
+        // authentication failure like any other: the answer does not say what was wrong, nor
+        // anything else about the message.
         tracing::info!(reason = "pos", "authentication failed");
-        Problem::authentication()
+        vec![Problem::authentication()]
     } else {
         // Where, not what: the values of a failing message are not logged (one could be a password).
-        tracing::info!(at = %e.path, line = e.line, column = e.column, "request is not a valid message");
-        decode_problem(e)
+        tracing::info!(at = %e.path, line = e.line, column = e.column, problems = e.count(), "request is not a valid message");
+        // One OTA Error per problem.
+        e.problems().map(decode_problem).collect()
     };
-    let Some(mut answer) = ota_messages::error_response(op.path, errors([problem])) else {
+    let Some(mut answer) = ota_messages::error_response(op.path, errors(problems)) else {
         return not_found_now();
     };
     stamp(&mut answer, root_attributes(text));
@@ -466,7 +468,7 @@ fn in_pos(e: &DecodeError) -> bool {
     let inside = e.path.split('/').nth(2).is_some_and(|s| s == "POS" || s.starts_with("POS["));
     let about = match &e.kind {
         DecodeErrorKind::MissingElement { name } | DecodeErrorKind::TooMany { name, .. } => *name == "POS",
-        DecodeErrorKind::UnexpectedElement { name, .. } | DecodeErrorKind::OutOfOrder { name, .. } => name == "POS",
+        DecodeErrorKind::UnexpectedElement { name, .. } => name == "POS",
         _ => false,
     };
     inside || about
@@ -490,7 +492,7 @@ fn describe(e: &DecodeError) -> String {
         DecodeErrorKind::InvalidValue { target, expected, .. } if target.contains("MessagePassword") => {
             format!("{}:{}: {}: invalid value in {target}: expected {expected}", e.line, e.column, e.path)
         }
-        _ => e.to_string(),
+        _ => e.problem_text(),
     }
 }
 

@@ -169,6 +169,48 @@ async fn invalid_messages_are_200_with_errors() {
 }
 
 #[tokio::test]
+async fn every_problem_of_a_request_is_one_error() {
+    let server = TestServer::start().await;
+    let xml = sample("hotel_descriptive_info")
+        .replace("RetransmissionIndicator=\"false\"", "RetransmissionIndicator=\"perhaps\"")
+        .replace("<HotelDescriptiveInfo HotelCode=\"HTL01977\"/>", "<HotelDescriptiveInfo/>")
+        .replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>");
+    let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    let rs = OtaHotelDescriptiveInfoRs::from_xml(&body).unwrap();
+    assert_eq!(rs.echo_token.as_deref(), Some("nbc-h-5521"));
+    let errors = &rs.errors().unwrap().error;
+    let got: Vec<(ErrorWarningType, Option<ErrorCode>, Option<&str>)> =
+        errors.iter().map(|e| (e.r#type.clone(), e.code.clone(), e.tag.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            (ErrorWarningType::ProtocolViolation, Some(ErrorCode::InvalidValue), Some("/OTA_HotelDescriptiveInfoRQ")),
+            (
+                ErrorWarningType::RequiredFieldMissing,
+                Some(ErrorCode::RequiredFieldMissing),
+                Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[3]")
+            ),
+            (ErrorWarningType::ProtocolViolation, Some(ErrorCode::InvalidValue), Some("/OTA_HotelDescriptiveInfoRQ")),
+        ],
+        "{body}"
+    );
+    assert!(errors[0].value.starts_with("1:") && errors[0].value.contains("RetransmissionIndicator"), "{}", errors[0].value);
+    assert!(errors[1].value.starts_with("9:") && errors[1].value.contains("@HotelCode"), "{}", errors[1].value);
+    assert!(errors[2].value.contains("<Bogus>"), "{}", errors[2].value);
+    assert!(errors.iter().all(|e| !e.value.contains("more problem")), "each text is its own problem: {body}");
+
+    // With a problem in the POS as well, the answer is the authentication failure alone.
+    let xml = sample("hotel_descriptive_info")
+        .replace("RetransmissionIndicator=\"false\"", "RetransmissionIndicator=\"perhaps\"")
+        .replace(" MessagePassword=\"demo-password\"", " MessagePassword=\"demo-password\" Colour=\"red\"");
+    let (_, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+    let errors = nbc_errors(&body);
+    assert_eq!(errors.len(), 1, "{body}");
+    assert_eq!(errors[0].r#type, ErrorWarningType::Authentication);
+}
+
+#[tokio::test]
 async fn an_error_answer_snapshot() {
     let server = TestServer::start().await;
     let xml = sample("hotel_descriptive_info").replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>");
