@@ -737,12 +737,29 @@ fn bad_element_text_value() {
     assert_where(&err, "/OTA_TourActivityAvailRQ/TourActivity/ParticipantCount[1]/QualifierInfo", at(&xml, "<QualifierInfo>"));
 }
 
+/// A `Version` not even of the form of a version is told apart from other bad values, with the
+/// version the message is for, so that a service answers it like any other unsupported one.
 #[test]
 fn bad_version_number() {
-    let xml = edit(BOOK, r#"Version="2011.2""#, r#"Version="2011""#);
-    let err = reject(&xml);
-    assert_invalid(&err, "@Version", "2011");
-    assert_where(&err, BOOK_ROOT, value_at(&xml, r#"Version="2011""#));
+    for bad in ["2011", "1.000", "4.000", ""] {
+        let attr = format!(r#"Version="{bad}""#);
+        let xml = edit(BOOK, r#"Version="2011.2""#, &attr);
+        for err in [reject(&xml), AnyRequest::from_xml_with_yaserde(&xml).unwrap_err()] {
+            assert!(
+                matches!(&err.kind, DecodeErrorKind::InvalidVersion { value, supported: "2011.2", .. } if value == bad),
+                "{err:?}"
+            );
+            assert_where(&err, BOOK_ROOT, value_at(&xml, &attr));
+            assert_eq!(err.count(), 1);
+        }
+    }
+    let err = reject(&edit(BOOK, r#"Version="2011.2""#, r#"Version="1.000""#));
+    assert_eq!(
+        err.to_string(),
+        "1:80: /OTA_TourActivityBookRQ: invalid version \"1.000\" in @Version: expected a value matching the pattern [0-9]{4}\\.[0-9]+ (VersionNumber) (the supported version is 2011.2)"
+    );
+    // A version of the right form is the service's business: it decodes.
+    assert!(AnyRequest::from_xml(&edit(BOOK, r#"Version="2011.2""#, r#"Version="2010.1""#)).is_ok());
 }
 
 // ---------------------------------------------------------------------------------------------

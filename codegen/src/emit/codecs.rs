@@ -22,13 +22,16 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
     let mut required = Vec::new();
     let mut inits = Vec::new();
     // An attribute local is `Some(None)` when the attribute was there with an invalid value.
+    let version_attribute = s.root.as_ref().and_then(|r| r.version_attribute);
     for (i, a) in s.attributes.iter().enumerate() {
         let l = local(a);
         let fname = ident(&a.rust_name);
         let xml = &a.xml_name;
+        let read = if version_attribute == Some(i) { quote!(version) } else { quote!(value) };
+        let extra = if version_attribute == Some(i) { quote!(, <Self as rt::Message>::VERSION) } else { quote!() };
         let i = proc_macro2::Literal::usize_unsuffixed(i);
         decls.push(quote!(let mut #l = None;));
-        attr_arms.push((quote!(Some(#i)), quote!(#l = Some(cx.value(&attr, DESC.attributes[#i].ty)?);)));
+        attr_arms.push((quote!(Some(#i)), quote!(#l = Some(cx.#read(&attr, DESC.attributes[#i].ty #extra)?);)));
         match a.multiplicity() {
             Multiplicity::One => {
                 required.push(quote!(let #l = cx.required(#l, node, #xml)?;));

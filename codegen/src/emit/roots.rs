@@ -18,6 +18,10 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
     let version = &root.version;
     let desc = format_ident!("{}", screaming(&t.rust_name));
     let version_attribute = root.version_attribute.and_then(|i| s.attributes.get(i));
+    let version_attribute_const = version_attribute.map(|a| {
+        let n = &a.xml_name;
+        quote!(const VERSION_ATTRIBUTE: Option<&'static str> = Some(#n);)
+    });
     let inits = s.all_fields().into_iter().map(|f| {
         let fname = ident(&f.rust_name);
         if version_attribute.is_some_and(|v| std::ptr::eq(v, f)) {
@@ -142,6 +146,7 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
         impl rt::Message for #name {
             const ROOT: &'static str = #element;
             const VERSION: &'static str = #version;
+            #version_attribute_const
             fn schema() -> &'static rt::schema::ComplexDesc {
                 &super::schema::#desc
             }

@@ -97,7 +97,14 @@ impl rt::Decode for OtaHotelDescriptiveInfoRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -255,6 +262,7 @@ impl Default for OtaHotelDescriptiveInfoRq {
 impl rt::Message for OtaHotelDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_HotelDescriptiveInfoRQ";
     const VERSION: &'static str = "2009.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ
     }
@@ -345,7 +353,14 @@ impl rt::Decode for OtaHotelDescriptiveInfoRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -456,6 +471,7 @@ impl Default for OtaHotelDescriptiveInfoRs {
 impl rt::Message for OtaHotelDescriptiveInfoRs {
     const ROOT: &'static str = "OTA_HotelDescriptiveInfoRS";
     const VERSION: &'static str = "2009.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS
     }

@@ -102,7 +102,14 @@ impl rt::Decode for OtaHotelResModifyRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -265,6 +272,7 @@ impl Default for OtaHotelResModifyRq {
 impl rt::Message for OtaHotelResModifyRq {
     const ROOT: &'static str = "OTA_HotelResModifyRQ";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_RES_MODIFY_RQ
     }
@@ -355,7 +363,14 @@ impl rt::Decode for OtaHotelResModifyRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -463,6 +478,7 @@ impl Default for OtaHotelResModifyRs {
 impl rt::Message for OtaHotelResModifyRs {
     const ROOT: &'static str = "OTA_HotelResModifyRS";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_RES_MODIFY_RS
     }

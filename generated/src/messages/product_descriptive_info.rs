@@ -96,7 +96,14 @@ impl rt::Decode for OtaProductDescriptiveInfoRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -258,6 +265,7 @@ impl Default for OtaProductDescriptiveInfoRq {
 impl rt::Message for OtaProductDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_ProductDescriptiveInfoRQ";
     const VERSION: &'static str = "2016.2";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ
     }
@@ -348,7 +356,14 @@ impl rt::Decode for OtaProductDescriptiveInfoRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -459,6 +474,7 @@ impl Default for OtaProductDescriptiveInfoRs {
 impl rt::Message for OtaProductDescriptiveInfoRs {
     const ROOT: &'static str = "OTA_ProductDescriptiveInfoRS";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RS
     }

@@ -101,7 +101,14 @@ impl rt::Decode for OtaTourActivityAvailRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -264,6 +271,7 @@ impl Default for OtaTourActivityAvailRq {
 impl rt::Message for OtaTourActivityAvailRq {
     const ROOT: &'static str = "OTA_TourActivityAvailRQ";
     const VERSION: &'static str = "2011.2";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RQ
     }
@@ -360,7 +368,14 @@ impl rt::Decode for OtaTourActivityAvailRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -480,6 +495,7 @@ impl Default for OtaTourActivityAvailRs {
 impl rt::Message for OtaTourActivityAvailRs {
     const ROOT: &'static str = "OTA_TourActivityAvailRS";
     const VERSION: &'static str = "2016.b";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RS
     }

@@ -105,7 +105,14 @@ impl rt::Decode for OtaTourActivityBookRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -277,6 +284,7 @@ impl Default for OtaTourActivityBookRq {
 impl rt::Message for OtaTourActivityBookRq {
     const ROOT: &'static str = "OTA_TourActivityBookRQ";
     const VERSION: &'static str = "2011.2";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_BOOK_RQ
     }
@@ -367,7 +375,14 @@ impl rt::Decode for OtaTourActivityBookRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -478,6 +493,7 @@ impl Default for OtaTourActivityBookRs {
 impl rt::Message for OtaTourActivityBookRs {
     const ROOT: &'static str = "OTA_TourActivityBookRS";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_BOOK_RS
     }

@@ -12,11 +12,21 @@ use super::schema::{Builtin, ComplexDesc, Content, SimpleDesc, TypeDesc};
 
 /// Checks `node` and everything below it against `desc`, binding nothing (used before yaserde
 /// binds a document; the generated decoders check and bind in one pass instead). The problems
-/// are recorded in `cx`; `Err` only when there are too many to go on.
-pub(crate) fn check_complex<'a, 'i>(cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<(), Failed> {
+/// are recorded in `cx`; `Err` only when there are too many to go on. `version` is, for a
+/// message root, its version attribute and the version it is for.
+pub(crate) fn check_complex<'a, 'i>(
+    cx: &mut Cx<'a, 'i>,
+    node: Node<'a, 'i>,
+    desc: &'static ComplexDesc,
+    version: Option<(&'static str, &'static str)>,
+) -> Result<(), Failed> {
     for attr in node.attributes() {
         if let Some(i) = cx.attribute(&attr, desc)? {
-            cx.value::<()>(&attr, desc.attributes[i].ty)?;
+            let d = &desc.attributes[i];
+            match version {
+                Some((name, supported)) if d.name == name => cx.version::<()>(&attr, d.ty, supported)?,
+                _ => cx.value::<()>(&attr, d.ty)?,
+            };
         }
     }
     cx.required_attributes(node, desc)?;
@@ -30,7 +40,7 @@ pub(crate) fn check_complex<'a, 'i>(cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>, des
                     TypeDesc::Complex(c) => {
                         cx.element(&next, |n, cx| {
                             let mark = cx.mark();
-                            check_complex(cx, n, c)?;
+                            check_complex(cx, n, c, None)?;
                             cx.check(mark)
                         })?;
                     }

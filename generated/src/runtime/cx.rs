@@ -214,11 +214,35 @@ impl<'a, 'i> Cx<'a, 'i> {
 
     /// Checks and reads an attribute value; `None` when it is invalid (recorded).
     pub fn value<T: FromValue>(&mut self, attr: &Attribute<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<T>, Failed> {
+        self.attribute_value(attr, ty, None)
+    }
+
+    /// Checks and reads the message version of a root (the service supports `supported`); an
+    /// invalid one is recorded as [`DecodeErrorKind::InvalidVersion`].
+    pub fn version<T: FromValue>(
+        &mut self,
+        attr: &Attribute<'a, 'i>,
+        ty: &'static SimpleDesc,
+        supported: &'static str,
+    ) -> Result<Option<T>, Failed> {
+        self.attribute_value(attr, ty, Some(supported))
+    }
+
+    fn attribute_value<T: FromValue>(
+        &mut self,
+        attr: &Attribute<'a, 'i>,
+        ty: &'static SimpleDesc,
+        version: Option<&'static str>,
+    ) -> Result<Option<T>, Failed> {
         let v = attr.value();
         match read_value(ty, v) {
             Ok(value) => Ok(Some(value)),
             Err(expected) => {
-                let kind = DecodeErrorKind::InvalidValue { target: format!("@{}", attr.name()), value: v.to_string(), expected };
+                let value = v.to_string();
+                let kind = match version {
+                    Some(supported) => DecodeErrorKind::InvalidVersion { value, expected, supported },
+                    None => DecodeErrorKind::InvalidValue { target: format!("@{}", attr.name()), value, expected },
+                };
                 let e = self.error_at(attr.range_value().start, kind);
                 self.report(e)?;
                 Ok(None)

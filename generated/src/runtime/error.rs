@@ -112,6 +112,17 @@ pub enum DecodeErrorKind {
         /// What it should be.
         expected: String,
     },
+    /// The message version (`@Version` on the root) is not even of the form of a version, e.g.
+    /// the OTA-style `1.000`. Told apart from [`DecodeErrorKind::InvalidValue`] so that a
+    /// service can answer it as it answers any other version it does not support.
+    InvalidVersion {
+        /// The value found.
+        value: String,
+        /// What a version looks like.
+        expected: String,
+        /// The version the message is for ([`Message::VERSION`](super::Message::VERSION)).
+        supported: &'static str,
+    },
     /// The checked document could not be bound to the Rust types (a generator bug; please report).
     Bind(String),
 }
@@ -210,6 +221,11 @@ impl fmt::Display for DecodeErrorKind {
             InvalidValue { target, value, expected } => {
                 write!(f, "invalid value {:?} in {target}: expected {expected}", clip(value))
             }
+            InvalidVersion { value, expected, supported } => write!(
+                f,
+                "invalid version {:?} in @Version: expected {expected} (the supported version is {supported})",
+                clip(value)
+            ),
             Bind(m) => write!(f, "the document passed every check but could not be bound: {m}"),
         }
     }

@@ -53,6 +53,9 @@ pub trait Message: Decode + Encode + YaSerialize + YaDeserialize + Sized {
     const ROOT: &'static str;
     /// The `Version` the service expects.
     const VERSION: &'static str;
+    /// The root attribute that carries the message version (`Version`), if any: a value of the
+    /// wrong form there is a [`DecodeErrorKind::InvalidVersion`].
+    const VERSION_ATTRIBUTE: Option<&'static str> = None;
 
     /// The schema table the strict checker uses.
     fn schema() -> &'static schema::ComplexDesc;
@@ -172,7 +175,8 @@ pub fn decode_with_yaserde<T: Message>(xml: &str) -> Result<T, DecodeError> {
     let doc = parse_document(xml)?;
     check_root::<T>(&doc)?;
     let mut cx = Cx::new(&doc);
-    let _ = check::check_complex(&mut cx, doc.root_element(), T::schema());
+    let version = T::VERSION_ATTRIBUTE.map(|a| (a, T::VERSION));
+    let _ = check::check_complex(&mut cx, doc.root_element(), T::schema(), version);
     if cx.mark() > 0 {
         return Err(cx.into_error());
     }
