@@ -475,9 +475,13 @@ fn in_pos(e: &DecodeError) -> bool {
 }
 
 /// The OTA problem of a decoding error: Type 10 / Code 321 for something missing, else
-/// Type 7 / Code 320; the element path as `Tag`.
+/// Type 7 / Code 320; the element path as `Tag`. A `Version` of the wrong form gets the answer of
+/// any unsupported version.
 fn decode_problem(e: &DecodeError) -> Problem {
     match &e.kind {
+        DecodeErrorKind::InvalidVersion { value, supported, .. } => {
+            return ops::unsupported_version(value, supported, root_of(&e.path));
+        }
         DecodeErrorKind::MissingElement { .. } | DecodeErrorKind::MissingAttribute { .. } | DecodeErrorKind::MissingChoice { .. } => {
             Problem::required(describe(e))
         }

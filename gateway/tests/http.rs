@@ -222,12 +222,26 @@ async fn an_error_answer_snapshot() {
 #[tokio::test]
 async fn unsupported_versions_name_the_supported_one() {
     let server = TestServer::start().await;
-    let xml = sample("hotel_descriptive_info").replace("Version=\"2009.1\"", "Version=\"2010.1\"");
-    let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
-    assert_eq!(status, StatusCode::OK);
-    let err = &nbc_errors(&body)[0];
-    assert_eq!(err.r#type, ErrorWarningType::ProtocolViolation);
-    assert!(err.value.contains("2009.1"), "{}", err.value);
+    let mut answers = Vec::new();
+    // A version of the right form, and OTA-style decimal versions the decoder refuses: the same answer.
+    for version in ["2010.1", "1.000", "4.000"] {
+        let xml = sample("hotel_descriptive_info").replace("Version=\"2009.1\"", &format!("Version=\"{version}\""));
+        let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        let errors = nbc_errors(&body);
+        assert_eq!(errors.len(), 1, "{body}");
+        let err = &errors[0];
+        assert_eq!(err.r#type, ErrorWarningType::ProtocolViolation, "{version}");
+        assert_eq!(err.code, Some(ErrorCode::InvalidValue), "{version}");
+        assert_eq!(err.tag.as_deref(), Some("/OTA_HotelDescriptiveInfoRQ/@Version"), "{version}");
+        assert_eq!(
+            err.value,
+            format!("Version \"{version}\" is not supported for OTA_HotelDescriptiveInfoRQ; the supported version is 2009.1."),
+        );
+        answers.push(err.value.replace(version, "V"));
+    }
+    answers.dedup();
+    assert_eq!(answers.len(), 1, "{answers:?}");
 }
 
 #[tokio::test]

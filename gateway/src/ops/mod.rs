@@ -42,15 +42,18 @@ use chrono::Timelike;
 
 /// The `Version` check: each request must carry the version of the service description.
 fn check_version(found: &str, expected: &'static str, root: &'static str) -> Result<(), Problem> {
-    if found == expected {
-        Ok(())
-    } else {
-        Err(Problem::protocol(
-            ota_messages::common::ErrorCode::InvalidValue,
-            format!("Version {found:?} is not supported for {root}; the supported version is {expected}."),
-        )
-        .at(format!("/{root}/@Version")))
-    }
+    if found == expected { Ok(()) } else { Err(unsupported_version(found, expected, root)) }
+}
+
+/// The answer to a request `Version` other than the supported one (also to one that is not
+/// even of the form of a version, which the decoder reports): Type 7 naming the supported
+/// version, `Tag` on the attribute.
+pub fn unsupported_version(found: &str, supported: &str, root: &str) -> Problem {
+    Problem::protocol(
+        ota_messages::common::ErrorCode::InvalidValue,
+        format!("Version {found:?} is not supported for {root}; the supported version is {supported}."),
+    )
+    .at(format!("/{root}/@Version"))
 }
 
 /// Runs one operation: version, authentication, the operation, then the envelope.
