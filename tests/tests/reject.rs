@@ -1139,3 +1139,40 @@ fn the_yaserde_path_reports_the_same_problems() {
         assert_eq!(problems(&generated), problems(&checked), "{xml}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Line breaks
+// ---------------------------------------------------------------------------------------------
+
+/// Positions are the same whatever the line ends: LF, CR LF, or CR alone (official OTA sample
+/// files use CR line ends).
+#[test]
+fn carriage_returns_end_lines_in_positions() {
+    let lf = edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"PickupInd="true""#, r#"PickupInd="yes""#);
+    let expected = [value_at(&lf, r#"Age="thirty""#), value_at(&lf, r#"PickupInd="yes""#)];
+    for (name, xml) in [("LF", lf.clone()), ("CR LF", lf.replace('\n', "\r\n")), ("CR", lf.replace('\n', "\r"))] {
+        let err = reject(&xml);
+        let positions: Vec<(u32, u32)> = err.problems().map(|p| (p.line, p.column)).collect();
+        assert_eq!(positions, expected, "{name}: {err:#?}");
+    }
+    assert_eq!(expected[0], (10, 24));
+}
+
+#[test]
+fn carriage_returns_end_lines_in_parse_errors() {
+    let lf = edit(BOOK, "Ruiz</Surname>", "Ruiz</Surnam>");
+    let at = at(&lf, "</Surnam>");
+    for xml in [lf.replace('\n', "\r\n"), lf.replace('\n', "\r")] {
+        let err = reject(&xml);
+        assert_malformed(&err);
+        assert_eq!((err.line, err.column), at, "{err}");
+        // The message names the same position as the fields.
+        assert!(err.to_string().starts_with(&format!("{}:{}: not well-formed XML", at.0, at.1)), "{err}");
+        assert!(!err.to_string().contains(" at 1:"), "{err}");
+    }
+    // A truncated document: at its end.
+    let cr = BOOK.replace('\n', "\r");
+    let cut = &cr[..cr.find("<ParticipantInfo>").unwrap()];
+    let err = reject(cut);
+    assert_eq!((err.line, err.column), (8, 5), "{err}");
+}

@@ -143,8 +143,8 @@ impl<'a, 'i> Cx<'a, 'i> {
 
     /// An error at a byte offset of the input.
     pub fn error_at(&self, pos: usize, kind: DecodeErrorKind) -> DecodeError {
-        let p = self.doc.text_pos_at(pos);
-        DecodeError::new(kind, self.path_string(), p.row, p.col)
+        let (line, column) = super::text_pos(self.doc.input_text(), pos);
+        DecodeError::new(kind, self.path_string(), line, column)
     }
 
     /// An error at a node.

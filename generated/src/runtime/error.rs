@@ -17,7 +17,8 @@ pub struct DecodeError {
     /// The element path, e.g. `/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Individual`
     /// (empty when the document could not be parsed at all).
     pub path: String,
-    /// 1-based line of the offending node.
+    /// 1-based line of the offending node (a line feed, a carriage return and line feed, or a
+    /// carriage return alone ends a line).
     pub line: u32,
     /// 1-based column of the offending node.
     pub column: u32,
@@ -156,12 +157,12 @@ impl DecodeError {
     /// The error for a root element that no decoder reads.
     pub fn unknown_root(doc: &roxmltree::Document, expected: &[&'static str]) -> Self {
         let root = doc.root_element();
-        let pos = doc.text_pos_at(root.range().start);
+        let (line, column) = super::text_pos(doc.input_text(), root.range().start);
         DecodeError::new(
             DecodeErrorKind::WrongRoot { expected: expected.to_vec(), found: root.tag_name().name().to_string() },
             format!("/{}", root.tag_name().name()),
-            pos.row,
-            pos.col,
+            line,
+            column,
         )
     }
 }
