@@ -55,14 +55,6 @@ pub enum DecodeErrorKind {
         /// The elements allowed at this point.
         expected: Vec<&'static str>,
     },
-    /// An element appears after one that must follow it. No longer produced: the children of
-    /// an element may come in any order.
-    OutOfOrder {
-        /// Its local name.
-        name: String,
-        /// The element it must come before.
-        before: &'static str,
-    },
     /// A required element is missing.
     MissingElement {
         /// Its name.
@@ -204,7 +196,6 @@ impl fmt::Display for DecodeErrorKind {
             UnexpectedElement { name, expected } => {
                 write!(f, "unexpected element <{name}>; expected {}", list(expected))
             }
-            OutOfOrder { name, before } => write!(f, "element <{name}> is out of order: it must come before <{before}>"),
             MissingElement { name } => write!(f, "missing required element <{name}>"),
             MissingChoice { options } => write!(f, "missing one of {}", list(options).replace(", ", " or ")),
             TooMany { name, max: 1 } => write!(f, "element <{name}> may occur only once"),
