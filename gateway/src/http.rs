@@ -8,7 +8,7 @@
 //! | client address not in the allow-list (when one is set) | 403 | the operation's RS with `Errors` |
 //! | a method other than `POST` | 405 (`Allow: POST`) | the operation's RS with `Errors` |
 //! | a body over the limit | 413 | the operation's RS with `Errors` |
-//! | `Content-Type` other than `application/xml` (a `charset=utf-8` parameter is fine) | 415 | the operation's RS with `Errors` |
+//! | `Content-Type` other than `application/xml` or `text/xml` (a `charset=utf-8` parameter is fine) | 415 | the operation's RS with `Errors` |
 //! | not UTF-8, not well-formed XML, a DOCTYPE, or a root that is not this path's request | 400 | the operation's RS with `Errors` |
 //! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with one `Error` per problem, up to 20 (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
 //! | a valid message | 200 | whatever [`ops::dispatch`] answers (success or business errors) |
@@ -326,7 +326,10 @@ fn not_found_now() -> Response {
     (StatusCode::NOT_FOUND, "not found\n").into_response()
 }
 
-/// Checks `Content-Type: application/xml`, with an optional `charset=utf-8`.
+/// The request media types taken: `application/xml` and, as many OTA clients send it, `text/xml`.
+const REQUEST_XML: [&str; 2] = [XML, "text/xml"];
+
+/// Checks `Content-Type: application/xml` or `text/xml`, with an optional `charset=utf-8`.
 fn check_content_type(headers: &HeaderMap) -> Result<(), String> {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Err("The request has no Content-Type; send application/xml.".into());
@@ -337,7 +340,7 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), String> {
     };
     let mut parts = value.split(';');
     let essence = parts.next().unwrap_or("").trim();
-    if !essence.eq_ignore_ascii_case(XML) {
+    if !REQUEST_XML.iter().any(|t| essence.eq_ignore_ascii_case(t)) {
         return Err(format!("Content-Type {:?} is not supported; send application/xml.", shown()));
     }
     for param in parts {
@@ -567,11 +570,18 @@ mod tests {
     fn content_types() {
         let mut h = HeaderMap::new();
         assert!(check_content_type(&h).is_err());
-        for ok in ["application/xml", "Application/XML", "application/xml; charset=utf-8", "application/xml;charset=\"UTF-8\""] {
+        for ok in [
+            "application/xml",
+            "Application/XML",
+            "application/xml; charset=utf-8",
+            "application/xml;charset=\"UTF-8\"",
+            "text/xml",
+            "Text/XML; charset=utf-8",
+        ] {
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ok));
             assert!(check_content_type(&h).is_ok(), "{ok}");
         }
-        for bad in ["text/xml", "application/json", "application/xml; charset=latin1", "application/xmlx"] {
+        for bad in ["text/plain", "application/json", "application/xml; charset=latin1", "text/xml; charset=iso-8859-1", "application/xmlx", "text/xmlx"] {
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(bad));
             assert!(check_content_type(&h).is_err(), "{bad}");
         }

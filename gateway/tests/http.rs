@@ -65,10 +65,14 @@ async fn wrong_content_type_is_415_with_an_ota_body() {
         let errors = nbc_errors(&body);
         assert_eq!(errors[0].r#type, ErrorWarningType::ProtocolViolation);
     }
-    // A charset parameter is fine.
-    let (status, _, _) =
-        server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), "application/xml; charset=UTF-8").await.unwrap();
-    assert_eq!(status, StatusCode::OK);
+    // A charset parameter is fine, and text/xml (common in OTA clients) is taken like application/xml.
+    let (_, _, expected) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
+    for ct in ["application/xml; charset=UTF-8", "text/xml", "text/xml; charset=utf-8"] {
+        let (status, headers, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), ct).await.unwrap();
+        assert_eq!(status, StatusCode::OK, "{ct}");
+        assert_xml(&headers);
+        assert_eq!(redact_time_stamp(&body), redact_time_stamp(&expected), "{ct}: the answer to application/xml");
+    }
 }
 
 #[tokio::test]
