@@ -2,11 +2,13 @@
 # Decode cost ÷ bare roxmltree parse cost, counted in instructions with callgrind (repeatable on
 # a shared machine, unlike wall-clock times). For each FILE (default: the full request and
 # response samples) it prints the instructions of one parse, of one decode, and their ratio.
-# Usage: scripts/decode-ratio.sh [FILE...]   (apt-get install -y valgrind)
+# Each count is over N (default 1000) iterations, so that one-time costs (compiling a
+# pattern on first use) do not weigh on small messages.
+# Usage: N=1000 scripts/decode-ratio.sh [FILE...]   (apt-get install -y valgrind)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is required: apt-get install -y valgrind" >&2; exit 1; }
-N=${N:-100}
+N=${N:-1000}
 cargo build -q --release -p ota-messages --example decode_cost
 bin="${CARGO_TARGET_DIR:-target}/release/examples/decode_cost"
 if [ $# -eq 0 ]; then

@@ -160,6 +160,13 @@ impl<'a, 'i> Cx<'a, 'i> {
         if self.errors.len() >= MAX_ERRORS { Err(Failed) } else { Ok(()) }
     }
 
+    /// Records a problem about a child element that is then skipped.
+    fn skip<T>(&mut self, node: Node, kind: DecodeErrorKind) -> Result<Option<T>, Failed> {
+        let e = self.error(node, kind);
+        self.report(e)?;
+        Ok(None)
+    }
+
     /// How many problems are recorded: a mark for [`Cx::check`].
     pub fn mark(&self) -> usize {
         self.errors.len()
@@ -432,14 +439,14 @@ struct Found {
     elem: &'static ElementDesc,
 }
 
+/// How many element declarations a content model has: one more than the index of the last
+/// (indexes count the declarations in order).
 fn element_count(particles: &[Particle]) -> usize {
-    particles
-        .iter()
-        .map(|p| match p {
-            Particle::Element(_) => 1,
-            Particle::Choice { branches, .. } => branches.iter().map(|b| b.len()).sum(),
-        })
-        .sum()
+    let last = particles.iter().rev().find_map(|p| match p {
+        Particle::Element(e) => Some(e.index),
+        Particle::Choice { branches, .. } => branches.iter().rev().find_map(|b| b.last()).map(|e| e.index),
+    });
+    last.map_or(0, |i| usize::from(i) + 1)
 }
 
 impl<'a, 'i> Children<'a, 'i> {
@@ -448,29 +455,27 @@ impl<'a, 'i> Children<'a, 'i> {
     /// choice) is recorded as a problem and skipped.
     pub fn next(&mut self, cx: &mut Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
         while let Some(node) = self.iter.by_ref().find(Node::is_element) {
-            match self.take(cx, node) {
-                Ok(next) => return Ok(Some(next)),
-                Err(e) => cx.report(e)?,
+            if let Some(next) = self.take(cx, node)? {
+                return Ok(Some(next));
             }
         }
         Ok(None)
     }
 
-    /// Matches one child element against the content model.
-    fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Next<'a, 'i>, DecodeError> {
+    /// Matches one child element against the content model; `None` when it does not fit (the
+    /// problem is recorded).
+    fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) {
-            return Err(cx.error(
-                node,
-                DecodeErrorKind::WrongNamespace {
-                    element: node.tag_name().name().to_string(),
-                    found: node.tag_name().namespace().map(str::to_string),
-                },
-            ));
+            let kind = DecodeErrorKind::WrongNamespace {
+                element: node.tag_name().name().to_string(),
+                found: node.tag_name().namespace().map(str::to_string),
+            };
+            return cx.skip(node, kind);
         }
         let name = node.tag_name().name();
         let Some(found) = self.find(name) else {
             let expected = self.expected(cx);
-            return Err(cx.error(node, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected }));
+            return cx.skip(node, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected });
         };
         self.hint = found.particle;
         let e = found.elem;
@@ -478,26 +483,23 @@ impl<'a, 'i> Children<'a, 'i> {
             let chosen = self.choice(cx, found.particle);
             if chosen != 0 && chosen != b + 1 {
                 let first = self.seen_in_branch(cx, found.particle, chosen - 1).unwrap_or("");
-                return Err(cx.error(node, DecodeErrorKind::ChoiceConflict { first, second: name.to_string() }));
+                return cx.skip(node, DecodeErrorKind::ChoiceConflict { first, second: name.to_string() });
             }
             self.set(cx, self.elements + found.particle, b + 1);
         }
         let count = self.count(cx, e) + 1;
         if count > e.max {
-            return Err(cx.error(node, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
+            return cx.skip(node, DecodeErrorKind::TooMany { name: e.name, max: e.max });
         }
         self.set(cx, usize::from(e.index), count as usize);
-        Ok(Next { node, elem: e, count })
+        Ok(Some(Next { node, elem: e, count }))
     }
 
     /// Records every element and choice below its minimum, and ends the walk.
     pub fn finish(self, cx: &mut Cx<'a, 'i>) -> Res {
-        let missing = self.minimums(cx);
+        let result = self.minimums(cx);
         cx.counts.truncate(self.base);
-        for e in missing {
-            cx.report(e)?;
-        }
-        Ok(())
+        result
     }
 
     fn counter(&self, cx: &Cx, slot: usize) -> u32 {
@@ -519,15 +521,22 @@ impl<'a, 'i> Children<'a, 'i> {
         self.counter(cx, self.elements + particle) as usize
     }
 
-    /// The declaration named `name`, looked up from the particle of the last match.
+    /// The declaration named `name`, looked up from the particle of the last match on, then
+    /// from the start.
     fn find(&self, name: &str) -> Option<Found> {
-        let n = self.particles.len();
-        (0..n).map(|k| (self.hint + k) % n).find_map(|particle| match &self.particles[particle] {
+        let probe = |particle: usize, p: &'static Particle| match p {
             Particle::Element(e) => (e.name == name).then_some(Found { particle, branch: None, elem: e }),
             Particle::Choice { branches, .. } => branches.iter().enumerate().find_map(|(b, branch)| {
                 branch.iter().find(|e| e.name == name).map(|elem| Found { particle, branch: Some(b), elem })
             }),
-        })
+        };
+        let hint = self.hint.min(self.particles.len());
+        let (before, after) = self.particles.split_at(hint);
+        after
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| probe(hint + i, p))
+            .or_else(|| before.iter().enumerate().find_map(|(i, p)| probe(i, p)))
     }
 
     /// An element of alternative `branch` of the choice at `particle` that has occurred.
@@ -559,27 +568,33 @@ impl<'a, 'i> Children<'a, 'i> {
         out
     }
 
-    /// Every element and choice, in declaration order, below its minimum.
-    fn minimums(&self, cx: &Cx) -> Vec<DecodeError> {
-        let mut out = Vec::new();
-        let missing = |name| cx.error(self.parent, DecodeErrorKind::MissingElement { name });
+    /// Records every element and choice, in declaration order, below its minimum.
+    fn minimums(&self, cx: &mut Cx) -> Res {
         for (p, particle) in self.particles.iter().enumerate() {
             match particle {
-                Particle::Element(e) if self.count(cx, e) < e.min => out.push(missing(e.name)),
+                Particle::Element(e) if self.count(cx, e) < e.min => {
+                    let e = cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name });
+                    cx.report(e)?;
+                }
                 Particle::Element(_) => {}
                 Particle::Choice { required, branches } => match self.choice(cx, p) {
                     0 if *required => {
                         let options = branches.iter().filter_map(|b| b.first().map(|e| e.name)).collect();
-                        out.push(cx.error(self.parent, DecodeErrorKind::MissingChoice { options }));
+                        let e = cx.error(self.parent, DecodeErrorKind::MissingChoice { options });
+                        cx.report(e)?;
                     }
                     0 => {}
                     chosen => {
-                        let branch = branches.get(chosen - 1).copied().unwrap_or(&[]);
-                        out.extend(branch.iter().filter(|e| self.count(cx, e) < e.min).map(|e| missing(e.name)));
+                        for e in branches.get(chosen - 1).copied().unwrap_or(&[]) {
+                            if self.count(cx, e) < e.min {
+                                let e = cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name });
+                                cx.report(e)?;
+                            }
+                        }
                     }
                 },
             }
         }
-        out
+        Ok(())
     }
 }
