@@ -123,11 +123,16 @@ impl FromStr for Decimal {
     type Err = ScalarError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let p = lexical::decimal(s).ok_or_else(|| err(Builtin::Decimal.expected(), s))?;
-        let int = if p.int.is_empty() { "0" } else { p.int };
-        let normalized = format!("{}{int}{}{}", if p.negative { "-" } else { "" }, if p.frac.is_empty() { "" } else { "." }, p.frac);
-        rust_decimal::Decimal::from_str_exact(&normalized)
-            .map(Decimal)
-            .map_err(|_| err("a decimal number with at most 28 significant digits", s))
+        // rust_decimal reads `12`, `-12.50` as they are; `+1`, `.5` and `5.` are rewritten first.
+        let plain = !s.starts_with('+') && !p.int.is_empty() && !s.ends_with('.');
+        let exact = if plain {
+            rust_decimal::Decimal::from_str_exact(s)
+        } else {
+            let int = if p.int.is_empty() { "0" } else { p.int };
+            let dot = if p.frac.is_empty() { "" } else { "." };
+            rust_decimal::Decimal::from_str_exact(&format!("{}{int}{dot}{}", if p.negative { "-" } else { "" }, p.frac))
+        };
+        exact.map(Decimal).map_err(|_| err("a decimal number with at most 28 significant digits", s))
     }
 }
 
@@ -169,7 +174,18 @@ mod tests {
 
     #[test]
     fn decimals_are_exact() {
-        for (input, out) in [("100.50", "100.50"), ("0", "0"), ("-12.345", "-12.345"), ("+1.5", "1.5"), (".5", "0.5"), ("5.", "5")] {
+        for (input, out) in [
+            ("100.50", "100.50"),
+            ("0", "0"),
+            ("-12.345", "-12.345"),
+            ("+1.5", "1.5"),
+            (".5", "0.5"),
+            ("-.5", "-0.5"),
+            ("5.", "5"),
+            ("-5.", "-5"),
+            ("007.10", "7.10"),
+            ("-0", "0"),
+        ] {
             assert_eq!(Decimal::from_str(input).map(|d| d.to_string()).as_deref(), Ok(out), "{input}");
         }
         for bad in ["1e5", "1,5", "", "-", ".", "1.2.3", "NaN", " 1", "1 ", "99999999999999999999999999999999"] {
