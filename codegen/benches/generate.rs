@@ -5,7 +5,7 @@
 //!
 //! - `roxmltree_parse`: `roxmltree::Document::parse` of every spec file (the floor of `parse`);
 //! - `parse`: [`ota_codegen::parse::parse_file`] of every spec file (XML + syntax tree);
-//! - `lower_naming`: [`ota_codegen::lower::lower`] and [`ota_codegen::naming::assign_names`]
+//! - `lower_passes`: [`ota_codegen::lower::lower`] and [`ota_codegen::passes::run_all`]
 //!   of the parsed files;
 //! - `emit`: [`ota_codegen::emit::emit`] of the named model (token streams);
 //! - `render`: [`ota_codegen::render::render`] of every emitted file (syn + prettyplease);
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput};
 use ota_codegen::diagnostics::{Diagnostics, FileId};
-use ota_codegen::{emit, lower, naming, parse, render};
+use ota_codegen::{emit, lower, parse, passes, render};
 
 /// The spec folder.
 const SPEC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec");
@@ -45,11 +45,11 @@ fn parse_all(sources: &[(String, String)]) -> Vec<lower::SpecFile> {
     files
 }
 
-/// Lowers and names parsed files.
-fn lower_and_name(files: &[lower::SpecFile]) -> ota_codegen::ir::Model {
+/// Lowers parsed files and runs the passes.
+fn lower_and_run_passes(files: &[lower::SpecFile]) -> ota_codegen::ir::Model {
     let mut diags = Diagnostics::default();
     let mut model = lower::lower(files, &mut diags);
-    naming::assign_names(&mut model, &mut diags);
+    passes::run_all(&mut model, &mut diags);
     assert!(!diags.has_errors(), "the spec has lowering errors");
     model
 }
@@ -61,7 +61,7 @@ fn generate(c: &mut Criterion) {
 
     // Inputs of the later stages, and a check that the stages add up to the whole run.
     let parsed = parse_all(&sources);
-    let model = lower_and_name(&parsed);
+    let model = lower_and_run_passes(&parsed);
     let emitted = emit::emit(&model);
     let whole = ota_codegen::generate(&sources)
         .map_err(|e| e.short())
@@ -90,8 +90,8 @@ fn generate(c: &mut Criterion) {
         });
     });
     group.bench_function("parse", |b| b.iter(|| parse_all(black_box(&sources))));
-    group.bench_function("lower_naming", |b| {
-        b.iter(|| lower_and_name(black_box(&parsed)))
+    group.bench_function("lower_passes", |b| {
+        b.iter(|| lower_and_run_passes(black_box(&parsed)))
     });
     group.bench_function("emit", |b| b.iter(|| emit::emit(black_box(&model))));
     group.bench_function("render", |b| {

@@ -2,6 +2,9 @@
 //! placed in a module. Everything is held in `Vec`s in spec order, so the model — and the code
 //! made from it — never depends on hash order. [`Model::print`] writes it as stable text for
 //! snapshots.
+//!
+//! [`crate::lower`] fills in what the spec says; the [passes](crate::passes) fill in what the
+//! generator decides (marked "set by the `…` pass" below); the emitters only read it.
 
 use std::fmt::Write as _;
 
@@ -18,6 +21,9 @@ pub struct Model {
     pub modules: Vec<Module>,
     /// Every type of every module.
     pub types: Vec<TypeDef>,
+    /// The `Errors` type of every operation's response, when they all share one: the parameter
+    /// of the generated `error_response` (set by the `shared_errors` pass).
+    pub shared_errors: Option<TypeId>,
 }
 
 /// One generated Rust module (one spec file).
@@ -54,8 +60,34 @@ pub struct TypeDef {
     pub kind: TypeKind,
     /// Where it was declared.
     pub span: Span,
-    /// False for enumeration types that are only used as the known values of an open list.
-    pub emitted: bool,
+    /// What the generated code holds for it (set by the `items` pass).
+    pub emission: Emission,
+}
+
+/// What the generated code holds for a type (decided by the `items` pass).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emission {
+    /// A Rust item (struct or enum) and its schema table.
+    Item,
+    /// A schema table only: a restriction of a built-in, whose fields have the built-in's Rust
+    /// type (yaserde's derive reads a field as a primitive only by its type's name, so a field
+    /// of an alias of `String` would not compile); the constraints go into the field docs.
+    TableOnly,
+    /// Nothing: an enumeration used only as the known values of an open list (the open list
+    /// carries them).
+    Nothing,
+}
+
+impl TypeDef {
+    /// True when the type becomes a Rust item.
+    pub fn has_rust_item(&self) -> bool {
+        self.emission == Emission::Item
+    }
+
+    /// True when the type has a static in the schema tables.
+    pub fn has_table(&self) -> bool {
+        self.emission != Emission::Nothing
+    }
 }
 
 /// The shape of a type.
@@ -80,17 +112,122 @@ pub struct RootInfo {
     pub path: Option<String>,
     /// The root element of the response to this request.
     pub response: Option<String>,
+    /// The response root's type, for a request (set by the `operations` pass).
+    pub response_type: Option<TypeId>,
+    /// The OTA envelope of a response root (set by the `envelope` pass).
+    pub shape: Option<ResponseShape>,
+    /// The attribute that carries the message version, as an index into the struct's
+    /// attributes: a new message has it set to `version` (set by the `versions` pass).
+    pub version_attribute: Option<usize>,
+    /// The point of sale of a request: its required `POS` child element, as an index into
+    /// [`StructDef::element_fields`] (set by the `std_attributes` pass).
+    pub pos: Option<usize>,
+    /// The name of the root's variant in `AnyMessage` / `AnyRequest` (set by the naming pass).
+    pub variant: String,
+}
+
+/// The OTA envelope of a response root: a choice between a branch that starts with `Success`
+/// (then optional `Warnings` and the payload) and an `Errors` alternative. The fields are
+/// indexes into [`StructDef::element_fields`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseShape {
+    /// The `Success` element.
+    pub success: usize,
+    /// The `Warnings` element, if the success branch has one.
+    pub warnings: Option<usize>,
+    /// The other elements of the success branch, in order.
+    pub payload: Vec<usize>,
+    /// The `Errors` element.
+    pub errors: usize,
 }
 
 /// A struct.
 #[derive(Debug, Clone)]
 pub struct StructDef {
     /// Set when this is a message root.
-    pub root: Option<RootInfo>,
+    pub root: Option<Box<RootInfo>>,
     /// Attributes, in order (attribute groups flattened in place).
     pub attributes: Vec<Field>,
+    /// The attribute groups the type uses, directly or through other groups, in the order they
+    /// are referenced (an outer group before the groups it references).
+    pub groups: Vec<GroupUse>,
     /// Child content.
     pub content: Content,
+    /// The runtime traits of standard attributes the struct implements (set by the
+    /// `std_attributes` pass).
+    pub std_traits: Vec<StdTraitImpl>,
+}
+
+/// An attribute group used by a struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupUse {
+    /// The group's name.
+    pub name: String,
+    /// The attributes it gave the struct (its nested groups' included), as indexes into
+    /// [`StructDef::attributes`].
+    pub attributes: Vec<usize>,
+}
+
+/// How a struct implements a runtime trait of standard attributes (decided by the
+/// `std_attributes` pass from the attribute groups it uses).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdTraitImpl {
+    /// The trait's name in `runtime`, e.g. `ResponseStdAttributes`.
+    pub name: &'static str,
+    /// The attribute group it comes from.
+    pub group: String,
+    /// Each accessor of the trait and the attribute behind it.
+    pub members: Vec<StdMember>,
+}
+
+/// One accessor of a runtime trait of standard attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StdMember {
+    /// The getter's name (the setter, if any, is `set_` + it).
+    pub method: &'static str,
+    /// The attribute, as an index into [`StructDef::attributes`].
+    pub attribute: usize,
+    /// What the accessor gives.
+    pub access: StdAccess,
+}
+
+/// The Rust shape of a standard attribute's accessors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdAccess {
+    /// A string (a `String` field): `&str`, and a setter taking `String`.
+    Text,
+    /// A code list (a generated enum): its text as `&str`, no setter.
+    Code,
+    /// A date-time: `&runtime::DateTime`, and a setter.
+    DateTime,
+    /// A non-negative integer (`u64`), by value, and a setter.
+    Count,
+    /// A boolean, by value, and a setter.
+    Flag,
+}
+
+impl StructDef {
+    /// The child element fields in declaration order, choice alternatives flattened: the order
+    /// of the decoder's element indexes and of the encoder's output.
+    pub fn element_fields(&self) -> Vec<&Field> {
+        let mut out = Vec::new();
+        if let Content::Sequence(ps) = &self.content {
+            for p in ps {
+                match p {
+                    Particle::Element(f) => out.push(f),
+                    Particle::Choice { branches, .. } => out.extend(branches.iter().flatten()),
+                }
+            }
+        }
+        out
+    }
+
+    /// The attributes, then the child element fields (see [`StructDef::element_fields`]).
+    pub fn all_fields(&self) -> Vec<&Field> {
+        let mut out: Vec<&Field> = self.attributes.iter().collect();
+        out.extend(self.element_fields());
+        out
+    }
 }
 
 /// The child content of a struct.
@@ -179,87 +316,9 @@ pub struct Scalar {
     pub named: Option<TypeId>,
 }
 
-/// The XML Schema built-in types the subset supports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Builtin {
-    /// `xs:string`.
-    String,
-    /// `xs:normalizedString`.
-    NormalizedString,
-    /// `xs:token`.
-    Token,
-    /// `xs:language`.
-    Language,
-    /// `xs:boolean`.
-    Boolean,
-    /// `xs:int`.
-    Int,
-    /// `xs:integer`.
-    Integer,
-    /// `xs:nonNegativeInteger`.
-    NonNegativeInteger,
-    /// `xs:positiveInteger`.
-    PositiveInteger,
-    /// `xs:unsignedInt`.
-    UnsignedInt,
-    /// `xs:decimal`.
-    Decimal,
-    /// `xs:date`.
-    Date,
-    /// `xs:dateTime`.
-    DateTime,
-}
-
-impl Builtin {
-    /// Every supported built-in, with its XSD local name.
-    pub const ALL: [(Builtin, &'static str); 13] = [
-        (Builtin::String, "string"),
-        (Builtin::NormalizedString, "normalizedString"),
-        (Builtin::Token, "token"),
-        (Builtin::Language, "language"),
-        (Builtin::Boolean, "boolean"),
-        (Builtin::Int, "int"),
-        (Builtin::Integer, "integer"),
-        (Builtin::NonNegativeInteger, "nonNegativeInteger"),
-        (Builtin::PositiveInteger, "positiveInteger"),
-        (Builtin::UnsignedInt, "unsignedInt"),
-        (Builtin::Decimal, "decimal"),
-        (Builtin::Date, "date"),
-        (Builtin::DateTime, "dateTime"),
-    ];
-
-    /// The built-in with this XSD local name.
-    pub fn from_xsd(local: &str) -> Option<Builtin> {
-        Builtin::ALL.iter().find(|(_, n)| *n == local).map(|(b, _)| *b)
-    }
-
-    /// The XSD local name.
-    pub fn xsd_name(self) -> &'static str {
-        Builtin::ALL.iter().find(|(b, _)| *b == self).map(|(_, n)| *n).unwrap_or("string")
-    }
-
-    /// True for the string family (held as `String`).
-    pub fn is_string(self) -> bool {
-        matches!(self, Builtin::String | Builtin::NormalizedString | Builtin::Token | Builtin::Language)
-    }
-
-    /// True for the integer family.
-    pub fn is_integer(self) -> bool {
-        matches!(
-            self,
-            Builtin::Int
-                | Builtin::Integer
-                | Builtin::NonNegativeInteger
-                | Builtin::PositiveInteger
-                | Builtin::UnsignedInt
-        )
-    }
-
-    /// True when `minInclusive` / `maxInclusive` apply.
-    pub fn is_ordered(self) -> bool {
-        self.is_integer() || matches!(self, Builtin::Decimal | Builtin::Date | Builtin::DateTime)
-    }
-}
+/// The XML Schema built-in types the subset supports (one definition, shared with the
+/// runtime).
+pub use xsd_builtins::Builtin;
 
 /// A closed or open list of values.
 #[derive(Debug, Clone)]
@@ -270,6 +329,8 @@ pub struct EnumDef {
     pub variants: Vec<Variant>,
     /// For an open list: the type any other value must have (kept verbatim in `Other`).
     pub open: Option<Scalar>,
+    /// For an open list: the enumeration type its known values come from.
+    pub known_from: Option<TypeId>,
 }
 
 /// One known value of a list.
@@ -328,7 +389,7 @@ impl Model {
     pub fn roots(&self) -> impl Iterator<Item = (&Module, TypeId, &RootInfo)> {
         self.modules.iter().flat_map(move |m| {
             m.roots.iter().filter_map(move |&id| match &self.ty(id).kind {
-                TypeKind::Struct(StructDef { root: Some(info), .. }) => Some((m, id, info)),
+                TypeKind::Struct(StructDef { root: Some(info), .. }) => Some((m, id, &**info)),
                 _ => None,
             })
         })
@@ -343,6 +404,9 @@ impl Model {
                 self.print_type(&mut out, id);
             }
             out.push('\n');
+        }
+        if let Some(id) = self.shared_errors {
+            let _ = writeln!(out, "shared Errors type: {}", self.ty(id).rust_name);
         }
         out
     }
@@ -368,6 +432,34 @@ impl Model {
         }
     }
 
+    fn print_root_decisions(&self, out: &mut String, s: &StructDef, r: &RootInfo) {
+        let elements = s.element_fields();
+        let name = |i: usize| elements.get(i).map(|f| format!("<{}>", f.xml_name)).unwrap_or_default();
+        let mut parts = vec![format!("variant {}", r.variant)];
+        if let Some(id) = r.response_type {
+            parts.push(format!("response type {}", self.ty(id).rust_name));
+        }
+        if let Some(a) = r.version_attribute.and_then(|i| s.attributes.get(i)) {
+            parts.push(format!("version in @{}", a.xml_name));
+        }
+        if let Some(p) = r.pos {
+            parts.push(format!("point of sale {}", name(p)));
+        }
+        if let Some(sh) = &r.shape {
+            let mut e = format!("envelope: success {}", name(sh.success));
+            if let Some(w) = sh.warnings {
+                e.push_str(&format!(", warnings {}", name(w)));
+            }
+            if !sh.payload.is_empty() {
+                let p: Vec<String> = sh.payload.iter().map(|&i| name(i)).collect();
+                e.push_str(&format!(", payload {}", p.join(" ")));
+            }
+            e.push_str(&format!(", errors {}", name(sh.errors)));
+            parts.push(e);
+        }
+        let _ = writeln!(out, "    [{}]", parts.join("; "));
+    }
+
     fn print_type(&self, out: &mut String, id: TypeId) {
         let t = self.ty(id);
         let origin = if t.named { String::new() } else { format!(" (inline in {})", t.context.join("/")) };
@@ -384,6 +476,16 @@ impl Model {
                     }
                 }
                 out.push('\n');
+                if let Some(r) = &s.root {
+                    self.print_root_decisions(out, s, r);
+                }
+                for g in &s.groups {
+                    let names: Vec<&str> = g.attributes.iter().filter_map(|&i| s.attributes.get(i)).map(|a| a.xml_name.as_str()).collect();
+                    let _ = writeln!(out, "    attribute group {}: {}", g.name, names.join(" "));
+                }
+                for i in &s.std_traits {
+                    let _ = writeln!(out, "    implements runtime::{} (from {})", i.name, i.group);
+                }
                 for a in &s.attributes {
                     let req = if a.min > 0 { "required" } else { "optional" };
                     let _ = writeln!(
@@ -438,7 +540,7 @@ impl Model {
                     Some(other) => format!("open, any other {}", self.scalar(other)),
                     None => "closed".to_string(),
                 };
-                let skipped = if t.emitted { "" } else { " [known values of an open list; not emitted]" };
+                let skipped = if t.has_table() { "" } else { " [known values of an open list; not emitted]" };
                 let _ = writeln!(
                     out,
                     "  enum {} <- {}{} (xs:{}, {kind}){skipped}",

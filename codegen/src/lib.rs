@@ -7,8 +7,8 @@
 //! |---|---|---|
 //! | parse | [`parse`] | XSD text → syntax tree with spans (roxmltree) |
 //! | lower | [`lower`] | syntax trees → [`ir::Model`] (names resolved, groups flattened) |
-//! | passes | [`naming`] | Rust names: keywords, acronyms, collisions |
-//! | emit | [`emit`] | model → token streams (`quote`) |
+//! | passes | [`passes`] | the generator's decisions, one named pass each, recorded in the model: [`passes::PASSES`] lists them in order (Rust names are one of them) |
+//! | emit | [`emit`] | model → token streams (`quote`): writes what the model says, one module per concern |
 //! | render | [`render`] | tokens → formatted source (`prettyplease`) with a generated-file header |
 //! | write | [`write`](mod@write) | files → disk, or a check that disk is up to date |
 //!
@@ -28,8 +28,8 @@ pub mod diagnostics;
 pub mod emit;
 pub mod ir;
 pub mod lower;
-pub mod naming;
 pub mod parse;
+pub mod passes;
 pub mod regex;
 pub mod render;
 pub mod write;
@@ -39,6 +39,7 @@ use std::fmt;
 use std::path::Path;
 
 use diagnostics::{Diagnostic, Diagnostics, SourceMap, Span, SpecErrors};
+use passes::naming;
 
 /// The result of a successful run.
 #[derive(Debug, Clone)]
@@ -116,7 +117,7 @@ pub fn generate(sources: &[(String, String)]) -> Result<Generated, SpecErrors> {
         return Err(fail(map, &diags));
     }
     let mut model = lower::lower(&files, &mut diags);
-    naming::assign_names(&mut model, &mut diags);
+    passes::run_all(&mut model, &mut diags);
     if diags.has_errors() {
         return Err(fail(map, &diags));
     }

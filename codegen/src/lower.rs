@@ -1,16 +1,16 @@
 //! Stage 2, **lower**: resolve the parsed files into the [`Model`].
 //!
 //! Type references are resolved across all files (they share one target namespace), attribute
-//! groups are flattened in place, restriction chains are merged, open code lists (`xs:union` of
+//! groups are flattened in place (each struct keeps which groups gave which attributes), restriction chains are merged, open code lists (`xs:union` of
 //! an enumeration and a catch-all type) become open enums, and anonymous types are given
-//! suggested names (made final by [`crate::naming`]). Every problem becomes a diagnostic; the
+//! suggested names (made final by [`crate::passes::naming`]). Every problem becomes a diagnostic; the
 //! stage keeps going so that one run reports them all.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
-    AliasDef, Builtin, Content, EnumDef, Facets, Field, FieldType, Model, Module, Particle as IrParticle, RootInfo,
+    AliasDef, Builtin, Content, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
     Scalar, StructDef, TypeDef, TypeId, TypeKind, Variant,
 };
 use crate::parse::{
@@ -40,8 +40,6 @@ pub fn lower(files: &[SpecFile], diags: &mut Diagnostics) -> Model {
         simple: HashMap::new(),
         groups: HashMap::new(),
         simple_state: HashMap::new(),
-        direct_refs: HashSet::new(),
-        union_members: HashSet::new(),
         responses: Vec::new(),
     };
     l.declare();
@@ -64,8 +62,6 @@ struct Lowerer<'a> {
     simple: HashMap<String, (TypeId, &'a SimpleTypeDecl)>,
     groups: HashMap<String, &'a AttributeGroupDecl>,
     simple_state: HashMap<TypeId, State>,
-    direct_refs: HashSet<TypeId>,
-    union_members: HashSet<TypeId>,
     /// `response` references of request roots: (the reference, the request's element name).
     responses: Vec<(crate::parse::Spanned<String>, String)>,
 }
@@ -86,7 +82,7 @@ impl<'a> Lowerer<'a> {
             doc,
             kind: TypeKind::Alias(AliasDef { base: Builtin::String, facets: Facets::default() }),
             span,
-            emitted: true,
+            emission: Emission::Item,
         }
     }
 
@@ -228,12 +224,17 @@ impl<'a> Lowerer<'a> {
         self.model.modules[mi].types.push(id);
         self.model.modules[mi].roots.push(id);
         let mut def = self.struct_def(mi, ct, std::slice::from_ref(&name.value));
-        def.root = Some(RootInfo {
+        def.root = Some(Box::new(RootInfo {
             element: name.value.clone(),
             version: info.version.value.clone(),
             path: info.path.as_ref().map(|p| p.value.clone()),
             response: info.response.as_ref().map(|r| r.value.clone()),
-        });
+            response_type: None,
+            shape: None,
+            version_attribute: None,
+            pos: None,
+            variant: String::new(),
+        }));
         if let Some(r) = &info.response {
             self.responses.push((r.clone(), name.value.clone()));
         }
@@ -242,8 +243,9 @@ impl<'a> Lowerer<'a> {
 
     fn struct_def(&mut self, mi: usize, t: &'a ComplexTypeDecl, context: &[String]) -> StructDef {
         let mut attributes = Vec::new();
+        let mut groups = Vec::new();
         let mut group_stack = Vec::new();
-        self.attributes(mi, &t.attributes, context, &mut attributes, &mut group_stack);
+        self.attributes(mi, &t.attributes, context, &mut attributes, &mut groups, &mut group_stack);
         let mut seen: HashMap<String, Span> = HashMap::new();
         for a in &attributes {
             if let Some(first) = seen.get(&a.xml_name) {
@@ -298,7 +300,7 @@ impl<'a> Lowerer<'a> {
                 Content::Sequence(out)
             }
         };
-        StructDef { root: None, attributes, content }
+        StructDef { root: None, attributes, groups, content, std_traits: Vec::new() }
     }
 
     fn unique_child(&mut self, names: &mut HashMap<String, Span>, f: &Field) {
@@ -323,6 +325,7 @@ impl<'a> Lowerer<'a> {
         uses: &'a [AttrUse],
         context: &[String],
         out: &mut Vec<Field>,
+        groups: &mut Vec<GroupUse>,
         stack: &mut Vec<String>,
     ) {
         for u in uses {
@@ -346,7 +349,10 @@ impl<'a> Lowerer<'a> {
                         continue;
                     }
                     stack.push(q.local.clone());
-                    self.attributes(mi, &g.attributes, context, out, stack);
+                    let (slot, start) = (groups.len(), out.len());
+                    groups.push(GroupUse { name: q.local.clone(), attributes: Vec::new() });
+                    self.attributes(mi, &g.attributes, context, out, groups, stack);
+                    groups[slot].attributes = (start..out.len()).collect();
                     stack.pop();
                 }
             }
@@ -358,9 +364,6 @@ impl<'a> Lowerer<'a> {
             SimpleTypeUse::Named(q) => self.resolve_simple(q)?,
             SimpleTypeUse::Inline(t) => self.inline_simple(mi, t, &a.name.value, context)?,
         };
-        if let Some(id) = scalar.named {
-            self.direct_refs.insert(id);
-        }
         Some(Field {
             xml_name: a.name.value.clone(),
             rust_name: String::new(),
@@ -381,11 +384,7 @@ impl<'a> Lowerer<'a> {
                 {
                     FieldType::Complex(id)
                 } else {
-                    let s = self.resolve_simple(q)?;
-                    if let Some(id) = s.named {
-                        self.direct_refs.insert(id);
-                    }
-                    FieldType::Simple(s)
+                    FieldType::Simple(self.resolve_simple(q)?)
                 }
             }
             TypeUse::Complex(ct) => {
@@ -397,13 +396,7 @@ impl<'a> Lowerer<'a> {
                 self.model.types[id.0].kind = TypeKind::Struct(def);
                 FieldType::Complex(id)
             }
-            TypeUse::Simple(st) => {
-                let s = self.inline_simple(mi, st, &e.name.value, context)?;
-                if let Some(id) = s.named {
-                    self.direct_refs.insert(id);
-                }
-                FieldType::Simple(s)
-            }
+            TypeUse::Simple(st) => FieldType::Simple(self.inline_simple(mi, st, &e.name.value, context)?),
         };
         Some(Field {
             xml_name: e.name.value.clone(),
@@ -518,8 +511,8 @@ impl<'a> Lowerer<'a> {
                     let v = &f.value;
                     match f.kind {
                         FacetKind::Enumeration => {
-                            if let Err(msg) = check_lexical(builtin, &v.value) {
-                                self.diags.error(v.span.clone(), format!("enumeration value `{}` is not a valid xs:{}: {msg}", v.value, builtin.xsd_name()));
+                            if let Err(msg) = builtin.check(&v.value) {
+                                self.diags.error(v.span.clone(), format!("enumeration value `{}` is not a valid xs:{} (expected {msg})", v.value, builtin.xsd_name()));
                             }
                             if let Some(be) = &base_enum
                                 && !be.variants.iter().any(|b| b.value == v.value)
@@ -570,8 +563,8 @@ impl<'a> Lowerer<'a> {
                                 self.diags.error(v.span.clone(), format!("range facets do not apply to xs:{}", builtin.xsd_name()));
                                 continue;
                             }
-                            if let Err(msg) = check_lexical(builtin, &v.value) {
-                                self.diags.error(v.span.clone(), format!("bound `{}` is not a valid xs:{}: {msg}", v.value, builtin.xsd_name()));
+                            if let Err(msg) = builtin.check(&v.value) {
+                                self.diags.error(v.span.clone(), format!("bound `{}` is not a valid xs:{} (expected {msg})", v.value, builtin.xsd_name()));
                                 continue;
                             }
                             if f.kind == FacetKind::MinInclusive {
@@ -599,7 +592,7 @@ impl<'a> Lowerer<'a> {
                     if let Some(span) = other_facet {
                         self.diags.error(span, "an enumeration cannot be combined with other facets in this subset");
                     }
-                    Some(TypeKind::Enum(EnumDef { base: builtin, variants, open: None }))
+                    Some(TypeKind::Enum(EnumDef { base: builtin, variants, open: None, known_from: None }))
                 } else if let Some(be) = base_enum {
                     Some(TypeKind::Enum(be))
                 } else {
@@ -630,58 +623,39 @@ impl<'a> Lowerer<'a> {
                     self.diags.push(Diagnostic::error(other.span.clone(), "the second member of an open code list must not be an enumeration").with_note(help));
                     return None;
                 }
+                // The known values need not be values of the other member (XML Schema unions
+                // allow that: `*` is a known `LanguageSelector` but not an `xs:language`); each
+                // was checked against its own enumeration's base.
                 let mut e = e.clone();
-                for v in &e.variants {
-                    if let Err(msg) = check_lexical(other_s.builtin, &v.value) {
-                        self.diags.error(known.span.clone(), format!("known value `{}` is not a valid xs:{}: {msg}", v.value, other_s.builtin.xsd_name()));
-                    }
-                }
                 e.open = Some(other_s);
-                self.union_members.insert(known_id);
+                e.known_from = Some(known_id);
                 Some(TypeKind::Enum(e))
             }
         }
     }
 
-    /// Pass 3: check `response` references; enumerations used only as the known values of open
-    /// lists are not emitted.
+    /// Pass 3: resolve the `response` of each request to its root type.
     fn finish(&mut self) {
-        let roots: Vec<crate::ir::RootInfo> = self.model.roots().map(|(_, _, r)| r.clone()).collect();
+        let roots: Vec<(TypeId, RootInfo)> = self.model.roots().map(|(_, id, r)| (id, r.clone())).collect();
         for (r, request) in &self.responses {
-            match roots.iter().find(|x| x.element == r.value) {
-                None => self.diags.error(r.span.clone(), format!("response `{}` of `{request}` is not a root element of the spec", r.value)),
-                Some(x) if x.path.is_some() || x.response.is_some() => self.diags.error(
-                    r.span.clone(),
-                    format!("`{}` is a request (it has a path or a response); a response root has neither", r.value),
-                ),
-                Some(_) => {}
-            }
-        }
-        for id in &self.union_members {
-            if !self.direct_refs.contains(id) {
-                self.model.types[id.0].emitted = false;
+            let found = match roots.iter().find(|(_, x)| x.element == r.value) {
+                None => {
+                    self.diags.error(r.span.clone(), format!("response `{}` of `{request}` is not a root element of the spec", r.value));
+                    continue;
+                }
+                Some((_, x)) if x.path.is_some() || x.response.is_some() => {
+                    self.diags.error(
+                        r.span.clone(),
+                        format!("`{}` is a request (it has a path or a response); a response root has neither", r.value),
+                    );
+                    continue;
+                }
+                Some((id, _)) => *id,
+            };
+            let Some(&(request_id, _)) = roots.iter().find(|(_, x)| &x.element == request) else { continue };
+            if let TypeKind::Struct(StructDef { root: Some(info), .. }) = &mut self.model.types[request_id.0].kind {
+                info.response_type = Some(found);
             }
         }
     }
-}
-
-/// Checks a lexical value against a built-in, as the runtime checker will.
-pub(crate) fn check_lexical(b: Builtin, v: &str) -> Result<(), String> {
-    let ok = match b {
-        Builtin::String | Builtin::NormalizedString | Builtin::Token | Builtin::Language => true,
-        Builtin::Boolean => matches!(v, "true" | "false" | "1" | "0"),
-        Builtin::Int => v.parse::<i32>().is_ok(),
-        Builtin::Integer => v.parse::<i64>().is_ok(),
-        Builtin::NonNegativeInteger => v.parse::<u64>().is_ok(),
-        Builtin::PositiveInteger => v.parse::<u64>().is_ok_and(|n| n > 0),
-        Builtin::UnsignedInt => v.parse::<u32>().is_ok(),
-        Builtin::Decimal => {
-            let d = v.strip_prefix(['+', '-']).unwrap_or(v);
-            let (int, frac) = d.split_once('.').unwrap_or((d, ""));
-            !(int.is_empty() && frac.is_empty()) && int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit())
-        }
-        Builtin::Date => v.len() == 10 && v.as_bytes()[4] == b'-' && v.as_bytes()[7] == b'-',
-        Builtin::DateTime => v.len() >= 19 && v.as_bytes().get(10) == Some(&b'T'),
-    };
-    if ok { Ok(()) } else { Err("wrong shape".to_string()) }
 }

@@ -8,9 +8,9 @@
 //! | client address not in the allow-list (when one is set) | 403 | the operation's RS with `Errors` |
 //! | a method other than `POST` | 405 (`Allow: POST`) | the operation's RS with `Errors` |
 //! | a body over the limit | 413 | the operation's RS with `Errors` |
-//! | `Content-Type` other than `application/xml` (a `charset=utf-8` parameter is fine) | 415 | the operation's RS with `Errors` |
+//! | `Content-Type` other than `application/xml` or `text/xml` (a `charset=utf-8` parameter is fine) | 415 | the operation's RS with `Errors` |
 //! | not UTF-8, not well-formed XML, a DOCTYPE, or a root that is not this path's request | 400 | the operation's RS with `Errors` |
-//! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with `Errors` (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
+//! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with one `Error` per problem, up to 20 (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
 //! | a valid message | 200 | whatever [`operation::dispatch`] answers (success or business errors) |
 //! | the request takes longer than the time-out, and no write of it started | 408 | the operation's RS with `Errors` (nothing was stored) |
 //!
@@ -338,7 +338,10 @@ fn not_found_now() -> Response {
     (StatusCode::NOT_FOUND, "not found\n").into_response()
 }
 
-/// Checks `Content-Type: application/xml`, with an optional `charset=utf-8`.
+/// The request media types taken: `application/xml` and, as many OTA clients send it, `text/xml`.
+const REQUEST_XML: [&str; 2] = [XML, "text/xml"];
+
+/// Checks `Content-Type: application/xml` or `text/xml`, with an optional `charset=utf-8`.
 fn check_content_type(headers: &HeaderMap) -> Result<(), String> {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Err("The request has no Content-Type; send application/xml.".into());
@@ -349,7 +352,7 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), String> {
     };
     let mut parts = value.split(';');
     let essence = parts.next().unwrap_or("").trim();
-    if !essence.eq_ignore_ascii_case(XML) {
+    if !REQUEST_XML.iter().any(|t| essence.eq_ignore_ascii_case(t)) {
         return Err(format!("Content-Type {:?} is not supported; send application/xml.", shown()));
     }
     for param in parts {
@@ -459,7 +462,7 @@ fn root_of(path: &str) -> &str {
 }
 
 /// A document that did not decode: 400 when it is not XML or not this path's message, else
-/// 200 with the operation's RS carrying the problem (an OTA business answer).
+/// 200 with the operation's RS carrying one `Error` per problem (an OTA business answer).
 fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError) -> Response {
     let root = root_of(&e.path);
     let at_root = e.path == format!("/{root}");
@@ -482,17 +485,19 @@ fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError) -> Respon
         }
         _ => {}
     }
-    let problem = if in_pos(e) {
+    let problems = if e.problems().any(in_pos) {
         // A POS of the wrong shape (one Source, three, a missing attribute, …) is an
-        // authentication failure like any other: the answer does not say what was wrong.
+        // authentication failure like any other: the answer does not say what was wrong, nor
+        // anything else about the message.
         tracing::info!(reason = "pos", "authentication failed");
-        Problem::authentication()
+        vec![Problem::authentication()]
     } else {
         // Where, not what: the values of a failing message are not logged (one could be a password).
-        tracing::info!(at = %e.path, line = e.line, column = e.column, "request is not a valid message");
-        decode_problem(e)
+        tracing::info!(at = %e.path, line = e.line, column = e.column, problems = e.count(), "request is not a valid message");
+        // One OTA Error per problem.
+        e.problems().map(decode_problem).collect()
     };
-    let Some(mut answer) = ota_messages::error_response(op.path, errors([problem])) else {
+    let Some(mut answer) = ota_messages::error_response(op.path, errors(problems)) else {
         return not_found_now();
     };
     stamp(&mut answer, root_attributes(text));
@@ -504,16 +509,20 @@ fn in_pos(e: &DecodeError) -> bool {
     let inside = e.path.split('/').nth(2).is_some_and(|s| s == "POS" || s.starts_with("POS["));
     let about = match &e.kind {
         DecodeErrorKind::MissingElement { name } | DecodeErrorKind::TooMany { name, .. } => *name == "POS",
-        DecodeErrorKind::UnexpectedElement { name, .. } | DecodeErrorKind::OutOfOrder { name, .. } => name == "POS",
+        DecodeErrorKind::UnexpectedElement { name, .. } => name == "POS",
         _ => false,
     };
     inside || about
 }
 
 /// The OTA problem of a decoding error: Type 10 / Code 321 for something missing, else
-/// Type 7 / Code 320; the element path as `Tag`.
+/// Type 7 / Code 320; the element path as `Tag`. A `Version` of the wrong form gets the answer of
+/// any unsupported version.
 fn decode_problem(e: &DecodeError) -> Problem {
     match &e.kind {
+        DecodeErrorKind::InvalidVersion { value, supported, .. } => {
+            return operation::unsupported_version(value, supported, root_of(&e.path));
+        }
         DecodeErrorKind::MissingElement { .. } | DecodeErrorKind::MissingAttribute { .. } | DecodeErrorKind::MissingChoice { .. } => {
             Problem::required(describe(e))
         }
@@ -528,7 +537,7 @@ fn describe(e: &DecodeError) -> String {
         DecodeErrorKind::InvalidValue { target, expected, .. } if target.contains("MessagePassword") => {
             format!("{}:{}: {}: invalid value in {target}: expected {expected}", e.line, e.column, e.path)
         }
-        _ => e.to_string(),
+        _ => e.problem_text(),
     }
 }
 
@@ -554,28 +563,11 @@ struct Echo {
 
 /// Sets `TimeStamp` (now) and the echoed attributes on an answer.
 fn stamp(answer: &mut AnyMessage, echo: Echo) {
-    let now = operation::time_stamp(Utc::now());
-    macro_rules! set {
-        ($($variant:ident),*) => {
-            match answer {
-                $(AnyMessage::$variant(m) => {
-                    m.time_stamp = Some(now);
-                    m.echo_token = echo.echo_token;
-                    m.transaction_identifier = echo.transaction_identifier;
-                })*
-                _ => {}
-            }
-        };
+    if let Some(rs) = answer.response_std_attributes_mut() {
+        rs.set_time_stamp(Some(operation::time_stamp(Utc::now())));
+        rs.set_echo_token(echo.echo_token);
+        rs.set_transaction_identifier(echo.transaction_identifier);
     }
-    set!(
-        ResRetrieveRs,
-        HotelDescriptiveInfoRs,
-        HotelResModifyRs,
-        ProductDescriptiveInfoRs,
-        TourActivityAvailRs,
-        TourActivityBookRs,
-        TourActivitySearchRs
-    );
 }
 
 /// The operation's RS carrying one problem, with an HTTP status.
@@ -617,11 +609,18 @@ mod tests {
     fn content_types() {
         let mut h = HeaderMap::new();
         assert!(check_content_type(&h).is_err());
-        for ok in ["application/xml", "Application/XML", "application/xml; charset=utf-8", "application/xml;charset=\"UTF-8\""] {
+        for ok in [
+            "application/xml",
+            "Application/XML",
+            "application/xml; charset=utf-8",
+            "application/xml;charset=\"UTF-8\"",
+            "text/xml",
+            "Text/XML; charset=utf-8",
+        ] {
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ok));
             assert!(check_content_type(&h).is_ok(), "{ok}");
         }
-        for bad in ["text/xml", "application/json", "application/xml; charset=latin1", "application/xmlx"] {
+        for bad in ["text/plain", "application/json", "application/xml; charset=latin1", "text/xml; charset=iso-8859-1", "application/xmlx", "text/xmlx"] {
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(bad));
             assert!(check_content_type(&h).is_err(), "{bad}");
         }

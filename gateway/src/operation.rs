@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 use futures_util::future::BoxFuture;
-use ota_messages::common::{ErrorCode, Errors};
-use ota_messages::runtime::{Message, Response};
+use ota_messages::common::{ErrorCode, Errors, Pos};
+use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes};
 use ota_messages::{AnyMessage, AnyRequest};
 
 use crate::auth;
@@ -125,12 +125,15 @@ pub fn time_stamp(now: DateTime<Utc>) -> ota_messages::runtime::DateTime {
 
 /// The `Version` check: each request must carry the version of the service description.
 fn check_version(found: &str, expected: &'static str, root: &'static str) -> Result<(), Problem> {
-    if found == expected {
-        Ok(())
-    } else {
-        Err(Problem::protocol(ErrorCode::InvalidValue, format!("Version {found:?} is not supported for {root}; the supported version is {expected}."))
-            .at(format!("/{root}/@Version")))
-    }
+    if found == expected { Ok(()) } else { Err(unsupported_version(found, expected, root)) }
+}
+
+/// The answer to a request `Version` other than the supported one (also to one that is not
+/// even of the form of a version, which the decoder reports): Type 7 naming the supported
+/// version, `Tag` on the attribute.
+pub fn unsupported_version(found: &str, supported: &str, root: &str) -> Problem {
+    Problem::protocol(ErrorCode::InvalidValue, format!("Version {found:?} is not supported for {root}; the supported version is {supported}."))
+        .at(format!("/{root}/@Version"))
 }
 
 /// The answer of a failed operation: its problems, or a logged system error.
@@ -157,71 +160,71 @@ pub struct Request {
 }
 
 /// Runs one operation: version, authentication, the operation, then the envelope.
-macro_rules! run {
-    ($state:expr, $content:expr, $meta:expr, $now:expr, $rq:expr, $op:path, $variant:ident, $rs:ty) => {{
-        let rq = $rq;
-        let (expected, root) = meta(&*rq);
-        let checked = match check_version(&rq.version, expected, root) {
-            Ok(()) => auth::authenticate(&$content.requestors, &rq.pos).await,
-            Err(p) => Err(p),
-        };
-        let mut rs: $rs = match checked {
-            Ok(requestor) => {
-                let cx = Ctx {
-                    store: $state.store.clone(),
-                    content: $content.clone(),
-                    hotel_bookings: $state.hotel_bookings.clone(),
-                    requestor,
-                    now: $now,
-                    request_id: $meta.id.clone(),
-                    ticket: $meta.ticket.clone(),
-                    deadline: $meta.deadline,
-                };
-                match $op(&cx, &rq).await {
-                    Ok(rs) => rs,
-                    Err(e) => failure(e, &$meta.id, root),
-                }
-            }
-            Err(problem) => <$rs as Response>::from_errors(errors([problem])),
-        };
-        rs.echo_token = rq.echo_token.clone();
-        // An operation may report its own identifier (hotel NBC: the range of hotels, `1-3/3`).
-        rs.transaction_identifier = rs.transaction_identifier.take().or_else(|| rq.transaction_identifier.clone());
-        rs.time_stamp = Some(time_stamp($now));
-        AnyMessage::$variant(Box::new(rs))
-    }};
-}
-
-/// The expected `Version` and the root name of a request.
-fn meta<M: Message>(_: &M) -> (&'static str, &'static str) {
-    (M::VERSION, M::ROOT)
+async fn run<Rq>(
+    state: &AppState,
+    content: &Arc<Content>,
+    meta: &Request,
+    now: DateTime<Utc>,
+    rq: &Rq,
+    op: impl AsyncFn(&Ctx, &Rq) -> Result<Rq::Response, OpError>,
+) -> Rq::Response
+where
+    Rq: ota_messages::runtime::Request + PayloadStdAttributes + PosRequest<Pos = Pos>,
+    Rq::Response: Response<Errors = Errors> + ResponseStdAttributes,
+{
+    let checked = match check_version(rq.version(), Rq::VERSION, Rq::ROOT) {
+        Ok(()) => auth::authenticate(&content.requestors, rq.pos()).await,
+        Err(p) => Err(p),
+    };
+    let mut rs = match checked {
+        Ok(requestor) => {
+            let cx = Ctx {
+                store: state.store.clone(),
+                content: content.clone(),
+                hotel_bookings: state.hotel_bookings.clone(),
+                requestor,
+                now,
+                request_id: meta.id.clone(),
+                ticket: meta.ticket.clone(),
+                deadline: meta.deadline,
+            };
+            op(&cx, rq).await.unwrap_or_else(|e| failure(e, &meta.id, Rq::ROOT))
+        }
+        Err(problem) => Rq::Response::from_errors(errors([problem])),
+    };
+    rs.set_echo_token(rq.echo_token().map(str::to_string));
+    // An operation may report its own identifier (hotel NBC: the range of hotels, `1-3/3`).
+    if rs.transaction_identifier().is_none() {
+        rs.set_transaction_identifier(rq.transaction_identifier().map(str::to_string));
+    }
+    rs.set_time_stamp(Some(time_stamp(now)));
+    rs
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
 /// current content snapshot.
 pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> AnyMessage {
-    let content = state.content.get();
-    use ota_messages::{
-        booking_read::OtaResRetrieveRs, hotel_descriptive_info::OtaHotelDescriptiveInfoRs, hotel_res_modify::OtaHotelResModifyRs,
-        product_descriptive_info::OtaProductDescriptiveInfoRs, tour_activity_avail::OtaTourActivityAvailRs,
-        tour_activity_book::OtaTourActivityBookRs, tour_activity_search::OtaTourActivitySearchRs,
-    };
+    let content = &state.content.get();
     let now = Utc::now();
     match request {
         AnyRequest::TourActivitySearchRq(rq) => {
-            run!(state, content, meta, now, rq, activities::search, TourActivitySearchRs, OtaTourActivitySearchRs)
+            AnyMessage::TourActivitySearchRs(Box::new(run(state, content, meta, now, &*rq, activities::search).await))
         }
         AnyRequest::TourActivityAvailRq(rq) => {
-            run!(state, content, meta, now, rq, activities::availability, TourActivityAvailRs, OtaTourActivityAvailRs)
+            AnyMessage::TourActivityAvailRs(Box::new(run(state, content, meta, now, &*rq, activities::availability).await))
         }
         AnyRequest::ProductDescriptiveInfoRq(rq) => {
-            run!(state, content, meta, now, rq, activities::descriptive_info, ProductDescriptiveInfoRs, OtaProductDescriptiveInfoRs)
+            AnyMessage::ProductDescriptiveInfoRs(Box::new(run(state, content, meta, now, &*rq, activities::descriptive_info).await))
         }
-        AnyRequest::TourActivityBookRq(rq) => run!(state, content, meta, now, rq, activities::book, TourActivityBookRs, OtaTourActivityBookRs),
+        AnyRequest::TourActivityBookRq(rq) => {
+            AnyMessage::TourActivityBookRs(Box::new(run(state, content, meta, now, &*rq, activities::book).await))
+        }
         AnyRequest::HotelDescriptiveInfoRq(rq) => {
-            run!(state, content, meta, now, rq, hotels::descriptive_info, HotelDescriptiveInfoRs, OtaHotelDescriptiveInfoRs)
+            AnyMessage::HotelDescriptiveInfoRs(Box::new(run(state, content, meta, now, &*rq, hotels::descriptive_info).await))
         }
-        AnyRequest::ReadRq(rq) => run!(state, content, meta, now, rq, hotels::read, ResRetrieveRs, OtaResRetrieveRs),
-        AnyRequest::HotelResModifyRq(rq) => run!(state, content, meta, now, rq, hotels::modify, HotelResModifyRs, OtaHotelResModifyRs),
+        AnyRequest::ReadRq(rq) => AnyMessage::ResRetrieveRs(Box::new(run(state, content, meta, now, &*rq, hotels::read).await)),
+        AnyRequest::HotelResModifyRq(rq) => {
+            AnyMessage::HotelResModifyRs(Box::new(run(state, content, meta, now, &*rq, hotels::modify).await))
+        }
     }
 }

@@ -63,10 +63,14 @@ async fn wrong_content_type_is_415_with_an_ota_body(b: Backend) {
         let errors = nbc_errors(&body);
         assert_eq!(errors[0].r#type, ErrorWarningType::ProtocolViolation);
     }
-    // A charset parameter is fine.
-    let (status, _, _) =
-        server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), "application/xml; charset=UTF-8").await.unwrap();
-    assert_eq!(status, StatusCode::OK);
+    // A charset parameter is fine, and text/xml (common in OTA clients) is taken like application/xml.
+    let (_, _, expected) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
+    for ct in ["application/xml; charset=UTF-8", "text/xml", "text/xml; charset=utf-8"] {
+        let (status, headers, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), ct).await.unwrap();
+        assert_eq!(status, StatusCode::OK, "{ct}");
+        assert_xml(&headers);
+        assert_eq!(redact_time_stamp(&body), redact_time_stamp(&expected), "{ct}: the answer to application/xml");
+    }
 }
 
 async fn other_methods_are_405_with_an_ota_body(b: Backend) {
@@ -162,6 +166,47 @@ async fn invalid_messages_are_200_with_errors(b: Backend) {
     assert_eq!(nbc_errors(&body)[0].code, Some(ErrorCode::InvalidValue));
 }
 
+async fn every_problem_of_a_request_is_one_error(b: Backend) {
+    let server = TestServer::start(b).await;
+    let xml = sample("hotel_descriptive_info")
+        .replace("RetransmissionIndicator=\"false\"", "RetransmissionIndicator=\"perhaps\"")
+        .replace("<HotelDescriptiveInfo HotelCode=\"HTL01977\"/>", "<HotelDescriptiveInfo/>")
+        .replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>");
+    let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    let rs = OtaHotelDescriptiveInfoRs::from_xml(&body).unwrap();
+    assert_eq!(rs.echo_token.as_deref(), Some("nbc-h-5521"));
+    let errors = &rs.errors().unwrap().error;
+    let got: Vec<(ErrorWarningType, Option<ErrorCode>, Option<&str>)> =
+        errors.iter().map(|e| (e.r#type.clone(), e.code.clone(), e.tag.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            (ErrorWarningType::ProtocolViolation, Some(ErrorCode::InvalidValue), Some("/OTA_HotelDescriptiveInfoRQ")),
+            (
+                ErrorWarningType::RequiredFieldMissing,
+                Some(ErrorCode::RequiredFieldMissing),
+                Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[3]")
+            ),
+            (ErrorWarningType::ProtocolViolation, Some(ErrorCode::InvalidValue), Some("/OTA_HotelDescriptiveInfoRQ")),
+        ],
+        "{body}"
+    );
+    assert!(errors[0].value.starts_with("1:") && errors[0].value.contains("RetransmissionIndicator"), "{}", errors[0].value);
+    assert!(errors[1].value.starts_with("9:") && errors[1].value.contains("@HotelCode"), "{}", errors[1].value);
+    assert!(errors[2].value.contains("<Bogus>"), "{}", errors[2].value);
+    assert!(errors.iter().all(|e| !e.value.contains("more problem")), "each text is its own problem: {body}");
+
+    // With a problem in the POS as well, the answer is the authentication failure alone.
+    let xml = sample("hotel_descriptive_info")
+        .replace("RetransmissionIndicator=\"false\"", "RetransmissionIndicator=\"perhaps\"")
+        .replace(" MessagePassword=\"demo-password\"", " MessagePassword=\"demo-password\" Colour=\"red\"");
+    let (_, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+    let errors = nbc_errors(&body);
+    assert_eq!(errors.len(), 1, "{body}");
+    assert_eq!(errors[0].r#type, ErrorWarningType::Authentication);
+}
+
 async fn an_error_answer_snapshot(b: Backend) {
     let server = TestServer::start(b).await;
     let xml = sample("hotel_descriptive_info").replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>");
@@ -172,12 +217,26 @@ async fn an_error_answer_snapshot(b: Backend) {
 
 async fn unsupported_versions_name_the_supported_one(b: Backend) {
     let server = TestServer::start(b).await;
-    let xml = sample("hotel_descriptive_info").replace("Version=\"2009.1\"", "Version=\"2010.1\"");
-    let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
-    assert_eq!(status, StatusCode::OK);
-    let err = &nbc_errors(&body)[0];
-    assert_eq!(err.r#type, ErrorWarningType::ProtocolViolation);
-    assert!(err.value.contains("2009.1"), "{}", err.value);
+    let mut answers = Vec::new();
+    // A version of the right form, and OTA-style decimal versions the decoder refuses: the same answer.
+    for version in ["2010.1", "1.000", "4.000"] {
+        let xml = sample("hotel_descriptive_info").replace("Version=\"2009.1\"", &format!("Version=\"{version}\""));
+        let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        let errors = nbc_errors(&body);
+        assert_eq!(errors.len(), 1, "{body}");
+        let err = &errors[0];
+        assert_eq!(err.r#type, ErrorWarningType::ProtocolViolation, "{version}");
+        assert_eq!(err.code, Some(ErrorCode::InvalidValue), "{version}");
+        assert_eq!(err.tag.as_deref(), Some("/OTA_HotelDescriptiveInfoRQ/@Version"), "{version}");
+        assert_eq!(
+            err.value,
+            format!("Version \"{version}\" is not supported for OTA_HotelDescriptiveInfoRQ; the supported version is 2009.1."),
+        );
+        answers.push(err.value.replace(version, "V"));
+    }
+    answers.dedup();
+    assert_eq!(answers.len(), 1, "{answers:?}");
 }
 
 async fn authentication_failures_all_look_the_same(b: Backend) {
@@ -452,6 +511,7 @@ backend_tests!(
     bodies_over_the_limit_are_413,
     malformed_xml_and_foreign_roots_are_400,
     invalid_messages_are_200_with_errors,
+    every_problem_of_a_request_is_one_error,
     an_error_answer_snapshot,
     unsupported_versions_name_the_supported_one,
     authentication_failures_all_look_the_same,

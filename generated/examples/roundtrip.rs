@@ -4,7 +4,8 @@
 //! cargo run -q -p ota-messages --example roundtrip -- spec/samples/*.xml
 //! ```
 //!
-//! On failure it prints `FILE:LINE:COLUMN: PATH: what was expected` to stderr and exits 1.
+//! On failure it prints `FILE:LINE:COLUMN: PATH: what was expected` to stderr, one line per
+//! problem, and exits 1.
 
 use std::process::ExitCode;
 
@@ -36,7 +37,9 @@ fn main() -> ExitCode {
         }) {
             Ok(xml) => println!("{xml}"),
             Err(e) => {
-                eprintln!("{file}:{e}");
+                for problem in e.problems() {
+                    eprintln!("{file}:{}", problem.problem_text());
+                }
                 failed = true;
             }
         }

@@ -8,6 +8,7 @@
 //! Decoding is strict: a wrong root or namespace, malformed XML, a DOCTYPE, an unknown element
 //! or attribute, a repeated single element, a missing required item or a value of the wrong
 //! shape is an error naming the element path and line:column. What is accepted round-trips.
+//! The children of an element may come in any order; encoding writes the spec's order.
 //!
 //! ```
 //! use ota_messages::runtime::{Message, Request};

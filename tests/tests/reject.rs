@@ -1,18 +1,19 @@
 //! Strict decoding: each bad input is rejected with the right error kind, element path and
 //! line:column; the few liberties the decoder allows (xsi:schemaLocation, unknown values of open
-//! code lists, spaces in free text) are accepted and kept.
+//! code lists, spaces in free text, the children of a sequence in any order) are accepted and
+//! kept.
 //!
 //! Conventions the assertions follow: an error about an element's own attributes, text or
 //! missing attributes carries that element's path; an error about a child element (unknown,
-//! wrong namespace, too many, out of order, second choice alternative, missing) carries the path
-//! of the parent, and its position points at the offending child (or, for a child missing at the
-//! end, at the parent). Columns count characters, 1-based.
+//! wrong namespace, too many, second choice alternative, missing) carries the path of the
+//! parent, and its position points at the offending child (or, for a missing child, at the
+//! parent, as it is missing once the parent ends). Columns count characters, 1-based.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::{Duration, Instant};
 
-use ota_messages::AnyRequest;
+use ota_messages::{AnyMessage, AnyRequest};
 use ota_messages::common::{RequestorInstance, ResStatus};
 use ota_messages::runtime::{DecodeError, DecodeErrorKind, Message};
 use ota_messages::tour_activity_book::OtaTourActivityBookRq;
@@ -351,8 +352,9 @@ fn unknown_element() {
     let xml = edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo TourActivityID="A1"/><Colour/>"#);
     let err = reject(&xml);
     assert!(
-        matches!(&err.kind, DecodeErrorKind::UnexpectedElement { name, expected } if name == "Colour" && expected == &["ParticipantInfo"]),
-        "{err:?}"
+        matches!(&err.kind, DecodeErrorKind::UnexpectedElement { name, expected }
+            if name == "Colour" && expected == &["ParticipantInfo", "Schedule", "PickupDropoff"]),
+        "the elements that may still occur (not BasicInfo, which did): {err:?}"
     );
     assert_where(&err, BOOKING_INFO, at(&xml, "<Colour"));
     assert_eq!(at(&xml, "<Colour"), (7, 37));
@@ -449,9 +451,9 @@ fn missing_required_element_before_another() {
     let xml = edit(BOOK, "\n    <Schedule Start=\"2025-07-03T09:00:00\" End=\"2025-07-03T17:00:00\"/>", "");
     let err = reject(&xml);
     assert!(matches!(err.kind, DecodeErrorKind::MissingElement { name: "Schedule" }), "{err:?}");
-    // Points at the element found where it was due.
-    assert_where(&err, BOOKING_INFO, at(&xml, "<PickupDropoff"));
-    assert_eq!(at(&xml, "<PickupDropoff"), (12, 5));
+    // Points at the parent: in any order, an element is missing only once its parent ends.
+    assert_where(&err, BOOKING_INFO, at(&xml, "<BookingInfo"));
+    assert_eq!(at(&xml, "<BookingInfo"), (6, 3));
 }
 
 #[test]
@@ -481,16 +483,90 @@ fn missing_required_version_on_the_root() {
     assert_where(&err, BOOK_ROOT, (1, 1));
 }
 
+/// The children of a sequence may come in any order (spec/README.md, "Where the decoder is more
+/// lenient than xmllint"): the value is the same, and encoding writes the declared order.
 #[test]
-fn element_out_of_sequence_order() {
+fn elements_out_of_sequence_order_are_accepted() {
     let xml = edit(BOOK, "<GivenName>Ana</GivenName><Surname>Ruiz</Surname>", "<Surname>Ruiz</Surname><GivenName>Ana</GivenName>");
+    let xml = edit(&xml, "\n    <BasicInfo TourActivityID=\"A1\"/>", "");
+    let xml = edit(&xml, "\n  </BookingInfo>", "\n    <BasicInfo TourActivityID=\"A1\"/>\n  </BookingInfo>");
+    let shuffled = OtaTourActivityBookRq::from_xml(&xml).unwrap_or_else(|e| panic!("{e}"));
+    let ordered = OtaTourActivityBookRq::from_xml(BOOK).unwrap();
+    assert_eq!(shuffled, ordered);
+    let out = shuffled.to_xml().unwrap();
+    assert!(out.find("<BasicInfo").unwrap() < out.find("<ParticipantInfo").unwrap(), "{out}");
+    assert!(out.find("<GivenName").unwrap() < out.find("<Surname").unwrap(), "{out}");
+}
+
+/// The room stay in the order the service description lists its children (RoomTypes,
+/// RoomRates, BasicPropertyInfo, TPA_Extensions, Reference, TimeSpan, ResGuestRPHs,
+/// ServiceRPHs, Total): the same booking as the sample's order.
+#[test]
+fn a_room_stay_in_the_order_of_the_service_description() {
+    let base = sample("hotel_res_modify.xml");
+    let doc = roxmltree::Document::parse(&base).unwrap();
+    let stay = doc.descendants().find(|n| n.has_tag_name((OTA, "RoomStay"))).unwrap();
+    let children: Vec<_> = stay.children().filter(|c| c.is_element()).collect();
+    let order = ["RoomTypes", "RoomRates", "BasicPropertyInfo", "TPA_Extensions", "Reference", "TimeSpan", "ResGuestRPHs", "ServiceRPHs", "Total"];
+    assert_eq!(children.len(), order.len(), "the sample's first RoomStay has each child once");
+    let body: String = order
+        .iter()
+        .map(|name| &base[children.iter().find(|c| c.tag_name().name() == *name).unwrap().range()])
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (start, end) = (children[0].range().start, children[children.len() - 1].range().end);
+    let xml = format!("{}{body}{}", &base[..start], &base[end..]);
+    assert_ne!(xml, base);
+    let reordered = AnyRequest::from_xml(&xml).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(reordered, AnyRequest::from_xml(&base).unwrap());
+}
+
+/// In any order, a single element still occurs once, and the second occurrence is the error.
+#[test]
+fn a_single_element_repeated_after_others() {
+    let again = r#"<BasicInfo TourActivityID="A2"/>"#;
+    let xml = edit(BOOK, "\n  </BookingInfo>", &format!("\n    {again}\n  </BookingInfo>"));
     let err = reject(&xml);
-    assert!(
-        matches!(&err.kind, DecodeErrorKind::OutOfOrder { name, before: "Surname" } if name == "GivenName"),
-        "{err:?}"
-    );
-    assert_where(&err, INDIVIDUAL, at(&xml, "<GivenName"));
-    assert_eq!(at(&xml, "<GivenName"), (10, 69));
+    assert!(matches!(err.kind, DecodeErrorKind::TooMany { name: "BasicInfo", max: 1 }), "{err:?}");
+    assert_where(&err, BOOKING_INFO, at(&xml, again));
+}
+
+/// Repeated elements keep their document order, whatever comes between them.
+#[test]
+fn repeated_elements_split_by_others_keep_their_order() {
+    let second = "<ParticipantInfo>\n      <Category QualifierInfo=\"8\"/>\n    </ParticipantInfo>";
+    let xml = edit(BOOK, "\n  </BookingInfo>", &format!("\n    {second}\n  </BookingInfo>"));
+    let rq = accept_book(&xml);
+    let qualifiers: Vec<String> = rq.booking_info.participant_info.iter().map(|p| format!("{:?}", p.category.as_ref().map(|c| &c.qualifier_info))).collect();
+    assert_eq!(qualifiers, ["Some(Adult)", "Some(Child)"], "10 (adult) first, then the added 8 (child)");
+}
+
+/// The elements of a choice's alternative may come in any order too, mixed with the others;
+/// the alternatives stay exclusive.
+#[test]
+fn an_alternative_in_any_order() {
+    let base = sample("tour_activity_book.rs.xml");
+    let doc = roxmltree::Document::parse(&base).unwrap();
+    let root = doc.root_element();
+    let children: Vec<_> = root.children().filter(|c| c.is_element()).collect();
+    assert_eq!(children.first().map(|c| c.tag_name().name()), Some("Success"));
+    let mut parts: Vec<&str> = children.iter().map(|c| &base[c.range()]).collect();
+    parts.reverse();
+    let (start, end) = (children[0].range().start, children[children.len() - 1].range().end);
+    let xml = format!("{}{}{}", &base[..start], parts.join(""), &base[end..]);
+    let reversed = AnyMessage::from_xml(&xml).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(reversed, AnyMessage::from_xml(&base).unwrap());
+
+    // Success after the payload, then Errors: still both alternatives.
+    let xml = format!("{}{}<Errors><Error Type=\"3\">x</Error></Errors>{}", &base[..start], parts.join(""), &base[end..]);
+    let err = AnyMessage::from_xml(&xml).unwrap_err();
+    assert!(matches!(&err.kind, DecodeErrorKind::ChoiceConflict { second, .. } if second == "Errors"), "{err:?}");
+    // The payload without Success: the alternative is incomplete.
+    let payload: String = parts.iter().filter(|p| !p.starts_with("<Success")).copied().collect();
+    let xml = format!("{}{payload}{}", &base[..start], &base[end..]);
+    let err = AnyMessage::from_xml(&xml).unwrap_err();
+    assert!(matches!(err.kind, DecodeErrorKind::MissingElement { name: "Success" }), "{err:?}");
+    assert_eq!((err.line, err.column), (1, 1), "at the root, which ends without it: {err:?}");
 }
 
 #[test]
@@ -661,12 +737,29 @@ fn bad_element_text_value() {
     assert_where(&err, "/OTA_TourActivityAvailRQ/TourActivity/ParticipantCount[1]/QualifierInfo", at(&xml, "<QualifierInfo>"));
 }
 
+/// A `Version` not even of the form of a version is told apart from other bad values, with the
+/// version the message is for, so that a service answers it like any other unsupported one.
 #[test]
 fn bad_version_number() {
-    let xml = edit(BOOK, r#"Version="2011.2""#, r#"Version="2011""#);
-    let err = reject(&xml);
-    assert_invalid(&err, "@Version", "2011");
-    assert_where(&err, BOOK_ROOT, value_at(&xml, r#"Version="2011""#));
+    for bad in ["2011", "1.000", "4.000", ""] {
+        let attr = format!(r#"Version="{bad}""#);
+        let xml = edit(BOOK, r#"Version="2011.2""#, &attr);
+        for err in [reject(&xml), AnyRequest::from_xml_with_yaserde(&xml).unwrap_err()] {
+            assert!(
+                matches!(&err.kind, DecodeErrorKind::InvalidVersion { value, supported: "2011.2", .. } if value == bad),
+                "{err:?}"
+            );
+            assert_where(&err, BOOK_ROOT, value_at(&xml, &attr));
+            assert_eq!(err.count(), 1);
+        }
+    }
+    let err = reject(&edit(BOOK, r#"Version="2011.2""#, r#"Version="1.000""#));
+    assert_eq!(
+        err.to_string(),
+        "1:80: /OTA_TourActivityBookRQ: invalid version \"1.000\" in @Version: expected a value matching the pattern [0-9]{4}\\.[0-9]+ (VersionNumber) (the supported version is 2011.2)"
+    );
+    // A version of the right form is the service's business: it decodes.
+    assert!(AnyRequest::from_xml(&edit(BOOK, r#"Version="2011.2""#, r#"Version="2010.1""#)).is_ok());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -683,7 +776,8 @@ fn deep_nesting_of_an_unknown_element_inside_a_known_one() {
     let err = reject(&xml);
     let elapsed = started.elapsed();
     assert!(
-        matches!(&err.kind, DecodeErrorKind::UnexpectedElement { name, expected } if name == "X" && expected == &["ParticipantInfo"]),
+        matches!(&err.kind, DecodeErrorKind::UnexpectedElement { name, expected }
+            if name == "X" && expected == &["ParticipantInfo", "Schedule", "PickupDropoff"]),
         "{err:?}"
     );
     assert_where(&err, BOOKING_INFO, (7, 37));
@@ -906,4 +1000,179 @@ fn zero_is_not_a_positive_integer() {
     let err = reject(&xml);
     assert!(matches!(&err.kind, DecodeErrorKind::InvalidValue { target, .. } if target == "@MaxResponses"), "{err}");
     assert!(AnyRequest::from_xml(&edit(SEARCH, r#"Version="2011.2""#, r#"Version="2011.2" MaxResponses="1""#)).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several problems at once
+// ---------------------------------------------------------------------------------------------
+
+/// (path, line:column, kind) of every problem of an error, for comparisons.
+fn problems(err: &DecodeError) -> Vec<(String, (u32, u32), String)> {
+    err.problems().map(|p| (p.path.clone(), (p.line, p.column), p.kind.to_string())).collect()
+}
+
+#[test]
+fn every_invalid_value_is_reported_in_document_order() {
+    let xml = edit(&edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"Start="2025-07-03T09:00:00""#, r#"Start="2025-07-03T25:00:00""#), r#"PickupInd="true""#, r#"PickupInd="yes""#);
+    let err = reject(&xml);
+    assert_eq!(err.count(), 3, "{err:#?}");
+    assert_eq!(
+        problems(&err),
+        [
+            (INDIVIDUAL.to_string(), value_at(&xml, r#"Age="thirty""#), "invalid value \"thirty\" in @Age: expected a non-negative integer".to_string()),
+            (
+                "/OTA_TourActivityBookRQ/BookingInfo/Schedule".to_string(),
+                value_at(&xml, r#"Start="2025-07-03T25:00:00""#),
+                "invalid value \"2025-07-03T25:00:00\" in @Start: expected a date-time YYYY-MM-DDThh:mm:ss".to_string()
+            ),
+            (
+                "/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff".to_string(),
+                value_at(&xml, r#"PickupInd="yes""#),
+                "invalid value \"yes\" in @PickupInd: expected true or false".to_string()
+            ),
+        ]
+    );
+    // The fields are the first problem; Display says there are more.
+    assert_invalid(&err, "@Age", "thirty");
+    assert!(err.to_string().ends_with("expected a non-negative integer (and 2 more problems)"), "{err}");
+    assert_eq!(err.problem_text(), "10:24: /OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual: invalid value \"thirty\" in @Age: expected a non-negative integer");
+    assert_eq!(err.more[0].problem_text(), err.more[0].to_string());
+}
+
+#[test]
+fn problems_of_every_kind_together() {
+    let xml = edit(
+        &edit(
+            &edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo Colour="red"/><Colour/>"#),
+            "\n    <Schedule Start=\"2025-07-03T09:00:00\" End=\"2025-07-03T17:00:00\"/>",
+            "",
+        ),
+        "<POS>",
+        "<POS>hello",
+    );
+    let err = reject(&xml);
+    let kinds: Vec<String> = err.problems().map(|p| format!("{}: {}", p.path, p.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            "/OTA_TourActivityBookRQ/POS: unexpected text \"hello\": this element holds only elements",
+            "/OTA_TourActivityBookRQ/BookingInfo/BasicInfo: unexpected attribute @Colour; allowed: @TourActivityID, @SupplierProductCode, @SupplierServiceCode",
+            "/OTA_TourActivityBookRQ/BookingInfo/BasicInfo: missing required attribute @TourActivityID",
+            "/OTA_TourActivityBookRQ/BookingInfo: unexpected element <Colour>; expected <ParticipantInfo>, <Schedule>, <PickupDropoff>",
+            "/OTA_TourActivityBookRQ/BookingInfo: missing required element <Schedule>",
+        ]
+    );
+}
+
+/// A child that fails is not also "missing", and a value inside a failed element is still
+/// checked: each problem once.
+#[test]
+fn a_failed_child_is_not_also_missing() {
+    let xml = edit(&edit(BOOK, r#"<Category QualifierInfo="10"/>"#, r#"<Category QualifierInfo="10" Bogus="1"/>"#), ">Ana<", "><b/><");
+    let err = reject(&xml);
+    let kinds: Vec<String> = err.problems().map(|p| p.kind.to_string()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "unexpected attribute @Bogus; allowed: @QualifierInfo",
+            "unexpected element <b>; expected nothing",
+        ],
+        "{err:#?}"
+    );
+}
+
+#[test]
+fn problems_in_repeated_elements_carry_their_index() {
+    let base = sample("hotel_res_modify.xml");
+    let xml = edit(&edit(&base, r#"<RoomStay IndexNumber="1""#, r#"<RoomStay IndexNumber="one""#), r#"<RoomStay IndexNumber="2""#, r#"<RoomStay IndexNumber="two""#);
+    let err = reject(&xml);
+    let paths: Vec<&str> = err.problems().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[1]",
+            "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[2]",
+        ],
+        "{err:#?}"
+    );
+}
+
+#[test]
+fn at_most_twenty_problems() {
+    let bad = "<ParticipantInfo><Category QualifierInfo=\"x\"/><Individual Age=\"-1\"/></ParticipantInfo>";
+    let xml = edit(BOOK, "\n  </BookingInfo>", &format!("{}\n  </BookingInfo>", bad.repeat(30)));
+    let err = reject(&xml);
+    assert_eq!(err.count(), ota_messages::runtime::MAX_ERRORS);
+    assert_eq!(err.count(), 20);
+    assert!(err.to_string().ends_with("(and 19 more problems)"), "{err}");
+    // The first twenty in document order: participants 2 to 11, two problems each.
+    assert_eq!(err.more.last().map(|p| p.path.as_str()), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[11]/Individual"));
+}
+
+/// What makes the rest meaningless stays one problem.
+#[test]
+fn structural_errors_are_single() {
+    for xml in [
+        edit(BOOK, "Ruiz</Surname>", "Ruiz</Surnam>"),
+        format!("<!DOCTYPE x>{BOOK}"),
+        BOOK.replace("OTA_TourActivityBookRQ", "OTA_TourActivityBookRS"),
+        edit(BOOK, OTA, "urn:other"),
+    ] {
+        let err = reject(&xml);
+        assert_eq!(err.count(), 1, "{err:#?}");
+        assert!(err.more.is_empty());
+    }
+}
+
+/// The generic checker in front of yaserde reports the same problems as the generated decoder.
+#[test]
+fn the_yaserde_path_reports_the_same_problems() {
+    let xmls = [
+        edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"PickupInd="true""#, r#"PickupInd="yes""#),
+        edit(&edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo Colour="red"/><Colour/>"#), "<POS>", "<POS>hello"),
+        edit(BOOK, ">Ana<", "><b/><"),
+    ];
+    for xml in xmls {
+        let generated = AnyRequest::from_xml(&xml).unwrap_err();
+        let checked = AnyRequest::from_xml_with_yaserde(&xml).unwrap_err();
+        assert!(generated.count() > 1 || xml.contains("<b/>"));
+        assert_eq!(problems(&generated), problems(&checked), "{xml}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line breaks
+// ---------------------------------------------------------------------------------------------
+
+/// Positions are the same whatever the line ends: LF, CR LF, or CR alone (official OTA sample
+/// files use CR line ends).
+#[test]
+fn carriage_returns_end_lines_in_positions() {
+    let lf = edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"PickupInd="true""#, r#"PickupInd="yes""#);
+    let expected = [value_at(&lf, r#"Age="thirty""#), value_at(&lf, r#"PickupInd="yes""#)];
+    for (name, xml) in [("LF", lf.clone()), ("CR LF", lf.replace('\n', "\r\n")), ("CR", lf.replace('\n', "\r"))] {
+        let err = reject(&xml);
+        let positions: Vec<(u32, u32)> = err.problems().map(|p| (p.line, p.column)).collect();
+        assert_eq!(positions, expected, "{name}: {err:#?}");
+    }
+    assert_eq!(expected[0], (10, 24));
+}
+
+#[test]
+fn carriage_returns_end_lines_in_parse_errors() {
+    let lf = edit(BOOK, "Ruiz</Surname>", "Ruiz</Surnam>");
+    let at = at(&lf, "</Surnam>");
+    for xml in [lf.replace('\n', "\r\n"), lf.replace('\n', "\r")] {
+        let err = reject(&xml);
+        assert_malformed(&err);
+        assert_eq!((err.line, err.column), at, "{err}");
+        // The message names the same position as the fields.
+        assert!(err.to_string().starts_with(&format!("{}:{}: not well-formed XML", at.0, at.1)), "{err}");
+        assert!(!err.to_string().contains(" at 1:"), "{err}");
+    }
+    // A truncated document: at its end.
+    let cr = BOOK.replace('\n', "\r");
+    let cut = &cr[..cr.find("<ParticipantInfo>").unwrap()];
+    let err = reject(cut);
+    assert_eq!((err.line, err.column), (8, 5), "{err}");
 }

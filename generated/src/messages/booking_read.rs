@@ -26,6 +26,8 @@ pub struct OtaReadRq {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
@@ -82,8 +84,9 @@ impl rt::Decode for OtaReadRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_READ_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -110,7 +113,14 @@ impl rt::Decode for OtaReadRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -142,36 +152,33 @@ impl rt::Decode for OtaReadRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
-                1 => {
-                    f_unique_id = Some(
-                        cx.element(&next, <UniqueId as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
+                1 => f_unique_id = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
                 2 => {
-                    f_read_requests = Some(
-                        cx.element(&next, <ReadRequests as rt::Decode>::decode)?,
-                    );
+                    f_read_requests = cx
+                        .element(&next, <ReadRequests as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            return_list_indicator: f_return_list_indicator,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            return_list_indicator: f_return_list_indicator.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             unique_id: f_unique_id,
             read_requests: f_read_requests,
@@ -204,6 +211,63 @@ impl rt::Encode for OtaReadRq {
     }
 }
 
+impl rt::PayloadStdAttributes for OtaReadRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaReadRq {
     fn default() -> Self {
@@ -229,6 +293,7 @@ impl Default for OtaReadRq {
 impl rt::Message for OtaReadRq {
     const ROOT: &'static str = "OTA_ReadRQ";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_READ_RQ
     }
@@ -237,6 +302,13 @@ impl rt::Message for OtaReadRq {
 impl rt::Request for OtaReadRq {
     const PATH: &'static str = "/bookread";
     type Response = OtaResRetrieveRs;
+}
+
+impl rt::PosRequest for OtaReadRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to a booking read: Success (optionally with Warnings) and the bookings found, in full for a read by reference or as references and statuses for a list; or Errors alone (e.g. Code 97 booking reference not found, 99 booking not owned by the requester). A list read that matches nothing answers Success without ReservationsList.
@@ -254,6 +326,8 @@ pub struct OtaResRetrieveRs {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
@@ -292,8 +366,9 @@ impl rt::Decode for OtaResRetrieveRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_RES_RETRIEVE_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -311,7 +386,14 @@ impl rt::Decode for OtaResRetrieveRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -321,32 +403,27 @@ impl rt::Decode for OtaResRetrieveRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_reservations_list = Some(
-                        cx.element(&next, <ReservationsList as rt::Decode>::decode)?,
-                    );
+                    f_reservations_list = cx
+                        .element(&next, <ReservationsList as rt::Decode>::decode)?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             reservations_list: f_reservations_list,
@@ -378,6 +455,33 @@ impl rt::Encode for OtaResRetrieveRs {
     }
 }
 
+impl rt::ResponseStdAttributes for OtaResRetrieveRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaResRetrieveRs {
     fn default() -> Self {
@@ -397,6 +501,7 @@ impl Default for OtaResRetrieveRs {
 impl rt::Message for OtaResRetrieveRs {
     const ROOT: &'static str = "OTA_ResRetrieveRS";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_RES_RETRIEVE_RS
     }
@@ -455,8 +560,9 @@ impl rt::Decode for ReadRequests {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::READ_REQUESTS;
+        let mark = cx.mark();
         let mut f_hotel_read_request = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -465,14 +571,14 @@ impl rt::Decode for ReadRequests {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_hotel_read_request = Some(
-                        cx.element(&next, <HotelReadRequest as rt::Decode>::decode)?,
-                    );
+                    f_hotel_read_request = cx
+                        .element(&next, <HotelReadRequest as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_read_request: f_hotel_read_request.ok_or_else(|| cx.bug(node))?,
         })
@@ -505,8 +611,9 @@ impl rt::Decode for HotelReadRequest {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_READ_REQUEST;
+        let mark = cx.mark();
         let mut f_selection_criteria = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -515,14 +622,14 @@ impl rt::Decode for HotelReadRequest {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_selection_criteria = Some(
-                        cx.element(&next, <ReadSelectionCriteria as rt::Decode>::decode)?,
-                    );
+                    f_selection_criteria = cx
+                        .element(&next, <ReadSelectionCriteria as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             selection_criteria: f_selection_criteria.ok_or_else(|| cx.bug(node))?,
         })
@@ -720,8 +827,9 @@ impl rt::Decode for ReadSelectionCriteria {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::READ_SELECTION_CRITERIA;
+        let mark = cx.mark();
         let mut f_start = None;
         let mut f_end = None;
         let mut f_date_type = None;
@@ -743,13 +851,16 @@ impl rt::Decode for ReadSelectionCriteria {
                 _ => {}
             }
         }
+        let f_start = cx.required(f_start, node, "Start")?;
+        let f_end = cx.required(f_end, node, "End")?;
+        let f_date_type = cx.required(f_date_type, node, "DateType")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start: f_start.ok_or_else(|| cx.missing_attribute(node, "Start"))?,
-            end: f_end.ok_or_else(|| cx.missing_attribute(node, "End"))?,
-            date_type: f_date_type
-                .ok_or_else(|| cx.missing_attribute(node, "DateType"))?,
-            res_status: f_res_status,
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.ok_or_else(|| cx.bug(node))?,
+            date_type: f_date_type.ok_or_else(|| cx.bug(node))?,
+            res_status: f_res_status.flatten(),
         })
     }
 }
@@ -783,8 +894,9 @@ impl rt::Decode for ReservationsList {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATIONS_LIST;
+        let mark = cx.mark();
         let mut f_hotel_reservation = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -794,7 +906,7 @@ impl rt::Decode for ReservationsList {
             match next.elem.index {
                 0 => {
                     f_hotel_reservation
-                        .push(
+                        .extend(
                             cx.element(&next, <HotelReservation as rt::Decode>::decode)?,
                         )
                 }
@@ -802,6 +914,7 @@ impl rt::Decode for ReservationsList {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_reservation: f_hotel_reservation,
         })
@@ -832,12 +945,12 @@ pub struct HotelReservation {
     pub res_status: BookingStatus,
     /// When the booking was created (local date-time, no zone).
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
     /// When the booking was last changed (local date-time, no zone).
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
     pub last_update_date_time: Option<rt::DateTime>,
     /// The booking references: Internal, and Client with an optional CompanyName.
@@ -861,8 +974,9 @@ impl rt::Decode for HotelReservation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION;
+        let mark = cx.mark();
         let mut f_res_status = None;
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
@@ -887,12 +1001,13 @@ impl rt::Decode for HotelReservation {
                 _ => {}
             }
         }
+        let f_res_status = cx.required(f_res_status, node, "ResStatus")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
                     f_unique_id
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -900,35 +1015,22 @@ impl rt::Decode for HotelReservation {
                                 )?,
                         )
                 }
-                1 => {
-                    f_room_stays = Some(
-                        cx.element(&next, <RoomStays as rt::Decode>::decode)?,
-                    );
-                }
-                2 => {
-                    f_services = Some(
-                        cx.element(&next, <Services as rt::Decode>::decode)?,
-                    );
-                }
-                3 => {
-                    f_res_guests = Some(
-                        cx.element(&next, <ResGuests as rt::Decode>::decode)?,
-                    );
-                }
+                1 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
+                2 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
+                3 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
                 4 => {
-                    f_res_global_info = Some(
-                        cx.element(&next, <ResGlobalInfo as rt::Decode>::decode)?,
-                    );
+                    f_res_global_info = cx
+                        .element(&next, <ResGlobalInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            res_status: f_res_status
-                .ok_or_else(|| cx.missing_attribute(node, "ResStatus"))?,
-            create_date_time: f_create_date_time,
-            last_update_date_time: f_last_update_date_time,
+            res_status: f_res_status.ok_or_else(|| cx.bug(node))?,
+            create_date_time: f_create_date_time.flatten(),
+            last_update_date_time: f_last_update_date_time.flatten(),
             unique_id: f_unique_id,
             room_stays: f_room_stays,
             services: f_services,
@@ -990,8 +1092,9 @@ impl rt::Decode for ReservationUniqueId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATION_UNIQUE_ID;
+        let mark = cx.mark();
         let mut f_type = None;
         let mut f_id = None;
         let mut f_id_context = None;
@@ -1010,23 +1113,25 @@ impl rt::Decode for ReservationUniqueId {
                 _ => {}
             }
         }
+        let f_type = cx.required(f_type, node, "Type")?;
+        let f_id = cx.required(f_id, node, "ID")?;
+        let f_id_context = cx.required(f_id_context, node, "ID_Context")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_company_name = Some(
-                        cx.element(&next, <CompanyName as rt::Decode>::decode)?,
-                    );
+                    f_company_name = cx
+                        .element(&next, <CompanyName as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
-            id: f_id.ok_or_else(|| cx.missing_attribute(node, "ID"))?,
-            id_context: f_id_context
-                .ok_or_else(|| cx.missing_attribute(node, "ID_Context"))?,
+            r#type: f_type.ok_or_else(|| cx.bug(node))?,
+            id: f_id.ok_or_else(|| cx.bug(node))?,
+            id_context: f_id_context.ok_or_else(|| cx.bug(node))?,
             company_name: f_company_name,
         })
     }

@@ -891,8 +891,9 @@ impl rt::Decode for CompanyName {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::COMPANY_NAME;
+        let mark = cx.mark();
         let mut f_company_short_name = None;
         let mut f_code = None;
         for attr in node.attributes() {
@@ -907,10 +908,11 @@ impl rt::Decode for CompanyName {
             }
         }
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            company_short_name: f_company_short_name,
-            code: f_code,
-            value: f_value,
+            company_short_name: f_company_short_name.flatten(),
+            code: f_code.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -958,8 +960,9 @@ impl rt::Decode for RequestorId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::REQUESTOR_ID;
+        let mark = cx.mark();
         let mut f_type = None;
         let mut f_id = None;
         let mut f_id_context = None;
@@ -986,24 +989,26 @@ impl rt::Decode for RequestorId {
                 _ => {}
             }
         }
+        let f_type = cx.required(f_type, node, "Type")?;
+        let f_id = cx.required(f_id, node, "ID")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_company_name = Some(
-                        cx.element(&next, <CompanyName as rt::Decode>::decode)?,
-                    );
+                    f_company_name = cx
+                        .element(&next, <CompanyName as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
-            id: f_id.ok_or_else(|| cx.missing_attribute(node, "ID"))?,
-            id_context: f_id_context,
-            instance: f_instance,
-            message_password: f_message_password,
+            r#type: f_type.ok_or_else(|| cx.bug(node))?,
+            id: f_id.ok_or_else(|| cx.bug(node))?,
+            id_context: f_id_context.flatten(),
+            instance: f_instance.flatten(),
+            message_password: f_message_password.flatten(),
             company_name: f_company_name,
         })
     }
@@ -1042,8 +1047,9 @@ impl rt::Decode for Source {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SOURCE;
+        let mark = cx.mark();
         let mut f_requestor_id = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1052,14 +1058,14 @@ impl rt::Decode for Source {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_requestor_id = Some(
-                        cx.element(&next, <RequestorId as rt::Decode>::decode)?,
-                    );
+                    f_requestor_id = cx
+                        .element(&next, <RequestorId as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             requestor_id: f_requestor_id.ok_or_else(|| cx.bug(node))?,
         })
@@ -1092,8 +1098,9 @@ impl rt::Decode for Pos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::POS;
+        let mark = cx.mark();
         let mut f_source = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1101,11 +1108,12 @@ impl rt::Decode for Pos {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_source.push(cx.element(&next, <Source as rt::Decode>::decode)?),
+                0 => f_source.extend(cx.element(&next, <Source as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { source: f_source })
     }
 }
@@ -1143,8 +1151,9 @@ impl rt::Decode for Text {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT;
+        let mark = cx.mark();
         let mut f_language = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
@@ -1152,9 +1161,10 @@ impl rt::Decode for Text {
             }
         }
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            language: f_language,
-            value: f_value,
+            language: f_language.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1189,19 +1199,21 @@ impl rt::Decode for Region {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::REGION;
+        let mark = cx.mark();
         let mut f_region_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_region_code = cx.required(f_region_code, node, "RegionCode")?;
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            region_code: f_region_code
-                .ok_or_else(|| cx.missing_attribute(node, "RegionCode"))?,
-            value: f_value,
+            region_code: f_region_code.ok_or_else(|| cx.bug(node))?,
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1236,8 +1248,9 @@ impl rt::Decode for ActivityLocation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_LOCATION;
+        let mark = cx.mark();
         let mut f_context = None;
         let mut f_region = None;
         for attr in node.attributes() {
@@ -1245,16 +1258,18 @@ impl rt::Decode for ActivityLocation {
                 f_context = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_context = cx.required(f_context, node, "Context")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_region = Some(cx.element(&next, <Region as rt::Decode>::decode)?),
+                0 => f_region = cx.element(&next, <Region as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            context: f_context.ok_or_else(|| cx.missing_attribute(node, "Context"))?,
+            context: f_context.ok_or_else(|| cx.bug(node))?,
             region: f_region.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -1294,8 +1309,9 @@ impl rt::Decode for Total {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOTAL;
+        let mark = cx.mark();
         let mut f_currency_code = None;
         let mut f_amount_after_tax = None;
         for attr in node.attributes() {
@@ -1310,9 +1326,10 @@ impl rt::Decode for Total {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            currency_code: f_currency_code,
-            amount_after_tax: f_amount_after_tax,
+            currency_code: f_currency_code.flatten(),
+            amount_after_tax: f_amount_after_tax.flatten(),
         })
     }
 }
@@ -1351,8 +1368,9 @@ impl rt::Decode for DateSpan {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::DATE_SPAN;
+        let mark = cx.mark();
         let mut f_start = None;
         let mut f_end = None;
         for attr in node.attributes() {
@@ -1366,10 +1384,13 @@ impl rt::Decode for DateSpan {
                 _ => {}
             }
         }
+        let f_start = cx.required(f_start, node, "Start")?;
+        let f_end = cx.required(f_end, node, "End")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start: f_start.ok_or_else(|| cx.missing_attribute(node, "Start"))?,
-            end: f_end.ok_or_else(|| cx.missing_attribute(node, "End"))?,
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1394,12 +1415,12 @@ impl rt::Encode for DateSpan {
 pub struct DateTimeSpan {
     /// Start (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
     pub start: rt::DateTime,
     /// End (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
     pub end: rt::DateTime,
 }
@@ -1408,8 +1429,9 @@ impl rt::Decode for DateTimeSpan {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::DATE_TIME_SPAN;
+        let mark = cx.mark();
         let mut f_start = None;
         let mut f_end = None;
         for attr in node.attributes() {
@@ -1423,10 +1445,13 @@ impl rt::Decode for DateTimeSpan {
                 _ => {}
             }
         }
+        let f_start = cx.required(f_start, node, "Start")?;
+        let f_end = cx.required(f_end, node, "End")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start: f_start.ok_or_else(|| cx.missing_attribute(node, "Start"))?,
-            end: f_end.ok_or_else(|| cx.missing_attribute(node, "End"))?,
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1464,8 +1489,9 @@ impl rt::Decode for UniqueId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::UNIQUE_ID;
+        let mark = cx.mark();
         let mut f_type = None;
         let mut f_id = None;
         let mut f_id_context = None;
@@ -1483,11 +1509,14 @@ impl rt::Decode for UniqueId {
                 _ => {}
             }
         }
+        let f_type = cx.required(f_type, node, "Type")?;
+        let f_id = cx.required(f_id, node, "ID")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
-            id: f_id.ok_or_else(|| cx.missing_attribute(node, "ID"))?,
-            id_context: f_id_context,
+            r#type: f_type.ok_or_else(|| cx.bug(node))?,
+            id: f_id.ok_or_else(|| cx.bug(node))?,
+            id_context: f_id_context.flatten(),
         })
     }
 }
@@ -1526,8 +1555,9 @@ impl rt::Decode for PersonName {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PERSON_NAME;
+        let mark = cx.mark();
         let mut f_name_prefix = None;
         let mut f_given_name = None;
         let mut f_surname = None;
@@ -1537,13 +1567,14 @@ impl rt::Decode for PersonName {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_name_prefix = Some(cx.simple(&next)?),
-                1 => f_given_name = Some(cx.simple(&next)?),
-                2 => f_surname = Some(cx.simple(&next)?),
+                0 => f_name_prefix = cx.simple(&next)?,
+                1 => f_given_name = cx.simple(&next)?,
+                2 => f_surname = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             name_prefix: f_name_prefix,
             given_name: f_given_name,
@@ -1969,12 +2000,14 @@ impl rt::Decode for Success {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SUCCESS;
+        let mark = cx.mark();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {})
     }
 }
@@ -2004,8 +2037,9 @@ impl rt::Decode for Warnings {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::WARNINGS;
+        let mark = cx.mark();
         let mut f_warning = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2013,11 +2047,14 @@ impl rt::Decode for Warnings {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_warning.push(cx.element(&next, <Warning as rt::Decode>::decode)?),
+                0 => {
+                    f_warning.extend(cx.element(&next, <Warning as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { warning: f_warning })
     }
 }
@@ -2050,8 +2087,9 @@ impl rt::Decode for Errors {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ERRORS;
+        let mark = cx.mark();
         let mut f_error = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2059,11 +2097,12 @@ impl rt::Decode for Errors {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_error.push(cx.element(&next, <Error as rt::Decode>::decode)?),
+                0 => f_error.extend(cx.element(&next, <Error as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { error: f_error })
     }
 }
@@ -2118,8 +2157,9 @@ impl rt::Decode for Error {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ERROR;
+        let mark = cx.mark();
         let mut f_type = None;
         let mut f_code = None;
         let mut f_short_text = None;
@@ -2149,15 +2189,17 @@ impl rt::Decode for Error {
                 _ => {}
             }
         }
+        let f_type = cx.required(f_type, node, "Type")?;
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
-            code: f_code,
-            short_text: f_short_text,
-            status: f_status,
-            tag: f_tag,
-            record_id: f_record_id,
-            value: f_value,
+            r#type: f_type.ok_or_else(|| cx.bug(node))?,
+            code: f_code.flatten(),
+            short_text: f_short_text.flatten(),
+            status: f_status.flatten(),
+            tag: f_tag.flatten(),
+            record_id: f_record_id.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2219,8 +2261,9 @@ impl rt::Decode for Warning {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::WARNING;
+        let mark = cx.mark();
         let mut f_type = None;
         let mut f_code = None;
         let mut f_short_text = None;
@@ -2254,16 +2297,18 @@ impl rt::Decode for Warning {
                 _ => {}
             }
         }
+        let f_type = cx.required(f_type, node, "Type")?;
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.missing_attribute(node, "Type"))?,
-            code: f_code,
-            short_text: f_short_text,
-            status: f_status,
-            tag: f_tag,
-            record_id: f_record_id,
-            rph: f_rph,
-            value: f_value,
+            r#type: f_type.ok_or_else(|| cx.bug(node))?,
+            code: f_code.flatten(),
+            short_text: f_short_text.flatten(),
+            status: f_status.flatten(),
+            tag: f_tag.flatten(),
+            record_id: f_record_id.flatten(),
+            rph: f_rph.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2366,8 +2411,9 @@ impl rt::Decode for Position {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::POSITION;
+        let mark = cx.mark();
         let mut f_latitude = None;
         let mut f_longitude = None;
         for attr in node.attributes() {
@@ -2381,11 +2427,13 @@ impl rt::Decode for Position {
                 _ => {}
             }
         }
+        let f_latitude = cx.required(f_latitude, node, "Latitude")?;
+        let f_longitude = cx.required(f_longitude, node, "Longitude")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            latitude: f_latitude.ok_or_else(|| cx.missing_attribute(node, "Latitude"))?,
-            longitude: f_longitude
-                .ok_or_else(|| cx.missing_attribute(node, "Longitude"))?,
+            latitude: f_latitude.ok_or_else(|| cx.bug(node))?,
+            longitude: f_longitude.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2422,8 +2470,9 @@ impl rt::Decode for CountryName {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::COUNTRY_NAME;
+        let mark = cx.mark();
         let mut f_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
@@ -2431,9 +2480,10 @@ impl rt::Decode for CountryName {
             }
         }
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code,
-            value: f_value,
+            code: f_code.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2474,8 +2524,9 @@ impl rt::Decode for Address {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ADDRESS;
+        let mark = cx.mark();
         let mut f_address_line = Vec::new();
         let mut f_city_name = None;
         let mut f_postal_code = None;
@@ -2486,18 +2537,18 @@ impl rt::Decode for Address {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_address_line.push(cx.simple(&next)?),
-                1 => f_city_name = Some(cx.simple(&next)?),
-                2 => f_postal_code = Some(cx.simple(&next)?),
+                0 => f_address_line.extend(cx.simple(&next)?),
+                1 => f_city_name = cx.simple(&next)?,
+                2 => f_postal_code = cx.simple(&next)?,
                 3 => {
-                    f_country_name = Some(
-                        cx.element(&next, <CountryName as rt::Decode>::decode)?,
-                    );
+                    f_country_name = cx
+                        .element(&next, <CountryName as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             address_line: f_address_line,
             city_name: f_city_name,
@@ -2547,19 +2598,21 @@ impl rt::Decode for GeoRegion {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GEO_REGION;
+        let mark = cx.mark();
         let mut f_region_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_region_code = cx.required(f_region_code, node, "RegionCode")?;
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            region_code: f_region_code
-                .ok_or_else(|| cx.missing_attribute(node, "RegionCode"))?,
-            value: f_value,
+            region_code: f_region_code.ok_or_else(|| cx.bug(node))?,
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2597,8 +2650,9 @@ impl rt::Decode for TourActivityLocation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_LOCATION;
+        let mark = cx.mark();
         let mut f_address = None;
         let mut f_region = None;
         let mut f_position = None;
@@ -2608,23 +2662,14 @@ impl rt::Decode for TourActivityLocation {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_address = Some(cx.element(&next, <Address as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_region = Some(
-                        cx.element(&next, <GeoRegion as rt::Decode>::decode)?,
-                    );
-                }
-                2 => {
-                    f_position = Some(
-                        cx.element(&next, <Position as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_address = cx.element(&next, <Address as rt::Decode>::decode)?,
+                1 => f_region = cx.element(&next, <GeoRegion as rt::Decode>::decode)?,
+                2 => f_position = cx.element(&next, <Position as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             address: f_address,
             region: f_region,
@@ -2679,8 +2724,9 @@ impl rt::Decode for TourActivityBasicInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_BASIC_INFO;
+        let mark = cx.mark();
         let mut f_tour_activity_id = None;
         let mut f_supplier_product_code = None;
         let mut f_supplier_service_code = None;
@@ -2710,14 +2756,16 @@ impl rt::Decode for TourActivityBasicInfo {
                 _ => {}
             }
         }
+        let f_tour_activity_id = cx
+            .required(f_tour_activity_id, node, "TourActivityID")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            tour_activity_id: f_tour_activity_id
-                .ok_or_else(|| cx.missing_attribute(node, "TourActivityID"))?,
-            supplier_product_code: f_supplier_product_code,
-            supplier_service_code: f_supplier_service_code,
-            name: f_name,
-            short_name: f_short_name,
+            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
+            supplier_product_code: f_supplier_product_code.flatten(),
+            supplier_service_code: f_supplier_service_code.flatten(),
+            name: f_name.flatten(),
+            short_name: f_short_name.flatten(),
         })
     }
 }
@@ -2755,8 +2803,9 @@ impl rt::Decode for CategoryAndType {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CATEGORY_AND_TYPE;
+        let mark = cx.mark();
         let mut f_category = Vec::new();
         let mut f_type = Vec::new();
         for attr in node.attributes() {
@@ -2767,17 +2816,19 @@ impl rt::Decode for CategoryAndType {
             match next.elem.index {
                 0 => {
                     f_category
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityCategory as rt::Decode>::decode)?,
                         )
                 }
                 1 => {
-                    f_type.push(cx.element(&next, <ActivityType as rt::Decode>::decode)?)
+                    f_type
+                        .extend(cx.element(&next, <ActivityType as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             category: f_category,
             r#type: f_type,
@@ -2816,17 +2867,20 @@ impl rt::Decode for ActivityCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CATEGORY;
+        let mark = cx.mark();
         let mut f_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2857,17 +2911,20 @@ impl rt::Decode for ActivityType {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_TYPE;
+        let mark = cx.mark();
         let mut f_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }

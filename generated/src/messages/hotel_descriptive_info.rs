@@ -24,6 +24,8 @@ pub struct OtaHotelDescriptiveInfoRq {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
@@ -70,8 +72,9 @@ impl rt::Decode for OtaHotelDescriptiveInfoRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -96,7 +99,14 @@ impl rt::Decode for OtaHotelDescriptiveInfoRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -123,30 +133,31 @@ impl rt::Decode for OtaHotelDescriptiveInfoRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_hotel_descriptive_infos = Some(
-                        cx.element(&next, <HotelDescriptiveInfos as rt::Decode>::decode)?,
-                    );
+                    f_hotel_descriptive_infos = cx
+                        .element(&next, <HotelDescriptiveInfos as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             hotel_descriptive_infos: f_hotel_descriptive_infos
                 .ok_or_else(|| cx.bug(node))?,
@@ -173,6 +184,63 @@ impl rt::Encode for OtaHotelDescriptiveInfoRq {
     }
 }
 
+impl rt::PayloadStdAttributes for OtaHotelDescriptiveInfoRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaHotelDescriptiveInfoRq {
     fn default() -> Self {
@@ -196,6 +264,7 @@ impl Default for OtaHotelDescriptiveInfoRq {
 impl rt::Message for OtaHotelDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_HotelDescriptiveInfoRQ";
     const VERSION: &'static str = "2009.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ
     }
@@ -204,6 +273,13 @@ impl rt::Message for OtaHotelDescriptiveInfoRq {
 impl rt::Request for OtaHotelDescriptiveInfoRq {
     const PATH: &'static str = "/hotelnbc";
     type Response = OtaHotelDescriptiveInfoRs;
+}
+
+impl rt::PosRequest for OtaHotelDescriptiveInfoRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to a hotel NBC request: Success (optionally with Warnings) and the static descriptive data of the selected hotel (HotelCode) or of the hotels of a client feed (BrandCode), one HotelDescriptiveContent per hotel and language; or Errors alone (e.g. Code 392 invalid hotel code, 424 no hotels found). TransactionIdentifier reports the range of hotels in the payload, e.g. 1-37/37.
@@ -221,6 +297,8 @@ pub struct OtaHotelDescriptiveInfoRs {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
@@ -259,8 +337,9 @@ impl rt::Decode for OtaHotelDescriptiveInfoRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -278,7 +357,14 @@ impl rt::Decode for OtaHotelDescriptiveInfoRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -288,36 +374,30 @@ impl rt::Decode for OtaHotelDescriptiveInfoRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_hotel_descriptive_contents = Some(
-                        cx
-                            .element(
-                                &next,
-                                <HotelDescriptiveContents as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_hotel_descriptive_contents = cx
+                        .element(
+                            &next,
+                            <HotelDescriptiveContents as rt::Decode>::decode,
+                        )?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             hotel_descriptive_contents: f_hotel_descriptive_contents,
@@ -349,6 +429,33 @@ impl rt::Encode for OtaHotelDescriptiveInfoRs {
     }
 }
 
+impl rt::ResponseStdAttributes for OtaHotelDescriptiveInfoRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaHotelDescriptiveInfoRs {
     fn default() -> Self {
@@ -368,6 +475,7 @@ impl Default for OtaHotelDescriptiveInfoRs {
 impl rt::Message for OtaHotelDescriptiveInfoRs {
     const ROOT: &'static str = "OTA_HotelDescriptiveInfoRS";
     const VERSION: &'static str = "2009.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS
     }
@@ -427,8 +535,9 @@ impl rt::Decode for HotelDescriptiveInfos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_INFOS;
+        let mark = cx.mark();
         let mut f_hotel_descriptive_info = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -438,7 +547,7 @@ impl rt::Decode for HotelDescriptiveInfos {
             match next.elem.index {
                 0 => {
                     f_hotel_descriptive_info
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -450,6 +559,7 @@ impl rt::Decode for HotelDescriptiveInfos {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_descriptive_info: f_hotel_descriptive_info,
         })
@@ -487,8 +597,9 @@ impl rt::Decode for HotelDescriptiveInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_INFO;
+        let mark = cx.mark();
         let mut f_hotel_code = None;
         let mut f_brand_code = None;
         for attr in node.attributes() {
@@ -502,11 +613,12 @@ impl rt::Decode for HotelDescriptiveInfo {
                 _ => {}
             }
         }
+        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            hotel_code: f_hotel_code
-                .ok_or_else(|| cx.missing_attribute(node, "HotelCode"))?,
-            brand_code: f_brand_code,
+            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
+            brand_code: f_brand_code.flatten(),
         })
     }
 }
@@ -538,8 +650,9 @@ impl rt::Decode for HotelDescriptiveContents {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_CONTENTS;
+        let mark = cx.mark();
         let mut f_hotel_descriptive_content = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -549,7 +662,7 @@ impl rt::Decode for HotelDescriptiveContents {
             match next.elem.index {
                 0 => {
                     f_hotel_descriptive_content
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -561,6 +674,7 @@ impl rt::Decode for HotelDescriptiveContents {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_descriptive_content: f_hotel_descriptive_content,
         })
@@ -626,8 +740,9 @@ impl rt::Decode for HotelDescriptiveContent {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_CONTENT;
+        let mark = cx.mark();
         let mut f_language_code = None;
         let mut f_rph = None;
         let mut f_hotel_code = None;
@@ -664,41 +779,35 @@ impl rt::Decode for HotelDescriptiveContent {
                 _ => {}
             }
         }
+        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_hotel_info = Some(
-                        cx.element(&next, <HotelInfo as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_hotel_info = cx.element(&next, <HotelInfo as rt::Decode>::decode)?,
                 1 => {
-                    f_multimedia_descriptions = Some(
-                        cx
-                            .element(
-                                &next,
-                                <HotelMultimediaDescriptions as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_multimedia_descriptions = cx
+                        .element(
+                            &next,
+                            <HotelMultimediaDescriptions as rt::Decode>::decode,
+                        )?;
                 }
                 2 => {
-                    f_contact_infos = Some(
-                        cx.element(&next, <HotelContactInfos as rt::Decode>::decode)?,
-                    );
+                    f_contact_infos = cx
+                        .element(&next, <HotelContactInfos as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            language_code: f_language_code,
-            rph: f_rph,
-            hotel_code: f_hotel_code
-                .ok_or_else(|| cx.missing_attribute(node, "HotelCode"))?,
-            hotel_name: f_hotel_name,
-            hotel_code_context: f_hotel_code_context,
-            chain_name: f_chain_name,
-            last_modified_date: f_last_modified_date,
+            language_code: f_language_code.flatten(),
+            rph: f_rph.flatten(),
+            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
+            hotel_name: f_hotel_name.flatten(),
+            hotel_code_context: f_hotel_code_context.flatten(),
+            chain_name: f_chain_name.flatten(),
+            last_modified_date: f_last_modified_date.flatten(),
             hotel_info: f_hotel_info,
             multimedia_descriptions: f_multimedia_descriptions,
             contact_infos: f_contact_infos,
@@ -753,8 +862,9 @@ impl rt::Decode for HotelInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_INFO;
+        let mark = cx.mark();
         let mut f_descriptions = None;
         let mut f_position = None;
         let mut f_category_codes = None;
@@ -765,24 +875,19 @@ impl rt::Decode for HotelInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_descriptions = Some(
-                        cx.element(&next, <HotelDescriptions as rt::Decode>::decode)?,
-                    );
+                    f_descriptions = cx
+                        .element(&next, <HotelDescriptions as rt::Decode>::decode)?;
                 }
-                1 => {
-                    f_position = Some(
-                        cx.element(&next, <Position as rt::Decode>::decode)?,
-                    );
-                }
+                1 => f_position = cx.element(&next, <Position as rt::Decode>::decode)?,
                 2 => {
-                    f_category_codes = Some(
-                        cx.element(&next, <HotelCategoryCodes as rt::Decode>::decode)?,
-                    );
+                    f_category_codes = cx
+                        .element(&next, <HotelCategoryCodes as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             descriptions: f_descriptions,
             position: f_position,
@@ -825,8 +930,9 @@ impl rt::Decode for HotelDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_descriptive_text = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -836,12 +942,13 @@ impl rt::Decode for HotelDescriptions {
             match next.elem.index {
                 0 => {
                     f_descriptive_text
-                        .push(cx.element(&next, <Text as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             descriptive_text: f_descriptive_text,
         })
@@ -879,8 +986,9 @@ impl rt::Decode for HotelCategoryCodes {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CATEGORY_CODES;
+        let mark = cx.mark();
         let mut f_hotel_category = Vec::new();
         let mut f_guest_room_info = Vec::new();
         for attr in node.attributes() {
@@ -891,16 +999,21 @@ impl rt::Decode for HotelCategoryCodes {
             match next.elem.index {
                 0 => {
                     f_hotel_category
-                        .push(cx.element(&next, <HotelCategory as rt::Decode>::decode)?)
+                        .extend(
+                            cx.element(&next, <HotelCategory as rt::Decode>::decode)?,
+                        )
                 }
                 1 => {
                     f_guest_room_info
-                        .push(cx.element(&next, <GuestRoomInfo as rt::Decode>::decode)?)
+                        .extend(
+                            cx.element(&next, <GuestRoomInfo as rt::Decode>::decode)?,
+                        )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_category: f_hotel_category,
             guest_room_info: f_guest_room_info,
@@ -999,8 +1112,9 @@ impl rt::Decode for HotelCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CATEGORY;
+        let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
         let mut f_descriptive_text = None;
@@ -1015,17 +1129,19 @@ impl rt::Decode for HotelCategory {
                 _ => {}
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_descriptive_text = Some(cx.simple(&next)?),
+                0 => f_descriptive_text = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
-            code_detail: f_code_detail,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
+            code_detail: f_code_detail.flatten(),
             descriptive_text: f_descriptive_text,
         })
     }
@@ -1067,8 +1183,9 @@ impl rt::Decode for GuestRoomInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_ROOM_INFO;
+        let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
         let mut f_descriptive_text = None;
@@ -1083,17 +1200,19 @@ impl rt::Decode for GuestRoomInfo {
                 _ => {}
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_descriptive_text = Some(cx.simple(&next)?),
+                0 => f_descriptive_text = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
-            code_detail: f_code_detail,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
+            code_detail: f_code_detail.flatten(),
             descriptive_text: f_descriptive_text,
         })
     }
@@ -1129,8 +1248,9 @@ impl rt::Decode for HotelMultimediaDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_MULTIMEDIA_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_multimedia_description = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1140,7 +1260,7 @@ impl rt::Decode for HotelMultimediaDescriptions {
             match next.elem.index {
                 0 => {
                     f_multimedia_description
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -1152,6 +1272,7 @@ impl rt::Decode for HotelMultimediaDescriptions {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             multimedia_description: f_multimedia_description,
         })
@@ -1186,8 +1307,9 @@ impl rt::Decode for HotelMultimediaDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_MULTIMEDIA_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_image_items = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1196,14 +1318,14 @@ impl rt::Decode for HotelMultimediaDescription {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_image_items = Some(
-                        cx.element(&next, <ImageItems as rt::Decode>::decode)?,
-                    );
+                    f_image_items = cx
+                        .element(&next, <ImageItems as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             image_items: f_image_items.ok_or_else(|| cx.bug(node))?,
         })
@@ -1236,8 +1358,9 @@ impl rt::Decode for ImageItems {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_ITEMS;
+        let mark = cx.mark();
         let mut f_image_item = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1247,12 +1370,13 @@ impl rt::Decode for ImageItems {
             match next.elem.index {
                 0 => {
                     f_image_item
-                        .push(cx.element(&next, <ImageItem as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <ImageItem as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { image_item: f_image_item })
     }
 }
@@ -1369,8 +1493,9 @@ impl rt::Decode for ImageItem {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_ITEM;
+        let mark = cx.mark();
         let mut f_category = None;
         let mut f_image_format = Vec::new();
         let mut f_description = Vec::new();
@@ -1384,11 +1509,11 @@ impl rt::Decode for ImageItem {
             match next.elem.index {
                 0 => {
                     f_image_format
-                        .push(cx.element(&next, <ImageFormat as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <ImageFormat as rt::Decode>::decode)?)
                 }
                 1 => {
                     f_description
-                        .push(
+                        .extend(
                             cx.element(&next, <ImageDescription as rt::Decode>::decode)?,
                         )
                 }
@@ -1396,8 +1521,9 @@ impl rt::Decode for ImageItem {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            category: f_category,
+            category: f_category.flatten(),
             image_format: f_image_format,
             description: f_description,
         })
@@ -1442,8 +1568,9 @@ impl rt::Decode for ImageFormat {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_FORMAT;
+        let mark = cx.mark();
         let mut f_width = None;
         let mut f_height = None;
         let mut f_url = None;
@@ -1461,14 +1588,15 @@ impl rt::Decode for ImageFormat {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_url = Some(cx.simple(&next)?),
+                0 => f_url = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            width: f_width,
-            height: f_height,
+            width: f_width.flatten(),
+            height: f_height.flatten(),
             url: f_url.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -1510,8 +1638,9 @@ impl rt::Decode for ImageDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_caption = None;
         let mut f_language = None;
         for attr in node.attributes() {
@@ -1526,10 +1655,11 @@ impl rt::Decode for ImageDescription {
             }
         }
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
         Ok(Self {
-            caption: f_caption,
-            language: f_language,
-            value: f_value,
+            caption: f_caption.flatten(),
+            language: f_language.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1562,8 +1692,9 @@ impl rt::Decode for HotelContactInfos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CONTACT_INFOS;
+        let mark = cx.mark();
         let mut f_contact_info = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1573,7 +1704,7 @@ impl rt::Decode for HotelContactInfos {
             match next.elem.index {
                 0 => {
                     f_contact_info
-                        .push(
+                        .extend(
                             cx.element(&next, <HotelContactInfo as rt::Decode>::decode)?,
                         )
                 }
@@ -1581,6 +1712,7 @@ impl rt::Decode for HotelContactInfos {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             contact_info: f_contact_info,
         })
@@ -1621,8 +1753,9 @@ impl rt::Decode for HotelContactInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CONTACT_INFO;
+        let mark = cx.mark();
         let mut f_addresses = None;
         let mut f_phones = None;
         let mut f_emails = None;
@@ -1632,17 +1765,14 @@ impl rt::Decode for HotelContactInfo {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_addresses = Some(
-                        cx.element(&next, <Addresses as rt::Decode>::decode)?,
-                    );
-                }
-                1 => f_phones = Some(cx.element(&next, <Phones as rt::Decode>::decode)?),
-                2 => f_emails = Some(cx.element(&next, <Emails as rt::Decode>::decode)?),
+                0 => f_addresses = cx.element(&next, <Addresses as rt::Decode>::decode)?,
+                1 => f_phones = cx.element(&next, <Phones as rt::Decode>::decode)?,
+                2 => f_emails = cx.element(&next, <Emails as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             addresses: f_addresses,
             phones: f_phones,
@@ -1685,8 +1815,9 @@ impl rt::Decode for Addresses {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ADDRESSES;
+        let mark = cx.mark();
         let mut f_address = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1694,11 +1825,14 @@ impl rt::Decode for Addresses {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_address.push(cx.element(&next, <Address as rt::Decode>::decode)?),
+                0 => {
+                    f_address.extend(cx.element(&next, <Address as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { address: f_address })
     }
 }
@@ -1731,8 +1865,9 @@ impl rt::Decode for Phones {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PHONES;
+        let mark = cx.mark();
         let mut f_phone = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1740,11 +1875,12 @@ impl rt::Decode for Phones {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_phone.push(cx.element(&next, <Phone as rt::Decode>::decode)?),
+                0 => f_phone.extend(cx.element(&next, <Phone as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { phone: f_phone })
     }
 }
@@ -1850,8 +1986,9 @@ impl rt::Decode for Phone {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PHONE;
+        let mark = cx.mark();
         let mut f_phone_number = None;
         let mut f_phone_tech_type = None;
         for attr in node.attributes() {
@@ -1865,11 +2002,12 @@ impl rt::Decode for Phone {
                 _ => {}
             }
         }
+        let f_phone_number = cx.required(f_phone_number, node, "PhoneNumber")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            phone_number: f_phone_number
-                .ok_or_else(|| cx.missing_attribute(node, "PhoneNumber"))?,
-            phone_tech_type: f_phone_tech_type,
+            phone_number: f_phone_number.ok_or_else(|| cx.bug(node))?,
+            phone_tech_type: f_phone_tech_type.flatten(),
         })
     }
 }
@@ -1901,8 +2039,9 @@ impl rt::Decode for Emails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::EMAILS;
+        let mark = cx.mark();
         let mut f_email = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1910,11 +2049,12 @@ impl rt::Decode for Emails {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_email.push(cx.simple(&next)?),
+                0 => f_email.extend(cx.simple(&next)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { email: f_email })
     }
 }

@@ -25,6 +25,8 @@ pub struct OtaHotelResModifyRq {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
@@ -74,8 +76,9 @@ impl rt::Decode for OtaHotelResModifyRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_MODIFY_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -101,7 +104,14 @@ impl rt::Decode for OtaHotelResModifyRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -131,31 +141,32 @@ impl rt::Decode for OtaHotelResModifyRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_hotel_res_modifies = Some(
-                        cx.element(&next, <HotelResModifies as rt::Decode>::decode)?,
-                    );
+                    f_hotel_res_modifies = cx
+                        .element(&next, <HotelResModifies as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            res_status: f_res_status,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            res_status: f_res_status.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             hotel_res_modifies: f_hotel_res_modifies.ok_or_else(|| cx.bug(node))?,
         })
@@ -179,6 +190,63 @@ impl rt::Encode for OtaHotelResModifyRq {
         rt::Encode::encode(&self.pos, w, "POS");
         rt::Encode::encode(&self.hotel_res_modifies, w, "HotelResModifies");
         w.end(name);
+    }
+}
+
+impl rt::PayloadStdAttributes for OtaHotelResModifyRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
     }
 }
 
@@ -206,6 +274,7 @@ impl Default for OtaHotelResModifyRq {
 impl rt::Message for OtaHotelResModifyRq {
     const ROOT: &'static str = "OTA_HotelResModifyRQ";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_RES_MODIFY_RQ
     }
@@ -214,6 +283,13 @@ impl rt::Message for OtaHotelResModifyRq {
 impl rt::Request for OtaHotelResModifyRq {
     const PATH: &'static str = "/bookmodify";
     type Response = OtaHotelResModifyRs;
+}
+
+impl rt::PosRequest for OtaHotelResModifyRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to a hotel booking modify: Success (optionally with Warnings) and the booking as it is after the modification, in the same shape as the request, with its creation and last update date-times; or Errors alone. With ResStatus Quote the booking shows the previewed change and nothing is stored; with Commit the change is applied. Totals are re-computed only for major changes (room, board, dates), not for minor ones (comments, a non-lead guest's name).
@@ -231,6 +307,8 @@ pub struct OtaHotelResModifyRs {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
@@ -269,8 +347,9 @@ impl rt::Decode for OtaHotelResModifyRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_MODIFY_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -288,7 +367,14 @@ impl rt::Decode for OtaHotelResModifyRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -298,32 +384,27 @@ impl rt::Decode for OtaHotelResModifyRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_hotel_res_modifies = Some(
-                        cx.element(&next, <HotelResModifies as rt::Decode>::decode)?,
-                    );
+                    f_hotel_res_modifies = cx
+                        .element(&next, <HotelResModifies as rt::Decode>::decode)?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             hotel_res_modifies: f_hotel_res_modifies,
@@ -355,6 +436,33 @@ impl rt::Encode for OtaHotelResModifyRs {
     }
 }
 
+impl rt::ResponseStdAttributes for OtaHotelResModifyRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaHotelResModifyRs {
     fn default() -> Self {
@@ -374,6 +482,7 @@ impl Default for OtaHotelResModifyRs {
 impl rt::Message for OtaHotelResModifyRs {
     const ROOT: &'static str = "OTA_HotelResModifyRS";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_HOTEL_RES_MODIFY_RS
     }
@@ -433,8 +542,9 @@ impl rt::Decode for HotelResModifies {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RES_MODIFIES;
+        let mark = cx.mark();
         let mut f_hotel_res_modify = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -443,14 +553,14 @@ impl rt::Decode for HotelResModifies {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_hotel_res_modify = Some(
-                        cx.element(&next, <HotelResModify as rt::Decode>::decode)?,
-                    );
+                    f_hotel_res_modify = cx
+                        .element(&next, <HotelResModify as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_res_modify: f_hotel_res_modify.ok_or_else(|| cx.bug(node))?,
         })
@@ -476,12 +586,12 @@ impl rt::Encode for HotelResModifies {
 pub struct HotelResModify {
     /// When the booking was created (local date-time, no zone). Set in the response; in a request it may be sent back as read and is ignored.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
     /// When the booking was last changed (local date-time, no zone). Set in the response; in a request it may be sent back as read and is ignored.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
     pub last_update_date_time: Option<rt::DateTime>,
     /// The booked room stays.
@@ -502,8 +612,9 @@ impl rt::Decode for HotelResModify {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RES_MODIFY;
+        let mark = cx.mark();
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
         let mut f_room_stays = None;
@@ -526,33 +637,21 @@ impl rt::Decode for HotelResModify {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_room_stays = Some(
-                        cx.element(&next, <RoomStays as rt::Decode>::decode)?,
-                    );
-                }
-                1 => {
-                    f_services = Some(
-                        cx.element(&next, <Services as rt::Decode>::decode)?,
-                    );
-                }
-                2 => {
-                    f_res_guests = Some(
-                        cx.element(&next, <ResGuests as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
+                1 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
+                2 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
                 3 => {
-                    f_res_global_info = Some(
-                        cx.element(&next, <ResGlobalInfo as rt::Decode>::decode)?,
-                    );
+                    f_res_global_info = cx
+                        .element(&next, <ResGlobalInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            create_date_time: f_create_date_time,
-            last_update_date_time: f_last_update_date_time,
+            create_date_time: f_create_date_time.flatten(),
+            last_update_date_time: f_last_update_date_time.flatten(),
             room_stays: f_room_stays,
             services: f_services,
             res_guests: f_res_guests,
@@ -598,8 +697,9 @@ impl rt::Decode for RoomStays {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAYS;
+        let mark = cx.mark();
         let mut f_room_stay = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -609,12 +709,13 @@ impl rt::Decode for RoomStays {
             match next.elem.index {
                 0 => {
                     f_room_stay
-                        .push(cx.element(&next, <RoomStay as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RoomStay as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { room_stay: f_room_stay })
     }
 }
@@ -677,8 +778,9 @@ impl rt::Decode for RoomStay {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY;
+        let mark = cx.mark();
         let mut f_index_number = None;
         let mut f_room_stay_status = None;
         let mut f_room_types = None;
@@ -704,54 +806,38 @@ impl rt::Decode for RoomStay {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_room_types = Some(
-                        cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
-                    );
-                }
-                1 => {
-                    f_room_rates = Some(
-                        cx.element(&next, <RoomRates as rt::Decode>::decode)?,
-                    );
-                }
-                2 => {
-                    f_time_span = Some(
-                        cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                    );
-                }
-                3 => f_total = Some(cx.element(&next, <Total as rt::Decode>::decode)?),
+                0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
+                1 => f_room_rates = cx.element(&next, <RoomRates as rt::Decode>::decode)?,
+                2 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
+                3 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
                 4 => {
-                    f_basic_property_info = Some(
-                        cx.element(&next, <BasicPropertyInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_property_info = cx
+                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
                 5 => {
-                    f_tpa_extensions = Some(
-                        cx.element(&next, <RoomStayExtensions as rt::Decode>::decode)?,
-                    );
+                    f_tpa_extensions = cx
+                        .element(&next, <RoomStayExtensions as rt::Decode>::decode)?;
                 }
                 6 => {
-                    f_res_guest_rphs = Some(
-                        cx.element(&next, <ResGuestRphs as rt::Decode>::decode)?,
-                    );
+                    f_res_guest_rphs = cx
+                        .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
                 7 => {
-                    f_service_rphs = Some(
-                        cx.element(&next, <ServiceRphs as rt::Decode>::decode)?,
-                    );
+                    f_service_rphs = cx
+                        .element(&next, <ServiceRphs as rt::Decode>::decode)?;
                 }
                 8 => {
-                    f_reference = Some(
-                        cx.element(&next, <RoomStayReference as rt::Decode>::decode)?,
-                    );
+                    f_reference = cx
+                        .element(&next, <RoomStayReference as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            index_number: f_index_number,
-            room_stay_status: f_room_stay_status,
+            index_number: f_index_number.flatten(),
+            room_stay_status: f_room_stay_status.flatten(),
             room_types: f_room_types,
             room_rates: f_room_rates,
             time_span: f_time_span,
@@ -819,8 +905,9 @@ impl rt::Decode for RoomTypes {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_TYPES;
+        let mark = cx.mark();
         let mut f_room_type = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -830,12 +917,13 @@ impl rt::Decode for RoomTypes {
             match next.elem.index {
                 0 => {
                     f_room_type
-                        .push(cx.element(&next, <RoomType as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RoomType as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { room_type: f_room_type })
     }
 }
@@ -871,8 +959,9 @@ impl rt::Decode for RoomType {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_TYPE;
+        let mark = cx.mark();
         let mut f_room_type_code = None;
         let mut f_room_description = None;
         for attr in node.attributes() {
@@ -884,16 +973,16 @@ impl rt::Decode for RoomType {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_room_description = Some(
-                        cx.element(&next, <TextDescription as rt::Decode>::decode)?,
-                    );
+                    f_room_description = cx
+                        .element(&next, <TextDescription as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            room_type_code: f_room_type_code,
+            room_type_code: f_room_type_code.flatten(),
             room_description: f_room_description,
         })
     }
@@ -928,8 +1017,9 @@ impl rt::Decode for TextDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_text = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -937,11 +1027,12 @@ impl rt::Decode for TextDescription {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_text.push(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => f_text.extend(cx.element(&next, <Text as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { text: f_text })
     }
 }
@@ -974,8 +1065,9 @@ impl rt::Decode for RoomRates {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATES;
+        let mark = cx.mark();
         let mut f_room_rate = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -985,12 +1077,13 @@ impl rt::Decode for RoomRates {
             match next.elem.index {
                 0 => {
                     f_room_rate
-                        .push(cx.element(&next, <RoomRate as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RoomRate as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { room_rate: f_room_rate })
     }
 }
@@ -1026,8 +1119,9 @@ impl rt::Decode for RoomRate {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE;
+        let mark = cx.mark();
         let mut f_room_type_code = None;
         let mut f_features = None;
         for attr in node.attributes() {
@@ -1039,16 +1133,16 @@ impl rt::Decode for RoomRate {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_features = Some(
-                        cx.element(&next, <RoomRateFeatures as rt::Decode>::decode)?,
-                    );
+                    f_features = cx
+                        .element(&next, <RoomRateFeatures as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            room_type_code: f_room_type_code,
+            room_type_code: f_room_type_code.flatten(),
             features: f_features,
         })
     }
@@ -1083,8 +1177,9 @@ impl rt::Decode for RoomRateFeatures {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE_FEATURES;
+        let mark = cx.mark();
         let mut f_feature = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1094,7 +1189,7 @@ impl rt::Decode for RoomRateFeatures {
             match next.elem.index {
                 0 => {
                     f_feature
-                        .push(
+                        .extend(
                             cx.element(&next, <RoomRateFeature as rt::Decode>::decode)?,
                         )
                 }
@@ -1102,6 +1197,7 @@ impl rt::Decode for RoomRateFeatures {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { feature: f_feature })
     }
 }
@@ -1134,8 +1230,9 @@ impl rt::Decode for RoomRateFeature {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE_FEATURE;
+        let mark = cx.mark();
         let mut f_description = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1144,14 +1241,14 @@ impl rt::Decode for RoomRateFeature {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_description = Some(
-                        cx.element(&next, <TextDescription as rt::Decode>::decode)?,
-                    );
+                    f_description = cx
+                        .element(&next, <TextDescription as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { description: f_description })
     }
 }
@@ -1187,8 +1284,9 @@ impl rt::Decode for BasicPropertyInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BASIC_PROPERTY_INFO;
+        let mark = cx.mark();
         let mut f_hotel_code = None;
         let mut f_hotel_name = None;
         for attr in node.attributes() {
@@ -1203,9 +1301,10 @@ impl rt::Decode for BasicPropertyInfo {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            hotel_code: f_hotel_code,
-            hotel_name: f_hotel_name,
+            hotel_code: f_hotel_code.flatten(),
+            hotel_name: f_hotel_name.flatten(),
         })
     }
 }
@@ -1237,8 +1336,9 @@ impl rt::Decode for RoomStayExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_EXTENSIONS;
+        let mark = cx.mark();
         let mut f_pos = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1246,13 +1346,12 @@ impl rt::Decode for RoomStayExtensions {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_pos = Some(cx.element(&next, <RoomStayPos as rt::Decode>::decode)?);
-                }
+                0 => f_pos = cx.element(&next, <RoomStayPos as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { pos: f_pos })
     }
 }
@@ -1285,8 +1384,9 @@ impl rt::Decode for RoomStayPos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_POS;
+        let mark = cx.mark();
         let mut f_source = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1294,11 +1394,12 @@ impl rt::Decode for RoomStayPos {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_source.push(cx.element(&next, <Source as rt::Decode>::decode)?),
+                0 => f_source.extend(cx.element(&next, <Source as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { source: f_source })
     }
 }
@@ -1331,8 +1432,9 @@ impl rt::Decode for ResGuestRphs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUEST_RPHS;
+        let mark = cx.mark();
         let mut f_res_guest_rph = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1342,12 +1444,13 @@ impl rt::Decode for ResGuestRphs {
             match next.elem.index {
                 0 => {
                     f_res_guest_rph
-                        .push(cx.element(&next, <RphReference as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RphReference as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             res_guest_rph: f_res_guest_rph,
         })
@@ -1382,8 +1485,9 @@ impl rt::Decode for ServiceRphs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_RPHS;
+        let mark = cx.mark();
         let mut f_service_rph = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1393,12 +1497,13 @@ impl rt::Decode for ServiceRphs {
             match next.elem.index {
                 0 => {
                     f_service_rph
-                        .push(cx.element(&next, <RphReference as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <RphReference as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { service_rph: f_service_rph })
     }
 }
@@ -1431,17 +1536,20 @@ impl rt::Decode for RphReference {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RPH_REFERENCE;
+        let mark = cx.mark();
         let mut f_rph = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_rph = cx.required(f_rph, node, "RPH")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            rph: f_rph.ok_or_else(|| cx.missing_attribute(node, "RPH"))?,
+            rph: f_rph.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1475,8 +1583,9 @@ impl rt::Decode for RoomStayReference {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_REFERENCE;
+        let mark = cx.mark();
         let mut f_id = None;
         let mut f_type = None;
         for attr in node.attributes() {
@@ -1491,7 +1600,11 @@ impl rt::Decode for RoomStayReference {
             }
         }
         cx.empty(node)?;
-        Ok(Self { id: f_id, r#type: f_type })
+        cx.check(mark)?;
+        Ok(Self {
+            id: f_id.flatten(),
+            r#type: f_type.flatten(),
+        })
     }
 }
 
@@ -1522,8 +1635,9 @@ impl rt::Decode for Services {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICES;
+        let mark = cx.mark();
         let mut f_service = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1531,11 +1645,14 @@ impl rt::Decode for Services {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_service.push(cx.element(&next, <Service as rt::Decode>::decode)?),
+                0 => {
+                    f_service.extend(cx.element(&next, <Service as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { service: f_service })
     }
 }
@@ -1577,8 +1694,9 @@ impl rt::Decode for Service {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE;
+        let mark = cx.mark();
         let mut f_service_inventory_code = None;
         let mut f_service_rph = None;
         let mut f_service_details = None;
@@ -1600,22 +1718,21 @@ impl rt::Decode for Service {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_service_details = Some(
-                        cx.element(&next, <ServiceDetails as rt::Decode>::decode)?,
-                    );
+                    f_service_details = cx
+                        .element(&next, <ServiceDetails as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_tpa_extensions = Some(
-                        cx.element(&next, <ServiceExtensions as rt::Decode>::decode)?,
-                    );
+                    f_tpa_extensions = cx
+                        .element(&next, <ServiceExtensions as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            service_inventory_code: f_service_inventory_code,
-            service_rph: f_service_rph,
+            service_inventory_code: f_service_inventory_code.flatten(),
+            service_rph: f_service_rph.flatten(),
             service_details: f_service_details,
             tpa_extensions: f_tpa_extensions,
         })
@@ -1655,8 +1772,9 @@ impl rt::Decode for ServiceDetails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_DETAILS;
+        let mark = cx.mark();
         let mut f_res_guest_rphs = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1665,14 +1783,14 @@ impl rt::Decode for ServiceDetails {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_res_guest_rphs = Some(
-                        cx.element(&next, <ResGuestRphs as rt::Decode>::decode)?,
-                    );
+                    f_res_guest_rphs = cx
+                        .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             res_guest_rphs: f_res_guest_rphs,
         })
@@ -1707,8 +1825,9 @@ impl rt::Decode for ServiceExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_EXTENSIONS;
+        let mark = cx.mark();
         let mut f_transfer_info_type = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1717,14 +1836,14 @@ impl rt::Decode for ServiceExtensions {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_transfer_info_type = Some(
-                        cx.element(&next, <TransferInfo as rt::Decode>::decode)?,
-                    );
+                    f_transfer_info_type = cx
+                        .element(&next, <TransferInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             transfer_info_type: f_transfer_info_type,
         })
@@ -1759,8 +1878,9 @@ impl rt::Decode for TransferInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_INFO;
+        let mark = cx.mark();
         let mut f_transfer_leg = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1770,12 +1890,13 @@ impl rt::Decode for TransferInfo {
             match next.elem.index {
                 0 => {
                     f_transfer_leg
-                        .push(cx.element(&next, <TransferLeg as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <TransferLeg as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             transfer_leg: f_transfer_leg,
         })
@@ -1813,8 +1934,9 @@ impl rt::Decode for TransferLeg {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_LEG;
+        let mark = cx.mark();
         let mut f_transfer_origin = None;
         let mut f_transfer_destination = None;
         for attr in node.attributes() {
@@ -1824,19 +1946,18 @@ impl rt::Decode for TransferLeg {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_transfer_origin = Some(
-                        cx.element(&next, <TransferEndpoint as rt::Decode>::decode)?,
-                    );
+                    f_transfer_origin = cx
+                        .element(&next, <TransferEndpoint as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_transfer_destination = Some(
-                        cx.element(&next, <TransferEndpoint as rt::Decode>::decode)?,
-                    );
+                    f_transfer_destination = cx
+                        .element(&next, <TransferEndpoint as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             transfer_origin: f_transfer_origin.ok_or_else(|| cx.bug(node))?,
             transfer_destination: f_transfer_destination.ok_or_else(|| cx.bug(node))?,
@@ -1878,8 +1999,9 @@ impl rt::Decode for TransferEndpoint {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_ENDPOINT;
+        let mark = cx.mark();
         let mut f_connecting_transport = None;
         let mut f_hotel = None;
         for attr in node.attributes() {
@@ -1889,19 +2011,15 @@ impl rt::Decode for TransferEndpoint {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_connecting_transport = Some(
-                        cx.element(&next, <ConnectingTransport as rt::Decode>::decode)?,
-                    );
+                    f_connecting_transport = cx
+                        .element(&next, <ConnectingTransport as rt::Decode>::decode)?;
                 }
-                1 => {
-                    f_hotel = Some(
-                        cx.element(&next, <TransferHotel as rt::Decode>::decode)?,
-                    );
-                }
+                1 => f_hotel = cx.element(&next, <TransferHotel as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             connecting_transport: f_connecting_transport,
             hotel: f_hotel,
@@ -1933,12 +2051,12 @@ impl rt::Encode for TransferEndpoint {
 pub struct ConnectingTransport {
     /// Departure date-time without zone, YYYY-MM-DDThh:mm:ss.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DepartureDateTime")]
     pub departure_date_time: Option<rt::DateTime>,
     /// Arrival date-time without zone, YYYY-MM-DDThh:mm:ss.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "ArrivalDateTime")]
     pub arrival_date_time: Option<rt::DateTime>,
     /// DepartureAirport@LocationCode (airport code).
@@ -1956,8 +2074,9 @@ impl rt::Decode for ConnectingTransport {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CONNECTING_TRANSPORT;
+        let mark = cx.mark();
         let mut f_departure_date_time = None;
         let mut f_arrival_date_time = None;
         let mut f_departure_airport = None;
@@ -1980,27 +2099,25 @@ impl rt::Decode for ConnectingTransport {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_departure_airport = Some(
-                        cx.element(&next, <Airport as rt::Decode>::decode)?,
-                    );
+                    f_departure_airport = cx
+                        .element(&next, <Airport as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_arrival_airport = Some(
-                        cx.element(&next, <Airport as rt::Decode>::decode)?,
-                    );
+                    f_arrival_airport = cx
+                        .element(&next, <Airport as rt::Decode>::decode)?;
                 }
                 2 => {
-                    f_operating_airline = Some(
-                        cx.element(&next, <OperatingAirline as rt::Decode>::decode)?,
-                    );
+                    f_operating_airline = cx
+                        .element(&next, <OperatingAirline as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            departure_date_time: f_departure_date_time,
-            arrival_date_time: f_arrival_date_time,
+            departure_date_time: f_departure_date_time.flatten(),
+            arrival_date_time: f_arrival_date_time.flatten(),
             departure_airport: f_departure_airport,
             arrival_airport: f_arrival_airport,
             operating_airline: f_operating_airline,
@@ -2044,18 +2161,20 @@ impl rt::Decode for Airport {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AIRPORT;
+        let mark = cx.mark();
         let mut f_location_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_location_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_location_code = cx.required(f_location_code, node, "LocationCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            location_code: f_location_code
-                .ok_or_else(|| cx.missing_attribute(node, "LocationCode"))?,
+            location_code: f_location_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2086,8 +2205,9 @@ impl rt::Decode for OperatingAirline {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OPERATING_AIRLINE;
+        let mark = cx.mark();
         let mut f_flight_number = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
@@ -2095,8 +2215,9 @@ impl rt::Decode for OperatingAirline {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            flight_number: f_flight_number,
+            flight_number: f_flight_number.flatten(),
         })
     }
 }
@@ -2127,18 +2248,20 @@ impl rt::Decode for TransferHotel {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_HOTEL;
+        let mark = cx.mark();
         let mut f_hotel_code = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            hotel_code: f_hotel_code
-                .ok_or_else(|| cx.missing_attribute(node, "HotelCode"))?,
+            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -2169,8 +2292,9 @@ impl rt::Decode for ResGuests {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUESTS;
+        let mark = cx.mark();
         let mut f_res_guest = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2180,12 +2304,13 @@ impl rt::Decode for ResGuests {
             match next.elem.index {
                 0 => {
                     f_res_guest
-                        .push(cx.element(&next, <ResGuest as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <ResGuest as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { res_guest: f_res_guest })
     }
 }
@@ -2227,8 +2352,9 @@ impl rt::Decode for ResGuest {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUEST;
+        let mark = cx.mark();
         let mut f_age_qualifying_code = None;
         let mut f_res_guest_rph = None;
         let mut f_profiles = None;
@@ -2250,22 +2376,21 @@ impl rt::Decode for ResGuest {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_profiles = Some(
-                        cx.element(&next, <GuestProfiles as rt::Decode>::decode)?,
-                    );
+                    f_profiles = cx
+                        .element(&next, <GuestProfiles as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_guest_counts = Some(
-                        cx.element(&next, <GuestCounts as rt::Decode>::decode)?,
-                    );
+                    f_guest_counts = cx
+                        .element(&next, <GuestCounts as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            age_qualifying_code: f_age_qualifying_code,
-            res_guest_rph: f_res_guest_rph,
+            age_qualifying_code: f_age_qualifying_code.flatten(),
+            res_guest_rph: f_res_guest_rph.flatten(),
             profiles: f_profiles,
             guest_counts: f_guest_counts,
         })
@@ -2305,8 +2430,9 @@ impl rt::Decode for GuestProfiles {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_PROFILES;
+        let mark = cx.mark();
         let mut f_profile_info = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2315,14 +2441,14 @@ impl rt::Decode for GuestProfiles {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_profile_info = Some(
-                        cx.element(&next, <ProfileInfo as rt::Decode>::decode)?,
-                    );
+                    f_profile_info = cx
+                        .element(&next, <ProfileInfo as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             profile_info: f_profile_info.ok_or_else(|| cx.bug(node))?,
         })
@@ -2355,8 +2481,9 @@ impl rt::Decode for ProfileInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PROFILE_INFO;
+        let mark = cx.mark();
         let mut f_profile = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2364,13 +2491,12 @@ impl rt::Decode for ProfileInfo {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_profile = Some(cx.element(&next, <Profile as rt::Decode>::decode)?);
-                }
+                0 => f_profile = cx.element(&next, <Profile as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             profile: f_profile.ok_or_else(|| cx.bug(node))?,
         })
@@ -2403,8 +2529,9 @@ impl rt::Decode for Profile {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PROFILE;
+        let mark = cx.mark();
         let mut f_customer = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2412,15 +2539,12 @@ impl rt::Decode for Profile {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_customer = Some(
-                        cx.element(&next, <Customer as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_customer = cx.element(&next, <Customer as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             customer: f_customer.ok_or_else(|| cx.bug(node))?,
         })
@@ -2458,8 +2582,9 @@ impl rt::Decode for Customer {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CUSTOMER;
+        let mark = cx.mark();
         let mut f_birth_date = None;
         let mut f_person_name = None;
         for attr in node.attributes() {
@@ -2471,16 +2596,16 @@ impl rt::Decode for Customer {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_person_name = Some(
-                        cx.element(&next, <PersonName as rt::Decode>::decode)?,
-                    );
+                    f_person_name = cx
+                        .element(&next, <PersonName as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            birth_date: f_birth_date,
+            birth_date: f_birth_date.flatten(),
             person_name: f_person_name,
         })
     }
@@ -2515,8 +2640,9 @@ impl rt::Decode for GuestCounts {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_COUNTS;
+        let mark = cx.mark();
         let mut f_guest_count = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2526,12 +2652,13 @@ impl rt::Decode for GuestCounts {
             match next.elem.index {
                 0 => {
                     f_guest_count
-                        .push(cx.element(&next, <GuestCount as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <GuestCount as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { guest_count: f_guest_count })
     }
 }
@@ -2564,8 +2691,9 @@ impl rt::Decode for GuestCount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_COUNT;
+        let mark = cx.mark();
         let mut f_age = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
@@ -2573,7 +2701,8 @@ impl rt::Decode for GuestCount {
             }
         }
         cx.empty(node)?;
-        Ok(Self { age: f_age })
+        cx.check(mark)?;
+        Ok(Self { age: f_age.flatten() })
     }
 }
 
@@ -2612,8 +2741,9 @@ impl rt::Decode for ResGlobalInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GLOBAL_INFO;
+        let mark = cx.mark();
         let mut f_comments = None;
         let mut f_cancel_penalties = None;
         let mut f_total = None;
@@ -2624,26 +2754,21 @@ impl rt::Decode for ResGlobalInfo {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_comments = Some(
-                        cx.element(&next, <Comments as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_comments = cx.element(&next, <Comments as rt::Decode>::decode)?,
                 1 => {
-                    f_cancel_penalties = Some(
-                        cx.element(&next, <CancelPenalties as rt::Decode>::decode)?,
-                    );
+                    f_cancel_penalties = cx
+                        .element(&next, <CancelPenalties as rt::Decode>::decode)?;
                 }
-                2 => f_total = Some(cx.element(&next, <Total as rt::Decode>::decode)?),
+                2 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
                 3 => {
-                    f_hotel_reservation_ids = Some(
-                        cx.element(&next, <HotelReservationIds as rt::Decode>::decode)?,
-                    );
+                    f_hotel_reservation_ids = cx
+                        .element(&next, <HotelReservationIds as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             comments: f_comments,
             cancel_penalties: f_cancel_penalties,
@@ -2688,8 +2813,9 @@ impl rt::Decode for Comments {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENTS;
+        let mark = cx.mark();
         let mut f_comment = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2697,11 +2823,14 @@ impl rt::Decode for Comments {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_comment.push(cx.element(&next, <Comment as rt::Decode>::decode)?),
+                0 => {
+                    f_comment.extend(cx.element(&next, <Comment as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { comment: f_comment })
     }
 }
@@ -2740,8 +2869,9 @@ impl rt::Decode for Comment {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENT;
+        let mark = cx.mark();
         let mut f_name = None;
         let mut f_comment_originator_code = None;
         let mut f_text = Vec::new();
@@ -2761,14 +2891,15 @@ impl rt::Decode for Comment {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_text.push(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => f_text.extend(cx.element(&next, <Text as rt::Decode>::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            name: f_name,
-            comment_originator_code: f_comment_originator_code,
+            name: f_name.flatten(),
+            comment_originator_code: f_comment_originator_code.flatten(),
             text: f_text,
         })
     }
@@ -2799,12 +2930,14 @@ impl rt::Decode for CancelPenalties {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_PENALTIES;
+        let mark = cx.mark();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {})
     }
 }
@@ -2834,8 +2967,9 @@ impl rt::Decode for HotelReservationIds {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION_IDS;
+        let mark = cx.mark();
         let mut f_hotel_reservation_id = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2845,7 +2979,7 @@ impl rt::Decode for HotelReservationIds {
             match next.elem.index {
                 0 => {
                     f_hotel_reservation_id
-                        .push(
+                        .extend(
                             cx
                                 .element(&next, <HotelReservationId as rt::Decode>::decode)?,
                         )
@@ -2854,6 +2988,7 @@ impl rt::Decode for HotelReservationIds {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             hotel_reservation_id: f_hotel_reservation_id,
         })
@@ -2897,8 +3032,9 @@ impl rt::Decode for HotelReservationId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION_ID;
+        let mark = cx.mark();
         let mut f_res_id_type = None;
         let mut f_res_id_source_context = None;
         let mut f_res_id_value = None;
@@ -2922,15 +3058,17 @@ impl rt::Decode for HotelReservationId {
                 _ => {}
             }
         }
+        let f_res_id_type = cx.required(f_res_id_type, node, "ResID_Type")?;
+        let f_res_id_source_context = cx
+            .required(f_res_id_source_context, node, "ResID_SourceContext")?;
+        let f_res_id_value = cx.required(f_res_id_value, node, "ResID_Value")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            res_id_type: f_res_id_type
-                .ok_or_else(|| cx.missing_attribute(node, "ResID_Type"))?,
-            res_id_source_context: f_res_id_source_context
-                .ok_or_else(|| cx.missing_attribute(node, "ResID_SourceContext"))?,
-            res_id_value: f_res_id_value
-                .ok_or_else(|| cx.missing_attribute(node, "ResID_Value"))?,
-            item_rph: f_item_rph,
+            res_id_type: f_res_id_type.ok_or_else(|| cx.bug(node))?,
+            res_id_source_context: f_res_id_source_context.ok_or_else(|| cx.bug(node))?,
+            res_id_value: f_res_id_value.ok_or_else(|| cx.bug(node))?,
+            item_rph: f_item_rph.flatten(),
         })
     }
 }

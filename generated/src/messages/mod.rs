@@ -240,6 +240,32 @@ impl AnyRequest {
             Self::TourActivitySearchRq(_) => OPERATIONS[6usize],
         }
     }
+    /// The message as `runtime::PayloadStdAttributes`, when it has those attributes.
+    pub fn payload_std_attributes(&self) -> Option<&dyn rt::PayloadStdAttributes> {
+        match self {
+            Self::ReadRq(m) => Some(m.as_ref()),
+            Self::HotelDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::HotelResModifyRq(m) => Some(m.as_ref()),
+            Self::ProductDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::TourActivityAvailRq(m) => Some(m.as_ref()),
+            Self::TourActivityBookRq(m) => Some(m.as_ref()),
+            Self::TourActivitySearchRq(m) => Some(m.as_ref()),
+        }
+    }
+    /// The message as a mutable `runtime::PayloadStdAttributes`, when it has those attributes.
+    pub fn payload_std_attributes_mut(
+        &mut self,
+    ) -> Option<&mut dyn rt::PayloadStdAttributes> {
+        match self {
+            Self::ReadRq(m) => Some(m.as_mut()),
+            Self::HotelDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::HotelResModifyRq(m) => Some(m.as_mut()),
+            Self::ProductDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::TourActivityAvailRq(m) => Some(m.as_mut()),
+            Self::TourActivityBookRq(m) => Some(m.as_mut()),
+            Self::TourActivitySearchRq(m) => Some(m.as_mut()),
+        }
+    }
 }
 
 /// Any message of the spec (requests and responses), decoded by its root element.
@@ -496,6 +522,62 @@ impl AnyMessage {
             Self::TourActivityBookRs(m) => rt::encode(m.as_ref(), pretty),
             Self::TourActivitySearchRq(m) => rt::encode(m.as_ref(), pretty),
             Self::TourActivitySearchRs(m) => rt::encode(m.as_ref(), pretty),
+        }
+    }
+    /// The message as `runtime::PayloadStdAttributes`, when it has those attributes.
+    pub fn payload_std_attributes(&self) -> Option<&dyn rt::PayloadStdAttributes> {
+        match self {
+            Self::ReadRq(m) => Some(m.as_ref()),
+            Self::HotelDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::HotelResModifyRq(m) => Some(m.as_ref()),
+            Self::ProductDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::TourActivityAvailRq(m) => Some(m.as_ref()),
+            Self::TourActivityBookRq(m) => Some(m.as_ref()),
+            Self::TourActivitySearchRq(m) => Some(m.as_ref()),
+            _ => None,
+        }
+    }
+    /// The message as a mutable `runtime::PayloadStdAttributes`, when it has those attributes.
+    pub fn payload_std_attributes_mut(
+        &mut self,
+    ) -> Option<&mut dyn rt::PayloadStdAttributes> {
+        match self {
+            Self::ReadRq(m) => Some(m.as_mut()),
+            Self::HotelDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::HotelResModifyRq(m) => Some(m.as_mut()),
+            Self::ProductDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::TourActivityAvailRq(m) => Some(m.as_mut()),
+            Self::TourActivityBookRq(m) => Some(m.as_mut()),
+            Self::TourActivitySearchRq(m) => Some(m.as_mut()),
+            _ => None,
+        }
+    }
+    /// The message as `runtime::ResponseStdAttributes`, when it has those attributes.
+    pub fn response_std_attributes(&self) -> Option<&dyn rt::ResponseStdAttributes> {
+        match self {
+            Self::ResRetrieveRs(m) => Some(m.as_ref()),
+            Self::HotelDescriptiveInfoRs(m) => Some(m.as_ref()),
+            Self::HotelResModifyRs(m) => Some(m.as_ref()),
+            Self::ProductDescriptiveInfoRs(m) => Some(m.as_ref()),
+            Self::TourActivityAvailRs(m) => Some(m.as_ref()),
+            Self::TourActivityBookRs(m) => Some(m.as_ref()),
+            Self::TourActivitySearchRs(m) => Some(m.as_ref()),
+            _ => None,
+        }
+    }
+    /// The message as a mutable `runtime::ResponseStdAttributes`, when it has those attributes.
+    pub fn response_std_attributes_mut(
+        &mut self,
+    ) -> Option<&mut dyn rt::ResponseStdAttributes> {
+        match self {
+            Self::ResRetrieveRs(m) => Some(m.as_mut()),
+            Self::HotelDescriptiveInfoRs(m) => Some(m.as_mut()),
+            Self::HotelResModifyRs(m) => Some(m.as_mut()),
+            Self::ProductDescriptiveInfoRs(m) => Some(m.as_mut()),
+            Self::TourActivityAvailRs(m) => Some(m.as_mut()),
+            Self::TourActivityBookRs(m) => Some(m.as_mut()),
+            Self::TourActivitySearchRs(m) => Some(m.as_mut()),
+            _ => None,
         }
     }
 }

@@ -23,6 +23,8 @@ pub struct OtaProductDescriptiveInfoRq {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
@@ -69,8 +71,9 @@ impl rt::Decode for OtaProductDescriptiveInfoRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -95,7 +98,14 @@ impl rt::Decode for OtaProductDescriptiveInfoRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -122,34 +132,31 @@ impl rt::Decode for OtaProductDescriptiveInfoRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_product_descriptive_infos = Some(
-                        cx
-                            .element(
-                                &next,
-                                <ProductDescriptiveInfos as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_product_descriptive_infos = cx
+                        .element(&next, <ProductDescriptiveInfos as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             product_descriptive_infos: f_product_descriptive_infos
                 .ok_or_else(|| cx.bug(node))?,
@@ -180,6 +187,63 @@ impl rt::Encode for OtaProductDescriptiveInfoRq {
     }
 }
 
+impl rt::PayloadStdAttributes for OtaProductDescriptiveInfoRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaProductDescriptiveInfoRq {
     fn default() -> Self {
@@ -203,6 +267,7 @@ impl Default for OtaProductDescriptiveInfoRq {
 impl rt::Message for OtaProductDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_ProductDescriptiveInfoRQ";
     const VERSION: &'static str = "2016.2";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ
     }
@@ -211,6 +276,13 @@ impl rt::Message for OtaProductDescriptiveInfoRq {
 impl rt::Request for OtaProductDescriptiveInfoRq {
     const PATH: &'static str = "/activitynbc";
     type Response = OtaProductDescriptiveInfoRs;
+}
+
+impl rt::PosRequest for OtaProductDescriptiveInfoRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to an activity NBC request: Success (optionally with Warnings) and the static descriptive data of the requested tour activity, with its products and services and their texts; or Errors alone.
@@ -228,6 +300,8 @@ pub struct OtaProductDescriptiveInfoRs {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
@@ -266,8 +340,9 @@ impl rt::Decode for OtaProductDescriptiveInfoRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -285,7 +360,14 @@ impl rt::Decode for OtaProductDescriptiveInfoRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -295,36 +377,30 @@ impl rt::Decode for OtaProductDescriptiveInfoRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_tour_activity_descriptive_info = Some(
-                        cx
-                            .element(
-                                &next,
-                                <TourActivityDescriptiveResult as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_tour_activity_descriptive_info = cx
+                        .element(
+                            &next,
+                            <TourActivityDescriptiveResult as rt::Decode>::decode,
+                        )?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             tour_activity_descriptive_info: f_tour_activity_descriptive_info,
@@ -356,6 +432,33 @@ impl rt::Encode for OtaProductDescriptiveInfoRs {
     }
 }
 
+impl rt::ResponseStdAttributes for OtaProductDescriptiveInfoRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaProductDescriptiveInfoRs {
     fn default() -> Self {
@@ -375,6 +478,7 @@ impl Default for OtaProductDescriptiveInfoRs {
 impl rt::Message for OtaProductDescriptiveInfoRs {
     const ROOT: &'static str = "OTA_ProductDescriptiveInfoRS";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RS
     }
@@ -436,8 +540,9 @@ impl rt::Decode for ProductDescriptiveInfos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PRODUCT_DESCRIPTIVE_INFOS;
+        let mark = cx.mark();
         let mut f_tour_activity_descriptive_info = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -446,18 +551,17 @@ impl rt::Decode for ProductDescriptiveInfos {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_tour_activity_descriptive_info = Some(
-                        cx
-                            .element(
-                                &next,
-                                <TourActivityDescriptiveInfo as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_tour_activity_descriptive_info = cx
+                        .element(
+                            &next,
+                            <TourActivityDescriptiveInfo as rt::Decode>::decode,
+                        )?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             tour_activity_descriptive_info: f_tour_activity_descriptive_info
                 .ok_or_else(|| cx.bug(node))?,
@@ -495,18 +599,21 @@ impl rt::Decode for TourActivityDescriptiveInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_INFO;
+        let mark = cx.mark();
         let mut f_tour_activity_id = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_tour_activity_id = cx
+            .required(f_tour_activity_id, node, "TourActivityID")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            tour_activity_id: f_tour_activity_id
-                .ok_or_else(|| cx.missing_attribute(node, "TourActivityID"))?,
+            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -537,8 +644,9 @@ impl rt::Decode for TourActivityDescriptiveResult {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_RESULT;
+        let mark = cx.mark();
         let mut f_tour_activity_descriptive_content = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -548,7 +656,7 @@ impl rt::Decode for TourActivityDescriptiveResult {
             match next.elem.index {
                 0 => {
                     f_tour_activity_descriptive_content
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -560,6 +668,7 @@ impl rt::Decode for TourActivityDescriptiveResult {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             tour_activity_descriptive_content: f_tour_activity_descriptive_content,
         })
@@ -612,8 +721,9 @@ impl rt::Decode for TourActivityDescriptiveContent {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_CONTENT;
+        let mark = cx.mark();
         let mut f_tour_activity_id = None;
         let mut f_tour_activity_name = None;
         let mut f_rph = None;
@@ -635,21 +745,21 @@ impl rt::Decode for TourActivityDescriptiveContent {
                 _ => {}
             }
         }
+        let f_tour_activity_id = cx
+            .required(f_tour_activity_id, node, "TourActivityID")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_schedule = Some(
-                        cx
-                            .element(
-                                &next,
-                                <DescriptiveActivitySchedule as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_schedule = cx
+                        .element(
+                            &next,
+                            <DescriptiveActivitySchedule as rt::Decode>::decode,
+                        )?;
                 }
                 1 => {
                     f_tour_activity_category
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -659,13 +769,13 @@ impl rt::Decode for TourActivityDescriptiveContent {
                 }
                 2 => {
                     f_product_info
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityItemInfo as rt::Decode>::decode)?,
                         )
                 }
                 3 => {
                     f_service_info
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityItemInfo as rt::Decode>::decode)?,
                         )
                 }
@@ -673,11 +783,11 @@ impl rt::Decode for TourActivityDescriptiveContent {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            tour_activity_id: f_tour_activity_id
-                .ok_or_else(|| cx.missing_attribute(node, "TourActivityID"))?,
-            tour_activity_name: f_tour_activity_name,
-            rph: f_rph,
+            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
+            tour_activity_name: f_tour_activity_name.flatten(),
+            rph: f_rph.flatten(),
             schedule: f_schedule,
             tour_activity_category: f_tour_activity_category,
             product_info: f_product_info,
@@ -726,8 +836,9 @@ impl rt::Decode for DescriptiveActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::DESCRIPTIVE_ACTIVITY_SCHEDULE;
+        let mark = cx.mark();
         let mut f_summary = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -736,18 +847,17 @@ impl rt::Decode for DescriptiveActivitySchedule {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_summary = Some(
-                        cx
-                            .element(
-                                &next,
-                                <DescriptiveScheduleSummary as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_summary = cx
+                        .element(
+                            &next,
+                            <DescriptiveScheduleSummary as rt::Decode>::decode,
+                        )?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
         })
@@ -787,8 +897,9 @@ impl rt::Decode for DescriptiveScheduleSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::DESCRIPTIVE_SCHEDULE_SUMMARY;
+        let mark = cx.mark();
         let mut f_start = None;
         let mut f_duration = None;
         for attr in node.attributes() {
@@ -803,9 +914,10 @@ impl rt::Decode for DescriptiveScheduleSummary {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start: f_start,
-            duration: f_duration,
+            start: f_start.flatten(),
+            duration: f_duration.flatten(),
         })
     }
 }
@@ -846,8 +958,9 @@ impl rt::Decode for TourActivityCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_CATEGORY;
+        let mark = cx.mark();
         let mut f_category_code = None;
         let mut f_category_name = None;
         let mut f_type_code = None;
@@ -869,13 +982,14 @@ impl rt::Decode for TourActivityCategory {
                 _ => {}
             }
         }
+        let f_category_code = cx.required(f_category_code, node, "CategoryCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            category_code: f_category_code
-                .ok_or_else(|| cx.missing_attribute(node, "CategoryCode"))?,
-            category_name: f_category_name,
-            type_code: f_type_code,
-            type_name: f_type_name,
+            category_code: f_category_code.ok_or_else(|| cx.bug(node))?,
+            category_name: f_category_name.flatten(),
+            type_code: f_type_code.flatten(),
+            type_name: f_type_name.flatten(),
         })
     }
 }
@@ -915,8 +1029,9 @@ impl rt::Decode for ActivityItemInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_ITEM_INFO;
+        let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
         let mut f_descriptions = None;
@@ -931,21 +1046,22 @@ impl rt::Decode for ActivityItemInfo {
                 _ => {}
             }
         }
+        let f_code = cx.required(f_code, node, "Code")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_descriptions = Some(
-                        cx.element(&next, <ActivityDescriptions as rt::Decode>::decode)?,
-                    );
+                    f_descriptions = cx
+                        .element(&next, <ActivityDescriptions as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.missing_attribute(node, "Code"))?,
-            code_detail: f_code_detail,
+            code: f_code.ok_or_else(|| cx.bug(node))?,
+            code_detail: f_code_detail.flatten(),
             descriptions: f_descriptions,
         })
     }
@@ -981,8 +1097,9 @@ impl rt::Decode for ActivityDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_multimedia_descriptions = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -991,18 +1108,17 @@ impl rt::Decode for ActivityDescriptions {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_multimedia_descriptions = Some(
-                        cx
-                            .element(
-                                &next,
-                                <ActivityMultimediaDescriptions as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_multimedia_descriptions = cx
+                        .element(
+                            &next,
+                            <ActivityMultimediaDescriptions as rt::Decode>::decode,
+                        )?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             multimedia_descriptions: f_multimedia_descriptions
                 .ok_or_else(|| cx.bug(node))?,
@@ -1036,8 +1152,9 @@ impl rt::Decode for ActivityMultimediaDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_MULTIMEDIA_DESCRIPTIONS;
+        let mark = cx.mark();
         let mut f_multimedia_description = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1047,7 +1164,7 @@ impl rt::Decode for ActivityMultimediaDescriptions {
             match next.elem.index {
                 0 => {
                     f_multimedia_description
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -1059,6 +1176,7 @@ impl rt::Decode for ActivityMultimediaDescriptions {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             multimedia_description: f_multimedia_description,
         })
@@ -1093,8 +1211,9 @@ impl rt::Decode for ActivityMultimediaDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_MULTIMEDIA_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_text_items = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1102,15 +1221,12 @@ impl rt::Decode for ActivityMultimediaDescription {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_text_items = Some(
-                        cx.element(&next, <TextItems as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_text_items = cx.element(&next, <TextItems as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             text_items: f_text_items.ok_or_else(|| cx.bug(node))?,
         })
@@ -1143,8 +1259,9 @@ impl rt::Decode for TextItems {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEMS;
+        let mark = cx.mark();
         let mut f_text_item = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1154,12 +1271,13 @@ impl rt::Decode for TextItems {
             match next.elem.index {
                 0 => {
                     f_text_item
-                        .push(cx.element(&next, <TextItem as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <TextItem as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { text_item: f_text_item })
     }
 }
@@ -1195,8 +1313,9 @@ impl rt::Decode for TextItem {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEM;
+        let mark = cx.mark();
         let mut f_title = None;
         let mut f_description = Vec::new();
         for attr in node.attributes() {
@@ -1207,13 +1326,17 @@ impl rt::Decode for TextItem {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_description.push(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => {
+                    f_description
+                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            title: f_title,
+            title: f_title.flatten(),
             description: f_description,
         })
     }

@@ -8,7 +8,6 @@
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle, Pattern, SimpleDesc,
     TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
-    XS_DATE_TIME,
 };
 
 static DATE_PATTERNS: [Pattern; 1usize] = [
@@ -22,14 +21,26 @@ pub static DATE: SimpleDesc = SimpleDesc {
 
 static LOCAL_DATE_TIME_PATTERNS: [Pattern; 1usize] = [
     Pattern::new(
-        "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}",
-        "\\A(?:[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\\z",
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}",
+        "\\A(?:[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2})\\z",
     ),
 ];
 
 pub static LOCAL_DATE_TIME: SimpleDesc = SimpleDesc {
     patterns: &LOCAL_DATE_TIME_PATTERNS,
     ..SimpleDesc::builtin("LocalDateTime", Builtin::DateTime)
+};
+
+static DATE_TIME_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+\\-][0-9]{2}:[0-9]{2})?",
+        "\\A(?:[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+\\-][0-9]{2}:[0-9]{2})?)\\z",
+    ),
+];
+
+pub static DATE_TIME: SimpleDesc = SimpleDesc {
+    patterns: &DATE_TIME_PATTERNS,
+    ..SimpleDesc::builtin("DateTime", Builtin::DateTime)
 };
 
 pub static MONEY: SimpleDesc = SimpleDesc {
@@ -3560,7 +3571,7 @@ pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Target",
@@ -3655,7 +3666,7 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Version",
@@ -3722,7 +3733,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Target",
@@ -3796,7 +3807,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Version",
@@ -3863,7 +3874,7 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Target",
@@ -3942,7 +3953,7 @@ pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Version",
@@ -4009,7 +4020,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Target",
@@ -4083,7 +4094,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Version",
@@ -4150,7 +4161,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Target",
@@ -4229,7 +4240,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Version",
@@ -4301,7 +4312,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Target",
@@ -4387,7 +4398,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Version",
@@ -4454,7 +4465,7 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Target",
@@ -4533,7 +4544,7 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "TimeStamp",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "Version",

@@ -24,6 +24,8 @@ pub struct OtaTourActivityAvailRq {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
@@ -73,8 +75,9 @@ impl rt::Decode for OtaTourActivityAvailRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -100,7 +103,14 @@ impl rt::Decode for OtaTourActivityAvailRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -130,31 +140,32 @@ impl rt::Decode for OtaTourActivityAvailRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_tour_activity = Some(
-                        cx.element(&next, <AvailTourActivity as rt::Decode>::decode)?,
-                    );
+                    f_tour_activity = cx
+                        .element(&next, <AvailTourActivity as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            max_responses: f_max_responses,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            max_responses: f_max_responses.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             tour_activity: f_tour_activity.ok_or_else(|| cx.bug(node))?,
         })
@@ -178,6 +189,63 @@ impl rt::Encode for OtaTourActivityAvailRq {
         rt::Encode::encode(&self.pos, w, "POS");
         rt::Encode::encode(&self.tour_activity, w, "TourActivity");
         w.end(name);
+    }
+}
+
+impl rt::PayloadStdAttributes for OtaTourActivityAvailRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
     }
 }
 
@@ -205,6 +273,7 @@ impl Default for OtaTourActivityAvailRq {
 impl rt::Message for OtaTourActivityAvailRq {
     const ROOT: &'static str = "OTA_TourActivityAvailRQ";
     const VERSION: &'static str = "2011.2";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RQ
     }
@@ -213,6 +282,13 @@ impl rt::Message for OtaTourActivityAvailRq {
 impl rt::Request for OtaTourActivityAvailRq {
     const PATH: &'static str = "/activityavailability";
     type Response = OtaTourActivityAvailRs;
+}
+
+impl rt::PosRequest for OtaTourActivityAvailRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to an activity availability request: Success (optionally with Warnings) and one TourActivityInfo per available activity service; or Errors alone. The pricing mode follows the request's RequestorID Instance: MF002 gives one cheapest per-person "price from" per service (Pricing/Summary@MinCharge), MF001 every schedule, product and service with its price (Pricing/Summary@Amount, per person or per group) and, for transfer services, the pickup details. No TourActivityInfo means nothing is available (a Warning with Code 427 may say so). Prices are indicative: the quote of the booking message is authoritative.
@@ -230,6 +306,8 @@ pub struct OtaTourActivityAvailRs {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
@@ -273,8 +351,9 @@ impl rt::Decode for OtaTourActivityAvailRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -293,7 +372,14 @@ impl rt::Decode for OtaTourActivityAvailRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -306,20 +392,15 @@ impl rt::Decode for OtaTourActivityAvailRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
                     f_tour_activity_info
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -327,17 +408,18 @@ impl rt::Decode for OtaTourActivityAvailRs {
                                 )?,
                         )
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            primary_lang_id: f_primary_lang_id,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
             success: f_success,
             warnings: f_warnings,
             tour_activity_info: f_tour_activity_info,
@@ -370,6 +452,33 @@ impl rt::Encode for OtaTourActivityAvailRs {
     }
 }
 
+impl rt::ResponseStdAttributes for OtaTourActivityAvailRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityAvailRs {
     fn default() -> Self {
@@ -390,6 +499,7 @@ impl Default for OtaTourActivityAvailRs {
 impl rt::Message for OtaTourActivityAvailRs {
     const ROOT: &'static str = "OTA_TourActivityAvailRS";
     const VERSION: &'static str = "2016.b";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RS
     }
@@ -460,8 +570,9 @@ impl rt::Decode for AvailTourActivity {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_TOUR_ACTIVITY;
+        let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_location = Vec::new();
         let mut f_schedule = None;
@@ -474,36 +585,34 @@ impl rt::Decode for AvailTourActivity {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_basic_info = Some(
-                        cx.element(&next, <AvailBasicInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_info = cx
+                        .element(&next, <AvailBasicInfo as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_location
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityLocation as rt::Decode>::decode)?,
                         )
                 }
                 2 => {
-                    f_schedule = Some(
-                        cx.element(&next, <AvailSchedule as rt::Decode>::decode)?,
-                    );
+                    f_schedule = cx
+                        .element(&next, <AvailSchedule as rt::Decode>::decode)?;
                 }
                 3 => {
                     f_participant_count
-                        .push(
+                        .extend(
                             cx.element(&next, <ParticipantCount as rt::Decode>::decode)?,
                         )
                 }
                 4 => {
-                    f_multimodal_offer = Some(
-                        cx.element(&next, <MultimodalOffer as rt::Decode>::decode)?,
-                    );
+                    f_multimodal_offer = cx
+                        .element(&next, <MultimodalOffer as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info,
             location: f_location,
@@ -547,12 +656,14 @@ impl rt::Decode for AvailBasicInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_BASIC_INFO;
+        let mark = cx.mark();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {})
     }
 }
@@ -589,8 +700,9 @@ impl rt::Decode for AvailSchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_SCHEDULE;
+        let mark = cx.mark();
         let mut f_start_period = None;
         let mut f_end_period = None;
         for attr in node.attributes() {
@@ -604,12 +716,13 @@ impl rt::Decode for AvailSchedule {
                 _ => {}
             }
         }
+        let f_start_period = cx.required(f_start_period, node, "StartPeriod")?;
+        let f_end_period = cx.required(f_end_period, node, "EndPeriod")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start_period: f_start_period
-                .ok_or_else(|| cx.missing_attribute(node, "StartPeriod"))?,
-            end_period: f_end_period
-                .ok_or_else(|| cx.missing_attribute(node, "EndPeriod"))?,
+            start_period: f_start_period.ok_or_else(|| cx.bug(node))?,
+            end_period: f_end_period.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -644,8 +757,9 @@ impl rt::Decode for ParticipantCount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_COUNT;
+        let mark = cx.mark();
         let mut f_quantity = None;
         let mut f_qualifier_info = None;
         for attr in node.attributes() {
@@ -653,16 +767,18 @@ impl rt::Decode for ParticipantCount {
                 f_quantity = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_quantity = cx.required(f_quantity, node, "Quantity")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_qualifier_info = Some(cx.simple(&next)?),
+                0 => f_qualifier_info = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            quantity: f_quantity.ok_or_else(|| cx.missing_attribute(node, "Quantity"))?,
+            quantity: f_quantity.ok_or_else(|| cx.bug(node))?,
             qualifier_info: f_qualifier_info.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -695,8 +811,9 @@ impl rt::Decode for MultimodalOffer {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::MULTIMODAL_OFFER;
+        let mark = cx.mark();
         let mut f_requested_offer = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -705,14 +822,14 @@ impl rt::Decode for MultimodalOffer {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_requested_offer = Some(
-                        cx.element(&next, <RequestedOffer as rt::Decode>::decode)?,
-                    );
+                    f_requested_offer = cx
+                        .element(&next, <RequestedOffer as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             requested_offer: f_requested_offer.ok_or_else(|| cx.bug(node))?,
         })
@@ -745,8 +862,9 @@ impl rt::Decode for RequestedOffer {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::REQUESTED_OFFER;
+        let mark = cx.mark();
         let mut f_guideline_pricing = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -755,14 +873,14 @@ impl rt::Decode for RequestedOffer {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_guideline_pricing = Some(
-                        cx.element(&next, <GuidelinePricing as rt::Decode>::decode)?,
-                    );
+                    f_guideline_pricing = cx
+                        .element(&next, <GuidelinePricing as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             guideline_pricing: f_guideline_pricing.ok_or_else(|| cx.bug(node))?,
         })
@@ -798,8 +916,9 @@ impl rt::Decode for GuidelinePricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::GUIDELINE_PRICING;
+        let mark = cx.mark();
         let mut f_method = None;
         let mut f_maximum_price = None;
         for attr in node.attributes() {
@@ -808,16 +927,16 @@ impl rt::Decode for GuidelinePricing {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_method = Some(cx.simple(&next)?),
+                0 => f_method = cx.simple(&next)?,
                 1 => {
-                    f_maximum_price = Some(
-                        cx.element(&next, <MaximumPrice as rt::Decode>::decode)?,
-                    );
+                    f_maximum_price = cx
+                        .element(&next, <MaximumPrice as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             method: f_method,
             maximum_price: f_maximum_price,
@@ -866,8 +985,9 @@ impl rt::Decode for MaximumPrice {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::MAXIMUM_PRICE;
+        let mark = cx.mark();
         let mut f_amount = None;
         let mut f_currency_code = None;
         let mut f_currency_decimal = None;
@@ -885,11 +1005,13 @@ impl rt::Decode for MaximumPrice {
                 _ => {}
             }
         }
+        let f_amount = cx.required(f_amount, node, "Amount")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            amount: f_amount.ok_or_else(|| cx.missing_attribute(node, "Amount"))?,
-            currency_code: f_currency_code,
-            currency_decimal: f_currency_decimal,
+            amount: f_amount.ok_or_else(|| cx.bug(node))?,
+            currency_code: f_currency_code.flatten(),
+            currency_decimal: f_currency_decimal.flatten(),
         })
     }
 }
@@ -940,8 +1062,9 @@ impl rt::Decode for AvailTourActivityInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_TOUR_ACTIVITY_INFO;
+        let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_schedule = None;
         let mut f_category_and_type = None;
@@ -956,50 +1079,44 @@ impl rt::Decode for AvailTourActivityInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_basic_info = Some(
-                        cx.element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_info = cx
+                        .element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_schedule = Some(
-                        cx.element(&next, <AvailActivitySchedule as rt::Decode>::decode)?,
-                    );
+                    f_schedule = cx
+                        .element(&next, <AvailActivitySchedule as rt::Decode>::decode)?;
                 }
                 2 => {
-                    f_category_and_type = Some(
-                        cx.element(&next, <CategoryAndType as rt::Decode>::decode)?,
-                    );
+                    f_category_and_type = cx
+                        .element(&next, <CategoryAndType as rt::Decode>::decode)?;
                 }
                 3 => {
-                    f_description = Some(
-                        cx
-                            .element(
-                                &next,
-                                <AvailActivityDescription as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_description = cx
+                        .element(
+                            &next,
+                            <AvailActivityDescription as rt::Decode>::decode,
+                        )?;
                 }
                 4 => {
-                    f_location = Some(
-                        cx.element(&next, <TourActivityLocation as rt::Decode>::decode)?,
-                    );
+                    f_location = cx
+                        .element(&next, <TourActivityLocation as rt::Decode>::decode)?;
                 }
                 5 => {
                     f_pickup_dropoff
-                        .push(
+                        .extend(
                             cx
                                 .element(&next, <AvailPickupDropoff as rt::Decode>::decode)?,
                         )
                 }
                 6 => {
-                    f_pricing = Some(
-                        cx.element(&next, <AvailActivityPricing as rt::Decode>::decode)?,
-                    );
+                    f_pricing = cx
+                        .element(&next, <AvailActivityPricing as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
             schedule: f_schedule,
@@ -1054,8 +1171,9 @@ impl rt::Decode for AvailActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ACTIVITY_SCHEDULE;
+        let mark = cx.mark();
         let mut f_summary = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1064,14 +1182,14 @@ impl rt::Decode for AvailActivitySchedule {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_summary = Some(
-                        cx.element(&next, <AvailScheduleSummary as rt::Decode>::decode)?,
-                    );
+                    f_summary = cx
+                        .element(&next, <AvailScheduleSummary as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
         })
@@ -1097,12 +1215,12 @@ impl rt::Encode for AvailActivitySchedule {
 pub struct AvailScheduleSummary {
     /// Start (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
     pub start: rt::DateTime,
     /// End (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
     pub end: rt::DateTime,
     /// Duration of the activity (ISO 8601, e.g. PT8H).
@@ -1116,8 +1234,9 @@ impl rt::Decode for AvailScheduleSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_SCHEDULE_SUMMARY;
+        let mark = cx.mark();
         let mut f_start = None;
         let mut f_end = None;
         let mut f_duration = None;
@@ -1135,11 +1254,14 @@ impl rt::Decode for AvailScheduleSummary {
                 _ => {}
             }
         }
+        let f_start = cx.required(f_start, node, "Start")?;
+        let f_end = cx.required(f_end, node, "End")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            start: f_start.ok_or_else(|| cx.missing_attribute(node, "Start"))?,
-            end: f_end.ok_or_else(|| cx.missing_attribute(node, "End"))?,
-            duration: f_duration,
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.ok_or_else(|| cx.bug(node))?,
+            duration: f_duration.flatten(),
         })
     }
 }
@@ -1172,8 +1294,9 @@ impl rt::Decode for AvailActivityDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ACTIVITY_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_short_description = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1181,11 +1304,12 @@ impl rt::Decode for AvailActivityDescription {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_short_description = Some(cx.simple(&next)?),
+                0 => f_short_description = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             short_description: f_short_description.ok_or_else(|| cx.bug(node))?,
         })
@@ -1214,7 +1338,7 @@ pub struct AvailPickupDropoff {
     pub pickup_ind: bool,
     /// Pickup or drop-off time (date-time without zone).
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DateTime")]
     pub date_time: Option<rt::DateTime>,
     /// Name of the pickup or drop-off place (string), e.g. the hotel's name.
@@ -1232,8 +1356,9 @@ impl rt::Decode for AvailPickupDropoff {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_PICKUP_DROPOFF;
+        let mark = cx.mark();
         let mut f_pickup_ind = None;
         let mut f_date_time = None;
         let mut f_location_name = None;
@@ -1259,14 +1384,15 @@ impl rt::Decode for AvailPickupDropoff {
                 _ => {}
             }
         }
+        let f_pickup_ind = cx.required(f_pickup_ind, node, "PickupInd")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            pickup_ind: f_pickup_ind
-                .ok_or_else(|| cx.missing_attribute(node, "PickupInd"))?,
-            date_time: f_date_time,
-            location_name: f_location_name,
-            code: f_code,
-            meeting_location: f_meeting_location,
+            pickup_ind: f_pickup_ind.ok_or_else(|| cx.bug(node))?,
+            date_time: f_date_time.flatten(),
+            location_name: f_location_name.flatten(),
+            code: f_code.flatten(),
+            meeting_location: f_meeting_location.flatten(),
         })
     }
 }
@@ -1301,8 +1427,9 @@ impl rt::Decode for AvailActivityPricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ACTIVITY_PRICING;
+        let mark = cx.mark();
         let mut f_summary = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1311,14 +1438,14 @@ impl rt::Decode for AvailActivityPricing {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_summary = Some(
-                        cx.element(&next, <AvailPricingSummary as rt::Decode>::decode)?,
-                    );
+                    f_summary = cx
+                        .element(&next, <AvailPricingSummary as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
         })
@@ -1366,8 +1493,9 @@ impl rt::Decode for AvailPricingSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_PRICING_SUMMARY;
+        let mark = cx.mark();
         let mut f_amount = None;
         let mut f_min_charge = None;
         let mut f_currency_code = None;
@@ -1386,19 +1514,20 @@ impl rt::Decode for AvailPricingSummary {
                 _ => {}
             }
         }
+        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pricing_type = Some(cx.simple(&next)?),
+                0 => f_pricing_type = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            amount: f_amount,
-            min_charge: f_min_charge,
-            currency_code: f_currency_code
-                .ok_or_else(|| cx.missing_attribute(node, "CurrencyCode"))?,
+            amount: f_amount.flatten(),
+            min_charge: f_min_charge.flatten(),
+            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
             pricing_type: f_pricing_type.ok_or_else(|| cx.bug(node))?,
         })
     }

@@ -24,6 +24,8 @@ pub struct OtaTourActivityBookRq {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
@@ -76,8 +78,9 @@ impl rt::Decode for OtaTourActivityBookRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_BOOK_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -104,7 +107,14 @@ impl rt::Decode for OtaTourActivityBookRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -134,36 +144,36 @@ impl rt::Decode for OtaTourActivityBookRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_booking_info = Some(
-                        cx.element(&next, <BookingInfo as rt::Decode>::decode)?,
-                    );
+                    f_booking_info = cx
+                        .element(&next, <BookingInfo as rt::Decode>::decode)?;
                 }
                 2 => {
-                    f_tpa_extensions = Some(
-                        cx.element(&next, <BookExtensions as rt::Decode>::decode)?,
-                    );
+                    f_tpa_extensions = cx
+                        .element(&next, <BookExtensions as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            res_status: f_res_status,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            res_status: f_res_status.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             booking_info: f_booking_info.ok_or_else(|| cx.bug(node))?,
             tpa_extensions: f_tpa_extensions,
@@ -194,6 +204,63 @@ impl rt::Encode for OtaTourActivityBookRq {
     }
 }
 
+impl rt::PayloadStdAttributes for OtaTourActivityBookRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityBookRq {
     fn default() -> Self {
@@ -219,6 +286,7 @@ impl Default for OtaTourActivityBookRq {
 impl rt::Message for OtaTourActivityBookRq {
     const ROOT: &'static str = "OTA_TourActivityBookRQ";
     const VERSION: &'static str = "2011.2";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_BOOK_RQ
     }
@@ -227,6 +295,13 @@ impl rt::Message for OtaTourActivityBookRq {
 impl rt::Request for OtaTourActivityBookRq {
     const PATH: &'static str = "/activitybook";
     type Response = OtaTourActivityBookRs;
+}
+
+impl rt::PosRequest for OtaTourActivityBookRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to an activity booking: Success (optionally with Warnings) and the ReservationDetails; or Errors alone. For ResStatus Quote the details confirm availability and the authoritative price and nothing is created (no Internal reference; with Instance PriceBreakdown the price is also broken down per participant); for Commit they describe the binding booking, with its Internal reference. A Commit repeated with the same Client booking reference returns the booking already made.
@@ -244,6 +319,8 @@ pub struct OtaTourActivityBookRs {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
@@ -282,8 +359,9 @@ impl rt::Decode for OtaTourActivityBookRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_BOOK_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -301,7 +379,14 @@ impl rt::Decode for OtaTourActivityBookRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -311,36 +396,30 @@ impl rt::Decode for OtaTourActivityBookRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
-                    f_reservation_details = Some(
-                        cx
-                            .element(
-                                &next,
-                                <ActivityReservationDetails as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_reservation_details = cx
+                        .element(
+                            &next,
+                            <ActivityReservationDetails as rt::Decode>::decode,
+                        )?;
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
             success: f_success,
             warnings: f_warnings,
             reservation_details: f_reservation_details,
@@ -372,6 +451,33 @@ impl rt::Encode for OtaTourActivityBookRs {
     }
 }
 
+impl rt::ResponseStdAttributes for OtaTourActivityBookRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityBookRs {
     fn default() -> Self {
@@ -391,6 +497,7 @@ impl Default for OtaTourActivityBookRs {
 impl rt::Message for OtaTourActivityBookRs {
     const ROOT: &'static str = "OTA_TourActivityBookRS";
     const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_BOOK_RS
     }
@@ -459,8 +566,9 @@ impl rt::Decode for BookingInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_INFO;
+        let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_participant_info = Vec::new();
         let mut f_schedule = None;
@@ -472,30 +580,27 @@ impl rt::Decode for BookingInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_basic_info = Some(
-                        cx.element(&next, <BookingBasicInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_info = cx
+                        .element(&next, <BookingBasicInfo as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_participant_info
-                        .push(
+                        .extend(
                             cx.element(&next, <ParticipantInfo as rt::Decode>::decode)?,
                         )
                 }
                 2 => {
-                    f_schedule = Some(
-                        cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?,
-                    );
+                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
                 }
                 3 => {
-                    f_pickup_dropoff = Some(
-                        cx.element(&next, <PickupDropoff as rt::Decode>::decode)?,
-                    );
+                    f_pickup_dropoff = cx
+                        .element(&next, <PickupDropoff as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
             participant_info: f_participant_info,
@@ -544,8 +649,9 @@ impl rt::Decode for BookingBasicInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_BASIC_INFO;
+        let mark = cx.mark();
         let mut f_tour_activity_id = None;
         let mut f_supplier_product_code = None;
         let mut f_supplier_service_code = None;
@@ -567,12 +673,14 @@ impl rt::Decode for BookingBasicInfo {
                 _ => {}
             }
         }
+        let f_tour_activity_id = cx
+            .required(f_tour_activity_id, node, "TourActivityID")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            tour_activity_id: f_tour_activity_id
-                .ok_or_else(|| cx.missing_attribute(node, "TourActivityID"))?,
-            supplier_product_code: f_supplier_product_code,
-            supplier_service_code: f_supplier_service_code,
+            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
+            supplier_product_code: f_supplier_product_code.flatten(),
+            supplier_service_code: f_supplier_service_code.flatten(),
         })
     }
 }
@@ -608,8 +716,9 @@ impl rt::Decode for ParticipantInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_INFO;
+        let mark = cx.mark();
         let mut f_category = None;
         let mut f_individual = None;
         for attr in node.attributes() {
@@ -619,19 +728,17 @@ impl rt::Decode for ParticipantInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_category = Some(
-                        cx.element(&next, <ParticipantCategory as rt::Decode>::decode)?,
-                    );
+                    f_category = cx
+                        .element(&next, <ParticipantCategory as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_individual = Some(
-                        cx.element(&next, <Individual as rt::Decode>::decode)?,
-                    );
+                    f_individual = cx.element(&next, <Individual as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             category: f_category,
             individual: f_individual,
@@ -670,18 +777,20 @@ impl rt::Decode for ParticipantCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_CATEGORY;
+        let mark = cx.mark();
         let mut f_qualifier_info = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_qualifier_info = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_qualifier_info = cx.required(f_qualifier_info, node, "QualifierInfo")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            qualifier_info: f_qualifier_info
-                .ok_or_else(|| cx.missing_attribute(node, "QualifierInfo"))?,
+            qualifier_info: f_qualifier_info.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -724,8 +833,9 @@ impl rt::Decode for Individual {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::INDIVIDUAL;
+        let mark = cx.mark();
         let mut f_age = None;
         let mut f_participant_id = None;
         let mut f_given_name = None;
@@ -745,16 +855,17 @@ impl rt::Decode for Individual {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_given_name = Some(cx.simple(&next)?),
-                1 => f_name_prefix = Some(cx.simple(&next)?),
-                2 => f_surname = Some(cx.simple(&next)?),
+                0 => f_given_name = cx.simple(&next)?,
+                1 => f_name_prefix = cx.simple(&next)?,
+                2 => f_surname = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            age: f_age,
-            participant_id: f_participant_id,
+            age: f_age.flatten(),
+            participant_id: f_participant_id.flatten(),
             given_name: f_given_name,
             name_prefix: f_name_prefix,
             surname: f_surname,
@@ -791,7 +902,7 @@ impl rt::Encode for Individual {
 pub struct PickupDropoff {
     /// Date-time without zone.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DateTime")]
     pub date_time: Option<rt::DateTime>,
     /// String; a hotel code is used.
@@ -806,8 +917,9 @@ impl rt::Decode for PickupDropoff {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PICKUP_DROPOFF;
+        let mark = cx.mark();
         let mut f_date_time = None;
         let mut f_location_name = None;
         let mut f_pickup_ind = None;
@@ -826,10 +938,11 @@ impl rt::Decode for PickupDropoff {
             }
         }
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            date_time: f_date_time,
-            location_name: f_location_name,
-            pickup_ind: f_pickup_ind,
+            date_time: f_date_time.flatten(),
+            location_name: f_location_name.flatten(),
+            pickup_ind: f_pickup_ind.flatten(),
         })
     }
 }
@@ -862,8 +975,9 @@ impl rt::Decode for BookExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_EXTENSIONS;
+        let mark = cx.mark();
         let mut f_unique_id = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -873,12 +987,13 @@ impl rt::Decode for BookExtensions {
             match next.elem.index {
                 0 => {
                     f_unique_id
-                        .push(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self { unique_id: f_unique_id })
     }
 }
@@ -932,8 +1047,9 @@ impl rt::Decode for ActivityReservationDetails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_RESERVATION_DETAILS;
+        let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_confirmation = Vec::new();
         let mut f_schedule = None;
@@ -949,53 +1065,40 @@ impl rt::Decode for ActivityReservationDetails {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_basic_info = Some(
-                        cx.element(&next, <BookingBasicInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_info = cx
+                        .element(&next, <BookingBasicInfo as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_confirmation
-                        .push(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
                 }
                 2 => {
-                    f_schedule = Some(
-                        cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?,
-                    );
+                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
                 }
                 3 => {
-                    f_location = Some(
-                        cx.element(&next, <ActivityLocation as rt::Decode>::decode)?,
-                    );
+                    f_location = cx
+                        .element(&next, <ActivityLocation as rt::Decode>::decode)?;
                 }
                 4 => {
                     f_participant_info
-                        .push(
+                        .extend(
                             cx.element(&next, <ParticipantInfo as rt::Decode>::decode)?,
                         )
                 }
-                5 => {
-                    f_pricing = Some(
-                        cx.element(&next, <BookPricing as rt::Decode>::decode)?,
-                    );
-                }
+                5 => f_pricing = cx.element(&next, <BookPricing as rt::Decode>::decode)?,
                 6 => {
-                    f_pickup_dropoff = Some(
-                        cx.element(&next, <PickupDropoff as rt::Decode>::decode)?,
-                    );
+                    f_pickup_dropoff = cx
+                        .element(&next, <PickupDropoff as rt::Decode>::decode)?;
                 }
                 7 => {
-                    f_cancel_penalties = Some(
-                        cx
-                            .element(
-                                &next,
-                                <ActivityCancelPenalties as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_cancel_penalties = cx
+                        .element(&next, <ActivityCancelPenalties as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
             confirmation: f_confirmation,
@@ -1058,8 +1161,9 @@ impl rt::Decode for BookPricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PRICING;
+        let mark = cx.mark();
         let mut f_summary = None;
         let mut f_participant_price = Vec::new();
         let mut f_group = None;
@@ -1070,25 +1174,24 @@ impl rt::Decode for BookPricing {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_summary = Some(
-                        cx.element(&next, <BookPricingSummary as rt::Decode>::decode)?,
-                    );
+                    f_summary = cx
+                        .element(&next, <BookPricingSummary as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_participant_price
-                        .push(
+                        .extend(
                             cx.element(&next, <ParticipantPrice as rt::Decode>::decode)?,
                         )
                 }
                 2 => {
-                    f_group = Some(
-                        cx.element(&next, <BookPricingGroup as rt::Decode>::decode)?,
-                    );
+                    f_group = cx
+                        .element(&next, <BookPricingGroup as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
             participant_price: f_participant_price,
@@ -1136,8 +1239,9 @@ impl rt::Decode for BookPricingSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PRICING_SUMMARY;
+        let mark = cx.mark();
         let mut f_amount = None;
         let mut f_currency_code = None;
         for attr in node.attributes() {
@@ -1151,11 +1255,13 @@ impl rt::Decode for BookPricingSummary {
                 _ => {}
             }
         }
+        let f_amount = cx.required(f_amount, node, "Amount")?;
+        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            amount: f_amount.ok_or_else(|| cx.missing_attribute(node, "Amount"))?,
-            currency_code: f_currency_code
-                .ok_or_else(|| cx.missing_attribute(node, "CurrencyCode"))?,
+            amount: f_amount.ok_or_else(|| cx.bug(node))?,
+            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1197,8 +1303,9 @@ impl rt::Decode for ParticipantPrice {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_PRICE;
+        let mark = cx.mark();
         let mut f_participant_id = None;
         let mut f_amount = None;
         let mut f_currency_code = None;
@@ -1216,13 +1323,15 @@ impl rt::Decode for ParticipantPrice {
                 _ => {}
             }
         }
+        let f_participant_id = cx.required(f_participant_id, node, "ParticipantID")?;
+        let f_amount = cx.required(f_amount, node, "Amount")?;
+        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            participant_id: f_participant_id
-                .ok_or_else(|| cx.missing_attribute(node, "ParticipantID"))?,
-            amount: f_amount.ok_or_else(|| cx.missing_attribute(node, "Amount"))?,
-            currency_code: f_currency_code
-                .ok_or_else(|| cx.missing_attribute(node, "CurrencyCode"))?,
+            participant_id: f_participant_id.ok_or_else(|| cx.bug(node))?,
+            amount: f_amount.ok_or_else(|| cx.bug(node))?,
+            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1255,18 +1364,20 @@ impl rt::Decode for BookPricingGroup {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PRICING_GROUP;
+        let mark = cx.mark();
         let mut f_known_groupsize = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_known_groupsize = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_known_groupsize = cx.required(f_known_groupsize, node, "KnownGroupsize")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            known_groupsize: f_known_groupsize
-                .ok_or_else(|| cx.missing_attribute(node, "KnownGroupsize"))?,
+            known_groupsize: f_known_groupsize.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1297,8 +1408,9 @@ impl rt::Decode for ActivityCancelPenalties {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CANCEL_PENALTIES;
+        let mark = cx.mark();
         let mut f_cancel_penalty = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1308,7 +1420,7 @@ impl rt::Decode for ActivityCancelPenalties {
             match next.elem.index {
                 0 => {
                     f_cancel_penalty
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -1320,6 +1432,7 @@ impl rt::Decode for ActivityCancelPenalties {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             cancel_penalty: f_cancel_penalty,
         })
@@ -1357,8 +1470,9 @@ impl rt::Decode for ActivityCancelPenalty {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CANCEL_PENALTY;
+        let mark = cx.mark();
         let mut f_deadline = None;
         let mut f_amount_percent = None;
         for attr in node.attributes() {
@@ -1368,19 +1482,18 @@ impl rt::Decode for ActivityCancelPenalty {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_deadline = Some(
-                        cx.element(&next, <CancelDeadline as rt::Decode>::decode)?,
-                    );
+                    f_deadline = cx
+                        .element(&next, <CancelDeadline as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_amount_percent = Some(
-                        cx.element(&next, <CancelAmount as rt::Decode>::decode)?,
-                    );
+                    f_amount_percent = cx
+                        .element(&next, <CancelAmount as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             deadline: f_deadline.ok_or_else(|| cx.bug(node))?,
             amount_percent: f_amount_percent.ok_or_else(|| cx.bug(node))?,
@@ -1408,7 +1521,7 @@ impl rt::Encode for ActivityCancelPenalty {
 pub struct CancelDeadline {
     /// From this local date-time (without zone, local to the activity) on, the penalty applies.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}`.
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "AbsoluteDeadline")]
     pub absolute_deadline: rt::DateTime,
 }
@@ -1417,18 +1530,21 @@ impl rt::Decode for CancelDeadline {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_DEADLINE;
+        let mark = cx.mark();
         let mut f_absolute_deadline = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
                 f_absolute_deadline = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
+        let f_absolute_deadline = cx
+            .required(f_absolute_deadline, node, "AbsoluteDeadline")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            absolute_deadline: f_absolute_deadline
-                .ok_or_else(|| cx.missing_attribute(node, "AbsoluteDeadline"))?,
+            absolute_deadline: f_absolute_deadline.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1466,8 +1582,9 @@ impl rt::Decode for CancelAmount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_AMOUNT;
+        let mark = cx.mark();
         let mut f_amount = None;
         let mut f_currency_code = None;
         for attr in node.attributes() {
@@ -1481,11 +1598,13 @@ impl rt::Decode for CancelAmount {
                 _ => {}
             }
         }
+        let f_amount = cx.required(f_amount, node, "Amount")?;
+        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            amount: f_amount.ok_or_else(|| cx.missing_attribute(node, "Amount"))?,
-            currency_code: f_currency_code
-                .ok_or_else(|| cx.missing_attribute(node, "CurrencyCode"))?,
+            amount: f_amount.ok_or_else(|| cx.bug(node))?,
+            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }

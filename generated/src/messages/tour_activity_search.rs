@@ -24,6 +24,8 @@ pub struct OtaTourActivitySearchRq {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
@@ -73,8 +75,9 @@ impl rt::Decode for OtaTourActivitySearchRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RQ;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_target = None;
@@ -100,7 +103,14 @@ impl rt::Decode for OtaTourActivitySearchRq {
                     f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[3].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(4) => {
                     f_transaction_identifier = Some(
@@ -130,31 +140,32 @@ impl rt::Decode for OtaTourActivitySearchRq {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_pos = Some(cx.element(&next, <Pos as rt::Decode>::decode)?),
+                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
-                    f_search_criteria = Some(
-                        cx.element(&next, <SearchCriteria as rt::Decode>::decode)?,
-                    );
+                    f_search_criteria = cx
+                        .element(&next, <SearchCriteria as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            target: f_target,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            sequence_nmbr: f_sequence_nmbr,
-            correlation_id: f_correlation_id,
-            retransmission_indicator: f_retransmission_indicator,
-            primary_lang_id: f_primary_lang_id,
-            alt_lang_id: f_alt_lang_id,
-            max_responses: f_max_responses,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            target: f_target.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            sequence_nmbr: f_sequence_nmbr.flatten(),
+            correlation_id: f_correlation_id.flatten(),
+            retransmission_indicator: f_retransmission_indicator.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
+            alt_lang_id: f_alt_lang_id.flatten(),
+            max_responses: f_max_responses.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             search_criteria: f_search_criteria.ok_or_else(|| cx.bug(node))?,
         })
@@ -178,6 +189,63 @@ impl rt::Encode for OtaTourActivitySearchRq {
         rt::Encode::encode(&self.pos, w, "POS");
         rt::Encode::encode(&self.search_criteria, w, "SearchCriteria");
         w.end(name);
+    }
+}
+
+impl rt::PayloadStdAttributes for OtaTourActivitySearchRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
     }
 }
 
@@ -205,6 +273,7 @@ impl Default for OtaTourActivitySearchRq {
 impl rt::Message for OtaTourActivitySearchRq {
     const ROOT: &'static str = "OTA_TourActivitySearchRQ";
     const VERSION: &'static str = "2011.2";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RQ
     }
@@ -213,6 +282,13 @@ impl rt::Message for OtaTourActivitySearchRq {
 impl rt::Request for OtaTourActivitySearchRq {
     const PATH: &'static str = "/activitysearch";
     type Response = OtaTourActivitySearchRs;
+}
+
+impl rt::PosRequest for OtaTourActivitySearchRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
 }
 
 /// Response to an activity search (catalogue discovery): Success (optionally with Warnings) and one TourActivityInfo per activity found, with some of its static descriptive (NBC) data and an indicative minimum price when known; or Errors alone (e.g. Code 161 when the date range exceeds 28 days). No TourActivityInfo means nothing was found.
@@ -230,6 +306,8 @@ pub struct OtaTourActivitySearchRs {
     #[yaserde(attribute = true, rename = "EchoToken")]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
@@ -273,8 +351,9 @@ impl rt::Decode for OtaTourActivitySearchRs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RS;
+        let mark = cx.mark();
         let mut f_echo_token = None;
         let mut f_time_stamp = None;
         let mut f_version = None;
@@ -293,7 +372,14 @@ impl rt::Decode for OtaTourActivitySearchRs {
                     f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_version = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                    f_version = Some(
+                        cx
+                            .version(
+                                &attr,
+                                DESC.attributes[2].ty,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    );
                 }
                 Some(3) => {
                     f_transaction_identifier = Some(
@@ -306,20 +392,15 @@ impl rt::Decode for OtaTourActivitySearchRs {
                 _ => {}
             }
         }
+        let f_version = cx.required(f_version, node, "Version")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_success = Some(cx.element(&next, <Success as rt::Decode>::decode)?);
-                }
-                1 => {
-                    f_warnings = Some(
-                        cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
+                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
                     f_tour_activity_info
-                        .push(
+                        .extend(
                             cx
                                 .element(
                                     &next,
@@ -327,17 +408,18 @@ impl rt::Decode for OtaTourActivitySearchRs {
                                 )?,
                         )
                 }
-                3 => f_errors = Some(cx.element(&next, <Errors as rt::Decode>::decode)?),
+                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
-            echo_token: f_echo_token,
-            time_stamp: f_time_stamp,
-            version: f_version.ok_or_else(|| cx.missing_attribute(node, "Version"))?,
-            transaction_identifier: f_transaction_identifier,
-            primary_lang_id: f_primary_lang_id,
+            echo_token: f_echo_token.flatten(),
+            time_stamp: f_time_stamp.flatten(),
+            version: f_version.ok_or_else(|| cx.bug(node))?,
+            transaction_identifier: f_transaction_identifier.flatten(),
+            primary_lang_id: f_primary_lang_id.flatten(),
             success: f_success,
             warnings: f_warnings,
             tour_activity_info: f_tour_activity_info,
@@ -370,6 +452,33 @@ impl rt::Encode for OtaTourActivitySearchRs {
     }
 }
 
+impl rt::ResponseStdAttributes for OtaTourActivitySearchRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivitySearchRs {
     fn default() -> Self {
@@ -390,6 +499,7 @@ impl Default for OtaTourActivitySearchRs {
 impl rt::Message for OtaTourActivitySearchRs {
     const ROOT: &'static str = "OTA_TourActivitySearchRS";
     const VERSION: &'static str = "2016.b";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
     fn schema() -> &'static rt::schema::ComplexDesc {
         &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RS
     }
@@ -451,8 +561,9 @@ impl rt::Decode for SearchCriteria {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_CRITERIA;
+        let mark = cx.mark();
         let mut f_date_time_pref = None;
         let mut f_location_pref = Vec::new();
         for attr in node.attributes() {
@@ -462,13 +573,12 @@ impl rt::Decode for SearchCriteria {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_date_time_pref = Some(
-                        cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                    );
+                    f_date_time_pref = cx
+                        .element(&next, <DateSpan as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_location_pref
-                        .push(
+                        .extend(
                             cx.element(&next, <ActivityLocation as rt::Decode>::decode)?,
                         )
                 }
@@ -476,6 +586,7 @@ impl rt::Decode for SearchCriteria {
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             date_time_pref: f_date_time_pref.ok_or_else(|| cx.bug(node))?,
             location_pref: f_location_pref,
@@ -527,8 +638,9 @@ impl rt::Decode for SearchTourActivityInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_TOUR_ACTIVITY_INFO;
+        let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_schedule = None;
         let mut f_category_and_type = None;
@@ -542,47 +654,37 @@ impl rt::Decode for SearchTourActivityInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_basic_info = Some(
-                        cx.element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?,
-                    );
+                    f_basic_info = cx
+                        .element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_schedule = Some(
-                        cx
-                            .element(
-                                &next,
-                                <SearchActivitySchedule as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_schedule = cx
+                        .element(&next, <SearchActivitySchedule as rt::Decode>::decode)?;
                 }
                 2 => {
-                    f_category_and_type = Some(
-                        cx.element(&next, <CategoryAndType as rt::Decode>::decode)?,
-                    );
+                    f_category_and_type = cx
+                        .element(&next, <CategoryAndType as rt::Decode>::decode)?;
                 }
                 3 => {
-                    f_description = Some(
-                        cx
-                            .element(
-                                &next,
-                                <SearchActivityDescription as rt::Decode>::decode,
-                            )?,
-                    );
+                    f_description = cx
+                        .element(
+                            &next,
+                            <SearchActivityDescription as rt::Decode>::decode,
+                        )?;
                 }
                 4 => {
-                    f_location = Some(
-                        cx.element(&next, <TourActivityLocation as rt::Decode>::decode)?,
-                    );
+                    f_location = cx
+                        .element(&next, <TourActivityLocation as rt::Decode>::decode)?;
                 }
                 5 => {
-                    f_pricing = Some(
-                        cx.element(&next, <SearchActivityPricing as rt::Decode>::decode)?,
-                    );
+                    f_pricing = cx
+                        .element(&next, <SearchActivityPricing as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
             schedule: f_schedule,
@@ -635,8 +737,9 @@ impl rt::Decode for SearchActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_SCHEDULE;
+        let mark = cx.mark();
         let mut f_summary = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -644,15 +747,12 @@ impl rt::Decode for SearchActivitySchedule {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_summary = Some(
-                        cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                    );
-                }
+                0 => f_summary = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
         })
@@ -688,8 +788,9 @@ impl rt::Decode for SearchActivityDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_DESCRIPTION;
+        let mark = cx.mark();
         let mut f_short_description = None;
         let mut f_long_description = None;
         for attr in node.attributes() {
@@ -698,12 +799,13 @@ impl rt::Decode for SearchActivityDescription {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_short_description = Some(cx.simple(&next)?),
-                1 => f_long_description = Some(cx.simple(&next)?),
+                0 => f_short_description = cx.simple(&next)?,
+                1 => f_long_description = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
+        cx.check(mark)?;
         Ok(Self {
             short_description: f_short_description,
             long_description: f_long_description,
@@ -749,8 +851,9 @@ impl rt::Decode for SearchActivityPricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::DecodeError> {
+    ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_PRICING;
+        let mark = cx.mark();
         let mut f_min_price = None;
         let mut f_currency_code = None;
         for attr in node.attributes() {
@@ -764,12 +867,13 @@ impl rt::Decode for SearchActivityPricing {
                 _ => {}
             }
         }
+        let f_min_price = cx.required(f_min_price, node, "MinPrice")?;
+        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
         cx.empty(node)?;
+        cx.check(mark)?;
         Ok(Self {
-            min_price: f_min_price
-                .ok_or_else(|| cx.missing_attribute(node, "MinPrice"))?,
-            currency_code: f_currency_code
-                .ok_or_else(|| cx.missing_attribute(node, "CurrencyCode"))?,
+            min_price: f_min_price.ok_or_else(|| cx.bug(node))?,
+            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }

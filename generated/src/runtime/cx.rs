@@ -1,8 +1,9 @@
 //! The decoding context: walks a parsed roxmltree document beside the generated schema tables.
 //!
 //! The generated decoders (one `Decode` impl per type) bind values through [`Cx`]; the
-//! structure — namespaces, known elements and attributes, sequence order, occurrence bounds,
-//! choices — is enforced here, once, by [`Children`] from the tables. Errors carry the element
+//! structure — namespaces, known elements and attributes, occurrence bounds, choices — is
+//! enforced here, once, by [`Children`] from the tables. The children of a sequence may come in
+//! any order (the encoders write the declared one). Errors carry the element
 //! path and line:column. Only elements the schema knows are descended into, so recursion is
 //! bounded by the depth of the schema, not of the input.
 
@@ -83,14 +84,28 @@ from_str_values!(i32, i64, u32, u64, Decimal, Date, DateTime);
 
 /// A type the generated code can decode from an element.
 pub trait Decode: Sized {
-    /// Decodes `node`, which the caller has matched by name and namespace.
-    fn decode<'a, 'i>(node: Node<'a, 'i>, cx: &mut Cx<'a, 'i>) -> Result<Self, DecodeError>;
+    /// Decodes `node`, which the caller has matched by name and namespace. On failure the
+    /// problems are recorded in `cx` (as many as [`MAX_ERRORS`] in all).
+    fn decode<'a, 'i>(node: Node<'a, 'i>, cx: &mut Cx<'a, 'i>) -> Result<Self, Failed>;
 }
 
-/// The state of one decode: the document and the element path, for errors.
+/// The most problems one decode reports; it stops at the last one.
+pub const MAX_ERRORS: usize = 20;
+
+/// A value that could not be decoded: its problems are recorded in the [`Cx`]. Returned as an
+/// `Err` by the decoders, and by the [`Cx`] methods only once [`MAX_ERRORS`] problems are
+/// recorded, which ends the decode (below that, they record the problem and go on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Failed;
+
+/// The state of one decode: the document, the element path (for errors), the occurrence
+/// counters of the content models being walked (a stack: one region per open [`Children`]),
+/// and the problems found so far.
 pub struct Cx<'a, 'i> {
     doc: &'a Document<'i>,
     path: Vec<(&'a str, u32)>,
+    counts: Vec<u32>,
+    errors: Vec<DecodeError>,
 }
 
 /// A child element matched by [`Children::next`].
@@ -103,14 +118,15 @@ pub struct Next<'a, 'i> {
     pub count: u32,
 }
 
-type Res = Result<(), DecodeError>;
+/// `Ok` to go on, `Err` once the decode must stop.
+type Res = Result<(), Failed>;
 
 impl<'a, 'i> Cx<'a, 'i> {
     /// A context for `doc`, positioned at its root element.
     pub fn new(doc: &'a Document<'i>) -> Self {
         let mut path = Vec::with_capacity(16);
         path.push((doc.root_element().tag_name().name(), 0));
-        Cx { doc, path }
+        Cx { doc, path, counts: Vec::with_capacity(64), errors: Vec::new() }
     }
 
     fn path_string(&self) -> String {
@@ -127,8 +143,8 @@ impl<'a, 'i> Cx<'a, 'i> {
 
     /// An error at a byte offset of the input.
     pub fn error_at(&self, pos: usize, kind: DecodeErrorKind) -> DecodeError {
-        let p = self.doc.text_pos_at(pos);
-        DecodeError::new(kind, self.path_string(), p.row, p.col)
+        let (line, column) = super::text_pos(self.doc.input_text(), pos);
+        DecodeError::new(kind, self.path_string(), line, column)
     }
 
     /// An error at a node.
@@ -136,119 +152,227 @@ impl<'a, 'i> Cx<'a, 'i> {
         self.error_at(node.range().start, kind)
     }
 
-    /// The error for a generated decoder that disagrees with its table (a generator bug).
-    pub fn bug(&self, node: Node) -> DecodeError {
+    /// Records a problem. `Err` once it is the [`MAX_ERRORS`]th: the decode stops there.
+    pub fn report(&mut self, e: DecodeError) -> Res {
+        if self.errors.len() < MAX_ERRORS {
+            self.errors.push(e);
+        }
+        if self.errors.len() >= MAX_ERRORS { Err(Failed) } else { Ok(()) }
+    }
+
+    /// Records a problem about a child element that is then skipped.
+    fn skip<T>(&mut self, node: Node, kind: DecodeErrorKind) -> Result<Option<T>, Failed> {
+        let e = self.error(node, kind);
+        self.report(e)?;
+        Ok(None)
+    }
+
+    /// How many problems are recorded: a mark for [`Cx::check`].
+    pub fn mark(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// `Err` when a problem was recorded since `mark` (the value cannot be built).
+    pub fn check(&self, mark: usize) -> Res {
+        if self.errors.len() > mark { Err(Failed) } else { Ok(()) }
+    }
+
+    /// The problems recorded, as one error (the first, with the others in `more`); a generator
+    /// bug if there are none.
+    pub fn into_error(mut self) -> DecodeError {
+        if self.errors.is_empty() {
+            let root = self.doc.root_element();
+            self.errors.push(self.bug_error(root));
+        }
+        let mut errors = self.errors.into_iter();
+        let mut first = errors.next().unwrap_or_else(|| DecodeError::new(DecodeErrorKind::Bind(String::new()), "", 1, 1));
+        first.more = errors.collect();
+        first
+    }
+
+    fn bug_error(&self, node: Node) -> DecodeError {
         self.error(node, DecodeErrorKind::Bind("the generated decoder does not match its schema table".to_string()))
     }
 
-    /// The error for a missing required attribute.
-    pub fn missing_attribute(&self, node: Node, name: &'static str) -> DecodeError {
-        self.error(node, DecodeErrorKind::MissingAttribute { name })
+    /// Records that a generated decoder disagrees with its table (a generator bug).
+    pub fn bug(&mut self, node: Node) -> Failed {
+        let e = self.bug_error(node);
+        let _ = self.report(e);
+        Failed
     }
 
     /// Classifies an attribute of `node`: `Some(i)` for `desc.attributes[i]`, `None` for an
-    /// `xsi:` location hint (accepted, not kept); anything else is an error.
-    pub fn attribute(&self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc) -> Result<Option<usize>, DecodeError> {
-        match attr.namespace() {
+    /// `xsi:` location hint (accepted, not kept) and for an attribute the type does not have
+    /// (recorded as a problem).
+    pub fn attribute(&mut self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc) -> Result<Option<usize>, Failed> {
+        let name = match attr.namespace() {
             None => match desc.attributes.iter().position(|d| d.name == attr.name()) {
-                Some(i) => Ok(Some(i)),
-                None => Err(self.unexpected_attribute(attr, attr.name().to_string(), desc)),
+                Some(i) => return Ok(Some(i)),
+                None => attr.name().to_string(),
             },
-            Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => Ok(None),
-            Some(ns) => Err(self.unexpected_attribute(attr, format!("{{{ns}}}{}", attr.name()), desc)),
+            Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => return Ok(None),
+            Some(ns) => format!("{{{ns}}}{}", attr.name()),
+        };
+        let expected = desc.attributes.iter().map(|d| d.name).collect();
+        let e = self.error_at(attr.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected });
+        self.report(e)?;
+        Ok(None)
+    }
+
+    /// Checks and reads an attribute value; `None` when it is invalid (recorded).
+    pub fn value<T: FromValue>(&mut self, attr: &Attribute<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<T>, Failed> {
+        self.attribute_value(attr, ty, None)
+    }
+
+    /// Checks and reads the message version of a root (the service supports `supported`); an
+    /// invalid one is recorded as [`DecodeErrorKind::InvalidVersion`].
+    pub fn version<T: FromValue>(
+        &mut self,
+        attr: &Attribute<'a, 'i>,
+        ty: &'static SimpleDesc,
+        supported: &'static str,
+    ) -> Result<Option<T>, Failed> {
+        self.attribute_value(attr, ty, Some(supported))
+    }
+
+    fn attribute_value<T: FromValue>(
+        &mut self,
+        attr: &Attribute<'a, 'i>,
+        ty: &'static SimpleDesc,
+        version: Option<&'static str>,
+    ) -> Result<Option<T>, Failed> {
+        let v = attr.value();
+        match read_value(ty, v) {
+            Ok(value) => Ok(Some(value)),
+            Err(expected) => {
+                let value = v.to_string();
+                let kind = match version {
+                    Some(supported) => DecodeErrorKind::InvalidVersion { value, expected, supported },
+                    None => DecodeErrorKind::InvalidValue { target: format!("@{}", attr.name()), value, expected },
+                };
+                let e = self.error_at(attr.range_value().start, kind);
+                self.report(e)?;
+                Ok(None)
+            }
         }
     }
 
-    fn unexpected_attribute(&self, attr: &Attribute, name: String, desc: &'static ComplexDesc) -> DecodeError {
-        let expected = desc.attributes.iter().map(|d| d.name).collect();
-        self.error_at(attr.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected })
+    /// A required attribute: its value when it was there and valid; when it was not there at
+    /// all, records the problem. (`found` is `Some(None)` for a value that was invalid.)
+    pub fn required<T>(&mut self, found: Option<Option<T>>, node: Node, name: &'static str) -> Result<Option<T>, Failed> {
+        match found {
+            Some(value) => Ok(value),
+            None => {
+                let e = self.error(node, DecodeErrorKind::MissingAttribute { name });
+                self.report(e)?;
+                Ok(None)
+            }
+        }
     }
 
-    /// Checks and reads an attribute value.
-    pub fn value<T: FromValue>(&self, attr: &Attribute<'a, 'i>, ty: &'static SimpleDesc) -> Result<T, DecodeError> {
-        let v = attr.value();
-        read_value(ty, v).map_err(|expected| {
-            self.error_at(
-                attr.range_value().start,
-                DecodeErrorKind::InvalidValue { target: format!("@{}", attr.name()), value: v.to_string(), expected },
-            )
-        })
-    }
-
-    /// Checks that every required attribute of `desc` is on `node` (for the generic checker;
-    /// the generated decoders check their own fields).
-    pub fn required_attributes(&self, node: Node, desc: &'static ComplexDesc) -> Res {
+    /// Records every required attribute of `desc` that is not on `node` (for the generic
+    /// checker; the generated decoders use [`Cx::required`]).
+    pub fn required_attributes(&mut self, node: Node, desc: &'static ComplexDesc) -> Res {
         for d in desc.attributes.iter().filter(|d| d.required) {
             if !node.attributes().any(|a| a.namespace().is_none() && a.name() == d.name) {
-                return Err(self.missing_attribute(node, d.name));
+                let e = self.error(node, DecodeErrorKind::MissingAttribute { name: d.name });
+                self.report(e)?;
             }
         }
         Ok(())
     }
 
     /// Checks that an element has neither child elements nor text.
-    pub fn empty(&self, node: Node) -> Res {
+    pub fn empty(&mut self, node: Node) -> Res {
         self.no_children(node)?;
         self.no_text(node)
     }
 
-    fn no_children(&self, node: Node) -> Res {
-        match node.children().find(Node::is_element) {
-            Some(child) => Err(self.error(
-                child,
-                DecodeErrorKind::UnexpectedElement { name: child.tag_name().name().to_string(), expected: Vec::new() },
-            )),
-            None => Ok(()),
+    /// Records each child element of an element that may have none.
+    fn no_children(&mut self, node: Node) -> Res {
+        for child in node.children().filter(Node::is_element) {
+            let kind = DecodeErrorKind::UnexpectedElement { name: child.tag_name().name().to_string(), expected: Vec::new() };
+            let e = self.error(child, kind);
+            self.report(e)?;
         }
+        Ok(())
     }
 
-    fn no_text(&self, node: Node) -> Res {
+    /// Records the first text (other than XML white space) of an element that may hold only
+    /// elements.
+    fn no_text(&mut self, node: Node) -> Res {
         for t in node.children().filter(Node::is_text) {
             let text = t.text().unwrap_or("");
             let xml_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
             if !text.chars().all(xml_space) {
                 let start = t.range().start + (text.len() - text.trim_start_matches(xml_space).len());
-                return Err(self.error_at(start, DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() }));
+                let e = self.error_at(start, DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() });
+                return self.report(e);
             }
         }
         Ok(())
     }
 
-    /// Checks and reads the text content of an element that has no child elements.
-    pub fn text<T: FromValue>(&self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<T, DecodeError> {
+    /// Checks and reads the text content of an element that has no child elements; `None`
+    /// when it cannot (recorded).
+    pub fn text<T: FromValue>(&mut self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<T>, Failed> {
+        let mark = self.mark();
         self.no_children(node)?;
+        if self.check(mark).is_err() {
+            return Ok(None);
+        }
         let text = text_of(node);
-        read_value(ty, &text).map_err(|expected| {
-            self.error(node, DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected })
-        })
+        match read_value(ty, &text) {
+            Ok(value) => Ok(Some(value)),
+            Err(expected) => {
+                let kind = DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected };
+                let e = self.error(node, kind);
+                self.report(e)?;
+                Ok(None)
+            }
+        }
     }
 
-    /// Starts walking the child elements of `node` against the sequence of `desc`.
-    pub fn children(&self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, DecodeError> {
+    /// Starts walking the child elements of `node` against the content model of `desc`.
+    pub fn children(&mut self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, Failed> {
         let particles = match &desc.content {
             Content::Sequence(p) => *p,
             Content::Empty | Content::Text(_) => &[],
         };
         self.no_text(node)?;
-        Ok(Children { parent: node, iter: node.children(), particles, cur: Cursor::default() })
+        let elements = element_count(particles);
+        let base = self.counts.len();
+        self.counts.resize(base + elements + particles.len(), 0);
+        Ok(Children { parent: node, iter: node.children(), particles, base, elements, hint: 0 })
     }
 
-    /// Decodes a matched complex child with `decode`, with the child on the error path.
+    /// Decodes a matched complex child with `decode`, with the child on the error path: its
+    /// value, or `None` when it failed (its problems are recorded; the caller goes on with the
+    /// next child).
     pub fn element<T>(
         &mut self,
         next: &Next<'a, 'i>,
-        decode: impl FnOnce(Node<'a, 'i>, &mut Self) -> Result<T, DecodeError>,
-    ) -> Result<T, DecodeError> {
+        decode: impl FnOnce(Node<'a, 'i>, &mut Self) -> Result<T, Failed>,
+    ) -> Result<Option<T>, Failed> {
         self.path.push((next.node.tag_name().name(), if next.elem.max > 1 { next.count } else { 0 }));
+        let counters = self.counts.len();
         let out = decode(next.node, self);
+        // The child's walks end here even when it failed half-way.
+        self.counts.truncate(counters);
         self.path.pop();
-        out
+        match out {
+            Ok(value) => Ok(Some(value)),
+            Err(Failed) if self.errors.len() >= MAX_ERRORS => Err(Failed),
+            Err(Failed) => Ok(None),
+        }
     }
 
-    /// Checks and reads a matched simple-typed child (text only, no attributes but `xsi:` hints).
-    pub fn simple<T: FromValue>(&mut self, next: &Next<'a, 'i>) -> Result<T, DecodeError> {
+    /// Checks and reads a matched simple-typed child (text only, no attributes but `xsi:`
+    /// hints); `None` when it cannot (recorded).
+    pub fn simple<T: FromValue>(&mut self, next: &Next<'a, 'i>) -> Result<Option<T>, Failed> {
         let TypeDesc::Simple(ty) = next.elem.ty else { return Err(self.bug(next.node)) };
-        self.element(next, |node, cx| {
+        let read = self.element(next, |node, cx| {
+            let mark = cx.mark();
             for a in node.attributes() {
                 let hint = a.namespace() == Some(XSI_NAMESPACE)
                     && matches!(a.name(), "schemaLocation" | "noNamespaceSchemaLocation");
@@ -257,11 +381,15 @@ impl<'a, 'i> Cx<'a, 'i> {
                         Some(ns) => format!("{{{ns}}}{}", a.name()),
                         None => a.name().to_string(),
                     };
-                    return Err(cx.error_at(a.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected: Vec::new() }));
+                    let e = cx.error_at(a.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected: Vec::new() });
+                    cx.report(e)?;
                 }
             }
-            cx.text(node, ty)
-        })
+            let value = cx.text(node, ty)?;
+            cx.check(mark)?;
+            value.ok_or(Failed)
+        })?;
+        Ok(read)
     }
 }
 
@@ -280,261 +408,193 @@ fn text_of<'a>(node: Node<'a, '_>) -> Cow<'a, str> {
     }
 }
 
-/// Walks the child elements of one element against its sequence.
+/// Walks the child elements of one element against its content model.
+///
+/// The children of a sequence may come in any order: each is found by its name. What still
+/// holds: every element is one the type declares (in the OTA namespace), occurs at most its
+/// `maxOccurs` times (a second single element is refused), and, once the walk is over, at least
+/// its `minOccurs` times; elements of two alternatives of one choice are refused together, and
+/// a required choice needs one alternative. Elements with the same name keep their order (they
+/// fill one `Vec` in document order).
 pub struct Children<'a, 'i> {
     parent: Node<'a, 'i>,
     iter: roxmltree::Children<'a, 'i>,
     particles: &'static [Particle],
-    cur: Cursor,
+    /// Where this walk's counters start in the context's counter stack: one per element
+    /// declaration (by [`ElementDesc::index`]), then one per particle (for a choice: its chosen
+    /// alternative + 1, or 0 before one is chosen).
+    base: usize,
+    /// How many element declarations the content model has.
+    elements: usize,
+    /// The particle of the last match, where the next lookup starts (a document in the
+    /// declared order finds each child there or at the next particle).
+    hint: usize,
+}
+
+/// Where a declaration sits in a content model.
+struct Found {
+    particle: usize,
+    /// The alternative, for an element of a choice.
+    branch: Option<usize>,
+    elem: &'static ElementDesc,
+}
+
+/// How many element declarations a content model has: one more than the index of the last
+/// (indexes count the declarations in order).
+fn element_count(particles: &[Particle]) -> usize {
+    let last = particles.iter().rev().find_map(|p| match p {
+        Particle::Element(e) => Some(e.index),
+        Particle::Choice { branches, .. } => branches.iter().rev().find_map(|b| b.last()).map(|e| e.index),
+    });
+    last.map_or(0, |i| usize::from(i) + 1)
 }
 
 impl<'a, 'i> Children<'a, 'i> {
-    /// The next child element, checked against the sequence; `None` at the end.
-    pub fn next(&mut self, cx: &Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, DecodeError> {
-        let Some(node) = self.iter.by_ref().find(Node::is_element) else { return Ok(None) };
+    /// The next child element that the content model takes; `None` at the end. A child it does
+    /// not take (unknown, in another namespace, one too many, of a second alternative of a
+    /// choice) is recorded as a problem and skipped.
+    pub fn next(&mut self, cx: &mut Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
+        while let Some(node) = self.iter.by_ref().find(Node::is_element) {
+            if let Some(next) = self.take(cx, node)? {
+                return Ok(Some(next));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Matches one child element against the content model; `None` when it does not fit (the
+    /// problem is recorded).
+    fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) {
-            return Err(cx.error(
-                node,
-                DecodeErrorKind::WrongNamespace {
-                    element: node.tag_name().name().to_string(),
-                    found: node.tag_name().namespace().map(str::to_string),
-                },
-            ));
-        }
-        let (elem, count) = advance(cx, node, self.particles, &mut self.cur)?;
-        Ok(Some(Next { node, elem, count }))
-    }
-
-    /// Checks that nothing required is missing after the last child.
-    pub fn finish(self, cx: &Cx<'a, 'i>) -> Res {
-        if let Some(branch) = self.cur.branch(self.particles) {
-            element_minimums(cx, self.parent, branch, self.cur.bpos, self.cur.bcount, branch.len())?;
-            return minimums(cx, self.parent, self.particles, &self.cur, self.particles.len());
-        }
-        minimums(cx, self.parent, self.particles, &self.cur, self.particles.len())
-    }
-}
-
-/// Where the walk through a content model stands.
-#[derive(Default)]
-struct Cursor {
-    /// The current particle.
-    pos: usize,
-    /// How often the current particle matched (1 for a choice once an alternative is chosen).
-    count: u32,
-    /// Particles (by index, up to 128) that matched at least once.
-    matched: u128,
-    /// The chosen alternative of the current choice particle.
-    chosen: Option<usize>,
-    /// The current element within the chosen alternative.
-    bpos: usize,
-    /// How often it matched.
-    bcount: u32,
-    /// Elements of the alternative that matched at least once.
-    bmatched: u128,
-}
-
-impl Cursor {
-    /// The elements of the chosen alternative, when inside one.
-    fn branch(&self, particles: &'static [Particle]) -> Option<&'static [ElementDesc]> {
-        match (particles.get(self.pos), self.chosen) {
-            (Some(Particle::Choice { branches, .. }), Some(b)) => branches.get(b).copied(),
-            _ => None,
-        }
-    }
-}
-
-/// The bit of index `i` when it matched (`count > 0`).
-fn bit(i: usize, count: u32) -> u128 {
-    if count > 0 && i < 128 { 1u128 << i } else { 0 }
-}
-
-fn takes(p: &Particle, name: &str) -> bool {
-    match p {
-        Particle::Element(e) => e.name == name,
-        Particle::Choice { branches, .. } => branches.iter().any(|b| b.iter().any(|e| e.name == name)),
-    }
-}
-
-fn first_name(p: &'static Particle) -> &'static str {
-    match p {
-        Particle::Element(e) => e.name,
-        Particle::Choice { branches, .. } => branches.first().and_then(|b| b.first()).map(|e| e.name).unwrap_or(""),
-    }
-}
-
-/// Moves the cursor to the particle that takes `child`; returns its declaration and how many
-/// times it has now matched.
-fn advance(
-    cx: &Cx,
-    child: Node,
-    particles: &'static [Particle],
-    cur: &mut Cursor,
-) -> Result<(&'static ElementDesc, u32), DecodeError> {
-    let name = child.tag_name().name();
-    // Inside the chosen alternative of a choice?
-    if let Some(branch) = cur.branch(particles) {
-        if let Some(j) = branch.iter().position(|e| e.name == name) {
-            let e = &branch[j];
-            if j == cur.bpos {
-                cur.bcount += 1;
-                if cur.bcount > e.max {
-                    return Err(cx.error(child, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
-                }
-            } else if j > cur.bpos {
-                element_minimums(cx, child, branch, cur.bpos, cur.bcount, j)?;
-                cur.bmatched |= bit(cur.bpos, cur.bcount);
-                cur.bpos = j;
-                cur.bcount = 1;
-            } else {
-                let matched = (cur.bmatched | bit(cur.bpos, cur.bcount)) & bit(j, 1) != 0;
-                return Err(cx.error(child, misplaced(name, e, matched, branch[cur.bpos].name)));
-            }
-            return Ok((e, cur.bcount));
-        }
-        if let Some(Particle::Choice { branches, .. }) = particles.get(cur.pos)
-            && branches.iter().any(|b| b.iter().any(|e| e.name == name))
-        {
-            return Err(cx.error(child, DecodeErrorKind::ChoiceConflict { first: branch[0].name, second: name.to_string() }));
-        }
-        // Leaving the alternative: it must be complete.
-        element_minimums(cx, child, branch, cur.bpos, cur.bcount, branch.len())?;
-        cur.matched |= bit(cur.pos, 1);
-        cur.pos += 1;
-        cur.count = 0;
-        cur.chosen = None;
-    }
-    let found = particles.iter().enumerate().skip(cur.pos).find(|(_, p)| takes(p, name));
-    match found {
-        Some((i, Particle::Element(e))) => {
-            if i == cur.pos {
-                cur.count += 1;
-                if cur.count > e.max {
-                    return Err(cx.error(child, DecodeErrorKind::TooMany { name: e.name, max: e.max }));
-                }
-            } else {
-                minimums(cx, child, particles, cur, i)?;
-                cur.matched |= bit(cur.pos, cur.count);
-                cur.pos = i;
-                cur.count = 1;
-            }
-            Ok((e, cur.count))
-        }
-        Some((i, Particle::Choice { branches, .. })) => {
-            if i > cur.pos {
-                minimums(cx, child, particles, cur, i)?;
-                cur.matched |= bit(cur.pos, cur.count);
-            }
-            let Some((b, j)) = branches
-                .iter()
-                .enumerate()
-                .find_map(|(b, br)| br.iter().position(|e| e.name == name).map(|j| (b, j)))
-            else {
-                return Err(cx.bug(child));
+            let kind = DecodeErrorKind::WrongNamespace {
+                element: node.tag_name().name().to_string(),
+                found: node.tag_name().namespace().map(str::to_string),
             };
-            element_minimums(cx, child, branches[b], 0, 0, j)?;
-            cur.pos = i;
-            cur.count = 1;
-            cur.chosen = Some(b);
-            cur.bpos = j;
-            cur.bcount = 1;
-            cur.bmatched = 0;
-            Ok((&branches[b][j], 1))
+            return cx.skip(node, kind);
         }
-        None => {
-            if let Some((i, p)) = particles.iter().enumerate().take(cur.pos).find(|(_, p)| takes(p, name)) {
-                let matched = (cur.matched & bit(i, 1)) != 0;
-                let before = particles.get(cur.pos).map(first_name).unwrap_or("");
-                let e = match p {
-                    Particle::Element(e) => Some(e),
-                    Particle::Choice { branches, .. } => branches.iter().flat_map(|b| b.iter()).find(|e| e.name == name),
-                };
-                let kind = match e {
-                    Some(e) => misplaced(name, e, matched, before),
-                    None => DecodeErrorKind::OutOfOrder { name: name.to_string(), before },
-                };
-                return Err(cx.error(child, kind));
+        let name = node.tag_name().name();
+        let Some(found) = self.find(name) else {
+            let expected = self.expected(cx);
+            return cx.skip(node, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected });
+        };
+        self.hint = found.particle;
+        let e = found.elem;
+        if let Some(b) = found.branch {
+            let chosen = self.choice(cx, found.particle);
+            if chosen != 0 && chosen != b + 1 {
+                let first = self.seen_in_branch(cx, found.particle, chosen - 1).unwrap_or("");
+                return cx.skip(node, DecodeErrorKind::ChoiceConflict { first, second: name.to_string() });
             }
-            let expected = expected_from(particles, cur);
-            Err(cx.error(child, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected }))
+            self.set(cx, self.elements + found.particle, b + 1);
         }
+        let count = self.count(cx, e) + 1;
+        if count > e.max {
+            return cx.skip(node, DecodeErrorKind::TooMany { name: e.name, max: e.max });
+        }
+        self.set(cx, usize::from(e.index), count as usize);
+        Ok(Some(Next { node, elem: e, count }))
     }
-}
 
-/// An element that belongs earlier: a repeat of a single element, or out of order.
-fn misplaced(name: &str, e: &'static ElementDesc, matched: bool, before: &'static str) -> DecodeErrorKind {
-    if matched && e.max == 1 {
-        DecodeErrorKind::TooMany { name: e.name, max: 1 }
-    } else {
-        DecodeErrorKind::OutOfOrder { name: name.to_string(), before }
+    /// Records every element and choice below its minimum, and ends the walk.
+    pub fn finish(self, cx: &mut Cx<'a, 'i>) -> Res {
+        let result = self.minimums(cx);
+        cx.counts.truncate(self.base);
+        result
     }
-}
 
-/// Reports the first particle in `cur.pos..to` that did not reach its minimum.
-fn minimums(cx: &Cx, at: Node, particles: &'static [Particle], cur: &Cursor, to: usize) -> Res {
-    for (i, p) in particles.iter().enumerate().take(to).skip(cur.pos) {
-        let seen = if i == cur.pos { cur.count } else { 0 };
-        match p {
-            Particle::Element(e) if seen < e.min => {
-                return Err(cx.error(at, DecodeErrorKind::MissingElement { name: e.name }));
-            }
-            Particle::Choice { required: true, branches } if seen == 0 => {
-                let options = branches.iter().filter_map(|b| b.first().map(|e| e.name)).collect();
-                return Err(cx.error(at, DecodeErrorKind::MissingChoice { options }));
-            }
-            _ => {}
+    fn counter(&self, cx: &Cx, slot: usize) -> u32 {
+        cx.counts.get(self.base + slot).copied().unwrap_or(0)
+    }
+
+    fn set(&self, cx: &mut Cx, slot: usize, value: usize) {
+        if let Some(c) = cx.counts.get_mut(self.base + slot) {
+            *c = value as u32;
         }
     }
-    Ok(())
-}
 
-/// Reports the first element in `elems[from..to]` that did not reach its minimum.
-fn element_minimums(cx: &Cx, at: Node, elems: &'static [ElementDesc], from: usize, count_at_from: u32, to: usize) -> Res {
-    for (i, e) in elems.iter().enumerate().take(to).skip(from) {
-        let seen = if i == from { count_at_from } else { 0 };
-        if seen < e.min {
-            return Err(cx.error(at, DecodeErrorKind::MissingElement { name: e.name }));
-        }
+    fn count(&self, cx: &Cx, e: &ElementDesc) -> u32 {
+        self.counter(cx, usize::from(e.index))
     }
-    Ok(())
-}
 
-/// The elements that may come next.
-fn expected_from(particles: &'static [Particle], cur: &Cursor) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    let mut start = cur.pos;
-    if let Some(branch) = cur.branch(particles) {
-        for (i, e) in branch.iter().enumerate().skip(cur.bpos) {
-            let seen = if i == cur.bpos { cur.bcount } else { 0 };
-            if seen < e.max {
-                out.push(e.name);
-            }
-            if seen < e.min {
-                return out;
-            }
-        }
-        start += 1;
+    /// The chosen alternative + 1 of the choice at `particle` (0: none yet).
+    fn choice(&self, cx: &Cx, particle: usize) -> usize {
+        self.counter(cx, self.elements + particle) as usize
     }
-    for (i, p) in particles.iter().enumerate().skip(start) {
-        let seen = if i == cur.pos && cur.chosen.is_none() { cur.count } else { 0 };
-        match p {
-            Particle::Element(e) => {
-                if seen < e.max {
-                    out.push(e.name);
+
+    /// The declaration named `name`, looked up from the particle of the last match on, then
+    /// from the start.
+    fn find(&self, name: &str) -> Option<Found> {
+        let probe = |particle: usize, p: &'static Particle| match p {
+            Particle::Element(e) => (e.name == name).then_some(Found { particle, branch: None, elem: e }),
+            Particle::Choice { branches, .. } => branches.iter().enumerate().find_map(|(b, branch)| {
+                branch.iter().find(|e| e.name == name).map(|elem| Found { particle, branch: Some(b), elem })
+            }),
+        };
+        let hint = self.hint.min(self.particles.len());
+        let (before, after) = self.particles.split_at(hint);
+        after
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| probe(hint + i, p))
+            .or_else(|| before.iter().enumerate().find_map(|(i, p)| probe(i, p)))
+    }
+
+    /// An element of alternative `branch` of the choice at `particle` that has occurred.
+    fn seen_in_branch(&self, cx: &Cx, particle: usize, branch: usize) -> Option<&'static str> {
+        let Some(Particle::Choice { branches, .. }) = self.particles.get(particle) else { return None };
+        branches.get(branch)?.iter().find(|e| self.count(cx, e) > 0).map(|e| e.name)
+    }
+
+    /// The elements that may still occur, in declaration order.
+    fn expected(&self, cx: &Cx) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for (p, particle) in self.particles.iter().enumerate() {
+            match particle {
+                Particle::Element(e) => {
+                    if self.count(cx, e) < e.max {
+                        out.push(e.name);
+                    }
                 }
-                if seen < e.min {
-                    break;
-                }
-            }
-            Particle::Choice { required, branches } => {
-                if seen == 0 {
-                    out.extend(branches.iter().filter_map(|b| b.first().map(|e| e.name)));
-                    if *required {
-                        break;
+                Particle::Choice { branches, .. } => {
+                    let chosen = self.choice(cx, p);
+                    for (b, branch) in branches.iter().enumerate() {
+                        if chosen == 0 || chosen == b + 1 {
+                            out.extend(branch.iter().filter(|e| self.count(cx, e) < e.max).map(|e| e.name));
+                        }
                     }
                 }
             }
         }
+        out
     }
-    out
+
+    /// Records every element and choice, in declaration order, below its minimum.
+    fn minimums(&self, cx: &mut Cx) -> Res {
+        for (p, particle) in self.particles.iter().enumerate() {
+            match particle {
+                Particle::Element(e) if self.count(cx, e) < e.min => {
+                    let e = cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name });
+                    cx.report(e)?;
+                }
+                Particle::Element(_) => {}
+                Particle::Choice { required, branches } => match self.choice(cx, p) {
+                    0 if *required => {
+                        let options = branches.iter().filter_map(|b| b.first().map(|e| e.name)).collect();
+                        let e = cx.error(self.parent, DecodeErrorKind::MissingChoice { options });
+                        cx.report(e)?;
+                    }
+                    0 => {}
+                    chosen => {
+                        for e in branches.get(chosen - 1).copied().unwrap_or(&[]) {
+                            if self.count(cx, e) < e.min {
+                                let e = cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name });
+                                cx.report(e)?;
+                            }
+                        }
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
 }

@@ -4,6 +4,12 @@
 use std::fmt;
 
 /// A message could not be decoded. Says where (element path, line:column) and what was expected.
+///
+/// A document with several problems gets them all, up to [`MAX_ERRORS`](super::MAX_ERRORS):
+/// the fields are the first one (in document order, depth first: an element's attributes, then
+/// its children, then what is missing in it), [`DecodeError::more`] the others, and
+/// [`DecodeError::problems`] iterates over all of them. A document that cannot be read as this
+/// message at all (not well-formed, a DOCTYPE, another root or namespace) has one problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError {
     /// What went wrong.
@@ -11,10 +17,13 @@ pub struct DecodeError {
     /// The element path, e.g. `/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Individual`
     /// (empty when the document could not be parsed at all).
     pub path: String,
-    /// 1-based line of the offending node.
+    /// 1-based line of the offending node (a line feed, a carriage return and line feed, or a
+    /// carriage return alone ends a line).
     pub line: u32,
     /// 1-based column of the offending node.
     pub column: u32,
+    /// The problems after the first, in document order (each with an empty `more`).
+    pub more: Box<[DecodeError]>,
 }
 
 /// The kinds of decoding failure.
@@ -45,13 +54,6 @@ pub enum DecodeErrorKind {
         name: String,
         /// The elements allowed at this point.
         expected: Vec<&'static str>,
-    },
-    /// An element appears after one that must follow it.
-    OutOfOrder {
-        /// Its local name.
-        name: String,
-        /// The element it must come before.
-        before: &'static str,
     },
     /// A required element is missing.
     MissingElement {
@@ -103,6 +105,17 @@ pub enum DecodeErrorKind {
         /// What it should be.
         expected: String,
     },
+    /// The message version (`@Version` on the root) is not even of the form of a version, e.g.
+    /// the OTA-style `1.000`. Told apart from [`DecodeErrorKind::InvalidValue`] so that a
+    /// service can answer it as it answers any other version it does not support.
+    InvalidVersion {
+        /// The value found.
+        value: String,
+        /// What a version looks like.
+        expected: String,
+        /// The version the message is for ([`Message::VERSION`](super::Message::VERSION)).
+        supported: &'static str,
+    },
     /// The checked document could not be bound to the Rust types (a generator bug; please report).
     Bind(String),
 }
@@ -110,18 +123,38 @@ pub enum DecodeErrorKind {
 impl DecodeError {
     /// An error at a position.
     pub fn new(kind: DecodeErrorKind, path: impl Into<String>, line: u32, column: u32) -> Self {
-        DecodeError { kind, path: path.into(), line, column }
+        DecodeError { kind, path: path.into(), line, column, more: Box::default() }
+    }
+
+    /// Every problem: this one, then [`DecodeError::more`].
+    pub fn problems(&self) -> impl Iterator<Item = &DecodeError> {
+        std::iter::once(self).chain(self.more.iter())
+    }
+
+    /// How many problems there are (at least 1).
+    pub fn count(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    /// This problem alone, as `LINE:COLUMN: PATH: what` (the `Display` form without the count
+    /// of the others).
+    pub fn problem_text(&self) -> String {
+        if self.path.is_empty() {
+            format!("{}:{}: {}", self.line, self.column, self.kind)
+        } else {
+            format!("{}:{}: {}: {}", self.line, self.column, self.path, self.kind)
+        }
     }
 
     /// The error for a root element that no decoder reads.
     pub fn unknown_root(doc: &roxmltree::Document, expected: &[&'static str]) -> Self {
         let root = doc.root_element();
-        let pos = doc.text_pos_at(root.range().start);
+        let (line, column) = super::text_pos(doc.input_text(), root.range().start);
         DecodeError::new(
             DecodeErrorKind::WrongRoot { expected: expected.to_vec(), found: root.tag_name().name().to_string() },
             format!("/{}", root.tag_name().name()),
-            pos.row,
-            pos.col,
+            line,
+            column,
         )
     }
 }
@@ -163,7 +196,6 @@ impl fmt::Display for DecodeErrorKind {
             UnexpectedElement { name, expected } => {
                 write!(f, "unexpected element <{name}>; expected {}", list(expected))
             }
-            OutOfOrder { name, before } => write!(f, "element <{name}> is out of order: it must come before <{before}>"),
             MissingElement { name } => write!(f, "missing required element <{name}>"),
             MissingChoice { options } => write!(f, "missing one of {}", list(options).replace(", ", " or ")),
             TooMany { name, max: 1 } => write!(f, "element <{name}> may occur only once"),
@@ -181,17 +213,26 @@ impl fmt::Display for DecodeErrorKind {
             InvalidValue { target, value, expected } => {
                 write!(f, "invalid value {:?} in {target}: expected {expected}", clip(value))
             }
+            InvalidVersion { value, expected, supported } => write!(
+                f,
+                "invalid version {:?} in @Version: expected {expected} (the supported version is {supported})",
+                clip(value)
+            ),
             Bind(m) => write!(f, "the document passed every check but could not be bound: {m}"),
         }
     }
 }
 
+/// The first problem as `LINE:COLUMN: PATH: what`, then `(and N more problems)` when there
+/// are others (print the [`DecodeError::problem_text`] of each of [`DecodeError::problems`] to
+/// see them all).
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}:{}: {}", self.line, self.column, self.kind)
-        } else {
-            write!(f, "{}:{}: {}: {}", self.line, self.column, self.path, self.kind)
+        f.write_str(&self.problem_text())?;
+        match self.more.len() {
+            0 => Ok(()),
+            1 => f.write_str(" (and 1 more problem)"),
+            n => write!(f, " (and {n} more problems)"),
         }
     }
 }

@@ -10,16 +10,18 @@ mod cx;
 mod error;
 mod scalar;
 pub mod schema;
+mod std_attributes;
 mod writer;
 
 use roxmltree::{Document, ParsingOptions};
 use yaserde::{YaDeserialize, YaSerialize};
 
 pub use check::check_simple;
-pub use cx::{Children, Cx, Decode, FromValue, Next};
+pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
+pub use std_attributes::{PayloadStdAttributes, PosRequest, ResponseStdAttributes};
 pub use writer::{Encode, ToValue, Writer};
 
 /// The OpenTravel namespace every element of every message is in.
@@ -51,6 +53,9 @@ pub trait Message: Decode + Encode + YaSerialize + YaDeserialize + Sized {
     const ROOT: &'static str;
     /// The `Version` the service expects.
     const VERSION: &'static str;
+    /// The root attribute that carries the message version (`Version`), if any: a value of the
+    /// wrong form there is a [`DecodeErrorKind::InvalidVersion`].
+    const VERSION_ATTRIBUTE: Option<&'static str> = None;
 
     /// The schema table the strict checker uses.
     fn schema() -> &'static schema::ComplexDesc;
@@ -107,38 +112,79 @@ pub trait Response: Message + Default {
 pub fn parse_document(xml: &str) -> Result<Document<'_>, DecodeError> {
     let opts = ParsingOptions { allow_dtd: false, nodes_limit: MAX_NODES, ..ParsingOptions::default() };
     Document::parse_with_options(xml, opts).map_err(|e| {
-        let mut pos = e.pos();
+        // roxmltree counts only line feeds as line breaks; go back to the byte offset.
+        let reported = e.pos();
+        let mut at = offset_of(xml, reported);
         let kind = match e {
             roxmltree::Error::DtdDetected => {
                 // roxmltree reports no position for this one: point at the DOCTYPE itself.
-                if let Some(at) = xml.find("<!DOCTYPE") {
-                    pos = text_pos(xml, at);
+                if let Some(doctype) = xml.find("<!DOCTYPE") {
+                    at = doctype;
                 }
                 DecodeErrorKind::Doctype
             }
             roxmltree::Error::UnexpectedEndOfStream | roxmltree::Error::UnclosedRootNode => {
-                pos = text_pos(xml, xml.len());
+                at = xml.len();
                 DecodeErrorKind::Malformed(e.to_string())
             }
             other => DecodeErrorKind::Malformed(other.to_string()),
         };
-        DecodeError::new(kind, "", pos.row, pos.col)
+        let (line, column) = text_pos(xml, at);
+        let kind = match kind {
+            // The message names roxmltree's position: name ours.
+            DecodeErrorKind::Malformed(m) => DecodeErrorKind::Malformed(m.replace(&format!(" at {reported}"), &format!(" at {line}:{column}"))),
+            k => k,
+        };
+        DecodeError::new(kind, "", line, column)
     })
 }
 
-/// Line and column (1-based, in characters) of a byte offset.
-fn text_pos(xml: &str, at: usize) -> roxmltree::TextPos {
-    let before = xml.get(..at).unwrap_or(xml);
-    let row = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
-    roxmltree::TextPos::new(row as u32, col as u32)
+/// Line and column (1-based; columns in characters) of a byte offset. A line break is a line
+/// feed, a carriage return followed by a line feed, or a carriage return alone (as in files
+/// with old Mac line ends, like some official OTA samples): XML reads all three as one.
+pub(crate) fn text_pos(xml: &str, at: usize) -> (u32, u32) {
+    let mut at = at.min(xml.len());
+    while !xml.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &xml.as_bytes()[..at];
+    let (mut line, mut line_start) = (1u32, 0);
+    for (i, &b) in before.iter().enumerate() {
+        match b {
+            b'\r' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            b'\n' => {
+                if i == 0 || before[i - 1] != b'\r' {
+                    line += 1;
+                }
+                line_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let column = xml[line_start..at].chars().count() as u32 + 1;
+    (line, column)
+}
+
+/// The byte offset of a roxmltree position (lines counted at line feeds only).
+fn offset_of(xml: &str, pos: roxmltree::TextPos) -> usize {
+    let mut start = 0;
+    for _ in 1..pos.row {
+        match xml[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return xml.len(),
+        }
+    }
+    xml[start..].char_indices().nth(pos.col.saturating_sub(1) as usize).map_or(xml.len(), |(i, _)| start + i)
 }
 
 /// Checks the root element's name and namespace.
 fn check_root<T: Message>(doc: &Document) -> Result<(), DecodeError> {
     let root = doc.root_element();
-    let pos = doc.text_pos_at(root.range().start);
-    let at = |kind| DecodeError::new(kind, format!("/{}", root.tag_name().name()), pos.row, pos.col);
+    let (line, column) = text_pos(doc.input_text(), root.range().start);
+    let at = |kind| DecodeError::new(kind, format!("/{}", root.tag_name().name()), line, column);
     if root.tag_name().name() != T::ROOT {
         return Err(at(DecodeErrorKind::WrongRoot { expected: vec![T::ROOT], found: root.tag_name().name().to_string() }));
     }
@@ -152,11 +198,15 @@ fn check_root<T: Message>(doc: &Document) -> Result<(), DecodeError> {
 }
 
 /// Decodes a parsed document as `T` with the generated decoder: the root's name and namespace,
-/// then every element, attribute and value, checked and bound in one pass.
+/// then every element, attribute and value, checked and bound in one pass. Every problem is
+/// reported (up to [`MAX_ERRORS`]), not only the first.
 pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
     check_root::<T>(doc)?;
     let mut cx = Cx::new(doc);
-    T::decode(doc.root_element(), &mut cx)
+    match T::decode(doc.root_element(), &mut cx) {
+        Ok(value) if cx.mark() == 0 => Ok(value),
+        _ => Err(cx.into_error()),
+    }
 }
 
 /// Decodes with the same strict checks, but binds with yaserde (the derives every generated
@@ -166,10 +216,14 @@ pub fn decode_with_yaserde<T: Message>(xml: &str) -> Result<T, DecodeError> {
     let doc = parse_document(xml)?;
     check_root::<T>(&doc)?;
     let mut cx = Cx::new(&doc);
-    check::check_complex(&mut cx, doc.root_element(), T::schema())?;
+    let version = T::VERSION_ATTRIBUTE.map(|a| (a, T::VERSION));
+    let _ = check::check_complex(&mut cx, doc.root_element(), T::schema(), version);
+    if cx.mark() > 0 {
+        return Err(cx.into_error());
+    }
     let root = doc.root_element();
-    let pos = doc.text_pos_at(root.range().start);
-    bind(xml).map_err(|e| DecodeError::new(DecodeErrorKind::Bind(e.to_string()), format!("/{}", T::ROOT), pos.row, pos.col))
+    let (line, column) = text_pos(xml, root.range().start);
+    bind(xml).map_err(|e| DecodeError::new(DecodeErrorKind::Bind(e.to_string()), format!("/{}", T::ROOT), line, column))
 }
 
 /// Runs yaserde over checked text, keeping whitespace in text content (yaserde's own
@@ -211,4 +265,36 @@ pub fn encode_with_yaserde<T: YaSerialize>(value: &T, pretty: bool) -> Result<St
 /// The default of text fields (used by the generated `#[yaserde(default = ..)]`).
 pub fn empty_string() -> String {
     String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_breaks_are_lf_crlf_or_cr() {
+        for (xml, at, pos) in [
+            ("ab\ncd", 4, (2, 2)),
+            ("ab\r\ncd", 5, (2, 2)),
+            ("ab\rcd", 4, (2, 2)),
+            ("a\r\r\nb\n\rc", 6, (4, 1)),
+            ("a\r\r\nb\n\rc", 7, (5, 1)),
+            ("é\rü\rx", 6, (3, 1)),
+            ("é\rüx", 5, (2, 2)),
+            ("abc", 99, (1, 4)),
+        ] {
+            assert_eq!(text_pos(xml, at), pos, "{xml:?} at {at}");
+        }
+        // In the middle of a character: its start.
+        assert_eq!(text_pos("xé", 2), (1, 2));
+    }
+
+    #[test]
+    fn roxmltree_positions_map_back_to_offsets() {
+        let xml = "a\rb\nc\r\nd";
+        assert_eq!(offset_of(xml, roxmltree::TextPos::new(1, 3)), 2);
+        assert_eq!(offset_of(xml, roxmltree::TextPos::new(2, 1)), 4);
+        assert_eq!(offset_of(xml, roxmltree::TextPos::new(3, 1)), 7);
+        assert_eq!(offset_of(xml, roxmltree::TextPos::new(9, 1)), xml.len());
+    }
 }

@@ -1,11 +1,13 @@
 //! Scalar types for the XSD built-ins that Rust has no exact type for: `xs:date`,
-//! `xs:dateTime` and `xs:decimal`. Each parses its XSD lexical form strictly and writes it back
-//! unchanged, so a decoded value re-encodes to the same text.
+//! `xs:dateTime` and `xs:decimal`. Each reads its XSD lexical form with the shared strict
+//! checks of `xsd_builtins::lexical` and writes it back unchanged, so a decoded value
+//! re-encodes to the same text.
 
 use std::fmt;
 use std::str::FromStr;
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use xsd_builtins::{Builtin, lexical};
 
 /// Why a scalar value could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -21,31 +23,18 @@ fn err(expected: &'static str, found: &str) -> ScalarError {
     ScalarError { expected, found: found.to_string() }
 }
 
-fn digits(s: &str) -> Option<u32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
-}
-
 /// A calendar date without a time zone, written `YYYY-MM-DD` (`xs:date`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, yaserde::DefaultYaSerde)]
 pub struct Date(pub NaiveDate);
 
-const DATE_SHAPE: &str = "a date YYYY-MM-DD";
-
-fn parse_date(s: &str) -> Option<NaiveDate> {
-    let b = s.as_bytes();
-    if !s.is_ascii() || b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    NaiveDate::from_ymd_opt(digits(&s[0..4])? as i32, digits(&s[5..7])?, digits(&s[8..10])?)
+fn naive_date(p: lexical::DateParts) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(i32::from(p.year), u32::from(p.month), u32::from(p.day))
 }
 
 impl FromStr for Date {
     type Err = ScalarError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_date(s).map(Date).ok_or_else(|| err(DATE_SHAPE, s))
+        lexical::date(s).and_then(naive_date).map(Date).ok_or_else(|| err(Builtin::Date.expected(), s))
     }
 }
 
@@ -61,14 +50,8 @@ impl From<NaiveDate> for Date {
     }
 }
 
-/// The time zone of an [`DateTime`], as written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Zone {
-    /// `Z`.
-    Utc,
-    /// `+hh:mm` or `-hh:mm`, in minutes east of UTC.
-    Offset(i16),
-}
+/// The time zone of a [`DateTime`], as written (`Z`, or `±hh:mm` in minutes east of UTC).
+pub use xsd_builtins::lexical::Zone;
 
 /// A date and time (`xs:dateTime`): `YYYY-MM-DDThh:mm:ss`, optional fraction, optional zone.
 ///
@@ -83,8 +66,6 @@ pub struct DateTime {
     /// Digits of the fraction of a second as written (0 when there was none).
     pub fraction_digits: u8,
 }
-
-const DATE_TIME_SHAPE: &str = "a date-time YYYY-MM-DDThh:mm:ss";
 
 impl DateTime {
     /// A local date-time (no zone, no fraction).
@@ -102,44 +83,11 @@ impl From<NaiveDateTime> for DateTime {
 impl FromStr for DateTime {
     type Err = ScalarError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || err(DATE_TIME_SHAPE, s);
-        let (date, rest) = s.split_at_checked(10).ok_or_else(bad)?;
-        let date = parse_date(date).ok_or_else(bad)?;
-        let rest = rest.strip_prefix('T').ok_or_else(bad)?;
-        let (time, rest) = rest.split_at_checked(8).ok_or_else(bad)?;
-        let tb = time.as_bytes();
-        if !time.is_ascii() || tb[2] != b':' || tb[5] != b':' {
-            return Err(bad());
-        }
-        let (h, m, sec) = (digits(&time[0..2]).ok_or_else(bad)?, digits(&time[3..5]).ok_or_else(bad)?, digits(&time[6..8]).ok_or_else(bad)?);
-        let (mut nanos, mut fraction_digits, mut rest) = (0u32, 0u8, rest);
-        if let Some(frac) = rest.strip_prefix('.') {
-            let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-            if n == 0 || n > 9 {
-                return Err(bad());
-            }
-            nanos = digits(&frac[..n]).ok_or_else(bad)? * 10u32.pow(9 - n as u32);
-            fraction_digits = n as u8;
-            rest = &frac[n..];
-        }
-        let zone = match rest {
-            "" => None,
-            "Z" => Some(Zone::Utc),
-            z => {
-                let zb = z.as_bytes();
-                if !z.is_ascii() || zb.len() != 6 || !(zb[0] == b'+' || zb[0] == b'-') || zb[3] != b':' {
-                    return Err(bad());
-                }
-                let (zh, zm) = (digits(&z[1..3]).ok_or_else(bad)?, digits(&z[4..6]).ok_or_else(bad)?);
-                if zh > 14 || zm > 59 || (zh == 14 && zm != 0) {
-                    return Err(bad());
-                }
-                let minutes = (zh * 60 + zm) as i16;
-                Some(Zone::Offset(if zb[0] == b'-' { -minutes } else { minutes }))
-            }
+        let read = |p: lexical::DateTimeParts| {
+            let time = NaiveTime::from_hms_nano_opt(u32::from(p.hour), u32::from(p.minute), u32::from(p.second), p.nanos)?;
+            Some(DateTime { local: naive_date(p.date)?.and_time(time), zone: p.zone, fraction_digits: p.fraction_digits })
         };
-        let time = NaiveTime::from_hms_nano_opt(h, m, sec, nanos).filter(|_| sec < 60).ok_or_else(bad)?;
-        Ok(DateTime { local: date.and_time(time), zone, fraction_digits })
+        lexical::date_time(s).and_then(read).ok_or_else(|| err(Builtin::DateTime.expected(), s))
     }
 }
 
@@ -193,25 +141,20 @@ impl fmt::Display for DateTime {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, yaserde::DefaultYaSerde)]
 pub struct Decimal(pub rust_decimal::Decimal);
 
-const DECIMAL_SHAPE: &str = "a decimal number such as 123.45";
-
 impl FromStr for Decimal {
     type Err = ScalarError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || err(DECIMAL_SHAPE, s);
-        let (neg, body) = match s.as_bytes().first() {
-            Some(b'-') => (true, &s[1..]),
-            Some(b'+') => (false, &s[1..]),
-            _ => (false, s),
+        let p = lexical::decimal(s).ok_or_else(|| err(Builtin::Decimal.expected(), s))?;
+        // rust_decimal reads `12`, `-12.50` as they are; `+1`, `.5` and `5.` are rewritten first.
+        let plain = !s.starts_with('+') && !p.int.is_empty() && !s.ends_with('.');
+        let exact = if plain {
+            rust_decimal::Decimal::from_str_exact(s)
+        } else {
+            let int = if p.int.is_empty() { "0" } else { p.int };
+            let dot = if p.frac.is_empty() { "" } else { "." };
+            rust_decimal::Decimal::from_str_exact(&format!("{}{int}{dot}{}", if p.negative { "-" } else { "" }, p.frac))
         };
-        let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-        if (int.is_empty() && frac.is_empty()) || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let normalized = format!("{}{}{}{}", if neg { "-" } else { "" }, if int.is_empty() { "0" } else { int }, if frac.is_empty() { "" } else { "." }, frac);
-        rust_decimal::Decimal::from_str_exact(&normalized)
-            .map(Decimal)
-            .map_err(|_| err("a decimal number with at most 28 significant digits", s))
+        exact.map(Decimal).map_err(|_| err("a decimal number with at most 28 significant digits", s))
     }
 }
 
@@ -253,7 +196,18 @@ mod tests {
 
     #[test]
     fn decimals_are_exact() {
-        for (input, out) in [("100.50", "100.50"), ("0", "0"), ("-12.345", "-12.345"), ("+1.5", "1.5"), (".5", "0.5"), ("5.", "5")] {
+        for (input, out) in [
+            ("100.50", "100.50"),
+            ("0", "0"),
+            ("-12.345", "-12.345"),
+            ("+1.5", "1.5"),
+            (".5", "0.5"),
+            ("-.5", "-0.5"),
+            ("5.", "5"),
+            ("-5.", "-5"),
+            ("007.10", "7.10"),
+            ("-0", "0"),
+        ] {
             assert_eq!(Decimal::from_str(input).map(|d| d.to_string()).as_deref(), Ok(out), "{input}");
         }
         for bad in ["1e5", "1,5", "", "-", ".", "1.2.3", "NaN", " 1", "1 ", "99999999999999999999999999999999"] {

@@ -37,7 +37,8 @@ pub enum Content {
     Empty,
     /// Text of a simple type (and no child elements).
     Text(&'static SimpleDesc),
-    /// Child elements, in this order (`xs:sequence`).
+    /// Child elements (`xs:sequence`), in the order the encoders write; decoding accepts them
+    /// in any order.
     Sequence(&'static [Particle]),
 }
 
@@ -80,36 +81,8 @@ pub enum TypeDesc {
     Simple(&'static SimpleDesc),
 }
 
-/// The XML Schema built-in types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Builtin {
-    /// `xs:string`.
-    String,
-    /// `xs:normalizedString`.
-    NormalizedString,
-    /// `xs:token`.
-    Token,
-    /// `xs:language`.
-    Language,
-    /// `xs:boolean`.
-    Boolean,
-    /// `xs:int`.
-    Int,
-    /// `xs:integer`.
-    Integer,
-    /// `xs:nonNegativeInteger`.
-    NonNegativeInteger,
-    /// `xs:positiveInteger`.
-    PositiveInteger,
-    /// `xs:unsignedInt`.
-    UnsignedInt,
-    /// `xs:decimal`.
-    Decimal,
-    /// `xs:date`.
-    Date,
-    /// `xs:dateTime`.
-    DateTime,
-}
+/// The XML Schema built-in types (one definition, shared with the generator).
+pub use xsd_builtins::Builtin;
 
 /// A simple type: a built-in with facets, or a list of values.
 #[derive(Debug)]

@@ -1,14 +1,15 @@
-//! Stage 3, **passes**: Rust naming.
+//! The `naming` pass: every Rust name.
 //!
 //! All names are decided here, in one place, in model order (so the result is deterministic):
 //! type names are unique across the whole model (anonymous types that collide take their
 //! parent's name as a prefix), field names are unique within a struct (keywords become raw
-//! identifiers), and variant names are unique within an enum.
+//! identifiers), variant names are unique within an enum, and each message root gets the name
+//! of its variant in `AnyMessage` / `AnyRequest` (its type name without the `Ota` prefix).
 
 use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
-use crate::ir::{Content, Field, Model, Particle, TypeKind};
+use crate::ir::{Content, Field, Model, Particle, StructDef, TypeKind};
 
 /// Rust keywords (strict and reserved, all editions).
 const KEYWORDS: &[&str] = &[
@@ -137,8 +138,9 @@ pub fn is_plain_ident(s: &str) -> bool {
 }
 
 /// Runs the naming pass over the model.
-pub fn assign_names(model: &mut Model, diags: &mut Diagnostics) {
+pub fn run(model: &mut Model, diags: &mut Diagnostics) {
     type_names(model, diags);
+    message_variants(model, diags);
     for t in &mut model.types {
         match &mut t.kind {
             TypeKind::Struct(s) => struct_field_names(s.attributes.as_mut_slice(), &mut s.content),
@@ -169,6 +171,25 @@ pub fn assign_names(model: &mut Model, diags: &mut Diagnostics) {
             }
             TypeKind::Alias(_) => {}
         }
+    }
+}
+
+/// The variant of each root in `AnyMessage` / `AnyRequest`: its type name without `Ota`.
+fn message_variants(model: &mut Model, diags: &mut Diagnostics) {
+    let mut seen: HashMap<String, Span> = HashMap::new();
+    for t in &mut model.types {
+        let TypeKind::Struct(StructDef { root: Some(root), .. }) = &mut t.kind else { continue };
+        let n = &t.rust_name;
+        let variant = n.strip_prefix("Ota").filter(|r| !r.is_empty()).unwrap_or(n).to_string();
+        if let Some(first) = seen.get(&variant) {
+            diags.push(
+                Diagnostic::error(t.span.clone(), format!("two message roots are both named `{variant}` in `AnyMessage`"))
+                    .with_related(first.clone(), "the other one")
+                    .with_note("a root's variant is its Rust type name without the `Ota` prefix"),
+            );
+        }
+        seen.insert(variant.clone(), t.span.clone());
+        root.variant = variant;
     }
 }
 

@@ -1,0 +1,263 @@
+//! `mod.rs`: the module list, `AnyRequest`, `AnyMessage`, the operation table and the error
+//! answer of each operation.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::{doc, ident};
+use crate::passes::naming::snake;
+use crate::ir::{Model, Module, RootInfo, StructDef, TypeId, TypeKind};
+
+fn variant_name(model: &Model, id: TypeId) -> Ident {
+    match &model.ty(id).kind {
+        TypeKind::Struct(StructDef { root: Some(root), .. }) => format_ident!("{}", root.variant),
+        _ => format_ident!("{}", model.ty(id).rust_name),
+    }
+}
+
+/// An enum over some roots, with `from_xml` by root element and the shared encoders.
+fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&Module, TypeId, &RootInfo)], extra: TokenStream) -> TokenStream {
+    let d = doc(doc_text);
+    let variants = roots.iter().map(|(m, id, info)| {
+        let v = variant_name(model, *id);
+        let mn = ident(&m.name);
+        let tn = ident(&model.ty(*id).rust_name);
+        let text = match &info.path {
+            Some(p) => format!("`{}` (`POST {p}`).", info.element),
+            None => format!("`{}`.", info.element),
+        };
+        let vd = doc(&text);
+        quote!(#vd #v(Box<#mn::#tn>),)
+    });
+    let decode_arms = roots.iter().map(|(_, id, info)| {
+        let v = variant_name(model, *id);
+        let el = &info.element;
+        quote!(#el => rt::decode_document(&doc).map(|m| Self::#v(Box::new(m))),)
+    });
+    let yaserde_arms = roots.iter().map(|(m, id, info)| {
+        let v = variant_name(model, *id);
+        let el = &info.element;
+        let mn = ident(&m.name);
+        let tn = ident(&model.ty(*id).rust_name);
+        quote!(#el => rt::decode_with_yaserde::<#mn::#tn>(xml).map(|m| Self::#v(Box::new(m))),)
+    });
+    let name_arms = roots.iter().map(|(_, id, info)| {
+        let v = variant_name(model, *id);
+        let el = &info.element;
+        quote!(Self::#v(_) => #el,)
+    });
+    let yaserde_encode_arms = roots.iter().map(|(_, id, _)| {
+        let v = variant_name(model, *id);
+        quote!(Self::#v(m) => rt::encode_with_yaserde(m.as_ref(), pretty),)
+    });
+    let encode_arms = roots.iter().map(|(_, id, _)| {
+        let v = variant_name(model, *id);
+        quote!(Self::#v(m) => rt::encode(m.as_ref(), pretty),)
+    });
+    let root_names = roots.iter().map(|(_, _, info)| &info.element);
+    quote! {
+        #d
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum #name {
+            #(#variants)*
+        }
+
+        impl #name {
+            /// The root element names this enum decodes.
+            pub const ROOTS: &'static [&'static str] = &[#(#root_names),*];
+
+            /// Decodes whichever message the root element names, with every strict check.
+            pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
+                let doc = rt::parse_document(xml)?;
+                match doc.root_element().tag_name().name() {
+                    #(#decode_arms)*
+                    _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+                }
+            }
+
+            /// Decodes with the same checks but binds with yaserde instead of the generated
+            /// decoder (slower; for comparison).
+            pub fn from_xml_with_yaserde(xml: &str) -> Result<Self, rt::DecodeError> {
+                let doc = rt::parse_document(xml)?;
+                match doc.root_element().tag_name().name() {
+                    #(#yaserde_arms)*
+                    _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
+                }
+            }
+
+            /// Encodes with yaserde instead of the generated encoder (for comparison).
+            pub fn to_xml_with_yaserde(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+                match self {
+                    #(#yaserde_encode_arms)*
+                }
+            }
+
+            /// The root element name of the message.
+            pub fn root_name(&self) -> &'static str {
+                match self {
+                    #(#name_arms)*
+                }
+            }
+
+            /// Encodes the message as compact XML.
+            pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
+                self.encode(false)
+            }
+
+            /// Encodes the message as indented XML.
+            pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
+                self.encode(true)
+            }
+
+            fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+                match self {
+                    #(#encode_arms)*
+                }
+            }
+
+            #extra
+        }
+    }
+}
+
+/// The standard-attribute traits the roots implement, each as a trait object: one getter and
+/// one `_mut` getter per trait that at least one of `roots` implements.
+fn std_trait_accessors(model: &Model, roots: &[(&Module, TypeId, &RootInfo)]) -> TokenStream {
+    let implements = |id: TypeId, name: &str| match &model.ty(id).kind {
+        TypeKind::Struct(s) => s.std_traits.iter().any(|t| t.name == name),
+        _ => false,
+    };
+    let mut names: Vec<&'static str> = Vec::new();
+    for (_, id, _) in roots {
+        if let TypeKind::Struct(s) = &model.ty(*id).kind {
+            for t in &s.std_traits {
+                if !names.contains(&t.name) {
+                    names.push(t.name);
+                }
+            }
+        }
+    }
+    let methods = names.into_iter().map(|name| {
+        let tr = format_ident!("{name}");
+        let get = format_ident!("{}", snake(name));
+        let get_mut = format_ident!("{}_mut", snake(name));
+        let with: Vec<Ident> = roots.iter().filter(|(_, id, _)| implements(*id, name)).map(|(_, id, _)| variant_name(model, *id)).collect();
+        let rest = (with.len() < roots.len()).then(|| quote!(_ => None,));
+        let d = doc(&format!("The message as `runtime::{name}`, when it has those attributes."));
+        let d_mut = doc(&format!("The message as a mutable `runtime::{name}`, when it has those attributes."));
+        quote! {
+            #d
+            pub fn #get(&self) -> Option<&dyn rt::#tr> {
+                match self {
+                    #(Self::#with(m) => Some(m.as_ref()),)*
+                    #rest
+                }
+            }
+
+            #d_mut
+            pub fn #get_mut(&mut self) -> Option<&mut dyn rt::#tr> {
+                match self {
+                    #(Self::#with(m) => Some(m.as_mut()),)*
+                    #rest
+                }
+            }
+        }
+    });
+    quote!(#(#methods)*)
+}
+
+/// The `mod.rs` file.
+pub(super) fn mod_rs(model: &Model) -> TokenStream {
+    let mods = model.modules.iter().map(|m| {
+        let n = ident(&m.name);
+        let d = doc(&format!("Types of `spec/{}`.", m.file));
+        quote!(#d pub mod #n;)
+    });
+    let all: Vec<_> = model.roots().collect();
+    let requests: Vec<_> = all.iter().copied().filter(|(_, _, info)| info.path.is_some()).collect();
+    let ops = requests.iter().map(|(_, _, info)| {
+        let el = &info.element;
+        let version = &info.version;
+        let path = info.path.as_deref().unwrap_or_default();
+        let response = match &info.response {
+            Some(r) => quote!(Some(#r)),
+            None => quote!(None),
+        };
+        quote!(rt::Operation { path: #path, request_root: #el, version: #version, response_root: #response },)
+    });
+    let op_arms = requests.iter().enumerate().map(|(i, (_, id, _))| {
+        let v = variant_name(model, *id);
+        quote!(Self::#v(_) => OPERATIONS[#i],)
+    });
+    let any_request = any_enum(
+        model,
+        &format_ident!("AnyRequest"),
+        "Any request message of the service, decoded by its root element.",
+        &requests,
+        {
+            let std = std_trait_accessors(model, &requests);
+            quote! {
+                /// The operation this request belongs to.
+                pub fn operation(&self) -> rt::Operation {
+                    match self {
+                        #(#op_arms)*
+                    }
+                }
+
+                #std
+            }
+        },
+    );
+    let any_message = any_enum(
+        model,
+        &format_ident!("AnyMessage"),
+        "Any message of the spec (requests and responses), decoded by its root element.",
+        &all,
+        std_trait_accessors(model, &all),
+    );
+    // The error answer of each operation, when every response shares one `Errors` type.
+    let error_arms = requests.iter().filter_map(|(_, _, info)| {
+        let rid = info.response_type?;
+        let m = &model.modules[model.ty(rid).module];
+        let path = info.path.as_deref().unwrap_or_default();
+        let v = variant_name(model, rid);
+        let mn = ident(&m.name);
+        let tn = ident(&model.ty(rid).rust_name);
+        Some(quote! {
+            #path => Some(AnyMessage::#v(Box::new(<#mn::#tn as rt::Response>::from_errors(errors)))),
+        })
+    });
+    let error_response = match model.shared_errors {
+        Some(eid) => {
+            let et = model.ty(eid);
+            let em = ident(&model.modules[et.module].name);
+            let en = ident(&et.rust_name);
+            quote! {
+                /// The error answer (errors only, no payload) of the operation at `path`.
+                pub fn error_response(path: &str, errors: #em::#en) -> Option<AnyMessage> {
+                    match path {
+                        #(#error_arms)*
+                        _ => None,
+                    }
+                }
+            }
+        }
+        _ => quote!(),
+    };
+    quote! {
+        //! The generated message types, one module per spec file.
+        use crate::runtime as rt;
+
+        #(#mods)*
+        #[doc(hidden)]
+        pub mod schema;
+
+        /// The service's operations (path, request root, expected `Version`, response root), from the spec.
+        pub const OPERATIONS: &[rt::Operation] = &[#(#ops)*];
+
+        #any_request
+        #any_message
+        #error_response
+    }
+}
+

@@ -1,0 +1,99 @@
+//! Structs: one per complex type, with yaserde derives and documented fields.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{Ctx, doc, doc_or, field_doc, ident, value_note};
+use crate::ir::{Content, Field, FieldType, Particle, StructDef, TypeId};
+use crate::parse::OTA;
+
+fn namespace_attr(xml_name: &str) -> TokenStream {
+    quote! {
+        #[yaserde(
+            rename = #xml_name,
+            prefix = "ota",
+            default_namespace = "ota",
+            namespaces = { "ota" = #OTA }
+        )]
+    }
+}
+
+/// The struct of a complex type.
+pub(super) fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
+    let t = ctx.model.ty(id);
+    let name = ident(&t.rust_name);
+    let d = doc_or(t.doc.as_deref(), || format!("The `{}` element.", t.xml_name));
+    let ns = namespace_attr(&t.xml_name);
+    let mut fields = Vec::new();
+    for a in &s.attributes {
+        let fname = ident(&a.rust_name);
+        let ty = ctx.field_type(a);
+        let xml = &a.xml_name;
+        let fd = field_doc(ctx.model, a, format!("The `{xml}` attribute."), None);
+        fields.push(quote! {
+            #fd
+            #[yaserde(attribute = true, rename = #xml)]
+            pub #fname: #ty,
+        });
+    }
+    match &s.content {
+        Content::Empty => {}
+        Content::Text(sc) => {
+            ctx.uses_empty_string = true;
+            let ty = ctx.scalar(sc);
+            let mut text = "The element's text content.".to_string();
+            if let Some(n) = value_note(ctx.model, &FieldType::Simple(*sc)) {
+                text.push_str(&format!("\n\n{n}"));
+            }
+            let td = doc(&text);
+            fields.push(quote! {
+                #td
+                #[yaserde(text = true, default = "empty_string")]
+                pub value: #ty,
+            });
+        }
+        Content::Sequence(ps) => {
+            let mut choice_fields: Vec<&Field> = Vec::new();
+            for p in ps {
+                let (list, note): (&[&Field], Option<String>) = match p {
+                    Particle::Element(f) => {
+                        choice_fields.clear();
+                        choice_fields.push(f);
+                        (choice_fields.as_slice(), None)
+                    }
+                    Particle::Choice { required, branches } => {
+                        let alternatives: Vec<String> = branches
+                            .iter()
+                            .map(|b| b.iter().map(|f| format!("`{}`", f.rust_name)).collect::<Vec<_>>().join(" + "))
+                            .collect();
+                        let n = if *required { "Exactly one" } else { "At most one" };
+                        let note = format!("{n} of these alternatives is present (an `xs:choice`): {}.", alternatives.join("; "));
+                        choice_fields.clear();
+                        choice_fields.extend(branches.iter().flatten());
+                        (choice_fields.as_slice(), Some(note))
+                    }
+                };
+                for f in list {
+                    let fname = ident(&f.rust_name);
+                    let ty = ctx.field_type(f);
+                    let xml = &f.xml_name;
+                    let fd = field_doc(ctx.model, f, format!("The `{xml}` element."), note.as_deref());
+                    fields.push(quote! {
+                        #fd
+                        #[yaserde(prefix = "ota", rename = #xml)]
+                        pub #fname: #ty,
+                    });
+                }
+            }
+        }
+    }
+    let derive_default = if s.root.is_some() { quote!() } else { quote!(Default,) };
+    quote! {
+        #d
+        #[derive(Debug, Clone, PartialEq, #derive_default yaserde::YaSerialize, yaserde::YaDeserialize)]
+        #ns
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
