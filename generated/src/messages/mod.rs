@@ -11,6 +11,9 @@ pub mod common;
 /// Types of `spec/booking_read.xsd`.
 pub mod booking_read;
 
+/// Types of `spec/hotel_avail.xsd`.
+pub mod hotel_avail;
+
 /// Types of `spec/hotel_descriptive_info.xsd`.
 pub mod hotel_descriptive_info;
 
@@ -39,6 +42,12 @@ pub const OPERATIONS: &[rt::Operation] = &[
         request_root: "OTA_ReadRQ",
         version: "2008.1",
         response_root: Some("OTA_ResRetrieveRS"),
+    },
+    rt::Operation {
+        path: "/hotelavailability",
+        request_root: "OTA_HotelAvailRQ",
+        version: "2008.1",
+        response_root: Some("OTA_HotelAvailRS"),
     },
     rt::Operation {
         path: "/hotelnbc",
@@ -83,6 +92,8 @@ pub const OPERATIONS: &[rt::Operation] = &[
 pub enum AnyRequest {
     /// `OTA_ReadRQ` (`POST /bookread`).
     ReadRq(Box<booking_read::OtaReadRq>),
+    /// `OTA_HotelAvailRQ` (`POST /hotelavailability`).
+    HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
@@ -101,6 +112,7 @@ impl AnyRequest {
     /// The root element names this enum decodes.
     pub const ROOTS: &'static [&'static str] = &[
         "OTA_ReadRQ",
+        "OTA_HotelAvailRQ",
         "OTA_HotelDescriptiveInfoRQ",
         "OTA_HotelResModifyRQ",
         "OTA_ProductDescriptiveInfoRQ",
@@ -113,6 +125,9 @@ impl AnyRequest {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
             "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
+            "OTA_HotelAvailRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
@@ -145,6 +160,10 @@ impl AnyRequest {
             "OTA_ReadRQ" => {
                 rt::decode_with_yaserde::<booking_read::OtaReadRq>(xml)
                     .map(|m| Self::ReadRq(Box::new(m)))
+            }
+            "OTA_HotelAvailRQ" => {
+                rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRq>(xml)
+                    .map(|m| Self::HotelAvailRq(Box::new(m)))
             }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
@@ -185,6 +204,7 @@ impl AnyRequest {
     pub fn to_xml_with_yaserde(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
             Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
@@ -201,6 +221,7 @@ impl AnyRequest {
     pub fn root_name(&self) -> &'static str {
         match self {
             Self::ReadRq(_) => "OTA_ReadRQ",
+            Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
@@ -220,6 +241,7 @@ impl AnyRequest {
     fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
             Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
@@ -232,12 +254,13 @@ impl AnyRequest {
     pub fn operation(&self) -> rt::Operation {
         match self {
             Self::ReadRq(_) => OPERATIONS[0usize],
-            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[1usize],
-            Self::HotelResModifyRq(_) => OPERATIONS[2usize],
-            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[3usize],
-            Self::TourActivityAvailRq(_) => OPERATIONS[4usize],
-            Self::TourActivityBookRq(_) => OPERATIONS[5usize],
-            Self::TourActivitySearchRq(_) => OPERATIONS[6usize],
+            Self::HotelAvailRq(_) => OPERATIONS[1usize],
+            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[2usize],
+            Self::HotelResModifyRq(_) => OPERATIONS[3usize],
+            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[4usize],
+            Self::TourActivityAvailRq(_) => OPERATIONS[5usize],
+            Self::TourActivityBookRq(_) => OPERATIONS[6usize],
+            Self::TourActivitySearchRq(_) => OPERATIONS[7usize],
         }
     }
 }
@@ -249,6 +272,10 @@ pub enum AnyMessage {
     ReadRq(Box<booking_read::OtaReadRq>),
     /// `OTA_ResRetrieveRS`.
     ResRetrieveRs(Box<booking_read::OtaResRetrieveRs>),
+    /// `OTA_HotelAvailRQ` (`POST /hotelavailability`).
+    HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
+    /// `OTA_HotelAvailRS`.
+    HotelAvailRs(Box<hotel_avail::OtaHotelAvailRs>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
     /// `OTA_HotelDescriptiveInfoRS`.
@@ -280,6 +307,8 @@ impl AnyMessage {
     pub const ROOTS: &'static [&'static str] = &[
         "OTA_ReadRQ",
         "OTA_ResRetrieveRS",
+        "OTA_HotelAvailRQ",
+        "OTA_HotelAvailRS",
         "OTA_HotelDescriptiveInfoRQ",
         "OTA_HotelDescriptiveInfoRS",
         "OTA_HotelResModifyRQ",
@@ -300,6 +329,12 @@ impl AnyMessage {
             "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
             "OTA_ResRetrieveRS" => {
                 rt::decode_document(&doc).map(|m| Self::ResRetrieveRs(Box::new(m)))
+            }
+            "OTA_HotelAvailRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
+            }
+            "OTA_HotelAvailRS" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailRs(Box::new(m)))
             }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
@@ -358,6 +393,14 @@ impl AnyMessage {
             "OTA_ResRetrieveRS" => {
                 rt::decode_with_yaserde::<booking_read::OtaResRetrieveRs>(xml)
                     .map(|m| Self::ResRetrieveRs(Box::new(m)))
+            }
+            "OTA_HotelAvailRQ" => {
+                rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRq>(xml)
+                    .map(|m| Self::HotelAvailRq(Box::new(m)))
+            }
+            "OTA_HotelAvailRS" => {
+                rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRs>(xml)
+                    .map(|m| Self::HotelAvailRs(Box::new(m)))
             }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
@@ -431,6 +474,8 @@ impl AnyMessage {
         match self {
             Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ResRetrieveRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
@@ -458,6 +503,8 @@ impl AnyMessage {
         match self {
             Self::ReadRq(_) => "OTA_ReadRQ",
             Self::ResRetrieveRs(_) => "OTA_ResRetrieveRS",
+            Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
+            Self::HotelAvailRs(_) => "OTA_HotelAvailRS",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
             Self::HotelDescriptiveInfoRs(_) => "OTA_HotelDescriptiveInfoRS",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
@@ -484,6 +531,8 @@ impl AnyMessage {
         match self {
             Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
             Self::ResRetrieveRs(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelAvailRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
@@ -508,6 +557,17 @@ pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> 
                 AnyMessage::ResRetrieveRs(
                     Box::new(
                         <booking_read::OtaResRetrieveRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/hotelavailability" => {
+            Some(
+                AnyMessage::HotelAvailRs(
+                    Box::new(
+                        <hotel_avail::OtaHotelAvailRs as rt::Response>::from_errors(
                             errors,
                         ),
                     ),

@@ -1000,6 +1000,592 @@ pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
     ),
 };
 
+pub static GUEST_QUANTITY: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("999"),
+    ..SimpleDesc::builtin("GuestQuantity", Builtin::PositiveInteger)
+};
+
+pub static GUEST_AGE: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("999"),
+    ..SimpleDesc::builtin("GuestAge", Builtin::NonNegativeInteger)
+};
+
+pub static RPH_NUMBER: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("99999999"),
+    ..SimpleDesc::builtin("RPHNumber", Builtin::NonNegativeInteger)
+};
+
+pub static PENALTY_PERCENT: SimpleDesc = SimpleDesc {
+    min_inclusive: Some("0"),
+    max_inclusive: Some("100"),
+    ..SimpleDesc::builtin("PenaltyPercent", Builtin::Decimal)
+};
+
+pub static RATE_TIME_UNIT: SimpleDesc = SimpleDesc {
+    values: &[
+        "Year",
+        "Month",
+        "Week",
+        "Day",
+        "Hour",
+        "Second",
+        "FullDuration",
+        "Minute",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("RateTimeUnit", Builtin::String)
+};
+
+pub static REF_POINT_CONTEXT: SimpleDesc = SimpleDesc {
+    values: &["Country", "Region"],
+    open: Some(&XS_STRING),
+    ..SimpleDesc::builtin("RefPointContext", Builtin::String)
+};
+
+pub static AVAIL_REQUEST_SEGMENTS: ComplexDesc = ComplexDesc {
+    name: "AvailRequestSegments",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AvailRequestSegment",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&AVAIL_REQUEST_SEGMENT),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
+    name: "AvailRequestSegment",
+    attributes: &[
+        AttrDesc {
+            name: "InfoSource",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelSearchCriteria",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_SEARCH_CRITERIA),
+            }),
+            Particle::Element(ElementDesc {
+                name: "StayDateRange",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStayCandidates",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
+    name: "HotelSearchCriteria",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Criterion",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_SEARCH_CRITERION),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
+    name: "HotelSearchCriterion",
+    attributes: &[
+        AttrDesc {
+            name: "ExactMatch",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "RefPoint",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&REF_POINT),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "HotelRef",
+                            index: 1,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&HOTEL_REF),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static REF_POINT: ComplexDesc = ComplexDesc {
+    name: "RefPoint",
+    attributes: &[
+        AttrDesc {
+            name: "CodeContext",
+            required: true,
+            ty: &REF_POINT_CONTEXT,
+        },
+    ],
+    content: Content::Text(&STRING_LENGTH1TO64),
+};
+
+pub static HOTEL_REF: ComplexDesc = ComplexDesc {
+    name: "HotelRef",
+    attributes: &[
+        AttrDesc {
+            name: "HotelCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
+    name: "RoomStayCandidates",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStayCandidate",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATE),
+            }),
+        ],
+    ),
+};
+
+pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
+    name: "RoomStayCandidate",
+    attributes: &[
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+        ],
+    ),
+};
+
+pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
+    name: "OccupancyGuestCounts",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "GuestCount",
+                index: 0,
+                min: 1u32,
+                max: 99u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNT),
+            }),
+        ],
+    ),
+};
+
+pub static OCCUPANCY_GUEST_COUNT: ComplexDesc = ComplexDesc {
+    name: "OccupancyGuestCount",
+    attributes: &[
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: false,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+        AttrDesc {
+            name: "Age",
+            required: false,
+            ty: &GUEST_AGE,
+        },
+        AttrDesc {
+            name: "Count",
+            required: false,
+            ty: &GUEST_QUANTITY,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
+    name: "AvailRoomStays",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStay",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&AVAIL_ROOM_STAY),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_ROOM_STAY: ComplexDesc = ComplexDesc {
+    name: "AvailRoomStay",
+    attributes: &[
+        AttrDesc {
+            name: "RoomStayCandidateRPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomTypes",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_TYPES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomRates",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OFFER_ROOM_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TimeSpan",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 5,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 6,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
+    name: "OfferRoomRates",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomRate",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OFFER_ROOM_RATE),
+            }),
+        ],
+    ),
+};
+
+pub static OFFER_ROOM_RATE: ComplexDesc = ComplexDesc {
+    name: "OfferRoomRate",
+    attributes: &[
+        AttrDesc {
+            name: "RoomTypeCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Rates",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_NIGHT_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Features",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_RATE_FEATURES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+        ],
+    ),
+};
+
+pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
+    name: "RoomNightRates",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Rate",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ROOM_NIGHT_RATE),
+            }),
+        ],
+    ),
+};
+
+pub static ROOM_NIGHT_RATE: ComplexDesc = ComplexDesc {
+    name: "RoomNightRate",
+    attributes: &[
+        AttrDesc {
+            name: "EffectiveDate",
+            required: true,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "ExpireDate",
+            required: false,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "ExpireDateExclusiveInd",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "RateTimeUnit",
+            required: false,
+            ty: &RATE_TIME_UNIT,
+        },
+        AttrDesc {
+            name: "UnitMultiplier",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Base",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AdditionalGuestAmounts",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&GUEST_AMOUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+        ],
+    ),
+};
+
+pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
+    name: "GuestAmounts",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AdditionalGuestAmount",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&GUEST_AMOUNT),
+            }),
+        ],
+    ),
+};
+
+pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
+    name: "GuestAmount",
+    attributes: &[
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: false,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Amount",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
+    name: "HotelCancelPenalties",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelPenalty",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTY),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
+    name: "HotelCancelPenalty",
+    attributes: &[
+        AttrDesc {
+            name: "NonRefundable",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Deadline",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AmountPercent",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PenaltyDescription",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
+    name: "HotelDeadline",
+    attributes: &[
+        AttrDesc {
+            name: "AbsoluteDeadline",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
+    name: "HotelAmountPercent",
+    attributes: &[
+        AttrDesc {
+            name: "Percent",
+            required: false,
+            ty: &PENALTY_PERCENT,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "Amount",
+            required: false,
+            ty: &MONEY,
+        },
+    ],
+    content: Content::Empty,
+};
+
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfos",
     attributes: &[],
@@ -3694,6 +4280,152 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
                             min: 0u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&RESERVATIONS_LIST),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelAvailRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "MaxResponses",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AvailRequestSegments",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_REQUEST_SEGMENTS),
+            }),
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelAvailRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "RoomStays",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&AVAIL_ROOM_STAYS),
                         },
                     ],
                     &[
