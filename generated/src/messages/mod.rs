@@ -17,6 +17,9 @@ pub mod hotel_avail;
 /// Types of `spec/hotel_descriptive_info.xsd`.
 pub mod hotel_descriptive_info;
 
+/// Types of `spec/hotel_res.xsd`.
+pub mod hotel_res;
+
 /// Types of `spec/hotel_res_modify.xsd`.
 pub mod hotel_res_modify;
 
@@ -54,6 +57,12 @@ pub const OPERATIONS: &[rt::Operation] = &[
         request_root: "OTA_HotelDescriptiveInfoRQ",
         version: "2009.1",
         response_root: Some("OTA_HotelDescriptiveInfoRS"),
+    },
+    rt::Operation {
+        path: "/hotelbook",
+        request_root: "OTA_HotelResRQ",
+        version: "2008.1",
+        response_root: Some("OTA_HotelResRS"),
     },
     rt::Operation {
         path: "/bookmodify",
@@ -96,6 +105,8 @@ pub enum AnyRequest {
     HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
+    /// `OTA_HotelResRQ` (`POST /hotelbook`).
+    HotelResRq(Box<hotel_res::OtaHotelResRq>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
     HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
     /// `OTA_ProductDescriptiveInfoRQ` (`POST /activitynbc`).
@@ -114,6 +125,7 @@ impl AnyRequest {
         "OTA_ReadRQ",
         "OTA_HotelAvailRQ",
         "OTA_HotelDescriptiveInfoRQ",
+        "OTA_HotelResRQ",
         "OTA_HotelResModifyRQ",
         "OTA_ProductDescriptiveInfoRQ",
         "OTA_TourActivityAvailRQ",
@@ -131,6 +143,9 @@ impl AnyRequest {
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelResRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
@@ -171,6 +186,10 @@ impl AnyRequest {
                 >(xml)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
             }
+            "OTA_HotelResRQ" => {
+                rt::decode_with_yaserde::<hotel_res::OtaHotelResRq>(xml)
+                    .map(|m| Self::HotelResRq(Box::new(m)))
+            }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRq>(xml)
                     .map(|m| Self::HotelResModifyRq(Box::new(m)))
@@ -208,6 +227,7 @@ impl AnyRequest {
             Self::HotelDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
+            Self::HotelResRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
@@ -223,6 +243,7 @@ impl AnyRequest {
             Self::ReadRq(_) => "OTA_ReadRQ",
             Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
+            Self::HotelResRq(_) => "OTA_HotelResRQ",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
             Self::TourActivityAvailRq(_) => "OTA_TourActivityAvailRQ",
@@ -243,6 +264,7 @@ impl AnyRequest {
             Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::TourActivityAvailRq(m) => rt::encode(m.as_ref(), pretty),
@@ -256,11 +278,12 @@ impl AnyRequest {
             Self::ReadRq(_) => OPERATIONS[0usize],
             Self::HotelAvailRq(_) => OPERATIONS[1usize],
             Self::HotelDescriptiveInfoRq(_) => OPERATIONS[2usize],
-            Self::HotelResModifyRq(_) => OPERATIONS[3usize],
-            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[4usize],
-            Self::TourActivityAvailRq(_) => OPERATIONS[5usize],
-            Self::TourActivityBookRq(_) => OPERATIONS[6usize],
-            Self::TourActivitySearchRq(_) => OPERATIONS[7usize],
+            Self::HotelResRq(_) => OPERATIONS[3usize],
+            Self::HotelResModifyRq(_) => OPERATIONS[4usize],
+            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[5usize],
+            Self::TourActivityAvailRq(_) => OPERATIONS[6usize],
+            Self::TourActivityBookRq(_) => OPERATIONS[7usize],
+            Self::TourActivitySearchRq(_) => OPERATIONS[8usize],
         }
     }
 }
@@ -280,6 +303,10 @@ pub enum AnyMessage {
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
     /// `OTA_HotelDescriptiveInfoRS`.
     HotelDescriptiveInfoRs(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRs>),
+    /// `OTA_HotelResRQ` (`POST /hotelbook`).
+    HotelResRq(Box<hotel_res::OtaHotelResRq>),
+    /// `OTA_HotelResRS`.
+    HotelResRs(Box<hotel_res::OtaHotelResRs>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
     HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
     /// `OTA_HotelResModifyRS`.
@@ -311,6 +338,8 @@ impl AnyMessage {
         "OTA_HotelAvailRS",
         "OTA_HotelDescriptiveInfoRQ",
         "OTA_HotelDescriptiveInfoRS",
+        "OTA_HotelResRQ",
+        "OTA_HotelResRS",
         "OTA_HotelResModifyRQ",
         "OTA_HotelResModifyRS",
         "OTA_ProductDescriptiveInfoRQ",
@@ -343,6 +372,12 @@ impl AnyMessage {
             "OTA_HotelDescriptiveInfoRS" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+            }
+            "OTA_HotelResRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
+            }
+            "OTA_HotelResRS" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResRs(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
@@ -414,6 +449,14 @@ impl AnyMessage {
                 >(xml)
                     .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
             }
+            "OTA_HotelResRQ" => {
+                rt::decode_with_yaserde::<hotel_res::OtaHotelResRq>(xml)
+                    .map(|m| Self::HotelResRq(Box::new(m)))
+            }
+            "OTA_HotelResRS" => {
+                rt::decode_with_yaserde::<hotel_res::OtaHotelResRs>(xml)
+                    .map(|m| Self::HotelResRs(Box::new(m)))
+            }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRq>(xml)
                     .map(|m| Self::HotelResModifyRq(Box::new(m)))
@@ -482,6 +525,8 @@ impl AnyMessage {
             Self::HotelDescriptiveInfoRs(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
+            Self::HotelResRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelResRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => {
@@ -507,6 +552,8 @@ impl AnyMessage {
             Self::HotelAvailRs(_) => "OTA_HotelAvailRS",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
             Self::HotelDescriptiveInfoRs(_) => "OTA_HotelDescriptiveInfoRS",
+            Self::HotelResRq(_) => "OTA_HotelResRQ",
+            Self::HotelResRs(_) => "OTA_HotelResRS",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
             Self::HotelResModifyRs(_) => "OTA_HotelResModifyRS",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
@@ -535,6 +582,8 @@ impl AnyMessage {
             Self::HotelAvailRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRs(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRs(m) => rt::encode(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
@@ -581,6 +630,15 @@ pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> 
                         <hotel_descriptive_info::OtaHotelDescriptiveInfoRs as rt::Response>::from_errors(
                             errors,
                         ),
+                    ),
+                ),
+            )
+        }
+        "/hotelbook" => {
+            Some(
+                AnyMessage::HotelResRs(
+                    Box::new(
+                        <hotel_res::OtaHotelResRs as rt::Response>::from_errors(errors),
                     ),
                 ),
             )

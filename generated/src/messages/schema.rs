@@ -2074,6 +2074,613 @@ pub static EMAILS: ComplexDesc = ComplexDesc {
     ),
 };
 
+pub static ROOM_INDEX: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("999"),
+    ..SimpleDesc::builtin("RoomIndex", Builtin::PositiveInteger)
+};
+
+static RPH_LIST_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new("[0-9]{1,8}( [0-9]{1,8})*", "\\A(?:[0-9]{1,8}( [0-9]{1,8})*)\\z"),
+];
+
+pub static RPH_LIST: SimpleDesc = SimpleDesc {
+    patterns: &RPH_LIST_PATTERNS,
+    ..SimpleDesc::builtin("RPHList", Builtin::String)
+};
+
+pub static PAYMENT_GUARANTEE_TYPE: SimpleDesc = SimpleDesc {
+    values: &[
+        "GuaranteeRequired",
+        "None",
+        "CC/DC/Voucher",
+        "Profile",
+        "Deposit",
+        "PrePay",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("PaymentGuaranteeType", Builtin::String)
+};
+
+pub static BOOK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
+    name: "BookHotelReservations",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "BookHotelReservation",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_ROOM_STAYS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_SERVICES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GLOBAL_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
+    name: "BookRoomStays",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStay",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOK_ROOM_STAY),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_ROOM_STAY: ComplexDesc = ComplexDesc {
+    name: "BookRoomStay",
+    attributes: &[
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomTypes",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_TYPES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomRates",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TimeSpan",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuestRPHs",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RES_GUEST_RPHS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ServiceRPHs",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SERVICE_RPHS),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_SERVICES: ComplexDesc = ComplexDesc {
+    name: "BookServices",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Service",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOK_SERVICE),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_SERVICE: ComplexDesc = ComplexDesc {
+    name: "BookService",
+    attributes: &[
+        AttrDesc {
+            name: "ServiceInventoryCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ServiceRPH",
+            required: true,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "Type",
+            required: false,
+            ty: &RESERVATION_ID_CODE,
+        },
+        AttrDesc {
+            name: "ID",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
+    name: "BookResGuests",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ResGuest",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GUEST),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_RES_GUEST: ComplexDesc = ComplexDesc {
+    name: "BookResGuest",
+    attributes: &[
+        AttrDesc {
+            name: "ResGuestRPH",
+            required: true,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: true,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Profiles",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&GUEST_PROFILES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
+    name: "BookResGlobalInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Comments",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COMMENTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReservationIDs",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
+    name: "BookingReservationIDs",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservationID",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOKING_RESERVATION_ID),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
+    name: "BookingReservationID",
+    attributes: &[
+        AttrDesc {
+            name: "ResID_Type",
+            required: true,
+            ty: &RESERVATION_ID_CODE,
+        },
+        AttrDesc {
+            name: "ResID_Value",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ResID_SourceContext",
+            required: true,
+            ty: &RES_ID_SOURCE_CONTEXT,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static BOOKED_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
+    name: "BookedHotelReservations",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "BookedHotelReservation",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_ROOM_STAYS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_SERVICES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_RES_GLOBAL_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
+    name: "BookedRoomStays",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStay",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOKED_ROOM_STAY),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_ROOM_STAY: ComplexDesc = ComplexDesc {
+    name: "BookedRoomStay",
+    attributes: &[
+        AttrDesc {
+            name: "IndexNumber",
+            required: true,
+            ty: &ROOM_INDEX,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomTypes",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_TYPES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomRates",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OFFER_ROOM_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TimeSpan",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 5,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 6,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuestRPHs",
+                index: 7,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&RPH_LIST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ServiceRPHs",
+                index: 8,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SERVICE_RPHS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Reference",
+                index: 9,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
+    name: "BookedServices",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Service",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOKED_SERVICE),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_SERVICE: ComplexDesc = ComplexDesc {
+    name: "BookedService",
+    attributes: &[
+        AttrDesc {
+            name: "ServiceInventoryCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ServiceRPH",
+            required: true,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "Type",
+            required: true,
+            ty: &RESERVATION_ID_CODE,
+        },
+        AttrDesc {
+            name: "ID",
+            required: true,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
+    name: "BookedResGlobalInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Comments",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COMMENTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "DepositPayments",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&PREPAYMENT_REQUIREMENTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReservationIDs",
+                index: 4,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 5,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
+    name: "PrepaymentRequirements",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "GuaranteePayment",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&PREPAYMENT_DUE),
+            }),
+        ],
+    ),
+};
+
+pub static PREPAYMENT_DUE: ComplexDesc = ComplexDesc {
+    name: "PrepaymentDue",
+    attributes: &[
+        AttrDesc {
+            name: "GuaranteeType",
+            required: false,
+            ty: &PAYMENT_GUARANTEE_TYPE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AmountPercent",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Deadline",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
+            }),
+        ],
+    ),
+};
+
 pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
     name: "HotelResModifies",
     attributes: &[],
@@ -4567,6 +5174,152 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENTS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelResRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "ResStatus",
+            required: false,
+            ty: &RES_STATUS,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReservations",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_HOTEL_RESERVATIONS),
+            }),
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelResRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "HotelReservations",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&BOOKED_HOTEL_RESERVATIONS),
                         },
                     ],
                     &[
