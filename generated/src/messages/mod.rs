@@ -11,6 +11,9 @@ pub mod common;
 /// Types of `spec/booking_read.xsd`.
 pub mod booking_read;
 
+/// Types of `spec/cancel.xsd`.
+pub mod cancel;
+
 /// Types of `spec/hotel_avail.xsd`.
 pub mod hotel_avail;
 
@@ -45,6 +48,12 @@ pub const OPERATIONS: &[rt::Operation] = &[
         request_root: "OTA_ReadRQ",
         version: "2008.1",
         response_root: Some("OTA_ResRetrieveRS"),
+    },
+    rt::Operation {
+        path: "/bookcancel",
+        request_root: "OTA_CancelRQ",
+        version: "2008.1",
+        response_root: Some("OTA_CancelRS"),
     },
     rt::Operation {
         path: "/hotelavailability",
@@ -101,6 +110,8 @@ pub const OPERATIONS: &[rt::Operation] = &[
 pub enum AnyRequest {
     /// `OTA_ReadRQ` (`POST /bookread`).
     ReadRq(Box<booking_read::OtaReadRq>),
+    /// `OTA_CancelRQ` (`POST /bookcancel`).
+    CancelRq(Box<cancel::OtaCancelRq>),
     /// `OTA_HotelAvailRQ` (`POST /hotelavailability`).
     HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
@@ -123,6 +134,7 @@ impl AnyRequest {
     /// The root element names this enum decodes.
     pub const ROOTS: &'static [&'static str] = &[
         "OTA_ReadRQ",
+        "OTA_CancelRQ",
         "OTA_HotelAvailRQ",
         "OTA_HotelDescriptiveInfoRQ",
         "OTA_HotelResRQ",
@@ -137,6 +149,9 @@ impl AnyRequest {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
             "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
+            "OTA_CancelRQ" => {
+                rt::decode_document(&doc).map(|m| Self::CancelRq(Box::new(m)))
+            }
             "OTA_HotelAvailRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
             }
@@ -175,6 +190,10 @@ impl AnyRequest {
             "OTA_ReadRQ" => {
                 rt::decode_with_yaserde::<booking_read::OtaReadRq>(xml)
                     .map(|m| Self::ReadRq(Box::new(m)))
+            }
+            "OTA_CancelRQ" => {
+                rt::decode_with_yaserde::<cancel::OtaCancelRq>(xml)
+                    .map(|m| Self::CancelRq(Box::new(m)))
             }
             "OTA_HotelAvailRQ" => {
                 rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRq>(xml)
@@ -223,6 +242,7 @@ impl AnyRequest {
     pub fn to_xml_with_yaserde(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
             Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
@@ -241,6 +261,7 @@ impl AnyRequest {
     pub fn root_name(&self) -> &'static str {
         match self {
             Self::ReadRq(_) => "OTA_ReadRQ",
+            Self::CancelRq(_) => "OTA_CancelRQ",
             Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
             Self::HotelResRq(_) => "OTA_HotelResRQ",
@@ -262,6 +283,7 @@ impl AnyRequest {
     fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
             Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResRq(m) => rt::encode(m.as_ref(), pretty),
@@ -276,14 +298,15 @@ impl AnyRequest {
     pub fn operation(&self) -> rt::Operation {
         match self {
             Self::ReadRq(_) => OPERATIONS[0usize],
-            Self::HotelAvailRq(_) => OPERATIONS[1usize],
-            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[2usize],
-            Self::HotelResRq(_) => OPERATIONS[3usize],
-            Self::HotelResModifyRq(_) => OPERATIONS[4usize],
-            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[5usize],
-            Self::TourActivityAvailRq(_) => OPERATIONS[6usize],
-            Self::TourActivityBookRq(_) => OPERATIONS[7usize],
-            Self::TourActivitySearchRq(_) => OPERATIONS[8usize],
+            Self::CancelRq(_) => OPERATIONS[1usize],
+            Self::HotelAvailRq(_) => OPERATIONS[2usize],
+            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[3usize],
+            Self::HotelResRq(_) => OPERATIONS[4usize],
+            Self::HotelResModifyRq(_) => OPERATIONS[5usize],
+            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[6usize],
+            Self::TourActivityAvailRq(_) => OPERATIONS[7usize],
+            Self::TourActivityBookRq(_) => OPERATIONS[8usize],
+            Self::TourActivitySearchRq(_) => OPERATIONS[9usize],
         }
     }
 }
@@ -295,6 +318,10 @@ pub enum AnyMessage {
     ReadRq(Box<booking_read::OtaReadRq>),
     /// `OTA_ResRetrieveRS`.
     ResRetrieveRs(Box<booking_read::OtaResRetrieveRs>),
+    /// `OTA_CancelRQ` (`POST /bookcancel`).
+    CancelRq(Box<cancel::OtaCancelRq>),
+    /// `OTA_CancelRS`.
+    CancelRs(Box<cancel::OtaCancelRs>),
     /// `OTA_HotelAvailRQ` (`POST /hotelavailability`).
     HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
     /// `OTA_HotelAvailRS`.
@@ -334,6 +361,8 @@ impl AnyMessage {
     pub const ROOTS: &'static [&'static str] = &[
         "OTA_ReadRQ",
         "OTA_ResRetrieveRS",
+        "OTA_CancelRQ",
+        "OTA_CancelRS",
         "OTA_HotelAvailRQ",
         "OTA_HotelAvailRS",
         "OTA_HotelDescriptiveInfoRQ",
@@ -358,6 +387,12 @@ impl AnyMessage {
             "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
             "OTA_ResRetrieveRS" => {
                 rt::decode_document(&doc).map(|m| Self::ResRetrieveRs(Box::new(m)))
+            }
+            "OTA_CancelRQ" => {
+                rt::decode_document(&doc).map(|m| Self::CancelRq(Box::new(m)))
+            }
+            "OTA_CancelRS" => {
+                rt::decode_document(&doc).map(|m| Self::CancelRs(Box::new(m)))
             }
             "OTA_HotelAvailRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
@@ -428,6 +463,14 @@ impl AnyMessage {
             "OTA_ResRetrieveRS" => {
                 rt::decode_with_yaserde::<booking_read::OtaResRetrieveRs>(xml)
                     .map(|m| Self::ResRetrieveRs(Box::new(m)))
+            }
+            "OTA_CancelRQ" => {
+                rt::decode_with_yaserde::<cancel::OtaCancelRq>(xml)
+                    .map(|m| Self::CancelRq(Box::new(m)))
+            }
+            "OTA_CancelRS" => {
+                rt::decode_with_yaserde::<cancel::OtaCancelRs>(xml)
+                    .map(|m| Self::CancelRs(Box::new(m)))
             }
             "OTA_HotelAvailRQ" => {
                 rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRq>(xml)
@@ -517,6 +560,8 @@ impl AnyMessage {
         match self {
             Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ResRetrieveRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::CancelRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelAvailRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
@@ -548,6 +593,8 @@ impl AnyMessage {
         match self {
             Self::ReadRq(_) => "OTA_ReadRQ",
             Self::ResRetrieveRs(_) => "OTA_ResRetrieveRS",
+            Self::CancelRq(_) => "OTA_CancelRQ",
+            Self::CancelRs(_) => "OTA_CancelRS",
             Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
             Self::HotelAvailRs(_) => "OTA_HotelAvailRS",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
@@ -578,6 +625,8 @@ impl AnyMessage {
         match self {
             Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
             Self::ResRetrieveRs(m) => rt::encode(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::CancelRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelAvailRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
@@ -609,6 +658,13 @@ pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> 
                             errors,
                         ),
                     ),
+                ),
+            )
+        }
+        "/bookcancel" => {
+            Some(
+                AnyMessage::CancelRs(
+                    Box::new(<cancel::OtaCancelRs as rt::Response>::from_errors(errors)),
                 ),
             )
         }

@@ -1000,6 +1000,103 @@ pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
     ),
 };
 
+pub static TRANSACTION_STATUS: SimpleDesc = SimpleDesc {
+    values: &[
+        "Unsuccessful",
+        "Pending",
+        "Cancelled",
+        "Modified",
+        "Committed",
+        "Ignored",
+        "OnHold",
+        "PendingCancellation",
+        "PendingPurchase",
+        "Requested",
+        "Reserved",
+        "Unchanged",
+        "RequestDenied",
+        "Ticketed",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("TransactionStatus", Builtin::String)
+};
+
+pub static CANCEL_PERCENT: SimpleDesc = SimpleDesc {
+    min_inclusive: Some("0"),
+    max_inclusive: Some("100"),
+    ..SimpleDesc::builtin("CancelPercent", Builtin::Decimal)
+};
+
+pub static CANCEL_RULE_TYPE: SimpleDesc = SimpleDesc {
+    values: &["Refund", "Charge", "Forfeiture"],
+    open: None,
+    ..SimpleDesc::builtin("CancelRuleType", Builtin::String)
+};
+
+pub static CANCEL_INFO: ComplexDesc = ComplexDesc {
+    name: "CancelInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelRules",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CANCEL_RULES),
+            }),
+        ],
+    ),
+};
+
+pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
+    name: "CancelRules",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelRule",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&CANCEL_RULE),
+            }),
+        ],
+    ),
+};
+
+pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
+    name: "CancelRule",
+    attributes: &[
+        AttrDesc {
+            name: "CancelByDate",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "Amount",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "Percent",
+            required: false,
+            ty: &CANCEL_PERCENT,
+        },
+        AttrDesc {
+            name: "Type",
+            required: false,
+            ty: &CANCEL_RULE_TYPE,
+        },
+    ],
+    content: Content::Empty,
+};
+
 pub static GUEST_QUANTITY: SimpleDesc = SimpleDesc {
     max_inclusive: Some("999"),
     ..SimpleDesc::builtin("GuestQuantity", Builtin::PositiveInteger)
@@ -4893,6 +4990,164 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
                         ElementDesc {
                             name: "Errors",
                             index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_CancelRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "CancelType",
+            required: true,
+            ty: &RES_STATUS,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+        ],
+    ),
+};
+
+pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_CancelRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "Status",
+            required: true,
+            ty: &TRANSACTION_STATUS,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "UniqueID",
+                            index: 2,
+                            min: 0u32,
+                            max: 5u32,
+                            ty: TypeDesc::Complex(&RESERVATION_UNIQUE_ID),
+                        },
+                        ElementDesc {
+                            name: "CancelInfoRS",
+                            index: 3,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&CANCEL_INFO),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 4,
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&ERRORS),
