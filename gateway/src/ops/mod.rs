@@ -89,6 +89,11 @@ pub async fn dispatch(db: &Db, request: AnyRequest, request_id: &str) -> AnyMess
         tour_activity_avail::OtaTourActivityAvailRs, tour_activity_book::OtaTourActivityBookRs,
         tour_activity_search::OtaTourActivitySearchRs,
     };
+    use ota_messages::{
+        cancel::{OtaCancelRq, OtaCancelRs},
+        hotel_avail::{OtaHotelAvailRq, OtaHotelAvailRs},
+        hotel_res::{OtaHotelResRq, OtaHotelResRs},
+    };
     let now = Utc::now();
     match request {
         AnyRequest::TourActivitySearchRq(rq) => {
@@ -110,7 +115,27 @@ pub async fn dispatch(db: &Db, request: AnyRequest, request_id: &str) -> AnyMess
         AnyRequest::HotelResModifyRq(rq) => {
             run!(db, now, request_id, rq, hotels::modify, HotelResModifyRs, OtaHotelResModifyRs)
         }
+        // Placeholders until the three operations are implemented (to be replaced).
+        AnyRequest::HotelAvailRq(rq) => {
+            run!(db, now, request_id, rq, not_implemented::<OtaHotelAvailRq, _>, HotelAvailRs, OtaHotelAvailRs)
+        }
+        AnyRequest::HotelResRq(rq) => {
+            run!(db, now, request_id, rq, not_implemented::<OtaHotelResRq, _>, HotelResRs, OtaHotelResRs)
+        }
+        AnyRequest::CancelRq(rq) => run!(db, now, request_id, rq, not_implemented::<OtaCancelRq, _>, CancelRs, OtaCancelRs),
     }
+}
+
+/// Placeholder answer of hotel availability, hotel booking and cancellation until they are
+/// implemented (to be replaced): after the version and credentials checks, a Type 2 "No
+/// implementation" error.
+async fn not_implemented<Q: Message, R: Response<Errors = ota_messages::common::Errors>>(_ctx: &Ctx, _rq: &Q) -> R {
+    let problem = Problem::new(
+        ota_messages::common::ErrorWarningType::NoImplementation,
+        ota_messages::common::ErrorCode::UnableToProcess,
+        format!("{} is not implemented yet.", Q::ROOT),
+    );
+    R::from_errors(errors([problem.at(format!("/{}", Q::ROOT))]))
 }
 
 /// The error answer of an operation whose handler failed inside (database down, …): logged
