@@ -11,8 +11,17 @@ pub mod common;
 /// Types of `spec/booking_read.xsd`.
 pub mod booking_read;
 
+/// Types of `spec/cancel.xsd`.
+pub mod cancel;
+
+/// Types of `spec/hotel_avail.xsd`.
+pub mod hotel_avail;
+
 /// Types of `spec/hotel_descriptive_info.xsd`.
 pub mod hotel_descriptive_info;
+
+/// Types of `spec/hotel_res.xsd`.
+pub mod hotel_res;
 
 /// Types of `spec/hotel_res_modify.xsd`.
 pub mod hotel_res_modify;
@@ -41,10 +50,28 @@ pub const OPERATIONS: &[rt::Operation] = &[
         response_root: Some("OTA_ResRetrieveRS"),
     },
     rt::Operation {
+        path: "/bookcancel",
+        request_root: "OTA_CancelRQ",
+        version: "2008.1",
+        response_root: Some("OTA_CancelRS"),
+    },
+    rt::Operation {
+        path: "/hotelavailability",
+        request_root: "OTA_HotelAvailRQ",
+        version: "2008.1",
+        response_root: Some("OTA_HotelAvailRS"),
+    },
+    rt::Operation {
         path: "/hotelnbc",
         request_root: "OTA_HotelDescriptiveInfoRQ",
         version: "2009.1",
         response_root: Some("OTA_HotelDescriptiveInfoRS"),
+    },
+    rt::Operation {
+        path: "/hotelbook",
+        request_root: "OTA_HotelResRQ",
+        version: "2008.1",
+        response_root: Some("OTA_HotelResRS"),
     },
     rt::Operation {
         path: "/bookmodify",
@@ -83,8 +110,14 @@ pub const OPERATIONS: &[rt::Operation] = &[
 pub enum AnyRequest {
     /// `OTA_ReadRQ` (`POST /bookread`).
     ReadRq(Box<booking_read::OtaReadRq>),
+    /// `OTA_CancelRQ` (`POST /bookcancel`).
+    CancelRq(Box<cancel::OtaCancelRq>),
+    /// `OTA_HotelAvailRQ` (`POST /hotelavailability`).
+    HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
+    /// `OTA_HotelResRQ` (`POST /hotelbook`).
+    HotelResRq(Box<hotel_res::OtaHotelResRq>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
     HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
     /// `OTA_ProductDescriptiveInfoRQ` (`POST /activitynbc`).
@@ -101,7 +134,10 @@ impl AnyRequest {
     /// The root element names this enum decodes.
     pub const ROOTS: &'static [&'static str] = &[
         "OTA_ReadRQ",
+        "OTA_CancelRQ",
+        "OTA_HotelAvailRQ",
         "OTA_HotelDescriptiveInfoRQ",
+        "OTA_HotelResRQ",
         "OTA_HotelResModifyRQ",
         "OTA_ProductDescriptiveInfoRQ",
         "OTA_TourActivityAvailRQ",
@@ -113,9 +149,18 @@ impl AnyRequest {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
             "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
+            "OTA_CancelRQ" => {
+                rt::decode_document(&doc).map(|m| Self::CancelRq(Box::new(m)))
+            }
+            "OTA_HotelAvailRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelResRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
@@ -146,11 +191,23 @@ impl AnyRequest {
                 rt::decode_with_yaserde::<booking_read::OtaReadRq>(xml)
                     .map(|m| Self::ReadRq(Box::new(m)))
             }
+            "OTA_CancelRQ" => {
+                rt::decode_with_yaserde::<cancel::OtaCancelRq>(xml)
+                    .map(|m| Self::CancelRq(Box::new(m)))
+            }
+            "OTA_HotelAvailRQ" => {
+                rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRq>(xml)
+                    .map(|m| Self::HotelAvailRq(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
                     hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
                 >(xml)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelResRQ" => {
+                rt::decode_with_yaserde::<hotel_res::OtaHotelResRq>(xml)
+                    .map(|m| Self::HotelResRq(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRq>(xml)
@@ -185,9 +242,12 @@ impl AnyRequest {
     pub fn to_xml_with_yaserde(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
             Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
+            Self::HotelResRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
@@ -201,7 +261,10 @@ impl AnyRequest {
     pub fn root_name(&self) -> &'static str {
         match self {
             Self::ReadRq(_) => "OTA_ReadRQ",
+            Self::CancelRq(_) => "OTA_CancelRQ",
+            Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
+            Self::HotelResRq(_) => "OTA_HotelResRQ",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
             Self::TourActivityAvailRq(_) => "OTA_TourActivityAvailRQ",
@@ -220,7 +283,10 @@ impl AnyRequest {
     fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
         match self {
             Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::TourActivityAvailRq(m) => rt::encode(m.as_ref(), pretty),
@@ -232,19 +298,25 @@ impl AnyRequest {
     pub fn operation(&self) -> rt::Operation {
         match self {
             Self::ReadRq(_) => OPERATIONS[0usize],
-            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[1usize],
-            Self::HotelResModifyRq(_) => OPERATIONS[2usize],
-            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[3usize],
-            Self::TourActivityAvailRq(_) => OPERATIONS[4usize],
-            Self::TourActivityBookRq(_) => OPERATIONS[5usize],
-            Self::TourActivitySearchRq(_) => OPERATIONS[6usize],
+            Self::CancelRq(_) => OPERATIONS[1usize],
+            Self::HotelAvailRq(_) => OPERATIONS[2usize],
+            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[3usize],
+            Self::HotelResRq(_) => OPERATIONS[4usize],
+            Self::HotelResModifyRq(_) => OPERATIONS[5usize],
+            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[6usize],
+            Self::TourActivityAvailRq(_) => OPERATIONS[7usize],
+            Self::TourActivityBookRq(_) => OPERATIONS[8usize],
+            Self::TourActivitySearchRq(_) => OPERATIONS[9usize],
         }
     }
     /// The message as `runtime::PayloadStdAttributes`, when it has those attributes.
     pub fn payload_std_attributes(&self) -> Option<&dyn rt::PayloadStdAttributes> {
         match self {
             Self::ReadRq(m) => Some(m.as_ref()),
+            Self::CancelRq(m) => Some(m.as_ref()),
+            Self::HotelAvailRq(m) => Some(m.as_ref()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::HotelResRq(m) => Some(m.as_ref()),
             Self::HotelResModifyRq(m) => Some(m.as_ref()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_ref()),
             Self::TourActivityAvailRq(m) => Some(m.as_ref()),
@@ -258,7 +330,10 @@ impl AnyRequest {
     ) -> Option<&mut dyn rt::PayloadStdAttributes> {
         match self {
             Self::ReadRq(m) => Some(m.as_mut()),
+            Self::CancelRq(m) => Some(m.as_mut()),
+            Self::HotelAvailRq(m) => Some(m.as_mut()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::HotelResRq(m) => Some(m.as_mut()),
             Self::HotelResModifyRq(m) => Some(m.as_mut()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_mut()),
             Self::TourActivityAvailRq(m) => Some(m.as_mut()),
@@ -275,10 +350,22 @@ pub enum AnyMessage {
     ReadRq(Box<booking_read::OtaReadRq>),
     /// `OTA_ResRetrieveRS`.
     ResRetrieveRs(Box<booking_read::OtaResRetrieveRs>),
+    /// `OTA_CancelRQ` (`POST /bookcancel`).
+    CancelRq(Box<cancel::OtaCancelRq>),
+    /// `OTA_CancelRS`.
+    CancelRs(Box<cancel::OtaCancelRs>),
+    /// `OTA_HotelAvailRQ` (`POST /hotelavailability`).
+    HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
+    /// `OTA_HotelAvailRS`.
+    HotelAvailRs(Box<hotel_avail::OtaHotelAvailRs>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
     /// `OTA_HotelDescriptiveInfoRS`.
     HotelDescriptiveInfoRs(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRs>),
+    /// `OTA_HotelResRQ` (`POST /hotelbook`).
+    HotelResRq(Box<hotel_res::OtaHotelResRq>),
+    /// `OTA_HotelResRS`.
+    HotelResRs(Box<hotel_res::OtaHotelResRs>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
     HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
     /// `OTA_HotelResModifyRS`.
@@ -306,8 +393,14 @@ impl AnyMessage {
     pub const ROOTS: &'static [&'static str] = &[
         "OTA_ReadRQ",
         "OTA_ResRetrieveRS",
+        "OTA_CancelRQ",
+        "OTA_CancelRS",
+        "OTA_HotelAvailRQ",
+        "OTA_HotelAvailRS",
         "OTA_HotelDescriptiveInfoRQ",
         "OTA_HotelDescriptiveInfoRS",
+        "OTA_HotelResRQ",
+        "OTA_HotelResRS",
         "OTA_HotelResModifyRQ",
         "OTA_HotelResModifyRS",
         "OTA_ProductDescriptiveInfoRQ",
@@ -327,6 +420,18 @@ impl AnyMessage {
             "OTA_ResRetrieveRS" => {
                 rt::decode_document(&doc).map(|m| Self::ResRetrieveRs(Box::new(m)))
             }
+            "OTA_CancelRQ" => {
+                rt::decode_document(&doc).map(|m| Self::CancelRq(Box::new(m)))
+            }
+            "OTA_CancelRS" => {
+                rt::decode_document(&doc).map(|m| Self::CancelRs(Box::new(m)))
+            }
+            "OTA_HotelAvailRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
+            }
+            "OTA_HotelAvailRS" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailRs(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
@@ -334,6 +439,12 @@ impl AnyMessage {
             "OTA_HotelDescriptiveInfoRS" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+            }
+            "OTA_HotelResRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
+            }
+            "OTA_HotelResRS" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResRs(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
@@ -385,6 +496,22 @@ impl AnyMessage {
                 rt::decode_with_yaserde::<booking_read::OtaResRetrieveRs>(xml)
                     .map(|m| Self::ResRetrieveRs(Box::new(m)))
             }
+            "OTA_CancelRQ" => {
+                rt::decode_with_yaserde::<cancel::OtaCancelRq>(xml)
+                    .map(|m| Self::CancelRq(Box::new(m)))
+            }
+            "OTA_CancelRS" => {
+                rt::decode_with_yaserde::<cancel::OtaCancelRs>(xml)
+                    .map(|m| Self::CancelRs(Box::new(m)))
+            }
+            "OTA_HotelAvailRQ" => {
+                rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRq>(xml)
+                    .map(|m| Self::HotelAvailRq(Box::new(m)))
+            }
+            "OTA_HotelAvailRS" => {
+                rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRs>(xml)
+                    .map(|m| Self::HotelAvailRs(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
                     hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
@@ -396,6 +523,14 @@ impl AnyMessage {
                     hotel_descriptive_info::OtaHotelDescriptiveInfoRs,
                 >(xml)
                     .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+            }
+            "OTA_HotelResRQ" => {
+                rt::decode_with_yaserde::<hotel_res::OtaHotelResRq>(xml)
+                    .map(|m| Self::HotelResRq(Box::new(m)))
+            }
+            "OTA_HotelResRS" => {
+                rt::decode_with_yaserde::<hotel_res::OtaHotelResRs>(xml)
+                    .map(|m| Self::HotelResRs(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRq>(xml)
@@ -457,12 +592,18 @@ impl AnyMessage {
         match self {
             Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ResRetrieveRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::CancelRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
             Self::HotelDescriptiveInfoRs(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
+            Self::HotelResRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelResRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => {
@@ -484,8 +625,14 @@ impl AnyMessage {
         match self {
             Self::ReadRq(_) => "OTA_ReadRQ",
             Self::ResRetrieveRs(_) => "OTA_ResRetrieveRS",
+            Self::CancelRq(_) => "OTA_CancelRQ",
+            Self::CancelRs(_) => "OTA_CancelRS",
+            Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
+            Self::HotelAvailRs(_) => "OTA_HotelAvailRS",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
             Self::HotelDescriptiveInfoRs(_) => "OTA_HotelDescriptiveInfoRS",
+            Self::HotelResRq(_) => "OTA_HotelResRQ",
+            Self::HotelResRs(_) => "OTA_HotelResRS",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
             Self::HotelResModifyRs(_) => "OTA_HotelResModifyRS",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
@@ -510,8 +657,14 @@ impl AnyMessage {
         match self {
             Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
             Self::ResRetrieveRs(m) => rt::encode(m.as_ref(), pretty),
+            Self::CancelRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::CancelRs(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelAvailRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRs(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::HotelResRs(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
             Self::HotelResModifyRs(m) => rt::encode(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
@@ -528,7 +681,10 @@ impl AnyMessage {
     pub fn payload_std_attributes(&self) -> Option<&dyn rt::PayloadStdAttributes> {
         match self {
             Self::ReadRq(m) => Some(m.as_ref()),
+            Self::CancelRq(m) => Some(m.as_ref()),
+            Self::HotelAvailRq(m) => Some(m.as_ref()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::HotelResRq(m) => Some(m.as_ref()),
             Self::HotelResModifyRq(m) => Some(m.as_ref()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_ref()),
             Self::TourActivityAvailRq(m) => Some(m.as_ref()),
@@ -543,7 +699,10 @@ impl AnyMessage {
     ) -> Option<&mut dyn rt::PayloadStdAttributes> {
         match self {
             Self::ReadRq(m) => Some(m.as_mut()),
+            Self::CancelRq(m) => Some(m.as_mut()),
+            Self::HotelAvailRq(m) => Some(m.as_mut()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::HotelResRq(m) => Some(m.as_mut()),
             Self::HotelResModifyRq(m) => Some(m.as_mut()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_mut()),
             Self::TourActivityAvailRq(m) => Some(m.as_mut()),
@@ -556,7 +715,10 @@ impl AnyMessage {
     pub fn response_std_attributes(&self) -> Option<&dyn rt::ResponseStdAttributes> {
         match self {
             Self::ResRetrieveRs(m) => Some(m.as_ref()),
+            Self::CancelRs(m) => Some(m.as_ref()),
+            Self::HotelAvailRs(m) => Some(m.as_ref()),
             Self::HotelDescriptiveInfoRs(m) => Some(m.as_ref()),
+            Self::HotelResRs(m) => Some(m.as_ref()),
             Self::HotelResModifyRs(m) => Some(m.as_ref()),
             Self::ProductDescriptiveInfoRs(m) => Some(m.as_ref()),
             Self::TourActivityAvailRs(m) => Some(m.as_ref()),
@@ -571,7 +733,10 @@ impl AnyMessage {
     ) -> Option<&mut dyn rt::ResponseStdAttributes> {
         match self {
             Self::ResRetrieveRs(m) => Some(m.as_mut()),
+            Self::CancelRs(m) => Some(m.as_mut()),
+            Self::HotelAvailRs(m) => Some(m.as_mut()),
             Self::HotelDescriptiveInfoRs(m) => Some(m.as_mut()),
+            Self::HotelResRs(m) => Some(m.as_mut()),
             Self::HotelResModifyRs(m) => Some(m.as_mut()),
             Self::ProductDescriptiveInfoRs(m) => Some(m.as_mut()),
             Self::TourActivityAvailRs(m) => Some(m.as_mut()),
@@ -596,6 +761,24 @@ pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> 
                 ),
             )
         }
+        "/bookcancel" => {
+            Some(
+                AnyMessage::CancelRs(
+                    Box::new(<cancel::OtaCancelRs as rt::Response>::from_errors(errors)),
+                ),
+            )
+        }
+        "/hotelavailability" => {
+            Some(
+                AnyMessage::HotelAvailRs(
+                    Box::new(
+                        <hotel_avail::OtaHotelAvailRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
         "/hotelnbc" => {
             Some(
                 AnyMessage::HotelDescriptiveInfoRs(
@@ -603,6 +786,15 @@ pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> 
                         <hotel_descriptive_info::OtaHotelDescriptiveInfoRs as rt::Response>::from_errors(
                             errors,
                         ),
+                    ),
+                ),
+            )
+        }
+        "/hotelbook" => {
+            Some(
+                AnyMessage::HotelResRs(
+                    Box::new(
+                        <hotel_res::OtaHotelResRs as rt::Response>::from_errors(errors),
                     ),
                 ),
             )

@@ -8,6 +8,7 @@
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle, Pattern, SimpleDesc,
     TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
+    XS_DATE_TIME,
 };
 
 static DATE_PATTERNS: [Pattern; 1usize] = [
@@ -1011,6 +1012,689 @@ pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
     ),
 };
 
+pub static TRANSACTION_STATUS: SimpleDesc = SimpleDesc {
+    values: &[
+        "Unsuccessful",
+        "Pending",
+        "Cancelled",
+        "Modified",
+        "Committed",
+        "Ignored",
+        "OnHold",
+        "PendingCancellation",
+        "PendingPurchase",
+        "Requested",
+        "Reserved",
+        "Unchanged",
+        "RequestDenied",
+        "Ticketed",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("TransactionStatus", Builtin::String)
+};
+
+pub static CANCEL_PERCENT: SimpleDesc = SimpleDesc {
+    min_inclusive: Some("0"),
+    max_inclusive: Some("100"),
+    ..SimpleDesc::builtin("CancelPercent", Builtin::Decimal)
+};
+
+pub static CANCEL_RULE_TYPE: SimpleDesc = SimpleDesc {
+    values: &["Refund", "Charge", "Forfeiture"],
+    open: None,
+    ..SimpleDesc::builtin("CancelRuleType", Builtin::String)
+};
+
+pub static CANCEL_INFO: ComplexDesc = ComplexDesc {
+    name: "CancelInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelRules",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CANCEL_RULES),
+            }),
+        ],
+    ),
+};
+
+pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
+    name: "CancelRules",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelRule",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&CANCEL_RULE),
+            }),
+        ],
+    ),
+};
+
+pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
+    name: "CancelRule",
+    attributes: &[
+        AttrDesc {
+            name: "CancelByDate",
+            required: false,
+            ty: &XS_DATE_TIME,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "Amount",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "Percent",
+            required: false,
+            ty: &CANCEL_PERCENT,
+        },
+        AttrDesc {
+            name: "Type",
+            required: false,
+            ty: &CANCEL_RULE_TYPE,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static GUEST_QUANTITY: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("999"),
+    ..SimpleDesc::builtin("GuestQuantity", Builtin::PositiveInteger)
+};
+
+pub static GUEST_AGE: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("999"),
+    ..SimpleDesc::builtin("GuestAge", Builtin::NonNegativeInteger)
+};
+
+pub static RPH_NUMBER: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("99999999"),
+    ..SimpleDesc::builtin("RPHNumber", Builtin::NonNegativeInteger)
+};
+
+pub static PENALTY_PERCENT: SimpleDesc = SimpleDesc {
+    min_inclusive: Some("0"),
+    max_inclusive: Some("100"),
+    ..SimpleDesc::builtin("PenaltyPercent", Builtin::Decimal)
+};
+
+pub static RATE_TIME_UNIT: SimpleDesc = SimpleDesc {
+    values: &[
+        "Year",
+        "Month",
+        "Week",
+        "Day",
+        "Hour",
+        "Second",
+        "FullDuration",
+        "Minute",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("RateTimeUnit", Builtin::String)
+};
+
+pub static REF_POINT_CONTEXT: SimpleDesc = SimpleDesc {
+    values: &["Country", "Region"],
+    open: Some(&XS_STRING),
+    ..SimpleDesc::builtin("RefPointContext", Builtin::String)
+};
+
+pub static AVAIL_REQUEST_SEGMENTS: ComplexDesc = ComplexDesc {
+    name: "AvailRequestSegments",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AvailRequestSegment",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&AVAIL_REQUEST_SEGMENT),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
+    name: "AvailRequestSegment",
+    attributes: &[
+        AttrDesc {
+            name: "InfoSource",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelSearchCriteria",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_SEARCH_CRITERIA),
+            }),
+            Particle::Element(ElementDesc {
+                name: "StayDateRange",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStayCandidates",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
+    name: "HotelSearchCriteria",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Criterion",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_SEARCH_CRITERION),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
+    name: "HotelSearchCriterion",
+    attributes: &[
+        AttrDesc {
+            name: "ExactMatch",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "RefPoint",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&REF_POINT),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "HotelRef",
+                            index: 1,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&HOTEL_REF),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static REF_POINT: ComplexDesc = ComplexDesc {
+    name: "RefPoint",
+    attributes: &[
+        AttrDesc {
+            name: "CodeContext",
+            required: true,
+            ty: &REF_POINT_CONTEXT,
+        },
+    ],
+    content: Content::Text(&STRING_LENGTH1TO64),
+};
+
+pub static HOTEL_REF: ComplexDesc = ComplexDesc {
+    name: "HotelRef",
+    attributes: &[
+        AttrDesc {
+            name: "HotelCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
+    name: "RoomStayCandidates",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStayCandidate",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATE),
+            }),
+        ],
+    ),
+};
+
+pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
+    name: "RoomStayCandidate",
+    attributes: &[
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+        ],
+    ),
+};
+
+pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
+    name: "OccupancyGuestCounts",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "GuestCount",
+                index: 0,
+                min: 1u32,
+                max: 99u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNT),
+            }),
+        ],
+    ),
+};
+
+pub static OCCUPANCY_GUEST_COUNT: ComplexDesc = ComplexDesc {
+    name: "OccupancyGuestCount",
+    attributes: &[
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: false,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+        AttrDesc {
+            name: "Age",
+            required: false,
+            ty: &GUEST_AGE,
+        },
+        AttrDesc {
+            name: "Count",
+            required: false,
+            ty: &GUEST_QUANTITY,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
+    name: "AvailRoomStays",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStay",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&AVAIL_ROOM_STAY),
+            }),
+        ],
+    ),
+};
+
+pub static AVAIL_ROOM_STAY: ComplexDesc = ComplexDesc {
+    name: "AvailRoomStay",
+    attributes: &[
+        AttrDesc {
+            name: "RoomStayCandidateRPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomTypes",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_TYPES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomRates",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OFFER_ROOM_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TimeSpan",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 5,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 6,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
+    name: "OfferRoomRates",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomRate",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OFFER_ROOM_RATE),
+            }),
+        ],
+    ),
+};
+
+pub static OFFER_ROOM_RATE: ComplexDesc = ComplexDesc {
+    name: "OfferRoomRate",
+    attributes: &[
+        AttrDesc {
+            name: "RoomTypeCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Rates",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_NIGHT_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Features",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_RATE_FEATURES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+        ],
+    ),
+};
+
+pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
+    name: "RoomNightRates",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Rate",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ROOM_NIGHT_RATE),
+            }),
+        ],
+    ),
+};
+
+pub static ROOM_NIGHT_RATE: ComplexDesc = ComplexDesc {
+    name: "RoomNightRate",
+    attributes: &[
+        AttrDesc {
+            name: "EffectiveDate",
+            required: true,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "ExpireDate",
+            required: false,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "ExpireDateExclusiveInd",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "RateTimeUnit",
+            required: false,
+            ty: &RATE_TIME_UNIT,
+        },
+        AttrDesc {
+            name: "UnitMultiplier",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Base",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AdditionalGuestAmounts",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&GUEST_AMOUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+        ],
+    ),
+};
+
+pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
+    name: "GuestAmounts",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AdditionalGuestAmount",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&GUEST_AMOUNT),
+            }),
+        ],
+    ),
+};
+
+pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
+    name: "GuestAmount",
+    attributes: &[
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: false,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Amount",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
+    name: "HotelCancelPenalties",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelPenalty",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTY),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
+    name: "HotelCancelPenalty",
+    attributes: &[
+        AttrDesc {
+            name: "NonRefundable",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Deadline",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AmountPercent",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PenaltyDescription",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
+    name: "HotelDeadline",
+    attributes: &[
+        AttrDesc {
+            name: "AbsoluteDeadline",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
+    name: "HotelAmountPercent",
+    attributes: &[
+        AttrDesc {
+            name: "Percent",
+            required: false,
+            ty: &PENALTY_PERCENT,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "Amount",
+            required: false,
+            ty: &MONEY,
+        },
+    ],
+    content: Content::Empty,
+};
+
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfos",
     attributes: &[],
@@ -1494,6 +2178,613 @@ pub static EMAILS: ComplexDesc = ComplexDesc {
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+};
+
+pub static ROOM_INDEX: SimpleDesc = SimpleDesc {
+    max_inclusive: Some("999"),
+    ..SimpleDesc::builtin("RoomIndex", Builtin::PositiveInteger)
+};
+
+static RPH_LIST_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new("[0-9]{1,8}( [0-9]{1,8})*", "\\A(?:[0-9]{1,8}( [0-9]{1,8})*)\\z"),
+];
+
+pub static RPH_LIST: SimpleDesc = SimpleDesc {
+    patterns: &RPH_LIST_PATTERNS,
+    ..SimpleDesc::builtin("RPHList", Builtin::String)
+};
+
+pub static PAYMENT_GUARANTEE_TYPE: SimpleDesc = SimpleDesc {
+    values: &[
+        "GuaranteeRequired",
+        "None",
+        "CC/DC/Voucher",
+        "Profile",
+        "Deposit",
+        "PrePay",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("PaymentGuaranteeType", Builtin::String)
+};
+
+pub static BOOK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
+    name: "BookHotelReservations",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "BookHotelReservation",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_ROOM_STAYS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_SERVICES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GLOBAL_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
+    name: "BookRoomStays",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStay",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOK_ROOM_STAY),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_ROOM_STAY: ComplexDesc = ComplexDesc {
+    name: "BookRoomStay",
+    attributes: &[
+        AttrDesc {
+            name: "RPH",
+            required: false,
+            ty: &RPH_NUMBER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomTypes",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_TYPES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomRates",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TimeSpan",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuestRPHs",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RES_GUEST_RPHS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ServiceRPHs",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SERVICE_RPHS),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_SERVICES: ComplexDesc = ComplexDesc {
+    name: "BookServices",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Service",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOK_SERVICE),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_SERVICE: ComplexDesc = ComplexDesc {
+    name: "BookService",
+    attributes: &[
+        AttrDesc {
+            name: "ServiceInventoryCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ServiceRPH",
+            required: true,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "Type",
+            required: false,
+            ty: &RESERVATION_ID_CODE,
+        },
+        AttrDesc {
+            name: "ID",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
+    name: "BookResGuests",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "ResGuest",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GUEST),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_RES_GUEST: ComplexDesc = ComplexDesc {
+    name: "BookResGuest",
+    attributes: &[
+        AttrDesc {
+            name: "ResGuestRPH",
+            required: true,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: true,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Profiles",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&GUEST_PROFILES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+        ],
+    ),
+};
+
+pub static BOOK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
+    name: "BookResGlobalInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Comments",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COMMENTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReservationIDs",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
+    name: "BookingReservationIDs",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservationID",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOKING_RESERVATION_ID),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
+    name: "BookingReservationID",
+    attributes: &[
+        AttrDesc {
+            name: "ResID_Type",
+            required: true,
+            ty: &RESERVATION_ID_CODE,
+        },
+        AttrDesc {
+            name: "ResID_Value",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ResID_SourceContext",
+            required: true,
+            ty: &RES_ID_SOURCE_CONTEXT,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static BOOKED_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
+    name: "BookedHotelReservations",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "BookedHotelReservation",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_ROOM_STAYS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_SERVICES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_RES_GLOBAL_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
+    name: "BookedRoomStays",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomStay",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOKED_ROOM_STAY),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_ROOM_STAY: ComplexDesc = ComplexDesc {
+    name: "BookedRoomStay",
+    attributes: &[
+        AttrDesc {
+            name: "IndexNumber",
+            required: true,
+            ty: &ROOM_INDEX,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RoomTypes",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_TYPES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomRates",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OFFER_ROOM_RATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuestCounts",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TimeSpan",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&DATE_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 5,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 6,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuestRPHs",
+                index: 7,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&RPH_LIST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ServiceRPHs",
+                index: 8,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SERVICE_RPHS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Reference",
+                index: 9,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
+    name: "BookedServices",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Service",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOKED_SERVICE),
+            }),
+        ],
+    ),
+};
+
+pub static BOOKED_SERVICE: ComplexDesc = ComplexDesc {
+    name: "BookedService",
+    attributes: &[
+        AttrDesc {
+            name: "ServiceInventoryCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ServiceRPH",
+            required: true,
+            ty: &RPH_NUMBER,
+        },
+        AttrDesc {
+            name: "Type",
+            required: true,
+            ty: &RESERVATION_ID_CODE,
+        },
+        AttrDesc {
+            name: "ID",
+            required: true,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
+    name: "BookedResGlobalInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Comments",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COMMENTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "DepositPayments",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&PREPAYMENT_REQUIREMENTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReservationIDs",
+                index: 4,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 5,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
+        ],
+    ),
+};
+
+pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
+    name: "PrepaymentRequirements",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "GuaranteePayment",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&PREPAYMENT_DUE),
+            }),
+        ],
+    ),
+};
+
+pub static PREPAYMENT_DUE: ComplexDesc = ComplexDesc {
+    name: "PrepaymentDue",
+    attributes: &[
+        AttrDesc {
+            name: "GuaranteeType",
+            required: false,
+            ty: &PAYMENT_GUARANTEE_TYPE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AmountPercent",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Deadline",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
             }),
         ],
     ),
@@ -3722,6 +5013,310 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
     ),
 };
 
+pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_CancelRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "CancelType",
+            required: true,
+            ty: &RES_STATUS,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+        ],
+    ),
+};
+
+pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_CancelRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "Status",
+            required: true,
+            ty: &TRANSACTION_STATUS,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "UniqueID",
+                            index: 2,
+                            min: 0u32,
+                            max: 5u32,
+                            ty: TypeDesc::Complex(&RESERVATION_UNIQUE_ID),
+                        },
+                        ElementDesc {
+                            name: "CancelInfoRS",
+                            index: 3,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&CANCEL_INFO),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 4,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelAvailRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "MaxResponses",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AvailRequestSegments",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_REQUEST_SEGMENTS),
+            }),
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelAvailRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "RoomStays",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&AVAIL_ROOM_STAYS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelDescriptiveInfoRQ",
     attributes: &[
@@ -3846,6 +5441,152 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENTS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelResRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "ResStatus",
+            required: false,
+            ty: &RES_STATUS,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReservations",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_HOTEL_RESERVATIONS),
+            }),
+        ],
+    ),
+};
+
+pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelResRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "HotelReservations",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&BOOKED_HOTEL_RESERVATIONS),
                         },
                     ],
                     &[
