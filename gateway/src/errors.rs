@@ -28,6 +28,11 @@ impl Problem {
         Problem::new(ErrorWarningType::BizRule, code, text)
     }
 
+    /// An advisory (Type 11), answered as a warning next to a success.
+    pub fn advisory(code: ErrorCode, text: impl Into<String>) -> Self {
+        Problem::new(ErrorWarningType::Advisory, code, text)
+    }
+
     /// An authentication failure (Type 4, Code 497). Says nothing about which part was wrong.
     pub fn authentication() -> Self {
         Problem::new(ErrorWarningType::Authentication, ErrorCode::AuthorizationError, "Authentication failed: the POS credentials are not valid.")

@@ -23,6 +23,7 @@
 
 pub mod activities;
 pub mod auth;
+pub mod bookings;
 pub mod client;
 pub mod config;
 pub mod content;

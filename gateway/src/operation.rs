@@ -226,7 +226,7 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
         AnyRequest::HotelResModifyRq(rq) => {
             AnyMessage::HotelResModifyRs(Box::new(run(state, content, meta, now, &*rq, hotels::modify).await))
         }
-        AnyRequest::HotelAvailRq(rq) => AnyMessage::HotelAvailRs(Box::new(run(state, content, meta, now, &*rq, not_implemented).await)),
+        AnyRequest::HotelAvailRq(rq) => AnyMessage::HotelAvailRs(Box::new(run(state, content, meta, now, &*rq, hotels::availability).await)),
         AnyRequest::HotelResRq(rq) => AnyMessage::HotelResRs(Box::new(run(state, content, meta, now, &*rq, not_implemented).await)),
         AnyRequest::CancelRq(rq) => AnyMessage::CancelRs(Box::new(run(state, content, meta, now, &*rq, not_implemented).await)),
     }

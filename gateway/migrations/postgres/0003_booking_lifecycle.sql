@@ -2,7 +2,7 @@
 -- as SQLite's 0006 (whose comments describe them), in PostgreSQL's types.
 
 ALTER TABLE hotel ADD COLUMN region TEXT;
-ALTER TABLE hotel_room_type ADD COLUMN rooms BIGINT NOT NULL DEFAULT 0 CHECK (rooms >= 0);
+ALTER TABLE hotel_room_type ADD COLUMN units BIGINT NOT NULL DEFAULT 0 CHECK (units >= 0);
 ALTER TABLE hotel_room_type ADD COLUMN max_guests BIGINT CHECK (max_guests IS NULL OR max_guests >= 1);
 
 CREATE TABLE hotel_allotment (
@@ -10,7 +10,7 @@ CREATE TABLE hotel_allotment (
     room_code  TEXT NOT NULL,
     start_date DATE NOT NULL,
     end_date   DATE NOT NULL,
-    rooms      BIGINT NOT NULL CHECK (rooms >= 0),
+    units      BIGINT NOT NULL CHECK (units >= 0),
     PRIMARY KEY (hotel_code, room_code, start_date),
     FOREIGN KEY (hotel_code, room_code) REFERENCES hotel_room_type (hotel_code, code) ON DELETE CASCADE,
     CHECK (start_date <= end_date)

@@ -1,7 +1,7 @@
 -- A booking's whole life: hotel availability, hotel booking and cancellation (PostgreSQL's
 -- 0003 has the same tables).
 --
--- 1. Hotel inventory. Content: `hotel_room_type.rooms`, the rooms of a type on sale each
+-- 1. Hotel inventory. Content: `hotel_room_type.units`, the rooms of a type on sale each
 --    night, which `hotel_allotment` overrides for periods (where periods overlap, the one
 --    starting last wins). State: `hotel_rooms_sold` per hotel, room type and night, kept by
 --    bookings, modifications and cancellations (and imported bookings) only, and keyed by codes
@@ -23,7 +23,7 @@
 --    reachable by its Internal reference.)
 
 ALTER TABLE hotel ADD COLUMN region TEXT;
-ALTER TABLE hotel_room_type ADD COLUMN rooms INTEGER NOT NULL DEFAULT 0 CHECK (rooms >= 0);
+ALTER TABLE hotel_room_type ADD COLUMN units INTEGER NOT NULL DEFAULT 0 CHECK (units >= 0);
 ALTER TABLE hotel_room_type ADD COLUMN max_guests INTEGER CHECK (max_guests IS NULL OR max_guests >= 1);
 
 CREATE TABLE hotel_allotment (
@@ -31,7 +31,7 @@ CREATE TABLE hotel_allotment (
     room_code  TEXT NOT NULL,
     start_date TEXT NOT NULL CHECK (start_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
     end_date   TEXT NOT NULL CHECK (end_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
-    rooms      INTEGER NOT NULL CHECK (rooms >= 0),
+    units      INTEGER NOT NULL CHECK (units >= 0),
     PRIMARY KEY (hotel_code, room_code, start_date),
     FOREIGN KEY (hotel_code, room_code) REFERENCES hotel_room_type (hotel_code, code) ON DELETE CASCADE,
     CHECK (start_date <= end_date)

@@ -2,6 +2,7 @@
 //! nearby hotels, products, schedules, services and prices, held in memory (part of the
 //! content snapshot) with the look-ups the operations need.
 
+use crate::shared::cancellation::Policy;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime};
@@ -65,6 +66,8 @@ pub struct Activity {
     pub hotels: Vec<NearbyHotel>,
     /// Its products.
     pub products: Vec<Product>,
+    /// The cancellation policy of its bookings.
+    pub cancellation: Policy,
 }
 
 /// A hotel near an activity.

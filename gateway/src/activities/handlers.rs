@@ -206,6 +206,7 @@ pub async fn book(cx: &Ctx, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivit
                         repo::commit(c, &requestor, &asked, now).await.map_err(|e| match e {
                             CommitError::Full { left } => rules::no_availability(&asked.service_code, asked.service_date, left, size).into(),
                             CommitError::ServiceGone => rules::service_gone(&asked).into(),
+                            CommitError::ReferenceTaken => rules::reference_taken(&asked).into(),
                             CommitError::Store(e) => OpError::Store(e),
                         })
                     })

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::catalogue::{Activity, ActivityText, ItemText, NearbyHotel, Product, Schedule, Service, Texts};
 use crate::import::ImportError;
+use crate::shared::cancellation::{self, RuleInput};
 use crate::shared::values::{self, Amount, Day, de};
 
 /// The demo activities (the value of the import file's `"activities"` part): Mallorca (region
@@ -49,6 +50,10 @@ pub struct ActivityInput {
     pub hotels: Vec<HotelInput>,
     /// The products (`SupplierProductCode`).
     pub products: Vec<ProductInput>,
+    /// The cancellation policy of its bookings (absent: free until 48 hours before the
+    /// session starts, then 100 %).
+    #[serde(default)]
+    pub cancellation: Option<Vec<RuleInput>>,
 }
 
 /// The texts of an activity in one language.
@@ -337,8 +342,10 @@ fn activity(a: &ActivityInput) -> Result<(Activity, Vec<CodeName>), String> {
         }
         products.push(product(p).map_err(|e| format!("product {:?}: {e}", p.code))?);
     }
+    let cancellation = cancellation::policy_of(a.cancellation.as_deref()).map_err(|e| format!("cancellation: {e}"))?;
     Ok((
         Activity {
+            cancellation,
             id: a.id.clone(),
             address: loc.address_lines.iter().filter(|l| !l.trim().is_empty()).cloned().collect(),
             city: loc.city.clone(),

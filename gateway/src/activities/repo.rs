@@ -9,8 +9,11 @@ use rust_decimal::Decimal;
 use super::catalogue::{Activity, ActivityText, Catalogue, ItemText, NearbyHotel, Product, Schedule, Service, Texts};
 use super::import::{CATEGORY_NAMES, ImportedActivities};
 use super::rules::{Booking, Participant, Pickup, ServiceKey};
+use crate::bookings::repo::Claim;
+use crate::bookings::{self, Kind};
 use crate::import::ImportError;
 use crate::row;
+use crate::shared::policy_repo::{self, CancelRuleRow};
 use crate::shared::reference::new_reference;
 use crate::store::{Conn, Param, Scalar, StoreError};
 
@@ -142,6 +145,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let prices: Vec<PriceRow> = c.query("SELECT service_id, category, amount FROM activity_price ORDER BY service_id, category", &[]).await?;
     let capacities: Vec<CapacityRow> = c.query("SELECT service_id, date, places FROM activity_capacity ORDER BY service_id, date", &[]).await?;
     let code_names: Vec<CodeNameRow> = c.query("SELECT kind, code, lang, name FROM activity_code_text ORDER BY kind, code, lang", &[]).await?;
+    let rules = policy_repo::load_rules(c, policy_repo::ACTIVITY_RULES).await?;
 
     let mut texts = group(texts, |r| r.activity_id.clone());
     let mut categories = group(categories, |r| r.activity_id.clone());
@@ -153,6 +157,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let mut service_texts = group(service_texts, |r| r.owner_id);
     let mut prices = group(prices, |r| r.service_id);
     let mut capacities = group(capacities, |r| r.service_id);
+    let mut rules = group(rules, |r| r.owner.clone());
 
     let mut out = Vec::with_capacity(activities.len());
     for a in activities {
@@ -210,6 +215,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                 })
                 .collect(),
             products,
+            cancellation: policy_repo::policy(rules.remove(&a.id).unwrap_or_default())?,
             address: a.address.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect(),
             id: a.id,
             city: a.city,
@@ -304,6 +310,7 @@ async fn replace_activity(c: &mut Conn<'_>, a: &Activity, now: DateTime<Utc>) ->
         ],
     )
     .await?;
+    policy_repo::save_policy(c, policy_repo::ACTIVITY_RULES, &a.id, &a.cancellation).await?;
     for (lang, t) in &a.texts {
         c.execute(
             "INSERT INTO activity_text (activity_id, lang, name, short_name, short_description, long_description) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -458,6 +465,9 @@ pub(crate) enum CommitError {
     /// The service was removed from the catalogue in the meantime.
     #[error("the service is no longer in the catalogue")]
     ServiceGone,
+    /// The Client reference names a hotel booking of the requestor.
+    #[error("the Client reference names a hotel booking")]
+    ReferenceTaken,
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -469,8 +479,16 @@ pub(crate) enum CommitError {
 pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: DateTime<Utc>) -> Result<Committed, CommitError> {
     let client_ref = b.client_reference.clone().unwrap_or_default();
     c.lock_catalogue(false).await?;
-    if let Some(existing) = find(c, requestor, &client_ref).await? {
-        return Ok(Committed::Existing(existing));
+    // The Client reference is claimed first: a concurrent Commit with the same one waits here
+    // for this transaction and then finds the booking.
+    match bookings::repo::claim(c, requestor, &client_ref, Kind::Activity).await? {
+        Claim::Claimed => {}
+        Claim::Taken(Kind::Hotel) => return Err(CommitError::ReferenceTaken),
+        Claim::Taken(Kind::Activity) => {
+            if let Some(existing) = find(c, requestor, &client_ref).await? {
+                return Ok(Committed::Existing(existing));
+            }
+        }
     }
     let key = b.service_key();
     let capacity: CapacityNowRow = c
@@ -485,16 +503,14 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
         .ok_or(CommitError::ServiceGone)?;
     let capacity = capacity.on_date.unwrap_or(capacity.capacity);
 
-    // The Client reference is claimed first: a concurrent Commit with the same one waits here
-    // for this transaction and then finds the booking.
     let mut stored = None;
     for _ in 0..5 {
         let reference = new_reference("ACT");
         let id: Option<Scalar<i64>> = c
             .query_opt(
                 "INSERT INTO activity_booking (reference, client_reference, requestor_id, activity_id, product_code, service_code,
-                                               service_date, start_at, end_at, status, total, currency, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Reserved', $10, $11, $12)
+                                               service_date, start_at, end_at, status, total, currency, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Reserved', $10, $11, $12, $12)
                  ON CONFLICT DO NOTHING RETURNING id",
                 &[
                     &reference,
@@ -550,6 +566,18 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
             "INSERT INTO activity_booking_participant (booking_id, participant_id, position, category, age, name_prefix, given_name, surname, amount)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             &[&id, &p.participant_id, &(position as i64), &p.category, &p.age, &p.name_prefix, &p.given_name, &p.surname, &p.amount],
+        )
+        .await?;
+    }
+    // The policy in force now is fixed into the booking: a later change of the content does
+    // not change what was sold.
+    let rules: Vec<CancelRuleRow> = c
+        .query("SELECT activity_id AS owner, hours_before, percent FROM activity_cancel_rule WHERE activity_id = $1 ORDER BY position", &[&key.activity_id])
+        .await?;
+    for (position, p) in policy_repo::policy(rules)?.penalties(b.start).iter().enumerate() {
+        c.execute(
+            "INSERT INTO activity_booking_penalty (booking_id, position, deadline, percent) VALUES ($1, $2, $3, $4)",
+            &[&id, &(position as i64), &p.deadline, &p.percent],
         )
         .await?;
     }

@@ -656,6 +656,15 @@ pub fn already_booked(stored: &Booking) -> Problem {
     .at(format!("{BOOK}/TPA_Extensions/UniqueID"))
 }
 
+/// The error of a Commit whose Client reference names a hotel booking of the requestor.
+pub fn reference_taken(b: &Booking) -> Problem {
+    Problem::biz(
+        ErrorCode::ReservationAlreadyExists,
+        format!("Client reference {:?} names a hotel booking already; each booking needs its own.", b.client_reference.as_deref().unwrap_or_default()),
+    )
+    .at(format!("{BOOK}/TPA_Extensions/UniqueID"))
+}
+
 /// The error of a Commit whose service left the catalogue while it was made.
 pub fn service_gone(b: &Booking) -> Problem {
     Problem::biz(ErrorCode::InvalidValue, format!("Service {} of product {} of {} is no longer offered.", b.service_code, b.product_code, b.activity_id))

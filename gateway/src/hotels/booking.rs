@@ -5,8 +5,12 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
 
+use crate::shared::cancellation::{Cancellation, Penalty};
+
 /// The status of a live booking.
 pub const RESERVED: &str = "Reserved";
+/// The status of a cancelled booking, and the `RoomStayStatus` of a cancelled room.
+pub const CANCELLED: &str = "Cancelled";
 
 /// A hotel booking.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,12 +81,26 @@ pub struct Room {
     pub reference: Option<RoomReference>,
     /// `TPA_Extensions/POS/Source/RequestorID`s.
     pub sources: Vec<RoomSource>,
+    /// The cancellation penalties fixed when the stay was booked or last re-priced.
+    pub penalties: Vec<Penalty>,
+    /// When, and at what cost, the room was cancelled.
+    pub cancelled: Option<Cancellation>,
 }
 
 impl Room {
     /// The room type code without its `;contract/rate-plan` suffix: the hotel's room type.
     pub fn base_room_type(&self) -> &str {
         base_code(&self.room_type)
+    }
+
+    /// Whether the room is still booked (not cancelled).
+    pub fn is_live(&self) -> bool {
+        self.cancelled.is_none()
+    }
+
+    /// Midnight of the arrival day: when the stay starts, for its cancellation deadlines.
+    pub fn starts_at(&self) -> NaiveDateTime {
+        self.start.and_time(chrono::NaiveTime::MIN)
     }
 }
 
@@ -215,9 +233,15 @@ pub struct ItemRef {
 }
 
 impl Booking {
-    /// The booking total: the sum of its room stays.
+    /// The booking total: what the partner owes, the prices of the live room stays plus the
+    /// penalties of the cancelled ones.
     pub fn total(&self) -> Decimal {
-        self.rooms.iter().filter_map(|r| r.total).sum()
+        self.rooms.iter().map(|r| r.cancelled.as_ref().map_or(r.total.unwrap_or_default(), |c| c.penalty)).sum()
+    }
+
+    /// The live (not cancelled) room stays.
+    pub fn live_rooms(&self) -> impl Iterator<Item = &Room> {
+        self.rooms.iter().filter(|r| r.is_live())
     }
 
     /// First arrival and last departure of the room stays.
@@ -229,7 +253,7 @@ impl Booking {
 
     /// True when the status is `Cancelled`.
     pub fn is_cancelled(&self) -> bool {
-        self.status.eq_ignore_ascii_case("Cancelled")
+        self.status.eq_ignore_ascii_case(CANCELLED)
     }
 }
 

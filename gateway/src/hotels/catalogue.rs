@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{Days, NaiveDate};
 use rust_decimal::Decimal;
 
+use crate::shared::cancellation::Policy;
+
 /// Texts by language code.
 pub type Texts<T> = BTreeMap<String, T>;
 
@@ -39,6 +41,9 @@ pub struct Hotel {
     pub postal_code: Option<String>,
     /// ISO country code.
     pub country_code: Option<String>,
+    /// The region (area) the hotel is in, e.g. `Mallorca`: what an availability request names
+    /// with `RefPoint@CodeContext="Region"`.
+    pub region: Option<String>,
     /// Phone numbers.
     pub phones: Vec<Phone>,
     /// E-mail addresses.
@@ -53,6 +58,8 @@ pub struct Hotel {
     pub rates: Vec<Rate>,
     /// Images.
     pub images: Vec<Image>,
+    /// The cancellation policy of its bookings.
+    pub cancellation: Policy,
 }
 
 /// A phone number.
@@ -80,6 +87,36 @@ pub struct RoomType {
     pub code: String,
     /// Name and description per language.
     pub texts: Texts<RoomText>,
+    /// Rooms of this type on sale each night, unless an allotment says otherwise.
+    pub units: u32,
+    /// The most guests a room of this type takes (`None`: not stated, no limit).
+    pub max_guests: Option<u32>,
+    /// Rooms on sale in periods, overriding `units` (where periods overlap, the one starting
+    /// last wins).
+    pub allotment: Vec<Allotment>,
+}
+
+/// The rooms of a type on sale each night from `from` to `to` (both included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allotment {
+    /// First night.
+    pub from: NaiveDate,
+    /// Last night.
+    pub to: NaiveDate,
+    /// Rooms on sale each of these nights.
+    pub units: u32,
+}
+
+impl RoomType {
+    /// Rooms of this type on sale the night of `night`.
+    pub fn on_sale(&self, night: NaiveDate) -> u32 {
+        self.allotment.iter().filter(|a| a.from <= night && night <= a.to).max_by_key(|a| a.from).map_or(self.units, |a| a.units)
+    }
+
+    /// Whether `guests` fit in one room of this type.
+    pub fn fits(&self, guests: u32) -> bool {
+        self.max_guests.is_none_or(|max| guests <= max)
+    }
 }
 
 /// The texts of a room type in one language.
@@ -176,6 +213,11 @@ impl Hotel {
     /// The price of a stay: the nightly rate of each night from `start` to the night before
     /// `end`, where periods overlap the one starting last.
     pub fn price(&self, room: &str, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Decimal, PriceError> {
+        Ok(self.nightly(room, board, currency, start, end)?.iter().map(|(_, p)| *p).sum())
+    }
+
+    /// The rate of each night of a stay (see [`Hotel::price`]).
+    pub fn nightly(&self, room: &str, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
         if self.room(room).is_none() {
             return Err(PriceError::UnknownRoomType);
         }
@@ -183,14 +225,22 @@ impl Hotel {
         if rates.is_empty() {
             return Err(PriceError::BoardNotOffered);
         }
-        let mut total = Decimal::ZERO;
+        let mut out = Vec::new();
         let mut night = start;
         while night < end {
             let rate = rates.iter().filter(|r| r.from <= night && night <= r.to).max_by_key(|r| r.from).ok_or(PriceError::NoRate(night))?;
-            total += rate.nightly;
+            out.push((night, rate.nightly));
             night = night.checked_add_days(Days::new(1)).ok_or(PriceError::NoRate(night))?;
         }
-        Ok(total)
+        Ok(out)
+    }
+
+    /// The (board, currency) pairs a room type is sold with, in order.
+    pub fn sold_with(&self, room: &str) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = self.rates.iter().filter(|r| r.room == room).map(|r| (r.board.as_str(), r.currency.as_str())).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
@@ -221,6 +271,30 @@ impl Catalogue {
         self.hotels.get(code)
     }
 
+    /// Every hotel, by code.
+    pub fn hotels(&self) -> impl Iterator<Item = &Hotel> {
+        self.hotels.values()
+    }
+
+    /// The hotels of a country, named by its ISO code or by its name in any language of the
+    /// content (case-insensitive), by code.
+    pub fn in_country(&self, country: &str) -> Vec<&Hotel> {
+        let wanted = country.trim();
+        self.hotels
+            .values()
+            .filter(|h| {
+                h.country_code.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(wanted))
+                    || h.texts.values().any(|t| t.country_name.as_deref().is_some_and(|n| eq_words(n, wanted)))
+            })
+            .collect()
+    }
+
+    /// The hotels of a region, named as in the content (case-insensitive), by code.
+    pub fn in_region(&self, region: &str) -> Vec<&Hotel> {
+        let wanted = region.trim();
+        self.hotels.values().filter(|h| h.region.as_deref().is_some_and(|r| eq_words(r, wanted))).collect()
+    }
+
     /// The hotels of a client feed (sorted by code).
     pub fn brand(&self, brand: &str) -> impl Iterator<Item = &Hotel> {
         self.by_brand.get(brand).into_iter().flatten().filter_map(|c| self.hotels.get(c))
@@ -239,6 +313,12 @@ impl Catalogue {
         }
         h.price(room, board, currency, start, end)
     }
+}
+
+/// Two names the same but for case and surrounding spaces.
+fn eq_words(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    a.len() == b.len() && a.chars().zip(b.chars()).all(|(x, y)| x == y || x.to_lowercase().eq(y.to_lowercase()))
 }
 
 #[cfg(test)]
@@ -274,14 +354,25 @@ mod tests {
             city: None,
             postal_code: None,
             country_code: None,
+            region: None,
             phones: vec![],
             emails: vec![],
             last_modified: d("2026-01-01"),
             texts: Texts::new(),
-            rooms: vec![RoomType { code: "R".into(), texts: Texts::new() }],
+            rooms: vec![RoomType {
+                code: "R".into(),
+                texts: Texts::new(),
+                units: 3,
+                max_guests: Some(2),
+                allotment: vec![Allotment { from: d("2030-07-01"), to: d("2030-07-31"), units: 1 }, Allotment { from: d("2030-07-10"), to: d("2030-07-12"), units: 0 }],
+            }],
             rates: vec![rate("2030-01-01", "2030-12-31", 10000), rate("2030-07-01", "2030-07-31", 15000)],
             images: vec![],
+            cancellation: Policy::default(),
         };
+        let r = &h.rooms[0];
+        assert_eq!((r.on_sale(d("2030-06-30")), r.on_sale(d("2030-07-01")), r.on_sale(d("2030-07-11")), r.on_sale(d("2030-07-13"))), (3, 1, 0, 1));
+        assert!(r.fits(2) && !r.fits(3));
         let cat = Catalogue::new([h], [("BB".to_string(), "Bed and breakfast".to_string())].into());
         // 30 June at 100, 1–2 July at 150.
         assert_eq!(cat.price("H", "R", "BB", "EUR", d("2030-06-30"), d("2030-07-03")), Ok(Decimal::new(40000, 2)));

@@ -1,4 +1,9 @@
-//! The hotel operations, thin: hotel NBC, the booking read, the booking modify.
+//! The hotel operations, thin: hotel NBC, the booking read, the booking modify, and (in
+//! their own files) hotel availability and hotel booking.
+
+mod availability;
+
+pub use availability::availability;
 
 use ota_messages::booking_read::{self as read, ReadDateType, ReservationsList};
 use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};
@@ -10,8 +15,8 @@ use std::sync::Arc;
 use super::booking::Booking;
 use super::import::MAX_ROOMS;
 use super::mapping;
-use super::repo::{self, ListDate, Lookup};
-use super::rules::{self, BASE, MAX_PROBLEMS};
+use super::repo::{self, InventoryError, ListDate, Lookup};
+use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
 use crate::errors::{Problem, warnings};
 use crate::operation::{Ctx, OpError};
 use crate::shared::action::Action;
@@ -243,6 +248,19 @@ pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotel
     Ok(m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &cx.content.hotels, &languages) }))
 }
 
+/// The answer when the rooms a booking (as the request makes it) takes are not left; a store
+/// failure stays one. `room_stays` is the tag of the request's room stays.
+fn not_left(e: InventoryError, booking: &Booking, room_stays: &str) -> OpError {
+    match e {
+        InventoryError::Full { night, left } => inventory::not_left(booking, &night, Some(left), room_stays).into(),
+        InventoryError::RoomTypeGone(night) => inventory::not_left(booking, &night, None, room_stays).into(),
+        InventoryError::Store(e) => e.into(),
+    }
+}
+
+/// The tag of a modify request's room stays.
+const ROOM_STAYS: &str = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays";
+
 /// A modify request, ready to be previewed or applied.
 struct Change {
     owner: String,
@@ -276,9 +294,12 @@ impl Change {
         Ok((id, stored, desired))
     }
 
-    /// The booking as the change would make it.
+    /// The booking as the change would make it, if the rooms it takes are left now.
     async fn preview(&self, c: &mut Conn<'_>) -> Result<Booking, OpError> {
-        self.plan(c, false).await.map(|(_, _, desired)| desired)
+        let (_, stored, desired) = self.plan(c, false).await?;
+        let taken = inventory::change(Some(&stored), Some(&desired));
+        repo::check_inventory(c, &taken).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
+        Ok(desired)
     }
 
     /// Applies the change; refused when the booking changed since it was read.
@@ -293,6 +314,9 @@ impl Change {
                 .at(format!("{BASE}/@LastUpdateDateTime"))
                 .into());
         }
+        // In the same transaction: new dates or room types take rooms, the old ones are given back.
+        let taken = inventory::change(Some(&stored), Some(&desired));
+        repo::apply_inventory(c, &taken, false).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         Ok(desired)
     }
 }

@@ -9,8 +9,9 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use super::booking::{self, Booking, RESERVED};
-use super::catalogue::{Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
+use super::catalogue::{Allotment, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
 use crate::import::ImportError;
+use crate::shared::cancellation::{self, RuleInput};
 use crate::shared::values::{self, Amount, de};
 
 /// The demo content (`demo/hotels.json`): four hotels in Mallorca and Barcelona, their rates,
@@ -77,6 +78,9 @@ pub struct HotelInput {
     /// The address.
     #[serde(default)]
     pub address: Option<AddressInput>,
+    /// The region (area) the hotel is in, e.g. `Mallorca`, for availability by area.
+    #[serde(default)]
+    pub region: Option<String>,
     /// Phone numbers.
     #[serde(default)]
     pub phones: Vec<PhoneInput>,
@@ -97,6 +101,10 @@ pub struct HotelInput {
     /// Images.
     #[serde(default)]
     pub images: Vec<ImageInput>,
+    /// The cancellation policy of its bookings (absent: free until 48 hours before the
+    /// arrival, then 100 %).
+    #[serde(default)]
+    pub cancellation: Option<Vec<RuleInput>>,
 }
 
 fn hotel_category() -> String {
@@ -163,6 +171,29 @@ pub struct RoomTypeInput {
     pub code: String,
     /// Name and description per language code.
     pub texts: BTreeMap<String, RoomTextInput>,
+    /// Rooms of this type on sale each night (unless `allotment` says otherwise).
+    pub units: u32,
+    /// The most guests a room of this type takes (absent: not stated, no limit).
+    #[serde(default)]
+    pub max_guests: Option<u32>,
+    /// Rooms on sale in periods, overriding `units`.
+    #[serde(default)]
+    pub allotment: Vec<AllotmentInput>,
+}
+
+/// Rooms of a type on sale each night from `from` to `to` (both included); where periods
+/// overlap, the one starting last wins.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllotmentInput {
+    /// First night.
+    #[serde(deserialize_with = "de::date")]
+    pub from: NaiveDate,
+    /// Last night.
+    #[serde(deserialize_with = "de::date")]
+    pub to: NaiveDate,
+    /// Rooms on sale each night.
+    pub units: u32,
 }
 
 /// The texts of a room type in one language.
@@ -558,7 +589,19 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
         if rooms.iter().any(|x| x.code == r.code) {
             return Err(format!("room type {:?} listed twice", r.code));
         }
-        rooms.push(RoomType { code: r.code.clone(), texts: texts(&r.texts, |t| RoomText { name: t.name.clone(), description: t.description.clone() })? });
+        if r.max_guests == Some(0) {
+            return Err(format!("room type {:?}: max_guests is at least 1", r.code));
+        }
+        if let Some(a) = r.allotment.iter().find(|a| a.from > a.to) {
+            return Err(format!("room type {:?}: allotment from {} to {} ends before it starts", r.code, a.from, a.to));
+        }
+        rooms.push(RoomType {
+            code: r.code.clone(),
+            texts: texts(&r.texts, |t| RoomText { name: t.name.clone(), description: t.description.clone() })?,
+            units: r.units,
+            max_guests: r.max_guests,
+            allotment: r.allotment.iter().map(|a| Allotment { from: a.from, to: a.to, units: a.units }).collect(),
+        });
     }
     let mut rates = Vec::new();
     for rate in &h.rates {
@@ -598,6 +641,7 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
         city: address.and_then(|a| a.city.clone()),
         postal_code: address.and_then(|a| a.postal_code.clone()),
         country_code: address.and_then(|a| a.country_code.clone()),
+        region: h.region.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_string),
         phones: h.phones.iter().map(|p| Phone { number: p.number.clone(), tech_type: p.tech_type.clone() }).collect(),
         emails: h.emails.clone(),
         last_modified: h.last_modified,
@@ -605,6 +649,7 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
         rooms,
         rates,
         images,
+        cancellation: cancellation::policy_of(h.cancellation.as_deref()).map_err(|e| format!("cancellation: {e}"))?,
     })
 }
 
@@ -693,6 +738,9 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
                         company: s.company.as_ref().map(company),
                     })
                     .collect(),
+                // Fixed from the hotel's policy when stored.
+                penalties: Vec::new(),
+                cancelled: None,
             })
             .collect(),
         services: b

@@ -1,6 +1,8 @@
 //! Hotel domain values ↔ OTA messages: a booking as the `HotelResModify` / `HotelReservation`
 //! payload (and the parts of a modify request read back), and a hotel's NBC content.
 
+pub mod offers;
+
 use ota_messages::booking_read::{BookingStatus, HotelReservation, ReservationUniqueId};
 use ota_messages::common::{
     Address, AgeQualifyingCode, CompanyName, CountryName, DateSpan, IdContext, PersonName, Position, ReferenceCode, RequestorId, RequestorIdCode,
@@ -12,7 +14,8 @@ use ota_messages::runtime as rt;
 use rust_decimal::Decimal;
 
 use super::booking::{Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, RoomSource, Service, TransferLeg, TransferPoint, Transport};
-use super::catalogue::{Catalogue, Hotel};
+use super::catalogue::{Catalogue, Hotel, RoomType};
+use crate::shared::cancellation::{self, Penalty};
 use crate::shared::lang::Languages;
 
 /// Parses a value of an open code list (never fails: unknown values are kept as written).
@@ -23,12 +26,64 @@ pub fn parse_open<T: std::str::FromStr<Err = std::convert::Infallible>>(s: &str)
     }
 }
 
-fn total(currency: &str, amount: Decimal) -> Total {
+pub(crate) fn total(currency: &str, amount: Decimal) -> Total {
     Total { currency_code: Some(currency.to_string()), amount_after_tax: Some(rt::Decimal(amount)) }
 }
 
 fn rph_list(rphs: &[u64]) -> Option<Vec<m::RphReference>> {
     (!rphs.is_empty()).then(|| rphs.iter().map(|&rph| m::RphReference { rph }).collect())
+}
+
+/// A `CancelPenalty`: from `deadline` on (or from the booking on), cancelling costs `cost`.
+fn penalty_message(deadline: Option<chrono::NaiveDateTime>, cost: cancellation::Cost, currency: &str) -> m::HotelCancelPenalty {
+    m::HotelCancelPenalty {
+        non_refundable: (deadline.is_none() && cost.percent == Decimal::ONE_HUNDRED).then_some(true),
+        deadline: deadline.map(|d| m::HotelDeadline { absolute_deadline: rt::DateTime::local(d) }),
+        amount_percent: Some(m::HotelAmountPercent {
+            percent: Some(rt::Decimal(cost.percent.normalize())),
+            currency_code: Some(currency.to_string()),
+            amount: Some(rt::Decimal(cost.amount)),
+        }),
+        penalty_description: None,
+    }
+}
+
+/// The `CancelPenalties` of one item of this price: one `CancelPenalty` per penalty.
+pub fn item_penalties(penalties: &[Penalty], price: Decimal, currency: &str) -> m::HotelCancelPenalties {
+    m::HotelCancelPenalties {
+        cancel_penalty: penalties
+            .iter()
+            .map(|p| penalty_message(p.deadline, cancellation::Cost { percent: p.percent, amount: cancellation::share(price, p.percent) }, currency))
+            .collect(),
+    }
+}
+
+/// The `CancelPenalties` of a whole booking: what cancelling all its live rooms costs from
+/// each deadline on.
+pub fn booking_penalties(b: &Booking) -> m::HotelCancelPenalties {
+    let items: Vec<(&[Penalty], Decimal)> = b.live_rooms().map(|r| (r.penalties.as_slice(), r.total.unwrap_or_default())).collect();
+    let steps = if b.is_cancelled() { Vec::new() } else { cancellation::steps(&items) };
+    m::HotelCancelPenalties { cancel_penalty: steps.into_iter().map(|(deadline, cost)| penalty_message(deadline, cost, &b.currency)).collect() }
+}
+
+/// `RoomTypes` with one `RoomType`: the code as booked, the room's name in the best languages.
+pub fn room_types(code: &str, room: Option<&RoomType>, languages: &Languages) -> m::RoomTypes {
+    let texts: Vec<Text> = room
+        .map(|t| languages.select(&t.texts).into_iter().map(|(lang, t)| Text { language: Some(lang.to_string()), value: t.name.clone() }).collect())
+        .unwrap_or_default();
+    m::RoomTypes {
+        room_type: vec![m::RoomType { room_type_code: Some(code.to_string()), room_description: (!texts.is_empty()).then_some(m::TextDescription { text: texts }) }],
+    }
+}
+
+/// The board as a rate feature (`Features/Feature/Description/Text`).
+pub fn board_feature(board: &str) -> m::RoomRateFeatures {
+    m::RoomRateFeatures { feature: vec![m::RoomRateFeature { description: Some(m::TextDescription { text: vec![Text { language: None, value: board.to_string() }] }) }] }
+}
+
+/// `BasicPropertyInfo` of a hotel (its name from the catalogue, when known).
+pub fn property(code: &str, hotel: Option<&Hotel>) -> m::BasicPropertyInfo {
+    m::BasicPropertyInfo { hotel_code: Some(code.to_string()), hotel_name: hotel.map(|h| h.name.clone()) }
 }
 
 /// `RoomStays` of a booking, with hotel and room names from the catalogue.
@@ -41,32 +96,17 @@ pub fn room_stays(b: &Booking, catalogue: &Catalogue, languages: &Languages) -> 
         .iter()
         .map(|r| {
             let hotel = catalogue.hotel(&r.hotel);
-            let names = hotel.and_then(|h| h.room(r.base_room_type())).map(|t| &t.texts);
-            let texts: Vec<Text> = names
-                .map(|names| languages.select(names).into_iter().map(|(lang, t)| Text { language: Some(lang.to_string()), value: t.name.clone() }).collect())
-                .unwrap_or_default();
             m::RoomStay {
                 index_number: r.index,
                 room_stay_status: r.status.as_deref().map(parse_open::<RoomStayStatus>),
-                room_types: Some(m::RoomTypes {
-                    room_type: vec![m::RoomType {
-                        room_type_code: Some(r.room_type.clone()),
-                        room_description: (!texts.is_empty()).then_some(m::TextDescription { text: texts }),
-                    }],
-                }),
+                room_types: Some(room_types(&r.room_type, hotel.and_then(|h| h.room(r.base_room_type())), languages)),
                 room_rates: Some(m::RoomRates {
-                    room_rate: vec![m::RoomRate {
-                        room_type_code: Some(r.room_type.clone()),
-                        features: Some(m::RoomRateFeatures {
-                            feature: vec![m::RoomRateFeature {
-                                description: Some(m::TextDescription { text: vec![Text { language: None, value: r.board.clone() }] }),
-                            }],
-                        }),
-                    }],
+                    room_rate: vec![m::RoomRate { room_type_code: Some(r.room_type.clone()), features: Some(board_feature(&r.board)) }],
                 }),
                 time_span: Some(DateSpan { start: rt::Date(r.start), end: rt::Date(r.end) }),
+                cancel_penalties: (r.is_live() && !b.is_cancelled()).then(|| item_penalties(&r.penalties, r.total.unwrap_or_default(), &b.currency)),
                 total: Some(total(&b.currency, r.total.unwrap_or_default())),
-                basic_property_info: Some(m::BasicPropertyInfo { hotel_code: Some(r.hotel.clone()), hotel_name: hotel.map(|h| h.name.clone()) }),
+                basic_property_info: Some(property(&r.hotel, hotel)),
                 tpa_extensions: (!r.sources.is_empty())
                     .then(|| m::RoomStayExtensions { pos: Some(m::RoomStayPos { source: r.sources.iter().map(source_message).collect() }) }),
                 res_guest_rphs: rph_list(&r.guests).map(|res_guest_rph| m::ResGuestRphs { res_guest_rph }),
@@ -100,7 +140,7 @@ fn res_global_info(b: &Booking) -> m::ResGlobalInfo {
     ids.extend(b.item_refs.iter().map(item_ref_message));
     m::ResGlobalInfo {
         comments: comments_element(&b.comments),
-        cancel_penalties: Some(m::CancelPenalties {}),
+        cancel_penalties: Some(booking_penalties(b)),
         total: Some(total(&b.currency, b.total())),
         hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
     }
@@ -148,6 +188,7 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
         services: None,
         res_guests: None,
         res_global_info: None,
+        room_stay_reservation: None,
     }
 }
 
@@ -231,9 +272,15 @@ fn service_message(s: &Service) -> m::Service {
     m::Service {
         service_inventory_code: Some(s.code.clone()),
         service_rph: Some(s.rph),
-        service_details: rph_list(&s.guests).map(|res_guest_rph| m::ServiceDetails { res_guest_rphs: Some(m::ResGuestRphs { res_guest_rph }) }),
+        service_details: rph_list(&s.guests).map(|res_guest_rph| m::ServiceDetails {
+            time_span: None,
+            res_guest_rphs: Some(m::ResGuestRphs { res_guest_rph }),
+            cancel_penalties: None,
+            total: None,
+        }),
         tpa_extensions: (!s.legs.is_empty()).then(|| m::ServiceExtensions {
             transfer_info_type: Some(m::TransferInfo { transfer_leg: s.legs.iter().map(leg_message).collect() }),
+            tour_activity: None,
         }),
     }
 }

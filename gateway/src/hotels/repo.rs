@@ -10,10 +10,15 @@ use super::booking::{
     Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, Room, RoomReference, RoomSource, Service, TransferLeg, TransferPoint,
     Transport,
 };
-use super::catalogue::{Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
+use super::catalogue::{Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
 use super::import::ImportedHotels;
+use super::rules::inventory;
+use crate::bookings::repo::Claim;
+use crate::bookings::{self, Kind};
 use crate::import::ImportError;
 use crate::row;
+use crate::shared::cancellation::Cancellation;
+use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
 use crate::store::{Conn, Dialect, Scalar, StoreError};
 
 /// A stored unsigned number (RPH, index, age) as the message's `u64`.
@@ -43,7 +48,7 @@ row! {
         code: String, name: String, code_context: Option<String>, chain_name: Option<String>, brand_code: Option<String>,
         category_code: String, category_detail: Option<String>, category_text: Option<String>, latitude: Option<Decimal>,
         longitude: Option<Decimal>, city_name: Option<String>, postal_code: Option<String>, country_code: Option<String>,
-        last_modified: NaiveDate,
+        region: Option<String>, last_modified: NaiveDate,
     }
 }
 
@@ -64,8 +69,17 @@ row! {
 
 row! {
     /// A `hotel_room_type` row with one of its texts (if any).
-    struct RoomTypeRow { hotel_code: String, code: String, language: Option<String>, name: Option<String>, description: Option<String> }
+    struct RoomTypeRow {
+        hotel_code: String, code: String, units: i64, max_guests: Option<i64>, language: Option<String>, name: Option<String>,
+        description: Option<String>,
+    }
 }
+
+row! {
+    /// A `hotel_allotment` row.
+    struct AllotmentRow { hotel_code: String, room_code: String, start_date: NaiveDate, end_date: NaiveDate, units: i64 }
+}
+
 
 row! {
     /// A `hotel_rate` row.
@@ -100,7 +114,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let hotels: Vec<HotelRow> = c
         .query(
             "SELECT code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text, latitude, longitude,
-                    city_name, postal_code, country_code, last_modified
+                    city_name, postal_code, country_code, region, last_modified
              FROM hotel ORDER BY code",
             &[],
         )
@@ -112,12 +126,15 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let emails: Vec<HotelLineRow> = c.query("SELECT hotel_code, email FROM hotel_email ORDER BY hotel_code, position", &[]).await?;
     let rooms: Vec<RoomTypeRow> = c
         .query(
-            "SELECT t.hotel_code, t.code, x.language, x.name, x.description
+            "SELECT t.hotel_code, t.code, t.units, t.max_guests, x.language, x.name, x.description
              FROM hotel_room_type t LEFT JOIN hotel_room_type_text x ON x.hotel_code = t.hotel_code AND x.room_code = t.code
              ORDER BY t.hotel_code, t.position, x.language",
             &[],
         )
         .await?;
+    let allotments: Vec<AllotmentRow> =
+        c.query("SELECT hotel_code, room_code, start_date, end_date, units FROM hotel_allotment ORDER BY hotel_code, room_code, start_date", &[]).await?;
+    let rules: Vec<CancelRuleRow> = policy_repo::load_rules(c, policy_repo::HOTEL_RULES).await?;
     let rates: Vec<RateRow> = c
         .query(
             "SELECT hotel_code, room_code, board_code, currency, start_date, end_date, nightly_amount FROM hotel_rate
@@ -146,13 +163,28 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let mut images = group(images, |r| r.hotel_code.clone());
     let mut files = group(files, |r| (r.hotel_code.clone(), r.image_position));
     let mut image_texts = group(image_texts, |r| (r.hotel_code.clone(), r.image_position));
+    let mut allotments = group(allotments, |r| (r.hotel_code.clone(), r.room_code.clone()));
+    let mut rules = group(rules, |r| r.owner.clone());
+    let count = |v: i64| u32::try_from(v).map_err(|_| StoreError::Data(format!("room count {v}")));
 
     let mut out = Vec::with_capacity(hotels.len());
     for h in hotels {
         let mut room_types: Vec<RoomType> = Vec::new();
         for r in rooms.remove(&h.code).unwrap_or_default() {
             if room_types.last().is_none_or(|t| t.code != r.code) {
-                room_types.push(RoomType { code: r.code.clone(), texts: BTreeMap::new() });
+                let allotment = allotments
+                    .remove(&(h.code.clone(), r.code.clone()))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|a| Ok(Allotment { from: a.start_date, to: a.end_date, units: count(a.units)? }))
+                    .collect::<Result<_, StoreError>>()?;
+                room_types.push(RoomType {
+                    code: r.code.clone(),
+                    texts: BTreeMap::new(),
+                    units: count(r.units)?,
+                    max_guests: r.max_guests.map(count).transpose()?,
+                    allotment,
+                });
             }
             if let (Some(t), Some(lang), Some(name)) = (room_types.last_mut(), r.language, r.name) {
                 t.texts.insert(lang, RoomText { name, description: r.description });
@@ -195,6 +227,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                 .map(|r| Rate { room: r.room_code, board: r.board_code, currency: r.currency, from: r.start_date, to: r.end_date, nightly: r.nightly_amount })
                 .collect(),
             images: hotel_images,
+            cancellation: policy_repo::policy(rules.remove(&h.code).unwrap_or_default())?,
             position: h.latitude.zip(h.longitude),
             code: h.code,
             name: h.name,
@@ -207,6 +240,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             city: h.city_name,
             postal_code: h.postal_code,
             country_code: h.country_code,
+            region: h.region,
             last_modified: h.last_modified,
         });
     }
@@ -235,27 +269,47 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels) -> Resul
         let entry = format!("booking {:?}", b.internal_ref);
         let mut priced = b.clone();
         for (i, r) in priced.rooms.iter_mut().enumerate() {
+            let Some(hotel) = catalogue.hotel(&r.hotel) else {
+                return Err(ImportError::invalid(&entry, format!("room stay {}: hotel {:?} is not known", i + 1, r.hotel)));
+            };
+            if !catalogue.is_board(&r.board) {
+                return Err(ImportError::invalid(&entry, format!("room stay {}: board {:?} is not known", i + 1, r.board)));
+            }
             if r.total.is_none() {
                 let total = catalogue
                     .price(&r.hotel, r.base_room_type(), &r.board, &b.currency, r.start, r.end)
                     .map_err(|e| ImportError::invalid(&entry, format!("room stay {} ({} {} {}) cannot be priced: {e}", i + 1, r.hotel, r.room_type, r.board)))?;
                 r.total = Some(total);
             }
-            if catalogue.hotel(&r.hotel).is_none() {
-                return Err(ImportError::invalid(&entry, format!("room stay {}: hotel {:?} is not known", i + 1, r.hotel)));
-            }
-            if !catalogue.is_board(&r.board) {
-                return Err(ImportError::invalid(&entry, format!("room stay {}: board {:?} is not known", i + 1, r.board)));
+            if r.penalties.is_empty() {
+                r.penalties = hotel.cancellation.penalties(r.starts_at());
             }
         }
-        c.execute("DELETE FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await?;
-        let existing: Option<Scalar<String>> = c
-            .query_opt("SELECT internal_ref FROM hotel_booking WHERE requestor_id = $1 AND client_ref = $2", &[&b.owner, &b.client_ref])
-            .await?;
-        if let Some(Scalar(other)) = existing {
-            return Err(ImportError::invalid(entry, format!("client_ref {:?} of {:?} is already booking {other:?}", b.client_ref, b.owner)));
+        // The booking this one replaces gives back its rooms and its Client reference.
+        let before = match c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await? {
+            Some(Scalar(id)) => Some(load(c, id).await?),
+            None => None,
+        };
+        if let Some(old) = &before {
+            c.execute("DELETE FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await?;
+            bookings::repo::release(c, &old.owner, &old.client_ref, Kind::Hotel).await?;
+        }
+        match bookings::repo::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
+            Claim::Claimed => {}
+            Claim::Taken(kind) => {
+                let other = match kind {
+                    Kind::Hotel => "a hotel booking",
+                    Kind::Activity => "an activity booking",
+                };
+                return Err(ImportError::invalid(entry, format!("client_ref {:?} of {:?} is already {other}'s", b.client_ref, b.owner)));
+            }
         }
         insert(c, &priced).await?;
+        // An imported booking records what exists: its rooms count as sold even beyond those on sale.
+        apply_inventory(c, &inventory::change(before.as_ref(), Some(&priced)), true).await.map_err(|e| match e {
+            InventoryError::Store(e) => ImportError::Store(e),
+            other => ImportError::invalid(&entry, other.to_string()),
+        })?;
     }
     Ok(())
 }
@@ -264,14 +318,15 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
     let (latitude, longitude) = (h.position.map(|p| p.0), h.position.map(|p| p.1));
     c.execute(
         "INSERT INTO hotel (code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text,
-                            latitude, longitude, city_name, postal_code, country_code, last_modified)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                            latitude, longitude, city_name, postal_code, country_code, last_modified, region)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT (code) DO UPDATE SET
             name = excluded.name, code_context = excluded.code_context, chain_name = excluded.chain_name,
             brand_code = excluded.brand_code, category_code = excluded.category_code,
             category_detail = excluded.category_detail, category_text = excluded.category_text,
             latitude = excluded.latitude, longitude = excluded.longitude, city_name = excluded.city_name,
-            postal_code = excluded.postal_code, country_code = excluded.country_code, last_modified = excluded.last_modified",
+            postal_code = excluded.postal_code, country_code = excluded.country_code, last_modified = excluded.last_modified,
+            region = excluded.region",
         &[
             &h.code,
             &h.name,
@@ -287,9 +342,11 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
             &h.postal_code,
             &h.country_code,
             &h.last_modified,
+            &h.region,
         ],
     )
     .await?;
+    policy_repo::save_policy(c, policy_repo::HOTEL_RULES, &h.code, &h.cancellation).await?;
     for sql in [
         "DELETE FROM hotel_text WHERE hotel_code = $1",
         "DELETE FROM hotel_address_line WHERE hotel_code = $1",
@@ -318,7 +375,18 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
         c.execute("INSERT INTO hotel_email (hotel_code, position, email) VALUES ($1, $2, $3)", &[&h.code, &(pos as i64), e]).await?;
     }
     for (pos, r) in h.rooms.iter().enumerate() {
-        c.execute("INSERT INTO hotel_room_type (hotel_code, code, position) VALUES ($1, $2, $3)", &[&h.code, &r.code, &(pos as i64)]).await?;
+        c.execute(
+            "INSERT INTO hotel_room_type (hotel_code, code, position, units, max_guests) VALUES ($1, $2, $3, $4, $5)",
+            &[&h.code, &r.code, &(pos as i64), &i64::from(r.units), &r.max_guests.map(i64::from)],
+        )
+        .await?;
+        for a in &r.allotment {
+            c.execute(
+                "INSERT INTO hotel_allotment (hotel_code, room_code, start_date, end_date, units) VALUES ($1, $2, $3, $4, $5)",
+                &[&h.code, &r.code, &a.from, &a.to, &i64::from(a.units)],
+            )
+            .await?;
+        }
         for (lang, t) in &r.texts {
             c.execute(
                 "INSERT INTO hotel_room_type_text (hotel_code, room_code, language, name, description) VALUES ($1, $2, $3, $4, $5)",
@@ -539,6 +607,7 @@ row! {
     struct RoomRow {
         position: i64, index_number: Option<i64>, status: Option<String>, hotel_code: String, room_type_code: String, board_code: String,
         start_date: NaiveDate, end_date: NaiveDate, total: Decimal, reference_id: Option<String>, reference_type: Option<String>,
+        cancelled_at: Option<NaiveDateTime>, cancel_penalty: Option<Decimal>,
     }
 }
 
@@ -642,11 +711,16 @@ async fn load_services(c: &mut Conn<'_>, id: i64) -> Result<Vec<Service>, StoreE
 async fn load_rooms(c: &mut Conn<'_>, id: i64) -> Result<Vec<Room>, StoreError> {
     let rows: Vec<RoomRow> = c
         .query(
-            "SELECT position, index_number, status, hotel_code, room_type_code, board_code, start_date, end_date, total, reference_id, reference_type
+            "SELECT position, index_number, status, hotel_code, room_type_code, board_code, start_date, end_date, total, reference_id, reference_type,
+                    cancelled_at, cancel_penalty
              FROM hotel_booking_room WHERE booking_id = $1 ORDER BY position",
             &[&id],
         )
         .await?;
+    let penalties: Vec<PenaltyRow> = c
+        .query("SELECT room_position, deadline, percent FROM hotel_booking_room_penalty WHERE booking_id = $1 ORDER BY room_position, position", &[&id])
+        .await?;
+    let mut penalties = group(penalties, |p| p.item);
     let guests: Vec<LinkRow> =
         c.query("SELECT room_position, guest_rph FROM hotel_booking_room_guest WHERE booking_id = $1 ORDER BY room_position, position", &[&id]).await?;
     let services: Vec<LinkRow> = c
@@ -676,6 +750,8 @@ async fn load_rooms(c: &mut Conn<'_>, id: i64) -> Result<Vec<Room>, StoreError> 
                 guests: guests.remove(&r.position).unwrap_or_default().into_iter().map(|l| unsigned(l.rph)).collect::<Result<_, _>>()?,
                 services: services.remove(&r.position).unwrap_or_default().into_iter().map(|l| unsigned(l.rph)).collect::<Result<_, _>>()?,
                 reference: (r.reference_id.is_some() || r.reference_type.is_some()).then_some(RoomReference { id: r.reference_id, kind: r.reference_type }),
+                penalties: penalties.remove(&r.position).unwrap_or_default().iter().map(PenaltyRow::penalty).collect(),
+                cancelled: r.cancelled_at.map(|at| Cancellation { at, penalty: r.cancel_penalty.unwrap_or_default() }),
                 sources: sources
                     .remove(&r.position)
                     .unwrap_or_default()
@@ -860,8 +936,8 @@ async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
         let total = r.total.ok_or_else(|| StoreError::Data(format!("booking {}: room stay {} is not priced", b.internal_ref, pos + 1)))?;
         c.execute(
             "INSERT INTO hotel_booking_room (booking_id, position, index_number, status, hotel_code, room_type_code, board_code,
-                start_date, end_date, total, reference_id, reference_type)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                start_date, end_date, total, reference_id, reference_type, cancelled_at, cancel_penalty)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
             &[
                 &id,
                 &pos,
@@ -875,9 +951,18 @@ async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
                 &total,
                 &r.reference.as_ref().and_then(|x| x.id.clone()),
                 &r.reference.as_ref().and_then(|x| x.kind.clone()),
+                &r.cancelled.map(|x| x.at),
+                &r.cancelled.map(|x| x.penalty),
             ],
         )
         .await?;
+        for (ppos, p) in r.penalties.iter().enumerate() {
+            c.execute(
+                "INSERT INTO hotel_booking_room_penalty (booking_id, room_position, position, deadline, percent) VALUES ($1, $2, $3, $4, $5)",
+                &[&id, &pos, &(ppos as i64), &p.deadline, &p.percent],
+            )
+            .await?;
+        }
         for (gpos, guest) in r.guests.iter().enumerate() {
             c.execute(
                 "INSERT INTO hotel_booking_room_guest (booking_id, room_position, position, guest_rph) VALUES ($1, $2, $3, $4)",
@@ -934,6 +1019,136 @@ async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
             &[&id, &(pos as i64), &r.res_id_type, &r.context, &r.value, &r.item_rph.map(signed).transpose()?],
         )
         .await?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inventory
+
+row! {
+    /// A `hotel_rooms_sold` row.
+    struct SoldRow { hotel_code: String, room_code: String, night: NaiveDate, rooms: i64 }
+}
+
+row! {
+    /// The rooms of a type on sale: usually, and on one night when an allotment says so.
+    struct OnSaleRow { units: i64, on_night: Option<i64> }
+}
+
+/// The most hotels a [`rooms_sold`] statement names; with more, every hotel's rows are read.
+const MAX_LISTED_HOTELS: usize = 200;
+
+/// Rooms sold per room type and night, of some hotels, from `from` to `to` (inclusive), in
+/// one statement (nights without any sold are absent).
+pub(crate) async fn rooms_sold(c: &mut Conn<'_>, hotels: &[&str], from: NaiveDate, to: NaiveDate) -> Result<inventory::Rooms, StoreError> {
+    if hotels.is_empty() || to < from {
+        return Ok(inventory::Rooms::new());
+    }
+    let mut params: Vec<&dyn crate::store::Param> = vec![&from, &to];
+    let sql = if hotels.len() <= MAX_LISTED_HOTELS {
+        let list: Vec<String> = (0..hotels.len()).map(|i| format!("${}", i + 3)).collect();
+        params.extend(hotels.iter().map(|h| h as &dyn crate::store::Param));
+        format!("SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2 AND hotel_code IN ({})", list.join(", "))
+    } else {
+        "SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2".to_string()
+    };
+    let rows: Vec<SoldRow> = c.query(&sql, &params).await?;
+    Ok(rows.into_iter().filter(|r| r.rooms > 0).map(|r| (inventory::Night { hotel: r.hotel_code, room_type: r.room_code, night: r.night }, r.rooms)).collect())
+}
+
+/// Why rooms could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum InventoryError {
+    /// Fewer rooms are left on a night than asked for.
+    #[error("{left} room(s) left")]
+    Full {
+        /// The room type and night.
+        night: inventory::Night,
+        /// Rooms left.
+        left: i64,
+    },
+    /// The room type is no longer in the content.
+    #[error("the room type is no longer offered")]
+    RoomTypeGone(inventory::Night),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Rooms of a type on sale on a night, from the stored content (`None`: no such room type).
+async fn on_sale(c: &mut Conn<'_>, n: &inventory::Night) -> Result<Option<i64>, StoreError> {
+    let row: Option<OnSaleRow> = c
+        .query_opt(
+            "SELECT t.units,
+                    (SELECT a.units FROM hotel_allotment a
+                     WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
+                     ORDER BY a.start_date DESC LIMIT 1)
+             FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2",
+            &[&n.hotel, &n.room_type, &n.night],
+        )
+        .await?;
+    Ok(row.map(|r| r.on_night.unwrap_or(r.units)))
+}
+
+/// Rooms sold of a type on a night.
+async fn sold_on(c: &mut Conn<'_>, n: &inventory::Night) -> Result<i64, StoreError> {
+    let row: Option<Scalar<i64>> = c
+        .query_opt("SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3", &[&n.hotel, &n.room_type, &n.night])
+        .await?;
+    Ok(row.map_or(0, |Scalar(r)| r))
+}
+
+/// Checks that the rooms a change takes are left now (a Quote: nothing is stored).
+pub(crate) async fn check_inventory(c: &mut Conn<'_>, change: &inventory::Rooms) -> Result<(), InventoryError> {
+    for (night, &n) in change.iter().filter(|(_, n)| **n > 0) {
+        let total = on_sale(c, night).await?.ok_or_else(|| InventoryError::RoomTypeGone(night.clone()))?;
+        let left = (total - sold_on(c, night).await?).max(0);
+        if left < n {
+            return Err(InventoryError::Full { night: night.clone(), left });
+        }
+    }
+    Ok(())
+}
+
+/// Applies a change to the rooms sold, in the caller's write transaction: gives back, and
+/// takes rooms never beyond those on sale (an imported booking records what exists: `force`
+/// takes them even so). On an error the caller's transaction is rolled back.
+pub(crate) async fn apply_inventory(c: &mut Conn<'_>, change: &inventory::Rooms, force: bool) -> Result<(), InventoryError> {
+    c.lock_catalogue(false).await?;
+    for (night, &n) in change {
+        if n < 0 {
+            c.execute(
+                "UPDATE hotel_rooms_sold SET rooms = CASE WHEN rooms >= $4 THEN rooms - $4 ELSE 0 END
+                 WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
+                &[&night.hotel, &night.room_type, &night.night, &-n],
+            )
+            .await?;
+            continue;
+        }
+        let total = match on_sale(c, night).await? {
+            Some(total) => total,
+            None if force => 0,
+            None => return Err(InventoryError::RoomTypeGone(night.clone())),
+        };
+        c.execute(
+            "INSERT INTO hotel_rooms_sold (hotel_code, room_code, night, rooms) VALUES ($1, $2, $3, 0)
+             ON CONFLICT (hotel_code, room_code, night) DO NOTHING",
+            &[&night.hotel, &night.room_type, &night.night],
+        )
+        .await?;
+        let taken: Option<Scalar<i64>> = c
+            .query_opt(
+                "UPDATE hotel_rooms_sold SET rooms = rooms + $4
+                 WHERE hotel_code = $1 AND room_code = $2 AND night = $3 AND (rooms + $4 <= $5 OR $6)
+                 RETURNING rooms",
+                &[&night.hotel, &night.room_type, &night.night, &n, &total, &force],
+            )
+            .await?;
+        if taken.is_none() {
+            let left = (total - sold_on(c, night).await?).max(0);
+            return Err(InventoryError::Full { night: night.clone(), left });
+        }
     }
     Ok(())
 }

@@ -2,6 +2,9 @@
 //! changes in the stored booking (minor, major, occupancy, differing data), the dates and
 //! prices of changed room stays, the version check that stops lost updates.
 
+pub mod availability;
+pub mod inventory;
+
 use std::collections::HashSet;
 
 use chrono::{NaiveDate, NaiveDateTime};
@@ -77,7 +80,7 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, tod
     for &i in &major {
         let tag = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
         let Some(r) = desired.rooms.get_mut(i) else { continue };
-        if let Err(p) = check_dates(r.start, r.end, today, &tag) {
+        if let Err(p) = check_dates(r.start, r.end, today, &format!("{tag}/TimeSpan")) {
             problems.push(p);
             continue;
         }
@@ -89,17 +92,25 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, tod
     if problems.is_empty() { Ok(desired) } else { Err(problems) }
 }
 
-/// A changed stay: End after Start, not in the past, at most [`MAX_NIGHTS`] nights.
-pub fn check_dates(start: NaiveDate, end: NaiveDate, today: NaiveDate, tag: &str) -> Result<(), Problem> {
+/// How far ahead a stay may start (days after today): five years.
+pub const MAX_DAYS_AHEAD: i64 = 1830;
+
+/// A stay (`span`: the path of its `TimeSpan` or `StayDateRange`): End after Start, not in the
+/// past, at most [`MAX_DAYS_AHEAD`] days ahead, at most [`MAX_NIGHTS`] nights.
+pub fn check_dates(start: NaiveDate, end: NaiveDate, today: NaiveDate, span: &str) -> Result<(), Problem> {
     if end <= start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} must be after Start {start}.")).at(format!("{tag}/TimeSpan")));
+        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} must be after Start {start}.")).at(span));
     }
     if start < today {
-        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is in the past.")).at(format!("{tag}/TimeSpan/@Start")));
+        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is in the past.")).at(format!("{span}/@Start")));
+    }
+    if (start - today).num_days() > MAX_DAYS_AHEAD {
+        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is more than {MAX_DAYS_AHEAD} days ahead; stays are sold up to {MAX_DAYS_AHEAD} days ahead."))
+            .at(format!("{span}/@Start")));
     }
     let nights = (end - start).num_days();
     if nights > MAX_NIGHTS {
-        return Err(Problem::biz(ErrorCode::TooManyNights, format!("A room stay has at most {MAX_NIGHTS} nights, not {nights}.")).at(format!("{tag}/TimeSpan")));
+        return Err(Problem::biz(ErrorCode::TooManyNights, format!("A room stay has at most {MAX_NIGHTS} nights, not {nights}.")).at(span));
     }
     Ok(())
 }
@@ -409,5 +420,7 @@ mod tests {
         assert_eq!(check_dates(d("2030-01-09"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::StartDateInvalid);
         assert_eq!(check_dates(d("2030-01-12"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::InvalidStartEndDateCombination);
         assert_eq!(check_dates(d("2030-01-10"), d("2030-02-10"), today, "/t").unwrap_err().code, ErrorCode::TooManyNights);
+        assert_eq!(check_dates(d("2035-01-15"), d("2035-01-16"), today, "/t").unwrap_err().tag.as_deref(), Some("/t/@Start"));
+        assert!(check_dates(d("2035-01-14"), d("2035-01-16"), today, "/t").is_ok());
     }
 }

@@ -12,6 +12,9 @@
 
 use chrono::{Duration, NaiveDateTime};
 use rust_decimal::{Decimal, RoundingStrategy};
+use serde::Deserialize;
+
+use crate::shared::values::de;
 
 /// The most hours before the start a rule may count (one year).
 pub const MAX_HOURS_BEFORE: u32 = 366 * 24;
@@ -80,6 +83,28 @@ impl Policy {
     }
 }
 
+/// A rule of a cancellation policy in an import file: `{"hours_before": 48, "percent": 100}`;
+/// without `hours_before`, from the booking on.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleInput {
+    /// How long before the start the rule applies (absent: from the booking on).
+    #[serde(default)]
+    pub hours_before: Option<u32>,
+    /// The share of the price charged, 0 to 100 (a number or a string).
+    #[serde(deserialize_with = "de::percent")]
+    pub percent: Decimal,
+}
+
+/// The policy an import file states: its rules, or [`Policy::default`] when it states none
+/// (an empty list is a policy too: free until the start).
+pub fn policy_of(input: Option<&[RuleInput]>) -> Result<Policy, String> {
+    match input {
+        None => Ok(Policy::default()),
+        Some(rules) => Policy::new(rules.iter().map(|r| Rule { hours_before: r.hours_before, percent: r.percent }).collect()),
+    }
+}
+
 /// A penalty fixed for a booked item: from `deadline` on (or from the booking on), cancelling
 /// costs `percent` of the item's price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +120,15 @@ impl Penalty {
     pub fn applies_at(&self, at: NaiveDateTime) -> bool {
         self.deadline.is_none_or(|d| d <= at)
     }
+}
+
+/// A cancelled item: when it was cancelled and what the cancellation cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancellation {
+    /// When (local date-time, UTC clock).
+    pub at: NaiveDateTime,
+    /// The penalty charged, in the currency of the item's price.
+    pub penalty: Decimal,
 }
 
 /// What cancelling costs: a percentage of the price and the amount.
@@ -136,6 +170,25 @@ pub fn total_cost(parts: &[(Cost, Decimal)]) -> Cost {
         (amount * Decimal::ONE_HUNDRED / price).round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero).normalize()
     };
     Cost { percent, amount: cents(amount) }
+}
+
+/// What cancelling several items together costs from each of their deadlines on: one step
+/// per distinct deadline (`None` first: from the booking on), the earliest first, each with
+/// the cost of all items at that moment. Steps that cost what the one before did are left out.
+pub fn steps(items: &[(&[Penalty], Decimal)]) -> Vec<(Option<NaiveDateTime>, Cost)> {
+    let mut deadlines: Vec<Option<NaiveDateTime>> = items.iter().flat_map(|(p, _)| p.iter().map(|p| p.deadline)).collect();
+    deadlines.sort();
+    deadlines.dedup();
+    let mut out: Vec<(Option<NaiveDateTime>, Cost)> = Vec::new();
+    for deadline in deadlines {
+        let at = deadline.unwrap_or(NaiveDateTime::MIN);
+        let parts: Vec<(Cost, Decimal)> = items.iter().map(|(p, price)| (cost(p, *price, at), *price)).collect();
+        let c = total_cost(&parts);
+        if out.last().is_none_or(|(_, last)| last.amount != c.amount) {
+            out.push((deadline, c));
+        }
+    }
+    out
 }
 
 /// When cancelling stops being free: the earliest deadline of a penalty above 0 % (`None`:
@@ -201,6 +254,21 @@ mod tests {
         assert!(Policy::new(vec![Rule { hours_before: Some(2), percent: pct(1) }, Rule { hours_before: Some(2), percent: pct(5) }]).is_err());
         let free = Policy::new(vec![]).unwrap();
         assert_eq!(cost(&free.penalties(t("2030-01-01T00:00:00")), pct(50), t("2030-01-01T00:00:00")).amount, Decimal::ZERO);
+    }
+
+    #[test]
+    fn steps_of_several_items() {
+        let early = Policy::new(vec![Rule { hours_before: Some(48), percent: pct(100) }]).unwrap().penalties(t("2030-06-10T00:00:00"));
+        let late = Policy::new(vec![Rule { hours_before: Some(48), percent: pct(100) }]).unwrap().penalties(t("2030-06-12T00:00:00"));
+        let s = steps(&[(&early, pct(100)), (&late, pct(300))]);
+        assert_eq!(
+            s,
+            vec![
+                (Some(t("2030-06-08T00:00:00")), Cost { percent: pct(25), amount: Decimal::new(10000, 2) }),
+                (Some(t("2030-06-10T00:00:00")), Cost { percent: pct(100), amount: Decimal::new(40000, 2) }),
+            ]
+        );
+        assert!(steps(&[]).is_empty());
     }
 
     #[test]

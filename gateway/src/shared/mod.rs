@@ -1,10 +1,12 @@
 //! Helpers every area uses, each rule written once: language preferences ([`lang`]), Quote or
-//! Commit ([`action`]), cancellation policies and penalties ([`cancellation`]), the values of
+//! Commit ([`action`]), cancellation policies and penalties ([`cancellation`], stored by
+//! `policy_repo`), the values of
 //! import files and requests ([`values`]) and the gateway's own booking references
 //! ([`reference`]).
 
 pub mod action;
 pub mod cancellation;
 pub mod lang;
+pub(crate) mod policy_repo;
 pub mod reference;
 pub mod values;

@@ -60,6 +60,15 @@ pub fn amount(s: &str) -> Result<Decimal, String> {
     Ok(d)
 }
 
+/// A percentage: an exact decimal from 0 to 100 (`"25"`, `"12.5"`).
+pub fn percent(s: &str) -> Result<Decimal, String> {
+    let d = Decimal::from_str_exact(s.trim()).map_err(|_| format!("{s:?} is not a percentage such as 25 or 12.5"))?;
+    if d.is_sign_negative() || d > Decimal::ONE_HUNDRED {
+        return Err(format!("{s:?} is not a percentage from 0 to 100"));
+    }
+    Ok(d.normalize())
+}
+
 /// A date `YYYY-MM-DD`.
 pub fn date(s: &str) -> Result<NaiveDate, String> {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| format!("{s:?} is not a date YYYY-MM-DD"))
@@ -218,6 +227,21 @@ pub mod de {
         with(d, |s| super::coordinate(s, 180))
     }
 
+    /// [`super::percent`], written as a JSON number or a string.
+    pub fn percent<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum NumberOrText {
+            Whole(u64),
+            Text(String),
+        }
+        match NumberOrText::deserialize(d)? {
+            NumberOrText::Whole(n) => super::percent(&n.to_string()),
+            NumberOrText::Text(s) => super::percent(&s),
+        }
+        .map_err(D::Error::custom)
+    }
+
     /// An optional [`super::iso_duration`].
     pub fn opt_iso_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
         with_opt(d, super::iso_duration)
@@ -237,6 +261,8 @@ mod tests {
         assert!(amount("-1").is_err());
         assert!(amount("1e3").is_err());
         assert!(amount("").is_err());
+        assert_eq!(percent("12.50").map(|d| d.to_string()).as_deref(), Ok("12.5"));
+        assert!(percent("100.01").is_err() && percent("-1").is_err());
     }
 
     #[test]

@@ -127,12 +127,30 @@ impl TestDb {
 
 static DATABASES: AtomicU32 = AtomicU32::new(0);
 
+/// Drops the databases earlier test processes (no longer running) left on a long-lived test
+/// server, once per test process.
+async fn drop_databases_of_finished_runs(client: &tokio_postgres::Client) {
+    static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if DONE.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let Ok(rows) = client.query("SELECT datname FROM pg_database WHERE datname LIKE 'ota\\_test\\_%'", &[]).await else { return };
+    for row in rows {
+        let name: String = row.get(0);
+        let pid = name.split('_').nth(2).and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()) {
+            let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+        }
+    }
+}
+
 /// Creates a database on the test server; gives its URL.
 async fn fresh_postgres_database() -> String {
     let admin = postgres_admin_url();
     let name = format!("ota_test_{}_{}", std::process::id(), DATABASES.fetch_add(1, Ordering::SeqCst));
     let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("PostgreSQL at {admin}: {e}"));
     let task = tokio::spawn(conn);
+    drop_databases_of_finished_runs(&client).await;
     client.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
     drop(client);
     let _ = task.await;

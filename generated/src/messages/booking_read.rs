@@ -940,6 +940,9 @@ impl rt::Encode for ReservationsList {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelReservation {
+    /// False for an activity booking, a service-only reservation in OpenTravel's terms: no RoomStays, one Service (ServiceDetails with the session's TimeSpan, the participants' ResGuestRPHs, CancelPenalties and Total; TPA_Extensions/TourActivity with the activity's codes), the participants as ResGuests, no ResGlobalInfo. Absent for a hotel booking.
+    #[yaserde(attribute = true, rename = "RoomStayReservation")]
+    pub room_stay_reservation: Option<bool>,
     /// Status of the booking: Reserved, Cancelled, ...
     #[yaserde(attribute = true, rename = "ResStatus")]
     pub res_status: BookingStatus,
@@ -977,6 +980,7 @@ impl rt::Decode for HotelReservation {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION;
         let mark = cx.mark();
+        let mut f_room_stay_reservation = None;
         let mut f_res_status = None;
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
@@ -988,14 +992,19 @@ impl rt::Decode for HotelReservation {
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
                 Some(0) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                    f_room_stay_reservation = Some(
+                        cx.value(&attr, DESC.attributes[0].ty)?,
+                    );
                 }
                 Some(1) => {
-                    f_create_date_time = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                    f_res_status = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
+                    f_create_date_time = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
                     f_last_update_date_time = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
+                        cx.value(&attr, DESC.attributes[3].ty)?,
                     );
                 }
                 _ => {}
@@ -1028,6 +1037,7 @@ impl rt::Decode for HotelReservation {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
+            room_stay_reservation: f_room_stay_reservation.flatten(),
             res_status: f_res_status.ok_or_else(|| cx.bug(node))?,
             create_date_time: f_create_date_time.flatten(),
             last_update_date_time: f_last_update_date_time.flatten(),
@@ -1043,6 +1053,7 @@ impl rt::Decode for HotelReservation {
 impl rt::Encode for HotelReservation {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
+        w.attr_opt("RoomStayReservation", &self.room_stay_reservation);
         w.attr("ResStatus", &self.res_status);
         w.attr_opt("CreateDateTime", &self.create_date_time);
         w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);

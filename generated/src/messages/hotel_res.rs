@@ -9,14 +9,10 @@ use super::common::{
     ResStatus, ReservationIdCode, Success, Target, Total, UniqueId, Warnings,
 };
 
-use super::hotel_avail::{
-    HotelAmountPercent, HotelCancelPenalties, HotelDeadline, OccupancyGuestCounts,
-    OfferRoomRates,
-};
-
+use super::hotel_avail::{OccupancyGuestCounts, OfferRoomRates};
 use super::hotel_res_modify::{
-    BasicPropertyInfo, Comments, GuestProfiles, ResGuestRphs, RoomRates, RoomTypes,
-    ServiceRphs,
+    BasicPropertyInfo, Comments, GuestProfiles, HotelAmountPercent, HotelCancelPenalties,
+    HotelDeadline, ResGuestRphs, RoomRates, RoomTypes, ServiceRphs,
 };
 
 /// Book hotel rooms. ResStatus Quote checks availability and prices, returns per-room totals and the cancellation policy, and creates nothing (no Internal reference; the Client reference is echoed). Commit does the same and books: atomically, and once per requestor and Client reference (a repeated Commit answers the booking already made). At most 5 rooms (more is Type 3, Code 378). The first adult linked to a room is its responsible person. With Instance PriceBreakdown on the Type 22 RequestorID the answer adds the price per night and per guest, and the prepayment due when one applies.

@@ -754,6 +754,9 @@ pub struct RoomStay {
     /// Start, End (date, YYYY-MM-DD).
     #[yaserde(prefix = "ota", rename = "TimeSpan")]
     pub time_span: Option<DateSpan>,
+    /// The cancellation policy of this room stay, fixed when it was booked or last re-priced: from each Deadline on, cancelling it (UniqueID Type 37) costs its AmountPercent. Output only (read and modify answers); not compared in a modify request.
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
     /// CurrencyCode (ISO 4217 string), AmountAfterTax (decimal).
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Option<Total>,
@@ -786,6 +789,7 @@ impl rt::Decode for RoomStay {
         let mut f_room_types = None;
         let mut f_room_rates = None;
         let mut f_time_span = None;
+        let mut f_cancel_penalties = None;
         let mut f_total = None;
         let mut f_basic_property_info = None;
         let mut f_tpa_extensions = None;
@@ -809,24 +813,28 @@ impl rt::Decode for RoomStay {
                 0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
                 1 => f_room_rates = cx.element(&next, <RoomRates as rt::Decode>::decode)?,
                 2 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                3 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
-                4 => {
+                3 => {
+                    f_cancel_penalties = cx
+                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
+                }
+                4 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
+                5 => {
                     f_basic_property_info = cx
                         .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
-                5 => {
+                6 => {
                     f_tpa_extensions = cx
                         .element(&next, <RoomStayExtensions as rt::Decode>::decode)?;
                 }
-                6 => {
+                7 => {
                     f_res_guest_rphs = cx
                         .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
-                7 => {
+                8 => {
                     f_service_rphs = cx
                         .element(&next, <ServiceRphs as rt::Decode>::decode)?;
                 }
-                8 => {
+                9 => {
                     f_reference = cx
                         .element(&next, <RoomStayReference as rt::Decode>::decode)?;
                 }
@@ -841,6 +849,7 @@ impl rt::Decode for RoomStay {
             room_types: f_room_types,
             room_rates: f_room_rates,
             time_span: f_time_span,
+            cancel_penalties: f_cancel_penalties,
             total: f_total,
             basic_property_info: f_basic_property_info,
             tpa_extensions: f_tpa_extensions,
@@ -864,6 +873,9 @@ impl rt::Encode for RoomStay {
         }
         if let Some(v) = &self.time_span {
             rt::Encode::encode(v, w, "TimeSpan");
+        }
+        if let Some(v) = &self.cancel_penalties {
+            rt::Encode::encode(v, w, "CancelPenalties");
         }
         if let Some(v) = &self.total {
             rt::Encode::encode(v, w, "Total");
@@ -1763,9 +1775,18 @@ impl rt::Encode for Service {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct ServiceDetails {
+    /// When the service takes place (an activity booking in a read: its session, local date-times). Output only.
+    #[yaserde(prefix = "ota", rename = "TimeSpan")]
+    pub time_span: Option<LocalDateTimeSpan>,
     /// ResGuestRPH RPH (integer): guests using the service.
     #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
     pub res_guest_rphs: Option<ResGuestRphs>,
+    /// The cancellation policy of the service (an activity booking in a read). Output only.
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
+    /// The price of the service (an activity booking in a read: its price, or the penalty charged once it is cancelled). Output only.
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Option<Total>,
 }
 
 impl rt::Decode for ServiceDetails {
@@ -1775,7 +1796,10 @@ impl rt::Decode for ServiceDetails {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_DETAILS;
         let mark = cx.mark();
+        let mut f_time_span = None;
         let mut f_res_guest_rphs = None;
+        let mut f_cancel_penalties = None;
+        let mut f_total = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
@@ -1783,16 +1807,28 @@ impl rt::Decode for ServiceDetails {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
+                    f_time_span = cx
+                        .element(&next, <LocalDateTimeSpan as rt::Decode>::decode)?;
+                }
+                1 => {
                     f_res_guest_rphs = cx
                         .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
+                2 => {
+                    f_cancel_penalties = cx
+                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
+                }
+                3 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
+            time_span: f_time_span,
             res_guest_rphs: f_res_guest_rphs,
+            cancel_penalties: f_cancel_penalties,
+            total: f_total,
         })
     }
 }
@@ -1800,9 +1836,79 @@ impl rt::Decode for ServiceDetails {
 impl rt::Encode for ServiceDetails {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
+        if let Some(v) = &self.time_span {
+            rt::Encode::encode(v, w, "TimeSpan");
+        }
         if let Some(v) = &self.res_guest_rphs {
             rt::Encode::encode(v, w, "ResGuestRPHs");
         }
+        if let Some(v) = &self.cancel_penalties {
+            rt::Encode::encode(v, w, "CancelPenalties");
+        }
+        if let Some(v) = &self.total {
+            rt::Encode::encode(v, w, "Total");
+        }
+        w.end(name);
+    }
+}
+
+/// A span of local date-times (OTA DateTimeSpanType with date-times).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "LocalDateTimeSpan",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct LocalDateTimeSpan {
+    /// Start, local date-time YYYY-MM-DDThh:mm:ss.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: rt::DateTime,
+    /// End, local date-time YYYY-MM-DDThh:mm:ss.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "End")]
+    pub end: rt::DateTime,
+}
+
+impl rt::Decode for LocalDateTimeSpan {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::LOCAL_DATE_TIME_SPAN;
+        let mark = cx.mark();
+        let mut f_start = None;
+        let mut f_end = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_start = cx.required(f_start, node, "Start")?;
+        let f_end = cx.required(f_end, node, "End")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for LocalDateTimeSpan {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr("End", &self.end);
         w.end(name);
     }
 }
@@ -1819,6 +1925,9 @@ pub struct ServiceExtensions {
     /// Transfer information of a transfer service.
     #[yaserde(prefix = "ota", rename = "TransferInfoType")]
     pub transfer_info_type: Option<TransferInfo>,
+    /// The activity an activity booking is for (a read of an activity booking). Output only.
+    #[yaserde(prefix = "ota", rename = "TourActivity")]
+    pub tour_activity: Option<TourActivityService>,
 }
 
 impl rt::Decode for ServiceExtensions {
@@ -1829,6 +1938,7 @@ impl rt::Decode for ServiceExtensions {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_EXTENSIONS;
         let mark = cx.mark();
         let mut f_transfer_info_type = None;
+        let mut f_tour_activity = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
@@ -1839,6 +1949,10 @@ impl rt::Decode for ServiceExtensions {
                     f_transfer_info_type = cx
                         .element(&next, <TransferInfo as rt::Decode>::decode)?;
                 }
+                1 => {
+                    f_tour_activity = cx
+                        .element(&next, <TourActivityService as rt::Decode>::decode)?;
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -1846,6 +1960,7 @@ impl rt::Decode for ServiceExtensions {
         cx.check(mark)?;
         Ok(Self {
             transfer_info_type: f_transfer_info_type,
+            tour_activity: f_tour_activity,
         })
     }
 }
@@ -1856,6 +1971,112 @@ impl rt::Encode for ServiceExtensions {
         if let Some(v) = &self.transfer_info_type {
             rt::Encode::encode(v, w, "TransferInfoType");
         }
+        if let Some(v) = &self.tour_activity {
+            rt::Encode::encode(v, w, "TourActivity");
+        }
+        w.end(name);
+    }
+}
+
+/// The tour activity service of an activity booking, by the codes of the activity messages, with its name and pickup.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityService",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityService {
+    /// The activity (TourActivityID of /activitybook).
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: String,
+    /// The product booked.
+    #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    pub supplier_product_code: String,
+    /// The service booked (TIC ticket only, TRF with transfer, ...).
+    #[yaserde(attribute = true, rename = "SupplierServiceCode")]
+    pub supplier_service_code: String,
+    /// The activity's name, in the language of the request (or the best one the content has).
+    #[yaserde(attribute = true, rename = "Name")]
+    pub name: Option<String>,
+    /// The pickup time of a transfer service (local date-time).
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "PickupDateTime")]
+    pub pickup_date_time: Option<rt::DateTime>,
+    /// The pickup place of a transfer service (a hotel code).
+    #[yaserde(attribute = true, rename = "PickupLocation")]
+    pub pickup_location: Option<String>,
+}
+
+impl rt::Decode for TourActivityService {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_SERVICE;
+        let mark = cx.mark();
+        let mut f_tour_activity_id = None;
+        let mut f_supplier_product_code = None;
+        let mut f_supplier_service_code = None;
+        let mut f_name = None;
+        let mut f_pickup_date_time = None;
+        let mut f_pickup_location = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_supplier_product_code = Some(
+                        cx.value(&attr, DESC.attributes[1].ty)?,
+                    );
+                }
+                Some(2) => {
+                    f_supplier_service_code = Some(
+                        cx.value(&attr, DESC.attributes[2].ty)?,
+                    );
+                }
+                Some(3) => {
+                    f_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_pickup_date_time = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_pickup_location = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_tour_activity_id = cx
+            .required(f_tour_activity_id, node, "TourActivityID")?;
+        let f_supplier_product_code = cx
+            .required(f_supplier_product_code, node, "SupplierProductCode")?;
+        let f_supplier_service_code = cx
+            .required(f_supplier_service_code, node, "SupplierServiceCode")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
+            supplier_product_code: f_supplier_product_code.ok_or_else(|| cx.bug(node))?,
+            supplier_service_code: f_supplier_service_code.ok_or_else(|| cx.bug(node))?,
+            name: f_name.flatten(),
+            pickup_date_time: f_pickup_date_time.flatten(),
+            pickup_location: f_pickup_location.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for TourActivityService {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("TourActivityID", &self.tour_activity_id);
+        w.attr("SupplierProductCode", &self.supplier_product_code);
+        w.attr("SupplierServiceCode", &self.supplier_service_code);
+        w.attr_opt("Name", &self.name);
+        w.attr_opt("PickupDateTime", &self.pickup_date_time);
+        w.attr_opt("PickupLocation", &self.pickup_location);
         w.end(name);
     }
 }
@@ -2726,9 +2947,9 @@ pub struct ResGlobalInfo {
     /// Booking comments.
     #[yaserde(prefix = "ota", rename = "Comments")]
     pub comments: Option<Comments>,
-    /// Element present and may be empty.
+    /// The cancellation policy of the booking's live rooms, one CancelPenalty per deadline (what cancelling the whole booking costs from then on); empty when the booking is cancelled. Output only: a modify request may send it back as read, and it is not compared.
     #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<CancelPenalties>,
+    pub cancel_penalties: Option<HotelCancelPenalties>,
     /// CurrencyCode, AmountAfterTax as above.
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Option<Total>,
@@ -2757,7 +2978,7 @@ impl rt::Decode for ResGlobalInfo {
                 0 => f_comments = cx.element(&next, <Comments as rt::Decode>::decode)?,
                 1 => {
                     f_cancel_penalties = cx
-                        .element(&next, <CancelPenalties as rt::Decode>::decode)?;
+                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
                 }
                 2 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
                 3 => {
@@ -2917,38 +3138,6 @@ impl rt::Encode for Comment {
     }
 }
 
-/// Cancel penalties of the booking: present and may be empty; no content is defined (the hotel responses carry it empty too).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "CancelPenalties",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct CancelPenalties {}
-impl rt::Decode for CancelPenalties {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_PENALTIES;
-        let mark = cx.mark();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {})
-    }
-}
-
-impl rt::Encode for CancelPenalties {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.end(name);
-    }
-}
-
 /// List of booking references.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -3080,6 +3269,264 @@ impl rt::Encode for HotelReservationId {
         w.attr("ResID_SourceContext", &self.res_id_source_context);
         w.attr("ResID_Value", &self.res_id_value);
         w.attr_opt("Item_RPH", &self.item_rph);
+        w.end(name);
+    }
+}
+
+/// The cancellation policy of an offer, a booked room or a whole booking: one CancelPenalty per deadline; empty when the policy is not known.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelCancelPenalties",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelCancelPenalties {
+    /// One penalty: what a cancellation costs from its deadline on.
+    #[yaserde(prefix = "ota", rename = "CancelPenalty")]
+    pub cancel_penalty: Vec<HotelCancelPenalty>,
+}
+
+impl rt::Decode for HotelCancelPenalties {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CANCEL_PENALTIES;
+        let mark = cx.mark();
+        let mut f_cancel_penalty = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_cancel_penalty
+                        .extend(
+                            cx
+                                .element(&next, <HotelCancelPenalty as rt::Decode>::decode)?,
+                        )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            cancel_penalty: f_cancel_penalty,
+        })
+    }
+}
+
+impl rt::Encode for HotelCancelPenalties {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.cancel_penalty {
+            rt::Encode::encode(v, w, "CancelPenalty");
+        }
+        w.end(name);
+    }
+}
+
+/// A cancellation penalty: from Deadline@AbsoluteDeadline on, a cancellation costs AmountPercent (an amount and/or a percentage of the price); before it, it costs nothing unless an earlier penalty applies. Without a Deadline the penalty applies from the booking on (e.g. NonRefundable).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelCancelPenalty",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelCancelPenalty {
+    /// True: the price is not refunded on cancellation (a 100 % penalty from the booking on).
+    #[yaserde(attribute = true, rename = "NonRefundable")]
+    pub non_refundable: Option<bool>,
+    /// Deadline@AbsoluteDeadline: from when the penalty applies.
+    #[yaserde(prefix = "ota", rename = "Deadline")]
+    pub deadline: Option<HotelDeadline>,
+    /// The penalty: Amount with CurrencyCode, and/or Percent of the price.
+    #[yaserde(prefix = "ota", rename = "AmountPercent")]
+    pub amount_percent: Option<HotelAmountPercent>,
+    /// The penalty in words (Text elements, optionally with a Language).
+    #[yaserde(prefix = "ota", rename = "PenaltyDescription")]
+    pub penalty_description: Option<TextDescription>,
+}
+
+impl rt::Decode for HotelCancelPenalty {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CANCEL_PENALTY;
+        let mark = cx.mark();
+        let mut f_non_refundable = None;
+        let mut f_deadline = None;
+        let mut f_amount_percent = None;
+        let mut f_penalty_description = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_non_refundable = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_deadline = cx
+                        .element(&next, <HotelDeadline as rt::Decode>::decode)?;
+                }
+                1 => {
+                    f_amount_percent = cx
+                        .element(&next, <HotelAmountPercent as rt::Decode>::decode)?;
+                }
+                2 => {
+                    f_penalty_description = cx
+                        .element(&next, <TextDescription as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            non_refundable: f_non_refundable.flatten(),
+            deadline: f_deadline,
+            amount_percent: f_amount_percent,
+            penalty_description: f_penalty_description,
+        })
+    }
+}
+
+impl rt::Encode for HotelCancelPenalty {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("NonRefundable", &self.non_refundable);
+        if let Some(v) = &self.deadline {
+            rt::Encode::encode(v, w, "Deadline");
+        }
+        if let Some(v) = &self.amount_percent {
+            rt::Encode::encode(v, w, "AmountPercent");
+        }
+        if let Some(v) = &self.penalty_description {
+            rt::Encode::encode(v, w, "PenaltyDescription");
+        }
+        w.end(name);
+    }
+}
+
+/// An absolute deadline (cancellation or payment).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelDeadline",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelDeadline {
+    /// The deadline: a local date-time of the hotel, without zone (YYYY-MM-DDThh:mm:ss).
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "AbsoluteDeadline")]
+    pub absolute_deadline: rt::DateTime,
+}
+
+impl rt::Decode for HotelDeadline {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DEADLINE;
+        let mark = cx.mark();
+        let mut f_absolute_deadline = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_absolute_deadline = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_absolute_deadline = cx
+            .required(f_absolute_deadline, node, "AbsoluteDeadline")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            absolute_deadline: f_absolute_deadline.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for HotelDeadline {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("AbsoluteDeadline", &self.absolute_deadline);
+        w.end(name);
+    }
+}
+
+/// An amount (a penalty or a payment due) as money and/or as a percentage of the price.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelAmountPercent",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelAmountPercent {
+    /// Percentage of the price (0 to 100), e.g. 100.
+    ///
+    /// Value type: `PenaltyPercent` (`xs:decimal`); checked when decoding: at least `0`, at most `100`.
+    #[yaserde(attribute = true, rename = "Percent")]
+    pub percent: Option<rt::Decimal>,
+    /// ISO 4217 currency code of Amount.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: Option<String>,
+    /// The amount (decimal), in CurrencyCode.
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: Option<rt::Decimal>,
+}
+
+impl rt::Decode for HotelAmountPercent {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AMOUNT_PERCENT;
+        let mark = cx.mark();
+        let mut f_percent = None;
+        let mut f_currency_code = None;
+        let mut f_amount = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_percent = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_amount = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            percent: f_percent.flatten(),
+            currency_code: f_currency_code.flatten(),
+            amount: f_amount.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for HotelAmountPercent {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Percent", &self.percent);
+        w.attr_opt("CurrencyCode", &self.currency_code);
+        w.attr_opt("Amount", &self.amount);
         w.end(name);
     }
 }

@@ -924,6 +924,11 @@ pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
     name: "HotelReservation",
     attributes: &[
         AttrDesc {
+            name: "RoomStayReservation",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
             name: "ResStatus",
             required: true,
             ty: &BOOKING_STATUS,
@@ -1122,12 +1127,6 @@ pub static GUEST_AGE: SimpleDesc = SimpleDesc {
 pub static RPH_NUMBER: SimpleDesc = SimpleDesc {
     max_inclusive: Some("99999999"),
     ..SimpleDesc::builtin("RPHNumber", Builtin::NonNegativeInteger)
-};
-
-pub static PENALTY_PERCENT: SimpleDesc = SimpleDesc {
-    min_inclusive: Some("0"),
-    max_inclusive: Some("100"),
-    ..SimpleDesc::builtin("PenaltyPercent", Builtin::Decimal)
 };
 
 pub static RATE_TIME_UNIT: SimpleDesc = SimpleDesc {
@@ -1607,92 +1606,6 @@ pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-};
-
-pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
-    name: "HotelCancelPenalties",
-    attributes: &[],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "CancelPenalty",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTY),
-            }),
-        ],
-    ),
-};
-
-pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
-    name: "HotelCancelPenalty",
-    attributes: &[
-        AttrDesc {
-            name: "NonRefundable",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-    ],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "Deadline",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AmountPercent",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PenaltyDescription",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
-            }),
-        ],
-    ),
-};
-
-pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
-    name: "HotelDeadline",
-    attributes: &[
-        AttrDesc {
-            name: "AbsoluteDeadline",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-    ],
-    content: Content::Empty,
-};
-
-pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
-    name: "HotelAmountPercent",
-    attributes: &[
-        AttrDesc {
-            name: "Percent",
-            required: false,
-            ty: &PENALTY_PERCENT,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "Amount",
-            required: false,
-            ty: &MONEY,
-        },
-    ],
-    content: Content::Empty,
 };
 
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
@@ -2908,43 +2821,50 @@ pub static ROOM_STAY: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&DATE_SPAN),
             }),
             Particle::Element(ElementDesc {
-                name: "Total",
+                name: "CancelPenalties",
                 index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 4,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&TOTAL),
             }),
             Particle::Element(ElementDesc {
                 name: "BasicPropertyInfo",
-                index: 4,
+                index: 5,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
             }),
             Particle::Element(ElementDesc {
                 name: "TPA_Extensions",
-                index: 5,
+                index: 6,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAY_EXTENSIONS),
             }),
             Particle::Element(ElementDesc {
                 name: "ResGuestRPHs",
-                index: 6,
+                index: 7,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GUEST_RPHS),
             }),
             Particle::Element(ElementDesc {
                 name: "ServiceRPHs",
-                index: 7,
+                index: 8,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SERVICE_RPHS),
             }),
             Particle::Element(ElementDesc {
                 name: "Reference",
-                index: 8,
+                index: 9,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAY_REFERENCE),
@@ -3243,14 +3163,52 @@ pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "ResGuestRPHs",
+                name: "TimeSpan",
                 index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&LOCAL_DATE_TIME_SPAN),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuestRPHs",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GUEST_RPHS),
             }),
+            Particle::Element(ElementDesc {
+                name: "CancelPenalties",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Total",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOTAL),
+            }),
         ],
     ),
+};
+
+pub static LOCAL_DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
+    name: "LocalDateTimeSpan",
+    attributes: &[
+        AttrDesc {
+            name: "Start",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+        AttrDesc {
+            name: "End",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Empty,
 };
 
 pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -3265,8 +3223,52 @@ pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
                 max: 1u32,
                 ty: TypeDesc::Complex(&TRANSFER_INFO),
             }),
+            Particle::Element(ElementDesc {
+                name: "TourActivity",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TOUR_ACTIVITY_SERVICE),
+            }),
         ],
     ),
+};
+
+pub static TOUR_ACTIVITY_SERVICE: ComplexDesc = ComplexDesc {
+    name: "TourActivityService",
+    attributes: &[
+        AttrDesc {
+            name: "TourActivityID",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SupplierProductCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SupplierServiceCode",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Name",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "PickupDateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
+        AttrDesc {
+            name: "PickupLocation",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
 };
 
 pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
@@ -3582,7 +3584,7 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
                 index: 1,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&CANCEL_PENALTIES),
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
             }),
             Particle::Element(ElementDesc {
                 name: "Total",
@@ -3645,12 +3647,6 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
     ),
 };
 
-pub static CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
-    name: "CancelPenalties",
-    attributes: &[],
-    content: Content::Empty,
-};
-
 pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
     name: "HotelReservationIDs",
     attributes: &[],
@@ -3689,6 +3685,98 @@ pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
             name: "Item_RPH",
             required: false,
             ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static PENALTY_PERCENT: SimpleDesc = SimpleDesc {
+    min_inclusive: Some("0"),
+    max_inclusive: Some("100"),
+    ..SimpleDesc::builtin("PenaltyPercent", Builtin::Decimal)
+};
+
+pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
+    name: "HotelCancelPenalties",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CancelPenalty",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTY),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
+    name: "HotelCancelPenalty",
+    attributes: &[
+        AttrDesc {
+            name: "NonRefundable",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Deadline",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AmountPercent",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PenaltyDescription",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
+    name: "HotelDeadline",
+    attributes: &[
+        AttrDesc {
+            name: "AbsoluteDeadline",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
+    name: "HotelAmountPercent",
+    attributes: &[
+        AttrDesc {
+            name: "Percent",
+            required: false,
+            ty: &PENALTY_PERCENT,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "Amount",
+            required: false,
+            ty: &MONEY,
         },
     ],
     content: Content::Empty,

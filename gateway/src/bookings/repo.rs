@@ -1,0 +1,57 @@
+//! The SQL of what hotel and activity bookings share: the register of Client references
+//! (`client_reference`), which makes a partner's reference name one booking of either kind.
+
+use super::Kind;
+use crate::row;
+use crate::store::{Conn, Scalar, StoreError};
+
+/// What claiming a Client reference found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// The reference is now this booking's.
+    Claimed,
+    /// A booking of this kind has it already.
+    Taken(Kind),
+}
+
+row! {
+    /// A `client_reference` row's kind.
+    struct KindRow { kind: String }
+}
+
+fn kind_of(s: &str) -> Result<Kind, StoreError> {
+    match s {
+        "hotel" => Ok(Kind::Hotel),
+        "activity" => Ok(Kind::Activity),
+        other => Err(StoreError::Data(format!("client_reference kind {other:?}"))),
+    }
+}
+
+/// Claims a requestor's Client reference for a new booking of `kind`, in the caller's write
+/// transaction. A concurrent claim of the same reference waits for this transaction and then
+/// finds it taken.
+pub(crate) async fn claim(c: &mut Conn<'_>, owner: &str, client_ref: &str, kind: Kind) -> Result<Claim, StoreError> {
+    let inserted: Option<Scalar<String>> = c
+        .query_opt(
+            "INSERT INTO client_reference (requestor_id, client_ref, kind) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING kind",
+            &[&owner, &client_ref, &kind.as_str()],
+        )
+        .await?;
+    if inserted.is_some() {
+        return Ok(Claim::Claimed);
+    }
+    Ok(Claim::Taken(find(c, owner, client_ref).await?.ok_or_else(|| StoreError::Data(format!("client reference {client_ref:?} vanished")))?))
+}
+
+/// The kind of booking a requestor's Client reference names, if any.
+pub(crate) async fn find(c: &mut Conn<'_>, owner: &str, client_ref: &str) -> Result<Option<Kind>, StoreError> {
+    let row: Option<KindRow> =
+        c.query_opt("SELECT kind FROM client_reference WHERE requestor_id = $1 AND client_ref = $2", &[&owner, &client_ref]).await?;
+    row.map(|r| kind_of(&r.kind)).transpose()
+}
+
+/// Frees a Client reference (an imported booking replaced by another).
+pub(crate) async fn release(c: &mut Conn<'_>, owner: &str, client_ref: &str, kind: Kind) -> Result<(), StoreError> {
+    c.execute("DELETE FROM client_reference WHERE requestor_id = $1 AND client_ref = $2 AND kind = $3", &[&owner, &client_ref, &kind.as_str()]).await?;
+    Ok(())
+}

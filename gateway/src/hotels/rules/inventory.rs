@@ -1,0 +1,160 @@
+//! Which rooms a booking holds, night by night, and what a change of it takes from or gives
+//! back to the hotel's inventory. Pure: the repo applies the change in the booking's own
+//! transaction.
+
+use std::collections::BTreeMap;
+
+use chrono::{Days, NaiveDate};
+
+use ota_messages::common::ErrorCode;
+
+use crate::errors::Problem;
+use crate::hotels::booking::{Booking, Room};
+
+/// One room type of one hotel, one night.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Night {
+    /// The hotel code.
+    pub hotel: String,
+    /// The room type (without a `;` suffix).
+    pub room_type: String,
+    /// The night (its date).
+    pub night: NaiveDate,
+}
+
+/// Rooms per room type and night: what a booking holds, or what a change takes (positive) and
+/// gives back (negative). Ordered, so that every writer takes rows in the same order.
+pub type Rooms = BTreeMap<Night, i64>;
+
+/// The nights of a stay: from its start to the day before its end.
+pub fn nights(start: NaiveDate, end: NaiveDate) -> impl Iterator<Item = NaiveDate> {
+    std::iter::successors(Some(start), |d| d.checked_add_days(Days::new(1))).take_while(move |d| *d < end)
+}
+
+/// The rooms one room stay holds.
+fn add_room(out: &mut Rooms, r: &Room, sign: i64) {
+    for night in nights(r.start, r.end) {
+        *out.entry(Night { hotel: r.hotel.clone(), room_type: r.base_room_type().to_string(), night }).or_default() += sign;
+    }
+}
+
+/// The rooms a booking holds: those of its live room stays (none once it is cancelled).
+pub fn held(b: &Booking) -> Rooms {
+    let mut out = Rooms::new();
+    if !b.is_cancelled() {
+        for r in b.live_rooms() {
+            add_room(&mut out, r, 1);
+        }
+    }
+    out
+}
+
+/// What turning `before` into `after` takes (positive) and gives back (negative); `None` for
+/// a booking that did not exist before, or does not after. Nights that do not change are
+/// left out.
+pub fn change(before: Option<&Booking>, after: Option<&Booking>) -> Rooms {
+    let mut out = after.map(held).unwrap_or_default();
+    for (night, n) in before.map(held).unwrap_or_default() {
+        *out.entry(night).or_default() -= n;
+    }
+    out.retain(|_, n| *n != 0);
+    out
+}
+
+/// The first room stay (0-based) of a booking holding a room type on a night: where an error
+/// about that night points.
+pub fn room_of(b: &Booking, n: &Night) -> Option<usize> {
+    b.rooms.iter().position(|r| r.is_live() && r.hotel == n.hotel && r.base_room_type() == n.room_type && r.start <= n.night && n.night < r.end)
+}
+
+/// The answer when a change wants more rooms of a type on a night than are left (`left`), or
+/// a room type no longer sold (`left` is `None`); `room_stays` is the tag of the request's
+/// room stays, the error points at the first one holding that night.
+pub fn not_left(b: &Booking, n: &Night, left: Option<i64>, room_stays: &str) -> Problem {
+    let tag = match room_of(b, n) {
+        Some(i) => format!("{room_stays}/RoomStay[{}]", i + 1),
+        None => room_stays.to_string(),
+    };
+    let text = match left {
+        Some(0) => format!("Room type {} of hotel {} is sold out on the night of {}.", n.room_type, n.hotel, n.night),
+        Some(left) => format!("Only {left} room(s) of type {} of hotel {} are left on the night of {}.", n.room_type, n.hotel, n.night),
+        None => format!("Room type {} of hotel {} is no longer sold.", n.room_type, n.hotel),
+    };
+    Problem::biz(ErrorCode::NoAvailability, text).at(tag)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::hotels::booking::RESERVED;
+    use crate::shared::cancellation::Cancellation;
+
+    fn d(s: &str) -> NaiveDate {
+        s.parse().unwrap()
+    }
+
+    fn room(room_type: &str, start: &str, end: &str) -> Room {
+        Room {
+            index: None,
+            status: None,
+            hotel: "H".into(),
+            room_type: room_type.into(),
+            board: "BB".into(),
+            start: d(start),
+            end: d(end),
+            total: None,
+            guests: vec![],
+            services: vec![],
+            reference: None,
+            sources: vec![],
+            penalties: vec![],
+            cancelled: None,
+        }
+    }
+
+    fn booking(rooms: Vec<Room>) -> Booking {
+        Booking {
+            internal_ref: "I".into(),
+            client_ref: "C".into(),
+            owner: "O".into(),
+            company: None,
+            status: RESERVED.into(),
+            created: d("2030-01-01").and_time(chrono::NaiveTime::MIN),
+            updated: d("2030-01-01").and_time(chrono::NaiveTime::MIN),
+            currency: "EUR".into(),
+            rooms,
+            services: vec![],
+            guests: vec![],
+            comments: vec![],
+            item_refs: vec![],
+        }
+    }
+
+    fn key(room_type: &str, night: &str) -> Night {
+        Night { hotel: "H".into(), room_type: room_type.into(), night: d(night) }
+    }
+
+    #[test]
+    fn a_change_of_dates_takes_the_new_nights_and_gives_back_the_old() {
+        let before = booking(vec![room("A;CT1", "2030-06-01", "2030-06-03"), room("A", "2030-06-01", "2030-06-02")]);
+        assert_eq!(held(&before), Rooms::from([(key("A", "2030-06-01"), 2), (key("A", "2030-06-02"), 1)]), "the suffix is not a room type");
+        let mut after = before.clone();
+        after.rooms[0].start = d("2030-06-02");
+        after.rooms[0].end = d("2030-06-04");
+        assert_eq!(change(Some(&before), Some(&after)), Rooms::from([(key("A", "2030-06-01"), -1), (key("A", "2030-06-03"), 1)]));
+        assert_eq!(room_of(&after, &key("A", "2030-06-03")), Some(0));
+    }
+
+    #[test]
+    fn cancelled_rooms_and_bookings_hold_nothing() {
+        let before = booking(vec![room("A", "2030-06-01", "2030-06-02"), room("B", "2030-06-01", "2030-06-02")]);
+        let mut after = before.clone();
+        after.rooms[1].cancelled = Some(Cancellation { at: d("2030-05-01").and_time(chrono::NaiveTime::MIN), penalty: Default::default() });
+        assert_eq!(change(Some(&before), Some(&after)), Rooms::from([(key("B", "2030-06-01"), -1)]));
+        after.status = "Cancelled".into();
+        assert_eq!(change(Some(&before), Some(&after)).values().sum::<i64>(), -2);
+        assert_eq!(change(None, Some(&before)).len(), 2);
+        assert!(change(Some(&before), Some(&before)).is_empty());
+    }
+}
