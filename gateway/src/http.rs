@@ -113,26 +113,26 @@ pub struct RequestId(pub String);
 /// request unless empty, as the client address is unknown.
 pub fn router(state: AppState) -> Router {
     let mut app = Router::new();
+    let base = state.config.base_path.clone();
     for op in OPERATIONS {
         let path = op.path;
         app = app.route(
-            path,
+            &format!("{base}{path}"),
             post(move |State(state): State<AppState>, req: Request| handle(state, path, req))
                 .fallback(move |method: Method| async move { method_not_allowed(path, &method) }),
         );
     }
     // Operations keep their own time (see `handle`); the other routes are cut off by the layer.
     let timeout = state.config.request_timeout;
-    let mut others = Router::new().route("/healthz", get(healthz));
+    let mut others = Router::new().route(&format!("{base}/healthz"), get(healthz));
     if state.config.metrics_addr.is_none() {
-        others = others.route("/metrics", get(metrics_text));
+        others = others.route(&format!("{base}/metrics"), get(metrics_text));
     }
     let others = others.fallback(not_found).layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
     app.merge(others)
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn_with_state(state.clone(), allow_list))
-        .layer(middleware::from_fn(ota_bodies))
-        .layer(middleware::from_fn_with_state(state.clone(), base_path))
+        .layer(middleware::from_fn_with_state(state.clone(), ota_bodies))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(middleware::from_fn_with_state(state.clone(), client_address))
         .with_state(state)
@@ -252,31 +252,6 @@ async fn client_address(State(state): State<AppState>, mut req: Request, next: N
     next.run(req).await
 }
 
-/// Routes a path under the base path to the route of its rest (`/sandbox/hotelnbc` →
-/// `/hotelnbc`); anything outside the base path is 404.
-async fn base_path(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    if state.config.base_path.is_empty() {
-        return next.run(req).await;
-    }
-    let Some(rest) = state.config.route_path(req.uri().path()) else {
-        return not_found_now();
-    };
-    let rest = match req.uri().query() {
-        Some(q) => format!("{rest}?{q}"),
-        None => rest.to_string(),
-    };
-    let mut parts = req.uri().clone().into_parts();
-    match rest.parse() {
-        Ok(pq) => parts.path_and_query = Some(pq),
-        Err(_) => return not_found_now(),
-    }
-    match axum::http::Uri::from_parts(parts) {
-        Ok(uri) => *req.uri_mut() = uri,
-        Err(_) => return not_found_now(),
-    }
-    next.run(req).await
-}
-
 /// Request id, span, the one log line and the metrics of each request.
 async fn observe(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let id = req
@@ -315,8 +290,8 @@ async fn observe(State(state): State<AppState>, mut req: Request, next: Next) ->
 
 /// Gives an OTA body to the bare error answers of the layers (408 from the time-out, 500 from a
 /// caught panic) on operation paths.
-async fn ota_bodies(req: Request, next: Next) -> Response {
-    let path = req.uri().path().to_string();
+async fn ota_bodies(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let path = state.config.route_path(req.uri().path()).unwrap_or("").to_string();
     let res = next.run(req).await;
     let status = res.status();
     let is_xml = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()));
@@ -351,7 +326,7 @@ async fn allow_list(State(state): State<AppState>, req: Request, next: Next) -> 
         ErrorCode::AuthorizationError,
         "The client address is not allowed to use this service.",
     );
-    match operation(req.uri().path()) {
+    match state.config.route_path(req.uri().path()).and_then(operation) {
         Some(op) => ota_error(op, StatusCode::FORBIDDEN, problem),
         None => (StatusCode::FORBIDDEN, "forbidden\n").into_response(),
     }
