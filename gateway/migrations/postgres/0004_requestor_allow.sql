@@ -1,4 +1,4 @@
--- Per-requestor IP allow-lists (see SQLite's 0006): a CIDR per row; none means any address.
+-- Per-requestor IP allow-lists (see SQLite's 0007): a CIDR per row; none means any address.
 CREATE TABLE requestor_allow (
     requestor_id TEXT NOT NULL REFERENCES requestor(id) ON DELETE CASCADE,
     network      TEXT NOT NULL CHECK (length(network) BETWEEN 2 AND 64),
