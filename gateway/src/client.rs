@@ -53,6 +53,13 @@ impl Client {
         Client { http: reqwest::Client::new(), base }
     }
 
+    /// A client of the gateway at `base_url` that sends with a reqwest client of the caller's
+    /// (a local address, time-outs, a proxy, …).
+    pub fn with_http(base_url: impl Into<String>, http: reqwest::Client) -> Self {
+        let base = base_url.into().trim_end_matches('/').to_string();
+        Client { http, base }
+    }
+
     /// The gateway's base URL.
     pub fn base_url(&self) -> &str {
         &self.base

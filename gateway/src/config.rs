@@ -5,6 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::auth::ThrottleSettings;
 use crate::store::Location;
 
 use ipnet::IpNet;
@@ -45,6 +46,18 @@ pub struct Config {
     pub header_read_timeout: Duration,
     /// At shutdown, how long in-flight requests get to finish before the server stops anyway.
     pub shutdown_grace: Duration,
+    /// The path prefix of every route (`/sandbox`: `/sandbox/hotelnbc`, `/sandbox/healthz`, …);
+    /// empty for none. See [`parse_base_path`].
+    pub base_path: String,
+    /// Proxies whose `X-Forwarded-For` is believed: when the peer is in one of these networks,
+    /// the client address is the last address of that header that is not a trusted proxy.
+    /// Empty: the header is ignored and the peer is the client.
+    pub trusted_proxies: Vec<IpNet>,
+    /// Where `GET /metrics` is served: `None` on the main address (under the base path),
+    /// `Some(addr)` only on that address (served by the caller, see [`crate::http::metrics_router`]).
+    pub metrics_addr: Option<SocketAddr>,
+    /// Brute-force throttling of authentication failures.
+    pub throttle: ThrottleSettings,
 }
 
 impl Default for Config {
@@ -58,6 +71,10 @@ impl Default for Config {
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(30),
+            base_path: String::new(),
+            trusted_proxies: Vec::new(),
+            metrics_addr: None,
+            throttle: ThrottleSettings::default(),
         }
     }
 }
@@ -72,6 +89,61 @@ impl Config {
         let ip = ip.to_canonical();
         self.allow.iter().any(|net| net.contains(&ip))
     }
+
+    /// The client's address of a request from `peer` carrying `forwarded_for` (the values of
+    /// its `X-Forwarded-For` headers, in order): `peer`, unless `peer` is a trusted proxy and
+    /// the header names an address; then, walking the header from its end, the first address
+    /// that is not itself a trusted proxy (what a client prepends is never believed).
+    pub fn client_address<'a>(&self, peer: IpAddr, forwarded_for: impl IntoIterator<Item = &'a str>) -> IpAddr {
+        let trusted = |ip: IpAddr| {
+            let ip = ip.to_canonical();
+            self.trusted_proxies.iter().any(|net| net.contains(&ip))
+        };
+        if !trusted(peer) {
+            return peer;
+        }
+        let hops: Vec<&str> = forwarded_for.into_iter().flat_map(|v| v.split(',')).map(str::trim).collect();
+        let mut client = peer;
+        for hop in hops.iter().rev() {
+            let Ok(ip) = hop.parse::<IpAddr>() else {
+                // Something that is not an address: stop at the last address believed.
+                break;
+            };
+            client = ip.to_canonical();
+            if !trusted(client) {
+                break;
+            }
+        }
+        client
+    }
+
+    /// The request path without the base path: `Some("/hotelnbc")` for `/sandbox/hotelnbc`
+    /// under `/sandbox`; `None` for a path outside it.
+    pub fn route_path<'a>(&self, path: &'a str) -> Option<&'a str> {
+        if self.base_path.is_empty() {
+            return Some(path);
+        }
+        path.strip_prefix(self.base_path.as_str()).filter(|rest| rest.starts_with('/'))
+    }
+}
+
+/// Parses a base path: `/sandbox`, `/ota/v1` (a leading slash, segments of letters, digits,
+/// `-`, `_`, `.`, `~`; a trailing slash is dropped). `""` or `/` is no base path.
+pub fn parse_base_path(s: &str) -> Result<String, String> {
+    let t = s.trim().trim_end_matches('/');
+    if t.is_empty() {
+        return Ok(String::new());
+    }
+    let Some(rest) = t.strip_prefix('/') else {
+        return Err(format!("{s:?}: a base path starts with / (e.g. /sandbox)"));
+    };
+    let ok = rest.split('/').all(|seg| {
+        !seg.is_empty() && seg != "." && seg != ".." && seg.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+    });
+    if !ok {
+        return Err(format!("{s:?}: a base path is made of /segments of letters, digits, -, _, . and ~"));
+    }
+    Ok(t.to_string())
 }
 
 /// Parses a network for the allow-list: a CIDR (`10.0.0.0/8`, `::1/128`) or a bare address
@@ -154,5 +226,36 @@ mod tests {
         assert!(c.allows("::1".parse().unwrap()));
         assert!(!c.allows("127.0.0.1".parse().unwrap()));
         assert!(parse_net("10.0.0.300/8").is_err());
+    }
+
+    #[test]
+    fn base_paths() {
+        assert_eq!(parse_base_path("/sandbox").unwrap(), "/sandbox");
+        assert_eq!(parse_base_path("/ota/v1/").unwrap(), "/ota/v1");
+        assert_eq!(parse_base_path("/").unwrap(), "");
+        assert_eq!(parse_base_path("").unwrap(), "");
+        for bad in ["sandbox", "/a//b", "/a b", "/../x", "/a?b"] {
+            assert!(parse_base_path(bad).is_err(), "{bad}");
+        }
+        let c = Config { base_path: "/sandbox".into(), ..Config::default() };
+        assert_eq!(c.route_path("/sandbox/hotelnbc"), Some("/hotelnbc"));
+        assert_eq!(c.route_path("/sandbox"), None);
+        assert_eq!(c.route_path("/sandboxes/hotelnbc"), None);
+        assert_eq!(c.route_path("/hotelnbc"), None);
+        assert_eq!(Config::default().route_path("/hotelnbc"), Some("/hotelnbc"));
+    }
+
+    #[test]
+    fn forwarded_addresses_only_from_trusted_proxies() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let mut c = Config::default();
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["203.0.113.9"]), ip("10.0.0.5"), "no proxy trusted: the header is ignored");
+        c.trusted_proxies = vec![parse_net("10.0.0.0/24").unwrap()];
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["203.0.113.9"]), ip("203.0.113.9"));
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1, 203.0.113.9, 10.0.0.7"]), ip("203.0.113.9"), "a spoofed first hop is not believed");
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1", "203.0.113.9"]), ip("203.0.113.9"), "several headers");
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["junk"]), ip("10.0.0.5"));
+        assert_eq!(c.client_address(ip("10.0.0.5"), std::iter::empty()), ip("10.0.0.5"));
+        assert_eq!(c.client_address(ip("192.0.2.1"), ["203.0.113.9"]), ip("192.0.2.1"), "an untrusted peer's header is ignored");
     }
 }

@@ -8,7 +8,7 @@
 //! on another instance or with `ota-gateway import` is served within a second. A request keeps
 //! the snapshot it started with.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
@@ -56,13 +56,15 @@ impl Content {
 pub struct ContentCache {
     store: Store,
     current: ArcSwap<Content>,
+    /// When the snapshot was last found current (loaded, or its version checked).
+    confirmed: Mutex<Instant>,
 }
 
 impl ContentCache {
     /// Loads the content of the store.
     pub async fn load(store: Store) -> Result<Arc<ContentCache>, StoreError> {
         let content = Content::load(&store).await?;
-        Ok(Arc::new(ContentCache { store, current: ArcSwap::from_pointee(content) }))
+        Ok(Arc::new(ContentCache { store, current: ArcSwap::from_pointee(content), confirmed: Mutex::new(Instant::now()) }))
     }
 
     /// The current snapshot.
@@ -70,16 +72,30 @@ impl ContentCache {
         self.current.load_full()
     }
 
+    /// How long ago the snapshot was last found current (grows while refreshing fails).
+    pub fn confirmed_age(&self) -> Duration {
+        self.confirmed.lock().map(|at| at.elapsed()).unwrap_or_default()
+    }
+
+    fn confirm(&self, at: Instant) {
+        if let Ok(mut c) = self.confirmed.lock() {
+            *c = at;
+        }
+    }
+
     /// Reloads the content when the store's version differs from the snapshot's; true when it
     /// did.
     pub async fn refresh(&self) -> Result<bool, StoreError> {
+        let asked = Instant::now();
         let version = self.store.content_version().await?;
         if version == self.current.load().version {
+            self.confirm(asked);
             return Ok(false);
         }
         let content = Content::load(&self.store).await?;
         tracing::info!(version = content.version, "content reloaded");
         self.current.store(Arc::new(content));
+        self.confirm(asked);
         Ok(true)
     }
 
@@ -100,10 +116,11 @@ impl ContentCache {
                     }
                     Ok(_) => {}
                     Err(e) if !failing => {
+                        crate::metrics::db_error();
                         failing = true;
                         tracing::warn!(error = %e, "content refresh failed; serving the content loaded before");
                     }
-                    Err(_) => {}
+                    Err(_) => crate::metrics::db_error(),
                 }
             }
         })

@@ -18,8 +18,13 @@
 //! outcome (a write takes milliseconds), so an answer never says "not processed" about
 //! something that was stored (see [`crate::store::Ticket`]).
 //!
-//! Other paths: `GET /healthz` (200 when the database takes a write, else 503) and 404 for the
-//! rest.
+//! Other paths: `GET /healthz` (200 when the database takes a write, else 503), `GET /metrics`
+//! (the [`crate::metrics`] text, unless served on its own address) and 404 for the rest. With a
+//! base path (`--base-path /sandbox`), every route is under it (`/sandbox/hotelnbc`,
+//! `/sandbox/healthz`) and anything outside it is 404.
+//!
+//! The client's address (the peer, or with trusted proxies the address they forward, see
+//! [`Config::client_address`]) is what the allow-list, the logs and authentication see.
 //! Every answer carries `x-request-id` (the client's, when it sent a sane one, else a new
 //! UUID); every request is logged once with its id, method, path, status and latency. Bodies
 //! and headers are never logged, so passwords never reach the logs.
@@ -27,7 +32,7 @@
 use std::any::Any;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,8 +57,10 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 use tracing::Instrument;
 
+use crate::auth::Authenticator;
 use crate::config::Config;
 use crate::content::ContentCache;
+use crate::metrics;
 use crate::hotels::BookingCache;
 use crate::errors::{Problem, errors};
 use crate::operation;
@@ -76,47 +83,71 @@ pub struct AppState {
     pub hotel_bookings: Arc<BookingCache>,
     /// The settings.
     pub config: Arc<Config>,
+    /// Authentication: the throttle and the cache of verified credentials.
+    pub auth: Arc<Authenticator>,
 }
 
 impl AppState {
     /// The state for a store (whose content is loaded now) and settings.
     pub async fn new(store: Store, config: Config) -> Result<Self, crate::store::StoreError> {
         let content = ContentCache::load(store.clone()).await?;
-        Ok(AppState { store, content, hotel_bookings: Arc::default(), config: Arc::new(config) })
+        let auth = Arc::new(Authenticator::new(config.throttle));
+        Ok(AppState { store, content, hotel_bookings: Arc::default(), config: Arc::new(config), auth })
     }
 }
+
+/// The client's address (a request extension, set before any handler runs): the peer, or the
+/// address a trusted proxy forwarded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientIp(pub IpAddr);
 
 /// The id of the request being served (a request extension, set before any handler runs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestId(pub String);
 
-/// The router: the operations, `/healthz`, a 404 fallback, and the layers (request id and
-/// logs, OTA bodies on transport errors, the time-out, the allow-list, panic safety).
+/// The router: the operations, `/healthz`, `/metrics` (unless on its own address), a 404
+/// fallback, and the layers (client address, request id, logs and metrics, the base path, OTA
+/// bodies on transport errors, the time-out, the allow-list, panic safety).
 ///
 /// Usable without a socket (`tower::ServiceExt::oneshot`); the allow-list then refuses every
 /// request unless empty, as the client address is unknown.
 pub fn router(state: AppState) -> Router {
     let mut app = Router::new();
+    let base = state.config.base_path.clone();
     for op in OPERATIONS {
         let path = op.path;
         app = app.route(
-            path,
+            &format!("{base}{path}"),
             post(move |State(state): State<AppState>, req: Request| handle(state, path, req))
                 .fallback(move |method: Method| async move { method_not_allowed(path, &method) }),
         );
     }
     // Operations keep their own time (see `handle`); the other routes are cut off by the layer.
     let timeout = state.config.request_timeout;
-    let others = Router::new()
-        .route("/healthz", get(healthz))
-        .fallback(not_found)
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
+    let mut others = Router::new().route(&format!("{base}/healthz"), get(healthz));
+    if state.config.metrics_addr.is_none() {
+        others = others.route(&format!("{base}/metrics"), get(metrics_text));
+    }
+    let others = others.fallback(not_found).layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
     app.merge(others)
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn_with_state(state.clone(), allow_list))
-        .layer(middleware::from_fn(ota_bodies))
-        .layer(middleware::from_fn(observe))
+        .layer(middleware::from_fn_with_state(state.clone(), ota_bodies))
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(middleware::from_fn_with_state(state.clone(), client_address))
         .with_state(state)
+}
+
+/// The router of `--metrics-addr`: `GET /metrics` only.
+pub fn metrics_router(state: AppState) -> Router {
+    Router::new().route("/metrics", get(metrics_text)).fallback(not_found).with_state(state)
+}
+
+/// `GET /metrics`: every series of [`crate::metrics`], the content snapshot's age set now.
+async fn metrics_text(State(state): State<AppState>) -> Response {
+    let content = state.content.get();
+    metrics::content_snapshot(content.version, state.content.confirmed_age());
+    (StatusCode::OK, [(header::CONTENT_TYPE, metrics::CONTENT_TYPE), (header::CACHE_CONTROL, "no-store")], metrics::render()).into_response()
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then stops accepting, lets the
@@ -211,15 +242,26 @@ fn sane_request_id(v: &HeaderValue) -> Option<String> {
         .then(|| String::from_utf8_lossy(b).into_owned())
 }
 
-/// Request id, span and the one log line per request.
-async fn observe(mut req: Request, next: Next) -> Response {
+/// Sets [`ClientIp`]: the peer, or the address a trusted proxy forwarded.
+async fn client_address(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
+        let forwarded = req.headers().get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+        let ip = state.config.client_address(peer, forwarded);
+        req.extensions_mut().insert(ClientIp(ip));
+    }
+    next.run(req).await
+}
+
+/// Request id, span, the one log line and the metrics of each request.
+async fn observe(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let id = req
         .headers()
         .get(REQUEST_ID_HEADER)
         .and_then(sane_request_id)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(id.clone()));
-    let client = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip().to_string()).unwrap_or_else(|| "-".into());
+    let client = req.extensions().get::<ClientIp>().map(|c| c.0.to_string()).unwrap_or_else(|| "-".into());
+    let operation = state.config.route_path(req.uri().path()).map_or("other", metrics::operation_label);
     let span = tracing::info_span!(
         "request",
         request_id = %id,
@@ -233,7 +275,9 @@ async fn observe(mut req: Request, next: Next) -> Response {
         res.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
     let status = res.status().as_u16();
-    let latency_ms = started.elapsed().as_micros() as f64 / 1000.0;
+    let took = started.elapsed();
+    metrics::request(operation, status, took);
+    let latency_ms = took.as_micros() as f64 / 1000.0;
     span.in_scope(|| {
         if status >= 500 {
             tracing::error!(status, latency_ms, "request");
@@ -246,8 +290,8 @@ async fn observe(mut req: Request, next: Next) -> Response {
 
 /// Gives an OTA body to the bare error answers of the layers (408 from the time-out, 500 from a
 /// caught panic) on operation paths.
-async fn ota_bodies(req: Request, next: Next) -> Response {
-    let path = req.uri().path().to_string();
+async fn ota_bodies(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let path = state.config.route_path(req.uri().path()).unwrap_or("").to_string();
     let res = next.run(req).await;
     let status = res.status();
     let is_xml = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()));
@@ -272,7 +316,7 @@ async fn allow_list(State(state): State<AppState>, req: Request, next: Next) -> 
     if state.config.allow.is_empty() {
         return next.run(req).await;
     }
-    let client = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+    let client = req.extensions().get::<ClientIp>().map(|c| c.0);
     if client.is_some_and(|ip| state.config.allows(ip)) {
         return next.run(req).await;
     }
@@ -282,7 +326,7 @@ async fn allow_list(State(state): State<AppState>, req: Request, next: Next) -> 
         ErrorCode::AuthorizationError,
         "The client address is not allowed to use this service.",
     );
-    match operation(req.uri().path()) {
+    match state.config.route_path(req.uri().path()).and_then(operation) {
         Some(op) => ota_error(op, StatusCode::FORBIDDEN, problem),
         None => (StatusCode::FORBIDDEN, "forbidden\n").into_response(),
     }
@@ -311,6 +355,7 @@ async fn healthz(State(state): State<AppState>) -> Response {
     match state.store.check_health().await {
         Ok(()) => (StatusCode::OK, [(header::CACHE_CONTROL, "no-store")], "ok\n").into_response(),
         Err(e) => {
+            metrics::db_error();
             tracing::error!(error = %e, "health check failed");
             (StatusCode::SERVICE_UNAVAILABLE, [(header::CACHE_CONTROL, "no-store")], "database unavailable: it does not take writes\n").into_response()
         }
@@ -395,6 +440,7 @@ async fn handle(state: AppState, path: &'static str, req: Request) -> Response {
         id: req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_default(),
         ticket: ticket.clone(),
         deadline: Some(deadline),
+        client: req.extensions().get::<ClientIp>().map(|c| c.0),
     };
     let mut work = std::pin::pin!(serve_operation(state, op, req, meta));
     tokio::select! {

@@ -12,7 +12,8 @@
 //! | [`http`] | the axum server: transport rules, the allow-list, time-outs, logging |
 //! | [`operation`] | version and POS checks, then one handler per operation; `Ctx`, `OpError` |
 //! | [`requestors`], [`activities`], [`hotels`] | the areas: handlers, rules, repo, import, mapping |
-//! | [`auth`] | POS authentication (argon2, the verification cache) |
+//! | [`auth`] | POS authentication (argon2 workers, the verification cache, throttling) |
+//! | [`metrics`] | the Prometheus metrics and the functions that record them |
 //! | [`store`] | the database: SQLite (embedded) or PostgreSQL (many instances), migrations |
 //! | [`content`] | the static content in memory, refreshed when it changes |
 //! | [`import`] | `ota-gateway import` and the demo content |
@@ -31,6 +32,7 @@ pub mod errors;
 pub mod hotels;
 pub mod http;
 pub mod import;
+pub mod metrics;
 pub mod operation;
 pub mod requestors;
 pub mod shared;

@@ -4,9 +4,12 @@
 //!   database (a fresh database gets the demo content, and the demo requestor's credentials
 //!   are printed with a ready-to-run `curl` line);
 //! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
+//! - `ota-gateway requestor add|passwd|disable|enable|list|allow` administers the partners
+//!   (passwords from a prompt or stdin, never from the command line);
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
+use std::io::{BufRead, IsTerminal};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +17,9 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use ipnet::IpNet;
+use ota_gateway::auth::ThrottleSettings;
 use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
+use ota_gateway::requestors::admin::{self, NewRequestor};
 use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_PASSWORD};
 use ota_gateway::{AppState, Client, ClientError, Location, Store};
 use ota_messages::OPERATIONS;
@@ -43,7 +48,16 @@ enum Command {
         /// The import file.
         file: PathBuf,
         /// The database: a SQLite file (created if missing) or postgres://USER@HOST/DB.
-        #[arg(long, default_value = DEFAULT_DB)]
+        #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB")]
+        db: Location,
+    },
+    /// Administers the requestors (partners): running gateways serve each change within a
+    /// second.
+    Requestor {
+        #[command(subcommand)]
+        command: RequestorCommand,
+        /// The database: a SQLite file (created if missing) or postgres://USER@HOST/DB.
+        #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB", global = true)]
         db: Location,
     },
     /// Posts a message file to URL + the path of its root's operation and prints the answer
@@ -56,30 +70,108 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum RequestorCommand {
+    /// Creates a requestor; its password is read from a prompt (or from stdin's first line
+    /// when stdin is not a terminal).
+    Add {
+        /// The requestor id (`RequestorID@ID` of both POS sources).
+        id: String,
+        /// The distributor context its Type 22 source carries (`ID_Context`).
+        #[arg(long)]
+        context: String,
+        /// A display name (default: the id).
+        #[arg(long)]
+        name: Option<String>,
+        /// A network it may call from (CIDR or address; repeatable). None: any address.
+        #[arg(long = "allow", value_name = "CIDR", value_parser = config::parse_net)]
+        allow: Vec<IpNet>,
+        /// Creates it disabled.
+        #[arg(long)]
+        disabled: bool,
+    },
+    /// Sets a requestor's password, read from a prompt (or from stdin's first line).
+    Passwd {
+        /// The requestor id.
+        id: String,
+    },
+    /// Disables a requestor: its requests fail authentication.
+    Disable {
+        /// The requestor id.
+        id: String,
+    },
+    /// Enables a disabled requestor.
+    Enable {
+        /// The requestor id.
+        id: String,
+    },
+    /// Lists the requestors (never their passwords).
+    List,
+    /// Sets the networks a requestor may call from (replacing its list); others get the
+    /// authentication error of a wrong password.
+    Allow {
+        /// The requestor id.
+        id: String,
+        /// The networks (CIDRs or addresses).
+        #[arg(value_name = "CIDR", value_parser = config::parse_net, required_unless_present = "any")]
+        networks: Vec<IpNet>,
+        /// Clears the list: any address may be used.
+        #[arg(long, conflicts_with = "networks")]
+        any: bool,
+    },
+}
+
+/// Every option can also come from its `OTA_GATEWAY_*` variable (lists: comma-separated).
 #[derive(clap::Args)]
 struct ServeArgs {
     /// The address to listen on.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, default_value = "127.0.0.1:8080", env = "OTA_GATEWAY_ADDR")]
     addr: SocketAddr,
     /// The database: a SQLite file (created, with demo content, if missing) or
     /// postgres://USER[:PASSWORD]@HOST[:PORT]/DB (shared by many gateways).
-    #[arg(long, default_value = DEFAULT_DB)]
+    #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB")]
     db: Location,
     /// The largest request body (e.g. 1MiB, 256KiB, 65536).
-    #[arg(long, default_value = "1MiB", value_parser = config::parse_size)]
+    #[arg(long, default_value = "1MiB", value_parser = config::parse_size, env = "OTA_GATEWAY_BODY_LIMIT")]
     body_limit: usize,
     /// Serve only clients in this network (CIDR or address; repeatable). Others get 403.
-    #[arg(long = "allow", value_name = "CIDR", value_parser = config::parse_net)]
+    #[arg(long = "allow", value_name = "CIDR", value_parser = config::parse_net, env = "OTA_GATEWAY_ALLOW", value_delimiter = ',')]
     allow: Vec<IpNet>,
     /// The log format.
-    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, env = "OTA_GATEWAY_LOG_FORMAT")]
     log_format: LogFormat,
     /// The longest a request may take (e.g. 30s, 500ms).
-    #[arg(long, default_value = "30s", value_parser = config::parse_duration)]
+    #[arg(long, default_value = "30s", value_parser = config::parse_duration, env = "OTA_GATEWAY_REQUEST_TIMEOUT")]
     request_timeout: Duration,
     /// The longest a client may take to send its request headers.
-    #[arg(long, default_value = "10s", value_parser = config::parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = config::parse_duration, env = "OTA_GATEWAY_HEADER_READ_TIMEOUT")]
     header_read_timeout: Duration,
+    /// At shutdown, how long the requests in flight get to finish.
+    #[arg(long, default_value = "30s", value_parser = config::parse_duration, env = "OTA_GATEWAY_SHUTDOWN_GRACE")]
+    shutdown_grace: Duration,
+    /// Serve every route under this path prefix (e.g. /sandbox: /sandbox/hotelnbc,
+    /// /sandbox/healthz, /sandbox/metrics).
+    #[arg(long, default_value = "", value_parser = config::parse_base_path, env = "OTA_GATEWAY_BASE_PATH")]
+    base_path: String,
+    /// Believe X-Forwarded-For from proxies in this network (repeatable); the client is then
+    /// the last forwarded address that is not such a proxy.
+    #[arg(long = "trusted-proxy", value_name = "CIDR", value_parser = config::parse_net, env = "OTA_GATEWAY_TRUSTED_PROXY", value_delimiter = ',')]
+    trusted_proxies: Vec<IpNet>,
+    /// Serve GET /metrics on this address only (instead of on the main address).
+    #[arg(long, env = "OTA_GATEWAY_METRICS_ADDR")]
+    metrics_addr: Option<SocketAddr>,
+    /// Password verifications run at once (argon2 workers, 19 MiB each; default: one per CPU,
+    /// at most 4).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256), env = "OTA_GATEWAY_AUTH_WORKERS")]
+    auth_workers: Option<u16>,
+    /// Authentication failures allowed from one client address before it is locked (for 1 s,
+    /// doubling with each further failure, at most 15 min); 0 turns this off.
+    #[arg(long, default_value_t = ThrottleSettings::default().address_failures, env = "OTA_GATEWAY_THROTTLE_ADDRESS_FAILURES")]
+    throttle_address_failures: u32,
+    /// Authentication failures allowed on one requestor id (from any address) before it is
+    /// locked for addresses it has not logged in from; 0 turns this off.
+    #[arg(long, default_value_t = ThrottleSettings::default().requestor_failures, env = "OTA_GATEWAY_THROTTLE_REQUESTOR_FAILURES")]
+    throttle_requestor_failures: u32,
 }
 
 fn init_logging(format: LogFormat, default_filter: &str) {
@@ -98,6 +190,7 @@ async fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args).await,
         Command::Import { file, db } => import(file, db).await,
+        Command::Requestor { command, db } => requestor(command, db).await,
         Command::Send { url, file } => send(url, file).await,
     }
 }
@@ -112,8 +205,19 @@ async fn serve(args: ServeArgs) -> ExitCode {
         log_format: args.log_format,
         request_timeout: args.request_timeout,
         header_read_timeout: args.header_read_timeout,
-        ..Config::default()
+        shutdown_grace: args.shutdown_grace,
+        base_path: args.base_path,
+        trusted_proxies: args.trusted_proxies,
+        metrics_addr: args.metrics_addr,
+        throttle: ThrottleSettings {
+            address_failures: args.throttle_address_failures,
+            requestor_failures: args.throttle_requestor_failures,
+            ..ThrottleSettings::default()
+        },
     };
+    if let Some(n) = args.auth_workers {
+        ota_gateway::auth::pool::set_workers(usize::from(n));
+    }
     let store = match Store::open(&config.db).await {
         Ok(store) => store,
         Err(e) => {
@@ -141,8 +245,25 @@ async fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let addr = listener.local_addr().unwrap_or(config.addr);
+    if let Some(metrics_addr) = config.metrics_addr {
+        match tokio::net::TcpListener::bind(metrics_addr).await {
+            Ok(l) => {
+                let app = ota_gateway::http::metrics_router(state.clone());
+                tokio::spawn(async move {
+                    if let Err(e) = axum::serve(l, app).await {
+                        tracing::error!(error = %e, "the metrics listener stopped");
+                    }
+                });
+                tracing::info!(addr = %metrics_addr, "metrics at /metrics");
+            }
+            Err(e) => {
+                eprintln!("ota-gateway: cannot listen on {metrics_addr} (--metrics-addr): {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     tracing::info!(database = %store.describe(), "store open");
-    banner(&state, addr).await;
+    banner(&state, addr, &config.base_path).await;
     match ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -154,12 +275,12 @@ async fn serve(args: ServeArgs) -> ExitCode {
 
 /// Prints where the gateway listens and, while the demo requestor still has its demo password,
 /// its credentials and a request to try.
-async fn banner(state: &AppState, addr: SocketAddr) {
+async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
     let host = match addr.ip() {
         ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
         _ => addr,
     };
-    let base = format!("http://{host}");
+    let base = format!("http://{host}{base_path}");
     println!("ota-gateway listening on {base} (health: {base}/healthz)");
     let requestor = |t, id_context: Option<&str>, password: Option<&str>| Source {
         requestor_id: RequestorId {
@@ -176,7 +297,7 @@ async fn banner(state: &AppState, addr: SocketAddr) {
             requestor(RequestorIdCode::MessageCredentials, None, Some(DEMO_PASSWORD)),
         ],
     };
-    if ota_gateway::auth::authenticate(&state.content.get().requestors, &pos).await.is_err() {
+    if state.auth.authenticate(&state.content.get().requestors, &pos, None, None).await.is_err() {
         return;
     }
     println!("Demo requestor: ID={DEMO_ID} ID_Context={DEMO_ID_CONTEXT} MessagePassword={DEMO_PASSWORD}");
@@ -214,6 +335,72 @@ async fn import(file: PathBuf, db: Location) -> ExitCode {
         }
         Err(e) => {
             eprintln!("ota-gateway: import failed, nothing was changed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads a new password: from a prompt (twice) when stdin is a terminal, else stdin's first
+/// line. Never from the command line, where other users could see it.
+fn read_password(id: &str) -> Result<String, String> {
+    if std::io::stdin().is_terminal() {
+        let first = rpassword::prompt_password(format!("Password for {id}: ")).map_err(|e| format!("cannot read the password: {e}"))?;
+        let again = rpassword::prompt_password("Again: ").map_err(|e| format!("cannot read the password: {e}"))?;
+        if first != again {
+            return Err("the passwords differ".into());
+        }
+        Ok(first)
+    } else {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("cannot read the password from stdin: {e}"))?;
+        Ok(line.trim_end_matches(['\n', '\r']).to_string())
+    }
+}
+
+async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
+    init_logging(LogFormat::Text, "warn");
+    let store = match Store::open(&db).await {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("ota-gateway: cannot open the database {db}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let done = match command {
+        RequestorCommand::Add { id, context, name, allow, disabled } => match read_password(&id) {
+            Ok(password) => {
+                let new = NewRequestor { name: name.unwrap_or_else(|| id.clone()), id: id.clone(), id_context: context, password, active: !disabled, allow };
+                admin::add(&store, new).await.map(|()| format!("requestor {id} created"))
+            }
+            Err(e) => Err(admin::AdminError::Invalid(e)),
+        },
+        RequestorCommand::Passwd { id } => match read_password(&id) {
+            Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
+            Err(e) => Err(admin::AdminError::Invalid(e)),
+        },
+        RequestorCommand::Disable { id } => admin::set_active(&store, &id, false).await.map(|()| format!("requestor {id} disabled")),
+        RequestorCommand::Enable { id } => admin::set_active(&store, &id, true).await.map(|()| format!("requestor {id} enabled")),
+        RequestorCommand::Allow { id, networks, any } => {
+            let networks = if any { Vec::new() } else { networks };
+            let shown = if networks.is_empty() { "any address".to_string() } else { networks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") };
+            admin::set_allow(&store, &id, networks).await.map(|()| format!("requestor {id} may call from {shown}"))
+        }
+        RequestorCommand::List => admin::list(&store).await.map(|all| {
+            let mut out = format!("{:<20} {:<20} {:<8} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "ALLOW");
+            for r in all {
+                let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
+                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<32} {}", r.id, r.id_context, if r.active { "yes" } else { "no" }, allow, r.name));
+            }
+            out
+        }),
+    };
+    match done {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("ota-gateway: {e}");
             ExitCode::FAILURE
         }
     }

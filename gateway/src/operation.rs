@@ -13,7 +13,6 @@ use ota_messages::common::{ErrorCode, Errors, Pos};
 use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes};
 use ota_messages::{AnyMessage, AnyRequest};
 
-use crate::auth;
 use crate::content::Content;
 use crate::hotels::BookingCache;
 use crate::http::AppState;
@@ -141,6 +140,7 @@ fn failure<R: Response<Errors = Errors>>(e: OpError, request_id: &str, root: &st
     match e {
         OpError::Rejected(problems) => R::from_errors(errors(problems)),
         OpError::Store(e) => {
+            crate::metrics::db_error();
             tracing::error!(request_id = %request_id, error = %e, "{root} failed in the store");
             R::from_errors(errors([Problem::system()]))
         }
@@ -157,6 +157,9 @@ pub struct Request {
     pub ticket: Arc<Ticket>,
     /// When it gives up.
     pub deadline: Option<Instant>,
+    /// The client's address (`None` when not known, e.g. called in-process): authentication
+    /// checks it against the requestor's allow-list and throttles by it.
+    pub client: Option<std::net::IpAddr>,
 }
 
 /// Runs one operation: version, authentication, the operation, then the envelope.
@@ -173,7 +176,7 @@ where
     Rq::Response: Response<Errors = Errors> + ResponseStdAttributes,
 {
     let checked = match check_version(rq.version(), Rq::VERSION, Rq::ROOT) {
-        Ok(()) => auth::authenticate(&content.requestors, rq.pos()).await,
+        Ok(()) => state.auth.authenticate(&content.requestors, rq.pos(), meta.client, meta.deadline).await,
         Err(p) => Err(p),
     };
     let mut rs = match checked {

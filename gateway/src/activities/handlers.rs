@@ -213,7 +213,10 @@ pub async fn book(cx: &Ctx, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivit
                 })
                 .await?;
             match committed {
-                Committed::New(stored) => stored,
+                Committed::New(stored) => {
+                    crate::metrics::booking_committed("activity");
+                    stored
+                }
                 Committed::Existing(stored) => {
                     if !stored.same_as(&booking) {
                         notes.push(rules::already_booked(&stored));

@@ -242,7 +242,11 @@ pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotel
     let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, today: cx.today(), now: cx.local_now(), content: cx.content.clone() };
     let booking = match action {
         Action::Quote => cx.read(move |c| Box::pin(async move { change.preview(c).await })).await?,
-        Action::Commit => cx.write(move |c| Box::pin(async move { change.apply(c).await })).await?,
+        Action::Commit => {
+            let booking = cx.write(move |c| Box::pin(async move { change.apply(c).await })).await?;
+            crate::metrics::booking_modified("hotel");
+            booking
+        }
     };
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     Ok(m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &cx.content.hotels, &languages) }))

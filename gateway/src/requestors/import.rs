@@ -3,9 +3,12 @@
 
 use std::collections::HashSet;
 
+use ipnet::IpNet;
 use serde::Deserialize;
 
 use crate::auth::hash_password;
+use crate::auth::pool::MAX_PASSWORD;
+use crate::config::parse_net;
 use crate::import::ImportError;
 
 /// One requestor of an import file.
@@ -23,6 +26,10 @@ pub struct RequestorInput {
     /// False to disable the requestor (its requests then fail authentication). Default true.
     #[serde(default = "yes")]
     pub active: bool,
+    /// The networks (CIDRs or addresses) the requestor may call from; `[]`: any address.
+    /// Absent: a new requestor may call from anywhere, an existing one keeps its list.
+    #[serde(default)]
+    pub allow: Option<Vec<String>>,
 }
 
 fn yes() -> bool {
@@ -37,6 +44,7 @@ impl std::fmt::Debug for RequestorInput {
             .field("name", &self.name)
             .field("password", &"<redacted>")
             .field("active", &self.active)
+            .field("allow", &self.allow)
             .finish()
     }
 }
@@ -54,6 +62,8 @@ pub struct HashedRequestor {
     pub password_hash: String,
     /// Whether the requestor may call the gateway.
     pub active: bool,
+    /// The allow-list to store; `None` leaves the stored one as it is.
+    pub allow: Option<Vec<IpNet>>,
 }
 
 /// The longest id and context.
@@ -72,11 +82,20 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
         if r.id.chars().count() > MAX_ID || r.id_context.chars().count() > MAX_ID {
             return Err(ImportError::invalid(&entry, format!("id and id_context have at most {MAX_ID} characters")));
         }
+        if r.password.len() > MAX_PASSWORD {
+            return Err(ImportError::invalid(&entry, format!("password has at most {MAX_PASSWORD} bytes")));
+        }
+        allow_list(r).map_err(|e| ImportError::invalid(&entry, e))?;
         if !seen.insert(r.id.as_str()) {
             return Err(ImportError::invalid(&entry, "appears twice"));
         }
     }
     Ok(())
+}
+
+/// The allow-list of an import entry, parsed.
+fn allow_list(r: &RequestorInput) -> Result<Option<Vec<IpNet>>, String> {
+    r.allow.as_ref().map(|nets| nets.iter().map(|n| parse_net(n).map_err(|e| format!("allow: {e}"))).collect()).transpose()
 }
 
 /// Validates and hashes the passwords (on a blocking thread: argon2 is slow on purpose).
@@ -86,7 +105,9 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
         requestors
             .into_iter()
             .map(|r| {
+                let allow = allow_list(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 Ok(HashedRequestor {
+                    allow,
                     password_hash: hash_password(&r.password).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
                     id: r.id,
                     id_context: r.id_context,
@@ -106,7 +127,7 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true }
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None }
     }
 
     #[test]
@@ -116,5 +137,12 @@ mod tests {
         assert!(validate(&[one("A", "x"), one("A", "y")]).is_err());
         assert!(validate(&[one("A", "x"), one("B", "y")]).is_ok());
         assert!(!format!("{:?}", one("A", "hunter2")).contains("hunter2"));
+        let mut bad_net = one("A", "x");
+        bad_net.allow = Some(vec!["10.0.0.0/33".into()]);
+        assert!(validate(&[bad_net]).is_err_and(|e| e.to_string().contains("allow")));
+        let mut good_net = one("A", "x");
+        good_net.allow = Some(vec!["10.0.0.0/8".into(), "2001:db8::1".into()]);
+        assert!(validate(&[good_net.clone()]).is_ok());
+        assert_eq!(allow_list(&good_net).unwrap().unwrap().len(), 2);
     }
 }

@@ -6,13 +6,18 @@
 //! | `mod.rs` | [`Requestor`] (who is calling), [`Directory`] (the stored requestors, in the content snapshot) |
 //! | [`repo`] | all SQL of requestors |
 //! | [`import`] | the `requestors` part of an import file; passwords hashed before they are stored |
+//! | [`admin`] | `ota-gateway requestor add / passwd / disable / enable / list / allow` |
 //!
 //! Authentication itself (argon2, the verification cache) is [`crate::auth`].
 
+pub mod admin;
 pub mod import;
 pub mod repo;
 
 use std::collections::HashMap;
+use std::net::IpAddr;
+
+use ipnet::IpNet;
 
 /// An authenticated requestor: who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +45,23 @@ pub struct StoredRequestor {
     pub password_hash: String,
     /// False when the requestor is disabled.
     pub active: bool,
+    /// The networks it may call from; empty: any address.
+    pub allow: Vec<IpNet>,
+}
+
+impl StoredRequestor {
+    /// True when a client at `client` may authenticate as this requestor: always when its
+    /// allow-list is empty, else only from an address in it (an unknown address never).
+    /// IPv4 addresses mapped into IPv6 are checked as IPv4.
+    pub fn allows(&self, client: Option<IpAddr>) -> bool {
+        if self.allow.is_empty() {
+            return true;
+        }
+        client.is_some_and(|ip| {
+            let ip = ip.to_canonical();
+            self.allow.iter().any(|net| net.contains(&ip))
+        })
+    }
 }
 
 impl std::fmt::Debug for StoredRequestor {
@@ -49,6 +71,7 @@ impl std::fmt::Debug for StoredRequestor {
             .field("id_context", &self.id_context)
             .field("name", &self.name)
             .field("active", &self.active)
+            .field("allow", &self.allow)
             .finish_non_exhaustive()
     }
 }
@@ -78,5 +101,24 @@ impl Directory {
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn allow_lists() {
+        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![] };
+        assert!(r.allows(None));
+        assert!(r.allows(Some("203.0.113.9".parse().unwrap())));
+        r.allow = vec!["10.0.0.0/8".parse().unwrap(), "2001:db8::/32".parse().unwrap()];
+        assert!(r.allows(Some("10.1.2.3".parse().unwrap())));
+        assert!(r.allows(Some("::ffff:10.1.2.3".parse().unwrap())));
+        assert!(r.allows(Some("2001:db8::1".parse().unwrap())));
+        assert!(!r.allows(Some("127.0.0.1".parse().unwrap())));
+        assert!(!r.allows(None), "an unknown address is not in any list");
     }
 }

@@ -1,6 +1,9 @@
 //! All SQL of requestors.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
+use ipnet::IpNet;
 
 use super::StoredRequestor;
 use super::import::HashedRequestor;
@@ -12,12 +15,33 @@ row! {
     pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool }
 }
 
-/// Every requestor.
+row! {
+    /// A `requestor_allow` row.
+    pub(crate) struct AllowRow { requestor_id: String, network: String }
+}
+
+/// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
     let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active FROM requestor ORDER BY id", &[]).await?;
+    let allow_rows: Vec<AllowRow> = c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
+    let mut allow: HashMap<String, Vec<IpNet>> = HashMap::new();
+    for a in allow_rows {
+        let net = a
+            .network
+            .parse::<IpNet>()
+            .map_err(|_| StoreError::Data(format!("requestor_allow: {:?} of requestor {:?} is not a network", a.network, a.requestor_id)))?;
+        allow.entry(a.requestor_id).or_default().push(net);
+    }
     Ok(rows
         .into_iter()
-        .map(|r| StoredRequestor { id: r.id, id_context: r.id_context, name: r.name, password_hash: r.password_hash, active: r.active })
+        .map(|r| StoredRequestor {
+            allow: allow.remove(&r.id).unwrap_or_default(),
+            id: r.id,
+            id_context: r.id_context,
+            name: r.name,
+            password_hash: r.password_hash,
+            active: r.active,
+        })
         .collect())
 }
 
@@ -27,7 +51,7 @@ pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     Ok(n)
 }
 
-/// Creates or updates a requestor (by id).
+/// Creates or updates a requestor (by id); its allow-list is replaced when `r.allow` is given.
 pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<Utc>) -> Result<(), StoreError> {
     c.execute(
         "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at)
@@ -37,5 +61,49 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
         &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now],
     )
     .await?;
+    if let Some(allow) = &r.allow {
+        replace_allow(c, &r.id, allow).await?;
+    }
+    Ok(())
+}
+
+/// Creates a requestor; false (and nothing changed) when the id exists.
+pub(crate) async fn insert_new(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<Utc>) -> Result<bool, StoreError> {
+    let n = c
+        .execute(
+            "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+            &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now],
+        )
+        .await?;
+    if n == 1 && let Some(allow) = &r.allow {
+        replace_allow(c, &r.id, allow).await?;
+    }
+    Ok(n == 1)
+}
+
+/// Sets a requestor's password hash; false when there is no such requestor.
+pub(crate) async fn set_password(c: &mut Conn<'_>, id: &str, password_hash: &str) -> Result<bool, StoreError> {
+    Ok(c.execute("UPDATE requestor SET password_hash = $2 WHERE id = $1", &[&id, &password_hash]).await? == 1)
+}
+
+/// Enables or disables a requestor; false when there is no such requestor.
+pub(crate) async fn set_active(c: &mut Conn<'_>, id: &str, active: bool) -> Result<bool, StoreError> {
+    Ok(c.execute("UPDATE requestor SET active = $2 WHERE id = $1", &[&id, &active]).await? == 1)
+}
+
+/// True when the requestor exists.
+pub(crate) async fn exists(c: &mut Conn<'_>, id: &str) -> Result<bool, StoreError> {
+    let Scalar(n): Scalar<i64> = c.query_one("SELECT count(*) FROM requestor WHERE id = $1", &[&id]).await?;
+    Ok(n > 0)
+}
+
+/// Replaces a requestor's allow-list (empty: any address).
+pub(crate) async fn replace_allow(c: &mut Conn<'_>, id: &str, allow: &[IpNet]) -> Result<(), StoreError> {
+    c.execute("DELETE FROM requestor_allow WHERE requestor_id = $1", &[&id]).await?;
+    for net in allow {
+        let text = net.to_string();
+        c.execute("INSERT INTO requestor_allow (requestor_id, network) VALUES ($1, $2) ON CONFLICT DO NOTHING", &[&id, &text]).await?;
+    }
     Ok(())
 }

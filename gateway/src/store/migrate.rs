@@ -21,6 +21,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0004_store.sql"),
     include_str!("../../migrations/sqlite/0005_booking_revision.sql"),
     include_str!("../../migrations/sqlite/0006_booking_lifecycle.sql"),
+    include_str!("../../migrations/sqlite/0007_requestor_allow.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -28,6 +29,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0001_schema.sql"),
     include_str!("../../migrations/postgres/0002_booking_revision.sql"),
     include_str!("../../migrations/postgres/0003_booking_lifecycle.sql"),
+    include_str!("../../migrations/postgres/0004_requestor_allow.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

@@ -320,7 +320,7 @@ impl TestGateway {
 
     /// Answers a request as the gateway would (authentication included).
     pub async fn answer(&self, rq: AnyRequest) -> AnyMessage {
-        let meta = Meta { id: "test".into(), ticket: Ticket::new(), deadline: None };
+        let meta = Meta { id: "test".into(), ticket: Ticket::new(), deadline: None, client: None };
         operation::dispatch(&self.state, rq, &meta).await
     }
 
@@ -439,7 +439,7 @@ impl Drop for TestServer {
 pub struct GatewayProcess {
     /// The child.
     pub child: std::process::Child,
-    /// Its base URL.
+    /// Its base URL (with the base path, when `--base-path` or `OTA_GATEWAY_BASE_PATH` is given).
     pub url: String,
 }
 
@@ -447,16 +447,36 @@ impl GatewayProcess {
     /// Starts `ota-gateway serve --db DB` with extra arguments on a free port and waits until
     /// `/healthz` answers.
     pub async fn start(db: &str, extra: &[&str]) -> GatewayProcess {
+        GatewayProcess::start_with(db, extra, &[], None).await
+    }
+
+    /// Starts `ota-gateway serve --db DB` with extra arguments and environment variables on a
+    /// free port, its stderr to `log` (else discarded; `RUST_LOG=warn` unless `env` sets it),
+    /// and waits until `/healthz` answers.
+    pub async fn start_with(db: &str, extra: &[&str], env: &[(&str, &str)], log: Option<&Path>) -> GatewayProcess {
         let port = free_port();
+        let stderr = match log {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("create the log file")),
+            None => Stdio::null(),
+        };
+        let base = extra
+            .iter()
+            .position(|a| *a == "--base-path")
+            .and_then(|i| extra.get(i + 1).copied())
+            .or_else(|| env.iter().find(|(k, _)| *k == "OTA_GATEWAY_BASE_PATH").map(|(_, v)| *v))
+            .unwrap_or("")
+            .trim_end_matches('/')
+            .to_string();
         let child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
             .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--db", db])
             .args(extra)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("start ota-gateway");
-        let process = GatewayProcess { child, url: format!("http://127.0.0.1:{port}") };
+        let process = GatewayProcess { child, url: format!("http://127.0.0.1:{port}{base}") };
         process.wait_ready().await;
         process
     }
@@ -479,6 +499,49 @@ impl GatewayProcess {
     pub fn client(&self) -> Client {
         Client::new(self.url.clone())
     }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A line of `/proc/PID/status` as a number (`VmRSS` in KiB, `Threads`, …).
+    pub fn status(&self, field: &str) -> u64 {
+        let text = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("read /proc/PID/status");
+        text.lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc/{}/status", self.pid()))
+    }
+
+    /// Resident memory, in MiB.
+    pub fn rss_mib(&self) -> f64 {
+        self.status("VmRSS") as f64 / 1024.0
+    }
+
+    /// The `/metrics` text (from the main address).
+    pub async fn metrics(&self) -> String {
+        reqwest::get(format!("{}/metrics", self.url)).await.expect("GET /metrics").text().await.expect("metrics text")
+    }
+}
+
+/// The value of a series in a metrics text (`name` with its labels as written, e.g.
+/// `ota_requests_total{operation="hotelnbc",status="200"}`); 0 when absent.
+pub fn metric(text: &str, series: &str) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let (name, value) = l.rsplit_once(' ')?;
+            (name == series).then(|| value.parse::<f64>().ok()).flatten()
+        })
+        .unwrap_or(0.0)
+}
+
+/// A client of `url` whose connections come from the local address `from` (any of 127.0.0.0/8
+/// reaches a gateway on 127.0.0.1), so a test can play several client addresses.
+pub fn client_from(url: &str, from: std::net::IpAddr) -> Client {
+    let http = reqwest::Client::builder().local_address(from).build().expect("an HTTP client");
+    Client::with_http(url.to_string(), http)
 }
 
 impl Drop for GatewayProcess {

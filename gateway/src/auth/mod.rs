@@ -1,0 +1,327 @@
+//! Authentication from the POS: exactly two `Source` elements, in order — Type 22 with `ID`
+//! and `ID_Context` (optional `Instance`), then Type 88 with the same `ID` and
+//! `MessagePassword` — checked against the requestors of the content snapshot and the client's
+//! address.
+//!
+//! - Passwords are stored as argon2id PHC strings ([`hash_password`]); verification runs on a
+//!   fixed pool of argon2 workers ([`pool`]), each reusing one memory area: at most one
+//!   verification per worker at a time and a fixed amount of memory, whatever clients do; a
+//!   queued verification whose request is gone is skipped.
+//! - Every failure — a malformed POS, an unknown or inactive requestor, a wrong `ID_Context`, a
+//!   client address outside the requestor's allow-list, a wrong password, a throttled attempt —
+//!   is the same [`Problem::authentication`] (Type 4, Code 497). Every failure that reaches the
+//!   password check costs one argon2 verification (against a dummy hash when the requestor does
+//!   not exist), so the answer's timing tells neither which ids exist nor whether the password
+//!   was right.
+//! - Only a complete success is remembered ([`VerifiedCache`]), and the cache is consulted only
+//!   when everything but the password is right, so a partner sending many requests pays argon2
+//!   once, and a right password with a wrong context costs as much as a wrong one.
+//! - Repeated failures lock the client address and the requestor id for growing times
+//!   ([`throttle`]); a locked attempt costs no argon2 work. Nothing about passwords is logged.
+
+pub mod pool;
+pub mod throttle;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use argon2::password_hash::{PasswordHasher, SaltString};
+use argon2::Argon2;
+use blake2::Blake2bMac512;
+use blake2::digest::Mac;
+use ota_messages::common::{Pos, RequestorIdCode};
+use subtle::ConstantTimeEq;
+
+use crate::errors::Problem;
+use crate::metrics;
+use crate::requestors::{Directory, Requestor};
+
+pub use pool::Pool;
+pub use throttle::{Settings as ThrottleSettings, Throttle};
+
+/// A password could not be hashed.
+#[derive(Debug, thiserror::Error)]
+#[error("password hashing failed: {0}")]
+pub struct HashError(String);
+
+/// Hashes a password for the `requestor` table: argon2id with the crate's default cost
+/// (19 MiB, 2 passes) and a random salt, as a PHC string. Slow on purpose: call it from a
+/// blocking thread.
+pub fn hash_password(password: &str) -> Result<String, HashError> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| HashError(e.to_string()))
+}
+
+/// A hash of a password nobody knows, with the same cost as [`hash_password`]'s: verified
+/// against when the requestor does not exist, so that case takes as long as a wrong password.
+const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$8R0xk3yZJdRcgbQdMwV5Ww$LS3a0GzH7Gzq1cE5mWwpdCcOHZ2Yy6vvoxmS0W+Cm0c";
+
+/// The credentials read from a POS. Deliberately not `Debug`: it holds the password.
+struct Presented {
+    id: String,
+    id_context: String,
+    instance: Option<String>,
+    password: String,
+}
+
+/// Reads the two sources, or `None` when the POS does not have the required shape.
+fn presented(pos: &Pos) -> Option<Presented> {
+    let [first, second] = pos.source.as_slice() else {
+        return None;
+    };
+    let (who, creds) = (&first.requestor_id, &second.requestor_id);
+    if who.r#type != RequestorIdCode::Requestor || creds.r#type != RequestorIdCode::MessageCredentials {
+        return None;
+    }
+    // The password belongs in the second source only.
+    if who.id.is_empty() || who.message_password.is_some() || creds.id != who.id {
+        return None;
+    }
+    let id_context = who.id_context.as_deref().filter(|c| !c.is_empty())?;
+    let password = creds.message_password.as_deref().filter(|p| !p.is_empty())?;
+    Some(Presented {
+        id: who.id.clone(),
+        id_context: id_context.to_string(),
+        instance: who.instance.as_ref().map(|i| i.as_str().to_string()),
+        password: password.to_string(),
+    })
+}
+
+/// The longest a throttled attempt's answer is held back.
+pub const TARPIT: Duration = Duration::from_secs(2);
+
+/// Authentication of one gateway: its throttle and its cache of verified credentials (the
+/// argon2 workers are the process's, [`Pool::global`]).
+#[derive(Debug)]
+pub struct Authenticator {
+    throttle: Throttle,
+    cache: Option<VerifiedCache>,
+}
+
+impl Default for Authenticator {
+    fn default() -> Self {
+        Authenticator::new(ThrottleSettings::default())
+    }
+}
+
+impl Authenticator {
+    /// An authenticator with these throttle settings and an empty cache.
+    pub fn new(throttle: ThrottleSettings) -> Authenticator {
+        Authenticator { throttle: Throttle::new(throttle), cache: VerifiedCache::new() }
+    }
+
+    /// The throttle (for its sizes, in tests and metrics).
+    pub fn throttle(&self) -> &Throttle {
+        &self.throttle
+    }
+
+    /// Checks the POS of a request from `client` (the client's address, when known) against
+    /// the requestors. Failures say nothing about which part was wrong. `deadline`: when the
+    /// request gives up (a password check not started by then is not carried out).
+    pub async fn authenticate(&self, requestors: &Directory, pos: &Pos, client: Option<IpAddr>, deadline: Option<Instant>) -> Result<Requestor, Problem> {
+        let Some(p) = presented(pos) else {
+            tracing::info!(reason = "pos", "authentication failed");
+            metrics::auth_failure();
+            return Err(Problem::authentication());
+        };
+        let admission = match self.throttle.admit(client, &p.id, Instant::now()) {
+            Ok(a) => a,
+            Err(refused) => {
+                metrics::auth_throttled();
+                tracing::debug!(requestor = %p.id, verdict = ?refused.verdict, "authentication refused by the throttle");
+                // The answer waits while the lock holds (at most TARPIT, and within the
+                // request's time): a flood's connections then send little, at no argon2 cost.
+                let mut wait = refused.remaining.min(TARPIT);
+                if let Some(deadline) = deadline {
+                    wait = wait.min(deadline.saturating_duration_since(Instant::now()).saturating_sub(Duration::from_millis(50)));
+                }
+                tokio::time::sleep(wait).await;
+                return Err(Problem::authentication());
+            }
+        };
+        let row = requestors.get(&p.id);
+        // Everything but the password, checked first: the cache is only asked when all of it
+        // is right, so that a right password in a failing request costs what a wrong one does.
+        let rest_ok = row.is_some_and(|r| r.active && bool::from(r.id_context.as_bytes().ct_eq(p.id_context.as_bytes())) && r.allows(client));
+        let phc = row.map(|r| r.password_hash.as_str());
+        let cached = match (rest_ok, phc, &self.cache) {
+            (true, Some(phc), Some(cache)) => cache.hit(&p.id, phc, &p.password),
+            _ => false,
+        };
+        let ok = if cached {
+            metrics::auth_cache_hit();
+            true
+        } else {
+            // An unknown requestor is checked against the dummy hash: same cost.
+            let verified = match Pool::global().verify(phc.unwrap_or(DUMMY_HASH), &p.password, deadline).await {
+                Ok(v) => v,
+                Err(pool::PoolError::Expired) => {
+                    self.throttle.not_checked(admission);
+                    return Err(Problem::not_processed_in_time());
+                }
+                Err(e) => {
+                    self.throttle.not_checked(admission);
+                    tracing::error!(error = %e, "password verification failed");
+                    return Err(Problem::system());
+                }
+            };
+            verified && rest_ok && phc.is_some()
+        };
+        let now = Instant::now();
+        match row {
+            Some(row) if ok => {
+                if !cached && let Some(cache) = &self.cache {
+                    cache.insert(&p.id, &row.password_hash, &p.password);
+                }
+                self.throttle.succeeded(admission, now);
+                Ok(Requestor { id: p.id, id_context: row.id_context.clone(), name: row.name.clone(), instance: p.instance })
+            }
+            _ => {
+                metrics::auth_failure();
+                // The requestor id is not a secret; which check failed is, so it is not logged.
+                tracing::info!(requestor = %p.id, "authentication failed");
+                for lock in self.throttle.failed(admission) {
+                    match lock {
+                        throttle::Lock::Address { address, failures, lock } => tracing::warn!(
+                            client = %address, failures, lock_seconds = lock.as_secs_f64(),
+                            "client address locked after repeated authentication failures"
+                        ),
+                        throttle::Lock::Requestor { id, failures, lock } => tracing::warn!(
+                            requestor = %id, failures, lock_seconds = lock.as_secs_f64(),
+                            "requestor locked after repeated authentication failures"
+                        ),
+                    }
+                }
+                Err(Problem::authentication())
+            }
+        }
+    }
+}
+
+/// Recently verified credentials, so argon2 runs once per partner and password, not per request.
+///
+/// Safety of the design:
+/// - An entry is keyed by the requestor id and holds the exact stored PHC string it was
+///   verified against, plus a keyed BLAKE2b MAC of the password. The MAC key is random, made
+///   per process, and never leaves memory: the entries are useless for an offline guess at the
+///   password without it, and nothing is persisted.
+/// - A hit needs the same stored hash (a new password, imported or changed, has a new random
+///   salt, so old entries stop matching at once) and a MAC equal in constant time.
+/// - `active`, `ID_Context` and the allow-list are read from the content snapshot on every
+///   request, never cached, so disabling a requestor takes effect at once; and the cache is
+///   only asked when they are all right.
+/// - Only complete successes are cached; a wrong password always pays argon2. Entries expire
+///   after [`VerifiedCache::TTL`] and the map is bounded.
+pub struct VerifiedCache {
+    key: [u8; 32],
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+impl std::fmt::Debug for VerifiedCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.entries.lock().map(|e| e.len()).unwrap_or(0);
+        f.debug_struct("VerifiedCache").field("entries", &n).finish_non_exhaustive()
+    }
+}
+
+struct Entry {
+    phc: String,
+    mac: [u8; 64],
+    at: Instant,
+}
+
+impl VerifiedCache {
+    /// How long a verification is remembered.
+    pub const TTL: Duration = Duration::from_secs(15 * 60);
+    /// The most entries kept (the map is emptied when full).
+    pub const MAX_ENTRIES: usize = 10_000;
+
+    /// A cache with a fresh random key; `None` (no caching) if the system could not supply
+    /// one.
+    fn new() -> Option<VerifiedCache> {
+        let mut key = [0u8; 32];
+        match OsRng.try_fill_bytes(&mut key) {
+            Ok(()) => Some(VerifiedCache { key, entries: Mutex::new(HashMap::new()) }),
+            Err(e) => {
+                tracing::warn!(error = %e, "no random key for the credential cache; every request runs argon2");
+                None
+            }
+        }
+    }
+
+    fn mac(&self, phc: &str, password: &str) -> Option<[u8; 64]> {
+        let mut mac = <Blake2bMac512 as Mac>::new_from_slice(&self.key).ok()?;
+        // Length-prefixed fields, so no two (hash, password) pairs feed the same bytes.
+        mac.update(&(phc.len() as u64).to_le_bytes());
+        mac.update(phc.as_bytes());
+        mac.update(password.as_bytes());
+        Some(mac.finalize().into_bytes().into())
+    }
+
+    fn hit(&self, id: &str, phc: &str, password: &str) -> bool {
+        let Some(mac) = self.mac(phc, password) else {
+            return false;
+        };
+        let Ok(entries) = self.entries.lock() else {
+            return false;
+        };
+        entries
+            .get(id)
+            .is_some_and(|e| e.at.elapsed() < Self::TTL && e.phc == phc && bool::from(e.mac.ct_eq(&mac)))
+    }
+
+    fn insert(&self, id: &str, phc: &str, password: &str) {
+        let Some(mac) = self.mac(phc, password) else {
+            return;
+        };
+        if let Ok(mut entries) = self.entries.lock() {
+            if entries.len() >= Self::MAX_ENTRIES {
+                entries.retain(|_, e| e.at.elapsed() < Self::TTL);
+                if entries.len() >= Self::MAX_ENTRIES {
+                    entries.clear();
+                }
+            }
+            entries.insert(id.to_string(), Entry { phc: phc.to_string(), mac, at: Instant::now() });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn dummy_hash_parses_with_the_default_cost() {
+        let hash = argon2::password_hash::PasswordHash::new(DUMMY_HASH).unwrap();
+        let params = argon2::Params::try_from(&hash).unwrap();
+        let default = argon2::Params::default();
+        assert_eq!((params.m_cost(), params.t_cost(), params.p_cost()), (default.m_cost(), default.t_cost(), default.p_cost()));
+        assert_eq!(hash.algorithm.as_str(), "argon2id");
+    }
+
+    #[test]
+    fn hash_then_verify() {
+        let phc = hash_password("correct horse").unwrap();
+        let mut memory = Vec::new();
+        assert!(pool::verify_with(&mut memory, &phc, b"correct horse"));
+        assert!(!pool::verify_with(&mut memory, &phc, b"correct horse!"));
+        assert!(!pool::verify_with(&mut memory, "not a phc string", b"x"));
+    }
+
+    #[test]
+    fn cache_needs_same_hash_and_password() {
+        let cache = VerifiedCache { key: [7; 32], entries: Mutex::new(HashMap::new()) };
+        cache.insert("A", "$phc1", "pw");
+        assert!(cache.hit("A", "$phc1", "pw"));
+        assert!(!cache.hit("A", "$phc1", "pw2"));
+        assert!(!cache.hit("A", "$phc2", "pw"));
+        assert!(!cache.hit("B", "$phc1", "pw"));
+    }
+}

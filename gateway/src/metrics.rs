@@ -1,0 +1,238 @@
+//! The gateway's metrics, in the Prometheus/OpenMetrics text format at `GET /metrics` (or on
+//! `--metrics-addr`), from one process-wide registry (`prometheus-client`).
+//!
+//! Handlers record what happens with the small functions below; none of them can fail or
+//! block (an atomic add, or a map lookup under a short lock for labelled series). Label values
+//! are always `&'static str` chosen by the code, never taken from a request, so a client
+//! cannot grow the number of series.
+//!
+//! | series | type | recorded by |
+//! |---|---|---|
+//! | `ota_requests_total{operation,status}` | counter | every HTTP answer ([`request`]) |
+//! | `ota_request_duration_seconds{operation}` | histogram | every HTTP answer ([`request`]) |
+//! | `ota_auth_failures_total` | counter | [`auth_failure`] |
+//! | `ota_auth_throttled_total` | counter | [`auth_throttled`] |
+//! | `ota_auth_cache_hits_total` | counter | [`auth_cache_hit`] |
+//! | `ota_auth_argon2_checks_total`, `ota_auth_argon2_skipped_total` | counter | the argon2 workers |
+//! | `ota_auth_argon2_running`, `ota_auth_argon2_queued`, `ota_auth_argon2_workers` | gauge | the argon2 workers |
+//! | `ota_bookings_committed_total{kind}` | counter | [`booking_committed`] |
+//! | `ota_bookings_modified_total{kind}` | counter | [`booking_modified`] |
+//! | `ota_bookings_cancelled_total{kind}` | counter | [`booking_cancelled`] |
+//! | `ota_db_errors_total` | counter | [`db_error`] |
+//! | `ota_content_snapshot_age_seconds`, `ota_content_version` | gauge | [`content_snapshot`], set when scraped |
+
+use std::sync::LazyLock;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// The media type of [`render`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    operation: &'static str,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OperationLabel {
+    operation: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabel {
+    kind: &'static str,
+}
+
+type HistogramFamily = Family<OperationLabel, Histogram, fn() -> Histogram>;
+
+fn latency_histogram() -> Histogram {
+    // 1 ms … ~16 s.
+    Histogram::new(exponential_buckets(0.001, 2.0, 15))
+}
+
+struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: HistogramFamily,
+    auth_failures: Counter,
+    auth_throttled: Counter,
+    auth_cache_hits: Counter,
+    argon2_checks: Counter,
+    argon2_skipped: Counter,
+    argon2_running: Gauge,
+    argon2_queued: Gauge,
+    argon2_workers: Gauge,
+    committed: Family<KindLabel, Counter>,
+    modified: Family<KindLabel, Counter>,
+    cancelled: Family<KindLabel, Counter>,
+    db_errors: Counter,
+    content_age: Gauge<f64, AtomicU64>,
+    content_version: Gauge,
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
+    let mut registry = Registry::with_prefix("ota");
+    let m = Metrics {
+        requests: Family::default(),
+        latency: Family::new_with_constructor(latency_histogram as fn() -> Histogram),
+        auth_failures: Counter::default(),
+        auth_throttled: Counter::default(),
+        auth_cache_hits: Counter::default(),
+        argon2_checks: Counter::default(),
+        argon2_skipped: Counter::default(),
+        argon2_running: Gauge::default(),
+        argon2_queued: Gauge::default(),
+        argon2_workers: Gauge::default(),
+        committed: Family::default(),
+        modified: Family::default(),
+        cancelled: Family::default(),
+        db_errors: Counter::default(),
+        content_age: Gauge::default(),
+        content_version: Gauge::default(),
+        registry: Registry::default(),
+    };
+    registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
+    registry.register("request_duration_seconds", "Time from the request's arrival to its answer, by operation", m.latency.clone());
+    registry.register("auth_failures", "Authentication failures (wrong credentials, context, state or address), throttled attempts excluded", m.auth_failures.clone());
+    registry.register("auth_throttled", "Authentication attempts refused by the throttle without checking the password", m.auth_throttled.clone());
+    registry.register("auth_cache_hits", "Successful authentications answered from the verification cache (no argon2)", m.auth_cache_hits.clone());
+    registry.register("auth_argon2_checks", "argon2 password verifications carried out", m.argon2_checks.clone());
+    registry.register("auth_argon2_skipped", "argon2 verifications not carried out because their request was gone (client hung up or timed out)", m.argon2_skipped.clone());
+    registry.register("auth_argon2_running", "argon2 verifications running now", m.argon2_running.clone());
+    registry.register("auth_argon2_queued", "argon2 verifications waiting for a worker", m.argon2_queued.clone());
+    registry.register("auth_argon2_workers", "argon2 worker threads (the most verifications at once)", m.argon2_workers.clone());
+    registry.register("bookings_committed", "Bookings committed (new bookings, not repeats), by kind", m.committed.clone());
+    registry.register("bookings_modified", "Booking modifications committed, by kind", m.modified.clone());
+    registry.register("bookings_cancelled", "Bookings cancelled, by kind", m.cancelled.clone());
+    registry.register("db_errors", "Database failures met while answering (answered as a system error) or refreshing content", m.db_errors.clone());
+    registry.register("content_snapshot_age_seconds", "Seconds since the content snapshot was last confirmed current against the store", m.content_age.clone());
+    registry.register("content_version", "Content version of the snapshot served", m.content_version.clone());
+    Metrics { registry, ..m }
+});
+
+/// The operation label of a request path (already without the base path): the operation's
+/// path without its slash (`hotelnbc`), `healthz`, `metrics`, or `other`.
+pub fn operation_label(path: &str) -> &'static str {
+    if let Some(op) = ota_messages::OPERATIONS.iter().find(|op| op.path == path) {
+        return op.path.trim_start_matches('/');
+    }
+    match path {
+        "/healthz" => "healthz",
+        "/metrics" => "metrics",
+        _ => "other",
+    }
+}
+
+/// One HTTP request answered: its operation label (see [`operation_label`]), HTTP status and
+/// how long it took.
+pub fn request(operation: &'static str, status: u16, took: Duration) {
+    let m = &*METRICS;
+    m.requests.get_or_create(&RequestLabels { operation, status }).inc();
+    m.latency.get_or_create(&OperationLabel { operation }).observe(took.as_secs_f64());
+}
+
+/// An authentication failed (after its password was checked, or for a requestor that does not
+/// exist). Throttled attempts are counted by [`auth_throttled`] instead.
+pub fn auth_failure() {
+    METRICS.auth_failures.inc();
+}
+
+/// An authentication attempt was refused by the throttle, without any password check.
+pub fn auth_throttled() {
+    METRICS.auth_throttled.inc();
+}
+
+/// A successful authentication answered from the verification cache.
+pub fn auth_cache_hit() {
+    METRICS.auth_cache_hits.inc();
+}
+
+/// A booking was committed (a new one: a repeated Commit returning the same booking is not
+/// counted). `kind`: `"activity"` or `"hotel"`.
+pub fn booking_committed(kind: &'static str) {
+    METRICS.committed.get_or_create(&KindLabel { kind }).inc();
+}
+
+/// A change of a booking was committed. `kind`: `"activity"` or `"hotel"`.
+pub fn booking_modified(kind: &'static str) {
+    METRICS.modified.get_or_create(&KindLabel { kind }).inc();
+}
+
+/// A booking was cancelled (a cancellation committed, not a repeat of one). `kind`:
+/// `"activity"` or `"hotel"`.
+pub fn booking_cancelled(kind: &'static str) {
+    METRICS.cancelled.get_or_create(&KindLabel { kind }).inc();
+}
+
+/// A database failure was met (a request answered with a system error, a failed health check or
+/// content refresh).
+pub fn db_error() {
+    METRICS.db_errors.inc();
+}
+
+/// The content snapshot served: its version and how long ago it was last confirmed current.
+pub fn content_snapshot(version: i64, age: Duration) {
+    METRICS.content_version.set(version);
+    METRICS.content_age.set(age.as_secs_f64());
+}
+
+/// argon2 work: a verification starts (`+1`) or ends (`-1`).
+pub(crate) fn argon2_running(delta: i64) {
+    METRICS.argon2_running.inc_by(delta);
+}
+
+/// argon2 work: a verification is queued (`+1`) or leaves the queue (`-1`).
+pub(crate) fn argon2_queued(delta: i64) {
+    METRICS.argon2_queued.inc_by(delta);
+}
+
+/// argon2 work: one verification carried out.
+pub(crate) fn argon2_checked() {
+    METRICS.argon2_checks.inc();
+}
+
+/// argon2 work: one verification skipped (its request was gone).
+pub(crate) fn argon2_skipped() {
+    METRICS.argon2_skipped.inc();
+}
+
+/// argon2 work: the number of worker threads.
+pub(crate) fn argon2_workers(n: usize) {
+    METRICS.argon2_workers.set(i64::try_from(n).unwrap_or(i64::MAX));
+}
+
+/// Every series, in the OpenMetrics text format (which Prometheus reads).
+pub fn render() -> String {
+    let mut out = String::new();
+    if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &METRICS.registry) {
+        tracing::error!(error = %e, "metrics could not be encoded");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_fixed_and_series_render() {
+        assert_eq!(operation_label("/hotelnbc"), "hotelnbc");
+        assert_eq!(operation_label("/healthz"), "healthz");
+        assert_eq!(operation_label("/anything/else"), "other");
+        request("hotelnbc", 200, Duration::from_millis(3));
+        booking_committed("activity");
+        let text = render();
+        assert!(text.contains("ota_requests_total{operation=\"hotelnbc\",status=\"200\"}"), "{text}");
+        assert!(text.contains("ota_request_duration_seconds_bucket{le=\"0.004\",operation=\"hotelnbc\"}") || text.contains("ota_request_duration_seconds_bucket{operation=\"hotelnbc\",le=\"0.004\"}"), "{text}");
+        assert!(text.contains("ota_bookings_committed_total{kind=\"activity\"}"), "{text}");
+        assert!(text.ends_with("# EOF\n"), "{text}");
+    }
+}

@@ -1,0 +1,167 @@
+//! Requestor administration (`ota-gateway requestor …`): create a requestor, change its
+//! password, disable or enable it, set its allow-list, list them. Each change is one write
+//! transaction that also moves the content version on, so every running gateway (on the same
+//! database) serves it within a second. Passwords come in clear from the caller (a prompt or
+//! stdin, never the command line) and only their argon2id hash is stored.
+
+use ipnet::IpNet;
+
+use super::import::{self, RequestorInput};
+use super::{StoredRequestor, repo};
+use crate::auth::pool::MAX_PASSWORD;
+use crate::auth::{HashError, hash_password};
+use crate::import::ImportError;
+use crate::store::{Abandoned, Store, StoreError, Ticket, bump_content_version};
+
+/// A requestor administration command failed; nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    /// No requestor has this id.
+    #[error("no requestor {0:?}")]
+    NotFound(String),
+    /// A requestor with this id exists already.
+    #[error("requestor {0:?} exists already (use `requestor passwd`, `enable`, `disable` or `allow` to change it)")]
+    Exists(String),
+    /// A value is not acceptable.
+    #[error("{0}")]
+    Invalid(String),
+    /// The password could not be hashed.
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    /// The store failed.
+    #[error("database: {0}")]
+    Store(#[from] StoreError),
+    /// A background task failed.
+    #[error("background task: {0}")]
+    Task(String),
+}
+
+impl From<Abandoned> for AdminError {
+    fn from(_: Abandoned) -> Self {
+        AdminError::Task("the change was abandoned".into())
+    }
+}
+
+impl From<ImportError> for AdminError {
+    fn from(e: ImportError) -> Self {
+        match e {
+            ImportError::Store(e) => AdminError::Store(e),
+            other => AdminError::Invalid(other.to_string()),
+        }
+    }
+}
+
+/// A requestor to create.
+#[derive(Clone)]
+pub struct NewRequestor {
+    /// `RequestorID@ID`.
+    pub id: String,
+    /// The distributor context (`ID_Context` of the Type 22 source).
+    pub id_context: String,
+    /// A display name.
+    pub name: String,
+    /// The `MessagePassword`, in clear (only its hash is stored).
+    pub password: String,
+    /// False to create it disabled.
+    pub active: bool,
+    /// The networks it may call from; empty: any address.
+    pub allow: Vec<IpNet>,
+}
+
+impl std::fmt::Debug for NewRequestor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewRequestor")
+            .field("id", &self.id)
+            .field("id_context", &self.id_context)
+            .field("name", &self.name)
+            .field("active", &self.active)
+            .field("allow", &self.allow)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs `f` in a write transaction that also bumps the content version.
+async fn change<T, F>(store: &Store, f: F) -> Result<T, AdminError>
+where
+    T: Send + 'static,
+    F: for<'a, 'c> FnOnce(&'a mut crate::store::Conn<'c>) -> futures_util::future::BoxFuture<'a, Result<T, AdminError>> + Send + 'static,
+{
+    store
+        .write(&Ticket::new(), None, move |c| {
+            Box::pin(async move {
+                let out = f(c).await?;
+                bump_content_version(c).await?;
+                Ok(out)
+            })
+        })
+        .await
+}
+
+/// Creates a requestor (refused when the id exists).
+pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
+    let input = RequestorInput {
+        id: new.id.clone(),
+        id_context: new.id_context,
+        name: new.name,
+        password: new.password,
+        active: new.active,
+        allow: Some(new.allow.iter().map(ToString::to_string).collect()),
+    };
+    let mut hashed = import::hash_all(vec![input]).await?;
+    let Some(r) = hashed.pop() else {
+        return Err(AdminError::Task("nothing was hashed".into()));
+    };
+    let now = chrono::Utc::now();
+    let id = new.id;
+    let created = change(store, move |c| Box::pin(async move { Ok(repo::insert_new(c, &r, now).await?) })).await?;
+    if created { Ok(()) } else { Err(AdminError::Exists(id)) }
+}
+
+/// Checks a new password: not empty, not over [`MAX_PASSWORD`] bytes.
+pub fn check_password(password: &str) -> Result<(), AdminError> {
+    if password.trim().is_empty() {
+        return Err(AdminError::Invalid("the password is empty".into()));
+    }
+    if password.len() > MAX_PASSWORD {
+        return Err(AdminError::Invalid(format!("the password has more than {MAX_PASSWORD} bytes")));
+    }
+    Ok(())
+}
+
+/// Sets a requestor's password. The old one stops working at once on every gateway (its
+/// cached verifications no longer match the stored hash).
+pub async fn passwd(store: &Store, id: &str, password: String) -> Result<(), AdminError> {
+    check_password(&password)?;
+    let hash = tokio::task::spawn_blocking(move || hash_password(&password)).await.map_err(|e| AdminError::Task(e.to_string()))??;
+    let key = id.to_string();
+    let found = change(store, move |c| Box::pin(async move { Ok(repo::set_password(c, &key, &hash).await?) })).await?;
+    if found { Ok(()) } else { Err(AdminError::NotFound(id.to_string())) }
+}
+
+/// Enables (`true`) or disables (`false`) a requestor.
+pub async fn set_active(store: &Store, id: &str, active: bool) -> Result<(), AdminError> {
+    let key = id.to_string();
+    let found = change(store, move |c| Box::pin(async move { Ok(repo::set_active(c, &key, active).await?) })).await?;
+    if found { Ok(()) } else { Err(AdminError::NotFound(id.to_string())) }
+}
+
+/// Replaces a requestor's allow-list (empty: any address).
+pub async fn set_allow(store: &Store, id: &str, allow: Vec<IpNet>) -> Result<(), AdminError> {
+    let key = id.to_string();
+    let found = change(store, move |c| {
+        Box::pin(async move {
+            if !repo::exists(c, &key).await? {
+                return Ok(false);
+            }
+            repo::replace_allow(c, &key, &allow).await?;
+            Ok(true)
+        })
+    })
+    .await?;
+    if found { Ok(()) } else { Err(AdminError::NotFound(id.to_string())) }
+}
+
+/// Every requestor, by id.
+pub async fn list(store: &Store) -> Result<Vec<StoredRequestor>, AdminError> {
+    Ok(store.read(|c| Box::pin(async move { repo::load_all(c).await })).await?)
+}
