@@ -230,18 +230,8 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
             AnyMessage::HotelResModifyRs(Box::new(run(state, content, meta, now, &*rq, hotels::modify).await))
         }
         AnyRequest::HotelAvailRq(rq) => AnyMessage::HotelAvailRs(Box::new(run(state, content, meta, now, &*rq, hotels::availability).await)),
-        AnyRequest::HotelResRq(rq) => AnyMessage::HotelResRs(Box::new(run(state, content, meta, now, &*rq, not_implemented).await)),
-        AnyRequest::CancelRq(rq) => AnyMessage::CancelRs(Box::new(run(state, content, meta, now, &*rq, not_implemented).await)),
+        AnyRequest::HotelResRq(rq) => AnyMessage::HotelResRs(Box::new(run(state, content, meta, now, &*rq, hotels::book).await)),
+        AnyRequest::CancelRq(rq) => AnyMessage::CancelRs(Box::new(run(state, content, meta, now, &*rq, crate::bookings::cancel).await)),
     }
 }
 
-/// Placeholder answer of hotel availability, hotel booking and cancellation until they are
-/// implemented (to be replaced): a Type 2 "No implementation" error.
-async fn not_implemented<Q: ota_messages::runtime::Message, R>(_cx: &Ctx, _rq: &Q) -> Result<R, OpError> {
-    let problem = Problem::new(
-        ota_messages::common::ErrorWarningType::NoImplementation,
-        ErrorCode::UnableToProcess,
-        format!("{} is not implemented yet.", Q::ROOT),
-    );
-    Err(problem.at(format!("/{}", Q::ROOT)).into())
-}

@@ -13,7 +13,8 @@ use crate::bookings::repo::Claim;
 use crate::bookings::{self, Kind};
 use crate::import::ImportError;
 use crate::row;
-use crate::shared::policy_repo::{self, CancelRuleRow};
+use crate::shared::cancellation::{Cancellation, Penalty};
+use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
 use crate::shared::reference::new_reference;
 use crate::store::{Conn, Param, Scalar, StoreError};
 
@@ -614,14 +615,77 @@ row! {
 
 /// The booking of a requestor with this Client reference.
 pub(crate) async fn find(c: &mut Conn<'_>, requestor: &str, client_ref: &str) -> Result<Option<Booking>, StoreError> {
+    Ok(find_stored(c, requestor, client_ref, false).await?.map(|s| s.booking))
+}
+
+/// A stored activity booking with what cancellation needs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Stored {
+    /// The row id.
+    pub id: i64,
+    /// The booking.
+    pub booking: Booking,
+    /// The penalties fixed when it was booked.
+    pub penalties: Vec<Penalty>,
+    /// When and at what cost it was cancelled.
+    pub cancelled: Option<Cancellation>,
+}
+
+row! {
+    /// The cancellation columns of an `activity_booking` row.
+    struct CancelledRow { cancelled_at: Option<NaiveDateTime>, cancel_penalty: Option<Decimal> }
+}
+
+/// The booking of a requestor with this Client reference, or (`internal`) this Internal one.
+pub(crate) async fn find_stored(c: &mut Conn<'_>, requestor: &str, reference: &str, internal: bool) -> Result<Option<Stored>, StoreError> {
+    let column = if internal { "reference" } else { "client_reference" };
     let row: Option<BookingRow> = c
         .query_opt(
-            "SELECT id, reference, client_reference, activity_id, product_code, service_code, service_date, start_at, end_at, total, currency
-             FROM activity_booking WHERE requestor_id = $1 AND client_reference = $2",
-            &[&requestor, &client_ref],
+            &format!(
+                "SELECT id, reference, client_reference, activity_id, product_code, service_code, service_date, start_at, end_at, total, currency
+                 FROM activity_booking WHERE requestor_id = $1 AND {column} = $2"
+            ),
+            &[&requestor, &reference],
         )
         .await?;
     let Some(row) = row else { return Ok(None) };
+    let id = row.id;
+    let state: CancelledRow = c.query_one("SELECT cancelled_at, cancel_penalty FROM activity_booking WHERE id = $1", &[&id]).await?;
+    let penalties: Vec<PenaltyRow> =
+        c.query("SELECT CAST(0 AS BIGINT) AS item, deadline, percent FROM activity_booking_penalty WHERE booking_id = $1 ORDER BY position", &[&id]).await?;
+    let cancelled = match (state.cancelled_at, state.cancel_penalty) {
+        (Some(at), penalty) => Some(Cancellation { at, penalty: penalty.unwrap_or_default() }),
+        (None, _) => None,
+    };
+    let Some(booking) = load_booking(c, row).await? else { return Ok(None) };
+    Ok(Some(Stored { id, booking, penalties: penalties.iter().map(PenaltyRow::penalty).collect(), cancelled }))
+}
+
+/// Cancels a booking and gives its places back, in the caller's write transaction; `false`
+/// (and nothing written) when it was cancelled already.
+pub(crate) async fn cancel(c: &mut Conn<'_>, s: &Stored, cancellation: Cancellation, now: DateTime<Utc>) -> Result<bool, StoreError> {
+    let changed = c
+        .execute(
+            "UPDATE activity_booking SET status = 'Cancelled', cancelled_at = $2, cancel_penalty = $3, updated_at = $4 WHERE id = $1 AND cancelled_at IS NULL",
+            &[&s.id, &cancellation.at, &cancellation.penalty, &now],
+        )
+        .await?;
+    if changed == 0 {
+        return Ok(false);
+    }
+    let b = &s.booking;
+    let key = b.service_key();
+    c.execute(
+        "UPDATE activity_places_booked SET places = CASE WHEN places >= $5 THEN places - $5 ELSE 0 END
+         WHERE activity_id = $1 AND product_code = $2 AND service_code = $3 AND date = $4",
+        &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date, &(b.participants.len() as i64)],
+    )
+    .await?;
+    Ok(true)
+}
+
+/// The rest of a booking after its row: participants and pickup.
+async fn load_booking(c: &mut Conn<'_>, row: BookingRow) -> Result<Option<Booking>, StoreError> {
     let participants: Vec<ParticipantRow> = c
         .query(
             "SELECT participant_id, category, age, name_prefix, given_name, surname, amount

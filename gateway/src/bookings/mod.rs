@@ -10,7 +10,12 @@
 //!
 //! The SQL of each kind's bookings stays in its area's repo (`hotels`, `activities`).
 
+mod handlers;
+pub mod mapping;
 pub(crate) mod repo;
+pub mod rules;
+
+pub use handlers::cancel;
 
 /// The two kinds of booking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,8 +2,10 @@
 //! their own files) hotel availability and hotel booking.
 
 mod availability;
+mod reservation;
 
 pub use availability::availability;
+pub use reservation::book;
 
 use ota_messages::booking_read::{self as read, ReadDateType, ReservationsList};
 use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};

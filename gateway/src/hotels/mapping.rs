@@ -2,6 +2,7 @@
 //! payload (and the parts of a modify request read back), and a hotel's NBC content.
 
 pub mod offers;
+pub mod reservation;
 
 use ota_messages::booking_read::{BookingStatus, HotelReservation, ReservationUniqueId};
 use ota_messages::common::{
@@ -30,7 +31,7 @@ pub(crate) fn total(currency: &str, amount: Decimal) -> Total {
     Total { currency_code: Some(currency.to_string()), amount_after_tax: Some(rt::Decimal(amount)) }
 }
 
-fn rph_list(rphs: &[u64]) -> Option<Vec<m::RphReference>> {
+pub(crate) fn rph_list(rphs: &[u64]) -> Option<Vec<m::RphReference>> {
     (!rphs.is_empty()).then(|| rphs.iter().map(|&rph| m::RphReference { rph }).collect())
 }
 
@@ -206,7 +207,7 @@ pub fn modify_payload(reservation: &HotelReservation) -> Option<m::HotelResModif
 }
 
 /// `Comments`, or `None` when there are none.
-fn comments_element(comments: &[Comment]) -> Option<m::Comments> {
+pub(crate) fn comments_element(comments: &[Comment]) -> Option<m::Comments> {
     (!comments.is_empty()).then(|| m::Comments {
         comment: comments
             .iter()

@@ -30,5 +30,5 @@ pub(crate) mod repo;
 pub mod rules;
 
 pub use cache::BookingCache;
-pub use handlers::{availability, descriptive_info, modify, read};
+pub use handlers::{availability, book, descriptive_info, modify, read};
 pub use mapping::modify_payload;

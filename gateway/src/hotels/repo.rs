@@ -12,7 +12,8 @@ use super::booking::{
 };
 use super::catalogue::{Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
 use super::import::ImportedHotels;
-use super::rules::inventory;
+use super::rules::{inventory, reservation};
+use crate::shared::reference::new_reference;
 use crate::bookings::repo::Claim;
 use crate::bookings::{self, Kind};
 use crate::import::ImportError;
@@ -471,6 +472,30 @@ pub(crate) async fn find(c: &mut Conn<'_>, owner: &str, client: Option<&str>, in
     })
 }
 
+row! {
+    /// A booking's row id and an item number.
+    struct ItemRow { id: i64, item_rph: Option<i64> }
+}
+
+/// Finds an item of a booking of `owner` by its item-level (Type 37) reference, as a Client
+/// and/or Internal one: the booking's row id and the item's number.
+pub(crate) async fn find_item(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Option<(i64, u64)>, StoreError> {
+    let contexts: Vec<&str> = [(by_client, "Client"), (by_internal, "Internal")].into_iter().filter(|(on, _)| *on).map(|(_, c)| c).collect();
+    for context in contexts {
+        let row: Option<ItemRow> = c
+            .query_opt(
+                "SELECT b.id, r.item_rph FROM hotel_booking_reference r JOIN hotel_booking b ON b.id = r.booking_id
+                 WHERE b.requestor_id = $1 AND r.value = $2 AND r.source_context = $3 AND r.res_id_type = '37'",
+                &[&owner, &reference, &context],
+            )
+            .await?;
+        if let Some(ItemRow { id, item_rph: Some(rph) }) = row {
+            return Ok(Some((id, u64::try_from(rph).map_err(|_| StoreError::Data(format!("item_rph {rph}")))?)));
+        }
+    }
+    Ok(None)
+}
+
 /// A revision never given before: every write of a booking takes one.
 async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     let Scalar(revision) = match c.dialect() {
@@ -853,6 +878,64 @@ pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreEr
         .await?;
     insert_children(c, id, b).await?;
     Ok(id)
+}
+
+/// The outcome of a hotel Commit.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Committed {
+    /// A new booking, with its Internal reference.
+    New(Booking),
+    /// The booking already made with this Client reference, unchanged.
+    Existing(Booking),
+}
+
+/// Why a hotel Commit stored nothing.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CommitError {
+    /// The Client reference names an activity booking of the requestor.
+    #[error("the Client reference names an activity booking")]
+    ReferenceTaken,
+    /// The rooms are not left.
+    #[error(transparent)]
+    Inventory(#[from] InventoryError),
+}
+
+impl From<StoreError> for CommitError {
+    fn from(e: StoreError) -> Self {
+        CommitError::Inventory(InventoryError::Store(e))
+    }
+}
+
+/// Books: the booking already made with this (owner, Client reference), or else `b` stored
+/// under a new Internal reference with its rooms taken (never beyond those on sale). Runs in
+/// a write transaction; on an error the caller's transaction is rolled back.
+pub(crate) async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, CommitError> {
+    c.lock_catalogue(false).await?;
+    // The Client reference is claimed first: a concurrent Commit with the same one waits here
+    // for this transaction and then finds the booking.
+    match bookings::repo::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
+        Claim::Claimed => {}
+        Claim::Taken(Kind::Activity) => return Err(CommitError::ReferenceTaken),
+        Claim::Taken(Kind::Hotel) => {
+            if let Lookup::Found(at) = find(c, &b.owner, Some(&b.client_ref), None).await? {
+                return Ok(Committed::Existing(load(c, at.id).await?));
+            }
+            return Err(StoreError::Data(format!("Client reference {:?} of {:?} is registered without its hotel booking", b.client_ref, b.owner)).into());
+        }
+    }
+    let mut internal = None;
+    for _ in 0..5 {
+        let candidate = new_reference("HTL");
+        if c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&candidate]).await?.is_none() {
+            internal = Some(candidate);
+            break;
+        }
+    }
+    let internal = internal.ok_or_else(|| StoreError::Data("no free booking reference after 5 draws".into()))?;
+    let booked = reservation::with_reference(b.clone(), &internal);
+    insert(c, &booked).await?;
+    apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
+    Ok(Committed::New(booked))
 }
 
 /// Replaces a stored booking with `b`, unless it changed since `read_at` (its last update as

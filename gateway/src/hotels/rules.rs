@@ -4,6 +4,7 @@
 
 pub mod availability;
 pub mod inventory;
+pub mod reservation;
 
 use std::collections::HashSet;
 

@@ -1,0 +1,70 @@
+//! `/hotelbook`.
+
+use ota_messages::hotel_res::{OtaHotelResRq, OtaHotelResRs};
+
+use super::not_left;
+use crate::errors::warnings;
+use crate::hotels::booking::Company;
+use crate::hotels::mapping::reservation as mapping;
+use crate::hotels::repo::{self, CommitError, Committed};
+use crate::hotels::rules::MAX_PROBLEMS;
+use crate::hotels::rules::inventory;
+use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
+use crate::operation::{Ctx, OpError};
+use crate::shared::action::Action;
+use crate::shared::lang::Languages;
+
+/// `/hotelbook`: `Quote` (or none) prices the booking and checks that its rooms are left, and
+/// stores nothing; `Commit` books it once per (requestor, Client reference), taking its rooms
+/// in the same transaction, never beyond those on sale. A repeated Commit answers the booking
+/// already made (with a warning when it asked for something else). See
+/// [`rules`](crate::hotels::rules::reservation) for what a booking must be.
+pub async fn book(cx: &Ctx, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError> {
+    let action = Action::of(rq.res_status.as_ref(), "/OTA_HotelResRQ/@ResStatus")?;
+    let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
+    let asker = Asker {
+        owner: cx.requestor.id.clone(),
+        company: Company { name: cx.requestor.name.clone(), code: Some(cx.requestor.id.clone()), short_name: None },
+        today: cx.today(),
+        now: cx.local_now(),
+    };
+    let asked = rules::booking(&rq.hotel_reservations.hotel_reservation, &asker, &cx.content.hotels, action.commits())
+        .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
+    let mut notes = Vec::new();
+    let answer = match action {
+        Action::Quote => {
+            let wanted = inventory::change(None, Some(&asked));
+            let quoted = asked.clone();
+            cx.peek(move |c| Box::pin(async move { repo::check_inventory(c, &wanted).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) })).await?;
+            asked
+        }
+        Action::Commit => {
+            let wanted = asked.clone();
+            let committed = cx
+                .write(move |c| {
+                    Box::pin(async move {
+                        repo::commit(c, &wanted).await.map_err(|e| match e {
+                            CommitError::ReferenceTaken => rules::reference_taken(&wanted.client_ref).into(),
+                            CommitError::Inventory(e) => not_left(e, &wanted, ROOM_STAYS),
+                        })
+                    })
+                })
+                .await?;
+            match committed {
+                Committed::New(b) => {
+                    crate::metrics::booking_committed("hotel");
+                    b
+                }
+                Committed::Existing(b) => {
+                    if !rules::same_stays(&b, &asked) {
+                        notes.push(rules::already_booked(&b));
+                    }
+                    b
+                }
+            }
+        }
+    };
+    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    let rs = OtaHotelResRs::success(mapping::booked(&answer, &cx.content.hotels, &languages, with_breakdown));
+    Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
+}
