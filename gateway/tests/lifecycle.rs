@@ -390,6 +390,28 @@ async fn activity_partner_day(b: Backend) {
     let internal = rs.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
     assert_eq!(places_booked(&server, date).await, 3);
 
+    // Read: the activity booking as a HotelReservation without room stays, its service in full.
+    let read: OtaResRetrieveRs = client.send(&read_rq("DAY-A-1", "Client")).await.unwrap();
+    assert!(read.is_success(), "{:?}", read.errors());
+    let r = &read.reservations_list.as_ref().unwrap().hotel_reservation[0];
+    assert_eq!((r.room_stay_reservation, &r.res_status), (Some(false), &BookingStatus::Reserved));
+    assert!(r.room_stays.is_none());
+    let service = &r.services.as_ref().unwrap().service[0];
+    let details = service.service_details.as_ref().unwrap();
+    assert_eq!(details.time_span.as_ref().unwrap().start.local.date(), date);
+    assert_eq!(details.res_guest_rphs.as_ref().unwrap().res_guest_rph.len(), 3);
+    assert!(details.cancel_penalties.as_ref().is_some_and(|p| !p.cancel_penalty.is_empty()));
+    assert_eq!(service.tpa_extensions.as_ref().unwrap().tour_activity.as_ref().unwrap().tour_activity_id, "LESPMIBKUI");
+    assert_eq!(r.res_guests.as_ref().unwrap().res_guest.len(), 3);
+    // The list shows it, after the hotel bookings.
+    let list = OtaReadRq::from_xml(&format!(
+        r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1" ReturnListIndicator="true">{POS_XML}<ReadRequests><HotelReadRequest><SelectionCriteria Start="{date}" End="{date}" DateType="ArrivalDate"/></HotelReadRequest></ReadRequests></OTA_ReadRQ>"#
+    ))
+    .unwrap();
+    let rs: OtaResRetrieveRs = client.send(&list).await.unwrap();
+    let lines = &rs.reservations_list.as_ref().unwrap().hotel_reservation;
+    assert!(lines.iter().any(|l| l.room_stay_reservation == Some(false) && l.unique_id.iter().any(|u| u.id == internal)));
+
     // Cancel Quote: free (the demo policy: 24 hours), nothing changes.
     let quote: OtaCancelRs = client.send(&cancel_rq("Quote", "36", "DAY-A-1", "Client")).await.unwrap();
     assert!(quote.is_success(), "{:?}", quote.errors());
@@ -405,6 +427,9 @@ async fn activity_partner_day(b: Backend) {
     assert_eq!(again.status, TransactionStatus::Committed);
     assert_eq!(again.cancel_info_rs, cancelled.cancel_info_rs);
     assert_eq!(places_booked(&server, date).await, 0, "given back once");
+    let read: OtaResRetrieveRs = client.send(&read_rq(&internal, "Internal")).await.unwrap();
+    assert_eq!(read.reservations_list.as_ref().unwrap().hotel_reservation[0].res_status, BookingStatus::Cancelled);
+    assert_eq!(warning_codes(&read), vec![ErrorCode::BookingAlreadyCancelled]);
     // Another partner cannot see it.
     let foreign = format!(
         r#"<OTA_CancelRQ xmlns="{NS}" Version="2008.1" CancelType="Quote"><POS><Source><RequestorID Type="22" ID="PARTNER2" ID_Context="P2-DIST"/></Source><Source><RequestorID Type="88" ID="PARTNER2" MessagePassword="partner2-password"/></Source></POS><UniqueID Type="36" ID="{internal}" ID_Context="Internal"/></OTA_CancelRQ>"#

@@ -25,7 +25,14 @@ use ota_messages::tour_activity_book::{
 use ota_messages::tour_activity_search::{SearchActivityDescription, SearchActivityPricing, SearchActivitySchedule, SearchTourActivityInfo};
 use rust_decimal::Decimal;
 
+use ota_messages::booking_read::HotelReservation;
+use ota_messages::common::{AgeQualifyingCode, PersonName, ResIdSourceContext};
+use ota_messages::hotel_res_modify as m;
+
 use super::catalogue::{Activity, ItemText, Texts, iso_duration};
+use super::repo::Stored;
+use crate::hotels::booking::{BookingHead, CANCELLED, RESERVED};
+use crate::hotels::mapping::{item_penalties, parse_open, total};
 use super::rules::{AvailabilityMode, Booking, Offer};
 use crate::shared::lang::Languages;
 
@@ -333,4 +340,91 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
             }],
         }),
     }
+}
+
+/// An activity booking as a booking read shows it, within what `OTA_ResRetrieveRS` allows (it
+/// has no tour-activity line): a `HotelReservation` with `RoomStayReservation="false"`, no room
+/// stays, one `Service` — the activity's service, its session as `ServiceDetails/TimeSpan`,
+/// its participants as `ResGuestRPHs` (their positions, 1-based), its cancellation terms and
+/// price, the activity, product, service and pickup in `TPA_Extensions/TourActivity` — the
+/// participants as `ResGuests`, and both references.
+pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> HotelReservation {
+    let b = &s.booking;
+    let internal = b.reference.clone().unwrap_or_default();
+    let client = b.client_reference.clone().unwrap_or_default();
+    let total_now = s.cancelled.map_or(b.total, |c| c.penalty);
+    let live = s.cancelled.is_none();
+    let penalties = live.then(|| item_penalties(&s.penalties, b.total, &b.currency));
+    let guests: Vec<m::RphReference> = (1..=b.participants.len() as u64).map(|rph| m::RphReference { rph }).collect();
+    let service = m::Service {
+        service_inventory_code: Some(b.service_code.clone()),
+        service_rph: Some(1),
+        service_details: Some(m::ServiceDetails {
+            time_span: Some(m::LocalDateTimeSpan { start: rt::DateTime::local(b.start), end: rt::DateTime::local(b.end) }),
+            res_guest_rphs: (!guests.is_empty()).then_some(m::ResGuestRphs { res_guest_rph: guests }),
+            cancel_penalties: penalties.clone(),
+            total: Some(total(&b.currency, total_now)),
+        }),
+        tpa_extensions: Some(m::ServiceExtensions {
+            transfer_info_type: None,
+            tour_activity: Some(m::TourActivityService {
+                tour_activity_id: b.activity_id.clone(),
+                supplier_product_code: b.product_code.clone(),
+                supplier_service_code: b.service_code.clone(),
+                name: activity_name.map(str::to_string),
+                pickup_date_time: b.pickup.as_ref().map(|p| rt::DateTime::local(p.date_time)),
+                pickup_location: b.pickup.as_ref().map(|p| p.location_name.clone()),
+            }),
+        }),
+    };
+    let res_guest = b
+        .participants
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let has_name = p.name_prefix.is_some() || p.given_name.is_some() || p.surname.is_some();
+            m::ResGuest {
+                age_qualifying_code: Some(parse_open::<AgeQualifyingCode>(&p.category)),
+                res_guest_rph: Some(i as u64 + 1),
+                profiles: has_name.then(|| m::GuestProfiles {
+                    profile_info: m::ProfileInfo {
+                        profile: m::Profile {
+                            customer: m::Customer {
+                                birth_date: None,
+                                person_name: Some(PersonName { name_prefix: p.name_prefix.clone(), given_name: p.given_name.clone(), surname: p.surname.clone() }),
+                            },
+                        },
+                    },
+                }),
+                guest_counts: p.age.and_then(|a| u64::try_from(a).ok()).map(|age| m::GuestCounts { guest_count: vec![m::GuestCount { age: Some(age) }] }),
+            }
+        })
+        .collect();
+    let id = |context, value: &String| m::HotelReservationId { res_id_type: ReservationIdCode::Booking, res_id_source_context: context, res_id_value: value.clone(), item_rph: None };
+    let mut ids = vec![id(ResIdSourceContext::Client, &client), id(ResIdSourceContext::Internal, &internal)];
+    ids.push(m::HotelReservationId { res_id_type: ReservationIdCode::Item, res_id_source_context: ResIdSourceContext::Internal, res_id_value: format!("{internal}-1"), item_rph: Some(1) });
+    let head = BookingHead {
+        internal_ref: internal,
+        client_ref: client,
+        company: None,
+        status: if live { RESERVED.to_string() } else { CANCELLED.to_string() },
+        created: s.created.naive_utc(),
+        updated: s.updated.naive_utc(),
+    };
+    HotelReservation {
+        services: Some(m::Services { service: vec![service] }),
+        res_guests: Some(m::ResGuests { res_guest }),
+        res_global_info: Some(m::ResGlobalInfo {
+            comments: None,
+            cancel_penalties: Some(penalties.unwrap_or(m::HotelCancelPenalties { cancel_penalty: Vec::new() })),
+            total: Some(total(&b.currency, total_now)),
+            hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
+        }),
+        ..list_line(&head)
+    }
+}
+
+/// The list line of an activity booking: as a hotel booking's, with `RoomStayReservation="false"`.
+pub fn list_line(head: &BookingHead) -> HotelReservation {
+    HotelReservation { room_stay_reservation: Some(false), ..crate::hotels::mapping::list_entry(head) }
 }

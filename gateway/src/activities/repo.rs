@@ -11,6 +11,8 @@ use super::import::{CATEGORY_NAMES, ImportedActivities};
 use super::rules::{Booking, Participant, Pickup, ServiceKey};
 use crate::bookings::repo::Claim;
 use crate::bookings::{self, Kind};
+use crate::hotels::booking::BookingHead;
+use crate::hotels::repo::ListDate;
 use crate::import::ImportError;
 use crate::row;
 use crate::shared::cancellation::{Cancellation, Penalty};
@@ -629,11 +631,15 @@ pub(crate) struct Stored {
     pub penalties: Vec<Penalty>,
     /// When and at what cost it was cancelled.
     pub cancelled: Option<Cancellation>,
+    /// When it was booked (UTC).
+    pub created: DateTime<Utc>,
+    /// When it last changed (UTC).
+    pub updated: DateTime<Utc>,
 }
 
 row! {
-    /// The cancellation columns of an `activity_booking` row.
-    struct CancelledRow { cancelled_at: Option<NaiveDateTime>, cancel_penalty: Option<Decimal> }
+    /// The state columns of an `activity_booking` row.
+    struct StateRow { cancelled_at: Option<NaiveDateTime>, cancel_penalty: Option<Decimal>, created_at: DateTime<Utc>, updated_at: DateTime<Utc> }
 }
 
 /// The booking of a requestor with this Client reference, or (`internal`) this Internal one.
@@ -650,7 +656,7 @@ pub(crate) async fn find_stored(c: &mut Conn<'_>, requestor: &str, reference: &s
         .await?;
     let Some(row) = row else { return Ok(None) };
     let id = row.id;
-    let state: CancelledRow = c.query_one("SELECT cancelled_at, cancel_penalty FROM activity_booking WHERE id = $1", &[&id]).await?;
+    let state: StateRow = c.query_one("SELECT cancelled_at, cancel_penalty, created_at, updated_at FROM activity_booking WHERE id = $1", &[&id]).await?;
     let penalties: Vec<PenaltyRow> =
         c.query("SELECT CAST(0 AS BIGINT) AS item, deadline, percent FROM activity_booking_penalty WHERE booking_id = $1 ORDER BY position", &[&id]).await?;
     let cancelled = match (state.cancelled_at, state.cancel_penalty) {
@@ -658,7 +664,51 @@ pub(crate) async fn find_stored(c: &mut Conn<'_>, requestor: &str, reference: &s
         (None, _) => None,
     };
     let Some(booking) = load_booking(c, row).await? else { return Ok(None) };
-    Ok(Some(Stored { id, booking, penalties: penalties.iter().map(PenaltyRow::penalty).collect(), cancelled }))
+    Ok(Some(Stored { id, booking, penalties: penalties.iter().map(PenaltyRow::penalty).collect(), cancelled, created: state.created_at, updated: state.updated_at }))
+}
+
+row! {
+    /// The references, status and dates of an `activity_booking` row.
+    pub(crate) struct ActivityHeadRow { reference: String, client_reference: String, status: String, created_at: DateTime<Utc>, updated_at: DateTime<Utc> }
+}
+
+impl ActivityHeadRow {
+    /// The list line of the booking (its dates in UTC).
+    pub(crate) fn head(self) -> BookingHead {
+        BookingHead {
+            internal_ref: self.reference,
+            client_ref: self.client_reference,
+            company: None,
+            status: self.status,
+            created: self.created_at.naive_utc(),
+            updated: self.updated_at.naive_utc(),
+        }
+    }
+}
+
+/// The bookings of `owner` whose date of the given kind (the service date as arrival, the
+/// end's date as departure, booked, last changed) falls between `start` and `end` (inclusive),
+/// optionally with a given status, ordered by that date.
+pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: NaiveDate, end: NaiveDate, status: Option<&str>) -> Result<Vec<ActivityHeadRow>, StoreError> {
+    const HEAD: &str = "SELECT reference, client_reference, status, created_at, updated_at FROM activity_booking";
+    let status = status.map(str::to_string);
+    let day_after = end.checked_add_days(chrono::Days::new(1)).unwrap_or(end);
+    let instant = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
+    let (from, to) = (instant(start), instant(day_after));
+    let (from_local, to_local) = (start.and_time(NaiveTime::MIN), day_after.and_time(NaiveTime::MIN));
+    let filter = "requestor_id = $1 AND (CAST($4 AS TEXT) IS NULL OR status = $4)";
+    match by {
+        ListDate::Arrival => {
+            c.query(&format!("{HEAD} WHERE {filter} AND service_date BETWEEN $2 AND $3 ORDER BY service_date, created_at, reference"), &[&owner, &start, &end, &status]).await
+        }
+        ListDate::Departure => {
+            c.query(&format!("{HEAD} WHERE {filter} AND end_at >= $2 AND end_at < $3 ORDER BY end_at, created_at, reference"), &[&owner, &from_local, &to_local, &status]).await
+        }
+        ListDate::Created => c.query(&format!("{HEAD} WHERE {filter} AND created_at >= $2 AND created_at < $3 ORDER BY created_at, reference"), &[&owner, &from, &to, &status]).await,
+        ListDate::Updated => {
+            c.query(&format!("{HEAD} WHERE {filter} AND updated_at >= $2 AND updated_at < $3 ORDER BY updated_at, created_at, reference"), &[&owner, &from, &to, &status]).await
+        }
+    }
 }
 
 /// Cancels a booking and gives its places back, in the caller's write transaction; `false`

@@ -19,6 +19,8 @@ use super::import::MAX_ROOMS;
 use super::mapping;
 use super::repo::{self, InventoryError, ListDate, Lookup};
 use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
+use crate::activities::mapping as activity_mapping;
+use crate::activities::repo as activity_repo;
 use crate::errors::{Problem, warnings};
 use crate::operation::{Ctx, OpError};
 use crate::shared::action::Action;
@@ -124,7 +126,10 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
     let cache = cx.hotel_bookings.clone();
     let kept = match lookup {
         Lookup::Found(at) => cache.get(at),
-        Lookup::NotFound | Lookup::Mismatch => return Err(not_found(&id)),
+        Lookup::NotFound | Lookup::Mismatch => {
+            let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+            return read_activity(cx, &id, by_client, by_internal, &languages).await;
+        }
     };
     let found: Option<Arc<Booking>> = match kept {
         Some(b) => Some(b),
@@ -152,6 +157,37 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
             format!("Booking {} is cancelled; it cannot be modified.", b.internal_ref),
         )
         .at(TAG)]));
+    }
+    Ok(rs)
+}
+
+/// The read of an activity booking (see [`read_reservation`](crate::activities::mapping)): no
+/// hotel booking has the reference.
+async fn read_activity(cx: &Ctx, id: &str, by_client: bool, by_internal: bool, languages: &Languages) -> Result<read::OtaResRetrieveRs, OpError> {
+    let (owner, reference) = (cx.requestor.id.clone(), id.to_string());
+    let found = cx
+        .read(move |c| {
+            Box::pin(async move {
+                for (on, internal) in [(by_client, false), (by_internal, true)] {
+                    if on && let Some(s) = activity_repo::find_stored(c, &owner, &reference, internal).await? {
+                        return Ok(Some(s));
+                    }
+                }
+                Ok(None)
+            })
+        })
+        .await?;
+    let s = found.ok_or_else(|| not_found(id))?;
+    let name = cx.content.activities.activity(&s.booking.activity_id).and_then(|a| languages.pick(&a.texts)).map(|(_, t)| t.name.as_str());
+    let mut rs = read::OtaResRetrieveRs::success();
+    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![activity_mapping::read_reservation(&s, name)] });
+    if s.cancelled.is_some() {
+        rs = rs.with_warnings(warnings([Problem::new(
+            ErrorWarningType::Advisory,
+            ErrorCode::BookingAlreadyCancelled,
+            format!("Booking {} is cancelled.", s.booking.reference.as_deref().unwrap_or_default()),
+        )
+        .at("/OTA_ReadRQ/UniqueID")]));
     }
     Ok(rs)
 }
@@ -193,10 +229,20 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
     };
     let status = sc.res_status.as_ref().map(|s| s.as_str().to_string());
     let owner = cx.requestor.id.clone();
-    let heads = cx.read(move |c| Box::pin(async move { Ok(repo::list(c, &owner, by, start, end, status.as_deref()).await?) })).await?;
+    let (hotels, activities) = cx
+        .read(move |c| {
+            Box::pin(async move {
+                let hotels = repo::list(c, &owner, by, start, end, status.as_deref()).await?;
+                let activities = activity_repo::list(c, &owner, by, start, end, status.as_deref()).await?;
+                Ok((hotels, activities))
+            })
+        })
+        .await?;
     let mut rs = read::OtaResRetrieveRs::success();
-    if !heads.is_empty() {
-        rs.reservations_list = Some(ReservationsList { hotel_reservation: heads.iter().map(mapping::list_entry).collect() });
+    // Hotel bookings first, then activity bookings (`RoomStayReservation="false"`), each by the date asked.
+    let lines: Vec<_> = hotels.iter().map(mapping::list_entry).chain(activities.into_iter().map(|a| activity_mapping::list_line(&a.head()))).collect();
+    if !lines.is_empty() {
+        rs.reservations_list = Some(ReservationsList { hotel_reservation: lines });
     }
     Ok(rs)
 }

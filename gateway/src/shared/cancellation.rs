@@ -19,6 +19,9 @@ use crate::shared::values::de;
 /// The most hours before the start a rule may count (one year).
 pub const MAX_HOURS_BEFORE: u32 = 366 * 24;
 
+/// The most rules a policy has.
+pub const MAX_RULES: usize = 10;
+
 /// The policy where the content states none: free until 48 hours before the start, then the
 /// whole price.
 pub const DEFAULT_FREE_HOURS: u32 = 48;
@@ -50,6 +53,9 @@ impl Policy {
     /// [`MAX_HOURS_BEFORE`], no two rules from the same moment). No rule at all: free
     /// cancellation until the start.
     pub fn new(mut rules: Vec<Rule>) -> Result<Policy, String> {
+        if rules.len() > MAX_RULES {
+            return Err(format!("a cancellation policy has at most {MAX_RULES} rules, not {}", rules.len()));
+        }
         for r in &rules {
             if r.percent.is_sign_negative() || r.percent > Decimal::ONE_HUNDRED {
                 return Err(format!("a cancellation percentage is 0 to 100, not {}", r.percent));
