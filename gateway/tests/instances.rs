@@ -1,6 +1,7 @@
 //! Several gateways on one database, as real processes (`ota-gateway serve`): three started
 //! together on a fresh database (migrations and the demo seed run once), three taking Commits
-//! for the last places of a service and for one Client reference, two modifying one booking
+//! for the last places of a service, for the last room of a hotel and for one Client reference,
+//! two modifying one booking
 //! from the same read, and an import made on the side reaching every instance within a second.
 //! On PostgreSQL, the way to run many instances; on SQLite too (several processes on one file).
 
@@ -200,7 +201,50 @@ async fn an_import_reaches_every_gateway_within_a_second(b: Backend) {
     }
 }
 
+/// A hotel Commit of one guest in the one single room of HTL00105.
+fn hotel_commit_xml(client_ref: &str, start: NaiveDate, end: NaiveDate) -> String {
+    format!(
+        r#"<OTA_HotelResRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" ResStatus="Commit"><POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS><HotelReservations><HotelReservation><RoomStays><RoomStay><RoomTypes><RoomType RoomTypeCode="RMSG000000"/></RoomTypes><RoomRates><RoomRate><Features><Feature><Description><Text>SC</Text></Description></Feature></Features></RoomRate></RoomRates><TimeSpan Start="{start}" End="{end}"/><BasicPropertyInfo HotelCode="HTL00105"/><ResGuestRPHs><ResGuestRPH RPH="1"/></ResGuestRPHs></RoomStay></RoomStays><ResGuests><ResGuest ResGuestRPH="1" AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile><Customer><PersonName><GivenName>Ana</GivenName><Surname>Nowak</Surname></PersonName></Customer></Profile></ProfileInfo></Profiles></ResGuest></ResGuests><ResGlobalInfo><HotelReservationIDs><HotelReservationID ResID_Type="36" ResID_Value="{client_ref}" ResID_SourceContext="Client"/></HotelReservationIDs></ResGlobalInfo></HotelReservation></HotelReservations></OTA_HotelResRQ>"#
+    )
+}
+
+/// Nine Commits for the last room of a stay, spread over three gateways: one is booked, the
+/// others are told there is no room; the rooms sold say one.
+async fn the_last_room_on_three_gateways_is_sold_once(b: Backend) {
+    let db = TestDb::new(b).await;
+    let gateways = three(&db).await;
+    let (start, end) = (day(90), day(93));
+    let mut tasks = Vec::new();
+    for i in 0..9 {
+        let client = gateways[i % 3].client();
+        tasks.push(tokio::spawn(async move { client.send_raw("/hotelbook", hotel_commit_xml(&format!("CLI-ROOM-{i}"), start, end), XML).await.unwrap() }));
+    }
+    let mut booked = 0;
+    for t in tasks {
+        let (status, _, body) = t.await.unwrap();
+        assert_eq!(status, 200);
+        let rs = ota_messages::hotel_res::OtaHotelResRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+        if rs.is_success() {
+            booked += 1;
+        } else {
+            assert_eq!(rs.errors().unwrap().error[0].code, Some(ErrorCode::NoAvailability), "{body}");
+        }
+    }
+    assert_eq!(booked, 1);
+    let store = db.open().await;
+    let ota_gateway::store::Scalar(sold): ota_gateway::store::Scalar<i64> = store
+        .read(move |c| {
+            Box::pin(async move {
+                c.query_one("SELECT COALESCE(MAX(rooms), 0) FROM hotel_rooms_sold WHERE hotel_code = 'HTL00105' AND room_code = 'RMSG000000' AND night = $1", &[&start]).await
+            })
+        })
+        .await
+        .unwrap();
+    assert_eq!(sold, 1);
+}
+
 backend_tests!(
+    the_last_room_on_three_gateways_is_sold_once,
     gateways_started_together_share_one_schema_and_one_seed,
     commits_on_three_gateways_never_overbook_nor_duplicate,
     modifies_on_two_gateways_from_one_read_never_lose_an_update,
