@@ -940,7 +940,7 @@ impl rt::Encode for ReservationsList {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelReservation {
-    /// False for an activity booking, a service-only reservation in OpenTravel's terms: no RoomStays, one Service (ServiceDetails with the session's TimeSpan, the participants' ResGuestRPHs, CancelPenalties and Total; TPA_Extensions/TourActivity with the activity's codes), the participants as ResGuests, no ResGlobalInfo. Absent for a hotel booking.
+    /// False for an activity booking, a service-only reservation in OpenTravel's terms: no RoomStays, one Service (ServiceDetails with the session's TimeSpan, the participants' ResGuestRPHs, CancelPenalties and Total; TPA_Extensions/TourActivity with the activity's codes), the participants as ResGuests (RPH = their position, 1-based), and ResGlobalInfo with the cancel penalties, the total and the references (the service as item {Internal}-1). Absent for a hotel booking.
     #[yaserde(attribute = true, rename = "RoomStayReservation")]
     pub room_stay_reservation: Option<bool>,
     /// Status of the booking: Reserved, Cancelled, ...
