@@ -178,6 +178,10 @@ async fn hotel_partner_day(b: Backend) {
     };
     let modified: OtaHotelResModifyRs = client.send(&modify).await.unwrap();
     assert!(modified.is_success(), "{:?}", modified.errors());
+    // Re-priced from the new arrival, with the policy's deadline moved with it (48 hours before).
+    let moved = &modified.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.room_stays.as_ref().unwrap().room_stay[0];
+    let deadline = moved.cancel_penalties.as_ref().unwrap().cancel_penalty[0].deadline.as_ref().unwrap().absolute_deadline.local;
+    assert_eq!(deadline, day(42).and_time(chrono::NaiveTime::MIN));
     assert_eq!(sold(&server, ROOM, day(40)).await, 1, "given back: only the second booking holds it");
     assert_eq!(sold(&server, ROOM, day(44)).await, 1, "taken on the new nights");
     assert!(offered(&client, ROOM, start, end).await);

@@ -73,7 +73,9 @@ pub fn next_update(previous: NaiveDateTime, now: NaiveDateTime) -> NaiveDateTime
 }
 
 /// What a modify request makes of the stored booking: the booking as it should be (minor
-/// changes applied, changed room stays re-priced from the catalogue), or every problem.
+/// changes applied, changed room stays re-priced from the catalogue and given the hotel's
+/// cancellation policy from their new arrival; a cancelled room stay cannot be changed), or
+/// every problem.
 pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, today: NaiveDate) -> Result<Booking, Vec<Problem>> {
     let (client, internal) = booking_references(rq);
     let (mut desired, major) = compare(rq, stored, catalogue, client.is_some(), internal.is_some())?;
@@ -81,12 +83,22 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, tod
     for &i in &major {
         let tag = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
         let Some(r) = desired.rooms.get_mut(i) else { continue };
+        if !r.is_live() {
+            problems.push(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Room stay {} is cancelled; it cannot be changed.", i + 1)).at(tag));
+            continue;
+        }
         if let Err(p) = check_dates(r.start, r.end, today, &format!("{tag}/TimeSpan")) {
             problems.push(p);
             continue;
         }
         match catalogue.price(&r.hotel, r.base_room_type(), &r.board, &stored.currency, r.start, r.end) {
-            Ok(total) => r.total = Some(total),
+            Ok(total) => {
+                r.total = Some(total);
+                // Re-priced, re-termed: the hotel's policy now, from the new arrival.
+                if let Some(h) = catalogue.hotel(&r.hotel) {
+                    r.penalties = h.cancellation.penalties(r.starts_at());
+                }
+            }
             Err(e) => problems.push(price_problem(&e, r, &stored.currency, &tag)),
         }
     }
