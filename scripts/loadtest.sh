@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Load test of a release build on loopback with wrk (apt-get install -y wrk): a fixed-body
 # baseline (the 404 answer of the same server), then activity search, activity availability,
-# hotel availability (a region, two rooms),
+# hotel availability (one hotel and one room; a region and two rooms),
 # activity NBC, hotel NBC, a booking Quote and booking Commits (each with its own Client
 # reference), each for DURATION seconds with CONNECTIONS connections. Prints wrk's figures
 # (requests/s, latency percentiles) and each one's share of the baseline.
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 DURATION=${1:-10}
 CONNECTIONS=${2:-32}
 INSTANCES=${INSTANCES:-1}
-ONLY=${ONLY:-"baseline search availability hotelavailability activitynbc hotelnbc quote commit"}
+ONLY=${ONLY:-"baseline search availability hotelavailability hotelarea activitynbc hotelnbc quote commit"}
 PORT=18088
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
 cargo build -q --release -p ota-gateway
@@ -83,8 +83,12 @@ XML
 cat >"$work/hotelnbc.xml" <<XML
 <OTA_HotelDescriptiveInfoRQ $ns Version="2009.1" PrimaryLangID="en">$pos<HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>
 XML
-# Every hotel of the region, two rooms (2 adults + a child, 1 adult): ~20 offers.
+# One hotel, one room of two adults (11 offers, ~21 KB): the search before a booking.
 cat >"$work/hotelavailability.xml" <<XML
+<OTA_HotelAvailRQ $ns Version="2008.1" PrimaryLangID="en">$pos<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="HTL00042"/></Criterion></HotelSearchCriteria><StayDateRange Start="$(day 20)" End="$(day 24)"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>
+XML
+# Every hotel of a region, two rooms (2 adults + a child, 1 adult): 38 offers, ~72 KB.
+cat >"$work/hotelarea.xml" <<XML
 <OTA_HotelAvailRQ $ns Version="2008.1" PrimaryLangID="en">$pos<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><RefPoint CodeContext="Region">Mallorca</RefPoint></Criterion></HotelSearchCriteria><StayDateRange Start="$(day 20)" End="$(day 24)"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/><GuestCount AgeQualifyingCode="8" Age="9" Count="1"/></GuestCounts></RoomStayCandidate><RoomStayCandidate RPH="2"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="1"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>
 XML
 cat >"$work/quote.xml" <<XML
@@ -122,7 +126,7 @@ end
 LUA
 
 # Each body must get a 200 success before it is measured.
-for op in search:activitysearch availability:activityavailability hotelavailability:hotelavailability activitynbc:activitynbc hotelnbc:hotelnbc quote:activitybook; do
+for op in search:activitysearch availability:activityavailability hotelavailability:hotelavailability hotelarea:hotelavailability activitynbc:activitynbc hotelnbc:hotelnbc quote:activitybook; do
   body=${op%%:*}; path=${op##*:}
   out=$(curl -s -w '\n%{http_code}' http://127.0.0.1:$PORT/$path -H 'Content-Type: application/xml' --data-binary @"$work/$body.xml")
   case "$out" in *"<Success/>"*200) ;; *) echo "$body is not answered with Success: $out" >&2; exit 1 ;; esac
@@ -159,7 +163,8 @@ for what in $ONLY; do
     baseline) run "baseline: fixed 404 body" empty.xml not-an-operation ;;
     search) run "activity search" search.xml activitysearch ;;
     availability) run "activity availability" availability.xml activityavailability ;;
-    hotelavailability) run "hotel availability (a region, two rooms)" hotelavailability.xml hotelavailability ;;
+    hotelavailability) run "hotel availability (one hotel, one room)" hotelavailability.xml hotelavailability ;;
+    hotelarea) run "hotel availability (a region, two rooms)" hotelarea.xml hotelavailability ;;
     activitynbc) run "activity NBC" activitynbc.xml activitynbc ;;
     hotelnbc) run "hotel NBC" hotelnbc.xml hotelnbc ;;
     quote) run "activity book, Quote" quote.xml activitybook ;;

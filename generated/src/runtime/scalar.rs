@@ -40,7 +40,18 @@ impl FromStr for Date {
 
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.0.year(), self.0.month(), self.0.day())
+        let d = self.0;
+        match u32::try_from(d.year()) {
+            Ok(year) if year <= 9999 => {
+                // `YYYY-MM-DD`, written digit by digit (a hot path: every nightly rate has two).
+                let mut buf = *b"0000-00-00";
+                put_digits::<4>(&mut buf[0..], year);
+                put_digits::<2>(&mut buf[5..], d.month());
+                put_digits::<2>(&mut buf[8..], d.day());
+                f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+            }
+            _ => write!(f, "{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+        }
     }
 }
 
@@ -160,7 +171,35 @@ impl FromStr for Decimal {
 
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        if f.precision().is_some() || f.width().is_some() || f.sign_plus() {
+            return fmt::Display::fmt(&self.0, f);
+        }
+        // The mantissa's digits with the point `scale` digits from the right, written into a
+        // buffer (a hot path: every amount of an answer); the same text as rust_decimal's.
+        let scale = self.0.scale() as usize;
+        let mut m = self.0.mantissa().unsigned_abs();
+        let mut digits = [0u8; 40];
+        let mut n = 0;
+        while m > 0 || n <= scale {
+            digits[n] = b'0' + (m % 10) as u8;
+            m /= 10;
+            n += 1;
+        }
+        let mut buf = [0u8; 42];
+        let mut len = 0;
+        if self.0.is_sign_negative() && !self.0.is_zero() {
+            buf[0] = b'-';
+            len = 1;
+        }
+        for i in (0..n).rev() {
+            buf[len] = digits[i];
+            len += 1;
+            if i == scale && scale > 0 {
+                buf[len] = b'.';
+                len += 1;
+            }
+        }
+        f.write_str(std::str::from_utf8(&buf[..len]).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -173,6 +212,25 @@ impl From<rust_decimal::Decimal> for Decimal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_are_written_as_rust_decimal_writes_them() {
+        for s in ["0", "0.00", "0.05", "1", "-1", "-0.50", "100.50", "12345.6789", "0.0000000000000000000000000001", "79228162514459439543950335", "-79228162514459439543950335", "7.9228162514264337593543950335", "10", "1000000.000"] {
+            let d = Decimal::from_str(s).unwrap();
+            assert_eq!(d.to_string(), d.0.to_string(), "{s}");
+            assert_eq!(d.to_string(), s);
+        }
+        for s in ["-0", "-0.00"] {
+            let d = Decimal::from_str(s).unwrap();
+            assert_eq!(d.to_string(), d.0.to_string(), "{s}");
+        }
+        let mut x = rust_decimal::Decimal::new(1, 0);
+        for i in 0..200u32 {
+            x = x.checked_mul(rust_decimal::Decimal::new(-37, 1)).unwrap_or(rust_decimal::Decimal::new(3, 1)) + rust_decimal::Decimal::new(i64::from(i), 2);
+            x.rescale(i % 7);
+            assert_eq!(Decimal(x).to_string(), x.to_string());
+        }
+    }
 
     #[test]
     fn dates_round_trip_and_reject_impossible_ones() {
