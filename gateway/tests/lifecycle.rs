@@ -442,7 +442,31 @@ async fn activity_partner_day(b: Backend) {
     assert_eq!(error_code(&rs), Some(ErrorCode::BookingReferenceNotFound));
 }
 
+/// `ota-gateway send` posts each of the new messages to its path and prints the answer.
+async fn send_posts_the_new_messages(b: Backend) {
+    let server = TestServer::start(b).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (from, to) = (day(30).to_string(), day(33).to_string());
+    let hotel_res = support::sample("hotel_res").replace("RMSG000000", "RMTW000000").replace("2025-07-01", &from).replace("2025-07-04", &to);
+    for (name, xml, root) in [
+        ("avail.xml", support::sample("hotel_avail").replace("2025-07-01", &from).replace("2025-07-04", &to), "OTA_HotelAvailRS"),
+        ("book.xml", hotel_res, "OTA_HotelResRS"),
+        ("cancel.xml", support::sample("cancel"), "OTA_CancelRS"),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, xml).unwrap();
+        let url = server.url().to_string();
+        let out = tokio::task::spawn_blocking(move || std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway")).arg("send").arg(url).arg(file).output().unwrap())
+            .await
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{name}: {stdout} {}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains(root) && stdout.contains("<Success/>"), "{name}: {stdout}");
+    }
+}
+
 backend_tests!(
+    send_posts_the_new_messages,
     hotel_partner_day,
     hotel_item_cancel_and_the_last_item,
     hotel_booking_refusals,

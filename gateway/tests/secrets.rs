@@ -66,7 +66,7 @@ fn date(days: i64) -> String {
 // ---------------------------------------------------------------------------------------------
 // The requests
 
-/// The seven operations' success paths, from the spec samples with the demo credentials (dates
+/// Every operation's success path (but the modify's), from the spec samples with the demo credentials (dates
 /// moved to the future and codes made to match the demo content).
 fn success_requests() -> Vec<(&'static str, &'static str, String)> {
     let d = date(20);
@@ -103,7 +103,18 @@ fn success_requests() -> Vec<(&'static str, &'static str, String)> {
             "search",
             sample("tour_activity_search").replace("2025-08-01", &date(2)).replace("2025-08-15", &date(16)),
         ),
+        ("/hotelavailability", "hotel availability", sample("hotel_avail").replace("2025-07-01", &date(30)).replace("2025-07-04", &date(33))),
+        ("/hotelbook", "hotel Quote", hotel_booking().replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)),
+        ("/hotelbook", "hotel Commit", hotel_booking()),
+        ("/bookcancel", "cancel Quote", sample("cancel").replace(r#"CancelType="Commit""#, r#"CancelType="Quote""#)),
+        ("/bookcancel", "cancel Commit", sample("cancel")),
     ]
+}
+
+/// The hotel booking sample, made bookable in the demo content (its single room is a twin
+/// there) and moved to the future.
+fn hotel_booking() -> String {
+    sample("hotel_res").replace("RMSG000000", "RMTW000000").replace("2025-07-01", &date(30)).replace("2025-07-04", &date(33))
 }
 
 /// Requests that must fail authentication (or not be read at all) and carry passwords.
