@@ -216,13 +216,13 @@ mod tests {
     #[test]
     fn decimals_are_written_as_rust_decimal_writes_them() {
         for s in ["0", "0.00", "0.05", "1", "-1", "-0.50", "100.50", "12345.6789", "0.0000000000000000000000000001", "79228162514459439543950335", "-79228162514459439543950335", "7.9228162514264337593543950335", "10", "1000000.000"] {
-            let d = Decimal::from_str(s).unwrap();
-            assert_eq!(d.to_string(), d.0.to_string(), "{s}");
-            assert_eq!(d.to_string(), s);
+            let ours = Decimal::from_str(s).map(|d| (d.to_string(), d.0.to_string()));
+            assert_eq!(ours, Ok((s.to_string(), s.to_string())), "{s}");
         }
         for s in ["-0", "-0.00"] {
-            let d = Decimal::from_str(s).unwrap();
-            assert_eq!(d.to_string(), d.0.to_string(), "{s}");
+            let (ours, theirs) = Decimal::from_str(s).map(|d| (d.to_string(), d.0.to_string())).unwrap_or_default();
+            assert_eq!(ours, theirs, "{s}");
+            assert!(!ours.is_empty());
         }
         let mut x = rust_decimal::Decimal::new(1, 0);
         for i in 0..200u32 {
