@@ -846,7 +846,7 @@ async fn snapshots_of_a_read_and_a_modify(b: Backend) {
     p.res_global_info.comments.as_mut().unwrap().comment.push(m::Comment {
         name: Some("Remarks".into()),
         comment_originator_code: Some("Client".into()),
-        text: vec![Text { language: Some("en".into()), value: "Full board for room 2.".into() }],
+        text: vec![m::CommentText { language: Some("en".into()), value: "Full board for room 2.".into() }],
     });
     let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
     let xml = roundtrip(&rs);
@@ -896,7 +896,7 @@ async fn http_other_partner_and_nbc(b: Backend) {
     let rs = client.send(&read).await.unwrap();
     let mut p = hotels::modify_payload(&rs.reservations_list.unwrap().hotel_reservation[0]).unwrap();
     p.res_global_info.comments = Some(m::Comments {
-        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![Text { language: None, value: "Sea view.".into() }] }],
+        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![m::CommentText { language: None, value: "Sea view.".into() }] }],
     });
     let mut rq = modify_rq(ResStatus::Commit, p);
     rq.pos = pos(support::PARTNER2);

@@ -172,7 +172,7 @@ fn comments_element(comments: &[Comment]) -> Option<m::Comments> {
             .map(|c| m::Comment {
                 name: c.name.clone(),
                 comment_originator_code: c.originator.clone(),
-                text: c.texts.iter().map(|t| Text { language: t.language.clone(), value: t.text.clone() }).collect(),
+                text: c.texts.iter().map(|t| m::CommentText { language: t.language.clone(), value: t.text.clone() }).collect(),
             })
             .collect(),
     })

@@ -18,12 +18,6 @@ pub const BASE: &str = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify";
 
 /// The most nights of one room stay.
 pub const MAX_NIGHTS: i64 = 30;
-/// The most comments of a booking, and the longest comment text (characters).
-pub const MAX_COMMENTS: usize = 20;
-/// The longest comment text (characters).
-pub const MAX_COMMENT_CHARS: usize = 2000;
-/// The longest guest name part (characters).
-pub const MAX_NAME_CHARS: usize = 100;
 /// At most this many problems are reported for one request.
 pub const MAX_PROBLEMS: usize = 20;
 
@@ -305,25 +299,17 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
             let name_tag = format!("{tag}/Profiles/ProfileInfo/Profile/Customer/PersonName");
             if k == 0 {
                 p.differs(name_tag, "the lead guest's name cannot be changed");
-            } else if [&name.0, &name.1, &name.2].iter().any(|n| n.as_ref().is_some_and(|n| n.chars().count() > MAX_NAME_CHARS)) {
-                p.push(Problem::biz(ErrorCode::InvalidValue, format!("A name part has at most {MAX_NAME_CHARS} characters.")).at(name_tag));
             } else if let Some(d) = desired.guests.get_mut(k) {
                 (d.prefix, d.given, d.surname) = name;
             }
         }
     }
 
-    // Comments (a minor change).
+    // Comments (a minor change; their number and lengths are bounded by the spec, checked
+    // when the request was decoded).
     let comments = mapping::comments_from(rq.res_global_info.comments.as_ref());
     if comments != stored.comments {
-        let tag = format!("{BASE}/ResGlobalInfo/Comments");
-        if comments.len() > MAX_COMMENTS {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("A booking has at most {MAX_COMMENTS} comments.")).at(tag));
-        } else if comments.iter().any(|c| c.texts.iter().map(|t| t.text.chars().count()).sum::<usize>() > MAX_COMMENT_CHARS) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("A comment has at most {MAX_COMMENT_CHARS} characters of text.")).at(tag));
-        } else {
-            desired.comments = comments;
-        }
+        desired.comments = comments;
     }
 
     // References other than the two booking-level ones that identified the booking.

@@ -1477,7 +1477,9 @@ pub struct UniqueId {
     /// Integer code; 36 booking level, 37 item level.
     #[yaserde(attribute = true, rename = "Type")]
     pub r#type: ReservationIdCode,
-    /// String, the reference value.
+    /// String, the reference value (at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ID")]
     pub id: String,
     /// String; Client seen.
@@ -1540,13 +1542,19 @@ impl rt::Encode for UniqueId {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct PersonName {
-    /// Salutation or title (text), e.g. Mr, Mrs.
+    /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
+    ///
+    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
     #[yaserde(prefix = "ota", rename = "NamePrefix")]
     pub name_prefix: Option<String>,
-    /// Given (first) name (text).
+    /// Given (first) name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "GivenName")]
     pub given_name: Option<String>,
-    /// Family name (text).
+    /// Family name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
     pub surname: Option<String>,
 }

@@ -4,6 +4,7 @@
 //! Hotel booking modify message (OTA_HotelResModifyRQ, POST /bookmodify) and its response OTA_HotelResModifyRS. The booking types of this file are also used by the booking read (booking_read.xsd).
 
 use crate::runtime as rt;
+use crate::runtime::empty_string;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, PersonName, Pos,
     ReferenceCode, ResIdSourceContext, ResStatus, ReservationIdCode, RoomStayStatus,
@@ -1571,7 +1572,9 @@ impl rt::Encode for RphReference {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct RoomStayReference {
-    /// Reference value (string).
+    /// Reference value (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ID")]
     pub id: Option<String>,
     /// Integer code; 14 seen.
@@ -2804,7 +2807,7 @@ impl rt::Encode for ResGlobalInfo {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct Comments {
-    /// Name (string), CommentOriginatorCode (string); child Text (free text); repeatable.
+    /// Name (string), CommentOriginatorCode (string); child Text (free text); repeatable, at most 20 comments per booking.
     #[yaserde(prefix = "ota", rename = "Comment")]
     pub comment: Vec<Comment>,
 }
@@ -2854,15 +2857,19 @@ impl rt::Encode for Comments {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct Comment {
-    /// Name of the comment (string).
+    /// Name of the comment (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "Name")]
     pub name: Option<String>,
-    /// Who wrote the comment (string).
+    /// Who wrote the comment (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "CommentOriginatorCode")]
     pub comment_originator_code: Option<String>,
-    /// Free text of the comment.
+    /// Free text of the comment (at most 2000 characters), optionally with its Language; at most 5 (e.g. one per language).
     #[yaserde(prefix = "ota", rename = "Text")]
-    pub text: Vec<Text>,
+    pub text: Vec<CommentText>,
 }
 
 impl rt::Decode for Comment {
@@ -2891,7 +2898,10 @@ impl rt::Decode for Comment {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_text.extend(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => {
+                    f_text
+                        .extend(cx.element(&next, <CommentText as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -2913,6 +2923,58 @@ impl rt::Encode for Comment {
         for v in &self.text {
             rt::Encode::encode(v, w, "Text");
         }
+        w.end(name);
+    }
+}
+
+/// The free text of a comment (at most 2000 characters) with an optional language.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "CommentText",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct CommentText {
+    /// Language of the text.
+    ///
+    /// Value type: `LanguageCode` (`xs:language`).
+    #[yaserde(attribute = true, rename = "Language")]
+    pub language: Option<String>,
+    /// The element's text content.
+    ///
+    /// Value type: `FreeText` (`xs:string`); checked when decoding: at most 2000 characters.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+impl rt::Decode for CommentText {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENT_TEXT;
+        let mark = cx.mark();
+        let mut f_language = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_language = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_value = cx.text(node, &super::schema::FREE_TEXT)?;
+        cx.check(mark)?;
+        Ok(Self {
+            language: f_language.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for CommentText {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Language", &self.language);
+        w.text(&self.value);
         w.end(name);
     }
 }
@@ -3020,7 +3082,9 @@ pub struct HotelReservationId {
     /// Client or Internal.
     #[yaserde(attribute = true, rename = "ResID_SourceContext")]
     pub res_id_source_context: ResIdSourceContext,
-    /// The reference value (string).
+    /// The reference value (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ResID_Value")]
     pub res_id_value: String,
     /// Optional integer, on item-level entries.

@@ -95,6 +95,26 @@ pub static STRING_LENGTH1TO128: SimpleDesc = SimpleDesc {
     ..SimpleDesc::builtin("StringLength1to128", Builtin::String)
 };
 
+pub static PERSON_NAME_PART: SimpleDesc = SimpleDesc {
+    max_length: Some(64u32),
+    ..SimpleDesc::builtin("PersonNamePart", Builtin::String)
+};
+
+pub static NAME_PREFIX: SimpleDesc = SimpleDesc {
+    max_length: Some(16u32),
+    ..SimpleDesc::builtin("NamePrefix", Builtin::String)
+};
+
+pub static SHORT_TEXT: SimpleDesc = SimpleDesc {
+    max_length: Some(64u32),
+    ..SimpleDesc::builtin("ShortText", Builtin::String)
+};
+
+pub static FREE_TEXT: SimpleDesc = SimpleDesc {
+    max_length: Some(2000u32),
+    ..SimpleDesc::builtin("FreeText", Builtin::String)
+};
+
 pub static LOCATION_CONTEXT: SimpleDesc = SimpleDesc {
     values: &["Source", "Service"],
     open: None,
@@ -383,7 +403,7 @@ pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ID",
             required: true,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "ID_Context",
@@ -404,21 +424,21 @@ pub static PERSON_NAME: ComplexDesc = ComplexDesc {
                 index: 0,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&NAME_PREFIX),
             }),
             Particle::Element(ElementDesc {
                 name: "GivenName",
                 index: 1,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
             Particle::Element(ElementDesc {
                 name: "Surname",
                 index: 2,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
         ],
     ),
@@ -3176,7 +3196,7 @@ pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ID",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "Type",
@@ -3611,7 +3631,7 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
                 name: "Comment",
                 index: 0,
                 min: 1u32,
-                max: 4294967295u32,
+                max: 20u32,
                 ty: TypeDesc::Complex(&COMMENT),
             }),
         ],
@@ -3624,12 +3644,12 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "Name",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "CommentOriginatorCode",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
     ],
     content: Content::Sequence(
@@ -3638,11 +3658,23 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
                 name: "Text",
                 index: 0,
                 min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
+                max: 5u32,
+                ty: TypeDesc::Complex(&COMMENT_TEXT),
             }),
         ],
     ),
+};
+
+pub static COMMENT_TEXT: ComplexDesc = ComplexDesc {
+    name: "CommentText",
+    attributes: &[
+        AttrDesc {
+            name: "Language",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+    ],
+    content: Content::Text(&FREE_TEXT),
 };
 
 pub static CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
@@ -3683,7 +3715,7 @@ pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ResID_Value",
             required: true,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "Item_RPH",
@@ -4449,21 +4481,21 @@ pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
                 index: 0,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
             Particle::Element(ElementDesc {
                 name: "NamePrefix",
                 index: 1,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&NAME_PREFIX),
             }),
             Particle::Element(ElementDesc {
                 name: "Surname",
                 index: 2,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
         ],
     ),
@@ -4480,7 +4512,7 @@ pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "LocationName",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "PickupInd",

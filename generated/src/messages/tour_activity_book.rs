@@ -803,7 +803,7 @@ impl rt::Encode for ParticipantCategory {
     }
 }
 
-/// Personal data of a participant.
+/// Personal data of a participant; the children in the order of the service description (the answer uses the OpenTravel person-name order).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "Individual",
@@ -818,13 +818,19 @@ pub struct Individual {
     /// Participant number (integer), unique within the request.
     #[yaserde(attribute = true, rename = "ParticipantID")]
     pub participant_id: Option<u64>,
-    /// Given (first) name (text).
+    /// Given (first) name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "GivenName")]
     pub given_name: Option<String>,
-    /// Salutation or title (text), e.g. Mr, Mrs.
+    /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
+    ///
+    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
     #[yaserde(prefix = "ota", rename = "NamePrefix")]
     pub name_prefix: Option<String>,
-    /// Family name (text).
+    /// Family name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
     pub surname: Option<String>,
 }
@@ -905,7 +911,9 @@ pub struct PickupDropoff {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DateTime")]
     pub date_time: Option<rt::DateTime>,
-    /// String; a hotel code is used.
+    /// String (at most 64 characters); a hotel code is used.
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "LocationName")]
     pub location_name: Option<String>,
     /// Boolean true or false: true for the pickup, false for the drop-off.
