@@ -807,14 +807,60 @@ pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
                 name: "Category",
                 index: 0,
                 min: 0u32,
-                max: 4294967295u32,
+                max: 1u32,
                 ty: TypeDesc::Complex(&ACTIVITY_CATEGORY),
             }),
             Particle::Element(ElementDesc {
                 name: "Type",
                 index: 1,
                 min: 0u32,
+                max: 9u32,
+                ty: TypeDesc::Complex(&ACTIVITY_TYPE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CATEGORY_AND_TYPE_EXTENSIONS),
+            }),
+        ],
+    ),
+};
+
+pub static CATEGORY_AND_TYPE_EXTENSIONS: ComplexDesc = ComplexDesc {
+    name: "CategoryAndTypeExtensions",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CategoryAndType",
+                index: 0,
+                min: 1u32,
                 max: 4294967295u32,
+                ty: TypeDesc::Complex(&FURTHER_CATEGORY_AND_TYPE),
+            }),
+        ],
+    ),
+};
+
+pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
+    name: "FurtherCategoryAndType",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Category",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_CATEGORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Type",
+                index: 1,
+                min: 0u32,
+                max: 9u32,
                 ty: TypeDesc::Complex(&ACTIVITY_TYPE),
             }),
         ],
@@ -843,6 +889,44 @@ pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+};
+
+pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
+    name: "TextItems",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "TextItem",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TEXT_ITEM),
+            }),
+        ],
+    ),
+};
+
+pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
+    name: "TextItem",
+    attributes: &[
+        AttrDesc {
+            name: "Title",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Description",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TEXT),
+            }),
+        ],
+    ),
 };
 
 pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
@@ -3970,44 +4054,6 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
     ),
 };
 
-pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
-    name: "TextItems",
-    attributes: &[],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "TextItem",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT_ITEM),
-            }),
-        ],
-    ),
-};
-
-pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
-    name: "TextItem",
-    attributes: &[
-        AttrDesc {
-            name: "Title",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "Description",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
-            }),
-        ],
-    ),
-};
-
 pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
     name: "AvailTourActivity",
     attributes: &[],
@@ -4189,7 +4235,7 @@ pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             Particle::Element(ElementDesc {
                 name: "Schedule",
                 index: 1,
-                min: 0u32,
+                min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AVAIL_ACTIVITY_SCHEDULE),
             }),
@@ -4215,18 +4261,18 @@ pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
             }),
             Particle::Element(ElementDesc {
-                name: "PickupDropoff",
-                index: 5,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&AVAIL_PICKUP_DROPOFF),
-            }),
-            Particle::Element(ElementDesc {
                 name: "Pricing",
-                index: 6,
+                index: 5,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AVAIL_ACTIVITY_PRICING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PickupDropoff",
+                index: 6,
+                min: 0u32,
+                max: 2u32,
+                ty: TypeDesc::Complex(&AVAIL_PICKUP_DROPOFF),
             }),
         ],
     ),
@@ -4555,36 +4601,36 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
                 name: "Confirmation",
                 index: 1,
                 min: 0u32,
-                max: 4294967295u32,
+                max: 2u32,
                 ty: TypeDesc::Complex(&UNIQUE_ID),
             }),
             Particle::Element(ElementDesc {
-                name: "Schedule",
+                name: "ParticipantInfo",
                 index: 2,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&RESERVATION_PARTICIPANT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PaymentInfo",
+                index: 3,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_PAYMENT_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Schedule",
+                index: 4,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&DATE_TIME_SPAN),
             }),
             Particle::Element(ElementDesc {
                 name: "Location",
-                index: 3,
+                index: 5,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ParticipantInfo",
-                index: 4,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Pricing",
-                index: 5,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_PRICING),
             }),
             Particle::Element(ElementDesc {
                 name: "PickupDropoff",
@@ -4594,14 +4640,135 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&PICKUP_DROPOFF),
             }),
             Particle::Element(ElementDesc {
-                name: "CancelPenalties",
+                name: "Policy",
                 index: 7,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_PENALTIES),
+                ty: TypeDesc::Complex(&ACTIVITY_POLICY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Pricing",
+                index: 8,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_PRICING),
             }),
         ],
     ),
+};
+
+pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
+    name: "ReservationParticipant",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Category",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&PARTICIPANT_CATEGORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Individual",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RESERVATION_INDIVIDUAL),
+            }),
+        ],
+    ),
+};
+
+pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
+    name: "ReservationIndividual",
+    attributes: &[
+        AttrDesc {
+            name: "Age",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "ParticipantID",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "NamePrefix",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&NAME_PREFIX),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GivenName",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Surname",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_PAYMENT_INFO: ComplexDesc = ComplexDesc {
+    name: "ActivityPaymentInfo",
+    attributes: &[
+        AttrDesc {
+            name: "Amount",
+            required: true,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: true,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "ParticipantID",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
+    name: "ActivityPolicy",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Cancel",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_POLICY),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_CANCEL_POLICY: ComplexDesc = ComplexDesc {
+    name: "ActivityCancelPolicy",
+    attributes: &[
+        AttrDesc {
+            name: "CancelDeadline",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Text(&XS_STRING),
 };
 
 pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
@@ -4617,15 +4784,8 @@ pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&BOOK_PRICING_SUMMARY),
             }),
             Particle::Element(ElementDesc {
-                name: "ParticipantPrice",
-                index: 1,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_PRICE),
-            }),
-            Particle::Element(ElementDesc {
                 name: "Group",
-                index: 2,
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BOOK_PRICING_GROUP),
@@ -4651,28 +4811,6 @@ pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
     content: Content::Empty,
 };
 
-pub static PARTICIPANT_PRICE: ComplexDesc = ComplexDesc {
-    name: "ParticipantPrice",
-    attributes: &[
-        AttrDesc {
-            name: "ParticipantID",
-            required: true,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "Amount",
-            required: true,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: true,
-            ty: &CURRENCY_CODE,
-        },
-    ],
-    content: Content::Empty,
-};
-
 pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
     name: "BookPricingGroup",
     attributes: &[
@@ -4680,74 +4818,6 @@ pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
             name: "KnownGroupsize",
             required: true,
             ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-    ],
-    content: Content::Empty,
-};
-
-pub static ACTIVITY_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
-    name: "ActivityCancelPenalties",
-    attributes: &[],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "CancelPenalty",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_PENALTY),
-            }),
-        ],
-    ),
-};
-
-pub static ACTIVITY_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
-    name: "ActivityCancelPenalty",
-    attributes: &[],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "Deadline",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CANCEL_DEADLINE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AmountPercent",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CANCEL_AMOUNT),
-            }),
-        ],
-    ),
-};
-
-pub static CANCEL_DEADLINE: ComplexDesc = ComplexDesc {
-    name: "CancelDeadline",
-    attributes: &[
-        AttrDesc {
-            name: "AbsoluteDeadline",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-    ],
-    content: Content::Empty,
-};
-
-pub static CANCEL_AMOUNT: ComplexDesc = ComplexDesc {
-    name: "CancelAmount",
-    attributes: &[
-        AttrDesc {
-            name: "Amount",
-            required: true,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: true,
-            ty: &CURRENCY_CODE,
         },
     ],
     content: Content::Empty,
@@ -4791,7 +4861,7 @@ pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             Particle::Element(ElementDesc {
                 name: "Schedule",
                 index: 1,
-                min: 0u32,
+                min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SEARCH_ACTIVITY_SCHEDULE),
             }),
@@ -4874,10 +4944,22 @@ pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
             required: true,
             ty: &MONEY,
         },
+    ],
+    content: Content::Empty,
+};
+
+pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
+    name: "SearchProcessingInformation",
+    attributes: &[
         AttrDesc {
-            name: "CurrencyCode",
+            name: "PricingCurrency",
             required: true,
             ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "DecimalPlaces",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
         },
     ],
     content: Content::Empty,
@@ -6356,8 +6438,15 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
                             ty: TypeDesc::Complex(&WARNINGS),
                         },
                         ElementDesc {
-                            name: "TourActivityInfo",
+                            name: "ProcessingInformation",
                             index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SEARCH_PROCESSING_INFORMATION),
+                        },
+                        ElementDesc {
+                            name: "TourActivityInfo",
+                            index: 3,
                             min: 0u32,
                             max: 4294967295u32,
                             ty: TypeDesc::Complex(&SEARCH_TOUR_ACTIVITY_INFO),
@@ -6366,7 +6455,7 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
                     &[
                         ElementDesc {
                             name: "Errors",
-                            index: 3,
+                            index: 4,
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&ERRORS),
