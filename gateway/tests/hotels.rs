@@ -209,13 +209,23 @@ async fn nbc_by_hotel_code_in_one_language(b: Backend) {
     assert_eq!(c.chain_name.as_deref(), Some("Sol & Mar Hotels"));
     assert_eq!(c.last_modified_date.unwrap().to_string(), "2026-09-18");
     let info = c.hotel_info.as_ref().unwrap();
-    let text = &info.descriptions.as_ref().unwrap().descriptive_text;
-    assert_eq!(text.len(), 1);
-    assert_eq!(text[0].language.as_deref(), Some("es"));
-    assert!(text[0].value.starts_with("Hotel frente al mar"));
-    let rooms = &info.category_codes.as_ref().unwrap().guest_room_info;
-    let names: Vec<_> = rooms.iter().map(|r| (r.code.as_str(), r.code_detail.as_deref().unwrap())).collect();
-    assert_eq!(names, [("RMSD000000", "Habitación doble estándar"), ("RMTW000000", "Habitación twin"), ("RMJS000000", "Junior suite")]);
+    // One plain description: its language is the content's (OpenTravel 2016B).
+    assert!(info.descriptions.as_ref().unwrap().descriptive_text.starts_with("Hotel frente al mar"));
+    let codes = info.category_codes.as_ref().unwrap();
+    // The category: an empty element with Code and CodeDetail; the rating in AffiliationInfo.
+    assert_eq!((codes.hotel_category[0].code.as_str(), codes.hotel_category[0].code_detail.as_deref()), ("20", Some("Hotel")));
+    assert_eq!(c.affiliation_info.as_ref().unwrap().awards.award[0].rating, "Hotel ****");
+    // A room: no OTA code; its code in CodeDetail, its name as DescriptiveText, its
+    // description as a text item in its language.
+    let rooms = &codes.guest_room_info;
+    let names: Vec<_> = rooms.iter().map(|r| (r.code.as_deref(), r.code_detail.as_str(), r.descriptive_text.as_deref().unwrap())).collect();
+    assert_eq!(
+        names,
+        [(None, "RMSD000000", "Habitación doble estándar"), (None, "RMTW000000", "Habitación twin"), (None, "RMJS000000", "Junior suite")]
+    );
+    let item = &rooms[0].multimedia_descriptions.as_ref().unwrap().multimedia_description[0].text_items.text_item[0];
+    assert_eq!((item.title.as_deref(), item.description[0].language.as_deref()), (Some("Description"), Some("es")));
+    assert!(!item.description[0].value.is_empty());
     assert_eq!(info.position.as_ref().unwrap().latitude.to_string(), "39.5663");
     let images = &c.multimedia_descriptions.as_ref().unwrap().multimedia_description[0].image_items.image_item;
     assert_eq!(images.len(), 2);
@@ -266,7 +276,7 @@ async fn nbc_star_gives_every_language(b: Backend) {
     assert_eq!(got, [("HTL00042", "de", 1), ("HTL00042", "en", 2), ("HTL00042", "es", 3), ("HTL00105", "en", 4), ("HTL00105", "es", 5)]);
     assert_eq!(rs.transaction_identifier.as_deref(), Some("1-5/5"));
     let de = &contents[0].hotel_info.as_ref().unwrap();
-    assert_eq!(de.category_codes.as_ref().unwrap().guest_room_info[0].code_detail.as_deref(), Some("Doppelzimmer Standard"));
+    assert_eq!(de.category_codes.as_ref().unwrap().guest_room_info[0].descriptive_text.as_deref(), Some("Doppelzimmer Standard"));
 }
 
 async fn nbc_falls_back_to_alt_language_then_english(b: Backend) {
@@ -277,7 +287,7 @@ async fn nbc_falls_back_to_alt_language_then_english(b: Backend) {
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("es"));
     let rooms = &c.hotel_info.as_ref().unwrap().category_codes.as_ref().unwrap().guest_room_info;
-    assert_eq!(rooms[0].code_detail.as_deref(), Some("Habitación doble"));
+    assert_eq!(rooms[0].descriptive_text.as_deref(), Some("Habitación doble"));
     let w = &rs.warnings.as_ref().unwrap().warning;
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].r#type, ErrorWarningType::Advisory);

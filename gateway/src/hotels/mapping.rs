@@ -4,7 +4,7 @@
 use ota_messages::booking_read::{BookingStatus, HotelReservation, ReservationUniqueId};
 use ota_messages::common::{
     Address, AgeQualifyingCode, CompanyName, CountryName, DateSpan, IdContext, PersonName, Position, ReferenceCode, RequestorId, RequestorIdCode,
-    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, Total,
+    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, TextItem, TextItems, Total,
 };
 use ota_messages::hotel_descriptive_info as hdi;
 use ota_messages::hotel_res_modify as m;
@@ -341,26 +341,35 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
     let texts = languages.starting_with(lang);
     let description = h.texts.get(lang);
     let country_name = description.and_then(|t| t.country_name.clone()).or_else(|| texts.pick(&h.texts).and_then(|(_, t)| t.country_name.clone()));
+    // A room type: its code in CodeDetail, its name as DescriptiveText, its description (in
+    // the language it has) as a text item.
     let guest_room_info = h
         .rooms
         .iter()
         .map(|r| {
-            let t = texts.pick(&r.texts).map(|(_, t)| t);
-            hdi::GuestRoomInfo { code: r.code.clone(), code_detail: t.map(|t| t.name.clone()), descriptive_text: t.and_then(|t| t.description.clone()) }
+            let picked = texts.pick(&r.texts);
+            let description = picked.and_then(|(l, t)| t.description.clone().map(|d| (l, d)));
+            hdi::GuestRoomInfo {
+                code: None,
+                code_detail: r.code.clone(),
+                multimedia_descriptions: description.map(|(l, d)| hdi::RoomMultimediaDescriptions {
+                    multimedia_description: vec![hdi::RoomMultimediaDescription {
+                        text_items: TextItems {
+                            text_item: vec![TextItem { title: Some("Description".to_string()), description: vec![Text { language: Some(l.to_string()), value: d }] }],
+                        },
+                    }],
+                }),
+                descriptive_text: picked.map(|(_, t)| t.name.clone()),
+            }
         })
         .collect();
     let hotel_info = hdi::HotelInfo {
-        descriptions: description
-            .map(|t| hdi::HotelDescriptions { descriptive_text: vec![Text { language: Some(lang.to_string()), value: t.description.clone() }] }),
-        position: h.position.map(|(lat, lon)| Position { latitude: rt::Decimal(lat), longitude: rt::Decimal(lon) }),
         category_codes: Some(hdi::HotelCategoryCodes {
-            hotel_category: vec![hdi::HotelCategory {
-                code: parse_open::<hdi::HotelCategoryCode>(&h.category_code),
-                code_detail: h.category_detail.clone(),
-                descriptive_text: h.category_text.clone(),
-            }],
+            hotel_category: vec![hdi::HotelCategory { code: parse_open::<hdi::HotelCategoryCode>(&h.category_code), code_detail: h.category_detail.clone() }],
             guest_room_info,
         }),
+        descriptions: description.map(|t| hdi::HotelDescriptions { descriptive_text: t.description.clone() }),
+        position: h.position.map(|(lat, lon)| Position { latitude: rt::Decimal(lat), longitude: rt::Decimal(lon) }),
     };
     let image_item: Vec<hdi::ImageItem> = h
         .images
@@ -407,6 +416,10 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
         chain_name: h.chain.clone(),
         last_modified_date: Some(rt::Date(h.last_modified)),
         hotel_info: Some(hotel_info),
+        affiliation_info: h
+            .category_text
+            .clone()
+            .map(|rating| hdi::HotelAffiliationInfo { awards: hdi::HotelAwards { award: vec![hdi::HotelAward { rating }] } }),
         multimedia_descriptions: (!image_item.is_empty())
             .then(|| hdi::HotelMultimediaDescriptions { multimedia_description: vec![hdi::HotelMultimediaDescription { image_items: hdi::ImageItems { image_item } }] }),
         contact_infos: has_contact.then(|| hdi::HotelContactInfos { contact_info: vec![contact] }),

@@ -1897,15 +1897,22 @@ pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&HOTEL_INFO),
             }),
             Particle::Element(ElementDesc {
-                name: "MultimediaDescriptions",
+                name: "AffiliationInfo",
                 index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AFFILIATION_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MultimediaDescriptions",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTIONS),
             }),
             Particle::Element(ElementDesc {
                 name: "ContactInfos",
-                index: 2,
+                index: 3,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_CONTACT_INFOS),
@@ -1920,25 +1927,25 @@ pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "Descriptions",
+                name: "CategoryCodes",
                 index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CATEGORY_CODES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Descriptions",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_DESCRIPTIONS),
             }),
             Particle::Element(ElementDesc {
                 name: "Position",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POSITION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CategoryCodes",
                 index: 2,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CATEGORY_CODES),
+                ty: TypeDesc::Complex(&POSITION),
             }),
         ],
     ),
@@ -1953,8 +1960,8 @@ pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
                 name: "DescriptiveText",
                 index: 0,
                 min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
             }),
         ],
     ),
@@ -2003,11 +2010,35 @@ pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
             ty: &XS_STRING,
         },
     ],
+    content: Content::Empty,
+};
+
+pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
+    name: "GuestRoomInfo",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: false,
+            ty: &OTA_CODE,
+        },
+        AttrDesc {
+            name: "CodeDetail",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "DescriptiveText",
+                name: "MultimediaDescriptions",
                 index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTIONS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "DescriptiveText",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
@@ -2016,31 +2047,92 @@ pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
     ),
 };
 
-pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
-    name: "GuestRoomInfo",
-    attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CodeDetail",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
+static OTA_CODE_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?",
+        "\\A(?:[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?)\\z",
+    ),
+];
+
+pub static OTA_CODE: SimpleDesc = SimpleDesc {
+    patterns: &OTA_CODE_PATTERNS,
+    ..SimpleDesc::builtin("OTACode", Builtin::String)
+};
+
+pub static ROOM_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
+    name: "RoomMultimediaDescriptions",
+    attributes: &[],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "DescriptiveText",
+                name: "MultimediaDescription",
                 index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTION),
             }),
         ],
     ),
+};
+
+pub static ROOM_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
+    name: "RoomMultimediaDescription",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "TextItems",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TEXT_ITEMS),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
+    name: "HotelAffiliationInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Awards",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AWARDS),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
+    name: "HotelAwards",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Award",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_AWARD),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_AWARD: ComplexDesc = ComplexDesc {
+    name: "HotelAward",
+    attributes: &[
+        AttrDesc {
+            name: "Rating",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
 };
 
 pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
