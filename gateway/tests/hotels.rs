@@ -339,7 +339,7 @@ async fn read_by_client_and_by_internal_reference(b: Backend) {
     let b = by_client;
     assert_eq!(b.res_status, BookingStatus::Reserved);
     assert_eq!(b.create_date_time.unwrap().to_string(), "2026-05-20T17:04:31");
-    assert_eq!(b.last_update_date_time.unwrap().to_string(), "2026-05-21T08:12:05");
+    assert_eq!(b.last_modify_date_time.unwrap().to_string(), "2026-05-21T08:12:05");
     let ids: Vec<_> = b.unique_id.iter().map(|u| (u.id.as_str(), u.id_context.clone(), u.company_name.as_ref().and_then(|c| c.code.clone()))).collect();
     assert_eq!(ids, [("4471200", IdContext::Internal, None), ("DEMO-2030-0001", IdContext::Client, Some("DEMO".into()))]);
     let rooms = &b.room_stays.as_ref().unwrap().room_stay;
@@ -470,7 +470,7 @@ async fn comment_change_is_applied_without_repricing(b: Backend) {
     assert_eq!(b.res_global_info.comments.as_ref().unwrap().comment[0].text[0].value, "Arrival around midnight; a cot in room 2 please.");
 
     let again = read_one(&ctx, "DEMO-2030-0001", "Client").await;
-    assert_eq!(again.last_update_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
+    assert_eq!(again.last_modify_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
     assert_eq!(again.res_global_info.unwrap().comments.unwrap().comment[0].text[0].value, "Arrival around midnight; a cot in room 2 please.");
 
     // Comments can be added and removed too.
@@ -709,7 +709,7 @@ async fn a_modify_built_from_an_older_read_is_refused(b: Backend) {
     let b = payload_of(&rs);
     assert_eq!(b.room_stays.as_ref().unwrap().room_stay[0].time_span.as_ref().unwrap().end.to_string(), "2030-07-09");
     // Two changes in the same second still get distinct versions.
-    assert_ne!(b.last_update_date_time, now.last_update_date_time);
+    assert_ne!(b.last_update_date_time, now.last_modify_date_time);
 
     // A Commit must carry the version it was built from.
     let mut p = payload(&ctx, "4471200").await;
@@ -717,6 +717,46 @@ async fn a_modify_built_from_an_older_read_is_refused(b: Backend) {
     let (kind, code, _, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert_eq!((kind, code), (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing));
     assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/@LastUpdateDateTime"));
+}
+
+/// The read answers the booking's version as `HotelReservation@LastModifyDateTime` (the
+/// OpenTravel date-time stamp); a modify may send it back under that name instead of
+/// `@LastUpdateDateTime`, or under both with one value. `ResGlobalInfo/BasicPropertyInfo`, which
+/// the answers carry, may be sent back too, but not with another hotel.
+async fn a_modify_takes_the_version_under_its_opentravel_name(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
+    let read = read_one(&ctx, "4471200", "Internal").await;
+    assert!(read.last_modify_date_time.is_some());
+    let info = read.res_global_info.as_ref().unwrap().basic_property_info.as_ref().unwrap();
+    assert_eq!(info.hotel_code.as_deref(), Some("HTL00042"));
+    let built = hotels::modify_payload(&read).unwrap();
+
+    // Both names with different values: refused, at LastModifyDateTime.
+    let mut p = built.clone();
+    p.last_modify_date_time = Some("2020-01-01T00:00:00".parse().unwrap());
+    let (kind, code, _, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
+    assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::InvalidValue));
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/@LastModifyDateTime"));
+
+    // Another hotel in ResGlobalInfo/BasicPropertyInfo: refused as a difference.
+    let mut p = built.clone();
+    p.res_global_info.basic_property_info.as_mut().unwrap().hotel_code = Some("HTL00043".into());
+    let (_, code, _, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
+    assert_eq!(code, ErrorCode::RequestedActionNotPossible);
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGlobalInfo/BasicPropertyInfo/@HotelCode"));
+
+    // The version under the OpenTravel name only (and the same under both): a Commit goes through.
+    let mut p = built.clone();
+    p.last_modify_date_time = p.last_update_date_time.take();
+    p.res_global_info.comments.as_mut().unwrap().comment[0].text[0].value = "Late arrival, 23:30.".into();
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
+    assert!(rs.is_success(), "{:?}", rs.errors());
+    let after = payload_of(&rs);
+    assert!(after.last_modify_date_time.is_none(), "the answer names the version LastUpdateDateTime");
+    let mut p = after.clone();
+    p.last_modify_date_time = p.last_update_date_time;
+    assert!(hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await.is_success());
 }
 
 async fn concurrent_modifies_from_one_read_apply_once(b: Backend) {
@@ -765,7 +805,7 @@ async fn quote_changes_nothing(b: Backend) {
     let b = payload_of(&rs);
     assert_eq!(total(&b.room_stays.as_ref().unwrap().room_stay[0].total), "840.00"); // 7 × 120.00
     assert_eq!(total(&b.res_global_info.total), "1725.50");
-    assert_eq!(b.last_update_date_time, before.last_update_date_time);
+    assert_eq!(b.last_update_date_time, before.last_modify_date_time);
     assert_eq!(read_one(&ctx, "4471200", "Internal").await, before);
 
     // No ResStatus is a quote too.
@@ -829,7 +869,7 @@ async fn a_modified_booking_survives_reopening_the_database(b: Backend) {
     let ctx = Ctx { store, ..ctx_of(&env, "DEMO") };
     let b = read_one(&ctx, "DEMO-2030-0002", "Client").await;
     assert_eq!(total(&b.res_global_info.unwrap().total), "540.00");
-    assert_eq!(b.last_update_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
+    assert_eq!(b.last_modify_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
 }
 
 async fn storing_the_demo_twice_is_an_upsert(b: Backend) {
@@ -849,7 +889,7 @@ async fn snapshots_of_a_read_and_a_modify(b: Backend) {
     let ctx = ctx_of(&env, "DEMO");
     let rs = hotels::read(&ctx, &read_rq("4471200", "Internal")).await;
     let xml = roundtrip(&rs);
-    insta::assert_snapshot!("read_rs", redact(&redact(&xml, "TimeStamp"), "LastUpdateDateTime"));
+    insta::assert_snapshot!("read_rs", redact(&redact(&xml, "TimeStamp"), "LastModifyDateTime"));
 
     let mut p = payload(&ctx, "4471200").await;
     set_board(&mut rooms(&mut p)[1], "FB");
@@ -877,7 +917,7 @@ async fn http_read_then_modify(b: Backend) {
     assert_eq!(rs.echo_token.as_deref(), Some("read-1"));
     assert!(rs.time_stamp.is_some());
     let reservation = rs.reservations_list.unwrap().hotel_reservation.remove(0);
-    let before = reservation.last_update_date_time;
+    let before = reservation.last_modify_date_time;
 
     let mut p = hotels::modify_payload(&reservation).unwrap();
     set_board(&mut rooms(&mut p)[0], "HB");
@@ -890,7 +930,7 @@ async fn http_read_then_modify(b: Backend) {
     let rs = client.send(&read).await.unwrap();
     let again = &rs.reservations_list.as_ref().unwrap().hotel_reservation[0];
     assert_eq!(total(&again.res_global_info.as_ref().unwrap().total), "1725.50");
-    assert_eq!(again.last_update_date_time, b.last_update_date_time);
+    assert_eq!(again.last_modify_date_time, b.last_update_date_time);
 }
 
 async fn http_other_partner_and_nbc(b: Backend) {
@@ -923,6 +963,7 @@ async fn http_other_partner_and_nbc(b: Backend) {
 
 backend_tests!(
     a_modify_built_from_an_older_read_is_refused,
+    a_modify_takes_the_version_under_its_opentravel_name,
     concurrent_modifies_from_one_read_apply_once,
     nbc_by_hotel_code_in_one_language,
     nbc_by_brand_gives_every_hotel_of_the_feed,

@@ -210,8 +210,9 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 ///
 /// Output-only data are not compared (`CreateDateTime`, `HotelName`, `RoomDescription`, the
 /// totals, `CancelPenalties`, the `MessagePassword` of a room's extension sources). A request
-/// whose `LastUpdateDateTime` is not the stored one is refused: it was built from an older
-/// version and would undo a change it never saw; a Commit must carry it. `Quote` (or none)
+/// whose version (`LastUpdateDateTime`, or `LastModifyDateTime` as the read answers it) is not
+/// the stored one is refused: it was built from an older version and would undo a change it
+/// never saw; a Commit must carry it. `Quote` (or none)
 /// answers the booking as it would be and stores nothing; `Commit` applies it and moves
 /// `LastUpdateDateTime` on (unchanged when nothing changed).
 pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotelResModifyRs, OpError> {
@@ -270,7 +271,7 @@ impl Change {
         if stored.is_cancelled() {
             return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
         }
-        rules::check_version(self.hrm.last_update_date_time.map(|d| d.local), &stored, commit)?;
+        rules::check_version(rules::version_stamp(&self.hrm)?, &stored, commit)?;
         let desired = rules::plan(&self.hrm, &stored, &self.content.hotels, self.today)
             .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
         Ok((id, stored, desired))

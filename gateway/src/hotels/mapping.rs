@@ -88,8 +88,9 @@ fn res_guests(b: &Booking) -> Option<m::ResGuests> {
     (!b.guests.is_empty()).then(|| m::ResGuests { res_guest: b.guests.iter().map(guest_message).collect() })
 }
 
-/// `ResGlobalInfo`: comments, the (empty) cancel penalties, the total and the references.
-fn res_global_info(b: &Booking) -> m::ResGlobalInfo {
+/// `ResGlobalInfo`: comments, the (empty) cancel penalties, the total, the references and,
+/// last, the hotel of the booking (its first room stay's).
+fn res_global_info(b: &Booking, catalogue: &Catalogue) -> m::ResGlobalInfo {
     let booking_id = |context, value: &String| m::HotelReservationId {
         res_id_type: ReservationIdCode::Booking,
         res_id_source_context: context,
@@ -103,6 +104,10 @@ fn res_global_info(b: &Booking) -> m::ResGlobalInfo {
         cancel_penalties: Some(m::CancelPenalties {}),
         total: Some(total(&b.currency, b.total())),
         hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
+        basic_property_info: b.rooms.first().map(|r| m::BasicPropertyInfo {
+            hotel_code: Some(r.hotel.clone()),
+            hotel_name: catalogue.hotel(&r.hotel).map(|h| h.name.clone()),
+        }),
     }
 }
 
@@ -111,10 +116,11 @@ pub fn hotel_res_modify(b: &Booking, catalogue: &Catalogue, languages: &Language
     m::HotelResModify {
         create_date_time: Some(rt::DateTime::local(b.created)),
         last_update_date_time: Some(rt::DateTime::local(b.updated)),
+        last_modify_date_time: None,
         room_stays: room_stays(b, catalogue, languages),
         services: services(b),
         res_guests: res_guests(b),
-        res_global_info: res_global_info(b),
+        res_global_info: res_global_info(b, catalogue),
     }
 }
 
@@ -124,7 +130,7 @@ pub fn hotel_reservation(b: &Booking, catalogue: &Catalogue, languages: &Languag
         room_stays: room_stays(b, catalogue, languages),
         services: services(b),
         res_guests: res_guests(b),
-        res_global_info: Some(res_global_info(b)),
+        res_global_info: Some(res_global_info(b, catalogue)),
         ..list_entry(&b.head())
     }
 }
@@ -134,7 +140,7 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
     HotelReservation {
         res_status: parse_open::<BookingStatus>(&h.status),
         create_date_time: Some(rt::DateTime::local(h.created)),
-        last_update_date_time: Some(rt::DateTime::local(h.updated)),
+        last_modify_date_time: Some(rt::DateTime::local(h.updated)),
         unique_id: vec![
             ReservationUniqueId { r#type: ReservationIdCode::Booking, id: h.internal_ref.clone(), id_context: IdContext::Internal, company_name: None },
             ReservationUniqueId {
@@ -152,11 +158,13 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
 }
 
 /// The request payload of a modify that changes nothing: the booking of a read, sent back
-/// (the read-then-modify flow). `None` for a list entry (no `ResGlobalInfo`).
+/// (the read-then-modify flow; the read's `LastModifyDateTime` goes back as
+/// `LastUpdateDateTime`). `None` for a list entry (no `ResGlobalInfo`).
 pub fn modify_payload(reservation: &HotelReservation) -> Option<m::HotelResModify> {
     Some(m::HotelResModify {
         create_date_time: reservation.create_date_time,
-        last_update_date_time: reservation.last_update_date_time,
+        last_update_date_time: reservation.last_modify_date_time,
+        last_modify_date_time: None,
         room_stays: reservation.room_stays.clone(),
         services: reservation.services.clone(),
         res_guests: reservation.res_guests.clone(),

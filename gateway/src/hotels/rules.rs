@@ -33,14 +33,28 @@ pub fn booking_references(hrm: &m::HotelResModify) -> (Option<String>, Option<St
     (find(ResIdSourceContext::Client), find(ResIdSourceContext::Internal))
 }
 
-/// Checks that the request was built from the booking as stored now: its
-/// `LastUpdateDateTime` (as read) must be the stored one, so a modify never undoes a change it
+/// The version a modify request was built from: its `LastUpdateDateTime`, or its
+/// `LastModifyDateTime` (the read answers the version under that OpenTravel name); both may be
+/// sent, with one value.
+pub fn version_stamp(hrm: &m::HotelResModify) -> Result<Option<NaiveDateTime>, Problem> {
+    match (hrm.last_update_date_time, hrm.last_modify_date_time) {
+        (Some(update), Some(modify)) if update.local != modify.local => Err(Problem::biz(
+            ErrorCode::InvalidValue,
+            format!("LastUpdateDateTime ({update}) and LastModifyDateTime ({modify}) name one version of the booking; send one of them, as read."),
+        )
+        .at(format!("{BASE}/@LastModifyDateTime"))),
+        (update, modify) => Ok(update.or(modify).map(|d| d.local)),
+    }
+}
+
+/// Checks that the request was built from the booking as stored now: its version stamp
+/// ([`version_stamp`], as read) must be the stored one, so a modify never undoes a change it
 /// did not see. A Commit must carry it.
 pub fn check_version(read_at: Option<NaiveDateTime>, stored: &Booking, commit: bool) -> Result<(), Problem> {
     let tag = format!("{BASE}/@LastUpdateDateTime");
     match read_at {
         None if commit => Err(Problem::required(
-            "A Commit must send back HotelResModify@LastUpdateDateTime as read (/bookread), so that it cannot undo a change made since.",
+            "A Commit must send back the booking's version as read (/bookread HotelReservation@LastModifyDateTime, as HotelResModify@LastUpdateDateTime or @LastModifyDateTime), so that it cannot undo a change made since.",
         )
         .at(tag)),
         None => Ok(()),
@@ -310,6 +324,14 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
     let comments = mapping::comments_from(rq.res_global_info.comments.as_ref());
     if comments != stored.comments {
         desired.comments = comments;
+    }
+
+    // The booking's hotel, when sent (the answers carry it as the last child of ResGlobalInfo).
+    if let Some(hotel) = rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref())
+        && let Some(first) = stored.rooms.first()
+        && hotel.trim() != first.hotel
+    {
+        p.differs(format!("{BASE}/ResGlobalInfo/BasicPropertyInfo/@HotelCode"), format!("hotel {hotel:?} (stored {:?})", first.hotel));
     }
 
     // References other than the two booking-level ones that identified the booking.

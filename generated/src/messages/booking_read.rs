@@ -948,11 +948,11 @@ pub struct HotelReservation {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
-    /// When the booking was last changed (local date-time, no zone).
+    /// When the booking was last changed (local date-time, no zone; the OpenTravel date-time stamp): the booking's version, which a modify request sends back (as HotelResModify@LastModifyDateTime or @LastUpdateDateTime).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
-    pub last_update_date_time: Option<rt::DateTime>,
+    #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    pub last_modify_date_time: Option<rt::DateTime>,
     /// The booking references: Internal, and Client with an optional CompanyName.
     #[yaserde(prefix = "ota", rename = "UniqueID")]
     pub unique_id: Vec<ReservationUniqueId>,
@@ -979,7 +979,7 @@ impl rt::Decode for HotelReservation {
         let mark = cx.mark();
         let mut f_res_status = None;
         let mut f_create_date_time = None;
-        let mut f_last_update_date_time = None;
+        let mut f_last_modify_date_time = None;
         let mut f_unique_id = Vec::new();
         let mut f_room_stays = None;
         let mut f_services = None;
@@ -994,7 +994,7 @@ impl rt::Decode for HotelReservation {
                     f_create_date_time = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
                 Some(2) => {
-                    f_last_update_date_time = Some(
+                    f_last_modify_date_time = Some(
                         cx.value(&attr, DESC.attributes[2].ty)?,
                     );
                 }
@@ -1030,7 +1030,7 @@ impl rt::Decode for HotelReservation {
         Ok(Self {
             res_status: f_res_status.ok_or_else(|| cx.bug(node))?,
             create_date_time: f_create_date_time.flatten(),
-            last_update_date_time: f_last_update_date_time.flatten(),
+            last_modify_date_time: f_last_modify_date_time.flatten(),
             unique_id: f_unique_id,
             room_stays: f_room_stays,
             services: f_services,
@@ -1045,7 +1045,7 @@ impl rt::Encode for HotelReservation {
         w.start(name);
         w.attr("ResStatus", &self.res_status);
         w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);
+        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
         for v in &self.unique_id {
             rt::Encode::encode(v, w, "UniqueID");
         }

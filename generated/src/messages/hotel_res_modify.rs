@@ -590,11 +590,16 @@ pub struct HotelResModify {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
-    /// When the booking was last changed (local date-time, no zone). Set in the response; in a request it may be sent back as read and is ignored.
+    /// When the booking was last changed (local date-time, no zone): the booking's version. Set in the response. A request sends it back as read (/bookread answers it as HotelReservation@LastModifyDateTime; either name is taken): the change applies only to that version, and a Commit must carry it.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
     pub last_update_date_time: Option<rt::DateTime>,
+    /// The OpenTravel name of LastUpdateDateTime, as the booking read answers it: a request may send the version under either name (both: the same value). Never set in the response.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    pub last_modify_date_time: Option<rt::DateTime>,
     /// The booked room stays.
     #[yaserde(prefix = "ota", rename = "RoomStays")]
     pub room_stays: Option<RoomStays>,
@@ -618,6 +623,7 @@ impl rt::Decode for HotelResModify {
         let mark = cx.mark();
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
+        let mut f_last_modify_date_time = None;
         let mut f_room_stays = None;
         let mut f_services = None;
         let mut f_res_guests = None;
@@ -630,6 +636,11 @@ impl rt::Decode for HotelResModify {
                 Some(1) => {
                     f_last_update_date_time = Some(
                         cx.value(&attr, DESC.attributes[1].ty)?,
+                    );
+                }
+                Some(2) => {
+                    f_last_modify_date_time = Some(
+                        cx.value(&attr, DESC.attributes[2].ty)?,
                     );
                 }
                 _ => {}
@@ -653,6 +664,7 @@ impl rt::Decode for HotelResModify {
         Ok(Self {
             create_date_time: f_create_date_time.flatten(),
             last_update_date_time: f_last_update_date_time.flatten(),
+            last_modify_date_time: f_last_modify_date_time.flatten(),
             room_stays: f_room_stays,
             services: f_services,
             res_guests: f_res_guests,
@@ -666,6 +678,7 @@ impl rt::Encode for HotelResModify {
         w.start(name);
         w.attr_opt("CreateDateTime", &self.create_date_time);
         w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);
+        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
         if let Some(v) = &self.room_stays {
             rt::Encode::encode(v, w, "RoomStays");
         }
@@ -2738,6 +2751,9 @@ pub struct ResGlobalInfo {
     /// The references of the booking and its items; in a modify request they identify the booking to modify.
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
     pub hotel_reservation_ids: HotelReservationIds,
+    /// The hotel of the booking (of its first room stay): HotelCode, HotelName; always in the answers (OpenTravel 2016B requires it). Optional in a modify request; when sent, its HotelCode must be the booking's.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: Option<BasicPropertyInfo>,
 }
 
 impl rt::Decode for ResGlobalInfo {
@@ -2751,6 +2767,7 @@ impl rt::Decode for ResGlobalInfo {
         let mut f_cancel_penalties = None;
         let mut f_total = None;
         let mut f_hotel_reservation_ids = None;
+        let mut f_basic_property_info = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
@@ -2767,6 +2784,10 @@ impl rt::Decode for ResGlobalInfo {
                     f_hotel_reservation_ids = cx
                         .element(&next, <HotelReservationIds as rt::Decode>::decode)?;
                 }
+                4 => {
+                    f_basic_property_info = cx
+                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -2777,6 +2798,7 @@ impl rt::Decode for ResGlobalInfo {
             cancel_penalties: f_cancel_penalties,
             total: f_total,
             hotel_reservation_ids: f_hotel_reservation_ids.ok_or_else(|| cx.bug(node))?,
+            basic_property_info: f_basic_property_info,
         })
     }
 }
@@ -2794,6 +2816,9 @@ impl rt::Encode for ResGlobalInfo {
             rt::Encode::encode(v, w, "Total");
         }
         rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
+        if let Some(v) = &self.basic_property_info {
+            rt::Encode::encode(v, w, "BasicPropertyInfo");
+        }
         w.end(name);
     }
 }

@@ -1038,7 +1038,7 @@ pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             ty: &LOCAL_DATE_TIME,
         },
         AttrDesc {
-            name: "LastUpdateDateTime",
+            name: "LastModifyDateTime",
             required: false,
             ty: &LOCAL_DATE_TIME,
         },
@@ -3015,6 +3015,11 @@ pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
             required: false,
             ty: &LOCAL_DATE_TIME,
         },
+        AttrDesc {
+            name: "LastModifyDateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
     ],
     content: Content::Sequence(
         &[
@@ -3793,6 +3798,13 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_RESERVATION_IDS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
             }),
         ],
     ),
