@@ -815,6 +815,43 @@ async fn quote_changes_nothing(b: Backend) {
     assert_eq!(read_one(&ctx, "4471200", "Internal").await, before);
 }
 
+/// A request's totals are never taken (the gateway computes them); one that differs from the
+/// computed one gets a Type 11 warning at that `Total`, and the answer carries the computed one.
+/// Totals sent back as read, or none, give no warning.
+async fn a_request_total_that_differs_is_warned_about(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
+    let read = read_one(&ctx, "4471200", "Internal").await;
+    let p = hotels::modify_payload(&read).unwrap();
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Quote, p.clone())).await;
+    assert!(rs.is_success() && rs.warnings.is_none(), "{:?}", rs.warnings);
+    let mut none = p.clone();
+    rooms(&mut none)[0].total = None;
+    none.res_global_info.total = None;
+    assert!(hotels::modify(&ctx, &modify_rq(ResStatus::Quote, none)).await.warnings.is_none());
+
+    // A room's total of 1.00 and a booking total in another currency: two warnings.
+    let mut cheap = p.clone();
+    rooms(&mut cheap)[0].total.as_mut().unwrap().amount_after_tax = Some("1.00".parse().unwrap());
+    cheap.res_global_info.total.as_mut().unwrap().currency_code = Some("USD".into());
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, cheap)).await;
+    let b = payload_of(&rs);
+    assert_eq!(total(&b.room_stays.as_ref().unwrap().room_stay[0].total), total(&read.room_stays.as_ref().unwrap().room_stay[0].total));
+    assert_eq!(b.res_global_info.total, read.res_global_info.as_ref().unwrap().total);
+    let w = &rs.warnings.as_ref().unwrap().warning;
+    let got: Vec<_> = w.iter().map(|w| (w.r#type.clone(), w.tag.as_deref().unwrap_or_default())).collect();
+    let base = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify";
+    assert_eq!(
+        got,
+        [
+            (ErrorWarningType::Advisory, format!("{base}/RoomStays/RoomStay[1]/Total").as_str()),
+            (ErrorWarningType::Advisory, format!("{base}/ResGlobalInfo/Total").as_str())
+        ]
+    );
+    assert!(w[0].value.contains("1.00 EUR") && w[0].value.contains("computed"), "{}", w[0].value);
+    assert!(w[1].value.contains("USD"), "{}", w[1].value);
+}
+
 async fn six_rooms_are_refused(b: Backend) {
     let env = env(b).await;
     let ctx = ctx_of(&env, "DEMO");
@@ -983,6 +1020,7 @@ backend_tests!(
     occupancy_changes_are_refused,
     other_differences_are_refused_with_the_node,
     quote_changes_nothing,
+    a_request_total_that_differs_is_warned_about,
     six_rooms_are_refused,
     cancelled_unknown_and_foreign_bookings_are_refused,
     a_modified_booking_survives_reopening_the_database,

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use chrono::{NaiveDate, NaiveDateTime};
-use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
+use ota_messages::common::{ErrorCode, ErrorWarningType, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res_modify as m;
 
 use super::booking::{Booking, ItemRef, Room, RoomSource, Service};
@@ -68,6 +68,40 @@ pub fn check_version(read_at: Option<NaiveDateTime>, stored: &Booking, commit: b
         )
         .at(tag)),
     }
+}
+
+/// The totals of a modify request that are not the booking's: the gateway computes every
+/// total (a room stay's price, re-computed when its room type, board or dates change, and the
+/// booking's sum), so a request's `Total` is never taken. One advisory (Type 11) per `Total`
+/// whose amount or currency differs from the one answered.
+pub fn total_notes(rq: &m::HotelResModify, b: &Booking) -> Vec<Problem> {
+    let mut notes = Vec::new();
+    let mut check = |sent: Option<&ota_messages::common::Total>, amount: rust_decimal::Decimal, tag: String, what: String| {
+        let Some(sent) = sent else { return };
+        let amount_differs = sent.amount_after_tax.is_some_and(|a| a.0 != amount);
+        let currency_differs = sent.currency_code.as_deref().is_some_and(|c| c != b.currency);
+        if amount_differs || currency_differs {
+            let asked = format!(
+                "{} {}",
+                sent.amount_after_tax.map(|a| a.0.to_string()).unwrap_or_default(),
+                sent.currency_code.as_deref().unwrap_or(b.currency.as_str())
+            );
+            notes.push(
+                Problem::new(
+                    ErrorWarningType::Advisory,
+                    ErrorCode::InvalidValue,
+                    format!("The {what} of the request ({}) was not taken: totals are computed by the gateway; it is {amount} {}.", asked.trim(), b.currency),
+                )
+                .at(tag),
+            );
+        }
+    };
+    let rooms = rq.room_stays.as_ref().map(|r| r.room_stay.as_slice()).unwrap_or_default();
+    for (i, (rs, room)) in rooms.iter().zip(&b.rooms).enumerate() {
+        check(rs.total.as_ref(), room.total.unwrap_or_default(), format!("{BASE}/RoomStays/RoomStay[{}]/Total", i + 1), format!("total of room stay {}", i + 1));
+    }
+    check(rq.res_global_info.total.as_ref(), b.total(), format!("{BASE}/ResGlobalInfo/Total"), "booking total".to_string());
+    notes
 }
 
 /// The stamp of a change: now, but always after the previous one (the stamp is the version a

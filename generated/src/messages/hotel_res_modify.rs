@@ -768,7 +768,7 @@ pub struct RoomStay {
     /// Start, End (date, YYYY-MM-DD).
     #[yaserde(prefix = "ota", rename = "TimeSpan")]
     pub time_span: Option<DateSpan>,
-    /// CurrencyCode (ISO 4217 string), AmountAfterTax (decimal).
+    /// CurrencyCode (ISO 4217 string), AmountAfterTax (decimal): the room stay's price. Computed by the gateway (re-computed when the room type, board or dates change): in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Option<Total>,
     /// HotelCode (string), HotelName (string).
@@ -2745,7 +2745,7 @@ pub struct ResGlobalInfo {
     /// Element present and may be empty.
     #[yaserde(prefix = "ota", rename = "CancelPenalties")]
     pub cancel_penalties: Option<CancelPenalties>,
-    /// CurrencyCode, AmountAfterTax as above.
+    /// CurrencyCode, AmountAfterTax: the booking's total. Computed by the gateway: in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Option<Total>,
     /// The references of the booking and its items; in a modify request they identify the booking to modify.
