@@ -736,6 +736,79 @@ async fn schedule_is_one_calendar_date_on_which_the_service_runs(b: Backend) {
     assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@TourActivityID"));
 }
 
+/// Values at the edges get a clean Type 3 answer naming the attribute, in a Quote as in a
+/// Commit, and nothing is stored: a ParticipantID or an Age of 2^63, a date too far ahead
+/// (9999-12-31 would end in a year OTA cannot write), a service that has begun, a pickup after
+/// the activity's start.
+async fn values_at_the_edges_are_refused_cleanly(b: Backend) {
+    let env = env(b).await;
+    let big = 1u64 << 63;
+    for status in ["Quote", "Commit"] {
+        let mut b = drach_transfer();
+        b.status = Some(status);
+        b.participants = vec![(big, "10", 44)];
+        let e = only_error(&b.send(&env).await);
+        assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)), "{status}");
+        assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/@ParticipantID"));
+        b.participants = vec![(1, "10", big)];
+        let e = only_error(&b.send(&env).await);
+        assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)), "{status}");
+        assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/@Age"));
+
+        // Too far ahead: the last date that can be written, and the day after the bound.
+        let last: NaiveDate = "9999-12-31".parse().unwrap();
+        for date in [last, day(ota_gateway::activities::rules::MAX_DAYS_AHEAD + 1)] {
+            let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", date);
+            b.status = Some(status);
+            let e = only_error(&b.send(&env).await);
+            assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::StartDateInvalid)), "{status} {date}");
+            assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start"));
+        }
+
+        // A pickup after the start of the activity (10:00).
+        let mut b = drach_transfer();
+        b.status = Some(status);
+        b.pickup = Some((format!("{}T23:00:00", day(10)), "HTL00042"));
+        let e = only_error(&b.send(&env).await);
+        assert_eq!(e.code, Some(ErrorCode::InvalidValue));
+        assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@DateTime"));
+    }
+    assert_eq!(env.count("activity_booking").await, 0);
+
+    // Today's morning session (10:00; the transfer picks up at 08:50): bookable and offered
+    // before it begins, neither once it has begun.
+    let at = |h: u32, m: u32| chrono::TimeZone::from_utc_datetime(&Utc, &today().and_hms_opt(h, m, 0).unwrap());
+    let rq = avail_rq(today(), today(), &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")], &[(1, "10")], None);
+    let offered = |rs: &OtaTourActivityAvailRs| {
+        let mut v: Vec<String> = rs
+            .tour_activity_info
+            .iter()
+            .filter(|i| i.basic_info.supplier_product_code.as_deref() == Some("TE0CC00A"))
+            .map(|i| i.basic_info.supplier_service_code.clone().unwrap_or_default())
+            .collect();
+        v.sort();
+        v
+    };
+    let tic = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", today());
+    let mut trf = Book::new("LESPMIBKUI", "TE0CC00A", "TRF", today());
+    trf.pickup = Some((format!("{}T08:50:00", today()), "HTL00042"));
+    for (now, services) in [(at(8, 0), vec!["TIC", "TRF"]), (at(9, 0), vec!["TIC"]), (at(10, 30), vec![])] {
+        let mut ctx = env.ctx();
+        ctx.now = now;
+        let rs = support::answer(ota_gateway::activities::availability(&ctx, &rq).await);
+        assert_eq!(offered(&rs), services, "offered at {now}");
+        for (b, code) in [(&tic, "TIC"), (&trf, "TRF")] {
+            let rs = support::answer(ota_gateway::activities::book(&ctx, &b.rq()).await);
+            if services.contains(&code) {
+                assert!(rs.is_success(), "{code} at {now}: {:?}", rs.errors());
+            } else {
+                let e = only_error(&rs);
+                assert_eq!((e.code, e.tag.as_deref()), (Some(ErrorCode::StartDateInvalid), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start")), "{code} at {now}");
+            }
+        }
+    }
+}
+
 async fn commit_needs_a_client_reference_and_other_statuses_are_refused(b: Backend) {
     let env = env(b).await;
     let mut b = drach_transfer();
@@ -898,6 +971,7 @@ backend_tests!(
     participant_ids_must_be_unique,
     schedule_is_one_calendar_date_on_which_the_service_runs,
     commit_needs_a_client_reference_and_other_statuses_are_refused,
+    values_at_the_edges_are_refused_cleanly,
     no_overbooking,
     concurrent_commits_for_the_last_places,
     snapshot_search,

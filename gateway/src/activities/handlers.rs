@@ -39,7 +39,7 @@ pub async fn search(cx: &Ctx, rq: &OtaTourActivitySearchRq) -> Result<OtaTourAct
         if infos.len() >= limit {
             break;
         }
-        let Some((first, last, cheapest)) = runs_between(a, from, end, currency) else { continue };
+        let Some((first, last, cheapest)) = runs_between(a, from, end, cx.local_now(), currency) else { continue };
         if let Some((price, in_currency, ..)) = cheapest {
             currency.get_or_insert(in_currency);
             prices.push(price);
@@ -85,19 +85,22 @@ pub async fn search(cx: &Ctx, rq: &OtaTourActivitySearchRq) -> Result<OtaTourAct
     Ok(rs)
 }
 
-/// The first and last date an activity runs in `from..=to`, and the cheapest adult price of
-/// the products that run then (in `currency`, when given); `None` when it does not run.
+/// The first and last date an activity runs in `from..=to` (a session that began before `now`
+/// does not count, nor a date more than [`rules::MAX_DAYS_AHEAD`] days ahead), and the
+/// cheapest adult price of the products that run then (in `currency`, when given); `None` when
+/// it does not run.
 fn runs_between<'a>(
     a: &'a Activity,
     from: chrono::NaiveDate,
     to: chrono::NaiveDate,
+    now: chrono::NaiveDateTime,
     currency: Option<&str>,
 ) -> Option<(chrono::NaiveDate, chrono::NaiveDate, Option<mapping::Cheapest<'a>>)> {
     let mut first: Option<chrono::NaiveDate> = None;
     let mut last: Option<chrono::NaiveDate> = None;
     let mut cheapest: Option<mapping::Cheapest<'_>> = None;
     for p in &a.products {
-        let mut dates = p.dates(from, to);
+        let mut dates = p.dates(from, to.min(rules::last_bookable(now.date()))).filter(|d| p.session(*d).is_some_and(|s| s.start > now));
         let Some(d1) = dates.next() else { continue };
         let dn = dates.last().unwrap_or(d1);
         first = Some(first.map_or(d1, |f| f.min(d1)));
@@ -133,7 +136,7 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
     let booked = cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })).await?;
-    let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), from, mode, max_responses(rq.max_responses), |a, p, s, d| {
+    let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), cx.local_now(), mode, max_responses(rq.max_responses), |a, p, s, d| {
         s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d)
     });
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
