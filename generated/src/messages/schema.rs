@@ -8,7 +8,6 @@
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle, Pattern, SimpleDesc,
     TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
-    XS_DATE_TIME,
 };
 
 static DATE_PATTERNS: [Pattern; 1usize] = [
@@ -1187,7 +1186,7 @@ pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "CancelByDate",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "CurrencyCode",
