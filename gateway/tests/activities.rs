@@ -250,18 +250,26 @@ async fn search_around_a_hotel(b: Backend) {
     assert_eq!(drach.basic_info.name.as_deref(), Some("Cuevas del Drach y concierto en el lago Martel"));
     // The cheapest adult price: the afternoon visit's ticket.
     let pricing = drach.pricing.as_ref().unwrap();
-    assert_eq!((pricing.min_price.0, pricing.currency_code.as_str()), (dec("27.00"), "EUR"));
+    assert_eq!(pricing.min_price.0, dec("27.00"));
+    // The answer's one currency, in ProcessingInformation (OpenTravel 2016B).
+    let info = rs.processing_information.as_ref().unwrap();
+    assert_eq!((info.pricing_currency.as_str(), info.decimal_places), ("EUR", Some(2)));
     assert_eq!(drach.basic_info.supplier_product_code.as_deref(), Some("TE0CC00C"));
     assert_eq!(drach.basic_info.supplier_service_code.as_deref(), Some("TIC"));
-    let summary = &drach.schedule.as_ref().unwrap().summary;
+    let summary = &drach.schedule.summary;
     assert_eq!((summary.start.0, summary.end.0), (day(1), day(14)));
     let location = drach.location.as_ref().unwrap();
     assert_eq!(location.region.as_ref().unwrap().region_code, "PMI");
     assert!(drach.description.as_ref().unwrap().long_description.as_deref().unwrap().starts_with("Recorrido"));
-    let categories: Vec<&str> = drach.category_and_type.as_ref().unwrap().category.iter().map(|c| c.code.as_str()).collect();
-    assert_eq!(categories, ["XA", "SE"]);
+    // The first category with its types, the second in TPA_Extensions (OpenTravel 2016B).
+    let cat = drach.category_and_type.as_ref().unwrap();
+    assert_eq!(cat.category.as_ref().map(|c| c.code.as_str()), Some("XA"));
+    assert_eq!(cat.r#type.iter().map(|t| t.code.as_str()).collect::<Vec<_>>(), ["CAVE"]);
+    let further = &cat.tpa_extensions.as_ref().unwrap().category_and_type;
+    assert_eq!(further.len(), 1);
+    assert_eq!((further[0].category.code.as_str(), further[0].r#type[0].code.as_str()), ("SE", "CONCERT"));
     // The train runs Tue, Thu, Sat: its first and last dates in the range are such days.
-    let train = &rs.tour_activity_info[0].schedule.as_ref().unwrap().summary;
+    let train = &rs.tour_activity_info[0].schedule.summary;
     for d in [train.start.0, train.end.0] {
         assert!(matches!(d.weekday(), Weekday::Tue | Weekday::Thu | Weekday::Sat), "{d}");
         assert!(d >= day(1) && d <= day(14));
@@ -355,7 +363,7 @@ async fn availability_mf001_every_date_with_group_prices_and_pickups(b: Backend)
     let summary = &tic.pricing.summary;
     assert_eq!(summary.amount.map(|a| a.0), Some(dec("73.75"))); // 2 × 29.50 + 14.75
     assert_eq!((summary.min_charge, summary.pricing_type.clone(), summary.currency_code.as_str()), (None, PricingMethod::PerGroup, "EUR"));
-    let schedule = &tic.schedule.as_ref().unwrap().summary;
+    let schedule = &tic.schedule.summary;
     assert_eq!(schedule.start.to_string(), format!("{start}T10:00:00"));
     assert_eq!(schedule.end.to_string(), format!("{start}T11:15:00"));
     assert_eq!(schedule.duration.as_deref(), Some("PT1H15M"));
@@ -363,7 +371,7 @@ async fn availability_mf001_every_date_with_group_prices_and_pickups(b: Backend)
     // The transfer: pickup 70 minutes before, back 195 minutes after.
     let trf = drach.iter().find(|i| i.basic_info.supplier_service_code.as_deref() == Some("TRF")).unwrap();
     assert_eq!(trf.pricing.summary.amount.map(|a| a.0), Some(dec("101.40")));
-    let schedule = &trf.schedule.as_ref().unwrap().summary;
+    let schedule = &trf.schedule.summary;
     assert_eq!(schedule.duration.as_deref(), Some("PT5H40M"));
     assert_eq!(trf.pickup_dropoff.len(), 2);
     let pickup = &trf.pickup_dropoff[0];
@@ -569,7 +577,9 @@ async fn quote_stores_nothing(b: Backend) {
     assert_eq!(d.confirmation[0].id_context, Some(IdContext::Client));
     assert_eq!(d.confirmation[0].id, "CLI-ACT-0001");
     assert_eq!(d.pricing.summary.amount.0, dec("101.40"));
-    assert!(d.pricing.participant_price.is_empty(), "no breakdown without Instance PriceBreakdown");
+    // What is due: the total, once, without a breakdown.
+    let due: Vec<_> = d.payment_info.iter().map(|p| (p.participant_id, p.amount.0, p.currency_code.as_str())).collect();
+    assert_eq!(due, [(None, dec("101.40"), "EUR")], "no breakdown without Instance PriceBreakdown");
     assert_eq!(d.pricing.group.as_ref().map(|g| g.known_groupsize), Some(3));
     // A quote without a client reference and without ResStatus is fine.
     let mut b = drach_transfer();
@@ -587,12 +597,13 @@ async fn price_breakdown_sums_to_the_total(b: Backend) {
     b.instance = Some("PriceBreakdown");
     let rs = b.send(&env).await;
     round_trip(&rs);
-    let pricing = &rs.reservation_details.as_ref().unwrap().pricing;
-    let parts: Vec<(u64, Decimal)> = pricing.participant_price.iter().map(|p| (p.participant_id, p.amount.0)).collect();
-    assert_eq!(parts, [(1, dec("39.00")), (2, dec("39.00")), (3, dec("23.40"))]);
+    // One PaymentInfo per participant (OpenTravel 2016B PaymentInfo@ParticipantID).
+    let d = rs.reservation_details.as_ref().unwrap();
+    let parts: Vec<(Option<u64>, Decimal)> = d.payment_info.iter().map(|p| (p.participant_id, p.amount.0)).collect();
+    assert_eq!(parts, [(Some(1), dec("39.00")), (Some(2), dec("39.00")), (Some(3), dec("23.40"))]);
     let sum: Decimal = parts.iter().map(|(_, a)| *a).sum();
-    assert_eq!(sum, pricing.summary.amount.0);
-    assert!(pricing.participant_price.iter().all(|p| p.currency_code == "EUR"));
+    assert_eq!(sum, d.pricing.summary.amount.0);
+    assert!(d.payment_info.iter().all(|p| p.currency_code == "EUR"));
 }
 
 async fn commit_books_once_per_client_reference(b: Backend) {
@@ -613,9 +624,9 @@ async fn commit_books_once_per_client_reference(b: Backend) {
     assert_eq!(d.pickup_dropoff.as_ref().unwrap().location_name.as_deref(), Some("HTL00042"));
     assert_eq!(d.location.as_ref().unwrap().region.value, "LESPMIBKUI");
     // Free until 48 hours before the start (the 08:50 pickup), then 100 %.
-    let penalty = &d.cancel_penalties.as_ref().unwrap().cancel_penalty[0];
-    assert_eq!(penalty.deadline.absolute_deadline.to_string(), format!("{}T08:50:00", date - Duration::days(2)));
-    assert_eq!(penalty.amount_percent.amount.0, dec("101.40"));
+    let cancel = d.policy.as_ref().unwrap().cancel.as_ref().unwrap();
+    assert_eq!(cancel.cancel_deadline.to_string(), format!("{}T08:50:00", date - Duration::days(2)));
+    assert_eq!(cancel.value, "100 % of the price: 101.40 EUR");
     assert_eq!(places_left(&env, "LESPMIBKUI", "TE0CC00A", "TRF", date).await, 17);
     assert_eq!(env.count("activity_booking").await, 1);
     assert_eq!(env.count("activity_booking_participant").await, 3);
@@ -723,6 +734,79 @@ async fn schedule_is_one_calendar_date_on_which_the_service_runs(b: Backend) {
     // Unknown activity.
     let b = Book::new("LESPMI0000", "X", "TIC", day(3));
     assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@TourActivityID"));
+}
+
+/// Values at the edges get a clean Type 3 answer naming the attribute, in a Quote as in a
+/// Commit, and nothing is stored: a ParticipantID or an Age of 2^63, a date too far ahead
+/// (9999-12-31 would end in a year OTA cannot write), a service that has begun, a pickup after
+/// the activity's start.
+async fn values_at_the_edges_are_refused_cleanly(b: Backend) {
+    let env = env(b).await;
+    let big = 1u64 << 63;
+    for status in ["Quote", "Commit"] {
+        let mut b = drach_transfer();
+        b.status = Some(status);
+        b.participants = vec![(big, "10", 44)];
+        let e = only_error(&b.send(&env).await);
+        assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)), "{status}");
+        assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/@ParticipantID"));
+        b.participants = vec![(1, "10", big)];
+        let e = only_error(&b.send(&env).await);
+        assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)), "{status}");
+        assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/@Age"));
+
+        // Too far ahead: the last date that can be written, and the day after the bound.
+        let last: NaiveDate = "9999-12-31".parse().unwrap();
+        for date in [last, day(ota_gateway::activities::rules::MAX_DAYS_AHEAD + 1)] {
+            let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", date);
+            b.status = Some(status);
+            let e = only_error(&b.send(&env).await);
+            assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::StartDateInvalid)), "{status} {date}");
+            assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start"));
+        }
+
+        // A pickup after the start of the activity (10:00).
+        let mut b = drach_transfer();
+        b.status = Some(status);
+        b.pickup = Some((format!("{}T23:00:00", day(10)), "HTL00042"));
+        let e = only_error(&b.send(&env).await);
+        assert_eq!(e.code, Some(ErrorCode::InvalidValue));
+        assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@DateTime"));
+    }
+    assert_eq!(env.count("activity_booking").await, 0);
+
+    // Today's morning session (10:00; the transfer picks up at 08:50): bookable and offered
+    // before it begins, neither once it has begun.
+    let at = |h: u32, m: u32| chrono::TimeZone::from_utc_datetime(&Utc, &today().and_hms_opt(h, m, 0).unwrap());
+    let rq = avail_rq(today(), today(), &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")], &[(1, "10")], None);
+    let offered = |rs: &OtaTourActivityAvailRs| {
+        let mut v: Vec<String> = rs
+            .tour_activity_info
+            .iter()
+            .filter(|i| i.basic_info.supplier_product_code.as_deref() == Some("TE0CC00A"))
+            .map(|i| i.basic_info.supplier_service_code.clone().unwrap_or_default())
+            .collect();
+        v.sort();
+        v
+    };
+    let tic = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", today());
+    let mut trf = Book::new("LESPMIBKUI", "TE0CC00A", "TRF", today());
+    trf.pickup = Some((format!("{}T08:50:00", today()), "HTL00042"));
+    for (now, services) in [(at(8, 0), vec!["TIC", "TRF"]), (at(9, 0), vec!["TIC"]), (at(10, 30), vec![])] {
+        let mut ctx = env.ctx();
+        ctx.now = now;
+        let rs = support::answer(ota_gateway::activities::availability(&ctx, &rq).await);
+        assert_eq!(offered(&rs), services, "offered at {now}");
+        for (b, code) in [(&tic, "TIC"), (&trf, "TRF")] {
+            let rs = support::answer(ota_gateway::activities::book(&ctx, &b.rq()).await);
+            if services.contains(&code) {
+                assert!(rs.is_success(), "{code} at {now}: {:?}", rs.errors());
+            } else {
+                let e = only_error(&rs);
+                assert_eq!((e.code, e.tag.as_deref()), (Some(ErrorCode::StartDateInvalid), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start")), "{code} at {now}");
+            }
+        }
+    }
 }
 
 async fn commit_needs_a_client_reference_and_other_statuses_are_refused(b: Backend) {
@@ -887,6 +971,7 @@ backend_tests!(
     participant_ids_must_be_unique,
     schedule_is_one_calendar_date_on_which_the_service_runs,
     commit_needs_a_client_reference_and_other_statuses_are_refused,
+    values_at_the_edges_are_refused_cleanly,
     no_overbooking,
     concurrent_commits_for_the_last_places,
     snapshot_search,

@@ -15,7 +15,7 @@ use chrono::Utc;
 use ota_gateway::hotels;
 use ota_gateway::store::Scalar;
 use ota_messages::booking_read::OtaReadRq;
-use ota_messages::common::{IdContext, ResStatus, Text};
+use ota_messages::common::{IdContext, ResStatus};
 use ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRs;
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq, OtaHotelResModifyRs};
 use ota_messages::runtime::{Message, Response};
@@ -636,8 +636,10 @@ async fn nasty_text_in_activity_bookings_is_stored_verbatim(b: Backend) {
     let date = Utc::now().date_naive() + chrono::Duration::days(12);
     let mut made = Vec::new();
     for k in 0..n {
-        // Every string in every field (rotated, so a swap of columns would show).
-        let names: Names = (strings[k].to_string(), strings[(k + 1) % n].to_string(), strings[(k + 2) % n].to_string());
+        // Every string in every field (rotated, so a swap of columns would show); a NamePrefix
+        // has at most 16 characters (the spec's length policy).
+        let prefix: String = strings[(k + 1) % n].chars().take(16).collect();
+        let names: Names = (strings[k].to_string(), prefix, strings[(k + 2) % n].to_string());
         // The Client reference is hostile too (at most 64 characters, trimmed by the gateway).
         let client_ref: String = format!("R{k}-{}", strings[k].trim()).chars().take(64).collect();
         let xml = commit_xml(&client_ref, date, &names);
@@ -710,9 +712,9 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
             name: Some(s.to_string()),
             comment_originator_code: Some("Client".into()),
             text: if i == 0 {
-                vec![Text { language: None, value: s.to_string() }, Text { language: Some("es".into()), value: strings[1].to_string() }]
+                vec![m::CommentText { language: None, value: s.to_string() }, m::CommentText { language: Some("es".into()), value: strings[1].to_string() }]
             } else {
-                vec![Text { language: None, value: s.to_string() }]
+                vec![m::CommentText { language: None, value: s.to_string() }]
             },
         })
         .collect();
@@ -765,6 +767,50 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
     assert_eq!(texts, expected);
 }
 
+/// Free text longer than the spec allows (`common.xsd`: 64 characters for a name part, 16 for a
+/// prefix, 2,000 for a comment's text and at most 5 texts per comment) is refused when the
+/// request is decoded, with a clean answer naming the element (never a Type 12), and nothing is
+/// stored: one length policy for the activity Commit and the hotel modify alike.
+async fn free_text_over_the_spec_lengths_is_refused_and_not_stored(b: Backend) {
+    let server = TestServer::start(b).await;
+    let date = Utc::now().date_naive() + chrono::Duration::days(12);
+    let assert_refused = |body: &str, element: &str| {
+        assert!(body.contains("<Errors>"), "{element}: {body}");
+        assert!(!body.contains(r#"Type="12""#), "{element}: {body}");
+        assert!(body.contains(element), "{element}: {body}");
+    };
+    // An activity Commit with a 100,000-character GivenName, and with a 65-character Surname.
+    let long = "é".repeat(100_000);
+    for names in [(long, "Mr".to_string(), "Ruiz".to_string()), ("Ana".to_string(), "Mrs".to_string(), "x".repeat(65))] {
+        let (status, _, body) = server.client().send_raw("/activitybook", commit_xml("LEN-1", date, &names), XML).await.unwrap();
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert!(OtaTourActivityBookRs::from_xml(&body).unwrap().errors().is_some(), "{body}");
+        assert_refused(&body, if names.2.len() > 60 { "Surname" } else { "GivenName" });
+    }
+    assert_eq!(support::count(server.store(), "activity_booking").await, 0);
+
+    // A hotel modify: 400 texts in one comment, and one text of 2,001 characters.
+    let reservation = read_demo_booking(&server).await;
+    let pos = OtaHotelResModifyRq::from_xml(&sample("hotel_res_modify")).unwrap().pos;
+    let text = |value: String| m::CommentText { language: None, value };
+    for texts in [(0..400).map(|i| text(format!("part {i} of a long comment"))).collect::<Vec<_>>(), vec![text("x".repeat(2001))]] {
+        let mut p = hotels::modify_payload(&reservation).unwrap();
+        p.res_global_info.comments = Some(m::Comments { comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: None, text: texts }] });
+        let rq = OtaHotelResModifyRq {
+            version: "2008.1".into(),
+            res_status: Some(ResStatus::Commit),
+            pos: pos.clone(),
+            hotel_res_modifies: m::HotelResModifies { hotel_res_modify: p },
+            ..Default::default()
+        };
+        let (status, _, body) = server.client().send_raw("/bookmodify", rq.to_xml().unwrap(), XML).await.unwrap();
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_refused(&body, "Text");
+    }
+    assert_eq!(read_demo_booking(&server).await, reservation, "nothing changed");
+    assert_serving(&server).await;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Regressions found by fuzzing (fuzz/fuzz_targets/gateway.rs)
 
@@ -812,5 +858,6 @@ backend_tests!(
     idle_connections_are_closed_by_the_header_time_out,
     nasty_text_in_activity_bookings_is_stored_verbatim,
     nasty_text_in_hotel_booking_comments_is_stored_verbatim,
+    free_text_over_the_spec_lengths_is_refused_and_not_stored,
     control_characters_in_malformed_xml_get_a_clear_400,
 );

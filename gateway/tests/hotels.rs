@@ -209,13 +209,23 @@ async fn nbc_by_hotel_code_in_one_language(b: Backend) {
     assert_eq!(c.chain_name.as_deref(), Some("Sol & Mar Hotels"));
     assert_eq!(c.last_modified_date.unwrap().to_string(), "2026-09-18");
     let info = c.hotel_info.as_ref().unwrap();
-    let text = &info.descriptions.as_ref().unwrap().descriptive_text;
-    assert_eq!(text.len(), 1);
-    assert_eq!(text[0].language.as_deref(), Some("es"));
-    assert!(text[0].value.starts_with("Hotel frente al mar"));
-    let rooms = &info.category_codes.as_ref().unwrap().guest_room_info;
-    let names: Vec<_> = rooms.iter().map(|r| (r.code.as_str(), r.code_detail.as_deref().unwrap())).collect();
-    assert_eq!(names, [("RMSD000000", "Habitación doble estándar"), ("RMTW000000", "Habitación twin"), ("RMJS000000", "Junior suite")]);
+    // One plain description: its language is the content's (OpenTravel 2016B).
+    assert!(info.descriptions.as_ref().unwrap().descriptive_text.starts_with("Hotel frente al mar"));
+    let codes = info.category_codes.as_ref().unwrap();
+    // The category: an empty element with Code and CodeDetail; the rating in AffiliationInfo.
+    assert_eq!((codes.hotel_category[0].code.as_str(), codes.hotel_category[0].code_detail.as_deref()), ("20", Some("Hotel")));
+    assert_eq!(c.affiliation_info.as_ref().unwrap().awards.award[0].rating, "Hotel ****");
+    // A room: no OTA code; its code in CodeDetail, its name as DescriptiveText, its
+    // description as a text item in its language.
+    let rooms = &codes.guest_room_info;
+    let names: Vec<_> = rooms.iter().map(|r| (r.code.as_deref(), r.code_detail.as_str(), r.descriptive_text.as_deref().unwrap())).collect();
+    assert_eq!(
+        names,
+        [(None, "RMSD000000", "Habitación doble estándar"), (None, "RMTW000000", "Habitación twin"), (None, "RMJS000000", "Junior suite")]
+    );
+    let item = &rooms[0].multimedia_descriptions.as_ref().unwrap().multimedia_description[0].text_items.text_item[0];
+    assert_eq!((item.title.as_deref(), item.description[0].language.as_deref()), (Some("Description"), Some("es")));
+    assert!(!item.description[0].value.is_empty());
     assert_eq!(info.position.as_ref().unwrap().latitude.to_string(), "39.5663");
     let images = &c.multimedia_descriptions.as_ref().unwrap().multimedia_description[0].image_items.image_item;
     assert_eq!(images.len(), 2);
@@ -266,7 +276,7 @@ async fn nbc_star_gives_every_language(b: Backend) {
     assert_eq!(got, [("HTL00042", "de", 1), ("HTL00042", "en", 2), ("HTL00042", "es", 3), ("HTL00105", "en", 4), ("HTL00105", "es", 5)]);
     assert_eq!(rs.transaction_identifier.as_deref(), Some("1-5/5"));
     let de = &contents[0].hotel_info.as_ref().unwrap();
-    assert_eq!(de.category_codes.as_ref().unwrap().guest_room_info[0].code_detail.as_deref(), Some("Doppelzimmer Standard"));
+    assert_eq!(de.category_codes.as_ref().unwrap().guest_room_info[0].descriptive_text.as_deref(), Some("Doppelzimmer Standard"));
 }
 
 async fn nbc_falls_back_to_alt_language_then_english(b: Backend) {
@@ -277,7 +287,7 @@ async fn nbc_falls_back_to_alt_language_then_english(b: Backend) {
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("es"));
     let rooms = &c.hotel_info.as_ref().unwrap().category_codes.as_ref().unwrap().guest_room_info;
-    assert_eq!(rooms[0].code_detail.as_deref(), Some("Habitación doble"));
+    assert_eq!(rooms[0].descriptive_text.as_deref(), Some("Habitación doble"));
     let w = &rs.warnings.as_ref().unwrap().warning;
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].r#type, ErrorWarningType::Advisory);
@@ -329,7 +339,7 @@ async fn read_by_client_and_by_internal_reference(b: Backend) {
     let b = by_client;
     assert_eq!(b.res_status, BookingStatus::Reserved);
     assert_eq!(b.create_date_time.unwrap().to_string(), "2026-05-20T17:04:31");
-    assert_eq!(b.last_update_date_time.unwrap().to_string(), "2026-05-21T08:12:05");
+    assert_eq!(b.last_modify_date_time.unwrap().to_string(), "2026-05-21T08:12:05");
     let ids: Vec<_> = b.unique_id.iter().map(|u| (u.id.as_str(), u.id_context.clone(), u.company_name.as_ref().and_then(|c| c.code.clone()))).collect();
     assert_eq!(ids, [("4471200", IdContext::Internal, None), ("DEMO-2030-0001", IdContext::Client, Some("DEMO".into()))]);
     let rooms = &b.room_stays.as_ref().unwrap().room_stay;
@@ -460,7 +470,7 @@ async fn comment_change_is_applied_without_repricing(b: Backend) {
     assert_eq!(b.res_global_info.comments.as_ref().unwrap().comment[0].text[0].value, "Arrival around midnight; a cot in room 2 please.");
 
     let again = read_one(&ctx, "DEMO-2030-0001", "Client").await;
-    assert_eq!(again.last_update_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
+    assert_eq!(again.last_modify_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
     assert_eq!(again.res_global_info.unwrap().comments.unwrap().comment[0].text[0].value, "Arrival around midnight; a cot in room 2 please.");
 
     // Comments can be added and removed too.
@@ -699,7 +709,7 @@ async fn a_modify_built_from_an_older_read_is_refused(b: Backend) {
     let b = payload_of(&rs);
     assert_eq!(b.room_stays.as_ref().unwrap().room_stay[0].time_span.as_ref().unwrap().end.to_string(), "2030-07-09");
     // Two changes in the same second still get distinct versions.
-    assert_ne!(b.last_update_date_time, now.last_update_date_time);
+    assert_ne!(b.last_update_date_time, now.last_modify_date_time);
 
     // A Commit must carry the version it was built from.
     let mut p = payload(&ctx, "4471200").await;
@@ -707,6 +717,46 @@ async fn a_modify_built_from_an_older_read_is_refused(b: Backend) {
     let (kind, code, _, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert_eq!((kind, code), (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing));
     assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/@LastUpdateDateTime"));
+}
+
+/// The read answers the booking's version as `HotelReservation@LastModifyDateTime` (the
+/// OpenTravel date-time stamp); a modify may send it back under that name instead of
+/// `@LastUpdateDateTime`, or under both with one value. `ResGlobalInfo/BasicPropertyInfo`, which
+/// the answers carry, may be sent back too, but not with another hotel.
+async fn a_modify_takes_the_version_under_its_opentravel_name(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
+    let read = read_one(&ctx, "4471200", "Internal").await;
+    assert!(read.last_modify_date_time.is_some());
+    let info = read.res_global_info.as_ref().unwrap().basic_property_info.as_ref().unwrap();
+    assert_eq!(info.hotel_code.as_deref(), Some("HTL00042"));
+    let built = hotels::modify_payload(&read).unwrap();
+
+    // Both names with different values: refused, at LastModifyDateTime.
+    let mut p = built.clone();
+    p.last_modify_date_time = Some("2020-01-01T00:00:00".parse().unwrap());
+    let (kind, code, _, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
+    assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::InvalidValue));
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/@LastModifyDateTime"));
+
+    // Another hotel in ResGlobalInfo/BasicPropertyInfo: refused as a difference.
+    let mut p = built.clone();
+    p.res_global_info.basic_property_info.as_mut().unwrap().hotel_code = Some("HTL00043".into());
+    let (_, code, _, tag) = single_error(&hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
+    assert_eq!(code, ErrorCode::RequestedActionNotPossible);
+    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGlobalInfo/BasicPropertyInfo/@HotelCode"));
+
+    // The version under the OpenTravel name only (and the same under both): a Commit goes through.
+    let mut p = built.clone();
+    p.last_modify_date_time = p.last_update_date_time.take();
+    p.res_global_info.comments.as_mut().unwrap().comment[0].text[0].value = "Late arrival, 23:30.".into();
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
+    assert!(rs.is_success(), "{:?}", rs.errors());
+    let after = payload_of(&rs);
+    assert!(after.last_modify_date_time.is_none(), "the answer names the version LastUpdateDateTime");
+    let mut p = after.clone();
+    p.last_modify_date_time = p.last_update_date_time;
+    assert!(hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await.is_success());
 }
 
 async fn concurrent_modifies_from_one_read_apply_once(b: Backend) {
@@ -755,7 +805,7 @@ async fn quote_changes_nothing(b: Backend) {
     let b = payload_of(&rs);
     assert_eq!(total(&b.room_stays.as_ref().unwrap().room_stay[0].total), "840.00"); // 7 × 120.00
     assert_eq!(total(&b.res_global_info.total), "1725.50");
-    assert_eq!(b.last_update_date_time, before.last_update_date_time);
+    assert_eq!(b.last_update_date_time, before.last_modify_date_time);
     assert_eq!(read_one(&ctx, "4471200", "Internal").await, before);
 
     // No ResStatus is a quote too.
@@ -763,6 +813,43 @@ async fn quote_changes_nothing(b: Backend) {
     rq.res_status = None;
     assert!(hotels::modify(&ctx, &rq).await.is_success());
     assert_eq!(read_one(&ctx, "4471200", "Internal").await, before);
+}
+
+/// A request's totals are never taken (the gateway computes them); one that differs from the
+/// computed one gets a Type 11 warning at that `Total`, and the answer carries the computed one.
+/// Totals sent back as read, or none, give no warning.
+async fn a_request_total_that_differs_is_warned_about(b: Backend) {
+    let env = env(b).await;
+    let ctx = ctx_of(&env, "DEMO");
+    let read = read_one(&ctx, "4471200", "Internal").await;
+    let p = hotels::modify_payload(&read).unwrap();
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Quote, p.clone())).await;
+    assert!(rs.is_success() && rs.warnings.is_none(), "{:?}", rs.warnings);
+    let mut none = p.clone();
+    rooms(&mut none)[0].total = None;
+    none.res_global_info.total = None;
+    assert!(hotels::modify(&ctx, &modify_rq(ResStatus::Quote, none)).await.warnings.is_none());
+
+    // A room's total of 1.00 and a booking total in another currency: two warnings.
+    let mut cheap = p.clone();
+    rooms(&mut cheap)[0].total.as_mut().unwrap().amount_after_tax = Some("1.00".parse().unwrap());
+    cheap.res_global_info.total.as_mut().unwrap().currency_code = Some("USD".into());
+    let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, cheap)).await;
+    let b = payload_of(&rs);
+    assert_eq!(total(&b.room_stays.as_ref().unwrap().room_stay[0].total), total(&read.room_stays.as_ref().unwrap().room_stay[0].total));
+    assert_eq!(b.res_global_info.total, read.res_global_info.as_ref().unwrap().total);
+    let w = &rs.warnings.as_ref().unwrap().warning;
+    let got: Vec<_> = w.iter().map(|w| (w.r#type.clone(), w.tag.as_deref().unwrap_or_default())).collect();
+    let base = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify";
+    assert_eq!(
+        got,
+        [
+            (ErrorWarningType::Advisory, format!("{base}/RoomStays/RoomStay[1]/Total").as_str()),
+            (ErrorWarningType::Advisory, format!("{base}/ResGlobalInfo/Total").as_str())
+        ]
+    );
+    assert!(w[0].value.contains("1.00 EUR") && w[0].value.contains("computed"), "{}", w[0].value);
+    assert!(w[1].value.contains("USD"), "{}", w[1].value);
 }
 
 async fn six_rooms_are_refused(b: Backend) {
@@ -819,7 +906,7 @@ async fn a_modified_booking_survives_reopening_the_database(b: Backend) {
     let ctx = Ctx { store, ..ctx_of(&env, "DEMO") };
     let b = read_one(&ctx, "DEMO-2030-0002", "Client").await;
     assert_eq!(total(&b.res_global_info.unwrap().total), "540.00");
-    assert_eq!(b.last_update_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
+    assert_eq!(b.last_modify_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
 }
 
 async fn storing_the_demo_twice_is_an_upsert(b: Backend) {
@@ -839,14 +926,14 @@ async fn snapshots_of_a_read_and_a_modify(b: Backend) {
     let ctx = ctx_of(&env, "DEMO");
     let rs = hotels::read(&ctx, &read_rq("4471200", "Internal")).await;
     let xml = roundtrip(&rs);
-    insta::assert_snapshot!("read_rs", redact(&redact(&xml, "TimeStamp"), "LastUpdateDateTime"));
+    insta::assert_snapshot!("read_rs", redact(&redact(&xml, "TimeStamp"), "LastModifyDateTime"));
 
     let mut p = payload(&ctx, "4471200").await;
     set_board(&mut rooms(&mut p)[1], "FB");
     p.res_global_info.comments.as_mut().unwrap().comment.push(m::Comment {
         name: Some("Remarks".into()),
         comment_originator_code: Some("Client".into()),
-        text: vec![Text { language: Some("en".into()), value: "Full board for room 2.".into() }],
+        text: vec![m::CommentText { language: Some("en".into()), value: "Full board for room 2.".into() }],
     });
     let rs = hotels::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
     let xml = roundtrip(&rs);
@@ -867,7 +954,7 @@ async fn http_read_then_modify(b: Backend) {
     assert_eq!(rs.echo_token.as_deref(), Some("read-1"));
     assert!(rs.time_stamp.is_some());
     let reservation = rs.reservations_list.unwrap().hotel_reservation.remove(0);
-    let before = reservation.last_update_date_time;
+    let before = reservation.last_modify_date_time;
 
     let mut p = hotels::modify_payload(&reservation).unwrap();
     set_board(&mut rooms(&mut p)[0], "HB");
@@ -880,7 +967,7 @@ async fn http_read_then_modify(b: Backend) {
     let rs = client.send(&read).await.unwrap();
     let again = &rs.reservations_list.as_ref().unwrap().hotel_reservation[0];
     assert_eq!(total(&again.res_global_info.as_ref().unwrap().total), "1725.50");
-    assert_eq!(again.last_update_date_time, b.last_update_date_time);
+    assert_eq!(again.last_modify_date_time, b.last_update_date_time);
 }
 
 async fn http_other_partner_and_nbc(b: Backend) {
@@ -896,7 +983,7 @@ async fn http_other_partner_and_nbc(b: Backend) {
     let rs = client.send(&read).await.unwrap();
     let mut p = hotels::modify_payload(&rs.reservations_list.unwrap().hotel_reservation[0]).unwrap();
     p.res_global_info.comments = Some(m::Comments {
-        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![Text { language: None, value: "Sea view.".into() }] }],
+        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![m::CommentText { language: None, value: "Sea view.".into() }] }],
     });
     let mut rq = modify_rq(ResStatus::Commit, p);
     rq.pos = pos(support::PARTNER2);
@@ -913,6 +1000,7 @@ async fn http_other_partner_and_nbc(b: Backend) {
 
 backend_tests!(
     a_modify_built_from_an_older_read_is_refused,
+    a_modify_takes_the_version_under_its_opentravel_name,
     concurrent_modifies_from_one_read_apply_once,
     nbc_by_hotel_code_in_one_language,
     nbc_by_brand_gives_every_hotel_of_the_feed,
@@ -932,6 +1020,7 @@ backend_tests!(
     occupancy_changes_are_refused,
     other_differences_are_refused_with_the_node,
     quote_changes_nothing,
+    a_request_total_that_differs_is_warned_about,
     six_rooms_are_refused,
     cancelled_unknown_and_foreign_bookings_are_refused,
     a_modified_booking_survives_reopening_the_database,

@@ -18,7 +18,7 @@ use chrono::Utc;
 use ota_gateway::Client;
 use ota_gateway::hotels;
 use ota_messages::booking_read::OtaReadRq;
-use ota_messages::common::{ResStatus, Text};
+use ota_messages::common::ResStatus;
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq};
 use ota_messages::runtime::Message;
 use support::{Backend, DEMO, PARTNER2, TestDb, TestServer, backend_tests, raw_sample, sample, with_credentials};
@@ -160,7 +160,7 @@ async fn exercise(base: &str) -> Vec<String> {
     let reservation = client.send(&read).await.unwrap().reservations_list.unwrap().hotel_reservation.remove(0);
     let mut payload = hotels::modify_payload(&reservation).unwrap();
     payload.res_global_info.comments = Some(m::Comments {
-        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![Text { language: None, value: "Late arrival.".into() }] }],
+        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![m::CommentText { language: None, value: "Late arrival.".into() }] }],
     });
     let rq = OtaHotelResModifyRq {
         version: "2008.1".into(),

@@ -157,6 +157,26 @@ fn date_time_edges_get_the_same_verdict() {
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
 }
 
+/// No attribute or element of the spec uses `xs:date` or `xs:dateTime` bare (which would take
+/// 24:00:00 and five-digit years that the decoder refuses): only the restricted `Date`,
+/// `LocalDateTime` and `DateTime` of `common.xsd`.
+#[test]
+fn no_bare_date_or_date_time_in_the_spec() {
+    let mut bare = Vec::new();
+    for entry in std::fs::read_dir(root().join("spec")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "xsd") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                if line.contains(r#"type="xs:date""#) || line.contains(r#"type="xs:dateTime""#) {
+                    bare.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(bare.is_empty(), "use Date, LocalDateTime or DateTime of common.xsd:\n{}", bare.join("\n"));
+}
+
 #[test]
 fn mutated_samples_get_the_same_verdict_from_xmllint_and_the_decoder() {
     let samples_dir = root().join("spec/samples");

@@ -17,6 +17,8 @@ use crate::shared::lang::Languages;
 
 /// `/activitysearch`: the activities the locations select that run on a date of the range
 /// (from today on), with their first and last date, texts, location and cheapest adult price.
+/// The prices of one answer are in one currency (`ProcessingInformation@PricingCurrency`): that
+/// of the first activity priced; an activity priced only in other currencies has no `Pricing`.
 pub async fn search(cx: &Ctx, rq: &OtaTourActivitySearchRq) -> Result<OtaTourActivitySearchRs, OpError> {
     const ROOT: &str = "/OTA_TourActivitySearchRQ";
     let criteria = &rq.search_criteria;
@@ -31,11 +33,17 @@ pub async fn search(cx: &Ctx, rq: &OtaTourActivitySearchRq) -> Result<OtaTourAct
     let mut infos = Vec::new();
     let mut served_in = Vec::new();
     let mut fallbacks = Vec::new();
+    let mut currency: Option<&str> = None;
+    let mut prices = Vec::new();
     for a in selection.ids.iter().filter_map(|id| catalogue.activity(id)) {
         if infos.len() >= limit {
             break;
         }
-        let Some((first, last, cheapest)) = runs_between(a, from, end) else { continue };
+        let Some((first, last, cheapest)) = runs_between(a, from, end, cx.local_now(), currency) else { continue };
+        if let Some((price, in_currency, ..)) = cheapest {
+            currency.get_or_insert(in_currency);
+            prices.push(price);
+        }
         let text = languages.pick(&a.texts);
         if let Some((lang, _)) = text {
             if !languages.is_requested(lang) {
@@ -72,24 +80,34 @@ pub async fn search(cx: &Ctx, rq: &OtaTourActivitySearchRq) -> Result<OtaTourAct
         rs = rs.with_warnings(warnings(notes));
     }
     rs.primary_lang_id = most_frequent(&served_in);
+    rs.processing_information = currency.map(|c| mapping::search_processing_information(c, &prices));
     rs.tour_activity_info = infos;
     Ok(rs)
 }
 
-/// The first and last date an activity runs in `from..=to`, and the cheapest adult price of
-/// the products that run then; `None` when it does not run.
-fn runs_between(a: &Activity, from: chrono::NaiveDate, to: chrono::NaiveDate) -> Option<(chrono::NaiveDate, chrono::NaiveDate, Option<mapping::Cheapest<'_>>)> {
+/// The first and last date an activity runs in `from..=to` (a session that began before `now`
+/// does not count, nor a date more than [`rules::MAX_DAYS_AHEAD`] days ahead), and the
+/// cheapest adult price of the products that run then (in `currency`, when given); `None` when
+/// it does not run.
+fn runs_between<'a>(
+    a: &'a Activity,
+    from: chrono::NaiveDate,
+    to: chrono::NaiveDate,
+    now: chrono::NaiveDateTime,
+    currency: Option<&str>,
+) -> Option<(chrono::NaiveDate, chrono::NaiveDate, Option<mapping::Cheapest<'a>>)> {
     let mut first: Option<chrono::NaiveDate> = None;
     let mut last: Option<chrono::NaiveDate> = None;
     let mut cheapest: Option<mapping::Cheapest<'_>> = None;
     for p in &a.products {
-        let mut dates = p.dates(from, to);
+        let mut dates = p.dates(from, to.min(rules::last_bookable(now.date()))).filter(|d| p.session(*d).is_some_and(|s| s.start > now));
         let Some(d1) = dates.next() else { continue };
         let dn = dates.last().unwrap_or(d1);
         first = Some(first.map_or(d1, |f| f.min(d1)));
         last = Some(last.map_or(dn, |l| l.max(dn)));
         for s in &p.services {
             if let Some(price) = s.price(ADULT)
+                && currency.is_none_or(|c| c == s.currency)
                 && cheapest.is_none_or(|(best, ..)| price < best)
             {
                 cheapest = Some((price, s.currency.as_str(), p.code.as_str(), s.code.as_str()));
@@ -118,7 +136,7 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
     let booked = cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })).await?;
-    let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), from, mode, max_responses(rq.max_responses), |a, p, s, d| {
+    let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), cx.local_now(), mode, max_responses(rq.max_responses), |a, p, s, d| {
         s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d)
     });
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());

@@ -4,14 +4,14 @@ use std::collections::BTreeMap;
 
 use chrono::{NaiveDate, NaiveTime};
 use ota_messages::common::{
-    ActivityCategory, ActivityCategoryCode, ActivityLocation, ActivityType, Address, CategoryAndType, CountryName, DateSpan, DateTimeSpan,
-    GeoRegion, IdContext, LocationContext, PricingMethod, Region, RegionCode, ReservationIdCode, Text, TourActivityBasicInfo,
-    TourActivityLocation, UniqueId,
+    ActivityCategory, ActivityCategoryCode, ActivityLocation, ActivityType, Address, CategoryAndType, CategoryAndTypeExtensions, CountryName,
+    DateSpan, DateTimeSpan, FurtherCategoryAndType, GeoRegion, IdContext, LocationContext, PricingMethod, Region, RegionCode, ReservationIdCode,
+    Text, TextItem, TextItems, TourActivityBasicInfo, TourActivityLocation, UniqueId,
 };
 use ota_messages::common::Position;
 use ota_messages::product_descriptive_info::{
     ActivityDescriptions, ActivityItemInfo, ActivityMultimediaDescription, ActivityMultimediaDescriptions, DescriptiveActivitySchedule,
-    DescriptiveScheduleSummary, TextItem, TextItems, TourActivityCategory, TourActivityDescriptiveContent,
+    DescriptiveScheduleSummary, TourActivityCategory, TourActivityDescriptiveContent,
 };
 use ota_messages::runtime as rt;
 use ota_messages::tour_activity_avail::{
@@ -19,10 +19,12 @@ use ota_messages::tour_activity_avail::{
     AvailTourActivityInfo,
 };
 use ota_messages::tour_activity_book::{
-    ActivityCancelPenalties, ActivityCancelPenalty, ActivityReservationDetails, BookPricing, BookPricingGroup, BookPricingSummary,
-    BookingBasicInfo, CancelAmount, CancelDeadline, Individual, ParticipantCategory, ParticipantInfo, ParticipantPrice, PickupDropoff,
+    ActivityCancelPolicy, ActivityPaymentInfo, ActivityPolicy, ActivityReservationDetails, BookPricing, BookPricingGroup, BookPricingSummary,
+    BookingBasicInfo, ParticipantCategory, PickupDropoff, ReservationIndividual, ReservationParticipant,
 };
-use ota_messages::tour_activity_search::{SearchActivityDescription, SearchActivityPricing, SearchActivitySchedule, SearchTourActivityInfo};
+use ota_messages::tour_activity_search::{
+    SearchActivityDescription, SearchActivityPricing, SearchActivitySchedule, SearchProcessingInformation, SearchTourActivityInfo,
+};
 use rust_decimal::Decimal;
 
 use ota_messages::booking_read::HotelReservation;
@@ -40,24 +42,43 @@ fn category_code(code: &str) -> ActivityCategoryCode {
     code.parse().unwrap_or_else(|never: std::convert::Infallible| match never {})
 }
 
-/// `CategoryAndType` of an activity (categories and types, each code once).
+/// The most `Type`s after one `Category` (OpenTravel 2016B).
+pub const MAX_TYPES_PER_CATEGORY: usize = 9;
+
+/// `CategoryAndType` of an activity, in the OpenTravel 2016B form: its first category with that
+/// category's types, then each further category with its types in `TPA_Extensions` (each code
+/// once, in the order of the content; a category with more than
+/// [`MAX_TYPES_PER_CATEGORY`] types continues in a further entry of the same category).
 pub fn category_and_type(a: &Activity) -> Option<CategoryAndType> {
-    if a.categories.is_empty() {
-        return None;
-    }
-    let mut out = CategoryAndType::default();
+    // Categories in their first order, each with its distinct types.
+    let mut grouped: Vec<(&str, Vec<&str>)> = Vec::new();
     for (category, type_code) in &a.categories {
-        let code = category_code(category);
-        if !out.category.iter().any(|c| c.code == code) {
-            out.category.push(ActivityCategory { code });
-        }
+        let i = match grouped.iter().position(|(c, _)| c == category) {
+            Some(i) => i,
+            None => {
+                grouped.push((category, Vec::new()));
+                grouped.len() - 1
+            }
+        };
         if let Some(t) = type_code
-            && !out.r#type.iter().any(|x| &x.code == t)
+            && !grouped[i].1.contains(&t.as_str())
         {
-            out.r#type.push(ActivityType { code: t.clone() });
+            grouped[i].1.push(t);
         }
     }
-    Some(out)
+    let mut entries = grouped.iter().flat_map(|(category, types)| {
+        let chunks: Vec<&[&str]> = if types.is_empty() { vec![&[][..]] } else { types.chunks(MAX_TYPES_PER_CATEGORY).collect() };
+        chunks.into_iter().map(move |chunk| {
+            (ActivityCategory { code: category_code(category) }, chunk.iter().map(|t| ActivityType { code: t.to_string() }).collect::<Vec<_>>())
+        })
+    });
+    let (category, r#type) = entries.next()?;
+    let further: Vec<FurtherCategoryAndType> = entries.map(|(category, r#type)| FurtherCategoryAndType { category, r#type }).collect();
+    Some(CategoryAndType {
+        category: Some(category),
+        r#type,
+        tpa_extensions: (!further.is_empty()).then_some(CategoryAndTypeExtensions { category_and_type: further }),
+    })
 }
 
 /// `Location` of an activity: address, region, position.
@@ -120,13 +141,13 @@ pub fn availability_info(offer: &Offer<'_>, mode: AvailabilityMode, languages: &
             name: text.map(|t| t.name.clone()),
             short_name: text.and_then(|t| t.short_name.clone()),
         },
-        schedule: Some(AvailActivitySchedule {
+        schedule: AvailActivitySchedule {
             summary: AvailScheduleSummary {
                 start: rt::DateTime::local(span.start),
                 end: rt::DateTime::local(span.end),
                 duration: Some(iso_duration(span.end - span.start)),
             },
-        }),
+        },
         category_and_type: category_and_type(a),
         description: text.and_then(|t| t.short_description.clone()).map(|short_description| AvailActivityDescription { short_description }),
         location: Some(tour_location(a)),
@@ -137,6 +158,13 @@ pub fn availability_info(offer: &Offer<'_>, mode: AvailabilityMode, languages: &
 
 /// The cheapest price of a search result: (price, currency, product code, service code).
 pub type Cheapest<'a> = (Decimal, &'a str, &'a str, &'a str);
+
+/// `ProcessingInformation` of a search answer whose prices are in `currency`: the currency, and
+/// as its decimal places the most any of the `prices` has (`29.50` has 2).
+pub fn search_processing_information<'p>(currency: &str, prices: impl IntoIterator<Item = &'p Decimal>) -> SearchProcessingInformation {
+    let places = prices.into_iter().map(|p| u64::from(p.scale())).max();
+    SearchProcessingInformation { pricing_currency: currency.to_string(), decimal_places: places }
+}
 
 /// One `TourActivityInfo` of a search.
 pub fn search_info(a: &Activity, first: NaiveDate, last: NaiveDate, cheapest: Option<Cheapest<'_>>, text: Option<&super::catalogue::ActivityText>) -> SearchTourActivityInfo {
@@ -152,11 +180,11 @@ pub fn search_info(a: &Activity, first: NaiveDate, last: NaiveDate, cheapest: Op
             name: text.map(|t| t.name.clone()),
             short_name: text.and_then(|t| t.short_name.clone()),
         },
-        schedule: Some(SearchActivitySchedule { summary: DateSpan { start: rt::Date(first), end: rt::Date(last) } }),
+        schedule: SearchActivitySchedule { summary: DateSpan { start: rt::Date(first), end: rt::Date(last) } },
         category_and_type: category_and_type(a),
         description,
         location: Some(tour_location(a)),
-        pricing: cheapest.map(|(price, currency, ..)| SearchActivityPricing { min_price: rt::Decimal(price), currency_code: currency.to_string() }),
+        pricing: cheapest.map(|(price, ..)| SearchActivityPricing { min_price: rt::Decimal(price) }),
     }
 }
 
@@ -279,8 +307,9 @@ pub fn descriptive_contents(
     contents
 }
 
-/// The `ReservationDetails` of a quoted or stored booking (`breakdown`: the price of each
-/// participant too).
+/// The `ReservationDetails` of a quoted or stored booking, in the OpenTravel 2016B form. What
+/// is due is one `PaymentInfo` with the total, or with `breakdown` one per participant (with its
+/// `ParticipantID`), which add up to the total.
 pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationDetails {
     let mut confirmation = Vec::new();
     if let Some(c) = &b.client_reference {
@@ -292,26 +321,28 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
     let participant_info = b
         .participants
         .iter()
-        .map(|p| ParticipantInfo {
+        .map(|p| ReservationParticipant {
             category: Some(ParticipantCategory { qualifier_info: p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {}) }),
-            individual: Some(Individual {
+            individual: Some(ReservationIndividual {
                 age: p.age.and_then(|a| u64::try_from(a).ok()),
                 participant_id: u64::try_from(p.participant_id).ok(),
-                given_name: p.given_name.clone(),
                 name_prefix: p.name_prefix.clone(),
+                given_name: p.given_name.clone(),
                 surname: p.surname.clone(),
             }),
         })
         .collect();
-    let participant_price = if breakdown {
+    let payment_info = if breakdown {
         b.participants
             .iter()
-            .filter_map(|p| {
-                Some(ParticipantPrice { participant_id: u64::try_from(p.participant_id).ok()?, amount: rt::Decimal(p.amount), currency_code: b.currency.clone() })
+            .map(|p| ActivityPaymentInfo {
+                amount: rt::Decimal(p.amount),
+                currency_code: b.currency.clone(),
+                participant_id: u64::try_from(p.participant_id).ok(),
             })
             .collect()
     } else {
-        Vec::new()
+        vec![ActivityPaymentInfo { amount: rt::Decimal(b.total), currency_code: b.currency.clone(), participant_id: None }]
     };
     ActivityReservationDetails {
         basic_info: BookingBasicInfo {
@@ -320,25 +351,25 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
             supplier_service_code: Some(b.service_code.clone()),
         },
         confirmation,
+        participant_info,
+        payment_info,
         schedule: DateTimeSpan { start: rt::DateTime::local(b.start), end: rt::DateTime::local(b.end) },
         location: Some(ActivityLocation { context: LocationContext::Service, region: Region { region_code: RegionCode::Product, value: b.activity_id.clone() } }),
-        participant_info,
-        pricing: BookPricing {
-            summary: BookPricingSummary { amount: rt::Decimal(b.total), currency_code: b.currency.clone() },
-            participant_price,
-            group: Some(BookPricingGroup { known_groupsize: b.participants.len() as u64 }),
-        },
         pickup_dropoff: b.pickup.as_ref().map(|p| PickupDropoff {
             date_time: Some(rt::DateTime::local(p.date_time)),
             location_name: Some(p.location_name.clone()),
             pickup_ind: Some(p.pickup_ind),
         }),
-        cancel_penalties: Some(ActivityCancelPenalties {
-            cancel_penalty: vec![ActivityCancelPenalty {
-                deadline: CancelDeadline { absolute_deadline: rt::DateTime::local(b.free_cancellation_until()) },
-                amount_percent: CancelAmount { amount: rt::Decimal(b.total), currency_code: b.currency.clone() },
-            }],
+        policy: Some(ActivityPolicy {
+            cancel: Some(ActivityCancelPolicy {
+                cancel_deadline: rt::DateTime::local(b.free_cancellation_until()),
+                value: format!("100 % of the price: {} {}", b.total, b.currency),
+            }),
         }),
+        pricing: BookPricing {
+            summary: BookPricingSummary { amount: rt::Decimal(b.total), currency_code: b.currency.clone() },
+            group: Some(BookPricingGroup { known_groupsize: b.participants.len() as u64 }),
+        },
     }
 }
 
@@ -419,6 +450,7 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
             cancel_penalties: Some(penalties.unwrap_or(m::HotelCancelPenalties { cancel_penalty: Vec::new() })),
             total: Some(total(&b.currency, total_now)),
             hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
+            basic_property_info: None,
         }),
         ..list_line(&head)
     }

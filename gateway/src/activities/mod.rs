@@ -14,6 +14,9 @@
 //! - Search and availability cover at most 28 days (inclusive), from today on; the Source
 //!   location's `HotelCode` selects the activities near that hotel, the Service location's
 //!   `Product` one activity (by `TourActivityID` or `SupplierProductCode`); both give the union.
+//! - Nothing is offered, found or booked more than 730 days ahead
+//!   ([`rules::MAX_DAYS_AHEAD`]), nor a service that has begun (for a transfer: whose pickup
+//!   time has passed); a pickup may not be after the activity's start.
 //! - Places left of a service on a date = the places offered then − the places booked.
 //! - Quote prices and checks the places and stores nothing. Commit books once per (requestor,
 //!   Client reference): a repeat answers the same booking; concurrent Commits never take more

@@ -23,6 +23,16 @@ pub const FREE_CANCELLATION_HOURS: i64 = 48;
 /// The longest client reference kept.
 pub const MAX_REFERENCE_LEN: usize = 64;
 
+/// How far ahead an activity can be booked, offered or found, in days after today (a booking
+/// on the last date that can be written, 9999-12-31, would end in a year OTA cannot write).
+pub const MAX_DAYS_AHEAD: i64 = 730;
+
+/// The last date an activity can be booked, offered or found: [`MAX_DAYS_AHEAD`] days after
+/// `today`.
+pub fn last_bookable(today: NaiveDate) -> NaiveDate {
+    today + chrono::Duration::days(MAX_DAYS_AHEAD)
+}
+
 /// The participant category whose price is a search's indicative `MinPrice` (adults).
 pub const ADULT: &str = "10";
 
@@ -294,15 +304,17 @@ pub struct Offer<'c> {
     pub price: PartyPrice,
 }
 
-/// What availability offers: per service of the selected activities, the dates of
-/// `from..=query.end` whose places left take the party (`places_left(activity, product,
-/// service, date)`), priced; transfers only when they pick up at the customer's hotel (or no
-/// hotel was given); within the price limit; at most `max` offers.
+/// What availability offers: per service of the selected activities, the dates of the query
+/// from today on (`now`; at most [`MAX_DAYS_AHEAD`] days after today) whose service starts after
+/// `now` (a session that has begun, or whose pickup has, is not offered) and whose places left
+/// take the party (`places_left(activity, product, service, date)`), priced; transfers only
+/// when they pick up at the customer's hotel (or no hotel was given); within the price limit;
+/// at most `max` offers.
 pub fn offers<'c>(
     activities: &[&'c Activity],
     query: &AvailabilityQuery,
     hotel_code: Option<&str>,
-    from: NaiveDate,
+    now: NaiveDateTime,
     mode: AvailabilityMode,
     max: usize,
     places_left: impl Fn(&Activity, &Product, &Service, NaiveDate) -> i64,
@@ -320,7 +332,9 @@ pub fn offers<'c>(
                 if query.limit.as_ref().is_some_and(|l| !l.admits(&price)) {
                     continue;
                 }
-                let mut dates = p.dates(from, query.end).filter(|d| places_left(a, p, s, *d) >= size);
+                let (from, to) = (query.start.max(now.date()), query.end.min(last_bookable(now.date())));
+                let starts_later = |d: &NaiveDate| p.session(*d).is_some_and(|x| s.span(x, hotel).start > now);
+                let mut dates = p.dates(from, to).filter(|d| starts_later(d) && places_left(a, p, s, *d) >= size);
                 let sessions: Vec<Session> = match mode {
                     AvailabilityMode::AllPrices => dates.filter_map(|d| p.session(d)).collect(),
                     AvailabilityMode::PriceFrom => dates.next().and_then(|d| p.session(d)).into_iter().collect(),
@@ -435,7 +449,8 @@ pub type Priced = (Booking, Vec<Problem>);
 
 /// Checks and prices a booking request against the catalogue (every problem at once, as far
 /// as the request can be understood). `commit`: a Client reference is then required; `now`:
-/// the local date-time (dates before today are refused).
+/// the local date-time (dates before today, a service that has begun and dates more than
+/// [`MAX_DAYS_AHEAD`] days ahead are refused).
 pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: bool, now: NaiveDateTime) -> Result<Priced, Vec<Problem>> {
     let info = &rq.booking_info;
     let mut problems = Vec::new();
@@ -473,6 +488,14 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
         );
     } else if date < now.date() {
         problems.push(Problem::biz(ErrorCode::StartDateInvalid, format!("The date {date} is in the past.")).at(format!("{INFO}/Schedule/@Start")));
+    } else if date > last_bookable(now.date()) {
+        problems.push(
+            Problem::biz(
+                ErrorCode::StartDateInvalid,
+                format!("The date {date} is too far ahead: activities can be booked at most {MAX_DAYS_AHEAD} days ahead, until {}.", last_bookable(now.date())),
+            )
+            .at(format!("{INFO}/Schedule/@Start")),
+        );
     }
 
     // Participants: a category and a unique ParticipantID each.
@@ -585,6 +608,13 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
                     );
                     default_time
                 }
+                Some(dt) if dt.local > session.start => {
+                    problems.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is after the start of the activity ({}).", session.start))
+                            .at(format!("{INFO}/PickupDropoff/@DateTime")),
+                    );
+                    default_time
+                }
                 Some(dt) => dt.local,
                 None => default_time,
             };
@@ -595,6 +625,14 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
                 .at(format!("{INFO}/PickupDropoff")),
         ),
         (None, false) => {}
+    }
+    // A service that has begun (for a transfer: whose pickup has) can no longer be booked.
+    let begins = service.span(session, hotel).start;
+    if begins <= now {
+        problems.push(
+            Problem::biz(ErrorCode::StartDateInvalid, format!("The service of {date} began at {}; it can no longer be booked.", begins.time()))
+                .at(format!("{INFO}/Schedule/@Start")),
+        );
     }
     if !problems.is_empty() {
         return Err(problems);

@@ -261,10 +261,12 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// - any other difference is refused (Type 3, Code 172, "data received differs from stored
 ///   data") with `Tag` at the differing node.
 ///
-/// Output-only data are not compared (`CreateDateTime`, `HotelName`, `RoomDescription`, the
-/// totals, `CancelPenalties`, the `MessagePassword` of a room's extension sources). A request
-/// whose `LastUpdateDateTime` is not the stored one is refused: it was built from an older
-/// version and would undo a change it never saw; a Commit must carry it. `Quote` (or none)
+/// Output-only data are not compared (`CreateDateTime`, `HotelName`, `RoomDescription`,
+/// `CancelPenalties`, the `MessagePassword` of a room's extension sources). The totals are
+/// computed, never taken: a request `Total` that differs from the answered one gets a Type 11
+/// warning. A request whose version (`LastUpdateDateTime`, or `LastModifyDateTime` as the read
+/// answers it) is not the stored one is refused: it was built from an older version and would
+/// undo a change it never saw; a Commit must carry it. `Quote` (or none)
 /// answers the booking as it would be and stores nothing; `Commit` applies it and moves
 /// `LastUpdateDateTime` on (unchanged when nothing changed).
 pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotelResModifyRs, OpError> {
@@ -297,7 +299,9 @@ pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotel
         }
     };
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
-    Ok(m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &cx.content.hotels, &languages) }))
+    let notes = rules::total_notes(&rq.hotel_res_modifies.hotel_res_modify, &booking);
+    let rs = m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &cx.content.hotels, &languages) });
+    Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
 
 /// The answer when the rooms a booking (as the request makes it) takes are not left; a store
@@ -340,7 +344,7 @@ impl Change {
         if stored.is_cancelled() {
             return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
         }
-        rules::check_version(self.hrm.last_update_date_time.map(|d| d.local), &stored, commit)?;
+        rules::check_version(rules::version_stamp(&self.hrm)?, &stored, commit)?;
         let desired = rules::plan(&self.hrm, &stored, &self.content.hotels, self.today)
             .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
         Ok((id, stored, desired))

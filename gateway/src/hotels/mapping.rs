@@ -7,7 +7,7 @@ pub mod reservation;
 use ota_messages::booking_read::{BookingStatus, HotelReservation, ReservationUniqueId};
 use ota_messages::common::{
     Address, AgeQualifyingCode, CompanyName, CountryName, DateSpan, IdContext, PersonName, Position, ReferenceCode, RequestorId, RequestorIdCode,
-    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, Total,
+    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, TextItem, TextItems, Total,
 };
 use ota_messages::hotel_descriptive_info as hdi;
 use ota_messages::hotel_res_modify as m;
@@ -129,8 +129,9 @@ fn res_guests(b: &Booking) -> Option<m::ResGuests> {
     (!b.guests.is_empty()).then(|| m::ResGuests { res_guest: b.guests.iter().map(guest_message).collect() })
 }
 
-/// `ResGlobalInfo`: comments, the (empty) cancel penalties, the total and the references.
-fn res_global_info(b: &Booking) -> m::ResGlobalInfo {
+/// `ResGlobalInfo`: comments, the (empty) cancel penalties, the total, the references and,
+/// last, the hotel of the booking (its first room stay's).
+fn res_global_info(b: &Booking, catalogue: &Catalogue) -> m::ResGlobalInfo {
     let booking_id = |context, value: &String| m::HotelReservationId {
         res_id_type: ReservationIdCode::Booking,
         res_id_source_context: context,
@@ -144,6 +145,10 @@ fn res_global_info(b: &Booking) -> m::ResGlobalInfo {
         cancel_penalties: Some(booking_penalties(b)),
         total: Some(total(&b.currency, b.total())),
         hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
+        basic_property_info: b.rooms.first().map(|r| m::BasicPropertyInfo {
+            hotel_code: Some(r.hotel.clone()),
+            hotel_name: catalogue.hotel(&r.hotel).map(|h| h.name.clone()),
+        }),
     }
 }
 
@@ -152,10 +157,11 @@ pub fn hotel_res_modify(b: &Booking, catalogue: &Catalogue, languages: &Language
     m::HotelResModify {
         create_date_time: Some(rt::DateTime::local(b.created)),
         last_update_date_time: Some(rt::DateTime::local(b.updated)),
+        last_modify_date_time: None,
         room_stays: room_stays(b, catalogue, languages),
         services: services(b),
         res_guests: res_guests(b),
-        res_global_info: res_global_info(b),
+        res_global_info: res_global_info(b, catalogue),
     }
 }
 
@@ -165,7 +171,7 @@ pub fn hotel_reservation(b: &Booking, catalogue: &Catalogue, languages: &Languag
         room_stays: room_stays(b, catalogue, languages),
         services: services(b),
         res_guests: res_guests(b),
-        res_global_info: Some(res_global_info(b)),
+        res_global_info: Some(res_global_info(b, catalogue)),
         ..list_entry(&b.head())
     }
 }
@@ -175,7 +181,7 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
     HotelReservation {
         res_status: parse_open::<BookingStatus>(&h.status),
         create_date_time: Some(rt::DateTime::local(h.created)),
-        last_update_date_time: Some(rt::DateTime::local(h.updated)),
+        last_modify_date_time: Some(rt::DateTime::local(h.updated)),
         unique_id: vec![
             ReservationUniqueId { r#type: ReservationIdCode::Booking, id: h.internal_ref.clone(), id_context: IdContext::Internal, company_name: None },
             ReservationUniqueId {
@@ -194,11 +200,13 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
 }
 
 /// The request payload of a modify that changes nothing: the booking of a read, sent back
-/// (the read-then-modify flow). `None` for a list entry (no `ResGlobalInfo`).
+/// (the read-then-modify flow; the read's `LastModifyDateTime` goes back as
+/// `LastUpdateDateTime`). `None` for a list entry (no `ResGlobalInfo`).
 pub fn modify_payload(reservation: &HotelReservation) -> Option<m::HotelResModify> {
     Some(m::HotelResModify {
         create_date_time: reservation.create_date_time,
-        last_update_date_time: reservation.last_update_date_time,
+        last_update_date_time: reservation.last_modify_date_time,
+        last_modify_date_time: None,
         room_stays: reservation.room_stays.clone(),
         services: reservation.services.clone(),
         res_guests: reservation.res_guests.clone(),
@@ -214,7 +222,7 @@ pub(crate) fn comments_element(comments: &[Comment]) -> Option<m::Comments> {
             .map(|c| m::Comment {
                 name: c.name.clone(),
                 comment_originator_code: c.originator.clone(),
-                text: c.texts.iter().map(|t| Text { language: t.language.clone(), value: t.text.clone() }).collect(),
+                text: c.texts.iter().map(|t| m::CommentText { language: t.language.clone(), value: t.text.clone() }).collect(),
             })
             .collect(),
     })
@@ -389,26 +397,35 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
     let texts = languages.starting_with(lang);
     let description = h.texts.get(lang);
     let country_name = description.and_then(|t| t.country_name.clone()).or_else(|| texts.pick(&h.texts).and_then(|(_, t)| t.country_name.clone()));
+    // A room type: its code in CodeDetail, its name as DescriptiveText, its description (in
+    // the language it has) as a text item.
     let guest_room_info = h
         .rooms
         .iter()
         .map(|r| {
-            let t = texts.pick(&r.texts).map(|(_, t)| t);
-            hdi::GuestRoomInfo { code: r.code.clone(), code_detail: t.map(|t| t.name.clone()), descriptive_text: t.and_then(|t| t.description.clone()) }
+            let picked = texts.pick(&r.texts);
+            let description = picked.and_then(|(l, t)| t.description.clone().map(|d| (l, d)));
+            hdi::GuestRoomInfo {
+                code: None,
+                code_detail: r.code.clone(),
+                multimedia_descriptions: description.map(|(l, d)| hdi::RoomMultimediaDescriptions {
+                    multimedia_description: vec![hdi::RoomMultimediaDescription {
+                        text_items: TextItems {
+                            text_item: vec![TextItem { title: Some("Description".to_string()), description: vec![Text { language: Some(l.to_string()), value: d }] }],
+                        },
+                    }],
+                }),
+                descriptive_text: picked.map(|(_, t)| t.name.clone()),
+            }
         })
         .collect();
     let hotel_info = hdi::HotelInfo {
-        descriptions: description
-            .map(|t| hdi::HotelDescriptions { descriptive_text: vec![Text { language: Some(lang.to_string()), value: t.description.clone() }] }),
-        position: h.position.map(|(lat, lon)| Position { latitude: rt::Decimal(lat), longitude: rt::Decimal(lon) }),
         category_codes: Some(hdi::HotelCategoryCodes {
-            hotel_category: vec![hdi::HotelCategory {
-                code: parse_open::<hdi::HotelCategoryCode>(&h.category_code),
-                code_detail: h.category_detail.clone(),
-                descriptive_text: h.category_text.clone(),
-            }],
+            hotel_category: vec![hdi::HotelCategory { code: parse_open::<hdi::HotelCategoryCode>(&h.category_code), code_detail: h.category_detail.clone() }],
             guest_room_info,
         }),
+        descriptions: description.map(|t| hdi::HotelDescriptions { descriptive_text: t.description.clone() }),
+        position: h.position.map(|(lat, lon)| Position { latitude: rt::Decimal(lat), longitude: rt::Decimal(lon) }),
     };
     let image_item: Vec<hdi::ImageItem> = h
         .images
@@ -455,6 +472,10 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
         chain_name: h.chain.clone(),
         last_modified_date: Some(rt::Date(h.last_modified)),
         hotel_info: Some(hotel_info),
+        affiliation_info: h
+            .category_text
+            .clone()
+            .map(|rating| hdi::HotelAffiliationInfo { awards: hdi::HotelAwards { award: vec![hdi::HotelAward { rating }] } }),
         multimedia_descriptions: (!image_item.is_empty())
             .then(|| hdi::HotelMultimediaDescriptions { multimedia_description: vec![hdi::HotelMultimediaDescription { image_items: hdi::ImageItems { image_item } }] }),
         contact_infos: has_contact.then(|| hdi::HotelContactInfos { contact_info: vec![contact] }),

@@ -9,7 +9,7 @@ pub mod reservation;
 use std::collections::HashSet;
 
 use chrono::{NaiveDate, NaiveDateTime};
-use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
+use ota_messages::common::{ErrorCode, ErrorWarningType, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res_modify as m;
 
 use super::booking::{Booking, ItemRef, Room, RoomSource, Service};
@@ -22,12 +22,6 @@ pub const BASE: &str = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify";
 
 /// The most nights of one room stay.
 pub const MAX_NIGHTS: i64 = 30;
-/// The most comments of a booking, and the longest comment text (characters).
-pub const MAX_COMMENTS: usize = 20;
-/// The longest comment text (characters).
-pub const MAX_COMMENT_CHARS: usize = 2000;
-/// The longest guest name part (characters).
-pub const MAX_NAME_CHARS: usize = 100;
 /// At most this many problems are reported for one request.
 pub const MAX_PROBLEMS: usize = 20;
 
@@ -43,14 +37,28 @@ pub fn booking_references(hrm: &m::HotelResModify) -> (Option<String>, Option<St
     (find(ResIdSourceContext::Client), find(ResIdSourceContext::Internal))
 }
 
-/// Checks that the request was built from the booking as stored now: its
-/// `LastUpdateDateTime` (as read) must be the stored one, so a modify never undoes a change it
+/// The version a modify request was built from: its `LastUpdateDateTime`, or its
+/// `LastModifyDateTime` (the read answers the version under that OpenTravel name); both may be
+/// sent, with one value.
+pub fn version_stamp(hrm: &m::HotelResModify) -> Result<Option<NaiveDateTime>, Problem> {
+    match (hrm.last_update_date_time, hrm.last_modify_date_time) {
+        (Some(update), Some(modify)) if update.local != modify.local => Err(Problem::biz(
+            ErrorCode::InvalidValue,
+            format!("LastUpdateDateTime ({update}) and LastModifyDateTime ({modify}) name one version of the booking; send one of them, as read."),
+        )
+        .at(format!("{BASE}/@LastModifyDateTime"))),
+        (update, modify) => Ok(update.or(modify).map(|d| d.local)),
+    }
+}
+
+/// Checks that the request was built from the booking as stored now: its version stamp
+/// ([`version_stamp`], as read) must be the stored one, so a modify never undoes a change it
 /// did not see. A Commit must carry it.
 pub fn check_version(read_at: Option<NaiveDateTime>, stored: &Booking, commit: bool) -> Result<(), Problem> {
     let tag = format!("{BASE}/@LastUpdateDateTime");
     match read_at {
         None if commit => Err(Problem::required(
-            "A Commit must send back HotelResModify@LastUpdateDateTime as read (/bookread), so that it cannot undo a change made since.",
+            "A Commit must send back the booking's version as read (/bookread HotelReservation@LastModifyDateTime, as HotelResModify@LastUpdateDateTime or @LastModifyDateTime), so that it cannot undo a change made since.",
         )
         .at(tag)),
         None => Ok(()),
@@ -64,6 +72,40 @@ pub fn check_version(read_at: Option<NaiveDateTime>, stored: &Booking, commit: b
         )
         .at(tag)),
     }
+}
+
+/// The totals of a modify request that are not the booking's: the gateway computes every
+/// total (a room stay's price, re-computed when its room type, board or dates change, and the
+/// booking's sum), so a request's `Total` is never taken. One advisory (Type 11) per `Total`
+/// whose amount or currency differs from the one answered.
+pub fn total_notes(rq: &m::HotelResModify, b: &Booking) -> Vec<Problem> {
+    let mut notes = Vec::new();
+    let mut check = |sent: Option<&ota_messages::common::Total>, amount: rust_decimal::Decimal, tag: String, what: String| {
+        let Some(sent) = sent else { return };
+        let amount_differs = sent.amount_after_tax.is_some_and(|a| a.0 != amount);
+        let currency_differs = sent.currency_code.as_deref().is_some_and(|c| c != b.currency);
+        if amount_differs || currency_differs {
+            let asked = format!(
+                "{} {}",
+                sent.amount_after_tax.map(|a| a.0.to_string()).unwrap_or_default(),
+                sent.currency_code.as_deref().unwrap_or(b.currency.as_str())
+            );
+            notes.push(
+                Problem::new(
+                    ErrorWarningType::Advisory,
+                    ErrorCode::InvalidValue,
+                    format!("The {what} of the request ({}) was not taken: totals are computed by the gateway; it is {amount} {}.", asked.trim(), b.currency),
+                )
+                .at(tag),
+            );
+        }
+    };
+    let rooms = rq.room_stays.as_ref().map(|r| r.room_stay.as_slice()).unwrap_or_default();
+    for (i, (rs, room)) in rooms.iter().zip(&b.rooms).enumerate() {
+        check(rs.total.as_ref(), room.total.unwrap_or_default(), format!("{BASE}/RoomStays/RoomStay[{}]/Total", i + 1), format!("total of room stay {}", i + 1));
+    }
+    check(rq.res_global_info.total.as_ref(), b.total(), format!("{BASE}/ResGlobalInfo/Total"), "booking total".to_string());
+    notes
 }
 
 /// The stamp of a change: now, but always after the previous one (the stamp is the version a
@@ -329,25 +371,25 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
             let name_tag = format!("{tag}/Profiles/ProfileInfo/Profile/Customer/PersonName");
             if k == 0 {
                 p.differs(name_tag, "the lead guest's name cannot be changed");
-            } else if [&name.0, &name.1, &name.2].iter().any(|n| n.as_ref().is_some_and(|n| n.chars().count() > MAX_NAME_CHARS)) {
-                p.push(Problem::biz(ErrorCode::InvalidValue, format!("A name part has at most {MAX_NAME_CHARS} characters.")).at(name_tag));
             } else if let Some(d) = desired.guests.get_mut(k) {
                 (d.prefix, d.given, d.surname) = name;
             }
         }
     }
 
-    // Comments (a minor change).
+    // Comments (a minor change; their number and lengths are bounded by the spec, checked
+    // when the request was decoded).
     let comments = mapping::comments_from(rq.res_global_info.comments.as_ref());
     if comments != stored.comments {
-        let tag = format!("{BASE}/ResGlobalInfo/Comments");
-        if comments.len() > MAX_COMMENTS {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("A booking has at most {MAX_COMMENTS} comments.")).at(tag));
-        } else if comments.iter().any(|c| c.texts.iter().map(|t| t.text.chars().count()).sum::<usize>() > MAX_COMMENT_CHARS) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("A comment has at most {MAX_COMMENT_CHARS} characters of text.")).at(tag));
-        } else {
-            desired.comments = comments;
-        }
+        desired.comments = comments;
+    }
+
+    // The booking's hotel, when sent (the answers carry it as the last child of ResGlobalInfo).
+    if let Some(hotel) = rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref())
+        && let Some(first) = stored.rooms.first()
+        && hotel.trim() != first.hotel
+    {
+        p.differs(format!("{BASE}/ResGlobalInfo/BasicPropertyInfo/@HotelCode"), format!("hotel {hotel:?} (stored {:?})", first.hotel));
     }
 
     // References other than the two booking-level ones that identified the booking.

@@ -951,11 +951,11 @@ pub struct HotelReservation {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
-    /// When the booking was last changed (local date-time, no zone).
+    /// When the booking was last changed (local date-time, no zone; the OpenTravel date-time stamp): the booking's version, which a modify request sends back (as HotelResModify@LastModifyDateTime or @LastUpdateDateTime).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
-    pub last_update_date_time: Option<rt::DateTime>,
+    #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    pub last_modify_date_time: Option<rt::DateTime>,
     /// The booking references: Internal, and Client with an optional CompanyName.
     #[yaserde(prefix = "ota", rename = "UniqueID")]
     pub unique_id: Vec<ReservationUniqueId>,
@@ -983,7 +983,7 @@ impl rt::Decode for HotelReservation {
         let mut f_room_stay_reservation = None;
         let mut f_res_status = None;
         let mut f_create_date_time = None;
-        let mut f_last_update_date_time = None;
+        let mut f_last_modify_date_time = None;
         let mut f_unique_id = Vec::new();
         let mut f_room_stays = None;
         let mut f_services = None;
@@ -1003,7 +1003,7 @@ impl rt::Decode for HotelReservation {
                     f_create_date_time = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 Some(3) => {
-                    f_last_update_date_time = Some(
+                    f_last_modify_date_time = Some(
                         cx.value(&attr, DESC.attributes[3].ty)?,
                     );
                 }
@@ -1040,7 +1040,7 @@ impl rt::Decode for HotelReservation {
             room_stay_reservation: f_room_stay_reservation.flatten(),
             res_status: f_res_status.ok_or_else(|| cx.bug(node))?,
             create_date_time: f_create_date_time.flatten(),
-            last_update_date_time: f_last_update_date_time.flatten(),
+            last_modify_date_time: f_last_modify_date_time.flatten(),
             unique_id: f_unique_id,
             room_stays: f_room_stays,
             services: f_services,
@@ -1056,7 +1056,7 @@ impl rt::Encode for HotelReservation {
         w.attr_opt("RoomStayReservation", &self.room_stay_reservation);
         w.attr("ResStatus", &self.res_status);
         w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);
+        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
         for v in &self.unique_id {
             rt::Encode::encode(v, w, "UniqueID");
         }

@@ -839,6 +839,8 @@ impl rt::Encode for CancelRules {
 )]
 pub struct CancelRule {
     /// When the cancellation was registered (Commit) or quoted (Quote), as the gateway's documentation states; the penalty is the one in force at that moment. (OpenTravel describes CancelByDate as the date by which to cancel to avoid the penalty.)
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CancelByDate")]
     pub cancel_by_date: Option<rt::DateTime>,
     /// ISO 4217 currency code of Amount.

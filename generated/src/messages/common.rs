@@ -1477,7 +1477,9 @@ pub struct UniqueId {
     /// Integer code; 36 booking level, 37 item level.
     #[yaserde(attribute = true, rename = "Type")]
     pub r#type: ReservationIdCode,
-    /// String, the reference value.
+    /// String, the reference value (at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ID")]
     pub id: String,
     /// String; Client seen.
@@ -1540,13 +1542,19 @@ impl rt::Encode for UniqueId {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct PersonName {
-    /// Salutation or title (text), e.g. Mr, Mrs.
+    /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
+    ///
+    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
     #[yaserde(prefix = "ota", rename = "NamePrefix")]
     pub name_prefix: Option<String>,
-    /// Given (first) name (text).
+    /// Given (first) name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "GivenName")]
     pub given_name: Option<String>,
-    /// Family name (text).
+    /// Family name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
     pub surname: Option<String>,
 }
@@ -2782,7 +2790,7 @@ impl rt::Encode for TourActivityBasicInfo {
     }
 }
 
-/// The categories and types of an activity.
+/// The categories and types of an activity, in the OpenTravel 2016B form: the first category with its types; each further category, with its types, in TPA_Extensions. (OpenTravel's Category and Type carry a value of its own lists as text; the gateway's codes are in @Code and the text is empty.)
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "CategoryAndType",
@@ -2791,12 +2799,15 @@ impl rt::Encode for TourActivityBasicInfo {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct CategoryAndType {
-    /// Category@Code, e.g. XA (excursion) or SE (show/event).
+    /// Category@Code of the activity's first category, e.g. XA (excursion) or SE (show/event).
     #[yaserde(prefix = "ota", rename = "Category")]
-    pub category: Vec<ActivityCategory>,
-    /// Type@Code, the activity type within its category.
+    pub category: Option<ActivityCategory>,
+    /// Type@Code, the activity's types within that category (at most 9).
     #[yaserde(prefix = "ota", rename = "Type")]
     pub r#type: Vec<ActivityType>,
+    /// The further categories of the activity, each with its types.
+    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
+    pub tpa_extensions: Option<CategoryAndTypeExtensions>,
 }
 
 impl rt::Decode for CategoryAndType {
@@ -2806,7 +2817,143 @@ impl rt::Decode for CategoryAndType {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::CATEGORY_AND_TYPE;
         let mark = cx.mark();
-        let mut f_category = Vec::new();
+        let mut f_category = None;
+        let mut f_type = Vec::new();
+        let mut f_tpa_extensions = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_category = cx
+                        .element(&next, <ActivityCategory as rt::Decode>::decode)?;
+                }
+                1 => {
+                    f_type
+                        .extend(cx.element(&next, <ActivityType as rt::Decode>::decode)?)
+                }
+                2 => {
+                    f_tpa_extensions = cx
+                        .element(
+                            &next,
+                            <CategoryAndTypeExtensions as rt::Decode>::decode,
+                        )?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            category: f_category,
+            r#type: f_type,
+            tpa_extensions: f_tpa_extensions,
+        })
+    }
+}
+
+impl rt::Encode for CategoryAndType {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.category {
+            rt::Encode::encode(v, w, "Category");
+        }
+        for v in &self.r#type {
+            rt::Encode::encode(v, w, "Type");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+/// TPA_Extensions of CategoryAndType: the activity's categories after the first.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "CategoryAndTypeExtensions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct CategoryAndTypeExtensions {
+    /// One further category with its types.
+    #[yaserde(prefix = "ota", rename = "CategoryAndType")]
+    pub category_and_type: Vec<FurtherCategoryAndType>,
+}
+
+impl rt::Decode for CategoryAndTypeExtensions {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::CATEGORY_AND_TYPE_EXTENSIONS;
+        let mark = cx.mark();
+        let mut f_category_and_type = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_category_and_type
+                        .extend(
+                            cx
+                                .element(
+                                    &next,
+                                    <FurtherCategoryAndType as rt::Decode>::decode,
+                                )?,
+                        )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            category_and_type: f_category_and_type,
+        })
+    }
+}
+
+impl rt::Encode for CategoryAndTypeExtensions {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.category_and_type {
+            rt::Encode::encode(v, w, "CategoryAndType");
+        }
+        w.end(name);
+    }
+}
+
+/// A further category of an activity, with its types.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "FurtherCategoryAndType",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct FurtherCategoryAndType {
+    /// Category@Code.
+    #[yaserde(prefix = "ota", rename = "Category")]
+    pub category: ActivityCategory,
+    /// Type@Code, the types within this category (at most 9).
+    #[yaserde(prefix = "ota", rename = "Type")]
+    pub r#type: Vec<ActivityType>,
+}
+
+impl rt::Decode for FurtherCategoryAndType {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::FURTHER_CATEGORY_AND_TYPE;
+        let mark = cx.mark();
+        let mut f_category = None;
         let mut f_type = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -2815,10 +2962,8 @@ impl rt::Decode for CategoryAndType {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_category
-                        .extend(
-                            cx.element(&next, <ActivityCategory as rt::Decode>::decode)?,
-                        )
+                    f_category = cx
+                        .element(&next, <ActivityCategory as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_type
@@ -2830,18 +2975,16 @@ impl rt::Decode for CategoryAndType {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
-            category: f_category,
+            category: f_category.ok_or_else(|| cx.bug(node))?,
             r#type: f_type,
         })
     }
 }
 
-impl rt::Encode for CategoryAndType {
+impl rt::Encode for FurtherCategoryAndType {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        for v in &self.category {
-            rt::Encode::encode(v, w, "Category");
-        }
+        rt::Encode::encode(&self.category, w, "Category");
         for v in &self.r#type {
             rt::Encode::encode(v, w, "Type");
         }
@@ -2933,6 +3076,118 @@ impl rt::Encode for ActivityType {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr("Code", &self.code);
+        w.end(name);
+    }
+}
+
+/// List of text items.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TextItems",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TextItems {
+    /// One text item.
+    #[yaserde(prefix = "ota", rename = "TextItem")]
+    pub text_item: Vec<TextItem>,
+}
+
+impl rt::Decode for TextItems {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEMS;
+        let mark = cx.mark();
+        let mut f_text_item = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_text_item
+                        .extend(cx.element(&next, <TextItem as rt::Decode>::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self { text_item: f_text_item })
+    }
+}
+
+impl rt::Encode for TextItems {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.text_item {
+            rt::Encode::encode(v, w, "TextItem");
+        }
+        w.end(name);
+    }
+}
+
+/// One text of an activity product or service or of a hotel room (e.g. the description, what is included), in one or more languages.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TextItem",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TextItem {
+    /// Title of the text item (string), e.g. Description, Includes, Important information.
+    #[yaserde(attribute = true, rename = "Title")]
+    pub title: Option<String>,
+    /// The text, with its Language; repeatable (one per language).
+    #[yaserde(prefix = "ota", rename = "Description")]
+    pub description: Vec<Text>,
+}
+
+impl rt::Decode for TextItem {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEM;
+        let mark = cx.mark();
+        let mut f_title = None;
+        let mut f_description = Vec::new();
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_title = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_description
+                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            title: f_title.flatten(),
+            description: f_description,
+        })
+    }
+}
+
+impl rt::Encode for TextItem {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Title", &self.title);
+        for v in &self.description {
+            rt::Encode::encode(v, w, "Description");
+        }
         w.end(name);
     }
 }

@@ -6,7 +6,8 @@
 use crate::runtime as rt;
 use crate::runtime::empty_string;
 use super::common::{
-    Address, Errors, LanguageSelector, Pos, Position, Success, Target, Text, Warnings,
+    Address, Errors, LanguageSelector, Pos, Position, Success, Target, TextItems,
+    Warnings,
 };
 
 /// Retrieve static descriptive (NBC) or portfolio data of a hotel. PrimaryLangID is the requested language, AltLangID the fallback language.
@@ -728,6 +729,9 @@ pub struct HotelDescriptiveContent {
     /// Descriptions, position, hotel category and room codes.
     #[yaserde(prefix = "ota", rename = "HotelInfo")]
     pub hotel_info: Option<HotelInfo>,
+    /// AffiliationInfo/Awards/Award@Rating: the hotel's rating (e.g. Hotel ****).
+    #[yaserde(prefix = "ota", rename = "AffiliationInfo")]
+    pub affiliation_info: Option<HotelAffiliationInfo>,
     /// The hotel's images.
     #[yaserde(prefix = "ota", rename = "MultimediaDescriptions")]
     pub multimedia_descriptions: Option<HotelMultimediaDescriptions>,
@@ -751,6 +755,7 @@ impl rt::Decode for HotelDescriptiveContent {
         let mut f_chain_name = None;
         let mut f_last_modified_date = None;
         let mut f_hotel_info = None;
+        let mut f_affiliation_info = None;
         let mut f_multimedia_descriptions = None;
         let mut f_contact_infos = None;
         for attr in node.attributes() {
@@ -785,13 +790,17 @@ impl rt::Decode for HotelDescriptiveContent {
             match next.elem.index {
                 0 => f_hotel_info = cx.element(&next, <HotelInfo as rt::Decode>::decode)?,
                 1 => {
+                    f_affiliation_info = cx
+                        .element(&next, <HotelAffiliationInfo as rt::Decode>::decode)?;
+                }
+                2 => {
                     f_multimedia_descriptions = cx
                         .element(
                             &next,
                             <HotelMultimediaDescriptions as rt::Decode>::decode,
                         )?;
                 }
-                2 => {
+                3 => {
                     f_contact_infos = cx
                         .element(&next, <HotelContactInfos as rt::Decode>::decode)?;
                 }
@@ -809,6 +818,7 @@ impl rt::Decode for HotelDescriptiveContent {
             chain_name: f_chain_name.flatten(),
             last_modified_date: f_last_modified_date.flatten(),
             hotel_info: f_hotel_info,
+            affiliation_info: f_affiliation_info,
             multimedia_descriptions: f_multimedia_descriptions,
             contact_infos: f_contact_infos,
         })
@@ -828,6 +838,9 @@ impl rt::Encode for HotelDescriptiveContent {
         if let Some(v) = &self.hotel_info {
             rt::Encode::encode(v, w, "HotelInfo");
         }
+        if let Some(v) = &self.affiliation_info {
+            rt::Encode::encode(v, w, "AffiliationInfo");
+        }
         if let Some(v) = &self.multimedia_descriptions {
             rt::Encode::encode(v, w, "MultimediaDescriptions");
         }
@@ -838,7 +851,7 @@ impl rt::Encode for HotelDescriptiveContent {
     }
 }
 
-/// General information about a hotel.
+/// General information about a hotel, in the OpenTravel 2016B order: category and room codes, descriptions, position.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "HotelInfo",
@@ -847,15 +860,15 @@ impl rt::Encode for HotelDescriptiveContent {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelInfo {
-    /// Descriptions/DescriptiveText (long text).
+    /// The hotel category and the hotel's room codes.
+    #[yaserde(prefix = "ota", rename = "CategoryCodes")]
+    pub category_codes: Option<HotelCategoryCodes>,
+    /// Descriptions/DescriptiveText: the long description, in the content's language (HotelDescriptiveContent@LanguageCode).
     #[yaserde(prefix = "ota", rename = "Descriptions")]
     pub descriptions: Option<HotelDescriptions>,
     /// Position@Latitude@Longitude of the hotel.
     #[yaserde(prefix = "ota", rename = "Position")]
     pub position: Option<Position>,
-    /// The hotel category and the hotel's room codes.
-    #[yaserde(prefix = "ota", rename = "CategoryCodes")]
-    pub category_codes: Option<HotelCategoryCodes>,
 }
 
 impl rt::Decode for HotelInfo {
@@ -865,9 +878,9 @@ impl rt::Decode for HotelInfo {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_INFO;
         let mark = cx.mark();
+        let mut f_category_codes = None;
         let mut f_descriptions = None;
         let mut f_position = None;
-        let mut f_category_codes = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
@@ -875,23 +888,23 @@ impl rt::Decode for HotelInfo {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
-                    f_descriptions = cx
-                        .element(&next, <HotelDescriptions as rt::Decode>::decode)?;
-                }
-                1 => f_position = cx.element(&next, <Position as rt::Decode>::decode)?,
-                2 => {
                     f_category_codes = cx
                         .element(&next, <HotelCategoryCodes as rt::Decode>::decode)?;
                 }
+                1 => {
+                    f_descriptions = cx
+                        .element(&next, <HotelDescriptions as rt::Decode>::decode)?;
+                }
+                2 => f_position = cx.element(&next, <Position as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
+            category_codes: f_category_codes,
             descriptions: f_descriptions,
             position: f_position,
-            category_codes: f_category_codes,
         })
     }
 }
@@ -899,14 +912,14 @@ impl rt::Decode for HotelInfo {
 impl rt::Encode for HotelInfo {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
+        if let Some(v) = &self.category_codes {
+            rt::Encode::encode(v, w, "CategoryCodes");
+        }
         if let Some(v) = &self.descriptions {
             rt::Encode::encode(v, w, "Descriptions");
         }
         if let Some(v) = &self.position {
             rt::Encode::encode(v, w, "Position");
-        }
-        if let Some(v) = &self.category_codes {
-            rt::Encode::encode(v, w, "CategoryCodes");
         }
         w.end(name);
     }
@@ -921,9 +934,9 @@ impl rt::Encode for HotelInfo {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelDescriptions {
-    /// A long description of the hotel (text), optionally with its Language; repeatable.
+    /// The long description of the hotel (text), in the language of its HotelDescriptiveContent (one content per language).
     #[yaserde(prefix = "ota", rename = "DescriptiveText")]
-    pub descriptive_text: Vec<Text>,
+    pub descriptive_text: String,
 }
 
 impl rt::Decode for HotelDescriptions {
@@ -933,24 +946,21 @@ impl rt::Decode for HotelDescriptions {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIONS;
         let mark = cx.mark();
-        let mut f_descriptive_text = Vec::new();
+        let mut f_descriptive_text = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
-                    f_descriptive_text
-                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
-                }
+                0 => f_descriptive_text = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
-            descriptive_text: f_descriptive_text,
+            descriptive_text: f_descriptive_text.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -958,9 +968,7 @@ impl rt::Decode for HotelDescriptions {
 impl rt::Encode for HotelDescriptions {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        for v in &self.descriptive_text {
-            rt::Encode::encode(v, w, "DescriptiveText");
-        }
+        w.simple("DescriptiveText", &self.descriptive_text);
         w.end(name);
     }
 }
@@ -1088,7 +1096,7 @@ impl rt::ToValue for HotelCategoryCode {
     }
 }
 
-/// The category (property class) of a hotel.
+/// The category (property class) of a hotel: an empty element with Code and CodeDetail (its rating is in AffiliationInfo/Awards/Award@Rating).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "HotelCategory",
@@ -1103,9 +1111,6 @@ pub struct HotelCategory {
     /// Name of the category (string), e.g. Hotel.
     #[yaserde(attribute = true, rename = "CodeDetail")]
     pub code_detail: Option<String>,
-    /// A description of the category (text).
-    #[yaserde(prefix = "ota", rename = "DescriptiveText")]
-    pub descriptive_text: Option<String>,
 }
 
 impl rt::Decode for HotelCategory {
@@ -1117,7 +1122,6 @@ impl rt::Decode for HotelCategory {
         let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
-        let mut f_descriptive_text = None;
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
                 Some(0) => {
@@ -1130,19 +1134,11 @@ impl rt::Decode for HotelCategory {
             }
         }
         let f_code = cx.required(f_code, node, "Code")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_descriptive_text = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
+        cx.empty(node)?;
         cx.check(mark)?;
         Ok(Self {
             code: f_code.ok_or_else(|| cx.bug(node))?,
             code_detail: f_code_detail.flatten(),
-            descriptive_text: f_descriptive_text,
         })
     }
 }
@@ -1152,14 +1148,11 @@ impl rt::Encode for HotelCategory {
         w.start(name);
         w.attr("Code", &self.code);
         w.attr_opt("CodeDetail", &self.code_detail);
-        if let Some(v) = &self.descriptive_text {
-            w.simple("DescriptiveText", v);
-        }
         w.end(name);
     }
 }
 
-/// One room code of a hotel, with its name and description.
+/// One room type of a hotel, in the vendor's form: the room code in CodeDetail, the room name in DescriptiveText, and the room description in MultimediaDescriptions (OpenTravel's Code takes only values of its code lists, so the gateway leaves it out).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "GuestRoomInfo",
@@ -1168,13 +1161,18 @@ impl rt::Encode for HotelCategory {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct GuestRoomInfo {
-    /// Room code (string), e.g. RMSD000000, as used in RoomTypeCode of the booking messages.
+    /// An OpenTravel code-list value (GRI); not set by the gateway.
+    ///
+    /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "Code")]
-    pub code: String,
-    /// Name of the room (string), e.g. Double standard.
+    pub code: Option<String>,
+    /// Room code (string), e.g. RMSD000000, as used in RoomTypeCode of the booking messages.
     #[yaserde(attribute = true, rename = "CodeDetail")]
-    pub code_detail: Option<String>,
-    /// A description of the room (text).
+    pub code_detail: String,
+    /// MultimediaDescriptions/MultimediaDescription/TextItems/TextItem/Description@Language: the room's description.
+    #[yaserde(prefix = "ota", rename = "MultimediaDescriptions")]
+    pub multimedia_descriptions: Option<RoomMultimediaDescriptions>,
+    /// The name of the room (text), e.g. Standard double room.
     #[yaserde(prefix = "ota", rename = "DescriptiveText")]
     pub descriptive_text: Option<String>,
 }
@@ -1188,6 +1186,7 @@ impl rt::Decode for GuestRoomInfo {
         let mark = cx.mark();
         let mut f_code = None;
         let mut f_code_detail = None;
+        let mut f_multimedia_descriptions = None;
         let mut f_descriptive_text = None;
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
@@ -1200,19 +1199,27 @@ impl rt::Decode for GuestRoomInfo {
                 _ => {}
             }
         }
-        let f_code = cx.required(f_code, node, "Code")?;
+        let f_code_detail = cx.required(f_code_detail, node, "CodeDetail")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_descriptive_text = cx.simple(&next)?,
+                0 => {
+                    f_multimedia_descriptions = cx
+                        .element(
+                            &next,
+                            <RoomMultimediaDescriptions as rt::Decode>::decode,
+                        )?;
+                }
+                1 => f_descriptive_text = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
-            code: f_code.ok_or_else(|| cx.bug(node))?,
-            code_detail: f_code_detail.flatten(),
+            code: f_code.flatten(),
+            code_detail: f_code_detail.ok_or_else(|| cx.bug(node))?,
+            multimedia_descriptions: f_multimedia_descriptions,
             descriptive_text: f_descriptive_text,
         })
     }
@@ -1221,11 +1228,264 @@ impl rt::Decode for GuestRoomInfo {
 impl rt::Encode for GuestRoomInfo {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        w.attr("Code", &self.code);
-        w.attr_opt("CodeDetail", &self.code_detail);
+        w.attr_opt("Code", &self.code);
+        w.attr("CodeDetail", &self.code_detail);
+        if let Some(v) = &self.multimedia_descriptions {
+            rt::Encode::encode(v, w, "MultimediaDescriptions");
+        }
         if let Some(v) = &self.descriptive_text {
             w.simple("DescriptiveText", v);
         }
+        w.end(name);
+    }
+}
+
+/// List of multimedia descriptions of a room type.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomMultimediaDescriptions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomMultimediaDescriptions {
+    /// One multimedia description (texts).
+    #[yaserde(prefix = "ota", rename = "MultimediaDescription")]
+    pub multimedia_description: Vec<RoomMultimediaDescription>,
+}
+
+impl rt::Decode for RoomMultimediaDescriptions {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_MULTIMEDIA_DESCRIPTIONS;
+        let mark = cx.mark();
+        let mut f_multimedia_description = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_multimedia_description
+                        .extend(
+                            cx
+                                .element(
+                                    &next,
+                                    <RoomMultimediaDescription as rt::Decode>::decode,
+                                )?,
+                        )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            multimedia_description: f_multimedia_description,
+        })
+    }
+}
+
+impl rt::Encode for RoomMultimediaDescriptions {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.multimedia_description {
+            rt::Encode::encode(v, w, "MultimediaDescription");
+        }
+        w.end(name);
+    }
+}
+
+/// A multimedia description of a room type: its text items.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomMultimediaDescription",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomMultimediaDescription {
+    /// TextItems/TextItem (Title Description) with the description in its Language.
+    #[yaserde(prefix = "ota", rename = "TextItems")]
+    pub text_items: TextItems,
+}
+
+impl rt::Decode for RoomMultimediaDescription {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_MULTIMEDIA_DESCRIPTION;
+        let mark = cx.mark();
+        let mut f_text_items = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_text_items = cx.element(&next, <TextItems as rt::Decode>::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            text_items: f_text_items.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for RoomMultimediaDescription {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.text_items, w, "TextItems");
+        w.end(name);
+    }
+}
+
+/// The affiliations of a hotel: its rating.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelAffiliationInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelAffiliationInfo {
+    /// Awards/Award.
+    #[yaserde(prefix = "ota", rename = "Awards")]
+    pub awards: HotelAwards,
+}
+
+impl rt::Decode for HotelAffiliationInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AFFILIATION_INFO;
+        let mark = cx.mark();
+        let mut f_awards = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_awards = cx.element(&next, <HotelAwards as rt::Decode>::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            awards: f_awards.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for HotelAffiliationInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.awards, w, "Awards");
+        w.end(name);
+    }
+}
+
+/// List of a hotel's ratings.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelAwards",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelAwards {
+    /// One rating.
+    #[yaserde(prefix = "ota", rename = "Award")]
+    pub award: Vec<HotelAward>,
+}
+
+impl rt::Decode for HotelAwards {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AWARDS;
+        let mark = cx.mark();
+        let mut f_award = Vec::new();
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_award
+                        .extend(cx.element(&next, <HotelAward as rt::Decode>::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self { award: f_award })
+    }
+}
+
+impl rt::Encode for HotelAwards {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.award {
+            rt::Encode::encode(v, w, "Award");
+        }
+        w.end(name);
+    }
+}
+
+/// A rating of a hotel.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelAward",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelAward {
+    /// The rating as the gateway's content states it (string), e.g. Hotel ****.
+    #[yaserde(attribute = true, rename = "Rating")]
+    pub rating: String,
+}
+
+impl rt::Decode for HotelAward {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AWARD;
+        let mark = cx.mark();
+        let mut f_rating = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_rating = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_rating = cx.required(f_rating, node, "Rating")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            rating: f_rating.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for HotelAward {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Rating", &self.rating);
         w.end(name);
     }
 }

@@ -4,6 +4,7 @@
 //! Hotel booking modify message (OTA_HotelResModifyRQ, POST /bookmodify) and its response OTA_HotelResModifyRS. The booking types of this file are also used by the booking read (booking_read.xsd).
 
 use crate::runtime as rt;
+use crate::runtime::empty_string;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, PersonName, Pos,
     ReferenceCode, ResIdSourceContext, ResStatus, ReservationIdCode, RoomStayStatus,
@@ -589,11 +590,16 @@ pub struct HotelResModify {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
-    /// When the booking was last changed (local date-time, no zone). Set in the response; in a request it may be sent back as read and is ignored.
+    /// When the booking was last changed (local date-time, no zone): the booking's version. Set in the response. A request sends it back as read (/bookread answers it as HotelReservation@LastModifyDateTime; either name is taken): the change applies only to that version, and a Commit must carry it.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
     pub last_update_date_time: Option<rt::DateTime>,
+    /// The OpenTravel name of LastUpdateDateTime, as the booking read answers it: a request may send the version under either name (both: the same value). Never set in the response.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    pub last_modify_date_time: Option<rt::DateTime>,
     /// The booked room stays.
     #[yaserde(prefix = "ota", rename = "RoomStays")]
     pub room_stays: Option<RoomStays>,
@@ -617,6 +623,7 @@ impl rt::Decode for HotelResModify {
         let mark = cx.mark();
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
+        let mut f_last_modify_date_time = None;
         let mut f_room_stays = None;
         let mut f_services = None;
         let mut f_res_guests = None;
@@ -629,6 +636,11 @@ impl rt::Decode for HotelResModify {
                 Some(1) => {
                     f_last_update_date_time = Some(
                         cx.value(&attr, DESC.attributes[1].ty)?,
+                    );
+                }
+                Some(2) => {
+                    f_last_modify_date_time = Some(
+                        cx.value(&attr, DESC.attributes[2].ty)?,
                     );
                 }
                 _ => {}
@@ -652,6 +664,7 @@ impl rt::Decode for HotelResModify {
         Ok(Self {
             create_date_time: f_create_date_time.flatten(),
             last_update_date_time: f_last_update_date_time.flatten(),
+            last_modify_date_time: f_last_modify_date_time.flatten(),
             room_stays: f_room_stays,
             services: f_services,
             res_guests: f_res_guests,
@@ -665,6 +678,7 @@ impl rt::Encode for HotelResModify {
         w.start(name);
         w.attr_opt("CreateDateTime", &self.create_date_time);
         w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);
+        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
         if let Some(v) = &self.room_stays {
             rt::Encode::encode(v, w, "RoomStays");
         }
@@ -757,7 +771,7 @@ pub struct RoomStay {
     /// The cancellation policy of this room stay, fixed when it was booked or last re-priced: from each Deadline on, cancelling it (UniqueID Type 37) costs its AmountPercent. Output only (read and modify answers); not compared in a modify request.
     #[yaserde(prefix = "ota", rename = "CancelPenalties")]
     pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// CurrencyCode (ISO 4217 string), AmountAfterTax (decimal).
+    /// CurrencyCode (ISO 4217 string), AmountAfterTax (decimal): the room stay's price. Computed by the gateway (re-computed when the room type, board or dates change): in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Option<Total>,
     /// HotelCode (string), HotelName (string).
@@ -1583,7 +1597,9 @@ impl rt::Encode for RphReference {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct RoomStayReference {
-    /// Reference value (string).
+    /// Reference value (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ID")]
     pub id: Option<String>,
     /// Integer code; 14 seen.
@@ -2950,12 +2966,15 @@ pub struct ResGlobalInfo {
     /// The cancellation policy of the booking's live rooms, one CancelPenalty per deadline (what cancelling the whole booking costs from then on); empty when the booking is cancelled. Output only: a modify request may send it back as read, and it is not compared.
     #[yaserde(prefix = "ota", rename = "CancelPenalties")]
     pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// CurrencyCode, AmountAfterTax as above.
+    /// CurrencyCode, AmountAfterTax: the booking's total. Computed by the gateway: in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Option<Total>,
     /// The references of the booking and its items; in a modify request they identify the booking to modify.
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
     pub hotel_reservation_ids: HotelReservationIds,
+    /// The hotel of the booking (of its first room stay): HotelCode, HotelName; always in the answers (OpenTravel 2016B requires it). Optional in a modify request; when sent, its HotelCode must be the booking's.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: Option<BasicPropertyInfo>,
 }
 
 impl rt::Decode for ResGlobalInfo {
@@ -2969,6 +2988,7 @@ impl rt::Decode for ResGlobalInfo {
         let mut f_cancel_penalties = None;
         let mut f_total = None;
         let mut f_hotel_reservation_ids = None;
+        let mut f_basic_property_info = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
@@ -2985,6 +3005,10 @@ impl rt::Decode for ResGlobalInfo {
                     f_hotel_reservation_ids = cx
                         .element(&next, <HotelReservationIds as rt::Decode>::decode)?;
                 }
+                4 => {
+                    f_basic_property_info = cx
+                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -2995,6 +3019,7 @@ impl rt::Decode for ResGlobalInfo {
             cancel_penalties: f_cancel_penalties,
             total: f_total,
             hotel_reservation_ids: f_hotel_reservation_ids.ok_or_else(|| cx.bug(node))?,
+            basic_property_info: f_basic_property_info,
         })
     }
 }
@@ -3012,6 +3037,9 @@ impl rt::Encode for ResGlobalInfo {
             rt::Encode::encode(v, w, "Total");
         }
         rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
+        if let Some(v) = &self.basic_property_info {
+            rt::Encode::encode(v, w, "BasicPropertyInfo");
+        }
         w.end(name);
     }
 }
@@ -3025,7 +3053,7 @@ impl rt::Encode for ResGlobalInfo {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct Comments {
-    /// Name (string), CommentOriginatorCode (string); child Text (free text); repeatable.
+    /// Name (string), CommentOriginatorCode (string); child Text (free text); repeatable, at most 20 comments per booking.
     #[yaserde(prefix = "ota", rename = "Comment")]
     pub comment: Vec<Comment>,
 }
@@ -3075,15 +3103,19 @@ impl rt::Encode for Comments {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct Comment {
-    /// Name of the comment (string).
+    /// Name of the comment (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "Name")]
     pub name: Option<String>,
-    /// Who wrote the comment (string).
+    /// Who wrote the comment (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "CommentOriginatorCode")]
     pub comment_originator_code: Option<String>,
-    /// Free text of the comment.
+    /// Free text of the comment (at most 2000 characters), optionally with its Language; at most 5 (e.g. one per language).
     #[yaserde(prefix = "ota", rename = "Text")]
-    pub text: Vec<Text>,
+    pub text: Vec<CommentText>,
 }
 
 impl rt::Decode for Comment {
@@ -3112,7 +3144,10 @@ impl rt::Decode for Comment {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_text.extend(cx.element(&next, <Text as rt::Decode>::decode)?),
+                0 => {
+                    f_text
+                        .extend(cx.element(&next, <CommentText as rt::Decode>::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -3134,6 +3169,58 @@ impl rt::Encode for Comment {
         for v in &self.text {
             rt::Encode::encode(v, w, "Text");
         }
+        w.end(name);
+    }
+}
+
+/// The free text of a comment (at most 2000 characters) with an optional language.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "CommentText",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct CommentText {
+    /// Language of the text.
+    ///
+    /// Value type: `LanguageCode` (`xs:language`).
+    #[yaserde(attribute = true, rename = "Language")]
+    pub language: Option<String>,
+    /// The element's text content.
+    ///
+    /// Value type: `FreeText` (`xs:string`); checked when decoding: at most 2000 characters.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+impl rt::Decode for CommentText {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENT_TEXT;
+        let mark = cx.mark();
+        let mut f_language = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_language = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_value = cx.text(node, &super::schema::FREE_TEXT)?;
+        cx.check(mark)?;
+        Ok(Self {
+            language: f_language.flatten(),
+            value: f_value.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for CommentText {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Language", &self.language);
+        w.text(&self.value);
         w.end(name);
     }
 }
@@ -3209,7 +3296,9 @@ pub struct HotelReservationId {
     /// Client or Internal.
     #[yaserde(attribute = true, rename = "ResID_SourceContext")]
     pub res_id_source_context: ResIdSourceContext,
-    /// The reference value (string).
+    /// The reference value (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ResID_Value")]
     pub res_id_value: String,
     /// Optional integer, on item-level entries.

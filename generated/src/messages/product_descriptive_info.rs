@@ -5,7 +5,8 @@
 
 use crate::runtime as rt;
 use super::common::{
-    ActivityCategoryCode, Errors, LanguageSelector, Pos, Success, Target, Text, Warnings,
+    ActivityCategoryCode, Errors, LanguageSelector, Pos, Success, Target, TextItems,
+    Warnings,
 };
 
 /// Retrieve static descriptive (NBC) data of one tour activity. SequenceNmbr is client-assigned, for idempotence and tracking.
@@ -1237,118 +1238,6 @@ impl rt::Encode for ActivityMultimediaDescription {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         rt::Encode::encode(&self.text_items, w, "TextItems");
-        w.end(name);
-    }
-}
-
-/// List of text items.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TextItems",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TextItems {
-    /// One text item.
-    #[yaserde(prefix = "ota", rename = "TextItem")]
-    pub text_item: Vec<TextItem>,
-}
-
-impl rt::Decode for TextItems {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEMS;
-        let mark = cx.mark();
-        let mut f_text_item = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_text_item
-                        .extend(cx.element(&next, <TextItem as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { text_item: f_text_item })
-    }
-}
-
-impl rt::Encode for TextItems {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.text_item {
-            rt::Encode::encode(v, w, "TextItem");
-        }
-        w.end(name);
-    }
-}
-
-/// One text of a product or service (e.g. the description, what is included), in one or more languages.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TextItem",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TextItem {
-    /// Title of the text item (string), e.g. Description, Includes, Important information.
-    #[yaserde(attribute = true, rename = "Title")]
-    pub title: Option<String>,
-    /// The text, with its Language; repeatable (one per language).
-    #[yaserde(prefix = "ota", rename = "Description")]
-    pub description: Vec<Text>,
-}
-
-impl rt::Decode for TextItem {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEM;
-        let mark = cx.mark();
-        let mut f_title = None;
-        let mut f_description = Vec::new();
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_title = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_description
-                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            title: f_title.flatten(),
-            description: f_description,
-        })
-    }
-}
-
-impl rt::Encode for TextItem {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Title", &self.title);
-        for v in &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
         w.end(name);
     }
 }

@@ -8,7 +8,6 @@
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle, Pattern, SimpleDesc,
     TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
-    XS_DATE_TIME,
 };
 
 static DATE_PATTERNS: [Pattern; 1usize] = [
@@ -93,6 +92,26 @@ pub static STRING_LENGTH1TO128: SimpleDesc = SimpleDesc {
     min_length: Some(1u32),
     max_length: Some(128u32),
     ..SimpleDesc::builtin("StringLength1to128", Builtin::String)
+};
+
+pub static PERSON_NAME_PART: SimpleDesc = SimpleDesc {
+    max_length: Some(64u32),
+    ..SimpleDesc::builtin("PersonNamePart", Builtin::String)
+};
+
+pub static NAME_PREFIX: SimpleDesc = SimpleDesc {
+    max_length: Some(16u32),
+    ..SimpleDesc::builtin("NamePrefix", Builtin::String)
+};
+
+pub static SHORT_TEXT: SimpleDesc = SimpleDesc {
+    max_length: Some(64u32),
+    ..SimpleDesc::builtin("ShortText", Builtin::String)
+};
+
+pub static FREE_TEXT: SimpleDesc = SimpleDesc {
+    max_length: Some(2000u32),
+    ..SimpleDesc::builtin("FreeText", Builtin::String)
 };
 
 pub static LOCATION_CONTEXT: SimpleDesc = SimpleDesc {
@@ -383,7 +402,7 @@ pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ID",
             required: true,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "ID_Context",
@@ -404,21 +423,21 @@ pub static PERSON_NAME: ComplexDesc = ComplexDesc {
                 index: 0,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&NAME_PREFIX),
             }),
             Particle::Element(ElementDesc {
                 name: "GivenName",
                 index: 1,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
             Particle::Element(ElementDesc {
                 name: "Surname",
                 index: 2,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
         ],
     ),
@@ -787,14 +806,60 @@ pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
                 name: "Category",
                 index: 0,
                 min: 0u32,
-                max: 4294967295u32,
+                max: 1u32,
                 ty: TypeDesc::Complex(&ACTIVITY_CATEGORY),
             }),
             Particle::Element(ElementDesc {
                 name: "Type",
                 index: 1,
                 min: 0u32,
+                max: 9u32,
+                ty: TypeDesc::Complex(&ACTIVITY_TYPE),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&CATEGORY_AND_TYPE_EXTENSIONS),
+            }),
+        ],
+    ),
+};
+
+pub static CATEGORY_AND_TYPE_EXTENSIONS: ComplexDesc = ComplexDesc {
+    name: "CategoryAndTypeExtensions",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CategoryAndType",
+                index: 0,
+                min: 1u32,
                 max: 4294967295u32,
+                ty: TypeDesc::Complex(&FURTHER_CATEGORY_AND_TYPE),
+            }),
+        ],
+    ),
+};
+
+pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
+    name: "FurtherCategoryAndType",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Category",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_CATEGORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Type",
+                index: 1,
+                min: 0u32,
+                max: 9u32,
                 ty: TypeDesc::Complex(&ACTIVITY_TYPE),
             }),
         ],
@@ -823,6 +888,44 @@ pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+};
+
+pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
+    name: "TextItems",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "TextItem",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TEXT_ITEM),
+            }),
+        ],
+    ),
+};
+
+pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
+    name: "TextItem",
+    attributes: &[
+        AttrDesc {
+            name: "Title",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Description",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&TEXT),
+            }),
+        ],
+    ),
 };
 
 pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
@@ -939,7 +1042,7 @@ pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             ty: &LOCAL_DATE_TIME,
         },
         AttrDesc {
-            name: "LastUpdateDateTime",
+            name: "LastModifyDateTime",
             required: false,
             ty: &LOCAL_DATE_TIME,
         },
@@ -1088,7 +1191,7 @@ pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "CancelByDate",
             required: false,
-            ty: &XS_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "CurrencyCode",
@@ -1706,15 +1809,22 @@ pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&HOTEL_INFO),
             }),
             Particle::Element(ElementDesc {
-                name: "MultimediaDescriptions",
+                name: "AffiliationInfo",
                 index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AFFILIATION_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MultimediaDescriptions",
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTIONS),
             }),
             Particle::Element(ElementDesc {
                 name: "ContactInfos",
-                index: 2,
+                index: 3,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_CONTACT_INFOS),
@@ -1729,25 +1839,25 @@ pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "Descriptions",
+                name: "CategoryCodes",
                 index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_CATEGORY_CODES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Descriptions",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_DESCRIPTIONS),
             }),
             Particle::Element(ElementDesc {
                 name: "Position",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POSITION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CategoryCodes",
                 index: 2,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CATEGORY_CODES),
+                ty: TypeDesc::Complex(&POSITION),
             }),
         ],
     ),
@@ -1762,8 +1872,8 @@ pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
                 name: "DescriptiveText",
                 index: 0,
                 min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
             }),
         ],
     ),
@@ -1812,11 +1922,35 @@ pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
             ty: &XS_STRING,
         },
     ],
+    content: Content::Empty,
+};
+
+pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
+    name: "GuestRoomInfo",
+    attributes: &[
+        AttrDesc {
+            name: "Code",
+            required: false,
+            ty: &OTA_CODE,
+        },
+        AttrDesc {
+            name: "CodeDetail",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "DescriptiveText",
+                name: "MultimediaDescriptions",
                 index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTIONS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "DescriptiveText",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Simple(&XS_STRING),
@@ -1825,31 +1959,92 @@ pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
     ),
 };
 
-pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
-    name: "GuestRoomInfo",
-    attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CodeDetail",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
+static OTA_CODE_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?",
+        "\\A(?:[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?)\\z",
+    ),
+];
+
+pub static OTA_CODE: SimpleDesc = SimpleDesc {
+    patterns: &OTA_CODE_PATTERNS,
+    ..SimpleDesc::builtin("OTACode", Builtin::String)
+};
+
+pub static ROOM_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
+    name: "RoomMultimediaDescriptions",
+    attributes: &[],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "DescriptiveText",
+                name: "MultimediaDescription",
                 index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTION),
             }),
         ],
     ),
+};
+
+pub static ROOM_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
+    name: "RoomMultimediaDescription",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "TextItems",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&TEXT_ITEMS),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
+    name: "HotelAffiliationInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Awards",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_AWARDS),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
+    name: "HotelAwards",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Award",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&HOTEL_AWARD),
+            }),
+        ],
+    ),
+};
+
+pub static HOTEL_AWARD: ComplexDesc = ComplexDesc {
+    name: "HotelAward",
+    attributes: &[
+        AttrDesc {
+            name: "Rating",
+            required: true,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
 };
 
 pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -2732,6 +2927,11 @@ pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
             required: false,
             ty: &LOCAL_DATE_TIME,
         },
+        AttrDesc {
+            name: "LastModifyDateTime",
+            required: false,
+            ty: &LOCAL_DATE_TIME,
+        },
     ],
     content: Content::Sequence(
         &[
@@ -3096,7 +3296,7 @@ pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ID",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "Type",
@@ -3600,6 +3800,13 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_RESERVATION_IDS),
             }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+            }),
         ],
     ),
 };
@@ -3613,7 +3820,7 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
                 name: "Comment",
                 index: 0,
                 min: 1u32,
-                max: 4294967295u32,
+                max: 20u32,
                 ty: TypeDesc::Complex(&COMMENT),
             }),
         ],
@@ -3626,12 +3833,12 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "Name",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "CommentOriginatorCode",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
     ],
     content: Content::Sequence(
@@ -3640,11 +3847,23 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
                 name: "Text",
                 index: 0,
                 min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
+                max: 5u32,
+                ty: TypeDesc::Complex(&COMMENT_TEXT),
             }),
         ],
     ),
+};
+
+pub static COMMENT_TEXT: ComplexDesc = ComplexDesc {
+    name: "CommentText",
+    attributes: &[
+        AttrDesc {
+            name: "Language",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+    ],
+    content: Content::Text(&FREE_TEXT),
 };
 
 pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
@@ -3679,7 +3898,7 @@ pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ResID_Value",
             required: true,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "Item_RPH",
@@ -4026,44 +4245,6 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
     ),
 };
 
-pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
-    name: "TextItems",
-    attributes: &[],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "TextItem",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT_ITEM),
-            }),
-        ],
-    ),
-};
-
-pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
-    name: "TextItem",
-    attributes: &[
-        AttrDesc {
-            name: "Title",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "Description",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
-            }),
-        ],
-    ),
-};
-
 pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
     name: "AvailTourActivity",
     attributes: &[],
@@ -4245,7 +4426,7 @@ pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             Particle::Element(ElementDesc {
                 name: "Schedule",
                 index: 1,
-                min: 0u32,
+                min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AVAIL_ACTIVITY_SCHEDULE),
             }),
@@ -4271,18 +4452,18 @@ pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
             }),
             Particle::Element(ElementDesc {
-                name: "PickupDropoff",
-                index: 5,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&AVAIL_PICKUP_DROPOFF),
-            }),
-            Particle::Element(ElementDesc {
                 name: "Pricing",
-                index: 6,
+                index: 5,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&AVAIL_ACTIVITY_PRICING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PickupDropoff",
+                index: 6,
+                min: 0u32,
+                max: 2u32,
+                ty: TypeDesc::Complex(&AVAIL_PICKUP_DROPOFF),
             }),
         ],
     ),
@@ -4537,21 +4718,21 @@ pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
                 index: 0,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
             Particle::Element(ElementDesc {
                 name: "NamePrefix",
                 index: 1,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&NAME_PREFIX),
             }),
             Particle::Element(ElementDesc {
                 name: "Surname",
                 index: 2,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
             }),
         ],
     ),
@@ -4568,7 +4749,7 @@ pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "LocationName",
             required: false,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "PickupInd",
@@ -4611,36 +4792,36 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
                 name: "Confirmation",
                 index: 1,
                 min: 0u32,
-                max: 4294967295u32,
+                max: 2u32,
                 ty: TypeDesc::Complex(&UNIQUE_ID),
             }),
             Particle::Element(ElementDesc {
-                name: "Schedule",
+                name: "ParticipantInfo",
                 index: 2,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&RESERVATION_PARTICIPANT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PaymentInfo",
+                index: 3,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACTIVITY_PAYMENT_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Schedule",
+                index: 4,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&DATE_TIME_SPAN),
             }),
             Particle::Element(ElementDesc {
                 name: "Location",
-                index: 3,
+                index: 5,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ParticipantInfo",
-                index: 4,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Pricing",
-                index: 5,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_PRICING),
             }),
             Particle::Element(ElementDesc {
                 name: "PickupDropoff",
@@ -4650,14 +4831,135 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&PICKUP_DROPOFF),
             }),
             Particle::Element(ElementDesc {
-                name: "CancelPenalties",
+                name: "Policy",
                 index: 7,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_PENALTIES),
+                ty: TypeDesc::Complex(&ACTIVITY_POLICY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Pricing",
+                index: 8,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_PRICING),
             }),
         ],
     ),
+};
+
+pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
+    name: "ReservationParticipant",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Category",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&PARTICIPANT_CATEGORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Individual",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RESERVATION_INDIVIDUAL),
+            }),
+        ],
+    ),
+};
+
+pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
+    name: "ReservationIndividual",
+    attributes: &[
+        AttrDesc {
+            name: "Age",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "ParticipantID",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "NamePrefix",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&NAME_PREFIX),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GivenName",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Surname",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&PERSON_NAME_PART),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_PAYMENT_INFO: ComplexDesc = ComplexDesc {
+    name: "ActivityPaymentInfo",
+    attributes: &[
+        AttrDesc {
+            name: "Amount",
+            required: true,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: true,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "ParticipantID",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+    ],
+    content: Content::Empty,
+};
+
+pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
+    name: "ActivityPolicy",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Cancel",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_POLICY),
+            }),
+        ],
+    ),
+};
+
+pub static ACTIVITY_CANCEL_POLICY: ComplexDesc = ComplexDesc {
+    name: "ActivityCancelPolicy",
+    attributes: &[
+        AttrDesc {
+            name: "CancelDeadline",
+            required: true,
+            ty: &LOCAL_DATE_TIME,
+        },
+    ],
+    content: Content::Text(&XS_STRING),
 };
 
 pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
@@ -4673,15 +4975,8 @@ pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&BOOK_PRICING_SUMMARY),
             }),
             Particle::Element(ElementDesc {
-                name: "ParticipantPrice",
-                index: 1,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_PRICE),
-            }),
-            Particle::Element(ElementDesc {
                 name: "Group",
-                index: 2,
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BOOK_PRICING_GROUP),
@@ -4707,28 +5002,6 @@ pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
     content: Content::Empty,
 };
 
-pub static PARTICIPANT_PRICE: ComplexDesc = ComplexDesc {
-    name: "ParticipantPrice",
-    attributes: &[
-        AttrDesc {
-            name: "ParticipantID",
-            required: true,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "Amount",
-            required: true,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: true,
-            ty: &CURRENCY_CODE,
-        },
-    ],
-    content: Content::Empty,
-};
-
 pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
     name: "BookPricingGroup",
     attributes: &[
@@ -4736,74 +5009,6 @@ pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
             name: "KnownGroupsize",
             required: true,
             ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-    ],
-    content: Content::Empty,
-};
-
-pub static ACTIVITY_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
-    name: "ActivityCancelPenalties",
-    attributes: &[],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "CancelPenalty",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_PENALTY),
-            }),
-        ],
-    ),
-};
-
-pub static ACTIVITY_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
-    name: "ActivityCancelPenalty",
-    attributes: &[],
-    content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "Deadline",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CANCEL_DEADLINE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AmountPercent",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CANCEL_AMOUNT),
-            }),
-        ],
-    ),
-};
-
-pub static CANCEL_DEADLINE: ComplexDesc = ComplexDesc {
-    name: "CancelDeadline",
-    attributes: &[
-        AttrDesc {
-            name: "AbsoluteDeadline",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-    ],
-    content: Content::Empty,
-};
-
-pub static CANCEL_AMOUNT: ComplexDesc = ComplexDesc {
-    name: "CancelAmount",
-    attributes: &[
-        AttrDesc {
-            name: "Amount",
-            required: true,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: true,
-            ty: &CURRENCY_CODE,
         },
     ],
     content: Content::Empty,
@@ -4847,7 +5052,7 @@ pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             Particle::Element(ElementDesc {
                 name: "Schedule",
                 index: 1,
-                min: 0u32,
+                min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SEARCH_ACTIVITY_SCHEDULE),
             }),
@@ -4930,10 +5135,22 @@ pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
             required: true,
             ty: &MONEY,
         },
+    ],
+    content: Content::Empty,
+};
+
+pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
+    name: "SearchProcessingInformation",
+    attributes: &[
         AttrDesc {
-            name: "CurrencyCode",
+            name: "PricingCurrency",
             required: true,
             ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "DecimalPlaces",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
         },
     ],
     content: Content::Empty,
@@ -6412,8 +6629,15 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
                             ty: TypeDesc::Complex(&WARNINGS),
                         },
                         ElementDesc {
-                            name: "TourActivityInfo",
+                            name: "ProcessingInformation",
                             index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SEARCH_PROCESSING_INFORMATION),
+                        },
+                        ElementDesc {
+                            name: "TourActivityInfo",
+                            index: 3,
                             min: 0u32,
                             max: 4294967295u32,
                             ty: TypeDesc::Complex(&SEARCH_TOUR_ACTIVITY_INFO),
@@ -6422,7 +6646,7 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
                     &[
                         ElementDesc {
                             name: "Errors",
-                            index: 3,
+                            index: 4,
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&ERRORS),

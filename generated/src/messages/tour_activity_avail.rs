@@ -1026,7 +1026,7 @@ impl rt::Encode for MaximumPrice {
     }
 }
 
-/// One available activity service: what it is, when, where, and its price; pickup details for transfer services.
+/// One available activity service: what it is, when, where, its price and, for transfer services, the pickup details; the children in the OpenTravel 2016B order (Pricing before PickupDropoff).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "AvailTourActivityInfo",
@@ -1040,7 +1040,7 @@ pub struct AvailTourActivityInfo {
     pub basic_info: TourActivityBasicInfo,
     /// Schedule/Summary@Start@End@Duration.
     #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: Option<AvailActivitySchedule>,
+    pub schedule: AvailActivitySchedule,
     /// Category@Code and Type@Code of the activity.
     #[yaserde(prefix = "ota", rename = "CategoryAndType")]
     pub category_and_type: Option<CategoryAndType>,
@@ -1050,12 +1050,12 @@ pub struct AvailTourActivityInfo {
     /// Where the activity takes place: Address, Region, Position.
     #[yaserde(prefix = "ota", rename = "Location")]
     pub location: Option<TourActivityLocation>,
-    /// For transfer (TRF) services: the pickup and drop-off points and times, repeatable.
-    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
-    pub pickup_dropoff: Vec<AvailPickupDropoff>,
     /// Pricing/Summary: the price of the service.
     #[yaserde(prefix = "ota", rename = "Pricing")]
     pub pricing: AvailActivityPricing,
+    /// For transfer (TRF) services: the pickup and the drop-off (at most one of each): points and times.
+    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
+    pub pickup_dropoff: Vec<AvailPickupDropoff>,
 }
 
 impl rt::Decode for AvailTourActivityInfo {
@@ -1070,8 +1070,8 @@ impl rt::Decode for AvailTourActivityInfo {
         let mut f_category_and_type = None;
         let mut f_description = None;
         let mut f_location = None;
-        let mut f_pickup_dropoff = Vec::new();
         let mut f_pricing = None;
+        let mut f_pickup_dropoff = Vec::new();
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
@@ -1102,15 +1102,15 @@ impl rt::Decode for AvailTourActivityInfo {
                         .element(&next, <TourActivityLocation as rt::Decode>::decode)?;
                 }
                 5 => {
+                    f_pricing = cx
+                        .element(&next, <AvailActivityPricing as rt::Decode>::decode)?;
+                }
+                6 => {
                     f_pickup_dropoff
                         .extend(
                             cx
                                 .element(&next, <AvailPickupDropoff as rt::Decode>::decode)?,
                         )
-                }
-                6 => {
-                    f_pricing = cx
-                        .element(&next, <AvailActivityPricing as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
@@ -1119,12 +1119,12 @@ impl rt::Decode for AvailTourActivityInfo {
         cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
-            schedule: f_schedule,
+            schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
             category_and_type: f_category_and_type,
             description: f_description,
             location: f_location,
-            pickup_dropoff: f_pickup_dropoff,
             pricing: f_pricing.ok_or_else(|| cx.bug(node))?,
+            pickup_dropoff: f_pickup_dropoff,
         })
     }
 }
@@ -1133,9 +1133,7 @@ impl rt::Encode for AvailTourActivityInfo {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         rt::Encode::encode(&self.basic_info, w, "BasicInfo");
-        if let Some(v) = &self.schedule {
-            rt::Encode::encode(v, w, "Schedule");
-        }
+        rt::Encode::encode(&self.schedule, w, "Schedule");
         if let Some(v) = &self.category_and_type {
             rt::Encode::encode(v, w, "CategoryAndType");
         }
@@ -1145,10 +1143,10 @@ impl rt::Encode for AvailTourActivityInfo {
         if let Some(v) = &self.location {
             rt::Encode::encode(v, w, "Location");
         }
+        rt::Encode::encode(&self.pricing, w, "Pricing");
         for v in &self.pickup_dropoff {
             rt::Encode::encode(v, w, "PickupDropoff");
         }
-        rt::Encode::encode(&self.pricing, w, "Pricing");
         w.end(name);
     }
 }

@@ -4,6 +4,7 @@
 //! Activity booking message (OTA_TourActivityBookRQ, POST /activitybook) and its response OTA_TourActivityBookRS.
 
 use crate::runtime as rt;
+use crate::runtime::empty_string;
 use super::common::{
     ActivityLocation, AgeQualifyingCode, DateTimeSpan, Errors, LanguageSelector, Pos,
     ResStatus, Success, Target, UniqueId, Warnings,
@@ -803,7 +804,7 @@ impl rt::Encode for ParticipantCategory {
     }
 }
 
-/// Personal data of a participant.
+/// Personal data of a participant; the children in the order of the service description (the answer uses the OpenTravel person-name order).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "Individual",
@@ -818,13 +819,19 @@ pub struct Individual {
     /// Participant number (integer), unique within the request.
     #[yaserde(attribute = true, rename = "ParticipantID")]
     pub participant_id: Option<u64>,
-    /// Given (first) name (text).
+    /// Given (first) name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "GivenName")]
     pub given_name: Option<String>,
-    /// Salutation or title (text), e.g. Mr, Mrs.
+    /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
+    ///
+    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
     #[yaserde(prefix = "ota", rename = "NamePrefix")]
     pub name_prefix: Option<String>,
-    /// Family name (text).
+    /// Family name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
     pub surname: Option<String>,
 }
@@ -905,7 +912,9 @@ pub struct PickupDropoff {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DateTime")]
     pub date_time: Option<rt::DateTime>,
-    /// String; a hotel code is used.
+    /// String (at most 64 characters); a hotel code is used.
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "LocationName")]
     pub location_name: Option<String>,
     /// Boolean true or false: true for the pickup, false for the drop-off.
@@ -1008,7 +1017,7 @@ impl rt::Encode for BookExtensions {
     }
 }
 
-/// The quoted or booked activity service: references, schedule, location, participants, final price, pickup and cancellation policy.
+/// The quoted or booked activity service, in the OpenTravel 2016B order: references, participants, what is due, schedule, location, pickup, cancellation policy and the final price.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "ActivityReservationDetails",
@@ -1020,27 +1029,30 @@ pub struct ActivityReservationDetails {
     /// TourActivityID, SupplierProductCode, SupplierServiceCode of the booked service.
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
     pub basic_info: BookingBasicInfo,
-    /// The booking references: Type 36 (or 37 for an item) with ID_Context Client (the partner's reference, echoed) and Internal (the gateway's reference, only after a Commit).
+    /// The booking references (at most two): Type 36 with ID_Context Client (the partner's reference, echoed) and Internal (the gateway's reference, only after a Commit).
     #[yaserde(prefix = "ota", rename = "Confirmation")]
     pub confirmation: Vec<UniqueId>,
-    /// Start, End (date-time without zone) of the service.
+    /// The participants, echoed from the request, one per participant.
+    #[yaserde(prefix = "ota", rename = "ParticipantInfo")]
+    pub participant_info: Vec<ReservationParticipant>,
+    /// What is due: one PaymentInfo with the total; with Instance PriceBreakdown instead one per participant (with its ParticipantID), which add up to the total.
+    #[yaserde(prefix = "ota", rename = "PaymentInfo")]
+    pub payment_info: Vec<ActivityPaymentInfo>,
+    /// Start, End (date-time without zone) of the service (from the pickup to the return, for a transfer).
     #[yaserde(prefix = "ota", rename = "Schedule")]
     pub schedule: DateTimeSpan,
     /// Location with Context Service and a Region (RegionCode Product with the activity product code).
     #[yaserde(prefix = "ota", rename = "Location")]
     pub location: Option<ActivityLocation>,
-    /// The participants, echoed from the request, one per participant.
-    #[yaserde(prefix = "ota", rename = "ParticipantInfo")]
-    pub participant_info: Vec<ParticipantInfo>,
-    /// The final price (for accounting) and the group size.
-    #[yaserde(prefix = "ota", rename = "Pricing")]
-    pub pricing: BookPricing,
     /// The pickup of a transfer service: DateTime, LocationName, PickupInd.
     #[yaserde(prefix = "ota", rename = "PickupDropoff")]
     pub pickup_dropoff: Option<PickupDropoff>,
-    /// The cancellation policy of the service (our decision: shape after the OTA CancelPenalties, with absolute deadlines and amounts).
-    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<ActivityCancelPenalties>,
+    /// The cancellation policy of the service.
+    #[yaserde(prefix = "ota", rename = "Policy")]
+    pub policy: Option<ActivityPolicy>,
+    /// The final price (for accounting) and the group size.
+    #[yaserde(prefix = "ota", rename = "Pricing")]
+    pub pricing: BookPricing,
 }
 
 impl rt::Decode for ActivityReservationDetails {
@@ -1052,12 +1064,13 @@ impl rt::Decode for ActivityReservationDetails {
         let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_confirmation = Vec::new();
+        let mut f_participant_info = Vec::new();
+        let mut f_payment_info = Vec::new();
         let mut f_schedule = None;
         let mut f_location = None;
-        let mut f_participant_info = Vec::new();
-        let mut f_pricing = None;
         let mut f_pickup_dropoff = None;
-        let mut f_cancel_penalties = None;
+        let mut f_policy = None;
+        let mut f_pricing = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
@@ -1073,27 +1086,40 @@ impl rt::Decode for ActivityReservationDetails {
                         .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
                 }
                 2 => {
-                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
+                    f_participant_info
+                        .extend(
+                            cx
+                                .element(
+                                    &next,
+                                    <ReservationParticipant as rt::Decode>::decode,
+                                )?,
+                        )
                 }
                 3 => {
+                    f_payment_info
+                        .extend(
+                            cx
+                                .element(
+                                    &next,
+                                    <ActivityPaymentInfo as rt::Decode>::decode,
+                                )?,
+                        )
+                }
+                4 => {
+                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
+                }
+                5 => {
                     f_location = cx
                         .element(&next, <ActivityLocation as rt::Decode>::decode)?;
                 }
-                4 => {
-                    f_participant_info
-                        .extend(
-                            cx.element(&next, <ParticipantInfo as rt::Decode>::decode)?,
-                        )
-                }
-                5 => f_pricing = cx.element(&next, <BookPricing as rt::Decode>::decode)?,
                 6 => {
                     f_pickup_dropoff = cx
                         .element(&next, <PickupDropoff as rt::Decode>::decode)?;
                 }
                 7 => {
-                    f_cancel_penalties = cx
-                        .element(&next, <ActivityCancelPenalties as rt::Decode>::decode)?;
+                    f_policy = cx.element(&next, <ActivityPolicy as rt::Decode>::decode)?;
                 }
+                8 => f_pricing = cx.element(&next, <BookPricing as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -1102,12 +1128,13 @@ impl rt::Decode for ActivityReservationDetails {
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
             confirmation: f_confirmation,
+            participant_info: f_participant_info,
+            payment_info: f_payment_info,
             schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
             location: f_location,
-            participant_info: f_participant_info,
-            pricing: f_pricing.ok_or_else(|| cx.bug(node))?,
             pickup_dropoff: f_pickup_dropoff,
-            cancel_penalties: f_cancel_penalties,
+            policy: f_policy,
+            pricing: f_pricing.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -1119,20 +1146,354 @@ impl rt::Encode for ActivityReservationDetails {
         for v in &self.confirmation {
             rt::Encode::encode(v, w, "Confirmation");
         }
+        for v in &self.participant_info {
+            rt::Encode::encode(v, w, "ParticipantInfo");
+        }
+        for v in &self.payment_info {
+            rt::Encode::encode(v, w, "PaymentInfo");
+        }
         rt::Encode::encode(&self.schedule, w, "Schedule");
         if let Some(v) = &self.location {
             rt::Encode::encode(v, w, "Location");
         }
-        for v in &self.participant_info {
-            rt::Encode::encode(v, w, "ParticipantInfo");
-        }
-        rt::Encode::encode(&self.pricing, w, "Pricing");
         if let Some(v) = &self.pickup_dropoff {
             rt::Encode::encode(v, w, "PickupDropoff");
         }
-        if let Some(v) = &self.cancel_penalties {
-            rt::Encode::encode(v, w, "CancelPenalties");
+        if let Some(v) = &self.policy {
+            rt::Encode::encode(v, w, "Policy");
         }
+        rt::Encode::encode(&self.pricing, w, "Pricing");
+        w.end(name);
+    }
+}
+
+/// One participant of a quoted or booked service: category and personal data.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ReservationParticipant",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ReservationParticipant {
+    /// Category@QualifierInfo (category code).
+    #[yaserde(prefix = "ota", rename = "Category")]
+    pub category: Option<ParticipantCategory>,
+    /// Individual@Age@ParticipantID with NamePrefix, GivenName, Surname.
+    #[yaserde(prefix = "ota", rename = "Individual")]
+    pub individual: Option<ReservationIndividual>,
+}
+
+impl rt::Decode for ReservationParticipant {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATION_PARTICIPANT;
+        let mark = cx.mark();
+        let mut f_category = None;
+        let mut f_individual = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_category = cx
+                        .element(&next, <ParticipantCategory as rt::Decode>::decode)?;
+                }
+                1 => {
+                    f_individual = cx
+                        .element(&next, <ReservationIndividual as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            category: f_category,
+            individual: f_individual,
+        })
+    }
+}
+
+impl rt::Encode for ReservationParticipant {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.category {
+            rt::Encode::encode(v, w, "Category");
+        }
+        if let Some(v) = &self.individual {
+            rt::Encode::encode(v, w, "Individual");
+        }
+        w.end(name);
+    }
+}
+
+/// Personal data of a participant, the name parts in the OpenTravel person-name order.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ReservationIndividual",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ReservationIndividual {
+    /// Age (integer) at the time of the service.
+    #[yaserde(attribute = true, rename = "Age")]
+    pub age: Option<u64>,
+    /// Participant number (integer), as in the request.
+    #[yaserde(attribute = true, rename = "ParticipantID")]
+    pub participant_id: Option<u64>,
+    /// Salutation or title (text), e.g. Mr, Mrs.
+    ///
+    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
+    #[yaserde(prefix = "ota", rename = "NamePrefix")]
+    pub name_prefix: Option<String>,
+    /// Given (first) name (text).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(prefix = "ota", rename = "GivenName")]
+    pub given_name: Option<String>,
+    /// Family name (text).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(prefix = "ota", rename = "Surname")]
+    pub surname: Option<String>,
+}
+
+impl rt::Decode for ReservationIndividual {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATION_INDIVIDUAL;
+        let mark = cx.mark();
+        let mut f_age = None;
+        let mut f_participant_id = None;
+        let mut f_name_prefix = None;
+        let mut f_given_name = None;
+        let mut f_surname = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_age = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_participant_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_name_prefix = cx.simple(&next)?,
+                1 => f_given_name = cx.simple(&next)?,
+                2 => f_surname = cx.simple(&next)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            age: f_age.flatten(),
+            participant_id: f_participant_id.flatten(),
+            name_prefix: f_name_prefix,
+            given_name: f_given_name,
+            surname: f_surname,
+        })
+    }
+}
+
+impl rt::Encode for ReservationIndividual {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Age", &self.age);
+        w.attr_opt("ParticipantID", &self.participant_id);
+        if let Some(v) = &self.name_prefix {
+            w.simple("NamePrefix", v);
+        }
+        if let Some(v) = &self.given_name {
+            w.simple("GivenName", v);
+        }
+        if let Some(v) = &self.surname {
+            w.simple("Surname", v);
+        }
+        w.end(name);
+    }
+}
+
+/// An amount due for the service: the total, or (price breakdown) one participant's price.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityPaymentInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityPaymentInfo {
+    /// The amount (decimal).
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: rt::Decimal,
+    /// ISO 4217 currency code of Amount.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: String,
+    /// The participant (ParticipantID of its Individual) whose price this is; absent on the total.
+    #[yaserde(attribute = true, rename = "ParticipantID")]
+    pub participant_id: Option<u64>,
+}
+
+impl rt::Decode for ActivityPaymentInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_PAYMENT_INFO;
+        let mark = cx.mark();
+        let mut f_amount = None;
+        let mut f_currency_code = None;
+        let mut f_participant_id = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_participant_id = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_amount = cx.required(f_amount, node, "Amount")?;
+        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            amount: f_amount.ok_or_else(|| cx.bug(node))?,
+            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
+            participant_id: f_participant_id.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for ActivityPaymentInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Amount", &self.amount);
+        w.attr("CurrencyCode", &self.currency_code);
+        w.attr_opt("ParticipantID", &self.participant_id);
+        w.end(name);
+    }
+}
+
+/// The policies of a quoted or booked service (OpenTravel 2016B TourActivityPolicyType).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityPolicy",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityPolicy {
+    /// The cancellation policy.
+    #[yaserde(prefix = "ota", rename = "Cancel")]
+    pub cancel: Option<ActivityCancelPolicy>,
+}
+
+impl rt::Decode for ActivityPolicy {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_POLICY;
+        let mark = cx.mark();
+        let mut f_cancel = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_cancel = cx
+                        .element(&next, <ActivityCancelPolicy as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self { cancel: f_cancel })
+    }
+}
+
+impl rt::Encode for ActivityPolicy {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.cancel {
+            rt::Encode::encode(v, w, "Cancel");
+        }
+        w.end(name);
+    }
+}
+
+/// The cancellation policy: free until CancelDeadline; from then on the penalty the text states, e.g. "100 % of the price: 88.50 EUR".
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityCancelPolicy",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityCancelPolicy {
+    /// The end of free cancellation (local date-time of the activity, without zone); a cancellation from then on costs the penalty.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "CancelDeadline")]
+    pub cancel_deadline: rt::DateTime,
+    /// The element's text content.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+impl rt::Decode for ActivityCancelPolicy {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CANCEL_POLICY;
+        let mark = cx.mark();
+        let mut f_cancel_deadline = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_cancel_deadline = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let f_cancel_deadline = cx.required(f_cancel_deadline, node, "CancelDeadline")?;
+        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.check(mark)?;
+        Ok(Self {
+            cancel_deadline: f_cancel_deadline.ok_or_else(|| cx.bug(node))?,
+            value: f_value.ok_or_else(|| cx.bug(node))?,
+        })
+    }
+}
+
+impl rt::Encode for ActivityCancelPolicy {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("CancelDeadline", &self.cancel_deadline);
+        w.text(&self.value);
         w.end(name);
     }
 }
@@ -1149,9 +1510,6 @@ pub struct BookPricing {
     /// Summary@Amount@CurrencyCode: the final price.
     #[yaserde(prefix = "ota", rename = "Summary")]
     pub summary: BookPricingSummary,
-    /// With Instance PriceBreakdown: the price of each participant (our decision on the element's name and shape).
-    #[yaserde(prefix = "ota", rename = "ParticipantPrice")]
-    pub participant_price: Vec<ParticipantPrice>,
     /// Group@KnownGroupsize.
     #[yaserde(prefix = "ota", rename = "Group")]
     pub group: Option<BookPricingGroup>,
@@ -1165,7 +1523,6 @@ impl rt::Decode for BookPricing {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PRICING;
         let mark = cx.mark();
         let mut f_summary = None;
-        let mut f_participant_price = Vec::new();
         let mut f_group = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -1178,12 +1535,6 @@ impl rt::Decode for BookPricing {
                         .element(&next, <BookPricingSummary as rt::Decode>::decode)?;
                 }
                 1 => {
-                    f_participant_price
-                        .extend(
-                            cx.element(&next, <ParticipantPrice as rt::Decode>::decode)?,
-                        )
-                }
-                2 => {
                     f_group = cx
                         .element(&next, <BookPricingGroup as rt::Decode>::decode)?;
                 }
@@ -1194,7 +1545,6 @@ impl rt::Decode for BookPricing {
         cx.check(mark)?;
         Ok(Self {
             summary: f_summary.ok_or_else(|| cx.bug(node))?,
-            participant_price: f_participant_price,
             group: f_group,
         })
     }
@@ -1204,9 +1554,6 @@ impl rt::Encode for BookPricing {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         rt::Encode::encode(&self.summary, w, "Summary");
-        for v in &self.participant_price {
-            rt::Encode::encode(v, w, "ParticipantPrice");
-        }
         if let Some(v) = &self.group {
             rt::Encode::encode(v, w, "Group");
         }
@@ -1275,77 +1622,6 @@ impl rt::Encode for BookPricingSummary {
     }
 }
 
-/// The price of one participant of a price breakdown quote.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ParticipantPrice",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ParticipantPrice {
-    /// The participant (ParticipantID of its Individual).
-    #[yaserde(attribute = true, rename = "ParticipantID")]
-    pub participant_id: u64,
-    /// Price (decimal) of this participant.
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: rt::Decimal,
-    /// ISO 4217 currency code of Amount.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: String,
-}
-
-impl rt::Decode for ParticipantPrice {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_PRICE;
-        let mark = cx.mark();
-        let mut f_participant_id = None;
-        let mut f_amount = None;
-        let mut f_currency_code = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_participant_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_participant_id = cx.required(f_participant_id, node, "ParticipantID")?;
-        let f_amount = cx.required(f_amount, node, "Amount")?;
-        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            participant_id: f_participant_id.ok_or_else(|| cx.bug(node))?,
-            amount: f_amount.ok_or_else(|| cx.bug(node))?,
-            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ParticipantPrice {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("ParticipantID", &self.participant_id);
-        w.attr("Amount", &self.amount);
-        w.attr("CurrencyCode", &self.currency_code);
-        w.end(name);
-    }
-}
-
 /// The group the price applies to.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1355,7 +1631,7 @@ impl rt::Encode for ParticipantPrice {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct BookPricingGroup {
-    /// Number of participants (integer) the price is for.
+    /// Number of participants (integer) the price is for (the vendor's spelling; OpenTravel's is KnownGroupSize).
     #[yaserde(attribute = true, rename = "KnownGroupsize")]
     pub known_groupsize: u64,
 }
@@ -1386,234 +1662,6 @@ impl rt::Encode for BookPricingGroup {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr("KnownGroupsize", &self.known_groupsize);
-        w.end(name);
-    }
-}
-
-/// The cancellation policy of a booked activity service: one penalty per deadline.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityCancelPenalties",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityCancelPenalties {
-    /// One penalty: what a cancellation costs from its deadline on.
-    #[yaserde(prefix = "ota", rename = "CancelPenalty")]
-    pub cancel_penalty: Vec<ActivityCancelPenalty>,
-}
-
-impl rt::Decode for ActivityCancelPenalties {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CANCEL_PENALTIES;
-        let mark = cx.mark();
-        let mut f_cancel_penalty = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_cancel_penalty
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <ActivityCancelPenalty as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            cancel_penalty: f_cancel_penalty,
-        })
-    }
-}
-
-impl rt::Encode for ActivityCancelPenalties {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.cancel_penalty {
-            rt::Encode::encode(v, w, "CancelPenalty");
-        }
-        w.end(name);
-    }
-}
-
-/// A cancellation penalty: from the Deadline on, a cancellation costs AmountPercent.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityCancelPenalty",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityCancelPenalty {
-    /// Deadline@AbsoluteDeadline.
-    #[yaserde(prefix = "ota", rename = "Deadline")]
-    pub deadline: CancelDeadline,
-    /// AmountPercent@Amount@CurrencyCode: the penalty.
-    #[yaserde(prefix = "ota", rename = "AmountPercent")]
-    pub amount_percent: CancelAmount,
-}
-
-impl rt::Decode for ActivityCancelPenalty {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CANCEL_PENALTY;
-        let mark = cx.mark();
-        let mut f_deadline = None;
-        let mut f_amount_percent = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_deadline = cx
-                        .element(&next, <CancelDeadline as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_amount_percent = cx
-                        .element(&next, <CancelAmount as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            deadline: f_deadline.ok_or_else(|| cx.bug(node))?,
-            amount_percent: f_amount_percent.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ActivityCancelPenalty {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.deadline, w, "Deadline");
-        rt::Encode::encode(&self.amount_percent, w, "AmountPercent");
-        w.end(name);
-    }
-}
-
-/// When a cancellation penalty starts to apply.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "CancelDeadline",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct CancelDeadline {
-    /// From this local date-time (without zone, local to the activity) on, the penalty applies.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "AbsoluteDeadline")]
-    pub absolute_deadline: rt::DateTime,
-}
-
-impl rt::Decode for CancelDeadline {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_DEADLINE;
-        let mark = cx.mark();
-        let mut f_absolute_deadline = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_absolute_deadline = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let f_absolute_deadline = cx
-            .required(f_absolute_deadline, node, "AbsoluteDeadline")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            absolute_deadline: f_absolute_deadline.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for CancelDeadline {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("AbsoluteDeadline", &self.absolute_deadline);
-        w.end(name);
-    }
-}
-
-/// The amount charged for a cancellation.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "CancelAmount",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct CancelAmount {
-    /// Penalty amount (decimal).
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: rt::Decimal,
-    /// ISO 4217 currency code of Amount.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: String,
-}
-
-impl rt::Decode for CancelAmount {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_AMOUNT;
-        let mark = cx.mark();
-        let mut f_amount = None;
-        let mut f_currency_code = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_amount = cx.required(f_amount, node, "Amount")?;
-        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            amount: f_amount.ok_or_else(|| cx.bug(node))?,
-            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for CancelAmount {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Amount", &self.amount);
-        w.attr("CurrencyCode", &self.currency_code);
         w.end(name);
     }
 }

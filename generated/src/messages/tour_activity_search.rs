@@ -327,22 +327,27 @@ pub struct OtaTourActivitySearchRs {
     pub primary_lang_id: Option<String>,
     /// The search was processed.
     ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
     #[yaserde(prefix = "ota", rename = "Success")]
     pub success: Option<Success>,
     /// Remarks on the processed search.
     ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
     #[yaserde(prefix = "ota", rename = "Warnings")]
     pub warnings: Option<Warnings>,
+    /// The currency of the indicative prices (Pricing@MinPrice) of the answer; present when a price is given.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "ProcessingInformation")]
+    pub processing_information: Option<SearchProcessingInformation>,
     /// One activity found, repeated.
     ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
     #[yaserde(prefix = "ota", rename = "TourActivityInfo")]
     pub tour_activity_info: Vec<SearchTourActivityInfo>,
     /// Why the search was refused.
     ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
     #[yaserde(prefix = "ota", rename = "Errors")]
     pub errors: Option<Errors>,
 }
@@ -361,6 +366,7 @@ impl rt::Decode for OtaTourActivitySearchRs {
         let mut f_primary_lang_id = None;
         let mut f_success = None;
         let mut f_warnings = None;
+        let mut f_processing_information = None;
         let mut f_tour_activity_info = Vec::new();
         let mut f_errors = None;
         for attr in node.attributes() {
@@ -399,6 +405,13 @@ impl rt::Decode for OtaTourActivitySearchRs {
                 0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
                 1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
                 2 => {
+                    f_processing_information = cx
+                        .element(
+                            &next,
+                            <SearchProcessingInformation as rt::Decode>::decode,
+                        )?;
+                }
+                3 => {
                     f_tour_activity_info
                         .extend(
                             cx
@@ -408,7 +421,7 @@ impl rt::Decode for OtaTourActivitySearchRs {
                                 )?,
                         )
                 }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
+                4 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -422,6 +435,7 @@ impl rt::Decode for OtaTourActivitySearchRs {
             primary_lang_id: f_primary_lang_id.flatten(),
             success: f_success,
             warnings: f_warnings,
+            processing_information: f_processing_information,
             tour_activity_info: f_tour_activity_info,
             errors: f_errors,
         })
@@ -441,6 +455,9 @@ impl rt::Encode for OtaTourActivitySearchRs {
         }
         if let Some(v) = &self.warnings {
             rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.processing_information {
+            rt::Encode::encode(v, w, "ProcessingInformation");
         }
         for v in &self.tour_activity_info {
             rt::Encode::encode(v, w, "TourActivityInfo");
@@ -490,6 +507,7 @@ impl Default for OtaTourActivitySearchRs {
             primary_lang_id: Default::default(),
             success: Default::default(),
             warnings: Default::default(),
+            processing_information: Default::default(),
             tour_activity_info: Default::default(),
             errors: Default::default(),
         }
@@ -619,7 +637,7 @@ pub struct SearchTourActivityInfo {
     pub basic_info: TourActivityBasicInfo,
     /// Schedule/Summary@Start@End (dates).
     #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: Option<SearchActivitySchedule>,
+    pub schedule: SearchActivitySchedule,
     /// Category@Code and Type@Code of the activity.
     #[yaserde(prefix = "ota", rename = "CategoryAndType")]
     pub category_and_type: Option<CategoryAndType>,
@@ -687,7 +705,7 @@ impl rt::Decode for SearchTourActivityInfo {
         cx.check(mark)?;
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
-            schedule: f_schedule,
+            schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
             category_and_type: f_category_and_type,
             description: f_description,
             location: f_location,
@@ -700,9 +718,7 @@ impl rt::Encode for SearchTourActivityInfo {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         rt::Encode::encode(&self.basic_info, w, "BasicInfo");
-        if let Some(v) = &self.schedule {
-            rt::Encode::encode(v, w, "Schedule");
-        }
+        rt::Encode::encode(&self.schedule, w, "Schedule");
         if let Some(v) = &self.category_and_type {
             rt::Encode::encode(v, w, "CategoryAndType");
         }
@@ -826,7 +842,7 @@ impl rt::Encode for SearchActivityDescription {
     }
 }
 
-/// An indicative price of a found activity; the quote of the booking message is authoritative.
+/// An indicative price of a found activity, in the currency of ProcessingInformation@PricingCurrency; the quote of the booking message is authoritative.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "SearchActivityPricing",
@@ -835,16 +851,11 @@ impl rt::Encode for SearchActivityDescription {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct SearchActivityPricing {
-    /// Lowest known price (decimal) of the activity.
+    /// Lowest known adult price (decimal) of the activity.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "MinPrice")]
     pub min_price: rt::Decimal,
-    /// ISO 4217 currency code of MinPrice.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: String,
 }
 
 impl rt::Decode for SearchActivityPricing {
@@ -855,25 +866,16 @@ impl rt::Decode for SearchActivityPricing {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_PRICING;
         let mark = cx.mark();
         let mut f_min_price = None;
-        let mut f_currency_code = None;
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_min_price = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_min_price = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
         let f_min_price = cx.required(f_min_price, node, "MinPrice")?;
-        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
         cx.empty(node)?;
         cx.check(mark)?;
         Ok(Self {
             min_price: f_min_price.ok_or_else(|| cx.bug(node))?,
-            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
         })
     }
 }
@@ -882,7 +884,65 @@ impl rt::Encode for SearchActivityPricing {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr("MinPrice", &self.min_price);
-        w.attr("CurrencyCode", &self.currency_code);
+        w.end(name);
+    }
+}
+
+/// How to read the prices of a search answer (OpenTravel 2016B ProcessingInformation): one currency for the whole answer. An activity priced only in another currency has no Pricing.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchProcessingInformation",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchProcessingInformation {
+    /// ISO 4217 currency code of every Pricing@MinPrice of the answer.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "PricingCurrency")]
+    pub pricing_currency: String,
+    /// Number of decimal places of the currency (e.g. 2 for EUR).
+    #[yaserde(attribute = true, rename = "DecimalPlaces")]
+    pub decimal_places: Option<u64>,
+}
+
+impl rt::Decode for SearchProcessingInformation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_PROCESSING_INFORMATION;
+        let mark = cx.mark();
+        let mut f_pricing_currency = None;
+        let mut f_decimal_places = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_pricing_currency = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_decimal_places = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_pricing_currency = cx
+            .required(f_pricing_currency, node, "PricingCurrency")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            pricing_currency: f_pricing_currency.ok_or_else(|| cx.bug(node))?,
+            decimal_places: f_decimal_places.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SearchProcessingInformation {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("PricingCurrency", &self.pricing_currency);
+        w.attr_opt("DecimalPlaces", &self.decimal_places);
         w.end(name);
     }
 }

@@ -15,8 +15,7 @@
 //! - Services: each has a board code and is used by a room; a room uses at most one board.
 //! - Commit needs the Client reference (`HotelReservationID` Type 36, Client); Quote echoes it
 //!   when given.
-//! - Comments and names follow the limits of `/bookmodify` ([`MAX_COMMENTS`],
-//!   [`MAX_COMMENT_CHARS`], [`MAX_NAME_CHARS`]).
+//! - Names and comments are bounded by the spec's lengths (checked when the request is decoded).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +23,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res as res;
 
-use super::{MAX_COMMENT_CHARS, MAX_COMMENTS, MAX_NAME_CHARS, check_dates};
+use super::check_dates;
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, Company, Guest, ItemRef, RESERVED, Room, RoomReference, Service, base_code};
 use crate::hotels::catalogue::Catalogue;
@@ -88,10 +87,6 @@ fn is_adult_code(code: &str) -> bool {
     matches!(code, "10" | "11")
 }
 
-fn too_long(value: &Option<String>) -> bool {
-    value.as_ref().is_some_and(|v| v.chars().count() > MAX_NAME_CHARS)
-}
-
 /// The guests of a request, checked on their own.
 fn guests(rq: &res::BookHotelReservation, p: &mut Vec<Problem>) -> Vec<Guest> {
     let mut out: Vec<Guest> = Vec::new();
@@ -106,12 +101,6 @@ fn guests(rq: &res::BookHotelReservation, p: &mut Vec<Problem>) -> Vec<Guest> {
         let clean = |v: Option<&String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         let (prefix, given, surname) =
             (clean(name.and_then(|n| n.name_prefix.as_ref())), clean(name.and_then(|n| n.given_name.as_ref())), clean(name.and_then(|n| n.surname.as_ref())));
-        if too_long(&prefix) || too_long(&given) || too_long(&surname) {
-            p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("A name has at most {MAX_NAME_CHARS} characters."))
-                    .at(format!("{tag}/Profiles/ProfileInfo/Profile/Customer/PersonName")),
-            );
-        }
         let age = g.guest_counts.as_ref().and_then(|c| c.guest_count.iter().find_map(|gc| gc.age));
         let code = g.age_qualifying_code.as_str().to_string();
         if matches!(code.as_str(), "7" | "8") && age.is_none() {
@@ -322,20 +311,6 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
         }
     }
     let comments = comments_from(rq.res_global_info.comments.as_ref());
-    if comments.len() > MAX_COMMENTS {
-        p.push(
-            Problem::biz(ErrorCode::InvalidValue, format!("At most {MAX_COMMENTS} comments."))
-                .at(format!("{ROOT}/ResGlobalInfo/Comments/Comment[{}]", MAX_COMMENTS + 1)),
-        );
-    }
-    for (i, c) in comments.iter().enumerate() {
-        if c.texts.iter().map(|t| t.text.chars().count()).sum::<usize>() > MAX_COMMENT_CHARS {
-            p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("A comment has at most {MAX_COMMENT_CHARS} characters."))
-                    .at(format!("{ROOT}/ResGlobalInfo/Comments/Comment[{}]", i + 1)),
-            );
-        }
-    }
     if !p.is_empty() {
         return Err(p);
     }
