@@ -461,7 +461,27 @@ async fn requestor_allow_lists(b: Backend) {
     assert!(bad.contains("ACME") && bad.contains("allow"), "{bad}");
 }
 
+/// A partner opening many connections at once, each sending its first request: every one is
+/// answered (none taken for a flood and locked out), with one argon2 verification in all.
+async fn a_partners_burst_of_first_logins_is_one_verification(b: Backend) {
+    let db = TestDb::new(b).await;
+    let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    let tasks: Vec<_> = (0..24)
+        .map(|_| {
+            let url = gw.url.clone();
+            tokio::spawn(async move { login(&url, ip("127.0.0.9"), DEMO).await.1 })
+        })
+        .collect();
+    for t in tasks {
+        let body = t.await.unwrap();
+        assert!(body.contains("<Success/>"), "{body}");
+    }
+    assert_eq!(metric(&gw.metrics().await, "ota_auth_argon2_checks_total"), 1.0);
+    assert_eq!(metric(&gw.metrics().await, "ota_auth_throttled_total"), 0.0);
+}
+
 backend_tests!(
+    a_partners_burst_of_first_logins_is_one_verification,
     memory_stays_bounded_under_wrong_password_floods,
     no_verification_outlives_its_request,
     a_right_password_in_a_failing_request_costs_what_a_wrong_one_does,

@@ -24,7 +24,7 @@ pub mod throttle;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
@@ -102,6 +102,49 @@ pub const TARPIT: Duration = Duration::from_secs(2);
 pub struct Authenticator {
     throttle: Throttle,
     cache: Option<VerifiedCache>,
+    flights: Flights,
+}
+
+/// Credentials being checked now, by keyed MAC of (id, password): an attempt presenting the
+/// same ones waits for that check and then finds its success in the cache, rather than count
+/// as one more attempt at once. So a partner's burst of first requests (many connections
+/// opened together) is one argon2 verification, not a flood the throttle locks out; an attacker
+/// repeating one guess only queues behind it.
+#[derive(Debug, Default)]
+struct Flights(Mutex<HashMap<[u8; 64], Arc<tokio::sync::Mutex<()>>>>);
+
+/// The turn of one attempt among those presenting the same credentials.
+struct Flight<'a> {
+    flights: &'a Flights,
+    key: [u8; 64],
+    turn: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Flights {
+    /// Waits until no other attempt with these credentials is being checked (`Err`: the
+    /// request's time ran out first).
+    async fn join(&self, key: [u8; 64], deadline: Option<Instant>) -> Result<Flight<'_>, ()> {
+        let lock = {
+            let Ok(mut map) = self.0.lock() else { return Err(()) };
+            map.entry(key).or_default().clone()
+        };
+        let turn = match deadline {
+            Some(d) => tokio::time::timeout_at(tokio::time::Instant::from_std(d), lock.lock_owned()).await.map_err(|_| ())?,
+            None => lock.lock_owned().await,
+        };
+        Ok(Flight { flights: self, key, turn })
+    }
+}
+
+impl Drop for Flight<'_> {
+    fn drop(&mut self) {
+        // The last one out (the map's and this turn's references only) removes the entry.
+        if let Ok(mut map) = self.flights.0.lock()
+            && Arc::strong_count(tokio::sync::OwnedMutexGuard::mutex(&self.turn)) <= 2
+        {
+            map.remove(&self.key);
+        }
+    }
 }
 
 impl Default for Authenticator {
@@ -113,7 +156,7 @@ impl Default for Authenticator {
 impl Authenticator {
     /// An authenticator with these throttle settings and an empty cache.
     pub fn new(throttle: ThrottleSettings) -> Authenticator {
-        Authenticator { throttle: Throttle::new(throttle), cache: VerifiedCache::new() }
+        Authenticator { throttle: Throttle::new(throttle), cache: VerifiedCache::new(), flights: Flights::default() }
     }
 
     /// The throttle (for its sizes, in tests and metrics).
@@ -129,6 +172,14 @@ impl Authenticator {
             tracing::info!(reason = "pos", "authentication failed");
             metrics::auth_failure();
             return Err(Problem::authentication());
+        };
+        let flight_key = self.cache.as_ref().and_then(|c| c.mac(&format!("flight\0{}", p.id), &p.password));
+        let _turn = match flight_key {
+            Some(key) => match self.flights.join(key, deadline).await {
+                Ok(turn) => Some(turn),
+                Err(()) => return Err(Problem::not_processed_in_time()),
+            },
+            None => None,
         };
         let admission = match self.throttle.admit(client, &p.id, Instant::now()) {
             Ok(a) => a,
