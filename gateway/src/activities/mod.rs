@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`handlers`] | the four operations, thin |
 //! | [`rules`] | pure checks and pricing: date ranges, locations, the party, bookings, offers |
-//! | [`repo`] | all SQL: the catalogue, places booked, bookings, imports |
+//! | `repo` | all SQL: the catalogue, places booked, bookings, imports |
 //! | [`import`] | the `activities` part of an import file |
 //! | [`catalogue`] | the catalogue in memory (part of the content snapshot) |
 //! | [`mapping`] | domain values → OTA messages |

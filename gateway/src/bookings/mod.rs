@@ -3,7 +3,7 @@
 //!
 //! | file | layer |
 //! |---|---|
-//! | [`handlers`] | `/bookcancel`, thin |
+//! | `handlers` | `/bookcancel`, thin |
 //! | [`rules`] | pure: what a cancel request names, what it costs, what it leaves |
 //! | `repo` | the register of Client references |
 //! | [`mapping`] | domain values → `OTA_CancelRS` |

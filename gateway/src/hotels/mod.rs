@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`handlers`] | the three operations, thin |
 //! | [`rules`] | pure: what a modify changes, dates, prices, the version check |
-//! | [`repo`] | all SQL: the catalogue, bookings, imports |
+//! | `repo` | all SQL: the catalogue, bookings, imports |
 //! | [`import`] | the `hotels` part of an import file |
 //! | [`catalogue`] | hotels, rates and boards in memory (part of the content snapshot); pricing |
 //! | [`booking`] | the booking as the domain knows it |

@@ -2,7 +2,7 @@
 //! Commit ([`action`]), cancellation policies and penalties ([`cancellation`], stored by
 //! `policy_repo`), the values of
 //! import files and requests ([`values`]) and the gateway's own booking references
-//! ([`reference`]).
+//! ([`reference`](mod@reference)).
 
 pub mod action;
 pub mod cancellation;

@@ -12,7 +12,7 @@ use crate::operation::{Ctx, OpError};
 use crate::shared::lang::Languages;
 
 /// `/hotelavailability`: the offers for the stay and rooms asked for, in one hotel or an area
-/// (see [`availability`] for the rules). Each offer can be booked as is with `/hotelbook`;
+/// (see [`availability`](mod@availability) for the rules). Each offer can be booked as is with `/hotelbook`;
 /// nothing is held. Nothing available: Success with a Type 11 warning.
 pub async fn availability(cx: &Ctx, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvailRs, OpError> {
     let catalogue = &cx.content.hotels;
