@@ -30,7 +30,7 @@ fn day(n: i64) -> chrono::NaiveDate {
 
 /// One request per read-only operation, each answered with Success by the demo content.
 fn requests() -> Vec<(&'static str, &'static str, String)> {
-    let (d3, d5, d10) = (day(3), day(5), day(10));
+    let (d3, d5, d10, d20, d24) = (day(3), day(5), day(10), day(20), day(24));
     vec![
         (
             "activitysearch",
@@ -72,6 +72,20 @@ fn requests() -> Vec<(&'static str, &'static str, String)> {
             "/hotelnbc",
             format!(
                 r#"<OTA_HotelDescriptiveInfoRQ xmlns="{NS}" Version="2009.1" PrimaryLangID="en">{POS}<HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
+            ),
+        ),
+        (
+            "hotelavailability, one hotel, one room (11 offers, 21 KB)",
+            "/hotelavailability",
+            format!(
+                r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1" PrimaryLangID="en">{POS}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="HTL00042"/></Criterion></HotelSearchCriteria><StayDateRange Start="{d20}" End="{d24}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#
+            ),
+        ),
+        (
+            "hotelbook Quote",
+            "/hotelbook",
+            format!(
+                r#"<OTA_HotelResRQ xmlns="{NS}" Version="2008.1" ResStatus="Quote">{POS}<HotelReservations><HotelReservation><RoomStays><RoomStay><RoomTypes><RoomType RoomTypeCode="RMSD000000"/></RoomTypes><RoomRates><RoomRate><Features><Feature><Description><Text>BB</Text></Description></Feature></Features></RoomRate></RoomRates><TimeSpan Start="{d20}" End="{d24}"/><BasicPropertyInfo HotelCode="HTL00042"/><ResGuestRPHs><ResGuestRPH RPH="1"/><ResGuestRPH RPH="2"/></ResGuestRPHs></RoomStay></RoomStays><ResGuests><ResGuest ResGuestRPH="1" AgeQualifyingCode="10"/><ResGuest ResGuestRPH="2" AgeQualifyingCode="10"/></ResGuests><ResGlobalInfo><HotelReservationIDs><HotelReservationID ResID_Type="36" ResID_Value="BENCH-1" ResID_SourceContext="Client"/></HotelReservationIDs></ResGlobalInfo></HotelReservation></HotelReservations></OTA_HotelResRQ>"#
             ),
         ),
         (
