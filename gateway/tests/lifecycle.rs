@@ -1,6 +1,6 @@
 //! A booking's whole life over HTTP, on both backends: a partner's day with a hotel booking
 //! (availability → Quote → Commit → read → modify → cancel Quote → cancel Commit → read) and
-//! with an activity booking (search → availability → Commit → cancel), the inventory checked
+//! with an activity booking (search → availability → Commit → read → cancel), the inventory checked
 //! at each step; and the races: the last room from many clients, a cancel against a modify.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -17,7 +17,9 @@ use ota_messages::hotel_avail::{OtaHotelAvailRq, OtaHotelAvailRs};
 use ota_messages::hotel_res::{OtaHotelResRq, OtaHotelResRs};
 use ota_messages::hotel_res_modify::{OtaHotelResModifyRq, OtaHotelResModifyRs};
 use ota_messages::runtime::{Message, Response};
+use ota_messages::tour_activity_avail::{OtaTourActivityAvailRq, OtaTourActivityAvailRs};
 use ota_messages::tour_activity_book::{OtaTourActivityBookRq, OtaTourActivityBookRs};
+use ota_messages::tour_activity_search::{OtaTourActivitySearchRq, OtaTourActivitySearchRs};
 use rust_decimal::Decimal;
 use support::{Backend, TestServer, backend_tests};
 
@@ -389,6 +391,18 @@ async fn activity_partner_day(b: Backend) {
     let server = TestServer::start(b).await;
     let client = server.client();
     let date = day(10);
+    // Search around the partner's hotel, then the availability of the transfer.
+    let search = support::sample("tour_activity_search").replace("2025-08-01", &day(2).to_string()).replace("2025-08-15", &day(16).to_string());
+    let rs: OtaTourActivitySearchRs = client.send(&OtaTourActivitySearchRq::from_xml(&search).unwrap()).await.unwrap();
+    assert!(rs.is_success(), "{:?}", rs.errors());
+    assert!(rs.tour_activity_info.iter().any(|a| a.basic_info.tour_activity_id == "LESPMIBKUI"));
+    let avail = support::sample("tour_activity_avail")
+        .replace(r#"<ParticipantCount Quantity="1"><QualifierInfo>11</QualifierInfo></ParticipantCount>"#, "")
+        .replace("2025-07-02", &day(9).to_string())
+        .replace("2025-07-07", &day(11).to_string());
+    let rs: OtaTourActivityAvailRs = client.send(&OtaTourActivityAvailRq::from_xml(&avail).unwrap()).await.unwrap();
+    assert!(rs.is_success(), "{:?}", rs.errors());
+    assert!(!rs.tour_activity_info.is_empty());
     let rs: OtaTourActivityBookRs = client.send(&activity_book_rq("Commit", "DAY-A-1", date)).await.unwrap();
     assert!(rs.is_success(), "{:?}", rs.errors());
     let internal = rs.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
