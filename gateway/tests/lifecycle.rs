@@ -124,6 +124,11 @@ async fn hotel_partner_day(b: Backend) {
         .cloned();
     let offer = offer.expect("the double room is offered");
     assert!(offer.cancel_penalties.as_ref().is_some_and(|p| !p.cancel_penalty.is_empty()));
+    assert!(offer.room_rates.room_rate[0].rates.is_none(), "nightly rates only with PriceBreakdown");
+    let breakdown = avail_rq(start, end, 2).to_xml().unwrap().replace(r#"ID_Context="DEMO-DIST""#, r#"ID_Context="DEMO-DIST" Instance="PriceBreakdown""#);
+    let rs: OtaHotelAvailRs = client.send(&OtaHotelAvailRq::from_xml(&breakdown).unwrap()).await.unwrap();
+    let nights = rs.room_stays.as_ref().unwrap().room_stay[0].room_rates.room_rate[0].rates.as_ref().map(|r| r.rate.len());
+    assert_eq!(nights, Some(3), "one rate per night");
     // Three guests do not fit a double room.
     let rs: OtaHotelAvailRs = client.send(&avail_rq(start, end, 3)).await.unwrap();
     assert!(rs.room_stays.as_ref().is_none_or(|r| r.room_stay.iter().all(|s| s.room_types.room_type[0].room_type_code.as_deref() != Some(ROOM))));

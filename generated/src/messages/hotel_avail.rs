@@ -1525,7 +1525,7 @@ pub struct OfferRoomRate {
     /// Room code (string) the rate is for, the RoomTypeCode of the RoomType, e.g. RMSD000000.
     #[yaserde(attribute = true, rename = "RoomTypeCode")]
     pub room_type_code: String,
-    /// The price broken down per night (one Rate per night, RateTimeUnit Day) and, in a hotel booking answer with PriceBreakdown, per guest (a last Rate with RateTimeUnit FullDuration whose AdditionalGuestAmounts are the per-guest totals).
+    /// With Instance PriceBreakdown on the Type 22 RequestorID: the price broken down per night (one Rate per night, RateTimeUnit Day) and, in a hotel booking answer, per guest (a last Rate with RateTimeUnit FullDuration whose AdditionalGuestAmounts are the per-guest totals).
     #[yaserde(prefix = "ota", rename = "Rates")]
     pub rates: Option<RoomNightRates>,
     /// The board: Features/Feature/Description/Text with the board code (SC, BB, HB, ...), as in the booking read and modify messages.

@@ -13,7 +13,8 @@ use crate::shared::lang::Languages;
 
 /// `/hotelavailability`: the offers for the stay and rooms asked for, in one hotel or an area
 /// (see [`availability`](mod@availability) for the rules). Each offer can be booked as is with `/hotelbook`;
-/// nothing is held. Nothing available: Success with a Type 11 warning.
+/// nothing is held. Nothing available: Success with a Type 11 warning. The rate of each night
+/// is listed with `Instance="PriceBreakdown"` (as `/hotelbook` and `/activitybook` do).
 pub async fn availability(cx: &Ctx, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvailRs, OpError> {
     let catalogue = &cx.content.hotels;
     let q = availability::query(rq, catalogue, cx.today())?;
@@ -35,12 +36,13 @@ pub async fn availability(cx: &Ctx, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvai
         return Ok(OtaHotelAvailRs::success().with_warnings(warnings([availability::nothing_found(&q)])));
     }
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let room_stay = found
         .iter()
         .enumerate()
         .map(|(i, o)| {
             let guests = q.rooms.iter().find(|r| r.rph == o.rph).map(|r| r.counts.as_slice()).unwrap_or_default();
-            offers::room_stay(o, i as u64 + 1, guests, q.start, q.end, &languages)
+            offers::room_stay(o, i as u64 + 1, guests, (q.start, q.end), &languages, with_breakdown)
         })
         .collect();
     let mut rs = OtaHotelAvailRs { room_stays: Some(AvailRoomStays { room_stay }), ..OtaHotelAvailRs::success() };

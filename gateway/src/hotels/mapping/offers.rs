@@ -28,8 +28,16 @@ pub fn night_rates(nights: &[(chrono::NaiveDate, Decimal)], currency: &str) -> V
         .collect()
 }
 
-/// One offer as a `RoomStay`, numbered `rph` within the answer.
-pub fn room_stay(o: &Offer<'_>, rph: u64, guests: &[av::OccupancyGuestCount], start: chrono::NaiveDate, end: chrono::NaiveDate, languages: &Languages) -> av::AvailRoomStay {
+/// One offer as a `RoomStay`, numbered `rph` within the answer; `with_breakdown` adds the rate
+/// of each night.
+pub fn room_stay(
+    o: &Offer<'_>,
+    rph: u64,
+    guests: &[av::OccupancyGuestCount],
+    (start, end): (chrono::NaiveDate, chrono::NaiveDate),
+    languages: &Languages,
+    with_breakdown: bool,
+) -> av::AvailRoomStay {
     av::AvailRoomStay {
         room_stay_candidate_rph: Some(o.rph),
         rph: Some(rph),
@@ -37,7 +45,7 @@ pub fn room_stay(o: &Offer<'_>, rph: u64, guests: &[av::OccupancyGuestCount], st
         room_rates: av::OfferRoomRates {
             room_rate: vec![av::OfferRoomRate {
                 room_type_code: o.room.code.clone(),
-                rates: Some(av::RoomNightRates { rate: night_rates(&o.nights, o.currency) }),
+                rates: with_breakdown.then(|| av::RoomNightRates { rate: night_rates(&o.nights, o.currency) }),
                 features: board_feature(o.board),
                 total: Some(total(o.currency, o.total)),
             }],
