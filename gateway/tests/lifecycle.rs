@@ -257,7 +257,11 @@ async fn hotel_item_cancel_and_the_last_item(b: Backend) {
     assert_eq!(sold(&server, "RMSG000000", start).await, 0);
     assert_eq!(sold(&server, "RMDB000000", start).await, 1);
     let read: OtaResRetrieveRs = client.send(&read_rq(&internal, "Internal")).await.unwrap();
-    assert_eq!(read.reservations_list.as_ref().unwrap().hotel_reservation[0].res_status, BookingStatus::Reserved);
+    let r = &read.reservations_list.as_ref().unwrap().hotel_reservation[0];
+    assert_eq!(r.res_status, BookingStatus::Reserved);
+    let rooms = &r.room_stays.as_ref().unwrap().room_stay;
+    assert_eq!(rooms[1].room_stay_status.as_ref().map(|s| s.as_str()), Some("Cancelled"));
+    assert!(rooms[1].cancel_penalties.is_none() && rooms[0].cancel_penalties.is_some(), "terms only for the live room");
     // The last live room: the whole booking is cancelled, with a warning.
     let last: OtaCancelRs = client.send(&cancel_rq("Commit", "37", &format!("{internal}-1"), "Internal")).await.unwrap();
     assert!(last.is_success(), "{:?}", last.errors());

@@ -203,7 +203,8 @@ pub fn of_hotel(b: &HotelBooking) -> Cancellable {
     }
 }
 
-/// A hotel booking after a cancellation: its rooms cancelled at their cost, the booking
+/// A hotel booking after a cancellation: its rooms cancelled at their cost (`RoomStayStatus`
+/// `Cancelled`), the booking
 /// cancelled when none is left, `updated` its new last change.
 pub fn cancel_hotel(b: &HotelBooking, o: &Outcome, updated: NaiveDateTime) -> HotelBooking {
     let mut after = b.clone();
@@ -211,6 +212,7 @@ pub fn cancel_hotel(b: &HotelBooking, o: &Outcome, updated: NaiveDateTime) -> Ho
         let index = r.index.unwrap_or(i as u64 + 1);
         if let Some((_, c)) = o.items.iter().find(|(n, _)| *n == index) {
             r.cancelled = Some(Cancellation { at: o.at, penalty: c.amount });
+            r.status = Some(CANCELLED.to_string());
         }
     }
     if o.whole {
