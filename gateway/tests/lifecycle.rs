@@ -262,6 +262,27 @@ async fn hotel_item_cancel_and_the_last_item(b: Backend) {
     let rooms = &r.room_stays.as_ref().unwrap().room_stay;
     assert_eq!(rooms[1].room_stay_status.as_ref().map(|s| s.as_str()), Some("Cancelled"));
     assert!(rooms[1].cancel_penalties.is_none() && rooms[0].cancel_penalties.is_some(), "terms only for the live room");
+    // A modify built from that read (a comment added) keeps the cancelled room as it is.
+    let mut payload = ota_gateway::hotels::modify_payload(r).unwrap();
+    payload.res_global_info.comments = Some(ota_messages::hotel_res_modify::Comments {
+        comment: vec![ota_messages::hotel_res_modify::Comment {
+            name: Some("Remarks".into()),
+            comment_originator_code: Some("Client".into()),
+            text: vec![ota_messages::hotel_res_modify::CommentText { language: None, value: "Late arrival.".into() }],
+        }],
+    });
+    let modify = OtaHotelResModifyRq {
+        version: "2008.1".into(),
+        res_status: Some(ResStatus::Commit),
+        pos: book_rq("Quote", "X", "RMDB000000", "SC", start, end).pos,
+        hotel_res_modifies: ota_messages::hotel_res_modify::HotelResModifies { hotel_res_modify: payload },
+        ..Default::default()
+    };
+    let modified: OtaHotelResModifyRs = client.send(&modify).await.unwrap();
+    assert!(modified.is_success(), "{:?}", modified.errors());
+    let after = &modified.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.room_stays.as_ref().unwrap().room_stay;
+    assert_eq!(after[1].room_stay_status.as_ref().map(|s| s.as_str()), Some("Cancelled"));
+    assert_eq!((sold(&server, "RMSG000000", start).await, sold(&server, "RMDB000000", start).await), (0, 1));
     // The last live room: the whole booking is cancelled, with a warning.
     let last: OtaCancelRs = client.send(&cancel_rq("Commit", "37", &format!("{internal}-1"), "Internal")).await.unwrap();
     assert!(last.is_success(), "{:?}", last.errors());
