@@ -19,7 +19,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use libfuzzer_sys::fuzz_target;
-use ota_gateway::{AppState, Config, Db};
+use ota_gateway::{AppState, Config, Location, Store};
 use ota_messages::{AnyMessage, OPERATIONS};
 use tower::ServiceExt;
 
@@ -31,11 +31,12 @@ struct Fixture {
 static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let dir = tempfile::Builder::new().prefix("ota-fuzz-gateway-").tempdir().expect("a temporary directory").keep();
-    let config = Config { db_path: dir.join("gateway.db"), ..Config::default() };
+    let location = Location::Sqlite(dir.join("gateway.db"));
+    let config = Config { db: location.clone(), ..Config::default() };
     let app = rt.block_on(async {
-        let db = Db::open(&config.db_path).await.expect("open the database");
-        ota_gateway::seed::seed_demo_if_empty(&db).await.expect("seed the demo content");
-        ota_gateway::router(AppState::new(db, config))
+        let store = Store::open(&location).await.expect("open the database");
+        ota_gateway::import::seed_demo_if_empty(&store).await.expect("seed the demo content");
+        ota_gateway::router(AppState::new(store, config).await.expect("load the content"))
     });
     Fixture { rt, app }
 });
