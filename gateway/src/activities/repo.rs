@@ -711,6 +711,17 @@ pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: Nai
     }
 }
 
+/// The booking of `owner` with this reference as a Client one (`by_client`), else as an
+/// Internal one (`by_internal`): the order a read and a cancel both use.
+pub(crate) async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Option<Stored>, StoreError> {
+    for (on, internal) in [(by_client, false), (by_internal, true)] {
+        if on && let Some(s) = find_stored(c, owner, reference, internal).await? {
+            return Ok(Some(s));
+        }
+    }
+    Ok(None)
+}
+
 /// Cancels a booking and gives its places back, in the caller's write transaction; `false`
 /// (and nothing written) when it was cancelled already.
 pub(crate) async fn cancel(c: &mut Conn<'_>, s: &Stored, cancellation: Cancellation, now: DateTime<Utc>) -> Result<bool, StoreError> {

@@ -100,17 +100,13 @@ impl Job {
             }
             return Err(rules::not_found(&t.id).into());
         }
-        for (on, internal) in [(t.by_client, false), (t.by_internal, true)] {
-            if !on {
-                continue;
-            }
-            let (client, internal_ref) = if internal { (None, Some(t.id.as_str())) } else { (Some(t.id.as_str()), None) };
-            if let Lookup::Found(at) = hotels::find(c, &self.owner, client, internal_ref).await? {
-                return Ok(Found::Hotel(at.id, hotels::load(c, at.id).await?, None));
-            }
-            if let Some(s) = activities::find_stored(c, &self.owner, &t.id, internal).await? {
-                return Ok(Found::Activity(s, false));
-            }
+        // Hotel bookings first, then activity bookings: the order of `/bookread`, so that a
+        // reference reads and cancels the same booking.
+        if let Lookup::Found(at) = hotels::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
+            return Ok(Found::Hotel(at.id, hotels::load(c, at.id).await?, None));
+        }
+        if let Some(s) = activities::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
+            return Ok(Found::Activity(s, false));
         }
         Err(rules::not_found(&t.id).into())
     }

@@ -122,7 +122,7 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
     };
     // The booking's row and revision first: a copy kept at that revision is the booking.
     let (owner, reference) = (cx.requestor.id.clone(), id.clone());
-    let lookup = cx.peek(move |c| Box::pin(async move { Ok(find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })).await?;
+    let lookup = cx.peek(move |c| Box::pin(async move { Ok(repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })).await?;
     let cache = cx.hotel_bookings.clone();
     let kept = match lookup {
         Lookup::Found(at) => cache.get(at),
@@ -137,7 +137,7 @@ async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, O
             let (owner, reference) = (cx.requestor.id.clone(), id.clone());
             cx.read(move |c| {
                 Box::pin(async move {
-                    let Lookup::Found(at) = find_by_reference(c, &owner, &reference, by_client, by_internal).await? else { return Ok(None) };
+                    let Lookup::Found(at) = repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await? else { return Ok(None) };
                     let loaded = Arc::new(repo::load(c, at.id).await?);
                     cache.put(at, loaded.clone());
                     Ok(Some(loaded))
@@ -167,14 +167,7 @@ async fn read_activity(cx: &Ctx, id: &str, by_client: bool, by_internal: bool, l
     let (owner, reference) = (cx.requestor.id.clone(), id.to_string());
     let found = cx
         .read(move |c| {
-            Box::pin(async move {
-                for (on, internal) in [(by_client, false), (by_internal, true)] {
-                    if on && let Some(s) = activity_repo::find_stored(c, &owner, &reference, internal).await? {
-                        return Ok(Some(s));
-                    }
-                }
-                Ok(None)
-            })
+            Box::pin(async move { Ok(activity_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })
         })
         .await?;
     let s = found.ok_or_else(|| not_found(id))?;
@@ -190,19 +183,6 @@ async fn read_activity(cx: &Ctx, id: &str, by_client: bool, by_internal: bool, l
         .at("/OTA_ReadRQ/UniqueID")]));
     }
     Ok(rs)
-}
-
-/// The booking of `owner` with this reference as a Client one (`by_client`), else as an
-/// Internal one (`by_internal`).
-async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Lookup, crate::store::StoreError> {
-    let mut lookup = Lookup::NotFound;
-    if by_client {
-        lookup = repo::find(c, owner, Some(reference), None).await?;
-    }
-    if by_internal && lookup == Lookup::NotFound {
-        lookup = repo::find(c, owner, None, Some(reference)).await?;
-    }
-    Ok(lookup)
 }
 
 fn not_found(id: &str) -> OpError {

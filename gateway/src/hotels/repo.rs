@@ -496,6 +496,19 @@ pub(crate) async fn find_item(c: &mut Conn<'_>, owner: &str, reference: &str, by
     Ok(None)
 }
 
+/// The booking of `owner` with this reference as a Client one (`by_client`), else as an
+/// Internal one (`by_internal`).
+pub(crate) async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Lookup, StoreError> {
+    let mut lookup = Lookup::NotFound;
+    if by_client {
+        lookup = find(c, owner, Some(reference), None).await?;
+    }
+    if by_internal && lookup == Lookup::NotFound {
+        lookup = find(c, owner, None, Some(reference)).await?;
+    }
+    Ok(lookup)
+}
+
 /// A revision never given before: every write of a booking takes one.
 async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     let Scalar(revision) = match c.dialect() {
