@@ -28,13 +28,13 @@ use ota_messages::tour_activity_search::{
 use rust_decimal::Decimal;
 
 use ota_messages::booking_read::HotelReservation;
-use ota_messages::common::{AgeQualifyingCode, PersonName, ResIdSourceContext};
+use ota_messages::common::ResIdSourceContext;
 use ota_messages::hotel_res_modify as m;
 
 use super::catalogue::{Activity, ItemText, Texts, iso_duration};
 use super::repo::Stored;
-use crate::hotels::booking::{BookingHead, CANCELLED, RESERVED};
-use crate::hotels::mapping::{item_penalties, parse_open, total};
+use crate::hotels::booking::{BookingHead, CANCELLED, Guest, RESERVED};
+use crate::hotels::mapping::{guest_message, item_penalties, total};
 use super::rules::{AvailabilityMode, Booking, Offer};
 use crate::shared::lang::Languages;
 
@@ -413,22 +413,15 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let has_name = p.name_prefix.is_some() || p.given_name.is_some() || p.surname.is_some();
-            m::ResGuest {
-                age_qualifying_code: Some(parse_open::<AgeQualifyingCode>(&p.category)),
-                res_guest_rph: Some(i as u64 + 1),
-                profiles: has_name.then(|| m::GuestProfiles {
-                    profile_info: m::ProfileInfo {
-                        profile: m::Profile {
-                            customer: m::Customer {
-                                birth_date: None,
-                                person_name: Some(PersonName { name_prefix: p.name_prefix.clone(), given_name: p.given_name.clone(), surname: p.surname.clone() }),
-                            },
-                        },
-                    },
-                }),
-                guest_counts: p.age.and_then(|a| u64::try_from(a).ok()).map(|age| m::GuestCounts { guest_count: vec![m::GuestCount { age: Some(age) }] }),
-            }
+            guest_message(&Guest {
+                rph: i as u64 + 1,
+                age_code: p.category.clone(),
+                birth_date: None,
+                prefix: p.name_prefix.clone(),
+                given: p.given_name.clone(),
+                surname: p.surname.clone(),
+                age: p.age.and_then(|a| u64::try_from(a).ok()),
+            })
         })
         .collect();
     let id = |context, value: &String| m::HotelReservationId { res_id_type: ReservationIdCode::Booking, res_id_source_context: context, res_id_value: value.clone(), item_rph: None };

@@ -335,22 +335,27 @@ fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
     }
 }
 
-fn guest_message(g: &Guest) -> m::ResGuest {
+/// A guest's `Profiles` (birth date and name), when it has any of them.
+pub(crate) fn guest_profiles(g: &Guest) -> Option<m::GuestProfiles> {
     let has_name = g.prefix.is_some() || g.given.is_some() || g.surname.is_some();
-    let has_profile = has_name || g.birth_date.is_some();
+    (has_name || g.birth_date.is_some()).then(|| m::GuestProfiles {
+        profile_info: m::ProfileInfo {
+            profile: m::Profile {
+                customer: m::Customer {
+                    birth_date: g.birth_date.map(rt::Date),
+                    person_name: has_name.then(|| PersonName { name_prefix: g.prefix.clone(), given_name: g.given.clone(), surname: g.surname.clone() }),
+                },
+            },
+        },
+    })
+}
+
+/// A guest as a `ResGuest` of a read or modify answer.
+pub(crate) fn guest_message(g: &Guest) -> m::ResGuest {
     m::ResGuest {
         age_qualifying_code: Some(parse_open::<AgeQualifyingCode>(&g.age_code)),
         res_guest_rph: Some(g.rph),
-        profiles: has_profile.then(|| m::GuestProfiles {
-            profile_info: m::ProfileInfo {
-                profile: m::Profile {
-                    customer: m::Customer {
-                        birth_date: g.birth_date.map(rt::Date),
-                        person_name: has_name.then(|| PersonName { name_prefix: g.prefix.clone(), given_name: g.given.clone(), surname: g.surname.clone() }),
-                    },
-                },
-            },
-        }),
+        profiles: guest_profiles(g),
         guest_counts: g.age.map(|age| m::GuestCounts { guest_count: vec![m::GuestCount { age: Some(age) }] }),
     }
 }

@@ -1,6 +1,6 @@
 //! A hotel booking → `OTA_HotelResRS` (`/hotelbook`).
 
-use ota_messages::common::{AgeQualifyingCode, DateSpan, IdContext, PersonName, ResIdSourceContext, ReservationIdCode, UniqueId};
+use ota_messages::common::{AgeQualifyingCode, DateSpan, IdContext, ResIdSourceContext, ReservationIdCode, UniqueId};
 use ota_messages::hotel_avail as av;
 use ota_messages::hotel_res as res;
 use ota_messages::hotel_res_modify as m;
@@ -8,7 +8,7 @@ use ota_messages::runtime as rt;
 use rust_decimal::Decimal;
 
 use super::offers::night_rates;
-use super::{board_feature, booking_penalties, comments_element, item_penalties, parse_open, property, room_types, rph_list, total};
+use super::{board_feature, booking_penalties, comments_element, guest_profiles, item_penalties, parse_open, property, room_types, rph_list, total};
 use crate::hotels::booking::{Booking, Guest, Room};
 use crate::hotels::catalogue::Catalogue;
 use crate::shared::cancellation::cents;
@@ -109,23 +109,11 @@ fn room_stay(r: &Room, b: &Booking, catalogue: &Catalogue, languages: &Languages
 }
 
 fn res_guest(g: &Guest) -> res::BookResGuest {
-    let has_name = g.prefix.is_some() || g.given.is_some() || g.surname.is_some();
     res::BookResGuest {
         res_guest_rph: g.rph,
         age_qualifying_code: parse_open::<AgeQualifyingCode>(&g.age_code),
-        profiles: (has_name || g.birth_date.is_some()).then(|| m::GuestProfiles {
-            profile_info: m::ProfileInfo {
-                profile: m::Profile {
-                    customer: m::Customer {
-                        birth_date: g.birth_date.map(rt::Date),
-                        person_name: has_name.then(|| PersonName { name_prefix: g.prefix.clone(), given_name: g.given.clone(), surname: g.surname.clone() }),
-                    },
-                },
-            },
-        }),
-        guest_counts: g
-            .age
-            .map(|age| av::OccupancyGuestCounts { guest_count: vec![av::OccupancyGuestCount { age_qualifying_code: None, age: Some(age), count: Some(1) }] }),
+        profiles: guest_profiles(g),
+        guest_counts: g.age.map(|age| av::OccupancyGuestCounts { guest_count: vec![av::OccupancyGuestCount { age_qualifying_code: None, age: Some(age), count: Some(1) }] }),
     }
 }
 
