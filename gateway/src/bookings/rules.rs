@@ -21,7 +21,7 @@ use super::Kind;
 use crate::activities::repo::Stored as ActivityStored;
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking as HotelBooking, CANCELLED};
-use crate::shared::cancellation::{Cancellation, Cost, Penalty, cost, total_cost};
+use crate::shared::cancellation::{Cancellation, Cost, Penalty, cost, percent_of, total_cost};
 
 /// The request's reference, under every error `Tag`.
 pub const TAG: &str = "/OTA_CancelRQ/UniqueID";
@@ -115,11 +115,6 @@ pub struct Outcome {
     pub last_item: bool,
     /// Whether it had all been cancelled before (a repeated Commit).
     pub repeated: bool,
-}
-
-/// The percentage a stored penalty was of the price.
-fn percent_of(penalty: Decimal, price: Decimal) -> Decimal {
-    if price.is_zero() { Decimal::ZERO } else { (penalty * Decimal::ONE_HUNDRED / price).round_dp(2).normalize() }
 }
 
 /// What cancelling the booking (`item`: `None`) or one item of it costs at `now`, or what it

@@ -165,16 +165,17 @@ pub fn cost(penalties: &[Penalty], price: Decimal, at: NaiveDateTime) -> Cost {
     Cost { percent, amount: share(price, percent) }
 }
 
+/// The share `amount` is of `price`, in percent rounded to two decimals (0 for a free item).
+pub fn percent_of(amount: Decimal, price: Decimal) -> Decimal {
+    if price.is_zero() { Decimal::ZERO } else { (amount * Decimal::ONE_HUNDRED / price).round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero).normalize() }
+}
+
 /// The cost of several items cancelled together: the amounts added, the percentage of the
 /// whole price (rounded to two decimals).
 pub fn total_cost(parts: &[(Cost, Decimal)]) -> Cost {
     let amount: Decimal = parts.iter().map(|(c, _)| c.amount).sum();
     let price: Decimal = parts.iter().map(|(_, p)| *p).sum();
-    let percent = if price.is_zero() {
-        parts.iter().map(|(c, _)| c.percent).max().unwrap_or(Decimal::ZERO)
-    } else {
-        (amount * Decimal::ONE_HUNDRED / price).round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero).normalize()
-    };
+    let percent = if price.is_zero() { parts.iter().map(|(c, _)| c.percent).max().unwrap_or(Decimal::ZERO) } else { percent_of(amount, price) };
     Cost { percent, amount: cents(amount) }
 }
 

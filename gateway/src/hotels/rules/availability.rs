@@ -20,7 +20,7 @@
 use std::collections::HashSet;
 
 use chrono::NaiveDate;
-use ota_messages::common::{AgeQualifyingCode, ErrorCode};
+use ota_messages::common::ErrorCode;
 use ota_messages::hotel_avail::{OccupancyGuestCount, OccupancyGuestCounts, OtaHotelAvailRq, RefPointContext};
 use rust_decimal::Decimal;
 
@@ -49,8 +49,8 @@ pub struct Occupancy {
 }
 
 /// Whether an age category counts as an adult (10 adult, 11 senior).
-pub fn is_adult(code: &AgeQualifyingCode) -> bool {
-    matches!(code.as_str(), "10" | "11")
+pub fn is_adult(code: &str) -> bool {
+    matches!(code, "10" | "11")
 }
 
 /// Reads the guests of one room (`tag`: the path of its `GuestCounts`).
@@ -63,7 +63,7 @@ pub fn occupancy(rph: u64, counts: &OccupancyGuestCounts, tag: &str) -> Result<O
         guests += n;
         match &gc.age_qualifying_code {
             None => adults += n,
-            Some(code) if is_adult(code) => adults += n,
+            Some(code) if is_adult(code.as_str()) => adults += n,
             Some(code) if code.as_str() == "8" && gc.age.is_none() => {
                 problems.push(Problem::required("The Age of children (AgeQualifyingCode 8) is required.").at(format!("{at}/@Age")));
             }

@@ -29,6 +29,7 @@ use crate::hotels::booking::{Booking, Company, Guest, ItemRef, RESERVED, Room, R
 use crate::hotels::catalogue::Catalogue;
 use crate::hotels::import::MAX_ROOMS;
 use crate::hotels::mapping::comments_from;
+use crate::hotels::rules::availability::is_adult;
 
 /// The booking of a request, under every error `Tag`.
 pub const ROOT: &str = "/OTA_HotelResRQ/HotelReservations/HotelReservation";
@@ -80,11 +81,6 @@ fn board_of(rs: &res::BookRoomStay, services: &[res::BookService], catalogue: &C
             .map(|s| s.service_inventory_code.trim().to_string())
             .find(|code| catalogue.is_board(code))
     })
-}
-
-/// Whether a stored age category counts as an adult (10 adult, 11 senior).
-fn is_adult_code(code: &str) -> bool {
-    matches!(code, "10" | "11")
 }
 
 /// The guests of a request, checked on their own.
@@ -235,7 +231,7 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             }
         }
         let room_guests: Vec<&Guest> = guests.iter().filter(|g| in_room.contains(&g.rph)).collect();
-        match room_guests.iter().find(|g| is_adult_code(&g.age_code)) {
+        match room_guests.iter().find(|g| is_adult(&g.age_code)) {
             None => {
                 p.push(Problem::biz(ErrorCode::InvalidValue, "A room needs at least one adult (AgeQualifyingCode 10 or 11).").at(format!("{tag}/ResGuestRPHs")))
             }
