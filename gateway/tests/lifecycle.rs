@@ -56,6 +56,17 @@ fn read_rq(id: &str, context: &str) -> OtaReadRq {
         .unwrap()
 }
 
+/// A modify Commit of the demo requestor carrying `payload` (the booking as read, changed).
+fn modify_commit(payload: ota_messages::hotel_res_modify::HotelResModify) -> OtaHotelResModifyRq {
+    OtaHotelResModifyRq {
+        version: "2008.1".into(),
+        res_status: Some(ResStatus::Commit),
+        pos: read_rq("X", "Client").pos,
+        hotel_res_modifies: ota_messages::hotel_res_modify::HotelResModifies { hotel_res_modify: payload },
+        ..Default::default()
+    }
+}
+
 fn cancel_rq(cancel_type: &str, kind: &str, id: &str, context: &str) -> OtaCancelRq {
     OtaCancelRq::from_xml(&format!(
         r#"<OTA_CancelRQ xmlns="{NS}" Version="2008.1" CancelType="{cancel_type}">{POS_XML}<UniqueID Type="{kind}" ID="{id}" ID_Context="{context}"/></OTA_CancelRQ>"#
@@ -176,13 +187,7 @@ async fn hotel_partner_day(b: Backend) {
     let mut payload = ota_gateway::hotels::modify_payload(&reservation).unwrap();
     let stay = &mut payload.room_stays.as_mut().unwrap().room_stay[0];
     stay.time_span = Some(ota_messages::common::DateSpan { start: ota_messages::runtime::Date(day(44)), end: ota_messages::runtime::Date(day(47)) });
-    let modify = OtaHotelResModifyRq {
-        version: "2008.1".into(),
-        res_status: Some(ResStatus::Commit),
-        pos: OtaHotelResRq::from_xml(&book_rq("Quote", "X", ROOM, "BB", start, end).to_xml().unwrap()).unwrap().pos,
-        hotel_res_modifies: ota_messages::hotel_res_modify::HotelResModifies { hotel_res_modify: payload },
-        ..Default::default()
-    };
+    let modify = modify_commit(payload);
     let modified: OtaHotelResModifyRs = client.send(&modify).await.unwrap();
     assert!(modified.is_success(), "{:?}", modified.errors());
     // Re-priced from the new arrival, with the policy's deadline moved with it (48 hours before).
@@ -271,13 +276,7 @@ async fn hotel_item_cancel_and_the_last_item(b: Backend) {
             text: vec![ota_messages::hotel_res_modify::CommentText { language: None, value: "Late arrival.".into() }],
         }],
     });
-    let modify = OtaHotelResModifyRq {
-        version: "2008.1".into(),
-        res_status: Some(ResStatus::Commit),
-        pos: book_rq("Quote", "X", "RMDB000000", "SC", start, end).pos,
-        hotel_res_modifies: ota_messages::hotel_res_modify::HotelResModifies { hotel_res_modify: payload },
-        ..Default::default()
-    };
+    let modify = modify_commit(payload);
     let modified: OtaHotelResModifyRs = client.send(&modify).await.unwrap();
     assert!(modified.is_success(), "{:?}", modified.errors());
     let after = &modified.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.room_stays.as_ref().unwrap().room_stay;
@@ -365,13 +364,7 @@ async fn a_cancel_racing_a_modify_leaves_one_outcome(b: Backend) {
         let mut payload = ota_gateway::hotels::modify_payload(&read.reservations_list.as_ref().unwrap().hotel_reservation[0]).unwrap();
         payload.room_stays.as_mut().unwrap().room_stay[0].time_span =
             Some(ota_messages::common::DateSpan { start: ota_messages::runtime::Date(day(83)), end: ota_messages::runtime::Date(day(85)) });
-        let modify = OtaHotelResModifyRq {
-            version: "2008.1".into(),
-            res_status: Some(ResStatus::Commit),
-            pos: book_rq("Quote", "X", "RMDB000000", "SC", start, end).pos,
-            hotel_res_modifies: ota_messages::hotel_res_modify::HotelResModifies { hotel_res_modify: payload },
-            ..Default::default()
-        };
+        let modify = modify_commit(payload);
         let (c1, c2) = (client.clone(), client.clone());
         let cancel = cancel_rq("Commit", "36", &client_ref, "Client");
         let (modified, cancelled) =
