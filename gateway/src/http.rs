@@ -81,6 +81,8 @@ pub struct AppState {
     pub content: Arc<ContentCache>,
     /// Hotel bookings kept in memory (checked against their revision on every use).
     pub hotel_bookings: Arc<BookingCache>,
+    /// The recent inventory reads of the availability operations.
+    pub recent: Arc<crate::operation::RecentInventory>,
     /// The settings.
     pub config: Arc<Config>,
     /// Authentication: the throttle and the cache of verified credentials.
@@ -92,7 +94,7 @@ impl AppState {
     pub async fn new(store: Store, config: Config) -> Result<Self, crate::store::StoreError> {
         let content = ContentCache::load(store.clone()).await?;
         let auth = Arc::new(Authenticator::new(config.throttle));
-        Ok(AppState { store, content, hotel_bookings: Arc::default(), config: Arc::new(config), auth })
+        Ok(AppState { store, content, hotel_bookings: Arc::default(), recent: Arc::default(), config: Arc::new(config), auth })
     }
 }
 

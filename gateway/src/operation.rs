@@ -18,6 +18,7 @@ use crate::hotels::BookingCache;
 use crate::http::AppState;
 use crate::errors::{Problem, errors};
 use crate::requestors::Requestor;
+use crate::store::recent::RecentReads;
 use crate::store::{Abandoned, Conn, Store, StoreError, Ticket};
 use crate::{activities, hotels};
 
@@ -56,6 +57,17 @@ impl From<Abandoned> for OpError {
     }
 }
 
+/// The inventory reads of the availability operations, reused while current (see
+/// [`crate::store::recent`]): keyed by the hotels or activities and the first and last night
+/// or date asked for.
+#[derive(Debug, Default)]
+pub struct RecentInventory {
+    /// Rooms sold per hotel, room type and night.
+    pub(crate) rooms_sold: RecentReads<(Vec<String>, NaiveDate, NaiveDate), hotels::rules::inventory::Rooms>,
+    /// Places booked per activity, product, service and date.
+    pub(crate) places_booked: RecentReads<(Vec<String>, NaiveDate, NaiveDate), activities::repo::BookedPlaces>,
+}
+
 /// What an operation gets besides its request.
 #[derive(Debug, Clone)]
 pub struct Ctx {
@@ -65,6 +77,8 @@ pub struct Ctx {
     pub content: Arc<Content>,
     /// Hotel bookings kept in memory.
     pub hotel_bookings: Arc<BookingCache>,
+    /// The recent inventory reads of the availability operations.
+    pub recent: Arc<RecentInventory>,
     /// The authenticated requestor.
     pub requestor: Requestor,
     /// When the request arrived (UTC); the operation's "now".
@@ -185,6 +199,7 @@ where
                 store: state.store.clone(),
                 content: content.clone(),
                 hotel_bookings: state.hotel_bookings.clone(),
+                recent: state.recent.clone(),
                 requestor,
                 now,
                 request_id: meta.id.clone(),

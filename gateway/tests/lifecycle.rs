@@ -329,6 +329,8 @@ async fn the_last_room_is_sold_once(b: Backend) {
     // One of the two double rooms is sold (and the partner logged in) before the race.
     let first: OtaHotelResRs = server.client().send(&book_rq("Commit", "RACE-FIRST", "RMDB000000", "SC", start, end)).await.unwrap();
     assert!(first.is_success(), "{:?}", first.errors());
+    // Availability offers the last one (and its read of the rooms sold is kept for a moment).
+    assert!(offered(&server.client(), "RMDB000000", start, end).await);
     let mut tasks = Vec::new();
     for i in 0..12 {
         let client = server.client();
@@ -348,6 +350,8 @@ async fn the_last_room_is_sold_once(b: Backend) {
     }
     assert_eq!(booked, 1);
     assert_eq!(sold(&server, "RMDB000000", start).await, 2);
+    // At once, no longer offered: the kept read is not served after the booking.
+    assert!(!offered(&server.client(), "RMDB000000", start, end).await);
 }
 
 /// A cancel and a modify of the same booking at once: one consistent outcome — the booking

@@ -135,7 +135,11 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
     let from = query.start.max(cx.today());
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
-    let booked = cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })).await?;
+    let booked = cx
+        .recent
+        .places_booked
+        .get_or_read((ids.clone(), from, end), cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })))
+        .await?;
     let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), cx.local_now(), mode, max_responses(rq.max_responses), |a, p, s, d| {
         s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d)
     });

@@ -16,6 +16,7 @@
 
 pub(crate) mod migrate;
 mod postgres;
+pub mod recent;
 pub mod sql;
 mod sqlite;
 
@@ -274,7 +275,11 @@ impl Store {
                 let pg = p.clone();
                 let ticket = ticket.clone();
                 // A task of its own: once the commit is sent, its outcome is always awaited.
-                let task = tokio::spawn(async move { pg.write(ticket, budget, f).await });
+                let task = tokio::spawn(async move {
+                    let out = pg.write(ticket, budget, f).await;
+                    recent::note_write();
+                    out
+                });
                 match task.await {
                     Ok(Ok(out)) => out,
                     Ok(Err(postgres::Unwritten::Abandoned)) => Err(Abandoned.into()),

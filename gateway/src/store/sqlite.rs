@@ -241,6 +241,8 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>) {
             tracing::error!(error = %e, writes = started.len(), "the write transaction could not commit");
             let _ = conn.execute_batch("ROLLBACK");
         }
+        // Before any of the batch is answered: the reads kept from before it are stale.
+        super::recent::note_write();
         for job in started {
             let outcome = match &committed {
                 Ok(()) => Ok(()),

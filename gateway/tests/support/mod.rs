@@ -331,6 +331,7 @@ impl TestGateway {
             store: self.store.clone(),
             content: self.state.content.get(),
             hotel_bookings: self.state.hotel_bookings.clone(),
+            recent: self.state.recent.clone(),
             requestor: ota_gateway::requestors::Requestor {
                 id: DEMO.0.into(),
                 id_context: DEMO.1.into(),

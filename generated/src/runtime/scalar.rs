@@ -176,13 +176,26 @@ impl fmt::Display for Decimal {
         // The mantissa's digits with the point `scale` digits from the right, written into a
         // buffer (a hot path: every amount of an answer); the same text as rust_decimal's.
         let scale = self.0.scale() as usize;
-        let mut m = self.0.mantissa().unsigned_abs();
+        let m = self.0.mantissa().unsigned_abs();
         let mut digits = [0u8; 40];
         let mut n = 0;
-        while m > 0 || n <= scale {
-            digits[n] = b'0' + (m % 10) as u8;
-            m /= 10;
-            n += 1;
+        // Money fits in 64 bits: u64 arithmetic there (a u128 division is a library call).
+        match u64::try_from(m) {
+            Ok(mut m) => {
+                while m > 0 || n <= scale {
+                    digits[n] = b'0' + (m % 10) as u8;
+                    m /= 10;
+                    n += 1;
+                }
+            }
+            Err(_) => {
+                let mut m = m;
+                while m > 0 || n <= scale {
+                    digits[n] = b'0' + (m % 10) as u8;
+                    m /= 10;
+                    n += 1;
+                }
+            }
         }
         let mut buf = [0u8; 42];
         let mut len = 0;

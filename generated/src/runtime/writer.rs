@@ -193,28 +193,39 @@ impl Writer {
     }
 }
 
-/// The first character of `s` that [`needs_escape`], with its byte offset. Scans bytes: every
-/// such character is ASCII but U+FFFE and U+FFFF, whose UTF-8 form starts with 0xEF.
+/// Per byte: whether it may start a character that [`needs_escape`] in text (bit 0) or in an
+/// attribute (bit 1). Every such character is ASCII but U+FFFE and U+FFFF, whose UTF-8 form
+/// starts with 0xEF.
+const CANDIDATES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = 0b11;
+        b += 1;
+    }
+    t[b'<' as usize] = 0b11;
+    t[b'>' as usize] = 0b11;
+    t[b'&' as usize] = 0b11;
+    t[b'"' as usize] = 0b10;
+    t[b'\'' as usize] = 0b10;
+    t[0xEF] = 0b11;
+    t
+};
+
+/// The first character of `s` that [`needs_escape`], with its byte offset.
 fn find_escape(s: &str, attribute: bool) -> Option<(usize, char)> {
+    let mask = if attribute { 0b10 } else { 0b01 };
     let bytes = s.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let candidate = match b {
-            b'<' | b'>' | b'&' => true,
-            b'"' | b'\'' => attribute,
-            0..=0x1F | 0xEF => true,
-            _ => false,
-        };
-        if candidate {
-            // A char boundary: the byte is ASCII or the lead byte 0xEF.
-            if let Some(c) = s[i..].chars().next()
-                && needs_escape(c, attribute)
-            {
-                return Some((i, c));
-            }
+    let mut from = 0;
+    while let Some(k) = bytes[from..].iter().position(|&b| CANDIDATES[b as usize] & mask != 0) {
+        let i = from + k;
+        // A char boundary: the byte is ASCII or the lead byte 0xEF.
+        if let Some(c) = s[i..].chars().next()
+            && needs_escape(c, attribute)
+        {
+            return Some((i, c));
         }
-        i += 1;
+        from = i + 1;
     }
     None
 }

@@ -1,5 +1,7 @@
 //! `/hotelavailability`.
 
+use std::sync::Arc;
+
 use chrono::Days;
 use ota_messages::hotel_avail::{AvailRoomStays, OtaHotelAvailRq, OtaHotelAvailRs};
 
@@ -19,17 +21,22 @@ pub async fn availability(cx: &Ctx, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvai
     let catalogue = &cx.content.hotels;
     let q = availability::query(rq, catalogue, cx.today())?;
     let sold = if q.hotels.is_empty() {
-        Rooms::new()
+        Arc::new(Rooms::new())
     } else {
         let codes: Vec<String> = q.hotels.iter().map(|h| h.code.clone()).collect();
         let (first, last) = (q.start, q.end.checked_sub_days(Days::new(1)).unwrap_or(q.start));
-        cx.peek(move |c| {
-            Box::pin(async move {
-                let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
-                Ok(repo::rooms_sold(c, &codes, first, last).await?)
-            })
-        })
-        .await?
+        cx.recent
+            .rooms_sold
+            .get_or_read(
+                (codes.clone(), first, last),
+                cx.peek(move |c| {
+                    Box::pin(async move {
+                        let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
+                        Ok(repo::rooms_sold(c, &codes, first, last).await?)
+                    })
+                }),
+            )
+            .await?
     };
     let (found, total) = availability::offers(&q, &sold, catalogue);
     if found.is_empty() {
