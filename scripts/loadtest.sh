@@ -23,6 +23,8 @@ ONLY=${ONLY:-"baseline search availability hotelavailability hotelarea activityn
 PORT=18088
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
 cargo build -q --release -p ota-gateway
+# The binary just built (also when CARGO_TARGET_DIR puts it elsewhere).
+gateway=${CARGO_TARGET_DIR:-target}/release/ota-gateway
 work=$(mktemp -d)
 servers=()
 pg_stop=()
@@ -50,7 +52,7 @@ case "$db" in
 esac
 
 for i in $(seq 0 $((INSTANCES - 1))); do
-  RUST_LOG=warn target/release/ota-gateway serve --addr 127.0.0.1:$((PORT + i)) --db "$db" >"$work/server$i.log" 2>&1 &
+  RUST_LOG=warn "$gateway" serve --addr 127.0.0.1:$((PORT + i)) --db "$db" >"$work/server$i.log" 2>&1 &
   servers+=($!)
   # The first one migrates and seeds; the others start after it.
   for _ in $(seq 200); do curl -sf http://127.0.0.1:$((PORT + i))/healthz >/dev/null && break; sleep 0.1; done
@@ -68,7 +70,7 @@ cat >"$work/load.json" <<JSON
   "products": [{"code": "LOAD01", "schedules": [{"start": "10:00", "end": "12:00"}],
     "services": [{"code": "TIC", "currency": "EUR", "places": 1000000, "prices": {"10": "25.00"}}]}]}]}
 JSON
-target/release/ota-gateway import "$work/load.json" --db "$db" >/dev/null
+"$gateway" import "$work/load.json" --db "$db" >/dev/null
 sleep 1 # every gateway reloads its content
 
 cat >"$work/search.xml" <<XML

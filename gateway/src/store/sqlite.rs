@@ -9,6 +9,11 @@
 //!   savepoint, so one that fails is rolled back alone) and commits once: one fsync for many
 //!   bookings (group commit). A write whose request was abandoned (its deadline passed while it
 //!   waited) is skipped before it starts; one that started always gets its real outcome.
+//! - **Checkpoints** (copying the WAL back into the database file, with its own fsync) run on a
+//!   checkpointer thread with its own connection, every [`CHECKPOINT_EVERY`], in SQLite's
+//!   `PASSIVE` mode (never waiting for a reader or the writer). The writer's connection does
+//!   not checkpoint itself (`wal_autocheckpoint=0`): otherwise every 1,000 pages one commit
+//!   would also copy the pages and fsync the database file while every queued write waits.
 //!
 //! Every connection has `foreign_keys=ON`, `synchronous=FULL` (a committed booking survives a
 //! power cut) and a busy timeout, so several processes can share the file.
@@ -31,6 +36,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most writes committed together.
 const MAX_BATCH: usize = 512;
+
+/// How often the checkpointer thread copies the WAL back into the database file.
+pub(crate) const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 
 /// The most idle read connections kept.
 const MAX_IDLE_READERS: usize = 16;
@@ -80,11 +88,22 @@ impl Sqlite {
     pub(crate) fn open(path: &Path) -> Result<Sqlite, StoreError> {
         let conn = connect(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        let checkpointer = connect(path)?;
         let (tx, rx) = mpsc::channel::<Queued>();
+        let (stop, stopped) = mpsc::channel::<()>();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(conn, rx))
+            .spawn(move || {
+                write_loop(conn, rx);
+                // The writer has finished: the checkpointer stops too.
+                drop(stop);
+            })
             .map_err(|e| StoreError::Unavailable(format!("cannot start the writer thread: {e}")))?;
+        std::thread::Builder::new()
+            .name("sqlite-checkpointer".into())
+            .spawn(move || checkpoint_loop(checkpointer, stopped))
+            .map_err(|e| StoreError::Unavailable(format!("cannot start the checkpointer thread: {e}")))?;
         Ok(Sqlite { path: path.to_path_buf(), readers: Mutex::new(Vec::new()), writer: Mutex::new(Some(tx)) })
     }
 
@@ -249,6 +268,20 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>) {
                 Err(e) => Err(StoreError::Unavailable(format!("the write was not committed: {e}"))),
             };
             job.finish(outcome);
+        }
+    }
+}
+
+/// The checkpointer thread: a `PASSIVE` checkpoint every [`CHECKPOINT_EVERY`] until the writer
+/// thread ends (then a last one).
+fn checkpoint_loop(conn: Connection, stopped: mpsc::Receiver<()>) {
+    loop {
+        let stop = !matches!(stopped.recv_timeout(CHECKPOINT_EVERY), Err(mpsc::RecvTimeoutError::Timeout));
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(error = %e, "a WAL checkpoint failed");
+        }
+        if stop {
+            return;
         }
     }
 }
