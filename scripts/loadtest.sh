@@ -4,7 +4,9 @@
 # hotel availability (one hotel and one room; a region and two rooms),
 # activity NBC, hotel NBC, a booking Quote and booking Commits (each with its own Client
 # reference), each for DURATION seconds with CONNECTIONS connections. Prints wrk's figures
-# (requests/s, latency percentiles) and each one's share of the baseline.
+# (requests/s, latency percentiles) and each one's share of the baseline. The baseline is
+# measured again right before each route (PAIRED=0: once, first), so that a machine whose speed
+# drifts during the run (a shared VM) does not skew the later shares.
 #
 #   scripts/loadtest.sh [DURATION] [CONNECTIONS]            # SQLite (the default)
 #   DB=postgres scripts/loadtest.sh 10 32                   # a throw-away PostgreSQL (fsync on)
@@ -19,6 +21,7 @@ cd "$(dirname "$0")/.."
 DURATION=${1:-10}
 CONNECTIONS=${2:-32}
 INSTANCES=${INSTANCES:-1}
+PAIRED=${PAIRED:-1}
 ONLY=${ONLY:-"baseline search availability hotelavailability hotelarea activitynbc hotelnbc quote commit"}
 PORT=18088
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
@@ -161,6 +164,10 @@ run() {
   fi
 }
 for what in $ONLY; do
+  if [ "$PAIRED" = 1 ] && [ "$what" != baseline ]; then
+    baseline=""
+    run "baseline: fixed 404 body" empty.xml not-an-operation
+  fi
   case "$what" in
     baseline) run "baseline: fixed 404 body" empty.xml not-an-operation ;;
     search) run "activity search" search.xml activitysearch ;;

@@ -6,7 +6,7 @@
 //! moved into the coming weeks, so each takes its success path.
 //!
 //! `cargo bench -p ota-gateway --bench gateway` (SQLite); with `BENCH_DATABASE_URL=postgres://…`
-//! (an empty database) on PostgreSQL.
+//! (an empty database) on PostgreSQL. The allocator is the binary's (mimalloc).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
@@ -20,6 +20,10 @@ use axum::routing::post;
 use criterion::{Criterion, criterion_group, criterion_main};
 use ota_gateway::{AppState, Config, Location, Store};
 use tower::ServiceExt;
+
+/// The allocator of the `ota-gateway` binary, so that the path is measured as it runs there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const POS: &str = r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#;
 const NS: &str = "http://www.opentravel.org/OTA/2003/05";

@@ -72,9 +72,14 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// The media type of requests and answers.
 pub const XML: &str = "application/xml";
 
-/// What every handler gets: the store, the content in memory and the settings.
+/// What every handler gets: the store, the content in memory and the settings (cheap to clone:
+/// one shared [`AppParts`], which the fields are read through).
 #[derive(Debug, Clone)]
-pub struct AppState {
+pub struct AppState(Arc<AppParts>);
+
+/// The parts of an [`AppState`].
+#[derive(Debug)]
+pub struct AppParts {
     /// The store.
     pub store: Store,
     /// The content snapshot, refreshed when the store's content changes.
@@ -89,12 +94,27 @@ pub struct AppState {
     pub auth: Arc<Authenticator>,
 }
 
+impl std::ops::Deref for AppState {
+    type Target = AppParts;
+
+    fn deref(&self) -> &AppParts {
+        &self.0
+    }
+}
+
 impl AppState {
     /// The state for a store (whose content is loaded now) and settings.
     pub async fn new(store: Store, config: Config) -> Result<Self, crate::store::StoreError> {
         let content = ContentCache::load(store.clone()).await?;
         let auth = Arc::new(Authenticator::new(config.throttle));
-        Ok(AppState { store, content, hotel_bookings: Arc::default(), recent: Arc::default(), config: Arc::new(config), auth })
+        Ok(AppState(Arc::new(AppParts {
+            store,
+            content,
+            hotel_bookings: Arc::default(),
+            recent: Arc::default(),
+            config: Arc::new(config),
+            auth,
+        })))
     }
 }
 

@@ -40,5 +40,5 @@ pub mod store;
 
 pub use client::{Client, ClientError};
 pub use config::Config;
-pub use http::{AppState, router, serve};
+pub use http::{AppParts, AppState, router, serve};
 pub use store::{Location, Store};

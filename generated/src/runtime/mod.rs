@@ -244,7 +244,8 @@ fn bind<T: YaDeserialize>(xml: &str) -> Result<T, yaserde::Error> {
 /// Encodes a message with its generated encoder: XML declaration, `xmlns` once on the root,
 /// `<X/>` for empty elements; indented when `pretty`.
 pub fn encode<T: Message>(value: &T, pretty: bool) -> Result<String, EncodeError> {
-    let mut w = Writer::new(pretty, 4096);
+    // Most answers fit without growing the buffer (a hotel availability of 11 offers is 11 KB).
+    let mut w = Writer::new(pretty, 16 * 1024);
     value.encode(&mut w, T::ROOT);
     w.finish()
 }
