@@ -83,7 +83,7 @@ fn warning_codes<R: Response<Warnings = ota_messages::common::Warnings>>(rs: &R)
 }
 
 fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
-    let ids = &rs.hotel_reservations.as_ref()?.hotel_reservation.res_global_info.hotel_reservation_ids.hotel_reservation_id;
+    let ids = &rs.hotel_reservations.as_ref()?.hotel_reservation.res_global_info.hotel_reservation_ids.as_ref()?.hotel_reservation_id;
     ids.iter().find(|r| r.res_id_source_context == ResIdSourceContext::Internal).map(|r| r.res_id_value.clone())
 }
 
@@ -318,6 +318,14 @@ async fn hotel_booking_refusals(b: Backend) {
         .replace("ResID_SourceContext=\"Client\"", "ResID_SourceContext=\"Internal\"");
     let rs: OtaHotelResRs = send(OtaHotelResRq::from_xml(&xml).unwrap()).await;
     assert_eq!(error_code(&rs), Some(ErrorCode::RequiredFieldMissing));
+    // A Quote whose reference is not a Client one (found by the gateway fuzz target): priced,
+    // and answered without references rather than with an empty, invalid HotelReservationIDs.
+    let xml = book_rq("Quote", "R-1", "RMDB000000", "SC", start, end).to_xml().unwrap().replace("ResID_Type=\"36\"", "ResID_Type=\"18\"");
+    assert!(xml.contains("ResID_Type=\"18\""));
+    let rs: OtaHotelResRs = send(OtaHotelResRq::from_xml(&xml).unwrap()).await;
+    assert!(rs.is_success(), "{:?}", rs.errors());
+    let global = &rs.hotel_reservations.as_ref().unwrap().hotel_reservation.res_global_info;
+    assert!(global.hotel_reservation_ids.is_none());
     // A Client reference of an activity booking cannot name a hotel booking too.
     assert_eq!(support::count(server.store(), "hotel_rooms_sold WHERE hotel_code = 'HTL00105'").await, 0, "nothing was taken");
 }

@@ -1870,9 +1870,9 @@ pub struct BookedResGlobalInfo {
     /// The price of the booking (AmountAfterTax, CurrencyCode): the sum of the rooms.
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Total,
-    /// The booking references: the Client one (echoed) and, after a Commit, the Internal one, both ResID_Type 36.
+    /// The booking references: the Client one (echoed) and, after a Commit, the Internal one, both ResID_Type 36. Absent from a Quote that gave no Client reference (ResID_Type 36).
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
-    pub hotel_reservation_ids: BookingReservationIds,
+    pub hotel_reservation_ids: Option<BookingReservationIds>,
     /// The hotel of the booking (HotelCode, HotelName); required by OpenTravel 2016B.
     #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
     pub basic_property_info: BasicPropertyInfo,
@@ -1925,7 +1925,7 @@ impl rt::Decode for BookedResGlobalInfo {
             deposit_payments: f_deposit_payments,
             cancel_penalties: f_cancel_penalties,
             total: f_total.ok_or_else(|| cx.bug(node))?,
-            hotel_reservation_ids: f_hotel_reservation_ids.ok_or_else(|| cx.bug(node))?,
+            hotel_reservation_ids: f_hotel_reservation_ids,
             basic_property_info: f_basic_property_info.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -1944,7 +1944,9 @@ impl rt::Encode for BookedResGlobalInfo {
             rt::Encode::encode(v, w, "CancelPenalties");
         }
         rt::Encode::encode(&self.total, w, "Total");
-        rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
+        if let Some(v) = &self.hotel_reservation_ids {
+            rt::Encode::encode(v, w, "HotelReservationIDs");
+        }
         rt::Encode::encode(&self.basic_property_info, w, "BasicPropertyInfo");
         w.end(name);
     }

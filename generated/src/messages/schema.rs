@@ -2838,7 +2838,7 @@ pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             Particle::Element(ElementDesc {
                 name: "HotelReservationIDs",
                 index: 4,
-                min: 1u32,
+                min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
             }),

@@ -157,7 +157,7 @@ pub fn booked(b: &Booking, catalogue: &Catalogue, languages: &Languages, with_br
                 deposit_payments: None,
                 cancel_penalties: Some(booking_penalties(b)),
                 total: total(&b.currency, b.total()),
-                hotel_reservation_ids: res::BookingReservationIds { hotel_reservation_id: ids },
+                hotel_reservation_ids: (!ids.is_empty()).then_some(res::BookingReservationIds { hotel_reservation_id: ids }),
                 basic_property_info: property(&hotel_code, catalogue.hotel(&hotel_code)),
             },
         },
