@@ -1317,7 +1317,9 @@ pub struct BookingReservationId {
     /// Integer code: 36 booking level.
     #[yaserde(attribute = true, rename = "ResID_Type")]
     pub res_id_type: ReservationIdCode,
-    /// The reference value (string).
+    /// The reference value: at most 64 characters, as every booking reference the gateway keeps.
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ResID_Value")]
     pub res_id_value: String,
     /// Client (the partner's reference) or Internal (the gateway's reference).

@@ -2594,7 +2594,7 @@ pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ResID_Value",
             required: true,
-            ty: &XS_STRING,
+            ty: &SHORT_TEXT,
         },
         AttrDesc {
             name: "ResID_SourceContext",
