@@ -38,7 +38,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_BATCH: usize = 512;
 
 /// How often the checkpointer thread copies the WAL back into the database file.
-pub(crate) const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 
 /// The most idle read connections kept.
 const MAX_IDLE_READERS: usize = 16;

@@ -168,6 +168,22 @@ impl FromStr for Decimal {
     }
 }
 
+/// Writes the decimal digits of `m` into `digits`, least significant first, at least
+/// `scale + 1` of them (the zeros a point needs); returns how many.
+fn reversed_digits<T>(mut m: T, scale: usize, digits: &mut [u8; 40]) -> usize
+where
+    T: Copy + PartialOrd + From<u8> + std::ops::Rem<Output = T> + std::ops::DivAssign + TryInto<u8>,
+{
+    let (zero, ten) = (T::from(0), T::from(10));
+    let mut n = 0;
+    while m > zero || n <= scale {
+        digits[n] = b'0' + (m % ten).try_into().unwrap_or(0);
+        m /= ten;
+        n += 1;
+    }
+    n
+}
+
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if f.precision().is_some() || f.width().is_some() || f.sign_plus() {
@@ -178,25 +194,11 @@ impl fmt::Display for Decimal {
         let scale = self.0.scale() as usize;
         let m = self.0.mantissa().unsigned_abs();
         let mut digits = [0u8; 40];
-        let mut n = 0;
         // Money fits in 64 bits: u64 arithmetic there (a u128 division is a library call).
-        match u64::try_from(m) {
-            Ok(mut m) => {
-                while m > 0 || n <= scale {
-                    digits[n] = b'0' + (m % 10) as u8;
-                    m /= 10;
-                    n += 1;
-                }
-            }
-            Err(_) => {
-                let mut m = m;
-                while m > 0 || n <= scale {
-                    digits[n] = b'0' + (m % 10) as u8;
-                    m /= 10;
-                    n += 1;
-                }
-            }
-        }
+        let n = match u64::try_from(m) {
+            Ok(m) => reversed_digits(m, scale, &mut digits),
+            Err(_) => reversed_digits(m, scale, &mut digits),
+        };
         let mut buf = [0u8; 42];
         let mut len = 0;
         if self.0.is_sign_negative() && !self.0.is_zero() {
