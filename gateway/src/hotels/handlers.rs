@@ -334,7 +334,7 @@ impl Change {
     async fn preview(&self, c: &mut Conn<'_>) -> Result<Booking, OpError> {
         let (_, stored, desired) = self.plan(c, false).await?;
         let taken = inventory::change(Some(&stored), Some(&desired));
-        repo::check_inventory(c, &taken).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
+        repo::check_inventory(c, &taken, &self.content.hotels).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         Ok(desired)
     }
 

@@ -1195,16 +1195,19 @@ async fn sold_on(c: &mut Conn<'_>, n: &inventory::Night) -> Result<i64, StoreErr
     Ok(row.map_or(0, |Scalar(r)| r))
 }
 
-/// Checks that the rooms a change takes are left now (a Quote: nothing is stored).
-pub(crate) async fn check_inventory(c: &mut Conn<'_>, change: &inventory::Rooms) -> Result<(), InventoryError> {
-    for (night, &n) in change.iter().filter(|(_, n)| **n > 0) {
-        let total = on_sale(c, night).await?.ok_or_else(|| InventoryError::RoomTypeGone(night.clone()))?;
-        let left = (total - sold_on(c, night).await?).max(0);
-        if left < n {
-            return Err(InventoryError::Full { night: night.clone(), left });
-        }
+/// Checks that the rooms a change takes are left now (a Quote or a modify's preview: nothing
+/// is stored): those on sale as `hotels` (the content in memory) has them, less those sold as
+/// the database has them, read in one statement. Availability counts the same way.
+pub(crate) async fn check_inventory(c: &mut Conn<'_>, change: &inventory::Rooms, hotels: &Catalogue) -> Result<(), InventoryError> {
+    let Some((codes, first, last)) = inventory::taken_span(change) else {
+        return Ok(());
+    };
+    let sold = rooms_sold(c, &codes, first, last).await?;
+    match inventory::first_short(change, hotels, &sold) {
+        None => Ok(()),
+        Some((night, Some(left))) => Err(InventoryError::Full { night: night.clone(), left }),
+        Some((night, None)) => Err(InventoryError::RoomTypeGone(night.clone())),
     }
-    Ok(())
 }
 
 /// Applies a change to the rooms sold, in the caller's write transaction: gives back, and

@@ -35,7 +35,9 @@ pub async fn book(cx: &Ctx, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError
         Action::Quote => {
             let wanted = inventory::change(None, Some(&asked));
             let quoted = asked.clone();
-            cx.peek(move |c| Box::pin(async move { repo::check_inventory(c, &wanted).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) })).await?;
+            let content = cx.content.clone();
+            cx.peek(move |c| Box::pin(async move { repo::check_inventory(c, &wanted, &content.hotels).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) }))
+                .await?;
             asked
         }
         Action::Commit => {

@@ -10,6 +10,7 @@ use ota_messages::common::ErrorCode;
 
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, Room};
+use crate::hotels::catalogue::Catalogue;
 
 /// One room type of one hotel, one night.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -59,6 +60,30 @@ pub fn change(before: Option<&Booking>, after: Option<&Booking>) -> Rooms {
     }
     out.retain(|_, n| *n != 0);
     out
+}
+
+/// Where a change takes more rooms than are left: the first such night, with the rooms left on
+/// it (`None`: the content no longer has the room type). Left is what the content puts on sale
+/// that night less what `sold` holds (the rooms sold, read from the database).
+pub fn first_short<'a>(change: &'a Rooms, hotels: &Catalogue, sold: &Rooms) -> Option<(&'a Night, Option<i64>)> {
+    change.iter().filter(|(_, n)| **n > 0).find_map(|(night, &n)| {
+        let Some(room) = hotels.hotel(&night.hotel).and_then(|h| h.room(&night.room_type)) else {
+            return Some((night, None));
+        };
+        let left = (i64::from(room.on_sale(night.night)) - sold.get(night).copied().unwrap_or(0)).max(0);
+        (left < n).then_some((night, Some(left)))
+    })
+}
+
+/// The hotels and the first and last night a change takes rooms on (`None`: it takes none).
+pub fn taken_span(change: &Rooms) -> Option<(Vec<&str>, NaiveDate, NaiveDate)> {
+    let taken = || change.iter().filter(|(_, n)| **n > 0).map(|(night, _)| night);
+    let first = taken().map(|n| n.night).min()?;
+    let last = taken().map(|n| n.night).max()?;
+    let mut hotels: Vec<&str> = taken().map(|n| n.hotel.as_str()).collect();
+    hotels.sort_unstable();
+    hotels.dedup();
+    Some((hotels, first, last))
 }
 
 /// The first room stay (0-based) of a booking holding a room type on a night: where an error
@@ -144,6 +169,59 @@ mod tests {
         after.rooms[0].end = d("2030-06-04");
         assert_eq!(change(Some(&before), Some(&after)), Rooms::from([(key("A", "2030-06-01"), -1), (key("A", "2030-06-03"), 1)]));
         assert_eq!(room_of(&after, &key("A", "2030-06-03")), Some(0));
+    }
+
+    /// Hotel H with room type A (2 on sale, 0 on 2030-06-02 by an allotment).
+    fn catalogue() -> Catalogue {
+        use crate::hotels::catalogue::{Allotment, Hotel, RoomType, Texts};
+        let hotel = Hotel {
+            code: "H".into(),
+            name: "H".into(),
+            code_context: None,
+            chain: None,
+            brand: None,
+            category_code: "20".into(),
+            category_detail: None,
+            category_text: None,
+            position: None,
+            address_lines: vec![],
+            city: None,
+            postal_code: None,
+            country_code: None,
+            region: None,
+            phones: vec![],
+            emails: vec![],
+            last_modified: d("2030-01-01"),
+            texts: Texts::new(),
+            rooms: vec![RoomType {
+                code: "A".into(),
+                texts: Texts::new(),
+                units: 2,
+                max_guests: None,
+                allotment: vec![Allotment { from: d("2030-06-02"), to: d("2030-06-02"), units: 0 }],
+            }],
+            rates: vec![],
+            images: vec![],
+            cancellation: Default::default(),
+        };
+        Catalogue::new([hotel], BTreeMap::new())
+    }
+
+    #[test]
+    fn rooms_are_short_where_the_content_puts_fewer_on_sale_than_are_sold_and_taken() {
+        let hotels = catalogue();
+        let take = |room_type: &str, night: &str, n: i64| Rooms::from([(key(room_type, night), n)]);
+        let sold = Rooms::from([(key("A", "2030-06-01"), 1)]);
+        assert_eq!(first_short(&take("A", "2030-06-01", 1), &hotels, &sold), None, "2 on sale, 1 sold: 1 left");
+        assert_eq!(first_short(&take("A", "2030-06-01", 2), &hotels, &sold), Some((&key("A", "2030-06-01"), Some(1))));
+        assert_eq!(first_short(&take("A", "2030-06-02", 1), &hotels, &sold), Some((&key("A", "2030-06-02"), Some(0))), "the allotment wins");
+        assert_eq!(first_short(&take("A", "2030-06-03", 2), &hotels, &sold), None);
+        assert_eq!(first_short(&take("B", "2030-06-03", 1), &hotels, &sold), Some((&key("B", "2030-06-03"), None)), "no such room type");
+        assert_eq!(first_short(&take("A", "2030-06-02", -1), &hotels, &sold), None, "giving back never falls short");
+
+        let change = Rooms::from([(key("A", "2030-06-05"), -1), (key("A", "2030-06-03"), 1), (key("A", "2030-06-04"), 1)]);
+        assert_eq!(taken_span(&change), Some((vec!["H"], d("2030-06-03"), d("2030-06-04"))), "nights given back are not read");
+        assert_eq!(taken_span(&take("A", "2030-06-03", -1)), None);
     }
 
     #[test]
