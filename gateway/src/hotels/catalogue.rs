@@ -321,6 +321,37 @@ fn eq_words(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.chars().zip(b.chars()).all(|(x, y)| x == y || x.to_lowercase().eq(y.to_lowercase()))
 }
 
+/// A hotel with a code and room types and nothing else (for tests).
+#[cfg(test)]
+impl Hotel {
+    pub(crate) fn bare(code: &str, rooms: Vec<RoomType>) -> Hotel {
+        Hotel {
+            code: code.into(),
+            name: code.into(),
+            code_context: None,
+            chain: None,
+            brand: None,
+            category_code: "20".into(),
+            category_detail: None,
+            category_text: None,
+            position: None,
+            address_lines: vec![],
+            city: None,
+            postal_code: None,
+            country_code: None,
+            region: None,
+            phones: vec![],
+            emails: vec![],
+            last_modified: NaiveDate::MIN,
+            texts: Texts::new(),
+            rooms,
+            rates: vec![],
+            images: vec![],
+            cancellation: Policy::default(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -340,36 +371,14 @@ mod tests {
             to: d(to),
             nightly: Decimal::new(cents, 2),
         };
-        let h = Hotel {
-            code: "H".into(),
-            name: "H".into(),
-            code_context: None,
-            chain: None,
-            brand: None,
-            category_code: "20".into(),
-            category_detail: None,
-            category_text: None,
-            position: None,
-            address_lines: vec![],
-            city: None,
-            postal_code: None,
-            country_code: None,
-            region: None,
-            phones: vec![],
-            emails: vec![],
-            last_modified: d("2026-01-01"),
+        let room = RoomType {
+            code: "R".into(),
             texts: Texts::new(),
-            rooms: vec![RoomType {
-                code: "R".into(),
-                texts: Texts::new(),
-                units: 3,
-                max_guests: Some(2),
-                allotment: vec![Allotment { from: d("2030-07-01"), to: d("2030-07-31"), units: 1 }, Allotment { from: d("2030-07-10"), to: d("2030-07-12"), units: 0 }],
-            }],
-            rates: vec![rate("2030-01-01", "2030-12-31", 10000), rate("2030-07-01", "2030-07-31", 15000)],
-            images: vec![],
-            cancellation: Policy::default(),
+            units: 3,
+            max_guests: Some(2),
+            allotment: vec![Allotment { from: d("2030-07-01"), to: d("2030-07-31"), units: 1 }, Allotment { from: d("2030-07-10"), to: d("2030-07-12"), units: 0 }],
         };
+        let h = Hotel { rates: vec![rate("2030-01-01", "2030-12-31", 10000), rate("2030-07-01", "2030-07-31", 15000)], ..Hotel::bare("H", vec![room]) };
         let r = &h.rooms[0];
         assert_eq!((r.on_sale(d("2030-06-30")), r.on_sale(d("2030-07-01")), r.on_sale(d("2030-07-11")), r.on_sale(d("2030-07-13"))), (3, 1, 0, 1));
         assert!(r.fits(2) && !r.fits(3));

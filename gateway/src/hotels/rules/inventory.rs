@@ -174,36 +174,14 @@ mod tests {
     /// Hotel H with room type A (2 on sale, 0 on 2030-06-02 by an allotment).
     fn catalogue() -> Catalogue {
         use crate::hotels::catalogue::{Allotment, Hotel, RoomType, Texts};
-        let hotel = Hotel {
-            code: "H".into(),
-            name: "H".into(),
-            code_context: None,
-            chain: None,
-            brand: None,
-            category_code: "20".into(),
-            category_detail: None,
-            category_text: None,
-            position: None,
-            address_lines: vec![],
-            city: None,
-            postal_code: None,
-            country_code: None,
-            region: None,
-            phones: vec![],
-            emails: vec![],
-            last_modified: d("2030-01-01"),
+        let room = RoomType {
+            code: "A".into(),
             texts: Texts::new(),
-            rooms: vec![RoomType {
-                code: "A".into(),
-                texts: Texts::new(),
-                units: 2,
-                max_guests: None,
-                allotment: vec![Allotment { from: d("2030-06-02"), to: d("2030-06-02"), units: 0 }],
-            }],
-            rates: vec![],
-            images: vec![],
-            cancellation: Default::default(),
+            units: 2,
+            max_guests: None,
+            allotment: vec![Allotment { from: d("2030-06-02"), to: d("2030-06-02"), units: 0 }],
         };
+        let hotel = Hotel::bare("H", vec![room]);
         Catalogue::new([hotel], BTreeMap::new())
     }
 
