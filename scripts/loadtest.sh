@@ -88,11 +88,11 @@ XML
 cat >"$work/hotelnbc.xml" <<XML
 <OTA_HotelDescriptiveInfoRQ $ns Version="2009.1" PrimaryLangID="en">$pos<HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>
 XML
-# One hotel, one room of two adults (11 offers, ~21 KB): the search before a booking.
+# One hotel, one room of two adults (11 offers, 11 KB): the search before a booking.
 cat >"$work/hotelavailability.xml" <<XML
 <OTA_HotelAvailRQ $ns Version="2008.1" PrimaryLangID="en">$pos<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="HTL00042"/></Criterion></HotelSearchCriteria><StayDateRange Start="$(day 20)" End="$(day 24)"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>
 XML
-# Every hotel of a region, two rooms (2 adults + a child, 1 adult): 38 offers, ~72 KB.
+# Every hotel of a region, two rooms (2 adults + a child, 1 adult): 38 offers, 36 KB.
 cat >"$work/hotelarea.xml" <<XML
 <OTA_HotelAvailRQ $ns Version="2008.1" PrimaryLangID="en">$pos<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><RefPoint CodeContext="Region">Mallorca</RefPoint></Criterion></HotelSearchCriteria><StayDateRange Start="$(day 20)" End="$(day 24)"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/><GuestCount AgeQualifyingCode="8" Age="9" Count="1"/></GuestCounts></RoomStayCandidate><RoomStayCandidate RPH="2"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="1"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>
 XML
