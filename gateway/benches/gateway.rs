@@ -79,7 +79,7 @@ fn requests() -> Vec<(&'static str, &'static str, String)> {
             ),
         ),
         (
-            "hotelavailability, one hotel, one room (11 offers, 21 KB)",
+            "hotelavailability, one hotel, one room (11 offers, 11 KB)",
             "/hotelavailability",
             format!(
                 r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1" PrimaryLangID="en">{POS}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="HTL00042"/></Criterion></HotelSearchCriteria><StayDateRange Start="{d20}" End="{d24}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#
