@@ -188,13 +188,9 @@ pub struct Offer<'c> {
 /// Rooms of a type left for a whole stay: the fewest left on any night.
 pub fn rooms_left(hotel: &Hotel, room: &RoomType, start: NaiveDate, end: NaiveDate, sold: &Rooms) -> i64 {
     inventory::nights(start, end)
-        .map(|night| {
-            let key = Night { hotel: hotel.code.clone(), room_type: room.code.clone(), night };
-            i64::from(room.on_sale(night)) - sold.get(&key).copied().unwrap_or(0)
-        })
+        .map(|night| inventory::left_on(room, &Night { hotel: hotel.code.clone(), room_type: room.code.clone(), night }, sold))
         .min()
         .unwrap_or(0)
-        .max(0)
 }
 
 /// The offers answering a query, given the rooms sold during the stay; and how many were

@@ -10,7 +10,7 @@ use ota_messages::common::ErrorCode;
 
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, Room};
-use crate::hotels::catalogue::Catalogue;
+use crate::hotels::catalogue::{Catalogue, RoomType};
 
 /// One room type of one hotel, one night.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -62,25 +62,34 @@ pub fn change(before: Option<&Booking>, after: Option<&Booking>) -> Rooms {
     out
 }
 
-/// Where a change takes more rooms than are left: the first such night, with the rooms left on
-/// it (`None`: the content no longer has the room type). Left is what the content puts on sale
-/// that night less what `sold` holds (the rooms sold, read from the database).
+/// The rooms a change takes (positive), night by night; what it gives back is left out.
+fn taken(change: &Rooms) -> impl Iterator<Item = (&Night, i64)> {
+    change.iter().filter(|(_, n)| **n > 0).map(|(night, &n)| (night, n))
+}
+
+/// Rooms of a type left on a night: what the content puts on sale, less what `sold` holds (the
+/// rooms sold, read from the database); never below zero.
+pub fn left_on(room: &RoomType, night: &Night, sold: &Rooms) -> i64 {
+    (i64::from(room.on_sale(night.night)) - sold.get(night).copied().unwrap_or(0)).max(0)
+}
+
+/// Where a change takes more rooms than are left (see [`left_on`]): the first such night, with
+/// the rooms left on it (`None`: the content no longer has the room type).
 pub fn first_short<'a>(change: &'a Rooms, hotels: &Catalogue, sold: &Rooms) -> Option<(&'a Night, Option<i64>)> {
-    change.iter().filter(|(_, n)| **n > 0).find_map(|(night, &n)| {
-        let Some(room) = hotels.hotel(&night.hotel).and_then(|h| h.room(&night.room_type)) else {
-            return Some((night, None));
-        };
-        let left = (i64::from(room.on_sale(night.night)) - sold.get(night).copied().unwrap_or(0)).max(0);
-        (left < n).then_some((night, Some(left)))
+    taken(change).find_map(|(night, n)| match hotels.hotel(&night.hotel).and_then(|h| h.room(&night.room_type)) {
+        None => Some((night, None)),
+        Some(room) => {
+            let left = left_on(room, night, sold);
+            (left < n).then_some((night, Some(left)))
+        }
     })
 }
 
 /// The hotels and the first and last night a change takes rooms on (`None`: it takes none).
 pub fn taken_span(change: &Rooms) -> Option<(Vec<&str>, NaiveDate, NaiveDate)> {
-    let taken = || change.iter().filter(|(_, n)| **n > 0).map(|(night, _)| night);
-    let first = taken().map(|n| n.night).min()?;
-    let last = taken().map(|n| n.night).max()?;
-    let mut hotels: Vec<&str> = taken().map(|n| n.hotel.as_str()).collect();
+    let first = taken(change).map(|(n, _)| n.night).min()?;
+    let last = taken(change).map(|(n, _)| n.night).max()?;
+    let mut hotels: Vec<&str> = taken(change).map(|(n, _)| n.hotel.as_str()).collect();
     hotels.sort_unstable();
     hotels.dedup();
     Some((hotels, first, last))
@@ -173,7 +182,7 @@ mod tests {
 
     /// Hotel H with room type A (2 on sale, 0 on 2030-06-02 by an allotment).
     fn catalogue() -> Catalogue {
-        use crate::hotels::catalogue::{Allotment, Hotel, RoomType, Texts};
+        use crate::hotels::catalogue::{Allotment, Hotel, Texts};
         let room = RoomType {
             code: "A".into(),
             texts: Texts::new(),
