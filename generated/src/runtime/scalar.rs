@@ -38,21 +38,35 @@ impl FromStr for Date {
     }
 }
 
-impl fmt::Display for Date {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Date {
+    /// Appends the value's text to `out` (the encoder's hot path: every nightly rate has two).
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         let d = self.0;
         match u32::try_from(d.year()) {
             Ok(year) if year <= 9999 => {
-                // `YYYY-MM-DD`, written digit by digit (a hot path: every nightly rate has two).
+                // `YYYY-MM-DD`, written digit by digit.
                 let mut buf = *b"0000-00-00";
                 put_digits::<4>(&mut buf[0..], year);
                 put_digits::<2>(&mut buf[5..], d.month());
                 put_digits::<2>(&mut buf[8..], d.day());
-                f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+                out.extend_from_slice(&buf);
             }
-            _ => write!(f, "{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+            _ => out.extend_from_slice(format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()).as_bytes()),
         }
     }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_via(f, |out| self.write_to(out))
+    }
+}
+
+/// Writes the text a `write_to` appends (ASCII) through a formatter.
+fn write_via(f: &mut fmt::Formatter<'_>, write_to: impl FnOnce(&mut Vec<u8>)) -> fmt::Result {
+    let mut out = Vec::with_capacity(40);
+    write_to(&mut out);
+    f.write_str(std::str::from_utf8(&out).map_err(|_| fmt::Error)?)
 }
 
 impl From<NaiveDate> for Date {
@@ -111,37 +125,48 @@ fn put_digits<const N: usize>(out: &mut [u8], n: u32) {
     }
 }
 
-impl fmt::Display for DateTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl DateTime {
+    /// Appends the value's text to `out` (the encoder's hot path: every answer has some).
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         let d = self.local.date();
         let t = self.local.time();
         match u32::try_from(d.year()) {
             Ok(year) if year <= 9999 => {
-                // `YYYY-MM-DD` as a date writes it, then `Thh:mm:ss` digit by digit (a hot path
-                // of every answer).
-                fmt::Display::fmt(&Date(d), f)?;
+                // `YYYY-MM-DD` as a date writes it, then `Thh:mm:ss` digit by digit.
+                Date(d).write_to(out);
                 let mut buf = *b"T00:00:00";
                 put_digits::<2>(&mut buf[1..], t.hour());
                 put_digits::<2>(&mut buf[4..], t.minute());
                 put_digits::<2>(&mut buf[7..], t.second());
-                f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)?;
+                out.extend_from_slice(&buf);
             }
-            _ => write!(f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", d.year(), d.month(), d.day(), t.hour(), t.minute(), t.second())?,
+            _ => out.extend_from_slice(format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", d.year(), d.month(), d.day(), t.hour(), t.minute(), t.second()).as_bytes()),
         }
         if self.fraction_digits > 0 {
             let digits = u32::from(self.fraction_digits.min(9));
             let frac = t.nanosecond() / 10u32.pow(9 - digits);
-            write!(f, ".{:0width$}", frac, width = digits as usize)?;
+            out.extend_from_slice(format!(".{:0width$}", frac, width = digits as usize).as_bytes());
         }
         match self.zone {
-            None => Ok(()),
-            Some(Zone::Utc) => f.write_str("Z"),
+            None => {}
+            Some(Zone::Utc) => out.push(b'Z'),
             Some(Zone::Offset(m)) => {
-                let sign = if m < 0 { '-' } else { '+' };
-                let m = m.unsigned_abs();
-                write!(f, "{sign}{:02}:{:02}", m / 60, m % 60)
+                let mut buf = *b"+00:00";
+                if m < 0 {
+                    buf[0] = b'-';
+                }
+                let m = u32::from(m.unsigned_abs());
+                put_digits::<2>(&mut buf[1..], m / 60);
+                put_digits::<2>(&mut buf[4..], m % 60);
+                out.extend_from_slice(&buf);
             }
         }
+    }
+}
+
+impl fmt::Display for DateTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_via(f, |out| self.write_to(out))
     }
 }
 
@@ -184,13 +209,11 @@ where
     n
 }
 
-impl fmt::Display for Decimal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.precision().is_some() || f.width().is_some() || f.sign_plus() {
-            return fmt::Display::fmt(&self.0, f);
-        }
-        // The mantissa's digits with the point `scale` digits from the right, written into a
-        // buffer (a hot path: every amount of an answer); the same text as rust_decimal's.
+impl Decimal {
+    /// Appends the value's text to `out`: the mantissa's digits with the point `scale` digits
+    /// from the right (the encoder's hot path: every amount of an answer); the same text as
+    /// rust_decimal's.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         let scale = self.0.scale() as usize;
         let m = self.0.mantissa().unsigned_abs();
         let mut digits = [0u8; 40];
@@ -213,7 +236,16 @@ impl fmt::Display for Decimal {
                 len += 1;
             }
         }
-        f.write_str(std::str::from_utf8(&buf[..len]).map_err(|_| fmt::Error)?)
+        out.extend_from_slice(&buf[..len]);
+    }
+}
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.precision().is_some() || f.width().is_some() || f.sign_plus() {
+            return fmt::Display::fmt(&self.0, f);
+        }
+        write_via(f, |out| self.write_to(out))
     }
 }
 

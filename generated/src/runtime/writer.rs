@@ -36,24 +36,51 @@ impl ToValue for bool {
     }
 }
 
-/// Numbers, decimals, dates and date-times: their text has nothing to escape, so it is written
-/// straight into the output (no intermediate string).
-macro_rules! display_values {
-    ($($t:ty),*) => {$(
+/// Numbers, decimals, dates and date-times: their text is ASCII with nothing to escape, so it
+/// is appended straight to the output (no intermediate string, no formatter).
+macro_rules! ascii_values {
+    ($($t:ty => |$v:ident, $out:ident| $write:expr),* $(,)?) => {$(
         impl ToValue for $t {
             fn to_value(&self) -> Cow<'_, str> {
                 Cow::Owned(self.to_string())
             }
 
             fn write_escaped(&self, w: &mut Writer, _attribute: bool) {
-                use std::fmt::Write as _;
-                let _ = write!(w.out, "{self}");
+                let ($v, $out) = (self, &mut w.out);
+                $write
             }
         }
     )*};
 }
 
-display_values!(i32, i64, u32, u64, Decimal, Date, DateTime);
+ascii_values! {
+    i32 => |v, out| push_int(out, v.is_negative(), u64::from(v.unsigned_abs())),
+    i64 => |v, out| push_int(out, v.is_negative(), v.unsigned_abs()),
+    u32 => |v, out| push_int(out, false, u64::from(*v)),
+    u64 => |v, out| push_int(out, false, *v),
+    Decimal => |v, out| v.write_to(out),
+    Date => |v, out| v.write_to(out),
+    DateTime => |v, out| v.write_to(out),
+}
+
+/// Appends an integer in decimal (`-` first when `negative`).
+fn push_int(out: &mut Vec<u8>, negative: bool, mut n: u64) {
+    let mut buf = [0u8; 21];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if negative {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    out.extend_from_slice(&buf[i..]);
+}
 
 /// A type the generated code can encode as an element.
 pub trait Encode {
@@ -63,12 +90,14 @@ pub trait Encode {
 
 /// Builds one XML document.
 pub struct Writer {
-    out: String,
+    /// The document so far: UTF-8, as only `&str` text and ASCII are appended.
+    out: Vec<u8>,
     pretty: bool,
     depth: usize,
     /// A start tag is written but not yet closed with `>`.
     open: bool,
-    /// Per open element: whether it has child elements (for the indentation of its end tag).
+    /// When pretty, per open element: whether it has child elements (for the indentation of
+    /// its end tag). Not kept when compact.
     nested: Vec<bool>,
     invalid: Option<char>,
 }
@@ -76,56 +105,59 @@ pub struct Writer {
 impl Writer {
     /// A writer; the XML declaration is written at once.
     pub fn new(pretty: bool, capacity: usize) -> Self {
-        let mut out = String::with_capacity(capacity.max(256));
-        out.push_str(r#"<?xml version="1.0" encoding="UTF-8"?>"#);
-        Writer { out, pretty, depth: 0, open: false, nested: Vec::with_capacity(16), invalid: None }
+        let mut out = Vec::with_capacity(capacity.max(256));
+        out.extend_from_slice(br#"<?xml version="1.0" encoding="UTF-8"?>"#);
+        Writer { out, pretty, depth: 0, open: false, nested: Vec::new(), invalid: None }
     }
 
+    #[inline]
     fn close_start(&mut self) {
         if self.open {
-            self.out.push('>');
+            self.out.push(b'>');
             self.open = false;
         }
     }
 
     fn indent(&mut self) {
-        if self.pretty {
-            self.out.push('\n');
-            for _ in 0..self.depth {
-                self.out.push_str("  ");
-            }
+        self.out.push(b'\n');
+        for _ in 0..self.depth {
+            self.out.extend_from_slice(b"  ");
         }
     }
 
     /// Opens element `name` (the root also gets the OTA namespace).
     pub fn start(&mut self, name: &str) {
         self.close_start();
-        if let Some(parent) = self.nested.last_mut() {
-            *parent = true;
+        if self.pretty {
+            if let Some(parent) = self.nested.last_mut() {
+                *parent = true;
+            }
+            self.nested.push(false);
+            self.indent();
         }
-        self.indent();
-        self.out.push('<');
-        self.out.push_str(name);
+        self.out.push(b'<');
+        self.out.extend_from_slice(name.as_bytes());
         if self.depth == 0 {
-            self.out.push_str(" xmlns=\"");
-            self.out.push_str(OTA_NAMESPACE);
-            self.out.push('"');
+            self.out.extend_from_slice(b" xmlns=\"");
+            self.out.extend_from_slice(OTA_NAMESPACE.as_bytes());
+            self.out.push(b'"');
         }
         self.open = true;
         self.depth += 1;
-        self.nested.push(false);
     }
 
     /// Writes an attribute of the element just opened.
+    #[inline]
     pub fn attr(&mut self, name: &str, value: &impl ToValue) {
-        self.out.push(' ');
-        self.out.push_str(name);
-        self.out.push_str("=\"");
+        self.out.push(b' ');
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.extend_from_slice(b"=\"");
         value.write_escaped(self, true);
-        self.out.push('"');
+        self.out.push(b'"');
     }
 
     /// Writes an attribute when present.
+    #[inline]
     pub fn attr_opt(&mut self, name: &str, value: &Option<impl ToValue>) {
         if let Some(v) = value {
             self.attr(name, v);
@@ -148,48 +180,51 @@ impl Writer {
     /// Closes element `name`.
     pub fn end(&mut self, name: &str) {
         self.depth = self.depth.saturating_sub(1);
-        let nested = self.nested.pop().unwrap_or(false);
+        let nested = self.pretty && self.nested.pop().unwrap_or(false);
         if self.open {
-            self.out.push_str("/>");
+            self.out.extend_from_slice(b"/>");
             self.open = false;
             return;
         }
         if nested {
             self.indent();
         }
-        self.out.push_str("</");
-        self.out.push_str(name);
-        self.out.push('>');
+        self.out.extend_from_slice(b"</");
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.push(b'>');
     }
 
     fn escape(&mut self, s: &str, attribute: bool) {
         let mut rest = s;
         while let Some((i, c)) = find_escape(rest, attribute) {
-            self.out.push_str(&rest[..i]);
-            match c {
-                '<' => self.out.push_str("&lt;"),
-                '>' => self.out.push_str("&gt;"),
-                '&' => self.out.push_str("&amp;"),
-                '"' => self.out.push_str("&quot;"),
-                '\'' => self.out.push_str("&apos;"),
-                '\n' => self.out.push_str("&#xA;"),
-                '\r' => self.out.push_str("&#xD;"),
-                '\t' => self.out.push_str("&#x9;"),
+            self.out.extend_from_slice(&rest.as_bytes()[..i]);
+            let reference: &[u8] = match c {
+                '<' => b"&lt;",
+                '>' => b"&gt;",
+                '&' => b"&amp;",
+                '"' => b"&quot;",
+                '\'' => b"&apos;",
+                '\n' => b"&#xA;",
+                '\r' => b"&#xD;",
+                '\t' => b"&#x9;",
                 other => {
                     self.invalid.get_or_insert(other);
+                    b""
                 }
-            }
+            };
+            self.out.extend_from_slice(reference);
             rest = &rest[i + c.len_utf8()..];
         }
-        self.out.push_str(rest);
+        self.out.extend_from_slice(rest.as_bytes());
     }
 
     /// The document, or an error if a value held a character XML 1.0 cannot carry.
     pub fn finish(self) -> Result<String, EncodeError> {
-        match self.invalid {
-            None => Ok(self.out),
-            Some(c) => Err(EncodeError(format!("the character U+{:04X} cannot be written in XML 1.0", c as u32))),
+        if let Some(c) = self.invalid {
+            return Err(EncodeError(format!("the character U+{:04X} cannot be written in XML 1.0", c as u32)));
         }
+        // Everything appended was `&str` text or ASCII, so this cannot fail; checked anyway.
+        String::from_utf8(self.out).map_err(|e| EncodeError(format!("the encoder wrote invalid UTF-8 at byte {}", e.utf8_error().valid_up_to())))
     }
 }
 
