@@ -379,6 +379,13 @@ impl Throttle {
         Verdict::Check
     }
 
+    /// Records a success that was not admitted through [`Throttle::admit`] (credentials
+    /// verified recently, after [`Throttle::check`] said they may be checked): the address is
+    /// trusted for the requestor's id, as [`Throttle::succeeded`] does.
+    pub fn trusted(&self, addr: Option<IpAddr>, id: &str, now: Instant) {
+        self.trust(addr.map(AddressKey::of), id, now);
+    }
+
     /// Trusts `addr` for `id` (a successful login from there).
     fn trust(&self, addr: Option<AddressKey>, id: &str, now: Instant) {
         let s = self.settings;
@@ -386,8 +393,9 @@ impl Throttle {
         let Ok(mut map) = self.ids.lock() else { return };
         if !map.contains_key(id) {
             make_room(&mut map, s.max_entries, |e| e.stale(now, &s), |e| e.counter.locked(now), IdEntry::last_event);
+            map.insert(id.to_string(), IdEntry::default());
         }
-        let e = map.entry(id.to_string()).or_default();
+        let Some(e) = map.get_mut(id) else { return };
         e.trusted.retain(|(a, at)| *a != address && now.saturating_duration_since(*at) < TRUST_FOR);
         if e.trusted.len() >= MAX_TRUSTED {
             e.trusted.remove(0);

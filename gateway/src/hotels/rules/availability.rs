@@ -187,8 +187,13 @@ pub struct Offer<'c> {
 
 /// Rooms of a type left for a whole stay: the fewest left on any night.
 pub fn rooms_left(hotel: &Hotel, room: &RoomType, start: NaiveDate, end: NaiveDate, sold: &Rooms) -> i64 {
+    // One key, moved from night to night.
+    let mut key = Night { hotel: hotel.code.clone(), room_type: room.code.clone(), night: start };
     inventory::nights(start, end)
-        .map(|night| inventory::left_on(room, &Night { hotel: hotel.code.clone(), room_type: room.code.clone(), night }, sold))
+        .map(|night| {
+            key.night = night;
+            inventory::left_on(room, &key, sold)
+        })
         .min()
         .unwrap_or(0)
 }
