@@ -154,7 +154,7 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
         .at(ROOT)]));
     }
     rs.primary_lang_id = offers.first().and_then(|o| languages.pick(&o.activity.texts)).map(|(l, _)| l.to_string());
-    rs.tour_activity_info = offers.iter().map(|o| mapping::availability_info(o, mode, &languages)).collect();
+    rs.tour_activity_info = mapping::availability_infos(&offers, mode, &languages);
     Ok(rs)
 }
 

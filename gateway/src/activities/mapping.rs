@@ -100,8 +100,35 @@ pub fn tour_location(a: &Activity) -> TourActivityLocation {
     }
 }
 
-/// One `TourActivityInfo` of availability.
-pub fn availability_info(offer: &Offer<'_>, mode: AvailabilityMode, languages: &Languages) -> AvailTourActivityInfo {
+/// The `TourActivityInfo`s of availability offers. What depends on the activity only (its
+/// category and type, its location) is built once per activity and copied to its offers.
+pub fn availability_infos(offers: &[Offer<'_>], mode: AvailabilityMode, languages: &Languages) -> Vec<AvailTourActivityInfo> {
+    let mut built: Vec<(&str, Option<CategoryAndType>, TourActivityLocation)> = Vec::new();
+    offers
+        .iter()
+        .map(|o| {
+            let a = o.activity;
+            let i = match built.iter().position(|(id, ..)| *id == a.id) {
+                Some(i) => i,
+                None => {
+                    built.push((&a.id, category_and_type(a), tour_location(a)));
+                    built.len() - 1
+                }
+            };
+            let (_, category, location) = &built[i];
+            availability_info(o, mode, languages, category.clone(), location.clone())
+        })
+        .collect()
+}
+
+/// One `TourActivityInfo` of availability, with its activity's category and type and location.
+fn availability_info(
+    offer: &Offer<'_>,
+    mode: AvailabilityMode,
+    languages: &Languages,
+    category_and_type: Option<CategoryAndType>,
+    location: TourActivityLocation,
+) -> AvailTourActivityInfo {
     let (a, p, s) = (offer.activity, offer.product, offer.service);
     let text = languages.pick(&a.texts).map(|(_, t)| t);
     let span = s.span(offer.session, offer.hotel);
@@ -148,9 +175,9 @@ pub fn availability_info(offer: &Offer<'_>, mode: AvailabilityMode, languages: &
                 duration: Some(iso_duration(span.end - span.start)),
             },
         },
-        category_and_type: category_and_type(a),
+        category_and_type,
         description: text.and_then(|t| t.short_description.clone()).map(|short_description| AvailActivityDescription { short_description }),
-        location: Some(tour_location(a)),
+        location: Some(location),
         pickup_dropoff,
         pricing: AvailActivityPricing { summary },
     }

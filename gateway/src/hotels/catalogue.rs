@@ -221,7 +221,37 @@ impl Hotel {
         if self.room(room).is_none() {
             return Err(PriceError::UnknownRoomType);
         }
-        let rates: Vec<&Rate> = self.rates.iter().filter(|r| r.room == room && r.board == board && r.currency == currency).collect();
+        self.rates_of(room).nightly(board, currency, start, end)
+    }
+
+    /// The (board, currency) pairs a room type is sold with, in order.
+    pub fn sold_with(&self, room: &str) -> Vec<(&str, &str)> {
+        self.rates_of(room).sold_with()
+    }
+
+    /// The rates of one room type (found once, for pricing it with each board).
+    pub fn rates_of(&self, room: &str) -> RoomRates<'_> {
+        RoomRates(self.rates.iter().filter(|r| r.room == room).collect())
+    }
+}
+
+/// The rates of one room type of a hotel.
+#[derive(Debug, Clone)]
+pub struct RoomRates<'h>(Vec<&'h Rate>);
+
+impl<'h> RoomRates<'h> {
+    /// The (board, currency) pairs the room type is sold with, in order.
+    pub fn sold_with(&self) -> Vec<(&'h str, &'h str)> {
+        let mut out: Vec<(&str, &str)> = self.0.iter().map(|r| (r.board.as_str(), r.currency.as_str())).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The rate of each night of a stay with this board, in this currency (see
+    /// [`Hotel::price`]).
+    pub fn nightly(&self, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
+        let rates: Vec<&Rate> = self.0.iter().copied().filter(|r| r.board == board && r.currency == currency).collect();
         if rates.is_empty() {
             return Err(PriceError::BoardNotOffered);
         }
@@ -233,14 +263,6 @@ impl Hotel {
             night = night.checked_add_days(Days::new(1)).ok_or(PriceError::NoRate(night))?;
         }
         Ok(out)
-    }
-
-    /// The (board, currency) pairs a room type is sold with, in order.
-    pub fn sold_with(&self, room: &str) -> Vec<(&str, &str)> {
-        let mut out: Vec<(&str, &str)> = self.rates.iter().filter(|r| r.room == room).map(|r| (r.board.as_str(), r.currency.as_str())).collect();
-        out.sort_unstable();
-        out.dedup();
-        out
     }
 }
 

@@ -210,11 +210,12 @@ pub fn offers<'c>(q: &Query<'c>, sold: &Rooms, catalogue: &Catalogue) -> (Vec<Of
                 if !room.fits(occupancy.guests) || rooms_left(hotel, room, q.start, q.end, sold) < 1 {
                     continue;
                 }
-                for (board, currency) in hotel.sold_with(&room.code) {
+                let rates = hotel.rates_of(&room.code);
+                for (board, currency) in rates.sold_with() {
                     if !catalogue.is_board(board) {
                         continue;
                     }
-                    let Ok(nights) = hotel.nightly(&room.code, board, currency, q.start, q.end) else { continue };
+                    let Ok(nights) = rates.nightly(board, currency, q.start, q.end) else { continue };
                     let total = nights.iter().map(|(_, p)| *p).sum();
                     these.push((position, Offer { rph: occupancy.rph, hotel, room, board, currency, nights, total, penalties: penalties.clone() }));
                 }
