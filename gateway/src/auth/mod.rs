@@ -178,11 +178,16 @@ impl Authenticator {
         // is right, so that a right password in a failing request costs what a wrong one does.
         let rest_ok = row.is_some_and(|r| r.active && bool::from(r.id_context.as_bytes().ct_eq(p.id_context.as_bytes())) && r.allows(client));
         let phc = row.map(|r| r.password_hash.as_str());
+        let verified_recently = || match (rest_ok, phc, &self.cache) {
+            (true, Some(phc), Some(cache)) => cache.hit(p.id, phc, p.password),
+            _ => false,
+        };
         // A partner's usual request: credentials verified recently, the rest right, no lock in
         // force. It succeeds at once, so nothing is counted and no turn is waited for.
-        if let (true, Some(row), Some(cache)) = (rest_ok, row, &self.cache)
+        if let Some(row) = row
+            && rest_ok
             && self.throttle.check(client, p.id, Instant::now()) == throttle::Verdict::Check
-            && cache.hit(p.id, &row.password_hash, p.password)
+            && verified_recently()
         {
             metrics::auth_cache_hit();
             self.throttle.trusted(client, p.id, Instant::now());
@@ -212,10 +217,7 @@ impl Authenticator {
             }
         };
         // An attempt that waited for the same credentials' check finds its success here.
-        let cached = match (rest_ok, phc, &self.cache) {
-            (true, Some(phc), Some(cache)) => cache.hit(p.id, phc, p.password),
-            _ => false,
-        };
+        let cached = verified_recently();
         let ok = if cached {
             metrics::auth_cache_hit();
             true

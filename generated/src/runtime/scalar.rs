@@ -209,34 +209,44 @@ where
     n
 }
 
+/// Appends `m` in decimal, `-` first when `negative`, with the point `scale` digits from the
+/// right (none when `scale` is 0): the text of integers and of decimals alike.
+pub(crate) fn write_number<T>(out: &mut Vec<u8>, negative: bool, m: T, scale: usize)
+where
+    T: Copy + PartialOrd + From<u8> + std::ops::Rem<Output = T> + std::ops::DivAssign + TryInto<u8>,
+{
+    let mut digits = [0u8; 40];
+    let n = reversed_digits(m, scale, &mut digits);
+    let mut buf = [0u8; 42];
+    let mut len = 0;
+    if negative {
+        buf[0] = b'-';
+        len = 1;
+    }
+    for i in (0..n).rev() {
+        buf[len] = digits[i];
+        len += 1;
+        if i == scale && scale > 0 {
+            buf[len] = b'.';
+            len += 1;
+        }
+    }
+    out.extend_from_slice(&buf[..len]);
+}
+
 impl Decimal {
     /// Appends the value's text to `out`: the mantissa's digits with the point `scale` digits
     /// from the right (the encoder's hot path: every amount of an answer); the same text as
     /// rust_decimal's.
     pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         let scale = self.0.scale() as usize;
+        let negative = self.0.is_sign_negative() && !self.0.is_zero();
         let m = self.0.mantissa().unsigned_abs();
-        let mut digits = [0u8; 40];
         // Money fits in 64 bits: u64 arithmetic there (a u128 division is a library call).
-        let n = match u64::try_from(m) {
-            Ok(m) => reversed_digits(m, scale, &mut digits),
-            Err(_) => reversed_digits(m, scale, &mut digits),
-        };
-        let mut buf = [0u8; 42];
-        let mut len = 0;
-        if self.0.is_sign_negative() && !self.0.is_zero() {
-            buf[0] = b'-';
-            len = 1;
+        match u64::try_from(m) {
+            Ok(m) => write_number(out, negative, m, scale),
+            Err(_) => write_number(out, negative, m, scale),
         }
-        for i in (0..n).rev() {
-            buf[len] = digits[i];
-            len += 1;
-            if i == scale && scale > 0 {
-                buf[len] = b'.';
-                len += 1;
-            }
-        }
-        out.extend_from_slice(&buf[..len]);
     }
 }
 

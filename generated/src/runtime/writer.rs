@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::error::EncodeError;
-use super::scalar::{Date, DateTime, Decimal};
+use super::scalar::{Date, DateTime, Decimal, write_number};
 use super::OTA_NAMESPACE;
 
 /// A value type that can be written as XML text.
@@ -54,32 +54,13 @@ macro_rules! ascii_values {
 }
 
 ascii_values! {
-    i32 => |v, out| push_int(out, v.is_negative(), u64::from(v.unsigned_abs())),
-    i64 => |v, out| push_int(out, v.is_negative(), v.unsigned_abs()),
-    u32 => |v, out| push_int(out, false, u64::from(*v)),
-    u64 => |v, out| push_int(out, false, *v),
+    i32 => |v, out| write_number(out, v.is_negative(), u64::from(v.unsigned_abs()), 0),
+    i64 => |v, out| write_number(out, v.is_negative(), v.unsigned_abs(), 0),
+    u32 => |v, out| write_number(out, false, u64::from(*v), 0),
+    u64 => |v, out| write_number(out, false, *v, 0),
     Decimal => |v, out| v.write_to(out),
     Date => |v, out| v.write_to(out),
     DateTime => |v, out| v.write_to(out),
-}
-
-/// Appends an integer in decimal (`-` first when `negative`).
-fn push_int(out: &mut Vec<u8>, negative: bool, mut n: u64) {
-    let mut buf = [0u8; 21];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if negative {
-        i -= 1;
-        buf[i] = b'-';
-    }
-    out.extend_from_slice(&buf[i..]);
 }
 
 /// A type the generated code can encode as an element.
@@ -313,6 +294,27 @@ mod tests {
             w.finish().ok().as_deref(),
             Some("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<R xmlns=\"http://www.opentravel.org/OTA/2003/05\">\n  <P>\n    <T>t</T>\n  </P>\n</R>")
         );
+    }
+
+    #[test]
+    fn integers_are_written_as_rust_writes_them() {
+        let mut w = Writer::new(false, 0);
+        w.start("R");
+        for (name, v) in [("A", i64::MIN), ("B", -1), ("C", 0), ("D", 7), ("E", i64::MAX)] {
+            w.attr(name, &v);
+        }
+        w.attr("F", &i32::MIN);
+        w.attr("G", &u64::MAX);
+        w.attr("H", &0u32);
+        w.end("R");
+        let expected = format!(
+            "<R xmlns=\"{OTA_NAMESPACE}\" A=\"{}\" B=\"-1\" C=\"0\" D=\"7\" E=\"{}\" F=\"{}\" G=\"{}\" H=\"0\"/>",
+            i64::MIN,
+            i64::MAX,
+            i32::MIN,
+            u64::MAX
+        );
+        assert!(w.finish().is_ok_and(|xml| xml.ends_with(&expected)));
     }
 
     #[test]
