@@ -465,12 +465,16 @@ async fn handle(state: AppState, path: &'static str, req: Request) -> Response {
         client: req.extensions().get::<ClientIp>().map(|c| c.0),
     };
     let mut work = std::pin::pin!(serve_operation(state, op, req, meta));
+    let timed_out = || {
+        tracing::info!(timeout = ?deadline.saturating_duration_since(started), "request timed out; nothing was stored");
+        ota_error(op, StatusCode::REQUEST_TIMEOUT, Problem::not_processed_in_time())
+    };
     tokio::select! {
-        answer = &mut work => answer,
+        // A write that gave up on its own at the deadline answers as the time-out does.
+        answer = &mut work => if ticket.is_abandoned() { timed_out() } else { answer },
         () = tokio::time::sleep_until(deadline.into()) => {
             if ticket.abandon() {
-                tracing::info!(timeout = ?deadline.saturating_duration_since(started), "request timed out; nothing was stored");
-                ota_error(op, StatusCode::REQUEST_TIMEOUT, Problem::not_processed_in_time())
+                timed_out()
             } else {
                 // Its write started: the client gets the real outcome.
                 work.await

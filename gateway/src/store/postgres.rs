@@ -13,7 +13,7 @@
 
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Timeouts};
 use futures_util::future::BoxFuture;
@@ -27,6 +27,10 @@ const POOL_SIZE: usize = 32;
 
 /// How long a request waits for a pooled connection before it is answered as unavailable.
 const POOL_WAIT: Duration = Duration::from_secs(10);
+
+/// How much longer than the request's time left a write's lock waits may last: the request's
+/// own time-out answers first ("not processed", 408), and the wait then ends soon after.
+const LOCK_WAIT_GRACE: Duration = Duration::from_millis(500);
 
 /// The PostgreSQL backend.
 #[derive(Clone)]
@@ -125,9 +129,10 @@ impl Postgres {
         if ticket.is_abandoned() {
             return Err(Unwritten::Abandoned);
         }
+        let started = Instant::now();
         let tx = client.transaction().await.map_err(|e| Unwritten::Store(e.into()))?;
         if let Some(budget) = budget {
-            let ms = budget.as_millis().clamp(1, 3_600_000);
+            let ms = (budget + LOCK_WAIT_GRACE).as_millis().clamp(1, 3_600_000);
             tx.batch_execute(&format!("SET LOCAL lock_timeout = {ms}")).await.map_err(|e| Unwritten::Store(e.into()))?;
         }
         let out = {
@@ -145,6 +150,11 @@ impl Postgres {
             }
             Err(e) => {
                 let _ = tx.rollback().await;
+                // Failed after its time ran out (a lock wait that timed out, say): the request
+                // is answered as timed out, which is true: nothing was stored.
+                if budget.is_some_and(|b| started.elapsed() >= b) && ticket.abandon() {
+                    return Err(Unwritten::Abandoned);
+                }
                 Ok(Err(e))
             }
         }
