@@ -224,11 +224,6 @@ impl Hotel {
         self.rates_of(room).nightly(board, currency, start, end)
     }
 
-    /// The (board, currency) pairs a room type is sold with, in order.
-    pub fn sold_with(&self, room: &str) -> Vec<(&str, &str)> {
-        self.rates_of(room).sold_with()
-    }
-
     /// The rates of one room type (found once, for pricing it with each board).
     pub fn rates_of(&self, room: &str) -> RoomRates<'_> {
         RoomRates(self.rates.iter().filter(|r| r.room == room).collect())

@@ -271,12 +271,11 @@ impl Store {
                 }
             }
             Backend::Postgres(p) => {
-                let budget = deadline.map(|d| d.saturating_duration_since(Instant::now()));
                 let pg = p.clone();
                 let ticket = ticket.clone();
                 // A task of its own: once the commit is sent, its outcome is always awaited.
                 let task = tokio::spawn(async move {
-                    let out = pg.write(ticket, budget, f).await;
+                    let out = pg.write(ticket, deadline, f).await;
                     recent::note_write();
                     out
                 });

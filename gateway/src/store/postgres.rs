@@ -6,7 +6,8 @@
 //!   commit is sent its outcome is always waited for, whatever happens to the request. Just
 //!   before `COMMIT` the request's [`Ticket`] is checked: a write whose request gave up (its
 //!   deadline passed) is rolled back instead. Lock waits are bounded by the time the request
-//!   has left (`SET LOCAL lock_timeout`).
+//!   has left, plus [`LOCK_WAIT_GRACE`] (`SET LOCAL lock_timeout`); a write that fails after its
+//!   deadline is answered as the time-out is.
 //!
 //! Concurrency control is in the statements themselves (conditional updates, unique keys,
 //! `ON CONFLICT`), plus the catalogue lock ([`super::Conn::lock_catalogue`]).
@@ -120,7 +121,7 @@ impl Postgres {
     /// Runs `f` in a write transaction and commits it unless the ticket was abandoned first.
     /// `Ok(Err(e))`: the write itself failed (rolled back); `Err`: it was abandoned or the
     /// database failed.
-    pub(crate) async fn write<T, E, F>(&self, ticket: Arc<Ticket>, budget: Option<Duration>, f: F) -> Result<Result<T, E>, Unwritten>
+    pub(crate) async fn write<T, E, F>(&self, ticket: Arc<Ticket>, deadline: Option<Instant>, f: F) -> Result<Result<T, E>, Unwritten>
     where
         E: From<StoreError>,
         F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
@@ -129,10 +130,9 @@ impl Postgres {
         if ticket.is_abandoned() {
             return Err(Unwritten::Abandoned);
         }
-        let started = Instant::now();
         let tx = client.transaction().await.map_err(|e| Unwritten::Store(e.into()))?;
-        if let Some(budget) = budget {
-            let ms = (budget + LOCK_WAIT_GRACE).as_millis().clamp(1, 3_600_000);
+        if let Some(deadline) = deadline {
+            let ms = (deadline.saturating_duration_since(Instant::now()) + LOCK_WAIT_GRACE).as_millis().clamp(1, 3_600_000);
             tx.batch_execute(&format!("SET LOCAL lock_timeout = {ms}")).await.map_err(|e| Unwritten::Store(e.into()))?;
         }
         let out = {
@@ -152,7 +152,7 @@ impl Postgres {
                 let _ = tx.rollback().await;
                 // Failed after its time ran out (a lock wait that timed out, say): the request
                 // is answered as timed out, which is true: nothing was stored.
-                if budget.is_some_and(|b| started.elapsed() >= b) && ticket.abandon() {
+                if deadline.is_some_and(|d| Instant::now() >= d) && ticket.abandon() {
                     return Err(Unwritten::Abandoned);
                 }
                 Ok(Err(e))

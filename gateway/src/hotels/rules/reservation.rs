@@ -187,7 +187,7 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             );
             continue;
         };
-        let Some(room_currency) = hotel.sold_with(&room.code).into_iter().find(|(b, _)| *b == board).map(|(_, c)| c.to_string()) else {
+        let Some(room_currency) = hotel.rates_of(&room.code).sold_with().into_iter().find(|(b, _)| *b == board).map(|(_, c)| c.to_string()) else {
             let what = if catalogue.is_board(&board) {
                 format!("Room type {} of hotel {code} is not sold with board {board}.", room.code)
             } else {
