@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use super::catalogue::{Activity, ActivityText, ItemText, NearbyHotel, Product, Schedule, Service, Texts};
-use crate::import::ImportError;
+use crate::shared::import::ImportError;
 use crate::shared::cancellation::{self, RuleInput};
 use crate::shared::values::{self, Amount, Day, de};
 

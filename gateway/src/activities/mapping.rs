@@ -33,8 +33,8 @@ use ota_messages::hotel_res_modify as m;
 
 use super::catalogue::{Activity, ItemText, Texts, iso_duration};
 use super::repo::Stored;
-use crate::hotels::booking::{BookingHead, CANCELLED, Guest, RESERVED};
-use crate::hotels::mapping::{guest_message, item_penalties, total};
+use crate::shared::booking::{BookingHead, CANCELLED, Guest, RESERVED};
+use crate::shared::mapping::{guest_message, item_penalties, list_entry, total};
 use super::rules::{AvailabilityMode, Booking, Offer};
 use crate::shared::lang::Languages;
 
@@ -478,5 +478,5 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
 
 /// The list line of an activity booking: as a hotel booking's, with `RoomStayReservation="false"`.
 pub fn list_line(head: &BookingHead) -> HotelReservation {
-    HotelReservation { room_stay_reservation: Some(false), ..crate::hotels::mapping::list_entry(head) }
+    HotelReservation { room_stay_reservation: Some(false), ..list_entry(head) }
 }

@@ -9,11 +9,9 @@ use rust_decimal::Decimal;
 use super::catalogue::{Activity, ActivityText, Catalogue, ItemText, NearbyHotel, Product, Schedule, Service, Texts};
 use super::import::{CATEGORY_NAMES, ImportedActivities};
 use super::rules::{Booking, Participant, Pickup, ServiceKey};
-use crate::bookings::repo::Claim;
-use crate::bookings::{self, Kind};
-use crate::hotels::booking::BookingHead;
-use crate::hotels::repo::ListDate;
-use crate::import::ImportError;
+use crate::shared::register::{self, Claim};
+use crate::shared::booking::{BookingHead, Kind, ListDate};
+use crate::shared::import::ImportError;
 use crate::row;
 use crate::shared::cancellation::{Cancellation, Penalty};
 use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
@@ -484,7 +482,7 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
     c.lock_catalogue(false).await?;
     // The Client reference is claimed first: a concurrent Commit with the same one waits here
     // for this transaction and then finds the booking.
-    match bookings::repo::claim(c, requestor, &client_ref, Kind::Activity).await? {
+    match register::claim(c, requestor, &client_ref, Kind::Activity).await? {
         Claim::Claimed => {}
         Claim::Taken(Kind::Hotel) => return Err(CommitError::ReferenceTaken),
         Claim::Taken(Kind::Activity) => {

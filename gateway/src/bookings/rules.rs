@@ -17,7 +17,7 @@ use chrono::NaiveDateTime;
 use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode, UniqueId};
 use rust_decimal::Decimal;
 
-use super::Kind;
+use crate::shared::booking::Kind;
 use crate::activities::repo::Stored as ActivityStored;
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking as HotelBooking, CANCELLED};

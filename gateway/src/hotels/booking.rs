@@ -5,12 +5,8 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
 
+pub use crate::shared::booking::{BookingHead, CANCELLED, Company, Guest, RESERVED};
 use crate::shared::cancellation::{Cancellation, Penalty};
-
-/// The status of a live booking.
-pub const RESERVED: &str = "Reserved";
-/// The status of a cancelled booking, and the `RoomStayStatus` of a cancelled room.
-pub const CANCELLED: &str = "Cancelled";
 
 /// A hotel booking.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,17 +37,6 @@ pub struct Booking {
     pub comments: Vec<Comment>,
     /// Further `HotelReservationID`s (item level, Type 37).
     pub item_refs: Vec<ItemRef>,
-}
-
-/// A company name with its optional code and short name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Company {
-    /// The name.
-    pub name: String,
-    /// `Code`.
-    pub code: Option<String>,
-    /// `CompanyShortName`.
-    pub short_name: Option<String>,
 }
 
 /// One room stay.
@@ -180,25 +165,6 @@ pub struct Transport {
     pub flight: Option<String>,
 }
 
-/// A guest.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Guest {
-    /// `ResGuestRPH`.
-    pub rph: u64,
-    /// `AgeQualifyingCode` (10 adult, 8 child, 7 infant, 11 senior).
-    pub age_code: String,
-    /// `BirthDate`.
-    pub birth_date: Option<NaiveDate>,
-    /// `NamePrefix`.
-    pub prefix: Option<String>,
-    /// `GivenName`.
-    pub given: Option<String>,
-    /// `Surname`.
-    pub surname: Option<String>,
-    /// `GuestCount@Age`.
-    pub age: Option<u64>,
-}
-
 /// A booking comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comment {
@@ -255,23 +221,6 @@ impl Booking {
     pub fn is_cancelled(&self) -> bool {
         self.status.eq_ignore_ascii_case(CANCELLED)
     }
-}
-
-/// The references, status and dates of a booking: what a list read shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BookingHead {
-    /// Internal reference.
-    pub internal_ref: String,
-    /// Client reference.
-    pub client_ref: String,
-    /// The company of the Client reference.
-    pub company: Option<Company>,
-    /// Status.
-    pub status: String,
-    /// Created.
-    pub created: NaiveDateTime,
-    /// Last changed.
-    pub updated: NaiveDateTime,
 }
 
 impl Booking {

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::booking::{self, Booking, RESERVED};
 use super::catalogue::{Allotment, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
-use crate::import::ImportError;
+use crate::shared::import::ImportError;
 use crate::shared::cancellation::{self, RuleInput};
 use crate::shared::values::{self, Amount, de};
 

@@ -4,59 +4,25 @@
 pub mod offers;
 pub mod reservation;
 
-use ota_messages::booking_read::{BookingStatus, HotelReservation, ReservationUniqueId};
+use ota_messages::booking_read::HotelReservation;
 use ota_messages::common::{
-    Address, AgeQualifyingCode, CompanyName, CountryName, DateSpan, IdContext, PersonName, Position, ReferenceCode, RequestorId, RequestorIdCode,
-    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, TextItem, TextItems, Total,
+    Address, CompanyName, CountryName, DateSpan, Position, ReferenceCode, RequestorId, RequestorIdCode,
+    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, TextItem, TextItems,
 };
 use ota_messages::hotel_descriptive_info as hdi;
 use ota_messages::hotel_res_modify as m;
 use ota_messages::runtime as rt;
 use rust_decimal::Decimal;
 
-use super::booking::{Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, RoomSource, Service, TransferLeg, TransferPoint, Transport};
+use super::booking::{Booking, Comment, Company, ItemRef, LangText, RoomSource, Service, TransferLeg, TransferPoint, Transport};
+pub use crate::shared::mapping::{list_entry, parse_open};
+pub(crate) use crate::shared::mapping::{company_message, guest_message, guest_profiles, item_penalties, penalty_message, total};
 use super::catalogue::{Catalogue, Hotel, RoomType};
 use crate::shared::cancellation::{self, Penalty};
 use crate::shared::lang::Languages;
 
-/// Parses a value of an open code list (never fails: unknown values are kept as written).
-pub fn parse_open<T: std::str::FromStr<Err = std::convert::Infallible>>(s: &str) -> T {
-    match s.parse() {
-        Ok(v) => v,
-        Err(never) => match never {},
-    }
-}
-
-pub(crate) fn total(currency: &str, amount: Decimal) -> Total {
-    Total { currency_code: Some(currency.to_string()), amount_after_tax: Some(rt::Decimal(amount)) }
-}
-
 pub(crate) fn rph_list(rphs: &[u64]) -> Option<Vec<m::RphReference>> {
     (!rphs.is_empty()).then(|| rphs.iter().map(|&rph| m::RphReference { rph }).collect())
-}
-
-/// A `CancelPenalty`: from `deadline` on (or from the booking on), cancelling costs `cost`.
-fn penalty_message(deadline: Option<chrono::NaiveDateTime>, cost: cancellation::Cost, currency: &str) -> m::HotelCancelPenalty {
-    m::HotelCancelPenalty {
-        non_refundable: (deadline.is_none() && cost.percent == Decimal::ONE_HUNDRED).then_some(true),
-        deadline: deadline.map(|d| m::HotelDeadline { absolute_deadline: rt::DateTime::local(d) }),
-        amount_percent: Some(m::HotelAmountPercent {
-            percent: Some(rt::Decimal(cost.percent.normalize())),
-            currency_code: Some(currency.to_string()),
-            amount: Some(rt::Decimal(cost.amount)),
-        }),
-        penalty_description: None,
-    }
-}
-
-/// The `CancelPenalties` of one item of this price: one `CancelPenalty` per penalty.
-pub fn item_penalties(penalties: &[Penalty], price: Decimal, currency: &str) -> m::HotelCancelPenalties {
-    m::HotelCancelPenalties {
-        cancel_penalty: penalties
-            .iter()
-            .map(|p| penalty_message(p.deadline, cancellation::Cost { percent: p.percent, amount: cancellation::share(price, p.percent) }, currency))
-            .collect(),
-    }
 }
 
 /// The `CancelPenalties` of a whole booking: what cancelling all its live rooms costs from
@@ -176,29 +142,6 @@ pub fn hotel_reservation(b: &Booking, catalogue: &Catalogue, languages: &Languag
     }
 }
 
-/// A `HotelReservation` with the status, the dates and both references only.
-pub fn list_entry(h: &BookingHead) -> HotelReservation {
-    HotelReservation {
-        res_status: parse_open::<BookingStatus>(&h.status),
-        create_date_time: Some(rt::DateTime::local(h.created)),
-        last_modify_date_time: Some(rt::DateTime::local(h.updated)),
-        unique_id: vec![
-            ReservationUniqueId { r#type: ReservationIdCode::Booking, id: h.internal_ref.clone(), id_context: IdContext::Internal, company_name: None },
-            ReservationUniqueId {
-                r#type: ReservationIdCode::Booking,
-                id: h.client_ref.clone(),
-                id_context: IdContext::Client,
-                company_name: h.company.as_ref().map(company_message),
-            },
-        ],
-        room_stays: None,
-        services: None,
-        res_guests: None,
-        res_global_info: None,
-        room_stay_reservation: None,
-    }
-}
-
 /// The request payload of a modify that changes nothing: the booking of a read, sent back
 /// (the read-then-modify flow; the read's `LastModifyDateTime` goes back as
 /// `LastUpdateDateTime`). `None` for a list entry (no `ResGlobalInfo`).
@@ -242,10 +185,6 @@ pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn company_message(c: &Company) -> CompanyName {
-    CompanyName { company_short_name: c.short_name.clone(), code: c.code.clone(), value: c.name.clone() }
 }
 
 fn company(c: &CompanyName) -> Company {
@@ -332,31 +271,6 @@ fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
             flight: t.operating_airline.as_ref().and_then(|a| a.flight_number.clone()),
         })),
         _ => None,
-    }
-}
-
-/// A guest's `Profiles` (birth date and name), when it has any of them.
-pub(crate) fn guest_profiles(g: &Guest) -> Option<m::GuestProfiles> {
-    let has_name = g.prefix.is_some() || g.given.is_some() || g.surname.is_some();
-    (has_name || g.birth_date.is_some()).then(|| m::GuestProfiles {
-        profile_info: m::ProfileInfo {
-            profile: m::Profile {
-                customer: m::Customer {
-                    birth_date: g.birth_date.map(rt::Date),
-                    person_name: has_name.then(|| PersonName { name_prefix: g.prefix.clone(), given_name: g.given.clone(), surname: g.surname.clone() }),
-                },
-            },
-        },
-    })
-}
-
-/// A guest as a `ResGuest` of a read or modify answer.
-pub(crate) fn guest_message(g: &Guest) -> m::ResGuest {
-    m::ResGuest {
-        age_qualifying_code: Some(parse_open::<AgeQualifyingCode>(&g.age_code)),
-        res_guest_rph: Some(g.rph),
-        profiles: guest_profiles(g),
-        guest_counts: g.age.map(|age| m::GuestCounts { guest_count: vec![m::GuestCount { age: Some(age) }] }),
     }
 }
 

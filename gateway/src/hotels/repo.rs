@@ -14,9 +14,9 @@ use super::catalogue::{Allotment, Catalogue, Hotel, HotelText, Image, ImageFile,
 use super::import::ImportedHotels;
 use super::rules::{inventory, reservation};
 use crate::shared::reference::new_reference;
-use crate::bookings::repo::Claim;
-use crate::bookings::{self, Kind};
-use crate::import::ImportError;
+use crate::shared::register::{self, Claim};
+use crate::shared::booking::{Kind, ListDate};
+use crate::shared::import::ImportError;
 use crate::row;
 use crate::shared::cancellation::Cancellation;
 use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
@@ -293,9 +293,9 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels) -> Resul
         };
         if let Some(old) = &before {
             c.execute("DELETE FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await?;
-            bookings::repo::release(c, &old.owner, &old.client_ref, Kind::Hotel).await?;
+            register::release(c, &old.owner, &old.client_ref, Kind::Hotel).await?;
         }
-        match bookings::repo::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
+        match register::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
             Claim::Claimed => {}
             Claim::Taken(kind) => {
                 let other = match kind {
@@ -518,19 +518,6 @@ async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
         Dialect::Postgres => c.query_one("SELECT nextval('hotel_booking_revision')", &[]).await?,
     };
     Ok(revision)
-}
-
-/// The date a list read selects on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ListDate {
-    /// The first arrival.
-    Arrival,
-    /// The last departure.
-    Departure,
-    /// The creation date.
-    Created,
-    /// The date of the last change.
-    Updated,
 }
 
 row! {
@@ -926,7 +913,7 @@ pub(crate) async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, C
     c.lock_catalogue(false).await?;
     // The Client reference is claimed first: a concurrent Commit with the same one waits here
     // for this transaction and then finds the booking.
-    match bookings::repo::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
+    match register::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
         Claim::Claimed => {}
         Claim::Taken(Kind::Activity) => return Err(CommitError::ReferenceTaken),
         Claim::Taken(Kind::Hotel) => {

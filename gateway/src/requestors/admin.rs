@@ -10,7 +10,7 @@ use super::import::{self, RequestorInput};
 use super::{StoredRequestor, repo};
 use crate::auth::pool::MAX_PASSWORD;
 use crate::auth::{HashError, hash_password};
-use crate::import::ImportError;
+use crate::shared::import::ImportError;
 use crate::store::{Abandoned, Store, StoreError, Ticket, bump_content_version};
 
 /// A requestor administration command failed; nothing was changed.

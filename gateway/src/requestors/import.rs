@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::auth::hash_password;
 use crate::auth::pool::MAX_PASSWORD;
 use crate::config::parse_net;
-use crate::import::ImportError;
+use crate::shared::import::ImportError;
 
 /// One requestor of an import file.
 #[derive(Clone, Deserialize)]

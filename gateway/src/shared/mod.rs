@@ -5,8 +5,12 @@
 //! ([`reference`](mod@reference)).
 
 pub mod action;
+pub mod booking;
 pub mod cancellation;
+pub mod import;
 pub mod lang;
+pub mod mapping;
 pub(crate) mod policy_repo;
 pub mod reference;
+pub(crate) mod register;
 pub mod values;

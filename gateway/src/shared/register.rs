@@ -1,7 +1,8 @@
-//! The SQL of what hotel and activity bookings share: the register of Client references
-//! (`client_reference`), which makes a partner's reference name one booking of either kind.
+//! The register of Client references (`client_reference`), which makes a partner's reference
+//! name one booking of either kind: every area claims a reference here, in its own write
+//! transaction, before it stores a booking.
 
-use super::Kind;
+use crate::shared::booking::Kind;
 use crate::row;
 use crate::store::{Conn, Scalar, StoreError};
 
