@@ -5,7 +5,6 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::auth::ThrottleSettings;
 use crate::store::Location;
 
 use ipnet::IpNet;
@@ -257,5 +256,35 @@ mod tests {
         assert_eq!(c.client_address(ip("10.0.0.5"), ["junk"]), ip("10.0.0.5"));
         assert_eq!(c.client_address(ip("10.0.0.5"), std::iter::empty()), ip("10.0.0.5"));
         assert_eq!(c.client_address(ip("192.0.2.1"), ["203.0.113.9"]), ip("192.0.2.1"), "an untrusted peer's header is ignored");
+    }
+}
+
+/// The settings of the throttle on failed logins (see [`crate::auth::throttle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThrottleSettings {
+    /// Failures allowed from one client address before it is locked; 0: no address throttling.
+    pub address_failures: u32,
+    /// Failures allowed on one requestor id before it is locked; 0: no requestor throttling.
+    pub requestor_failures: u32,
+    /// The first lock; each further failure doubles it.
+    pub first_lock: Duration,
+    /// The longest lock.
+    pub max_lock: Duration,
+    /// Failures older than this (counted from the last one) are forgotten.
+    pub forget_after: Duration,
+    /// The most entries of each table (addresses, requestor ids).
+    pub max_entries: usize,
+}
+
+impl Default for ThrottleSettings {
+    fn default() -> Self {
+        ThrottleSettings {
+            address_failures: 10,
+            requestor_failures: 20,
+            first_lock: Duration::from_secs(1),
+            max_lock: Duration::from_secs(15 * 60),
+            forget_after: Duration::from_secs(15 * 60),
+            max_entries: 10_000,
+        }
     }
 }

@@ -29,9 +29,9 @@ pub struct Content {
     /// The requestors.
     pub requestors: requestors::Directory,
     /// The activity catalogue.
-    pub activities: activities::catalogue::Catalogue,
+    pub activities: Arc<activities::catalogue::Catalogue>,
     /// The hotels, rates and boards.
-    pub hotels: hotels::catalogue::Catalogue,
+    pub hotels: Arc<hotels::catalogue::Catalogue>,
 }
 
 impl Content {
@@ -44,7 +44,7 @@ impl Content {
                     let requestors = requestors::Directory::new(requestors::repo::load_all(c).await?);
                     let activities = activities::repo::load_catalogue(c).await?;
                     let hotels = hotels::repo::load_catalogue(c).await?;
-                    Ok(Content { version, loaded_at: Instant::now(), requestors, activities, hotels })
+                    Ok(Content { version, loaded_at: Instant::now(), requestors, activities: Arc::new(activities), hotels: Arc::new(hotels) })
                 })
             })
             .await

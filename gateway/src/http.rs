@@ -33,7 +33,6 @@ use std::any::Any;
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -57,66 +56,17 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 use tracing::Instrument;
 
-use crate::auth::Authenticator;
-use crate::config::Config;
-use crate::content::ContentCache;
 use crate::metrics;
-use crate::hotels::BookingCache;
 use crate::errors::{Problem, errors};
 use crate::operation;
-use crate::store::{Store, Ticket};
+use crate::state::AppState;
+use crate::store::Ticket;
 
 /// The header carrying the request id, both ways.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// The media type of requests and answers.
 pub const XML: &str = "application/xml";
-
-/// What every handler gets: the store, the content in memory and the settings (cheap to clone:
-/// one shared [`AppParts`], which the fields are read through).
-#[derive(Debug, Clone)]
-pub struct AppState(Arc<AppParts>);
-
-/// The parts of an [`AppState`].
-#[derive(Debug)]
-pub struct AppParts {
-    /// The store.
-    pub store: Store,
-    /// The content snapshot, refreshed when the store's content changes.
-    pub content: Arc<ContentCache>,
-    /// Hotel bookings kept in memory (checked against their revision on every use).
-    pub hotel_bookings: Arc<BookingCache>,
-    /// The recent inventory reads of the availability operations.
-    pub recent: Arc<crate::operation::RecentInventory>,
-    /// The settings.
-    pub config: Arc<Config>,
-    /// Authentication: the throttle and the cache of verified credentials.
-    pub auth: Arc<Authenticator>,
-}
-
-impl std::ops::Deref for AppState {
-    type Target = AppParts;
-
-    fn deref(&self) -> &AppParts {
-        &self.0
-    }
-}
-
-impl AppState {
-    /// The state for a store (whose content is loaded now) and settings.
-    pub async fn new(store: Store, config: Config) -> Result<Self, crate::store::StoreError> {
-        let content = ContentCache::load(store.clone()).await?;
-        let auth = Arc::new(Authenticator::new(config.throttle));
-        Ok(AppState(Arc::new(AppParts {
-            store,
-            content,
-            hotel_bookings: Arc::default(),
-            recent: Arc::default(),
-            config: Arc::new(config),
-            auth,
-        })))
-    }
-}
 
 /// The client's address (a request extension, set before any handler runs): the peer, or the
 /// address a trusted proxy forwarded.
@@ -137,11 +87,10 @@ pub fn router(state: AppState) -> Router {
     let mut app = Router::new();
     let base = state.config.base_path.clone();
     for op in OPERATIONS {
-        let path = op.path;
         app = app.route(
-            &format!("{base}{path}"),
-            post(move |State(state): State<AppState>, req: Request| handle(state, path, req))
-                .fallback(move |method: Method| async move { method_not_allowed(path, &method) }),
+            &format!("{base}{}", op.path),
+            post(move |State(state): State<AppState>, req: Request| handle(state, op, req))
+                .fallback(move |method: Method| async move { method_not_allowed(op, &method) }),
         );
     }
     // Operations keep their own time (see `handle`); the other routes are cut off by the layer.
@@ -388,10 +337,8 @@ async fn not_found() -> Response {
     (StatusCode::NOT_FOUND, "not found\n").into_response()
 }
 
-fn method_not_allowed(path: &'static str, method: &Method) -> Response {
-    let Some(op) = operation(path) else {
-        return not_found_now();
-    };
+fn method_not_allowed(op: &'static Operation, method: &Method) -> Response {
+    let path = op.path;
     let mut res = ota_error(
         op,
         StatusCode::METHOD_NOT_ALLOWED,
@@ -451,10 +398,7 @@ fn bad_request(op: &Operation, text: String) -> Response {
 /// One operation request: the transport checks, decoding, then [`operation::dispatch`], all
 /// within the request time-out — except that a write that started is waited for (see the
 /// module docs).
-async fn handle(state: AppState, path: &'static str, req: Request) -> Response {
-    let Some(op) = operation(path) else {
-        return not_found_now();
-    };
+async fn handle(state: AppState, op: &'static Operation, req: Request) -> Response {
     let started = Instant::now();
     let deadline = started + state.config.request_timeout;
     let ticket = Ticket::new();

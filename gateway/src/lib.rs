@@ -36,9 +36,11 @@ pub mod metrics;
 pub mod operation;
 pub mod requestors;
 pub mod shared;
+pub mod state;
 pub mod store;
 
 pub use client::{Client, ClientError};
 pub use config::Config;
-pub use http::{AppParts, AppState, router, serve};
+pub use http::{router, serve};
+pub use state::{AppParts, AppState};
 pub use store::{Location, Store};

@@ -7,128 +7,17 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
-use futures_util::future::BoxFuture;
+use chrono::{DateTime, Timelike, Utc};
 use ota_messages::common::{ErrorCode, Errors, Pos};
 use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes};
 use ota_messages::{AnyMessage, AnyRequest};
 
 use crate::content::Content;
-use crate::hotels::BookingCache;
-use crate::http::AppState;
 use crate::errors::{Problem, errors};
-use crate::requestors::Requestor;
-use crate::store::recent::RecentReads;
-use crate::store::{Abandoned, Conn, Store, StoreError, Ticket};
-use crate::{activities, hotels};
-
-/// Why an operation did not answer with a success.
-#[derive(Debug)]
-pub enum OpError {
-    /// The request is refused: one problem per thing wrong with it.
-    Rejected(Vec<Problem>),
-    /// The store failed.
-    Store(StoreError),
-    /// The request gave up before its write was carried out (nothing was stored).
-    Abandoned,
-}
-
-impl From<Problem> for OpError {
-    fn from(p: Problem) -> Self {
-        OpError::Rejected(vec![p])
-    }
-}
-
-impl From<Vec<Problem>> for OpError {
-    fn from(p: Vec<Problem>) -> Self {
-        OpError::Rejected(p)
-    }
-}
-
-impl From<StoreError> for OpError {
-    fn from(e: StoreError) -> Self {
-        OpError::Store(e)
-    }
-}
-
-impl From<Abandoned> for OpError {
-    fn from(_: Abandoned) -> Self {
-        OpError::Abandoned
-    }
-}
-
-/// The inventory reads of the availability operations, reused while current (see
-/// [`crate::store::recent`]): keyed by the hotels or activities and the first and last night
-/// or date asked for.
-#[derive(Debug, Default)]
-pub struct RecentInventory {
-    /// Rooms sold per hotel, room type and night.
-    pub(crate) rooms_sold: RecentReads<(Vec<String>, NaiveDate, NaiveDate), hotels::rules::inventory::Rooms>,
-    /// Places booked per activity, product, service and date.
-    pub(crate) places_booked: RecentReads<(Vec<String>, NaiveDate, NaiveDate), activities::repo::BookedPlaces>,
-}
-
-/// What an operation gets besides its request.
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    /// The store.
-    pub store: Store,
-    /// The content snapshot the request is served from.
-    pub content: Arc<Content>,
-    /// Hotel bookings kept in memory.
-    pub hotel_bookings: Arc<BookingCache>,
-    /// The recent inventory reads of the availability operations.
-    pub recent: Arc<RecentInventory>,
-    /// The authenticated requestor.
-    pub requestor: Requestor,
-    /// When the request arrived (UTC); the operation's "now".
-    pub now: DateTime<Utc>,
-    /// The request id (in the logs too).
-    pub request_id: String,
-    /// Whether the request still waits for its write (see [`Ticket`]).
-    pub ticket: Arc<Ticket>,
-    /// When the request gives up.
-    pub deadline: Option<Instant>,
-}
-
-impl Ctx {
-    /// Today (UTC).
-    pub fn today(&self) -> NaiveDate {
-        self.now.date_naive()
-    }
-
-    /// Now as a local date-time of whole seconds (UTC).
-    pub fn local_now(&self) -> NaiveDateTime {
-        let now = self.now.naive_utc();
-        now.with_nanosecond(0).unwrap_or(now)
-    }
-
-    /// Runs `f` in a read transaction of the store.
-    pub async fn read<T, F>(&self, f: F) -> Result<T, OpError>
-    where
-        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>>,
-    {
-        self.store.read(f).await
-    }
-
-    /// Runs one statement outside any transaction (see [`Store::peek`]).
-    pub async fn peek<T, F>(&self, f: F) -> Result<T, OpError>
-    where
-        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>>,
-    {
-        self.store.peek(f).await
-    }
-
-    /// Runs `f` in a write transaction, committed unless the request gave up before (see
-    /// [`Store::write`]); an error of `f` rolls it back.
-    pub async fn write<T, F>(&self, f: F) -> Result<T, OpError>
-    where
-        T: Send + 'static,
-        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>> + Send + 'static,
-    {
-        self.store.write(&self.ticket, self.deadline, f).await
-    }
-}
+use crate::shared::context::{Ctx, OpError};
+use crate::state::AppState;
+use crate::store::Ticket;
+use crate::{activities, bookings, hotels};
 
 /// A `TimeStamp`: UTC, whole seconds, `YYYY-MM-DDThh:mm:ssZ`.
 pub fn time_stamp(now: DateTime<Utc>) -> ota_messages::runtime::DateTime {
@@ -176,38 +65,26 @@ pub struct Request {
     pub client: Option<std::net::IpAddr>,
 }
 
-/// Runs one operation: version, authentication, the operation, then the envelope.
-async fn run<Rq>(
-    state: &AppState,
-    content: &Arc<Content>,
-    meta: &Request,
-    now: DateTime<Utc>,
-    rq: &Rq,
-    op: impl AsyncFn(&Ctx, &Rq) -> Result<Rq::Response, OpError>,
-) -> Rq::Response
+/// What every request passes before its handler: the `Version` check and POS authentication;
+/// the context the handler is given, or the problem the request is answered with.
+async fn admit<Rq>(state: &AppState, content: &Content, meta: &Request, now: DateTime<Utc>, rq: &Rq) -> Result<Ctx, Problem>
 where
     Rq: ota_messages::runtime::Request + PayloadStdAttributes + PosRequest<Pos = Pos>,
+{
+    check_version(rq.version(), Rq::VERSION, Rq::ROOT)?;
+    let requestor = state.auth.authenticate(&content.requestors, rq.pos(), meta.client, meta.deadline).await?;
+    Ok(Ctx { store: state.store.clone(), requestor, now, request_id: meta.id.clone(), ticket: meta.ticket.clone(), deadline: meta.deadline })
+}
+
+/// The answer of a request: its handler's, its problems, or a logged system error; then the
+/// envelope (`EchoToken` echoed, `TransactionIdentifier`, `TimeStamp`).
+fn answer<Rq>(admitted: Result<Result<Rq::Response, OpError>, Problem>, rq: &Rq, meta: &Request, now: DateTime<Utc>) -> Rq::Response
+where
+    Rq: ota_messages::runtime::Request + PayloadStdAttributes,
     Rq::Response: Response<Errors = Errors> + ResponseStdAttributes,
 {
-    let checked = match check_version(rq.version(), Rq::VERSION, Rq::ROOT) {
-        Ok(()) => state.auth.authenticate(&content.requestors, rq.pos(), meta.client, meta.deadline).await,
-        Err(p) => Err(p),
-    };
-    let mut rs = match checked {
-        Ok(requestor) => {
-            let cx = Ctx {
-                store: state.store.clone(),
-                content: content.clone(),
-                hotel_bookings: state.hotel_bookings.clone(),
-                recent: state.recent.clone(),
-                requestor,
-                now,
-                request_id: meta.id.clone(),
-                ticket: meta.ticket.clone(),
-                deadline: meta.deadline,
-            };
-            op(&cx, rq).await.unwrap_or_else(|e| failure(e, &meta.id, Rq::ROOT))
-        }
+    let mut rs = match admitted {
+        Ok(handled) => handled.unwrap_or_else(|e| failure(e, &meta.id, Rq::ROOT)),
         Err(problem) => Rq::Response::from_errors(errors([problem])),
     };
     rs.set_echo_token(rq.echo_token().map(str::to_string));
@@ -220,33 +97,37 @@ where
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
-/// current content snapshot.
+/// current content snapshot: the one table of which handler answers which request, each handler
+/// given its area's part of the gateway.
 pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> AnyMessage {
     let content = &state.content.get();
     let now = Utc::now();
-    match request {
-        AnyRequest::TourActivitySearchRq(rq) => {
-            AnyMessage::TourActivitySearchRs(Box::new(run(state, content, meta, now, &*rq, activities::search).await))
-        }
-        AnyRequest::TourActivityAvailRq(rq) => {
-            AnyMessage::TourActivityAvailRs(Box::new(run(state, content, meta, now, &*rq, activities::availability).await))
-        }
-        AnyRequest::ProductDescriptiveInfoRq(rq) => {
-            AnyMessage::ProductDescriptiveInfoRs(Box::new(run(state, content, meta, now, &*rq, activities::descriptive_info).await))
-        }
-        AnyRequest::TourActivityBookRq(rq) => {
-            AnyMessage::TourActivityBookRs(Box::new(run(state, content, meta, now, &*rq, activities::book).await))
-        }
-        AnyRequest::HotelDescriptiveInfoRq(rq) => {
-            AnyMessage::HotelDescriptiveInfoRs(Box::new(run(state, content, meta, now, &*rq, hotels::descriptive_info).await))
-        }
-        AnyRequest::ReadRq(rq) => AnyMessage::ResRetrieveRs(Box::new(run(state, content, meta, now, &*rq, hotels::read).await)),
-        AnyRequest::HotelResModifyRq(rq) => {
-            AnyMessage::HotelResModifyRs(Box::new(run(state, content, meta, now, &*rq, hotels::modify).await))
-        }
-        AnyRequest::HotelAvailRq(rq) => AnyMessage::HotelAvailRs(Box::new(run(state, content, meta, now, &*rq, hotels::availability).await)),
-        AnyRequest::HotelResRq(rq) => AnyMessage::HotelResRs(Box::new(run(state, content, meta, now, &*rq, hotels::book).await)),
-        AnyRequest::CancelRq(rq) => AnyMessage::CancelRs(Box::new(run(state, content, meta, now, &*rq, crate::bookings::cancel).await)),
+    macro_rules! table {
+        ($($rq:ident => $rs:ident: |$cx:ident, $m:ident| $handler:expr,)*) => {
+            match request {
+                $(AnyRequest::$rq($m) => {
+                    let handled = match admit(state, content, meta, now, &*$m).await {
+                        Ok($cx) => Ok({
+                            let ($cx, $m) = (&$cx, &*$m);
+                            $handler.await
+                        }),
+                        Err(problem) => Err(problem),
+                    };
+                    AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now)))
+                })*
+            }
+        };
+    }
+    table! {
+        TourActivitySearchRq => TourActivitySearchRs: |cx, rq| activities::search(cx, &state.activities(content), rq),
+        TourActivityAvailRq => TourActivityAvailRs: |cx, rq| activities::availability(cx, &state.activities(content), rq),
+        ProductDescriptiveInfoRq => ProductDescriptiveInfoRs: |_cx, rq| activities::descriptive_info(&state.activities(content), rq),
+        TourActivityBookRq => TourActivityBookRs: |cx, rq| activities::book(cx, &state.activities(content), rq),
+        HotelDescriptiveInfoRq => HotelDescriptiveInfoRs: |_cx, rq| hotels::descriptive_info(&state.hotels(content), rq),
+        HotelAvailRq => HotelAvailRs: |cx, rq| hotels::availability(cx, &state.hotels(content), rq),
+        HotelResRq => HotelResRs: |cx, rq| hotels::book(cx, &state.hotels(content), rq),
+        HotelResModifyRq => HotelResModifyRs: |cx, rq| hotels::modify(cx, &state.hotels(content), rq),
+        ReadRq => ResRetrieveRs: |cx, rq| bookings::read(cx, &state.hotels(content), &state.activities(content), rq),
+        CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, rq),
     }
 }
-

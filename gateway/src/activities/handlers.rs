@@ -6,12 +6,13 @@ use ota_messages::product_descriptive_info::{OtaProductDescriptiveInfoRq, OtaPro
 use ota_messages::tour_activity_avail::{OtaTourActivityAvailRq, OtaTourActivityAvailRs};
 use ota_messages::tour_activity_book::{OtaTourActivityBookRq, OtaTourActivityBookRs};
 use ota_messages::tour_activity_search::{OtaTourActivitySearchRq, OtaTourActivitySearchRs};
+use super::Area;
 use super::catalogue::Activity;
 use super::mapping::{self, TextChooser};
 use super::repo::{self, CommitError, Committed};
 use super::rules::{self, ADULT, AvailabilityMode};
 use crate::errors::{Problem, warnings};
-use crate::operation::{Ctx, OpError};
+use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::Action;
 use crate::shared::lang::Languages;
 
@@ -19,12 +20,12 @@ use crate::shared::lang::Languages;
 /// (from today on), with their first and last date, texts, location and cheapest adult price.
 /// The prices of one answer are in one currency (`ProcessingInformation@PricingCurrency`): that
 /// of the first activity priced; an activity priced only in other currencies has no `Pricing`.
-pub async fn search(cx: &Ctx, rq: &OtaTourActivitySearchRq) -> Result<OtaTourActivitySearchRs, OpError> {
+pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Result<OtaTourActivitySearchRs, OpError> {
     const ROOT: &str = "/OTA_TourActivitySearchRQ";
     let criteria = &rq.search_criteria;
     let (start, end) = (criteria.date_time_pref.start.0, criteria.date_time_pref.end.0);
     rules::check_range(start, end, &format!("{ROOT}/SearchCriteria/DateTimePref"))?;
-    let catalogue = &cx.content.activities;
+    let catalogue = &area.catalogue;
     let selection = rules::select(catalogue, &criteria.location_pref, &format!("{ROOT}/SearchCriteria/LocationPref"))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let limit = max_responses(rq.max_responses);
@@ -120,10 +121,10 @@ fn runs_between<'a>(
 /// `/activityavailability`: the services of the selected activities that can take the whole
 /// party on a date of the period, priced for the party. `Instance="MF002"`: one "price from"
 /// per product and service; otherwise every date with the group price and the pickup.
-pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTourActivityAvailRs, OpError> {
+pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaTourActivityAvailRq) -> Result<OtaTourActivityAvailRs, OpError> {
     const ROOT: &str = "/OTA_TourActivityAvailRQ/TourActivity";
     let query = rules::availability_query(rq);
-    let catalogue = &cx.content.activities;
+    let catalogue = &area.catalogue;
     let selection = rules::select(catalogue, &rq.tour_activity.location, &format!("{ROOT}/Location"));
     let (query, selection) = match (query, selection) {
         (Ok(q), Ok(s)) => (q, s),
@@ -135,8 +136,8 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
     let from = query.start.max(cx.today());
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
-    let booked = cx
-        .recent
+    let booked = area
+        .kept
         .places_booked
         .get_or_read((ids.clone(), from, end), cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })))
         .await?;
@@ -160,14 +161,14 @@ pub async fn availability(cx: &Ctx, rq: &OtaTourActivityAvailRq) -> Result<OtaTo
 
 /// `/activitynbc`: the static content of one activity, in the requested language (or every
 /// language for `PrimaryLangID="*"`); a warning says when the primary language was missing.
-pub async fn descriptive_info(cx: &Ctx, rq: &OtaProductDescriptiveInfoRq) -> Result<OtaProductDescriptiveInfoRs, OpError> {
+pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> Result<OtaProductDescriptiveInfoRs, OpError> {
     const ROOT: &str = "/OTA_ProductDescriptiveInfoRQ";
     let tag = format!("{ROOT}/ProductDescriptiveInfos/TourActivityDescriptiveInfo/@TourActivityID");
     let id = rq.product_descriptive_infos.tour_activity_descriptive_info.tour_activity_id.trim();
     if id.is_empty() {
         return Err(Problem::required("TourActivityID is empty.").at(tag).into());
     }
-    let catalogue = &cx.content.activities;
+    let catalogue = &area.catalogue;
     let a = catalogue.activity(id).ok_or_else(|| Problem::biz(ErrorCode::InvalidValue, format!("Unknown tour activity {id:?}.")).at(&tag))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let mut chooser = TextChooser::new(&languages);
@@ -195,14 +196,13 @@ pub async fn descriptive_info(cx: &Ctx, rq: &OtaProductDescriptiveInfoRq) -> Res
 /// `/activitybook`: Quote (or none) prices and checks the places and stores nothing; Commit
 /// books once per (requestor, Client reference), never beyond the places (see the module
 /// docs of [`super`]).
-pub async fn book(cx: &Ctx, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivityBookRs, OpError> {
+pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivityBookRs, OpError> {
     let action = Action::of(rq.res_status.as_ref(), "/OTA_TourActivityBookRQ/@ResStatus")?;
     let breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
-    let (booking, mut notes) = rules::price_booking(&cx.content.activities, rq, action.commits(), cx.local_now())?;
+    let (booking, mut notes) = rules::price_booking(&area.catalogue, rq, action.commits(), cx.local_now())?;
     let size = booking.participants.len();
-    let capacity = cx
-        .content
-        .activities
+    let capacity = area
+        .catalogue
         .activity(&booking.activity_id)
         .and_then(|a| a.product(&booking.product_code))
         .and_then(|p| p.service(&booking.service_code))

@@ -31,3 +31,28 @@ pub(crate) mod repo;
 pub mod rules;
 
 pub use handlers::{availability, book, descriptive_info, search};
+
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+
+use crate::store::recent::RecentReads;
+
+/// The activity area's part of the gateway that a request is served with: the activities of
+/// the content snapshot it started with, and what the area keeps in memory between requests.
+#[derive(Debug, Clone)]
+pub struct Area {
+    /// The activity catalogue of the request's content snapshot.
+    pub catalogue: Arc<catalogue::Catalogue>,
+    /// What the area keeps in memory (one per gateway).
+    pub kept: Arc<Kept>,
+}
+
+/// What the activity operations keep in memory between requests (one per gateway).
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// The places booked per activity, product, service and date that availability read
+    /// recently (see [`crate::store::recent`]), keyed by the activities and the first and last
+    /// date asked for.
+    pub(crate) places_booked: RecentReads<(Vec<String>, NaiveDate, NaiveDate), repo::BookedPlaces>,
+}

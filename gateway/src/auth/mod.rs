@@ -40,7 +40,8 @@ use crate::metrics;
 use crate::requestors::{Directory, Requestor, StoredRequestor};
 
 pub use pool::Pool;
-pub use throttle::{Settings as ThrottleSettings, Throttle};
+pub use crate::config::ThrottleSettings;
+pub use throttle::Throttle;
 
 /// A password could not be hashed.
 #[derive(Debug, thiserror::Error)]

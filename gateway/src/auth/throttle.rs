@@ -24,41 +24,13 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::config::ThrottleSettings as Settings;
+
 /// How long an address a requestor logged in from stays trusted for that requestor's id.
 pub const TRUST_FOR: Duration = Duration::from_secs(24 * 3600);
 
 /// The most trusted addresses kept per requestor id.
 const MAX_TRUSTED: usize = 16;
-
-/// The throttle's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
-    /// Failures allowed from one client address before it is locked; 0: no address throttling.
-    pub address_failures: u32,
-    /// Failures allowed on one requestor id before it is locked; 0: no requestor throttling.
-    pub requestor_failures: u32,
-    /// The first lock; each further failure doubles it.
-    pub first_lock: Duration,
-    /// The longest lock.
-    pub max_lock: Duration,
-    /// Failures older than this (counted from the last one) are forgotten.
-    pub forget_after: Duration,
-    /// The most entries of each table (addresses, requestor ids).
-    pub max_entries: usize,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            address_failures: 10,
-            requestor_failures: 20,
-            first_lock: Duration::from_secs(1),
-            max_lock: Duration::from_secs(15 * 60),
-            forget_after: Duration::from_secs(15 * 60),
-            max_entries: 10_000,
-        }
-    }
-}
 
 /// A client address as the throttle counts it: IPv4 whole, IPv6 by its /64 (one host usually
 /// holds a whole /64).

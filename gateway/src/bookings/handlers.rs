@@ -1,18 +1,166 @@
-//! `/bookcancel`.
+//! `/bookread` and `/bookcancel`, thin: a booking of either kind, found by reference.
+
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
+use ota_messages::booking_read::{self as read, ReadDateType, ReservationsList};
 use ota_messages::cancel::{OtaCancelRq, OtaCancelRs};
-use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ResStatus};
+use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode, ResStatus};
 
 use super::mapping;
 use super::rules::{self, Cancellable, Outcome, Target};
-use crate::activities::repo as activities;
+use crate::activities::{self, mapping as activity_mapping, repo as activity_repo};
 use crate::errors::{Problem, warnings};
-use crate::hotels::repo::{self as hotels, InventoryError, Lookup};
+use crate::hotels::booking::Booking as HotelBooking;
+use crate::hotels::repo::{self as hotel_repo, InventoryError, Lookup};
 use crate::hotels::rules::{inventory, next_update};
-use crate::operation::{Ctx, OpError};
+use crate::hotels::{self, mapping as hotel_mapping};
+use crate::shared::booking::ListDate;
 use crate::shared::cancellation::Cancellation;
+use crate::shared::context::{Ctx, OpError};
+use crate::shared::lang::Languages;
+use crate::shared::mapping::list_entry;
 use crate::store::Conn;
+
+/// `/bookread`: one booking by reference, in full, or a list of references and statuses. Only
+/// the requestor's own bookings are visible; another requestor's reference is answered like an
+/// unknown one (Code 97), so references cannot be probed.
+pub async fn read(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+    if rq.return_list_indicator == Some(true) { list(cx, rq).await } else { one(cx, hotels, activities, rq).await }
+}
+
+async fn one(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+    const TAG: &str = "/OTA_ReadRQ/UniqueID";
+    let Some(uid) = rq.unique_id.as_ref() else {
+        return Err(Problem::required(
+            "A read of one booking needs UniqueID (Type 36, ID_Context Client or Internal); a list read needs ReturnListIndicator=\"true\" and ReadRequests.",
+        )
+        .at(TAG)
+        .into());
+    };
+    if uid.r#type != ReservationIdCode::Booking {
+        return Err(Problem::biz(ErrorCode::InvalidValue, format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()))
+            .at(format!("{TAG}/@Type"))
+            .into());
+    }
+    let id = uid.id.trim().to_string();
+    if id.is_empty() {
+        return Err(Problem::required("UniqueID@ID is empty.").at(format!("{TAG}/@ID")).into());
+    }
+    let (by_client, by_internal) = match &uid.id_context {
+        Some(IdContext::Client) => (true, false),
+        Some(IdContext::Internal) => (false, true),
+        None => (true, true),
+        Some(IdContext::Other(other)) => {
+            return Err(Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{TAG}/@ID_Context")).into());
+        }
+    };
+    // The booking's row and revision first: a copy kept at that revision is the booking.
+    let (owner, reference) = (cx.requestor.id.clone(), id.clone());
+    let lookup = cx.peek(move |c| Box::pin(async move { Ok(hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })).await?;
+    let kept = hotels.kept.clone();
+    let copy = match lookup {
+        Lookup::Found(at) => kept.bookings.get(at),
+        Lookup::NotFound | Lookup::Mismatch => {
+            let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+            return read_activity(cx, activities, &id, by_client, by_internal, &languages).await;
+        }
+    };
+    let found: Option<Arc<HotelBooking>> = match copy {
+        Some(b) => Some(b),
+        None => {
+            let (owner, reference) = (cx.requestor.id.clone(), id.clone());
+            cx.read(move |c| {
+                Box::pin(async move {
+                    let Lookup::Found(at) = hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await? else { return Ok(None) };
+                    let loaded = Arc::new(hotel_repo::load(c, at.id).await?);
+                    kept.bookings.put(at, loaded.clone());
+                    Ok(Some(loaded))
+                })
+            })
+            .await?
+        }
+    };
+    let b = found.ok_or_else(|| not_found(&id))?;
+    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    let mut rs = read::OtaResRetrieveRs::success();
+    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![hotel_mapping::hotel_reservation(&b, &hotels.catalogue, &languages)] });
+    if b.is_cancelled() {
+        rs = rs.with_warnings(warnings([Problem::new(
+            ErrorWarningType::Advisory,
+            ErrorCode::BookingAlreadyCancelled,
+            format!("Booking {} is cancelled; it cannot be modified.", b.internal_ref),
+        )
+        .at(TAG)]));
+    }
+    Ok(rs)
+}
+
+/// The read of an activity booking (see [`read_reservation`](activity_mapping::read_reservation)): no
+/// hotel booking has the reference.
+async fn read_activity(cx: &Ctx, activities: &activities::Area, id: &str, by_client: bool, by_internal: bool, languages: &Languages) -> Result<read::OtaResRetrieveRs, OpError> {
+    let (owner, reference) = (cx.requestor.id.clone(), id.to_string());
+    let found = cx
+        .read(move |c| {
+            Box::pin(async move { Ok(activity_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })
+        })
+        .await?;
+    let s = found.ok_or_else(|| not_found(id))?;
+    let name = activities.catalogue.activity(&s.booking.activity_id).and_then(|a| languages.pick(&a.texts)).map(|(_, t)| t.name.as_str());
+    let mut rs = read::OtaResRetrieveRs::success();
+    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![activity_mapping::read_reservation(&s, name)] });
+    if s.cancelled.is_some() {
+        rs = rs.with_warnings(warnings([Problem::new(
+            ErrorWarningType::Advisory,
+            ErrorCode::BookingAlreadyCancelled,
+            format!("Booking {} is cancelled.", s.booking.reference.as_deref().unwrap_or_default()),
+        )
+        .at("/OTA_ReadRQ/UniqueID")]));
+    }
+    Ok(rs)
+}
+
+fn not_found(id: &str) -> OpError {
+    Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {id} was not found.")).at("/OTA_ReadRQ/UniqueID").into()
+}
+
+async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+    const TAG: &str = "/OTA_ReadRQ/ReadRequests/HotelReadRequest/SelectionCriteria";
+    let Some(requests) = rq.read_requests.as_ref() else {
+        return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.")
+            .at("/OTA_ReadRQ/ReadRequests")
+            .into());
+    };
+    let sc = &requests.hotel_read_request.selection_criteria;
+    let (start, end) = (sc.start.0, sc.end.0);
+    if end < start {
+        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{TAG}/@End")).into());
+    }
+    let by = match sc.date_type {
+        ReadDateType::ArrivalDate => ListDate::Arrival,
+        ReadDateType::DepartureDate => ListDate::Departure,
+        ReadDateType::CreateDate => ListDate::Created,
+        ReadDateType::LastUpdateDate => ListDate::Updated,
+    };
+    let status = sc.res_status.as_ref().map(|s| s.as_str().to_string());
+    let owner = cx.requestor.id.clone();
+    let (hotels, activities) = cx
+        .read(move |c| {
+            Box::pin(async move {
+                let hotels = hotel_repo::list(c, &owner, by, start, end, status.as_deref()).await?;
+                let activities = activity_repo::list(c, &owner, by, start, end, status.as_deref()).await?;
+                Ok((hotels, activities))
+            })
+        })
+        .await?;
+    let mut rs = read::OtaResRetrieveRs::success();
+    // Hotel bookings first, then activity bookings (`RoomStayReservation="false"`), each by the date asked.
+    let lines: Vec<_> = hotels.iter().map(list_entry).chain(activities.into_iter().map(|a| activity_mapping::list_line(&a.head()))).collect();
+    if !lines.is_empty() {
+        rs.reservations_list = Some(ReservationsList { hotel_reservation: lines });
+    }
+    Ok(rs)
+}
 
 /// `/bookcancel`: cancels a hotel or activity booking, or one item of it (see
 /// [`rules`](super::rules)). `CancelType` Quote answers `Pending` with what cancelling costs now
@@ -54,9 +202,9 @@ pub async fn cancel(cx: &Ctx, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> 
 /// A booking found for a cancel request.
 enum Found {
     /// A hotel booking: its row id, the booking, the item named.
-    Hotel(i64, crate::hotels::booking::Booking, Option<u64>),
+    Hotel(i64, HotelBooking, Option<u64>),
     /// An activity booking, and whether its item was named.
-    Activity(activities::Stored, bool),
+    Activity(activity_repo::Stored, bool),
 }
 
 impl Found {
@@ -88,13 +236,13 @@ impl Job {
     async fn find(&self, c: &mut Conn<'_>) -> Result<Found, OpError> {
         let t = &self.target;
         if t.item {
-            if let Some((id, index)) = hotels::find_item(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
-                return Ok(Found::Hotel(id, hotels::load(c, id).await?, Some(index)));
+            if let Some((id, index)) = hotel_repo::find_item(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
+                return Ok(Found::Hotel(id, hotel_repo::load(c, id).await?, Some(index)));
             }
             // An activity booking's one item is `{Internal reference}-1`.
             if t.by_internal
                 && let Some(internal) = t.id.strip_suffix("-1")
-                && let Some(s) = activities::find_stored(c, &self.owner, internal, true).await?
+                && let Some(s) = activity_repo::find_stored(c, &self.owner, internal, true).await?
             {
                 return Ok(Found::Activity(s, true));
             }
@@ -102,10 +250,10 @@ impl Job {
         }
         // Hotel bookings first, then activity bookings: the order of `/bookread`, so that a
         // reference reads and cancels the same booking.
-        if let Lookup::Found(at) = hotels::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
-            return Ok(Found::Hotel(at.id, hotels::load(c, at.id).await?, None));
+        if let Lookup::Found(at) = hotel_repo::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
+            return Ok(Found::Hotel(at.id, hotel_repo::load(c, at.id).await?, None));
         }
-        if let Some(s) = activities::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
+        if let Some(s) = activity_repo::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
             return Ok(Found::Activity(s, false));
         }
         Err(rules::not_found(&t.id).into())
@@ -135,9 +283,9 @@ impl Job {
             let done = match &found {
                 Found::Hotel(id, stored, _) => {
                     let after = rules::cancel_hotel(stored, &outcome, next_update(stored.updated, self.now));
-                    if hotels::update(c, *id, &after, stored.updated).await? {
+                    if hotel_repo::update(c, *id, &after, stored.updated).await? {
                         // Giving back never runs out of rooms: only a store failure can stop it.
-                        hotels::apply_inventory(c, &inventory::change(Some(stored), Some(&after)), false).await.map_err(|e| match e {
+                        hotel_repo::apply_inventory(c, &inventory::change(Some(stored), Some(&after)), false).await.map_err(|e| match e {
                             InventoryError::Store(e) => OpError::Store(e),
                             other => OpError::Store(crate::store::StoreError::Data(format!("giving rooms back: {other}"))),
                         })?;
@@ -146,7 +294,7 @@ impl Job {
                         false
                     }
                 }
-                Found::Activity(s, _) => activities::cancel(c, s, Cancellation { at: outcome.at, penalty: outcome.cost.amount }, self.utc).await?,
+                Found::Activity(s, _) => activity_repo::cancel(c, s, Cancellation { at: outcome.at, penalty: outcome.cost.amount }, self.utc).await?,
             };
             if done {
                 return Ok((booking, outcome));

@@ -12,5 +12,5 @@ mod handlers;
 pub mod mapping;
 pub mod rules;
 
-pub use handlers::cancel;
+pub use handlers::{cancel, read};
 

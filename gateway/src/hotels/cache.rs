@@ -1,4 +1,5 @@
-//! Hotel bookings kept in memory, checked against the store's revision on every use: a read
+//! What the hotel area keeps in memory ([`Kept`]): the rooms sold that availability read
+//! recently, and hotel bookings, checked against the store's revision on every use: a read
 //! finds the booking's row and revision (one statement) and takes the copy kept here when the
 //! revision is the same, else loads it (one statement per child table) and keeps it. Every
 //! write of a booking gives it a revision never given before (also on another gateway), so a
@@ -7,8 +8,22 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use chrono::NaiveDate;
+
 use super::booking::Booking;
 use super::repo::BookingRef;
+use super::rules::inventory::Rooms;
+use crate::store::recent::RecentReads;
+
+/// What the hotel operations keep in memory between requests (one per gateway).
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// Hotel bookings, checked against their revision on every use.
+    pub bookings: BookingCache,
+    /// The rooms sold per hotel, room type and night that availability read recently (see
+    /// [`crate::store::recent`]), keyed by the hotels and the first and last night asked for.
+    pub(crate) rooms_sold: RecentReads<(Vec<String>, NaiveDate, NaiveDate), Rooms>,
+}
 
 /// Loaded bookings by row id, with the revision they were loaded at.
 #[derive(Debug, Default)]

@@ -7,23 +7,21 @@ mod reservation;
 pub use availability::availability;
 pub use reservation::book;
 
-use ota_messages::booking_read::{self as read, ReadDateType, ReservationsList};
-use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};
+use ota_messages::common::{ErrorCode, ErrorWarningType};
 use ota_messages::hotel_descriptive_info as hdi;
 use ota_messages::hotel_res_modify as m;
 
 use std::sync::Arc;
 
+use super::Area;
 use super::booking::Booking;
+use super::catalogue::Catalogue;
 use super::import::MAX_ROOMS;
 use super::mapping;
 use super::repo::{self, InventoryError, Lookup};
-use crate::shared::booking::ListDate;
 use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
-use crate::activities::mapping as activity_mapping;
-use crate::activities::repo as activity_repo;
 use crate::errors::{Problem, warnings};
-use crate::operation::{Ctx, OpError};
+use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::Action;
 use crate::shared::lang::Languages;
 use crate::store::Conn;
@@ -33,9 +31,9 @@ use crate::store::Conn;
 /// hotel of that client feed; a hotel selected twice is answered once. One content per hotel
 /// in the best language, or one per language for `PrimaryLangID="*"`; `RPH` numbers them and
 /// `TransactionIdentifier` gives their range (`1-N/N`).
-pub async fn descriptive_info(cx: &Ctx, rq: &hdi::OtaHotelDescriptiveInfoRq) -> Result<hdi::OtaHotelDescriptiveInfoRs, OpError> {
+pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) -> Result<hdi::OtaHotelDescriptiveInfoRs, OpError> {
     const ROOT: &str = "/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo";
-    let catalogue = &cx.content.hotels;
+    let catalogue = &area.catalogue;
     let mut problems = Vec::new();
     let mut hotels = Vec::new();
     for (i, info) in rq.hotel_descriptive_infos.hotel_descriptive_info.iter().enumerate() {
@@ -88,146 +86,6 @@ pub async fn descriptive_info(cx: &Ctx, rq: &hdi::OtaHotelDescriptiveInfoRq) -> 
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
 
-/// `/bookread`: one booking by reference, in full, or a list of references and statuses. Only
-/// the requestor's own bookings are visible; another requestor's reference is answered like an
-/// unknown one (Code 97), so references cannot be probed.
-pub async fn read(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
-    if rq.return_list_indicator == Some(true) { list(cx, rq).await } else { one(cx, rq).await }
-}
-
-async fn one(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
-    const TAG: &str = "/OTA_ReadRQ/UniqueID";
-    let Some(uid) = rq.unique_id.as_ref() else {
-        return Err(Problem::required(
-            "A read of one booking needs UniqueID (Type 36, ID_Context Client or Internal); a list read needs ReturnListIndicator=\"true\" and ReadRequests.",
-        )
-        .at(TAG)
-        .into());
-    };
-    if uid.r#type != ReservationIdCode::Booking {
-        return Err(Problem::biz(ErrorCode::InvalidValue, format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()))
-            .at(format!("{TAG}/@Type"))
-            .into());
-    }
-    let id = uid.id.trim().to_string();
-    if id.is_empty() {
-        return Err(Problem::required("UniqueID@ID is empty.").at(format!("{TAG}/@ID")).into());
-    }
-    let (by_client, by_internal) = match &uid.id_context {
-        Some(IdContext::Client) => (true, false),
-        Some(IdContext::Internal) => (false, true),
-        None => (true, true),
-        Some(IdContext::Other(other)) => {
-            return Err(Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{TAG}/@ID_Context")).into());
-        }
-    };
-    // The booking's row and revision first: a copy kept at that revision is the booking.
-    let (owner, reference) = (cx.requestor.id.clone(), id.clone());
-    let lookup = cx.peek(move |c| Box::pin(async move { Ok(repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })).await?;
-    let cache = cx.hotel_bookings.clone();
-    let kept = match lookup {
-        Lookup::Found(at) => cache.get(at),
-        Lookup::NotFound | Lookup::Mismatch => {
-            let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
-            return read_activity(cx, &id, by_client, by_internal, &languages).await;
-        }
-    };
-    let found: Option<Arc<Booking>> = match kept {
-        Some(b) => Some(b),
-        None => {
-            let (owner, reference) = (cx.requestor.id.clone(), id.clone());
-            cx.read(move |c| {
-                Box::pin(async move {
-                    let Lookup::Found(at) = repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await? else { return Ok(None) };
-                    let loaded = Arc::new(repo::load(c, at.id).await?);
-                    cache.put(at, loaded.clone());
-                    Ok(Some(loaded))
-                })
-            })
-            .await?
-        }
-    };
-    let b = found.ok_or_else(|| not_found(&id))?;
-    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
-    let mut rs = read::OtaResRetrieveRs::success();
-    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![mapping::hotel_reservation(&b, &cx.content.hotels, &languages)] });
-    if b.is_cancelled() {
-        rs = rs.with_warnings(warnings([Problem::new(
-            ErrorWarningType::Advisory,
-            ErrorCode::BookingAlreadyCancelled,
-            format!("Booking {} is cancelled; it cannot be modified.", b.internal_ref),
-        )
-        .at(TAG)]));
-    }
-    Ok(rs)
-}
-
-/// The read of an activity booking (see [`read_reservation`](crate::activities::mapping)): no
-/// hotel booking has the reference.
-async fn read_activity(cx: &Ctx, id: &str, by_client: bool, by_internal: bool, languages: &Languages) -> Result<read::OtaResRetrieveRs, OpError> {
-    let (owner, reference) = (cx.requestor.id.clone(), id.to_string());
-    let found = cx
-        .read(move |c| {
-            Box::pin(async move { Ok(activity_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })
-        })
-        .await?;
-    let s = found.ok_or_else(|| not_found(id))?;
-    let name = cx.content.activities.activity(&s.booking.activity_id).and_then(|a| languages.pick(&a.texts)).map(|(_, t)| t.name.as_str());
-    let mut rs = read::OtaResRetrieveRs::success();
-    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![activity_mapping::read_reservation(&s, name)] });
-    if s.cancelled.is_some() {
-        rs = rs.with_warnings(warnings([Problem::new(
-            ErrorWarningType::Advisory,
-            ErrorCode::BookingAlreadyCancelled,
-            format!("Booking {} is cancelled.", s.booking.reference.as_deref().unwrap_or_default()),
-        )
-        .at("/OTA_ReadRQ/UniqueID")]));
-    }
-    Ok(rs)
-}
-
-fn not_found(id: &str) -> OpError {
-    Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {id} was not found.")).at("/OTA_ReadRQ/UniqueID").into()
-}
-
-async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
-    const TAG: &str = "/OTA_ReadRQ/ReadRequests/HotelReadRequest/SelectionCriteria";
-    let Some(requests) = rq.read_requests.as_ref() else {
-        return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.")
-            .at("/OTA_ReadRQ/ReadRequests")
-            .into());
-    };
-    let sc = &requests.hotel_read_request.selection_criteria;
-    let (start, end) = (sc.start.0, sc.end.0);
-    if end < start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{TAG}/@End")).into());
-    }
-    let by = match sc.date_type {
-        ReadDateType::ArrivalDate => ListDate::Arrival,
-        ReadDateType::DepartureDate => ListDate::Departure,
-        ReadDateType::CreateDate => ListDate::Created,
-        ReadDateType::LastUpdateDate => ListDate::Updated,
-    };
-    let status = sc.res_status.as_ref().map(|s| s.as_str().to_string());
-    let owner = cx.requestor.id.clone();
-    let (hotels, activities) = cx
-        .read(move |c| {
-            Box::pin(async move {
-                let hotels = repo::list(c, &owner, by, start, end, status.as_deref()).await?;
-                let activities = activity_repo::list(c, &owner, by, start, end, status.as_deref()).await?;
-                Ok((hotels, activities))
-            })
-        })
-        .await?;
-    let mut rs = read::OtaResRetrieveRs::success();
-    // Hotel bookings first, then activity bookings (`RoomStayReservation="false"`), each by the date asked.
-    let lines: Vec<_> = hotels.iter().map(mapping::list_entry).chain(activities.into_iter().map(|a| activity_mapping::list_line(&a.head()))).collect();
-    if !lines.is_empty() {
-        rs.reservations_list = Some(ReservationsList { hotel_reservation: lines });
-    }
-    Ok(rs)
-}
-
 /// `/bookmodify`: read-then-modify of a hotel booking. The request carries the booking as
 /// read, with only the intended change, and its `LastUpdateDateTime` as read. It is compared
 /// with the stored booking field by field:
@@ -250,7 +108,7 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// undo a change it never saw; a Commit must carry it. `Quote` (or none)
 /// answers the booking as it would be and stores nothing; `Commit` applies it and moves
 /// `LastUpdateDateTime` on (unchanged when nothing changed).
-pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotelResModifyRs, OpError> {
+pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotelResModifyRs, OpError> {
     let action = Action::of(rq.res_status.as_ref(), "/OTA_HotelResModifyRQ/@ResStatus")?;
     let hrm = rq.hotel_res_modifies.hotel_res_modify.clone();
     let rooms = hrm.room_stays.as_ref().map_or(0, |r| r.room_stay.len());
@@ -270,7 +128,7 @@ pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotel
         .at(format!("{BASE}/ResGlobalInfo/HotelReservationIDs"))
         .into());
     }
-    let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, today: cx.today(), now: cx.local_now(), content: cx.content.clone() };
+    let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, today: cx.today(), now: cx.local_now(), catalogue: area.catalogue.clone() };
     let booking = match action {
         Action::Quote => cx.read(move |c| Box::pin(async move { change.preview(c).await })).await?,
         Action::Commit => {
@@ -281,7 +139,7 @@ pub async fn modify(cx: &Ctx, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotel
     };
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let notes = rules::total_notes(&rq.hotel_res_modifies.hotel_res_modify, &booking);
-    let rs = m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &cx.content.hotels, &languages) });
+    let rs = m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &area.catalogue, &languages) });
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
 
@@ -306,7 +164,7 @@ struct Change {
     hrm: m::HotelResModify,
     today: chrono::NaiveDate,
     now: chrono::NaiveDateTime,
-    content: std::sync::Arc<crate::content::Content>,
+    catalogue: Arc<Catalogue>,
 }
 
 impl Change {
@@ -326,7 +184,7 @@ impl Change {
             return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
         }
         rules::check_version(rules::version_stamp(&self.hrm)?, &stored, commit)?;
-        let desired = rules::plan(&self.hrm, &stored, &self.content.hotels, self.today)
+        let desired = rules::plan(&self.hrm, &stored, &self.catalogue, self.today)
             .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
         Ok((id, stored, desired))
     }
@@ -335,7 +193,7 @@ impl Change {
     async fn preview(&self, c: &mut Conn<'_>) -> Result<Booking, OpError> {
         let (_, stored, desired) = self.plan(c, false).await?;
         let taken = inventory::change(Some(&stored), Some(&desired));
-        repo::check_inventory(c, &taken, &self.content.hotels).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
+        repo::check_inventory(c, &taken, &self.catalogue).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         Ok(desired)
     }
 

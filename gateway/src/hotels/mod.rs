@@ -29,6 +29,16 @@ pub mod mapping;
 pub(crate) mod repo;
 pub mod rules;
 
-pub use cache::BookingCache;
-pub use handlers::{availability, book, descriptive_info, modify, read};
+pub use cache::{BookingCache, Kept};
+pub use handlers::{availability, book, descriptive_info, modify};
 pub use mapping::modify_payload;
+
+/// The hotel area's part of the gateway that a request is served with: the hotels of the
+/// content snapshot it started with, and what the area keeps in memory between requests.
+#[derive(Debug, Clone)]
+pub struct Area {
+    /// The hotels, rates and boards of the request's content snapshot.
+    pub catalogue: std::sync::Arc<catalogue::Catalogue>,
+    /// What the area keeps in memory (one per gateway).
+    pub kept: std::sync::Arc<Kept>,
+}

@@ -19,18 +19,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-/// An authenticated requestor: who is calling.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Requestor {
-    /// `RequestorID@ID`.
-    pub id: String,
-    /// The distributor context (`ID_Context` of the Type 22 source).
-    pub id_context: String,
-    /// The requestor's name.
-    pub name: String,
-    /// `Instance` of the Type 22 source (`PriceBreakdown`, `MF001`, `MF002`, …), if given.
-    pub instance: Option<String>,
-}
+pub use crate::shared::context::Requestor;
 
 /// A requestor as stored. Deliberately not `Debug`-printing the hash.
 #[derive(Clone, PartialEq, Eq)]

@@ -7,6 +7,7 @@
 pub mod action;
 pub mod booking;
 pub mod cancellation;
+pub mod context;
 pub mod import;
 pub mod lang;
 pub mod mapping;

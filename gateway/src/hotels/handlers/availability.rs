@@ -6,26 +6,27 @@ use chrono::Days;
 use ota_messages::hotel_avail::{AvailRoomStays, OtaHotelAvailRq, OtaHotelAvailRs};
 
 use crate::errors::warnings;
+use crate::hotels::Area;
 use crate::hotels::mapping::offers;
 use crate::hotels::repo;
 use crate::hotels::rules::availability;
 use crate::hotels::rules::inventory::Rooms;
-use crate::operation::{Ctx, OpError};
+use crate::shared::context::{Ctx, OpError};
 use crate::shared::lang::Languages;
 
 /// `/hotelavailability`: the offers for the stay and rooms asked for, in one hotel or an area
 /// (see [`availability`](mod@availability) for the rules). Each offer can be booked as is with `/hotelbook`;
 /// nothing is held. Nothing available: Success with a Type 11 warning. The rate of each night
 /// is listed with `Instance="PriceBreakdown"` (as `/hotelbook` and `/activitybook` do).
-pub async fn availability(cx: &Ctx, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvailRs, OpError> {
-    let catalogue = &cx.content.hotels;
+pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvailRs, OpError> {
+    let catalogue = &area.catalogue;
     let q = availability::query(rq, catalogue, cx.today())?;
     let sold = if q.hotels.is_empty() {
         Arc::new(Rooms::new())
     } else {
         let codes: Vec<String> = q.hotels.iter().map(|h| h.code.clone()).collect();
         let (first, last) = (q.start, q.end.checked_sub_days(Days::new(1)).unwrap_or(q.start));
-        cx.recent
+        area.kept
             .rooms_sold
             .get_or_read(
                 (codes.clone(), first, last),

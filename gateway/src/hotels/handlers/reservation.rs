@@ -4,13 +4,14 @@ use ota_messages::hotel_res::{OtaHotelResRq, OtaHotelResRs};
 
 use super::not_left;
 use crate::errors::warnings;
+use crate::hotels::Area;
 use crate::hotels::booking::Company;
 use crate::hotels::mapping::reservation as mapping;
 use crate::hotels::repo::{self, CommitError, Committed};
 use crate::hotels::rules::MAX_PROBLEMS;
 use crate::hotels::rules::inventory;
 use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
-use crate::operation::{Ctx, OpError};
+use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::Action;
 use crate::shared::lang::Languages;
 
@@ -19,7 +20,7 @@ use crate::shared::lang::Languages;
 /// in the same transaction, never beyond those on sale. A repeated Commit answers the booking
 /// already made (with a warning when it asked for something else). See
 /// [`rules`](crate::hotels::rules::reservation) for what a booking must be.
-pub async fn book(cx: &Ctx, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError> {
+pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError> {
     let action = Action::of(rq.res_status.as_ref(), "/OTA_HotelResRQ/@ResStatus")?;
     let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let asker = Asker {
@@ -28,15 +29,15 @@ pub async fn book(cx: &Ctx, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError
         today: cx.today(),
         now: cx.local_now(),
     };
-    let asked = rules::booking(&rq.hotel_reservations.hotel_reservation, &asker, &cx.content.hotels, action.commits())
+    let asked = rules::booking(&rq.hotel_reservations.hotel_reservation, &asker, &area.catalogue, action.commits())
         .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
     let mut notes = Vec::new();
     let answer = match action {
         Action::Quote => {
             let wanted = inventory::change(None, Some(&asked));
             let quoted = asked.clone();
-            let content = cx.content.clone();
-            cx.peek(move |c| Box::pin(async move { repo::check_inventory(c, &wanted, &content.hotels).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) }))
+            let catalogue = area.catalogue.clone();
+            cx.peek(move |c| Box::pin(async move { repo::check_inventory(c, &wanted, &catalogue).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) }))
                 .await?;
             asked
         }
@@ -67,6 +68,6 @@ pub async fn book(cx: &Ctx, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError
         }
     };
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
-    let rs = OtaHotelResRs::success(mapping::booked(&answer, &cx.content.hotels, &languages, with_breakdown));
+    let rs = OtaHotelResRs::success(mapping::booked(&answer, &area.catalogue, &languages, with_breakdown));
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }

@@ -1,0 +1,119 @@
+//! What every operation's handler gets and returns: the request's context ([`Ctx`]: the store,
+//! the authenticated [`Requestor`], the time, the request's time limit) and [`OpError`], the
+//! one error type of every operation, so that `?` works from the rules and the repo up to the
+//! dispatch.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
+use futures_util::future::BoxFuture;
+
+use crate::errors::Problem;
+use crate::store::{Abandoned, Conn, Store, StoreError, Ticket};
+
+/// An authenticated requestor: who is calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requestor {
+    /// `RequestorID@ID`.
+    pub id: String,
+    /// The distributor context (`ID_Context` of the Type 22 source).
+    pub id_context: String,
+    /// The requestor's name.
+    pub name: String,
+    /// `Instance` of the Type 22 source (`PriceBreakdown`, `MF001`, `MF002`, …), if given.
+    pub instance: Option<String>,
+}
+
+/// Why an operation did not answer with a success.
+#[derive(Debug)]
+pub enum OpError {
+    /// The request is refused: one problem per thing wrong with it.
+    Rejected(Vec<Problem>),
+    /// The store failed.
+    Store(StoreError),
+    /// The request gave up before its write was carried out (nothing was stored).
+    Abandoned,
+}
+
+impl From<Problem> for OpError {
+    fn from(p: Problem) -> Self {
+        OpError::Rejected(vec![p])
+    }
+}
+
+impl From<Vec<Problem>> for OpError {
+    fn from(p: Vec<Problem>) -> Self {
+        OpError::Rejected(p)
+    }
+}
+
+impl From<StoreError> for OpError {
+    fn from(e: StoreError) -> Self {
+        OpError::Store(e)
+    }
+}
+
+impl From<Abandoned> for OpError {
+    fn from(_: Abandoned) -> Self {
+        OpError::Abandoned
+    }
+}
+
+/// What an operation gets besides its request and its area's part of the gateway (its
+/// catalogue, what it keeps in memory): the store, who is calling, when, and the request's
+/// time limit.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The store.
+    pub store: Store,
+    /// The authenticated requestor.
+    pub requestor: Requestor,
+    /// When the request arrived (UTC); the operation's "now".
+    pub now: DateTime<Utc>,
+    /// The request id (in the logs too).
+    pub request_id: String,
+    /// Whether the request still waits for its write (see [`Ticket`]).
+    pub ticket: Arc<Ticket>,
+    /// When the request gives up.
+    pub deadline: Option<Instant>,
+}
+
+impl Ctx {
+    /// Today (UTC).
+    pub fn today(&self) -> NaiveDate {
+        self.now.date_naive()
+    }
+
+    /// Now as a local date-time of whole seconds (UTC).
+    pub fn local_now(&self) -> NaiveDateTime {
+        let now = self.now.naive_utc();
+        now.with_nanosecond(0).unwrap_or(now)
+    }
+
+    /// Runs `f` in a read transaction of the store.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, OpError>
+    where
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>>,
+    {
+        self.store.read(f).await
+    }
+
+    /// Runs one statement outside any transaction (see [`Store::peek`]).
+    pub async fn peek<T, F>(&self, f: F) -> Result<T, OpError>
+    where
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>>,
+    {
+        self.store.peek(f).await
+    }
+
+    /// Runs `f` in a write transaction, committed unless the request gave up before (see
+    /// [`Store::write`]); an error of `f` rolls it back.
+    pub async fn write<T, F>(&self, f: F) -> Result<T, OpError>
+    where
+        T: Send + 'static,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, OpError>> + Send + 'static,
+    {
+        self.store.write(&self.ticket, self.deadline, f).await
+    }
+}

@@ -1,0 +1,71 @@
+//! The state of one gateway process ([`AppState`]), shared by the transport ([`crate::http`])
+//! and the dispatch ([`crate::operation`]): the store, the content snapshot, what each area keeps
+//! in memory between requests, authentication and the settings. A request is served with the
+//! parts of it that its area needs (see [`AppState::hotels`]).
+
+use std::sync::Arc;
+
+use crate::auth::Authenticator;
+use crate::config::Config;
+use crate::content::{Content, ContentCache};
+use crate::store::{Store, StoreError};
+use crate::{activities, hotels};
+
+/// What every request is served with: the store, the content in memory, what each area keeps
+/// in memory, authentication and the settings (cheap to clone:
+/// one shared [`AppParts`], which the fields are read through).
+#[derive(Debug, Clone)]
+pub struct AppState(Arc<AppParts>);
+
+/// The parts of an [`AppState`].
+#[derive(Debug)]
+pub struct AppParts {
+    /// The store.
+    pub store: Store,
+    /// The content snapshot, refreshed when the store's content changes.
+    pub content: Arc<ContentCache>,
+    /// What the hotel area keeps in memory between requests.
+    pub hotels: Arc<hotels::Kept>,
+    /// What the activity area keeps in memory between requests.
+    pub activities: Arc<activities::Kept>,
+    /// The settings.
+    pub config: Arc<Config>,
+    /// Authentication: the throttle and the cache of verified credentials.
+    pub auth: Arc<Authenticator>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = AppParts;
+
+    fn deref(&self) -> &AppParts {
+        &self.0
+    }
+}
+
+impl AppState {
+    /// The state for a store (whose content is loaded now) and settings.
+    pub async fn new(store: Store, config: Config) -> Result<Self, StoreError> {
+        let content = ContentCache::load(store.clone()).await?;
+        let auth = Arc::new(Authenticator::new(config.throttle));
+        Ok(AppState(Arc::new(AppParts {
+            store,
+            content,
+            hotels: Arc::default(),
+            activities: Arc::default(),
+            config: Arc::new(config),
+            auth,
+        })))
+    }
+}
+
+impl AppParts {
+    /// The hotel area's part for a request served from `content`.
+    pub fn hotels(&self, content: &Content) -> hotels::Area {
+        hotels::Area { catalogue: content.hotels.clone(), kept: self.hotels.clone() }
+    }
+
+    /// The activity area's part for a request served from `content`.
+    pub fn activities(&self, content: &Content) -> activities::Area {
+        activities::Area { catalogue: content.activities.clone(), kept: self.activities.clone() }
+    }
+}
