@@ -15,7 +15,7 @@ use crate::shared::import::ImportError;
 use crate::row;
 use crate::shared::cancellation::{Cancellation, Penalty};
 use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
-use crate::shared::reference::new_reference;
+use crate::shared::reference;
 use crate::store::{Conn, Param, Scalar, StoreError};
 
 // ---------------------------------------------------------------------------------------------
@@ -505,8 +505,7 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
     let capacity = capacity.on_date.unwrap_or(capacity.capacity);
 
     let mut stored = None;
-    for _ in 0..5 {
-        let reference = new_reference("ACT");
+    for reference in reference::candidates("ACT") {
         let id: Option<Scalar<i64>> = c
             .query_opt(
                 "INSERT INTO activity_booking (reference, client_reference, requestor_id, activity_id, product_code, service_code,
@@ -541,7 +540,7 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
             }
         }
     }
-    let (id, reference) = stored.ok_or_else(|| StoreError::Data("no free booking reference after 5 draws".into()))?;
+    let (id, reference) = stored.ok_or_else(reference::exhausted)?;
 
     let size = b.participants.len() as i64;
     c.execute(

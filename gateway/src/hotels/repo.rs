@@ -13,7 +13,7 @@ use super::booking::{
 use super::catalogue::{Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
 use super::import::ImportedHotels;
 use super::rules::{inventory, reservation};
-use crate::shared::reference::new_reference;
+use crate::shared::reference;
 use crate::shared::register::{self, Claim};
 use crate::shared::booking::{Kind, ListDate};
 use crate::shared::import::ImportError;
@@ -924,14 +924,13 @@ pub(crate) async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, C
         }
     }
     let mut internal = None;
-    for _ in 0..5 {
-        let candidate = new_reference("HTL");
+    for candidate in reference::candidates("HTL") {
         if c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&candidate]).await?.is_none() {
             internal = Some(candidate);
             break;
         }
     }
-    let internal = internal.ok_or_else(|| StoreError::Data("no free booking reference after 5 draws".into()))?;
+    let internal = internal.ok_or_else(reference::exhausted)?;
     let booked = reservation::with_reference(b.clone(), &internal);
     insert(c, &booked).await?;
     apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;

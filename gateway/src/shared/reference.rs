@@ -5,8 +5,25 @@
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 
+use crate::store::StoreError;
+
+/// How many references a booking draws before giving up: a collision among 2^50 references is
+/// rare, five in a row mean something else is wrong.
+pub const DRAWS: usize = 5;
+
 /// Crockford's base 32: no I, L, O, U.
 const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// The references a new booking tries in turn until one is free (every kind of booking draws
+/// them the same way): at most [`DRAWS`] new ones with `prefix`.
+pub fn candidates(prefix: &'static str) -> impl Iterator<Item = String> {
+    (0..DRAWS).map(move |_| new_reference(prefix))
+}
+
+/// The store error of a booking whose every drawn reference was taken.
+pub fn exhausted() -> StoreError {
+    StoreError::Data(format!("no free booking reference after {DRAWS} draws"))
+}
 
 /// A new random reference with `prefix` (`ACT`, `HTL`).
 pub fn new_reference(prefix: &str) -> String {
