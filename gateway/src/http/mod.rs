@@ -29,38 +29,41 @@
 //! UUID); every request is logged once with its id, method, path, status and latency. Bodies
 //! and headers are never logged, so passwords never reach the logs.
 
-use std::any::Any;
 use std::future::Future;
 use std::io;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use chrono::Utc;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use ota_messages::common::{ErrorCode, ErrorWarningType};
-use ota_messages::runtime::{DecodeError, DecodeErrorKind, Operation};
-use ota_messages::{AnyMessage, AnyRequest, OPERATIONS};
+use ota_messages::common::ErrorCode;
+use ota_messages::runtime::Operation;
+use ota_messages::{AnyRequest, OPERATIONS};
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
-use tracing::Instrument;
 
+use answers::{bad_request, decode_failure, ota_error, too_large, wrong_root_text, xml_answer};
+use layers::{allow_list, client_address, observe, ota_bodies, panic_response};
+
+use crate::errors::Problem;
 use crate::metrics;
-use crate::errors::{Problem, errors};
 use crate::operation;
 use crate::state::AppState;
 use crate::store::Ticket;
+
+mod answers;
+mod layers;
 
 /// The header carrying the request id, both ways.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -204,120 +207,10 @@ pub async fn shutdown_signal() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Middleware
-
-/// A request id the client sent is kept when it is 1–128 visible ASCII characters.
-fn sane_request_id(v: &HeaderValue) -> Option<String> {
-    let b = v.as_bytes();
-    (!b.is_empty() && b.len() <= 128 && b.iter().all(|c| (0x21..=0x7e).contains(c)))
-        .then(|| String::from_utf8_lossy(b).into_owned())
-}
-
-/// Sets [`ClientIp`]: the peer, or the address a trusted proxy forwarded.
-async fn client_address(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
-        let forwarded = req.headers().get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-        let ip = state.config.client_address(peer, forwarded);
-        req.extensions_mut().insert(ClientIp(ip));
-    }
-    next.run(req).await
-}
-
-/// Request id, span, the one log line and the metrics of each request.
-async fn observe(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let id = req
-        .headers()
-        .get(REQUEST_ID_HEADER)
-        .and_then(sane_request_id)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    req.extensions_mut().insert(RequestId(id.clone()));
-    let client = req.extensions().get::<ClientIp>().map(|c| c.0.to_string()).unwrap_or_else(|| "-".into());
-    let operation = state.config.route_path(req.uri().path()).map_or("other", metrics::operation_label);
-    let span = tracing::info_span!(
-        "request",
-        request_id = %id,
-        method = %req.method(),
-        path = %req.uri().path(),
-        client = %client,
-    );
-    let started = Instant::now();
-    let mut res = next.run(req).instrument(span.clone()).await;
-    if let Ok(v) = HeaderValue::from_str(&id) {
-        res.headers_mut().insert(REQUEST_ID_HEADER, v);
-    }
-    let status = res.status().as_u16();
-    let took = started.elapsed();
-    metrics::request(operation, status, took);
-    let latency_ms = took.as_micros() as f64 / 1000.0;
-    span.in_scope(|| {
-        if status >= 500 {
-            tracing::error!(status, latency_ms, "request");
-        } else {
-            tracing::info!(status, latency_ms, "request");
-        }
-    });
-    res
-}
-
-/// Gives an OTA body to the bare error answers of the layers (408 from the time-out, 500 from a
-/// caught panic) on operation paths.
-async fn ota_bodies(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let path = state.config.route_path(req.uri().path()).unwrap_or("").to_string();
-    let res = next.run(req).await;
-    let status = res.status();
-    let is_xml = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()));
-    if status.is_success() || is_xml {
-        return res;
-    }
-    let Some(op) = operation(&path) else {
-        return res;
-    };
-    let problem = match status {
-        StatusCode::REQUEST_TIMEOUT => Problem::not_processed_in_time(),
-        s if s.is_server_error() => Problem::system(),
-        _ => Problem::protocol(ErrorCode::UnableToProcess, format!("The request could not be processed (HTTP {status}).")),
-    };
-    let mut out = ota_error(op, status, problem);
-    out.headers_mut().extend(res.headers().iter().filter(|(k, _)| *k != header::CONTENT_TYPE && *k != header::CONTENT_LENGTH).map(|(k, v)| (k.clone(), v.clone())));
-    out
-}
-
-/// Refuses clients outside the allow-list (when one is set), before the body is read.
-async fn allow_list(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if state.config.allow.is_empty() {
-        return next.run(req).await;
-    }
-    let client = req.extensions().get::<ClientIp>().map(|c| c.0);
-    if client.is_some_and(|ip| state.config.allows(ip)) {
-        return next.run(req).await;
-    }
-    tracing::warn!(client = ?client, "client address not in the allow-list");
-    let problem = Problem::new(
-        ErrorWarningType::Authorization,
-        ErrorCode::AuthorizationError,
-        "The client address is not allowed to use this service.",
-    );
-    match state.config.route_path(req.uri().path()).and_then(operation) {
-        Some(op) => ota_error(op, StatusCode::FORBIDDEN, problem),
-        None => (StatusCode::FORBIDDEN, "forbidden\n").into_response(),
-    }
-}
-
-fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response {
-    let what = err
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| err.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    tracing::error!(panic = %what, "a handler panicked");
-    StatusCode::INTERNAL_SERVER_ERROR.into_response()
-}
-
-// ---------------------------------------------------------------------------------------------
 // Handlers
 
 /// The operation served at `path`.
-fn operation(path: &str) -> Option<&'static Operation> {
+pub(super) fn operation_at(path: &str) -> Option<&'static Operation> {
     OPERATIONS.iter().find(|op| op.path == path)
 }
 
@@ -348,7 +241,7 @@ fn method_not_allowed(op: &'static Operation, method: &Method) -> Response {
     res
 }
 
-fn not_found_now() -> Response {
+pub(super) fn not_found_now() -> Response {
     (StatusCode::NOT_FOUND, "not found\n").into_response()
 }
 
@@ -381,18 +274,6 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn too_large(op: &Operation, limit: usize) -> Response {
-    ota_error(
-        op,
-        StatusCode::PAYLOAD_TOO_LARGE,
-        Problem::protocol(ErrorCode::UnableToProcess, format!("The request body is larger than the limit of {limit} bytes.")),
-    )
-}
-
-fn bad_request(op: &Operation, text: String) -> Response {
-    ota_error(op, StatusCode::BAD_REQUEST, Problem::protocol(ErrorCode::UnableToProcess, text.replace(|c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}'), "\u{fffd}")))
 }
 
 /// One operation request: the transport checks, decoding, then [`operation::dispatch`], all
@@ -468,154 +349,6 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
     xml_answer(op, StatusCode::OK, &answer)
 }
 
-fn wrong_root_text(op: &Operation, found: &str) -> String {
-    format!("{} takes <{}>; the request's root element is <{found}>.", op.path, op.request_root)
-}
-
-/// The root element name an error path starts with (`/OTA_ReadRQ/POS` → `OTA_ReadRQ`).
-fn root_of(path: &str) -> &str {
-    path.split('/').nth(1).map(|s| s.split(['[', '@']).next().unwrap_or(s)).unwrap_or("")
-}
-
-/// A document that did not decode: 400 when it is not XML or not this path's message, else
-/// 200 with the operation's RS carrying one `Error` per problem (an OTA business answer).
-fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError) -> Response {
-    let root = root_of(&e.path);
-    let at_root = e.path == format!("/{root}");
-    match &e.kind {
-        DecodeErrorKind::Malformed(_) | DecodeErrorKind::Doctype => {
-            tracing::info!(line = e.line, column = e.column, "request is not well-formed XML");
-            return bad_request(op, format!("The request is not well-formed XML: {e}"));
-        }
-        DecodeErrorKind::WrongRoot { found, .. } => {
-            tracing::info!(root = %found, "request root does not match the path");
-            return bad_request(op, wrong_root_text(op, found));
-        }
-        DecodeErrorKind::WrongNamespace { .. } if at_root => {
-            tracing::info!("request root is not in the OTA namespace");
-            return bad_request(op, format!("The request is not an OTA message: {e}"));
-        }
-        _ if root != op.request_root || e.path.is_empty() => {
-            tracing::info!(root = %root, "request root does not match the path");
-            return bad_request(op, wrong_root_text(op, root));
-        }
-        _ => {}
-    }
-    let problems = if e.problems().any(in_pos) {
-        // A POS of the wrong shape (one Source, three, a missing attribute, …) is an
-        // authentication failure like any other: the answer does not say what was wrong, nor
-        // anything else about the message.
-        tracing::info!(reason = "pos", "authentication failed");
-        vec![Problem::authentication()]
-    } else {
-        // Where, not what: the values of a failing message are not logged (one could be a password).
-        tracing::info!(at = %e.path, line = e.line, column = e.column, problems = e.count(), "request is not a valid message");
-        // One OTA Error per problem.
-        e.problems().map(decode_problem).collect()
-    };
-    let Some(mut answer) = ota_messages::error_response(op.path, errors(problems)) else {
-        return not_found_now();
-    };
-    stamp(&mut answer, root_attributes(text));
-    xml_answer(op, StatusCode::OK, &answer)
-}
-
-/// True when a decoding error is about the POS (missing, or anything inside it).
-fn in_pos(e: &DecodeError) -> bool {
-    let inside = e.path.split('/').nth(2).is_some_and(|s| s == "POS" || s.starts_with("POS["));
-    let about = match &e.kind {
-        DecodeErrorKind::MissingElement { name } | DecodeErrorKind::TooMany { name, .. } => *name == "POS",
-        DecodeErrorKind::UnexpectedElement { name, .. } => name == "POS",
-        _ => false,
-    };
-    inside || about
-}
-
-/// The OTA problem of a decoding error: Type 10 / Code 321 for something missing, else
-/// Type 7 / Code 320; the element path as `Tag`. A `Version` of the wrong form gets the answer of
-/// any unsupported version.
-fn decode_problem(e: &DecodeError) -> Problem {
-    match &e.kind {
-        DecodeErrorKind::InvalidVersion { value, supported, .. } => {
-            return operation::unsupported_version(value, supported, root_of(&e.path));
-        }
-        DecodeErrorKind::MissingElement { .. } | DecodeErrorKind::MissingAttribute { .. } | DecodeErrorKind::MissingChoice { .. } => {
-            Problem::required(describe(e))
-        }
-        _ => Problem::protocol(ErrorCode::InvalidValue, describe(e)),
-    }
-    .at(e.path.clone())
-}
-
-/// The description of a decoding error; a bad `MessagePassword` value is not repeated.
-fn describe(e: &DecodeError) -> String {
-    match &e.kind {
-        DecodeErrorKind::InvalidValue { target, expected, .. } if target.contains("MessagePassword") => {
-            format!("{}:{}: {}: invalid value in {target}: expected {expected}", e.line, e.column, e.path)
-        }
-        _ => e.problem_text(),
-    }
-}
-
-/// `EchoToken` and `TransactionIdentifier` of a well-formed request that did not decode, when
-/// they are of a length the answer can carry.
-fn root_attributes(text: &str) -> Echo {
-    let Ok(doc) = ota_messages::runtime::parse_document(text) else {
-        return Echo::default();
-    };
-    let root = doc.root_element();
-    let pick = |name: &str, max: usize| {
-        root.attribute(name).filter(|v| !v.is_empty() && v.chars().count() <= max).map(str::to_string)
-    };
-    Echo { echo_token: pick("EchoToken", 128), transaction_identifier: pick("TransactionIdentifier", 32) }
-}
-
-/// What an answer echoes from its request.
-#[derive(Debug, Default)]
-struct Echo {
-    echo_token: Option<String>,
-    transaction_identifier: Option<String>,
-}
-
-/// Sets `TimeStamp` (now) and the echoed attributes on an answer.
-fn stamp(answer: &mut AnyMessage, echo: Echo) {
-    if let Some(rs) = answer.response_std_attributes_mut() {
-        rs.set_time_stamp(Some(operation::time_stamp(Utc::now())));
-        rs.set_echo_token(echo.echo_token);
-        rs.set_transaction_identifier(echo.transaction_identifier);
-    }
-}
-
-/// The operation's RS carrying one problem, with an HTTP status.
-fn ota_error(op: &Operation, status: StatusCode, problem: Problem) -> Response {
-    match ota_messages::error_response(op.path, errors([problem])) {
-        Some(mut answer) => {
-            stamp(&mut answer, Echo::default());
-            xml_answer(op, status, &answer)
-        }
-        None => (status, "error\n").into_response(),
-    }
-}
-
-/// Encodes an answer. An answer that cannot be encoded (a bug) is logged and replaced by a
-/// Type 12 system error.
-fn xml_answer(op: &Operation, status: StatusCode, answer: &AnyMessage) -> Response {
-    match answer.to_xml() {
-        Ok(xml) => (status, [(header::CONTENT_TYPE, XML)], xml).into_response(),
-        Err(e) => {
-            tracing::error!(error = %e, root = answer.root_name(), "an answer could not be encoded");
-            let fallback = ota_messages::error_response(op.path, errors([Problem::system()])).map(|mut a| {
-                stamp(&mut a, Echo::default());
-                a.to_xml()
-            });
-            match fallback {
-                Some(Ok(xml)) => (status, [(header::CONTENT_TYPE, XML)], xml).into_response(),
-                _ => (StatusCode::INTERNAL_SERVER_ERROR, Body::from("internal error\n")).into_response(),
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -640,19 +373,5 @@ mod tests {
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(bad));
             assert!(check_content_type(&h).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn roots_of_paths() {
-        assert_eq!(root_of("/OTA_ReadRQ/POS/Source[2]"), "OTA_ReadRQ");
-        assert_eq!(root_of("/OTA_ReadRQ"), "OTA_ReadRQ");
-        assert_eq!(root_of(""), "");
-    }
-
-    #[test]
-    fn request_ids() {
-        assert_eq!(sane_request_id(&HeaderValue::from_static("abc-123")).as_deref(), Some("abc-123"));
-        assert!(sane_request_id(&HeaderValue::from_static("has space")).is_none());
-        assert!(sane_request_id(&HeaderValue::from_static("")).is_none());
     }
 }

@@ -1,0 +1,140 @@
+//! The layers every request passes before a route: the client's address, the request id,
+//! one log line and the metrics, OTA bodies for the layers' own error answers, the allow-list,
+//! and the answer to a panic.
+
+use std::any::Any;
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use ota_messages::common::{ErrorCode, ErrorWarningType};
+use tracing::Instrument;
+
+use super::answers::ota_error;
+use super::{ClientIp, REQUEST_ID_HEADER, RequestId, XML, operation_at};
+use crate::errors::Problem;
+use crate::metrics;
+use crate::state::AppState;
+
+/// A request id the client sent is kept when it is 1–128 visible ASCII characters.
+fn sane_request_id(v: &HeaderValue) -> Option<String> {
+    let b = v.as_bytes();
+    (!b.is_empty() && b.len() <= 128 && b.iter().all(|c| (0x21..=0x7e).contains(c)))
+        .then(|| String::from_utf8_lossy(b).into_owned())
+}
+
+/// Sets [`ClientIp`]: the peer, or the address a trusted proxy forwarded.
+pub(super) async fn client_address(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
+        let forwarded = req.headers().get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+        let ip = state.config.client_address(peer, forwarded);
+        req.extensions_mut().insert(ClientIp(ip));
+    }
+    next.run(req).await
+}
+
+/// Request id, span, the one log line and the metrics of each request.
+pub(super) async fn observe(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let id = req
+        .headers()
+        .get(REQUEST_ID_HEADER)
+        .and_then(sane_request_id)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    req.extensions_mut().insert(RequestId(id.clone()));
+    let client = req.extensions().get::<ClientIp>().map(|c| c.0.to_string()).unwrap_or_else(|| "-".into());
+    let operation = state.config.route_path(req.uri().path()).map_or("other", metrics::operation_label);
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        method = %req.method(),
+        path = %req.uri().path(),
+        client = %client,
+    );
+    let started = Instant::now();
+    let mut res = next.run(req).instrument(span.clone()).await;
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        res.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    let status = res.status().as_u16();
+    let took = started.elapsed();
+    metrics::request(operation, status, took);
+    let latency_ms = took.as_micros() as f64 / 1000.0;
+    span.in_scope(|| {
+        if status >= 500 {
+            tracing::error!(status, latency_ms, "request");
+        } else {
+            tracing::info!(status, latency_ms, "request");
+        }
+    });
+    res
+}
+
+/// Gives an OTA body to the bare error answers of the layers (408 from the time-out, 500 from a
+/// caught panic) on operation paths.
+pub(super) async fn ota_bodies(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let path = state.config.route_path(req.uri().path()).unwrap_or("").to_string();
+    let res = next.run(req).await;
+    let status = res.status();
+    let is_xml = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()));
+    if status.is_success() || is_xml {
+        return res;
+    }
+    let Some(op) = operation_at(&path) else {
+        return res;
+    };
+    let problem = match status {
+        StatusCode::REQUEST_TIMEOUT => Problem::not_processed_in_time(),
+        s if s.is_server_error() => Problem::system(),
+        _ => Problem::protocol(ErrorCode::UnableToProcess, format!("The request could not be processed (HTTP {status}).")),
+    };
+    let mut out = ota_error(op, status, problem);
+    out.headers_mut().extend(res.headers().iter().filter(|(k, _)| *k != header::CONTENT_TYPE && *k != header::CONTENT_LENGTH).map(|(k, v)| (k.clone(), v.clone())));
+    out
+}
+
+/// Refuses clients outside the allow-list (when one is set), before the body is read.
+pub(super) async fn allow_list(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if state.config.allow.is_empty() {
+        return next.run(req).await;
+    }
+    let client = req.extensions().get::<ClientIp>().map(|c| c.0);
+    if client.is_some_and(|ip| state.config.allows(ip)) {
+        return next.run(req).await;
+    }
+    tracing::warn!(client = ?client, "client address not in the allow-list");
+    let problem = Problem::new(
+        ErrorWarningType::Authorization,
+        ErrorCode::AuthorizationError,
+        "The client address is not allowed to use this service.",
+    );
+    match state.config.route_path(req.uri().path()).and_then(operation_at) {
+        Some(op) => ota_error(op, StatusCode::FORBIDDEN, problem),
+        None => (StatusCode::FORBIDDEN, "forbidden\n").into_response(),
+    }
+}
+
+pub(super) fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response {
+    let what = err
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| err.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(panic = %what, "a handler panicked");
+    StatusCode::INTERNAL_SERVER_ERROR.into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn request_ids() {
+        assert_eq!(sane_request_id(&HeaderValue::from_static("abc-123")).as_deref(), Some("abc-123"));
+        assert!(sane_request_id(&HeaderValue::from_static("has space")).is_none());
+        assert!(sane_request_id(&HeaderValue::from_static("")).is_none());
+    }
+}
