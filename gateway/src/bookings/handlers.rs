@@ -5,7 +5,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use ota_messages::booking_read::{self as read, ReadDateType, ReservationsList};
 use ota_messages::cancel::{OtaCancelRq, OtaCancelRs};
-use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode, ResStatus};
+use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};
 
 use super::mapping;
 use super::rules::{self, Cancellable, Outcome, Target};
@@ -15,6 +15,7 @@ use crate::hotels::booking::Booking as HotelBooking;
 use crate::hotels::repo::{self as hotel_repo, InventoryError, Lookup};
 use crate::hotels::rules::{inventory, next_update};
 use crate::hotels::{self, mapping as hotel_mapping};
+use crate::shared::action::Action;
 use crate::shared::booking::ListDate;
 use crate::shared::cancellation::Cancellation;
 use crate::shared::context::{Ctx, OpError};
@@ -167,15 +168,7 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// and changes nothing; Commit cancels, gives the rooms or places back in the same
 /// transaction, and answers `Committed`. A repeated Commit answers the first outcome.
 pub async fn cancel(cx: &Ctx, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
-    let commit = match &rq.cancel_type {
-        ResStatus::Commit => true,
-        ResStatus::Quote => false,
-        other => {
-            return Err(Problem::biz(ErrorCode::InvalidActionStatusCode, format!("CancelType {:?} is not supported; use Quote or Commit.", other.as_str()))
-                .at("/OTA_CancelRQ/@CancelType")
-                .into());
-        }
-    };
+    let commit = Action::of_cancel(&rq.cancel_type, "/OTA_CancelRQ/@CancelType")?.commits();
     let target = rules::target(&rq.unique_id)?;
     let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now };
     let (booking, outcome) = if commit {

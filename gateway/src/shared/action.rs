@@ -1,5 +1,6 @@
-//! `ResStatus`: `Quote` (or none) previews and stores nothing; `Commit` applies. Any other
-//! value of the open list is refused (Type 3, Code 356) by every operation alike.
+//! `ResStatus` (and a cancel's `CancelType`): `Quote` (or none) previews and stores nothing;
+//! `Commit` applies. Any other value of the open list is refused (Type 3, Code 356) by every
+//! operation alike.
 
 use ota_messages::common::{ErrorCode, ResStatus};
 
@@ -28,6 +29,15 @@ impl Action {
         }
     }
 
+    /// The action of a cancel request's `CancelType` (required there: Quote or Commit).
+    pub fn of_cancel(cancel_type: &ResStatus, tag: &str) -> Result<Action, Problem> {
+        match cancel_type {
+            ResStatus::Quote => Ok(Action::Quote),
+            ResStatus::Commit => Ok(Action::Commit),
+            other => Err(Problem::biz(ErrorCode::InvalidActionStatusCode, format!("CancelType {:?} is not supported; use Quote or Commit.", other.as_str())).at(tag)),
+        }
+    }
+
     /// True for a Commit.
     pub fn commits(self) -> bool {
         self == Action::Commit
@@ -47,5 +57,8 @@ mod tests {
         let refused = Action::of(Some(&ResStatus::Hold), "/R/@ResStatus").unwrap_err();
         assert_eq!(refused.code, ErrorCode::InvalidActionStatusCode);
         assert_eq!(refused.tag.as_deref(), Some("/R/@ResStatus"));
+        assert_eq!(Action::of_cancel(&ResStatus::Commit, "/x"), Ok(Action::Commit));
+        assert_eq!(Action::of_cancel(&ResStatus::Quote, "/x"), Ok(Action::Quote));
+        assert_eq!(Action::of_cancel(&ResStatus::Hold, "/C/@CancelType").unwrap_err().tag.as_deref(), Some("/C/@CancelType"));
     }
 }
