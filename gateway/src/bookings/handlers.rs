@@ -3,11 +3,12 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use ota_messages::booking_read::{self as read, ReadDateType, ReservationsList};
+use ota_messages::booking_read::{self as read, ReservationsList};
 use ota_messages::cancel::{OtaCancelRq, OtaCancelRs};
-use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};
+use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext};
 
 use super::mapping;
+use super::reader::{self, ListQuery, READ_TAG};
 use super::rules::{self, Cancellable, Outcome, Target};
 use crate::activities::{self, mapping as activity_mapping, repo as activity_repo};
 use crate::errors::{Problem, warnings};
@@ -16,7 +17,6 @@ use crate::hotels::repo::{self as hotel_repo, InventoryError, Lookup};
 use crate::hotels::rules::{inventory, next_update};
 use crate::hotels::{self, mapping as hotel_mapping};
 use crate::shared::action::Action;
-use crate::shared::booking::ListDate;
 use crate::shared::cancellation::Cancellation;
 use crate::shared::context::{Ctx, OpError};
 use crate::shared::lang::Languages;
@@ -31,31 +31,7 @@ pub async fn read(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area
 }
 
 async fn one(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
-    const TAG: &str = "/OTA_ReadRQ/UniqueID";
-    let Some(uid) = rq.unique_id.as_ref() else {
-        return Err(Problem::required(
-            "A read of one booking needs UniqueID (Type 36, ID_Context Client or Internal); a list read needs ReturnListIndicator=\"true\" and ReadRequests.",
-        )
-        .at(TAG)
-        .into());
-    };
-    if uid.r#type != ReservationIdCode::Booking {
-        return Err(Problem::biz(ErrorCode::InvalidValue, format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()))
-            .at(format!("{TAG}/@Type"))
-            .into());
-    }
-    let id = uid.id.trim().to_string();
-    if id.is_empty() {
-        return Err(Problem::required("UniqueID@ID is empty.").at(format!("{TAG}/@ID")).into());
-    }
-    let (by_client, by_internal) = match &uid.id_context {
-        Some(IdContext::Client) => (true, false),
-        Some(IdContext::Internal) => (false, true),
-        None => (true, true),
-        Some(IdContext::Other(other)) => {
-            return Err(Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{TAG}/@ID_Context")).into());
-        }
-    };
+    let Target { id, by_client, by_internal, .. } = reader::read_target(rq)?;
     // The booking's row and revision first: a copy kept at that revision is the booking.
     let (owner, reference) = (cx.requestor.id.clone(), id.clone());
     let lookup = cx.peek(move |c| Box::pin(async move { Ok(hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })).await?;
@@ -92,7 +68,7 @@ async fn one(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq:
             ErrorCode::BookingAlreadyCancelled,
             format!("Booking {} is cancelled; it cannot be modified.", b.internal_ref),
         )
-        .at(TAG)]));
+        .at(READ_TAG)]));
     }
     Ok(rs)
 }
@@ -116,34 +92,17 @@ async fn read_activity(cx: &Ctx, activities: &activities::Area, id: &str, by_cli
             ErrorCode::BookingAlreadyCancelled,
             format!("Booking {} is cancelled.", s.booking.reference.as_deref().unwrap_or_default()),
         )
-        .at("/OTA_ReadRQ/UniqueID")]));
+        .at(READ_TAG)]));
     }
     Ok(rs)
 }
 
 fn not_found(id: &str) -> OpError {
-    Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {id} was not found.")).at("/OTA_ReadRQ/UniqueID").into()
+    Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {id} was not found.")).at(READ_TAG).into()
 }
 
 async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
-    const TAG: &str = "/OTA_ReadRQ/ReadRequests/HotelReadRequest/SelectionCriteria";
-    let Some(requests) = rq.read_requests.as_ref() else {
-        return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.")
-            .at("/OTA_ReadRQ/ReadRequests")
-            .into());
-    };
-    let sc = &requests.hotel_read_request.selection_criteria;
-    let (start, end) = (sc.start.0, sc.end.0);
-    if end < start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{TAG}/@End")).into());
-    }
-    let by = match sc.date_type {
-        ReadDateType::ArrivalDate => ListDate::Arrival,
-        ReadDateType::DepartureDate => ListDate::Departure,
-        ReadDateType::CreateDate => ListDate::Created,
-        ReadDateType::LastUpdateDate => ListDate::Updated,
-    };
-    let status = sc.res_status.as_ref().map(|s| s.as_str().to_string());
+    let ListQuery { by, start, end, status } = reader::list_query(rq)?;
     let owner = cx.requestor.id.clone();
     let (hotels, activities) = cx
         .read(move |c| {
@@ -169,7 +128,7 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// transaction, and answers `Committed`. A repeated Commit answers the first outcome.
 pub async fn cancel(cx: &Ctx, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
     let commit = Action::of_cancel(&rq.cancel_type, "/OTA_CancelRQ/@CancelType")?.commits();
-    let target = rules::target(&rq.unique_id)?;
+    let target = reader::cancel_target(&rq.unique_id)?;
     let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now };
     let (booking, outcome) = if commit {
         cx.write(move |c| Box::pin(async move { job.commit(c).await })).await?

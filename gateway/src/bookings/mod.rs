@@ -3,6 +3,7 @@
 //! | file | layer |
 //! |---|---|
 //! | `handlers` | `/bookcancel`, thin |
+//! | [`reader`] | request readers: what a read or cancel request names |
 //! | [`rules`] | pure: what a cancel request names, what it costs, what it leaves |
 //! | [`mapping`] | domain values → `OTA_CancelRS` |
 //!
@@ -10,6 +11,7 @@
 
 mod handlers;
 pub mod mapping;
+pub mod reader;
 pub mod rules;
 
 pub use handlers::{cancel, read};

@@ -1,5 +1,6 @@
 //! Cancellation (`/bookcancel`), on domain values only, the same for hotel and activity
-//! bookings: what a request names, what cancelling costs now, and what is left.
+//! bookings: what cancelling costs now, and what is left (what a request names is read by
+//! [`reader`](super::reader)).
 //!
 //! Rules:
 //! - `UniqueID` Type 36 names a booking, Type 37 one item of it (a hotel room, an activity
@@ -14,7 +15,7 @@
 //!   answered with the outcome stored the first time (the same penalty, not a second one).
 
 use chrono::NaiveDateTime;
-use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode, UniqueId};
+use ota_messages::common::{ErrorCode, ErrorWarningType};
 use rust_decimal::Decimal;
 
 use crate::shared::booking::Kind;
@@ -37,33 +38,6 @@ pub struct Target {
     pub by_client: bool,
     /// Look the reference up as an Internal one.
     pub by_internal: bool,
-}
-
-/// Reads the request's `UniqueID`.
-pub fn target(uid: &UniqueId) -> Result<Target, Problem> {
-    let item = match uid.r#type {
-        ReservationIdCode::Booking => false,
-        ReservationIdCode::Item => true,
-        ReservationIdCode::Other(ref other) => {
-            return Err(Problem::biz(ErrorCode::InvalidValue, format!("UniqueID@Type {other} is not known: 36 cancels a booking, 37 one item of it."))
-                .at(format!("{TAG}/@Type")));
-        }
-    };
-    let id = uid.id.trim().to_string();
-    if id.is_empty() {
-        return Err(Problem::required("UniqueID@ID is empty.").at(format!("{TAG}/@ID")));
-    }
-    let (by_client, by_internal) = match &uid.id_context {
-        Some(IdContext::Client) => (true, false),
-        Some(IdContext::Internal) => (false, true),
-        None => (true, true),
-        Some(IdContext::Other(other)) => {
-            return Err(
-                Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{TAG}/@ID_Context"))
-            );
-        }
-    };
-    Ok(Target { id, item, by_client, by_internal })
 }
 
 /// One cancellable item of a booking.

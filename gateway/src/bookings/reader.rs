@@ -1,0 +1,103 @@
+//! Request readers of the bookings area: what a read or a cancel request names, as domain
+//! values, with the problems of a request that names nothing usable (each at its element path).
+
+use chrono::NaiveDate;
+use ota_messages::booking_read::{OtaReadRq, ReadDateType};
+use ota_messages::common::{ErrorCode, IdContext, ReservationIdCode, UniqueId};
+
+use super::rules::{TAG as CANCEL_TAG, Target};
+use crate::errors::Problem;
+use crate::shared::booking::ListDate;
+
+/// The reference of a read of one booking, under every error `Tag` of it.
+pub const READ_TAG: &str = "/OTA_ReadRQ/UniqueID";
+
+/// The selection criteria of a list read, under its error `Tag`s.
+const LIST_TAG: &str = "/OTA_ReadRQ/ReadRequests/HotelReadRequest/SelectionCriteria";
+
+/// A list read: the bookings whose date of a kind falls between two dates (inclusive),
+/// optionally of one status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    /// Which date.
+    pub by: ListDate,
+    /// The first date.
+    pub start: NaiveDate,
+    /// The last date.
+    pub end: NaiveDate,
+    /// Only bookings of this status.
+    pub status: Option<String>,
+}
+
+/// The lookups a reference's `ID_Context` asks for: (as a Client one, as an Internal one);
+/// none: either.
+fn looked_up_as(context: Option<&IdContext>, tag: &str) -> Result<(bool, bool), Problem> {
+    match context {
+        Some(IdContext::Client) => Ok((true, false)),
+        Some(IdContext::Internal) => Ok((false, true)),
+        None => Ok((true, true)),
+        Some(IdContext::Other(other)) => {
+            Err(Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{tag}/@ID_Context")))
+        }
+    }
+}
+
+/// The reference of a `UniqueID`, trimmed; refused when empty.
+fn reference(uid: &UniqueId, tag: &str) -> Result<String, Problem> {
+    let id = uid.id.trim().to_string();
+    if id.is_empty() {
+        return Err(Problem::required("UniqueID@ID is empty.").at(format!("{tag}/@ID")));
+    }
+    Ok(id)
+}
+
+/// What a cancel request's `UniqueID` names: a booking (Type 36) or one item of it (Type 37).
+pub fn cancel_target(uid: &UniqueId) -> Result<Target, Problem> {
+    let item = match uid.r#type {
+        ReservationIdCode::Booking => false,
+        ReservationIdCode::Item => true,
+        ReservationIdCode::Other(ref other) => {
+            return Err(Problem::biz(ErrorCode::InvalidValue, format!("UniqueID@Type {other} is not known: 36 cancels a booking, 37 one item of it."))
+                .at(format!("{CANCEL_TAG}/@Type")));
+        }
+    };
+    let id = reference(uid, CANCEL_TAG)?;
+    let (by_client, by_internal) = looked_up_as(uid.id_context.as_ref(), CANCEL_TAG)?;
+    Ok(Target { id, item, by_client, by_internal })
+}
+
+/// What a read of one booking names: a booking (Type 36 only).
+pub fn read_target(rq: &OtaReadRq) -> Result<Target, Problem> {
+    let Some(uid) = rq.unique_id.as_ref() else {
+        return Err(Problem::required(
+            "A read of one booking needs UniqueID (Type 36, ID_Context Client or Internal); a list read needs ReturnListIndicator=\"true\" and ReadRequests.",
+        )
+        .at(READ_TAG));
+    };
+    if uid.r#type != ReservationIdCode::Booking {
+        return Err(Problem::biz(ErrorCode::InvalidValue, format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()))
+            .at(format!("{READ_TAG}/@Type")));
+    }
+    let id = reference(uid, READ_TAG)?;
+    let (by_client, by_internal) = looked_up_as(uid.id_context.as_ref(), READ_TAG)?;
+    Ok(Target { id, item: false, by_client, by_internal })
+}
+
+/// What a list read asks for.
+pub fn list_query(rq: &OtaReadRq) -> Result<ListQuery, Problem> {
+    let Some(requests) = rq.read_requests.as_ref() else {
+        return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.").at("/OTA_ReadRQ/ReadRequests"));
+    };
+    let sc = &requests.hotel_read_request.selection_criteria;
+    let (start, end) = (sc.start.0, sc.end.0);
+    if end < start {
+        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{LIST_TAG}/@End")));
+    }
+    let by = match sc.date_type {
+        ReadDateType::ArrivalDate => ListDate::Arrival,
+        ReadDateType::DepartureDate => ListDate::Departure,
+        ReadDateType::CreateDate => ListDate::Created,
+        ReadDateType::LastUpdateDate => ListDate::Updated,
+    };
+    Ok(ListQuery { by, start, end, status: sc.res_status.as_ref().map(|s| s.as_str().to_string()) })
+}
