@@ -5,6 +5,7 @@
 //! the checker walks the document beside the generated schema tables, and only a document that
 //! passes is bound to the Rust types by yaserde. Encoding writes through yaserde.
 
+pub mod bounds;
 mod check;
 mod cx;
 mod error;
@@ -108,8 +109,13 @@ pub trait Response: Message + Default {
     fn from_errors(errors: Self::Errors) -> Self;
 }
 
-/// Parses XML with roxmltree. Refuses DOCTYPEs; errors carry line and column.
+/// Parses XML with roxmltree. Refuses DOCTYPEs, and documents over the [`bounds`] (before
+/// parsing them); errors carry line and column.
 pub fn parse_document(xml: &str) -> Result<Document<'_>, DecodeError> {
+    if let Err(over) = bounds::check(xml) {
+        let (line, column) = text_pos(xml, over.at);
+        return Err(DecodeError::new(DecodeErrorKind::Malformed(format!("{} at {line}:{column}", over.what)), "", line, column));
+    }
     let opts = ParsingOptions { allow_dtd: false, nodes_limit: MAX_NODES, ..ParsingOptions::default() };
     Document::parse_with_options(xml, opts).map_err(|e| {
         // roxmltree counts only line feeds as line breaks; go back to the byte offset.
