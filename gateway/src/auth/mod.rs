@@ -37,6 +37,7 @@ use subtle::ConstantTimeEq;
 
 use crate::errors::Problem;
 use crate::metrics;
+use crate::shared::log_text::LogText;
 use crate::requestors::{Directory, Requestor, StoredRequestor};
 
 pub use pool::Pool;
@@ -206,7 +207,7 @@ impl Authenticator {
             Ok(a) => a,
             Err(refused) => {
                 metrics::auth_throttled();
-                tracing::debug!(requestor = %p.id, verdict = ?refused.verdict, "authentication refused by the throttle");
+                tracing::debug!(requestor = %LogText(p.id), verdict = ?refused.verdict, "authentication refused by the throttle");
                 // The answer waits while the lock holds (at most TARPIT, and within the
                 // request's time): a flood's connections then send little, at no argon2 cost.
                 let mut wait = refused.remaining.min(TARPIT);
@@ -250,7 +251,7 @@ impl Authenticator {
             _ => {
                 metrics::auth_failure();
                 // The requestor id is not a secret; which check failed is, so it is not logged.
-                tracing::info!(requestor = %p.id, "authentication failed");
+                tracing::info!(requestor = %LogText(p.id), "authentication failed");
                 for lock in self.throttle.failed(admission) {
                     match lock {
                         throttle::Lock::Address { address, failures, lock } => tracing::warn!(
@@ -258,7 +259,7 @@ impl Authenticator {
                             "client address locked after repeated authentication failures"
                         ),
                         throttle::Lock::Requestor { id, failures, lock } => tracing::warn!(
-                            requestor = %id, failures, lock_seconds = lock.as_secs_f64(),
+                            requestor = %LogText(&id), failures, lock_seconds = lock.as_secs_f64(),
                             "requestor locked after repeated authentication failures"
                         ),
                     }

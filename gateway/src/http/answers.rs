@@ -12,6 +12,7 @@ use ota_messages::runtime::{DecodeError, DecodeErrorKind, Operation};
 use super::{XML, not_found_now};
 use crate::operation;
 use crate::errors::{Problem, errors};
+use crate::shared::log_text::LogText;
 
 /// The root element name an error path starts with (`/OTA_ReadRQ/POS` → `OTA_ReadRQ`).
 fn root_of(path: &str) -> &str {
@@ -29,7 +30,7 @@ pub(super) fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError
             return bad_request(op, format!("The request is not well-formed XML: {e}"));
         }
         DecodeErrorKind::WrongRoot { found, .. } => {
-            tracing::info!(root = %found, "request root does not match the path");
+            tracing::info!(root = %LogText(found), "request root does not match the path");
             return bad_request(op, wrong_root_text(op, found));
         }
         DecodeErrorKind::WrongNamespace { .. } if at_root => {
@@ -37,7 +38,7 @@ pub(super) fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError
             return bad_request(op, format!("The request is not an OTA message: {e}"));
         }
         _ if root != op.request_root || e.path.is_empty() => {
-            tracing::info!(root = %root, "request root does not match the path");
+            tracing::info!(root = %LogText(root), "request root does not match the path");
             return bad_request(op, wrong_root_text(op, root));
         }
         _ => {}
@@ -50,7 +51,7 @@ pub(super) fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError
         vec![Problem::authentication()]
     } else {
         // Where, not what: the values of a failing message are not logged (one could be a password).
-        tracing::info!(at = %e.path, line = e.line, column = e.column, problems = e.count(), "request is not a valid message");
+        tracing::info!(at = %LogText(&e.path), line = e.line, column = e.column, problems = e.count(), "request is not a valid message");
         // One OTA Error per problem.
         e.problems().map(decode_problem).collect()
     };

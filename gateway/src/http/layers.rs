@@ -17,6 +17,7 @@ use super::answers::ota_error;
 use super::{ClientIp, REQUEST_ID_HEADER, RequestId, XML, operation_at};
 use crate::errors::Problem;
 use crate::metrics;
+use crate::shared::log_text::LogText;
 use crate::state::AppState;
 
 /// A request id the client sent is kept when it is 1–128 visible ASCII characters.
@@ -50,7 +51,7 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
         "request",
         request_id = %id,
         method = %req.method(),
-        path = %req.uri().path(),
+        path = %LogText(req.uri().path()),
         client = %client,
     );
     let started = Instant::now();
@@ -122,7 +123,7 @@ pub(super) fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response {
         .map(|s| s.to_string())
         .or_else(|| err.downcast_ref::<String>().cloned())
         .unwrap_or_default();
-    tracing::error!(panic = %what, "a handler panicked");
+    tracing::error!(panic = %LogText(&what), "a handler panicked");
     StatusCode::INTERNAL_SERVER_ERROR.into_response()
 }
 

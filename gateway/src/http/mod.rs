@@ -59,6 +59,7 @@ use layers::{allow_list, client_address, observe, ota_bodies, panic_response};
 use crate::errors::Problem;
 use crate::metrics;
 use crate::operation;
+use crate::shared::log_text::LogText;
 use crate::state::AppState;
 use crate::store::Ticket;
 
@@ -340,7 +341,7 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
     let request = match AnyRequest::from_xml(text) {
         Ok(rq) if rq.operation().path == op.path => rq,
         Ok(rq) => {
-            tracing::info!(root = rq.root_name(), "request root does not match the path");
+            tracing::info!(root = %LogText(rq.root_name()), "request root does not match the path");
             return bad_request(op, wrong_root_text(op, rq.root_name()));
         }
         Err(e) => return decode_failure(op, text, &e),

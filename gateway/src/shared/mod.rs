@@ -10,6 +10,7 @@ pub mod cancellation;
 pub mod context;
 pub mod import;
 pub mod lang;
+pub mod log_text;
 pub mod mapping;
 pub(crate) mod policy_repo;
 pub mod reference;

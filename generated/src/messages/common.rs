@@ -939,10 +939,14 @@ pub struct RequestorId {
     /// Integer code: 22 (first Source, identifies the requesting party), 88 (second Source, carries the message credentials); codes 4, 39, 2, 45 seen in RoomStay extensions.
     #[yaserde(attribute = true, rename = "Type")]
     pub r#type: RequestorIdCode,
-    /// String, requestor identifier (placeholder `<REQUESTOR_ID>`).
+    /// String of 1 to 32 characters (as in OTA's UniqueID_Type), requestor identifier (placeholder `<REQUESTOR_ID>`).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "ID")]
     pub id: String,
-    /// String, identifies the distributor context (placeholder `<ID_CONTEXT>`); on the Type 22 RequestorID.
+    /// String of 1 to 32 characters (as in OTA's UniqueID_Type), identifies the distributor context (placeholder `<ID_CONTEXT>`); on the Type 22 RequestorID.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "ID_Context")]
     pub id_context: Option<String>,
     /// Optional string on the Type 22 RequestorID, selecting a processing mode: PriceBreakdown (activity book), MF001 / MF002 (activity availability).

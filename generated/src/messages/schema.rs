@@ -231,12 +231,12 @@ pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ID",
             required: true,
-            ty: &XS_STRING,
+            ty: &STRING_LENGTH1TO32,
         },
         AttrDesc {
             name: "ID_Context",
             required: false,
-            ty: &XS_STRING,
+            ty: &STRING_LENGTH1TO32,
         },
         AttrDesc {
             name: "Instance",
