@@ -104,7 +104,7 @@ impl Config {
         let hops: Vec<&str> = forwarded_for.into_iter().flat_map(|v| v.split(',')).map(str::trim).collect();
         let mut client = peer;
         for hop in hops.iter().rev() {
-            let Ok(ip) = hop.parse::<IpAddr>() else {
+            let Some(ip) = hop_address(hop) else {
                 // Something that is not an address: stop at the last address believed.
                 break;
             };
@@ -124,6 +124,18 @@ impl Config {
         }
         path.strip_prefix(self.base_path.as_str()).filter(|rest| rest.starts_with('/'))
     }
+}
+
+/// The address of one `X-Forwarded-For` hop, as proxies write it: `203.0.113.7`, `2001:db8::1`,
+/// with a port (`203.0.113.7:51234`, `[2001:db8::1]:51234`), or bracketed (`[2001:db8::1]`).
+fn hop_address(hop: &str) -> Option<IpAddr> {
+    if let Ok(ip) = hop.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(socket) = hop.parse::<SocketAddr>() {
+        return Some(socket.ip());
+    }
+    hop.strip_prefix('[')?.strip_suffix(']')?.parse::<std::net::Ipv6Addr>().ok().map(IpAddr::V6)
 }
 
 /// Parses a base path: `/sandbox`, `/ota/v1` (a leading slash, segments of letters, digits,
@@ -254,6 +266,11 @@ mod tests {
         assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1, 203.0.113.9, 10.0.0.7"]), ip("203.0.113.9"), "a spoofed first hop is not believed");
         assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1", "203.0.113.9"]), ip("203.0.113.9"), "several headers");
         assert_eq!(c.client_address(ip("10.0.0.5"), ["junk"]), ip("10.0.0.5"));
+        // Proxies that write ports: each client is itself, not the proxy.
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["203.0.113.9:51234"]), ip("203.0.113.9"));
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["[2001:db8::7]:443"]), ip("2001:db8::7"));
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["[2001:db8::7]"]), ip("2001:db8::7"));
+        assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1:1, 10.0.0.7:8080"]), ip("198.51.100.1"), "a trusted hop with a port is walked past");
         assert_eq!(c.client_address(ip("10.0.0.5"), std::iter::empty()), ip("10.0.0.5"));
         assert_eq!(c.client_address(ip("192.0.2.1"), ["203.0.113.9"]), ip("192.0.2.1"), "an untrusted peer's header is ignored");
     }
