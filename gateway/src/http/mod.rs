@@ -34,7 +34,7 @@ use std::io;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
-use axum::Router;
+use axum::{Extension, Router};
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -101,7 +101,7 @@ pub fn router(state: AppState) -> Router {
     let timeout = state.config.request_timeout;
     let mut others = Router::new().route(&format!("{base}/healthz"), get(healthz));
     if state.config.metrics_addr.is_none() {
-        others = others.route(&format!("{base}/metrics"), get(metrics_text));
+        others = others.route(&format!("{base}/metrics"), get(local_metrics));
     }
     let others = others.fallback(not_found).layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
     app.merge(others)
@@ -116,6 +116,15 @@ pub fn router(state: AppState) -> Router {
 /// The router of `--metrics-addr`: `GET /metrics` only.
 pub fn metrics_router(state: AppState) -> Router {
     Router::new().route("/metrics", get(metrics_text)).fallback(not_found).with_state(state)
+}
+
+/// `GET /metrics` on the gateway's own address: for a client on this machine (loopback) only;
+/// 404 to any other, as for an unknown path (the counts of bookings are not for partners).
+async fn local_metrics(state: State<AppState>, client: Option<Extension<ClientIp>>) -> Response {
+    match client {
+        Some(Extension(ClientIp(ip))) if ip.to_canonical().is_loopback() => metrics_text(state).await,
+        _ => not_found_now(),
+    }
 }
 
 /// `GET /metrics`: every series of [`crate::metrics`], the content snapshot's age set now.
