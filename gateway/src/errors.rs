@@ -15,12 +15,16 @@ pub struct Problem {
     pub text: String,
     /// The XPath of the offending node, if known.
     pub tag: Option<String>,
+    /// What became of the request: `NotProcessed` for every refusal and failure, except where
+    /// the gateway cannot know whether a change was stored (`Unknown`, see
+    /// [`Problem::outcome_unknown`]).
+    pub status: ErrorStatus,
 }
 
 impl Problem {
     /// A problem of a given type and code.
     pub fn new(kind: ErrorWarningType, code: ErrorCode, text: impl Into<String>) -> Self {
-        Problem { kind, code, text: text.into(), tag: None }
+        Problem { kind, code, text: text.into(), tag: None, status: ErrorStatus::NotProcessed }
     }
 
     /// A business-rule error (Type 3).
@@ -63,6 +67,22 @@ impl Problem {
         )
     }
 
+    /// A write whose outcome the gateway does not know: its commit was sent and no answer came
+    /// back (the connection to the database broke). It may have been stored; the answer says so
+    /// (Type 12, Code 448, `Status="Unknown"`) and never "not processed". Repeating it is safe:
+    /// a booking Commit with the same Client reference answers the booking if it was stored,
+    /// a cancel Commit answers the first outcome, a modify built on the old version is refused.
+    pub fn outcome_unknown() -> Self {
+        Problem {
+            status: ErrorStatus::Unknown,
+            ..Problem::new(
+                ErrorWarningType::ProcessingException,
+                ErrorCode::SystemError,
+                "The outcome is not known: the change may have been stored. Read the booking, or repeat the request with the same Client reference, to learn it.",
+            )
+        }
+    }
+
     /// Sets the XPath of the offending node.
     pub fn at(mut self, tag: impl Into<String>) -> Self {
         self.tag = Some(tag.into());
@@ -101,7 +121,7 @@ pub fn errors(problems: impl IntoIterator<Item = Problem>) -> Errors {
                 short_text: Some(short_text(&p.code)),
                 code: Some(p.code),
                 r#type: p.kind,
-                status: Some(ErrorStatus::NotProcessed),
+                status: Some(p.status),
                 tag: p.tag,
                 record_id: None,
                 value: p.text,

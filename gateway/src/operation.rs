@@ -16,7 +16,7 @@ use crate::content::Content;
 use crate::errors::{Problem, errors};
 use crate::shared::context::{Ctx, OpError};
 use crate::state::AppState;
-use crate::store::Ticket;
+use crate::store::{StoreError, Ticket};
 use crate::{activities, bookings, hotels};
 
 /// A `TimeStamp`: UTC, whole seconds, `YYYY-MM-DDThh:mm:ssZ`.
@@ -42,6 +42,11 @@ pub fn unsupported_version(found: &str, supported: &str, root: &str) -> Problem 
 fn failure<R: Response<Errors = Errors>>(e: OpError, request_id: &str, root: &str) -> R {
     match e {
         OpError::Rejected(problems) => R::from_errors(errors(problems)),
+        OpError::Store(StoreError::InDoubt(e)) => {
+            crate::metrics::db_error();
+            tracing::error!(request_id = %request_id, error = %e, "{root}: the outcome of its commit is not known");
+            R::from_errors(errors([Problem::outcome_unknown()]))
+        }
         OpError::Store(e) => {
             crate::metrics::db_error();
             tracing::error!(request_id = %request_id, error = %e, "{root} failed in the store");

@@ -55,6 +55,10 @@ pub enum StoreError {
     /// The database cannot be used (the writer stopped, a commit failed, …).
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// A commit was sent and no answer came back (the connection broke): the write may or may
+    /// not be stored.
+    #[error("commit outcome unknown: {0}")]
+    InDoubt(String),
 }
 
 /// A write that was not carried out because its request gave up first (its deadline passed

@@ -145,7 +145,7 @@ impl Postgres {
                     let _ = tx.rollback().await;
                     return Err(Unwritten::Abandoned);
                 }
-                tx.commit().await.map_err(|e| Unwritten::Store(e.into()))?;
+                tx.commit().await.map_err(|e| Unwritten::Store(commit_failure(e)))?;
                 Ok(Ok(v))
             }
             Err(e) => {
@@ -161,11 +161,17 @@ impl Postgres {
     }
 }
 
-/// Why a write stored nothing, besides its own failure.
+/// A failed `COMMIT`: refused by the server (it answered with an error: nothing was stored), or
+/// in doubt (no answer: the connection broke after the commit was sent, so it may be stored).
+fn commit_failure(e: tokio_postgres::Error) -> StoreError {
+    if e.code().is_some() { e.into() } else { StoreError::InDoubt(e.to_string()) }
+}
+
+/// Why a write did not succeed, besides its own failure.
 #[derive(Debug)]
 pub(crate) enum Unwritten {
-    /// The request gave up before the commit.
+    /// The request gave up before the commit: nothing was stored.
     Abandoned,
-    /// The database failed.
+    /// The database failed: nothing was stored, except for [`StoreError::InDoubt`] (not known).
     Store(StoreError),
 }
