@@ -19,6 +19,7 @@
 //! | `ota_bookings_modified_total{kind}` | counter | [`booking_modified`] |
 //! | `ota_bookings_cancelled_total{kind}` | counter | [`booking_cancelled`] |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
+//! | `ota_sqlite_checkpoint_failures_total` | counter | [`checkpoint_failed`] |
 //! | `ota_content_snapshot_age_seconds`, `ota_content_version` | gauge | [`content_snapshot`], set when scraped |
 
 use std::sync::LazyLock;
@@ -74,6 +75,7 @@ struct Metrics {
     modified: Family<KindLabel, Counter>,
     cancelled: Family<KindLabel, Counter>,
     db_errors: Counter,
+    checkpoint_failures: Counter,
     content_age: Gauge<f64, AtomicU64>,
     content_version: Gauge,
 }
@@ -95,6 +97,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         modified: Family::default(),
         cancelled: Family::default(),
         db_errors: Counter::default(),
+        checkpoint_failures: Counter::default(),
         content_age: Gauge::default(),
         content_version: Gauge::default(),
         registry: Registry::default(),
@@ -113,6 +116,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     registry.register("bookings_modified", "Booking modifications committed, by kind", m.modified.clone());
     registry.register("bookings_cancelled", "Bookings cancelled, by kind", m.cancelled.clone());
     registry.register("db_errors", "Database failures met while answering (answered as a system error) or refreshing content", m.db_errors.clone());
+    registry.register("sqlite_checkpoint_failures", "SQLite WAL checkpoints that failed (the health check answers 503 after 25 in a row)", m.checkpoint_failures.clone());
     registry.register("content_snapshot_age_seconds", "Seconds since the content snapshot was last confirmed current against the store", m.content_age.clone());
     registry.register("content_version", "Content version of the snapshot served", m.content_version.clone());
     Metrics { registry, ..m }
@@ -176,6 +180,11 @@ pub fn booking_cancelled(kind: &'static str) {
 /// content refresh).
 pub fn db_error() {
     METRICS.db_errors.inc();
+}
+
+/// A SQLite WAL checkpoint failed (see [`crate::store`]'s SQLite backend).
+pub fn checkpoint_failed() {
+    METRICS.checkpoint_failures.inc();
 }
 
 /// The content snapshot served: its version and how long ago it was last confirmed current.

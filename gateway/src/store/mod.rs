@@ -296,6 +296,9 @@ impl Store {
     /// Proves that the database takes writes (a one-row update, committed), at most once per
     /// second; within the second after a success, succeeds at once.
     pub async fn check_health(&self) -> Result<(), StoreError> {
+        if let Backend::Sqlite(s) = &*self.backend {
+            s.health()?;
+        }
         let recent = self.health.lock().ok().and_then(|h| *h).is_some_and(|at| at.elapsed() < HEALTH_REUSE);
         if recent {
             return Ok(());

@@ -15,12 +15,22 @@
 //!   not checkpoint itself (`wal_autocheckpoint=0`): otherwise every 1,000 pages one commit
 //!   would also copy the pages and fsync the database file while every queued write waits.
 //!
+//! - **The file is watched**: the checkpointer also checks, every [`CHECKPOINT_EVERY`], that the
+//!   path still names the file the gateway opened (its device and inode) and how large the WAL
+//!   has grown. A database file deleted or replaced while serving, or a WAL past [`MAX_WAL_BYTES`]
+//!   (checkpoints failing), makes every read and write fail with a clean
+//!   [`StoreError::Unavailable`] naming why, and the health check answer 503, within a fraction
+//!   of a second: writes acknowledged into an unlinked file would be lost at the next start.
+//!   Failed checkpoints are counted (`ota_sqlite_checkpoint_failures_total`); after
+//!   [`FAILING_CHECKPOINTS`] in a row the health check answers 503 too.
+//!
 //! Every connection has `foreign_keys=ON`, `synchronous=FULL` (a committed booking survives a
 //! power cut) and a busy timeout, so several processes can share the file.
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -43,6 +53,91 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 /// The most idle read connections kept.
 const MAX_IDLE_READERS: usize = 16;
 
+/// The largest the WAL may grow (checkpoints keep it far smaller; past this they are failing and
+/// it would fill the disk): reads and writes are refused until a checkpoint succeeds.
+pub const MAX_WAL_BYTES: u64 = 256 << 20;
+
+/// Failed checkpoints in a row after which the health check answers 503 (5 s of failures).
+pub const FAILING_CHECKPOINTS: u32 = 25;
+
+/// What the checkpointer found about the database file (see the module docs).
+#[derive(Debug)]
+struct FileWatch {
+    path: PathBuf,
+    /// The device and inode of the file opened.
+    identity: Option<(u64, u64)>,
+    /// Why the database cannot be used now, if it cannot.
+    broken: Mutex<Option<String>>,
+    /// Failed checkpoints in a row.
+    failing: AtomicU32,
+}
+
+impl FileWatch {
+    fn new(path: &Path) -> FileWatch {
+        FileWatch { path: path.to_path_buf(), identity: identity(path), broken: Mutex::new(None), failing: AtomicU32::new(0) }
+    }
+
+    /// Looks at the file and the WAL again.
+    fn look(&self) {
+        let now = identity(&self.path);
+        let wal = std::fs::metadata(wal_path(&self.path)).map_or(0, |m| m.len());
+        let broken = if self.identity.is_some() && now != self.identity {
+            Some(format!(
+                "the database file {} was deleted or replaced while the gateway served it: nothing more is read or written; restart the gateway on the right file",
+                self.path.display()
+            ))
+        } else if wal > MAX_WAL_BYTES {
+            Some(format!("the write-ahead log of {} has grown to {wal} bytes (checkpoints are failing): writes are refused until one succeeds", self.path.display()))
+        } else {
+            None
+        };
+        if let Ok(mut b) = self.broken.lock() {
+            if b.is_none() && let Some(why) = &broken {
+                tracing::error!(why = %why, "the SQLite database cannot be used");
+            }
+            *b = broken;
+        }
+    }
+
+    /// Refuses with why the database cannot be used, if it cannot.
+    fn check(&self) -> Result<(), StoreError> {
+        match self.broken.lock().ok().and_then(|b| b.clone()) {
+            Some(why) => Err(StoreError::Unavailable(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// [`FileWatch::check`], and whether checkpoints have been failing for a while.
+    fn health(&self) -> Result<(), StoreError> {
+        self.check()?;
+        let failing = self.failing.load(Ordering::Relaxed);
+        if failing >= FAILING_CHECKPOINTS {
+            return Err(StoreError::Unavailable(format!("the last {failing} WAL checkpoints of {} failed", self.path.display())));
+        }
+        Ok(())
+    }
+}
+
+/// The device and inode of a file, `None` when there is none.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Elsewhere only whether the file exists.
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|_| (0, 0))
+}
+
+/// The WAL file of a database file.
+fn wal_path(path: &Path) -> PathBuf {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    PathBuf::from(wal)
+}
+
 /// A write waiting for the writer thread (see [`super::Store::write`]).
 pub(crate) trait WriteJob: Send {
     /// Runs the write on the connection, inside the batch's transaction and its own
@@ -63,6 +158,7 @@ struct Queued {
 /// The SQLite backend.
 pub(crate) struct Sqlite {
     path: PathBuf,
+    watch: Arc<FileWatch>,
     readers: Mutex<Vec<Connection>>,
     writer: Mutex<Option<mpsc::Sender<Queued>>>,
 }
@@ -89,7 +185,12 @@ impl Sqlite {
         let conn = connect(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        // After a checkpoint that reached the end, the WAL restarts and is cut back to this size:
+        // a burst does not leave a large file behind.
+        conn.pragma_update(None, "journal_size_limit", 64i64 << 20)?;
         let checkpointer = connect(path)?;
+        let watch = Arc::new(FileWatch::new(path));
+        let watching = watch.clone();
         let (tx, rx) = mpsc::channel::<Queued>();
         let (stop, stopped) = mpsc::channel::<()>();
         std::thread::Builder::new()
@@ -102,9 +203,9 @@ impl Sqlite {
             .map_err(|e| StoreError::Unavailable(format!("cannot start the writer thread: {e}")))?;
         std::thread::Builder::new()
             .name("sqlite-checkpointer".into())
-            .spawn(move || checkpoint_loop(checkpointer, stopped))
+            .spawn(move || checkpoint_loop(checkpointer, stopped, &watching))
             .map_err(|e| StoreError::Unavailable(format!("cannot start the checkpointer thread: {e}")))?;
-        Ok(Sqlite { path: path.to_path_buf(), readers: Mutex::new(Vec::new()), writer: Mutex::new(Some(tx)) })
+        Ok(Sqlite { path: path.to_path_buf(), watch, readers: Mutex::new(Vec::new()), writer: Mutex::new(Some(tx)) })
     }
 
     /// The database file.
@@ -112,7 +213,15 @@ impl Sqlite {
         &self.path
     }
 
+    /// Whether the database can be used, and whether checkpoints are failing (see the module
+    /// docs): the health check's part that is SQLite's own.
+    pub(crate) fn health(&self) -> Result<(), StoreError> {
+        self.watch.health()
+    }
+
     fn take_reader(&self) -> Result<Connection, StoreError> {
+        // A connection opened on a deleted path would create an empty database there.
+        self.watch.check()?;
         let idle = self.readers.lock().ok().and_then(|mut r| r.pop());
         match idle {
             Some(c) => Ok(c),
@@ -163,6 +272,10 @@ impl Sqlite {
 
     /// Queues a write for the writer thread.
     pub(crate) fn submit(&self, ticket: Arc<Ticket>, job: Box<dyn WriteJob>) {
+        if let Err(e) = self.watch.check() {
+            job.finish(Err(e));
+            return;
+        }
         let sender = self.writer.lock().ok().and_then(|w| w.clone());
         let unsent = match sender {
             Some(sender) => sender.send(Queued { ticket, job }).err().map(|e| e.0.job),
@@ -274,12 +387,23 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>) {
 
 /// The checkpointer thread: a `PASSIVE` checkpoint every [`CHECKPOINT_EVERY`] until the writer
 /// thread ends (then a last one).
-fn checkpoint_loop(conn: Connection, stopped: mpsc::Receiver<()>) {
+fn checkpoint_loop(conn: Connection, stopped: mpsc::Receiver<()>, watch: &FileWatch) {
     loop {
         let stop = !matches!(stopped.recv_timeout(CHECKPOINT_EVERY), Err(mpsc::RecvTimeoutError::Timeout));
-        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-            tracing::warn!(error = %e, "a WAL checkpoint failed");
+        // `PASSIVE` answers (busy, log pages, pages copied); busy = 1 is no failure.
+        match conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            Ok(()) => watch.failing.store(0, Ordering::Relaxed),
+            Err(e) => {
+                crate::metrics::checkpoint_failed();
+                let failing = watch.failing.fetch_add(1, Ordering::Relaxed) + 1;
+                // The first failure of a run, then one line in every hundred: a failing disk
+                // must not also flood the log.
+                if failing == 1 || failing % 100 == 0 {
+                    tracing::warn!(error = %e, failing, "a WAL checkpoint failed");
+                }
+            }
         }
+        watch.look();
         if stop {
             return;
         }
@@ -299,5 +423,43 @@ fn run_job(conn: &mut Connection, job: &mut dyn WriteJob) {
     let end = if ok { "RELEASE write" } else { "ROLLBACK TO write; RELEASE write" };
     if let Err(e) = conn.execute_batch(end) {
         tracing::error!(error = %e, "a savepoint could not be closed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Waits until the checkpointer has looked at the file again (it looks every 200 ms).
+    fn after_a_look() {
+        std::thread::sleep(CHECKPOINT_EVERY * 3);
+    }
+
+    #[test]
+    fn a_deleted_or_replaced_file_is_noticed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gw.db");
+        let db = Sqlite::open(&path).unwrap();
+        after_a_look();
+        assert!(db.health().is_ok());
+        assert!(db.take_reader().is_ok());
+
+        std::fs::remove_file(&path).unwrap();
+        after_a_look();
+        let why = db.health().unwrap_err().to_string();
+        assert!(why.contains("deleted or replaced"), "{why}");
+        assert!(db.take_reader().is_err(), "no connection is opened on the deleted path");
+        assert!(!path.exists(), "nothing recreated the file");
+
+        // Another file at the same path is not the database the gateway opened either.
+        std::fs::write(&path, b"").unwrap();
+        after_a_look();
+        assert!(db.health().is_err());
+    }
+
+    #[test]
+    fn wal_paths() {
+        assert_eq!(wal_path(Path::new("/var/lib/ota/gw.db")), PathBuf::from("/var/lib/ota/gw.db-wal"));
     }
 }
