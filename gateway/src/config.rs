@@ -15,6 +15,12 @@ pub const DEFAULT_DB: &str = "./ota-gateway.db";
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 
+/// The default [`Config::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// The default [`Config::body_memory`]: 64 MiB.
+pub const DEFAULT_BODY_MEMORY: usize = 64 << 20;
+
 /// How the server writes its logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum LogFormat {
@@ -34,6 +40,12 @@ pub struct Config {
     pub db: Location,
     /// The largest request body accepted, in bytes (larger ones get 413).
     pub body_limit: usize,
+    /// The most connections open at once (more wait in the listen backlog until one closes).
+    pub max_connections: usize,
+    /// The most bytes the request bodies being read may take together: a body reserves its
+    /// declared length (or the body limit, when it declares none) before it is read, and waits
+    /// for room within its request's time. Bounds what held uploads can make the gateway keep.
+    pub body_memory: usize,
     /// When not empty, only clients whose address is in one of these networks are served;
     /// the others get 403 before their body is read.
     pub allow: Vec<IpNet>,
@@ -65,6 +77,8 @@ impl Default for Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             db: Location::Sqlite(PathBuf::from(DEFAULT_DB)),
             body_limit: DEFAULT_BODY_LIMIT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            body_memory: DEFAULT_BODY_MEMORY,
             allow: Vec::new(),
             log_format: LogFormat::Text,
             request_timeout: Duration::from_secs(30),

@@ -134,6 +134,13 @@ struct ServeArgs {
     /// The largest request body (e.g. 1MiB, 256KiB, 65536).
     #[arg(long, default_value = "1MiB", value_parser = config::parse_size, env = "OTA_GATEWAY_BODY_LIMIT")]
     body_limit: usize,
+    /// The most connections open at once; more wait to be accepted.
+    #[arg(long, default_value_t = config::DEFAULT_MAX_CONNECTIONS, env = "OTA_GATEWAY_MAX_CONNECTIONS")]
+    max_connections: usize,
+    /// The most memory the request bodies being read may take together (e.g. 64MiB); a body
+    /// waits for room before it is read.
+    #[arg(long, default_value = "64MiB", value_parser = config::parse_size, env = "OTA_GATEWAY_BODY_MEMORY")]
+    body_memory: usize,
     /// Serve only clients in this network (CIDR or address; repeatable). Others get 403.
     #[arg(long = "allow", value_name = "CIDR", value_parser = config::parse_net, env = "OTA_GATEWAY_ALLOW", value_delimiter = ',')]
     allow: Vec<IpNet>,
@@ -201,6 +208,8 @@ async fn serve(args: ServeArgs) -> ExitCode {
         addr: args.addr,
         db: args.db,
         body_limit: args.body_limit,
+        max_connections: args.max_connections,
+        body_memory: args.body_memory,
         allow: args.allow,
         log_format: args.log_format,
         request_timeout: args.request_timeout,

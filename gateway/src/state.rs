@@ -30,6 +30,8 @@ pub struct AppParts {
     pub activities: Arc<activities::Kept>,
     /// The settings.
     pub config: Arc<Config>,
+    /// The room left for request bodies being read, in KiB (see [`Config::body_memory`]).
+    pub bodies: Arc<tokio::sync::Semaphore>,
     /// Authentication: the throttle and the cache of verified credentials.
     pub auth: Arc<Authenticator>,
 }
@@ -52,6 +54,7 @@ impl AppState {
             content,
             hotels: Arc::default(),
             activities: Arc::default(),
+            bodies: Arc::new(tokio::sync::Semaphore::new(config.body_memory.div_ceil(1024).min(tokio::sync::Semaphore::MAX_PERMITS))),
             config: Arc::new(config),
             auth,
         })))

@@ -32,6 +32,7 @@
 use std::future::Future;
 use std::io;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::{Extension, Router};
@@ -49,6 +50,7 @@ use ota_messages::common::ErrorCode;
 use ota_messages::runtime::Operation;
 use ota_messages::{AnyRequest, OPERATIONS};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
@@ -148,12 +150,18 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     let local = listener.local_addr()?;
     tracing::info!(addr = %local, "listening");
     let mut shutdown = std::pin::pin!(shutdown);
+    let connections = Arc::new(Semaphore::new(config.max_connections.clamp(1, Semaphore::MAX_PERMITS)));
     loop {
+        // A connection over the cap waits in the listen backlog until one closes.
         let accepted = tokio::select! {
             biased;
             () = &mut shutdown => break,
-            accepted = listener.accept() => accepted,
+            accepted = async {
+                let permit = connections.clone().acquire_owned().await;
+                (listener.accept().await, permit)
+            } => accepted,
         };
+        let (accepted, Ok(permit)) = accepted else { break };
         let (stream, peer) = match accepted {
             Ok(pair) => pair,
             Err(e) => {
@@ -172,6 +180,7 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
         });
         let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(svc)));
         tokio::spawn(async move {
+            let _permit = permit;
             if let Err(e) = conn.await {
                 tracing::debug!(client = %peer, error = %e, "connection closed with an error");
             }
@@ -330,6 +339,11 @@ async fn serve_operation(state: AppState, op: &'static Operation, req: Request, 
     if let Err(text) = check_content_type(req.headers()) {
         return ota_error(op, StatusCode::UNSUPPORTED_MEDIA_TYPE, Problem::protocol(ErrorCode::UnableToProcess, text));
     }
+    // Room for the body among the bodies being read (waited for within the request's time).
+    let kib = declared.map_or(limit, |n| n as usize).div_ceil(1024).max(1);
+    let Ok(_room) = state.bodies.clone().acquire_many_owned(u32::try_from(kib).unwrap_or(u32::MAX)).await else {
+        return ota_error(op, StatusCode::SERVICE_UNAVAILABLE, Problem::system());
+    };
     let body = match Limited::new(req.into_body(), limit).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(op, limit),
