@@ -15,7 +15,7 @@ use serde::Deserialize;
 use crate::activities::import::{ActivitiesInput, ImportedActivities};
 use crate::hotels::import::{HotelsInput, ImportedHotels};
 use crate::requestors::import::RequestorInput;
-pub use crate::shared::import::{ImportError, parse};
+pub use crate::shared::import::{ImportError, parse, parse_file};
 use crate::store::{Store, Ticket, bump_content_version};
 use crate::{activities, hotels, requestors};
 
@@ -113,7 +113,7 @@ pub async fn import(store: &Store, file: ImportFile) -> Result<ImportSummary, Im
 /// Reads and imports an import file (see the module docs).
 pub async fn import_file(store: &Store, path: &Path) -> Result<ImportSummary, ImportError> {
     let text = std::fs::read_to_string(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
-    let file: ImportFile = parse(&path.display().to_string(), &text)?;
+    let file: ImportFile = parse_file(&path.display().to_string(), &text)?;
     let summary = import(store, file).await?;
     tracing::info!(
         file = %path.display(),

@@ -66,8 +66,9 @@ pub struct HashedRequestor {
     pub allow: Option<Vec<IpNet>>,
 }
 
-/// The longest id and context.
-const MAX_ID: usize = 64;
+/// The longest id and context: the spec's `RequestorID@ID` and `@ID_Context`
+/// (`StringLength1to32`), so every stored requestor can log in.
+const MAX_ID: usize = 32;
 
 /// Checks the requestors of a file: fields present, ids unique.
 pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
@@ -81,6 +82,11 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
         }
         if r.id.chars().count() > MAX_ID || r.id_context.chars().count() > MAX_ID {
             return Err(ImportError::invalid(&entry, format!("id and id_context have at most {MAX_ID} characters")));
+        }
+        for (field, value) in [("id", &r.id), ("id_context", &r.id_context)] {
+            if value.trim() != value.as_str() || value.chars().any(char::is_control) {
+                return Err(ImportError::invalid(&entry, format!("{field} has surrounding spaces or a control character")));
+            }
         }
         if r.password.len() > MAX_PASSWORD {
             return Err(ImportError::invalid(&entry, format!("password has at most {MAX_PASSWORD} bytes")));
