@@ -47,17 +47,48 @@ pub fn code(value: &str, max: usize) -> Result<&str, String> {
     Ok(value)
 }
 
-/// A money amount: an exact, non-negative decimal written as a string (`"29.50"`), kept with
-/// at least two decimals (`"30"` is 30.00); never a float.
+/// The largest amount a price, fee or total may be: far above any real one, and small enough that
+/// every total of a booking (rooms × nights × guests) stays exact.
+pub const MAX_AMOUNT: Decimal = Decimal::from_parts(1_000_000_000, 0, 0, false, 0);
+
+/// A money amount: an exact, non-negative decimal written as a string (`"29.50"`), at most
+/// [`MAX_AMOUNT`], kept with at least two decimals (`"30"` is 30.00); never a float. Whether
+/// its decimals fit its currency is [`in_currency`].
 pub fn amount(s: &str) -> Result<Decimal, String> {
     let mut d = Decimal::from_str_exact(s.trim()).map_err(|_| format!("{s:?} is not a decimal amount such as \"29.50\""))?;
     if d.is_sign_negative() {
         return Err(format!("{s:?} is negative"));
     }
+    if d > MAX_AMOUNT {
+        return Err(format!("{s:?} is over the largest amount, {MAX_AMOUNT}"));
+    }
     if d.scale() < 2 {
         d.rescale(2);
     }
     Ok(d)
+}
+
+/// The decimals of a currency's minor unit (ISO 4217): 2, but 0 for the yen, the won and
+/// others, 3 for the dinars of Bahrain, Iraq, Jordan, Kuwait, Libya, Tunisia and the rial of
+/// Oman, 4 for the Chilean and Uruguayan units of account.
+pub fn minor_unit(currency: &str) -> u32 {
+    match currency {
+        "BIF" | "CLP" | "DJF" | "GNF" | "ISK" | "JPY" | "KMF" | "KRW" | "PYG" | "RWF" | "UGX" | "UYI" | "VND" | "VUV" | "XAF" | "XOF" | "XPF" => 0,
+        "BHD" | "IQD" | "JOD" | "KWD" | "LYD" | "OMR" | "TND" => 3,
+        "CLF" | "UYW" => 4,
+        _ => 2,
+    }
+}
+
+/// An amount checked against its currency: no finer than the currency's minor unit
+/// (`190.002 EUR` is refused; `190.00` and `190` are 190.00).
+pub fn in_currency(amount: Decimal, currency: &str) -> Result<Decimal, String> {
+    let unit = minor_unit(currency);
+    let exact = amount.normalize();
+    if exact.scale() > unit {
+        return Err(format!("{amount} {currency} is finer than the currency's smallest unit ({unit} decimals)"));
+    }
+    Ok(amount)
 }
 
 /// A percentage: an exact decimal from 0 to 100 (`"25"`, `"12.5"`).
@@ -261,6 +292,12 @@ mod tests {
         assert!(amount("-1").is_err());
         assert!(amount("1e3").is_err());
         assert!(amount("").is_err());
+        assert_eq!(amount("1000000000").map(|d| d.to_string()).as_deref(), Ok("1000000000.00"));
+        assert!(amount("1000000000.01").is_err() && amount("79228162514264337593543950335").is_err());
+        assert!(in_currency(amount("190.002").unwrap(), "EUR").is_err());
+        assert!(in_currency(amount("190.00").unwrap(), "EUR").is_ok() && in_currency(amount("190.50").unwrap(), "EUR").is_ok());
+        assert!(in_currency(amount("190.5").unwrap(), "JPY").is_err() && in_currency(amount("190.00").unwrap(), "JPY").is_ok());
+        assert!(in_currency(amount("1.125").unwrap(), "KWD").is_ok());
         assert_eq!(percent("12.50").map(|d| d.to_string()).as_deref(), Ok("12.5"));
         assert!(percent("100.01").is_err() && percent("-1").is_err());
     }
