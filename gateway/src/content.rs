@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
-use crate::store::{Scalar, Store, StoreError};
+use crate::store::{ContentVersions, Store, StoreError};
 use crate::{activities, hotels, requestors};
 
 /// How often each gateway looks for a new content version.
@@ -24,6 +24,8 @@ pub const REFRESH_EVERY: Duration = Duration::from_millis(250);
 pub struct Content {
     /// The content version it was read at.
     pub version: i64,
+    /// The requestors' version it was read at (see [`ContentCache::refresh`]).
+    pub requestors_version: i64,
     /// When it was read.
     pub loaded_at: Instant,
     /// The requestors.
@@ -40,11 +42,18 @@ impl Content {
         store
             .read(|c| {
                 Box::pin(async move {
-                    let Scalar(version) = c.query_one("SELECT version FROM content_version WHERE id = 1", &[]).await?;
+                    let versions: ContentVersions = c.query_one("SELECT version, requestors_version FROM content_version WHERE id = 1", &[]).await?;
                     let requestors = requestors::Directory::new(requestors::repo::load_all(c).await?);
                     let activities = activities::repo::load_catalogue(c).await?;
                     let hotels = hotels::repo::load_catalogue(c).await?;
-                    Ok(Content { version, loaded_at: Instant::now(), requestors, activities: Arc::new(activities), hotels: Arc::new(hotels) })
+                    Ok(Content {
+                        version: versions.content,
+                        requestors_version: versions.requestors,
+                        loaded_at: Instant::now(),
+                        requestors,
+                        activities: Arc::new(activities),
+                        hotels: Arc::new(hotels),
+                    })
                 })
             })
             .await
@@ -83,17 +92,40 @@ impl ContentCache {
         }
     }
 
-    /// Reloads the content when the store's version differs from the snapshot's; true when it
-    /// did.
+    /// Reloads the content when the store's version differs from the snapshot's, or only the
+    /// requestors when only theirs does (a requestor change costs each gateway the requestors'
+    /// reload, not the catalogue's); true when it reloaded anything.
     pub async fn refresh(&self) -> Result<bool, StoreError> {
         let asked = Instant::now();
-        let version = self.store.content_version().await?;
-        if version == self.current.load().version {
+        let versions = self.store.content_versions().await?;
+        let current = self.current.load_full();
+        let content = if versions.content != current.version {
+            let content = Content::load(&self.store).await?;
+            tracing::info!(version = content.version, "content reloaded");
+            content
+        } else if versions.requestors != current.requestors_version {
+            let (requestors_version, requestors) = self
+                .store
+                .read(|c| {
+                    Box::pin(async move {
+                        let versions: ContentVersions = c.query_one("SELECT version, requestors_version FROM content_version WHERE id = 1", &[]).await?;
+                        Ok::<_, StoreError>((versions.requestors, requestors::Directory::new(requestors::repo::load_all(c).await?)))
+                    })
+                })
+                .await?;
+            tracing::info!(requestors_version, "requestors reloaded");
+            Content {
+                version: current.version,
+                requestors_version,
+                loaded_at: Instant::now(),
+                requestors,
+                activities: current.activities.clone(),
+                hotels: current.hotels.clone(),
+            }
+        } else {
             self.confirm(asked);
             return Ok(false);
-        }
-        let content = Content::load(&self.store).await?;
-        tracing::info!(version = content.version, "content reloaded");
+        };
         self.current.store(Arc::new(content));
         self.confirm(asked);
         Ok(true)

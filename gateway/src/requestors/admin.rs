@@ -1,8 +1,11 @@
 //! Requestor administration (`ota-gateway requestor …`): create a requestor, change its
 //! password, disable or enable it, set its allow-list, list them. Each change is one write
-//! transaction that also moves the content version on, so every running gateway (on the same
-//! database) serves it within a second. Passwords come in clear from the caller (a prompt or
+//! transaction that also moves the requestors' version on, so every running gateway (on the same
+//! database) reloads its requestors, and nothing else, within a second; a change that changes
+//! nothing (enabling an enabled requestor, the same allow-list) writes nothing. Passwords come in clear from the caller (a prompt or
 //! stdin, never the command line) and only their argon2id hash is stored.
+
+use std::collections::BTreeSet;
 
 use ipnet::IpNet;
 
@@ -11,7 +14,7 @@ use super::{StoredRequestor, repo};
 use crate::auth::pool::MAX_PASSWORD;
 use crate::auth::{HashError, hash_password};
 use crate::shared::import::ImportError;
-use crate::store::{Abandoned, Store, StoreError, Ticket, bump_content_version};
+use crate::store::{Abandoned, Store, StoreError, Ticket, bump_requestors_version};
 
 /// A requestor administration command failed; nothing was changed.
 #[derive(Debug, thiserror::Error)]
@@ -80,21 +83,35 @@ impl std::fmt::Debug for NewRequestor {
     }
 }
 
-/// Runs `f` in a write transaction that also bumps the content version.
-async fn change<T, F>(store: &Store, f: F) -> Result<T, AdminError>
+/// What a requestor change found: no such requestor, nothing to change, or a change made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Changed {
+    /// There is no such requestor.
+    NotFound,
+    /// The requestor already is as asked: nothing was written.
+    Already,
+    /// The requestor was changed.
+    Yes,
+}
+
+/// Runs `f` in a write transaction that, when `f` changed something, also moves the requestors'
+/// version on (every gateway then reloads its requestors, and nothing else).
+async fn change<F>(store: &Store, id: &str, f: F) -> Result<(), AdminError>
 where
-    T: Send + 'static,
-    F: for<'a, 'c> FnOnce(&'a mut crate::store::Conn<'c>) -> futures_util::future::BoxFuture<'a, Result<T, AdminError>> + Send + 'static,
+    F: for<'a, 'c> FnOnce(&'a mut crate::store::Conn<'c>) -> futures_util::future::BoxFuture<'a, Result<Changed, AdminError>> + Send + 'static,
 {
-    store
+    let changed = store
         .write(&Ticket::new(), None, move |c| {
             Box::pin(async move {
-                let out = f(c).await?;
-                bump_content_version(c).await?;
-                Ok(out)
+                let changed = f(c).await?;
+                if changed == Changed::Yes {
+                    bump_requestors_version(c).await?;
+                }
+                Ok::<_, AdminError>(changed)
             })
         })
-        .await
+        .await?;
+    if changed == Changed::NotFound { Err(AdminError::NotFound(id.to_string())) } else { Ok(()) }
 }
 
 /// Creates a requestor (refused when the id exists).
@@ -112,9 +129,18 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
         return Err(AdminError::Task("nothing was hashed".into()));
     };
     let now = chrono::Utc::now();
-    let id = new.id;
-    let created = change(store, move |c| Box::pin(async move { Ok(repo::insert_new(c, &r, now).await?) })).await?;
-    if created { Ok(()) } else { Err(AdminError::Exists(id)) }
+    let created = store
+        .write(&Ticket::new(), None, move |c| {
+            Box::pin(async move {
+                let created = repo::insert_new(c, &r, now).await?;
+                if created {
+                    bump_requestors_version(c).await?;
+                }
+                Ok::<_, AdminError>(created)
+            })
+        })
+        .await?;
+    if created { Ok(()) } else { Err(AdminError::Exists(new.id)) }
 }
 
 /// Checks a new password: not empty, not over [`MAX_PASSWORD`] bytes.
@@ -134,34 +160,80 @@ pub async fn passwd(store: &Store, id: &str, password: String) -> Result<(), Adm
     check_password(&password)?;
     let hash = tokio::task::spawn_blocking(move || hash_password(&password)).await.map_err(|e| AdminError::Task(e.to_string()))??;
     let key = id.to_string();
-    let found = change(store, move |c| Box::pin(async move { Ok(repo::set_password(c, &key, &hash).await?) })).await?;
-    if found { Ok(()) } else { Err(AdminError::NotFound(id.to_string())) }
+    change(store, id, move |c| Box::pin(async move { Ok(if repo::set_password(c, &key, &hash).await? { Changed::Yes } else { Changed::NotFound }) })).await
 }
 
 /// Enables (`true`) or disables (`false`) a requestor.
 pub async fn set_active(store: &Store, id: &str, active: bool) -> Result<(), AdminError> {
     let key = id.to_string();
-    let found = change(store, move |c| Box::pin(async move { Ok(repo::set_active(c, &key, active).await?) })).await?;
-    if found { Ok(()) } else { Err(AdminError::NotFound(id.to_string())) }
+    change(store, id, move |c| {
+        Box::pin(async move {
+            Ok(match repo::active(c, &key).await? {
+                None => Changed::NotFound,
+                Some(now) if now == active => Changed::Already,
+                Some(_) => {
+                    repo::set_active(c, &key, active).await?;
+                    Changed::Yes
+                }
+            })
+        })
+    })
+    .await
 }
 
 /// Replaces a requestor's allow-list (empty: any address).
 pub async fn set_allow(store: &Store, id: &str, allow: Vec<IpNet>) -> Result<(), AdminError> {
     let key = id.to_string();
-    let found = change(store, move |c| {
+    change(store, id, move |c| {
         Box::pin(async move {
             if !repo::exists(c, &key).await? {
-                return Ok(false);
+                return Ok(Changed::NotFound);
+            }
+            let wanted: BTreeSet<String> = allow.iter().map(ToString::to_string).collect();
+            if repo::allow_of(c, &key).await? == wanted {
+                return Ok(Changed::Already);
             }
             repo::replace_allow(c, &key, &allow).await?;
-            Ok(true)
+            Ok(Changed::Yes)
         })
     })
-    .await?;
-    if found { Ok(()) } else { Err(AdminError::NotFound(id.to_string())) }
+    .await
 }
 
 /// Every requestor, by id.
 pub async fn list(store: &Store) -> Result<Vec<StoredRequestor>, AdminError> {
     Ok(store.read(|c| Box::pin(async move { repo::load_all(c).await })).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::store::Location;
+
+    #[tokio::test]
+    async fn a_change_moves_the_requestors_version_only_and_a_no_op_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&Location::Sqlite(dir.path().join("gw.db"))).await.unwrap();
+        let versions = || async { store.content_versions().await.map(|v| (v.content, v.requestors)).unwrap() };
+        let (content, requestors) = versions().await;
+        let new = NewRequestor {
+            id: "P1".into(),
+            id_context: "P1-DIST".into(),
+            name: "Partner one".into(),
+            password: "secret-pass".into(),
+            active: true,
+            allow: vec!["10.0.0.0/8".parse().unwrap()],
+        };
+        add(&store, new).await.unwrap();
+        assert_eq!(versions().await, (content, requestors + 1));
+        set_active(&store, "P1", true).await.unwrap();
+        set_allow(&store, "P1", vec!["10.0.0.0/8".parse().unwrap()]).await.unwrap();
+        assert_eq!(versions().await, (content, requestors + 1), "no-op changes write nothing");
+        set_active(&store, "P1", false).await.unwrap();
+        set_allow(&store, "P1", vec![]).await.unwrap();
+        assert_eq!(versions().await, (content, requestors + 3));
+        assert!(matches!(set_active(&store, "NOPE", true).await, Err(AdminError::NotFound(_))));
+        assert_eq!(versions().await, (content, requestors + 3));
+    }
 }

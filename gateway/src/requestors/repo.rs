@@ -1,6 +1,6 @@
 //! All SQL of requestors.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use ipnet::IpNet;
@@ -90,6 +90,18 @@ pub(crate) async fn set_password(c: &mut Conn<'_>, id: &str, password_hash: &str
 /// Enables or disables a requestor; false when there is no such requestor.
 pub(crate) async fn set_active(c: &mut Conn<'_>, id: &str, active: bool) -> Result<bool, StoreError> {
     Ok(c.execute("UPDATE requestor SET active = $2 WHERE id = $1", &[&id, &active]).await? == 1)
+}
+
+/// Whether a requestor is active; `None` when there is no such requestor.
+pub(crate) async fn active(c: &mut Conn<'_>, id: &str) -> Result<Option<bool>, StoreError> {
+    let row: Option<Scalar<bool>> = c.query_opt("SELECT active FROM requestor WHERE id = $1", &[&id]).await?;
+    Ok(row.map(|Scalar(a)| a))
+}
+
+/// A requestor's allow-list, as stored (networks in their text form).
+pub(crate) async fn allow_of(c: &mut Conn<'_>, id: &str) -> Result<BTreeSet<String>, StoreError> {
+    let rows: Vec<Scalar<String>> = c.query("SELECT network FROM requestor_allow WHERE requestor_id = $1", &[&id]).await?;
+    Ok(rows.into_iter().map(|Scalar(n)| n).collect())
 }
 
 /// True when the requestor exists.

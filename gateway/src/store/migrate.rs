@@ -22,6 +22,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0005_booking_revision.sql"),
     include_str!("../../migrations/sqlite/0006_booking_lifecycle.sql"),
     include_str!("../../migrations/sqlite/0007_requestor_allow.sql"),
+    include_str!("../../migrations/sqlite/0008_requestors_version.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -30,6 +31,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0002_booking_revision.sql"),
     include_str!("../../migrations/postgres/0003_booking_lifecycle.sql"),
     include_str!("../../migrations/postgres/0004_requestor_allow.sql"),
+    include_str!("../../migrations/postgres/0005_requestors_version.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

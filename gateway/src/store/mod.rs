@@ -327,16 +327,35 @@ impl Store {
         }
     }
 
-    /// The version of the static content (bumped by every import and requestor change).
+    /// The version of the static content (bumped by every import).
     pub async fn content_version(&self) -> Result<i64, StoreError> {
-        self.peek(|c| {
-            Box::pin(async move {
-                let Scalar(v) = c.query_one("SELECT version FROM content_version WHERE id = 1", &[]).await?;
-                Ok(v)
-            })
-        })
-        .await
+        Ok(self.content_versions().await?.content)
     }
+
+    /// The versions of the static content and of the requestors, in one statement.
+    pub async fn content_versions(&self) -> Result<ContentVersions, StoreError> {
+        self.peek(|c| Box::pin(async move { c.query_one("SELECT version AS content, requestors_version AS requestors FROM content_version WHERE id = 1", &[]).await }))
+            .await
+    }
+}
+
+crate::row! {
+    /// The versions of what every gateway keeps in memory: the static content (moved on by
+    /// every import) and the requestors (moved on by every requestor change).
+    pub struct ContentVersions {
+        /// The static content's.
+        content: i64,
+        /// The requestors'.
+        requestors: i64,
+    }
+}
+
+/// Marks, inside a write transaction, that the requestors changed: every gateway reloads its
+/// requestors (and nothing else).
+pub async fn bump_requestors_version(c: &mut Conn<'_>) -> Result<(), StoreError> {
+    let now = Utc::now();
+    c.execute("UPDATE content_version SET requestors_version = requestors_version + 1, changed_at = $1 WHERE id = 1", &[&now]).await?;
+    Ok(())
 }
 
 /// Marks, inside a write transaction, that the static content changed: every gateway reloads it.
