@@ -2,22 +2,26 @@
 //! built on the generated message types of `ota-messages`.
 //!
 //! A request goes: [`http`] (transport rules, allow-list, time-out) → [`operation::dispatch`]
-//! (version, POS authentication with [`auth`], the envelope) → an area's handler
-//! ([`activities`], [`hotels`]) → its pure rules, its repo (all its SQL, through the
-//! [`store`]) and its mapping to the answer. Static content is served from memory
-//! ([`content`]).
+//! (version, POS authentication with [`auth`], the envelope; the one table of which handler
+//! answers which request) → an area's handler ([`hotels`], [`activities`], or [`bookings`] for
+//! a booking of either kind) with a [`shared::context::Ctx`] and its area's part of the gateway
+//! → its reader, pure rules, repo (all its SQL, through the [`store`]) and mapping. Static
+//! content is served from memory ([`content`]). `gateway/README.md` (Architecture) draws the
+//! floors and who may use whom; the `architecture` test holds them.
 //!
 //! | module | what |
 //! |---|---|
 //! | [`http`] | the axum server: transport rules, the allow-list, time-outs, logging |
-//! | [`operation`] | version and POS checks, then one handler per operation; `Ctx`, `OpError` |
-//! | [`requestors`], [`activities`], [`hotels`] | the areas: handlers, rules, repo, import, mapping |
-//! | [`auth`] | POS authentication (argon2 workers, the verification cache, throttling) |
-//! | [`metrics`] | the Prometheus metrics and the functions that record them |
-//! | [`store`] | the database: SQLite (embedded) or PostgreSQL (many instances), migrations |
+//! | [`operation`] | version and POS checks, then one handler per operation |
+//! | [`state`] | [`AppState`]: the store, the content, what each area keeps, auth, the settings |
 //! | [`content`] | the static content in memory, refreshed when it changes |
 //! | [`import`] | `ota-gateway import` and the demo content |
-//! | [`shared`] | rules every area uses: languages, Quote/Commit, values, references |
+//! | [`bookings`] | a booking of either kind: the read and the cancel |
+//! | [`hotels`], [`activities`] | the areas: handlers, reader, rules, mapping, repo, catalogue, import |
+//! | [`requestors`], [`auth`] | who calls: the partners, POS authentication (argon2, the cache, throttling) |
+//! | [`shared`] | what every area needs, once: the request context, booking kinds, the Client-reference register, Quote/Commit, values, languages |
+//! | [`store`] | the database: SQLite (embedded) or PostgreSQL (many instances), migrations |
+//! | [`metrics`] | the Prometheus metrics and the functions that record them |
 //! | [`client`] | a typed async client |
 //! | [`config`] | the server's settings |
 //! | [`errors`] | OTA `Errors` / `Warnings` |
