@@ -1,7 +1,7 @@
 //! The state of one gateway process ([`AppState`]), shared by the transport ([`crate::http`])
 //! and the dispatch ([`crate::operation`]): the store, the content snapshot, what each area keeps
 //! in memory between requests, authentication and the settings. A request is served with the
-//! parts of it that its area needs (see [`AppState::hotels`]).
+//! parts of it that its area needs (see [`AppParts::hotels`]).
 
 use std::sync::Arc;
 

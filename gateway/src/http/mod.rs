@@ -24,7 +24,7 @@
 //! `/sandbox/healthz`) and anything outside it is 404.
 //!
 //! The client's address (the peer, or with trusted proxies the address they forward, see
-//! [`Config::client_address`]) is what the allow-list, the logs and authentication see.
+//! [`Config::client_address`](crate::config::Config::client_address)) is what the allow-list, the logs and authentication see.
 //! Every answer carries `x-request-id` (the client's, when it sent a sane one, else a new
 //! UUID); every request is logged once with its id, method, path, status and latency. Bodies
 //! and headers are never logged, so passwords never reach the logs.
@@ -137,9 +137,9 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then stops accepting, lets the
-/// requests in flight finish (at most [`Config::shutdown_grace`]) and returns.
+/// requests in flight finish (at most [`Config::shutdown_grace`](crate::config::Config::shutdown_grace)) and returns.
 ///
-/// Each connection is HTTP/1.1 with a header read time-out ([`Config::header_read_timeout`]),
+/// Each connection is HTTP/1.1 with a header read time-out ([`Config::header_read_timeout`](crate::config::Config::header_read_timeout)),
 /// so a client that trickles its headers is dropped.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) -> io::Result<()> {
     let config = state.config.clone();
