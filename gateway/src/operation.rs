@@ -26,8 +26,12 @@ pub fn time_stamp(now: DateTime<Utc>) -> ota_messages::runtime::DateTime {
 }
 
 /// The `Version` check: each request must carry the version of the service description.
+/// The versions are compared as decimals where both are (OTA's `Version` is an `xs:decimal`:
+/// `2008.10` is `2008.1`), else as written.
 fn check_version(found: &str, expected: &'static str, root: &'static str) -> Result<(), Problem> {
-    if found == expected { Ok(()) } else { Err(unsupported_version(found, expected, root)) }
+    let decimal = |v: &str| rust_decimal::Decimal::from_str_exact(v.trim()).ok().map(|d| d.normalize());
+    let same = found == expected || decimal(found).is_some_and(|f| Some(f) == decimal(expected));
+    if same { Ok(()) } else { Err(unsupported_version(found, expected, root)) }
 }
 
 /// The answer to a request `Version` other than the supported one (also to one that is not
@@ -134,5 +138,21 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
         HotelResModifyRq => HotelResModifyRs: |cx, rq| hotels::modify(cx, &state.hotels(content), rq),
         ReadRq => ResRetrieveRs: |cx, rq| bookings::read(cx, &state.hotels(content), &state.activities(content), rq),
         CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, rq),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_equal_as_decimals() {
+        for same in ["2008.1", "2008.10", "2008.100", " 2008.1"] {
+            assert!(check_version(same, "2008.1", "R").is_ok(), "{same}");
+        }
+        for other in ["2008.2", "2008", "2008.01", "2016.b", ""] {
+            assert!(check_version(other, "2008.1", "R").is_err(), "{other}");
+        }
+        assert!(check_version("2016.b", "2016.b", "R").is_ok());
     }
 }
