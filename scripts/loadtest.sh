@@ -43,14 +43,9 @@ db=${DB:-sqlite}
 case "$db" in
   sqlite) db="$work/gateway.db" ;;
   postgres)
-    bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-    run=()
-    if [ "$(id -u)" = 0 ]; then chown postgres "$work"; run=(runuser -u postgres --); fi
-    pgport=$((PORT + 100))
-    "${run[@]}" "$bin/initdb" -A trust -U postgres -E UTF8 -D "$work/pg" >/dev/null
-    "${run[@]}" "$bin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -o "-p $pgport -k $work -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
-    pg_stop=("${run[@]}" "$bin/pg_ctl" -D "$work/pg" -m fast stop)
-    db="postgres://postgres@127.0.0.1:$pgport/postgres"
+    # Durable (fsync and synchronous commit on), as a production server.
+    db=$(scripts/throwaway-postgres.sh start "$work/pg" --durable)
+    pg_stop=(scripts/throwaway-postgres.sh stop "$work/pg")
     ;;
 esac
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # All the tests, on a fresh machine: installs what they need when it is missing (xmllint from
-# Debian's libxml2-utils, the PostgreSQL server from postgresql), starts a throw-away
-# PostgreSQL server for the run (unless TEST_DATABASE_URL names one: a role that may create
-# databases), runs `cargo test --workspace` with any extra arguments, and stops the server.
+# Debian's libxml2-utils, the PostgreSQL server from postgresql) and runs `cargo test --workspace`
+# with any extra arguments. The gateway's tests start a throw-away PostgreSQL server of their own
+# (scripts/throwaway-postgres.sh, stopped when they end) unless TEST_DATABASE_URL names one: a
+# role that may create databases.
 #
 #   scripts/test.sh                    # everything
 #   scripts/test.sh -p ota-gateway     # one package
@@ -32,31 +33,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-
-if [ -z "${TEST_DATABASE_URL:-}" ]; then
-  bin=$(pg_bin)
-  [ -n "$bin" ] || bin=$(dirname "$(command -v initdb)")
-  dir=$(mktemp -d /tmp/ota-test-pg.XXXXXX)
-  # initdb refuses root: the server runs as the postgres user then.
-  run=()
-  if [ "$(id -u)" = 0 ]; then
-    chown postgres "$dir"
-    run=(runuser -u postgres --)
-  fi
-  port=55432
-  while (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
-  step "starting a throw-away PostgreSQL ($("$bin/postgres" --version)) on 127.0.0.1:$port"
-  "${run[@]}" "$bin/initdb" -A trust -U postgres --no-sync -E UTF8 -D "$dir/data" >"$dir/initdb.log"
-  "${run[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o \
-    "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
-    start >/dev/null
-  stop_server() {
-    "${run[@]}" "$bin/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1 || true
-    rm -rf "$dir"
-  }
-  trap stop_server EXIT
-  export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
 fi
 
 step "cargo test --workspace $*"

@@ -16,7 +16,7 @@ pub const DEFAULT_DB: &str = "./ota-gateway.db";
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 
 /// The default [`Config::max_connections`].
-pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 
 /// The default [`Config::body_memory`]: 64 MiB.
 pub const DEFAULT_BODY_MEMORY: usize = 64 << 20;

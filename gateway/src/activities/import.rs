@@ -425,6 +425,7 @@ fn service(s: &ServiceInput) -> Result<Service, String> {
         if category.is_empty() || category.len() > 8 || !category.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("participant category {category:?} is not an AQC code such as 10"));
         }
+        values::in_currency(amount.0, &s.currency).map_err(|e| format!("price of participant category {category}: {e}"))?;
         prices.insert(category.clone(), amount.0);
     }
     Ok(Service {

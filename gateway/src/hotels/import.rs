@@ -612,6 +612,7 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
             return Err(format!("rate of {}: the hotel has no such room type", rate.room));
         }
         for (board, amount) in &rate.nightly {
+            values::in_currency(amount.0, &rate.currency).map_err(|e| format!("rate of {} for board {board}: {e}", rate.room))?;
             rates.push(Rate { room: rate.room.clone(), board: board.clone(), currency: rate.currency.clone(), from: rate.from, to: rate.to, nightly: amount.0 });
         }
     }
@@ -666,6 +667,11 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
     }
     if b.guests.is_empty() {
         return Err("a booking has at least one guest".into());
+    }
+    for (i, r) in b.rooms.iter().enumerate() {
+        if let Some(total) = r.total {
+            values::in_currency(total, &b.currency).map_err(|e| format!("room stay {}: {e}", i + 1))?;
+        }
     }
     let updated = b.last_update.unwrap_or(b.created);
     if updated < b.created {

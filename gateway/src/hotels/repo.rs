@@ -20,7 +20,7 @@ use crate::shared::import::ImportError;
 use crate::row;
 use crate::shared::cancellation::Cancellation;
 use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
-use crate::store::{Conn, Dialect, Scalar, StoreError};
+use crate::store::{Conn, Scalar, Sequence, StoreError};
 
 /// A stored unsigned number (RPH, index, age) as the message's `u64`.
 fn unsigned(v: i64) -> Result<u64, StoreError> {
@@ -511,13 +511,7 @@ pub(crate) async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: 
 
 /// A revision never given before: every write of a booking takes one.
 async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let Scalar(revision) = match c.dialect() {
-        // Writes are one at a time: a counter row.
-        Dialect::Sqlite => c.query_one("UPDATE hotel_booking_revision SET value = value + 1 WHERE id = 1 RETURNING value", &[]).await?,
-        // A sequence: writers on many gateways never wait for each other.
-        Dialect::Postgres => c.query_one("SELECT nextval('hotel_booking_revision')", &[]).await?,
-    };
-    Ok(revision)
+    c.next_in(Sequence::HotelBookingRevision).await
 }
 
 row! {

@@ -158,17 +158,6 @@ pub(super) fn xml_answer(op: &Operation, status: StatusCode, answer: &AnyMessage
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn roots_of_paths() {
-        assert_eq!(root_of("/OTA_ReadRQ/POS/Source[2]"), "OTA_ReadRQ");
-        assert_eq!(root_of("/OTA_ReadRQ"), "OTA_ReadRQ");
-        assert_eq!(root_of(""), "");
-    }
-}
 
 pub(super) fn too_large(op: &Operation, limit: usize) -> Response {
     ota_error(
@@ -184,4 +173,16 @@ pub(super) fn bad_request(op: &Operation, text: String) -> Response {
 
 pub(super) fn wrong_root_text(op: &Operation, found: &str) -> String {
     format!("{} takes <{}>; the request's root element is <{found}>.", op.path, op.request_root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_of_paths() {
+        assert_eq!(root_of("/OTA_ReadRQ/POS/Source[2]"), "OTA_ReadRQ");
+        assert_eq!(root_of("/OTA_ReadRQ"), "OTA_ReadRQ");
+        assert_eq!(root_of(""), "");
+    }
 }

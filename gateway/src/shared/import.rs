@@ -127,6 +127,7 @@ mod tests {
     #[derive(Debug, Deserialize)]
     struct File {
         #[serde(default)]
+        #[allow(dead_code)]
         hotels: Vec<serde_json::Value>,
     }
 

@@ -121,7 +121,35 @@ impl<T: Column> FromRow for Scalar<T> {
     }
 }
 
+/// A number sequence of the schema: each call of [`Conn::next_in`] gives a number never given
+/// before (on SQLite a counter row, as writes are one at a time; on PostgreSQL a sequence, so
+/// writers on many gateways never wait for each other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sequence {
+    /// The revision every write of a hotel booking takes (`hotel_booking_revision`).
+    HotelBookingRevision,
+}
+
+impl Sequence {
+    /// Its table (SQLite) or sequence (PostgreSQL).
+    fn name(self) -> &'static str {
+        match self {
+            Sequence::HotelBookingRevision => "hotel_booking_revision",
+        }
+    }
+}
+
 impl<'c> Conn<'c> {
+    /// The next number of a sequence (see [`Sequence`]), inside the caller's transaction.
+    pub async fn next_in(&mut self, sequence: Sequence) -> Result<i64, StoreError> {
+        let name = sequence.name();
+        let Scalar(n) = match self.dialect() {
+            Dialect::Sqlite => self.query_one(&format!("UPDATE {name} SET value = value + 1 WHERE id = 1 RETURNING value"), &[]).await?,
+            Dialect::Postgres => self.query_one(&format!("SELECT nextval('{name}')"), &[]).await?,
+        };
+        Ok(n)
+    }
+
     /// A SQLite connection (the caller holds the transaction).
     pub(crate) fn sqlite(conn: &'c mut rusqlite::Connection) -> Self {
         Conn { inner: Inner::Sqlite(conn) }

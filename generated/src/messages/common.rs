@@ -944,9 +944,7 @@ pub struct RequestorId {
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "ID")]
     pub id: String,
-    /// String of 1 to 32 characters (as in OTA's UniqueID_Type), identifies the distributor context (placeholder `<ID_CONTEXT>`); on the Type 22 RequestorID.
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    /// String, identifies the distributor context (placeholder `<ID_CONTEXT>`); on the Type 22 RequestorID.
     #[yaserde(attribute = true, rename = "ID_Context")]
     pub id_context: Option<String>,
     /// Optional string on the Type 22 RequestorID, selecting a processing mode: PriceBreakdown (activity book), MF001 / MF002 (activity availability).

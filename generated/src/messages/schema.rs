@@ -236,7 +236,7 @@ pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ID_Context",
             required: false,
-            ty: &STRING_LENGTH1TO32,
+            ty: &XS_STRING,
         },
         AttrDesc {
             name: "Instance",

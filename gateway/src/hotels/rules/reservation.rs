@@ -83,12 +83,17 @@ fn board_of(rs: &res::BookRoomStay, services: &[res::BookService], catalogue: &C
     })
 }
 
+/// The most guests a booking names (its room stays hold far fewer): a request with more is
+/// refused before any of them is read.
+pub const MAX_GUESTS: usize = 99;
+
 /// The guests of a request, checked on their own.
 fn guests(rq: &res::BookHotelReservation, p: &mut Vec<Problem>) -> Vec<Guest> {
     let mut out: Vec<Guest> = Vec::new();
+    let mut seen = BTreeSet::new();
     for (i, g) in rq.res_guests.res_guest.iter().enumerate() {
         let tag = format!("{ROOT}/ResGuests/ResGuest[{}]", i + 1);
-        if out.iter().any(|o| o.rph == g.res_guest_rph) {
+        if !seen.insert(g.res_guest_rph) {
             p.push(Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {} names two guests.", g.res_guest_rph)).at(format!("{tag}/@ResGuestRPH")));
             continue;
         }
@@ -115,6 +120,10 @@ fn guests(rq: &res::BookHotelReservation, p: &mut Vec<Problem>) -> Vec<Guest> {
 /// The booking a request asks for, priced: with an empty Internal reference (the store gives
 /// one on Commit) and each problem found (up to the caller's bound).
 pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalogue, commit: bool) -> Result<Booking, Vec<Problem>> {
+    let count = rq.res_guests.res_guest.len();
+    if count > MAX_GUESTS {
+        return Err(vec![Problem::biz(ErrorCode::InvalidValue, format!("A booking names at most {MAX_GUESTS} guests, not {count}.")).at(format!("{ROOT}/ResGuests"))]);
+    }
     let mut p = Vec::new();
     let stays = &rq.room_stays.room_stay;
     if stays.len() > MAX_ROOMS {

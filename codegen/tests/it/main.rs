@@ -1,0 +1,7 @@
+//! The generator's tests, one binary: the fixtures (valid ones generate the expected model and
+//! code, invalid ones the expected diagnostics) and the whole spec's lowered model.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod fixtures;
+mod spec;

@@ -1,0 +1,30 @@
+//! The gateway's integration tests, one binary: each suite a module, sharing [`support`] (a
+//! fresh database on either backend, a gateway in process or as a process, the spec's samples,
+//! log capture). Most tests run once per backend (`sqlite::name`, `postgres::name`); the load
+//! tests are `#[ignore]`d (`cargo test -p ota-gateway --test it load -- --ignored`).
+//!
+//! ```text
+//! cargo test -p ota-gateway --test it                 # everything
+//! cargo test -p ota-gateway --test it hostile::       # one suite
+//! cargo test -p ota-gateway --test it sqlite::        # one backend
+//! ```
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+mod activities;
+mod architecture;
+mod attacker;
+mod auth;
+mod consistency;
+mod durability;
+mod hostile;
+mod hotels;
+mod http;
+mod instances;
+mod lifecycle;
+mod load;
+mod migrations;
+mod operator;
+mod secrets;

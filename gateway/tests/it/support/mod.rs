@@ -1,0 +1,643 @@
+//! Shared support of the gateway's integration tests: a fresh database on either backend, a
+//! real gateway on an ephemeral port, in-process calls, and the spec's samples.
+//!
+//! ```ignore
+//! mod support;
+//! use support::{Backend, TestServer};
+//!
+//! async fn nbc_answers(b: Backend) {
+//!     let server = TestServer::start(b).await;      // fresh database + demo content, 127.0.0.1:0
+//!     let xml = support::sample("hotel_descriptive_info");  // a spec sample, demo credentials in it
+//!     let (status, headers, body) = server.client().send_raw("/hotelnbc", xml, "application/xml").await.unwrap();
+//! }
+//! support::backend_tests!(nbc_answers);             // one test per backend: sqlite::…, postgres::…
+//! ```
+//!
+//! PostgreSQL: every test gets a database of its own on the server of `TEST_DATABASE_URL` (a
+//! role that may create databases), or, when that is not set, on a throw-away server this test
+//! process starts from the Debian package (`initdb` in a temporary directory, as the
+//! `postgres` user when run as root; stopped when the process ends). A test never skips: no
+//! server is a failure.
+//!
+//! Demo requestors (from `gateway/demo/requestors.json`): `DEMO` / `DEMO-DIST` /
+//! `demo-password` and `PARTNER2` / `P2-DIST` / `partner2-password`.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::{NaiveDate, Utc};
+
+use ota_gateway::content::Content;
+use ota_gateway::operation::{self, Request as Meta};
+use ota_gateway::shared::context::{Ctx, OpError};
+use ota_gateway::{activities, hotels};
+use ota_gateway::store::{Scalar, Ticket};
+use ota_gateway::{AppState, Client, Config, Location, Store};
+use ota_messages::runtime::{Message, Request};
+use ota_messages::{AnyMessage, AnyRequest};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A handler's arguments besides its request: the context, and the parts of the areas (a
+/// `&Call` is a `&Ctx` where a handler takes one).
+pub struct Call {
+    /// The request's context.
+    pub cx: Ctx,
+    /// The hotel area's part.
+    pub hotels: hotels::Area,
+    /// The activity area's part.
+    pub activities: activities::Area,
+}
+
+impl std::ops::Deref for Call {
+    type Target = Ctx;
+
+    fn deref(&self) -> &Ctx {
+        &self.cx
+    }
+}
+
+impl std::ops::DerefMut for Call {
+    fn deref_mut(&mut self) -> &mut Ctx {
+        &mut self.cx
+    }
+}
+
+/// The date `n` days from today (UTC).
+pub fn day(n: i64) -> NaiveDate {
+    Utc::now().date_naive() + chrono::Duration::days(n)
+}
+
+/// A Commit of `people` adults on the Drach caves' morning ticket (20 places a day).
+pub fn commit_xml(client_ref: &str, date: NaiveDate, people: usize) -> String {
+    let participants: String = (1..=people)
+        .map(|i| format!(r#"<ParticipantInfo><Category QualifierInfo="10"/><Individual Age="40" ParticipantID="{i}"><Surname>P{i}</Surname></Individual></ParticipantInfo>"#))
+        .collect();
+    format!(
+        r#"<OTA_TourActivityBookRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2" ResStatus="Commit"><POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS><BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A" SupplierServiceCode="TIC"/>{participants}<Schedule Start="{date}T00:00:00" End="{date}T23:59:59"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="{client_ref}" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#
+    )
+}
+
+/// The demo requestor: (ID, ID_Context, MessagePassword).
+pub const DEMO: (&str, &str, &str) = ("DEMO", "DEMO-DIST", "demo-password");
+/// The second demo requestor (for ownership tests): (ID, ID_Context, MessagePassword).
+pub const PARTNER2: (&str, &str, &str) = ("PARTNER2", "P2-DIST", "partner2-password");
+
+/// The two backends every integration suite runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file in a temporary directory.
+    Sqlite,
+    /// A database of its own on a PostgreSQL server.
+    Postgres,
+}
+
+/// Declares, for each `async fn name(b: Backend)` listed, one test per backend:
+/// `sqlite::name` and `postgres::name`.
+macro_rules! backend_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::support::Backend::Sqlite).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::support::Backend::Postgres).await
+                }
+            )*
+        }
+    };
+}
+pub(crate) use backend_tests;
+
+// ---------------------------------------------------------------------------------------------
+// Databases
+
+/// A fresh, empty database of one backend. SQLite's lives in a temporary directory removed on
+/// drop; PostgreSQL's is a database of its own on the test server.
+pub struct TestDb {
+    /// Where it is.
+    pub location: Location,
+    /// The backend.
+    pub backend: Backend,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestDb {
+    /// A fresh database.
+    pub async fn new(backend: Backend) -> TestDb {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                TestDb { location: Location::Sqlite(dir.path().join("gateway.db")), backend, _dir: Some(dir) }
+            }
+            Backend::Postgres => TestDb { location: Location::Postgres(fresh_postgres_database().await), backend, _dir: None },
+        }
+    }
+
+    /// The location as the command line takes it (`--db`).
+    pub fn arg(&self) -> String {
+        match &self.location {
+            Location::Sqlite(p) => p.display().to_string(),
+            Location::Postgres(url) => url.clone(),
+        }
+    }
+
+    /// Opens (and migrates) the store.
+    pub async fn open(&self) -> Store {
+        Store::open(&self.location).await.expect("open the store")
+    }
+
+    /// The SQLite file (panics for PostgreSQL).
+    pub fn sqlite_path(&self) -> &Path {
+        match &self.location {
+            Location::Sqlite(p) => p,
+            Location::Postgres(_) => panic!("not a SQLite database"),
+        }
+    }
+}
+
+static DATABASES: AtomicU32 = AtomicU32::new(0);
+
+/// Drops the databases earlier test processes (no longer running) left on a long-lived test
+/// server, once per test process.
+async fn drop_databases_of_finished_runs(client: &tokio_postgres::Client) {
+    static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if DONE.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let Ok(rows) = client.query("SELECT datname FROM pg_database WHERE datname LIKE 'ota\\_test\\_%'", &[]).await else { return };
+    for row in rows {
+        let name: String = row.get(0);
+        let pid = name.split('_').nth(2).and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()) {
+            let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+        }
+    }
+}
+
+/// Creates a database on the test server; gives its URL.
+async fn fresh_postgres_database() -> String {
+    let admin = postgres_admin_url();
+    let name = format!("ota_test_{}_{}", std::process::id(), DATABASES.fetch_add(1, Ordering::SeqCst));
+    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("PostgreSQL at {admin}: {e}"));
+    let task = tokio::spawn(conn);
+    drop_databases_of_finished_runs(&client).await;
+    client.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+    drop(client);
+    let _ = task.await;
+    let mut config: tokio_postgres::Config = admin.parse().expect("admin URL");
+    config.dbname(&name);
+    url_of(&config)
+}
+
+/// A `postgres://` URL for a connection configuration.
+fn url_of(c: &tokio_postgres::Config) -> String {
+    let host = match c.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "127.0.0.1".into(),
+    };
+    let port = c.get_ports().first().copied().unwrap_or(5432);
+    let user = c.get_user().unwrap_or("postgres");
+    let password = c.get_password().map(|p| format!(":{}", String::from_utf8_lossy(p))).unwrap_or_default();
+    format!("postgres://{user}{password}@{host}:{port}/{}", c.get_dbname().unwrap_or("postgres"))
+}
+
+/// The URL of a role that may create databases: `TEST_DATABASE_URL`, or a throw-away server
+/// started for this process.
+pub fn postgres_admin_url() -> String {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| match std::env::var("TEST_DATABASE_URL") {
+        Ok(url) if !url.trim().is_empty() => url,
+        _ => start_throwaway_postgres(),
+    })
+    .clone()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// Starts a throw-away server for this process with `scripts/throwaway-postgres.sh` (the one
+/// owner of that start-up), which stops it and removes its directory when this process ends.
+fn start_throwaway_postgres() -> String {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/throwaway-postgres.sh");
+    let dir = std::env::temp_dir().join(format!("ota-pg-{}-{}", std::process::id(), free_port()));
+    let out = Command::new("bash")
+        .arg(script)
+        .arg("start")
+        .arg(&dir)
+        .args(["--watch", &std::process::id().to_string()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+    assert!(out.status.success(), "{script} failed (is the postgresql package installed?): {}", String::from_utf8_lossy(&out.stderr));
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let started = Instant::now();
+    while !postgres_answers(&url) {
+        assert!(started.elapsed() < Duration::from_secs(60), "PostgreSQL at {url} does not answer; see {}/server.log", dir.display());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    url
+}
+
+fn postgres_answers(url: &str) -> bool {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return false };
+            rt.block_on(async {
+                match tokio_postgres::connect(url, tokio_postgres::NoTls).await {
+                    Ok((client, conn)) => {
+                        let task = tokio::spawn(conn);
+                        let ok = client.simple_query("SELECT 1").await.is_ok();
+                        drop(client);
+                        let _ = task.await;
+                        ok
+                    }
+                    Err(_) => false,
+                }
+            })
+        })
+        .join()
+        .unwrap_or(false)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gateways
+
+/// A gateway's state on a fresh database with the demo content, called in-process (no HTTP).
+pub struct TestGateway {
+    /// The database.
+    pub db: TestDb,
+    /// The store.
+    pub store: Store,
+    /// The gateway's state (store, content, settings).
+    pub state: AppState,
+}
+
+impl TestGateway {
+    /// A fresh database with the demo content.
+    pub async fn start(backend: Backend) -> TestGateway {
+        let db = TestDb::new(backend).await;
+        let store = db.open().await;
+        ota_gateway::import::seed_demo_if_empty(&store).await.expect("seed the demo content");
+        let state = AppState::new(store.clone(), Config { db: db.location.clone(), ..Config::default() }).await.expect("load the content");
+        TestGateway { db, store, state }
+    }
+
+    /// The current content snapshot.
+    pub fn content(&self) -> std::sync::Arc<Content> {
+        self.state.content.get()
+    }
+
+    /// Reloads the content after a change of it.
+    pub async fn reload(&self) {
+        self.state.content.refresh().await.expect("reload the content");
+    }
+
+    /// Answers a request as the gateway would (authentication included).
+    pub async fn answer(&self, rq: AnyRequest) -> AnyMessage {
+        let meta = Meta { id: "test".into(), ticket: Ticket::new(), deadline: None, client: None };
+        operation::dispatch(&self.state, rq, &meta).await
+    }
+
+    /// The context of a request of the demo requestor and the areas' parts (for calling a
+    /// handler directly, with a request the schema would refuse).
+    pub fn ctx(&self) -> Call {
+        let content = self.state.content.get();
+        let cx = Ctx {
+            store: self.store.clone(),
+            requestor: ota_gateway::requestors::Requestor {
+                id: DEMO.0.into(),
+                id_context: DEMO.1.into(),
+                name: "Demo partner".into(),
+                instance: None,
+            },
+            now: chrono::Utc::now(),
+            request_id: "test".into(),
+            ticket: Ticket::new(),
+            deadline: None,
+        };
+        Call { cx, hotels: self.state.hotels(&content), activities: self.state.activities(&content) }
+    }
+
+    /// Sends a typed request (its POS must carry valid credentials) and gives the typed answer.
+    pub async fn send<R: Request>(&self, rq: &R) -> R::Response {
+        let any = AnyRequest::from_xml(&rq.to_xml().expect("encode the request")).expect("decode the request");
+        let answer = self.answer(any).await;
+        let xml = answer.to_xml().expect("encode the answer");
+        <R::Response as Message>::from_xml(&xml).unwrap_or_else(|e| panic!("the answer does not decode: {e}\n{xml}"))
+    }
+
+    /// `SELECT count(*) FROM table`.
+    pub async fn count(&self, table: &str) -> i64 {
+        count(&self.store, table).await
+    }
+}
+
+/// A gateway serving a fresh database with the demo content over HTTP.
+pub struct TestServer {
+    addr: SocketAddr,
+    url: String,
+    /// The gateway's state.
+    pub state: AppState,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+    /// The database.
+    pub db: TestDb,
+}
+
+impl TestServer {
+    /// Starts a gateway with the default settings.
+    pub async fn start(backend: Backend) -> TestServer {
+        TestServer::start_with(backend, |_| {}).await
+    }
+
+    /// Starts a gateway with settings changed by `configure` (body limit, allow-list,
+    /// time-outs, …; the address and database are the server's own).
+    pub async fn start_with(backend: Backend, configure: impl FnOnce(&mut Config)) -> TestServer {
+        let db = TestDb::new(backend).await;
+        let store = db.open().await;
+        ota_gateway::import::seed_demo_if_empty(&store).await.expect("seed the demo content");
+        let mut config = Config { db: db.location.clone(), ..Config::default() };
+        configure(&mut config);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("local address");
+        config.addr = addr;
+        let (stop, stopped) = oneshot::channel::<()>();
+        let state = AppState::new(store, config).await.expect("load the content");
+        let task = tokio::spawn(ota_gateway::serve(listener, state.clone(), async move {
+            let _ = stopped.await;
+        }));
+        TestServer { addr, url: format!("http://{addr}"), state, stop: Some(stop), task: Some(task), db }
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:41234`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// A client of this server.
+    pub fn client(&self) -> Client {
+        Client::new(self.url.clone())
+    }
+
+    /// The server's store.
+    pub fn store(&self) -> &Store {
+        &self.state.store
+    }
+
+    /// Stops the server gracefully and waits until it has stopped (requests in flight finish).
+    pub async fn stop(mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.task.take() {
+            Some(task) => task.await.expect("server task"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// A gateway process (`ota-gateway serve`) on a database, killed on drop.
+pub struct GatewayProcess {
+    /// The child.
+    pub child: std::process::Child,
+    /// Its base URL (with the base path, when `--base-path` or `OTA_GATEWAY_BASE_PATH` is given).
+    pub url: String,
+}
+
+impl GatewayProcess {
+    /// Starts `ota-gateway serve --db DB` with extra arguments on a free port and waits until
+    /// `/healthz` answers.
+    pub async fn start(db: &str, extra: &[&str]) -> GatewayProcess {
+        GatewayProcess::start_with(db, extra, &[], None).await
+    }
+
+    /// Starts `ota-gateway serve --db DB` with extra arguments and environment variables on a
+    /// free port, its stderr to `log` (else discarded; `RUST_LOG=warn` unless `env` sets it),
+    /// and waits until `/healthz` answers.
+    pub async fn start_with(db: &str, extra: &[&str], env: &[(&str, &str)], log: Option<&Path>) -> GatewayProcess {
+        let port = free_port();
+        let stderr = match log {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("create the log file")),
+            None => Stdio::null(),
+        };
+        let base = extra
+            .iter()
+            .position(|a| *a == "--base-path")
+            .and_then(|i| extra.get(i + 1).copied())
+            .or_else(|| env.iter().find(|(k, _)| *k == "OTA_GATEWAY_BASE_PATH").map(|(_, v)| *v))
+            .unwrap_or("")
+            .trim_end_matches('/')
+            .to_string();
+        let child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--db", db])
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("start ota-gateway");
+        let process = GatewayProcess { child, url: format!("http://127.0.0.1:{port}{base}") };
+        process.wait_ready().await;
+        process
+    }
+
+    async fn wait_ready(&self) {
+        let http = reqwest::Client::new();
+        let started = Instant::now();
+        loop {
+            if let Ok(res) = http.get(format!("{}/healthz", self.url)).send().await
+                && res.status().is_success()
+            {
+                return;
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "the gateway at {} did not start", self.url);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// A client of this gateway.
+    pub fn client(&self) -> Client {
+        Client::new(self.url.clone())
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A line of `/proc/PID/status` as a number (`VmRSS` in KiB, `Threads`, …).
+    pub fn status(&self, field: &str) -> u64 {
+        let text = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("read /proc/PID/status");
+        text.lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc/{}/status", self.pid()))
+    }
+
+    /// Resident memory, in MiB.
+    pub fn rss_mib(&self) -> f64 {
+        self.status("VmRSS") as f64 / 1024.0
+    }
+
+    /// The `/metrics` text (from the main address).
+    pub async fn metrics(&self) -> String {
+        reqwest::get(format!("{}/metrics", self.url)).await.expect("GET /metrics").text().await.expect("metrics text")
+    }
+}
+
+/// The value of a series in a metrics text (`name` with its labels as written, e.g.
+/// `ota_requests_total{operation="hotelnbc",status="200"}`); 0 when absent.
+pub fn metric(text: &str, series: &str) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let (name, value) = l.rsplit_once(' ')?;
+            (name == series).then(|| value.parse::<f64>().ok()).flatten()
+        })
+        .unwrap_or(0.0)
+}
+
+/// A client of `url` whose connections come from the local address `from` (any of 127.0.0.0/8
+/// reaches a gateway on 127.0.0.1), so a test can play several client addresses.
+pub fn client_from(url: &str, from: std::net::IpAddr) -> Client {
+    let http = reqwest::Client::builder().local_address(from).build().expect("an HTTP client");
+    Client::with_http(url.to_string(), http)
+}
+
+impl Drop for GatewayProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The answer of a handler as the gateway gives it: a refused request is the RS with its
+/// `Errors` (a store failure fails the test).
+pub fn answer<R: ota_messages::runtime::Response<Errors = ota_messages::common::Errors>>(result: Result<R, OpError>) -> R {
+    match result {
+        Ok(rs) => rs,
+        Err(OpError::Rejected(problems)) => R::from_errors(ota_gateway::errors::errors(problems)),
+        Err(e) => panic!("the operation failed: {e:?}"),
+    }
+}
+
+/// `SELECT count(*) FROM table`.
+pub async fn count(store: &Store, table: &str) -> i64 {
+    let sql = format!("SELECT count(*) FROM {table}");
+    store.read(move |c| Box::pin(async move { c.query_one::<Scalar<i64>>(&sql, &[]).await.map(|s| s.0) })).await.expect("count")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Samples
+
+/// A request sample of `spec/samples/` (`name` without `.xml`) with the sample credentials
+/// replaced by the demo requestor's.
+pub fn sample(name: &str) -> String {
+    with_credentials(&raw_sample(name), DEMO)
+}
+
+/// A request sample of `spec/samples/` as it is (sample credentials, which the gateway refuses).
+pub fn raw_sample(name: &str) -> String {
+    let path = format!("{}/../spec/samples/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Replaces the credentials of a spec sample (`REQ-000123`, `DISTRIBUTOR-EU`,
+/// `s3cr3t-P@ssw0rd`) with `(id, id_context, password)`.
+pub fn with_credentials(xml: &str, (id, id_context, password): (&str, &str, &str)) -> String {
+    xml.replace("ID=\"REQ-000123\"", &format!("ID=\"{id}\""))
+        .replace("ID_Context=\"DISTRIBUTOR-EU\"", &format!("ID_Context=\"{id_context}\""))
+        .replace("MessagePassword=\"s3cr3t-P@ssw0rd\"", &format!("MessagePassword=\"{password}\""))
+}
+
+/// What the tests of this binary log while at least one [`captured_logs`] is alive: every event
+/// of every crate at TRACE (the `log` bridge included), in one buffer. One global subscriber
+/// serves every test; it writes nothing while no capture is alive, so the other tests pay
+/// nothing for it.
+pub fn captured_logs() -> Capture {
+    static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    let buf = LOGS
+        .get_or_init(|| {
+            use tracing_subscriber::Layer;
+            use tracing_subscriber::layer::SubscriberExt;
+            use tracing_subscriber::util::SubscriberInitExt;
+            let buf = Arc::new(Mutex::new(Vec::new()));
+            let writer = buf.clone();
+            let layer = tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_writer(move || LogWriter(writer.clone()))
+                .with_filter(tracing_subscriber::filter::filter_fn(|_| CAPTURES.load(Ordering::SeqCst) > 0));
+            tracing_subscriber::registry().with(layer).try_init().expect("one global subscriber");
+            buf
+        })
+        .clone();
+    CAPTURES.fetch_add(1, Ordering::SeqCst);
+    Capture { buf }
+}
+
+/// How many [`Capture`]s are alive.
+static CAPTURES: AtomicU32 = AtomicU32::new(0);
+
+/// The log lines of the tests while it is alive (see [`captured_logs`]); `lock()` gives the bytes.
+pub struct Capture {
+    buf: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Capture {
+    /// The bytes captured so far (of every test logging meanwhile).
+    pub fn lock(&self) -> std::sync::LockResult<std::sync::MutexGuard<'_, Vec<u8>>> {
+        self.buf.lock()
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        CAPTURES.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+struct LogWriter(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut b) = self.0.lock() {
+            b.extend_from_slice(data);
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
