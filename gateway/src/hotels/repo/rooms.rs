@@ -1,0 +1,136 @@
+//! The rooms sold per hotel, room type and night: read for availability and the checks, moved
+//! by every booking, change and cancel in the same transaction.
+
+use chrono::NaiveDate;
+
+use super::*;
+
+row! {
+    /// A `hotel_rooms_sold` row.
+    struct SoldRow { hotel_code: String, room_code: String, night: NaiveDate, rooms: i64 }
+}
+
+row! {
+    /// The rooms of a type on sale: usually, and on one night when an allotment says so.
+    struct OnSaleRow { units: i64, on_night: Option<i64> }
+}
+
+/// The most hotels a [`rooms_sold`] statement names; with more, every hotel's rows are read.
+const MAX_LISTED_HOTELS: usize = 200;
+
+/// Rooms sold per room type and night, of some hotels, from `from` to `to` (inclusive), in
+/// one statement (nights without any sold are absent).
+pub(crate) async fn rooms_sold(c: &mut Conn<'_>, hotels: &[&str], from: NaiveDate, to: NaiveDate) -> Result<inventory::Rooms, StoreError> {
+    if hotels.is_empty() || to < from {
+        return Ok(inventory::Rooms::new());
+    }
+    let mut params: Vec<&dyn crate::store::Param> = vec![&from, &to];
+    let sql = if hotels.len() <= MAX_LISTED_HOTELS {
+        let list: Vec<String> = (0..hotels.len()).map(|i| format!("${}", i + 3)).collect();
+        params.extend(hotels.iter().map(|h| h as &dyn crate::store::Param));
+        format!("SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2 AND hotel_code IN ({})", list.join(", "))
+    } else {
+        "SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2".to_string()
+    };
+    let rows: Vec<SoldRow> = c.query(&sql, &params).await?;
+    Ok(rows.into_iter().filter(|r| r.rooms > 0).map(|r| (inventory::Night { hotel: r.hotel_code, room_type: r.room_code, night: r.night }, r.rooms)).collect())
+}
+
+/// Why rooms could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum InventoryError {
+    /// Fewer rooms are left on a night than asked for.
+    #[error("{left} room(s) left")]
+    Full {
+        /// The room type and night.
+        night: inventory::Night,
+        /// Rooms left.
+        left: i64,
+    },
+    /// The room type is no longer in the content.
+    #[error("the room type is no longer offered")]
+    RoomTypeGone(inventory::Night),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Rooms of a type on sale on a night, from the stored content (`None`: no such room type).
+async fn on_sale(c: &mut Conn<'_>, n: &inventory::Night) -> Result<Option<i64>, StoreError> {
+    let row: Option<OnSaleRow> = c
+        .query_opt(
+            "SELECT t.units,
+                    (SELECT a.units FROM hotel_allotment a
+                     WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
+                     ORDER BY a.start_date DESC LIMIT 1)
+             FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2",
+            &[&n.hotel, &n.room_type, &n.night],
+        )
+        .await?;
+    Ok(row.map(|r| r.on_night.unwrap_or(r.units)))
+}
+
+/// Rooms sold of a type on a night.
+async fn sold_on(c: &mut Conn<'_>, n: &inventory::Night) -> Result<i64, StoreError> {
+    let row: Option<Scalar<i64>> = c
+        .query_opt("SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3", &[&n.hotel, &n.room_type, &n.night])
+        .await?;
+    Ok(row.map_or(0, |Scalar(r)| r))
+}
+
+/// Checks that the rooms a change takes are left now (a Quote or a modify's preview: nothing
+/// is stored): those on sale as `hotels` (the content in memory) has them, less those sold as
+/// the database has them, read in one statement. Availability counts the same way.
+pub(crate) async fn check_inventory(c: &mut Conn<'_>, change: &inventory::Rooms, hotels: &Catalogue) -> Result<(), InventoryError> {
+    let Some((codes, first, last)) = inventory::taken_span(change) else {
+        return Ok(());
+    };
+    let sold = rooms_sold(c, &codes, first, last).await?;
+    match inventory::first_short(change, hotels, &sold) {
+        None => Ok(()),
+        Some((night, Some(left))) => Err(InventoryError::Full { night: night.clone(), left }),
+        Some((night, None)) => Err(InventoryError::RoomTypeGone(night.clone())),
+    }
+}
+
+/// Applies a change to the rooms sold, in the caller's write transaction: gives back, and
+/// takes rooms never beyond those on sale (an imported booking records what exists: `force`
+/// takes them even so). On an error the caller's transaction is rolled back.
+pub(crate) async fn apply_inventory(c: &mut Conn<'_>, change: &inventory::Rooms, force: bool) -> Result<(), InventoryError> {
+    c.lock_catalogue(false).await?;
+    for (night, &n) in change {
+        if n < 0 {
+            c.execute(
+                "UPDATE hotel_rooms_sold SET rooms = CASE WHEN rooms >= $4 THEN rooms - $4 ELSE 0 END
+                 WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
+                &[&night.hotel, &night.room_type, &night.night, &-n],
+            )
+            .await?;
+            continue;
+        }
+        let total = match on_sale(c, night).await? {
+            Some(total) => total,
+            None if force => 0,
+            None => return Err(InventoryError::RoomTypeGone(night.clone())),
+        };
+        c.execute(
+            "INSERT INTO hotel_rooms_sold (hotel_code, room_code, night, rooms) VALUES ($1, $2, $3, 0)
+             ON CONFLICT (hotel_code, room_code, night) DO NOTHING",
+            &[&night.hotel, &night.room_type, &night.night],
+        )
+        .await?;
+        let taken: Option<Scalar<i64>> = c
+            .query_opt(
+                "UPDATE hotel_rooms_sold SET rooms = rooms + $4
+                 WHERE hotel_code = $1 AND room_code = $2 AND night = $3 AND (rooms + $4 <= $5 OR $6)
+                 RETURNING rooms",
+                &[&night.hotel, &night.room_type, &night.night, &n, &total, &force],
+            )
+            .await?;
+        if taken.is_none() {
+            let left = (total - sold_on(c, night).await?).max(0);
+            return Err(InventoryError::Full { night: night.clone(), left });
+        }
+    }
+    Ok(())
+}
