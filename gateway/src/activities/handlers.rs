@@ -10,6 +10,7 @@ use super::Area;
 use super::catalogue::Activity;
 use super::mapping::{self, TextChooser};
 use super::repo::{self, CommitError, Committed};
+use super::reader;
 use super::rules::{self, ADULT, AvailabilityMode};
 use crate::errors::{Problem, warnings};
 use crate::shared::context::{Ctx, OpError};
@@ -26,7 +27,7 @@ pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Resu
     let (start, end) = (criteria.date_time_pref.start.0, criteria.date_time_pref.end.0);
     rules::check_range(start, end, &format!("{ROOT}/SearchCriteria/DateTimePref"))?;
     let catalogue = &area.catalogue;
-    let selection = rules::select(catalogue, &criteria.location_pref, &format!("{ROOT}/SearchCriteria/LocationPref"))?;
+    let selection = reader::select(catalogue, &criteria.location_pref, &format!("{ROOT}/SearchCriteria/LocationPref"))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let limit = max_responses(rq.max_responses);
     let from = start.max(cx.today());
@@ -123,9 +124,9 @@ fn runs_between<'a>(
 /// per product and service; otherwise every date with the group price and the pickup.
 pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaTourActivityAvailRq) -> Result<OtaTourActivityAvailRs, OpError> {
     const ROOT: &str = "/OTA_TourActivityAvailRQ/TourActivity";
-    let query = rules::availability_query(rq);
+    let query = reader::availability_query(rq);
     let catalogue = &area.catalogue;
-    let selection = rules::select(catalogue, &rq.tour_activity.location, &format!("{ROOT}/Location"));
+    let selection = reader::select(catalogue, &rq.tour_activity.location, &format!("{ROOT}/Location"));
     let (query, selection) = match (query, selection) {
         (Ok(q), Ok(s)) => (q, s),
         (q, s) => return Err(OpError::Rejected(q.err().into_iter().chain(s.err()).flatten().collect())),
@@ -199,7 +200,7 @@ pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> 
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivityBookRs, OpError> {
     let action = Action::of(rq.res_status.as_ref(), "/OTA_TourActivityBookRQ/@ResStatus")?;
     let breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
-    let (booking, mut notes) = rules::price_booking(&area.catalogue, rq, action.commits(), cx.local_now())?;
+    let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.local_now())?;
     let size = booking.participants.len();
     let capacity = area
         .catalogue

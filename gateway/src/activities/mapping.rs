@@ -35,7 +35,8 @@ use super::catalogue::{Activity, ItemText, Texts, iso_duration};
 use super::repo::Stored;
 use crate::shared::booking::{BookingHead, CANCELLED, Guest, RESERVED};
 use crate::shared::mapping::{guest_message, item_penalties, list_entry, total};
-use super::rules::{AvailabilityMode, Booking, Offer};
+use super::booking::Booking;
+use super::rules::{AvailabilityMode, Offer};
 use crate::shared::lang::Languages;
 
 fn category_code(code: &str) -> ActivityCategoryCode {

@@ -23,10 +23,12 @@
 //!   places than offered, on one gateway or many. Cancellation: free until 48 hours before
 //!   the start, then 100 %.
 
+pub mod booking;
 pub mod catalogue;
 pub mod handlers;
 pub mod import;
 pub mod mapping;
+pub mod reader;
 pub(crate) mod repo;
 pub mod rules;
 

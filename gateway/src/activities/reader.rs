@@ -1,0 +1,358 @@
+//! Request readers: the search and availability selections and the book request, read into
+//! domain values (with the problems of a request that names nothing usable, each at its element
+//! path); what they ask is then checked and priced by the [`rules`](super::rules).
+
+use chrono::NaiveDateTime;
+use ota_messages::common::{ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
+use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
+use ota_messages::tour_activity_book::OtaTourActivityBookRq;
+use rust_decimal::Decimal;
+
+use super::booking::{Booking, Participant, Pickup};
+use super::catalogue::Catalogue;
+use super::rules::*;
+use crate::errors::Problem;
+
+/// Resolves the `Location` / `LocationPref` list of a search or availability request. `tag`
+/// is the XPath of the repeated element. Unknown product codes and unsupported `RegionCode`s
+/// are errors; a hotel with no activities near it simply selects nothing.
+pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) -> Result<Selection, Vec<Problem>> {
+    if locations.is_empty() {
+        return Err(vec![Problem::required("A location is required: a Source hotel code or a Service product code.").at(tag)]);
+    }
+    let mut problems = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    let mut near: Vec<String> = Vec::new();
+    let mut hotel = None;
+    for (i, loc) in locations.iter().enumerate() {
+        let at = format!("{tag}[{}]/Region", i + 1);
+        let code = loc.region.value.trim();
+        if code.is_empty() {
+            problems.push(Problem::required("The Region text (a hotel or product code) is empty.").at(at));
+            continue;
+        }
+        match &loc.region.region_code {
+            RegionCode::HotelCode => {
+                hotel.get_or_insert_with(|| code.to_string());
+                near.extend(catalogue.near(code).iter().cloned());
+            }
+            RegionCode::Product => match catalogue.of_product(code) {
+                Some(a) => named.push(a.id.clone()),
+                None => problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Unknown product code {code:?}.")).at(at)),
+            },
+            RegionCode::Other(other) => problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("RegionCode {other:?} is not supported; use HotelCode or Product."))
+                    .at(format!("{at}/@RegionCode")),
+            ),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut ids: Vec<String> = Vec::new();
+    for id in named.into_iter().chain(near) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Ok(Selection { ids, hotel })
+}
+
+/// Checks an availability request (every problem at once).
+pub fn availability_query(rq: &OtaTourActivityAvailRq) -> Result<AvailabilityQuery, Vec<Problem>> {
+    let ta = &rq.tour_activity;
+    let (start, end) = (ta.schedule.start_period.0, ta.schedule.end_period.0);
+    let mut problems = Vec::new();
+    if let Err(p) = check_range(start, end, &format!("{AVAIL}/Schedule")) {
+        return Err(vec![p]);
+    }
+    let mut party: Vec<PartyCategory> = Vec::new();
+    if ta.participant_count.is_empty() {
+        problems.push(Problem::required("At least one ParticipantCount is required.").at(format!("{AVAIL}/ParticipantCount")));
+    }
+    for (i, pc) in ta.participant_count.iter().enumerate() {
+        let category = pc.qualifier_info.as_str().trim().to_string();
+        if pc.quantity > MAX_PARTICIPANTS {
+            problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Quantity {} is above the limit of {MAX_PARTICIPANTS}.", pc.quantity))
+                    .at(format!("{AVAIL}/ParticipantCount[{}]/@Quantity", i + 1)),
+            );
+            continue;
+        }
+        match party.iter_mut().find(|c| c.category == category) {
+            Some(c) => c.quantity += pc.quantity,
+            None => party.push(PartyCategory { category, quantity: pc.quantity, position: i + 1 }),
+        }
+    }
+    let size: u64 = party.iter().map(|c| c.quantity).sum();
+    if problems.is_empty() && !(1..=MAX_PARTICIPANTS).contains(&size) {
+        problems.push(
+            Problem::biz(ErrorCode::InvalidValue, format!("The party has {size} participants; between 1 and {MAX_PARTICIPANTS} are allowed."))
+                .at(format!("{AVAIL}/ParticipantCount")),
+        );
+    }
+    party.retain(|c| c.quantity > 0);
+
+    let mut limit = None;
+    if let Some(gp) = ta.multimodal_offer.as_ref().map(|m| &m.requested_offer.guideline_pricing) {
+        let gp_tag = format!("{AVAIL}/MultimodalOffer/RequestedOffer/GuidelinePricing");
+        let per_person = match &gp.method {
+            Some(PricingMethod::PerPerson) => Some(true),
+            Some(PricingMethod::PerGroup) | None => Some(false),
+            Some(PricingMethod::Other(m)) => {
+                problems.push(
+                    Problem::biz(ErrorCode::InvalidValue, format!("Pricing method {m:?} is not supported; use PerPerson or PerGroup."))
+                        .at(format!("{gp_tag}/Method")),
+                );
+                None
+            }
+        };
+        if let (Some(per_person), Some(max)) = (per_person, &gp.maximum_price) {
+            if max.amount.0.is_sign_negative() {
+                problems.push(Problem::biz(ErrorCode::InvalidValue, "MaximumPrice@Amount is negative.").at(format!("{gp_tag}/MaximumPrice/@Amount")));
+            } else {
+                limit = Some(PriceLimit { per_person, amount: max.amount.0, currency: max.currency_code.clone() });
+            }
+        }
+    }
+    if problems.is_empty() { Ok(AvailabilityQuery { start, end, party, size, limit }) } else { Err(problems) }
+}
+
+/// The partner's booking reference: `UniqueID` Type 36 with `ID_Context="Client"`.
+fn client_reference(rq: &OtaTourActivityBookRq) -> Option<&str> {
+    rq.tpa_extensions
+        .as_ref()?
+        .unique_id
+        .iter()
+        .find(|u| u.r#type == ReservationIdCode::Booking && u.id_context == Some(IdContext::Client))
+        .map(|u| u.id.trim())
+}
+
+/// Checks and prices a booking request against the catalogue (every problem at once, as far
+/// as the request can be understood). `commit`: a Client reference is then required; `now`:
+/// the local date-time (dates before today, a service that has begun and dates more than
+/// [`MAX_DAYS_AHEAD`] days ahead are refused).
+pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: bool, now: NaiveDateTime) -> Result<Priced, Vec<Problem>> {
+    let info = &rq.booking_info;
+    let mut problems = Vec::new();
+
+    let client_ref = match client_reference(rq) {
+        Some(id) => {
+            if id.is_empty() || id.chars().count() > MAX_REFERENCE_LEN {
+                problems.push(
+                    Problem::biz(ErrorCode::InvalidValue, format!("The Client reference must have 1 to {MAX_REFERENCE_LEN} characters."))
+                        .at(format!("{BOOK}/TPA_Extensions/UniqueID/@ID")),
+                );
+            }
+            Some(id.to_string())
+        }
+        None if commit => {
+            problems.push(
+                Problem::required("A Commit needs the partner's booking reference: UniqueID Type 36 with ID_Context Client.")
+                    .at(format!("{BOOK}/TPA_Extensions/UniqueID")),
+            );
+            None
+        }
+        None => None,
+    };
+
+    // One calendar date, not in the past.
+    let (start, end) = (info.schedule.start.local, info.schedule.end.local);
+    let date = start.date();
+    if end.date() != date || end < start {
+        problems.push(
+            Problem::biz(
+                ErrorCode::InvalidStartEndDateCombination,
+                format!("Start ({}) and End ({}) must fall on one calendar date, End not before Start: one date per service.", info.schedule.start, info.schedule.end),
+            )
+            .at(format!("{INFO}/Schedule")),
+        );
+    } else if date < now.date() {
+        problems.push(Problem::biz(ErrorCode::StartDateInvalid, format!("The date {date} is in the past.")).at(format!("{INFO}/Schedule/@Start")));
+    } else if date > last_bookable(now.date()) {
+        problems.push(
+            Problem::biz(
+                ErrorCode::StartDateInvalid,
+                format!("The date {date} is too far ahead: activities can be booked at most {MAX_DAYS_AHEAD} days ahead, until {}.", last_bookable(now.date())),
+            )
+            .at(format!("{INFO}/Schedule/@Start")),
+        );
+    }
+
+    // Participants: a category and a unique ParticipantID each.
+    if info.participant_info.is_empty() {
+        problems.push(Problem::required("At least one ParticipantInfo is required.").at(format!("{INFO}/ParticipantInfo")));
+    } else if info.participant_info.len() as u64 > MAX_PARTICIPANTS {
+        problems.push(
+            Problem::biz(ErrorCode::InvalidValue, format!("At most {MAX_PARTICIPANTS} participants can be booked at once.")).at(format!("{INFO}/ParticipantInfo")),
+        );
+    }
+    let mut seen = Vec::new();
+    for (i, p) in info.participant_info.iter().enumerate() {
+        let at = format!("{INFO}/ParticipantInfo[{}]", i + 1);
+        if p.category.is_none() {
+            problems.push(Problem::required("The participant's Category (QualifierInfo) is required.").at(format!("{at}/Category")));
+        }
+        let individual = p.individual.as_ref();
+        match individual.and_then(|ind| ind.participant_id) {
+            None => problems.push(Problem::required("The participant's Individual@ParticipantID is required.").at(format!("{at}/Individual/@ParticipantID"))),
+            Some(id) if i64::try_from(id).is_err() => problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is too large; at most {}.", i64::MAX))
+                    .at(format!("{at}/Individual/@ParticipantID")),
+            ),
+            Some(id) if seen.contains(&id) => problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is used twice; it must be unique within the request."))
+                    .at(format!("{at}/Individual/@ParticipantID")),
+            ),
+            Some(id) => seen.push(id),
+        }
+        if let Some(age) = individual.and_then(|ind| ind.age)
+            && age > 150
+        {
+            problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150).")).at(format!("{at}/Individual/@Age")));
+        }
+    }
+    let activity_id = info.basic_info.tour_activity_id.trim();
+    if activity_id.is_empty() {
+        problems.push(Problem::required("TourActivityID is empty.").at(format!("{INFO}/BasicInfo/@TourActivityID")));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+
+    // The activity, product and service.
+    let Some(activity) = catalogue.activity(activity_id) else {
+        return Err(vec![
+            Problem::biz(ErrorCode::InvalidValue, format!("Unknown tour activity {activity_id:?}.")).at(format!("{INFO}/BasicInfo/@TourActivityID")),
+        ]);
+    };
+    let product = pick(&activity.products, info.basic_info.supplier_product_code.as_deref(), |p| &p.code, "product", "SupplierProductCode")
+        .map_err(|p| vec![p])?;
+    let service = pick(&product.services, info.basic_info.supplier_service_code.as_deref(), |s| &s.code, "service", "SupplierServiceCode")
+        .map_err(|p| vec![p])?;
+    let Some(session) = product.session(date) else {
+        return Err(vec![
+            Problem::biz(ErrorCode::InvalidDate, format!("Product {} of {} does not run on {date}.", product.code, activity.id)).at(format!("{INFO}/Schedule/@Start")),
+        ]);
+    };
+
+    // Prices per participant.
+    let mut participants = Vec::new();
+    for (i, p) in info.participant_info.iter().enumerate() {
+        let category = p.category.as_ref().map(|c| c.qualifier_info.as_str().trim().to_string()).unwrap_or_default();
+        let ind = p.individual.clone().unwrap_or_default();
+        match service.price(&category) {
+            Some(amount) => participants.push(Participant {
+                participant_id: ind.participant_id.and_then(|id| i64::try_from(id).ok()).unwrap_or_default(),
+                category,
+                age: ind.age.and_then(|a| i64::try_from(a).ok()),
+                name_prefix: ind.name_prefix,
+                given_name: ind.given_name,
+                surname: ind.surname,
+                amount,
+            }),
+            None => problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Participant category {category:?} is not offered by service {}.", service.code))
+                    .at(format!("{INFO}/ParticipantInfo[{}]/Category/@QualifierInfo", i + 1)),
+            ),
+        }
+    }
+
+    // The pickup of a transfer.
+    let mut advisories = Vec::new();
+    let mut pickup = None;
+    let mut hotel = None;
+    match (&info.pickup_dropoff, service.transfer) {
+        (None, true) => problems
+            .push(Problem::required(format!("Pickup data is required for the transfer service {:?}.", service.code)).at(format!("{INFO}/PickupDropoff"))),
+        (Some(pd), true) => {
+            let location = pd.location_name.as_deref().map(str::trim).unwrap_or_default();
+            if location.is_empty() {
+                problems.push(
+                    Problem::required("PickupDropoff@LocationName (the hotel code) is required for a transfer.").at(format!("{INFO}/PickupDropoff/@LocationName")),
+                );
+            } else {
+                hotel = activity.hotel(location).filter(|h| h.pickup);
+                if hotel.is_none() && activity.pickup_hotels().next().is_some() {
+                    let known: Vec<&str> = activity.pickup_hotels().map(|h| h.code.as_str()).collect();
+                    problems.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("No pickup at {location:?}; pickups are at {}.", known.join(", ")))
+                            .at(format!("{INFO}/PickupDropoff/@LocationName")),
+                    );
+                }
+            }
+            let default_time = service.span(session, hotel).start;
+            let date_time = match pd.date_time {
+                Some(dt) if dt.local.date() != date => {
+                    problems.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is not on the booking date {date}.")).at(format!("{INFO}/PickupDropoff/@DateTime")),
+                    );
+                    default_time
+                }
+                Some(dt) if dt.local > session.start => {
+                    problems.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is after the start of the activity ({}).", session.start))
+                            .at(format!("{INFO}/PickupDropoff/@DateTime")),
+                    );
+                    default_time
+                }
+                Some(dt) => dt.local,
+                None => default_time,
+            };
+            pickup = Some(Pickup { date_time, location_name: location.to_string(), pickup_ind: pd.pickup_ind.unwrap_or(true) });
+        }
+        (Some(_), false) => advisories.push(
+            Problem::new(ErrorWarningType::Advisory, ErrorCode::InvalidValue, format!("Service {:?} has no transfer; PickupDropoff was ignored.", service.code))
+                .at(format!("{INFO}/PickupDropoff")),
+        ),
+        (None, false) => {}
+    }
+    // A service that has begun (for a transfer: whose pickup has) can no longer be booked.
+    let begins = service.span(session, hotel).start;
+    if begins <= now {
+        problems.push(
+            Problem::biz(ErrorCode::StartDateInvalid, format!("The service of {date} began at {}; it can no longer be booked.", begins.time()))
+                .at(format!("{INFO}/Schedule/@Start")),
+        );
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let Some(total) = participants.iter().try_fold(Decimal::ZERO, |sum, p| sum.checked_add(p.amount)) else {
+        return Err(vec![Problem::biz(ErrorCode::InvalidValue, "The total is out of range.").at(format!("{INFO}/ParticipantInfo"))]);
+    };
+    let span = service.span(session, hotel);
+    let booking = Booking {
+        reference: None,
+        client_reference: client_ref,
+        activity_id: activity.id.clone(),
+        product_code: product.code.clone(),
+        service_code: service.code.clone(),
+        service_date: date,
+        start: span.start,
+        end: span.end,
+        total,
+        currency: service.currency.clone(),
+        participants,
+        pickup,
+    };
+    Ok((booking, advisories))
+}
+
+/// Finds the product or service a code names; without a code, the only one there is.
+fn pick<'a, T>(items: &'a [T], code: Option<&str>, code_of: impl Fn(&T) -> &String, what: &str, attr: &str) -> Result<&'a T, Problem> {
+    let tag = format!("{INFO}/BasicInfo/@{attr}");
+    match code.map(str::trim) {
+        Some(code) => items
+            .iter()
+            .find(|x| code_of(x) == code)
+            .ok_or_else(|| Problem::biz(ErrorCode::InvalidValue, format!("Unknown {what} {code:?} for this activity.")).at(tag)),
+        None => match items {
+            [only] => Ok(only),
+            _ => {
+                let codes: Vec<&str> = items.iter().map(|x| code_of(x).as_str()).collect();
+                Err(Problem::required(format!("{attr} is required: the {what}s are {}.", codes.join(", "))).at(tag))
+            }
+        },
+    }
+}

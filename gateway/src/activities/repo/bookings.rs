@@ -1,0 +1,347 @@
+//! Activity bookings: a Commit (once per Client reference, never beyond the places), finding
+//! one by reference, lists by date, loading and cancelling.
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use rust_decimal::Decimal;
+
+use super::*;
+
+/// The outcome of a Commit.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Committed {
+    /// A new booking (with its Internal reference).
+    New(Booking),
+    /// The booking already made with this Client reference, unchanged.
+    Existing(Booking),
+}
+
+/// Why a Commit stored nothing.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CommitError {
+    /// Too few places are left.
+    #[error("{left} place(s) left")]
+    Full {
+        /// Places left.
+        left: i64,
+    },
+    /// The service was removed from the catalogue in the meantime.
+    #[error("the service is no longer in the catalogue")]
+    ServiceGone,
+    /// The Client reference names a hotel booking of the requestor.
+    #[error("the Client reference names a hotel booking")]
+    ReferenceTaken,
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Books: the booking already made with this (requestor, Client reference), or else the
+/// places taken (never beyond the capacity) and the booking stored under a new Internal
+/// reference. Runs in a write transaction; on an error the caller's transaction is rolled back.
+pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: DateTime<Utc>) -> Result<Committed, CommitError> {
+    let client_ref = b.client_reference.clone().unwrap_or_default();
+    c.lock_catalogue(false).await?;
+    // The Client reference is claimed first: a concurrent Commit with the same one waits here
+    // for this transaction and then finds the booking.
+    match register::claim(c, requestor, &client_ref, Kind::Activity).await? {
+        Claim::Claimed => {}
+        Claim::Taken(Kind::Hotel) => return Err(CommitError::ReferenceTaken),
+        Claim::Taken(Kind::Activity) => {
+            if let Some(existing) = find(c, requestor, &client_ref).await? {
+                return Ok(Committed::Existing(existing));
+            }
+        }
+    }
+    let key = b.service_key();
+    let capacity: CapacityNowRow = c
+        .query_opt(
+            "SELECT s.capacity, cap.places FROM activity_service s
+             JOIN activity_product p ON p.id = s.product_id
+             LEFT JOIN activity_capacity cap ON cap.service_id = s.id AND cap.date = $4
+             WHERE p.activity_id = $1 AND p.code = $2 AND s.code = $3",
+            &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date],
+        )
+        .await?
+        .ok_or(CommitError::ServiceGone)?;
+    let capacity = capacity.on_date.unwrap_or(capacity.capacity);
+
+    let mut stored = None;
+    for reference in reference::candidates("ACT") {
+        let id: Option<Scalar<i64>> = c
+            .query_opt(
+                "INSERT INTO activity_booking (reference, client_reference, requestor_id, activity_id, product_code, service_code,
+                                               service_date, start_at, end_at, status, total, currency, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Reserved', $10, $11, $12, $12)
+                 ON CONFLICT DO NOTHING RETURNING id",
+                &[
+                    &reference,
+                    &client_ref,
+                    &requestor,
+                    &key.activity_id,
+                    &key.product_code,
+                    &key.service_code,
+                    &b.service_date,
+                    &b.start,
+                    &b.end,
+                    &b.total,
+                    &b.currency,
+                    &now,
+                ],
+            )
+            .await?;
+        match id {
+            Some(Scalar(id)) => {
+                stored = Some((id, reference));
+                break;
+            }
+            None => {
+                if let Some(existing) = find(c, requestor, &client_ref).await? {
+                    return Ok(Committed::Existing(existing));
+                }
+            }
+        }
+    }
+    let (id, reference) = stored.ok_or_else(reference::exhausted)?;
+
+    let size = b.participants.len() as i64;
+    c.execute(
+        "INSERT INTO activity_places_booked (activity_id, product_code, service_code, date, places) VALUES ($1, $2, $3, $4, 0)
+         ON CONFLICT (activity_id, product_code, service_code, date) DO NOTHING",
+        &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date],
+    )
+    .await?;
+    let taken: Option<Scalar<i64>> = c
+        .query_opt(
+            "UPDATE activity_places_booked SET places = places + $5
+             WHERE activity_id = $1 AND product_code = $2 AND service_code = $3 AND date = $4 AND places + $5 <= $6
+             RETURNING places",
+            &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date, &size, &capacity],
+        )
+        .await?;
+    if taken.is_none() {
+        let booked = places_booked_on(c, &key, b.service_date).await?;
+        return Err(CommitError::Full { left: (capacity - booked).max(0) });
+    }
+    for (position, p) in b.participants.iter().enumerate() {
+        c.execute(
+            "INSERT INTO activity_booking_participant (booking_id, participant_id, position, category, age, name_prefix, given_name, surname, amount)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[&id, &p.participant_id, &(position as i64), &p.category, &p.age, &p.name_prefix, &p.given_name, &p.surname, &p.amount],
+        )
+        .await?;
+    }
+    // The policy in force now is fixed into the booking: a later change of the content does
+    // not change what was sold.
+    let rules: Vec<CancelRuleRow> = c
+        .query("SELECT activity_id AS owner, hours_before, percent FROM activity_cancel_rule WHERE activity_id = $1 ORDER BY position", &[&key.activity_id])
+        .await?;
+    for (position, p) in policy_repo::policy(rules)?.penalties(b.start).iter().enumerate() {
+        c.execute(
+            "INSERT INTO activity_booking_penalty (booking_id, position, deadline, percent) VALUES ($1, $2, $3, $4)",
+            &[&id, &(position as i64), &p.deadline, &p.percent],
+        )
+        .await?;
+    }
+    if let Some(pk) = &b.pickup {
+        c.execute(
+            "INSERT INTO activity_booking_pickup (booking_id, date_time, location_name, pickup_ind) VALUES ($1, $2, $3, $4)",
+            &[&id, &pk.date_time, &pk.location_name, &pk.pickup_ind],
+        )
+        .await?;
+    }
+    Ok(Committed::New(Booking { reference: Some(reference), ..b.clone() }))
+}
+
+row! {
+    /// An `activity_booking` row.
+    struct BookingRow {
+        id: i64, reference: String, client_reference: String, activity_id: String, product_code: String, service_code: String,
+        service_date: NaiveDate, start_at: NaiveDateTime, end_at: NaiveDateTime, total: Decimal, currency: String,
+    }
+}
+
+row! {
+    /// An `activity_booking_participant` row.
+    struct ParticipantRow {
+        participant_id: i64, category: String, age: Option<i64>, name_prefix: Option<String>, given_name: Option<String>,
+        surname: Option<String>, amount: Decimal,
+    }
+}
+
+row! {
+    /// An `activity_booking_pickup` row.
+    struct PickupRow { date_time: NaiveDateTime, location_name: String, pickup_ind: bool }
+}
+
+/// The booking of a requestor with this Client reference.
+pub(crate) async fn find(c: &mut Conn<'_>, requestor: &str, client_ref: &str) -> Result<Option<Booking>, StoreError> {
+    Ok(find_stored(c, requestor, client_ref, false).await?.map(|s| s.booking))
+}
+
+/// A stored activity booking with what cancellation needs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Stored {
+    /// The row id.
+    pub id: i64,
+    /// The booking.
+    pub booking: Booking,
+    /// The penalties fixed when it was booked.
+    pub penalties: Vec<Penalty>,
+    /// When and at what cost it was cancelled.
+    pub cancelled: Option<Cancellation>,
+    /// When it was booked (UTC).
+    pub created: DateTime<Utc>,
+    /// When it last changed (UTC).
+    pub updated: DateTime<Utc>,
+}
+
+row! {
+    /// The state columns of an `activity_booking` row.
+    struct StateRow { cancelled_at: Option<NaiveDateTime>, cancel_penalty: Option<Decimal>, created_at: DateTime<Utc>, updated_at: DateTime<Utc> }
+}
+
+/// The booking of a requestor with this Client reference, or (`internal`) this Internal one.
+pub(crate) async fn find_stored(c: &mut Conn<'_>, requestor: &str, reference: &str, internal: bool) -> Result<Option<Stored>, StoreError> {
+    let column = if internal { "reference" } else { "client_reference" };
+    let row: Option<BookingRow> = c
+        .query_opt(
+            &format!(
+                "SELECT id, reference, client_reference, activity_id, product_code, service_code, service_date, start_at, end_at, total, currency
+                 FROM activity_booking WHERE requestor_id = $1 AND {column} = $2"
+            ),
+            &[&requestor, &reference],
+        )
+        .await?;
+    let Some(row) = row else { return Ok(None) };
+    let id = row.id;
+    let state: StateRow = c.query_one("SELECT cancelled_at, cancel_penalty, created_at, updated_at FROM activity_booking WHERE id = $1", &[&id]).await?;
+    let penalties: Vec<PenaltyRow> =
+        c.query("SELECT CAST(0 AS BIGINT) AS item, deadline, percent FROM activity_booking_penalty WHERE booking_id = $1 ORDER BY position", &[&id]).await?;
+    let cancelled = match (state.cancelled_at, state.cancel_penalty) {
+        (Some(at), penalty) => Some(Cancellation { at, penalty: penalty.unwrap_or_default() }),
+        (None, _) => None,
+    };
+    let Some(booking) = load_booking(c, row).await? else { return Ok(None) };
+    Ok(Some(Stored { id, booking, penalties: penalties.iter().map(PenaltyRow::penalty).collect(), cancelled, created: state.created_at, updated: state.updated_at }))
+}
+
+row! {
+    /// The references, status and dates of an `activity_booking` row.
+    pub(crate) struct ActivityHeadRow { reference: String, client_reference: String, status: String, created_at: DateTime<Utc>, updated_at: DateTime<Utc> }
+}
+
+impl ActivityHeadRow {
+    /// The list line of the booking (its dates in UTC).
+    pub(crate) fn head(self) -> BookingHead {
+        BookingHead {
+            internal_ref: self.reference,
+            client_ref: self.client_reference,
+            company: None,
+            status: self.status,
+            created: self.created_at.naive_utc(),
+            updated: self.updated_at.naive_utc(),
+        }
+    }
+}
+
+/// The bookings of `owner` whose date of the given kind (the service date as arrival, the
+/// end's date as departure, booked, last changed) falls between `start` and `end` (inclusive),
+/// optionally with a given status, ordered by that date.
+pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: NaiveDate, end: NaiveDate, status: Option<&str>) -> Result<Vec<ActivityHeadRow>, StoreError> {
+    const HEAD: &str = "SELECT reference, client_reference, status, created_at, updated_at FROM activity_booking";
+    let status = status.map(str::to_string);
+    let day_after = end.checked_add_days(chrono::Days::new(1)).unwrap_or(end);
+    let instant = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
+    let (from, to) = (instant(start), instant(day_after));
+    let (from_local, to_local) = (start.and_time(NaiveTime::MIN), day_after.and_time(NaiveTime::MIN));
+    let filter = "requestor_id = $1 AND (CAST($4 AS TEXT) IS NULL OR status = $4)";
+    match by {
+        ListDate::Arrival => {
+            c.query(&format!("{HEAD} WHERE {filter} AND service_date BETWEEN $2 AND $3 ORDER BY service_date, created_at, reference"), &[&owner, &start, &end, &status]).await
+        }
+        ListDate::Departure => {
+            c.query(&format!("{HEAD} WHERE {filter} AND end_at >= $2 AND end_at < $3 ORDER BY end_at, created_at, reference"), &[&owner, &from_local, &to_local, &status]).await
+        }
+        ListDate::Created => c.query(&format!("{HEAD} WHERE {filter} AND created_at >= $2 AND created_at < $3 ORDER BY created_at, reference"), &[&owner, &from, &to, &status]).await,
+        ListDate::Updated => {
+            c.query(&format!("{HEAD} WHERE {filter} AND updated_at >= $2 AND updated_at < $3 ORDER BY updated_at, created_at, reference"), &[&owner, &from, &to, &status]).await
+        }
+    }
+}
+
+/// The booking of `owner` with this reference as a Client one (`by_client`), else as an
+/// Internal one (`by_internal`): the order a read and a cancel both use.
+pub(crate) async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Option<Stored>, StoreError> {
+    for (on, internal) in [(by_client, false), (by_internal, true)] {
+        if on && let Some(s) = find_stored(c, owner, reference, internal).await? {
+            return Ok(Some(s));
+        }
+    }
+    Ok(None)
+}
+
+/// Cancels a booking and gives its places back, in the caller's write transaction; `false`
+/// (and nothing written) when it was cancelled already.
+pub(crate) async fn cancel(c: &mut Conn<'_>, s: &Stored, cancellation: Cancellation, now: DateTime<Utc>) -> Result<bool, StoreError> {
+    let changed = c
+        .execute(
+            "UPDATE activity_booking SET status = 'Cancelled', cancelled_at = $2, cancel_penalty = $3, updated_at = $4 WHERE id = $1 AND cancelled_at IS NULL",
+            &[&s.id, &cancellation.at, &cancellation.penalty, &now],
+        )
+        .await?;
+    if changed == 0 {
+        return Ok(false);
+    }
+    let b = &s.booking;
+    let key = b.service_key();
+    c.execute(
+        "UPDATE activity_places_booked SET places = CASE WHEN places >= $5 THEN places - $5 ELSE 0 END
+         WHERE activity_id = $1 AND product_code = $2 AND service_code = $3 AND date = $4",
+        &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date, &(b.participants.len() as i64)],
+    )
+    .await?;
+    Ok(true)
+}
+
+/// The rest of a booking after its row: participants and pickup.
+async fn load_booking(c: &mut Conn<'_>, row: BookingRow) -> Result<Option<Booking>, StoreError> {
+    let participants: Vec<ParticipantRow> = c
+        .query(
+            "SELECT participant_id, category, age, name_prefix, given_name, surname, amount
+             FROM activity_booking_participant WHERE booking_id = $1 ORDER BY position",
+            &[&row.id],
+        )
+        .await?;
+    let pickup: Option<PickupRow> =
+        c.query_opt("SELECT date_time, location_name, pickup_ind FROM activity_booking_pickup WHERE booking_id = $1", &[&row.id]).await?;
+    Ok(Some(Booking {
+        reference: Some(row.reference),
+        client_reference: Some(row.client_reference),
+        activity_id: row.activity_id,
+        product_code: row.product_code,
+        service_code: row.service_code,
+        service_date: row.service_date,
+        start: row.start_at,
+        end: row.end_at,
+        total: row.total,
+        currency: row.currency,
+        participants: participants
+            .into_iter()
+            .map(|p| Participant {
+                participant_id: p.participant_id,
+                category: p.category,
+                age: p.age,
+                name_prefix: p.name_prefix,
+                given_name: p.given_name,
+                surname: p.surname,
+                amount: p.amount,
+            })
+            .collect(),
+        pickup: pickup.map(|p| Pickup { date_time: p.date_time, location_name: p.location_name, pickup_ind: p.pickup_ind }),
+    }))
+}
+
+row! {
+    /// The usual capacity of a service and its capacity on one date, if set.
+    struct CapacityNowRow { capacity: i64, on_date: Option<i64> }
+}

@@ -1,0 +1,60 @@
+//! The places booked per activity, product, service and date: read by availability and
+//! the Quote, moved by every booking and cancel in the same transaction.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+
+use super::*;
+
+row! {
+    /// An `activity_places_booked` row.
+    struct BookedRow { activity_id: String, product_code: String, service_code: String, date: NaiveDate, places: i64 }
+}
+
+/// Places booked per service and date of some activities, from `from` to `to` (one statement;
+/// dates without bookings are absent).
+pub(crate) async fn places_booked(c: &mut Conn<'_>, activity_ids: &[String], from: NaiveDate, to: NaiveDate) -> Result<BookedPlaces, StoreError> {
+    if activity_ids.is_empty() || to < from {
+        return Ok(BookedPlaces::default());
+    }
+    let list: Vec<String> = (0..activity_ids.len()).map(|i| format!("${}", i + 3)).collect();
+    let sql = format!(
+        "SELECT activity_id, product_code, service_code, date, places FROM activity_places_booked
+         WHERE date BETWEEN $1 AND $2 AND activity_id IN ({})",
+        list.join(", ")
+    );
+    let mut params: Vec<&dyn Param> = vec![&from, &to];
+    params.extend(activity_ids.iter().map(|id| id as &dyn Param));
+    let rows: Vec<BookedRow> = c.query(&sql, &params).await?;
+    let mut out = BookedPlaces::default();
+    for r in rows {
+        out.0.entry(r.activity_id).or_default().entry(r.product_code).or_default().entry(r.service_code).or_default().insert(r.date, r.places);
+    }
+    Ok(out)
+}
+
+/// Places booked per date, of one service.
+type ByDate = BTreeMap<NaiveDate, i64>;
+
+/// Places booked per activity, product, service and date (looked up by `&str`s).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BookedPlaces(HashMap<String, HashMap<String, HashMap<String, ByDate>>>);
+
+impl BookedPlaces {
+    /// Places booked of a service on a date.
+    pub(crate) fn on(&self, activity: &str, product: &str, service: &str, date: NaiveDate) -> i64 {
+        self.0.get(activity).and_then(|p| p.get(product)).and_then(|s| s.get(service)).and_then(|d| d.get(&date)).copied().unwrap_or(0)
+    }
+}
+
+/// Places booked of one service on one date.
+pub(crate) async fn places_booked_on(c: &mut Conn<'_>, key: &ServiceKey, date: NaiveDate) -> Result<i64, StoreError> {
+    let row: Option<Scalar<i64>> = c
+        .query_opt(
+            "SELECT places FROM activity_places_booked WHERE activity_id = $1 AND product_code = $2 AND service_code = $3 AND date = $4",
+            &[&key.activity_id, &key.product_code, &key.service_code, &date],
+        )
+        .await?;
+    Ok(row.map_or(0, |Scalar(n)| n))
+}
