@@ -146,7 +146,9 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     let app = router(state);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new()).header_read_timeout(config.header_read_timeout);
+    // A connection buffers at most 64 KiB of what it has not handed on yet (hyper's default
+    // is about 400 KiB): many held uploads cost little besides what --body-memory allows.
+    http.timer(TokioTimer::new()).header_read_timeout(config.header_read_timeout).max_buf_size(64 * 1024);
     let local = listener.local_addr()?;
     tracing::info!(addr = %local, "listening");
     let mut shutdown = std::pin::pin!(shutdown);
