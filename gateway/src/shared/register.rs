@@ -56,3 +56,9 @@ pub(crate) async fn release(c: &mut Conn<'_>, owner: &str, client_ref: &str, kin
     c.execute("DELETE FROM client_reference WHERE requestor_id = $1 AND client_ref = $2 AND kind = $3", &[&owner, &client_ref, &kind.as_str()]).await?;
     Ok(())
 }
+
+/// True when an activity booking has this Internal reference (an imported hotel booking may not
+/// take it: a read or cancel by Internal reference would find the wrong booking).
+pub(crate) async fn internal_of_activity(c: &mut Conn<'_>, reference: &str) -> Result<bool, StoreError> {
+    Ok(c.query_opt::<Scalar<i64>>("SELECT id FROM activity_booking WHERE reference = $1", &[&reference]).await?.is_some())
+}

@@ -395,7 +395,6 @@ async fn a_lost_commit_answer_is_in_doubt_never_not_processed() {
     assert!(stored >= 1, "the commit that reached the database is stored");
 }
 
-backend_tests!(imports_refuse_what_answers_cannot_carry);
 
 /// A hotel Quote naming 15,000 guests (750 KiB) is refused for its number before any guest is
 /// read: it cost 172 ms when every guest was compared with every other.
@@ -414,3 +413,39 @@ async fn a_booking_of_thousands_of_guests_is_refused_at_once() {
     println!("a Quote of 15,000 guests refused in {took:?}");
     assert!(took < Duration::from_secs(2), "{took:?}");
 }
+
+/// An import may neither give a booking to another requestor nor give a hotel booking the
+/// Internal reference of a live activity booking (a read or cancel by that reference would find
+/// the wrong one): both refused, naming the booking.
+async fn imports_neither_re_own_nor_shadow_bookings(b: Backend) {
+    let server = TestServer::start(b).await;
+    let (_, _, body) = server.client().send_raw("/activitybook", commit_xml("SHADOWED-1", day(9), 1), XML).await.unwrap();
+    let rs = OtaTourActivityBookRs::from_xml(&body).unwrap();
+    assert!(rs.is_success(), "{body}");
+    let internal = body.split("ID_Context=\"Internal\"").next().and_then(|b| b.rsplit("ID=\"").next()).and_then(|r| r.split('"').next()).unwrap().to_string();
+    assert!(internal.starts_with("ACT-"), "{internal}");
+
+    let demo: serde_json::Value = serde_json::from_str(ota_gateway::hotels::import::DEMO).unwrap();
+    let first = demo["bookings"][0].clone();
+    let import = |booking: serde_json::Value| {
+        let file = serde_json::json!({ "hotels": { "boards": demo["boards"], "hotels": [], "bookings": [booking] } });
+        let store = server.store().clone();
+        async move {
+            let parsed: ota_gateway::import::ImportFile = serde_json::from_value(file).unwrap();
+            ota_gateway::import::import(&store, parsed).await.map(|_| ()).map_err(|e| e.to_string())
+        }
+    };
+    let mut re_owned = first.clone();
+    re_owned["owner"] = "PARTNER2".into();
+    let e = import(re_owned).await.unwrap_err();
+    assert!(e.contains("\"4471200\"") && e.contains("is \"DEMO\"'s"), "{e}");
+    let mut shadowing = first.clone();
+    shadowing["internal_ref"] = internal.clone().into();
+    shadowing["client_ref"] = "SHADOW-CLIENT".into();
+    let e = import(shadowing).await.unwrap_err();
+    assert!(e.contains(&internal) && e.contains("an activity booking's"), "{e}");
+    // The same booking again, as its owner: accepted.
+    import(first).await.unwrap();
+}
+
+backend_tests!(imports_refuse_what_answers_cannot_carry, imports_neither_re_own_nor_shadow_bookings);

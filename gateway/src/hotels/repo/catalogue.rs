@@ -273,7 +273,13 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels) -> Resul
             Some(Scalar(id)) => Some(load(c, id).await?),
             None => None,
         };
+        if register::internal_of_activity(c, &b.internal_ref).await? {
+            return Err(ImportError::invalid(entry, "the Internal reference is an activity booking's"));
+        }
         if let Some(old) = &before {
+            if old.owner != b.owner {
+                return Err(ImportError::invalid(entry, format!("the booking is {:?}'s; an import does not give it to another requestor", old.owner)));
+            }
             c.execute("DELETE FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await?;
             register::release(c, &old.owner, &old.client_ref, Kind::Hotel).await?;
         }
