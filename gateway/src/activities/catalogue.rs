@@ -5,7 +5,7 @@
 use crate::shared::cancellation::Policy;
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 use rust_decimal::Decimal;
 
 /// Texts by language code.
@@ -58,6 +58,8 @@ pub struct Activity {
     pub longitude: Option<Decimal>,
     /// Nominal ISO 8601 duration, shown when no schedule gives one.
     pub duration: Option<String>,
+    /// Where its sessions' local times are: "now" is compared with them in this zone.
+    pub time_zone: chrono_tz::Tz,
     /// Names and descriptions.
     pub texts: Texts<ActivityText>,
     /// (category code, type code) pairs.
@@ -196,6 +198,13 @@ impl Service {
 }
 
 impl Activity {
+    /// Now as a local time of the activity's place (whole seconds): what its sessions' times
+    /// are compared with.
+    pub fn now_here(&self, utc: DateTime<Utc>) -> NaiveDateTime {
+        let local = utc.with_timezone(&self.time_zone).naive_local();
+        local.with_nanosecond(0).unwrap_or(local)
+    }
+
     /// The nearby hotel with that code.
     pub fn hotel(&self, code: &str) -> Option<&NearbyHotel> {
         self.hotels.iter().find(|h| h.code == code)

@@ -41,7 +41,7 @@ pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Resu
         if infos.len() >= limit {
             break;
         }
-        let Some((first, last, cheapest)) = runs_between(a, from, end, cx.local_now(), currency) else { continue };
+        let Some((first, last, cheapest)) = runs_between(a, from, end, a.now_here(cx.now), currency) else { continue };
         if let Some((price, in_currency, ..)) = cheapest {
             currency.get_or_insert(in_currency);
             prices.push(price);
@@ -142,7 +142,7 @@ pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaTourActivityAvailRq) ->
         .places_booked
         .get_or_read((ids.clone(), from, end), cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })))
         .await?;
-    let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), cx.local_now(), mode, max_responses(rq.max_responses), |a, p, s, d| {
+    let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), cx.now, mode, max_responses(rq.max_responses), |a, p, s, d| {
         s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d)
     });
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
@@ -200,7 +200,7 @@ pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> 
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivityBookRs, OpError> {
     let action = Action::of(rq.res_status.as_ref(), "/OTA_TourActivityBookRQ/@ResStatus")?;
     let breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
-    let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.local_now())?;
+    let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.now)?;
     let size = booking.participants.len();
     let capacity = area
         .catalogue

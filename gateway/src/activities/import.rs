@@ -45,6 +45,9 @@ pub struct ActivityInput {
     /// The nominal duration (ISO 8601, e.g. `PT8H`), used when no schedule gives one.
     #[serde(default, deserialize_with = "de::opt_iso_duration")]
     pub duration: Option<String>,
+    /// Where its sessions' local times are (IANA, e.g. `Europe/Madrid`); default UTC.
+    #[serde(default, deserialize_with = "de::opt_time_zone")]
+    pub time_zone: Option<chrono_tz::Tz>,
     /// The hotels the activity is near to, with the pickup point of its transfers.
     #[serde(default)]
     pub hotels: Vec<HotelInput>,
@@ -357,6 +360,7 @@ fn activity(a: &ActivityInput) -> Result<(Activity, Vec<CodeName>), String> {
             latitude: loc.latitude,
             longitude: loc.longitude,
             duration: a.duration.clone(),
+            time_zone: a.time_zone.unwrap_or(chrono_tz::UTC),
             texts,
             categories,
             hotels,

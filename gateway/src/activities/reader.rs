@@ -2,7 +2,7 @@
 //! domain values (with the problems of a request that names nothing usable, each at its element
 //! path); what they ask is then checked and priced by the [`rules`](super::rules).
 
-use chrono::NaiveDateTime;
+use chrono::{DateTime, Utc};
 use ota_messages::common::{ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
 use ota_messages::tour_activity_book::OtaTourActivityBookRq;
@@ -129,12 +129,15 @@ fn client_reference(rq: &OtaTourActivityBookRq) -> Option<&str> {
 }
 
 /// Checks and prices a booking request against the catalogue (every problem at once, as far
-/// as the request can be understood). `commit`: a Client reference is then required; `now`:
-/// the local date-time (dates before today, a service that has begun and dates more than
-/// [`MAX_DAYS_AHEAD`] days ahead are refused).
-pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: bool, now: NaiveDateTime) -> Result<Priced, Vec<Problem>> {
+/// as the request can be understood). `commit`: a Client reference is then required; `utc`:
+/// now, compared as a local time of the activity's place (dates before its today, a service that
+/// has begun and dates more than [`MAX_DAYS_AHEAD`] days ahead are refused).
+pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: bool, utc: DateTime<Utc>) -> Result<Priced, Vec<Problem>> {
     let info = &rq.booking_info;
     let mut problems = Vec::new();
+    // Now in the activity's place (its sessions are local times there); UTC for an unknown one,
+    // which is refused below.
+    let now = catalogue.activity(info.basic_info.tour_activity_id.trim()).map_or(utc.naive_utc(), |a| a.now_here(utc));
 
     let client_ref = match client_reference(rq) {
         Some(id) => {

@@ -2,7 +2,7 @@
 //! I/O): date ranges, the activities a request's locations select, the party and its price,
 //! the checks and pricing of a booking, what availability offers.
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{DateTime, NaiveDate, Utc};
 use ota_messages::common::{ErrorCode, ErrorWarningType};
 use rust_decimal::Decimal;
 
@@ -183,8 +183,8 @@ pub struct Offer<'c> {
 }
 
 /// What availability offers: per service of the selected activities, the dates of the query
-/// from today on (`now`; at most [`MAX_DAYS_AHEAD`] days after today) whose service starts after
-/// `now` (a session that has begun, or whose pickup has, is not offered) and whose places left
+/// from the activity's today on (`utc` as a local time of its place; at most [`MAX_DAYS_AHEAD`]
+/// days after that) whose service starts after that local time (a session that has begun, or whose pickup has, is not offered) and whose places left
 /// take the party (`places_left(activity, product, service, date)`), priced; transfers only
 /// when they pick up at the customer's hotel (or no hotel was given); within the price limit;
 /// at most `max` offers.
@@ -192,7 +192,7 @@ pub fn offers<'c>(
     activities: &[&'c Activity],
     query: &AvailabilityQuery,
     hotel_code: Option<&str>,
-    now: NaiveDateTime,
+    utc: DateTime<Utc>,
     mode: AvailabilityMode,
     max: usize,
     places_left: impl Fn(&Activity, &Product, &Service, NaiveDate) -> i64,
@@ -200,6 +200,7 @@ pub fn offers<'c>(
     let size = i64::try_from(query.size).unwrap_or(i64::MAX);
     let mut out = Vec::new();
     for a in activities {
+        let now = a.now_here(utc);
         let hotel = hotel_code.and_then(|h| a.hotel(h));
         for p in &a.products {
             for s in &p.services {

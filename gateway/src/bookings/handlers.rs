@@ -10,6 +10,7 @@ use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext};
 use super::mapping;
 use super::reader::{self, ListQuery, READ_TAG};
 use super::rules::{self, Cancellable, Outcome, Target};
+use crate::activities::catalogue::Catalogue as ActivityCatalogue;
 use crate::activities::{self, mapping as activity_mapping, repo as activity_repo};
 use crate::errors::{Problem, warnings};
 use crate::hotels::booking::Booking as HotelBooking;
@@ -126,10 +127,10 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// [`rules`](super::rules)). `CancelType` Quote answers `Pending` with what cancelling costs now
 /// and changes nothing; Commit cancels, gives the rooms or places back in the same
 /// transaction, and answers `Committed`. A repeated Commit answers the first outcome.
-pub async fn cancel(cx: &Ctx, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
+pub async fn cancel(cx: &Ctx, activities: &activities::Area, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
     let commit = Action::of_cancel(&rq.cancel_type, "/OTA_CancelRQ/@CancelType")?.commits();
     let target = reader::cancel_target(&rq.unique_id)?;
-    let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now };
+    let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now, activities: activities.catalogue.clone() };
     let (booking, outcome) = if commit {
         cx.write(move |c| Box::pin(async move { job.commit(c).await })).await?
     } else {
@@ -181,9 +182,20 @@ struct Job {
     target: Target,
     now: NaiveDateTime,
     utc: DateTime<Utc>,
+    /// The activities, whose places' local times an activity booking's are.
+    activities: Arc<ActivityCatalogue>,
 }
 
 impl Job {
+    /// Now, as the times of the booking found are compared with it: a local time of the
+    /// activity's place for an activity booking.
+    fn now_for(&self, found: &Found) -> NaiveDateTime {
+        match found {
+            Found::Activity(s, _) => self.activities.activity(&s.booking.activity_id).map_or(self.now, |a| a.now_here(self.utc)),
+            Found::Hotel(..) => self.now,
+        }
+    }
+
     /// The booking the request names, among the requestor's own.
     async fn find(&self, c: &mut Conn<'_>) -> Result<Found, OpError> {
         let t = &self.target;
@@ -215,7 +227,7 @@ impl Job {
     async fn quote(&self, c: &mut Conn<'_>) -> Result<(Cancellable, Outcome), OpError> {
         let found = self.find(c).await?;
         let booking = found.cancellable();
-        let outcome = rules::plan(&booking, found.item(), self.now)?;
+        let outcome = rules::plan(&booking, found.item(), self.now_for(&found))?;
         if outcome.repeated {
             return Err(rules::already_cancelled(&booking, ErrorWarningType::BizRule).into());
         }
@@ -228,7 +240,7 @@ impl Job {
         for _ in 0..3 {
             let found = self.find(c).await?;
             let booking = found.cancellable();
-            let outcome = rules::plan(&booking, found.item(), self.now)?;
+            let outcome = rules::plan(&booking, found.item(), self.now_for(&found))?;
             if outcome.repeated {
                 return Ok((booking, outcome));
             }

@@ -91,6 +91,11 @@ pub fn in_currency(amount: Decimal, currency: &str) -> Result<Decimal, String> {
     Ok(amount)
 }
 
+/// An IANA time zone (`Europe/Madrid`, `UTC`): where a place's local times are.
+pub fn time_zone(name: &str) -> Result<chrono_tz::Tz, String> {
+    name.trim().parse::<chrono_tz::Tz>().map_err(|_| format!("{name:?} is not an IANA time zone such as Europe/Madrid"))
+}
+
 /// A percentage: an exact decimal from 0 to 100 (`"25"`, `"12.5"`).
 pub fn percent(s: &str) -> Result<Decimal, String> {
     let d = Decimal::from_str_exact(s.trim()).map_err(|_| format!("{s:?} is not a percentage such as 25 or 12.5"))?;
@@ -271,6 +276,11 @@ pub mod de {
             NumberOrText::Text(s) => super::percent(&s),
         }
         .map_err(D::Error::custom)
+    }
+
+    /// An optional [`super::time_zone`].
+    pub fn opt_time_zone<'de, D: Deserializer<'de>>(d: D) -> Result<Option<chrono_tz::Tz>, D::Error> {
+        with_opt(d, super::time_zone)
     }
 
     /// An optional [`super::iso_duration`].

@@ -23,6 +23,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0006_booking_lifecycle.sql"),
     include_str!("../../migrations/sqlite/0007_requestor_allow.sql"),
     include_str!("../../migrations/sqlite/0008_requestors_version.sql"),
+    include_str!("../../migrations/sqlite/0009_time_zones.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -32,6 +33,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0003_booking_lifecycle.sql"),
     include_str!("../../migrations/postgres/0004_requestor_allow.sql"),
     include_str!("../../migrations/postgres/0005_requestors_version.sql"),
+    include_str!("../../migrations/postgres/0006_time_zones.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

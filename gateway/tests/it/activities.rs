@@ -55,8 +55,9 @@ fn with_instance<R: Request>(rq: &R, instance: &str) -> R {
     R::from_xml(&xml).unwrap()
 }
 
+/// Today in Mallorca, where the demo activities are (their time zone).
 fn today() -> NaiveDate {
-    Utc::now().date_naive()
+    Utc::now().with_timezone(&chrono_tz::Europe::Madrid).date_naive()
 }
 
 fn day(n: i64) -> NaiveDate {
@@ -778,7 +779,10 @@ async fn values_at_the_edges_are_refused_cleanly(b: Backend) {
 
     // Today's morning session (10:00; the transfer picks up at 08:50): bookable and offered
     // before it begins, neither once it has begun.
-    let at = |h: u32, m: u32| chrono::TimeZone::from_utc_datetime(&Utc, &today().and_hms_opt(h, m, 0).unwrap());
+    // Local times in Mallorca, where the sessions are.
+    let at = |h: u32, m: u32| {
+        chrono::TimeZone::from_local_datetime(&chrono_tz::Europe::Madrid, &today().and_hms_opt(h, m, 0).unwrap()).unwrap().with_timezone(&Utc)
+    };
     let rq = avail_rq(today(), today(), &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")], &[(1, "10")], None);
     let offered = |rs: &OtaTourActivityAvailRs| {
         let mut v: Vec<String> = rs

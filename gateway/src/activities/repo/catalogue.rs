@@ -13,7 +13,7 @@ row! {
     struct ActivityRow {
         id: String, address: String, city: Option<String>, postal_code: Option<String>, country_code: Option<String>,
         country_name: Option<String>, region_code: String, region_name: String, latitude: Option<Decimal>,
-        longitude: Option<Decimal>, duration: Option<String>,
+        longitude: Option<Decimal>, duration: Option<String>, time_zone: String,
     }
 }
 
@@ -96,7 +96,7 @@ fn item_texts(rows: Option<Vec<ItemTextRow>>) -> Texts<ItemText> {
 pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreError> {
     let activities: Vec<ActivityRow> = c
         .query(
-            "SELECT id, address, city, postal_code, country_code, country_name, region_code, region_name, latitude, longitude, duration
+            "SELECT id, address, city, postal_code, country_code, country_name, region_code, region_name, latitude, longitude, duration, time_zone
              FROM activity ORDER BY id",
             &[],
         )
@@ -180,6 +180,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                 code: p.code,
             })
             .collect();
+        let time_zone = a.time_zone.parse().map_err(|_| StoreError::Data(format!("activity {}: time zone {:?}", a.id, a.time_zone)))?;
         out.push(Activity {
             texts: texts
                 .remove(&a.id)
@@ -215,6 +216,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             latitude: a.latitude,
             longitude: a.longitude,
             duration: a.duration,
+            time_zone,
         });
     }
     let mut category_names: BTreeMap<String, Texts<String>> = BTreeMap::new();
@@ -280,8 +282,8 @@ async fn replace_activity(c: &mut Conn<'_>, a: &Activity, now: DateTime<Utc>) ->
     c.execute("DELETE FROM activity WHERE id = $1", &[&a.id]).await?;
     c.execute(
         "INSERT INTO activity (id, address, city, postal_code, country_code, country_name, region_code, region_name,
-                               latitude, longitude, duration, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                               latitude, longitude, duration, time_zone, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         &[
             &a.id,
             &a.address.join("\n"),
@@ -294,6 +296,7 @@ async fn replace_activity(c: &mut Conn<'_>, a: &Activity, now: DateTime<Utc>) ->
             &a.latitude,
             &a.longitude,
             &a.duration,
+            &a.time_zone.name(),
             &now,
         ],
     )

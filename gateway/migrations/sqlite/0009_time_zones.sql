@@ -1,0 +1,4 @@
+-- Each activity's time zone (IANA, e.g. Europe/Madrid): its sessions are local times there, and
+-- "now" is compared with them in that zone (a session that has begun is neither offered nor
+-- booked; cancellation deadlines are local). Content imported before has UTC.
+ALTER TABLE activity ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC' CHECK (length(time_zone) BETWEEN 1 AND 64);
