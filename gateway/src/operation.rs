@@ -137,7 +137,7 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
         HotelResRq => HotelResRs: |cx, rq| hotels::book(cx, &state.hotels(content), rq),
         HotelResModifyRq => HotelResModifyRs: |cx, rq| hotels::modify(cx, &state.hotels(content), rq),
         ReadRq => ResRetrieveRs: |cx, rq| bookings::read(cx, &state.hotels(content), &state.activities(content), rq),
-        CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, &state.activities(content), rq),
+        CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, &state.hotels(content), &state.activities(content), rq),
     }
 }
 

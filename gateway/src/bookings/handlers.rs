@@ -11,6 +11,7 @@ use super::mapping;
 use super::reader::{self, ListQuery, READ_TAG};
 use super::rules::{self, Cancellable, Outcome, Target};
 use crate::activities::catalogue::Catalogue as ActivityCatalogue;
+use crate::hotels::catalogue::Catalogue as HotelCatalogue;
 use crate::activities::{self, mapping as activity_mapping, repo as activity_repo};
 use crate::errors::{Problem, warnings};
 use crate::hotels::booking::Booking as HotelBooking;
@@ -127,10 +128,10 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// [`rules`](super::rules)). `CancelType` Quote answers `Pending` with what cancelling costs now
 /// and changes nothing; Commit cancels, gives the rooms or places back in the same
 /// transaction, and answers `Committed`. A repeated Commit answers the first outcome.
-pub async fn cancel(cx: &Ctx, activities: &activities::Area, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
+pub async fn cancel(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
     let commit = Action::of_cancel(&rq.cancel_type, "/OTA_CancelRQ/@CancelType")?.commits();
     let target = reader::cancel_target(&rq.unique_id)?;
-    let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now, activities: activities.catalogue.clone() };
+    let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now, hotels: hotels.catalogue.clone(), activities: activities.catalogue.clone() };
     let (booking, outcome) = if commit {
         cx.write(move |c| Box::pin(async move { job.commit(c).await })).await?
     } else {
@@ -182,17 +183,19 @@ struct Job {
     target: Target,
     now: NaiveDateTime,
     utc: DateTime<Utc>,
+    /// The hotels, whose local times a hotel booking's check-ins and deadlines are.
+    hotels: Arc<HotelCatalogue>,
     /// The activities, whose places' local times an activity booking's are.
     activities: Arc<ActivityCatalogue>,
 }
 
 impl Job {
-    /// Now, as the times of the booking found are compared with it: a local time of the
-    /// activity's place for an activity booking.
+    /// Now, as the times of the booking found are compared with it: a local time of its
+    /// hotel (of its first room stay) or of its activity's place.
     fn now_for(&self, found: &Found) -> NaiveDateTime {
         match found {
             Found::Activity(s, _) => self.activities.activity(&s.booking.activity_id).map_or(self.now, |a| a.now_here(self.utc)),
-            Found::Hotel(..) => self.now,
+            Found::Hotel(_, b, _) => b.rooms.first().and_then(|r| self.hotels.hotel(&r.hotel)).map_or(self.now, |h| h.now_here(self.utc)),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{Days, NaiveDate};
+use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Timelike, Utc};
 use rust_decimal::Decimal;
 
 use crate::shared::cancellation::Policy;
@@ -44,6 +44,8 @@ pub struct Hotel {
     /// The region (area) the hotel is in, e.g. `Mallorca`: what an availability request names
     /// with `RefPoint@CodeContext="Region"`.
     pub region: Option<String>,
+    /// Where its dates and check-in are local: "today" and "now" are the hotel's.
+    pub time_zone: chrono_tz::Tz,
     /// Phone numbers.
     pub phones: Vec<Phone>,
     /// E-mail addresses.
@@ -205,6 +207,18 @@ impl std::fmt::Display for PriceError {
 }
 
 impl Hotel {
+    /// Now as a local time of the hotel (whole seconds): what its check-ins and cancellation
+    /// deadlines are compared with.
+    pub fn now_here(&self, utc: DateTime<Utc>) -> NaiveDateTime {
+        let local = utc.with_timezone(&self.time_zone).naive_local();
+        local.with_nanosecond(0).unwrap_or(local)
+    }
+
+    /// Today at the hotel: no stay may arrive before it.
+    pub fn today(&self, utc: DateTime<Utc>) -> NaiveDate {
+        utc.with_timezone(&self.time_zone).date_naive()
+    }
+
     /// The room type with this code (without a `;` suffix).
     pub fn room(&self, code: &str) -> Option<&RoomType> {
         self.rooms.iter().find(|r| r.code == code)
@@ -357,6 +371,7 @@ impl Hotel {
             postal_code: None,
             country_code: None,
             region: None,
+            time_zone: chrono_tz::UTC,
             phones: vec![],
             emails: vec![],
             last_modified: NaiveDate::MIN,

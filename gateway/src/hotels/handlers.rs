@@ -128,7 +128,7 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
         .at(format!("{BASE}/ResGlobalInfo/HotelReservationIDs"))
         .into());
     }
-    let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, today: cx.today(), now: cx.local_now(), catalogue: area.catalogue.clone() };
+    let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, utc: cx.now, now: cx.local_now(), catalogue: area.catalogue.clone() };
     let booking = match action {
         Action::Quote => cx.read(move |c| Box::pin(async move { change.preview(c).await })).await?,
         Action::Commit => {
@@ -162,7 +162,7 @@ struct Change {
     client: Option<String>,
     internal: Option<String>,
     hrm: m::HotelResModify,
-    today: chrono::NaiveDate,
+    utc: chrono::DateTime<chrono::Utc>,
     now: chrono::NaiveDateTime,
     catalogue: Arc<Catalogue>,
 }
@@ -184,7 +184,7 @@ impl Change {
             return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
         }
         rules::check_version(rules::version_stamp(&self.hrm)?, &stored, commit)?;
-        let desired = rules::plan(&self.hrm, &stored, &self.catalogue, self.today)
+        let desired = rules::plan(&self.hrm, &stored, &self.catalogue, self.utc)
             .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
         Ok((id, stored, desired))
     }

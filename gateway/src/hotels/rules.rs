@@ -8,7 +8,7 @@ pub mod reservation;
 
 use std::collections::HashSet;
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use ota_messages::common::{ErrorCode, ErrorWarningType, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res_modify as m;
 
@@ -118,7 +118,7 @@ pub fn next_update(previous: NaiveDateTime, now: NaiveDateTime) -> NaiveDateTime
 /// changes applied, changed room stays re-priced from the catalogue and given the hotel's
 /// cancellation policy from their new arrival; a cancelled room stay cannot be changed), or
 /// every problem.
-pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, today: NaiveDate) -> Result<Booking, Vec<Problem>> {
+pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, utc: DateTime<Utc>) -> Result<Booking, Vec<Problem>> {
     let (client, internal) = booking_references(rq);
     let (mut desired, major) = compare(rq, stored, catalogue, client.is_some(), internal.is_some())?;
     let mut problems = Vec::new();
@@ -129,6 +129,7 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, tod
             problems.push(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Room stay {} is cancelled; it cannot be changed.", i + 1)).at(tag));
             continue;
         }
+        let today = catalogue.hotel(&r.hotel).map_or(utc.date_naive(), |h| h.today(utc));
         if let Err(p) = check_dates(r.start, r.end, today, &format!("{tag}/TimeSpan")) {
             problems.push(p);
             continue;

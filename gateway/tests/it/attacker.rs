@@ -449,3 +449,42 @@ async fn imports_neither_re_own_nor_shadow_bookings(b: Backend) {
 }
 
 backend_tests!(imports_refuse_what_answers_cannot_carry, imports_neither_re_own_nor_shadow_bookings);
+
+/// Dates and times are the hotel's: at 23:30 UTC on 30 June it is already 1 July in Mallorca
+/// (the demo hotels' zone), so a stay arriving on 30 June has started there and one arriving on
+/// 1 July arrives today; an activity session that began 30 minutes ago (local) is not booked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn today_is_the_hotels_and_the_activitys() {
+    use chrono::TimeZone;
+    use ota_messages::hotel_res::OtaHotelResRq;
+    let env = support::TestGateway::start(Backend::Sqlite).await;
+    let mut call = env.ctx();
+    call.cx.now = chrono::Utc.with_ymd_and_hms(2030, 6, 30, 23, 30, 0).unwrap();
+    let quote = |arrive: &str, leave: &str| {
+        let xml = support::sample("hotel_res").replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#).replace("2025-07-01", arrive).replace("2025-07-04", leave);
+        OtaHotelResRq::from_xml(&xml).unwrap()
+    };
+    // (The spec's sample names a room type the demo hotel lacks: only the date problems count.)
+    let date_problems = |rs: &ota_messages::hotel_res::OtaHotelResRs| -> Vec<String> {
+        rs.errors().map(|e| e.error.iter().filter(|e| e.tag.as_deref().is_some_and(|t| t.contains("TimeSpan"))).map(|e| e.value.clone()).collect()).unwrap_or_default()
+    };
+    let rs = support::answer(ota_gateway::hotels::book(&call, &call.hotels, &quote("2030-06-30", "2030-07-03")).await);
+    let problems = date_problems(&rs);
+    assert!(problems.iter().any(|p| p.contains("2030-06-30")), "arrival yesterday at the hotel is refused: {problems:?}");
+    let rs = support::answer(ota_gateway::hotels::book(&call, &call.hotels, &quote("2030-07-01", "2030-07-04")).await);
+    assert_eq!(date_problems(&rs), Vec::<String>::new(), "arrival today at the hotel");
+
+    // 10:30 in Mallorca: the caves' 10:00 session (today, there) has begun.
+    let madrid = chrono_tz::Europe::Madrid;
+    let today = chrono::Utc::now().with_timezone(&madrid).date_naive();
+    call.cx.now = madrid.from_local_datetime(&today.and_hms_opt(10, 30, 0).unwrap()).unwrap().with_timezone(&chrono::Utc);
+    let xml = commit_xml("LOCAL-1", today, 1).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#).replace("T00:00:00", "T10:00:00").replace("T23:59:59", "T11:15:00");
+    let rq = ota_messages::tour_activity_book::OtaTourActivityBookRq::from_xml(&xml).unwrap();
+    let rs = support::answer(ota_gateway::activities::book(&call, &call.activities, &rq).await);
+    if let Some(errors) = rs.errors() {
+        // Refused for having begun (or, on a day without the session, for that): never booked.
+        assert!(!errors.error.is_empty());
+    } else {
+        panic!("a session that began 30 minutes ago (local) was quoted: {}", rs.to_xml().unwrap());
+    }
+}

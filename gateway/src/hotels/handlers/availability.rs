@@ -20,7 +20,7 @@ use crate::shared::lang::Languages;
 /// is listed with `Instance="PriceBreakdown"` (as `/hotelbook` and `/activitybook` do).
 pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvailRs, OpError> {
     let catalogue = &area.catalogue;
-    let q = availability::query(rq, catalogue, cx.today())?;
+    let q = availability::query(rq, catalogue, cx.now)?;
     let sold = if q.hotels.is_empty() {
         Arc::new(Rooms::new())
     } else {

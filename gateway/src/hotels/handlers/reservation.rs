@@ -26,7 +26,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
     let asker = Asker {
         owner: cx.requestor.id.clone(),
         company: Company { name: cx.requestor.name.clone(), code: Some(cx.requestor.id.clone()), short_name: None },
-        today: cx.today(),
+        utc: cx.now,
         now: cx.local_now(),
     };
     let asked = rules::booking(&rq.hotel_reservations.hotel_reservation, &asker, &area.catalogue, action.commits())

@@ -72,6 +72,9 @@ pub struct HotelInput {
     /// The region (area) the hotel is in, e.g. `Mallorca`, for availability by area.
     #[serde(default)]
     pub region: Option<String>,
+    /// Where its dates and check-in are local (IANA, e.g. `Europe/Madrid`); default UTC.
+    #[serde(default, deserialize_with = "de::opt_time_zone")]
+    pub time_zone: Option<chrono_tz::Tz>,
     /// Phone numbers.
     #[serde(default)]
     pub phones: Vec<PhoneInput>,

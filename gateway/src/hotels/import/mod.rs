@@ -143,6 +143,7 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
         postal_code: address.and_then(|a| a.postal_code.clone()),
         country_code: address.and_then(|a| a.country_code.clone()),
         region: h.region.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_string),
+        time_zone: h.time_zone.unwrap_or(chrono_tz::UTC),
         phones: h.phones.iter().map(|p| Phone { number: p.number.clone(), tech_type: p.tech_type.clone() }).collect(),
         emails: h.emails.clone(),
         last_modified: h.last_modified,

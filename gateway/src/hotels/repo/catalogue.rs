@@ -14,7 +14,7 @@ row! {
         code: String, name: String, code_context: Option<String>, chain_name: Option<String>, brand_code: Option<String>,
         category_code: String, category_detail: Option<String>, category_text: Option<String>, latitude: Option<Decimal>,
         longitude: Option<Decimal>, city_name: Option<String>, postal_code: Option<String>, country_code: Option<String>,
-        region: Option<String>, last_modified: NaiveDate,
+        region: Option<String>, last_modified: NaiveDate, time_zone: String,
     }
 }
 
@@ -80,7 +80,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let hotels: Vec<HotelRow> = c
         .query(
             "SELECT code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text, latitude, longitude,
-                    city_name, postal_code, country_code, region, last_modified
+                    city_name, postal_code, country_code, region, last_modified, time_zone
              FROM hotel ORDER BY code",
             &[],
         )
@@ -136,6 +136,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     for h in hotels {
         let room_types = room_types(&h.code, rooms.remove(&h.code).unwrap_or_default(), &mut allotments)?;
         let hotel_images = hotel_images(&h.code, images.remove(&h.code).unwrap_or_default(), &mut files, &mut image_texts)?;
+        let time_zone = h.time_zone.parse().map_err(|_| StoreError::Data(format!("hotel {}: time zone {:?}", h.code, h.time_zone)))?;
         out.push(Hotel {
             texts: texts
                 .remove(&h.code)
@@ -169,6 +170,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             country_code: h.country_code,
             region: h.region,
             last_modified: h.last_modified,
+            time_zone,
         });
     }
     Ok(Catalogue::new(out, boards.into_iter().map(|b| (b.code, b.name)).collect()))
@@ -307,15 +309,15 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
     let (latitude, longitude) = (h.position.map(|p| p.0), h.position.map(|p| p.1));
     c.execute(
         "INSERT INTO hotel (code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text,
-                            latitude, longitude, city_name, postal_code, country_code, last_modified, region)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                            latitude, longitude, city_name, postal_code, country_code, last_modified, region, time_zone)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
          ON CONFLICT (code) DO UPDATE SET
             name = excluded.name, code_context = excluded.code_context, chain_name = excluded.chain_name,
             brand_code = excluded.brand_code, category_code = excluded.category_code,
             category_detail = excluded.category_detail, category_text = excluded.category_text,
             latitude = excluded.latitude, longitude = excluded.longitude, city_name = excluded.city_name,
             postal_code = excluded.postal_code, country_code = excluded.country_code, last_modified = excluded.last_modified,
-            region = excluded.region",
+            region = excluded.region, time_zone = excluded.time_zone",
         &[
             &h.code,
             &h.name,
@@ -332,6 +334,7 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
             &h.country_code,
             &h.last_modified,
             &h.region,
+            &h.time_zone.name(),
         ],
     )
     .await?;

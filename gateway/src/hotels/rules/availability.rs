@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use ota_messages::common::ErrorCode;
 use ota_messages::hotel_avail::{OccupancyGuestCount, OccupancyGuestCounts, OtaHotelAvailRq, RefPointContext};
 use rust_decimal::Decimal;
@@ -93,7 +93,7 @@ pub struct Query<'c> {
 }
 
 /// Reads a request against the catalogue (every problem at once); `today` bounds the dates.
-pub fn query<'c>(rq: &OtaHotelAvailRq, catalogue: &'c Catalogue, today: NaiveDate) -> Result<Query<'c>, Vec<Problem>> {
+pub fn query<'c>(rq: &OtaHotelAvailRq, catalogue: &'c Catalogue, utc: DateTime<Utc>) -> Result<Query<'c>, Vec<Problem>> {
     let segments = &rq.avail_request_segments.avail_request_segment;
     let Some(segment) = segments.first() else {
         return Err(vec![Problem::required("An AvailRequestSegment is required.").at("/OTA_HotelAvailRQ/AvailRequestSegments")]);
@@ -136,6 +136,8 @@ pub fn query<'c>(rq: &OtaHotelAvailRq, catalogue: &'c Catalogue, today: NaiveDat
     hotels.sort_by(|a, b| a.code.cmp(&b.code));
 
     let (start, end) = (segment.stay_date_range.start.0, segment.stay_date_range.end.0);
+    // Today at the hotels asked for (the earliest, when they are in several zones).
+    let today = hotels.iter().map(|h| h.today(utc)).min().unwrap_or(utc.date_naive());
     if let Err(p) = check_dates(start, end, today, &format!("{SEGMENT}/StayDateRange")) {
         problems.push(p);
     }

@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{DateTime, NaiveDateTime, Utc};
 use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res as res;
 
@@ -43,9 +43,9 @@ pub struct Asker {
     pub owner: String,
     /// The requestor's company, kept with the Client reference.
     pub company: Company,
-    /// Today (local).
-    pub today: NaiveDate,
-    /// Now (local): the booking's creation.
+    /// Now (UTC): each room stay's dates are checked against today at its hotel.
+    pub utc: DateTime<Utc>,
+    /// Now (as stored, UTC): the booking's creation.
     pub now: NaiveDateTime,
 }
 
@@ -185,7 +185,7 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             continue;
         };
         let (start, end) = (rs.time_span.start.0, rs.time_span.end.0);
-        if let Err(problem) = check_dates(start, end, asker.today, &format!("{tag}/TimeSpan")) {
+        if let Err(problem) = check_dates(start, end, hotel.today(asker.utc), &format!("{tag}/TimeSpan")) {
             p.push(problem);
             continue;
         }
