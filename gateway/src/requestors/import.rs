@@ -150,5 +150,9 @@ mod tests {
         good_net.allow = Some(vec!["10.0.0.0/8".into(), "2001:db8::1".into()]);
         assert!(validate(&[good_net.clone()]).is_ok());
         assert_eq!(allow_list(&good_net).unwrap().unwrap().len(), 2);
+        for id in ["A\nERROR forged", "A ", " A", "A\u{85}", &"A".repeat(33)] {
+            assert!(validate(&[one(id, "x")]).is_err(), "{id:?}");
+        }
+        assert!(validate(&[one(&"A".repeat(32), "x")]).is_ok());
     }
 }
