@@ -1,16 +1,18 @@
-//! The hotel operations: hotel NBC (`/hotelnbc`), the booking read (`/bookread`) and the
-//! booking modify (`/bookmodify`).
+//! The hotel operations: hotel NBC (`/hotelnbc`), availability (`/hotelavailability`), booking
+//! (`/hotelbook`) and the booking modify (`/bookmodify`); the read and the cancel of a hotel
+//! booking are the [`crate::bookings`] area's.
 //!
 //! | file | layer |
 //! |---|---|
-//! | [`handlers`] | the three operations, thin |
-//! | [`rules`] | pure: what a modify changes, dates, prices, the version check |
-//! | `repo` | all SQL: the catalogue, bookings, imports |
+//! | [`handlers`] | the operations, thin |
+//! | [`reader`] | the requests read into domain values: the query, the booking asked for, the change |
+//! | [`rules`] | pure, on domain values: dates, prices, the version check, the rooms left, the offers |
+//! | `repo` | all SQL: the catalogue, bookings, the rooms sold, imports |
 //! | [`import`] | the `hotels` part of an import file |
 //! | [`catalogue`] | hotels, rates and boards in memory (part of the content snapshot); pricing |
 //! | [`booking`] | the booking as the domain knows it |
-//! | [`cache`] | bookings kept in memory, checked against their revision |
-//! | [`mapping`] | domain values ↔ OTA messages |
+//! | [`cache`] | what the area keeps in memory: bookings (checked against their revision), rooms sold |
+//! | [`mapping`] | domain values → OTA messages |
 //!
 //! Decisions:
 //! - A booking is visible to its owner (the requestor that made it) only; another requestor's
@@ -26,6 +28,7 @@ pub mod catalogue;
 pub mod handlers;
 pub mod import;
 pub mod mapping;
+pub mod reader;
 pub(crate) mod repo;
 pub mod rules;
 

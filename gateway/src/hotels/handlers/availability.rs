@@ -9,6 +9,7 @@ use crate::errors::warnings;
 use crate::hotels::Area;
 use crate::hotels::mapping::offers;
 use crate::hotels::repo;
+use crate::hotels::reader;
 use crate::hotels::rules::availability;
 use crate::hotels::rules::inventory::Rooms;
 use crate::shared::context::{Ctx, OpError};
@@ -20,7 +21,7 @@ use crate::shared::lang::Languages;
 /// is listed with `Instance="PriceBreakdown"` (as `/hotelbook` and `/activitybook` do).
 pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaHotelAvailRq) -> Result<OtaHotelAvailRs, OpError> {
     let catalogue = &area.catalogue;
-    let q = availability::query(rq, catalogue, cx.now)?;
+    let q = reader::availability::query(rq, catalogue, cx.now)?;
     let sold = if q.hotels.is_empty() {
         Arc::new(Rooms::new())
     } else {

@@ -10,6 +10,7 @@ use crate::hotels::mapping::reservation as mapping;
 use crate::hotels::repo::{self, CommitError, Committed};
 use crate::hotels::rules::MAX_PROBLEMS;
 use crate::hotels::rules::inventory;
+use crate::hotels::reader::reservation as reader;
 use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
 use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::Action;
@@ -29,7 +30,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
         utc: cx.now,
         now: cx.local_now(),
     };
-    let asked = rules::booking(&rq.hotel_reservations.hotel_reservation, &asker, &area.catalogue, action.commits())
+    let asked = reader::booking(&rq.hotel_reservations.hotel_reservation, &asker, &area.catalogue, action.commits())
         .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
     let mut notes = Vec::new();
     let answer = match action {

@@ -6,8 +6,8 @@ use ota_messages::hotel_avail as av;
 use ota_messages::runtime as rt;
 use rust_decimal::Decimal;
 
-use super::{board_feature, item_penalties, property, room_types, total};
-use crate::hotels::rules::availability::Offer;
+use super::{board_feature, item_penalties, parse_open, property, room_types, total};
+use crate::hotels::rules::availability::{GuestCount, Offer};
 use crate::shared::lang::Languages;
 
 /// The nightly rates of a stay: one `Rate` per night (`RateTimeUnit` Day), its price as
@@ -33,7 +33,7 @@ pub fn night_rates(nights: &[(chrono::NaiveDate, Decimal)], currency: &str) -> V
 pub fn room_stay(
     o: &Offer<'_>,
     rph: u64,
-    guests: &[av::OccupancyGuestCount],
+    guests: &[GuestCount],
     (start, end): (chrono::NaiveDate, chrono::NaiveDate),
     languages: &Languages,
     with_breakdown: bool,
@@ -50,7 +50,12 @@ pub fn room_stay(
                 total: Some(total(o.currency, o.total)),
             }],
         },
-        guest_counts: av::OccupancyGuestCounts { guest_count: guests.to_vec() },
+        guest_counts: av::OccupancyGuestCounts {
+            guest_count: guests
+                .iter()
+                .map(|g| av::OccupancyGuestCount { age_qualifying_code: g.age_code.as_deref().map(parse_open), age: g.age, count: g.count })
+                .collect(),
+        },
         time_span: DateSpan { start: rt::Date(start), end: rt::Date(end) },
         cancel_penalties: Some(item_penalties(&o.penalties, o.total, o.currency)),
         total: total(o.currency, o.total),

@@ -6,7 +6,7 @@ pub mod reservation;
 
 use ota_messages::booking_read::HotelReservation;
 use ota_messages::common::{
-    Address, CompanyName, CountryName, DateSpan, Position, ReferenceCode, RequestorId, RequestorIdCode,
+    Address, CountryName, DateSpan, Position, ReferenceCode, RequestorId, RequestorIdCode,
     RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, TextItem, TextItems,
 };
 use ota_messages::hotel_descriptive_info as hdi;
@@ -14,7 +14,7 @@ use ota_messages::hotel_res_modify as m;
 use ota_messages::runtime as rt;
 use rust_decimal::Decimal;
 
-use super::booking::{Booking, Comment, Company, ItemRef, LangText, RoomSource, Service, TransferLeg, TransferPoint, Transport};
+use super::booking::{Booking, Comment, ItemRef, RoomSource, Service, TransferLeg, TransferPoint};
 pub use crate::shared::mapping::{list_entry, parse_open};
 pub(crate) use crate::shared::mapping::{company_message, guest_message, guest_profiles, item_penalties, penalty_message, total};
 use super::catalogue::{Catalogue, Hotel, RoomType};
@@ -171,26 +171,6 @@ pub(crate) fn comments_element(comments: &[Comment]) -> Option<m::Comments> {
     })
 }
 
-/// The comments of a request, as stored.
-pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {
-    comments
-        .map(|c| {
-            c.comment
-                .iter()
-                .map(|c| Comment {
-                    name: c.name.clone(),
-                    originator: c.comment_originator_code.clone(),
-                    texts: c.text.iter().map(|t| LangText { language: t.language.clone(), text: t.value.clone() }).collect(),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn company(c: &CompanyName) -> Company {
-    Company { name: c.value.clone(), code: c.code.clone(), short_name: c.company_short_name.clone() }
-}
-
 fn source_message(s: &RoomSource) -> Source {
     Source {
         requestor_id: RequestorId {
@@ -201,18 +181,6 @@ fn source_message(s: &RoomSource) -> Source {
             message_password: None,
             company_name: s.company.as_ref().map(company_message),
         },
-    }
-}
-
-/// The stored form of a request's room-stay source (its `MessagePassword` is dropped).
-pub fn room_source(s: &Source) -> RoomSource {
-    let r = &s.requestor_id;
-    RoomSource {
-        kind: r.r#type.as_str().to_string(),
-        id: r.id.clone(),
-        id_context: r.id_context.clone(),
-        instance: r.instance.as_ref().map(|i| i.as_str().to_string()),
-        company: r.company_name.as_ref().map(company),
     }
 }
 
@@ -231,13 +199,6 @@ fn service_message(s: &Service) -> m::Service {
             tour_activity: None,
         }),
     }
-}
-
-/// The transfer legs of a request's service; `None` when a leg end is neither a hotel nor a
-/// connecting transport (or both).
-pub fn transfer_legs(s: &m::Service) -> Option<Vec<TransferLeg>> {
-    let legs = s.tpa_extensions.as_ref().and_then(|x| x.transfer_info_type.as_ref()).map(|t| t.transfer_leg.as_slice()).unwrap_or_default();
-    legs.iter().map(|l| Some(TransferLeg { origin: point(&l.transfer_origin)?, destination: point(&l.transfer_destination)? })).collect()
 }
 
 fn leg_message(l: &TransferLeg) -> m::TransferLeg {
@@ -260,52 +221,11 @@ fn point_message(p: &TransferPoint) -> m::TransferEndpoint {
     }
 }
 
-fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
-    match (&e.hotel, &e.connecting_transport) {
-        (Some(h), None) => Some(TransferPoint::Hotel(h.hotel_code.clone())),
-        (None, Some(t)) => Some(TransferPoint::Transport(Transport {
-            departure: t.departure_date_time.map(|d| d.local),
-            arrival: t.arrival_date_time.map(|d| d.local),
-            departure_airport: t.departure_airport.as_ref().map(|a| a.location_code.clone()),
-            arrival_airport: t.arrival_airport.as_ref().map(|a| a.location_code.clone()),
-            flight: t.operating_airline.as_ref().and_then(|a| a.flight_number.clone()),
-        })),
-        _ => None,
-    }
-}
-
-/// The name of a request's guest: (prefix, given name, surname).
-pub fn person_name(g: &m::ResGuest) -> (Option<String>, Option<String>, Option<String>) {
-    let name = g.profiles.as_ref().and_then(|p| p.profile_info.profile.customer.person_name.as_ref());
-    (name.and_then(|n| n.name_prefix.clone()), name.and_then(|n| n.given_name.clone()), name.and_then(|n| n.surname.clone()))
-}
-
-/// The board code of a room stay in a request: the first `Text` without a `Language` of the
-/// first rate feature, else its first `Text`.
-pub fn board_of(rs: &m::RoomStay) -> Option<String> {
-    let rate = rs.room_rates.as_ref()?.room_rate.first()?;
-    let feature = rate.features.as_ref()?.feature.first()?;
-    let texts = &feature.description.as_ref()?.text;
-    let text = texts.iter().find(|t| t.language.is_none()).or_else(|| texts.first())?;
-    let code = text.value.trim();
-    (!code.is_empty()).then(|| code.to_string())
-}
-
 fn item_ref_message(r: &ItemRef) -> m::HotelReservationId {
     m::HotelReservationId {
         res_id_type: parse_open::<ReservationIdCode>(&r.res_id_type),
         res_id_source_context: if r.context == "Internal" { ResIdSourceContext::Internal } else { ResIdSourceContext::Client },
         res_id_value: r.value.clone(),
-        item_rph: r.item_rph,
-    }
-}
-
-/// The stored form of a request's further reference.
-pub fn item_ref(r: &m::HotelReservationId) -> ItemRef {
-    ItemRef {
-        res_id_type: r.res_id_type.as_str().to_string(),
-        context: r.res_id_source_context.as_str().to_string(),
-        value: r.res_id_value.clone(),
         item_rph: r.item_rph,
     }
 }

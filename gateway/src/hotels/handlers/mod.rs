@@ -19,6 +19,7 @@ use super::catalogue::Catalogue;
 use super::import::MAX_ROOMS;
 use super::mapping;
 use super::repo::{self, InventoryError, Lookup};
+use super::reader::modify;
 use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
 use crate::errors::{Problem, warnings};
 use crate::shared::context::{Ctx, OpError};
@@ -120,7 +121,7 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
         .at(format!("{BASE}/RoomStays/RoomStay[{}]", MAX_ROOMS + 1))
         .into());
     }
-    let (client, internal) = rules::booking_references(&hrm);
+    let (client, internal) = modify::booking_references(&hrm);
     if client.is_none() && internal.is_none() {
         return Err(Problem::required(
             "The booking to modify is identified by a HotelReservationID with ResID_Type 36 and ResID_SourceContext Client or Internal.",
@@ -138,7 +139,7 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
         }
     };
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
-    let notes = rules::total_notes(&rq.hotel_res_modifies.hotel_res_modify, &booking);
+    let notes = modify::total_notes(&rq.hotel_res_modifies.hotel_res_modify, &booking);
     let rs = m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &area.catalogue, &languages) });
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
@@ -183,8 +184,8 @@ impl Change {
         if stored.is_cancelled() {
             return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
         }
-        rules::check_version(rules::version_stamp(&self.hrm)?, &stored, commit)?;
-        let desired = rules::plan(&self.hrm, &stored, &self.catalogue, self.utc)
+        rules::check_version(modify::version_stamp(&self.hrm)?, &stored, commit)?;
+        let desired = modify::plan(&self.hrm, &stored, &self.catalogue, self.utc)
             .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
         Ok((id, stored, desired))
     }

@@ -1,31 +1,19 @@
-//! The business rules of the hotel operations, on domain values only: what a modify request
-//! changes in the stored booking (minor, major, occupancy, differing data), the dates and
-//! prices of changed room stays, the version check that stops lost updates.
-
-pub mod availability;
-pub mod inventory;
-pub mod reservation;
+//! Reads an `OTA_HotelResModifyRQ`: the booking as it would be after the change, compared with the stored one field by field (see [`crate::hotels::modify`]).
 
 use std::collections::HashSet;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDateTime, Utc};
 use ota_messages::common::{ErrorCode, ErrorWarningType, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res_modify as m;
 
-use super::booking::{Booking, ItemRef, Room, RoomSource, Service};
-use super::catalogue::{Catalogue, PriceError};
-use super::mapping;
+use super::{board_of, comments_from, item_ref, person_name, room_source, transfer_legs};
 use crate::errors::Problem;
-
-/// The request's booking, under every error `Tag`.
-pub const BASE: &str = "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify";
-
-/// The most nights of one room stay.
-pub const MAX_NIGHTS: i64 = 30;
-/// At most this many problems are reported for one request.
-pub const MAX_PROBLEMS: usize = 20;
+use crate::hotels::booking::{Booking, ItemRef, Room, RoomSource, Service};
+use crate::hotels::catalogue::Catalogue;
+use crate::hotels::rules::{BASE, check_dates, price_problem};
 
 const DIFFERS: &str = "Booking not changed – data received differs from stored data";
+
 const OCCUPANCY: &str = "Booking not changed – occupancy changes are not allowed";
 
 /// The booking-level references of a modify request: (Client, Internal).
@@ -48,29 +36,6 @@ pub fn version_stamp(hrm: &m::HotelResModify) -> Result<Option<NaiveDateTime>, P
         )
         .at(format!("{BASE}/@LastModifyDateTime"))),
         (update, modify) => Ok(update.or(modify).map(|d| d.local)),
-    }
-}
-
-/// Checks that the request was built from the booking as stored now: its version stamp
-/// ([`version_stamp`], as read) must be the stored one, so a modify never undoes a change it
-/// did not see. A Commit must carry it.
-pub fn check_version(read_at: Option<NaiveDateTime>, stored: &Booking, commit: bool) -> Result<(), Problem> {
-    let tag = format!("{BASE}/@LastUpdateDateTime");
-    match read_at {
-        None if commit => Err(Problem::required(
-            "A Commit must send back the booking's version as read (/bookread HotelReservation@LastModifyDateTime, as HotelResModify@LastUpdateDateTime or @LastModifyDateTime), so that it cannot undo a change made since.",
-        )
-        .at(tag)),
-        None => Ok(()),
-        Some(at) if at == stored.updated => Ok(()),
-        Some(at) => Err(Problem::biz(
-            ErrorCode::RequestedActionNotPossible,
-            format!(
-                "Booking not changed – it was changed at {} after the version this request was built from ({at}); read it again and resend the change.",
-                stored.updated
-            ),
-        )
-        .at(tag)),
     }
 }
 
@@ -108,12 +73,6 @@ pub fn total_notes(rq: &m::HotelResModify, b: &Booking) -> Vec<Problem> {
     notes
 }
 
-/// The stamp of a change: now, but always after the previous one (the stamp is the version a
-/// later modify must carry, so two changes never share one).
-pub fn next_update(previous: NaiveDateTime, now: NaiveDateTime) -> NaiveDateTime {
-    now.max(previous + chrono::Duration::seconds(1))
-}
-
 /// What a modify request makes of the stored booking: the booking as it should be (minor
 /// changes applied, changed room stays re-priced from the catalogue and given the hotel's
 /// cancellation policy from their new arrival; a cancelled room stay cannot be changed), or
@@ -146,45 +105,6 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, utc
         }
     }
     if problems.is_empty() { Ok(desired) } else { Err(problems) }
-}
-
-/// How far ahead a stay may start (days after today): five years.
-pub const MAX_DAYS_AHEAD: i64 = 1830;
-
-/// A stay (`span`: the path of its `TimeSpan` or `StayDateRange`): End after Start, not in the
-/// past, at most [`MAX_DAYS_AHEAD`] days ahead, at most [`MAX_NIGHTS`] nights.
-pub fn check_dates(start: NaiveDate, end: NaiveDate, today: NaiveDate, span: &str) -> Result<(), Problem> {
-    if end <= start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} must be after Start {start}.")).at(span));
-    }
-    if start < today {
-        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is in the past.")).at(format!("{span}/@Start")));
-    }
-    if (start - today).num_days() > MAX_DAYS_AHEAD {
-        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is more than {MAX_DAYS_AHEAD} days ahead; stays are sold up to {MAX_DAYS_AHEAD} days ahead."))
-            .at(format!("{span}/@Start")));
-    }
-    let nights = (end - start).num_days();
-    if nights > MAX_NIGHTS {
-        return Err(Problem::biz(ErrorCode::TooManyNights, format!("A room stay has at most {MAX_NIGHTS} nights, not {nights}.")).at(span));
-    }
-    Ok(())
-}
-
-/// The problem of a room stay that cannot be priced.
-pub fn price_problem(e: &PriceError, r: &Room, currency: &str, tag: &str) -> Problem {
-    let board_tag = format!("{tag}/RoomRates/RoomRate/Features/Feature/Description/Text");
-    match e {
-        PriceError::UnknownHotel => Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {} is not known.", r.hotel)).at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
-        PriceError::UnknownRoomType => Problem::biz(ErrorCode::InvalidRoomTypeCode, format!("Hotel {} has no room type {}.", r.hotel, r.room_type))
-            .at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")),
-        PriceError::UnknownBoard => Problem::biz(ErrorCode::InvalidValue, format!("Board {} is not known.", r.board)).at(board_tag),
-        PriceError::BoardNotOffered => {
-            Problem::biz(ErrorCode::InvalidValue, format!("Room {} of hotel {} is not sold with board {} in {currency}.", r.room_type, r.hotel, r.board)).at(board_tag)
-        }
-        PriceError::NoRate(night) => Problem::biz(ErrorCode::NoAvailability, format!("Room {} with board {} is not available for the night of {night}.", r.room_type, r.board))
-            .at(format!("{tag}/TimeSpan")),
-    }
 }
 
 /// Collects the problems of a comparison.
@@ -244,7 +164,7 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
             p.differs(format!("{tag}/BasicPropertyInfo/@HotelCode"), format!("hotel {} (stored {:?})", show(&hotel), st.hotel));
         }
         let sources: Vec<RoomSource> =
-            rs.tpa_extensions.as_ref().and_then(|x| x.pos.as_ref()).map(|pos| pos.source.iter().map(mapping::room_source).collect()).unwrap_or_default();
+            rs.tpa_extensions.as_ref().and_then(|x| x.pos.as_ref()).map(|pos| pos.source.iter().map(room_source).collect()).unwrap_or_default();
         if sources != st.sources {
             p.differs(format!("{tag}/TPA_Extensions"), "the room stay's extension sources are not the stored ones");
         }
@@ -296,7 +216,7 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
         if rates.len() > 1 {
             p.push(Problem::biz(ErrorCode::InvalidValue, "A room stay has exactly one RoomRate.").at(format!("{tag}/RoomRates/RoomRate[2]")));
         }
-        let board = mapping::board_of(rs);
+        let board = board_of(rs);
         if board.is_none() {
             p.push(Problem::required("The board code (RoomRates/RoomRate/Features/Feature/Description/Text) is required.").at(format!("{tag}/RoomRates")));
         }
@@ -331,7 +251,7 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
         if sorted(guests) != sorted(st.guests.clone()) {
             p.occupancy(format!("{tag}/ServiceDetails/ResGuestRPHs"), format!("the guests of service {} are not the stored ones", st.rph));
         }
-        match mapping::transfer_legs(sv) {
+        match transfer_legs(sv) {
             Some(legs) if legs == st.legs => {}
             Some(_) => p.differs(format!("{tag}/TPA_Extensions"), format!("the transfer legs of service {} are not the stored ones", st.rph)),
             None => p.differs(format!("{tag}/TPA_Extensions"), "each end of a transfer leg is either a ConnectingTransport or a Hotel"),
@@ -367,7 +287,7 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
                 format!("guest {} birth date {} (stored {})", st.rph, show(&birth), show(&st.birth_date)),
             );
         }
-        let name = mapping::person_name(g);
+        let name = person_name(g);
         if name != (st.prefix.clone(), st.given.clone(), st.surname.clone()) {
             let name_tag = format!("{tag}/Profiles/ProfileInfo/Profile/Customer/PersonName");
             if k == 0 {
@@ -380,7 +300,7 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
 
     // Comments (a minor change; their number and lengths are bounded by the spec, checked
     // when the request was decoded).
-    let comments = mapping::comments_from(rq.res_global_info.comments.as_ref());
+    let comments = comments_from(rq.res_global_info.comments.as_ref());
     if comments != stored.comments {
         desired.comments = comments;
     }
@@ -407,7 +327,7 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
                 continue;
             }
         }
-        others.push(mapping::item_ref(r));
+        others.push(item_ref(r));
     }
     others.sort();
     let mut stored_others = stored.item_refs.clone();
@@ -449,34 +369,5 @@ fn follow_board(p: &mut Problems, desired: &mut Booking, stored: &Booking, catal
         {
             d.code = (*new).to_string();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    fn at(s: &str) -> NaiveDateTime {
-        s.parse().unwrap()
-    }
-
-    #[test]
-    fn a_change_stamp_always_moves_forward() {
-        assert_eq!(next_update(at("2030-01-01T10:00:00"), at("2030-01-01T10:00:05")), at("2030-01-01T10:00:05"));
-        assert_eq!(next_update(at("2030-01-01T10:00:05"), at("2030-01-01T10:00:05")), at("2030-01-01T10:00:06"));
-        assert_eq!(next_update(at("2030-01-01T10:00:09"), at("2030-01-01T10:00:05")), at("2030-01-01T10:00:10"));
-    }
-
-    #[test]
-    fn dates_of_a_changed_stay() {
-        let d = |s: &str| s.parse::<NaiveDate>().unwrap();
-        let today = d("2030-01-10");
-        assert!(check_dates(d("2030-01-10"), d("2030-01-12"), today, "/t").is_ok());
-        assert_eq!(check_dates(d("2030-01-09"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::StartDateInvalid);
-        assert_eq!(check_dates(d("2030-01-12"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::InvalidStartEndDateCombination);
-        assert_eq!(check_dates(d("2030-01-10"), d("2030-02-10"), today, "/t").unwrap_err().code, ErrorCode::TooManyNights);
-        assert_eq!(check_dates(d("2035-01-15"), d("2035-01-16"), today, "/t").unwrap_err().tag.as_deref(), Some("/t/@Start"));
-        assert!(check_dates(d("2035-01-14"), d("2035-01-16"), today, "/t").is_ok());
     }
 }

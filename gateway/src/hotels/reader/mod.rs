@@ -1,0 +1,99 @@
+//! Request readers of the hotel area: the availability, booking and modify requests read into
+//! domain values (the asked query, booking or change), with the problems of a request that names
+//! nothing usable, each at its element path. The rules then work on those values.
+//!
+//! | file | reads |
+//! |---|---|
+//! | [`availability`] | `OTA_HotelAvailRQ` → an availability query |
+//! | [`reservation`] | `OTA_HotelResRQ` → the booking asked for, priced |
+//! | [`modify`] | `OTA_HotelResModifyRQ` → the booking as it would be after the change |
+//! | `mod.rs` | the parts every request shares: comments, sources, guests' names, boards, item references |
+
+use ota_messages::common::{CompanyName, Source};
+use ota_messages::hotel_res_modify as m;
+
+use super::booking::{Comment, Company, ItemRef, LangText, RoomSource, TransferLeg, TransferPoint, Transport};
+
+pub mod availability;
+pub mod modify;
+pub mod reservation;
+
+/// The comments of a request, as stored.
+pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {
+    comments
+        .map(|c| {
+            c.comment
+                .iter()
+                .map(|c| Comment {
+                    name: c.name.clone(),
+                    originator: c.comment_originator_code.clone(),
+                    texts: c.text.iter().map(|t| LangText { language: t.language.clone(), text: t.value.clone() }).collect(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn company(c: &CompanyName) -> Company {
+    Company { name: c.value.clone(), code: c.code.clone(), short_name: c.company_short_name.clone() }
+}
+
+/// The stored form of a request's room-stay source (its `MessagePassword` is dropped).
+pub fn room_source(s: &Source) -> RoomSource {
+    let r = &s.requestor_id;
+    RoomSource {
+        kind: r.r#type.as_str().to_string(),
+        id: r.id.clone(),
+        id_context: r.id_context.clone(),
+        instance: r.instance.as_ref().map(|i| i.as_str().to_string()),
+        company: r.company_name.as_ref().map(company),
+    }
+}
+
+/// The transfer legs of a request's service; `None` when a leg end is neither a hotel nor a
+/// connecting transport (or both).
+pub fn transfer_legs(s: &m::Service) -> Option<Vec<TransferLeg>> {
+    let legs = s.tpa_extensions.as_ref().and_then(|x| x.transfer_info_type.as_ref()).map(|t| t.transfer_leg.as_slice()).unwrap_or_default();
+    legs.iter().map(|l| Some(TransferLeg { origin: point(&l.transfer_origin)?, destination: point(&l.transfer_destination)? })).collect()
+}
+
+fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
+    match (&e.hotel, &e.connecting_transport) {
+        (Some(h), None) => Some(TransferPoint::Hotel(h.hotel_code.clone())),
+        (None, Some(t)) => Some(TransferPoint::Transport(Transport {
+            departure: t.departure_date_time.map(|d| d.local),
+            arrival: t.arrival_date_time.map(|d| d.local),
+            departure_airport: t.departure_airport.as_ref().map(|a| a.location_code.clone()),
+            arrival_airport: t.arrival_airport.as_ref().map(|a| a.location_code.clone()),
+            flight: t.operating_airline.as_ref().and_then(|a| a.flight_number.clone()),
+        })),
+        _ => None,
+    }
+}
+
+/// The name of a request's guest: (prefix, given name, surname).
+pub fn person_name(g: &m::ResGuest) -> (Option<String>, Option<String>, Option<String>) {
+    let name = g.profiles.as_ref().and_then(|p| p.profile_info.profile.customer.person_name.as_ref());
+    (name.and_then(|n| n.name_prefix.clone()), name.and_then(|n| n.given_name.clone()), name.and_then(|n| n.surname.clone()))
+}
+
+/// The board code of a room stay in a request: the first `Text` without a `Language` of the
+/// first rate feature, else its first `Text`.
+pub fn board_of(rs: &m::RoomStay) -> Option<String> {
+    let rate = rs.room_rates.as_ref()?.room_rate.first()?;
+    let feature = rate.features.as_ref()?.feature.first()?;
+    let texts = &feature.description.as_ref()?.text;
+    let text = texts.iter().find(|t| t.language.is_none()).or_else(|| texts.first())?;
+    let code = text.value.trim();
+    (!code.is_empty()).then(|| code.to_string())
+}
+
+/// The stored form of a request's further reference.
+pub fn item_ref(r: &m::HotelReservationId) -> ItemRef {
+    ItemRef {
+        res_id_type: r.res_id_type.as_str().to_string(),
+        context: r.res_id_source_context.as_str().to_string(),
+        value: r.res_id_value.clone(),
+        item_rph: r.item_rph,
+    }
+}
