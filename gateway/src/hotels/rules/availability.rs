@@ -7,7 +7,7 @@
 //!   searched once.
 //! - The stay: End after Start, from today on, at most [`MAX_NIGHTS`](super::MAX_NIGHTS) nights, at most
 //!   [`MAX_DAYS_AHEAD`](super::MAX_DAYS_AHEAD) days ahead.
-//! - At most [`MAX_ROOMS`] rooms (`RoomStayCandidate`), each with at least one adult (AQC 10,
+//! - At most [`MAX_ROOMS`](crate::hotels::import::MAX_ROOMS) rooms (`RoomStayCandidate`), each with at least one adult (AQC 10,
 //!   or 11 senior; a `GuestCount` without a code counts as adults) and the `Age` of each child
 //!   (AQC 8).
 //! - An offer is one room type with one board in one currency of one hotel, for one requested

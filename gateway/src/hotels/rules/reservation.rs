@@ -2,7 +2,7 @@
 //! from the rates, with the cancellation penalties of its hotel's policy.
 //!
 //! Rules:
-//! - 1 to [`MAX_ROOMS`] room stays (more: Type 3, Code 378), all in one hotel; each room stay's
+//! - 1 to [`MAX_ROOMS`](crate::hotels::import::MAX_ROOMS) room stays (more: Type 3, Code 378), all in one hotel; each room stay's
 //!   `RPH` (else its position) names it once.
 //! - A room stay: a known hotel and room type (`RoomTypeCode`, a `;contract/rate-plan` suffix
 //!   is kept as written), a stay that [`check_dates`] accepts, a board — the first `Text` of its
