@@ -23,7 +23,7 @@ pub const MAX_NIGHTS: i64 = 30;
 pub const MAX_PROBLEMS: usize = 20;
 
 /// Checks that the request was built from the booking as stored now: its version stamp
-/// ([`version_stamp`], as read) must be the stored one, so a modify never undoes a change it
+/// ([`version_stamp`](crate::hotels::reader::modify::version_stamp), as read) must be the stored one, so a modify never undoes a change it
 /// did not see. A Commit must carry it.
 pub fn check_version(read_at: Option<NaiveDateTime>, stored: &Booking, commit: bool) -> Result<(), Problem> {
     let tag = format!("{BASE}/@LastUpdateDateTime");

@@ -5,7 +5,7 @@
 //! - 1 to [`MAX_ROOMS`](crate::hotels::import::MAX_ROOMS) room stays (more: Type 3, Code 378), all in one hotel; each room stay's
 //!   `RPH` (else its position) names it once.
 //! - A room stay: a known hotel and room type (`RoomTypeCode`, a `;contract/rate-plan` suffix
-//!   is kept as written), a stay that [`check_dates`] accepts, a board — the first `Text` of its
+//!   is kept as written), a stay that [`check_dates`](super::check_dates) accepts, a board — the first `Text` of its
 //!   `RoomRate` feature, else the board `Service` its `ServiceRPHs` reference — the room type is
 //!   sold with; its price is the sum of the nightly rates (one currency per booking).
 //! - Guests: every `ResGuestRPH` of a room names a `ResGuest`, each guest stays in exactly one
