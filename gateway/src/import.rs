@@ -90,7 +90,8 @@ async fn store_content(store: &Store, checked: Checked, only_if_empty: bool) -> 
                     activities::repo::import(c, a, today, now).await?;
                 }
                 if let Some(h) = &checked.hotels {
-                    hotels::repo::import(c, h).await?;
+                    // Each imported booking takes its rooms as the hotel rules say.
+                    hotels::repo::import(c, h, |before, after| hotels::rules::inventory::change(before, Some(after))).await?;
                 }
                 bump_content_version(c).await?;
                 Ok(Some(ImportSummary {

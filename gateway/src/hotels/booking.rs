@@ -2,6 +2,8 @@
 //! references. Read and written by the repo, compared and priced by the rules, turned into
 //! messages by the mapping; the import file has its own input types.
 
+use std::collections::BTreeMap;
+
 use chrono::{NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
 
@@ -236,3 +238,18 @@ impl Booking {
         }
     }
 }
+
+/// One room type of one hotel, one night.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Night {
+    /// The hotel code.
+    pub hotel: String,
+    /// The room type (without a `;` suffix).
+    pub room_type: String,
+    /// The night (its date).
+    pub night: NaiveDate,
+}
+
+/// Rooms per room type and night: what a booking holds, or what a change takes (positive) and
+/// gives back (negative). Ordered, so that every writer takes rows in the same order.
+pub type Rooms = BTreeMap<Night, i64>;

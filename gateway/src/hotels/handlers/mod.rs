@@ -14,7 +14,7 @@ use ota_messages::hotel_res_modify as m;
 use std::sync::Arc;
 
 use super::Area;
-use super::booking::Booking;
+use super::booking::{Booking, Rooms};
 use super::catalogue::Catalogue;
 use super::import::MAX_ROOMS;
 use super::mapping;
@@ -146,6 +146,21 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
 
 /// The answer when the rooms a booking (as the request makes it) takes are not left; a store
 /// failure stays one. `room_stays` is the tag of the request's room stays.
+/// Checks that the rooms a change takes are left now (a Quote or a modify's preview: nothing
+/// is stored): those on sale as `hotels` (the content in memory) has them, less those sold as
+/// the database has them, read in one statement. Availability counts the same way.
+async fn check_inventory(c: &mut Conn<'_>, change: &Rooms, hotels: &Catalogue) -> Result<(), InventoryError> {
+    let Some((codes, first, last)) = inventory::taken_span(change) else {
+        return Ok(());
+    };
+    let sold = repo::rooms_sold(c, &codes, first, last).await?;
+    match inventory::first_short(change, hotels, &sold) {
+        None => Ok(()),
+        Some((night, Some(left))) => Err(InventoryError::Full { night: night.clone(), left }),
+        Some((night, None)) => Err(InventoryError::RoomTypeGone(night.clone())),
+    }
+}
+
 fn not_left(e: InventoryError, booking: &Booking, room_stays: &str) -> OpError {
     match e {
         InventoryError::Full { night, left } => inventory::not_left(booking, &night, Some(left), room_stays).into(),
@@ -194,7 +209,7 @@ impl Change {
     async fn preview(&self, c: &mut Conn<'_>) -> Result<Booking, OpError> {
         let (_, stored, desired) = self.plan(c, false).await?;
         let taken = inventory::change(Some(&stored), Some(&desired));
-        repo::check_inventory(c, &taken, &self.catalogue).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
+        check_inventory(c, &taken, &self.catalogue).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         Ok(desired)
     }
 

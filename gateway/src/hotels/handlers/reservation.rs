@@ -2,10 +2,10 @@
 
 use ota_messages::hotel_res::{OtaHotelResRq, OtaHotelResRs};
 
-use super::not_left;
+use super::{check_inventory, not_left};
 use crate::errors::warnings;
 use crate::hotels::Area;
-use crate::hotels::booking::Company;
+use crate::hotels::booking::{Booking, Company};
 use crate::hotels::mapping::reservation as mapping;
 use crate::hotels::repo::{self, CommitError, Committed};
 use crate::hotels::rules::MAX_PROBLEMS;
@@ -15,6 +15,7 @@ use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
 use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::Action;
 use crate::shared::lang::Languages;
+use crate::store::Conn;
 
 /// `/hotelbook`: `Quote` (or none) prices the booking and checks that its rooms are left, and
 /// stores nothing; `Commit` books it once per (requestor, Client reference), taking its rooms
@@ -38,7 +39,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
             let wanted = inventory::change(None, Some(&asked));
             let quoted = asked.clone();
             let catalogue = area.catalogue.clone();
-            cx.peek(move |c| Box::pin(async move { repo::check_inventory(c, &wanted, &catalogue).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) }))
+            cx.peek(move |c| Box::pin(async move { check_inventory(c, &wanted, &catalogue).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) }))
                 .await?;
             asked
         }
@@ -47,7 +48,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
             let committed = cx
                 .write(move |c| {
                     Box::pin(async move {
-                        repo::commit(c, &wanted).await.map_err(|e| match e {
+                        commit(c, &wanted).await.map_err(|e| match e {
                             CommitError::ReferenceTaken => rules::reference_taken(&wanted.client_ref).into(),
                             CommitError::Inventory(e) => not_left(e, &wanted, ROOM_STAYS),
                         })
@@ -71,4 +72,18 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let rs = OtaHotelResRs::success(mapping::booked(&answer, &area.catalogue, &languages, with_breakdown));
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
+}
+
+/// Books, in the caller's write transaction: the booking already made with this (owner, Client
+/// reference), or else `b` stored under a new Internal reference with its rooms taken (never
+/// beyond those on sale). On an error the transaction is rolled back.
+async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, CommitError> {
+    if let Some(existing) = repo::claim(c, b).await? {
+        return Ok(Committed::Existing(existing));
+    }
+    let internal = repo::free_reference(c).await?;
+    let booked = rules::with_reference(b.clone(), &internal);
+    repo::insert(c, &booked).await?;
+    repo::apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
+    Ok(Committed::New(booked))
 }

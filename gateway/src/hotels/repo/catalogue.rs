@@ -235,7 +235,8 @@ fn hotel_images(
 /// Writes the hotels part of an import: boards and hotels upserted by code (a hotel's texts,
 /// contacts, room types, rates and images replaced), bookings replaced whole by Internal
 /// reference, their unpriced rooms priced from the rates as stored after this import.
-pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels) -> Result<(), ImportError> {
+/// `taken`: the rooms an imported booking takes in place of the one it replaces (a rule).
+pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels, taken: impl Fn(Option<&Booking>, &Booking) -> Rooms) -> Result<(), ImportError> {
     for (code, name) in &imported.boards {
         c.execute("INSERT INTO hotel_board (code, name) VALUES ($1, $2) ON CONFLICT (code) DO UPDATE SET name = excluded.name", &[code, name]).await?;
     }
@@ -297,7 +298,7 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels) -> Resul
         }
         insert(c, &priced).await?;
         // An imported booking records what exists: its rooms count as sold even beyond those on sale.
-        apply_inventory(c, &inventory::change(before.as_ref(), Some(&priced)), true).await.map_err(|e| match e {
+        apply_inventory(c, &taken(before.as_ref(), &priced), true).await.map_err(|e| match e {
             InventoryError::Store(e) => ImportError::Store(e),
             other => ImportError::invalid(&entry, other.to_string()),
         })?;

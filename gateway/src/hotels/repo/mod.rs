@@ -13,11 +13,10 @@ use std::collections::HashMap;
 
 use super::booking::{
     Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, Room, RoomReference, RoomSource, Service, TransferLeg, TransferPoint,
-    Transport,
+    Transport, Night, Rooms,
 };
 use super::catalogue::{Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
 use super::import::ImportedHotels;
-use super::rules::{inventory, reservation};
 use crate::shared::reference;
 use crate::shared::register::{self, Claim};
 use crate::shared::booking::{Kind, ListDate};

@@ -20,9 +20,9 @@ const MAX_LISTED_HOTELS: usize = 200;
 
 /// Rooms sold per room type and night, of some hotels, from `from` to `to` (inclusive), in
 /// one statement (nights without any sold are absent).
-pub(crate) async fn rooms_sold(c: &mut Conn<'_>, hotels: &[&str], from: NaiveDate, to: NaiveDate) -> Result<inventory::Rooms, StoreError> {
+pub(crate) async fn rooms_sold(c: &mut Conn<'_>, hotels: &[&str], from: NaiveDate, to: NaiveDate) -> Result<Rooms, StoreError> {
     if hotels.is_empty() || to < from {
-        return Ok(inventory::Rooms::new());
+        return Ok(Rooms::new());
     }
     let mut params: Vec<&dyn crate::store::Param> = vec![&from, &to];
     let sql = if hotels.len() <= MAX_LISTED_HOTELS {
@@ -33,7 +33,7 @@ pub(crate) async fn rooms_sold(c: &mut Conn<'_>, hotels: &[&str], from: NaiveDat
         "SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2".to_string()
     };
     let rows: Vec<SoldRow> = c.query(&sql, &params).await?;
-    Ok(rows.into_iter().filter(|r| r.rooms > 0).map(|r| (inventory::Night { hotel: r.hotel_code, room_type: r.room_code, night: r.night }, r.rooms)).collect())
+    Ok(rows.into_iter().filter(|r| r.rooms > 0).map(|r| (Night { hotel: r.hotel_code, room_type: r.room_code, night: r.night }, r.rooms)).collect())
 }
 
 /// Why rooms could not be taken.
@@ -43,20 +43,20 @@ pub(crate) enum InventoryError {
     #[error("{left} room(s) left")]
     Full {
         /// The room type and night.
-        night: inventory::Night,
+        night: Night,
         /// Rooms left.
         left: i64,
     },
     /// The room type is no longer in the content.
     #[error("the room type is no longer offered")]
-    RoomTypeGone(inventory::Night),
+    RoomTypeGone(Night),
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 /// Rooms of a type on sale on a night, from the stored content (`None`: no such room type).
-async fn on_sale(c: &mut Conn<'_>, n: &inventory::Night) -> Result<Option<i64>, StoreError> {
+async fn on_sale(c: &mut Conn<'_>, n: &Night) -> Result<Option<i64>, StoreError> {
     let row: Option<OnSaleRow> = c
         .query_opt(
             "SELECT t.units,
@@ -71,32 +71,17 @@ async fn on_sale(c: &mut Conn<'_>, n: &inventory::Night) -> Result<Option<i64>, 
 }
 
 /// Rooms sold of a type on a night.
-async fn sold_on(c: &mut Conn<'_>, n: &inventory::Night) -> Result<i64, StoreError> {
+async fn sold_on(c: &mut Conn<'_>, n: &Night) -> Result<i64, StoreError> {
     let row: Option<Scalar<i64>> = c
         .query_opt("SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3", &[&n.hotel, &n.room_type, &n.night])
         .await?;
     Ok(row.map_or(0, |Scalar(r)| r))
 }
 
-/// Checks that the rooms a change takes are left now (a Quote or a modify's preview: nothing
-/// is stored): those on sale as `hotels` (the content in memory) has them, less those sold as
-/// the database has them, read in one statement. Availability counts the same way.
-pub(crate) async fn check_inventory(c: &mut Conn<'_>, change: &inventory::Rooms, hotels: &Catalogue) -> Result<(), InventoryError> {
-    let Some((codes, first, last)) = inventory::taken_span(change) else {
-        return Ok(());
-    };
-    let sold = rooms_sold(c, &codes, first, last).await?;
-    match inventory::first_short(change, hotels, &sold) {
-        None => Ok(()),
-        Some((night, Some(left))) => Err(InventoryError::Full { night: night.clone(), left }),
-        Some((night, None)) => Err(InventoryError::RoomTypeGone(night.clone())),
-    }
-}
-
 /// Applies a change to the rooms sold, in the caller's write transaction: gives back, and
 /// takes rooms never beyond those on sale (an imported booking records what exists: `force`
 /// takes them even so). On an error the caller's transaction is rolled back.
-pub(crate) async fn apply_inventory(c: &mut Conn<'_>, change: &inventory::Rooms, force: bool) -> Result<(), InventoryError> {
+pub(crate) async fn apply_inventory(c: &mut Conn<'_>, change: &Rooms, force: bool) -> Result<(), InventoryError> {
     c.lock_catalogue(false).await?;
     for (night, &n) in change {
         if n < 0 {

@@ -63,23 +63,27 @@ impl From<StoreError> for CommitError {
     }
 }
 
-/// Books: the booking already made with this (owner, Client reference), or else `b` stored
-/// under a new Internal reference with its rooms taken (never beyond those on sale). Runs in
-/// a write transaction; on an error the caller's transaction is rolled back.
-pub(crate) async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, CommitError> {
+/// Claims the Client reference of a new booking, in the caller's write transaction: `None`
+/// when it is now this booking's, else the booking already made with it (a repeated Commit).
+/// A concurrent Commit with the same reference waits here for this transaction.
+pub(crate) async fn claim(c: &mut Conn<'_>, b: &Booking) -> Result<Option<Booking>, CommitError> {
     c.lock_catalogue(false).await?;
     // The Client reference is claimed first: a concurrent Commit with the same one waits here
     // for this transaction and then finds the booking.
     match register::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
-        Claim::Claimed => {}
-        Claim::Taken(Kind::Activity) => return Err(CommitError::ReferenceTaken),
+        Claim::Claimed => Ok(None),
+        Claim::Taken(Kind::Activity) => Err(CommitError::ReferenceTaken),
         Claim::Taken(Kind::Hotel) => {
             if let Lookup::Found(at) = find(c, &b.owner, Some(&b.client_ref), None).await? {
-                return Ok(Committed::Existing(load(c, at.id).await?));
+                return Ok(Some(load(c, at.id).await?));
             }
-            return Err(StoreError::Data(format!("Client reference {:?} of {:?} is registered without its hotel booking", b.client_ref, b.owner)).into());
+            Err(StoreError::Data(format!("Client reference {:?} of {:?} is registered without its hotel booking", b.client_ref, b.owner)).into())
         }
     }
+}
+
+/// An Internal reference no hotel booking has (see [`reference::candidates`]).
+pub(crate) async fn free_reference(c: &mut Conn<'_>) -> Result<String, StoreError> {
     let mut internal = None;
     for candidate in reference::candidates("HTL") {
         if c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&candidate]).await?.is_none() {
@@ -87,11 +91,7 @@ pub(crate) async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, C
             break;
         }
     }
-    let internal = internal.ok_or_else(reference::exhausted)?;
-    let booked = reservation::with_reference(b.clone(), &internal);
-    insert(c, &booked).await?;
-    apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
-    Ok(Committed::New(booked))
+    internal.ok_or_else(reference::exhausted)
 }
 
 /// Replaces a stored booking with `b`, unless it changed since `read_at` (its last update as

@@ -2,30 +2,14 @@
 //! back to the hotel's inventory. Pure: the repo applies the change in the booking's own
 //! transaction.
 
-use std::collections::BTreeMap;
-
 use chrono::{Days, NaiveDate};
 
 use ota_messages::common::ErrorCode;
 
 use crate::errors::Problem;
+pub use crate::hotels::booking::{Night, Rooms};
 use crate::hotels::booking::{Booking, Room};
 use crate::hotels::catalogue::{Catalogue, RoomType};
-
-/// One room type of one hotel, one night.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Night {
-    /// The hotel code.
-    pub hotel: String,
-    /// The room type (without a `;` suffix).
-    pub room_type: String,
-    /// The night (its date).
-    pub night: NaiveDate,
-}
-
-/// Rooms per room type and night: what a booking holds, or what a change takes (positive) and
-/// gives back (negative). Ordered, so that every writer takes rows in the same order.
-pub type Rooms = BTreeMap<Night, i64>;
 
 /// The nights of a stay: from its start to the day before its end.
 pub fn nights(start: NaiveDate, end: NaiveDate) -> impl Iterator<Item = NaiveDate> {
@@ -120,6 +104,8 @@ pub fn not_left(b: &Booking, n: &Night, left: Option<i64>, room_stays: &str) -> 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::hotels::booking::RESERVED;
     use crate::shared::cancellation::Cancellation;
