@@ -2,13 +2,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use chrono::NaiveDate;
+
 use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res as res;
+use rust_decimal::Decimal;
 
 use super::comments_from;
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, Guest, RESERVED, Room, Service, base_code};
-use crate::hotels::catalogue::Catalogue;
+use crate::hotels::catalogue::{Catalogue, Hotel, RoomType};
 use crate::hotels::import::MAX_ROOMS;
 use crate::hotels::rules::availability::is_adult;
 use crate::hotels::rules::check_dates;
@@ -154,76 +157,15 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             p.push(problem);
             continue;
         }
-        let Some(board) = board_of(rs, services, catalogue) else {
-            p.push(
-                Problem::required("A room stay needs its board: RoomRates/RoomRate/Features/Feature/Description/Text, or a board Service in its ServiceRPHs.")
-                    .at(format!("{tag}/RoomRates")),
-            );
-            continue;
-        };
-        let Some(room_currency) = hotel.rates_of(&room.code).sold_with().into_iter().find(|(b, _)| *b == board).map(|(_, c)| c.to_string()) else {
-            let what = if catalogue.is_board(&board) {
-                format!("Room type {} of hotel {code} is not sold with board {board}.", room.code)
-            } else {
-                format!("Board {board:?} is not known.")
-            };
-            p.push(Problem::biz(ErrorCode::InvalidValue, what).at(format!("{tag}/RoomRates/RoomRate/Features/Feature/Description/Text")));
-            continue;
-        };
-        if let Some(c) = &currency
-            && *c != room_currency
-        {
-            p.push(
-                Problem::biz(
-                    ErrorCode::InvalidCurrencyCode,
-                    format!("One booking is priced in one currency: this room is sold in {room_currency}, the first in {c}."),
-                )
-                .at(tag.clone()),
-            );
-            continue;
-        }
-        currency = Some(room_currency.clone());
-        let total = match hotel.price(&room.code, &board, &room_currency, start, end) {
-            Ok(total) => total,
-            Err(e) => {
-                p.push(
-                    Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {board} cannot be booked for this stay: {e}.", room.code))
-                        .at(format!("{tag}/TimeSpan")),
-                );
+        let (board, room_currency, total) = match price_stay(rs, services, catalogue, hotel, room, currency.as_deref(), (start, end), &tag) {
+            Ok(priced) => priced,
+            Err(problem) => {
+                p.push(problem);
                 continue;
             }
         };
-        let in_room: Vec<u64> = rs.res_guest_rphs.as_ref().map(|r| r.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
-        for rph in &in_room {
-            if !guests.iter().any(|g| g.rph == *rph) {
-                p.push(Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {rph} names no ResGuest.")).at(format!("{tag}/ResGuestRPHs")));
-            } else if let Some(other) = placed.insert(*rph, i) {
-                p.push(
-                    Problem::biz(ErrorCode::InvalidValue, format!("Guest {rph} is in room stays {} and {}.", other + 1, i + 1))
-                        .at(format!("{tag}/ResGuestRPHs")),
-                );
-            }
-        }
-        let room_guests: Vec<&Guest> = guests.iter().filter(|g| in_room.contains(&g.rph)).collect();
-        match room_guests.iter().find(|g| is_adult(&g.age_code)) {
-            None => {
-                p.push(Problem::biz(ErrorCode::InvalidValue, "A room needs at least one adult (AgeQualifyingCode 10 or 11).").at(format!("{tag}/ResGuestRPHs")))
-            }
-            Some(lead) if commit && (lead.given.is_none() || lead.surname.is_none()) => p.push(
-                Problem::required(format!("Guest {} is the responsible person of room stay {index}: give GivenName and Surname.", lead.rph))
-                    .at(format!("{tag}/ResGuestRPHs")),
-            ),
-            Some(_) => {}
-        }
-        if !room.fits(room_guests.len() as u32) {
-            p.push(
-                Problem::biz(
-                    ErrorCode::InvalidValue,
-                    format!("Room type {} takes at most {} guests, not {}.", room.code, room.max_guests.unwrap_or_default(), room_guests.len()),
-                )
-                .at(format!("{tag}/ResGuestRPHs")),
-            );
-        }
+        currency = Some(room_currency);
+        let in_room = room_guests(rs, i, &tag, &guests, &mut placed, room, commit, &mut p);
         let services_of: Vec<u64> = rs.service_rphs.as_ref().map(|r| r.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
         for rph in &services_of {
             if !services.iter().any(|s| s.service_rph == *rph) {
@@ -253,33 +195,7 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             p.push(Problem::biz(ErrorCode::InvalidValue, format!("Guest {} is in no room stay.", g.rph)).at(format!("{ROOT}/ResGuests")));
         }
     }
-    let mut booked_services = Vec::new();
-    for (i, s) in services.iter().enumerate() {
-        let tag = format!("{ROOT}/Services/Service[{}]", i + 1);
-        let code = s.service_inventory_code.trim();
-        if !catalogue.is_board(code) {
-            p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Service {code:?} is not a board; only boards are booked with the rooms."))
-                    .at(format!("{tag}/@ServiceInventoryCode")),
-            );
-        } else if !used_services.contains(&s.service_rph) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("Service {} is used by no room stay.", s.service_rph)).at(format!("{tag}/@ServiceRPH")));
-        } else if booked_services.iter().any(|b: &Service| b.rph == s.service_rph) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {} names two services.", s.service_rph)).at(format!("{tag}/@ServiceRPH")));
-        }
-        let users = rooms.iter().filter(|r| r.services.contains(&s.service_rph)).flat_map(|r| r.guests.iter().copied()).collect();
-        booked_services.push(Service { rph: s.service_rph, code: code.to_string(), guests: users, legs: Vec::new() });
-    }
-    for r in &rooms {
-        let boards: Vec<&Service> = booked_services.iter().filter(|s| r.services.contains(&s.rph)).collect();
-        if boards.iter().any(|s| s.code != r.board) {
-            let index = r.index.unwrap_or_default();
-            p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Room stay {index} is booked with board {}; its board service says otherwise.", r.board))
-                    .at(format!("{ROOM_STAYS}/RoomStay[{index}]/ServiceRPHs")),
-            );
-        }
-    }
+    let booked_services = booked_services(services, &rooms, &used_services, catalogue, &mut p);
     let comments = comments_from(rq.res_global_info.comments.as_ref());
     if !p.is_empty() {
         return Err(p);
@@ -299,4 +215,126 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
         comments,
         item_refs: Vec::new(),
     })
+}
+
+/// The guests of one room stay (its `ResGuestRPHs`, each placed once, at least one adult, the
+/// lead named on a Commit, no more than the room takes); `placed`: which room each guest is in.
+#[allow(clippy::too_many_arguments)]
+fn room_guests(
+    rs: &res::BookRoomStay,
+    i: usize,
+    tag: &str,
+    guests: &[Guest],
+    placed: &mut BTreeMap<u64, usize>,
+    room: &RoomType,
+    commit: bool,
+    p: &mut Vec<Problem>,
+) -> Vec<u64> {
+    let index = i + 1;
+    let in_room: Vec<u64> = rs.res_guest_rphs.as_ref().map(|r| r.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+    for rph in &in_room {
+        if !guests.iter().any(|g| g.rph == *rph) {
+            p.push(Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {rph} names no ResGuest.")).at(format!("{tag}/ResGuestRPHs")));
+        } else if let Some(other) = placed.insert(*rph, i) {
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Guest {rph} is in room stays {} and {}.", other + 1, i + 1))
+                    .at(format!("{tag}/ResGuestRPHs")),
+            );
+        }
+    }
+    let room_guests: Vec<&Guest> = guests.iter().filter(|g| in_room.contains(&g.rph)).collect();
+    match room_guests.iter().find(|g| is_adult(&g.age_code)) {
+        None => {
+            p.push(Problem::biz(ErrorCode::InvalidValue, "A room needs at least one adult (AgeQualifyingCode 10 or 11).").at(format!("{tag}/ResGuestRPHs")))
+        }
+        Some(lead) if commit && (lead.given.is_none() || lead.surname.is_none()) => p.push(
+            Problem::required(format!("Guest {} is the responsible person of room stay {index}: give GivenName and Surname.", lead.rph))
+                .at(format!("{tag}/ResGuestRPHs")),
+        ),
+        Some(_) => {}
+    }
+    if !room.fits(room_guests.len() as u32) {
+        p.push(
+            Problem::biz(
+                ErrorCode::InvalidValue,
+                format!("Room type {} takes at most {} guests, not {}.", room.code, room.max_guests.unwrap_or_default(), room_guests.len()),
+            )
+            .at(format!("{tag}/ResGuestRPHs")),
+        );
+    }
+    in_room
+}
+
+/// The booked services (boards only, each used by a room stay, of the board of its rooms).
+fn booked_services(services: &[res::BookService], rooms: &[Room], used_services: &BTreeSet<u64>, catalogue: &Catalogue, p: &mut Vec<Problem>) -> Vec<Service> {
+    let mut booked_services = Vec::new();
+    for (i, s) in services.iter().enumerate() {
+        let tag = format!("{ROOT}/Services/Service[{}]", i + 1);
+        let code = s.service_inventory_code.trim();
+        if !catalogue.is_board(code) {
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Service {code:?} is not a board; only boards are booked with the rooms."))
+                    .at(format!("{tag}/@ServiceInventoryCode")),
+            );
+        } else if !used_services.contains(&s.service_rph) {
+            p.push(Problem::biz(ErrorCode::InvalidValue, format!("Service {} is used by no room stay.", s.service_rph)).at(format!("{tag}/@ServiceRPH")));
+        } else if booked_services.iter().any(|b: &Service| b.rph == s.service_rph) {
+            p.push(Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {} names two services.", s.service_rph)).at(format!("{tag}/@ServiceRPH")));
+        }
+        let users = rooms.iter().filter(|r| r.services.contains(&s.service_rph)).flat_map(|r| r.guests.iter().copied()).collect();
+        booked_services.push(Service { rph: s.service_rph, code: code.to_string(), guests: users, legs: Vec::new() });
+    }
+    for r in rooms {
+        let boards: Vec<&Service> = booked_services.iter().filter(|s| r.services.contains(&s.rph)).collect();
+        if boards.iter().any(|s| s.code != r.board) {
+            let index = r.index.unwrap_or_default();
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Room stay {index} is booked with board {}; its board service says otherwise.", r.board))
+                    .at(format!("{ROOM_STAYS}/RoomStay[{index}]/ServiceRPHs")),
+            );
+        }
+    }
+    booked_services
+}
+
+/// The board of a room stay, the currency it is sold in with that board (the booking's, when an
+/// earlier room set it) and its price for the stay; or the problem why it has none.
+#[allow(clippy::too_many_arguments)]
+fn price_stay(
+    rs: &res::BookRoomStay,
+    services: &[res::BookService],
+    catalogue: &Catalogue,
+    hotel: &Hotel,
+    room: &RoomType,
+    currency: Option<&str>,
+    (start, end): (NaiveDate, NaiveDate),
+    tag: &str,
+) -> Result<(String, String, Decimal), Problem> {
+    let code = &hotel.code;
+    let Some(board) = board_of(rs, services, catalogue) else {
+        return Err(Problem::required("A room stay needs its board: RoomRates/RoomRate/Features/Feature/Description/Text, or a board Service in its ServiceRPHs.")
+            .at(format!("{tag}/RoomRates")));
+    };
+    let Some(room_currency) = hotel.rates_of(&room.code).sold_with().into_iter().find(|(b, _)| *b == board).map(|(_, c)| c.to_string()) else {
+        let what = if catalogue.is_board(&board) {
+            format!("Room type {} of hotel {code} is not sold with board {board}.", room.code)
+        } else {
+            format!("Board {board:?} is not known.")
+        };
+        return Err(Problem::biz(ErrorCode::InvalidValue, what).at(format!("{tag}/RoomRates/RoomRate/Features/Feature/Description/Text")));
+    };
+    if let Some(c) = currency
+        && c != room_currency
+    {
+        return Err(Problem::biz(
+            ErrorCode::InvalidCurrencyCode,
+            format!("One booking is priced in one currency: this room is sold in {room_currency}, the first in {c}."),
+        )
+        .at(tag));
+    }
+    match hotel.price(&room.code, &board, &room_currency, start, end) {
+        Ok(total) => Ok((board, room_currency, total)),
+        Err(e) => Err(Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {board} cannot be booked for this stay: {e}.", room.code))
+            .at(format!("{tag}/TimeSpan"))),
+    }
 }
