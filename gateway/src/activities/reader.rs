@@ -2,14 +2,14 @@
 //! domain values (with the problems of a request that names nothing usable, each at its element
 //! path); what they ask is then checked and priced by the [`rules`](super::rules).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use ota_messages::common::{ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
-use ota_messages::tour_activity_book::OtaTourActivityBookRq;
+use ota_messages::tour_activity_book::{BookingInfo, OtaTourActivityBookRq};
 use rust_decimal::Decimal;
 
 use super::booking::{Booking, Participant, Pickup};
-use super::catalogue::Catalogue;
+use super::catalogue::{Activity, Catalogue, NearbyHotel, Service, Session};
 use super::rules::*;
 use crate::errors::Problem;
 
@@ -182,39 +182,7 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
         );
     }
 
-    // Participants: a category and a unique ParticipantID each.
-    if info.participant_info.is_empty() {
-        problems.push(Problem::required("At least one ParticipantInfo is required.").at(format!("{INFO}/ParticipantInfo")));
-    } else if info.participant_info.len() as u64 > MAX_PARTICIPANTS {
-        problems.push(
-            Problem::biz(ErrorCode::InvalidValue, format!("At most {MAX_PARTICIPANTS} participants can be booked at once.")).at(format!("{INFO}/ParticipantInfo")),
-        );
-    }
-    let mut seen = Vec::new();
-    for (i, p) in info.participant_info.iter().enumerate() {
-        let at = format!("{INFO}/ParticipantInfo[{}]", i + 1);
-        if p.category.is_none() {
-            problems.push(Problem::required("The participant's Category (QualifierInfo) is required.").at(format!("{at}/Category")));
-        }
-        let individual = p.individual.as_ref();
-        match individual.and_then(|ind| ind.participant_id) {
-            None => problems.push(Problem::required("The participant's Individual@ParticipantID is required.").at(format!("{at}/Individual/@ParticipantID"))),
-            Some(id) if i64::try_from(id).is_err() => problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is too large; at most {}.", i64::MAX))
-                    .at(format!("{at}/Individual/@ParticipantID")),
-            ),
-            Some(id) if seen.contains(&id) => problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is used twice; it must be unique within the request."))
-                    .at(format!("{at}/Individual/@ParticipantID")),
-            ),
-            Some(id) => seen.push(id),
-        }
-        if let Some(age) = individual.and_then(|ind| ind.age)
-            && age > 150
-        {
-            problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150).")).at(format!("{at}/Individual/@Age")));
-        }
-    }
+    check_participants(info, &mut problems);
     let activity_id = info.basic_info.tour_activity_id.trim();
     if activity_id.is_empty() {
         problems.push(Problem::required("TourActivityID is empty.").at(format!("{INFO}/BasicInfo/@TourActivityID")));
@@ -239,77 +207,10 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
         ]);
     };
 
-    // Prices per participant.
-    let mut participants = Vec::new();
-    for (i, p) in info.participant_info.iter().enumerate() {
-        let category = p.category.as_ref().map(|c| c.qualifier_info.as_str().trim().to_string()).unwrap_or_default();
-        let ind = p.individual.clone().unwrap_or_default();
-        match service.price(&category) {
-            Some(amount) => participants.push(Participant {
-                participant_id: ind.participant_id.and_then(|id| i64::try_from(id).ok()).unwrap_or_default(),
-                category,
-                age: ind.age.and_then(|a| i64::try_from(a).ok()),
-                name_prefix: ind.name_prefix,
-                given_name: ind.given_name,
-                surname: ind.surname,
-                amount,
-            }),
-            None => problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Participant category {category:?} is not offered by service {}.", service.code))
-                    .at(format!("{INFO}/ParticipantInfo[{}]/Category/@QualifierInfo", i + 1)),
-            ),
-        }
-    }
+    let participants = priced_participants(info, service, &mut problems);
 
-    // The pickup of a transfer.
     let mut advisories = Vec::new();
-    let mut pickup = None;
-    let mut hotel = None;
-    match (&info.pickup_dropoff, service.transfer) {
-        (None, true) => problems
-            .push(Problem::required(format!("Pickup data is required for the transfer service {:?}.", service.code)).at(format!("{INFO}/PickupDropoff"))),
-        (Some(pd), true) => {
-            let location = pd.location_name.as_deref().map(str::trim).unwrap_or_default();
-            if location.is_empty() {
-                problems.push(
-                    Problem::required("PickupDropoff@LocationName (the hotel code) is required for a transfer.").at(format!("{INFO}/PickupDropoff/@LocationName")),
-                );
-            } else {
-                hotel = activity.hotel(location).filter(|h| h.pickup);
-                if hotel.is_none() && activity.pickup_hotels().next().is_some() {
-                    let known: Vec<&str> = activity.pickup_hotels().map(|h| h.code.as_str()).collect();
-                    problems.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("No pickup at {location:?}; pickups are at {}.", known.join(", ")))
-                            .at(format!("{INFO}/PickupDropoff/@LocationName")),
-                    );
-                }
-            }
-            let default_time = service.span(session, hotel).start;
-            let date_time = match pd.date_time {
-                Some(dt) if dt.local.date() != date => {
-                    problems.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is not on the booking date {date}.")).at(format!("{INFO}/PickupDropoff/@DateTime")),
-                    );
-                    default_time
-                }
-                Some(dt) if dt.local > session.start => {
-                    problems.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is after the start of the activity ({}).", session.start))
-                            .at(format!("{INFO}/PickupDropoff/@DateTime")),
-                    );
-                    default_time
-                }
-                Some(dt) => dt.local,
-                None => default_time,
-            };
-            pickup = Some(Pickup { date_time, location_name: location.to_string(), pickup_ind: pd.pickup_ind.unwrap_or(true) });
-        }
-        (Some(_), false) => advisories.push(
-            Problem::new(ErrorWarningType::Advisory, ErrorCode::InvalidValue, format!("Service {:?} has no transfer; PickupDropoff was ignored.", service.code))
-                .at(format!("{INFO}/PickupDropoff")),
-        ),
-        (None, false) => {}
-    }
+    let (pickup, hotel) = pickup_of(info, activity, service, session, date, &mut problems, &mut advisories);
     // A service that has begun (for a transfer: whose pickup has) can no longer be booked.
     let begins = service.span(session, hotel).start;
     if begins <= now {
@@ -358,4 +259,129 @@ fn pick<'a, T>(items: &'a [T], code: Option<&str>, code_of: impl Fn(&T) -> &Stri
             }
         },
     }
+}
+
+/// Checks the participants of a book request: one at least, not too many, each with a
+/// category, a unique `ParticipantID` and a person's age.
+fn check_participants(info: &BookingInfo, problems: &mut Vec<Problem>) {
+    if info.participant_info.is_empty() {
+        problems.push(Problem::required("At least one ParticipantInfo is required.").at(format!("{INFO}/ParticipantInfo")));
+    } else if info.participant_info.len() as u64 > MAX_PARTICIPANTS {
+        problems.push(
+            Problem::biz(ErrorCode::InvalidValue, format!("At most {MAX_PARTICIPANTS} participants can be booked at once.")).at(format!("{INFO}/ParticipantInfo")),
+        );
+    }
+    let mut seen = Vec::new();
+    for (i, p) in info.participant_info.iter().enumerate() {
+        let at = format!("{INFO}/ParticipantInfo[{}]", i + 1);
+        if p.category.is_none() {
+            problems.push(Problem::required("The participant's Category (QualifierInfo) is required.").at(format!("{at}/Category")));
+        }
+        let individual = p.individual.as_ref();
+        match individual.and_then(|ind| ind.participant_id) {
+            None => problems.push(Problem::required("The participant's Individual@ParticipantID is required.").at(format!("{at}/Individual/@ParticipantID"))),
+            Some(id) if i64::try_from(id).is_err() => problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is too large; at most {}.", i64::MAX))
+                    .at(format!("{at}/Individual/@ParticipantID")),
+            ),
+            Some(id) if seen.contains(&id) => problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is used twice; it must be unique within the request."))
+                    .at(format!("{at}/Individual/@ParticipantID")),
+            ),
+            Some(id) => seen.push(id),
+        }
+        if let Some(age) = individual.and_then(|ind| ind.age)
+            && age > 150
+        {
+            problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150).")).at(format!("{at}/Individual/@Age")));
+        }
+    }
+}
+
+/// The participants of a book request, priced by their categories in `service`.
+fn priced_participants(info: &BookingInfo, service: &Service, problems: &mut Vec<Problem>) -> Vec<Participant> {
+    let mut participants = Vec::new();
+    for (i, p) in info.participant_info.iter().enumerate() {
+        let category = p.category.as_ref().map(|c| c.qualifier_info.as_str().trim().to_string()).unwrap_or_default();
+        let ind = p.individual.clone().unwrap_or_default();
+        match service.price(&category) {
+            Some(amount) => participants.push(Participant {
+                participant_id: ind.participant_id.and_then(|id| i64::try_from(id).ok()).unwrap_or_default(),
+                category,
+                age: ind.age.and_then(|a| i64::try_from(a).ok()),
+                name_prefix: ind.name_prefix,
+                given_name: ind.given_name,
+                surname: ind.surname,
+                amount,
+            }),
+            None => problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Participant category {category:?} is not offered by service {}.", service.code))
+                    .at(format!("{INFO}/ParticipantInfo[{}]/Category/@QualifierInfo", i + 1)),
+            ),
+        }
+    }
+    participants
+}
+
+/// The pickup of a transfer service (at one of the activity's pickup hotels, on the booking's
+/// date, not after the start), and that hotel; an advisory when a service without transfer was
+/// given one.
+#[allow(clippy::too_many_arguments)]
+fn pickup_of<'c>(
+    info: &BookingInfo,
+    activity: &'c Activity,
+    service: &Service,
+    session: Session,
+    date: NaiveDate,
+    problems: &mut Vec<Problem>,
+    advisories: &mut Vec<Problem>,
+) -> (Option<Pickup>, Option<&'c NearbyHotel>) {
+    let mut pickup = None;
+    let mut hotel = None;
+    match (&info.pickup_dropoff, service.transfer) {
+        (None, true) => problems
+            .push(Problem::required(format!("Pickup data is required for the transfer service {:?}.", service.code)).at(format!("{INFO}/PickupDropoff"))),
+        (Some(pd), true) => {
+            let location = pd.location_name.as_deref().map(str::trim).unwrap_or_default();
+            if location.is_empty() {
+                problems.push(
+                    Problem::required("PickupDropoff@LocationName (the hotel code) is required for a transfer.").at(format!("{INFO}/PickupDropoff/@LocationName")),
+                );
+            } else {
+                hotel = activity.hotel(location).filter(|h| h.pickup);
+                if hotel.is_none() && activity.pickup_hotels().next().is_some() {
+                    let known: Vec<&str> = activity.pickup_hotels().map(|h| h.code.as_str()).collect();
+                    problems.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("No pickup at {location:?}; pickups are at {}.", known.join(", ")))
+                            .at(format!("{INFO}/PickupDropoff/@LocationName")),
+                    );
+                }
+            }
+            let default_time = service.span(session, hotel).start;
+            let date_time = match pd.date_time {
+                Some(dt) if dt.local.date() != date => {
+                    problems.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is not on the booking date {date}.")).at(format!("{INFO}/PickupDropoff/@DateTime")),
+                    );
+                    default_time
+                }
+                Some(dt) if dt.local > session.start => {
+                    problems.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is after the start of the activity ({}).", session.start))
+                            .at(format!("{INFO}/PickupDropoff/@DateTime")),
+                    );
+                    default_time
+                }
+                Some(dt) => dt.local,
+                None => default_time,
+            };
+            pickup = Some(Pickup { date_time, location_name: location.to_string(), pickup_ind: pd.pickup_ind.unwrap_or(true) });
+        }
+        (Some(_), false) => advisories.push(
+            Problem::new(ErrorWarningType::Advisory, ErrorCode::InvalidValue, format!("Service {:?} has no transfer; PickupDropoff was ignored.", service.code))
+                .at(format!("{INFO}/PickupDropoff")),
+        ),
+        (None, false) => {}
+    }
+    (pickup, hotel)
 }
