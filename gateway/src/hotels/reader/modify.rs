@@ -143,9 +143,35 @@ fn sorted(mut v: Vec<u64>) -> Vec<u64> {
 fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_client: bool, has_internal: bool) -> Result<(Booking, Vec<usize>), Vec<Problem>> {
     let mut p = Problems::default();
     let mut desired = stored.clone();
-    let mut major = Vec::new();
 
-    // Room stays.
+    let major = compare_rooms(rq, stored, &mut desired, &mut p);
+    compare_services(rq, stored, &mut desired, catalogue, &mut p);
+    compare_guests(rq, stored, &mut desired, &mut p);
+
+    // Comments (a minor change; their number and lengths are bounded by the spec, checked
+    // when the request was decoded).
+    let comments = comments_from(rq.res_global_info.comments.as_ref());
+    if comments != stored.comments {
+        desired.comments = comments;
+    }
+
+    // The booking's hotel, when sent (the answers carry it as the last child of ResGlobalInfo).
+    if let Some(hotel) = rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref())
+        && let Some(first) = stored.rooms.first()
+        && hotel.trim() != first.hotel
+    {
+        p.differs(format!("{BASE}/ResGlobalInfo/BasicPropertyInfo/@HotelCode"), format!("hotel {hotel:?} (stored {:?})", first.hotel));
+    }
+
+    compare_references(rq, stored, has_client, has_internal, &mut p);
+
+    if p.0.is_empty() { Ok((desired, major)) } else { Err(p.0) }
+}
+
+/// Compares the room stays: what may change (room type, board, dates: the indexes of those
+/// that do), what may not.
+fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking, p: &mut Problems) -> Vec<usize> {
+    let mut major = Vec::new();
     let rq_rooms = rq.room_stays.as_ref().map(|r| r.room_stay.as_slice()).unwrap_or_default();
     if rq_rooms.len() != stored.rooms.len() {
         p.occupancy(format!("{BASE}/RoomStays"), format!("the booking has {} room stays, the request {}", stored.rooms.len(), rq_rooms.len()));
@@ -235,8 +261,11 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
             major.push(i);
         }
     }
+    major
+}
 
-    // Services.
+/// Compares the services: a board service follows the board of its rooms; nothing else changes.
+fn compare_services(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking, catalogue: &Catalogue, p: &mut Problems) {
     let rq_services = rq.services.as_ref().map(|s| s.service.as_slice()).unwrap_or_default();
     if rq_services.len() != stored.services.len() {
         p.differs(format!("{BASE}/Services"), format!("the booking has {} services, the request {}", stored.services.len(), rq_services.len()));
@@ -257,10 +286,12 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
             None => p.differs(format!("{tag}/TPA_Extensions"), "each end of a transfer leg is either a ConnectingTransport or a Hotel"),
         }
         let code = sv.service_inventory_code.as_deref().map(str::trim).unwrap_or_default();
-        follow_board(&mut p, &mut desired, stored, catalogue, j, st, code, &tag);
+        follow_board(p, desired, stored, catalogue, j, st, code, &tag);
     }
+}
 
-    // Guests.
+/// Compares the guests: the names of guests other than the lead may change, nothing else.
+fn compare_guests(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking, p: &mut Problems) {
     let rq_guests = rq.res_guests.as_ref().map(|g| g.res_guest.as_slice()).unwrap_or_default();
     if rq_guests.len() != stored.guests.len() {
         p.occupancy(format!("{BASE}/ResGuests"), format!("the booking has {} guests, the request {}", stored.guests.len(), rq_guests.len()));
@@ -297,23 +328,10 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
             }
         }
     }
+}
 
-    // Comments (a minor change; their number and lengths are bounded by the spec, checked
-    // when the request was decoded).
-    let comments = comments_from(rq.res_global_info.comments.as_ref());
-    if comments != stored.comments {
-        desired.comments = comments;
-    }
-
-    // The booking's hotel, when sent (the answers carry it as the last child of ResGlobalInfo).
-    if let Some(hotel) = rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref())
-        && let Some(first) = stored.rooms.first()
-        && hotel.trim() != first.hotel
-    {
-        p.differs(format!("{BASE}/ResGlobalInfo/BasicPropertyInfo/@HotelCode"), format!("hotel {hotel:?} (stored {:?})", first.hotel));
-    }
-
-    // References other than the two booking-level ones that identified the booking.
+/// Compares the references other than the two booking-level ones that identified the booking.
+fn compare_references(rq: &m::HotelResModify, stored: &Booking, has_client: bool, has_internal: bool, p: &mut Problems) {
     let mut others: Vec<ItemRef> = Vec::new();
     let (mut client_seen, mut internal_seen) = (!has_client, !has_internal);
     for r in &rq.res_global_info.hotel_reservation_ids.hotel_reservation_id {
@@ -338,8 +356,6 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
             "the item references (HotelReservationID other than the booking's Client and Internal ones) are not the stored ones",
         );
     }
-
-    if p.0.is_empty() { Ok((desired, major)) } else { Err(p.0) }
 }
 
 /// A board service (a service whose code is a board code, used by rooms) follows the board of
