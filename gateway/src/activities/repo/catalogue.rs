@@ -165,17 +165,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                     .remove(&p.id)
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|s| Service {
-                        texts: item_texts(service_texts.remove(&s.id)),
-                        prices: prices.remove(&s.id).unwrap_or_default().into_iter().map(|r| (r.category, r.amount)).collect(),
-                        capacity_on: capacities.remove(&s.id).unwrap_or_default().into_iter().map(|r| (r.date, r.places)).collect(),
-                        code: s.code,
-                        transfer: s.transfer,
-                        currency: s.currency,
-                        capacity: s.capacity,
-                        pickup_minutes: s.pickup_minutes,
-                        return_minutes: s.return_minutes,
-                    })
+                    .map(|s| service(s, &mut service_texts, &mut prices, &mut capacities))
                     .collect(),
                 code: p.code,
             })
@@ -226,6 +216,26 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
         names.entry(r.code).or_default().insert(r.lang, r.name);
     }
     Ok(Catalogue::new(out, category_names, type_names))
+}
+
+/// A service from its row, with its texts, prices and capacities by date (taken from the maps).
+fn service(
+    s: ServiceRow,
+    texts: &mut HashMap<i64, Vec<ItemTextRow>>,
+    prices: &mut HashMap<i64, Vec<PriceRow>>,
+    capacities: &mut HashMap<i64, Vec<CapacityRow>>,
+) -> Service {
+    Service {
+        texts: item_texts(texts.remove(&s.id)),
+        prices: prices.remove(&s.id).unwrap_or_default().into_iter().map(|r| (r.category, r.amount)).collect(),
+        capacity_on: capacities.remove(&s.id).unwrap_or_default().into_iter().map(|r| (r.date, r.places)).collect(),
+        code: s.code,
+        transfer: s.transfer,
+        currency: s.currency,
+        capacity: s.capacity,
+        pickup_minutes: s.pickup_minutes,
+        return_minutes: s.return_minutes,
+    }
 }
 
 /// Writes the activities of an import (each replaces the stored one with its id) and the

@@ -159,6 +159,20 @@ fn company(c: &CompanyInput) -> booking::Company {
     booking::Company { name: c.name.clone(), code: c.code.clone(), short_name: c.short_name.clone() }
 }
 
+/// One end of an imported transfer leg.
+fn point(p: &TransferPointInput) -> booking::TransferPoint {
+    match p {
+        TransferPointInput::Hotel(h) => booking::TransferPoint::Hotel(h.clone()),
+        TransferPointInput::Transport(t) => booking::TransferPoint::Transport(booking::Transport {
+            departure: t.departure,
+            arrival: t.arrival,
+            departure_airport: t.departure_airport.clone(),
+            arrival_airport: t.arrival_airport.clone(),
+            flight: t.flight.clone(),
+        }),
+    }
+}
+
 fn booking(b: &BookingInput) -> Result<Booking, String> {
     for (field, value) in [("internal_ref", &b.internal_ref), ("client_ref", &b.client_ref), ("owner", &b.owner)] {
         values::code(value, MAX_REFERENCE).map_err(|e| format!("{field}: {e}"))?;
@@ -200,16 +214,6 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
     if let Some(r) = b.item_refs.iter().find(|r| r.context != "Client" && r.context != "Internal") {
         return Err(format!("item reference {:?}: context is Client or Internal", r.value));
     }
-    let point = |p: &TransferPointInput| match p {
-        TransferPointInput::Hotel(h) => booking::TransferPoint::Hotel(h.clone()),
-        TransferPointInput::Transport(t) => booking::TransferPoint::Transport(booking::Transport {
-            departure: t.departure,
-            arrival: t.arrival,
-            departure_airport: t.departure_airport.clone(),
-            arrival_airport: t.arrival_airport.clone(),
-            flight: t.flight.clone(),
-        }),
-    };
     Ok(Booking {
         internal_ref: b.internal_ref.clone(),
         client_ref: b.client_ref.clone(),
