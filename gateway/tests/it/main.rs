@@ -1,7 +1,8 @@
 //! The gateway's integration tests, one binary: each suite a module, sharing [`support`] (a
 //! fresh database on either backend, a gateway in process or as a process, the spec's samples,
 //! log capture). Most tests run once per backend (`sqlite::name`, `postgres::name`); the load
-//! tests are `#[ignore]`d (`cargo test -p ota-gateway --test it load -- --ignored`).
+//! test runs a short round by default (`LOAD_TASKS=300 LOAD_SECS=20 cargo test --release -p
+//! ota-gateway --test it load:: -- --nocapture` for the real one).
 //!
 //! ```text
 //! cargo test -p ota-gateway --test it                 # everything
