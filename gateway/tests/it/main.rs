@@ -18,6 +18,7 @@ mod activities;
 mod architecture;
 mod attacker;
 mod auth;
+mod compression;
 mod consistency;
 mod durability;
 mod hostile;
