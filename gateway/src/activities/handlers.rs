@@ -30,7 +30,7 @@ pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Resu
     let selection = reader::select(catalogue, &criteria.location_pref, &format!("{ROOT}/SearchCriteria/LocationPref"))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let limit = max_responses(rq.max_responses);
-    let from = start.max(cx.today());
+    let from = start.max(earliest_today(cx));
 
     let mut infos = Vec::new();
     let mut served_in = Vec::new();
@@ -134,7 +134,7 @@ pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaTourActivityAvailRq) ->
     let activities: Vec<&Activity> = selection.ids.iter().filter_map(|id| catalogue.activity(id)).collect();
     rules::check_against(&query, &activities)?;
     let mode = if cx.requestor.instance.as_deref() == Some("MF002") { AvailabilityMode::PriceFrom } else { AvailabilityMode::AllPrices };
-    let from = query.start.max(cx.today());
+    let from = query.start.max(earliest_today(cx));
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
     let booked = area
@@ -251,6 +251,12 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
     };
     let rs = OtaTourActivityBookRs::success(mapping::reservation_details(&answer, breakdown));
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
+}
+
+/// The earliest date that is today somewhere (UTC−12): no activity's own today is before it, so
+/// nothing bookable is left out (each activity's dates are then cut at its own now).
+fn earliest_today(cx: &Ctx) -> chrono::NaiveDate {
+    (cx.now - chrono::Duration::hours(12)).date_naive()
 }
 
 /// `MaxResponses` as a count (none or 0: no limit).

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
+use chrono::{DateTime, NaiveDateTime, Timelike, Utc};
 use futures_util::future::BoxFuture;
 
 use crate::errors::Problem;
@@ -80,12 +80,8 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Today (UTC).
-    pub fn today(&self) -> NaiveDate {
-        self.now.date_naive()
-    }
-
-    /// Now as a local date-time of whole seconds (UTC).
+    /// Now as a date-time of whole seconds in UTC (what is stored as a booking's creation and
+    /// change times; a place's own local time is its catalogue's `now_here`).
     pub fn local_now(&self) -> NaiveDateTime {
         let now = self.now.naive_utc();
         now.with_nanosecond(0).unwrap_or(now)
