@@ -1,11 +1,16 @@
 //! The layers every request passes before a route: the client's address, the request id,
 //! one log line and the metrics, OTA bodies for the layers' own error answers, the allow-list,
-//! and the answer to a panic.
+//! the answer to a panic, and closing a connection whose request body was left unread.
 
 use std::any::Any;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
@@ -94,6 +99,56 @@ pub(super) async fn ota_bodies(State(state): State<AppState>, req: Request, next
     let mut out = ota_error(op, status, problem);
     out.headers_mut().extend(res.headers().iter().filter(|(k, _)| *k != header::CONTENT_TYPE && *k != header::CONTENT_LENGTH).map(|(k, v)| (k.clone(), v.clone())));
     out
+}
+
+/// Answers given before the request body was read to its end (a 413, a 415, a 403, a time-out)
+/// carry `Connection: close`: the rest of the body is never read, so the connection cannot serve
+/// another request, and a client that is told so does not send its next request on it (and
+/// lose that request when the gateway closes it).
+pub(super) async fn close_if_unread(req: Request, next: Next) -> Response {
+    let has_body = req.headers().contains_key(header::TRANSFER_ENCODING)
+        || req.headers().get(header::CONTENT_LENGTH).is_some_and(|v| v.as_bytes() != b"0");
+    if !has_body {
+        return next.run(req).await;
+    }
+    let ended = Arc::new(AtomicBool::new(false));
+    let req = req.map(|body| Body::new(WatchedBody { inner: body, ended: ended.clone() }));
+    let mut res = next.run(req).await;
+    if !ended.load(Ordering::Acquire) {
+        res.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    res
+}
+
+/// A request body that records reaching its end.
+struct WatchedBody {
+    inner: Body,
+    ended: Arc<AtomicBool>,
+}
+
+impl http_body::Body for WatchedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(None) = polled {
+            self.ended.store(true, Ordering::Release);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.inner.is_end_stream();
+        if end {
+            self.ended.store(true, Ordering::Release);
+        }
+        end
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// Refuses clients outside the allow-list (when one is set), before the body is read.

@@ -18,6 +18,10 @@
 //! outcome (a write takes milliseconds), so an answer never says "not processed" about
 //! something that was stored (see [`crate::store::Ticket`]).
 //!
+//! An answer given before the request body was read to its end (a 403, 413 or 415, a time-out)
+//! carries `Connection: close`, and the connection closes after it: a client is never left to
+//! send its next request on a connection the gateway is about to drop.
+//!
 //! Other paths: `GET /healthz` (200 when the database takes a write, else 503), `GET /metrics`
 //! (the [`crate::metrics`] text, unless served on its own address) and 404 for the rest. With a
 //! base path (`--base-path /sandbox`), every route is under it (`/sandbox/hotelnbc`,
@@ -59,7 +63,7 @@ use tower_http::decompression::RequestDecompressionLayer;
 use tower_http::timeout::TimeoutLayer;
 
 use answers::{bad_request, decode_failure, ota_error, too_large, wrong_root_text, xml_answer};
-use layers::{allow_list, client_address, observe, ota_bodies, panic_response};
+use layers::{allow_list, client_address, close_if_unread, observe, ota_bodies, panic_response};
 
 use crate::errors::Problem;
 use crate::metrics;
@@ -121,6 +125,7 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), allow_list))
         .layer(middleware::from_fn_with_state(state.clone(), ota_bodies))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(middleware::from_fn(close_if_unread))
         .layer(middleware::from_fn_with_state(state.clone(), client_address))
         // Answers of at least COMPRESS_FROM bytes to a client that accepts gzip are compressed
         // (at the fastest level: a 36 KB answer shrinks to a tenth for well under a millisecond).

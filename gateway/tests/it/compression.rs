@@ -45,6 +45,8 @@ async fn gzip_both_ways(b: Backend) {
     let res = post("/hotelavailability").header("content-encoding", "gzip").body(gzip(body.as_bytes())).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.headers().get("content-encoding").is_none());
+    // Its body was read to the end: the connection stays open for the next request.
+    assert!(res.headers().get("connection").is_none());
     let plain = res.text().await.unwrap();
     assert!(OtaHotelAvailRs::from_xml(&plain).unwrap().is_success(), "{plain}");
 
@@ -96,6 +98,8 @@ async fn a_gzip_bomb_is_refused_for_what_it_expands_to() {
         .unwrap();
     let took = started.elapsed();
     assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    // The rest of the bomb is never read: the client is told not to reuse the connection.
+    assert_eq!(res.headers().get("connection").map(|v| v.to_str().unwrap()), Some("close"));
     let text = res.text().await.unwrap();
     assert!(text.contains("<Errors>"), "{text}");
     println!("a gzip bomb of {} KiB (64 MiB expanded) refused in {took:?}", bomb.len() / 1024);

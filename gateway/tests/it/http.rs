@@ -87,6 +87,7 @@ async fn bodies_over_the_limit_are_413(b: Backend) {
     let (status, headers, body) = server.client().send_raw("/hotelnbc", big.clone(), XML).await.unwrap();
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_xml(&headers);
+    assert_eq!(headers.get("connection").map(|v| v.to_str().unwrap()), Some("close"), "the body was not read: the connection closes");
     assert!(nbc_errors(&body)[0].value.contains("2048"));
 
     // Without a Content-Length (chunked), the limit holds while reading.
