@@ -24,6 +24,22 @@ pub struct Model {
     /// The `Errors` type of every operation's response, when they all share one: the parameter
     /// of the generated `error_response` (set by the `shared_errors` pass).
     pub shared_errors: Option<TypeId>,
+    /// The dialects of the spec, in declaration order (the first is the default): the
+    /// generated `Dialect` enum.
+    pub dialects: Vec<DialectDef>,
+}
+
+/// A dialect of the spec (`gen:dialect`).
+#[derive(Debug, Clone)]
+pub struct DialectDef {
+    /// Its name in the spec and in configuration (`ota2016b`).
+    pub name: String,
+    /// The Rust variant name (set by the `naming` pass).
+    pub rust_name: String,
+    /// What it is.
+    pub doc: String,
+    /// Where it was declared.
+    pub span: Span,
 }
 
 /// One generated Rust module (one spec file).
@@ -156,6 +172,36 @@ pub struct StructDef {
     /// The runtime traits of standard attributes the struct implements (set by the
     /// `std_attributes` pass).
     pub std_traits: Vec<StdTraitImpl>,
+    /// `gen:text-list`: the struct is also read from, and in some dialects written as, a list
+    /// of its one element's one attribute as text (checked and resolved by the `dialects` pass).
+    pub text_list: Option<TextList>,
+}
+
+/// A struct of one repeated element with one attribute, also written as a list of the
+/// attribute's values (`<ResGuestRPHs>1 2</ResGuestRPHs>`).
+#[derive(Debug, Clone)]
+pub struct TextList {
+    /// The dialects that write the text form, by name (from the spec).
+    pub written_names: Vec<String>,
+    /// The same as positions in [`Model::dialects`] (set by the `dialects` pass).
+    pub written: Vec<u8>,
+    /// The element's struct (set by the `dialects` pass).
+    pub item: Option<TypeId>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// How one dialect writes a field (`gen:written`).
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The dialect, by name (from the spec).
+    pub dialect_name: String,
+    /// Its position in [`Model::dialects`] (set by the `dialects` pass).
+    pub dialect: u8,
+    /// The name written instead; `None`: the field is not written in that dialect.
+    pub name: Option<String>,
+    /// Where it was declared.
+    pub span: Span,
 }
 
 /// An attribute group used by a struct.
@@ -272,6 +318,10 @@ pub struct Field {
     pub max: Option<u32>,
     /// True for an alternative of an `xs:choice` (held as optional whatever its `min`).
     pub in_choice: bool,
+    /// Other names decoders take for it (`gen:also`).
+    pub also: Vec<String>,
+    /// How some dialects write it (`gen:written`).
+    pub written: Vec<Written>,
     /// Where it was declared.
     pub span: Span,
 }
@@ -408,6 +458,28 @@ impl Model {
         if let Some(id) = self.shared_errors {
             let _ = writeln!(out, "shared Errors type: {}", self.ty(id).rust_name);
         }
+        for (i, d) in self.dialects.iter().enumerate() {
+            let _ = writeln!(out, "dialect {i} {} -> {}{}", d.name, d.rust_name, if i == 0 { " (default)" } else { "" });
+        }
+        out
+    }
+
+    /// A field's other names and dialect forms, as printed after it (empty when none).
+    fn forms(f: &Field) -> String {
+        let mut out = String::new();
+        for a in &f.also {
+            let _ = write!(out, " also {a}");
+        }
+        for w in &f.written {
+            match &w.name {
+                Some(n) => {
+                    let _ = write!(out, "; {} writes {n}", w.dialect_name);
+                }
+                None => {
+                    let _ = write!(out, "; {} omits it", w.dialect_name);
+                }
+            }
+        }
         out
     }
 
@@ -486,14 +558,18 @@ impl Model {
                 for i in &s.std_traits {
                     let _ = writeln!(out, "    implements runtime::{} (from {})", i.name, i.group);
                 }
+                if let Some(l) = &s.text_list {
+                    let _ = writeln!(out, "    also read as a text list; written so by {}", l.written_names.join(" "));
+                }
                 for a in &s.attributes {
                     let req = if a.min > 0 { "required" } else { "optional" };
                     let _ = writeln!(
                         out,
-                        "    @{} -> {}: {} {req}",
+                        "    @{} -> {}: {} {req}{}",
                         a.xml_name,
                         a.rust_name,
-                        self.field_type(&a.ty)
+                        self.field_type(&a.ty),
+                        Self::forms(a)
                     );
                 }
                 match &s.content {
@@ -507,11 +583,12 @@ impl Model {
                                 Particle::Element(f) => {
                                     let _ = writeln!(
                                         out,
-                                        "    <{}> -> {}: {} {}",
+                                        "    <{}> -> {}: {} {}{}",
                                         f.xml_name,
                                         f.rust_name,
                                         self.field_type(&f.ty),
-                                        Self::occurs(f)
+                                        Self::occurs(f),
+                                        Self::forms(f)
                                     );
                                 }
                                 Particle::Choice { required, branches } => {
@@ -521,11 +598,12 @@ impl Model {
                                         for f in branch {
                                             let _ = writeln!(
                                                 out,
-                                                "        <{}> -> {}: {} {}",
+                                                "        <{}> -> {}: {} {}{}",
                                                 f.xml_name,
                                                 f.rust_name,
                                                 self.field_type(&f.ty),
-                                                Self::occurs(f)
+                                                Self::occurs(f),
+                                                Self::forms(f)
                                             );
                                         }
                                     }

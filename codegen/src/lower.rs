@@ -10,11 +10,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
-    AliasDef, Builtin, Content, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
-    Scalar, StructDef, TypeDef, TypeId, TypeKind, Variant,
+    AliasDef, Builtin, Content, DialectDef, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
+    Scalar, StructDef, TextList, TypeDef, TypeId, TypeKind, Variant, Written,
 };
 use crate::parse::{
-    AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind, Item,
+    Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind, Item,
     MaxOccurs, Particle, QName, SchemaFile, SimpleDef, SimpleTypeDecl, SimpleTypeUse, TypeUse,
 };
 use crate::regex::translate_pattern;
@@ -111,6 +111,13 @@ impl<'a> Lowerer<'a> {
                 types: Vec::new(),
                 roots: Vec::new(),
             });
+            for d in &f.schema.dialects {
+                if self.model.dialects.iter().any(|known| known.name == d.name.value) {
+                    self.diags.error(d.name.span.clone(), format!("duplicate dialect `{}`", d.name.value));
+                } else {
+                    self.model.dialects.push(DialectDef { name: d.name.value.clone(), rust_name: String::new(), doc: d.doc.clone(), span: d.name.span.clone() });
+                }
+            }
             for inc in &f.schema.includes {
                 if !known_files.contains(inc.value.as_str()) {
                     self.diags.error(inc.span.clone(), format!("included file `{}` is not in the spec folder", inc.value));
@@ -300,7 +307,13 @@ impl<'a> Lowerer<'a> {
                 Content::Sequence(out)
             }
         };
-        StructDef { root: None, attributes, groups, content, std_traits: Vec::new() }
+        let text_list = t.ann.text_list.as_ref().map(|l| TextList {
+            written_names: l.written.iter().map(|d| d.value.clone()).collect(),
+            written: Vec::new(),
+            item: None,
+            span: l.span.clone(),
+        });
+        StructDef { root: None, attributes, groups, content, std_traits: Vec::new(), text_list }
     }
 
     fn unique_child(&mut self, names: &mut HashMap<String, Span>, f: &Field) {
@@ -372,6 +385,8 @@ impl<'a> Lowerer<'a> {
             min: u32::from(a.required),
             max: Some(1),
             in_choice: false,
+            also: a.ann.also.iter().map(|n| n.value.clone()).collect(),
+            written: written(&a.ann),
             span: a.name.span.clone(),
         })
     }
@@ -409,6 +424,8 @@ impl<'a> Lowerer<'a> {
                 MaxOccurs::Unbounded => None,
             },
             in_choice: false,
+            also: e.ann.also.iter().map(|n| n.value.clone()).collect(),
+            written: written(&e.ann),
             span: e.name.span.clone(),
         })
     }
@@ -658,4 +675,17 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
+}
+
+/// The `gen:written` forms of a declaration (resolved to dialects by the `dialects` pass).
+fn written(ann: &Annotation) -> Vec<Written> {
+    ann.written
+        .iter()
+        .map(|w| Written {
+            dialect_name: w.dialect.value.clone(),
+            dialect: 0,
+            name: w.name.as_ref().map(|n| n.value.clone()),
+            span: w.span.clone(),
+        })
+        .collect()
 }

@@ -52,6 +52,47 @@ pub struct Annotation {
     pub message: Option<MessageInfo>,
     /// `<gen:variant name=".."/>` on an enumeration value.
     pub variant: Option<Spanned<String>>,
+    /// `<gen:also name=".."/>` on an attribute or element: another name decoders take for it.
+    pub also: Vec<Spanned<String>>,
+    /// `<gen:written dialect=".." name=".."/>` or `omit="true"`: how a dialect writes the
+    /// attribute or element.
+    pub written: Vec<WrittenDecl>,
+    /// `<gen:text-list written=".."/>` on a complex type of one repeated element with one
+    /// attribute: it is also taken as that attribute's values, listed as text.
+    pub text_list: Option<TextListDecl>,
+    /// `<gen:dialect name=".." doc=".."/>` in a schema's own annotation: a dialect of the spec.
+    pub dialects: Vec<DialectDecl>,
+}
+
+/// How one dialect writes an attribute or element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenDecl {
+    /// The dialect.
+    pub dialect: Spanned<String>,
+    /// The name it writes instead, if any.
+    pub name: Option<Spanned<String>>,
+    /// True when the dialect does not write it at all.
+    pub omit: bool,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// `gen:text-list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextListDecl {
+    /// The dialects that write the list as text (the others write the elements).
+    pub written: Vec<Spanned<String>>,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// A dialect of the spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialectDecl {
+    /// Its name (`service`, `ota2016b`).
+    pub name: Spanned<String>,
+    /// What it is.
+    pub doc: String,
 }
 
 /// The operation metadata of a root element.
@@ -72,6 +113,8 @@ pub struct SchemaFile {
     pub file: FileId,
     /// Schema-level documentation.
     pub doc: Option<String>,
+    /// The dialects the schema declares (`gen:dialect`; in `common.xsd`).
+    pub dialects: Vec<DialectDecl>,
     /// `xs:include` locations.
     pub includes: Vec<Spanned<String>>,
     /// Top-level declarations in file order.
@@ -432,10 +475,15 @@ impl Parser<'_> {
             let span = self.attr_span(node, "attributeFormDefault");
             self.diags.error(span, "attributes must be unqualified (attributeFormDefault=\"unqualified\")");
         }
-        let mut out = SchemaFile { file: self.file, doc: None, includes: Vec::new(), items: Vec::new() };
+        let mut out = SchemaFile { file: self.file, doc: None, dialects: Vec::new(), includes: Vec::new(), items: Vec::new() };
         for (i, c) in self.children(node).into_iter().enumerate() {
             match xs_name(c) {
-                Some("annotation") if i == 0 => out.doc = self.annotation(c).doc,
+                Some("annotation") if i == 0 => {
+                    let ann = self.annotation(c);
+                    self.misplaced(&ann, "a schema", &["dialect"]);
+                    out.doc = ann.doc;
+                    out.dialects = ann.dialects;
+                }
                 Some("include") => {
                     self.check_attrs(c, &["schemaLocation"]);
                     if let Some(loc) = self.required_attr(c, "schemaLocation") {
@@ -523,18 +571,76 @@ impl Parser<'_> {
                 self.check_attrs(node, &["name"]);
                 ann.variant = self.required_attr(node, "name");
             }
+            "also" => {
+                self.check_attrs(node, &["name"]);
+                ann.also.extend(self.required_attr(node, "name"));
+            }
+            "written" => {
+                self.check_attrs(node, &["dialect", "name", "omit"]);
+                let Some(dialect) = self.required_attr(node, "dialect") else { return };
+                let name = node.attribute("name").map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, "name") });
+                let omit = match node.attribute("omit") {
+                    None | Some("false") => false,
+                    Some("true") => true,
+                    Some(other) => {
+                        let span = self.attr_span(node, "omit");
+                        self.diags.error(span, format!("`omit` must be `true` or `false`, found `{other}`"));
+                        false
+                    }
+                };
+                if name.is_some() == omit {
+                    self.diags.error(span.clone(), "gen:written takes either `name` or `omit=\"true\"`");
+                }
+                ann.written.push(WrittenDecl { dialect, name, omit, span });
+            }
+            "text-list" => {
+                self.check_attrs(node, &["written"]);
+                let written = self.required_attr(node, "written").map(|w| {
+                    w.value.split_ascii_whitespace().map(|d| Spanned { value: d.to_string(), span: w.span.clone() }).collect()
+                });
+                ann.text_list = Some(TextListDecl { written: written.unwrap_or_default(), span });
+            }
+            "dialect" => {
+                self.check_attrs(node, &["name", "doc"]);
+                let doc = node.attribute("doc").map(normalize_doc).unwrap_or_default();
+                if let Some(name) = self.required_attr(node, "name") {
+                    ann.dialects.push(DialectDecl { name, doc });
+                }
+            }
             other => self.diags.error(span, format!("unknown appinfo element `gen:{other}`")),
         }
     }
 
-    /// Splits off a leading annotation; returns it and the remaining element children.
-    fn split_annotation<'a, 'i>(&mut self, node: Node<'a, 'i>) -> (Annotation, Vec<Node<'a, 'i>>) {
+    /// Reports each `gen:` form or dialect of `ann` that a declaration of this kind does not
+    /// take (`takes`: the appinfo element names it does).
+    fn misplaced(&mut self, ann: &Annotation, what: &str, takes: &[&str]) {
+        let found = [
+            ("also", ann.also.first().map(|a| a.span.clone())),
+            ("written", ann.written.first().map(|w| w.span.clone())),
+            ("text-list", ann.text_list.as_ref().map(|l| l.span.clone())),
+            ("dialect", ann.dialects.first().map(|d| d.name.span.clone())),
+        ];
+        for (name, span) in found {
+            if let Some(span) = span
+                && !takes.contains(&name)
+            {
+                self.diags.error(span, format!("gen:{name} does not apply to {what}"));
+            }
+        }
+    }
+
+    /// Splits off a leading annotation; returns it and the remaining element children. `takes`:
+    /// the `gen:` forms the declaration may carry (see [`Self::misplaced`]).
+    fn split_annotation<'a, 'i>(&mut self, node: Node<'a, 'i>, takes: &[&str]) -> (Annotation, Vec<Node<'a, 'i>>) {
         let mut kids = self.children(node);
         let ann = match kids.first() {
             Some(first) if xs_name(*first) == Some("annotation") => {
                 let first = *first;
                 kids.remove(0);
-                self.annotation(first)
+                let ann = self.annotation(first);
+                let what = format!("xs:{}", xs_name(node).unwrap_or("?"));
+                self.misplaced(&ann, &what, takes);
+                ann
             }
             _ => Annotation::default(),
         };
@@ -585,7 +691,7 @@ impl Parser<'_> {
         }
         let name = self.required_attr(node, "name")?;
         let (min, max) = self.occurs(node);
-        let (ann, kids) = self.split_annotation(node);
+        let (ann, kids) = self.split_annotation(node, &["also", "written"]);
         let mut inline: Option<TypeUse> = None;
         for c in kids {
             match xs_name(c) {
@@ -619,7 +725,7 @@ impl Parser<'_> {
     fn complex_type(&mut self, node: Node, top_level: bool) -> Option<ComplexTypeDecl> {
         self.check_attrs(node, if top_level { &["name"] } else { &[] });
         let name = if top_level { Some(self.required_attr(node, "name")?) } else { None };
-        let (ann, kids) = self.split_annotation(node);
+        let (ann, kids) = self.split_annotation(node, &["text-list"]);
         let mut content = ComplexContent::Empty;
         let mut attributes = Vec::new();
         let mut seen_content = false;
@@ -661,7 +767,7 @@ impl Parser<'_> {
 
     fn simple_content(&mut self, node: Node) -> Option<(QName, Vec<AttrUse>)> {
         self.check_attrs(node, &[]);
-        let (_, kids) = self.split_annotation(node);
+        let (_, kids) = self.split_annotation(node, &[]);
         let mut result = None;
         for c in kids {
             match xs_name(c) {
@@ -669,7 +775,7 @@ impl Parser<'_> {
                     self.check_attrs(c, &["base"]);
                     let base = self.required_attr(c, "base")?;
                     let base = self.qname(c, "base", &base.value)?;
-                    let (_, ext_kids) = self.split_annotation(c);
+                    let (_, ext_kids) = self.split_annotation(c, &[]);
                     let mut attrs = Vec::new();
                     for a in ext_kids {
                         match xs_name(a) {
@@ -695,7 +801,7 @@ impl Parser<'_> {
 
     fn sequence(&mut self, node: Node) -> Vec<Particle> {
         self.check_attrs(node, &[]);
-        let (_, kids) = self.split_annotation(node);
+        let (_, kids) = self.split_annotation(node, &[]);
         let mut out = Vec::new();
         for c in kids {
             match xs_name(c) {
@@ -724,7 +830,7 @@ impl Parser<'_> {
         if min > 1 || max != MaxOccurs::Bounded(1) {
             self.diags.error(span.clone(), "xs:choice supports minOccurs 0 or 1 and maxOccurs 1 only");
         }
-        let (_, kids) = self.split_annotation(node);
+        let (_, kids) = self.split_annotation(node, &[]);
         let mut branches = Vec::new();
         for c in kids {
             match xs_name(c) {
@@ -738,7 +844,7 @@ impl Parser<'_> {
                 }
                 Some("sequence") => {
                     self.check_attrs(c, &[]);
-                    let (_, seq_kids) = self.split_annotation(c);
+                    let (_, seq_kids) = self.split_annotation(c, &[]);
                     let mut branch = Vec::new();
                     for k in seq_kids {
                         match xs_name(k) {
@@ -789,7 +895,7 @@ impl Parser<'_> {
                 false
             }
         };
-        let (ann, kids) = self.split_annotation(node);
+        let (ann, kids) = self.split_annotation(node, &["also", "written"]);
         let mut inline = None;
         for c in kids {
             match xs_name(c) {
@@ -818,7 +924,7 @@ impl Parser<'_> {
     fn attribute_group(&mut self, node: Node) -> Option<AttributeGroupDecl> {
         self.check_attrs(node, &["name"]);
         let name = self.required_attr(node, "name")?;
-        let (ann, kids) = self.split_annotation(node);
+        let (ann, kids) = self.split_annotation(node, &[]);
         let mut attributes = Vec::new();
         for c in kids {
             match xs_name(c) {
@@ -838,7 +944,7 @@ impl Parser<'_> {
     fn simple_type(&mut self, node: Node, top_level: bool) -> Option<SimpleTypeDecl> {
         self.check_attrs(node, if top_level { &["name"] } else { &[] });
         let name = if top_level { Some(self.required_attr(node, "name")?) } else { None };
-        let (ann, kids) = self.split_annotation(node);
+        let (ann, kids) = self.split_annotation(node, &[]);
         let span = self.span(node);
         let mut def = None;
         for c in kids {
@@ -849,7 +955,7 @@ impl Parser<'_> {
                     let m = self.required_attr(c, "memberTypes")?;
                     let members: Vec<QName> =
                         m.value.split_whitespace().filter_map(|q| self.qname(c, "memberTypes", q)).collect();
-                    let (_, rest) = self.split_annotation(c);
+                    let (_, rest) = self.split_annotation(c, &[]);
                     for r in rest {
                         self.reject(r, "xs:union (member types go in `memberTypes`)");
                     }
@@ -873,7 +979,7 @@ impl Parser<'_> {
         self.check_attrs(node, &["base"]);
         let base = self.required_attr(node, "base")?;
         let base = self.qname(node, "base", &base.value)?;
-        let (_, kids) = self.split_annotation(node);
+        let (_, kids) = self.split_annotation(node, &[]);
         let mut facets = Vec::new();
         for c in kids {
             let kind = match xs_name(c) {
@@ -891,7 +997,7 @@ impl Parser<'_> {
             };
             self.check_attrs(c, &["value"]);
             let Some(value) = self.required_attr(c, "value") else { continue };
-            let (ann, rest) = self.split_annotation(c);
+            let (ann, rest) = self.split_annotation(c, &[]);
             for r in rest {
                 self.reject(r, "a facet");
             }

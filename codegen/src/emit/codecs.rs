@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{Ctx, ident};
-use crate::ir::{Content, Field, FieldType, Model, Multiplicity, Scalar, StructDef, TypeId};
+use crate::ir::{Content, Field, FieldType, Model, Multiplicity, Scalar, StructDef, TypeId, TypeKind};
 use crate::passes::naming::screaming;
 
 /// The `Decode` impl of a struct: attributes and children checked and bound in one pass. Each
@@ -31,7 +31,9 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         let extra = if version_attribute == Some(i) { quote!(, <Self as rt::Message>::VERSION) } else { quote!() };
         let i = proc_macro2::Literal::usize_unsuffixed(i);
         decls.push(quote!(let mut #l = None;));
-        attr_arms.push((quote!(Some(#i)), quote!(#l = Some(cx.#read(&attr, DESC.attributes[#i].ty #extra)?);)));
+        // With other names, the same attribute can come twice.
+        let twice = (!a.also.is_empty()).then(|| quote!(if #l.is_some() { cx.given_twice(&attr, DESC, #i)?; }));
+        attr_arms.push((quote!(Some(#i)), quote!(#twice #l = Some(cx.#read(&attr, DESC.attributes[#i].ty #extra)?);)));
         match a.multiplicity() {
             Multiplicity::One => {
                 required.push(quote!(let #l = cx.required(#l, node, #xml)?;));
@@ -73,6 +75,7 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
             quote!(let f_value = cx.text(node, #d)?;)
         }
         Content::Sequence(_) => {
+            let text_list = text_list_decode(ctx, s);
             let mut arms = Vec::new();
             for (i, f) in s.element_fields().into_iter().enumerate() {
                 let i = proc_macro2::Literal::usize_unsuffixed(i);
@@ -104,6 +107,7 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
                 }
             }
             quote! {
+                #text_list
                 let mut children = cx.children(node, DESC)?;
                 while let Some(next) = children.next(cx)? {
                     match next.elem.index {
@@ -138,35 +142,42 @@ pub(super) fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
     let mut body = Vec::new();
     for a in &s.attributes {
         let f = ident(&a.rust_name);
-        let xml = &a.xml_name;
-        body.push(match a.multiplicity() {
+        body.push(in_dialects(ctx.model, a, |xml| match a.multiplicity() {
             Multiplicity::One => quote!(w.attr(#xml, &self.#f);),
             _ => quote!(w.attr_opt(#xml, &self.#f);),
-        });
+        }));
     }
     match &s.content {
         Content::Empty => {}
         Content::Text(_) => body.push(quote!(w.text(&self.value);)),
         Content::Sequence(_) => {
+            let mut children = Vec::new();
             for f in s.element_fields() {
                 let fname = ident(&f.rust_name);
-                let xml = &f.xml_name;
-                let write = |v: TokenStream| match &f.ty {
-                    FieldType::Complex(_) => quote!(rt::Encode::encode(#v, w, #xml);),
-                    FieldType::Simple(_) => quote!(w.simple(#xml, #v);),
-                };
-                body.push(match f.multiplicity() {
-                    Multiplicity::One => write(quote!(&self.#fname)),
-                    Multiplicity::Optional => {
-                        let inner = write(quote!(v));
-                        quote!(if let Some(v) = &self.#fname { #inner })
+                children.push(in_dialects(ctx.model, f, |xml| {
+                    let write = |v: TokenStream| match &f.ty {
+                        FieldType::Complex(_) => quote!(rt::Encode::encode(#v, w, #xml);),
+                        FieldType::Simple(_) => quote!(w.simple(#xml, #v);),
+                    };
+                    match f.multiplicity() {
+                        Multiplicity::One => write(quote!(&self.#fname)),
+                        Multiplicity::Optional => {
+                            let inner = write(quote!(v));
+                            quote!(if let Some(v) = &self.#fname { #inner })
+                        }
+                        Multiplicity::Many => {
+                            let inner = write(quote!(v));
+                            quote!(for v in &self.#fname { #inner })
+                        }
                     }
-                    Multiplicity::Many => {
-                        let inner = write(quote!(v));
-                        quote!(for v in &self.#fname { #inner })
-                    }
-                });
+                }));
             }
+            body.push(match text_list_encode(ctx.model, s) {
+                Some((is, as_text)) => quote! {
+                    if #is { #as_text } else { #(#children)* }
+                },
+                None => quote!(#(#children)*),
+            });
         }
     }
     quote! {
@@ -178,6 +189,65 @@ pub(super) fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
             }
         }
     }
+}
+
+/// What writes a field (`write`, given the XML name): the declared name, or another name or
+/// nothing in the dialects that say so (`gen:written`).
+fn in_dialects(model: &Model, f: &Field, write: impl Fn(&str) -> TokenStream) -> TokenStream {
+    let mut out = write(&f.xml_name);
+    for d in f.written.iter().rev() {
+        let is = is_dialect(model, &[d.dialect]);
+        out = match d.name.as_deref() {
+            Some(name) => {
+                let other = write(name);
+                quote!(if #is { #other } else { #out })
+            }
+            None => quote!(if !(#is) { #out }),
+        };
+    }
+    out
+}
+
+/// A test of the writer's dialect: one of `dialects`.
+fn is_dialect(model: &Model, dialects: &[u8]) -> TokenStream {
+    let tests = dialects.iter().filter_map(|&d| model.dialects.get(usize::from(d))).map(|d| {
+        let v = format_ident!("{}", d.rust_name);
+        quote!(w.dialect() == super::Dialect::#v.into())
+    });
+    quote!(#(#tests)||*)
+}
+
+/// A text list's pieces: the list field's name, the item type, the item's attribute (its
+/// field name and its position 0 in the item's table).
+fn text_list_parts(model: &Model, s: &StructDef) -> Option<(proc_macro2::Ident, TypeId, proc_macro2::Ident)> {
+    let item = s.text_list.as_ref()?.item?;
+    let TypeKind::Struct(is) = &model.ty(item).kind else { return None };
+    let list = s.element_fields().into_iter().next()?;
+    Some((ident(&list.rust_name), item, ident(&is.attributes.first()?.rust_name)))
+}
+
+/// The start of a text list's decoder: the element read as its values listed as text, when
+/// it has text and no child elements.
+fn text_list_decode(ctx: &mut Ctx, s: &StructDef) -> TokenStream {
+    let Some((list, item, attr)) = text_list_parts(ctx.model, s) else { return quote!() };
+    let item_ty = ctx.type_ref(item);
+    let item_desc = format_ident!("{}", screaming(&ctx.model.ty(item).rust_name));
+    quote! {
+        if let Some(values) = cx.text_list(node, super::schema::#item_desc.attributes[0].ty)? {
+            cx.check(mark)?;
+            return Ok(Self { #list: values.into_iter().map(|v| #item_ty { #attr: v }).collect() });
+        }
+    }
+}
+
+/// The dialects that write a text list as text, and the code that writes it so.
+fn text_list_encode(model: &Model, s: &StructDef) -> Option<(TokenStream, TokenStream)> {
+    let written = &s.text_list.as_ref()?.written;
+    if written.is_empty() {
+        return None;
+    }
+    let (list, _, attr) = text_list_parts(model, s)?;
+    Some((is_dialect(model, written), quote!(w.text_list(self.#list.iter().map(|v| &v.#attr));)))
 }
 
 /// A path to the static descriptor of a simple type, from a message module.

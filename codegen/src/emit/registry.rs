@@ -52,7 +52,7 @@ fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&Module, Type
     });
     let encode_arms = roots.iter().map(|(_, id, _)| {
         let v = variant_name(model, *id);
-        quote!(Self::#v(m) => rt::encode(m.as_ref(), pretty),)
+        quote!(Self::#v(m) => rt::encode_in(m.as_ref(), pretty, dialect),)
     });
     let root_names = roots.iter().map(|(_, _, info)| &info.element);
     quote! {
@@ -101,15 +101,20 @@ fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&Module, Type
 
             /// Encodes the message as compact XML.
             pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
-                self.encode(false)
+                self.encode(false, rt::DialectIndex::default())
             }
 
             /// Encodes the message as indented XML.
             pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
-                self.encode(true)
+                self.encode(true, rt::DialectIndex::default())
             }
 
-            fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+            /// Encodes the message as compact XML in a dialect.
+            pub fn to_xml_in(&self, dialect: impl Into<rt::DialectIndex>) -> Result<String, rt::EncodeError> {
+                self.encode(false, dialect.into())
+            }
+
+            fn encode(&self, pretty: bool, dialect: rt::DialectIndex) -> Result<String, rt::EncodeError> {
                 match self {
                     #(#encode_arms)*
                 }
@@ -166,8 +171,72 @@ fn std_trait_accessors(model: &Model, roots: &[(&Module, TypeId, &RootInfo)]) ->
     quote!(#(#methods)*)
 }
 
+/// The `Dialect` enum: the spec's dialects, the first the default.
+fn dialect_enum(model: &Model) -> TokenStream {
+    if model.dialects.is_empty() {
+        return quote!();
+    }
+    let variants = model.dialects.iter().enumerate().map(|(i, d)| {
+        let v = format_ident!("{}", d.rust_name);
+        let dd = doc(&format!("`{}`: {}", d.name, d.doc));
+        let default = (i == 0).then(|| quote!(#[default]));
+        quote!(#dd #default #v,)
+    });
+    let names: Vec<TokenStream> = model
+        .dialects
+        .iter()
+        .map(|d| {
+            let v = format_ident!("{}", d.rust_name);
+            let n = &d.name;
+            quote!(Self::#v => #n,)
+        })
+        .collect();
+    let parse = model.dialects.iter().map(|d| {
+        let v = format_ident!("{}", d.rust_name);
+        let n = &d.name;
+        quote!(#n => Some(Self::#v),)
+    });
+    let all = model.dialects.iter().map(|d| format_ident!("{}", d.rust_name));
+    quote! {
+        /// The dialects of the spec (`gen:dialect` in `common.xsd`), the default first: each
+        /// writes some fields under other names, or not at all, or lists as text (the spec's
+        /// `gen:written` and `gen:text-list`). Decoders take every dialect's form.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub enum Dialect {
+            #(#variants)*
+        }
+
+        impl Dialect {
+            /// Every dialect, the default first.
+            pub const ALL: &'static [Dialect] = &[#(Self::#all),*];
+
+            /// Its name in the spec and in configuration.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    #(#names)*
+                }
+            }
+
+            /// The dialect of this name.
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    #(#parse)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl From<Dialect> for rt::DialectIndex {
+            fn from(d: Dialect) -> Self {
+                rt::DialectIndex(d as u8)
+            }
+        }
+    }
+}
+
 /// The `mod.rs` file.
 pub(super) fn mod_rs(model: &Model) -> TokenStream {
+    let dialects = dialect_enum(model);
     let mods = model.modules.iter().map(|m| {
         let n = ident(&m.name);
         let d = doc(&format!("Types of `spec/{}`.", m.file));
@@ -255,6 +324,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         /// The service's operations (path, request root, expected `Version`, response root), from the spec.
         pub const OPERATIONS: &[rt::Operation] = &[#(#ops)*];
 
+        #dialects
         #any_request
         #any_message
         #error_response

@@ -48,6 +48,7 @@ fn element_desc(model: &Model, f: &Field, index: u16) -> TokenStream {
 pub(super) fn schema(model: &Model) -> TokenStream {
     let mut items = Vec::new();
     let mut builtins_used = BTreeSet::new();
+    let mut uses_also = false;
     let mut note_builtin = |s: &Scalar| {
         if s.named.is_none() {
             builtins_used.insert(s.builtin);
@@ -67,6 +68,21 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                     quote!(AttrDesc { name: #n, required: #req, ty: #ty },)
                 });
                 let attrs: Vec<TokenStream> = attrs.collect();
+                // Other names: attributes by position, elements by index (declaration order).
+                let mut also = Vec::new();
+                for (i, a) in s.attributes.iter().enumerate() {
+                    let i = proc_macro2::Literal::usize_unsuffixed(i);
+                    for name in &a.also {
+                        also.push(quote!(Also { name: #name, of: AlsoOf::Attribute(#i) },));
+                    }
+                }
+                for (i, f) in s.element_fields().into_iter().enumerate() {
+                    let i = proc_macro2::Literal::usize_unsuffixed(i);
+                    for name in &f.also {
+                        also.push(quote!(Also { name: #name, of: AlsoOf::Element(#i) },));
+                    }
+                }
+                uses_also |= !also.is_empty();
                 let content = match &s.content {
                     Content::Empty => quote!(Content::Empty),
                     Content::Text(sc) => {
@@ -116,6 +132,7 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                         name: #xml,
                         attributes: &[#(#attrs)*],
                         content: #content,
+                        also: &[#(#also)*],
                     };
                 });
             }
@@ -175,7 +192,8 @@ pub(super) fn schema(model: &Model) -> TokenStream {
             }
         }
     }
-    let mut imports = vec![
+    let mut imports = if uses_also { vec![quote!(Also), quote!(AlsoOf)] } else { Vec::new() };
+    imports.extend([
         quote!(AttrDesc),
         quote!(Builtin),
         quote!(ComplexDesc),
@@ -185,7 +203,7 @@ pub(super) fn schema(model: &Model) -> TokenStream {
         quote!(Pattern),
         quote!(SimpleDesc),
         quote!(TypeDesc),
-    ];
+    ]);
     for b in &builtins_used {
         let n = format_ident!("XS_{}", screaming(b.xsd_name()));
         imports.push(quote!(#n));

@@ -11,8 +11,10 @@
 //! | [`shared_errors`] | whether every operation answers errors with one `Errors` type | [`Model::shared_errors`](crate::ir::Model::shared_errors) |
 //! | [`versions`] | which attribute of a root carries the message version | [`RootInfo::version_attribute`](crate::ir::RootInfo::version_attribute) |
 //! | [`std_attributes`] | which structs implement the runtime's traits of the OTA standard attributes (from the attribute groups they use), which requests carry a point of sale | [`StructDef::std_traits`](crate::ir::StructDef::std_traits), [`RootInfo::pos`](crate::ir::RootInfo::pos) |
+//! | [`dialects`] | how each dialect reads and writes a field or a list type (other names, other forms), checked and resolved to the spec's dialects | [`Written::dialect`](crate::ir::Written::dialect), [`TextList`](crate::ir::TextList) |
 //! | [`naming`] | every Rust name: types, fields, enum variants, message variants | `rust_name`s, [`RootInfo::variant`](crate::ir::RootInfo::variant) |
 
+pub mod dialects;
 pub mod envelope;
 pub mod items;
 pub mod naming;
@@ -39,6 +41,7 @@ pub const PASSES: &[Pass] = &[
     Pass { name: "shared_errors", run: shared_errors::run },
     Pass { name: "versions", run: versions::run },
     Pass { name: "std_attributes", run: std_attributes::run },
+    Pass { name: "dialects", run: dialects::run },
     Pass { name: "naming", run: naming::run },
 ];
 

@@ -92,6 +92,24 @@ pub fn pascal(name: &str) -> String {
         .collect()
 }
 
+/// The variants of the generated `Dialect` enum (`ota2016b` → `Ota2016b`); a spec type called
+/// `Dialect` would collide with it.
+fn dialect_variants(model: &mut Model, diags: &mut Diagnostics) {
+    if !model.dialects.is_empty()
+        && let Some(t) = model.types.iter().find(|t| t.rust_name == "Dialect")
+    {
+        diags.error(t.span.clone(), "the type name `Dialect` is taken by the generated enum of the spec's dialects");
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for d in &mut model.dialects {
+        d.rust_name = pascal(&d.name);
+        if !is_plain_ident(&d.rust_name) || seen.contains(&d.rust_name) {
+            diags.error(d.span.clone(), format!("dialect `{}` does not make a distinct Rust variant name", d.name));
+        }
+        seen.push(d.rust_name.clone());
+    }
+}
+
 /// `SCREAMING_SNAKE_CASE` of a Rust type name, for statics.
 pub fn screaming(name: &str) -> String {
     snake(name).to_uppercase()
@@ -141,6 +159,7 @@ pub fn is_plain_ident(s: &str) -> bool {
 pub fn run(model: &mut Model, diags: &mut Diagnostics) {
     type_names(model, diags);
     message_variants(model, diags);
+    dialect_variants(model, diags);
     for t in &mut model.types {
         match &mut t.kind {
             TypeKind::Struct(s) => struct_field_names(s.attributes.as_mut_slice(), &mut s.content),

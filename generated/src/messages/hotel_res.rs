@@ -798,7 +798,7 @@ impl rt::Encode for BookRoomStays {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct BookRoomStay {
-    /// The client's number for this room (the gateway's documentation shows it; OpenTravel 2016B has no RoomStay@RPH). The answer numbers rooms by IndexNumber, in request order.
+    /// The client's number for this room (the gateway's documentation shows it; OpenTravel 2016B has no RoomStay@RPH and numbers room stays by IndexNumber, also taken here). The answer numbers rooms by IndexNumber, in request order.
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "RPH")]
@@ -839,6 +839,9 @@ impl rt::Decode for BookRoomStay {
         let mut f_service_rphs = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
+                if f_rph.is_some() {
+                    cx.given_twice(&attr, DESC, 0)?;
+                }
                 f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }

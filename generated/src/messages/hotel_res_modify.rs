@@ -1440,7 +1440,7 @@ impl rt::Encode for RoomStayPos {
     }
 }
 
-/// List of references to ResGuest elements.
+/// List of references to ResGuest elements: ResGuestRPH@RPH elements (the service's form, OpenTravel 2008A), or their numbers as text separated by spaces (`1 2`, the OpenTravel 2016B form, written by the ota2016b dialect).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "ResGuestRPHs",
@@ -1465,6 +1465,17 @@ impl rt::Decode for ResGuestRphs {
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
         }
+        if let Some(values) = cx
+            .text_list(node, super::schema::RPH_REFERENCE.attributes[0].ty)?
+        {
+            cx.check(mark)?;
+            return Ok(Self {
+                res_guest_rph: values
+                    .into_iter()
+                    .map(|v| RphReference { rph: v })
+                    .collect(),
+            });
+        }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
@@ -1486,8 +1497,12 @@ impl rt::Decode for ResGuestRphs {
 impl rt::Encode for ResGuestRphs {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        for v in &self.res_guest_rph {
-            rt::Encode::encode(v, w, "ResGuestRPH");
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.text_list(self.res_guest_rph.iter().map(|v| &v.rph));
+        } else {
+            for v in &self.res_guest_rph {
+                rt::Encode::encode(v, w, "ResGuestRPH");
+            }
         }
         w.end(name);
     }

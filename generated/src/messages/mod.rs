@@ -105,6 +105,44 @@ pub const OPERATIONS: &[rt::Operation] = &[
     },
 ];
 
+/// The dialects of the spec (`gen:dialect` in `common.xsd`), the default first: each
+/// writes some fields under other names, or not at all, or lists as text (the spec's
+/// `gen:written` and `gen:text-list`). Decoders take every dialect's form.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// `service`: The service's own dialect, the one its description and its clients use (the default).
+    #[default]
+    Service,
+    /// `ota2016b`: The official OpenTravel 2016B schemas: what a client generated from them reads.
+    Ota2016b,
+}
+
+impl Dialect {
+    /// Every dialect, the default first.
+    pub const ALL: &'static [Dialect] = &[Self::Service, Self::Ota2016b];
+    /// Its name in the spec and in configuration.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Service => "service",
+            Self::Ota2016b => "ota2016b",
+        }
+    }
+    /// The dialect of this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "service" => Some(Self::Service),
+            "ota2016b" => Some(Self::Ota2016b),
+            _ => None,
+        }
+    }
+}
+
+impl From<Dialect> for rt::DialectIndex {
+    fn from(d: Dialect) -> Self {
+        rt::DialectIndex(d as u8)
+    }
+}
+
 /// Any request message of the service, decoded by its root element.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyRequest {
@@ -274,24 +312,37 @@ impl AnyRequest {
     }
     /// Encodes the message as compact XML.
     pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
-        self.encode(false)
+        self.encode(false, rt::DialectIndex::default())
     }
     /// Encodes the message as indented XML.
     pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
-        self.encode(true)
+        self.encode(true, rt::DialectIndex::default())
     }
-    fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+    /// Encodes the message as compact XML in a dialect.
+    pub fn to_xml_in(
+        &self,
+        dialect: impl Into<rt::DialectIndex>,
+    ) -> Result<String, rt::EncodeError> {
+        self.encode(false, dialect.into())
+    }
+    fn encode(
+        &self,
+        pretty: bool,
+        dialect: rt::DialectIndex,
+    ) -> Result<String, rt::EncodeError> {
         match self {
-            Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::CancelRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelResRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivityAvailRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivityBookRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivitySearchRq(m) => rt::encode(m.as_ref(), pretty),
+            Self::ReadRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::CancelRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelAvailRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelDescriptiveInfoRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResModifyRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::ProductDescriptiveInfoRq(m) => {
+                rt::encode_in(m.as_ref(), pretty, dialect)
+            }
+            Self::TourActivityAvailRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::TourActivityBookRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::TourActivitySearchRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
         }
     }
     /// The operation this request belongs to.
@@ -647,34 +698,49 @@ impl AnyMessage {
     }
     /// Encodes the message as compact XML.
     pub fn to_xml(&self) -> Result<String, rt::EncodeError> {
-        self.encode(false)
+        self.encode(false, rt::DialectIndex::default())
     }
     /// Encodes the message as indented XML.
     pub fn to_xml_pretty(&self) -> Result<String, rt::EncodeError> {
-        self.encode(true)
+        self.encode(true, rt::DialectIndex::default())
     }
-    fn encode(&self, pretty: bool) -> Result<String, rt::EncodeError> {
+    /// Encodes the message as compact XML in a dialect.
+    pub fn to_xml_in(
+        &self,
+        dialect: impl Into<rt::DialectIndex>,
+    ) -> Result<String, rt::EncodeError> {
+        self.encode(false, dialect.into())
+    }
+    fn encode(
+        &self,
+        pretty: bool,
+        dialect: rt::DialectIndex,
+    ) -> Result<String, rt::EncodeError> {
         match self {
-            Self::ReadRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::ResRetrieveRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::CancelRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::CancelRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelAvailRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelAvailRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelDescriptiveInfoRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelResRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelResRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelResModifyRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::HotelResModifyRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::ProductDescriptiveInfoRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::ProductDescriptiveInfoRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivityAvailRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivityAvailRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivityBookRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivityBookRs(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivitySearchRq(m) => rt::encode(m.as_ref(), pretty),
-            Self::TourActivitySearchRs(m) => rt::encode(m.as_ref(), pretty),
+            Self::ReadRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::ResRetrieveRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::CancelRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::CancelRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelAvailRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelAvailRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelDescriptiveInfoRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelDescriptiveInfoRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResModifyRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResModifyRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::ProductDescriptiveInfoRq(m) => {
+                rt::encode_in(m.as_ref(), pretty, dialect)
+            }
+            Self::ProductDescriptiveInfoRs(m) => {
+                rt::encode_in(m.as_ref(), pretty, dialect)
+            }
+            Self::TourActivityAvailRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::TourActivityAvailRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::TourActivityBookRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::TourActivityBookRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::TourActivitySearchRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::TourActivitySearchRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
         }
     }
     /// The message as `runtime::PayloadStdAttributes`, when it has those attributes.

@@ -6,8 +6,9 @@
 
 #![allow(missing_docs)]
 use crate::runtime::schema::{
-    AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle, Pattern, SimpleDesc,
-    TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
+    Also, AlsoOf, AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle,
+    Pattern, SimpleDesc, TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER,
+    XS_POSITIVE_INTEGER,
 };
 
 static DATE_PATTERNS: [Pattern; 1usize] = [
@@ -218,6 +219,7 @@ pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
@@ -260,6 +262,7 @@ pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SOURCE: ComplexDesc = ComplexDesc {
@@ -276,6 +279,7 @@ pub static SOURCE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static POS: ComplexDesc = ComplexDesc {
@@ -292,6 +296,7 @@ pub static POS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TEXT: ComplexDesc = ComplexDesc {
@@ -304,6 +309,7 @@ pub static TEXT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static REGION: ComplexDesc = ComplexDesc {
@@ -316,6 +322,7 @@ pub static REGION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
@@ -338,6 +345,7 @@ pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TOTAL: ComplexDesc = ComplexDesc {
@@ -355,6 +363,7 @@ pub static TOTAL: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static DATE_SPAN: ComplexDesc = ComplexDesc {
@@ -372,6 +381,7 @@ pub static DATE_SPAN: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
@@ -389,6 +399,7 @@ pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
@@ -411,6 +422,7 @@ pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static PERSON_NAME: ComplexDesc = ComplexDesc {
@@ -441,6 +453,7 @@ pub static PERSON_NAME: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 static RESPONSE_VERSION_PATTERNS: [Pattern; 1usize] = [
@@ -505,6 +518,7 @@ pub static SUCCESS: ComplexDesc = ComplexDesc {
     name: "Success",
     attributes: &[],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static WARNINGS: ComplexDesc = ComplexDesc {
@@ -521,6 +535,7 @@ pub static WARNINGS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ERRORS: ComplexDesc = ComplexDesc {
@@ -537,6 +552,7 @@ pub static ERRORS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ERROR: ComplexDesc = ComplexDesc {
@@ -574,6 +590,7 @@ pub static ERROR: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static WARNING: ComplexDesc = ComplexDesc {
@@ -616,6 +633,7 @@ pub static WARNING: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 static ISO_DURATION_PATTERNS: [Pattern; 1usize] = [
@@ -672,6 +690,7 @@ pub static POSITION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static COUNTRY_NAME: ComplexDesc = ComplexDesc {
@@ -684,6 +703,7 @@ pub static COUNTRY_NAME: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static ADDRESS: ComplexDesc = ComplexDesc {
@@ -721,6 +741,7 @@ pub static ADDRESS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static GEO_REGION: ComplexDesc = ComplexDesc {
@@ -733,6 +754,7 @@ pub static GEO_REGION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
@@ -763,6 +785,7 @@ pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TOUR_ACTIVITY_BASIC_INFO: ComplexDesc = ComplexDesc {
@@ -795,6 +818,7 @@ pub static TOUR_ACTIVITY_BASIC_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
@@ -825,6 +849,7 @@ pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static CATEGORY_AND_TYPE_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -841,6 +866,7 @@ pub static CATEGORY_AND_TYPE_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
@@ -864,6 +890,7 @@ pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
@@ -876,6 +903,7 @@ pub static ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
@@ -888,6 +916,7 @@ pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
@@ -904,6 +933,7 @@ pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
@@ -926,6 +956,7 @@ pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
@@ -942,6 +973,7 @@ pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_READ_REQUEST: ComplexDesc = ComplexDesc {
@@ -958,6 +990,7 @@ pub static HOTEL_READ_REQUEST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static READ_DATE_TYPE: SimpleDesc = SimpleDesc {
@@ -1005,6 +1038,7 @@ pub static READ_SELECTION_CRITERIA: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static RESERVATIONS_LIST: ComplexDesc = ComplexDesc {
@@ -1021,6 +1055,7 @@ pub static RESERVATIONS_LIST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
@@ -1086,6 +1121,7 @@ pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
@@ -1118,6 +1154,7 @@ pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TRANSACTION_STATUS: SimpleDesc = SimpleDesc {
@@ -1167,6 +1204,7 @@ pub static CANCEL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
@@ -1183,6 +1221,7 @@ pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
@@ -1215,6 +1254,7 @@ pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static GUEST_QUANTITY: SimpleDesc = SimpleDesc {
@@ -1267,6 +1307,7 @@ pub static AVAIL_REQUEST_SEGMENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
@@ -1303,6 +1344,7 @@ pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
@@ -1319,6 +1361,7 @@ pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
@@ -1357,6 +1400,7 @@ pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static REF_POINT: ComplexDesc = ComplexDesc {
@@ -1369,6 +1413,7 @@ pub static REF_POINT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&STRING_LENGTH1TO64),
+    also: &[],
 };
 
 pub static HOTEL_REF: ComplexDesc = ComplexDesc {
@@ -1381,6 +1426,7 @@ pub static HOTEL_REF: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
@@ -1397,6 +1443,7 @@ pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
@@ -1419,6 +1466,7 @@ pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
@@ -1435,6 +1483,7 @@ pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OCCUPANCY_GUEST_COUNT: ComplexDesc = ComplexDesc {
@@ -1457,6 +1506,7 @@ pub static OCCUPANCY_GUEST_COUNT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -1473,6 +1523,7 @@ pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -1542,6 +1593,7 @@ pub static AVAIL_ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
@@ -1558,6 +1610,7 @@ pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OFFER_ROOM_RATE: ComplexDesc = ComplexDesc {
@@ -1594,6 +1647,7 @@ pub static OFFER_ROOM_RATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
@@ -1610,6 +1664,7 @@ pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_NIGHT_RATE: ComplexDesc = ComplexDesc {
@@ -1666,6 +1721,7 @@ pub static ROOM_NIGHT_RATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
@@ -1682,6 +1738,7 @@ pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
@@ -1709,6 +1766,7 @@ pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
@@ -1725,6 +1783,7 @@ pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
@@ -1742,6 +1801,7 @@ pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_CONTENTS: ComplexDesc = ComplexDesc {
@@ -1758,6 +1818,7 @@ pub static HOTEL_DESCRIPTIVE_CONTENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
@@ -1831,6 +1892,7 @@ pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
@@ -1861,6 +1923,7 @@ pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -1877,6 +1940,7 @@ pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_CATEGORY_CODES: ComplexDesc = ComplexDesc {
@@ -1900,6 +1964,7 @@ pub static HOTEL_CATEGORY_CODES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_CATEGORY_CODE: SimpleDesc = SimpleDesc {
@@ -1923,6 +1988,7 @@ pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
@@ -1957,6 +2023,7 @@ pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 static OTA_CODE_PATTERNS: [Pattern; 1usize] = [
@@ -1985,6 +2052,7 @@ pub static ROOM_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -2001,6 +2069,7 @@ pub static ROOM_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
@@ -2017,6 +2086,7 @@ pub static HOTEL_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
@@ -2033,6 +2103,7 @@ pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_AWARD: ComplexDesc = ComplexDesc {
@@ -2045,6 +2116,7 @@ pub static HOTEL_AWARD: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -2061,6 +2133,7 @@ pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -2077,6 +2150,7 @@ pub static HOTEL_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static IMAGE_ITEMS: ComplexDesc = ComplexDesc {
@@ -2093,6 +2167,7 @@ pub static IMAGE_ITEMS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static IMAGE_CATEGORY_CODE: SimpleDesc = SimpleDesc {
@@ -2128,6 +2203,7 @@ pub static IMAGE_ITEM: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static IMAGE_FORMAT: ComplexDesc = ComplexDesc {
@@ -2155,6 +2231,7 @@ pub static IMAGE_FORMAT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static IMAGE_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -2172,6 +2249,7 @@ pub static IMAGE_DESCRIPTION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static HOTEL_CONTACT_INFOS: ComplexDesc = ComplexDesc {
@@ -2188,6 +2266,7 @@ pub static HOTEL_CONTACT_INFOS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_CONTACT_INFO: ComplexDesc = ComplexDesc {
@@ -2218,6 +2297,7 @@ pub static HOTEL_CONTACT_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ADDRESSES: ComplexDesc = ComplexDesc {
@@ -2234,6 +2314,7 @@ pub static ADDRESSES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PHONES: ComplexDesc = ComplexDesc {
@@ -2250,6 +2331,7 @@ pub static PHONES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PHONE_TECH_TYPE: SimpleDesc = SimpleDesc {
@@ -2273,6 +2355,7 @@ pub static PHONE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static EMAILS: ComplexDesc = ComplexDesc {
@@ -2289,6 +2372,7 @@ pub static EMAILS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_INDEX: SimpleDesc = SimpleDesc {
@@ -2332,6 +2416,7 @@ pub static BOOK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
@@ -2369,6 +2454,7 @@ pub static BOOK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -2385,6 +2471,7 @@ pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOK_ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -2442,6 +2529,12 @@ pub static BOOK_ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[
+        Also {
+            name: "IndexNumber",
+            of: AlsoOf::Attribute(0),
+        },
+    ],
 };
 
 pub static BOOK_SERVICES: ComplexDesc = ComplexDesc {
@@ -2458,6 +2551,7 @@ pub static BOOK_SERVICES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOK_SERVICE: ComplexDesc = ComplexDesc {
@@ -2485,6 +2579,7 @@ pub static BOOK_SERVICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
@@ -2501,6 +2596,7 @@ pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOK_RES_GUEST: ComplexDesc = ComplexDesc {
@@ -2535,6 +2631,7 @@ pub static BOOK_RES_GUEST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
@@ -2565,6 +2662,7 @@ pub static BOOK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
@@ -2581,6 +2679,7 @@ pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
@@ -2603,6 +2702,7 @@ pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static BOOKED_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
@@ -2619,6 +2719,7 @@ pub static BOOKED_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKED_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
@@ -2656,6 +2757,7 @@ pub static BOOKED_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -2672,6 +2774,7 @@ pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKED_ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -2757,6 +2860,7 @@ pub static BOOKED_ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
@@ -2773,6 +2877,7 @@ pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKED_SERVICE: ComplexDesc = ComplexDesc {
@@ -2800,6 +2905,7 @@ pub static BOOKED_SERVICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
@@ -2851,6 +2957,7 @@ pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
@@ -2867,6 +2974,7 @@ pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PREPAYMENT_DUE: ComplexDesc = ComplexDesc {
@@ -2896,6 +3004,7 @@ pub static PREPAYMENT_DUE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
@@ -2912,6 +3021,7 @@ pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
@@ -2965,6 +3075,7 @@ pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -2981,6 +3092,7 @@ pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -3071,6 +3183,7 @@ pub static ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
@@ -3087,6 +3200,7 @@ pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
@@ -3109,6 +3223,7 @@ pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -3125,6 +3240,7 @@ pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_RATES: ComplexDesc = ComplexDesc {
@@ -3141,6 +3257,7 @@ pub static ROOM_RATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_RATE: ComplexDesc = ComplexDesc {
@@ -3163,6 +3280,7 @@ pub static ROOM_RATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
@@ -3179,6 +3297,7 @@ pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
@@ -3195,6 +3314,7 @@ pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BASIC_PROPERTY_INFO: ComplexDesc = ComplexDesc {
@@ -3212,6 +3332,7 @@ pub static BASIC_PROPERTY_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -3228,6 +3349,7 @@ pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
@@ -3244,6 +3366,7 @@ pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
@@ -3260,6 +3383,7 @@ pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
@@ -3276,6 +3400,7 @@ pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
@@ -3288,6 +3413,7 @@ pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
@@ -3305,6 +3431,7 @@ pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static SERVICES: ComplexDesc = ComplexDesc {
@@ -3321,6 +3448,7 @@ pub static SERVICES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SERVICE: ComplexDesc = ComplexDesc {
@@ -3355,6 +3483,7 @@ pub static SERVICE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
@@ -3392,6 +3521,7 @@ pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static LOCAL_DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
@@ -3409,6 +3539,7 @@ pub static LOCAL_DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -3432,6 +3563,7 @@ pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TOUR_ACTIVITY_SERVICE: ComplexDesc = ComplexDesc {
@@ -3469,6 +3601,7 @@ pub static TOUR_ACTIVITY_SERVICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
@@ -3485,6 +3618,7 @@ pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
@@ -3508,6 +3642,7 @@ pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
@@ -3540,6 +3675,7 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
@@ -3581,6 +3717,7 @@ pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AIRPORT: ComplexDesc = ComplexDesc {
@@ -3593,6 +3730,7 @@ pub static AIRPORT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static OPERATING_AIRLINE: ComplexDesc = ComplexDesc {
@@ -3605,6 +3743,7 @@ pub static OPERATING_AIRLINE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static TRANSFER_HOTEL: ComplexDesc = ComplexDesc {
@@ -3617,6 +3756,7 @@ pub static TRANSFER_HOTEL: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static RES_GUESTS: ComplexDesc = ComplexDesc {
@@ -3633,6 +3773,7 @@ pub static RES_GUESTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static RES_GUEST: ComplexDesc = ComplexDesc {
@@ -3667,6 +3808,7 @@ pub static RES_GUEST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
@@ -3683,6 +3825,7 @@ pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
@@ -3699,6 +3842,7 @@ pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PROFILE: ComplexDesc = ComplexDesc {
@@ -3715,6 +3859,7 @@ pub static PROFILE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static CUSTOMER: ComplexDesc = ComplexDesc {
@@ -3737,6 +3882,7 @@ pub static CUSTOMER: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
@@ -3753,6 +3899,7 @@ pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static GUEST_COUNT: ComplexDesc = ComplexDesc {
@@ -3765,6 +3912,7 @@ pub static GUEST_COUNT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
@@ -3809,6 +3957,7 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static COMMENTS: ComplexDesc = ComplexDesc {
@@ -3825,6 +3974,7 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static COMMENT: ComplexDesc = ComplexDesc {
@@ -3852,6 +4002,7 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static COMMENT_TEXT: ComplexDesc = ComplexDesc {
@@ -3864,6 +4015,7 @@ pub static COMMENT_TEXT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&FREE_TEXT),
+    also: &[],
 };
 
 pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
@@ -3880,6 +4032,7 @@ pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
@@ -3907,6 +4060,7 @@ pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static PENALTY_PERCENT: SimpleDesc = SimpleDesc {
@@ -3929,6 +4083,7 @@ pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
@@ -3965,6 +4120,7 @@ pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
@@ -3977,6 +4133,7 @@ pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
@@ -3999,6 +4156,7 @@ pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
@@ -4015,6 +4173,7 @@ pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
@@ -4027,6 +4186,7 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 static TIME_OF_DAY_PATTERNS: [Pattern; 1usize] = [
@@ -4055,6 +4215,7 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_RESULT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static TOUR_ACTIVITY_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
@@ -4108,6 +4269,7 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static DESCRIPTIVE_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -4124,6 +4286,7 @@ pub static DESCRIPTIVE_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static DESCRIPTIVE_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
@@ -4141,6 +4304,7 @@ pub static DESCRIPTIVE_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static TOUR_ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
@@ -4168,6 +4332,7 @@ pub static TOUR_ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static ACTIVITY_ITEM_INFO: ComplexDesc = ComplexDesc {
@@ -4195,6 +4360,7 @@ pub static ACTIVITY_ITEM_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ACTIVITY_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -4211,6 +4377,7 @@ pub static ACTIVITY_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ACTIVITY_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -4227,6 +4394,7 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -4243,6 +4411,7 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
@@ -4287,12 +4456,14 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_BASIC_INFO: ComplexDesc = ComplexDesc {
     name: "AvailBasicInfo",
     attributes: &[],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -4310,6 +4481,7 @@ pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
@@ -4332,6 +4504,7 @@ pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
@@ -4348,6 +4521,7 @@ pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
@@ -4364,6 +4538,7 @@ pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
@@ -4387,6 +4562,7 @@ pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
@@ -4409,6 +4585,7 @@ pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
@@ -4467,6 +4644,7 @@ pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -4483,6 +4661,7 @@ pub static AVAIL_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
@@ -4505,6 +4684,7 @@ pub static AVAIL_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static AVAIL_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -4521,6 +4701,7 @@ pub static AVAIL_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
@@ -4553,6 +4734,7 @@ pub static AVAIL_PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
@@ -4569,6 +4751,7 @@ pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static AVAIL_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
@@ -4601,6 +4784,7 @@ pub static AVAIL_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
@@ -4638,6 +4822,7 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
@@ -4660,6 +4845,7 @@ pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
@@ -4683,6 +4869,7 @@ pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
@@ -4695,6 +4882,7 @@ pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
@@ -4736,6 +4924,7 @@ pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
@@ -4758,6 +4947,7 @@ pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -4774,6 +4964,7 @@ pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
@@ -4846,6 +5037,7 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
@@ -4869,6 +5061,7 @@ pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
@@ -4910,6 +5103,7 @@ pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ACTIVITY_PAYMENT_INFO: ComplexDesc = ComplexDesc {
@@ -4932,6 +5126,7 @@ pub static ACTIVITY_PAYMENT_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
@@ -4948,6 +5143,7 @@ pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static ACTIVITY_CANCEL_POLICY: ComplexDesc = ComplexDesc {
@@ -4960,6 +5156,7 @@ pub static ACTIVITY_CANCEL_POLICY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    also: &[],
 };
 
 pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
@@ -4983,6 +5180,7 @@ pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
@@ -5000,6 +5198,7 @@ pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
@@ -5012,6 +5211,7 @@ pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
@@ -5035,6 +5235,7 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
@@ -5086,6 +5287,7 @@ pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SEARCH_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -5102,6 +5304,7 @@ pub static SEARCH_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SEARCH_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -5125,6 +5328,7 @@ pub static SEARCH_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
@@ -5137,6 +5341,7 @@ pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
@@ -5154,6 +5359,7 @@ pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    also: &[],
 };
 
 pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
@@ -5249,6 +5455,7 @@ pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
@@ -5316,6 +5523,7 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
@@ -5395,6 +5603,7 @@ pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
@@ -5474,6 +5683,7 @@ pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
@@ -5553,6 +5763,7 @@ pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
@@ -5620,6 +5831,7 @@ pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
@@ -5694,6 +5906,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
@@ -5761,6 +5974,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
@@ -5840,6 +6054,7 @@ pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
@@ -5907,6 +6122,7 @@ pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
@@ -5986,6 +6202,7 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
@@ -6053,6 +6270,7 @@ pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
@@ -6127,6 +6345,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
@@ -6194,6 +6413,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
@@ -6273,6 +6493,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
@@ -6345,6 +6566,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
@@ -6431,6 +6653,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
@@ -6498,6 +6721,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
@@ -6577,6 +6801,7 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
+    also: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
@@ -6656,4 +6881,5 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
+    also: &[],
 };

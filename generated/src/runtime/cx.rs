@@ -14,7 +14,7 @@ use roxmltree::{Attribute, Document, Node};
 use super::check::{check_facets, check_simple};
 use super::error::{DecodeError, DecodeErrorKind};
 use super::scalar::{Date, DateTime, Decimal};
-use super::schema::{ComplexDesc, Content, ElementDesc, Particle, SimpleDesc, TypeDesc};
+use super::schema::{Also, AlsoOf, ComplexDesc, Content, ElementDesc, Particle, SimpleDesc, TypeDesc};
 use super::{OTA_NAMESPACE, XSI_NAMESPACE};
 
 /// A value type that can be read from checked XML text.
@@ -206,7 +206,7 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// (recorded as a problem).
     pub fn attribute(&mut self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc) -> Result<Option<usize>, Failed> {
         let name = match attr.namespace() {
-            None => match desc.attributes.iter().position(|d| d.name == attr.name()) {
+            None => match desc.attribute_position(attr.name()) {
                 Some(i) => return Ok(Some(i)),
                 None => attr.name().to_string(),
             },
@@ -217,6 +217,13 @@ impl<'a, 'i> Cx<'a, 'i> {
         let e = self.error_at(attr.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected });
         self.report(e)?;
         Ok(None)
+    }
+
+    /// Records an attribute that names one already read under another name (`gen:also`).
+    pub fn given_twice(&mut self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc, position: usize) -> Res {
+        let name = desc.attributes.get(position).map_or("", |d| d.name);
+        let e = self.error_at(attr.range().start, DecodeErrorKind::GivenTwice { name, second: attr.name().to_string() });
+        self.report(e)
     }
 
     /// Checks and reads an attribute value; `None` when it is invalid (recorded).
@@ -273,8 +280,9 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// Records every required attribute of `desc` that is not on `node` (for the generic
     /// checker; the generated decoders use [`Cx::required`]).
     pub fn required_attributes(&mut self, node: Node, desc: &'static ComplexDesc) -> Res {
-        for d in desc.attributes.iter().filter(|d| d.required) {
-            if !node.attributes().any(|a| a.namespace().is_none() && a.name() == d.name) {
+        for (i, d) in desc.attributes.iter().enumerate().filter(|(_, d)| d.required) {
+            let named = |n: &str| n == d.name || desc.attribute_also(i).any(|o| o == n);
+            if !node.attributes().any(|a| a.namespace().is_none() && named(a.name())) {
                 let e = self.error(node, DecodeErrorKind::MissingAttribute { name: d.name });
                 self.report(e)?;
             }
@@ -333,6 +341,31 @@ impl<'a, 'i> Cx<'a, 'i> {
         }
     }
 
+    /// The values of an element that carries a list as its text (`<ResGuestRPHs>1 2</ResGuestRPHs>`,
+    /// the form `gen:text-list` marks), each checked as `ty`; `None` when it has child elements
+    /// or no text, so that it is read as elements.
+    pub fn text_list<T: FromValue>(&mut self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<Vec<T>>, Failed> {
+        if node.children().any(|c| c.is_element()) {
+            return Ok(None);
+        }
+        let text = text_of(node);
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        let mut values = Vec::new();
+        for token in text.split_ascii_whitespace() {
+            match read_value(ty, token) {
+                Ok(value) => values.push(value),
+                Err(expected) => {
+                    let kind = DecodeErrorKind::InvalidValue { target: "text".to_string(), value: token.to_string(), expected };
+                    let e = self.error(node, kind);
+                    self.report(e)?;
+                }
+            }
+        }
+        Ok(Some(values))
+    }
+
     /// Starts walking the child elements of `node` against the content model of `desc`.
     pub fn children(&mut self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, Failed> {
         let particles = match &desc.content {
@@ -343,7 +376,7 @@ impl<'a, 'i> Cx<'a, 'i> {
         let elements = element_count(particles);
         let base = self.counts.len();
         self.counts.resize(base + elements + particles.len(), 0);
-        Ok(Children { parent: node, iter: node.children(), particles, base, elements, hint: 0 })
+        Ok(Children { parent: node, iter: node.children(), particles, also: desc.also, base, elements, hint: 0 })
     }
 
     /// Decodes a matched complex child with `decode`, with the child on the error path: its
@@ -420,6 +453,8 @@ pub struct Children<'a, 'i> {
     parent: Node<'a, 'i>,
     iter: roxmltree::Children<'a, 'i>,
     particles: &'static [Particle],
+    /// Other names of the children (the content model's [`ComplexDesc::also`]).
+    also: &'static [Also],
     /// Where this walk's counters start in the context's counter stack: one per element
     /// declaration (by [`ElementDesc::index`]), then one per particle (for a choice: its chosen
     /// alternative + 1, or 0 before one is chosen).
@@ -521,9 +556,30 @@ impl<'a, 'i> Children<'a, 'i> {
         self.counter(cx, self.elements + particle) as usize
     }
 
+    /// The declaration named `name` (or also taken by that name).
+    fn find(&self, name: &str) -> Option<Found> {
+        self.find_named(name).or_else(|| {
+            let index = self.also.iter().find_map(|a| match a.of {
+                AlsoOf::Element(i) if a.name == name => Some(i),
+                _ => None,
+            })?;
+            self.find_index(index)
+        })
+    }
+
+    /// The declaration with this [`ElementDesc::index`].
+    fn find_index(&self, index: u16) -> Option<Found> {
+        self.particles.iter().enumerate().find_map(|(particle, p)| match p {
+            Particle::Element(e) => (e.index == index).then_some(Found { particle, branch: None, elem: e }),
+            Particle::Choice { branches, .. } => branches.iter().enumerate().find_map(|(b, branch)| {
+                branch.iter().find(|e| e.index == index).map(|elem| Found { particle, branch: Some(b), elem })
+            }),
+        })
+    }
+
     /// The declaration named `name`, looked up from the particle of the last match on, then
     /// from the start.
-    fn find(&self, name: &str) -> Option<Found> {
+    fn find_named(&self, name: &str) -> Option<Found> {
         let probe = |particle: usize, p: &'static Particle| match p {
             Particle::Element(e) => (e.name == name).then_some(Found { particle, branch: None, elem: e }),
             Particle::Choice { branches, .. } => branches.iter().enumerate().find_map(|(b, branch)| {

@@ -79,6 +79,13 @@ pub enum DecodeErrorKind {
         /// The element of another alternative.
         second: String,
     },
+    /// One attribute given twice, under its name and another name it is also taken by.
+    GivenTwice {
+        /// The attribute's declared name.
+        name: &'static str,
+        /// The name of the second.
+        second: String,
+    },
     /// An attribute the type cannot hold.
     UnexpectedAttribute {
         /// Its name (with `{namespace}` when qualified).
@@ -202,6 +209,9 @@ impl fmt::Display for DecodeErrorKind {
             TooMany { name, max } => write!(f, "element <{name}> may occur at most {max} times"),
             ChoiceConflict { first, second } => {
                 write!(f, "<{second}> cannot appear together with <{first}>: only one of them is allowed")
+            }
+            GivenTwice { name, second } => {
+                write!(f, "@{second} is @{name} under another name: give only one of them")
             }
             UnexpectedAttribute { name, expected } => {
                 let expected: Vec<String> = expected.iter().map(|e| format!("@{e}")).collect();

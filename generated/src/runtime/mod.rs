@@ -23,7 +23,7 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
 pub use std_attributes::{PayloadStdAttributes, PosRequest, ResponseStdAttributes};
-pub use writer::{Encode, ToValue, Writer};
+pub use writer::{DialectIndex, Encode, ToValue, Writer};
 
 /// The OpenTravel namespace every element of every message is in.
 pub const OTA_NAMESPACE: &str = "http://www.opentravel.org/OTA/2003/05";
@@ -76,6 +76,12 @@ pub trait Message: Decode + Encode + YaSerialize + YaDeserialize + Sized {
     /// Encodes the message as indented XML with an XML declaration.
     fn to_xml_pretty(&self) -> Result<String, EncodeError> {
         encode(self, true)
+    }
+
+    /// Encodes the message as compact XML in a dialect (the generated `Dialect`; its default
+    /// writes what [`Message::to_xml`] writes).
+    fn to_xml_in(&self, dialect: impl Into<DialectIndex>) -> Result<String, EncodeError> {
+        encode_in(self, false, dialect.into())
     }
 }
 
@@ -250,8 +256,13 @@ fn bind<T: YaDeserialize>(xml: &str) -> Result<T, yaserde::Error> {
 /// Encodes a message with its generated encoder: XML declaration, `xmlns` once on the root,
 /// `<X/>` for empty elements; indented when `pretty`.
 pub fn encode<T: Message>(value: &T, pretty: bool) -> Result<String, EncodeError> {
+    encode_in(value, pretty, DialectIndex::default())
+}
+
+/// [`encode`] in a dialect.
+pub fn encode_in<T: Message>(value: &T, pretty: bool, dialect: DialectIndex) -> Result<String, EncodeError> {
     // Most answers fit without growing the buffer (a hotel availability of 11 offers is 11 KB).
-    let mut w = Writer::new(pretty, 16 * 1024);
+    let mut w = Writer::new(pretty, 16 * 1024).in_dialect(dialect);
     value.encode(&mut w, T::ROOT);
     w.finish()
 }

@@ -17,6 +17,44 @@ pub struct ComplexDesc {
     pub attributes: &'static [AttrDesc],
     /// What it holds.
     pub content: Content,
+    /// Other names a decoder takes for some of its attributes and child elements (the spec's
+    /// `gen:also`: a form of another dialect); encoders never write them.
+    pub also: &'static [Also],
+}
+
+/// Another name accepted for an attribute or a child element of a complex type.
+#[derive(Debug)]
+pub struct Also {
+    /// The other name.
+    pub name: &'static str,
+    /// What it names.
+    pub of: AlsoOf,
+}
+
+/// What an [`Also`] names.
+#[derive(Debug, Clone, Copy)]
+pub enum AlsoOf {
+    /// The attribute at this position of [`ComplexDesc::attributes`].
+    Attribute(usize),
+    /// The child element with this [`ElementDesc::index`].
+    Element(u16),
+}
+
+impl ComplexDesc {
+    /// The position of the attribute called `name` (its own name or another it is also taken by).
+    pub fn attribute_position(&self, name: &str) -> Option<usize> {
+        self.attributes.iter().position(|d| d.name == name).or_else(|| {
+            self.also.iter().find_map(|a| match a.of {
+                AlsoOf::Attribute(i) if a.name == name => Some(i),
+                _ => None,
+            })
+        })
+    }
+
+    /// The other names of the attribute at position `i`.
+    pub fn attribute_also(&self, i: usize) -> impl Iterator<Item = &'static str> + '_ {
+        self.also.iter().filter(move |a| matches!(a.of, AlsoOf::Attribute(j) if j == i)).map(|a| a.name)
+    }
 }
 
 /// One attribute a complex type may carry.

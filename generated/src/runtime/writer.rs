@@ -81,14 +81,34 @@ pub struct Writer {
     /// its end tag). Not kept when compact.
     nested: Vec<bool>,
     invalid: Option<char>,
+    /// The dialect written (see [`DialectIndex`]).
+    dialect: DialectIndex,
 }
+
+/// A dialect of the spec, by its position in the spec's list of dialects (`gen:dialect` in
+/// `common.xsd`; 0 is the default). The generated `Dialect` enum converts into it; the
+/// generated encoders compare it where a field is written differently in some dialect.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct DialectIndex(pub u8);
 
 impl Writer {
     /// A writer; the XML declaration is written at once.
     pub fn new(pretty: bool, capacity: usize) -> Self {
         let mut out = Vec::with_capacity(capacity.max(256));
         out.extend_from_slice(br#"<?xml version="1.0" encoding="UTF-8"?>"#);
-        Writer { out, pretty, depth: 0, open: false, nested: Vec::new(), invalid: None }
+        Writer { out, pretty, depth: 0, open: false, nested: Vec::new(), invalid: None, dialect: DialectIndex::default() }
+    }
+
+    /// The same writer, writing `dialect`.
+    pub fn in_dialect(mut self, dialect: DialectIndex) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// The dialect being written.
+    #[inline]
+    pub fn dialect(&self) -> DialectIndex {
+        self.dialect
     }
 
     #[inline]
@@ -149,6 +169,17 @@ impl Writer {
     pub fn text(&mut self, value: &impl ToValue) {
         self.close_start();
         value.write_escaped(self, false);
+    }
+
+    /// Writes values as one text, separated by single spaces (an `xs:list`: `1 2 3`).
+    pub fn text_list<'v, T: ToValue + 'v>(&mut self, values: impl IntoIterator<Item = &'v T>) {
+        self.close_start();
+        for (i, v) in values.into_iter().enumerate() {
+            if i > 0 {
+                self.out.push(b' ');
+            }
+            v.write_escaped(self, false);
+        }
     }
 
     /// Writes a simple-typed element: `<name>text</name>`.

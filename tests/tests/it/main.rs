@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod dialects;
 mod properties;
 mod reject;
 mod samples;
