@@ -28,6 +28,9 @@ pub const DEMO_ID: &str = "DEMO";
 pub const DEMO_ID_CONTEXT: &str = "DEMO-DIST";
 /// The demo requestor's `MessagePassword` (a demo secret: change it for real use).
 pub const DEMO_PASSWORD: &str = "demo-password";
+/// The demo partner on the `ota2016b` dialect: `RequestorID@ID`, `ID_Context` and
+/// `MessagePassword`.
+pub const DEMO_OTA: (&str, &str, &str) = ("OTA-DEMO", "OTA-DEMO-DIST", "ota-demo-pass");
 
 /// An import file. Every part is optional.
 #[derive(Debug, Deserialize)]
@@ -162,7 +165,13 @@ mod tests {
     #[test]
     fn the_demo_parts_parse() {
         let demo = demo_content().unwrap();
-        assert_eq!(demo.requestors.len(), 2);
+        assert_eq!(demo.requestors.len(), 3);
+        // OTA's MessagePassword has at most 16 characters: every demo partner can log in with
+        // a client generated from the official schemas.
+        assert!(demo.requestors.iter().all(|r| r.password.chars().count() <= 16));
+        let ota = &demo.requestors[2];
+        assert_eq!((ota.id.as_str(), ota.id_context.as_str(), ota.password.as_str()), DEMO_OTA);
+        assert_eq!(ota.dialect.as_deref(), Some("ota2016b"));
         assert_eq!(demo.requestors[0].id, DEMO_ID);
         assert_eq!(demo.requestors[0].id_context, DEMO_ID_CONTEXT);
         assert_eq!(demo.requestors[0].password, DEMO_PASSWORD);

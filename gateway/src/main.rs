@@ -20,9 +20,10 @@ use ipnet::IpNet;
 use ota_gateway::auth::ThrottleSettings;
 use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
 use ota_gateway::requestors::admin::{self, NewRequestor};
-use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_PASSWORD};
+use ota_gateway::requestors::import::parse_dialect;
+use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD};
 use ota_gateway::{AppState, Client, ClientError, Location, Store};
-use ota_messages::OPERATIONS;
+use ota_messages::{Dialect, OPERATIONS};
 use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};
 use tracing_subscriber::EnvFilter;
 
@@ -89,6 +90,18 @@ enum RequestorCommand {
         /// Creates it disabled.
         #[arg(long)]
         disabled: bool,
+        /// The dialect its answers are written in: `service` (the default) or `ota2016b`
+        /// (valid under the official OpenTravel 2016B schemas).
+        #[arg(long, default_value = "service", value_parser = parse_dialect)]
+        dialect: Dialect,
+    },
+    /// Changes a requestor's settings.
+    Set {
+        /// The requestor id.
+        id: String,
+        /// The dialect its answers are written in: `service` or `ota2016b`.
+        #[arg(long, value_parser = parse_dialect)]
+        dialect: Dialect,
     },
     /// Sets a requestor's password, read from a prompt (or from stdin's first line).
     Passwd {
@@ -291,25 +304,29 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
     };
     let base = format!("http://{host}{base_path}");
     println!("ota-gateway listening on {base} (health: {base}/healthz)");
-    let requestor = |t, id_context: Option<&str>, password: Option<&str>| Source {
-        requestor_id: RequestorId {
-            r#type: t,
-            id: DEMO_ID.into(),
-            id_context: id_context.map(str::to_string),
-            message_password: password.map(str::to_string),
-            ..RequestorId::default()
-        },
+    let still_demo = |(id, id_context, password): (&str, &str, &str)| {
+        let source = |t, id_context: Option<&str>, password: Option<&str>| Source {
+            requestor_id: RequestorId {
+                r#type: t,
+                id: id.into(),
+                id_context: id_context.map(str::to_string),
+                message_password: password.map(str::to_string),
+                ..RequestorId::default()
+            },
+        };
+        let pos = Pos {
+            source: vec![source(RequestorIdCode::Requestor, Some(id_context), None), source(RequestorIdCode::MessageCredentials, None, Some(password))],
+        };
+        async move { state.auth.authenticate(&state.content.get().requestors, &pos, None, None).await.is_ok() }
     };
-    let pos = Pos {
-        source: vec![
-            requestor(RequestorIdCode::Requestor, Some(DEMO_ID_CONTEXT), None),
-            requestor(RequestorIdCode::MessageCredentials, None, Some(DEMO_PASSWORD)),
-        ],
-    };
-    if state.auth.authenticate(&state.content.get().requestors, &pos, None, None).await.is_err() {
+    if !still_demo((DEMO_ID, DEMO_ID_CONTEXT, DEMO_PASSWORD)).await {
         return;
     }
     println!("Demo requestor: ID={DEMO_ID} ID_Context={DEMO_ID_CONTEXT} MessagePassword={DEMO_PASSWORD}");
+    if still_demo(DEMO_OTA).await {
+        let (id, id_context, password) = DEMO_OTA;
+        println!("Demo requestor answered in the OpenTravel 2016B dialect: ID={id} ID_Context={id_context} MessagePassword={password}");
+    }
     println!("Try it:");
     println!(
         "  curl -sS -H 'Content-Type: application/xml' {base}/hotelnbc --data-binary \
@@ -376,9 +393,10 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
         }
     };
     let done = match command {
-        RequestorCommand::Add { id, context, name, allow, disabled } => match read_password(&id) {
+        RequestorCommand::Add { id, context, name, allow, disabled, dialect } => match read_password(&id) {
             Ok(password) => {
-                let new = NewRequestor { name: name.unwrap_or_else(|| id.clone()), id: id.clone(), id_context: context, password, active: !disabled, allow };
+                let new =
+                    NewRequestor { name: name.unwrap_or_else(|| id.clone()), id: id.clone(), id_context: context, password, active: !disabled, allow, dialect };
                 admin::add(&store, new).await.map(|()| format!("requestor {id} created"))
             }
             Err(e) => Err(admin::AdminError::Invalid(e)),
@@ -387,6 +405,9 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
+        RequestorCommand::Set { id, dialect } => {
+            admin::set_dialect(&store, &id, dialect).await.map(|()| format!("requestor {id} is answered in the {} dialect", dialect.as_str()))
+        }
         RequestorCommand::Disable { id } => admin::set_active(&store, &id, false).await.map(|()| format!("requestor {id} disabled")),
         RequestorCommand::Enable { id } => admin::set_active(&store, &id, true).await.map(|()| format!("requestor {id} enabled")),
         RequestorCommand::Allow { id, networks, any } => {
@@ -395,10 +416,11 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             admin::set_allow(&store, &id, networks).await.map(|()| format!("requestor {id} may call from {shown}"))
         }
         RequestorCommand::List => admin::list(&store).await.map(|all| {
-            let mut out = format!("{:<20} {:<20} {:<8} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "ALLOW");
+            let mut out = format!("{:<20} {:<20} {:<8} {:<10} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "ALLOW");
             for r in all {
                 let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
-                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<32} {}", r.id, r.id_context, if r.active { "yes" } else { "no" }, allow, r.name));
+                let active = if r.active { "yes" } else { "no" };
+                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<32} {}", r.id, r.id_context, active, r.dialect.as_str(), allow, r.name));
             }
             out
         }),

@@ -10,7 +10,7 @@ use std::time::Instant;
 use chrono::{DateTime, Timelike, Utc};
 use ota_messages::common::{ErrorCode, Errors, Pos};
 use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes};
-use ota_messages::{AnyMessage, AnyRequest};
+use ota_messages::{AnyMessage, AnyRequest, Dialect};
 
 use crate::content::Content;
 use crate::errors::{Problem, errors};
@@ -105,24 +105,35 @@ where
     rs
 }
 
+/// An answer and the dialect to write it in: the requestor's, or the default when the
+/// request was not admitted (its requestor is not known).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The answer.
+    pub message: AnyMessage,
+    /// The dialect it is written in.
+    pub dialect: Dialect,
+}
+
 /// Answers a decoded request (whose root already matched the endpoint path), from the
 /// current content snapshot: the one table of which handler answers which request, each handler
 /// given its area's part of the gateway.
-pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> AnyMessage {
+pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
     let content = &state.content.get();
     let now = Utc::now();
     macro_rules! table {
         ($($rq:ident => $rs:ident: |$cx:ident, $m:ident| $handler:expr,)*) => {
             match request {
                 $(AnyRequest::$rq($m) => {
-                    let handled = match admit(state, content, meta, now, &*$m).await {
-                        Ok($cx) => Ok({
+                    let (handled, dialect) = match admit(state, content, meta, now, &*$m).await {
+                        Ok($cx) => {
+                            let dialect = $cx.requestor.dialect;
                             let ($cx, $m) = (&$cx, &*$m);
-                            $handler.await
-                        }),
-                        Err(problem) => Err(problem),
+                            (Ok($handler.await), dialect)
+                        }
+                        Err(problem) => (Err(problem), Dialect::default()),
                     };
-                    AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now)))
+                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect }
                 })*
             }
         };

@@ -194,13 +194,14 @@ pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> 
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
 
-/// `/activitybook`: Quote (or none) prices and checks the places and stores nothing; Commit
-/// books once per (requestor, Client reference), never beyond the places (see the module
-/// docs of [`super`]).
+/// `/activitybook`: Quote prices and checks the places and stores nothing; Commit books once
+/// per (requestor, Client reference), never beyond the places (see the module docs of
+/// [`super`]); no `ResStatus` is what the requestor's dialect says ([`Action::of_book`]).
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivityBookRs, OpError> {
-    let action = Action::of(rq.res_status.as_ref(), "/OTA_TourActivityBookRQ/@ResStatus")?;
+    let (action, no_status) = Action::of_book(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_TourActivityBookRQ/@ResStatus")?;
     let breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.now)?;
+    notes.extend(no_status);
     let size = booking.participants.len();
     let capacity = area
         .catalogue

@@ -92,7 +92,13 @@ fn presented(pos: &Pos) -> Option<Presented<'_>> {
 
 /// The requestor a successful attempt authenticated as.
 fn requestor(p: &Presented<'_>, row: &StoredRequestor) -> Requestor {
-    Requestor { id: p.id.to_string(), id_context: row.id_context.clone(), name: row.name.clone(), instance: p.instance.map(str::to_string) }
+    Requestor {
+        id: p.id.to_string(),
+        id_context: row.id_context.clone(),
+        name: row.name.clone(),
+        instance: p.instance.map(str::to_string),
+        dialect: row.dialect,
+    }
 }
 
 /// The longest a throttled attempt's answer is held back.

@@ -5,7 +5,7 @@ use axum::body::Body;
 use chrono::Utc;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use ota_messages::AnyMessage;
+use ota_messages::{AnyMessage, Dialect};
 use ota_messages::common::ErrorCode;
 use ota_messages::runtime::{DecodeError, DecodeErrorKind, Operation};
 
@@ -59,7 +59,7 @@ pub(super) fn decode_failure(op: &'static Operation, text: &str, e: &DecodeError
         return not_found_now();
     };
     stamp(&mut answer, root_attributes(text));
-    xml_answer(op, StatusCode::OK, &answer)
+    xml_answer(op, StatusCode::OK, &answer, Dialect::default())
 }
 
 /// True when a decoding error is about the POS (missing, or anything inside it).
@@ -133,16 +133,17 @@ pub(super) fn ota_error(op: &Operation, status: StatusCode, problem: Problem) ->
     match ota_messages::error_response(op.path, errors([problem])) {
         Some(mut answer) => {
             stamp(&mut answer, Echo::default());
-            xml_answer(op, status, &answer)
+            xml_answer(op, status, &answer, Dialect::default())
         }
         None => (status, "error\n").into_response(),
     }
 }
 
-/// Encodes an answer. An answer that cannot be encoded (a bug) is logged and replaced by a
-/// Type 12 system error.
-pub(super) fn xml_answer(op: &Operation, status: StatusCode, answer: &AnyMessage) -> Response {
-    match answer.to_xml() {
+/// Encodes an answer in a dialect (a request not admitted, or not even decoded, gets the
+/// default: whose dialect it would be is not known). An answer that cannot be encoded (a bug) is
+/// logged and replaced by a Type 12 system error.
+pub(super) fn xml_answer(op: &Operation, status: StatusCode, answer: &AnyMessage, dialect: Dialect) -> Response {
+    match answer.to_xml_in(dialect) {
         Ok(xml) => (status, [(header::CONTENT_TYPE, XML)], xml).into_response(),
         Err(e) => {
             tracing::error!(error = %e, root = answer.root_name(), "an answer could not be encoded");

@@ -390,7 +390,7 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
         Err(e) => return decode_failure(op, text, &e),
     };
     let answer = operation::dispatch(state, request, meta).await;
-    xml_answer(op, StatusCode::OK, &answer)
+    xml_answer(op, StatusCode::OK, &answer.message, answer.dialect)
 }
 
 #[cfg(test)]

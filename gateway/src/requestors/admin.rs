@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use ipnet::IpNet;
+use ota_messages::Dialect;
 
 use super::import::{self, RequestorInput};
 use super::{StoredRequestor, repo};
@@ -69,6 +70,8 @@ pub struct NewRequestor {
     pub active: bool,
     /// The networks it may call from; empty: any address.
     pub allow: Vec<IpNet>,
+    /// The dialect its answers are written in.
+    pub dialect: Dialect,
 }
 
 impl std::fmt::Debug for NewRequestor {
@@ -79,6 +82,7 @@ impl std::fmt::Debug for NewRequestor {
             .field("name", &self.name)
             .field("active", &self.active)
             .field("allow", &self.allow)
+            .field("dialect", &self.dialect)
             .finish_non_exhaustive()
     }
 }
@@ -123,6 +127,7 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
         password: new.password,
         active: new.active,
         allow: Some(new.allow.iter().map(ToString::to_string).collect()),
+        dialect: Some(new.dialect.as_str().to_string()),
     };
     let mut hashed = import::hash_all(vec![input]).await?;
     let Some(r) = hashed.pop() else {
@@ -200,6 +205,24 @@ pub async fn set_allow(store: &Store, id: &str, allow: Vec<IpNet>) -> Result<(),
     .await
 }
 
+/// Sets the dialect a requestor's answers are written in.
+pub async fn set_dialect(store: &Store, id: &str, dialect: Dialect) -> Result<(), AdminError> {
+    let key = id.to_string();
+    change(store, id, move |c| {
+        Box::pin(async move {
+            Ok(match repo::dialect(c, &key).await? {
+                None => Changed::NotFound,
+                Some(now) if now == dialect.as_str() => Changed::Already,
+                Some(_) => {
+                    repo::set_dialect(c, &key, dialect).await?;
+                    Changed::Yes
+                }
+            })
+        })
+    })
+    .await
+}
+
 /// Every requestor, by id.
 pub async fn list(store: &Store) -> Result<Vec<StoredRequestor>, AdminError> {
     Ok(store.read(|c| Box::pin(async move { repo::load_all(c).await })).await?)
@@ -224,16 +247,21 @@ mod tests {
             password: "secret-pass".into(),
             active: true,
             allow: vec!["10.0.0.0/8".parse().unwrap()],
+            dialect: Dialect::Service,
         };
         add(&store, new).await.unwrap();
         assert_eq!(versions().await, (content, requestors + 1));
         set_active(&store, "P1", true).await.unwrap();
         set_allow(&store, "P1", vec!["10.0.0.0/8".parse().unwrap()]).await.unwrap();
+        set_dialect(&store, "P1", Dialect::Service).await.unwrap();
         assert_eq!(versions().await, (content, requestors + 1), "no-op changes write nothing");
         set_active(&store, "P1", false).await.unwrap();
         set_allow(&store, "P1", vec![]).await.unwrap();
-        assert_eq!(versions().await, (content, requestors + 3));
+        set_dialect(&store, "P1", Dialect::Ota2016b).await.unwrap();
+        assert_eq!(versions().await, (content, requestors + 4));
+        assert_eq!(list(&store).await.unwrap()[0].dialect, Dialect::Ota2016b);
         assert!(matches!(set_active(&store, "NOPE", true).await, Err(AdminError::NotFound(_))));
-        assert_eq!(versions().await, (content, requestors + 3));
+        assert!(matches!(set_dialect(&store, "NOPE", Dialect::Ota2016b).await, Err(AdminError::NotFound(_))));
+        assert_eq!(versions().await, (content, requestors + 4));
     }
 }

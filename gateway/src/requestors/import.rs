@@ -4,12 +4,14 @@
 use std::collections::HashSet;
 
 use ipnet::IpNet;
+use ota_messages::Dialect;
 use serde::Deserialize;
 
 use crate::auth::hash_password;
 use crate::auth::pool::MAX_PASSWORD;
 use crate::config::parse_net;
 use crate::shared::import::ImportError;
+use crate::shared::log_text::LogText;
 
 /// One requestor of an import file.
 #[derive(Clone, Deserialize)]
@@ -30,6 +32,11 @@ pub struct RequestorInput {
     /// Absent: a new requestor may call from anywhere, an existing one keeps its list.
     #[serde(default)]
     pub allow: Option<Vec<String>>,
+    /// The dialect its answers are written in (`service` or `ota2016b`, see
+    /// `ota_messages::Dialect`). Absent: a new requestor gets `service`, an existing one keeps
+    /// its dialect.
+    #[serde(default)]
+    pub dialect: Option<String>,
 }
 
 fn yes() -> bool {
@@ -45,6 +52,7 @@ impl std::fmt::Debug for RequestorInput {
             .field("password", &"<redacted>")
             .field("active", &self.active)
             .field("allow", &self.allow)
+            .field("dialect", &self.dialect)
             .finish()
     }
 }
@@ -64,6 +72,8 @@ pub struct HashedRequestor {
     pub active: bool,
     /// The allow-list to store; `None` leaves the stored one as it is.
     pub allow: Option<Vec<IpNet>>,
+    /// The dialect to store; `None` leaves the stored one (a new requestor: the default).
+    pub dialect: Option<Dialect>,
 }
 
 /// The longest id and context: the spec's `RequestorID@ID` and `@ID_Context`
@@ -92,6 +102,7 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
             return Err(ImportError::invalid(&entry, format!("password has at most {MAX_PASSWORD} bytes")));
         }
         allow_list(r).map_err(|e| ImportError::invalid(&entry, e))?;
+        dialect(r).map_err(|e| ImportError::invalid(&entry, e))?;
         if !seen.insert(r.id.as_str()) {
             return Err(ImportError::invalid(&entry, "appears twice"));
         }
@@ -104,6 +115,19 @@ fn allow_list(r: &RequestorInput) -> Result<Option<Vec<IpNet>>, String> {
     r.allow.as_ref().map(|nets| nets.iter().map(|n| parse_net(n).map_err(|e| format!("allow: {e}"))).collect()).transpose()
 }
 
+/// The dialect of an import entry, checked.
+fn dialect(r: &RequestorInput) -> Result<Option<Dialect>, String> {
+    r.dialect.as_deref().map(parse_dialect).transpose()
+}
+
+/// A dialect by its name; else the names there are.
+pub fn parse_dialect(name: &str) -> Result<Dialect, String> {
+    Dialect::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
+        format!("dialect {:?} is not one of: {}", LogText(name), names.join(", "))
+    })
+}
+
 /// Validates and hashes the passwords (on a blocking thread: argon2 is slow on purpose).
 pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedRequestor>, ImportError> {
     validate(&requestors)?;
@@ -112,6 +136,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
             .into_iter()
             .map(|r| {
                 let allow = allow_list(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
+                let dialect = dialect(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 Ok(HashedRequestor {
                     allow,
                     password_hash: hash_password(&r.password).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
@@ -119,6 +144,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                     id_context: r.id_context,
                     name: r.name,
                     active: r.active,
+                    dialect,
                 })
             })
             .collect::<Result<Vec<_>, ImportError>>()
@@ -133,7 +159,7 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None }
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None }
     }
 
     #[test]
@@ -154,5 +180,11 @@ mod tests {
             assert!(validate(&[one(id, "x")]).is_err(), "{id:?}");
         }
         assert!(validate(&[one(&"A".repeat(32), "x")]).is_ok());
+        let mut ota = one("A", "x");
+        ota.dialect = Some("ota2016b".into());
+        assert!(validate(&[ota.clone()]).is_ok());
+        assert_eq!(dialect(&ota).unwrap(), Some(Dialect::Ota2016b));
+        ota.dialect = Some("OTA-2016\nB".into());
+        assert!(validate(&[ota]).is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n')));
     }
 }

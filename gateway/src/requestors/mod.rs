@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
+use ota_messages::Dialect;
 
 pub use crate::shared::context::Requestor;
 
@@ -36,6 +37,8 @@ pub struct StoredRequestor {
     pub active: bool,
     /// The networks it may call from; empty: any address.
     pub allow: Vec<IpNet>,
+    /// The dialect its answers are written in.
+    pub dialect: Dialect,
 }
 
 impl StoredRequestor {
@@ -61,6 +64,7 @@ impl std::fmt::Debug for StoredRequestor {
             .field("name", &self.name)
             .field("active", &self.active)
             .field("allow", &self.allow)
+            .field("dialect", &self.dialect)
             .finish_non_exhaustive()
     }
 }
@@ -100,7 +104,7 @@ mod tests {
 
     #[test]
     fn allow_lists() {
-        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![] };
+        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service };
         assert!(r.allows(None));
         assert!(r.allows(Some("203.0.113.9".parse().unwrap())));
         r.allow = vec!["10.0.0.0/8".parse().unwrap(), "2001:db8::/32".parse().unwrap()];

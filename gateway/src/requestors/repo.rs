@@ -4,6 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use ipnet::IpNet;
+use ota_messages::Dialect;
 
 use super::StoredRequestor;
 use super::import::HashedRequestor;
@@ -12,7 +13,7 @@ use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String }
 }
 
 row! {
@@ -22,7 +23,7 @@ row! {
 
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
-    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active FROM requestor ORDER BY id", &[]).await?;
+    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect FROM requestor ORDER BY id", &[]).await?;
     let allow_rows: Vec<AllowRow> = c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
     let mut allow: HashMap<String, Vec<IpNet>> = HashMap::new();
     for a in allow_rows {
@@ -32,17 +33,21 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
             .map_err(|_| StoreError::Data(format!("requestor_allow: {:?} of requestor {:?} is not a network", a.network, a.requestor_id)))?;
         allow.entry(a.requestor_id).or_default().push(net);
     }
-    Ok(rows
-        .into_iter()
-        .map(|r| StoredRequestor {
-            allow: allow.remove(&r.id).unwrap_or_default(),
-            id: r.id,
-            id_context: r.id_context,
-            name: r.name,
-            password_hash: r.password_hash,
-            active: r.active,
+    rows.into_iter()
+        .map(|r| {
+            let dialect = Dialect::from_name(&r.dialect)
+                .ok_or_else(|| StoreError::Data(format!("requestor {:?}: dialect {:?} is not one this gateway knows", r.id, r.dialect)))?;
+            Ok(StoredRequestor {
+                allow: allow.remove(&r.id).unwrap_or_default(),
+                id: r.id,
+                id_context: r.id_context,
+                name: r.name,
+                password_hash: r.password_hash,
+                active: r.active,
+                dialect,
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// How many requestors there are.
@@ -51,29 +56,44 @@ pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     Ok(n)
 }
 
-/// Creates or updates a requestor (by id); its allow-list is replaced when `r.allow` is given.
+/// Creates or updates a requestor (by id); its allow-list is replaced when `r.allow` is given,
+/// its dialect when `r.dialect` is (a new requestor without one gets the default).
 pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<Utc>) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)
+        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (id) DO UPDATE SET id_context = excluded.id_context, name = excluded.name,
              password_hash = excluded.password_hash, active = excluded.active",
-        &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now],
+        &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now, &r.dialect.unwrap_or_default().as_str()],
     )
     .await?;
+    if let Some(dialect) = r.dialect {
+        set_dialect(c, &r.id, dialect).await?;
+    }
     if let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
     }
     Ok(())
 }
 
+/// Sets a requestor's dialect; false when there is no such requestor.
+pub(crate) async fn set_dialect(c: &mut Conn<'_>, id: &str, dialect: Dialect) -> Result<bool, StoreError> {
+    Ok(c.execute("UPDATE requestor SET dialect = $2 WHERE id = $1", &[&id, &dialect.as_str()]).await? == 1)
+}
+
+/// A requestor's dialect, as stored; `None` when there is no such requestor.
+pub(crate) async fn dialect(c: &mut Conn<'_>, id: &str) -> Result<Option<String>, StoreError> {
+    let row: Option<Scalar<String>> = c.query_opt("SELECT dialect FROM requestor WHERE id = $1", &[&id]).await?;
+    Ok(row.map(|Scalar(d)| d))
+}
+
 /// Creates a requestor; false (and nothing changed) when the id exists.
 pub(crate) async fn insert_new(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<Utc>) -> Result<bool, StoreError> {
     let n = c
         .execute(
-            "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
-            &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now],
+            "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+            &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now, &r.dialect.unwrap_or_default().as_str()],
         )
         .await?;
     if n == 1 && let Some(allow) = &r.allow {

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveDateTime, Timelike, Utc};
 use futures_util::future::BoxFuture;
+use ota_messages::Dialect;
 
 use crate::errors::Problem;
 use crate::store::{Abandoned, Conn, Store, StoreError, Ticket};
@@ -23,6 +24,9 @@ pub struct Requestor {
     pub name: String,
     /// `Instance` of the Type 22 source (`PriceBreakdown`, `MF001`, `MF002`, …), if given.
     pub instance: Option<String>,
+    /// The dialect its answers are written in (and, where the dialects differ on it, what its
+    /// requests mean: a book request without `ResStatus`).
+    pub dialect: Dialect,
 }
 
 /// Why an operation did not answer with a success.

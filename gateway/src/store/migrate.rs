@@ -24,6 +24,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0007_requestor_allow.sql"),
     include_str!("../../migrations/sqlite/0008_requestors_version.sql"),
     include_str!("../../migrations/sqlite/0009_time_zones.sql"),
+    include_str!("../../migrations/sqlite/0010_requestor_dialect.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -34,6 +35,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0004_requestor_allow.sql"),
     include_str!("../../migrations/postgres/0005_requestors_version.sql"),
     include_str!("../../migrations/postgres/0006_time_zones.sql"),
+    include_str!("../../migrations/postgres/0007_requestor_dialect.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{CATALOGUE_LOCK, Column, Conn, Dialect, FromRow, Param, Row, Scalar, Sequence};
+pub use sql::{CATALOGUE_LOCK, Column, Conn, SqlDialect, FromRow, Param, Row, Scalar, Sequence};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that
 /// cannot be read. Answered as an OTA system error and logged; never a reason to panic.
@@ -210,10 +210,10 @@ impl Store {
     }
 
     /// The backend's dialect.
-    pub fn dialect(&self) -> Dialect {
+    pub fn dialect(&self) -> SqlDialect {
         match &*self.backend {
-            Backend::Sqlite(_) => Dialect::Sqlite,
-            Backend::Postgres(_) => Dialect::Postgres,
+            Backend::Sqlite(_) => SqlDialect::Sqlite,
+            Backend::Postgres(_) => SqlDialect::Postgres,
         }
     }
 

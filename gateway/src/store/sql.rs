@@ -21,7 +21,7 @@ use super::StoreError;
 
 /// The SQL dialect of a connection, for the rare statement that must differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
+pub enum SqlDialect {
     /// SQLite 3.
     Sqlite,
     /// PostgreSQL.
@@ -144,8 +144,8 @@ impl<'c> Conn<'c> {
     pub async fn next_in(&mut self, sequence: Sequence) -> Result<i64, StoreError> {
         let name = sequence.name();
         let Scalar(n) = match self.dialect() {
-            Dialect::Sqlite => self.query_one(&format!("UPDATE {name} SET value = value + 1 WHERE id = 1 RETURNING value"), &[]).await?,
-            Dialect::Postgres => self.query_one(&format!("SELECT nextval('{name}')"), &[]).await?,
+            SqlDialect::Sqlite => self.query_one(&format!("UPDATE {name} SET value = value + 1 WHERE id = 1 RETURNING value"), &[]).await?,
+            SqlDialect::Postgres => self.query_one(&format!("SELECT nextval('{name}')"), &[]).await?,
         };
         Ok(n)
     }
@@ -166,10 +166,10 @@ impl<'c> Conn<'c> {
     }
 
     /// The dialect of the connection.
-    pub fn dialect(&self) -> Dialect {
+    pub fn dialect(&self) -> SqlDialect {
         match self.inner {
-            Inner::Sqlite(_) => Dialect::Sqlite,
-            Inner::Postgres(_) | Inner::PostgresClient(_) => Dialect::Postgres,
+            Inner::Sqlite(_) => SqlDialect::Sqlite,
+            Inner::Postgres(_) | Inner::PostgresClient(_) => SqlDialect::Postgres,
         }
     }
 

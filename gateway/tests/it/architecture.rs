@@ -62,7 +62,7 @@ pub const NOT_YET: &[(&str, &str)] = &[];
 pub const AREAS: &[&str] = &["hotels", "activities", "bookings"];
 
 /// The files that break a contract of [`CONTRACTS`], and every file outside `store` that names
-/// the database `Dialect` (only the store may know it).
+/// the database `SqlDialect` (only the store may know it).
 pub fn contracts(files: &[SourceFile], edges: &BTreeSet<Edge>) -> Vec<Violation> {
     let mut out = Vec::new();
     for f in files {
@@ -75,8 +75,8 @@ pub fn contracts(files: &[SourceFile], edges: &BTreeSet<Edge>) -> Vec<Violation>
                 to.len() >= target.len() && to[..target.len()] == *target
             })
         };
-        if f.module.first().is_some_and(|m| m != "store") && names("Dialect") {
-            out.push(Violation::Contract { module: module.clone(), uses: "Dialect", rule: "names the database Dialect: only the store may know it" });
+        if f.module.first().is_some_and(|m| m != "store") && names("SqlDialect") {
+            out.push(Violation::Contract { module: module.clone(), uses: "SqlDialect", rule: "names the database SqlDialect: only the store may know it" });
         }
         let (Some(area), Some(layer)) = (f.module.first(), f.module.get(1)) else { continue };
         if !AREAS.contains(&area.as_str()) {
@@ -129,7 +129,7 @@ pub enum Violation {
     Contract {
         /// The file's module path.
         module: String,
-        /// What it uses and may not (`ota_messages`, `store`, `rules`, …; `Dialect`).
+        /// What it uses and may not (`ota_messages`, `store`, `rules`, …; `SqlDialect`).
         uses: &'static str,
         /// The contract.
         rule: &'static str,
@@ -600,8 +600,8 @@ fn an_upward_import_a_circle_and_a_broken_contract_are_found() {
         ("hotels::rules", "use ota_messages::common::{ErrorCode, ErrorWarningType};"),
         ("http", "use crate::operation::a; // crate::hotels in a comment is no edge\nconst S: &str = \"crate::bookings\";"),
         ("operation", "use crate::http::b;"),
-        ("store", "pub enum Dialect {}"),
-        ("errors", "fn e(d: crate::store::Dialect) {}"),
+        ("store", "pub enum SqlDialect {}"),
+        ("errors", "fn e(d: crate::store::SqlDialect) {}"),
     ]);
     let edges = edges(&files);
     let mut found: Vec<String> = check(&edges).iter().map(ToString::to_string).collect();
@@ -611,7 +611,7 @@ fn an_upward_import_a_circle_and_a_broken_contract_are_found() {
         found,
         [
             "errors uses its sibling store",
-            "errors: names the database Dialect: only the store may know it",
+            "errors: names the database SqlDialect: only the store may know it",
             "files import each other in a circle: http → operation",
             "hotels::repo uses operation, of a higher layer",
             "hotels::repo: a repo has SQL only: no messages",

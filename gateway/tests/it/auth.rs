@@ -321,7 +321,7 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
     ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
     let partners: Vec<String> = (1..=24).map(|i| format!("P{i:02}")).collect();
     for p in &partners {
-        let new = NewRequestor { id: p.clone(), id_context: "P-DIST".into(), name: p.clone(), password: format!("{p}-password"), active: true, allow: vec![] };
+        let new = NewRequestor { id: p.clone(), id_context: "P-DIST".into(), name: p.clone(), password: format!("{p}-password"), active: true, allow: vec![], dialect: Default::default() };
         admin::add(&store, new).await.unwrap();
     }
     let log = tempfile::NamedTempFile::new().unwrap();
@@ -466,6 +466,9 @@ async fn requestor_allow_lists(b: Backend) {
 async fn a_partners_burst_of_first_logins_is_one_verification(b: Backend) {
     let db = TestDb::new(b).await;
     let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    // The start banner may have verified the demo credentials already (it prints them only
+    // while they work): count from here.
+    let before = metric(&gw.metrics().await, "ota_auth_argon2_checks_total");
     let tasks: Vec<_> = (0..24)
         .map(|_| {
             let url = gw.url.clone();
@@ -476,7 +479,8 @@ async fn a_partners_burst_of_first_logins_is_one_verification(b: Backend) {
         let body = t.await.unwrap();
         assert!(body.contains("<Success/>"), "{body}");
     }
-    assert_eq!(metric(&gw.metrics().await, "ota_auth_argon2_checks_total"), 1.0);
+    let checks = metric(&gw.metrics().await, "ota_auth_argon2_checks_total") - before;
+    assert!(checks <= 1.0, "{checks} argon2 verifications for one partner's burst");
     assert_eq!(metric(&gw.metrics().await, "ota_auth_throttled_total"), 0.0);
 }
 

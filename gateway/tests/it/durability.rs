@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, Utc};
-use ota_gateway::store::{Dialect, Scalar};
+use ota_gateway::store::{SqlDialect, Scalar};
 use ota_gateway::{Client, Store};
 use ota_messages::common::{ErrorCode, IdContext};
 use ota_messages::runtime::{Message, Response};
@@ -293,7 +293,7 @@ async fn booked(store: &Store) -> BTreeMap<(String, String, String, NaiveDate), 
 /// Every service/date: places booked = participants of its live bookings, within the places
 /// offered; no booking without its places; the database is sound.
 async fn check_consistency(store: &Store) -> usize {
-    if store.dialect() == Dialect::Sqlite {
+    if store.dialect() == SqlDialect::Sqlite {
         let Scalar(integrity): Scalar<String> = store.read(|c| Box::pin(c.query_one("PRAGMA integrity_check", &[]))).await.unwrap();
         assert_eq!(integrity, "ok");
         let Scalar(fk): Scalar<i64> = store.read(|c| Box::pin(c.query_one("SELECT count(*) FROM pragma_foreign_key_check", &[]))).await.unwrap();

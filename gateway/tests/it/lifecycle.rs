@@ -495,7 +495,7 @@ async fn activity_partner_day(b: Backend) {
     assert_eq!(warning_codes(&read), vec![ErrorCode::BookingAlreadyCancelled]);
     // Another partner cannot see it.
     let foreign = format!(
-        r#"<OTA_CancelRQ xmlns="{NS}" Version="2008.1" CancelType="Quote"><POS><Source><RequestorID Type="22" ID="PARTNER2" ID_Context="P2-DIST"/></Source><Source><RequestorID Type="88" ID="PARTNER2" MessagePassword="partner2-password"/></Source></POS><UniqueID Type="36" ID="{internal}" ID_Context="Internal"/></OTA_CancelRQ>"#
+        r#"<OTA_CancelRQ xmlns="{NS}" Version="2008.1" CancelType="Quote"><POS><Source><RequestorID Type="22" ID="PARTNER2" ID_Context="P2-DIST"/></Source><Source><RequestorID Type="88" ID="PARTNER2" MessagePassword="partner2-pass"/></Source></POS><UniqueID Type="36" ID="{internal}" ID_Context="Internal"/></OTA_CancelRQ>"#
     );
     let rs: OtaCancelRs = client.send(&OtaCancelRq::from_xml(&foreign).unwrap()).await.unwrap();
     assert_eq!(error_code(&rs), Some(ErrorCode::BookingReferenceNotFound));

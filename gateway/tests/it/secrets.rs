@@ -19,7 +19,7 @@ use ota_messages::booking_read::OtaReadRq;
 use ota_messages::common::ResStatus;
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq};
 use ota_messages::runtime::Message;
-use support::{Backend, DEMO, PARTNER2, TestDb, TestServer, backend_tests, raw_sample, sample, with_credentials};
+use support::{Backend, DEMO, OTA_DEMO, PARTNER2, TestDb, TestServer, backend_tests, raw_sample, sample, with_credentials};
 
 const XML: &str = "application/xml";
 
@@ -35,7 +35,7 @@ const WRONG: &[&str] = &[
 /// Every secret that must not show: the right passwords, the wrong ones (decoded and as sent),
 /// and the nested-POS password of the modify sample.
 fn secrets() -> Vec<String> {
-    let mut s: Vec<String> = vec![DEMO.2.into(), PARTNER2.2.into(), "branch-pass-0091".into(), long_password()];
+    let mut s: Vec<String> = vec![DEMO.2.into(), PARTNER2.2.into(), OTA_DEMO.2.into(), "branch-pass-0091".into(), long_password()];
     // The database's password, when the test server has one.
     let url = std::env::var("TEST_DATABASE_URL").unwrap_or_default();
     if let Some(pw) = url.parse::<tokio_postgres::Config>().ok().and_then(|c| c.get_password().map(|p| String::from_utf8_lossy(p).into_owned())) {
@@ -262,6 +262,7 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
         for line in stdout.lines() {
             let banner = line.starts_with("ota-gateway listening on")
                 || line.starts_with("Demo requestor: ID=DEMO ")
+                || line.starts_with("Demo requestor answered in the OpenTravel 2016B dialect: ID=OTA-DEMO ")
                 || line == "Try it:"
                 || line.trim_start().starts_with("curl ");
             assert!(banner, "{format}: unexpected output on stdout: {line}");

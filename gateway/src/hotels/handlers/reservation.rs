@@ -17,13 +17,14 @@ use crate::shared::action::Action;
 use crate::shared::lang::Languages;
 use crate::store::Conn;
 
-/// `/hotelbook`: `Quote` (or none) prices the booking and checks that its rooms are left, and
-/// stores nothing; `Commit` books it once per (requestor, Client reference), taking its rooms
-/// in the same transaction, never beyond those on sale. A repeated Commit answers the booking
+/// `/hotelbook`: `Quote` prices the booking and checks that its rooms are left, and stores
+/// nothing; `Commit` books it once per (requestor, Client reference), taking its rooms in the
+/// same transaction, never beyond those on sale; no `ResStatus` is what the requestor's dialect
+/// says ([`Action::of_book`]). A repeated Commit answers the booking
 /// already made (with a warning when it asked for something else). See
 /// [`rules`](crate::hotels::rules::reservation) for what a booking must be.
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError> {
-    let action = Action::of(rq.res_status.as_ref(), "/OTA_HotelResRQ/@ResStatus")?;
+    let (action, no_status) = Action::of_book(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResRQ/@ResStatus")?;
     let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let asker = Asker {
         owner: cx.requestor.id.clone(),
@@ -33,7 +34,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
     };
     let asked = reader::booking(&rq.hotel_reservations.hotel_reservation, &asker, &area.catalogue, action.commits())
         .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
-    let mut notes = Vec::new();
+    let mut notes: Vec<_> = no_status.into_iter().collect();
     let answer = match action {
         Action::Quote => {
             let wanted = inventory::change(None, Some(&asked));

@@ -20,7 +20,8 @@
 //! server is a failure.
 //!
 //! Demo requestors (from `gateway/demo/requestors.json`): `DEMO` / `DEMO-DIST` /
-//! `demo-password` and `PARTNER2` / `P2-DIST` / `partner2-password`.
+//! `demo-password`, `PARTNER2` / `P2-DIST` / `partner2-pass`, and `OTA-DEMO` / `OTA-DEMO-DIST` /
+//! `ota-demo-pass` (answered in the `ota2016b` dialect).
 
 #![allow(dead_code)]
 
@@ -87,7 +88,9 @@ pub fn commit_xml(client_ref: &str, date: NaiveDate, people: usize) -> String {
 /// The demo requestor: (ID, ID_Context, MessagePassword).
 pub const DEMO: (&str, &str, &str) = ("DEMO", "DEMO-DIST", "demo-password");
 /// The second demo requestor (for ownership tests): (ID, ID_Context, MessagePassword).
-pub const PARTNER2: (&str, &str, &str) = ("PARTNER2", "P2-DIST", "partner2-password");
+pub const PARTNER2: (&str, &str, &str) = ("PARTNER2", "P2-DIST", "partner2-pass");
+/// The demo partner on the `ota2016b` dialect.
+pub const OTA_DEMO: (&str, &str, &str) = ota_gateway::import::DEMO_OTA;
 
 /// The two backends every integration suite runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,7 +315,7 @@ impl TestGateway {
     /// Answers a request as the gateway would (authentication included).
     pub async fn answer(&self, rq: AnyRequest) -> AnyMessage {
         let meta = Meta { id: "test".into(), ticket: Ticket::new(), deadline: None, client: None };
-        operation::dispatch(&self.state, rq, &meta).await
+        operation::dispatch(&self.state, rq, &meta).await.message
     }
 
     /// The context of a request of the demo requestor and the areas' parts (for calling a
@@ -326,6 +329,7 @@ impl TestGateway {
                 id_context: DEMO.1.into(),
                 name: "Demo partner".into(),
                 instance: None,
+                dialect: ota_messages::Dialect::Service,
             },
             now: chrono::Utc::now(),
             request_id: "test".into(),
