@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod dialects;
+mod official;
 mod properties;
 mod reject;
 mod samples;
