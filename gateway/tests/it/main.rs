@@ -29,4 +29,5 @@ mod lifecycle;
 mod load;
 mod migrations;
 mod operator;
+mod ota_partner;
 mod secrets;

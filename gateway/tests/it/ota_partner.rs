@@ -1,0 +1,175 @@
+//! A partner whose client is generated from the official OpenTravel 2016B schemas (`OTA-DEMO`,
+//! on the `ota2016b` dialect): every request it sends is first validated against the official
+//! schema of its root (`conformance/opentravel-2016b/`, with `xmllint`), so the suite cannot
+//! drift into the service's own forms, and every answer is validated against the official
+//! schema of its root and parsed.
+//!
+//! Its hotel day: availability → Quote → a book request without `ResStatus` (which books, on
+//! this dialect) → read (the guests of a room as the 2016B list) → cancel Quote → Commit → read
+//! shows it cancelled. Its activity booking without `ResStatus` is stored; the same request from
+//! a partner on the service dialect is a Quote that says so.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use chrono::NaiveDate;
+use ota_messages::booking_read::{BookingStatus, OtaResRetrieveRs};
+use ota_messages::cancel::{OtaCancelRs, TransactionStatus};
+use ota_messages::common::{ErrorCode, ResIdSourceContext};
+use ota_messages::hotel_res::OtaHotelResRs;
+use ota_messages::runtime::{Message, Response};
+use ota_messages::tour_activity_book::OtaTourActivityBookRs;
+use reqwest::StatusCode;
+
+use crate::support::{Backend, DEMO, OTA_DEMO, TestServer, backend_tests, commit_xml, day};
+
+const NS: &str = "http://www.opentravel.org/OTA/2003/05";
+const XML: &str = "application/xml";
+const HOTEL: &str = "HTL00105";
+const ROOM: &str = "RMDB000000";
+
+/// The official schema of a root.
+fn official(root: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../conformance/opentravel-2016b/{root}.xsd"))
+}
+
+/// xmllint's verdict on `xml` under the official schema of its root: `Err` with its errors.
+fn official_verdict(xml: &str) -> Result<(), String> {
+    // The root element's name: the first tag after an XML declaration (unprefixed here).
+    let body = xml.trim_start();
+    let body = if body.starts_with("<?") { body.split_once("?>").map_or("", |(_, rest)| rest) } else { body };
+    let root = body.trim_start().strip_prefix('<').and_then(|s| s.split([' ', '>', '/']).next()).ok_or("not a document")?;
+    let mut child = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(official(root))
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("xmllint (apt-get install libxml2-utils)");
+    child.stdin.take().unwrap().write_all(xml.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+}
+
+/// Sends an official-form request (checked against its official schema first) and returns the
+/// answer, checked against the official schema of its root.
+async fn send_official(server: &TestServer, path: &str, xml: &str) -> String {
+    official_verdict(xml).unwrap_or_else(|e| panic!("the test's request is not valid under OpenTravel 2016B:\n{e}\n{xml}"));
+    let (status, _, body) = server.client().send_raw(path, xml.to_string(), XML).await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    official_verdict(&body).unwrap_or_else(|e| panic!("{path}: the answer is not valid under OpenTravel 2016B:\n{e}\n{body}"));
+    body
+}
+
+fn pos((id, context, password): (&str, &str, &str)) -> String {
+    format!(
+        r#"<POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{context}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{password}"/></Source></POS>"#
+    )
+}
+
+fn avail(start: NaiveDate, end: NaiveDate) -> String {
+    format!(
+        r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1">{}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="{HOTEL}"/></Criterion></HotelSearchCriteria><StayDateRange Start="{start}" End="{end}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#,
+        pos(OTA_DEMO)
+    )
+}
+
+/// A hotel booking as 2016B bindings write it: the room stay numbered by `IndexNumber`, its
+/// guests as the `ResGuestRPHs` list, a service with its `Type` and `ID`.
+fn book(res_status: Option<&str>, client_ref: &str, start: NaiveDate, end: NaiveDate) -> String {
+    let status = res_status.map(|s| format!(r#" ResStatus="{s}""#)).unwrap_or_default();
+    format!(
+        r#"<OTA_HotelResRQ xmlns="{NS}" Version="2008.1"{status}>{}<HotelReservations><HotelReservation><RoomStays><RoomStay IndexNumber="1"><RoomTypes><RoomType RoomTypeCode="{ROOM}"/></RoomTypes><RoomRates><RoomRate RoomTypeCode="{ROOM}"><Features><Feature><Description><Text>BB</Text></Description></Feature></Features></RoomRate></RoomRates><TimeSpan Start="{start}" End="{end}"/><BasicPropertyInfo HotelCode="{HOTEL}"/><ResGuestRPHs>1 2</ResGuestRPHs><ServiceRPHs><ServiceRPH RPH="1"/></ServiceRPHs></RoomStay></RoomStays><Services><Service ServiceInventoryCode="BB" ServiceRPH="1" Type="16" ID="BB-1"/></Services><ResGuests><ResGuest ResGuestRPH="1" AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile><Customer><PersonName><GivenName>Ana</GivenName><Surname>Nowak</Surname></PersonName></Customer></Profile></ProfileInfo></Profiles></ResGuest><ResGuest ResGuestRPH="2" AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile><Customer><PersonName><GivenName>Jan</GivenName><Surname>Nowak</Surname></PersonName></Customer></Profile></ProfileInfo></Profiles></ResGuest></ResGuests><ResGlobalInfo><HotelReservationIDs><HotelReservationID ResID_Type="36" ResID_Value="{client_ref}" ResID_SourceContext="Client"/></HotelReservationIDs><BasicPropertyInfo HotelCode="{HOTEL}"/></ResGlobalInfo></HotelReservation></HotelReservations></OTA_HotelResRQ>"#,
+        pos(OTA_DEMO)
+    )
+}
+
+fn read(id: &str, context: &str) -> String {
+    format!(r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<UniqueID Type="36" ID="{id}" ID_Context="{context}"/></OTA_ReadRQ>"#, pos(OTA_DEMO))
+}
+
+fn cancel(cancel_type: &str, id: &str) -> String {
+    format!(
+        r#"<OTA_CancelRQ xmlns="{NS}" Version="2008.1" CancelType="{cancel_type}">{}<UniqueID Type="36" ID="{id}" ID_Context="Internal"/></OTA_CancelRQ>"#,
+        pos(OTA_DEMO)
+    )
+}
+
+fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
+    let ids = &rs.hotel_reservations.as_ref()?.hotel_reservation.res_global_info.hotel_reservation_ids.as_ref()?.hotel_reservation_id;
+    ids.iter().find(|r| r.res_id_source_context == ResIdSourceContext::Internal).map(|r| r.res_id_value.clone())
+}
+
+async fn hotel_day_in_the_official_form(b: Backend) {
+    let server = TestServer::start(b).await;
+    let (start, end) = (day(50), day(53));
+
+    let answer = send_official(&server, "/hotelavailability", &avail(start, end)).await;
+    assert!(answer.contains("<Success/>") && answer.contains(ROOM), "{answer}");
+
+    // Quote: priced, nothing stored.
+    let quote = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", &book(Some("Quote"), "OTA-DAY-1", start, end)).await).unwrap();
+    assert!(quote.is_success(), "{:?}", quote.errors());
+    assert!(quote.warnings().is_none());
+    assert_eq!(internal_ref(&quote), None);
+
+    // No ResStatus: on this dialect a book request books.
+    let booked = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", &book(None, "OTA-DAY-1", start, end)).await).unwrap();
+    assert!(booked.is_success(), "{:?}", booked.errors());
+    let internal = internal_ref(&booked).expect("booked: an Internal reference");
+
+    // Read: the guests of the room as the 2016B list.
+    let (status, _, body) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    official_verdict(&read(&internal, "Internal")).unwrap();
+    assert!(body.contains("<ResGuestRPHs>1 2</ResGuestRPHs>"), "{body}");
+    assert!(!body.contains("<ResGuestRPH "), "{body}");
+    let read_rs = OtaResRetrieveRs::from_xml(&body).unwrap();
+    assert_eq!(read_rs.reservations_list.as_ref().unwrap().hotel_reservation[0].res_status, BookingStatus::Reserved);
+
+    // Cancel: Quote, then Commit; the read shows it cancelled.
+    let quoted = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Quote", &internal)).await).unwrap();
+    assert_eq!(quoted.status, TransactionStatus::Pending);
+    let cancelled = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Commit", &internal)).await).unwrap();
+    assert_eq!(cancelled.status, TransactionStatus::Committed);
+    let (_, _, body) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
+    let read_rs = OtaResRetrieveRs::from_xml(&body).unwrap();
+    assert_eq!(read_rs.reservations_list.as_ref().unwrap().hotel_reservation[0].res_status, BookingStatus::Cancelled);
+}
+
+/// The Drach caves' ticket for one adult, as the service's clients write it, without `ResStatus`.
+fn activity_book_without_status(who: (&str, &str, &str), client_ref: &str, date: NaiveDate) -> String {
+    commit_xml(client_ref, date, 1).replace(r#" ResStatus="Commit""#, "").replace(&pos(DEMO), &pos(who))
+}
+
+async fn a_book_request_without_res_status_means_what_the_dialect_says(b: Backend) {
+    let server = TestServer::start(b).await;
+    let date = day(20);
+    let client = server.client();
+
+    // On ota2016b it books: the read finds it.
+    let xml = activity_book_without_status(OTA_DEMO, "OTA-ACT-1", date);
+    assert_ne!(xml, commit_xml("OTA-ACT-1", date, 1));
+    let (_, _, body) = client.send_raw("/activitybook", xml, XML).await.unwrap();
+    let rs = OtaTourActivityBookRs::from_xml(&body).unwrap();
+    assert!(rs.is_success() && rs.warnings().is_none(), "{body}");
+    let (_, _, body) = client.send_raw("/bookread", read("OTA-ACT-1", "Client"), XML).await.unwrap();
+    assert!(OtaResRetrieveRs::from_xml(&body).unwrap().is_success(), "stored: {body}");
+
+    // On service it stays a Quote, and the answer says that nothing was booked.
+    let (_, _, body) = client.send_raw("/activitybook", activity_book_without_status(DEMO, "SVC-ACT-1", date), XML).await.unwrap();
+    let rs = OtaTourActivityBookRs::from_xml(&body).unwrap();
+    assert!(rs.is_success(), "{body}");
+    let warning = &rs.warnings().expect("a warning").warning[0];
+    assert_eq!(warning.code, Some(ErrorCode::InvalidActionStatusCode));
+    assert!(warning.value.contains("nothing was booked"), "{body}");
+    let read_demo = read("SVC-ACT-1", "Client").replace(&pos(OTA_DEMO), &pos(DEMO));
+    let (_, _, body) = client.send_raw("/bookread", read_demo, XML).await.unwrap();
+    let rs = OtaResRetrieveRs::from_xml(&body).unwrap();
+    assert_eq!(rs.errors().map(|e| e.error[0].code.clone()), Some(Some(ErrorCode::BookingReferenceNotFound)), "nothing stored: {body}");
+}
+
+backend_tests!(hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
