@@ -327,6 +327,18 @@ pub struct Field {
 }
 
 impl Field {
+    /// Every other name decoders take for it: its `gen:also` names and the names dialects
+    /// write it under, each once.
+    pub fn other_names(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for n in self.also.iter().chain(self.written.iter().filter_map(|w| w.name.as_ref())) {
+            if n != &self.xml_name && !out.contains(&n.as_str()) {
+                out.push(n);
+            }
+        }
+        out
+    }
+
     /// How the field is held in Rust.
     pub fn multiplicity(&self) -> Multiplicity {
         match (self.min, self.max) {

@@ -32,7 +32,7 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         let i = proc_macro2::Literal::usize_unsuffixed(i);
         decls.push(quote!(let mut #l = None;));
         // With other names, the same attribute can come twice.
-        let twice = (!a.also.is_empty()).then(|| quote!(if #l.is_some() { cx.given_twice(&attr, DESC, #i)?; }));
+        let twice = (!a.other_names().is_empty()).then(|| quote!(if #l.is_some() { cx.given_twice(&attr, DESC, #i)?; }));
         attr_arms.push((quote!(Some(#i)), quote!(#twice #l = Some(cx.#read(&attr, DESC.attributes[#i].ty #extra)?);)));
         match a.multiplicity() {
             Multiplicity::One => {

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 
 use crate::ir::{Builtin, Content, Field, FieldType, Model, Particle, Scalar, TypeKind};
 use crate::passes::naming::{pascal, screaming};
@@ -48,7 +48,7 @@ fn element_desc(model: &Model, f: &Field, index: u16) -> TokenStream {
 pub(super) fn schema(model: &Model) -> TokenStream {
     let mut items = Vec::new();
     let mut builtins_used = BTreeSet::new();
-    let mut uses_also = false;
+    let mut uses_forms = false;
     let mut note_builtin = |s: &Scalar| {
         if s.named.is_none() {
             builtins_used.insert(s.builtin);
@@ -68,21 +68,26 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                     quote!(AttrDesc { name: #n, required: #req, ty: #ty },)
                 });
                 let attrs: Vec<TokenStream> = attrs.collect();
-                // Other names: attributes by position, elements by index (declaration order).
-                let mut also = Vec::new();
-                for (i, a) in s.attributes.iter().enumerate() {
+                // Other forms: attributes by position, elements by index (declaration order).
+                let mut forms = Vec::new();
+                let members = s.attributes.iter().enumerate().map(|(i, a)| {
                     let i = proc_macro2::Literal::usize_unsuffixed(i);
-                    for name in &a.also {
-                        also.push(quote!(Also { name: #name, of: AlsoOf::Attribute(#i) },));
+                    (quote!(Member::Attribute(#i)), a)
+                });
+                let elements = s.element_fields().into_iter().enumerate().map(|(i, f)| {
+                    let i = proc_macro2::Literal::usize_unsuffixed(i);
+                    (quote!(Member::Element(#i)), f)
+                });
+                for (of, f) in members.chain(elements) {
+                    for name in f.other_names() {
+                        forms.push(quote!(Form::Also { name: #name, of: #of },));
+                    }
+                    for d in f.written.iter().filter(|d| d.name.is_none()) {
+                        let dialect = proc_macro2::Literal::u8_unsuffixed(d.dialect);
+                        forms.push(quote!(Form::Omitted { dialect: #dialect, of: #of },));
                     }
                 }
-                for (i, f) in s.element_fields().into_iter().enumerate() {
-                    let i = proc_macro2::Literal::usize_unsuffixed(i);
-                    for name in &f.also {
-                        also.push(quote!(Also { name: #name, of: AlsoOf::Element(#i) },));
-                    }
-                }
-                uses_also |= !also.is_empty();
+                uses_forms |= !forms.is_empty();
                 let content = match &s.content {
                     Content::Empty => quote!(Content::Empty),
                     Content::Text(sc) => {
@@ -132,7 +137,7 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                         name: #xml,
                         attributes: &[#(#attrs)*],
                         content: #content,
-                        also: &[#(#also)*],
+                        forms: &[#(#forms)*],
                     };
                 });
             }
@@ -192,18 +197,12 @@ pub(super) fn schema(model: &Model) -> TokenStream {
             }
         }
     }
-    let mut imports = if uses_also { vec![quote!(Also), quote!(AlsoOf)] } else { Vec::new() };
-    imports.extend([
-        quote!(AttrDesc),
-        quote!(Builtin),
-        quote!(ComplexDesc),
-        quote!(Content),
-        quote!(ElementDesc),
-        quote!(Particle),
-        quote!(Pattern),
-        quote!(SimpleDesc),
-        quote!(TypeDesc),
-    ]);
+    let mut names = vec!["AttrDesc", "Builtin", "ComplexDesc", "Content", "ElementDesc", "Particle", "Pattern", "SimpleDesc", "TypeDesc"];
+    if uses_forms {
+        names.extend(["Form", "Member"]);
+    }
+    names.sort_unstable();
+    let mut imports: Vec<TokenStream> = names.into_iter().map(|n| format_ident!("{n}").into_token_stream()).collect();
     for b in &builtins_used {
         let n = format_ident!("XS_{}", screaming(b.xsd_name()));
         imports.push(quote!(#n));

@@ -9,8 +9,8 @@
 //! The pass resolves each dialect name to its position ([`Written::dialect`](crate::ir::Written::dialect),
 //! [`TextList::written`](crate::ir::TextList::written)), finds the list's item type
 //! ([`TextList::item`](crate::ir::TextList::item)), and refuses what a decoder or encoder could
-//! not honour: an unknown dialect, a form for the default dialect, a required field that a
-//! dialect omits, another name that is already a name of the struct, a text list of any other
+//! not honour: an unknown dialect, another name for the default dialect (it may only omit a
+//! field that only the other dialects write), a required field that a dialect omits, another name that is already a name of the struct, a text list of any other
 //! shape.
 
 use crate::diagnostics::{Diagnostics, Span};
@@ -50,16 +50,18 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
                 Ok(id) => list.item = Some(id),
                 Err(why) => diags.error(list.span.clone(), format!("gen:text-list needs {why}")),
             }
-            list.written = list.written_names.iter().filter_map(|n| position(&dialects, n, &list.span, diags)).collect();
+            list.written = list.written_names.iter().filter_map(|n| position(&dialects, n, &list.span, false, diags)).collect();
         }
     }
 }
 
-/// The position of the dialect `name` (reported when unknown or the default).
-fn position(dialects: &[DialectDef], name: &str, span: &Span, diags: &mut Diagnostics) -> Option<u8> {
+/// The position of the dialect `name` (reported when unknown, or the default where only
+/// another dialect may be named: `omit` is the one form the default may take, for a field only
+/// the other dialects write).
+fn position(dialects: &[DialectDef], name: &str, span: &Span, default_too: bool, diags: &mut Diagnostics) -> Option<u8> {
     match dialects.iter().position(|d| d.name == name) {
-        Some(0) => {
-            diags.error(span.clone(), format!("`{name}` is the default dialect: it writes what the declaration says"));
+        Some(0) if !default_too => {
+            diags.error(span.clone(), format!("`{name}` is the default dialect: it writes the declared name (it may only omit a field)"));
             None
         }
         Some(i) => u8::try_from(i).ok(),
@@ -74,7 +76,7 @@ fn position(dialects: &[DialectDef], name: &str, span: &Span, diags: &mut Diagno
 fn resolve_written(f: &mut Field, dialects: &[DialectDef], diags: &mut Diagnostics) {
     let required = f.multiplicity() == Multiplicity::One;
     for w in &mut f.written {
-        if let Some(i) = position(dialects, &w.dialect_name, &w.span, diags) {
+        if let Some(i) = position(dialects, &w.dialect_name, &w.span, w.name.is_none(), diags) {
             w.dialect = i;
         }
         if w.name.is_none() && required {
@@ -83,15 +85,15 @@ fn resolve_written(f: &mut Field, dialects: &[DialectDef], diags: &mut Diagnosti
     }
 }
 
-/// Another name must not be a name the struct already has (an attribute's among attributes,
-/// an element's among elements).
+/// Another name (`gen:also`, or the name a dialect writes: decoders take both) must not be a
+/// name the struct already has (an attribute's among attributes, an element's among elements).
 fn check_also(s: &StructDef, diags: &mut Diagnostics) {
     for group in [s.attributes.iter().collect::<Vec<_>>(), s.element_fields()] {
         let mut names: Vec<&str> = group.iter().map(|f| f.xml_name.as_str()).collect();
         for f in &group {
-            for a in &f.also {
-                if names.contains(&a.as_str()) {
-                    diags.error(f.span.clone(), format!("gen:also `{a}` of `{}` is already a name here", f.xml_name));
+            for a in f.other_names() {
+                if names.contains(&a) {
+                    diags.error(f.span.clone(), format!("`{a}`, another name of `{}`, is already a name here", f.xml_name));
                 }
                 names.push(a);
             }

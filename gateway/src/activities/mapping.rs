@@ -418,6 +418,9 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
     let service = m::Service {
         service_inventory_code: Some(b.service_code.clone()),
         service_rph: Some(1),
+        // Written by the ota2016b dialect only (OpenTravel requires them): the item reference.
+        r#type: Some("37".into()),
+        id: Some(format!("{internal}-1")),
         service_details: Some(m::ServiceDetails {
             time_span: Some(m::LocalDateTimeSpan { start: rt::DateTime::local(b.start), end: rt::DateTime::local(b.end) }),
             res_guest_rphs: (!guests.is_empty()).then_some(m::ResGuestRphs { res_guest_rph: guests }),

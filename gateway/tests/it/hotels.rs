@@ -55,11 +55,14 @@ mod handlers {
     }
 }
 
-/// Encodes and strictly decodes an answer again: it must be valid and unchanged.
+/// Encodes an answer as a partner on the service dialect gets it and strictly decodes it
+/// again: it must be valid, and come back as written (the value the handler made also carries
+/// what only the ota2016b dialect writes, such as `Service@Type`/`@ID`; that the encoders lose
+/// nothing else is `tests/tests/it/properties.rs`'s).
 fn roundtrip<T: Message + PartialEq + std::fmt::Debug>(rs: &T) -> String {
     let xml = rs.to_xml_pretty().unwrap();
     let back = T::from_xml(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
-    assert_eq!(&back, rs);
+    assert_eq!(back.to_xml_pretty().unwrap(), xml);
     xml
 }
 

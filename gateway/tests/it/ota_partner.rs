@@ -5,7 +5,8 @@
 //! schema of its root and parsed.
 //!
 //! Its hotel day: availability → Quote → a book request without `ResStatus` (which books, on
-//! this dialect) → read (the guests of a room as the 2016B list) → cancel Quote → Commit → read
+//! this dialect) → read (the guests of a room as the 2016B list, services with `Type` and `ID`)
+//! → cancel Quote → Commit → read
 //! shows it cancelled. Its activity booking without `ResStatus` is stored; the same request from
 //! a partner on the service dialect is a Quote that says so.
 
@@ -121,11 +122,11 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     assert!(booked.is_success(), "{:?}", booked.errors());
     let internal = internal_ref(&booked).expect("booked: an Internal reference");
 
-    // Read: the guests of the room as the 2016B list.
-    let (status, _, body) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
-    assert_eq!(status, StatusCode::OK);
-    official_verdict(&read(&internal, "Internal")).unwrap();
+    // Read: valid under 2016B, the guests of the room as the 2016B list, the room's item
+    // reference in RoomStay/Reference.
+    let body = send_official(&server, "/bookread", &read(&internal, "Internal")).await;
     assert!(body.contains("<ResGuestRPHs>1 2</ResGuestRPHs>"), "{body}");
+    assert!(body.contains(&format!(r#"<Reference ID="{internal}-1" Type="37"/>"#)), "{body}");
     assert!(!body.contains("<ResGuestRPH "), "{body}");
     let read_rs = OtaResRetrieveRs::from_xml(&body).unwrap();
     assert_eq!(read_rs.reservations_list.as_ref().unwrap().hotel_reservation[0].res_status, BookingStatus::Reserved);

@@ -1725,6 +1725,12 @@ pub struct Service {
     /// Integer; the number by which ServiceRPH elements refer to this service.
     #[yaserde(attribute = true, rename = "ServiceRPH")]
     pub service_rph: Option<u64>,
+    /// The kind of reference `ID` is (an OpenTravel Unique ID Type code: 16 for a service of a hotel booking, as the service description's booking request shows, 37 for the item of an activity booking). Required in OpenTravel 2016B, not in the service's dialect: only the ota2016b dialect writes it; taken and ignored in requests.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: Option<String>,
+    /// The service's reference: `{ServiceInventoryCode}-{ServiceRPH}` for a service of a hotel booking (`BB-1`), the item reference for an activity booking. Required in OpenTravel 2016B: only the ota2016b dialect writes it; taken and ignored in requests.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: Option<String>,
     /// The guests using the service.
     #[yaserde(prefix = "ota", rename = "ServiceDetails")]
     pub service_details: Option<ServiceDetails>,
@@ -1742,6 +1748,8 @@ impl rt::Decode for Service {
         let mark = cx.mark();
         let mut f_service_inventory_code = None;
         let mut f_service_rph = None;
+        let mut f_type = None;
+        let mut f_id = None;
         let mut f_service_details = None;
         let mut f_tpa_extensions = None;
         for attr in node.attributes() {
@@ -1753,6 +1761,12 @@ impl rt::Decode for Service {
                 }
                 Some(1) => {
                     f_service_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_type = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_id = Some(cx.value(&attr, DESC.attributes[3].ty)?);
                 }
                 _ => {}
             }
@@ -1776,6 +1790,8 @@ impl rt::Decode for Service {
         Ok(Self {
             service_inventory_code: f_service_inventory_code.flatten(),
             service_rph: f_service_rph.flatten(),
+            r#type: f_type.flatten(),
+            id: f_id.flatten(),
             service_details: f_service_details,
             tpa_extensions: f_tpa_extensions,
         })
@@ -1787,6 +1803,12 @@ impl rt::Encode for Service {
         w.start(name);
         w.attr_opt("ServiceInventoryCode", &self.service_inventory_code);
         w.attr_opt("ServiceRPH", &self.service_rph);
+        if !(w.dialect() == super::Dialect::Service.into()) {
+            w.attr_opt("Type", &self.r#type);
+        }
+        if !(w.dialect() == super::Dialect::Service.into()) {
+            w.attr_opt("ID", &self.id);
+        }
         if let Some(v) = &self.service_details {
             rt::Encode::encode(v, w, "ServiceDetails");
         }
@@ -3316,7 +3338,7 @@ pub struct HotelReservationId {
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ResID_Value")]
     pub res_id_value: String,
-    /// Optional integer, on item-level entries.
+    /// Optional integer, on item-level entries: the IndexNumber of the room stay the item is. Not in OpenTravel 2016B: the ota2016b dialect leaves it out (each room stay carries its item reference in RoomStay/Reference).
     #[yaserde(attribute = true, rename = "Item_RPH")]
     pub item_rph: Option<u64>,
 }
@@ -3372,7 +3394,9 @@ impl rt::Encode for HotelReservationId {
         w.attr("ResID_Type", &self.res_id_type);
         w.attr("ResID_SourceContext", &self.res_id_source_context);
         w.attr("ResID_Value", &self.res_id_value);
-        w.attr_opt("Item_RPH", &self.item_rph);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("Item_RPH", &self.item_rph);
+        }
         w.end(name);
     }
 }

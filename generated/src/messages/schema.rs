@@ -6,7 +6,7 @@
 
 #![allow(missing_docs)]
 use crate::runtime::schema::{
-    Also, AlsoOf, AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Particle,
+    AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Form, Member, Particle,
     Pattern, SimpleDesc, TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER,
     XS_POSITIVE_INTEGER,
 };
@@ -219,7 +219,7 @@ pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
@@ -262,7 +262,7 @@ pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static SOURCE: ComplexDesc = ComplexDesc {
@@ -279,7 +279,7 @@ pub static SOURCE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static POS: ComplexDesc = ComplexDesc {
@@ -296,7 +296,7 @@ pub static POS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TEXT: ComplexDesc = ComplexDesc {
@@ -309,7 +309,7 @@ pub static TEXT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static REGION: ComplexDesc = ComplexDesc {
@@ -322,7 +322,7 @@ pub static REGION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
@@ -345,7 +345,7 @@ pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TOTAL: ComplexDesc = ComplexDesc {
@@ -363,7 +363,7 @@ pub static TOTAL: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static DATE_SPAN: ComplexDesc = ComplexDesc {
@@ -381,7 +381,7 @@ pub static DATE_SPAN: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
@@ -399,7 +399,7 @@ pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
@@ -422,7 +422,7 @@ pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static PERSON_NAME: ComplexDesc = ComplexDesc {
@@ -453,7 +453,7 @@ pub static PERSON_NAME: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 static RESPONSE_VERSION_PATTERNS: [Pattern; 1usize] = [
@@ -518,7 +518,7 @@ pub static SUCCESS: ComplexDesc = ComplexDesc {
     name: "Success",
     attributes: &[],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static WARNINGS: ComplexDesc = ComplexDesc {
@@ -535,7 +535,7 @@ pub static WARNINGS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ERRORS: ComplexDesc = ComplexDesc {
@@ -552,7 +552,7 @@ pub static ERRORS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ERROR: ComplexDesc = ComplexDesc {
@@ -590,7 +590,7 @@ pub static ERROR: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static WARNING: ComplexDesc = ComplexDesc {
@@ -633,7 +633,7 @@ pub static WARNING: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 static ISO_DURATION_PATTERNS: [Pattern; 1usize] = [
@@ -690,7 +690,7 @@ pub static POSITION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static COUNTRY_NAME: ComplexDesc = ComplexDesc {
@@ -703,7 +703,7 @@ pub static COUNTRY_NAME: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static ADDRESS: ComplexDesc = ComplexDesc {
@@ -741,7 +741,7 @@ pub static ADDRESS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static GEO_REGION: ComplexDesc = ComplexDesc {
@@ -754,7 +754,7 @@ pub static GEO_REGION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
@@ -785,7 +785,7 @@ pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TOUR_ACTIVITY_BASIC_INFO: ComplexDesc = ComplexDesc {
@@ -818,7 +818,7 @@ pub static TOUR_ACTIVITY_BASIC_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
@@ -849,7 +849,7 @@ pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static CATEGORY_AND_TYPE_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -866,7 +866,7 @@ pub static CATEGORY_AND_TYPE_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
@@ -890,7 +890,7 @@ pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
@@ -903,7 +903,7 @@ pub static ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
@@ -916,7 +916,7 @@ pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
@@ -933,7 +933,7 @@ pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
@@ -956,7 +956,7 @@ pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
@@ -973,7 +973,7 @@ pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_READ_REQUEST: ComplexDesc = ComplexDesc {
@@ -990,7 +990,7 @@ pub static HOTEL_READ_REQUEST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static READ_DATE_TYPE: SimpleDesc = SimpleDesc {
@@ -1038,7 +1038,7 @@ pub static READ_SELECTION_CRITERIA: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static RESERVATIONS_LIST: ComplexDesc = ComplexDesc {
@@ -1055,7 +1055,7 @@ pub static RESERVATIONS_LIST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
@@ -1121,7 +1121,7 @@ pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
@@ -1154,7 +1154,7 @@ pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TRANSACTION_STATUS: SimpleDesc = SimpleDesc {
@@ -1204,7 +1204,7 @@ pub static CANCEL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
@@ -1221,7 +1221,7 @@ pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
@@ -1254,7 +1254,7 @@ pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static GUEST_QUANTITY: SimpleDesc = SimpleDesc {
@@ -1307,7 +1307,7 @@ pub static AVAIL_REQUEST_SEGMENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
@@ -1344,7 +1344,7 @@ pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
@@ -1361,7 +1361,7 @@ pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
@@ -1400,7 +1400,7 @@ pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static REF_POINT: ComplexDesc = ComplexDesc {
@@ -1413,7 +1413,7 @@ pub static REF_POINT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&STRING_LENGTH1TO64),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_REF: ComplexDesc = ComplexDesc {
@@ -1426,7 +1426,7 @@ pub static HOTEL_REF: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
@@ -1443,7 +1443,7 @@ pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
@@ -1466,7 +1466,7 @@ pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
@@ -1483,7 +1483,7 @@ pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OCCUPANCY_GUEST_COUNT: ComplexDesc = ComplexDesc {
@@ -1506,7 +1506,7 @@ pub static OCCUPANCY_GUEST_COUNT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -1523,7 +1523,7 @@ pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -1593,7 +1593,7 @@ pub static AVAIL_ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
@@ -1610,7 +1610,7 @@ pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OFFER_ROOM_RATE: ComplexDesc = ComplexDesc {
@@ -1647,7 +1647,7 @@ pub static OFFER_ROOM_RATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
@@ -1664,7 +1664,7 @@ pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_NIGHT_RATE: ComplexDesc = ComplexDesc {
@@ -1721,7 +1721,7 @@ pub static ROOM_NIGHT_RATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
@@ -1738,7 +1738,7 @@ pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
@@ -1766,7 +1766,7 @@ pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
@@ -1783,7 +1783,7 @@ pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
@@ -1801,7 +1801,7 @@ pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_CONTENTS: ComplexDesc = ComplexDesc {
@@ -1818,7 +1818,7 @@ pub static HOTEL_DESCRIPTIVE_CONTENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
@@ -1892,7 +1892,7 @@ pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
@@ -1923,7 +1923,7 @@ pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -1940,7 +1940,7 @@ pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_CATEGORY_CODES: ComplexDesc = ComplexDesc {
@@ -1964,7 +1964,7 @@ pub static HOTEL_CATEGORY_CODES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_CATEGORY_CODE: SimpleDesc = SimpleDesc {
@@ -1988,7 +1988,7 @@ pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
@@ -2023,7 +2023,7 @@ pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 static OTA_CODE_PATTERNS: [Pattern; 1usize] = [
@@ -2052,7 +2052,7 @@ pub static ROOM_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -2069,7 +2069,7 @@ pub static ROOM_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
@@ -2086,7 +2086,7 @@ pub static HOTEL_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
@@ -2103,7 +2103,7 @@ pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_AWARD: ComplexDesc = ComplexDesc {
@@ -2116,7 +2116,7 @@ pub static HOTEL_AWARD: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -2133,7 +2133,7 @@ pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -2150,7 +2150,7 @@ pub static HOTEL_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static IMAGE_ITEMS: ComplexDesc = ComplexDesc {
@@ -2167,7 +2167,7 @@ pub static IMAGE_ITEMS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static IMAGE_CATEGORY_CODE: SimpleDesc = SimpleDesc {
@@ -2203,7 +2203,7 @@ pub static IMAGE_ITEM: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static IMAGE_FORMAT: ComplexDesc = ComplexDesc {
@@ -2231,7 +2231,7 @@ pub static IMAGE_FORMAT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static IMAGE_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -2249,7 +2249,7 @@ pub static IMAGE_DESCRIPTION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_CONTACT_INFOS: ComplexDesc = ComplexDesc {
@@ -2266,7 +2266,7 @@ pub static HOTEL_CONTACT_INFOS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_CONTACT_INFO: ComplexDesc = ComplexDesc {
@@ -2297,7 +2297,7 @@ pub static HOTEL_CONTACT_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ADDRESSES: ComplexDesc = ComplexDesc {
@@ -2314,7 +2314,7 @@ pub static ADDRESSES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PHONES: ComplexDesc = ComplexDesc {
@@ -2331,7 +2331,7 @@ pub static PHONES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PHONE_TECH_TYPE: SimpleDesc = SimpleDesc {
@@ -2355,7 +2355,7 @@ pub static PHONE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static EMAILS: ComplexDesc = ComplexDesc {
@@ -2372,7 +2372,7 @@ pub static EMAILS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_INDEX: SimpleDesc = SimpleDesc {
@@ -2416,7 +2416,7 @@ pub static BOOK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
@@ -2454,7 +2454,7 @@ pub static BOOK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -2471,7 +2471,7 @@ pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -2529,10 +2529,10 @@ pub static BOOK_ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[
-        Also {
+    forms: &[
+        Form::Also {
             name: "IndexNumber",
-            of: AlsoOf::Attribute(0),
+            of: Member::Attribute(0),
         },
     ],
 };
@@ -2551,7 +2551,7 @@ pub static BOOK_SERVICES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_SERVICE: ComplexDesc = ComplexDesc {
@@ -2579,7 +2579,7 @@ pub static BOOK_SERVICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
@@ -2596,7 +2596,7 @@ pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_RES_GUEST: ComplexDesc = ComplexDesc {
@@ -2631,7 +2631,7 @@ pub static BOOK_RES_GUEST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
@@ -2662,7 +2662,7 @@ pub static BOOK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
@@ -2679,7 +2679,7 @@ pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
@@ -2702,7 +2702,7 @@ pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKED_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
@@ -2719,7 +2719,7 @@ pub static BOOKED_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKED_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
@@ -2757,7 +2757,7 @@ pub static BOOKED_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -2774,7 +2774,7 @@ pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKED_ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -2860,7 +2860,7 @@ pub static BOOKED_ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
@@ -2877,7 +2877,7 @@ pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKED_SERVICE: ComplexDesc = ComplexDesc {
@@ -2905,7 +2905,7 @@ pub static BOOKED_SERVICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
@@ -2957,7 +2957,7 @@ pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
@@ -2974,7 +2974,7 @@ pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PREPAYMENT_DUE: ComplexDesc = ComplexDesc {
@@ -3004,7 +3004,7 @@ pub static PREPAYMENT_DUE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
@@ -3021,7 +3021,7 @@ pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
@@ -3075,7 +3075,7 @@ pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -3092,7 +3092,7 @@ pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_STAY: ComplexDesc = ComplexDesc {
@@ -3183,7 +3183,7 @@ pub static ROOM_STAY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
@@ -3200,7 +3200,7 @@ pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
@@ -3223,7 +3223,7 @@ pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -3240,7 +3240,7 @@ pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_RATES: ComplexDesc = ComplexDesc {
@@ -3257,7 +3257,7 @@ pub static ROOM_RATES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_RATE: ComplexDesc = ComplexDesc {
@@ -3280,7 +3280,7 @@ pub static ROOM_RATE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
@@ -3297,7 +3297,7 @@ pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
@@ -3314,7 +3314,7 @@ pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BASIC_PROPERTY_INFO: ComplexDesc = ComplexDesc {
@@ -3332,7 +3332,7 @@ pub static BASIC_PROPERTY_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -3349,7 +3349,7 @@ pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
@@ -3366,7 +3366,7 @@ pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
@@ -3383,7 +3383,7 @@ pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
@@ -3400,7 +3400,7 @@ pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
@@ -3413,7 +3413,7 @@ pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
@@ -3431,7 +3431,7 @@ pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static SERVICES: ComplexDesc = ComplexDesc {
@@ -3448,7 +3448,7 @@ pub static SERVICES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static SERVICE: ComplexDesc = ComplexDesc {
@@ -3463,6 +3463,16 @@ pub static SERVICE: ComplexDesc = ComplexDesc {
             name: "ServiceRPH",
             required: false,
             ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "Type",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ID",
+            required: false,
+            ty: &XS_STRING,
         },
     ],
     content: Content::Sequence(
@@ -3483,7 +3493,16 @@ pub static SERVICE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 0,
+            of: Member::Attribute(2),
+        },
+        Form::Omitted {
+            dialect: 0,
+            of: Member::Attribute(3),
+        },
+    ],
 };
 
 pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
@@ -3521,7 +3540,7 @@ pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static LOCAL_DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
@@ -3539,7 +3558,7 @@ pub static LOCAL_DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -3563,7 +3582,7 @@ pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TOUR_ACTIVITY_SERVICE: ComplexDesc = ComplexDesc {
@@ -3601,7 +3620,7 @@ pub static TOUR_ACTIVITY_SERVICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
@@ -3618,7 +3637,7 @@ pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
@@ -3642,7 +3661,7 @@ pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
@@ -3675,7 +3694,7 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
@@ -3717,7 +3736,7 @@ pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AIRPORT: ComplexDesc = ComplexDesc {
@@ -3730,7 +3749,7 @@ pub static AIRPORT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static OPERATING_AIRLINE: ComplexDesc = ComplexDesc {
@@ -3743,7 +3762,7 @@ pub static OPERATING_AIRLINE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static TRANSFER_HOTEL: ComplexDesc = ComplexDesc {
@@ -3756,7 +3775,7 @@ pub static TRANSFER_HOTEL: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static RES_GUESTS: ComplexDesc = ComplexDesc {
@@ -3773,7 +3792,7 @@ pub static RES_GUESTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static RES_GUEST: ComplexDesc = ComplexDesc {
@@ -3808,7 +3827,7 @@ pub static RES_GUEST: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
@@ -3825,7 +3844,7 @@ pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
@@ -3842,7 +3861,7 @@ pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PROFILE: ComplexDesc = ComplexDesc {
@@ -3859,7 +3878,7 @@ pub static PROFILE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static CUSTOMER: ComplexDesc = ComplexDesc {
@@ -3882,7 +3901,7 @@ pub static CUSTOMER: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
@@ -3899,7 +3918,7 @@ pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static GUEST_COUNT: ComplexDesc = ComplexDesc {
@@ -3912,7 +3931,7 @@ pub static GUEST_COUNT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
@@ -3957,7 +3976,7 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static COMMENTS: ComplexDesc = ComplexDesc {
@@ -3974,7 +3993,7 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static COMMENT: ComplexDesc = ComplexDesc {
@@ -4002,7 +4021,7 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static COMMENT_TEXT: ComplexDesc = ComplexDesc {
@@ -4015,7 +4034,7 @@ pub static COMMENT_TEXT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&FREE_TEXT),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
@@ -4032,7 +4051,7 @@ pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
@@ -4060,7 +4079,12 @@ pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Attribute(3),
+        },
+    ],
 };
 
 pub static PENALTY_PERCENT: SimpleDesc = SimpleDesc {
@@ -4083,7 +4107,7 @@ pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
@@ -4120,7 +4144,7 @@ pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
@@ -4133,7 +4157,7 @@ pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
@@ -4156,7 +4180,7 @@ pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
@@ -4173,7 +4197,7 @@ pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
@@ -4186,7 +4210,7 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 static TIME_OF_DAY_PATTERNS: [Pattern; 1usize] = [
@@ -4215,7 +4239,7 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_RESULT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static TOUR_ACTIVITY_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
@@ -4269,7 +4293,7 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static DESCRIPTIVE_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -4286,7 +4310,7 @@ pub static DESCRIPTIVE_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static DESCRIPTIVE_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
@@ -4304,7 +4328,7 @@ pub static DESCRIPTIVE_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static TOUR_ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
@@ -4332,7 +4356,7 @@ pub static TOUR_ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_ITEM_INFO: ComplexDesc = ComplexDesc {
@@ -4360,7 +4384,7 @@ pub static ACTIVITY_ITEM_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -4377,7 +4401,7 @@ pub static ACTIVITY_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
@@ -4394,7 +4418,7 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -4411,7 +4435,7 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
@@ -4456,14 +4480,14 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_BASIC_INFO: ComplexDesc = ComplexDesc {
     name: "AvailBasicInfo",
     attributes: &[],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -4481,7 +4505,7 @@ pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
@@ -4504,7 +4528,7 @@ pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
@@ -4521,7 +4545,7 @@ pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
@@ -4538,7 +4562,7 @@ pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
@@ -4562,7 +4586,7 @@ pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
@@ -4585,7 +4609,7 @@ pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
@@ -4644,7 +4668,7 @@ pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -4661,7 +4685,7 @@ pub static AVAIL_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
@@ -4684,7 +4708,7 @@ pub static AVAIL_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -4701,7 +4725,7 @@ pub static AVAIL_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
@@ -4734,7 +4758,7 @@ pub static AVAIL_PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
@@ -4751,7 +4775,7 @@ pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static AVAIL_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
@@ -4784,7 +4808,7 @@ pub static AVAIL_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
@@ -4822,7 +4846,7 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
@@ -4845,7 +4869,7 @@ pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
@@ -4869,7 +4893,7 @@ pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
@@ -4882,7 +4906,7 @@ pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
@@ -4924,7 +4948,7 @@ pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
@@ -4947,7 +4971,7 @@ pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
@@ -4964,7 +4988,7 @@ pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
@@ -5037,7 +5061,7 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
@@ -5061,7 +5085,7 @@ pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
@@ -5103,7 +5127,7 @@ pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_PAYMENT_INFO: ComplexDesc = ComplexDesc {
@@ -5126,7 +5150,7 @@ pub static ACTIVITY_PAYMENT_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
@@ -5143,7 +5167,7 @@ pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static ACTIVITY_CANCEL_POLICY: ComplexDesc = ComplexDesc {
@@ -5156,7 +5180,7 @@ pub static ACTIVITY_CANCEL_POLICY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
@@ -5180,7 +5204,7 @@ pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
@@ -5198,7 +5222,7 @@ pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
@@ -5211,7 +5235,7 @@ pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
@@ -5235,7 +5259,7 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
@@ -5287,7 +5311,7 @@ pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static SEARCH_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
@@ -5304,7 +5328,7 @@ pub static SEARCH_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static SEARCH_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
@@ -5328,7 +5352,7 @@ pub static SEARCH_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
@@ -5341,7 +5365,7 @@ pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
@@ -5359,7 +5383,7 @@ pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
@@ -5455,7 +5479,7 @@ pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
@@ -5523,7 +5547,7 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
@@ -5603,7 +5627,7 @@ pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
@@ -5683,7 +5707,7 @@ pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
@@ -5763,7 +5787,7 @@ pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
@@ -5831,7 +5855,7 @@ pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
@@ -5906,7 +5930,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
@@ -5974,7 +5998,7 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
@@ -6054,7 +6078,7 @@ pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
@@ -6122,7 +6146,7 @@ pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
@@ -6202,7 +6226,7 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
@@ -6270,7 +6294,7 @@ pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
@@ -6345,7 +6369,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
@@ -6413,7 +6437,7 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
@@ -6493,7 +6517,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
@@ -6566,7 +6590,7 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
@@ -6653,7 +6677,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
@@ -6721,7 +6745,7 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
@@ -6801,7 +6825,7 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    also: &[],
+    forms: &[],
 };
 
 pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
@@ -6881,5 +6905,5 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
             },
         ],
     ),
-    also: &[],
+    forms: &[],
 };

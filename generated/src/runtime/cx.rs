@@ -14,7 +14,7 @@ use roxmltree::{Attribute, Document, Node};
 use super::check::{check_facets, check_simple};
 use super::error::{DecodeError, DecodeErrorKind};
 use super::scalar::{Date, DateTime, Decimal};
-use super::schema::{Also, AlsoOf, ComplexDesc, Content, ElementDesc, Particle, SimpleDesc, TypeDesc};
+use super::schema::{ComplexDesc, Content, ElementDesc, Particle, SimpleDesc, TypeDesc};
 use super::{OTA_NAMESPACE, XSI_NAMESPACE};
 
 /// A value type that can be read from checked XML text.
@@ -376,7 +376,7 @@ impl<'a, 'i> Cx<'a, 'i> {
         let elements = element_count(particles);
         let base = self.counts.len();
         self.counts.resize(base + elements + particles.len(), 0);
-        Ok(Children { parent: node, iter: node.children(), particles, also: desc.also, base, elements, hint: 0 })
+        Ok(Children { parent: node, iter: node.children(), particles, desc, base, elements, hint: 0 })
     }
 
     /// Decodes a matched complex child with `decode`, with the child on the error path: its
@@ -453,8 +453,8 @@ pub struct Children<'a, 'i> {
     parent: Node<'a, 'i>,
     iter: roxmltree::Children<'a, 'i>,
     particles: &'static [Particle],
-    /// Other names of the children (the content model's [`ComplexDesc::also`]).
-    also: &'static [Also],
+    /// The type whose children these are (for their other names).
+    desc: &'static ComplexDesc,
     /// Where this walk's counters start in the context's counter stack: one per element
     /// declaration (by [`ElementDesc::index`]), then one per particle (for a choice: its chosen
     /// alternative + 1, or 0 before one is chosen).
@@ -558,13 +558,7 @@ impl<'a, 'i> Children<'a, 'i> {
 
     /// The declaration named `name` (or also taken by that name).
     fn find(&self, name: &str) -> Option<Found> {
-        self.find_named(name).or_else(|| {
-            let index = self.also.iter().find_map(|a| match a.of {
-                AlsoOf::Element(i) if a.name == name => Some(i),
-                _ => None,
-            })?;
-            self.find_index(index)
-        })
+        self.find_named(name).or_else(|| self.find_index(self.desc.element_also(name)?))
     }
 
     /// The declaration with this [`ElementDesc::index`].

@@ -17,23 +17,34 @@ pub struct ComplexDesc {
     pub attributes: &'static [AttrDesc],
     /// What it holds.
     pub content: Content,
-    /// Other names a decoder takes for some of its attributes and child elements (the spec's
-    /// `gen:also`: a form of another dialect); encoders never write them.
-    pub also: &'static [Also],
+    /// The other forms of some of its attributes and child elements, in the spec's dialects
+    /// (`gen:also`, `gen:written`).
+    pub forms: &'static [Form],
 }
 
-/// Another name accepted for an attribute or a child element of a complex type.
+/// Another form of an attribute or child element of a complex type.
 #[derive(Debug)]
-pub struct Also {
-    /// The other name.
-    pub name: &'static str,
-    /// What it names.
-    pub of: AlsoOf,
+pub enum Form {
+    /// Decoders also take it under another name (a name some dialect writes it under, or
+    /// `gen:also`).
+    Also {
+        /// The other name.
+        name: &'static str,
+        /// What it names.
+        of: Member,
+    },
+    /// A dialect does not write it (`gen:written omit="true"`).
+    Omitted {
+        /// The dialect (its position in the spec's list, as `DialectIndex`).
+        dialect: u8,
+        /// What it leaves out.
+        of: Member,
+    },
 }
 
-/// What an [`Also`] names.
-#[derive(Debug, Clone, Copy)]
-pub enum AlsoOf {
+/// An attribute or a child element of a complex type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member {
     /// The attribute at this position of [`ComplexDesc::attributes`].
     Attribute(usize),
     /// The child element with this [`ElementDesc::index`].
@@ -44,8 +55,8 @@ impl ComplexDesc {
     /// The position of the attribute called `name` (its own name or another it is also taken by).
     pub fn attribute_position(&self, name: &str) -> Option<usize> {
         self.attributes.iter().position(|d| d.name == name).or_else(|| {
-            self.also.iter().find_map(|a| match a.of {
-                AlsoOf::Attribute(i) if a.name == name => Some(i),
+            self.forms.iter().find_map(|f| match f {
+                Form::Also { name: n, of: Member::Attribute(i) } if *n == name => Some(*i),
                 _ => None,
             })
         })
@@ -53,7 +64,23 @@ impl ComplexDesc {
 
     /// The other names of the attribute at position `i`.
     pub fn attribute_also(&self, i: usize) -> impl Iterator<Item = &'static str> + '_ {
-        self.also.iter().filter(move |a| matches!(a.of, AlsoOf::Attribute(j) if j == i)).map(|a| a.name)
+        self.forms.iter().filter_map(move |f| match f {
+            Form::Also { name, of: Member::Attribute(j) } if *j == i => Some(*name),
+            _ => None,
+        })
+    }
+
+    /// The index of the child element another name of which is `name`.
+    pub fn element_also(&self, name: &str) -> Option<u16> {
+        self.forms.iter().find_map(|f| match f {
+            Form::Also { name: n, of: Member::Element(i) } if *n == name => Some(*i),
+            _ => None,
+        })
+    }
+
+    /// True when the dialect at `dialect` does not write `member`.
+    pub fn omits(&self, dialect: u8, member: Member) -> bool {
+        self.forms.iter().any(|f| matches!(f, Form::Omitted { dialect: d, of } if *d == dialect && *of == member))
     }
 }
 

@@ -17,14 +17,12 @@ use ota_messages::{AnyMessage, Dialect};
 /// Forms of the `ota2016b` answers the official schemas do not take yet: (root, a fragment of
 /// xmllint's message, what is left to do).
 const NOT_YET: &[(&str, &str, &str)] = &[
-    ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'Type' is required but missing", "Service@Type/@ID in the read answer"),
-    ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'ID' is required but missing", "Service@Type/@ID in the read answer"),
-    ("OTA_ResRetrieveRS", "attribute 'Item_RPH': The attribute 'Item_RPH' is not allowed", "item references in the OTA form"),
+    ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'Type' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
+    ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'ID' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
     ("OTA_ResRetrieveRS", "attribute 'RoomTypeCode': [facet 'maxLength']", "room codes with a contract suffix"),
     ("OTA_ResRetrieveRS", "Element 'ResGlobalInfo': Missing child element(s)", "an activity booking in the OTA read form"),
-    ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'Type' is required but missing", "Service@Type/@ID in the modify answer"),
-    ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'ID' is required but missing", "Service@Type/@ID in the modify answer"),
-    ("OTA_HotelResModifyRS", "attribute 'Item_RPH': The attribute 'Item_RPH' is not allowed", "item references in the OTA form"),
+    ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'Type' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
+    ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'ID' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
     ("OTA_HotelResModifyRS", "attribute 'RoomTypeCode': [facet 'maxLength']", "room codes with a contract suffix"),
     ("OTA_HotelResModifyRS", "attribute 'LastUpdateDateTime': The attribute 'LastUpdateDateTime' is not allowed", "HotelResModify@LastModifyDateTime"),
     ("OTA_HotelDescriptiveInfoRS", "attribute 'LastModifiedDate'", "HotelDescriptiveContent@LastModifiedDate"),

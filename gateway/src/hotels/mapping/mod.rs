@@ -188,6 +188,10 @@ fn service_message(s: &Service) -> m::Service {
     m::Service {
         service_inventory_code: Some(s.code.clone()),
         service_rph: Some(s.rph),
+        // Written by the ota2016b dialect only (OpenTravel requires them): the form of the
+        // service description's booking request (`Type="16" ID="BB-1"`).
+        r#type: Some("16".into()),
+        id: Some(format!("{}-{}", s.code, s.rph)),
         service_details: rph_list(&s.guests).map(|res_guest_rph| m::ServiceDetails {
             time_span: None,
             res_guest_rphs: Some(m::ResGuestRphs { res_guest_rph }),
