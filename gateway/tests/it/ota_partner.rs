@@ -4,7 +4,7 @@
 //! drift into the service's own forms, and every answer is validated against the official
 //! schema of its root and parsed.
 //!
-//! Its hotel day: availability → Quote → a book request without `ResStatus` (which books, on
+//! Its hotel day: static content (with OpenTravel's "send" flags) → availability → Quote → a book request without `ResStatus` (which books, on
 //! this dialect) → read (the guests of a room as the 2016B list, services with `Type` and `ID`)
 //! → cancel Quote → Commit → read
 //! shows it cancelled. Its activity booking without `ResStatus` is stored; the same request from
@@ -18,6 +18,7 @@ use chrono::NaiveDate;
 use ota_messages::booking_read::{BookingStatus, OtaResRetrieveRs};
 use ota_messages::cancel::{OtaCancelRs, TransactionStatus};
 use ota_messages::common::{ErrorCode, ResIdSourceContext};
+use ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRs;
 use ota_messages::hotel_res::OtaHotelResRs;
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
@@ -104,9 +105,26 @@ fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
     ids.iter().find(|r| r.res_id_source_context == ResIdSourceContext::Internal).map(|r| r.res_id_value.clone())
 }
 
+/// A hotel's static content as 2016B bindings ask for it: what to send, the hotel's name and
+/// city beside its code, the language as `LangRequested`.
+fn descriptive_info() -> String {
+    format!(
+        r#"<OTA_HotelDescriptiveInfoRQ xmlns="{NS}" Version="2009.1">{}<HotelDescriptiveInfos LangRequested="en"><HotelDescriptiveInfo HotelCode="{HOTEL}" HotelName="Hostal Ca'n Pep" HotelCityCode="PMI" ChainCode="IND"><HotelInfo SendData="true"/><FacilityInfo SendGuestRooms="true" SendMeetingRooms="false" SendRestaurants="false"/><Policies SendPolicies="true"/><AreaInfo SendRefPoints="false" SendAttractions="false" SendRecreations="false"/><AffiliationInfo SendAwards="true"/><ContactInfo SendData="true"/><MultimediaObjects SendData="false"/></HotelDescriptiveInfo></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#,
+        pos(OTA_DEMO)
+    )
+}
+
 async fn hotel_day_in_the_official_form(b: Backend) {
     let server = TestServer::start(b).await;
     let (start, end) = (day(50), day(53));
+
+    let answer = send_official(&server, "/hotelnbc", &descriptive_info()).await;
+    let nbc = OtaHotelDescriptiveInfoRs::from_xml(&answer).unwrap();
+    assert!(nbc.is_success(), "{answer}");
+    let content = &nbc.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content;
+    assert_eq!(content.len(), 1, "{answer}");
+    assert_eq!(content[0].hotel_code, HOTEL);
+    assert_eq!(content[0].language_code.as_deref(), Some("en"), "LangRequested is honoured: {answer}");
 
     let answer = send_official(&server, "/hotelavailability", &avail(start, end)).await;
     assert!(answer.contains("<Success/>") && answer.contains(ROOM), "{answer}");

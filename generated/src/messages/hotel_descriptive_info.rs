@@ -527,6 +527,9 @@ impl rt::Response for OtaHotelDescriptiveInfoRs {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelDescriptiveInfos {
+    /// OpenTravel 2016B's requested language: the language of the content when the request has no PrimaryLangID (PrimaryLangID, as the service describes it, comes first).
+    #[yaserde(attribute = true, rename = "LangRequested")]
+    pub lang_requested: Option<String>,
     /// Attributes HotelCode (string) and BrandCode (string).
     #[yaserde(prefix = "ota", rename = "HotelDescriptiveInfo")]
     pub hotel_descriptive_info: Vec<HotelDescriptiveInfo>,
@@ -539,9 +542,12 @@ impl rt::Decode for HotelDescriptiveInfos {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_INFOS;
         let mark = cx.mark();
+        let mut f_lang_requested = None;
         let mut f_hotel_descriptive_info = Vec::new();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_lang_requested = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
@@ -562,6 +568,7 @@ impl rt::Decode for HotelDescriptiveInfos {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
+            lang_requested: f_lang_requested.flatten(),
             hotel_descriptive_info: f_hotel_descriptive_info,
         })
     }
@@ -570,6 +577,7 @@ impl rt::Decode for HotelDescriptiveInfos {
 impl rt::Encode for HotelDescriptiveInfos {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
+        w.attr_opt("LangRequested", &self.lang_requested);
         for v in &self.hotel_descriptive_info {
             rt::Encode::encode(v, w, "HotelDescriptiveInfo");
         }
@@ -577,7 +585,7 @@ impl rt::Encode for HotelDescriptiveInfos {
     }
 }
 
-/// Selects the hotel (HotelCode) or client feed (BrandCode) whose NBC data is requested.
+/// Selects the hotel (HotelCode) or client feed (BrandCode) whose NBC data is requested. The elements and the other attributes are OpenTravel 2016B's (what to send, other ways to name the hotel): taken, so an official request is never a schema error, and ignored, as none of them changes which hotel is meant or what is sent of it.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "HotelDescriptiveInfo",
@@ -592,6 +600,66 @@ pub struct HotelDescriptiveInfo {
     /// Brand code (string); selects a client feed of many hotels.
     #[yaserde(attribute = true, rename = "BrandCode")]
     pub brand_code: Option<String>,
+    /// The hotel chain (OpenTravel's HotelReferenceGroup). Taken and ignored: HotelCode names the hotel.
+    #[yaserde(attribute = true, rename = "ChainCode")]
+    pub chain_code: Option<String>,
+    /// The chain's name. Taken and ignored.
+    #[yaserde(attribute = true, rename = "ChainName")]
+    pub chain_name: Option<String>,
+    /// The brand's name. Taken and ignored.
+    #[yaserde(attribute = true, rename = "BrandName")]
+    pub brand_name: Option<String>,
+    /// The hotel's city (IATA code). Taken and ignored: HotelCode names the hotel.
+    #[yaserde(attribute = true, rename = "HotelCityCode")]
+    pub hotel_city_code: Option<String>,
+    /// The hotel's name. Taken and ignored: HotelCode names the hotel.
+    #[yaserde(attribute = true, rename = "HotelName")]
+    pub hotel_name: Option<String>,
+    /// The code list HotelCode is from. Taken and ignored: codes are the service's.
+    #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    pub hotel_code_context: Option<String>,
+    /// An area. Taken and ignored.
+    #[yaserde(attribute = true, rename = "AreaID")]
+    pub area_id: Option<String>,
+    /// The TTI code of the hotel. Taken and ignored.
+    #[yaserde(attribute = true, rename = "TTIcode")]
+    pub tt_icode: Option<String>,
+    /// States to select hotels in. Taken and ignored.
+    #[yaserde(attribute = true, rename = "StateCodeList")]
+    pub state_code_list: Option<String>,
+    /// Countries to select hotels in. Taken and ignored.
+    #[yaserde(attribute = true, rename = "CountryCodeList")]
+    pub country_code_list: Option<String>,
+    /// Brands to select hotels of. Taken and ignored.
+    #[yaserde(attribute = true, rename = "BrandCodeList")]
+    pub brand_code_list: Option<String>,
+    /// Where a previous answer stopped. Taken and ignored: one answer carries every hotel asked for.
+    #[yaserde(attribute = true, rename = "MoreDataEchoToken")]
+    pub more_data_echo_token: Option<String>,
+    /// The date the content should apply to. Taken and ignored: the current content is sent.
+    #[yaserde(attribute = true, rename = "ApplicableDate")]
+    pub applicable_date: Option<rt::Date>,
+    /// OpenTravel 2016B: what to send of the hotel's HotelInfo. Taken and ignored (every part is sent).
+    #[yaserde(prefix = "ota", rename = "HotelInfo")]
+    pub hotel_info: Option<SendHotelInfo>,
+    /// OpenTravel 2016B: what to send of the hotel's FacilityInfo. Taken and ignored (every part is sent).
+    #[yaserde(prefix = "ota", rename = "FacilityInfo")]
+    pub facility_info: Option<SendFacilityInfo>,
+    /// OpenTravel 2016B: what to send of the hotel's Policies. Taken and ignored (every part is sent).
+    #[yaserde(prefix = "ota", rename = "Policies")]
+    pub policies: Option<SendPolicies>,
+    /// OpenTravel 2016B: what to send of the hotel's AreaInfo. Taken and ignored (every part is sent).
+    #[yaserde(prefix = "ota", rename = "AreaInfo")]
+    pub area_info: Option<SendAreaInfo>,
+    /// OpenTravel 2016B: what to send of the hotel's AffiliationInfo. Taken and ignored (every part is sent).
+    #[yaserde(prefix = "ota", rename = "AffiliationInfo")]
+    pub affiliation_info: Option<SendAffiliationInfo>,
+    /// OpenTravel 2016B: what to send of the hotel's ContactInfo. Taken and ignored (every part is sent).
+    #[yaserde(prefix = "ota", rename = "ContactInfo")]
+    pub contact_info: Option<SendData>,
+    /// OpenTravel 2016B: what to send of the hotel's MultimediaObjects. Taken and ignored (every part is sent).
+    #[yaserde(prefix = "ota", rename = "MultimediaObjects")]
+    pub multimedia_objects: Option<SendData>,
 }
 
 impl rt::Decode for HotelDescriptiveInfo {
@@ -603,6 +671,26 @@ impl rt::Decode for HotelDescriptiveInfo {
         let mark = cx.mark();
         let mut f_hotel_code = None;
         let mut f_brand_code = None;
+        let mut f_chain_code = None;
+        let mut f_chain_name = None;
+        let mut f_brand_name = None;
+        let mut f_hotel_city_code = None;
+        let mut f_hotel_name = None;
+        let mut f_hotel_code_context = None;
+        let mut f_area_id = None;
+        let mut f_tt_icode = None;
+        let mut f_state_code_list = None;
+        let mut f_country_code_list = None;
+        let mut f_brand_code_list = None;
+        let mut f_more_data_echo_token = None;
+        let mut f_applicable_date = None;
+        let mut f_hotel_info = None;
+        let mut f_facility_info = None;
+        let mut f_policies = None;
+        let mut f_area_info = None;
+        let mut f_affiliation_info = None;
+        let mut f_contact_info = None;
+        let mut f_multimedia_objects = None;
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
                 Some(0) => {
@@ -611,15 +699,108 @@ impl rt::Decode for HotelDescriptiveInfo {
                 Some(1) => {
                     f_brand_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
                 }
+                Some(2) => {
+                    f_chain_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_chain_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_brand_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                Some(6) => {
+                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
+                }
+                Some(7) => {
+                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[7].ty)?);
+                }
+                Some(8) => {
+                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
+                }
+                Some(9) => {
+                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
+                }
+                Some(10) => {
+                    f_state_code_list = Some(cx.value(&attr, DESC.attributes[10].ty)?);
+                }
+                Some(11) => {
+                    f_country_code_list = Some(cx.value(&attr, DESC.attributes[11].ty)?);
+                }
+                Some(12) => {
+                    f_brand_code_list = Some(cx.value(&attr, DESC.attributes[12].ty)?);
+                }
+                Some(13) => {
+                    f_more_data_echo_token = Some(
+                        cx.value(&attr, DESC.attributes[13].ty)?,
+                    );
+                }
+                Some(14) => {
+                    f_applicable_date = Some(cx.value(&attr, DESC.attributes[14].ty)?);
+                }
                 _ => {}
             }
         }
         let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
-        cx.empty(node)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_hotel_info = cx
+                        .element(&next, <SendHotelInfo as rt::Decode>::decode)?;
+                }
+                1 => {
+                    f_facility_info = cx
+                        .element(&next, <SendFacilityInfo as rt::Decode>::decode)?;
+                }
+                2 => {
+                    f_policies = cx.element(&next, <SendPolicies as rt::Decode>::decode)?;
+                }
+                3 => {
+                    f_area_info = cx
+                        .element(&next, <SendAreaInfo as rt::Decode>::decode)?;
+                }
+                4 => {
+                    f_affiliation_info = cx
+                        .element(&next, <SendAffiliationInfo as rt::Decode>::decode)?;
+                }
+                5 => {
+                    f_contact_info = cx.element(&next, <SendData as rt::Decode>::decode)?;
+                }
+                6 => {
+                    f_multimedia_objects = cx
+                        .element(&next, <SendData as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
             hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
             brand_code: f_brand_code.flatten(),
+            chain_code: f_chain_code.flatten(),
+            chain_name: f_chain_name.flatten(),
+            brand_name: f_brand_name.flatten(),
+            hotel_city_code: f_hotel_city_code.flatten(),
+            hotel_name: f_hotel_name.flatten(),
+            hotel_code_context: f_hotel_code_context.flatten(),
+            area_id: f_area_id.flatten(),
+            tt_icode: f_tt_icode.flatten(),
+            state_code_list: f_state_code_list.flatten(),
+            country_code_list: f_country_code_list.flatten(),
+            brand_code_list: f_brand_code_list.flatten(),
+            more_data_echo_token: f_more_data_echo_token.flatten(),
+            applicable_date: f_applicable_date.flatten(),
+            hotel_info: f_hotel_info,
+            facility_info: f_facility_info,
+            policies: f_policies,
+            area_info: f_area_info,
+            affiliation_info: f_affiliation_info,
+            contact_info: f_contact_info,
+            multimedia_objects: f_multimedia_objects,
         })
     }
 }
@@ -629,6 +810,395 @@ impl rt::Encode for HotelDescriptiveInfo {
         w.start(name);
         w.attr("HotelCode", &self.hotel_code);
         w.attr_opt("BrandCode", &self.brand_code);
+        w.attr_opt("ChainCode", &self.chain_code);
+        w.attr_opt("ChainName", &self.chain_name);
+        w.attr_opt("BrandName", &self.brand_name);
+        w.attr_opt("HotelCityCode", &self.hotel_city_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("AreaID", &self.area_id);
+        w.attr_opt("TTIcode", &self.tt_icode);
+        w.attr_opt("StateCodeList", &self.state_code_list);
+        w.attr_opt("CountryCodeList", &self.country_code_list);
+        w.attr_opt("BrandCodeList", &self.brand_code_list);
+        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
+        w.attr_opt("ApplicableDate", &self.applicable_date);
+        if let Some(v) = &self.hotel_info {
+            rt::Encode::encode(v, w, "HotelInfo");
+        }
+        if let Some(v) = &self.facility_info {
+            rt::Encode::encode(v, w, "FacilityInfo");
+        }
+        if let Some(v) = &self.policies {
+            rt::Encode::encode(v, w, "Policies");
+        }
+        if let Some(v) = &self.area_info {
+            rt::Encode::encode(v, w, "AreaInfo");
+        }
+        if let Some(v) = &self.affiliation_info {
+            rt::Encode::encode(v, w, "AffiliationInfo");
+        }
+        if let Some(v) = &self.contact_info {
+            rt::Encode::encode(v, w, "ContactInfo");
+        }
+        if let Some(v) = &self.multimedia_objects {
+            rt::Encode::encode(v, w, "MultimediaObjects");
+        }
+        w.end(name);
+    }
+}
+
+/// OpenTravel's request for the hotel's general information. Taken and ignored: the answer carries every part the hotel has.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SendHotelInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SendHotelInfo {
+    /// OpenTravel's hotel status filter. Taken and ignored.
+    #[yaserde(attribute = true, rename = "HotelStatus")]
+    pub hotel_status: Option<String>,
+    /// OpenTravel's hotel status code filter. Taken and ignored.
+    #[yaserde(attribute = true, rename = "HotelStatusCode")]
+    pub hotel_status_code: Option<String>,
+    /// Whether to send it.
+    #[yaserde(attribute = true, rename = "SendData")]
+    pub send_data: Option<bool>,
+}
+
+impl rt::Decode for SendHotelInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_HOTEL_INFO;
+        let mark = cx.mark();
+        let mut f_hotel_status = None;
+        let mut f_hotel_status_code = None;
+        let mut f_send_data = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_hotel_status = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_hotel_status_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_send_data = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            hotel_status: f_hotel_status.flatten(),
+            hotel_status_code: f_hotel_status_code.flatten(),
+            send_data: f_send_data.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SendHotelInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("HotelStatus", &self.hotel_status);
+        w.attr_opt("HotelStatusCode", &self.hotel_status_code);
+        w.attr_opt("SendData", &self.send_data);
+        w.end(name);
+    }
+}
+
+/// OpenTravel's request for the facilities. Taken and ignored: the answer carries every part the hotel has.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SendFacilityInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SendFacilityInfo {
+    /// Whether to send meeting rooms.
+    #[yaserde(attribute = true, rename = "SendMeetingRooms")]
+    pub send_meeting_rooms: Option<bool>,
+    /// Whether to send guest rooms.
+    #[yaserde(attribute = true, rename = "SendGuestRooms")]
+    pub send_guest_rooms: Option<bool>,
+    /// Whether to send restaurants.
+    #[yaserde(attribute = true, rename = "SendRestaurants")]
+    pub send_restaurants: Option<bool>,
+}
+
+impl rt::Decode for SendFacilityInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_FACILITY_INFO;
+        let mark = cx.mark();
+        let mut f_send_meeting_rooms = None;
+        let mut f_send_guest_rooms = None;
+        let mut f_send_restaurants = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_send_meeting_rooms = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_send_guest_rooms = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_send_restaurants = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            send_meeting_rooms: f_send_meeting_rooms.flatten(),
+            send_guest_rooms: f_send_guest_rooms.flatten(),
+            send_restaurants: f_send_restaurants.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SendFacilityInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendMeetingRooms", &self.send_meeting_rooms);
+        w.attr_opt("SendGuestRooms", &self.send_guest_rooms);
+        w.attr_opt("SendRestaurants", &self.send_restaurants);
+        w.end(name);
+    }
+}
+
+/// OpenTravel's request for the policies. Taken and ignored: the answer carries every part the hotel has.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SendPolicies",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SendPolicies {
+    /// Whether to send them.
+    #[yaserde(attribute = true, rename = "SendPolicies")]
+    pub send_policies: Option<bool>,
+}
+
+impl rt::Decode for SendPolicies {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_POLICIES;
+        let mark = cx.mark();
+        let mut f_send_policies = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_send_policies = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            send_policies: f_send_policies.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SendPolicies {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendPolicies", &self.send_policies);
+        w.end(name);
+    }
+}
+
+/// OpenTravel's request for the area information. Taken and ignored: the answer carries every part the hotel has.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SendAreaInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SendAreaInfo {
+    /// Whether to send reference points.
+    #[yaserde(attribute = true, rename = "SendRefPoints")]
+    pub send_ref_points: Option<bool>,
+    /// Whether to send attractions.
+    #[yaserde(attribute = true, rename = "SendAttractions")]
+    pub send_attractions: Option<bool>,
+    /// Whether to send recreations.
+    #[yaserde(attribute = true, rename = "SendRecreations")]
+    pub send_recreations: Option<bool>,
+}
+
+impl rt::Decode for SendAreaInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_AREA_INFO;
+        let mark = cx.mark();
+        let mut f_send_ref_points = None;
+        let mut f_send_attractions = None;
+        let mut f_send_recreations = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_send_ref_points = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_send_attractions = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_send_recreations = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            send_ref_points: f_send_ref_points.flatten(),
+            send_attractions: f_send_attractions.flatten(),
+            send_recreations: f_send_recreations.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SendAreaInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendRefPoints", &self.send_ref_points);
+        w.attr_opt("SendAttractions", &self.send_attractions);
+        w.attr_opt("SendRecreations", &self.send_recreations);
+        w.end(name);
+    }
+}
+
+/// OpenTravel's request for the affiliations. Taken and ignored: the answer carries every part the hotel has.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SendAffiliationInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SendAffiliationInfo {
+    /// Whether to send distribution systems.
+    #[yaserde(attribute = true, rename = "SendDistribSystems")]
+    pub send_distrib_systems: Option<bool>,
+    /// Whether to send brands.
+    #[yaserde(attribute = true, rename = "SendBrands")]
+    pub send_brands: Option<bool>,
+    /// Whether to send loyalty programs.
+    #[yaserde(attribute = true, rename = "SendLoyalPrograms")]
+    pub send_loyal_programs: Option<bool>,
+    /// Whether to send awards (the star rating).
+    #[yaserde(attribute = true, rename = "SendAwards")]
+    pub send_awards: Option<bool>,
+}
+
+impl rt::Decode for SendAffiliationInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_AFFILIATION_INFO;
+        let mark = cx.mark();
+        let mut f_send_distrib_systems = None;
+        let mut f_send_brands = None;
+        let mut f_send_loyal_programs = None;
+        let mut f_send_awards = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_send_distrib_systems = Some(
+                        cx.value(&attr, DESC.attributes[0].ty)?,
+                    );
+                }
+                Some(1) => {
+                    f_send_brands = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_send_loyal_programs = Some(
+                        cx.value(&attr, DESC.attributes[2].ty)?,
+                    );
+                }
+                Some(3) => {
+                    f_send_awards = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            send_distrib_systems: f_send_distrib_systems.flatten(),
+            send_brands: f_send_brands.flatten(),
+            send_loyal_programs: f_send_loyal_programs.flatten(),
+            send_awards: f_send_awards.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SendAffiliationInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendDistribSystems", &self.send_distrib_systems);
+        w.attr_opt("SendBrands", &self.send_brands);
+        w.attr_opt("SendLoyalPrograms", &self.send_loyal_programs);
+        w.attr_opt("SendAwards", &self.send_awards);
+        w.end(name);
+    }
+}
+
+/// OpenTravel's request for one part (contact information, multimedia objects). Taken and ignored: the answer carries every part the hotel has.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SendData",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SendData {
+    /// Whether to send it.
+    #[yaserde(attribute = true, rename = "SendData")]
+    pub send_data: Option<bool>,
+}
+
+impl rt::Decode for SendData {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_DATA;
+        let mark = cx.mark();
+        let mut f_send_data = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_send_data = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            send_data: f_send_data.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SendData {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendData", &self.send_data);
         w.end(name);
     }
 }
@@ -721,7 +1291,7 @@ pub struct HotelDescriptiveContent {
     /// Name of the hotel chain (string).
     #[yaserde(attribute = true, rename = "ChainName")]
     pub chain_name: Option<String>,
-    /// Date (YYYY-MM-DD) of the last change of the hotel's data; clients refresh their copy when it changes.
+    /// Date (YYYY-MM-DD) of the last change of the hotel's data; clients refresh their copy when it changes. The vendor's attribute: OpenTravel 2016B has none like it, so the ota2016b dialect leaves it out.
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastModifiedDate")]
@@ -834,7 +1404,9 @@ impl rt::Encode for HotelDescriptiveContent {
         w.attr_opt("HotelName", &self.hotel_name);
         w.attr_opt("HotelCodeContext", &self.hotel_code_context);
         w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("LastModifiedDate", &self.last_modified_date);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("LastModifiedDate", &self.last_modified_date);
+        }
         if let Some(v) = &self.hotel_info {
             rt::Encode::encode(v, w, "HotelInfo");
         }

@@ -7,8 +7,8 @@
 #![allow(missing_docs)]
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Form, Member, Particle,
-    Pattern, SimpleDesc, TypeDesc, XS_STRING, XS_BOOLEAN, XS_NON_NEGATIVE_INTEGER,
-    XS_POSITIVE_INTEGER,
+    Pattern, SimpleDesc, TypeDesc, XS_STRING, XS_LANGUAGE, XS_BOOLEAN,
+    XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER, XS_DATE,
 };
 
 static DATE_PATTERNS: [Pattern; 1usize] = [
@@ -1771,7 +1771,13 @@ pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
 
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfos",
-    attributes: &[],
+    attributes: &[
+        AttrDesc {
+            name: "LangRequested",
+            required: false,
+            ty: &XS_LANGUAGE,
+        },
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
@@ -1798,6 +1804,246 @@ pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
             name: "BrandCode",
             required: false,
             ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ChainCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ChainName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BrandName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelCityCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelCodeContext",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AreaID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TTIcode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "StateCodeList",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "CountryCodeList",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BrandCodeList",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "MoreDataEchoToken",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ApplicableDate",
+            required: false,
+            ty: &XS_DATE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelInfo",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEND_HOTEL_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "FacilityInfo",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEND_FACILITY_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Policies",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEND_POLICIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AreaInfo",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEND_AREA_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AffiliationInfo",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEND_AFFILIATION_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ContactInfo",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEND_DATA),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MultimediaObjects",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEND_DATA),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static SEND_HOTEL_INFO: ComplexDesc = ComplexDesc {
+    name: "SendHotelInfo",
+    attributes: &[
+        AttrDesc {
+            name: "HotelStatus",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelStatusCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SendData",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static SEND_FACILITY_INFO: ComplexDesc = ComplexDesc {
+    name: "SendFacilityInfo",
+    attributes: &[
+        AttrDesc {
+            name: "SendMeetingRooms",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "SendGuestRooms",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "SendRestaurants",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static SEND_POLICIES: ComplexDesc = ComplexDesc {
+    name: "SendPolicies",
+    attributes: &[
+        AttrDesc {
+            name: "SendPolicies",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static SEND_AREA_INFO: ComplexDesc = ComplexDesc {
+    name: "SendAreaInfo",
+    attributes: &[
+        AttrDesc {
+            name: "SendRefPoints",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "SendAttractions",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "SendRecreations",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static SEND_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
+    name: "SendAffiliationInfo",
+    attributes: &[
+        AttrDesc {
+            name: "SendDistribSystems",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "SendBrands",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "SendLoyalPrograms",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "SendAwards",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static SEND_DATA: ComplexDesc = ComplexDesc {
+    name: "SendData",
+    attributes: &[
+        AttrDesc {
+            name: "SendData",
+            required: false,
+            ty: &XS_BOOLEAN,
         },
     ],
     content: Content::Empty,
@@ -1892,7 +2138,12 @@ pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    forms: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Attribute(6),
+        },
+    ],
 };
 
 pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
@@ -5235,7 +5486,12 @@ pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    forms: &[],
+    forms: &[
+        Form::Also {
+            name: "KnownGroupSize",
+            of: Member::Attribute(0),
+        },
+    ],
 };
 
 pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {

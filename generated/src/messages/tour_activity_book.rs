@@ -1631,7 +1631,7 @@ impl rt::Encode for BookPricingSummary {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct BookPricingGroup {
-    /// Number of participants (integer) the price is for (the vendor's spelling; OpenTravel's is KnownGroupSize).
+    /// Number of participants (integer) the price is for (the vendor's spelling; OpenTravel's is KnownGroupSize, which the ota2016b dialect writes).
     #[yaserde(attribute = true, rename = "KnownGroupsize")]
     pub known_groupsize: u64,
 }
@@ -1646,6 +1646,9 @@ impl rt::Decode for BookPricingGroup {
         let mut f_known_groupsize = None;
         for attr in node.attributes() {
             if let Some(0) = cx.attribute(&attr, DESC)? {
+                if f_known_groupsize.is_some() {
+                    cx.given_twice(&attr, DESC, 0)?;
+                }
                 f_known_groupsize = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
@@ -1661,7 +1664,11 @@ impl rt::Decode for BookPricingGroup {
 impl rt::Encode for BookPricingGroup {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        w.attr("KnownGroupsize", &self.known_groupsize);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.attr("KnownGroupSize", &self.known_groupsize);
+        } else {
+            w.attr("KnownGroupsize", &self.known_groupsize);
+        }
         w.end(name);
     }
 }

@@ -25,7 +25,6 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'ID' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
     ("OTA_HotelResModifyRS", "attribute 'RoomTypeCode': [facet 'maxLength']", "room codes with a contract suffix"),
     ("OTA_HotelResModifyRS", "attribute 'LastUpdateDateTime': The attribute 'LastUpdateDateTime' is not allowed", "HotelResModify@LastModifyDateTime"),
-    ("OTA_HotelDescriptiveInfoRS", "attribute 'LastModifiedDate'", "HotelDescriptiveContent@LastModifiedDate"),
     ("OTA_TourActivityAvailRS", "'2016.b' is not a valid value of the atomic type 'xs:decimal'", "a decimal Version"),
     ("OTA_TourActivitySearchRS", "'2016.b' is not a valid value of the atomic type 'xs:decimal'", "a decimal Version"),
     ("OTA_TourActivityAvailRS", "attribute 'SupplierServiceCode'", "BasicInfo without SupplierServiceCode"),
@@ -41,7 +40,6 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ("OTA_TourActivitySearchRS", "Element 'Type'", "Category and Type with an OTA list value"),
     ("OTA_TourActivityBookRS", "attribute 'QualifierInfo'", "Category/QualifierInfo as an element"),
     ("OTA_TourActivityAvailRS", "attribute 'Code': The attribute 'Code' is not allowed", "PickupDropoff without Code"),
-    ("OTA_TourActivityBookRS", "attribute 'KnownGroupsize'", "Group@KnownGroupSize"),
 ];
 
 fn root_dir() -> PathBuf {

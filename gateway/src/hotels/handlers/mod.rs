@@ -7,7 +7,7 @@ mod reservation;
 pub use availability::availability;
 pub use reservation::book;
 
-use ota_messages::common::{ErrorCode, ErrorWarningType};
+use ota_messages::common::{ErrorCode, ErrorWarningType, LanguageSelector};
 use ota_messages::hotel_descriptive_info as hdi;
 use ota_messages::hotel_res_modify as m;
 
@@ -63,7 +63,9 @@ pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) 
     let mut seen = std::collections::HashSet::new();
     hotels.retain(|h| seen.insert(h.code.as_str()));
 
-    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    // PrimaryLangID as the service describes it; else OpenTravel's LangRequested.
+    let requested = rq.hotel_descriptive_infos.lang_requested.clone().map(LanguageSelector::Other);
+    let languages = Languages::new(rq.primary_lang_id.as_ref().or(requested.as_ref()), rq.alt_lang_id.as_deref());
     let mut contents = Vec::new();
     let mut notes = Vec::new();
     for h in hotels {
