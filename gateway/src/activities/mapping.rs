@@ -341,10 +341,10 @@ pub fn descriptive_contents(
 pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationDetails {
     let mut confirmation = Vec::new();
     if let Some(c) = &b.client_reference {
-        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: c.clone(), id_context: Some(IdContext::Client) });
+        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: c.clone(), id_context: Some(IdContext::Client), ..UniqueId::default() });
     }
     if let Some(r) = &b.reference {
-        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: r.clone(), id_context: Some(IdContext::Internal) });
+        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: r.clone(), id_context: Some(IdContext::Internal), ..UniqueId::default() });
     }
     let participant_info = b
         .participants

@@ -148,6 +148,14 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     assert!(!body.contains("<ResGuestRPH "), "{body}");
     let read_rs = OtaResRetrieveRs::from_xml(&body).unwrap();
     assert_eq!(read_rs.reservations_list.as_ref().unwrap().hotel_reservation[0].res_status, BookingStatus::Reserved);
+    // By the Client reference as the answer wrote it (with its CompanyName), with OpenTravel's
+    // Instance and ReservationType: the same booking.
+    let by_client = read("OTA-DAY-1", "Client")
+        .replace(r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">"#, r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" ReservationType="14">"#)
+        .replace(r#"ID_Context="Client"/>"#, r#"ID_Context="Client" Instance="1"><CompanyName Code="OTA-DEMO">Demo partner</CompanyName></UniqueID>"#);
+    assert!(by_client.contains("CompanyName") && by_client.contains("ReservationType"));
+    let again = OtaResRetrieveRs::from_xml(&send_official(&server, "/bookread", &by_client).await).unwrap();
+    assert_eq!(again.reservations_list, read_rs.reservations_list);
 
     // Cancel: Quote, then Commit; the read shows it cancelled.
     let quoted = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Quote", &internal)).await).unwrap();

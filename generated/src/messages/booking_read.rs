@@ -65,6 +65,12 @@ pub struct OtaReadRq {
     /// False (or absent): read one booking by UniqueID and return it in full. True: return a list of references and statuses for ReadRequests.
     #[yaserde(attribute = true, rename = "ReturnListIndicator")]
     pub return_list_indicator: Option<bool>,
+    /// OpenTravel 2016B: the kind of reservation to read (an OpenTravel code). Taken and ignored: the reference names the booking, hotel or activity.
+    #[yaserde(attribute = true, rename = "ReservationType")]
+    pub reservation_type: Option<String>,
+    /// OpenTravel 2016B: the version of the answer the client wants. Taken and ignored: the answer's version is the service's.
+    #[yaserde(attribute = true, rename = "ReqRespVersion")]
+    pub req_resp_version: Option<String>,
     /// Point of sale with the two Source elements (see Authentication).
     #[yaserde(prefix = "ota", rename = "POS")]
     pub pos: Pos,
@@ -98,6 +104,8 @@ impl rt::Decode for OtaReadRq {
         let mut f_primary_lang_id = None;
         let mut f_alt_lang_id = None;
         let mut f_return_list_indicator = None;
+        let mut f_reservation_type = None;
+        let mut f_req_resp_version = None;
         let mut f_pos = None;
         let mut f_unique_id = None;
         let mut f_read_requests = None;
@@ -149,6 +157,12 @@ impl rt::Decode for OtaReadRq {
                         cx.value(&attr, DESC.attributes[10].ty)?,
                     );
                 }
+                Some(11) => {
+                    f_reservation_type = Some(cx.value(&attr, DESC.attributes[11].ty)?);
+                }
+                Some(12) => {
+                    f_req_resp_version = Some(cx.value(&attr, DESC.attributes[12].ty)?);
+                }
                 _ => {}
             }
         }
@@ -179,6 +193,8 @@ impl rt::Decode for OtaReadRq {
             primary_lang_id: f_primary_lang_id.flatten(),
             alt_lang_id: f_alt_lang_id.flatten(),
             return_list_indicator: f_return_list_indicator.flatten(),
+            reservation_type: f_reservation_type.flatten(),
+            req_resp_version: f_req_resp_version.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             unique_id: f_unique_id,
             read_requests: f_read_requests,
@@ -200,6 +216,8 @@ impl rt::Encode for OtaReadRq {
         w.attr_opt("PrimaryLangID", &self.primary_lang_id);
         w.attr_opt("AltLangID", &self.alt_lang_id);
         w.attr_opt("ReturnListIndicator", &self.return_list_indicator);
+        w.attr_opt("ReservationType", &self.reservation_type);
+        w.attr_opt("ReqRespVersion", &self.req_resp_version);
         rt::Encode::encode(&self.pos, w, "POS");
         if let Some(v) = &self.unique_id {
             rt::Encode::encode(v, w, "UniqueID");
@@ -283,6 +301,8 @@ impl Default for OtaReadRq {
             primary_lang_id: Default::default(),
             alt_lang_id: Default::default(),
             return_list_indicator: Default::default(),
+            reservation_type: Default::default(),
+            req_resp_version: Default::default(),
             pos: Default::default(),
             unique_id: Default::default(),
             read_requests: Default::default(),

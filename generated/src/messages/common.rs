@@ -1487,6 +1487,12 @@ pub struct UniqueId {
     /// String; Client seen.
     #[yaserde(attribute = true, rename = "ID_Context")]
     pub id_context: Option<IdContext>,
+    /// OpenTravel 2016B: the instance (a version) of the object the reference names. Taken and ignored: a reference names one booking whatever its version.
+    #[yaserde(attribute = true, rename = "Instance")]
+    pub instance: Option<String>,
+    /// The company the reference belongs to (OpenTravel 2016B; the booking list answer writes it on Client references). Taken and ignored in requests: a reference is looked up among the requestor's own bookings.
+    #[yaserde(prefix = "ota", rename = "CompanyName")]
+    pub company_name: Option<CompanyName>,
 }
 
 impl rt::Decode for UniqueId {
@@ -1499,6 +1505,8 @@ impl rt::Decode for UniqueId {
         let mut f_type = None;
         let mut f_id = None;
         let mut f_id_context = None;
+        let mut f_instance = None;
+        let mut f_company_name = None;
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
                 Some(0) => {
@@ -1510,17 +1518,32 @@ impl rt::Decode for UniqueId {
                 Some(2) => {
                     f_id_context = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
+                Some(3) => {
+                    f_instance = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
                 _ => {}
             }
         }
         let f_type = cx.required(f_type, node, "Type")?;
         let f_id = cx.required(f_id, node, "ID")?;
-        cx.empty(node)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_company_name = cx
+                        .element(&next, <CompanyName as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
             r#type: f_type.ok_or_else(|| cx.bug(node))?,
             id: f_id.ok_or_else(|| cx.bug(node))?,
             id_context: f_id_context.flatten(),
+            instance: f_instance.flatten(),
+            company_name: f_company_name,
         })
     }
 }
@@ -1531,6 +1554,10 @@ impl rt::Encode for UniqueId {
         w.attr("Type", &self.r#type);
         w.attr("ID", &self.id);
         w.attr_opt("ID_Context", &self.id_context);
+        w.attr_opt("Instance", &self.instance);
+        if let Some(v) = &self.company_name {
+            rt::Encode::encode(v, w, "CompanyName");
+        }
         w.end(name);
     }
 }

@@ -637,6 +637,8 @@ pub struct HotelDescriptiveInfo {
     #[yaserde(attribute = true, rename = "MoreDataEchoToken")]
     pub more_data_echo_token: Option<String>,
     /// The date the content should apply to. Taken and ignored: the current content is sent.
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "ApplicableDate")]
     pub applicable_date: Option<rt::Date>,
     /// OpenTravel 2016B: what to send of the hotel's HotelInfo. Taken and ignored (every part is sent).

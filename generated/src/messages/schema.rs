@@ -8,7 +8,7 @@
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Form, Member, Particle,
     Pattern, SimpleDesc, TypeDesc, XS_STRING, XS_LANGUAGE, XS_BOOLEAN,
-    XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER, XS_DATE,
+    XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
 };
 
 static DATE_PATTERNS: [Pattern; 1usize] = [
@@ -420,8 +420,23 @@ pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
             required: false,
             ty: &ID_CONTEXT,
         },
+        AttrDesc {
+            name: "Instance",
+            required: false,
+            ty: &XS_STRING,
+        },
     ],
-    content: Content::Empty,
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CompanyName",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COMPANY_NAME),
+            }),
+        ],
+    ),
     forms: &[],
 };
 
@@ -1868,7 +1883,7 @@ pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "ApplicableDate",
             required: false,
-            ty: &XS_DATE,
+            ty: &DATE,
         },
     ],
     content: Content::Sequence(
@@ -5699,6 +5714,16 @@ pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
             name: "ReturnListIndicator",
             required: false,
             ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "ReservationType",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ReqRespVersion",
+            required: false,
+            ty: &XS_STRING,
         },
     ],
     content: Content::Sequence(

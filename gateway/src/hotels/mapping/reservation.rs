@@ -104,6 +104,7 @@ fn room_stay(r: &Room, b: &Booking, catalogue: &Catalogue, languages: &Languages
             r#type: ReservationIdCode::Item,
             id,
             id_context: Some(IdContext::Internal),
+            ..UniqueId::default()
         }),
     }
 }
