@@ -37,6 +37,12 @@ impl Problem {
         Problem::new(ErrorWarningType::Advisory, code, text)
     }
 
+    /// A request the service does not carry out, though it is well formed (Type 2, "no
+    /// implementation", Code 450): what it asks would change the outcome if ignored.
+    pub fn not_supported(text: impl Into<String>) -> Self {
+        Problem::new(ErrorWarningType::NoImplementation, ErrorCode::UnableToProcess, text)
+    }
+
     /// An authentication failure (Type 4, Code 497). Says nothing about which part was wrong.
     pub fn authentication() -> Self {
         Problem::new(ErrorWarningType::Authentication, ErrorCode::AuthorizationError, "Authentication failed: the POS credentials are not valid.")

@@ -14,7 +14,7 @@ use super::reader;
 use super::rules::{self, ADULT, AvailabilityMode};
 use crate::errors::{Problem, warnings};
 use crate::shared::context::{Ctx, OpError};
-use crate::shared::action::Action;
+use crate::shared::action::{Action, Asked};
 use crate::shared::lang::Languages;
 
 /// `/activitysearch`: the activities the locations select that run on a date of the range
@@ -196,9 +196,9 @@ pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> 
 
 /// `/activitybook`: Quote prices and checks the places and stores nothing; Commit books once
 /// per (requestor, Client reference), never beyond the places (see the module docs of
-/// [`super`]); no `ResStatus` is what the requestor's dialect says ([`Action::of_book`]).
+/// [`super`]); no `ResStatus` is what the requestor's dialect says ([`Action::of_request`]).
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivityBookRs, OpError> {
-    let (action, no_status) = Action::of_book(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_TourActivityBookRQ/@ResStatus")?;
+    let (action, no_status) = Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_TourActivityBookRQ/@ResStatus", Asked::Booking)?;
     let breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.now)?;
     notes.extend(no_status);

@@ -1,12 +1,21 @@
 //! `ResStatus` (and a cancel's `CancelType`): `Quote` (or none) previews and stores nothing;
 //! `Commit` applies. Any other value of the open list is refused (Type 3, Code 356) by every
-//! operation alike. A book request without `ResStatus` means what the requestor's dialect
-//! says (see [`Action::of_book`]).
+//! operation alike. A book or modify request without `ResStatus` means what the requestor's
+//! dialect says (see [`Action::of_request`]).
 
 use ota_messages::Dialect;
 use ota_messages::common::{ErrorCode, ErrorWarningType, ResStatus};
 
 use crate::errors::Problem;
+
+/// What a request without `ResStatus` would store (see [`Action::of_request`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// A new booking.
+    Booking,
+    /// A change to a booking.
+    Change,
+}
 
 /// What a booking or a change asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,14 +40,18 @@ impl Action {
         }
     }
 
-    /// The action of a book request (`tag`: its `ResStatus` attribute's XPath) and, when it
-    /// books nothing although the client may think it did, the warning that says so. With a
-    /// `ResStatus`, as [`Action::of`]. Without one, by the requestor's dialect: on `ota2016b`,
-    /// whose book messages have no Quote (`OTA_TourActivityBookRQ` has no `ResStatus` at all),
-    /// a book request books (a Commit, once per Client reference); on `service` it stays the
-    /// Quote of the service description, and the answer warns that nothing was booked, so a
-    /// Success is never taken for a booking.
-    pub fn of_book(status: Option<&ResStatus>, dialect: Dialect, tag: &str) -> Result<(Action, Option<Problem>), Problem> {
+    /// The action of a book or modify request (`tag`: its `ResStatus` attribute's XPath) and,
+    /// when it stores nothing although the client may think it did, the warning that says so.
+    /// With a `ResStatus`, as [`Action::of`]. Without one, by the requestor's dialect: on
+    /// `ota2016b`, whose messages do not need a Quote first (`OTA_TourActivityBookRQ` has no
+    /// `ResStatus` at all), the request applies (a Commit: a booking once per Client reference);
+    /// on `service` it stays the Quote of the service description, and the answer warns that
+    /// nothing was stored, so a Success is never taken for a booking or a change.
+    pub fn of_request(status: Option<&ResStatus>, dialect: Dialect, tag: &str, kind: Asked) -> Result<(Action, Option<Problem>), Problem> {
+        let (done, verb) = match kind {
+            Asked::Booking => ("nothing was booked", "book"),
+            Asked::Change => ("nothing was changed", "apply the change"),
+        };
         match (status, dialect) {
             (Some(status), _) => Action::of(Some(status), tag).map(|a| (a, None)),
             (None, Dialect::Ota2016b) => Ok((Action::Commit, None)),
@@ -48,7 +61,7 @@ impl Action {
                     Problem::new(
                         ErrorWarningType::Advisory,
                         ErrorCode::InvalidActionStatusCode,
-                        "No ResStatus: this is a Quote, and nothing was booked. Send ResStatus=\"Commit\" to book.",
+                        format!("No ResStatus: this is a Quote, and {done}. Send ResStatus=\"Commit\" to {verb}."),
                     )
                     .at(tag),
                 ),
@@ -86,16 +99,16 @@ mod tests {
         assert_eq!(refused.tag.as_deref(), Some("/R/@ResStatus"));
         assert_eq!(Action::of_cancel(&ResStatus::Commit, "/x"), Ok(Action::Commit));
         // A book request without ResStatus: what the dialect says, never a silent Quote.
-        assert_eq!(Action::of_book(None, Dialect::Ota2016b, "/x"), Ok((Action::Commit, None)));
-        let (quote, warning) = Action::of_book(None, Dialect::Service, "/R/@ResStatus").unwrap();
+        assert_eq!(Action::of_request(None, Dialect::Ota2016b, "/x", Asked::Booking), Ok((Action::Commit, None)));
+        let (quote, warning) = Action::of_request(None, Dialect::Service, "/R/@ResStatus", Asked::Booking).unwrap();
         assert_eq!(quote, Action::Quote);
         let warning = warning.unwrap();
         assert!(warning.text.contains("nothing was booked"), "{warning:?}");
         assert_eq!(warning.tag.as_deref(), Some("/R/@ResStatus"));
         for d in Dialect::ALL {
-            assert_eq!(Action::of_book(Some(&ResStatus::Quote), *d, "/x"), Ok((Action::Quote, None)));
-            assert_eq!(Action::of_book(Some(&ResStatus::Commit), *d, "/x"), Ok((Action::Commit, None)));
-            assert!(Action::of_book(Some(&ResStatus::Hold), *d, "/x").is_err());
+            assert_eq!(Action::of_request(Some(&ResStatus::Quote), *d, "/x", Asked::Change), Ok((Action::Quote, None)));
+            assert_eq!(Action::of_request(Some(&ResStatus::Commit), *d, "/x", Asked::Change), Ok((Action::Commit, None)));
+            assert!(Action::of_request(Some(&ResStatus::Hold), *d, "/x", Asked::Booking).is_err());
         }
         assert_eq!(Action::of_cancel(&ResStatus::Quote, "/x"), Ok(Action::Quote));
         assert_eq!(Action::of_cancel(&ResStatus::Hold, "/C/@CancelType").unwrap_err().tag.as_deref(), Some("/C/@CancelType"));

@@ -20,6 +20,7 @@ use ota_messages::cancel::{OtaCancelRs, TransactionStatus};
 use ota_messages::common::{ErrorCode, ResIdSourceContext};
 use ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRs;
 use ota_messages::hotel_res::OtaHotelResRs;
+use ota_messages::hotel_res_modify::OtaHotelResModifyRs;
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
 use reqwest::StatusCode;
@@ -156,6 +157,45 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     assert!(by_client.contains("CompanyName") && by_client.contains("ReservationType"));
     let again = OtaResRetrieveRs::from_xml(&send_official(&server, "/bookread", &by_client).await).unwrap();
     assert_eq!(again.reservations_list, read_rs.reservations_list);
+
+    // Modify, as 2016B bindings do it: the HotelReservation of the read (its UniqueIDs, ResStatus,
+    // LastModifyDateTime, the guests as a list, the services with Type and ID) sent back as
+    // HotelResModify with one change, a guest's given name.
+    let modify = |res_status: &str| {
+        let start = body.find("<HotelReservation ").unwrap();
+        let end = body.find("</HotelReservation>").unwrap() + "</HotelReservation>".len();
+        let reservation = body[start..end].replace("<HotelReservation ", "<HotelResModify ").replace("</HotelReservation>", "</HotelResModify>").replace("<GivenName>Jan</GivenName>", "<GivenName>Janek</GivenName>");
+        format!(r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1"{res_status}>{}<HotelResModifies>{reservation}</HotelResModifies></OTA_HotelResModifyRQ>"#, pos(OTA_DEMO))
+    };
+    let quoted = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &modify(r#" ResStatus="Quote""#)).await).unwrap();
+    assert!(quoted.is_success() && quoted.warnings().is_none(), "{quoted:?}");
+    // No ResStatus: on this dialect the change applies.
+    let answer = send_official(&server, "/bookmodify", &modify("")).await;
+    let modified = OtaHotelResModifyRs::from_xml(&answer).unwrap();
+    assert!(modified.is_success(), "{answer}");
+    assert!(answer.contains("<GivenName>Janek</GivenName>") && answer.contains("LastModifyDateTime=") && !answer.contains("LastUpdateDateTime="), "{answer}");
+    let (_, _, body) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
+    assert!(body.contains("<GivenName>Janek</GivenName>"), "stored: {body}");
+    // The same built from an older read is refused: it would undo a change it never saw.
+    let stale = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &modify("")).await).unwrap();
+    assert!(stale.errors().is_some(), "{stale:?}");
+    // What OpenTravel's form may say that /bookmodify does not do is refused, naming it; a
+    // UniqueID must name this booking.
+    let (_, _, fresh) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
+    let start = fresh.find("<HotelReservation ").unwrap();
+    let end = fresh.find("</HotelReservation>").unwrap() + "</HotelReservation>".len();
+    let current = fresh[start..end].replace("<HotelReservation ", "<HotelResModify ").replace("</HotelReservation>", "</HotelResModify>");
+    for (change, code, tag) in [
+        (current.replace(r#"ResStatus="Reserved""#, r#"ResStatus="Cancelled""#), ErrorCode::UnableToProcess, "/@ResStatus"),
+        (current.replace("<HotelResModify ", r#"<HotelResModify RoomStayReservation="false" "#), ErrorCode::UnableToProcess, "/@RoomStayReservation"),
+        (current.replace(r#"ID="OTA-DAY-1""#, r#"ID="SOMEONE-ELSE""#), ErrorCode::BookingReferenceInvalid, "/UniqueID[2]"),
+    ] {
+        let rq = format!(r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1">{}<HotelResModifies>{change}</HotelResModifies></OTA_HotelResModifyRQ>"#, pos(OTA_DEMO));
+        let refused = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &rq).await).unwrap();
+        let error = &refused.errors().expect("refused").error[0];
+        assert_eq!(error.code, Some(code), "{refused:?}");
+        assert!(error.tag.as_deref().is_some_and(|t| t.ends_with(tag)), "{refused:?}");
+    }
 
     // Cancel: Quote, then Commit; the read shows it cancelled.
     let quoted = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Quote", &internal)).await).unwrap();

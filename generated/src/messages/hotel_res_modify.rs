@@ -8,7 +8,7 @@ use crate::runtime::empty_string;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, PersonName, Pos,
     ReferenceCode, ResIdSourceContext, ResStatus, ReservationIdCode, RoomStayStatus,
-    Source, Success, Target, Text, Total, Warnings,
+    Source, Success, Target, Text, Total, UniqueId, Warnings,
 };
 
 /// Modify an existing hotel booking. The booking is expected to exist and is to be read first; the request sends back its current state with only the intended change. ResStatus Quote previews the change and stores nothing; Commit applies it.
@@ -68,6 +68,9 @@ pub struct OtaHotelResModifyRq {
     /// Point of sale with the two Source elements (see Authentication).
     #[yaserde(prefix = "ota", rename = "POS")]
     pub pos: Pos,
+    /// OpenTravel 2016B: the booking's references (Type 36, Client or Internal). Each must name the booking that ResGlobalInfo/HotelReservationIDs names; a reference to another booking is refused.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Vec<UniqueId>,
     /// Holds the booking modification.
     #[yaserde(prefix = "ota", rename = "HotelResModifies")]
     pub hotel_res_modifies: HotelResModifies,
@@ -92,6 +95,7 @@ impl rt::Decode for OtaHotelResModifyRq {
         let mut f_alt_lang_id = None;
         let mut f_res_status = None;
         let mut f_pos = None;
+        let mut f_unique_id = Vec::new();
         let mut f_hotel_res_modifies = None;
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
@@ -148,6 +152,10 @@ impl rt::Decode for OtaHotelResModifyRq {
             match next.elem.index {
                 0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
                 1 => {
+                    f_unique_id
+                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+                }
+                2 => {
                     f_hotel_res_modifies = cx
                         .element(&next, <HotelResModifies as rt::Decode>::decode)?;
                 }
@@ -169,6 +177,7 @@ impl rt::Decode for OtaHotelResModifyRq {
             alt_lang_id: f_alt_lang_id.flatten(),
             res_status: f_res_status.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
+            unique_id: f_unique_id,
             hotel_res_modifies: f_hotel_res_modifies.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -189,6 +198,9 @@ impl rt::Encode for OtaHotelResModifyRq {
         w.attr_opt("AltLangID", &self.alt_lang_id);
         w.attr_opt("ResStatus", &self.res_status);
         rt::Encode::encode(&self.pos, w, "POS");
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
         rt::Encode::encode(&self.hotel_res_modifies, w, "HotelResModifies");
         w.end(name);
     }
@@ -267,6 +279,7 @@ impl Default for OtaHotelResModifyRq {
             alt_lang_id: Default::default(),
             res_status: Default::default(),
             pos: Default::default(),
+            unique_id: Default::default(),
             hotel_res_modifies: Default::default(),
         }
     }
@@ -590,16 +603,20 @@ pub struct HotelResModify {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
-    /// When the booking was last changed (local date-time, no zone): the booking's version. Set in the response. A request sends it back as read (/bookread answers it as HotelReservation@LastModifyDateTime; either name is taken): the change applies only to that version, and a Commit must carry it.
+    /// When the booking was last changed (local date-time, no zone): the booking's version. Set in the response: the vendor's name; OpenTravel's is LastModifyDateTime, which the ota2016b dialect writes. A request sends it back as read under either name (/bookread answers it as HotelReservation@LastModifyDateTime), not both: the change applies only to that version, and a Commit must carry it.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
     pub last_update_date_time: Option<rt::DateTime>,
-    /// The OpenTravel name of LastUpdateDateTime, as the booking read answers it: a request may send the version under either name (both: the same value). Never set in the response.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "LastModifyDateTime")]
-    pub last_modify_date_time: Option<rt::DateTime>,
+    /// The booking's status as the read answers it (OpenTravel 2016B's HotelReservation@ResStatus: Reserved, …). Taken and ignored, except Cancelled: a booking is cancelled with /bookcancel, which a modify request saying Cancelled is answered with (Type 2, Code 450). Not set in the response.
+    #[yaserde(attribute = true, rename = "ResStatus")]
+    pub res_status: Option<String>,
+    /// As the read answers it: false for an activity booking, which /bookmodify does not change (refused, Type 2, Code 450); true or absent for a hotel booking. Not set in the response.
+    #[yaserde(attribute = true, rename = "RoomStayReservation")]
+    pub room_stay_reservation: Option<bool>,
+    /// The booking's references as the read answers them (OpenTravel 2016B's HotelReservation/UniqueID): in a request, each must name the booking that ResGlobalInfo/HotelReservationIDs names. Not set in the response.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Vec<UniqueId>,
     /// The booked room stays.
     #[yaserde(prefix = "ota", rename = "RoomStays")]
     pub room_stays: Option<RoomStays>,
@@ -623,7 +640,9 @@ impl rt::Decode for HotelResModify {
         let mark = cx.mark();
         let mut f_create_date_time = None;
         let mut f_last_update_date_time = None;
-        let mut f_last_modify_date_time = None;
+        let mut f_res_status = None;
+        let mut f_room_stay_reservation = None;
+        let mut f_unique_id = Vec::new();
         let mut f_room_stays = None;
         let mut f_services = None;
         let mut f_res_guests = None;
@@ -634,13 +653,19 @@ impl rt::Decode for HotelResModify {
                     f_create_date_time = Some(cx.value(&attr, DESC.attributes[0].ty)?);
                 }
                 Some(1) => {
+                    if f_last_update_date_time.is_some() {
+                        cx.given_twice(&attr, DESC, 1)?;
+                    }
                     f_last_update_date_time = Some(
                         cx.value(&attr, DESC.attributes[1].ty)?,
                     );
                 }
                 Some(2) => {
-                    f_last_modify_date_time = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
+                    f_res_status = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_room_stay_reservation = Some(
+                        cx.value(&attr, DESC.attributes[3].ty)?,
                     );
                 }
                 _ => {}
@@ -649,10 +674,14 @@ impl rt::Decode for HotelResModify {
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
-                1 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
-                2 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
-                3 => {
+                0 => {
+                    f_unique_id
+                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+                }
+                1 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
+                2 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
+                3 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
+                4 => {
                     f_res_global_info = cx
                         .element(&next, <ResGlobalInfo as rt::Decode>::decode)?;
                 }
@@ -664,7 +693,9 @@ impl rt::Decode for HotelResModify {
         Ok(Self {
             create_date_time: f_create_date_time.flatten(),
             last_update_date_time: f_last_update_date_time.flatten(),
-            last_modify_date_time: f_last_modify_date_time.flatten(),
+            res_status: f_res_status.flatten(),
+            room_stay_reservation: f_room_stay_reservation.flatten(),
+            unique_id: f_unique_id,
             room_stays: f_room_stays,
             services: f_services,
             res_guests: f_res_guests,
@@ -677,8 +708,16 @@ impl rt::Encode for HotelResModify {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);
-        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.attr_opt("LastModifyDateTime", &self.last_update_date_time);
+        } else {
+            w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);
+        }
+        w.attr_opt("ResStatus", &self.res_status);
+        w.attr_opt("RoomStayReservation", &self.room_stay_reservation);
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
         if let Some(v) = &self.room_stays {
             rt::Encode::encode(v, w, "RoomStays");
         }

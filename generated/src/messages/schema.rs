@@ -3304,44 +3304,61 @@ pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
             ty: &LOCAL_DATE_TIME,
         },
         AttrDesc {
-            name: "LastModifyDateTime",
+            name: "ResStatus",
             required: false,
-            ty: &LOCAL_DATE_TIME,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RoomStayReservation",
+            required: false,
+            ty: &XS_BOOLEAN,
         },
     ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "RoomStays",
+                name: "UniqueID",
                 index: 0,
+                min: 0u32,
+                max: 2u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 1,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAYS),
             }),
             Particle::Element(ElementDesc {
                 name: "Services",
-                index: 1,
+                index: 2,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&SERVICES),
             }),
             Particle::Element(ElementDesc {
                 name: "ResGuests",
-                index: 2,
+                index: 3,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GUESTS),
             }),
             Particle::Element(ElementDesc {
                 name: "ResGlobalInfo",
-                index: 3,
+                index: 4,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&RES_GLOBAL_INFO),
             }),
         ],
     ),
-    forms: &[],
+    forms: &[
+        Form::Also {
+            name: "LastModifyDateTime",
+            of: Member::Attribute(1),
+        },
+    ],
 };
 
 pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
@@ -6499,8 +6516,15 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&POS),
             }),
             Particle::Element(ElementDesc {
-                name: "HotelResModifies",
+                name: "UniqueID",
                 index: 1,
+                min: 0u32,
+                max: 2u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelResModifies",
+                index: 2,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_RES_MODIFIES),

@@ -23,7 +23,7 @@ use super::reader::modify;
 use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
 use crate::errors::{Problem, warnings};
 use crate::shared::context::{Ctx, OpError};
-use crate::shared::action::Action;
+use crate::shared::action::{Action, Asked};
 use crate::shared::lang::Languages;
 use crate::store::Conn;
 
@@ -108,11 +108,14 @@ pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) 
 /// computed, never taken: a request `Total` that differs from the answered one gets a Type 11
 /// warning. A request whose version (`LastUpdateDateTime`, or `LastModifyDateTime` as the read
 /// answers it) is not the stored one is refused: it was built from an older version and would
-/// undo a change it never saw; a Commit must carry it. `Quote` (or none)
-/// answers the booking as it would be and stores nothing; `Commit` applies it and moves
-/// `LastUpdateDateTime` on (unchanged when nothing changed).
+/// undo a change it never saw; a Commit must carry it. `Quote` answers the booking as it would
+/// be and stores nothing; `Commit` applies it and moves `LastUpdateDateTime` on (unchanged when
+/// nothing changed); no `ResStatus` is what the requestor's dialect says
+/// ([`Action::of_request`]). OpenTravel's form of the read answer sent back is taken: its
+/// `UniqueID`s must name this booking, its `ResStatus` and `RoomStayReservation` must not ask
+/// for a cancel or an activity booking (see [`modify::open_travel_form`]).
 pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotelResModifyRs, OpError> {
-    let action = Action::of(rq.res_status.as_ref(), "/OTA_HotelResModifyRQ/@ResStatus")?;
+    let (action, no_status) = Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResModifyRQ/@ResStatus", Asked::Change)?;
     let hrm = rq.hotel_res_modifies.hotel_res_modify.clone();
     let rooms = hrm.room_stays.as_ref().map_or(0, |r| r.room_stay.len());
     if rooms > MAX_ROOMS {
@@ -131,6 +134,10 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
         .at(format!("{BASE}/ResGlobalInfo/HotelReservationIDs"))
         .into());
     }
+    let problems = modify::open_travel_form(rq, (client.as_deref(), internal.as_deref()));
+    if !problems.is_empty() {
+        return Err(problems.into());
+    }
     let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, utc: cx.now, now: cx.local_now(), catalogue: area.catalogue.clone() };
     let booking = match action {
         Action::Quote => cx.read(move |c| Box::pin(async move { change.preview(c).await })).await?,
@@ -141,7 +148,8 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
         }
     };
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
-    let notes = modify::total_notes(&rq.hotel_res_modifies.hotel_res_modify, &booking);
+    let mut notes: Vec<Problem> = no_status.into_iter().collect();
+    notes.extend(modify::total_notes(&rq.hotel_res_modifies.hotel_res_modify, &booking));
     let rs = m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &area.catalogue, &languages) });
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
@@ -201,7 +209,7 @@ impl Change {
         if stored.is_cancelled() {
             return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
         }
-        rules::check_version(modify::version_stamp(&self.hrm)?, &stored, commit)?;
+        rules::check_version(modify::version_stamp(&self.hrm), &stored, commit)?;
         let desired = modify::plan(&self.hrm, &stored, &self.catalogue, self.utc)
             .map_err(|problems| OpError::Rejected(problems.into_iter().take(MAX_PROBLEMS).collect()))?;
         Ok((id, stored, desired))

@@ -13,18 +13,18 @@ use crate::hotels::rules::inventory;
 use crate::hotels::reader::reservation as reader;
 use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
 use crate::shared::context::{Ctx, OpError};
-use crate::shared::action::Action;
+use crate::shared::action::{Action, Asked};
 use crate::shared::lang::Languages;
 use crate::store::Conn;
 
 /// `/hotelbook`: `Quote` prices the booking and checks that its rooms are left, and stores
 /// nothing; `Commit` books it once per (requestor, Client reference), taking its rooms in the
 /// same transaction, never beyond those on sale; no `ResStatus` is what the requestor's dialect
-/// says ([`Action::of_book`]). A repeated Commit answers the booking
+/// says ([`Action::of_request`]). A repeated Commit answers the booking
 /// already made (with a warning when it asked for something else). See
 /// [`rules`](crate::hotels::rules::reservation) for what a booking must be.
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError> {
-    let (action, no_status) = Action::of_book(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResRQ/@ResStatus")?;
+    let (action, no_status) = Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResRQ/@ResStatus", Asked::Booking)?;
     let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let asker = Asker {
         owner: cx.requestor.id.clone(),

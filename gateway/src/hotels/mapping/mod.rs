@@ -123,7 +123,9 @@ pub fn hotel_res_modify(b: &Booking, catalogue: &Catalogue, languages: &Language
     m::HotelResModify {
         create_date_time: Some(rt::DateTime::local(b.created)),
         last_update_date_time: Some(rt::DateTime::local(b.updated)),
-        last_modify_date_time: None,
+        unique_id: Vec::new(),
+        res_status: None,
+        room_stay_reservation: None,
         room_stays: room_stays(b, catalogue, languages),
         services: services(b),
         res_guests: res_guests(b),
@@ -143,13 +145,15 @@ pub fn hotel_reservation(b: &Booking, catalogue: &Catalogue, languages: &Languag
 }
 
 /// The request payload of a modify that changes nothing: the booking of a read, sent back
-/// (the read-then-modify flow; the read's `LastModifyDateTime` goes back as
-/// `LastUpdateDateTime`). `None` for a list entry (no `ResGlobalInfo`).
+/// (the read-then-modify flow; the read's `LastModifyDateTime` goes back as the version,
+/// `LastUpdateDateTime` in the service's dialect). `None` for a list entry (no `ResGlobalInfo`).
 pub fn modify_payload(reservation: &HotelReservation) -> Option<m::HotelResModify> {
     Some(m::HotelResModify {
         create_date_time: reservation.create_date_time,
         last_update_date_time: reservation.last_modify_date_time,
-        last_modify_date_time: None,
+        unique_id: Vec::new(),
+        res_status: None,
+        room_stay_reservation: None,
         room_stays: reservation.room_stays.clone(),
         services: reservation.services.clone(),
         res_guests: reservation.res_guests.clone(),

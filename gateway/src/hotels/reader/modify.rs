@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use ota_messages::common::{ErrorCode, ErrorWarningType, ResIdSourceContext, ReservationIdCode};
+use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res_modify as m;
 
 use super::{board_of, comments_from, item_ref, person_name, room_source, transfer_legs};
@@ -25,18 +25,49 @@ pub fn booking_references(hrm: &m::HotelResModify) -> (Option<String>, Option<St
     (find(ResIdSourceContext::Client), find(ResIdSourceContext::Internal))
 }
 
-/// The version a modify request was built from: its `LastUpdateDateTime`, or its
-/// `LastModifyDateTime` (the read answers the version under that OpenTravel name); both may be
-/// sent, with one value.
-pub fn version_stamp(hrm: &m::HotelResModify) -> Result<Option<NaiveDateTime>, Problem> {
-    match (hrm.last_update_date_time, hrm.last_modify_date_time) {
-        (Some(update), Some(modify)) if update.local != modify.local => Err(Problem::biz(
-            ErrorCode::InvalidValue,
-            format!("LastUpdateDateTime ({update}) and LastModifyDateTime ({modify}) name one version of the booking; send one of them, as read."),
-        )
-        .at(format!("{BASE}/@LastModifyDateTime"))),
-        (update, modify) => Ok(update.or(modify).map(|d| d.local)),
+/// What OpenTravel's form of a modify request adds, checked against what the request says
+/// otherwise: each `UniqueID` (on the root or on `HotelResModify`, as the read answers them) must
+/// name the booking `HotelReservationIDs` names (`references`: its Client and Internal
+/// reference); `HotelResModify@ResStatus` `Cancelled` and `@RoomStayReservation` `false` ask
+/// for what `/bookmodify` does not do (Type 2).
+pub fn open_travel_form(rq: &m::OtaHotelResModifyRq, references: (Option<&str>, Option<&str>)) -> Vec<Problem> {
+    let hrm = &rq.hotel_res_modifies.hotel_res_modify;
+    let mut problems = Vec::new();
+    let ids = rq.unique_id.iter().enumerate().map(|(i, u)| (u, format!("/OTA_HotelResModifyRQ/UniqueID[{}]", i + 1)));
+    let inner = hrm.unique_id.iter().enumerate().map(|(i, u)| (u, format!("{BASE}/UniqueID[{}]", i + 1)));
+    for (u, tag) in ids.chain(inner) {
+        let known = match u.id_context {
+            Some(IdContext::Client) => references.0,
+            Some(IdContext::Internal) => references.1,
+            _ => None,
+        };
+        let same = u.r#type == ReservationIdCode::Booking && known == Some(u.id.as_str());
+        if !same {
+            problems.push(
+                Problem::biz(
+                    ErrorCode::BookingReferenceInvalid,
+                    format!("UniqueID {:?} does not name the booking ResGlobalInfo/HotelReservationIDs names; send the booking's own references (Type 36, Client or Internal).", u.id),
+                )
+                .at(tag),
+            );
+        }
     }
+    if hrm.res_status.as_deref().is_some_and(|s| s.trim().eq_ignore_ascii_case("Cancelled")) {
+        problems.push(Problem::not_supported("A modify request does not cancel a booking; cancel it with /bookcancel (OTA_CancelRQ).").at(format!("{BASE}/@ResStatus")));
+    }
+    if hrm.room_stay_reservation == Some(false) {
+        problems.push(
+            Problem::not_supported("An activity booking (RoomStayReservation false) is not modified; cancel it with /bookcancel and book again.")
+                .at(format!("{BASE}/@RoomStayReservation")),
+        );
+    }
+    problems
+}
+
+/// The version a modify request was built from: its `LastUpdateDateTime` (taken under its
+/// OpenTravel name `LastModifyDateTime` too, as the read answers it).
+pub fn version_stamp(hrm: &m::HotelResModify) -> Option<NaiveDateTime> {
+    hrm.last_update_date_time.map(|d| d.local)
 }
 
 /// The totals of a modify request that are not the booking's: the gateway computes every
@@ -331,7 +362,13 @@ fn compare_guests(rq: &m::HotelResModify, stored: &Booking, desired: &mut Bookin
 }
 
 /// Compares the references other than the two booking-level ones that identified the booking.
+/// OpenTravel's form has no `Item_RPH`: an item reference without one is the room stay that
+/// carries it in `RoomStay/Reference` (as the read answers it), else it is compared without it.
 fn compare_references(rq: &m::HotelResModify, stored: &Booking, has_client: bool, has_internal: bool, p: &mut Problems) {
+    let room_of = |value: &str| {
+        rq.room_stays.as_ref()?.room_stay.iter().find(|s| s.reference.as_ref().and_then(|x| x.id.as_deref()) == Some(value))?.index_number
+    };
+    let mut stored_others = stored.item_refs.clone();
     let mut others: Vec<ItemRef> = Vec::new();
     let (mut client_seen, mut internal_seen) = (!has_client, !has_internal);
     for r in &rq.res_global_info.hotel_reservation_ids.hotel_reservation_id {
@@ -345,10 +382,18 @@ fn compare_references(rq: &m::HotelResModify, stored: &Booking, has_client: bool
                 continue;
             }
         }
-        others.push(item_ref(r));
+        let mut item = item_ref(r);
+        if item.item_rph.is_none() {
+            item.item_rph = room_of(&item.value);
+        }
+        if item.item_rph.is_none()
+            && let Some(same) = stored_others.iter_mut().find(|s| (&s.res_id_type, &s.context, &s.value) == (&item.res_id_type, &item.context, &item.value))
+        {
+            same.item_rph = None;
+        }
+        others.push(item);
     }
     others.sort();
-    let mut stored_others = stored.item_refs.clone();
     stored_others.sort();
     if others != stored_others {
         p.differs(
