@@ -266,6 +266,16 @@ impl Catalogue {
         self.activities.values()
     }
 
+    /// The activities of an area (OpenTravel's `Region@RegionCode` / `@RegionName`), by id: those
+    /// whose region code is `code` (case aside) and whose region name begins with `name` (case
+    /// aside: `Mallorca` is every `Mallorca – …` region).
+    pub fn in_area<'a>(&'a self, code: Option<&'a str>, name: Option<&'a str>) -> impl Iterator<Item = &'a Activity> + 'a {
+        let name = name.map(str::to_lowercase);
+        self.activities().filter(move |a| {
+            code.is_none_or(|c| a.region_code.eq_ignore_ascii_case(c)) && name.as_deref().is_none_or(|n| a.region_name.to_lowercase().starts_with(n))
+        })
+    }
+
     /// The ids of the activities near a hotel.
     pub fn near(&self, hotel_code: &str) -> &[String] {
         self.by_hotel.get(hotel_code).map(Vec::as_slice).unwrap_or_default()

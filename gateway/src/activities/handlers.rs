@@ -27,7 +27,7 @@ pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Resu
     let (start, end) = (criteria.date_time_pref.start.0, criteria.date_time_pref.end.0);
     rules::check_range(start, end, &format!("{ROOT}/SearchCriteria/DateTimePref"))?;
     let catalogue = &area.catalogue;
-    let selection = reader::select(catalogue, &criteria.location_pref, &format!("{ROOT}/SearchCriteria/LocationPref"))?;
+    let selection = reader::search_selection(catalogue, criteria, &format!("{ROOT}/SearchCriteria"))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let limit = max_responses(rq.max_responses);
     let from = start.max(earliest_today(cx));

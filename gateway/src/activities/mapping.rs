@@ -382,7 +382,10 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
         participant_info,
         payment_info,
         schedule: DateTimeSpan { start: rt::DateTime::local(b.start), end: rt::DateTime::local(b.end) },
-        location: Some(ActivityLocation { context: LocationContext::Service, region: Region { region_code: RegionCode::Product, value: b.activity_id.clone() } }),
+        location: Some(ActivityLocation {
+            context: Some(LocationContext::Service),
+            region: Region { region_code: Some(RegionCode::Product), region_name: None, value: b.activity_id.clone() },
+        }),
         pickup_dropoff: b.pickup.as_ref().map(|p| PickupDropoff {
             date_time: Some(rt::DateTime::local(p.date_time)),
             location_name: Some(p.location_name.clone()),

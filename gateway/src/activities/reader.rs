@@ -6,6 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use ota_messages::common::{ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
 use ota_messages::tour_activity_book::{BookingInfo, OtaTourActivityBookRq};
+use ota_messages::tour_activity_search::SearchCriteria;
 use rust_decimal::Decimal;
 
 use super::booking::{Booking, Participant, Pickup};
@@ -14,11 +15,14 @@ use super::rules::*;
 use crate::errors::Problem;
 
 /// Resolves the `Location` / `LocationPref` list of a search or availability request. `tag`
-/// is the XPath of the repeated element. Unknown product codes and unsupported `RegionCode`s
-/// are errors; a hotel with no activities near it simply selects nothing.
+/// is the XPath of the repeated element. A `Region` is either the service's form (a hotel or
+/// product code as text, `RegionCode` saying which) or OpenTravel's (no text: an area by
+/// `RegionCode` and/or `RegionName`, see [`Catalogue::in_area`]). Unknown product codes and
+/// unsupported `RegionCode`s are errors; a hotel or an area with no activities simply selects
+/// nothing.
 pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) -> Result<Selection, Vec<Problem>> {
     if locations.is_empty() {
-        return Err(vec![Problem::required("A location is required: a Source hotel code or a Service product code.").at(tag)]);
+        return Err(vec![Problem::required("A location is required: a Source hotel code, a Service product code or an area.").at(tag)]);
     }
     let mut problems = Vec::new();
     let mut named: Vec<String> = Vec::new();
@@ -28,10 +32,27 @@ pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) 
         let at = format!("{tag}[{}]/Region", i + 1);
         let code = loc.region.value.trim();
         if code.is_empty() {
-            problems.push(Problem::required("The Region text (a hotel or product code) is empty.").at(at));
+            // OpenTravel's form: an area.
+            let area_code = match &loc.region.region_code {
+                Some(RegionCode::Other(c)) if !c.trim().is_empty() => Some(c.trim()),
+                Some(known @ (RegionCode::HotelCode | RegionCode::Product)) => {
+                    problems.push(Problem::required(format!("RegionCode {} needs the code as the Region text.", known.as_str())).at(at));
+                    continue;
+                }
+                _ => None,
+            };
+            let area_name = loc.region.region_name.as_deref().map(str::trim).filter(|n| !n.is_empty());
+            if area_code.is_none() && area_name.is_none() {
+                problems.push(
+                    Problem::required("A Region names a hotel or product code as its text (RegionCode HotelCode or Product), or an area by RegionCode or RegionName.")
+                        .at(at),
+                );
+                continue;
+            }
+            near.extend(catalogue.in_area(area_code, area_name).map(|a| a.id.clone()));
             continue;
         }
-        match &loc.region.region_code {
+        match loc.region.region_code.as_ref().unwrap_or(&RegionCode::Other(String::new())) {
             RegionCode::HotelCode => {
                 hotel.get_or_insert_with(|| code.to_string());
                 near.extend(catalogue.near(code).iter().cloned());
@@ -56,6 +77,27 @@ pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) 
         }
     }
     Ok(Selection { ids, hotel })
+}
+
+/// What a search selects (`tag`: the XPath of its `SearchCriteria`): its locations ([`select`])
+/// and OpenTravel's `BasicInfo`, one activity by `TourActivityID` or `SupplierProductCode`,
+/// searched first, as a Service location with its product code would be.
+pub fn search_selection(catalogue: &Catalogue, criteria: &SearchCriteria, tag: &str) -> Result<Selection, Vec<Problem>> {
+    let Some(basic) = &criteria.basic_info else {
+        return select(catalogue, &criteria.location_pref, &format!("{tag}/LocationPref"));
+    };
+    let at = format!("{tag}/BasicInfo");
+    let named = match (basic.tour_activity_id.as_deref().map(str::trim), basic.supplier_product_code.as_deref().map(str::trim)) {
+        (Some(id), _) if !id.is_empty() => catalogue.activity(id).ok_or_else(|| vec![Problem::biz(ErrorCode::InvalidValue, format!("Unknown TourActivityID {id:?}.")).at(format!("{at}/@TourActivityID"))])?,
+        (_, Some(code)) if !code.is_empty() => catalogue
+            .of_product(code)
+            .ok_or_else(|| vec![Problem::biz(ErrorCode::InvalidValue, format!("Unknown product code {code:?}.")).at(format!("{at}/@SupplierProductCode"))])?,
+        _ => return Err(vec![Problem::required("BasicInfo names the activity by TourActivityID or SupplierProductCode.").at(at)]),
+    };
+    let mut selection = if criteria.location_pref.is_empty() { Selection::default() } else { select(catalogue, &criteria.location_pref, &format!("{tag}/LocationPref"))? };
+    selection.ids.retain(|id| *id != named.id);
+    selection.ids.insert(0, named.id.clone());
+    Ok(selection)
 }
 
 /// Checks an availability request (every problem at once).

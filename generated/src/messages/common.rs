@@ -1180,7 +1180,7 @@ impl rt::Encode for Text {
     }
 }
 
-/// A region-like location value as text, qualified by RegionCode.
+/// Where to look for activities, in one of two forms. The service's: a code as text, qualified by RegionCode (HotelCode: activities near that hotel; Product: that product). OpenTravel 2016B's: no text, the area as RegionCode (an area code, e.g. PMI) and/or RegionName (its name): the activities of that area.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "Region",
@@ -1189,9 +1189,12 @@ impl rt::Encode for Text {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct Region {
-    /// RegionCode HotelCode carries a hotel code in the Source location. RegionCode Product carries an activity product code in the Service location.
+    /// With a text: HotelCode (the text is a hotel code, in the Source location) or Product (the text is an activity product code, in the Service location). Without a text: the code of an area (OpenTravel 2016B, at most 8 characters there).
     #[yaserde(attribute = true, rename = "RegionCode")]
-    pub region_code: RegionCode,
+    pub region_code: Option<RegionCode>,
+    /// OpenTravel 2016B: the name of an area: the activities whose region's name begins with it (case aside; Mallorca is every "Mallorca – …" region). Used without a text.
+    #[yaserde(attribute = true, rename = "RegionName")]
+    pub region_name: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
@@ -1205,16 +1208,23 @@ impl rt::Decode for Region {
         const DESC: &rt::schema::ComplexDesc = &super::schema::REGION;
         let mark = cx.mark();
         let mut f_region_code = None;
+        let mut f_region_name = None;
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_region_name = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
             }
         }
-        let f_region_code = cx.required(f_region_code, node, "RegionCode")?;
         let f_value = cx.text(node, &rt::schema::XS_STRING)?;
         cx.check(mark)?;
         Ok(Self {
-            region_code: f_region_code.ok_or_else(|| cx.bug(node))?,
+            region_code: f_region_code.flatten(),
+            region_name: f_region_name.flatten(),
             value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -1223,7 +1233,8 @@ impl rt::Decode for Region {
 impl rt::Encode for Region {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        w.attr("RegionCode", &self.region_code);
+        w.attr_opt("RegionCode", &self.region_code);
+        w.attr_opt("RegionName", &self.region_name);
         w.text(&self.value);
         w.end(name);
     }
@@ -1238,9 +1249,9 @@ impl rt::Encode for Region {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct ActivityLocation {
-    /// Context: Source or Service.
+    /// Context: Source or Service (the service's form; OpenTravel 2016B has no Context, and the ota2016b dialect leaves it out). Taken and not needed: the RegionCode says what the Region is.
     #[yaserde(attribute = true, rename = "Context")]
-    pub context: LocationContext,
+    pub context: Option<LocationContext>,
     /// Child Region with attribute RegionCode and text content.
     #[yaserde(prefix = "ota", rename = "Region")]
     pub region: Region,
@@ -1260,7 +1271,6 @@ impl rt::Decode for ActivityLocation {
                 f_context = Some(cx.value(&attr, DESC.attributes[0].ty)?);
             }
         }
-        let f_context = cx.required(f_context, node, "Context")?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
@@ -1271,7 +1281,7 @@ impl rt::Decode for ActivityLocation {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
-            context: f_context.ok_or_else(|| cx.bug(node))?,
+            context: f_context.flatten(),
             region: f_region.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -1280,7 +1290,9 @@ impl rt::Decode for ActivityLocation {
 impl rt::Encode for ActivityLocation {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        w.attr("Context", &self.context);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("Context", &self.context);
+        }
         rt::Encode::encode(&self.region, w, "Region");
         w.end(name);
     }

@@ -317,8 +317,13 @@ pub static REGION: ComplexDesc = ComplexDesc {
     attributes: &[
         AttrDesc {
             name: "RegionCode",
-            required: true,
+            required: false,
             ty: &REGION_CODE,
+        },
+        AttrDesc {
+            name: "RegionName",
+            required: false,
+            ty: &XS_STRING,
         },
     ],
     content: Content::Text(&XS_STRING),
@@ -330,7 +335,7 @@ pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
     attributes: &[
         AttrDesc {
             name: "Context",
-            required: true,
+            required: false,
             ty: &LOCATION_CONTEXT,
         },
     ],
@@ -345,7 +350,12 @@ pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    forms: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Attribute(0),
+        },
+    ],
 };
 
 pub static TOTAL: ComplexDesc = ComplexDesc {
@@ -5532,21 +5542,51 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "DateTimePref",
+                name: "BasicInfo",
                 index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&SEARCH_BASIC_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "DateTimePref",
+                index: 1,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&DATE_SPAN),
             }),
             Particle::Element(ElementDesc {
                 name: "LocationPref",
-                index: 1,
-                min: 1u32,
+                index: 2,
+                min: 0u32,
                 max: 2u32,
                 ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
             }),
         ],
     ),
+    forms: &[],
+};
+
+pub static SEARCH_BASIC_INFO: ComplexDesc = ComplexDesc {
+    name: "SearchBasicInfo",
+    attributes: &[
+        AttrDesc {
+            name: "TourActivityID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SupplierProductCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Name",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
     forms: &[],
 };
 

@@ -558,7 +558,7 @@ impl rt::Response for OtaTourActivitySearchRs {
     }
 }
 
-/// Activity search criteria: a date range and up to two locations.
+/// Activity search criteria: a date range and up to two locations, and/or one activity (OpenTravel 2016B's BasicInfo). At least one location or the BasicInfo is needed.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "SearchCriteria",
@@ -567,10 +567,13 @@ impl rt::Response for OtaTourActivitySearchRs {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct SearchCriteria {
+    /// OpenTravel 2016B: one activity, by TourActivityID (or SupplierProductCode); it is searched as a Service location with its product code would be.
+    #[yaserde(prefix = "ota", rename = "BasicInfo")]
+    pub basic_info: Option<SearchBasicInfo>,
     /// Start, End (date). The range spans at most 28 days.
     #[yaserde(prefix = "ota", rename = "DateTimePref")]
     pub date_time_pref: DateSpan,
-    /// Two occurrences. Context: Source or Service. Child Region with RegionCode (HotelCode or Product) and text content.
+    /// Two occurrences. Context: Source or Service. Child Region with RegionCode (HotelCode or Product) and text content; or, OpenTravel 2016B's form, a Region without text naming an area by RegionCode and/or RegionName (a search by area).
     #[yaserde(prefix = "ota", rename = "LocationPref")]
     pub location_pref: Vec<ActivityLocation>,
 }
@@ -582,6 +585,7 @@ impl rt::Decode for SearchCriteria {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_CRITERIA;
         let mark = cx.mark();
+        let mut f_basic_info = None;
         let mut f_date_time_pref = None;
         let mut f_location_pref = Vec::new();
         for attr in node.attributes() {
@@ -591,10 +595,14 @@ impl rt::Decode for SearchCriteria {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
+                    f_basic_info = cx
+                        .element(&next, <SearchBasicInfo as rt::Decode>::decode)?;
+                }
+                1 => {
                     f_date_time_pref = cx
                         .element(&next, <DateSpan as rt::Decode>::decode)?;
                 }
-                1 => {
+                2 => {
                     f_location_pref
                         .extend(
                             cx.element(&next, <ActivityLocation as rt::Decode>::decode)?,
@@ -606,6 +614,7 @@ impl rt::Decode for SearchCriteria {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
+            basic_info: f_basic_info,
             date_time_pref: f_date_time_pref.ok_or_else(|| cx.bug(node))?,
             location_pref: f_location_pref,
         })
@@ -615,10 +624,79 @@ impl rt::Decode for SearchCriteria {
 impl rt::Encode for SearchCriteria {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
+        if let Some(v) = &self.basic_info {
+            rt::Encode::encode(v, w, "BasicInfo");
+        }
         rt::Encode::encode(&self.date_time_pref, w, "DateTimePref");
         for v in &self.location_pref {
             rt::Encode::encode(v, w, "LocationPref");
         }
+        w.end(name);
+    }
+}
+
+/// One activity to search for (OpenTravel 2016B's TourActivityID_Type).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchBasicInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchBasicInfo {
+    /// The activity's id (as BasicInfo@TourActivityID of the answers).
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: Option<String>,
+    /// The activity's product code, when TourActivityID is not given.
+    #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    pub supplier_product_code: Option<String>,
+    /// The activity's name. Taken and ignored: the id or product code names the activity.
+    #[yaserde(attribute = true, rename = "Name")]
+    pub name: Option<String>,
+}
+
+impl rt::Decode for SearchBasicInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_BASIC_INFO;
+        let mark = cx.mark();
+        let mut f_tour_activity_id = None;
+        let mut f_supplier_product_code = None;
+        let mut f_name = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_supplier_product_code = Some(
+                        cx.value(&attr, DESC.attributes[1].ty)?,
+                    );
+                }
+                Some(2) => {
+                    f_name = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            tour_activity_id: f_tour_activity_id.flatten(),
+            supplier_product_code: f_supplier_product_code.flatten(),
+            name: f_name.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for SearchBasicInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("TourActivityID", &self.tour_activity_id);
+        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
+        w.attr_opt("Name", &self.name);
         w.end(name);
     }
 }

@@ -32,7 +32,6 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ("OTA_TourActivityAvailRS", "Element 'Region'", "Region@RegionCode/@RegionName, no text"),
     ("OTA_TourActivitySearchRS", "Element 'Region'", "Region@RegionCode/@RegionName, no text"),
     ("OTA_TourActivityBookRS", "Element 'Region'", "Region@RegionCode/@RegionName, no text"),
-    ("OTA_TourActivityBookRS", "attribute 'Context'", "Location without Context"),
     ("OTA_TourActivityAvailRS", "Element 'Category'", "Category and Type with an OTA list value"),
     ("OTA_TourActivitySearchRS", "Element 'Category'", "Category and Type with an OTA list value"),
     ("OTA_TourActivityAvailRS", "Element 'Type'", "Category and Type with an OTA list value"),
