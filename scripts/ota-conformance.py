@@ -4,8 +4,9 @@
     scripts/ota-conformance.py XSD_DIR [--url http://127.0.0.1:8080] [--out DIR] [-v]
 
 XSD_DIR is a directory holding the official OpenTravel schemas (searched recursively for
-`OTA_<answer root>.xsd`, e.g. the OpenTravel 2016B release unpacked; they are not part of this
-repository, so this is not part of CI). The gateway should run on a fresh demo database
+`OTA_<answer root>.xsd`): `conformance/opentravel-2016b` holds the 2016B ones our roots need.
+`--credentials OTA-DEMO,OTA-DEMO-DIST,ota-demo-pass` runs the requests as the demo partner on
+the `ota2016b` dialect (its reads of the demo bookings, which are DEMO's, are "not found"). The gateway should run on a fresh demo database
 (`ota-gateway serve --db /tmp/fresh.db`): the requests use the demo credentials and content.
 
 It sends a fixed set of 50 requests covering every operation (successes, warnings and errors;
@@ -152,7 +153,8 @@ def requests(cred, run):
             root = ET.fromstring(answers[read_name])
             res = root.find(f".//{{{NS}}}HotelReservation")
             if res is None:
-                raise SystemExit(f"modify: the answer of {read_name} has no HotelReservation")
+                # e.g. a requestor that does not own the demo bookings: nothing to send back.
+                return None
             hrm = ET.Element(f"{{{NS}}}HotelResModify")
             for k in ("CreateDateTime", "LastUpdateDateTime", "LastModifyDateTime"):
                 if k in res.attrib:
@@ -309,6 +311,9 @@ def main():
     for name, path, body in requests(cred, run):
         if callable(body):
             body = body(answers)
+            if body is None:
+                print(f"{'skipped':12} {'':32} {'':8} {name}: the read it is built from found no booking")
+                continue
         try:
             status, answer = post(args.url.rstrip("/") + path, body)
         except OSError as e:
