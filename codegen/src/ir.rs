@@ -404,6 +404,9 @@ pub struct Variant {
     pub given_name: Option<String>,
     /// The Rust variant name (set by the naming pass).
     pub rust_name: String,
+    /// Other values that mean it (`gen:also`: another dialect's form, e.g. `Adult` for `10`);
+    /// decoders take them, encoders write [`Variant::value`].
+    pub also: Vec<String>,
     /// Documentation.
     pub doc: Option<String>,
     /// Where it was declared.
@@ -640,7 +643,8 @@ impl Model {
                     e.base.xsd_name()
                 );
                 for v in &e.variants {
-                    let _ = writeln!(out, "    {:?} -> {}", v.value, v.rust_name);
+                    let also: String = v.also.iter().map(|a| format!(" also {a:?}")).collect();
+                    let _ = writeln!(out, "    {:?} -> {}{also}", v.value, v.rust_name);
                 }
             }
             TypeKind::Alias(a) => {

@@ -544,6 +544,7 @@ impl<'a> Lowerer<'a> {
                                 value: v.value.clone(),
                                 given_name: f.ann.variant.as_ref().map(|n| n.value.clone()),
                                 rust_name: String::new(),
+                                also: f.ann.also.iter().map(|a| a.value.clone()).collect(),
                                 doc: f.ann.doc.clone(),
                                 span: f.ann.variant.as_ref().map(|n| n.span.clone()).unwrap_or_else(|| v.span.clone()),
                             });

@@ -52,7 +52,8 @@ pub struct Annotation {
     pub message: Option<MessageInfo>,
     /// `<gen:variant name=".."/>` on an enumeration value.
     pub variant: Option<Spanned<String>>,
-    /// `<gen:also name=".."/>` on an attribute or element: another name decoders take for it.
+    /// `<gen:also name=".."/>` on an attribute or element: another name decoders take for it;
+    /// on an enumeration value, another value that means it.
     pub also: Vec<Spanned<String>>,
     /// `<gen:written dialect=".." name=".."/>` or `omit="true"`: how a dialect writes the
     /// attribute or element.
@@ -997,7 +998,8 @@ impl Parser<'_> {
             };
             self.check_attrs(c, &["value"]);
             let Some(value) = self.required_attr(c, "value") else { continue };
-            let (ann, rest) = self.split_annotation(c, &[]);
+            let takes: &[&str] = if kind == FacetKind::Enumeration { &["also"] } else { &[] };
+            let (ann, rest) = self.split_annotation(c, takes);
             for r in rest {
                 self.reject(r, "a facet");
             }

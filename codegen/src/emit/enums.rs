@@ -30,7 +30,9 @@ pub(super) fn enum_item(ctx: &mut Ctx, id: TypeId, e: &EnumDef) -> TokenStream {
         let default = if i == 0 { quote!(#[default]) } else { quote!() };
         variants.push(quote! { #vd #default #vn, });
         to_str.push(quote! { Self::#vn => #value, });
-        from_str.push(if e.open.is_some() { quote! { #value => Self::#vn, } } else { quote! { #value => Ok(Self::#vn), } });
+        for v in std::iter::once(value).chain(&v.also) {
+            from_str.push(if e.open.is_some() { quote! { #v => Self::#vn, } } else { quote! { #v => Ok(Self::#vn), } });
+        }
         known.push(value.clone());
     }
     let (other_variant, other_to_str, err_ty, fallback, body) = if e.open.is_some() {

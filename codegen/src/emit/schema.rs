@@ -152,9 +152,12 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                     }
                     None => quote!(None),
                 };
+                let also: Vec<&String> = e.variants.iter().flat_map(|v| &v.also).collect();
+                let also = (!also.is_empty()).then(|| quote!(also: &[#(#also),*],));
                 items.push(quote! {
                     pub static #static_name: SimpleDesc = SimpleDesc {
                         values: &[#(#values),*],
+                        #also
                         open: #open,
                         ..SimpleDesc::builtin(#xml, #builtin)
                     };

@@ -27,7 +27,8 @@ pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Resu
     let (start, end) = (criteria.date_time_pref.start.0, criteria.date_time_pref.end.0);
     rules::check_range(start, end, &format!("{ROOT}/SearchCriteria/DateTimePref"))?;
     let catalogue = &area.catalogue;
-    let selection = reader::search_selection(catalogue, criteria, &format!("{ROOT}/SearchCriteria"))?;
+    let tag = format!("{ROOT}/SearchCriteria");
+    let selection = reader::activities_asked(catalogue, criteria.basic_info.as_ref(), &criteria.location_pref, &tag, &format!("{tag}/LocationPref"))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let limit = max_responses(rq.max_responses);
     let from = start.max(earliest_today(cx));
@@ -126,7 +127,8 @@ pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaTourActivityAvailRq) ->
     const ROOT: &str = "/OTA_TourActivityAvailRQ/TourActivity";
     let query = reader::availability_query(rq);
     let catalogue = &area.catalogue;
-    let selection = reader::select(catalogue, &rq.tour_activity.location, &format!("{ROOT}/Location"));
+    let ta = &rq.tour_activity;
+    let selection = reader::activities_asked(catalogue, ta.basic_info.as_ref(), &ta.location, ROOT, &format!("{ROOT}/Location"));
     let (query, selection) = match (query, selection) {
         (Ok(q), Ok(s)) => (q, s),
         (q, s) => return Err(OpError::Rejected(q.err().into_iter().chain(s.err()).flatten().collect())),

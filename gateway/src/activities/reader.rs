@@ -3,10 +3,9 @@
 //! path); what they ask is then checked and priced by the [`rules`](super::rules).
 
 use chrono::{DateTime, NaiveDate, Utc};
-use ota_messages::common::{ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
+use ota_messages::common::{ActivityChoice, ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
 use ota_messages::tour_activity_book::{BookingInfo, OtaTourActivityBookRq};
-use ota_messages::tour_activity_search::SearchCriteria;
 use rust_decimal::Decimal;
 
 use super::booking::{Booking, Participant, Pickup};
@@ -79,12 +78,14 @@ pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) 
     Ok(Selection { ids, hotel })
 }
 
-/// What a search selects (`tag`: the XPath of its `SearchCriteria`): its locations ([`select`])
-/// and OpenTravel's `BasicInfo`, one activity by `TourActivityID` or `SupplierProductCode`,
-/// searched first, as a Service location with its product code would be.
-pub fn search_selection(catalogue: &Catalogue, criteria: &SearchCriteria, tag: &str) -> Result<Selection, Vec<Problem>> {
-    let Some(basic) = &criteria.basic_info else {
-        return select(catalogue, &criteria.location_pref, &format!("{tag}/LocationPref"));
+/// What a search or availability request selects (`tag`: the XPath of the element holding
+/// `BasicInfo` and the locations, `locations_tag` the locations' XPath): its locations
+/// ([`select`]) and OpenTravel's `BasicInfo` naming one activity by `TourActivityID` or
+/// `SupplierProductCode`, taken first, as a Service location with its product code would be
+/// (an empty `BasicInfo`, the service's form, names none).
+pub fn activities_asked(catalogue: &Catalogue, basic: Option<&ActivityChoice>, locations: &[ActivityLocation], tag: &str, locations_tag: &str) -> Result<Selection, Vec<Problem>> {
+    let Some(basic) = basic.filter(|b| b.tour_activity_id.is_some() || b.supplier_product_code.is_some()) else {
+        return select(catalogue, locations, locations_tag);
     };
     let at = format!("{tag}/BasicInfo");
     let named = match (basic.tour_activity_id.as_deref().map(str::trim), basic.supplier_product_code.as_deref().map(str::trim)) {
@@ -94,7 +95,7 @@ pub fn search_selection(catalogue: &Catalogue, criteria: &SearchCriteria, tag: &
             .ok_or_else(|| vec![Problem::biz(ErrorCode::InvalidValue, format!("Unknown product code {code:?}.")).at(format!("{at}/@SupplierProductCode"))])?,
         _ => return Err(vec![Problem::required("BasicInfo names the activity by TourActivityID or SupplierProductCode.").at(at)]),
     };
-    let mut selection = if criteria.location_pref.is_empty() { Selection::default() } else { select(catalogue, &criteria.location_pref, &format!("{tag}/LocationPref"))? };
+    let mut selection = if locations.is_empty() { Selection::default() } else { select(catalogue, locations, locations_tag)? };
     selection.ids.retain(|id| *id != named.id);
     selection.ids.insert(0, named.id.clone());
     Ok(selection)

@@ -23,6 +23,7 @@ use ota_messages::hotel_res::OtaHotelResRs;
 use ota_messages::hotel_res_modify::OtaHotelResModifyRs;
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
+use ota_messages::tour_activity_avail::OtaTourActivityAvailRs;
 use ota_messages::tour_activity_search::OtaTourActivitySearchRs;
 use reqwest::StatusCode;
 
@@ -288,4 +289,25 @@ async fn activity_search_by_area_and_by_id(b: Backend) {
     assert_eq!(found(&body), ["LESPMIBKUI"]);
 }
 
-backend_tests!(activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+/// Availability as 2016B bindings ask for it: the activity in `BasicInfo@TourActivityID`, no
+/// Location, the participants' category by its AgeQualifyingEnum name.
+async fn activity_availability_in_the_official_form(b: Backend) {
+    let server = TestServer::start(b).await;
+    let (start, end) = (day(20), day(23));
+    let avail = |category: &str| {
+        format!(
+            r#"<OTA_TourActivityAvailRQ xmlns="{NS}" Version="2011.2">{}<TourActivity><BasicInfo TourActivityID="LESPMIBKUI"/><Schedule StartPeriod="{start}" EndPeriod="{end}"/><ParticipantCount Quantity="2"><QualifierInfo>{category}</QualifierInfo></ParticipantCount></TourActivity></OTA_TourActivityAvailRQ>"#,
+            pos(OTA_DEMO)
+        )
+    };
+    let by_name = OtaTourActivityAvailRs::from_xml(&send_official_request(&server, "/activityavailability", &avail("Adult")).await).unwrap();
+    assert!(by_name.is_success(), "{by_name:?}");
+    assert!(!by_name.tour_activity_info.is_empty());
+    assert!(by_name.tour_activity_info.iter().all(|i| i.basic_info.tour_activity_id == "LESPMIBKUI"));
+    // The same as the service's numeric code.
+    let (_, _, by_code) = server.client().send_raw("/activityavailability", avail("10"), XML).await.unwrap();
+    let by_code = OtaTourActivityAvailRs::from_xml(&by_code).unwrap();
+    assert_eq!(by_code.tour_activity_info, by_name.tour_activity_info);
+}
+
+backend_tests!(activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);

@@ -458,14 +458,14 @@ impl rt::ToValue for RequestorIdCode {
 /// An open list: any other value is kept, as written, in `Other`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
 pub enum AgeQualifyingCode {
-    /// Adult.
+    /// Adult (also taken as `Adult`, OpenTravel 2016B's AgeQualifyingEnum name).
     #[default]
     Adult,
-    /// Child.
+    /// Child (also taken as `Child`, OpenTravel 2016B's AgeQualifyingEnum name).
     Child,
-    /// Infant.
+    /// Infant (also taken as `Infant`, OpenTravel 2016B's AgeQualifyingEnum name).
     Infant,
-    /// Senior.
+    /// Senior (also taken as `Senior`, OpenTravel 2016B's AgeQualifyingEnum name).
     Senior,
     /// Any other value, kept exactly as written.
     Other(String),
@@ -498,9 +498,13 @@ impl ::std::str::FromStr for AgeQualifyingCode {
         Ok(
             match s {
                 "10" => Self::Adult,
+                "Adult" => Self::Adult,
                 "8" => Self::Child,
+                "Child" => Self::Child,
                 "7" => Self::Infant,
+                "Infant" => Self::Infant,
                 "11" => Self::Senior,
+                "Senior" => Self::Senior,
                 other => Self::Other(other.to_string()),
             },
         )
@@ -1236,6 +1240,72 @@ impl rt::Encode for Region {
         w.attr_opt("RegionCode", &self.region_code);
         w.attr_opt("RegionName", &self.region_name);
         w.text(&self.value);
+        w.end(name);
+    }
+}
+
+/// One activity asked for by a search or an availability request (OpenTravel 2016B's TourActivityID_Type as BasicInfo): it is looked at as a Service location with its product code would be.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityChoice",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityChoice {
+    /// The activity's id (as BasicInfo@TourActivityID of the answers).
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: Option<String>,
+    /// The activity's product code, when TourActivityID is not given.
+    #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    pub supplier_product_code: Option<String>,
+    /// The activity's name. Taken and ignored: the id or product code names the activity.
+    #[yaserde(attribute = true, rename = "Name")]
+    pub name: Option<String>,
+}
+
+impl rt::Decode for ActivityChoice {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CHOICE;
+        let mark = cx.mark();
+        let mut f_tour_activity_id = None;
+        let mut f_supplier_product_code = None;
+        let mut f_name = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_supplier_product_code = Some(
+                        cx.value(&attr, DESC.attributes[1].ty)?,
+                    );
+                }
+                Some(2) => {
+                    f_name = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            tour_activity_id: f_tour_activity_id.flatten(),
+            supplier_product_code: f_supplier_product_code.flatten(),
+            name: f_name.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for ActivityChoice {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("TourActivityID", &self.tour_activity_id);
+        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
+        w.attr_opt("Name", &self.name);
         w.end(name);
     }
 }

@@ -164,6 +164,7 @@ pub static REQUESTOR_ID_CODE: SimpleDesc = SimpleDesc {
 
 pub static AGE_QUALIFYING_CODE: SimpleDesc = SimpleDesc {
     values: &["10", "8", "7", "11"],
+    also: &["Adult", "Child", "Infant", "Senior"],
     open: Some(&XS_NON_NEGATIVE_INTEGER),
     ..SimpleDesc::builtin("AgeQualifyingCode", Builtin::NonNegativeInteger)
 };
@@ -327,6 +328,29 @@ pub static REGION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
+    forms: &[],
+};
+
+pub static ACTIVITY_CHOICE: ComplexDesc = ComplexDesc {
+    name: "ActivityChoice",
+    attributes: &[
+        AttrDesc {
+            name: "TourActivityID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SupplierProductCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Name",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
     forms: &[],
 };
 
@@ -4741,12 +4765,12 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
                 index: 0,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_BASIC_INFO),
+                ty: TypeDesc::Complex(&ACTIVITY_CHOICE),
             }),
             Particle::Element(ElementDesc {
                 name: "Location",
                 index: 1,
-                min: 1u32,
+                min: 0u32,
                 max: 2u32,
                 ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
             }),
@@ -4773,13 +4797,6 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    forms: &[],
-};
-
-pub static AVAIL_BASIC_INFO: ComplexDesc = ComplexDesc {
-    name: "AvailBasicInfo",
-    attributes: &[],
-    content: Content::Empty,
     forms: &[],
 };
 
@@ -5546,7 +5563,7 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
                 index: 0,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&SEARCH_BASIC_INFO),
+                ty: TypeDesc::Complex(&ACTIVITY_CHOICE),
             }),
             Particle::Element(ElementDesc {
                 name: "DateTimePref",
@@ -5564,29 +5581,6 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    forms: &[],
-};
-
-pub static SEARCH_BASIC_INFO: ComplexDesc = ComplexDesc {
-    name: "SearchBasicInfo",
-    attributes: &[
-        AttrDesc {
-            name: "TourActivityID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierProductCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Name",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
-    content: Content::Empty,
     forms: &[],
 };
 

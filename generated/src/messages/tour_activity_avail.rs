@@ -5,8 +5,9 @@
 
 use crate::runtime as rt;
 use super::common::{
-    ActivityLocation, AgeQualifyingCode, CategoryAndType, Errors, LanguageSelector, Pos,
-    PricingMethod, Success, Target, TourActivityBasicInfo, TourActivityLocation, Warnings,
+    ActivityChoice, ActivityLocation, AgeQualifyingCode, CategoryAndType, Errors,
+    LanguageSelector, Pos, PricingMethod, Success, Target, TourActivityBasicInfo,
+    TourActivityLocation, Warnings,
 };
 
 /// Check availability and rates of tour activities for given participants and locations: returns available activities, their products and rates. The Instance of the Type 22 RequestorID selects the pricing mode (MF001 every schedule/product/service, MF002 one cheapest price per service).
@@ -549,10 +550,10 @@ impl rt::Response for OtaTourActivityAvailRs {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct AvailTourActivity {
-    /// Empty element.
+    /// Empty (the service's form), or one activity by TourActivityID or SupplierProductCode (OpenTravel 2016B requires BasicInfo and lets it name the activity).
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: Option<AvailBasicInfo>,
-    /// Two occurrences. Context: Source or Service. Child Region with attribute RegionCode and text content. RegionCode HotelCode carries a hotel code in the Source location. RegionCode Product carries an activity product code in the Service location.
+    pub basic_info: Option<ActivityChoice>,
+    /// Two occurrences. Context: Source or Service. Child Region with attribute RegionCode and text content. RegionCode HotelCode carries a hotel code in the Source location. RegionCode Product carries an activity product code in the Service location. OpenTravel 2016B's form: a Region without text naming an area (RegionCode, RegionName). A Location or a BasicInfo naming the activity is needed.
     #[yaserde(prefix = "ota", rename = "Location")]
     pub location: Vec<ActivityLocation>,
     /// StartPeriod, EndPeriod (date).
@@ -586,7 +587,7 @@ impl rt::Decode for AvailTourActivity {
             match next.elem.index {
                 0 => {
                     f_basic_info = cx
-                        .element(&next, <AvailBasicInfo as rt::Decode>::decode)?;
+                        .element(&next, <ActivityChoice as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_location
@@ -639,38 +640,6 @@ impl rt::Encode for AvailTourActivity {
         if let Some(v) = &self.multimodal_offer {
             rt::Encode::encode(v, w, "MultimodalOffer");
         }
-        w.end(name);
-    }
-}
-
-/// Basic activity information of an availability request: an empty element.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailBasicInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailBasicInfo {}
-impl rt::Decode for AvailBasicInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_BASIC_INFO;
-        let mark = cx.mark();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {})
-    }
-}
-
-impl rt::Encode for AvailBasicInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
         w.end(name);
     }
 }

@@ -5,8 +5,9 @@
 
 use crate::runtime as rt;
 use super::common::{
-    ActivityLocation, CategoryAndType, DateSpan, Errors, LanguageSelector, Pos, Success,
-    Target, TourActivityBasicInfo, TourActivityLocation, Warnings,
+    ActivityChoice, ActivityLocation, CategoryAndType, DateSpan, Errors,
+    LanguageSelector, Pos, Success, Target, TourActivityBasicInfo, TourActivityLocation,
+    Warnings,
 };
 
 /// Search tour activities in an area and return some of their static descriptive (NBC) data.
@@ -569,7 +570,7 @@ impl rt::Response for OtaTourActivitySearchRs {
 pub struct SearchCriteria {
     /// OpenTravel 2016B: one activity, by TourActivityID (or SupplierProductCode); it is searched as a Service location with its product code would be.
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: Option<SearchBasicInfo>,
+    pub basic_info: Option<ActivityChoice>,
     /// Start, End (date). The range spans at most 28 days.
     #[yaserde(prefix = "ota", rename = "DateTimePref")]
     pub date_time_pref: DateSpan,
@@ -596,7 +597,7 @@ impl rt::Decode for SearchCriteria {
             match next.elem.index {
                 0 => {
                     f_basic_info = cx
-                        .element(&next, <SearchBasicInfo as rt::Decode>::decode)?;
+                        .element(&next, <ActivityChoice as rt::Decode>::decode)?;
                 }
                 1 => {
                     f_date_time_pref = cx
@@ -631,72 +632,6 @@ impl rt::Encode for SearchCriteria {
         for v in &self.location_pref {
             rt::Encode::encode(v, w, "LocationPref");
         }
-        w.end(name);
-    }
-}
-
-/// One activity to search for (OpenTravel 2016B's TourActivityID_Type).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "SearchBasicInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct SearchBasicInfo {
-    /// The activity's id (as BasicInfo@TourActivityID of the answers).
-    #[yaserde(attribute = true, rename = "TourActivityID")]
-    pub tour_activity_id: Option<String>,
-    /// The activity's product code, when TourActivityID is not given.
-    #[yaserde(attribute = true, rename = "SupplierProductCode")]
-    pub supplier_product_code: Option<String>,
-    /// The activity's name. Taken and ignored: the id or product code names the activity.
-    #[yaserde(attribute = true, rename = "Name")]
-    pub name: Option<String>,
-}
-
-impl rt::Decode for SearchBasicInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_BASIC_INFO;
-        let mark = cx.mark();
-        let mut f_tour_activity_id = None;
-        let mut f_supplier_product_code = None;
-        let mut f_name = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_supplier_product_code = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                Some(2) => {
-                    f_name = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            tour_activity_id: f_tour_activity_id.flatten(),
-            supplier_product_code: f_supplier_product_code.flatten(),
-            name: f_name.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for SearchBasicInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("TourActivityID", &self.tour_activity_id);
-        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        w.attr_opt("Name", &self.name);
         w.end(name);
     }
 }

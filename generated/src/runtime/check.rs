@@ -57,7 +57,7 @@ pub(crate) fn check_complex<'a, 'i>(
 /// Checks a value against a simple type. On failure, says what was expected.
 pub fn check_simple(d: &SimpleDesc, v: &str) -> Result<(), String> {
     if !d.values.is_empty() {
-        if d.values.contains(&v) {
+        if d.values.contains(&v) || d.also.contains(&v) {
             return Ok(());
         }
         let known = d.values.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");

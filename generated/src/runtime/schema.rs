@@ -158,6 +158,9 @@ pub struct SimpleDesc {
     pub builtin: Builtin,
     /// Known values. With `open: None` the list is closed: nothing else is accepted.
     pub values: &'static [&'static str],
+    /// Other values that mean known ones (the spec's `gen:also` on an enumeration value, e.g.
+    /// `Adult` for `10`): taken, and read as the value they mean.
+    pub also: &'static [&'static str],
     /// For an open list: the type any other value must have.
     pub open: Option<&'static SimpleDesc>,
     /// Each must match.
@@ -179,6 +182,7 @@ impl SimpleDesc {
             name,
             builtin,
             values: &[],
+            also: &[],
             open: None,
             patterns: &[],
             min_length: None,

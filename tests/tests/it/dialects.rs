@@ -116,3 +116,23 @@ fn either_form_of_any_guest_list_decodes_the_same() {
         assert_eq!(a, b, "{rphs:?} as {text:?}");
     }
 }
+
+#[test]
+fn an_age_category_is_a_code_or_its_opentravel_name() {
+    use ota_messages::common::AgeQualifyingCode;
+    use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
+    let codes = sample("tour_activity_avail.xml");
+    let names = codes
+        .replace("<QualifierInfo>10</QualifierInfo>", "<QualifierInfo>Adult</QualifierInfo>")
+        .replace("<QualifierInfo>8</QualifierInfo>", "<QualifierInfo>Child</QualifierInfo>")
+        .replace("<QualifierInfo>11</QualifierInfo>", "<QualifierInfo>Senior</QualifierInfo>");
+    assert_ne!(names, codes);
+    let rq = OtaTourActivityAvailRq::from_xml(&names).unwrap();
+    assert_eq!(rq, OtaTourActivityAvailRq::from_xml(&codes).unwrap());
+    assert_eq!(rq.tour_activity.participant_count[0].qualifier_info, AgeQualifyingCode::Adult);
+    // Written as the code, in every dialect.
+    assert!(rq.to_xml_in(Dialect::Ota2016b).unwrap().contains("<QualifierInfo>10</QualifierInfo>"));
+    // Another word is neither a known name nor a code (the list is open to any non-negative
+    // integer): refused.
+    assert!(OtaTourActivityAvailRq::from_xml(&codes.replace("<QualifierInfo>10</QualifierInfo>", "<QualifierInfo>Toddler</QualifierInfo>")).is_err());
+}
