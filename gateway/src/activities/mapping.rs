@@ -350,7 +350,11 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
         .participants
         .iter()
         .map(|p| ReservationParticipant {
-            category: Some(ParticipantCategory { qualifier_info: p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {}) }),
+            category: Some(ParticipantCategory {
+                qualifier_info_attr: Some(p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {})),
+                qualifier_info: None,
+                age: None,
+            }),
             individual: Some(ReservationIndividual {
                 age: p.age.and_then(|a| u64::try_from(a).ok()),
                 participant_id: u64::try_from(p.participant_id).ok(),

@@ -242,8 +242,14 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
     };
     let product = pick(&activity.products, info.basic_info.supplier_product_code.as_deref(), |p| &p.code, "product", "SupplierProductCode")
         .map_err(|p| vec![p])?;
-    let service = pick(&product.services, info.basic_info.supplier_service_code.as_deref(), |s| &s.code, "service", "SupplierServiceCode")
-        .map_err(|p| vec![p])?;
+    // Without a SupplierServiceCode (OpenTravel has none), the service the request describes:
+    // with a PickupDropoff a transfer service, without one a service without transfer.
+    let described: Vec<&Service> = product.services.iter().filter(|s| s.transfer == info.pickup_dropoff.is_some()).collect();
+    let candidates: Vec<&Service> = match info.basic_info.supplier_service_code {
+        None if !described.is_empty() => described,
+        _ => product.services.iter().collect(),
+    };
+    let service = *pick(&candidates, info.basic_info.supplier_service_code.as_deref(), |s| &s.code, "service", "SupplierServiceCode").map_err(|p| vec![p])?;
     let Some(session) = product.session(date) else {
         return Err(vec![
             Problem::biz(ErrorCode::InvalidDate, format!("Product {} of {} does not run on {date}.", product.code, activity.id)).at(format!("{INFO}/Schedule/@Start")),
@@ -317,8 +323,18 @@ fn check_participants(info: &BookingInfo, problems: &mut Vec<Problem>) {
     let mut seen = Vec::new();
     for (i, p) in info.participant_info.iter().enumerate() {
         let at = format!("{INFO}/ParticipantInfo[{}]", i + 1);
-        if p.category.is_none() {
-            problems.push(Problem::required("The participant's Category (QualifierInfo) is required.").at(format!("{at}/Category")));
+        match p.category.as_ref().map(|c| (&c.qualifier_info_attr, &c.qualifier_info)) {
+            None | Some((None, None)) => {
+                problems.push(Problem::required("The participant's Category (QualifierInfo) is required.").at(format!("{at}/Category")));
+            }
+            Some((Some(attr), Some(element))) if attr != element => problems.push(
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("Category@QualifierInfo {:?} and Category/QualifierInfo {:?} name two categories; give one.", attr.as_str(), element.as_str()),
+                )
+                .at(format!("{at}/Category/QualifierInfo")),
+            ),
+            Some(_) => {}
         }
         let individual = p.individual.as_ref();
         match individual.and_then(|ind| ind.participant_id) {
@@ -338,6 +354,11 @@ fn check_participants(info: &BookingInfo, problems: &mut Vec<Problem>) {
         {
             problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150).")).at(format!("{at}/Individual/@Age")));
         }
+        if let Some(age) = p.category.as_ref().and_then(|c| c.age)
+            && age > 150
+        {
+            problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150).")).at(format!("{at}/Category/@Age")));
+        }
     }
 }
 
@@ -345,13 +366,20 @@ fn check_participants(info: &BookingInfo, problems: &mut Vec<Problem>) {
 fn priced_participants(info: &BookingInfo, service: &Service, problems: &mut Vec<Problem>) -> Vec<Participant> {
     let mut participants = Vec::new();
     for (i, p) in info.participant_info.iter().enumerate() {
-        let category = p.category.as_ref().map(|c| c.qualifier_info.as_str().trim().to_string()).unwrap_or_default();
+        let category = p
+            .category
+            .as_ref()
+            .and_then(|c| c.qualifier_info_attr.as_ref().or(c.qualifier_info.as_ref()))
+            .map(|q| q.as_str().trim().to_string())
+            .unwrap_or_default();
         let ind = p.individual.clone().unwrap_or_default();
+        // The age from Individual, else OpenTravel's Category@Age.
+        let age = ind.age.or(p.category.as_ref().and_then(|c| c.age));
         match service.price(&category) {
             Some(amount) => participants.push(Participant {
                 participant_id: ind.participant_id.and_then(|id| i64::try_from(id).ok()).unwrap_or_default(),
                 category,
-                age: ind.age.and_then(|a| i64::try_from(a).ok()),
+                age: age.and_then(|a| i64::try_from(a).ok()),
                 name_prefix: ind.name_prefix,
                 given_name: ind.given_name,
                 surname: ind.surname,

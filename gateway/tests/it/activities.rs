@@ -729,10 +729,15 @@ async fn schedule_is_one_calendar_date_on_which_the_service_runs(b: Backend) {
     // A date in the past.
     let b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", day(-1));
     assert_eq!(only_error(&b.send(&env).await).code, Some(ErrorCode::StartDateInvalid));
-    // Several services and none named.
+    // Several services and none named (as OpenTravel's form has none): the one the request
+    // describes, without a pickup the ticket (TIC), with one the transfer (TRF).
     let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", day(3));
     b.service = None;
-    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@SupplierServiceCode"));
+    let rs = b.send(&env).await;
+    assert_eq!(rs.reservation_details.as_ref().map(|d| d.basic_info.supplier_service_code.clone()), Some(Some("TIC".into())), "{rs:?}");
+    b.pickup = Some((format!("{}T08:50:00", day(3)), "HTL00042"));
+    let rs = b.send(&env).await;
+    assert_eq!(rs.reservation_details.as_ref().map(|d| d.basic_info.supplier_service_code.clone()), Some(Some("TRF".into())), "{rs:?}");
     // Unknown activity.
     let b = Book::new("LESPMI0000", "X", "TIC", day(3));
     assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@TourActivityID"));

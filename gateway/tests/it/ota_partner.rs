@@ -310,4 +310,35 @@ async fn activity_availability_in_the_official_form(b: Backend) {
     assert_eq!(by_code.tour_activity_info, by_name.tour_activity_info);
 }
 
-backend_tests!(activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+/// A booking as 2016B bindings write it: no ResStatus (it books), the category as the
+/// QualifierInfo element by its name with Category@Age, a PaymentInfo, no SupplierServiceCode
+/// (the product's one service); then read, and cancelled.
+async fn activity_booking_in_the_official_form(b: Backend) {
+    let server = TestServer::start(b).await;
+    let date = day(21);
+    let book = format!(
+        r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A"/><ParticipantInfo><Category Age="41"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="1"><GivenName>Ana</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><ParticipantInfo><Category Age="39"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="2"><GivenName>Jan</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><PaymentInfo Amount="50.00" CurrencyCode="EUR"/><Schedule Start="{date}T00:00:00" End="{date}T23:59:59"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="OTA-ACT-DAY" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,
+        pos(OTA_DEMO)
+    );
+    let body = send_official_request(&server, "/activitybook", &book).await;
+    let rs = OtaTourActivityBookRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    assert!(rs.is_success() && rs.warnings().is_none(), "{body}");
+    assert!(body.contains("Internal"), "booked: an Internal reference: {body}");
+    // Stored: the read finds it, with the ages of Category@Age.
+    let (_, _, read_body) = server.client().send_raw("/bookread", read("OTA-ACT-DAY", "Client"), XML).await.unwrap();
+    let read_rs = OtaResRetrieveRs::from_xml(&read_body).unwrap();
+    assert!(read_rs.is_success(), "{read_body}");
+    let reservation = &read_rs.reservations_list.as_ref().unwrap().hotel_reservation[0];
+    assert_eq!(reservation.res_status, BookingStatus::Reserved);
+    let internal = reservation.unique_id.iter().find(|u| u.id_context == ota_messages::common::IdContext::Internal).unwrap().id.clone();
+    // Cancelled in the official form.
+    let cancelled = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Commit", &internal)).await).unwrap();
+    assert_eq!(cancelled.status, TransactionStatus::Committed);
+    // Two names for one participant's category are refused, naming the element.
+    let twice = book.replace(r#"<Category Age="41">"#, r#"<Category Age="41" QualifierInfo="8">"#).replace("OTA-ACT-DAY", "OTA-ACT-TWICE");
+    let (_, _, body) = server.client().send_raw("/activitybook", twice, XML).await.unwrap();
+    let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
+    assert!(refused.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Category/QualifierInfo")), "{body}");
+}
+
+backend_tests!(activity_booking_in_the_official_form, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);

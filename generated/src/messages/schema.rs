@@ -5141,21 +5141,61 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
                 ty: TypeDesc::Complex(&PARTICIPANT_INFO),
             }),
             Particle::Element(ElementDesc {
-                name: "Schedule",
+                name: "PaymentInfo",
                 index: 2,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BOOK_PAYMENT_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Schedule",
+                index: 3,
                 min: 1u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&DATE_TIME_SPAN),
             }),
             Particle::Element(ElementDesc {
                 name: "PickupDropoff",
-                index: 3,
+                index: 4,
                 min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&PICKUP_DROPOFF),
             }),
         ],
     ),
+    forms: &[],
+};
+
+pub static BOOK_PAYMENT_INFO: ComplexDesc = ComplexDesc {
+    name: "BookPaymentInfo",
+    attributes: &[
+        AttrDesc {
+            name: "Amount",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "ParticipantID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ParticipantCategoryID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "GroupID",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Empty,
     forms: &[],
 };
 
@@ -5211,11 +5251,26 @@ pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
     attributes: &[
         AttrDesc {
             name: "QualifierInfo",
-            required: true,
+            required: false,
             ty: &AGE_QUALIFYING_CODE,
         },
+        AttrDesc {
+            name: "Age",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
     ],
-    content: Content::Empty,
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "QualifierInfo",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&AGE_QUALIFYING_CODE),
+            }),
+        ],
+    ),
     forms: &[],
 };
 

@@ -555,6 +555,9 @@ pub struct BookingInfo {
     /// Repeatable, one per participant.
     #[yaserde(prefix = "ota", rename = "ParticipantInfo")]
     pub participant_info: Vec<ParticipantInfo>,
+    /// OpenTravel 2016B (required there): what the client pays. Taken and ignored: the price is the gateway's (the answer's PaymentInfo and Pricing), and partners pay as their contract says.
+    #[yaserde(prefix = "ota", rename = "PaymentInfo")]
+    pub payment_info: Vec<BookPaymentInfo>,
     /// Start, End (date-time without zone).
     #[yaserde(prefix = "ota", rename = "Schedule")]
     pub schedule: DateTimeSpan,
@@ -572,6 +575,7 @@ impl rt::Decode for BookingInfo {
         let mark = cx.mark();
         let mut f_basic_info = None;
         let mut f_participant_info = Vec::new();
+        let mut f_payment_info = Vec::new();
         let mut f_schedule = None;
         let mut f_pickup_dropoff = None;
         for attr in node.attributes() {
@@ -591,9 +595,15 @@ impl rt::Decode for BookingInfo {
                         )
                 }
                 2 => {
-                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
+                    f_payment_info
+                        .extend(
+                            cx.element(&next, <BookPaymentInfo as rt::Decode>::decode)?,
+                        )
                 }
                 3 => {
+                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
+                }
+                4 => {
                     f_pickup_dropoff = cx
                         .element(&next, <PickupDropoff as rt::Decode>::decode)?;
                 }
@@ -605,6 +615,7 @@ impl rt::Decode for BookingInfo {
         Ok(Self {
             basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
             participant_info: f_participant_info,
+            payment_info: f_payment_info,
             schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
             pickup_dropoff: f_pickup_dropoff,
         })
@@ -618,10 +629,101 @@ impl rt::Encode for BookingInfo {
         for v in &self.participant_info {
             rt::Encode::encode(v, w, "ParticipantInfo");
         }
+        for v in &self.payment_info {
+            rt::Encode::encode(v, w, "PaymentInfo");
+        }
         rt::Encode::encode(&self.schedule, w, "Schedule");
         if let Some(v) = &self.pickup_dropoff {
             rt::Encode::encode(v, w, "PickupDropoff");
         }
+        w.end(name);
+    }
+}
+
+/// A payment of an OpenTravel 2016B book request (TourActivityChargeType with the participant references). Taken and ignored.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookPaymentInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookPaymentInfo {
+    /// The amount.
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: Option<rt::Decimal>,
+    /// Its currency (ISO 4217).
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: Option<String>,
+    /// The participant it is for.
+    #[yaserde(attribute = true, rename = "ParticipantID")]
+    pub participant_id: Option<String>,
+    /// The participant category it is for.
+    #[yaserde(attribute = true, rename = "ParticipantCategoryID")]
+    pub participant_category_id: Option<String>,
+    /// The group it is for.
+    #[yaserde(attribute = true, rename = "GroupID")]
+    pub group_id: Option<String>,
+}
+
+impl rt::Decode for BookPaymentInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PAYMENT_INFO;
+        let mark = cx.mark();
+        let mut f_amount = None;
+        let mut f_currency_code = None;
+        let mut f_participant_id = None;
+        let mut f_participant_category_id = None;
+        let mut f_group_id = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_participant_id = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_participant_category_id = Some(
+                        cx.value(&attr, DESC.attributes[3].ty)?,
+                    );
+                }
+                Some(4) => {
+                    f_group_id = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                _ => {}
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            amount: f_amount.flatten(),
+            currency_code: f_currency_code.flatten(),
+            participant_id: f_participant_id.flatten(),
+            participant_category_id: f_participant_category_id.flatten(),
+            group_id: f_group_id.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for BookPaymentInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Amount", &self.amount);
+        w.attr_opt("CurrencyCode", &self.currency_code);
+        w.attr_opt("ParticipantID", &self.participant_id);
+        w.attr_opt("ParticipantCategoryID", &self.participant_category_id);
+        w.attr_opt("GroupID", &self.group_id);
         w.end(name);
     }
 }
@@ -641,7 +743,7 @@ pub struct BookingBasicInfo {
     /// Supplier product code (string).
     #[yaserde(attribute = true, rename = "SupplierProductCode")]
     pub supplier_product_code: Option<String>,
-    /// Supplier service code (string), e.g. TIC (ticket only) or TRF (with transfer/pickup).
+    /// Supplier service code (string), e.g. TIC (ticket only) or TRF (with transfer/pickup). Optional (OpenTravel 2016B has none): without it, the product's service the request describes, a transfer with a PickupDropoff, else one without; when that is not one service, the request is refused naming the codes.
     #[yaserde(attribute = true, rename = "SupplierServiceCode")]
     pub supplier_service_code: Option<String>,
 }
@@ -760,7 +862,7 @@ impl rt::Encode for ParticipantInfo {
     }
 }
 
-/// The category of a participant.
+/// The category of a participant: the service's QualifierInfo attribute, or OpenTravel 2016B's QualifierInfo element (one of them; both: the same category).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "ParticipantCategory",
@@ -769,9 +871,15 @@ impl rt::Encode for ParticipantInfo {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct ParticipantCategory {
-    /// Category code (OTA AQC: 10 adult, 8 child).
+    /// Category code (OTA AQC: 10 adult, 8 child). Required unless the QualifierInfo element gives the category; always set in the response.
     #[yaserde(attribute = true, rename = "QualifierInfo")]
-    pub qualifier_info: AgeQualifyingCode,
+    pub qualifier_info_attr: Option<AgeQualifyingCode>,
+    /// OpenTravel 2016B: the participant's age, when Individual@Age does not give it. Requests only.
+    #[yaserde(attribute = true, rename = "Age")]
+    pub age: Option<u64>,
+    /// OpenTravel 2016B's form of the category: its AgeQualifyingEnum name (Adult, Child, …) or the code. Requests only.
+    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    pub qualifier_info: Option<AgeQualifyingCode>,
 }
 
 impl rt::Decode for ParticipantCategory {
@@ -781,17 +889,35 @@ impl rt::Decode for ParticipantCategory {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_CATEGORY;
         let mark = cx.mark();
+        let mut f_qualifier_info_attr = None;
+        let mut f_age = None;
         let mut f_qualifier_info = None;
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_qualifier_info = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_qualifier_info_attr = Some(
+                        cx.value(&attr, DESC.attributes[0].ty)?,
+                    );
+                }
+                Some(1) => {
+                    f_age = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
             }
         }
-        let f_qualifier_info = cx.required(f_qualifier_info, node, "QualifierInfo")?;
-        cx.empty(node)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_qualifier_info = cx.simple(&next)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
-            qualifier_info: f_qualifier_info.ok_or_else(|| cx.bug(node))?,
+            qualifier_info_attr: f_qualifier_info_attr.flatten(),
+            age: f_age.flatten(),
+            qualifier_info: f_qualifier_info,
         })
     }
 }
@@ -799,7 +925,11 @@ impl rt::Decode for ParticipantCategory {
 impl rt::Encode for ParticipantCategory {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        w.attr("QualifierInfo", &self.qualifier_info);
+        w.attr_opt("QualifierInfo", &self.qualifier_info_attr);
+        w.attr_opt("Age", &self.age);
+        if let Some(v) = &self.qualifier_info {
+            w.simple("QualifierInfo", v);
+        }
         w.end(name);
     }
 }

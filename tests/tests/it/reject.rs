@@ -353,7 +353,7 @@ fn unknown_element() {
     let err = reject(&xml);
     assert!(
         matches!(&err.kind, DecodeErrorKind::UnexpectedElement { name, expected }
-            if name == "Colour" && expected == &["ParticipantInfo", "Schedule", "PickupDropoff"]),
+            if name == "Colour" && expected == &["ParticipantInfo", "PaymentInfo", "Schedule", "PickupDropoff"]),
         "the elements that may still occur (not BasicInfo, which did): {err:?}"
     );
     assert_where(&err, BOOKING_INFO, at(&xml, "<Colour"));
@@ -537,8 +537,8 @@ fn repeated_elements_split_by_others_keep_their_order() {
     let second = "<ParticipantInfo>\n      <Category QualifierInfo=\"8\"/>\n    </ParticipantInfo>";
     let xml = edit(BOOK, "\n  </BookingInfo>", &format!("\n    {second}\n  </BookingInfo>"));
     let rq = accept_book(&xml);
-    let qualifiers: Vec<String> = rq.booking_info.participant_info.iter().map(|p| format!("{:?}", p.category.as_ref().map(|c| &c.qualifier_info))).collect();
-    assert_eq!(qualifiers, ["Some(Adult)", "Some(Child)"], "10 (adult) first, then the added 8 (child)");
+    let qualifiers: Vec<String> = rq.booking_info.participant_info.iter().map(|p| format!("{:?}", p.category.as_ref().map(|c| &c.qualifier_info_attr))).collect();
+    assert_eq!(qualifiers, ["Some(Some(Adult))", "Some(Some(Child))"], "10 (adult) first, then the added 8 (child)");
 }
 
 /// The elements of a choice's alternative may come in any order too, mixed with the others;
@@ -777,7 +777,7 @@ fn deep_nesting_of_an_unknown_element_inside_a_known_one() {
     let elapsed = started.elapsed();
     assert!(
         matches!(&err.kind, DecodeErrorKind::UnexpectedElement { name, expected }
-            if name == "X" && expected == &["ParticipantInfo", "Schedule", "PickupDropoff"]),
+            if name == "X" && expected == &["ParticipantInfo", "PaymentInfo", "Schedule", "PickupDropoff"]),
         "{err:?}"
     );
     assert_where(&err, BOOKING_INFO, (7, 37));
@@ -1058,7 +1058,7 @@ fn problems_of_every_kind_together() {
             "/OTA_TourActivityBookRQ/POS: unexpected text \"hello\": this element holds only elements",
             "/OTA_TourActivityBookRQ/BookingInfo/BasicInfo: unexpected attribute @Colour; allowed: @TourActivityID, @SupplierProductCode, @SupplierServiceCode",
             "/OTA_TourActivityBookRQ/BookingInfo/BasicInfo: missing required attribute @TourActivityID",
-            "/OTA_TourActivityBookRQ/BookingInfo: unexpected element <Colour>; expected <ParticipantInfo>, <Schedule>, <PickupDropoff>",
+            "/OTA_TourActivityBookRQ/BookingInfo: unexpected element <Colour>; expected <ParticipantInfo>, <PaymentInfo>, <Schedule>, <PickupDropoff>",
             "/OTA_TourActivityBookRQ/BookingInfo: missing required element <Schedule>",
         ]
     );
@@ -1074,7 +1074,7 @@ fn a_failed_child_is_not_also_missing() {
     assert_eq!(
         kinds,
         [
-            "unexpected attribute @Bogus; allowed: @QualifierInfo",
+            "unexpected attribute @Bogus; allowed: @QualifierInfo, @Age",
             "unexpected element <b>; expected nothing",
         ],
         "{err:#?}"
