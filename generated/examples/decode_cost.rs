@@ -1,18 +1,20 @@
-//! Repeats a bare roxmltree parse or a full decode of one file, so that callgrind can count the
-//! instructions of each (repeatable on a busy machine, unlike wall-clock times).
+//! Repeats a bare roxmltree parse, a full decode or an encode of one file, so that callgrind can
+//! count the instructions of each (repeatable on a busy machine, unlike wall-clock times).
 //! `scripts/decode-ratio.sh` runs it for every full sample:
 //!
 //! ```text
-//! decode_cost none|parse|decode ITERATIONS FILE
+//! decode_cost none|parse|decode|encode|encode-ota2016b ITERATIONS FILE
 //! ```
 //!
 //! decode ÷ parse = (decode − none) ÷ (parse − none): `none` reads the file and does nothing
-//! else, so subtracting it leaves the cost of the loop alone.
+//! else, so subtracting it leaves the cost of the loop alone. `encode` decodes the file once,
+//! then encodes it ITERATIONS times in the default dialect (`encode-ota2016b`: in `ota2016b`);
+//! its cost per encode is (encode N − encode 0) ÷ N.
 
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use ota_messages::AnyMessage;
+use ota_messages::{AnyMessage, Dialect};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,13 +33,17 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let decoded = if mode.starts_with("encode") { AnyMessage::from_xml(&xml).ok() } else { None };
     for _ in 0..n {
-        let ok = match mode.as_str() {
-            "none" => true,
-            "parse" => roxmltree::Document::parse(black_box(&xml)).is_ok(),
-            "decode" => AnyMessage::from_xml(black_box(&xml)).is_ok(),
+        let ok = match (mode.as_str(), &decoded) {
+            ("none", _) => true,
+            ("parse", _) => roxmltree::Document::parse(black_box(&xml)).is_ok(),
+            ("decode", _) => AnyMessage::from_xml(black_box(&xml)).is_ok(),
+            ("encode", Some(m)) => black_box(m).to_xml().is_ok(),
+            ("encode-ota2016b", Some(m)) => black_box(m).to_xml_in(Dialect::Ota2016b).is_ok(),
+            ("encode" | "encode-ota2016b", None) => false,
             _ => {
-                eprintln!("mode is none, parse or decode");
+                eprintln!("mode is none, parse, decode, encode or encode-ota2016b");
                 return ExitCode::from(2);
             }
         };
