@@ -239,6 +239,12 @@ impl<'a> Lowerer<'a> {
             response_type: None,
             shape: None,
             version_attribute: None,
+            dialect_versions: e
+                .ann
+                .versions
+                .iter()
+                .map(|v| Written { dialect_name: v.dialect.value.clone(), dialect: 0, name: Some(v.value.value.clone()), span: v.dialect.span.clone() })
+                .collect(),
             pos: None,
             variant: String::new(),
         }));

@@ -63,6 +63,18 @@ pub struct Annotation {
     pub text_list: Option<TextListDecl>,
     /// `<gen:dialect name=".." doc=".."/>` in a schema's own annotation: a dialect of the spec.
     pub dialects: Vec<DialectDecl>,
+    /// `<gen:version dialect=".." value=".."/>` on a message root: the `Version` that dialect
+    /// writes instead of the service's.
+    pub versions: Vec<VersionDecl>,
+}
+
+/// The message version one dialect writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionDecl {
+    /// The dialect.
+    pub dialect: Spanned<String>,
+    /// The version it writes.
+    pub value: Spanned<String>,
 }
 
 /// How one dialect writes an attribute or element.
@@ -601,6 +613,12 @@ impl Parser<'_> {
                 });
                 ann.text_list = Some(TextListDecl { written: written.unwrap_or_default(), span });
             }
+            "version" => {
+                self.check_attrs(node, &["dialect", "value"]);
+                if let (Some(dialect), Some(value)) = (self.required_attr(node, "dialect"), self.required_attr(node, "value")) {
+                    ann.versions.push(VersionDecl { dialect, value });
+                }
+            }
             "dialect" => {
                 self.check_attrs(node, &["name", "doc"]);
                 let doc = node.attribute("doc").map(normalize_doc).unwrap_or_default();
@@ -620,6 +638,7 @@ impl Parser<'_> {
             ("written", ann.written.first().map(|w| w.span.clone())),
             ("text-list", ann.text_list.as_ref().map(|l| l.span.clone())),
             ("dialect", ann.dialects.first().map(|d| d.name.span.clone())),
+            ("version", ann.versions.first().map(|v| v.dialect.span.clone())),
         ];
         for (name, span) in found {
             if let Some(span) = span
@@ -692,7 +711,8 @@ impl Parser<'_> {
         }
         let name = self.required_attr(node, "name")?;
         let (min, max) = self.occurs(node);
-        let (ann, kids) = self.split_annotation(node, &["also", "written"]);
+        let takes: &[&str] = if top_level { &["version"] } else { &["also", "written"] };
+        let (ann, kids) = self.split_annotation(node, takes);
         let mut inline: Option<TypeUse> = None;
         for c in kids {
             match xs_name(c) {

@@ -140,12 +140,25 @@ pub(super) fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
     let t = ctx.model.ty(id);
     let name = ident(&t.rust_name);
     let mut body = Vec::new();
-    for a in &s.attributes {
+    let version_attribute = s.root.as_ref().and_then(|r| r.version_attribute);
+    for (i, a) in s.attributes.iter().enumerate() {
         let f = ident(&a.rust_name);
-        body.push(in_dialects(ctx.model, a, |xml| match a.multiplicity() {
+        let mut write = in_dialects(ctx.model, a, |xml| match a.multiplicity() {
             Multiplicity::One => quote!(w.attr(#xml, &self.#f);),
             _ => quote!(w.attr_opt(#xml, &self.#f);),
-        }));
+        });
+        // The service's version, as another dialect writes it (`gen:version`).
+        if version_attribute == Some(i) {
+            let xml = &a.xml_name;
+            for v in s.root.iter().flat_map(|r| r.dialect_versions.iter().rev()) {
+                let is = is_dialect(ctx.model, &[v.dialect]);
+                let value = v.name.as_deref().unwrap_or_default();
+                write = quote! {
+                    if #is && self.#f == <Self as rt::Message>::VERSION { w.attr(#xml, &#value); } else { #write }
+                };
+            }
+        }
+        body.push(write);
     }
     match &s.content {
         Content::Empty => {}

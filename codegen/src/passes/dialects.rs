@@ -30,6 +30,13 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
     for (t, item) in model.types.iter_mut().zip(items) {
         let TypeKind::Struct(s) = &mut t.kind else { continue };
         check_also(s, diags);
+        if let Some(root) = &mut s.root {
+            for v in &mut root.dialect_versions {
+                if let Some(i) = position(&dialects, &v.dialect_name, &v.span, false, diags) {
+                    v.dialect = i;
+                }
+            }
+        }
         for f in s.attributes.iter_mut() {
             resolve_written(f, &dialects, diags);
         }

@@ -2828,7 +2828,7 @@ pub struct TourActivityBasicInfo {
     /// Supplier product code (string), e.g. TE0CC00A.
     #[yaserde(attribute = true, rename = "SupplierProductCode")]
     pub supplier_product_code: Option<String>,
-    /// Supplier service code (string): TIC (ticket only) or TRF (with transfer/pickup).
+    /// Supplier service code (string): TIC (ticket only) or TRF (with transfer/pickup). The vendor's attribute: OpenTravel 2016B has none, so the ota2016b dialect leaves it out (an offer with a transfer has its PickupDropoff; a booking without a service code books the service the request describes).
     #[yaserde(attribute = true, rename = "SupplierServiceCode")]
     pub supplier_service_code: Option<String>,
     /// Name of the activity (string).
@@ -2894,7 +2894,9 @@ impl rt::Encode for TourActivityBasicInfo {
         w.start(name);
         w.attr("TourActivityID", &self.tour_activity_id);
         w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
+        }
         w.attr_opt("Name", &self.name);
         w.attr_opt("ShortName", &self.short_name);
         w.end(name);

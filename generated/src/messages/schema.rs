@@ -867,7 +867,12 @@ pub static TOUR_ACTIVITY_BASIC_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    forms: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Attribute(2),
+        },
+    ],
 };
 
 pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
@@ -5219,7 +5224,12 @@ pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    forms: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Attribute(2),
+        },
+    ],
 };
 
 pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {

@@ -434,7 +434,13 @@ impl rt::Encode for OtaTourActivityAvailRs {
         w.start(name);
         w.attr_opt("EchoToken", &self.echo_token);
         w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
+        if w.dialect() == super::Dialect::Ota2016b.into()
+            && self.version == <Self as rt::Message>::VERSION
+        {
+            w.attr("Version", &"2016.2");
+        } else {
+            w.attr("Version", &self.version);
+        }
         w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
         w.attr_opt("PrimaryLangID", &self.primary_lang_id);
         if let Some(v) = &self.success {

@@ -743,7 +743,7 @@ pub struct BookingBasicInfo {
     /// Supplier product code (string).
     #[yaserde(attribute = true, rename = "SupplierProductCode")]
     pub supplier_product_code: Option<String>,
-    /// Supplier service code (string), e.g. TIC (ticket only) or TRF (with transfer/pickup). Optional (OpenTravel 2016B has none): without it, the product's service the request describes, a transfer with a PickupDropoff, else one without; when that is not one service, the request is refused naming the codes.
+    /// Supplier service code (string), e.g. TIC (ticket only) or TRF (with transfer/pickup). Optional (OpenTravel 2016B has none): without it, the product's service the request describes, a transfer with a PickupDropoff, else one without; when that is not one service, the request is refused naming the codes. The ota2016b dialect leaves it out of the answer.
     #[yaserde(attribute = true, rename = "SupplierServiceCode")]
     pub supplier_service_code: Option<String>,
 }
@@ -793,7 +793,9 @@ impl rt::Encode for BookingBasicInfo {
         w.start(name);
         w.attr("TourActivityID", &self.tour_activity_id);
         w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
+        }
         w.end(name);
     }
 }

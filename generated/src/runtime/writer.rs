@@ -30,6 +30,12 @@ impl ToValue for String {
     }
 }
 
+impl ToValue for &str {
+    fn to_value(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
+    }
+}
+
 impl ToValue for bool {
     fn to_value(&self) -> Cow<'_, str> {
         Cow::Borrowed(if *self { "true" } else { "false" })
