@@ -103,6 +103,14 @@ fn cancel(cancel_type: &str, id: &str) -> String {
     )
 }
 
+/// The `HotelReservation` of a read answer as the `HotelResModify` of a modify request, as an
+/// official binding's client sends it back.
+fn as_modify(read_answer: &str) -> String {
+    let start = read_answer.find("<HotelReservation ").expect("a HotelReservation");
+    let end = read_answer.find("</HotelReservation>").expect("its end") + "</HotelReservation>".len();
+    read_answer[start..end].replace("<HotelReservation ", "<HotelResModify ").replace("</HotelReservation>", "</HotelResModify>")
+}
+
 fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
     let ids = &rs.hotel_reservations.as_ref()?.hotel_reservation.res_global_info.hotel_reservation_ids.as_ref()?.hotel_reservation_id;
     ids.iter().find(|r| r.res_id_source_context == ResIdSourceContext::Internal).map(|r| r.res_id_value.clone())
@@ -164,9 +172,7 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     // LastModifyDateTime, the guests as a list, the services with Type and ID) sent back as
     // HotelResModify with one change, a guest's given name.
     let modify = |res_status: &str| {
-        let start = body.find("<HotelReservation ").unwrap();
-        let end = body.find("</HotelReservation>").unwrap() + "</HotelReservation>".len();
-        let reservation = body[start..end].replace("<HotelReservation ", "<HotelResModify ").replace("</HotelReservation>", "</HotelResModify>").replace("<GivenName>Jan</GivenName>", "<GivenName>Janek</GivenName>");
+        let reservation = as_modify(&body).replace("<GivenName>Jan</GivenName>", "<GivenName>Janek</GivenName>");
         format!(r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1"{res_status}>{}<HotelResModifies>{reservation}</HotelResModifies></OTA_HotelResModifyRQ>"#, pos(OTA_DEMO))
     };
     let quoted = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &modify(r#" ResStatus="Quote""#)).await).unwrap();
@@ -184,9 +190,7 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     // What OpenTravel's form may say that /bookmodify does not do is refused, naming it; a
     // UniqueID must name this booking.
     let (_, _, fresh) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
-    let start = fresh.find("<HotelReservation ").unwrap();
-    let end = fresh.find("</HotelReservation>").unwrap() + "</HotelReservation>".len();
-    let current = fresh[start..end].replace("<HotelReservation ", "<HotelResModify ").replace("</HotelReservation>", "</HotelResModify>");
+    let current = as_modify(&fresh);
     for (change, code, tag) in [
         (current.replace(r#"ResStatus="Reserved""#, r#"ResStatus="Cancelled""#), ErrorCode::UnableToProcess, "/@ResStatus"),
         (current.replace("<HotelResModify ", r#"<HotelResModify RoomStayReservation="false" "#), ErrorCode::UnableToProcess, "/@RoomStayReservation"),
