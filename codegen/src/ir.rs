@@ -135,9 +135,8 @@ pub struct RootInfo {
     /// The attribute that carries the message version, as an index into the struct's
     /// attributes: a new message has it set to `version` (set by the `versions` pass).
     pub version_attribute: Option<usize>,
-    /// The `Version` other dialects write in place of [`RootInfo::version`] (`gen:version`;
-    /// the dialect's position set by the `dialects` pass).
-    pub dialect_versions: Vec<Written>,
+    /// The `Version` other dialects write in place of [`RootInfo::version`] (`gen:version`).
+    pub dialect_versions: Vec<DialectVersion>,
     /// The point of sale of a request: its required `POS` child element, as an index into
     /// [`StructDef::element_fields`] (set by the `std_attributes` pass).
     pub pos: Option<usize>,
@@ -194,8 +193,21 @@ pub struct TextList {
     pub span: Span,
 }
 
-/// How one dialect writes a field (`gen:written`), or a root's `Version` (`gen:version`).
+/// The `Version` one dialect writes for a message root (`gen:version`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialectVersion {
+    /// The dialect, by name (from the spec).
+    pub dialect_name: String,
+    /// Its position in [`Model::dialects`] (set by the `dialects` pass).
+    pub dialect: u8,
+    /// The version it writes.
+    pub value: String,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// How one dialect writes a field (`gen:written`).
+#[derive(Debug, Clone)]
 pub struct Written {
     /// The dialect, by name (from the spec).
     pub dialect_name: String,
@@ -533,7 +545,7 @@ impl Model {
             parts.push(format!("version in @{}", a.xml_name));
         }
         for v in &r.dialect_versions {
-            parts.push(format!("{} writes version {}", v.dialect_name, v.name.as_deref().unwrap_or_default()));
+            parts.push(format!("{} writes version {}", v.dialect_name, v.value));
         }
         if let Some(p) = r.pos {
             parts.push(format!("point of sale {}", name(p)));

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
-    AliasDef, Builtin, Content, DialectDef, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
+    AliasDef, Builtin, Content, DialectDef, DialectVersion, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
     Scalar, StructDef, TextList, TypeDef, TypeId, TypeKind, Variant, Written,
 };
 use crate::parse::{
@@ -243,7 +243,7 @@ impl<'a> Lowerer<'a> {
                 .ann
                 .versions
                 .iter()
-                .map(|v| Written { dialect_name: v.dialect.value.clone(), dialect: 0, name: Some(v.value.value.clone()), span: v.dialect.span.clone() })
+                .map(|v| DialectVersion { dialect_name: v.dialect.value.clone(), dialect: 0, value: v.value.value.clone(), span: v.dialect.span.clone() })
                 .collect(),
             pos: None,
             variant: String::new(),

@@ -152,7 +152,7 @@ pub(super) fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
             let xml = &a.xml_name;
             for v in s.root.iter().flat_map(|r| r.dialect_versions.iter().rev()) {
                 let is = is_dialect(ctx.model, &[v.dialect]);
-                let value = v.name.as_deref().unwrap_or_default();
+                let value = &v.value;
                 write = quote! {
                     if #is && self.#f == <Self as rt::Message>::VERSION { w.attr(#xml, &#value); } else { #write }
                 };

@@ -6,12 +6,16 @@
 //! not at all); a type of one repeated element with one attribute may also be read from, and in
 //! some dialects written as, the attribute's values listed as text (`gen:text-list`).
 //!
-//! The pass resolves each dialect name to its position ([`Written::dialect`](crate::ir::Written::dialect),
-//! [`TextList::written`](crate::ir::TextList::written)), finds the list's item type
+//! A message root may give the `Version` another dialect writes (`gen:version`).
+//!
+//! The pass resolves each dialect name to its position
+//! ([`Written::dialect`](crate::ir::Written::dialect),
+//! [`TextList::written`](crate::ir::TextList::written),
+//! [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect)), finds the list's item type
 //! ([`TextList::item`](crate::ir::TextList::item)), and refuses what a decoder or encoder could
 //! not honour: an unknown dialect, another name for the default dialect (it may only omit a
-//! field that only the other dialects write), a required field that a dialect omits, another name that is already a name of the struct, a text list of any other
-//! shape.
+//! field that only the other dialects write), a required field that a dialect omits, another
+//! name that is already a name of the struct, a text list of any other shape.
 
 use crate::diagnostics::{Diagnostics, Span};
 use crate::ir::{Content, DialectDef, Field, FieldType, Model, Multiplicity, Particle, StructDef, TypeId, TypeKind};

@@ -63,13 +63,11 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
         "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (id) DO UPDATE SET id_context = excluded.id_context, name = excluded.name,
-             password_hash = excluded.password_hash, active = excluded.active",
-        &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now, &r.dialect.unwrap_or_default().as_str()],
+             password_hash = excluded.password_hash, active = excluded.active,
+             dialect = CASE WHEN $8 THEN excluded.dialect ELSE requestor.dialect END",
+        &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now, &r.dialect.unwrap_or_default().as_str(), &r.dialect.is_some()],
     )
     .await?;
-    if let Some(dialect) = r.dialect {
-        set_dialect(c, &r.id, dialect).await?;
-    }
     if let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
     }

@@ -345,4 +345,24 @@ async fn activity_booking_in_the_official_form(b: Backend) {
     assert!(refused.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Category/QualifierInfo")), "{body}");
 }
 
-backend_tests!(activity_booking_in_the_official_form, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+/// An import sets a requestor's dialect when it gives one and keeps it when it does not.
+async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
+    let server = TestServer::start(b).await;
+    let import = |id: &str, context: &str, dialect: &str| {
+        let json = format!(r#"{{"requestors": [{{"id": "{id}", "id_context": "{context}", "name": "{id}", "password": "pw-{id}"{dialect}}}]}}"#);
+        ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", &json).unwrap()
+    };
+    let store = server.store();
+    let dialect_of = |id: &'static str| async move {
+        let all = ota_gateway::requestors::admin::list(store).await.unwrap();
+        all.into_iter().find(|r| r.id == id).map(|r| r.dialect)
+    };
+    ota_gateway::import::import(server.store(), import(OTA_DEMO.0, OTA_DEMO.1, "")).await.unwrap();
+    assert_eq!(dialect_of("OTA-DEMO").await, Some(ota_messages::Dialect::Ota2016b), "kept");
+    ota_gateway::import::import(server.store(), import(DEMO.0, DEMO.1, r#", "dialect": "ota2016b""#)).await.unwrap();
+    assert_eq!(dialect_of("DEMO").await, Some(ota_messages::Dialect::Ota2016b), "set");
+    ota_gateway::import::import(server.store(), import("NEW", "NEW-DIST", "")).await.unwrap();
+    assert_eq!(dialect_of("NEW").await, Some(ota_messages::Dialect::Service), "a new requestor: the default");
+}
+
+backend_tests!(an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
