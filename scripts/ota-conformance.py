@@ -6,7 +6,7 @@
 XSD_DIR is a directory holding the official OpenTravel schemas (searched recursively for
 `OTA_<answer root>.xsd`): `conformance/opentravel-2016b` holds the 2016B ones our roots need.
 `--credentials OTA-DEMO,OTA-DEMO-DIST,ota-demo-pass` runs the requests as the demo partner on
-the `ota2016b` dialect (its reads of the demo bookings, which are DEMO's, are "not found"). The gateway should run on a fresh demo database
+the `ota2016b` dialect (reading and modifying its own demo bookings). The gateway should run on a fresh demo database
 (`ota-gateway serve --db /tmp/fresh.db`): the requests use the demo credentials and content.
 
 It sends a fixed set of 50 requests covering every operation (successes, warnings and errors;
@@ -91,6 +91,9 @@ def requests(cred, run):
     """The fixed set: (name, path, body or a function of the answers so far)."""
     d = today_plus
     wrong = (cred[0], cred[1], "not-the-password")
+    # The demo bookings of the requestor: DEMO's DEMO-2030-000N (internal 4471200 + N - 1),
+    # OTA-DEMO's OTA-2030-000N (4471400 + N - 1).
+    client, internal = ("OTA", 4471400) if cred[0] == "OTA-DEMO" else ("DEMO", 4471200)
 
     def nbc(body, lang="en", c=cred, version="2009.1"):
         return (f'<OTA_HotelDescriptiveInfoRQ xmlns="{NS}" Version="{version}" PrimaryLangID="{lang}">{pos(c)}'
@@ -232,14 +235,14 @@ def requests(cred, run):
         ("book-commit-no-reference", "/activitybook", book("Commit")),
         ("book-bad-status", "/activitybook", book("Hold")),
         # /bookread → OTA_ResRetrieveRS
-        ("read-client", "/bookread", read("DEMO-2030-0001")),
-        ("read-internal", "/bookread", read("4471201", "Internal")),
-        ("read-cancelled", "/bookread", read("DEMO-2030-0003")),
-        ("read-urban", "/bookread", read("DEMO-2030-0004")),
+        ("read-client", "/bookread", read(f"{client}-2030-0001")),
+        ("read-internal", "/bookread", read(str(internal + 1), "Internal")),
+        ("read-cancelled", "/bookread", read(f"{client}-2030-0003")),
+        ("read-urban", "/bookread", read(f"{client}-2030-0004")),
         ("read-list-arrival", "/bookread", read_list("ArrivalDate")),
         ("read-list-created", "/bookread", read_list("CreateDate")),
         ("read-list-cancelled", "/bookread", read_list("ArrivalDate", "Cancelled")),
-        ("read-not-found", "/bookread", read("DEMO-2030-9999")),
+        ("read-not-found", "/bookread", read(f"{client}-2030-9999")),
         ("read-other-partner", "/bookread", read("P2-2030-0001")),
         # /bookmodify → OTA_HotelResModifyRS (built from the reads above)
         ("modify-quote-unchanged", "/bookmodify", modify("read-internal")),

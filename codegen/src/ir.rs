@@ -177,6 +177,33 @@ pub struct StructDef {
     /// `gen:text-list`: the struct is also read from, and in some dialects written as, a list
     /// of its one element's one attribute as text (checked and resolved by the `dialects` pass).
     pub text_list: Option<TextList>,
+    /// `gen:text`: how some dialects write the element's text (checked and resolved by the
+    /// `dialects` pass).
+    pub text_forms: Vec<TextForm>,
+}
+
+/// How one dialect writes an element's text (`gen:text`); decoders take the form in every
+/// dialect.
+#[derive(Debug, Clone)]
+pub struct TextForm {
+    /// The dialect, by name (from the spec).
+    pub dialect_name: String,
+    /// Its position in [`Model::dialects`] (set by the `dialects` pass).
+    pub dialect: u8,
+    /// What it writes.
+    pub kind: TextFormKind,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// What a dialect writes for an element's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextFormKind {
+    /// The text as this attribute, and no text (for a type of text content).
+    Attribute(String),
+    /// This text, in an element that has none in the default dialect (for a type of no
+    /// content; e.g. the `Other_` of an open OpenTravel list whose code is in an attribute).
+    Value(String),
 }
 
 /// A struct of one repeated element with one attribute, also written as a list of the
@@ -213,10 +240,32 @@ pub struct Written {
     pub dialect_name: String,
     /// Its position in [`Model::dialects`] (set by the `dialects` pass).
     pub dialect: u8,
-    /// The name written instead; `None`: the field is not written in that dialect.
-    pub name: Option<String>,
+    /// What it writes instead.
+    pub form: WrittenForm,
     /// Where it was declared.
     pub span: Span,
+}
+
+/// What one dialect writes instead of a field's declared form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WrittenForm {
+    /// The field under this name.
+    Name(String),
+    /// Nothing: the dialect does not write the field.
+    Omitted,
+    /// An empty element when the field is absent (an optional element the dialect requires,
+    /// of a type with nothing required).
+    EmptyWhenAbsent,
+}
+
+impl Written {
+    /// The name the dialect writes the field under, if another.
+    pub fn name(&self) -> Option<&str> {
+        match &self.form {
+            WrittenForm::Name(n) => Some(n),
+            _ => None,
+        }
+    }
 }
 
 /// An attribute group used by a struct.
@@ -346,8 +395,8 @@ impl Field {
     /// write it under, each once.
     pub fn other_names(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
-        for n in self.also.iter().chain(self.written.iter().filter_map(|w| w.name.as_ref())) {
-            if n != &self.xml_name && !out.contains(&n.as_str()) {
+        for n in self.also.iter().map(String::as_str).chain(self.written.iter().filter_map(Written::name)) {
+            if n != self.xml_name && !out.contains(&n) {
                 out.push(n);
             }
         }
@@ -501,14 +550,11 @@ impl Model {
             let _ = write!(out, " also {a}");
         }
         for w in &f.written {
-            match &w.name {
-                Some(n) => {
-                    let _ = write!(out, "; {} writes {n}", w.dialect_name);
-                }
-                None => {
-                    let _ = write!(out, "; {} omits it", w.dialect_name);
-                }
-            }
+            let _ = match &w.form {
+                WrittenForm::Name(n) => write!(out, "; {} writes {n}", w.dialect_name),
+                WrittenForm::Omitted => write!(out, "; {} omits it", w.dialect_name),
+                WrittenForm::EmptyWhenAbsent => write!(out, "; {} writes it empty when absent", w.dialect_name),
+            };
         }
         out
     }
@@ -593,6 +639,12 @@ impl Model {
                 }
                 if let Some(l) = &s.text_list {
                     let _ = writeln!(out, "    also read as a text list; written so by {}", l.written_names.join(" "));
+                }
+                for t in &s.text_forms {
+                    let _ = match &t.kind {
+                        TextFormKind::Attribute(a) => writeln!(out, "    text also read as @{a}; written so by {}", t.dialect_name),
+                        TextFormKind::Value(v) => writeln!(out, "    text {v:?} also read; written by {}", t.dialect_name),
+                    };
                 }
                 for a in &s.attributes {
                     let req = if a.min > 0 { "required" } else { "optional" };

@@ -11,10 +11,10 @@ use std::collections::{HashMap, HashSet};
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
     AliasDef, Builtin, Content, DialectDef, DialectVersion, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
-    Scalar, StructDef, TextList, TypeDef, TypeId, TypeKind, Variant, Written,
+    Scalar, StructDef, TextForm, TextFormKind, TextList, TypeDef, TypeId, TypeKind, Variant, Written, WrittenForm,
 };
 use crate::parse::{
-    Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind, Item,
+    Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind, Item, TextFormDecl,
     MaxOccurs, Particle, QName, SchemaFile, SimpleDef, SimpleTypeDecl, SimpleTypeUse, TypeUse,
 };
 use crate::regex::translate_pattern;
@@ -319,7 +319,21 @@ impl<'a> Lowerer<'a> {
             item: None,
             span: l.span.clone(),
         });
-        StructDef { root: None, attributes, groups, content, std_traits: Vec::new(), text_list }
+        let text_forms = t
+            .ann
+            .texts
+            .iter()
+            .map(|d| TextForm {
+                dialect_name: d.dialect.value.clone(),
+                dialect: 0,
+                kind: match &d.form {
+                    TextFormDecl::Attribute(a) => TextFormKind::Attribute(a.value.clone()),
+                    TextFormDecl::Value(v) => TextFormKind::Value(v.value.clone()),
+                },
+                span: d.span.clone(),
+            })
+            .collect();
+        StructDef { root: None, attributes, groups, content, std_traits: Vec::new(), text_list, text_forms }
     }
 
     fn unique_child(&mut self, names: &mut HashMap<String, Span>, f: &Field) {
@@ -691,7 +705,11 @@ fn written(ann: &Annotation) -> Vec<Written> {
         .map(|w| Written {
             dialect_name: w.dialect.value.clone(),
             dialect: 0,
-            name: w.name.as_ref().map(|n| n.value.clone()),
+            form: match (&w.name, w.empty_when_absent) {
+                (Some(n), _) => WrittenForm::Name(n.value.clone()),
+                (None, true) => WrittenForm::EmptyWhenAbsent,
+                (None, false) => WrittenForm::Omitted,
+            },
             span: w.span.clone(),
         })
         .collect()

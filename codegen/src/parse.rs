@@ -55,12 +55,16 @@ pub struct Annotation {
     /// `<gen:also name=".."/>` on an attribute or element: another name decoders take for it;
     /// on an enumeration value, another value that means it.
     pub also: Vec<Spanned<String>>,
-    /// `<gen:written dialect=".." name=".."/>` or `omit="true"`: how a dialect writes the
-    /// attribute or element.
+    /// `<gen:written dialect=".." name=".."/>`, `omit="true"` or `empty-when-absent="true"`: how
+    /// a dialect writes the attribute or element.
     pub written: Vec<WrittenDecl>,
     /// `<gen:text-list written=".."/>` on a complex type of one repeated element with one
     /// attribute: it is also taken as that attribute's values, listed as text.
     pub text_list: Option<TextListDecl>,
+    /// `<gen:text dialect=".." attribute=".."/>` or `value=".."` on a complex type: how a
+    /// dialect writes the element's text (as an attribute), or the text it writes in an
+    /// element of no content.
+    pub texts: Vec<TextDecl>,
     /// `<gen:dialect name=".." doc=".."/>` in a schema's own annotation: a dialect of the spec.
     pub dialects: Vec<DialectDecl>,
     /// `<gen:version dialect=".." value=".."/>` on a message root: the `Version` that dialect
@@ -86,8 +90,31 @@ pub struct WrittenDecl {
     pub name: Option<Spanned<String>>,
     /// True when the dialect does not write it at all.
     pub omit: bool,
+    /// True when the dialect writes an empty element when it is absent
+    /// (`empty-when-absent="true"`: an optional element the dialect requires).
+    pub empty_when_absent: bool,
     /// The declaration.
     pub span: Span,
+}
+
+/// `gen:text`: how one dialect writes an element's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextDecl {
+    /// The dialect.
+    pub dialect: Spanned<String>,
+    /// What it writes.
+    pub form: TextFormDecl,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// What a dialect writes for an element's text (`gen:text`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextFormDecl {
+    /// `attribute=".."`: the text as this attribute (the element then has no text).
+    Attribute(Spanned<String>),
+    /// `value=".."`: this text, in an element that has none in the default dialect.
+    Value(Spanned<String>),
 }
 
 /// `gen:text-list`.
@@ -589,22 +616,23 @@ impl Parser<'_> {
                 ann.also.extend(self.required_attr(node, "name"));
             }
             "written" => {
-                self.check_attrs(node, &["dialect", "name", "omit"]);
+                self.check_attrs(node, &["dialect", "name", "omit", "empty-when-absent"]);
                 let Some(dialect) = self.required_attr(node, "dialect") else { return };
                 let name = node.attribute("name").map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, "name") });
-                let omit = match node.attribute("omit") {
+                let mut flag = |attr: &str| match node.attribute(attr) {
                     None | Some("false") => false,
                     Some("true") => true,
                     Some(other) => {
-                        let span = self.attr_span(node, "omit");
-                        self.diags.error(span, format!("`omit` must be `true` or `false`, found `{other}`"));
+                        let span = self.attr_span(node, attr);
+                        self.diags.error(span, format!("`{attr}` must be `true` or `false`, found `{other}`"));
                         false
                     }
                 };
-                if name.is_some() == omit {
-                    self.diags.error(span.clone(), "gen:written takes either `name` or `omit=\"true\"`");
+                let (omit, empty_when_absent) = (flag("omit"), flag("empty-when-absent"));
+                if usize::from(name.is_some()) + usize::from(omit) + usize::from(empty_when_absent) != 1 {
+                    self.diags.error(span.clone(), "gen:written takes one of `name`, `omit=\"true\"` and `empty-when-absent=\"true\"`");
                 }
-                ann.written.push(WrittenDecl { dialect, name, omit, span });
+                ann.written.push(WrittenDecl { dialect, name, omit, empty_when_absent, span });
             }
             "text-list" => {
                 self.check_attrs(node, &["written"]);
@@ -612,6 +640,20 @@ impl Parser<'_> {
                     w.value.split_ascii_whitespace().map(|d| Spanned { value: d.to_string(), span: w.span.clone() }).collect()
                 });
                 ann.text_list = Some(TextListDecl { written: written.unwrap_or_default(), span });
+            }
+            "text" => {
+                self.check_attrs(node, &["dialect", "attribute", "value"]);
+                let Some(dialect) = self.required_attr(node, "dialect") else { return };
+                let given = |name: &str| node.attribute(name).map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, name) });
+                let form = match (given("attribute"), given("value")) {
+                    (Some(a), None) => TextFormDecl::Attribute(a),
+                    (None, Some(v)) => TextFormDecl::Value(v),
+                    _ => {
+                        self.diags.error(span, "gen:text takes either `attribute` or `value`");
+                        return;
+                    }
+                };
+                ann.texts.push(TextDecl { dialect, form, span });
             }
             "version" => {
                 self.check_attrs(node, &["dialect", "value"]);
@@ -637,6 +679,7 @@ impl Parser<'_> {
             ("also", ann.also.first().map(|a| a.span.clone())),
             ("written", ann.written.first().map(|w| w.span.clone())),
             ("text-list", ann.text_list.as_ref().map(|l| l.span.clone())),
+            ("text", ann.texts.first().map(|t| t.span.clone())),
             ("dialect", ann.dialects.first().map(|d| d.name.span.clone())),
             ("version", ann.versions.first().map(|v| v.dialect.span.clone())),
         ];
@@ -746,7 +789,7 @@ impl Parser<'_> {
     fn complex_type(&mut self, node: Node, top_level: bool) -> Option<ComplexTypeDecl> {
         self.check_attrs(node, if top_level { &["name"] } else { &[] });
         let name = if top_level { Some(self.required_attr(node, "name")?) } else { None };
-        let (ann, kids) = self.split_annotation(node, &["text-list"]);
+        let (ann, kids) = self.split_annotation(node, &["text-list", "text"]);
         let mut content = ComplexContent::Empty;
         let mut attributes = Vec::new();
         let mut seen_content = false;

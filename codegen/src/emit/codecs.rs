@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{Ctx, ident};
-use crate::ir::{Content, Field, FieldType, Model, Multiplicity, Scalar, StructDef, TypeId, TypeKind};
+use crate::ir::{Content, Field, FieldType, Model, Multiplicity, Scalar, StructDef, TextFormKind, TypeId, TypeKind, WrittenForm};
 use crate::passes::naming::screaming;
 
 /// The `Decode` impl of a struct: attributes and children checked and bound in one pass. Each
@@ -68,11 +68,16 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         }
     };
     let content = match &s.content {
-        Content::Empty => quote!(cx.empty(node)?;),
+        Content::Empty if s.text_forms.is_empty() => quote!(cx.empty(node)?;),
+        // A text some dialect writes (`gen:text value`).
+        Content::Empty => quote!(cx.empty_or_fixed(node, DESC)?;),
         Content::Text(sc) => {
             let d = simple_desc_path(ctx.model, sc);
             inits.push(quote!(value: f_value.ok_or_else(|| cx.bug(node))?,));
-            quote!(let f_value = cx.text(node, #d)?;)
+            match text_attribute(s) {
+                Some((_, name)) => quote!(let f_value = cx.text_or_attribute(node, #d, #name)?;),
+                None => quote!(let f_value = cx.text(node, #d)?;),
+            }
         }
         Content::Sequence(_) => {
             let text_list = text_list_decode(ctx, s);
@@ -161,8 +166,23 @@ pub(super) fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         body.push(write);
     }
     match &s.content {
-        Content::Empty => {}
-        Content::Text(_) => body.push(quote!(w.text(&self.value);)),
+        Content::Empty => {
+            // The text some dialects write in an element of no content (`gen:text value`).
+            for t in &s.text_forms {
+                if let TextFormKind::Value(v) = &t.kind {
+                    let is = is_dialect(ctx.model, &[t.dialect]);
+                    body.push(quote!(if #is { w.text(&#v); }));
+                }
+            }
+        }
+        Content::Text(_) => match text_attribute(s) {
+            // The text as an attribute in the dialects that say so (`gen:text attribute`).
+            Some((dialects, name)) => {
+                let is = is_dialect(ctx.model, &dialects);
+                body.push(quote!(if #is { w.attr(#name, &self.value); } else { w.text(&self.value); }));
+            }
+            None => body.push(quote!(w.text(&self.value);)),
+        },
         Content::Sequence(_) => {
             let mut children = Vec::new();
             for f in s.element_fields() {
@@ -184,6 +204,7 @@ pub(super) fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
                         }
                     }
                 }));
+                children.extend(empty_when_absent(ctx.model, f));
             }
             body.push(match text_list_encode(ctx.model, s) {
                 Some((is, as_text)) => quote! {
@@ -210,15 +231,43 @@ fn in_dialects(model: &Model, f: &Field, write: impl Fn(&str) -> TokenStream) ->
     let mut out = write(&f.xml_name);
     for d in f.written.iter().rev() {
         let is = is_dialect(model, &[d.dialect]);
-        out = match d.name.as_deref() {
-            Some(name) => {
+        out = match &d.form {
+            WrittenForm::Name(name) => {
                 let other = write(name);
                 quote!(if #is { #other } else { #out })
             }
-            None => quote!(if !(#is) { #out }),
+            WrittenForm::Omitted => quote!(if !(#is) { #out }),
+            // Written as declared; see `empty_when_absent`.
+            WrittenForm::EmptyWhenAbsent => out,
         };
     }
     out
+}
+
+/// What writes an empty element for an absent optional element in the dialects that require
+/// it (`gen:written empty-when-absent`).
+fn empty_when_absent(model: &Model, f: &Field) -> Option<TokenStream> {
+    let dialects: Vec<u8> = f.written.iter().filter(|d| d.form == WrittenForm::EmptyWhenAbsent).map(|d| d.dialect).collect();
+    if dialects.is_empty() {
+        return None;
+    }
+    let is = is_dialect(model, &dialects);
+    let (fname, xml) = (ident(&f.rust_name), &f.xml_name);
+    Some(quote!(if self.#fname.is_none() && (#is) { w.start(#xml); w.end(#xml); }))
+}
+
+/// The dialects that write a struct's text as an attribute, and the attribute
+/// (`gen:text attribute`; the `dialects` pass allows one name per type).
+fn text_attribute(s: &StructDef) -> Option<(Vec<u8>, &str)> {
+    let mut name = None;
+    let mut dialects = Vec::new();
+    for t in &s.text_forms {
+        if let TextFormKind::Attribute(a) = &t.kind {
+            name = Some(a.as_str());
+            dialects.push(t.dialect);
+        }
+    }
+    Some((dialects, name?))
 }
 
 /// A test of the writer's dialect: one of `dialects`.

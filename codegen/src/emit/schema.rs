@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote};
 
-use crate::ir::{Builtin, Content, Field, FieldType, Model, Particle, Scalar, TypeKind};
+use crate::ir::{Builtin, Content, Field, FieldType, Model, Particle, Scalar, TextFormKind, TypeKind, WrittenForm};
 use crate::passes::naming::{pascal, screaming};
 
 fn simple_desc_ref(model: &Model, s: &Scalar) -> TokenStream {
@@ -49,6 +49,7 @@ pub(super) fn schema(model: &Model) -> TokenStream {
     let mut items = Vec::new();
     let mut builtins_used = BTreeSet::new();
     let mut uses_forms = false;
+    let mut uses_members = false;
     let mut note_builtin = |s: &Scalar| {
         if s.named.is_none() {
             builtins_used.insert(s.builtin);
@@ -82,12 +83,24 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                     for name in f.other_names() {
                         forms.push(quote!(Form::Also { name: #name, of: #of },));
                     }
-                    for d in f.written.iter().filter(|d| d.name.is_none()) {
+                    for d in &f.written {
                         let dialect = proc_macro2::Literal::u8_unsuffixed(d.dialect);
-                        forms.push(quote!(Form::Omitted { dialect: #dialect, of: #of },));
+                        match d.form {
+                            WrittenForm::Omitted => forms.push(quote!(Form::Omitted { dialect: #dialect, of: #of },)),
+                            WrittenForm::EmptyWhenAbsent => forms.push(quote!(Form::EmptyWhenAbsent { dialect: #dialect, of: #of },)),
+                            WrittenForm::Name(_) => {}
+                        }
                     }
                 }
+                for t in &s.text_forms {
+                    forms.push(match &t.kind {
+                        TextFormKind::Attribute(name) => quote!(Form::Also { name: #name, of: Member::Text },),
+                        TextFormKind::Value(value) => quote!(Form::Text { value: #value },),
+                    });
+                }
+                forms.dedup_by(|a, b| a.to_string() == b.to_string());
                 uses_forms |= !forms.is_empty();
+                uses_members |= forms.iter().any(|f| f.to_string().contains("Member"));
                 let content = match &s.content {
                     Content::Empty => quote!(Content::Empty),
                     Content::Text(sc) => {
@@ -202,7 +215,10 @@ pub(super) fn schema(model: &Model) -> TokenStream {
     }
     let mut names = vec!["AttrDesc", "Builtin", "ComplexDesc", "Content", "ElementDesc", "Particle", "Pattern", "SimpleDesc", "TypeDesc"];
     if uses_forms {
-        names.extend(["Form", "Member"]);
+        names.push("Form");
+    }
+    if uses_members {
+        names.push("Member");
     }
     names.sort_unstable();
     let mut imports: Vec<TokenStream> = names.into_iter().map(|n| format_ident!("{n}").into_token_stream()).collect();

@@ -2,27 +2,32 @@
 //!
 //! The spec declares its dialects once (`gen:dialect` in `common.xsd`; the first is the
 //! default, the form every declaration has). A field may carry other names decoders take in any
-//! dialect (`gen:also`), and say how another dialect writes it (`gen:written`: another name, or
-//! not at all); a type of one repeated element with one attribute may also be read from, and in
+//! dialect (`gen:also`), and say how another dialect writes it (`gen:written`: another name,
+//! not at all, or as an empty element when absent, for an element that dialect requires); a type of one repeated element with one attribute may also be read from, and in
 //! some dialects written as, the attribute's values listed as text (`gen:text-list`).
 //!
+//! A type may say how a dialect writes its text (`gen:text`): as an attribute (a type of text
+//! content), or a fixed text in an element that has none in the default (a type of no content).
 //! A message root may give the `Version` another dialect writes (`gen:version`).
 //!
 //! The pass resolves each dialect name to its position
 //! ([`Written::dialect`](crate::ir::Written::dialect),
 //! [`TextList::written`](crate::ir::TextList::written),
-//! [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect)), finds the list's item type
+//! [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect),
+//! [`TextForm::dialect`](crate::ir::TextForm::dialect)), finds the list's item type
 //! ([`TextList::item`](crate::ir::TextList::item)), and refuses what a decoder or encoder could
 //! not honour: an unknown dialect, another name for the default dialect (it may only omit a
 //! field that only the other dialects write), a required field that a dialect omits, another
-//! name that is already a name of the struct, a text list of any other shape.
+//! name that is already a name of the struct, a text list of any other shape, a text form on
+//! a type of the other content (or, as an attribute, under a name the type already has).
 
 use crate::diagnostics::{Diagnostics, Span};
-use crate::ir::{Content, DialectDef, Field, FieldType, Model, Multiplicity, Particle, StructDef, TypeId, TypeKind};
+use crate::ir::{Content, DialectDef, Field, FieldType, Model, Multiplicity, Particle, StructDef, TextFormKind, TypeId, TypeKind, WrittenForm};
 
 /// Runs the pass.
 pub fn run(model: &mut Model, diags: &mut Diagnostics) {
     let dialects = model.dialects.clone();
+    let emptiable = emptiable(model);
     let items: Vec<Option<Result<TypeId, String>>> = model
         .types
         .iter()
@@ -42,18 +47,24 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
             }
         }
         for f in s.attributes.iter_mut() {
-            resolve_written(f, &dialects, diags);
+            resolve_written(f, false, &emptiable, &dialects, diags);
         }
         if let Content::Sequence(ps) = &mut s.content {
             for p in ps {
                 match p {
-                    Particle::Element(f) => resolve_written(f, &dialects, diags),
+                    Particle::Element(f) => resolve_written(f, true, &emptiable, &dialects, diags),
                     Particle::Choice { branches, .. } => {
                         for f in branches.iter_mut().flatten() {
-                            resolve_written(f, &dialects, diags);
+                            resolve_written(f, true, &emptiable, &dialects, diags);
                         }
                     }
                 }
+            }
+        }
+        check_text_forms(s, diags);
+        for t in &mut s.text_forms {
+            if let Some(i) = position(&dialects, &t.dialect_name, &t.span, false, diags) {
+                t.dialect = i;
             }
         }
         if let (Some(list), Some(item)) = (&mut s.text_list, item) {
@@ -84,16 +95,52 @@ fn position(dialects: &[DialectDef], name: &str, span: &Span, default_too: bool,
     }
 }
 
-fn resolve_written(f: &mut Field, dialects: &[DialectDef], diags: &mut Diagnostics) {
-    let required = f.multiplicity() == Multiplicity::One;
+/// Resolves a field's `gen:written` forms; `emptiable[t]`: whether type `t` is a struct an
+/// empty element is a valid instance of (for `empty-when-absent`, on elements only).
+fn resolve_written(f: &mut Field, element: bool, emptiable: &[bool], dialects: &[DialectDef], diags: &mut Diagnostics) {
+    let multiplicity = f.multiplicity();
+    let empty_ok = match &f.ty {
+        FieldType::Complex(id) => element && multiplicity == Multiplicity::Optional && emptiable.get(id.0).copied().unwrap_or(false),
+        FieldType::Simple(_) => false,
+    };
     for w in &mut f.written {
-        if let Some(i) = position(dialects, &w.dialect_name, &w.span, w.name.is_none(), diags) {
+        if let Some(i) = position(dialects, &w.dialect_name, &w.span, w.name().is_none(), diags) {
             w.dialect = i;
         }
-        if w.name.is_none() && required {
-            diags.error(w.span.clone(), format!("`{}` is required: dialect `{}` cannot omit it", f.xml_name, w.dialect_name));
+        match w.form {
+            WrittenForm::Omitted if multiplicity == Multiplicity::One => {
+                diags.error(w.span.clone(), format!("`{}` is required: dialect `{}` cannot omit it", f.xml_name, w.dialect_name));
+            }
+            WrittenForm::EmptyWhenAbsent if !empty_ok => diags.error(
+                w.span.clone(),
+                format!("`{}`: empty-when-absent needs an optional element of a type with nothing required", f.xml_name),
+            ),
+            _ => {}
         }
     }
+}
+
+/// Whether an empty element is a valid instance of the type: a struct with no required
+/// attribute, no text and no required child.
+fn emptiable(model: &Model) -> Vec<bool> {
+    model
+        .types
+        .iter()
+        .map(|t| match &t.kind {
+            TypeKind::Struct(s) => {
+                s.attributes.iter().all(|a| a.multiplicity() != Multiplicity::One)
+                    && match &s.content {
+                        Content::Empty => true,
+                        Content::Text(_) => false,
+                        Content::Sequence(ps) => ps.iter().all(|p| match p {
+                            Particle::Element(f) => f.min == 0,
+                            Particle::Choice { required, .. } => !required,
+                        }),
+                    }
+            }
+            _ => false,
+        })
+        .collect()
 }
 
 /// Another name (`gen:also`, or the name a dialect writes: decoders take both) must not be a
@@ -108,6 +155,31 @@ fn check_also(s: &StructDef, diags: &mut Diagnostics) {
                 }
                 names.push(a);
             }
+        }
+    }
+}
+
+/// A text written as an attribute needs a type of text content and a name none of its
+/// attributes has (one name, whichever dialect); a fixed text, a type of no content.
+fn check_text_forms(s: &StructDef, diags: &mut Diagnostics) {
+    let mut attribute: Option<&str> = None;
+    for t in &s.text_forms {
+        if let TextFormKind::Attribute(a) = &t.kind {
+            match attribute {
+                Some(first) if first != a => diags.error(t.span.clone(), format!("gen:text: the text is already written as `{first}`: one attribute per type")),
+                _ => attribute = Some(a),
+            }
+        }
+        match (&t.kind, &s.content) {
+            (TextFormKind::Attribute(a), Content::Text(_)) => {
+                let taken = s.attributes.iter().any(|f| &f.xml_name == a || f.other_names().contains(&a.as_str()));
+                if taken {
+                    diags.error(t.span.clone(), format!("gen:text: `{a}` is already an attribute here"));
+                }
+            }
+            (TextFormKind::Value(_), Content::Empty) => {}
+            (TextFormKind::Attribute(_), _) => diags.error(t.span.clone(), "gen:text with `attribute` needs a type of text content"),
+            (TextFormKind::Value(_), _) => diags.error(t.span.clone(), "gen:text with `value` needs a type of no content"),
         }
     }
 }

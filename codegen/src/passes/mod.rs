@@ -11,7 +11,7 @@
 //! | [`shared_errors`] | whether every operation answers errors with one `Errors` type | [`Model::shared_errors`](crate::ir::Model::shared_errors) |
 //! | [`versions`] | which attribute of a root carries the message version | [`RootInfo::version_attribute`](crate::ir::RootInfo::version_attribute) |
 //! | [`std_attributes`] | which structs implement the runtime's traits of the OTA standard attributes (from the attribute groups they use), which requests carry a point of sale | [`StructDef::std_traits`](crate::ir::StructDef::std_traits), [`RootInfo::pos`](crate::ir::RootInfo::pos) |
-//! | [`dialects`] | how each dialect reads and writes a field, a list type or a root's version (other names, other forms), checked and resolved to the spec's dialects | [`Written::dialect`](crate::ir::Written::dialect), [`TextList`](crate::ir::TextList), [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect) |
+//! | [`dialects`] | how each dialect reads and writes a field, a list type, a text or a root's version (other names, other forms), checked and resolved to the spec's dialects | [`Written::dialect`](crate::ir::Written::dialect), [`TextList`](crate::ir::TextList), [`TextForm`](crate::ir::TextForm), [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect) |
 //! | [`naming`] | every Rust name: types, fields, enum variants, message variants | `rust_name`s, [`RootInfo::variant`](crate::ir::RootInfo::variant) |
 
 pub mod dialects;

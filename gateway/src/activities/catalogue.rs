@@ -210,6 +210,19 @@ impl Activity {
         self.hotels.iter().find(|h| h.code == code)
     }
 
+    /// The hotel its transfers pick up at that `place` names: by its code, or by its name
+    /// (case aside) as the availability answer's `PickupDropoff@LocationName` gives it, when one
+    /// pickup hotel has that name.
+    pub fn pickup_hotel(&self, place: &str) -> Option<&NearbyHotel> {
+        self.pickup_hotels().find(|h| h.code == place).or_else(|| {
+            let mut named = self.pickup_hotels().filter(|h| h.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(place)));
+            match (named.next(), named.next()) {
+                (Some(one), None) => Some(one),
+                _ => None,
+            }
+        })
+    }
+
     /// The hotels its transfers pick up at.
     pub fn pickup_hotels(&self) -> impl Iterator<Item = &NearbyHotel> {
         self.hotels.iter().filter(|h| h.pickup)

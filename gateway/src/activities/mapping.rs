@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use chrono::{NaiveDate, NaiveTime};
 use ota_messages::common::{
-    ActivityCategory, ActivityCategoryCode, ActivityLocation, ActivityType, Address, CategoryAndType, CategoryAndTypeExtensions, CountryName,
+    ActivityCategory, ActivityCategoryCode, ActivityLocation, ActivityType, Address, AgeQualifyingCode, CategoryAndType, CategoryAndTypeExtensions, CountryName,
     DateSpan, DateTimeSpan, FurtherCategoryAndType, GeoRegion, IdContext, LocationContext, PricingMethod, Region, RegionCode, ReservationIdCode,
     Text, TextItem, TextItems, TourActivityBasicInfo, TourActivityLocation, UniqueId,
 };
@@ -20,7 +20,7 @@ use ota_messages::tour_activity_avail::{
 };
 use ota_messages::tour_activity_book::{
     ActivityCancelPolicy, ActivityPaymentInfo, ActivityPolicy, ActivityReservationDetails, BookPricing, BookPricingGroup, BookPricingSummary,
-    BookingBasicInfo, ParticipantCategory, PickupDropoff, ReservationIndividual, ReservationParticipant,
+    AgeQualifierName, BookedParticipantCategory, BookingBasicInfo, PickupDropoff, ReservationIndividual, ReservationParticipant,
 };
 use ota_messages::tour_activity_search::{
     SearchActivityDescription, SearchActivityPricing, SearchActivitySchedule, SearchProcessingInformation, SearchTourActivityInfo,
@@ -338,6 +338,9 @@ pub fn descriptive_contents(
 /// The `ReservationDetails` of a quoted or stored booking, in the OpenTravel 2016B form. What
 /// is due is one `PaymentInfo` with the total, or with `breakdown` one per participant (with its
 /// `ParticipantID`), which add up to the total.
+///
+/// Each participant's category is given both as its code and as its OpenTravel name, for the
+/// dialect that writes it (`BookedParticipantCategory`).
 pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationDetails {
     let mut confirmation = Vec::new();
     if let Some(c) = &b.client_reference {
@@ -350,10 +353,9 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
         .participants
         .iter()
         .map(|p| ReservationParticipant {
-            category: Some(ParticipantCategory {
-                qualifier_info_attr: Some(p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {})),
-                qualifier_info: None,
-                age: None,
+            category: Some({
+                let code: AgeQualifyingCode = p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {});
+                BookedParticipantCategory { qualifier_info: age_qualifier_name(&code), qualifier_info_attr: Some(code) }
             }),
             individual: Some(ReservationIndividual {
                 age: p.age.and_then(|a| u64::try_from(a).ok()),
@@ -490,4 +492,15 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
 /// The list line of an activity booking: as a hotel booking's, with `RoomStayReservation="false"`.
 pub fn list_line(head: &BookingHead) -> HotelReservation {
     HotelReservation { room_stay_reservation: Some(false), ..list_entry(head) }
+}
+
+/// The OpenTravel 2016B AgeQualifyingEnum name of a category code, for the codes that have one.
+fn age_qualifier_name(code: &AgeQualifyingCode) -> Option<AgeQualifierName> {
+    match code {
+        AgeQualifyingCode::Adult => Some(AgeQualifierName::Adult),
+        AgeQualifyingCode::Child => Some(AgeQualifierName::Child),
+        AgeQualifyingCode::Infant => Some(AgeQualifierName::Infant),
+        AgeQualifyingCode::Senior => Some(AgeQualifierName::Senior),
+        AgeQualifyingCode::Other(_) => None,
+    }
 }

@@ -416,10 +416,10 @@ fn pickup_of<'c>(
             let location = pd.location_name.as_deref().map(str::trim).unwrap_or_default();
             if location.is_empty() {
                 problems.push(
-                    Problem::required("PickupDropoff@LocationName (the hotel code) is required for a transfer.").at(format!("{INFO}/PickupDropoff/@LocationName")),
+                    Problem::required("PickupDropoff@LocationName (the hotel's code or name) is required for a transfer.").at(format!("{INFO}/PickupDropoff/@LocationName")),
                 );
             } else {
-                hotel = activity.hotel(location).filter(|h| h.pickup);
+                hotel = activity.pickup_hotel(location);
                 if hotel.is_none() && activity.pickup_hotels().next().is_some() {
                     let known: Vec<&str> = activity.pickup_hotels().map(|h| h.code.as_str()).collect();
                     problems.push(
@@ -446,7 +446,9 @@ fn pickup_of<'c>(
                 Some(dt) => dt.local,
                 None => default_time,
             };
-            pickup = Some(Pickup { date_time, location_name: location.to_string(), pickup_ind: pd.pickup_ind.unwrap_or(true) });
+            // The hotel's code, however the request named it.
+            let location_name = hotel.map_or(location, |h| h.code.as_str()).to_string();
+            pickup = Some(Pickup { date_time, location_name, pickup_ind: pd.pickup_ind.unwrap_or(true) });
         }
         (Some(_), false) => advisories.push(
             Problem::new(ErrorWarningType::Advisory, ErrorCode::InvalidValue, format!("Service {:?} has no transfer; PickupDropoff was ignored.", service.code))

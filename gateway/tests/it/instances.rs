@@ -65,7 +65,7 @@ async fn gateways_started_together_share_one_schema_and_one_seed(b: Backend) {
     let gateways = three(&db).await;
     let store = db.open().await;
     assert_eq!(support::count(&store, "requestor").await, 3);
-    assert_eq!(support::count(&store, "hotel_booking").await, 5);
+    assert_eq!(support::count(&store, "hotel_booking").await, 9);
     for g in &gateways {
         let (status, _, body) = g.client().send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();
         assert_eq!(status, 200);

@@ -7,8 +7,9 @@
 //! Its hotel day: static content (with OpenTravel's "send" flags) → availability → Quote → a book request without `ResStatus` (which books, on
 //! this dialect) → read (the guests of a room as the 2016B list, services with `Type` and `ID`)
 //! → cancel Quote → Commit → read
-//! shows it cancelled. Its activity booking without `ResStatus` is stored; the same request from
-//! a partner on the service dialect is a Quote that says so.
+//! shows it cancelled. Its activity day: search by area and by id → availability → a booking
+//! without `ResStatus` (stored) → read → cancel, and a transfer booked by the pickup hotel's
+//! name; the same booking request from a partner on the service dialect is a Quote that says so.
 
 use std::io::Write;
 use std::path::Path;
@@ -22,7 +23,7 @@ use ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRs;
 use ota_messages::hotel_res::OtaHotelResRs;
 use ota_messages::hotel_res_modify::OtaHotelResModifyRs;
 use ota_messages::runtime::{Message, Response};
-use ota_messages::tour_activity_book::OtaTourActivityBookRs;
+use ota_messages::tour_activity_book::{AgeQualifierName, OtaTourActivityBookRs};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRs;
 use ota_messages::tour_activity_search::OtaTourActivitySearchRs;
 use reqwest::StatusCode;
@@ -245,16 +246,6 @@ async fn a_book_request_without_res_status_means_what_the_dialect_says(b: Backen
     assert_eq!(rs.errors().map(|e| e.error[0].code.clone()), Some(Some(ErrorCode::BookingReferenceNotFound)), "nothing stored: {body}");
 }
 
-/// Sends an official-form request (checked against its official schema first); its answer is
-/// parsed, not yet validated: the activity answers still differ from 2016B in the forms
-/// `tests/tests/it/official.rs` lists.
-async fn send_official_request(server: &TestServer, path: &str, xml: &str) -> String {
-    official_verdict(xml).unwrap_or_else(|e| panic!("the test's request is not valid under OpenTravel 2016B:\n{e}\n{xml}"));
-    let (status, _, body) = server.client().send_raw(path, xml.to_string(), XML).await.unwrap();
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body
-}
-
 /// Activity ids of a search answer.
 fn found(body: &str) -> Vec<String> {
     let rs = OtaTourActivitySearchRs::from_xml(body).unwrap_or_else(|e| panic!("{e}\n{body}"));
@@ -273,19 +264,19 @@ async fn activity_search_by_area_and_by_id(b: Backend) {
     };
     let dates = format!(r#"<DateTimePref Start="{start}" End="{end}"/>"#);
     // By area code: every Mallorca activity (PMI); by a name the areas begin with: the same.
-    let by_code = found(&send_official_request(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="PMI"/></LocationPref>"#))).await);
+    let by_code = found(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="PMI"/></LocationPref>"#))).await);
     assert!(by_code.len() >= 3 && by_code.contains(&"LESPMIBKUI".to_string()), "{by_code:?}");
-    let by_name = found(&send_official_request(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionName="Mallorca"/></LocationPref>"#))).await);
+    let by_name = found(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionName="Mallorca"/></LocationPref>"#))).await);
     assert_eq!(by_name, by_code);
-    let palma = found(&send_official_request(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="PMI" RegionName="Mallorca – Palma"/></LocationPref>"#))).await);
+    let palma = found(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="PMI" RegionName="Mallorca – Palma"/></LocationPref>"#))).await);
     assert!(!palma.is_empty() && palma.len() < by_code.len() && !palma.contains(&"LESPMIBKUI".to_string()), "{palma:?}");
     // An area with no activities finds none, as a hotel with none near it.
-    let none = OtaTourActivitySearchRs::from_xml(&send_official_request(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="XYZ"/></LocationPref>"#))).await).unwrap();
+    let none = OtaTourActivitySearchRs::from_xml(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="XYZ"/></LocationPref>"#))).await).unwrap();
     assert!(none.tour_activity_info.is_empty(), "{none:?}");
     // One activity by its id, no location.
-    let one = found(&send_official_request(&server, "/activitysearch", &search(&format!(r#"<BasicInfo TourActivityID="LESPMIBKUI"/>{dates}"#))).await);
+    let one = found(&send_official(&server, "/activitysearch", &search(&format!(r#"<BasicInfo TourActivityID="LESPMIBKUI"/>{dates}"#))).await);
     assert_eq!(one, ["LESPMIBKUI"]);
-    let unknown = OtaTourActivitySearchRs::from_xml(&send_official_request(&server, "/activitysearch", &search(&format!(r#"<BasicInfo TourActivityID="NOPE"/>{dates}"#))).await).unwrap();
+    let unknown = OtaTourActivitySearchRs::from_xml(&send_official(&server, "/activitysearch", &search(&format!(r#"<BasicInfo TourActivityID="NOPE"/>{dates}"#))).await).unwrap();
     assert!(unknown.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivitySearchRQ/SearchCriteria/BasicInfo/@TourActivityID")), "{unknown:?}");
     // The service's form keeps working, from every requestor.
     let service = search(&format!(r#"{dates}<LocationPref Context="Service"><Region RegionCode="Product">LESPMIBKUI</Region></LocationPref>"#));
@@ -304,7 +295,7 @@ async fn activity_availability_in_the_official_form(b: Backend) {
             pos(OTA_DEMO)
         )
     };
-    let by_name = OtaTourActivityAvailRs::from_xml(&send_official_request(&server, "/activityavailability", &avail("Adult")).await).unwrap();
+    let by_name = OtaTourActivityAvailRs::from_xml(&send_official(&server, "/activityavailability", &avail("Adult")).await).unwrap();
     assert!(by_name.is_success(), "{by_name:?}");
     assert!(!by_name.tour_activity_info.is_empty());
     assert!(by_name.tour_activity_info.iter().all(|i| i.basic_info.tour_activity_id == "LESPMIBKUI"));
@@ -324,12 +315,12 @@ async fn activity_booking_in_the_official_form(b: Backend) {
         r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A"/><ParticipantInfo><Category Age="41"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="1"><GivenName>Ana</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><ParticipantInfo><Category Age="39"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="2"><GivenName>Jan</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><PaymentInfo Amount="50.00" CurrencyCode="EUR"/><Schedule Start="{date}T00:00:00" End="{date}T23:59:59"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="OTA-ACT-DAY" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,
         pos(OTA_DEMO)
     );
-    let body = send_official_request(&server, "/activitybook", &book).await;
+    let body = send_official(&server, "/activitybook", &book).await;
     let rs = OtaTourActivityBookRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
     assert!(rs.is_success() && rs.warnings().is_none(), "{body}");
     assert!(body.contains("Internal"), "booked: an Internal reference: {body}");
     // Stored: the read finds it, with the ages of Category@Age.
-    let (_, _, read_body) = server.client().send_raw("/bookread", read("OTA-ACT-DAY", "Client"), XML).await.unwrap();
+    let read_body = send_official(&server, "/bookread", &read("OTA-ACT-DAY", "Client")).await;
     let read_rs = OtaResRetrieveRs::from_xml(&read_body).unwrap();
     assert!(read_rs.is_success(), "{read_body}");
     let reservation = &read_rs.reservations_list.as_ref().unwrap().hotel_reservation[0];
@@ -343,6 +334,46 @@ async fn activity_booking_in_the_official_form(b: Backend) {
     let (_, _, body) = server.client().send_raw("/activitybook", twice, XML).await.unwrap();
     let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
     assert!(refused.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Category/QualifierInfo")), "{body}");
+}
+
+/// A transfer as 2016B bindings book it: the availability answer names the pickup hotel only
+/// by its name (OpenTravel has no code there), and the booking copies that name and time.
+/// (OpenTravel's availability request cannot name the customer's hotel: this one asks in the
+/// service's form, which every partner may send; its answer is in 2016B's.)
+async fn activity_transfer_booked_by_the_pickup_hotels_name(b: Backend) {
+    let server = TestServer::start(b).await;
+    let date = day(22);
+    let avail = format!(
+        r#"<OTA_TourActivityAvailRQ xmlns="{NS}" Version="2011.2">{}<TourActivity><BasicInfo/><Location Context="Source"><Region RegionCode="HotelCode">HTL00042</Region></Location><Location Context="Service"><Region RegionCode="Product">LESPMIBKUI</Region></Location><Schedule StartPeriod="{date}" EndPeriod="{date}"/><ParticipantCount Quantity="2"><QualifierInfo>Adult</QualifierInfo></ParticipantCount></TourActivity></OTA_TourActivityAvailRQ>"#,
+        pos(OTA_DEMO)
+    );
+    let (_, _, body) = server.client().send_raw("/activityavailability", avail, XML).await.unwrap();
+    official_verdict(&body).unwrap_or_else(|e| panic!("the answer is not valid under OpenTravel 2016B:\n{e}\n{body}"));
+    let offers = OtaTourActivityAvailRs::from_xml(&body).unwrap();
+    let pickup = offers.tour_activity_info.iter().flat_map(|i| &i.pickup_dropoff).find(|p| p.pickup_ind).expect("a transfer offer with its pickup");
+    assert_eq!(pickup.code, None, "ota2016b writes no code: the name is all the client has");
+    let (name, time) = (pickup.location_name.clone().unwrap(), pickup.date_time.unwrap());
+    let book = format!(
+        r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A"/><ParticipantInfo><Category><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="1" Age="40"><GivenName>Ana</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><ParticipantInfo><Category><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="2" Age="38"><GivenName>Jan</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><PaymentInfo Amount="0" CurrencyCode="EUR"/><Schedule Start="{date}T00:00:00" End="{date}T23:59:59"/><PickupDropoff DateTime="{time}" LocationName="{}" PickupInd="true"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="OTA-TRF-DAY" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,
+        pos(OTA_DEMO),
+        name.replace('&', "&amp;")
+    );
+    let body = send_official(&server, "/activitybook", &book).await;
+    let rs = OtaTourActivityBookRs::from_xml(&body).unwrap();
+    assert!(rs.is_success() && body.contains("Internal"), "booked: {body}");
+    let details = rs.reservation_details.unwrap();
+    let booked = details.pickup_dropoff.unwrap();
+    assert_eq!((booked.date_time.map(|t| t.local), booked.pickup_ind), (Some(time.local), Some(true)), "{body}");
+    // The participants' categories by their OpenTravel names.
+    let names: Vec<_> = details.participant_info.iter().map(|p| p.category.as_ref().and_then(|c| c.qualifier_info.clone())).collect();
+    assert_eq!(names, [Some(AgeQualifierName::Adult), Some(AgeQualifierName::Adult)]);
+    // A name no pickup hotel has is refused, naming the place and the hotels.
+    let elsewhere = book.replace(&name.replace('&', "&amp;"), "Nowhere Inn").replace("OTA-TRF-DAY", "OTA-TRF-ELSEWHERE");
+    let (_, _, body) = server.client().send_raw("/activitybook", elsewhere, XML).await.unwrap();
+    let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
+    let error = &refused.errors().expect("refused").error[0];
+    assert_eq!(error.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@LocationName"), "{body}");
+    assert!(error.value.contains("Nowhere Inn"), "{body}");
 }
 
 /// An import sets a requestor's dialect when it gives one and keeps it when it does not.
@@ -365,4 +396,4 @@ async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
     assert_eq!(dialect_of("NEW").await, Some(ota_messages::Dialect::Service), "a new requestor: the default");
 }
 
-backend_tests!(an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+backend_tests!(an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);

@@ -2696,7 +2696,7 @@ impl rt::Encode for Address {
     }
 }
 
-/// A geographic region of an activity: its name as text, identified by RegionCode. (Unlike Region in the requests, where RegionCode tells what kind of code the text is.)
+/// A geographic region of an activity: its name as text, identified by RegionCode. (Unlike Region in the requests, where RegionCode tells what kind of code the text is.) OpenTravel 2016B's Region has no text: the ota2016b dialect writes the name as RegionName, and decoders take either.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "GeoRegion",
@@ -2727,7 +2727,7 @@ impl rt::Decode for GeoRegion {
             }
         }
         let f_region_code = cx.required(f_region_code, node, "RegionCode")?;
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        let f_value = cx.text_or_attribute(node, &rt::schema::XS_STRING, "RegionName")?;
         cx.check(mark)?;
         Ok(Self {
             region_code: f_region_code.ok_or_else(|| cx.bug(node))?,
@@ -2740,7 +2740,11 @@ impl rt::Encode for GeoRegion {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr("RegionCode", &self.region_code);
-        w.text(&self.value);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.attr("RegionName", &self.value);
+        } else {
+            w.text(&self.value);
+        }
         w.end(name);
     }
 }
@@ -2757,7 +2761,7 @@ pub struct TourActivityLocation {
     /// Address lines, CityName, PostalCode, CountryName.
     #[yaserde(prefix = "ota", rename = "Address")]
     pub address: Option<Address>,
-    /// Region@RegionCode with the region name as text.
+    /// Region@RegionCode with the region name (as text; RegionName in the ota2016b dialect).
     #[yaserde(prefix = "ota", rename = "Region")]
     pub region: Option<GeoRegion>,
     /// Position@Latitude@Longitude.
@@ -3105,7 +3109,7 @@ impl rt::Encode for FurtherCategoryAndType {
     }
 }
 
-/// One category of an activity.
+/// One category of an activity. OpenTravel 2016B's Category holds a value of its own list as text: the ota2016b dialect writes Other_ (its open list's "see the code"), and decoders take it.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "ActivityCategory",
@@ -3133,7 +3137,7 @@ impl rt::Decode for ActivityCategory {
             }
         }
         let f_code = cx.required(f_code, node, "Code")?;
-        cx.empty(node)?;
+        cx.empty_or_fixed(node, DESC)?;
         cx.check(mark)?;
         Ok(Self {
             code: f_code.ok_or_else(|| cx.bug(node))?,
@@ -3145,11 +3149,14 @@ impl rt::Encode for ActivityCategory {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr("Code", &self.code);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.text(&"Other_");
+        }
         w.end(name);
     }
 }
 
-/// One type of an activity.
+/// One type of an activity. As for ActivityCategory, the ota2016b dialect writes OpenTravel's Other_ as text.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "ActivityType",
@@ -3177,7 +3184,7 @@ impl rt::Decode for ActivityType {
             }
         }
         let f_code = cx.required(f_code, node, "Code")?;
-        cx.empty(node)?;
+        cx.empty_or_fixed(node, DESC)?;
         cx.check(mark)?;
         Ok(Self {
             code: f_code.ok_or_else(|| cx.bug(node))?,
@@ -3189,6 +3196,9 @@ impl rt::Encode for ActivityType {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr("Code", &self.code);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.text(&"Other_");
+        }
         w.end(name);
     }
 }

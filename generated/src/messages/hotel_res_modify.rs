@@ -3048,7 +3048,7 @@ pub struct ResGlobalInfo {
     /// The references of the booking and its items; in a modify request they identify the booking to modify.
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
     pub hotel_reservation_ids: HotelReservationIds,
-    /// The hotel of the booking (of its first room stay): HotelCode, HotelName; always in the answers (OpenTravel 2016B requires it). Optional in a modify request; when sent, its HotelCode must be the booking's.
+    /// The hotel of the booking (of its first room stay): HotelCode, HotelName; always in the answers for a hotel booking (OpenTravel 2016B requires it; for an activity booking, which has no hotel, the ota2016b dialect writes it empty). Optional in a modify request; when sent, its HotelCode must be the booking's.
     #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
     pub basic_property_info: Option<BasicPropertyInfo>,
 }
@@ -3115,6 +3115,12 @@ impl rt::Encode for ResGlobalInfo {
         rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
         if let Some(v) = &self.basic_property_info {
             rt::Encode::encode(v, w, "BasicPropertyInfo");
+        }
+        if self.basic_property_info.is_none()
+            && (w.dialect() == super::Dialect::Ota2016b.into())
+        {
+            w.start("BasicPropertyInfo");
+            w.end("BasicPropertyInfo");
         }
         w.end(name);
     }

@@ -803,7 +803,12 @@ pub static GEO_REGION: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Text(&XS_STRING),
-    forms: &[],
+    forms: &[
+        Form::Also {
+            name: "RegionName",
+            of: Member::Text,
+        },
+    ],
 };
 
 pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
@@ -957,7 +962,7 @@ pub static ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    forms: &[],
+    forms: &[Form::Text { value: "Other_" }],
 };
 
 pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
@@ -970,7 +975,7 @@ pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    forms: &[],
+    forms: &[Form::Text { value: "Other_" }],
 };
 
 pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
@@ -4298,7 +4303,12 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    forms: &[],
+    forms: &[
+        Form::EmptyWhenAbsent {
+            dialect: 1,
+            of: Member::Element(4),
+        },
+    ],
 };
 
 pub static COMMENTS: ComplexDesc = ComplexDesc {
@@ -5073,7 +5083,12 @@ pub static AVAIL_PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
-    forms: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Attribute(3),
+        },
+    ],
 };
 
 pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
@@ -5436,7 +5451,12 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
             }),
         ],
     ),
-    forms: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Element(5),
+        },
+    ],
 };
 
 pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
@@ -5449,7 +5469,7 @@ pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
                 index: 0,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_CATEGORY),
+                ty: TypeDesc::Complex(&BOOKED_PARTICIPANT_CATEGORY),
             }),
             Particle::Element(ElementDesc {
                 name: "Individual",
@@ -5461,6 +5481,45 @@ pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
         ],
     ),
     forms: &[],
+};
+
+pub static BOOKED_PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
+    name: "BookedParticipantCategory",
+    attributes: &[
+        AttrDesc {
+            name: "QualifierInfo",
+            required: false,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "QualifierInfo",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&AGE_QUALIFIER_NAME),
+            }),
+        ],
+    ),
+    forms: &[
+        Form::Omitted {
+            dialect: 1,
+            of: Member::Attribute(0),
+        },
+        Form::Omitted {
+            dialect: 0,
+            of: Member::Element(0),
+        },
+    ],
+};
+
+pub static AGE_QUALIFIER_NAME: SimpleDesc = SimpleDesc {
+    values: &["Adult", "Child", "Infant", "Senior "],
+    also: &["Senior"],
+    open: None,
+    ..SimpleDesc::builtin("AgeQualifierName", Builtin::String)
 };
 
 pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {

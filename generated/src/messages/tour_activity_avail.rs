@@ -1317,7 +1317,7 @@ pub struct AvailPickupDropoff {
     /// Name of the pickup or drop-off place (string), e.g. the hotel's name.
     #[yaserde(attribute = true, rename = "LocationName")]
     pub location_name: Option<String>,
-    /// Code of the pickup or drop-off place (string), e.g. the hotel code.
+    /// Code of the pickup or drop-off place (string), e.g. the hotel code. OpenTravel 2016B has no such attribute: the ota2016b dialect leaves it out (a booking names the pickup hotel by its code or by its name, LocationName).
     #[yaserde(attribute = true, rename = "Code")]
     pub code: Option<String>,
     /// Where exactly to meet the driver (string), e.g. the hotel's main entrance.
@@ -1376,7 +1376,9 @@ impl rt::Encode for AvailPickupDropoff {
         w.attr("PickupInd", &self.pickup_ind);
         w.attr_opt("DateTime", &self.date_time);
         w.attr_opt("LocationName", &self.location_name);
-        w.attr_opt("Code", &self.code);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("Code", &self.code);
+        }
         w.attr_opt("MeetingLocation", &self.meeting_location);
         w.end(name);
     }

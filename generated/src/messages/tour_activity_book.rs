@@ -1044,7 +1044,7 @@ pub struct PickupDropoff {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DateTime")]
     pub date_time: Option<rt::DateTime>,
-    /// String (at most 64 characters); a hotel code is used.
+    /// The pickup hotel (string, at most 64 characters): its code, or its name as the availability answer's LocationName gives it (what an OpenTravel 2016B client, whose answers carry no code, copies).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "LocationName")]
@@ -1173,7 +1173,7 @@ pub struct ActivityReservationDetails {
     /// Start, End (date-time without zone) of the service (from the pickup to the return, for a transfer).
     #[yaserde(prefix = "ota", rename = "Schedule")]
     pub schedule: DateTimeSpan,
-    /// Location with Context Service and a Region (RegionCode Product with the activity product code).
+    /// Location with Context Service and a Region (RegionCode Product with the activity product code). OpenTravel 2016B's Location is where the activity takes place, with no such Region: the ota2016b dialect leaves it out (BasicInfo names the product).
     #[yaserde(prefix = "ota", rename = "Location")]
     pub location: Option<ActivityLocation>,
     /// The pickup of a transfer service: DateTime, LocationName, PickupInd.
@@ -1285,8 +1285,10 @@ impl rt::Encode for ActivityReservationDetails {
             rt::Encode::encode(v, w, "PaymentInfo");
         }
         rt::Encode::encode(&self.schedule, w, "Schedule");
-        if let Some(v) = &self.location {
-            rt::Encode::encode(v, w, "Location");
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            if let Some(v) = &self.location {
+                rt::Encode::encode(v, w, "Location");
+            }
         }
         if let Some(v) = &self.pickup_dropoff {
             rt::Encode::encode(v, w, "PickupDropoff");
@@ -1308,9 +1310,9 @@ impl rt::Encode for ActivityReservationDetails {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct ReservationParticipant {
-    /// Category@QualifierInfo (category code).
+    /// Category@QualifierInfo (category code); the QualifierInfo element in the ota2016b dialect.
     #[yaserde(prefix = "ota", rename = "Category")]
-    pub category: Option<ParticipantCategory>,
+    pub category: Option<BookedParticipantCategory>,
     /// Individual@Age@ParticipantID with NamePrefix, GivenName, Surname.
     #[yaserde(prefix = "ota", rename = "Individual")]
     pub individual: Option<ReservationIndividual>,
@@ -1333,7 +1335,10 @@ impl rt::Decode for ReservationParticipant {
             match next.elem.index {
                 0 => {
                     f_category = cx
-                        .element(&next, <ParticipantCategory as rt::Decode>::decode)?;
+                        .element(
+                            &next,
+                            <BookedParticipantCategory as rt::Decode>::decode,
+                        )?;
                 }
                 1 => {
                     f_individual = cx
@@ -1361,6 +1366,130 @@ impl rt::Encode for ReservationParticipant {
             rt::Encode::encode(v, w, "Individual");
         }
         w.end(name);
+    }
+}
+
+/// The category of a quoted or booked participant, in the form of each dialect: the service's QualifierInfo attribute (the code), OpenTravel 2016B's QualifierInfo element (the AgeQualifyingEnum name; left out for a code that has none).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedParticipantCategory",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedParticipantCategory {
+    /// The service's form: the category code (OTA AQC: 10 adult, 8 child). Not written by the ota2016b dialect.
+    #[yaserde(attribute = true, rename = "QualifierInfo")]
+    pub qualifier_info_attr: Option<AgeQualifyingCode>,
+    /// OpenTravel 2016B's form: the category's AgeQualifyingEnum name. Written by the ota2016b dialect only.
+    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    pub qualifier_info: Option<AgeQualifierName>,
+}
+
+impl rt::Decode for BookedParticipantCategory {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_PARTICIPANT_CATEGORY;
+        let mark = cx.mark();
+        let mut f_qualifier_info_attr = None;
+        let mut f_qualifier_info = None;
+        for attr in node.attributes() {
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_qualifier_info_attr = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_qualifier_info = cx.simple(&next)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            qualifier_info_attr: f_qualifier_info_attr.flatten(),
+            qualifier_info: f_qualifier_info,
+        })
+    }
+}
+
+impl rt::Encode for BookedParticipantCategory {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("QualifierInfo", &self.qualifier_info_attr);
+        }
+        if !(w.dialect() == super::Dialect::Service.into()) {
+            if let Some(v) = &self.qualifier_info {
+                w.simple("QualifierInfo", v);
+            }
+        }
+        w.end(name);
+    }
+}
+
+/// A participant category by its name in OpenTravel 2016B's AgeQualifyingEnum (the names of the known Age Qualifying Codes; OpenTravel spells the senior's with a trailing space).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum AgeQualifierName {
+    /// Adult (code 10).
+    #[default]
+    Adult,
+    /// Child (code 8).
+    Child,
+    /// Infant (code 7).
+    Infant,
+    /// Senior (code 11), as OpenTravel spells it; also taken without the space.
+    Senior,
+}
+
+impl AgeQualifierName {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &["Adult", "Child", "Infant", "Senior "];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Adult => "Adult",
+            Self::Child => "Child",
+            Self::Infant => "Infant",
+            Self::Senior => "Senior ",
+        }
+    }
+}
+
+impl ::std::fmt::Display for AgeQualifierName {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for AgeQualifierName {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "Adult" => Ok(Self::Adult),
+            "Child" => Ok(Self::Child),
+            "Infant" => Ok(Self::Infant),
+            "Senior " => Ok(Self::Senior),
+            "Senior" => Ok(Self::Senior),
+            other => Err(rt::UnknownValue::new("AgeQualifierName", other)),
+        }
+    }
+}
+
+impl rt::FromValue for AgeQualifierName {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for AgeQualifierName {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 

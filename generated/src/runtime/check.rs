@@ -31,8 +31,11 @@ pub(crate) fn check_complex<'a, 'i>(
     }
     cx.required_attributes(node, desc)?;
     match &desc.content {
-        Content::Empty => cx.empty(node),
-        Content::Text(ty) => cx.text::<()>(node, ty).map(drop),
+        Content::Empty => cx.empty_or_fixed(node, desc),
+        Content::Text(ty) => match desc.text_attribute() {
+            Some(attribute) => cx.text_or_attribute::<()>(node, ty, attribute).map(drop),
+            None => cx.text::<()>(node, ty).map(drop),
+        },
         Content::Sequence(_) => {
             let mut children = cx.children(node, desc)?;
             while let Some(next) = children.next(cx)? {

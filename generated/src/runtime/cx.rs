@@ -208,6 +208,8 @@ impl<'a, 'i> Cx<'a, 'i> {
         let name = match attr.namespace() {
             None => match desc.attribute_position(attr.name()) {
                 Some(i) => return Ok(Some(i)),
+                // Read with the text (`text_or_attribute`).
+                None if desc.text_attribute() == Some(attr.name()) => return Ok(None),
                 None => attr.name().to_string(),
             },
             Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => return Ok(None),
@@ -296,6 +298,21 @@ impl<'a, 'i> Cx<'a, 'i> {
         self.no_text(node)
     }
 
+    /// Checks that an element of no content has no children and, for text, only one of the
+    /// texts its type takes (`gen:text value=".."`); see [`Self::empty`].
+    pub fn empty_or_fixed(&mut self, node: Node, desc: &'static ComplexDesc) -> Res {
+        self.no_children(node)?;
+        let text = text_of(node);
+        let text = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'));
+        if text.is_empty() || desc.fixed_texts().any(|t| t == text) {
+            return Ok(());
+        }
+        let expected = desc.fixed_texts().map(|t| format!("{t:?}")).collect::<Vec<_>>().join(" or ");
+        let kind = DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected: format!("no text or {expected}") };
+        let e = self.error(node, kind);
+        self.report(e)
+    }
+
     /// Records each child element of an element that may have none.
     fn no_children(&mut self, node: Node) -> Res {
         for child in node.children().filter(Node::is_element) {
@@ -339,6 +356,23 @@ impl<'a, 'i> Cx<'a, 'i> {
                 Ok(None)
             }
         }
+    }
+
+    /// Reads the text of an element whose text is also taken as the attribute `attribute`
+    /// (`gen:text attribute=".."`): the attribute's value when it is there, else the text; both
+    /// at once are refused ([`DecodeErrorKind::TextGivenTwice`]).
+    pub fn text_or_attribute<T: FromValue>(&mut self, node: Node<'a, 'i>, ty: &'static SimpleDesc, attribute: &'static str) -> Result<Option<T>, Failed> {
+        let Some(attr) = node.attributes().find(|a| a.namespace().is_none() && a.name() == attribute) else { return self.text(node, ty) };
+        let mark = self.mark();
+        self.no_children(node)?;
+        if !text_of(node).trim().is_empty() {
+            let e = self.error_at(attr.range().start, DecodeErrorKind::TextGivenTwice { attribute });
+            self.report(e)?;
+        }
+        if self.check(mark).is_err() {
+            return Ok(None);
+        }
+        self.value(&attr, ty)
     }
 
     /// The values of an element that carries a list as its text (`<ResGuestRPHs>1 2</ResGuestRPHs>`,

@@ -86,6 +86,11 @@ pub enum DecodeErrorKind {
         /// The name of the second.
         second: String,
     },
+    /// An element's text given also as the attribute it is taken as (`gen:text`).
+    TextGivenTwice {
+        /// The attribute.
+        attribute: &'static str,
+    },
     /// An attribute the type cannot hold.
     UnexpectedAttribute {
         /// Its name (with `{namespace}` when qualified).
@@ -212,6 +217,9 @@ impl fmt::Display for DecodeErrorKind {
             }
             GivenTwice { name, second } => {
                 write!(f, "@{second} is @{name} under another name: give only one of them")
+            }
+            TextGivenTwice { attribute } => {
+                write!(f, "@{attribute} is the element's text under another name: give only one of them")
             }
             UnexpectedAttribute { name, expected } => {
                 let expected: Vec<String> = expected.iter().map(|e| format!("@{e}")).collect();

@@ -33,6 +33,21 @@ pub enum Form {
         /// What it names.
         of: Member,
     },
+    /// Decoders take this text in an element of no content: the text some dialect writes
+    /// there (`gen:text value=".."`, e.g. the `Other_` of an open OpenTravel list whose code is
+    /// in an attribute).
+    Text {
+        /// The text.
+        value: &'static str,
+    },
+    /// A dialect writes this optional element empty when it is absent
+    /// (`gen:written empty-when-absent="true"`): it is always there in that dialect.
+    EmptyWhenAbsent {
+        /// The dialect (its position in the spec's list, as `DialectIndex`).
+        dialect: u8,
+        /// The element.
+        of: Member,
+    },
     /// A dialect does not write it (`gen:written omit="true"`).
     Omitted {
         /// The dialect (its position in the spec's list, as `DialectIndex`).
@@ -49,6 +64,8 @@ pub enum Member {
     Attribute(usize),
     /// The child element with this [`ElementDesc::index`].
     Element(u16),
+    /// The element's text (`gen:text attribute=".."`: also taken as an attribute).
+    Text,
 }
 
 impl ComplexDesc {
@@ -76,6 +93,27 @@ impl ComplexDesc {
             Form::Also { name: n, of: Member::Element(i) } if *n == name => Some(*i),
             _ => None,
         })
+    }
+
+    /// The attribute the element's text is also taken as, if any.
+    pub fn text_attribute(&self) -> Option<&'static str> {
+        self.forms.iter().find_map(|f| match f {
+            Form::Also { name, of: Member::Text } => Some(*name),
+            _ => None,
+        })
+    }
+
+    /// The texts taken in an element of no content (besides none).
+    pub fn fixed_texts(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.forms.iter().filter_map(|f| match f {
+            Form::Text { value } => Some(*value),
+            _ => None,
+        })
+    }
+
+    /// True when the dialect at `dialect` always writes `member` (empty when absent).
+    pub fn always_writes(&self, dialect: u8, member: Member) -> bool {
+        self.forms.iter().any(|f| matches!(f, Form::EmptyWhenAbsent { dialect: d, of } if *d == dialect && *of == member))
     }
 
     /// True when the dialect at `dialect` does not write `member`.

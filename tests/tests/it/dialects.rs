@@ -136,3 +136,47 @@ fn an_age_category_is_a_code_or_its_opentravel_name() {
     // integer): refused.
     assert!(OtaTourActivityAvailRq::from_xml(&codes.replace("<QualifierInfo>10</QualifierInfo>", "<QualifierInfo>Toddler</QualifierInfo>")).is_err());
 }
+
+#[test]
+fn an_activity_region_is_named_by_text_or_region_name() {
+    use ota_messages::tour_activity_avail::OtaTourActivityAvailRs;
+    let service = sample("tour_activity_avail.rs.xml");
+    let text = r#"<Region RegionCode="PMI">Mallorca – East coast</Region>"#;
+    assert!(service.contains(text), "the sample names a region by its text");
+    let ota = service.replace(text, r#"<Region RegionCode="PMI" RegionName="Mallorca – East coast"/>"#);
+    let value = OtaTourActivityAvailRs::from_xml(&service).unwrap();
+    assert_eq!(OtaTourActivityAvailRs::from_xml(&ota).unwrap(), value);
+    // ota2016b writes the attribute form, the default the text as before.
+    assert!(value.to_xml_in(Dialect::Ota2016b).unwrap().contains(r#"<Region RegionCode="PMI" RegionName="Mallorca – East coast"/>"#));
+    assert!(value.to_xml().unwrap().contains(text));
+    // Both at once: refused, naming the attribute.
+    let both = service.replacen(text, r#"<Region RegionCode="PMI" RegionName="Mallorca">Mallorca – East coast</Region>"#, 1);
+    let e = OtaTourActivityAvailRs::from_xml(&both).unwrap_err();
+    assert!(matches!(e.kind, DecodeErrorKind::TextGivenTwice { attribute: "RegionName" }), "{e}");
+}
+
+#[test]
+fn an_activity_category_may_carry_opentravels_other() {
+    use ota_messages::tour_activity_avail::OtaTourActivityAvailRs;
+    let service = sample("tour_activity_avail.rs.xml");
+    assert!(service.contains(r#"<Category Code="XA"/>"#));
+    let value = OtaTourActivityAvailRs::from_xml(&service).unwrap();
+    let ota = value.to_xml_in(Dialect::Ota2016b).unwrap();
+    assert!(ota.contains(r#"<Category Code="XA">Other_</Category>"#), "{ota}");
+    assert!(ota.contains(">Other_</Type>"), "{ota}");
+    let categories = |rs: &OtaTourActivityAvailRs| rs.tour_activity_info.iter().map(|i| i.category_and_type.clone()).collect::<Vec<_>>();
+    assert_eq!(categories(&OtaTourActivityAvailRs::from_xml(&ota).unwrap()), categories(&value));
+    // Other text is not a category: refused as a value of the text.
+    let other = service.replacen(r#"<Category Code="XA"/>"#, r#"<Category Code="XA">Cultural</Category>"#, 1);
+    let e = OtaTourActivityAvailRs::from_xml(&other).unwrap_err();
+    assert!(matches!(&e.kind, DecodeErrorKind::InvalidValue { value, .. } if value == "Cultural"), "{e}");
+}
+
+#[test]
+fn an_activity_booking_read_has_an_empty_property_only_in_ota2016b() {
+    let service = sample("booking_read.rs-activity.xml");
+    let value = OtaResRetrieveRs::from_xml(&service).unwrap();
+    assert!(!value.to_xml().unwrap().contains("BasicPropertyInfo"), "the service's answer is as before");
+    let ota = value.to_xml_in(Dialect::Ota2016b).unwrap();
+    assert!(ota.contains("<BasicPropertyInfo/></ResGlobalInfo>"), "{ota}");
+}

@@ -20,19 +20,9 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'Type' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
     ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'ID' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
     ("OTA_ResRetrieveRS", "attribute 'RoomTypeCode': [facet 'maxLength']", "room codes with a contract suffix"),
-    ("OTA_ResRetrieveRS", "Element 'ResGlobalInfo': Missing child element(s)", "an activity booking in the OTA read form"),
     ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'Type' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
     ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'ID' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
     ("OTA_HotelResModifyRS", "attribute 'RoomTypeCode': [facet 'maxLength']", "room codes with a contract suffix"),
-    ("OTA_TourActivityAvailRS", "Element 'Region'", "Region@RegionCode/@RegionName, no text"),
-    ("OTA_TourActivitySearchRS", "Element 'Region'", "Region@RegionCode/@RegionName, no text"),
-    ("OTA_TourActivityBookRS", "Element 'Region'", "Region@RegionCode/@RegionName, no text"),
-    ("OTA_TourActivityAvailRS", "Element 'Category'", "Category and Type with an OTA list value"),
-    ("OTA_TourActivitySearchRS", "Element 'Category'", "Category and Type with an OTA list value"),
-    ("OTA_TourActivityAvailRS", "Element 'Type'", "Category and Type with an OTA list value"),
-    ("OTA_TourActivitySearchRS", "Element 'Type'", "Category and Type with an OTA list value"),
-    ("OTA_TourActivityBookRS", "attribute 'QualifierInfo'", "Category/QualifierInfo as an element"),
-    ("OTA_TourActivityAvailRS", "attribute 'Code': The attribute 'Code' is not allowed", "PickupDropoff without Code"),
 ];
 
 fn root_dir() -> PathBuf {

@@ -292,7 +292,9 @@ fn occurrences(g: &mut Gen, children: &mut Vec<(&'static str, String)>, parent: 
         return;
     }
     let extra = if e.max > e.min { g.rng.random_range(0..=(e.max - e.min).min(2)) } else { 0 };
-    let n = if e.min == 0 && g.chance(0.35) { 0 } else { e.min.max(1).min(e.max) + extra.min(e.max.saturating_sub(e.min.max(1))) };
+    // An element the dialect writes even when absent is always there in its documents.
+    let always = parent.always_writes(DialectIndex::from(g.dialect).0, Member::Element(e.index));
+    let n = if e.min == 0 && !always && g.chance(0.35) { 0 } else { e.min.max(1).min(e.max) + extra.min(e.max.saturating_sub(e.min.max(1))) };
     for _ in 0..n {
         let mut xml = String::new();
         element(g, &mut xml, e.name, e.ty, false);
