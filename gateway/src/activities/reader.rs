@@ -2,7 +2,7 @@
 //! domain values (with the problems of a request that names nothing usable, each at its element
 //! path); what they ask is then checked and priced by the [`rules`](super::rules).
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use ota_messages::common::{ActivityChoice, ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
 use ota_messages::tour_activity_book::{BookingInfo, OtaTourActivityBookRq};
@@ -203,13 +203,17 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
     };
 
     // One calendar date, not in the past.
-    let (start, end) = (info.schedule.start.local, info.schedule.end.local);
+    let Some((start, end)) = schedule(info, &mut problems) else { return Err(problems) };
     let date = start.date();
     if end.date() != date || end < start {
         problems.push(
             Problem::biz(
                 ErrorCode::InvalidStartEndDateCombination,
-                format!("Start ({}) and End ({}) must fall on one calendar date, End not before Start: one date per service.", info.schedule.start, info.schedule.end),
+                format!(
+                    "Start ({}) and End ({}) must fall on one calendar date, End not before Start: one date per service.",
+                    start.format("%Y-%m-%dT%H:%M:%S"),
+                    end.format("%Y-%m-%dT%H:%M:%S")
+                ),
             )
             .at(format!("{INFO}/Schedule")),
         );
@@ -392,6 +396,34 @@ fn priced_participants(info: &BookingInfo, service: &Service, problems: &mut Vec
         }
     }
     participants
+}
+
+/// The span a booking's `Schedule` gives: Start and End as written (their wall-clock date and
+/// time; a date alone is the start of that date for Start, its end for End), End absent: the
+/// end of Start's date. A value that is no calendar date or time is a problem at its attribute.
+fn schedule(info: &BookingInfo, problems: &mut Vec<Problem>) -> Option<(NaiveDateTime, NaiveDateTime)> {
+    let read = |value: &str, attribute: &str, end_of_day: bool, problems: &mut Vec<Problem>| {
+        let (date, time) = value.split_once('T').unwrap_or((value, ""));
+        // The wall-clock time: the fraction and zone (checked by the decoder's pattern) are dropped.
+        let time = time.get(..8).unwrap_or(time);
+        let parsed = NaiveDate::parse_from_str(date, "%Y-%m-%d").ok().and_then(|d| match time {
+            "" if end_of_day => d.and_hms_opt(23, 59, 59),
+            "" => d.and_hms_opt(0, 0, 0),
+            t => NaiveTime::parse_from_str(t, "%H:%M:%S").ok().map(|t| d.and_time(t)),
+        });
+        if parsed.is_none() {
+            problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("{attribute} {value:?} is not a calendar date (and time).")).at(format!("{INFO}/Schedule/@{attribute}")),
+            );
+        }
+        parsed
+    };
+    let start = read(&info.schedule.start, "Start", false, problems);
+    let end = match &info.schedule.end {
+        Some(end) => read(end, "End", true, problems),
+        None => start.and_then(|s| s.date().and_hms_opt(23, 59, 59)),
+    };
+    start.zip(end)
 }
 
 /// The pickup of a transfer service (at one of the activity's pickup hotels, on the booking's

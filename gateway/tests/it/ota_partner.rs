@@ -307,12 +307,12 @@ async fn activity_availability_in_the_official_form(b: Backend) {
 
 /// A booking as 2016B bindings write it: no ResStatus (it books), the category as the
 /// QualifierInfo element by its name with Category@Age, a PaymentInfo, no SupplierServiceCode
-/// (the product's one service); then read, and cancelled.
+/// (the product's one service), the date alone as Schedule@Start; then read, and cancelled.
 async fn activity_booking_in_the_official_form(b: Backend) {
     let server = TestServer::start(b).await;
     let date = day(21);
     let book = format!(
-        r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A"/><ParticipantInfo><Category Age="41"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="1"><GivenName>Ana</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><ParticipantInfo><Category Age="39"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="2"><GivenName>Jan</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><PaymentInfo Amount="50.00" CurrencyCode="EUR"/><Schedule Start="{date}T00:00:00" End="{date}T23:59:59"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="OTA-ACT-DAY" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,
+        r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A"/><ParticipantInfo><Category Age="41"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="1"><GivenName>Ana</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><ParticipantInfo><Category Age="39"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="2"><GivenName>Jan</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><PaymentInfo Amount="50.00" CurrencyCode="EUR"/><Schedule Start="{date}"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="OTA-ACT-DAY" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,
         pos(OTA_DEMO)
     );
     let body = send_official(&server, "/activitybook", &book).await;
@@ -334,6 +334,11 @@ async fn activity_booking_in_the_official_form(b: Backend) {
     let (_, _, body) = server.client().send_raw("/activitybook", twice, XML).await.unwrap();
     let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
     assert!(refused.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Category/QualifierInfo")), "{body}");
+    // A date that is no calendar date (valid in form) is refused at its attribute.
+    let no_such_day = book.replace(&format!(r#"<Schedule Start="{date}"/>"#), r#"<Schedule Start="2027-02-30"/>"#).replace("OTA-ACT-DAY", "OTA-ACT-FEB30");
+    let (_, _, body) = server.client().send_raw("/activitybook", no_such_day, XML).await.unwrap();
+    let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
+    assert!(refused.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start")), "{body}");
 }
 
 /// A transfer as 2016B bindings book it: the availability answer names the pickup hotel only

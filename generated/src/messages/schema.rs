@@ -5172,7 +5172,7 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
                 index: 3,
                 min: 1u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&DATE_TIME_SPAN),
+                ty: TypeDesc::Complex(&BOOKING_SCHEDULE),
             }),
             Particle::Element(ElementDesc {
                 name: "PickupDropoff",
@@ -5245,6 +5245,36 @@ pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
             of: Member::Attribute(2),
         },
     ],
+};
+
+pub static BOOKING_SCHEDULE: ComplexDesc = ComplexDesc {
+    name: "BookingSchedule",
+    attributes: &[
+        AttrDesc {
+            name: "Start",
+            required: true,
+            ty: &DATE_OR_DATE_TIME,
+        },
+        AttrDesc {
+            name: "End",
+            required: false,
+            ty: &DATE_OR_DATE_TIME,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+static DATE_OR_DATE_TIME_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+\\-][0-9]{2}:[0-9]{2})?)?",
+        "\\A(?:[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+\\-][0-9]{2}:[0-9]{2})?)?)\\z",
+    ),
+];
+
+pub static DATE_OR_DATE_TIME: SimpleDesc = SimpleDesc {
+    patterns: &DATE_OR_DATE_TIME_PATTERNS,
+    ..SimpleDesc::builtin("DateOrDateTime", Builtin::String)
 };
 
 pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {

@@ -558,9 +558,9 @@ pub struct BookingInfo {
     /// OpenTravel 2016B (required there): what the client pays. Taken and ignored: the price is the gateway's (the answer's PaymentInfo and Pricing), and partners pay as their contract says.
     #[yaserde(prefix = "ota", rename = "PaymentInfo")]
     pub payment_info: Vec<BookPaymentInfo>,
-    /// Start, End (date-time without zone).
+    /// The date of the service: Start and End (the service's form: date-times without zone on one date).
     #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: DateTimeSpan,
+    pub schedule: BookingSchedule,
     /// DateTime (date-time without zone), LocationName (string; a hotel code is used), PickupInd (boolean true or false). Required for transfer services.
     #[yaserde(prefix = "ota", rename = "PickupDropoff")]
     pub pickup_dropoff: Option<PickupDropoff>,
@@ -601,7 +601,8 @@ impl rt::Decode for BookingInfo {
                         )
                 }
                 3 => {
-                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
+                    f_schedule = cx
+                        .element(&next, <BookingSchedule as rt::Decode>::decode)?;
                 }
                 4 => {
                     f_pickup_dropoff = cx
@@ -796,6 +797,66 @@ impl rt::Encode for BookingBasicInfo {
         if !(w.dialect() == super::Dialect::Ota2016b.into()) {
             w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
         }
+        w.end(name);
+    }
+}
+
+/// When the service is booked for: one calendar date, the date of Start (the session is the product's on that date). The service's form gives Start and End as local date-times on that date; OpenTravel 2016B's DateTimeSpanGroup also allows a date alone, a date-time with a zone offset (its wall-clock date is taken) and no End.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookingSchedule",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookingSchedule {
+    /// The date (YYYY-MM-DD), or a date-time on it.
+    ///
+    /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: String,
+    /// A date or date-time on the same date, not before Start; absent: the rest of that date.
+    ///
+    /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
+    #[yaserde(attribute = true, rename = "End")]
+    pub end: Option<String>,
+}
+
+impl rt::Decode for BookingSchedule {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_SCHEDULE;
+        let mark = cx.mark();
+        let mut f_start = None;
+        let mut f_end = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_start = cx.required(f_start, node, "Start")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for BookingSchedule {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr_opt("End", &self.end);
         w.end(name);
     }
 }
