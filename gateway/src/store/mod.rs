@@ -40,7 +40,7 @@ pub enum StoreError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL reported an error.
-    #[error("postgres: {0}")]
+    #[error("postgres: {}", postgres_error(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// No connection could be had.
     #[error("connection pool: {0}")]
@@ -59,6 +59,17 @@ pub enum StoreError {
     /// not be stored.
     #[error("commit outcome unknown: {0}")]
     InDoubt(String),
+}
+
+/// A PostgreSQL error as the logs show it: what failed, and the server's (or pooler's) message
+/// and SQLSTATE when it refused a statement (`db error: ERROR: prepared statement "s9" does not
+/// exist (26000)`); never its DETAIL, which may quote the values of a row.
+fn postgres_error(e: &tokio_postgres::Error) -> String {
+    match (e.as_db_error(), std::error::Error::source(e)) {
+        (Some(db), _) => format!("{e}: {}: {} ({})", db.severity(), db.message(), db.code().code()),
+        (None, Some(cause)) => format!("{e}: {cause}"),
+        (None, None) => e.to_string(),
+    }
 }
 
 /// A write that was not carried out because its request gave up first (its deadline passed
