@@ -29,6 +29,8 @@ cargo build -q --release -p ota-gateway
 # The binary just built (also when CARGO_TARGET_DIR puts it elsewhere).
 gateway=${CARGO_TARGET_DIR:-target}/release/ota-gateway
 work=$(mktemp -d)
+# As root the throw-away servers run as the postgres user, who must reach their directories.
+chmod 711 "$work"
 servers=()
 pg_stop=()
 cleanup() {
