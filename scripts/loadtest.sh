@@ -12,6 +12,10 @@
 #   DB=postgres scripts/loadtest.sh 10 32                   # a throw-away PostgreSQL (fsync on)
 #   DB=postgres INSTANCES=3 scripts/loadtest.sh 10 32       # three gateways on it, load split
 #   DB=postgres://user@host/db scripts/loadtest.sh          # an existing, empty database
+#   DB=postgres POOLER=pgbouncer scripts/loadtest.sh        # the gateways through a throw-away
+#                                                           # PgBouncer (transaction mode,
+#                                                           # POOL_SIZE server connections, 20;
+#                                                           # statement_cache=off)
 #   ONLY="search commit" scripts/loadtest.sh                # some of the runs
 #
 # Durability is what production has: SQLite synchronous=FULL; the throw-away PostgreSQL keeps
@@ -29,11 +33,15 @@ cargo build -q --release -p ota-gateway
 # The binary just built (also when CARGO_TARGET_DIR puts it elsewhere).
 gateway=${CARGO_TARGET_DIR:-target}/release/ota-gateway
 work=$(mktemp -d)
+# As root the throw-away servers run as the postgres user, who must reach their directories.
+chmod 711 "$work"
 servers=()
 pg_stop=()
+pooler_stop=()
 cleanup() {
   for s in "${servers[@]}"; do kill "$s" 2>/dev/null || true; done
   for s in "${servers[@]}"; do wait "$s" 2>/dev/null || true; done
+  if [ ${#pooler_stop[@]} -gt 0 ]; then "${pooler_stop[@]}" >/dev/null 2>&1 || true; fi
   if [ ${#pg_stop[@]} -gt 0 ]; then "${pg_stop[@]}" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
 }
@@ -48,6 +56,19 @@ case "$db" in
     pg_stop=(scripts/throwaway-postgres.sh stop "$work/pg")
     ;;
 esac
+through=""
+case "${POOLER:-}" in
+  "") ;;
+  pgbouncer)
+    case "$db" in postgres://*|postgresql://*) ;; *) echo "POOLER=pgbouncer needs DB=postgres or a postgres:// URL" >&2; exit 2 ;; esac
+    # The gateways keep no prepared statement on a server connection (the pooler lends another
+    # one to each transaction).
+    db="$(scripts/throwaway-pgbouncer.sh start "$work/pgbouncer" --upstream "$db" --pool-size "${POOL_SIZE:-20}")?statement_cache=off"
+    pooler_stop=(scripts/throwaway-pgbouncer.sh stop "$work/pgbouncer")
+    through=" through PgBouncer (transaction mode, ${POOL_SIZE:-20} server connections)"
+    ;;
+  *) echo "POOLER is pgbouncer or unset" >&2; exit 2 ;;
+esac
 
 for i in $(seq 0 $((INSTANCES - 1))); do
   RUST_LOG=warn "$gateway" serve --addr 127.0.0.1:$((PORT + i)) --db "$db" >"$work/server$i.log" 2>&1 &
@@ -55,7 +76,7 @@ for i in $(seq 0 $((INSTANCES - 1))); do
   # The first one migrates and seeds; the others start after it.
   for _ in $(seq 200); do curl -sf http://127.0.0.1:$((PORT + i))/healthz >/dev/null && break; sleep 0.1; done
 done
-echo "== $INSTANCES gateway(s) on $( [ "${DB:-sqlite}" = sqlite ] && echo SQLite || echo PostgreSQL ); $(nproc) CPUs; wrk and the gateways share them"
+echo "== $INSTANCES gateway(s) on $( [ "${DB:-sqlite}" = sqlite ] && echo SQLite || echo PostgreSQL )$through; $(nproc) CPUs; wrk and the gateways share them"
 
 day() { date -u -d "+$1 days" +%Y-%m-%d; }
 pos='<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>'

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # All the tests, on a fresh machine: installs what they need when it is missing (xmllint from
-# Debian's libxml2-utils, the PostgreSQL server from postgresql) and runs `cargo test --workspace`
-# with any extra arguments. The gateway's tests start a throw-away PostgreSQL server of their own
-# (scripts/throwaway-postgres.sh, stopped when they end) unless TEST_DATABASE_URL names one: a
-# role that may create databases.
+# Debian's libxml2-utils, the PostgreSQL server from postgresql, PgBouncer from pgbouncer) and
+# runs `cargo test --workspace` with any extra arguments. The gateway's tests start a throw-away
+# PostgreSQL server of their own (scripts/throwaway-postgres.sh, stopped when they end) unless
+# TEST_DATABASE_URL names one: a role that may create databases; and a throw-away PgBouncer in
+# front of it (scripts/throwaway-pgbouncer.sh) for the pooler suite.
 #
 #   scripts/test.sh                    # everything
 #   scripts/test.sh -p ota-gateway     # one package
@@ -19,6 +20,10 @@ missing=()
 command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
 if [ -z "${TEST_DATABASE_URL:-}" ] && [ ! -x "$(pg_bin)/initdb" ] && ! command -v initdb >/dev/null 2>&1; then
   missing+=(postgresql)
+fi
+# The pooler suite puts a throw-away PgBouncer in front of the server (whichever it is).
+if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+  missing+=(pgbouncer)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   step "installing ${missing[*]}"

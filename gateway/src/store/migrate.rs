@@ -62,11 +62,15 @@ pub(crate) fn sqlite(conn: &mut Connection) -> Result<(), StoreError> {
 
 /// Migrates a PostgreSQL database to the current schema.
 pub(crate) async fn postgres(client: &mut tokio_postgres::Client) -> Result<(), StoreError> {
+    use tokio_postgres::types::Type;
+    // Unnamed statements and a transaction-level lock only: nothing of the migration outlives
+    // its transaction on the server connection (which a pooler in transaction mode may hand to
+    // another client next).
     let tx = client.transaction().await?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;
+    tx.execute_typed("SELECT pg_advisory_xact_lock($1)", &[(&MIGRATION_LOCK, Type::INT8)]).await?;
     tx.batch_execute("CREATE TABLE IF NOT EXISTS schema_migration (version BIGINT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
         .await?;
-    let applied: i64 = tx.query_one("SELECT coalesce(max(version), 0) FROM schema_migration", &[]).await?.get(0);
+    let applied: i64 = tx.query_typed_one("SELECT coalesce(max(version), 0) FROM schema_migration", &[]).await?.get(0);
     let applied = usize::try_from(applied).map_err(|_| StoreError::Migration(format!("schema_migration {applied}")))?;
     if applied > POSTGRES.len() {
         return Err(StoreError::Migration(format!(
@@ -76,7 +80,7 @@ pub(crate) async fn postgres(client: &mut tokio_postgres::Client) -> Result<(), 
     }
     for (i, sql) in POSTGRES.iter().enumerate().skip(applied) {
         tx.batch_execute(sql).await.map_err(|e| StoreError::Migration(format!("PostgreSQL migration {}: {e}", i + 1)))?;
-        tx.execute("INSERT INTO schema_migration (version) VALUES ($1)", &[&((i + 1) as i64)]).await?;
+        tx.execute_typed("INSERT INTO schema_migration (version) VALUES ($1)", &[(&((i + 1) as i64), Type::INT8)]).await?;
     }
     tx.commit().await?;
     Ok(())

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`sql`] | [`Conn`]: statements written once (`$1` placeholders) for both backends; [`Param`], [`Column`], named rows ([`row!`](crate::row)) |
 //! | `sqlite` | reads on the calling task; one writer thread with group commit |
-//! | `postgres` | a connection pool; each write in a task of its own |
+//! | `postgres` | a connection pool; each write in a task of its own; statements prepared once per connection, or unnamed (`statement_cache=off`: behind a pooler in transaction mode) |
 //! | `migrate` | the schema migrations of each backend, safe when instances start together |
 //!
 //! The areas' repos (`requestors::repo`, `activities::repo`, `hotels::repo`) hold all the SQL;
@@ -40,7 +40,7 @@ pub enum StoreError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL reported an error.
-    #[error("postgres: {0}")]
+    #[error("postgres: {}", postgres_error(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// No connection could be had.
     #[error("connection pool: {0}")]
@@ -59,6 +59,17 @@ pub enum StoreError {
     /// not be stored.
     #[error("commit outcome unknown: {0}")]
     InDoubt(String),
+}
+
+/// A PostgreSQL error as the logs show it: what failed, and the server's (or pooler's) message
+/// and SQLSTATE when it refused a statement (`db error: ERROR: prepared statement "s9" does not
+/// exist (26000)`); never its DETAIL, which may quote the values of a row.
+fn postgres_error(e: &tokio_postgres::Error) -> String {
+    match (e.as_db_error(), std::error::Error::source(e)) {
+        (Some(db), _) => format!("{e}: {}: {} ({})", db.severity(), db.message(), db.code().code()),
+        (None, Some(cause)) => format!("{e}: {cause}"),
+        (None, None) => e.to_string(),
+    }
 }
 
 /// A write that was not carried out because its request gave up first (its deadline passed
@@ -101,8 +112,8 @@ impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Location::Sqlite(p) => write!(f, "{}", p.display()),
-            Location::Postgres(url) => match tokio_postgres::Config::from_str(url) {
-                Ok(c) => write!(f, "postgres://{}", postgres_describe(&c)),
+            Location::Postgres(url) => match postgres::parse_url(url) {
+                Ok((c, _)) => write!(f, "postgres://{}", postgres_describe(&c)),
                 Err(_) => f.write_str("postgres://(invalid URL)"),
             },
         }
@@ -438,6 +449,21 @@ mod tests {
         );
         assert!(!"postgres://u:secret@h/db".parse::<Location>().unwrap().to_string().contains("secret"));
         assert!("".parse::<Location>().is_err());
+    }
+
+    #[test]
+    fn the_statement_cache_parameter_is_the_gateways_own() {
+        use sql::Statements;
+        let (c, statements) = postgres::parse_url("postgres://u:secret@h:6432/db?statement_cache=off&sslmode=disable").unwrap();
+        assert_eq!(statements, Statements::Unnamed);
+        assert_eq!((c.get_dbname(), c.get_ports()), (Some("db"), &[6432][..]));
+        assert_eq!(c.get_ssl_mode(), tokio_postgres::config::SslMode::Disable);
+        assert_eq!(postgres::parse_url("postgres://u@h/db").unwrap().1, Statements::Cached);
+        assert_eq!(postgres::parse_url("postgres://u@h/db?statement_cache=on").unwrap().1, Statements::Cached);
+        assert!(postgres::parse_url("postgres://u@h/db?statement_cache=no").unwrap_err().contains("on or off"));
+        assert!(postgres::parse_url("postgres://u@h/db?pool=1").is_err(), "tokio-postgres's parameters are checked as before");
+        let shown = Location::Postgres("postgres://u:secret@h/db?statement_cache=off".into()).to_string();
+        assert_eq!(shown, "postgres://u@h/db");
     }
 
     #[test]

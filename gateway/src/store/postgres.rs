@@ -11,6 +11,12 @@
 //!
 //! Concurrency control is in the statements themselves (conditional updates, unique keys,
 //! `ON CONFLICT`), plus the catalogue lock ([`super::Conn::lock_catalogue`]).
+//!
+//! Nothing outlives a transaction but the statements the connections prepare and keep (the
+//! default): no session setting (`SET LOCAL` only), no session lock (`pg_advisory_xact_lock`
+//! only), no `LISTEN` (the content is polled), no temporary table. With `statement_cache=off`
+//! in the URL ([`parse_url`]) not even those, so a pooler in transaction mode (PgBouncer) may
+//! run each transaction, and each statement outside one, on a server connection of its choosing.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -20,7 +26,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Timeouts}
 use futures_util::future::BoxFuture;
 use tokio_postgres::NoTls;
 
-use super::sql::Conn;
+use super::sql::{Conn, Statements};
 use super::{StoreError, Ticket};
 
 /// Connections per gateway process.
@@ -38,6 +44,7 @@ const LOCK_WAIT_GRACE: Duration = Duration::from_millis(500);
 pub(crate) struct Postgres {
     pool: Pool,
     shown: String,
+    statements: Statements,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -47,9 +54,10 @@ impl std::fmt::Debug for Postgres {
 }
 
 impl Postgres {
-    /// Connects a pool to the database at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`).
+    /// Connects a pool to the database at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`,
+    /// with the parameters of [`parse_url`]).
     pub(crate) async fn connect(url: &str) -> Result<Postgres, StoreError> {
-        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Unavailable(format!("invalid PostgreSQL URL: {e}")))?;
+        let (mut config, statements) = parse_url(url).map_err(|e| StoreError::Unavailable(format!("invalid PostgreSQL URL: {e}")))?;
         if config.get_application_name().is_none() {
             config.application_name("ota-gateway");
         }
@@ -62,7 +70,7 @@ impl Postgres {
             .runtime(deadpool_postgres::Runtime::Tokio1)
             .build()
             .map_err(|e| StoreError::Pool(e.to_string()))?;
-        let postgres = Postgres { pool, shown };
+        let postgres = Postgres { pool, shown, statements };
         // Fail at start, not at the first request, when the database cannot be reached.
         drop(postgres.client().await?);
         Ok(postgres)
@@ -92,7 +100,7 @@ impl Postgres {
             .await
             .map_err(StoreError::from)?;
         let out = {
-            let mut conn = Conn::postgres(&tx);
+            let mut conn = Conn::postgres(&tx, self.statements);
             f(&mut conn).await
         };
         match out {
@@ -114,7 +122,7 @@ impl Postgres {
         F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
     {
         let client = self.client().await?;
-        let mut conn = Conn::postgres_client(&client);
+        let mut conn = Conn::postgres_client(&client, self.statements);
         f(&mut conn).await
     }
 
@@ -136,7 +144,7 @@ impl Postgres {
             tx.batch_execute(&format!("SET LOCAL lock_timeout = {ms}")).await.map_err(|e| Unwritten::Store(e.into()))?;
         }
         let out = {
-            let mut conn = Conn::postgres(&tx);
+            let mut conn = Conn::postgres(&tx, self.statements);
             f(&mut conn).await
         };
         match out {
@@ -159,6 +167,33 @@ impl Postgres {
             }
         }
     }
+}
+
+/// The gateway's own parameter of a PostgreSQL URL: `statement_cache=on` (the default) prepares
+/// each statement once per connection and keeps it ([`Statements::Cached`]); `off` sends each
+/// one unnamed, parsed and planned every time ([`Statements::Unnamed`]), for a pooler in
+/// transaction mode that does not carry prepared statements from one server connection to
+/// another (PgBouncer before 1.21, or with `max_prepared_statements = 0`).
+pub(crate) const STATEMENT_CACHE: &str = "statement_cache";
+
+/// Reads a `postgres://` URL: the connection settings (every parameter but the gateway's own,
+/// as tokio-postgres reads them: `sslmode`, `application_name`, …) and how statements are sent
+/// ([`STATEMENT_CACHE`]).
+pub(crate) fn parse_url(url: &str) -> Result<(tokio_postgres::Config, Statements), String> {
+    let (base, query) = url.split_once('?').unwrap_or((url, ""));
+    let mut statements = Statements::Cached;
+    let mut rest = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some((STATEMENT_CACHE, "on")) => statements = Statements::Cached,
+            Some((STATEMENT_CACHE, "off")) => statements = Statements::Unnamed,
+            Some((STATEMENT_CACHE, other)) => return Err(format!("{STATEMENT_CACHE}={other}: on or off")),
+            _ => rest.push(pair),
+        }
+    }
+    let url = if rest.is_empty() { base.to_string() } else { format!("{base}?{}", rest.join("&")) };
+    let config = tokio_postgres::Config::from_str(&url).map_err(|e| e.to_string())?;
+    Ok((config, statements))
 }
 
 /// A failed `COMMIT`: refused by the server (it answered with an error: nothing was stored), or

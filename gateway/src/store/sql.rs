@@ -15,7 +15,7 @@
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rust_decimal::Decimal;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
 
 use super::StoreError;
 
@@ -28,6 +28,23 @@ pub enum SqlDialect {
     Postgres,
 }
 
+/// How statements are sent to PostgreSQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Statements {
+    /// Prepared once per connection under a name and kept (deadpool's statement cache): each
+    /// later run only binds and executes, on a plan the server may keep. Needs the statement
+    /// to be on whichever server connection runs it: a direct connection, a pooler in session
+    /// mode, or one that carries prepared statements across its server connections (PgBouncer
+    /// 1.21 and later with `max_prepared_statements` set). The default.
+    Cached,
+    /// Parsed, bound and executed in one round trip as the unnamed statement, with the
+    /// parameters' types given: nothing outlives the statement on the server, so a pooler in
+    /// transaction mode may hand each transaction (and each statement outside one) another
+    /// server connection. Each run is parsed and planned again. `statement_cache=off` in the
+    /// URL.
+    Unnamed,
+}
+
 /// A connection (inside a transaction) of either backend.
 pub struct Conn<'c> {
     inner: Inner<'c>,
@@ -35,9 +52,9 @@ pub struct Conn<'c> {
 
 enum Inner<'c> {
     Sqlite(&'c mut rusqlite::Connection),
-    Postgres(&'c deadpool_postgres::Transaction<'c>),
+    Postgres(&'c deadpool_postgres::Transaction<'c>, Statements),
     /// A PostgreSQL connection outside any transaction (each statement on its own).
-    PostgresClient(&'c deadpool_postgres::ClientWrapper),
+    PostgresClient(&'c deadpool_postgres::ClientWrapper, Statements),
 }
 
 /// The PostgreSQL advisory lock key of the catalogue lock (see [`Conn::lock_catalogue`]).
@@ -57,6 +74,14 @@ pub trait Param: Sync {
     fn to_sqlite(&self) -> ToSqlOutput<'_>;
     /// The PostgreSQL value.
     fn to_postgres(&self) -> &(dyn ToSql + Sync);
+    /// Its PostgreSQL type, sent with an unnamed statement (the server then infers nothing).
+    fn postgres_type(&self) -> Type;
+}
+
+/// The PostgreSQL type of a parameter's Rust type (what an absent value, `None`, is sent as).
+pub trait PostgresType {
+    /// The type.
+    const TYPE: Type;
 }
 
 /// A value that can be read from a result column on both backends.
@@ -156,20 +181,20 @@ impl<'c> Conn<'c> {
     }
 
     /// A PostgreSQL transaction.
-    pub(crate) fn postgres(tx: &'c deadpool_postgres::Transaction<'c>) -> Self {
-        Conn { inner: Inner::Postgres(tx) }
+    pub(crate) fn postgres(tx: &'c deadpool_postgres::Transaction<'c>, statements: Statements) -> Self {
+        Conn { inner: Inner::Postgres(tx, statements) }
     }
 
     /// A PostgreSQL connection outside any transaction.
-    pub(crate) fn postgres_client(client: &'c deadpool_postgres::ClientWrapper) -> Self {
-        Conn { inner: Inner::PostgresClient(client) }
+    pub(crate) fn postgres_client(client: &'c deadpool_postgres::ClientWrapper, statements: Statements) -> Self {
+        Conn { inner: Inner::PostgresClient(client, statements) }
     }
 
     /// The dialect of the connection.
     pub fn dialect(&self) -> SqlDialect {
         match self.inner {
             Inner::Sqlite(_) => SqlDialect::Sqlite,
-            Inner::Postgres(_) | Inner::PostgresClient(_) => SqlDialect::Postgres,
+            Inner::Postgres(..) | Inner::PostgresClient(..) => SqlDialect::Postgres,
         }
     }
 
@@ -188,16 +213,22 @@ impl<'c> Conn<'c> {
                 }
                 Ok(out)
             }
-            Inner::Postgres(tx) => {
+            Inner::Postgres(tx, Statements::Cached) => {
                 let stmt = tx.prepare_cached(sql).await?;
-                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
-                let rows = tx.query(&stmt, &values).await?;
+                let rows = tx.query(&stmt, &values(params)).await?;
                 rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
             }
-            Inner::PostgresClient(client) => {
+            Inner::Postgres(tx, Statements::Unnamed) => {
+                let rows = tx.query_typed(sql, &typed(params)).await?;
+                rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
+            }
+            Inner::PostgresClient(client, Statements::Cached) => {
                 let stmt = client.prepare_cached(sql).await?;
-                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
-                let rows = client.query(&stmt, &values).await?;
+                let rows = client.query(&stmt, &values(params)).await?;
+                rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
+            }
+            Inner::PostgresClient(client, Statements::Unnamed) => {
+                let rows = client.query_typed(sql, &typed(params)).await?;
                 rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
             }
         }
@@ -226,16 +257,16 @@ impl<'c> Conn<'c> {
                 bind_sqlite(&mut stmt, params)?;
                 Ok(stmt.raw_execute()? as u64)
             }
-            Inner::Postgres(tx) => {
+            Inner::Postgres(tx, Statements::Cached) => {
                 let stmt = tx.prepare_cached(sql).await?;
-                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
-                Ok(tx.execute(&stmt, &values).await?)
+                Ok(tx.execute(&stmt, &values(params)).await?)
             }
-            Inner::PostgresClient(client) => {
+            Inner::Postgres(tx, Statements::Unnamed) => Ok(tx.execute_typed(sql, &typed(params)).await?),
+            Inner::PostgresClient(client, Statements::Cached) => {
                 let stmt = client.prepare_cached(sql).await?;
-                let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.to_postgres()).collect();
-                Ok(client.execute(&stmt, &values).await?)
+                Ok(client.execute(&stmt, &values(params)).await?)
             }
+            Inner::PostgresClient(client, Statements::Unnamed) => Ok(client.execute_typed(sql, &typed(params)).await?),
         }
     }
 
@@ -247,14 +278,26 @@ impl<'c> Conn<'c> {
         const KEY: i64 = CATALOGUE_LOCK;
         match &mut self.inner {
             Inner::Sqlite(_) => Ok(()),
-            Inner::Postgres(tx) => {
+            Inner::Postgres(tx, _) => {
+                // A transaction-level lock, released by its COMMIT or ROLLBACK: it never
+                // outlives the transaction on a pooled server connection.
                 let sql = if exclusive { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
-                tx.execute(sql, &[&KEY]).await?;
+                tx.execute_typed(sql, &[(&KEY, Type::INT8)]).await?;
                 Ok(())
             }
-            Inner::PostgresClient(_) => Err(StoreError::Data("the catalogue lock is taken in a transaction".into())),
+            Inner::PostgresClient(..) => Err(StoreError::Data("the catalogue lock is taken in a transaction".into())),
         }
     }
+}
+
+/// The PostgreSQL values of parameters (for a prepared statement: the server gave their types).
+fn values<'p>(params: &[&'p dyn Param]) -> Vec<&'p (dyn ToSql + Sync)> {
+    params.iter().map(|p| p.to_postgres()).collect()
+}
+
+/// The PostgreSQL values of parameters with their types (for an unnamed statement).
+fn typed<'p>(params: &[&'p dyn Param]) -> Vec<(&'p (dyn ToSql + Sync), Type)> {
+    params.iter().map(|p| (p.to_postgres(), p.postgres_type())).collect()
 }
 
 /// Binds `$k` to `params[k - 1]`. SQLite numbers `$k` parameters in the order they first
@@ -308,6 +351,13 @@ impl Param for i64 {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for i64 {
+    const TYPE: Type = Type::INT8;
 }
 
 impl Param for bool {
@@ -317,6 +367,13 @@ impl Param for bool {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for bool {
+    const TYPE: Type = Type::BOOL;
 }
 
 impl Param for String {
@@ -326,6 +383,13 @@ impl Param for String {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for String {
+    const TYPE: Type = Type::TEXT;
 }
 
 impl Param for &str {
@@ -335,6 +399,13 @@ impl Param for &str {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for &str {
+    const TYPE: Type = Type::TEXT;
 }
 
 impl Param for NaiveDate {
@@ -344,6 +415,13 @@ impl Param for NaiveDate {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for NaiveDate {
+    const TYPE: Type = Type::DATE;
 }
 
 impl Param for NaiveDateTime {
@@ -353,6 +431,13 @@ impl Param for NaiveDateTime {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for NaiveDateTime {
+    const TYPE: Type = Type::TIMESTAMP;
 }
 
 impl Param for NaiveTime {
@@ -362,6 +447,13 @@ impl Param for NaiveTime {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for NaiveTime {
+    const TYPE: Type = Type::TIME;
 }
 
 impl Param for DateTime<Utc> {
@@ -371,6 +463,13 @@ impl Param for DateTime<Utc> {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
+}
+
+impl PostgresType for DateTime<Utc> {
+    const TYPE: Type = Type::TIMESTAMPTZ;
 }
 
 impl Param for Decimal {
@@ -380,9 +479,16 @@ impl Param for Decimal {
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
     }
+    fn postgres_type(&self) -> Type {
+        Self::TYPE
+    }
 }
 
-impl<T: Param + ToSql> Param for Option<T> {
+impl PostgresType for Decimal {
+    const TYPE: Type = Type::NUMERIC;
+}
+
+impl<T: Param + ToSql + PostgresType> Param for Option<T> {
     fn to_sqlite(&self) -> ToSqlOutput<'_> {
         match self {
             Some(v) => v.to_sqlite(),
@@ -391,6 +497,9 @@ impl<T: Param + ToSql> Param for Option<T> {
     }
     fn to_postgres(&self) -> &(dyn ToSql + Sync) {
         self
+    }
+    fn postgres_type(&self) -> Type {
+        T::TYPE
     }
 }
 

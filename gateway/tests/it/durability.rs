@@ -387,7 +387,7 @@ async fn verify(gw: &Gateway, store: &Store, all: &mut [Sent]) {
     );
 }
 
-async fn sigkill_mid_stream_loses_and_duplicates_nothing(b: Backend) {
+pub(crate) async fn sigkill_mid_stream_loses_and_duplicates_nothing(b: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let db = TestDb::new(b).await;
     let log = dir.path().join("gateway.log");

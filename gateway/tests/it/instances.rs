@@ -60,7 +60,7 @@ fn internal(body: &str) -> Result<String, ErrorCode> {
 
 /// Three gateways start together on a fresh database: all come up (no "table already exists"),
 /// the demo is seeded once.
-async fn gateways_started_together_share_one_schema_and_one_seed(b: Backend) {
+pub(crate) async fn gateways_started_together_share_one_schema_and_one_seed(b: Backend) {
     let db = TestDb::new(b).await;
     let gateways = three(&db).await;
     let store = db.open().await;
@@ -76,7 +76,7 @@ async fn gateways_started_together_share_one_schema_and_one_seed(b: Backend) {
 /// Ten Commits for the two places of a date, spread over three gateways: two are booked, the
 /// others are told there is no place; the same Client reference sent to all three at once is
 /// one booking, answered everywhere with one Internal reference.
-async fn commits_on_three_gateways_never_overbook_nor_duplicate(b: Backend) {
+pub(crate) async fn commits_on_three_gateways_never_overbook_nor_duplicate(b: Backend) {
     let db = TestDb::new(b).await;
     let gateways = three(&db).await;
     let date = day(4);
@@ -120,7 +120,7 @@ async fn commits_on_three_gateways_never_overbook_nor_duplicate(b: Backend) {
 
 /// Two partners' clerks read one booking on two gateways and both change it: the first change
 /// applies, the second is refused (it would undo the first); nothing is lost.
-async fn modifies_on_two_gateways_from_one_read_never_lose_an_update(b: Backend) {
+pub(crate) async fn modifies_on_two_gateways_from_one_read_never_lose_an_update(b: Backend) {
     let db = TestDb::new(b).await;
     let gateways = three(&db).await;
     let read = OtaReadRq::from_xml(&sample("booking_read").replace("CLI-2025-000981", "DEMO-2030-0001")).unwrap();
@@ -160,7 +160,7 @@ async fn modifies_on_two_gateways_from_one_read_never_lose_an_update(b: Backend)
 
 /// An import made with `ota-gateway import` while gateways run: every gateway serves the new
 /// content within a second.
-async fn an_import_reaches_every_gateway_within_a_second(b: Backend) {
+pub(crate) async fn an_import_reaches_every_gateway_within_a_second(b: Backend) {
     let db = TestDb::new(b).await;
     let gateways = three(&db).await;
     // A copy of the train excursion under a new id.
@@ -210,7 +210,7 @@ fn hotel_commit_xml(client_ref: &str, start: NaiveDate, end: NaiveDate) -> Strin
 
 /// Nine Commits for the last room of a stay, spread over three gateways: one is booked, the
 /// others are told there is no room; the rooms sold say one.
-async fn the_last_room_on_three_gateways_is_sold_once(b: Backend) {
+pub(crate) async fn the_last_room_on_three_gateways_is_sold_once(b: Backend) {
     let db = TestDb::new(b).await;
     let gateways = three(&db).await;
     let (start, end) = (day(90), day(93));

@@ -114,7 +114,7 @@ async fn offered(client: &Client, room: &str, start: NaiveDate, end: NaiveDate) 
     rs.room_stays.as_ref().is_some_and(|r| r.room_stay.iter().any(|s| s.room_types.room_type.iter().any(|t| t.room_type_code.as_deref() == Some(room))))
 }
 
-async fn hotel_partner_day(b: Backend) {
+pub(crate) async fn hotel_partner_day(b: Backend) {
     let server = TestServer::start(b).await;
     let client = server.client();
     let (start, end) = (day(40), day(43));
@@ -238,7 +238,7 @@ async fn hotel_partner_day(b: Backend) {
     assert_eq!(error_code(&unknown), Some(ErrorCode::BookingReferenceNotFound));
 }
 
-async fn hotel_item_cancel_and_the_last_item(b: Backend) {
+pub(crate) async fn hotel_item_cancel_and_the_last_item(b: Backend) {
     let server = TestServer::start(b).await;
     let client = server.client();
     let (start, end) = (day(50), day(52));
@@ -341,7 +341,7 @@ async fn hotel_booking_refusals(b: Backend) {
 }
 
 /// The last room, wanted by many clients at once: sold once.
-async fn the_last_room_is_sold_once(b: Backend) {
+pub(crate) async fn the_last_room_is_sold_once(b: Backend) {
     let server = TestServer::start(b).await;
     let (start, end) = (day(70), day(72));
     // One of the two double rooms is sold (and the partner logged in) before the race.
@@ -374,7 +374,7 @@ async fn the_last_room_is_sold_once(b: Backend) {
 
 /// A cancel and a modify of the same booking at once: one consistent outcome — the booking
 /// cancelled and its rooms (wherever the modify put them, or not) all given back.
-async fn a_cancel_racing_a_modify_leaves_one_outcome(b: Backend) {
+pub(crate) async fn a_cancel_racing_a_modify_leaves_one_outcome(b: Backend) {
     let server = TestServer::start(b).await;
     let client = server.client();
     let (start, end) = (day(80), day(82));
@@ -432,7 +432,7 @@ async fn places_booked(server: &TestServer, date: NaiveDate) -> i64 {
         .unwrap()
 }
 
-async fn activity_partner_day(b: Backend) {
+pub(crate) async fn activity_partner_day(b: Backend) {
     let server = TestServer::start(b).await;
     let client = server.client();
     let date = day(10);

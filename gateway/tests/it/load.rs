@@ -268,7 +268,7 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 /// One load at a time: the two backends' runs share the process (and its resident memory).
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-async fn load(b: Backend) {
+pub(crate) async fn load(b: Backend) {
     let _alone = ONE_AT_A_TIME.lock().await;
     let tasks = env_or("LOAD_TASKS", 64);
     let secs = env_or("LOAD_SECS", 4);

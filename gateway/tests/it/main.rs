@@ -8,6 +8,7 @@
 //! cargo test -p ota-gateway --test it                 # everything
 //! cargo test -p ota-gateway --test it hostile::       # one suite
 //! cargo test -p ota-gateway --test it sqlite::        # one backend
+//! cargo test -p ota-gateway --test it pooler::        # PostgreSQL through PgBouncer
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -30,4 +31,5 @@ mod load;
 mod migrations;
 mod operator;
 mod ota_partner;
+mod pooler;
 mod secrets;

@@ -54,7 +54,7 @@ async fn until_accepted(gw: &GatewayProcess, creds: (&str, &str, &str), want: bo
 
 /// Every `requestor` command on both backends, each change reaching a running gateway; the
 /// password comes from stdin and never appears in `list`.
-async fn requestor_commands_reach_a_running_gateway(b: Backend) {
+pub(crate) async fn requestor_commands_reach_a_running_gateway(b: Backend) {
     let db = TestDb::new(b).await;
     let arg = db.arg();
     let gw = GatewayProcess::start(&arg, &[]).await;

@@ -19,6 +19,12 @@
 //! `postgres` user when run as root; stopped when the process ends). A test never skips: no
 //! server is a failure.
 //!
+//! PgBouncer ([`Backend::PgBouncer`], the `pooler` suite): a database of its own on the same
+//! server, reached through a throw-away PgBouncer in transaction pooling mode
+//! (`scripts/throwaway-pgbouncer.sh`, Debian's `pgbouncer` package; one per test process,
+//! [`PGBOUNCER_POOL`] server connections per database, stopped when the process ends). No
+//! `pgbouncer` is a failure too.
+//!
 //! Demo requestors (from `gateway/demo/requestors.json`): `DEMO` / `DEMO-DIST` /
 //! `demo-password`, `PARTNER2` / `P2-DIST` / `partner2-pass`, and `OTA-DEMO` / `OTA-DEMO-DIST` /
 //! `ota-demo-pass` (answered in the `ota2016b` dialect).
@@ -92,13 +98,17 @@ pub const PARTNER2: (&str, &str, &str) = ("PARTNER2", "P2-DIST", "partner2-pass"
 /// The demo partner on the `ota2016b` dialect.
 pub const OTA_DEMO: (&str, &str, &str) = ota_gateway::import::DEMO_OTA;
 
-/// The two backends every integration suite runs on.
+/// The two backends every integration suite runs on, and PostgreSQL behind a pooler (the
+/// `pooler` suite runs suites of the others on it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     /// A SQLite file in a temporary directory.
     Sqlite,
     /// A database of its own on a PostgreSQL server.
     Postgres,
+    /// A database of its own on the PostgreSQL server, every connection of the gateway (and of
+    /// the test's own store) through PgBouncer in transaction pooling mode.
+    PgBouncer,
 }
 
 /// Declares, for each `async fn name(b: Backend)` listed, one test per backend:
@@ -131,10 +141,13 @@ pub(crate) use backend_tests;
 /// A fresh, empty database of one backend. SQLite's lives in a temporary directory removed on
 /// drop; PostgreSQL's is a database of its own on the test server.
 pub struct TestDb {
-    /// Where it is.
+    /// Where it is (for [`Backend::PgBouncer`]: through the pooler).
     pub location: Location,
     /// The backend.
     pub backend: Backend,
+    /// PostgreSQL: the database's URL on the server itself, never through a pooler (to hold a
+    /// lock for a whole session, say).
+    pub direct: Option<String>,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -144,9 +157,16 @@ impl TestDb {
         match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
-                TestDb { location: Location::Sqlite(dir.path().join("gateway.db")), backend, _dir: Some(dir) }
+                TestDb { location: Location::Sqlite(dir.path().join("gateway.db")), backend, direct: None, _dir: Some(dir) }
             }
-            Backend::Postgres => TestDb { location: Location::Postgres(fresh_postgres_database().await), backend, _dir: None },
+            Backend::Postgres => {
+                let url = fresh_postgres_database().await;
+                TestDb { location: Location::Postgres(url.clone()), backend, direct: Some(url), _dir: None }
+            }
+            Backend::PgBouncer => {
+                let url = fresh_postgres_database().await;
+                TestDb { location: Location::Postgres(through_pgbouncer(&url)), backend, direct: Some(url), _dir: None }
+            }
         }
     }
 
@@ -161,6 +181,16 @@ impl TestDb {
     /// Opens (and migrates) the store.
     pub async fn open(&self) -> Store {
         Store::open(&self.location).await.expect("open the store")
+    }
+
+    /// PostgreSQL: the URL of [`location`](TestDb::location) as tokio-postgres takes it (for
+    /// [`Backend::PgBouncer`] through the pooler, without the gateway's own `statement_cache`
+    /// parameter). Panics for SQLite.
+    pub fn postgres_url(&self) -> String {
+        match &self.location {
+            Location::Postgres(url) => url.replace("?statement_cache=off", ""),
+            Location::Sqlite(_) => panic!("not a PostgreSQL database"),
+        }
     }
 
     /// The SQLite file (panics for PostgreSQL).
@@ -255,6 +285,44 @@ fn start_throwaway_postgres() -> String {
         std::thread::sleep(Duration::from_millis(100));
     }
     url
+}
+
+/// Server connections per database of the test process's PgBouncer: fewer than one gateway's
+/// 32, so requests queue in the pooler as they would in production.
+pub const PGBOUNCER_POOL: u32 = 5;
+
+/// The URL of database `url` (on the test server) through the test process's PgBouncer, in
+/// transaction pooling mode, with `statement_cache=off`; started at the first call with `scripts/throwaway-pgbouncer.sh`
+/// (the one owner of that start-up), which stops it when this process ends.
+pub fn through_pgbouncer(url: &str) -> String {
+    static POOLER: OnceLock<String> = OnceLock::new();
+    let pooler = POOLER.get_or_init(|| {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/throwaway-pgbouncer.sh");
+        let dir = std::env::temp_dir().join(format!("ota-pgbouncer-{}-{}", std::process::id(), free_port()));
+        let out = Command::new("bash")
+            .arg(script)
+            .arg("start")
+            .arg(&dir)
+            .args(["--upstream", &postgres_admin_url(), "--pool-size", &PGBOUNCER_POOL.to_string()])
+            .args(["--watch", &std::process::id().to_string()])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+        assert!(
+            out.status.success(),
+            "{script} failed (is the pgbouncer package installed? apt-get install pgbouncer): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    });
+    // The same user and database on the pooler's address; no password: the pooler trusts its
+    // clients and logs in to the server itself. No statement kept from one transaction to the
+    // next (the pooler may run the next on another server connection).
+    let pooler: tokio_postgres::Config = pooler.parse().expect("the pooler's URL");
+    let db: tokio_postgres::Config = url.parse().expect("a database URL");
+    let Some(tokio_postgres::config::Host::Tcp(host)) = pooler.get_hosts().first() else { panic!("the pooler listens on TCP") };
+    let port = pooler.get_ports().first().copied().expect("the pooler's port");
+    format!("postgres://{}@{host}:{port}/{}?statement_cache=off", db.get_user().unwrap_or("postgres"), db.get_dbname().expect("a database name"))
 }
 
 fn postgres_answers(url: &str) -> bool {
