@@ -349,6 +349,8 @@ pub enum Content {
     Sequence(Vec<Particle>),
     /// Text of the given simple type.
     Text(Scalar),
+    /// Anything (`xs:any` and `xs:anyAttribute`, skipped): taken and not read; written empty.
+    Skipped,
 }
 
 /// A member of a sequence.
@@ -659,6 +661,9 @@ impl Model {
                 }
                 match &s.content {
                     Content::Empty => {}
+                    Content::Skipped => {
+                        let _ = writeln!(out, "    any content, skipped");
+                    }
                     Content::Text(sc) => {
                         let _ = writeln!(out, "    text: {}", self.scalar(sc));
                     }

@@ -271,6 +271,7 @@ impl<'a> Lowerer<'a> {
         }
         let content = match &t.content {
             ComplexContent::Empty => Content::Empty,
+            ComplexContent::Skipped => Content::Skipped,
             ComplexContent::Text(base) => match self.resolve_simple(base) {
                 Some(s) if s.builtin.is_string() && !self.is_enum(s) => Content::Text(s),
                 Some(_) => {

@@ -235,6 +235,9 @@ pub enum ComplexContent {
     Sequence(Vec<Particle>),
     /// `xs:simpleContent/xs:extension base=".."`: text plus attributes.
     Text(QName),
+    /// `xs:sequence` of one `xs:any processContents="skip"` (any number of elements) with
+    /// `xs:anyAttribute processContents="skip"`: content taken and not read.
+    Skipped,
 }
 
 /// One member of a sequence.
@@ -793,8 +796,21 @@ impl Parser<'_> {
         let mut content = ComplexContent::Empty;
         let mut attributes = Vec::new();
         let mut seen_content = false;
+        let mut any_attribute = None;
         for c in kids {
             match xs_name(c) {
+                Some("sequence") if !seen_content && attributes.is_empty() && self.is_skipped_sequence(c) => {
+                    seen_content = true;
+                    content = ComplexContent::Skipped;
+                }
+                Some("anyAttribute") if matches!(content, ComplexContent::Skipped) && attributes.is_empty() && any_attribute.is_none() => {
+                    self.check_attrs(c, &["processContents"]);
+                    if c.attribute("processContents") != Some("skip") {
+                        let span = self.span(c);
+                        self.diags.error(span, "xs:anyAttribute needs processContents=\"skip\"");
+                    }
+                    any_attribute = Some(());
+                }
                 Some("sequence") if !seen_content && attributes.is_empty() => {
                     seen_content = true;
                     content = ComplexContent::Sequence(self.sequence(c));
@@ -826,7 +842,29 @@ impl Parser<'_> {
                 }
             }
         }
+        if matches!(content, ComplexContent::Skipped) && any_attribute.is_none() {
+            let span = self.span(node);
+            self.diags.error(span, "a type of skipped content (xs:any) also takes any attribute: add <xs:anyAttribute processContents=\"skip\"/>");
+        }
         Some(ComplexTypeDecl { name, ann, content, attributes, span: self.span(node) })
+    }
+
+    /// True for `<xs:sequence><xs:any processContents="skip" minOccurs="0"
+    /// maxOccurs="unbounded"/></xs:sequence>` (any elements, taken and not read); reports an
+    /// `xs:any` of any other form. Other sequences are read by [`Self::sequence`].
+    fn is_skipped_sequence(&mut self, node: Node) -> bool {
+        let kids: Vec<Node> = node.children().filter(Node::is_element).collect();
+        let [any] = kids.as_slice() else { return false };
+        if xs_name(*any) != Some("any") {
+            return false;
+        }
+        self.check_attrs(*any, &["processContents", "minOccurs", "maxOccurs"]);
+        let shape = (any.attribute("processContents"), any.attribute("minOccurs"), any.attribute("maxOccurs"));
+        if shape != (Some("skip"), Some("0"), Some("unbounded")) {
+            let span = self.span(*any);
+            self.diags.error(span, "xs:any is supported as <xs:any processContents=\"skip\" minOccurs=\"0\" maxOccurs=\"unbounded\"/>, alone in its sequence");
+        }
+        true
     }
 
     fn simple_content(&mut self, node: Node) -> Option<(QName, Vec<AttrUse>)> {

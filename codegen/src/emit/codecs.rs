@@ -67,7 +67,18 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
             }
         }
     };
+    if matches!(s.content, Content::Skipped) {
+        // Anything inside, attributes too, is taken and not read (`xs:any` skipped).
+        return quote! {
+            impl rt::Decode for #name {
+                fn decode<'a, 'i>(_node: rt::Node<'a, 'i>, _cx: &mut rt::Cx<'a, 'i>) -> Result<Self, rt::Failed> {
+                    Ok(Self {})
+                }
+            }
+        };
+    }
     let content = match &s.content {
+        Content::Skipped => unreachable!("returned above"),
         Content::Empty if s.text_forms.is_empty() => quote!(cx.empty(node)?;),
         // A text some dialect writes (`gen:text value`).
         Content::Empty => quote!(cx.empty_or_fixed(node, DESC)?;),
@@ -166,6 +177,7 @@ pub(super) fn encode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         body.push(write);
     }
     match &s.content {
+        Content::Skipped => {}
         Content::Empty => {
             // The text some dialects write in an element of no content (`gen:text value`).
             for t in &s.text_forms {

@@ -103,6 +103,7 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                 uses_members |= forms.iter().any(|f| f.to_string().contains("Member"));
                 let content = match &s.content {
                     Content::Empty => quote!(Content::Empty),
+                    Content::Skipped => quote!(Content::Skipped),
                     Content::Text(sc) => {
                         note_builtin(sc);
                         let r = simple_desc_ref(model, sc);

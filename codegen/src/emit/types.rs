@@ -37,7 +37,7 @@ pub(super) fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         });
     }
     match &s.content {
-        Content::Empty => {}
+        Content::Empty | Content::Skipped => {}
         Content::Text(sc) => {
             ctx.uses_empty_string = true;
             let ty = ctx.scalar(sc);

@@ -130,7 +130,7 @@ fn emptiable(model: &Model) -> Vec<bool> {
             TypeKind::Struct(s) => {
                 s.attributes.iter().all(|a| a.multiplicity() != Multiplicity::One)
                     && match &s.content {
-                        Content::Empty => true,
+                        Content::Empty | Content::Skipped => true,
                         Content::Text(_) => false,
                         Content::Sequence(ps) => ps.iter().all(|p| match p {
                             Particle::Element(f) => f.min == 0,

@@ -29,6 +29,7 @@ use crate::store::Conn;
 /// the requestor's own bookings are visible; another requestor's reference is answered like an
 /// unknown one (Code 97), so references cannot be probed.
 pub async fn read(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+    reader::only_held_kinds(rq)?;
     if rq.return_list_indicator == Some(true) { list(cx, rq).await } else { one(cx, hotels, activities, rq).await }
 }
 

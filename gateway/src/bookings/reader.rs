@@ -2,7 +2,7 @@
 //! values, with the problems of a request that names nothing usable (each at its element path).
 
 use chrono::NaiveDate;
-use ota_messages::booking_read::{OtaReadRq, ReadDateType};
+use ota_messages::booking_read::{OtaReadRq, ReadDateType, ReadRequests};
 use ota_messages::common::{ErrorCode, IdContext, ReservationIdCode, UniqueId};
 
 use super::rules::{TAG as CANCEL_TAG, Target};
@@ -66,29 +66,76 @@ pub fn cancel_target(uid: &UniqueId) -> Result<Target, Problem> {
     Ok(Target { id, item, by_client, by_internal })
 }
 
-/// What a read of one booking names: a booking (Type 36 only).
+/// Refuses the read requests of the kinds this gateway holds none of (OpenTravel 2016B's air,
+/// package, profile, … read requests): Type 2, naming the first one. Left unanswered, they
+/// would read as a request for nothing.
+pub fn only_held_kinds(rq: &OtaReadRq) -> Result<(), Problem> {
+    let Some(r) = rq.read_requests.as_ref() else { return Ok(()) };
+    let ReadRequests {
+        global_reservation_read_request,
+        air_read_request,
+        cruise_read_request,
+        golf_read_request,
+        pkg_read_request,
+        profile_read_request,
+        rail_read_request,
+        vehicle_read_request,
+        loyalty_account_read_request,
+        read_request: _,
+        hotel_read_request: _,
+    } = r;
+    let others = [
+        ("GlobalReservationReadRequest", global_reservation_read_request),
+        ("AirReadRequest", air_read_request),
+        ("CruiseReadRequest", cruise_read_request),
+        ("GolfReadRequest", golf_read_request),
+        ("PkgReadRequest", pkg_read_request),
+        ("ProfileReadRequest", profile_read_request),
+        ("RailReadRequest", rail_read_request),
+        ("VehicleReadRequest", vehicle_read_request),
+        ("LoyaltyAccountReadRequest", loyalty_account_read_request),
+    ];
+    match others.iter().find(|(_, given)| !given.is_empty()) {
+        Some((name, _)) => Err(Problem::not_supported(format!(
+            "{name} is not supported: this gateway holds hotel and activity bookings only (read one by UniqueID, or list hotel bookings with HotelReadRequest)."
+        ))
+        .at(format!("/OTA_ReadRQ/ReadRequests/{name}"))),
+        None => Ok(()),
+    }
+}
+
+/// What a read of one booking names: a booking (Type 36 only), by the root's `UniqueID` or by
+/// OpenTravel 2016B's `ReadRequests/ReadRequest/UniqueID` (one of them, one booking).
 pub fn read_target(rq: &OtaReadRq) -> Result<Target, Problem> {
-    let Some(uid) = rq.unique_id.as_ref() else {
-        return Err(Problem::required(
-            "A read of one booking needs UniqueID (Type 36, ID_Context Client or Internal); a list read needs ReturnListIndicator=\"true\" and ReadRequests.",
-        )
-        .at(READ_TAG));
+    let in_requests = rq.read_requests.as_ref().map_or(&[][..], |r| r.read_request.as_slice());
+    let (uid, tag) = match (rq.unique_id.as_ref(), in_requests) {
+        (Some(uid), []) => (uid, READ_TAG.to_string()),
+        (None, [one]) => (&one.unique_id, "/OTA_ReadRQ/ReadRequests/ReadRequest/UniqueID".to_string()),
+        (None, []) => {
+            return Err(Problem::required(
+                "A read of one booking needs UniqueID (Type 36, ID_Context Client or Internal); a list read needs ReturnListIndicator=\"true\" and ReadRequests.",
+            )
+            .at(READ_TAG));
+        }
+        _ => {
+            return Err(Problem::not_supported("One booking per read: give one UniqueID, or one ReadRequest.").at("/OTA_ReadRQ/ReadRequests/ReadRequest"));
+        }
     };
     if uid.r#type != ReservationIdCode::Booking {
         return Err(Problem::biz(ErrorCode::InvalidValue, format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()))
-            .at(format!("{READ_TAG}/@Type")));
+            .at(format!("{tag}/@Type")));
     }
-    let id = reference(uid, READ_TAG)?;
-    let (by_client, by_internal) = looked_up_as(uid.id_context.as_ref(), READ_TAG)?;
+    let id = reference(uid, &tag)?;
+    let (by_client, by_internal) = looked_up_as(uid.id_context.as_ref(), &tag)?;
     Ok(Target { id, item: false, by_client, by_internal })
 }
 
 /// What a list read asks for.
 pub fn list_query(rq: &OtaReadRq) -> Result<ListQuery, Problem> {
-    let Some(requests) = rq.read_requests.as_ref() else {
+    let Some(request) = rq.read_requests.as_ref().and_then(|r| r.hotel_read_request.as_ref()) else {
         return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.").at("/OTA_ReadRQ/ReadRequests"));
     };
-    let sc = &requests.hotel_read_request.selection_criteria;
+    let sc = &request.selection_criteria;
     let (start, end) = (sc.start.0, sc.end.0);
     if end < start {
         return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{LIST_TAG}/@End")));

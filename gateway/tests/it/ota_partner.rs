@@ -381,6 +381,36 @@ async fn activity_transfer_booked_by_the_pickup_hotels_name(b: Backend) {
     assert!(error.value.contains("Nowhere Inn"), "{body}");
 }
 
+/// Reads in OpenTravel 2016B's other forms: one booking by `ReadRequests/ReadRequest/UniqueID`
+/// (as by the root's `UniqueID`); a read request of a kind this gateway holds none of (air,
+/// package, …) is answered Type 2 "not supported", naming it, never a schema error.
+async fn reads_in_the_other_official_forms(b: Backend) {
+    let server = TestServer::start(b).await;
+    let read_request = |inner: &str| format!(r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<ReadRequests>{inner}</ReadRequests></OTA_ReadRQ>"#, pos(OTA_DEMO));
+    // OTA-DEMO's demo booking, both ways.
+    let by_root = send_official(&server, "/bookread", &read("OTA-2030-0001", "Client")).await;
+    let by_request = send_official(&server, "/bookread", &read_request(r#"<ReadRequest><UniqueID Type="36" ID="OTA-2030-0001" ID_Context="Client"/><Verification><PersonName><Surname>Smith</Surname></PersonName></Verification></ReadRequest>"#)).await;
+    let (a, b) = (OtaResRetrieveRs::from_xml(&by_root).unwrap(), OtaResRetrieveRs::from_xml(&by_request).unwrap());
+    assert!(a.is_success(), "{by_root}");
+    assert_eq!(a.reservations_list, b.reservations_list);
+    // Its errors are tagged at the element the client sent.
+    let item = OtaResRetrieveRs::from_xml(&send_official(&server, "/bookread", &read_request(r#"<ReadRequest><UniqueID Type="37" ID="OTA-2030-0001_1" ID_Context="Client"/></ReadRequest>"#)).await).unwrap();
+    assert_eq!(item.errors().unwrap().error[0].tag.as_deref(), Some("/OTA_ReadRQ/ReadRequests/ReadRequest/UniqueID/@Type"));
+    // Other kinds: not supported, named.
+    for (name, inner) in [
+        ("AirReadRequest", r#"<AirReadRequest><DepartureDate>2030-07-01</DepartureDate></AirReadRequest>"#),
+        ("PkgReadRequest", r#"<PkgReadRequest/>"#),
+        ("VehicleReadRequest", r#"<VehicleReadRequest><UniqueID Type="14" ID="X1"/><VehRetResRQInfo/></VehicleReadRequest>"#),
+    ] {
+        let body = send_official(&server, "/bookread", &read_request(inner)).await;
+        let rs = OtaResRetrieveRs::from_xml(&body).unwrap();
+        let e = &rs.errors().unwrap_or_else(|| panic!("{body}")).error[0];
+        assert_eq!(e.r#type, ota_messages::common::ErrorWarningType::NoImplementation, "{body}");
+        assert_eq!(e.tag.as_deref(), Some(format!("/OTA_ReadRQ/ReadRequests/{name}").as_str()), "{body}");
+        assert!(e.value.contains("not supported"), "{body}");
+    }
+}
+
 /// An import sets a requestor's dialect when it gives one and keeps it when it does not.
 async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
     let server = TestServer::start(b).await;
@@ -401,4 +431,4 @@ async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
     assert_eq!(dialect_of("NEW").await, Some(ota_messages::Dialect::Service), "a new requestor: the default");
 }
 
-backend_tests!(an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+backend_tests!(reads_in_the_other_official_forms, an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);

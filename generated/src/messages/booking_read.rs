@@ -562,7 +562,7 @@ impl rt::Response for OtaResRetrieveRs {
     }
 }
 
-/// The read requests of a list read.
+/// The read requests: HotelReadRequest for a list read; or, OpenTravel 2016B's form of a read of one booking, one ReadRequest with its UniqueID. The other kinds of OpenTravel 2016B read requests are taken (their content unread) and answered Type 2 (not supported), naming them: this gateway holds hotel and activity bookings only.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "ReadRequests",
@@ -571,9 +571,39 @@ impl rt::Response for OtaResRetrieveRs {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct ReadRequests {
-    /// A read of hotel bookings by selection criteria.
+    /// OpenTravel 2016B: a read of one booking by its UniqueID (as the UniqueID of OTA_ReadRQ). One per read.
+    #[yaserde(prefix = "ota", rename = "ReadRequest")]
+    pub read_request: Vec<ReadRequest>,
+    /// OpenTravel 2016B: a read of every kind of reservation by traveller name. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "GlobalReservationReadRequest")]
+    pub global_reservation_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: air bookings. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "AirReadRequest")]
+    pub air_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: cruise bookings. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "CruiseReadRequest")]
+    pub cruise_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: golf bookings. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "GolfReadRequest")]
+    pub golf_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: package bookings. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "PkgReadRequest")]
+    pub pkg_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: profiles. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "ProfileReadRequest")]
+    pub profile_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: rail bookings. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "RailReadRequest")]
+    pub rail_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: car rental bookings. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "VehicleReadRequest")]
+    pub vehicle_read_request: Vec<OtherReadRequest>,
+    /// OpenTravel 2016B: loyalty accounts. Not held here: answered Type 2 (not supported), naming it.
+    #[yaserde(prefix = "ota", rename = "LoyaltyAccountReadRequest")]
+    pub loyalty_account_read_request: Vec<OtherReadRequest>,
+    /// A read of hotel bookings by selection criteria (a list read).
     #[yaserde(prefix = "ota", rename = "HotelReadRequest")]
-    pub hotel_read_request: HotelReadRequest,
+    pub hotel_read_request: Option<HotelReadRequest>,
 }
 
 impl rt::Decode for ReadRequests {
@@ -583,6 +613,16 @@ impl rt::Decode for ReadRequests {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::READ_REQUESTS;
         let mark = cx.mark();
+        let mut f_read_request = Vec::new();
+        let mut f_global_reservation_read_request = Vec::new();
+        let mut f_air_read_request = Vec::new();
+        let mut f_cruise_read_request = Vec::new();
+        let mut f_golf_read_request = Vec::new();
+        let mut f_pkg_read_request = Vec::new();
+        let mut f_profile_read_request = Vec::new();
+        let mut f_rail_read_request = Vec::new();
+        let mut f_vehicle_read_request = Vec::new();
+        let mut f_loyalty_account_read_request = Vec::new();
         let mut f_hotel_read_request = None;
         for attr in node.attributes() {
             cx.attribute(&attr, DESC)?;
@@ -591,6 +631,64 @@ impl rt::Decode for ReadRequests {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => {
+                    f_read_request
+                        .extend(cx.element(&next, <ReadRequest as rt::Decode>::decode)?)
+                }
+                1 => {
+                    f_global_reservation_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                2 => {
+                    f_air_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                3 => {
+                    f_cruise_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                4 => {
+                    f_golf_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                5 => {
+                    f_pkg_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                6 => {
+                    f_profile_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                7 => {
+                    f_rail_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                8 => {
+                    f_vehicle_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                9 => {
+                    f_loyalty_account_read_request
+                        .extend(
+                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                        )
+                }
+                10 => {
                     f_hotel_read_request = cx
                         .element(&next, <HotelReadRequest as rt::Decode>::decode)?;
                 }
@@ -600,7 +698,17 @@ impl rt::Decode for ReadRequests {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
-            hotel_read_request: f_hotel_read_request.ok_or_else(|| cx.bug(node))?,
+            read_request: f_read_request,
+            global_reservation_read_request: f_global_reservation_read_request,
+            air_read_request: f_air_read_request,
+            cruise_read_request: f_cruise_read_request,
+            golf_read_request: f_golf_read_request,
+            pkg_read_request: f_pkg_read_request,
+            profile_read_request: f_profile_read_request,
+            rail_read_request: f_rail_read_request,
+            vehicle_read_request: f_vehicle_read_request,
+            loyalty_account_read_request: f_loyalty_account_read_request,
+            hotel_read_request: f_hotel_read_request,
         })
     }
 }
@@ -608,7 +716,124 @@ impl rt::Decode for ReadRequests {
 impl rt::Encode for ReadRequests {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        rt::Encode::encode(&self.hotel_read_request, w, "HotelReadRequest");
+        for v in &self.read_request {
+            rt::Encode::encode(v, w, "ReadRequest");
+        }
+        for v in &self.global_reservation_read_request {
+            rt::Encode::encode(v, w, "GlobalReservationReadRequest");
+        }
+        for v in &self.air_read_request {
+            rt::Encode::encode(v, w, "AirReadRequest");
+        }
+        for v in &self.cruise_read_request {
+            rt::Encode::encode(v, w, "CruiseReadRequest");
+        }
+        for v in &self.golf_read_request {
+            rt::Encode::encode(v, w, "GolfReadRequest");
+        }
+        for v in &self.pkg_read_request {
+            rt::Encode::encode(v, w, "PkgReadRequest");
+        }
+        for v in &self.profile_read_request {
+            rt::Encode::encode(v, w, "ProfileReadRequest");
+        }
+        for v in &self.rail_read_request {
+            rt::Encode::encode(v, w, "RailReadRequest");
+        }
+        for v in &self.vehicle_read_request {
+            rt::Encode::encode(v, w, "VehicleReadRequest");
+        }
+        for v in &self.loyalty_account_read_request {
+            rt::Encode::encode(v, w, "LoyaltyAccountReadRequest");
+        }
+        if let Some(v) = &self.hotel_read_request {
+            rt::Encode::encode(v, w, "HotelReadRequest");
+        }
+        w.end(name);
+    }
+}
+
+/// OpenTravel 2016B: a read of one booking by its reference.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ReadRequest",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ReadRequest {
+    /// The booking's reference (Type 36, ID_Context Client or Internal).
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: UniqueId,
+    /// OpenTravel 2016B: details to verify the reader against the booking. Taken and not read: only the requestor's own bookings are visible anyway.
+    #[yaserde(prefix = "ota", rename = "Verification")]
+    pub verification: Option<OtherReadRequest>,
+}
+
+impl rt::Decode for ReadRequest {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::READ_REQUEST;
+        let mark = cx.mark();
+        let mut f_unique_id = None;
+        let mut f_verification = None;
+        for attr in node.attributes() {
+            cx.attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => f_unique_id = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
+                1 => {
+                    f_verification = cx
+                        .element(&next, <OtherReadRequest as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            unique_id: f_unique_id.ok_or_else(|| cx.bug(node))?,
+            verification: f_verification,
+        })
+    }
+}
+
+impl rt::Encode for ReadRequest {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.unique_id, w, "UniqueID");
+        if let Some(v) = &self.verification {
+            rt::Encode::encode(v, w, "Verification");
+        }
+        w.end(name);
+    }
+}
+
+/// Content of OpenTravel 2016B that this gateway takes and does not read (any elements and attributes).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OtherReadRequest",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtherReadRequest {}
+impl rt::Decode for OtherReadRequest {
+    fn decode<'a, 'i>(
+        _node: rt::Node<'a, 'i>,
+        _cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        Ok(Self {})
+    }
+}
+
+impl rt::Encode for OtherReadRequest {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
         w.end(name);
     }
 }

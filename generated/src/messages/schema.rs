@@ -1024,14 +1024,115 @@ pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "HotelReadRequest",
+                name: "ReadRequest",
                 index: 0,
-                min: 1u32,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GlobalReservationReadRequest",
+                index: 1,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AirReadRequest",
+                index: 2,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CruiseReadRequest",
+                index: 3,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GolfReadRequest",
+                index: 4,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PkgReadRequest",
+                index: 5,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ProfileReadRequest",
+                index: 6,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RailReadRequest",
+                index: 7,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "VehicleReadRequest",
+                index: 8,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "LoyaltyAccountReadRequest",
+                index: 9,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReadRequest",
+                index: 10,
+                min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&HOTEL_READ_REQUEST),
             }),
         ],
     ),
+    forms: &[],
+};
+
+pub static READ_REQUEST: ComplexDesc = ComplexDesc {
+    name: "ReadRequest",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Verification",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTHER_READ_REQUEST: ComplexDesc = ComplexDesc {
+    name: "OtherReadRequest",
+    attributes: &[],
+    content: Content::Skipped,
     forms: &[],
 };
 

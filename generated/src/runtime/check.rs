@@ -20,6 +20,9 @@ pub(crate) fn check_complex<'a, 'i>(
     desc: &'static ComplexDesc,
     version: Option<(&'static str, &'static str)>,
 ) -> Result<(), Failed> {
+    if matches!(desc.content, Content::Skipped) {
+        return Ok(());
+    }
     for attr in node.attributes() {
         if let Some(i) = cx.attribute(&attr, desc)? {
             let d = &desc.attributes[i];
@@ -32,6 +35,7 @@ pub(crate) fn check_complex<'a, 'i>(
     cx.required_attributes(node, desc)?;
     match &desc.content {
         Content::Empty => cx.empty_or_fixed(node, desc),
+        Content::Skipped => Ok(()),
         Content::Text(ty) => match desc.text_attribute() {
             Some(attribute) => cx.text_or_attribute::<()>(node, ty, attribute).map(drop),
             None => cx.text::<()>(node, ty).map(drop),

@@ -404,7 +404,7 @@ impl<'a, 'i> Cx<'a, 'i> {
     pub fn children(&mut self, node: Node<'a, 'i>, desc: &'static ComplexDesc) -> Result<Children<'a, 'i>, Failed> {
         let particles = match &desc.content {
             Content::Sequence(p) => *p,
-            Content::Empty | Content::Text(_) => &[],
+            Content::Empty | Content::Text(_) | Content::Skipped => &[],
         };
         self.no_text(node)?;
         let elements = element_count(particles);

@@ -140,6 +140,8 @@ pub enum Content {
     Empty,
     /// Text of a simple type (and no child elements).
     Text(&'static SimpleDesc),
+    /// Anything, attributes too (`xs:any`, `xs:anyAttribute`, skipped): taken and not read.
+    Skipped,
     /// Child elements (`xs:sequence`), in the order the encoders write; decoding accepts them
     /// in any order.
     Sequence(&'static [Particle]),

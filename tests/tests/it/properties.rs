@@ -260,7 +260,7 @@ fn element(g: &mut Gen, out: &mut String, name: &str, ty: TypeDesc, root: bool) 
             }
             out.push('>');
             match &c.content {
-                Content::Empty => {}
+                Content::Empty | Content::Skipped => {}
                 Content::Text(s) => out.push_str(&escape(&g.simple(s), false)),
                 Content::Sequence(particles) => {
                     let mut children = Vec::new();
