@@ -131,7 +131,7 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// transaction, and answers `Committed`. A repeated Commit answers the first outcome.
 pub async fn cancel(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
     let commit = Action::of_cancel(&rq.cancel_type, "/OTA_CancelRQ/@CancelType")?.commits();
-    let target = reader::cancel_target(&rq.unique_id)?;
+    let (target, uid) = reader::cancel_target(rq)?;
     let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now, hotels: hotels.catalogue.clone(), activities: activities.catalogue.clone() };
     let (booking, outcome) = if commit {
         cx.write(move |c| Box::pin(async move { job.commit(c).await })).await?
@@ -149,7 +149,7 @@ pub async fn cancel(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Ar
     {
         notes.push(rules::last_item(&booking, *index, commit));
     }
-    let item = target.item.then(|| (target.id.as_str(), rq.unique_id.id_context.clone().unwrap_or(IdContext::Internal)));
+    let item = target.item.then(|| (target.id.as_str(), uid.id_context.clone().unwrap_or(IdContext::Internal)));
     let rs = mapping::cancel_rs(&booking, &outcome, item, &cx.requestor, commit);
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }

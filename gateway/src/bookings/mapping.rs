@@ -22,7 +22,7 @@ pub fn cancel_rs(b: &Cancellable, o: &Outcome, item: Option<(&str, IdContext)>, 
             r#type: ReservationIdCode::Booking,
             id: b.client.clone(),
             id_context: IdContext::Client,
-            company_name: Some(CompanyName { company_short_name: None, code: Some(requestor.id.clone()), value: requestor.name.clone() }),
+            company_name: Some(CompanyName { company_short_name: None, code: Some(requestor.id.clone()), value: requestor.name.clone(), travel_sector: None }),
         });
     }
     let rule = CancelRule {

@@ -2,7 +2,8 @@
 //! values, with the problems of a request that names nothing usable (each at its element path).
 
 use chrono::NaiveDate;
-use ota_messages::booking_read::{OtaReadRq, ReadDateType, ReadRequests};
+use ota_messages::booking_read::{HotelReadRequest, OtaReadRq, ReadDateType, ReadRequests};
+use ota_messages::cancel::OtaCancelRq;
 use ota_messages::common::{ErrorCode, IdContext, ReservationIdCode, UniqueId};
 
 use super::rules::{TAG as CANCEL_TAG, Target};
@@ -51,8 +52,21 @@ fn reference(uid: &UniqueId, tag: &str) -> Result<String, Problem> {
     Ok(id)
 }
 
-/// What a cancel request's `UniqueID` names: a booking (Type 36) or one item of it (Type 37).
-pub fn cancel_target(uid: &UniqueId) -> Result<Target, Problem> {
+/// What a cancel request's `UniqueID` names: a booking (Type 36) or one item of it (Type 37),
+/// and that `UniqueID`. One reference per cancel: OpenTravel's further references of the same
+/// reservation are not supported (Type 2).
+pub fn cancel_target(rq: &OtaCancelRq) -> Result<(Target, &UniqueId), Problem> {
+    let uid = match rq.unique_id.as_slice() {
+        [one] => one,
+        [] => return Err(Problem::required("UniqueID (the booking or item to cancel) is required.").at(CANCEL_TAG)),
+        _ => {
+            return Err(Problem::not_supported("One reference per cancel: give the booking's (or item's) one UniqueID.").at(format!("{CANCEL_TAG}[2]")));
+        }
+    };
+    Ok((cancel_target_of(uid)?, uid))
+}
+
+fn cancel_target_of(uid: &UniqueId) -> Result<Target, Problem> {
     let item = match uid.r#type {
         ReservationIdCode::Booking => false,
         ReservationIdCode::Item => true,
@@ -110,6 +124,10 @@ pub fn read_target(rq: &OtaReadRq) -> Result<Target, Problem> {
     let in_requests = rq.read_requests.as_ref().map_or(&[][..], |r| r.read_request.as_slice());
     let (uid, tag) = match (rq.unique_id.as_ref(), in_requests) {
         (Some(uid), []) => (uid, READ_TAG.to_string()),
+        (None, [one]) if one.history_requested_ind == Some(true) => {
+            return Err(Problem::not_supported("The history of a booking's changes is not kept: read it as it stands (HistoryRequestedInd false or absent).")
+                .at("/OTA_ReadRQ/ReadRequests/ReadRequest/@HistoryRequestedInd"));
+        }
         (None, [one]) => (&one.unique_id, "/OTA_ReadRQ/ReadRequests/ReadRequest/UniqueID".to_string()),
         (None, []) => {
             return Err(Problem::required(
@@ -130,12 +148,63 @@ pub fn read_target(rq: &OtaReadRq) -> Result<Target, Problem> {
     Ok(Target { id, item: false, by_client, by_internal })
 }
 
+/// Refuses OpenTravel 2016B's filters of a list read that are not supported (a city, an
+/// airport, a user, a hotel by its codes or names): Type 2, naming the first. Left unread, they
+/// would answer a wider list than was asked for.
+fn not_supported_filters(request: &HotelReadRequest) -> Result<(), Problem> {
+    const AT: &str = "/OTA_ReadRQ/ReadRequests/HotelReadRequest";
+    let HotelReadRequest {
+        city_name,
+        airport,
+        user_id,
+        verification: _,
+        selection_criteria: _,
+        hotel_code,
+        chain_code,
+        brand_code,
+        hotel_city_code,
+        hotel_name,
+        hotel_code_context,
+        chain_name,
+        brand_name,
+        area_id,
+        tt_icode,
+    } = request;
+    let elements = [("CityName", city_name.is_some()), ("Airport", airport.is_some()), ("UserID", user_id.is_some())];
+    let attributes = [
+        ("HotelCode", hotel_code),
+        ("ChainCode", chain_code),
+        ("BrandCode", brand_code),
+        ("HotelCityCode", hotel_city_code),
+        ("HotelName", hotel_name),
+        ("HotelCodeContext", hotel_code_context),
+        ("ChainName", chain_name),
+        ("BrandName", brand_name),
+        ("AreaID", area_id),
+        ("TTIcode", tt_icode),
+    ];
+    let given = elements.iter().filter(|(_, given)| *given).map(|(name, _)| format!("{AT}/{name}")).chain(
+        attributes.iter().filter(|(_, value)| value.is_some()).map(|(name, _)| format!("{AT}/@{name}")),
+    );
+    match given.into_iter().next() {
+        Some(at) => Err(Problem::not_supported(format!(
+            "{} is not supported: a list read selects the requestor's bookings by SelectionCriteria (dates and status) only.",
+            at.rsplit('/').next().unwrap_or_default()
+        ))
+        .at(at)),
+        None => Ok(()),
+    }
+}
+
 /// What a list read asks for.
 pub fn list_query(rq: &OtaReadRq) -> Result<ListQuery, Problem> {
     let Some(request) = rq.read_requests.as_ref().and_then(|r| r.hotel_read_request.as_ref()) else {
         return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.").at("/OTA_ReadRQ/ReadRequests"));
     };
-    let sc = &request.selection_criteria;
+    not_supported_filters(request)?;
+    let Some(sc) = request.selection_criteria.as_ref() else {
+        return Err(Problem::required("A list read needs HotelReadRequest/SelectionCriteria (Start, End, DateType).").at(LIST_TAG));
+    };
     let (start, end) = (sc.start.0, sc.end.0);
     if end < start {
         return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{LIST_TAG}/@End")));

@@ -69,12 +69,20 @@ impl Action {
         }
     }
 
-    /// The action of a cancel request's `CancelType` (required there: Quote or Commit).
+    /// The action of a cancel request's `CancelType` (required there): Quote or OpenTravel's Initiate (what cancelling would cost), Commit or its one-phase Cancel.
     pub fn of_cancel(cancel_type: &ResStatus, tag: &str) -> Result<Action, Problem> {
         match cancel_type {
             ResStatus::Quote => Ok(Action::Quote),
             ResStatus::Commit => Ok(Action::Commit),
-            other => Err(Problem::biz(ErrorCode::InvalidActionStatusCode, format!("CancelType {:?} is not supported; use Quote or Commit.", other.as_str())).at(tag)),
+            // OpenTravel's two-phase cancel: Initiate asks what it would cost (the answer is
+            // Pending), Commit carries it out; its one-phase Cancel carries it out at once.
+            other if other.as_str() == "Initiate" => Ok(Action::Quote),
+            other if other.as_str() == "Cancel" => Ok(Action::Commit),
+            other => Err(Problem::biz(
+                ErrorCode::InvalidActionStatusCode,
+                format!("CancelType {:?} is not supported; use Quote (or Initiate) to see the penalty, Commit (or Cancel) to cancel.", other.as_str()),
+            )
+            .at(tag)),
         }
     }
 
@@ -94,6 +102,10 @@ mod tests {
         assert_eq!(Action::of(None, "/x"), Ok(Action::Quote));
         assert_eq!(Action::of(Some(&ResStatus::Quote), "/x"), Ok(Action::Quote));
         assert_eq!(Action::of(Some(&ResStatus::Commit), "/x"), Ok(Action::Commit));
+        let other = |s: &str| s.parse::<ResStatus>().unwrap();
+        assert_eq!(Action::of_cancel(&other("Initiate"), "/x"), Ok(Action::Quote));
+        assert_eq!(Action::of_cancel(&other("Cancel"), "/x"), Ok(Action::Commit));
+        assert!(Action::of_cancel(&other("Ignore"), "/x").is_err());
         let refused = Action::of(Some(&ResStatus::Hold), "/R/@ResStatus").unwrap_err();
         assert_eq!(refused.code, ErrorCode::InvalidActionStatusCode);
         assert_eq!(refused.tag.as_deref(), Some("/R/@ResStatus"));

@@ -72,7 +72,7 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
 
 /// A company as a `CompanyName`.
 pub(crate) fn company_message(c: &Company) -> CompanyName {
-    CompanyName { company_short_name: c.short_name.clone(), code: c.code.clone(), value: c.name.clone() }
+    CompanyName { company_short_name: c.short_name.clone(), code: c.code.clone(), value: c.name.clone(), travel_sector: None }
 }
 
 /// A guest's `Profiles` (birth date and name), when it has any of them.

@@ -6,7 +6,7 @@
 use crate::runtime as rt;
 use super::common::{
     CompanyName, Errors, IdContext, LanguageSelector, Pos, ReservationIdCode, Success,
-    Target, UniqueId, Warnings,
+    Target, UniqueId, UnreadContent, Warnings,
 };
 
 use super::hotel_res_modify::{ResGlobalInfo, ResGuests, RoomStays, Services};
@@ -576,31 +576,31 @@ pub struct ReadRequests {
     pub read_request: Vec<ReadRequest>,
     /// OpenTravel 2016B: a read of every kind of reservation by traveller name. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "GlobalReservationReadRequest")]
-    pub global_reservation_read_request: Vec<OtherReadRequest>,
+    pub global_reservation_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: air bookings. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "AirReadRequest")]
-    pub air_read_request: Vec<OtherReadRequest>,
+    pub air_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: cruise bookings. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "CruiseReadRequest")]
-    pub cruise_read_request: Vec<OtherReadRequest>,
+    pub cruise_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: golf bookings. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "GolfReadRequest")]
-    pub golf_read_request: Vec<OtherReadRequest>,
+    pub golf_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: package bookings. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "PkgReadRequest")]
-    pub pkg_read_request: Vec<OtherReadRequest>,
+    pub pkg_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: profiles. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "ProfileReadRequest")]
-    pub profile_read_request: Vec<OtherReadRequest>,
+    pub profile_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: rail bookings. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "RailReadRequest")]
-    pub rail_read_request: Vec<OtherReadRequest>,
+    pub rail_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: car rental bookings. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "VehicleReadRequest")]
-    pub vehicle_read_request: Vec<OtherReadRequest>,
+    pub vehicle_read_request: Vec<UnreadContent>,
     /// OpenTravel 2016B: loyalty accounts. Not held here: answered Type 2 (not supported), naming it.
     #[yaserde(prefix = "ota", rename = "LoyaltyAccountReadRequest")]
-    pub loyalty_account_read_request: Vec<OtherReadRequest>,
+    pub loyalty_account_read_request: Vec<UnreadContent>,
     /// A read of hotel bookings by selection criteria (a list read).
     #[yaserde(prefix = "ota", rename = "HotelReadRequest")]
     pub hotel_read_request: Option<HotelReadRequest>,
@@ -637,55 +637,55 @@ impl rt::Decode for ReadRequests {
                 1 => {
                     f_global_reservation_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 2 => {
                     f_air_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 3 => {
                     f_cruise_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 4 => {
                     f_golf_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 5 => {
                     f_pkg_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 6 => {
                     f_profile_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 7 => {
                     f_rail_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 8 => {
                     f_vehicle_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 9 => {
                     f_loyalty_account_read_request
                         .extend(
-                            cx.element(&next, <OtherReadRequest as rt::Decode>::decode)?,
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
                         )
                 }
                 10 => {
@@ -762,12 +762,15 @@ impl rt::Encode for ReadRequests {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct ReadRequest {
+    /// OpenTravel 2016B: true asks for the booking's history of changes, which is not kept: answered Type 2 (not supported). False: the booking as it stands.
+    #[yaserde(attribute = true, rename = "HistoryRequestedInd")]
+    pub history_requested_ind: Option<bool>,
     /// The booking's reference (Type 36, ID_Context Client or Internal).
     #[yaserde(prefix = "ota", rename = "UniqueID")]
     pub unique_id: UniqueId,
     /// OpenTravel 2016B: details to verify the reader against the booking. Taken and not read: only the requestor's own bookings are visible anyway.
     #[yaserde(prefix = "ota", rename = "Verification")]
-    pub verification: Option<OtherReadRequest>,
+    pub verification: Option<UnreadContent>,
 }
 
 impl rt::Decode for ReadRequest {
@@ -777,10 +780,13 @@ impl rt::Decode for ReadRequest {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::READ_REQUEST;
         let mark = cx.mark();
+        let mut f_history_requested_ind = None;
         let mut f_unique_id = None;
         let mut f_verification = None;
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            if let Some(0) = cx.attribute(&attr, DESC)? {
+                f_history_requested_ind = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
@@ -788,7 +794,7 @@ impl rt::Decode for ReadRequest {
                 0 => f_unique_id = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
                 1 => {
                     f_verification = cx
-                        .element(&next, <OtherReadRequest as rt::Decode>::decode)?;
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
@@ -796,6 +802,7 @@ impl rt::Decode for ReadRequest {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
+            history_requested_ind: f_history_requested_ind.flatten(),
             unique_id: f_unique_id.ok_or_else(|| cx.bug(node))?,
             verification: f_verification,
         })
@@ -805,6 +812,7 @@ impl rt::Decode for ReadRequest {
 impl rt::Encode for ReadRequest {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
+        w.attr_opt("HistoryRequestedInd", &self.history_requested_ind);
         rt::Encode::encode(&self.unique_id, w, "UniqueID");
         if let Some(v) = &self.verification {
             rt::Encode::encode(v, w, "Verification");
@@ -813,32 +821,7 @@ impl rt::Encode for ReadRequest {
     }
 }
 
-/// Content of OpenTravel 2016B that this gateway takes and does not read (any elements and attributes).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OtherReadRequest",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtherReadRequest {}
-impl rt::Decode for OtherReadRequest {
-    fn decode<'a, 'i>(
-        _node: rt::Node<'a, 'i>,
-        _cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        Ok(Self {})
-    }
-}
-
-impl rt::Encode for OtherReadRequest {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.end(name);
-    }
-}
-
-/// A read of hotel bookings by selection criteria.
+/// A read of hotel bookings by selection criteria. OpenTravel 2016B's other filters (a city, an airport, a user, a hotel by its codes or names) are taken and answered Type 2 (not supported), naming the first; its Verification is taken and not read.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "HotelReadRequest",
@@ -847,9 +830,51 @@ impl rt::Encode for OtherReadRequest {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelReadRequest {
-    /// Start, End, DateType and optional ResStatus.
+    /// OpenTravel 2016B: only bookings at the hotel. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "HotelCode")]
+    pub hotel_code: Option<String>,
+    /// OpenTravel 2016B: only bookings at the chain. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "ChainCode")]
+    pub chain_code: Option<String>,
+    /// OpenTravel 2016B: only bookings at the brand. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BrandCode")]
+    pub brand_code: Option<String>,
+    /// OpenTravel 2016B: only bookings at the hotel's city. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "HotelCityCode")]
+    pub hotel_city_code: Option<String>,
+    /// OpenTravel 2016B: only bookings at the hotel's name. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "HotelName")]
+    pub hotel_name: Option<String>,
+    /// OpenTravel 2016B: only bookings at what HotelCode is a code of. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    pub hotel_code_context: Option<String>,
+    /// OpenTravel 2016B: only bookings at the chain's name. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "ChainName")]
+    pub chain_name: Option<String>,
+    /// OpenTravel 2016B: only bookings at the brand's name. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BrandName")]
+    pub brand_name: Option<String>,
+    /// OpenTravel 2016B: only bookings at the area. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "AreaID")]
+    pub area_id: Option<String>,
+    /// OpenTravel 2016B: only bookings at the hotel's TTI code. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "TTIcode")]
+    pub tt_icode: Option<String>,
+    /// OpenTravel 2016B: only bookings in that city. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "CityName")]
+    pub city_name: Option<String>,
+    /// OpenTravel 2016B: only bookings near that airport. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "Airport")]
+    pub airport: Option<UnreadContent>,
+    /// OpenTravel 2016B: only bookings of that user. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "UserID")]
+    pub user_id: Option<UnreadContent>,
+    /// OpenTravel 2016B: details to verify the reader. Taken and not read: only the requestor's own bookings are listed anyway.
+    #[yaserde(prefix = "ota", rename = "Verification")]
+    pub verification: Option<UnreadContent>,
+    /// Start, End, DateType and optional ResStatus. Required for a list read.
     #[yaserde(prefix = "ota", rename = "SelectionCriteria")]
-    pub selection_criteria: ReadSelectionCriteria,
+    pub selection_criteria: Option<ReadSelectionCriteria>,
 }
 
 impl rt::Decode for HotelReadRequest {
@@ -859,14 +884,71 @@ impl rt::Decode for HotelReadRequest {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_READ_REQUEST;
         let mark = cx.mark();
+        let mut f_hotel_code = None;
+        let mut f_chain_code = None;
+        let mut f_brand_code = None;
+        let mut f_hotel_city_code = None;
+        let mut f_hotel_name = None;
+        let mut f_hotel_code_context = None;
+        let mut f_chain_name = None;
+        let mut f_brand_name = None;
+        let mut f_area_id = None;
+        let mut f_tt_icode = None;
+        let mut f_city_name = None;
+        let mut f_airport = None;
+        let mut f_user_id = None;
+        let mut f_verification = None;
         let mut f_selection_criteria = None;
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_chain_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_brand_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                Some(6) => {
+                    f_chain_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
+                }
+                Some(7) => {
+                    f_brand_name = Some(cx.value(&attr, DESC.attributes[7].ty)?);
+                }
+                Some(8) => {
+                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
+                }
+                Some(9) => {
+                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
+                }
+                _ => {}
+            }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => {
+                0 => f_city_name = cx.simple(&next)?,
+                1 => {
+                    f_airport = cx.element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                2 => {
+                    f_user_id = cx.element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                3 => {
+                    f_verification = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                4 => {
                     f_selection_criteria = cx
                         .element(&next, <ReadSelectionCriteria as rt::Decode>::decode)?;
                 }
@@ -876,7 +958,21 @@ impl rt::Decode for HotelReadRequest {
         children.finish(cx)?;
         cx.check(mark)?;
         Ok(Self {
-            selection_criteria: f_selection_criteria.ok_or_else(|| cx.bug(node))?,
+            hotel_code: f_hotel_code.flatten(),
+            chain_code: f_chain_code.flatten(),
+            brand_code: f_brand_code.flatten(),
+            hotel_city_code: f_hotel_city_code.flatten(),
+            hotel_name: f_hotel_name.flatten(),
+            hotel_code_context: f_hotel_code_context.flatten(),
+            chain_name: f_chain_name.flatten(),
+            brand_name: f_brand_name.flatten(),
+            area_id: f_area_id.flatten(),
+            tt_icode: f_tt_icode.flatten(),
+            city_name: f_city_name,
+            airport: f_airport,
+            user_id: f_user_id,
+            verification: f_verification,
+            selection_criteria: f_selection_criteria,
         })
     }
 }
@@ -884,7 +980,31 @@ impl rt::Decode for HotelReadRequest {
 impl rt::Encode for HotelReadRequest {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        rt::Encode::encode(&self.selection_criteria, w, "SelectionCriteria");
+        w.attr_opt("HotelCode", &self.hotel_code);
+        w.attr_opt("ChainCode", &self.chain_code);
+        w.attr_opt("BrandCode", &self.brand_code);
+        w.attr_opt("HotelCityCode", &self.hotel_city_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("ChainName", &self.chain_name);
+        w.attr_opt("BrandName", &self.brand_name);
+        w.attr_opt("AreaID", &self.area_id);
+        w.attr_opt("TTIcode", &self.tt_icode);
+        if let Some(v) = &self.city_name {
+            w.simple("CityName", v);
+        }
+        if let Some(v) = &self.airport {
+            rt::Encode::encode(v, w, "Airport");
+        }
+        if let Some(v) = &self.user_id {
+            rt::Encode::encode(v, w, "UserID");
+        }
+        if let Some(v) = &self.verification {
+            rt::Encode::encode(v, w, "Verification");
+        }
+        if let Some(v) = &self.selection_criteria {
+            rt::Encode::encode(v, w, "SelectionCriteria");
+        }
         w.end(name);
     }
 }

@@ -6,7 +6,8 @@
 use crate::runtime as rt;
 use super::booking_read::ReservationUniqueId;
 use super::common::{
-    Errors, LanguageSelector, Pos, ResStatus, Success, Target, UniqueId, Warnings,
+    Errors, LanguageSelector, Pos, ResStatus, Success, Target, UniqueId, UnreadContent,
+    Warnings,
 };
 
 /// Cancel a booking (UniqueID Type 36) or one item of it (Type 37: a hotel room, an activity booking's service), by the Client or the Internal reference. CancelType Quote answers the penalty a cancellation would cost now and changes nothing; Commit cancels, if allowed, and gives the inventory back. A partial cancel that removes the last live item cancels the whole booking. Repeating a Commit answers the same outcome without a second penalty. Cancelling an already cancelled booking is Type 3, Code 95; an unknown or foreign reference Type 3, Code 97.
@@ -60,15 +61,24 @@ pub struct OtaCancelRq {
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
     pub alt_lang_id: Option<String>,
-    /// Quote (the penalty, nothing changes) or Commit (cancel); other values (OTA TransactionActionType: Cancel, Ignore, ...) are kept as written.
+    /// OpenTravel 2016B: the travel sector of the reservation (an OpenTravel code, 3 hotel). Taken and ignored: the reference names the booking, hotel or activity.
+    #[yaserde(attribute = true, rename = "TravelSector")]
+    pub travel_sector: Option<String>,
+    /// Quote (the penalty, nothing changes) or Commit (cancel). OpenTravel 2016B's two-phase Initiate is taken as Quote (its answer is Pending) and its one-phase Cancel as Commit; other values (OTA TransactionActionType: Ignore, ...) are kept as written and refused (Type 3).
     #[yaserde(attribute = true, rename = "CancelType")]
     pub cancel_type: ResStatus,
     /// Point of sale with the two Source elements (see Authentication); an Instance may appear on the Type 22 RequestorID.
     #[yaserde(prefix = "ota", rename = "POS")]
     pub pos: Pos,
-    /// What to cancel: Type 36 the whole booking or Type 37 one item of it; ID the reference; ID_Context Client (the partner's reference) or Internal (the gateway's reference).
+    /// What to cancel: Type 36 the whole booking or Type 37 one item of it; ID the reference; ID_Context Client (the partner's reference) or Internal (the gateway's reference). One: OpenTravel 2016B allows up to five references of one reservation, which is answered Type 2 (not supported), naming the second.
     #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: UniqueId,
+    pub unique_id: Vec<UniqueId>,
+    /// OpenTravel 2016B: details to verify the canceller against the booking. Taken and not read: only the requestor's own bookings can be cancelled anyway.
+    #[yaserde(prefix = "ota", rename = "Verification")]
+    pub verification: Option<UnreadContent>,
+    /// OpenTravel 2016B: trading partners' extensions. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
+    pub tpa_extensions: Option<UnreadContent>,
 }
 
 impl rt::Decode for OtaCancelRq {
@@ -88,9 +98,12 @@ impl rt::Decode for OtaCancelRq {
         let mut f_retransmission_indicator = None;
         let mut f_primary_lang_id = None;
         let mut f_alt_lang_id = None;
+        let mut f_travel_sector = None;
         let mut f_cancel_type = None;
         let mut f_pos = None;
-        let mut f_unique_id = None;
+        let mut f_unique_id = Vec::new();
+        let mut f_verification = None;
+        let mut f_tpa_extensions = None;
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
                 Some(0) => {
@@ -135,7 +148,10 @@ impl rt::Decode for OtaCancelRq {
                     f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
                 }
                 Some(10) => {
-                    f_cancel_type = Some(cx.value(&attr, DESC.attributes[10].ty)?);
+                    f_travel_sector = Some(cx.value(&attr, DESC.attributes[10].ty)?);
+                }
+                Some(11) => {
+                    f_cancel_type = Some(cx.value(&attr, DESC.attributes[11].ty)?);
                 }
                 _ => {}
             }
@@ -146,7 +162,18 @@ impl rt::Decode for OtaCancelRq {
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
                 0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => f_unique_id = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
+                1 => {
+                    f_unique_id
+                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+                }
+                2 => {
+                    f_verification = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                3 => {
+                    f_tpa_extensions = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -163,9 +190,12 @@ impl rt::Decode for OtaCancelRq {
             retransmission_indicator: f_retransmission_indicator.flatten(),
             primary_lang_id: f_primary_lang_id.flatten(),
             alt_lang_id: f_alt_lang_id.flatten(),
+            travel_sector: f_travel_sector.flatten(),
             cancel_type: f_cancel_type.ok_or_else(|| cx.bug(node))?,
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            unique_id: f_unique_id.ok_or_else(|| cx.bug(node))?,
+            unique_id: f_unique_id,
+            verification: f_verification,
+            tpa_extensions: f_tpa_extensions,
         })
     }
 }
@@ -183,9 +213,18 @@ impl rt::Encode for OtaCancelRq {
         w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
         w.attr_opt("PrimaryLangID", &self.primary_lang_id);
         w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("TravelSector", &self.travel_sector);
         w.attr("CancelType", &self.cancel_type);
         rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.unique_id, w, "UniqueID");
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.verification {
+            rt::Encode::encode(v, w, "Verification");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
         w.end(name);
     }
 }
@@ -261,9 +300,12 @@ impl Default for OtaCancelRq {
             retransmission_indicator: Default::default(),
             primary_lang_id: Default::default(),
             alt_lang_id: Default::default(),
+            travel_sector: Default::default(),
             cancel_type: Default::default(),
             pos: Default::default(),
             unique_id: Default::default(),
+            verification: Default::default(),
+            tpa_extensions: Default::default(),
         }
     }
 }

@@ -582,7 +582,7 @@ impl rt::ToValue for ReferenceCode {
 /// An open list: any other value is kept, as written, in `Other`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
 pub enum ReservationIdCode {
-    /// Booking-level (master) reference.
+    /// Booking-level (master) reference. Also taken as 14, OpenTravel's Unique ID Type "Reservation" (what its sample requests send for a booking).
     #[default]
     Booking,
     /// Item-level (child) reference.
@@ -616,6 +616,7 @@ impl ::std::str::FromStr for ReservationIdCode {
         Ok(
             match s {
                 "36" => Self::Booking,
+                "14" => Self::Booking,
                 "37" => Self::Item,
                 other => Self::Other(other.to_string()),
             },
@@ -871,6 +872,31 @@ impl rt::ToValue for RegionCode {
     }
 }
 
+/// Content of OpenTravel 2016B that the gateway takes and does not read (any elements and attributes): what it stands for is either ignored (said where it is used) or answered Type 2, not supported, naming it.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "UnreadContent",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct UnreadContent {}
+impl rt::Decode for UnreadContent {
+    fn decode<'a, 'i>(
+        _node: rt::Node<'a, 'i>,
+        _cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        Ok(Self {})
+    }
+}
+
+impl rt::Encode for UnreadContent {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.end(name);
+    }
+}
+
 /// Name of the company associated with a RequestorID, as text, with optional short name and code.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -886,6 +912,9 @@ pub struct CompanyName {
     /// Code identifying the company.
     #[yaserde(attribute = true, rename = "Code")]
     pub code: Option<String>,
+    /// OpenTravel 2016B: the company's travel sector (an OpenTravel code). Taken and ignored.
+    #[yaserde(attribute = true, rename = "TravelSector")]
+    pub travel_sector: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
@@ -900,6 +929,7 @@ impl rt::Decode for CompanyName {
         let mark = cx.mark();
         let mut f_company_short_name = None;
         let mut f_code = None;
+        let mut f_travel_sector = None;
         for attr in node.attributes() {
             match cx.attribute(&attr, DESC)? {
                 Some(0) => {
@@ -907,6 +937,9 @@ impl rt::Decode for CompanyName {
                 }
                 Some(1) => {
                     f_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_travel_sector = Some(cx.value(&attr, DESC.attributes[2].ty)?);
                 }
                 _ => {}
             }
@@ -916,6 +949,7 @@ impl rt::Decode for CompanyName {
         Ok(Self {
             company_short_name: f_company_short_name.flatten(),
             code: f_code.flatten(),
+            travel_sector: f_travel_sector.flatten(),
             value: f_value.ok_or_else(|| cx.bug(node))?,
         })
     }
@@ -926,6 +960,7 @@ impl rt::Encode for CompanyName {
         w.start(name);
         w.attr_opt("CompanyShortName", &self.company_short_name);
         w.attr_opt("Code", &self.code);
+        w.attr_opt("TravelSector", &self.travel_sector);
         w.text(&self.value);
         w.end(name);
     }

@@ -7,7 +7,7 @@ use crate::runtime as rt;
 use crate::runtime::empty_string;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, Pos, Success, Target, Total,
-    Warnings,
+    UnreadContent, Warnings,
 };
 
 use super::hotel_res_modify::{
@@ -68,6 +68,54 @@ pub struct OtaHotelAvailRq {
     /// The most offers (RoomStay elements) wanted in the answer, e.g. 200.
     #[yaserde(attribute = true, rename = "MaxResponses")]
     pub max_responses: Option<u64>,
+    /// OpenTravel 2016B: the currency the client would like prices in. Taken and ignored: every amount of the answer states its currency, the hotel's (no conversion).
+    #[yaserde(attribute = true, rename = "RequestedCurrency")]
+    pub requested_currency: Option<String>,
+    /// OpenTravel 2016B: whether only the requested currency is wanted. Taken and ignored.
+    #[yaserde(attribute = true, rename = "RequestedCurrencyIndicator")]
+    pub requested_currency_indicator: Option<String>,
+    /// OpenTravel 2016B: the order of the answer. Taken and ignored (offers come by hotel and price).
+    #[yaserde(attribute = true, rename = "SortOrder")]
+    pub sort_order: Option<String>,
+    /// OpenTravel 2016B: only available rates. Taken and ignored: only bookable offers are listed.
+    #[yaserde(attribute = true, rename = "AvailRatesOnly")]
+    pub avail_rates_only: Option<String>,
+    /// OpenTravel 2016B: on-request rates too. Taken and ignored (there are none).
+    #[yaserde(attribute = true, rename = "OnRequestInd")]
+    pub on_request_ind: Option<String>,
+    /// OpenTravel 2016B: only exact matches. Taken and ignored: the criteria are matched exactly.
+    #[yaserde(attribute = true, rename = "ExactMatchOnly")]
+    pub exact_match_only: Option<String>,
+    /// OpenTravel 2016B: partial availability too. Taken and ignored (offers cover the whole stay).
+    #[yaserde(attribute = true, rename = "AllowPartialAvail")]
+    pub allow_partial_avail: Option<String>,
+    /// OpenTravel 2016B: the search is for a modification. Taken and ignored.
+    #[yaserde(attribute = true, rename = "IsModify")]
+    pub is_modify: Option<String>,
+    /// OpenTravel 2016B: how fresh the data must be. Taken and ignored (always live).
+    #[yaserde(attribute = true, rename = "SearchCacheLevel")]
+    pub search_cache_level: Option<String>,
+    /// OpenTravel 2016B: hotel stays only. Taken and ignored (there is nothing else).
+    #[yaserde(attribute = true, rename = "HotelStayOnly")]
+    pub hotel_stay_only: Option<String>,
+    /// OpenTravel 2016B: rate details wanted. Taken and ignored (always given).
+    #[yaserde(attribute = true, rename = "RateDetailsInd")]
+    pub rate_details_ind: Option<String>,
+    /// OpenTravel 2016B: duplicate offers. Taken and ignored.
+    #[yaserde(attribute = true, rename = "DuplicateInd")]
+    pub duplicate_ind: Option<String>,
+    /// OpenTravel 2016B: how to price. Taken and ignored (each night priced, totals after tax).
+    #[yaserde(attribute = true, rename = "PricingMethod")]
+    pub pricing_method: Option<String>,
+    /// OpenTravel 2016B: true asks for a summary of each hotel instead of its offers: not supported (Type 2).
+    #[yaserde(attribute = true, rename = "SummaryOnly")]
+    pub summary_only: Option<String>,
+    /// OpenTravel 2016B: true asks for the best offer of each hotel only: not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BestOnly")]
+    pub best_only: Option<String>,
+    /// OpenTravel 2016B: true asks for each hotel's range of rates only: not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RateRangeOnly")]
+    pub rate_range_only: Option<String>,
     /// Point of sale with the two Source elements (see Authentication). The Type 22 RequestorID may carry an Instance (MF002 and MF005 are seen on this message).
     #[yaserde(prefix = "ota", rename = "POS")]
     pub pos: Pos,
@@ -94,6 +142,22 @@ impl rt::Decode for OtaHotelAvailRq {
         let mut f_primary_lang_id = None;
         let mut f_alt_lang_id = None;
         let mut f_max_responses = None;
+        let mut f_requested_currency = None;
+        let mut f_requested_currency_indicator = None;
+        let mut f_sort_order = None;
+        let mut f_avail_rates_only = None;
+        let mut f_on_request_ind = None;
+        let mut f_exact_match_only = None;
+        let mut f_allow_partial_avail = None;
+        let mut f_is_modify = None;
+        let mut f_search_cache_level = None;
+        let mut f_hotel_stay_only = None;
+        let mut f_rate_details_ind = None;
+        let mut f_duplicate_ind = None;
+        let mut f_pricing_method = None;
+        let mut f_summary_only = None;
+        let mut f_best_only = None;
+        let mut f_rate_range_only = None;
         let mut f_pos = None;
         let mut f_avail_request_segments = None;
         for attr in node.attributes() {
@@ -142,6 +206,62 @@ impl rt::Decode for OtaHotelAvailRq {
                 Some(10) => {
                     f_max_responses = Some(cx.value(&attr, DESC.attributes[10].ty)?);
                 }
+                Some(11) => {
+                    f_requested_currency = Some(
+                        cx.value(&attr, DESC.attributes[11].ty)?,
+                    );
+                }
+                Some(12) => {
+                    f_requested_currency_indicator = Some(
+                        cx.value(&attr, DESC.attributes[12].ty)?,
+                    );
+                }
+                Some(13) => {
+                    f_sort_order = Some(cx.value(&attr, DESC.attributes[13].ty)?);
+                }
+                Some(14) => {
+                    f_avail_rates_only = Some(cx.value(&attr, DESC.attributes[14].ty)?);
+                }
+                Some(15) => {
+                    f_on_request_ind = Some(cx.value(&attr, DESC.attributes[15].ty)?);
+                }
+                Some(16) => {
+                    f_exact_match_only = Some(cx.value(&attr, DESC.attributes[16].ty)?);
+                }
+                Some(17) => {
+                    f_allow_partial_avail = Some(
+                        cx.value(&attr, DESC.attributes[17].ty)?,
+                    );
+                }
+                Some(18) => {
+                    f_is_modify = Some(cx.value(&attr, DESC.attributes[18].ty)?);
+                }
+                Some(19) => {
+                    f_search_cache_level = Some(
+                        cx.value(&attr, DESC.attributes[19].ty)?,
+                    );
+                }
+                Some(20) => {
+                    f_hotel_stay_only = Some(cx.value(&attr, DESC.attributes[20].ty)?);
+                }
+                Some(21) => {
+                    f_rate_details_ind = Some(cx.value(&attr, DESC.attributes[21].ty)?);
+                }
+                Some(22) => {
+                    f_duplicate_ind = Some(cx.value(&attr, DESC.attributes[22].ty)?);
+                }
+                Some(23) => {
+                    f_pricing_method = Some(cx.value(&attr, DESC.attributes[23].ty)?);
+                }
+                Some(24) => {
+                    f_summary_only = Some(cx.value(&attr, DESC.attributes[24].ty)?);
+                }
+                Some(25) => {
+                    f_best_only = Some(cx.value(&attr, DESC.attributes[25].ty)?);
+                }
+                Some(26) => {
+                    f_rate_range_only = Some(cx.value(&attr, DESC.attributes[26].ty)?);
+                }
                 _ => {}
             }
         }
@@ -171,6 +291,22 @@ impl rt::Decode for OtaHotelAvailRq {
             primary_lang_id: f_primary_lang_id.flatten(),
             alt_lang_id: f_alt_lang_id.flatten(),
             max_responses: f_max_responses.flatten(),
+            requested_currency: f_requested_currency.flatten(),
+            requested_currency_indicator: f_requested_currency_indicator.flatten(),
+            sort_order: f_sort_order.flatten(),
+            avail_rates_only: f_avail_rates_only.flatten(),
+            on_request_ind: f_on_request_ind.flatten(),
+            exact_match_only: f_exact_match_only.flatten(),
+            allow_partial_avail: f_allow_partial_avail.flatten(),
+            is_modify: f_is_modify.flatten(),
+            search_cache_level: f_search_cache_level.flatten(),
+            hotel_stay_only: f_hotel_stay_only.flatten(),
+            rate_details_ind: f_rate_details_ind.flatten(),
+            duplicate_ind: f_duplicate_ind.flatten(),
+            pricing_method: f_pricing_method.flatten(),
+            summary_only: f_summary_only.flatten(),
+            best_only: f_best_only.flatten(),
+            rate_range_only: f_rate_range_only.flatten(),
             pos: f_pos.ok_or_else(|| cx.bug(node))?,
             avail_request_segments: f_avail_request_segments.ok_or_else(|| cx.bug(node))?,
         })
@@ -191,6 +327,22 @@ impl rt::Encode for OtaHotelAvailRq {
         w.attr_opt("PrimaryLangID", &self.primary_lang_id);
         w.attr_opt("AltLangID", &self.alt_lang_id);
         w.attr_opt("MaxResponses", &self.max_responses);
+        w.attr_opt("RequestedCurrency", &self.requested_currency);
+        w.attr_opt("RequestedCurrencyIndicator", &self.requested_currency_indicator);
+        w.attr_opt("SortOrder", &self.sort_order);
+        w.attr_opt("AvailRatesOnly", &self.avail_rates_only);
+        w.attr_opt("OnRequestInd", &self.on_request_ind);
+        w.attr_opt("ExactMatchOnly", &self.exact_match_only);
+        w.attr_opt("AllowPartialAvail", &self.allow_partial_avail);
+        w.attr_opt("IsModify", &self.is_modify);
+        w.attr_opt("SearchCacheLevel", &self.search_cache_level);
+        w.attr_opt("HotelStayOnly", &self.hotel_stay_only);
+        w.attr_opt("RateDetailsInd", &self.rate_details_ind);
+        w.attr_opt("DuplicateInd", &self.duplicate_ind);
+        w.attr_opt("PricingMethod", &self.pricing_method);
+        w.attr_opt("SummaryOnly", &self.summary_only);
+        w.attr_opt("BestOnly", &self.best_only);
+        w.attr_opt("RateRangeOnly", &self.rate_range_only);
         rt::Encode::encode(&self.pos, w, "POS");
         rt::Encode::encode(&self.avail_request_segments, w, "AvailRequestSegments");
         w.end(name);
@@ -269,6 +421,22 @@ impl Default for OtaHotelAvailRq {
             primary_lang_id: Default::default(),
             alt_lang_id: Default::default(),
             max_responses: Default::default(),
+            requested_currency: Default::default(),
+            requested_currency_indicator: Default::default(),
+            sort_order: Default::default(),
+            avail_rates_only: Default::default(),
+            on_request_ind: Default::default(),
+            exact_match_only: Default::default(),
+            allow_partial_avail: Default::default(),
+            is_modify: Default::default(),
+            search_cache_level: Default::default(),
+            hotel_stay_only: Default::default(),
+            rate_details_ind: Default::default(),
+            duplicate_ind: Default::default(),
+            pricing_method: Default::default(),
+            summary_only: Default::default(),
+            best_only: Default::default(),
+            rate_range_only: Default::default(),
             pos: Default::default(),
             avail_request_segments: Default::default(),
         }
@@ -744,15 +912,36 @@ pub struct AvailRequestSegment {
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "InfoSource")]
     pub info_source: Option<String>,
+    /// OpenTravel 2016B: Room, NonRoom or Both: what is asked for. NonRoom is not supported (Type 2); the others are rooms.
+    #[yaserde(attribute = true, rename = "AvailReqType")]
+    pub avail_req_type: Option<String>,
+    /// OpenTravel 2016B: the kind of answer wanted. Taken and ignored: the answer lists offers.
+    #[yaserde(attribute = true, rename = "ResponseType")]
+    pub response_type: Option<String>,
+    /// OpenTravel 2016B: where to go on from in a paged answer. Taken and ignored: the answer is not paged (MaxResponses bounds it).
+    #[yaserde(attribute = true, rename = "MoreDataEchoToken")]
+    pub more_data_echo_token: Option<String>,
     /// Where to search: one hotel or an area.
     #[yaserde(prefix = "ota", rename = "HotelSearchCriteria")]
     pub hotel_search_criteria: HotelSearchCriteria,
-    /// Start (arrival date) and End (departure date), dates YYYY-MM-DD; the nights are Start to the day before End.
+    /// Start (arrival date) and End (departure date), dates YYYY-MM-DD; the nights are Start to the day before End. Required here or (OpenTravel 2016B) in the criteria.
     #[yaserde(prefix = "ota", rename = "StayDateRange")]
-    pub stay_date_range: DateSpan,
-    /// The rooms wanted, one RoomStayCandidate per room.
+    pub stay_date_range: Option<StayDates>,
+    /// The rooms wanted, one RoomStayCandidate per room. Required here or (OpenTravel 2016B) in the criteria.
     #[yaserde(prefix = "ota", rename = "RoomStayCandidates")]
-    pub room_stay_candidates: RoomStayCandidates,
+    pub room_stay_candidates: Option<RoomStayCandidates>,
+    /// OpenTravel 2016B: only rates in a range. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "RateRange")]
+    pub rate_range: Vec<UnreadContent>,
+    /// OpenTravel 2016B: only some rate plans. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "RatePlanCandidates")]
+    pub rate_plan_candidates: Option<UnreadContent>,
+    /// OpenTravel 2016B: the customers' profiles, for their rates. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "Profiles")]
+    pub profiles: Option<UnreadContent>,
+    /// OpenTravel 2016B: trading partners' extensions. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
+    pub tpa_extensions: Option<UnreadContent>,
 }
 
 impl rt::Decode for AvailRequestSegment {
@@ -763,12 +952,33 @@ impl rt::Decode for AvailRequestSegment {
         const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_REQUEST_SEGMENT;
         let mark = cx.mark();
         let mut f_info_source = None;
+        let mut f_avail_req_type = None;
+        let mut f_response_type = None;
+        let mut f_more_data_echo_token = None;
         let mut f_hotel_search_criteria = None;
         let mut f_stay_date_range = None;
         let mut f_room_stay_candidates = None;
+        let mut f_rate_range = Vec::new();
+        let mut f_rate_plan_candidates = None;
+        let mut f_profiles = None;
+        let mut f_tpa_extensions = None;
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_info_source = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_info_source = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_avail_req_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_response_type = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_more_data_echo_token = Some(
+                        cx.value(&attr, DESC.attributes[3].ty)?,
+                    );
+                }
+                _ => {}
             }
         }
         let mut children = cx.children(node, DESC)?;
@@ -780,11 +990,29 @@ impl rt::Decode for AvailRequestSegment {
                 }
                 1 => {
                     f_stay_date_range = cx
-                        .element(&next, <DateSpan as rt::Decode>::decode)?;
+                        .element(&next, <StayDates as rt::Decode>::decode)?;
                 }
                 2 => {
                     f_room_stay_candidates = cx
                         .element(&next, <RoomStayCandidates as rt::Decode>::decode)?;
+                }
+                3 => {
+                    f_rate_range
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                4 => {
+                    f_rate_plan_candidates = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                5 => {
+                    f_profiles = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                6 => {
+                    f_tpa_extensions = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
@@ -793,9 +1021,16 @@ impl rt::Decode for AvailRequestSegment {
         cx.check(mark)?;
         Ok(Self {
             info_source: f_info_source.flatten(),
+            avail_req_type: f_avail_req_type.flatten(),
+            response_type: f_response_type.flatten(),
+            more_data_echo_token: f_more_data_echo_token.flatten(),
             hotel_search_criteria: f_hotel_search_criteria.ok_or_else(|| cx.bug(node))?,
-            stay_date_range: f_stay_date_range.ok_or_else(|| cx.bug(node))?,
-            room_stay_candidates: f_room_stay_candidates.ok_or_else(|| cx.bug(node))?,
+            stay_date_range: f_stay_date_range,
+            room_stay_candidates: f_room_stay_candidates,
+            rate_range: f_rate_range,
+            rate_plan_candidates: f_rate_plan_candidates,
+            profiles: f_profiles,
+            tpa_extensions: f_tpa_extensions,
         })
     }
 }
@@ -804,9 +1039,99 @@ impl rt::Encode for AvailRequestSegment {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr_opt("InfoSource", &self.info_source);
+        w.attr_opt("AvailReqType", &self.avail_req_type);
+        w.attr_opt("ResponseType", &self.response_type);
+        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
         rt::Encode::encode(&self.hotel_search_criteria, w, "HotelSearchCriteria");
-        rt::Encode::encode(&self.stay_date_range, w, "StayDateRange");
-        rt::Encode::encode(&self.room_stay_candidates, w, "RoomStayCandidates");
+        if let Some(v) = &self.stay_date_range {
+            rt::Encode::encode(v, w, "StayDateRange");
+        }
+        if let Some(v) = &self.room_stay_candidates {
+            rt::Encode::encode(v, w, "RoomStayCandidates");
+        }
+        for v in &self.rate_range {
+            rt::Encode::encode(v, w, "RateRange");
+        }
+        if let Some(v) = &self.rate_plan_candidates {
+            rt::Encode::encode(v, w, "RatePlanCandidates");
+        }
+        if let Some(v) = &self.profiles {
+            rt::Encode::encode(v, w, "Profiles");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+/// The dates of a stay: Start (arrival) and End (departure), or (OpenTravel 2016B) Start and a Duration in nights; with both, they must agree.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "StayDates",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct StayDates {
+    /// The arrival date (YYYY-MM-DD).
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: rt::Date,
+    /// The departure date (YYYY-MM-DD); the nights are Start to the day before End. Required unless Duration gives the nights.
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "End")]
+    pub end: Option<rt::Date>,
+    /// OpenTravel 2016B: the number of nights, P3D or P3N (three nights).
+    ///
+    /// Value type: `StayDuration` (`xs:string`); checked when decoding: matches `P[0-9]{1,3}[DN]`.
+    #[yaserde(attribute = true, rename = "Duration")]
+    pub duration: Option<String>,
+}
+
+impl rt::Decode for StayDates {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::STAY_DATES;
+        let mark = cx.mark();
+        let mut f_start = None;
+        let mut f_end = None;
+        let mut f_duration = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_duration = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_start = cx.required(f_start, node, "Start")?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(Self {
+            start: f_start.ok_or_else(|| cx.bug(node))?,
+            end: f_end.flatten(),
+            duration: f_duration.flatten(),
+        })
+    }
+}
+
+impl rt::Encode for StayDates {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr_opt("End", &self.end);
+        w.attr_opt("Duration", &self.duration);
         w.end(name);
     }
 }
@@ -820,6 +1145,12 @@ impl rt::Encode for AvailRequestSegment {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelSearchCriteria {
+    /// OpenTravel 2016B: only available hotels. Taken and ignored: only bookable offers are listed.
+    #[yaserde(attribute = true, rename = "AvailableOnlyIndicator")]
+    pub available_only_indicator: Option<String>,
+    /// OpenTravel 2016B: true asks for the best offer of each hotel only: not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BestOnlyIndicator")]
+    pub best_only_indicator: Option<String>,
     /// One criterion: a hotel (HotelRef) or an area (RefPoint).
     #[yaserde(prefix = "ota", rename = "Criterion")]
     pub criterion: Vec<HotelSearchCriterion>,
@@ -832,9 +1163,23 @@ impl rt::Decode for HotelSearchCriteria {
     ) -> Result<Self, rt::Failed> {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_SEARCH_CRITERIA;
         let mark = cx.mark();
+        let mut f_available_only_indicator = None;
+        let mut f_best_only_indicator = None;
         let mut f_criterion = Vec::new();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_available_only_indicator = Some(
+                        cx.value(&attr, DESC.attributes[0].ty)?,
+                    );
+                }
+                Some(1) => {
+                    f_best_only_indicator = Some(
+                        cx.value(&attr, DESC.attributes[1].ty)?,
+                    );
+                }
+                _ => {}
+            }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
@@ -854,13 +1199,19 @@ impl rt::Decode for HotelSearchCriteria {
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { criterion: f_criterion })
+        Ok(Self {
+            available_only_indicator: f_available_only_indicator.flatten(),
+            best_only_indicator: f_best_only_indicator.flatten(),
+            criterion: f_criterion,
+        })
     }
 }
 
 impl rt::Encode for HotelSearchCriteria {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
+        w.attr_opt("AvailableOnlyIndicator", &self.available_only_indicator);
+        w.attr_opt("BestOnlyIndicator", &self.best_only_indicator);
         for v in &self.criterion {
             rt::Encode::encode(v, w, "Criterion");
         }
@@ -868,7 +1219,7 @@ impl rt::Encode for HotelSearchCriteria {
     }
 }
 
-/// One search criterion: either a place (RefPoint) or one hotel (HotelRef), not both.
+/// One search criterion: places (RefPoint) or hotels (HotelRef); OpenTravel 2016B may also give the stay dates and the rooms here, as the segment does. Its other ways to search (an address, a position, amenities, awards, …) are taken and answered Type 2 (not supported), naming the first.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "HotelSearchCriterion",
@@ -880,16 +1231,105 @@ pub struct HotelSearchCriterion {
     /// True: the criterion must match exactly (sent with HotelRef, for one hotel).
     #[yaserde(attribute = true, rename = "ExactMatch")]
     pub exact_match: Option<bool>,
+    /// OpenTravel 2016B: how much the criterion matters. Taken and ignored: every criterion is matched.
+    #[yaserde(attribute = true, rename = "ImportanceType")]
+    pub importance_type: Option<String>,
+    /// OpenTravel 2016B: the criterion's rank. Taken and ignored.
+    #[yaserde(attribute = true, rename = "Ranking")]
+    pub ranking: Option<String>,
+    /// OpenTravel 2016B: how an address is matched. Taken and ignored (no address search).
+    #[yaserde(attribute = true, rename = "AddressSearchScope")]
+    pub address_search_scope: Option<String>,
+    /// OpenTravel 2016B: whether other hotels may be offered. Taken and ignored: only the hotels asked for are.
+    #[yaserde(attribute = true, rename = "AlternateAvailability")]
+    pub alternate_availability: Option<String>,
+    /// OpenTravel 2016B: the source of the data. Taken and ignored.
+    #[yaserde(attribute = true, rename = "InfoSource")]
+    pub info_source: Option<String>,
     /// An area search: RefPoint@CodeContext Country or Region, with the place name as text.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `ref_point`; `hotel_ref`.
     #[yaserde(prefix = "ota", rename = "RefPoint")]
-    pub ref_point: Option<RefPoint>,
-    /// A one-hotel search: HotelRef@HotelCode (with ExactMatch true).
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `ref_point`; `hotel_ref`.
+    pub ref_point: Vec<RefPoint>,
+    /// A one-hotel search: HotelRef@HotelCode (with ExactMatch true); OpenTravel 2016B allows several.
     #[yaserde(prefix = "ota", rename = "HotelRef")]
-    pub hotel_ref: Option<HotelRef>,
+    pub hotel_ref: Vec<HotelRef>,
+    /// OpenTravel 2016B: the stay dates, when the segment does not give them (every criterion that gives them must give the same).
+    #[yaserde(prefix = "ota", rename = "StayDateRange")]
+    pub stay_date_range: Option<StayDates>,
+    /// OpenTravel 2016B: the rooms, when the segment does not give them (every criterion that gives them must give the same).
+    #[yaserde(prefix = "ota", rename = "RoomStayCandidates")]
+    pub room_stay_candidates: Option<RoomStayCandidates>,
+    /// OpenTravel 2016B: search for a point to search around. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Position")]
+    pub position: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for an address to search at. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Address")]
+    pub address: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for a hotel by its telephone. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Telephone")]
+    pub telephone: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for a place by its code. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "CodeRef")]
+    pub code_ref: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for how far around. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Radius")]
+    pub radius: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for an area of the map. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "MapArea")]
+    pub map_area: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for more contents. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "AdditionalContents")]
+    pub additional_contents: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with an amenity. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "HotelAmenity")]
+    pub hotel_amenity: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for rooms with an amenity. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "RoomAmenity")]
+    pub room_amenity: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with a feature. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "HotelFeature")]
+    pub hotel_feature: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with an award or rating. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Award")]
+    pub award: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with a recreation. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Recreation")]
+    pub recreation: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with a service. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Service")]
+    pub service: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with a transportation. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Transportation")]
+    pub transportation: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for rates in a range. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "RateRange")]
+    pub rate_range: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for some rate plans. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "RatePlanCandidates")]
+    pub rate_plan_candidates: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for the customers' profiles, for their rates. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Profiles")]
+    pub profiles: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels accepting a form of payment. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "AcceptedPayments")]
+    pub accepted_payments: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with media. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "Media")]
+    pub media: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with a meeting facility. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "HotelMeetingFacility")]
+    pub hotel_meeting_facility: Vec<UnreadContent>,
+    /// OpenTravel 2016B: search for a meal plan. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "MealPlan")]
+    pub meal_plan: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for rebate programs. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "RebatePrograms")]
+    pub rebate_programs: Option<UnreadContent>,
+    /// OpenTravel 2016B: search for hotels with user reviews. Not supported (Type 2), naming it.
+    #[yaserde(prefix = "ota", rename = "UserGeneratedContent")]
+    pub user_generated_content: Option<UnreadContent>,
+    /// OpenTravel 2016B: trading partners' extensions. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
+    pub tpa_extensions: Option<UnreadContent>,
 }
 
 impl rt::Decode for HotelSearchCriterion {
@@ -900,18 +1340,197 @@ impl rt::Decode for HotelSearchCriterion {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_SEARCH_CRITERION;
         let mark = cx.mark();
         let mut f_exact_match = None;
-        let mut f_ref_point = None;
-        let mut f_hotel_ref = None;
+        let mut f_importance_type = None;
+        let mut f_ranking = None;
+        let mut f_address_search_scope = None;
+        let mut f_alternate_availability = None;
+        let mut f_info_source = None;
+        let mut f_ref_point = Vec::new();
+        let mut f_hotel_ref = Vec::new();
+        let mut f_stay_date_range = None;
+        let mut f_room_stay_candidates = None;
+        let mut f_position = None;
+        let mut f_address = None;
+        let mut f_telephone = None;
+        let mut f_code_ref = None;
+        let mut f_radius = None;
+        let mut f_map_area = None;
+        let mut f_additional_contents = None;
+        let mut f_hotel_amenity = Vec::new();
+        let mut f_room_amenity = Vec::new();
+        let mut f_hotel_feature = Vec::new();
+        let mut f_award = Vec::new();
+        let mut f_recreation = Vec::new();
+        let mut f_service = Vec::new();
+        let mut f_transportation = Vec::new();
+        let mut f_rate_range = Vec::new();
+        let mut f_rate_plan_candidates = None;
+        let mut f_profiles = None;
+        let mut f_accepted_payments = None;
+        let mut f_media = Vec::new();
+        let mut f_hotel_meeting_facility = Vec::new();
+        let mut f_meal_plan = None;
+        let mut f_rebate_programs = None;
+        let mut f_user_generated_content = None;
+        let mut f_tpa_extensions = None;
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_exact_match = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_exact_match = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_importance_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_ranking = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_address_search_scope = Some(
+                        cx.value(&attr, DESC.attributes[3].ty)?,
+                    );
+                }
+                Some(4) => {
+                    f_alternate_availability = Some(
+                        cx.value(&attr, DESC.attributes[4].ty)?,
+                    );
+                }
+                Some(5) => {
+                    f_info_source = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                _ => {}
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
             match next.elem.index {
-                0 => f_ref_point = cx.element(&next, <RefPoint as rt::Decode>::decode)?,
-                1 => f_hotel_ref = cx.element(&next, <HotelRef as rt::Decode>::decode)?,
+                0 => {
+                    f_ref_point
+                        .extend(cx.element(&next, <RefPoint as rt::Decode>::decode)?)
+                }
+                1 => {
+                    f_hotel_ref
+                        .extend(cx.element(&next, <HotelRef as rt::Decode>::decode)?)
+                }
+                2 => {
+                    f_stay_date_range = cx
+                        .element(&next, <StayDates as rt::Decode>::decode)?;
+                }
+                3 => {
+                    f_room_stay_candidates = cx
+                        .element(&next, <RoomStayCandidates as rt::Decode>::decode)?;
+                }
+                4 => {
+                    f_position = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                5 => {
+                    f_address = cx.element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                6 => {
+                    f_telephone = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                7 => {
+                    f_code_ref = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                8 => f_radius = cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                9 => {
+                    f_map_area = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                10 => {
+                    f_additional_contents = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                11 => {
+                    f_hotel_amenity
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                12 => {
+                    f_room_amenity
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                13 => {
+                    f_hotel_feature
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                14 => {
+                    f_award
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                15 => {
+                    f_recreation
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                16 => {
+                    f_service
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                17 => {
+                    f_transportation
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                18 => {
+                    f_rate_range
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                19 => {
+                    f_rate_plan_candidates = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                20 => {
+                    f_profiles = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                21 => {
+                    f_accepted_payments = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                22 => {
+                    f_media
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                23 => {
+                    f_hotel_meeting_facility
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
+                24 => {
+                    f_meal_plan = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                25 => {
+                    f_rebate_programs = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                26 => {
+                    f_user_generated_content = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                27 => {
+                    f_tpa_extensions = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -919,8 +1538,39 @@ impl rt::Decode for HotelSearchCriterion {
         cx.check(mark)?;
         Ok(Self {
             exact_match: f_exact_match.flatten(),
+            importance_type: f_importance_type.flatten(),
+            ranking: f_ranking.flatten(),
+            address_search_scope: f_address_search_scope.flatten(),
+            alternate_availability: f_alternate_availability.flatten(),
+            info_source: f_info_source.flatten(),
             ref_point: f_ref_point,
             hotel_ref: f_hotel_ref,
+            stay_date_range: f_stay_date_range,
+            room_stay_candidates: f_room_stay_candidates,
+            position: f_position,
+            address: f_address,
+            telephone: f_telephone,
+            code_ref: f_code_ref,
+            radius: f_radius,
+            map_area: f_map_area,
+            additional_contents: f_additional_contents,
+            hotel_amenity: f_hotel_amenity,
+            room_amenity: f_room_amenity,
+            hotel_feature: f_hotel_feature,
+            award: f_award,
+            recreation: f_recreation,
+            service: f_service,
+            transportation: f_transportation,
+            rate_range: f_rate_range,
+            rate_plan_candidates: f_rate_plan_candidates,
+            profiles: f_profiles,
+            accepted_payments: f_accepted_payments,
+            media: f_media,
+            hotel_meeting_facility: f_hotel_meeting_facility,
+            meal_plan: f_meal_plan,
+            rebate_programs: f_rebate_programs,
+            user_generated_content: f_user_generated_content,
+            tpa_extensions: f_tpa_extensions,
         })
     }
 }
@@ -929,11 +1579,94 @@ impl rt::Encode for HotelSearchCriterion {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr_opt("ExactMatch", &self.exact_match);
-        if let Some(v) = &self.ref_point {
+        w.attr_opt("ImportanceType", &self.importance_type);
+        w.attr_opt("Ranking", &self.ranking);
+        w.attr_opt("AddressSearchScope", &self.address_search_scope);
+        w.attr_opt("AlternateAvailability", &self.alternate_availability);
+        w.attr_opt("InfoSource", &self.info_source);
+        for v in &self.ref_point {
             rt::Encode::encode(v, w, "RefPoint");
         }
-        if let Some(v) = &self.hotel_ref {
+        for v in &self.hotel_ref {
             rt::Encode::encode(v, w, "HotelRef");
+        }
+        if let Some(v) = &self.stay_date_range {
+            rt::Encode::encode(v, w, "StayDateRange");
+        }
+        if let Some(v) = &self.room_stay_candidates {
+            rt::Encode::encode(v, w, "RoomStayCandidates");
+        }
+        if let Some(v) = &self.position {
+            rt::Encode::encode(v, w, "Position");
+        }
+        if let Some(v) = &self.address {
+            rt::Encode::encode(v, w, "Address");
+        }
+        if let Some(v) = &self.telephone {
+            rt::Encode::encode(v, w, "Telephone");
+        }
+        if let Some(v) = &self.code_ref {
+            rt::Encode::encode(v, w, "CodeRef");
+        }
+        if let Some(v) = &self.radius {
+            rt::Encode::encode(v, w, "Radius");
+        }
+        if let Some(v) = &self.map_area {
+            rt::Encode::encode(v, w, "MapArea");
+        }
+        if let Some(v) = &self.additional_contents {
+            rt::Encode::encode(v, w, "AdditionalContents");
+        }
+        for v in &self.hotel_amenity {
+            rt::Encode::encode(v, w, "HotelAmenity");
+        }
+        for v in &self.room_amenity {
+            rt::Encode::encode(v, w, "RoomAmenity");
+        }
+        for v in &self.hotel_feature {
+            rt::Encode::encode(v, w, "HotelFeature");
+        }
+        for v in &self.award {
+            rt::Encode::encode(v, w, "Award");
+        }
+        for v in &self.recreation {
+            rt::Encode::encode(v, w, "Recreation");
+        }
+        for v in &self.service {
+            rt::Encode::encode(v, w, "Service");
+        }
+        for v in &self.transportation {
+            rt::Encode::encode(v, w, "Transportation");
+        }
+        for v in &self.rate_range {
+            rt::Encode::encode(v, w, "RateRange");
+        }
+        if let Some(v) = &self.rate_plan_candidates {
+            rt::Encode::encode(v, w, "RatePlanCandidates");
+        }
+        if let Some(v) = &self.profiles {
+            rt::Encode::encode(v, w, "Profiles");
+        }
+        if let Some(v) = &self.accepted_payments {
+            rt::Encode::encode(v, w, "AcceptedPayments");
+        }
+        for v in &self.media {
+            rt::Encode::encode(v, w, "Media");
+        }
+        for v in &self.hotel_meeting_facility {
+            rt::Encode::encode(v, w, "HotelMeetingFacility");
+        }
+        if let Some(v) = &self.meal_plan {
+            rt::Encode::encode(v, w, "MealPlan");
+        }
+        if let Some(v) = &self.rebate_programs {
+            rt::Encode::encode(v, w, "RebatePrograms");
+        }
+        if let Some(v) = &self.user_generated_content {
+            rt::Encode::encode(v, w, "UserGeneratedContent");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
         }
         w.end(name);
     }
@@ -990,7 +1723,7 @@ impl rt::Encode for RefPoint {
     }
 }
 
-/// One hotel to search in.
+/// One hotel to search in, by its HotelCode. OpenTravel 2016B's other ways to name hotels (chain, brand, city, name, …) are taken and ignored beside a HotelCode, and answered Type 2 (not supported) without one.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "HotelRef",
@@ -999,9 +1732,39 @@ impl rt::Encode for RefPoint {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelRef {
-    /// Hotel code (string), e.g. HTL00042.
+    /// Hotel code (string), e.g. HTL00042. Required by the service (OpenTravel 2016B lets a HotelRef name hotels otherwise).
     #[yaserde(attribute = true, rename = "HotelCode")]
-    pub hotel_code: String,
+    pub hotel_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its chain's code.
+    #[yaserde(attribute = true, rename = "ChainCode")]
+    pub chain_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its brand's code.
+    #[yaserde(attribute = true, rename = "BrandCode")]
+    pub brand_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its city's code.
+    #[yaserde(attribute = true, rename = "HotelCityCode")]
+    pub hotel_city_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its name.
+    #[yaserde(attribute = true, rename = "HotelName")]
+    pub hotel_name: Option<String>,
+    /// OpenTravel 2016B: the hotel by what HotelCode is a code of.
+    #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    pub hotel_code_context: Option<String>,
+    /// OpenTravel 2016B: the hotel by its chain's name.
+    #[yaserde(attribute = true, rename = "ChainName")]
+    pub chain_name: Option<String>,
+    /// OpenTravel 2016B: the hotel by its brand's name.
+    #[yaserde(attribute = true, rename = "BrandName")]
+    pub brand_name: Option<String>,
+    /// OpenTravel 2016B: the hotel by its area.
+    #[yaserde(attribute = true, rename = "AreaID")]
+    pub area_id: Option<String>,
+    /// OpenTravel 2016B: the hotel by its TTI code.
+    #[yaserde(attribute = true, rename = "TTIcode")]
+    pub tt_icode: Option<String>,
+    /// OpenTravel 2016B: the hotel by its category.
+    #[yaserde(attribute = true, rename = "SegmentCategoryCode")]
+    pub segment_category_code: Option<String>,
 }
 
 impl rt::Decode for HotelRef {
@@ -1012,16 +1775,70 @@ impl rt::Decode for HotelRef {
         const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_REF;
         let mark = cx.mark();
         let mut f_hotel_code = None;
+        let mut f_chain_code = None;
+        let mut f_brand_code = None;
+        let mut f_hotel_city_code = None;
+        let mut f_hotel_name = None;
+        let mut f_hotel_code_context = None;
+        let mut f_chain_name = None;
+        let mut f_brand_name = None;
+        let mut f_area_id = None;
+        let mut f_tt_icode = None;
+        let mut f_segment_category_code = None;
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_chain_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_brand_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                Some(6) => {
+                    f_chain_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
+                }
+                Some(7) => {
+                    f_brand_name = Some(cx.value(&attr, DESC.attributes[7].ty)?);
+                }
+                Some(8) => {
+                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
+                }
+                Some(9) => {
+                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
+                }
+                Some(10) => {
+                    f_segment_category_code = Some(
+                        cx.value(&attr, DESC.attributes[10].ty)?,
+                    );
+                }
+                _ => {}
             }
         }
-        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
         cx.empty(node)?;
         cx.check(mark)?;
         Ok(Self {
-            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
+            hotel_code: f_hotel_code.flatten(),
+            chain_code: f_chain_code.flatten(),
+            brand_code: f_brand_code.flatten(),
+            hotel_city_code: f_hotel_city_code.flatten(),
+            hotel_name: f_hotel_name.flatten(),
+            hotel_code_context: f_hotel_code_context.flatten(),
+            chain_name: f_chain_name.flatten(),
+            brand_name: f_brand_name.flatten(),
+            area_id: f_area_id.flatten(),
+            tt_icode: f_tt_icode.flatten(),
+            segment_category_code: f_segment_category_code.flatten(),
         })
     }
 }
@@ -1029,7 +1846,17 @@ impl rt::Decode for HotelRef {
 impl rt::Encode for HotelRef {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
-        w.attr("HotelCode", &self.hotel_code);
+        w.attr_opt("HotelCode", &self.hotel_code);
+        w.attr_opt("ChainCode", &self.chain_code);
+        w.attr_opt("BrandCode", &self.brand_code);
+        w.attr_opt("HotelCityCode", &self.hotel_city_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("ChainName", &self.chain_name);
+        w.attr_opt("BrandName", &self.brand_name);
+        w.attr_opt("AreaID", &self.area_id);
+        w.attr_opt("TTIcode", &self.tt_icode);
+        w.attr_opt("SegmentCategoryCode", &self.segment_category_code);
         w.end(name);
     }
 }
@@ -1103,9 +1930,39 @@ pub struct RoomStayCandidate {
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "RPH")]
     pub rph: Option<u64>,
-    /// The guests of the room by age category: GuestCount@Count@AgeQualifyingCode, with @Age for children.
+    /// OpenTravel 2016B: how many rooms of this kind: 1 (or absent) is one room; more is not supported (Type 2): send one RoomStayCandidate per room.
+    #[yaserde(attribute = true, rename = "Quantity")]
+    pub quantity: Option<u64>,
+    /// OpenTravel 2016B: only this room type. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    pub room_type_code: Option<String>,
+    /// OpenTravel 2016B: only this kind of room. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RoomType")]
+    pub room_type: Option<String>,
+    /// OpenTravel 2016B: only this room category. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RoomCategory")]
+    pub room_category: Option<String>,
+    /// OpenTravel 2016B: only this bed type. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BedTypeCode")]
+    pub bed_type_code: Option<String>,
+    /// OpenTravel 2016B: only non-smoking rooms. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "NonSmoking")]
+    pub non_smoking: Option<String>,
+    /// OpenTravel 2016B: a promotion's rates. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "PromotionCode")]
+    pub promotion_code: Option<String>,
+    /// OpenTravel 2016B: only the rate plans of a RatePlanCandidate. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RatePlanCandidateRPH")]
+    pub rate_plan_candidate_rph: Option<String>,
+    /// OpenTravel 2016B: only this booking code. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BookingCode")]
+    pub booking_code: Option<String>,
+    /// The guests of the room by age category: GuestCount@Count@AgeQualifyingCode, with @Age for children. Required by the service (optional in OpenTravel 2016B).
     #[yaserde(prefix = "ota", rename = "GuestCounts")]
-    pub guest_counts: OccupancyGuestCounts,
+    pub guest_counts: Option<OccupancyGuestCounts>,
+    /// OpenTravel 2016B: rooms with an amenity. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "RoomAmenity")]
+    pub room_amenity: Vec<UnreadContent>,
 }
 
 impl rt::Decode for RoomStayCandidate {
@@ -1116,10 +1973,52 @@ impl rt::Decode for RoomStayCandidate {
         const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_CANDIDATE;
         let mark = cx.mark();
         let mut f_rph = None;
+        let mut f_quantity = None;
+        let mut f_room_type_code = None;
+        let mut f_room_type = None;
+        let mut f_room_category = None;
+        let mut f_bed_type_code = None;
+        let mut f_non_smoking = None;
+        let mut f_promotion_code = None;
+        let mut f_rate_plan_candidate_rph = None;
+        let mut f_booking_code = None;
         let mut f_guest_counts = None;
+        let mut f_room_amenity = Vec::new();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_quantity = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_room_type_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_room_type = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_room_category = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_bed_type_code = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                Some(6) => {
+                    f_non_smoking = Some(cx.value(&attr, DESC.attributes[6].ty)?);
+                }
+                Some(7) => {
+                    f_promotion_code = Some(cx.value(&attr, DESC.attributes[7].ty)?);
+                }
+                Some(8) => {
+                    f_rate_plan_candidate_rph = Some(
+                        cx.value(&attr, DESC.attributes[8].ty)?,
+                    );
+                }
+                Some(9) => {
+                    f_booking_code = Some(cx.value(&attr, DESC.attributes[9].ty)?);
+                }
+                _ => {}
             }
         }
         let mut children = cx.children(node, DESC)?;
@@ -1129,6 +2028,12 @@ impl rt::Decode for RoomStayCandidate {
                     f_guest_counts = cx
                         .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
                 }
+                1 => {
+                    f_room_amenity
+                        .extend(
+                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
+                        )
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
@@ -1136,7 +2041,17 @@ impl rt::Decode for RoomStayCandidate {
         cx.check(mark)?;
         Ok(Self {
             rph: f_rph.flatten(),
-            guest_counts: f_guest_counts.ok_or_else(|| cx.bug(node))?,
+            quantity: f_quantity.flatten(),
+            room_type_code: f_room_type_code.flatten(),
+            room_type: f_room_type.flatten(),
+            room_category: f_room_category.flatten(),
+            bed_type_code: f_bed_type_code.flatten(),
+            non_smoking: f_non_smoking.flatten(),
+            promotion_code: f_promotion_code.flatten(),
+            rate_plan_candidate_rph: f_rate_plan_candidate_rph.flatten(),
+            booking_code: f_booking_code.flatten(),
+            guest_counts: f_guest_counts,
+            room_amenity: f_room_amenity,
         })
     }
 }
@@ -1145,7 +2060,21 @@ impl rt::Encode for RoomStayCandidate {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr_opt("RPH", &self.rph);
-        rt::Encode::encode(&self.guest_counts, w, "GuestCounts");
+        w.attr_opt("Quantity", &self.quantity);
+        w.attr_opt("RoomTypeCode", &self.room_type_code);
+        w.attr_opt("RoomType", &self.room_type);
+        w.attr_opt("RoomCategory", &self.room_category);
+        w.attr_opt("BedTypeCode", &self.bed_type_code);
+        w.attr_opt("NonSmoking", &self.non_smoking);
+        w.attr_opt("PromotionCode", &self.promotion_code);
+        w.attr_opt("RatePlanCandidateRPH", &self.rate_plan_candidate_rph);
+        w.attr_opt("BookingCode", &self.booking_code);
+        if let Some(v) = &self.guest_counts {
+            rt::Encode::encode(v, w, "GuestCounts");
+        }
+        for v in &self.room_amenity {
+            rt::Encode::encode(v, w, "RoomAmenity");
+        }
         w.end(name);
     }
 }

@@ -177,6 +177,7 @@ pub static REFERENCE_CODE: SimpleDesc = SimpleDesc {
 
 pub static RESERVATION_ID_CODE: SimpleDesc = SimpleDesc {
     values: &["36", "37"],
+    also: &["14"],
     open: Some(&XS_NON_NEGATIVE_INTEGER),
     ..SimpleDesc::builtin("ReservationIDCode", Builtin::NonNegativeInteger)
 };
@@ -205,6 +206,13 @@ pub static REGION_CODE: SimpleDesc = SimpleDesc {
     ..SimpleDesc::builtin("RegionCode", Builtin::String)
 };
 
+pub static UNREAD_CONTENT: ComplexDesc = ComplexDesc {
+    name: "UnreadContent",
+    attributes: &[],
+    content: Content::Skipped,
+    forms: &[],
+};
+
 pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
     name: "CompanyName",
     attributes: &[
@@ -215,6 +223,11 @@ pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
         },
         AttrDesc {
             name: "Code",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TravelSector",
             required: false,
             ty: &XS_STRING,
         },
@@ -1035,63 +1048,63 @@ pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
                 index: 1,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "AirReadRequest",
                 index: 2,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "CruiseReadRequest",
                 index: 3,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "GolfReadRequest",
                 index: 4,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "PkgReadRequest",
                 index: 5,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "ProfileReadRequest",
                 index: 6,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "RailReadRequest",
                 index: 7,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "VehicleReadRequest",
                 index: 8,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "LoyaltyAccountReadRequest",
                 index: 9,
                 min: 0u32,
                 max: 4294967295u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
             Particle::Element(ElementDesc {
                 name: "HotelReadRequest",
@@ -1107,7 +1120,13 @@ pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
 
 pub static READ_REQUEST: ComplexDesc = ComplexDesc {
     name: "ReadRequest",
-    attributes: &[],
+    attributes: &[
+        AttrDesc {
+            name: "HistoryRequestedInd",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
@@ -1122,29 +1141,101 @@ pub static READ_REQUEST: ComplexDesc = ComplexDesc {
                 index: 1,
                 min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&OTHER_READ_REQUEST),
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
         ],
     ),
     forms: &[],
 };
 
-pub static OTHER_READ_REQUEST: ComplexDesc = ComplexDesc {
-    name: "OtherReadRequest",
-    attributes: &[],
-    content: Content::Skipped,
-    forms: &[],
-};
-
 pub static HOTEL_READ_REQUEST: ComplexDesc = ComplexDesc {
     name: "HotelReadRequest",
-    attributes: &[],
+    attributes: &[
+        AttrDesc {
+            name: "HotelCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ChainCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BrandCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelCityCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelCodeContext",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ChainName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BrandName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AreaID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TTIcode",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
-                name: "SelectionCriteria",
+                name: "CityName",
                 index: 0,
-                min: 1u32,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Simple(&XS_STRING),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Airport",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UserID",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Verification",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "SelectionCriteria",
+                index: 4,
+                min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&READ_SELECTION_CRITERIA),
             }),
@@ -1478,6 +1569,21 @@ pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
             required: false,
             ty: &STRING_LENGTH1TO32,
         },
+        AttrDesc {
+            name: "AvailReqType",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ResponseType",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "MoreDataEchoToken",
+            required: false,
+            ty: &XS_STRING,
+        },
     ],
     content: Content::Sequence(
         &[
@@ -1491,25 +1597,96 @@ pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
             Particle::Element(ElementDesc {
                 name: "StayDateRange",
                 index: 1,
-                min: 1u32,
+                min: 0u32,
                 max: 1u32,
-                ty: TypeDesc::Complex(&DATE_SPAN),
+                ty: TypeDesc::Complex(&STAY_DATES),
             }),
             Particle::Element(ElementDesc {
                 name: "RoomStayCandidates",
                 index: 2,
-                min: 1u32,
+                min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RateRange",
+                index: 3,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RatePlanCandidates",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Profiles",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
         ],
     ),
     forms: &[],
 };
 
+pub static STAY_DATES: ComplexDesc = ComplexDesc {
+    name: "StayDates",
+    attributes: &[
+        AttrDesc {
+            name: "Start",
+            required: true,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "End",
+            required: false,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "Duration",
+            required: false,
+            ty: &STAY_DURATION,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+static STAY_DURATION_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new("P[0-9]{1,3}[DN]", "\\A(?:P[0-9]{1,3}[DN])\\z"),
+];
+
+pub static STAY_DURATION: SimpleDesc = SimpleDesc {
+    patterns: &STAY_DURATION_PATTERNS,
+    ..SimpleDesc::builtin("StayDuration", Builtin::String)
+};
+
 pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
     name: "HotelSearchCriteria",
-    attributes: &[],
+    attributes: &[
+        AttrDesc {
+            name: "AvailableOnlyIndicator",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BestOnlyIndicator",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
@@ -1532,32 +1709,230 @@ pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
             required: false,
             ty: &XS_BOOLEAN,
         },
+        AttrDesc {
+            name: "ImportanceType",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Ranking",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AddressSearchScope",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AlternateAvailability",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "InfoSource",
+            required: false,
+            ty: &XS_STRING,
+        },
     ],
     content: Content::Sequence(
         &[
-            Particle::Choice {
-                required: true,
-                branches: &[
-                    &[
-                        ElementDesc {
-                            name: "RefPoint",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&REF_POINT),
-                        },
-                    ],
-                    &[
-                        ElementDesc {
-                            name: "HotelRef",
-                            index: 1,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&HOTEL_REF),
-                        },
-                    ],
-                ],
-            },
+            Particle::Element(ElementDesc {
+                name: "RefPoint",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&REF_POINT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelRef",
+                index: 1,
+                min: 0u32,
+                max: 99u32,
+                ty: TypeDesc::Complex(&HOTEL_REF),
+            }),
+            Particle::Element(ElementDesc {
+                name: "StayDateRange",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&STAY_DATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStayCandidates",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Position",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Address",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Telephone",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CodeRef",
+                index: 7,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Radius",
+                index: 8,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MapArea",
+                index: 9,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AdditionalContents",
+                index: 10,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelAmenity",
+                index: 11,
+                min: 0u32,
+                max: 10u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomAmenity",
+                index: 12,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelFeature",
+                index: 13,
+                min: 0u32,
+                max: 10u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Award",
+                index: 14,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Recreation",
+                index: 15,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Service",
+                index: 16,
+                min: 0u32,
+                max: 99u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Transportation",
+                index: 17,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RateRange",
+                index: 18,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RatePlanCandidates",
+                index: 19,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Profiles",
+                index: 20,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AcceptedPayments",
+                index: 21,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Media",
+                index: 22,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelMeetingFacility",
+                index: 23,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MealPlan",
+                index: 24,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RebatePrograms",
+                index: 25,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UserGeneratedContent",
+                index: 26,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 27,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
         ],
     ),
     forms: &[],
@@ -1581,7 +1956,57 @@ pub static HOTEL_REF: ComplexDesc = ComplexDesc {
     attributes: &[
         AttrDesc {
             name: "HotelCode",
-            required: true,
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ChainCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BrandCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelCityCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelCodeContext",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ChainName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BrandName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AreaID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TTIcode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SegmentCategoryCode",
+            required: false,
             ty: &XS_STRING,
         },
     ],
@@ -1614,15 +2039,67 @@ pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
             required: false,
             ty: &RPH_NUMBER,
         },
+        AttrDesc {
+            name: "Quantity",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "RoomTypeCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RoomType",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RoomCategory",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BedTypeCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "NonSmoking",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "PromotionCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RatePlanCandidateRPH",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BookingCode",
+            required: false,
+            ty: &XS_STRING,
+        },
     ],
     content: Content::Sequence(
         &[
             Particle::Element(ElementDesc {
                 name: "GuestCounts",
                 index: 0,
-                min: 1u32,
+                min: 0u32,
                 max: 1u32,
                 ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomAmenity",
+                index: 1,
+                min: 0u32,
+                max: 5u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
         ],
     ),
@@ -6191,6 +6668,11 @@ pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
             ty: &LANGUAGE_CODE,
         },
         AttrDesc {
+            name: "TravelSector",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
             name: "CancelType",
             required: true,
             ty: &RES_STATUS,
@@ -6209,8 +6691,22 @@ pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
                 name: "UniqueID",
                 index: 1,
                 min: 1u32,
-                max: 1u32,
+                max: 5u32,
                 ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Verification",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
         ],
     ),
@@ -6354,6 +6850,86 @@ pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
             name: "MaxResponses",
             required: false,
             ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "RequestedCurrency",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RequestedCurrencyIndicator",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SortOrder",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AvailRatesOnly",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "OnRequestInd",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ExactMatchOnly",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AllowPartialAvail",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "IsModify",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SearchCacheLevel",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "HotelStayOnly",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RateDetailsInd",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "DuplicateInd",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "PricingMethod",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SummaryOnly",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "BestOnly",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RateRangeOnly",
+            required: false,
+            ty: &XS_STRING,
         },
     ],
     content: Content::Sequence(
