@@ -385,6 +385,37 @@ async fn activity_transfer_booked_by_the_pickup_hotels_name(b: Backend) {
     assert!(error.value.contains("Nowhere Inn"), "{body}");
 }
 
+/// Who stays in which room as 2016B bindings may say it: `RoomStay/GuestCounts` and no
+/// `ResGuestRPHs` (the guests in document order), or neither for a booking of one room stay.
+async fn hotel_booking_by_guest_counts(b: Backend) {
+    let server = TestServer::start(b).await;
+    let (start, end) = (day(40), day(43));
+    let one = book(Some("Quote"), "OTA-COUNTS-1", start, end);
+    let counted = one.replace("<ResGuestRPHs>1 2</ResGuestRPHs>", r#""#).replace("<TimeSpan", r#"<GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts><TimeSpan"#);
+    let bare = one.replace("<ResGuestRPHs>1 2</ResGuestRPHs>", "");
+    for (what, xml) in [("GuestCounts", &counted), ("one room stay, no list", &bare)] {
+        let rs = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", xml).await).unwrap();
+        assert!(rs.is_success(), "{what}: {rs:?}");
+    }
+    // Two rooms by counts: the first two guests in the first, the third in the second.
+    let room = |n: u32, count: u32| {
+        format!(
+            r#"<RoomStay IndexNumber="{n}"><RoomTypes><RoomType RoomTypeCode="{ROOM}"/></RoomTypes><RoomRates><RoomRate RoomTypeCode="{ROOM}"><Features><Feature><Description><Text>BB</Text></Description></Feature></Features></RoomRate></RoomRates><GuestCounts><GuestCount AgeQualifyingCode="10" Count="{count}"/></GuestCounts><TimeSpan Start="{start}" End="{end}"/><BasicPropertyInfo HotelCode="{HOTEL}"/><ServiceRPHs><ServiceRPH RPH="1"/></ServiceRPHs></RoomStay>"#
+        )
+    };
+    let third = r#"<ResGuest ResGuestRPH="3" AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile><Customer><PersonName><GivenName>Eva</GivenName><Surname>Nowak</Surname></PersonName></Customer></Profile></ProfileInfo></Profiles></ResGuest></ResGuests>"#;
+    let start_of_stays = one.find("<RoomStays>").unwrap() + "<RoomStays>".len();
+    let end_of_stays = one.find("</RoomStays>").unwrap();
+    let two = format!("{}{}{}{}", &one[..start_of_stays], room(1, 2), room(2, 1), &one[end_of_stays..]).replacen("</ResGuests>", third, 1);
+    let body = send_official(&server, "/hotelbook", &two).await;
+    let rs = OtaHotelResRs::from_xml(&body).unwrap();
+    assert!(rs.is_success(), "{body}");
+    // Counts that disagree with the guests named: refused at GuestCounts.
+    let disagree = counted.replacen("<ServiceRPHs>", "<ResGuestRPHs>1</ResGuestRPHs><ServiceRPHs>", 1);
+    let rs = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", &disagree).await).unwrap();
+    assert!(rs.errors().is_some_and(|e| e.error.iter().any(|e| e.tag.as_deref() == Some("/OTA_HotelResRQ/HotelReservations/HotelReservation/RoomStays/RoomStay[1]/GuestCounts"))), "{rs:?}");
+}
+
 /// Hotel availability in OpenTravel 2016B's other forms: the stay and the rooms inside the
 /// Criterion, the stay as Start and a Duration, several hotels in one Criterion, the flags it
 /// can ignore; a search the gateway does not do is answered Type 2 naming it.
@@ -410,6 +441,9 @@ async fn hotel_availability_in_the_other_official_forms(b: Backend) {
     assert_eq!(offers(&send_official(&server, "/hotelavailability", &inside).await), baseline);
     let duration = request("", &format!(r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" Duration="P3N"/>{rooms}"#));
     assert_eq!(offers(&send_official(&server, "/hotelavailability", &duration).await), baseline);
+    // A region (RefPoint, as 2016B has it), the stay in the Criterion: the offers of its hotels.
+    let region = request("", &format!(r#"<RefPoint CodeContext="Country">ES</RefPoint><StayDateRange Start="{start}" End="{end}"/>{rooms}"#));
+    assert!(offers(&send_official(&server, "/hotelavailability", &region).await) > baseline);
     // Two hotels in one Criterion: the offers of both.
     let two = request("", &format!(r#"<HotelRef HotelCode="{HOTEL}"/><HotelRef HotelCode="HTL00042"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#));
     assert!(offers(&send_official(&server, "/hotelavailability", &two).await) > baseline);
@@ -522,4 +556,4 @@ async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
     assert_eq!(dialect_of("NEW").await, Some(ota_messages::Dialect::Service), "a new requestor: the default");
 }
 
-backend_tests!(hotel_availability_in_the_other_official_forms, official_sample_requests_get_business_answers, reads_in_the_other_official_forms, an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+backend_tests!(hotel_booking_by_guest_counts, hotel_availability_in_the_other_official_forms, official_sample_requests_get_business_answers, reads_in_the_other_official_forms, an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);

@@ -809,6 +809,9 @@ pub struct BookRoomStay {
     /// The board as a rate feature (RoomRate/Features/Feature/Description/Text), as in the modify message; when absent, the board is the board Service the room references by ServiceRPHs.
     #[yaserde(prefix = "ota", rename = "RoomRates")]
     pub room_rates: Option<RoomRates>,
+    /// OpenTravel 2016B: how many guests stay in the room (the sum of GuestCount@Count, 1 each when absent). Without ResGuestRPHs, the room's guests are the next that many ResGuests, in document order, of those no room names; with them, the counts must agree with the guests they name. A booking of one room stay needs neither: its guests are every ResGuest.
+    #[yaserde(prefix = "ota", rename = "GuestCounts")]
+    pub guest_counts: Option<OccupancyGuestCounts>,
     /// Start (arrival) and End (departure), dates YYYY-MM-DD.
     #[yaserde(prefix = "ota", rename = "TimeSpan")]
     pub time_span: DateSpan,
@@ -833,6 +836,7 @@ impl rt::Decode for BookRoomStay {
         let mut f_rph = None;
         let mut f_room_types = None;
         let mut f_room_rates = None;
+        let mut f_guest_counts = None;
         let mut f_time_span = None;
         let mut f_basic_property_info = None;
         let mut f_res_guest_rphs = None;
@@ -850,16 +854,20 @@ impl rt::Decode for BookRoomStay {
             match next.elem.index {
                 0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
                 1 => f_room_rates = cx.element(&next, <RoomRates as rt::Decode>::decode)?,
-                2 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                3 => {
+                2 => {
+                    f_guest_counts = cx
+                        .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
+                }
+                3 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
+                4 => {
                     f_basic_property_info = cx
                         .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
-                4 => {
+                5 => {
                     f_res_guest_rphs = cx
                         .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
-                5 => {
+                6 => {
                     f_service_rphs = cx
                         .element(&next, <ServiceRphs as rt::Decode>::decode)?;
                 }
@@ -872,6 +880,7 @@ impl rt::Decode for BookRoomStay {
             rph: f_rph.flatten(),
             room_types: f_room_types.ok_or_else(|| cx.bug(node))?,
             room_rates: f_room_rates,
+            guest_counts: f_guest_counts,
             time_span: f_time_span.ok_or_else(|| cx.bug(node))?,
             basic_property_info: f_basic_property_info.ok_or_else(|| cx.bug(node))?,
             res_guest_rphs: f_res_guest_rphs,
@@ -887,6 +896,9 @@ impl rt::Encode for BookRoomStay {
         rt::Encode::encode(&self.room_types, w, "RoomTypes");
         if let Some(v) = &self.room_rates {
             rt::Encode::encode(v, w, "RoomRates");
+        }
+        if let Some(v) = &self.guest_counts {
+            rt::Encode::encode(v, w, "GuestCounts");
         }
         rt::Encode::encode(&self.time_span, w, "TimeSpan");
         rt::Encode::encode(&self.basic_property_info, w, "BasicPropertyInfo");

@@ -111,6 +111,7 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
     let guests = guests(rq, &mut p);
     let mut used_services = BTreeSet::new();
     let mut placed: BTreeMap<u64, usize> = BTreeMap::new();
+    let who = who_stays(stays, &guests, &mut p);
     let mut rooms = Vec::new();
     let mut currency: Option<String> = None;
     let mut rphs = BTreeSet::new();
@@ -165,7 +166,7 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             }
         };
         currency = Some(room_currency);
-        let in_room = room_guests(rs, i, &tag, &guests, &mut placed, room, commit, &mut p);
+        let in_room = room_guests(&who[i], i, &tag, &guests, &mut placed, room, commit, &mut p);
         let services_of: Vec<u64> = rs.service_rphs.as_ref().map(|r| r.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
         for rph in &services_of {
             if !services.iter().any(|s| s.service_rph == *rph) {
@@ -221,7 +222,7 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
 /// lead named on a Commit, no more than the room takes); `placed`: which room each guest is in.
 #[allow(clippy::too_many_arguments)]
 fn room_guests(
-    rs: &res::BookRoomStay,
+    in_room: &[u64],
     i: usize,
     tag: &str,
     guests: &[Guest],
@@ -231,8 +232,7 @@ fn room_guests(
     p: &mut Vec<Problem>,
 ) -> Vec<u64> {
     let index = i + 1;
-    let in_room: Vec<u64> = rs.res_guest_rphs.as_ref().map(|r| r.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
-    for rph in &in_room {
+    for rph in in_room {
         if !guests.iter().any(|g| g.rph == *rph) {
             p.push(Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {rph} names no ResGuest.")).at(format!("{tag}/ResGuestRPHs")));
         } else if let Some(other) = placed.insert(*rph, i) {
@@ -262,7 +262,37 @@ fn room_guests(
             .at(format!("{tag}/ResGuestRPHs")),
         );
     }
-    in_room
+    in_room.to_vec()
+}
+
+/// Who stays in each room stay, by ResGuestRPH: the guests its `ResGuestRPHs` names; without
+/// them (OpenTravel 2016B), as many of the guests no room names, in document order, as its
+/// `GuestCounts` count, or every guest when the booking is of one room stay. Counts that do not
+/// agree with the guests named are a problem at them.
+fn who_stays(stays: &[res::BookRoomStay], guests: &[Guest], p: &mut Vec<Problem>) -> Vec<Vec<u64>> {
+    let named = |rs: &res::BookRoomStay| rs.res_guest_rphs.as_ref().map(|r| r.res_guest_rph.iter().map(|r| r.rph).collect::<Vec<u64>>());
+    let counted = |rs: &res::BookRoomStay| rs.guest_counts.as_ref().map(|c| c.guest_count.iter().map(|g| g.count.unwrap_or(1)).sum::<u64>());
+    let taken: BTreeSet<u64> = stays.iter().filter_map(named).flatten().collect();
+    let mut free = guests.iter().map(|g| g.rph).filter(|rph| !taken.contains(rph));
+    let mut out = Vec::new();
+    for (i, rs) in stays.iter().enumerate() {
+        let tag = format!("{ROOM_STAYS}/RoomStay[{}]", i + 1);
+        out.push(match (named(rs), counted(rs)) {
+            (Some(rphs), Some(n)) => {
+                if rphs.len() as u64 != n {
+                    p.push(
+                        Problem::biz(ErrorCode::InvalidValue, format!("GuestCounts count {n} guests, ResGuestRPHs names {}.", rphs.len())).at(format!("{tag}/GuestCounts")),
+                    );
+                }
+                rphs
+            }
+            (Some(rphs), None) => rphs,
+            (None, Some(n)) => free.by_ref().take(usize::try_from(n).unwrap_or(usize::MAX)).collect(),
+            (None, None) if stays.len() == 1 => guests.iter().map(|g| g.rph).collect(),
+            (None, None) => Vec::new(),
+        });
+    }
+    out
 }
 
 /// The booked services (boards only, each used by a room stay, of the board of its rooms).
