@@ -182,6 +182,15 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     };
     let quoted = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &modify(r#" ResStatus="Quote""#)).await).unwrap();
     assert!(quoted.is_success() && quoted.warnings().is_none(), "{quoted:?}");
+    // The version with a zone (2016B's date-times may carry one) is the same instant: Z, or the
+    // same time two hours on at +02:00; the wall time at +02:00 is another instant: stale.
+    let stamp = body.split(r#"LastModifyDateTime=""#).nth(1).and_then(|s| s.split('"').next()).unwrap().to_string();
+    let plus_two = (chrono::NaiveDateTime::parse_from_str(&stamp, "%Y-%m-%dT%H:%M:%S").unwrap() + chrono::Duration::hours(2)).format("%Y-%m-%dT%H:%M:%S");
+    for (zoned, same) in [(format!("{stamp}Z"), true), (format!("{plus_two}+02:00"), true), (format!("{stamp}+02:00"), false)] {
+        let rq = modify(r#" ResStatus="Quote""#).replace(&format!(r#"LastModifyDateTime="{stamp}""#), &format!(r#"LastModifyDateTime="{zoned}""#));
+        let rs = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &rq).await).unwrap();
+        assert_eq!(rs.is_success(), same, "{zoned}: {rs:?}");
+    }
     // No ResStatus: on this dialect the change applies.
     let answer = send_official(&server, "/bookmodify", &modify("")).await;
     let modified = OtaHotelResModifyRs::from_xml(&answer).unwrap();

@@ -598,14 +598,14 @@ impl rt::Encode for HotelResModifies {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct HotelResModify {
-    /// When the booking was created (local date-time, no zone). Set in the response; in a request it may be sent back as read and is ignored.
+    /// When the booking was created (a UTC date-time, written with no zone). Set in the response; in a request it may be sent back as read (with a zone too) and is ignored.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
     pub create_date_time: Option<rt::DateTime>,
-    /// When the booking was last changed (local date-time, no zone): the booking's version. Set in the response: the vendor's name; OpenTravel's is LastModifyDateTime, which the ota2016b dialect writes. A request sends it back as read under either name (/bookread answers it as HotelReservation@LastModifyDateTime), not both: the change applies only to that version, and a Commit must carry it.
+    /// When the booking was last changed (a UTC date-time, written with no zone): the booking's version. A request may give it with a zone (Z or an offset, OpenTravel 2016B's form): it is the same instant. Set in the response: the vendor's name; OpenTravel's is LastModifyDateTime, which the ota2016b dialect writes. A request sends it back as read under either name (/bookread answers it as HotelReservation@LastModifyDateTime), not both: the change applies only to that version, and a Commit must carry it.
     ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
     pub last_update_date_time: Option<rt::DateTime>,
     /// The booking's status as the read answers it (OpenTravel 2016B's HotelReservation@ResStatus: Reserved, …). Taken and ignored, except Cancelled: a booking is cancelled with /bookcancel, which a modify request saying Cancelled is answered with (Type 2, Code 450). Not set in the response.

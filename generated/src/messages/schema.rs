@@ -3925,12 +3925,12 @@ pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
         AttrDesc {
             name: "CreateDateTime",
             required: false,
-            ty: &LOCAL_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "LastUpdateDateTime",
             required: false,
-            ty: &LOCAL_DATE_TIME,
+            ty: &DATE_TIME,
         },
         AttrDesc {
             name: "ResStatus",

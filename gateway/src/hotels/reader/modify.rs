@@ -65,9 +65,13 @@ pub fn open_travel_form(rq: &m::OtaHotelResModifyRq, references: (Option<&str>, 
 }
 
 /// The version a modify request was built from: its `LastUpdateDateTime` (taken under its
-/// OpenTravel name `LastModifyDateTime` too, as the read answers it).
+/// OpenTravel name `LastModifyDateTime` too, as the read answers it), as the UTC date-time the
+/// answers write; one with a zone is the same instant.
 pub fn version_stamp(hrm: &m::HotelResModify) -> Option<NaiveDateTime> {
-    hrm.last_update_date_time.map(|d| d.local)
+    hrm.last_update_date_time.map(|d| match d.zone {
+        None | Some(ota_messages::runtime::Zone::Utc) => d.local,
+        Some(ota_messages::runtime::Zone::Offset(minutes)) => d.local - chrono::Duration::minutes(i64::from(minutes)),
+    })
 }
 
 /// The totals of a modify request that are not the booking's: the gateway computes every
