@@ -483,6 +483,7 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
             cancel_penalties: Some(penalties.unwrap_or(m::HotelCancelPenalties { cancel_penalty: Vec::new() })),
             total: Some(total(&b.currency, total_now)),
             hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
+            special_requests: None,
             basic_property_info: None,
         }),
         ..list_line(&head)

@@ -209,6 +209,8 @@ async fn hotel_day_in_the_official_form(b: Backend) {
         (current.replace(r#"ResStatus="Reserved""#, r#"ResStatus="Cancelled""#), ErrorCode::UnableToProcess, "/@ResStatus"),
         (current.replace("<HotelResModify ", r#"<HotelResModify RoomStayReservation="false" "#), ErrorCode::UnableToProcess, "/@RoomStayReservation"),
         (current.replace(r#"ID="OTA-DAY-1""#, r#"ID="SOMEONE-ELSE""#), ErrorCode::BookingReferenceInvalid, "/UniqueID[2]"),
+        (current.replacen("<ServiceRPHs>", "<SpecialRequests><SpecialRequest><Text>Cot</Text></SpecialRequest></SpecialRequests><ServiceRPHs>", 1), ErrorCode::UnableToProcess, "/RoomStay[1]/SpecialRequests"),
+        (current.replacen("<RoomRates>", r#"<RatePlans><RatePlan RatePlanCode="BAR"/></RatePlans><RoomRates>"#, 1), ErrorCode::UnableToProcess, "/RoomStay[1]/RatePlans"),
     ] {
         let rq = format!(r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1">{}<HotelResModifies>{change}</HotelResModifies></OTA_HotelResModifyRQ>"#, pos(OTA_DEMO));
         let refused = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &rq).await).unwrap();
@@ -425,6 +427,23 @@ async fn hotel_booking_by_guest_counts(b: Backend) {
     assert!(rs.errors().is_some_and(|e| e.error.iter().any(|e| e.tag.as_deref() == Some("/OTA_HotelResRQ/HotelReservations/HotelReservation/RoomStays/RoomStay[1]/GuestCounts"))), "{rs:?}");
 }
 
+/// What a booking or a modify may ask in 2016B's form that the gateway does not do (special
+/// requests, rate plans) is refused, naming it, never dropped silently.
+async fn special_requests_and_rate_plans_are_refused_not_dropped(b: Backend) {
+    let server = TestServer::start(b).await;
+    let (start, end) = (day(44), day(46));
+    let one = book(Some("Quote"), "OTA-SR-1", start, end);
+    let special = one.replace("<ServiceRPHs>", "<SpecialRequests><SpecialRequest><Text>Late arrival, after midnight</Text></SpecialRequest></SpecialRequests><ServiceRPHs>");
+    let rate_plans = one.replace("<RoomRates>", r#"<RatePlans><RatePlan RatePlanCode="BAR"/></RatePlans><RoomRates>"#);
+    for (xml, tag) in [(special, "/RoomStay[1]/SpecialRequests"), (rate_plans, "/RoomStay[1]/RatePlans")] {
+        let body = send_official(&server, "/hotelbook", &xml).await;
+        let rs = OtaHotelResRs::from_xml(&body).unwrap();
+        let e = &rs.errors().unwrap_or_else(|| panic!("{body}")).error[0];
+        assert_eq!(e.r#type, ota_messages::common::ErrorWarningType::NoImplementation, "{body}");
+        assert!(e.tag.as_deref().is_some_and(|t| t.ends_with(tag)), "{tag}: {body}");
+    }
+}
+
 /// Hotel availability in OpenTravel 2016B's other forms: the stay and the rooms inside the
 /// Criterion, the stay as Start and a Duration, several hotels in one Criterion, the flags it
 /// can ignore; a search the gateway does not do is answered Type 2 naming it.
@@ -565,4 +584,4 @@ async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
     assert_eq!(dialect_of("NEW").await, Some(ota_messages::Dialect::Service), "a new requestor: the default");
 }
 
-backend_tests!(hotel_booking_by_guest_counts, hotel_availability_in_the_other_official_forms, official_sample_requests_get_business_answers, reads_in_the_other_official_forms, an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+backend_tests!(special_requests_and_rate_plans_are_refused_not_dropped, hotel_booking_by_guest_counts, hotel_availability_in_the_other_official_forms, official_sample_requests_get_business_answers, reads_in_the_other_official_forms, an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);

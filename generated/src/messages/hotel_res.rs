@@ -6,7 +6,8 @@
 use crate::runtime as rt;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, Pos, ResIdSourceContext,
-    ResStatus, ReservationIdCode, Success, Target, Total, UniqueId, Warnings,
+    ResStatus, ReservationIdCode, Success, Target, Total, UniqueId, UnreadContent,
+    Warnings,
 };
 
 use super::hotel_avail::{OccupancyGuestCounts, OfferRoomRates};
@@ -812,12 +813,18 @@ pub struct BookRoomStay {
     /// OpenTravel 2016B: how many guests stay in the room (the sum of GuestCount@Count, 1 each when absent). Without ResGuestRPHs, the room's guests are the next that many ResGuests, in document order, of those no room names; with them, the counts must agree with the guests they name. A booking of one room stay needs neither: its guests are every ResGuest.
     #[yaserde(prefix = "ota", rename = "GuestCounts")]
     pub guest_counts: Option<OccupancyGuestCounts>,
+    /// OpenTravel 2016B: the rate plans of the room stay. Not supported (Type 2): the rate is the room type's with the board of RoomRates or of the Service; left unread, a rate plan asked for would not be the one booked.
+    #[yaserde(prefix = "ota", rename = "RatePlans")]
+    pub rate_plans: Option<UnreadContent>,
     /// Start (arrival) and End (departure), dates YYYY-MM-DD.
     #[yaserde(prefix = "ota", rename = "TimeSpan")]
     pub time_span: DateSpan,
     /// The hotel: HotelCode.
     #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
     pub basic_property_info: BasicPropertyInfo,
+    /// OpenTravel 2016B: special requests for the room stay. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
     /// The guests staying in this room: ResGuestRPH@RPH elements (the form of the gateway's documentation and of the read and modify messages; OpenTravel 2016B has a list of numbers as text, as in the answer).
     #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
     pub res_guest_rphs: Option<ResGuestRphs>,
@@ -837,8 +844,10 @@ impl rt::Decode for BookRoomStay {
         let mut f_room_types = None;
         let mut f_room_rates = None;
         let mut f_guest_counts = None;
+        let mut f_rate_plans = None;
         let mut f_time_span = None;
         let mut f_basic_property_info = None;
+        let mut f_special_requests = None;
         let mut f_res_guest_rphs = None;
         let mut f_service_rphs = None;
         for attr in node.attributes() {
@@ -858,16 +867,24 @@ impl rt::Decode for BookRoomStay {
                     f_guest_counts = cx
                         .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
                 }
-                3 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                4 => {
+                3 => {
+                    f_rate_plans = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                4 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
+                5 => {
                     f_basic_property_info = cx
                         .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
-                5 => {
+                6 => {
+                    f_special_requests = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                7 => {
                     f_res_guest_rphs = cx
                         .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
-                6 => {
+                8 => {
                     f_service_rphs = cx
                         .element(&next, <ServiceRphs as rt::Decode>::decode)?;
                 }
@@ -881,8 +898,10 @@ impl rt::Decode for BookRoomStay {
             room_types: f_room_types.ok_or_else(|| cx.bug(node))?,
             room_rates: f_room_rates,
             guest_counts: f_guest_counts,
+            rate_plans: f_rate_plans,
             time_span: f_time_span.ok_or_else(|| cx.bug(node))?,
             basic_property_info: f_basic_property_info.ok_or_else(|| cx.bug(node))?,
+            special_requests: f_special_requests,
             res_guest_rphs: f_res_guest_rphs,
             service_rphs: f_service_rphs,
         })
@@ -900,8 +919,14 @@ impl rt::Encode for BookRoomStay {
         if let Some(v) = &self.guest_counts {
             rt::Encode::encode(v, w, "GuestCounts");
         }
+        if let Some(v) = &self.rate_plans {
+            rt::Encode::encode(v, w, "RatePlans");
+        }
         rt::Encode::encode(&self.time_span, w, "TimeSpan");
         rt::Encode::encode(&self.basic_property_info, w, "BasicPropertyInfo");
+        if let Some(v) = &self.special_requests {
+            rt::Encode::encode(v, w, "SpecialRequests");
+        }
         if let Some(v) = &self.res_guest_rphs {
             rt::Encode::encode(v, w, "ResGuestRPHs");
         }
@@ -1201,6 +1226,9 @@ pub struct BookResGlobalInfo {
     /// Booking comments (Comment@Name@CommentOriginatorCode with Text).
     #[yaserde(prefix = "ota", rename = "Comments")]
     pub comments: Option<Comments>,
+    /// OpenTravel 2016B: special requests for the booking. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
     /// The Client reference of the booking: HotelReservationID with ResID_Type 36 and ResID_SourceContext Client. A Commit is made once per requestor and Client reference.
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
     pub hotel_reservation_ids: BookingReservationIds,
@@ -1217,6 +1245,7 @@ impl rt::Decode for BookResGlobalInfo {
         const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_RES_GLOBAL_INFO;
         let mark = cx.mark();
         let mut f_comments = None;
+        let mut f_special_requests = None;
         let mut f_hotel_reservation_ids = None;
         let mut f_basic_property_info = None;
         for attr in node.attributes() {
@@ -1227,10 +1256,14 @@ impl rt::Decode for BookResGlobalInfo {
             match next.elem.index {
                 0 => f_comments = cx.element(&next, <Comments as rt::Decode>::decode)?,
                 1 => {
+                    f_special_requests = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                2 => {
                     f_hotel_reservation_ids = cx
                         .element(&next, <BookingReservationIds as rt::Decode>::decode)?;
                 }
-                2 => {
+                3 => {
                     f_basic_property_info = cx
                         .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
@@ -1241,6 +1274,7 @@ impl rt::Decode for BookResGlobalInfo {
         cx.check(mark)?;
         Ok(Self {
             comments: f_comments,
+            special_requests: f_special_requests,
             hotel_reservation_ids: f_hotel_reservation_ids.ok_or_else(|| cx.bug(node))?,
             basic_property_info: f_basic_property_info,
         })
@@ -1252,6 +1286,9 @@ impl rt::Encode for BookResGlobalInfo {
         w.start(name);
         if let Some(v) = &self.comments {
             rt::Encode::encode(v, w, "Comments");
+        }
+        if let Some(v) = &self.special_requests {
+            rt::Encode::encode(v, w, "SpecialRequests");
         }
         rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
         if let Some(v) = &self.basic_property_info {

@@ -8,7 +8,7 @@ use crate::runtime::empty_string;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, PersonName, Pos,
     ReferenceCode, ResIdSourceContext, ResStatus, ReservationIdCode, RoomStayStatus,
-    Source, Success, Target, Text, Total, UniqueId, Warnings,
+    Source, Success, Target, Text, Total, UniqueId, UnreadContent, Warnings,
 };
 
 /// Modify an existing hotel booking. The booking is expected to exist and is to be read first; the request sends back its current state with only the intended change. ResStatus Quote previews the change and stores nothing; Commit applies it.
@@ -816,6 +816,12 @@ pub struct RoomStay {
     /// HotelCode (string), HotelName (string).
     #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
     pub basic_property_info: Option<BasicPropertyInfo>,
+    /// OpenTravel 2016B: the rate plans of the room stay. Not supported (Type 2): the rate is the room type's with the board of RoomRates or of the Service; left unread, a rate plan asked for would not be the one booked.
+    #[yaserde(prefix = "ota", rename = "RatePlans")]
+    pub rate_plans: Option<UnreadContent>,
+    /// OpenTravel 2016B: special requests for the room stay. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
     /// Extensions of the room stay: a POS with further RequestorIDs.
     #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
     pub tpa_extensions: Option<RoomStayExtensions>,
@@ -845,6 +851,8 @@ impl rt::Decode for RoomStay {
         let mut f_cancel_penalties = None;
         let mut f_total = None;
         let mut f_basic_property_info = None;
+        let mut f_rate_plans = None;
+        let mut f_special_requests = None;
         let mut f_tpa_extensions = None;
         let mut f_res_guest_rphs = None;
         let mut f_service_rphs = None;
@@ -876,18 +884,26 @@ impl rt::Decode for RoomStay {
                         .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
                 6 => {
+                    f_rate_plans = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                7 => {
+                    f_special_requests = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                8 => {
                     f_tpa_extensions = cx
                         .element(&next, <RoomStayExtensions as rt::Decode>::decode)?;
                 }
-                7 => {
+                9 => {
                     f_res_guest_rphs = cx
                         .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
                 }
-                8 => {
+                10 => {
                     f_service_rphs = cx
                         .element(&next, <ServiceRphs as rt::Decode>::decode)?;
                 }
-                9 => {
+                11 => {
                     f_reference = cx
                         .element(&next, <RoomStayReference as rt::Decode>::decode)?;
                 }
@@ -905,6 +921,8 @@ impl rt::Decode for RoomStay {
             cancel_penalties: f_cancel_penalties,
             total: f_total,
             basic_property_info: f_basic_property_info,
+            rate_plans: f_rate_plans,
+            special_requests: f_special_requests,
             tpa_extensions: f_tpa_extensions,
             res_guest_rphs: f_res_guest_rphs,
             service_rphs: f_service_rphs,
@@ -935,6 +953,12 @@ impl rt::Encode for RoomStay {
         }
         if let Some(v) = &self.basic_property_info {
             rt::Encode::encode(v, w, "BasicPropertyInfo");
+        }
+        if let Some(v) = &self.rate_plans {
+            rt::Encode::encode(v, w, "RatePlans");
+        }
+        if let Some(v) = &self.special_requests {
+            rt::Encode::encode(v, w, "SpecialRequests");
         }
         if let Some(v) = &self.tpa_extensions {
             rt::Encode::encode(v, w, "TPA_Extensions");
@@ -3045,6 +3069,9 @@ pub struct ResGlobalInfo {
     /// CurrencyCode, AmountAfterTax: the booking's total. Computed by the gateway: in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
     #[yaserde(prefix = "ota", rename = "Total")]
     pub total: Option<Total>,
+    /// OpenTravel 2016B: special requests for the booking. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
     /// The references of the booking and its items; in a modify request they identify the booking to modify.
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
     pub hotel_reservation_ids: HotelReservationIds,
@@ -3063,6 +3090,7 @@ impl rt::Decode for ResGlobalInfo {
         let mut f_comments = None;
         let mut f_cancel_penalties = None;
         let mut f_total = None;
+        let mut f_special_requests = None;
         let mut f_hotel_reservation_ids = None;
         let mut f_basic_property_info = None;
         for attr in node.attributes() {
@@ -3078,10 +3106,14 @@ impl rt::Decode for ResGlobalInfo {
                 }
                 2 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
                 3 => {
+                    f_special_requests = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                4 => {
                     f_hotel_reservation_ids = cx
                         .element(&next, <HotelReservationIds as rt::Decode>::decode)?;
                 }
-                4 => {
+                5 => {
                     f_basic_property_info = cx
                         .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
                 }
@@ -3094,6 +3126,7 @@ impl rt::Decode for ResGlobalInfo {
             comments: f_comments,
             cancel_penalties: f_cancel_penalties,
             total: f_total,
+            special_requests: f_special_requests,
             hotel_reservation_ids: f_hotel_reservation_ids.ok_or_else(|| cx.bug(node))?,
             basic_property_info: f_basic_property_info,
         })
@@ -3111,6 +3144,9 @@ impl rt::Encode for ResGlobalInfo {
         }
         if let Some(v) = &self.total {
             rt::Encode::encode(v, w, "Total");
+        }
+        if let Some(v) = &self.special_requests {
+            rt::Encode::encode(v, w, "SpecialRequests");
         }
         rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
         if let Some(v) = &self.basic_property_info {

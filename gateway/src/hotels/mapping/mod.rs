@@ -78,6 +78,8 @@ pub fn room_stays(b: &Booking, catalogue: &Catalogue, languages: &Languages) -> 
                     .then(|| m::RoomStayExtensions { pos: Some(m::RoomStayPos { source: r.sources.iter().map(source_message).collect() }) }),
                 res_guest_rphs: rph_list(&r.guests).map(|res_guest_rph| m::ResGuestRphs { res_guest_rph }),
                 service_rphs: rph_list(&r.services).map(|service_rph| m::ServiceRphs { service_rph }),
+                rate_plans: None,
+                special_requests: None,
                 reference: r.reference.as_ref().map(|x| m::RoomStayReference { id: x.id.clone(), r#type: x.kind.as_deref().map(parse_open::<ReferenceCode>) }),
             }
         })
@@ -111,6 +113,7 @@ fn res_global_info(b: &Booking, catalogue: &Catalogue) -> m::ResGlobalInfo {
         cancel_penalties: Some(booking_penalties(b)),
         total: Some(total(&b.currency, b.total())),
         hotel_reservation_ids: m::HotelReservationIds { hotel_reservation_id: ids },
+        special_requests: None,
         basic_property_info: b.rooms.first().map(|r| m::BasicPropertyInfo {
             hotel_code: Some(r.hotel.clone()),
             hotel_name: catalogue.hotel(&r.hotel).map(|h| h.name.clone()),

@@ -14,6 +14,12 @@ use ota_messages::hotel_res_modify as m;
 
 use super::booking::{Comment, Company, ItemRef, LangText, RoomSource, TransferLeg, TransferPoint, Transport};
 
+/// OpenTravel 2016B's special requests: not passed on to the hotel (Type 2).
+pub const SPECIAL_REQUESTS: &str = "Special requests are not supported: they are not passed on to the hotel. Send the booking without them (Comments are kept with the booking, as written).";
+
+/// OpenTravel 2016B's rate plans of a room stay: not chosen here (Type 2).
+pub const RATE_PLANS: &str = "Rate plans are not supported: the rate is the room type's, with the board of RoomRates (or of its Service).";
+
 pub mod availability;
 pub mod modify;
 pub mod reservation;

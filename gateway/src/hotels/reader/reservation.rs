@@ -8,7 +8,7 @@ use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res as res;
 use rust_decimal::Decimal;
 
-use super::comments_from;
+use super::{RATE_PLANS, SPECIAL_REQUESTS, comments_from};
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, Guest, RESERVED, Room, Service, base_code};
 use crate::hotels::catalogue::{Catalogue, Hotel, RoomType};
@@ -94,6 +94,21 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
     }
     let mut p = Vec::new();
     let stays = &rq.room_stays.room_stay;
+    if rq.res_global_info.special_requests.is_some() {
+        p.push(Problem::not_supported(SPECIAL_REQUESTS).at(format!("{ROOT}/ResGlobalInfo/SpecialRequests")));
+    }
+    for (i, rs) in stays.iter().enumerate() {
+        let at = format!("{ROOM_STAYS}/RoomStay[{}]", i + 1);
+        if rs.rate_plans.is_some() {
+            p.push(Problem::not_supported(RATE_PLANS).at(format!("{at}/RatePlans")));
+        }
+        if rs.special_requests.is_some() {
+            p.push(Problem::not_supported(SPECIAL_REQUESTS).at(format!("{at}/SpecialRequests")));
+        }
+    }
+    if !p.is_empty() {
+        return Err(p);
+    }
     if stays.len() > MAX_ROOMS {
         return Err(vec![
             Problem::biz(ErrorCode::MaxNumberOfRoomsExceeded, format!("A hotel booking holds at most {MAX_ROOMS} rooms, not {}.", stays.len()))
