@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # All the tests, on a fresh machine: installs what they need when it is missing (xmllint from
-# Debian's libxml2-utils, the PostgreSQL server from postgresql, PgBouncer from pgbouncer) and
+# Debian's libxml2-utils, the PostgreSQL server from postgresql, PgBouncer from pgbouncer, the
+# SOAP client zeep from python3-zeep) and
 # runs `cargo test --workspace` with any extra arguments. The gateway's tests start a throw-away
 # PostgreSQL server of their own (scripts/throwaway-postgres.sh, stopped when they end) unless
 # TEST_DATABASE_URL names one: a role that may create databases; and a throw-away PgBouncer in
@@ -24,6 +25,10 @@ fi
 # The pooler suite puts a throw-away PgBouncer in front of the server (whichever it is).
 if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
   missing+=(pgbouncer)
+fi
+# The SOAP suite drives the gateway with a real SOAP client, Python zeep (Debian's).
+if ! /usr/bin/python3 -c 'import zeep' >/dev/null 2>&1 && ! python3 -c 'import zeep' >/dev/null 2>&1; then
+  missing+=(python3-zeep)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   step "installing ${missing[*]}"

@@ -84,7 +84,8 @@ pub(super) async fn ota_bodies(State(state): State<AppState>, req: Request, next
     let path = state.config.route_path(req.uri().path()).unwrap_or("").to_string();
     let res = next.run(req).await;
     let status = res.status();
-    let is_xml = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()));
+    // An answer with a body of its own: OTA XML, or a SOAP envelope (a Fault is a 500).
+    let is_xml = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()) || v.as_bytes().starts_with(b"text/xml"));
     if status.is_success() || is_xml {
         return res;
     }

@@ -74,6 +74,7 @@ use crate::store::Ticket;
 
 mod answers;
 mod layers;
+pub mod soap;
 
 /// The smallest answer compressed for a client that accepts gzip: below it, the bytes saved do
 /// not pay for the work.
@@ -112,7 +113,10 @@ pub fn router(state: AppState) -> Router {
     }
     // Operations keep their own time (see `handle`); the other routes are cut off by the layer.
     let timeout = state.config.request_timeout;
-    let mut others = Router::new().route(&format!("{base}/healthz"), get(healthz));
+    let mut others = Router::new()
+        .route(&format!("{base}/healthz"), get(healthz))
+        .route(&format!("{base}/wsdl"), get(wsdl))
+        .route(&format!("{base}/wsdl/{{file}}"), get(wsdl_schema));
     if state.config.metrics_addr.is_none() {
         others = others.route(&format!("{base}/metrics"), get(local_metrics));
     }
@@ -131,6 +135,24 @@ pub fn router(state: AppState) -> Router {
         // (at the fastest level: a 36 KB answer shrinks to a tenth for well under a millisecond).
         .layer(CompressionLayer::new().gzip(true).quality(CompressionLevel::Fastest).compress_when(SizeAbove::new(COMPRESS_FROM)))
         .with_state(state)
+}
+
+/// `GET /wsdl`: the WSDL 1.1 description of the operations for SOAP toolkits ([`soap`]), its
+/// addresses those of this gateway as the client reached it (`Host`; `https` when the gateway
+/// has trusted proxies and one says `X-Forwarded-Proto: https`).
+async fn wsdl(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).filter(|h| h.chars().all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))).unwrap_or("localhost");
+    let https = !state.config.trusted_proxies.is_empty() && headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("https"));
+    let location = format!("{}://{host}{}", if https { "https" } else { "http" }, state.config.base_path);
+    ([(header::CONTENT_TYPE, soap::SOAP_XML)], soap::wsdl(&location)).into_response()
+}
+
+/// `GET /wsdl/<file>.xsd`: a schema of the spec, which the WSDL imports.
+async fn wsdl_schema(axum::extract::Path(file): axum::extract::Path<String>) -> Response {
+    match soap::SCHEMAS.iter().find(|(name, _)| *name == file) {
+        Some((_, xsd)) => ([(header::CONTENT_TYPE, soap::SOAP_XML)], *xsd).into_response(),
+        None => not_found().await.into_response(),
+    }
 }
 
 /// The router of `--metrics-addr`: `GET /metrics` only.
@@ -375,12 +397,34 @@ async fn serve_operation(state: AppState, op: &'static Operation, req: Request, 
     respond(&state, op, &body, &meta).await
 }
 
-/// Decodes a body read in full and answers it.
+/// Decodes a body read in full and answers it: a plain OTA request, or one in a SOAP 1.1
+/// envelope ([`soap`]), whose answer goes in an envelope too.
 async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &operation::Request) -> Response {
     let Ok(text) = std::str::from_utf8(body) else {
         return bad_request(op, "The request body is not UTF-8 text.".into());
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match soap::unwrap(text, op) {
+        None => respond_plain(state, op, text, meta).await,
+        Some(Err(fault)) => {
+            tracing::info!(fault = fault.code, "SOAP envelope refused");
+            soap::fault_response(&fault)
+        }
+        Some(Ok(unwrapped)) => {
+            let message = match &unwrapped.username_token {
+                Some((user, password)) if !soap::has_pos(&unwrapped.message) => {
+                    let context = state.content.get().requestors.get(user).map(|r| r.id_context.clone()).unwrap_or_default();
+                    soap::with_pos(&unwrapped.message, op.request_root, (user, password), &context)
+                }
+                _ => unwrapped.message,
+            };
+            soap::wrap_response(respond_plain(state, op, &message, meta).await).await
+        }
+    }
+}
+
+/// Decodes a plain OTA request and answers it.
+async fn respond_plain(state: &AppState, op: &'static Operation, text: &str, meta: &operation::Request) -> Response {
     let request = match AnyRequest::from_xml(text) {
         Ok(rq) if rq.operation().path == op.path => rq,
         Ok(rq) => {

@@ -33,3 +33,4 @@ mod operator;
 mod ota_partner;
 mod pooler;
 mod secrets;
+mod soap;

@@ -1,0 +1,348 @@
+//! SOAP 1.1 on the operation paths: an OTA message in the `Body` of a `soap:Envelope` is
+//! answered with the OTA answer in an envelope.
+//!
+//! - A request whose root is a SOAP 1.1 `Envelope` is one (a `SOAPAction` header is taken and
+//!   not needed). The `Body` holds one OTA request; it is read as the plain request would be,
+//!   with the namespaces its envelope declares.
+//! - A WS-Security `UsernameToken` (`Header/wsse:Security/wsse:UsernameToken`, a plain-text
+//!   `Password`) stands for the POS when the OTA message has none: `Username` is the requestor's
+//!   `ID`, `Password` its password, and the `ID_Context` is the requestor's own, as the gateway
+//!   has it registered (an unknown `Username` fails authentication like a wrong password).
+//! - Envelope-level failures are SOAP Faults (HTTP 500): a SOAP 1.2 envelope (`VersionMismatch`),
+//!   a header block the gateway does not understand with `mustUnderstand="1"`
+//!   (`MustUnderstand`), no `Body`, or a `Body` that does not hold the path's OTA request
+//!   (`Client`). Everything about the OTA message itself, its schema included, is answered as
+//!   an OTA answer with `Errors`, inside the envelope (HTTP 200).
+//!
+//! `GET /wsdl` publishes a WSDL 1.1 description (document/literal, one operation per path,
+//! the messages' schemas at `GET /wsdl/<file>.xsd`, the spec's own) for SOAP toolkits.
+
+use axum::body::Body;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use roxmltree::{Document, Node};
+
+use ota_messages::{OPERATIONS, runtime::Operation};
+
+/// The SOAP 1.1 envelope namespace.
+pub const SOAP11: &str = "http://schemas.xmlsoap.org/soap/envelope/";
+/// The SOAP 1.2 envelope namespace (refused: `VersionMismatch`).
+const SOAP12: &str = "http://www.w3.org/2003/05/soap-envelope";
+/// The WS-Security 1.0 namespace of `Security` and `UsernameToken`.
+const WSSE: &str = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
+/// The OTA namespace.
+const OTA: &str = "http://www.opentravel.org/OTA/2003/05";
+/// The Content-Type of SOAP 1.1 answers.
+pub const SOAP_XML: &str = "text/xml; charset=utf-8";
+
+/// The OTA request of a SOAP envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unwrapped {
+    /// The OTA message, as text that reads alone (with the namespaces its envelope declared).
+    pub message: String,
+    /// The WS-Security `UsernameToken`: (`Username`, `Password`).
+    pub username_token: Option<(String, String)>,
+}
+
+/// An envelope-level failure: a SOAP Fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    /// `faultcode` (in the envelope namespace): `VersionMismatch`, `MustUnderstand`, `Client`.
+    pub code: &'static str,
+    /// `faultstring`.
+    pub text: String,
+}
+
+impl Fault {
+    fn client(text: impl Into<String>) -> Self {
+        Fault { code: "Client", text: text.into() }
+    }
+}
+
+/// The OTA request of a SOAP envelope, or `None` when the document is not a SOAP envelope (or
+/// not XML: the plain path reports that).
+pub fn unwrap(text: &str, op: &Operation) -> Option<Result<Unwrapped, Fault>> {
+    // A look at the first start tag first: a plain request is not parsed twice.
+    if !first_tag_is_envelope(text) {
+        return None;
+    }
+    let doc = ota_messages::runtime::parse_document(text).ok()?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "Envelope" {
+        return None;
+    }
+    match root.tag_name().namespace() {
+        Some(SOAP11) => Some(read_envelope(&doc, text, op)),
+        Some(SOAP12) => Some(Err(Fault { code: "VersionMismatch", text: "SOAP 1.2 is not supported: send a SOAP 1.1 envelope.".into() })),
+        _ => None,
+    }
+}
+
+/// True when the first start tag of `text` (after the XML declaration, comments and processing
+/// instructions) is an `Envelope`, with any prefix.
+fn first_tag_is_envelope(text: &str) -> bool {
+    let mut rest = text;
+    loop {
+        let Some(at) = rest.find('<') else { return false };
+        rest = &rest[at + 1..];
+        if rest.starts_with('?') || rest.starts_with('!') {
+            continue;
+        }
+        let name = rest.split(|c: char| c.is_whitespace() || c == '>' || c == '/').next().unwrap_or_default();
+        return name.rsplit(':').next() == Some("Envelope");
+    }
+}
+
+fn read_envelope(doc: &Document, text: &str, op: &Operation) -> Result<Unwrapped, Fault> {
+    let root = doc.root_element();
+    let children: Vec<Node> = root.children().filter(Node::is_element).collect();
+    let in_soap = |n: &Node, name: &str| n.tag_name().namespace() == Some(SOAP11) && n.tag_name().name() == name;
+    let header = children.iter().find(|n| in_soap(n, "Header"));
+    let body = children.iter().find(|n| in_soap(n, "Body")).ok_or_else(|| Fault::client("The envelope has no Body."))?;
+    let mut username_token = None;
+    if let Some(header) = header {
+        for block in header.children().filter(Node::is_element) {
+            let security = block.tag_name().namespace() == Some(WSSE) && block.tag_name().name() == "Security";
+            if security {
+                username_token = token(block);
+            } else if block.attributes().any(|a| a.namespace() == Some(SOAP11) && a.name() == "mustUnderstand" && matches!(a.value().trim(), "1" | "true")) {
+                return Err(Fault {
+                    code: "MustUnderstand",
+                    text: format!("The header block {{{}}}{} is not understood.", block.tag_name().namespace().unwrap_or(""), block.tag_name().name()),
+                });
+            }
+        }
+    }
+    let messages: Vec<Node> = body.children().filter(Node::is_element).collect();
+    let [message] = messages.as_slice() else {
+        return Err(Fault::client(format!("The Body holds {} elements; it must hold one, the {} request.", messages.len(), op.request_root)));
+    };
+    if message.tag_name().namespace() != Some(OTA) || message.tag_name().name() != op.request_root {
+        return Err(Fault::client(format!("{} takes <{}> in the Body; it holds <{}>.", op.path, op.request_root, message.tag_name().name())));
+    }
+    Ok(Unwrapped { message: standalone(message, text), username_token })
+}
+
+/// `UsernameToken`'s `Username` and `Password` (plain text) in a `Security` header block.
+fn token(security: Node) -> Option<(String, String)> {
+    let token = security.children().find(|n| n.is_element() && n.tag_name().namespace() == Some(WSSE) && n.tag_name().name() == "UsernameToken")?;
+    let text_of = |name: &str| {
+        token
+            .children()
+            .find(|n| n.is_element() && n.tag_name().namespace() == Some(WSSE) && n.tag_name().name() == name)
+            .map(|n| n.children().filter(Node::is_text).filter_map(|t| t.text()).collect::<String>())
+    };
+    Some((text_of("Username")?.trim().to_string(), text_of("Password")?))
+}
+
+/// The text of `node` as a document of its own: its source, with the namespace declarations
+/// in scope that it does not make itself added to its start tag.
+fn standalone(node: &Node, text: &str) -> String {
+    let source = &text[node.range()];
+    // Declarations written on the element itself.
+    let start_tag_end = source.find('>').unwrap_or(source.len());
+    let start_tag = &source[..start_tag_end];
+    let mut added = String::new();
+    for ns in node.namespaces() {
+        let declared_here = match ns.name() {
+            Some(prefix) => start_tag.contains(&format!("xmlns:{prefix}=")),
+            None => start_tag.contains("xmlns=") ,
+        };
+        if declared_here || ns.name() == Some("xml") {
+            continue;
+        }
+        let uri = ns.uri().replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
+        match ns.name() {
+            Some(prefix) => added.push_str(&format!(r#" xmlns:{prefix}="{uri}""#)),
+            None => added.push_str(&format!(r#" xmlns="{uri}""#)),
+        }
+    }
+    // After the qualified name of the start tag.
+    let name_end = source[1..].find(|c: char| c.is_whitespace() || c == '>' || c == '/').map_or(source.len(), |i| i + 1);
+    format!("{}{}{}", &source[..name_end], added, &source[name_end..])
+}
+
+/// Adds the POS a `UsernameToken` stands for to an OTA message that has none: the requestor's
+/// `ID` and registered `ID_Context` (`context`; empty when it is not known), and the password.
+pub fn with_pos(message: &str, root: &str, (username, password): (&str, &str), context: &str) -> String {
+    let esc = |s: &str| s.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");
+    // The prefix the message writes its own elements with, if any.
+    let prefix = message.strip_prefix('<').and_then(|m| m.split_once(':').filter(|(p, rest)| !p.contains(char::is_whitespace) && rest.starts_with(root)).map(|(p, _)| p));
+    let q = |name: &str| prefix.map_or(name.to_string(), |p| format!("{p}:{name}"));
+    let pos = format!(
+        r#"<{pos}><{src}><{rid} Type="22" ID="{id}" ID_Context="{ctx}"/></{src}><{src}><{rid} Type="88" ID="{id}" MessagePassword="{pw}"/></{src}></{pos}>"#,
+        pos = q("POS"),
+        src = q("Source"),
+        rid = q("RequestorID"),
+        id = esc(username),
+        ctx = esc(context),
+        pw = esc(password),
+    );
+    // Right after the root's start tag (POS comes first in every OTA request); a root written
+    // empty gets its children.
+    let Some(end) = message.find('>') else { return message.to_string() };
+    if message[..end].ends_with('/') {
+        let closing = format!("</{}>", q(root));
+        return format!("{}>{pos}{closing}", &message[..end - 1]);
+    }
+    format!("{}{pos}{}", &message[..=end], &message[end + 1..])
+}
+
+/// True when an OTA message carries a POS (its own, before any WS-Security one is added).
+pub fn has_pos(message: &str) -> bool {
+    ota_messages::runtime::parse_document(message).is_ok_and(|doc| doc.root_element().children().any(|n| n.is_element() && n.tag_name().name() == "POS"))
+}
+
+/// An OTA answer (an XML document) in a SOAP 1.1 envelope.
+pub fn envelope(answer: &str) -> String {
+    let answer = answer.trim_start();
+    let answer = if answer.starts_with("<?xml") { answer.split_once("?>").map_or(answer, |(_, rest)| rest) } else { answer };
+    format!(r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="{SOAP11}"><soap:Body>{answer}</soap:Body></soap:Envelope>"#)
+}
+
+/// A SOAP Fault answer (HTTP 500, as SOAP 1.1 has it).
+pub fn fault_response(fault: &Fault) -> Response {
+    let text = fault.text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let xml = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="{SOAP11}"><soap:Body><soap:Fault><faultcode>soap:{}</faultcode><faultstring>{text}</faultstring></soap:Fault></soap:Body></soap:Envelope>"#,
+        fault.code
+    );
+    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, SOAP_XML)], xml).into_response()
+}
+
+/// A plain answer put in an envelope: its body (an OTA document) wrapped, as `text/xml`.
+pub async fn wrap_response(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "internal error\n").into_response();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    parts.headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static(SOAP_XML));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(envelope(&text)))
+}
+
+/// The spec's schema files, served under `/wsdl/<file>` for the WSDL's imports.
+pub const SCHEMAS: &[(&str, &str)] = &[
+    ("common.xsd", include_str!("../../../spec/common.xsd")),
+    ("booking_read.xsd", include_str!("../../../spec/booking_read.xsd")),
+    ("cancel.xsd", include_str!("../../../spec/cancel.xsd")),
+    ("hotel_avail.xsd", include_str!("../../../spec/hotel_avail.xsd")),
+    ("hotel_descriptive_info.xsd", include_str!("../../../spec/hotel_descriptive_info.xsd")),
+    ("hotel_res.xsd", include_str!("../../../spec/hotel_res.xsd")),
+    ("hotel_res_modify.xsd", include_str!("../../../spec/hotel_res_modify.xsd")),
+    ("product_descriptive_info.xsd", include_str!("../../../spec/product_descriptive_info.xsd")),
+    ("tour_activity_avail.xsd", include_str!("../../../spec/tour_activity_avail.xsd")),
+    ("tour_activity_book.xsd", include_str!("../../../spec/tour_activity_book.xsd")),
+    ("tour_activity_search.xsd", include_str!("../../../spec/tour_activity_search.xsd")),
+];
+
+/// The WSDL 1.1 description: one document/literal operation per path (its `soapAction` the
+/// path), at `location` (the gateway's base URL as the client reached it).
+pub fn wsdl(location: &str) -> String {
+    let mut imports = String::new();
+    for (file, _) in SCHEMAS.iter().filter(|(f, _)| *f != "common.xsd") {
+        imports.push_str(&format!(r#"<xsd:import namespace="{OTA}" schemaLocation="wsdl/{file}"/>"#));
+    }
+    let (mut messages, mut port_ops, mut binding_ops) = (String::new(), String::new(), String::new());
+    for op in OPERATIONS {
+        let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
+        let Some(response_root) = op.response_root else { continue };
+        messages.push_str(&format!(
+            r#"<wsdl:message name="{name}Request"><wsdl:part name="body" element="ota:{rq}"/></wsdl:message><wsdl:message name="{name}Response"><wsdl:part name="body" element="ota:{rs}"/></wsdl:message>"#,
+            rq = op.request_root,
+            rs = response_root,
+        ));
+        port_ops.push_str(&format!(
+            r#"<wsdl:operation name="{name}"><wsdl:input message="tns:{name}Request"/><wsdl:output message="tns:{name}Response"/></wsdl:operation>"#
+        ));
+        binding_ops.push_str(&format!(
+            r#"<wsdl:operation name="{name}"><soap:operation soapAction="{path}" style="document"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>"#,
+            path = op.path,
+        ));
+    }
+    let ports: String = OPERATIONS
+        .iter()
+        .map(|op| {
+            let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
+            format!(r#"<wsdl:port name="{name}Port" binding="tns:{name}Binding"><soap:address location="{location}{path}"/></wsdl:port>"#, path = op.path)
+        })
+        .collect();
+    // One binding per operation, so that each port posts to its own path.
+    let bindings: String = OPERATIONS
+        .iter()
+        .map(|op| {
+            let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
+            let one = binding_ops.split("</wsdl:operation>").find(|o| o.contains(&format!(r#"name="{name}""#))).unwrap_or_default();
+            format!(r#"<wsdl:binding name="{name}Binding" type="tns:{name}PortType"><soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="document"/>{one}</wsdl:operation></wsdl:binding>"#)
+        })
+        .collect();
+    let port_types: String = OPERATIONS
+        .iter()
+        .map(|op| {
+            let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
+            let one = port_ops.split("</wsdl:operation>").find(|o| o.contains(&format!(r#"name="{name}""#))).unwrap_or_default();
+            format!(r#"<wsdl:portType name="{name}PortType">{one}</wsdl:operation></wsdl:portType>"#)
+        })
+        .collect();
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:ota="{OTA}" xmlns:tns="urn:ota-gateway" targetNamespace="urn:ota-gateway" name="OtaGateway"><wsdl:types><xsd:schema targetNamespace="urn:ota-gateway">{imports}</xsd:schema></wsdl:types>{messages}{port_types}{bindings}<wsdl:service name="OtaGateway">{ports}</wsdl:service></wsdl:definitions>"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn read_op() -> &'static Operation {
+        OPERATIONS.iter().find(|o| o.path == "/bookread").unwrap()
+    }
+
+    #[test]
+    fn the_body_reads_alone_with_the_envelopes_namespaces() {
+        let xml = format!(
+            r#"<s:Envelope xmlns:s="{SOAP11}" xmlns:o="{OTA}"><s:Header><wsse:Security xmlns:wsse="{WSSE}"><wsse:UsernameToken><wsse:Username> DEMO </wsse:Username><wsse:Password>p&amp;w</wsse:Password></wsse:UsernameToken></wsse:Security></s:Header><s:Body><o:OTA_ReadRQ Version="2008.1"><o:UniqueID Type="36" ID="X" ID_Context="Client"/></o:OTA_ReadRQ></s:Body></s:Envelope>"#
+        );
+        let u = unwrap(&xml, read_op()).unwrap().unwrap();
+        assert_eq!(u.username_token, Some(("DEMO".to_string(), "p&w".to_string())));
+        assert!(u.message.starts_with("<o:OTA_ReadRQ ") && u.message.contains(&format!(r#" xmlns:o="{OTA}""#)), "{}", u.message);
+        assert!(ota_messages::runtime::parse_document(&u.message).is_ok());
+        assert!(!has_pos(&u.message));
+        let with = with_pos(&u.message, "OTA_ReadRQ", ("DEMO", "p&w\""), "DEMO-DIST");
+        assert!(has_pos(&with), "{with}");
+        assert!(with.contains(r#"<o:POS><o:Source><o:RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/>"#), "{with}");
+        assert!(with.contains(r#"MessagePassword="p&amp;w&quot;""#), "{with}");
+    }
+
+    #[test]
+    fn envelope_failures_are_faults() {
+        assert_eq!(unwrap("<OTA_ReadRQ/>", read_op()), None, "not an envelope");
+        assert_eq!(unwrap("not xml", read_op()), None);
+        let v12 = format!(r#"<e:Envelope xmlns:e="{SOAP12}"><e:Body/></e:Envelope>"#);
+        assert_eq!(unwrap(&v12, read_op()).unwrap().unwrap_err().code, "VersionMismatch");
+        let no_body = format!(r#"<e:Envelope xmlns:e="{SOAP11}"/>"#);
+        assert_eq!(unwrap(&no_body, read_op()).unwrap().unwrap_err().code, "Client");
+        let other = format!(r#"<e:Envelope xmlns:e="{SOAP11}"><e:Body><OTA_CancelRQ xmlns="{OTA}"/></e:Body></e:Envelope>"#);
+        assert!(unwrap(&other, read_op()).unwrap().unwrap_err().text.contains("OTA_CancelRQ"));
+        let must = format!(r#"<e:Envelope xmlns:e="{SOAP11}"><e:Header><x:Trace xmlns:x="urn:x" e:mustUnderstand="1"/></e:Header><e:Body><OTA_ReadRQ xmlns="{OTA}"/></e:Body></e:Envelope>"#);
+        assert_eq!(unwrap(&must, read_op()).unwrap().unwrap_err().code, "MustUnderstand");
+        let fine = must.replace(r#" e:mustUnderstand="1""#, "");
+        assert!(unwrap(&fine, read_op()).unwrap().is_ok());
+    }
+
+    #[test]
+    fn answers_go_in_an_envelope() {
+        let e = envelope(r#"<?xml version="1.0" encoding="UTF-8"?><OTA_ResRetrieveRS xmlns="http://www.opentravel.org/OTA/2003/05"/>"#);
+        assert!(e.contains("<soap:Body><OTA_ResRetrieveRS"), "{e}");
+        assert!(ota_messages::runtime::parse_document(&e).is_ok());
+    }
+
+    #[test]
+    fn the_wsdl_names_every_operation() {
+        let w = wsdl("http://gw.example");
+        let doc = ota_messages::runtime::parse_document(&w).unwrap();
+        assert_eq!(doc.descendants().filter(|n| n.tag_name().name() == "port").count(), OPERATIONS.len());
+        assert!(w.contains(r#"location="http://gw.example/bookread""#));
+    }
+}
