@@ -20,6 +20,7 @@ use tracing::Instrument;
 
 use super::answers::ota_error;
 use super::{ClientIp, REQUEST_ID_HEADER, RequestId, XML, operation_at};
+use super::trace_context::{TRACERESPONSE, TraceContext};
 use crate::errors::Problem;
 use crate::metrics;
 use crate::shared::log_text::LogText;
@@ -50,11 +51,13 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
         .and_then(sane_request_id)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(id.clone()));
+    let trace = TraceContext::of(req.headers());
     let client = req.extensions().get::<ClientIp>().map(|c| c.0.to_string()).unwrap_or_else(|| "-".into());
     let operation = state.config.route_path(req.uri().path()).map_or("other", metrics::operation_label);
     let span = tracing::info_span!(
         "request",
         request_id = %id,
+        trace_id = %trace.trace_id,
         method = %req.method(),
         path = %LogText(req.uri().path()),
         client = %client,
@@ -63,6 +66,9 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
     let mut res = next.run(req).instrument(span.clone()).await;
     if let Ok(v) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&trace.traceresponse()) {
+        res.headers_mut().insert(TRACERESPONSE, v);
     }
     let status = res.status().as_u16();
     let took = started.elapsed();

@@ -75,6 +75,7 @@ use crate::store::Ticket;
 mod answers;
 mod layers;
 pub mod soap;
+pub mod trace_context;
 
 /// The smallest answer compressed for a client that accepts gzip: below it, the bytes saved do
 /// not pay for the work.

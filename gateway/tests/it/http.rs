@@ -374,6 +374,37 @@ async fn request_ids_are_echoed_or_made(b: Backend) {
     assert!(res.headers().contains_key("x-request-id"));
 }
 
+/// A caller's W3C `traceparent` is continued: the answer's `traceresponse` names the same trace
+/// and the gateway's own span, and every log line of the request carries the trace id; a
+/// malformed one begins a new trace.
+async fn a_callers_trace_is_continued(b: Backend) {
+    let logs = support::captured_logs();
+    let server = TestServer::start(b).await;
+    let http = server.client().http().clone();
+    let url = format!("{}/hotelnbc", server.url());
+    let trace = "0af7651916cd43dd8448eb211c80319c";
+    let res = http
+        .post(&url)
+        .header("content-type", XML)
+        .header("x-request-id", "trace-test-1")
+        .header("traceparent", format!("00-{trace}-b7ad6b7169203331-01"))
+        .body(sample("hotel_descriptive_info"))
+        .send()
+        .await
+        .unwrap();
+    let answered = res.headers().get("traceresponse").unwrap().to_str().unwrap().to_string();
+    let parts: Vec<&str> = answered.split('-').collect();
+    assert_eq!((parts[0], parts[1], parts[3]), ("00", trace, "01"), "{answered}");
+    assert!(parts[2].len() == 16 && parts[2] != "b7ad6b7169203331", "the gateway's own span: {answered}");
+    let res = http.post(&url).header("content-type", XML).header("traceparent", "00-zz-yy-01").body(sample("hotel_descriptive_info")).send().await.unwrap();
+    let fresh = res.headers().get("traceresponse").unwrap().to_str().unwrap().to_string();
+    assert!(fresh.len() == 55 && !fresh.contains(trace), "{fresh}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let text = String::from_utf8_lossy(&logs.lock().unwrap()).into_owned();
+    let line = text.lines().find(|l| l.contains("trace-test-1")).unwrap_or_else(|| panic!("the request's log line:\n{text}"));
+    assert!(line.contains(&format!("trace_id={trace}")), "{line}");
+}
+
 async fn passwords_never_reach_the_logs(b: Backend) {
     let logs = support::captured_logs();
     let server = TestServer::start(b).await;
@@ -490,6 +521,7 @@ backend_tests!(
     clients_outside_the_allow_list_get_403,
     echo_token_is_echoed,
     request_ids_are_echoed_or_made,
+    a_callers_trace_is_continued,
     passwords_never_reach_the_logs,
     slow_requests_time_out_with_408,
     slow_headers_are_dropped,
