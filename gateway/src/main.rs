@@ -21,6 +21,7 @@ use ota_gateway::auth::ThrottleSettings;
 use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
 use ota_gateway::requestors::admin::{self, NewRequestor};
 use ota_gateway::requestors::import::parse_dialect;
+use ota_gateway::limits;
 use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD};
 use ota_gateway::{AppState, Client, ClientError, Location, Store};
 use ota_messages::{Dialect, OPERATIONS};
@@ -101,7 +102,13 @@ enum RequestorCommand {
         id: String,
         /// The dialect its answers are written in: `service` or `ota2016b`.
         #[arg(long, value_parser = parse_dialect)]
-        dialect: Dialect,
+        dialect: Option<Dialect>,
+        /// Requests per second it may send to each gateway (`N` or `N/s`), or `off`.
+        #[arg(long, value_name = "N[/s]|off", value_parser = limits::parse_rate)]
+        rate: Option<u32>,
+        /// Requests per UTC day it may send to each gateway, or `off`.
+        #[arg(long, value_name = "N|off", value_parser = limits::parse_quota)]
+        daily_quota: Option<u32>,
     },
     /// Sets a requestor's password, read from a prompt (or from stdin's first line).
     Passwd {
@@ -405,8 +412,29 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set { id, dialect } => {
-            admin::set_dialect(&store, &id, dialect).await.map(|()| format!("requestor {id} is answered in the {} dialect", dialect.as_str()))
+        RequestorCommand::Set { id, dialect, rate, daily_quota } => {
+            // 0: `off`.
+            let (rate, daily_quota) = (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
+            let mut done = Vec::new();
+            let mut result = Ok(());
+            if let Some(dialect) = dialect {
+                result = admin::set_dialect(&store, &id, dialect).await;
+                done.push(format!("is answered in the {} dialect", dialect.as_str()));
+            }
+            if result.is_ok() && (rate.is_some() || daily_quota.is_some()) {
+                result = admin::set_limits(&store, &id, rate, daily_quota).await;
+                let shown = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
+                if let Some(r) = rate {
+                    done.push(format!("has rate {}", shown(r, "/s")));
+                }
+                if let Some(q) = daily_quota {
+                    done.push(format!("has daily quota {}", shown(q, "")));
+                }
+            }
+            if done.is_empty() {
+                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate or --daily-quota".into()));
+            }
+            result.map(|()| format!("requestor {id} {}", done.join(", ")))
         }
         RequestorCommand::Disable { id } => admin::set_active(&store, &id, false).await.map(|()| format!("requestor {id} disabled")),
         RequestorCommand::Enable { id } => admin::set_active(&store, &id, true).await.map(|()| format!("requestor {id} enabled")),
@@ -416,11 +444,13 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             admin::set_allow(&store, &id, networks).await.map(|()| format!("requestor {id} may call from {shown}"))
         }
         RequestorCommand::List => admin::list(&store).await.map(|all| {
-            let mut out = format!("{:<20} {:<20} {:<8} {:<10} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "ALLOW");
+            let mut out = format!("{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "ALLOW");
             for r in all {
                 let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
                 let active = if r.active { "yes" } else { "no" };
-                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<32} {}", r.id, r.id_context, active, r.dialect.as_str(), allow, r.name));
+                let rate = r.limits.rate.map_or_else(|| "-".to_string(), |n| format!("{n}/s"));
+                let quota = r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string());
+                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {}", r.id, r.id_context, active, r.dialect.as_str(), rate, quota, allow, r.name));
             }
             out
         }),

@@ -113,6 +113,9 @@ pub struct Answer {
     pub message: AnyMessage,
     /// The dialect it is written in.
     pub dialect: Dialect,
+    /// Set when the request was refused by a per-partner limit ([`crate::limits`]): the
+    /// seconds to wait (the transport answers 429 with `Retry-After`).
+    pub retry_after: Option<u64>,
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
@@ -125,15 +128,29 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
         ($($rq:ident => $rs:ident: |$cx:ident, $m:ident| $handler:expr,)*) => {
             match request {
                 $(AnyRequest::$rq($m) => {
+                    let mut retry_after = None;
                     let (handled, dialect) = match admit(state, content, meta, now, &*$m).await {
-                        Ok($cx) => {
-                            let dialect = $cx.requestor.dialect;
-                            let ($cx, $m) = (&$cx, &*$m);
-                            (Ok($handler.await), dialect)
+                        Ok(admitted) => {
+                            let dialect = admitted.requestor.dialect;
+                            // The partner's limits: from memory, before the handler touches the store.
+                            match state.limits.admit(&admitted.requestor, Instant::now(), now) {
+                                Ok(()) => {
+                                    let handled = {
+                                        let ($cx, $m) = (&admitted, &*$m);
+                                        $handler.await
+                                    };
+                                    (Ok(handled), dialect)
+                                }
+                                Err(refused) => {
+                                    tracing::info!(request_id = %meta.id, requestor = %admitted.requestor.id, retry_after = refused.retry_after, "over the requestor's limit");
+                                    retry_after = Some(refused.retry_after);
+                                    (Err(*refused.problem), dialect)
+                                }
+                            }
                         }
                         Err(problem) => (Err(problem), Dialect::default()),
                     };
-                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect }
+                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after }
                 })*
             }
         };

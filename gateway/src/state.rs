@@ -34,6 +34,8 @@ pub struct AppParts {
     pub bodies: Arc<tokio::sync::Semaphore>,
     /// Authentication: the throttle and the cache of verified credentials.
     pub auth: Arc<Authenticator>,
+    /// The per-partner limits of this gateway.
+    pub limits: Arc<crate::limits::Limiter>,
 }
 
 impl std::ops::Deref for AppState {
@@ -57,6 +59,7 @@ impl AppState {
             bodies: Arc::new(tokio::sync::Semaphore::new(config.body_memory.div_ceil(1024).min(tokio::sync::Semaphore::MAX_PERMITS))),
             config: Arc::new(config),
             auth,
+            limits: Arc::default(),
         })))
     }
 }

@@ -12,6 +12,7 @@
 //! | not UTF-8, not well-formed XML, a DOCTYPE, or a root that is not this path's request | 400 | the operation's RS with `Errors` |
 //! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with one `Error` per problem, up to 20 (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
 //! | a valid message | 200 | whatever [`operation::dispatch`] answers (success or business errors) |
+//! | a valid message of a requestor over its rate or daily quota ([`crate::limits`]) | 429 + `Retry-After` (seconds) | the operation's RS with one `Error`: Type 3, Code 172, the limit named |
 //! | the request takes longer than the time-out, and no write of it started | 408 | the operation's RS with `Errors` (nothing was stored) |
 //!
 //! A request whose write has started when its time is up is not cut off: it gets its real
@@ -390,7 +391,14 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
         Err(e) => return decode_failure(op, text, &e),
     };
     let answer = operation::dispatch(state, request, meta).await;
-    xml_answer(op, StatusCode::OK, &answer.message, answer.dialect)
+    match answer.retry_after {
+        None => xml_answer(op, StatusCode::OK, &answer.message, answer.dialect),
+        Some(secs) => {
+            let mut response = xml_answer(op, StatusCode::TOO_MANY_REQUESTS, &answer.message, answer.dialect);
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            response
+        }
+    }
 }
 
 #[cfg(test)]

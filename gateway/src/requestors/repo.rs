@@ -6,14 +6,14 @@ use chrono::{DateTime, Utc};
 use ipnet::IpNet;
 use ota_messages::Dialect;
 
-use super::StoredRequestor;
+use super::{Limits, StoredRequestor};
 use super::import::HashedRequestor;
 use crate::row;
 use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64> }
 }
 
 row! {
@@ -23,7 +23,7 @@ row! {
 
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
-    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect FROM requestor ORDER BY id", &[]).await?;
+    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota FROM requestor ORDER BY id", &[]).await?;
     let allow_rows: Vec<AllowRow> = c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
     let mut allow: HashMap<String, Vec<IpNet>> = HashMap::new();
     for a in allow_rows {
@@ -37,7 +37,9 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
         .map(|r| {
             let dialect = Dialect::from_name(&r.dialect)
                 .ok_or_else(|| StoreError::Data(format!("requestor {:?}: dialect {:?} is not one this gateway knows", r.id, r.dialect)))?;
+            let limits = limits_of(&r.id, r.rate_per_second, r.daily_quota)?;
             Ok(StoredRequestor {
+                limits,
                 allow: allow.remove(&r.id).unwrap_or_default(),
                 id: r.id,
                 id_context: r.id_context,
@@ -50,6 +52,32 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
         .collect()
 }
 
+row! {
+    /// The limit columns of a `requestor` row.
+    pub(crate) struct LimitsRow { rate_per_second: Option<i64>, daily_quota: Option<i64> }
+}
+
+/// The limits of stored columns (a value out of range is a data error, not no limit).
+fn limits_of(id: &str, rate: Option<i64>, daily_quota: Option<i64>) -> Result<Limits, StoreError> {
+    let positive = |what: &str, v: Option<i64>| {
+        v.map(|n| u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| StoreError::Data(format!("requestor {id:?}: {what} {n} is out of range"))))
+            .transpose()
+    };
+    Ok(Limits { rate: positive("rate_per_second", rate)?, daily_quota: positive("daily_quota", daily_quota)? })
+}
+
+/// A requestor's limits, as stored; `None` when there is no such requestor.
+pub(crate) async fn limits(c: &mut Conn<'_>, id: &str) -> Result<Option<Limits>, StoreError> {
+    let row: Option<LimitsRow> = c.query_opt("SELECT rate_per_second, daily_quota FROM requestor WHERE id = $1", &[&id]).await?;
+    row.map(|r| limits_of(id, r.rate_per_second, r.daily_quota)).transpose()
+}
+
+/// Sets a requestor's limits; false when there is no such requestor.
+pub(crate) async fn set_limits(c: &mut Conn<'_>, id: &str, limits: Limits) -> Result<bool, StoreError> {
+    let (rate, quota) = (limits.rate.map(i64::from), limits.daily_quota.map(i64::from));
+    Ok(c.execute("UPDATE requestor SET rate_per_second = $2, daily_quota = $3 WHERE id = $1", &[&id, &rate, &quota]).await? == 1)
+}
+
 /// How many requestors there are.
 pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     let Scalar(n) = c.query_one("SELECT count(*) FROM requestor", &[]).await?;
@@ -60,12 +88,27 @@ pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
 /// its dialect when `r.dialect` is (a new requestor without one gets the default).
 pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<Utc>) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect, rate_per_second, daily_quota)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $11, $12)
          ON CONFLICT (id) DO UPDATE SET id_context = excluded.id_context, name = excluded.name,
              password_hash = excluded.password_hash, active = excluded.active,
-             dialect = CASE WHEN $8 THEN excluded.dialect ELSE requestor.dialect END",
-        &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now, &r.dialect.unwrap_or_default().as_str(), &r.dialect.is_some()],
+             dialect = CASE WHEN $8 THEN excluded.dialect ELSE requestor.dialect END,
+             rate_per_second = CASE WHEN $9 THEN excluded.rate_per_second ELSE requestor.rate_per_second END,
+             daily_quota = CASE WHEN $10 THEN excluded.daily_quota ELSE requestor.daily_quota END",
+        &[
+            &r.id,
+            &r.id_context,
+            &r.name,
+            &r.password_hash,
+            &r.active,
+            &now,
+            &r.dialect.unwrap_or_default().as_str(),
+            &r.dialect.is_some(),
+            &r.rate.is_some(),
+            &r.daily_quota.is_some(),
+            &r.rate.filter(|n| *n > 0).map(i64::from),
+            &r.daily_quota.filter(|n| *n > 0).map(i64::from),
+        ],
     )
     .await?;
     if let Some(allow) = &r.allow {

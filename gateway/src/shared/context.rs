@@ -27,6 +27,18 @@ pub struct Requestor {
     /// The dialect its answers are written in (and, where the dialects differ on it, what its
     /// requests mean: a book request without `ResStatus`).
     pub dialect: Dialect,
+    /// Its traffic limits (checked by [`crate::limits`] before the operation runs).
+    pub limits: Limits,
+}
+
+/// A requestor's traffic limits; `None`: no limit. Each gateway enforces them on its own
+/// (see `crate::limits`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Requests per second (a burst of up to one second's worth is let through at once).
+    pub rate: Option<u32>,
+    /// Requests per UTC day.
+    pub daily_quota: Option<u32>,
 }
 
 /// Why an operation did not answer with a success.

@@ -25,6 +25,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0008_requestors_version.sql"),
     include_str!("../../migrations/sqlite/0009_time_zones.sql"),
     include_str!("../../migrations/sqlite/0010_requestor_dialect.sql"),
+    include_str!("../../migrations/sqlite/0011_requestor_limits.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -36,6 +37,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0005_requestors_version.sql"),
     include_str!("../../migrations/postgres/0006_time_zones.sql"),
     include_str!("../../migrations/postgres/0007_requestor_dialect.sql"),
+    include_str!("../../migrations/postgres/0008_requestor_limits.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

@@ -1,0 +1,187 @@
+//! Per-partner traffic limits: requests per second and requests per UTC day, per requestor,
+//! checked after authentication (whose success is cached) and before the operation touches the
+//! store, from memory only: a request over a limit costs no database work.
+//!
+//! - **Rate**: a GCRA (the "virtual scheduling" form of a token bucket) per requestor: at most
+//!   `rate` requests per second in the long run, with a burst of up to one second's worth
+//!   (`rate` requests) let through at once after a quiet second.
+//! - **Daily quota**: admitted requests counted per requestor and UTC day.
+//! - **Several gateways**: each gateway enforces the limits on its own, from its own memory
+//!   (nothing is shared through the database, which would cost database work on every request).
+//!   A partner spread over N gateways behind a balancer may get up to N × its rate and N × its
+//!   quota; the operator sets the limits with that in mind (see gateway/README.md). A gateway's
+//!   count of the day starts again at zero when it restarts.
+//!
+//! Over a limit, the request is answered with HTTP 429, `Retry-After` (whole seconds, at
+//! least 1) and the operation's RS carrying one `Error` ([`too_many_requests`]).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use ota_messages::common::ErrorCode;
+
+use crate::errors::Problem;
+use crate::requestors::{Limits, Requestor};
+
+/// A request refused by a limit: the problem it is answered with and when to retry.
+#[derive(Debug, Clone)]
+pub struct Refused {
+    /// The OTA problem of the answer ([`too_many_requests`]).
+    pub problem: Box<Problem>,
+    /// Whole seconds to wait before the next request can be admitted (at least 1).
+    pub retry_after: u64,
+    /// The limit: `rate` or `daily_quota` (the metrics' label).
+    pub limit: &'static str,
+}
+
+/// The limits of one gateway: the state of each limited requestor (an entry per requestor
+/// with a limit that has called, so bounded by the number of requestors).
+#[derive(Debug, Default)]
+pub struct Limiter {
+    by_requestor: Mutex<HashMap<String, Entry>>,
+}
+
+/// One requestor's state.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// GCRA's theoretical arrival time: when the bucket is empty again.
+    tat: Instant,
+    /// The UTC day counted, and the requests admitted on it.
+    day: NaiveDate,
+    used: u32,
+}
+
+impl Limiter {
+    /// Admits a request of `requestor` at `now` (monotonic) / `today` (UTC), counting it, or
+    /// says why not. A requestor without limits is admitted without taking the lock.
+    pub fn admit(&self, requestor: &Requestor, now: Instant, utc: DateTime<Utc>) -> Result<(), Refused> {
+        let limits = requestor.limits;
+        if limits == Limits::default() {
+            return Ok(());
+        }
+        let today = utc.date_naive();
+        let Ok(mut map) = self.by_requestor.lock() else { return Ok(()) };
+        let entry = map.entry(requestor.id.clone()).or_insert(Entry { tat: now, day: today, used: 0 });
+        if entry.day != today {
+            entry.day = today;
+            entry.used = 0;
+        }
+        if let Some(quota) = limits.daily_quota
+            && entry.used >= quota
+        {
+            let midnight = today.succ_opt().and_then(|d| d.and_hms_opt(0, 0, 0)).map(|t| t.and_utc());
+            let wait = midnight.map_or(86_400, |m| (m - utc).num_seconds().max(1) as u64);
+            return Err(Refused { problem: Box::new(too_many_requests(&requestor.id, &format!("{quota} requests per UTC day"))), retry_after: wait, limit: "daily_quota" });
+        }
+        if let Some(rate) = limits.rate {
+            let interval = Duration::from_secs(1) / rate.max(1);
+            // The burst: `rate` requests at once, i.e. the bucket may run up to (rate - 1)
+            // intervals ahead of now.
+            let tolerance = interval * (rate.max(1) - 1);
+            let tat = entry.tat.max(now);
+            let ahead = tat - now;
+            if ahead > tolerance {
+                let wait = ahead - tolerance;
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                return Err(Refused { problem: Box::new(too_many_requests(&requestor.id, &format!("{rate} requests per second"))), retry_after: secs.max(1), limit: "rate" });
+            }
+            entry.tat = tat + interval;
+        }
+        entry.used = entry.used.saturating_add(1);
+        Ok(())
+    }
+}
+
+/// The answer to a request over a limit: Type 3 (business rule: the partner's agreed traffic)
+/// with Code 172 "Requested action not possible" (OTA's code list has no code of its own for
+/// too many requests, and this is neither a system failure, Type 12, nor an authentication
+/// failure, Type 4); the text names the limit and that each gateway enforces it.
+pub fn too_many_requests(requestor: &str, limit: &str) -> Problem {
+    Problem::biz(
+        ErrorCode::RequestedActionNotPossible,
+        format!("Too many requests: requestor {requestor} may send {limit} to this gateway; retry after the time in the Retry-After header."),
+    )
+}
+
+/// A rate as `requestor set --rate` takes it: `N`, `N/s`, or `off` (0).
+pub fn parse_rate(text: &str) -> Result<u32, String> {
+    if text == "off" {
+        return Ok(0);
+    }
+    let n = text.strip_suffix("/s").unwrap_or(text);
+    n.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| format!("{text:?} is not a rate: give N or N/s (N > 0), or off"))
+}
+
+/// A daily quota as `requestor set --daily-quota` takes it: `N`, or `off` (0).
+pub fn parse_quota(text: &str) -> Result<u32, String> {
+    if text == "off" {
+        return Ok(0);
+    }
+    text.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| format!("{text:?} is not a quota: give N (N > 0), or off"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn partner(rate: Option<u32>, daily_quota: Option<u32>) -> Requestor {
+        Requestor {
+            id: "P".into(),
+            id_context: "C".into(),
+            name: "N".into(),
+            instance: None,
+            dialect: ota_messages::Dialect::Service,
+            limits: Limits { rate, daily_quota },
+        }
+    }
+
+    #[test]
+    fn the_rate_admits_a_burst_then_one_per_interval() {
+        let l = Limiter::default();
+        let p = partner(Some(10), None);
+        let t0 = Instant::now();
+        let utc = Utc::now();
+        for _ in 0..10 {
+            assert!(l.admit(&p, t0, utc).is_ok());
+        }
+        let refused = l.admit(&p, t0, utc).unwrap_err();
+        assert_eq!(refused.retry_after, 1);
+        assert!(l.admit(&p, t0 + Duration::from_millis(100), utc).is_ok());
+        assert!(l.admit(&p, t0 + Duration::from_millis(100), utc).is_err());
+        // Over 10 s of constant pressure: the burst plus 10 per second.
+        let mut admitted = 0;
+        for ms in (101..10_100).step_by(5) {
+            admitted += usize::from(l.admit(&p, t0 + Duration::from_millis(ms), utc).is_ok());
+        }
+        assert!((99..=101).contains(&admitted), "{admitted}");
+    }
+
+    #[test]
+    fn the_daily_quota_counts_admitted_requests_and_starts_again_the_next_day() {
+        let l = Limiter::default();
+        let p = partner(None, Some(3));
+        let now = Instant::now();
+        let day = "2030-05-01T23:59:30Z".parse::<DateTime<Utc>>().unwrap();
+        for _ in 0..3 {
+            assert!(l.admit(&p, now, day).is_ok());
+        }
+        assert_eq!(l.admit(&p, now, day).unwrap_err().retry_after, 30);
+        let next = "2030-05-02T00:00:01Z".parse::<DateTime<Utc>>().unwrap();
+        assert!(l.admit(&p, now, next).is_ok());
+        assert!(Limiter::default().admit(&partner(None, None), now, day).is_ok());
+    }
+
+    #[test]
+    fn settings_parse() {
+        assert_eq!(parse_rate("20/s"), Ok(20));
+        assert_eq!(parse_rate("20"), Ok(20));
+        assert_eq!(parse_rate("off"), Ok(0));
+        assert!(parse_rate("0").is_err() && parse_rate("-1").is_err() && parse_rate("x/s").is_err());
+        assert_eq!(parse_quota("5000"), Ok(5000));
+        assert_eq!(parse_quota("off"), Ok(0));
+        assert!(parse_quota("0").is_err());
+    }
+}
