@@ -127,6 +127,16 @@ enum RequestorCommand {
     },
     /// Lists the requestors (never their passwords).
     List,
+    /// Look-to-book: each requestor's activity searches, availability checks, quotes and
+    /// bookings (Commits that booked) since a day, added up over every gateway, with the
+    /// ratios (a gateway stores its counts about once a minute and when it stops).
+    Stats {
+        /// Only this requestor.
+        id: Option<String>,
+        /// From this UTC day on (`YYYY-MM-DD`); default: every day counted.
+        #[arg(long, value_name = "DATE")]
+        since: Option<chrono::NaiveDate>,
+    },
     /// Sets the networks a requestor may call from (replacing its list); others get the
     /// authentication error of a wrong password.
     Allow {
@@ -442,6 +452,26 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             let networks = if any { Vec::new() } else { networks };
             let shown = if networks.is_empty() { "any address".to_string() } else { networks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") };
             admin::set_allow(&store, &id, networks).await.map(|()| format!("requestor {id} may call from {shown}"))
+        }
+        RequestorCommand::Stats { id, since } => {
+            let since = since.unwrap_or(chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default());
+            ota_gateway::requestors::traffic::stats(&store, id.as_deref(), since).await.map_err(admin::AdminError::from).map(|all| {
+                let ratio = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
+                let mut out = format!("{:<20} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}", "ID", "SEARCHES", "AVAILABILITY", "QUOTES", "BOOKINGS", "LOOKS/BOOKING", "QUOTES/BOOKING");
+                for (id, c) in all {
+                    out.push_str(&format!(
+                        "\n{:<20} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
+                        id,
+                        c.searches,
+                        c.availability,
+                        c.quotes,
+                        c.bookings,
+                        ratio(c.looks_per_booking()),
+                        ratio(c.quotes_per_booking())
+                    ));
+                }
+                out
+            })
         }
         RequestorCommand::List => admin::list(&store).await.map(|all| {
             let mut out = format!("{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "ALLOW");

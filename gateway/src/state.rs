@@ -36,6 +36,8 @@ pub struct AppParts {
     pub auth: Arc<Authenticator>,
     /// The per-partner limits of this gateway.
     pub limits: Arc<crate::limits::Limiter>,
+    /// The look-to-book counts not yet stored.
+    pub traffic: Arc<crate::requestors::traffic::Tally>,
 }
 
 impl std::ops::Deref for AppState {
@@ -60,6 +62,7 @@ impl AppState {
             config: Arc::new(config),
             auth,
             limits: Arc::default(),
+            traffic: Arc::default(),
         })))
     }
 }

@@ -162,6 +162,9 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
 /// so a client that trickles its headers is dropped.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) -> io::Result<()> {
     let config = state.config.clone();
+    // Look-to-book counts go to the database about once a minute, and once more at the end.
+    let (traffic, store) = (state.traffic.clone(), state.store.clone());
+    let flusher = tokio::spawn(traffic.clone().flush_periodically(store.clone()));
     let app = router(state);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -214,6 +217,10 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
         () = tokio::time::sleep(config.shutdown_grace) => {
             tracing::warn!(grace = ?config.shutdown_grace, "shutdown grace period over; stopping with connections still open");
         }
+    }
+    flusher.abort();
+    if let Err(e) = traffic.flush(&store).await {
+        tracing::warn!(error = %e, "look-to-book counts could not be stored at shutdown; they are lost");
     }
     Ok(())
 }

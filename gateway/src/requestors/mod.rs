@@ -7,12 +7,14 @@
 //! | [`repo`] | all SQL of requestors |
 //! | [`import`] | the `requestors` part of an import file; passwords hashed before they are stored |
 //! | [`admin`] | `ota-gateway requestor add / passwd / disable / enable / list / allow` |
+//! | [`traffic`] | look-to-book: searches, availability checks, quotes and bookings counted per requestor and day |
 //!
 //! Authentication itself (argon2, the verification cache) is [`crate::auth`].
 
 pub mod admin;
 pub mod import;
 pub mod repo;
+pub mod traffic;
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use ipnet::IpNet;
 use ota_messages::Dialect;
 
@@ -179,4 +179,39 @@ pub(crate) async fn replace_allow(c: &mut Conn<'_>, id: &str, allow: &[IpNet]) -
         c.execute("INSERT INTO requestor_allow (requestor_id, network) VALUES ($1, $2) ON CONFLICT DO NOTHING", &[&id, &text]).await?;
     }
     Ok(())
+}
+
+row! {
+    /// A requestor's added-up `requestor_traffic` counts.
+    pub(crate) struct TrafficRow { requestor_id: String, searches: i64, availability: i64, quotes: i64, bookings: i64 }
+}
+
+/// Adds a gateway's counts of one requestor and day to `requestor_traffic`: searches,
+/// availability checks, quotes, bookings.
+pub(crate) async fn add_traffic(c: &mut Conn<'_>, id: &str, day: NaiveDate, [searches, availability, quotes, bookings]: [i64; 4]) -> Result<(), StoreError> {
+    c.execute(
+        "INSERT INTO requestor_traffic (requestor_id, day, searches, availability, quotes, bookings) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (requestor_id, day) DO UPDATE SET searches = requestor_traffic.searches + excluded.searches,
+             availability = requestor_traffic.availability + excluded.availability,
+             quotes = requestor_traffic.quotes + excluded.quotes, bookings = requestor_traffic.bookings + excluded.bookings",
+        &[&id, &day, &searches, &availability, &quotes, &bookings],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The counts since `since` (included), added up per requestor (`id`, or every one), by id:
+/// searches, availability checks, quotes, bookings.
+pub(crate) async fn traffic_since(c: &mut Conn<'_>, id: Option<&str>, since: NaiveDate) -> Result<Vec<(String, [i64; 4])>, StoreError> {
+    let rows: Vec<TrafficRow> = c
+        .query(
+            "SELECT requestor_id, CAST(sum(searches) AS BIGINT), CAST(sum(availability) AS BIGINT), CAST(sum(quotes) AS BIGINT), CAST(sum(bookings) AS BIGINT)
+             FROM requestor_traffic WHERE day >= $1 AND ($2 = '' OR requestor_id = $2) GROUP BY requestor_id ORDER BY requestor_id",
+            &[&since, &id.unwrap_or("")],
+        )
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.requestor_id, [r.searches, r.availability, r.quotes, r.bookings]))
+        .collect())
 }

@@ -26,6 +26,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0009_time_zones.sql"),
     include_str!("../../migrations/sqlite/0010_requestor_dialect.sql"),
     include_str!("../../migrations/sqlite/0011_requestor_limits.sql"),
+    include_str!("../../migrations/sqlite/0012_requestor_traffic.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -38,6 +39,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0006_time_zones.sql"),
     include_str!("../../migrations/postgres/0007_requestor_dialect.sql"),
     include_str!("../../migrations/postgres/0008_requestor_limits.sql"),
+    include_str!("../../migrations/postgres/0009_requestor_traffic.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

@@ -2,7 +2,8 @@
 //! sending faster than the limit, the admitted rate measured), the 429 answer (`Retry-After`,
 //! the operation's RS with the OTA error), other partners unaffected, a daily quota, the
 //! settings by `requestor set` and by import, and what a limit means with several gateways
-//! (each enforces the full rate: two gateways admit twice the rate).
+//! (each enforces the full rate: two gateways admit twice the rate); look-to-book counted over
+//! two gateways and shown by `requestor stats`, the metrics' `requestor` label.
 
 use crate::support;
 
@@ -38,7 +39,8 @@ struct Counts {
     refused: usize,
 }
 
-/// `tasks` clients of `creds` on each of `urls`, sending requests back to back for `warmup`
+/// `tasks` clients of `creds` on each of `urls`, sending requests back to back (10 ms apart
+/// after a 429) for `warmup`
 /// (which empties the burst allowance) and then for `window`; the answers to requests sent in
 /// the window, counted. Every 429 is checked: `Retry-After`, the RS with Type 3 / Code 172.
 async fn hammer(urls: &[String], creds: (&'static str, &'static str, &'static str), tasks: usize, warmup: Duration, window: Duration) -> Counts {
@@ -73,6 +75,9 @@ async fn hammer(urls: &[String], creds: (&'static str, &'static str, &'static st
                             if counted {
                                 refused.fetch_add(1, Ordering::Relaxed);
                             }
+                            // Still far faster than any limit here (up to 100 a second per
+                            // task), without taking the CPU from the tests running alongside.
+                            tokio::time::sleep(Duration::from_millis(10)).await;
                         }
                         other => panic!("status {other}: {text}"),
                     }
@@ -220,10 +225,83 @@ async fn each_gateway_enforces_the_full_rate(b: Backend) {
 }
 
 
+/// Stops a gateway process with SIGTERM and waits for it (it stores its look-to-book counts on
+/// the way out).
+fn terminate(mut gw: GatewayProcess) {
+    let status = Command::new("kill").args(["-TERM", &gw.pid().to_string()]).status().unwrap();
+    assert!(status.success());
+    let exit = gw.child.wait().unwrap();
+    assert!(exit.success(), "the gateway stopped cleanly: {exit}");
+}
+
+/// A small partner day on two gateways: searches, availability checks, quotes and a booking
+/// counted per requestor, added up over both gateways in the database (stored when they stop),
+/// shown by `requestor stats` with the ratios; the metrics carry the requestor label for
+/// authenticated requestors only.
+async fn look_to_book_is_counted_over_every_gateway(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let first = GatewayProcess::start(&arg, &[]).await;
+    let second = GatewayProcess::start(&arg, &[]).await;
+    let send = |gw: &GatewayProcess, path: &'static str, xml: String| {
+        let client = gw.client();
+        async move {
+            let (status, _, text) = client.send_raw(path, xml, XML).await.unwrap();
+            assert_eq!(status, 200, "{text}");
+            text
+        }
+    };
+    for _ in 0..3 {
+        send(&first, "/activitysearch", support::sample("tour_activity_search")).await;
+    }
+    for _ in 0..2 {
+        send(&first, "/hotelavailability", support::sample("hotel_avail")).await;
+    }
+    send(&second, "/activityavailability", support::sample("tour_activity_avail")).await;
+    for i in 0..4 {
+        let quote = support::commit_xml(&format!("L2B-Q{i}"), support::day(40), 1).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#);
+        send(&second, "/activitybook", quote).await;
+    }
+    let booked = send(&second, "/activitybook", support::commit_xml("L2B-C1", support::day(40), 1)).await;
+    assert!(booked.contains("<Success"), "{booked}");
+    send(&first, "/hotelnbc", nbc(DEMO)).await;
+    send(&first, "/hotelnbc", nbc(PARTNER2)).await;
+    // A made-up requestor fails authentication and gets no series.
+    send(&first, "/hotelnbc", nbc(("MADE-UP-ID", "X", "wrong-password"))).await;
+
+    let metrics = first.metrics().await;
+    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="search"}"#), 3.0, "{metrics}");
+    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="availability"}"#), 2.0, "{metrics}");
+    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="other"}"#), 1.0, "{metrics}");
+    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="PARTNER2",kind="other"}"#), 1.0, "{metrics}");
+    assert!(!metrics.contains("MADE-UP-ID"), "{metrics}");
+    let metrics = second.metrics().await;
+    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="quote"}"#), 4.0, "{metrics}");
+    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="booking"}"#), 1.0, "{metrics}");
+
+    terminate(first);
+    terminate(second);
+    let today = chrono::Utc::now().date_naive().to_string();
+    let (code, out) = requestor_cli(&arg, &["stats", "--since", &today]);
+    assert_eq!(code, 0, "{out}");
+    println!("{out}");
+    let demo: Vec<&str> = out.lines().find(|l| l.starts_with("DEMO ")).unwrap_or_else(|| panic!("{out}")).split_whitespace().collect();
+    // ID SEARCHES AVAILABILITY QUOTES BOOKINGS LOOKS/BOOKING QUOTES/BOOKING
+    assert_eq!(demo, ["DEMO", "3", "3", "4", "1", "6.0", "4.0"], "{out}");
+    assert!(!out.contains("PARTNER2"), "only searches, availability checks, quotes and bookings are counted: {out}");
+    let (code, out) = requestor_cli(&arg, &["stats", "PARTNER2"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.lines().count(), 1, "the header only: {out}");
+    let tomorrow = (chrono::Utc::now().date_naive() + chrono::Duration::days(1)).to_string();
+    let (_, out) = requestor_cli(&arg, &["stats", "--since", &tomorrow]);
+    assert_eq!(out.lines().count(), 1, "nothing since tomorrow: {out}");
+}
+
 backend_tests!(
     a_rate_is_enforced_within_ten_percent,
     other_partners_are_unaffected,
     a_daily_quota_is_enforced,
     an_import_sets_keeps_or_clears_the_limits,
     each_gateway_enforces_the_full_rate,
+    look_to_book_is_counted_over_every_gateway,
 );
