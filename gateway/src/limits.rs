@@ -5,12 +5,15 @@
 //! - **Rate**: a GCRA (the "virtual scheduling" form of a token bucket) per requestor: at most
 //!   `rate` requests per second in the long run, with a burst of up to one second's worth
 //!   (`rate` requests) let through at once after a quiet second.
-//! - **Daily quota**: admitted requests counted per requestor and UTC day.
-//! - **Several gateways**: each gateway enforces the limits on its own, from its own memory
-//!   (nothing is shared through the database, which would cost database work on every request).
-//!   A partner spread over N gateways behind a balancer may get up to N × its rate and N × its
-//!   quota; the operator sets the limits with that in mind (see gateway/README.md). A gateway's
-//!   count of the day starts again at zero when it restarts.
+//! - **Daily quota**: admitted requests counted per requestor and UTC day, in memory; every
+//!   gateway adds its counts to the database every `--traffic-flush-interval` (a minute) and
+//!   reads the day's totals of
+//!   every gateway back ([`Limiter::settle`]), so the quota is shared by the gateways (up to one
+//!   flush interval late) and survives a restart.
+//! - **Several gateways**: each gateway enforces the rate on its own, from its own memory
+//!   (sharing it through the database would cost database work on every request). A partner
+//!   spread over N gateways behind a balancer may get up to N × its rate; the operator sets the
+//!   rate with that in mind (see gateway/README.md). The daily quota is shared (above).
 //!
 //! Over a limit, the request is answered with HTTP 429, `Retry-After` (whole seconds, at
 //! least 1) and the operation's RS carrying one `Error` ([`too_many_requests`]).
@@ -94,6 +97,27 @@ impl Limiter {
     }
 }
 
+impl Limiter {
+    /// Takes every gateway's count of `day` into the daily quotas: each requestor's count
+    /// becomes `stored` (its admitted requests of the day in the database, this gateway's
+    /// included) plus `pending` (this gateway's not stored yet). Called after each flush of
+    /// the look-to-book counts and when the gateway starts.
+    pub fn settle(&self, day: NaiveDate, stored: &[(String, i64)], pending: impl Fn(&str) -> i64) {
+        let Ok(mut map) = self.by_requestor.lock() else { return };
+        let now = Instant::now();
+        for (id, _) in stored {
+            map.entry(id.clone()).or_insert(Entry { tat: now, day, used: 0 });
+        }
+        for (id, entry) in map.iter_mut() {
+            if entry.day != day {
+                continue;
+            }
+            let total = stored.iter().find(|(s, _)| s == id).map_or(0, |(_, n)| *n) + pending(id);
+            entry.used = u32::try_from(total.max(0)).unwrap_or(u32::MAX);
+        }
+    }
+}
+
 /// The answer to a request over a limit: Type 3 (business rule: the partner's agreed traffic)
 /// with Code 172 "Requested action not possible" (OTA's code list has no code of its own for
 /// too many requests, and this is neither a system failure, Type 12, nor an authentication
@@ -172,6 +196,23 @@ mod tests {
         let next = "2030-05-02T00:00:01Z".parse::<DateTime<Utc>>().unwrap();
         assert!(l.admit(&p, now, next).is_ok());
         assert!(Limiter::default().admit(&partner(None, None), now, day).is_ok());
+    }
+
+    #[test]
+    fn settling_takes_every_gateways_count_of_the_day() {
+        let l = Limiter::default();
+        let p = partner(None, Some(10));
+        let now = Instant::now();
+        let utc = "2030-05-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        assert!(l.admit(&p, now, utc).is_ok());
+        // The database says 8 (this gateway's 1 among them), 1 more is pending here.
+        l.settle(utc.date_naive(), &[("P".into(), 8)], |_| 1);
+        assert!(l.admit(&p, now, utc).is_ok(), "the 10th");
+        assert!(l.admit(&p, now, utc).is_err(), "the 11th");
+        // A gateway that starts knows the day's count before its first request.
+        let fresh = Limiter::default();
+        fresh.settle(utc.date_naive(), &[("P".into(), 10)], |_| 0);
+        assert!(fresh.admit(&p, now, utc).is_err());
     }
 
     #[test]

@@ -129,7 +129,7 @@ enum RequestorCommand {
     List,
     /// Look-to-book: each requestor's activity searches, availability checks, quotes and
     /// bookings (Commits that booked) since a day, added up over every gateway, with the
-    /// ratios (a gateway stores its counts about once a minute and when it stops).
+    /// ratios (a gateway stores its counts every --traffic-flush-interval and when it stops).
     Stats {
         /// Only this requestor.
         id: Option<String>,
@@ -186,6 +186,10 @@ struct ServeArgs {
     /// At shutdown, how long the requests in flight get to finish.
     #[arg(long, default_value = "30s", value_parser = config::parse_duration, env = "OTA_GATEWAY_SHUTDOWN_GRACE")]
     shutdown_grace: Duration,
+    /// How often this gateway adds its look-to-book and daily-quota counts to the database and
+    /// reads every gateway's day totals back (how late a daily quota may be across gateways).
+    #[arg(long, default_value = "60s", value_parser = config::parse_duration, env = "OTA_GATEWAY_TRAFFIC_FLUSH_INTERVAL")]
+    traffic_flush_interval: Duration,
     /// Serve every route under this path prefix (e.g. /sandbox: /sandbox/hotelnbc,
     /// /sandbox/healthz, /sandbox/metrics).
     #[arg(long, default_value = "", value_parser = config::parse_base_path, env = "OTA_GATEWAY_BASE_PATH")]
@@ -245,6 +249,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
         request_timeout: args.request_timeout,
         header_read_timeout: args.header_read_timeout,
         shutdown_grace: args.shutdown_grace,
+        traffic_flush: args.traffic_flush_interval,
         base_path: args.base_path,
         trusted_proxies: args.trusted_proxies,
         metrics_addr: args.metrics_addr,
@@ -457,11 +462,15 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             let since = since.unwrap_or(chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default());
             ota_gateway::requestors::traffic::stats(&store, id.as_deref(), since).await.map_err(admin::AdminError::from).map(|all| {
                 let ratio = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
-                let mut out = format!("{:<20} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}", "ID", "SEARCHES", "AVAILABILITY", "QUOTES", "BOOKINGS", "LOOKS/BOOKING", "QUOTES/BOOKING");
+                let mut out = format!(
+                    "{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
+                    "ID", "REQUESTS", "SEARCHES", "AVAILABILITY", "QUOTES", "BOOKINGS", "LOOKS/BOOKING", "QUOTES/BOOKING"
+                );
                 for (id, c) in all {
                     out.push_str(&format!(
-                        "\n{:<20} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
+                        "\n{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
                         id,
+                        c.requests,
                         c.searches,
                         c.availability,
                         c.quotes,

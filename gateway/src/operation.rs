@@ -146,9 +146,7 @@ impl Counted {
 /// Counts an admitted request: in the look-to-book tally and in the requestor's metrics.
 fn count(state: &AppState, requestor: &str, now: DateTime<Utc>, kind: Option<Look>) {
     crate::metrics::requestor_request(requestor, kind.map_or("other", Look::as_str));
-    if let Some(kind) = kind {
-        state.traffic.count(requestor, now.date_naive(), kind);
-    }
+    state.traffic.count(requestor, now.date_naive(), kind);
 }
 
 /// An answer and the dialect to write it in: the requestor's, or the default when the

@@ -68,6 +68,17 @@ impl AppState {
 }
 
 impl AppParts {
+    /// Adds this gateway's look-to-book counts to the database, then takes every gateway's
+    /// count of today's requests into the daily quotas (see [`crate::limits`]). Run every
+    /// `--traffic-flush-interval`, when the gateway starts and when it stops.
+    pub async fn flush_traffic(&self) -> Result<(), StoreError> {
+        self.traffic.flush(&self.store).await?;
+        let today = chrono::Utc::now().date_naive();
+        let stored = crate::requestors::traffic::requests_on(&self.store, today).await?;
+        self.limits.settle(today, &stored, |id| self.traffic.pending_requests(id, today));
+        Ok(())
+    }
+
     /// The hotel area's part for a request served from `content`.
     pub fn hotels(&self, content: &Content) -> hotels::Area {
         hotels::Area { catalogue: content.hotels.clone(), kept: self.hotels.clone() }

@@ -162,9 +162,23 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
 /// so a client that trickles its headers is dropped.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) -> io::Result<()> {
     let config = state.config.clone();
-    // Look-to-book counts go to the database about once a minute, and once more at the end.
-    let (traffic, store) = (state.traffic.clone(), state.store.clone());
-    let flusher = tokio::spawn(traffic.clone().flush_periodically(store.clone()));
+    // Look-to-book counts (and the daily quotas' counts) go to the database every
+    // --traffic-flush-interval, and once more at the end; the day's totals are read at the start.
+    if let Err(e) = state.flush_traffic().await {
+        tracing::warn!(error = %e, "the day's request counts could not be read; daily quotas count from zero until the next flush");
+    }
+    let parts = state.clone();
+    let flusher = tokio::spawn(async move {
+        let mut every = tokio::time::interval(parts.config.traffic_flush.max(Duration::from_millis(100)));
+        every.tick().await;
+        loop {
+            every.tick().await;
+            if let Err(e) = parts.flush_traffic().await {
+                tracing::warn!(error = %e, "look-to-book counts could not be stored; kept for the next try");
+            }
+        }
+    });
+    let last = state.clone();
     let app = router(state);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -219,7 +233,7 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
         }
     }
     flusher.abort();
-    if let Err(e) = traffic.flush(&store).await {
+    if let Err(e) = last.flush_traffic().await {
         tracing::warn!(error = %e, "look-to-book counts could not be stored at shutdown; they are lost");
     }
     Ok(())

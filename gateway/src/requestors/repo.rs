@@ -183,35 +183,46 @@ pub(crate) async fn replace_allow(c: &mut Conn<'_>, id: &str, allow: &[IpNet]) -
 
 row! {
     /// A requestor's added-up `requestor_traffic` counts.
-    pub(crate) struct TrafficRow { requestor_id: String, searches: i64, availability: i64, quotes: i64, bookings: i64 }
+    pub(crate) struct TrafficRow { requestor_id: String, searches: i64, availability: i64, quotes: i64, bookings: i64, requests: i64 }
 }
 
 /// Adds a gateway's counts of one requestor and day to `requestor_traffic`: searches,
-/// availability checks, quotes, bookings.
-pub(crate) async fn add_traffic(c: &mut Conn<'_>, id: &str, day: NaiveDate, [searches, availability, quotes, bookings]: [i64; 4]) -> Result<(), StoreError> {
+/// availability checks, quotes, bookings, and every admitted request.
+pub(crate) async fn add_traffic(c: &mut Conn<'_>, id: &str, day: NaiveDate, [searches, availability, quotes, bookings, requests]: [i64; 5]) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO requestor_traffic (requestor_id, day, searches, availability, quotes, bookings) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (requestor_id, day) DO UPDATE SET searches = requestor_traffic.searches + excluded.searches,
+        "INSERT INTO requestor_traffic (requestor_id, day, searches, availability, quotes, bookings, requests) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (requestor_id, day) DO UPDATE SET searches = requestor_traffic.searches + excluded.searches, requests = requestor_traffic.requests + excluded.requests,
              availability = requestor_traffic.availability + excluded.availability,
              quotes = requestor_traffic.quotes + excluded.quotes, bookings = requestor_traffic.bookings + excluded.bookings",
-        &[&id, &day, &searches, &availability, &quotes, &bookings],
+        &[&id, &day, &searches, &availability, &quotes, &bookings, &requests],
     )
     .await?;
     Ok(())
 }
 
 /// The counts since `since` (included), added up per requestor (`id`, or every one), by id:
-/// searches, availability checks, quotes, bookings.
-pub(crate) async fn traffic_since(c: &mut Conn<'_>, id: Option<&str>, since: NaiveDate) -> Result<Vec<(String, [i64; 4])>, StoreError> {
+/// searches, availability checks, quotes, bookings, every admitted request.
+pub(crate) async fn traffic_since(c: &mut Conn<'_>, id: Option<&str>, since: NaiveDate) -> Result<Vec<(String, [i64; 5])>, StoreError> {
     let rows: Vec<TrafficRow> = c
         .query(
-            "SELECT requestor_id, CAST(sum(searches) AS BIGINT), CAST(sum(availability) AS BIGINT), CAST(sum(quotes) AS BIGINT), CAST(sum(bookings) AS BIGINT)
+            "SELECT requestor_id, CAST(sum(searches) AS BIGINT), CAST(sum(availability) AS BIGINT), CAST(sum(quotes) AS BIGINT), CAST(sum(bookings) AS BIGINT), CAST(sum(requests) AS BIGINT)
              FROM requestor_traffic WHERE day >= $1 AND ($2 = '' OR requestor_id = $2) GROUP BY requestor_id ORDER BY requestor_id",
             &[&since, &id.unwrap_or("")],
         )
         .await?;
     Ok(rows
         .into_iter()
-        .map(|r| (r.requestor_id, [r.searches, r.availability, r.quotes, r.bookings]))
+        .map(|r| (r.requestor_id, [r.searches, r.availability, r.quotes, r.bookings, r.requests]))
         .collect())
+}
+
+row! {
+    /// A requestor's admitted requests on a day.
+    pub(crate) struct RequestsRow { requestor_id: String, requests: i64 }
+}
+
+/// Every requestor's admitted requests on `day`, added up over every gateway.
+pub(crate) async fn requests_on(c: &mut Conn<'_>, day: NaiveDate) -> Result<Vec<(String, i64)>, StoreError> {
+    let rows: Vec<RequestsRow> = c.query("SELECT requestor_id, requests FROM requestor_traffic WHERE day = $1 AND requests > 0 ORDER BY requestor_id", &[&day]).await?;
+    Ok(rows.into_iter().map(|r| (r.requestor_id, r.requests)).collect())
 }

@@ -1,22 +1,20 @@
 //! Look-to-book: what each requestor asks for — activity searches, availability checks (hotel
-//! and activity), quotes and bookings — counted per UTC day in the gateway's memory ([`Tally`])
-//! and added to the `requestor_traffic` table about once a minute and when the gateway stops
+//! and activity), quotes and bookings, and every admitted request (what daily quotas count) —
+//! counted per UTC day in the gateway's memory ([`Tally`])
+//! and added to the `requestor_traffic` table every `--traffic-flush-interval` (a minute) and
+//! when the gateway stops
 //! ([`Tally::flush`]: one upsert per requestor and day), so the counts of every gateway add up
 //! and a request costs no database work for being counted. `ota-gateway requestor stats`
 //! reads them ([`stats`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use chrono::NaiveDate;
 
 use super::repo;
 use crate::shared::context::OpError;
 use crate::store::{Store, StoreError, Ticket};
-
-/// How often a gateway adds its counts to the database.
-pub const FLUSH_EVERY: Duration = Duration::from_secs(60);
 
 /// What a request counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +52,8 @@ pub struct Counts {
     pub quotes: i64,
     /// Bookings (Commits that booked).
     pub bookings: i64,
+    /// Every request admitted within the requestor's limits (what daily quotas count).
+    pub requests: i64,
 }
 
 impl Counts {
@@ -62,6 +62,7 @@ impl Counts {
         self.availability += other.availability;
         self.quotes += other.quotes;
         self.bookings += other.bookings;
+        self.requests += other.requests;
     }
 
     /// Looks (searches and availability checks) per booking; `None` without bookings.
@@ -82,19 +83,27 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts one request of `requestor` on `day`.
-    pub fn count(&self, requestor: &str, day: NaiveDate, look: Look) {
+    /// Counts one admitted request of `requestor` on `day`, and what it was (`None`: none of
+    /// the look-to-book kinds).
+    pub fn count(&self, requestor: &str, day: NaiveDate, look: Option<Look>) {
         let Ok(mut pending) = self.pending.lock() else { return };
         let counts = match pending.get_mut(&(requestor.to_string(), day)) {
             Some(c) => c,
             None => pending.entry((requestor.to_string(), day)).or_default(),
         };
+        counts.requests += 1;
         match look {
-            Look::Search => counts.searches += 1,
-            Look::Availability => counts.availability += 1,
-            Look::Quote => counts.quotes += 1,
-            Look::Booking => counts.bookings += 1,
+            Some(Look::Search) => counts.searches += 1,
+            Some(Look::Availability) => counts.availability += 1,
+            Some(Look::Quote) => counts.quotes += 1,
+            Some(Look::Booking) => counts.bookings += 1,
+            None => {}
         }
+    }
+
+    /// The admitted requests of `requestor` on `day` not yet stored.
+    pub fn pending_requests(&self, requestor: &str, day: NaiveDate) -> i64 {
+        self.pending.lock().ok().and_then(|p| p.get(&(requestor.to_string(), day)).map(|c| c.requests)).unwrap_or(0)
     }
 
     /// Adds the pending counts to the database in one transaction (one upsert per requestor
@@ -114,7 +123,7 @@ impl Tally {
             .write(&Ticket::new(), None, move |c| {
                 Box::pin(async move {
                     for ((id, day), counts) in written.iter() {
-                        repo::add_traffic(c, id, *day, [counts.searches, counts.availability, counts.quotes, counts.bookings]).await?;
+                        repo::add_traffic(c, id, *day, [counts.searches, counts.availability, counts.quotes, counts.bookings, counts.requests]).await?;
                     }
                     Ok::<_, OpError>(written.len())
                 })
@@ -135,19 +144,11 @@ impl Tally {
             }
         }
     }
+}
 
-    /// Flushes every [`FLUSH_EVERY`] until the task is dropped (a failure is logged and the
-    /// counts kept for the next round).
-    pub async fn flush_periodically(self: Arc<Self>, store: Store) {
-        let mut every = tokio::time::interval(FLUSH_EVERY);
-        every.tick().await;
-        loop {
-            every.tick().await;
-            if let Err(e) = self.flush(&store).await {
-                tracing::warn!(error = %e, "look-to-book counts could not be stored; kept for the next try");
-            }
-        }
-    }
+/// Every requestor's admitted requests on `day`, as stored (added up over every gateway).
+pub async fn requests_on(store: &Store, day: NaiveDate) -> Result<Vec<(String, i64)>, StoreError> {
+    store.read(move |c| Box::pin(async move { repo::requests_on(c, day).await })).await
 }
 
 /// The stored counts since `since` (a UTC day, included), added up per requestor (one, or
@@ -155,7 +156,7 @@ impl Tally {
 pub async fn stats(store: &Store, requestor: Option<&str>, since: NaiveDate) -> Result<Vec<(String, Counts)>, StoreError> {
     let id = requestor.map(str::to_string);
     let rows = store.read(move |c| Box::pin(async move { repo::traffic_since(c, id.as_deref(), since).await })).await?;
-    Ok(rows.into_iter().map(|(id, [searches, availability, quotes, bookings])| (id, Counts { searches, availability, quotes, bookings })).collect())
+    Ok(rows.into_iter().map(|(id, [searches, availability, quotes, bookings, requests])| (id, Counts { searches, availability, quotes, bookings, requests })).collect())
 }
 
 #[cfg(test)]
@@ -165,7 +166,7 @@ mod tests {
 
     #[test]
     fn ratios() {
-        let c = Counts { searches: 300, availability: 100, quotes: 20, bookings: 4 };
+        let c = Counts { searches: 300, availability: 100, quotes: 20, bookings: 4, requests: 500 };
         assert_eq!(c.looks_per_booking(), Some(100.0));
         assert_eq!(c.quotes_per_booking(), Some(5.0));
         assert_eq!(Counts::default().looks_per_booking(), None);
@@ -177,15 +178,18 @@ mod tests {
         let store = Store::open(&crate::store::Location::Sqlite(dir.path().join("gw.db"))).await.unwrap();
         let day = NaiveDate::from_ymd_opt(2030, 5, 1).unwrap();
         let (one, two) = (Tally::default(), Tally::default());
-        one.count("P", day, Look::Search);
-        one.count("P", day, Look::Booking);
-        two.count("P", day, Look::Search);
-        two.count("Q", day, Look::Quote);
+        one.count("P", day, Some(Look::Search));
+        one.count("P", day, Some(Look::Booking));
+        two.count("P", day, Some(Look::Search));
+        two.count("Q", day, Some(Look::Quote));
+        two.count("Q", day, None);
+        assert_eq!(two.pending_requests("Q", day), 2);
         assert_eq!(one.flush(&store).await.unwrap(), 1);
         assert_eq!(one.flush(&store).await.unwrap(), 0, "nothing pending");
         assert_eq!(two.flush(&store).await.unwrap(), 2);
         let all = stats(&store, None, day).await.unwrap();
-        assert_eq!(all, vec![("P".into(), Counts { searches: 2, availability: 0, quotes: 0, bookings: 1 }), ("Q".into(), Counts { quotes: 1, ..Counts::default() })]);
+        assert_eq!(all, vec![("P".into(), Counts { searches: 2, bookings: 1, requests: 3, ..Counts::default() }), ("Q".into(), Counts { quotes: 1, requests: 2, ..Counts::default() })]);
         assert!(stats(&store, Some("P"), day.succ_opt().unwrap()).await.unwrap().is_empty());
+        assert_eq!(requests_on(&store, day).await.unwrap(), vec![("P".into(), 3), ("Q".into(), 2)]);
     }
 }

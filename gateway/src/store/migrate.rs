@@ -27,6 +27,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0010_requestor_dialect.sql"),
     include_str!("../../migrations/sqlite/0011_requestor_limits.sql"),
     include_str!("../../migrations/sqlite/0012_requestor_traffic.sql"),
+    include_str!("../../migrations/sqlite/0013_requestor_traffic_requests.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -40,6 +41,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0007_requestor_dialect.sql"),
     include_str!("../../migrations/postgres/0008_requestor_limits.sql"),
     include_str!("../../migrations/postgres/0009_requestor_traffic.sql"),
+    include_str!("../../migrations/postgres/0010_requestor_traffic_requests.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

@@ -286,15 +286,51 @@ async fn look_to_book_is_counted_over_every_gateway(b: Backend) {
     assert_eq!(code, 0, "{out}");
     println!("{out}");
     let demo: Vec<&str> = out.lines().find(|l| l.starts_with("DEMO ")).unwrap_or_else(|| panic!("{out}")).split_whitespace().collect();
-    // ID SEARCHES AVAILABILITY QUOTES BOOKINGS LOOKS/BOOKING QUOTES/BOOKING
-    assert_eq!(demo, ["DEMO", "3", "3", "4", "1", "6.0", "4.0"], "{out}");
-    assert!(!out.contains("PARTNER2"), "only searches, availability checks, quotes and bookings are counted: {out}");
+    // ID REQUESTS SEARCHES AVAILABILITY QUOTES BOOKINGS LOOKS/BOOKING QUOTES/BOOKING (the
+    // requests: the 11 above and an NBC).
+    assert_eq!(demo, ["DEMO", "12", "3", "3", "4", "1", "6.0", "4.0"], "{out}");
     let (code, out) = requestor_cli(&arg, &["stats", "PARTNER2"]);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(out.lines().count(), 1, "the header only: {out}");
+    let partner2: Vec<&str> = out.lines().nth(1).unwrap_or_else(|| panic!("{out}")).split_whitespace().collect();
+    assert_eq!(partner2, ["PARTNER2", "1", "0", "0", "0", "0", "-", "-"], "an NBC is a request, none of the kinds: {out}");
+    assert_eq!(out.lines().count(), 2, "{out}");
     let tomorrow = (chrono::Utc::now().date_naive() + chrono::Duration::days(1)).to_string();
     let (_, out) = requestor_cli(&arg, &["stats", "--since", &tomorrow]);
     assert_eq!(out.lines().count(), 1, "nothing since tomorrow: {out}");
+}
+
+/// The daily quota is counted through the database: a gateway that restarts knows the day's
+/// count, and gateways on one database share the quota (each learns the others' counts within
+/// a flush interval, 200 ms here).
+async fn a_daily_quota_survives_a_restart_and_is_shared(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let flush = ["--traffic-flush-interval", "200ms"];
+    let first = GatewayProcess::start(&arg, &flush).await;
+    let (code, out) = requestor_cli(&arg, &["set", "DEMO", "--daily-quota", "6"]);
+    assert_eq!(code, 0, "{out}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let status = |gw: &GatewayProcess| {
+        let client = gw.client();
+        async move { client.send_raw("/hotelnbc", nbc(DEMO), XML).await.unwrap().0.as_u16() }
+    };
+    for _ in 0..3 {
+        assert_eq!(status(&first).await, 200);
+    }
+    terminate(first);
+    let second = GatewayProcess::start(&arg, &flush).await;
+    let third = GatewayProcess::start(&arg, &flush).await;
+    assert_eq!(status(&second).await, 200, "the 4th of the day");
+    assert_eq!(status(&second).await, 200, "the 5th");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(status(&third).await, 200, "the 6th, on another gateway");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(status(&second).await, 429, "the 7th: the quota is used up on every gateway");
+    assert_eq!(status(&third).await, 429);
+    let (code, out) = requestor_cli(&arg, &["set", "DEMO", "--daily-quota", "off"]);
+    assert_eq!(code, 0, "{out}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(status(&third).await, 200);
 }
 
 backend_tests!(
@@ -304,4 +340,5 @@ backend_tests!(
     an_import_sets_keeps_or_clears_the_limits,
     each_gateway_enforces_the_full_rate,
     look_to_book_is_counted_over_every_gateway,
+    a_daily_quota_survives_a_restart_and_is_shared,
 );
