@@ -109,6 +109,10 @@ enum RequestorCommand {
         /// Requests per UTC day it may send to each gateway, or `off`.
         #[arg(long, value_name = "N|off", value_parser = limits::parse_quota)]
         daily_quota: Option<u32>,
+        /// Requests per second of one operation (its path without the slash, e.g.
+        /// `hotelavailability=5`), on top of `--rate`; `OPERATION=off` removes it (repeatable).
+        #[arg(long = "rate-for", value_name = "OPERATION=N[/s]|off", value_parser = limits::parse_rate_for)]
+        rate_for: Vec<(&'static str, u32)>,
     },
     /// Sets a requestor's password, read from a prompt (or from stdin's first line).
     Passwd {
@@ -427,7 +431,7 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set { id, dialect, rate, daily_quota } => {
+        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for } => {
             // 0: `off`.
             let (rate, daily_quota) = (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
             let mut done = Vec::new();
@@ -436,8 +440,11 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 result = admin::set_dialect(&store, &id, dialect).await;
                 done.push(format!("is answered in the {} dialect", dialect.as_str()));
             }
-            if result.is_ok() && (rate.is_some() || daily_quota.is_some()) {
-                result = admin::set_limits(&store, &id, rate, daily_quota).await;
+            if result.is_ok() && (rate.is_some() || daily_quota.is_some() || !rate_for.is_empty()) {
+                for (op, n) in &rate_for {
+                    done.push(format!("has rate {} on {op}", if *n == 0 { "off".to_string() } else { format!("{n}/s") }));
+                }
+                result = admin::set_limits(&store, &id, rate, daily_quota, rate_for).await;
                 let shown = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
                 if let Some(r) = rate {
                     done.push(format!("has rate {}", shown(r, "/s")));
@@ -447,7 +454,7 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 }
             }
             if done.is_empty() {
-                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate or --daily-quota".into()));
+                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate, --rate-for or --daily-quota".into()));
             }
             result.map(|()| format!("requestor {id} {}", done.join(", ")))
         }
@@ -487,7 +494,10 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             for r in all {
                 let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
                 let active = if r.active { "yes" } else { "no" };
-                let rate = r.limits.rate.map_or_else(|| "-".to_string(), |n| format!("{n}/s"));
+                let mut rate = r.limits.rate.map_or_else(|| "-".to_string(), |n| format!("{n}/s"));
+                for (op, n) in &r.limits.per_operation {
+                    rate.push_str(&format!(",{op}={n}/s"));
+                }
                 let quota = r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string());
                 out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {}", r.id, r.id_context, active, r.dialect.as_str(), rate, quota, allow, r.name));
             }

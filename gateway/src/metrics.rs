@@ -143,7 +143,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "Requests of authenticated requestors within their limits, by requestor and look-to-book kind (search, availability, quote, booking, other)",
         m.requestor_requests.clone(),
     );
-    registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, daily_quota)", m.requestor_limited.clone());
+    registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
     Metrics { registry, ..m }
 });
 

@@ -143,6 +143,11 @@ impl Counted {
     }
 }
 
+/// The name of a request's operation in per-operation limits: its path without the slash.
+fn operation_of<R: ota_messages::runtime::Request>(_: &R) -> &'static str {
+    R::PATH.trim_start_matches('/')
+}
+
 /// Counts an admitted request: in the look-to-book tally and in the requestor's metrics.
 fn count(state: &AppState, requestor: &str, now: DateTime<Utc>, kind: Option<Look>) {
     crate::metrics::requestor_request(requestor, kind.map_or("other", Look::as_str));
@@ -178,7 +183,7 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
                         Ok(admitted) => {
                             let dialect = admitted.requestor.dialect;
                             // The partner's limits: from memory, before the handler touches the store.
-                            match state.limits.admit(&admitted.requestor, Instant::now(), now) {
+                            match state.limits.admit(&admitted.requestor, operation_of(&*$m), Instant::now(), now) {
                                 Ok(()) => {
                                     let handled = {
                                         let ($cx, $m) = (&admitted, &*$m);

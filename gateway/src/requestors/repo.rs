@@ -13,7 +13,7 @@ use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64> }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String }
 }
 
 row! {
@@ -23,7 +23,7 @@ row! {
 
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
-    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota FROM requestor ORDER BY id", &[]).await?;
+    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for FROM requestor ORDER BY id", &[]).await?;
     let allow_rows: Vec<AllowRow> = c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
     let mut allow: HashMap<String, Vec<IpNet>> = HashMap::new();
     for a in allow_rows {
@@ -37,7 +37,7 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
         .map(|r| {
             let dialect = Dialect::from_name(&r.dialect)
                 .ok_or_else(|| StoreError::Data(format!("requestor {:?}: dialect {:?} is not one this gateway knows", r.id, r.dialect)))?;
-            let limits = limits_of(&r.id, r.rate_per_second, r.daily_quota)?;
+            let limits = limits_of(&r.id, r.rate_per_second, r.daily_quota, &r.rate_for)?;
             Ok(StoredRequestor {
                 limits,
                 allow: allow.remove(&r.id).unwrap_or_default(),
@@ -54,28 +54,30 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
 
 row! {
     /// The limit columns of a `requestor` row.
-    pub(crate) struct LimitsRow { rate_per_second: Option<i64>, daily_quota: Option<i64> }
+    pub(crate) struct LimitsRow { rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String }
 }
 
 /// The limits of stored columns (a value out of range is a data error, not no limit).
-fn limits_of(id: &str, rate: Option<i64>, daily_quota: Option<i64>) -> Result<Limits, StoreError> {
+fn limits_of(id: &str, rate: Option<i64>, daily_quota: Option<i64>, rate_for: &str) -> Result<Limits, StoreError> {
     let positive = |what: &str, v: Option<i64>| {
         v.map(|n| u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| StoreError::Data(format!("requestor {id:?}: {what} {n} is out of range"))))
             .transpose()
     };
-    Ok(Limits { rate: positive("rate_per_second", rate)?, daily_quota: positive("daily_quota", daily_quota)? })
+    let per_operation = crate::shared::context::parse_rates_for(rate_for).map_err(|e| StoreError::Data(format!("requestor {id:?}: rate_for: {e}")))?;
+    Ok(Limits { rate: positive("rate_per_second", rate)?, daily_quota: positive("daily_quota", daily_quota)?, per_operation })
 }
 
 /// A requestor's limits, as stored; `None` when there is no such requestor.
 pub(crate) async fn limits(c: &mut Conn<'_>, id: &str) -> Result<Option<Limits>, StoreError> {
-    let row: Option<LimitsRow> = c.query_opt("SELECT rate_per_second, daily_quota FROM requestor WHERE id = $1", &[&id]).await?;
-    row.map(|r| limits_of(id, r.rate_per_second, r.daily_quota)).transpose()
+    let row: Option<LimitsRow> = c.query_opt("SELECT rate_per_second, daily_quota, rate_for FROM requestor WHERE id = $1", &[&id]).await?;
+    row.map(|r| limits_of(id, r.rate_per_second, r.daily_quota, &r.rate_for)).transpose()
 }
 
 /// Sets a requestor's limits; false when there is no such requestor.
-pub(crate) async fn set_limits(c: &mut Conn<'_>, id: &str, limits: Limits) -> Result<bool, StoreError> {
+pub(crate) async fn set_limits(c: &mut Conn<'_>, id: &str, limits: &Limits) -> Result<bool, StoreError> {
     let (rate, quota) = (limits.rate.map(i64::from), limits.daily_quota.map(i64::from));
-    Ok(c.execute("UPDATE requestor SET rate_per_second = $2, daily_quota = $3 WHERE id = $1", &[&id, &rate, &quota]).await? == 1)
+    let rate_for = crate::shared::context::rates_for_text(&limits.per_operation);
+    Ok(c.execute("UPDATE requestor SET rate_per_second = $2, daily_quota = $3, rate_for = $4 WHERE id = $1", &[&id, &rate, &quota, &rate_for]).await? == 1)
 }
 
 /// How many requestors there are.

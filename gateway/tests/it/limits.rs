@@ -26,7 +26,7 @@ fn nbc((id, ctx, pw): (&str, &str, &str)) -> String {
 /// Sets a requestor's limits in the store and reloads the server's content (a gateway notices
 /// the change within its poll interval; the test does not wait for it).
 async fn set_limits(server: &TestServer, id: &str, rate: Option<Option<u32>>, daily_quota: Option<Option<u32>>) {
-    admin::set_limits(server.store(), id, rate, daily_quota).await.unwrap();
+    admin::set_limits(server.store(), id, rate, daily_quota, vec![]).await.unwrap();
     server.state.content.refresh().await.unwrap();
 }
 
@@ -170,11 +170,11 @@ async fn an_import_sets_keeps_or_clears_the_limits(b: Backend) {
     let store = server.store();
     let limits_of = || async move { admin::list(store).await.unwrap().into_iter().find(|r| r.id == "DEMO").unwrap().limits };
     ota_gateway::import::import(store, import(r#", "rate": 50, "daily_quota": 100000"#)).await.unwrap();
-    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000) });
+    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000), per_operation: vec![] });
     ota_gateway::import::import(store, import("")).await.unwrap();
-    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000) }, "kept");
+    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000), per_operation: vec![] }, "kept");
     ota_gateway::import::import(store, import(r#", "rate": 0"#)).await.unwrap();
-    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: None, daily_quota: Some(100_000) }, "rate removed");
+    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: None, daily_quota: Some(100_000), per_operation: vec![] }, "rate removed");
 }
 
 /// Runs `ota-gateway requestor ARGS --db DB`; (exit code, stdout + stderr).
@@ -333,6 +333,36 @@ async fn a_daily_quota_survives_a_restart_and_is_shared(b: Backend) {
     assert_eq!(status(&third).await, 200);
 }
 
+/// A rate of one operation (`requestor set --rate-for`): that operation is held to it, the
+/// others are not; `OPERATION=off` removes it.
+async fn an_operations_own_rate_holds_that_operation_only(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, &[]).await;
+    let (code, out) = requestor_cli(&arg, &["set", "DEMO", "--rate-for", "hotelnbc=5/s", "--rate-for", "activitysearch=50"]);
+    assert_eq!(code, 0, "{out}");
+    let (_, out) = requestor_cli(&arg, &["list"]);
+    assert!(out.lines().any(|l| l.starts_with("DEMO ") && l.contains("-,activitysearch=50/s,hotelnbc=5/s")), "{out}");
+    let (code, out) = requestor_cli(&arg, &["set", "DEMO", "--rate-for", "nothing=5"]);
+    assert_eq!(code, 2, "{out}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let window = Duration::from_secs(3);
+    let counts = hammer(std::slice::from_ref(&gw.url), DEMO, 3, Duration::from_secs(1), window).await;
+    let rate = counts.admitted as f64 / window.as_secs_f64();
+    println!("hotelnbc limited to 5/s: admitted {rate:.1}/s");
+    assert!((4.5..=5.5).contains(&rate), "{rate:.1}/s ({counts:?})");
+    let client = gw.client();
+    for _ in 0..20 {
+        let (status, _, text) = client.send_raw("/activitysearch", support::sample("tour_activity_search"), XML).await.unwrap();
+        assert_eq!(status, 200, "another operation is not held to hotelnbc's rate: {text}");
+    }
+    let (code, out) = requestor_cli(&arg, &["set", "DEMO", "--rate-for", "hotelnbc=off"]);
+    assert_eq!(code, 0, "{out}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let free = hammer(std::slice::from_ref(&gw.url), DEMO, 2, Duration::ZERO, Duration::from_millis(500)).await;
+    assert_eq!(free.refused, 0, "{free:?}");
+}
+
 backend_tests!(
     a_rate_is_enforced_within_ten_percent,
     other_partners_are_unaffected,
@@ -341,4 +371,5 @@ backend_tests!(
     each_gateway_enforces_the_full_rate,
     look_to_book_is_counted_over_every_gateway,
     a_daily_quota_survives_a_restart_and_is_shared,
+    an_operations_own_rate_holds_that_operation_only,
 );
