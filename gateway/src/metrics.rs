@@ -209,7 +209,8 @@ pub fn requestor_request(requestor: &str, kind: &'static str) {
     METRICS.requestor_requests.get_or_create(&RequestorLabels { requestor: requestor.to_string(), kind }).inc();
 }
 
-/// A request of an authenticated requestor refused by its `limit` (`rate` or `daily_quota`).
+/// A request of an authenticated requestor refused by its `limit` (`rate`, `operation_rate` or
+/// `daily_quota`).
 pub fn requestor_limited(requestor: &str, limit: &'static str) {
     METRICS.requestor_limited.get_or_create(&LimitLabels { requestor: requestor.to_string(), limit }).inc();
 }
