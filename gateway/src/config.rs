@@ -57,6 +57,9 @@ pub struct Config {
     pub header_read_timeout: Duration,
     /// At shutdown, how long in-flight requests get to finish before the server stops anyway.
     pub shutdown_grace: Duration,
+    /// How often the look-to-book and daily-quota counts go to the database (and every
+    /// gateway's day totals come back).
+    pub traffic_flush: Duration,
     /// The path prefix of every route (`/sandbox`: `/sandbox/hotelnbc`, `/sandbox/healthz`, …);
     /// empty for none. See [`parse_base_path`].
     pub base_path: String,
@@ -84,6 +87,7 @@ impl Default for Config {
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(30),
+            traffic_flush: Duration::from_secs(60),
             base_path: String::new(),
             trusted_proxies: Vec::new(),
             metrics_addr: None,

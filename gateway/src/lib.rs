@@ -19,6 +19,7 @@
 //! | [`bookings`] | a booking of either kind: the read and the cancel |
 //! | [`hotels`], [`activities`] | the areas: handlers, reader, rules, mapping, repo, catalogue, import |
 //! | [`requestors`], [`auth`] | who calls: the partners, POS authentication (argon2, the cache, throttling) |
+//! | [`limits`] | per-partner rate limits and daily quotas, from memory |
 //! | [`shared`] | what every area needs, once: the request context, booking kinds, the Client-reference register, Quote/Commit, values, languages |
 //! | [`store`] | the database: SQLite (embedded) or PostgreSQL (many instances), migrations |
 //! | [`metrics`] | the Prometheus metrics and the functions that record them |
@@ -36,6 +37,7 @@ pub mod errors;
 pub mod hotels;
 pub mod http;
 pub mod import;
+pub mod limits;
 pub mod metrics;
 pub mod operation;
 pub mod requestors;

@@ -21,6 +21,7 @@ use ota_gateway::auth::ThrottleSettings;
 use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
 use ota_gateway::requestors::admin::{self, NewRequestor};
 use ota_gateway::requestors::import::parse_dialect;
+use ota_gateway::limits;
 use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD};
 use ota_gateway::{AppState, Client, ClientError, Location, Store};
 use ota_messages::{Dialect, OPERATIONS};
@@ -101,7 +102,17 @@ enum RequestorCommand {
         id: String,
         /// The dialect its answers are written in: `service` or `ota2016b`.
         #[arg(long, value_parser = parse_dialect)]
-        dialect: Dialect,
+        dialect: Option<Dialect>,
+        /// Requests per second it may send to each gateway (`N` or `N/s`), or `off`.
+        #[arg(long, value_name = "N[/s]|off", value_parser = limits::parse_rate)]
+        rate: Option<u32>,
+        /// Requests per UTC day it may send to each gateway, or `off`.
+        #[arg(long, value_name = "N|off", value_parser = limits::parse_quota)]
+        daily_quota: Option<u32>,
+        /// Requests per second of one operation (its path without the slash, e.g.
+        /// `hotelavailability=5`), on top of `--rate`; `OPERATION=off` removes it (repeatable).
+        #[arg(long = "rate-for", value_name = "OPERATION=N[/s]|off", value_parser = limits::parse_rate_for)]
+        rate_for: Vec<(&'static str, u32)>,
     },
     /// Sets a requestor's password, read from a prompt (or from stdin's first line).
     Passwd {
@@ -120,6 +131,16 @@ enum RequestorCommand {
     },
     /// Lists the requestors (never their passwords).
     List,
+    /// Look-to-book: each requestor's activity searches, availability checks, quotes and
+    /// bookings (Commits that booked) since a day, added up over every gateway, with the
+    /// ratios (a gateway stores its counts every --traffic-flush-interval and when it stops).
+    Stats {
+        /// Only this requestor.
+        id: Option<String>,
+        /// From this UTC day on (`YYYY-MM-DD`); default: every day counted.
+        #[arg(long, value_name = "DATE")]
+        since: Option<chrono::NaiveDate>,
+    },
     /// Sets the networks a requestor may call from (replacing its list); others get the
     /// authentication error of a wrong password.
     Allow {
@@ -169,6 +190,10 @@ struct ServeArgs {
     /// At shutdown, how long the requests in flight get to finish.
     #[arg(long, default_value = "30s", value_parser = config::parse_duration, env = "OTA_GATEWAY_SHUTDOWN_GRACE")]
     shutdown_grace: Duration,
+    /// How often this gateway adds its look-to-book and daily-quota counts to the database and
+    /// reads every gateway's day totals back (how late a daily quota may be across gateways).
+    #[arg(long, default_value = "60s", value_parser = config::parse_duration, env = "OTA_GATEWAY_TRAFFIC_FLUSH_INTERVAL")]
+    traffic_flush_interval: Duration,
     /// Serve every route under this path prefix (e.g. /sandbox: /sandbox/hotelnbc,
     /// /sandbox/healthz, /sandbox/metrics).
     #[arg(long, default_value = "", value_parser = config::parse_base_path, env = "OTA_GATEWAY_BASE_PATH")]
@@ -228,6 +253,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
         request_timeout: args.request_timeout,
         header_read_timeout: args.header_read_timeout,
         shutdown_grace: args.shutdown_grace,
+        traffic_flush: args.traffic_flush_interval,
         base_path: args.base_path,
         trusted_proxies: args.trusted_proxies,
         metrics_addr: args.metrics_addr,
@@ -405,8 +431,32 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set { id, dialect } => {
-            admin::set_dialect(&store, &id, dialect).await.map(|()| format!("requestor {id} is answered in the {} dialect", dialect.as_str()))
+        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for } => {
+            // 0: `off`.
+            let (rate, daily_quota) = (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
+            let mut done = Vec::new();
+            let mut result = Ok(());
+            if let Some(dialect) = dialect {
+                result = admin::set_dialect(&store, &id, dialect).await;
+                done.push(format!("is answered in the {} dialect", dialect.as_str()));
+            }
+            if result.is_ok() && (rate.is_some() || daily_quota.is_some() || !rate_for.is_empty()) {
+                for (op, n) in &rate_for {
+                    done.push(format!("has rate {} on {op}", if *n == 0 { "off".to_string() } else { format!("{n}/s") }));
+                }
+                result = admin::set_limits(&store, &id, rate, daily_quota, rate_for).await;
+                let shown = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
+                if let Some(r) = rate {
+                    done.push(format!("has rate {}", shown(r, "/s")));
+                }
+                if let Some(q) = daily_quota {
+                    done.push(format!("has daily quota {}", shown(q, "")));
+                }
+            }
+            if done.is_empty() {
+                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate, --rate-for or --daily-quota".into()));
+            }
+            result.map(|()| format!("requestor {id} {}", done.join(", ")))
         }
         RequestorCommand::Disable { id } => admin::set_active(&store, &id, false).await.map(|()| format!("requestor {id} disabled")),
         RequestorCommand::Enable { id } => admin::set_active(&store, &id, true).await.map(|()| format!("requestor {id} enabled")),
@@ -415,12 +465,41 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             let shown = if networks.is_empty() { "any address".to_string() } else { networks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") };
             admin::set_allow(&store, &id, networks).await.map(|()| format!("requestor {id} may call from {shown}"))
         }
+        RequestorCommand::Stats { id, since } => {
+            let since = since.unwrap_or(chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default());
+            ota_gateway::requestors::traffic::stats(&store, id.as_deref(), since).await.map_err(admin::AdminError::from).map(|all| {
+                let ratio = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
+                let mut out = format!(
+                    "{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
+                    "ID", "REQUESTS", "SEARCHES", "AVAILABILITY", "QUOTES", "BOOKINGS", "LOOKS/BOOKING", "QUOTES/BOOKING"
+                );
+                for (id, c) in all {
+                    out.push_str(&format!(
+                        "\n{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
+                        id,
+                        c.requests,
+                        c.searches,
+                        c.availability,
+                        c.quotes,
+                        c.bookings,
+                        ratio(c.looks_per_booking()),
+                        ratio(c.quotes_per_booking())
+                    ));
+                }
+                out
+            })
+        }
         RequestorCommand::List => admin::list(&store).await.map(|all| {
-            let mut out = format!("{:<20} {:<20} {:<8} {:<10} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "ALLOW");
+            let mut out = format!("{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "ALLOW");
             for r in all {
                 let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
                 let active = if r.active { "yes" } else { "no" };
-                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<32} {}", r.id, r.id_context, active, r.dialect.as_str(), allow, r.name));
+                let mut rate = r.limits.rate.map_or_else(|| "-".to_string(), |n| format!("{n}/s"));
+                for (op, n) in &r.limits.per_operation {
+                    rate.push_str(&format!(",{op}={n}/s"));
+                }
+                let quota = r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string());
+                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {}", r.id, r.id_context, active, r.dialect.as_str(), rate, quota, allow, r.name));
             }
             out
         }),

@@ -3,8 +3,9 @@
 //!
 //! Handlers record what happens with the small functions below; none of them can fail or
 //! block (an atomic add, or a map lookup under a short lock for labelled series). Label values
-//! are always `&'static str` chosen by the code, never taken from a request, so a client
-//! cannot grow the number of series.
+//! are `&'static str` chosen by the code, never taken from a request, so a client cannot grow
+//! the number of series; the one exception, `requestor`, is the id of a stored requestor that
+//! authenticated (bounded by the requestors table, not by what clients send).
 //!
 //! | series | type | recorded by |
 //! |---|---|---|
@@ -18,6 +19,8 @@
 //! | `ota_bookings_committed_total{kind}` | counter | [`booking_committed`] |
 //! | `ota_bookings_modified_total{kind}` | counter | [`booking_modified`] |
 //! | `ota_bookings_cancelled_total{kind}` | counter | [`booking_cancelled`] |
+//! | `ota_requestor_requests_total{requestor,kind}` | counter | [`requestor_request`] |
+//! | `ota_requestor_limited_total{requestor,limit}` | counter | [`requestor_limited`] |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
 //! | `ota_sqlite_checkpoint_failures_total` | counter | [`checkpoint_failed`] |
 //! | `ota_content_snapshot_age_seconds`, `ota_content_version` | gauge | [`content_snapshot`], set when scraped |
@@ -52,6 +55,18 @@ struct KindLabel {
     kind: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestorLabels {
+    requestor: String,
+    kind: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LimitLabels {
+    requestor: String,
+    limit: &'static str,
+}
+
 type HistogramFamily = Family<OperationLabel, Histogram, fn() -> Histogram>;
 
 fn latency_histogram() -> Histogram {
@@ -78,6 +93,8 @@ struct Metrics {
     checkpoint_failures: Counter,
     content_age: Gauge<f64, AtomicU64>,
     content_version: Gauge,
+    requestor_requests: Family<RequestorLabels, Counter>,
+    requestor_limited: Family<LimitLabels, Counter>,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -100,6 +117,8 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         checkpoint_failures: Counter::default(),
         content_age: Gauge::default(),
         content_version: Gauge::default(),
+        requestor_requests: Family::default(),
+        requestor_limited: Family::default(),
         registry: Registry::default(),
     };
     registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
@@ -119,6 +138,12 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     registry.register("sqlite_checkpoint_failures", "SQLite WAL checkpoints that failed (the health check answers 503 after 25 in a row)", m.checkpoint_failures.clone());
     registry.register("content_snapshot_age_seconds", "Seconds since the content snapshot was last confirmed current against the store", m.content_age.clone());
     registry.register("content_version", "Content version of the snapshot served", m.content_version.clone());
+    registry.register(
+        "requestor_requests",
+        "Requests of authenticated requestors within their limits, by requestor and look-to-book kind (search, availability, quote, booking, other)",
+        m.requestor_requests.clone(),
+    );
+    registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
     Metrics { registry, ..m }
 });
 
@@ -174,6 +199,20 @@ pub fn booking_modified(kind: &'static str) {
 /// `"activity"` or `"hotel"`.
 pub fn booking_cancelled(kind: &'static str) {
     METRICS.cancelled.get_or_create(&KindLabel { kind }).inc();
+}
+
+/// A request of an authenticated requestor, within its limits, of a look-to-book `kind`
+/// (`search`, `availability`, `quote`, `booking`, or `other`). The `requestor` label is the id of
+/// a stored requestor that authenticated (never an id a client made up), so the series are
+/// bounded by the requestors table.
+pub fn requestor_request(requestor: &str, kind: &'static str) {
+    METRICS.requestor_requests.get_or_create(&RequestorLabels { requestor: requestor.to_string(), kind }).inc();
+}
+
+/// A request of an authenticated requestor refused by its `limit` (`rate`, `operation_rate` or
+/// `daily_quota`).
+pub fn requestor_limited(requestor: &str, limit: &'static str) {
+    METRICS.requestor_limited.get_or_create(&LimitLabels { requestor: requestor.to_string(), limit }).inc();
 }
 
 /// A database failure was met (a request answered with a system error, a failed health check or

@@ -8,12 +8,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Timelike, Utc};
-use ota_messages::common::{ErrorCode, Errors, Pos};
+use ota_messages::common::{ErrorCode, Errors, Pos, ResStatus};
 use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes};
 use ota_messages::{AnyMessage, AnyRequest, Dialect};
 
 use crate::content::Content;
 use crate::errors::{Problem, errors};
+use crate::requestors::traffic::Look;
+use crate::shared::action::{Action, Asked};
 use crate::shared::context::{Ctx, OpError};
 use crate::state::AppState;
 use crate::store::{StoreError, Ticket};
@@ -105,6 +107,53 @@ where
     rs
 }
 
+/// What a request counts as for look-to-book ([`crate::requestors::traffic`]), read before
+/// it is handled.
+enum Counted {
+    Search,
+    Availability,
+    /// A book request, with its `ResStatus`.
+    Book(Option<ResStatus>),
+    Other,
+}
+
+impl Counted {
+    fn of(request: &AnyRequest) -> Counted {
+        match request {
+            AnyRequest::TourActivitySearchRq(_) => Counted::Search,
+            AnyRequest::TourActivityAvailRq(_) | AnyRequest::HotelAvailRq(_) => Counted::Availability,
+            AnyRequest::TourActivityBookRq(rq) => Counted::Book(rq.res_status.clone()),
+            AnyRequest::HotelResRq(rq) => Counted::Book(rq.res_status.clone()),
+            _ => Counted::Other,
+        }
+    }
+
+    /// What the handled request counts as: a book request is a booking when it was a Commit
+    /// (by its `ResStatus` or its requestor's dialect) and succeeded, else a quote.
+    fn kind(&self, dialect: Dialect, success: bool) -> Option<Look> {
+        match self {
+            Counted::Search => Some(Look::Search),
+            Counted::Availability => Some(Look::Availability),
+            Counted::Book(status) => {
+                let commit = Action::of_request(status.as_ref(), dialect, "", Asked::Booking).is_ok_and(|(a, _)| a.commits());
+                Some(if commit && success { Look::Booking } else { Look::Quote })
+            }
+            Counted::Other => None,
+        }
+    }
+}
+
+/// The name of a request's operation in per-operation limits: its path without the slash.
+fn operation_of<R: ota_messages::runtime::Request>(_: &R) -> &'static str {
+    R::PATH.trim_start_matches('/')
+}
+
+/// Counts an admitted request: in the look-to-book tally and in the requestor's metrics.
+fn count(state: &AppState, requestor: &str, now: DateTime<Utc>, kind: Option<Look>) {
+    crate::metrics::requestor_request(requestor, kind.map_or("other", Look::as_str));
+    state.traffic.count(requestor, now.date_naive(), kind);
+}
+
 /// An answer and the dialect to write it in: the requestor's, or the default when the
 /// request was not admitted (its requestor is not known).
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +162,9 @@ pub struct Answer {
     pub message: AnyMessage,
     /// The dialect it is written in.
     pub dialect: Dialect,
+    /// Set when the request was refused by a per-partner limit ([`crate::limits`]): the
+    /// seconds to wait (the transport answers 429 with `Retry-After`).
+    pub retry_after: Option<u64>,
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
@@ -120,20 +172,38 @@ pub struct Answer {
 /// given its area's part of the gateway.
 pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
     let content = &state.content.get();
+    let counted = Counted::of(&request);
     let now = Utc::now();
     macro_rules! table {
         ($($rq:ident => $rs:ident: |$cx:ident, $m:ident| $handler:expr,)*) => {
             match request {
                 $(AnyRequest::$rq($m) => {
+                    let mut retry_after = None;
                     let (handled, dialect) = match admit(state, content, meta, now, &*$m).await {
-                        Ok($cx) => {
-                            let dialect = $cx.requestor.dialect;
-                            let ($cx, $m) = (&$cx, &*$m);
-                            (Ok($handler.await), dialect)
+                        Ok(admitted) => {
+                            let dialect = admitted.requestor.dialect;
+                            // The partner's limits: from memory, before the handler touches the store.
+                            match state.limits.admit(&admitted.requestor, operation_of(&*$m), Instant::now(), now) {
+                                Ok(()) => {
+                                    let handled = {
+                                        let ($cx, $m) = (&admitted, &*$m);
+                                        $handler.await
+                                    };
+                                    let kind = counted.kind(dialect, handled.as_ref().is_ok_and(|rs| rs.is_success()));
+                                    count(state, &admitted.requestor.id, now, kind);
+                                    (Ok(handled), dialect)
+                                }
+                                Err(refused) => {
+                                    tracing::info!(request_id = %meta.id, requestor = %admitted.requestor.id, retry_after = refused.retry_after, "over the requestor's limit");
+                                    crate::metrics::requestor_limited(&admitted.requestor.id, refused.limit);
+                                    retry_after = Some(refused.retry_after);
+                                    (Err(*refused.problem), dialect)
+                                }
+                            }
                         }
                         Err(problem) => (Err(problem), Dialect::default()),
                     };
-                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect }
+                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after }
                 })*
             }
         };

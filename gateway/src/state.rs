@@ -34,6 +34,10 @@ pub struct AppParts {
     pub bodies: Arc<tokio::sync::Semaphore>,
     /// Authentication: the throttle and the cache of verified credentials.
     pub auth: Arc<Authenticator>,
+    /// The per-partner limits of this gateway.
+    pub limits: Arc<crate::limits::Limiter>,
+    /// The look-to-book counts not yet stored.
+    pub traffic: Arc<crate::requestors::traffic::Tally>,
 }
 
 impl std::ops::Deref for AppState {
@@ -57,11 +61,24 @@ impl AppState {
             bodies: Arc::new(tokio::sync::Semaphore::new(config.body_memory.div_ceil(1024).min(tokio::sync::Semaphore::MAX_PERMITS))),
             config: Arc::new(config),
             auth,
+            limits: Arc::default(),
+            traffic: Arc::default(),
         })))
     }
 }
 
 impl AppParts {
+    /// Adds this gateway's look-to-book counts to the database, then takes every gateway's
+    /// count of today's requests into the daily quotas (see [`crate::limits`]). Run every
+    /// `--traffic-flush-interval`, when the gateway starts and when it stops.
+    pub async fn flush_traffic(&self) -> Result<(), StoreError> {
+        self.traffic.flush(&self.store).await?;
+        let today = chrono::Utc::now().date_naive();
+        let stored = crate::requestors::traffic::requests_on(&self.store, today).await?;
+        self.limits.settle(today, &stored, |id| self.traffic.pending_requests(id, today));
+        Ok(())
+    }
+
     /// The hotel area's part for a request served from `content`.
     pub fn hotels(&self, content: &Content) -> hotels::Area {
         hotels::Area { catalogue: content.hotels.clone(), kept: self.hotels.clone() }

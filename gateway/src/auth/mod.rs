@@ -98,6 +98,7 @@ fn requestor(p: &Presented<'_>, row: &StoredRequestor) -> Requestor {
         name: row.name.clone(),
         instance: p.instance.map(str::to_string),
         dialect: row.dialect,
+        limits: row.limits.clone(),
     }
 }
 

@@ -12,6 +12,7 @@
 //! | not UTF-8, not well-formed XML, a DOCTYPE, or a root that is not this path's request | 400 | the operation's RS with `Errors` |
 //! | the path's request root, but not a valid message (unknown element, bad value, …) | 200 | the operation's RS with one `Error` per problem, up to 20 (Type 10/Code 321 or Type 7/Code 320, `Tag` = the element path) |
 //! | a valid message | 200 | whatever [`operation::dispatch`] answers (success or business errors) |
+//! | a valid message of a requestor over its rate or daily quota ([`crate::limits`]) | 429 + `Retry-After` (seconds) | the operation's RS with one `Error`: Type 3, Code 172, the limit named |
 //! | the request takes longer than the time-out, and no write of it started | 408 | the operation's RS with `Errors` (nothing was stored) |
 //!
 //! A request whose write has started when its time is up is not cut off: it gets its real
@@ -184,6 +185,23 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
 /// so a client that trickles its headers is dropped.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) -> io::Result<()> {
     let config = state.config.clone();
+    // Look-to-book counts (and the daily quotas' counts) go to the database every
+    // --traffic-flush-interval, and once more at the end; the day's totals are read at the start.
+    if let Err(e) = state.flush_traffic().await {
+        tracing::warn!(error = %e, "the day's request counts could not be read; daily quotas count from zero until the next flush");
+    }
+    let parts = state.clone();
+    let flusher = tokio::spawn(async move {
+        let mut every = tokio::time::interval(parts.config.traffic_flush.max(Duration::from_millis(100)));
+        every.tick().await;
+        loop {
+            every.tick().await;
+            if let Err(e) = parts.flush_traffic().await {
+                tracing::warn!(error = %e, "look-to-book counts could not be stored; kept for the next try");
+            }
+        }
+    });
+    let last = state.clone();
     let app = router(state);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -236,6 +254,10 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
         () = tokio::time::sleep(config.shutdown_grace) => {
             tracing::warn!(grace = ?config.shutdown_grace, "shutdown grace period over; stopping with connections still open");
         }
+    }
+    flusher.abort();
+    if let Err(e) = last.flush_traffic().await {
+        tracing::warn!(error = %e, "look-to-book counts could not be stored at shutdown; they are lost");
     }
     Ok(())
 }
@@ -435,7 +457,14 @@ async fn respond_plain(state: &AppState, op: &'static Operation, text: &str, met
         Err(e) => return decode_failure(op, text, &e),
     };
     let answer = operation::dispatch(state, request, meta).await;
-    xml_answer(op, StatusCode::OK, &answer.message, answer.dialect)
+    match answer.retry_after {
+        None => xml_answer(op, StatusCode::OK, &answer.message, answer.dialect),
+        Some(secs) => {
+            let mut response = xml_answer(op, StatusCode::TOO_MANY_REQUESTS, &answer.message, answer.dialect);
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            response
+        }
+    }
 }
 
 #[cfg(test)]

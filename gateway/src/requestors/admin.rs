@@ -11,7 +11,7 @@ use ipnet::IpNet;
 use ota_messages::Dialect;
 
 use super::import::{self, RequestorInput};
-use super::{StoredRequestor, repo};
+use super::{Limits, StoredRequestor, repo};
 use crate::auth::pool::MAX_PASSWORD;
 use crate::auth::{HashError, hash_password};
 use crate::shared::import::ImportError;
@@ -128,6 +128,8 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
         active: new.active,
         allow: Some(new.allow.iter().map(ToString::to_string).collect()),
         dialect: Some(new.dialect.as_str().to_string()),
+        rate: None,
+        daily_quota: None,
     };
     let mut hashed = import::hash_all(vec![input]).await?;
     let Some(r) = hashed.pop() else {
@@ -218,6 +220,35 @@ pub async fn set_dialect(store: &Store, id: &str, dialect: Dialect) -> Result<()
                     Changed::Yes
                 }
             })
+        })
+    })
+    .await
+}
+
+/// Changes a requestor's traffic limits: each `Some` replaces the stored value (`Some(None)`
+/// removes that limit), each `None` leaves it; each of `rate_for` sets the rate of one
+/// operation (0 removes it), the others kept.
+pub async fn set_limits(store: &Store, id: &str, rate: Option<Option<u32>>, daily_quota: Option<Option<u32>>, rate_for: Vec<(&'static str, u32)>) -> Result<(), AdminError> {
+    let key = id.to_string();
+    change(store, id, move |c| {
+        Box::pin(async move {
+            let Some(now) = repo::limits(c, &key).await? else {
+                return Ok(Changed::NotFound);
+            };
+            let mut per_operation = now.per_operation.clone();
+            for (op, n) in &rate_for {
+                per_operation.retain(|(o, _)| o != op);
+                if *n > 0 {
+                    per_operation.push((op, *n));
+                }
+            }
+            per_operation.sort_unstable();
+            let wanted = Limits { rate: rate.unwrap_or(now.rate), daily_quota: daily_quota.unwrap_or(now.daily_quota), per_operation };
+            if wanted == now {
+                return Ok(Changed::Already);
+            }
+            repo::set_limits(c, &key, &wanted).await?;
+            Ok(Changed::Yes)
         })
     })
     .await

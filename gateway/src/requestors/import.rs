@@ -37,6 +37,14 @@ pub struct RequestorInput {
     /// its dialect.
     #[serde(default)]
     pub dialect: Option<String>,
+    /// Requests per second it may send to each gateway; `0` removes the limit. Absent: a new
+    /// requestor has no limit, an existing one keeps its own.
+    #[serde(default)]
+    pub rate: Option<u32>,
+    /// Requests per UTC day it may send to each gateway; `0` removes the quota. Absent: as
+    /// for `rate`.
+    #[serde(default)]
+    pub daily_quota: Option<u32>,
 }
 
 fn yes() -> bool {
@@ -53,6 +61,8 @@ impl std::fmt::Debug for RequestorInput {
             .field("active", &self.active)
             .field("allow", &self.allow)
             .field("dialect", &self.dialect)
+            .field("rate", &self.rate)
+            .field("daily_quota", &self.daily_quota)
             .finish()
     }
 }
@@ -74,6 +84,10 @@ pub struct HashedRequestor {
     pub allow: Option<Vec<IpNet>>,
     /// The dialect to store; `None` leaves the stored one (a new requestor: the default).
     pub dialect: Option<Dialect>,
+    /// The rate to store (`Some(0)`: none); `None` leaves the stored one.
+    pub rate: Option<u32>,
+    /// The daily quota to store (`Some(0)`: none); `None` leaves the stored one.
+    pub daily_quota: Option<u32>,
 }
 
 /// The longest id and context: the spec's `RequestorID@ID` and `@ID_Context`
@@ -145,6 +159,8 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                     name: r.name,
                     active: r.active,
                     dialect,
+                    rate: r.rate,
+                    daily_quota: r.daily_quota,
                 })
             })
             .collect::<Result<Vec<_>, ImportError>>()
@@ -159,7 +175,7 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None }
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None }
     }
 
     #[test]

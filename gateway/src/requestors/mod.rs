@@ -7,12 +7,14 @@
 //! | [`repo`] | all SQL of requestors |
 //! | [`import`] | the `requestors` part of an import file; passwords hashed before they are stored |
 //! | [`admin`] | `ota-gateway requestor add / passwd / disable / enable / list / allow` |
+//! | [`traffic`] | look-to-book: searches, availability checks, quotes and bookings counted per requestor and day |
 //!
 //! Authentication itself (argon2, the verification cache) is [`crate::auth`].
 
 pub mod admin;
 pub mod import;
 pub mod repo;
+pub mod traffic;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -20,7 +22,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 use ota_messages::Dialect;
 
-pub use crate::shared::context::Requestor;
+pub use crate::shared::context::{Limits, Requestor};
 
 /// A requestor as stored. Deliberately not `Debug`-printing the hash.
 #[derive(Clone, PartialEq, Eq)]
@@ -39,6 +41,8 @@ pub struct StoredRequestor {
     pub allow: Vec<IpNet>,
     /// The dialect its answers are written in.
     pub dialect: Dialect,
+    /// Its traffic limits.
+    pub limits: Limits,
 }
 
 impl StoredRequestor {
@@ -65,6 +69,7 @@ impl std::fmt::Debug for StoredRequestor {
             .field("active", &self.active)
             .field("allow", &self.allow)
             .field("dialect", &self.dialect)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -104,7 +109,7 @@ mod tests {
 
     #[test]
     fn allow_lists() {
-        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service };
+        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default() };
         assert!(r.allows(None));
         assert!(r.allows(Some("203.0.113.9".parse().unwrap())));
         r.allow = vec!["10.0.0.0/8".parse().unwrap(), "2001:db8::/32".parse().unwrap()];

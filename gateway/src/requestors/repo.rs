@@ -2,18 +2,18 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use ipnet::IpNet;
 use ota_messages::Dialect;
 
-use super::StoredRequestor;
+use super::{Limits, StoredRequestor};
 use super::import::HashedRequestor;
 use crate::row;
 use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String }
 }
 
 row! {
@@ -23,7 +23,7 @@ row! {
 
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
-    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect FROM requestor ORDER BY id", &[]).await?;
+    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for FROM requestor ORDER BY id", &[]).await?;
     let allow_rows: Vec<AllowRow> = c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
     let mut allow: HashMap<String, Vec<IpNet>> = HashMap::new();
     for a in allow_rows {
@@ -37,7 +37,9 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
         .map(|r| {
             let dialect = Dialect::from_name(&r.dialect)
                 .ok_or_else(|| StoreError::Data(format!("requestor {:?}: dialect {:?} is not one this gateway knows", r.id, r.dialect)))?;
+            let limits = limits_of(&r.id, r.rate_per_second, r.daily_quota, &r.rate_for)?;
             Ok(StoredRequestor {
+                limits,
                 allow: allow.remove(&r.id).unwrap_or_default(),
                 id: r.id,
                 id_context: r.id_context,
@@ -50,6 +52,34 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
         .collect()
 }
 
+row! {
+    /// The limit columns of a `requestor` row.
+    pub(crate) struct LimitsRow { rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String }
+}
+
+/// The limits of stored columns (a value out of range is a data error, not no limit).
+fn limits_of(id: &str, rate: Option<i64>, daily_quota: Option<i64>, rate_for: &str) -> Result<Limits, StoreError> {
+    let positive = |what: &str, v: Option<i64>| {
+        v.map(|n| u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| StoreError::Data(format!("requestor {id:?}: {what} {n} is out of range"))))
+            .transpose()
+    };
+    let per_operation = crate::shared::context::parse_rates_for(rate_for).map_err(|e| StoreError::Data(format!("requestor {id:?}: rate_for: {e}")))?;
+    Ok(Limits { rate: positive("rate_per_second", rate)?, daily_quota: positive("daily_quota", daily_quota)?, per_operation })
+}
+
+/// A requestor's limits, as stored; `None` when there is no such requestor.
+pub(crate) async fn limits(c: &mut Conn<'_>, id: &str) -> Result<Option<Limits>, StoreError> {
+    let row: Option<LimitsRow> = c.query_opt("SELECT rate_per_second, daily_quota, rate_for FROM requestor WHERE id = $1", &[&id]).await?;
+    row.map(|r| limits_of(id, r.rate_per_second, r.daily_quota, &r.rate_for)).transpose()
+}
+
+/// Sets a requestor's limits; false when there is no such requestor.
+pub(crate) async fn set_limits(c: &mut Conn<'_>, id: &str, limits: &Limits) -> Result<bool, StoreError> {
+    let (rate, quota) = (limits.rate.map(i64::from), limits.daily_quota.map(i64::from));
+    let rate_for = crate::shared::context::rates_for_text(&limits.per_operation);
+    Ok(c.execute("UPDATE requestor SET rate_per_second = $2, daily_quota = $3, rate_for = $4 WHERE id = $1", &[&id, &rate, &quota, &rate_for]).await? == 1)
+}
+
 /// How many requestors there are.
 pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     let Scalar(n) = c.query_one("SELECT count(*) FROM requestor", &[]).await?;
@@ -60,12 +90,27 @@ pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
 /// its dialect when `r.dialect` is (a new requestor without one gets the default).
 pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<Utc>) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect, rate_per_second, daily_quota)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $11, $12)
          ON CONFLICT (id) DO UPDATE SET id_context = excluded.id_context, name = excluded.name,
              password_hash = excluded.password_hash, active = excluded.active,
-             dialect = CASE WHEN $8 THEN excluded.dialect ELSE requestor.dialect END",
-        &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now, &r.dialect.unwrap_or_default().as_str(), &r.dialect.is_some()],
+             dialect = CASE WHEN $8 THEN excluded.dialect ELSE requestor.dialect END,
+             rate_per_second = CASE WHEN $9 THEN excluded.rate_per_second ELSE requestor.rate_per_second END,
+             daily_quota = CASE WHEN $10 THEN excluded.daily_quota ELSE requestor.daily_quota END",
+        &[
+            &r.id,
+            &r.id_context,
+            &r.name,
+            &r.password_hash,
+            &r.active,
+            &now,
+            &r.dialect.unwrap_or_default().as_str(),
+            &r.dialect.is_some(),
+            &r.rate.is_some(),
+            &r.daily_quota.is_some(),
+            &r.rate.filter(|n| *n > 0).map(i64::from),
+            &r.daily_quota.filter(|n| *n > 0).map(i64::from),
+        ],
     )
     .await?;
     if let Some(allow) = &r.allow {
@@ -136,4 +181,50 @@ pub(crate) async fn replace_allow(c: &mut Conn<'_>, id: &str, allow: &[IpNet]) -
         c.execute("INSERT INTO requestor_allow (requestor_id, network) VALUES ($1, $2) ON CONFLICT DO NOTHING", &[&id, &text]).await?;
     }
     Ok(())
+}
+
+row! {
+    /// A requestor's added-up `requestor_traffic` counts.
+    pub(crate) struct TrafficRow { requestor_id: String, searches: i64, availability: i64, quotes: i64, bookings: i64, requests: i64 }
+}
+
+/// Adds a gateway's counts of one requestor and day to `requestor_traffic`: searches,
+/// availability checks, quotes, bookings, and every admitted request.
+pub(crate) async fn add_traffic(c: &mut Conn<'_>, id: &str, day: NaiveDate, [searches, availability, quotes, bookings, requests]: [i64; 5]) -> Result<(), StoreError> {
+    c.execute(
+        "INSERT INTO requestor_traffic (requestor_id, day, searches, availability, quotes, bookings, requests) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (requestor_id, day) DO UPDATE SET searches = requestor_traffic.searches + excluded.searches, requests = requestor_traffic.requests + excluded.requests,
+             availability = requestor_traffic.availability + excluded.availability,
+             quotes = requestor_traffic.quotes + excluded.quotes, bookings = requestor_traffic.bookings + excluded.bookings",
+        &[&id, &day, &searches, &availability, &quotes, &bookings, &requests],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The counts since `since` (included), added up per requestor (`id`, or every one), by id:
+/// searches, availability checks, quotes, bookings, every admitted request.
+pub(crate) async fn traffic_since(c: &mut Conn<'_>, id: Option<&str>, since: NaiveDate) -> Result<Vec<(String, [i64; 5])>, StoreError> {
+    let rows: Vec<TrafficRow> = c
+        .query(
+            "SELECT requestor_id, CAST(sum(searches) AS BIGINT), CAST(sum(availability) AS BIGINT), CAST(sum(quotes) AS BIGINT), CAST(sum(bookings) AS BIGINT), CAST(sum(requests) AS BIGINT)
+             FROM requestor_traffic WHERE day >= $1 AND ($2 = '' OR requestor_id = $2) GROUP BY requestor_id ORDER BY requestor_id",
+            &[&since, &id.unwrap_or("")],
+        )
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.requestor_id, [r.searches, r.availability, r.quotes, r.bookings, r.requests]))
+        .collect())
+}
+
+row! {
+    /// A requestor's admitted requests on a day.
+    pub(crate) struct RequestsRow { requestor_id: String, requests: i64 }
+}
+
+/// Every requestor's admitted requests on `day`, added up over every gateway.
+pub(crate) async fn requests_on(c: &mut Conn<'_>, day: NaiveDate) -> Result<Vec<(String, i64)>, StoreError> {
+    let rows: Vec<RequestsRow> = c.query("SELECT requestor_id, requests FROM requestor_traffic WHERE day = $1 AND requests > 0 ORDER BY requestor_id", &[&day]).await?;
+    Ok(rows.into_iter().map(|r| (r.requestor_id, r.requests)).collect())
 }

@@ -27,6 +27,48 @@ pub struct Requestor {
     /// The dialect its answers are written in (and, where the dialects differ on it, what its
     /// requests mean: a book request without `ResStatus`).
     pub dialect: Dialect,
+    /// Its traffic limits (checked by [`crate::limits`] before the operation runs).
+    pub limits: Limits,
+}
+
+/// A requestor's traffic limits; `None`: no limit. Each gateway enforces them on its own
+/// (see `crate::limits`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Requests per second (a burst of up to one second's worth is let through at once).
+    pub rate: Option<u32>,
+    /// Requests per second of one operation (its path without the slash, e.g.
+    /// `hotelavailability`), on top of [`Limits::rate`]; sorted by operation.
+    pub per_operation: Vec<(&'static str, u32)>,
+    /// Requests per UTC day.
+    pub daily_quota: Option<u32>,
+}
+
+/// An operation's name in a per-operation rate: its path without the slash
+/// (`hotelavailability`), as `&'static str`; else the names there are.
+pub fn operation_name(name: &str) -> Result<&'static str, String> {
+    ota_messages::OPERATIONS.iter().map(|op| op.path.trim_start_matches('/')).find(|n| *n == name).ok_or_else(|| {
+        let names: Vec<&str> = ota_messages::OPERATIONS.iter().map(|op| op.path.trim_start_matches('/')).collect();
+        format!("{name:?} is not an operation: one of {}", names.join(", "))
+    })
+}
+
+/// Per-operation rates as stored: `operation=N` pairs separated by `;` (empty: none).
+pub fn parse_rates_for(text: &str) -> Result<Vec<(&'static str, u32)>, String> {
+    let mut rates = Vec::new();
+    for pair in text.split(';').filter(|p| !p.is_empty()) {
+        let (op, n) = pair.split_once('=').ok_or_else(|| format!("{pair:?} is not operation=N"))?;
+        let n = n.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| format!("{pair:?}: the rate is not a number above 0"))?;
+        rates.push((operation_name(op)?, n));
+    }
+    rates.sort_unstable();
+    rates.dedup_by_key(|(op, _)| *op);
+    Ok(rates)
+}
+
+/// Per-operation rates in their stored form (see [`parse_rates_for`]).
+pub fn rates_for_text(rates: &[(&'static str, u32)]) -> String {
+    rates.iter().map(|(op, n)| format!("{op}={n}")).collect::<Vec<_>>().join(";")
 }
 
 /// Why an operation did not answer with a success.

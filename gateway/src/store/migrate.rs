@@ -25,6 +25,10 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0008_requestors_version.sql"),
     include_str!("../../migrations/sqlite/0009_time_zones.sql"),
     include_str!("../../migrations/sqlite/0010_requestor_dialect.sql"),
+    include_str!("../../migrations/sqlite/0011_requestor_limits.sql"),
+    include_str!("../../migrations/sqlite/0012_requestor_traffic.sql"),
+    include_str!("../../migrations/sqlite/0013_requestor_traffic_requests.sql"),
+    include_str!("../../migrations/sqlite/0014_requestor_rate_for.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -36,6 +40,10 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0005_requestors_version.sql"),
     include_str!("../../migrations/postgres/0006_time_zones.sql"),
     include_str!("../../migrations/postgres/0007_requestor_dialect.sql"),
+    include_str!("../../migrations/postgres/0008_requestor_limits.sql"),
+    include_str!("../../migrations/postgres/0009_requestor_traffic.sql"),
+    include_str!("../../migrations/postgres/0010_requestor_traffic_requests.sql"),
+    include_str!("../../migrations/postgres/0011_requestor_rate_for.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

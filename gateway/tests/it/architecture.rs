@@ -15,7 +15,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ("entry: transport, dispatch, the process's state, the content snapshot, the import command", &["http", "operation", "state", "content", "import"]),
     ("bookings of either kind: the read and the cancel", &["bookings"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
-    ("who calls: requestors and their authentication", &["requestors", "auth"]),
+    ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
     ("below every area", &["shared", "store", "errors", "metrics", "config", "client"]),
 ];
 
@@ -28,6 +28,7 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("state", "content"),
     ("auth", "requestors"),
     ("requestors", "auth"),
+    ("limits", "requestors"),
     ("shared", "store"),
     ("shared", "errors"),
     ("store", "metrics"),

@@ -27,6 +27,7 @@ mod hotels;
 mod http;
 mod instances;
 mod lifecycle;
+mod limits;
 mod load;
 mod migrations;
 mod operator;

@@ -398,6 +398,7 @@ impl TestGateway {
                 name: "Demo partner".into(),
                 instance: None,
                 dialect: ota_messages::Dialect::Service,
+                limits: ota_gateway::requestors::Limits::default(),
             },
             now: chrono::Utc::now(),
             request_id: "test".into(),

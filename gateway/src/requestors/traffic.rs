@@ -1,0 +1,195 @@
+//! Look-to-book: what each requestor asks for — activity searches, availability checks (hotel
+//! and activity), quotes and bookings, and every admitted request (what daily quotas count) —
+//! counted per UTC day in the gateway's memory ([`Tally`])
+//! and added to the `requestor_traffic` table every `--traffic-flush-interval` (a minute) and
+//! when the gateway stops
+//! ([`Tally::flush`]: one upsert per requestor and day), so the counts of every gateway add up
+//! and a request costs no database work for being counted. `ota-gateway requestor stats`
+//! reads them ([`stats`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use chrono::NaiveDate;
+
+use super::repo;
+use crate::shared::context::OpError;
+use crate::store::{Store, StoreError, Ticket};
+
+/// What a request counts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// An activity search.
+    Search,
+    /// A hotel or activity availability check.
+    Availability,
+    /// A book request that stored nothing (a Quote, or a Commit that was refused).
+    Quote,
+    /// A Commit that booked.
+    Booking,
+}
+
+impl Look {
+    /// The value of the metrics' `kind` label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Look::Search => "search",
+            Look::Availability => "availability",
+            Look::Quote => "quote",
+            Look::Booking => "booking",
+        }
+    }
+}
+
+/// Counts of one requestor (on one day, or added up).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Activity searches.
+    pub searches: i64,
+    /// Hotel and activity availability checks.
+    pub availability: i64,
+    /// Quotes.
+    pub quotes: i64,
+    /// Bookings (Commits that booked).
+    pub bookings: i64,
+    /// Every request admitted within the requestor's limits (what daily quotas count).
+    pub requests: i64,
+}
+
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.searches += other.searches;
+        self.availability += other.availability;
+        self.quotes += other.quotes;
+        self.bookings += other.bookings;
+        self.requests += other.requests;
+    }
+
+    /// Looks (searches and availability checks) per booking; `None` without bookings.
+    pub fn looks_per_booking(&self) -> Option<f64> {
+        (self.bookings > 0).then(|| (self.searches + self.availability) as f64 / self.bookings as f64)
+    }
+
+    /// Quotes per booking; `None` without bookings.
+    pub fn quotes_per_booking(&self) -> Option<f64> {
+        (self.bookings > 0).then(|| self.quotes as f64 / self.bookings as f64)
+    }
+}
+
+/// The counts of one gateway not yet in the database, by requestor and UTC day.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pending: Mutex<HashMap<(String, NaiveDate), Counts>>,
+}
+
+impl Tally {
+    /// Counts one admitted request of `requestor` on `day`, and what it was (`None`: none of
+    /// the look-to-book kinds).
+    pub fn count(&self, requestor: &str, day: NaiveDate, look: Option<Look>) {
+        let Ok(mut pending) = self.pending.lock() else { return };
+        let counts = match pending.get_mut(&(requestor.to_string(), day)) {
+            Some(c) => c,
+            None => pending.entry((requestor.to_string(), day)).or_default(),
+        };
+        counts.requests += 1;
+        match look {
+            Some(Look::Search) => counts.searches += 1,
+            Some(Look::Availability) => counts.availability += 1,
+            Some(Look::Quote) => counts.quotes += 1,
+            Some(Look::Booking) => counts.bookings += 1,
+            None => {}
+        }
+    }
+
+    /// The admitted requests of `requestor` on `day` not yet stored.
+    pub fn pending_requests(&self, requestor: &str, day: NaiveDate) -> i64 {
+        self.pending.lock().ok().and_then(|p| p.get(&(requestor.to_string(), day)).map(|c| c.requests)).unwrap_or(0)
+    }
+
+    /// Adds the pending counts to the database in one transaction (one upsert per requestor
+    /// and day) and forgets them; on failure they stay pending for the next flush. How many
+    /// rows were written.
+    pub async fn flush(&self, store: &Store) -> Result<usize, StoreError> {
+        let taken: Vec<((String, NaiveDate), Counts)> = match self.pending.lock() {
+            Ok(mut pending) => pending.drain().collect(),
+            Err(_) => return Ok(0),
+        };
+        if taken.is_empty() {
+            return Ok(0);
+        }
+        let rows = Arc::new(taken);
+        let written = rows.clone();
+        let result = store
+            .write(&Ticket::new(), None, move |c| {
+                Box::pin(async move {
+                    for ((id, day), counts) in written.iter() {
+                        repo::add_traffic(c, id, *day, [counts.searches, counts.availability, counts.quotes, counts.bookings, counts.requests]).await?;
+                    }
+                    Ok::<_, OpError>(written.len())
+                })
+            })
+            .await;
+        match result {
+            Ok(n) => Ok(n),
+            Err(e) => {
+                if let Ok(mut pending) = self.pending.lock() {
+                    for ((id, day), counts) in rows.iter() {
+                        pending.entry((id.clone(), *day)).or_default().add(*counts);
+                    }
+                }
+                Err(match e {
+                    OpError::Store(e) => e,
+                    other => StoreError::Data(format!("{other:?}")),
+                })
+            }
+        }
+    }
+}
+
+/// Every requestor's admitted requests on `day`, as stored (added up over every gateway).
+pub async fn requests_on(store: &Store, day: NaiveDate) -> Result<Vec<(String, i64)>, StoreError> {
+    store.read(move |c| Box::pin(async move { repo::requests_on(c, day).await })).await
+}
+
+/// The stored counts since `since` (a UTC day, included), added up per requestor (one, or
+/// all), by requestor id.
+pub async fn stats(store: &Store, requestor: Option<&str>, since: NaiveDate) -> Result<Vec<(String, Counts)>, StoreError> {
+    let id = requestor.map(str::to_string);
+    let rows = store.read(move |c| Box::pin(async move { repo::traffic_since(c, id.as_deref(), since).await })).await?;
+    Ok(rows.into_iter().map(|(id, [searches, availability, quotes, bookings, requests])| (id, Counts { searches, availability, quotes, bookings, requests })).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn ratios() {
+        let c = Counts { searches: 300, availability: 100, quotes: 20, bookings: 4, requests: 500 };
+        assert_eq!(c.looks_per_booking(), Some(100.0));
+        assert_eq!(c.quotes_per_booking(), Some(5.0));
+        assert_eq!(Counts::default().looks_per_booking(), None);
+    }
+
+    #[tokio::test]
+    async fn counts_of_several_flushes_and_gateways_add_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&crate::store::Location::Sqlite(dir.path().join("gw.db"))).await.unwrap();
+        let day = NaiveDate::from_ymd_opt(2030, 5, 1).unwrap();
+        let (one, two) = (Tally::default(), Tally::default());
+        one.count("P", day, Some(Look::Search));
+        one.count("P", day, Some(Look::Booking));
+        two.count("P", day, Some(Look::Search));
+        two.count("Q", day, Some(Look::Quote));
+        two.count("Q", day, None);
+        assert_eq!(two.pending_requests("Q", day), 2);
+        assert_eq!(one.flush(&store).await.unwrap(), 1);
+        assert_eq!(one.flush(&store).await.unwrap(), 0, "nothing pending");
+        assert_eq!(two.flush(&store).await.unwrap(), 2);
+        let all = stats(&store, None, day).await.unwrap();
+        assert_eq!(all, vec![("P".into(), Counts { searches: 2, bookings: 1, requests: 3, ..Counts::default() }), ("Q".into(), Counts { quotes: 1, requests: 2, ..Counts::default() })]);
+        assert!(stats(&store, Some("P"), day.succ_opt().unwrap()).await.unwrap().is_empty());
+        assert_eq!(requests_on(&store, day).await.unwrap(), vec![("P".into(), 3), ("Q".into(), 2)]);
+    }
+}
