@@ -670,7 +670,12 @@ pub fn captured_logs() -> Capture {
             let layer = tracing_subscriber::fmt::layer()
                 .with_ansi(false)
                 .with_writer(move || LogWriter(writer.clone()))
-                .with_filter(tracing_subscriber::filter::filter_fn(|_| CAPTURES.load(Ordering::SeqCst) > 0));
+                // Decided at each event, never cached per callsite: a callsite first met while
+                // no test captured (its interest computed then) must still be captured later.
+                .with_filter(
+                    tracing_subscriber::filter::dynamic_filter_fn(|_, _| CAPTURES.load(Ordering::SeqCst) > 0)
+                        .with_callsite_filter(|_| tracing::subscriber::Interest::sometimes()),
+                );
             tracing_subscriber::registry().with(layer).try_init().expect("one global subscriber");
             buf
         })
