@@ -71,6 +71,7 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                 let attrs: Vec<TokenStream> = attrs.collect();
                 // Other forms: attributes by position, elements by index (declaration order).
                 let mut forms = Vec::new();
+                let mut fixed_texts = 0;
                 let members = s.attributes.iter().enumerate().map(|(i, a)| {
                     let i = proc_macro2::Literal::usize_unsuffixed(i);
                     (quote!(Member::Attribute(#i)), a)
@@ -92,15 +93,26 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                         }
                     }
                 }
+                // A text form, once whichever dialects write it (the `dialects` pass allows one
+                // attribute per type); a fixed text is the one form that names no member.
+                let mut texts: Vec<&str> = Vec::new();
                 for t in &s.text_forms {
-                    forms.push(match &t.kind {
-                        TextFormKind::Attribute(name) => quote!(Form::Also { name: #name, of: Member::Text },),
-                        TextFormKind::Value(value) => quote!(Form::Text { value: #value },),
-                    });
+                    match &t.kind {
+                        TextFormKind::Attribute(name) if !texts.contains(&name.as_str()) => {
+                            texts.push(name);
+                            forms.push(quote!(Form::Also { name: #name, of: Member::Text },));
+                        }
+                        TextFormKind::Attribute(_) => {}
+                        TextFormKind::Value(value) if !texts.contains(&value.as_str()) => {
+                            texts.push(value);
+                            forms.push(quote!(Form::Text { value: #value },));
+                            fixed_texts += 1;
+                        }
+                        TextFormKind::Value(_) => {}
+                    }
                 }
-                forms.dedup_by(|a, b| a.to_string() == b.to_string());
                 uses_forms |= !forms.is_empty();
-                uses_members |= forms.iter().any(|f| f.to_string().contains("Member"));
+                uses_members |= forms.len() > fixed_texts;
                 let content = match &s.content {
                     Content::Empty => quote!(Content::Empty),
                     Content::Skipped => quote!(Content::Skipped),

@@ -143,18 +143,10 @@ fn standalone(node: &Node, text: &str) -> String {
     let start_tag_end = source.find('>').unwrap_or(source.len());
     let start_tag = &source[..start_tag_end];
     let mut added = String::new();
-    for ns in node.namespaces() {
-        let declared_here = match ns.name() {
-            Some(prefix) => start_tag.contains(&format!("xmlns:{prefix}=")),
-            None => start_tag.contains("xmlns=") ,
-        };
-        if declared_here || ns.name() == Some("xml") {
-            continue;
-        }
-        let uri = ns.uri().replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
-        match ns.name() {
-            Some(prefix) => added.push_str(&format!(r#" xmlns:{prefix}="{uri}""#)),
-            None => added.push_str(&format!(r#" xmlns="{uri}""#)),
+    for ns in node.namespaces().filter(|ns| ns.name() != Some("xml")) {
+        let attribute = ns.name().map_or_else(|| "xmlns".to_string(), |prefix| format!("xmlns:{prefix}"));
+        if !start_tag.contains(&format!("{attribute}=")) {
+            added.push_str(&format!(r#" {attribute}="{}""#, escape(ns.uri())));
         }
     }
     // After the qualified name of the start tag.
@@ -165,7 +157,6 @@ fn standalone(node: &Node, text: &str) -> String {
 /// Adds the POS a `UsernameToken` stands for to an OTA message that has none: the requestor's
 /// `ID` and registered `ID_Context` (`context`; empty when it is not known), and the password.
 pub fn with_pos(message: &str, root: &str, (username, password): (&str, &str), context: &str) -> String {
-    let esc = |s: &str| s.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");
     // The prefix the message writes its own elements with, if any.
     let prefix = message.strip_prefix('<').and_then(|m| m.split_once(':').filter(|(p, rest)| !p.contains(char::is_whitespace) && rest.starts_with(root)).map(|(p, _)| p));
     let q = |name: &str| prefix.map_or(name.to_string(), |p| format!("{p}:{name}"));
@@ -174,9 +165,9 @@ pub fn with_pos(message: &str, root: &str, (username, password): (&str, &str), c
         pos = q("POS"),
         src = q("Source"),
         rid = q("RequestorID"),
-        id = esc(username),
-        ctx = esc(context),
-        pw = esc(password),
+        id = escape(username),
+        ctx = escape(context),
+        pw = escape(password),
     );
     // Right after the root's start tag (POS comes first in every OTA request); a root written
     // empty gets its children.
@@ -193,6 +184,11 @@ pub fn has_pos(message: &str) -> bool {
     ota_messages::runtime::parse_document(message).is_ok_and(|doc| doc.root_element().children().any(|n| n.is_element() && n.tag_name().name() == "POS"))
 }
 
+/// `text` escaped for an attribute value or element text.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
 /// An OTA answer (an XML document) in a SOAP 1.1 envelope.
 pub fn envelope(answer: &str) -> String {
     let answer = answer.trim_start();
@@ -202,7 +198,7 @@ pub fn envelope(answer: &str) -> String {
 
 /// A SOAP Fault answer (HTTP 500, as SOAP 1.1 has it).
 pub fn fault_response(fault: &Fault) -> Response {
-    let text = fault.text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let text = escape(&fault.text);
     let xml = format!(
         r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="{SOAP11}"><soap:Body><soap:Fault><faultcode>soap:{}</faultcode><faultstring>{text}</faultstring></soap:Fault></soap:Body></soap:Envelope>"#,
         fault.code
@@ -244,47 +240,22 @@ pub fn wsdl(location: &str) -> String {
     for (file, _) in SCHEMAS.iter().filter(|(f, _)| *f != "common.xsd") {
         imports.push_str(&format!(r#"<xsd:import namespace="{OTA}" schemaLocation="wsdl/{file}"/>"#));
     }
-    let (mut messages, mut port_ops, mut binding_ops) = (String::new(), String::new(), String::new());
+    // One port type, binding and port per operation, so that each port posts to its own path.
+    let (mut messages, mut port_types, mut bindings, mut ports) = (String::new(), String::new(), String::new(), String::new());
     for op in OPERATIONS {
-        let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
         let Some(response_root) = op.response_root else { continue };
+        let (name, path, request_root) = (op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ"), op.path, op.request_root);
         messages.push_str(&format!(
-            r#"<wsdl:message name="{name}Request"><wsdl:part name="body" element="ota:{rq}"/></wsdl:message><wsdl:message name="{name}Response"><wsdl:part name="body" element="ota:{rs}"/></wsdl:message>"#,
-            rq = op.request_root,
-            rs = response_root,
+            r#"<wsdl:message name="{name}Request"><wsdl:part name="body" element="ota:{request_root}"/></wsdl:message><wsdl:message name="{name}Response"><wsdl:part name="body" element="ota:{response_root}"/></wsdl:message>"#
         ));
-        port_ops.push_str(&format!(
-            r#"<wsdl:operation name="{name}"><wsdl:input message="tns:{name}Request"/><wsdl:output message="tns:{name}Response"/></wsdl:operation>"#
+        port_types.push_str(&format!(
+            r#"<wsdl:portType name="{name}PortType"><wsdl:operation name="{name}"><wsdl:input message="tns:{name}Request"/><wsdl:output message="tns:{name}Response"/></wsdl:operation></wsdl:portType>"#
         ));
-        binding_ops.push_str(&format!(
-            r#"<wsdl:operation name="{name}"><soap:operation soapAction="{path}" style="document"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>"#,
-            path = op.path,
+        bindings.push_str(&format!(
+            r#"<wsdl:binding name="{name}Binding" type="tns:{name}PortType"><soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="document"/><wsdl:operation name="{name}"><soap:operation soapAction="{path}" style="document"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation></wsdl:binding>"#
         ));
+        ports.push_str(&format!(r#"<wsdl:port name="{name}Port" binding="tns:{name}Binding"><soap:address location="{location}{path}"/></wsdl:port>"#));
     }
-    let ports: String = OPERATIONS
-        .iter()
-        .map(|op| {
-            let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
-            format!(r#"<wsdl:port name="{name}Port" binding="tns:{name}Binding"><soap:address location="{location}{path}"/></wsdl:port>"#, path = op.path)
-        })
-        .collect();
-    // One binding per operation, so that each port posts to its own path.
-    let bindings: String = OPERATIONS
-        .iter()
-        .map(|op| {
-            let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
-            let one = binding_ops.split("</wsdl:operation>").find(|o| o.contains(&format!(r#"name="{name}""#))).unwrap_or_default();
-            format!(r#"<wsdl:binding name="{name}Binding" type="tns:{name}PortType"><soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="document"/>{one}</wsdl:operation></wsdl:binding>"#)
-        })
-        .collect();
-    let port_types: String = OPERATIONS
-        .iter()
-        .map(|op| {
-            let name = op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ");
-            let one = port_ops.split("</wsdl:operation>").find(|o| o.contains(&format!(r#"name="{name}""#))).unwrap_or_default();
-            format!(r#"<wsdl:portType name="{name}PortType">{one}</wsdl:operation></wsdl:portType>"#)
-        })
-        .collect();
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?><wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:ota="{OTA}" xmlns:tns="urn:ota-gateway" targetNamespace="urn:ota-gateway" name="OtaGateway"><wsdl:types><xsd:schema targetNamespace="urn:ota-gateway">{imports}</xsd:schema></wsdl:types>{messages}{port_types}{bindings}<wsdl:service name="OtaGateway">{ports}</wsdl:service></wsdl:definitions>"#
     )

@@ -525,21 +525,16 @@ async fn reads_in_the_other_official_forms(b: Backend) {
 }
 
 /// OpenTravel's own sample requests of our roots that are valid under 2016B, with OTA-DEMO's POS
-/// and our version put in (`conformance/opentravel-samples/`, `scripts/official-samples.py`),
-/// that still get a schema error: (file, what is left). The list may only shrink: a sample not
-/// listed that gets a schema error fails the test, and so does a listed one that no longer
-/// does (take it off).
-const SAMPLES_NOT_YET: &[(&str, &str)] = &[];
-
-/// Each official sample request gets a business answer (Success, or an error saying what is not
-/// possible or not supported) valid under 2016B, never a schema error, but for [`SAMPLES_NOT_YET`].
+/// and our version put in (`conformance/opentravel-samples/`, `scripts/official-samples.py`):
+/// each gets a business answer (Success, or an error saying what is not possible or not
+/// supported) valid under 2016B, never a schema error.
 async fn official_sample_requests_get_business_answers(b: Backend) {
     let server = TestServer::start(b).await;
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/opentravel-samples");
     let mut files: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     assert!(files.len() >= 38, "the samples are in {}", folder.display());
-    let (mut refused, mut answered) = (Vec::new(), Vec::new());
+    let mut refused = Vec::new();
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let xml = std::fs::read_to_string(file).unwrap();
@@ -554,14 +549,12 @@ async fn official_sample_requests_get_business_answers(b: Backend) {
             .filter(|e| e.starts_with(r#"Type="7""#) || (e.starts_with(r#"Type="10""#) && e.split('>').nth(1).is_some_and(|t| t.split(':').next().is_some_and(|l| l.parse::<u32>().is_ok()))))
             .map(|e| e.split('>').nth(1).unwrap_or_default().split('<').next().unwrap_or_default().to_string())
             .collect();
-        if shape.is_empty() { answered.push(name) } else { refused.push((name, shape)) }
+        if !shape.is_empty() {
+            refused.push((name, shape));
+        }
     }
-    let listed: Vec<&str> = SAMPLES_NOT_YET.iter().map(|(n, _)| *n).collect();
-    let new: Vec<_> = refused.iter().filter(|(n, _)| !listed.contains(&n.as_str())).collect();
-    let fixed: Vec<_> = answered.iter().filter(|n| listed.contains(&n.as_str())).collect();
-    println!("{} of {} official sample requests get a business answer", answered.len(), files.len());
-    assert!(new.is_empty(), "schema errors for official sample requests:\n{new:#?}");
-    assert!(fixed.is_empty(), "SAMPLES_NOT_YET lists samples answered now (take them off): {fixed:?}");
+    println!("{} of {} official sample requests get a business answer", files.len() - refused.len(), files.len());
+    assert!(refused.is_empty(), "schema errors for official sample requests:\n{refused:#?}");
 }
 
 /// An import sets a requestor's dialect when it gives one and keeps it when it does not.

@@ -7,18 +7,36 @@
 //! | [`availability`] | `OTA_HotelAvailRQ` → an availability query |
 //! | [`reservation`] | `OTA_HotelResRQ` → the booking asked for, priced |
 //! | [`modify`] | `OTA_HotelResModifyRQ` → the booking as it would be after the change |
-//! | `mod.rs` | the parts every request shares: comments, sources, guests' names, boards, item references |
+//! | `mod.rs` | the parts every request shares: comments, sources, guests' names, boards, item references, the 2016B parts refused |
 
 use ota_messages::common::{CompanyName, Source};
 use ota_messages::hotel_res_modify as m;
 
 use super::booking::{Comment, Company, ItemRef, LangText, RoomSource, TransferLeg, TransferPoint, Transport};
+use crate::errors::Problem;
 
 /// OpenTravel 2016B's special requests: not passed on to the hotel (Type 2).
-pub const SPECIAL_REQUESTS: &str = "Special requests are not supported: they are not passed on to the hotel. Send the booking without them (Comments are kept with the booking, as written).";
+const SPECIAL_REQUESTS: &str = "Special requests are not supported: they are not passed on to the hotel. Send the booking without them (Comments are kept with the booking, as written).";
 
 /// OpenTravel 2016B's rate plans of a room stay: not chosen here (Type 2).
-pub const RATE_PLANS: &str = "Rate plans are not supported: the rate is the room type's, with the board of RoomRates (or of its Service).";
+const RATE_PLANS: &str = "Rate plans are not supported: the rate is the room type's, with the board of RoomRates (or of its Service).";
+
+/// The parts of an OpenTravel 2016B booking (or modify) the gateway does not act on, each
+/// refused (Type 2) at its place rather than dropped: the booking's `SpecialRequests` (`global`:
+/// the path of its `ResGlobalInfo`, when it has them) and each room stay's `RatePlans` and
+/// `SpecialRequests` (`stays`: its path, whether it has each).
+fn unsupported_parts(global: Option<String>, stays: impl IntoIterator<Item = (String, bool, bool)>) -> Vec<Problem> {
+    let mut out: Vec<Problem> = global.map(|at| Problem::not_supported(SPECIAL_REQUESTS).at(format!("{at}/SpecialRequests"))).into_iter().collect();
+    for (at, rate_plans, special_requests) in stays {
+        if rate_plans {
+            out.push(Problem::not_supported(RATE_PLANS).at(format!("{at}/RatePlans")));
+        }
+        if special_requests {
+            out.push(Problem::not_supported(SPECIAL_REQUESTS).at(format!("{at}/SpecialRequests")));
+        }
+    }
+    out
+}
 
 pub mod availability;
 pub mod modify;

@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res_modify as m;
 
-use super::{RATE_PLANS, SPECIAL_REQUESTS, board_of, comments_from, item_ref, person_name, room_source, transfer_legs};
+use super::{board_of, comments_from, item_ref, person_name, room_source, transfer_legs, unsupported_parts};
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, ItemRef, Room, RoomSource, Service};
 use crate::hotels::catalogue::Catalogue;
@@ -52,18 +52,11 @@ pub fn open_travel_form(rq: &m::OtaHotelResModifyRq, references: (Option<&str>, 
             );
         }
     }
-    if hrm.res_global_info.special_requests.is_some() {
-        problems.push(Problem::not_supported(SPECIAL_REQUESTS).at(format!("{BASE}/ResGlobalInfo/SpecialRequests")));
-    }
-    for (i, rs) in hrm.room_stays.iter().flat_map(|r| r.room_stay.iter()).enumerate() {
-        let at = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
-        if rs.rate_plans.is_some() {
-            problems.push(Problem::not_supported(RATE_PLANS).at(format!("{at}/RatePlans")));
-        }
-        if rs.special_requests.is_some() {
-            problems.push(Problem::not_supported(SPECIAL_REQUESTS).at(format!("{at}/SpecialRequests")));
-        }
-    }
+    let stays = hrm.room_stays.iter().flat_map(|r| r.room_stay.iter()).enumerate();
+    problems.extend(unsupported_parts(
+        hrm.res_global_info.special_requests.as_ref().map(|_| format!("{BASE}/ResGlobalInfo")),
+        stays.map(|(i, rs)| (format!("{BASE}/RoomStays/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())),
+    ));
     if hrm.res_status.as_deref().is_some_and(|s| s.trim().eq_ignore_ascii_case("Cancelled")) {
         problems.push(Problem::not_supported("A modify request does not cancel a booking; cancel it with /bookcancel (OTA_CancelRQ).").at(format!("{BASE}/@ResStatus")));
     }

@@ -8,7 +8,7 @@ use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res as res;
 use rust_decimal::Decimal;
 
-use super::{RATE_PLANS, SPECIAL_REQUESTS, comments_from};
+use super::{comments_from, unsupported_parts};
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, Guest, RESERVED, Room, Service, base_code};
 use crate::hotels::catalogue::{Catalogue, Hotel, RoomType};
@@ -94,18 +94,10 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
     }
     let mut p = Vec::new();
     let stays = &rq.room_stays.room_stay;
-    if rq.res_global_info.special_requests.is_some() {
-        p.push(Problem::not_supported(SPECIAL_REQUESTS).at(format!("{ROOT}/ResGlobalInfo/SpecialRequests")));
-    }
-    for (i, rs) in stays.iter().enumerate() {
-        let at = format!("{ROOM_STAYS}/RoomStay[{}]", i + 1);
-        if rs.rate_plans.is_some() {
-            p.push(Problem::not_supported(RATE_PLANS).at(format!("{at}/RatePlans")));
-        }
-        if rs.special_requests.is_some() {
-            p.push(Problem::not_supported(SPECIAL_REQUESTS).at(format!("{at}/SpecialRequests")));
-        }
-    }
+    p.extend(unsupported_parts(
+        rq.res_global_info.special_requests.as_ref().map(|_| format!("{ROOT}/ResGlobalInfo")),
+        stays.iter().enumerate().map(|(i, rs)| (format!("{ROOM_STAYS}/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())),
+    ));
     if !p.is_empty() {
         return Err(p);
     }
