@@ -31,6 +31,9 @@ pub const DEMO_PASSWORD: &str = "demo-password";
 /// The demo partner on the `ota2016b` dialect: `RequestorID@ID`, `ID_Context` and
 /// `MessagePassword`.
 pub const DEMO_OTA: (&str, &str, &str) = ("OTA-DEMO", "OTA-DEMO-DIST", "ota-demo-pass");
+/// The demo supplier, owning the demo hotels: `RequestorID@ID`, `ID_Context` and
+/// `MessagePassword`.
+pub const DEMO_SUPPLIER: (&str, &str, &str) = ("SUP-DEMO", "SUP-DEMO-DIST", "sup-demo-pass");
 
 /// An import file. Every part is optional.
 #[derive(Debug, Deserialize)]
@@ -87,6 +90,11 @@ async fn store_content(store: &Store, checked: Checked, only_if_empty: bool) -> 
                     return Ok(None);
                 }
                 for r in &checked.requestors {
+                    if let Some(role) = &r.role
+                        && let Some((hotel, owner)) = requestors::repo::owned_by_another(c, &r.id, role).await?
+                    {
+                        return Err(ImportError::invalid(format!("requestor {:?}", r.id), format!("hotel {hotel:?} belongs to supplier {owner:?}: a hotel has one supplier")));
+                    }
                     requestors::repo::upsert(c, r, now).await?;
                 }
                 if let Some(a) = &checked.activities {
@@ -165,7 +173,7 @@ mod tests {
     #[test]
     fn the_demo_parts_parse() {
         let demo = demo_content().unwrap();
-        assert_eq!(demo.requestors.len(), 3);
+        assert_eq!(demo.requestors.len(), 4);
         // OTA's MessagePassword has at most 16 characters: every demo partner can log in with
         // a client generated from the official schemas.
         assert!(demo.requestors.iter().all(|r| r.password.chars().count() <= 16));
@@ -175,6 +183,10 @@ mod tests {
         assert_eq!(demo.requestors[0].id, DEMO_ID);
         assert_eq!(demo.requestors[0].id_context, DEMO_ID_CONTEXT);
         assert_eq!(demo.requestors[0].password, DEMO_PASSWORD);
+        let supplier = &demo.requestors[3];
+        assert_eq!((supplier.id.as_str(), supplier.id_context.as_str(), supplier.password.as_str()), DEMO_SUPPLIER);
+        let demo_hotels: Vec<String> = demo.hotels.as_ref().unwrap().hotels.iter().map(|h| h.code.clone()).collect();
+        assert_eq!((supplier.supplier, supplier.hotels.as_ref()), (Some(true), Some(&demo_hotels)), "the demo supplier owns every demo hotel");
     }
 
     #[test]

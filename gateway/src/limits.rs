@@ -187,6 +187,7 @@ mod tests {
             instance: None,
             dialect: ota_messages::Dialect::Service,
             limits: Limits { rate, daily_quota, per_operation: vec![] },
+            role: crate::requestors::Role::Distributor,
         }
     }
 

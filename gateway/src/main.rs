@@ -19,10 +19,11 @@ use clap::{Parser, Subcommand};
 use ipnet::IpNet;
 use ota_gateway::auth::ThrottleSettings;
 use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
+use ota_gateway::requestors::Role;
 use ota_gateway::requestors::admin::{self, NewRequestor};
 use ota_gateway::requestors::import::parse_dialect;
 use ota_gateway::limits;
-use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD};
+use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
 use ota_gateway::{AppState, Client, ClientError, Location, Store};
 use ota_messages::{Dialect, OPERATIONS};
 use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};
@@ -95,6 +96,13 @@ enum RequestorCommand {
         /// (valid under the official OpenTravel 2016B schemas).
         #[arg(long, default_value = "service", value_parser = parse_dialect)]
         dialect: Dialect,
+        /// Creates a supplier (a hotel's system, which sends the supply notifications of its
+        /// hotels) instead of a distribution partner.
+        #[arg(long)]
+        supplier: bool,
+        /// A supplier's hotels (their codes, comma-separated); a hotel has one supplier.
+        #[arg(long, value_name = "CODE,…", value_delimiter = ',', requires = "supplier", value_parser = parse_hotel_code)]
+        hotels: Vec<String>,
     },
     /// Changes a requestor's settings.
     Set {
@@ -113,6 +121,12 @@ enum RequestorCommand {
         /// `hotelavailability=5`), on top of `--rate`; `OPERATION=off` removes it (repeatable).
         #[arg(long = "rate-for", value_name = "OPERATION=N[/s]|off", value_parser = limits::parse_rate_for)]
         rate_for: Vec<(&'static str, u32)>,
+        /// Makes it a supplier of these hotels (comma-separated codes; replacing those it had).
+        #[arg(long, value_name = "CODE,…", value_delimiter = ',', num_args = 1.., value_parser = parse_hotel_code)]
+        hotels: Option<Vec<String>>,
+        /// Makes it a distribution partner (a supplier loses its hotels).
+        #[arg(long, conflicts_with = "hotels")]
+        distributor: bool,
     },
     /// Sets a requestor's password, read from a prompt (or from stdin's first line).
     Passwd {
@@ -353,6 +367,10 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
         let (id, id_context, password) = DEMO_OTA;
         println!("Demo requestor answered in the OpenTravel 2016B dialect: ID={id} ID_Context={id_context} MessagePassword={password}");
     }
+    if still_demo(DEMO_SUPPLIER).await {
+        let (id, id_context, password) = DEMO_SUPPLIER;
+        println!("Demo supplier of the demo hotels (supply notifications): ID={id} ID_Context={id_context} MessagePassword={password}");
+    }
     println!("Try it:");
     println!(
         "  curl -sS -H 'Content-Type: application/xml' {base}/hotelnbc --data-binary \
@@ -392,6 +410,11 @@ async fn import(file: PathBuf, db: Location) -> ExitCode {
     }
 }
 
+/// A supplier's hotel code on the command line.
+fn parse_hotel_code(code: &str) -> Result<String, String> {
+    ota_gateway::requestors::import::check_hotel_code(code).map(|()| code.to_string())
+}
+
 /// Reads a new password: from a prompt (twice) when stdin is a terminal, else stdin's first
 /// line. Never from the command line, where other users could see it.
 fn read_password(id: &str) -> Result<String, String> {
@@ -419,10 +442,19 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
         }
     };
     let done = match command {
-        RequestorCommand::Add { id, context, name, allow, disabled, dialect } => match read_password(&id) {
+        RequestorCommand::Add { id, context, name, allow, disabled, dialect, supplier, hotels } => match read_password(&id) {
             Ok(password) => {
-                let new =
-                    NewRequestor { name: name.unwrap_or_else(|| id.clone()), id: id.clone(), id_context: context, password, active: !disabled, allow, dialect };
+                let role = if supplier { Role::supplier(hotels) } else { Role::Distributor };
+                let new = NewRequestor {
+                    name: name.unwrap_or_else(|| id.clone()),
+                    id: id.clone(),
+                    id_context: context,
+                    password,
+                    active: !disabled,
+                    allow,
+                    dialect,
+                    role,
+                };
                 admin::add(&store, new).await.map(|()| format!("requestor {id} created"))
             }
             Err(e) => Err(admin::AdminError::Invalid(e)),
@@ -431,7 +463,7 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for } => {
+        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for, hotels, distributor } => {
             // 0: `off`.
             let (rate, daily_quota) = (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
             let mut done = Vec::new();
@@ -453,8 +485,21 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                     done.push(format!("has daily quota {}", shown(q, "")));
                 }
             }
+            let role = match hotels {
+                Some(hotels) => Some(Role::supplier(hotels)),
+                None => distributor.then_some(Role::Distributor),
+            };
+            if result.is_ok()
+                && let Some(role) = role
+            {
+                done.push(match &role {
+                    Role::Supplier { hotels } => format!("supplies {}", hotels.iter().cloned().collect::<Vec<_>>().join(", ")),
+                    Role::Distributor => "is a distribution partner".to_string(),
+                });
+                result = admin::set_role(&store, &id, role).await;
+            }
             if done.is_empty() {
-                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate, --rate-for or --daily-quota".into()));
+                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate, --rate-for, --daily-quota, --hotels or --distributor".into()));
             }
             result.map(|()| format!("requestor {id} {}", done.join(", ")))
         }
@@ -490,7 +535,8 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             })
         }
         RequestorCommand::List => admin::list(&store).await.map(|all| {
-            let mut out = format!("{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "ALLOW");
+            let mut out =
+                format!("{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {:<12} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "ALLOW", "KIND");
             for r in all {
                 let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
                 let active = if r.active { "yes" } else { "no" };
@@ -499,7 +545,11 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                     rate.push_str(&format!(",{op}={n}/s"));
                 }
                 let quota = r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string());
-                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {}", r.id, r.id_context, active, r.dialect.as_str(), rate, quota, allow, r.name));
+                let kind = r.role.kind();
+                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {kind:<12} {}", r.id, r.id_context, active, r.dialect.as_str(), rate, quota, allow, r.name));
+                if let Role::Supplier { hotels } = &r.role {
+                    out.push_str(&format!(" (hotels: {})", if hotels.is_empty() { "none".to_string() } else { hotels.iter().cloned().collect::<Vec<_>>().join(",") }));
+                }
             }
             out
         }),

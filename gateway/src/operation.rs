@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Timelike, Utc};
-use ota_messages::common::{ErrorCode, Errors, Pos, ResStatus};
+use ota_messages::common::{ErrorCode, ErrorWarningType, Errors, Pos, ResStatus};
 use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes};
 use ota_messages::{AnyMessage, AnyRequest, Dialect};
 
 use crate::content::Content;
 use crate::errors::{Problem, errors};
+use crate::requestors::Role;
 use crate::requestors::traffic::Look;
 use crate::shared::action::{Action, Asked};
 use crate::shared::context::{Ctx, OpError};
@@ -76,6 +77,29 @@ pub struct Request {
     pub client: Option<std::net::IpAddr>,
 }
 
+/// The operations of the supply side, by request root: a hotel's system (a supplier) sends
+/// them, for its own hotels.
+pub const SUPPLY_ROOTS: &[&str] = &["OTA_HotelAvailNotifRQ", "OTA_HotelInvCountNotifRQ", "OTA_HotelRateAmountNotifRQ", "OTA_NotifReportRQ"];
+
+/// Who may call what: a supplier only the supply operations, a distribution partner only the
+/// others (Type 6, Code 497, naming neither anyone's hotels nor other requestors).
+fn check_side(role: &Role, root: &str) -> Result<(), Problem> {
+    let supply = SUPPLY_ROOTS.contains(&root);
+    match role {
+        Role::Distributor if supply => Err(Problem::new(
+            ErrorWarningType::Authorization,
+            ErrorCode::AuthorizationError,
+            format!("{root} is sent by a hotel's system (a supplier); this requestor is a distribution partner."),
+        )),
+        Role::Supplier { .. } if !supply => Err(Problem::new(
+            ErrorWarningType::Authorization,
+            ErrorCode::AuthorizationError,
+            format!("{root} is not a supply operation; this requestor is a supplier, which sends only {}.", SUPPLY_ROOTS.join(", ")),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// What every request passes before its handler: the `Version` check and POS authentication;
 /// the context the handler is given, or the problem the request is answered with.
 async fn admit<Rq>(state: &AppState, content: &Content, meta: &Request, now: DateTime<Utc>, rq: &Rq) -> Result<Ctx, Problem>
@@ -84,6 +108,7 @@ where
 {
     check_version(rq.version(), Rq::VERSION, Rq::ROOT)?;
     let requestor = state.auth.authenticate(&content.requestors, rq.pos(), meta.client, meta.deadline).await?;
+    check_side(&requestor.role, Rq::ROOT)?;
     Ok(Ctx { store: state.store.clone(), requestor, now, request_id: meta.id.clone(), ticket: meta.ticket.clone(), deadline: meta.deadline })
 }
 

@@ -99,6 +99,7 @@ fn requestor(p: &Presented<'_>, row: &StoredRequestor) -> Requestor {
         instance: p.instance.map(str::to_string),
         dialect: row.dialect,
         limits: row.limits.clone(),
+        role: row.role.clone(),
     }
 }
 

@@ -11,7 +11,7 @@ use ipnet::IpNet;
 use ota_messages::Dialect;
 
 use super::import::{self, RequestorInput};
-use super::{Limits, StoredRequestor, repo};
+use super::{Limits, Role, StoredRequestor, repo};
 use crate::auth::pool::MAX_PASSWORD;
 use crate::auth::{HashError, hash_password};
 use crate::shared::import::ImportError;
@@ -72,6 +72,8 @@ pub struct NewRequestor {
     pub allow: Vec<IpNet>,
     /// The dialect its answers are written in.
     pub dialect: Dialect,
+    /// A distribution partner, or a supplier with its hotels.
+    pub role: Role,
 }
 
 impl std::fmt::Debug for NewRequestor {
@@ -83,6 +85,7 @@ impl std::fmt::Debug for NewRequestor {
             .field("active", &self.active)
             .field("allow", &self.allow)
             .field("dialect", &self.dialect)
+            .field("role", &self.role)
             .finish_non_exhaustive()
     }
 }
@@ -130,6 +133,11 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
         dialect: Some(new.dialect.as_str().to_string()),
         rate: None,
         daily_quota: None,
+        supplier: Some(new.role.is_supplier()),
+        hotels: match &new.role {
+            Role::Supplier { hotels } => Some(hotels.iter().cloned().collect()),
+            Role::Distributor => None,
+        },
     };
     let mut hashed = import::hash_all(vec![input]).await?;
     let Some(r) = hashed.pop() else {
@@ -139,6 +147,9 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
     let created = store
         .write(&Ticket::new(), None, move |c| {
             Box::pin(async move {
+                if let Some(role) = &r.role {
+                    refuse_owned_by_another(c, &r.id, role).await?;
+                }
                 let created = repo::insert_new(c, &r, now).await?;
                 if created {
                     bump_requestors_version(c).await?;
@@ -254,6 +265,34 @@ pub async fn set_limits(store: &Store, id: &str, rate: Option<Option<u32>>, dail
     .await
 }
 
+/// Makes a requestor a supplier of these hotels (replacing the hotels it had), or a
+/// distribution partner.
+pub async fn set_role(store: &Store, id: &str, role: Role) -> Result<(), AdminError> {
+    let key = id.to_string();
+    change(store, id, move |c| {
+        Box::pin(async move {
+            let Some(now) = repo::load_all(c).await?.into_iter().find(|r| r.id == key) else {
+                return Ok(Changed::NotFound);
+            };
+            if now.role == role {
+                return Ok(Changed::Already);
+            }
+            refuse_owned_by_another(c, &key, &role).await?;
+            repo::set_role(c, &key, &role).await?;
+            Ok(Changed::Yes)
+        })
+    })
+    .await
+}
+
+/// Refuses hotels owned by another supplier, naming the first and its owner.
+async fn refuse_owned_by_another(c: &mut crate::store::Conn<'_>, id: &str, role: &Role) -> Result<(), AdminError> {
+    match repo::owned_by_another(c, id, role).await? {
+        Some((hotel, owner)) => Err(AdminError::Invalid(format!("hotel {hotel:?} belongs to supplier {owner:?}: a hotel has one supplier"))),
+        None => Ok(()),
+    }
+}
+
 /// Every requestor, by id.
 pub async fn list(store: &Store) -> Result<Vec<StoredRequestor>, AdminError> {
     Ok(store.read(|c| Box::pin(async move { repo::load_all(c).await })).await?)
@@ -279,6 +318,7 @@ mod tests {
             active: true,
             allow: vec!["10.0.0.0/8".parse().unwrap()],
             dialect: Dialect::Service,
+            role: Role::Distributor,
         };
         add(&store, new).await.unwrap();
         assert_eq!(versions().await, (content, requestors + 1));

@@ -1,7 +1,7 @@
 //! The `requestors` part of an import file: partners with their password in clear; only its
 //! argon2id hash is stored.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ipnet::IpNet;
 use ota_messages::Dialect;
@@ -12,6 +12,7 @@ use crate::auth::pool::MAX_PASSWORD;
 use crate::config::parse_net;
 use crate::shared::import::ImportError;
 use crate::shared::log_text::LogText;
+use super::Role;
 
 /// One requestor of an import file.
 #[derive(Clone, Deserialize)]
@@ -45,6 +46,16 @@ pub struct RequestorInput {
     /// for `rate`.
     #[serde(default)]
     pub daily_quota: Option<u32>,
+    /// True for a supplier (a hotel's system, which sends the supply notifications of its
+    /// `hotels`), false for a distribution partner. Absent: a new requestor is a distribution
+    /// partner, an existing one keeps its kind and hotels.
+    #[serde(default)]
+    pub supplier: Option<bool>,
+    /// A supplier's hotels (their codes), replacing those it had; only with `supplier: true`.
+    /// A hotel has one supplier: one owned by another is refused (release it first, e.g. by
+    /// an entry of the other supplier earlier in the same file).
+    #[serde(default)]
+    pub hotels: Option<Vec<String>>,
 }
 
 fn yes() -> bool {
@@ -63,6 +74,8 @@ impl std::fmt::Debug for RequestorInput {
             .field("dialect", &self.dialect)
             .field("rate", &self.rate)
             .field("daily_quota", &self.daily_quota)
+            .field("supplier", &self.supplier)
+            .field("hotels", &self.hotels)
             .finish()
     }
 }
@@ -88,6 +101,9 @@ pub struct HashedRequestor {
     pub rate: Option<u32>,
     /// The daily quota to store (`Some(0)`: none); `None` leaves the stored one.
     pub daily_quota: Option<u32>,
+    /// The kind (and a supplier's hotels) to store; `None` leaves the stored one (a new
+    /// requestor: a distribution partner).
+    pub role: Option<Role>,
 }
 
 /// The longest id and context: the spec's `RequestorID@ID` and `@ID_Context`
@@ -97,6 +113,7 @@ const MAX_ID: usize = 32;
 /// Checks the requestors of a file: fields present, ids unique.
 pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
     let mut seen = HashSet::new();
+    let mut owners = HashMap::new();
     for r in requestors {
         let entry = format!("requestor {:?}", r.id);
         for (field, value) in [("id", &r.id), ("id_context", &r.id_context), ("name", &r.name), ("password", &r.password)] {
@@ -117,6 +134,13 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
         }
         allow_list(r).map_err(|e| ImportError::invalid(&entry, e))?;
         dialect(r).map_err(|e| ImportError::invalid(&entry, e))?;
+        if let Some(Role::Supplier { hotels }) = role(r).map_err(|e| ImportError::invalid(&entry, e))? {
+            for hotel in hotels.iter() {
+                if let Some(other) = owners.insert(hotel.clone(), r.id.as_str()) {
+                    return Err(ImportError::invalid(&entry, format!("hotel {:?} is also given to supplier {other:?}: a hotel has one supplier", LogText(hotel))));
+                }
+            }
+        }
         if !seen.insert(r.id.as_str()) {
             return Err(ImportError::invalid(&entry, "appears twice"));
         }
@@ -127,6 +151,33 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
 /// The allow-list of an import entry, parsed.
 fn allow_list(r: &RequestorInput) -> Result<Option<Vec<IpNet>>, String> {
     r.allow.as_ref().map(|nets| nets.iter().map(|n| parse_net(n).map_err(|e| format!("allow: {e}"))).collect()).transpose()
+}
+
+/// The longest hotel code (as the content's).
+const MAX_HOTEL_CODE: usize = 32;
+
+/// The kind of an import entry, checked: `None` when it gives none.
+fn role(r: &RequestorInput) -> Result<Option<Role>, String> {
+    match (r.supplier, &r.hotels) {
+        (None, None) => Ok(None),
+        (None | Some(false), Some(_)) => Err("hotels are for a supplier: add \"supplier\": true".into()),
+        (Some(false), None) => Ok(Some(Role::Distributor)),
+        (Some(true), hotels) => {
+            let hotels = hotels.as_deref().unwrap_or_default();
+            for h in hotels {
+                check_hotel_code(h)?;
+            }
+            Ok(Some(Role::supplier(hotels.iter().cloned())))
+        }
+    }
+}
+
+/// Checks a supplier's hotel code: 1 to 32 characters, no spaces around, no control character.
+pub fn check_hotel_code(code: &str) -> Result<(), String> {
+    if code.is_empty() || code.chars().count() > MAX_HOTEL_CODE || code.trim() != code || code.chars().any(char::is_control) {
+        return Err(format!("hotel code {:?} is not 1 to {MAX_HOTEL_CODE} characters without surrounding spaces", LogText(code)));
+    }
+    Ok(())
 }
 
 /// The dialect of an import entry, checked.
@@ -151,6 +202,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
             .map(|r| {
                 let allow = allow_list(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 let dialect = dialect(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
+                let role = role(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 Ok(HashedRequestor {
                     allow,
                     password_hash: hash_password(&r.password).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
@@ -161,6 +213,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                     dialect,
                     rate: r.rate,
                     daily_quota: r.daily_quota,
+                    role,
                 })
             })
             .collect::<Result<Vec<_>, ImportError>>()
@@ -175,7 +228,7 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None }
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None, supplier: None, hotels: None }
     }
 
     #[test]
@@ -202,5 +255,21 @@ mod tests {
         assert_eq!(dialect(&ota).unwrap(), Some(Dialect::Ota2016b));
         ota.dialect = Some("OTA-2016\nB".into());
         assert!(validate(&[ota]).is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n')));
+    }
+
+    #[test]
+    fn suppliers_own_their_hotels_alone() {
+        let supplier = |id: &str, hotels: &[&str]| RequestorInput { supplier: Some(true), hotels: Some(hotels.iter().map(|h| h.to_string()).collect()), ..one(id, "x") };
+        assert!(validate(&[supplier("S1", &["H1", "H2"]), supplier("S2", &["H3"])]).is_ok());
+        assert_eq!(role(&supplier("S1", &["H2", "H1"])).unwrap(), Some(Role::supplier(["H1".to_string(), "H2".to_string()])));
+        let twice = validate(&[supplier("S1", &["H1"]), supplier("S2", &["H1"])]);
+        assert!(twice.is_err_and(|e| e.to_string().contains("requestor \"S2\"") && e.to_string().contains("\"S1\"")));
+        let hotels_of_a_distributor = RequestorInput { hotels: Some(vec!["H1".into()]), ..one("D", "x") };
+        assert!(validate(&[hotels_of_a_distributor]).is_err_and(|e| e.to_string().contains("supplier")));
+        for bad in ["", " H1", "H\n1", &"H".repeat(33)] {
+            assert!(validate(&[supplier("S", &[bad])]).is_err(), "{bad:?}");
+        }
+        assert_eq!(role(&RequestorInput { supplier: Some(false), ..one("D", "x") }).unwrap(), Some(Role::Distributor));
+        assert_eq!(role(&one("D", "x")).unwrap(), None);
     }
 }

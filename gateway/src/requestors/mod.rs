@@ -22,7 +22,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 use ota_messages::Dialect;
 
-pub use crate::shared::context::{Limits, Requestor};
+pub use crate::shared::context::{Limits, Requestor, Role};
 
 /// A requestor as stored. Deliberately not `Debug`-printing the hash.
 #[derive(Clone, PartialEq, Eq)]
@@ -43,6 +43,8 @@ pub struct StoredRequestor {
     pub dialect: Dialect,
     /// Its traffic limits.
     pub limits: Limits,
+    /// A distribution partner or a supplier with its hotels.
+    pub role: Role,
 }
 
 impl StoredRequestor {
@@ -70,6 +72,7 @@ impl std::fmt::Debug for StoredRequestor {
             .field("allow", &self.allow)
             .field("dialect", &self.dialect)
             .field("limits", &self.limits)
+            .field("role", &self.role)
             .finish_non_exhaustive()
     }
 }
@@ -109,7 +112,7 @@ mod tests {
 
     #[test]
     fn allow_lists() {
-        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default() };
+        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default(), role: Role::Distributor };
         assert!(r.allows(None));
         assert!(r.allows(Some("203.0.113.9".parse().unwrap())));
         r.allow = vec!["10.0.0.0/8".parse().unwrap(), "2001:db8::/32".parse().unwrap()];

@@ -6,14 +6,19 @@ use chrono::{DateTime, NaiveDate, Utc};
 use ipnet::IpNet;
 use ota_messages::Dialect;
 
-use super::{Limits, StoredRequestor};
+use super::{Limits, Role, StoredRequestor};
 use super::import::HashedRequestor;
 use crate::row;
 use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String }
+}
+
+row! {
+    /// A `supplier_hotel` row.
+    pub(crate) struct SupplierHotelRow { requestor_id: String, hotel_code: String }
 }
 
 row! {
@@ -23,7 +28,13 @@ row! {
 
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
-    let rows: Vec<RequestorRow> = c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for FROM requestor ORDER BY id", &[]).await?;
+    let rows: Vec<RequestorRow> =
+        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind FROM requestor ORDER BY id", &[]).await?;
+    let hotel_rows: Vec<SupplierHotelRow> = c.query("SELECT requestor_id, hotel_code FROM supplier_hotel ORDER BY requestor_id, hotel_code", &[]).await?;
+    let mut hotels: HashMap<String, Vec<String>> = HashMap::new();
+    for h in hotel_rows {
+        hotels.entry(h.requestor_id).or_default().push(h.hotel_code);
+    }
     let allow_rows: Vec<AllowRow> = c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
     let mut allow: HashMap<String, Vec<IpNet>> = HashMap::new();
     for a in allow_rows {
@@ -38,7 +49,13 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
             let dialect = Dialect::from_name(&r.dialect)
                 .ok_or_else(|| StoreError::Data(format!("requestor {:?}: dialect {:?} is not one this gateway knows", r.id, r.dialect)))?;
             let limits = limits_of(&r.id, r.rate_per_second, r.daily_quota, &r.rate_for)?;
+            let role = match r.kind.as_str() {
+                "distributor" => Role::Distributor,
+                "supplier" => Role::supplier(hotels.remove(&r.id).unwrap_or_default()),
+                other => return Err(StoreError::Data(format!("requestor {:?}: kind {other:?} is neither distributor nor supplier", r.id))),
+            };
             Ok(StoredRequestor {
+                role,
                 limits,
                 allow: allow.remove(&r.id).unwrap_or_default(),
                 id: r.id,
@@ -116,7 +133,38 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
     if let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
     }
+    if let Some(role) = &r.role {
+        set_role(c, &r.id, role).await?;
+    }
     Ok(())
+}
+
+/// Sets a requestor's kind and, for a supplier, replaces its hotels (a distributor has none);
+/// false when there is no such requestor. The caller checks first that no other supplier owns
+/// one of the hotels ([`owned_by_another`]): the table's key refuses it.
+pub(crate) async fn set_role(c: &mut Conn<'_>, id: &str, role: &Role) -> Result<bool, StoreError> {
+    if c.execute("UPDATE requestor SET kind = $2 WHERE id = $1", &[&id, &role.kind()]).await? != 1 {
+        return Ok(false);
+    }
+    c.execute("DELETE FROM supplier_hotel WHERE requestor_id = $1", &[&id]).await?;
+    if let Role::Supplier { hotels } = role {
+        for hotel in hotels.iter() {
+            c.execute("INSERT INTO supplier_hotel (hotel_code, requestor_id) VALUES ($1, $2)", &[hotel, &id]).await?;
+        }
+    }
+    Ok(true)
+}
+
+/// The first hotel of `role` owned by a supplier other than `id`, with that supplier.
+pub(crate) async fn owned_by_another(c: &mut Conn<'_>, id: &str, role: &Role) -> Result<Option<(String, String)>, StoreError> {
+    let Role::Supplier { hotels } = role else { return Ok(None) };
+    for hotel in hotels.iter() {
+        let row: Option<Scalar<String>> = c.query_opt("SELECT requestor_id FROM supplier_hotel WHERE hotel_code = $1 AND requestor_id <> $2", &[hotel, &id]).await?;
+        if let Some(Scalar(owner)) = row {
+            return Ok(Some((hotel.clone(), owner)));
+        }
+    }
+    Ok(None)
 }
 
 /// Sets a requestor's dialect; false when there is no such requestor.
@@ -141,6 +189,9 @@ pub(crate) async fn insert_new(c: &mut Conn<'_>, r: &HashedRequestor, now: DateT
         .await?;
     if n == 1 && let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
+    }
+    if n == 1 && let Some(role) = &r.role {
+        set_role(c, &r.id, role).await?;
     }
     Ok(n == 1)
 }

@@ -29,6 +29,48 @@ pub struct Requestor {
     pub dialect: Dialect,
     /// Its traffic limits (checked by [`crate::limits`] before the operation runs).
     pub limits: Limits,
+    /// What it is to the gateway: a distribution partner or a hotel's system.
+    pub role: Role,
+}
+
+/// What a requestor is to the gateway: which side of the market it calls from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Role {
+    /// A distribution partner (the demand side): searches, books, modifies, cancels and reads
+    /// its own bookings.
+    #[default]
+    Distributor,
+    /// A hotel's system (a channel manager or PMS, the supply side): sends the supply
+    /// notifications of the hotels it owns, and only those.
+    Supplier {
+        /// The codes of the hotels it owns (each hotel has at most one supplier).
+        hotels: std::sync::Arc<std::collections::BTreeSet<String>>,
+    },
+}
+
+impl Role {
+    /// A supplier owning these hotels.
+    pub fn supplier(hotels: impl IntoIterator<Item = String>) -> Role {
+        Role::Supplier { hotels: std::sync::Arc::new(hotels.into_iter().collect()) }
+    }
+
+    /// Its stored name (`distributor`, `supplier`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Role::Distributor => "distributor",
+            Role::Supplier { .. } => "supplier",
+        }
+    }
+
+    /// True when it is a supplier owning this hotel.
+    pub fn owns(&self, hotel: &str) -> bool {
+        matches!(self, Role::Supplier { hotels } if hotels.contains(hotel))
+    }
+
+    /// True for a supplier.
+    pub fn is_supplier(&self) -> bool {
+        matches!(self, Role::Supplier { .. })
+    }
 }
 
 /// A requestor's traffic limits; `None`: no limit. Each gateway enforces them on its own

@@ -321,7 +321,7 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
     ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
     let partners: Vec<String> = (1..=24).map(|i| format!("P{i:02}")).collect();
     for p in &partners {
-        let new = NewRequestor { id: p.clone(), id_context: "P-DIST".into(), name: p.clone(), password: format!("{p}-password"), active: true, allow: vec![], dialect: Default::default() };
+        let new = NewRequestor { id: p.clone(), id_context: "P-DIST".into(), name: p.clone(), password: format!("{p}-password"), active: true, allow: vec![], dialect: Default::default(), role: Default::default() };
         admin::add(&store, new).await.unwrap();
     }
     let log = tempfile::NamedTempFile::new().unwrap();

@@ -64,7 +64,7 @@ pub(crate) async fn gateways_started_together_share_one_schema_and_one_seed(b: B
     let db = TestDb::new(b).await;
     let gateways = three(&db).await;
     let store = db.open().await;
-    assert_eq!(support::count(&store, "requestor").await, 3);
+    assert_eq!(support::count(&store, "requestor").await, 4);
     assert_eq!(support::count(&store, "hotel_booking").await, 9);
     for g in &gateways {
         let (status, _, body) = g.client().send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();

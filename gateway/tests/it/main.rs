@@ -35,3 +35,4 @@ mod ota_partner;
 mod pooler;
 mod secrets;
 mod soap;
+mod supply;

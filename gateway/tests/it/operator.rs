@@ -6,12 +6,11 @@
 
 use crate::support;
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, Utc};
-use support::{Backend, DEMO, GatewayProcess, TestDb, backend_tests, metric};
+use support::{Backend, DEMO, GatewayProcess, TestDb, backend_tests, cli, metric};
 
 const XML: &str = "application/xml";
 
@@ -19,20 +18,6 @@ fn nbc((id, ctx, pw): (&str, &str, &str)) -> String {
     format!(
         r#"<OTA_HotelDescriptiveInfoRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2009.1" PrimaryLangID="en"><POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS><HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
     )
-}
-
-/// Runs `ota-gateway ARGS` with `stdin` as its standard input; (exit code, stdout, stderr).
-fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run ota-gateway");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// True when the gateway lets these credentials in.

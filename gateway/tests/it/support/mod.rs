@@ -399,6 +399,7 @@ impl TestGateway {
                 instance: None,
                 dialect: ota_messages::Dialect::Service,
                 limits: ota_gateway::requestors::Limits::default(),
+                role: ota_gateway::requestors::Role::Distributor,
             },
             now: chrono::Utc::now(),
             request_id: "test".into(),
@@ -719,3 +720,18 @@ impl std::io::Write for LogWriter {
         Ok(())
     }
 }
+
+/// Runs `ota-gateway ARGS` with `stdin` as its standard input; (exit code, stdout, stderr).
+pub fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run ota-gateway");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
