@@ -95,6 +95,7 @@ struct Metrics {
     content_version: Gauge,
     requestor_requests: Family<RequestorLabels, Counter>,
     requestor_limited: Family<LimitLabels, Counter>,
+    supply_values: Counter,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -119,6 +120,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         content_version: Gauge::default(),
         requestor_requests: Family::default(),
         requestor_limited: Family::default(),
+        supply_values: Counter::default(),
         registry: Registry::default(),
     };
     registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
@@ -144,6 +146,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         m.requestor_requests.clone(),
     );
     registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
+    registry.register("supply_values", "Values (a room type's rooms on sale, restriction or amount on one day) written by suppliers' notifications", m.supply_values.clone());
     Metrics { registry, ..m }
 });
 
@@ -193,6 +196,11 @@ pub fn booking_committed(kind: &'static str) {
 /// A change of a booking was committed. `kind`: `"activity"` or `"hotel"`.
 pub fn booking_modified(kind: &'static str) {
     METRICS.modified.get_or_create(&KindLabel { kind }).inc();
+}
+
+/// A supplier's notification was applied, writing `values` values.
+pub fn supply_applied(values: usize) {
+    METRICS.supply_values.inc_by(u64::try_from(values).unwrap_or(u64::MAX));
 }
 
 /// A booking was cancelled (a cancellation committed, not a repeat of one). `kind`:

@@ -3,6 +3,7 @@
 
 mod availability;
 mod reservation;
+pub(crate) mod supply;
 
 pub use availability::availability;
 pub use reservation::book;

@@ -5,6 +5,7 @@
 pub mod availability;
 pub mod inventory;
 pub mod reservation;
+pub mod supply;
 
 
 use chrono::{NaiveDate, NaiveDateTime};
