@@ -233,11 +233,7 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
                 // supply side (#21): handled by the supply handlers (notifications in, the
                 // supplier's acknowledgements; the gateway sends OTA_HotelResNotifRQ and does
                 // not take it); until they exist, answered as not supported yet.
-                rq @ (AnyRequest::HotelInvCountNotifRq(_)
-                | AnyRequest::HotelAvailNotifRq(_)
-                | AnyRequest::HotelRateAmountNotifRq(_)
-                | AnyRequest::HotelResNotifRq(_)
-                | AnyRequest::NotifReportRq(_)) => not_supported_yet(&rq, now),
+                rq @ (AnyRequest::HotelResNotifRq(_) | AnyRequest::NotifReportRq(_)) => not_supported_yet(&rq, now),
             }
         };
     }
@@ -252,6 +248,9 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
         HotelResModifyRq => HotelResModifyRs: |cx, rq| hotels::modify(cx, &state.hotels(content), rq),
         ReadRq => ResRetrieveRs: |cx, rq| bookings::read(cx, &state.hotels(content), &state.activities(content), rq),
         CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, &state.hotels(content), &state.activities(content), rq),
+        HotelInvCountNotifRq => HotelInvCountNotifRs: |cx, rq| hotels::inv_count_notif(cx, &state.hotels(content), rq),
+        HotelAvailNotifRq => HotelAvailNotifRs: |cx, rq| hotels::avail_notif(cx, &state.hotels(content), rq),
+        HotelRateAmountNotifRq => HotelRateAmountNotifRs: |cx, rq| hotels::rate_amount_notif(cx, &state.hotels(content), rq),
     }
 }
 

@@ -4,7 +4,7 @@ CREATE TABLE supply_rooms (
     hotel_code TEXT NOT NULL,
     room_code  TEXT NOT NULL,
     night      DATE NOT NULL,
-    rooms      BIGINT NOT NULL CHECK (rooms >= 0),
+    rooms      BIGINT CHECK (rooms IS NULL OR rooms >= 0),
     stamp      BIGINT NOT NULL,
     change     BIGINT NOT NULL,
     PRIMARY KEY (hotel_code, room_code, night)

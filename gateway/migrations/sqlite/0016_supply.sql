@@ -6,12 +6,13 @@
 -- wrote it: every gateway reads the rows of the versions it has not seen yet, never the whole
 -- state again.
 
--- Rooms on sale per room type and night (OTA_HotelInvCountNotifRQ, BookingLimit).
+-- Rooms on sale per room type and night (OTA_HotelInvCountNotifRQ, BookingLimit); NULL: the
+-- content's again (RemoveLimit).
 CREATE TABLE supply_rooms (
     hotel_code TEXT NOT NULL,
     room_code  TEXT NOT NULL,
     night      TEXT NOT NULL,
-    rooms      INTEGER NOT NULL CHECK (rooms >= 0),
+    rooms      INTEGER CHECK (rooms IS NULL OR rooms >= 0),
     stamp      INTEGER NOT NULL,
     change     INTEGER NOT NULL,
     PRIMARY KEY (hotel_code, room_code, night)

@@ -260,7 +260,7 @@ impl Hotel {
     /// Rooms of a type on sale the night of `night`: as its supplier said, else as the content
     /// says.
     pub fn on_sale(&self, room: &RoomType, night: NaiveDate) -> u32 {
-        self.supply.room(&room.code).and_then(|s| s.rooms.get(&night)).map_or_else(|| room.on_sale(night), |s| s.value)
+        self.supply.room(&room.code).and_then(|s| s.rooms.get(&night)?.value).unwrap_or_else(|| room.on_sale(night))
     }
 
     /// Why its supplier does not sell a stay of a room type with a board, if it does not.

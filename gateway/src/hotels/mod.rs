@@ -34,7 +34,7 @@ pub mod rules;
 pub mod supply;
 
 pub use cache::{BookingCache, Kept};
-pub use handlers::{availability, book, descriptive_info, modify};
+pub use handlers::{avail_notif, availability, book, descriptive_info, inv_count_notif, modify, rate_amount_notif};
 pub use mapping::modify_payload;
 
 /// The hotel area's part of the gateway that a request is served with: the hotels of the

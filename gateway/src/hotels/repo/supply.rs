@@ -10,7 +10,7 @@ use crate::hotels::supply::{HotelSupply, Restriction, Stamp, Stamped};
 
 row! {
     /// A `supply_rooms` row.
-    struct RoomsRow { hotel_code: String, room_code: String, night: NaiveDate, rooms: i64, stamp: i64 }
+    struct RoomsRow { hotel_code: String, room_code: String, night: NaiveDate, rooms: Option<i64>, stamp: i64 }
 }
 
 row! {
@@ -25,7 +25,8 @@ row! {
 
 /// A stored stamp (microseconds since 1970 UTC).
 fn stamp_of(micros: i64) -> Result<Stamp, StoreError> {
-    DateTime::<Utc>::from_timestamp_micros(micros).ok_or_else(|| StoreError::Data(format!("supply stamp {micros}")))
+    DateTime::<Utc>::from_timestamp_micros(micros)
+        .ok_or_else(|| StoreError::Data(format!("supply stamp {micros}")))
 }
 
 /// A stored non-negative count.
@@ -35,7 +36,12 @@ fn count(what: &str, v: i64) -> Result<u32, StoreError> {
 
 /// The supply version: how many notifications changed something.
 pub(crate) async fn supply_version(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let Scalar(v) = c.query_one("SELECT supply_version FROM content_version WHERE id = 1", &[]).await?;
+    let Scalar(v) = c
+        .query_one(
+            "SELECT supply_version FROM content_version WHERE id = 1",
+            &[],
+        )
+        .await?;
     Ok(v)
 }
 
@@ -49,29 +55,77 @@ pub(crate) async fn next_supply_version(c: &mut Conn<'_>) -> Result<i64, StoreEr
 
 /// Adds to `into` (by hotel) what the notifications of versions after `after` wrote, as each
 /// value now stands (every value, from `after` = -1).
-pub(crate) async fn read_supply(c: &mut Conn<'_>, after: i64, into: &mut HashMap<String, HotelSupply>) -> Result<(), StoreError> {
-    let rooms: Vec<RoomsRow> = c.query("SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE change > $1", &[&after]).await?;
+pub(crate) async fn read_supply(
+    c: &mut Conn<'_>,
+    after: i64,
+    into: &mut HashMap<String, HotelSupply>,
+) -> Result<(), StoreError> {
+    let rooms: Vec<RoomsRow> = c
+        .query(
+            "SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE change > $1",
+            &[&after],
+        )
+        .await?;
     for r in rooms {
-        let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
-        room.rooms.insert(r.night, Stamped { value: count("rooms", r.rooms)?, stamp: stamp_of(r.stamp)? });
+        let room = into
+            .entry(r.hotel_code)
+            .or_default()
+            .rooms
+            .entry(r.room_code)
+            .or_default();
+        room.rooms.insert(
+            r.night,
+            Stamped {
+                value: r.rooms.map(|n| count("rooms", n)).transpose()?,
+                stamp: stamp_of(r.stamp)?,
+            },
+        );
     }
     let restrictions: Vec<RestrictionRow> = c
         .query("SELECT hotel_code, room_code, board_code, night, kind, value, stamp FROM supply_restriction WHERE change > $1", &[&after])
         .await?;
     for r in restrictions {
-        let kind = Restriction::from_name(&r.kind).ok_or_else(|| StoreError::Data(format!("supply restriction kind {:?}", r.kind)))?;
+        let kind = Restriction::from_name(&r.kind)
+            .ok_or_else(|| StoreError::Data(format!("supply restriction kind {:?}", r.kind)))?;
         let value = r.value.map(|v| count("restriction", v)).transpose()?;
-        let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
-        room.restrictions.entry(r.board_code).or_default().insert((r.night, kind), Stamped { value, stamp: stamp_of(r.stamp)? });
+        let room = into
+            .entry(r.hotel_code)
+            .or_default()
+            .rooms
+            .entry(r.room_code)
+            .or_default();
+        room.restrictions.entry(r.board_code).or_default().insert(
+            (r.night, kind),
+            Stamped {
+                value,
+                stamp: stamp_of(r.stamp)?,
+            },
+        );
     }
     let rates: Vec<RateRow> = c
         .query("SELECT hotel_code, room_code, board_code, currency, night, guests, amount, stamp FROM supply_rate WHERE change > $1", &[&after])
         .await?;
     for r in rates {
         let guests = count("guests", r.guests)?;
-        let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
-        let amounts = room.rates.entry(r.board_code).or_default().entry(r.currency).or_default();
-        amounts.insert((r.night, guests), Stamped { value: r.amount, stamp: stamp_of(r.stamp)? });
+        let room = into
+            .entry(r.hotel_code)
+            .or_default()
+            .rooms
+            .entry(r.room_code)
+            .or_default();
+        let amounts = room
+            .rates
+            .entry(r.board_code)
+            .or_default()
+            .entry(r.currency)
+            .or_default();
+        amounts.insert(
+            (r.night, guests),
+            Stamped {
+                value: r.amount,
+                stamp: stamp_of(r.stamp)?,
+            },
+        );
     }
     Ok(())
 }
@@ -86,35 +140,50 @@ pub(crate) enum Written {
 }
 
 fn written(row: Option<Scalar<i64>>) -> Written {
-    if row.is_some() { Written::Yes } else { Written::Older }
+    if row.is_some() {
+        Written::Yes
+    } else {
+        Written::Older
+    }
 }
 
-/// Sets the rooms on sale of a room type on a night, unless a message newer than `stamp` set
-/// them (`adjust`: unless one as new did, a repeat of the same message included).
-pub(crate) async fn set_rooms(c: &mut Conn<'_>, (hotel, room, night): (&str, &str, NaiveDate), rooms: u32, stamp: Stamp, adjust: bool, change: i64) -> Result<Written, StoreError> {
-    let (rooms, stamp) = (i64::from(rooms), stamp.timestamp_micros());
+/// Sets the rooms on sale of a room type on a night (`None`: the content's again), unless a
+/// message newer than `stamp` set them (`adjust`: unless one as new did, a repeat of the same
+/// message included).
+pub(crate) async fn set_rooms(
+    c: &mut Conn<'_>,
+    (hotel, room, night): (&str, &str, NaiveDate),
+    rooms: Option<u32>,
+    stamp: Stamp,
+    adjust: bool,
+    change: i64,
+) -> Result<Written, StoreError> {
+    let (rooms, stamp) = (rooms.map(i64::from), stamp.timestamp_micros());
     let row: Option<Scalar<i64>> = c
         .query_opt(
             "INSERT INTO supply_rooms (hotel_code, room_code, night, rooms, stamp, change) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (hotel_code, room_code, night) DO UPDATE SET rooms = excluded.rooms, stamp = excluded.stamp, change = excluded.change
              WHERE supply_rooms.stamp < excluded.stamp OR (supply_rooms.stamp = excluded.stamp AND NOT $7)
-             RETURNING rooms",
+             RETURNING change",
             &[&hotel, &room, &night, &rooms, &stamp, &change, &adjust],
         )
         .await?;
     Ok(written(row))
 }
 
-/// The rooms of a type on sale on a night as a supplier set them (`None`: as the content has
-/// them), with the stamp of the message that set them.
-pub(crate) async fn supplied_rooms(c: &mut Conn<'_>, (hotel, room, night): (&str, &str, NaiveDate)) -> Result<Option<(u32, Stamp)>, StoreError> {
+/// The stamp of the message that last set the rooms of a type on sale on a night (`None`: no
+/// supplier's message did).
+pub(crate) async fn rooms_stamp(
+    c: &mut Conn<'_>,
+    (hotel, room, night): (&str, &str, NaiveDate),
+) -> Result<Option<Stamp>, StoreError> {
     let row: Option<RoomsRow> = c
         .query_opt(
             "SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
             &[&hotel, &room, &night],
         )
         .await?;
-    row.map(|r| Ok((count("rooms", r.rooms)?, stamp_of(r.stamp)?))).transpose()
+    row.map(|r| stamp_of(r.stamp)).transpose()
 }
 
 /// Sets a restriction of a room type and rate plan (`""`: every plan) on a day, unless a
