@@ -258,9 +258,9 @@ fn rate_notif(
     )
 }
 
-fn avail_xml(start: NaiveDate, end: NaiveDate, adults: u32) -> String {
+fn avail_xml(hotel: &str, start: NaiveDate, end: NaiveDate, adults: u32) -> String {
     format!(
-        r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1">{}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="{HOTEL}"/></Criterion></HotelSearchCriteria><StayDateRange Start="{start}" End="{end}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="{adults}"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#,
+        r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1">{}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="{hotel}"/></Criterion></HotelSearchCriteria><StayDateRange Start="{start}" End="{end}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="{adults}"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#,
         pos(support::DEMO)
     )
 }
@@ -279,27 +279,21 @@ async fn post(gw: &GatewayProcess, path: &str, xml: String) -> String {
     body
 }
 
-/// The offers of [`ROOM`] with board BB for the stay: their totals.
+/// The offers of [`ROOM`] of [`HOTEL`] with board BB for the stay: their totals.
 async fn offers(gw: &GatewayProcess, start: NaiveDate, end: NaiveDate, adults: u32) -> Vec<String> {
-    let body = post(gw, "/hotelavailability", avail_xml(start, end, adults)).await;
-    assert!(body.contains("<Success"), "{body}");
+    offers_of(&gw.client(), (HOTEL, ROOM, "BB"), (start, end), adults).await
+}
+
+/// The offers of a hotel's room type with a board for the stay: their totals.
+async fn offers_of(client: &ota_gateway::Client, (hotel, room, board): (&str, &str, &str), (start, end): (NaiveDate, NaiveDate), adults: u32) -> Vec<String> {
+    let (status, _, body) = client.send_raw("/hotelavailability", avail_xml(hotel, start, end, adults), XML).await.unwrap();
+    assert!(status == 200 && body.contains("<Success"), "{body}");
     let doc = roxmltree::Document::parse(&body).unwrap();
     doc.descendants()
         .filter(|n| n.has_tag_name("RoomStay"))
-        .filter(|rs| {
-            rs.descendants()
-                .any(|n| n.has_tag_name("RoomType") && n.attribute("RoomTypeCode") == Some(ROOM))
-        })
-        .filter(|rs| {
-            rs.descendants()
-                .any(|n| n.has_tag_name("Text") && n.text() == Some("BB"))
-        })
-        .filter_map(|rs| {
-            rs.children()
-                .find(|n| n.has_tag_name("Total"))
-                .and_then(|t| t.attribute("AmountAfterTax"))
-                .map(str::to_string)
-        })
+        .filter(|rs| rs.descendants().any(|n| n.has_tag_name("RoomType") && n.attribute("RoomTypeCode") == Some(room)))
+        .filter(|rs| rs.descendants().any(|n| n.has_tag_name("Text") && n.text() == Some(board)))
+        .filter_map(|rs| rs.children().find(|n| n.has_tag_name("Total")).and_then(|t| t.attribute("AmountAfterTax")).map(str::to_string))
         .collect()
 }
 
@@ -708,8 +702,229 @@ pub(crate) async fn sample_notifications_get_business_answers(b: Backend) {
     );
 }
 
+/// One update of the simulated channel manager: one value of one day.
+#[derive(Debug, Clone)]
+enum Update {
+    /// Rooms on sale of HTL00105's RMDB000000 (the room the partners book).
+    Rooms(u32),
+    /// HTL00042's RMSD000000 closed (every plan).
+    Closed(bool),
+    /// HTL00042's RMSD000000 minimum stay.
+    MinStay(u32),
+    /// HTL00042's RMTW000000 amount with BB, in cents.
+    Rate(i64),
+}
+
+impl Update {
+    fn key(&self) -> &'static str {
+        match self {
+            Update::Rooms(_) => "rooms",
+            Update::Closed(_) => "closed",
+            Update::MinStay(_) => "min",
+            Update::Rate(_) => "rate",
+        }
+    }
+
+    /// The message (path and body), stamped `at` milliseconds.
+    fn message(&self, at: i64, day: NaiveDate) -> (&'static str, String) {
+        let span = (day, day);
+        match self {
+            Update::Rooms(n) => ("/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, at, span, i64::from(*n), "Allocation")),
+            Update::Closed(closed) => {
+                let status = if *closed { "Close" } else { "Open" };
+                ("/hotelavailnotif", avail_notif(at, span, None, &format!(r#"<RestrictionStatus Restriction="Master" Status="{status}"/>"#)).replace(HOTEL, "HTL00042").replace(ROOM, "RMSD000000"))
+            }
+            Update::MinStay(n) => (
+                "/hotelavailnotif",
+                avail_notif(at, span, None, &format!(r#"<LengthsOfStay><LengthOfStay Time="{n}" TimeUnit="Day" MinMaxMessageType="SetMinLOS"/></LengthsOfStay>"#)).replace(HOTEL, "HTL00042").replace(ROOM, "RMSD000000"),
+            ),
+            Update::Rate(cents) => {
+                let amount = format!("{}.{:02}", cents / 100, cents % 100);
+                ("/hotelrateamountnotif", rate_notif(at, span, &[(None, &amount)]).replace(HOTEL, "HTL00042").replace(ROOM, "RMTW000000"))
+            }
+        }
+    }
+}
+
+/// The issue's run: a channel manager pushes updates (rooms on sale, closings, minimum stays,
+/// amounts; `SUPPLY_UPDATES`, default 2,000, the issue's 10,000 with the variable) from 4
+/// connections at once, spread over 3 gateways, while 4 partners book the room it counts. The
+/// updates of one day are sent out of order (4 at once): the newest `TimeStamp` must win
+/// wherever the older arrives later. Probes (every 100th update: an amount of its own day)
+/// must show in the availability of every gateway within 1 s. Never oversold: the rooms sold of
+/// each night are the bookings answered Success, and above the rooms on sale only where the
+/// supplier's last count was below them (its answer warned).
+pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
+    let total: usize = std::env::var("SUPPLY_UPDATES").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gateways = std::sync::Arc::new(vec![GatewayProcess::start(&arg, &[]).await, GatewayProcess::start(&arg, &[]).await, GatewayProcess::start(&arg, &[]).await]);
+    const DAYS: i64 = 20;
+    let first = support::day(60);
+    let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    // (key, day) → (stamp, update, answer warned below sold) of every update answered.
+    type Sent = std::collections::HashMap<(&'static str, NaiveDate), Vec<(i64, Update, bool)>>;
+    let sent: std::sync::Arc<std::sync::Mutex<Sent>> = std::sync::Arc::default();
+    let probe_delays: std::sync::Arc<std::sync::Mutex<Vec<std::time::Duration>>> = std::sync::Arc::default();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Updates that arrived after a newer one of their day (answered with a warning).
+    let older = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+
+    // Partners book one night of the counted room, anywhere in the days.
+    let mut bookers = Vec::new();
+    for t in 0..4u64 {
+        let (gateways, done) = (gateways.clone(), done.clone());
+        bookers.push(tokio::spawn(async move {
+            let client = gateways[t as usize % 3].client();
+            let mut rng = support::Rng(0x5eed + t);
+            let mut booked: Vec<NaiveDate> = Vec::new();
+            let mut i = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let night = first + chrono::Duration::days(rng.below(DAYS as u64) as i64);
+                let (status, _, body) = client.send_raw("/hotelbook", book_xml(&format!("CM-{t}-{i}"), night, night.succ_opt().unwrap()), XML).await.unwrap();
+                assert_eq!(status, 200, "{body}");
+                assert!(!body.contains(r#"Type="12""#), "{body}");
+                if body.contains("<Success") {
+                    booked.push(night);
+                }
+                i += 1;
+            }
+            (booked, i)
+        }));
+    }
+
+    let started = std::time::Instant::now();
+    let mut senders = Vec::new();
+    for t in 0..4u64 {
+        let (gateways, next, sent, probe_delays, older) = (gateways.clone(), next.clone(), sent.clone(), probe_delays.clone(), older.clone());
+        senders.push(tokio::spawn(async move {
+            let clients: Vec<_> = gateways.iter().map(GatewayProcess::client).collect();
+            let mut rng = support::Rng(0xc0ffee + t);
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= total {
+                    return;
+                }
+                let at = i as i64 + 1;
+                let client = &clients[i % 3];
+                if i % 100 == 99 {
+                    // A probe: an amount of a day of its own, on every gateway within 1 s.
+                    let day = support::day(100 + (i / 100) as i64);
+                    let cents = 50_000 + i as i64;
+                    let (path, xml) = Update::Rate(cents).message(at, day);
+                    let xml = xml.replace("RMTW000000", "RMJS000000");
+                    let (status, _, body) = client.send_raw(path, xml, XML).await.unwrap();
+                    assert!(status == 200 && success_without_warnings(&body), "{body}");
+                    let sent_at = std::time::Instant::now();
+                    let want = vec![format!("{}.{:02}", cents / 100, cents % 100)];
+                    for c in &clients {
+                        while offers_of(c, ("HTL00042", "RMJS000000", "BB"), (day, day.succ_opt().unwrap()), 2).await != want {
+                            assert!(sent_at.elapsed() < std::time::Duration::from_secs(1), "probe {i}: not on every gateway within 1 s");
+                            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                        }
+                    }
+                    probe_delays.lock().unwrap().push(sent_at.elapsed());
+                    continue;
+                }
+                let day = first + chrono::Duration::days(rng.below(DAYS as u64) as i64);
+                let update = match rng.below(4) {
+                    0 => Update::Rooms(rng.below(4) as u32),
+                    1 => Update::Closed(rng.below(3) == 0),
+                    2 => Update::MinStay(1 + rng.below(3) as u32),
+                    _ => Update::Rate(9_000 + rng.below(5_000) as i64),
+                };
+                let (path, xml) = update.message(at, day);
+                let (status, _, body) = client.send_raw(path, xml, XML).await.unwrap();
+                assert!(status == 200 && body.contains("<Success") && !body.contains("<Error"), "{body}");
+                let warned = body.contains("already sold");
+                if body.contains("later TimeStamp") {
+                    older.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                sent.lock().unwrap().entry((update.key(), day)).or_default().push((at, update, warned));
+            }
+        }));
+    }
+    for s in senders {
+        s.await.unwrap();
+    }
+    let elapsed = started.elapsed();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut booked: std::collections::HashMap<NaiveDate, i64> = std::collections::HashMap::new();
+    let mut attempts = 0;
+    for b in bookers {
+        let (nights, tried) = b.await.unwrap();
+        attempts += tried;
+        for n in nights {
+            *booked.entry(n).or_default() += 1;
+        }
+    }
+
+    // The newest stamp of every day won, wherever it arrived.
+    let store = db.open().await;
+    let sent = sent.lock().unwrap().clone();
+    let newest = |key: &'static str, day: NaiveDate| sent.get(&(key, day)).and_then(|all| all.iter().max_by_key(|(at, _, _)| *at)).cloned();
+    let mut checked = 0;
+    for d in 0..DAYS {
+        let day = first + chrono::Duration::days(d);
+        let rows: Vec<(String, Option<i64>)> = store
+            .read(move |c| {
+                Box::pin(async move {
+                    let mut out = Vec::new();
+                    let r: Option<ota_gateway::store::Scalar<Option<i64>>> =
+                        c.query_opt("SELECT rooms FROM supply_rooms WHERE hotel_code = 'HTL00105' AND room_code = 'RMDB000000' AND night = $1", &[&day]).await?;
+                    out.push(("rooms".to_string(), r.and_then(|s| s.0)));
+                    for kind in ["closed", "min_stay"] {
+                        let r: Option<ota_gateway::store::Scalar<Option<i64>>> = c
+                            .query_opt("SELECT value FROM supply_restriction WHERE hotel_code = 'HTL00042' AND room_code = 'RMSD000000' AND board_code = '' AND night = $1 AND kind = $2", &[&day, &kind])
+                            .await?;
+                        out.push((kind.to_string(), r.and_then(|s| s.0)));
+                    }
+                    let r: Option<ota_gateway::store::Scalar<rust_decimal::Decimal>> = c
+                        .query_opt("SELECT amount FROM supply_rate WHERE hotel_code = 'HTL00042' AND room_code = 'RMTW000000' AND board_code = 'BB' AND night = $1", &[&day])
+                        .await?;
+                    out.push(("rate".to_string(), r.map(|s| i64::try_from((s.0 * rust_decimal::Decimal::from(100)).trunc().mantissa()).unwrap())));
+                    let sold: Option<ota_gateway::store::Scalar<i64>> =
+                        c.query_opt("SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = 'HTL00105' AND room_code = 'RMDB000000' AND night = $1", &[&day]).await?;
+                    out.push(("sold".to_string(), sold.map(|s| s.0)));
+                    Ok::<_, ota_gateway::store::StoreError>(out)
+                })
+            })
+            .await
+            .unwrap();
+        let stored = |k: &str| rows.iter().find(|(n, _)| n == k).and_then(|(_, v)| *v);
+        let want = |key| newest(key, day).map(|(_, u, _)| u);
+        assert_eq!(stored("rooms"), want("rooms").map(|u| if let Update::Rooms(n) = u { i64::from(n) } else { unreachable!() }), "rooms of {day}");
+        assert_eq!(stored("closed"), want("closed").map(|u| if let Update::Closed(c) = u { i64::from(c) } else { unreachable!() }), "closed on {day}");
+        assert_eq!(stored("min_stay"), want("min").map(|u| if let Update::MinStay(n) = u { i64::from(n) } else { unreachable!() }), "minimum stay of {day}");
+        assert_eq!(stored("rate"), want("rate").map(|u| if let Update::Rate(c) = u { c } else { unreachable!() }), "amount of {day}");
+        checked += 4;
+        // Never oversold: the rooms sold are the bookings answered, above the count only where
+        // the supplier's last count was below them.
+        let sold = stored("sold").unwrap_or(0);
+        assert_eq!(sold, booked.get(&day).copied().unwrap_or(0), "rooms sold of {day} are the bookings answered Success");
+        let on_sale = stored("rooms").unwrap_or(2);
+        if sold > on_sale {
+            assert!(newest("rooms", day).is_some_and(|(_, _, warned)| warned), "{day}: {sold} sold over {on_sale} on sale, and the count that set it did not warn");
+        }
+    }
+    let mut delays = probe_delays.lock().unwrap().clone();
+    delays.sort();
+    let pct = |p: usize| delays.get((delays.len() * p / 100).min(delays.len().saturating_sub(1))).copied().unwrap_or_default();
+    let older = older.load(std::sync::atomic::Ordering::Relaxed);
+    println!(
+        "{b:?}: {total} updates on 3 gateways in {elapsed:.2?} ({:.0} updates/s), {older} arrived after a newer one of their day (not applied, warned); {} bookings of {attempts} Commits; {checked} day values checked; visible on all 3 gateways: p50 {:?}, p99 {:?}, max {:?} ({} probes)",
+        total as f64 / elapsed.as_secs_f64(),
+        booked.values().sum::<i64>(),
+        pct(50),
+        pct(99),
+        delays.last().copied().unwrap_or_default(),
+        delays.len()
+    );
+}
+
 backend_tests!(
     suppliers_own_hotels_and_call_only_the_supply_side,
     notifications_change_what_every_gateway_sells,
-    sample_notifications_get_business_answers
+    sample_notifications_get_business_answers,
+    a_channel_manager_pushes_while_partners_book
 );
