@@ -922,9 +922,75 @@ pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
     );
 }
 
+/// CPU of a process so far (user + system), from `/proc/PID/stat` (clock ticks of 10 ms).
+fn cpu_of(pid: u32) -> std::time::Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    std::time::Duration::from_millis(ticks * 10)
+}
+
+/// With 5,000 hotels, a notification costs each gateway what it changed, never a reload of the
+/// content: the CPU of a gateway over 20 notifications of one hotel (each read by its refresh
+/// before the next), less what it spends idle as long, against one reload of the whole content
+/// (an empty import).
+pub(crate) async fn a_notification_costs_each_gateway_what_it_changes(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let demo: serde_json::Value = serde_json::from_str(include_str!("../../demo/hotels.json")).unwrap();
+    let template = demo["hotels"].as_array().unwrap().iter().find(|h| h["code"] == HOTEL).unwrap().clone();
+    let hotels: Vec<serde_json::Value> = (0..5_000)
+        .map(|i| {
+            let mut h = template.clone();
+            h["code"] = serde_json::Value::String(format!("BIG{i:05}"));
+            h["name"] = serde_json::Value::String(format!("Hotel {i}"));
+            h
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.json");
+    std::fs::write(&file, serde_json::json!({ "hotels": { "hotels": hotels } }).to_string()).unwrap();
+    let gw = GatewayProcess::start(&arg, &[]).await;
+    let (code, out, err) = cli(&["import", "--db", &arg, file.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{out}{err}");
+    let day = support::day(70);
+    let client = gw.client();
+    within_a_second("the import", || async { !offers(&gw, day, day.succ_opt().unwrap(), 1).await.is_empty() }).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+
+    // One reload of the whole content.
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "{}").unwrap();
+    let before = cpu_of(gw.pid());
+    let (code, out, err) = cli(&["import", "--db", &arg, empty.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{out}{err}");
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let reload = cpu_of(gw.pid()) - before;
+
+    // 20 notifications, each read by the gateway's refresh before the next (250 ms apart).
+    let before = cpu_of(gw.pid());
+    for i in 0..20i64 {
+        let cents = 7_000 + i;
+        let amount = format!("{}.{:02}", cents / 100, cents % 100);
+        let body = post(&gw, "/hotelrateamountnotif", rate_notif(100 + i, (day, day), &[(None, &amount)])).await;
+        assert!(success_without_warnings(&body), "{body}");
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    let notifications = cpu_of(gw.pid()) - before;
+    assert_eq!(offers_of(&client, (HOTEL, ROOM, "BB"), (day, day.succ_opt().unwrap()), 1).await, vec!["70.19"], "the last amount is served");
+    // The same time without notifications: what the gateway spends anyway (its polls).
+    let before = cpu_of(gw.pid());
+    tokio::time::sleep(std::time::Duration::from_millis(300 * 20)).await;
+    let idle = cpu_of(gw.pid()) - before;
+    let per = notifications.saturating_sub(idle) / 20;
+    println!("{b:?}, 5,000 hotels: a reload of the content costs the gateway {reload:?} of CPU; a notification {per:?} ({notifications:?} for 20 in 6 s, {idle:?} idle in as long)");
+    assert!(per * 10 < reload, "a notification costs {per:?}, a tenth of a reload ({reload:?}) at most");
+}
+
 backend_tests!(
     suppliers_own_hotels_and_call_only_the_supply_side,
     notifications_change_what_every_gateway_sells,
     sample_notifications_get_business_answers,
-    a_channel_manager_pushes_while_partners_book
+    a_channel_manager_pushes_while_partners_book,
+    a_notification_costs_each_gateway_what_it_changes
 );
