@@ -17,6 +17,7 @@
 #                                                           # POOL_SIZE server connections, 20;
 #                                                           # statement_cache=off)
 #   ONLY="search commit" scripts/loadtest.sh                # some of the runs
+#   PORT=19000 scripts/loadtest.sh                          # the gateways' first port (18088)
 #   ONLY=supply scripts/loadtest.sh                         # rooms-on-sale notifications of the
 #                                                           # demo supplier, as fast as they go
 #   UPDATES_PER_SECOND=50 scripts/loadtest.sh               # every run with a channel manager
@@ -33,7 +34,7 @@ INSTANCES=${INSTANCES:-1}
 PAIRED=${PAIRED:-1}
 ONLY=${ONLY:-"baseline search availability hotelavailability hotelarea activitynbc hotelnbc quote commit"}
 UPDATES_PER_SECOND=${UPDATES_PER_SECOND:-0}
-PORT=18088
+PORT=${PORT:-18088}
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
 cargo build -q --release -p ota-gateway
 # The binary just built (also when CARGO_TARGET_DIR puts it elsewhere).
@@ -81,6 +82,8 @@ for i in $(seq 0 $((INSTANCES - 1))); do
   servers+=($!)
   # The first one migrates and seeds; the others start after it.
   for _ in $(seq 200); do curl -sf http://127.0.0.1:$((PORT + i))/healthz >/dev/null && break; sleep 0.1; done
+  # Never measure another process that holds the port.
+  kill -0 "${servers[-1]}" 2>/dev/null || { echo "the gateway on port $((PORT + i)) did not start (another on PORT? set PORT=…):" >&2; cat "$work/server$i.log" >&2; exit 1; }
 done
 echo "== $INSTANCES gateway(s) on $( [ "${DB:-sqlite}" = sqlite ] && echo SQLite || echo PostgreSQL )$through; $(nproc) CPUs; wrk and the gateways share them"
 

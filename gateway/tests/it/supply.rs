@@ -525,6 +525,12 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
         "the third night at the content's rate"
     );
 
+    // Hostile amounts are refused, naming them; nothing panics.
+    for bad in ["79000000000000000000000000000.00", "7900000000000.00", "-1.00", "10.001"] {
+        let body = post(&a, "/hotelrateamountnotif", rate_notif(21, (f1, f1), &[(None, bad)])).await;
+        assert!(body.contains("<Error") && body.contains("BaseByGuestAmt[1]") && !body.contains(r#"Type="12""#), "{bad}: {body}");
+    }
+
     // All or nothing: an unknown room type refuses the whole message, naming it.
     let mixed = inv_count(SUPPLIER, HOTEL, 30, (d3, d3), 0, "Allocation").replace("</Inventories>", r#"<Inventory><StatusApplicationControl Start="2030-01-01" End="2030-01-01" InvTypeCode="NOSUCHROOM"/><InvCounts><InvCount Count="1"/></InvCounts></Inventory></Inventories>"#);
     let body = post(&a, "/hotelinvcountnotif", mixed).await;

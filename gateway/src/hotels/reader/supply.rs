@@ -18,6 +18,7 @@ use crate::hotels::catalogue::{Catalogue, Hotel};
 use crate::hotels::rules::supply::{Change, Item, Notification, Span, check_size};
 use crate::hotels::supply::{EVERY_PLAN, Restriction};
 use crate::shared::context::Ctx;
+use crate::shared::values;
 
 /// A notification read: what to apply, and the warnings of what it does not change.
 #[derive(Debug)]
@@ -606,13 +607,6 @@ pub fn rate_amount(
                         )
                         .at(format!("{a_tag}/@AmountAfterTax")));
                     };
-                    if amount.is_sign_negative() {
-                        return Err(Problem::biz(
-                            ErrorCode::InvalidValue,
-                            format!("Amount {amount} is below 0."),
-                        )
-                        .at(format!("{a_tag}/@AmountAfterTax")));
-                    }
                     let Some(currency) = amt
                         .currency_code
                         .clone()
@@ -630,6 +624,13 @@ pub fn rate_amount(
                         )
                         .at(format!("{r_tag}/@CurrencyCode")));
                     }
+                    // Within the largest amount and the currency's smallest unit, as an import's.
+                    let amount = values::amount(&amount.to_string())
+                        .and_then(|a| values::in_currency(a, &currency))
+                        .map_err(|e| {
+                            Problem::biz(ErrorCode::InvalidValue, format!("The amount {e}."))
+                                .at(format!("{a_tag}/@AmountAfterTax"))
+                        })?;
                     let guests =
                         u32::try_from(amt.number_of_guests.unwrap_or(0)).unwrap_or(u32::MAX);
                     let change = Change::Rate {
