@@ -23,6 +23,7 @@
 //! | [`shared`] | what every area needs, once: the request context, booking kinds, the Client-reference register, Quote/Commit, values, languages |
 //! | [`store`] | the database: SQLite (embedded) or PostgreSQL (many instances), migrations |
 //! | [`metrics`] | the Prometheus metrics and the functions that record them |
+//! | [`telemetry`] | OpenTelemetry spans exported over OTLP (`serve --otlp-endpoint`) |
 //! | [`client`] | a typed async client |
 //! | [`config`] | the server's settings |
 //! | [`errors`] | OTA `Errors` / `Warnings` |
@@ -44,6 +45,7 @@ pub mod requestors;
 pub mod shared;
 pub mod state;
 pub mod store;
+pub mod telemetry;
 
 pub use client::{Client, ClientError};
 pub use config::Config;

@@ -20,6 +20,7 @@ use ipnet::IpNet;
 use ota_gateway::auth::ThrottleSettings;
 use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
 use ota_gateway::requestors::Role;
+use ota_gateway::telemetry;
 use ota_gateway::requestors::admin::{self, NewRequestor};
 use ota_gateway::requestors::import::parse_dialect;
 use ota_gateway::limits;
@@ -231,16 +232,43 @@ struct ServeArgs {
     /// locked for addresses it has not logged in from; 0 turns this off.
     #[arg(long, default_value_t = ThrottleSettings::default().requestor_failures, env = "OTA_GATEWAY_THROTTLE_REQUESTOR_FAILURES")]
     throttle_requestor_failures: u32,
+    /// Export OpenTelemetry spans (each request, its operation, each database statement) to
+    /// this OTLP/HTTP collector (`http://collector:4318`); off when not given.
+    #[arg(long, value_name = "URL", env = "OTA_GATEWAY_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
+    /// How spans are written to the collector.
+    #[arg(long, value_enum, default_value_t = telemetry::OtlpProtocol::HttpProtobuf, env = "OTA_GATEWAY_OTLP_PROTOCOL")]
+    otlp_protocol: telemetry::OtlpProtocol,
+    /// The `service.name` of the exported spans.
+    #[arg(long, default_value = "ota-gateway", env = "OTA_GATEWAY_OTLP_SERVICE_NAME")]
+    otlp_service_name: String,
 }
 
 fn init_logging(format: LogFormat, default_filter: &str) {
+    init_logging_with(format, default_filter, None);
+}
+
+/// The logs on stderr (filtered by `RUST_LOG`); with `otlp`, also the gateway's spans exported to
+/// a collector (every span of the gateway's own code, whatever `RUST_LOG` says: the request, its
+/// operation, each database statement).
+fn init_logging_with(format: LogFormat, default_filter: &str, otlp: Option<&telemetry::Otlp>) -> Option<String> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
-    let _ = match format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(ansi);
+    let fmt = match format {
+        LogFormat::Text => fmt.boxed(),
+        LogFormat::Json => fmt.json().boxed(),
     };
+    let (otel, failed) = match otlp.map(telemetry::layer) {
+        None => (None, None),
+        Some(Ok(layer)) => (Some(layer.with_filter(tracing_subscriber::filter::filter_fn(|m| m.is_span() && m.target().starts_with("ota_gateway")))), None),
+        Some(Err(e)) => (None, Some(e)),
+    };
+    let _ = tracing_subscriber::registry().with(fmt.with_filter(filter)).with(otel).try_init();
+    failed
 }
 
 #[tokio::main]
@@ -255,7 +283,14 @@ async fn main() -> ExitCode {
 }
 
 async fn serve(args: ServeArgs) -> ExitCode {
-    init_logging(args.log_format, "info");
+    let otlp = args.otlp_endpoint.clone().map(|endpoint| telemetry::Otlp { endpoint, protocol: args.otlp_protocol, service_name: args.otlp_service_name.clone() });
+    if let Some(e) = init_logging_with(args.log_format, "info", otlp.as_ref()) {
+        eprintln!("ota-gateway: cannot export spans to {} (--otlp-endpoint): {e}", args.otlp_endpoint.as_deref().unwrap_or_default());
+        return ExitCode::FAILURE;
+    }
+    if let Some(o) = &otlp {
+        tracing::info!(endpoint = %o.endpoint, "exporting OpenTelemetry spans");
+    }
     let config = Config {
         addr: args.addr,
         db: args.db,
@@ -326,7 +361,9 @@ async fn serve(args: ServeArgs) -> ExitCode {
     }
     tracing::info!(database = %store.describe(), "store open");
     banner(&state, addr, &config.base_path).await;
-    match ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await {
+    let served = ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await;
+    telemetry::shutdown();
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ota-gateway: {e}");

@@ -196,6 +196,12 @@ pub struct Answer {
 /// current content snapshot: the one table of which handler answers which request, each handler
 /// given its area's part of the gateway.
 pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
+    let span = tracing::info_span!("operation", operation = request.operation().request_root);
+    tracing::Instrument::instrument(run(state, request, meta), span).await
+}
+
+/// [`dispatch`] within its span.
+async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
     let content = &state.content.get();
     let counted = Counted::of(&request);
     let now = Utc::now();

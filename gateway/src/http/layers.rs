@@ -51,17 +51,22 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
         .and_then(sane_request_id)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(id.clone()));
-    let trace = TraceContext::of(req.headers());
+    let mut trace = TraceContext::of(req.headers());
     let client = req.extensions().get::<ClientIp>().map(|c| c.0.to_string()).unwrap_or_else(|| "-".into());
     let operation = state.config.route_path(req.uri().path()).map_or("other", metrics::operation_label);
     let span = tracing::info_span!(
         "request",
         request_id = %id,
-        trace_id = %trace.trace_id,
+        trace_id = tracing::field::Empty,
         method = %req.method(),
         path = %LogText(req.uri().path()),
         client = %client,
     );
+    // With the exporter on, the ids are those of the exported span.
+    if let Some((trace_id, span_id)) = crate::telemetry::continue_trace(&span, trace.caller()) {
+        (trace.trace_id, trace.span_id) = (trace_id, span_id);
+    }
+    span.record("trace_id", tracing::field::display(&trace.trace_id));
     let started = Instant::now();
     let mut res = next.run(req).instrument(span.clone()).await;
     if let Ok(v) = HeaderValue::from_str(&id) {

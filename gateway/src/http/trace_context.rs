@@ -34,6 +34,11 @@ impl TraceContext {
         }
     }
 
+    /// The caller's trace, span and flags, when it sent a valid `traceparent`.
+    pub fn caller(&self) -> Option<(&str, &str, u8)> {
+        self.parent_id.as_deref().map(|parent| (self.trace_id.as_str(), parent, self.flags))
+    }
+
     /// The `traceresponse` value: version 00, the trace, this request's span, the flags.
     pub fn traceresponse(&self) -> String {
         format!("00-{}-{}-{:02x}", self.trace_id, self.span_id, self.flags)

@@ -276,6 +276,9 @@ impl Store {
         E: From<StoreError> + From<Abandoned> + Send + 'static,
         F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send + 'static,
     {
+        // The write runs on the SQLite writer or a task of its own: its statements stay spans of
+        // the request that asked for it.
+        let f = in_span(f, tracing::Span::current());
         match &*self.backend {
             Backend::Sqlite(s) => {
                 let (tx, rx) = tokio::sync::oneshot::channel();
@@ -380,6 +383,16 @@ pub async fn bump_content_version(c: &mut Conn<'_>) -> Result<(), StoreError> {
     let now = Utc::now();
     c.execute("UPDATE content_version SET version = version + 1, changed_at = $1 WHERE id = 1", &[&now]).await?;
     Ok(())
+}
+
+/// `f` run within `span` (wherever it runs).
+fn in_span<T, E, F>(f: F, span: tracing::Span) -> impl for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send + 'static
+where
+    T: Send + 'static,
+    E: Send + 'static,
+    F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send + 'static,
+{
+    move |c: &mut Conn<'_>| -> BoxFuture<'_, Result<T, E>> { Box::pin(tracing::Instrument::instrument(f(c), span)) }
 }
 
 /// The health check's error type.

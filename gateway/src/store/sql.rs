@@ -200,6 +200,11 @@ impl<'c> Conn<'c> {
 
     /// Runs a query and reads every row.
     pub async fn query<R: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<R>, StoreError> {
+        let span = statement_span(sql, self.dialect());
+        tracing::Instrument::instrument(self.run_query(sql, params), span).await
+    }
+
+    async fn run_query<R: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<R>, StoreError> {
         // The statement, never its values (a parameter may be a password hash or a name).
         tracing::trace!(sql, "query");
         match &mut self.inner {
@@ -250,6 +255,11 @@ impl<'c> Conn<'c> {
 
     /// Runs a statement; gives the number of rows it changed.
     pub async fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, StoreError> {
+        let span = statement_span(sql, self.dialect());
+        tracing::Instrument::instrument(self.run_execute(sql, params), span).await
+    }
+
+    async fn run_execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, StoreError> {
         tracing::trace!(sql, "execute");
         match &mut self.inner {
             Inner::Sqlite(conn) => {
@@ -310,6 +320,26 @@ impl<'c> Conn<'c> {
         }
         Ok(())
     }
+}
+
+/// The span of one statement of a request (exported with `serve --otlp-endpoint`, see
+/// [`crate::telemetry`]): its first words, never its values; debug level, so that without the
+/// exporter no span is made. The gateway's own background statements (the content polls) make
+/// none: each would be a trace of its own.
+fn statement_span(sql: &str, dialect: SqlDialect) -> tracing::Span {
+    if tracing::Span::current().is_none() {
+        return tracing::Span::none();
+    }
+    let system = match dialect {
+        SqlDialect::Sqlite => "sqlite",
+        SqlDialect::Postgres => "postgresql",
+    };
+    let mut end = sql.len().min(80);
+    while !sql.is_char_boundary(end) {
+        end -= 1;
+    }
+    let words: String = sql[..end].split_whitespace().collect::<Vec<_>>().join(" ");
+    tracing::debug_span!("db", db.system = system, db.statement = %words)
 }
 
 /// The advisory lock key of a hotel's supply: FNV-1a of its code (stable across builds, so

@@ -528,6 +528,95 @@ async fn supply_roots_are_not_supported_yet(b: Backend) {
     assert_eq!(rs.errors().unwrap().error[0].r#type, ErrorWarningType::NoImplementation);
 }
 
+/// With `--otlp-endpoint`, a real gateway exports the request's span (a child of the caller's
+/// `traceparent`), its operation's and its database statements', in one trace, to an OTLP/HTTP
+/// collector (here a stub taking OTLP/JSON); `traceresponse` and the log name the exported
+/// span. Without it nothing is sent.
+async fn spans_are_exported_to_a_collector(b: Backend) {
+    use axum::routing::post;
+    let received: std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>> = std::sync::Arc::default();
+    let store = received.clone();
+    let collector = axum::Router::new().route(
+        "/v1/traces",
+        post(move |body: axum::body::Bytes| {
+            let store = store.clone();
+            async move {
+                store.lock().unwrap().push(serde_json::from_slice(&body).unwrap_or_default());
+                "{}"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, collector).await.unwrap() });
+
+    let db = support::TestDb::new(b).await;
+    let quiet = support::GatewayProcess::start(&db.arg(), &[]).await;
+    let gw = support::GatewayProcess::start_with(&db.arg(), &["--otlp-endpoint", &endpoint, "--otlp-protocol", "http/json"], &[("OTEL_BSP_SCHEDULE_DELAY", "100")], None).await;
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let caller = "00f067aa0ba902b7";
+    for g in [&quiet, &gw] {
+        let res = g
+            .client()
+            .http()
+            .post(format!("{}/bookread", g.client().base_url()))
+            .header("content-type", XML)
+            .header("traceparent", format!("00-{trace}-{caller}-01"))
+            .body(sample("booking_read"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK);
+        if std::ptr::eq(g, &gw) {
+            let answered = res.headers().get("traceresponse").unwrap().to_str().unwrap().to_string();
+            let request_span = answered.split('-').nth(2).unwrap().to_string();
+            let started = std::time::Instant::now();
+            let spans = loop {
+                let spans: Vec<serde_json::Value> = received
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|r| r["resourceSpans"].as_array().cloned().unwrap_or_default())
+                    .flat_map(|r| r["scopeSpans"].as_array().cloned().unwrap_or_default())
+                    .flat_map(|s| s["spans"].as_array().cloned().unwrap_or_default())
+                    .filter(|s| s["traceId"] == trace)
+                    .collect();
+                if spans.iter().any(|s| s["name"] == "request") && spans.iter().any(|s| s["name"] == "db") {
+                    break spans;
+                }
+                if started.elapsed() > Duration::from_secs(10) {
+                    let all: Vec<String> = received
+                        .lock()
+                        .unwrap()
+                        .iter()
+                        .flat_map(|r| r["resourceSpans"].as_array().cloned().unwrap_or_default())
+                        .flat_map(|r| r["scopeSpans"].as_array().cloned().unwrap_or_default())
+                        .flat_map(|s| s["spans"].as_array().cloned().unwrap_or_default())
+                        .filter(|s| s["name"] != "db" || s["parentSpanId"] != "")
+                        .map(|s| format!("{} {} {} <- {}", s["name"], s["traceId"], s["spanId"], s["parentSpanId"]))
+                        .collect();
+                    panic!("no spans of the trace exported; the spans but top-level statements: {all:#?}");
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            };
+            let named = |n: &str| spans.iter().find(|s| s["name"] == n).unwrap_or_else(|| panic!("no {n} span: {spans:?}"));
+            let request = named("request");
+            assert_eq!((request["spanId"].as_str(), request["parentSpanId"].as_str()), (Some(request_span.as_str()), Some(caller)), "{request}");
+            let operation = named("operation");
+            assert_eq!(operation["parentSpanId"], request["spanId"], "{operation}");
+            let ids: Vec<&serde_json::Value> = spans.iter().map(|s| &s["spanId"]).collect();
+            for db_span in spans.iter().filter(|s| s["name"] == "db") {
+                assert!(ids.contains(&&db_span["parentSpanId"]), "a statement's span is within the request: {db_span}");
+                assert!(!db_span.to_string().contains("DEMO"), "statements carry no values: {db_span}");
+            }
+            println!("{} spans of the trace exported: {:?}", spans.len(), spans.iter().map(|s| s["name"].as_str().unwrap_or("")).collect::<Vec<_>>());
+        }
+    }
+    // The quiet gateway sent nothing: every span received is the exporting gateway's.
+    let services: Vec<String> = received.lock().unwrap().iter().flat_map(|r| r["resourceSpans"].as_array().cloned().unwrap_or_default()).map(|r| r["resource"].to_string()).collect();
+    assert!(services.iter().all(|r| r.contains("ota-gateway")), "{services:?}");
+}
+
 backend_tests!(
     supply_roots_are_not_supported_yet,
     healthz_and_unknown_paths,
@@ -546,6 +635,7 @@ backend_tests!(
     echo_token_is_echoed,
     request_ids_are_echoed_or_made,
     a_callers_trace_is_continued,
+    spans_are_exported_to_a_collector,
     passwords_never_reach_the_logs,
     slow_requests_time_out_with_408,
     slow_headers_are_dropped,
