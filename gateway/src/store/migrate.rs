@@ -30,6 +30,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0013_requestor_traffic_requests.sql"),
     include_str!("../../migrations/sqlite/0014_requestor_rate_for.sql"),
     include_str!("../../migrations/sqlite/0015_suppliers.sql"),
+    include_str!("../../migrations/sqlite/0016_outbox.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -46,6 +47,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0010_requestor_traffic_requests.sql"),
     include_str!("../../migrations/postgres/0011_requestor_rate_for.sql"),
     include_str!("../../migrations/postgres/0012_suppliers.sql"),
+    include_str!("../../migrations/postgres/0013_outbox.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

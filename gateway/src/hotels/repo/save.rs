@@ -4,6 +4,7 @@
 use chrono::NaiveDateTime;
 
 use super::*;
+use crate::shared::events::{self, EventKind};
 
 /// Stores a new booking (every room priced); gives its row id.
 pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreError> {
@@ -278,4 +279,18 @@ async fn insert_rooms(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), Stor
 /// A revision never given before: every write of a booking takes one.
 async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     c.next_in(Sequence::HotelBookingRevision).await
+}
+
+/// Records the outbox events of a change of the stored booking `internal_ref` (see
+/// [`crate::shared::events`]), in the caller's write transaction, after the booking's row was
+/// written: each with the booking's revision now.
+pub(crate) async fn record_events(c: &mut Conn<'_>, internal_ref: &str, events: &[(String, EventKind)]) -> Result<(), StoreError> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let Scalar(revision): Scalar<i64> = c.query_one("SELECT revision FROM hotel_booking WHERE internal_ref = $1", &[&internal_ref]).await?;
+    for (hotel, kind) in events {
+        events::record(c, Kind::Hotel, internal_ref, hotel, *kind, Some(revision)).await?;
+    }
+    Ok(())
 }
