@@ -133,6 +133,9 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
     if let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
     }
+    if let Some(url) = &r.notify_url {
+        c.execute("UPDATE requestor SET notify_url = NULLIF($2, '') WHERE id = $1", &[&r.id, url]).await?;
+    }
     if let Some(role) = &r.role {
         set_role(c, &r.id, role).await?;
     }
@@ -189,6 +192,9 @@ pub(crate) async fn insert_new(c: &mut Conn<'_>, r: &HashedRequestor, now: DateT
         .await?;
     if n == 1 && let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
+    }
+    if n == 1 && let Some(url) = &r.notify_url {
+        c.execute("UPDATE requestor SET notify_url = NULLIF($2, '') WHERE id = $1", &[&r.id, url]).await?;
     }
     if n == 1 && let Some(role) = &r.role {
         set_role(c, &r.id, role).await?;

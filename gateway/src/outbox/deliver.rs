@@ -1,0 +1,140 @@
+//! The push: every gateway runs [`run`] in the background (started by `serve`, like the
+//! traffic flusher). It takes the events due (each held by one gateway at a time, see
+//! [`repo::take_due`]), posts each one's `OTA_HotelResNotifRQ` to its supplier's notification
+//! URL, and settles it: delivered on the receiver's `Success`, else tried again after a backoff
+//! with jitter, or parked after the last attempt allowed. Nothing is kept in memory between
+//! two rounds: a gateway that dies holding events leaves them to be taken again when their
+//! lease ends (a repeat, never a loss).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use futures_util::future::join_all;
+
+use super::mapping::{self, Catalogues, Loaded};
+use super::repo::{self, EventRow};
+use super::rules;
+use super::Settings;
+use crate::shared::booking::Kind;
+use crate::store::{Abandoned, Store, StoreError, Ticket};
+
+/// Milliseconds since 1970 UTC, as the outbox stores times.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Why an attempt failed (or could not be settled).
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("the write was abandoned")]
+    Abandoned,
+}
+
+impl From<Abandoned> for Failure {
+    fn from(_: Abandoned) -> Self {
+        Failure::Abandoned
+    }
+}
+
+/// Delivers events for ever: a round takes up to [`Settings::batch`] events due and delivers
+/// them at once (each the first undelivered of its booking and hotel, so no two of one
+/// booking); a round that took nothing waits [`Settings::poll`] before the next.
+/// `catalogues` gives the content in memory now.
+pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + Sync>, settings: Settings) {
+    let http = match reqwest::Client::builder().timeout(settings.timeout).connect_timeout(settings.timeout).build() {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::error!(error = %e, "the outbox cannot make an HTTP client; no event is pushed by this gateway");
+            return;
+        }
+    };
+    loop {
+        let now = now_ms();
+        let (until, limit) = (now + millis(settings.lease()), i64::try_from(settings.batch).unwrap_or(32));
+        let taken = store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit).await?) })).await;
+        match taken {
+            Ok(events) if !events.is_empty() => {
+                let cats = catalogues();
+                join_all(events.into_iter().map(|e| deliver(&store, &http, &cats, &settings, e))).await;
+            }
+            Ok(_) => tokio::time::sleep(settings.poll).await,
+            Err(e) => {
+                crate::metrics::db_error();
+                tracing::warn!(error = %e, "the outbox could not take events");
+                tokio::time::sleep(settings.poll.max(Duration::from_secs(1))).await;
+            }
+        }
+    }
+}
+
+/// One attempt at one event, and its outcome stored.
+async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, settings: &Settings, e: EventRow) {
+    let identity = rules::identity(&e.booking_ref, &e.hotel_code, e.seq);
+    let outcome = attempt(store, http, cats, &e, &identity).await;
+    let now = now_ms();
+    let id = e.id;
+    let settled = match &outcome {
+        Ok(()) => {
+            crate::metrics::outbox_event("delivered");
+            crate::metrics::outbox_delivered(Duration::from_millis(u64::try_from(now - e.created_at).unwrap_or(0)));
+            store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::delivered(c, id, now).await?) })).await
+        }
+        Err(error) if e.attempts >= i64::from(settings.max_attempts) => {
+            crate::metrics::outbox_event("parked");
+            tracing::warn!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, error = %error, "outbox event parked: it will not be sent again until `ota-gateway outbox retry`; the booking's later events wait for it");
+            let error = error.clone();
+            store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::parked(c, id, &error).await?) })).await
+        }
+        Err(error) => {
+            crate::metrics::outbox_event("failed");
+            let jitter = f64::from(OsRng.next_u32()) / f64::from(u32::MAX);
+            let wait = rules::backoff(u32::try_from(e.attempts).unwrap_or(u32::MAX), settings.retry_base, settings.retry_max, jitter);
+            tracing::info!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, retry_in = ?wait, error = %error, "outbox delivery failed");
+            let (next, error) = (now + millis(wait), error.clone());
+            store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::failed(c, id, next, &error).await?) })).await
+        }
+    };
+    if let Err(err) = settled {
+        // The lease runs out and the event is taken again: a repeat, never a loss.
+        crate::metrics::db_error();
+        tracing::warn!(event = %identity, error = %err, "the outcome of an outbox delivery could not be stored; it will be sent again");
+    }
+}
+
+/// Loads the booking, posts the notification and reads the answer: `Err` with what went wrong.
+async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &EventRow, identity: &str) -> Result<(), String> {
+    let url = e.notify_url.clone().ok_or("the supplier has no notification URL")?;
+    let loaded = load(store, e).await.map_err(|err| format!("loading the booking: {err}"))?.ok_or("the booking is not stored")?;
+    let body = mapping::notification(e, &loaded, cats);
+    let answer = http.post(&url).header(reqwest::header::CONTENT_TYPE, "application/xml").body(body).send().await.map_err(|err| rules::error_text(&format!("{err:#}")))?;
+    let status = answer.status();
+    let text = answer.text().await.map_err(|err| rules::error_text(&format!("reading the answer: {err}")))?;
+    if !status.is_success() {
+        return Err(format!("HTTP {status}"));
+    }
+    mapping::acknowledges(&text, identity).map_err(|err| rules::error_text(&err))
+}
+
+/// The booking an event names, as it stands now.
+pub(crate) async fn load(store: &Store, e: &EventRow) -> Result<Option<Loaded>, StoreError> {
+    let kind = if e.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
+    let reference = e.booking_ref.clone();
+    store
+        .read(move |c| {
+            Box::pin(async move {
+                let Some((id, owner)) = repo::booking_of(c, kind, &reference).await? else { return Ok(None) };
+                Ok(match kind {
+                    Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::load(c, id).await?)),
+                    Kind::Activity => crate::activities::repo::find_stored(c, &owner, &reference, true).await?.map(Loaded::Activity),
+                })
+            })
+        })
+        .await
+}
