@@ -116,8 +116,8 @@ pub async fn list(c: &mut Conn<'_>, state: Option<&str>, limit: i64) -> Result<V
 /// counted afresh: the number of events.
 pub async fn retry(c: &mut Conn<'_>, id: Option<i64>, now: i64) -> Result<u64, StoreError> {
     c.execute(
-        "UPDATE outbox_event SET state = 'pending', attempts = 0, next_attempt_at = $2, taken_until = NULL WHERE state = 'parked' AND ($1 = 0 OR id = $1)",
-        &[&id.unwrap_or(0), &now],
+        "UPDATE outbox_event SET state = 'pending', attempts = 0, next_attempt_at = $2, taken_until = NULL WHERE state = 'parked' AND ($3 OR id = $1)",
+        &[&id.unwrap_or(0), &now, &id.is_none()],
     )
     .await
 }
