@@ -12,6 +12,11 @@ check: its POS replaced by the OTA-DEMO demo partner's, and its root `Version` s
 the service answers for (a client generated from the 2016B schemas sends whatever version its
 partner tells it). The copy is checked again against 2016B. The samples' own comments stay.
 
+The supply side's notifications (OTA_HotelAvailNotifRQ, OTA_HotelInvCountNotifRQ,
+OTA_HotelRateAmountNotifRQ; issue 21) are copied the same way with the supplier's POS (SUP-DEMO)
+instead, and with the hotel, room type and rate plan codes of the samples replaced by the demo
+content's (HTL00042, its rooms, the boards), so that they name what the supplier owns.
+
 Needs python3 (stdlib only) and xmllint.
 """
 
@@ -35,9 +40,30 @@ VERSIONS = {
     "OTA_TourActivityAvailRQ": "2011.2",
     "OTA_TourActivityBookRQ": "2011.2",
     "OTA_TourActivitySearchRQ": "2011.2",
+    "OTA_HotelAvailNotifRQ": "2016.1",
+    "OTA_HotelInvCountNotifRQ": "2016.1",
+    "OTA_HotelRateAmountNotifRQ": "2016.1",
 }
 POS = ('<POS><Source><RequestorID Type="22" ID="OTA-DEMO" ID_Context="OTA-DEMO-DIST"/></Source>'
        '<Source><RequestorID Type="88" ID="OTA-DEMO" MessagePassword="ota-demo-pass"/></Source></POS>')
+
+# The supply side: the supplier's POS, and the samples' codes as the demo content's.
+SUPPLY = {"OTA_HotelAvailNotifRQ", "OTA_HotelInvCountNotifRQ", "OTA_HotelRateAmountNotifRQ"}
+SUPPLY_POS = ('<POS><Source><RequestorID Type="22" ID="SUP-DEMO" ID_Context="SUP-DEMO-DIST"/></Source>'
+              '<Source><RequestorID Type="88" ID="SUP-DEMO" MessagePassword="sup-demo-pass"/></Source></POS>')
+HOTEL = "HTL00042"
+# The samples' room types and rate plans, as HTL00042's rooms and the demo boards.
+ROOMS = {"STD": "RMSD000000", "DLX": "RMJS000000", "SDD": "RMTW000000", "ROH": "RMSD000000",
+         "KNS": "RMTW000000", "DDS": "RMJS000000", "CLBS": "RMSD000000"}
+BOARDS = {"WHLS1": "BB", "Expedia1": "SC", "Expedia2": "BB", "Expedia3": "HB", "RACK": "BB", "BARA00": "BB",
+          "ROOMONLY": "SC", "ROOMCAR": "BB", "ROOMAIR": "HB", "RMCARAIR": "FB"}
+
+
+def supply_codes(text):
+    """The hotel, room type and rate plan codes of a supply sample as the demo content's."""
+    text = re.sub(r'\bHotelCode="[^"]*"', f'HotelCode="{HOTEL}"', text)
+    text = re.sub(r'\b(InvCode|InvTypeCode)\s*="([^"]*)"', lambda m: f'{m.group(1)}="{ROOMS.get(m.group(2), m.group(2))}"', text)
+    return re.sub(r'\bRatePlanCode\s*="([^"]*)"', lambda m: f'RatePlanCode="{BOARDS.get(m.group(1), m.group(1))}"', text)
 
 
 def valid(root, text):
@@ -66,9 +92,11 @@ def main():
             skipped += 1
             continue
         text = re.sub(r"<POS\b.*?</POS>", "", text, count=1, flags=re.S)
+        if root in SUPPLY:
+            text = supply_codes(text)
         start = re.search(rf"<{root}\b[^>]*>", text)
         tag = re.sub(r'\bVersion="[^"]*"', f'Version="{VERSIONS[root]}"', start.group(0), count=1)
-        text = text[:start.start()] + tag + POS + text[start.end():]
+        text = text[:start.start()] + tag + (SUPPLY_POS if root in SUPPLY else POS) + text[start.end():]
         if not valid(root, text):
             print(f"not valid under 2016B once changed, left out: {name}")
             skipped += 1

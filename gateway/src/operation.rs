@@ -230,6 +230,14 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
                     };
                     Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after }
                 })*
+                // supply side (#21): handled by the supply handlers (notifications in, the
+                // supplier's acknowledgements; the gateway sends OTA_HotelResNotifRQ and does
+                // not take it); until they exist, answered as not supported yet.
+                rq @ (AnyRequest::HotelInvCountNotifRq(_)
+                | AnyRequest::HotelAvailNotifRq(_)
+                | AnyRequest::HotelRateAmountNotifRq(_)
+                | AnyRequest::HotelResNotifRq(_)
+                | AnyRequest::NotifReportRq(_)) => not_supported_yet(&rq, now),
             }
         };
     }
@@ -245,6 +253,23 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
         ReadRq => ResRetrieveRs: |cx, rq| bookings::read(cx, &state.hotels(content), &state.activities(content), rq),
         CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, &state.hotels(content), &state.activities(content), rq),
     }
+}
+
+/// supply side (#21): handled by the supply handlers once they exist. Until then a request of a
+/// supply root is answered with its RS carrying one Type 2 error, "not supported yet", before
+/// authentication (it tells nothing about any hotel), with the request's `EchoToken` and
+/// `TransactionIdentifier` echoed.
+fn not_supported_yet(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
+    let op = rq.operation();
+    let problem = Problem::not_supported(format!("{} is not supported yet.", op.request_root)).at(format!("/{}", op.request_root));
+    let mut message = ota_messages::error_response(op.path, errors([problem])).unwrap_or_else(|| unreachable!("every operation has a response"));
+    let (echo, transaction) = rq.payload_std_attributes().map_or((None, None), |a| (a.echo_token().map(str::to_string), a.transaction_identifier().map(str::to_string)));
+    if let Some(rs) = message.response_std_attributes_mut() {
+        rs.set_echo_token(echo);
+        rs.set_transaction_identifier(transaction);
+        rs.set_time_stamp(Some(time_stamp(now)));
+    }
+    Answer { message, dialect: Dialect::default(), retry_after: None }
 }
 
 #[cfg(test)]

@@ -231,6 +231,12 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     ("tour_activity_avail.xsd", include_str!("../../../spec/tour_activity_avail.xsd")),
     ("tour_activity_book.xsd", include_str!("../../../spec/tour_activity_book.xsd")),
     ("tour_activity_search.xsd", include_str!("../../../spec/tour_activity_search.xsd")),
+    // supply side (#21): the messages are in the WSDL; handled by the supply handlers.
+    ("hotel_avail_notif.xsd", include_str!("../../../spec/hotel_avail_notif.xsd")),
+    ("hotel_inv_count_notif.xsd", include_str!("../../../spec/hotel_inv_count_notif.xsd")),
+    ("hotel_rate_amount_notif.xsd", include_str!("../../../spec/hotel_rate_amount_notif.xsd")),
+    ("hotel_res_notif.xsd", include_str!("../../../spec/hotel_res_notif.xsd")),
+    ("notif_report.xsd", include_str!("../../../spec/notif_report.xsd")),
 ];
 
 /// The WSDL 1.1 description: one document/literal operation per path (its `soapAction` the

@@ -3349,3 +3349,763 @@ impl rt::Encode for TextItem {
         w.end(name);
     }
 }
+
+/// A unit of time (OpenTravel TimeUnitType).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum TimeUnit {
+    /// Year.
+    #[default]
+    Year,
+    /// Month.
+    Month,
+    /// Week.
+    Week,
+    /// Day.
+    Day,
+    /// Hour.
+    Hour,
+    /// Second.
+    Second,
+    /// The whole duration.
+    FullDuration,
+    /// Minute.
+    Minute,
+}
+
+impl TimeUnit {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "Year",
+        "Month",
+        "Week",
+        "Day",
+        "Hour",
+        "Second",
+        "FullDuration",
+        "Minute",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Year => "Year",
+            Self::Month => "Month",
+            Self::Week => "Week",
+            Self::Day => "Day",
+            Self::Hour => "Hour",
+            Self::Second => "Second",
+            Self::FullDuration => "FullDuration",
+            Self::Minute => "Minute",
+        }
+    }
+}
+
+impl ::std::fmt::Display for TimeUnit {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for TimeUnit {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "Year" => Ok(Self::Year),
+            "Month" => Ok(Self::Month),
+            "Week" => Ok(Self::Week),
+            "Day" => Ok(Self::Day),
+            "Hour" => Ok(Self::Hour),
+            "Second" => Ok(Self::Second),
+            "FullDuration" => Ok(Self::FullDuration),
+            "Minute" => Ok(Self::Minute),
+            other => Err(rt::UnknownValue::new("TimeUnit", other)),
+        }
+    }
+}
+
+impl rt::FromValue for TimeUnit {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for TimeUnit {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// How StatusApplicationControl@InvCode is to be read (OpenTravel 2016B).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum InvCodeApplication {
+    /// InvCode is not used.
+    #[default]
+    DoesNotApply,
+    /// InvCode is a room type (inventory) code: the one the gateway reads.
+    InvCode,
+    /// InvCode is a code grouping several room types.
+    InvGroupingCode,
+}
+
+impl InvCodeApplication {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "DoesNotApply",
+        "InvCode",
+        "InvGroupingCode",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::DoesNotApply => "DoesNotApply",
+            Self::InvCode => "InvCode",
+            Self::InvGroupingCode => "InvGroupingCode",
+        }
+    }
+}
+
+impl ::std::fmt::Display for InvCodeApplication {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for InvCodeApplication {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "DoesNotApply" => Ok(Self::DoesNotApply),
+            "InvCode" => Ok(Self::InvCode),
+            "InvGroupingCode" => Ok(Self::InvGroupingCode),
+            other => Err(rt::UnknownValue::new("InvCodeApplication", other)),
+        }
+    }
+}
+
+impl rt::FromValue for InvCodeApplication {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for InvCodeApplication {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// How StatusApplicationControl@RatePlanCode is to be read (OpenTravel 2016B).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum RatePlanCodeType {
+    /// RatePlanCode is not used.
+    #[default]
+    DoesNotApply,
+    /// RatePlanCode is one rate plan: the one the gateway reads.
+    RatePlanCode,
+    /// RatePlanCode is a code grouping several rate plans.
+    RatePlanGroupingCode,
+}
+
+impl RatePlanCodeType {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "DoesNotApply",
+        "RatePlanCode",
+        "RatePlanGroupingCode",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::DoesNotApply => "DoesNotApply",
+            Self::RatePlanCode => "RatePlanCode",
+            Self::RatePlanGroupingCode => "RatePlanGroupingCode",
+        }
+    }
+}
+
+impl ::std::fmt::Display for RatePlanCodeType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for RatePlanCodeType {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "DoesNotApply" => Ok(Self::DoesNotApply),
+            "RatePlanCode" => Ok(Self::RatePlanCode),
+            "RatePlanGroupingCode" => Ok(Self::RatePlanGroupingCode),
+            other => Err(rt::UnknownValue::new("RatePlanCodeType", other)),
+        }
+    }
+}
+
+impl rt::FromValue for RatePlanCodeType {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for RatePlanCodeType {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// How StatusApplicationControl@InvBlockCode is to be read (OpenTravel 2016B).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum InvBlockCodeApply {
+    /// InvBlockCode is not used.
+    #[default]
+    DoesNotApply,
+    /// InvBlockCode is one block.
+    BlockCode,
+    /// InvBlockCode groups several blocks.
+    BlockGroupingCode,
+}
+
+impl InvBlockCodeApply {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "DoesNotApply",
+        "BlockCode",
+        "BlockGroupingCode",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::DoesNotApply => "DoesNotApply",
+            Self::BlockCode => "BlockCode",
+            Self::BlockGroupingCode => "BlockGroupingCode",
+        }
+    }
+}
+
+impl ::std::fmt::Display for InvBlockCodeApply {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for InvBlockCodeApply {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "DoesNotApply" => Ok(Self::DoesNotApply),
+            "BlockCode" => Ok(Self::BlockCode),
+            "BlockGroupingCode" => Ok(Self::BlockGroupingCode),
+            other => Err(rt::UnknownValue::new("InvBlockCodeApply", other)),
+        }
+    }
+}
+
+impl rt::FromValue for InvBlockCodeApply {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for InvBlockCodeApply {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// What a notification applies to (OpenTravel 2016B StatusApplicationControlType): the dates Start to End (both included, calendar dates), the room type (InvTypeCode or InvCode), the rate plan (RatePlanCode) and the days of the week (Mon ... Sun; none of them set means every day).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "StatusApplicationControl",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct StatusApplicationControl {
+    /// The first date (YYYY-MM-DD). OpenTravel 2016B also allows a time or a date-time: the gateway takes dates only.
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: Option<rt::Date>,
+    /// OpenTravel 2016B: a duration instead of End (ISO 8601, e.g. P7D).
+    ///
+    /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
+    #[yaserde(attribute = true, rename = "Duration")]
+    pub duration: Option<String>,
+    /// The last date, included (YYYY-MM-DD).
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "End")]
+    pub end: Option<rt::Date>,
+    /// OpenTravel 2016B: the kind of rate plan (an OpenTravel code). Taken and ignored.
+    ///
+    /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
+    #[yaserde(attribute = true, rename = "RatePlanType")]
+    pub rate_plan_type: Option<String>,
+    /// The rate plan (the gateway's board code, e.g. BB); absent means every rate plan.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "RatePlanCode")]
+    pub rate_plan_code: Option<String>,
+    /// OpenTravel 2016B: a rate plan identifier. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "RatePlanID")]
+    pub rate_plan_id: Option<String>,
+    /// OpenTravel 2016B: the rate plan is a qualified rate. Taken and ignored.
+    #[yaserde(attribute = true, rename = "RatePlanQualifier")]
+    pub rate_plan_qualifier: Option<bool>,
+    /// OpenTravel 2016B: a promotion code. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "PromotionCode")]
+    pub promotion_code: Option<String>,
+    /// OpenTravel 2016B: vendors of the promotion (a list of codes). Taken and ignored.
+    #[yaserde(attribute = true, rename = "PromotionVendorCode")]
+    pub promotion_vendor_code: Option<String>,
+    /// OpenTravel 2016B: the rate plan's category. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "RatePlanCategory")]
+    pub rate_plan_category: Option<String>,
+    /// How InvCode is to be read; absent means InvCode.
+    #[yaserde(attribute = true, rename = "InvCodeApplication")]
+    pub inv_code_application: Option<InvCodeApplication>,
+    /// The room type code (as InvTypeCode).
+    ///
+    /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
+    #[yaserde(attribute = true, rename = "InvCode")]
+    pub inv_code: Option<String>,
+    /// OpenTravel 2016B: the kind of inventory (ROOM, ...). Taken and ignored.
+    ///
+    /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
+    #[yaserde(attribute = true, rename = "InvType")]
+    pub inv_type: Option<String>,
+    /// The room type code (e.g. RMSD000000); InvTypeCode and InvCode name the same room type when both are given.
+    ///
+    /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
+    #[yaserde(attribute = true, rename = "InvTypeCode")]
+    pub inv_type_code: Option<String>,
+    /// OpenTravel 2016B: the inventory is a room. Taken and ignored.
+    #[yaserde(attribute = true, rename = "IsRoom")]
+    pub is_room: Option<bool>,
+    /// Applies on Mondays.
+    #[yaserde(attribute = true, rename = "Mon")]
+    pub mon: Option<bool>,
+    /// Applies on Tuesdays.
+    #[yaserde(attribute = true, rename = "Tue")]
+    pub tue: Option<bool>,
+    /// Applies on Wednesdays.
+    #[yaserde(attribute = true, rename = "Weds")]
+    pub weds: Option<bool>,
+    /// Applies on Thursdays.
+    #[yaserde(attribute = true, rename = "Thur")]
+    pub thur: Option<bool>,
+    /// Applies on Fridays.
+    #[yaserde(attribute = true, rename = "Fri")]
+    pub fri: Option<bool>,
+    /// Applies on Saturdays.
+    #[yaserde(attribute = true, rename = "Sat")]
+    pub sat: Option<bool>,
+    /// Applies on Sundays.
+    #[yaserde(attribute = true, rename = "Sun")]
+    pub sun: Option<bool>,
+    /// How RatePlanCode is to be read; absent means RatePlanCode.
+    #[yaserde(attribute = true, rename = "RatePlanCodeType")]
+    pub rate_plan_code_type: Option<RatePlanCodeType>,
+    /// OpenTravel 2016B: a rate tier. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "RateTier")]
+    pub rate_tier: Option<String>,
+    /// OpenTravel 2016B: applies to every rate plan (as no RatePlanCode).
+    #[yaserde(attribute = true, rename = "AllRateCode")]
+    pub all_rate_code: Option<bool>,
+    /// OpenTravel 2016B: applies to every room type of the hotel (as no InvTypeCode).
+    #[yaserde(attribute = true, rename = "AllInvCode")]
+    pub all_inv_code: Option<bool>,
+    /// OpenTravel 2016B: how InvBlockCode is to be read. Taken and ignored.
+    #[yaserde(attribute = true, rename = "InvBlockCodeApply")]
+    pub inv_block_code_apply: Option<InvBlockCodeApply>,
+    /// OpenTravel 2016B: an inventory block (allotments are not supported).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "InvBlockCode")]
+    pub inv_block_code: Option<String>,
+    /// OpenTravel 2016B: overrides the inventory control of the receiving system. Taken and ignored.
+    #[yaserde(attribute = true, rename = "Override")]
+    pub r#override: Option<bool>,
+    /// OpenTravel 2016B: a quote. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "QuoteID")]
+    pub quote_id: Option<String>,
+    /// OpenTravel 2016B: a sub-block. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "SubBlockCode")]
+    pub sub_block_code: Option<String>,
+    /// OpenTravel 2016B: a wing of the hotel. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "WingIdentifier")]
+    pub wing_identifier: Option<String>,
+    /// OpenTravel 2016B: the systems the notification is for. Taken and ignored.
+    #[yaserde(prefix = "ota", rename = "DestinationSystemCodes")]
+    pub destination_system_codes: Option<UnreadContent>,
+}
+
+impl rt::Decode for StatusApplicationControl {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::STATUS_APPLICATION_CONTROL;
+        let mark = cx.mark();
+        let mut f_start = None;
+        let mut f_duration = None;
+        let mut f_end = None;
+        let mut f_rate_plan_type = None;
+        let mut f_rate_plan_code = None;
+        let mut f_rate_plan_id = None;
+        let mut f_rate_plan_qualifier = None;
+        let mut f_promotion_code = None;
+        let mut f_promotion_vendor_code = None;
+        let mut f_rate_plan_category = None;
+        let mut f_inv_code_application = None;
+        let mut f_inv_code = None;
+        let mut f_inv_type = None;
+        let mut f_inv_type_code = None;
+        let mut f_is_room = None;
+        let mut f_mon = None;
+        let mut f_tue = None;
+        let mut f_weds = None;
+        let mut f_thur = None;
+        let mut f_fri = None;
+        let mut f_sat = None;
+        let mut f_sun = None;
+        let mut f_rate_plan_code_type = None;
+        let mut f_rate_tier = None;
+        let mut f_all_rate_code = None;
+        let mut f_all_inv_code = None;
+        let mut f_inv_block_code_apply = None;
+        let mut f_inv_block_code = None;
+        let mut f_override = None;
+        let mut f_quote_id = None;
+        let mut f_sub_block_code = None;
+        let mut f_wing_identifier = None;
+        let mut f_destination_system_codes = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_duration = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_end = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_rate_plan_type = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_rate_plan_code = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                Some(5) => {
+                    f_rate_plan_id = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                }
+                Some(6) => {
+                    f_rate_plan_qualifier = Some(
+                        cx.value(&attr, DESC.attributes[6].ty)?,
+                    );
+                }
+                Some(7) => {
+                    f_promotion_code = Some(cx.value(&attr, DESC.attributes[7].ty)?);
+                }
+                Some(8) => {
+                    f_promotion_vendor_code = Some(
+                        cx.value(&attr, DESC.attributes[8].ty)?,
+                    );
+                }
+                Some(9) => {
+                    f_rate_plan_category = Some(cx.value(&attr, DESC.attributes[9].ty)?);
+                }
+                Some(10) => {
+                    f_inv_code_application = Some(
+                        cx.value(&attr, DESC.attributes[10].ty)?,
+                    );
+                }
+                Some(11) => {
+                    f_inv_code = Some(cx.value(&attr, DESC.attributes[11].ty)?);
+                }
+                Some(12) => {
+                    f_inv_type = Some(cx.value(&attr, DESC.attributes[12].ty)?);
+                }
+                Some(13) => {
+                    f_inv_type_code = Some(cx.value(&attr, DESC.attributes[13].ty)?);
+                }
+                Some(14) => {
+                    f_is_room = Some(cx.value(&attr, DESC.attributes[14].ty)?);
+                }
+                Some(15) => {
+                    f_mon = Some(cx.value(&attr, DESC.attributes[15].ty)?);
+                }
+                Some(16) => {
+                    f_tue = Some(cx.value(&attr, DESC.attributes[16].ty)?);
+                }
+                Some(17) => {
+                    f_weds = Some(cx.value(&attr, DESC.attributes[17].ty)?);
+                }
+                Some(18) => {
+                    f_thur = Some(cx.value(&attr, DESC.attributes[18].ty)?);
+                }
+                Some(19) => {
+                    f_fri = Some(cx.value(&attr, DESC.attributes[19].ty)?);
+                }
+                Some(20) => {
+                    f_sat = Some(cx.value(&attr, DESC.attributes[20].ty)?);
+                }
+                Some(21) => {
+                    f_sun = Some(cx.value(&attr, DESC.attributes[21].ty)?);
+                }
+                Some(22) => {
+                    f_rate_plan_code_type = Some(
+                        cx.value(&attr, DESC.attributes[22].ty)?,
+                    );
+                }
+                Some(23) => {
+                    f_rate_tier = Some(cx.value(&attr, DESC.attributes[23].ty)?);
+                }
+                Some(24) => {
+                    f_all_rate_code = Some(cx.value(&attr, DESC.attributes[24].ty)?);
+                }
+                Some(25) => {
+                    f_all_inv_code = Some(cx.value(&attr, DESC.attributes[25].ty)?);
+                }
+                Some(26) => {
+                    f_inv_block_code_apply = Some(
+                        cx.value(&attr, DESC.attributes[26].ty)?,
+                    );
+                }
+                Some(27) => {
+                    f_inv_block_code = Some(cx.value(&attr, DESC.attributes[27].ty)?);
+                }
+                Some(28) => {
+                    f_override = Some(cx.value(&attr, DESC.attributes[28].ty)?);
+                }
+                Some(29) => {
+                    f_quote_id = Some(cx.value(&attr, DESC.attributes[29].ty)?);
+                }
+                Some(30) => {
+                    f_sub_block_code = Some(cx.value(&attr, DESC.attributes[30].ty)?);
+                }
+                Some(31) => {
+                    f_wing_identifier = Some(cx.value(&attr, DESC.attributes[31].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_destination_system_codes = cx
+                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            start: f_start.flatten(),
+            duration: f_duration.flatten(),
+            end: f_end.flatten(),
+            rate_plan_type: f_rate_plan_type.flatten(),
+            rate_plan_code: f_rate_plan_code.flatten(),
+            rate_plan_id: f_rate_plan_id.flatten(),
+            rate_plan_qualifier: f_rate_plan_qualifier.flatten(),
+            promotion_code: f_promotion_code.flatten(),
+            promotion_vendor_code: f_promotion_vendor_code.flatten(),
+            rate_plan_category: f_rate_plan_category.flatten(),
+            inv_code_application: f_inv_code_application.flatten(),
+            inv_code: f_inv_code.flatten(),
+            inv_type: f_inv_type.flatten(),
+            inv_type_code: f_inv_type_code.flatten(),
+            is_room: f_is_room.flatten(),
+            mon: f_mon.flatten(),
+            tue: f_tue.flatten(),
+            weds: f_weds.flatten(),
+            thur: f_thur.flatten(),
+            fri: f_fri.flatten(),
+            sat: f_sat.flatten(),
+            sun: f_sun.flatten(),
+            rate_plan_code_type: f_rate_plan_code_type.flatten(),
+            rate_tier: f_rate_tier.flatten(),
+            all_rate_code: f_all_rate_code.flatten(),
+            all_inv_code: f_all_inv_code.flatten(),
+            inv_block_code_apply: f_inv_block_code_apply.flatten(),
+            inv_block_code: f_inv_block_code.flatten(),
+            r#override: f_override.flatten(),
+            quote_id: f_quote_id.flatten(),
+            sub_block_code: f_sub_block_code.flatten(),
+            wing_identifier: f_wing_identifier.flatten(),
+            destination_system_codes: f_destination_system_codes,
+        })
+    }
+}
+
+impl rt::Encode for StatusApplicationControl {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Start", &self.start);
+        w.attr_opt("Duration", &self.duration);
+        w.attr_opt("End", &self.end);
+        w.attr_opt("RatePlanType", &self.rate_plan_type);
+        w.attr_opt("RatePlanCode", &self.rate_plan_code);
+        w.attr_opt("RatePlanID", &self.rate_plan_id);
+        w.attr_opt("RatePlanQualifier", &self.rate_plan_qualifier);
+        w.attr_opt("PromotionCode", &self.promotion_code);
+        w.attr_opt("PromotionVendorCode", &self.promotion_vendor_code);
+        w.attr_opt("RatePlanCategory", &self.rate_plan_category);
+        w.attr_opt("InvCodeApplication", &self.inv_code_application);
+        w.attr_opt("InvCode", &self.inv_code);
+        w.attr_opt("InvType", &self.inv_type);
+        w.attr_opt("InvTypeCode", &self.inv_type_code);
+        w.attr_opt("IsRoom", &self.is_room);
+        w.attr_opt("Mon", &self.mon);
+        w.attr_opt("Tue", &self.tue);
+        w.attr_opt("Weds", &self.weds);
+        w.attr_opt("Thur", &self.thur);
+        w.attr_opt("Fri", &self.fri);
+        w.attr_opt("Sat", &self.sat);
+        w.attr_opt("Sun", &self.sun);
+        w.attr_opt("RatePlanCodeType", &self.rate_plan_code_type);
+        w.attr_opt("RateTier", &self.rate_tier);
+        w.attr_opt("AllRateCode", &self.all_rate_code);
+        w.attr_opt("AllInvCode", &self.all_inv_code);
+        w.attr_opt("InvBlockCodeApply", &self.inv_block_code_apply);
+        w.attr_opt("InvBlockCode", &self.inv_block_code);
+        w.attr_opt("Override", &self.r#override);
+        w.attr_opt("QuoteID", &self.quote_id);
+        w.attr_opt("SubBlockCode", &self.sub_block_code);
+        w.attr_opt("WingIdentifier", &self.wing_identifier);
+        if let Some(v) = &self.destination_system_codes {
+            rt::Encode::encode(v, w, "DestinationSystemCodes");
+        }
+        w.end(name);
+    }
+}
+
+/// An identifier of a notification or of one of its items (OpenTravel 2016B UniqueID_Type): Type an OpenTravel Unique ID Type code (16 Reference), ID the value.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "NotifUniqueID",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct NotifUniqueId {
+    /// OpenTravel 2016B: a URL of the identified object. Taken and ignored.
+    #[yaserde(attribute = true, rename = "URL")]
+    pub url: Option<String>,
+    /// An OpenTravel Unique ID Type code (e.g. 16 Reference); a code-list suffix such as 16.UIT is allowed.
+    ///
+    /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: String,
+    /// The instance (a version) of the identified object.
+    #[yaserde(attribute = true, rename = "Instance")]
+    pub instance: Option<String>,
+    /// The identifier (at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: String,
+    /// Who issued the identifier.
+    #[yaserde(attribute = true, rename = "ID_Context")]
+    pub id_context: Option<String>,
+    /// The company that issued the identifier. Taken and ignored.
+    #[yaserde(prefix = "ota", rename = "CompanyName")]
+    pub company_name: Option<CompanyName>,
+}
+
+impl rt::Decode for NotifUniqueId {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &super::schema::NOTIF_UNIQUE_ID;
+        let mark = cx.mark();
+        let mut f_url = None;
+        let mut f_type = None;
+        let mut f_instance = None;
+        let mut f_id = None;
+        let mut f_id_context = None;
+        let mut f_company_name = None;
+        for attr in node.attributes() {
+            match cx.attribute(&attr, DESC)? {
+                Some(0) => {
+                    f_url = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                }
+                Some(1) => {
+                    f_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                }
+                Some(2) => {
+                    f_instance = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                }
+                Some(3) => {
+                    f_id = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                }
+                Some(4) => {
+                    f_id_context = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                }
+                _ => {}
+            }
+        }
+        let f_type = cx.required(f_type, node, "Type")?;
+        let f_id = cx.required(f_id, node, "ID")?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.index {
+                0 => {
+                    f_company_name = cx
+                        .element(&next, <CompanyName as rt::Decode>::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(Self {
+            url: f_url.flatten(),
+            r#type: f_type.ok_or_else(|| cx.bug(node))?,
+            instance: f_instance.flatten(),
+            id: f_id.ok_or_else(|| cx.bug(node))?,
+            id_context: f_id_context.flatten(),
+            company_name: f_company_name,
+        })
+    }
+}
+
+impl rt::Encode for NotifUniqueId {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("URL", &self.url);
+        w.attr("Type", &self.r#type);
+        w.attr_opt("Instance", &self.instance);
+        w.attr("ID", &self.id);
+        w.attr_opt("ID_Context", &self.id_context);
+        if let Some(v) = &self.company_name {
+            rt::Encode::encode(v, w, "CompanyName");
+        }
+        w.end(name);
+    }
+}

@@ -17,14 +17,29 @@ pub mod cancel;
 /// Types of `spec/hotel_avail.xsd`.
 pub mod hotel_avail;
 
+/// Types of `spec/hotel_avail_notif.xsd`.
+pub mod hotel_avail_notif;
+
 /// Types of `spec/hotel_descriptive_info.xsd`.
 pub mod hotel_descriptive_info;
+
+/// Types of `spec/hotel_inv_count_notif.xsd`.
+pub mod hotel_inv_count_notif;
+
+/// Types of `spec/hotel_rate_amount_notif.xsd`.
+pub mod hotel_rate_amount_notif;
 
 /// Types of `spec/hotel_res.xsd`.
 pub mod hotel_res;
 
 /// Types of `spec/hotel_res_modify.xsd`.
 pub mod hotel_res_modify;
+
+/// Types of `spec/hotel_res_notif.xsd`.
+pub mod hotel_res_notif;
+
+/// Types of `spec/notif_report.xsd`.
+pub mod notif_report;
 
 /// Types of `spec/product_descriptive_info.xsd`.
 pub mod product_descriptive_info;
@@ -62,10 +77,28 @@ pub const OPERATIONS: &[rt::Operation] = &[
         response_root: Some("OTA_HotelAvailRS"),
     },
     rt::Operation {
+        path: "/hotelavailnotif",
+        request_root: "OTA_HotelAvailNotifRQ",
+        version: "2016.1",
+        response_root: Some("OTA_HotelAvailNotifRS"),
+    },
+    rt::Operation {
         path: "/hotelnbc",
         request_root: "OTA_HotelDescriptiveInfoRQ",
         version: "2009.1",
         response_root: Some("OTA_HotelDescriptiveInfoRS"),
+    },
+    rt::Operation {
+        path: "/hotelinvcountnotif",
+        request_root: "OTA_HotelInvCountNotifRQ",
+        version: "2016.1",
+        response_root: Some("OTA_HotelInvCountNotifRS"),
+    },
+    rt::Operation {
+        path: "/hotelrateamountnotif",
+        request_root: "OTA_HotelRateAmountNotifRQ",
+        version: "2016.1",
+        response_root: Some("OTA_HotelRateAmountNotifRS"),
     },
     rt::Operation {
         path: "/hotelbook",
@@ -78,6 +111,18 @@ pub const OPERATIONS: &[rt::Operation] = &[
         request_root: "OTA_HotelResModifyRQ",
         version: "2008.1",
         response_root: Some("OTA_HotelResModifyRS"),
+    },
+    rt::Operation {
+        path: "/hotelresnotif",
+        request_root: "OTA_HotelResNotifRQ",
+        version: "2016.1",
+        response_root: Some("OTA_HotelResNotifRS"),
+    },
+    rt::Operation {
+        path: "/notifreport",
+        request_root: "OTA_NotifReportRQ",
+        version: "2016.1",
+        response_root: Some("OTA_NotifReportRS"),
     },
     rt::Operation {
         path: "/activitynbc",
@@ -152,12 +197,22 @@ pub enum AnyRequest {
     CancelRq(Box<cancel::OtaCancelRq>),
     /// `OTA_HotelAvailRQ` (`POST /hotelavailability`).
     HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
+    /// `OTA_HotelAvailNotifRQ` (`POST /hotelavailnotif`).
+    HotelAvailNotifRq(Box<hotel_avail_notif::OtaHotelAvailNotifRq>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
+    /// `OTA_HotelInvCountNotifRQ` (`POST /hotelinvcountnotif`).
+    HotelInvCountNotifRq(Box<hotel_inv_count_notif::OtaHotelInvCountNotifRq>),
+    /// `OTA_HotelRateAmountNotifRQ` (`POST /hotelrateamountnotif`).
+    HotelRateAmountNotifRq(Box<hotel_rate_amount_notif::OtaHotelRateAmountNotifRq>),
     /// `OTA_HotelResRQ` (`POST /hotelbook`).
     HotelResRq(Box<hotel_res::OtaHotelResRq>),
     /// `OTA_HotelResModifyRQ` (`POST /bookmodify`).
     HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
+    /// `OTA_HotelResNotifRQ` (`POST /hotelresnotif`).
+    HotelResNotifRq(Box<hotel_res_notif::OtaHotelResNotifRq>),
+    /// `OTA_NotifReportRQ` (`POST /notifreport`).
+    NotifReportRq(Box<notif_report::OtaNotifReportRq>),
     /// `OTA_ProductDescriptiveInfoRQ` (`POST /activitynbc`).
     ProductDescriptiveInfoRq(Box<product_descriptive_info::OtaProductDescriptiveInfoRq>),
     /// `OTA_TourActivityAvailRQ` (`POST /activityavailability`).
@@ -174,9 +229,14 @@ impl AnyRequest {
         "OTA_ReadRQ",
         "OTA_CancelRQ",
         "OTA_HotelAvailRQ",
+        "OTA_HotelAvailNotifRQ",
         "OTA_HotelDescriptiveInfoRQ",
+        "OTA_HotelInvCountNotifRQ",
+        "OTA_HotelRateAmountNotifRQ",
         "OTA_HotelResRQ",
         "OTA_HotelResModifyRQ",
+        "OTA_HotelResNotifRQ",
+        "OTA_NotifReportRQ",
         "OTA_ProductDescriptiveInfoRQ",
         "OTA_TourActivityAvailRQ",
         "OTA_TourActivityBookRQ",
@@ -193,15 +253,32 @@ impl AnyRequest {
             "OTA_HotelAvailRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
             }
+            "OTA_HotelAvailNotifRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailNotifRq(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelInvCountNotifRQ" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelInvCountNotifRq(Box::new(m)))
+            }
+            "OTA_HotelRateAmountNotifRQ" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelRateAmountNotifRq(Box::new(m)))
             }
             "OTA_HotelResRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
             }
             "OTA_HotelResModifyRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
+            }
+            "OTA_HotelResNotifRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResNotifRq(Box::new(m)))
+            }
+            "OTA_NotifReportRQ" => {
+                rt::decode_document(&doc).map(|m| Self::NotifReportRq(Box::new(m)))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
@@ -237,11 +314,27 @@ impl AnyRequest {
                 rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRq>(xml)
                     .map(|m| Self::HotelAvailRq(Box::new(m)))
             }
+            "OTA_HotelAvailNotifRQ" => {
+                rt::decode_with_yaserde::<hotel_avail_notif::OtaHotelAvailNotifRq>(xml)
+                    .map(|m| Self::HotelAvailNotifRq(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
                     hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
                 >(xml)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+            }
+            "OTA_HotelInvCountNotifRQ" => {
+                rt::decode_with_yaserde::<
+                    hotel_inv_count_notif::OtaHotelInvCountNotifRq,
+                >(xml)
+                    .map(|m| Self::HotelInvCountNotifRq(Box::new(m)))
+            }
+            "OTA_HotelRateAmountNotifRQ" => {
+                rt::decode_with_yaserde::<
+                    hotel_rate_amount_notif::OtaHotelRateAmountNotifRq,
+                >(xml)
+                    .map(|m| Self::HotelRateAmountNotifRq(Box::new(m)))
             }
             "OTA_HotelResRQ" => {
                 rt::decode_with_yaserde::<hotel_res::OtaHotelResRq>(xml)
@@ -250,6 +343,14 @@ impl AnyRequest {
             "OTA_HotelResModifyRQ" => {
                 rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRq>(xml)
                     .map(|m| Self::HotelResModifyRq(Box::new(m)))
+            }
+            "OTA_HotelResNotifRQ" => {
+                rt::decode_with_yaserde::<hotel_res_notif::OtaHotelResNotifRq>(xml)
+                    .map(|m| Self::HotelResNotifRq(Box::new(m)))
+            }
+            "OTA_NotifReportRQ" => {
+                rt::decode_with_yaserde::<notif_report::OtaNotifReportRq>(xml)
+                    .map(|m| Self::NotifReportRq(Box::new(m)))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
@@ -282,11 +383,18 @@ impl AnyRequest {
             Self::ReadRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::CancelRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailNotifRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::HotelInvCountNotifRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelRateAmountNotifRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
             Self::HotelResRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelResNotifRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::NotifReportRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
@@ -301,9 +409,14 @@ impl AnyRequest {
             Self::ReadRq(_) => "OTA_ReadRQ",
             Self::CancelRq(_) => "OTA_CancelRQ",
             Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
+            Self::HotelAvailNotifRq(_) => "OTA_HotelAvailNotifRQ",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
+            Self::HotelInvCountNotifRq(_) => "OTA_HotelInvCountNotifRQ",
+            Self::HotelRateAmountNotifRq(_) => "OTA_HotelRateAmountNotifRQ",
             Self::HotelResRq(_) => "OTA_HotelResRQ",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
+            Self::HotelResNotifRq(_) => "OTA_HotelResNotifRQ",
+            Self::NotifReportRq(_) => "OTA_NotifReportRQ",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
             Self::TourActivityAvailRq(_) => "OTA_TourActivityAvailRQ",
             Self::TourActivityBookRq(_) => "OTA_TourActivityBookRQ",
@@ -334,9 +447,14 @@ impl AnyRequest {
             Self::ReadRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::CancelRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelAvailRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelAvailNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelDescriptiveInfoRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelInvCountNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelRateAmountNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelResRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelResModifyRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::NotifReportRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::ProductDescriptiveInfoRq(m) => {
                 rt::encode_in(m.as_ref(), pretty, dialect)
             }
@@ -351,13 +469,18 @@ impl AnyRequest {
             Self::ReadRq(_) => OPERATIONS[0usize],
             Self::CancelRq(_) => OPERATIONS[1usize],
             Self::HotelAvailRq(_) => OPERATIONS[2usize],
-            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[3usize],
-            Self::HotelResRq(_) => OPERATIONS[4usize],
-            Self::HotelResModifyRq(_) => OPERATIONS[5usize],
-            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[6usize],
-            Self::TourActivityAvailRq(_) => OPERATIONS[7usize],
-            Self::TourActivityBookRq(_) => OPERATIONS[8usize],
-            Self::TourActivitySearchRq(_) => OPERATIONS[9usize],
+            Self::HotelAvailNotifRq(_) => OPERATIONS[3usize],
+            Self::HotelDescriptiveInfoRq(_) => OPERATIONS[4usize],
+            Self::HotelInvCountNotifRq(_) => OPERATIONS[5usize],
+            Self::HotelRateAmountNotifRq(_) => OPERATIONS[6usize],
+            Self::HotelResRq(_) => OPERATIONS[7usize],
+            Self::HotelResModifyRq(_) => OPERATIONS[8usize],
+            Self::HotelResNotifRq(_) => OPERATIONS[9usize],
+            Self::NotifReportRq(_) => OPERATIONS[10usize],
+            Self::ProductDescriptiveInfoRq(_) => OPERATIONS[11usize],
+            Self::TourActivityAvailRq(_) => OPERATIONS[12usize],
+            Self::TourActivityBookRq(_) => OPERATIONS[13usize],
+            Self::TourActivitySearchRq(_) => OPERATIONS[14usize],
         }
     }
     /// The message as `runtime::PayloadStdAttributes`, when it has those attributes.
@@ -366,9 +489,14 @@ impl AnyRequest {
             Self::ReadRq(m) => Some(m.as_ref()),
             Self::CancelRq(m) => Some(m.as_ref()),
             Self::HotelAvailRq(m) => Some(m.as_ref()),
+            Self::HotelAvailNotifRq(m) => Some(m.as_ref()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::HotelInvCountNotifRq(m) => Some(m.as_ref()),
+            Self::HotelRateAmountNotifRq(m) => Some(m.as_ref()),
             Self::HotelResRq(m) => Some(m.as_ref()),
             Self::HotelResModifyRq(m) => Some(m.as_ref()),
+            Self::HotelResNotifRq(m) => Some(m.as_ref()),
+            Self::NotifReportRq(m) => Some(m.as_ref()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_ref()),
             Self::TourActivityAvailRq(m) => Some(m.as_ref()),
             Self::TourActivityBookRq(m) => Some(m.as_ref()),
@@ -383,9 +511,14 @@ impl AnyRequest {
             Self::ReadRq(m) => Some(m.as_mut()),
             Self::CancelRq(m) => Some(m.as_mut()),
             Self::HotelAvailRq(m) => Some(m.as_mut()),
+            Self::HotelAvailNotifRq(m) => Some(m.as_mut()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::HotelInvCountNotifRq(m) => Some(m.as_mut()),
+            Self::HotelRateAmountNotifRq(m) => Some(m.as_mut()),
             Self::HotelResRq(m) => Some(m.as_mut()),
             Self::HotelResModifyRq(m) => Some(m.as_mut()),
+            Self::HotelResNotifRq(m) => Some(m.as_mut()),
+            Self::NotifReportRq(m) => Some(m.as_mut()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_mut()),
             Self::TourActivityAvailRq(m) => Some(m.as_mut()),
             Self::TourActivityBookRq(m) => Some(m.as_mut()),
@@ -409,10 +542,22 @@ pub enum AnyMessage {
     HotelAvailRq(Box<hotel_avail::OtaHotelAvailRq>),
     /// `OTA_HotelAvailRS`.
     HotelAvailRs(Box<hotel_avail::OtaHotelAvailRs>),
+    /// `OTA_HotelAvailNotifRQ` (`POST /hotelavailnotif`).
+    HotelAvailNotifRq(Box<hotel_avail_notif::OtaHotelAvailNotifRq>),
+    /// `OTA_HotelAvailNotifRS`.
+    HotelAvailNotifRs(Box<hotel_avail_notif::OtaHotelAvailNotifRs>),
     /// `OTA_HotelDescriptiveInfoRQ` (`POST /hotelnbc`).
     HotelDescriptiveInfoRq(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRq>),
     /// `OTA_HotelDescriptiveInfoRS`.
     HotelDescriptiveInfoRs(Box<hotel_descriptive_info::OtaHotelDescriptiveInfoRs>),
+    /// `OTA_HotelInvCountNotifRQ` (`POST /hotelinvcountnotif`).
+    HotelInvCountNotifRq(Box<hotel_inv_count_notif::OtaHotelInvCountNotifRq>),
+    /// `OTA_HotelInvCountNotifRS`.
+    HotelInvCountNotifRs(Box<hotel_inv_count_notif::OtaHotelInvCountNotifRs>),
+    /// `OTA_HotelRateAmountNotifRQ` (`POST /hotelrateamountnotif`).
+    HotelRateAmountNotifRq(Box<hotel_rate_amount_notif::OtaHotelRateAmountNotifRq>),
+    /// `OTA_HotelRateAmountNotifRS`.
+    HotelRateAmountNotifRs(Box<hotel_rate_amount_notif::OtaHotelRateAmountNotifRs>),
     /// `OTA_HotelResRQ` (`POST /hotelbook`).
     HotelResRq(Box<hotel_res::OtaHotelResRq>),
     /// `OTA_HotelResRS`.
@@ -421,6 +566,14 @@ pub enum AnyMessage {
     HotelResModifyRq(Box<hotel_res_modify::OtaHotelResModifyRq>),
     /// `OTA_HotelResModifyRS`.
     HotelResModifyRs(Box<hotel_res_modify::OtaHotelResModifyRs>),
+    /// `OTA_HotelResNotifRQ` (`POST /hotelresnotif`).
+    HotelResNotifRq(Box<hotel_res_notif::OtaHotelResNotifRq>),
+    /// `OTA_HotelResNotifRS`.
+    HotelResNotifRs(Box<hotel_res_notif::OtaHotelResNotifRs>),
+    /// `OTA_NotifReportRQ` (`POST /notifreport`).
+    NotifReportRq(Box<notif_report::OtaNotifReportRq>),
+    /// `OTA_NotifReportRS`.
+    NotifReportRs(Box<notif_report::OtaNotifReportRs>),
     /// `OTA_ProductDescriptiveInfoRQ` (`POST /activitynbc`).
     ProductDescriptiveInfoRq(Box<product_descriptive_info::OtaProductDescriptiveInfoRq>),
     /// `OTA_ProductDescriptiveInfoRS`.
@@ -448,12 +601,22 @@ impl AnyMessage {
         "OTA_CancelRS",
         "OTA_HotelAvailRQ",
         "OTA_HotelAvailRS",
+        "OTA_HotelAvailNotifRQ",
+        "OTA_HotelAvailNotifRS",
         "OTA_HotelDescriptiveInfoRQ",
         "OTA_HotelDescriptiveInfoRS",
+        "OTA_HotelInvCountNotifRQ",
+        "OTA_HotelInvCountNotifRS",
+        "OTA_HotelRateAmountNotifRQ",
+        "OTA_HotelRateAmountNotifRS",
         "OTA_HotelResRQ",
         "OTA_HotelResRS",
         "OTA_HotelResModifyRQ",
         "OTA_HotelResModifyRS",
+        "OTA_HotelResNotifRQ",
+        "OTA_HotelResNotifRS",
+        "OTA_NotifReportRQ",
+        "OTA_NotifReportRS",
         "OTA_ProductDescriptiveInfoRQ",
         "OTA_ProductDescriptiveInfoRS",
         "OTA_TourActivityAvailRQ",
@@ -483,6 +646,12 @@ impl AnyMessage {
             "OTA_HotelAvailRS" => {
                 rt::decode_document(&doc).map(|m| Self::HotelAvailRs(Box::new(m)))
             }
+            "OTA_HotelAvailNotifRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailNotifRq(Box::new(m)))
+            }
+            "OTA_HotelAvailNotifRS" => {
+                rt::decode_document(&doc).map(|m| Self::HotelAvailNotifRs(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
@@ -490,6 +659,22 @@ impl AnyMessage {
             "OTA_HotelDescriptiveInfoRS" => {
                 rt::decode_document(&doc)
                     .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+            }
+            "OTA_HotelInvCountNotifRQ" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelInvCountNotifRq(Box::new(m)))
+            }
+            "OTA_HotelInvCountNotifRS" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelInvCountNotifRs(Box::new(m)))
+            }
+            "OTA_HotelRateAmountNotifRQ" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelRateAmountNotifRq(Box::new(m)))
+            }
+            "OTA_HotelRateAmountNotifRS" => {
+                rt::decode_document(&doc)
+                    .map(|m| Self::HotelRateAmountNotifRs(Box::new(m)))
             }
             "OTA_HotelResRQ" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
@@ -502,6 +687,18 @@ impl AnyMessage {
             }
             "OTA_HotelResModifyRS" => {
                 rt::decode_document(&doc).map(|m| Self::HotelResModifyRs(Box::new(m)))
+            }
+            "OTA_HotelResNotifRQ" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResNotifRq(Box::new(m)))
+            }
+            "OTA_HotelResNotifRS" => {
+                rt::decode_document(&doc).map(|m| Self::HotelResNotifRs(Box::new(m)))
+            }
+            "OTA_NotifReportRQ" => {
+                rt::decode_document(&doc).map(|m| Self::NotifReportRq(Box::new(m)))
+            }
+            "OTA_NotifReportRS" => {
+                rt::decode_document(&doc).map(|m| Self::NotifReportRs(Box::new(m)))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
                 rt::decode_document(&doc)
@@ -563,6 +760,14 @@ impl AnyMessage {
                 rt::decode_with_yaserde::<hotel_avail::OtaHotelAvailRs>(xml)
                     .map(|m| Self::HotelAvailRs(Box::new(m)))
             }
+            "OTA_HotelAvailNotifRQ" => {
+                rt::decode_with_yaserde::<hotel_avail_notif::OtaHotelAvailNotifRq>(xml)
+                    .map(|m| Self::HotelAvailNotifRq(Box::new(m)))
+            }
+            "OTA_HotelAvailNotifRS" => {
+                rt::decode_with_yaserde::<hotel_avail_notif::OtaHotelAvailNotifRs>(xml)
+                    .map(|m| Self::HotelAvailNotifRs(Box::new(m)))
+            }
             "OTA_HotelDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
                     hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
@@ -574,6 +779,30 @@ impl AnyMessage {
                     hotel_descriptive_info::OtaHotelDescriptiveInfoRs,
                 >(xml)
                     .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+            }
+            "OTA_HotelInvCountNotifRQ" => {
+                rt::decode_with_yaserde::<
+                    hotel_inv_count_notif::OtaHotelInvCountNotifRq,
+                >(xml)
+                    .map(|m| Self::HotelInvCountNotifRq(Box::new(m)))
+            }
+            "OTA_HotelInvCountNotifRS" => {
+                rt::decode_with_yaserde::<
+                    hotel_inv_count_notif::OtaHotelInvCountNotifRs,
+                >(xml)
+                    .map(|m| Self::HotelInvCountNotifRs(Box::new(m)))
+            }
+            "OTA_HotelRateAmountNotifRQ" => {
+                rt::decode_with_yaserde::<
+                    hotel_rate_amount_notif::OtaHotelRateAmountNotifRq,
+                >(xml)
+                    .map(|m| Self::HotelRateAmountNotifRq(Box::new(m)))
+            }
+            "OTA_HotelRateAmountNotifRS" => {
+                rt::decode_with_yaserde::<
+                    hotel_rate_amount_notif::OtaHotelRateAmountNotifRs,
+                >(xml)
+                    .map(|m| Self::HotelRateAmountNotifRs(Box::new(m)))
             }
             "OTA_HotelResRQ" => {
                 rt::decode_with_yaserde::<hotel_res::OtaHotelResRq>(xml)
@@ -590,6 +819,22 @@ impl AnyMessage {
             "OTA_HotelResModifyRS" => {
                 rt::decode_with_yaserde::<hotel_res_modify::OtaHotelResModifyRs>(xml)
                     .map(|m| Self::HotelResModifyRs(Box::new(m)))
+            }
+            "OTA_HotelResNotifRQ" => {
+                rt::decode_with_yaserde::<hotel_res_notif::OtaHotelResNotifRq>(xml)
+                    .map(|m| Self::HotelResNotifRq(Box::new(m)))
+            }
+            "OTA_HotelResNotifRS" => {
+                rt::decode_with_yaserde::<hotel_res_notif::OtaHotelResNotifRs>(xml)
+                    .map(|m| Self::HotelResNotifRs(Box::new(m)))
+            }
+            "OTA_NotifReportRQ" => {
+                rt::decode_with_yaserde::<notif_report::OtaNotifReportRq>(xml)
+                    .map(|m| Self::NotifReportRq(Box::new(m)))
+            }
+            "OTA_NotifReportRS" => {
+                rt::decode_with_yaserde::<notif_report::OtaNotifReportRs>(xml)
+                    .map(|m| Self::NotifReportRs(Box::new(m)))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
                 rt::decode_with_yaserde::<
@@ -647,16 +892,30 @@ impl AnyMessage {
             Self::CancelRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelAvailRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelAvailRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailNotifRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelAvailNotifRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
             Self::HotelDescriptiveInfoRs(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
+            Self::HotelInvCountNotifRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelInvCountNotifRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelRateAmountNotifRq(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
+            Self::HotelRateAmountNotifRs(m) => {
+                rt::encode_with_yaserde(m.as_ref(), pretty)
+            }
             Self::HotelResRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::HotelResModifyRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelResNotifRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::HotelResNotifRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::NotifReportRq(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
+            Self::NotifReportRs(m) => rt::encode_with_yaserde(m.as_ref(), pretty),
             Self::ProductDescriptiveInfoRq(m) => {
                 rt::encode_with_yaserde(m.as_ref(), pretty)
             }
@@ -680,12 +939,22 @@ impl AnyMessage {
             Self::CancelRs(_) => "OTA_CancelRS",
             Self::HotelAvailRq(_) => "OTA_HotelAvailRQ",
             Self::HotelAvailRs(_) => "OTA_HotelAvailRS",
+            Self::HotelAvailNotifRq(_) => "OTA_HotelAvailNotifRQ",
+            Self::HotelAvailNotifRs(_) => "OTA_HotelAvailNotifRS",
             Self::HotelDescriptiveInfoRq(_) => "OTA_HotelDescriptiveInfoRQ",
             Self::HotelDescriptiveInfoRs(_) => "OTA_HotelDescriptiveInfoRS",
+            Self::HotelInvCountNotifRq(_) => "OTA_HotelInvCountNotifRQ",
+            Self::HotelInvCountNotifRs(_) => "OTA_HotelInvCountNotifRS",
+            Self::HotelRateAmountNotifRq(_) => "OTA_HotelRateAmountNotifRQ",
+            Self::HotelRateAmountNotifRs(_) => "OTA_HotelRateAmountNotifRS",
             Self::HotelResRq(_) => "OTA_HotelResRQ",
             Self::HotelResRs(_) => "OTA_HotelResRS",
             Self::HotelResModifyRq(_) => "OTA_HotelResModifyRQ",
             Self::HotelResModifyRs(_) => "OTA_HotelResModifyRS",
+            Self::HotelResNotifRq(_) => "OTA_HotelResNotifRQ",
+            Self::HotelResNotifRs(_) => "OTA_HotelResNotifRS",
+            Self::NotifReportRq(_) => "OTA_NotifReportRQ",
+            Self::NotifReportRs(_) => "OTA_NotifReportRS",
             Self::ProductDescriptiveInfoRq(_) => "OTA_ProductDescriptiveInfoRQ",
             Self::ProductDescriptiveInfoRs(_) => "OTA_ProductDescriptiveInfoRS",
             Self::TourActivityAvailRq(_) => "OTA_TourActivityAvailRQ",
@@ -723,12 +992,22 @@ impl AnyMessage {
             Self::CancelRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelAvailRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelAvailRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelAvailNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelAvailNotifRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelDescriptiveInfoRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelDescriptiveInfoRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelInvCountNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelInvCountNotifRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelRateAmountNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelRateAmountNotifRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelResRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelResRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelResModifyRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::HotelResModifyRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResNotifRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::HotelResNotifRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::NotifReportRq(m) => rt::encode_in(m.as_ref(), pretty, dialect),
+            Self::NotifReportRs(m) => rt::encode_in(m.as_ref(), pretty, dialect),
             Self::ProductDescriptiveInfoRq(m) => {
                 rt::encode_in(m.as_ref(), pretty, dialect)
             }
@@ -749,9 +1028,14 @@ impl AnyMessage {
             Self::ReadRq(m) => Some(m.as_ref()),
             Self::CancelRq(m) => Some(m.as_ref()),
             Self::HotelAvailRq(m) => Some(m.as_ref()),
+            Self::HotelAvailNotifRq(m) => Some(m.as_ref()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_ref()),
+            Self::HotelInvCountNotifRq(m) => Some(m.as_ref()),
+            Self::HotelRateAmountNotifRq(m) => Some(m.as_ref()),
             Self::HotelResRq(m) => Some(m.as_ref()),
             Self::HotelResModifyRq(m) => Some(m.as_ref()),
+            Self::HotelResNotifRq(m) => Some(m.as_ref()),
+            Self::NotifReportRq(m) => Some(m.as_ref()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_ref()),
             Self::TourActivityAvailRq(m) => Some(m.as_ref()),
             Self::TourActivityBookRq(m) => Some(m.as_ref()),
@@ -767,9 +1051,14 @@ impl AnyMessage {
             Self::ReadRq(m) => Some(m.as_mut()),
             Self::CancelRq(m) => Some(m.as_mut()),
             Self::HotelAvailRq(m) => Some(m.as_mut()),
+            Self::HotelAvailNotifRq(m) => Some(m.as_mut()),
             Self::HotelDescriptiveInfoRq(m) => Some(m.as_mut()),
+            Self::HotelInvCountNotifRq(m) => Some(m.as_mut()),
+            Self::HotelRateAmountNotifRq(m) => Some(m.as_mut()),
             Self::HotelResRq(m) => Some(m.as_mut()),
             Self::HotelResModifyRq(m) => Some(m.as_mut()),
+            Self::HotelResNotifRq(m) => Some(m.as_mut()),
+            Self::NotifReportRq(m) => Some(m.as_mut()),
             Self::ProductDescriptiveInfoRq(m) => Some(m.as_mut()),
             Self::TourActivityAvailRq(m) => Some(m.as_mut()),
             Self::TourActivityBookRq(m) => Some(m.as_mut()),
@@ -783,9 +1072,13 @@ impl AnyMessage {
             Self::ResRetrieveRs(m) => Some(m.as_ref()),
             Self::CancelRs(m) => Some(m.as_ref()),
             Self::HotelAvailRs(m) => Some(m.as_ref()),
+            Self::HotelAvailNotifRs(m) => Some(m.as_ref()),
             Self::HotelDescriptiveInfoRs(m) => Some(m.as_ref()),
+            Self::HotelInvCountNotifRs(m) => Some(m.as_ref()),
+            Self::HotelRateAmountNotifRs(m) => Some(m.as_ref()),
             Self::HotelResRs(m) => Some(m.as_ref()),
             Self::HotelResModifyRs(m) => Some(m.as_ref()),
+            Self::NotifReportRs(m) => Some(m.as_ref()),
             Self::ProductDescriptiveInfoRs(m) => Some(m.as_ref()),
             Self::TourActivityAvailRs(m) => Some(m.as_ref()),
             Self::TourActivityBookRs(m) => Some(m.as_ref()),
@@ -801,9 +1094,13 @@ impl AnyMessage {
             Self::ResRetrieveRs(m) => Some(m.as_mut()),
             Self::CancelRs(m) => Some(m.as_mut()),
             Self::HotelAvailRs(m) => Some(m.as_mut()),
+            Self::HotelAvailNotifRs(m) => Some(m.as_mut()),
             Self::HotelDescriptiveInfoRs(m) => Some(m.as_mut()),
+            Self::HotelInvCountNotifRs(m) => Some(m.as_mut()),
+            Self::HotelRateAmountNotifRs(m) => Some(m.as_mut()),
             Self::HotelResRs(m) => Some(m.as_mut()),
             Self::HotelResModifyRs(m) => Some(m.as_mut()),
+            Self::NotifReportRs(m) => Some(m.as_mut()),
             Self::ProductDescriptiveInfoRs(m) => Some(m.as_mut()),
             Self::TourActivityAvailRs(m) => Some(m.as_mut()),
             Self::TourActivityBookRs(m) => Some(m.as_mut()),
@@ -845,11 +1142,44 @@ pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> 
                 ),
             )
         }
+        "/hotelavailnotif" => {
+            Some(
+                AnyMessage::HotelAvailNotifRs(
+                    Box::new(
+                        <hotel_avail_notif::OtaHotelAvailNotifRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
         "/hotelnbc" => {
             Some(
                 AnyMessage::HotelDescriptiveInfoRs(
                     Box::new(
                         <hotel_descriptive_info::OtaHotelDescriptiveInfoRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/hotelinvcountnotif" => {
+            Some(
+                AnyMessage::HotelInvCountNotifRs(
+                    Box::new(
+                        <hotel_inv_count_notif::OtaHotelInvCountNotifRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/hotelrateamountnotif" => {
+            Some(
+                AnyMessage::HotelRateAmountNotifRs(
+                    Box::new(
+                        <hotel_rate_amount_notif::OtaHotelRateAmountNotifRs as rt::Response>::from_errors(
                             errors,
                         ),
                     ),
@@ -870,6 +1200,28 @@ pub fn error_response(path: &str, errors: common::Errors) -> Option<AnyMessage> 
                 AnyMessage::HotelResModifyRs(
                     Box::new(
                         <hotel_res_modify::OtaHotelResModifyRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/hotelresnotif" => {
+            Some(
+                AnyMessage::HotelResNotifRs(
+                    Box::new(
+                        <hotel_res_notif::OtaHotelResNotifRs as rt::Response>::from_errors(
+                            errors,
+                        ),
+                    ),
+                ),
+            )
+        }
+        "/notifreport" => {
+            Some(
+                AnyMessage::NotifReportRs(
+                    Box::new(
+                        <notif_report::OtaNotifReportRs as rt::Response>::from_errors(
                             errors,
                         ),
                     ),

@@ -7,7 +7,7 @@
 #![allow(missing_docs)]
 use crate::runtime::schema::{
     AttrDesc, Builtin, ComplexDesc, Content, ElementDesc, Form, Member, Particle,
-    Pattern, SimpleDesc, TypeDesc, XS_STRING, XS_LANGUAGE, XS_BOOLEAN,
+    Pattern, SimpleDesc, TypeDesc, XS_STRING, XS_LANGUAGE, XS_BOOLEAN, XS_INTEGER,
     XS_NON_NEGATIVE_INTEGER, XS_POSITIVE_INTEGER,
 };
 
@@ -1025,6 +1025,284 @@ pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Complex(&TEXT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+static OTA_CODE_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?",
+        "\\A(?:[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?)\\z",
+    ),
+];
+
+pub static OTA_CODE: SimpleDesc = SimpleDesc {
+    patterns: &OTA_CODE_PATTERNS,
+    ..SimpleDesc::builtin("OTACode", Builtin::String)
+};
+
+pub static STRING_LENGTH1TO16: SimpleDesc = SimpleDesc {
+    min_length: Some(1u32),
+    max_length: Some(16u32),
+    ..SimpleDesc::builtin("StringLength1to16", Builtin::String)
+};
+
+pub static STRING_LENGTH1TO8: SimpleDesc = SimpleDesc {
+    min_length: Some(1u32),
+    max_length: Some(8u32),
+    ..SimpleDesc::builtin("StringLength1to8", Builtin::String)
+};
+
+pub static TIME_UNIT: SimpleDesc = SimpleDesc {
+    values: &[
+        "Year",
+        "Month",
+        "Week",
+        "Day",
+        "Hour",
+        "Second",
+        "FullDuration",
+        "Minute",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("TimeUnit", Builtin::String)
+};
+
+pub static INV_CODE_APPLICATION: SimpleDesc = SimpleDesc {
+    values: &["DoesNotApply", "InvCode", "InvGroupingCode"],
+    open: None,
+    ..SimpleDesc::builtin("InvCodeApplication", Builtin::String)
+};
+
+pub static RATE_PLAN_CODE_TYPE: SimpleDesc = SimpleDesc {
+    values: &["DoesNotApply", "RatePlanCode", "RatePlanGroupingCode"],
+    open: None,
+    ..SimpleDesc::builtin("RatePlanCodeType", Builtin::String)
+};
+
+pub static INV_BLOCK_CODE_APPLY: SimpleDesc = SimpleDesc {
+    values: &["DoesNotApply", "BlockCode", "BlockGroupingCode"],
+    open: None,
+    ..SimpleDesc::builtin("InvBlockCodeApply", Builtin::String)
+};
+
+pub static STATUS_APPLICATION_CONTROL: ComplexDesc = ComplexDesc {
+    name: "StatusApplicationControl",
+    attributes: &[
+        AttrDesc {
+            name: "Start",
+            required: false,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "Duration",
+            required: false,
+            ty: &ISO_DURATION,
+        },
+        AttrDesc {
+            name: "End",
+            required: false,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "RatePlanType",
+            required: false,
+            ty: &OTA_CODE,
+        },
+        AttrDesc {
+            name: "RatePlanCode",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RatePlanID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RatePlanQualifier",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PromotionCode",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "PromotionVendorCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RatePlanCategory",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "InvCodeApplication",
+            required: false,
+            ty: &INV_CODE_APPLICATION,
+        },
+        AttrDesc {
+            name: "InvCode",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "InvType",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "InvTypeCode",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "IsRoom",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Mon",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Tue",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Weds",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Thur",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Fri",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Sat",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Sun",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "RatePlanCodeType",
+            required: false,
+            ty: &RATE_PLAN_CODE_TYPE,
+        },
+        AttrDesc {
+            name: "RateTier",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "AllRateCode",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "AllInvCode",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "InvBlockCodeApply",
+            required: false,
+            ty: &INV_BLOCK_CODE_APPLY,
+        },
+        AttrDesc {
+            name: "InvBlockCode",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "Override",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "QuoteID",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SubBlockCode",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "WingIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "DestinationSystemCodes",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static NOTIF_UNIQUE_ID: ComplexDesc = ComplexDesc {
+    name: "NotifUniqueID",
+    attributes: &[
+        AttrDesc {
+            name: "URL",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Type",
+            required: true,
+            ty: &OTA_CODE,
+        },
+        AttrDesc {
+            name: "Instance",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ID",
+            required: true,
+            ty: &SHORT_TEXT,
+        },
+        AttrDesc {
+            name: "ID_Context",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "CompanyName",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&COMPANY_NAME),
             }),
         ],
     ),
@@ -2406,6 +2684,325 @@ pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
     forms: &[],
 };
 
+pub static AVAIL_STATUS_MESSAGES: ComplexDesc = ComplexDesc {
+    name: "AvailStatusMessages",
+    attributes: &[
+        AttrDesc {
+            name: "ChainCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "BrandCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "HotelCode",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "HotelCityCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "HotelName",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "HotelCodeContext",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "ChainName",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "BrandName",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "AreaID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TTIcode",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "AvailStatusMessage",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&AVAIL_STATUS_MESSAGE),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static AVAIL_STATUS_MESSAGE: ComplexDesc = ComplexDesc {
+    name: "AvailStatusMessage",
+    attributes: &[
+        AttrDesc {
+            name: "Override",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "BookingLimitMessageType",
+            required: false,
+            ty: &BOOKING_LIMIT_MESSAGE_TYPE,
+        },
+        AttrDesc {
+            name: "BookingLimit",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "LocatorID",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "BookingThreshold",
+            required: false,
+            ty: &XS_INTEGER,
+        },
+        AttrDesc {
+            name: "RoomGender",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SharedRoomInd",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "StatusApplicationControl",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "LengthsOfStay",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&LENGTHS_OF_STAY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BestAvailableRates",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HurdleRate",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Delta",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RestrictionStatus",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RESTRICTION_STATUS),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static BOOKING_LIMIT_MESSAGE_TYPE: SimpleDesc = SimpleDesc {
+    values: &["RemoveLimit", "SetLimit", "AdjustLimit"],
+    open: None,
+    ..SimpleDesc::builtin("BookingLimitMessageType", Builtin::String)
+};
+
+pub static LENGTHS_OF_STAY: ComplexDesc = ComplexDesc {
+    name: "LengthsOfStay",
+    attributes: &[
+        AttrDesc {
+            name: "ArrivalDateBased",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "FixedPatternLength",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "LengthOfStay",
+                index: 0,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&LENGTH_OF_STAY),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static LENGTH_OF_STAY: ComplexDesc = ComplexDesc {
+    name: "LengthOfStay",
+    attributes: &[
+        AttrDesc {
+            name: "Time",
+            required: false,
+            ty: &XS_INTEGER,
+        },
+        AttrDesc {
+            name: "TimeUnit",
+            required: false,
+            ty: &TIME_UNIT,
+        },
+        AttrDesc {
+            name: "OpenStatusIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "MinMaxMessageType",
+            required: false,
+            ty: &MIN_MAX_MESSAGE_TYPE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "LOS_Pattern",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&LOS_PATTERN),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static MIN_MAX_MESSAGE_TYPE: SimpleDesc = SimpleDesc {
+    values: &[
+        "SetMinLOS",
+        "RemoveMinLOS",
+        "SetMaxLOS",
+        "RemoveMaxLOS",
+        "SetForwardMinStay",
+        "RemoveForwardMinStay",
+        "SetForwardMaxStay",
+        "RemoveForwardMaxStay",
+        "FixedLOS",
+        "FullPatternLOS",
+        "MinLOS",
+        "MaxLOS",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("MinMaxMessageType", Builtin::String)
+};
+
+pub static LOS_PATTERN: ComplexDesc = ComplexDesc {
+    name: "LOSPattern",
+    attributes: &[
+        AttrDesc {
+            name: "FullPatternLOS",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static RESTRICTION_STATUS: ComplexDesc = ComplexDesc {
+    name: "RestrictionStatus",
+    attributes: &[
+        AttrDesc {
+            name: "Restriction",
+            required: false,
+            ty: &RESTRICTION,
+        },
+        AttrDesc {
+            name: "Status",
+            required: false,
+            ty: &AVAILABILITY_STATUS,
+        },
+        AttrDesc {
+            name: "SellThroughOpenIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "MaxAdvancedBookingOffset",
+            required: false,
+            ty: &ISO_DURATION,
+        },
+        AttrDesc {
+            name: "MinAdvancedBookingOffset",
+            required: false,
+            ty: &ISO_DURATION,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static RESTRICTION: SimpleDesc = SimpleDesc {
+    values: &["Master", "Arrival", "Departure", "NonGuarantee", "TravelAgent"],
+    open: None,
+    ..SimpleDesc::builtin("Restriction", Builtin::String)
+};
+
+pub static AVAILABILITY_STATUS: SimpleDesc = SimpleDesc {
+    values: &[
+        "Open",
+        "Close",
+        "ClosedOnArrival",
+        "ClosedOnArrivalOnRequest",
+        "OnRequest",
+        "RemoveCloseOnly",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("AvailabilityStatus", Builtin::String)
+};
+
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfos",
     attributes: &[
@@ -2914,18 +3511,6 @@ pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
     forms: &[],
 };
 
-static OTA_CODE_PATTERNS: [Pattern; 1usize] = [
-    Pattern::new(
-        "[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?",
-        "\\A(?:[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?)\\z",
-    ),
-];
-
-pub static OTA_CODE: SimpleDesc = SimpleDesc {
-    patterns: &OTA_CODE_PATTERNS,
-    ..SimpleDesc::builtin("OTACode", Builtin::String)
-};
-
 pub static ROOM_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
     name: "RoomMultimediaDescriptions",
     attributes: &[],
@@ -3257,6 +3842,652 @@ pub static EMAILS: ComplexDesc = ComplexDesc {
                 min: 1u32,
                 max: 4294967295u32,
                 ty: TypeDesc::Simple(&XS_STRING),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static INV_COUNT_INVENTORIES: ComplexDesc = ComplexDesc {
+    name: "InvCountInventories",
+    attributes: &[
+        AttrDesc {
+            name: "ChainCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "BrandCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "HotelCode",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "HotelCityCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "HotelName",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "HotelCodeContext",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "ChainName",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "BrandName",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "AreaID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TTIcode",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Inventory",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&INV_COUNT_INVENTORY),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static INV_COUNT_INVENTORY: ComplexDesc = ComplexDesc {
+    name: "InvCountInventory",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "StatusApplicationControl",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "InvCounts",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&INV_COUNTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "OffSell",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static INV_COUNTS: ComplexDesc = ComplexDesc {
+    name: "InvCounts",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "InvCount",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&INV_COUNT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static INV_COUNT: ComplexDesc = ComplexDesc {
+    name: "InvCount",
+    attributes: &[
+        AttrDesc {
+            name: "CountType",
+            required: false,
+            ty: &OTA_CODE,
+        },
+        AttrDesc {
+            name: "Count",
+            required: false,
+            ty: &XS_INTEGER,
+        },
+        AttrDesc {
+            name: "AdjustReason",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "ActionType",
+            required: false,
+            ty: &INV_COUNT_ACTION_TYPE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "InvBlockCutoff",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static INV_COUNT_ACTION_TYPE: SimpleDesc = SimpleDesc {
+    values: &["Adjustment", "Used", "Remaining", "Allocation"],
+    open: None,
+    ..SimpleDesc::builtin("InvCountActionType", Builtin::String)
+};
+
+pub static RATE_NOTIF_TYPE: SimpleDesc = SimpleDesc {
+    values: &["Delta", "Overlay", "Remove"],
+    open: None,
+    ..SimpleDesc::builtin("RateNotifType", Builtin::String)
+};
+
+pub static RATE_NOTIF_SCOPE_TYPE: SimpleDesc = SimpleDesc {
+    values: &["RatePlanRate", "ProductRate"],
+    open: None,
+    ..SimpleDesc::builtin("RateNotifScopeType", Builtin::String)
+};
+
+pub static RATE_AMOUNT_MESSAGES: ComplexDesc = ComplexDesc {
+    name: "RateAmountMessages",
+    attributes: &[
+        AttrDesc {
+            name: "ChainCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "BrandCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "HotelCode",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "HotelCityCode",
+            required: false,
+            ty: &STRING_LENGTH1TO8,
+        },
+        AttrDesc {
+            name: "HotelName",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "HotelCodeContext",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "ChainName",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "BrandName",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "AreaID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TTIcode",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "RateAmountMessage",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&RATE_AMOUNT_MESSAGE),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static RATE_AMOUNT_MESSAGE: ComplexDesc = ComplexDesc {
+    name: "RateAmountMessage",
+    attributes: &[
+        AttrDesc {
+            name: "LocatorID",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "StatusApplicationControl",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Rates",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RATE_AMOUNT_RATES),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static RATE_AMOUNT_RATES: ComplexDesc = ComplexDesc {
+    name: "RateAmountRates",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Rate",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&RATE_AMOUNT_RATE),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static RATE_AMOUNT_RATE: ComplexDesc = ComplexDesc {
+    name: "RateAmountRate",
+    attributes: &[
+        AttrDesc {
+            name: "NumberOfUnits",
+            required: false,
+            ty: &XS_INTEGER,
+        },
+        AttrDesc {
+            name: "RateTimeUnit",
+            required: false,
+            ty: &TIME_UNIT,
+        },
+        AttrDesc {
+            name: "UnitMultiplier",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "MinGuestApplicable",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "MaxGuestApplicable",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: false,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+        AttrDesc {
+            name: "MinAge",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "MaxAge",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "AgeTimeUnit",
+            required: false,
+            ty: &TIME_UNIT,
+        },
+        AttrDesc {
+            name: "AgeBucket",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "MinLOS",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "MaxLOS",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "StayOverDate",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Start",
+            required: false,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "Duration",
+            required: false,
+            ty: &ISO_DURATION,
+        },
+        AttrDesc {
+            name: "End",
+            required: false,
+            ty: &DATE,
+        },
+        AttrDesc {
+            name: "Mon",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Tue",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Weds",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Thur",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Fri",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Sat",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Sun",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "DecimalPlaces",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "RateTier",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RateChangeIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "BaseByGuestAmts",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BASE_BY_GUEST_AMTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AdditionalGuestAmounts",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Fees",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "GuaranteePolicies",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "CancelPolicies",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "PaymentPolicies",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RateDescription",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 7,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MealsIncluded",
+                index: 8,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AdditionalCharges",
+                index: 9,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static BASE_BY_GUEST_AMTS: ComplexDesc = ComplexDesc {
+    name: "BaseByGuestAmts",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "BaseByGuestAmt",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&BASE_BY_GUEST_AMT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static BASE_BY_GUEST_AMT: ComplexDesc = ComplexDesc {
+    name: "BaseByGuestAmt",
+    attributes: &[
+        AttrDesc {
+            name: "AmountBeforeTax",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "AmountAfterTax",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "CurrencyCode",
+            required: false,
+            ty: &CURRENCY_CODE,
+        },
+        AttrDesc {
+            name: "DecimalPlaces",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "AdditionalFeesExcludedIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "Type",
+            required: false,
+            ty: &OTA_CODE,
+        },
+        AttrDesc {
+            name: "ServiceOverrideIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "RateOverrideIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "AmountIncludingMarkup",
+            required: false,
+            ty: &MONEY,
+        },
+        AttrDesc {
+            name: "Code",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+        AttrDesc {
+            name: "NumberOfGuests",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "AgeQualifyingCode",
+            required: false,
+            ty: &AGE_QUALIFYING_CODE,
+        },
+        AttrDesc {
+            name: "MinAge",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "MaxAge",
+            required: false,
+            ty: &XS_POSITIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "AgeTimeUnit",
+            required: false,
+            ty: &TIME_UNIT,
+        },
+        AttrDesc {
+            name: "AgeBucket",
+            required: false,
+            ty: &STRING_LENGTH1TO16,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "Taxes",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "NumberOfGuestsDescription",
+                index: 2,
+                min: 0u32,
+                max: 9u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
             }),
         ],
     ),
@@ -5139,6 +6370,470 @@ pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
         },
     ],
     content: Content::Empty,
+    forms: &[],
+};
+
+pub static RES_NOTIF_ACTION: SimpleDesc = SimpleDesc {
+    values: &[
+        "Book",
+        "Quote",
+        "Hold",
+        "Initiate",
+        "Ignore",
+        "Modify",
+        "Commit",
+        "Cancel",
+        "CommitOverrideEdits",
+        "VerifyPrice",
+        "Ticket",
+    ],
+    open: None,
+    ..SimpleDesc::builtin("ResNotifAction", Builtin::String)
+};
+
+pub static RES_NOTIF_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
+    name: "ResNotifHotelReservations",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RES_NOTIF_HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static RES_NOTIF_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "ResNotifHotelReservation",
+    attributes: &[
+        AttrDesc {
+            name: "CreateDateTime",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "LastModifyDateTime",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "ResStatus",
+            required: false,
+            ty: &HOTEL_RES_STATUS,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 0,
+                min: 0u32,
+                max: 2u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_ROOM_STAYS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_SERVICES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 3,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 4,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&BOOKED_RES_GLOBAL_INFO),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static HOTEL_RES_STATUS: SimpleDesc = SimpleDesc {
+    values: &["Reserved", "Cancelled"],
+    open: Some(&XS_STRING),
+    ..SimpleDesc::builtin("HotelResStatus", Builtin::String)
+};
+
+pub static ACK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
+    name: "AckHotelReservations",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACK_HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static ACK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "AckHotelReservation",
+    attributes: &[
+        AttrDesc {
+            name: "ResStatus",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "CreateDateTime",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "LastModifyDateTime",
+            required: false,
+            ty: &DATE_TIME,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 0,
+                min: 0u32,
+                max: 2u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BillingInstructionCode",
+                index: 3,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACK_RES_GLOBAL_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "WrittenConfInst",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Queue",
+                index: 7,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 8,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static ACK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
+    name: "AckResGlobalInfo",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservationIDs",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACK_RESERVATION_IDS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BasicPropertyInfo",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static ACK_RESERVATION_IDS: ComplexDesc = ComplexDesc {
+    name: "AckReservationIDs",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservationID",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&ACK_RESERVATION_ID),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static ACK_RESERVATION_ID: ComplexDesc = ComplexDesc {
+    name: "AckReservationID",
+    attributes: &[
+        AttrDesc {
+            name: "ResID_Type",
+            required: false,
+            ty: &OTA_CODE,
+        },
+        AttrDesc {
+            name: "ResID_Value",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ResID_Source",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ResID_SourceContext",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ResID_Date",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "ForGuest",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "ResGuestRPH",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "CancelOriginatorCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "CancellationDate",
+            required: false,
+            ty: &DATE_TIME,
+        },
+    ],
+    content: Content::Empty,
+    forms: &[],
+};
+
+pub static NOTIF_REPORT_EXTENSIONS: ComplexDesc = ComplexDesc {
+    name: "NotifReportExtensions",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static NOTIF_DETAILS: ComplexDesc = ComplexDesc {
+    name: "NotifDetails",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelNotifReport",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&HOTEL_NOTIF_REPORT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static HOTEL_NOTIF_REPORT: ComplexDesc = ComplexDesc {
+    name: "HotelNotifReport",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservations",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_REPORT_HOTEL_RESERVATIONS),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static NOTIF_REPORT_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
+    name: "NotifReportHotelReservations",
+    attributes: &[],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "HotelReservation",
+                index: 0,
+                min: 1u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&NOTIF_REPORT_HOTEL_RESERVATION),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static NOTIF_REPORT_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
+    name: "NotifReportHotelReservation",
+    attributes: &[
+        AttrDesc {
+            name: "ResStatus",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "CreateDateTime",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "LastModifyDateTime",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "WarningRPH",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 0,
+                min: 0u32,
+                max: 2u32,
+                ty: TypeDesc::Complex(&UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RoomStays",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Services",
+                index: 2,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "BillingInstructionCode",
+                index: 3,
+                min: 0u32,
+                max: 4294967295u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGuests",
+                index: 4,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "ResGlobalInfo",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&ACK_RES_GLOBAL_INFO),
+            }),
+            Particle::Element(ElementDesc {
+                name: "WrittenConfInst",
+                index: 6,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Queue",
+                index: 7,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 8,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+        ],
+    ),
     forms: &[],
 };
 
@@ -7070,6 +8765,161 @@ pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
     forms: &[],
 };
 
+pub static OTA_HOTEL_AVAIL_NOTIF_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelAvailNotifRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "MessageContentCode",
+            required: false,
+            ty: &OTA_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "AvailStatusMessages",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&AVAIL_STATUS_MESSAGES),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_HOTEL_AVAIL_NOTIF_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelAvailNotifRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "UniqueID",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+    forms: &[],
+};
+
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelDescriptiveInfoRQ",
     attributes: &[
@@ -7195,6 +9045,323 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENTS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_HOTEL_INV_COUNT_NOTIF_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelInvCountNotifRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "Inventories",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&INV_COUNT_INVENTORIES),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&UNREAD_CONTENT),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_HOTEL_INV_COUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelInvCountNotifRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "UniqueID",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelRateAmountNotifRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "NotifType",
+            required: false,
+            ty: &RATE_NOTIF_TYPE,
+        },
+        AttrDesc {
+            name: "NotifScopeType",
+            required: false,
+            ty: &RATE_NOTIF_SCOPE_TYPE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 1,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "RateAmountMessages",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RATE_AMOUNT_MESSAGES),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_HOTEL_RATE_AMOUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelRateAmountNotifRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "UniqueID",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
                         },
                     ],
                     &[
@@ -7498,6 +9665,386 @@ pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
                             min: 1u32,
                             max: 1u32,
                             ty: TypeDesc::Complex(&HOTEL_RES_MODIFIES),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_HOTEL_RES_NOTIF_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelResNotifRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+        AttrDesc {
+            name: "ResStatus",
+            required: true,
+            ty: &RES_NOTIF_ACTION,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Element(ElementDesc {
+                name: "POS",
+                index: 0,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&POS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "MessageID",
+                index: 1,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "HotelReservations",
+                index: 2,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&RES_NOTIF_HOTEL_RESERVATIONS),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_HOTEL_RES_NOTIF_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_HotelResNotifRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "TargetName",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "TransactionStatusCode",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &XS_STRING,
+        },
+        AttrDesc {
+            name: "ResResponseType",
+            required: false,
+            ty: &XS_STRING,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "HotelReservations",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ACK_HOTEL_RESERVATIONS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 3,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_NOTIF_REPORT_RQ: ComplexDesc = ComplexDesc {
+    name: "OTA_NotifReportRQ",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Target",
+            required: false,
+            ty: &TARGET,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &VERSION_NUMBER,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+        AttrDesc {
+            name: "SequenceNmbr",
+            required: false,
+            ty: &XS_NON_NEGATIVE_INTEGER,
+        },
+        AttrDesc {
+            name: "CorrelationID",
+            required: false,
+            ty: &STRING_LENGTH1TO64,
+        },
+        AttrDesc {
+            name: "RetransmissionIndicator",
+            required: false,
+            ty: &XS_BOOLEAN,
+        },
+        AttrDesc {
+            name: "PrimaryLangID",
+            required: false,
+            ty: &LANGUAGE_SELECTOR,
+        },
+        AttrDesc {
+            name: "AltLangID",
+            required: false,
+            ty: &LANGUAGE_CODE,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                    ],
+                    &[
+                        ElementDesc {
+                            name: "Errors",
+                            index: 2,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&ERRORS),
+                        },
+                    ],
+                ],
+            },
+            Particle::Element(ElementDesc {
+                name: "UniqueID",
+                index: 3,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+            }),
+            Particle::Element(ElementDesc {
+                name: "TPA_Extensions",
+                index: 4,
+                min: 1u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_REPORT_EXTENSIONS),
+            }),
+            Particle::Element(ElementDesc {
+                name: "NotifDetails",
+                index: 5,
+                min: 0u32,
+                max: 1u32,
+                ty: TypeDesc::Complex(&NOTIF_DETAILS),
+            }),
+        ],
+    ),
+    forms: &[],
+};
+
+pub static OTA_NOTIF_REPORT_RS: ComplexDesc = ComplexDesc {
+    name: "OTA_NotifReportRS",
+    attributes: &[
+        AttrDesc {
+            name: "EchoToken",
+            required: false,
+            ty: &STRING_LENGTH1TO128,
+        },
+        AttrDesc {
+            name: "TimeStamp",
+            required: false,
+            ty: &DATE_TIME,
+        },
+        AttrDesc {
+            name: "Version",
+            required: true,
+            ty: &RESPONSE_VERSION,
+        },
+        AttrDesc {
+            name: "TransactionIdentifier",
+            required: false,
+            ty: &STRING_LENGTH1TO32,
+        },
+    ],
+    content: Content::Sequence(
+        &[
+            Particle::Choice {
+                required: true,
+                branches: &[
+                    &[
+                        ElementDesc {
+                            name: "Success",
+                            index: 0,
+                            min: 1u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&SUCCESS),
+                        },
+                        ElementDesc {
+                            name: "Warnings",
+                            index: 1,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&WARNINGS),
+                        },
+                        ElementDesc {
+                            name: "UniqueID",
+                            index: 2,
+                            min: 0u32,
+                            max: 1u32,
+                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
                         },
                     ],
                     &[
