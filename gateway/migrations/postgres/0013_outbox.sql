@@ -10,6 +10,7 @@ CREATE TABLE outbox_event (
     supplier_id     TEXT NOT NULL,
     event_kind      TEXT NOT NULL CHECK (event_kind IN ('new', 'modified', 'cancelled')),
     revision        BIGINT NOT NULL,
+    version         BIGINT NOT NULL,
     created_at      BIGINT NOT NULL,
     state           TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'parked')),
     attempts        BIGINT NOT NULL DEFAULT 0,

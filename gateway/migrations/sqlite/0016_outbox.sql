@@ -16,6 +16,7 @@ CREATE TABLE outbox_event (
     supplier_id     TEXT NOT NULL,       -- the hotel's supplier when the event was written
     event_kind      TEXT NOT NULL CHECK (event_kind IN ('new', 'modified', 'cancelled')),
     revision        INTEGER NOT NULL,    -- a hotel booking's revision; an activity booking's: seq
+    version         INTEGER NOT NULL,    -- the booking's LastModifyDateTime as notified (what a pull acknowledges)
     created_at      INTEGER NOT NULL,
     state           TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'parked')),
     attempts        INTEGER NOT NULL DEFAULT 0,

@@ -258,7 +258,7 @@ impl Job {
                             other => OpError::Store(crate::store::StoreError::Data(format!("giving rooms back: {other}"))),
                         })?;
                         // In the same transaction: the suppliers of its hotels are told.
-                        hotel_repo::record_events(c, &after.internal_ref, &hotel_outbox::events(Some(stored), &after)).await?;
+                        hotel_repo::record_events(c, &after, &hotel_outbox::events(Some(stored), &after)).await?;
                         true
                     } else {
                         false

@@ -16,6 +16,7 @@ use super::mapping::{self, Catalogues, Loaded};
 use super::repo::{self, EventRow};
 use super::rules;
 use super::Settings;
+use ota_messages::runtime::Message;
 use crate::shared::booking::Kind;
 use crate::store::{Abandoned, Store, StoreError, Ticket};
 
@@ -76,8 +77,8 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
 
 /// One attempt at one event, and its outcome stored.
 async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, settings: &Settings, e: EventRow) {
-    let identity = rules::identity(&e.booking_ref, &e.hotel_code, e.seq);
-    let outcome = attempt(store, http, cats, &e, &identity).await;
+    let identity = rules::identity(e.id, &e.booking_ref, &e.hotel_code, e.seq);
+    let outcome = attempt(store, http, cats, &e).await;
     let now = now_ms();
     let id = e.id;
     let settled = match &outcome {
@@ -109,17 +110,20 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
 }
 
 /// Loads the booking, posts the notification and reads the answer: `Err` with what went wrong.
-async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &EventRow, identity: &str) -> Result<(), String> {
+async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &EventRow) -> Result<(), String> {
     let url = e.notify_url.clone().ok_or("the supplier has no notification URL")?;
     let loaded = load(store, e).await.map_err(|err| format!("loading the booking: {err}"))?.ok_or("the booking is not stored")?;
-    let body = mapping::notification(e, &loaded, cats);
+    let Loaded::Hotel(booking) = loaded else {
+        return Err("an activity booking is delivered by pull only".into());
+    };
+    let body = mapping::notification(e, &booking, cats, chrono::Utc::now()).to_xml().map_err(|err| format!("writing the notification: {err}"))?;
     let answer = http.post(&url).header(reqwest::header::CONTENT_TYPE, "application/xml").body(body).send().await.map_err(|err| rules::error_text(&format!("{err:#}")))?;
     let status = answer.status();
     let text = answer.text().await.map_err(|err| rules::error_text(&format!("reading the answer: {err}")))?;
     if !status.is_success() {
         return Err(format!("HTTP {status}"));
     }
-    mapping::acknowledges(&text, identity).map_err(|err| rules::error_text(&err))
+    mapping::acknowledges(&text).map_err(|err| rules::error_text(&err))
 }
 
 /// The booking an event names, as it stands now.

@@ -49,7 +49,8 @@ const COLUMNS: &str = "e.id, e.booking_kind, e.booking_ref, e.hotel_code, e.seq,
 const FIRST_UNDELIVERED: &str = "NOT EXISTS (SELECT 1 FROM outbox_event p WHERE p.booking_kind = e.booking_kind AND p.booking_ref = e.booking_ref \
                                  AND p.hotel_code = e.hotel_code AND p.seq < e.seq AND p.state <> 'delivered')";
 
-/// Takes up to `limit` events due at `now` for suppliers with a notification URL, each the
+/// Takes up to `limit` hotel bookings' events due at `now` for suppliers with a notification URL
+/// (an activity booking's are pulled only), each the
 /// first undelivered of its booking and hotel and held by no other gateway: each is held until
 /// `until` and counts one more attempt. In the caller's write transaction.
 pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64) -> Result<Vec<EventRow>, StoreError> {
@@ -58,7 +59,7 @@ pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64) -> Res
         .query(
             &format!(
                 "SELECT e.id FROM outbox_event e JOIN requestor r ON r.id = e.supplier_id
-                 WHERE e.state = 'pending' AND e.next_attempt_at <= $1 AND (e.taken_until IS NULL OR e.taken_until < $1)
+                 WHERE e.booking_kind = 'hotel' AND e.state = 'pending' AND e.next_attempt_at <= $1 AND (e.taken_until IS NULL OR e.taken_until < $1)
                    AND r.notify_url IS NOT NULL AND {FIRST_UNDELIVERED}
                  ORDER BY e.next_attempt_at, e.id LIMIT $2 {lock}"
             ),
@@ -152,22 +153,36 @@ pub async fn unacknowledged(c: &mut Conn<'_>, supplier: &str, limit: i64) -> Res
     .await
 }
 
-/// Acknowledges, for `supplier`, the events of a booking and hotel up to `seq`: how many were
-/// not acknowledged before.
-pub async fn acknowledge(c: &mut Conn<'_>, supplier: &str, booking_ref: &str, hotel: &str, seq: i64, now: i64) -> Result<u64, StoreError> {
+/// How a pull acknowledges a booking's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upto {
+    /// Up to an event (its id, the `MessageID` of a push), of the same booking.
+    Event(i64),
+    /// Up to a version of the booking: the events whose version is before this instant
+    /// (milliseconds; the version as shown has whole seconds, so the next second's start).
+    Before(i64),
+}
+
+/// Acknowledges, for `supplier`, the events of a booking up to `upto`: how many were not
+/// acknowledged before.
+pub async fn acknowledge(c: &mut Conn<'_>, supplier: &str, booking_ref: &str, upto: Upto, now: i64) -> Result<u64, StoreError> {
+    let (column, limit) = match upto {
+        Upto::Event(id) => ("id <= $3", id),
+        Upto::Before(ms) => ("version < $3", ms),
+    };
     c.execute(
-        "UPDATE outbox_event SET state = 'delivered', delivered_at = $5, taken_until = NULL
-         WHERE supplier_id = $1 AND booking_ref = $2 AND hotel_code = $3 AND seq <= $4 AND state <> 'delivered'",
-        &[&supplier, &booking_ref, &hotel, &seq, &now],
+        &format!(
+            "UPDATE outbox_event SET state = 'delivered', delivered_at = $4, taken_until = NULL
+             WHERE supplier_id = $1 AND booking_ref = $2 AND {column} AND state <> 'delivered'"
+        ),
+        &[&supplier, &booking_ref, &limit, &now],
     )
     .await
 }
 
-/// Whether `supplier` was ever sent an event of this booking and hotel up to `seq`.
-pub async fn known(c: &mut Conn<'_>, supplier: &str, booking_ref: &str, hotel: &str, seq: i64) -> Result<bool, StoreError> {
-    let found: Option<Scalar<i64>> = c
-        .query_opt("SELECT id FROM outbox_event WHERE supplier_id = $1 AND booking_ref = $2 AND hotel_code = $3 AND seq = $4", &[&supplier, &booking_ref, &hotel, &seq])
-        .await?;
+/// Whether `supplier` was ever given an event of this booking.
+pub async fn known(c: &mut Conn<'_>, supplier: &str, booking_ref: &str) -> Result<bool, StoreError> {
+    let found: Option<Scalar<i64>> = c.query_opt("SELECT id FROM outbox_event WHERE supplier_id = $1 AND booking_ref = $2 LIMIT 1", &[&supplier, &booking_ref]).await?;
     Ok(found.is_some())
 }
 

@@ -18,19 +18,12 @@ pub fn backoff(attempts: u32, base: Duration, max: Duration, jitter: f64) -> Dur
     full.mul_f64(0.5 + 0.5 * jitter.clamp(0.0, 1.0))
 }
 
-/// The stable identity of an event, carried by every message that delivers it (a repeat carries
-/// the same): `{Internal reference}/{hotel}/{seq}`, e.g. `HTL-7K2M9QX4TB/HTL00042/2`. Its parts
-/// give the booking, the hotel and the event's place among that booking's events there.
-pub fn identity(booking_ref: &str, hotel: &str, seq: i64) -> String {
-    format!("{booking_ref}/{hotel}/{seq}")
-}
-
-/// The parts of an [`identity`]: (Internal reference, hotel, seq).
-pub fn parse_identity(id: &str) -> Option<(&str, &str, i64)> {
-    let (rest, seq) = id.rsplit_once('/')?;
-    let (booking, hotel) = rest.rsplit_once('/')?;
-    let seq = seq.parse().ok().filter(|n| *n >= 1)?;
-    (!booking.is_empty() && !hotel.is_empty()).then_some((booking, hotel, seq))
+/// An event as logs name it: `{id} ({Internal reference}/{hotel}/{seq})`, e.g.
+/// `17 (HTL-7K2M9QX4TB/HTL00042/2)`. Its id is its stable identity, the `MessageID` of every
+/// message that delivers it (a repeat carries the same); the rest says which booking, hotel and
+/// place among that booking's events there.
+pub fn identity(id: i64, booking_ref: &str, hotel: &str, seq: i64) -> String {
+    format!("{id} ({booking_ref}/{hotel}/{seq})")
 }
 
 /// An error text as stored and logged: one line, at most 500 characters.
@@ -54,11 +47,8 @@ mod tests {
     }
 
     #[test]
-    fn an_identity_reads_back() {
-        let id = identity("HTL-7K2M9QX4TB", "HTL00042", 3);
-        assert_eq!(parse_identity(&id), Some(("HTL-7K2M9QX4TB", "HTL00042", 3)));
-        assert_eq!(parse_identity("x/y/0"), None);
-        assert_eq!(parse_identity("x/3"), None);
+    fn an_event_is_named_by_its_id_and_its_place() {
+        assert_eq!(identity(17, "HTL-7K2M9QX4TB", "HTL00042", 3), "17 (HTL-7K2M9QX4TB/HTL00042/3)");
         assert_eq!(error_text("a\nb"), "a b");
     }
 }

@@ -47,8 +47,10 @@ impl EventKind {
 /// Records, in the caller's write transaction, that a booking (`kind`, its Internal reference)
 /// changed for `hotel`: the event's id, or `None` when the hotel has no supplier (nobody to
 /// tell). `revision` is the booking's revision (a hotel booking's); without one the event's
-/// number in its booking is stored.
-pub async fn record(c: &mut Conn<'_>, kind: Kind, booking_ref: &str, hotel: &str, event: EventKind, revision: Option<i64>) -> Result<Option<i64>, StoreError> {
+/// number in its booking is stored. `version` is the booking's `LastModifyDateTime` as the
+/// supplier is shown it (milliseconds since 1970 of its date-time read as UTC): a pull
+/// acknowledges the events up to a version.
+pub async fn record(c: &mut Conn<'_>, kind: Kind, booking_ref: &str, hotel: &str, event: EventKind, revision: Option<i64>, version: i64) -> Result<Option<i64>, StoreError> {
     let supplier: Option<Scalar<String>> = c.query_opt("SELECT requestor_id FROM supplier_hotel WHERE hotel_code = $1", &[&hotel]).await?;
     let Some(Scalar(supplier)) = supplier else {
         return Ok(None);
@@ -62,9 +64,9 @@ pub async fn record(c: &mut Conn<'_>, kind: Kind, booking_ref: &str, hotel: &str
     let now = Utc::now().timestamp_millis();
     let Scalar(id): Scalar<i64> = c
         .query_one(
-            "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, created_at, next_attempt_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
-            &[&kind.as_str(), &booking_ref, &hotel, &seq, &supplier, &event.as_str(), &revision.unwrap_or(seq), &now],
+            "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $8, $8) RETURNING id",
+            &[&kind.as_str(), &booking_ref, &hotel, &seq, &supplier, &event.as_str(), &revision.unwrap_or(seq), &now, &version],
         )
         .await?;
     Ok(Some(id))

@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 use ota_gateway::Store;
+use ota_messages::common::IdContext;
+use ota_messages::hotel_res_notif::OtaHotelResNotifRq;
+use ota_messages::runtime::Message;
 
 use crate::support::{self, Backend, GatewayProcess, TestDb, backend_tests, cli, day};
 
@@ -45,12 +48,13 @@ struct Faults {
     lose_answer: u64,
 }
 
-/// What the receiver got: each event's identity once, in the order first kept, and how many
-/// repeats it dropped.
+/// What the receiver got: each event (by its identity, `MessageID`) once, as (identity,
+/// booking's Internal reference, `SequenceNmbr`), in the order first kept; how many repeats it
+/// dropped.
 #[derive(Default)]
 struct Received {
-    /// Identities in the order first kept.
-    order: Vec<String>,
+    /// Events in the order first kept.
+    order: Vec<(String, String, u64)>,
     seen: HashSet<String>,
     repeats: u64,
 }
@@ -75,15 +79,16 @@ fn roll(n: u64) -> u64 {
     x % 100
 }
 
-/// The event identity of a notification (`EchoToken`).
-fn identity_of(body: &str) -> Option<String> {
-    let at = body.find("EchoToken=\"")? + "EchoToken=\"".len();
-    let end = body[at..].find('"')?;
-    Some(body[at..at + end].to_string())
+/// The event of a notification: (identity, booking's Internal reference, `SequenceNmbr`).
+fn event_of(body: &str) -> Option<(String, String, u64)> {
+    let rq = OtaHotelResNotifRq::from_xml(body).ok()?;
+    let hr = &rq.hotel_reservations.hotel_reservation;
+    let internal = hr.unique_id.iter().find(|u| u.id_context == Some(IdContext::Internal))?.id.clone();
+    Some((rq.message_id.id, internal, rq.sequence_nmbr?))
 }
 
 fn ack(identity: &str) -> String {
-    format!(r#"<OTA_HotelResNotifRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.000" EchoToken="{identity}"><Success/></OTA_HotelResNotifRS>"#)
+    format!(r#"<OTA_HotelResNotifRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="2016.1" EchoToken="{identity}"><Success/></OTA_HotelResNotifRS>"#)
 }
 
 impl Receiver {
@@ -108,13 +113,14 @@ impl Receiver {
                     if dice < fail {
                         return (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "try later".to_string());
                     }
-                    let Some(id) = identity_of(&body) else {
-                        return (axum::http::StatusCode::BAD_REQUEST, format!("no identity in {body}"));
+                    let Some(event) = event_of(&body) else {
+                        return (axum::http::StatusCode::BAD_REQUEST, format!("not a notification: {body}"));
                     };
+                    let id = event.0.clone();
                     {
                         let mut got = received.lock().unwrap();
                         if got.seen.insert(id.clone()) {
-                            got.order.push(id.clone());
+                            got.order.push(event);
                         } else {
                             got.repeats += 1;
                         }
@@ -219,7 +225,7 @@ ota_gateway::row! {
 }
 
 ota_gateway::row! {
-    struct EventRow { booking_ref: String, hotel_code: String, seq: i64, state: String, created_at: i64, delivered_at: Option<i64> }
+    struct EventRow { id: i64, booking_kind: String, booking_ref: String, hotel_code: String, seq: i64, state: String, created_at: i64, delivered_at: Option<i64> }
 }
 
 /// The test's bookings (client references starting `OBX`): (kind, Internal reference, status).
@@ -241,19 +247,19 @@ async fn bookings(store: &Store) -> Vec<BookingRow> {
 
 async fn events(store: &Store) -> Vec<EventRow> {
     store
-        .read(|c| Box::pin(async move { c.query("SELECT booking_ref, hotel_code, seq, state, created_at, delivered_at FROM outbox_event ORDER BY id", &[]).await }))
+        .read(|c| Box::pin(async move { c.query("SELECT id, booking_kind, booking_ref, hotel_code, seq, state, created_at, delivered_at FROM outbox_event ORDER BY id", &[]).await }))
         .await
         .unwrap()
 }
 
-/// The identities every stored booking must have been delivered: `new` for each, and
-/// `cancelled` after it for a cancelled one.
-fn expected(bookings: &[BookingRow]) -> BTreeSet<String> {
+/// The events each stored booking must have: (kind, Internal reference, seq) — `new` (1) for
+/// each, and `cancelled` (2) after it for a cancelled one.
+fn expected(bookings: &[BookingRow]) -> BTreeSet<(String, String, i64)> {
     let mut out = BTreeSet::new();
     for b in bookings {
-        out.insert(format!("{}/HTL00042/1", b.internal));
+        out.insert((b.kind.clone(), b.internal.clone(), 1));
         if b.status == "Cancelled" {
-            out.insert(format!("{}/HTL00042/2", b.internal));
+            out.insert((b.kind.clone(), b.internal.clone(), 2));
         }
     }
     out
@@ -373,32 +379,43 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
     let store = db.open().await;
     let stored = bookings(&store).await;
     let want = expected(&stored);
-    assert_eq!(stored.len(), hotels + activities + 2, "the booking and 2 of the junior-suite Commits are stored");
+    let pushed: BTreeSet<(String, i64)> = want.iter().filter(|(kind, _, _)| kind == "hotel").map(|(_, r, seq)| (r.clone(), *seq)).collect();
+    assert_eq!(stored.len(), hotels + activities + 2, "the bookings and 2 of the junior-suite Commits are stored");
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let got = receiver.received.lock().unwrap().seen.len();
-        let open = events(&store).await.iter().filter(|e| e.state != "delivered").count();
-        if got >= want.len() && open == 0 {
+        let open = events(&store).await.iter().filter(|e| e.booking_kind == "hotel" && e.state != "delivered").count();
+        if got >= pushed.len() && open == 0 {
             break;
         }
-        assert!(Instant::now() < deadline, "after 60 s: {got} of {} events received, {open} not delivered", want.len());
+        assert!(Instant::now() < deadline, "after 60 s: {got} of {} events received, {open} not delivered", pushed.len());
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let all = events(&store).await;
+    // One event per stored change, none for what was refused; an activity booking's wait for
+    // the pull.
+    let recorded: BTreeSet<(String, String, i64)> = all.iter().map(|e| (e.booking_kind.clone(), e.booking_ref.clone(), e.seq)).collect();
+    assert_eq!(recorded, want);
+    assert_eq!(all.len(), want.len());
+    assert!(all.iter().all(|e| e.hotel_code == "HTL00042"));
+    assert!(all.iter().all(|e| e.state == if e.booking_kind == "hotel" { "delivered" } else { "pending" }));
     let received = receiver.received.lock().unwrap();
-    let got: BTreeSet<String> = received.order.iter().cloned().collect();
-    assert_eq!(got, want, "exactly the events of the stored bookings, each once after repeats are dropped");
-    assert_eq!(all.len(), want.len(), "one event per stored change, none for what was refused");
-    assert!(all.iter().all(|e| e.state == "delivered"));
-    // In order per booking and hotel: seq 1, 2, … as first kept.
-    let mut per: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    for id in &received.order {
-        let (rest, seq) = id.rsplit_once('/').unwrap();
-        per.entry(rest.to_string()).or_default().push(seq.parse().unwrap());
+    let got: BTreeSet<(String, i64)> = received.order.iter().map(|(_, r, seq)| (r.clone(), *seq as i64)).collect();
+    assert_eq!(got, pushed, "exactly the hotel events of the stored bookings");
+    assert_eq!(received.order.len(), pushed.len(), "each event once after repeats are dropped by identity");
+    for (id, r, seq) in &received.order {
+        let e = all.iter().find(|e| e.id.to_string() == *id).unwrap_or_else(|| panic!("no event {id}"));
+        assert_eq!((&e.booking_ref, e.seq), (r, *seq as i64), "the identity names its event");
+    }
+    // In order per booking: seq 1, 2, … as first kept.
+    let mut per: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for (_, r, seq) in &received.order {
+        per.entry(r.clone()).or_default().push(*seq);
     }
     for (key, seqs) in &per {
-        assert_eq!(*seqs, (1..=seqs.len() as i64).collect::<Vec<_>>(), "{key}: out of order");
+        assert_eq!(*seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "{key}: out of order");
     }
+    let all: Vec<EventRow> = all.into_iter().filter(|e| e.booking_kind == "hotel").collect();
     let (p50, p99, n) = latency(&all);
     eprintln!(
         "{b:?} outbox ({}): {} events of {} bookings on {instances} gateways (booked in {booked_in:?}); receiver: {} calls, {} repeats dropped; delivery latency p50 {p50} ms, p99 {p99} ms (n = {n}); all delivered {:?} after the first booking",
@@ -472,11 +489,112 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let order = receiver.received.lock().unwrap().order.clone();
-    assert_eq!(order.len(), 2);
-    assert!(order[0].ends_with("/HTL00042/1") && order[1].ends_with("/HTL00042/2"), "{order:?}");
+    assert_eq!(order.iter().map(|(_, _, seq)| *seq).collect::<Vec<_>>(), vec![1, 2], "{order:?}");
     let (code, out, _) = cli(&["outbox", "retry", "--all-parked", "--db", &arg], "");
     assert_eq!(code, 0);
     assert!(out.contains("0 parked event(s)"), "{out}");
 }
 
-backend_tests!(every_event_arrives_in_order_through_failures_and_kills, a_healthy_receiver_gets_every_event_quickly, a_parked_event_waits_for_outbox_retry);
+/// A supplier's read (`OTA_ReadRQ` with a `HotelReadRequest`): its bookings with
+/// unacknowledged events, as they stand, for its hotel only.
+fn supplier_read() -> String {
+    let pos = pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass");
+    format!(r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">{pos}<ReadRequests><HotelReadRequest/></ReadRequests></OTA_ReadRQ>"#)
+}
+
+/// The supplier acknowledges bookings: (Internal reference, LastModifyDateTime as read).
+fn notif_report(taken: &[(String, String)]) -> String {
+    let pos = pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass");
+    let bookings: String = taken
+        .iter()
+        .map(|(r, v)| format!(r#"<HotelReservation LastModifyDateTime="{v}"><UniqueID Type="14" ID="{r}" ID_Context="Internal"/></HotelReservation>"#))
+        .collect();
+    format!(
+        r#"<OTA_NotifReportRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2016.1"><Success/><TPA_Extensions>{pos}</TPA_Extensions><NotifDetails><HotelNotifReport><HotelReservations>{bookings}</HotelReservations></HotelNotifReport></NotifDetails></OTA_NotifReportRQ>"#
+    )
+}
+
+/// What a supplier's read gives: (Internal reference, status, LastModifyDateTime, hotels of
+/// its room stays).
+async fn pull(urls: &Mutex<Vec<String>>) -> Vec<(String, String, String, Vec<String>)> {
+    let body = post(urls, 0, "/bookread", &supplier_read()).await;
+    let rs = ota_messages::booking_read::OtaResRetrieveRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    assert!(rs.success.is_some(), "{body}");
+    rs.reservations_list
+        .map(|l| l.hotel_reservation)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|hr| {
+            let internal = hr.unique_id.iter().find(|u| u.id_context == IdContext::Internal).map(|u| u.id.clone()).unwrap_or_default();
+            let hotels = hr.room_stays.iter().flat_map(|r| r.room_stay.iter()).filter_map(|r| r.basic_property_info.as_ref()?.hotel_code.clone()).collect();
+            let version = hr.last_modify_date_time.map(|v| v.local.format("%Y-%m-%dT%H:%M:%S").to_string()).unwrap_or_default();
+            (internal, hr.res_status.as_str().to_string(), version, hotels)
+        })
+        .collect()
+}
+
+/// Pull: a supplier without a URL reads its bookings with unacknowledged events (hotel and
+/// activity bookings, each hotel's rooms to its own supplier), acknowledges them with
+/// `OTA_NotifReportRQ`, and reads nothing new until a booking changes again.
+async fn a_supplier_pulls_and_acknowledges(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    for (client_ref, hotel) in [("OBX-Q1", "HTL00042"), ("OBX-Q2", "HTL00077")] {
+        let body = post(&urls, 0, "/hotelbook", &hotel_commit(client_ref, day(70), hotel, "RMSD000000")).await;
+        assert!(body.contains("<Success"), "{body}");
+    }
+    let body = post(&urls, 0, "/activitybook", &activity_commit("OBX-QA", day(30))).await;
+    assert!(body.contains("<Success"), "{body}");
+    let body = post(&urls, 0, "/bookcancel", &cancel("OBX-Q1")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let store = db.open().await;
+
+    let read = pull(&urls).await;
+    assert_eq!(read.len(), 3, "{read:?}");
+    assert_eq!(read[0].1, "Cancelled", "{read:?}");
+    assert_eq!(read[0].3, vec!["HTL00042".to_string()]);
+    assert_eq!(read[1].3, vec!["HTL00077".to_string()]);
+    assert!(read[2].3.is_empty(), "an activity booking has no room stays: {read:?}");
+    // A distribution partner's read is the booking read, as before.
+    let partner = post(&urls, 0, "/bookread", &format!(r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">{}<UniqueID Type="36" ID="OBX-Q2" ID_Context="Client"/></OTA_ReadRQ>"#, pos("DEMO", "DEMO-DIST", "demo-password"))).await;
+    assert!(partner.contains("<Success") && partner.contains(&read[1].0), "{partner}");
+
+    // Acknowledge the two hotel bookings, and one the supplier was never given.
+    let mut taken: Vec<(String, String)> = read[..2].iter().map(|(r, _, v, _)| (r.clone(), v.clone())).collect();
+    taken.push(("HTL-NOSUCHTHING".into(), read[0].2.clone()));
+    let body = post(&urls, 0, "/notifreport", &notif_report(&taken)).await;
+    let rs = ota_messages::notif_report::OtaNotifReportRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    assert!(rs.success.is_some(), "{body}");
+    assert!(body.contains("HTL-NOSUCHTHING") && body.contains("Warning"), "{body}");
+    let again = pull(&urls).await;
+    assert_eq!(again.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), vec![read[2].0.clone()], "only the activity booking is left");
+    let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[2].0.clone(), read[2].2.clone())])).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    assert!(pull(&urls).await.is_empty(), "nothing new");
+    // A repeat of an acknowledgement changes nothing.
+    let body = post(&urls, 0, "/notifreport", &notif_report(&taken[..2])).await;
+    assert!(body.contains("<Success"), "{body}");
+
+    // The booking changes again: it is read again, as it now stands.
+    let body = post(&urls, 0, "/bookcancel", &cancel("OBX-Q2")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let read = pull(&urls).await;
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!((read[0].0.as_str(), read[0].1.as_str()), (taken[1].0.as_str(), "Cancelled"));
+    // An acknowledgement of the older version leaves the newer event unacknowledged.
+    let body = post(&urls, 0, "/notifreport", &notif_report(&taken[1..2])).await;
+    assert!(body.contains("<Success"), "{body}");
+    assert_eq!(pull(&urls).await.len(), 1);
+    let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[0].0.clone(), read[0].2.clone())])).await;
+    assert!(body.contains("<Success"), "{body}");
+    assert!(pull(&urls).await.is_empty());
+    assert!(events(&store).await.iter().all(|e| e.state == "delivered"));
+
+    // A distribution partner may not acknowledge (a supply operation).
+    let body = post(&urls, 0, "/notifreport", &notif_report(&taken[..1]).replace(&pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass"), &pos("DEMO", "DEMO-DIST", "demo-password"))).await;
+    assert!(body.contains(r#"Type="6""#), "{body}");
+}
+
+backend_tests!(every_event_arrives_in_order_through_failures_and_kills, a_healthy_receiver_gets_every_event_quickly, a_parked_event_waits_for_outbox_retry, a_supplier_pulls_and_acknowledges);

@@ -150,7 +150,7 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
         )
         .await?;
         // In the same transaction: the supplier of the pickup hotel is told.
-        events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None).await?;
+        events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None, now.timestamp_millis()).await?;
     }
     Ok(Committed::New(Booking { reference: Some(reference), ..b.clone() }))
 }
@@ -304,7 +304,7 @@ pub(crate) async fn cancel(c: &mut Conn<'_>, s: &Stored, cancellation: Cancellat
     )
     .await?;
     if let (Some(pk), Some(reference)) = (&b.pickup, &b.reference) {
-        events::record(c, Kind::Activity, reference, &pk.location_name, EventKind::Cancelled, None).await?;
+        events::record(c, Kind::Activity, reference, &pk.location_name, EventKind::Cancelled, None, now.timestamp_millis()).await?;
     }
     Ok(true)
 }

@@ -239,7 +239,7 @@ impl Change {
         let taken = inventory::change(Some(&stored), Some(&desired));
         repo::apply_inventory(c, &taken, false).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         // In the same transaction: the suppliers of its hotels are told.
-        repo::record_events(c, &desired.internal_ref, &rules::outbox::events(Some(&stored), &desired)).await?;
+        repo::record_events(c, &desired, &rules::outbox::events(Some(&stored), &desired)).await?;
         Ok(desired)
     }
 }

@@ -281,16 +281,18 @@ async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     c.next_in(Sequence::HotelBookingRevision).await
 }
 
-/// Records the outbox events of a change of the stored booking `internal_ref` (see
+/// Records the outbox events of a change of the stored booking `b` (see
 /// [`crate::shared::events`]), in the caller's write transaction, after the booking's row was
-/// written: each with the booking's revision now.
-pub(crate) async fn record_events(c: &mut Conn<'_>, internal_ref: &str, events: &[(String, EventKind)]) -> Result<(), StoreError> {
+/// written: each with the booking's revision now, and its version (last update) `b.updated`.
+pub(crate) async fn record_events(c: &mut Conn<'_>, b: &Booking, events: &[(String, EventKind)]) -> Result<(), StoreError> {
     if events.is_empty() {
         return Ok(());
     }
-    let Scalar(revision): Scalar<i64> = c.query_one("SELECT revision FROM hotel_booking WHERE internal_ref = $1", &[&internal_ref]).await?;
+    let internal_ref = &b.internal_ref;
+    let Scalar(revision): Scalar<i64> = c.query_one("SELECT revision FROM hotel_booking WHERE internal_ref = $1", &[internal_ref]).await?;
+    let version = b.updated.and_utc().timestamp_millis();
     for (hotel, kind) in events {
-        events::record(c, Kind::Hotel, internal_ref, hotel, *kind, Some(revision)).await?;
+        events::record(c, Kind::Hotel, internal_ref, hotel, *kind, Some(revision), version).await?;
     }
     Ok(())
 }
