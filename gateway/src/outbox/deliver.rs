@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use futures_util::future::join_all;
+use tokio::sync::Semaphore;
 
 use super::mapping::{self, Catalogues, Loaded};
 use super::repo::{self, EventRow};
@@ -44,10 +44,11 @@ impl From<Abandoned> for Failure {
     }
 }
 
-/// Delivers events for ever: a round takes up to [`Settings::batch`] events due and delivers
-/// them at once (each the first undelivered of its booking and hotel, so no two of one
-/// booking); a round that took nothing waits [`Settings::poll`] before the next.
-/// `catalogues` gives the content in memory now.
+/// Delivers events for ever: up to [`Settings::batch`] at once, each in a task of its own (a
+/// slow receiver holds back only its own events); a round takes as many events due as there is
+/// room for (each the first undelivered of its booking and hotel, so never two of one booking);
+/// a round that took nothing waits [`Settings::poll`] before the next. `catalogues` gives the
+/// content in memory now.
 pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + Sync>, settings: Settings) {
     let http = match reqwest::Client::builder().timeout(settings.timeout).connect_timeout(settings.timeout).build() {
         Ok(h) => h,
@@ -56,17 +57,36 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
             return;
         }
     };
+    let room = Arc::new(Semaphore::new(settings.batch.max(1)));
+    let settings = Arc::new(settings);
     loop {
+        // At least one delivery may start: wait for room.
+        let Ok(first) = room.clone().acquire_owned().await else { return };
+        let mut permits = vec![first];
+        while let Ok(p) = room.clone().try_acquire_owned() {
+            permits.push(p);
+        }
         let now = now_ms();
-        let (until, limit) = (now + millis(settings.lease()), i64::try_from(settings.batch).unwrap_or(32));
+        let (until, limit) = (now + millis(settings.lease()), i64::try_from(permits.len()).unwrap_or(1));
         let taken = store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit).await?) })).await;
         match taken {
             Ok(events) if !events.is_empty() => {
                 let cats = catalogues();
-                join_all(events.into_iter().map(|e| deliver(&store, &http, &cats, &settings, e))).await;
+                for (e, permit) in events.into_iter().zip(permits.drain(..)) {
+                    let (store, http, cats, settings) = (store.clone(), http.clone(), cats.clone(), settings.clone());
+                    tokio::spawn(async move {
+                        deliver(&store, &http, &cats, &settings, e).await;
+                        drop(permit);
+                    });
+                }
+                drop(permits);
             }
-            Ok(_) => tokio::time::sleep(settings.poll).await,
+            Ok(_) => {
+                drop(permits);
+                tokio::time::sleep(settings.poll).await;
+            }
             Err(e) => {
+                drop(permits);
                 crate::metrics::db_error();
                 tracing::warn!(error = %e, "the outbox could not take events");
                 tokio::time::sleep(settings.poll.max(Duration::from_secs(1))).await;

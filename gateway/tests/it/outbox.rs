@@ -323,6 +323,10 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
     for i in 0..hotels {
         let urls = urls.clone();
         tasks.push(tokio::spawn(async move {
+            if !trouble {
+                // A healthy receiver's latency: bookings one after another, not a burst.
+                tokio::time::sleep(Duration::from_millis(40 * i as u64)).await;
+            }
             let client_ref = format!("OBX-H{i}");
             let body = post(&urls, i, "/hotelbook", &hotel_commit(&client_ref, day(40 + i as i64), "HTL00042", "RMSD000000")).await;
             assert!(body.contains("<Success"), "{body}");
