@@ -293,11 +293,20 @@ async fn every_event_arrives_in_order_through_failures_and_kills(b: Backend) {
     run_scenario(b, Faults { fail: 30, lose_answer: 10 }, true).await;
 }
 
-/// The same bookings with a healthy receiver and no kills: the latency of a healthy delivery.
+/// The same bookings, one after another, with a healthy receiver and no kills: the latency of a
+/// healthy delivery.
 async fn a_healthy_receiver_gets_every_event_quickly(b: Backend) {
     run_scenario(b, Faults::default(), false).await;
 }
 
+/// The same bookings, one after another, with a receiver failing 30 % of calls (always up, no
+/// kills): the latency that retries add.
+async fn a_receiver_failing_30_percent_gets_every_event(b: Backend) {
+    run_scenario(b, Faults { fail: 30, lose_answer: 0 }, false).await;
+}
+
+/// `trouble`: the receiver is down for the first 10 s and gateways are killed; else the
+/// bookings come one after another.
 async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
     let db = TestDb::new(b).await;
     let arg = db.arg();
@@ -423,7 +432,11 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
     let (p50, p99, n) = latency(&all);
     eprintln!(
         "{b:?} outbox ({}): {} events of {} bookings on {instances} gateways (booked in {booked_in:?}); receiver: {} calls, {} repeats dropped; delivery latency p50 {p50} ms, p99 {p99} ms (n = {n}); all delivered {:?} after the first booking",
-        if trouble { "receiver down 10 s, then 30 % failed and 10 % answers lost; gateways SIGKILLed" } else { "healthy receiver" },
+        match (trouble, faults.fail) {
+            (true, _) => "receiver down 10 s, then 30 % failed and 10 % answers lost; gateways SIGKILLed".to_string(),
+            (false, 0) => "healthy receiver".to_string(),
+            (false, n) => format!("receiver failing {n} % of calls"),
+        },
         all.len(),
         stored.len(),
         receiver.calls.load(Ordering::SeqCst),
@@ -601,4 +614,4 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     assert!(body.contains(r#"Type="6""#), "{body}");
 }
 
-backend_tests!(every_event_arrives_in_order_through_failures_and_kills, a_healthy_receiver_gets_every_event_quickly, a_parked_event_waits_for_outbox_retry, a_supplier_pulls_and_acknowledges);
+backend_tests!(every_event_arrives_in_order_through_failures_and_kills, a_healthy_receiver_gets_every_event_quickly, a_receiver_failing_30_percent_gets_every_event, a_parked_event_waits_for_outbox_retry, a_supplier_pulls_and_acknowledges);
