@@ -30,7 +30,7 @@ pub async fn list(store: &Store, state: Option<String>, limit: i64) -> Result<Ve
     {
         return Err(OutboxError::Invalid(format!("no state {s:?}: pending, delivered or parked")));
     }
-    Ok(store.read(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), limit).await?) })).await?)
+    store.read(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), limit).await?) })).await
 }
 
 /// Sends a parked event (all parked events: `None`) again, from now on, its attempts counted
