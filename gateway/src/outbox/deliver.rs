@@ -50,7 +50,8 @@ impl From<Abandoned> for Failure {
 /// a round that took nothing waits [`Settings::poll`] before the next. `catalogues` gives the
 /// content in memory now.
 pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + Sync>, settings: Settings) {
-    let http = match reqwest::Client::builder().timeout(settings.timeout).connect_timeout(settings.timeout).build() {
+    // Redirects are not followed (a POST would become a GET): a 3xx is a failed attempt.
+    let http = match reqwest::Client::builder().timeout(settings.timeout).connect_timeout(settings.timeout).redirect(reqwest::redirect::Policy::none()).build() {
         Ok(h) => h,
         Err(e) => {
             tracing::error!(error = %e, "the outbox cannot make an HTTP client; no event is pushed by this gateway");

@@ -197,11 +197,19 @@ fn dialect(r: &RequestorInput) -> Result<Option<Dialect>, String> {
     r.dialect.as_deref().map(parse_dialect).transpose()
 }
 
-/// Checks a supplier's notification URL: `http://` or `https://` with a host.
+/// Checks a supplier's notification URL: `http://` with a host. TLS is not built into the
+/// gateway (as for its database): an `https://` receiver is reached through a TLS-originating
+/// proxy on the gateway's network, whose `http://` address is given here.
 pub fn check_notify_url(url: &str) -> Result<(), String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("notify_url {:?} is not a URL: {e}", LogText(url)))?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-        return Err(format!("notify_url {:?} is not http:// or https:// with a host", LogText(url)));
+    if parsed.scheme() == "https" {
+        return Err(format!(
+            "notify_url {:?}: TLS is not built into the gateway; give the http:// address of a TLS-originating proxy that forwards to it",
+            LogText(url)
+        ));
+    }
+    if parsed.scheme() != "http" || parsed.host_str().is_none() {
+        return Err(format!("notify_url {:?} is not http:// with a host", LogText(url)));
     }
     Ok(())
 }
@@ -277,6 +285,17 @@ mod tests {
         assert_eq!(dialect(&ota).unwrap(), Some(Dialect::Ota2016b));
         ota.dialect = Some("OTA-2016\nB".into());
         assert!(validate(&[ota]).is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n')));
+    }
+
+    #[test]
+    fn a_notification_url_is_plain_http_with_a_host() {
+        assert!(check_notify_url("http://127.0.0.1:9000/ota").is_ok());
+        assert!(check_notify_url("https://pms.example.com/ota").unwrap_err().contains("TLS-originating proxy"));
+        assert!(check_notify_url("ftp://x/y").is_err());
+        assert!(check_notify_url("not a url").is_err());
+        let bad = RequestorInput { notify_url: Some("mailto:a@b".into()), ..one("S", "x") };
+        assert!(validate(&[bad]).is_err());
+        assert!(validate(&[RequestorInput { notify_url: Some(String::new()), ..one("S", "x") }]).is_ok(), "empty: removes it");
     }
 
     #[test]

@@ -494,6 +494,9 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
     let id = lines[1].split_whitespace().next().unwrap().to_string();
     let (code, _, err) = cli(&["outbox", "retry", "999999", "--db", &arg], "");
     assert_eq!(code, 1, "{err}");
+    let (code, _, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", "https://pms.example.com/ota", "--db", &arg], "");
+    assert_eq!(code, 1, "TLS is not built in: {err}");
+    assert!(err.contains("TLS-originating proxy"), "{err}");
 
     // The receiver works again; the operator retries.
     *receiver.faults.lock().unwrap() = Faults::default();
