@@ -225,7 +225,7 @@ ota_gateway::row! {
 }
 
 ota_gateway::row! {
-    struct EventRow { id: i64, booking_kind: String, booking_ref: String, hotel_code: String, seq: i64, state: String, created_at: i64, delivered_at: Option<i64> }
+    struct EventRow { id: i64, booking_kind: String, booking_ref: String, hotel_code: String, seq: i64, event_kind: String, state: String, created_at: i64, delivered_at: Option<i64> }
 }
 
 /// The test's bookings (client references starting `OBX`): (kind, Internal reference, status).
@@ -247,7 +247,7 @@ async fn bookings(store: &Store) -> Vec<BookingRow> {
 
 async fn events(store: &Store) -> Vec<EventRow> {
     store
-        .read(|c| Box::pin(async move { c.query("SELECT id, booking_kind, booking_ref, hotel_code, seq, state, created_at, delivered_at FROM outbox_event ORDER BY id", &[]).await }))
+        .read(|c| Box::pin(async move { c.query("SELECT id, booking_kind, booking_ref, hotel_code, seq, event_kind, state, created_at, delivered_at FROM outbox_event ORDER BY id", &[]).await }))
         .await
         .unwrap()
 }
@@ -569,7 +569,11 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     assert!(body.contains("<Success"), "{body}");
     let body = post(&urls, 0, "/bookcancel", &cancel("OBX-Q1")).await;
     assert!(body.contains("<Success"), "{body}");
+    // A Quote stores nothing: no event.
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit("OBX-QQ", day(71), "HTL00042", "RMSD000000").replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)).await;
+    assert!(body.contains("<Success"), "{body}");
     let store = db.open().await;
+    assert_eq!(events(&store).await.len(), 4, "new ×3, cancelled ×1: nothing for the Quote");
 
     let read = pull(&urls).await;
     assert_eq!(read.len(), 3, "{read:?}");
@@ -597,6 +601,39 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     let body = post(&urls, 0, "/notifreport", &notif_report(&taken[..2])).await;
     assert!(body.contains("<Success"), "{body}");
 
+    // The partner modifies a booking (a comment added, from its read): the supplier reads it
+    // again, as it now stands.
+    let read_q2 = ota_messages::booking_read::OtaReadRq::from_xml(&format!(
+        r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">{}<UniqueID Type="36" ID="OBX-Q2" ID_Context="Client"/></OTA_ReadRQ>"#,
+        pos("DEMO", "DEMO-DIST", "demo-password")
+    ))
+    .unwrap();
+    let client = gw.client();
+    let as_read: ota_messages::booking_read::OtaResRetrieveRs = client.send(&read_q2).await.unwrap();
+    let mut payload = ota_gateway::hotels::modify_payload(&as_read.reservations_list.as_ref().unwrap().hotel_reservation[0]).unwrap();
+    payload.res_global_info.comments = Some(ota_messages::hotel_res_modify::Comments {
+        comment: vec![ota_messages::hotel_res_modify::Comment {
+            name: Some("Remarks".into()),
+            comment_originator_code: Some("Client".into()),
+            text: vec![ota_messages::hotel_res_modify::CommentText { language: None, value: "Late arrival.".into() }],
+        }],
+    });
+    let modify = ota_messages::hotel_res_modify::OtaHotelResModifyRq {
+        version: "2008.1".into(),
+        res_status: Some(ota_messages::common::ResStatus::Commit),
+        pos: read_q2.pos.clone(),
+        hotel_res_modifies: ota_messages::hotel_res_modify::HotelResModifies { hotel_res_modify: payload },
+        ..Default::default()
+    };
+    let modified = client.send(&modify).await.unwrap();
+    assert!(ota_messages::runtime::Response::is_success(&modified), "{modified:?}");
+    let read = pull(&urls).await;
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!((read[0].0.as_str(), read[0].1.as_str()), (taken[1].0.as_str(), "Reserved"));
+    let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[0].0.clone(), read[0].2.clone())])).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    assert!(pull(&urls).await.is_empty());
+
     // The booking changes again: it is read again, as it now stands.
     let body = post(&urls, 0, "/bookcancel", &cancel("OBX-Q2")).await;
     assert!(body.contains("<Success"), "{body}");
@@ -610,7 +647,10 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[0].0.clone(), read[0].2.clone())])).await;
     assert!(body.contains("<Success"), "{body}");
     assert!(pull(&urls).await.is_empty());
-    assert!(events(&store).await.iter().all(|e| e.state == "delivered"));
+    let all = events(&store).await;
+    assert!(all.iter().all(|e| e.state == "delivered"));
+    let q2: Vec<(i64, String)> = all.iter().filter(|e| e.booking_ref == taken[1].0).map(|e| (e.seq, e.event_kind.clone())).collect();
+    assert_eq!(q2, vec![(1, "new".to_string()), (2, "modified".to_string()), (3, "cancelled".to_string())]);
 
     // A distribution partner may not acknowledge (a supply operation).
     let body = post(&urls, 0, "/notifreport", &notif_report(&taken[..1]).replace(&pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass"), &pos("DEMO", "DEMO-DIST", "demo-password"))).await;
