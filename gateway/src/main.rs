@@ -631,6 +631,9 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 if let Role::Supplier { hotels } = &r.role {
                     out.push_str(&format!(" (hotels: {})", if hotels.is_empty() { "none".to_string() } else { hotels.iter().cloned().collect::<Vec<_>>().join(",") }));
                 }
+                if let Some(url) = &r.notify_url {
+                    out.push_str(&format!(" (notified at {url})"));
+                }
             }
             out
         }),

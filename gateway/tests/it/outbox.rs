@@ -279,6 +279,8 @@ fn latency(events: &[EventRow]) -> (i64, i64, usize) {
 fn set_url(db: &str, url: &str) {
     let (code, out, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", url, "--db", db], "");
     assert_eq!(code, 0, "{out}{err}");
+    let (_, out, _) = cli(&["requestor", "list", "--db", db], "");
+    assert!(out.lines().any(|l| l.starts_with("SUP-DEMO ") && l.ends_with(&format!("(notified at {url})"))), "{out}");
 }
 
 // ---------------------------------------------------------------------------------------------
