@@ -55,6 +55,8 @@ struct Faults {
 struct Received {
     /// Events in the order first kept.
     order: Vec<(String, String, u64)>,
+    /// The notifications first kept, as received.
+    bodies: Vec<String>,
     seen: HashSet<String>,
     repeats: u64,
 }
@@ -121,6 +123,7 @@ impl Receiver {
                         let mut got = received.lock().unwrap();
                         if got.seen.insert(id.clone()) {
                             got.order.push(event);
+                            got.bodies.push(body.clone());
                         } else {
                             got.repeats += 1;
                         }
@@ -274,6 +277,22 @@ fn latency(events: &[EventRow]) -> (i64, i64, usize) {
     }
     let at = |q: f64| l[((l.len() as f64 * q).ceil() as usize).clamp(1, l.len()) - 1];
     (at(0.50), at(0.99), l.len())
+}
+
+/// xmllint's verdict on a notification under the official 2016B schema of `OTA_HotelResNotifRQ`.
+fn official_verdict(xml: &str) -> Result<(), String> {
+    use std::io::Write;
+    let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance/opentravel-2016b/OTA_HotelResNotifRQ.xsd");
+    let mut child = std::process::Command::new("xmllint")
+        .args(["--noout", "--schema", schema, "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("xmllint (apt-get install libxml2-utils)");
+    child.stdin.take().unwrap().write_all(xml.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
 }
 
 fn set_url(db: &str, url: &str) {
@@ -431,6 +450,12 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
         assert_eq!(*seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "{key}: out of order");
     }
     let all: Vec<EventRow> = all.into_iter().filter(|e| e.booking_kind == "hotel").collect();
+    // Every notification is valid under OpenTravel 2016B's OTA_HotelResNotifRQ.
+    if !trouble {
+        for body in received.bodies.iter().filter(|b| b.contains(r#"ResStatus="Commit""#)).take(1).chain(received.bodies.iter().filter(|b| b.contains(r#"ResStatus="Cancel""#)).take(1)) {
+            official_verdict(body).unwrap_or_else(|e| panic!("not valid under OpenTravel 2016B:\n{e}\n{body}"));
+        }
+    }
     let (p50, p99, n) = latency(&all);
     eprintln!(
         "{b:?} outbox ({}): {} events of {} bookings on {instances} gateways (booked in {booked_in:?}); receiver: {} calls, {} repeats dropped; delivery latency p50 {p50} ms, p99 {p99} ms (n = {n}); all delivered {:?} after the first booking",
