@@ -47,7 +47,9 @@ impl From<Abandoned> for Failure {
 /// Delivers events for ever: up to [`Settings::batch`] at once, each in a task of its own (a
 /// slow receiver holds back only its own events); a round takes as many events due as there is
 /// room for (each the first undelivered of its booking and hotel, so never two of one booking);
-/// a round that took nothing waits [`Settings::poll`] before the next. `catalogues` gives the
+/// a round that took nothing waits [`Settings::poll`] before the next. Whether anything is due
+/// is looked at first without a transaction, so an idle gateway costs the database one
+/// read a poll, never a write. `catalogues` gives the
 /// content in memory now.
 pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + Sync>, settings: Settings) {
     // Redirects are not followed (a POST would become a GET): a 3xx is a failed attempt.
@@ -69,7 +71,13 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
         }
         let now = now_ms();
         let (until, limit) = (now + millis(settings.lease()), i64::try_from(permits.len()).unwrap_or(1));
-        let taken = store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit).await?) })).await;
+        // A look first (no transaction, no lock): an idle gateway never takes the write lock.
+        let due = store.peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::any_due(c, now).await?) })).await;
+        let taken = match due {
+            Ok(true) => store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit).await?) })).await,
+            Ok(false) => Ok(Vec::new()),
+            Err(e) => Err(e),
+        };
         match taken {
             Ok(events) if !events.is_empty() => {
                 let cats = catalogues();

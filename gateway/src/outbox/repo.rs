@@ -49,6 +49,22 @@ const COLUMNS: &str = "e.id, e.booking_kind, e.booking_ref, e.hotel_code, e.seq,
 const FIRST_UNDELIVERED: &str = "NOT EXISTS (SELECT 1 FROM outbox_event p WHERE p.booking_kind = e.booking_kind AND p.booking_ref = e.booking_ref \
                                  AND p.hotel_code = e.hotel_code AND p.seq < e.seq AND p.state <> 'delivered')";
 
+/// Whether any event is due at `now` for [`take_due`] (one statement, no lock: an idle gateway
+/// looks with this, and takes a write transaction only when there is something to take).
+pub async fn any_due(c: &mut Conn<'_>, now: i64) -> Result<bool, StoreError> {
+    let found: Option<Scalar<i64>> = c
+        .query_opt(
+            &format!(
+                "SELECT e.id FROM outbox_event e JOIN requestor r ON r.id = e.supplier_id
+                 WHERE e.booking_kind = 'hotel' AND e.state = 'pending' AND e.next_attempt_at <= $1 AND (e.taken_until IS NULL OR e.taken_until < $1)
+                   AND r.notify_url IS NOT NULL AND {FIRST_UNDELIVERED} LIMIT 1"
+            ),
+            &[&now],
+        )
+        .await?;
+    Ok(found.is_some())
+}
+
 /// Takes up to `limit` hotel bookings' events due at `now` for suppliers with a notification URL
 /// (an activity booking's are pulled only), each the
 /// first undelivered of its booking and hotel and held by no other gateway: each is held until
