@@ -45,9 +45,11 @@ row! {
 const COLUMNS: &str = "e.id, e.booking_kind, e.booking_ref, e.hotel_code, e.seq, e.supplier_id, e.event_kind, e.revision, e.created_at, e.state, \
                        e.attempts, e.next_attempt_at, e.delivered_at, e.last_error, r.notify_url";
 
-/// An event none of whose booking's earlier events (for the same hotel) is undelivered.
+/// An event none of whose booking's earlier events (for the same hotel and supplier) is
+/// undelivered. (A hotel given to another supplier: the new supplier's events do not wait for
+/// the old one's.)
 const FIRST_UNDELIVERED: &str = "NOT EXISTS (SELECT 1 FROM outbox_event p WHERE p.booking_kind = e.booking_kind AND p.booking_ref = e.booking_ref \
-                                 AND p.hotel_code = e.hotel_code AND p.seq < e.seq AND p.state <> 'delivered')";
+                                 AND p.hotel_code = e.hotel_code AND p.seq < e.seq AND p.supplier_id = e.supplier_id AND p.state <> 'delivered')";
 
 /// Whether any event is due at `now` for [`take_due`] (one statement, no lock: an idle gateway
 /// looks with this, and takes a write transaction only when there is something to take).
