@@ -22,6 +22,7 @@
 //! | `ota_requestor_requests_total{requestor,kind}` | counter | [`requestor_request`] |
 //! | `ota_requestor_limited_total{requestor,limit}` | counter | [`requestor_limited`] |
 //! | `ota_outbox_events_total{outcome}` | counter | [`outbox_event`]: `delivered`, `failed` (to be retried), `parked` |
+//! | `ota_outbox_pending`, `ota_outbox_parked` | gauge | [`outbox_backlog`]: events not acknowledged yet, and parked ones (every gateway's, read from the database every 10 s) |
 //! | `ota_outbox_delivery_seconds` | histogram | [`outbox_delivered`]: from the booking change to the supplier's acknowledgement |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
 //! | `ota_sqlite_checkpoint_failures_total` | counter | [`checkpoint_failed`] |
@@ -99,6 +100,8 @@ struct Metrics {
     requestor_limited: Family<LimitLabels, Counter>,
     outbox_events: Family<OutcomeLabel, Counter>,
     outbox_latency: Histogram,
+    outbox_pending: Gauge,
+    outbox_parked: Gauge,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -130,6 +133,8 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         requestor_limited: Family::default(),
         outbox_events: Family::default(),
         outbox_latency: latency_histogram(),
+        outbox_pending: Gauge::default(),
+        outbox_parked: Gauge::default(),
         registry: Registry::default(),
     };
     registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
@@ -157,6 +162,8 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
     registry.register("outbox_events", "Outbox delivery attempts by this gateway, by outcome (delivered, failed: to be retried, parked: held until `outbox retry`)", m.outbox_events.clone());
     registry.register("outbox_delivery_seconds", "Time from a booking change to its supplier's acknowledgement of the pushed event", m.outbox_latency.clone());
+    registry.register("outbox_pending", "Outbox events not acknowledged yet and not parked, of every gateway (read from the database every 10 s)", m.outbox_pending.clone());
+    registry.register("outbox_parked", "Outbox events parked (waiting for `ota-gateway outbox retry`), of every gateway (read from the database every 10 s)", m.outbox_parked.clone());
     Metrics { registry, ..m }
 });
 
@@ -232,6 +239,13 @@ pub fn requestor_limited(requestor: &str, limit: &'static str) {
 /// `parked` (failed for the last time allowed).
 pub fn outbox_event(outcome: &'static str) {
     METRICS.outbox_events.get_or_create(&OutcomeLabel { outcome }).inc();
+}
+
+/// The outbox's backlog, every gateway's: events `pending` (not acknowledged yet, pushed or
+/// pulled) and `parked`.
+pub fn outbox_backlog(pending: i64, parked: i64) {
+    METRICS.outbox_pending.set(pending);
+    METRICS.outbox_parked.set(parked);
 }
 
 /// An outbox event was acknowledged `took` after the booking change that wrote it.

@@ -20,6 +20,9 @@ use ota_messages::runtime::Message;
 use crate::shared::booking::Kind;
 use crate::store::{Abandoned, Store, StoreError, Ticket};
 
+/// How often the backlog's gauges are read from the database.
+const BACKLOG_EVERY: Duration = Duration::from_secs(10);
+
 /// Milliseconds since 1970 UTC, as the outbox stores times.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -62,7 +65,15 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
     };
     let room = Arc::new(Semaphore::new(settings.batch.max(1)));
     let settings = Arc::new(settings);
+    let mut counted: Option<std::time::Instant> = None;
     loop {
+        if counted.is_none_or(|at| at.elapsed() >= BACKLOG_EVERY) {
+            counted = Some(std::time::Instant::now());
+            match store.peek(|c| Box::pin(async move { Ok::<_, Failure>(repo::counts(c).await?) })).await {
+                Ok((pending, parked)) => crate::metrics::outbox_backlog(pending, parked),
+                Err(e) => tracing::warn!(error = %e, "the outbox backlog could not be counted"),
+            }
+        }
         // At least one delivery may start: wait for room.
         let Ok(first) = room.clone().acquire_owned().await else { return };
         let mut permits = vec![first];

@@ -99,6 +99,19 @@ pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64) -> Res
     Ok(out)
 }
 
+/// How many events are pending and parked now (every supplier's).
+pub async fn counts(c: &mut Conn<'_>) -> Result<(i64, i64), StoreError> {
+    row! { struct Counts { pending: i64, parked: i64 } }
+    let n: Counts = c
+        .query_one(
+            "SELECT coalesce(sum(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0), coalesce(sum(CASE WHEN state = 'parked' THEN 1 ELSE 0 END), 0)
+             FROM outbox_event WHERE state <> 'delivered'",
+            &[],
+        )
+        .await?;
+    Ok((n.pending, n.parked))
+}
+
 /// The event was acknowledged at `now`.
 pub async fn delivered(c: &mut Conn<'_>, id: i64, now: i64) -> Result<(), StoreError> {
     c.execute(

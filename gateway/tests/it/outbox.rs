@@ -510,8 +510,10 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
     let metrics = gw.metrics().await;
     assert_eq!(support::metric(&metrics, r#"ota_outbox_events_total{outcome="parked"}"#), 1.0, "{metrics}");
     assert_eq!(support::metric(&metrics, r#"ota_outbox_events_total{outcome="failed"}"#), 2.0, "{metrics}");
+    assert!(metrics.contains("ota_outbox_parked ") && metrics.contains("ota_outbox_pending "), "{metrics}");
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.contains("WARN") && logged.contains("outbox event parked"), "{logged}");
+    assert!(!logged.contains("could not"), "{logged}");
 
     let (code, out, err) = cli(&["outbox", "list", "--state", "parked", "--db", &arg], "");
     assert_eq!(code, 0, "{err}");
