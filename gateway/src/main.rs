@@ -574,7 +574,7 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             {
                 let url = Some(url).filter(|u| u != "off");
                 done.push(match &url {
-                    Some(u) => format!("is notified at {u}"),
+                    Some(u) => format!("is notified at {}", outbox_admin::shown_url(u)),
                     None => "pulls its notifications (no URL)".to_string(),
                 });
                 result = outbox_admin::set_notify_url(&store, &id, url).await.map_err(|e| admin::AdminError::Invalid(e.to_string()));
@@ -632,7 +632,7 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                     out.push_str(&format!(" (hotels: {})", if hotels.is_empty() { "none".to_string() } else { hotels.iter().cloned().collect::<Vec<_>>().join(",") }));
                 }
                 if let Some(url) = &r.notify_url {
-                    out.push_str(&format!(" (notified at {url})"));
+                    out.push_str(&format!(" (notified at {})", outbox_admin::shown_url(url)));
                 }
             }
             out

@@ -63,3 +63,26 @@ pub async fn set_notify_url(store: &Store, id: &str, url: Option<String>) -> Res
         .await?;
     if found { Ok(()) } else { Err(OutboxError::Invalid(format!("no requestor {id:?}"))) }
 }
+
+/// A notification URL as shown (`requestor set`, `requestor list`): its password, if it has
+/// one, as `***`.
+pub fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_a_url_is_never_shown() {
+        assert_eq!(shown_url("http://gw:s3cret@pms.internal:8080/ota"), "http://gw:***@pms.internal:8080/ota");
+        assert_eq!(shown_url("http://pms.internal/ota"), "http://pms.internal/ota");
+    }
+}

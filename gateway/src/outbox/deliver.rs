@@ -157,13 +157,32 @@ async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &E
         return Err("an activity booking is delivered by pull only".into());
     };
     let body = mapping::notification(e, &booking, cats, chrono::Utc::now()).to_xml().map_err(|err| format!("writing the notification: {err}"))?;
-    let answer = http.post(&url).header(reqwest::header::CONTENT_TYPE, "application/xml").body(body).send().await.map_err(|err| rules::error_text(&format!("{err:#}")))?;
+    // Errors without the URL: it may carry a password (logged and stored errors never do).
+    let answer = http
+        .post(&url)
+        .header(reqwest::header::CONTENT_TYPE, "application/xml")
+        .body(body)
+        .send()
+        .await
+        .map_err(|err| rules::error_text(&transport_error(&err.without_url())))?;
     let status = answer.status();
-    let text = answer.text().await.map_err(|err| rules::error_text(&format!("reading the answer: {err}")))?;
+    let text = answer.text().await.map_err(|err| rules::error_text(&format!("reading the answer: {}", transport_error(&err.without_url()))))?;
     if !status.is_success() {
         return Err(format!("HTTP {status}"));
     }
     mapping::acknowledges(&text).map_err(|err| rules::error_text(&err))
+}
+
+/// A transport failure with its causes (`error sending request: connection refused`).
+fn transport_error(err: &reqwest::Error) -> String {
+    let mut text = if err.is_timeout() { "no answer in time".to_string() } else { err.to_string() };
+    let mut cause = std::error::Error::source(err);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 /// The booking an event names, as it stands now.

@@ -542,6 +542,28 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
     let (code, out, _) = cli(&["outbox", "retry", "--all-parked", "--db", &arg], "");
     assert_eq!(code, 0);
     assert!(out.contains("0 parked event(s)"), "{out}");
+
+    // A receiver's URL may carry a password: never shown, logged or stored with an error.
+    let secret_url = "http://gw:s3cret-pw@127.0.0.1:1/notify";
+    let (code, out, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", secret_url, "--db", &arg], "");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("http://gw:***@127.0.0.1:1/notify") && !out.contains("s3cret"), "{out}");
+    let (_, out, _) = cli(&["requestor", "list", "--db", &arg], "");
+    assert!(out.contains("(notified at http://gw:***@127.0.0.1:1/notify)") && !out.contains("s3cret"), "{out}");
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit("OBX-P2", day(51), "HTL00042", "RMSD000000")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, out, _) = cli(&["outbox", "list", "--state", "parked", "--db", &arg], "");
+        if out.lines().count() > 1 {
+            assert!(!out.contains("s3cret") && out.contains("refused"), "{out}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "not parked: {out}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(!logged.contains("s3cret"), "{logged}");
 }
 
 /// A supplier's read (`OTA_ReadRQ` with a `HotelReadRequest`): its bookings with
