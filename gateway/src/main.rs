@@ -369,7 +369,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
         let now = content.get();
         ota_gateway::outbox::mapping::Catalogues { hotels: now.hotels.clone(), activities: now.activities.clone() }
     });
-    let _outbox = tokio::spawn(ota_gateway::outbox::deliver::run(store.clone(), catalogues, outbox));
+    let delivery = tokio::spawn(ota_gateway::outbox::deliver::run(store.clone(), catalogues, outbox.clone()));
     let listener = match tokio::net::TcpListener::bind(config.addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -397,7 +397,16 @@ async fn serve(args: ServeArgs) -> ExitCode {
     }
     tracing::info!(database = %store.describe(), "store open");
     banner(&state, addr, &config.base_path).await;
-    match ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await {
+    let served = ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await;
+    // The events this gateway holds go back at once (their deliveries in flight are repeated).
+    delivery.abort();
+    let _ = delivery.await;
+    match ota_gateway::outbox::deliver::release(&store, &outbox).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(events = n, "outbox events this gateway held were given back"),
+        Err(e) => tracing::warn!(error = %e, "the outbox events this gateway held could not be given back; they are sent again when their lease ends"),
+    }
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ota-gateway: {e}");

@@ -16,6 +16,7 @@ CREATE TABLE outbox_event (
     attempts        BIGINT NOT NULL DEFAULT 0,
     next_attempt_at BIGINT NOT NULL,
     taken_until     BIGINT,
+    taken_by        TEXT,
     delivered_at    BIGINT,
     last_error      TEXT,
     UNIQUE (booking_kind, booking_ref, hotel_code, seq)

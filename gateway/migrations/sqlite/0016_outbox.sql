@@ -22,6 +22,7 @@ CREATE TABLE outbox_event (
     attempts        INTEGER NOT NULL DEFAULT 0,
     next_attempt_at INTEGER NOT NULL,
     taken_until     INTEGER,             -- a gateway delivers it until then (a lease)
+    taken_by        TEXT,                -- which gateway (a token of the process): it gives its leases back when it stops
     delivered_at    INTEGER,
     last_error      TEXT,
     UNIQUE (booking_kind, booking_ref, hotel_code, seq)

@@ -85,7 +85,10 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
         // A look first (no transaction, no lock): an idle gateway never takes the write lock.
         let due = store.peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::any_due(c, now).await?) })).await;
         let taken = match due {
-            Ok(true) => store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit).await?) })).await,
+            Ok(true) => {
+                let gateway = settings.gateway.clone();
+                store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit, &gateway).await?) })).await
+            }
             Ok(false) => Ok(Vec::new()),
             Err(e) => Err(e),
         };
@@ -171,6 +174,26 @@ async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &E
         return Err(format!("HTTP {status}"));
     }
     mapping::acknowledges(&text).map_err(|err| rules::error_text(&err))
+}
+
+/// A token naming this gateway process on the events it holds: random, never reused.
+pub fn gateway_token() -> String {
+    format!("{:016x}", OsRng.next_u64())
+}
+
+/// Gives back the events this gateway holds, when it stops (`serve` calls it after the
+/// delivery task is stopped): another gateway (or this one, started again) takes them at once
+/// instead of after their lease. A delivery that was in flight may have reached the receiver:
+/// it is repeated (the receiver drops it by `MessageID`).
+pub async fn release(store: &Store, settings: &Settings) -> Result<u64, StoreError> {
+    let gateway = settings.gateway.clone();
+    store
+        .write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::release(c, &gateway).await?) }))
+        .await
+        .map_err(|e| match e {
+            Failure::Store(e) => e,
+            Failure::Abandoned => StoreError::Unavailable("the release was abandoned".into()),
+        })
 }
 
 /// A transport failure with its causes (`error sending request: connection refused`).

@@ -50,6 +50,8 @@ pub struct Settings {
     pub poll: Duration,
     /// The most events one gateway delivers at once.
     pub batch: usize,
+    /// This gateway's token, on the events it holds (see [`deliver::release`]).
+    pub gateway: String,
 }
 
 impl Default for Settings {
@@ -61,6 +63,7 @@ impl Default for Settings {
             timeout: Duration::from_secs(10),
             poll: Duration::from_millis(100),
             batch: 32,
+            gateway: deliver::gateway_token(),
         }
     }
 }

@@ -69,9 +69,9 @@ pub async fn any_due(c: &mut Conn<'_>, now: i64) -> Result<bool, StoreError> {
 
 /// Takes up to `limit` hotel bookings' events due at `now` for suppliers with a notification URL
 /// (an activity booking's are pulled only), each the
-/// first undelivered of its booking and hotel and held by no other gateway: each is held until
-/// `until` and counts one more attempt. In the caller's write transaction.
-pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64) -> Result<Vec<EventRow>, StoreError> {
+/// first undelivered of its booking and hotel and held by no other gateway: each is held by
+/// `gateway` until `until` and counts one more attempt. In the caller's write transaction.
+pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64, gateway: &str) -> Result<Vec<EventRow>, StoreError> {
     let lock = c.skip_locked("e");
     let ids: Vec<Scalar<i64>> = c
         .query(
@@ -88,8 +88,8 @@ pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64) -> Res
     for Scalar(id) in ids {
         let taken = c
             .execute(
-                "UPDATE outbox_event SET taken_until = $2, attempts = attempts + 1 WHERE id = $1 AND state = 'pending' AND (taken_until IS NULL OR taken_until < $3)",
-                &[&id, &until, &now],
+                "UPDATE outbox_event SET taken_until = $2, taken_by = $4, attempts = attempts + 1 WHERE id = $1 AND state = 'pending' AND (taken_until IS NULL OR taken_until < $3)",
+                &[&id, &until, &now, &gateway],
             )
             .await?;
         if taken == 1 {
@@ -110,6 +110,12 @@ pub async fn counts(c: &mut Conn<'_>) -> Result<(i64, i64), StoreError> {
         )
         .await?;
     Ok((n.pending, n.parked))
+}
+
+/// Gives back the events `gateway` holds (it stops; their deliveries in flight are not waited
+/// for): any gateway takes them again at once. How many.
+pub async fn release(c: &mut Conn<'_>, gateway: &str) -> Result<u64, StoreError> {
+    c.execute("UPDATE outbox_event SET taken_until = NULL, taken_by = NULL WHERE taken_by = $1 AND taken_until IS NOT NULL AND state = 'pending'", &[&gateway]).await
 }
 
 /// The event was acknowledged at `now`.

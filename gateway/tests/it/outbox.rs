@@ -708,4 +708,47 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     assert!(body.contains(r#"Type="6""#), "{body}");
 }
 
-backend_tests!(every_event_arrives_in_order_through_failures_and_kills, a_healthy_receiver_gets_every_event_quickly, a_receiver_failing_30_percent_gets_every_event, a_parked_event_waits_for_outbox_retry, a_supplier_pulls_and_acknowledges);
+/// A gateway stopped with SIGTERM while delivering gives the events it holds back: another
+/// takes them at once, not after their lease (here 11 s).
+async fn a_stopped_gateway_gives_its_events_back(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let slow = ["--outbox-timeout", "5s", "--outbox-poll-interval", "50ms", "--outbox-retry-base", "50ms"];
+    let mut gw = GatewayProcess::start(&arg, &slow).await;
+    let receiver = Receiver::start(Faults::default()).await;
+    receiver.down.store(true, Ordering::SeqCst); // every call hangs: the event stays held
+    set_url(&arg, &receiver.url());
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit("OBX-S1", day(52), "HTL00042", "RMSD000000")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let store = db.open().await;
+    let held = |store: Store| async move {
+        let rows: Vec<ota_gateway::store::Scalar<Option<i64>>> =
+            store.read(|c| Box::pin(async move { c.query("SELECT taken_until FROM outbox_event", &[]).await })).await.unwrap();
+        rows.first().and_then(|r| r.0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while held(store.clone()).await.is_none() {
+        assert!(Instant::now() < deadline, "the event was never taken");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let status = std::process::Command::new("kill").args(["-TERM", &gw.pid().to_string()]).status().unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while gw.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the gateway did not stop");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(held(store.clone()).await, None, "the event was given back");
+    receiver.down.store(false, Ordering::SeqCst);
+    let started = Instant::now();
+    let _again = GatewayProcess::start(&arg, &slow).await;
+    while events(&store).await.iter().any(|e| e.state != "delivered") {
+        assert!(started.elapsed() < Duration::from_secs(8), "not delivered before the lease would have ended");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let order = receiver.received.lock().unwrap().order.clone();
+    assert_eq!(order.len(), 1, "{order:?}");
+}
+
+backend_tests!(every_event_arrives_in_order_through_failures_and_kills, a_healthy_receiver_gets_every_event_quickly, a_receiver_failing_30_percent_gets_every_event, a_parked_event_waits_for_outbox_retry, a_supplier_pulls_and_acknowledges, a_stopped_gateway_gives_its_events_back);
