@@ -17,6 +17,11 @@
 #                                                           # POOL_SIZE server connections, 20;
 #                                                           # statement_cache=off)
 #   ONLY="search commit" scripts/loadtest.sh                # some of the runs
+#   ONLY=supply scripts/loadtest.sh                         # rooms-on-sale notifications of the
+#                                                           # demo supplier, as fast as they go
+#   UPDATES_PER_SECOND=50 scripts/loadtest.sh               # every run with a channel manager
+#                                                           # pushing 50 notifications a second
+#                                                           # to the (first) gateway meanwhile
 #
 # Durability is what production has: SQLite synchronous=FULL; the throw-away PostgreSQL keeps
 # fsync and synchronous_commit on.
@@ -27,6 +32,7 @@ CONNECTIONS=${2:-32}
 INSTANCES=${INSTANCES:-1}
 PAIRED=${PAIRED:-1}
 ONLY=${ONLY:-"baseline search availability hotelavailability hotelarea activitynbc hotelnbc quote commit"}
+UPDATES_PER_SECOND=${UPDATES_PER_SECOND:-0}
 PORT=18088
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
 cargo build -q --release -p ota-gateway
@@ -146,6 +152,30 @@ function request()
 end
 LUA
 
+# The demo supplier's notifications: the rooms on sale of a room of the demo hostal on a day
+# among 60, each stamped when it arrives (no TimeStamp), so every one is applied.
+sup_pos='<POS><Source><RequestorID Type="22" ID="SUP-DEMO" ID_Context="SUP-DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="SUP-DEMO" MessagePassword="sup-demo-pass"/></Source></POS>'
+supply_days=$(for d in $(seq 30 89); do printf '"%s",' "$(day "$d")"; done)
+cat >"$work/supply.xml" <<XML
+<OTA_HotelInvCountNotifRQ $ns Version="2016.1">$sup_pos<Inventories HotelCode="HTL00105"><Inventory><StatusApplicationControl Start="{DATE}" End="{DATE}" InvTypeCode="RMDB000000"/><InvCounts><InvCount CountType="2" Count="{COUNT}" ActionType="Allocation"/></InvCounts></Inventory></Inventories></OTA_HotelInvCountNotifRQ>
+XML
+cat >"$work/supply.lua" <<LUA
+local f = io.open(os.getenv("BODY"), "r")
+local template = f:read("*a")
+f:close()
+local days = { ${supply_days%,} }
+local every = tonumber(os.getenv("EVERY_MS") or "0")
+local n = 0
+function request()
+  n = n + 1
+  local body = template:gsub("{DATE}", days[(n * 7) % #days + 1]):gsub("{COUNT}", tostring(n % 6))
+  return wrk.format("POST", "/hotelinvcountnotif", { ["Content-Type"] = "application/xml" }, body)
+end
+function delay()
+  return every
+end
+LUA
+
 # Each body must get a 200 success before it is measured.
 for op in search:activitysearch availability:activityavailability hotelavailability:hotelavailability hotelarea:hotelavailability activitynbc:activitynbc hotelnbc:hotelnbc quote:activitybook; do
   body=${op%%:*}; path=${op##*:}
@@ -165,7 +195,18 @@ run() {
     RUN="$RANDOM$i" BODY="$work/$body" wrk -t2 -c"$per" -d"${DURATION}s" --latency -s "$work/$script" "http://127.0.0.1:$((PORT + i))/$path" >"$work/wrk$i.out" &
     pids+=($!)
   done
+  local updates=""
+  if [ "$UPDATES_PER_SECOND" -gt 0 ] && [ "${name#baseline}" = "$name" ] && [ "$path" != hotelinvcountnotif ]; then
+    # The channel manager (not during the baselines): one connection, one notification every
+    # 1000/N ms.
+    EVERY_MS=$((1000 / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c1 -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/supply.out" &
+    updates=$!
+  fi
   for p in "${pids[@]}"; do wait "$p"; done
+  if [ -n "$updates" ]; then
+    wait "$updates"
+    echo "  meanwhile: $(awk '/Requests\/sec/ {print $2}' "$work/supply.out") notifications/s applied$(grep -E 'Non-2xx' "$work/supply.out" | sed 's/^ */, /')"
+  fi
   local total=0
   for i in $(seq 0 $((INSTANCES - 1))); do
     grep -E '^ +(50|90|99)%|Non-2xx|Socket errors' "$work/wrk$i.out" | sed "s/^/  [$i]/"
@@ -194,6 +235,7 @@ for what in $ONLY; do
     hotelnbc) run "hotel NBC" hotelnbc.xml hotelnbc ;;
     quote) run "activity book, Quote" quote.xml activitybook ;;
     commit) run "activity book, Commit (each its own Client reference)" commit.xml activitybook commit.lua ;;
+    supply) run "supply: rooms-on-sale notifications (each applied)" supply.xml hotelinvcountnotif supply.lua ;;
   esac
 done
 if grep -qh ERROR "$work"/server*.log; then

@@ -42,7 +42,7 @@ impl Content {
         store
             .read(|c| {
                 Box::pin(async move {
-                    let versions: ContentVersions = c.query_one("SELECT version, requestors_version FROM content_version WHERE id = 1", &[]).await?;
+                    let versions: ContentVersions = c.query_one("SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1", &[]).await?;
                     let requestors = requestors::Directory::new(requestors::repo::load_all(c).await?);
                     let activities = activities::repo::load_catalogue(c).await?;
                     let hotels = hotels::repo::load_catalogue(c).await?;
@@ -92,41 +92,53 @@ impl ContentCache {
         }
     }
 
-    /// Reloads the content when the store's version differs from the snapshot's, or only the
-    /// requestors when only theirs does (a requestor change costs each gateway the requestors'
-    /// reload, not the catalogue's); true when it reloaded anything.
+    /// Reloads the content when the store's version differs from the snapshot's; else only the
+    /// requestors when theirs does (a requestor change costs each gateway the requestors'
+    /// reload, not the catalogue's), and only what suppliers changed when the supply's does (a
+    /// notification costs each gateway what it changed); true when it reloaded anything.
     pub async fn refresh(&self) -> Result<bool, StoreError> {
         let asked = Instant::now();
         let versions = self.store.content_versions().await?;
         let current = self.current.load_full();
-        let content = if versions.content != current.version {
+        if versions.content != current.version {
             let content = Content::load(&self.store).await?;
             tracing::info!(version = content.version, "content reloaded");
-            content
-        } else if versions.requestors != current.requestors_version {
-            let (requestors_version, requestors) = self
+            self.current.store(Arc::new(content));
+            self.confirm(asked);
+            return Ok(true);
+        }
+        if versions.requestors == current.requestors_version && versions.supply == current.hotels.supply_version {
+            self.confirm(asked);
+            return Ok(false);
+        }
+        let (requestors_version, requestors) = if versions.requestors != current.requestors_version {
+            let (version, directory) = self
                 .store
                 .read(|c| {
                     Box::pin(async move {
-                        let versions: ContentVersions = c.query_one("SELECT version, requestors_version FROM content_version WHERE id = 1", &[]).await?;
+                        let versions: ContentVersions = c.query_one("SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1", &[]).await?;
                         Ok::<_, StoreError>((versions.requestors, requestors::Directory::new(requestors::repo::load_all(c).await?)))
                     })
                 })
                 .await?;
-            tracing::info!(requestors_version, "requestors reloaded");
-            Content {
-                version: current.version,
-                requestors_version,
-                loaded_at: Instant::now(),
-                requestors,
-                activities: current.activities.clone(),
-                hotels: current.hotels.clone(),
-            }
+            tracing::info!(requestors_version = version, "requestors reloaded");
+            (version, directory)
         } else {
-            self.confirm(asked);
-            return Ok(false);
+            (current.requestors_version, current.requestors.clone())
         };
-        self.current.store(Arc::new(content));
+        let hotels = if versions.supply != current.hotels.supply_version {
+            Arc::new(hotels::supply_changes(&self.store, &current.hotels).await?)
+        } else {
+            current.hotels.clone()
+        };
+        self.current.store(Arc::new(Content {
+            version: current.version,
+            requestors_version,
+            loaded_at: Instant::now(),
+            requestors,
+            activities: current.activities.clone(),
+            hotels,
+        }));
         self.confirm(asked);
         Ok(true)
     }

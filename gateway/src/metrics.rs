@@ -98,6 +98,7 @@ struct Metrics {
     content_version: Gauge,
     requestor_requests: Family<RequestorLabels, Counter>,
     requestor_limited: Family<LimitLabels, Counter>,
+    supply_values: Counter,
     outbox_events: Family<OutcomeLabel, Counter>,
     outbox_latency: Histogram,
     outbox_pending: Gauge,
@@ -131,6 +132,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         content_version: Gauge::default(),
         requestor_requests: Family::default(),
         requestor_limited: Family::default(),
+        supply_values: Counter::default(),
         outbox_events: Family::default(),
         outbox_latency: latency_histogram(),
         outbox_pending: Gauge::default(),
@@ -160,6 +162,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         m.requestor_requests.clone(),
     );
     registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
+    registry.register("supply_values", "Values (a room type's rooms on sale, restriction or amount on one day) written by suppliers' notifications", m.supply_values.clone());
     registry.register("outbox_events", "Outbox delivery attempts by this gateway, by outcome (delivered, failed: to be retried, parked: held until `outbox retry`)", m.outbox_events.clone());
     registry.register("outbox_delivery_seconds", "Time from a booking change to its supplier's acknowledgement of the pushed event", m.outbox_latency.clone());
     registry.register("outbox_pending", "Outbox events not acknowledged yet and not parked, of every gateway (read from the database every 10 s)", m.outbox_pending.clone());
@@ -213,6 +216,11 @@ pub fn booking_committed(kind: &'static str) {
 /// A change of a booking was committed. `kind`: `"activity"` or `"hotel"`.
 pub fn booking_modified(kind: &'static str) {
     METRICS.modified.get_or_create(&KindLabel { kind }).inc();
+}
+
+/// A supplier's notification was applied, writing `values` values.
+pub fn supply_applied(values: usize) {
+    METRICS.supply_values.inc_by(u64::try_from(values).unwrap_or(u64::MAX));
 }
 
 /// A booking was cancelled (a cancellation committed, not a repeat of one). `kind`:

@@ -135,6 +135,9 @@ credentials_in_pos!(
     ota_messages::hotel_res_modify::OtaHotelResModifyRq,
     ota_messages::booking_read::OtaReadRq,
     ota_messages::cancel::OtaCancelRq,
+    ota_messages::hotel_inv_count_notif::OtaHotelInvCountNotifRq,
+    ota_messages::hotel_avail_notif::OtaHotelAvailNotifRq,
+    ota_messages::hotel_rate_amount_notif::OtaHotelRateAmountNotifRq,
 );
 
 impl Credentials for ota_messages::notif_report::OtaNotifReportRq {
@@ -273,13 +276,8 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
                     };
                     Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after }
                 })*
-                // supply side (#21): handled by the supply handlers (notifications in, the
-                // supplier's acknowledgements; the gateway sends OTA_HotelResNotifRQ and does
-                // not take it); until they exist, answered as not supported yet.
-                rq @ (AnyRequest::HotelInvCountNotifRq(_)
-                | AnyRequest::HotelAvailNotifRq(_)
-                | AnyRequest::HotelRateAmountNotifRq(_)
-                | AnyRequest::HotelResNotifRq(_)) => not_supported_yet(&rq, now),
+                // The gateway sends OTA_HotelResNotifRQ (`outbox`) and does not take it.
+                rq @ AnyRequest::HotelResNotifRq(_) => not_taken(&rq, now),
             }
         };
     }
@@ -294,6 +292,9 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
         HotelResModifyRq => HotelResModifyRs: |cx, rq| hotels::modify(cx, &state.hotels(content), rq),
         ReadRq => ResRetrieveRs: |cx, rq| read(cx, state, content, rq),
         CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, &state.hotels(content), &state.activities(content), rq),
+        HotelInvCountNotifRq => HotelInvCountNotifRs: |cx, rq| hotels::inv_count_notif(cx, &state.hotels(content), rq),
+        HotelAvailNotifRq => HotelAvailNotifRs: |cx, rq| hotels::avail_notif(cx, &state.hotels(content), rq),
+        HotelRateAmountNotifRq => HotelRateAmountNotifRs: |cx, rq| hotels::rate_amount_notif(cx, &state.hotels(content), rq),
         NotifReportRq => NotifReportRs: |cx, rq| outbox::pull::acknowledge(cx, rq),
     }
 }
@@ -308,13 +309,12 @@ async fn read(cx: &Ctx, state: &AppState, content: &Content, rq: &ota_messages::
     }
 }
 
-/// supply side (#21): handled by the supply handlers once they exist. Until then a request of a
-/// supply root is answered with its RS carrying one Type 2 error, "not supported yet", before
-/// authentication (it tells nothing about any hotel), with the request's `EchoToken` and
-/// `TransactionIdentifier` echoed.
-fn not_supported_yet(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
+/// `OTA_HotelResNotifRQ`: the gateway sends it to suppliers (`outbox`) and takes none: answered
+/// with its RS carrying one Type 2 error, before authentication (it tells nothing about any
+/// hotel), with the request's `EchoToken` and `TransactionIdentifier` echoed.
+fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
     let op = rq.operation();
-    let problem = Problem::not_supported(format!("{} is not supported yet.", op.request_root)).at(format!("/{}", op.request_root));
+    let problem = Problem::not_supported(format!("{} is sent by this gateway to suppliers; it takes none.", op.request_root)).at(format!("/{}", op.request_root));
     let mut message = ota_messages::error_response(op.path, errors([problem])).unwrap_or_else(|| unreachable!("every operation has a response"));
     let (echo, transaction) = rq.payload_std_attributes().map_or((None, None), |a| (a.echo_token().map(str::to_string), a.transaction_identifier().map(str::to_string)));
     if let Some(rs) = message.response_std_attributes_mut() {

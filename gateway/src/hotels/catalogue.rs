@@ -3,10 +3,12 @@
 //! snapshot). Pricing of a stay from the rates is here, as one rule.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Timelike, Utc};
 use rust_decimal::Decimal;
 
+use crate::hotels::supply::{HotelSupply, Restricted, RoomSupply};
 use crate::shared::cancellation::Policy;
 
 /// Texts by language code.
@@ -62,6 +64,9 @@ pub struct Hotel {
     pub images: Vec<Image>,
     /// The cancellation policy of its bookings.
     pub cancellation: Policy,
+    /// What its supplier said, night by night, over the above: rooms on sale, restrictions,
+    /// nightly amounts.
+    pub supply: Arc<HotelSupply>,
 }
 
 /// A phone number.
@@ -224,34 +229,59 @@ impl Hotel {
         self.rooms.iter().find(|r| r.code == code)
     }
 
-    /// The price of a stay: the nightly rate of each night from `start` to the night before
-    /// `end`, where periods overlap the one starting last.
-    pub fn price(&self, room: &str, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Decimal, PriceError> {
-        Ok(self.nightly(room, board, currency, start, end)?.iter().map(|(_, p)| *p).sum())
+    /// The price of a stay of a room of `guests` guests: the nightly rate of each night from
+    /// `start` to the night before `end` (see [`Hotel::rates_for`]; of the content's, where
+    /// periods overlap the one starting last).
+    pub fn price(&self, room: &str, board: &str, currency: &str, (start, end): (NaiveDate, NaiveDate), guests: u32) -> Result<Decimal, PriceError> {
+        Ok(self.nightly(room, board, currency, (start, end), guests)?.iter().map(|(_, p)| *p).sum())
     }
 
     /// The rate of each night of a stay (see [`Hotel::price`]).
-    pub fn nightly(&self, room: &str, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
+    pub fn nightly(&self, room: &str, board: &str, currency: &str, (start, end): (NaiveDate, NaiveDate), guests: u32) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
         if self.room(room).is_none() {
             return Err(PriceError::UnknownRoomType);
         }
-        self.rates_of(room).nightly(board, currency, start, end)
+        self.rates_for(room, guests).nightly(board, currency, start, end)
     }
 
-    /// The rates of one room type (found once, for pricing it with each board).
+    /// The rates of one room type (found once, for pricing it with each board), for any
+    /// number of guests.
     pub fn rates_of(&self, room: &str) -> RoomRates<'_> {
-        RoomRates(self.rates.iter().filter(|r| r.room == room).collect())
+        self.rates_for(room, 0)
+    }
+
+    /// The rates of one room type for a room of `guests` guests (0: any number): the supplier's
+    /// amounts where it gave some (for that many guests, else for any number), the content's
+    /// elsewhere.
+    pub fn rates_for(&self, room: &str, guests: u32) -> RoomRates<'_> {
+        RoomRates { content: self.rates.iter().filter(|r| r.room == room).collect(), supply: self.supply.room(room), guests }
+    }
+
+    /// Rooms of a type on sale the night of `night`: as its supplier said, else as the content
+    /// says.
+    pub fn on_sale(&self, room: &RoomType, night: NaiveDate) -> u32 {
+        self.supply.room(&room.code).and_then(|s| s.rooms.get(&night)?.value).unwrap_or_else(|| room.on_sale(night))
+    }
+
+    /// Why its supplier does not sell a stay of a room type with a board, if it does not.
+    pub fn restricted(&self, room: &str, board: &str, start: NaiveDate, end: NaiveDate) -> Option<Restricted> {
+        self.supply.room(room)?.restricted(board, start, end)
     }
 }
 
-/// The rates of one room type of a hotel.
+/// The rates of one room type of a hotel, for a number of guests.
 #[derive(Debug, Clone)]
-pub struct RoomRates<'h>(Vec<&'h Rate>);
+pub struct RoomRates<'h> {
+    content: Vec<&'h Rate>,
+    supply: Option<&'h RoomSupply>,
+    guests: u32,
+}
 
 impl<'h> RoomRates<'h> {
     /// The (board, currency) pairs the room type is sold with, in order.
     pub fn sold_with(&self) -> Vec<(&'h str, &'h str)> {
-        let mut out: Vec<(&str, &str)> = self.0.iter().map(|r| (r.board.as_str(), r.currency.as_str())).collect();
+        let mut out: Vec<(&str, &str)> = self.content.iter().map(|r| (r.board.as_str(), r.currency.as_str())).collect();
+        out.extend(self.supply.into_iter().flat_map(RoomSupply::plans));
         out.sort_unstable();
         out.dedup();
         out
@@ -260,15 +290,19 @@ impl<'h> RoomRates<'h> {
     /// The rate of each night of a stay with this board, in this currency (see
     /// [`Hotel::price`]).
     pub fn nightly(&self, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
-        let rates: Vec<&Rate> = self.0.iter().copied().filter(|r| r.board == board && r.currency == currency).collect();
-        if rates.is_empty() {
+        let rates: Vec<&Rate> = self.content.iter().copied().filter(|r| r.board == board && r.currency == currency).collect();
+        let supplied = self.supply.filter(|s| s.rates.get(board).is_some_and(|c| c.contains_key(currency)));
+        if rates.is_empty() && supplied.is_none() {
             return Err(PriceError::BoardNotOffered);
         }
         let mut out = Vec::new();
         let mut night = start;
         while night < end {
-            let rate = rates.iter().filter(|r| r.from <= night && night <= r.to).max_by_key(|r| r.from).ok_or(PriceError::NoRate(night))?;
-            out.push((night, rate.nightly));
+            let amount = match supplied.and_then(|s| s.rate(board, currency, night, self.guests)) {
+                Some(amount) => amount,
+                None => rates.iter().filter(|r| r.from <= night && night <= r.to).max_by_key(|r| r.from).ok_or(PriceError::NoRate(night))?.nightly,
+            };
+            out.push((night, amount));
             night = night.checked_add_days(Days::new(1)).ok_or(PriceError::NoRate(night))?;
         }
         Ok(out)
@@ -278,41 +312,60 @@ impl<'h> RoomRates<'h> {
 /// Every hotel and board.
 #[derive(Debug, Clone, Default)]
 pub struct Catalogue {
-    hotels: BTreeMap<String, Hotel>,
-    by_brand: HashMap<String, Vec<String>>,
+    hotels: BTreeMap<String, Arc<Hotel>>,
+    by_brand: Arc<HashMap<String, Vec<String>>>,
     /// Board codes and their English names.
     pub boards: BTreeMap<String, String>,
+    /// The supply version its hotels' supply is at (see [`Catalogue::with_supply`]).
+    pub supply_version: i64,
 }
 
 impl Catalogue {
     /// The catalogue of these hotels and boards.
     pub fn new(hotels: impl IntoIterator<Item = Hotel>, boards: BTreeMap<String, String>) -> Self {
-        let hotels: BTreeMap<String, Hotel> = hotels.into_iter().map(|h| (h.code.clone(), h)).collect();
+        let hotels: BTreeMap<String, Arc<Hotel>> = hotels.into_iter().map(|h| (h.code.clone(), Arc::new(h))).collect();
         let mut by_brand: HashMap<String, Vec<String>> = HashMap::new();
         for h in hotels.values() {
             if let Some(b) = &h.brand {
                 by_brand.entry(b.clone()).or_default().push(h.code.clone());
             }
         }
-        Catalogue { hotels, by_brand, boards }
+        Catalogue { hotels, by_brand: Arc::new(by_brand), boards, supply_version: 0 }
+    }
+
+    /// The same catalogue, saying its supply is at this version.
+    pub fn at_supply_version(self, supply_version: i64) -> Catalogue {
+        Catalogue { supply_version, ..self }
+    }
+
+    /// The same catalogue with what suppliers said of some hotels replaced (hotels not in the
+    /// catalogue are left out: their supply is taken when they are imported). Costs a copy of
+    /// the hotel index and of the hotels changed, never of the others.
+    pub fn with_supply(&self, supply_version: i64, changed: impl IntoIterator<Item = (String, HotelSupply)>) -> Catalogue {
+        let mut hotels = self.hotels.clone();
+        for (code, supply) in changed {
+            if let Some(h) = hotels.get_mut(&code) {
+                Arc::make_mut(h).supply = Arc::new(supply);
+            }
+        }
+        Catalogue { hotels, by_brand: self.by_brand.clone(), boards: self.boards.clone(), supply_version }
     }
 
     /// The hotel with this code.
     pub fn hotel(&self, code: &str) -> Option<&Hotel> {
-        self.hotels.get(code)
+        self.hotels.get(code).map(|h| &**h)
     }
 
     /// Every hotel, by code.
     pub fn hotels(&self) -> impl Iterator<Item = &Hotel> {
-        self.hotels.values()
+        self.hotels.values().map(|h| &**h)
     }
 
     /// The hotels of a country, named by its ISO code or by its name in any language of the
     /// content (case-insensitive), by code.
     pub fn in_country(&self, country: &str) -> Vec<&Hotel> {
         let wanted = country.trim();
-        self.hotels
-            .values()
+        self.hotels()
             .filter(|h| {
                 h.country_code.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(wanted))
                     || h.texts.values().any(|t| t.country_name.as_deref().is_some_and(|n| eq_words(n, wanted)))
@@ -323,12 +376,12 @@ impl Catalogue {
     /// The hotels of a region, named as in the content (case-insensitive), by code.
     pub fn in_region(&self, region: &str) -> Vec<&Hotel> {
         let wanted = region.trim();
-        self.hotels.values().filter(|h| h.region.as_deref().is_some_and(|r| eq_words(r, wanted))).collect()
+        self.hotels().filter(|h| h.region.as_deref().is_some_and(|r| eq_words(r, wanted))).collect()
     }
 
     /// The hotels of a client feed (sorted by code).
     pub fn brand(&self, brand: &str) -> impl Iterator<Item = &Hotel> {
-        self.by_brand.get(brand).into_iter().flatten().filter_map(|c| self.hotels.get(c))
+        self.by_brand.get(brand).into_iter().flatten().filter_map(|c| self.hotel(c))
     }
 
     /// Whether a board code is known.
@@ -337,12 +390,12 @@ impl Catalogue {
     }
 
     /// The price of a stay (see [`Hotel::price`]).
-    pub fn price(&self, hotel: &str, room: &str, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Decimal, PriceError> {
+    pub fn price(&self, hotel: &str, room: &str, board: &str, currency: &str, stay: (NaiveDate, NaiveDate), guests: u32) -> Result<Decimal, PriceError> {
         let h = self.hotel(hotel).ok_or(PriceError::UnknownHotel)?;
         if !self.is_board(board) {
             return Err(PriceError::UnknownBoard);
         }
-        h.price(room, board, currency, start, end)
+        h.price(room, board, currency, stay, guests)
     }
 }
 
@@ -380,6 +433,7 @@ impl Hotel {
             rates: vec![],
             images: vec![],
             cancellation: Policy::default(),
+            supply: Arc::default(),
         }
     }
 }
@@ -416,11 +470,11 @@ mod tests {
         assert!(r.fits(2) && !r.fits(3));
         let cat = Catalogue::new([h], [("BB".to_string(), "Bed and breakfast".to_string())].into());
         // 30 June at 100, 1–2 July at 150.
-        assert_eq!(cat.price("H", "R", "BB", "EUR", d("2030-06-30"), d("2030-07-03")), Ok(Decimal::new(40000, 2)));
-        assert_eq!(cat.price("H", "R", "HB", "EUR", d("2030-06-30"), d("2030-07-03")), Err(PriceError::UnknownBoard));
-        assert_eq!(cat.price("H", "R", "BB", "USD", d("2030-06-30"), d("2030-07-03")), Err(PriceError::BoardNotOffered));
-        assert_eq!(cat.price("H", "X", "BB", "EUR", d("2030-06-30"), d("2030-07-03")), Err(PriceError::UnknownRoomType));
-        assert_eq!(cat.price("Z", "R", "BB", "EUR", d("2030-06-30"), d("2030-07-03")), Err(PriceError::UnknownHotel));
-        assert_eq!(cat.price("H", "R", "BB", "EUR", d("2030-12-31"), d("2031-01-02")), Err(PriceError::NoRate(d("2031-01-01"))));
+        assert_eq!(cat.price("H", "R", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Ok(Decimal::new(40000, 2)));
+        assert_eq!(cat.price("H", "R", "HB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::UnknownBoard));
+        assert_eq!(cat.price("H", "R", "BB", "USD", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::BoardNotOffered));
+        assert_eq!(cat.price("H", "X", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::UnknownRoomType));
+        assert_eq!(cat.price("Z", "R", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::UnknownHotel));
+        assert_eq!(cat.price("H", "R", "BB", "EUR", (d("2030-12-31"), d("2031-01-02")), 2), Err(PriceError::NoRate(d("2031-01-01"))));
     }
 }

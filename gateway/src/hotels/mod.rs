@@ -31,9 +31,10 @@ pub mod mapping;
 pub mod reader;
 pub(crate) mod repo;
 pub mod rules;
+pub mod supply;
 
 pub use cache::{BookingCache, Kept};
-pub use handlers::{availability, book, descriptive_info, modify};
+pub use handlers::{avail_notif, availability, book, descriptive_info, inv_count_notif, modify, rate_amount_notif};
 pub use mapping::modify_payload;
 
 /// The hotel area's part of the gateway that a request is served with: the hotels of the
@@ -44,4 +45,28 @@ pub struct Area {
     pub catalogue: std::sync::Arc<catalogue::Catalogue>,
     /// What the area keeps in memory (one per gateway).
     pub kept: std::sync::Arc<Kept>,
+}
+
+/// The catalogue with what suppliers changed since its supply version (see
+/// [`supply`](mod@supply)): only the values written since are read, only the hotels they are of
+/// are copied.
+pub async fn supply_changes(store: &crate::store::Store, catalogue: &catalogue::Catalogue) -> Result<catalogue::Catalogue, crate::store::StoreError> {
+    let after = catalogue.supply_version;
+    let (version, changed) = store
+        .peek(move |c| {
+            Box::pin(async move {
+                // The version first: values read after it may be newer, never older.
+                let version = repo::supply_version(c).await?;
+                let mut changed = std::collections::HashMap::new();
+                repo::read_supply(c, after, &mut changed).await?;
+                Ok::<_, crate::store::StoreError>((version, changed))
+            })
+        })
+        .await?;
+    let merged = changed.into_iter().filter_map(|(code, newer)| {
+        let mut supply = supply::HotelSupply::clone(&catalogue.hotel(&code)?.supply);
+        supply.merge(newer);
+        Some((code, supply))
+    });
+    Ok(catalogue.with_supply(version, merged))
 }

@@ -343,21 +343,27 @@ impl Store {
         Ok(self.content_versions().await?.content)
     }
 
-    /// The versions of the static content and of the requestors, in one statement.
+    /// The versions of the static content, of the requestors and of the supply, in one
+    /// statement.
     pub async fn content_versions(&self) -> Result<ContentVersions, StoreError> {
-        self.peek(|c| Box::pin(async move { c.query_one("SELECT version AS content, requestors_version AS requestors FROM content_version WHERE id = 1", &[]).await }))
+        self.peek(|c| {
+            Box::pin(async move { c.query_one("SELECT version AS content, requestors_version AS requestors, supply_version AS supply FROM content_version WHERE id = 1", &[]).await })
+        })
             .await
     }
 }
 
 crate::row! {
     /// The versions of what every gateway keeps in memory: the static content (moved on by
-    /// every import) and the requestors (moved on by every requestor change).
+    /// every import), the requestors (moved on by every requestor change) and the supply (moved
+    /// on by every supplier's notification that changed something).
     pub struct ContentVersions {
         /// The static content's.
         content: i64,
         /// The requestors'.
         requestors: i64,
+        /// The supply's.
+        supply: i64,
     }
 }
 

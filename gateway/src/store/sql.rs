@@ -299,6 +299,39 @@ impl<'c> Conn<'c> {
             Inner::PostgresClient(..) => Err(StoreError::Data("the catalogue lock is taken in a transaction".into())),
         }
     }
+
+    /// Takes, until the end of the transaction, each hotel's supply lock: shared by every
+    /// booking change that takes its rooms, exclusive for a supplier's notification of it. A
+    /// notification thus sees every booking committed before it and none half-way, and a
+    /// booking after it sees the rooms on sale it set. Taken in code order (no deadlock between
+    /// writers naming several); SQLite needs none (one writer at a time).
+    pub async fn lock_hotels(&mut self, hotels: &[&str], exclusive: bool) -> Result<(), StoreError> {
+        let Inner::Postgres(tx, _) = &mut self.inner else {
+            return match &self.inner {
+                Inner::Sqlite(_) => Ok(()),
+                _ => Err(StoreError::Data("a hotel's supply lock is taken in a transaction".into())),
+            };
+        };
+        let mut keys: Vec<i64> = hotels.iter().map(|h| hotel_lock_key(h)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let sql = if exclusive { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
+        for key in keys {
+            tx.execute_typed(sql, &[(&key, Type::INT8)]).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The advisory lock key of a hotel's supply: FNV-1a of its code (stable across builds, so
+/// gateways of different versions agree), in a range of its own (top byte `0x48`, "H").
+fn hotel_lock_key(code: &str) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in code.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    i64::from_be_bytes(((hash & 0x00ff_ffff_ffff_ffff) | 0x4800_0000_0000_0000).to_be_bytes())
 }
 
 /// The PostgreSQL values of parameters (for a prepared statement: the server gave their types).

@@ -505,7 +505,30 @@ async fn graceful_shutdown_finishes_requests_in_flight(b: Backend) {
     tokio::time::timeout(Duration::from_secs(5), stopping).await.expect("stopped in time").unwrap().unwrap();
 }
 
+/// OTA_HotelResNotifRQ is what the gateway sends to suppliers (the outbox): one sent to it is
+/// answered 200 with its RS carrying one Type 2 error, the request's EchoToken echoed. A
+/// supplier's OTA_NotifReportRQ (the pull's acknowledgement) is answered, through the typed
+/// client too (the path from the root): the sample's bookings were never notified, so Success
+/// with a warning for each.
+async fn supply_roots_are_not_supported_yet(b: Backend) {
+    let server = TestServer::start(b).await;
+    let xml = support::raw_sample("hotel_res_notif");
+    let rq = ota_messages::AnyRequest::from_xml(&xml).unwrap();
+    let (status, _, body) = server.client().send_raw(rq.operation().path, xml.clone(), XML).await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let rs = ota_messages::AnyMessage::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    assert_eq!(Some(rs.root_name()), rq.operation().response_root);
+    assert!(body.contains(r#"Type="2""#) && body.contains("is sent by this gateway to suppliers"), "{body}");
+    let rq = ota_messages::notif_report::OtaNotifReportRq::from_xml(&support::raw_sample("notif_report")).unwrap();
+    let rs = server.client().send(&rq).await.unwrap();
+    assert!(rs.is_success(), "{rs:?}");
+    let warnings = &rs.warnings.as_ref().unwrap().warning;
+    assert!(!warnings.is_empty() && warnings.iter().all(|w| w.code == Some(ErrorCode::BookingReferenceNotFound)), "{warnings:?}");
+    assert_eq!(rs.echo_token, rq.echo_token);
+}
+
 backend_tests!(
+    supply_roots_are_not_supported_yet,
     healthz_and_unknown_paths,
     wrong_content_type_is_415_with_an_ota_body,
     other_methods_are_405_with_an_ota_body,

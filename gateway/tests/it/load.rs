@@ -26,7 +26,7 @@ use ota_gateway::Client;
 use ota_messages::common::{ErrorCode, IdContext};
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
-use support::{Backend, TestServer, backend_tests};
+use support::{Backend, Rng, TestServer, backend_tests};
 
 const XML: &str = "application/xml";
 const POS: &str = r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#;
@@ -42,23 +42,6 @@ fn rss_kib() -> u64 {
     status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
 }
 
-/// A small deterministic generator per task (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
 
 fn day(n: u64) -> NaiveDate {
     Utc::now().date_naive() + chrono::Duration::days(n as i64)

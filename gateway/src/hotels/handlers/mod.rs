@@ -3,9 +3,11 @@
 
 mod availability;
 mod reservation;
+mod supply;
 
 pub use availability::availability;
 pub use reservation::book;
+pub use supply::{avail_notif, inv_count_notif, rate_amount_notif};
 
 use ota_messages::common::{ErrorCode, ErrorWarningType, LanguageSelector};
 use ota_messages::hotel_descriptive_info as hdi;

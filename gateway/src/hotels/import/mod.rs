@@ -129,6 +129,7 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
     }
     let address = h.address.as_ref();
     Ok(Hotel {
+        supply: Default::default(),
         code: h.code.clone(),
         name: h.name.clone(),
         code_context: h.code_context.clone(),

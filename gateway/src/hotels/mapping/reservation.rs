@@ -37,7 +37,7 @@ pub fn guest_shares(price: Decimal, guests: usize) -> Vec<Decimal> {
 /// add up to the price booked (the rates changed since): the booked price stands alone.
 fn breakdown(r: &Room, b: &Booking, catalogue: &Catalogue) -> Option<av::RoomNightRates> {
     let price = r.total?;
-    let nights = catalogue.hotel(&r.hotel)?.nightly(r.base_room_type(), &r.board, &b.currency, r.start, r.end).ok()?;
+    let nights = catalogue.hotel(&r.hotel)?.nightly(r.base_room_type(), &r.board, &b.currency, (r.start, r.end), u32::try_from(r.guests.len()).unwrap_or(u32::MAX)).ok()?;
     if nights.iter().map(|(_, p)| *p).sum::<Decimal>() != price {
         return None;
     }

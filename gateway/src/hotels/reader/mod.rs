@@ -41,6 +41,7 @@ fn unsupported_parts(global: Option<String>, stays: impl IntoIterator<Item = (St
 pub mod availability;
 pub mod modify;
 pub mod reservation;
+pub mod supply;
 
 /// The comments of a request, as stored.
 pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {

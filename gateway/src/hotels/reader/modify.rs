@@ -133,7 +133,12 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, utc
             problems.push(p);
             continue;
         }
-        match catalogue.price(&r.hotel, r.base_room_type(), &r.board, &stored.currency, r.start, r.end) {
+        if let Some(why) = catalogue.hotel(&r.hotel).and_then(|h| h.restricted(r.base_room_type(), &r.board, r.start, r.end)) {
+            problems.push(Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {} is not sold for this stay: {why}.", r.base_room_type(), r.board)).at(format!("{tag}/TimeSpan")));
+            continue;
+        }
+        let guests = u32::try_from(r.guests.len()).unwrap_or(u32::MAX);
+        match catalogue.price(&r.hotel, r.base_room_type(), &r.board, &stored.currency, (r.start, r.end), guests) {
             Ok(total) => {
                 r.total = Some(total);
                 // Re-priced, re-termed: the hotel's policy now, from the new arrival.

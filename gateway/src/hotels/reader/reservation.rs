@@ -165,7 +165,9 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             p.push(problem);
             continue;
         }
-        let (board, room_currency, total) = match price_stay(rs, services, catalogue, hotel, room, currency.as_deref(), (start, end), &tag) {
+        let in_room = room_guests(&who[i], i, &tag, &guests, &mut placed, room, commit, &mut p);
+        let guest_count = u32::try_from(in_room.len()).unwrap_or(u32::MAX);
+        let (board, room_currency, total) = match price_stay(rs, services, catalogue, hotel, room, currency.as_deref(), ((start, end), guest_count), &tag) {
             Ok(priced) => priced,
             Err(problem) => {
                 p.push(problem);
@@ -173,7 +175,6 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             }
         };
         currency = Some(room_currency);
-        let in_room = room_guests(&who[i], i, &tag, &guests, &mut placed, room, commit, &mut p);
         let services_of: Vec<u64> = rs.service_rphs.as_ref().map(|r| r.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
         for rph in &services_of {
             if !services.iter().any(|s| s.service_rph == *rph) {
@@ -344,7 +345,7 @@ fn price_stay(
     hotel: &Hotel,
     room: &RoomType,
     currency: Option<&str>,
-    (start, end): (NaiveDate, NaiveDate),
+    ((start, end), guests): ((NaiveDate, NaiveDate), u32),
     tag: &str,
 ) -> Result<(String, String, Decimal), Problem> {
     let code = &hotel.code;
@@ -352,7 +353,7 @@ fn price_stay(
         return Err(Problem::required("A room stay needs its board: RoomRates/RoomRate/Features/Feature/Description/Text, or a board Service in its ServiceRPHs.")
             .at(format!("{tag}/RoomRates")));
     };
-    let Some(room_currency) = hotel.rates_of(&room.code).sold_with().into_iter().find(|(b, _)| *b == board).map(|(_, c)| c.to_string()) else {
+    let Some(room_currency) = hotel.rates_for(&room.code, guests).sold_with().into_iter().find(|(b, _)| *b == board).map(|(_, c)| c.to_string()) else {
         let what = if catalogue.is_board(&board) {
             format!("Room type {} of hotel {code} is not sold with board {board}.", room.code)
         } else {
@@ -369,7 +370,10 @@ fn price_stay(
         )
         .at(tag));
     }
-    match hotel.price(&room.code, &board, &room_currency, start, end) {
+    if let Some(why) = hotel.restricted(&room.code, &board, start, end) {
+        return Err(Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {board} is not sold for this stay: {why}.", room.code)).at(format!("{tag}/TimeSpan")));
+    }
+    match hotel.price(&room.code, &board, &room_currency, (start, end), guests) {
         Ok(total) => Ok((board, room_currency, total)),
         Err(e) => Err(Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {board} cannot be booked for this stay: {e}.", room.code))
             .at(format!("{tag}/TimeSpan"))),

@@ -77,6 +77,11 @@ row! {
 
 /// Every hotel and board, one query per table.
 pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreError> {
+    // The version first: values read after it may be newer, never older (a later poll reads
+    // them again).
+    let supply_version = super::supply_version(c).await?;
+    let mut supply = HashMap::new();
+    super::read_supply(c, -1, &mut supply).await?;
     let hotels: Vec<HotelRow> = c
         .query(
             "SELECT code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text, latitude, longitude,
@@ -157,6 +162,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             images: hotel_images,
             cancellation: policy_repo::policy(rules.remove(&h.code).unwrap_or_default())?,
             position: h.latitude.zip(h.longitude),
+            supply: std::sync::Arc::new(supply.remove(&h.code).unwrap_or_default()),
             code: h.code,
             name: h.name,
             code_context: h.code_context,
@@ -173,7 +179,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             time_zone,
         });
     }
-    Ok(Catalogue::new(out, boards.into_iter().map(|b| (b.code, b.name)).collect()))
+    Ok(Catalogue::new(out, boards.into_iter().map(|b| (b.code, b.name)).collect()).at_supply_version(supply_version))
 }
 
 /// A stored room count.
@@ -263,7 +269,7 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels, taken: i
             }
             if r.total.is_none() {
                 let total = catalogue
-                    .price(&r.hotel, r.base_room_type(), &r.board, &b.currency, r.start, r.end)
+                    .price(&r.hotel, r.base_room_type(), &r.board, &b.currency, (r.start, r.end), u32::try_from(r.guests.len()).unwrap_or(u32::MAX))
                     .map_err(|e| ImportError::invalid(&entry, format!("room stay {} ({} {} {}) cannot be priced: {e}", i + 1, r.hotel, r.room_type, r.board)))?;
                 r.total = Some(total);
             }

@@ -7,6 +7,7 @@
 //! | [`find`] | finding, listing and loading bookings |
 //! | [`save`] | storing a new or changed booking |
 //! | [`rooms`] | the rooms sold per night |
+//! | [`supply`] | what suppliers' notifications set: rooms on sale, restrictions, amounts |
 
 use std::collections::HashMap;
 
@@ -48,8 +49,10 @@ mod catalogue;
 mod find;
 mod rooms;
 mod save;
+mod supply;
 
 pub(crate) use catalogue::*;
 pub(crate) use find::*;
 pub(crate) use rooms::*;
 pub(crate) use save::*;
+pub(crate) use supply::*;

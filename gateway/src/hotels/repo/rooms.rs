@@ -55,14 +55,16 @@ pub(crate) enum InventoryError {
     Store(#[from] StoreError),
 }
 
-/// Rooms of a type on sale on a night, from the stored content (`None`: no such room type).
-async fn on_sale(c: &mut Conn<'_>, n: &Night) -> Result<Option<i64>, StoreError> {
+/// Rooms of a type on sale on a night, as its supplier set them, else as the stored content has
+/// them (`None`: no such room type).
+pub(crate) async fn on_sale(c: &mut Conn<'_>, n: &Night) -> Result<Option<i64>, StoreError> {
     let row: Option<OnSaleRow> = c
         .query_opt(
             "SELECT t.units,
-                    (SELECT a.units FROM hotel_allotment a
-                     WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
-                     ORDER BY a.start_date DESC LIMIT 1)
+                    COALESCE((SELECT s.rooms FROM supply_rooms s WHERE s.hotel_code = t.hotel_code AND s.room_code = t.code AND s.night = $3),
+                             (SELECT a.units FROM hotel_allotment a
+                              WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
+                              ORDER BY a.start_date DESC LIMIT 1))
              FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2",
             &[&n.hotel, &n.room_type, &n.night],
         )
@@ -71,7 +73,7 @@ async fn on_sale(c: &mut Conn<'_>, n: &Night) -> Result<Option<i64>, StoreError>
 }
 
 /// Rooms sold of a type on a night.
-async fn sold_on(c: &mut Conn<'_>, n: &Night) -> Result<i64, StoreError> {
+pub(crate) async fn sold_on(c: &mut Conn<'_>, n: &Night) -> Result<i64, StoreError> {
     let row: Option<Scalar<i64>> = c
         .query_opt("SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3", &[&n.hotel, &n.room_type, &n.night])
         .await?;
@@ -83,6 +85,8 @@ async fn sold_on(c: &mut Conn<'_>, n: &Night) -> Result<i64, StoreError> {
 /// takes them even so). On an error the caller's transaction is rolled back.
 pub(crate) async fn apply_inventory(c: &mut Conn<'_>, change: &Rooms, force: bool) -> Result<(), InventoryError> {
     c.lock_catalogue(false).await?;
+    let hotels: Vec<&str> = change.iter().filter(|(_, n)| **n > 0).map(|(night, _)| night.hotel.as_str()).collect();
+    c.lock_hotels(&hotels, false).await?;
     for (night, &n) in change {
         if n < 0 {
             c.execute(

@@ -11,8 +11,11 @@
 //!   or 11 senior; a `GuestCount` without a code counts as adults) and the `Age` of each child
 //!   (AQC 8).
 //! - An offer is one room type with one board in one currency of one hotel, for one requested
-//!   room: the room type takes its guests, at least one room of it is left every night, and
-//!   its rates cover every night. Offers are listed by requested room, then price, then hotel,
+//!   room: the room type takes its guests, at least one room of it is left every night, its
+//!   rates cover every night, and its supplier does not restrict the stay (a night closed, the
+//!   arrival or departure day closed, a stay too short or too long for the arrival day: see
+//!   [`crate::hotels::supply`]). The rooms on sale and the nightly amounts are the supplier's
+//!   where it sent some (the amounts for the room's number of guests where given). Offers are listed by requested room, then price, then hotel,
 //!   room type and board; at most `MaxResponses` (and [`MAX_OFFERS`]); the answer's
 //!   `TransactionIdentifier` says how many were listed of how many found (`1-20/57`), as the
 //!   hotel NBC does for hotels.
@@ -103,7 +106,7 @@ pub fn rooms_left(hotel: &Hotel, room: &RoomType, start: NaiveDate, end: NaiveDa
     inventory::nights(start, end)
         .map(|night| {
             key.night = night;
-            inventory::left_on(room, &key, sold)
+            inventory::left_on(hotel, room, &key, sold)
         })
         .min()
         .unwrap_or(0)
@@ -121,9 +124,9 @@ pub fn offers<'c>(q: &Query<'c>, sold: &Rooms, catalogue: &Catalogue) -> (Vec<Of
                 if !room.fits(occupancy.guests) || rooms_left(hotel, room, q.start, q.end, sold) < 1 {
                     continue;
                 }
-                let rates = hotel.rates_of(&room.code);
+                let rates = hotel.rates_for(&room.code, occupancy.guests);
                 for (board, currency) in rates.sold_with() {
-                    if !catalogue.is_board(board) {
+                    if !catalogue.is_board(board) || hotel.restricted(&room.code, board, q.start, q.end).is_some() {
                         continue;
                     }
                     let Ok(nights) = rates.nightly(board, currency, q.start, q.end) else { continue };

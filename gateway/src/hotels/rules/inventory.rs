@@ -9,7 +9,7 @@ use ota_messages::common::ErrorCode;
 use crate::errors::Problem;
 pub use crate::hotels::booking::{Night, Rooms};
 use crate::hotels::booking::{Booking, Room};
-use crate::hotels::catalogue::{Catalogue, RoomType};
+use crate::hotels::catalogue::{Catalogue, Hotel, RoomType};
 
 /// The nights of a stay: from its start to the day before its end.
 pub fn nights(start: NaiveDate, end: NaiveDate) -> impl Iterator<Item = NaiveDate> {
@@ -51,19 +51,20 @@ fn taken(change: &Rooms) -> impl Iterator<Item = (&Night, i64)> {
     change.iter().filter(|(_, n)| **n > 0).map(|(night, &n)| (night, n))
 }
 
-/// Rooms of a type left on a night: what the content puts on sale, less what `sold` holds (the
-/// rooms sold, read from the database); never below zero.
-pub fn left_on(room: &RoomType, night: &Night, sold: &Rooms) -> i64 {
-    (i64::from(room.on_sale(night.night)) - sold.get(night).copied().unwrap_or(0)).max(0)
+/// Rooms of a type left on a night: what the hotel puts on sale (its supplier's count, else the
+/// content's), less what `sold` holds (the rooms sold, read from the database); never below
+/// zero.
+pub fn left_on(hotel: &Hotel, room: &RoomType, night: &Night, sold: &Rooms) -> i64 {
+    (i64::from(hotel.on_sale(room, night.night)) - sold.get(night).copied().unwrap_or(0)).max(0)
 }
 
 /// Where a change takes more rooms than are left (see [`left_on`]): the first such night, with
 /// the rooms left on it (`None`: the content no longer has the room type).
 pub fn first_short<'a>(change: &'a Rooms, hotels: &Catalogue, sold: &Rooms) -> Option<(&'a Night, Option<i64>)> {
-    taken(change).find_map(|(night, n)| match hotels.hotel(&night.hotel).and_then(|h| h.room(&night.room_type)) {
+    taken(change).find_map(|(night, n)| match hotels.hotel(&night.hotel).and_then(|h| Some((h, h.room(&night.room_type)?))) {
         None => Some((night, None)),
-        Some(room) => {
-            let left = left_on(room, night, sold);
+        Some((hotel, room)) => {
+            let left = left_on(hotel, room, night, sold);
             (left < n).then_some((night, Some(left)))
         }
     })

@@ -6,6 +6,7 @@ pub mod availability;
 pub mod inventory;
 pub mod outbox;
 pub mod reservation;
+pub mod supply;
 
 
 use chrono::{NaiveDate, NaiveDateTime};

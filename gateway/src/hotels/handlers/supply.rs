@@ -1,0 +1,181 @@
+//! The supply notifications: `/hotelavailnotif`, `/hotelinvcountnotif`,
+//! `/hotelrateamountnotif` (see [`rules::supply`](crate::hotels::rules::supply) for the rules).
+//! Each is read into a [`Notification`] and applied in one transaction, all of it or nothing;
+//! every gateway serves the change within a second (its content refresh reads the values
+//! written since its supply version, see [`crate::hotels::supply_changes`]).
+
+use ota_messages::common::Warnings;
+use ota_messages::hotel_avail_notif::{OtaHotelAvailNotifRq, OtaHotelAvailNotifRs};
+use ota_messages::hotel_inv_count_notif::{OtaHotelInvCountNotifRq, OtaHotelInvCountNotifRs};
+use ota_messages::hotel_rate_amount_notif::{OtaHotelRateAmountNotifRq, OtaHotelRateAmountNotifRs};
+
+use crate::errors::warnings;
+use crate::hotels::Area;
+use crate::hotels::booking::Night;
+use crate::hotels::reader::supply::{self, Read};
+use crate::hotels::repo::{self, Written};
+use crate::hotels::rules::supply::{Applied, Change, Notification};
+use crate::shared::context::{Ctx, OpError};
+use crate::store::{Conn, StoreError};
+
+/// Applies a notification in the caller's write transaction: the hotel's supply lock taken
+/// exclusively first (the bookings taking its rooms wait, or are seen whole), a new supply
+/// version, then each value unless a newer notification set it.
+pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied, StoreError> {
+    c.lock_hotels(&[n.hotel.as_str()], true).await?;
+    let version = repo::next_supply_version(c).await?;
+    let mut applied = Applied::default();
+    let hotel = n.hotel.as_str();
+    for item in &n.items {
+        let room = item.room.as_str();
+        for day in item.span.days() {
+            let at = (hotel, room, day);
+            let night = Night {
+                hotel: hotel.to_string(),
+                room_type: room.to_string(),
+                night: day,
+            };
+            let (written, rooms) = match &item.change {
+                Change::SetRooms(rooms) => (
+                    repo::set_rooms(c, at, Some(*rooms), n.stamp, false, version).await?,
+                    true,
+                ),
+                Change::ContentRooms => (
+                    repo::set_rooms(c, at, None, n.stamp, false, version).await?,
+                    true,
+                ),
+                Change::RemainingRooms(left) => {
+                    let rooms = u32::try_from(
+                        repo::sold_on(c, &night)
+                            .await?
+                            .saturating_add(i64::from(*left)),
+                    )
+                    .unwrap_or(u32::MAX);
+                    (
+                        repo::set_rooms(c, at, Some(rooms), n.stamp, false, version).await?,
+                        true,
+                    )
+                }
+                Change::AdjustRooms(by) => {
+                    let now = repo::on_sale(c, &night).await?.unwrap_or(0);
+                    let rooms = u32::try_from(now.saturating_add(*by).max(0)).unwrap_or(u32::MAX);
+                    match repo::set_rooms(c, at, Some(rooms), n.stamp, true, version).await? {
+                        // The same notification again: already applied, not older.
+                        Written::Older if repo::rooms_stamp(c, at).await? == Some(n.stamp) => {
+                            continue;
+                        }
+                        written => (written, true),
+                    }
+                }
+                Change::Restriction { board, kind, value } => (
+                    repo::set_restriction(
+                        c,
+                        (hotel, room, board, day),
+                        *kind,
+                        *value,
+                        n.stamp,
+                        version,
+                    )
+                    .await?,
+                    false,
+                ),
+                Change::Rate {
+                    board,
+                    currency,
+                    guests,
+                    amount,
+                } => (
+                    repo::set_rate(
+                        c,
+                        (hotel, room, board, currency, day),
+                        *guests,
+                        *amount,
+                        n.stamp,
+                        version,
+                    )
+                    .await?,
+                    false,
+                ),
+            };
+            match written {
+                Written::Older => applied.older(&item.tag, day),
+                Written::Yes => {
+                    applied.written += 1;
+                    if rooms {
+                        let (on_sale, sold) = (
+                            repo::on_sale(c, &night).await?.unwrap_or(0),
+                            repo::sold_on(c, &night).await?,
+                        );
+                        if sold > on_sale {
+                            applied.below_sold.push((
+                                item.tag.clone(),
+                                room.to_string(),
+                                day,
+                                u32::try_from(on_sale).unwrap_or(0),
+                                sold,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(applied)
+}
+
+/// Applies a read notification in a write transaction of the request; the answer's warnings:
+/// the parts read and not applied, then what applying found.
+async fn notify(cx: &Ctx, read: Read) -> Result<Option<Warnings>, OpError> {
+    let Read {
+        notification,
+        mut notes,
+    } = read;
+    let applied = cx
+        .write(move |c| Box::pin(async move { Ok(apply(c, &notification).await?) }))
+        .await?;
+    crate::metrics::supply_applied(applied.written);
+    notes.extend(applied.warnings());
+    Ok((!notes.is_empty()).then(|| warnings(notes)))
+}
+
+/// `/hotelinvcountnotif`: the rooms on sale per room type and days.
+pub async fn inv_count_notif(
+    cx: &Ctx,
+    area: &Area,
+    rq: &OtaHotelInvCountNotifRq,
+) -> Result<OtaHotelInvCountNotifRs, OpError> {
+    let notes = notify(cx, supply::inv_count(cx, &area.catalogue, rq)?).await?;
+    Ok(OtaHotelInvCountNotifRs {
+        warnings: notes,
+        unique_id: rq.unique_id.clone(),
+        ..OtaHotelInvCountNotifRs::success()
+    })
+}
+
+/// `/hotelavailnotif`: booking limits, restrictions and stay limits.
+pub async fn avail_notif(
+    cx: &Ctx,
+    area: &Area,
+    rq: &OtaHotelAvailNotifRq,
+) -> Result<OtaHotelAvailNotifRs, OpError> {
+    let notes = notify(cx, supply::avail(cx, &area.catalogue, rq)?).await?;
+    Ok(OtaHotelAvailNotifRs {
+        warnings: notes,
+        unique_id: rq.unique_id.clone(),
+        ..OtaHotelAvailNotifRs::success()
+    })
+}
+
+/// `/hotelrateamountnotif`: nightly amounts.
+pub async fn rate_amount_notif(
+    cx: &Ctx,
+    area: &Area,
+    rq: &OtaHotelRateAmountNotifRq,
+) -> Result<OtaHotelRateAmountNotifRs, OpError> {
+    let notes = notify(cx, supply::rate_amount(cx, &area.catalogue, rq)?).await?;
+    Ok(OtaHotelRateAmountNotifRs {
+        warnings: notes,
+        unique_id: rq.unique_id.clone(),
+        ..OtaHotelRateAmountNotifRs::success()
+    })
+}

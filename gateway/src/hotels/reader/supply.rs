@@ -1,0 +1,659 @@
+//! The supply notifications read into a [`Notification`]: the hotel (owned by the supplier),
+//! the stamp, and one item per room type and change, each with its `Tag`. Everything the
+//! gateway cannot take as asked is a problem naming it (the whole message is refused); what
+//! 2016B allows and changes nothing here (`HurdleRate`, `OffSell`, a child's amount, …) is
+//! named in a warning.
+
+use chrono::{DateTime, Utc};
+use ota_messages::common::{
+    AgeQualifyingCode, ErrorCode, InvCodeApplication, StatusApplicationControl, TimeUnit,
+};
+use ota_messages::hotel_avail_notif::{self as an, OtaHotelAvailNotifRq};
+use ota_messages::hotel_inv_count_notif::{InvCountActionType, OtaHotelInvCountNotifRq};
+use ota_messages::hotel_rate_amount_notif::OtaHotelRateAmountNotifRq;
+use ota_messages::runtime::{self as rt, Zone};
+
+use crate::errors::Problem;
+use crate::hotels::catalogue::{Catalogue, Hotel};
+use crate::hotels::rules::supply::{Change, Item, Notification, Span, check_size};
+use crate::hotels::supply::{EVERY_PLAN, Restriction};
+use crate::shared::context::Ctx;
+
+/// A notification read: what to apply, and the warnings of what it does not change.
+#[derive(Debug)]
+pub struct Read {
+    /// What to apply.
+    pub notification: Notification,
+    /// Parts taken and not applied, each named.
+    pub notes: Vec<Problem>,
+}
+
+/// The most problems one answer lists.
+const MAX_PROBLEMS: usize = 20;
+
+/// Reads a message's common parts: the hotel (the supplier's own), the stamp.
+fn hotel<'c>(
+    cx: &Ctx,
+    catalogue: &'c Catalogue,
+    code: Option<&str>,
+    tag: &str,
+) -> Result<&'c Hotel, Problem> {
+    let Some(code) = code else {
+        return Err(
+            Problem::required("The hotel is named by HotelCode.").at(format!("{tag}/@HotelCode"))
+        );
+    };
+    // Another supplier's hotel and one that does not exist get the same answer.
+    match catalogue.hotel(code) {
+        Some(h) if cx.requestor.role.owns(code) => Ok(h),
+        _ => Err(Problem::biz(
+            ErrorCode::InvalidHotelCode,
+            format!(
+                "HotelCode {:?} is not a hotel this supplier may update.",
+                crate::shared::log_text::LogText(code)
+            ),
+        )
+        .at(format!("{tag}/@HotelCode"))),
+    }
+}
+
+/// The message's `TimeStamp` as an instant (no zone: UTC), else when it arrived.
+fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>) -> DateTime<Utc> {
+    match time_stamp {
+        None => cx.now,
+        Some(t) => {
+            let utc = match t.zone {
+                None | Some(Zone::Utc) => t.local,
+                Some(Zone::Offset(minutes)) => {
+                    t.local - chrono::Duration::minutes(i64::from(minutes))
+                }
+            };
+            utc.and_utc()
+        }
+    }
+}
+
+/// The days of a `StatusApplicationControl` (or of a `Rate` narrowing it): `Start` to `End`,
+/// both included; `Start` and a `Duration` in days (`P7D`: seven days); `Start` alone: that day.
+fn span(start: Option<&rt::Date>, end: Option<&rt::Date>, duration: Option<&str>, weekdays: [Option<bool>; 7], tag: &str) -> Result<Span, Problem> {
+    let Some(start) = start.map(|d| d.0) else {
+        return Err(Problem::required("The first day is Start (YYYY-MM-DD).").at(format!("{tag}/@Start")));
+    };
+    let end = match (end, duration) {
+        (Some(end), _) => end.0,
+        (None, None) => start,
+        (None, Some(d)) => {
+            let days = d.strip_prefix('P').and_then(|d| d.strip_suffix('D')).and_then(|n| n.parse::<u64>().ok()).filter(|n| (1..=3660).contains(n));
+            let Some(end) = days.and_then(|n| start.checked_add_days(chrono::Days::new(n - 1))) else {
+                return Err(Problem::not_supported(format!("Duration {d:?} is not read: give End, or a Duration in days (P7D).")).at(format!("{tag}/@Duration")));
+            };
+            end
+        }
+    };
+    if end < start {
+        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{tag}/@End")));
+    }
+    let weekdays = weekdays.iter().any(Option::is_some).then(|| weekdays.map(|d| d == Some(true)));
+    Ok(Span { start, end, weekdays })
+}
+
+/// The weekday flags of a `StatusApplicationControl`.
+fn weekdays(c: &StatusApplicationControl) -> [Option<bool>; 7] {
+    [c.mon, c.tue, c.weds, c.thur, c.fri, c.sat, c.sun]
+}
+
+/// The room types a `StatusApplicationControl` names (`InvTypeCode`, or `InvCode` read as a
+/// room type); every room type of the hotel when it names none and `every` allows it.
+fn rooms(
+    c: &StatusApplicationControl,
+    hotel: &Hotel,
+    every: bool,
+    tag: &str,
+) -> Result<Vec<String>, Problem> {
+    if c.inv_code_application == Some(InvCodeApplication::InvGroupingCode) {
+        return Err(Problem::not_supported(
+            "InvCode names one room type here; groups of room types are not read.",
+        )
+        .at(format!("{tag}/@InvCodeApplication")));
+    }
+    let code = match (c.inv_type_code.as_deref(), c.inv_code.as_deref()) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(Problem::biz(
+                ErrorCode::InvalidRoomTypeCode,
+                format!("InvTypeCode {a:?} and InvCode {b:?} name different room types."),
+            )
+            .at(format!("{tag}/@InvCode")));
+        }
+        (Some(a), _) | (None, Some(a)) => a,
+        (None, None) if every => return Ok(hotel.rooms.iter().map(|r| r.code.clone()).collect()),
+        (None, None) => {
+            return Err(Problem::required("The room type is named by InvTypeCode.")
+                .at(format!("{tag}/@InvTypeCode")));
+        }
+    };
+    if hotel.room(code).is_none() {
+        return Err(Problem::biz(
+            ErrorCode::InvalidRoomTypeCode,
+            format!(
+                "InvTypeCode {code:?} is not a room type of hotel {}.",
+                hotel.code
+            ),
+        )
+        .at(format!("{tag}/@InvTypeCode")));
+    }
+    Ok(vec![code.to_string()])
+}
+
+/// The rate plan a `StatusApplicationControl` names: a board of the gateway; `None` when it
+/// names none.
+fn plan(
+    c: &StatusApplicationControl,
+    catalogue: &Catalogue,
+    tag: &str,
+) -> Result<Option<String>, Problem> {
+    match c.rate_plan_code.as_deref() {
+        None => Ok(None),
+        Some(code) if catalogue.is_board(code) => Ok(Some(code.to_string())),
+        Some(code) => Err(Problem::biz(
+            ErrorCode::InvalidValue,
+            format!("RatePlanCode {code:?} is not a rate plan (board) of the gateway."),
+        )
+        .at(format!("{tag}/@RatePlanCode"))),
+    }
+}
+
+/// Collects an item's problems (at most [`MAX_PROBLEMS`]) and the notification's items.
+#[derive(Default)]
+struct Collect {
+    items: Vec<Item>,
+    problems: Vec<Problem>,
+    notes: Vec<Problem>,
+}
+
+impl Collect {
+    fn push(&mut self, r: Result<Vec<Item>, Problem>) {
+        match r {
+            Ok(items) => self.items.extend(items),
+            Err(p) if self.problems.len() < MAX_PROBLEMS => self.problems.push(p),
+            Err(_) => {}
+        }
+    }
+
+    fn note(&mut self, unread: bool, text: &str, tag: String) {
+        if unread && self.notes.len() < MAX_PROBLEMS {
+            self.notes.push(
+                Problem::advisory(ErrorCode::RequestedActionNotPossible, text.to_string()).at(tag),
+            );
+        }
+    }
+
+    fn finish(self, hotel: &Hotel, stamp: DateTime<Utc>, root: &str) -> Result<Read, Vec<Problem>> {
+        if !self.problems.is_empty() {
+            return Err(self.problems);
+        }
+        check_size(&self.items, root).map_err(|p| vec![p])?;
+        Ok(Read {
+            notification: Notification {
+                hotel: hotel.code.clone(),
+                stamp,
+                items: self.items,
+            },
+            notes: self.notes,
+        })
+    }
+}
+
+/// `OTA_HotelInvCountNotifRQ`: the rooms on sale per room type and days.
+pub fn inv_count(
+    cx: &Ctx,
+    catalogue: &Catalogue,
+    rq: &OtaHotelInvCountNotifRq,
+) -> Result<Read, Vec<Problem>> {
+    const BASE: &str = "/OTA_HotelInvCountNotifRQ/Inventories";
+    let hotel =
+        hotel(cx, catalogue, rq.inventories.hotel_code.as_deref(), BASE).map_err(|p| vec![p])?;
+    let mut out = Collect::default();
+    for (i, inv) in rq.inventories.inventory.iter().enumerate() {
+        let tag = format!("{BASE}/Inventory[{}]", i + 1);
+        out.note(
+            inv.off_sell.is_some(),
+            "OffSell is not kept by the gateway: not applied.",
+            format!("{tag}/OffSell"),
+        );
+        out.note(
+            inv.status_application_control.rate_plan_code.is_some(),
+            "Rooms on sale are of a room type, whatever the rate plan: the count is applied to the room type.",
+            format!("{tag}/StatusApplicationControl/@RatePlanCode"),
+        );
+        out.push((|| {
+            let sac = &inv.status_application_control;
+            let sac_tag = format!("{tag}/StatusApplicationControl");
+            let span = span(sac.start.as_ref(), sac.end.as_ref(), sac.duration.as_deref(), weekdays(sac), &sac_tag)?;
+            let rooms = rooms(sac, hotel, false, &sac_tag)?;
+            let [count] = inv.inv_counts.inv_count.as_slice() else {
+                return Err(Problem::not_supported("One InvCount per Inventory is read: the rooms on sale.").at(format!("{tag}/InvCounts")));
+            };
+            let count_tag = format!("{tag}/InvCounts/InvCount");
+            if let Some(t) = count.count_type.as_deref().filter(|t| !matches!(*t, "1" | "2")) {
+                return Err(Problem::not_supported(format!("CountType {t:?} is not kept by the gateway: it keeps the rooms on sale (CountType 2, available, or 1, physical).")).at(format!("{count_tag}/@CountType")));
+            }
+            let Some(n) = count.count else {
+                return Err(Problem::required("The rooms are Count.").at(format!("{count_tag}/@Count")));
+            };
+            let change = match count.action_type.clone().unwrap_or(InvCountActionType::Allocation) {
+                InvCountActionType::Adjustment => Change::AdjustRooms(n),
+                action => {
+                    let Ok(n) = u32::try_from(n) else {
+                        return Err(Problem::biz(ErrorCode::InvalidValue, format!("Count {n} is not a number of rooms (0 or more).")).at(format!("{count_tag}/@Count")));
+                    };
+                    match action {
+                        InvCountActionType::Remaining => Change::RemainingRooms(n),
+                        InvCountActionType::Used => {
+                            return Err(Problem::not_supported("ActionType Used is not read: send the rooms on sale (Allocation), the rooms left (Remaining) or a change (Adjustment).")
+                                .at(format!("{count_tag}/@ActionType")));
+                        }
+                        _ => Change::SetRooms(n),
+                    }
+                }
+            };
+            Ok(rooms.into_iter().map(|room| Item { tag: tag.clone(), room, span, change: change.clone() }).collect())
+        })());
+    }
+    out.finish(
+        hotel,
+        stamp(cx, rq.time_stamp.as_ref()),
+        "OTA_HotelInvCountNotifRQ",
+    )
+}
+
+/// `OTA_HotelAvailNotifRQ`: booking limits, restrictions and stay limits per room type, rate
+/// plan and days.
+pub fn avail(
+    cx: &Ctx,
+    catalogue: &Catalogue,
+    rq: &OtaHotelAvailNotifRq,
+) -> Result<Read, Vec<Problem>> {
+    const BASE: &str = "/OTA_HotelAvailNotifRQ/AvailStatusMessages";
+    let hotel = hotel(
+        cx,
+        catalogue,
+        rq.avail_status_messages.hotel_code.as_deref(),
+        BASE,
+    )
+    .map_err(|p| vec![p])?;
+    let mut out = Collect::default();
+    for (i, m) in rq
+        .avail_status_messages
+        .avail_status_message
+        .iter()
+        .enumerate()
+    {
+        let tag = format!("{BASE}/AvailStatusMessage[{}]", i + 1);
+        for (present, name) in [
+            (m.hurdle_rate.is_some(), "HurdleRate"),
+            (m.delta.is_some(), "Delta"),
+            (m.best_available_rates.is_some(), "BestAvailableRates"),
+        ] {
+            out.note(
+                present,
+                &format!("{name} is not kept by the gateway: not applied."),
+                format!("{tag}/{name}"),
+            );
+        }
+        let mut notes = Vec::new();
+        out.push(avail_status(m, hotel, catalogue, &tag, &mut notes));
+        for (text, at) in notes {
+            out.note(true, &text, at);
+        }
+    }
+    out.finish(
+        hotel,
+        stamp(cx, rq.time_stamp.as_ref()),
+        "OTA_HotelAvailNotifRQ",
+    )
+}
+
+/// The items of one `AvailStatusMessage`.
+fn avail_status(
+    m: &an::AvailStatusMessage,
+    hotel: &Hotel,
+    catalogue: &Catalogue,
+    tag: &str,
+    notes: &mut Vec<(String, String)>,
+) -> Result<Vec<Item>, Problem> {
+    let sac = &m.status_application_control;
+    let sac_tag = format!("{tag}/StatusApplicationControl");
+    let span = span(
+        sac.start.as_ref(),
+        sac.end.as_ref(),
+        sac.duration.as_deref(),
+        weekdays(sac),
+        &sac_tag,
+    )?;
+    let board = plan(sac, catalogue, &sac_tag)?;
+    let mut changes: Vec<Change> = Vec::new();
+    let limit_kind = m.booking_limit_message_type.clone();
+    if m.booking_limit.is_some() || limit_kind.is_some() {
+        if board.is_some() {
+            notes.push(("Rooms on sale are of a room type, whatever the rate plan: the BookingLimit is applied to the room type.".into(), format!("{sac_tag}/@RatePlanCode")));
+        }
+        let limit = |n: Option<u64>| {
+            n.ok_or_else(|| {
+                Problem::required("The rooms are BookingLimit.").at(format!("{tag}/@BookingLimit"))
+            })
+        };
+        changes.push(
+            match limit_kind.unwrap_or(an::BookingLimitMessageType::SetLimit) {
+                an::BookingLimitMessageType::SetLimit => {
+                    Change::SetRooms(u32::try_from(limit(m.booking_limit)?).unwrap_or(u32::MAX))
+                }
+                an::BookingLimitMessageType::AdjustLimit => {
+                    Change::AdjustRooms(i64::try_from(limit(m.booking_limit)?).unwrap_or(i64::MAX))
+                }
+                an::BookingLimitMessageType::RemoveLimit => Change::ContentRooms,
+            },
+        );
+    }
+    let plan_code = board.unwrap_or_else(|| EVERY_PLAN.to_string());
+    let restriction = |kind, value| Change::Restriction {
+        board: plan_code.clone(),
+        kind,
+        value,
+    };
+    if let Some(r) = &m.restriction_status {
+        let r_tag = format!("{tag}/RestrictionStatus");
+        let kind = match r.restriction.clone().unwrap_or(an::Restriction::Master) {
+            an::Restriction::Master => Restriction::Closed,
+            an::Restriction::Arrival => Restriction::ClosedToArrival,
+            an::Restriction::Departure => Restriction::ClosedToDeparture,
+            other => {
+                notes.push((format!("Restriction {} is not kept by the gateway (Master, Arrival and Departure are): not applied.", other.as_str()), format!("{r_tag}/@Restriction")));
+                Restriction::Closed
+            }
+        };
+        let kept = r.restriction.as_ref().is_none_or(|r| {
+            matches!(
+                r,
+                an::Restriction::Master | an::Restriction::Arrival | an::Restriction::Departure
+            )
+        });
+        let status = match r.status.clone() {
+            Some(an::AvailabilityStatus::Open | an::AvailabilityStatus::RemoveCloseOnly) => {
+                Some((kind, 0))
+            }
+            Some(an::AvailabilityStatus::Close) => Some((kind, 1)),
+            Some(an::AvailabilityStatus::ClosedOnArrival) => {
+                Some((Restriction::ClosedToArrival, 1))
+            }
+            None => {
+                return Err(
+                    Problem::required("The restriction's Status is Open or Close.")
+                        .at(format!("{r_tag}/@Status")),
+                );
+            }
+            Some(other) => {
+                notes.push((
+                    format!(
+                        "Status {} is not kept by the gateway (Open and Close are): not applied.",
+                        other.as_str()
+                    ),
+                    format!("{r_tag}/@Status"),
+                ));
+                None
+            }
+        };
+        if let Some((kind, closed)) = status.filter(|_| kept) {
+            changes.push(restriction(kind, Some(closed)));
+        }
+    }
+    if let Some(los) = &m.lengths_of_stay {
+        let los_tag = format!("{tag}/LengthsOfStay");
+        if los.arrival_date_based == Some(false)
+            && !los.length_of_stay.iter().all(|l| {
+                matches!(
+                    l.min_max_message_type,
+                    Some(an::MinMaxMessageType::RemoveMinLos | an::MinMaxMessageType::RemoveMaxLos)
+                )
+            })
+        {
+            notes.push(("Stay limits are of the arrival day here: limits not based on the arrival day (ArrivalDateBased false) are not applied.".into(), format!("{los_tag}/@ArrivalDateBased")));
+        } else {
+            for (j, l) in los.length_of_stay.iter().enumerate() {
+                let l_tag = format!("{los_tag}/LengthOfStay[{}]", j + 1);
+                if l.time_unit.as_ref().is_some_and(|u| *u != TimeUnit::Day) {
+                    return Err(
+                        Problem::not_supported("Stay limits are in days (TimeUnit Day).")
+                            .at(format!("{l_tag}/@TimeUnit")),
+                    );
+                }
+                let nights = || {
+                    l.time.and_then(|t| u32::try_from(t).ok()).ok_or_else(|| {
+                        Problem::required("The stay limit is Time, in days (0 or more).")
+                            .at(format!("{l_tag}/@Time"))
+                    })
+                };
+                changes.push(match l.min_max_message_type.clone() {
+                Some(an::MinMaxMessageType::SetMinLos | an::MinMaxMessageType::MinLos) => restriction(Restriction::MinStay, Some(nights()?)),
+                Some(an::MinMaxMessageType::SetMaxLos | an::MinMaxMessageType::MaxLos) => restriction(Restriction::MaxStay, Some(nights()?)),
+                Some(an::MinMaxMessageType::RemoveMinLos) => restriction(Restriction::MinStay, None),
+                Some(an::MinMaxMessageType::RemoveMaxLos) => restriction(Restriction::MaxStay, None),
+                None => return Err(Problem::required("The stay limit's MinMaxMessageType is SetMinLOS, SetMaxLOS, RemoveMinLOS or RemoveMaxLOS.").at(format!("{l_tag}/@MinMaxMessageType"))),
+                Some(other) => {
+                    notes.push((
+                        format!("MinMaxMessageType {} is not kept by the gateway (SetMinLOS, SetMaxLOS, RemoveMinLOS and RemoveMaxLOS of the arrival day are): not applied.", other.as_str()),
+                        format!("{l_tag}/@MinMaxMessageType"),
+                    ));
+                    continue;
+                }
+            });
+            }
+        }
+    }
+    let limited = changes.iter().any(|c| {
+        matches!(
+            c,
+            Change::SetRooms(_) | Change::AdjustRooms(_) | Change::ContentRooms
+        )
+    });
+    if limited && sac.inv_type_code.is_none() && sac.inv_code.is_none() {
+        return Err(Problem::not_supported(
+            "Rooms on sale are kept per room type: a BookingLimit of the whole hotel is not; name the room type with InvTypeCode.",
+        )
+        .at(format!("{sac_tag}/@InvTypeCode")));
+    }
+    let rooms = rooms(sac, hotel, !limited, &sac_tag)?;
+    Ok(rooms
+        .into_iter()
+        .flat_map(|room| {
+            changes
+                .iter()
+                .map(move |change| (room.clone(), change.clone()))
+        })
+        .map(|(room, change)| Item {
+            tag: tag.to_string(),
+            room,
+            span,
+            change,
+        })
+        .collect())
+}
+
+/// `OTA_HotelRateAmountNotifRQ`: the amount of a night per room type, rate plan, currency and
+/// number of guests.
+pub fn rate_amount(
+    cx: &Ctx,
+    catalogue: &Catalogue,
+    rq: &OtaHotelRateAmountNotifRq,
+) -> Result<Read, Vec<Problem>> {
+    const BASE: &str = "/OTA_HotelRateAmountNotifRQ/RateAmountMessages";
+    let hotel = hotel(
+        cx,
+        catalogue,
+        rq.rate_amount_messages.hotel_code.as_deref(),
+        BASE,
+    )
+    .map_err(|p| vec![p])?;
+    let mut out = Collect::default();
+    if rq.notif_type == Some(ota_messages::hotel_rate_amount_notif::RateNotifType::Remove) {
+        return Err(vec![
+            Problem::not_supported(
+                "NotifType Remove is not read: send the amounts (Delta or Overlay).",
+            )
+            .at("/OTA_HotelRateAmountNotifRQ/@NotifType"),
+        ]);
+    }
+    for (i, m) in rq
+        .rate_amount_messages
+        .rate_amount_message
+        .iter()
+        .enumerate()
+    {
+        let tag = format!("{BASE}/RateAmountMessage[{}]", i + 1);
+        let sac = &m.status_application_control;
+        let sac_tag = format!("{tag}/StatusApplicationControl");
+        let head = (|| {
+            let span = span(
+                sac.start.as_ref(),
+                sac.end.as_ref(),
+                sac.duration.as_deref(),
+                weekdays(sac),
+                &sac_tag,
+            )?;
+            let rooms = rooms(sac, hotel, false, &sac_tag)?;
+            let board = plan(sac, catalogue, &sac_tag)?.ok_or_else(|| {
+                Problem::required("The rate plan (board) is RatePlanCode.")
+                    .at(format!("{sac_tag}/@RatePlanCode"))
+            })?;
+            Ok((span, rooms, board))
+        })();
+        let (sac_span, rooms, board) = match head {
+            Ok(h) => h,
+            Err(p) => {
+                out.push(Err(p));
+                continue;
+            }
+        };
+        for (j, rate) in m.rates.rate.iter().enumerate() {
+            let r_tag = format!("{tag}/Rates/Rate[{}]", j + 1);
+            let given = rate.start.is_some() || rate.end.is_some();
+            let rate_days = [
+                rate.mon, rate.tue, rate.weds, rate.thur, rate.fri, rate.sat, rate.sun,
+            ];
+            let span = if given || rate_days.iter().any(Option::is_some) {
+                let (start, end) = if given {
+                    (rate.start.as_ref(), rate.end.as_ref())
+                } else {
+                    (sac.start.as_ref(), sac.end.as_ref())
+                };
+                match span(
+                    start,
+                    end,
+                    rate.duration.as_deref(),
+                    if rate_days.iter().any(Option::is_some) {
+                        rate_days
+                    } else {
+                        weekdays(sac)
+                    },
+                    &r_tag,
+                ) {
+                    Ok(s) => s,
+                    Err(p) => {
+                        out.push(Err(p));
+                        continue;
+                    }
+                }
+            } else {
+                sac_span
+            };
+            for (present, name) in [
+                (
+                    rate.additional_guest_amounts.is_some(),
+                    "AdditionalGuestAmounts",
+                ),
+                (rate.fees.is_some(), "Fees"),
+                (rate.meals_included.is_some(), "MealsIncluded"),
+            ] {
+                out.note(
+                    present,
+                    &format!("{name} is not kept by the gateway: not applied."),
+                    format!("{r_tag}/{name}"),
+                );
+            }
+            let amounts = rate
+                .base_by_guest_amts
+                .as_ref()
+                .map(|a| a.base_by_guest_amt.as_slice())
+                .unwrap_or_default();
+            if amounts.is_empty() {
+                out.push(Err(Problem::required(
+                    "The amounts are BaseByGuestAmts/BaseByGuestAmt.",
+                )
+                .at(format!("{r_tag}/BaseByGuestAmts"))));
+            }
+            for (k, amt) in amounts.iter().enumerate() {
+                let a_tag = format!("{r_tag}/BaseByGuestAmts/BaseByGuestAmt[{}]", k + 1);
+                if amt.age_qualifying_code.as_ref().is_some_and(|c| {
+                    !matches!(c, AgeQualifyingCode::Adult | AgeQualifyingCode::Senior)
+                }) {
+                    out.note(true, "A room is priced by its number of guests: an amount of one age category other than adults is not applied.", a_tag);
+                    continue;
+                }
+                out.push((|| {
+                    let Some(amount) = amt.amount_after_tax.or(amt.amount_before_tax).map(|d| d.0)
+                    else {
+                        return Err(Problem::required(
+                            "The amount is AmountAfterTax (or AmountBeforeTax).",
+                        )
+                        .at(format!("{a_tag}/@AmountAfterTax")));
+                    };
+                    if amount.is_sign_negative() {
+                        return Err(Problem::biz(
+                            ErrorCode::InvalidValue,
+                            format!("Amount {amount} is below 0."),
+                        )
+                        .at(format!("{a_tag}/@AmountAfterTax")));
+                    }
+                    let Some(currency) = amt
+                        .currency_code
+                        .clone()
+                        .or_else(|| rate.currency_code.clone())
+                    else {
+                        return Err(Problem::required(
+                            "The currency is CurrencyCode (of the Rate or the amount).",
+                        )
+                        .at(format!("{r_tag}/@CurrencyCode")));
+                    };
+                    if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
+                        return Err(Problem::biz(
+                            ErrorCode::InvalidCurrencyCode,
+                            format!("CurrencyCode {currency:?} is not an ISO 4217 code."),
+                        )
+                        .at(format!("{r_tag}/@CurrencyCode")));
+                    }
+                    let guests =
+                        u32::try_from(amt.number_of_guests.unwrap_or(0)).unwrap_or(u32::MAX);
+                    let change = Change::Rate {
+                        board: board.clone(),
+                        currency,
+                        guests,
+                        amount,
+                    };
+                    Ok(rooms
+                        .iter()
+                        .map(|room| Item {
+                            tag: a_tag.clone(),
+                            room: room.clone(),
+                            span,
+                            change: change.clone(),
+                        })
+                        .collect())
+                })());
+            }
+        }
+    }
+    out.finish(
+        hotel,
+        stamp(cx, rq.time_stamp.as_ref()),
+        "OTA_HotelRateAmountNotifRQ",
+    )
+}

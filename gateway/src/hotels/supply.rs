@@ -1,0 +1,432 @@
+//! What a hotel's supplier said, night by night, over the content (issue 21): the rooms on
+//! sale, the restrictions (closed, closed to arrival or departure, minimum and maximum stay)
+//! and the nightly amounts it pushed with OTA notifications. Held in memory with each hotel of
+//! the catalogue ([`crate::hotels::catalogue::Hotel::supply`]); read by availability, Quote,
+//! Commit and modify.
+//!
+//! Each value carries the [`Stamp`] of the message that set it: a message older than the value
+//! never replaces it (the repo compares stamps when it applies a message). A restriction may be
+//! set for one rate plan (board) or for every one (`""`): the newer of the two holds.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rust_decimal::Decimal;
+
+/// When a supplier's message was made: its `TimeStamp` (else when it arrived).
+pub type Stamp = DateTime<Utc>;
+
+/// The rate plan code that stands for every rate plan (a restriction without `RatePlanCode`).
+pub const EVERY_PLAN: &str = "";
+
+/// A restriction a supplier sets on a night.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Restriction {
+    /// The night is not sold (`RestrictionStatus@Restriction="Master"`).
+    Closed,
+    /// No stay arrives on this day.
+    ClosedToArrival,
+    /// No stay departs on this day.
+    ClosedToDeparture,
+    /// A stay arriving on this day lasts at least so many nights.
+    MinStay,
+    /// A stay arriving on this day lasts at most so many nights.
+    MaxStay,
+}
+
+impl Restriction {
+    /// Every restriction, in the order they are checked.
+    pub const ALL: [Restriction; 5] = [
+        Restriction::Closed,
+        Restriction::ClosedToArrival,
+        Restriction::ClosedToDeparture,
+        Restriction::MinStay,
+        Restriction::MaxStay,
+    ];
+
+    /// Its stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Restriction::Closed => "closed",
+            Restriction::ClosedToArrival => "arrival",
+            Restriction::ClosedToDeparture => "departure",
+            Restriction::MinStay => "min_stay",
+            Restriction::MaxStay => "max_stay",
+        }
+    }
+
+    /// The restriction of a stored name.
+    pub fn from_name(name: &str) -> Option<Restriction> {
+        Restriction::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+}
+
+/// A value as a message set it, with the message's stamp. `None`: lifted (a restriction
+/// opened, a stay limit removed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamped<T> {
+    /// The value.
+    pub value: T,
+    /// When the message that set it was made.
+    pub stamp: Stamp,
+}
+
+/// The restrictions of one rate plan, by day and kind; `None`: lifted.
+pub type Restrictions = BTreeMap<(NaiveDate, Restriction), Stamped<Option<u32>>>;
+
+/// Nightly amounts of one rate plan in one currency, by night and number of guests (0: any
+/// number).
+pub type Amounts = BTreeMap<(NaiveDate, u32), Stamped<Decimal>>;
+
+/// What a supplier said of one room type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RoomSupply {
+    /// Rooms on sale per night (over the content's units and allotments; `None`: the
+    /// content's again).
+    pub rooms: BTreeMap<NaiveDate, Stamped<Option<u32>>>,
+    /// Restrictions per rate plan ([`EVERY_PLAN`]: every one), night and kind; `None`: lifted.
+    pub restrictions: HashMap<String, Restrictions>,
+    /// Nightly amounts of one room, by rate plan (board) and currency.
+    pub rates: HashMap<String, HashMap<String, Amounts>>,
+}
+
+/// What a supplier said of one hotel, by room type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HotelSupply {
+    /// By room type code.
+    pub rooms: HashMap<String, RoomSupply>,
+}
+
+/// Why a stay cannot be sold as asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restricted {
+    /// A night of the stay is closed.
+    Closed(NaiveDate),
+    /// The arrival day is closed to arrival.
+    ClosedToArrival(NaiveDate),
+    /// The departure day is closed to departure.
+    ClosedToDeparture(NaiveDate),
+    /// A stay arriving that day lasts at least so many nights.
+    MinStay(u32),
+    /// A stay arriving that day lasts at most so many nights.
+    MaxStay(u32),
+}
+
+impl std::fmt::Display for Restricted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Restricted::Closed(night) => write!(f, "the night of {night} is closed"),
+            Restricted::ClosedToArrival(day) => write!(f, "{day} is closed to arrival"),
+            Restricted::ClosedToDeparture(day) => write!(f, "{day} is closed to departure"),
+            Restricted::MinStay(n) => {
+                write!(f, "a stay arriving that day lasts at least {n} night(s)")
+            }
+            Restricted::MaxStay(n) => {
+                write!(f, "a stay arriving that day lasts at most {n} night(s)")
+            }
+        }
+    }
+}
+
+impl RoomSupply {
+    /// The restriction of a kind on a day for a rate plan: the newer of the plan's own and
+    /// every plan's.
+    pub fn restriction(&self, board: &str, day: NaiveDate, kind: Restriction) -> Option<u32> {
+        let of = |plan: &str| {
+            self.restrictions
+                .get(plan)
+                .and_then(|r| r.get(&(day, kind)))
+        };
+        match (of(board), of(EVERY_PLAN)) {
+            (Some(a), Some(b)) => {
+                if a.stamp >= b.stamp {
+                    a.value
+                } else {
+                    b.value
+                }
+            }
+            (Some(a), None) | (None, Some(a)) => a.value,
+            (None, None) => None,
+        }
+    }
+
+    /// The first reason a stay from `start` to `end` with this rate plan is not sold, if any:
+    /// a closed night, the arrival or departure day closed, a stay too short or too long.
+    pub fn restricted(&self, board: &str, start: NaiveDate, end: NaiveDate) -> Option<Restricted> {
+        if self.restrictions.is_empty() {
+            return None;
+        }
+        let closed = |day, kind| self.restriction(board, day, kind).is_some_and(|v| v > 0);
+        let mut night = start;
+        while night < end {
+            if closed(night, Restriction::Closed) {
+                return Some(Restricted::Closed(night));
+            }
+            night = night.succ_opt()?;
+        }
+        if closed(start, Restriction::ClosedToArrival) {
+            return Some(Restricted::ClosedToArrival(start));
+        }
+        if closed(end, Restriction::ClosedToDeparture) {
+            return Some(Restricted::ClosedToDeparture(end));
+        }
+        let nights = u32::try_from((end - start).num_days()).unwrap_or(u32::MAX);
+        if let Some(min) = self
+            .restriction(board, start, Restriction::MinStay)
+            .filter(|min| nights < *min)
+        {
+            return Some(Restricted::MinStay(min));
+        }
+        if let Some(max) = self
+            .restriction(board, start, Restriction::MaxStay)
+            .filter(|max| nights > *max)
+        {
+            return Some(Restricted::MaxStay(max));
+        }
+        None
+    }
+
+    /// The amount of one night of a room with this plan and currency for `guests` guests: the
+    /// amount for that many, else the amount for any number.
+    pub fn rate(
+        &self,
+        board: &str,
+        currency: &str,
+        night: NaiveDate,
+        guests: u32,
+    ) -> Option<Decimal> {
+        let amounts = self.rates.get(board)?.get(currency)?;
+        let at = |n: u32| amounts.get(&(night, n)).map(|s| s.value);
+        if guests > 0 {
+            at(guests).or_else(|| at(0))
+        } else {
+            at(0)
+        }
+    }
+
+    /// The (rate plan, currency) pairs it has amounts for.
+    pub fn plans(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.rates
+            .iter()
+            .flat_map(|(b, by_currency)| by_currency.keys().map(move |c| (b.as_str(), c.as_str())))
+    }
+}
+
+impl HotelSupply {
+    /// True when the supplier said nothing of this hotel.
+    pub fn is_empty(&self) -> bool {
+        self.rooms.is_empty()
+    }
+
+    /// What the supplier said of a room type.
+    pub fn room(&self, code: &str) -> Option<&RoomSupply> {
+        self.rooms.get(code)
+    }
+
+    /// Takes the values of `newer` (read from the store after these), replacing those it has.
+    pub fn merge(&mut self, newer: HotelSupply) {
+        for (code, n) in newer.rooms {
+            let room = self.rooms.entry(code).or_default();
+            room.rooms.extend(n.rooms);
+            for (plan, values) in n.restrictions {
+                room.restrictions.entry(plan).or_default().extend(values);
+            }
+            for (plan, by_currency) in n.rates {
+                let plan = room.rates.entry(plan).or_default();
+                for (currency, amounts) in by_currency {
+                    plan.entry(currency).or_default().extend(amounts);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn d(s: &str) -> NaiveDate {
+        s.parse().unwrap()
+    }
+
+    fn at(secs: i64) -> Stamp {
+        DateTime::from_timestamp(1_900_000_000 + secs, 0).unwrap()
+    }
+
+    fn set(
+        r: &mut RoomSupply,
+        plan: &str,
+        day: &str,
+        kind: Restriction,
+        value: Option<u32>,
+        stamp: i64,
+    ) {
+        r.restrictions.entry(plan.into()).or_default().insert(
+            (d(day), kind),
+            Stamped {
+                value,
+                stamp: at(stamp),
+            },
+        );
+    }
+
+    #[test]
+    fn restrictions_hold_the_newer_of_the_plan_and_every_plan() {
+        let mut r = RoomSupply::default();
+        assert_eq!(r.restricted("BB", d("2030-06-01"), d("2030-06-03")), None);
+        set(
+            &mut r,
+            EVERY_PLAN,
+            "2030-06-02",
+            Restriction::Closed,
+            Some(1),
+            1,
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-06-01"), d("2030-06-03")),
+            Some(Restricted::Closed(d("2030-06-02")))
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-06-01"), d("2030-06-02")),
+            None,
+            "the departure day is not a night of the stay"
+        );
+        set(&mut r, "BB", "2030-06-02", Restriction::Closed, Some(0), 2);
+        assert_eq!(
+            r.restricted("BB", d("2030-06-01"), d("2030-06-03")),
+            None,
+            "opened for BB later"
+        );
+        assert!(
+            r.restricted("HB", d("2030-06-01"), d("2030-06-03"))
+                .is_some(),
+            "still closed for the other plans"
+        );
+        set(
+            &mut r,
+            EVERY_PLAN,
+            "2030-06-02",
+            Restriction::Closed,
+            Some(1),
+            3,
+        );
+        assert!(
+            r.restricted("BB", d("2030-06-01"), d("2030-06-03"))
+                .is_some(),
+            "closed for every plan later still"
+        );
+
+        set(
+            &mut r,
+            EVERY_PLAN,
+            "2030-07-01",
+            Restriction::ClosedToArrival,
+            Some(1),
+            1,
+        );
+        set(
+            &mut r,
+            EVERY_PLAN,
+            "2030-07-05",
+            Restriction::ClosedToDeparture,
+            Some(1),
+            1,
+        );
+        set(
+            &mut r,
+            EVERY_PLAN,
+            "2030-07-10",
+            Restriction::MinStay,
+            Some(3),
+            1,
+        );
+        set(
+            &mut r,
+            EVERY_PLAN,
+            "2030-07-10",
+            Restriction::MaxStay,
+            Some(5),
+            1,
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-07-01"), d("2030-07-03")),
+            Some(Restricted::ClosedToArrival(d("2030-07-01")))
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-06-30"), d("2030-07-03")),
+            None,
+            "passing through an arrival-closed day"
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-07-03"), d("2030-07-05")),
+            Some(Restricted::ClosedToDeparture(d("2030-07-05")))
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-07-10"), d("2030-07-12")),
+            Some(Restricted::MinStay(3))
+        );
+        assert_eq!(r.restricted("BB", d("2030-07-10"), d("2030-07-13")), None);
+        assert_eq!(
+            r.restricted("BB", d("2030-07-10"), d("2030-07-16")),
+            Some(Restricted::MaxStay(5))
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-07-11"), d("2030-07-12")),
+            None,
+            "the stay limits are of the arrival day"
+        );
+        set(
+            &mut r,
+            EVERY_PLAN,
+            "2030-07-10",
+            Restriction::MinStay,
+            None,
+            2,
+        );
+        assert_eq!(
+            r.restricted("BB", d("2030-07-10"), d("2030-07-12")),
+            None,
+            "lifted"
+        );
+    }
+
+    #[test]
+    fn an_amount_for_the_guests_else_for_any_number() {
+        let mut r = RoomSupply::default();
+        let amounts = r
+            .rates
+            .entry("BB".into())
+            .or_default()
+            .entry("EUR".into())
+            .or_default();
+        amounts.insert(
+            (d("2030-06-01"), 0),
+            Stamped {
+                value: Decimal::new(100, 0),
+                stamp: at(0),
+            },
+        );
+        amounts.insert(
+            (d("2030-06-01"), 1),
+            Stamped {
+                value: Decimal::new(80, 0),
+                stamp: at(0),
+            },
+        );
+        assert_eq!(
+            r.rate("BB", "EUR", d("2030-06-01"), 1),
+            Some(Decimal::new(80, 0))
+        );
+        assert_eq!(
+            r.rate("BB", "EUR", d("2030-06-01"), 2),
+            Some(Decimal::new(100, 0))
+        );
+        assert_eq!(
+            r.rate("BB", "EUR", d("2030-06-01"), 0),
+            Some(Decimal::new(100, 0))
+        );
+        assert_eq!(r.rate("BB", "USD", d("2030-06-01"), 2), None);
+        assert_eq!(r.rate("BB", "EUR", d("2030-06-02"), 2), None);
+    }
+}
