@@ -1,4 +1,4 @@
--- The outbox: the same as SQLite's 0016 (whose comments describe it).
+-- The outbox: the same as SQLite's 0017 (whose comments describe it).
 ALTER TABLE requestor ADD COLUMN notify_url TEXT;
 
 CREATE TABLE outbox_event (
