@@ -94,6 +94,9 @@ enum OutboxCommand {
         /// Only events in this state: pending, delivered or parked.
         #[arg(long)]
         state: Option<String>,
+        /// Only events for this supplier (its requestor id).
+        #[arg(long)]
+        supplier: Option<String>,
         /// At most this many.
         #[arg(long, default_value_t = 100)]
         limit: i64,
@@ -669,7 +672,7 @@ async fn outbox(command: OutboxCommand, db: Location) -> ExitCode {
         }
     };
     let done = match command {
-        OutboxCommand::List { state, limit } => outbox_admin::list(&store, state, limit).await.map(|events| {
+        OutboxCommand::List { state, supplier, limit } => outbox_admin::list(&store, state, supplier, limit).await.map(|events| {
             let at = |ms: i64| chrono::DateTime::from_timestamp_millis(ms).map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
             let mut out = format!("{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} ERROR", "ID", "STATE", "ATTEMPTS", "SUPPLIER", "BOOKING", "HOTEL", "SEQ", "KIND", "CREATED");
             for e in events {

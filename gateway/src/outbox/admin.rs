@@ -22,15 +22,15 @@ impl From<Abandoned> for OutboxError {
     }
 }
 
-/// The events in `state` (`pending`, `delivered`, `parked`; all: `None`), oldest first, at most
-/// `limit`.
-pub async fn list(store: &Store, state: Option<String>, limit: i64) -> Result<Vec<EventRow>, OutboxError> {
+/// The events in `state` (`pending`, `delivered`, `parked`; all: `None`) for `supplier` (all:
+/// `None`), oldest first, at most `limit`.
+pub async fn list(store: &Store, state: Option<String>, supplier: Option<String>, limit: i64) -> Result<Vec<EventRow>, OutboxError> {
     if let Some(s) = &state
         && ![rules::PENDING, rules::DELIVERED, rules::PARKED].contains(&s.as_str())
     {
         return Err(OutboxError::Invalid(format!("no state {s:?}: pending, delivered or parked")));
     }
-    store.read(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), limit).await?) })).await
+    store.read(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), supplier.as_deref(), limit).await?) })).await
 }
 
 /// Sends a parked event (all parked events: `None`) again, from now on, its attempts counted

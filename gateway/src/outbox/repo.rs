@@ -141,11 +141,15 @@ pub async fn parked(c: &mut Conn<'_>, id: i64, error: &str) -> Result<(), StoreE
     Ok(())
 }
 
-/// The events in `state` (all: `None`), oldest first, at most `limit`.
-pub async fn list(c: &mut Conn<'_>, state: Option<&str>, limit: i64) -> Result<Vec<EventRow>, StoreError> {
+/// The events in `state` (all: `None`) for `supplier` (all: `None`), oldest first, at most
+/// `limit`.
+pub async fn list(c: &mut Conn<'_>, state: Option<&str>, supplier: Option<&str>, limit: i64) -> Result<Vec<EventRow>, StoreError> {
     c.query(
-        &format!("SELECT {COLUMNS} FROM outbox_event e LEFT JOIN requestor r ON r.id = e.supplier_id WHERE ($1 = '' OR e.state = $1) ORDER BY e.id LIMIT $2"),
-        &[&state.unwrap_or(""), &limit],
+        &format!(
+            "SELECT {COLUMNS} FROM outbox_event e LEFT JOIN requestor r ON r.id = e.supplier_id
+             WHERE ($1 = '' OR e.state = $1) AND ($3 = '' OR e.supplier_id = $3) ORDER BY e.id LIMIT $2"
+        ),
+        &[&state.unwrap_or(""), &limit, &supplier.unwrap_or("")],
     )
     .await
 }

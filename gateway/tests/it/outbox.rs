@@ -521,6 +521,10 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
     assert_eq!(lines.len(), 2, "{out}");
     assert!(lines[1].contains("parked") && lines[1].contains(SUPPLIER) && lines[1].contains("HTTP 500"), "{out}");
     let id = lines[1].split_whitespace().next().unwrap().to_string();
+    let (_, out, _) = cli(&["outbox", "list", "--supplier", "NOBODY", "--db", &arg], "");
+    assert_eq!(out.lines().count(), 1, "only the header: {out}");
+    let (_, out, _) = cli(&["outbox", "list", "--supplier", SUPPLIER, "--db", &arg], "");
+    assert_eq!(out.lines().count(), 3, "both events: {out}");
     let (code, _, err) = cli(&["outbox", "retry", "999999", "--db", &arg], "");
     assert_eq!(code, 1, "{err}");
     let (code, _, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", "https://pms.example.com/ota", "--db", &arg], "");
