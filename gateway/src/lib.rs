@@ -17,6 +17,7 @@
 //! | [`content`] | the static content in memory, refreshed when it changes |
 //! | [`import`] | `ota-gateway import` and the demo content |
 //! | [`bookings`] | a booking of either kind: the read and the cancel |
+//! | [`outbox`] | bookings out to suppliers: the events' push (every gateway, in the background) and pull |
 //! | [`hotels`], [`activities`] | the areas: handlers, reader, rules, mapping, repo, catalogue, import |
 //! | [`requestors`], [`auth`] | who calls: the partners, POS authentication (argon2, the cache, throttling) |
 //! | [`limits`] | per-partner rate limits and daily quotas, from memory |
@@ -41,6 +42,7 @@ pub mod import;
 pub mod limits;
 pub mod metrics;
 pub mod operation;
+pub mod outbox;
 pub mod requestors;
 pub mod shared;
 pub mod state;

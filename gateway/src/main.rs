@@ -6,6 +6,8 @@
 //! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
 //! - `ota-gateway requestor add|passwd|disable|enable|list|allow` administers the partners
 //!   (passwords from a prompt or stdin, never from the command line);
+//! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
+//!   ones again;
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
@@ -24,6 +26,8 @@ use ota_gateway::telemetry;
 use ota_gateway::requestors::admin::{self, NewRequestor};
 use ota_gateway::requestors::import::parse_dialect;
 use ota_gateway::limits;
+use ota_gateway::outbox::Settings as OutboxSettings;
+use ota_gateway::outbox::admin as outbox_admin;
 use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
 use ota_gateway::{AppState, Client, ClientError, Location, Store};
 use ota_messages::{Dialect, OPERATIONS};
@@ -64,6 +68,15 @@ enum Command {
         #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB", global = true)]
         db: Location,
     },
+    /// The outbox: the booking events for suppliers (see gateway/README.md, "Bookings out to
+    /// suppliers").
+    Outbox {
+        #[command(subcommand)]
+        command: OutboxCommand,
+        /// The database: a SQLite file (created if missing) or postgres://USER@HOST/DB.
+        #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB", global = true)]
+        db: Location,
+    },
     /// Posts a message file to URL + the path of its root's operation and prints the answer
     /// (exit 1 when the gateway cannot be reached, 2 on a non-200 answer).
     Send {
@@ -71,6 +84,32 @@ enum Command {
         url: String,
         /// The XML message file.
         file: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum OutboxCommand {
+    /// Lists events, oldest first: id, state, attempts, supplier, booking, hotel, kind, last
+    /// error.
+    List {
+        /// Only events in this state: pending, delivered or parked.
+        #[arg(long)]
+        state: Option<String>,
+        /// Only events for this supplier (its requestor id).
+        #[arg(long)]
+        supplier: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+    /// Sends a parked event again (its attempts counted afresh), or every parked event.
+    Retry {
+        /// The event's id (`outbox list`).
+        #[arg(required_unless_present = "all_parked", conflicts_with = "all_parked")]
+        id: Option<i64>,
+        /// Every parked event.
+        #[arg(long)]
+        all_parked: bool,
     },
 }
 
@@ -128,6 +167,10 @@ enum RequestorCommand {
         /// Makes it a distribution partner (a supplier loses its hotels).
         #[arg(long, conflicts_with = "hotels")]
         distributor: bool,
+        /// A supplier's notification URL: the gateway posts OTA_HotelResNotifRQ there for every
+        /// booking change of its hotels; `off` removes it (the supplier then pulls them).
+        #[arg(long, value_name = "URL|off")]
+        notify_url: Option<String>,
     },
     /// Sets a requestor's password, read from a prompt (or from stdin's first line).
     Passwd {
@@ -242,6 +285,22 @@ struct ServeArgs {
     /// The `service.name` of the exported spans.
     #[arg(long, default_value = "ota-gateway", env = "OTA_GATEWAY_OTLP_SERVICE_NAME")]
     otlp_service_name: String,
+    /// Outbox: attempts at pushing an event to its supplier before it is parked (until
+    /// `ota-gateway outbox retry`).
+    #[arg(long, default_value_t = OutboxSettings::default().max_attempts, value_parser = clap::value_parser!(u32).range(1..), env = "OTA_GATEWAY_OUTBOX_MAX_ATTEMPTS")]
+    outbox_max_attempts: u32,
+    /// Outbox: the wait after a failed push, doubled after each further failure (jittered).
+    #[arg(long, default_value = "1s", value_parser = config::parse_duration, env = "OTA_GATEWAY_OUTBOX_RETRY_BASE")]
+    outbox_retry_base: Duration,
+    /// Outbox: the longest wait between two attempts at one event.
+    #[arg(long, default_value = "5m", value_parser = config::parse_duration, env = "OTA_GATEWAY_OUTBOX_RETRY_MAX")]
+    outbox_retry_max: Duration,
+    /// Outbox: how long a supplier's receiver may take to answer a push.
+    #[arg(long, default_value = "10s", value_parser = config::parse_duration, env = "OTA_GATEWAY_OUTBOX_TIMEOUT")]
+    outbox_timeout: Duration,
+    /// Outbox: how often this gateway looks for events due when it found none.
+    #[arg(long, default_value = "100ms", value_parser = config::parse_duration, env = "OTA_GATEWAY_OUTBOX_POLL_INTERVAL")]
+    outbox_poll_interval: Duration,
 }
 
 fn init_logging(format: LogFormat, default_filter: &str) {
@@ -278,6 +337,7 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve(args).await,
         Command::Import { file, db } => import(file, db).await,
         Command::Requestor { command, db } => requestor(command, db).await,
+        Command::Outbox { command, db } => outbox(command, db).await,
         Command::Send { url, file } => send(url, file).await,
     }
 }
@@ -334,6 +394,20 @@ async fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let _refresher = state.content.spawn_refresher();
+    let outbox = OutboxSettings {
+        max_attempts: args.outbox_max_attempts,
+        retry_base: args.outbox_retry_base,
+        retry_max: args.outbox_retry_max.max(args.outbox_retry_base),
+        timeout: args.outbox_timeout,
+        poll: args.outbox_poll_interval.max(Duration::from_millis(10)),
+        ..OutboxSettings::default()
+    };
+    let content = state.content.clone();
+    let catalogues = std::sync::Arc::new(move || {
+        let now = content.get();
+        ota_gateway::outbox::mapping::Catalogues { hotels: now.hotels.clone(), activities: now.activities.clone() }
+    });
+    let delivery = tokio::spawn(ota_gateway::outbox::deliver::run(store.clone(), catalogues, outbox.clone()));
     let listener = match tokio::net::TcpListener::bind(config.addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -362,6 +436,14 @@ async fn serve(args: ServeArgs) -> ExitCode {
     tracing::info!(database = %store.describe(), "store open");
     banner(&state, addr, &config.base_path).await;
     let served = ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await;
+    // The events this gateway holds go back at once (their deliveries in flight are repeated).
+    delivery.abort();
+    let _ = delivery.await;
+    match ota_gateway::outbox::deliver::release(&store, &outbox).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(events = n, "outbox events this gateway held were given back"),
+        Err(e) => tracing::warn!(error = %e, "the outbox events this gateway held could not be given back; they are sent again when their lease ends"),
+    }
     telemetry::shutdown();
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -500,7 +582,7 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for, hotels, distributor } => {
+        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for, hotels, distributor, notify_url } => {
             // 0: `off`.
             let (rate, daily_quota) = (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
             let mut done = Vec::new();
@@ -535,8 +617,18 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 });
                 result = admin::set_role(&store, &id, role).await;
             }
+            if result.is_ok()
+                && let Some(url) = notify_url
+            {
+                let url = Some(url).filter(|u| u != "off");
+                done.push(match &url {
+                    Some(u) => format!("is notified at {}", outbox_admin::shown_url(u)),
+                    None => "pulls its notifications (no URL)".to_string(),
+                });
+                result = outbox_admin::set_notify_url(&store, &id, url).await.map_err(|e| admin::AdminError::Invalid(e.to_string()));
+            }
             if done.is_empty() {
-                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate, --rate-for, --daily-quota, --hotels or --distributor".into()));
+                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate, --rate-for, --daily-quota, --hotels, --distributor or --notify-url".into()));
             }
             result.map(|()| format!("requestor {id} {}", done.join(", ")))
         }
@@ -587,9 +679,56 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 if let Role::Supplier { hotels } = &r.role {
                     out.push_str(&format!(" (hotels: {})", if hotels.is_empty() { "none".to_string() } else { hotels.iter().cloned().collect::<Vec<_>>().join(",") }));
                 }
+                if let Some(url) = &r.notify_url {
+                    out.push_str(&format!(" (notified at {})", outbox_admin::shown_url(url)));
+                }
             }
             out
         }),
+    };
+    match done {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("ota-gateway: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn outbox(command: OutboxCommand, db: Location) -> ExitCode {
+    init_logging(LogFormat::Text, "warn");
+    let store = match Store::open(&db).await {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("ota-gateway: cannot open the database {db}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let done = match command {
+        OutboxCommand::List { state, supplier, limit } => outbox_admin::list(&store, state, supplier, limit).await.map(|events| {
+            let at = |ms: i64| chrono::DateTime::from_timestamp_millis(ms).map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
+            let mut out = format!("{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} ERROR", "ID", "STATE", "ATTEMPTS", "SUPPLIER", "BOOKING", "HOTEL", "SEQ", "KIND", "CREATED");
+            for e in events {
+                out.push_str(&format!(
+                    "\n{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} {}",
+                    e.id,
+                    e.state,
+                    e.attempts,
+                    e.supplier_id,
+                    format!("{}:{}", e.booking_kind, e.booking_ref),
+                    e.hotel_code,
+                    e.seq,
+                    e.event_kind,
+                    at(e.created_at),
+                    e.last_error.as_deref().unwrap_or("-")
+                ));
+            }
+            out
+        }),
+        OutboxCommand::Retry { id, all_parked: _ } => outbox_admin::retry(&store, id).await.map(|n| format!("{n} parked event(s) will be sent again")),
     };
     match done {
         Ok(text) => {

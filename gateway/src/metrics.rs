@@ -21,6 +21,9 @@
 //! | `ota_bookings_cancelled_total{kind}` | counter | [`booking_cancelled`] |
 //! | `ota_requestor_requests_total{requestor,kind}` | counter | [`requestor_request`] |
 //! | `ota_requestor_limited_total{requestor,limit}` | counter | [`requestor_limited`] |
+//! | `ota_outbox_events_total{outcome}` | counter | [`outbox_event`]: `delivered`, `failed` (to be retried), `parked` |
+//! | `ota_outbox_pending`, `ota_outbox_parked` | gauge | [`outbox_backlog`]: events not acknowledged yet, and parked ones (every gateway's, read from the database every 10 s) |
+//! | `ota_outbox_delivery_seconds` | histogram | [`outbox_delivered`]: from the booking change to the supplier's acknowledgement |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
 //! | `ota_sqlite_checkpoint_failures_total` | counter | [`checkpoint_failed`] |
 //! | `ota_content_snapshot_age_seconds`, `ota_content_version` | gauge | [`content_snapshot`], set when scraped |
@@ -96,6 +99,15 @@ struct Metrics {
     requestor_requests: Family<RequestorLabels, Counter>,
     requestor_limited: Family<LimitLabels, Counter>,
     supply_values: Counter,
+    outbox_events: Family<OutcomeLabel, Counter>,
+    outbox_latency: Histogram,
+    outbox_pending: Gauge,
+    outbox_parked: Gauge,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabel {
+    outcome: &'static str,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -121,6 +133,10 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         requestor_requests: Family::default(),
         requestor_limited: Family::default(),
         supply_values: Counter::default(),
+        outbox_events: Family::default(),
+        outbox_latency: latency_histogram(),
+        outbox_pending: Gauge::default(),
+        outbox_parked: Gauge::default(),
         registry: Registry::default(),
     };
     registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
@@ -147,6 +163,10 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     );
     registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
     registry.register("supply_values", "Values (a room type's rooms on sale, restriction or amount on one day) written by suppliers' notifications", m.supply_values.clone());
+    registry.register("outbox_events", "Outbox delivery attempts by this gateway, by outcome (delivered, failed: to be retried, parked: held until `outbox retry`)", m.outbox_events.clone());
+    registry.register("outbox_delivery_seconds", "Time from a booking change to its supplier's acknowledgement of the pushed event", m.outbox_latency.clone());
+    registry.register("outbox_pending", "Outbox events not acknowledged yet and not parked, of every gateway (read from the database every 10 s)", m.outbox_pending.clone());
+    registry.register("outbox_parked", "Outbox events parked (waiting for `ota-gateway outbox retry`), of every gateway (read from the database every 10 s)", m.outbox_parked.clone());
     Metrics { registry, ..m }
 });
 
@@ -221,6 +241,24 @@ pub fn requestor_request(requestor: &str, kind: &'static str) {
 /// `daily_quota`).
 pub fn requestor_limited(requestor: &str, limit: &'static str) {
     METRICS.requestor_limited.get_or_create(&LimitLabels { requestor: requestor.to_string(), limit }).inc();
+}
+
+/// An outbox delivery attempt ended: `outcome` is `delivered`, `failed` (to be retried) or
+/// `parked` (failed for the last time allowed).
+pub fn outbox_event(outcome: &'static str) {
+    METRICS.outbox_events.get_or_create(&OutcomeLabel { outcome }).inc();
+}
+
+/// The outbox's backlog, every gateway's: events `pending` (not acknowledged yet, pushed or
+/// pulled) and `parked`.
+pub fn outbox_backlog(pending: i64, parked: i64) {
+    METRICS.outbox_pending.set(pending);
+    METRICS.outbox_parked.set(parked);
+}
+
+/// An outbox event was acknowledged `took` after the booking change that wrote it.
+pub fn outbox_delivered(took: Duration) {
+    METRICS.outbox_latency.observe(took.as_secs_f64());
 }
 
 /// A database failure was met (a request answered with a system error, a failed health check or

@@ -20,7 +20,7 @@ use crate::shared::action::{Action, Asked};
 use crate::shared::context::{Ctx, OpError};
 use crate::state::AppState;
 use crate::store::{StoreError, Ticket};
-use crate::{activities, bookings, hotels};
+use crate::{activities, bookings, hotels, outbox};
 
 /// A `TimeStamp`: UTC, whole seconds, `YYYY-MM-DDThh:mm:ssZ`.
 pub fn time_stamp(now: DateTime<Utc>) -> ota_messages::runtime::DateTime {
@@ -81,10 +81,17 @@ pub struct Request {
 /// them, for its own hotels.
 pub const SUPPLY_ROOTS: &[&str] = &["OTA_HotelAvailNotifRQ", "OTA_HotelInvCountNotifRQ", "OTA_HotelRateAmountNotifRQ", "OTA_NotifReportRQ"];
 
-/// Who may call what: a supplier only the supply operations, a distribution partner only the
-/// others (Type 6, Code 497, naming neither anyone's hotels nor other requestors).
+/// The read a supplier pulls its bookings with (`outbox::pull`), where a distribution partner
+/// reads a booking.
+pub const PULL_ROOT: &str = "OTA_ReadRQ";
+
+/// Who may call what: a supplier only the supply operations (and [`PULL_ROOT`], its pull), a
+/// distribution partner only the others (Type 6, Code 497, naming neither anyone's hotels nor
+/// other requestors).
 fn check_side(role: &Role, root: &str) -> Result<(), Problem> {
-    let supply = SUPPLY_ROOTS.contains(&root);
+    // A supplier's read is the pull of its bookings (see `outbox::pull`); a partner's read is
+    // the booking read.
+    let supply = SUPPLY_ROOTS.contains(&root) || (role.is_supplier() && root == PULL_ROOT);
     match role {
         Role::Distributor if supply => Err(Problem::new(
             ErrorWarningType::Authorization,
@@ -94,9 +101,48 @@ fn check_side(role: &Role, root: &str) -> Result<(), Problem> {
         Role::Supplier { .. } if !supply => Err(Problem::new(
             ErrorWarningType::Authorization,
             ErrorCode::AuthorizationError,
-            format!("{root} is not a supply operation; this requestor is a supplier, which sends only {}.", SUPPLY_ROOTS.join(", ")),
+            format!("{root} is not a supply operation; this requestor is a supplier, which sends only {} (and {PULL_ROOT}, its pull).", SUPPLY_ROOTS.join(", ")),
         )),
         _ => Ok(()),
+    }
+}
+
+/// Where a request carries its POS: its `POS` element, or (a notification report: 2016B has
+/// none there) its `TPA_Extensions/POS`.
+trait Credentials {
+    /// The point of sale.
+    fn credentials(&self) -> &Pos;
+}
+
+macro_rules! credentials_in_pos {
+    ($($rq:ty),* $(,)?) => {
+        $(impl Credentials for $rq {
+            fn credentials(&self) -> &Pos {
+                PosRequest::pos(self)
+            }
+        })*
+    };
+}
+
+credentials_in_pos!(
+    ota_messages::tour_activity_search::OtaTourActivitySearchRq,
+    ota_messages::tour_activity_avail::OtaTourActivityAvailRq,
+    ota_messages::product_descriptive_info::OtaProductDescriptiveInfoRq,
+    ota_messages::tour_activity_book::OtaTourActivityBookRq,
+    ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
+    ota_messages::hotel_avail::OtaHotelAvailRq,
+    ota_messages::hotel_res::OtaHotelResRq,
+    ota_messages::hotel_res_modify::OtaHotelResModifyRq,
+    ota_messages::booking_read::OtaReadRq,
+    ota_messages::cancel::OtaCancelRq,
+    ota_messages::hotel_inv_count_notif::OtaHotelInvCountNotifRq,
+    ota_messages::hotel_avail_notif::OtaHotelAvailNotifRq,
+    ota_messages::hotel_rate_amount_notif::OtaHotelRateAmountNotifRq,
+);
+
+impl Credentials for ota_messages::notif_report::OtaNotifReportRq {
+    fn credentials(&self) -> &Pos {
+        &self.tpa_extensions.pos
     }
 }
 
@@ -104,10 +150,10 @@ fn check_side(role: &Role, root: &str) -> Result<(), Problem> {
 /// the context the handler is given, or the problem the request is answered with.
 async fn admit<Rq>(state: &AppState, content: &Content, meta: &Request, now: DateTime<Utc>, rq: &Rq) -> Result<Ctx, Problem>
 where
-    Rq: ota_messages::runtime::Request + PayloadStdAttributes + PosRequest<Pos = Pos>,
+    Rq: ota_messages::runtime::Request + PayloadStdAttributes + Credentials,
 {
     check_version(rq.version(), Rq::VERSION, Rq::ROOT)?;
-    let requestor = state.auth.authenticate(&content.requestors, rq.pos(), meta.client, meta.deadline).await?;
+    let requestor = state.auth.authenticate(&content.requestors, rq.credentials(), meta.client, meta.deadline).await?;
     check_side(&requestor.role, Rq::ROOT)?;
     Ok(Ctx { store: state.store.clone(), requestor, now, request_id: meta.id.clone(), ticket: meta.ticket.clone(), deadline: meta.deadline })
 }
@@ -236,10 +282,8 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
                     };
                     Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after }
                 })*
-                // supply side (#21): handled by the supply handlers (notifications in, the
-                // supplier's acknowledgements; the gateway sends OTA_HotelResNotifRQ and does
-                // not take it); until they exist, answered as not supported yet.
-                rq @ (AnyRequest::HotelResNotifRq(_) | AnyRequest::NotifReportRq(_)) => not_supported_yet(&rq, now),
+                // The gateway sends OTA_HotelResNotifRQ (`outbox`) and does not take it.
+                rq @ AnyRequest::HotelResNotifRq(_) => not_taken(&rq, now),
             }
         };
     }
@@ -252,21 +296,31 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
         HotelAvailRq => HotelAvailRs: |cx, rq| hotels::availability(cx, &state.hotels(content), rq),
         HotelResRq => HotelResRs: |cx, rq| hotels::book(cx, &state.hotels(content), rq),
         HotelResModifyRq => HotelResModifyRs: |cx, rq| hotels::modify(cx, &state.hotels(content), rq),
-        ReadRq => ResRetrieveRs: |cx, rq| bookings::read(cx, &state.hotels(content), &state.activities(content), rq),
+        ReadRq => ResRetrieveRs: |cx, rq| read(cx, state, content, rq),
         CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, &state.hotels(content), &state.activities(content), rq),
         HotelInvCountNotifRq => HotelInvCountNotifRs: |cx, rq| hotels::inv_count_notif(cx, &state.hotels(content), rq),
         HotelAvailNotifRq => HotelAvailNotifRs: |cx, rq| hotels::avail_notif(cx, &state.hotels(content), rq),
         HotelRateAmountNotifRq => HotelRateAmountNotifRs: |cx, rq| hotels::rate_amount_notif(cx, &state.hotels(content), rq),
+        NotifReportRq => NotifReportRs: |cx, rq| outbox::pull::acknowledge(cx, rq),
     }
 }
 
-/// supply side (#21): handled by the supply handlers once they exist. Until then a request of a
-/// supply root is answered with its RS carrying one Type 2 error, "not supported yet", before
-/// authentication (it tells nothing about any hotel), with the request's `EchoToken` and
-/// `TransactionIdentifier` echoed.
-fn not_supported_yet(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
+/// `/bookread`: a supplier's read is its pull (`outbox::pull`), a partner's the booking read.
+async fn read(cx: &Ctx, state: &AppState, content: &Content, rq: &ota_messages::booking_read::OtaReadRq) -> Result<ota_messages::booking_read::OtaResRetrieveRs, OpError> {
+    if cx.requestor.role.is_supplier() {
+        let catalogues = outbox::mapping::Catalogues { hotels: content.hotels.clone(), activities: content.activities.clone() };
+        outbox::pull::read(cx, &catalogues, rq).await
+    } else {
+        bookings::read(cx, &state.hotels(content), &state.activities(content), rq).await
+    }
+}
+
+/// `OTA_HotelResNotifRQ`: the gateway sends it to suppliers (`outbox`) and takes none: answered
+/// with its RS carrying one Type 2 error, before authentication (it tells nothing about any
+/// hotel), with the request's `EchoToken` and `TransactionIdentifier` echoed.
+fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
     let op = rq.operation();
-    let problem = Problem::not_supported(format!("{} is not supported yet.", op.request_root)).at(format!("/{}", op.request_root));
+    let problem = Problem::not_supported(format!("{} is sent by this gateway to suppliers; it takes none.", op.request_root)).at(format!("/{}", op.request_root));
     let mut message = ota_messages::error_response(op.path, errors([problem])).unwrap_or_else(|| unreachable!("every operation has a response"));
     let (echo, transaction) = rq.payload_std_attributes().map_or((None, None), |a| (a.echo_token().map(str::to_string), a.transaction_identifier().map(str::to_string)));
     if let Some(rs) = message.response_std_attributes_mut() {

@@ -16,7 +16,7 @@ use crate::activities::{self, mapping as activity_mapping, repo as activity_repo
 use crate::errors::{Problem, warnings};
 use crate::hotels::booking::Booking as HotelBooking;
 use crate::hotels::repo::{self as hotel_repo, InventoryError, Lookup};
-use crate::hotels::rules::{inventory, next_update};
+use crate::hotels::rules::{inventory, next_update, outbox as hotel_outbox};
 use crate::hotels::{self, mapping as hotel_mapping};
 use crate::shared::action::Action;
 use crate::shared::cancellation::Cancellation;
@@ -257,6 +257,8 @@ impl Job {
                             InventoryError::Store(e) => OpError::Store(e),
                             other => OpError::Store(crate::store::StoreError::Data(format!("giving rooms back: {other}"))),
                         })?;
+                        // In the same transaction: the suppliers of its hotels are told.
+                        hotel_repo::record_events(c, &after, &hotel_outbox::events(Some(stored), &after)).await?;
                         true
                     } else {
                         false

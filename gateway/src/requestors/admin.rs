@@ -138,6 +138,7 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
             Role::Supplier { hotels } => Some(hotels.iter().cloned().collect()),
             Role::Distributor => None,
         },
+        notify_url: None,
     };
     let mut hashed = import::hash_all(vec![input]).await?;
     let Some(r) = hashed.pop() else {

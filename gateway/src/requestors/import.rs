@@ -56,6 +56,12 @@ pub struct RequestorInput {
     /// an entry of the other supplier earlier in the same file).
     #[serde(default)]
     pub hotels: Option<Vec<String>>,
+    /// A supplier's notification URL: the gateway posts `OTA_HotelResNotifRQ` there for every
+    /// booking change of its hotels (see gateway/README.md, "Bookings out to suppliers"); `""`
+    /// removes it (the supplier then pulls). Absent: a new requestor has none, an existing one
+    /// keeps its own.
+    #[serde(default)]
+    pub notify_url: Option<String>,
 }
 
 fn yes() -> bool {
@@ -76,6 +82,7 @@ impl std::fmt::Debug for RequestorInput {
             .field("daily_quota", &self.daily_quota)
             .field("supplier", &self.supplier)
             .field("hotels", &self.hotels)
+            .field("notify_url", &self.notify_url)
             .finish()
     }
 }
@@ -104,6 +111,8 @@ pub struct HashedRequestor {
     /// The kind (and a supplier's hotels) to store; `None` leaves the stored one (a new
     /// requestor: a distribution partner).
     pub role: Option<Role>,
+    /// The notification URL to store (`Some("")`: none); `None` leaves the stored one.
+    pub notify_url: Option<String>,
 }
 
 /// The longest id and context: the spec's `RequestorID@ID` and `@ID_Context`
@@ -133,6 +142,9 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
             return Err(ImportError::invalid(&entry, format!("password has at most {MAX_PASSWORD} bytes")));
         }
         allow_list(r).map_err(|e| ImportError::invalid(&entry, e))?;
+        if let Some(url) = r.notify_url.as_deref().filter(|u| !u.is_empty()) {
+            check_notify_url(url).map_err(|e| ImportError::invalid(&entry, e))?;
+        }
         dialect(r).map_err(|e| ImportError::invalid(&entry, e))?;
         if let Some(Role::Supplier { hotels }) = role(r).map_err(|e| ImportError::invalid(&entry, e))? {
             for hotel in hotels.iter() {
@@ -185,6 +197,23 @@ fn dialect(r: &RequestorInput) -> Result<Option<Dialect>, String> {
     r.dialect.as_deref().map(parse_dialect).transpose()
 }
 
+/// Checks a supplier's notification URL: `http://` with a host. TLS is not built into the
+/// gateway (as for its database): an `https://` receiver is reached through a TLS-originating
+/// proxy on the gateway's network, whose `http://` address is given here.
+pub fn check_notify_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("notify_url {:?} is not a URL: {e}", LogText(url)))?;
+    if parsed.scheme() == "https" {
+        return Err(format!(
+            "notify_url {:?}: TLS is not built into the gateway; give the http:// address of a TLS-originating proxy that forwards to it",
+            LogText(url)
+        ));
+    }
+    if parsed.scheme() != "http" || parsed.host_str().is_none() {
+        return Err(format!("notify_url {:?} is not http:// with a host", LogText(url)));
+    }
+    Ok(())
+}
+
 /// A dialect by its name; else the names there are.
 pub fn parse_dialect(name: &str) -> Result<Dialect, String> {
     Dialect::from_name(name).ok_or_else(|| {
@@ -214,6 +243,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                     rate: r.rate,
                     daily_quota: r.daily_quota,
                     role,
+                    notify_url: r.notify_url,
                 })
             })
             .collect::<Result<Vec<_>, ImportError>>()
@@ -228,7 +258,7 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None, supplier: None, hotels: None }
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None, supplier: None, hotels: None, notify_url: None }
     }
 
     #[test]
@@ -255,6 +285,17 @@ mod tests {
         assert_eq!(dialect(&ota).unwrap(), Some(Dialect::Ota2016b));
         ota.dialect = Some("OTA-2016\nB".into());
         assert!(validate(&[ota]).is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n')));
+    }
+
+    #[test]
+    fn a_notification_url_is_plain_http_with_a_host() {
+        assert!(check_notify_url("http://127.0.0.1:9000/ota").is_ok());
+        assert!(check_notify_url("https://pms.example.com/ota").unwrap_err().contains("TLS-originating proxy"));
+        assert!(check_notify_url("ftp://x/y").is_err());
+        assert!(check_notify_url("not a url").is_err());
+        let bad = RequestorInput { notify_url: Some("mailto:a@b".into()), ..one("S", "x") };
+        assert!(validate(&[bad]).is_err());
+        assert!(validate(&[RequestorInput { notify_url: Some(String::new()), ..one("S", "x") }]).is_ok(), "empty: removes it");
     }
 
     #[test]

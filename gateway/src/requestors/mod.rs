@@ -45,6 +45,8 @@ pub struct StoredRequestor {
     pub limits: Limits,
     /// A distribution partner or a supplier with its hotels.
     pub role: Role,
+    /// A supplier's notification URL, where the bookings of its hotels are pushed (`outbox`).
+    pub notify_url: Option<String>,
 }
 
 impl StoredRequestor {
@@ -73,6 +75,7 @@ impl std::fmt::Debug for StoredRequestor {
             .field("dialect", &self.dialect)
             .field("limits", &self.limits)
             .field("role", &self.role)
+            .field("notify_url", &self.notify_url)
             .finish_non_exhaustive()
     }
 }
@@ -112,7 +115,7 @@ mod tests {
 
     #[test]
     fn allow_lists() {
-        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default(), role: Role::Distributor };
+        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default(), role: Role::Distributor, notify_url: None };
         assert!(r.allows(None));
         assert!(r.allows(Some("203.0.113.9".parse().unwrap())));
         r.allow = vec!["10.0.0.0/8".parse().unwrap(), "2001:db8::/32".parse().unwrap()];

@@ -13,7 +13,7 @@ use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String, notify_url: Option<String> }
 }
 
 row! {
@@ -29,7 +29,7 @@ row! {
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
     let rows: Vec<RequestorRow> =
-        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind FROM requestor ORDER BY id", &[]).await?;
+        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url FROM requestor ORDER BY id", &[]).await?;
     let hotel_rows: Vec<SupplierHotelRow> = c.query("SELECT requestor_id, hotel_code FROM supplier_hotel ORDER BY requestor_id, hotel_code", &[]).await?;
     let mut hotels: HashMap<String, Vec<String>> = HashMap::new();
     for h in hotel_rows {
@@ -64,6 +64,7 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
                 password_hash: r.password_hash,
                 active: r.active,
                 dialect,
+                notify_url: r.notify_url,
             })
         })
         .collect()
@@ -133,6 +134,9 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
     if let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
     }
+    if let Some(url) = &r.notify_url {
+        c.execute("UPDATE requestor SET notify_url = NULLIF($2, '') WHERE id = $1", &[&r.id, url]).await?;
+    }
     if let Some(role) = &r.role {
         set_role(c, &r.id, role).await?;
     }
@@ -189,6 +193,9 @@ pub(crate) async fn insert_new(c: &mut Conn<'_>, r: &HashedRequestor, now: DateT
         .await?;
     if n == 1 && let Some(allow) = &r.allow {
         replace_allow(c, &r.id, allow).await?;
+    }
+    if n == 1 && let Some(url) = &r.notify_url {
+        c.execute("UPDATE requestor SET notify_url = NULLIF($2, '') WHERE id = $1", &[&r.id, url]).await?;
     }
     if n == 1 && let Some(role) = &r.role {
         set_role(c, &r.id, role).await?;

@@ -2,12 +2,14 @@
 //! Commit ([`action`]), cancellation policies and penalties ([`cancellation`], stored by
 //! `policy_repo`), the values of
 //! import files and requests ([`values`]) and the gateway's own booking references
-//! ([`reference`](mod@reference)).
+//! ([`reference`](mod@reference)), and the outbox event every booking change writes
+//! ([`events`]).
 
 pub mod action;
 pub mod booking;
 pub mod cancellation;
 pub mod context;
+pub mod events;
 pub mod import;
 pub mod lang;
 pub mod log_text;

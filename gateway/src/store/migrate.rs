@@ -31,6 +31,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0014_requestor_rate_for.sql"),
     include_str!("../../migrations/sqlite/0015_suppliers.sql"),
     include_str!("../../migrations/sqlite/0016_supply.sql"),
+    include_str!("../../migrations/sqlite/0017_outbox.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -48,6 +49,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0011_requestor_rate_for.sql"),
     include_str!("../../migrations/postgres/0012_suppliers.sql"),
     include_str!("../../migrations/postgres/0013_supply.sql"),
+    include_str!("../../migrations/postgres/0014_outbox.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

@@ -280,6 +280,17 @@ impl<'c> Conn<'c> {
         }
     }
 
+    /// The clause that makes a `SELECT` lock the rows it gives of the table aliased `alias` and
+    /// pass over those another transaction has locked (PostgreSQL: `FOR UPDATE OF alias SKIP
+    /// LOCKED`, so that gateways taking work from one table never wait for each other); empty on
+    /// SQLite, whose write transactions run one at a time.
+    pub fn skip_locked(&self, alias: &str) -> String {
+        match self.dialect() {
+            SqlDialect::Sqlite => String::new(),
+            SqlDialect::Postgres => format!("FOR UPDATE OF {alias} SKIP LOCKED"),
+        }
+    }
+
     /// Takes the catalogue lock: shared by bookings (which may run together), exclusive for an
     /// import, so an import never removes a product or service under a booking being made and
     /// a booking never lands on one an import is removing. On SQLite every write transaction

@@ -13,7 +13,7 @@ use std::path::Path;
 /// only where [`SIBLINGS_MAY_USE`] says so, and any module of a lower layer.
 pub const LAYERS: &[(&str, &[&str])] = &[
     ("entry: transport, dispatch, the process's state, the content snapshot, the import command", &["http", "operation", "state", "content", "import"]),
-    ("bookings of either kind: the read and the cancel", &["bookings"]),
+    ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
     ("below every area", &["shared", "store", "errors", "metrics", "config", "client"]),
@@ -60,7 +60,7 @@ pub const CODE_LISTS: &[&str] = &["ota_messages::common::ErrorCode", "ota_messag
 pub const NOT_YET: &[(&str, &str)] = &[];
 
 /// The areas whose files [`CONTRACTS`] binds.
-pub const AREAS: &[&str] = &["hotels", "activities", "bookings"];
+pub const AREAS: &[&str] = &["hotels", "activities", "bookings", "outbox"];
 
 /// The files that break a contract of [`CONTRACTS`], and every file outside `store` that names
 /// the database `SqlDialect` (only the store may know it).

@@ -32,6 +32,7 @@ mod load;
 mod migrations;
 mod operator;
 mod ota_partner;
+mod outbox;
 mod pooler;
 mod secrets;
 mod soap;

@@ -5,6 +5,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use rust_decimal::Decimal;
 
 use super::*;
+use crate::shared::events::{self, EventKind};
 
 /// The outcome of a Commit.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +149,8 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
             &[&id, &pk.date_time, &pk.location_name, &pk.pickup_ind],
         )
         .await?;
+        // In the same transaction: the supplier of the pickup hotel is told.
+        events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None, now.timestamp_millis()).await?;
     }
     Ok(Committed::New(Booking { reference: Some(reference), ..b.clone() }))
 }
@@ -300,6 +303,9 @@ pub(crate) async fn cancel(c: &mut Conn<'_>, s: &Stored, cancellation: Cancellat
         &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date, &(b.participants.len() as i64)],
     )
     .await?;
+    if let (Some(pk), Some(reference)) = (&b.pickup, &b.reference) {
+        events::record(c, Kind::Activity, reference, &pk.location_name, EventKind::Cancelled, None, now.timestamp_millis()).await?;
+    }
     Ok(true)
 }
 

@@ -240,6 +240,8 @@ impl Change {
         // In the same transaction: new dates or room types take rooms, the old ones are given back.
         let taken = inventory::change(Some(&stored), Some(&desired));
         repo::apply_inventory(c, &taken, false).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
+        // In the same transaction: the suppliers of its hotels are told.
+        repo::record_events(c, &desired, &rules::outbox::events(Some(&stored), &desired)).await?;
         Ok(desired)
     }
 }

@@ -86,5 +86,6 @@ async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, CommitError>
     let booked = rules::with_reference(b.clone(), &internal);
     repo::insert(c, &booked).await?;
     repo::apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
+    repo::record_events(c, &booked, &crate::hotels::rules::outbox::events(None, &booked)).await?;
     Ok(Committed::New(booked))
 }

@@ -4,6 +4,7 @@
 use chrono::NaiveDateTime;
 
 use super::*;
+use crate::shared::events::{self, EventKind};
 
 /// Stores a new booking (every room priced); gives its row id.
 pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreError> {
@@ -278,4 +279,20 @@ async fn insert_rooms(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), Stor
 /// A revision never given before: every write of a booking takes one.
 async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     c.next_in(Sequence::HotelBookingRevision).await
+}
+
+/// Records the outbox events of a change of the stored booking `b` (see
+/// [`crate::shared::events`]), in the caller's write transaction, after the booking's row was
+/// written: each with the booking's revision now, and its version (last update) `b.updated`.
+pub(crate) async fn record_events(c: &mut Conn<'_>, b: &Booking, events: &[(String, EventKind)]) -> Result<(), StoreError> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let internal_ref = &b.internal_ref;
+    let Scalar(revision): Scalar<i64> = c.query_one("SELECT revision FROM hotel_booking WHERE internal_ref = $1", &[internal_ref]).await?;
+    let version = b.updated.and_utc().timestamp_millis();
+    for (hotel, kind) in events {
+        events::record(c, Kind::Hotel, internal_ref, hotel, *kind, Some(revision), version).await?;
+    }
+    Ok(())
 }

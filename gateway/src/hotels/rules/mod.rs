@@ -4,6 +4,7 @@
 
 pub mod availability;
 pub mod inventory;
+pub mod outbox;
 pub mod reservation;
 pub mod supply;
 

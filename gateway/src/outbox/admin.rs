@@ -1,0 +1,88 @@
+//! `ota-gateway outbox list [--state S] | retry ID | retry --all-parked`, and a supplier's
+//! notification URL (`ota-gateway requestor set ID --notify-url URL|off`).
+
+use super::repo::{self, EventRow};
+use super::rules;
+use crate::store::{Abandoned, Store, StoreError, Ticket, bump_requestors_version};
+
+/// An outbox command failed; nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum OutboxError {
+    /// A value is not acceptable, or names nothing.
+    #[error("{0}")]
+    Invalid(String),
+    /// The store failed.
+    #[error("database: {0}")]
+    Store(#[from] StoreError),
+}
+
+impl From<Abandoned> for OutboxError {
+    fn from(_: Abandoned) -> Self {
+        OutboxError::Invalid("the change was abandoned".into())
+    }
+}
+
+/// The events in `state` (`pending`, `delivered`, `parked`; all: `None`) for `supplier` (all:
+/// `None`), oldest first, at most `limit`.
+pub async fn list(store: &Store, state: Option<String>, supplier: Option<String>, limit: i64) -> Result<Vec<EventRow>, OutboxError> {
+    if let Some(s) = &state
+        && ![rules::PENDING, rules::DELIVERED, rules::PARKED].contains(&s.as_str())
+    {
+        return Err(OutboxError::Invalid(format!("no state {s:?}: pending, delivered or parked")));
+    }
+    store.read(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), supplier.as_deref(), limit).await?) })).await
+}
+
+/// Sends a parked event (all parked events: `None`) again, from now on, its attempts counted
+/// afresh: how many.
+pub async fn retry(store: &Store, id: Option<i64>) -> Result<u64, OutboxError> {
+    let now = super::deliver::now_ms();
+    let n = store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::retry(c, id, now).await?) })).await?;
+    match (id, n) {
+        (Some(id), 0) => Err(OutboxError::Invalid(format!("no parked event {id} (`outbox list --state parked` lists them)"))),
+        _ => Ok(n),
+    }
+}
+
+/// Sets a requestor's notification URL (`None`: removes it; its events are then pulled).
+pub async fn set_notify_url(store: &Store, id: &str, url: Option<String>) -> Result<(), OutboxError> {
+    if let Some(u) = &url {
+        crate::requestors::import::check_notify_url(u).map_err(OutboxError::Invalid)?;
+    }
+    let who = id.to_string();
+    let found = store
+        .write(&Ticket::new(), None, move |c| {
+            Box::pin(async move {
+                let found = repo::set_notify_url(c, &who, url).await?;
+                if found {
+                    bump_requestors_version(c).await?;
+                }
+                Ok::<_, OutboxError>(found)
+            })
+        })
+        .await?;
+    if found { Ok(()) } else { Err(OutboxError::Invalid(format!("no requestor {id:?}"))) }
+}
+
+/// A notification URL as shown (`requestor set`, `requestor list`): its password, if it has
+/// one, as `***`.
+pub fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_a_url_is_never_shown() {
+        assert_eq!(shown_url("http://gw:s3cret@pms.internal:8080/ota"), "http://gw:***@pms.internal:8080/ota");
+        assert_eq!(shown_url("http://pms.internal/ota"), "http://pms.internal/ota");
+    }
+}

@@ -1,0 +1,54 @@
+//! The outbox's pure rules: when to try again, what an event is called, and the states.
+
+use std::time::Duration;
+
+/// An event waits for delivery (or for its acknowledgement, by pull).
+pub const PENDING: &str = "pending";
+/// An event the supplier acknowledged.
+pub const DELIVERED: &str = "delivered";
+/// An event that failed `--outbox-max-attempts` times: held until `outbox retry`.
+pub const PARKED: &str = "parked";
+
+/// The wait before the attempt after `attempts` failed ones: `base` × 2^(attempts − 1), at most
+/// `max`, then "full jitter" over its upper half (`jitter` in 0..1 picks the point), so that
+/// gateways retrying after one outage spread out instead of hitting the receiver together.
+pub fn backoff(attempts: u32, base: Duration, max: Duration, jitter: f64) -> Duration {
+    let exp = attempts.saturating_sub(1).min(30);
+    let full = base.saturating_mul(1u32 << exp).min(max);
+    full.mul_f64(0.5 + 0.5 * jitter.clamp(0.0, 1.0))
+}
+
+/// An event as logs name it: `{id} ({Internal reference}/{hotel}/{seq})`, e.g.
+/// `17 (HTL-7K2M9QX4TB/HTL00042/2)`. Its id is its stable identity, the `MessageID` of every
+/// message that delivers it (a repeat carries the same); the rest says which booking, hotel and
+/// place among that booking's events there.
+pub fn identity(id: i64, booking_ref: &str, hotel: &str, seq: i64) -> String {
+    format!("{id} ({booking_ref}/{hotel}/{seq})")
+}
+
+/// An error text as stored and logged: one line, at most 500 characters.
+pub fn error_text(e: &str) -> String {
+    let one: String = e.chars().map(|c| if c.is_control() { ' ' } else { c }).take(500).collect();
+    one.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backoff_doubles_up_to_its_maximum_and_is_jittered_over_the_upper_half() {
+        let (base, max) = (Duration::from_millis(100), Duration::from_secs(2));
+        assert_eq!(backoff(1, base, max, 1.0), Duration::from_millis(100));
+        assert_eq!(backoff(1, base, max, 0.0), Duration::from_millis(50));
+        assert_eq!(backoff(3, base, max, 1.0), Duration::from_millis(400));
+        assert_eq!(backoff(10, base, max, 1.0), max);
+        assert_eq!(backoff(100, base, max, 0.0), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn an_event_is_named_by_its_id_and_its_place() {
+        assert_eq!(identity(17, "HTL-7K2M9QX4TB", "HTL00042", 3), "17 (HTL-7K2M9QX4TB/HTL00042/3)");
+        assert_eq!(error_text("a\nb"), "a b");
+    }
+}
