@@ -50,7 +50,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Runs the gateway.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Loads requestors, activities and hotels from a JSON import file (one transaction).
     Import {
         /// The import file.
@@ -334,7 +334,7 @@ fn init_logging_with(format: LogFormat, default_filter: &str, otlp: Option<&tele
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => serve(args).await,
+        Command::Serve(args) => serve(*args).await,
         Command::Import { file, db } => import(file, db).await,
         Command::Requestor { command, db } => requestor(command, db).await,
         Command::Outbox { command, db } => outbox(command, db).await,
