@@ -25,6 +25,7 @@
 //! | [`metrics`] | the Prometheus metrics and the functions that record them |
 //! | [`client`] | a typed async client |
 //! | [`config`] | the server's settings |
+//! | [`txlog`] | the transaction log: chosen partners' requests and answers, passwords out, personal values masked; search, retention, replay |
 //! | [`errors`] | OTA `Errors` / `Warnings` |
 
 pub mod activities;
@@ -44,6 +45,7 @@ pub mod requestors;
 pub mod shared;
 pub mod state;
 pub mod store;
+pub mod txlog;
 
 pub use client::{Client, ClientError};
 pub use config::Config;

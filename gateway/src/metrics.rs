@@ -21,6 +21,7 @@
 //! | `ota_bookings_cancelled_total{kind}` | counter | [`booking_cancelled`] |
 //! | `ota_requestor_requests_total{requestor,kind}` | counter | [`requestor_request`] |
 //! | `ota_requestor_limited_total{requestor,limit}` | counter | [`requestor_limited`] |
+//! | `ota_txlog_entries_total{outcome}` | counter | the transaction log ([`txlog_entries`]): `written`, `dropped` (the queue was full), `failed` (the database refused the batch) |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
 //! | `ota_sqlite_checkpoint_failures_total` | counter | [`checkpoint_failed`] |
 //! | `ota_content_snapshot_age_seconds`, `ota_content_version` | gauge | [`content_snapshot`], set when scraped |
@@ -95,6 +96,12 @@ struct Metrics {
     content_version: Gauge,
     requestor_requests: Family<RequestorLabels, Counter>,
     requestor_limited: Family<LimitLabels, Counter>,
+    txlog: Family<OutcomeLabel, Counter>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabel {
+    outcome: &'static str,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -119,6 +126,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         content_version: Gauge::default(),
         requestor_requests: Family::default(),
         requestor_limited: Family::default(),
+        txlog: Family::default(),
         registry: Registry::default(),
     };
     registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
@@ -144,6 +152,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         m.requestor_requests.clone(),
     );
     registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
+    registry.register(
+        "txlog_entries",
+        "Transaction log entries, by outcome: written to the database, dropped (the writer's queue was full: the answer never waits for the log), failed (the database refused their batch)",
+        m.txlog.clone(),
+    );
     Metrics { registry, ..m }
 });
 
@@ -166,6 +179,12 @@ pub fn request(operation: &'static str, status: u16, took: Duration) {
     let m = &*METRICS;
     m.requests.get_or_create(&RequestLabels { operation, status }).inc();
     m.latency.get_or_create(&OperationLabel { operation }).observe(took.as_secs_f64());
+}
+
+/// `n` transaction log entries had this outcome: `"written"`, `"dropped"` (the writer's queue
+/// was full) or `"failed"` (the database refused their batch).
+pub fn txlog_entries(outcome: &'static str, n: u64) {
+    METRICS.txlog.get_or_create(&OutcomeLabel { outcome }).inc_by(n);
 }
 
 /// An authentication failed (after its password was checked, or for a requestor that does not

@@ -165,6 +165,8 @@ pub struct Answer {
     /// Set when the request was refused by a per-partner limit ([`crate::limits`]): the
     /// seconds to wait (the transport answers 429 with `Retry-After`).
     pub retry_after: Option<u64>,
+    /// The requestor that authenticated (`None`: the request was not admitted).
+    pub requestor: Option<String>,
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
@@ -179,9 +181,11 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
             match request {
                 $(AnyRequest::$rq($m) => {
                     let mut retry_after = None;
+                    let mut requestor = None;
                     let (handled, dialect) = match admit(state, content, meta, now, &*$m).await {
                         Ok(admitted) => {
                             let dialect = admitted.requestor.dialect;
+                            requestor = Some(admitted.requestor.id.clone());
                             // The partner's limits: from memory, before the handler touches the store.
                             match state.limits.admit(&admitted.requestor, operation_of(&*$m), Instant::now(), now) {
                                 Ok(()) => {
@@ -203,7 +207,7 @@ pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> 
                         }
                         Err(problem) => (Err(problem), Dialect::default()),
                     };
-                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after }
+                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after, requestor }
                 })*
             }
         };

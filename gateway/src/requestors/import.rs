@@ -45,6 +45,14 @@ pub struct RequestorInput {
     /// for `rate`.
     #[serde(default)]
     pub daily_quota: Option<u32>,
+    /// What of its traffic the transaction log keeps: `off`, `errors`, `bookings` or `all`.
+    /// Absent: a new requestor is not logged, an existing one keeps its level.
+    #[serde(default)]
+    pub log: Option<String>,
+    /// At `log: "all"`, the share of its searches, availability checks and static content
+    /// requests logged (`0.1`); absent: as for `log` (a new requestor: 1, all of them).
+    #[serde(default)]
+    pub log_sample: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -63,6 +71,8 @@ impl std::fmt::Debug for RequestorInput {
             .field("dialect", &self.dialect)
             .field("rate", &self.rate)
             .field("daily_quota", &self.daily_quota)
+            .field("log", &self.log)
+            .field("log_sample", &self.log_sample)
             .finish()
     }
 }
@@ -88,6 +98,10 @@ pub struct HashedRequestor {
     pub rate: Option<u32>,
     /// The daily quota to store (`Some(0)`: none); `None` leaves the stored one.
     pub daily_quota: Option<u32>,
+    /// The log level to store; `None` leaves the stored one (a new requestor: off).
+    pub log: Option<crate::txlog::Level>,
+    /// The log sample to store; `None` leaves the stored one (a new requestor: all).
+    pub log_sample: Option<crate::txlog::Sample>,
 }
 
 /// The longest id and context: the spec's `RequestorID@ID` and `@ID_Context`
@@ -117,6 +131,7 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
         }
         allow_list(r).map_err(|e| ImportError::invalid(&entry, e))?;
         dialect(r).map_err(|e| ImportError::invalid(&entry, e))?;
+        log(r).map_err(|e| ImportError::invalid(&entry, e))?;
         if !seen.insert(r.id.as_str()) {
             return Err(ImportError::invalid(&entry, "appears twice"));
         }
@@ -132,6 +147,13 @@ fn allow_list(r: &RequestorInput) -> Result<Option<Vec<IpNet>>, String> {
 /// The dialect of an import entry, checked.
 fn dialect(r: &RequestorInput) -> Result<Option<Dialect>, String> {
     r.dialect.as_deref().map(parse_dialect).transpose()
+}
+
+/// The log level and sample of an import entry, checked.
+fn log(r: &RequestorInput) -> Result<(Option<crate::txlog::Level>, Option<crate::txlog::Sample>), String> {
+    let level = r.log.as_deref().map(crate::txlog::Level::parse).transpose().map_err(|e| format!("log: {e}"))?;
+    let sample = r.log_sample.map(|v| crate::txlog::Sample::parse(&v.to_string())).transpose().map_err(|e| format!("log_sample: {e}"))?;
+    Ok((level, sample))
 }
 
 /// A dialect by its name; else the names there are.
@@ -151,6 +173,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
             .map(|r| {
                 let allow = allow_list(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 let dialect = dialect(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
+                let (log, log_sample) = log(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 Ok(HashedRequestor {
                     allow,
                     password_hash: hash_password(&r.password).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
@@ -161,6 +184,8 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                     dialect,
                     rate: r.rate,
                     daily_quota: r.daily_quota,
+                    log,
+                    log_sample,
                 })
             })
             .collect::<Result<Vec<_>, ImportError>>()
@@ -175,7 +200,7 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None }
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None, log: None, log_sample: None }
     }
 
     #[test]
@@ -202,5 +227,14 @@ mod tests {
         assert_eq!(dialect(&ota).unwrap(), Some(Dialect::Ota2016b));
         ota.dialect = Some("OTA-2016\nB".into());
         assert!(validate(&[ota]).is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n')));
+        let mut logged = one("A", "x");
+        logged.log = Some("all".into());
+        logged.log_sample = Some(0.25);
+        assert_eq!(log(&logged).unwrap(), (Some(crate::txlog::Level::All), Some(crate::txlog::Sample::from_ppm(250_000))));
+        logged.log = Some("everything".into());
+        assert!(validate(&[logged.clone()]).is_err_and(|e| e.to_string().contains("log")));
+        logged.log = None;
+        logged.log_sample = Some(1.5);
+        assert!(validate(&[logged]).is_err_and(|e| e.to_string().contains("log_sample")));
     }
 }

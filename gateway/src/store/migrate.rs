@@ -29,6 +29,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0012_requestor_traffic.sql"),
     include_str!("../../migrations/sqlite/0013_requestor_traffic_requests.sql"),
     include_str!("../../migrations/sqlite/0014_requestor_rate_for.sql"),
+    include_str!("../../migrations/sqlite/0015_txlog.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -44,6 +45,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0009_requestor_traffic.sql"),
     include_str!("../../migrations/postgres/0010_requestor_traffic_requests.sql"),
     include_str!("../../migrations/postgres/0011_requestor_rate_for.sql"),
+    include_str!("../../migrations/postgres/0012_txlog.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.
