@@ -4,7 +4,7 @@
 -- deleted after --log-retention by every gateway. Bodies as stored: passwords removed, personal
 -- values masked unless `masked` is 0.
 CREATE TABLE txlog_entry (
-    id INTEGER PRIMARY KEY,                 -- random, positive (chosen by the gateway)
+    id INTEGER PRIMARY KEY,                 -- from the arrival: microseconds since 1970 x 1000 + a random 0-999
     at TEXT NOT NULL,                       -- UTC, YYYY-MM-DDThh:mm:ssZ: when the request came
     requestor_id TEXT NOT NULL,
     operation TEXT NOT NULL,                -- the path without its slash (hotelbook)

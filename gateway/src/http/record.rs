@@ -1,7 +1,9 @@
 //! The capture of the transaction log ([`crate::txlog`]): a layer on the operation paths that
 //! hands each request a [`Recording`] (filled by the operation's handler with the body it read
 //! and the requestor that authenticated) and, after the answer, queues the request and answer
-//! for the log's writer when the requestor's policy wants them.
+//! for the log's writer when the requestor's policy wants them. An error answer to a request
+//! that did not authenticate (a schema error, a wrong `Version` or password) counts as the
+//! requestor its POS names, when there is one.
 //!
 //! It costs a request nothing when no requestor is logged (one flag of the requestors in
 //! memory), and otherwise a body reference and a lookup: the bodies are shared buffers, never
@@ -80,7 +82,13 @@ pub(super) async fn record(State(state): State<AppState>, mut req: Request, next
     let recording = Recording::default();
     req.extensions_mut().insert(recording.clone());
     let res = next.run(req).await;
-    let (Some(request), Some(requestor)) = recording.take() else { return res };
+    let (Some(request), requestor) = recording.take() else { return res };
+    // A request that did not authenticate (a schema error, a wrong Version or password) is an
+    // error of the partner it names: kept when that partner's errors are.
+    let authenticated = requestor.is_some();
+    let Some(requestor) = requestor.or_else(|| crate::txlog::mask::claimed_requestor(&request)) else {
+        return res;
+    };
     let Some(policy) = state.content.get().requestors.get(&requestor).map(|r| r.log).filter(|p| p.level != crate::txlog::Level::Off) else {
         return res;
     };
@@ -96,7 +104,7 @@ pub(super) async fn record(State(state): State<AppState>, mut req: Request, next
     };
     let operation = op.path.trim_start_matches('/');
     let failed = failed(status, &answer);
-    if policy.wants(operation, failed) {
+    if (authenticated || failed) && policy.wants(operation, failed) {
         state.txlog.record(Captured {
             at,
             requestor,

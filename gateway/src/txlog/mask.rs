@@ -4,7 +4,8 @@
 //! values replaced; a plain request, a SOAP envelope and an answer alike.
 //!
 //! - **Passwords**, always: every `MessagePassword` attribute and the text of every
-//!   `Password` element outside the OTA namespace (WS-Security's `UsernameToken`) become empty.
+//!   `Password` element (WS-Security's `UsernameToken`) become empty, as does any attribute or
+//!   element with `password` in its name.
 //! - **Personal values**, when masking: every attribute and element of a name that
 //!   [`ota_messages::PERSONAL`] lists (the spec's `gen:personal`) gets its mask, a valid value
 //!   of its type (`***`, `1900-01-01`), so a masked request still decodes and can be replayed.
@@ -63,13 +64,13 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
             references.push(r.to_string());
         }
         for a in node.attributes() {
-            if a.name() == "MessagePassword" {
+            if is_password(a.name()) {
                 edits.push((a.range_value(), ""));
             } else if masked && let Some(p) = PERSONAL.iter().find(|p| p.attribute && p.name == a.name()) {
                 edits.push((a.range_value(), p.mask));
             }
         }
-        let replaced = if name == "Password" && node.tag_name().namespace() != Some(OTA) {
+        let replaced = if is_password(name) {
             Some("")
         } else if masked {
             PERSONAL.iter().find(|p| !p.attribute && p.name == name).map(|p| p.mask)
@@ -83,6 +84,26 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
         }
     }
     Prepared { text: apply(text, edits), echo_token, references }
+}
+
+/// True for the name of an attribute or element that may hold a password: `MessagePassword`,
+/// WS-Security's `Password`, and any other name with `password` in it (a partner's mistake is
+/// no reason to store one).
+fn is_password(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("password")
+}
+
+/// The requestor a request claims to be (the `ID` of its first `RequestorID`, else a
+/// WS-Security `Username`), for an error answer to a request that did not authenticate; `None`
+/// when the body is not well-formed XML or names none.
+pub fn claimed_requestor(body: &[u8]) -> Option<String> {
+    let doc = roxmltree::Document::parse(std::str::from_utf8(body).ok()?).ok()?;
+    let mut elements = doc.descendants().filter(roxmltree::Node::is_element);
+    let found = elements.find(|n| n.tag_name().name() == "RequestorID" && n.attribute("ID").is_some() || n.tag_name().name() == "Username")?;
+    match found.attribute("ID") {
+        Some(id) => Some(id.trim().to_string()),
+        None => found.text().map(|t| t.trim().to_string()),
+    }
 }
 
 /// The range of an element's content (between its start and end tags) within `text`, given

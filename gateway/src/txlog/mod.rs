@@ -230,7 +230,7 @@ pub struct Captured {
 /// A stored entry of the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    /// Its id (random, positive).
+    /// Its id (from the arrival time, see `new_id`).
     pub id: i64,
     /// When the request came (whole seconds, UTC).
     pub at: DateTime<Utc>,
@@ -276,7 +276,7 @@ impl Entry {
         }
         let (answer_text, answer_truncated) = cut(answer.text);
         Entry {
-            id: new_id(),
+            id: new_id(c.at),
             at: c.at,
             requestor: c.requestor.clone(),
             operation: c.operation.to_string(),
@@ -329,10 +329,12 @@ fn cut(mut text: String) -> (String, bool) {
     (text, true)
 }
 
-/// A new entry id: random, positive, 63 bits.
-fn new_id() -> i64 {
-    let bits = (uuid::Uuid::new_v4().as_u128() as u64) >> 1;
-    i64::try_from(bits).unwrap_or(i64::MAX).max(1)
+/// A new entry id for a request that came `at`: its microseconds since 1970 times 1,000 plus
+/// a random 0–999, so ids follow the requests' arrival (entries of one second are listed in
+/// order) and two gateways' entries of one microsecond differ but once in a thousand draws.
+fn new_id(at: DateTime<Utc>) -> i64 {
+    let random = (uuid::Uuid::new_v4().as_u128() % 1000) as i64;
+    at.timestamp_micros().max(0).saturating_mul(1000).saturating_add(random).max(1)
 }
 
 /// What the writer is given.
