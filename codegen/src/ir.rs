@@ -389,7 +389,7 @@ pub struct Field {
     /// How some dialects write it (`gen:written`).
     pub written: Vec<Written>,
     /// Set when its value is personal data (`gen:personal`).
-    pub personal: Option<Personal>,
+    pub personal: Option<Box<Personal>>,
     /// Where it was declared.
     pub span: Span,
 }

@@ -703,8 +703,8 @@ impl<'a> Lowerer<'a> {
 
 /// The `gen:personal` mark of a declaration (its mask is checked and defaulted by the
 /// `personal` pass).
-fn personal(ann: &Annotation) -> Option<Personal> {
-    ann.personal.as_ref().map(|p| Personal { mask: p.mask.as_ref().map(|m| m.value.clone()), span: p.span.clone() })
+fn personal(ann: &Annotation) -> Option<Box<Personal>> {
+    ann.personal.as_ref().map(|p| Box::new(Personal { mask: p.mask.as_ref().map(|m| m.value.clone()), span: p.span.clone() }))
 }
 
 /// The `gen:written` forms of a declaration (resolved to dialects by the `dialects` pass).
