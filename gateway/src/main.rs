@@ -121,9 +121,10 @@ struct FilterArgs {
     /// Only this operation (its path without the slash: hotelbook).
     #[arg(long)]
     operation: Option<String>,
-    /// At most this many entries.
-    #[arg(long, default_value_t = 100)]
-    limit: i64,
+    /// At most this many entries (`log search`: 100 unless given; `log export` and `replay`:
+    /// all unless given).
+    #[arg(long)]
+    limit: Option<i64>,
 }
 
 impl FilterArgs {
@@ -333,6 +334,10 @@ struct ServeArgs {
     /// hourly).
     #[arg(long, default_value = "60d", value_parser = parse_retention, env = "OTA_GATEWAY_LOG_RETENTION")]
     log_retention: Retention,
+    /// The most bytes of request and answer bodies this gateway stores in the transaction log
+    /// per second (e.g. 4MiB); entries over it are dropped and counted, never waited for.
+    #[arg(long, default_value = "4MiB", value_parser = config::parse_size, env = "OTA_GATEWAY_LOG_MAX_RATE")]
+    log_max_rate: usize,
 }
 
 /// `--log-retention`: a duration, or `off`.
@@ -391,7 +396,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
             requestor_failures: args.throttle_requestor_failures,
             ..ThrottleSettings::default()
         },
-        txlog: ota_gateway::txlog::Settings { masked: !args.log_unmasked, retention: args.log_retention.0, ..ota_gateway::txlog::Settings::default() },
+        txlog: ota_gateway::txlog::Settings { masked: !args.log_unmasked, retention: args.log_retention.0, max_rate: args.log_max_rate, ..ota_gateway::txlog::Settings::default() },
     };
     if let Some(n) = args.auth_workers {
         ota_gateway::auth::pool::set_workers(usize::from(n));
@@ -675,7 +680,7 @@ async fn log(command: LogCommand, db: Location) -> ExitCode {
         Err(code) => return code,
     };
     let done = match command {
-        LogCommand::Search { filter } => txlog::search(&store, &filter.filter(), false, filter.limit).await.map(|entries| {
+        LogCommand::Search { filter } => txlog::search(&store, &filter.filter(), false, filter.limit.unwrap_or(100)).await.map(|entries| {
             let mut out = format!("{:<20} {:<20} {:<14} {:<20} {:>6} {:>9}  {:<24} {:<36} REFERENCES", "ID", "AT", "REQUESTOR", "OPERATION", "STATUS", "MS", "ECHO_TOKEN", "REQUEST_ID");
             for e in entries {
                 let status = if e.success { e.status.to_string() } else { format!("{}!", e.status) };
@@ -714,7 +719,7 @@ async fn log(command: LogCommand, db: Location) -> ExitCode {
                 e.answer
             )
         }),
-        LogCommand::Export { filter } => txlog::search(&store, &filter.filter(), true, filter.limit).await.map(|entries| entries.iter().map(|e| e.to_json().to_string()).collect::<Vec<_>>().join("\n")),
+        LogCommand::Export { filter } => txlog::search(&store, &filter.filter(), true, filter.limit.unwrap_or(i64::MAX)).await.map(|entries| entries.iter().map(|e| e.to_json().to_string()).collect::<Vec<_>>().join("\n")),
     };
     match done {
         Ok(text) => {
@@ -737,7 +742,7 @@ async fn replay(to: String, credentials: ota_gateway::txlog::mask::Credentials, 
         Ok(s) => s,
         Err(code) => return code,
     };
-    let outcomes = match replay::replay(&store, &filter.filter(), filter.limit, &Client::new(to.trim_end_matches('/').to_string()), &credentials).await {
+    let outcomes = match replay::replay(&store, &filter.filter(), filter.limit.unwrap_or(i64::MAX), &Client::new(to.trim_end_matches('/').to_string()), &credentials).await {
         Ok(o) => o,
         Err(e) => {
             eprintln!("ota-gateway: {e}");

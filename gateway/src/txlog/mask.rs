@@ -250,6 +250,15 @@ mod tests {
     }
 
     #[test]
+    fn the_requestor_a_request_names() {
+        assert_eq!(claimed_requestor(RQ.as_bytes()).as_deref(), Some("DEMO"));
+        let env = r#"<s:Envelope xmlns:s="urn:s"><s:Header><w:Security xmlns:w="urn:w"><w:UsernameToken><w:Username> P2 </w:Username></w:UsernameToken></w:Security></s:Header></s:Envelope>"#;
+        assert_eq!(claimed_requestor(env.as_bytes()).as_deref(), Some("P2"));
+        assert_eq!(claimed_requestor(b"<a><RequestorID"), None);
+        assert_eq!(claimed_requestor(b"<a/>"), None);
+    }
+
+    #[test]
     fn credentials_go_back_into_a_stored_request() {
         let stored = prepare(RQ.as_bytes(), true).text;
         let c = Credentials { id: "P2".into(), id_context: "P2-DIST".into(), password: "p&2".into() };

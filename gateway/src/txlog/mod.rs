@@ -17,7 +17,9 @@
 //!   buffers, no copy) to a [`Recorder`]: a bounded queue (4,096 entries, 64 MiB of bodies) and
 //!   one writer task, which masks a batch on a blocking thread and stores it in one transaction.
 //!   When the queue is full the entry is dropped and counted
-//!   (`ota_txlog_entries_total{outcome="dropped"}`): an answer never waits for the log.
+//!   (`ota_txlog_entries_total{outcome="dropped"}`): an answer never waits for the log. So are
+//!   the entries over the writer's byte rate (`--log-max-rate`, 4 MiB of bodies a second), which
+//!   bounds what the log takes of the database and the CPU however busy the partners are.
 //! - **Retention** (`serve --log-retention 60d`): every gateway deletes older entries in
 //!   batches of [`PURGE_BATCH`] rows ([`purge`]), when it starts and then every
 //!   [`Settings::purge_every`].
@@ -173,7 +175,14 @@ pub struct Settings {
     pub queue_bytes: usize,
     /// The most entries waiting for the writer; over it, entries are dropped.
     pub queue_entries: usize,
+    /// The most bytes of bodies the writer stores per second (`--log-max-rate`, default
+    /// [`DEFAULT_MAX_RATE`]); the entries over it are dropped before they are masked, so the
+    /// log's share of the database and of the CPU stays bounded whatever the traffic.
+    pub max_rate: usize,
 }
+
+/// The default [`Settings::max_rate`]: 4 MiB of bodies a second per gateway.
+pub const DEFAULT_MAX_RATE: usize = 4 << 20;
 
 /// The default retention: 60 days.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(60 * 86_400);
@@ -189,7 +198,7 @@ const BATCH: usize = 256;
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { masked: true, retention: Some(DEFAULT_RETENTION), queue_bytes: 64 << 20, queue_entries: 4096 }
+        Settings { masked: true, retention: Some(DEFAULT_RETENTION), queue_bytes: 64 << 20, queue_entries: 4096, max_rate: DEFAULT_MAX_RATE }
     }
 }
 
@@ -360,7 +369,7 @@ impl Recorder {
     pub fn start(store: Store, settings: &Settings) -> Recorder {
         let (tx, rx) = mpsc::channel(settings.queue_entries.max(1));
         let queued = Arc::new(AtomicUsize::new(0));
-        tokio::spawn(write_loop(store, rx, queued.clone(), settings.masked));
+        tokio::spawn(write_loop(store, rx, queued.clone(), settings.masked, settings.max_rate));
         Recorder { tx, queued, limit: settings.queue_bytes }
     }
 
@@ -388,11 +397,36 @@ impl Recorder {
     }
 }
 
-/// The writer: takes what is queued (up to [`BATCH`] entries), prepares it on a blocking
-/// thread, stores it in one transaction, and answers the flushes.
-async fn write_loop(store: Store, mut rx: mpsc::Receiver<Job>, queued: Arc<AtomicUsize>, masked: bool) {
+/// What the writer may still store in the current second (see [`Settings::max_rate`]).
+#[derive(Debug)]
+struct Budget {
+    per_second: usize,
+    since: std::time::Instant,
+    used: usize,
+}
+
+impl Budget {
+    /// True (and counted) when `size` more bytes fit in the current second.
+    fn take(&mut self, size: usize) -> bool {
+        if self.since.elapsed() >= Duration::from_secs(1) {
+            self.since = std::time::Instant::now();
+            self.used = 0;
+        }
+        if self.used + size > self.per_second {
+            return false;
+        }
+        self.used += size;
+        true
+    }
+}
+
+/// The writer: takes what is queued (up to [`BATCH`] entries), drops what is over the byte
+/// rate, prepares the rest on a blocking thread, stores it in one transaction, and answers the
+/// flushes.
+async fn write_loop(store: Store, mut rx: mpsc::Receiver<Job>, queued: Arc<AtomicUsize>, masked: bool, max_rate: usize) {
     let mut flushes = Vec::new();
     let mut batch = Vec::new();
+    let mut budget = Budget { per_second: max_rate, since: std::time::Instant::now(), used: 0 };
     while let Some(job) = rx.recv().await {
         let mut next = Some(job);
         while let Some(job) = next.take() {
@@ -405,27 +439,41 @@ async fn write_loop(store: Store, mut rx: mpsc::Receiver<Job>, queued: Arc<Atomi
             }
         }
         if !batch.is_empty() {
-            let taken = std::mem::take(&mut batch);
+            let mut taken = std::mem::take(&mut batch);
             let size: usize = taken.iter().map(|c| c.request.len() + c.answer.len()).sum();
+            let before = taken.len();
+            taken.retain(|c| budget.take(c.request.len() + c.answer.len()));
+            if taken.len() < before {
+                crate::metrics::txlog_entries("dropped", (before - taken.len()) as u64);
+            }
             let n = taken.len() as u64;
-            let prepared = tokio::task::spawn_blocking(move || taken.iter().map(|c| Entry::of(c, masked)).collect::<Vec<_>>()).await;
-            queued.fetch_sub(size, Ordering::AcqRel);
-            match prepared {
-                Ok(entries) => match store_entries(&store, entries).await {
-                    Ok(()) => crate::metrics::txlog_entries("written", n),
-                    Err(e) => {
-                        crate::metrics::txlog_entries("failed", n);
-                        tracing::warn!(error = %e, entries = n, "transaction log entries could not be stored; they are lost");
-                    }
-                },
-                Err(e) => {
-                    crate::metrics::txlog_entries("failed", n);
-                    tracing::warn!(error = %e, "transaction log entries could not be prepared; they are lost");
-                }
+            if taken.is_empty() {
+                queued.fetch_sub(size, Ordering::AcqRel);
+            } else {
+                let prepared = tokio::task::spawn_blocking(move || taken.iter().map(|c| Entry::of(c, masked)).collect::<Vec<_>>()).await;
+                queued.fetch_sub(size, Ordering::AcqRel);
+                store_prepared(&store, prepared, n).await;
             }
         }
         for done in flushes.drain(..) {
             let _ = done.send(());
+        }
+    }
+}
+
+/// Stores a prepared batch of `n` entries, and counts how it went.
+async fn store_prepared(store: &Store, prepared: Result<Vec<Entry>, tokio::task::JoinError>, n: u64) {
+    match prepared {
+        Ok(entries) => match store_entries(store, entries).await {
+            Ok(()) => crate::metrics::txlog_entries("written", n),
+            Err(e) => {
+                crate::metrics::txlog_entries("failed", n);
+                tracing::warn!(error = %e, entries = n, "transaction log entries could not be stored; they are lost");
+            }
+        },
+        Err(e) => {
+            crate::metrics::txlog_entries("failed", n);
+            tracing::warn!(error = %e, "transaction log entries could not be prepared; they are lost");
         }
     }
 }
@@ -547,6 +595,14 @@ mod tests {
         let errors = Policy { level: Level::Errors, sample: Sample::ALL };
         assert!(errors.wants("hotelnbc", true) && !errors.wants("hotelbook", false));
         assert!(!Policy::default().wants("hotelbook", true));
+    }
+
+    #[test]
+    fn the_byte_rate_holds_within_a_second() {
+        let mut b = Budget { per_second: 100, since: std::time::Instant::now(), used: 0 };
+        assert!(b.take(60) && !b.take(60) && b.take(40) && !b.take(1));
+        b.since -= Duration::from_secs(1);
+        assert!(b.take(100));
     }
 
     #[test]

@@ -301,6 +301,7 @@ async fn replay_reports_a_changed_price(b: Backend) {
     assert!(out.contains("3 replayed: 3 same, 0 different"), "{out}");
 
     let (code, out, err) = replay(changed.url());
+    eprintln!("replay against the gateway with the changed price:\n{out}");
     assert_eq!(code, 3, "{out}{err}");
     let avail = out.lines().find(|l| l.contains("activityavailability")).unwrap();
     assert!(avail.contains("DIFFERENT") && (avail.contains(r#"recorded "59.00", replayed "66.00""#) || avail.contains(r#"recorded "29.50", replayed "33.00""#)), "{out}");
