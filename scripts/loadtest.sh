@@ -23,6 +23,10 @@
 #   UPDATES_PER_SECOND=50 scripts/loadtest.sh               # every run with a channel manager
 #                                                           # pushing 50 notifications a second
 #                                                           # to the (first) gateway meanwhile
+#   LOG=all scripts/loadtest.sh                             # the demo partner's traffic in the
+#                                                           # transaction log (LOG_SAMPLE=0.1: a
+#                                                           # share of its searches); the log's
+#                                                           # entry counts printed at the end
 #
 # Durability is what production has: SQLite synchronous=FULL; the throw-away PostgreSQL keeps
 # fsync and synchronous_commit on.
@@ -99,6 +103,10 @@ cat >"$work/load.json" <<JSON
     "services": [{"code": "TIC", "currency": "EUR", "places": 1000000, "prices": {"10": "25.00"}}]}]}]}
 JSON
 "$gateway" import "$work/load.json" --db "$db" >/dev/null
+if [ -n "${LOG:-}" ]; then
+  "$gateway" requestor set DEMO --log "$LOG" ${LOG_SAMPLE:+--log-sample "$LOG_SAMPLE"} --db "$db" >/dev/null
+  echo "== the transaction log keeps DEMO's traffic: $LOG${LOG_SAMPLE:+ (sample $LOG_SAMPLE)}"
+fi
 sleep 1 # every gateway reloads its content
 
 cat >"$work/search.xml" <<XML
@@ -241,6 +249,10 @@ for what in $ONLY; do
     supply) run "supply: rooms-on-sale notifications (each applied)" supply.xml hotelinvcountnotif supply.lua ;;
   esac
 done
+if [ -n "${LOG:-}" ]; then
+  echo "== transaction log entries (gateway 0):"
+  curl -s http://127.0.0.1:$PORT/metrics | grep '^ota_txlog_entries_total' | sed 's/^/  /' || true
+fi
 if grep -qh ERROR "$work"/server*.log; then
   echo "the gateways logged errors:" >&2
   grep -h ERROR "$work"/server*.log | head -5 >&2

@@ -388,6 +388,19 @@ pub struct Field {
     pub also: Vec<String>,
     /// How some dialects write it (`gen:written`).
     pub written: Vec<Written>,
+    /// Set when its value is personal data (`gen:personal`).
+    pub personal: Option<Box<Personal>>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A field whose value is personal data (`gen:personal`): masked in the gateway's transaction
+/// log, with the field's other names (the generated `PERSONAL` table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Personal {
+    /// What a masked value is replaced with: as given, else (set by the `personal` pass) a
+    /// value of the field's built-in type.
+    pub mask: Option<String>,
     /// Where it was declared.
     pub span: Span,
 }
@@ -557,6 +570,9 @@ impl Model {
                 WrittenForm::Omitted => write!(out, "; {} omits it", w.dialect_name),
                 WrittenForm::EmptyWhenAbsent => write!(out, "; {} writes it empty when absent", w.dialect_name),
             };
+        }
+        if let Some(p) = &f.personal {
+            let _ = write!(out, "; personal, masked as {:?}", p.mask.as_deref().unwrap_or(""));
         }
         out
     }

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
-    AliasDef, Builtin, Content, DialectDef, DialectVersion, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, RootInfo,
+    AliasDef, Builtin, Content, DialectDef, DialectVersion, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, Personal, RootInfo,
     Scalar, StructDef, TextForm, TextFormKind, TextList, TypeDef, TypeId, TypeKind, Variant, Written, WrittenForm,
 };
 use crate::parse::{
@@ -408,6 +408,7 @@ impl<'a> Lowerer<'a> {
             in_choice: false,
             also: a.ann.also.iter().map(|n| n.value.clone()).collect(),
             written: written(&a.ann),
+            personal: personal(&a.ann),
             span: a.name.span.clone(),
         })
     }
@@ -447,6 +448,7 @@ impl<'a> Lowerer<'a> {
             in_choice: false,
             also: e.ann.also.iter().map(|n| n.value.clone()).collect(),
             written: written(&e.ann),
+            personal: personal(&e.ann),
             span: e.name.span.clone(),
         })
     }
@@ -697,6 +699,12 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
+}
+
+/// The `gen:personal` mark of a declaration (its mask is checked and defaulted by the
+/// `personal` pass).
+fn personal(ann: &Annotation) -> Option<Box<Personal>> {
+    ann.personal.as_ref().map(|p| Box::new(Personal { mask: p.mask.as_ref().map(|m| m.value.clone()), span: p.span.clone() }))
 }
 
 /// The `gen:written` forms of a declaration (resolved to dialects by the `dialects` pass).

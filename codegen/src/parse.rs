@@ -67,9 +67,22 @@ pub struct Annotation {
     pub texts: Vec<TextDecl>,
     /// `<gen:dialect name=".." doc=".."/>` in a schema's own annotation: a dialect of the spec.
     pub dialects: Vec<DialectDecl>,
+    /// `<gen:personal/>` (optionally `mask=".."`) on an attribute or element: its value is
+    /// personal data (a guest's name, birth date, …), masked in the gateway's transaction log.
+    pub personal: Option<PersonalDecl>,
     /// `<gen:version dialect=".." value=".."/>` on a message root: the `Version` that dialect
     /// writes instead of the service's.
     pub versions: Vec<VersionDecl>,
+}
+
+/// `<gen:personal/>`: the value of an attribute or element is personal data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonalDecl {
+    /// `mask=".."`: what a masked value is replaced with (default: by the value's built-in
+    /// type, see the `personal` pass).
+    pub mask: Option<Spanned<String>>,
+    /// Where it was written.
+    pub span: Span,
 }
 
 /// The message version one dialect writes.
@@ -664,6 +677,11 @@ impl Parser<'_> {
                     ann.versions.push(VersionDecl { dialect, value });
                 }
             }
+            "personal" => {
+                self.check_attrs(node, &["mask"]);
+                let mask = node.attribute("mask").map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, "mask") });
+                ann.personal = Some(PersonalDecl { mask, span });
+            }
             "dialect" => {
                 self.check_attrs(node, &["name", "doc"]);
                 let doc = node.attribute("doc").map(normalize_doc).unwrap_or_default();
@@ -685,6 +703,7 @@ impl Parser<'_> {
             ("text", ann.texts.first().map(|t| t.span.clone())),
             ("dialect", ann.dialects.first().map(|d| d.name.span.clone())),
             ("version", ann.versions.first().map(|v| v.dialect.span.clone())),
+            ("personal", ann.personal.as_ref().map(|p| p.span.clone())),
         ];
         for (name, span) in found {
             if let Some(span) = span
@@ -757,7 +776,7 @@ impl Parser<'_> {
         }
         let name = self.required_attr(node, "name")?;
         let (min, max) = self.occurs(node);
-        let takes: &[&str] = if top_level { &["version"] } else { &["also", "written"] };
+        let takes: &[&str] = if top_level { &["version"] } else { &["also", "written", "personal"] };
         let (ann, kids) = self.split_annotation(node, takes);
         let mut inline: Option<TypeUse> = None;
         for c in kids {
@@ -997,7 +1016,7 @@ impl Parser<'_> {
                 false
             }
         };
-        let (ann, kids) = self.split_annotation(node, &["also", "written"]);
+        let (ann, kids) = self.split_annotation(node, &["also", "written", "personal"]);
         let mut inline = None;
         for c in kids {
             match xs_name(c) {

@@ -72,6 +72,8 @@ pub struct Config {
     pub metrics_addr: Option<SocketAddr>,
     /// Brute-force throttling of authentication failures.
     pub throttle: ThrottleSettings,
+    /// The transaction log: masking, retention, the writer's queue ([`crate::txlog`]).
+    pub txlog: crate::txlog::Settings,
 }
 
 impl Default for Config {
@@ -92,6 +94,7 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             metrics_addr: None,
             throttle: ThrottleSettings::default(),
+            txlog: crate::txlog::Settings::default(),
         }
     }
 }
@@ -213,7 +216,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "ms" => Duration::from_millis(n),
         "m" | "min" => Duration::from_secs(n.saturating_mul(60)),
         "h" => Duration::from_secs(n.saturating_mul(3600)),
-        other => return Err(format!("{s:?}: unknown duration unit {other:?} (use ms, s, m or h)")),
+        "d" => Duration::from_secs(n.saturating_mul(86_400)),
+        other => return Err(format!("{s:?}: unknown duration unit {other:?} (use ms, s, m, h or d)")),
     };
     if d.is_zero() {
         return Err(format!("{s:?}: a duration must be more than zero"));

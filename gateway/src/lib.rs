@@ -27,6 +27,7 @@
 //! | [`telemetry`] | OpenTelemetry spans exported over OTLP (`serve --otlp-endpoint`) |
 //! | [`client`] | a typed async client |
 //! | [`config`] | the server's settings |
+//! | [`txlog`] | the transaction log: chosen partners' requests and answers, passwords out, personal values masked; search, retention, replay |
 //! | [`errors`] | OTA `Errors` / `Warnings` |
 
 pub mod activities;
@@ -48,6 +49,7 @@ pub mod shared;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod txlog;
 
 pub use client::{Client, ClientError};
 pub use config::Config;

@@ -8,6 +8,8 @@
 //!   (passwords from a prompt or stdin, never from the command line);
 //! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
 //!   ones again;
+//! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
+//!   its recorded requests to another gateway and reports the answers that differ;
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
@@ -77,6 +79,31 @@ enum Command {
         #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB", global = true)]
         db: Location,
     },
+    /// Reads the transaction log (the partners whose `requestor set --log` says so).
+    Log {
+        #[command(subcommand)]
+        command: LogCommand,
+        /// The database: a SQLite file or postgres://USER@HOST/DB.
+        #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB", global = true)]
+        db: Location,
+    },
+    /// Sends the recorded requests of the transaction log (oldest first) to another gateway
+    /// and reports which answers differ, ignoring time stamps and generated ids (exit 3 when
+    /// some differ). A replayed Commit books there: replay against a sandbox.
+    Replay {
+        /// The other gateway's base URL, e.g. http://sandbox.internal:8080.
+        #[arg(long)]
+        to: String,
+        /// The credentials to send (the log keeps no password): ID,CONTEXT,PASSWORD. Read
+        /// from OTA_GATEWAY_REPLAY_CREDENTIALS when not given.
+        #[arg(long, env = "OTA_GATEWAY_REPLAY_CREDENTIALS", hide_env_values = true)]
+        credentials: ota_gateway::txlog::mask::Credentials,
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// The database: a SQLite file or postgres://USER@HOST/DB.
+        #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB")]
+        db: Location,
+    },
     /// Posts a message file to URL + the path of its root's operation and prints the answer
     /// (exit 1 when the gateway cannot be reached, 2 on a non-200 answer).
     Send {
@@ -84,6 +111,79 @@ enum Command {
         url: String,
         /// The XML message file.
         file: PathBuf,
+    },
+}
+
+/// Which entries of the transaction log.
+#[derive(clap::Args, Clone)]
+struct FilterArgs {
+    /// Only this requestor's.
+    #[arg(long)]
+    requestor: Option<String>,
+    /// Only from this time on: an RFC 3339 instant (2030-05-01T10:00:00Z), a UTC day
+    /// (2030-05-01), or a while ago (2h, 7d).
+    #[arg(long, value_parser = parse_since)]
+    since: Option<chrono::DateTime<chrono::Utc>>,
+    /// Only the entries with this booking reference (UniqueID or HotelReservationID).
+    #[arg(long)]
+    reference: Option<String>,
+    /// Only the entries with this EchoToken.
+    #[arg(long)]
+    echo_token: Option<String>,
+    /// Only the entry of this request id (x-request-id).
+    #[arg(long)]
+    request_id: Option<String>,
+    /// Only this operation (its path without the slash: hotelbook).
+    #[arg(long)]
+    operation: Option<String>,
+    /// At most this many entries (`log search`: 100 unless given; `log export` and `replay`:
+    /// all unless given).
+    #[arg(long)]
+    limit: Option<i64>,
+}
+
+impl FilterArgs {
+    fn filter(&self) -> ota_gateway::txlog::Filter {
+        ota_gateway::txlog::Filter {
+            requestor: self.requestor.clone(),
+            since: self.since,
+            until: None,
+            reference: self.reference.clone(),
+            echo_token: self.echo_token.clone(),
+            request_id: self.request_id.clone(),
+            operation: self.operation.clone(),
+        }
+    }
+}
+
+/// `--since`: an RFC 3339 instant, a UTC day, or a duration ago.
+fn parse_since(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s.trim()) {
+        return Ok(t.with_timezone(&chrono::Utc));
+    }
+    if let Ok(d) = s.trim().parse::<chrono::NaiveDate>() {
+        return Ok(d.and_time(chrono::NaiveTime::MIN).and_utc());
+    }
+    let ago = config::parse_duration(s).map_err(|_| format!("{s:?} is not an instant (2030-05-01T10:00:00Z), a day (2030-05-01) or a while ago (2h, 7d)"))?;
+    Ok(chrono::Utc::now() - chrono::Duration::from_std(ago).map_err(|e| e.to_string())?)
+}
+
+#[derive(Subcommand)]
+enum LogCommand {
+    /// Lists the entries of a filter, newest first (no bodies).
+    Search {
+        #[command(flatten)]
+        filter: FilterArgs,
+    },
+    /// Prints one entry with its request and answer.
+    Show {
+        /// The entry's id (from `log search`).
+        id: i64,
+    },
+    /// Prints the entries of a filter as JSON lines, oldest first, bodies included.
+    Export {
+        #[command(flatten)]
+        filter: FilterArgs,
     },
 }
 
@@ -171,6 +271,14 @@ enum RequestorCommand {
         /// booking change of its hotels; `off` removes it (the supplier then pulls them).
         #[arg(long, value_name = "URL|off")]
         notify_url: Option<String>,
+        /// What of its traffic the transaction log keeps: off, errors, bookings (errors and
+        /// every request of a booking's life) or all.
+        #[arg(long, value_name = "off|errors|bookings|all", value_parser = ota_gateway::txlog::Level::parse)]
+        log: Option<ota_gateway::txlog::Level>,
+        /// At `--log all`, the share of its searches, availability and static content requests
+        /// logged (0.1, 10%); errors and bookings are always logged in full.
+        #[arg(long, value_name = "SHARE", value_parser = ota_gateway::txlog::Sample::parse)]
+        log_sample: Option<ota_gateway::txlog::Sample>,
     },
     /// Sets a requestor's password, read from a prompt (or from stdin's first line).
     Passwd {
@@ -301,6 +409,30 @@ struct ServeArgs {
     /// Outbox: how often this gateway looks for events due when it found none.
     #[arg(long, default_value = "100ms", value_parser = config::parse_duration, env = "OTA_GATEWAY_OUTBOX_POLL_INTERVAL")]
     outbox_poll_interval: Duration,
+    /// Store guests' names and birth dates (the spec's personal fields) in the transaction log
+    /// as they are; by default they are masked. Passwords are never stored.
+    #[arg(long, env = "OTA_GATEWAY_LOG_UNMASKED")]
+    log_unmasked: bool,
+    /// How long the transaction log keeps entries (e.g. 60d, 12h), or `off` to keep them:
+    /// older ones are deleted by every gateway (at start, then every tenth of it, at most
+    /// hourly).
+    #[arg(long, default_value = "60d", value_parser = parse_retention, env = "OTA_GATEWAY_LOG_RETENTION")]
+    log_retention: Retention,
+    /// The most bytes of request and answer bodies this gateway stores in the transaction log
+    /// per second (e.g. 4MiB); entries over it are dropped and counted, never waited for.
+    #[arg(long, default_value = "4MiB", value_parser = config::parse_size, env = "OTA_GATEWAY_LOG_MAX_RATE")]
+    log_max_rate: usize,
+}
+
+/// `--log-retention`: a duration, or `off`.
+#[derive(Debug, Clone, Copy)]
+struct Retention(Option<Duration>);
+
+fn parse_retention(s: &str) -> Result<Retention, String> {
+    if s.trim() == "off" {
+        return Ok(Retention(None));
+    }
+    config::parse_duration(s).map(|d| Retention(Some(d)))
 }
 
 fn init_logging(format: LogFormat, default_filter: &str) {
@@ -338,6 +470,8 @@ async fn main() -> ExitCode {
         Command::Import { file, db } => import(file, db).await,
         Command::Requestor { command, db } => requestor(command, db).await,
         Command::Outbox { command, db } => outbox(command, db).await,
+        Command::Log { command, db } => log(command, db).await,
+        Command::Replay { to, credentials, filter, db } => replay(to, credentials, filter, db).await,
         Command::Send { url, file } => send(url, file).await,
     }
 }
@@ -371,6 +505,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
             requestor_failures: args.throttle_requestor_failures,
             ..ThrottleSettings::default()
         },
+        txlog: ota_gateway::txlog::Settings { masked: !args.log_unmasked, retention: args.log_retention.0, max_rate: args.log_max_rate, ..ota_gateway::txlog::Settings::default() },
     };
     if let Some(n) = args.auth_workers {
         ota_gateway::auth::pool::set_workers(usize::from(n));
@@ -582,7 +717,7 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for, hotels, distributor, notify_url } => {
+        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for, hotels, distributor, notify_url, log, log_sample } => {
             // 0: `off`.
             let (rate, daily_quota) = (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
             let mut done = Vec::new();
@@ -627,8 +762,19 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 });
                 result = outbox_admin::set_notify_url(&store, &id, url).await.map_err(|e| admin::AdminError::Invalid(e.to_string()));
             }
+            if result.is_ok() && (log.is_some() || log_sample.is_some()) {
+                result = admin::set_log(&store, &id, log, log_sample).await;
+                if let Some(level) = log {
+                    done.push(format!("is logged: {}", level.as_str()));
+                }
+                if let Some(sample) = log_sample {
+                    done.push(format!("has log sample {sample}"));
+                }
+            }
             if done.is_empty() {
-                result = Err(admin::AdminError::Invalid("nothing to set: give --dialect, --rate, --rate-for, --daily-quota, --hotels, --distributor or --notify-url".into()));
+                result = Err(admin::AdminError::Invalid(
+                    "nothing to set: give --dialect, --rate, --rate-for, --daily-quota, --hotels, --distributor, --notify-url, --log or --log-sample".into(),
+                ));
             }
             result.map(|()| format!("requestor {id} {}", done.join(", ")))
         }
@@ -664,8 +810,10 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             })
         }
         RequestorCommand::List => admin::list(&store).await.map(|all| {
-            let mut out =
-                format!("{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {:<12} NAME", "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "ALLOW", "KIND");
+            let mut out = format!(
+                "{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<14} {:<32} {:<12} NAME",
+                "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "LOG", "ALLOW", "KIND"
+            );
             for r in all {
                 let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
                 let active = if r.active { "yes" } else { "no" };
@@ -674,8 +822,23 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                     rate.push_str(&format!(",{op}={n}/s"));
                 }
                 let quota = r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string());
+                let log = match r.log.level {
+                    ota_gateway::txlog::Level::All if r.log.sample != ota_gateway::txlog::Sample::ALL => format!("all@{}", r.log.sample),
+                    level => level.as_str().to_string(),
+                };
                 let kind = r.role.kind();
-                out.push_str(&format!("\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<32} {kind:<12} {}", r.id, r.id_context, active, r.dialect.as_str(), rate, quota, allow, r.name));
+                out.push_str(&format!(
+                    "\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<14} {:<32} {kind:<12} {}",
+                    r.id,
+                    r.id_context,
+                    active,
+                    r.dialect.as_str(),
+                    rate,
+                    quota,
+                    log,
+                    allow,
+                    r.name
+                ));
                 if let Role::Supplier { hotels } = &r.role {
                     out.push_str(&format!(" (hotels: {})", if hotels.is_empty() { "none".to_string() } else { hotels.iter().cloned().collect::<Vec<_>>().join(",") }));
                 }
@@ -740,6 +903,118 @@ async fn outbox(command: OutboxCommand, db: Location) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Opens the store of a command, or says why not.
+async fn open_store(db: &Location) -> Result<Store, ExitCode> {
+    Store::open(db).await.map_err(|e| {
+        eprintln!("ota-gateway: cannot open the database {db}: {e}");
+        ExitCode::FAILURE
+    })
+}
+
+async fn log(command: LogCommand, db: Location) -> ExitCode {
+    use ota_gateway::txlog;
+    init_logging(LogFormat::Text, "warn");
+    let store = match open_store(&db).await {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let done = match command {
+        LogCommand::Search { filter } => txlog::search(&store, &filter.filter(), false, filter.limit.unwrap_or(100)).await.map(|entries| {
+            let mut out = format!("{:<20} {:<20} {:<14} {:<20} {:>6} {:>9}  {:<24} {:<36} REFERENCES", "ID", "AT", "REQUESTOR", "OPERATION", "STATUS", "MS", "ECHO_TOKEN", "REQUEST_ID");
+            for e in entries {
+                let status = if e.success { e.status.to_string() } else { format!("{}!", e.status) };
+                out.push_str(&format!(
+                    "\n{:<20} {:<20} {:<14} {:<20} {:>6} {:>9.1}  {:<24} {:<36} {}",
+                    e.id,
+                    ota_gateway::store::sql::instant_text(e.at),
+                    e.requestor,
+                    e.operation,
+                    status,
+                    e.duration_us as f64 / 1000.0,
+                    e.echo_token.as_deref().unwrap_or("-"),
+                    e.request_id,
+                    e.references.join(" ")
+                ));
+            }
+            out
+        }),
+        LogCommand::Show { id } => txlog::show(&store, id).await.map(|e| {
+            format!(
+                "id: {}\nat: {}\nrequestor: {}\noperation: {}\nrequest id: {}\necho token: {}\nreferences: {}\nstatus: {} ({})\nduration: {:.1} ms\ncontent version: {}\nmasked: {}\n\n--- request\n{}\n\n--- answer{}\n{}",
+                e.id,
+                ota_gateway::store::sql::instant_text(e.at),
+                e.requestor,
+                e.operation,
+                e.request_id,
+                e.echo_token.as_deref().unwrap_or("-"),
+                e.references.join(" "),
+                e.status,
+                if e.success { "success" } else { "error" },
+                e.duration_us as f64 / 1000.0,
+                e.content_version,
+                if e.masked { "yes" } else { "no" },
+                e.request,
+                if e.answer_truncated { " (cut)" } else { "" },
+                e.answer
+            )
+        }),
+        LogCommand::Export { filter } => txlog::search(&store, &filter.filter(), true, filter.limit.unwrap_or(i64::MAX)).await.map(|entries| entries.iter().map(|e| e.to_json().to_string()).collect::<Vec<_>>().join("\n")),
+    };
+    match done {
+        Ok(text) => {
+            if !text.is_empty() {
+                println!("{text}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("ota-gateway: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn replay(to: String, credentials: ota_gateway::txlog::mask::Credentials, filter: FilterArgs, db: Location) -> ExitCode {
+    use ota_gateway::txlog::replay::{self, Verdict};
+    init_logging(LogFormat::Text, "warn");
+    let store = match open_store(&db).await {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let outcomes = match replay::replay(&store, &filter.filter(), filter.limit.unwrap_or(i64::MAX), &Client::new(to.trim_end_matches('/').to_string()), &credentials).await {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("ota-gateway: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (mut same, mut different, mut other) = (0, 0, 0);
+    for o in &outcomes {
+        let head = format!("{} {} {}", o.entry, ota_gateway::store::sql::instant_text(o.at), o.operation);
+        match &o.verdict {
+            Verdict::Same => {
+                same += 1;
+                println!("{head}: same");
+            }
+            Verdict::Different { count, at, recorded, replayed } => {
+                different += 1;
+                let shown = |v: &Option<String>| v.as_deref().map_or_else(|| "(absent)".to_string(), |v| format!("{v:?}"));
+                println!("{head}: DIFFERENT ({count} value(s)); first at {at}: recorded {}, replayed {}", shown(recorded), shown(replayed));
+            }
+            Verdict::Skipped(why) => {
+                other += 1;
+                println!("{head}: skipped: {why}");
+            }
+            Verdict::Failed(why) => {
+                other += 1;
+                println!("{head}: FAILED: {why}");
+            }
+        }
+    }
+    println!("{} replayed: {same} same, {different} different, {other} skipped or failed", outcomes.len());
+    if different > 0 || other > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS }
 }
 
 async fn send(url: String, file: PathBuf) -> ExitCode {

@@ -24,6 +24,7 @@
 //! | `ota_outbox_events_total{outcome}` | counter | [`outbox_event`]: `delivered`, `failed` (to be retried), `parked` |
 //! | `ota_outbox_pending`, `ota_outbox_parked` | gauge | [`outbox_backlog`]: events not acknowledged yet, and parked ones (every gateway's, read from the database every 10 s) |
 //! | `ota_outbox_delivery_seconds` | histogram | [`outbox_delivered`]: from the booking change to the supplier's acknowledgement |
+//! | `ota_txlog_entries_total{outcome}` | counter | the transaction log ([`txlog_entries`]): `written`, `dropped` (the queue was full), `failed` (the database refused the batch) |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
 //! | `ota_sqlite_checkpoint_failures_total` | counter | [`checkpoint_failed`] |
 //! | `ota_content_snapshot_age_seconds`, `ota_content_version` | gauge | [`content_snapshot`], set when scraped |
@@ -103,6 +104,7 @@ struct Metrics {
     outbox_latency: Histogram,
     outbox_pending: Gauge,
     outbox_parked: Gauge,
+    txlog: Family<OutcomeLabel, Counter>,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -137,6 +139,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         outbox_latency: latency_histogram(),
         outbox_pending: Gauge::default(),
         outbox_parked: Gauge::default(),
+        txlog: Family::default(),
         registry: Registry::default(),
     };
     registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
@@ -167,6 +170,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     registry.register("outbox_delivery_seconds", "Time from a booking change to its supplier's acknowledgement of the pushed event", m.outbox_latency.clone());
     registry.register("outbox_pending", "Outbox events not acknowledged yet and not parked, of every gateway (read from the database every 10 s)", m.outbox_pending.clone());
     registry.register("outbox_parked", "Outbox events parked (waiting for `ota-gateway outbox retry`), of every gateway (read from the database every 10 s)", m.outbox_parked.clone());
+    registry.register(
+        "txlog_entries",
+        "Transaction log entries, by outcome: written to the database, dropped (the writer's queue was full: the answer never waits for the log), failed (the database refused their batch)",
+        m.txlog.clone(),
+    );
     Metrics { registry, ..m }
 });
 
@@ -189,6 +197,12 @@ pub fn request(operation: &'static str, status: u16, took: Duration) {
     let m = &*METRICS;
     m.requests.get_or_create(&RequestLabels { operation, status }).inc();
     m.latency.get_or_create(&OperationLabel { operation }).observe(took.as_secs_f64());
+}
+
+/// `n` transaction log entries had this outcome: `"written"`, `"dropped"` (the writer's queue
+/// was full) or `"failed"` (the database refused their batch).
+pub fn txlog_entries(outcome: &'static str, n: u64) {
+    METRICS.txlog.get_or_create(&OutcomeLabel { outcome }).inc_by(n);
 }
 
 /// An authentication failed (after its password was checked, or for a requestor that does not

@@ -236,6 +236,8 @@ pub struct Answer {
     /// Set when the request was refused by a per-partner limit ([`crate::limits`]): the
     /// seconds to wait (the transport answers 429 with `Retry-After`).
     pub retry_after: Option<u64>,
+    /// The requestor that authenticated (`None`: the request was not admitted).
+    pub requestor: Option<String>,
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
@@ -256,9 +258,11 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
             match request {
                 $(AnyRequest::$rq($m) => {
                     let mut retry_after = None;
+                    let mut requestor = None;
                     let (handled, dialect) = match admit(state, content, meta, now, &*$m).await {
                         Ok(admitted) => {
                             let dialect = admitted.requestor.dialect;
+                            requestor = Some(admitted.requestor.id.clone());
                             // The partner's limits: from memory, before the handler touches the store.
                             match state.limits.admit(&admitted.requestor, operation_of(&*$m), Instant::now(), now) {
                                 Ok(()) => {
@@ -280,7 +284,7 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
                         }
                         Err(problem) => (Err(problem), Dialect::default()),
                     };
-                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after }
+                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after, requestor }
                 })*
                 // The gateway sends OTA_HotelResNotifRQ (`outbox`) and does not take it.
                 rq @ AnyRequest::HotelResNotifRq(_) => not_taken(&rq, now),
@@ -328,7 +332,7 @@ fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
         rs.set_transaction_identifier(transaction);
         rs.set_time_stamp(Some(time_stamp(now)));
     }
-    Answer { message, dialect: Dialect::default(), retry_after: None }
+    Answer { message, dialect: Dialect::default(), retry_after: None, requestor: None }
 }
 
 #[cfg(test)]

@@ -38,6 +38,8 @@ pub struct AppParts {
     pub limits: Arc<crate::limits::Limiter>,
     /// The look-to-book counts not yet stored.
     pub traffic: Arc<crate::requestors::traffic::Tally>,
+    /// The transaction log's queue and writer.
+    pub txlog: crate::txlog::Recorder,
 }
 
 impl std::ops::Deref for AppState {
@@ -53,6 +55,7 @@ impl AppState {
     pub async fn new(store: Store, config: Config) -> Result<Self, StoreError> {
         let content = ContentCache::load(store.clone()).await?;
         let auth = Arc::new(Authenticator::new(config.throttle));
+        let txlog = crate::txlog::Recorder::start(store.clone(), &config.txlog);
         Ok(AppState(Arc::new(AppParts {
             store,
             content,
@@ -63,6 +66,7 @@ impl AppState {
             auth,
             limits: Arc::default(),
             traffic: Arc::default(),
+            txlog,
         })))
     }
 }

@@ -313,6 +313,9 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         }
         _ => quote!(),
     };
+    let personal = crate::passes::personal::table(model).into_iter().map(|(attribute, name, mask)| {
+        quote!(rt::Personal { name: #name, attribute: #attribute, mask: #mask },)
+    });
     quote! {
         //! The generated message types, one module per spec file.
         use crate::runtime as rt;
@@ -323,6 +326,11 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
 
         /// The service's operations (path, request root, expected `Version`, response root), from the spec.
         pub const OPERATIONS: &[rt::Operation] = &[#(#ops)*];
+
+        /// The attributes and elements whose values are personal data (`gen:personal` in the spec:
+        /// guests' names, birth dates, …), by name, each with its mask: a name is personal
+        /// wherever it occurs in a message (the generator refuses a spec where it is not).
+        pub const PERSONAL: &[rt::Personal] = &[#(#personal)*];
 
         #dialects
         #any_request

@@ -12,12 +12,14 @@
 //! | [`versions`] | which attribute of a root carries the message version | [`RootInfo::version_attribute`](crate::ir::RootInfo::version_attribute) |
 //! | [`std_attributes`] | which structs implement the runtime's traits of the OTA standard attributes (from the attribute groups they use), which requests carry a point of sale | [`StructDef::std_traits`](crate::ir::StructDef::std_traits), [`RootInfo::pos`](crate::ir::RootInfo::pos) |
 //! | [`dialects`] | how each dialect reads and writes a field, a list type, a text or a root's version (other names, other forms), checked and resolved to the spec's dialects | [`Written::dialect`](crate::ir::Written::dialect), [`TextList`](crate::ir::TextList), [`TextForm`](crate::ir::TextForm), [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect) |
+//! | [`personal`] | which fields hold personal data (`gen:personal`), what masks them in the gateway's transaction log; a name is personal everywhere or nowhere | [`Personal::mask`](crate::ir::Personal::mask) |
 //! | [`naming`] | every Rust name: types, fields, enum variants, message variants | `rust_name`s, [`RootInfo::variant`](crate::ir::RootInfo::variant) |
 
 pub mod dialects;
 pub mod envelope;
 pub mod items;
 pub mod naming;
+pub mod personal;
 pub mod shared_errors;
 pub mod std_attributes;
 pub mod versions;
@@ -42,6 +44,7 @@ pub const PASSES: &[Pass] = &[
     Pass { name: "versions", run: versions::run },
     Pass { name: "std_attributes", run: std_attributes::run },
     Pass { name: "dialects", run: dialects::run },
+    Pass { name: "personal", run: personal::run },
     Pass { name: "naming", run: naming::run },
 ];
 
@@ -122,6 +125,29 @@ mod tests {
         assert_eq!(emission(&m, "OpenA"), Emission::Item);
         assert_eq!(emission(&m, "KnownA"), Emission::Nothing, "only the known values of OpenA");
         assert_eq!(emission(&m, "KnownB"), Emission::Item, "also the type of an attribute");
+    }
+
+    #[test]
+    fn personal_fields_get_masks_and_a_name_is_personal_everywhere_or_nowhere() {
+        const P: &str = "<xs:annotation><xs:appinfo><gen:personal/></xs:appinfo></xs:annotation>";
+        let m = model(&format!(
+            r#"<xs:complexType name="Guest"><xs:sequence><xs:element name="Surname" type="xs:string">{P}</xs:element></xs:sequence>
+<xs:attribute name="BirthDate" type="xs:date">{P}</xs:attribute><xs:attribute name="Age" type="xs:int"/></xs:complexType>
+<xs:complexType name="Other"><xs:sequence><xs:element name="Surname" type="xs:string">{P}</xs:element></xs:sequence></xs:complexType>"#
+        ))
+        .unwrap();
+        let table = super::personal::table(&m);
+        assert_eq!(table, [(true, "BirthDate".to_string(), "1900-01-01".to_string()), (false, "Surname".to_string(), "***".to_string())]);
+        let unmarked = model(&format!(
+            r#"<xs:complexType name="Guest"><xs:sequence><xs:element name="Surname" type="xs:string">{P}</xs:element></xs:sequence></xs:complexType>
+<xs:complexType name="Hotel"><xs:sequence><xs:element name="Surname" type="xs:string"/></xs:sequence></xs:complexType>"#
+        ))
+        .unwrap_err();
+        assert!(unmarked.contains("not marked gen:personal"), "{unmarked}");
+        let bad_mask = model(r#"<xs:complexType name="G"><xs:attribute name="BirthDate" type="xs:date"><xs:annotation><xs:appinfo><gen:personal mask="secret"/></xs:appinfo></xs:annotation></xs:attribute></xs:complexType>"#).unwrap_err();
+        assert!(bad_mask.contains("mask `secret`"), "{bad_mask}");
+        let children = model(&format!(r#"<xs:complexType name="N"><xs:sequence><xs:element name="X" type="xs:string"/></xs:sequence></xs:complexType><xs:complexType name="G"><xs:sequence><xs:element name="Name" type="N">{P}</xs:element></xs:sequence></xs:complexType>"#)).unwrap_err();
+        assert!(children.contains("holds a value"), "{children}");
     }
 
     #[test]

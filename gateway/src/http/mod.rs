@@ -32,7 +32,9 @@
 //! [`Config::client_address`](crate::config::Config::client_address)) is what the allow-list, the logs and authentication see.
 //! Every answer carries `x-request-id` (the client's, when it sent a sane one, else a new
 //! UUID); every request is logged once with its id, method, path, status and latency. Bodies
-//! and headers are never logged, so passwords never reach the logs.
+//! and headers are never logged, so passwords never reach the logs. The transaction log
+//! ([`crate::txlog`], for the partners chosen) keeps bodies in the database, passwords removed
+//! (its capture is a layer of its own, `record`).
 
 use std::future::Future;
 use std::io;
@@ -75,6 +77,7 @@ use crate::store::Ticket;
 
 mod answers;
 mod layers;
+mod record;
 pub mod soap;
 pub mod trace_context;
 
@@ -130,6 +133,9 @@ pub fn router(state: AppState) -> Router {
         .layer(RequestDecompressionLayer::new().gzip(true))
         .layer(middleware::from_fn_with_state(state.clone(), allow_list))
         .layer(middleware::from_fn_with_state(state.clone(), ota_bodies))
+        // The transaction log's capture: inside `observe` (the request id is set), outside
+        // compression (the answer as written).
+        .layer(middleware::from_fn_with_state(state.clone(), record::record))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(middleware::from_fn(close_if_unread))
         .layer(middleware::from_fn_with_state(state.clone(), client_address))
@@ -201,6 +207,8 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
             }
         }
     });
+    // The transaction log's retention: entries past it deleted now and then regularly.
+    let purger = tokio::spawn(crate::txlog::purge_forever(state.store.clone(), config.txlog.clone()));
     let last = state.clone();
     let app = router(state);
     let graceful = GracefulShutdown::new();
@@ -256,9 +264,12 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
         }
     }
     flusher.abort();
+    purger.abort();
     if let Err(e) = last.flush_traffic().await {
         tracing::warn!(error = %e, "look-to-book counts could not be stored at shutdown; they are lost");
     }
+    // What the transaction log has queued is stored before the gateway stops.
+    last.txlog.flush().await;
     Ok(())
 }
 
@@ -373,7 +384,8 @@ async fn handle(state: AppState, op: &'static Operation, req: Request) -> Respon
         deadline: Some(deadline),
         client: req.extensions().get::<ClientIp>().map(|c| c.0),
     };
-    let mut work = std::pin::pin!(serve_operation(state, op, req, meta));
+    let recording = req.extensions().get::<record::Recording>().cloned();
+    let mut work = std::pin::pin!(serve_operation(state, op, req, meta, recording));
     let timed_out = || {
         tracing::info!(timeout = ?deadline.saturating_duration_since(started), "request timed out; nothing was stored");
         ota_error(op, StatusCode::REQUEST_TIMEOUT, Problem::not_processed_in_time())
@@ -393,7 +405,7 @@ async fn handle(state: AppState, op: &'static Operation, req: Request) -> Respon
 }
 
 /// The body of [`handle`], without its time limit.
-async fn serve_operation(state: AppState, op: &'static Operation, req: Request, meta: operation::Request) -> Response {
+async fn serve_operation(state: AppState, op: &'static Operation, req: Request, meta: operation::Request, recording: Option<record::Recording>) -> Response {
     let limit = state.config.body_limit;
 
     // A declared length over the limit is refused before anything is read.
@@ -417,18 +429,21 @@ async fn serve_operation(state: AppState, op: &'static Operation, req: Request, 
             return bad_request(op, "The request body could not be read.".into());
         }
     };
-    respond(&state, op, &body, &meta).await
+    if let Some(r) = &recording {
+        r.request(&body);
+    }
+    respond(&state, op, &body, &meta, recording.as_ref()).await
 }
 
 /// Decodes a body read in full and answers it: a plain OTA request, or one in a SOAP 1.1
 /// envelope ([`soap`]), whose answer goes in an envelope too.
-async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &operation::Request) -> Response {
+async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &operation::Request, recording: Option<&record::Recording>) -> Response {
     let Ok(text) = std::str::from_utf8(body) else {
         return bad_request(op, "The request body is not UTF-8 text.".into());
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match soap::unwrap(text, op) {
-        None => respond_plain(state, op, text, meta).await,
+        None => respond_plain(state, op, text, meta, recording).await,
         Some(Err(fault)) => {
             tracing::info!(fault = fault.code, "SOAP envelope refused");
             soap::fault_response(&fault)
@@ -441,13 +456,13 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
                 }
                 _ => unwrapped.message,
             };
-            soap::wrap_response(respond_plain(state, op, &message, meta).await).await
+            soap::wrap_response(respond_plain(state, op, &message, meta, recording).await).await
         }
     }
 }
 
 /// Decodes a plain OTA request and answers it.
-async fn respond_plain(state: &AppState, op: &'static Operation, text: &str, meta: &operation::Request) -> Response {
+async fn respond_plain(state: &AppState, op: &'static Operation, text: &str, meta: &operation::Request, recording: Option<&record::Recording>) -> Response {
     let request = match AnyRequest::from_xml(text) {
         Ok(rq) if rq.operation().path == op.path => rq,
         Ok(rq) => {
@@ -457,6 +472,9 @@ async fn respond_plain(state: &AppState, op: &'static Operation, text: &str, met
         Err(e) => return decode_failure(op, text, &e),
     };
     let answer = operation::dispatch(state, request, meta).await;
+    if let (Some(r), Some(requestor)) = (recording, &answer.requestor) {
+        r.requestor(requestor);
+    }
     match answer.retry_after {
         None => xml_answer(op, StatusCode::OK, &answer.message, answer.dialect),
         Some(secs) => {

@@ -139,6 +139,8 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
             Role::Distributor => None,
         },
         notify_url: None,
+        log: None,
+        log_sample: None,
     };
     let mut hashed = import::hash_all(vec![input]).await?;
     let Some(r) = hashed.pop() else {
@@ -280,6 +282,26 @@ pub async fn set_role(store: &Store, id: &str, role: Role) -> Result<(), AdminEr
             }
             refuse_owned_by_another(c, &key, &role).await?;
             repo::set_role(c, &key, &role).await?;
+            Ok(Changed::Yes)
+        })
+    })
+    .await
+}
+
+/// Changes what of a requestor's traffic the transaction log keeps: its level and its sample
+/// at `all`, each when given.
+pub async fn set_log(store: &Store, id: &str, level: Option<crate::txlog::Level>, sample: Option<crate::txlog::Sample>) -> Result<(), AdminError> {
+    let key = id.to_string();
+    change(store, id, move |c| {
+        Box::pin(async move {
+            let Some(now) = repo::log_policy(c, &key).await? else {
+                return Ok(Changed::NotFound);
+            };
+            let wanted = crate::txlog::Policy { level: level.unwrap_or(now.level), sample: sample.unwrap_or(now.sample) };
+            if wanted == now {
+                return Ok(Changed::Already);
+            }
+            repo::set_log_policy(c, &key, wanted).await?;
             Ok(Changed::Yes)
         })
     })

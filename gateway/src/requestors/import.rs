@@ -62,6 +62,14 @@ pub struct RequestorInput {
     /// keeps its own.
     #[serde(default)]
     pub notify_url: Option<String>,
+    /// What of its traffic the transaction log keeps: `off`, `errors`, `bookings` or `all`.
+    /// Absent: a new requestor is not logged, an existing one keeps its level.
+    #[serde(default)]
+    pub log: Option<String>,
+    /// At `log: "all"`, the share of its searches, availability checks and static content
+    /// requests logged (`0.1`); absent: as for `log` (a new requestor: 1, all of them).
+    #[serde(default)]
+    pub log_sample: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -83,6 +91,8 @@ impl std::fmt::Debug for RequestorInput {
             .field("supplier", &self.supplier)
             .field("hotels", &self.hotels)
             .field("notify_url", &self.notify_url)
+            .field("log", &self.log)
+            .field("log_sample", &self.log_sample)
             .finish()
     }
 }
@@ -113,6 +123,10 @@ pub struct HashedRequestor {
     pub role: Option<Role>,
     /// The notification URL to store (`Some("")`: none); `None` leaves the stored one.
     pub notify_url: Option<String>,
+    /// The log level to store; `None` leaves the stored one (a new requestor: off).
+    pub log: Option<crate::txlog::Level>,
+    /// The log sample to store; `None` leaves the stored one (a new requestor: all).
+    pub log_sample: Option<crate::txlog::Sample>,
 }
 
 /// The longest id and context: the spec's `RequestorID@ID` and `@ID_Context`
@@ -153,6 +167,7 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
                 }
             }
         }
+        log(r).map_err(|e| ImportError::invalid(&entry, e))?;
         if !seen.insert(r.id.as_str()) {
             return Err(ImportError::invalid(&entry, "appears twice"));
         }
@@ -222,6 +237,13 @@ pub fn parse_dialect(name: &str) -> Result<Dialect, String> {
     })
 }
 
+/// The log level and sample of an import entry, checked.
+fn log(r: &RequestorInput) -> Result<(Option<crate::txlog::Level>, Option<crate::txlog::Sample>), String> {
+    let level = r.log.as_deref().map(crate::txlog::Level::parse).transpose().map_err(|e| format!("log: {e}"))?;
+    let sample = r.log_sample.map(|v| crate::txlog::Sample::parse(&v.to_string())).transpose().map_err(|e| format!("log_sample: {e}"))?;
+    Ok((level, sample))
+}
+
 /// Validates and hashes the passwords (on a blocking thread: argon2 is slow on purpose).
 pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedRequestor>, ImportError> {
     validate(&requestors)?;
@@ -232,6 +254,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                 let allow = allow_list(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 let dialect = dialect(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 let role = role(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
+                let (log, log_sample) = log(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 Ok(HashedRequestor {
                     allow,
                     password_hash: hash_password(&r.password).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
@@ -244,6 +267,8 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                     daily_quota: r.daily_quota,
                     role,
                     notify_url: r.notify_url,
+                    log,
+                    log_sample,
                 })
             })
             .collect::<Result<Vec<_>, ImportError>>()
@@ -258,7 +283,7 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None, supplier: None, hotels: None, notify_url: None }
+        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None, supplier: None, hotels: None, notify_url: None, log: None, log_sample: None }
     }
 
     #[test]
@@ -285,6 +310,15 @@ mod tests {
         assert_eq!(dialect(&ota).unwrap(), Some(Dialect::Ota2016b));
         ota.dialect = Some("OTA-2016\nB".into());
         assert!(validate(&[ota]).is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n')));
+        let mut logged = one("A", "x");
+        logged.log = Some("all".into());
+        logged.log_sample = Some(0.25);
+        assert_eq!(log(&logged).unwrap(), (Some(crate::txlog::Level::All), Some(crate::txlog::Sample::from_ppm(250_000))));
+        logged.log = Some("everything".into());
+        assert!(validate(&[logged.clone()]).is_err_and(|e| e.to_string().contains("log")));
+        logged.log = None;
+        logged.log_sample = Some(1.5);
+        assert!(validate(&[logged]).is_err_and(|e| e.to_string().contains("log_sample")));
     }
 
     #[test]

@@ -47,6 +47,8 @@ pub struct StoredRequestor {
     pub role: Role,
     /// A supplier's notification URL, where the bookings of its hotels are pushed (`outbox`).
     pub notify_url: Option<String>,
+    /// What of its traffic the transaction log keeps.
+    pub log: crate::txlog::Policy,
 }
 
 impl StoredRequestor {
@@ -76,6 +78,7 @@ impl std::fmt::Debug for StoredRequestor {
             .field("limits", &self.limits)
             .field("role", &self.role)
             .field("notify_url", &self.notify_url)
+            .field("log", &self.log)
             .finish_non_exhaustive()
     }
 }
@@ -84,12 +87,21 @@ impl std::fmt::Debug for StoredRequestor {
 #[derive(Debug, Clone, Default)]
 pub struct Directory {
     by_id: HashMap<String, StoredRequestor>,
+    logged: bool,
 }
 
 impl Directory {
     /// A directory of these requestors.
     pub fn new(requestors: impl IntoIterator<Item = StoredRequestor>) -> Self {
-        Directory { by_id: requestors.into_iter().map(|r| (r.id.clone(), r)).collect() }
+        let by_id: HashMap<String, StoredRequestor> = requestors.into_iter().map(|r| (r.id.clone(), r)).collect();
+        let logged = by_id.values().any(|r| r.log.level != crate::txlog::Level::Off);
+        Directory { by_id, logged }
+    }
+
+    /// True when the transaction log keeps something of at least one requestor (else the
+    /// HTTP layer captures nothing at all).
+    pub fn logs_any(&self) -> bool {
+        self.logged
     }
 
     /// The requestor with this id.
@@ -115,7 +127,7 @@ mod tests {
 
     #[test]
     fn allow_lists() {
-        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default(), role: Role::Distributor, notify_url: None };
+        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default(), role: Role::Distributor, notify_url: None, log: Default::default() };
         assert!(r.allows(None));
         assert!(r.allows(Some("203.0.113.9".parse().unwrap())));
         r.allow = vec!["10.0.0.0/8".parse().unwrap(), "2001:db8::/32".parse().unwrap()];

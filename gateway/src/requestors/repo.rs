@@ -9,11 +9,12 @@ use ota_messages::Dialect;
 use super::{Limits, Role, StoredRequestor};
 use super::import::HashedRequestor;
 use crate::row;
+use crate::txlog::{Level, Policy, Sample};
 use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String, notify_url: Option<String> }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String, notify_url: Option<String>, log_level: String, log_sample_ppm: i64 }
 }
 
 row! {
@@ -29,7 +30,7 @@ row! {
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
     let rows: Vec<RequestorRow> =
-        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url FROM requestor ORDER BY id", &[]).await?;
+        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url, log_level, log_sample_ppm FROM requestor ORDER BY id", &[]).await?;
     let hotel_rows: Vec<SupplierHotelRow> = c.query("SELECT requestor_id, hotel_code FROM supplier_hotel ORDER BY requestor_id, hotel_code", &[]).await?;
     let mut hotels: HashMap<String, Vec<String>> = HashMap::new();
     for h in hotel_rows {
@@ -54,8 +55,10 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
                 "supplier" => Role::supplier(hotels.remove(&r.id).unwrap_or_default()),
                 other => return Err(StoreError::Data(format!("requestor {:?}: kind {other:?} is neither distributor nor supplier", r.id))),
             };
+            let log = log_policy_of(&r.id, &r.log_level, r.log_sample_ppm)?;
             Ok(StoredRequestor {
                 role,
+                log,
                 limits,
                 allow: allow.remove(&r.id).unwrap_or_default(),
                 id: r.id,
@@ -98,6 +101,30 @@ pub(crate) async fn set_limits(c: &mut Conn<'_>, id: &str, limits: &Limits) -> R
     Ok(c.execute("UPDATE requestor SET rate_per_second = $2, daily_quota = $3, rate_for = $4 WHERE id = $1", &[&id, &rate, &quota, &rate_for]).await? == 1)
 }
 
+/// The log policy of stored columns.
+fn log_policy_of(id: &str, level: &str, sample_ppm: i64) -> Result<Policy, StoreError> {
+    let level = Level::parse(level).map_err(|e| StoreError::Data(format!("requestor {id:?}: log_level: {e}")))?;
+    let sample = u32::try_from(sample_ppm).ok().filter(|n| *n <= 1_000_000).ok_or_else(|| StoreError::Data(format!("requestor {id:?}: log_sample_ppm {sample_ppm} is out of range")))?;
+    Ok(Policy { level, sample: Sample::from_ppm(sample) })
+}
+
+row! {
+    /// The log columns of a `requestor` row.
+    pub(crate) struct LogRow { log_level: String, log_sample_ppm: i64 }
+}
+
+/// A requestor's log policy, as stored; `None` when there is no such requestor.
+pub(crate) async fn log_policy(c: &mut Conn<'_>, id: &str) -> Result<Option<Policy>, StoreError> {
+    let row: Option<LogRow> = c.query_opt("SELECT log_level, log_sample_ppm FROM requestor WHERE id = $1", &[&id]).await?;
+    row.map(|r| log_policy_of(id, &r.log_level, r.log_sample_ppm)).transpose()
+}
+
+/// Sets a requestor's log policy; false when there is no such requestor.
+pub(crate) async fn set_log_policy(c: &mut Conn<'_>, id: &str, policy: Policy) -> Result<bool, StoreError> {
+    let ppm = i64::from(policy.sample.ppm());
+    Ok(c.execute("UPDATE requestor SET log_level = $2, log_sample_ppm = $3 WHERE id = $1", &[&id, &policy.level.as_str(), &ppm]).await? == 1)
+}
+
 /// How many requestors there are.
 pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     let Scalar(n) = c.query_one("SELECT count(*) FROM requestor", &[]).await?;
@@ -108,13 +135,15 @@ pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
 /// its dialect when `r.dialect` is (a new requestor without one gets the default).
 pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<Utc>) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect, rate_per_second, daily_quota)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $11, $12)
+        "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect, rate_per_second, daily_quota, log_level, log_sample_ppm)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $11, $12, $14, $16)
          ON CONFLICT (id) DO UPDATE SET id_context = excluded.id_context, name = excluded.name,
              password_hash = excluded.password_hash, active = excluded.active,
              dialect = CASE WHEN $8 THEN excluded.dialect ELSE requestor.dialect END,
              rate_per_second = CASE WHEN $9 THEN excluded.rate_per_second ELSE requestor.rate_per_second END,
-             daily_quota = CASE WHEN $10 THEN excluded.daily_quota ELSE requestor.daily_quota END",
+             daily_quota = CASE WHEN $10 THEN excluded.daily_quota ELSE requestor.daily_quota END,
+             log_level = CASE WHEN $13 THEN excluded.log_level ELSE requestor.log_level END,
+             log_sample_ppm = CASE WHEN $15 THEN excluded.log_sample_ppm ELSE requestor.log_sample_ppm END",
         &[
             &r.id,
             &r.id_context,
@@ -128,6 +157,10 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
             &r.daily_quota.is_some(),
             &r.rate.filter(|n| *n > 0).map(i64::from),
             &r.daily_quota.filter(|n| *n > 0).map(i64::from),
+            &r.log.is_some(),
+            &r.log.unwrap_or_default().as_str(),
+            &r.log_sample.is_some(),
+            &i64::from(r.log_sample.unwrap_or_default().ppm()),
         ],
     )
     .await?;

@@ -32,6 +32,7 @@ const SQLITE: &[&str] = &[
     include_str!("../../migrations/sqlite/0015_suppliers.sql"),
     include_str!("../../migrations/sqlite/0016_supply.sql"),
     include_str!("../../migrations/sqlite/0017_outbox.sql"),
+    include_str!("../../migrations/sqlite/0018_txlog.sql"),
 ];
 
 /// PostgreSQL migrations, in order.
@@ -50,6 +51,7 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0012_suppliers.sql"),
     include_str!("../../migrations/postgres/0013_supply.sql"),
     include_str!("../../migrations/postgres/0014_outbox.sql"),
+    include_str!("../../migrations/postgres/0015_txlog.sql"),
 ];
 
 /// An arbitrary constant naming the migration lock.

@@ -16,7 +16,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
-    ("below every area", &["shared", "store", "errors", "metrics", "config", "client"]),
+    ("below every area", &["shared", "store", "errors", "metrics", "config", "client", "txlog", "telemetry"]),
 ];
 
 /// Uses within one layer that are allowed (user, used).
@@ -33,6 +33,10 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("shared", "errors"),
     ("store", "metrics"),
     ("config", "store"),
+    ("config", "txlog"),
+    ("txlog", "store"),
+    ("txlog", "metrics"),
+    ("txlog", "client"),
 ];
 
 /// What the files of an area's layers may not use: (the layer, what it may not use, why). A

@@ -9,6 +9,7 @@
 //! cargo test -p ota-gateway --test it hostile::       # one suite
 //! cargo test -p ota-gateway --test it sqlite::        # one backend
 //! cargo test -p ota-gateway --test it pooler::        # PostgreSQL through PgBouncer
+//! cargo test -p ota-gateway --test it txlog::         # the transaction log and replay
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -37,3 +38,4 @@ mod pooler;
 mod secrets;
 mod soap;
 mod supply;
+mod txlog;

@@ -150,6 +150,32 @@ pub const OPERATIONS: &[rt::Operation] = &[
     },
 ];
 
+/// The attributes and elements whose values are personal data (`gen:personal` in the spec:
+/// guests' names, birth dates, …), by name, each with its mask: a name is personal
+/// wherever it occurs in a message (the generator refuses a spec where it is not).
+pub const PERSONAL: &[rt::Personal] = &[
+    rt::Personal {
+        name: "NamePrefix",
+        attribute: false,
+        mask: "***",
+    },
+    rt::Personal {
+        name: "GivenName",
+        attribute: false,
+        mask: "***",
+    },
+    rt::Personal {
+        name: "Surname",
+        attribute: false,
+        mask: "***",
+    },
+    rt::Personal {
+        name: "BirthDate",
+        attribute: true,
+        mask: "1900-01-01",
+    },
+];
+
 /// The dialects of the spec (`gen:dialect` in `common.xsd`), the default first: each
 /// writes some fields under other names, or not at all, or lists as text (the spec's
 /// `gen:written` and `gen:text-list`). Decoders take every dialect's form.

@@ -48,6 +48,19 @@ pub struct Operation {
     pub response_root: Option<&'static str>,
 }
 
+/// An attribute or element whose value is personal data (`gen:personal` in the spec), masked
+/// in logs: see [`crate::PERSONAL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Personal {
+    /// Its name (local, in the message namespace).
+    pub name: &'static str,
+    /// True for an attribute, false for an element (whose text is the value).
+    pub attribute: bool,
+    /// The value that stands for a masked one: a valid value of the field's type, so that a
+    /// masked message still decodes.
+    pub mask: &'static str,
+}
+
 /// A message root: knows its element name, its `Version` and its schema table.
 pub trait Message: Decode + Encode + YaSerialize + YaDeserialize + Sized {
     /// The root element name.

@@ -1,0 +1,269 @@
+//! What the log stores of a body: passwords out, personal values masked, and what it is
+//! searched by (`EchoToken`, booking references) read. Works on the XML text as received, by
+//! byte ranges of a parse (roxmltree), so the stored body is the partner's own text but for the
+//! values replaced; a plain request, a SOAP envelope and an answer alike.
+//!
+//! - **Passwords**, always: every `MessagePassword` attribute and the text of every
+//!   `Password` element (WS-Security's `UsernameToken`) become empty, as does any attribute or
+//!   element with `password` in its name.
+//! - **Personal values**, when masking: every attribute and element of a name that
+//!   [`ota_messages::PERSONAL`] lists (the spec's `gen:personal`) gets its mask, a valid value
+//!   of its type (`***`, `1900-01-01`), so a masked request still decodes and can be replayed.
+//! - A body that is not UTF-8 or not well-formed XML is not stored: what it holds cannot be
+//!   told, so it is replaced by a note of its length.
+
+use std::ops::Range;
+
+use ota_messages::PERSONAL;
+
+/// The OTA namespace: a `Password` element in it is not WS-Security's.
+const OTA: &str = "http://www.opentravel.org/OTA/2003/05";
+
+/// The most references kept of one entry.
+pub const MAX_REFERENCES: usize = 20;
+
+/// The longest reference kept (longer ones are not references of this service).
+const MAX_REFERENCE: usize = 128;
+
+/// A body as the log stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    /// The text to store.
+    pub text: String,
+    /// The `EchoToken` of its OTA message, if any.
+    pub echo_token: Option<String>,
+    /// The booking references in it (`UniqueID@ID`, `HotelReservationID@ResID_Value`).
+    pub references: Vec<String>,
+}
+
+/// A body ready to store: passwords removed, personal values masked when `masked`.
+pub fn prepare(body: &[u8], masked: bool) -> Prepared {
+    let unusable = |why: &str| Prepared { text: format!("({why}: {} bytes, not stored)", body.len()), echo_token: None, references: Vec::new() };
+    if body.is_empty() {
+        return Prepared { text: String::new(), echo_token: None, references: Vec::new() };
+    }
+    let Ok(text) = std::str::from_utf8(body) else { return unusable("not UTF-8 text") };
+    let Ok(doc) = roxmltree::Document::parse(text) else { return unusable("not well-formed XML") };
+    let mut edits: Vec<(Range<usize>, &str)> = Vec::new();
+    let mut echo_token = None;
+    let mut references: Vec<String> = Vec::new();
+    for node in doc.descendants().filter(roxmltree::Node::is_element) {
+        let name = node.tag_name().name();
+        if echo_token.is_none() && let Some(t) = node.attribute("EchoToken") {
+            echo_token = Some(t.to_string());
+        }
+        let reference = match name {
+            "UniqueID" => node.attribute("ID"),
+            "HotelReservationID" => node.attribute("ResID_Value"),
+            _ => None,
+        };
+        if let Some(r) = reference.map(str::trim).filter(|r| !r.is_empty() && r.len() <= MAX_REFERENCE)
+            && references.len() < MAX_REFERENCES
+            && !references.iter().any(|x| x == r)
+        {
+            references.push(r.to_string());
+        }
+        for a in node.attributes() {
+            if is_password(a.name()) {
+                edits.push((a.range_value(), ""));
+            } else if masked && let Some(p) = PERSONAL.iter().find(|p| p.attribute && p.name == a.name()) {
+                edits.push((a.range_value(), p.mask));
+            }
+        }
+        let replaced = if is_password(name) {
+            Some("")
+        } else if masked {
+            PERSONAL.iter().find(|p| !p.attribute && p.name == name).map(|p| p.mask)
+        } else {
+            None
+        };
+        if let Some(with) = replaced
+            && let Some(inner) = inner_range(text, node.range())
+        {
+            edits.push((inner, with));
+        }
+    }
+    Prepared { text: apply(text, edits), echo_token, references }
+}
+
+/// True for the name of an attribute or element that may hold a password: `MessagePassword`,
+/// WS-Security's `Password`, and any other name with `password` in it (a partner's mistake is
+/// no reason to store one).
+fn is_password(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("password")
+}
+
+/// The requestor a request claims to be (the `ID` of its first `RequestorID`, else a
+/// WS-Security `Username`), for an error answer to a request that did not authenticate; `None`
+/// when the body is not well-formed XML or names none.
+pub fn claimed_requestor(body: &[u8]) -> Option<String> {
+    let doc = roxmltree::Document::parse(std::str::from_utf8(body).ok()?).ok()?;
+    let mut elements = doc.descendants().filter(roxmltree::Node::is_element);
+    let found = elements.find(|n| n.tag_name().name() == "RequestorID" && n.attribute("ID").is_some() || n.tag_name().name() == "Username")?;
+    match found.attribute("ID") {
+        Some(id) => Some(id.trim().to_string()),
+        None => found.text().map(|t| t.trim().to_string()),
+    }
+}
+
+/// The range of an element's content (between its start and end tags) within `text`, given
+/// the element's whole range; `None` for an empty element (`<X/>`).
+fn inner_range(text: &str, element: Range<usize>) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = element.start;
+    while i < element.end {
+        let b = bytes[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'>' => break,
+            None => {}
+        }
+        i += 1;
+    }
+    if i >= element.end || bytes.get(i.wrapping_sub(1)) == Some(&b'/') {
+        return None;
+    }
+    let start = i + 1;
+    let end = text[start..element.end].rfind("</").map(|j| start + j)?;
+    (start <= end).then_some(start..end)
+}
+
+/// `text` with each range replaced (ranges inside a replaced one are dropped).
+fn apply(text: &str, mut edits: Vec<(Range<usize>, &str)>) -> String {
+    edits.sort_by_key(|(r, _)| (r.start, std::cmp::Reverse(r.end)));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (r, with) in edits {
+        if r.start < at {
+            continue;
+        }
+        out.push_str(&text[at..r.start]);
+        out.push_str(with);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Credentials to send a recorded request with (the log keeps none): the requestor's `ID`,
+/// its `ID_Context` and its password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    /// `RequestorID@ID`.
+    pub id: String,
+    /// `RequestorID@ID_Context` (Type 22).
+    pub id_context: String,
+    /// `MessagePassword` (Type 88), or the WS-Security `Password`.
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials").field("id", &self.id).field("id_context", &self.id_context).finish_non_exhaustive()
+    }
+}
+
+impl std::str::FromStr for Credentials {
+    type Err = String;
+
+    /// `ID,CONTEXT,PASSWORD` (the password may hold commas).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut parts = s.splitn(3, ',');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(id), Some(ctx), Some(pw)) if !id.is_empty() && !pw.is_empty() => Ok(Credentials { id: id.into(), id_context: ctx.into(), password: pw.into() }),
+            _ => Err("credentials are ID,CONTEXT,PASSWORD".into()),
+        }
+    }
+}
+
+/// A stored request with `credentials` in its POS (each `RequestorID`'s `ID`, `ID_Context`
+/// where it has one, `MessagePassword` where it has one) and in a WS-Security
+/// `UsernameToken` (`Username`, `Password`); `None` when it is not well-formed XML.
+pub fn with_credentials(stored: &str, credentials: &Credentials) -> Option<String> {
+    let doc = roxmltree::Document::parse(stored).ok()?;
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    let escaped = |v: &str| v.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;").replace('\'', "&apos;");
+    for node in doc.descendants().filter(roxmltree::Node::is_element) {
+        match node.tag_name().name() {
+            "RequestorID" => {
+                for a in node.attributes() {
+                    let value = match a.name() {
+                        "ID" => &credentials.id,
+                        "ID_Context" => &credentials.id_context,
+                        "MessagePassword" => &credentials.password,
+                        _ => continue,
+                    };
+                    edits.push((a.range_value(), escaped(value)));
+                }
+            }
+            "Username" | "Password" if node.tag_name().namespace() != Some(OTA) => {
+                let value = if node.tag_name().name() == "Username" { &credentials.id } else { &credentials.password };
+                if let Some(inner) = inner_range(stored, node.range()) {
+                    edits.push((inner, escaped(value)));
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(apply(stored, edits.iter().map(|(r, v)| (r.clone(), v.as_str())).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const RQ: &str = r#"<OTA_HotelResRQ xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="e-1"><POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword='demo-"password'/></Source></POS><UniqueID Type="36" ID="CLI-1" ID_Context="Client"/><Customer BirthDate="1980-04-12"><PersonName><NamePrefix>Mr</NamePrefix><GivenName>Jos&#233;</GivenName><Surname><![CDATA[Müller]]></Surname><Surname/></PersonName></Customer></OTA_HotelResRQ>"#;
+
+    #[test]
+    fn passwords_always_go_and_personal_values_when_masked() {
+        let p = prepare(RQ.as_bytes(), true);
+        assert!(!p.text.contains("demo-") && p.text.contains("MessagePassword=''"), "{}", p.text);
+        for personal in ["Mr", "Jos", "Müller", "1980"] {
+            assert!(!p.text.contains(personal), "{personal}: {}", p.text);
+        }
+        assert!(p.text.contains("<GivenName>***</GivenName>") && p.text.contains(r#"BirthDate="1900-01-01""#) && p.text.contains("<Surname/>"), "{}", p.text);
+        assert_eq!(p.echo_token.as_deref(), Some("e-1"));
+        assert_eq!(p.references, ["CLI-1"]);
+        for sample in [include_str!("../../../spec/samples/hotel_res.xml"), include_str!("../../../spec/samples/tour_activity_book.xml")] {
+            let masked = prepare(sample.as_bytes(), true).text;
+            assert!(!masked.contains("s3cr3t") && masked.contains("***"), "{masked}");
+            assert!(ota_messages::AnyRequest::from_xml(&masked).is_ok(), "a masked request decodes: {masked}");
+        }
+        let unmasked = prepare(RQ.as_bytes(), false);
+        assert!(!unmasked.text.contains("demo-") && unmasked.text.contains("Müller") && unmasked.text.contains("1980-04-12"));
+    }
+
+    #[test]
+    fn ws_security_passwords_go_and_unreadable_bodies_are_not_stored() {
+        let env = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><w:Security xmlns:w="urn:wsse"><w:UsernameToken><w:Username>DEMO</w:Username><w:Password>pw&amp;1</w:Password></w:UsernameToken></w:Security></s:Header><s:Body/></s:Envelope>"#;
+        let p = prepare(env.as_bytes(), true);
+        assert!(p.text.contains("<w:Password></w:Password>") && !p.text.contains("pw&amp;1"), "{}", p.text);
+        let c: Credentials = "P,P-CTX,new,pass".parse().unwrap();
+        let again = with_credentials(&p.text, &c).unwrap();
+        assert!(again.contains("<w:Password>new,pass</w:Password>") && again.contains("<w:Username>P</w:Username>"), "{again}");
+        assert_eq!(prepare(b"<a>MessagePassword=\"x\"", true).text, "(not well-formed XML: 22 bytes, not stored)");
+        assert_eq!(prepare(&[0xff, 0xfe], true).text, "(not UTF-8 text: 2 bytes, not stored)");
+    }
+
+    #[test]
+    fn the_requestor_a_request_names() {
+        assert_eq!(claimed_requestor(RQ.as_bytes()).as_deref(), Some("DEMO"));
+        let env = r#"<s:Envelope xmlns:s="urn:s"><s:Header><w:Security xmlns:w="urn:w"><w:UsernameToken><w:Username> P2 </w:Username></w:UsernameToken></w:Security></s:Header></s:Envelope>"#;
+        assert_eq!(claimed_requestor(env.as_bytes()).as_deref(), Some("P2"));
+        assert_eq!(claimed_requestor(b"<a><RequestorID"), None);
+        assert_eq!(claimed_requestor(b"<a/>"), None);
+    }
+
+    #[test]
+    fn credentials_go_back_into_a_stored_request() {
+        let stored = prepare(RQ.as_bytes(), true).text;
+        let c = Credentials { id: "P2".into(), id_context: "P2-DIST".into(), password: "p&2".into() };
+        let out = with_credentials(&stored, &c).unwrap();
+        assert!(out.contains(r#"ID="P2" ID_Context="P2-DIST""#) && out.contains("MessagePassword='p&amp;2'"), "{out}");
+        assert!(out.contains(r#"UniqueID Type="36" ID="CLI-1""#), "not a RequestorID: kept");
+    }
+}
