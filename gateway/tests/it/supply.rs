@@ -497,6 +497,37 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
     })
     .await;
 
+    // Quote and modify honour them too.
+    let (g1, g2, g3, g4) = (support::day(60), support::day(61), support::day(62), support::day(64));
+    let booked = post(&other, "/hotelbook", book_xml("SUP-9", g1, g2)).await;
+    assert!(booked.contains("<Success"), "{booked}");
+    post(&a, "/hotelavailnotif", avail_notif(14, (support::day(63), support::day(63)), None, r#"<RestrictionStatus Restriction="Master" Status="Close"/>"#)).await;
+    within_a_second("closed for the modify", || async { offers(&other, g3, g4, 1).await.is_empty() }).await;
+    let quote = post(&other, "/hotelbook", book_xml("SUP-10", g3, g4).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)).await;
+    assert!(quote.contains("<Error") && quote.contains("closed"), "{quote}");
+    {
+        use ota_messages::runtime::{Date, Message, Response};
+        let read_rq = ota_messages::booking_read::OtaReadRq::from_xml(&format!(
+            r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<UniqueID Type="36" ID="SUP-9" ID_Context="Client"/></OTA_ReadRQ>"#,
+            pos(support::DEMO)
+        ))
+        .unwrap();
+        let read = other.client().send(&read_rq).await.unwrap();
+        let reservation = read.reservations_list.as_ref().unwrap().hotel_reservation[0].clone();
+        let mut payload = ota_gateway::hotels::modify_payload(&reservation).unwrap();
+        payload.room_stays.as_mut().unwrap().room_stay[0].time_span = Some(ota_messages::common::DateSpan { start: Date(g3), end: Date(g4) });
+        let modify = ota_messages::hotel_res_modify::OtaHotelResModifyRq {
+            version: "2008.1".into(),
+            res_status: Some(ota_messages::common::ResStatus::Commit),
+            pos: read_rq.pos,
+            hotel_res_modifies: ota_messages::hotel_res_modify::HotelResModifies { hotel_res_modify: payload },
+            ..Default::default()
+        };
+        let modified = other.client().send(&modify).await.unwrap();
+        let text = format!("{:?}", modified.errors());
+        assert!(!modified.is_success() && text.contains("closed"), "{text}");
+    }
+
     // Amounts: per number of guests, else for any number.
     let (f1, f3) = (support::day(50), support::day(52));
     let body = post(
