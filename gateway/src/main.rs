@@ -638,12 +638,9 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
 
 async fn import(file: PathBuf, db: Location) -> ExitCode {
     init_logging(LogFormat::Text, "info");
-    let store = match Store::open(&db).await {
-        Ok(store) => store,
-        Err(e) => {
-            eprintln!("ota-gateway: cannot open the database {db}: {e}");
-            return ExitCode::FAILURE;
-        }
+    let store = match open_store(&db).await {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     match import::import_file(&store, &file).await {
         Ok(s) => {
@@ -688,12 +685,9 @@ fn read_password(id: &str) -> Result<String, String> {
 
 async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
     init_logging(LogFormat::Text, "warn");
-    let store = match Store::open(&db).await {
-        Ok(store) => store,
-        Err(e) => {
-            eprintln!("ota-gateway: cannot open the database {db}: {e}");
-            return ExitCode::FAILURE;
-        }
+    let store = match open_store(&db).await {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let done = match command {
         RequestorCommand::Add { id, context, name, allow, disabled, dialect, supplier, hotels } => match read_password(&id) {
@@ -849,26 +843,14 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             out
         }),
     };
-    match done {
-        Ok(text) => {
-            println!("{text}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("ota-gateway: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    report(done)
 }
 
 async fn outbox(command: OutboxCommand, db: Location) -> ExitCode {
     init_logging(LogFormat::Text, "warn");
-    let store = match Store::open(&db).await {
-        Ok(store) => store,
-        Err(e) => {
-            eprintln!("ota-gateway: cannot open the database {db}: {e}");
-            return ExitCode::FAILURE;
-        }
+    let store = match open_store(&db).await {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let done = match command {
         OutboxCommand::List { state, supplier, limit } => outbox_admin::list(&store, state, supplier, limit).await.map(|events| {
@@ -893,9 +875,16 @@ async fn outbox(command: OutboxCommand, db: Location) -> ExitCode {
         }),
         OutboxCommand::Retry { id, all_parked: _ } => outbox_admin::retry(&store, id).await.map(|n| format!("{n} parked event(s) will be sent again")),
     };
+    report(done)
+}
+
+/// A command's outcome: its text on stdout (when it has one), or its error on stderr.
+fn report(done: Result<String, impl std::fmt::Display>) -> ExitCode {
     match done {
         Ok(text) => {
-            println!("{text}");
+            if !text.is_empty() {
+                println!("{text}");
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -962,18 +951,7 @@ async fn log(command: LogCommand, db: Location) -> ExitCode {
         }),
         LogCommand::Export { filter } => txlog::search(&store, &filter.filter(), true, filter.limit.unwrap_or(i64::MAX)).await.map(|entries| entries.iter().map(|e| e.to_json().to_string()).collect::<Vec<_>>().join("\n")),
     };
-    match done {
-        Ok(text) => {
-            if !text.is_empty() {
-                println!("{text}");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("ota-gateway: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    report(done)
 }
 
 async fn replay(to: String, credentials: ota_gateway::txlog::mask::Credentials, filter: FilterArgs, db: Location) -> ExitCode {

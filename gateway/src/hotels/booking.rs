@@ -253,3 +253,49 @@ pub struct Night {
 /// Rooms per room type and night: what a booking holds, or what a change takes (positive) and
 /// gives back (negative). Ordered, so that every writer takes rows in the same order.
 pub type Rooms = BTreeMap<Night, i64>;
+
+/// A room stay of a room type with board BB and nothing else (for tests).
+#[cfg(test)]
+impl Room {
+    pub(crate) fn bare(hotel: &str, room_type: &str, start: NaiveDate, end: NaiveDate) -> Room {
+        Room {
+            index: None,
+            status: None,
+            hotel: hotel.into(),
+            room_type: room_type.into(),
+            board: "BB".into(),
+            start,
+            end,
+            total: None,
+            guests: vec![],
+            services: vec![],
+            reference: None,
+            sources: vec![],
+            penalties: vec![],
+            cancelled: None,
+        }
+    }
+}
+
+/// A reserved booking of these room stays, made 2030-01-01 in EUR, and nothing else (for tests).
+#[cfg(test)]
+impl Booking {
+    pub(crate) fn bare(rooms: Vec<Room>) -> Booking {
+        let at = NaiveDate::from_ymd_opt(2030, 1, 1).unwrap_or_default().and_time(chrono::NaiveTime::MIN);
+        Booking {
+            internal_ref: "I".into(),
+            client_ref: "C".into(),
+            owner: "O".into(),
+            company: None,
+            status: RESERVED.into(),
+            created: at,
+            updated: at,
+            currency: "EUR".into(),
+            rooms,
+            services: vec![],
+            guests: vec![],
+            comments: vec![],
+            item_refs: vec![],
+        }
+    }
+}

@@ -32,29 +32,25 @@ pub struct Read {
 /// The most problems one answer lists.
 const MAX_PROBLEMS: usize = 20;
 
-/// Reads a message's common parts: the hotel (the supplier's own), the stamp.
+/// The hotel a message names, when it is one of the supplier's (the message's one problem
+/// otherwise).
 fn hotel<'c>(
     cx: &Ctx,
     catalogue: &'c Catalogue,
     code: Option<&str>,
     tag: &str,
-) -> Result<&'c Hotel, Problem> {
+) -> Result<&'c Hotel, Vec<Problem>> {
     let Some(code) = code else {
-        return Err(
-            Problem::required("The hotel is named by HotelCode.").at(format!("{tag}/@HotelCode"))
-        );
+        return Err(vec![Problem::required("The hotel is named by HotelCode.").at(format!("{tag}/@HotelCode"))]);
     };
     // Another supplier's hotel and one that does not exist get the same answer.
     match catalogue.hotel(code) {
         Some(h) if cx.requestor.role.owns(code) => Ok(h),
-        _ => Err(Problem::biz(
+        _ => Err(vec![Problem::biz(
             ErrorCode::InvalidHotelCode,
-            format!(
-                "HotelCode {:?} is not a hotel this supplier may update.",
-                crate::shared::log_text::LogText(code)
-            ),
+            format!("HotelCode {:?} is not a hotel this supplier may update.", crate::shared::log_text::LogText(code)),
         )
-        .at(format!("{tag}/@HotelCode"))),
+        .at(format!("{tag}/@HotelCode"))]),
     }
 }
 
@@ -211,8 +207,7 @@ pub fn inv_count(
     rq: &OtaHotelInvCountNotifRq,
 ) -> Result<Read, Vec<Problem>> {
     const BASE: &str = "/OTA_HotelInvCountNotifRQ/Inventories";
-    let hotel =
-        hotel(cx, catalogue, rq.inventories.hotel_code.as_deref(), BASE).map_err(|p| vec![p])?;
+    let hotel = hotel(cx, catalogue, rq.inventories.hotel_code.as_deref(), BASE)?;
     let mut out = Collect::default();
     for (i, inv) in rq.inventories.inventory.iter().enumerate() {
         let tag = format!("{BASE}/Inventory[{}]", i + 1);
@@ -275,13 +270,7 @@ pub fn avail(
     rq: &OtaHotelAvailNotifRq,
 ) -> Result<Read, Vec<Problem>> {
     const BASE: &str = "/OTA_HotelAvailNotifRQ/AvailStatusMessages";
-    let hotel = hotel(
-        cx,
-        catalogue,
-        rq.avail_status_messages.hotel_code.as_deref(),
-        BASE,
-    )
-    .map_err(|p| vec![p])?;
+    let hotel = hotel(cx, catalogue, rq.avail_status_messages.hotel_code.as_deref(), BASE)?;
     let mut out = Collect::default();
     for (i, m) in rq
         .avail_status_messages
@@ -301,11 +290,8 @@ pub fn avail(
                 format!("{tag}/{name}"),
             );
         }
-        let mut notes = Vec::new();
-        out.push(avail_status(m, hotel, catalogue, &tag, &mut notes));
-        for (text, at) in notes {
-            out.note(true, &text, at);
-        }
+        let items = avail_status(m, hotel, catalogue, &tag, &mut out);
+        out.push(items);
     }
     out.finish(
         hotel,
@@ -314,169 +300,119 @@ pub fn avail(
     )
 }
 
-/// The items of one `AvailStatusMessage`.
-fn avail_status(
-    m: &an::AvailStatusMessage,
-    hotel: &Hotel,
-    catalogue: &Catalogue,
-    tag: &str,
-    notes: &mut Vec<(String, String)>,
-) -> Result<Vec<Item>, Problem> {
+/// The items of one `AvailStatusMessage`; what it sets that the gateway does not keep is
+/// noted in `out`.
+fn avail_status(m: &an::AvailStatusMessage, hotel: &Hotel, catalogue: &Catalogue, tag: &str, out: &mut Collect) -> Result<Vec<Item>, Problem> {
     let sac = &m.status_application_control;
     let sac_tag = format!("{tag}/StatusApplicationControl");
-    let span = span(
-        sac.start.as_ref(),
-        sac.end.as_ref(),
-        sac.duration.as_deref(),
-        weekdays(sac),
-        &sac_tag,
-    )?;
+    let span = span(sac.start.as_ref(), sac.end.as_ref(), sac.duration.as_deref(), weekdays(sac), &sac_tag)?;
     let board = plan(sac, catalogue, &sac_tag)?;
     let mut changes: Vec<Change> = Vec::new();
-    let limit_kind = m.booking_limit_message_type.clone();
-    if m.booking_limit.is_some() || limit_kind.is_some() {
-        if board.is_some() {
-            notes.push(("Rooms on sale are of a room type, whatever the rate plan: the BookingLimit is applied to the room type.".into(), format!("{sac_tag}/@RatePlanCode")));
-        }
-        let limit = |n: Option<u64>| {
-            n.ok_or_else(|| {
-                Problem::required("The rooms are BookingLimit.").at(format!("{tag}/@BookingLimit"))
-            })
-        };
-        changes.push(
-            match limit_kind.unwrap_or(an::BookingLimitMessageType::SetLimit) {
-                an::BookingLimitMessageType::SetLimit => {
-                    Change::SetRooms(u32::try_from(limit(m.booking_limit)?).unwrap_or(u32::MAX))
-                }
-                an::BookingLimitMessageType::AdjustLimit => {
-                    Change::AdjustRooms(i64::try_from(limit(m.booking_limit)?).unwrap_or(i64::MAX))
-                }
-                an::BookingLimitMessageType::RemoveLimit => Change::ContentRooms,
-            },
+    if m.booking_limit.is_some() || m.booking_limit_message_type.is_some() {
+        out.note(
+            board.is_some(),
+            "Rooms on sale are of a room type, whatever the rate plan: the BookingLimit is applied to the room type.",
+            format!("{sac_tag}/@RatePlanCode"),
         );
+        changes.push(booking_limit(m, tag)?);
     }
-    let plan_code = board.unwrap_or_else(|| EVERY_PLAN.to_string());
-    let restriction = |kind, value| Change::Restriction {
-        board: plan_code.clone(),
-        kind,
-        value,
-    };
+    let plan = board.unwrap_or_else(|| EVERY_PLAN.to_string());
     if let Some(r) = &m.restriction_status {
-        let r_tag = format!("{tag}/RestrictionStatus");
-        let kind = match r.restriction.clone().unwrap_or(an::Restriction::Master) {
-            an::Restriction::Master => Restriction::Closed,
-            an::Restriction::Arrival => Restriction::ClosedToArrival,
-            an::Restriction::Departure => Restriction::ClosedToDeparture,
-            other => {
-                notes.push((format!("Restriction {} is not kept by the gateway (Master, Arrival and Departure are): not applied.", other.as_str()), format!("{r_tag}/@Restriction")));
-                Restriction::Closed
-            }
-        };
-        let kept = r.restriction.as_ref().is_none_or(|r| {
-            matches!(
-                r,
-                an::Restriction::Master | an::Restriction::Arrival | an::Restriction::Departure
-            )
-        });
-        let status = match r.status.clone() {
-            Some(an::AvailabilityStatus::Open | an::AvailabilityStatus::RemoveCloseOnly) => {
-                Some((kind, 0))
-            }
-            Some(an::AvailabilityStatus::Close) => Some((kind, 1)),
-            Some(an::AvailabilityStatus::ClosedOnArrival) => {
-                Some((Restriction::ClosedToArrival, 1))
-            }
-            None => {
-                return Err(
-                    Problem::required("The restriction's Status is Open or Close.")
-                        .at(format!("{r_tag}/@Status")),
-                );
-            }
-            Some(other) => {
-                notes.push((
-                    format!(
-                        "Status {} is not kept by the gateway (Open and Close are): not applied.",
-                        other.as_str()
-                    ),
-                    format!("{r_tag}/@Status"),
-                ));
-                None
-            }
-        };
-        if let Some((kind, closed)) = status.filter(|_| kept) {
-            changes.push(restriction(kind, Some(closed)));
-        }
+        changes.extend(restriction_status(r, &plan, &format!("{tag}/RestrictionStatus"), out)?);
     }
     if let Some(los) = &m.lengths_of_stay {
-        let los_tag = format!("{tag}/LengthsOfStay");
-        if los.arrival_date_based == Some(false)
-            && !los.length_of_stay.iter().all(|l| {
-                matches!(
-                    l.min_max_message_type,
-                    Some(an::MinMaxMessageType::RemoveMinLos | an::MinMaxMessageType::RemoveMaxLos)
-                )
-            })
-        {
-            notes.push(("Stay limits are of the arrival day here: limits not based on the arrival day (ArrivalDateBased false) are not applied.".into(), format!("{los_tag}/@ArrivalDateBased")));
-        } else {
-            for (j, l) in los.length_of_stay.iter().enumerate() {
-                let l_tag = format!("{los_tag}/LengthOfStay[{}]", j + 1);
-                if l.time_unit.as_ref().is_some_and(|u| *u != TimeUnit::Day) {
-                    return Err(
-                        Problem::not_supported("Stay limits are in days (TimeUnit Day).")
-                            .at(format!("{l_tag}/@TimeUnit")),
-                    );
-                }
-                let nights = || {
-                    l.time.and_then(|t| u32::try_from(t).ok()).ok_or_else(|| {
-                        Problem::required("The stay limit is Time, in days (0 or more).")
-                            .at(format!("{l_tag}/@Time"))
-                    })
-                };
-                changes.push(match l.min_max_message_type.clone() {
-                Some(an::MinMaxMessageType::SetMinLos | an::MinMaxMessageType::MinLos) => restriction(Restriction::MinStay, Some(nights()?)),
-                Some(an::MinMaxMessageType::SetMaxLos | an::MinMaxMessageType::MaxLos) => restriction(Restriction::MaxStay, Some(nights()?)),
-                Some(an::MinMaxMessageType::RemoveMinLos) => restriction(Restriction::MinStay, None),
-                Some(an::MinMaxMessageType::RemoveMaxLos) => restriction(Restriction::MaxStay, None),
-                None => return Err(Problem::required("The stay limit's MinMaxMessageType is SetMinLOS, SetMaxLOS, RemoveMinLOS or RemoveMaxLOS.").at(format!("{l_tag}/@MinMaxMessageType"))),
-                Some(other) => {
-                    notes.push((
-                        format!("MinMaxMessageType {} is not kept by the gateway (SetMinLOS, SetMaxLOS, RemoveMinLOS and RemoveMaxLOS of the arrival day are): not applied.", other.as_str()),
-                        format!("{l_tag}/@MinMaxMessageType"),
-                    ));
-                    continue;
-                }
-            });
-            }
-        }
+        changes.extend(lengths_of_stay(los, &plan, &format!("{tag}/LengthsOfStay"), out)?);
     }
-    let limited = changes.iter().any(|c| {
-        matches!(
-            c,
-            Change::SetRooms(_) | Change::AdjustRooms(_) | Change::ContentRooms
-        )
-    });
+    let limited = changes.iter().any(|c| matches!(c, Change::SetRooms(_) | Change::AdjustRooms(_) | Change::ContentRooms));
     if limited && sac.inv_type_code.is_none() && sac.inv_code.is_none() {
-        return Err(Problem::not_supported(
-            "Rooms on sale are kept per room type: a BookingLimit of the whole hotel is not; name the room type with InvTypeCode.",
-        )
-        .at(format!("{sac_tag}/@InvTypeCode")));
+        return Err(Problem::not_supported("Rooms on sale are kept per room type: a BookingLimit of the whole hotel is not; name the room type with InvTypeCode.")
+            .at(format!("{sac_tag}/@InvTypeCode")));
     }
     let rooms = rooms(sac, hotel, !limited, &sac_tag)?;
     Ok(rooms
-        .into_iter()
-        .flat_map(|room| {
-            changes
-                .iter()
-                .map(move |change| (room.clone(), change.clone()))
-        })
-        .map(|(room, change)| Item {
-            tag: tag.to_string(),
-            room,
-            span,
-            change,
-        })
+        .iter()
+        .flat_map(|room| changes.iter().map(move |change| Item { tag: tag.to_string(), room: room.clone(), span, change: change.clone() }))
         .collect())
+}
+
+/// The rooms on sale an `AvailStatusMessage`'s `BookingLimit` sets.
+fn booking_limit(m: &an::AvailStatusMessage, tag: &str) -> Result<Change, Problem> {
+    let limit = || m.booking_limit.ok_or_else(|| Problem::required("The rooms are BookingLimit.").at(format!("{tag}/@BookingLimit")));
+    Ok(match m.booking_limit_message_type.clone().unwrap_or(an::BookingLimitMessageType::SetLimit) {
+        an::BookingLimitMessageType::SetLimit => Change::SetRooms(u32::try_from(limit()?).unwrap_or(u32::MAX)),
+        an::BookingLimitMessageType::AdjustLimit => Change::AdjustRooms(i64::try_from(limit()?).unwrap_or(i64::MAX)),
+        an::BookingLimitMessageType::RemoveLimit => Change::ContentRooms,
+    })
+}
+
+/// The restriction a `RestrictionStatus` sets for a rate plan (none when it is one the gateway
+/// does not keep: noted in `out`).
+fn restriction_status(r: &an::RestrictionStatus, plan: &str, tag: &str, out: &mut Collect) -> Result<Option<Change>, Problem> {
+    let kind = match r.restriction.clone().unwrap_or(an::Restriction::Master) {
+        an::Restriction::Master => Some(Restriction::Closed),
+        an::Restriction::Arrival => Some(Restriction::ClosedToArrival),
+        an::Restriction::Departure => Some(Restriction::ClosedToDeparture),
+        other => {
+            out.note(
+                true,
+                &format!("Restriction {} is not kept by the gateway (Master, Arrival and Departure are): not applied.", other.as_str()),
+                format!("{tag}/@Restriction"),
+            );
+            None
+        }
+    };
+    let status = match r.status.clone() {
+        Some(an::AvailabilityStatus::Open | an::AvailabilityStatus::RemoveCloseOnly) => kind.map(|k| (k, 0)),
+        Some(an::AvailabilityStatus::Close) => kind.map(|k| (k, 1)),
+        Some(an::AvailabilityStatus::ClosedOnArrival) => kind.map(|_| (Restriction::ClosedToArrival, 1)),
+        None => return Err(Problem::required("The restriction's Status is Open or Close.").at(format!("{tag}/@Status"))),
+        Some(other) => {
+            out.note(true, &format!("Status {} is not kept by the gateway (Open and Close are): not applied.", other.as_str()), format!("{tag}/@Status"));
+            None
+        }
+    };
+    Ok(status.map(|(kind, closed)| Change::Restriction { board: plan.to_string(), kind, value: Some(closed) }))
+}
+
+/// The stay limits a `LengthsOfStay` sets for a rate plan (those the gateway does not keep are
+/// noted in `out`).
+fn lengths_of_stay(los: &an::LengthsOfStay, plan: &str, tag: &str, out: &mut Collect) -> Result<Vec<Change>, Problem> {
+    let removals_only = los.length_of_stay.iter().all(|l| matches!(l.min_max_message_type, Some(an::MinMaxMessageType::RemoveMinLos | an::MinMaxMessageType::RemoveMaxLos)));
+    if los.arrival_date_based == Some(false) && !removals_only {
+        out.note(
+            true,
+            "Stay limits are of the arrival day here: limits not based on the arrival day (ArrivalDateBased false) are not applied.",
+            format!("{tag}/@ArrivalDateBased"),
+        );
+        return Ok(Vec::new());
+    }
+    let mut changes = Vec::new();
+    for (j, l) in los.length_of_stay.iter().enumerate() {
+        let l_tag = format!("{tag}/LengthOfStay[{}]", j + 1);
+        if l.time_unit.as_ref().is_some_and(|u| *u != TimeUnit::Day) {
+            return Err(Problem::not_supported("Stay limits are in days (TimeUnit Day).").at(format!("{l_tag}/@TimeUnit")));
+        }
+        let nights = || l.time.and_then(|t| u32::try_from(t).ok()).ok_or_else(|| Problem::required("The stay limit is Time, in days (0 or more).").at(format!("{l_tag}/@Time")));
+        let (kind, value) = match l.min_max_message_type.clone() {
+            Some(an::MinMaxMessageType::SetMinLos | an::MinMaxMessageType::MinLos) => (Restriction::MinStay, Some(nights()?)),
+            Some(an::MinMaxMessageType::SetMaxLos | an::MinMaxMessageType::MaxLos) => (Restriction::MaxStay, Some(nights()?)),
+            Some(an::MinMaxMessageType::RemoveMinLos) => (Restriction::MinStay, None),
+            Some(an::MinMaxMessageType::RemoveMaxLos) => (Restriction::MaxStay, None),
+            None => {
+                return Err(Problem::required("The stay limit's MinMaxMessageType is SetMinLOS, SetMaxLOS, RemoveMinLOS or RemoveMaxLOS.").at(format!("{l_tag}/@MinMaxMessageType")));
+            }
+            Some(other) => {
+                out.note(
+                    true,
+                    &format!("MinMaxMessageType {} is not kept by the gateway (SetMinLOS, SetMaxLOS, RemoveMinLOS and RemoveMaxLOS of the arrival day are): not applied.", other.as_str()),
+                    format!("{l_tag}/@MinMaxMessageType"),
+                );
+                continue;
+            }
+        };
+        changes.push(Change::Restriction { board: plan.to_string(), kind, value });
+    }
+    Ok(changes)
 }
 
 /// `OTA_HotelRateAmountNotifRQ`: the amount of a night per room type, rate plan, currency and
@@ -487,13 +423,7 @@ pub fn rate_amount(
     rq: &OtaHotelRateAmountNotifRq,
 ) -> Result<Read, Vec<Problem>> {
     const BASE: &str = "/OTA_HotelRateAmountNotifRQ/RateAmountMessages";
-    let hotel = hotel(
-        cx,
-        catalogue,
-        rq.rate_amount_messages.hotel_code.as_deref(),
-        BASE,
-    )
-    .map_err(|p| vec![p])?;
+    let hotel = hotel(cx, catalogue, rq.rate_amount_messages.hotel_code.as_deref(), BASE)?;
     let mut out = Collect::default();
     if rq.notif_type == Some(ota_messages::hotel_rate_amount_notif::RateNotifType::Remove) {
         return Err(vec![

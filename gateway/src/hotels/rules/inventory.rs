@@ -108,7 +108,6 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::hotels::booking::RESERVED;
     use crate::shared::cancellation::Cancellation;
 
     fn d(s: &str) -> NaiveDate {
@@ -116,40 +115,11 @@ mod tests {
     }
 
     fn room(room_type: &str, start: &str, end: &str) -> Room {
-        Room {
-            index: None,
-            status: None,
-            hotel: "H".into(),
-            room_type: room_type.into(),
-            board: "BB".into(),
-            start: d(start),
-            end: d(end),
-            total: None,
-            guests: vec![],
-            services: vec![],
-            reference: None,
-            sources: vec![],
-            penalties: vec![],
-            cancelled: None,
-        }
+        Room::bare("H", room_type, d(start), d(end))
     }
 
     fn booking(rooms: Vec<Room>) -> Booking {
-        Booking {
-            internal_ref: "I".into(),
-            client_ref: "C".into(),
-            owner: "O".into(),
-            company: None,
-            status: RESERVED.into(),
-            created: d("2030-01-01").and_time(chrono::NaiveTime::MIN),
-            updated: d("2030-01-01").and_time(chrono::NaiveTime::MIN),
-            currency: "EUR".into(),
-            rooms,
-            services: vec![],
-            guests: vec![],
-            comments: vec![],
-            item_refs: vec![],
-        }
+        Booking::bare(rooms)
     }
 
     fn key(room_type: &str, night: &str) -> Night {

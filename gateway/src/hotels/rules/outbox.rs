@@ -36,46 +36,16 @@ pub fn events(before: Option<&Booking>, after: &Booking) -> Vec<(String, EventKi
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::hotels::booking::{RESERVED, Room};
+    use crate::hotels::booking::Room;
     use crate::shared::cancellation::Cancellation;
 
     fn room(hotel: &str) -> Room {
         let d = |s: &str| s.parse::<chrono::NaiveDate>().unwrap();
-        Room {
-            index: None,
-            status: None,
-            hotel: hotel.into(),
-            room_type: "A".into(),
-            board: "BB".into(),
-            start: d("2030-06-01"),
-            end: d("2030-06-02"),
-            total: None,
-            guests: vec![],
-            services: vec![],
-            reference: None,
-            sources: vec![],
-            penalties: vec![],
-            cancelled: None,
-        }
+        Room::bare(hotel, "A", d("2030-06-01"), d("2030-06-02"))
     }
 
     fn booking(rooms: Vec<Room>) -> Booking {
-        let at = "2030-01-01T00:00:00".parse().unwrap();
-        Booking {
-            internal_ref: "I".into(),
-            client_ref: "C".into(),
-            owner: "O".into(),
-            company: None,
-            status: RESERVED.into(),
-            created: at,
-            updated: at,
-            currency: "EUR".into(),
-            rooms,
-            services: vec![],
-            guests: vec![],
-            comments: vec![],
-            item_refs: vec![],
-        }
+        Booking::bare(rooms)
     }
 
     fn cancelled(mut r: Room) -> Room {
