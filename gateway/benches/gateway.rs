@@ -151,13 +151,14 @@ fn bench(c: &mut Criterion) {
         group.bench_function(name, |b| b.iter(|| black_box(rt.block_on(call(&app, path, &xml)))));
     }
     group.finish();
-    gzip(c, &rt, &app);
+    gzip(c, &rt);
+    supply(c, &rt, &app);
 }
 
 /// Answers with and without gzip (`Accept-Encoding: gzip`; the gateway compresses at the fastest
 /// level): the region availability (38 offers, 36 KB) and the static content of 5,000 hotels
 /// of one brand (imported for it). Prints each answer's size both ways.
-fn gzip(c: &mut Criterion, rt: &tokio::runtime::Runtime, app: &Router) {
+fn gzip(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
     let demo: serde_json::Value = serde_json::from_str(include_str!("../demo/hotels.json")).unwrap();
     let template = demo["hotels"][0].clone();
     let hotels: Vec<serde_json::Value> = (0..5_000)
@@ -193,7 +194,6 @@ fn gzip(c: &mut Criterion, rt: &tokio::runtime::Runtime, app: &Router) {
         let store = Store::open(&location).await.unwrap();
         ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
         ota_gateway::import::import(&store, file).await.unwrap();
-        let _ = app;
         ota_gateway::router(AppState::new(store, Config { db: location, ..Config::default() }).await.unwrap())
     });
     let send = |path: &str, body: &str, gzip: bool| {
@@ -217,6 +217,68 @@ fn gzip(c: &mut Criterion, rt: &tokio::runtime::Runtime, app: &Router) {
         group.bench_function(format!("{name}, plain"), |b| b.iter(|| black_box(rt.block_on(send(path, xml, false)))));
         group.bench_function(format!("{name}, gzip"), |b| b.iter(|| black_box(rt.block_on(send(path, xml, true)))));
     }
+    group.finish();
+}
+
+/// The region availability (the 3 demo hotels of Mallorca, two rooms, 4 nights) on the content
+/// alone, then with the demo supplier's values on every night of the stay for every room type of
+/// those hotels: rooms on sale, restrictions (every one open, a minimum stay of one night) for
+/// every rate plan and for each board, and nightly amounts of each board, each amount by number
+/// of guests and for any number. What reading a supplier's values costs availability.
+fn supply(c: &mut Criterion, rt: &tokio::runtime::Runtime, app: &Router) {
+    const SUPPLIER: &str = r#"<POS><Source><RequestorID Type="22" ID="SUP-DEMO" ID_Context="SUP-DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="SUP-DEMO" MessagePassword="sup-demo-pass"/></Source></POS>"#;
+    let (d20, d24) = (day(20), day(24));
+    let region = format!(
+        r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1" PrimaryLangID="en">{POS}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><RefPoint CodeContext="Region">Mallorca</RefPoint></Criterion></HotelSearchCriteria><StayDateRange Start="{d20}" End="{d24}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/><GuestCount AgeQualifyingCode="8" Age="9" Count="1"/></GuestCounts></RoomStayCandidate><RoomStayCandidate RPH="2"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="1"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#
+    );
+    let mut group = c.benchmark_group("supply");
+    group.sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    let before = rt.block_on(call(app, "/hotelavailability", &region)).1;
+    group.bench_function("region availability, content only", |b| b.iter(|| black_box(rt.block_on(call(app, "/hotelavailability", &region)))));
+
+    let hotels = [("HTL00042", ["RMSD000000", "RMTW000000", "RMJS000000"].as_slice()), ("HTL00077", &["RMSD000000", "RMFA000000"]), ("HTL00105", &["RMDB000000", "RMSG000000"])];
+    let control = |room: &str, plan: &str| format!(r#"<StatusApplicationControl Start="{d20}" End="{d24}" InvTypeCode="{room}"{plan}/>"#);
+    for (hotel, rooms) in hotels {
+        let counts: String = rooms.iter().map(|room| format!(r#"<Inventory>{}<InvCounts><InvCount CountType="2" Count="5"/></InvCounts></Inventory>"#, control(room, ""))).collect();
+        let mut restrictions = String::new();
+        let mut amounts = String::new();
+        for room in rooms {
+            for plan in ["", "SC", "BB", "HB", "FB"] {
+                let plan = if plan.is_empty() { String::new() } else { format!(r#" RatePlanCode="{plan}""#) };
+                restrictions += &format!(
+                    r#"<AvailStatusMessage>{}<RestrictionStatus Restriction="Master" Status="Open"/><LengthsOfStay><LengthOfStay Time="1" TimeUnit="Day" MinMaxMessageType="SetMinLOS"/></LengthsOfStay></AvailStatusMessage>"#,
+                    control(room, &plan)
+                );
+            }
+            for plan in ["SC", "BB", "HB", "FB"] {
+                amounts += &format!(
+                    r#"<RateAmountMessage>{}<Rates><Rate CurrencyCode="EUR"><BaseByGuestAmts><BaseByGuestAmt NumberOfGuests="1" AgeQualifyingCode="10" AmountAfterTax="90.00"/><BaseByGuestAmt NumberOfGuests="2" AgeQualifyingCode="10" AmountAfterTax="110.00"/><BaseByGuestAmt AmountAfterTax="130.00"/></BaseByGuestAmts></Rate></Rates></RateAmountMessage>"#,
+                    control(room, &format!(r#" RatePlanCode="{plan}""#))
+                );
+            }
+        }
+        for (path, body) in [
+            ("/hotelinvcountnotif", format!(r#"<OTA_HotelInvCountNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<Inventories HotelCode="{hotel}">{counts}</Inventories></OTA_HotelInvCountNotifRQ>"#)),
+            ("/hotelavailnotif", format!(r#"<OTA_HotelAvailNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<AvailStatusMessages HotelCode="{hotel}">{restrictions}</AvailStatusMessages></OTA_HotelAvailNotifRQ>"#)),
+            ("/hotelrateamountnotif", format!(r#"<OTA_HotelRateAmountNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<RateAmountMessages HotelCode="{hotel}">{amounts}</RateAmountMessages></OTA_HotelRateAmountNotifRQ>"#)),
+        ] {
+            let (status, body) = rt.block_on(call(app, path, &body));
+            let body = String::from_utf8_lossy(&body);
+            assert!(status == StatusCode::OK && body.contains("<Success/>") && !body.contains("<Warnings>"), "{path} {hotel}: {body}");
+        }
+    }
+    // Every gateway takes the values within a second (its content refresh).
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let after = loop {
+        let after = rt.block_on(call(app, "/hotelavailability", &region)).1;
+        if after != before || std::time::Instant::now() > deadline {
+            break after;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let after = String::from_utf8_lossy(&after);
+    assert!(after.contains("<Success/>") && after.contains(r#"AmountAfterTax="110.00""#), "the supplier's amounts are not served: {after}");
+    group.bench_function("region availability, the supplier's values on every night", |b| b.iter(|| black_box(rt.block_on(call(app, "/hotelavailability", &region)))));
     group.finish();
 }
 

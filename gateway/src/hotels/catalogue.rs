@@ -257,15 +257,41 @@ impl Hotel {
         RoomRates { content: self.rates.iter().filter(|r| r.room == room).collect(), supply: self.supply.room(room), guests }
     }
 
-    /// Rooms of a type on sale the night of `night`: as its supplier said, else as the content
-    /// says.
+    /// A room type of this hotel with what its supplier said of it, looked up once (for reading
+    /// night by night).
+    pub fn supplied<'h>(&'h self, room: &'h RoomType) -> SuppliedRoom<'h> {
+        SuppliedRoom { room, supply: self.supply.room(&room.code) }
+    }
+
+    /// Rooms of a type on sale the night of `night` (see [`SuppliedRoom::on_sale`]).
     pub fn on_sale(&self, room: &RoomType, night: NaiveDate) -> u32 {
-        self.supply.room(&room.code).and_then(|s| s.rooms.get(&night)?.value).unwrap_or_else(|| room.on_sale(night))
+        self.supplied(room).on_sale(night)
     }
 
     /// Why its supplier does not sell a stay of a room type with a board, if it does not.
     pub fn restricted(&self, room: &str, board: &str, start: NaiveDate, end: NaiveDate) -> Option<Restricted> {
         self.supply.room(room)?.restricted(board, start, end)
+    }
+}
+
+/// A room type of a hotel with what its supplier said of it (see [`Hotel::supplied`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SuppliedRoom<'h> {
+    /// The room type.
+    pub room: &'h RoomType,
+    /// What its supplier said of it, if anything.
+    pub supply: Option<&'h RoomSupply>,
+}
+
+impl SuppliedRoom<'_> {
+    /// Rooms on sale the night of `night`: as its supplier said, else as the content says.
+    pub fn on_sale(&self, night: NaiveDate) -> u32 {
+        self.supply.and_then(|s| s.rooms.get(&night)?.value).unwrap_or_else(|| self.room.on_sale(night))
+    }
+
+    /// Why its supplier does not sell a stay with a board, if it does not.
+    pub fn restricted(&self, board: &str, start: NaiveDate, end: NaiveDate) -> Option<Restricted> {
+        self.supply?.restricted(board, start, end)
     }
 }
 
@@ -318,6 +344,9 @@ pub struct Catalogue {
     pub boards: BTreeMap<String, String>,
     /// The supply version its hotels' supply is at (see [`Catalogue::with_supply`]).
     pub supply_version: i64,
+    /// The first night its hotels' supply keeps (see [`Catalogue::dropping_supply_before`]);
+    /// `NaiveDate::MIN`: every night read.
+    pub supply_from: NaiveDate,
 }
 
 impl Catalogue {
@@ -330,7 +359,7 @@ impl Catalogue {
                 by_brand.entry(b.clone()).or_default().push(h.code.clone());
             }
         }
-        Catalogue { hotels, by_brand: Arc::new(by_brand), boards, supply_version: 0 }
+        Catalogue { hotels, by_brand: Arc::new(by_brand), boards, supply_version: 0, supply_from: NaiveDate::MIN }
     }
 
     /// The same catalogue, saying its supply is at this version.
@@ -348,7 +377,20 @@ impl Catalogue {
                 Arc::make_mut(h).supply = Arc::new(supply);
             }
         }
-        Catalogue { hotels, by_brand: self.by_brand.clone(), boards: self.boards.clone(), supply_version }
+        Catalogue { hotels, by_brand: self.by_brand.clone(), boards: self.boards.clone(), supply_version, supply_from: self.supply_from }
+    }
+
+    /// The same catalogue without its hotels' supply values of nights before `first` (see
+    /// [`HotelSupply::drop_before`]): only the hotels that had some are copied.
+    pub fn dropping_supply_before(&self, first: NaiveDate) -> Catalogue {
+        let mut hotels = self.hotels.clone();
+        for hotel in hotels.values_mut().filter(|h| !h.supply.is_empty()) {
+            let mut supply = HotelSupply::clone(&hotel.supply);
+            if supply.drop_before(first) {
+                Arc::make_mut(hotel).supply = Arc::new(supply);
+            }
+        }
+        Catalogue { hotels, by_brand: self.by_brand.clone(), boards: self.boards.clone(), supply_version: self.supply_version, supply_from: first }
     }
 
     /// The hotel with this code.

@@ -27,7 +27,7 @@ use rust_decimal::Decimal;
 
 use super::inventory::{self, Night, Rooms};
 use crate::errors::Problem;
-use crate::hotels::catalogue::{Catalogue, Hotel, RoomType};
+use crate::hotels::catalogue::{Catalogue, Hotel, RoomType, SuppliedRoom};
 use crate::shared::cancellation::Penalty;
 
 /// The request's segment, under every error `Tag`.
@@ -100,13 +100,13 @@ pub struct Offer<'c> {
 }
 
 /// Rooms of a type left for a whole stay: the fewest left on any night.
-pub fn rooms_left(hotel: &Hotel, room: &RoomType, start: NaiveDate, end: NaiveDate, sold: &Rooms) -> i64 {
+pub fn rooms_left(hotel: &Hotel, room: SuppliedRoom<'_>, start: NaiveDate, end: NaiveDate, sold: &Rooms) -> i64 {
     // One key, moved from night to night.
-    let mut key = Night { hotel: hotel.code.clone(), room_type: room.code.clone(), night: start };
+    let mut key = Night { hotel: hotel.code.clone(), room_type: room.room.code.clone(), night: start };
     inventory::nights(start, end)
         .map(|night| {
             key.night = night;
-            inventory::left_on(hotel, room, &key, sold)
+            inventory::left_on(room, &key, sold)
         })
         .min()
         .unwrap_or(0)
@@ -121,12 +121,14 @@ pub fn offers<'c>(q: &Query<'c>, sold: &Rooms, catalogue: &Catalogue) -> (Vec<Of
         for &hotel in &q.hotels {
             let penalties = hotel.cancellation.penalties(q.start.and_time(chrono::NaiveTime::MIN));
             for room in &hotel.rooms {
-                if !room.fits(occupancy.guests) || rooms_left(hotel, room, q.start, q.end, sold) < 1 {
+                // What its supplier said of the room type, looked up once for every night and board.
+                let supplied = hotel.supplied(room);
+                if !room.fits(occupancy.guests) || rooms_left(hotel, supplied, q.start, q.end, sold) < 1 {
                     continue;
                 }
                 let rates = hotel.rates_for(&room.code, occupancy.guests);
                 for (board, currency) in rates.sold_with() {
-                    if !catalogue.is_board(board) || hotel.restricted(&room.code, board, q.start, q.end).is_some() {
+                    if !catalogue.is_board(board) || supplied.restricted(board, q.start, q.end).is_some() {
                         continue;
                     }
                     let Ok(nights) = rates.nightly(board, currency, q.start, q.end) else { continue };

@@ -9,7 +9,7 @@ use ota_messages::common::ErrorCode;
 use crate::errors::Problem;
 pub use crate::hotels::booking::{Night, Rooms};
 use crate::hotels::booking::{Booking, Room};
-use crate::hotels::catalogue::{Catalogue, Hotel, RoomType};
+use crate::hotels::catalogue::{Catalogue, SuppliedRoom};
 
 /// The nights of a stay: from its start to the day before its end.
 pub fn nights(start: NaiveDate, end: NaiveDate) -> impl Iterator<Item = NaiveDate> {
@@ -54,8 +54,8 @@ fn taken(change: &Rooms) -> impl Iterator<Item = (&Night, i64)> {
 /// Rooms of a type left on a night: what the hotel puts on sale (its supplier's count, else the
 /// content's), less what `sold` holds (the rooms sold, read from the database); never below
 /// zero.
-pub fn left_on(hotel: &Hotel, room: &RoomType, night: &Night, sold: &Rooms) -> i64 {
-    (i64::from(hotel.on_sale(room, night.night)) - sold.get(night).copied().unwrap_or(0)).max(0)
+pub fn left_on(room: SuppliedRoom<'_>, night: &Night, sold: &Rooms) -> i64 {
+    (i64::from(room.on_sale(night.night)) - sold.get(night).copied().unwrap_or(0)).max(0)
 }
 
 /// Where a change takes more rooms than are left (see [`left_on`]): the first such night, with
@@ -64,7 +64,7 @@ pub fn first_short<'a>(change: &'a Rooms, hotels: &Catalogue, sold: &Rooms) -> O
     taken(change).find_map(|(night, n)| match hotels.hotel(&night.hotel).and_then(|h| Some((h, h.room(&night.room_type)?))) {
         None => Some((night, None)),
         Some((hotel, room)) => {
-            let left = left_on(hotel, room, night, sold);
+            let left = left_on(hotel.supplied(room), night, sold);
             (left < n).then_some((night, Some(left)))
         }
     })
@@ -139,7 +139,7 @@ mod tests {
 
     /// Hotel H with room type A (2 on sale, 0 on 2030-06-02 by an allotment).
     fn catalogue() -> Catalogue {
-        use crate::hotels::catalogue::{Allotment, Hotel, Texts};
+        use crate::hotels::catalogue::{Allotment, Hotel, RoomType, Texts};
         let room = RoomType {
             code: "A".into(),
             texts: Texts::new(),
