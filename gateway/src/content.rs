@@ -95,7 +95,8 @@ impl ContentCache {
     /// Reloads the content when the store's version differs from the snapshot's; else only the
     /// requestors when theirs does (a requestor change costs each gateway the requestors'
     /// reload, not the catalogue's), and only what suppliers changed when the supply's does (a
-    /// notification costs each gateway what it changed); true when it reloaded anything.
+    /// notification costs each gateway what it changed); once a day, drops the supply values of
+    /// past nights ([`hotels::first_kept_night`]). True when it changed anything.
     pub async fn refresh(&self) -> Result<bool, StoreError> {
         let asked = Instant::now();
         let versions = self.store.content_versions().await?;
@@ -107,7 +108,9 @@ impl ContentCache {
             self.confirm(asked);
             return Ok(true);
         }
-        if versions.requestors == current.requestors_version && versions.supply == current.hotels.supply_version {
+        // Past nights' supply values are dropped once a day (when the first night kept moves).
+        let first_kept = hotels::first_kept_night(chrono::Utc::now());
+        if versions.requestors == current.requestors_version && versions.supply == current.hotels.supply_version && current.hotels.supply_from >= first_kept {
             self.confirm(asked);
             return Ok(false);
         }
@@ -126,11 +129,14 @@ impl ContentCache {
         } else {
             (current.requestors_version, current.requestors.clone())
         };
-        let hotels = if versions.supply != current.hotels.supply_version {
+        let mut hotels = if versions.supply != current.hotels.supply_version {
             Arc::new(hotels::supply_changes(&self.store, &current.hotels).await?)
         } else {
             current.hotels.clone()
         };
+        if hotels.supply_from < first_kept {
+            hotels = Arc::new(hotels.dropping_supply_before(first_kept));
+        }
         self.current.store(Arc::new(Content {
             version: current.version,
             requestors_version,

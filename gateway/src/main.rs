@@ -409,6 +409,10 @@ struct ServeArgs {
     /// Outbox: how often this gateway looks for events due when it found none.
     #[arg(long, default_value = "100ms", value_parser = config::parse_duration, env = "OTA_GATEWAY_OUTBOX_POLL_INTERVAL")]
     outbox_poll_interval: Duration,
+    /// Outbox: how long delivered events are kept (e.g. 30d, or off: for ever). The last event
+    /// of each booking and hotel is always kept.
+    #[arg(long, default_value = "30d", value_parser = parse_retention, env = "OTA_GATEWAY_OUTBOX_RETENTION")]
+    outbox_retention: Retention,
     /// Store guests' names and birth dates (the spec's personal fields) in the transaction log
     /// as they are; by default they are masked. Passwords are never stored.
     #[arg(long, env = "OTA_GATEWAY_LOG_UNMASKED")]
@@ -543,6 +547,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
         ota_gateway::outbox::mapping::Catalogues { hotels: now.hotels.clone(), activities: now.activities.clone() }
     });
     let delivery = tokio::spawn(ota_gateway::outbox::deliver::run(store.clone(), catalogues, outbox.clone()));
+    let outbox_purger = args.outbox_retention.0.map(|retention| tokio::spawn(outbox_admin::purge_forever(store.clone(), retention)));
     let listener = match tokio::net::TcpListener::bind(config.addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -573,6 +578,9 @@ async fn serve(args: ServeArgs) -> ExitCode {
     let served = ota_gateway::serve(listener, state, ota_gateway::http::shutdown_signal()).await;
     // The events this gateway holds go back at once (their deliveries in flight are repeated).
     delivery.abort();
+    if let Some(p) = outbox_purger {
+        p.abort();
+    }
     let _ = delivery.await;
     match ota_gateway::outbox::deliver::release(&store, &outbox).await {
         Ok(0) => {}

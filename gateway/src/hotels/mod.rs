@@ -47,6 +47,22 @@ pub struct Area {
     pub kept: std::sync::Arc<Kept>,
 }
 
+/// The first night whose supply values are kept: the values of earlier nights concern no stay
+/// that may still be sold or changed (it is [`MAX_NIGHTS`](rules::MAX_NIGHTS) nights before
+/// yesterday in UTC, and yesterday in UTC is before today in every time zone), so every gateway
+/// deletes them from the store ([`purge_past_supply`]) and drops them from memory
+/// ([`catalogue::Catalogue::dropping_supply_before`]).
+pub fn first_kept_night(now: chrono::DateTime<chrono::Utc>) -> chrono::NaiveDate {
+    now.date_naive() - chrono::Days::new(rules::MAX_NIGHTS.unsigned_abs() + 1)
+}
+
+/// Deletes the supply values of nights before [`first_kept_night`] from the store; how many
+/// rows.
+pub async fn purge_past_supply(store: &crate::store::Store, now: chrono::DateTime<chrono::Utc>) -> Result<u64, crate::store::StoreError> {
+    let first = first_kept_night(now);
+    crate::store::purge::in_batches(store, move |c| Box::pin(async move { repo::purge_supply_before(c, first, crate::store::purge::BATCH).await })).await
+}
+
 /// The catalogue with what suppliers changed since its supply version (see
 /// [`supply`](mod@supply)): only the values written since are read, only the hotels they are of
 /// are copied.

@@ -223,6 +223,35 @@ impl HotelSupply {
         self.rooms.get(code)
     }
 
+    /// Drops the values of nights before `first` (past nights, which nothing sells any more);
+    /// true when it dropped any.
+    pub fn drop_before(&mut self, first: NaiveDate) -> bool {
+        let mut dropped = false;
+        for room in self.rooms.values_mut() {
+            let kept = room.rooms.split_off(&first);
+            dropped |= !room.rooms.is_empty();
+            room.rooms = kept;
+            for values in room.restrictions.values_mut() {
+                // Closed is the least kind: every kind of `first` is kept.
+                let kept = values.split_off(&(first, Restriction::Closed));
+                dropped |= !values.is_empty();
+                *values = kept;
+            }
+            for amounts in room.rates.values_mut().flat_map(HashMap::values_mut) {
+                let kept = amounts.split_off(&(first, 0));
+                dropped |= !amounts.is_empty();
+                *amounts = kept;
+            }
+            room.restrictions.retain(|_, values| !values.is_empty());
+            for by_currency in room.rates.values_mut() {
+                by_currency.retain(|_, amounts| !amounts.is_empty());
+            }
+            room.rates.retain(|_, by_currency| !by_currency.is_empty());
+        }
+        self.rooms.retain(|_, r| !(r.rooms.is_empty() && r.restrictions.is_empty() && r.rates.is_empty()));
+        dropped
+    }
+
     /// Takes the values of `newer` (read from the store after these), replacing those it has.
     pub fn merge(&mut self, newer: HotelSupply) {
         for (code, n) in newer.rooms {
@@ -389,6 +418,30 @@ mod tests {
             None,
             "lifted"
         );
+    }
+
+    #[test]
+    fn past_nights_are_dropped_and_the_rest_kept() {
+        let mut r = RoomSupply::default();
+        for (day, stamp) in [("2030-06-01", 1), ("2030-06-02", 2)] {
+            r.rooms.insert(d(day), Stamped { value: Some(3), stamp: at(stamp) });
+            set(&mut r, "BB", day, Restriction::MaxStay, Some(4), stamp);
+            set(&mut r, EVERY_PLAN, day, Restriction::Closed, Some(1), stamp);
+        }
+        r.rates.entry("HB".into()).or_default().entry("EUR".into()).or_default().insert((d("2030-06-01"), 2), Stamped { value: Decimal::new(100, 0), stamp: at(0) });
+        let mut hotel = HotelSupply { rooms: HashMap::from([("RMSD".to_string(), r)]) };
+        let before = hotel.clone();
+        assert!(!hotel.drop_before(d("2030-06-01")), "nothing before the first night");
+        assert_eq!(hotel, before);
+        assert!(hotel.drop_before(d("2030-06-02")));
+        let r = hotel.room("RMSD").unwrap();
+        assert_eq!(r.rooms.keys().copied().collect::<Vec<_>>(), [d("2030-06-02")]);
+        assert_eq!(r.restriction("BB", d("2030-06-02"), Restriction::MaxStay), Some(4));
+        assert_eq!(r.restriction("BB", d("2030-06-02"), Restriction::Closed), Some(1), "every kind of the first night kept");
+        assert_eq!(r.restriction("BB", d("2030-06-01"), Restriction::Closed), None);
+        assert!(r.rates.is_empty(), "a plan without amounts left is gone");
+        assert!(hotel.drop_before(d("2030-07-01")));
+        assert!(hotel.is_empty(), "a room type without values left is gone");
     }
 
     #[test]

@@ -209,6 +209,12 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     });
     // The transaction log's retention: entries past it deleted now and then regularly.
     let purger = tokio::spawn(crate::txlog::purge_forever(state.store.clone(), config.txlog.clone()));
+    // The supply values of past nights: deleted at start and every hour.
+    let store = state.store.clone();
+    let supply_purger = tokio::spawn(crate::store::purge::forever(Duration::from_secs(3600), "supply values of past nights", move || {
+        let store = store.clone();
+        async move { crate::hotels::purge_past_supply(&store, chrono::Utc::now()).await }
+    }));
     let last = state.clone();
     let app = router(state);
     let graceful = GracefulShutdown::new();
@@ -265,6 +271,7 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     }
     flusher.abort();
     purger.abort();
+    supply_purger.abort();
     if let Err(e) = last.flush_traffic().await {
         tracing::warn!(error = %e, "look-to-book counts could not be stored at shutdown; they are lost");
     }

@@ -44,6 +44,24 @@ pub async fn retry(store: &Store, id: Option<i64>) -> Result<u64, OutboxError> {
     }
 }
 
+/// Deletes the events delivered before `before`, each but the last of its booking and hotel
+/// (kept so that the booking's next event is numbered after it); how many.
+pub async fn purge(store: &Store, before: chrono::DateTime<chrono::Utc>) -> Result<u64, OutboxError> {
+    let before = before.timestamp_millis();
+    crate::store::purge::in_batches(store, move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::purge_delivered(c, before, crate::store::purge::BATCH).await?) })).await
+}
+
+/// Runs [`purge`] for a retention (`serve --outbox-retention`) at start and every hour,
+/// forever (the gateway aborts it when it stops).
+pub async fn purge_forever(store: Store, retention: std::time::Duration) {
+    crate::store::purge::forever(std::time::Duration::from_secs(3600), "booking events delivered before the outbox retention", || {
+        let before = chrono::Utc::now() - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::MAX);
+        let store = store.clone();
+        async move { purge(&store, before).await }
+    })
+    .await
+}
+
 /// Sets a requestor's notification URL (`None`: removes it; its events are then pulled).
 pub async fn set_notify_url(store: &Store, id: &str, url: Option<String>) -> Result<(), OutboxError> {
     if let Some(u) = &url {

@@ -249,3 +249,15 @@ pub async fn notify_url(c: &mut Conn<'_>, id: &str) -> Result<Option<String>, St
     let found: Option<Scalar<Option<String>>> = c.query_opt("SELECT notify_url FROM requestor WHERE id = $1", &[&id]).await?;
     Ok(found.and_then(|Scalar(u)| u))
 }
+
+/// Deletes up to `batch` events delivered before `before` (milliseconds since 1970), each but
+/// the last of its booking and hotel (the next event's number follows that one's); how many.
+pub(crate) async fn purge_delivered(c: &mut Conn<'_>, before: i64, batch: i64) -> Result<u64, StoreError> {
+    c.execute(
+        "DELETE FROM outbox_event WHERE id IN (SELECT e.id FROM outbox_event e WHERE e.state = 'delivered' AND e.delivered_at < $1
+           AND EXISTS (SELECT 1 FROM outbox_event n WHERE n.booking_kind = e.booking_kind AND n.booking_ref = e.booking_ref
+                         AND n.hotel_code = e.hotel_code AND n.seq > e.seq) LIMIT $2)",
+        &[&before, &batch],
+    )
+    .await
+}

@@ -7,6 +7,7 @@
 //! | `sqlite` | reads on the calling task; one writer thread with group commit |
 //! | `postgres` | a connection pool; each write in a task of its own; statements prepared once per connection, or unnamed (`statement_cache=off`: behind a pooler in transaction mode) |
 //! | `migrate` | the schema migrations of each backend, safe when instances start together |
+//! | [`purge`] | deleting what is kept only for a while: in batches, now and then on every gateway |
 //!
 //! The areas' repos (`requestors::repo`, `activities::repo`, `hotels::repo`) hold all the SQL;
 //! they are `async fn`s over a [`Conn`] and never know the backend (but for
@@ -16,6 +17,7 @@
 
 pub(crate) mod migrate;
 mod postgres;
+pub mod purge;
 pub mod recent;
 pub mod sql;
 mod sqlite;
@@ -401,6 +403,12 @@ struct HealthError(StoreError);
 impl From<StoreError> for HealthError {
     fn from(e: StoreError) -> Self {
         HealthError(e)
+    }
+}
+
+impl From<Abandoned> for StoreError {
+    fn from(_: Abandoned) -> Self {
+        StoreError::Unavailable("the write was abandoned before it started".into())
     }
 }
 

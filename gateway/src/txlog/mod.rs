@@ -563,16 +563,12 @@ pub async fn purge(store: &Store, before: DateTime<Utc>) -> Result<u64, LogError
 /// gateway aborts it when it stops). Nothing when the retention is `None`.
 pub async fn purge_forever(store: Store, settings: Settings) {
     let Some(retention) = settings.retention else { return };
-    let mut every = tokio::time::interval(settings.purge_every());
-    loop {
-        every.tick().await;
+    crate::store::purge::forever(settings.purge_every(), "transaction log entries past the retention", || {
         let before = Utc::now() - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::MAX);
-        match purge(&store, before).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(entries = n, "transaction log entries past the retention deleted"),
-            Err(e) => tracing::warn!(error = %e, "transaction log entries past the retention could not be deleted; trying again later"),
-        }
-    }
+        let store = store.clone();
+        async move { purge(&store, before).await }
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -710,6 +710,24 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     // A distribution partner may not acknowledge (a supply operation).
     let body = post(&urls, 0, "/notifreport", &notif_report(&taken[..1]).replace(&pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass"), &pos("DEMO", "DEMO-DIST", "demo-password"))).await;
     assert!(body.contains(r#"Type="6""#), "{body}");
+
+    // Past the retention the delivered events go, but the last of each booking and hotel: the
+    // booking's next event is numbered after it, and read as ever.
+    let deleted = ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap();
+    assert_eq!(deleted, 3, "Q1's new, Q2's new and modified");
+    let left: Vec<(String, i64, String)> = events(&store).await.into_iter().map(|e| (e.booking_kind, e.seq, e.event_kind)).collect();
+    assert_eq!(left.len(), 3, "{left:?}");
+    assert!(left.contains(&("activity".into(), 1, "new".into())), "{left:?}");
+    let body = post(&urls, 0, "/bookcancel", &cancel("OBX-QA")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let activity: Vec<(i64, String)> = events(&store).await.into_iter().filter(|e| e.booking_kind == "activity").map(|e| (e.seq, e.event_kind)).collect();
+    assert_eq!(activity, vec![(1, "new".to_string()), (2, "cancelled".to_string())]);
+    let read = pull(&urls).await;
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!(read[0].1, "Cancelled", "{read:?}");
+    assert_eq!(ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap(), 1, "the activity's new event, now followed by its cancel");
+    let left: Vec<(String, i64)> = events(&store).await.into_iter().map(|e| (e.booking_kind, e.seq)).collect();
+    assert!(left.contains(&("activity".into(), 2)) && left.len() == 3, "{left:?}");
 }
 
 /// A gateway stopped with SIGTERM while delivering gives the events it holds back: another

@@ -1024,7 +1024,43 @@ pub(crate) async fn a_notification_costs_each_gateway_what_it_changes(b: Backend
     assert!(per * 10 < reload, "a notification costs {per:?}, a tenth of a reload ({reload:?}) at most");
 }
 
+/// The supply values of nights long past are deleted from the store by every gateway (at start
+/// and every hour), in batches; the values of nights to come are kept.
+pub(crate) async fn values_of_past_nights_are_deleted(b: Backend) {
+    let db = TestDb::new(b).await;
+    let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    let past = support::day(-60);
+    let nights = |first: NaiveDate, n: u64| (first, first + chrono::Days::new(n - 1));
+    // A stay long past (7,000 nights, over a batch of each table) and one to come.
+    for (at, span) in [(1, nights(past - chrono::Days::new(7_000), 7_000)), (2, nights(support::day(30), 3))] {
+        let body = post(&gw, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, at, span, 1, "Allocation")).await;
+        assert!(success_without_warnings(&body), "{body}");
+        let body = post(&gw, "/hotelavailnotif", avail_notif(at, span, None, r#"<RestrictionStatus Restriction="Master" Status="Open"/>"#)).await;
+        assert!(success_without_warnings(&body), "{body}");
+        let body = post(&gw, "/hotelrateamountnotif", rate_notif(at, span, &[(None, "70.00")])).await;
+        assert!(success_without_warnings(&body), "{body}");
+    }
+    let store = db.open().await;
+    let counts = || async {
+        let mut out = Vec::new();
+        for table in ["supply_rooms", "supply_restriction", "supply_rate"] {
+            let sql = format!("SELECT count(*) FROM {table}");
+            let ota_gateway::store::Scalar(n): ota_gateway::store::Scalar<i64> = store.read(move |c| Box::pin(async move { c.query_one(&sql, &[]).await })).await.unwrap();
+            out.push(n);
+        }
+        out
+    };
+    assert_eq!(counts().await, [7_003, 7_003, 7_003]);
+    let deleted = ota_gateway::hotels::purge_past_supply(&store, chrono::Utc::now()).await.unwrap();
+    assert_eq!(deleted, 7_000, "the most one table lost, batch after batch");
+    assert_eq!(counts().await, [3, 3, 3], "the nights to come are kept");
+    assert_eq!(ota_gateway::hotels::purge_past_supply(&store, chrono::Utc::now()).await.unwrap(), 0);
+    // What is kept still sells as the supplier said.
+    within_a_second("the supplier's amount", || async { offers(&gw, support::day(31), support::day(32), 1).await == ["70.00"] }).await;
+}
+
 backend_tests!(
+    values_of_past_nights_are_deleted,
     suppliers_own_hotels_and_call_only_the_supply_side,
     notifications_change_what_every_gateway_sells,
     sample_notifications_get_business_answers,

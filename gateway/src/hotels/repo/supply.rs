@@ -231,3 +231,19 @@ pub(crate) async fn set_rate(
         .await?;
     Ok(written(row))
 }
+
+/// Deletes up to `batch` values of nights before `first` from each supply table; the most one
+/// table lost (below `batch`: none has any left).
+pub(crate) async fn purge_supply_before(c: &mut Conn<'_>, first: NaiveDate, batch: i64) -> Result<u64, StoreError> {
+    const TABLES: [(&str, &str); 3] = [
+        ("supply_rooms", "hotel_code, room_code, night"),
+        ("supply_restriction", "hotel_code, room_code, board_code, night, kind"),
+        ("supply_rate", "hotel_code, room_code, board_code, currency, night, guests"),
+    ];
+    let mut most = 0;
+    for (table, key) in TABLES {
+        let deleted = c.execute(&format!("DELETE FROM {table} WHERE ({key}) IN (SELECT {key} FROM {table} WHERE night < $1 LIMIT $2)"), &[&first, &batch]).await?;
+        most = most.max(deleted);
+    }
+    Ok(most)
+}
