@@ -20,9 +20,14 @@
 #   PORT=19000 scripts/loadtest.sh                          # the gateways' first port (18088)
 #   ONLY=supply scripts/loadtest.sh                         # rooms-on-sale notifications of the
 #                                                           # demo supplier, as fast as they go
-#   UPDATES_PER_SECOND=50 scripts/loadtest.sh               # every run with a channel manager
-#                                                           # pushing 50 notifications a second
-#                                                           # to the (first) gateway meanwhile
+#   UPDATES_PER_SECOND=50 scripts/loadtest.sh               # every route measured without, then
+#                                                           # with a channel manager pushing 50
+#                                                           # notifications a second to the
+#                                                           # (first) gateway meanwhile; the two
+#                                                           # shares and their ratio printed
+#   ROUNDS=5 scripts/loadtest.sh                            # every route (and its paired
+#                                                           # baseline) measured 5 times, in
+#                                                           # turn; the median shares printed
 #   LOG=all scripts/loadtest.sh                             # the demo partner's traffic in the
 #                                                           # transaction log (LOG_SAMPLE=0.1: a
 #                                                           # share of its searches); the log's
@@ -38,6 +43,7 @@ INSTANCES=${INSTANCES:-1}
 PAIRED=${PAIRED:-1}
 ONLY=${ONLY:-"baseline search availability hotelavailability hotelarea activitynbc hotelnbc quote commit"}
 UPDATES_PER_SECOND=${UPDATES_PER_SECOND:-0}
+ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-18088}
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
 cargo build -q --release -p ota-gateway
@@ -196,9 +202,12 @@ done
 : >"$work/empty.xml"
 
 baseline=""
-# run NAME BODY PATH [SCRIPT]: wrk on every gateway at once (the connections split), summed.
+share=""
+# run NAME BODY PATH [SCRIPT [UPDATES]]: wrk on every gateway at once (the connections split),
+# summed; with UPDATES=1, the channel manager pushes notifications meanwhile. Sets `share` (the
+# share of the baseline, none for a baseline).
 run() {
-  local name=$1 body=$2 path=$3 script=${4:-post.lua}
+  local name=$1 body=$2 path=$3 script=${4:-post.lua} with_updates=${5:-0}
   echo "== $name ($DURATION s, $CONNECTIONS connections)"
   local per=$(( (CONNECTIONS + INSTANCES - 1) / INSTANCES ))
   local pids=()
@@ -207,7 +216,7 @@ run() {
     pids+=($!)
   done
   local updates=""
-  if [ "$UPDATES_PER_SECOND" -gt 0 ] && [ "${name#baseline}" = "$name" ] && [ "$path" != hotelinvcountnotif ]; then
+  if [ "$with_updates" = 1 ]; then
     # The channel manager (not during the baselines): one connection, one notification every
     # 1000/N ms.
     EVERY_MS=$((1000 / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c1 -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/supply.out" &
@@ -226,28 +235,53 @@ run() {
   done
   if [ -z "$baseline" ]; then
     baseline=$total
+    share=""
     echo "  requests/s: $total"
   else
-    echo "  requests/s: $total ($(awk -v a="$total" -v b="$baseline" 'BEGIN {printf "%.1f", 100 * a / b}') % of the baseline)"
+    share=$(awk -v a="$total" -v b="$baseline" 'BEGIN {printf "%.1f", 100 * a / b}')
+    echo "  requests/s: $total ($share % of the baseline$([ "$with_updates" = 1 ] && echo ", notifications meanwhile"))"
   fi
 }
+# The median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 for what in $ONLY; do
-  if [ "$PAIRED" = 1 ] && [ "$what" != baseline ]; then
-    baseline=""
-    run "baseline: fixed 404 body" empty.xml not-an-operation
-  fi
   case "$what" in
-    baseline) run "baseline: fixed 404 body" empty.xml not-an-operation ;;
-    search) run "activity search" search.xml activitysearch ;;
-    availability) run "activity availability" availability.xml activityavailability ;;
-    hotelavailability) run "hotel availability (one hotel, one room)" hotelavailability.xml hotelavailability ;;
-    hotelarea) run "hotel availability (a region, two rooms)" hotelarea.xml hotelavailability ;;
-    activitynbc) run "activity NBC" activitynbc.xml activitynbc ;;
-    hotelnbc) run "hotel NBC" hotelnbc.xml hotelnbc ;;
-    quote) run "activity book, Quote" quote.xml activitybook ;;
-    commit) run "activity book, Commit (each its own Client reference)" commit.xml activitybook commit.lua ;;
-    supply) run "supply: rooms-on-sale notifications (each applied)" supply.xml hotelinvcountnotif supply.lua ;;
+    baseline) route=("baseline: fixed 404 body" empty.xml not-an-operation) ;;
+    search) route=("activity search" search.xml activitysearch) ;;
+    availability) route=("activity availability" availability.xml activityavailability) ;;
+    hotelavailability) route=("hotel availability (one hotel, one room)" hotelavailability.xml hotelavailability) ;;
+    hotelarea) route=("hotel availability (a region, two rooms)" hotelarea.xml hotelavailability) ;;
+    activitynbc) route=("activity NBC" activitynbc.xml activitynbc) ;;
+    hotelnbc) route=("hotel NBC" hotelnbc.xml hotelnbc) ;;
+    quote) route=("activity book, Quote" quote.xml activitybook) ;;
+    commit) route=("activity book, Commit (each its own Client reference)" commit.xml activitybook commit.lua) ;;
+    supply) route=("supply: rooms-on-sale notifications (each applied)" supply.xml hotelinvcountnotif supply.lua) ;;
+    *) echo "no route $what" >&2; exit 1 ;;
   esac
+  [ ${#route[@]} -eq 4 ] || route+=(post.lua)
+  # Without notifications; then with them (UPDATES_PER_SECOND), but for the baseline and the
+  # notifications themselves.
+  modes=0
+  if [ "$UPDATES_PER_SECOND" -gt 0 ] && [ "$what" != baseline ] && [ "$what" != supply ]; then modes="0 1"; fi
+  without=() with=()
+  for round in $(seq 1 "$ROUNDS"); do
+    for updates in $modes; do
+      if [ "$PAIRED" = 1 ] && [ "$what" != baseline ]; then
+        baseline=""
+        run "baseline: fixed 404 body" empty.xml not-an-operation
+      fi
+      run "${route[@]}" "$updates"
+      if [ -n "$share" ]; then
+        if [ "$updates" = 1 ]; then with+=("$share"); else without+=("$share"); fi
+      fi
+    done
+  done
+  if [ ${#with[@]} -gt 0 ]; then
+    a=$(median "${without[@]}") b=$(median "${with[@]}")
+    echo "  => ${route[0]}: $a % without notifications, $b % with (median of ${#with[@]}; $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%+.1f", 100 * (b - a) / a}') %)"
+  elif [ "$ROUNDS" -gt 1 ] && [ ${#without[@]} -gt 0 ]; then
+    echo "  => ${route[0]}: $(median "${without[@]}") % of the baseline (median of ${#without[@]})"
+  fi
 done
 if [ -n "${LOG:-}" ]; then
   echo "== transaction log entries (gateway 0):"

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Timelike, Utc};
 use rust_decimal::Decimal;
 
-use crate::hotels::supply::{HotelSupply, Restricted, RoomSupply};
+use crate::hotels::supply::{self, HotelSupply, Restricted, RoomSupply};
 use crate::shared::cancellation::Policy;
 
 /// Texts by language code.
@@ -317,14 +317,14 @@ impl<'h> RoomRates<'h> {
     /// [`Hotel::price`]).
     pub fn nightly(&self, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
         let rates: Vec<&Rate> = self.content.iter().copied().filter(|r| r.board == board && r.currency == currency).collect();
-        let supplied = self.supply.filter(|s| s.rates.get(board).is_some_and(|c| c.contains_key(currency)));
+        let supplied = self.supply.and_then(|s| s.amounts(board, currency));
         if rates.is_empty() && supplied.is_none() {
             return Err(PriceError::BoardNotOffered);
         }
         let mut out = Vec::new();
         let mut night = start;
         while night < end {
-            let amount = match supplied.and_then(|s| s.rate(board, currency, night, self.guests)) {
+            let amount = match supplied.and_then(|amounts| supply::amount(amounts, night, self.guests)) {
                 Some(amount) => amount,
                 None => rates.iter().filter(|r| r.from <= night && night <= r.to).max_by_key(|r| r.from).ok_or(PriceError::NoRate(night))?.nightly,
             };

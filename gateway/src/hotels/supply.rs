@@ -128,16 +128,19 @@ impl std::fmt::Display for Restricted {
     }
 }
 
-impl RoomSupply {
-    /// The restriction of a kind on a day for a rate plan: the newer of the plan's own and
-    /// every plan's.
-    pub fn restriction(&self, board: &str, day: NaiveDate, kind: Restriction) -> Option<u32> {
-        let of = |plan: &str| {
-            self.restrictions
-                .get(plan)
-                .and_then(|r| r.get(&(day, kind)))
-        };
-        match (of(board), of(EVERY_PLAN)) {
+/// The restrictions that bear on one rate plan: its own and every plan's, each looked up once.
+#[derive(Debug, Clone, Copy)]
+struct PlanRestrictions<'s> {
+    own: Option<&'s Restrictions>,
+    every: Option<&'s Restrictions>,
+}
+
+impl PlanRestrictions<'_> {
+    /// The restriction of a kind on a day: the newer of the plan's own and every plan's.
+    fn get(&self, day: NaiveDate, kind: Restriction) -> Option<u32> {
+        let own = self.own.and_then(|r| r.get(&(day, kind)));
+        let every = self.every.and_then(|r| r.get(&(day, kind)));
+        match (own, every) {
             (Some(a), Some(b)) => {
                 if a.stamp >= b.stamp {
                     a.value
@@ -149,6 +152,21 @@ impl RoomSupply {
             (None, None) => None,
         }
     }
+}
+
+impl RoomSupply {
+    fn plan_restrictions(&self, board: &str) -> PlanRestrictions<'_> {
+        PlanRestrictions {
+            own: self.restrictions.get(board),
+            every: self.restrictions.get(EVERY_PLAN),
+        }
+    }
+
+    /// The restriction of a kind on a day for a rate plan: the newer of the plan's own and
+    /// every plan's.
+    pub fn restriction(&self, board: &str, day: NaiveDate, kind: Restriction) -> Option<u32> {
+        self.plan_restrictions(board).get(day, kind)
+    }
 
     /// The first reason a stay from `start` to `end` with this rate plan is not sold, if any:
     /// a closed night, the arrival or departure day closed, a stay too short or too long.
@@ -156,7 +174,8 @@ impl RoomSupply {
         if self.restrictions.is_empty() {
             return None;
         }
-        let closed = |day, kind| self.restriction(board, day, kind).is_some_and(|v| v > 0);
+        let plan = self.plan_restrictions(board);
+        let closed = |day, kind| plan.get(day, kind).is_some_and(|v| v > 0);
         let mut night = start;
         while night < end {
             if closed(night, Restriction::Closed) {
@@ -171,14 +190,14 @@ impl RoomSupply {
             return Some(Restricted::ClosedToDeparture(end));
         }
         let nights = u32::try_from((end - start).num_days()).unwrap_or(u32::MAX);
-        if let Some(min) = self
-            .restriction(board, start, Restriction::MinStay)
+        if let Some(min) = plan
+            .get(start, Restriction::MinStay)
             .filter(|min| nights < *min)
         {
             return Some(Restricted::MinStay(min));
         }
-        if let Some(max) = self
-            .restriction(board, start, Restriction::MaxStay)
+        if let Some(max) = plan
+            .get(start, Restriction::MaxStay)
             .filter(|max| nights > *max)
         {
             return Some(Restricted::MaxStay(max));
@@ -186,22 +205,9 @@ impl RoomSupply {
         None
     }
 
-    /// The amount of one night of a room with this plan and currency for `guests` guests: the
-    /// amount for that many, else the amount for any number.
-    pub fn rate(
-        &self,
-        board: &str,
-        currency: &str,
-        night: NaiveDate,
-        guests: u32,
-    ) -> Option<Decimal> {
-        let amounts = self.rates.get(board)?.get(currency)?;
-        let at = |n: u32| amounts.get(&(night, n)).map(|s| s.value);
-        if guests > 0 {
-            at(guests).or_else(|| at(0))
-        } else {
-            at(0)
-        }
+    /// The nightly amounts of a rate plan in a currency, if it gave some.
+    pub fn amounts(&self, board: &str, currency: &str) -> Option<&Amounts> {
+        self.rates.get(board)?.get(currency)
     }
 
     /// The (rate plan, currency) pairs it has amounts for.
@@ -209,6 +215,17 @@ impl RoomSupply {
         self.rates
             .iter()
             .flat_map(|(b, by_currency)| by_currency.keys().map(move |c| (b.as_str(), c.as_str())))
+    }
+}
+
+/// The amount of one night of a room for `guests` guests among the amounts of one rate plan and
+/// currency: the amount for that many, else the amount for any number.
+pub fn amount(amounts: &Amounts, night: NaiveDate, guests: u32) -> Option<Decimal> {
+    let at = |n: u32| amounts.get(&(night, n)).map(|s| s.value);
+    if guests > 0 {
+        at(guests).or_else(|| at(0))
+    } else {
+        at(0)
     }
 }
 
@@ -467,19 +484,22 @@ mod tests {
                 stamp: at(0),
             },
         );
+        let rate = |board: &str, currency: &str, night: &str, guests: u32| {
+            amount(r.amounts(board, currency)?, d(night), guests)
+        };
         assert_eq!(
-            r.rate("BB", "EUR", d("2030-06-01"), 1),
+            rate("BB", "EUR", "2030-06-01", 1),
             Some(Decimal::new(80, 0))
         );
         assert_eq!(
-            r.rate("BB", "EUR", d("2030-06-01"), 2),
+            rate("BB", "EUR", "2030-06-01", 2),
             Some(Decimal::new(100, 0))
         );
         assert_eq!(
-            r.rate("BB", "EUR", d("2030-06-01"), 0),
+            rate("BB", "EUR", "2030-06-01", 0),
             Some(Decimal::new(100, 0))
         );
-        assert_eq!(r.rate("BB", "USD", d("2030-06-01"), 2), None);
-        assert_eq!(r.rate("BB", "EUR", d("2030-06-02"), 2), None);
+        assert_eq!(rate("BB", "USD", "2030-06-01", 2), None);
+        assert_eq!(rate("BB", "EUR", "2030-06-02", 2), None);
     }
 }
