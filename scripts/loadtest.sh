@@ -169,10 +169,11 @@ function request()
 end
 LUA
 
-# The demo supplier's notifications: the rooms on sale of a room of the demo hostal on a day
-# among 60, each stamped when it arrives (no TimeStamp), so every one is applied.
+# The demo supplier's notifications: the rooms on sale (1 to 6) of a room of the demo hostal, in
+# the region the availability runs read, on a day among 60 that include their nights; each
+# stamped when it arrives (no TimeStamp), so every one is applied.
 sup_pos='<POS><Source><RequestorID Type="22" ID="SUP-DEMO" ID_Context="SUP-DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="SUP-DEMO" MessagePassword="sup-demo-pass"/></Source></POS>'
-supply_days=$(for d in $(seq 30 89); do printf '"%s",' "$(day "$d")"; done)
+supply_days=$(for d in $(seq 15 74); do printf '"%s",' "$(day "$d")"; done)
 cat >"$work/supply.xml" <<XML
 <OTA_HotelInvCountNotifRQ $ns Version="2016.1">$sup_pos<Inventories HotelCode="HTL00105"><Inventory><StatusApplicationControl Start="{DATE}" End="{DATE}" InvTypeCode="RMDB000000"/><InvCounts><InvCount CountType="2" Count="{COUNT}" ActionType="Allocation"/></InvCounts></Inventory></Inventories></OTA_HotelInvCountNotifRQ>
 XML
@@ -185,7 +186,7 @@ local every = tonumber(os.getenv("EVERY_MS") or "0")
 local n = 0
 function request()
   n = n + 1
-  local body = template:gsub("{DATE}", days[(n * 7) % #days + 1]):gsub("{COUNT}", tostring(n % 6))
+  local body = template:gsub("{DATE}", days[(n * 7) % #days + 1]):gsub("{COUNT}", tostring(n % 6 + 1))
   return wrk.format("POST", "/hotelinvcountnotif", { ["Content-Type"] = "application/xml" }, body)
 end
 function delay()

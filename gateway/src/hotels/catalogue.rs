@@ -345,7 +345,7 @@ pub struct Catalogue {
     /// The supply version its hotels' supply is at (see [`Catalogue::with_supply`]).
     pub supply_version: i64,
     /// The first night its hotels' supply keeps (see [`Catalogue::dropping_supply_before`]);
-    /// `NaiveDate::MIN`: every night read.
+    /// before the first drop, a date before every night.
     pub supply_from: NaiveDate,
 }
 
