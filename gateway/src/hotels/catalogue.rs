@@ -384,11 +384,10 @@ impl Catalogue {
     /// [`HotelSupply::drop_before`]): only the hotels that had some are copied.
     pub fn dropping_supply_before(&self, first: NaiveDate) -> Catalogue {
         let mut hotels = self.hotels.clone();
-        for hotel in hotels.values_mut().filter(|h| !h.supply.is_empty()) {
+        for hotel in hotels.values_mut().filter(|h| h.supply.has_before(first)) {
             let mut supply = HotelSupply::clone(&hotel.supply);
-            if supply.drop_before(first) {
-                Arc::make_mut(hotel).supply = Arc::new(supply);
-            }
+            supply.drop_before(first);
+            Arc::make_mut(hotel).supply = Arc::new(supply);
         }
         Catalogue { hotels, by_brand: self.by_brand.clone(), boards: self.boards.clone(), supply_version: self.supply_version, supply_from: first }
     }
@@ -487,6 +486,26 @@ mod tests {
 
     fn d(s: &str) -> NaiveDate {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn past_supply_is_dropped_copying_only_the_hotels_that_had_some() {
+        use crate::hotels::supply::Stamped;
+        let with = |code: &str, night: &str| {
+            let mut h = Hotel::bare(code, vec![]);
+            let mut room = RoomSupply::default();
+            room.rooms.insert(d(night), Stamped { value: Some(1), stamp: chrono::DateTime::<chrono::Utc>::UNIX_EPOCH });
+            h.supply = Arc::new(HotelSupply { rooms: HashMap::from([("R".to_string(), room)]) });
+            h
+        };
+        let cat = Catalogue::new([with("OLD", "2030-05-01"), with("NEW", "2030-06-01"), Hotel::bare("NONE", vec![])], BTreeMap::new());
+        let dropped = cat.dropping_supply_before(d("2030-05-15"));
+        assert_eq!(dropped.supply_from, d("2030-05-15"));
+        assert!(dropped.hotel("OLD").unwrap().supply.is_empty());
+        assert!(!Arc::ptr_eq(&cat.hotels["OLD"], &dropped.hotels["OLD"]));
+        assert!(Arc::ptr_eq(&cat.hotels["NEW"], &dropped.hotels["NEW"]), "a hotel without past values is not copied");
+        assert!(Arc::ptr_eq(&cat.hotels["NONE"], &dropped.hotels["NONE"]));
+        assert_eq!(dropped.hotel("NEW").unwrap().supply, cat.hotel("NEW").unwrap().supply);
     }
 
     #[test]

@@ -240,6 +240,15 @@ impl HotelSupply {
         self.rooms.get(code)
     }
 
+    /// True when it has values of nights before `first` (looking at each map's first night).
+    pub fn has_before(&self, first: NaiveDate) -> bool {
+        self.rooms.values().any(|r| {
+            r.rooms.first_key_value().is_some_and(|(night, _)| *night < first)
+                || r.restrictions.values().any(|v| v.first_key_value().is_some_and(|((night, _), _)| *night < first))
+                || r.rates.values().flat_map(HashMap::values).any(|a| a.first_key_value().is_some_and(|((night, _), _)| *night < first))
+        })
+    }
+
     /// Drops the values of nights before `first` (past nights, which nothing sells any more);
     /// true when it dropped any.
     pub fn drop_before(&mut self, first: NaiveDate) -> bool {
@@ -448,6 +457,7 @@ mod tests {
         r.rates.entry("HB".into()).or_default().entry("EUR".into()).or_default().insert((d("2030-06-01"), 2), Stamped { value: Decimal::new(100, 0), stamp: at(0) });
         let mut hotel = HotelSupply { rooms: HashMap::from([("RMSD".to_string(), r)]) };
         let before = hotel.clone();
+        assert!(!hotel.has_before(d("2030-06-01")) && hotel.has_before(d("2030-06-02")));
         assert!(!hotel.drop_before(d("2030-06-01")), "nothing before the first night");
         assert_eq!(hotel, before);
         assert!(hotel.drop_before(d("2030-06-02")));
