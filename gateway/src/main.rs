@@ -409,6 +409,10 @@ struct ServeArgs {
     /// Outbox: how often this gateway looks for events due when it found none.
     #[arg(long, default_value = "100ms", value_parser = config::parse_duration, env = "OTA_GATEWAY_OUTBOX_POLL_INTERVAL")]
     outbox_poll_interval: Duration,
+    /// Outbox: a PEM file of certificate authorities that https receivers' certificates may
+    /// come from, besides the public roots (a supplier's own CA, a test receiver's certificate).
+    #[arg(long, value_name = "FILE", env = "OTA_GATEWAY_OUTBOX_CA")]
+    outbox_ca: Option<PathBuf>,
     /// Outbox: how long delivered events are kept (e.g. 30d, or off: for ever). The last event
     /// of each booking and hotel is always kept.
     #[arg(long, default_value = "30d", value_parser = parse_retention, env = "OTA_GATEWAY_OUTBOX_RETENTION")]
@@ -533,7 +537,20 @@ async fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let _refresher = state.content.spawn_refresher();
+    let roots = match args.outbox_ca.as_deref().map(|path| std::fs::read(path).map_err(|e| e.to_string()).and_then(|pem| reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| e.to_string()))) {
+        None => Vec::new(),
+        Some(Ok(roots)) if !roots.is_empty() => roots,
+        Some(Ok(_)) => {
+            eprintln!("ota-gateway: --outbox-ca: no certificate in the file");
+            return ExitCode::FAILURE;
+        }
+        Some(Err(e)) => {
+            eprintln!("ota-gateway: --outbox-ca: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let outbox = OutboxSettings {
+        roots,
         max_attempts: args.outbox_max_attempts,
         retry_base: args.outbox_retry_base,
         retry_max: args.outbox_retry_max.max(args.outbox_retry_base),

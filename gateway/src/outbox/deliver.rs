@@ -55,8 +55,13 @@ impl From<Abandoned> for Failure {
 /// read a poll, never a write. `catalogues` gives the
 /// content in memory now.
 pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + Sync>, settings: Settings) {
-    // Redirects are not followed (a POST would become a GET): a 3xx is a failed attempt.
-    let http = match reqwest::Client::builder().timeout(settings.timeout).connect_timeout(settings.timeout).redirect(reqwest::redirect::Policy::none()).build() {
+    // Redirects are not followed (a POST would become a GET): a 3xx is a failed attempt. An
+    // https receiver's certificate is checked against the public roots and the operator's own.
+    let mut builder = reqwest::Client::builder().timeout(settings.timeout).connect_timeout(settings.timeout).redirect(reqwest::redirect::Policy::none());
+    for root in &settings.roots {
+        builder = builder.add_root_certificate(root.clone());
+    }
+    let http = match builder.build() {
         Ok(h) => h,
         Err(e) => {
             tracing::error!(error = %e, "the outbox cannot make an HTTP client; no event is pushed by this gateway");

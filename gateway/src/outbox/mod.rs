@@ -52,6 +52,9 @@ pub struct Settings {
     pub batch: usize,
     /// This gateway's token, on the events it holds (see [`deliver::release`]).
     pub gateway: String,
+    /// Certificate authorities an https receiver's certificate may also come from, besides the
+    /// public roots (`--outbox-ca FILE`, PEM).
+    pub roots: Vec<reqwest::Certificate>,
 }
 
 impl Default for Settings {
@@ -64,6 +67,7 @@ impl Default for Settings {
             poll: Duration::from_millis(100),
             batch: 32,
             gateway: deliver::gateway_token(),
+            roots: Vec::new(),
         }
     }
 }

@@ -212,19 +212,12 @@ fn dialect(r: &RequestorInput) -> Result<Option<Dialect>, String> {
     r.dialect.as_deref().map(parse_dialect).transpose()
 }
 
-/// Checks a supplier's notification URL: `http://` with a host. TLS is not built into the
-/// gateway (as for its database): an `https://` receiver is reached through a TLS-originating
-/// proxy on the gateway's network, whose `http://` address is given here.
+/// Checks a supplier's notification URL: `http://` or `https://` with a host (an `https://`
+/// receiver's certificate is checked against the public roots and `serve --outbox-ca`).
 pub fn check_notify_url(url: &str) -> Result<(), String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("notify_url {:?} is not a URL: {e}", LogText(url)))?;
-    if parsed.scheme() == "https" {
-        return Err(format!(
-            "notify_url {:?}: TLS is not built into the gateway; give the http:// address of a TLS-originating proxy that forwards to it",
-            LogText(url)
-        ));
-    }
-    if parsed.scheme() != "http" || parsed.host_str().is_none() {
-        return Err(format!("notify_url {:?} is not http:// with a host", LogText(url)));
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(format!("notify_url {:?} is not http:// or https:// with a host", LogText(url)));
     }
     Ok(())
 }
@@ -322,9 +315,9 @@ mod tests {
     }
 
     #[test]
-    fn a_notification_url_is_plain_http_with_a_host() {
+    fn a_notification_url_is_http_or_https_with_a_host() {
         assert!(check_notify_url("http://127.0.0.1:9000/ota").is_ok());
-        assert!(check_notify_url("https://pms.example.com/ota").unwrap_err().contains("TLS-originating proxy"));
+        assert!(check_notify_url("https://pms.example.com/ota").is_ok());
         assert!(check_notify_url("ftp://x/y").is_err());
         assert!(check_notify_url("not a url").is_err());
         let bad = RequestorInput { notify_url: Some("mailto:a@b".into()), ..one("S", "x") };

@@ -527,9 +527,9 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
     assert_eq!(out.lines().count(), 3, "both events: {out}");
     let (code, _, err) = cli(&["outbox", "retry", "999999", "--db", &arg], "");
     assert_eq!(code, 1, "{err}");
-    let (code, _, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", "https://pms.example.com/ota", "--db", &arg], "");
-    assert_eq!(code, 1, "TLS is not built in: {err}");
-    assert!(err.contains("TLS-originating proxy"), "{err}");
+    let (code, _, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", "ftp://pms.example.com/ota", "--db", &arg], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("http:// or https://"), "{err}");
 
     // The receiver works again; the operator retries.
     *receiver.faults.lock().unwrap() = Faults::default();
@@ -773,4 +773,90 @@ async fn a_stopped_gateway_gives_its_events_back(b: Backend) {
     assert_eq!(order.len(), 1, "{order:?}");
 }
 
-backend_tests!(every_event_arrives_in_order_through_failures_and_kills, a_healthy_receiver_gets_every_event_quickly, a_receiver_failing_30_percent_gets_every_event, a_parked_event_waits_for_outbox_retry, a_supplier_pulls_and_acknowledges, a_stopped_gateway_gives_its_events_back);
+/// Serves `app` over TLS (HTTP/1.1) with a certificate (and its key, PEM) on a new port of
+/// 127.0.0.1: its address.
+async fn serve_tls(app: axum::Router, cert: &str, key: &str) -> SocketAddr {
+    use rustls::pki_types::pem::PemObject;
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(cert.as_bytes()).collect::<Result<Vec<_>, _>>().unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (acceptor, app) = (acceptor.clone(), app.clone());
+            tokio::spawn(async move {
+                // A client that refuses the certificate ends its handshake: nothing to serve.
+                let Ok(tls) = acceptor.accept(stream).await else { return };
+                let service = hyper_util::service::TowerToHyperService::new(app);
+                let _ = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(tls), service).await;
+            });
+        }
+    });
+    addr
+}
+
+/// A receiver over https with a certificate of its own: a gateway that does not trust it sends
+/// it nothing (each attempt fails on the certificate, and is retried); one started with
+/// `--outbox-ca` (the certificate's file) delivers the event.
+async fn an_https_receiver_gets_events_from_a_gateway_that_trusts_it(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let receiver = Receiver::start(Faults::default()).await;
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let addr = serve_tls(receiver.app.clone(), &made.cert.pem(), &made.signing_key.serialize_pem()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("receiver.pem");
+    std::fs::write(&ca, "no certificate here").unwrap();
+    let (code, _, err) = cli(&["serve", "--addr", "127.0.0.1:0", "--db", &arg, "--outbox-ca", ca.to_str().unwrap()], "");
+    assert!(code == 1 && err.contains("--outbox-ca: no certificate"), "{err}");
+    std::fs::write(&ca, made.cert.pem()).unwrap();
+    let untrusting = GatewayProcess::start(&arg, FAST).await;
+    set_url(&arg, &format!("https://localhost:{}/notify", addr.port()));
+    let store = db.open().await;
+    let urls = Mutex::new(vec![untrusting.url.clone()]);
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit("OBX-TLS", day(70), "HTL00042", "RMSD000000")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let failed = loop {
+        let listed = ota_gateway::outbox::admin::list(&store, None, None, 10).await.unwrap();
+        if let Some(e) = listed.iter().find(|e| e.last_error.is_some()) {
+            break e.clone();
+        }
+        assert!(Instant::now() < deadline, "no failed attempt: {listed:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let error = failed.last_error.clone().unwrap_or_default();
+    assert!(failed.state == "pending" && error.to_lowercase().contains("certificate"), "{failed:?}");
+    assert!(receiver.received.lock().unwrap().order.is_empty(), "nothing reached an untrusted receiver");
+    drop(untrusting);
+
+    let mut args = FAST.to_vec();
+    let ca = ca.to_str().unwrap().to_string();
+    args.extend(["--outbox-ca", ca.as_str()]);
+    let _trusting = GatewayProcess::start(&arg, &args).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while events(&store).await.iter().any(|e| e.state != "delivered") {
+        assert!(Instant::now() < deadline, "not delivered over https: {:?}", ota_gateway::outbox::admin::list(&store, None, None, 10).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let got = receiver.received.lock().unwrap();
+    assert_eq!(got.order.len(), 1, "{:?}", got.order);
+    assert!(got.bodies[0].contains("OTA_HotelResNotifRQ"), "{}", got.bodies[0]);
+}
+
+backend_tests!(
+    every_event_arrives_in_order_through_failures_and_kills,
+    a_healthy_receiver_gets_every_event_quickly,
+    a_receiver_failing_30_percent_gets_every_event,
+    a_parked_event_waits_for_outbox_retry,
+    a_supplier_pulls_and_acknowledges,
+    a_stopped_gateway_gives_its_events_back,
+    an_https_receiver_gets_events_from_a_gateway_that_trusts_it
+);
