@@ -974,7 +974,8 @@ async fn log(command: LogCommand, db: Location) -> ExitCode {
                 e.answer
             )
         }),
-        LogCommand::Export { filter } => txlog::search(&store, &filter.filter(), true, filter.limit.unwrap_or(i64::MAX)).await.map(|entries| entries.iter().map(|e| e.to_json().to_string()).collect::<Vec<_>>().join("\n")),
+        // Straight to stdout, page by page: the log may be larger than memory.
+        LogCommand::Export { filter } => txlog::export(&store, &filter.filter(), filter.limit.unwrap_or(i64::MAX), &mut std::io::BufWriter::new(std::io::stdout().lock())).await.map(|_| String::new()),
     };
     report(done)
 }

@@ -504,6 +504,9 @@ pub enum LogError {
     /// The write was abandoned (never: the log's writes have no deadline).
     #[error("the write was abandoned")]
     Abandoned,
+    /// An export could not be written out.
+    #[error("output: {0}")]
+    Output(#[from] std::io::Error),
 }
 
 impl From<Abandoned> for LogError {
@@ -534,12 +537,47 @@ pub struct Filter {
 /// The entries of a filter, newest first (`oldest_first`: oldest first), at most `limit`.
 pub async fn search(store: &Store, filter: &Filter, oldest_first: bool, limit: i64) -> Result<Vec<Entry>, LogError> {
     let filter = filter.clone();
-    store.read(move |c| Box::pin(async move { Ok(repo::search(c, &filter, oldest_first, limit).await?) })).await
+    store.read(move |c| Box::pin(async move { Ok(repo::search(c, &filter, oldest_first, None, limit).await?) })).await
+}
+
+/// How many entries one page of an export or a replay reads ([`page_after`]): with bodies of
+/// up to [`MAX_STORED_BODY`] each way, at most 64 MiB in memory at once.
+pub const PAGE: i64 = 32;
+
+/// The next [`PAGE`] entries of a filter, oldest first, after `after` (from the first: `None`).
+/// An export or a replay reads page after page, so that what it holds is one page whatever
+/// the log's size.
+pub async fn page_after(store: &Store, filter: &Filter, after: Option<&Entry>) -> Result<Vec<Entry>, LogError> {
+    let filter = filter.clone();
+    let after = after.map(|e| (e.at, e.id));
+    store.read(move |c| Box::pin(async move { Ok(repo::search(c, &filter, true, after, PAGE).await?) })).await
 }
 
 /// One entry, by id.
 pub async fn show(store: &Store, id: i64) -> Result<Entry, LogError> {
     store.read(move |c| Box::pin(async move { repo::get(c, id).await?.ok_or(LogError::NotFound(id)) })).await
+}
+
+/// Writes the entries of a filter to `out` as JSON lines (see [`Entry::to_json`]), oldest
+/// first, at most `limit`, page by page ([`page_after`]); how many.
+pub async fn export(store: &Store, filter: &Filter, limit: i64, out: &mut impl std::io::Write) -> Result<u64, LogError> {
+    let limit = u64::try_from(limit).unwrap_or(0);
+    let mut written = 0;
+    let mut after = None;
+    while written < limit {
+        let page = page_after(store, filter, after.as_ref()).await?;
+        let full = page.len() == PAGE as usize;
+        for e in page.iter().take(usize::try_from(limit - written).unwrap_or(usize::MAX)) {
+            writeln!(out, "{}", e.to_json())?;
+            written += 1;
+        }
+        after = page.into_iter().last();
+        if !full {
+            break;
+        }
+    }
+    out.flush()?;
+    Ok(written)
 }
 
 /// Deletes the entries older than `before`, [`PURGE_BATCH`] rows per transaction, until none is

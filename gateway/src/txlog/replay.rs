@@ -57,11 +57,20 @@ pub struct Outcome {
 /// Replays the entries of `filter` (oldest first, at most `limit`) against the gateway of
 /// `to`, with `credentials`.
 pub async fn replay(store: &Store, filter: &Filter, limit: i64, to: &Client, credentials: &Credentials) -> Result<Vec<Outcome>, LogError> {
-    let entries = super::search(store, filter, true, limit).await?;
-    let mut out = Vec::with_capacity(entries.len());
-    for e in entries {
-        let verdict = replay_one(&e, to, credentials).await;
-        out.push(Outcome { entry: e.id, at: e.at, operation: e.operation.clone(), verdict });
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    let mut after = None;
+    while out.len() < limit {
+        let page = super::page_after(store, filter, after.as_ref()).await?;
+        let full = page.len() == super::PAGE as usize;
+        for e in page.iter().take(limit - out.len()) {
+            let verdict = replay_one(e, to, credentials).await;
+            out.push(Outcome { entry: e.id, at: e.at, operation: e.operation.clone(), verdict });
+        }
+        after = page.into_iter().last();
+        if !full {
+            break;
+        }
     }
     Ok(out)
 }

@@ -72,8 +72,10 @@ pub(crate) async fn insert(c: &mut Conn<'_>, e: &Entry) -> Result<(), StoreError
 }
 
 /// The entries of a filter, newest (or oldest) first, at most `limit`.
-pub(crate) async fn search(c: &mut Conn<'_>, f: &Filter, oldest_first: bool, limit: i64) -> Result<Vec<Entry>, StoreError> {
+pub(crate) async fn search(c: &mut Conn<'_>, f: &Filter, oldest_first: bool, after: Option<(DateTime<Utc>, i64)>, limit: i64) -> Result<Vec<Entry>, StoreError> {
     let since = f.since.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
+    // Past an entry (oldest first): later, or as late with a higher id.
+    let (after_at, after_id) = after.unwrap_or((since, i64::MIN));
     let until = f.until.unwrap_or_else(|| Utc.with_ymd_and_hms(9999, 12, 31, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::MAX_UTC));
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
     let order = if oldest_first { "at, id" } else { "at DESC, id DESC" };
@@ -83,9 +85,10 @@ pub(crate) async fn search(c: &mut Conn<'_>, f: &Filter, oldest_first: bool, lim
                 "SELECT {COLUMNS} FROM txlog_entry
                  WHERE at >= $1 AND at < $2 AND ($3 = '' OR requestor_id = $3) AND ($4 = '' OR echo_token = $4) AND ($5 = '' OR request_id = $5)
                    AND ($6 = '' OR operation = $6) AND ($7 = '' OR id IN (SELECT entry_id FROM txlog_reference WHERE reference = $7))
+                   AND (at > $9 OR (at = $9 AND id > $10))
                  ORDER BY {order} LIMIT $8"
             ),
-            &[&since, &until, &text(&f.requestor), &text(&f.echo_token), &text(&f.request_id), &text(&f.operation), &text(&f.reference), &limit],
+            &[&since, &until, &text(&f.requestor), &text(&f.echo_token), &text(&f.request_id), &text(&f.operation), &text(&f.reference), &limit, &after_at, &after_id],
         )
         .await?;
     Ok(rows.into_iter().map(Entry::from).collect())

@@ -202,6 +202,16 @@ async fn retention_deletes_old_entries(b: Backend) {
     let old: Vec<Entry> = (0..2500).map(|i| Entry { id: 1_000_000 + i, at: old_at, request_id: format!("old-{i}"), ..recent[0].clone() }).collect();
     txlog::store_entries(server.store(), old).await.unwrap();
     assert_eq!(support::count(server.store(), "txlog_entry").await, 2501);
+    // An export reads page after page (2,500 entries of one second, then the recent one): each
+    // once, oldest first; a limit cuts it.
+    let mut out = Vec::new();
+    assert_eq!(txlog::export(server.store(), &txlog::Filter::default(), i64::MAX, &mut out).await.unwrap(), 2501);
+    let ids: Vec<i64> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_i64().unwrap()).collect();
+    let mut expected: Vec<i64> = (1_000_000..1_002_500).collect();
+    expected.push(recent[0].id);
+    assert_eq!(ids, expected);
+    let mut out = Vec::new();
+    assert_eq!(txlog::export(server.store(), &txlog::Filter::default(), 40, &mut out).await.unwrap(), 40);
     let deleted = txlog::purge(server.store(), Utc::now() - chrono::Duration::days(60)).await.unwrap();
     assert_eq!(deleted, 2500);
     assert_eq!(support::count(server.store(), "txlog_entry").await, 1);
