@@ -242,10 +242,16 @@ fn supply(c: &mut Criterion, rt: &tokio::runtime::Runtime, state: &AppState, app
     // the supplier's amounts are for those only, so the answer lists the same offers.
     let demo: serde_json::Value = serde_json::from_str(include_str!("../demo/hotels.json")).unwrap();
     let control = |room: &str, plan: &str| format!(r#"<StatusApplicationControl Start="{d20}" End="{d24}" InvTypeCode="{room}"{plan}/>"#);
-    for hotel in demo["hotels"].as_array().unwrap().iter().filter(|h| h["region"] == "Mallorca") {
-        let code = hotel["code"].as_str().unwrap();
-        let rooms: Vec<&str> = hotel["rooms"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
-        let mut sold: Vec<(&str, &str, &str)> = hotel["rates"]
+    let open = |room: &str, plan: &str| {
+        format!(
+            r#"<AvailStatusMessage>{}<RestrictionStatus Restriction="Master" Status="Open"/><LengthsOfStay><LengthOfStay Time="1" TimeUnit="Day" MinMaxMessageType="SetMinLOS"/></LengthsOfStay></AvailStatusMessage>"#,
+            control(room, plan)
+        )
+    };
+    for content in demo["hotels"].as_array().unwrap().iter().filter(|h| h["region"] == "Mallorca") {
+        let hotel = content["code"].as_str().unwrap();
+        let rooms: Vec<&str> = content["rooms"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+        let mut sold: Vec<(&str, &str, &str)> = content["rates"]
             .as_array()
             .unwrap()
             .iter()
@@ -254,23 +260,16 @@ fn supply(c: &mut Criterion, rt: &tokio::runtime::Runtime, state: &AppState, app
         sold.sort_unstable();
         sold.dedup();
         let counts: String = rooms.iter().map(|room| format!(r#"<Inventory>{}<InvCounts><InvCount CountType="2" Count="5"/></InvCounts></Inventory>"#, control(room, ""))).collect();
-        let mut restrictions: String = rooms
-            .iter()
-            .map(|room| format!(r#"<AvailStatusMessage>{}<RestrictionStatus Restriction="Master" Status="Open"/><LengthsOfStay><LengthOfStay Time="1" TimeUnit="Day" MinMaxMessageType="SetMinLOS"/></LengthsOfStay></AvailStatusMessage>"#, control(room, "")))
-            .collect();
+        let mut restrictions: String = rooms.iter().map(|room| open(room, "")).collect();
         let mut amounts = String::new();
         for (room, board, currency) in sold {
             let plan = format!(r#" RatePlanCode="{board}""#);
-            restrictions += &format!(
-                r#"<AvailStatusMessage>{}<RestrictionStatus Restriction="Master" Status="Open"/><LengthsOfStay><LengthOfStay Time="1" TimeUnit="Day" MinMaxMessageType="SetMinLOS"/></LengthsOfStay></AvailStatusMessage>"#,
-                control(room, &plan)
-            );
+            restrictions += &open(room, &plan);
             amounts += &format!(
                 r#"<RateAmountMessage>{}<Rates><Rate CurrencyCode="{currency}"><BaseByGuestAmts><BaseByGuestAmt NumberOfGuests="1" AgeQualifyingCode="10" AmountAfterTax="90.00"/><BaseByGuestAmt NumberOfGuests="2" AgeQualifyingCode="10" AmountAfterTax="110.00"/><BaseByGuestAmt AmountAfterTax="130.00"/></BaseByGuestAmts></Rate></Rates></RateAmountMessage>"#,
                 control(room, &plan)
             );
         }
-        let hotel = code;
         for (path, body) in [
             ("/hotelinvcountnotif", format!(r#"<OTA_HotelInvCountNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<Inventories HotelCode="{hotel}">{counts}</Inventories></OTA_HotelInvCountNotifRQ>"#)),
             ("/hotelavailnotif", format!(r#"<OTA_HotelAvailNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<AvailStatusMessages HotelCode="{hotel}">{restrictions}</AvailStatusMessages></OTA_HotelAvailNotifRQ>"#)),

@@ -537,14 +537,9 @@ async fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let _refresher = state.content.spawn_refresher();
-    let roots = match args.outbox_ca.as_deref().map(|path| std::fs::read(path).map_err(|e| e.to_string()).and_then(|pem| reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| e.to_string()))) {
-        None => Vec::new(),
-        Some(Ok(roots)) if !roots.is_empty() => roots,
-        Some(Ok(_)) => {
-            eprintln!("ota-gateway: --outbox-ca: no certificate in the file");
-            return ExitCode::FAILURE;
-        }
-        Some(Err(e)) => {
+    let roots = match args.outbox_ca.as_deref().map(ota_gateway::outbox::deliver::read_roots).transpose() {
+        Ok(roots) => roots.unwrap_or_default(),
+        Err(e) => {
             eprintln!("ota-gateway: --outbox-ca: {e}");
             return ExitCode::FAILURE;
         }

@@ -263,10 +263,6 @@ impl Hotel {
         SuppliedRoom { room, supply: self.supply.room(&room.code) }
     }
 
-    /// Rooms of a type on sale the night of `night` (see [`SuppliedRoom::on_sale`]).
-    pub fn on_sale(&self, room: &RoomType, night: NaiveDate) -> u32 {
-        self.supplied(room).on_sale(night)
-    }
 
     /// Why its supplier does not sell a stay of a room type with a board, if it does not.
     pub fn restricted(&self, room: &str, board: &str, start: NaiveDate, end: NaiveDate) -> Option<Restricted> {

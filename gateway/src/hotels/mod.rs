@@ -63,6 +63,16 @@ pub async fn purge_past_supply(store: &crate::store::Store, now: chrono::DateTim
     crate::store::purge::in_batches(store, move |c| Box::pin(async move { repo::purge_supply_before(c, first, crate::store::purge::BATCH).await })).await
 }
 
+/// Runs [`purge_past_supply`] at start and every hour, forever (the gateway aborts it when it
+/// stops).
+pub async fn purge_past_supply_forever(store: crate::store::Store) {
+    crate::store::purge::forever(crate::store::purge::HOURLY, "supply values of past nights", || {
+        let store = store.clone();
+        async move { purge_past_supply(&store, chrono::Utc::now()).await }
+    })
+    .await
+}
+
 /// The catalogue with what suppliers changed since its supply version (see
 /// [`supply`](mod@supply)): only the values written since are read, only the hotels they are of
 /// are copied.

@@ -210,11 +210,7 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     // The transaction log's retention: entries past it deleted now and then regularly.
     let purger = tokio::spawn(crate::txlog::purge_forever(state.store.clone(), config.txlog.clone()));
     // The supply values of past nights: deleted at start and every hour.
-    let store = state.store.clone();
-    let supply_purger = tokio::spawn(crate::store::purge::forever(Duration::from_secs(3600), "supply values of past nights", move || {
-        let store = store.clone();
-        async move { crate::hotels::purge_past_supply(&store, chrono::Utc::now()).await }
-    }));
+    let supply_purger = tokio::spawn(crate::hotels::purge_past_supply_forever(state.store.clone()));
     let last = state.clone();
     let app = router(state);
     let graceful = GracefulShutdown::new();

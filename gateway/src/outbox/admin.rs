@@ -54,7 +54,7 @@ pub async fn purge(store: &Store, before: chrono::DateTime<chrono::Utc>) -> Resu
 /// Runs [`purge`] for a retention (`serve --outbox-retention`) at start and every hour,
 /// forever (the gateway aborts it when it stops).
 pub async fn purge_forever(store: Store, retention: std::time::Duration) {
-    crate::store::purge::forever(std::time::Duration::from_secs(3600), "booking events delivered before the outbox retention", || {
+    crate::store::purge::forever(crate::store::purge::HOURLY, "booking events delivered before the outbox retention", || {
         let before = chrono::Utc::now() - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::MAX);
         let store = store.clone();
         async move { purge(&store, before).await }

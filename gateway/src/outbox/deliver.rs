@@ -47,6 +47,17 @@ impl From<Abandoned> for Failure {
     }
 }
 
+/// The certificate authorities of a PEM file (`serve --outbox-ca`, see [`Settings::roots`]):
+/// at least one, else why not.
+pub fn read_roots(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let roots = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| format!("{}: {e}", path.display()))?;
+    if roots.is_empty() {
+        return Err("no certificate in the file".into());
+    }
+    Ok(roots)
+}
+
 /// Delivers events for ever: up to [`Settings::batch`] at once, each in a task of its own (a
 /// slow receiver holds back only its own events); a round takes as many events due as there is
 /// room for (each the first undelivered of its booking and hotel, so never two of one booking);

@@ -10,6 +10,10 @@ use super::{Abandoned, Store, StoreError, Ticket};
 /// How many rows one purge statement deletes.
 pub const BATCH: i64 = 5_000;
 
+/// How often a purge without a period of its own runs (the supply's past nights, the outbox's
+/// delivered events).
+pub const HOURLY: Duration = Duration::from_secs(3600);
+
 /// Runs `batch` (a write deleting at most [`BATCH`] rows, giving how many) until it deletes
 /// fewer; how many rows were deleted in all.
 pub async fn in_batches<E, F>(store: &Store, batch: F) -> Result<u64, E>

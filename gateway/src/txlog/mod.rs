@@ -540,17 +540,42 @@ pub async fn search(store: &Store, filter: &Filter, oldest_first: bool, limit: i
     store.read(move |c| Box::pin(async move { Ok(repo::search(c, &filter, oldest_first, None, limit).await?) })).await
 }
 
-/// How many entries one page of an export or a replay reads ([`page_after`]): with bodies of
-/// up to [`MAX_STORED_BODY`] each way, at most 64 MiB in memory at once.
+/// How many entries one page of an export or a replay reads ([`Pages`]): with bodies of up to
+/// [`MAX_STORED_BODY`] each way, at most 64 MiB in memory at once.
 pub const PAGE: i64 = 32;
 
-/// The next [`PAGE`] entries of a filter, oldest first, after `after` (from the first: `None`).
-/// An export or a replay reads page after page, so that what it holds is one page whatever
-/// the log's size.
-pub async fn page_after(store: &Store, filter: &Filter, after: Option<&Entry>) -> Result<Vec<Entry>, LogError> {
-    let filter = filter.clone();
-    let after = after.map(|e| (e.at, e.id));
-    store.read(move |c| Box::pin(async move { Ok(repo::search(c, &filter, true, after, PAGE).await?) })).await
+/// The entries of a filter, oldest first, at most a limit, read [`PAGE`] at a time (keyset on
+/// the time and the id): an export or a replay holds one page whatever the log's size.
+#[derive(Debug)]
+pub struct Pages<'s> {
+    store: &'s Store,
+    filter: Filter,
+    /// How many entries may still be given.
+    left: usize,
+    /// The last entry given (time and id).
+    after: Option<(DateTime<Utc>, i64)>,
+}
+
+impl<'s> Pages<'s> {
+    /// The pages of a filter's entries, at most `limit` in all.
+    pub fn new(store: &'s Store, filter: &Filter, limit: i64) -> Pages<'s> {
+        Pages { store, filter: filter.clone(), left: usize::try_from(limit).unwrap_or(0), after: None }
+    }
+
+    /// The next page; empty once every entry (or the limit) was given.
+    pub async fn next(&mut self) -> Result<Vec<Entry>, LogError> {
+        if self.left == 0 {
+            return Ok(Vec::new());
+        }
+        let (filter, after) = (self.filter.clone(), self.after);
+        let mut page = self.store.read(move |c| Box::pin(async move { Ok::<_, LogError>(repo::search(c, &filter, true, after, PAGE).await?) })).await?;
+        // A short page is the last one.
+        let full = page.len() == PAGE as usize;
+        page.truncate(self.left);
+        self.left = if full { self.left - page.len() } else { 0 };
+        self.after = page.last().map(|e| (e.at, e.id));
+        Ok(page)
+    }
 }
 
 /// One entry, by id.
@@ -559,22 +584,19 @@ pub async fn show(store: &Store, id: i64) -> Result<Entry, LogError> {
 }
 
 /// Writes the entries of a filter to `out` as JSON lines (see [`Entry::to_json`]), oldest
-/// first, at most `limit`, page by page ([`page_after`]); how many.
+/// first, at most `limit`, page by page ([`Pages`]); how many.
 pub async fn export(store: &Store, filter: &Filter, limit: i64, out: &mut impl std::io::Write) -> Result<u64, LogError> {
-    let limit = u64::try_from(limit).unwrap_or(0);
+    let mut pages = Pages::new(store, filter, limit);
     let mut written = 0;
-    let mut after = None;
-    while written < limit {
-        let page = page_after(store, filter, after.as_ref()).await?;
-        let full = page.len() == PAGE as usize;
-        for e in page.iter().take(usize::try_from(limit - written).unwrap_or(usize::MAX)) {
-            writeln!(out, "{}", e.to_json())?;
-            written += 1;
-        }
-        after = page.into_iter().last();
-        if !full {
+    loop {
+        let page = pages.next().await?;
+        if page.is_empty() {
             break;
         }
+        for e in &page {
+            writeln!(out, "{}", e.to_json())?;
+        }
+        written += page.len() as u64;
     }
     out.flush()?;
     Ok(written)

@@ -57,19 +57,16 @@ pub struct Outcome {
 /// Replays the entries of `filter` (oldest first, at most `limit`) against the gateway of
 /// `to`, with `credentials`.
 pub async fn replay(store: &Store, filter: &Filter, limit: i64, to: &Client, credentials: &Credentials) -> Result<Vec<Outcome>, LogError> {
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut pages = super::Pages::new(store, filter, limit);
     let mut out = Vec::new();
-    let mut after = None;
-    while out.len() < limit {
-        let page = super::page_after(store, filter, after.as_ref()).await?;
-        let full = page.len() == super::PAGE as usize;
-        for e in page.iter().take(limit - out.len()) {
+    loop {
+        let page = pages.next().await?;
+        if page.is_empty() {
+            break;
+        }
+        for e in &page {
             let verdict = replay_one(e, to, credentials).await;
             out.push(Outcome { entry: e.id, at: e.at, operation: e.operation.clone(), verdict });
-        }
-        after = page.into_iter().last();
-        if !full {
-            break;
         }
     }
     Ok(out)
