@@ -63,23 +63,14 @@ fn generate(c: &mut Criterion) {
     let parsed = parse_all(&sources);
     let model = lower_and_run_passes(&parsed);
     let emitted = emit::emit(&model);
-    let whole = ota_codegen::generate(&sources)
-        .map_err(|e| e.short())
-        .expect("the spec generates");
+    let whole = ota_codegen::generate(&sources).map_err(|e| e.short()).expect("the spec generates");
     for (name, tokens) in &emitted {
         let text = render::render(name, tokens.clone()).expect("render");
-        assert_eq!(
-            whole.files.get(name),
-            Some(&text),
-            "stage-by-stage output of {name} differs from generate"
-        );
+        assert_eq!(whole.files.get(name), Some(&text), "stage-by-stage output of {name} differs from generate");
     }
 
     let mut group = c.benchmark_group("spec");
-    group
-        .sample_size(30)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
     group.throughput(Throughput::Bytes(bytes as u64));
 
     group.bench_function("roxmltree_parse", |b| {
@@ -90,9 +81,7 @@ fn generate(c: &mut Criterion) {
         });
     });
     group.bench_function("parse", |b| b.iter(|| parse_all(black_box(&sources))));
-    group.bench_function("lower_passes", |b| {
-        b.iter(|| lower_and_run_passes(black_box(&parsed)))
-    });
+    group.bench_function("lower_passes", |b| b.iter(|| lower_and_run_passes(black_box(&parsed))));
     group.bench_function("emit", |b| b.iter(|| emit::emit(black_box(&model))));
     group.bench_function("render", |b| {
         b.iter_batched(
@@ -107,11 +96,7 @@ fn generate(c: &mut Criterion) {
         );
     });
     group.bench_function("generate", |b| {
-        b.iter(|| {
-            ota_codegen::generate(black_box(&sources))
-                .map_err(|e| e.short())
-                .expect("generate")
-        });
+        b.iter(|| ota_codegen::generate(black_box(&sources)).map_err(|e| e.short()).expect("generate"));
     });
     group.finish();
 }

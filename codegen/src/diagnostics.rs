@@ -97,13 +97,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error at `span`.
     pub fn error(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Error,
-            message: message.into(),
-            span,
-            related: Vec::new(),
-            notes: Vec::new(),
-        }
+        Diagnostic { severity: Severity::Error, message: message.into(), span, related: Vec::new(), notes: Vec::new() }
     }
 
     /// Adds a secondary location.

@@ -553,7 +553,8 @@ impl Model {
             let _ = writeln!(out, "shared Errors type: {}", self.ty(id).rust_name);
         }
         for (i, d) in self.dialects.iter().enumerate() {
-            let _ = writeln!(out, "dialect {i} {} -> {}{}", d.name, d.rust_name, if i == 0 { " (default)" } else { "" });
+            let _ =
+                writeln!(out, "dialect {i} {} -> {}{}", d.name, d.rust_name, if i == 0 { " (default)" } else { "" });
         }
         out
     }
@@ -649,7 +650,8 @@ impl Model {
                     self.print_root_decisions(out, s, r);
                 }
                 for g in &s.groups {
-                    let names: Vec<&str> = g.attributes.iter().filter_map(|&i| s.attributes.get(i)).map(|a| a.xml_name.as_str()).collect();
+                    let names: Vec<&str> =
+                        g.attributes.iter().filter_map(|&i| s.attributes.get(i)).map(|a| a.xml_name.as_str()).collect();
                     let _ = writeln!(out, "    attribute group {}: {}", g.name, names.join(" "));
                 }
                 for i in &s.std_traits {
@@ -660,8 +662,12 @@ impl Model {
                 }
                 for t in &s.text_forms {
                     let _ = match &t.kind {
-                        TextFormKind::Attribute(a) => writeln!(out, "    text also read as @{a}; written so by {}", t.dialect_name),
-                        TextFormKind::Value(v) => writeln!(out, "    text {v:?} also read; written by {}", t.dialect_name),
+                        TextFormKind::Attribute(a) => {
+                            writeln!(out, "    text also read as @{a}; written so by {}", t.dialect_name)
+                        }
+                        TextFormKind::Value(v) => {
+                            writeln!(out, "    text {v:?} also read; written by {}", t.dialect_name)
+                        }
                     };
                 }
                 for a in &s.attributes {

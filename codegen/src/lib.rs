@@ -101,7 +101,8 @@ pub fn generate(sources: &[(String, String)]) -> Result<Generated, SpecErrors> {
     for (name, text) in ordered {
         let id = map.add(name.clone(), text.clone());
         let module = name.trim_end_matches(".xsd").to_string();
-        if !naming::is_plain_ident(&module) || module != naming::snake(&module) || module == "schema" || module == "mod" {
+        if !naming::is_plain_ident(&module) || module != naming::snake(&module) || module == "schema" || module == "mod"
+        {
             diags.push(
                 Diagnostic::error(Span::new(id, 0..0), format!("`{name}` cannot name a Rust module"))
                     .with_note("spec files are named in snake_case, e.g. `tour_activity_book.xsd` (not `schema.xsd`)"),

@@ -10,12 +10,13 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
-    AliasDef, Builtin, Content, DialectDef, DialectVersion, Emission, EnumDef, Facets, Field, FieldType, GroupUse, Model, Module, Particle as IrParticle, Personal, RootInfo,
-    Scalar, StructDef, TextForm, TextFormKind, TextList, TypeDef, TypeId, TypeKind, Variant, Written, WrittenForm,
+    AliasDef, Builtin, Content, DialectDef, DialectVersion, Emission, EnumDef, Facets, Field, FieldType, GroupUse,
+    Model, Module, Particle as IrParticle, Personal, RootInfo, Scalar, StructDef, TextForm, TextFormKind, TextList,
+    TypeDef, TypeId, TypeKind, Variant, Written, WrittenForm,
 };
 use crate::parse::{
-    Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind, Item, TextFormDecl,
-    MaxOccurs, Particle, QName, SchemaFile, SimpleDef, SimpleTypeDecl, SimpleTypeUse, TypeUse,
+    Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind,
+    Item, MaxOccurs, Particle, QName, SchemaFile, SimpleDef, SimpleTypeDecl, SimpleTypeUse, TextFormDecl, TypeUse,
 };
 use crate::regex::translate_pattern;
 
@@ -72,7 +73,14 @@ impl<'a> Lowerer<'a> {
         TypeId(self.model.types.len() - 1)
     }
 
-    fn placeholder(module: usize, xml_name: &str, named: bool, context: Vec<String>, doc: Option<String>, span: Span) -> TypeDef {
+    fn placeholder(
+        module: usize,
+        xml_name: &str,
+        named: bool,
+        context: Vec<String>,
+        doc: Option<String>,
+        span: Span,
+    ) -> TypeDef {
         TypeDef {
             xml_name: xml_name.to_string(),
             named,
@@ -115,12 +123,18 @@ impl<'a> Lowerer<'a> {
                 if self.model.dialects.iter().any(|known| known.name == d.name.value) {
                     self.diags.error(d.name.span.clone(), format!("duplicate dialect `{}`", d.name.value));
                 } else {
-                    self.model.dialects.push(DialectDef { name: d.name.value.clone(), rust_name: String::new(), doc: d.doc.clone(), span: d.name.span.clone() });
+                    self.model.dialects.push(DialectDef {
+                        name: d.name.value.clone(),
+                        rust_name: String::new(),
+                        doc: d.doc.clone(),
+                        span: d.name.span.clone(),
+                    });
                 }
             }
             for inc in &f.schema.includes {
                 if !known_files.contains(inc.value.as_str()) {
-                    self.diags.error(inc.span.clone(), format!("included file `{}` is not in the spec folder", inc.value));
+                    self.diags
+                        .error(inc.span.clone(), format!("included file `{}` is not in the spec folder", inc.value));
                 }
             }
             for item in &f.schema.items {
@@ -128,22 +142,39 @@ impl<'a> Lowerer<'a> {
                     Item::ComplexType(t) => {
                         let Some(name) = &t.name else { continue };
                         if check_dup(self.diags, &name.value, &name.span) {
-                            let id = self.alloc(Self::placeholder(mi, &name.value, true, vec![], t.ann.doc.clone(), name.span.clone()));
+                            let id = self.alloc(Self::placeholder(
+                                mi,
+                                &name.value,
+                                true,
+                                vec![],
+                                t.ann.doc.clone(),
+                                name.span.clone(),
+                            ));
                             self.complex.insert(name.value.clone(), (id, t));
                         }
                     }
                     Item::SimpleType(t) => {
                         let Some(name) = &t.name else { continue };
                         if check_dup(self.diags, &name.value, &name.span) {
-                            let id = self.alloc(Self::placeholder(mi, &name.value, true, vec![], t.ann.doc.clone(), name.span.clone()));
+                            let id = self.alloc(Self::placeholder(
+                                mi,
+                                &name.value,
+                                true,
+                                vec![],
+                                t.ann.doc.clone(),
+                                name.span.clone(),
+                            ));
                             self.simple.insert(name.value.clone(), (id, t));
                         }
                     }
                     Item::AttributeGroup(g) => {
                         if let Some(first) = self.groups.get(&g.name.value) {
                             self.diags.push(
-                                Diagnostic::error(g.name.span.clone(), format!("duplicate attribute group `{}`", g.name.value))
-                                    .with_related(first.name.span.clone(), "first defined here"),
+                                Diagnostic::error(
+                                    g.name.span.clone(),
+                                    format!("duplicate attribute group `{}`", g.name.value),
+                                )
+                                .with_related(first.name.span.clone(), "first defined here"),
                             );
                         } else {
                             self.groups.insert(g.name.value.clone(), g);
@@ -188,7 +219,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn root(&mut self, mi: usize, e: &'a ElementDecl, roots: &mut HashMap<String, Span>, paths: &mut HashMap<String, Span>) {
+    fn root(
+        &mut self,
+        mi: usize,
+        e: &'a ElementDecl,
+        roots: &mut HashMap<String, Span>,
+        paths: &mut HashMap<String, Span>,
+    ) {
         let name = &e.name;
         let Some(info) = &e.ann.message else {
             self.diags.push(
@@ -213,7 +250,10 @@ impl<'a> Lowerer<'a> {
         }
         if let Some(p) = &info.path {
             if !p.value.starts_with('/') || p.value.contains(char::is_whitespace) {
-                self.diags.error(p.span.clone(), format!("an endpoint path starts with `/` and has no spaces, found `{}`", p.value));
+                self.diags.error(
+                    p.span.clone(),
+                    format!("an endpoint path starts with `/` and has no spaces, found `{}`", p.value),
+                );
             }
             if let Some(first) = paths.get(&p.value) {
                 self.diags.push(
@@ -243,7 +283,12 @@ impl<'a> Lowerer<'a> {
                 .ann
                 .versions
                 .iter()
-                .map(|v| DialectVersion { dialect_name: v.dialect.value.clone(), dialect: 0, value: v.value.value.clone(), span: v.dialect.span.clone() })
+                .map(|v| DialectVersion {
+                    dialect_name: v.dialect.value.clone(),
+                    dialect: 0,
+                    value: v.value.value.clone(),
+                    span: v.dialect.span.clone(),
+                })
                 .collect(),
             pos: None,
             variant: String::new(),
@@ -263,8 +308,11 @@ impl<'a> Lowerer<'a> {
         for a in &attributes {
             if let Some(first) = seen.get(&a.xml_name) {
                 self.diags.push(
-                    Diagnostic::error(a.span.clone(), format!("attribute `{}` is declared twice on this type", a.xml_name))
-                        .with_related(first.clone(), "first declared here"),
+                    Diagnostic::error(
+                        a.span.clone(),
+                        format!("attribute `{}` is declared twice on this type", a.xml_name),
+                    )
+                    .with_related(first.clone(), "first declared here"),
                 );
             }
             seen.insert(a.xml_name.clone(), a.span.clone());
@@ -340,9 +388,12 @@ impl<'a> Lowerer<'a> {
     fn unique_child(&mut self, names: &mut HashMap<String, Span>, f: &Field) {
         if let Some(first) = names.get(&f.xml_name) {
             self.diags.push(
-                Diagnostic::error(f.span.clone(), format!("element `{}` appears twice in this content model", f.xml_name))
-                    .with_related(first.clone(), "first declared here")
-                    .with_note("use one declaration with maxOccurs instead"),
+                Diagnostic::error(
+                    f.span.clone(),
+                    format!("element `{}` appears twice in this content model", f.xml_name),
+                )
+                .with_related(first.clone(), "first declared here")
+                .with_note("use one declaration with maxOccurs instead"),
             );
         } else {
             names.insert(f.xml_name.clone(), f.span.clone());
@@ -426,7 +477,14 @@ impl<'a> Lowerer<'a> {
             }
             TypeUse::Complex(ct) => {
                 let mut ctx = context.to_vec();
-                let id = self.alloc(Self::placeholder(mi, &e.name.value, false, ctx.clone(), e.ann.doc.clone(), e.name.span.clone()));
+                let id = self.alloc(Self::placeholder(
+                    mi,
+                    &e.name.value,
+                    false,
+                    ctx.clone(),
+                    e.ann.doc.clone(),
+                    e.name.span.clone(),
+                ));
                 self.model.modules[mi].types.push(id);
                 ctx.push(e.name.value.clone());
                 let def = self.struct_def(mi, ct, &ctx);
@@ -489,7 +547,8 @@ impl<'a> Lowerer<'a> {
             return Some(Scalar { builtin, named: Some(id) });
         }
         if self.complex.contains_key(&q.local) {
-            self.diags.error(q.span.clone(), format!("`{}` is a complex type; a simple type is expected here", q.local));
+            self.diags
+                .error(q.span.clone(), format!("`{}` is a complex type; a simple type is expected here", q.local));
             return None;
         }
         let mut d = Diagnostic::error(q.span.clone(), format!("unknown type `{}`", q.local));
@@ -552,15 +611,26 @@ impl<'a> Lowerer<'a> {
                     match f.kind {
                         FacetKind::Enumeration => {
                             if let Err(msg) = builtin.check(&v.value) {
-                                self.diags.error(v.span.clone(), format!("enumeration value `{}` is not a valid xs:{} (expected {msg})", v.value, builtin.xsd_name()));
+                                self.diags.error(
+                                    v.span.clone(),
+                                    format!(
+                                        "enumeration value `{}` is not a valid xs:{} (expected {msg})",
+                                        v.value,
+                                        builtin.xsd_name()
+                                    ),
+                                );
                             }
                             if let Some(be) = &base_enum
                                 && !be.variants.iter().any(|b| b.value == v.value)
                             {
-                                self.diags.error(v.span.clone(), format!("`{}` is not one of the base type's values", v.value));
+                                self.diags.error(
+                                    v.span.clone(),
+                                    format!("`{}` is not one of the base type's values", v.value),
+                                );
                             }
                             if variants.iter().any(|x: &Variant| x.value == v.value) {
-                                self.diags.error(v.span.clone(), format!("enumeration value `{}` is listed twice", v.value));
+                                self.diags
+                                    .error(v.span.clone(), format!("enumeration value `{}` is listed twice", v.value));
                                 continue;
                             }
                             variants.push(Variant {
@@ -574,7 +644,8 @@ impl<'a> Lowerer<'a> {
                         }
                         FacetKind::Pattern => {
                             if let Err(msg) = translate_pattern(&v.value) {
-                                self.diags.error(v.span.clone(), format!("pattern `{}` cannot be used: {msg}", v.value));
+                                self.diags
+                                    .error(v.span.clone(), format!("pattern `{}` cannot be used: {msg}", v.value));
                             }
                             step_patterns.push(v.value.clone());
                             other_facet = Some(v.span.clone());
@@ -582,11 +653,17 @@ impl<'a> Lowerer<'a> {
                         FacetKind::Length | FacetKind::MinLength | FacetKind::MaxLength => {
                             other_facet = Some(v.span.clone());
                             if !builtin.is_string() {
-                                self.diags.error(v.span.clone(), format!("length facets apply to string types, not xs:{}", builtin.xsd_name()));
+                                self.diags.error(
+                                    v.span.clone(),
+                                    format!("length facets apply to string types, not xs:{}", builtin.xsd_name()),
+                                );
                                 continue;
                             }
                             let Ok(n) = v.value.parse::<u32>() else {
-                                self.diags.error(v.span.clone(), format!("a length is a non-negative integer, found `{}`", v.value));
+                                self.diags.error(
+                                    v.span.clone(),
+                                    format!("a length is a non-negative integer, found `{}`", v.value),
+                                );
                                 continue;
                             };
                             match f.kind {
@@ -601,11 +678,21 @@ impl<'a> Lowerer<'a> {
                         FacetKind::MinInclusive | FacetKind::MaxInclusive => {
                             other_facet = Some(v.span.clone());
                             if !builtin.is_ordered() {
-                                self.diags.error(v.span.clone(), format!("range facets do not apply to xs:{}", builtin.xsd_name()));
+                                self.diags.error(
+                                    v.span.clone(),
+                                    format!("range facets do not apply to xs:{}", builtin.xsd_name()),
+                                );
                                 continue;
                             }
                             if let Err(msg) = builtin.check(&v.value) {
-                                self.diags.error(v.span.clone(), format!("bound `{}` is not a valid xs:{} (expected {msg})", v.value, builtin.xsd_name()));
+                                self.diags.error(
+                                    v.span.clone(),
+                                    format!(
+                                        "bound `{}` is not a valid xs:{} (expected {msg})",
+                                        v.value,
+                                        builtin.xsd_name()
+                                    ),
+                                );
                                 continue;
                             }
                             if f.kind == FacetKind::MinInclusive {
@@ -644,8 +731,11 @@ impl<'a> Lowerer<'a> {
                 let help = "an open code list is written <xs:union memberTypes=\"KnownValues xs:string\"/>: an enumeration type, then the type of any other value";
                 let [known, other] = members.as_slice() else {
                     self.diags.push(
-                        Diagnostic::error(t.span.clone(), format!("xs:union must have exactly two member types, found {}", members.len()))
-                            .with_note(help),
+                        Diagnostic::error(
+                            t.span.clone(),
+                            format!("xs:union must have exactly two member types, found {}", members.len()),
+                        )
+                        .with_note(help),
                     );
                     return None;
                 };
@@ -653,15 +743,30 @@ impl<'a> Lowerer<'a> {
                 let other_s = self.resolve_simple(other)?;
                 let known_id = known_s.named?;
                 let TypeKind::Enum(e) = &self.model.ty(known_id).kind else {
-                    self.diags.push(Diagnostic::error(known.span.clone(), "the first member of an open code list must be an enumeration").with_note(help));
+                    self.diags.push(
+                        Diagnostic::error(
+                            known.span.clone(),
+                            "the first member of an open code list must be an enumeration",
+                        )
+                        .with_note(help),
+                    );
                     return None;
                 };
                 if e.open.is_some() {
-                    self.diags.error(known.span.clone(), "the first member of an open code list must be a closed enumeration");
+                    self.diags.error(
+                        known.span.clone(),
+                        "the first member of an open code list must be a closed enumeration",
+                    );
                     return None;
                 }
                 if self.is_enum(other_s) {
-                    self.diags.push(Diagnostic::error(other.span.clone(), "the second member of an open code list must not be an enumeration").with_note(help));
+                    self.diags.push(
+                        Diagnostic::error(
+                            other.span.clone(),
+                            "the second member of an open code list must not be an enumeration",
+                        )
+                        .with_note(help),
+                    );
                     return None;
                 }
                 // The known values need not be values of the other member (XML Schema unions
@@ -681,13 +786,19 @@ impl<'a> Lowerer<'a> {
         for (r, request) in &self.responses {
             let found = match roots.iter().find(|(_, x)| x.element == r.value) {
                 None => {
-                    self.diags.error(r.span.clone(), format!("response `{}` of `{request}` is not a root element of the spec", r.value));
+                    self.diags.error(
+                        r.span.clone(),
+                        format!("response `{}` of `{request}` is not a root element of the spec", r.value),
+                    );
                     continue;
                 }
                 Some((_, x)) if x.path.is_some() || x.response.is_some() => {
                     self.diags.error(
                         r.span.clone(),
-                        format!("`{}` is a request (it has a path or a response); a response root has neither", r.value),
+                        format!(
+                            "`{}` is a request (it has a path or a response); a response root has neither",
+                            r.value
+                        ),
                     );
                     continue;
                 }
@@ -704,7 +815,9 @@ impl<'a> Lowerer<'a> {
 /// The `gen:personal` mark of a declaration (its mask is checked and defaulted by the
 /// `personal` pass).
 fn personal(ann: &Annotation) -> Option<Box<Personal>> {
-    ann.personal.as_ref().map(|p| Box::new(Personal { mask: p.mask.as_ref().map(|m| m.value.clone()), span: p.span.clone() }))
+    ann.personal
+        .as_ref()
+        .map(|p| Box::new(Personal { mask: p.mask.as_ref().map(|m| m.value.clone()), span: p.span.clone() }))
 }
 
 /// The `gen:written` forms of a declaration (resolved to dialects by the `dialects` pass).

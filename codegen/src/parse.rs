@@ -427,9 +427,7 @@ impl Parser<'_> {
     }
 
     fn attr_span(&self, node: Node, name: &str) -> Span {
-        node.attribute_node(name)
-            .map(|a| Span::new(self.file, a.range_value()))
-            .unwrap_or_else(|| self.span(node))
+        node.attribute_node(name).map(|a| Span::new(self.file, a.range_value())).unwrap_or_else(|| self.span(node))
     }
 
     fn unsupported(&self, node: Node, context: &str) -> String {
@@ -485,8 +483,7 @@ impl Parser<'_> {
             Some(v) => Some(Spanned { value: v.to_string(), span: self.attr_span(node, name) }),
             None => {
                 let span = self.span(node);
-                self.diags
-                    .error(span, format!("xs:{} needs a `{name}` attribute", node.tag_name().name()));
+                self.diags.error(span, format!("xs:{} needs a `{name}` attribute", node.tag_name().name()));
                 None
             }
         }
@@ -512,10 +509,7 @@ impl Parser<'_> {
             self.diags.error(span, "the root element of a spec file must be xs:schema");
             return None;
         }
-        self.check_attrs(
-            node,
-            &["targetNamespace", "elementFormDefault", "attributeFormDefault", "version"],
-        );
+        self.check_attrs(node, &["targetNamespace", "elementFormDefault", "attributeFormDefault", "version"]);
         match node.attribute("targetNamespace") {
             Some(OTA) => {}
             _ => {
@@ -531,7 +525,8 @@ impl Parser<'_> {
             let span = self.attr_span(node, "attributeFormDefault");
             self.diags.error(span, "attributes must be unqualified (attributeFormDefault=\"unqualified\")");
         }
-        let mut out = SchemaFile { file: self.file, doc: None, dialects: Vec::new(), includes: Vec::new(), items: Vec::new() };
+        let mut out =
+            SchemaFile { file: self.file, doc: None, dialects: Vec::new(), includes: Vec::new(), items: Vec::new() };
         for (i, c) in self.children(node).into_iter().enumerate() {
             match xs_name(c) {
                 Some("annotation") if i == 0 => {
@@ -634,7 +629,9 @@ impl Parser<'_> {
             "written" => {
                 self.check_attrs(node, &["dialect", "name", "omit", "empty-when-absent"]);
                 let Some(dialect) = self.required_attr(node, "dialect") else { return };
-                let name = node.attribute("name").map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, "name") });
+                let name = node
+                    .attribute("name")
+                    .map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, "name") });
                 let mut flag = |attr: &str| match node.attribute(attr) {
                     None | Some("false") => false,
                     Some("true") => true,
@@ -646,21 +643,29 @@ impl Parser<'_> {
                 };
                 let (omit, empty_when_absent) = (flag("omit"), flag("empty-when-absent"));
                 if usize::from(name.is_some()) + usize::from(omit) + usize::from(empty_when_absent) != 1 {
-                    self.diags.error(span.clone(), "gen:written takes one of `name`, `omit=\"true\"` and `empty-when-absent=\"true\"`");
+                    self.diags.error(
+                        span.clone(),
+                        "gen:written takes one of `name`, `omit=\"true\"` and `empty-when-absent=\"true\"`",
+                    );
                 }
                 ann.written.push(WrittenDecl { dialect, name, omit, empty_when_absent, span });
             }
             "text-list" => {
                 self.check_attrs(node, &["written"]);
                 let written = self.required_attr(node, "written").map(|w| {
-                    w.value.split_ascii_whitespace().map(|d| Spanned { value: d.to_string(), span: w.span.clone() }).collect()
+                    w.value
+                        .split_ascii_whitespace()
+                        .map(|d| Spanned { value: d.to_string(), span: w.span.clone() })
+                        .collect()
                 });
                 ann.text_list = Some(TextListDecl { written: written.unwrap_or_default(), span });
             }
             "text" => {
                 self.check_attrs(node, &["dialect", "attribute", "value"]);
                 let Some(dialect) = self.required_attr(node, "dialect") else { return };
-                let given = |name: &str| node.attribute(name).map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, name) });
+                let given = |name: &str| {
+                    node.attribute(name).map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, name) })
+                };
                 let form = match (given("attribute"), given("value")) {
                     (Some(a), None) => TextFormDecl::Attribute(a),
                     (None, Some(v)) => TextFormDecl::Value(v),
@@ -673,13 +678,17 @@ impl Parser<'_> {
             }
             "version" => {
                 self.check_attrs(node, &["dialect", "value"]);
-                if let (Some(dialect), Some(value)) = (self.required_attr(node, "dialect"), self.required_attr(node, "value")) {
+                if let (Some(dialect), Some(value)) =
+                    (self.required_attr(node, "dialect"), self.required_attr(node, "value"))
+                {
                     ann.versions.push(VersionDecl { dialect, value });
                 }
             }
             "personal" => {
                 self.check_attrs(node, &["mask"]);
-                let mask = node.attribute("mask").map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, "mask") });
+                let mask = node
+                    .attribute("mask")
+                    .map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, "mask") });
                 ann.personal = Some(PersonalDecl { mask, span });
             }
             "dialect" => {
@@ -822,7 +831,11 @@ impl Parser<'_> {
                     seen_content = true;
                     content = ComplexContent::Skipped;
                 }
-                Some("anyAttribute") if matches!(content, ComplexContent::Skipped) && attributes.is_empty() && any_attribute.is_none() => {
+                Some("anyAttribute")
+                    if matches!(content, ComplexContent::Skipped)
+                        && attributes.is_empty()
+                        && any_attribute.is_none() =>
+                {
                     self.check_attrs(c, &["processContents"]);
                     if c.attribute("processContents") != Some("skip") {
                         let span = self.span(c);
@@ -853,11 +866,9 @@ impl Parser<'_> {
                 _ => {
                     let msg = self.unsupported(c, "xs:complexType");
                     let span = self.span(c);
-                    self.diags.push(
-                        crate::diagnostics::Diagnostic::error(span, msg).with_note(
-                            "a complex type holds an xs:sequence, an xs:choice or an xs:simpleContent, then attributes",
-                        ),
-                    );
+                    self.diags.push(crate::diagnostics::Diagnostic::error(span, msg).with_note(
+                        "a complex type holds an xs:sequence, an xs:choice or an xs:simpleContent, then attributes",
+                    ));
                 }
             }
         }
@@ -958,7 +969,10 @@ impl Parser<'_> {
                 Some("element") => {
                     if let Some(e) = self.element(c, false) {
                         if e.min != 1 || e.max != MaxOccurs::Bounded(1) {
-                            self.diags.error(e.span.clone(), "a plain element alternative of xs:choice takes no minOccurs/maxOccurs");
+                            self.diags.error(
+                                e.span.clone(),
+                                "a plain element alternative of xs:choice takes no minOccurs/maxOccurs",
+                            );
                         }
                         branches.push(vec![e]);
                     }
@@ -1151,11 +1165,7 @@ fn normalize_doc(text: &str) -> String {
     if !current.is_empty() {
         paragraphs.push(current.join(" "));
     }
-    paragraphs
-        .into_iter()
-        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect::<Vec<_>>()
-        .join("\n\n")
+    paragraphs.into_iter().map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>().join("\n\n")
 }
 
 #[cfg(test)]

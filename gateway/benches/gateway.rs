@@ -129,12 +129,16 @@ fn bench(c: &mut Criterion) {
     let app = ota_gateway::router(state.clone());
     let baseline = Router::new().route(
         "/fixed",
-        post(|| async { ([(header::CONTENT_TYPE, "application/xml")], "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Fixed/>") }),
+        post(|| async {
+            ([(header::CONTENT_TYPE, "application/xml")], "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Fixed/>")
+        }),
     );
 
     let mut group = c.benchmark_group("request");
     group.sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    group.bench_function("baseline fixed body", |b| b.iter(|| black_box(rt.block_on(call(&baseline, "/fixed", "<x/>")))));
+    group.bench_function("baseline fixed body", |b| {
+        b.iter(|| black_box(rt.block_on(call(&baseline, "/fixed", "<x/>"))))
+    });
     group.bench_function("healthz (a write at most once a second)", |b| {
         b.iter(|| {
             black_box(rt.block_on(async {
@@ -172,7 +176,9 @@ fn gzip(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
             h
         })
         .collect();
-    let file: ota_gateway::import::ImportFile = ota_gateway::import::parse("bench", &serde_json::json!({ "hotels": { "hotels": hotels } }).to_string()).unwrap();
+    let file: ota_gateway::import::ImportFile =
+        ota_gateway::import::parse("bench", &serde_json::json!({ "hotels": { "hotels": hotels } }).to_string())
+            .unwrap();
     let (d20, d24) = (day(20), day(24));
     let answers = [
         (
@@ -185,7 +191,9 @@ fn gzip(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
         (
             "hotel NBC of a brand of 5,000 hotels",
             "/hotelnbc",
-            format!(r#"<OTA_HotelDescriptiveInfoRQ xmlns="{NS}" Version="2009.1" PrimaryLangID="en">{POS}<HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="*" BrandCode="BIGBRAND"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#),
+            format!(
+                r#"<OTA_HotelDescriptiveInfoRQ xmlns="{NS}" Version="2009.1" PrimaryLangID="en">{POS}<HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="*" BrandCode="BIGBRAND"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
+            ),
         ),
     ];
     // A state of its own: the import and the reload happen before anything is measured.
@@ -213,8 +221,17 @@ fn gzip(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
     for (name, path, xml) in &answers {
         let plain = rt.block_on(send(path, xml, false));
         let zipped = rt.block_on(send(path, xml, true));
-        assert!(String::from_utf8_lossy(&plain).contains("<Success/>"), "{name}: {}", String::from_utf8_lossy(&plain[..plain.len().min(600)]));
-        println!("{name}: {} bytes plain, {} gzip ({:.1} %)", plain.len(), zipped.len(), 100.0 * zipped.len() as f64 / plain.len() as f64);
+        assert!(
+            String::from_utf8_lossy(&plain).contains("<Success/>"),
+            "{name}: {}",
+            String::from_utf8_lossy(&plain[..plain.len().min(600)])
+        );
+        println!(
+            "{name}: {} bytes plain, {} gzip ({:.1} %)",
+            plain.len(),
+            zipped.len(),
+            100.0 * zipped.len() as f64 / plain.len() as f64
+        );
         group.bench_function(format!("{name}, plain"), |b| b.iter(|| black_box(rt.block_on(send(path, xml, false)))));
         group.bench_function(format!("{name}, gzip"), |b| b.iter(|| black_box(rt.block_on(send(path, xml, true)))));
     }
@@ -236,12 +253,16 @@ fn supply(c: &mut Criterion, rt: &tokio::runtime::Runtime, state: &AppState, app
     let mut group = c.benchmark_group("supply");
     group.sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
     let before = rt.block_on(call(app, "/hotelavailability", &region)).1;
-    group.bench_function("region availability, content only", |b| b.iter(|| black_box(rt.block_on(call(app, "/hotelavailability", &region)))));
+    group.bench_function("region availability, content only", |b| {
+        b.iter(|| black_box(rt.block_on(call(app, "/hotelavailability", &region))))
+    });
 
     // The demo hotels of the region, and the (board, currency) pairs each room type is sold with:
     // the supplier's amounts are for those only, so the answer lists the same offers.
     let demo: serde_json::Value = serde_json::from_str(include_str!("../demo/hotels.json")).unwrap();
-    let control = |room: &str, plan: &str| format!(r#"<StatusApplicationControl Start="{d20}" End="{d24}" InvTypeCode="{room}"{plan}/>"#);
+    let control = |room: &str, plan: &str| {
+        format!(r#"<StatusApplicationControl Start="{d20}" End="{d24}" InvTypeCode="{room}"{plan}/>"#)
+    };
     let open = |room: &str, plan: &str| {
         format!(
             r#"<AvailStatusMessage>{}<RestrictionStatus Restriction="Master" Status="Open"/><LengthsOfStay><LengthOfStay Time="1" TimeUnit="Day" MinMaxMessageType="SetMinLOS"/></LengthsOfStay></AvailStatusMessage>"#,
@@ -250,16 +271,30 @@ fn supply(c: &mut Criterion, rt: &tokio::runtime::Runtime, state: &AppState, app
     };
     for content in demo["hotels"].as_array().unwrap().iter().filter(|h| h["region"] == "Mallorca") {
         let hotel = content["code"].as_str().unwrap();
-        let rooms: Vec<&str> = content["rooms"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
-        let mut sold: Vec<(&str, &str, &str)> = content["rates"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|r| r["nightly"].as_object().unwrap().keys().map(move |board| (r["room"].as_str().unwrap(), board.as_str(), r["currency"].as_str().unwrap())))
-            .collect();
+        let rooms: Vec<&str> =
+            content["rooms"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+        let mut sold: Vec<(&str, &str, &str)> =
+            content["rates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|r| {
+                    r["nightly"].as_object().unwrap().keys().map(move |board| {
+                        (r["room"].as_str().unwrap(), board.as_str(), r["currency"].as_str().unwrap())
+                    })
+                })
+                .collect();
         sold.sort_unstable();
         sold.dedup();
-        let counts: String = rooms.iter().map(|room| format!(r#"<Inventory>{}<InvCounts><InvCount CountType="2" Count="5"/></InvCounts></Inventory>"#, control(room, ""))).collect();
+        let counts: String = rooms
+            .iter()
+            .map(|room| {
+                format!(
+                    r#"<Inventory>{}<InvCounts><InvCount CountType="2" Count="5"/></InvCounts></Inventory>"#,
+                    control(room, "")
+                )
+            })
+            .collect();
         let mut restrictions: String = rooms.iter().map(|room| open(room, "")).collect();
         let mut amounts = String::new();
         for (room, board, currency) in sold {
@@ -271,26 +306,55 @@ fn supply(c: &mut Criterion, rt: &tokio::runtime::Runtime, state: &AppState, app
             );
         }
         for (path, body) in [
-            ("/hotelinvcountnotif", format!(r#"<OTA_HotelInvCountNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<Inventories HotelCode="{hotel}">{counts}</Inventories></OTA_HotelInvCountNotifRQ>"#)),
-            ("/hotelavailnotif", format!(r#"<OTA_HotelAvailNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<AvailStatusMessages HotelCode="{hotel}">{restrictions}</AvailStatusMessages></OTA_HotelAvailNotifRQ>"#)),
-            ("/hotelrateamountnotif", format!(r#"<OTA_HotelRateAmountNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<RateAmountMessages HotelCode="{hotel}">{amounts}</RateAmountMessages></OTA_HotelRateAmountNotifRQ>"#)),
+            (
+                "/hotelinvcountnotif",
+                format!(
+                    r#"<OTA_HotelInvCountNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<Inventories HotelCode="{hotel}">{counts}</Inventories></OTA_HotelInvCountNotifRQ>"#
+                ),
+            ),
+            (
+                "/hotelavailnotif",
+                format!(
+                    r#"<OTA_HotelAvailNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<AvailStatusMessages HotelCode="{hotel}">{restrictions}</AvailStatusMessages></OTA_HotelAvailNotifRQ>"#
+                ),
+            ),
+            (
+                "/hotelrateamountnotif",
+                format!(
+                    r#"<OTA_HotelRateAmountNotifRQ xmlns="{NS}" Version="2016.1">{SUPPLIER}<RateAmountMessages HotelCode="{hotel}">{amounts}</RateAmountMessages></OTA_HotelRateAmountNotifRQ>"#
+                ),
+            ),
         ] {
             let (status, body) = rt.block_on(call(app, path, &body));
             let body = String::from_utf8_lossy(&body);
-            assert!(status == StatusCode::OK && body.contains("<Success/>") && !body.contains("<Warnings>"), "{path} {hotel}: {body}");
+            assert!(
+                status == StatusCode::OK && body.contains("<Success/>") && !body.contains("<Warnings>"),
+                "{path} {hotel}: {body}"
+            );
         }
     }
     // What the gateway's content refresher does within a second.
     assert!(rt.block_on(state.content.refresh()).unwrap(), "the supply version moved on");
     let after = rt.block_on(call(app, "/hotelavailability", &region)).1;
-    assert!(after != before && String::from_utf8_lossy(&after).contains("<Success/>"), "the supplier's values are not served: {}", String::from_utf8_lossy(&after));
+    assert!(
+        after != before && String::from_utf8_lossy(&after).contains("<Success/>"),
+        "the supplier's values are not served: {}",
+        String::from_utf8_lossy(&after)
+    );
     let listed = |answer: &[u8]| {
         let answer = String::from_utf8_lossy(answer);
-        let id = answer.split(r#"TransactionIdentifier=""#).nth(1).and_then(|s| s.split('"').next()).unwrap_or("?").to_string();
+        let id = answer
+            .split(r#"TransactionIdentifier=""#)
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or("?")
+            .to_string();
         format!("{} bytes, offers {id}", answer.len())
     };
     println!("region availability: content only {}; the supplier's values {}", listed(&before), listed(&after));
-    group.bench_function("region availability, the supplier's values on every night", |b| b.iter(|| black_box(rt.block_on(call(app, "/hotelavailability", &region)))));
+    group.bench_function("region availability, the supplier's values on every night", |b| {
+        b.iter(|| black_box(rt.block_on(call(app, "/hotelavailability", &region))))
+    });
     group.finish();
 }
 

@@ -83,7 +83,13 @@ impl Client {
         body: impl Into<reqwest::Body>,
         content_type: &str,
     ) -> Result<(StatusCode, HeaderMap, String), ClientError> {
-        let res = self.http.post(format!("{}{}", self.base, path)).header(CONTENT_TYPE, content_type).body(body).send().await?;
+        let res = self
+            .http
+            .post(format!("{}{}", self.base, path))
+            .header(CONTENT_TYPE, content_type)
+            .body(body)
+            .send()
+            .await?;
         let status = res.status();
         let headers = res.headers().clone();
         let text = res.text().await?;

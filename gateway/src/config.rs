@@ -170,7 +170,10 @@ pub fn parse_base_path(s: &str) -> Result<String, String> {
         return Err(format!("{s:?}: a base path starts with / (e.g. /sandbox)"));
     };
     let ok = rest.split('/').all(|seg| {
-        !seg.is_empty() && seg != "." && seg != ".." && seg.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+        !seg.is_empty()
+            && seg != "."
+            && seg != ".."
+            && seg.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
     });
     if !ok {
         return Err(format!("{s:?}: a base path is made of /segments of letters, digits, -, _, . and ~"));
@@ -282,19 +285,39 @@ mod tests {
     fn forwarded_addresses_only_from_trusted_proxies() {
         let ip = |s: &str| s.parse::<IpAddr>().unwrap();
         let mut c = Config::default();
-        assert_eq!(c.client_address(ip("10.0.0.5"), ["203.0.113.9"]), ip("10.0.0.5"), "no proxy trusted: the header is ignored");
+        assert_eq!(
+            c.client_address(ip("10.0.0.5"), ["203.0.113.9"]),
+            ip("10.0.0.5"),
+            "no proxy trusted: the header is ignored"
+        );
         c.trusted_proxies = vec![parse_net("10.0.0.0/24").unwrap()];
         assert_eq!(c.client_address(ip("10.0.0.5"), ["203.0.113.9"]), ip("203.0.113.9"));
-        assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1, 203.0.113.9, 10.0.0.7"]), ip("203.0.113.9"), "a spoofed first hop is not believed");
-        assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1", "203.0.113.9"]), ip("203.0.113.9"), "several headers");
+        assert_eq!(
+            c.client_address(ip("10.0.0.5"), ["198.51.100.1, 203.0.113.9, 10.0.0.7"]),
+            ip("203.0.113.9"),
+            "a spoofed first hop is not believed"
+        );
+        assert_eq!(
+            c.client_address(ip("10.0.0.5"), ["198.51.100.1", "203.0.113.9"]),
+            ip("203.0.113.9"),
+            "several headers"
+        );
         assert_eq!(c.client_address(ip("10.0.0.5"), ["junk"]), ip("10.0.0.5"));
         // Proxies that write ports: each client is itself, not the proxy.
         assert_eq!(c.client_address(ip("10.0.0.5"), ["203.0.113.9:51234"]), ip("203.0.113.9"));
         assert_eq!(c.client_address(ip("10.0.0.5"), ["[2001:db8::7]:443"]), ip("2001:db8::7"));
         assert_eq!(c.client_address(ip("10.0.0.5"), ["[2001:db8::7]"]), ip("2001:db8::7"));
-        assert_eq!(c.client_address(ip("10.0.0.5"), ["198.51.100.1:1, 10.0.0.7:8080"]), ip("198.51.100.1"), "a trusted hop with a port is walked past");
+        assert_eq!(
+            c.client_address(ip("10.0.0.5"), ["198.51.100.1:1, 10.0.0.7:8080"]),
+            ip("198.51.100.1"),
+            "a trusted hop with a port is walked past"
+        );
         assert_eq!(c.client_address(ip("10.0.0.5"), std::iter::empty()), ip("10.0.0.5"));
-        assert_eq!(c.client_address(ip("192.0.2.1"), ["203.0.113.9"]), ip("192.0.2.1"), "an untrusted peer's header is ignored");
+        assert_eq!(
+            c.client_address(ip("192.0.2.1"), ["203.0.113.9"]),
+            ip("192.0.2.1"),
+            "an untrusted peer's header is ignored"
+        );
     }
 }
 

@@ -42,7 +42,12 @@ impl Content {
         store
             .read(|c| {
                 Box::pin(async move {
-                    let versions: ContentVersions = c.query_one("SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1", &[]).await?;
+                    let versions: ContentVersions = c
+                        .query_one(
+                            "SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1",
+                            &[],
+                        )
+                        .await?;
                     let requestors = requestors::Directory::new(requestors::repo::load_all(c).await?);
                     let activities = activities::repo::load_catalogue(c).await?;
                     let hotels = hotels::repo::load_catalogue(c).await?;
@@ -73,7 +78,11 @@ impl ContentCache {
     /// Loads the content of the store.
     pub async fn load(store: Store) -> Result<Arc<ContentCache>, StoreError> {
         let content = Content::load(&store).await?;
-        Ok(Arc::new(ContentCache { store, current: ArcSwap::from_pointee(content), confirmed: Mutex::new(Instant::now()) }))
+        Ok(Arc::new(ContentCache {
+            store,
+            current: ArcSwap::from_pointee(content),
+            confirmed: Mutex::new(Instant::now()),
+        }))
     }
 
     /// The current snapshot.
@@ -110,7 +119,10 @@ impl ContentCache {
         }
         // Past nights' supply values are dropped once a day (when the first night kept moves).
         let first_kept = hotels::first_kept_night(chrono::Utc::now());
-        if versions.requestors == current.requestors_version && versions.supply == current.hotels.supply_version && current.hotels.supply_from >= first_kept {
+        if versions.requestors == current.requestors_version
+            && versions.supply == current.hotels.supply_version
+            && current.hotels.supply_from >= first_kept
+        {
             self.confirm(asked);
             return Ok(false);
         }
@@ -119,8 +131,16 @@ impl ContentCache {
                 .store
                 .read(|c| {
                     Box::pin(async move {
-                        let versions: ContentVersions = c.query_one("SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1", &[]).await?;
-                        Ok::<_, StoreError>((versions.requestors, requestors::Directory::new(requestors::repo::load_all(c).await?)))
+                        let versions: ContentVersions = c
+                            .query_one(
+                                "SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1",
+                                &[],
+                            )
+                            .await?;
+                        Ok::<_, StoreError>((
+                            versions.requestors,
+                            requestors::Directory::new(requestors::repo::load_all(c).await?),
+                        ))
                     })
                 })
                 .await?;

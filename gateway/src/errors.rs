@@ -1,8 +1,8 @@
 //! OTA error and warning answers: the `Errors/Error` envelope with EWT type, ERR code, short
 //! text (at most 64 characters), the offending node's path in `Tag`, and a description.
 
-use ota_messages::common::{ErrorCode, ErrorStatus, ErrorWarningType, Errors, Warning, Warnings};
 use ota_messages::common::Error as OtaError;
+use ota_messages::common::{ErrorCode, ErrorStatus, ErrorWarningType, Errors, Warning, Warnings};
 
 /// One problem to report to the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,11 @@ impl Problem {
 
     /// An authentication failure (Type 4, Code 497). Says nothing about which part was wrong.
     pub fn authentication() -> Self {
-        Problem::new(ErrorWarningType::Authentication, ErrorCode::AuthorizationError, "Authentication failed: the POS credentials are not valid.")
+        Problem::new(
+            ErrorWarningType::Authentication,
+            ErrorCode::AuthorizationError,
+            "Authentication failed: the POS credentials are not valid.",
+        )
     }
 
     /// A protocol violation (Type 7), e.g. a wrong `Version` or a malformed request.
@@ -60,7 +64,11 @@ impl Problem {
 
     /// An internal failure (Type 12, Code 448); the details stay in the logs.
     pub fn system() -> Self {
-        Problem::new(ErrorWarningType::ProcessingException, ErrorCode::SystemError, "The request could not be processed; please retry later.")
+        Problem::new(
+            ErrorWarningType::ProcessingException,
+            ErrorCode::SystemError,
+            "The request could not be processed; please retry later.",
+        )
     }
 
     /// A request that did not complete within its time limit (Type 12, Code 450); nothing it

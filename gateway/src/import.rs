@@ -79,7 +79,11 @@ async fn check(file: ImportFile) -> Result<Checked, ImportError> {
 
 /// Stores checked content in one transaction; with `only_if_empty`, stores nothing (and
 /// returns `None`) when there are requestors already.
-async fn store_content(store: &Store, checked: Checked, only_if_empty: bool) -> Result<Option<ImportSummary>, ImportError> {
+async fn store_content(
+    store: &Store,
+    checked: Checked,
+    only_if_empty: bool,
+) -> Result<Option<ImportSummary>, ImportError> {
     let today = Utc::now().date_naive();
     let now = Utc::now();
     store
@@ -93,7 +97,10 @@ async fn store_content(store: &Store, checked: Checked, only_if_empty: bool) -> 
                     if let Some(role) = &r.role
                         && let Some((hotel, owner)) = requestors::repo::owned_by_another(c, &r.id, role).await?
                     {
-                        return Err(ImportError::invalid(format!("requestor {:?}", r.id), format!("hotel {hotel:?} belongs to supplier {owner:?}: a hotel has one supplier")));
+                        return Err(ImportError::invalid(
+                            format!("requestor {:?}", r.id),
+                            format!("hotel {hotel:?} belongs to supplier {owner:?}: a hotel has one supplier"),
+                        ));
                     }
                     requestors::repo::upsert(c, r, now).await?;
                 }
@@ -102,7 +109,8 @@ async fn store_content(store: &Store, checked: Checked, only_if_empty: bool) -> 
                 }
                 if let Some(h) = &checked.hotels {
                     // Each imported booking takes its rooms as the hotel rules say.
-                    hotels::repo::import(c, h, |before, after| hotels::rules::inventory::change(before, Some(after))).await?;
+                    hotels::repo::import(c, h, |before, after| hotels::rules::inventory::change(before, Some(after)))
+                        .await?;
                 }
                 bump_content_version(c).await?;
                 Ok(Some(ImportSummary {
@@ -186,7 +194,11 @@ mod tests {
         let supplier = &demo.requestors[3];
         assert_eq!((supplier.id.as_str(), supplier.id_context.as_str(), supplier.password.as_str()), DEMO_SUPPLIER);
         let demo_hotels: Vec<String> = demo.hotels.as_ref().unwrap().hotels.iter().map(|h| h.code.clone()).collect();
-        assert_eq!((supplier.supplier, supplier.hotels.as_ref()), (Some(true), Some(&demo_hotels)), "the demo supplier owns every demo hotel");
+        assert_eq!(
+            (supplier.supplier, supplier.hotels.as_ref()),
+            (Some(true), Some(&demo_hotels)),
+            "the demo supplier owns every demo hotel"
+        );
     }
 
     #[test]

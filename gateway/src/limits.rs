@@ -79,7 +79,13 @@ impl Limiter {
     /// Admits a request of `requestor` to `operation` (its path without the slash) at `now`
     /// (monotonic) / `utc`, counting it, or says why not. A requestor without limits is
     /// admitted without taking the lock.
-    pub fn admit(&self, requestor: &Requestor, operation: &'static str, now: Instant, utc: DateTime<Utc>) -> Result<(), Refused> {
+    pub fn admit(
+        &self,
+        requestor: &Requestor,
+        operation: &'static str,
+        now: Instant,
+        utc: DateTime<Utc>,
+    ) -> Result<(), Refused> {
         let limits = &requestor.limits;
         let op_rate = limits.per_operation.iter().find(|(o, _)| *o == operation).map(|(_, n)| *n);
         if limits.rate.is_none() && limits.daily_quota.is_none() && op_rate.is_none() {
@@ -87,7 +93,11 @@ impl Limiter {
         }
         let today = utc.date_naive();
         let Ok(mut map) = self.by_requestor.lock() else { return Ok(()) };
-        let refused = |limit: &'static str, text: String, retry_after: u64| Refused { problem: Box::new(too_many_requests(&requestor.id, &text)), retry_after, limit };
+        let refused = |limit: &'static str, text: String, retry_after: u64| Refused {
+            problem: Box::new(too_many_requests(&requestor.id, &text)),
+            retry_after,
+            limit,
+        };
         let entry = map.entry((requestor.id.clone(), "")).or_insert(Entry { tat: now, day: today, used: 0 });
         if entry.day != today {
             entry.day = today;
@@ -101,12 +111,18 @@ impl Limiter {
             return Err(refused("daily_quota", format!("{quota} requests per UTC day"), wait));
         }
         let next = match limits.rate {
-            Some(rate) => Some(gcra(entry.tat, now, rate).map_err(|wait| refused("rate", format!("{rate} requests per second"), wait))?),
+            Some(rate) => Some(
+                gcra(entry.tat, now, rate)
+                    .map_err(|wait| refused("rate", format!("{rate} requests per second"), wait))?,
+            ),
             None => None,
         };
         if let Some(rate) = op_rate {
-            let op_entry = map.entry((requestor.id.clone(), operation)).or_insert(Entry { tat: now, day: today, used: 0 });
-            op_entry.tat = gcra(op_entry.tat, now, rate).map_err(|wait| refused("operation_rate", format!("{rate} requests per second of {operation}"), wait))?;
+            let op_entry =
+                map.entry((requestor.id.clone(), operation)).or_insert(Entry { tat: now, day: today, used: 0 });
+            op_entry.tat = gcra(op_entry.tat, now, rate).map_err(|wait| {
+                refused("operation_rate", format!("{rate} requests per second of {operation}"), wait)
+            })?;
         }
         let Some(entry) = map.get_mut(&(requestor.id.clone(), "")) else { return Ok(()) };
         if let Some(tat) = next {
@@ -145,7 +161,9 @@ impl Limiter {
 pub fn too_many_requests(requestor: &str, limit: &str) -> Problem {
     Problem::biz(
         ErrorCode::RequestedActionNotPossible,
-        format!("Too many requests: requestor {requestor} may send {limit} to this gateway; retry after the time in the Retry-After header."),
+        format!(
+            "Too many requests: requestor {requestor} may send {limit} to this gateway; retry after the time in the Retry-After header."
+        ),
     )
 }
 
@@ -155,7 +173,10 @@ pub fn parse_rate(text: &str) -> Result<u32, String> {
         return Ok(0);
     }
     let n = text.strip_suffix("/s").unwrap_or(text);
-    n.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| format!("{text:?} is not a rate: give N or N/s (N > 0), or off"))
+    n.parse::<u32>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{text:?} is not a rate: give N or N/s (N > 0), or off"))
 }
 
 /// A per-operation rate as `requestor set --rate-for` takes it: `OPERATION=N`, `OPERATION=N/s`
@@ -170,7 +191,10 @@ pub fn parse_quota(text: &str) -> Result<u32, String> {
     if text == "off" {
         return Ok(0);
     }
-    text.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| format!("{text:?} is not a quota: give N (N > 0), or off"))
+    text.parse::<u32>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{text:?} is not a quota: give N (N > 0), or off"))
 }
 
 #[cfg(test)]

@@ -23,17 +23,17 @@ use clap::{Parser, Subcommand};
 use ipnet::IpNet;
 use ota_gateway::auth::ThrottleSettings;
 use ota_gateway::config::{self, Config, DEFAULT_DB, LogFormat};
-use ota_gateway::requestors::Role;
-use ota_gateway::telemetry;
-use ota_gateway::requestors::admin::{self, NewRequestor};
-use ota_gateway::requestors::import::parse_dialect;
+use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
 use ota_gateway::limits;
 use ota_gateway::outbox::Settings as OutboxSettings;
 use ota_gateway::outbox::admin as outbox_admin;
-use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
+use ota_gateway::requestors::Role;
+use ota_gateway::requestors::admin::{self, NewRequestor};
+use ota_gateway::requestors::import::parse_dialect;
+use ota_gateway::telemetry;
 use ota_gateway::{AppState, Client, ClientError, Location, Store};
-use ota_messages::{Dialect, OPERATIONS};
 use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};
+use ota_messages::{Dialect, OPERATIONS};
 use tracing_subscriber::EnvFilter;
 
 /// mimalloc: the gateway allocates many small, short-lived values per request (message
@@ -164,7 +164,9 @@ fn parse_since(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
     if let Ok(d) = s.trim().parse::<chrono::NaiveDate>() {
         return Ok(d.and_time(chrono::NaiveTime::MIN).and_utc());
     }
-    let ago = config::parse_duration(s).map_err(|_| format!("{s:?} is not an instant (2030-05-01T10:00:00Z), a day (2030-05-01) or a while ago (2h, 7d)"))?;
+    let ago = config::parse_duration(s).map_err(|_| {
+        format!("{s:?} is not an instant (2030-05-01T10:00:00Z), a day (2030-05-01) or a while ago (2h, 7d)")
+    })?;
     Ok(chrono::Utc::now() - chrono::Duration::from_std(ago).map_err(|e| e.to_string())?)
 }
 
@@ -463,7 +465,12 @@ fn init_logging_with(format: LogFormat, default_filter: &str, otlp: Option<&tele
     };
     let (otel, failed) = match otlp.map(telemetry::layer) {
         None => (None, None),
-        Some(Ok(layer)) => (Some(layer.with_filter(tracing_subscriber::filter::filter_fn(|m| m.is_span() && m.target().starts_with("ota_gateway")))), None),
+        Some(Ok(layer)) => (
+            Some(layer.with_filter(tracing_subscriber::filter::filter_fn(|m| {
+                m.is_span() && m.target().starts_with("ota_gateway")
+            }))),
+            None,
+        ),
         Some(Err(e)) => (None, Some(e)),
     };
     let _ = tracing_subscriber::registry().with(fmt.with_filter(filter)).with(otel).try_init();
@@ -485,9 +492,16 @@ async fn main() -> ExitCode {
 }
 
 async fn serve(args: ServeArgs) -> ExitCode {
-    let otlp = args.otlp_endpoint.clone().map(|endpoint| telemetry::Otlp { endpoint, protocol: args.otlp_protocol, service_name: args.otlp_service_name.clone() });
+    let otlp = args.otlp_endpoint.clone().map(|endpoint| telemetry::Otlp {
+        endpoint,
+        protocol: args.otlp_protocol,
+        service_name: args.otlp_service_name.clone(),
+    });
     if let Some(e) = init_logging_with(args.log_format, "info", otlp.as_ref()) {
-        eprintln!("ota-gateway: cannot export spans to {} (--otlp-endpoint): {e}", args.otlp_endpoint.as_deref().unwrap_or_default());
+        eprintln!(
+            "ota-gateway: cannot export spans to {} (--otlp-endpoint): {e}",
+            args.otlp_endpoint.as_deref().unwrap_or_default()
+        );
         return ExitCode::FAILURE;
     }
     if let Some(o) = &otlp {
@@ -513,7 +527,12 @@ async fn serve(args: ServeArgs) -> ExitCode {
             requestor_failures: args.throttle_requestor_failures,
             ..ThrottleSettings::default()
         },
-        txlog: ota_gateway::txlog::Settings { masked: !args.log_unmasked, retention: args.log_retention.0, max_rate: args.log_max_rate, ..ota_gateway::txlog::Settings::default() },
+        txlog: ota_gateway::txlog::Settings {
+            masked: !args.log_unmasked,
+            retention: args.log_retention.0,
+            max_rate: args.log_max_rate,
+            ..ota_gateway::txlog::Settings::default()
+        },
     };
     if let Some(n) = args.auth_workers {
         ota_gateway::auth::pool::set_workers(usize::from(n));
@@ -559,7 +578,8 @@ async fn serve(args: ServeArgs) -> ExitCode {
         ota_gateway::outbox::mapping::Catalogues { hotels: now.hotels.clone(), activities: now.activities.clone() }
     });
     let delivery = tokio::spawn(ota_gateway::outbox::deliver::run(store.clone(), catalogues, outbox.clone()));
-    let outbox_purger = args.outbox_retention.0.map(|retention| tokio::spawn(outbox_admin::purge_forever(store.clone(), retention)));
+    let outbox_purger =
+        args.outbox_retention.0.map(|retention| tokio::spawn(outbox_admin::purge_forever(store.clone(), retention)));
     let listener = match tokio::net::TcpListener::bind(config.addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -597,7 +617,9 @@ async fn serve(args: ServeArgs) -> ExitCode {
     match ota_gateway::outbox::deliver::release(&store, &outbox).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(events = n, "outbox events this gateway held were given back"),
-        Err(e) => tracing::warn!(error = %e, "the outbox events this gateway held could not be given back; they are sent again when their lease ends"),
+        Err(e) => {
+            tracing::warn!(error = %e, "the outbox events this gateway held could not be given back; they are sent again when their lease ends")
+        }
     }
     telemetry::shutdown();
     match served {
@@ -629,7 +651,10 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
             },
         };
         let pos = Pos {
-            source: vec![source(RequestorIdCode::Requestor, Some(id_context), None), source(RequestorIdCode::MessageCredentials, None, Some(password))],
+            source: vec![
+                source(RequestorIdCode::Requestor, Some(id_context), None),
+                source(RequestorIdCode::MessageCredentials, None, Some(password)),
+            ],
         };
         async move { state.auth.authenticate(&state.content.get().requestors, &pos, None, None).await.is_ok() }
     };
@@ -639,11 +664,15 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
     println!("Demo requestor: ID={DEMO_ID} ID_Context={DEMO_ID_CONTEXT} MessagePassword={DEMO_PASSWORD}");
     if still_demo(DEMO_OTA).await {
         let (id, id_context, password) = DEMO_OTA;
-        println!("Demo requestor answered in the OpenTravel 2016B dialect: ID={id} ID_Context={id_context} MessagePassword={password}");
+        println!(
+            "Demo requestor answered in the OpenTravel 2016B dialect: ID={id} ID_Context={id_context} MessagePassword={password}"
+        );
     }
     if still_demo(DEMO_SUPPLIER).await {
         let (id, id_context, password) = DEMO_SUPPLIER;
-        println!("Demo supplier of the demo hotels (supply notifications): ID={id} ID_Context={id_context} MessagePassword={password}");
+        println!(
+            "Demo supplier of the demo hotels (supply notifications): ID={id} ID_Context={id_context} MessagePassword={password}"
+        );
     }
     println!("Try it:");
     println!(
@@ -690,7 +719,8 @@ fn parse_hotel_code(code: &str) -> Result<String, String> {
 /// line. Never from the command line, where other users could see it.
 fn read_password(id: &str) -> Result<String, String> {
     if std::io::stdin().is_terminal() {
-        let first = rpassword::prompt_password(format!("Password for {id}: ")).map_err(|e| format!("cannot read the password: {e}"))?;
+        let first = rpassword::prompt_password(format!("Password for {id}: "))
+            .map_err(|e| format!("cannot read the password: {e}"))?;
         let again = rpassword::prompt_password("Again: ").map_err(|e| format!("cannot read the password: {e}"))?;
         if first != again {
             return Err("the passwords differ".into());
@@ -698,7 +728,10 @@ fn read_password(id: &str) -> Result<String, String> {
         Ok(first)
     } else {
         let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("cannot read the password from stdin: {e}"))?;
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read the password from stdin: {e}"))?;
         Ok(line.trim_end_matches(['\n', '\r']).to_string())
     }
 }
@@ -710,30 +743,44 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
         Err(code) => return code,
     };
     let done = match command {
-        RequestorCommand::Add { id, context, name, allow, disabled, dialect, supplier, hotels } => match read_password(&id) {
-            Ok(password) => {
-                let role = if supplier { Role::supplier(hotels) } else { Role::Distributor };
-                let new = NewRequestor {
-                    name: name.unwrap_or_else(|| id.clone()),
-                    id: id.clone(),
-                    id_context: context,
-                    password,
-                    active: !disabled,
-                    allow,
-                    dialect,
-                    role,
-                };
-                admin::add(&store, new).await.map(|()| format!("requestor {id} created"))
+        RequestorCommand::Add { id, context, name, allow, disabled, dialect, supplier, hotels } => {
+            match read_password(&id) {
+                Ok(password) => {
+                    let role = if supplier { Role::supplier(hotels) } else { Role::Distributor };
+                    let new = NewRequestor {
+                        name: name.unwrap_or_else(|| id.clone()),
+                        id: id.clone(),
+                        id_context: context,
+                        password,
+                        active: !disabled,
+                        allow,
+                        dialect,
+                        role,
+                    };
+                    admin::add(&store, new).await.map(|()| format!("requestor {id} created"))
+                }
+                Err(e) => Err(admin::AdminError::Invalid(e)),
             }
-            Err(e) => Err(admin::AdminError::Invalid(e)),
-        },
+        }
         RequestorCommand::Passwd { id } => match read_password(&id) {
             Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set { id, dialect, rate, daily_quota, rate_for, hotels, distributor, notify_url, log, log_sample } => {
+        RequestorCommand::Set {
+            id,
+            dialect,
+            rate,
+            daily_quota,
+            rate_for,
+            hotels,
+            distributor,
+            notify_url,
+            log,
+            log_sample,
+        } => {
             // 0: `off`.
-            let (rate, daily_quota) = (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
+            let (rate, daily_quota) =
+                (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
             let mut done = Vec::new();
             let mut result = Ok(());
             if let Some(dialect) = dialect {
@@ -742,7 +789,10 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             }
             if result.is_ok() && (rate.is_some() || daily_quota.is_some() || !rate_for.is_empty()) {
                 for (op, n) in &rate_for {
-                    done.push(format!("has rate {} on {op}", if *n == 0 { "off".to_string() } else { format!("{n}/s") }));
+                    done.push(format!(
+                        "has rate {} on {op}",
+                        if *n == 0 { "off".to_string() } else { format!("{n}/s") }
+                    ));
                 }
                 result = admin::set_limits(&store, &id, rate, daily_quota, rate_for).await;
                 let shown = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
@@ -761,7 +811,9 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 && let Some(role) = role
             {
                 done.push(match &role {
-                    Role::Supplier { hotels } => format!("supplies {}", hotels.iter().cloned().collect::<Vec<_>>().join(", ")),
+                    Role::Supplier { hotels } => {
+                        format!("supplies {}", hotels.iter().cloned().collect::<Vec<_>>().join(", "))
+                    }
                     Role::Distributor => "is a distribution partner".to_string(),
                 });
                 result = admin::set_role(&store, &id, role).await;
@@ -774,7 +826,9 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                     Some(u) => format!("is notified at {}", outbox_admin::shown_url(u)),
                     None => "pulls its notifications (no URL)".to_string(),
                 });
-                result = outbox_admin::set_notify_url(&store, &id, url).await.map_err(|e| admin::AdminError::Invalid(e.to_string()));
+                result = outbox_admin::set_notify_url(&store, &id, url)
+                    .await
+                    .map_err(|e| admin::AdminError::Invalid(e.to_string()));
             }
             if result.is_ok() && (log.is_some() || log_sample.is_some()) {
                 result = admin::set_log(&store, &id, log, log_sample).await;
@@ -792,36 +846,54 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
             }
             result.map(|()| format!("requestor {id} {}", done.join(", ")))
         }
-        RequestorCommand::Disable { id } => admin::set_active(&store, &id, false).await.map(|()| format!("requestor {id} disabled")),
-        RequestorCommand::Enable { id } => admin::set_active(&store, &id, true).await.map(|()| format!("requestor {id} enabled")),
+        RequestorCommand::Disable { id } => {
+            admin::set_active(&store, &id, false).await.map(|()| format!("requestor {id} disabled"))
+        }
+        RequestorCommand::Enable { id } => {
+            admin::set_active(&store, &id, true).await.map(|()| format!("requestor {id} enabled"))
+        }
         RequestorCommand::Allow { id, networks, any } => {
             let networks = if any { Vec::new() } else { networks };
-            let shown = if networks.is_empty() { "any address".to_string() } else { networks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") };
+            let shown = if networks.is_empty() {
+                "any address".to_string()
+            } else {
+                networks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            };
             admin::set_allow(&store, &id, networks).await.map(|()| format!("requestor {id} may call from {shown}"))
         }
         RequestorCommand::Stats { id, since } => {
             let since = since.unwrap_or(chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default());
-            ota_gateway::requestors::traffic::stats(&store, id.as_deref(), since).await.map_err(admin::AdminError::from).map(|all| {
-                let ratio = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
-                let mut out = format!(
-                    "{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
-                    "ID", "REQUESTS", "SEARCHES", "AVAILABILITY", "QUOTES", "BOOKINGS", "LOOKS/BOOKING", "QUOTES/BOOKING"
-                );
-                for (id, c) in all {
-                    out.push_str(&format!(
-                        "\n{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
-                        id,
-                        c.requests,
-                        c.searches,
-                        c.availability,
-                        c.quotes,
-                        c.bookings,
-                        ratio(c.looks_per_booking()),
-                        ratio(c.quotes_per_booking())
-                    ));
-                }
-                out
-            })
+            ota_gateway::requestors::traffic::stats(&store, id.as_deref(), since)
+                .await
+                .map_err(admin::AdminError::from)
+                .map(|all| {
+                    let ratio = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
+                    let mut out = format!(
+                        "{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
+                        "ID",
+                        "REQUESTS",
+                        "SEARCHES",
+                        "AVAILABILITY",
+                        "QUOTES",
+                        "BOOKINGS",
+                        "LOOKS/BOOKING",
+                        "QUOTES/BOOKING"
+                    );
+                    for (id, c) in all {
+                        out.push_str(&format!(
+                            "\n{:<20} {:>10} {:>10} {:>12} {:>8} {:>8} {:>16} {:>15}",
+                            id,
+                            c.requests,
+                            c.searches,
+                            c.availability,
+                            c.quotes,
+                            c.bookings,
+                            ratio(c.looks_per_booking()),
+                            ratio(c.quotes_per_booking())
+                        ));
+                    }
+                    out
+                })
         }
         RequestorCommand::List => admin::list(&store).await.map(|all| {
             let mut out = format!(
@@ -829,7 +901,11 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "LOG", "ALLOW", "KIND"
             );
             for r in all {
-                let allow = if r.allow.is_empty() { "any".to_string() } else { r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",") };
+                let allow = if r.allow.is_empty() {
+                    "any".to_string()
+                } else {
+                    r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+                };
                 let active = if r.active { "yes" } else { "no" };
                 let mut rate = r.limits.rate.map_or_else(|| "-".to_string(), |n| format!("{n}/s"));
                 for (op, n) in &r.limits.per_operation {
@@ -837,7 +913,9 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                 }
                 let quota = r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string());
                 let log = match r.log.level {
-                    ota_gateway::txlog::Level::All if r.log.sample != ota_gateway::txlog::Sample::ALL => format!("all@{}", r.log.sample),
+                    ota_gateway::txlog::Level::All if r.log.sample != ota_gateway::txlog::Sample::ALL => {
+                        format!("all@{}", r.log.sample)
+                    }
                     level => level.as_str().to_string(),
                 };
                 let kind = r.role.kind();
@@ -854,7 +932,14 @@ async fn requestor(command: RequestorCommand, db: Location) -> ExitCode {
                     r.name
                 ));
                 if let Role::Supplier { hotels } = &r.role {
-                    out.push_str(&format!(" (hotels: {})", if hotels.is_empty() { "none".to_string() } else { hotels.iter().cloned().collect::<Vec<_>>().join(",") }));
+                    out.push_str(&format!(
+                        " (hotels: {})",
+                        if hotels.is_empty() {
+                            "none".to_string()
+                        } else {
+                            hotels.iter().cloned().collect::<Vec<_>>().join(",")
+                        }
+                    ));
                 }
                 if let Some(url) = &r.notify_url {
                     out.push_str(&format!(" (notified at {})", outbox_admin::shown_url(url)));
@@ -873,27 +958,37 @@ async fn outbox(command: OutboxCommand, db: Location) -> ExitCode {
         Err(code) => return code,
     };
     let done = match command {
-        OutboxCommand::List { state, supplier, limit } => outbox_admin::list(&store, state, supplier, limit).await.map(|events| {
-            let at = |ms: i64| chrono::DateTime::from_timestamp_millis(ms).map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
-            let mut out = format!("{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} ERROR", "ID", "STATE", "ATTEMPTS", "SUPPLIER", "BOOKING", "HOTEL", "SEQ", "KIND", "CREATED");
-            for e in events {
-                out.push_str(&format!(
-                    "\n{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} {}",
-                    e.id,
-                    e.state,
-                    e.attempts,
-                    e.supplier_id,
-                    format!("{}:{}", e.booking_kind, e.booking_ref),
-                    e.hotel_code,
-                    e.seq,
-                    e.event_kind,
-                    at(e.created_at),
-                    e.last_error.as_deref().unwrap_or("-")
-                ));
-            }
-            out
-        }),
-        OutboxCommand::Retry { id, all_parked: _ } => outbox_admin::retry(&store, id).await.map(|n| format!("{n} parked event(s) will be sent again")),
+        OutboxCommand::List { state, supplier, limit } => {
+            outbox_admin::list(&store, state, supplier, limit).await.map(|events| {
+                let at = |ms: i64| {
+                    chrono::DateTime::from_timestamp_millis(ms)
+                        .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+                };
+                let mut out = format!(
+                    "{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} ERROR",
+                    "ID", "STATE", "ATTEMPTS", "SUPPLIER", "BOOKING", "HOTEL", "SEQ", "KIND", "CREATED"
+                );
+                for e in events {
+                    out.push_str(&format!(
+                        "\n{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} {}",
+                        e.id,
+                        e.state,
+                        e.attempts,
+                        e.supplier_id,
+                        format!("{}:{}", e.booking_kind, e.booking_ref),
+                        e.hotel_code,
+                        e.seq,
+                        e.event_kind,
+                        at(e.created_at),
+                        e.last_error.as_deref().unwrap_or("-")
+                    ));
+                }
+                out
+            })
+        }
+        OutboxCommand::Retry { id, all_parked: _ } => {
+            outbox_admin::retry(&store, id).await.map(|n| format!("{n} parked event(s) will be sent again"))
+        }
     };
     report(done)
 }
@@ -975,14 +1070,27 @@ async fn log(command: LogCommand, db: Location) -> ExitCode {
     report(done)
 }
 
-async fn replay(to: String, credentials: ota_gateway::txlog::mask::Credentials, filter: FilterArgs, db: Location) -> ExitCode {
+async fn replay(
+    to: String,
+    credentials: ota_gateway::txlog::mask::Credentials,
+    filter: FilterArgs,
+    db: Location,
+) -> ExitCode {
     use ota_gateway::txlog::replay::{self, Verdict};
     init_logging(LogFormat::Text, "warn");
     let store = match open_store(&db).await {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let outcomes = match replay::replay(&store, &filter.filter(), filter.limit.unwrap_or(i64::MAX), &Client::new(to.trim_end_matches('/').to_string()), &credentials).await {
+    let outcomes = match replay::replay(
+        &store,
+        &filter.filter(),
+        filter.limit.unwrap_or(i64::MAX),
+        &Client::new(to.trim_end_matches('/').to_string()),
+        &credentials,
+    )
+    .await
+    {
         Ok(o) => o,
         Err(e) => {
             eprintln!("ota-gateway: {e}");
@@ -999,8 +1107,13 @@ async fn replay(to: String, credentials: ota_gateway::txlog::mask::Credentials, 
             }
             Verdict::Different { count, at, recorded, replayed } => {
                 different += 1;
-                let shown = |v: &Option<String>| v.as_deref().map_or_else(|| "(absent)".to_string(), |v| format!("{v:?}"));
-                println!("{head}: DIFFERENT ({count} value(s)); first at {at}: recorded {}, replayed {}", shown(recorded), shown(replayed));
+                let shown =
+                    |v: &Option<String>| v.as_deref().map_or_else(|| "(absent)".to_string(), |v| format!("{v:?}"));
+                println!(
+                    "{head}: DIFFERENT ({count} value(s)); first at {at}: recorded {}, replayed {}",
+                    shown(recorded),
+                    shown(replayed)
+                );
             }
             Verdict::Skipped(why) => {
                 other += 1;

@@ -142,33 +142,93 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         txlog: Family::default(),
         registry: Registry::default(),
     };
-    registry.register("requests", "HTTP requests answered, by operation (or route) and HTTP status", m.requests.clone());
-    registry.register("request_duration_seconds", "Time from the request's arrival to its answer, by operation", m.latency.clone());
-    registry.register("auth_failures", "Authentication failures (wrong credentials, context, state or address), throttled attempts excluded", m.auth_failures.clone());
-    registry.register("auth_throttled", "Authentication attempts refused by the throttle without checking the password", m.auth_throttled.clone());
-    registry.register("auth_cache_hits", "Successful authentications answered from the verification cache (no argon2)", m.auth_cache_hits.clone());
+    registry.register(
+        "requests",
+        "HTTP requests answered, by operation (or route) and HTTP status",
+        m.requests.clone(),
+    );
+    registry.register(
+        "request_duration_seconds",
+        "Time from the request's arrival to its answer, by operation",
+        m.latency.clone(),
+    );
+    registry.register(
+        "auth_failures",
+        "Authentication failures (wrong credentials, context, state or address), throttled attempts excluded",
+        m.auth_failures.clone(),
+    );
+    registry.register(
+        "auth_throttled",
+        "Authentication attempts refused by the throttle without checking the password",
+        m.auth_throttled.clone(),
+    );
+    registry.register(
+        "auth_cache_hits",
+        "Successful authentications answered from the verification cache (no argon2)",
+        m.auth_cache_hits.clone(),
+    );
     registry.register("auth_argon2_checks", "argon2 password verifications carried out", m.argon2_checks.clone());
-    registry.register("auth_argon2_skipped", "argon2 verifications not carried out because their request was gone (client hung up or timed out)", m.argon2_skipped.clone());
+    registry.register(
+        "auth_argon2_skipped",
+        "argon2 verifications not carried out because their request was gone (client hung up or timed out)",
+        m.argon2_skipped.clone(),
+    );
     registry.register("auth_argon2_running", "argon2 verifications running now", m.argon2_running.clone());
     registry.register("auth_argon2_queued", "argon2 verifications waiting for a worker", m.argon2_queued.clone());
-    registry.register("auth_argon2_workers", "argon2 worker threads (the most verifications at once)", m.argon2_workers.clone());
-    registry.register("bookings_committed", "Bookings committed (new bookings, not repeats), by kind", m.committed.clone());
+    registry.register(
+        "auth_argon2_workers",
+        "argon2 worker threads (the most verifications at once)",
+        m.argon2_workers.clone(),
+    );
+    registry.register(
+        "bookings_committed",
+        "Bookings committed (new bookings, not repeats), by kind",
+        m.committed.clone(),
+    );
     registry.register("bookings_modified", "Booking modifications committed, by kind", m.modified.clone());
     registry.register("bookings_cancelled", "Bookings cancelled, by kind", m.cancelled.clone());
-    registry.register("db_errors", "Database failures met while answering (answered as a system error) or refreshing content", m.db_errors.clone());
-    registry.register("sqlite_checkpoint_failures", "SQLite WAL checkpoints that failed (the health check answers 503 after 25 in a row)", m.checkpoint_failures.clone());
-    registry.register("content_snapshot_age_seconds", "Seconds since the content snapshot was last confirmed current against the store", m.content_age.clone());
+    registry.register(
+        "db_errors",
+        "Database failures met while answering (answered as a system error) or refreshing content",
+        m.db_errors.clone(),
+    );
+    registry.register(
+        "sqlite_checkpoint_failures",
+        "SQLite WAL checkpoints that failed (the health check answers 503 after 25 in a row)",
+        m.checkpoint_failures.clone(),
+    );
+    registry.register(
+        "content_snapshot_age_seconds",
+        "Seconds since the content snapshot was last confirmed current against the store",
+        m.content_age.clone(),
+    );
     registry.register("content_version", "Content version of the snapshot served", m.content_version.clone());
     registry.register(
         "requestor_requests",
         "Requests of authenticated requestors within their limits, by requestor and look-to-book kind (search, availability, quote, booking, other)",
         m.requestor_requests.clone(),
     );
-    registry.register("requestor_limited", "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)", m.requestor_limited.clone());
-    registry.register("supply_values", "Values (a room type's rooms on sale, restriction or amount on one day) written by suppliers' notifications", m.supply_values.clone());
+    registry.register(
+        "requestor_limited",
+        "Requests refused by a requestor's limit (429), by requestor and limit (rate, operation_rate, daily_quota)",
+        m.requestor_limited.clone(),
+    );
+    registry.register(
+        "supply_values",
+        "Values (a room type's rooms on sale, restriction or amount on one day) written by suppliers' notifications",
+        m.supply_values.clone(),
+    );
     registry.register("outbox_events", "Outbox delivery attempts by this gateway, by outcome (delivered, failed: to be retried, parked: held until `outbox retry`)", m.outbox_events.clone());
-    registry.register("outbox_delivery_seconds", "Time from a booking change to its supplier's acknowledgement of the pushed event", m.outbox_latency.clone());
-    registry.register("outbox_pending", "Outbox events not acknowledged yet and not parked, of every gateway (read from the database every 10 s)", m.outbox_pending.clone());
+    registry.register(
+        "outbox_delivery_seconds",
+        "Time from a booking change to its supplier's acknowledgement of the pushed event",
+        m.outbox_latency.clone(),
+    );
+    registry.register(
+        "outbox_pending",
+        "Outbox events not acknowledged yet and not parked, of every gateway (read from the database every 10 s)",
+        m.outbox_pending.clone(),
+    );
     registry.register("outbox_parked", "Outbox events parked (waiting for `ota-gateway outbox retry`), of every gateway (read from the database every 10 s)", m.outbox_parked.clone());
     registry.register(
         "txlog_entries",
@@ -339,7 +399,11 @@ mod tests {
         booking_committed("activity");
         let text = render();
         assert!(text.contains("ota_requests_total{operation=\"hotelnbc\",status=\"200\"}"), "{text}");
-        assert!(text.contains("ota_request_duration_seconds_bucket{le=\"0.004\",operation=\"hotelnbc\"}") || text.contains("ota_request_duration_seconds_bucket{operation=\"hotelnbc\",le=\"0.004\"}"), "{text}");
+        assert!(
+            text.contains("ota_request_duration_seconds_bucket{le=\"0.004\",operation=\"hotelnbc\"}")
+                || text.contains("ota_request_duration_seconds_bucket{operation=\"hotelnbc\",le=\"0.004\"}"),
+            "{text}"
+        );
         assert!(text.contains("ota_bookings_committed_total{kind=\"activity\"}"), "{text}");
         assert!(text.ends_with("# EOF\n"), "{text}");
     }

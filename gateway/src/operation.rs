@@ -25,7 +25,11 @@ use crate::{activities, bookings, hotels, outbox};
 /// A `TimeStamp`: UTC, whole seconds, `YYYY-MM-DDThh:mm:ssZ`.
 pub fn time_stamp(now: DateTime<Utc>) -> ota_messages::runtime::DateTime {
     let local = now.naive_utc();
-    ota_messages::runtime::DateTime { local: local.with_nanosecond(0).unwrap_or(local), zone: Some(ota_messages::runtime::Zone::Utc), fraction_digits: 0 }
+    ota_messages::runtime::DateTime {
+        local: local.with_nanosecond(0).unwrap_or(local),
+        zone: Some(ota_messages::runtime::Zone::Utc),
+        fraction_digits: 0,
+    }
 }
 
 /// The `Version` check: each request must carry the version of the service description.
@@ -41,8 +45,11 @@ fn check_version(found: &str, expected: &'static str, root: &'static str) -> Res
 /// even of the form of a version, which the decoder reports): Type 7 naming the supported
 /// version, `Tag` on the attribute.
 pub fn unsupported_version(found: &str, supported: &str, root: &str) -> Problem {
-    Problem::protocol(ErrorCode::InvalidValue, format!("Version {found:?} is not supported for {root}; the supported version is {supported}."))
-        .at(format!("/{root}/@Version"))
+    Problem::protocol(
+        ErrorCode::InvalidValue,
+        format!("Version {found:?} is not supported for {root}; the supported version is {supported}."),
+    )
+    .at(format!("/{root}/@Version"))
 }
 
 /// The answer of a failed operation: its problems, or a logged system error.
@@ -79,7 +86,8 @@ pub struct Request {
 
 /// The operations of the supply side, by request root: a hotel's system (a supplier) sends
 /// them, for its own hotels.
-pub const SUPPLY_ROOTS: &[&str] = &["OTA_HotelAvailNotifRQ", "OTA_HotelInvCountNotifRQ", "OTA_HotelRateAmountNotifRQ", "OTA_NotifReportRQ"];
+pub const SUPPLY_ROOTS: &[&str] =
+    &["OTA_HotelAvailNotifRQ", "OTA_HotelInvCountNotifRQ", "OTA_HotelRateAmountNotifRQ", "OTA_NotifReportRQ"];
 
 /// The read a supplier pulls its bookings with (`outbox::pull`), where a distribution partner
 /// reads a booking.
@@ -101,7 +109,10 @@ fn check_side(role: &Role, root: &str) -> Result<(), Problem> {
         Role::Supplier { .. } if !supply => Err(Problem::new(
             ErrorWarningType::Authorization,
             ErrorCode::AuthorizationError,
-            format!("{root} is not a supply operation; this requestor is a supplier, which sends only {} (and {PULL_ROOT}, its pull).", SUPPLY_ROOTS.join(", ")),
+            format!(
+                "{root} is not a supply operation; this requestor is a supplier, which sends only {} (and {PULL_ROOT}, its pull).",
+                SUPPLY_ROOTS.join(", ")
+            ),
         )),
         _ => Ok(()),
     }
@@ -148,19 +159,37 @@ impl Credentials for ota_messages::notif_report::OtaNotifReportRq {
 
 /// What every request passes before its handler: the `Version` check and POS authentication;
 /// the context the handler is given, or the problem the request is answered with.
-async fn admit<Rq>(state: &AppState, content: &Content, meta: &Request, now: DateTime<Utc>, rq: &Rq) -> Result<Ctx, Problem>
+async fn admit<Rq>(
+    state: &AppState,
+    content: &Content,
+    meta: &Request,
+    now: DateTime<Utc>,
+    rq: &Rq,
+) -> Result<Ctx, Problem>
 where
     Rq: ota_messages::runtime::Request + PayloadStdAttributes + Credentials,
 {
     check_version(rq.version(), Rq::VERSION, Rq::ROOT)?;
     let requestor = state.auth.authenticate(&content.requestors, rq.credentials(), meta.client, meta.deadline).await?;
     check_side(&requestor.role, Rq::ROOT)?;
-    Ok(Ctx { store: state.store.clone(), requestor, now, request_id: meta.id.clone(), ticket: meta.ticket.clone(), deadline: meta.deadline })
+    Ok(Ctx {
+        store: state.store.clone(),
+        requestor,
+        now,
+        request_id: meta.id.clone(),
+        ticket: meta.ticket.clone(),
+        deadline: meta.deadline,
+    })
 }
 
 /// The answer of a request: its handler's, its problems, or a logged system error; then the
 /// envelope (`EchoToken` echoed, `TransactionIdentifier`, `TimeStamp`).
-fn answer<Rq>(admitted: Result<Result<Rq::Response, OpError>, Problem>, rq: &Rq, meta: &Request, now: DateTime<Utc>) -> Rq::Response
+fn answer<Rq>(
+    admitted: Result<Result<Rq::Response, OpError>, Problem>,
+    rq: &Rq,
+    meta: &Request,
+    now: DateTime<Utc>,
+) -> Rq::Response
 where
     Rq: ota_messages::runtime::Request + PayloadStdAttributes,
     Rq::Response: Response<Errors = Errors> + ResponseStdAttributes,
@@ -206,7 +235,8 @@ impl Counted {
             Counted::Search => Some(Look::Search),
             Counted::Availability => Some(Look::Availability),
             Counted::Book(status) => {
-                let commit = Action::of_request(status.as_ref(), dialect, "", Asked::Booking).is_ok_and(|(a, _)| a.commits());
+                let commit =
+                    Action::of_request(status.as_ref(), dialect, "", Asked::Booking).is_ok_and(|(a, _)| a.commits());
                 Some(if commit && success { Look::Booking } else { Look::Quote })
             }
             Counted::Other => None,
@@ -310,9 +340,15 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
 }
 
 /// `/bookread`: a supplier's read is its pull (`outbox::pull`), a partner's the booking read.
-async fn read(cx: &Ctx, state: &AppState, content: &Content, rq: &ota_messages::booking_read::OtaReadRq) -> Result<ota_messages::booking_read::OtaResRetrieveRs, OpError> {
+async fn read(
+    cx: &Ctx,
+    state: &AppState,
+    content: &Content,
+    rq: &ota_messages::booking_read::OtaReadRq,
+) -> Result<ota_messages::booking_read::OtaResRetrieveRs, OpError> {
     if cx.requestor.role.is_supplier() {
-        let catalogues = outbox::mapping::Catalogues { hotels: content.hotels.clone(), activities: content.activities.clone() };
+        let catalogues =
+            outbox::mapping::Catalogues { hotels: content.hotels.clone(), activities: content.activities.clone() };
         outbox::pull::read(cx, &catalogues, rq).await
     } else {
         bookings::read(cx, &state.hotels(content), &state.activities(content), rq).await
@@ -324,9 +360,14 @@ async fn read(cx: &Ctx, state: &AppState, content: &Content, rq: &ota_messages::
 /// hotel), with the request's `EchoToken` and `TransactionIdentifier` echoed.
 fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
     let op = rq.operation();
-    let problem = Problem::not_supported(format!("{} is sent by this gateway to suppliers; it takes none.", op.request_root)).at(format!("/{}", op.request_root));
-    let mut message = ota_messages::error_response(op.path, errors([problem])).unwrap_or_else(|| unreachable!("every operation has a response"));
-    let (echo, transaction) = rq.payload_std_attributes().map_or((None, None), |a| (a.echo_token().map(str::to_string), a.transaction_identifier().map(str::to_string)));
+    let problem =
+        Problem::not_supported(format!("{} is sent by this gateway to suppliers; it takes none.", op.request_root))
+            .at(format!("/{}", op.request_root));
+    let mut message = ota_messages::error_response(op.path, errors([problem]))
+        .unwrap_or_else(|| unreachable!("every operation has a response"));
+    let (echo, transaction) = rq
+        .payload_std_attributes()
+        .map_or((None, None), |a| (a.echo_token().map(str::to_string), a.transaction_identifier().map(str::to_string)));
     if let Some(rs) = message.response_std_attributes_mut() {
         rs.set_echo_token(echo);
         rs.set_transaction_identifier(transaction);

@@ -61,7 +61,9 @@ impl AppState {
             content,
             hotels: Arc::default(),
             activities: Arc::default(),
-            bodies: Arc::new(tokio::sync::Semaphore::new(config.body_memory.div_ceil(1024).min(tokio::sync::Semaphore::MAX_PERMITS))),
+            bodies: Arc::new(tokio::sync::Semaphore::new(
+                config.body_memory.div_ceil(1024).min(tokio::sync::Semaphore::MAX_PERMITS),
+            )),
             config: Arc::new(config),
             auth,
             limits: Arc::default(),

@@ -12,7 +12,9 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState, TracerProvider as _};
+use opentelemetry::trace::{
+    SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState, TracerProvider as _,
+};
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
@@ -54,7 +56,10 @@ struct Http {
 
 #[async_trait::async_trait]
 impl opentelemetry_http::HttpClient for Http {
-    async fn send_bytes(&self, request: http::Request<bytes::Bytes>) -> Result<http::Response<bytes::Bytes>, opentelemetry_http::HttpError> {
+    async fn send_bytes(
+        &self,
+        request: http::Request<bytes::Bytes>,
+    ) -> Result<http::Response<bytes::Bytes>, opentelemetry_http::HttpError> {
         let client = self.client.clone();
         let post = async move {
             let (parts, body) = request.into_parts();
@@ -77,7 +82,9 @@ impl opentelemetry_http::HttpClient for Http {
 
 /// The tracing layer that turns the gateway's spans into OpenTelemetry spans, exported to the
 /// collector; its provider is kept until [`shutdown`]. Call on the runtime.
-pub fn layer<S>(settings: &Otlp) -> Result<tracing_opentelemetry::OpenTelemetryLayer<S, opentelemetry_sdk::trace::Tracer>, String>
+pub fn layer<S>(
+    settings: &Otlp,
+) -> Result<tracing_opentelemetry::OpenTelemetryLayer<S, opentelemetry_sdk::trace::Tracer>, String>
 where
     S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
 {
@@ -87,7 +94,10 @@ where
         OtlpProtocol::HttpProtobuf => Protocol::HttpBinary,
         OtlpProtocol::HttpJson => Protocol::HttpJson,
     };
-    let http = Http { client: reqwest::Client::new(), runtime: tokio::runtime::Handle::try_current().map_err(|e| e.to_string())? };
+    let http = Http {
+        client: reqwest::Client::new(),
+        runtime: tokio::runtime::Handle::try_current().map_err(|e| e.to_string())?,
+    };
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_http_client(http)

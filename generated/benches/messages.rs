@@ -45,11 +45,7 @@ fn full_samples() -> Vec<(String, String)> {
         if path.extension().is_none_or(|e| e != "xml") {
             continue;
         }
-        let stem = path
-            .file_stem()
-            .expect("file stem")
-            .to_string_lossy()
-            .into_owned();
+        let stem = path.file_stem().expect("file stem").to_string_lossy().into_owned();
         if stem.contains('.') && !stem.ends_with(".rs") {
             continue;
         }
@@ -130,17 +126,10 @@ fn bench_input(c: &mut Criterion, name: &str, xml: &str) {
 }
 
 fn bench_input_with(c: &mut Criterion, name: &str, xml: &str, with_yaserde: bool) {
-    let decoded =
-        AnyMessage::from_xml(xml).unwrap_or_else(|e| panic!("{name} does not decode: {e}"));
-    let encoded = decoded
-        .to_xml()
-        .unwrap_or_else(|e| panic!("{name} does not encode: {e}"));
+    let decoded = AnyMessage::from_xml(xml).unwrap_or_else(|e| panic!("{name} does not decode: {e}"));
+    let encoded = decoded.to_xml().unwrap_or_else(|e| panic!("{name} does not encode: {e}"));
     // The encoded form must decode to the same value, or `encode` measures the wrong thing.
-    assert_eq!(
-        AnyMessage::from_xml(&encoded).expect("re-decode"),
-        decoded,
-        "{name} does not round-trip"
-    );
+    assert_eq!(AnyMessage::from_xml(&encoded).expect("re-decode"), decoded, "{name} does not round-trip");
     let encoded_yaserde = if with_yaserde {
         assert_eq!(
             AnyMessage::from_xml_with_yaserde(xml).expect("decode with yaserde"),
@@ -153,18 +142,13 @@ fn bench_input_with(c: &mut Criterion, name: &str, xml: &str, with_yaserde: bool
     };
 
     let mut group = c.benchmark_group(name);
-    group
-        .sample_size(30)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    group.sample_size(30).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
 
     group.throughput(Throughput::Bytes(xml.len() as u64));
     group.bench_function("roxmltree_parse", |b| {
         b.iter(|| roxmltree::Document::parse(black_box(xml)).expect("parse"));
     });
-    group.bench_function("decode", |b| {
-        b.iter(|| AnyMessage::from_xml(black_box(xml)).expect("decode"))
-    });
+    group.bench_function("decode", |b| b.iter(|| AnyMessage::from_xml(black_box(xml)).expect("decode")));
     if with_yaserde {
         group.bench_function("decode_yaserde", |b| {
             b.iter(|| AnyMessage::from_xml_with_yaserde(black_box(xml)).expect("decode with yaserde"));
@@ -172,17 +156,11 @@ fn bench_input_with(c: &mut Criterion, name: &str, xml: &str, with_yaserde: bool
     }
 
     group.throughput(Throughput::Bytes(encoded.len() as u64));
-    group.bench_function("encode", |b| {
-        b.iter(|| black_box(&decoded).to_xml().expect("encode"))
-    });
+    group.bench_function("encode", |b| b.iter(|| black_box(&decoded).to_xml().expect("encode")));
     if with_yaserde {
         group.throughput(Throughput::Bytes(encoded_yaserde.len() as u64));
         group.bench_function("encode_yaserde", |b| {
-            b.iter(|| {
-                black_box(&decoded)
-                    .to_xml_with_yaserde(false)
-                    .expect("encode with yaserde")
-            });
+            b.iter(|| black_box(&decoded).to_xml_with_yaserde(false).expect("encode with yaserde"));
         });
     }
     group.finish();
@@ -194,18 +172,10 @@ fn messages(c: &mut Criterion) {
         bench_input(c, module, xml);
     }
 
-    let book = samples
-        .iter()
-        .find(|(m, _)| m == "tour_activity_book")
-        .map(|(_, x)| x)
-        .expect("tour_activity_book.xml");
+    let book = samples.iter().find(|(m, _)| m == "tour_activity_book").map(|(_, x)| x).expect("tour_activity_book.xml");
     let large = many_participants(book, PARTICIPANTS);
     let rq = OtaTourActivityBookRq::from_xml(&large).expect("the large input decodes");
-    assert_eq!(
-        rq.booking_info.participant_info.len(),
-        PARTICIPANTS,
-        "participants in the large input"
-    );
+    assert_eq!(rq.booking_info.participant_info.len(), PARTICIPANTS, "participants in the large input");
     bench_input(c, &format!("tour_activity_book_{PARTICIPANTS}"), &large);
 
     let hotels = samples

@@ -28,12 +28,14 @@ fn main() -> ExitCode {
             }
         };
         match AnyMessage::from_xml(&text).and_then(|m| {
-            m.to_xml().map_err(|e| ota_messages::runtime::DecodeError::new(
-                ota_messages::runtime::DecodeErrorKind::Bind(e.to_string()),
-                "",
-                0,
-                0,
-            ))
+            m.to_xml().map_err(|e| {
+                ota_messages::runtime::DecodeError::new(
+                    ota_messages::runtime::DecodeErrorKind::Bind(e.to_string()),
+                    "",
+                    0,
+                    0,
+                )
+            })
         }) {
             Ok(xml) => println!("{xml}"),
             Err(e) => {

@@ -32,5 +32,6 @@
 
 pub mod runtime;
 
+#[rustfmt::skip]
 mod messages;
 pub use messages::*;

@@ -90,7 +90,11 @@ impl Builtin {
     pub fn is_integer(self) -> bool {
         matches!(
             self,
-            Builtin::Int | Builtin::Integer | Builtin::NonNegativeInteger | Builtin::PositiveInteger | Builtin::UnsignedInt
+            Builtin::Int
+                | Builtin::Integer
+                | Builtin::NonNegativeInteger
+                | Builtin::PositiveInteger
+                | Builtin::UnsignedInt
         )
     }
 

@@ -72,7 +72,9 @@ fn main() -> ExitCode {
                 println!("{} {}", if check { "extra:  " } else { "removed:" }, rel(f));
             }
             if check && !report.is_clean() {
-                eprintln!("error: the generated code is out of date with spec/. Run `cargo xtask regen` and commit the result.");
+                eprintln!(
+                    "error: the generated code is out of date with spec/. Run `cargo xtask regen` and commit the result."
+                );
                 return ExitCode::FAILURE;
             }
             if report.is_clean() {

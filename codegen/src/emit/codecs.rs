@@ -5,7 +5,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{Ctx, ident};
-use crate::ir::{Content, Field, FieldType, Model, Multiplicity, Scalar, StructDef, TextFormKind, TypeId, TypeKind, WrittenForm};
+use crate::ir::{
+    Content, Field, FieldType, Model, Multiplicity, Scalar, StructDef, TextFormKind, TypeId, TypeKind, WrittenForm,
+};
 use crate::passes::naming::screaming;
 
 /// The `Decode` impl of a struct: attributes and children checked and bound in one pass. Each
@@ -32,7 +34,8 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         let i = proc_macro2::Literal::usize_unsuffixed(i);
         decls.push(quote!(let mut #l = None;));
         // With other names, the same attribute can come twice.
-        let twice = (!a.other_names().is_empty()).then(|| quote!(if #l.is_some() { cx.given_twice(&attr, DESC, #i)?; }));
+        let twice =
+            (!a.other_names().is_empty()).then(|| quote!(if #l.is_some() { cx.given_twice(&attr, DESC, #i)?; }));
         attr_arms.push((quote!(Some(#i)), quote!(#twice #l = Some(cx.#read(&attr, DESC.attributes[#i].ty #extra)?);)));
         match a.multiplicity() {
             Multiplicity::One => {
@@ -259,7 +262,8 @@ fn in_dialects(model: &Model, f: &Field, write: impl Fn(&str) -> TokenStream) ->
 /// What writes an empty element for an absent optional element in the dialects that require
 /// it (`gen:written empty-when-absent`).
 fn empty_when_absent(model: &Model, f: &Field) -> Option<TokenStream> {
-    let dialects: Vec<u8> = f.written.iter().filter(|d| d.form == WrittenForm::EmptyWhenAbsent).map(|d| d.dialect).collect();
+    let dialects: Vec<u8> =
+        f.written.iter().filter(|d| d.form == WrittenForm::EmptyWhenAbsent).map(|d| d.dialect).collect();
     if dialects.is_empty() {
         return None;
     }
@@ -337,4 +341,3 @@ fn simple_desc_path(model: &Model, s: &Scalar) -> TokenStream {
         }
     }
 }
-

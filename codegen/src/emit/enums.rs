@@ -31,7 +31,11 @@ pub(super) fn enum_item(ctx: &mut Ctx, id: TypeId, e: &EnumDef) -> TokenStream {
         variants.push(quote! { #vd #default #vn, });
         to_str.push(quote! { Self::#vn => #value, });
         for v in std::iter::once(value).chain(&v.also) {
-            from_str.push(if e.open.is_some() { quote! { #v => Self::#vn, } } else { quote! { #v => Ok(Self::#vn), } });
+            from_str.push(if e.open.is_some() {
+                quote! { #v => Self::#vn, }
+            } else {
+                quote! { #v => Ok(Self::#vn), }
+            });
         }
         known.push(value.clone());
     }
@@ -109,4 +113,3 @@ pub(super) fn enum_item(ctx: &mut Ctx, id: TypeId, e: &EnumDef) -> TokenStream {
         }
     }
 }
-

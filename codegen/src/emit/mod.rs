@@ -196,7 +196,11 @@ fn value_note(model: &Model, ty: &FieldType) -> Option<String> {
     if let Some(v) = &a.facets.max_inclusive {
         checks.push(format!("at most `{v}`"));
     }
-    let what = if t.named { format!("`{}` (`xs:{}`)", t.xml_name, a.base.xsd_name()) } else { format!("`xs:{}`", a.base.xsd_name()) };
+    let what = if t.named {
+        format!("`{}` (`xs:{}`)", t.xml_name, a.base.xsd_name())
+    } else {
+        format!("`xs:{}`", a.base.xsd_name())
+    };
     Some(if checks.is_empty() {
         format!("Value type: {what}.")
     } else {
@@ -242,10 +246,14 @@ fn module(model: &Model, mi: usize) -> TokenStream {
     let module_doc = inner_doc(m.doc.as_deref().unwrap_or("Types of one spec file."));
     let mut uses = Vec::new();
     if ctx.uses_rt {
-        uses.push(quote!(use crate::runtime as rt;));
+        uses.push(quote!(
+            use crate::runtime as rt;
+        ));
     }
     if ctx.uses_empty_string {
-        uses.push(quote!(use crate::runtime::empty_string;));
+        uses.push(quote!(
+            use crate::runtime::empty_string;
+        ));
     }
     for (m, names) in &ctx.imports {
         let m = ident(m);
@@ -258,4 +266,3 @@ fn module(model: &Model, mi: usize) -> TokenStream {
         #(#items)*
     }
 }
-

@@ -5,8 +5,8 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{doc, ident};
-use crate::passes::naming::snake;
 use crate::ir::{Model, Module, RootInfo, StructDef, TypeId, TypeKind};
+use crate::passes::naming::snake;
 
 fn variant_name(model: &Model, id: TypeId) -> Ident {
     match &model.ty(id).kind {
@@ -16,7 +16,13 @@ fn variant_name(model: &Model, id: TypeId) -> Ident {
 }
 
 /// An enum over some roots, with `from_xml` by root element and the shared encoders.
-fn any_enum(model: &Model, name: &Ident, doc_text: &str, roots: &[(&Module, TypeId, &RootInfo)], extra: TokenStream) -> TokenStream {
+fn any_enum(
+    model: &Model,
+    name: &Ident,
+    doc_text: &str,
+    roots: &[(&Module, TypeId, &RootInfo)],
+    extra: TokenStream,
+) -> TokenStream {
     let d = doc(doc_text);
     let variants = roots.iter().map(|(m, id, info)| {
         let v = variant_name(model, *id);
@@ -146,7 +152,11 @@ fn std_trait_accessors(model: &Model, roots: &[(&Module, TypeId, &RootInfo)]) ->
         let tr = format_ident!("{name}");
         let get = format_ident!("{}", snake(name));
         let get_mut = format_ident!("{}_mut", snake(name));
-        let with: Vec<Ident> = roots.iter().filter(|(_, id, _)| implements(*id, name)).map(|(_, id, _)| variant_name(model, *id)).collect();
+        let with: Vec<Ident> = roots
+            .iter()
+            .filter(|(_, id, _)| implements(*id, name))
+            .map(|(_, id, _)| variant_name(model, *id))
+            .collect();
         let rest = (with.len() < roots.len()).then(|| quote!(_ => None,));
         let d = doc(&format!("The message as `runtime::{name}`, when it has those attributes."));
         let d_mut = doc(&format!("The message as a mutable `runtime::{name}`, when it has those attributes."));
@@ -313,9 +323,9 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         }
         _ => quote!(),
     };
-    let personal = crate::passes::personal::table(model).into_iter().map(|(attribute, name, mask)| {
-        quote!(rt::Personal { name: #name, attribute: #attribute, mask: #mask },)
-    });
+    let personal = crate::passes::personal::table(model)
+        .into_iter()
+        .map(|(attribute, name, mask)| quote!(rt::Personal { name: #name, attribute: #attribute, mask: #mask },));
     quote! {
         //! The generated message types, one module per spec file.
         use crate::runtime as rt;
@@ -338,4 +348,3 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         #error_response
     }
 }
-

@@ -157,4 +157,3 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
         #response
     }
 }
-

@@ -88,7 +88,9 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                         let dialect = proc_macro2::Literal::u8_unsuffixed(d.dialect);
                         match d.form {
                             WrittenForm::Omitted => forms.push(quote!(Form::Omitted { dialect: #dialect, of: #of },)),
-                            WrittenForm::EmptyWhenAbsent => forms.push(quote!(Form::EmptyWhenAbsent { dialect: #dialect, of: #of },)),
+                            WrittenForm::EmptyWhenAbsent => {
+                                forms.push(quote!(Form::EmptyWhenAbsent { dialect: #dialect, of: #of },))
+                            }
                             WrittenForm::Name(_) => {}
                         }
                     }
@@ -226,7 +228,17 @@ pub(super) fn schema(model: &Model) -> TokenStream {
             }
         }
     }
-    let mut names = vec!["AttrDesc", "Builtin", "ComplexDesc", "Content", "ElementDesc", "Particle", "Pattern", "SimpleDesc", "TypeDesc"];
+    let mut names = vec![
+        "AttrDesc",
+        "Builtin",
+        "ComplexDesc",
+        "Content",
+        "ElementDesc",
+        "Particle",
+        "Pattern",
+        "SimpleDesc",
+        "TypeDesc",
+    ];
     if uses_forms {
         names.push("Form");
     }
@@ -247,4 +259,3 @@ pub(super) fn schema(model: &Model) -> TokenStream {
         #(#items)*
     }
 }
-

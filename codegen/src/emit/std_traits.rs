@@ -23,14 +23,20 @@ pub(super) fn std_trait_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> Token
             let set = format_ident!("set_{}", m.method);
             let required = a.min > 0;
             let (get_ty, get_body, set_ty) = match (m.access, required) {
-                (StdAccess::Text, false) => (quote!(Option<&str>), quote!(self.#field.as_deref()), Some(quote!(Option<String>))),
+                (StdAccess::Text, false) => {
+                    (quote!(Option<&str>), quote!(self.#field.as_deref()), Some(quote!(Option<String>)))
+                }
                 (StdAccess::Text, true) => (quote!(&str), quote!(&self.#field), Some(quote!(String))),
-                (StdAccess::Code, false) => (quote!(Option<&str>), quote!(self.#field.as_ref().map(|v| v.as_str())), None),
+                (StdAccess::Code, false) => {
+                    (quote!(Option<&str>), quote!(self.#field.as_ref().map(|v| v.as_str())), None)
+                }
                 (StdAccess::Code, true) => (quote!(&str), quote!(self.#field.as_str()), None),
                 (StdAccess::DateTime, false) => {
                     (quote!(Option<&rt::DateTime>), quote!(self.#field.as_ref()), Some(quote!(Option<rt::DateTime>)))
                 }
-                (StdAccess::DateTime, true) => (quote!(&rt::DateTime), quote!(&self.#field), Some(quote!(rt::DateTime))),
+                (StdAccess::DateTime, true) => {
+                    (quote!(&rt::DateTime), quote!(&self.#field), Some(quote!(rt::DateTime)))
+                }
                 (StdAccess::Count, false) => (quote!(Option<u64>), quote!(self.#field), Some(quote!(Option<u64>))),
                 (StdAccess::Count, true) => (quote!(u64), quote!(self.#field), Some(quote!(u64))),
                 (StdAccess::Flag, false) => (quote!(Option<bool>), quote!(self.#field), Some(quote!(Option<bool>))),

@@ -67,7 +67,10 @@ pub(super) fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
                             .map(|b| b.iter().map(|f| format!("`{}`", f.rust_name)).collect::<Vec<_>>().join(" + "))
                             .collect();
                         let n = if *required { "Exactly one" } else { "At most one" };
-                        let note = format!("{n} of these alternatives is present (an `xs:choice`): {}.", alternatives.join("; "));
+                        let note = format!(
+                            "{n} of these alternatives is present (an `xs:choice`): {}.",
+                            alternatives.join("; ")
+                        );
                         choice_fields.clear();
                         choice_fields.extend(branches.iter().flatten());
                         (choice_fields.as_slice(), Some(note))

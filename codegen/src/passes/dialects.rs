@@ -22,7 +22,10 @@
 //! a type of the other content (or, as an attribute, under a name the type already has).
 
 use crate::diagnostics::{Diagnostics, Span};
-use crate::ir::{Content, DialectDef, Field, FieldType, Model, Multiplicity, Particle, StructDef, TextFormKind, TypeId, TypeKind, WrittenForm};
+use crate::ir::{
+    Content, DialectDef, Field, FieldType, Model, Multiplicity, Particle, StructDef, TextFormKind, TypeId, TypeKind,
+    WrittenForm,
+};
 
 /// Runs the pass.
 pub fn run(model: &mut Model, diags: &mut Diagnostics) {
@@ -72,7 +75,8 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
                 Ok(id) => list.item = Some(id),
                 Err(why) => diags.error(list.span.clone(), format!("gen:text-list needs {why}")),
             }
-            list.written = list.written_names.iter().filter_map(|n| position(&dialects, n, &list.span, false, diags)).collect();
+            list.written =
+                list.written_names.iter().filter_map(|n| position(&dialects, n, &list.span, false, diags)).collect();
         }
     }
 }
@@ -80,10 +84,19 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
 /// The position of the dialect `name` (reported when unknown, or the default where only
 /// another dialect may be named: `omit` is the one form the default may take, for a field only
 /// the other dialects write).
-fn position(dialects: &[DialectDef], name: &str, span: &Span, default_too: bool, diags: &mut Diagnostics) -> Option<u8> {
+fn position(
+    dialects: &[DialectDef],
+    name: &str,
+    span: &Span,
+    default_too: bool,
+    diags: &mut Diagnostics,
+) -> Option<u8> {
     match dialects.iter().position(|d| d.name == name) {
         Some(0) if !default_too => {
-            diags.error(span.clone(), format!("`{name}` is the default dialect: it writes the declared name (it may only omit a field)"));
+            diags.error(
+                span.clone(),
+                format!("`{name}` is the default dialect: it writes the declared name (it may only omit a field)"),
+            );
             None
         }
         Some(i) => u8::try_from(i).ok(),
@@ -100,7 +113,9 @@ fn position(dialects: &[DialectDef], name: &str, span: &Span, default_too: bool,
 fn resolve_written(f: &mut Field, element: bool, emptiable: &[bool], dialects: &[DialectDef], diags: &mut Diagnostics) {
     let multiplicity = f.multiplicity();
     let empty_ok = match &f.ty {
-        FieldType::Complex(id) => element && multiplicity == Multiplicity::Optional && emptiable.get(id.0).copied().unwrap_or(false),
+        FieldType::Complex(id) => {
+            element && multiplicity == Multiplicity::Optional && emptiable.get(id.0).copied().unwrap_or(false)
+        }
         FieldType::Simple(_) => false,
     };
     for w in &mut f.written {
@@ -109,11 +124,17 @@ fn resolve_written(f: &mut Field, element: bool, emptiable: &[bool], dialects: &
         }
         match w.form {
             WrittenForm::Omitted if multiplicity == Multiplicity::One => {
-                diags.error(w.span.clone(), format!("`{}` is required: dialect `{}` cannot omit it", f.xml_name, w.dialect_name));
+                diags.error(
+                    w.span.clone(),
+                    format!("`{}` is required: dialect `{}` cannot omit it", f.xml_name, w.dialect_name),
+                );
             }
             WrittenForm::EmptyWhenAbsent if !empty_ok => diags.error(
                 w.span.clone(),
-                format!("`{}`: empty-when-absent needs an optional element of a type with nothing required", f.xml_name),
+                format!(
+                    "`{}`: empty-when-absent needs an optional element of a type with nothing required",
+                    f.xml_name
+                ),
             ),
             _ => {}
         }
@@ -151,7 +172,10 @@ fn check_also(s: &StructDef, diags: &mut Diagnostics) {
         for f in &group {
             for a in f.other_names() {
                 if names.contains(&a) {
-                    diags.error(f.span.clone(), format!("`{a}`, another name of `{}`, is already a name here", f.xml_name));
+                    diags.error(
+                        f.span.clone(),
+                        format!("`{a}`, another name of `{}`, is already a name here", f.xml_name),
+                    );
                 }
                 names.push(a);
             }
@@ -166,7 +190,10 @@ fn check_text_forms(s: &StructDef, diags: &mut Diagnostics) {
     for t in &s.text_forms {
         if let TextFormKind::Attribute(a) = &t.kind {
             match attribute {
-                Some(first) if first != a => diags.error(t.span.clone(), format!("gen:text: the text is already written as `{first}`: one attribute per type")),
+                Some(first) if first != a => diags.error(
+                    t.span.clone(),
+                    format!("gen:text: the text is already written as `{first}`: one attribute per type"),
+                ),
                 _ => attribute = Some(a),
             }
         }
@@ -178,8 +205,12 @@ fn check_text_forms(s: &StructDef, diags: &mut Diagnostics) {
                 }
             }
             (TextFormKind::Value(_), Content::Empty) => {}
-            (TextFormKind::Attribute(_), _) => diags.error(t.span.clone(), "gen:text with `attribute` needs a type of text content"),
-            (TextFormKind::Value(_), _) => diags.error(t.span.clone(), "gen:text with `value` needs a type of no content"),
+            (TextFormKind::Attribute(_), _) => {
+                diags.error(t.span.clone(), "gen:text with `attribute` needs a type of text content")
+            }
+            (TextFormKind::Value(_), _) => {
+                diags.error(t.span.clone(), "gen:text with `value` needs a type of no content")
+            }
         }
     }
 }
@@ -187,7 +218,8 @@ fn check_text_forms(s: &StructDef, diags: &mut Diagnostics) {
 /// The item type of a text list: the struct must have no attributes and one repeated element
 /// whose struct has exactly one attribute, required, and nothing else.
 fn text_list_item(model: &Model, s: &StructDef) -> Result<TypeId, String> {
-    const SHAPE: &str = "a type of no attributes and one repeated element, whose type has one required attribute and no content";
+    const SHAPE: &str =
+        "a type of no attributes and one repeated element, whose type has one required attribute and no content";
     let fields = s.element_fields();
     let ([f], true) = (fields.as_slice(), s.attributes.is_empty()) else { return Err(SHAPE.into()) };
     let (FieldType::Complex(id), Multiplicity::Many) = (&f.ty, f.multiplicity()) else { return Err(SHAPE.into()) };

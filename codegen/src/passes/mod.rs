@@ -137,7 +137,13 @@ mod tests {
         ))
         .unwrap();
         let table = super::personal::table(&m);
-        assert_eq!(table, [(true, "BirthDate".to_string(), "1900-01-01".to_string()), (false, "Surname".to_string(), "***".to_string())]);
+        assert_eq!(
+            table,
+            [
+                (true, "BirthDate".to_string(), "1900-01-01".to_string()),
+                (false, "Surname".to_string(), "***".to_string())
+            ]
+        );
         let unmarked = model(&format!(
             r#"<xs:complexType name="Guest"><xs:sequence><xs:element name="Surname" type="xs:string">{P}</xs:element></xs:sequence></xs:complexType>
 <xs:complexType name="Hotel"><xs:sequence><xs:element name="Surname" type="xs:string"/></xs:sequence></xs:complexType>"#
@@ -233,8 +239,17 @@ mod tests {
         assert_eq!(s.std_traits.len(), 1);
         let t = &s.std_traits[0];
         assert_eq!(t.name, "ResponseStdAttributes");
-        let members: Vec<(&str, &str)> = t.members.iter().map(|m| (m.method, s.attributes[m.attribute].xml_name.as_str())).collect();
-        assert_eq!(members, [("echo_token", "EchoToken"), ("time_stamp", "TimeStamp"), ("version", "Version"), ("transaction_identifier", "TransactionIdentifier")]);
+        let members: Vec<(&str, &str)> =
+            t.members.iter().map(|m| (m.method, s.attributes[m.attribute].xml_name.as_str())).collect();
+        assert_eq!(
+            members,
+            [
+                ("echo_token", "EchoToken"),
+                ("time_stamp", "TimeStamp"),
+                ("version", "Version"),
+                ("transaction_identifier", "TransactionIdentifier")
+            ]
+        );
         assert_eq!(rs.version_attribute.map(|i| s.attributes[i].xml_name.as_str()), Some("Version"));
         // The request's point of sale; a response has none.
         let (rq_s, rq) = root(&m, "OTA_PingRQ");
@@ -246,7 +261,10 @@ mod tests {
     #[test]
     fn a_standard_group_that_does_not_fit_its_trait_is_an_error() {
         let broken = STD_GROUPS
-            .replace(r#"<xs:attribute name="TimeStamp" type="xs:dateTime"/>"#, r#"<xs:attribute name="TimeStamp" type="xs:string"/>"#)
+            .replace(
+                r#"<xs:attribute name="TimeStamp" type="xs:dateTime"/>"#,
+                r#"<xs:attribute name="TimeStamp" type="xs:string"/>"#,
+            )
             .replace(r#"<xs:attribute name="TransactionIdentifier" type="xs:string"/>"#, "");
         let rs = operation("Ping", ENVELOPE).replace(
             r#"</xs:choice><xs:attribute name="Version" type="xs:string" use="required"/>"#,
@@ -254,6 +272,9 @@ mod tests {
         );
         let err = model(&format!("{TYPES}{broken}{rs}")).unwrap_err();
         assert!(err.contains("attribute `TimeStamp` of group `OTA_ResponseStdAttributes` has a shape `runtime::ResponseStdAttributes` cannot hold"), "{err}");
-        assert!(err.contains("attribute group `OTA_ResponseStdAttributes` has no attribute `TransactionIdentifier`"), "{err}");
+        assert!(
+            err.contains("attribute group `OTA_ResponseStdAttributes` has no attribute `TransactionIdentifier`"),
+            "{err}"
+        );
     }
 }

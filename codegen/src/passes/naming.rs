@@ -14,10 +14,9 @@ use crate::ir::{Content, Field, Model, Particle, StructDef, TypeKind};
 /// Rust keywords (strict and reserved, all editions).
 const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn", "else",
-    "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match",
-    "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
-    "trait", "true", "try", "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while",
-    "yield",
+    "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod",
+    "move", "mut", "override", "priv", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
+    "true", "try", "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// Keywords that cannot be raw identifiers.
@@ -25,8 +24,23 @@ const NOT_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
 
 /// Type names the generated modules must not shadow (prelude and the names they use).
 const RESERVED_TYPES: &[&str] = &[
-    "Box", "Clone", "Debug", "Default", "Err", "Eq", "Hash", "None", "Ok", "Option", "PartialEq", "Result", "Self",
-    "Some", "String", "ToString", "Vec",
+    "Box",
+    "Clone",
+    "Debug",
+    "Default",
+    "Err",
+    "Eq",
+    "Hash",
+    "None",
+    "Ok",
+    "Option",
+    "PartialEq",
+    "Result",
+    "Self",
+    "Some",
+    "String",
+    "ToString",
+    "Vec",
 ];
 
 /// Splits an XML name into words: at `_`, `-`, `.`, spaces, lower→upper changes and the end of
@@ -50,8 +64,7 @@ pub fn words(name: &str) -> Vec<String> {
             let next = chars.get(i + 1).copied();
             let boundary = if c.is_uppercase() {
                 // lower/digit → Upper, or the last capital of an acronym followed by lowercase.
-                !prev.is_uppercase()
-                    || next.is_some_and(|n| n.is_lowercase() && !is_plural_s(&chars, i + 1))
+                !prev.is_uppercase() || next.is_some_and(|n| n.is_lowercase() && !is_plural_s(&chars, i + 1))
             } else {
                 false
             };
@@ -172,16 +185,24 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
                     let name = match &v.given_name {
                         Some(n) if is_plain_ident(n) && n.starts_with(|c: char| c.is_ascii_uppercase()) => n.clone(),
                         Some(n) => {
-                            diags.error(v.span.clone(), format!("variant name `{n}` is not a PascalCase Rust identifier"));
+                            diags.error(
+                                v.span.clone(),
+                                format!("variant name `{n}` is not a PascalCase Rust identifier"),
+                            );
                             variant_ident(&v.value)
                         }
                         None => variant_ident(&v.value),
                     };
                     if let Some(first) = seen.get(&name) {
                         diags.push(
-                            Diagnostic::error(v.span.clone(), format!("two values of `{}` are both named `{name}` in Rust", t.xml_name))
-                                .with_related(first.clone(), "the other one")
-                                .with_note("give one of them <gen:variant name=\"...\"/> (`Other` is reserved in open lists)"),
+                            Diagnostic::error(
+                                v.span.clone(),
+                                format!("two values of `{}` are both named `{name}` in Rust", t.xml_name),
+                            )
+                            .with_related(first.clone(), "the other one")
+                            .with_note(
+                                "give one of them <gen:variant name=\"...\"/> (`Other` is reserved in open lists)",
+                            ),
                         );
                     }
                     seen.insert(name.clone(), v.span.clone());
@@ -202,9 +223,12 @@ fn message_variants(model: &mut Model, diags: &mut Diagnostics) {
         let variant = n.strip_prefix("Ota").filter(|r| !r.is_empty()).unwrap_or(n).to_string();
         if let Some(first) = seen.get(&variant) {
             diags.push(
-                Diagnostic::error(t.span.clone(), format!("two message roots are both named `{variant}` in `AnyMessage`"))
-                    .with_related(first.clone(), "the other one")
-                    .with_note("a root's variant is its Rust type name without the `Ota` prefix"),
+                Diagnostic::error(
+                    t.span.clone(),
+                    format!("two message roots are both named `{variant}` in `AnyMessage`"),
+                )
+                .with_related(first.clone(), "the other one")
+                .with_note("a root's variant is its Rust type name without the `Ota` prefix"),
             );
         }
         seen.insert(variant.clone(), t.span.clone());
@@ -225,7 +249,10 @@ fn type_names(model: &mut Model, diags: &mut Diagnostics) {
         }
         let name = pascal(&t.xml_name);
         if let Some(first) = taken.get(&name) {
-            let mut d = Diagnostic::error(t.span.clone(), format!("`{}` becomes the Rust name `{name}`, which is already taken", t.xml_name));
+            let mut d = Diagnostic::error(
+                t.span.clone(),
+                format!("`{}` becomes the Rust name `{name}`, which is already taken", t.xml_name),
+            );
             if first.file.0 != usize::MAX {
                 d = d.with_related(first.clone(), "taken by this declaration");
             } else {
@@ -294,9 +321,7 @@ fn struct_field_names(attributes: &mut [Field], content: &mut Content) {
         for p in ps.iter_mut() {
             match p {
                 Particle::Element(f) => name_one(f, "element"),
-                Particle::Choice { branches, .. } => {
-                    branches.iter_mut().flatten().for_each(|f| name_one(f, "element"))
-                }
+                Particle::Choice { branches, .. } => branches.iter_mut().flatten().for_each(|f| name_one(f, "element")),
             }
         }
     }

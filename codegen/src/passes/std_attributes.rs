@@ -73,7 +73,9 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
             .collect();
         let pos = s.root.as_ref().filter(|r| r.path.is_some()).and_then(|_| {
             s.element_fields().iter().position(|f| {
-                f.xml_name == POS_ELEMENT && f.multiplicity() == Multiplicity::One && matches!(f.ty, FieldType::Complex(_))
+                f.xml_name == POS_ELEMENT
+                    && f.multiplicity() == Multiplicity::One
+                    && matches!(f.ty, FieldType::Complex(_))
             })
         });
         outcomes.push((i, impls, pos));
@@ -103,8 +105,15 @@ fn implement(
         let found = from.iter().copied().find(|&i| s.attributes.get(i).is_some_and(|a| a.xml_name == attribute));
         let Some(index) = found else {
             diags.push(
-                Diagnostic::error(span.clone(), format!("attribute group `{}` has no attribute `{attribute}`", tr.group))
-                    .with_note(format!("its users implement `runtime::{}`, which needs it ({})", tr.name, describe(access, required))),
+                Diagnostic::error(
+                    span.clone(),
+                    format!("attribute group `{}` has no attribute `{attribute}`", tr.group),
+                )
+                .with_note(format!(
+                    "its users implement `runtime::{}`, which needs it ({})",
+                    tr.name,
+                    describe(access, required)
+                )),
             );
             ok = false;
             continue;
@@ -112,8 +121,14 @@ fn implement(
         let a = &s.attributes[index];
         if access_of(model, a) != Some(access) || (a.min > 0) != required {
             diags.push(
-                Diagnostic::error(a.span.clone(), format!("attribute `{attribute}` of group `{}` has a shape `runtime::{}` cannot hold", tr.group, tr.name))
-                    .with_note(format!("the trait needs it {}", describe(access, required))),
+                Diagnostic::error(
+                    a.span.clone(),
+                    format!(
+                        "attribute `{attribute}` of group `{}` has a shape `runtime::{}` cannot hold",
+                        tr.group, tr.name
+                    ),
+                )
+                .with_note(format!("the trait needs it {}", describe(access, required))),
             );
             ok = false;
             continue;

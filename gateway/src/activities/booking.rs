@@ -48,13 +48,20 @@ pub struct Booking {
 impl Booking {
     /// The service booked.
     pub fn service_key(&self) -> ServiceKey {
-        ServiceKey { activity_id: self.activity_id.clone(), product_code: self.product_code.clone(), service_code: self.service_code.clone() }
+        ServiceKey {
+            activity_id: self.activity_id.clone(),
+            product_code: self.product_code.clone(),
+            service_code: self.service_code.clone(),
+        }
     }
 
     /// Whether a repeated Commit asks for this booking (same service, date and participants).
     pub fn same_as(&self, asked: &Booking) -> bool {
-        let people = |b: &Booking| b.participants.iter().map(|p| (p.participant_id, p.category.clone())).collect::<Vec<_>>();
-        self.service_key() == asked.service_key() && self.service_date == asked.service_date && people(self) == people(asked)
+        let people =
+            |b: &Booking| b.participants.iter().map(|p| (p.participant_id, p.category.clone())).collect::<Vec<_>>();
+        self.service_key() == asked.service_key()
+            && self.service_date == asked.service_date
+            && people(self) == people(asked)
     }
 
     /// The end of free cancellation.

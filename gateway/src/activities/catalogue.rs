@@ -193,7 +193,10 @@ impl Service {
             return session;
         }
         let lead = hotel.and_then(|h| h.pickup_minutes).unwrap_or(self.pickup_minutes);
-        Session { start: session.start - Duration::minutes(lead), end: session.end + Duration::minutes(self.return_minutes) }
+        Session {
+            start: session.start - Duration::minutes(lead),
+            end: session.end + Duration::minutes(self.return_minutes),
+        }
     }
 }
 
@@ -215,7 +218,8 @@ impl Activity {
     /// pickup hotel has that name.
     pub fn pickup_hotel(&self, place: &str) -> Option<&NearbyHotel> {
         self.pickup_hotels().find(|h| h.code == place).or_else(|| {
-            let mut named = self.pickup_hotels().filter(|h| h.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(place)));
+            let mut named =
+                self.pickup_hotels().filter(|h| h.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(place)));
             match (named.next(), named.next()) {
                 (Some(one), None) => Some(one),
                 _ => None,
@@ -282,10 +286,15 @@ impl Catalogue {
     /// The activities of an area (OpenTravel's `Region@RegionCode` / `@RegionName`), by id: those
     /// whose region code is `code` (case aside) and whose region name begins with `name` (case
     /// aside: `Mallorca` is every `Mallorca – …` region).
-    pub fn in_area<'a>(&'a self, code: Option<&'a str>, name: Option<&'a str>) -> impl Iterator<Item = &'a Activity> + 'a {
+    pub fn in_area<'a>(
+        &'a self,
+        code: Option<&'a str>,
+        name: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Activity> + 'a {
         let name = name.map(str::to_lowercase);
         self.activities().filter(move |a| {
-            code.is_none_or(|c| a.region_code.eq_ignore_ascii_case(c)) && name.as_deref().is_none_or(|n| a.region_name.to_lowercase().starts_with(n))
+            code.is_none_or(|c| a.region_code.eq_ignore_ascii_case(c))
+                && name.as_deref().is_none_or(|n| a.region_name.to_lowercase().starts_with(n))
         })
     }
 

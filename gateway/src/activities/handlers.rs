@@ -1,21 +1,23 @@
 //! The four activity operations, thin: check the request, ask the rules, read or write through
 //! the repo, map to the answer.
 
-use ota_messages::common::{ErrorCode, ErrorWarningType};
-use ota_messages::product_descriptive_info::{OtaProductDescriptiveInfoRq, OtaProductDescriptiveInfoRs, TourActivityDescriptiveResult};
-use ota_messages::tour_activity_avail::{OtaTourActivityAvailRq, OtaTourActivityAvailRs};
-use ota_messages::tour_activity_book::{OtaTourActivityBookRq, OtaTourActivityBookRs};
-use ota_messages::tour_activity_search::{OtaTourActivitySearchRq, OtaTourActivitySearchRs};
 use super::Area;
 use super::catalogue::Activity;
 use super::mapping::{self, TextChooser};
-use super::repo::{self, CommitError, Committed};
 use super::reader;
+use super::repo::{self, CommitError, Committed};
 use super::rules::{self, ADULT, AvailabilityMode};
 use crate::errors::{Problem, warnings};
-use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::{Action, Asked};
+use crate::shared::context::{Ctx, OpError};
 use crate::shared::lang::Languages;
+use ota_messages::common::{ErrorCode, ErrorWarningType};
+use ota_messages::product_descriptive_info::{
+    OtaProductDescriptiveInfoRq, OtaProductDescriptiveInfoRs, TourActivityDescriptiveResult,
+};
+use ota_messages::tour_activity_avail::{OtaTourActivityAvailRq, OtaTourActivityAvailRs};
+use ota_messages::tour_activity_book::{OtaTourActivityBookRq, OtaTourActivityBookRs};
+use ota_messages::tour_activity_search::{OtaTourActivitySearchRq, OtaTourActivitySearchRs};
 
 /// `/activitysearch`: the activities the locations select that run on a date of the range
 /// (from today on), with their first and last date, texts, location and cheapest adult price.
@@ -28,7 +30,13 @@ pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Resu
     rules::check_range(start, end, &format!("{ROOT}/SearchCriteria/DateTimePref"))?;
     let catalogue = &area.catalogue;
     let tag = format!("{ROOT}/SearchCriteria");
-    let selection = reader::activities_asked(catalogue, criteria.basic_info.as_ref(), &criteria.location_pref, &tag, &format!("{tag}/LocationPref"))?;
+    let selection = reader::activities_asked(
+        catalogue,
+        criteria.basic_info.as_ref(),
+        &criteria.location_pref,
+        &tag,
+        &format!("{tag}/LocationPref"),
+    )?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let limit = max_responses(rq.max_responses);
     let from = start.max(earliest_today(cx));
@@ -60,8 +68,12 @@ pub async fn search(cx: &Ctx, area: &Area, rq: &OtaTourActivitySearchRq) -> Resu
     let mut notes = Vec::new();
     if infos.is_empty() {
         notes.push(
-            Problem::new(ErrorWarningType::Advisory, ErrorCode::NoAvailability, format!("No activity found for these locations between {start} and {end}."))
-                .at(format!("{ROOT}/SearchCriteria")),
+            Problem::new(
+                ErrorWarningType::Advisory,
+                ErrorCode::NoAvailability,
+                format!("No activity found for these locations between {start} and {end}."),
+            )
+            .at(format!("{ROOT}/SearchCriteria")),
         );
     }
     if !fallbacks.is_empty() {
@@ -103,7 +115,9 @@ fn runs_between<'a>(
     let mut last: Option<chrono::NaiveDate> = None;
     let mut cheapest: Option<mapping::Cheapest<'_>> = None;
     for p in &a.products {
-        let mut dates = p.dates(from, to.min(rules::last_bookable(now.date()))).filter(|d| p.session(*d).is_some_and(|s| s.start > now));
+        let mut dates = p
+            .dates(from, to.min(rules::last_bookable(now.date())))
+            .filter(|d| p.session(*d).is_some_and(|s| s.start > now));
         let Some(d1) = dates.next() else { continue };
         let dn = dates.last().unwrap_or(d1);
         first = Some(first.map_or(d1, |f| f.min(d1)));
@@ -123,37 +137,58 @@ fn runs_between<'a>(
 /// `/activityavailability`: the services of the selected activities that can take the whole
 /// party on a date of the period, priced for the party. `Instance="MF002"`: one "price from"
 /// per product and service; otherwise every date with the group price and the pickup.
-pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaTourActivityAvailRq) -> Result<OtaTourActivityAvailRs, OpError> {
+pub async fn availability(
+    cx: &Ctx,
+    area: &Area,
+    rq: &OtaTourActivityAvailRq,
+) -> Result<OtaTourActivityAvailRs, OpError> {
     const ROOT: &str = "/OTA_TourActivityAvailRQ/TourActivity";
     let query = reader::availability_query(rq);
     let catalogue = &area.catalogue;
     let ta = &rq.tour_activity;
-    let selection = reader::activities_asked(catalogue, ta.basic_info.as_ref(), &ta.location, ROOT, &format!("{ROOT}/Location"));
+    let selection =
+        reader::activities_asked(catalogue, ta.basic_info.as_ref(), &ta.location, ROOT, &format!("{ROOT}/Location"));
     let (query, selection) = match (query, selection) {
         (Ok(q), Ok(s)) => (q, s),
         (q, s) => return Err(OpError::Rejected(q.err().into_iter().chain(s.err()).flatten().collect())),
     };
     let activities: Vec<&Activity> = selection.ids.iter().filter_map(|id| catalogue.activity(id)).collect();
     rules::check_against(&query, &activities)?;
-    let mode = if cx.requestor.instance.as_deref() == Some("MF002") { AvailabilityMode::PriceFrom } else { AvailabilityMode::AllPrices };
+    let mode = if cx.requestor.instance.as_deref() == Some("MF002") {
+        AvailabilityMode::PriceFrom
+    } else {
+        AvailabilityMode::AllPrices
+    };
     let from = query.start.max(earliest_today(cx));
     let end = query.end;
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
     let booked = area
         .kept
         .places_booked
-        .get_or_read((ids.clone(), from, end), cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })))
+        .get_or_read(
+            (ids.clone(), from, end),
+            cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })),
+        )
         .await?;
-    let offers = rules::offers(&activities, &query, selection.hotel.as_deref(), cx.now, mode, max_responses(rq.max_responses), |a, p, s, d| {
-        s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d)
-    });
+    let offers = rules::offers(
+        &activities,
+        &query,
+        selection.hotel.as_deref(),
+        cx.now,
+        mode,
+        max_responses(rq.max_responses),
+        |a, p, s, d| s.capacity(d) - booked.on(&a.id, &p.code, &s.code, d),
+    );
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let mut rs = OtaTourActivityAvailRs::success();
     if offers.is_empty() {
         rs = rs.with_warnings(warnings([Problem::new(
             ErrorWarningType::Advisory,
             ErrorCode::NoAvailability,
-            format!("No activity service can take {} participant(s) between {} and {} within the criteria.", query.size, query.start, query.end),
+            format!(
+                "No activity service can take {} participant(s) between {} and {} within the criteria.",
+                query.size, query.start, query.end
+            ),
         )
         .at(ROOT)]));
     }
@@ -164,7 +199,10 @@ pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaTourActivityAvailRq) ->
 
 /// `/activitynbc`: the static content of one activity, in the requested language (or every
 /// language for `PrimaryLangID="*"`); a warning says when the primary language was missing.
-pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> Result<OtaProductDescriptiveInfoRs, OpError> {
+pub async fn descriptive_info(
+    area: &Area,
+    rq: &OtaProductDescriptiveInfoRq,
+) -> Result<OtaProductDescriptiveInfoRs, OpError> {
     const ROOT: &str = "/OTA_ProductDescriptiveInfoRQ";
     let tag = format!("{ROOT}/ProductDescriptiveInfos/TourActivityDescriptiveInfo/@TourActivityID");
     let id = rq.product_descriptive_infos.tour_activity_descriptive_info.tour_activity_id.trim();
@@ -172,7 +210,9 @@ pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> 
         return Err(Problem::required("TourActivityID is empty.").at(tag).into());
     }
     let catalogue = &area.catalogue;
-    let a = catalogue.activity(id).ok_or_else(|| Problem::biz(ErrorCode::InvalidValue, format!("Unknown tour activity {id:?}.")).at(&tag))?;
+    let a = catalogue
+        .activity(id)
+        .ok_or_else(|| Problem::biz(ErrorCode::InvalidValue, format!("Unknown tour activity {id:?}.")).at(&tag))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let mut chooser = TextChooser::new(&languages);
     let contents = mapping::descriptive_contents(a, &catalogue.category_names, &catalogue.type_names, &mut chooser);
@@ -192,7 +232,9 @@ pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> 
             .at(format!("{ROOT}/@PrimaryLangID")),
         );
     }
-    let rs = OtaProductDescriptiveInfoRs::success(TourActivityDescriptiveResult { tour_activity_descriptive_content: contents });
+    let rs = OtaProductDescriptiveInfoRs::success(TourActivityDescriptiveResult {
+        tour_activity_descriptive_content: contents,
+    });
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
 
@@ -200,7 +242,12 @@ pub async fn descriptive_info(area: &Area, rq: &OtaProductDescriptiveInfoRq) -> 
 /// per (requestor, Client reference), never beyond the places (see the module docs of
 /// [`super`]); no `ResStatus` is what the requestor's dialect says ([`Action::of_request`]).
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<OtaTourActivityBookRs, OpError> {
-    let (action, no_status) = Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_TourActivityBookRQ/@ResStatus", Asked::Booking)?;
+    let (action, no_status) = Action::of_request(
+        rq.res_status.as_ref(),
+        cx.requestor.dialect,
+        "/OTA_TourActivityBookRQ/@ResStatus",
+        Asked::Booking,
+    )?;
     let breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.now)?;
     notes.extend(no_status);
@@ -215,7 +262,8 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
         Action::Quote => {
             let key = booking.service_key();
             let date = booking.service_date;
-            let booked = cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked_on(c, &key, date).await?) })).await?;
+            let booked =
+                cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked_on(c, &key, date).await?) })).await?;
             let left = (capacity - booked).max(0);
             if left < size as i64 {
                 return Err(rules::no_availability(&booking.service_code, booking.service_date, left, size).into());
@@ -230,7 +278,9 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
                 .write(move |c| {
                     Box::pin(async move {
                         repo::commit(c, &requestor, &asked, now).await.map_err(|e| match e {
-                            CommitError::Full { left } => rules::no_availability(&asked.service_code, asked.service_date, left, size).into(),
+                            CommitError::Full { left } => {
+                                rules::no_availability(&asked.service_code, asked.service_date, left, size).into()
+                            }
                             CommitError::ServiceGone => rules::service_gone(&asked).into(),
                             CommitError::ReferenceTaken => rules::reference_taken(&asked).into(),
                             CommitError::Store(e) => OpError::Store(e),

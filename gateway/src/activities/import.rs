@@ -10,8 +10,8 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use super::catalogue::{Activity, ActivityText, ItemText, NearbyHotel, Product, Schedule, Service, Texts};
-use crate::shared::import::ImportError;
 use crate::shared::cancellation::{self, RuleInput};
+use crate::shared::import::ImportError;
 use crate::shared::values::{self, Amount, Day, de};
 
 /// The demo activities (the value of the import file's `"activities"` part): Mallorca (region
@@ -429,7 +429,8 @@ fn service(s: &ServiceInput) -> Result<Service, String> {
         if category.is_empty() || category.len() > 8 || !category.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("participant category {category:?} is not an AQC code such as 10"));
         }
-        values::in_currency(amount.0, &s.currency).map_err(|e| format!("price of participant category {category}: {e}"))?;
+        values::in_currency(amount.0, &s.currency)
+            .map_err(|e| format!("price of participant category {category}: {e}"))?;
         prices.insert(category.clone(), amount.0);
     }
     Ok(Service {

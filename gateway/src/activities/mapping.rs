@@ -3,27 +3,30 @@
 use std::collections::BTreeMap;
 
 use chrono::{NaiveDate, NaiveTime};
-use ota_messages::common::{
-    ActivityCategory, ActivityCategoryCode, ActivityLocation, ActivityType, Address, AgeQualifyingCode, CategoryAndType, CategoryAndTypeExtensions, CountryName,
-    DateSpan, DateTimeSpan, FurtherCategoryAndType, GeoRegion, IdContext, LocationContext, PricingMethod, Region, RegionCode, ReservationIdCode,
-    Text, TextItem, TextItems, TourActivityBasicInfo, TourActivityLocation, UniqueId,
-};
 use ota_messages::common::Position;
+use ota_messages::common::{
+    ActivityCategory, ActivityCategoryCode, ActivityLocation, ActivityType, Address, AgeQualifyingCode,
+    CategoryAndType, CategoryAndTypeExtensions, CountryName, DateSpan, DateTimeSpan, FurtherCategoryAndType, GeoRegion,
+    IdContext, LocationContext, PricingMethod, Region, RegionCode, ReservationIdCode, Text, TextItem, TextItems,
+    TourActivityBasicInfo, TourActivityLocation, UniqueId,
+};
 use ota_messages::product_descriptive_info::{
-    ActivityDescriptions, ActivityItemInfo, ActivityMultimediaDescription, ActivityMultimediaDescriptions, DescriptiveActivitySchedule,
-    DescriptiveScheduleSummary, TourActivityCategory, TourActivityDescriptiveContent,
+    ActivityDescriptions, ActivityItemInfo, ActivityMultimediaDescription, ActivityMultimediaDescriptions,
+    DescriptiveActivitySchedule, DescriptiveScheduleSummary, TourActivityCategory, TourActivityDescriptiveContent,
 };
 use ota_messages::runtime as rt;
 use ota_messages::tour_activity_avail::{
-    AvailActivityDescription, AvailActivityPricing, AvailActivitySchedule, AvailPickupDropoff, AvailPricingSummary, AvailScheduleSummary,
-    AvailTourActivityInfo,
+    AvailActivityDescription, AvailActivityPricing, AvailActivitySchedule, AvailPickupDropoff, AvailPricingSummary,
+    AvailScheduleSummary, AvailTourActivityInfo,
 };
 use ota_messages::tour_activity_book::{
-    ActivityCancelPolicy, ActivityPaymentInfo, ActivityPolicy, ActivityReservationDetails, BookPricing, BookPricingGroup, BookPricingSummary,
-    AgeQualifierName, BookedParticipantCategory, BookingBasicInfo, PickupDropoff, ReservationIndividual, ReservationParticipant,
+    ActivityCancelPolicy, ActivityPaymentInfo, ActivityPolicy, ActivityReservationDetails, AgeQualifierName,
+    BookPricing, BookPricingGroup, BookPricingSummary, BookedParticipantCategory, BookingBasicInfo, PickupDropoff,
+    ReservationIndividual, ReservationParticipant,
 };
 use ota_messages::tour_activity_search::{
-    SearchActivityDescription, SearchActivityPricing, SearchActivitySchedule, SearchProcessingInformation, SearchTourActivityInfo,
+    SearchActivityDescription, SearchActivityPricing, SearchActivitySchedule, SearchProcessingInformation,
+    SearchTourActivityInfo,
 };
 use rust_decimal::Decimal;
 
@@ -31,13 +34,13 @@ use ota_messages::booking_read::HotelReservation;
 use ota_messages::common::ResIdSourceContext;
 use ota_messages::hotel_res_modify as m;
 
+use super::booking::Booking;
 use super::catalogue::{Activity, ItemText, Texts, iso_duration};
 use super::repo::Stored;
-use crate::shared::booking::{BookingHead, CANCELLED, Guest, RESERVED};
-use crate::shared::mapping::{guest_message, item_penalties, list_entry, total};
-use super::booking::Booking;
 use super::rules::{AvailabilityMode, Offer};
+use crate::shared::booking::{BookingHead, CANCELLED, Guest, RESERVED};
 use crate::shared::lang::Languages;
+use crate::shared::mapping::{guest_message, item_penalties, list_entry, total};
 
 fn category_code(code: &str) -> ActivityCategoryCode {
     code.parse().unwrap_or_else(|never: std::convert::Infallible| match never {})
@@ -68,13 +71,18 @@ pub fn category_and_type(a: &Activity) -> Option<CategoryAndType> {
         }
     }
     let mut entries = grouped.iter().flat_map(|(category, types)| {
-        let chunks: Vec<&[&str]> = if types.is_empty() { vec![&[][..]] } else { types.chunks(MAX_TYPES_PER_CATEGORY).collect() };
+        let chunks: Vec<&[&str]> =
+            if types.is_empty() { vec![&[][..]] } else { types.chunks(MAX_TYPES_PER_CATEGORY).collect() };
         chunks.into_iter().map(move |chunk| {
-            (ActivityCategory { code: category_code(category) }, chunk.iter().map(|t| ActivityType { code: t.to_string() }).collect::<Vec<_>>())
+            (
+                ActivityCategory { code: category_code(category) },
+                chunk.iter().map(|t| ActivityType { code: t.to_string() }).collect::<Vec<_>>(),
+            )
         })
     });
     let (category, r#type) = entries.next()?;
-    let further: Vec<FurtherCategoryAndType> = entries.map(|(category, r#type)| FurtherCategoryAndType { category, r#type }).collect();
+    let further: Vec<FurtherCategoryAndType> =
+        entries.map(|(category, r#type)| FurtherCategoryAndType { category, r#type }).collect();
     Some(CategoryAndType {
         category: Some(category),
         r#type,
@@ -84,14 +92,20 @@ pub fn category_and_type(a: &Activity) -> Option<CategoryAndType> {
 
 /// `Location` of an activity: address, region, position.
 pub fn tour_location(a: &Activity) -> TourActivityLocation {
-    let has_address = !a.address.is_empty() || a.city.is_some() || a.postal_code.is_some() || a.country_name.is_some() || a.country_code.is_some();
+    let has_address = !a.address.is_empty()
+        || a.city.is_some()
+        || a.postal_code.is_some()
+        || a.country_name.is_some()
+        || a.country_code.is_some();
     TourActivityLocation {
         address: has_address.then(|| Address {
             address_line: a.address.clone(),
             city_name: a.city.clone(),
             postal_code: a.postal_code.clone(),
-            country_name: (a.country_name.is_some() || a.country_code.is_some())
-                .then(|| CountryName { code: a.country_code.clone(), value: a.country_name.clone().unwrap_or_default() }),
+            country_name: (a.country_name.is_some() || a.country_code.is_some()).then(|| CountryName {
+                code: a.country_code.clone(),
+                value: a.country_name.clone().unwrap_or_default(),
+            }),
         }),
         region: Some(GeoRegion { region_code: a.region_code.clone(), value: a.region_name.clone() }),
         position: match (a.latitude, a.longitude) {
@@ -103,7 +117,11 @@ pub fn tour_location(a: &Activity) -> TourActivityLocation {
 
 /// The `TourActivityInfo`s of availability offers. What depends on the activity only (its
 /// category and type, its location) is built once per activity and copied to its offers.
-pub fn availability_infos(offers: &[Offer<'_>], mode: AvailabilityMode, languages: &Languages) -> Vec<AvailTourActivityInfo> {
+pub fn availability_infos(
+    offers: &[Offer<'_>],
+    mode: AvailabilityMode,
+    languages: &Languages,
+) -> Vec<AvailTourActivityInfo> {
     let mut built: Vec<(&str, Option<CategoryAndType>, TourActivityLocation)> = Vec::new();
     offers
         .iter()
@@ -177,7 +195,9 @@ fn availability_info(
             },
         },
         category_and_type,
-        description: text.and_then(|t| t.short_description.clone()).map(|short_description| AvailActivityDescription { short_description }),
+        description: text
+            .and_then(|t| t.short_description.clone())
+            .map(|short_description| AvailActivityDescription { short_description }),
         location: Some(location),
         pickup_dropoff,
         pricing: AvailActivityPricing { summary },
@@ -189,16 +209,27 @@ pub type Cheapest<'a> = (Decimal, &'a str, &'a str, &'a str);
 
 /// `ProcessingInformation` of a search answer whose prices are in `currency`: the currency, and
 /// as its decimal places the most any of the `prices` has (`29.50` has 2).
-pub fn search_processing_information<'p>(currency: &str, prices: impl IntoIterator<Item = &'p Decimal>) -> SearchProcessingInformation {
+pub fn search_processing_information<'p>(
+    currency: &str,
+    prices: impl IntoIterator<Item = &'p Decimal>,
+) -> SearchProcessingInformation {
     let places = prices.into_iter().map(|p| u64::from(p.scale())).max();
     SearchProcessingInformation { pricing_currency: currency.to_string(), decimal_places: places }
 }
 
 /// One `TourActivityInfo` of a search.
-pub fn search_info(a: &Activity, first: NaiveDate, last: NaiveDate, cheapest: Option<Cheapest<'_>>, text: Option<&super::catalogue::ActivityText>) -> SearchTourActivityInfo {
+pub fn search_info(
+    a: &Activity,
+    first: NaiveDate,
+    last: NaiveDate,
+    cheapest: Option<Cheapest<'_>>,
+    text: Option<&super::catalogue::ActivityText>,
+) -> SearchTourActivityInfo {
     let description = text.and_then(|t| {
-        (t.short_description.is_some() || t.long_description.is_some())
-            .then(|| SearchActivityDescription { short_description: t.short_description.clone(), long_description: t.long_description.clone() })
+        (t.short_description.is_some() || t.long_description.is_some()).then(|| SearchActivityDescription {
+            short_description: t.short_description.clone(),
+            long_description: t.long_description.clone(),
+        })
     });
     SearchTourActivityInfo {
         basic_info: TourActivityBasicInfo {
@@ -245,11 +276,15 @@ impl<'l> TextChooser<'l> {
 
     /// The descriptions of a product or service: every language (`*`), or the chosen one.
     pub fn descriptions(&mut self, texts: &Texts<ItemText>) -> Option<ActivityDescriptions> {
-        let with_text: Texts<&String> = texts.iter().filter_map(|(lang, t)| t.description.as_ref().map(|d| (lang.clone(), d))).collect();
+        let with_text: Texts<&String> =
+            texts.iter().filter_map(|(lang, t)| t.description.as_ref().map(|d| (lang.clone(), d))).collect();
         let chosen: Vec<Text> = if self.languages.all() {
             with_text.iter().map(|(lang, d)| Text { language: Some(lang.clone()), value: (*d).clone() }).collect()
         } else {
-            self.pick_with_lang(&with_text).map(|(lang, d)| Text { language: Some(lang.to_string()), value: (*d).clone() }).into_iter().collect()
+            self.pick_with_lang(&with_text)
+                .map(|(lang, d)| Text { language: Some(lang.to_string()), value: (*d).clone() })
+                .into_iter()
+                .collect()
         };
         if chosen.is_empty() {
             return None;
@@ -257,7 +292,9 @@ impl<'l> TextChooser<'l> {
         Some(ActivityDescriptions {
             multimedia_descriptions: ActivityMultimediaDescriptions {
                 multimedia_description: vec![ActivityMultimediaDescription {
-                    text_items: TextItems { text_item: vec![TextItem { title: Some("Description".to_string()), description: chosen }] },
+                    text_items: TextItems {
+                        text_item: vec![TextItem { title: Some("Description".to_string()), description: chosen }],
+                    },
                 }],
             },
         })
@@ -279,19 +316,30 @@ pub fn descriptive_contents(
         starts.entry(s.start).or_insert(s.end - s.start);
     }
     let schedule = |start: NaiveTime, duration: chrono::Duration| DescriptiveActivitySchedule {
-        summary: DescriptiveScheduleSummary { start: Some(start.format("%H:%M").to_string()), duration: Some(iso_duration(duration)) },
+        summary: DescriptiveScheduleSummary {
+            start: Some(start.format("%H:%M").to_string()),
+            duration: Some(iso_duration(duration)),
+        },
     };
     let mut starts = starts.into_iter();
     let first_schedule = match starts.next() {
         Some((start, duration)) => Some(schedule(start, duration)),
-        None => a.duration.clone().map(|d| DescriptiveActivitySchedule { summary: DescriptiveScheduleSummary { start: None, duration: Some(d) } }),
+        None => a.duration.clone().map(|d| DescriptiveActivitySchedule {
+            summary: DescriptiveScheduleSummary { start: None, duration: Some(d) },
+        }),
     };
     let name = chooser.pick(&a.texts).map(|t| t.name.clone());
     let mut categories = Vec::new();
     for (category, type_code) in &a.categories {
         let category_name = category_names.get(category).and_then(|names| chooser.pick(names)).cloned();
-        let type_name = type_code.as_ref().and_then(|t| type_names.get(t)).and_then(|names| chooser.pick(names)).cloned();
-        categories.push(TourActivityCategory { category_code: category_code(category), category_name, type_code: type_code.clone(), type_name });
+        let type_name =
+            type_code.as_ref().and_then(|t| type_names.get(t)).and_then(|names| chooser.pick(names)).cloned();
+        categories.push(TourActivityCategory {
+            category_code: category_code(category),
+            category_name,
+            type_code: type_code.clone(),
+            type_name,
+        });
     }
     let mut product_info = Vec::new();
     let mut service_info: Vec<ActivityItemInfo> = Vec::new();
@@ -344,17 +392,28 @@ pub fn descriptive_contents(
 pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationDetails {
     let mut confirmation = Vec::new();
     if let Some(c) = &b.client_reference {
-        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: c.clone(), id_context: Some(IdContext::Client), ..UniqueId::default() });
+        confirmation.push(UniqueId {
+            r#type: ReservationIdCode::Booking,
+            id: c.clone(),
+            id_context: Some(IdContext::Client),
+            ..UniqueId::default()
+        });
     }
     if let Some(r) = &b.reference {
-        confirmation.push(UniqueId { r#type: ReservationIdCode::Booking, id: r.clone(), id_context: Some(IdContext::Internal), ..UniqueId::default() });
+        confirmation.push(UniqueId {
+            r#type: ReservationIdCode::Booking,
+            id: r.clone(),
+            id_context: Some(IdContext::Internal),
+            ..UniqueId::default()
+        });
     }
     let participant_info = b
         .participants
         .iter()
         .map(|p| ReservationParticipant {
             category: Some({
-                let code: AgeQualifyingCode = p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {});
+                let code: AgeQualifyingCode =
+                    p.category.parse().unwrap_or_else(|never: std::convert::Infallible| match never {});
                 BookedParticipantCategory { qualifier_info: age_qualifier_name(&code), qualifier_info_attr: Some(code) }
             }),
             individual: Some(ReservationIndividual {
@@ -376,7 +435,11 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
             })
             .collect()
     } else {
-        vec![ActivityPaymentInfo { amount: rt::Decimal(b.total), currency_code: b.currency.clone(), participant_id: None }]
+        vec![ActivityPaymentInfo {
+            amount: rt::Decimal(b.total),
+            currency_code: b.currency.clone(),
+            participant_id: None,
+        }]
     };
     ActivityReservationDetails {
         basic_info: BookingBasicInfo {
@@ -431,7 +494,10 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
         r#type: Some("37".into()),
         id: Some(format!("{internal}-1")),
         service_details: Some(m::ServiceDetails {
-            time_span: Some(m::LocalDateTimeSpan { start: rt::DateTime::local(b.start), end: rt::DateTime::local(b.end) }),
+            time_span: Some(m::LocalDateTimeSpan {
+                start: rt::DateTime::local(b.start),
+                end: rt::DateTime::local(b.end),
+            }),
             res_guest_rphs: (!guests.is_empty()).then_some(m::ResGuestRphs { res_guest_rph: guests }),
             cancel_penalties: penalties.clone(),
             total: Some(total(&b.currency, total_now)),
@@ -464,9 +530,19 @@ pub(crate) fn read_reservation(s: &Stored, activity_name: Option<&str>) -> Hotel
             })
         })
         .collect();
-    let id = |context, value: &String| m::HotelReservationId { res_id_type: ReservationIdCode::Booking, res_id_source_context: context, res_id_value: value.clone(), item_rph: None };
+    let id = |context, value: &String| m::HotelReservationId {
+        res_id_type: ReservationIdCode::Booking,
+        res_id_source_context: context,
+        res_id_value: value.clone(),
+        item_rph: None,
+    };
     let mut ids = vec![id(ResIdSourceContext::Client, &client), id(ResIdSourceContext::Internal, &internal)];
-    ids.push(m::HotelReservationId { res_id_type: ReservationIdCode::Item, res_id_source_context: ResIdSourceContext::Internal, res_id_value: format!("{internal}-1"), item_rph: Some(1) });
+    ids.push(m::HotelReservationId {
+        res_id_type: ReservationIdCode::Item,
+        res_id_source_context: ResIdSourceContext::Internal,
+        res_id_value: format!("{internal}-1"),
+        item_rph: Some(1),
+    });
     let head = BookingHead {
         internal_ref: internal,
         client_ref: client,

@@ -3,7 +3,10 @@
 //! path); what they ask is then checked and priced by the [`rules`](super::rules).
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
-use ota_messages::common::{ActivityChoice, ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode, ReservationIdCode};
+use ota_messages::common::{
+    ActivityChoice, ActivityLocation, ErrorCode, ErrorWarningType, IdContext, PricingMethod, RegionCode,
+    ReservationIdCode,
+};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRq;
 use ota_messages::tour_activity_book::{BookingInfo, OtaTourActivityBookRq};
 use rust_decimal::Decimal;
@@ -21,7 +24,10 @@ use crate::errors::Problem;
 /// nothing.
 pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) -> Result<Selection, Vec<Problem>> {
     if locations.is_empty() {
-        return Err(vec![Problem::required("A location is required: a Source hotel code, a Service product code or an area.").at(tag)]);
+        return Err(vec![
+            Problem::required("A location is required: a Source hotel code, a Service product code or an area.")
+                .at(tag),
+        ]);
     }
     let mut problems = Vec::new();
     let mut named: Vec<String> = Vec::new();
@@ -35,7 +41,10 @@ pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) 
             let area_code = match &loc.region.region_code {
                 Some(RegionCode::Other(c)) if !c.trim().is_empty() => Some(c.trim()),
                 Some(known @ (RegionCode::HotelCode | RegionCode::Product)) => {
-                    problems.push(Problem::required(format!("RegionCode {} needs the code as the Region text.", known.as_str())).at(at));
+                    problems.push(
+                        Problem::required(format!("RegionCode {} needs the code as the Region text.", known.as_str()))
+                            .at(at),
+                    );
                     continue;
                 }
                 _ => None,
@@ -58,11 +67,15 @@ pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) 
             }
             RegionCode::Product => match catalogue.of_product(code) {
                 Some(a) => named.push(a.id.clone()),
-                None => problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Unknown product code {code:?}.")).at(at)),
+                None => problems
+                    .push(Problem::biz(ErrorCode::InvalidValue, format!("Unknown product code {code:?}.")).at(at)),
             },
             RegionCode::Other(other) => problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("RegionCode {other:?} is not supported; use HotelCode or Product."))
-                    .at(format!("{at}/@RegionCode")),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("RegionCode {other:?} is not supported; use HotelCode or Product."),
+                )
+                .at(format!("{at}/@RegionCode")),
             ),
         }
     }
@@ -83,19 +96,40 @@ pub fn select(catalogue: &Catalogue, locations: &[ActivityLocation], tag: &str) 
 /// ([`select`]) and OpenTravel's `BasicInfo` naming one activity by `TourActivityID` or
 /// `SupplierProductCode`, taken first, as a Service location with its product code would be
 /// (an empty `BasicInfo`, the service's form, names none).
-pub fn activities_asked(catalogue: &Catalogue, basic: Option<&ActivityChoice>, locations: &[ActivityLocation], tag: &str, locations_tag: &str) -> Result<Selection, Vec<Problem>> {
+pub fn activities_asked(
+    catalogue: &Catalogue,
+    basic: Option<&ActivityChoice>,
+    locations: &[ActivityLocation],
+    tag: &str,
+    locations_tag: &str,
+) -> Result<Selection, Vec<Problem>> {
     let Some(basic) = basic.filter(|b| b.tour_activity_id.is_some() || b.supplier_product_code.is_some()) else {
         return select(catalogue, locations, locations_tag);
     };
     let at = format!("{tag}/BasicInfo");
-    let named = match (basic.tour_activity_id.as_deref().map(str::trim), basic.supplier_product_code.as_deref().map(str::trim)) {
-        (Some(id), _) if !id.is_empty() => catalogue.activity(id).ok_or_else(|| vec![Problem::biz(ErrorCode::InvalidValue, format!("Unknown TourActivityID {id:?}.")).at(format!("{at}/@TourActivityID"))])?,
-        (_, Some(code)) if !code.is_empty() => catalogue
-            .of_product(code)
-            .ok_or_else(|| vec![Problem::biz(ErrorCode::InvalidValue, format!("Unknown product code {code:?}.")).at(format!("{at}/@SupplierProductCode"))])?,
-        _ => return Err(vec![Problem::required("BasicInfo names the activity by TourActivityID or SupplierProductCode.").at(at)]),
-    };
-    let mut selection = if locations.is_empty() { Selection::default() } else { select(catalogue, locations, locations_tag)? };
+    let named =
+        match (basic.tour_activity_id.as_deref().map(str::trim), basic.supplier_product_code.as_deref().map(str::trim))
+        {
+            (Some(id), _) if !id.is_empty() => catalogue.activity(id).ok_or_else(|| {
+                vec![
+                    Problem::biz(ErrorCode::InvalidValue, format!("Unknown TourActivityID {id:?}."))
+                        .at(format!("{at}/@TourActivityID")),
+                ]
+            })?,
+            (_, Some(code)) if !code.is_empty() => catalogue.of_product(code).ok_or_else(|| {
+                vec![
+                    Problem::biz(ErrorCode::InvalidValue, format!("Unknown product code {code:?}."))
+                        .at(format!("{at}/@SupplierProductCode")),
+                ]
+            })?,
+            _ => {
+                return Err(vec![
+                    Problem::required("BasicInfo names the activity by TourActivityID or SupplierProductCode.").at(at),
+                ]);
+            }
+        };
+    let mut selection =
+        if locations.is_empty() { Selection::default() } else { select(catalogue, locations, locations_tag)? };
     selection.ids.retain(|id| *id != named.id);
     selection.ids.insert(0, named.id.clone());
     Ok(selection)
@@ -111,14 +145,19 @@ pub fn availability_query(rq: &OtaTourActivityAvailRq) -> Result<AvailabilityQue
     }
     let mut party: Vec<PartyCategory> = Vec::new();
     if ta.participant_count.is_empty() {
-        problems.push(Problem::required("At least one ParticipantCount is required.").at(format!("{AVAIL}/ParticipantCount")));
+        problems.push(
+            Problem::required("At least one ParticipantCount is required.").at(format!("{AVAIL}/ParticipantCount")),
+        );
     }
     for (i, pc) in ta.participant_count.iter().enumerate() {
         let category = pc.qualifier_info.as_str().trim().to_string();
         if pc.quantity > MAX_PARTICIPANTS {
             problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Quantity {} is above the limit of {MAX_PARTICIPANTS}.", pc.quantity))
-                    .at(format!("{AVAIL}/ParticipantCount[{}]/@Quantity", i + 1)),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("Quantity {} is above the limit of {MAX_PARTICIPANTS}.", pc.quantity),
+                )
+                .at(format!("{AVAIL}/ParticipantCount[{}]/@Quantity", i + 1)),
             );
             continue;
         }
@@ -130,8 +169,11 @@ pub fn availability_query(rq: &OtaTourActivityAvailRq) -> Result<AvailabilityQue
     let size: u64 = party.iter().map(|c| c.quantity).sum();
     if problems.is_empty() && !(1..=MAX_PARTICIPANTS).contains(&size) {
         problems.push(
-            Problem::biz(ErrorCode::InvalidValue, format!("The party has {size} participants; between 1 and {MAX_PARTICIPANTS} are allowed."))
-                .at(format!("{AVAIL}/ParticipantCount")),
+            Problem::biz(
+                ErrorCode::InvalidValue,
+                format!("The party has {size} participants; between 1 and {MAX_PARTICIPANTS} are allowed."),
+            )
+            .at(format!("{AVAIL}/ParticipantCount")),
         );
     }
     party.retain(|c| c.quantity > 0);
@@ -144,15 +186,21 @@ pub fn availability_query(rq: &OtaTourActivityAvailRq) -> Result<AvailabilityQue
             Some(PricingMethod::PerGroup) | None => Some(false),
             Some(PricingMethod::Other(m)) => {
                 problems.push(
-                    Problem::biz(ErrorCode::InvalidValue, format!("Pricing method {m:?} is not supported; use PerPerson or PerGroup."))
-                        .at(format!("{gp_tag}/Method")),
+                    Problem::biz(
+                        ErrorCode::InvalidValue,
+                        format!("Pricing method {m:?} is not supported; use PerPerson or PerGroup."),
+                    )
+                    .at(format!("{gp_tag}/Method")),
                 );
                 None
             }
         };
         if let (Some(per_person), Some(max)) = (per_person, &gp.maximum_price) {
             if max.amount.0.is_sign_negative() {
-                problems.push(Problem::biz(ErrorCode::InvalidValue, "MaximumPrice@Amount is negative.").at(format!("{gp_tag}/MaximumPrice/@Amount")));
+                problems.push(
+                    Problem::biz(ErrorCode::InvalidValue, "MaximumPrice@Amount is negative.")
+                        .at(format!("{gp_tag}/MaximumPrice/@Amount")),
+                );
             } else {
                 limit = Some(PriceLimit { per_person, amount: max.amount.0, currency: max.currency_code.clone() });
             }
@@ -175,7 +223,12 @@ fn client_reference(rq: &OtaTourActivityBookRq) -> Option<&str> {
 /// as the request can be understood). `commit`: a Client reference is then required; `utc`:
 /// now, compared as a local time of the activity's place (dates before its today, a service that
 /// has begun and dates more than [`MAX_DAYS_AHEAD`] days ahead are refused).
-pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: bool, utc: DateTime<Utc>) -> Result<Priced, Vec<Problem>> {
+pub fn price_booking(
+    catalogue: &Catalogue,
+    rq: &OtaTourActivityBookRq,
+    commit: bool,
+    utc: DateTime<Utc>,
+) -> Result<Priced, Vec<Problem>> {
     let info = &rq.booking_info;
     let mut problems = Vec::new();
     // Now in the activity's place (its sessions are local times there); UTC for an unknown one,
@@ -186,16 +239,21 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
         Some(id) => {
             if id.is_empty() || id.chars().count() > MAX_REFERENCE_LEN {
                 problems.push(
-                    Problem::biz(ErrorCode::InvalidValue, format!("The Client reference must have 1 to {MAX_REFERENCE_LEN} characters."))
-                        .at(format!("{BOOK}/TPA_Extensions/UniqueID/@ID")),
+                    Problem::biz(
+                        ErrorCode::InvalidValue,
+                        format!("The Client reference must have 1 to {MAX_REFERENCE_LEN} characters."),
+                    )
+                    .at(format!("{BOOK}/TPA_Extensions/UniqueID/@ID")),
                 );
             }
             Some(id.to_string())
         }
         None if commit => {
             problems.push(
-                Problem::required("A Commit needs the partner's booking reference: UniqueID Type 36 with ID_Context Client.")
-                    .at(format!("{BOOK}/TPA_Extensions/UniqueID")),
+                Problem::required(
+                    "A Commit needs the partner's booking reference: UniqueID Type 36 with ID_Context Client.",
+                )
+                .at(format!("{BOOK}/TPA_Extensions/UniqueID")),
             );
             None
         }
@@ -218,7 +276,10 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
             .at(format!("{INFO}/Schedule")),
         );
     } else if date < now.date() {
-        problems.push(Problem::biz(ErrorCode::StartDateInvalid, format!("The date {date} is in the past.")).at(format!("{INFO}/Schedule/@Start")));
+        problems.push(
+            Problem::biz(ErrorCode::StartDateInvalid, format!("The date {date} is in the past."))
+                .at(format!("{INFO}/Schedule/@Start")),
+        );
     } else if date > last_bookable(now.date()) {
         problems.push(
             Problem::biz(
@@ -241,22 +302,41 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
     // The activity, product and service.
     let Some(activity) = catalogue.activity(activity_id) else {
         return Err(vec![
-            Problem::biz(ErrorCode::InvalidValue, format!("Unknown tour activity {activity_id:?}.")).at(format!("{INFO}/BasicInfo/@TourActivityID")),
+            Problem::biz(ErrorCode::InvalidValue, format!("Unknown tour activity {activity_id:?}."))
+                .at(format!("{INFO}/BasicInfo/@TourActivityID")),
         ]);
     };
-    let product = pick(&activity.products, info.basic_info.supplier_product_code.as_deref(), |p| &p.code, "product", "SupplierProductCode")
-        .map_err(|p| vec![p])?;
+    let product = pick(
+        &activity.products,
+        info.basic_info.supplier_product_code.as_deref(),
+        |p| &p.code,
+        "product",
+        "SupplierProductCode",
+    )
+    .map_err(|p| vec![p])?;
     // Without a SupplierServiceCode (OpenTravel has none), the service the request describes:
     // with a PickupDropoff a transfer service, without one a service without transfer.
-    let described: Vec<&Service> = product.services.iter().filter(|s| s.transfer == info.pickup_dropoff.is_some()).collect();
+    let described: Vec<&Service> =
+        product.services.iter().filter(|s| s.transfer == info.pickup_dropoff.is_some()).collect();
     let candidates: Vec<&Service> = match info.basic_info.supplier_service_code {
         None if !described.is_empty() => described,
         _ => product.services.iter().collect(),
     };
-    let service = *pick(&candidates, info.basic_info.supplier_service_code.as_deref(), |s| &s.code, "service", "SupplierServiceCode").map_err(|p| vec![p])?;
+    let service = *pick(
+        &candidates,
+        info.basic_info.supplier_service_code.as_deref(),
+        |s| &s.code,
+        "service",
+        "SupplierServiceCode",
+    )
+    .map_err(|p| vec![p])?;
     let Some(session) = product.session(date) else {
         return Err(vec![
-            Problem::biz(ErrorCode::InvalidDate, format!("Product {} of {} does not run on {date}.", product.code, activity.id)).at(format!("{INFO}/Schedule/@Start")),
+            Problem::biz(
+                ErrorCode::InvalidDate,
+                format!("Product {} of {} does not run on {date}.", product.code, activity.id),
+            )
+            .at(format!("{INFO}/Schedule/@Start")),
         ]);
     };
 
@@ -268,15 +348,20 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
     let begins = service.span(session, hotel).start;
     if begins <= now {
         problems.push(
-            Problem::biz(ErrorCode::StartDateInvalid, format!("The service of {date} began at {}; it can no longer be booked.", begins.time()))
-                .at(format!("{INFO}/Schedule/@Start")),
+            Problem::biz(
+                ErrorCode::StartDateInvalid,
+                format!("The service of {date} began at {}; it can no longer be booked.", begins.time()),
+            )
+            .at(format!("{INFO}/Schedule/@Start")),
         );
     }
     if !problems.is_empty() {
         return Err(problems);
     }
     let Some(total) = participants.iter().try_fold(Decimal::ZERO, |sum, p| sum.checked_add(p.amount)) else {
-        return Err(vec![Problem::biz(ErrorCode::InvalidValue, "The total is out of range.").at(format!("{INFO}/ParticipantInfo"))]);
+        return Err(vec![
+            Problem::biz(ErrorCode::InvalidValue, "The total is out of range.").at(format!("{INFO}/ParticipantInfo")),
+        ]);
     };
     let span = service.span(session, hotel);
     let booking = Booking {
@@ -297,13 +382,18 @@ pub fn price_booking(catalogue: &Catalogue, rq: &OtaTourActivityBookRq, commit: 
 }
 
 /// Finds the product or service a code names; without a code, the only one there is.
-fn pick<'a, T>(items: &'a [T], code: Option<&str>, code_of: impl Fn(&T) -> &String, what: &str, attr: &str) -> Result<&'a T, Problem> {
+fn pick<'a, T>(
+    items: &'a [T],
+    code: Option<&str>,
+    code_of: impl Fn(&T) -> &String,
+    what: &str,
+    attr: &str,
+) -> Result<&'a T, Problem> {
     let tag = format!("{INFO}/BasicInfo/@{attr}");
     match code.map(str::trim) {
-        Some(code) => items
-            .iter()
-            .find(|x| code_of(x) == code)
-            .ok_or_else(|| Problem::biz(ErrorCode::InvalidValue, format!("Unknown {what} {code:?} for this activity.")).at(tag)),
+        Some(code) => items.iter().find(|x| code_of(x) == code).ok_or_else(|| {
+            Problem::biz(ErrorCode::InvalidValue, format!("Unknown {what} {code:?} for this activity.")).at(tag)
+        }),
         None => match items {
             [only] => Ok(only),
             _ => {
@@ -318,10 +408,15 @@ fn pick<'a, T>(items: &'a [T], code: Option<&str>, code_of: impl Fn(&T) -> &Stri
 /// category, a unique `ParticipantID` and a person's age.
 fn check_participants(info: &BookingInfo, problems: &mut Vec<Problem>) {
     if info.participant_info.is_empty() {
-        problems.push(Problem::required("At least one ParticipantInfo is required.").at(format!("{INFO}/ParticipantInfo")));
+        problems
+            .push(Problem::required("At least one ParticipantInfo is required.").at(format!("{INFO}/ParticipantInfo")));
     } else if info.participant_info.len() as u64 > MAX_PARTICIPANTS {
         problems.push(
-            Problem::biz(ErrorCode::InvalidValue, format!("At most {MAX_PARTICIPANTS} participants can be booked at once.")).at(format!("{INFO}/ParticipantInfo")),
+            Problem::biz(
+                ErrorCode::InvalidValue,
+                format!("At most {MAX_PARTICIPANTS} participants can be booked at once."),
+            )
+            .at(format!("{INFO}/ParticipantInfo")),
         );
     }
     let mut seen = Vec::new();
@@ -329,12 +424,19 @@ fn check_participants(info: &BookingInfo, problems: &mut Vec<Problem>) {
         let at = format!("{INFO}/ParticipantInfo[{}]", i + 1);
         match p.category.as_ref().map(|c| (&c.qualifier_info_attr, &c.qualifier_info)) {
             None | Some((None, None)) => {
-                problems.push(Problem::required("The participant's Category (QualifierInfo) is required.").at(format!("{at}/Category")));
+                problems.push(
+                    Problem::required("The participant's Category (QualifierInfo) is required.")
+                        .at(format!("{at}/Category")),
+                );
             }
             Some((Some(attr), Some(element))) if attr != element => problems.push(
                 Problem::biz(
                     ErrorCode::InvalidValue,
-                    format!("Category@QualifierInfo {:?} and Category/QualifierInfo {:?} name two categories; give one.", attr.as_str(), element.as_str()),
+                    format!(
+                        "Category@QualifierInfo {:?} and Category/QualifierInfo {:?} name two categories; give one.",
+                        attr.as_str(),
+                        element.as_str()
+                    ),
                 )
                 .at(format!("{at}/Category/QualifierInfo")),
             ),
@@ -342,26 +444,41 @@ fn check_participants(info: &BookingInfo, problems: &mut Vec<Problem>) {
         }
         let individual = p.individual.as_ref();
         match individual.and_then(|ind| ind.participant_id) {
-            None => problems.push(Problem::required("The participant's Individual@ParticipantID is required.").at(format!("{at}/Individual/@ParticipantID"))),
-            Some(id) if i64::try_from(id).is_err() => problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is too large; at most {}.", i64::MAX))
+            None => problems.push(
+                Problem::required("The participant's Individual@ParticipantID is required.")
                     .at(format!("{at}/Individual/@ParticipantID")),
             ),
+            Some(id) if i64::try_from(id).is_err() => problems.push(
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("ParticipantID {id} is too large; at most {}.", i64::MAX),
+                )
+                .at(format!("{at}/Individual/@ParticipantID")),
+            ),
             Some(id) if seen.contains(&id) => problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("ParticipantID {id} is used twice; it must be unique within the request."))
-                    .at(format!("{at}/Individual/@ParticipantID")),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("ParticipantID {id} is used twice; it must be unique within the request."),
+                )
+                .at(format!("{at}/Individual/@ParticipantID")),
             ),
             Some(id) => seen.push(id),
         }
         if let Some(age) = individual.and_then(|ind| ind.age)
             && age > 150
         {
-            problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150).")).at(format!("{at}/Individual/@Age")));
+            problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150)."))
+                    .at(format!("{at}/Individual/@Age")),
+            );
         }
         if let Some(age) = p.category.as_ref().and_then(|c| c.age)
             && age > 150
         {
-            problems.push(Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150).")).at(format!("{at}/Category/@Age")));
+            problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Age {age} is not a person's age (0 to 150)."))
+                    .at(format!("{at}/Category/@Age")),
+            );
         }
     }
 }
@@ -390,8 +507,11 @@ fn priced_participants(info: &BookingInfo, service: &Service, problems: &mut Vec
                 amount,
             }),
             None => problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Participant category {category:?} is not offered by service {}.", service.code))
-                    .at(format!("{INFO}/ParticipantInfo[{}]/Category/@QualifierInfo", i + 1)),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("Participant category {category:?} is not offered by service {}.", service.code),
+                )
+                .at(format!("{INFO}/ParticipantInfo[{}]/Category/@QualifierInfo", i + 1)),
             ),
         }
     }
@@ -413,7 +533,11 @@ fn schedule(info: &BookingInfo, problems: &mut Vec<Problem>) -> Option<(NaiveDat
         });
         if parsed.is_none() {
             problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("{attribute} {value:?} is not a calendar date (and time).")).at(format!("{INFO}/Schedule/@{attribute}")),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("{attribute} {value:?} is not a calendar date (and time)."),
+                )
+                .at(format!("{INFO}/Schedule/@{attribute}")),
             );
         }
         parsed
@@ -442,21 +566,29 @@ fn pickup_of<'c>(
     let mut pickup = None;
     let mut hotel = None;
     match (&info.pickup_dropoff, service.transfer) {
-        (None, true) => problems
-            .push(Problem::required(format!("Pickup data is required for the transfer service {:?}.", service.code)).at(format!("{INFO}/PickupDropoff"))),
+        (None, true) => problems.push(
+            Problem::required(format!("Pickup data is required for the transfer service {:?}.", service.code))
+                .at(format!("{INFO}/PickupDropoff")),
+        ),
         (Some(pd), true) => {
             let location = pd.location_name.as_deref().map(str::trim).unwrap_or_default();
             if location.is_empty() {
                 problems.push(
-                    Problem::required("PickupDropoff@LocationName (the hotel's code or name) is required for a transfer.").at(format!("{INFO}/PickupDropoff/@LocationName")),
+                    Problem::required(
+                        "PickupDropoff@LocationName (the hotel's code or name) is required for a transfer.",
+                    )
+                    .at(format!("{INFO}/PickupDropoff/@LocationName")),
                 );
             } else {
                 hotel = activity.pickup_hotel(location);
                 if hotel.is_none() && activity.pickup_hotels().next().is_some() {
                     let known: Vec<&str> = activity.pickup_hotels().map(|h| h.code.as_str()).collect();
                     problems.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("No pickup at {location:?}; pickups are at {}.", known.join(", ")))
-                            .at(format!("{INFO}/PickupDropoff/@LocationName")),
+                        Problem::biz(
+                            ErrorCode::InvalidValue,
+                            format!("No pickup at {location:?}; pickups are at {}.", known.join(", ")),
+                        )
+                        .at(format!("{INFO}/PickupDropoff/@LocationName")),
                     );
                 }
             }
@@ -464,14 +596,21 @@ fn pickup_of<'c>(
             let date_time = match pd.date_time {
                 Some(dt) if dt.local.date() != date => {
                     problems.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is not on the booking date {date}.")).at(format!("{INFO}/PickupDropoff/@DateTime")),
+                        Problem::biz(
+                            ErrorCode::InvalidValue,
+                            format!("The pickup ({dt}) is not on the booking date {date}."),
+                        )
+                        .at(format!("{INFO}/PickupDropoff/@DateTime")),
                     );
                     default_time
                 }
                 Some(dt) if dt.local > session.start => {
                     problems.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("The pickup ({dt}) is after the start of the activity ({}).", session.start))
-                            .at(format!("{INFO}/PickupDropoff/@DateTime")),
+                        Problem::biz(
+                            ErrorCode::InvalidValue,
+                            format!("The pickup ({dt}) is after the start of the activity ({}).", session.start),
+                        )
+                        .at(format!("{INFO}/PickupDropoff/@DateTime")),
                     );
                     default_time
                 }
@@ -483,8 +622,12 @@ fn pickup_of<'c>(
             pickup = Some(Pickup { date_time, location_name, pickup_ind: pd.pickup_ind.unwrap_or(true) });
         }
         (Some(_), false) => advisories.push(
-            Problem::new(ErrorWarningType::Advisory, ErrorCode::InvalidValue, format!("Service {:?} has no transfer; PickupDropoff was ignored.", service.code))
-                .at(format!("{INFO}/PickupDropoff")),
+            Problem::new(
+                ErrorWarningType::Advisory,
+                ErrorCode::InvalidValue,
+                format!("Service {:?} has no transfer; PickupDropoff was ignored.", service.code),
+            )
+            .at(format!("{INFO}/PickupDropoff")),
         ),
         (None, false) => {}
     }

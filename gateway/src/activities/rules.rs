@@ -38,7 +38,11 @@ pub const ADULT: &str = "10";
 /// Checks a request's date range: End not before Start, at most [`MAX_RANGE_DAYS`] days.
 pub fn check_range(start: NaiveDate, end: NaiveDate, tag: &str) -> Result<(), Problem> {
     if end < start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("The end date ({end}) is before the start date ({start}).")).at(tag));
+        return Err(Problem::biz(
+            ErrorCode::InvalidStartEndDateCombination,
+            format!("The end date ({end}) is before the start date ({start})."),
+        )
+        .at(tag));
     }
     let days = (end - start).num_days() + 1;
     if days > MAX_RANGE_DAYS {
@@ -93,7 +97,11 @@ pub fn price_party(s: &Service, party: &[PartyCategory]) -> Option<PartyPrice> {
         let amount = unit.checked_mul(Decimal::from(c.quantity))?;
         out = Some(match out {
             None => PartyPrice { total: amount, highest_unit: unit, lowest_unit: unit },
-            Some(p) => PartyPrice { total: p.total.checked_add(amount)?, highest_unit: p.highest_unit.max(unit), lowest_unit: p.lowest_unit.min(unit) },
+            Some(p) => PartyPrice {
+                total: p.total.checked_add(amount)?,
+                highest_unit: p.highest_unit.max(unit),
+                lowest_unit: p.lowest_unit.min(unit),
+            },
         });
     }
     out
@@ -149,8 +157,11 @@ pub fn check_against(query: &AvailabilityQuery, activities: &[&Activity]) -> Res
     for c in &query.party {
         if services().next().is_some() && !services().any(|s| s.price(&c.category).is_some()) {
             problems.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Participant category {:?} is not offered by the selected activities.", c.category))
-                    .at(format!("{AVAIL}/ParticipantCount[{}]/QualifierInfo", c.position)),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("Participant category {:?} is not offered by the selected activities.", c.category),
+                )
+                .at(format!("{AVAIL}/ParticipantCount[{}]/QualifierInfo", c.position)),
             );
         }
     }
@@ -158,8 +169,11 @@ pub fn check_against(query: &AvailabilityQuery, activities: &[&Activity]) -> Res
         && let Some(other) = services().map(|s| s.currency.as_str()).find(|c| *c != currency)
     {
         problems.push(
-            Problem::biz(ErrorCode::InvalidCurrencyCode, format!("MaximumPrice is in {currency}; the prices are in {other}."))
-                .at(format!("{AVAIL}/MultimodalOffer/RequestedOffer/GuidelinePricing/MaximumPrice/@CurrencyCode")),
+            Problem::biz(
+                ErrorCode::InvalidCurrencyCode,
+                format!("MaximumPrice is in {currency}; the prices are in {other}."),
+            )
+            .at(format!("{AVAIL}/MultimodalOffer/RequestedOffer/GuidelinePricing/MaximumPrice/@CurrencyCode")),
         );
     }
     if problems.is_empty() { Ok(()) } else { Err(problems) }
@@ -238,7 +252,11 @@ pub type Priced = (Booking, Vec<Problem>);
 
 /// The error of a booking that does not fit the places left.
 pub fn no_availability(service_code: &str, date: NaiveDate, left: i64, size: usize) -> Problem {
-    Problem::biz(ErrorCode::NoAvailability, format!("Service {service_code} has {left} place(s) left on {date}; {size} requested.")).at(format!("{INFO}/Schedule"))
+    Problem::biz(
+        ErrorCode::NoAvailability,
+        format!("Service {service_code} has {left} place(s) left on {date}; {size} requested."),
+    )
+    .at(format!("{INFO}/Schedule"))
 }
 
 /// The warning of a repeated Commit that asked for something else than the booking made.
@@ -258,15 +276,21 @@ pub fn already_booked(stored: &Booking) -> Problem {
 pub fn reference_taken(b: &Booking) -> Problem {
     Problem::biz(
         ErrorCode::ReservationAlreadyExists,
-        format!("Client reference {:?} names a hotel booking already; each booking needs its own.", b.client_reference.as_deref().unwrap_or_default()),
+        format!(
+            "Client reference {:?} names a hotel booking already; each booking needs its own.",
+            b.client_reference.as_deref().unwrap_or_default()
+        ),
     )
     .at(format!("{BOOK}/TPA_Extensions/UniqueID"))
 }
 
 /// The error of a Commit whose service left the catalogue while it was made.
 pub fn service_gone(b: &Booking) -> Problem {
-    Problem::biz(ErrorCode::InvalidValue, format!("Service {} of product {} of {} is no longer offered.", b.service_code, b.product_code, b.activity_id))
-        .at(format!("{INFO}/BasicInfo"))
+    Problem::biz(
+        ErrorCode::InvalidValue,
+        format!("Service {} of product {} of {} is no longer offered.", b.service_code, b.product_code, b.activity_id),
+    )
+    .at(format!("{INFO}/BasicInfo"))
 }
 
 /// Where an availability request's activity is (the `Tag` of its problems).
@@ -290,8 +314,14 @@ mod tests {
     #[test]
     fn ranges_are_at_most_28_days_and_in_order() {
         assert!(check_range(d("2030-01-01"), d("2030-01-28"), "/t").is_ok());
-        assert_eq!(check_range(d("2030-01-01"), d("2030-01-29"), "/t").unwrap_err().code, ErrorCode::SearchCriteriaInvalid);
-        assert_eq!(check_range(d("2030-01-02"), d("2030-01-01"), "/t").unwrap_err().code, ErrorCode::InvalidStartEndDateCombination);
+        assert_eq!(
+            check_range(d("2030-01-01"), d("2030-01-29"), "/t").unwrap_err().code,
+            ErrorCode::SearchCriteriaInvalid
+        );
+        assert_eq!(
+            check_range(d("2030-01-02"), d("2030-01-01"), "/t").unwrap_err().code,
+            ErrorCode::InvalidStartEndDateCombination
+        );
     }
 
     #[test]
@@ -308,10 +338,16 @@ mod tests {
             prices: [("10".to_string(), Decimal::new(2950, 2)), ("8".to_string(), Decimal::new(1475, 2))].into(),
         };
         let party = |cats: &[(&str, u64)]| {
-            cats.iter().enumerate().map(|(i, (c, q))| PartyCategory { category: c.to_string(), quantity: *q, position: i + 1 }).collect::<Vec<_>>()
+            cats.iter()
+                .enumerate()
+                .map(|(i, (c, q))| PartyCategory { category: c.to_string(), quantity: *q, position: i + 1 })
+                .collect::<Vec<_>>()
         };
         let p = price_party(&s, &party(&[("10", 2), ("8", 1)])).unwrap();
-        assert_eq!((p.total, p.highest_unit, p.lowest_unit), (Decimal::new(7375, 2), Decimal::new(2950, 2), Decimal::new(1475, 2)));
+        assert_eq!(
+            (p.total, p.highest_unit, p.lowest_unit),
+            (Decimal::new(7375, 2), Decimal::new(2950, 2), Decimal::new(1475, 2))
+        );
         assert!(price_party(&s, &party(&[("7", 1)])).is_none());
         let per_person = PriceLimit { per_person: true, amount: Decimal::new(30, 0), currency: None };
         let per_group = PriceLimit { per_person: false, amount: Decimal::new(30, 0), currency: None };

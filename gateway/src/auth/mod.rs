@@ -27,9 +27,9 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use argon2::Argon2;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use argon2::password_hash::{PasswordHasher, SaltString};
-use argon2::Argon2;
 use blake2::Blake2bMac512;
 use blake2::digest::Mac;
 use ota_messages::common::{Pos, RequestorIdCode};
@@ -37,11 +37,11 @@ use subtle::ConstantTimeEq;
 
 use crate::errors::Problem;
 use crate::metrics;
-use crate::shared::log_text::LogText;
 use crate::requestors::{Directory, Requestor, StoredRequestor};
+use crate::shared::log_text::LogText;
 
-pub use pool::Pool;
 pub use crate::config::ThrottleSettings;
+pub use pool::Pool;
 pub use throttle::Throttle;
 
 /// A password could not be hashed.
@@ -62,7 +62,8 @@ pub fn hash_password(password: &str) -> Result<String, HashError> {
 
 /// A hash of a password nobody knows, with the same cost as [`hash_password`]'s: verified
 /// against when the requestor does not exist, so that case takes as long as a wrong password.
-const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$8R0xk3yZJdRcgbQdMwV5Ww$LS3a0GzH7Gzq1cE5mWwpdCcOHZ2Yy6vvoxmS0W+Cm0c";
+const DUMMY_HASH: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$8R0xk3yZJdRcgbQdMwV5Ww$LS3a0GzH7Gzq1cE5mWwpdCcOHZ2Yy6vvoxmS0W+Cm0c";
 
 /// The credentials read from a POS. Deliberately not `Debug`: it holds the password.
 struct Presented<'a> {
@@ -139,7 +140,9 @@ impl Flights {
             map.entry(key).or_default().clone()
         };
         let turn = match deadline {
-            Some(d) => tokio::time::timeout_at(tokio::time::Instant::from_std(d), lock.lock_owned()).await.map_err(|_| ())?,
+            Some(d) => {
+                tokio::time::timeout_at(tokio::time::Instant::from_std(d), lock.lock_owned()).await.map_err(|_| ())?
+            }
             None => lock.lock_owned().await,
         };
         Ok(Flight { flights: self, key, turn })
@@ -177,7 +180,13 @@ impl Authenticator {
     /// Checks the POS of a request from `client` (the client's address, when known) against
     /// the requestors. Failures say nothing about which part was wrong. `deadline`: when the
     /// request gives up (a password check not started by then is not carried out).
-    pub async fn authenticate(&self, requestors: &Directory, pos: &Pos, client: Option<IpAddr>, deadline: Option<Instant>) -> Result<Requestor, Problem> {
+    pub async fn authenticate(
+        &self,
+        requestors: &Directory,
+        pos: &Pos,
+        client: Option<IpAddr>,
+        deadline: Option<Instant>,
+    ) -> Result<Requestor, Problem> {
         let Some(p) = presented(pos) else {
             tracing::info!(reason = "pos", "authentication failed");
             metrics::auth_failure();
@@ -186,7 +195,9 @@ impl Authenticator {
         let row = requestors.get(p.id);
         // Everything but the password, checked first: the cache is only asked when all of it
         // is right, so that a right password in a failing request costs what a wrong one does.
-        let rest_ok = row.is_some_and(|r| r.active && bool::from(r.id_context.as_bytes().ct_eq(p.id_context.as_bytes())) && r.allows(client));
+        let rest_ok = row.is_some_and(|r| {
+            r.active && bool::from(r.id_context.as_bytes().ct_eq(p.id_context.as_bytes())) && r.allows(client)
+        });
         let phc = row.map(|r| r.password_hash.as_str());
         let verified_recently = || match (rest_ok, phc, &self.cache) {
             (true, Some(phc), Some(cache)) => cache.hit(p.id, phc, p.password),
@@ -220,7 +231,9 @@ impl Authenticator {
                 // request's time): a flood's connections then send little, at no argon2 cost.
                 let mut wait = refused.remaining.min(TARPIT);
                 if let Some(deadline) = deadline {
-                    wait = wait.min(deadline.saturating_duration_since(Instant::now()).saturating_sub(Duration::from_millis(50)));
+                    wait = wait.min(
+                        deadline.saturating_duration_since(Instant::now()).saturating_sub(Duration::from_millis(50)),
+                    );
                 }
                 tokio::time::sleep(wait).await;
                 return Err(Problem::authentication());
@@ -345,9 +358,7 @@ impl VerifiedCache {
         let Ok(entries) = self.entries.lock() else {
             return false;
         };
-        entries
-            .get(id)
-            .is_some_and(|e| e.at.elapsed() < Self::TTL && e.phc == phc && bool::from(e.mac.ct_eq(&mac)))
+        entries.get(id).is_some_and(|e| e.at.elapsed() < Self::TTL && e.phc == phc && bool::from(e.mac.ct_eq(&mac)))
     }
 
     fn insert(&self, id: &str, phc: &str, password: &str) {
@@ -376,7 +387,10 @@ mod tests {
         let hash = argon2::password_hash::PasswordHash::new(DUMMY_HASH).unwrap();
         let params = argon2::Params::try_from(&hash).unwrap();
         let default = argon2::Params::default();
-        assert_eq!((params.m_cost(), params.t_cost(), params.p_cost()), (default.m_cost(), default.t_cost(), default.p_cost()));
+        assert_eq!(
+            (params.m_cost(), params.t_cost(), params.p_cost()),
+            (default.m_cost(), default.t_cost(), default.p_cost())
+        );
         assert_eq!(hash.algorithm.as_str(), "argon2id");
     }
 

@@ -131,7 +131,9 @@ struct IdEntry {
 
 impl IdEntry {
     fn trusts(&self, addr: Option<AddressKey>, now: Instant) -> bool {
-        addr.is_some_and(|a| self.trusted.iter().any(|(t, at)| *t == a && now.saturating_duration_since(*at) < TRUST_FOR))
+        addr.is_some_and(|a| {
+            self.trusted.iter().any(|(t, at)| *t == a && now.saturating_duration_since(*at) < TRUST_FOR)
+        })
     }
 
     fn stale(&self, now: Instant, s: &Settings) -> bool {
@@ -218,10 +220,7 @@ fn make_room<K: Clone + Eq + Hash, V>(
     }
     map.retain(|_, v| !stale(v));
     while map.len() >= max.max(1) {
-        let victim = map
-            .iter()
-            .min_by_key(|(_, v)| (locked(v), last(v)))
-            .map(|(k, _)| k.clone());
+        let victim = map.iter().min_by_key(|(_, v)| (locked(v), last(v))).map(|(k, _)| k.clone());
         match victim {
             Some(k) => {
                 map.remove(&k);
@@ -250,7 +249,8 @@ impl Throttle {
     pub fn admit(&self, addr: Option<IpAddr>, id: &str, now: Instant) -> Result<Admission, Refused> {
         let s = self.settings;
         let key = addr.map(AddressKey::of);
-        let mut admission = Admission { address: key, id: id.to_string(), address_undo: None, id_undo: None, locks: Vec::new() };
+        let mut admission =
+            Admission { address: key, id: id.to_string(), address_undo: None, id_undo: None, locks: Vec::new() };
         let mut addresses = if key.is_some() && s.address_failures > 0 { self.addresses.lock().ok() } else { None };
         let mut ids = if s.requestor_failures > 0 { self.ids.lock().ok() } else { None };
         let remaining = |c: &Counter| c.locked_until.map(|t| t.saturating_duration_since(now)).unwrap_or_default();
@@ -403,7 +403,14 @@ mod tests {
             assert!(t.count_failure(ip("10.0.0.1"), "X", now).is_empty());
         }
         let locks = t.count_failure(ip("10.0.0.1"), "X", now);
-        assert_eq!(locks, vec![Lock::Address { address: AddressKey::of("10.0.0.1".parse().unwrap()), failures: 4, lock: Duration::from_secs(1) }]);
+        assert_eq!(
+            locks,
+            vec![Lock::Address {
+                address: AddressKey::of("10.0.0.1".parse().unwrap()),
+                failures: 4,
+                lock: Duration::from_secs(1)
+            }]
+        );
         assert_eq!(t.check(ip("10.0.0.1"), "Y", now), Verdict::AddressLocked);
         assert_eq!(t.check(ip("10.0.0.2"), "X", now), Verdict::Check, "another address is not held");
         let later = now + Duration::from_millis(1001);
@@ -418,8 +425,14 @@ mod tests {
 
     #[test]
     fn ipv6_addresses_count_by_their_64() {
-        assert_eq!(AddressKey::of("2001:db8:1:2::1".parse().unwrap()), AddressKey::of("2001:db8:1:2:ffff::9".parse().unwrap()));
-        assert_ne!(AddressKey::of("2001:db8:1:2::1".parse().unwrap()), AddressKey::of("2001:db8:1:3::1".parse().unwrap()));
+        assert_eq!(
+            AddressKey::of("2001:db8:1:2::1".parse().unwrap()),
+            AddressKey::of("2001:db8:1:2:ffff::9".parse().unwrap())
+        );
+        assert_ne!(
+            AddressKey::of("2001:db8:1:2::1".parse().unwrap()),
+            AddressKey::of("2001:db8:1:3::1".parse().unwrap())
+        );
         assert_eq!(AddressKey::of("::ffff:10.0.0.1".parse().unwrap()), AddressKey::of("10.0.0.1".parse().unwrap()));
     }
 

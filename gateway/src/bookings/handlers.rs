@@ -11,10 +11,10 @@ use super::mapping;
 use super::reader::{self, ListQuery, READ_TAG};
 use super::rules::{self, Cancellable, Outcome, Target};
 use crate::activities::catalogue::Catalogue as ActivityCatalogue;
-use crate::hotels::catalogue::Catalogue as HotelCatalogue;
 use crate::activities::{self, mapping as activity_mapping, repo as activity_repo};
 use crate::errors::{Problem, warnings};
 use crate::hotels::booking::Booking as HotelBooking;
+use crate::hotels::catalogue::Catalogue as HotelCatalogue;
 use crate::hotels::repo::{self as hotel_repo, InventoryError, Lookup};
 use crate::hotels::rules::{inventory, next_update, outbox as hotel_outbox};
 use crate::hotels::{self, mapping as hotel_mapping};
@@ -28,16 +28,32 @@ use crate::store::Conn;
 /// `/bookread`: one booking by reference, in full, or a list of references and statuses. Only
 /// the requestor's own bookings are visible; another requestor's reference is answered like an
 /// unknown one (Code 97), so references cannot be probed.
-pub async fn read(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+pub async fn read(
+    cx: &Ctx,
+    hotels: &hotels::Area,
+    activities: &activities::Area,
+    rq: &read::OtaReadRq,
+) -> Result<read::OtaResRetrieveRs, OpError> {
     reader::only_held_kinds(rq)?;
     if rq.return_list_indicator == Some(true) { list(cx, rq).await } else { one(cx, hotels, activities, rq).await }
 }
 
-async fn one(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, OpError> {
+async fn one(
+    cx: &Ctx,
+    hotels: &hotels::Area,
+    activities: &activities::Area,
+    rq: &read::OtaReadRq,
+) -> Result<read::OtaResRetrieveRs, OpError> {
     let Target { id, by_client, by_internal, .. } = reader::read_target(rq)?;
     // The booking's row and revision first: a copy kept at that revision is the booking.
     let (owner, reference) = (cx.requestor.id.clone(), id.clone());
-    let lookup = cx.peek(move |c| Box::pin(async move { Ok(hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })).await?;
+    let lookup = cx
+        .peek(move |c| {
+            Box::pin(
+                async move { Ok(hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) },
+            )
+        })
+        .await?;
     let kept = hotels.kept.clone();
     let copy = match lookup {
         Lookup::Found(at) => kept.bookings.get(at),
@@ -52,7 +68,11 @@ async fn one(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq:
             let (owner, reference) = (cx.requestor.id.clone(), id.clone());
             cx.read(move |c| {
                 Box::pin(async move {
-                    let Lookup::Found(at) = hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await? else { return Ok(None) };
+                    let Lookup::Found(at) =
+                        hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?
+                    else {
+                        return Ok(None);
+                    };
                     let loaded = Arc::new(hotel_repo::load(c, at.id).await?);
                     kept.bookings.put(at, loaded.clone());
                     Ok(Some(loaded))
@@ -64,7 +84,9 @@ async fn one(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq:
     let b = found.ok_or_else(|| not_found(&id))?;
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let mut rs = read::OtaResRetrieveRs::success();
-    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![hotel_mapping::hotel_reservation(&b, &hotels.catalogue, &languages)] });
+    rs.reservations_list = Some(ReservationsList {
+        hotel_reservation: vec![hotel_mapping::hotel_reservation(&b, &hotels.catalogue, &languages)],
+    });
     if b.is_cancelled() {
         rs = rs.with_warnings(warnings([Problem::new(
             ErrorWarningType::Advisory,
@@ -78,17 +100,31 @@ async fn one(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq:
 
 /// The read of an activity booking (see [`read_reservation`](activity_mapping::read_reservation)): no
 /// hotel booking has the reference.
-async fn read_activity(cx: &Ctx, activities: &activities::Area, id: &str, by_client: bool, by_internal: bool, languages: &Languages) -> Result<read::OtaResRetrieveRs, OpError> {
+async fn read_activity(
+    cx: &Ctx,
+    activities: &activities::Area,
+    id: &str,
+    by_client: bool,
+    by_internal: bool,
+    languages: &Languages,
+) -> Result<read::OtaResRetrieveRs, OpError> {
     let (owner, reference) = (cx.requestor.id.clone(), id.to_string());
     let found = cx
         .read(move |c| {
-            Box::pin(async move { Ok(activity_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) })
+            Box::pin(async move {
+                Ok(activity_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?)
+            })
         })
         .await?;
     let s = found.ok_or_else(|| not_found(id))?;
-    let name = activities.catalogue.activity(&s.booking.activity_id).and_then(|a| languages.pick(&a.texts)).map(|(_, t)| t.name.as_str());
+    let name = activities
+        .catalogue
+        .activity(&s.booking.activity_id)
+        .and_then(|a| languages.pick(&a.texts))
+        .map(|(_, t)| t.name.as_str());
     let mut rs = read::OtaResRetrieveRs::success();
-    rs.reservations_list = Some(ReservationsList { hotel_reservation: vec![activity_mapping::read_reservation(&s, name)] });
+    rs.reservations_list =
+        Some(ReservationsList { hotel_reservation: vec![activity_mapping::read_reservation(&s, name)] });
     if s.cancelled.is_some() {
         rs = rs.with_warnings(warnings([Problem::new(
             ErrorWarningType::Advisory,
@@ -118,7 +154,11 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
         .await?;
     let mut rs = read::OtaResRetrieveRs::success();
     // Hotel bookings first, then activity bookings (`RoomStayReservation="false"`), each by the date asked.
-    let lines: Vec<_> = hotels.iter().map(list_entry).chain(activities.into_iter().map(|a| activity_mapping::list_line(&a.head()))).collect();
+    let lines: Vec<_> = hotels
+        .iter()
+        .map(list_entry)
+        .chain(activities.into_iter().map(|a| activity_mapping::list_line(&a.head())))
+        .collect();
     if !lines.is_empty() {
         rs.reservations_list = Some(ReservationsList { hotel_reservation: lines });
     }
@@ -129,10 +169,22 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
 /// [`rules`](super::rules)). `CancelType` Quote answers `Pending` with what cancelling costs now
 /// and changes nothing; Commit cancels, gives the rooms or places back in the same
 /// transaction, and answers `Committed`. A repeated Commit answers the first outcome.
-pub async fn cancel(cx: &Ctx, hotels: &hotels::Area, activities: &activities::Area, rq: &OtaCancelRq) -> Result<OtaCancelRs, OpError> {
+pub async fn cancel(
+    cx: &Ctx,
+    hotels: &hotels::Area,
+    activities: &activities::Area,
+    rq: &OtaCancelRq,
+) -> Result<OtaCancelRs, OpError> {
     let commit = Action::of_cancel(&rq.cancel_type, "/OTA_CancelRQ/@CancelType")?.commits();
     let (target, uid) = reader::cancel_target(rq)?;
-    let job = Job { owner: cx.requestor.id.clone(), target: target.clone(), now: cx.local_now(), utc: cx.now, hotels: hotels.catalogue.clone(), activities: activities.catalogue.clone() };
+    let job = Job {
+        owner: cx.requestor.id.clone(),
+        target: target.clone(),
+        now: cx.local_now(),
+        utc: cx.now,
+        hotels: hotels.catalogue.clone(),
+        activities: activities.catalogue.clone(),
+    };
     let (booking, outcome) = if commit {
         cx.write(move |c| Box::pin(async move { job.commit(c).await })).await?
     } else {
@@ -195,8 +247,12 @@ impl Job {
     /// hotel (of its first room stay) or of its activity's place.
     fn now_for(&self, found: &Found) -> NaiveDateTime {
         match found {
-            Found::Activity(s, _) => self.activities.activity(&s.booking.activity_id).map_or(self.now, |a| a.now_here(self.utc)),
-            Found::Hotel(_, b, _) => b.rooms.first().and_then(|r| self.hotels.hotel(&r.hotel)).map_or(self.now, |h| h.now_here(self.utc)),
+            Found::Activity(s, _) => {
+                self.activities.activity(&s.booking.activity_id).map_or(self.now, |a| a.now_here(self.utc))
+            }
+            Found::Hotel(_, b, _) => {
+                b.rooms.first().and_then(|r| self.hotels.hotel(&r.hotel)).map_or(self.now, |h| h.now_here(self.utc))
+            }
         }
     }
 
@@ -218,7 +274,9 @@ impl Job {
         }
         // Hotel bookings first, then activity bookings: the order of `/bookread`, so that a
         // reference reads and cancels the same booking.
-        if let Lookup::Found(at) = hotel_repo::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
+        if let Lookup::Found(at) =
+            hotel_repo::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await?
+        {
             return Ok(Found::Hotel(at.id, hotel_repo::load(c, at.id).await?, None));
         }
         if let Some(s) = activity_repo::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
@@ -253,10 +311,14 @@ impl Job {
                     let after = rules::cancel_hotel(stored, &outcome, next_update(stored.updated, self.now));
                     if hotel_repo::update(c, *id, &after, stored.updated).await? {
                         // Giving back never runs out of rooms: only a store failure can stop it.
-                        hotel_repo::apply_inventory(c, &inventory::change(Some(stored), Some(&after)), false).await.map_err(|e| match e {
-                            InventoryError::Store(e) => OpError::Store(e),
-                            other => OpError::Store(crate::store::StoreError::Data(format!("giving rooms back: {other}"))),
-                        })?;
+                        hotel_repo::apply_inventory(c, &inventory::change(Some(stored), Some(&after)), false)
+                            .await
+                            .map_err(|e| match e {
+                                InventoryError::Store(e) => OpError::Store(e),
+                                other => OpError::Store(crate::store::StoreError::Data(format!(
+                                    "giving rooms back: {other}"
+                                ))),
+                            })?;
                         // In the same transaction: the suppliers of its hotels are told.
                         hotel_repo::record_events(c, &after, &hotel_outbox::events(Some(stored), &after)).await?;
                         true
@@ -264,12 +326,20 @@ impl Job {
                         false
                     }
                 }
-                Found::Activity(s, _) => activity_repo::cancel(c, s, Cancellation { at: outcome.at, penalty: outcome.cost.amount }, self.utc).await?,
+                Found::Activity(s, _) => {
+                    activity_repo::cancel(c, s, Cancellation { at: outcome.at, penalty: outcome.cost.amount }, self.utc)
+                        .await?
+                }
             };
             if done {
                 return Ok((booking, outcome));
             }
         }
-        Err(Problem::biz(ErrorCode::RequestedActionNotPossible, "The booking is being changed by other requests; try again.").at(rules::TAG).into())
+        Err(Problem::biz(
+            ErrorCode::RequestedActionNotPossible,
+            "The booking is being changed by other requests; try again.",
+        )
+        .at(rules::TAG)
+        .into())
     }
 }

@@ -15,4 +15,3 @@ pub mod reader;
 pub mod rules;
 
 pub use handlers::{cancel, read};
-

@@ -37,9 +37,11 @@ fn looked_up_as(context: Option<&IdContext>, tag: &str) -> Result<(bool, bool), 
         Some(IdContext::Client) => Ok((true, false)),
         Some(IdContext::Internal) => Ok((false, true)),
         None => Ok((true, true)),
-        Some(IdContext::Other(other)) => {
-            Err(Problem::biz(ErrorCode::InvalidValue, format!("ID_Context {other:?} is not known; use Client or Internal.")).at(format!("{tag}/@ID_Context")))
-        }
+        Some(IdContext::Other(other)) => Err(Problem::biz(
+            ErrorCode::InvalidValue,
+            format!("ID_Context {other:?} is not known; use Client or Internal."),
+        )
+        .at(format!("{tag}/@ID_Context"))),
     }
 }
 
@@ -60,7 +62,10 @@ pub fn cancel_target(rq: &OtaCancelRq) -> Result<(Target, &UniqueId), Problem> {
         [one] => one,
         [] => return Err(Problem::required("UniqueID (the booking or item to cancel) is required.").at(CANCEL_TAG)),
         _ => {
-            return Err(Problem::not_supported("One reference per cancel: give the booking's (or item's) one UniqueID.").at(format!("{CANCEL_TAG}[2]")));
+            return Err(Problem::not_supported(
+                "One reference per cancel: give the booking's (or item's) one UniqueID.",
+            )
+            .at(format!("{CANCEL_TAG}[2]")));
         }
     };
     Ok((cancel_target_of(uid)?, uid))
@@ -71,8 +76,11 @@ fn cancel_target_of(uid: &UniqueId) -> Result<Target, Problem> {
         ReservationIdCode::Booking => false,
         ReservationIdCode::Item => true,
         ReservationIdCode::Other(ref other) => {
-            return Err(Problem::biz(ErrorCode::InvalidValue, format!("UniqueID@Type {other} is not known: 36 cancels a booking, 37 one item of it."))
-                .at(format!("{CANCEL_TAG}/@Type")));
+            return Err(Problem::biz(
+                ErrorCode::InvalidValue,
+                format!("UniqueID@Type {other} is not known: 36 cancels a booking, 37 one item of it."),
+            )
+            .at(format!("{CANCEL_TAG}/@Type")));
         }
     };
     let id = reference(uid, CANCEL_TAG)?;
@@ -136,12 +144,16 @@ pub fn read_target(rq: &OtaReadRq) -> Result<Target, Problem> {
             .at(READ_TAG));
         }
         _ => {
-            return Err(Problem::not_supported("One booking per read: give one UniqueID, or one ReadRequest.").at("/OTA_ReadRQ/ReadRequests/ReadRequest"));
+            return Err(Problem::not_supported("One booking per read: give one UniqueID, or one ReadRequest.")
+                .at("/OTA_ReadRQ/ReadRequests/ReadRequest"));
         }
     };
     if uid.r#type != ReservationIdCode::Booking {
-        return Err(Problem::biz(ErrorCode::InvalidValue, format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()))
-            .at(format!("{tag}/@Type")));
+        return Err(Problem::biz(
+            ErrorCode::InvalidValue,
+            format!("Only booking-level references (Type 36) can be read, not Type {}.", uid.r#type.as_str()),
+        )
+        .at(format!("{tag}/@Type")));
     }
     let id = reference(uid, &tag)?;
     let (by_client, by_internal) = looked_up_as(uid.id_context.as_ref(), &tag)?;
@@ -183,9 +195,11 @@ fn not_supported_filters(request: &HotelReadRequest) -> Result<(), Problem> {
         ("AreaID", area_id),
         ("TTIcode", tt_icode),
     ];
-    let given = elements.iter().filter(|(_, given)| *given).map(|(name, _)| format!("{AT}/{name}")).chain(
-        attributes.iter().filter(|(_, value)| value.is_some()).map(|(name, _)| format!("{AT}/@{name}")),
-    );
+    let given = elements
+        .iter()
+        .filter(|(_, given)| *given)
+        .map(|(name, _)| format!("{AT}/{name}"))
+        .chain(attributes.iter().filter(|(_, value)| value.is_some()).map(|(name, _)| format!("{AT}/@{name}")));
     match given.into_iter().next() {
         Some(at) => Err(Problem::not_supported(format!(
             "{} is not supported: a list read selects the requestor's bookings by SelectionCriteria (dates and status) only.",
@@ -199,15 +213,23 @@ fn not_supported_filters(request: &HotelReadRequest) -> Result<(), Problem> {
 /// What a list read asks for.
 pub fn list_query(rq: &OtaReadRq) -> Result<ListQuery, Problem> {
     let Some(request) = rq.read_requests.as_ref().and_then(|r| r.hotel_read_request.as_ref()) else {
-        return Err(Problem::required("A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.").at("/OTA_ReadRQ/ReadRequests"));
+        return Err(Problem::required(
+            "A list read (ReturnListIndicator=\"true\") needs ReadRequests/HotelReadRequest/SelectionCriteria.",
+        )
+        .at("/OTA_ReadRQ/ReadRequests"));
     };
     not_supported_filters(request)?;
     let Some(sc) = request.selection_criteria.as_ref() else {
-        return Err(Problem::required("A list read needs HotelReadRequest/SelectionCriteria (Start, End, DateType).").at(LIST_TAG));
+        return Err(Problem::required("A list read needs HotelReadRequest/SelectionCriteria (Start, End, DateType).")
+            .at(LIST_TAG));
     };
     let (start, end) = (sc.start.0, sc.end.0);
     if end < start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{LIST_TAG}/@End")));
+        return Err(Problem::biz(
+            ErrorCode::InvalidStartEndDateCombination,
+            format!("End {end} is before Start {start}."),
+        )
+        .at(format!("{LIST_TAG}/@End")));
     }
     let by = match sc.date_type {
         ReadDateType::ArrivalDate => ListDate::Arrival,

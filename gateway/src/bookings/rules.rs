@@ -18,10 +18,10 @@ use chrono::NaiveDateTime;
 use ota_messages::common::{ErrorCode, ErrorWarningType};
 use rust_decimal::Decimal;
 
-use crate::shared::booking::Kind;
 use crate::activities::repo::Stored as ActivityStored;
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking as HotelBooking, CANCELLED};
+use crate::shared::booking::Kind;
 use crate::shared::cancellation::{Cancellation, Cost, Penalty, cost, percent_of, total_cost};
 
 /// The request's reference, under every error `Tag`.
@@ -109,16 +109,30 @@ pub fn plan(b: &Cancellable, item: Option<u64>, now: NaiveDateTime) -> Result<Ou
             .collect();
         let parts: Vec<(Cost, Decimal)> = items.iter().zip(&targets).map(|((_, c), i)| (*c, i.price)).collect();
         let at = targets.iter().filter_map(|i| i.cancelled.map(|c| c.at)).max().unwrap_or(now);
-        return Ok(Outcome { items, cost: total_cost(&parts), at, whole: b.cancelled, last_item: false, repeated: true });
+        return Ok(Outcome {
+            items,
+            cost: total_cost(&parts),
+            at,
+            whole: b.cancelled,
+            last_item: false,
+            repeated: true,
+        });
     }
     let live: Vec<&Item> = targets.into_iter().filter(|i| !done(i)).collect();
     if live.is_empty() {
-        return Err(Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {} has no item {}.", b.internal, item.unwrap_or_default())).at(TAG));
+        return Err(Problem::biz(
+            ErrorCode::BookingReferenceNotFound,
+            format!("Booking {} has no item {}.", b.internal, item.unwrap_or_default()),
+        )
+        .at(TAG));
     }
     if let Some(started) = live.iter().find(|i| i.starts_at <= now) {
         return Err(Problem::biz(
             ErrorCode::RequestedActionNotPossible,
-            format!("Booking {} can no longer be cancelled: item {} started at {}.", b.internal, started.index, started.starts_at),
+            format!(
+                "Booking {} can no longer be cancelled: item {} started at {}.",
+                b.internal, started.index, started.starts_at
+            ),
         )
         .at(TAG));
     }
@@ -131,13 +145,22 @@ pub fn plan(b: &Cancellable, item: Option<u64>, now: NaiveDateTime) -> Result<Ou
 
 /// The error of a Quote on what is already cancelled, or the warning of a repeated Commit.
 pub fn already_cancelled(b: &Cancellable, kind: ErrorWarningType) -> Problem {
-    Problem::new(kind, ErrorCode::BookingAlreadyCancelled, format!("Booking {} is already cancelled; nothing more is charged.", b.internal)).at(TAG)
+    Problem::new(
+        kind,
+        ErrorCode::BookingAlreadyCancelled,
+        format!("Booking {} is already cancelled; nothing more is charged.", b.internal),
+    )
+    .at(TAG)
 }
 
 /// The warning of an item cancel that cancels the whole booking.
 pub fn last_item(b: &Cancellable, index: u64, commit: bool) -> Problem {
     let what = if commit { "the whole booking is cancelled" } else { "cancelling it cancels the whole booking" };
-    Problem::advisory(ErrorCode::BookingAlreadyCancelled, format!("Item {index} is the last live item of booking {}: {what}.", b.internal)).at(TAG)
+    Problem::advisory(
+        ErrorCode::BookingAlreadyCancelled,
+        format!("Item {index} is the last live item of booking {}: {what}.", b.internal),
+    )
+    .at(TAG)
 }
 
 /// The error of a reference that names no booking of the requestor (or another's).
@@ -286,7 +309,13 @@ mod tests {
 
     #[test]
     fn started_items_and_unknown_items_are_refused() {
-        assert_eq!(plan(&booking(), None, t("2030-07-01T00:00:00")).unwrap_err().code, ErrorCode::RequestedActionNotPossible);
-        assert_eq!(plan(&booking(), Some(9), t("2030-06-01T00:00:00")).unwrap_err().code, ErrorCode::BookingReferenceNotFound);
+        assert_eq!(
+            plan(&booking(), None, t("2030-07-01T00:00:00")).unwrap_err().code,
+            ErrorCode::RequestedActionNotPossible
+        );
+        assert_eq!(
+            plan(&booking(), Some(9), t("2030-06-01T00:00:00")).unwrap_err().code,
+            ErrorCode::BookingReferenceNotFound
+        );
     }
 }

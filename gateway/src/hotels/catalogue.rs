@@ -117,7 +117,11 @@ pub struct Allotment {
 impl RoomType {
     /// Rooms of this type on sale the night of `night`.
     pub fn on_sale(&self, night: NaiveDate) -> u32 {
-        self.allotment.iter().filter(|a| a.from <= night && night <= a.to).max_by_key(|a| a.from).map_or(self.units, |a| a.units)
+        self.allotment
+            .iter()
+            .filter(|a| a.from <= night && night <= a.to)
+            .max_by_key(|a| a.from)
+            .map_or(self.units, |a| a.units)
     }
 
     /// Whether `guests` fit in one room of this type.
@@ -232,12 +236,26 @@ impl Hotel {
     /// The price of a stay of a room of `guests` guests: the nightly rate of each night from
     /// `start` to the night before `end` (see [`Hotel::rates_for`]; of the content's, where
     /// periods overlap the one starting last).
-    pub fn price(&self, room: &str, board: &str, currency: &str, (start, end): (NaiveDate, NaiveDate), guests: u32) -> Result<Decimal, PriceError> {
+    pub fn price(
+        &self,
+        room: &str,
+        board: &str,
+        currency: &str,
+        (start, end): (NaiveDate, NaiveDate),
+        guests: u32,
+    ) -> Result<Decimal, PriceError> {
         Ok(self.nightly(room, board, currency, (start, end), guests)?.iter().map(|(_, p)| *p).sum())
     }
 
     /// The rate of each night of a stay (see [`Hotel::price`]).
-    pub fn nightly(&self, room: &str, board: &str, currency: &str, (start, end): (NaiveDate, NaiveDate), guests: u32) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
+    pub fn nightly(
+        &self,
+        room: &str,
+        board: &str,
+        currency: &str,
+        (start, end): (NaiveDate, NaiveDate),
+        guests: u32,
+    ) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
         if self.room(room).is_none() {
             return Err(PriceError::UnknownRoomType);
         }
@@ -254,7 +272,11 @@ impl Hotel {
     /// amounts where it gave some (for that many guests, else for any number), the content's
     /// elsewhere.
     pub fn rates_for(&self, room: &str, guests: u32) -> RoomRates<'_> {
-        RoomRates { content: self.rates.iter().filter(|r| r.room == room).collect(), supply: self.supply.room(room), guests }
+        RoomRates {
+            content: self.rates.iter().filter(|r| r.room == room).collect(),
+            supply: self.supply.room(room),
+            guests,
+        }
     }
 
     /// A room type of this hotel with what its supplier said of it, looked up once (for reading
@@ -262,7 +284,6 @@ impl Hotel {
     pub fn supplied<'h>(&'h self, room: &'h RoomType) -> SuppliedRoom<'h> {
         SuppliedRoom { room, supply: self.supply.room(&room.code) }
     }
-
 
     /// Why its supplier does not sell a stay of a room type with a board, if it does not.
     pub fn restricted(&self, room: &str, board: &str, start: NaiveDate, end: NaiveDate) -> Option<Restricted> {
@@ -311,8 +332,15 @@ impl<'h> RoomRates<'h> {
 
     /// The rate of each night of a stay with this board, in this currency (see
     /// [`Hotel::price`]).
-    pub fn nightly(&self, board: &str, currency: &str, start: NaiveDate, end: NaiveDate) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
-        let rates: Vec<&Rate> = self.content.iter().copied().filter(|r| r.board == board && r.currency == currency).collect();
+    pub fn nightly(
+        &self,
+        board: &str,
+        currency: &str,
+        start: NaiveDate,
+        end: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, Decimal)>, PriceError> {
+        let rates: Vec<&Rate> =
+            self.content.iter().copied().filter(|r| r.board == board && r.currency == currency).collect();
         let supplied = self.supply.and_then(|s| s.amounts(board, currency));
         if rates.is_empty() && supplied.is_none() {
             return Err(PriceError::BoardNotOffered);
@@ -322,7 +350,14 @@ impl<'h> RoomRates<'h> {
         while night < end {
             let amount = match supplied.and_then(|amounts| supply::amount(amounts, night, self.guests)) {
                 Some(amount) => amount,
-                None => rates.iter().filter(|r| r.from <= night && night <= r.to).max_by_key(|r| r.from).ok_or(PriceError::NoRate(night))?.nightly,
+                None => {
+                    rates
+                        .iter()
+                        .filter(|r| r.from <= night && night <= r.to)
+                        .max_by_key(|r| r.from)
+                        .ok_or(PriceError::NoRate(night))?
+                        .nightly
+                }
             };
             out.push((night, amount));
             night = night.checked_add_days(Days::new(1)).ok_or(PriceError::NoRate(night))?;
@@ -366,14 +401,24 @@ impl Catalogue {
     /// The same catalogue with what suppliers said of some hotels replaced (hotels not in the
     /// catalogue are left out: their supply is taken when they are imported). Costs a copy of
     /// the hotel index and of the hotels changed, never of the others.
-    pub fn with_supply(&self, supply_version: i64, changed: impl IntoIterator<Item = (String, HotelSupply)>) -> Catalogue {
+    pub fn with_supply(
+        &self,
+        supply_version: i64,
+        changed: impl IntoIterator<Item = (String, HotelSupply)>,
+    ) -> Catalogue {
         let mut hotels = self.hotels.clone();
         for (code, supply) in changed {
             if let Some(h) = hotels.get_mut(&code) {
                 Arc::make_mut(h).supply = Arc::new(supply);
             }
         }
-        Catalogue { hotels, by_brand: self.by_brand.clone(), boards: self.boards.clone(), supply_version, supply_from: self.supply_from }
+        Catalogue {
+            hotels,
+            by_brand: self.by_brand.clone(),
+            boards: self.boards.clone(),
+            supply_version,
+            supply_from: self.supply_from,
+        }
     }
 
     /// The same catalogue without its hotels' supply values of nights before `first` (see
@@ -385,7 +430,13 @@ impl Catalogue {
             supply.drop_before(first);
             Arc::make_mut(hotel).supply = Arc::new(supply);
         }
-        Catalogue { hotels, by_brand: self.by_brand.clone(), boards: self.boards.clone(), supply_version: self.supply_version, supply_from: first }
+        Catalogue {
+            hotels,
+            by_brand: self.by_brand.clone(),
+            boards: self.boards.clone(),
+            supply_version: self.supply_version,
+            supply_from: first,
+        }
     }
 
     /// The hotel with this code.
@@ -427,7 +478,15 @@ impl Catalogue {
     }
 
     /// The price of a stay (see [`Hotel::price`]).
-    pub fn price(&self, hotel: &str, room: &str, board: &str, currency: &str, stay: (NaiveDate, NaiveDate), guests: u32) -> Result<Decimal, PriceError> {
+    pub fn price(
+        &self,
+        hotel: &str,
+        room: &str,
+        board: &str,
+        currency: &str,
+        stay: (NaiveDate, NaiveDate),
+        guests: u32,
+    ) -> Result<Decimal, PriceError> {
         let h = self.hotel(hotel).ok_or(PriceError::UnknownHotel)?;
         if !self.is_board(board) {
             return Err(PriceError::UnknownBoard);
@@ -494,7 +553,10 @@ mod tests {
             h.supply = Arc::new(HotelSupply { rooms: HashMap::from([("R".to_string(), room)]) });
             h
         };
-        let cat = Catalogue::new([with("OLD", "2030-05-01"), with("NEW", "2030-06-01"), Hotel::bare("NONE", vec![])], BTreeMap::new());
+        let cat = Catalogue::new(
+            [with("OLD", "2030-05-01"), with("NEW", "2030-06-01"), Hotel::bare("NONE", vec![])],
+            BTreeMap::new(),
+        );
         let dropped = cat.dropping_supply_before(d("2030-05-15"));
         assert_eq!(dropped.supply_from, d("2030-05-15"));
         assert!(dropped.hotel("OLD").unwrap().supply.is_empty());
@@ -519,19 +581,48 @@ mod tests {
             texts: Texts::new(),
             units: 3,
             max_guests: Some(2),
-            allotment: vec![Allotment { from: d("2030-07-01"), to: d("2030-07-31"), units: 1 }, Allotment { from: d("2030-07-10"), to: d("2030-07-12"), units: 0 }],
+            allotment: vec![
+                Allotment { from: d("2030-07-01"), to: d("2030-07-31"), units: 1 },
+                Allotment { from: d("2030-07-10"), to: d("2030-07-12"), units: 0 },
+            ],
         };
-        let h = Hotel { rates: vec![rate("2030-01-01", "2030-12-31", 10000), rate("2030-07-01", "2030-07-31", 15000)], ..Hotel::bare("H", vec![room]) };
+        let h = Hotel {
+            rates: vec![rate("2030-01-01", "2030-12-31", 10000), rate("2030-07-01", "2030-07-31", 15000)],
+            ..Hotel::bare("H", vec![room])
+        };
         let r = &h.rooms[0];
-        assert_eq!((r.on_sale(d("2030-06-30")), r.on_sale(d("2030-07-01")), r.on_sale(d("2030-07-11")), r.on_sale(d("2030-07-13"))), (3, 1, 0, 1));
+        assert_eq!(
+            (
+                r.on_sale(d("2030-06-30")),
+                r.on_sale(d("2030-07-01")),
+                r.on_sale(d("2030-07-11")),
+                r.on_sale(d("2030-07-13"))
+            ),
+            (3, 1, 0, 1)
+        );
         assert!(r.fits(2) && !r.fits(3));
         let cat = Catalogue::new([h], [("BB".to_string(), "Bed and breakfast".to_string())].into());
         // 30 June at 100, 1–2 July at 150.
         assert_eq!(cat.price("H", "R", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Ok(Decimal::new(40000, 2)));
-        assert_eq!(cat.price("H", "R", "HB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::UnknownBoard));
-        assert_eq!(cat.price("H", "R", "BB", "USD", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::BoardNotOffered));
-        assert_eq!(cat.price("H", "X", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::UnknownRoomType));
-        assert_eq!(cat.price("Z", "R", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2), Err(PriceError::UnknownHotel));
-        assert_eq!(cat.price("H", "R", "BB", "EUR", (d("2030-12-31"), d("2031-01-02")), 2), Err(PriceError::NoRate(d("2031-01-01"))));
+        assert_eq!(
+            cat.price("H", "R", "HB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2),
+            Err(PriceError::UnknownBoard)
+        );
+        assert_eq!(
+            cat.price("H", "R", "BB", "USD", (d("2030-06-30"), d("2030-07-03")), 2),
+            Err(PriceError::BoardNotOffered)
+        );
+        assert_eq!(
+            cat.price("H", "X", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2),
+            Err(PriceError::UnknownRoomType)
+        );
+        assert_eq!(
+            cat.price("Z", "R", "BB", "EUR", (d("2030-06-30"), d("2030-07-03")), 2),
+            Err(PriceError::UnknownHotel)
+        );
+        assert_eq!(
+            cat.price("H", "R", "BB", "EUR", (d("2030-12-31"), d("2031-01-02")), 2),
+            Err(PriceError::NoRate(d("2031-01-01")))
+        );
     }
 }

@@ -58,9 +58,15 @@ pub fn first_kept_night(now: chrono::DateTime<chrono::Utc>) -> chrono::NaiveDate
 
 /// Deletes the supply values of nights before [`first_kept_night`] from the store; how many
 /// rows.
-pub async fn purge_past_supply(store: &crate::store::Store, now: chrono::DateTime<chrono::Utc>) -> Result<u64, crate::store::StoreError> {
+pub async fn purge_past_supply(
+    store: &crate::store::Store,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<u64, crate::store::StoreError> {
     let first = first_kept_night(now);
-    crate::store::purge::in_batches(store, move |c| Box::pin(async move { repo::purge_supply_before(c, first, crate::store::purge::BATCH).await })).await
+    crate::store::purge::in_batches(store, move |c| {
+        Box::pin(async move { repo::purge_supply_before(c, first, crate::store::purge::BATCH).await })
+    })
+    .await
 }
 
 /// Runs [`purge_past_supply`] at start and every hour, forever (the gateway aborts it when it
@@ -76,7 +82,10 @@ pub async fn purge_past_supply_forever(store: crate::store::Store) {
 /// The catalogue with what suppliers changed since its supply version (see
 /// [`supply`](mod@supply)): only the values written since are read, only the hotels they are of
 /// are copied.
-pub async fn supply_changes(store: &crate::store::Store, catalogue: &catalogue::Catalogue) -> Result<catalogue::Catalogue, crate::store::StoreError> {
+pub async fn supply_changes(
+    store: &crate::store::Store,
+    catalogue: &catalogue::Catalogue,
+) -> Result<catalogue::Catalogue, crate::store::StoreError> {
     let after = catalogue.supply_version;
     let (version, changed) = store
         .peek(move |c| {

@@ -156,10 +156,7 @@ impl PlanRestrictions<'_> {
 
 impl RoomSupply {
     fn plan_restrictions(&self, board: &str) -> PlanRestrictions<'_> {
-        PlanRestrictions {
-            own: self.restrictions.get(board),
-            every: self.restrictions.get(EVERY_PLAN),
-        }
+        PlanRestrictions { own: self.restrictions.get(board), every: self.restrictions.get(EVERY_PLAN) }
     }
 
     /// The restriction of a kind on a day for a rate plan: the newer of the plan's own and
@@ -190,16 +187,10 @@ impl RoomSupply {
             return Some(Restricted::ClosedToDeparture(end));
         }
         let nights = u32::try_from((end - start).num_days()).unwrap_or(u32::MAX);
-        if let Some(min) = plan
-            .get(start, Restriction::MinStay)
-            .filter(|min| nights < *min)
-        {
+        if let Some(min) = plan.get(start, Restriction::MinStay).filter(|min| nights < *min) {
             return Some(Restricted::MinStay(min));
         }
-        if let Some(max) = plan
-            .get(start, Restriction::MaxStay)
-            .filter(|max| nights > *max)
-        {
+        if let Some(max) = plan.get(start, Restriction::MaxStay).filter(|max| nights > *max) {
             return Some(Restricted::MaxStay(max));
         }
         None
@@ -212,9 +203,7 @@ impl RoomSupply {
 
     /// The (rate plan, currency) pairs it has amounts for.
     pub fn plans(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.rates
-            .iter()
-            .flat_map(|(b, by_currency)| by_currency.keys().map(move |c| (b.as_str(), c.as_str())))
+        self.rates.iter().flat_map(|(b, by_currency)| by_currency.keys().map(move |c| (b.as_str(), c.as_str())))
     }
 }
 
@@ -222,11 +211,7 @@ impl RoomSupply {
 /// currency: the amount for that many, else the amount for any number.
 pub fn amount(amounts: &Amounts, night: NaiveDate, guests: u32) -> Option<Decimal> {
     let at = |n: u32| amounts.get(&(night, n)).map(|s| s.value);
-    if guests > 0 {
-        at(guests).or_else(|| at(0))
-    } else {
-        at(0)
-    }
+    if guests > 0 { at(guests).or_else(|| at(0)) } else { at(0) }
 }
 
 impl HotelSupply {
@@ -245,7 +230,10 @@ impl HotelSupply {
         self.rooms.values().any(|r| {
             r.rooms.first_key_value().is_some_and(|(night, _)| *night < first)
                 || r.restrictions.values().any(|v| v.first_key_value().is_some_and(|((night, _), _)| *night < first))
-                || r.rates.values().flat_map(HashMap::values).any(|a| a.first_key_value().is_some_and(|((night, _), _)| *night < first))
+                || r.rates
+                    .values()
+                    .flat_map(HashMap::values)
+                    .any(|a| a.first_key_value().is_some_and(|((night, _), _)| *night < first))
         })
     }
 
@@ -309,141 +297,50 @@ mod tests {
         DateTime::from_timestamp(1_900_000_000 + secs, 0).unwrap()
     }
 
-    fn set(
-        r: &mut RoomSupply,
-        plan: &str,
-        day: &str,
-        kind: Restriction,
-        value: Option<u32>,
-        stamp: i64,
-    ) {
-        r.restrictions.entry(plan.into()).or_default().insert(
-            (d(day), kind),
-            Stamped {
-                value,
-                stamp: at(stamp),
-            },
-        );
+    fn set(r: &mut RoomSupply, plan: &str, day: &str, kind: Restriction, value: Option<u32>, stamp: i64) {
+        r.restrictions.entry(plan.into()).or_default().insert((d(day), kind), Stamped { value, stamp: at(stamp) });
     }
 
     #[test]
     fn restrictions_hold_the_newer_of_the_plan_and_every_plan() {
         let mut r = RoomSupply::default();
         assert_eq!(r.restricted("BB", d("2030-06-01"), d("2030-06-03")), None);
-        set(
-            &mut r,
-            EVERY_PLAN,
-            "2030-06-02",
-            Restriction::Closed,
-            Some(1),
-            1,
-        );
-        assert_eq!(
-            r.restricted("BB", d("2030-06-01"), d("2030-06-03")),
-            Some(Restricted::Closed(d("2030-06-02")))
-        );
+        set(&mut r, EVERY_PLAN, "2030-06-02", Restriction::Closed, Some(1), 1);
+        assert_eq!(r.restricted("BB", d("2030-06-01"), d("2030-06-03")), Some(Restricted::Closed(d("2030-06-02"))));
         assert_eq!(
             r.restricted("BB", d("2030-06-01"), d("2030-06-02")),
             None,
             "the departure day is not a night of the stay"
         );
         set(&mut r, "BB", "2030-06-02", Restriction::Closed, Some(0), 2);
-        assert_eq!(
-            r.restricted("BB", d("2030-06-01"), d("2030-06-03")),
-            None,
-            "opened for BB later"
-        );
-        assert!(
-            r.restricted("HB", d("2030-06-01"), d("2030-06-03"))
-                .is_some(),
-            "still closed for the other plans"
-        );
-        set(
-            &mut r,
-            EVERY_PLAN,
-            "2030-06-02",
-            Restriction::Closed,
-            Some(1),
-            3,
-        );
-        assert!(
-            r.restricted("BB", d("2030-06-01"), d("2030-06-03"))
-                .is_some(),
-            "closed for every plan later still"
-        );
+        assert_eq!(r.restricted("BB", d("2030-06-01"), d("2030-06-03")), None, "opened for BB later");
+        assert!(r.restricted("HB", d("2030-06-01"), d("2030-06-03")).is_some(), "still closed for the other plans");
+        set(&mut r, EVERY_PLAN, "2030-06-02", Restriction::Closed, Some(1), 3);
+        assert!(r.restricted("BB", d("2030-06-01"), d("2030-06-03")).is_some(), "closed for every plan later still");
 
-        set(
-            &mut r,
-            EVERY_PLAN,
-            "2030-07-01",
-            Restriction::ClosedToArrival,
-            Some(1),
-            1,
-        );
-        set(
-            &mut r,
-            EVERY_PLAN,
-            "2030-07-05",
-            Restriction::ClosedToDeparture,
-            Some(1),
-            1,
-        );
-        set(
-            &mut r,
-            EVERY_PLAN,
-            "2030-07-10",
-            Restriction::MinStay,
-            Some(3),
-            1,
-        );
-        set(
-            &mut r,
-            EVERY_PLAN,
-            "2030-07-10",
-            Restriction::MaxStay,
-            Some(5),
-            1,
-        );
+        set(&mut r, EVERY_PLAN, "2030-07-01", Restriction::ClosedToArrival, Some(1), 1);
+        set(&mut r, EVERY_PLAN, "2030-07-05", Restriction::ClosedToDeparture, Some(1), 1);
+        set(&mut r, EVERY_PLAN, "2030-07-10", Restriction::MinStay, Some(3), 1);
+        set(&mut r, EVERY_PLAN, "2030-07-10", Restriction::MaxStay, Some(5), 1);
         assert_eq!(
             r.restricted("BB", d("2030-07-01"), d("2030-07-03")),
             Some(Restricted::ClosedToArrival(d("2030-07-01")))
         );
-        assert_eq!(
-            r.restricted("BB", d("2030-06-30"), d("2030-07-03")),
-            None,
-            "passing through an arrival-closed day"
-        );
+        assert_eq!(r.restricted("BB", d("2030-06-30"), d("2030-07-03")), None, "passing through an arrival-closed day");
         assert_eq!(
             r.restricted("BB", d("2030-07-03"), d("2030-07-05")),
             Some(Restricted::ClosedToDeparture(d("2030-07-05")))
         );
-        assert_eq!(
-            r.restricted("BB", d("2030-07-10"), d("2030-07-12")),
-            Some(Restricted::MinStay(3))
-        );
+        assert_eq!(r.restricted("BB", d("2030-07-10"), d("2030-07-12")), Some(Restricted::MinStay(3)));
         assert_eq!(r.restricted("BB", d("2030-07-10"), d("2030-07-13")), None);
-        assert_eq!(
-            r.restricted("BB", d("2030-07-10"), d("2030-07-16")),
-            Some(Restricted::MaxStay(5))
-        );
+        assert_eq!(r.restricted("BB", d("2030-07-10"), d("2030-07-16")), Some(Restricted::MaxStay(5)));
         assert_eq!(
             r.restricted("BB", d("2030-07-11"), d("2030-07-12")),
             None,
             "the stay limits are of the arrival day"
         );
-        set(
-            &mut r,
-            EVERY_PLAN,
-            "2030-07-10",
-            Restriction::MinStay,
-            None,
-            2,
-        );
-        assert_eq!(
-            r.restricted("BB", d("2030-07-10"), d("2030-07-12")),
-            None,
-            "lifted"
-        );
+        set(&mut r, EVERY_PLAN, "2030-07-10", Restriction::MinStay, None, 2);
+        assert_eq!(r.restricted("BB", d("2030-07-10"), d("2030-07-12")), None, "lifted");
     }
 
     #[test]
@@ -454,7 +351,12 @@ mod tests {
             set(&mut r, "BB", day, Restriction::MaxStay, Some(4), stamp);
             set(&mut r, EVERY_PLAN, day, Restriction::Closed, Some(1), stamp);
         }
-        r.rates.entry("HB".into()).or_default().entry("EUR".into()).or_default().insert((d("2030-06-01"), 2), Stamped { value: Decimal::new(100, 0), stamp: at(0) });
+        r.rates
+            .entry("HB".into())
+            .or_default()
+            .entry("EUR".into())
+            .or_default()
+            .insert((d("2030-06-01"), 2), Stamped { value: Decimal::new(100, 0), stamp: at(0) });
         let mut hotel = HotelSupply { rooms: HashMap::from([("RMSD".to_string(), r)]) };
         let before = hotel.clone();
         assert!(!hotel.has_before(d("2030-06-01")) && hotel.has_before(d("2030-06-02")));
@@ -464,7 +366,11 @@ mod tests {
         let r = hotel.room("RMSD").unwrap();
         assert_eq!(r.rooms.keys().copied().collect::<Vec<_>>(), [d("2030-06-02")]);
         assert_eq!(r.restriction("BB", d("2030-06-02"), Restriction::MaxStay), Some(4));
-        assert_eq!(r.restriction("BB", d("2030-06-02"), Restriction::Closed), Some(1), "every kind of the first night kept");
+        assert_eq!(
+            r.restriction("BB", d("2030-06-02"), Restriction::Closed),
+            Some(1),
+            "every kind of the first night kept"
+        );
         assert_eq!(r.restriction("BB", d("2030-06-01"), Restriction::Closed), None);
         assert!(r.rates.is_empty(), "a plan without amounts left is gone");
         assert!(hotel.drop_before(d("2030-07-01")));
@@ -474,41 +380,15 @@ mod tests {
     #[test]
     fn an_amount_for_the_guests_else_for_any_number() {
         let mut r = RoomSupply::default();
-        let amounts = r
-            .rates
-            .entry("BB".into())
-            .or_default()
-            .entry("EUR".into())
-            .or_default();
-        amounts.insert(
-            (d("2030-06-01"), 0),
-            Stamped {
-                value: Decimal::new(100, 0),
-                stamp: at(0),
-            },
-        );
-        amounts.insert(
-            (d("2030-06-01"), 1),
-            Stamped {
-                value: Decimal::new(80, 0),
-                stamp: at(0),
-            },
-        );
+        let amounts = r.rates.entry("BB".into()).or_default().entry("EUR".into()).or_default();
+        amounts.insert((d("2030-06-01"), 0), Stamped { value: Decimal::new(100, 0), stamp: at(0) });
+        amounts.insert((d("2030-06-01"), 1), Stamped { value: Decimal::new(80, 0), stamp: at(0) });
         let rate = |board: &str, currency: &str, night: &str, guests: u32| {
             amount(r.amounts(board, currency)?, d(night), guests)
         };
-        assert_eq!(
-            rate("BB", "EUR", "2030-06-01", 1),
-            Some(Decimal::new(80, 0))
-        );
-        assert_eq!(
-            rate("BB", "EUR", "2030-06-01", 2),
-            Some(Decimal::new(100, 0))
-        );
-        assert_eq!(
-            rate("BB", "EUR", "2030-06-01", 0),
-            Some(Decimal::new(100, 0))
-        );
+        assert_eq!(rate("BB", "EUR", "2030-06-01", 1), Some(Decimal::new(80, 0)));
+        assert_eq!(rate("BB", "EUR", "2030-06-01", 2), Some(Decimal::new(100, 0)));
+        assert_eq!(rate("BB", "EUR", "2030-06-01", 0), Some(Decimal::new(100, 0)));
         assert_eq!(rate("BB", "USD", "2030-06-01", 2), None);
         assert_eq!(rate("BB", "EUR", "2030-06-02", 2), None);
     }

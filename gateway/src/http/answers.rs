@@ -2,16 +2,16 @@
 //! `Error` per problem), an error answer of any status, and the XML body of an answer.
 
 use axum::body::Body;
-use chrono::Utc;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use ota_messages::{AnyMessage, Dialect};
+use chrono::Utc;
 use ota_messages::common::ErrorCode;
 use ota_messages::runtime::{DecodeError, DecodeErrorKind, Operation};
+use ota_messages::{AnyMessage, Dialect};
 
 use super::{XML, not_found_now};
-use crate::operation;
 use crate::errors::{Problem, errors};
+use crate::operation;
 use crate::shared::log_text::LogText;
 
 /// The root element name an error path starts with (`/OTA_ReadRQ/POS` → `OTA_ReadRQ`).
@@ -81,9 +81,9 @@ fn decode_problem(e: &DecodeError) -> Problem {
         DecodeErrorKind::InvalidVersion { value, supported, .. } => {
             return operation::unsupported_version(value, supported, root_of(&e.path));
         }
-        DecodeErrorKind::MissingElement { .. } | DecodeErrorKind::MissingAttribute { .. } | DecodeErrorKind::MissingChoice { .. } => {
-            Problem::required(describe(e))
-        }
+        DecodeErrorKind::MissingElement { .. }
+        | DecodeErrorKind::MissingAttribute { .. }
+        | DecodeErrorKind::MissingChoice { .. } => Problem::required(describe(e)),
         _ => Problem::protocol(ErrorCode::InvalidValue, describe(e)),
     }
     .at(e.path.clone())
@@ -159,17 +159,29 @@ pub(super) fn xml_answer(op: &Operation, status: StatusCode, answer: &AnyMessage
     }
 }
 
-
 pub(super) fn too_large(op: &Operation, limit: usize) -> Response {
     ota_error(
         op,
         StatusCode::PAYLOAD_TOO_LARGE,
-        Problem::protocol(ErrorCode::UnableToProcess, format!("The request body is larger than the limit of {limit} bytes.")),
+        Problem::protocol(
+            ErrorCode::UnableToProcess,
+            format!("The request body is larger than the limit of {limit} bytes."),
+        ),
     )
 }
 
 pub(super) fn bad_request(op: &Operation, text: String) -> Response {
-    ota_error(op, StatusCode::BAD_REQUEST, Problem::protocol(ErrorCode::UnableToProcess, text.replace(|c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}'), "\u{fffd}")))
+    ota_error(
+        op,
+        StatusCode::BAD_REQUEST,
+        Problem::protocol(
+            ErrorCode::UnableToProcess,
+            text.replace(
+                |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}'),
+                "\u{fffd}",
+            ),
+        ),
+    )
 }
 
 pub(super) fn wrong_root_text(op: &Operation, found: &str) -> String {

@@ -19,8 +19,8 @@ use ota_messages::common::{ErrorCode, ErrorWarningType};
 use tracing::Instrument;
 
 use super::answers::ota_error;
-use super::{ClientIp, REQUEST_ID_HEADER, RequestId, XML, operation_at};
 use super::trace_context::{TRACERESPONSE, TraceContext};
+use super::{ClientIp, REQUEST_ID_HEADER, RequestId, XML, operation_at};
 use crate::errors::Problem;
 use crate::metrics;
 use crate::shared::log_text::LogText;
@@ -96,7 +96,10 @@ pub(super) async fn ota_bodies(State(state): State<AppState>, req: Request, next
     let res = next.run(req).await;
     let status = res.status();
     // An answer with a body of its own: OTA XML, or a SOAP envelope (a Fault is a 500).
-    let is_xml = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()) || v.as_bytes().starts_with(b"text/xml"));
+    let is_xml = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(XML.as_bytes()) || v.as_bytes().starts_with(b"text/xml"));
     if status.is_success() || is_xml {
         return res;
     }
@@ -106,10 +109,18 @@ pub(super) async fn ota_bodies(State(state): State<AppState>, req: Request, next
     let problem = match status {
         StatusCode::REQUEST_TIMEOUT => Problem::not_processed_in_time(),
         s if s.is_server_error() => Problem::system(),
-        _ => Problem::protocol(ErrorCode::UnableToProcess, format!("The request could not be processed (HTTP {status}).")),
+        _ => Problem::protocol(
+            ErrorCode::UnableToProcess,
+            format!("The request could not be processed (HTTP {status})."),
+        ),
     };
     let mut out = ota_error(op, status, problem);
-    out.headers_mut().extend(res.headers().iter().filter(|(k, _)| *k != header::CONTENT_TYPE && *k != header::CONTENT_LENGTH).map(|(k, v)| (k.clone(), v.clone())));
+    out.headers_mut().extend(
+        res.headers()
+            .iter()
+            .filter(|(k, _)| *k != header::CONTENT_TYPE && *k != header::CONTENT_LENGTH)
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
     out
 }
 
@@ -142,7 +153,10 @@ impl http_body::Body for WatchedBody {
     type Data = Bytes;
     type Error = axum::Error;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
         if let Poll::Ready(None) = polled {
             self.ended.store(true, Ordering::Release);

@@ -42,13 +42,13 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::{Extension, Router};
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::{Extension, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -141,7 +141,12 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), client_address))
         // Answers of at least COMPRESS_FROM bytes to a client that accepts gzip are compressed
         // (at the fastest level: a 36 KB answer shrinks to a tenth for well under a millisecond).
-        .layer(CompressionLayer::new().gzip(true).quality(CompressionLevel::Fastest).compress_when(SizeAbove::new(COMPRESS_FROM)))
+        .layer(
+            CompressionLayer::new()
+                .gzip(true)
+                .quality(CompressionLevel::Fastest)
+                .compress_when(SizeAbove::new(COMPRESS_FROM)),
+        )
         .with_state(state)
 }
 
@@ -149,8 +154,16 @@ pub fn router(state: AppState) -> Router {
 /// addresses those of this gateway as the client reached it (`Host`; `https` when the gateway
 /// has trusted proxies and one says `X-Forwarded-Proto: https`).
 async fn wsdl(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).filter(|h| h.chars().all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))).unwrap_or("localhost");
-    let https = !state.config.trusted_proxies.is_empty() && headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("https"));
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| h.chars().all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c)))
+        .unwrap_or("localhost");
+    let https = !state.config.trusted_proxies.is_empty()
+        && headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("https"));
     let location = format!("{}://{host}{}", if https { "https" } else { "http" }, state.config.base_path);
     ([(header::CONTENT_TYPE, soap::SOAP_XML)], soap::wsdl(&location)).into_response()
 }
@@ -181,7 +194,12 @@ async fn local_metrics(state: State<AppState>, client: Option<Extension<ClientIp
 async fn metrics_text(State(state): State<AppState>) -> Response {
     let content = state.content.get();
     metrics::content_snapshot(content.version, state.content.confirmed_age());
-    (StatusCode::OK, [(header::CONTENT_TYPE, metrics::CONTENT_TYPE), (header::CACHE_CONTROL, "no-store")], metrics::render()).into_response()
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, metrics::CONTENT_TYPE), (header::CACHE_CONTROL, "no-store")],
+        metrics::render(),
+    )
+        .into_response()
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then stops accepting, lets the
@@ -319,7 +337,12 @@ async fn healthz(State(state): State<AppState>) -> Response {
         Err(e) => {
             metrics::db_error();
             tracing::error!(error = %e, "health check failed");
-            (StatusCode::SERVICE_UNAVAILABLE, [(header::CACHE_CONTROL, "no-store")], "database unavailable: it does not take writes\n").into_response()
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(header::CACHE_CONTROL, "no-store")],
+                "database unavailable: it does not take writes\n",
+            )
+                .into_response()
         }
     }
 }
@@ -408,7 +431,13 @@ async fn handle(state: AppState, op: &'static Operation, req: Request) -> Respon
 }
 
 /// The body of [`handle`], without its time limit.
-async fn serve_operation(state: AppState, op: &'static Operation, req: Request, meta: operation::Request, recording: Option<record::Recording>) -> Response {
+async fn serve_operation(
+    state: AppState,
+    op: &'static Operation,
+    req: Request,
+    meta: operation::Request,
+    recording: Option<record::Recording>,
+) -> Response {
     let limit = state.config.body_limit;
 
     // A declared length over the limit is refused before anything is read.
@@ -440,7 +469,13 @@ async fn serve_operation(state: AppState, op: &'static Operation, req: Request, 
 
 /// Decodes a body read in full and answers it: a plain OTA request, or one in a SOAP 1.1
 /// envelope ([`soap`]), whose answer goes in an envelope too.
-async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &operation::Request, recording: Option<&record::Recording>) -> Response {
+async fn respond(
+    state: &AppState,
+    op: &'static Operation,
+    body: &Bytes,
+    meta: &operation::Request,
+    recording: Option<&record::Recording>,
+) -> Response {
     let Ok(text) = std::str::from_utf8(body) else {
         return bad_request(op, "The request body is not UTF-8 text.".into());
     };
@@ -454,7 +489,8 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
         Some(Ok(unwrapped)) => {
             let message = match &unwrapped.username_token {
                 Some((user, password)) if !soap::has_pos(&unwrapped.message) => {
-                    let context = state.content.get().requestors.get(user).map(|r| r.id_context.clone()).unwrap_or_default();
+                    let context =
+                        state.content.get().requestors.get(user).map(|r| r.id_context.clone()).unwrap_or_default();
                     soap::with_pos(&unwrapped.message, op.request_root, (user, password), &context)
                 }
                 _ => unwrapped.message,
@@ -465,7 +501,13 @@ async fn respond(state: &AppState, op: &'static Operation, body: &Bytes, meta: &
 }
 
 /// Decodes a plain OTA request and answers it.
-async fn respond_plain(state: &AppState, op: &'static Operation, text: &str, meta: &operation::Request, recording: Option<&record::Recording>) -> Response {
+async fn respond_plain(
+    state: &AppState,
+    op: &'static Operation,
+    text: &str,
+    meta: &operation::Request,
+    recording: Option<&record::Recording>,
+) -> Response {
     let request = match AnyRequest::from_xml(text) {
         Ok(rq) if rq.operation().path == op.path => rq,
         Ok(rq) => {
@@ -508,7 +550,14 @@ mod tests {
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ok));
             assert!(check_content_type(&h).is_ok(), "{ok}");
         }
-        for bad in ["text/plain", "application/json", "application/xml; charset=latin1", "text/xml; charset=iso-8859-1", "application/xmlx", "text/xmlx"] {
+        for bad in [
+            "text/plain",
+            "application/json",
+            "application/xml; charset=latin1",
+            "text/xml; charset=iso-8859-1",
+            "application/xmlx",
+            "text/xmlx",
+        ] {
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(bad));
             assert!(check_content_type(&h).is_err(), "{bad}");
         }

@@ -89,7 +89,9 @@ pub(super) async fn record(State(state): State<AppState>, mut req: Request, next
     let Some(requestor) = requestor.or_else(|| crate::txlog::mask::claimed_requestor(&request)) else {
         return res;
     };
-    let Some(policy) = state.content.get().requestors.get(&requestor).map(|r| r.log).filter(|p| p.level != crate::txlog::Level::Off) else {
+    let Some(policy) =
+        state.content.get().requestors.get(&requestor).map(|r| r.log).filter(|p| p.level != crate::txlog::Level::Off)
+    else {
         return res;
     };
     let status = res.status();

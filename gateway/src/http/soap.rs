@@ -73,7 +73,10 @@ pub fn unwrap(text: &str, op: &Operation) -> Option<Result<Unwrapped, Fault>> {
     }
     match root.tag_name().namespace() {
         Some(SOAP11) => Some(read_envelope(&doc, text, op)),
-        Some(SOAP12) => Some(Err(Fault { code: "VersionMismatch", text: "SOAP 1.2 is not supported: send a SOAP 1.1 envelope.".into() })),
+        Some(SOAP12) => Some(Err(Fault {
+            code: "VersionMismatch",
+            text: "SOAP 1.2 is not supported: send a SOAP 1.1 envelope.".into(),
+        })),
         _ => None,
     }
 }
@@ -98,34 +101,54 @@ fn read_envelope(doc: &Document, text: &str, op: &Operation) -> Result<Unwrapped
     let children: Vec<Node> = root.children().filter(Node::is_element).collect();
     let in_soap = |n: &Node, name: &str| n.tag_name().namespace() == Some(SOAP11) && n.tag_name().name() == name;
     let header = children.iter().find(|n| in_soap(n, "Header"));
-    let body = children.iter().find(|n| in_soap(n, "Body")).ok_or_else(|| Fault::client("The envelope has no Body."))?;
+    let body =
+        children.iter().find(|n| in_soap(n, "Body")).ok_or_else(|| Fault::client("The envelope has no Body."))?;
     let mut username_token = None;
     if let Some(header) = header {
         for block in header.children().filter(Node::is_element) {
             let security = block.tag_name().namespace() == Some(WSSE) && block.tag_name().name() == "Security";
             if security {
                 username_token = token(block);
-            } else if block.attributes().any(|a| a.namespace() == Some(SOAP11) && a.name() == "mustUnderstand" && matches!(a.value().trim(), "1" | "true")) {
+            } else if block.attributes().any(|a| {
+                a.namespace() == Some(SOAP11)
+                    && a.name() == "mustUnderstand"
+                    && matches!(a.value().trim(), "1" | "true")
+            }) {
                 return Err(Fault {
                     code: "MustUnderstand",
-                    text: format!("The header block {{{}}}{} is not understood.", block.tag_name().namespace().unwrap_or(""), block.tag_name().name()),
+                    text: format!(
+                        "The header block {{{}}}{} is not understood.",
+                        block.tag_name().namespace().unwrap_or(""),
+                        block.tag_name().name()
+                    ),
                 });
             }
         }
     }
     let messages: Vec<Node> = body.children().filter(Node::is_element).collect();
     let [message] = messages.as_slice() else {
-        return Err(Fault::client(format!("The Body holds {} elements; it must hold one, the {} request.", messages.len(), op.request_root)));
+        return Err(Fault::client(format!(
+            "The Body holds {} elements; it must hold one, the {} request.",
+            messages.len(),
+            op.request_root
+        )));
     };
     if message.tag_name().namespace() != Some(OTA) || message.tag_name().name() != op.request_root {
-        return Err(Fault::client(format!("{} takes <{}> in the Body; it holds <{}>.", op.path, op.request_root, message.tag_name().name())));
+        return Err(Fault::client(format!(
+            "{} takes <{}> in the Body; it holds <{}>.",
+            op.path,
+            op.request_root,
+            message.tag_name().name()
+        )));
     }
     Ok(Unwrapped { message: standalone(message, text), username_token })
 }
 
 /// `UsernameToken`'s `Username` and `Password` (plain text) in a `Security` header block.
 fn token(security: Node) -> Option<(String, String)> {
-    let token = security.children().find(|n| n.is_element() && n.tag_name().namespace() == Some(WSSE) && n.tag_name().name() == "UsernameToken")?;
+    let token = security
+        .children()
+        .find(|n| n.is_element() && n.tag_name().namespace() == Some(WSSE) && n.tag_name().name() == "UsernameToken")?;
     let text_of = |name: &str| {
         token
             .children()
@@ -150,7 +173,8 @@ fn standalone(node: &Node, text: &str) -> String {
         }
     }
     // After the qualified name of the start tag.
-    let name_end = source[1..].find(|c: char| c.is_whitespace() || c == '>' || c == '/').map_or(source.len(), |i| i + 1);
+    let name_end =
+        source[1..].find(|c: char| c.is_whitespace() || c == '>' || c == '/').map_or(source.len(), |i| i + 1);
     format!("{}{}{}", &source[..name_end], added, &source[name_end..])
 }
 
@@ -158,7 +182,9 @@ fn standalone(node: &Node, text: &str) -> String {
 /// `ID` and registered `ID_Context` (`context`; empty when it is not known), and the password.
 pub fn with_pos(message: &str, root: &str, (username, password): (&str, &str), context: &str) -> String {
     // The prefix the message writes its own elements with, if any.
-    let prefix = message.strip_prefix('<').and_then(|m| m.split_once(':').filter(|(p, rest)| !p.contains(char::is_whitespace) && rest.starts_with(root)).map(|(p, _)| p));
+    let prefix = message.strip_prefix('<').and_then(|m| {
+        m.split_once(':').filter(|(p, rest)| !p.contains(char::is_whitespace) && rest.starts_with(root)).map(|(p, _)| p)
+    });
     let q = |name: &str| prefix.map_or(name.to_string(), |p| format!("{p}:{name}"));
     let pos = format!(
         r#"<{pos}><{src}><{rid} Type="22" ID="{id}" ID_Context="{ctx}"/></{src}><{src}><{rid} Type="88" ID="{id}" MessagePassword="{pw}"/></{src}></{pos}>"#,
@@ -181,7 +207,8 @@ pub fn with_pos(message: &str, root: &str, (username, password): (&str, &str), c
 
 /// True when an OTA message carries a POS (its own, before any WS-Security one is added).
 pub fn has_pos(message: &str) -> bool {
-    ota_messages::runtime::parse_document(message).is_ok_and(|doc| doc.root_element().children().any(|n| n.is_element() && n.tag_name().name() == "POS"))
+    ota_messages::runtime::parse_document(message)
+        .is_ok_and(|doc| doc.root_element().children().any(|n| n.is_element() && n.tag_name().name() == "POS"))
 }
 
 /// `text` escaped for an attribute value or element text.
@@ -192,8 +219,11 @@ fn escape(text: &str) -> String {
 /// An OTA answer (an XML document) in a SOAP 1.1 envelope.
 pub fn envelope(answer: &str) -> String {
     let answer = answer.trim_start();
-    let answer = if answer.starts_with("<?xml") { answer.split_once("?>").map_or(answer, |(_, rest)| rest) } else { answer };
-    format!(r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="{SOAP11}"><soap:Body>{answer}</soap:Body></soap:Envelope>"#)
+    let answer =
+        if answer.starts_with("<?xml") { answer.split_once("?>").map_or(answer, |(_, rest)| rest) } else { answer };
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="{SOAP11}"><soap:Body>{answer}</soap:Body></soap:Envelope>"#
+    )
 }
 
 /// A SOAP Fault answer (HTTP 500, as SOAP 1.1 has it).
@@ -247,10 +277,12 @@ pub fn wsdl(location: &str) -> String {
         imports.push_str(&format!(r#"<xsd:import namespace="{OTA}" schemaLocation="wsdl/{file}"/>"#));
     }
     // One port type, binding and port per operation, so that each port posts to its own path.
-    let (mut messages, mut port_types, mut bindings, mut ports) = (String::new(), String::new(), String::new(), String::new());
+    let (mut messages, mut port_types, mut bindings, mut ports) =
+        (String::new(), String::new(), String::new(), String::new());
     for op in OPERATIONS {
         let Some(response_root) = op.response_root else { continue };
-        let (name, path, request_root) = (op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ"), op.path, op.request_root);
+        let (name, path, request_root) =
+            (op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ"), op.path, op.request_root);
         messages.push_str(&format!(
             r#"<wsdl:message name="{name}Request"><wsdl:part name="body" element="ota:{request_root}"/></wsdl:message><wsdl:message name="{name}Response"><wsdl:part name="body" element="ota:{response_root}"/></wsdl:message>"#
         ));
@@ -283,12 +315,19 @@ mod tests {
         );
         let u = unwrap(&xml, read_op()).unwrap().unwrap();
         assert_eq!(u.username_token, Some(("DEMO".to_string(), "p&w".to_string())));
-        assert!(u.message.starts_with("<o:OTA_ReadRQ ") && u.message.contains(&format!(r#" xmlns:o="{OTA}""#)), "{}", u.message);
+        assert!(
+            u.message.starts_with("<o:OTA_ReadRQ ") && u.message.contains(&format!(r#" xmlns:o="{OTA}""#)),
+            "{}",
+            u.message
+        );
         assert!(ota_messages::runtime::parse_document(&u.message).is_ok());
         assert!(!has_pos(&u.message));
         let with = with_pos(&u.message, "OTA_ReadRQ", ("DEMO", "p&w\""), "DEMO-DIST");
         assert!(has_pos(&with), "{with}");
-        assert!(with.contains(r#"<o:POS><o:Source><o:RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/>"#), "{with}");
+        assert!(
+            with.contains(r#"<o:POS><o:Source><o:RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/>"#),
+            "{with}"
+        );
         assert!(with.contains(r#"MessagePassword="p&amp;w&quot;""#), "{with}");
     }
 
@@ -300,9 +339,12 @@ mod tests {
         assert_eq!(unwrap(&v12, read_op()).unwrap().unwrap_err().code, "VersionMismatch");
         let no_body = format!(r#"<e:Envelope xmlns:e="{SOAP11}"/>"#);
         assert_eq!(unwrap(&no_body, read_op()).unwrap().unwrap_err().code, "Client");
-        let other = format!(r#"<e:Envelope xmlns:e="{SOAP11}"><e:Body><OTA_CancelRQ xmlns="{OTA}"/></e:Body></e:Envelope>"#);
+        let other =
+            format!(r#"<e:Envelope xmlns:e="{SOAP11}"><e:Body><OTA_CancelRQ xmlns="{OTA}"/></e:Body></e:Envelope>"#);
         assert!(unwrap(&other, read_op()).unwrap().unwrap_err().text.contains("OTA_CancelRQ"));
-        let must = format!(r#"<e:Envelope xmlns:e="{SOAP11}"><e:Header><x:Trace xmlns:x="urn:x" e:mustUnderstand="1"/></e:Header><e:Body><OTA_ReadRQ xmlns="{OTA}"/></e:Body></e:Envelope>"#);
+        let must = format!(
+            r#"<e:Envelope xmlns:e="{SOAP11}"><e:Header><x:Trace xmlns:x="urn:x" e:mustUnderstand="1"/></e:Header><e:Body><OTA_ReadRQ xmlns="{OTA}"/></e:Body></e:Envelope>"#
+        );
         assert_eq!(unwrap(&must, read_op()).unwrap().unwrap_err().code, "MustUnderstand");
         let fine = must.replace(r#" e:mustUnderstand="1""#, "");
         assert!(unwrap(&fine, read_op()).unwrap().is_ok());
@@ -310,7 +352,9 @@ mod tests {
 
     #[test]
     fn answers_go_in_an_envelope() {
-        let e = envelope(r#"<?xml version="1.0" encoding="UTF-8"?><OTA_ResRetrieveRS xmlns="http://www.opentravel.org/OTA/2003/05"/>"#);
+        let e = envelope(
+            r#"<?xml version="1.0" encoding="UTF-8"?><OTA_ResRetrieveRS xmlns="http://www.opentravel.org/OTA/2003/05"/>"#,
+        );
         assert!(e.contains("<soap:Body><OTA_ResRetrieveRS"), "{e}");
         assert!(ota_messages::runtime::parse_document(&e).is_ok());
     }

@@ -90,7 +90,11 @@ mod tests {
         assert_ne!(t.span_id, "00f067aa0ba902b7");
         assert!(t.traceresponse().starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-"));
         // A later version may carry more.
-        assert!(TraceContext::of(&with("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-extra")).parent_id.is_some());
+        assert!(
+            TraceContext::of(&with("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-extra"))
+                .parent_id
+                .is_some()
+        );
     }
 
     #[test]

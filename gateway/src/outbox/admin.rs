@@ -24,22 +24,39 @@ impl From<Abandoned> for OutboxError {
 
 /// The events in `state` (`pending`, `delivered`, `parked`; all: `None`) for `supplier` (all:
 /// `None`), oldest first, at most `limit`.
-pub async fn list(store: &Store, state: Option<String>, supplier: Option<String>, limit: i64) -> Result<Vec<EventRow>, OutboxError> {
+pub async fn list(
+    store: &Store,
+    state: Option<String>,
+    supplier: Option<String>,
+    limit: i64,
+) -> Result<Vec<EventRow>, OutboxError> {
     if let Some(s) = &state
         && ![rules::PENDING, rules::DELIVERED, rules::PARKED].contains(&s.as_str())
     {
         return Err(OutboxError::Invalid(format!("no state {s:?}: pending, delivered or parked")));
     }
-    store.read(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), supplier.as_deref(), limit).await?) })).await
+    store
+        .read(move |c| {
+            Box::pin(
+                async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), supplier.as_deref(), limit).await?) },
+            )
+        })
+        .await
 }
 
 /// Sends a parked event (all parked events: `None`) again, from now on, its attempts counted
 /// afresh: how many.
 pub async fn retry(store: &Store, id: Option<i64>) -> Result<u64, OutboxError> {
     let now = super::deliver::now_ms();
-    let n = store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::retry(c, id, now).await?) })).await?;
+    let n = store
+        .write(&Ticket::new(), None, move |c| {
+            Box::pin(async move { Ok::<_, OutboxError>(repo::retry(c, id, now).await?) })
+        })
+        .await?;
     match (id, n) {
-        (Some(id), 0) => Err(OutboxError::Invalid(format!("no parked event {id} (`outbox list --state parked` lists them)"))),
+        (Some(id), 0) => {
+            Err(OutboxError::Invalid(format!("no parked event {id} (`outbox list --state parked` lists them)")))
+        }
         _ => Ok(n),
     }
 }
@@ -48,17 +65,26 @@ pub async fn retry(store: &Store, id: Option<i64>) -> Result<u64, OutboxError> {
 /// (kept so that the booking's next event is numbered after it); how many.
 pub async fn purge(store: &Store, before: chrono::DateTime<chrono::Utc>) -> Result<u64, OutboxError> {
     let before = before.timestamp_millis();
-    crate::store::purge::in_batches(store, move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::purge_delivered(c, before, crate::store::purge::BATCH).await?) })).await
+    crate::store::purge::in_batches(store, move |c| {
+        Box::pin(
+            async move { Ok::<_, OutboxError>(repo::purge_delivered(c, before, crate::store::purge::BATCH).await?) },
+        )
+    })
+    .await
 }
 
 /// Runs [`purge`] for a retention (`serve --outbox-retention`) at start and every hour,
 /// forever (the gateway aborts it when it stops).
 pub async fn purge_forever(store: Store, retention: std::time::Duration) {
-    crate::store::purge::forever(crate::store::purge::HOURLY, "booking events delivered before the outbox retention", || {
-        let before = chrono::Utc::now() - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::MAX);
-        let store = store.clone();
-        async move { purge(&store, before).await }
-    })
+    crate::store::purge::forever(
+        crate::store::purge::HOURLY,
+        "booking events delivered before the outbox retention",
+        || {
+            let before = chrono::Utc::now() - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::MAX);
+            let store = store.clone();
+            async move { purge(&store, before).await }
+        },
+    )
     .await
 }
 

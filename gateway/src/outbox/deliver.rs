@@ -12,13 +12,13 @@ use std::time::Duration;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use tokio::sync::Semaphore;
 
+use super::Settings;
 use super::mapping::{self, Catalogues, Loaded};
 use super::repo::{self, EventRow};
 use super::rules;
-use super::Settings;
-use ota_messages::runtime::Message;
 use crate::shared::booking::Kind;
 use crate::store::{Abandoned, Store, StoreError, Ticket};
+use ota_messages::runtime::Message;
 
 /// How often the backlog's gauges are read from the database.
 const BACKLOG_EVERY: Duration = Duration::from_secs(10);
@@ -68,7 +68,10 @@ pub fn read_roots(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, S
 pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + Sync>, settings: Settings) {
     // Redirects are not followed (a POST would become a GET): a 3xx is a failed attempt. An
     // https receiver's certificate is checked against the public roots and the operator's own.
-    let mut builder = reqwest::Client::builder().timeout(settings.timeout).connect_timeout(settings.timeout).redirect(reqwest::redirect::Policy::none());
+    let mut builder = reqwest::Client::builder()
+        .timeout(settings.timeout)
+        .connect_timeout(settings.timeout)
+        .redirect(reqwest::redirect::Policy::none());
     for root in &settings.roots {
         builder = builder.add_root_certificate(root.clone());
     }
@@ -103,7 +106,11 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
         let taken = match due {
             Ok(true) => {
                 let gateway = settings.gateway.clone();
-                store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit, &gateway).await?) })).await
+                store
+                    .write(&Ticket::new(), None, move |c| {
+                        Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit, &gateway).await?) })
+                    })
+                    .await
             }
             Ok(false) => Ok(Vec::new()),
             Err(e) => Err(e),
@@ -144,21 +151,38 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
         Ok(()) => {
             crate::metrics::outbox_event("delivered");
             crate::metrics::outbox_delivered(Duration::from_millis(u64::try_from(now - e.created_at).unwrap_or(0)));
-            store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::delivered(c, id, now).await?) })).await
+            store
+                .write(&Ticket::new(), None, move |c| {
+                    Box::pin(async move { Ok::<_, Failure>(repo::delivered(c, id, now).await?) })
+                })
+                .await
         }
         Err(error) if e.attempts >= i64::from(settings.max_attempts) => {
             crate::metrics::outbox_event("parked");
             tracing::warn!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, error = %error, "outbox event parked: it will not be sent again until `ota-gateway outbox retry`; the booking's later events wait for it");
             let error = error.clone();
-            store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::parked(c, id, &error).await?) })).await
+            store
+                .write(&Ticket::new(), None, move |c| {
+                    Box::pin(async move { Ok::<_, Failure>(repo::parked(c, id, &error).await?) })
+                })
+                .await
         }
         Err(error) => {
             crate::metrics::outbox_event("failed");
             let jitter = f64::from(OsRng.next_u32()) / f64::from(u32::MAX);
-            let wait = rules::backoff(u32::try_from(e.attempts).unwrap_or(u32::MAX), settings.retry_base, settings.retry_max, jitter);
+            let wait = rules::backoff(
+                u32::try_from(e.attempts).unwrap_or(u32::MAX),
+                settings.retry_base,
+                settings.retry_max,
+                jitter,
+            );
             tracing::info!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, retry_in = ?wait, error = %error, "outbox delivery failed");
             let (next, error) = (now + millis(wait), error.clone());
-            store.write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::failed(c, id, next, &error).await?) })).await
+            store
+                .write(&Ticket::new(), None, move |c| {
+                    Box::pin(async move { Ok::<_, Failure>(repo::failed(c, id, next, &error).await?) })
+                })
+                .await
         }
     };
     if let Err(err) = settled {
@@ -171,11 +195,16 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
 /// Loads the booking, posts the notification and reads the answer: `Err` with what went wrong.
 async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &EventRow) -> Result<(), String> {
     let url = e.notify_url.clone().ok_or("the supplier has no notification URL")?;
-    let loaded = load(store, e).await.map_err(|err| format!("loading the booking: {err}"))?.ok_or("the booking is not stored")?;
+    let loaded = load(store, e)
+        .await
+        .map_err(|err| format!("loading the booking: {err}"))?
+        .ok_or("the booking is not stored")?;
     let Loaded::Hotel(booking) = loaded else {
         return Err("an activity booking is delivered by pull only".into());
     };
-    let body = mapping::notification(e, &booking, cats, chrono::Utc::now()).to_xml().map_err(|err| format!("writing the notification: {err}"))?;
+    let body = mapping::notification(e, &booking, cats, chrono::Utc::now())
+        .to_xml()
+        .map_err(|err| format!("writing the notification: {err}"))?;
     // Errors without the URL: it may carry a password (logged and stored errors never do).
     let answer = http
         .post(&url)
@@ -185,7 +214,10 @@ async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &E
         .await
         .map_err(|err| rules::error_text(&transport_error(&err.without_url())))?;
     let status = answer.status();
-    let text = answer.text().await.map_err(|err| rules::error_text(&format!("reading the answer: {}", transport_error(&err.without_url()))))?;
+    let text = answer
+        .text()
+        .await
+        .map_err(|err| rules::error_text(&format!("reading the answer: {}", transport_error(&err.without_url()))))?;
     if !status.is_success() {
         return Err(format!("HTTP {status}"));
     }
@@ -204,7 +236,9 @@ pub fn gateway_token() -> String {
 pub async fn release(store: &Store, settings: &Settings) -> Result<u64, StoreError> {
     let gateway = settings.gateway.clone();
     store
-        .write(&Ticket::new(), None, move |c| Box::pin(async move { Ok::<_, Failure>(repo::release(c, &gateway).await?) }))
+        .write(&Ticket::new(), None, move |c| {
+            Box::pin(async move { Ok::<_, Failure>(repo::release(c, &gateway).await?) })
+        })
         .await
         .map_err(|e| match e {
             Failure::Store(e) => e,
@@ -234,7 +268,9 @@ pub(crate) async fn load(store: &Store, e: &EventRow) -> Result<Option<Loaded>, 
                 let Some((id, owner)) = repo::booking_of(c, kind, &reference).await? else { return Ok(None) };
                 Ok(match kind {
                     Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::load(c, id).await?)),
-                    Kind::Activity => crate::activities::repo::find_stored(c, &owner, &reference, true).await?.map(Loaded::Activity),
+                    Kind::Activity => {
+                        crate::activities::repo::find_stored(c, &owner, &reference, true).await?.map(Loaded::Activity)
+                    }
                 })
             })
         })

@@ -7,8 +7,11 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Timelike, Utc};
 use ota_messages::booking_read::HotelReservation as ReadReservation;
-use ota_messages::common::{IdContext, ReservationIdCode, UniqueId, NotifUniqueId};
-use ota_messages::hotel_res_notif::{HotelResStatus, OtaHotelResNotifRq, OtaHotelResNotifRs, ResNotifAction, ResNotifHotelReservation, ResNotifHotelReservations};
+use ota_messages::common::{IdContext, NotifUniqueId, ReservationIdCode, UniqueId};
+use ota_messages::hotel_res_notif::{
+    HotelResStatus, OtaHotelResNotifRq, OtaHotelResNotifRs, ResNotifAction, ResNotifHotelReservation,
+    ResNotifHotelReservations,
+};
 use ota_messages::runtime::{self as rt, Message, Response};
 
 use crate::activities::catalogue::Catalogue as ActivityCatalogue;
@@ -60,7 +63,12 @@ pub(crate) fn for_hotel(b: &HotelBooking, hotel: &str) -> HotelBooking {
 pub(crate) fn notification(e: &EventRow, b: &HotelBooking, c: &Catalogues, now: DateTime<Utc>) -> OtaHotelResNotifRq {
     let mine = for_hotel(b, &e.hotel_code);
     let booked = hotel_reservation::booked(&mine, &c.hotels, &Languages::new(None, None), false).hotel_reservation;
-    let unique = |id: &str, context| UniqueId { r#type: ReservationIdCode::Booking, id: id.to_string(), id_context: Some(context), ..UniqueId::default() };
+    let unique = |id: &str, context| UniqueId {
+        r#type: ReservationIdCode::Booking,
+        id: id.to_string(),
+        id_context: Some(context),
+        ..UniqueId::default()
+    };
     OtaHotelResNotifRq {
         version: VERSION.into(),
         echo_token: Some(e.id.to_string()),
@@ -72,7 +80,12 @@ pub(crate) fn notification(e: &EventRow, b: &HotelBooking, c: &Catalogues, now: 
             Some(EventKind::Modified) | None => ResNotifAction::Modify,
             Some(EventKind::Cancelled) => ResNotifAction::Cancel,
         },
-        message_id: NotifUniqueId { r#type: "16".into(), id: e.id.to_string(), id_context: Some("GATEWAY".into()), ..NotifUniqueId::default() },
+        message_id: NotifUniqueId {
+            r#type: "16".into(),
+            id: e.id.to_string(),
+            id_context: Some("GATEWAY".into()),
+            ..NotifUniqueId::default()
+        },
         hotel_reservations: ResNotifHotelReservations {
             hotel_reservation: ResNotifHotelReservation {
                 create_date_time: Some(rt::DateTime::local(b.created)),
@@ -98,7 +111,8 @@ fn time_stamp(now: DateTime<Utc>) -> rt::DateTime {
 /// Whether a receiver's answer acknowledges a notification: an `OTA_HotelResNotifRS` with
 /// `Success`; else what it says instead.
 pub fn acknowledges(body: &str) -> Result<(), String> {
-    let rs = OtaHotelResNotifRs::from_xml(body).map_err(|e| format!("the answer is not an OTA_HotelResNotifRS: {e}"))?;
+    let rs =
+        OtaHotelResNotifRs::from_xml(body).map_err(|e| format!("the answer is not an OTA_HotelResNotifRS: {e}"))?;
     if rs.is_success() {
         return Ok(());
     }
@@ -119,7 +133,11 @@ pub(crate) fn read_entry(loaded: &Loaded, hotel: &str, c: &Catalogues) -> ReadRe
     match loaded {
         Loaded::Hotel(b) => hotel_mapping::hotel_reservation(&for_hotel(b, hotel), &c.hotels, &languages),
         Loaded::Activity(s) => {
-            let name = c.activities.activity(&s.booking.activity_id).and_then(|a| languages.pick(&a.texts)).map(|(_, t)| t.name.as_str());
+            let name = c
+                .activities
+                .activity(&s.booking.activity_id)
+                .and_then(|a| languages.pick(&a.texts))
+                .map(|(_, t)| t.name.as_str());
             activity_mapping::read_reservation(s, name)
         }
     }

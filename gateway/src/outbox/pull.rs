@@ -39,7 +39,9 @@ pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaRes
                     let Some((id, owner)) = repo::booking_of(c, kind, &u.booking_ref).await? else { continue };
                     let loaded = match kind {
                         Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::load(c, id).await?)),
-                        Kind::Activity => crate::activities::repo::find_stored(c, &owner, &u.booking_ref, true).await?.map(Loaded::Activity),
+                        Kind::Activity => crate::activities::repo::find_stored(c, &owner, &u.booking_ref, true)
+                            .await?
+                            .map(Loaded::Activity),
                     };
                     out.extend(loaded.map(|l| (l, u.hotel_code)));
                 }
@@ -49,7 +51,9 @@ pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaRes
         .await?;
     let mut rs = OtaResRetrieveRs::success();
     if !found.is_empty() {
-        rs.reservations_list = Some(ReservationsList { hotel_reservation: found.iter().map(|(l, hotel)| mapping::read_entry(l, hotel, cats)).collect() });
+        rs.reservations_list = Some(ReservationsList {
+            hotel_reservation: found.iter().map(|(l, hotel)| mapping::read_entry(l, hotel, cats)).collect(),
+        });
     }
     Ok(rs)
 }
@@ -61,7 +65,11 @@ pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaRes
 /// version, is a warning and acknowledges nothing; a report of `Errors` acknowledges nothing.
 /// A repeat changes nothing.
 pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifReportRs, OpError> {
-    let listed = rq.notif_details.as_ref().map(|d| d.hotel_notif_report.hotel_reservations.hotel_reservation.clone()).unwrap_or_default();
+    let listed = rq
+        .notif_details
+        .as_ref()
+        .map(|d| d.hotel_notif_report.hotel_reservations.hotel_reservation.clone())
+        .unwrap_or_default();
     if rq.errors.is_some() {
         tracing::warn!(request_id = %cx.request_id, supplier = %cx.requestor.id, bookings = listed.len(), "a supplier reported errors about the bookings it read; nothing acknowledged");
         return Ok(OtaNotifReportRs::success());
@@ -70,10 +78,24 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
     let mut notes = Vec::new();
     for (i, hr) in listed.iter().enumerate() {
         let tag = format!("{TAG}[{}]", i + 1);
-        let reference = hr.unique_id.iter().find(|u| u.r#type == ReservationIdCode::Booking && u.id_context.as_ref().is_none_or(|c| *c == IdContext::Internal)).map(|u| u.id.clone());
+        let reference = hr
+            .unique_id
+            .iter()
+            .find(|u| {
+                u.r#type == ReservationIdCode::Booking
+                    && u.id_context.as_ref().is_none_or(|c| *c == IdContext::Internal)
+            })
+            .map(|u| u.id.clone());
         let event = hr.unique_id.iter().find(|u| u.r#type.as_str() == "16").and_then(|u| u.id.parse::<i64>().ok());
         let Some(reference) = reference else {
-            notes.push(Problem::new(ErrorWarningType::BizRule, ErrorCode::RequiredFieldMissing, "UniqueID Type 36 with the gateway's reference (ID_Context Internal) is required.").at(format!("{tag}/UniqueID")));
+            notes.push(
+                Problem::new(
+                    ErrorWarningType::BizRule,
+                    ErrorCode::RequiredFieldMissing,
+                    "UniqueID Type 36 with the gateway's reference (ID_Context Internal) is required.",
+                )
+                .at(format!("{tag}/UniqueID")),
+            );
             continue;
         };
         let upto = match (event, hr.last_modify_date_time) {
@@ -107,7 +129,12 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
         })
         .await?;
     notes.extend(unknown.into_iter().map(|(tag, reference)| {
-        Problem::new(ErrorWarningType::BizRule, ErrorCode::BookingReferenceNotFound, format!("No booking {reference} was notified to this supplier; nothing acknowledged.")).at(format!("{tag}/UniqueID"))
+        Problem::new(
+            ErrorWarningType::BizRule,
+            ErrorCode::BookingReferenceNotFound,
+            format!("No booking {reference} was notified to this supplier; nothing acknowledged."),
+        )
+        .at(format!("{tag}/UniqueID"))
     }));
     let rs = OtaNotifReportRs::success();
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })

@@ -71,7 +71,13 @@ pub async fn any_due(c: &mut Conn<'_>, now: i64) -> Result<bool, StoreError> {
 /// (an activity booking's are pulled only), each the
 /// first undelivered of its booking and hotel and held by no other gateway: each is held by
 /// `gateway` until `until` and counts one more attempt. In the caller's write transaction.
-pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64, gateway: &str) -> Result<Vec<EventRow>, StoreError> {
+pub async fn take_due(
+    c: &mut Conn<'_>,
+    now: i64,
+    until: i64,
+    limit: i64,
+    gateway: &str,
+) -> Result<Vec<EventRow>, StoreError> {
     let lock = c.skip_locked("e");
     let ids: Vec<Scalar<i64>> = c
         .query(
@@ -93,7 +99,15 @@ pub async fn take_due(c: &mut Conn<'_>, now: i64, until: i64, limit: i64, gatewa
             )
             .await?;
         if taken == 1 {
-            out.extend(c.query_opt::<EventRow>(&format!("SELECT {COLUMNS} FROM outbox_event e JOIN requestor r ON r.id = e.supplier_id WHERE e.id = $1"), &[&id]).await?);
+            out.extend(
+                c.query_opt::<EventRow>(
+                    &format!(
+                        "SELECT {COLUMNS} FROM outbox_event e JOIN requestor r ON r.id = e.supplier_id WHERE e.id = $1"
+                    ),
+                    &[&id],
+                )
+                .await?,
+            );
         }
     }
     Ok(out)
@@ -143,7 +157,12 @@ pub async fn parked(c: &mut Conn<'_>, id: i64, error: &str) -> Result<(), StoreE
 
 /// The events in `state` (all: `None`) for `supplier` (all: `None`), oldest first, at most
 /// `limit`.
-pub async fn list(c: &mut Conn<'_>, state: Option<&str>, supplier: Option<&str>, limit: i64) -> Result<Vec<EventRow>, StoreError> {
+pub async fn list(
+    c: &mut Conn<'_>,
+    state: Option<&str>,
+    supplier: Option<&str>,
+    limit: i64,
+) -> Result<Vec<EventRow>, StoreError> {
     c.query(
         &format!(
             "SELECT {COLUMNS} FROM outbox_event e LEFT JOIN requestor r ON r.id = e.supplier_id
@@ -206,7 +225,13 @@ pub enum Upto {
 
 /// Acknowledges, for `supplier`, the events of a booking up to `upto`: how many were not
 /// acknowledged before.
-pub async fn acknowledge(c: &mut Conn<'_>, supplier: &str, booking_ref: &str, upto: Upto, now: i64) -> Result<u64, StoreError> {
+pub async fn acknowledge(
+    c: &mut Conn<'_>,
+    supplier: &str,
+    booking_ref: &str,
+    upto: Upto,
+    now: i64,
+) -> Result<u64, StoreError> {
     let (column, limit) = match upto {
         Upto::Event(id) => ("id <= $3", id),
         Upto::Before(ms) => ("version < $3", ms),
@@ -223,7 +248,12 @@ pub async fn acknowledge(c: &mut Conn<'_>, supplier: &str, booking_ref: &str, up
 
 /// Whether `supplier` was ever given an event of this booking.
 pub async fn known(c: &mut Conn<'_>, supplier: &str, booking_ref: &str) -> Result<bool, StoreError> {
-    let found: Option<Scalar<i64>> = c.query_opt("SELECT id FROM outbox_event WHERE supplier_id = $1 AND booking_ref = $2 LIMIT 1", &[&supplier, &booking_ref]).await?;
+    let found: Option<Scalar<i64>> = c
+        .query_opt(
+            "SELECT id FROM outbox_event WHERE supplier_id = $1 AND booking_ref = $2 LIMIT 1",
+            &[&supplier, &booking_ref],
+        )
+        .await?;
     Ok(found.is_some())
 }
 
@@ -246,7 +276,8 @@ pub async fn set_notify_url(c: &mut Conn<'_>, id: &str, url: Option<String>) -> 
 
 /// A requestor's notification URL (`None`: none, or no such requestor).
 pub async fn notify_url(c: &mut Conn<'_>, id: &str) -> Result<Option<String>, StoreError> {
-    let found: Option<Scalar<Option<String>>> = c.query_opt("SELECT notify_url FROM requestor WHERE id = $1", &[&id]).await?;
+    let found: Option<Scalar<Option<String>>> =
+        c.query_opt("SELECT notify_url FROM requestor WHERE id = $1", &[&id]).await?;
     Ok(found.and_then(|Scalar(u)| u))
 }
 

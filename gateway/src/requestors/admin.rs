@@ -105,7 +105,11 @@ enum Changed {
 /// version on (every gateway then reloads its requestors, and nothing else).
 async fn change<F>(store: &Store, id: &str, f: F) -> Result<(), AdminError>
 where
-    F: for<'a, 'c> FnOnce(&'a mut crate::store::Conn<'c>) -> futures_util::future::BoxFuture<'a, Result<Changed, AdminError>> + Send + 'static,
+    F: for<'a, 'c> FnOnce(
+            &'a mut crate::store::Conn<'c>,
+        ) -> futures_util::future::BoxFuture<'a, Result<Changed, AdminError>>
+        + Send
+        + 'static,
 {
     let changed = store
         .write(&Ticket::new(), None, move |c| {
@@ -179,9 +183,16 @@ pub fn check_password(password: &str) -> Result<(), AdminError> {
 /// cached verifications no longer match the stored hash).
 pub async fn passwd(store: &Store, id: &str, password: String) -> Result<(), AdminError> {
     check_password(&password)?;
-    let hash = tokio::task::spawn_blocking(move || hash_password(&password)).await.map_err(|e| AdminError::Task(e.to_string()))??;
+    let hash = tokio::task::spawn_blocking(move || hash_password(&password))
+        .await
+        .map_err(|e| AdminError::Task(e.to_string()))??;
     let key = id.to_string();
-    change(store, id, move |c| Box::pin(async move { Ok(if repo::set_password(c, &key, &hash).await? { Changed::Yes } else { Changed::NotFound }) })).await
+    change(store, id, move |c| {
+        Box::pin(
+            async move { Ok(if repo::set_password(c, &key, &hash).await? { Changed::Yes } else { Changed::NotFound }) },
+        )
+    })
+    .await
 }
 
 /// Enables (`true`) or disables (`false`) a requestor.
@@ -242,7 +253,13 @@ pub async fn set_dialect(store: &Store, id: &str, dialect: Dialect) -> Result<()
 /// Changes a requestor's traffic limits: each `Some` replaces the stored value (`Some(None)`
 /// removes that limit), each `None` leaves it; each of `rate_for` sets the rate of one
 /// operation (0 removes it), the others kept.
-pub async fn set_limits(store: &Store, id: &str, rate: Option<Option<u32>>, daily_quota: Option<Option<u32>>, rate_for: Vec<(&'static str, u32)>) -> Result<(), AdminError> {
+pub async fn set_limits(
+    store: &Store,
+    id: &str,
+    rate: Option<Option<u32>>,
+    daily_quota: Option<Option<u32>>,
+    rate_for: Vec<(&'static str, u32)>,
+) -> Result<(), AdminError> {
     let key = id.to_string();
     change(store, id, move |c| {
         Box::pin(async move {
@@ -257,7 +274,11 @@ pub async fn set_limits(store: &Store, id: &str, rate: Option<Option<u32>>, dail
                 }
             }
             per_operation.sort_unstable();
-            let wanted = Limits { rate: rate.unwrap_or(now.rate), daily_quota: daily_quota.unwrap_or(now.daily_quota), per_operation };
+            let wanted = Limits {
+                rate: rate.unwrap_or(now.rate),
+                daily_quota: daily_quota.unwrap_or(now.daily_quota),
+                per_operation,
+            };
             if wanted == now {
                 return Ok(Changed::Already);
             }
@@ -290,14 +311,20 @@ pub async fn set_role(store: &Store, id: &str, role: Role) -> Result<(), AdminEr
 
 /// Changes what of a requestor's traffic the transaction log keeps: its level and its sample
 /// at `all`, each when given.
-pub async fn set_log(store: &Store, id: &str, level: Option<crate::txlog::Level>, sample: Option<crate::txlog::Sample>) -> Result<(), AdminError> {
+pub async fn set_log(
+    store: &Store,
+    id: &str,
+    level: Option<crate::txlog::Level>,
+    sample: Option<crate::txlog::Sample>,
+) -> Result<(), AdminError> {
     let key = id.to_string();
     change(store, id, move |c| {
         Box::pin(async move {
             let Some(now) = repo::log_policy(c, &key).await? else {
                 return Ok(Changed::NotFound);
             };
-            let wanted = crate::txlog::Policy { level: level.unwrap_or(now.level), sample: sample.unwrap_or(now.sample) };
+            let wanted =
+                crate::txlog::Policy { level: level.unwrap_or(now.level), sample: sample.unwrap_or(now.sample) };
             if wanted == now {
                 return Ok(Changed::Already);
             }
@@ -311,7 +338,9 @@ pub async fn set_log(store: &Store, id: &str, level: Option<crate::txlog::Level>
 /// Refuses hotels owned by another supplier, naming the first and its owner.
 async fn refuse_owned_by_another(c: &mut crate::store::Conn<'_>, id: &str, role: &Role) -> Result<(), AdminError> {
     match repo::owned_by_another(c, id, role).await? {
-        Some((hotel, owner)) => Err(AdminError::Invalid(format!("hotel {hotel:?} belongs to supplier {owner:?}: a hotel has one supplier"))),
+        Some((hotel, owner)) => {
+            Err(AdminError::Invalid(format!("hotel {hotel:?} belongs to supplier {owner:?}: a hotel has one supplier")))
+        }
         None => Ok(()),
     }
 }

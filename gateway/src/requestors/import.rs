@@ -7,12 +7,12 @@ use ipnet::IpNet;
 use ota_messages::Dialect;
 use serde::Deserialize;
 
+use super::Role;
 use crate::auth::hash_password;
 use crate::auth::pool::MAX_PASSWORD;
 use crate::config::parse_net;
 use crate::shared::import::ImportError;
 use crate::shared::log_text::LogText;
-use super::Role;
 
 /// One requestor of an import file.
 #[derive(Clone, Deserialize)]
@@ -139,7 +139,9 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
     let mut owners = HashMap::new();
     for r in requestors {
         let entry = format!("requestor {:?}", r.id);
-        for (field, value) in [("id", &r.id), ("id_context", &r.id_context), ("name", &r.name), ("password", &r.password)] {
+        for (field, value) in
+            [("id", &r.id), ("id_context", &r.id_context), ("name", &r.name), ("password", &r.password)]
+        {
             if value.trim().is_empty() {
                 return Err(ImportError::invalid(&entry, format!("{field} is empty")));
             }
@@ -149,7 +151,10 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
         }
         for (field, value) in [("id", &r.id), ("id_context", &r.id_context)] {
             if value.trim() != value.as_str() || value.chars().any(char::is_control) {
-                return Err(ImportError::invalid(&entry, format!("{field} has surrounding spaces or a control character")));
+                return Err(ImportError::invalid(
+                    &entry,
+                    format!("{field} has surrounding spaces or a control character"),
+                ));
             }
         }
         if r.password.len() > MAX_PASSWORD {
@@ -163,7 +168,13 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
         if let Some(Role::Supplier { hotels }) = role(r).map_err(|e| ImportError::invalid(&entry, e))? {
             for hotel in hotels.iter() {
                 if let Some(other) = owners.insert(hotel.clone(), r.id.as_str()) {
-                    return Err(ImportError::invalid(&entry, format!("hotel {:?} is also given to supplier {other:?}: a hotel has one supplier", LogText(hotel))));
+                    return Err(ImportError::invalid(
+                        &entry,
+                        format!(
+                            "hotel {:?} is also given to supplier {other:?}: a hotel has one supplier",
+                            LogText(hotel)
+                        ),
+                    ));
                 }
             }
         }
@@ -177,7 +188,10 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
 
 /// The allow-list of an import entry, parsed.
 fn allow_list(r: &RequestorInput) -> Result<Option<Vec<IpNet>>, String> {
-    r.allow.as_ref().map(|nets| nets.iter().map(|n| parse_net(n).map_err(|e| format!("allow: {e}"))).collect()).transpose()
+    r.allow
+        .as_ref()
+        .map(|nets| nets.iter().map(|n| parse_net(n).map_err(|e| format!("allow: {e}"))).collect())
+        .transpose()
 }
 
 /// The longest hotel code (as the content's).
@@ -201,8 +215,15 @@ fn role(r: &RequestorInput) -> Result<Option<Role>, String> {
 
 /// Checks a supplier's hotel code: 1 to 32 characters, no spaces around, no control character.
 pub fn check_hotel_code(code: &str) -> Result<(), String> {
-    if code.is_empty() || code.chars().count() > MAX_HOTEL_CODE || code.trim() != code || code.chars().any(char::is_control) {
-        return Err(format!("hotel code {:?} is not 1 to {MAX_HOTEL_CODE} characters without surrounding spaces", LogText(code)));
+    if code.is_empty()
+        || code.chars().count() > MAX_HOTEL_CODE
+        || code.trim() != code
+        || code.chars().any(char::is_control)
+    {
+        return Err(format!(
+            "hotel code {:?} is not 1 to {MAX_HOTEL_CODE} characters without surrounding spaces",
+            LogText(code)
+        ));
     }
     Ok(())
 }
@@ -233,7 +254,11 @@ pub fn parse_dialect(name: &str) -> Result<Dialect, String> {
 /// The log level and sample of an import entry, checked.
 fn log(r: &RequestorInput) -> Result<(Option<crate::txlog::Level>, Option<crate::txlog::Sample>), String> {
     let level = r.log.as_deref().map(crate::txlog::Level::parse).transpose().map_err(|e| format!("log: {e}"))?;
-    let sample = r.log_sample.map(|v| crate::txlog::Sample::parse(&v.to_string())).transpose().map_err(|e| format!("log_sample: {e}"))?;
+    let sample = r
+        .log_sample
+        .map(|v| crate::txlog::Sample::parse(&v.to_string()))
+        .transpose()
+        .map_err(|e| format!("log_sample: {e}"))?;
     Ok((level, sample))
 }
 
@@ -247,10 +272,12 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                 let allow = allow_list(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 let dialect = dialect(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 let role = role(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
-                let (log, log_sample) = log(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
+                let (log, log_sample) =
+                    log(&r).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e))?;
                 Ok(HashedRequestor {
                     allow,
-                    password_hash: hash_password(&r.password).map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
+                    password_hash: hash_password(&r.password)
+                        .map_err(|e| ImportError::invalid(format!("requestor {:?}", r.id), e.to_string()))?,
                     id: r.id,
                     id_context: r.id_context,
                     name: r.name,
@@ -276,7 +303,22 @@ mod tests {
     use super::*;
 
     fn one(id: &str, pw: &str) -> RequestorInput {
-        RequestorInput { id: id.into(), id_context: "C".into(), name: "N".into(), password: pw.into(), active: true, allow: None, dialect: None, rate: None, daily_quota: None, supplier: None, hotels: None, notify_url: None, log: None, log_sample: None }
+        RequestorInput {
+            id: id.into(),
+            id_context: "C".into(),
+            name: "N".into(),
+            password: pw.into(),
+            active: true,
+            allow: None,
+            dialect: None,
+            rate: None,
+            daily_quota: None,
+            supplier: None,
+            hotels: None,
+            notify_url: None,
+            log: None,
+            log_sample: None,
+        }
     }
 
     #[test]
@@ -302,11 +344,17 @@ mod tests {
         assert!(validate(&[ota.clone()]).is_ok());
         assert_eq!(dialect(&ota).unwrap(), Some(Dialect::Ota2016b));
         ota.dialect = Some("OTA-2016\nB".into());
-        assert!(validate(&[ota]).is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n')));
+        assert!(
+            validate(&[ota])
+                .is_err_and(|e| e.to_string().contains("service, ota2016b") && !e.to_string().contains('\n'))
+        );
         let mut logged = one("A", "x");
         logged.log = Some("all".into());
         logged.log_sample = Some(0.25);
-        assert_eq!(log(&logged).unwrap(), (Some(crate::txlog::Level::All), Some(crate::txlog::Sample::from_ppm(250_000))));
+        assert_eq!(
+            log(&logged).unwrap(),
+            (Some(crate::txlog::Level::All), Some(crate::txlog::Sample::from_ppm(250_000)))
+        );
         logged.log = Some("everything".into());
         assert!(validate(&[logged.clone()]).is_err_and(|e| e.to_string().contains("log")));
         logged.log = None;
@@ -322,14 +370,24 @@ mod tests {
         assert!(check_notify_url("not a url").is_err());
         let bad = RequestorInput { notify_url: Some("mailto:a@b".into()), ..one("S", "x") };
         assert!(validate(&[bad]).is_err());
-        assert!(validate(&[RequestorInput { notify_url: Some(String::new()), ..one("S", "x") }]).is_ok(), "empty: removes it");
+        assert!(
+            validate(&[RequestorInput { notify_url: Some(String::new()), ..one("S", "x") }]).is_ok(),
+            "empty: removes it"
+        );
     }
 
     #[test]
     fn suppliers_own_their_hotels_alone() {
-        let supplier = |id: &str, hotels: &[&str]| RequestorInput { supplier: Some(true), hotels: Some(hotels.iter().map(|h| h.to_string()).collect()), ..one(id, "x") };
+        let supplier = |id: &str, hotels: &[&str]| RequestorInput {
+            supplier: Some(true),
+            hotels: Some(hotels.iter().map(|h| h.to_string()).collect()),
+            ..one(id, "x")
+        };
         assert!(validate(&[supplier("S1", &["H1", "H2"]), supplier("S2", &["H3"])]).is_ok());
-        assert_eq!(role(&supplier("S1", &["H2", "H1"])).unwrap(), Some(Role::supplier(["H1".to_string(), "H2".to_string()])));
+        assert_eq!(
+            role(&supplier("S1", &["H2", "H1"])).unwrap(),
+            Some(Role::supplier(["H1".to_string(), "H2".to_string()]))
+        );
         let twice = validate(&[supplier("S1", &["H1"]), supplier("S2", &["H1"])]);
         assert!(twice.is_err_and(|e| e.to_string().contains("requestor \"S2\"") && e.to_string().contains("\"S1\"")));
         let hotels_of_a_distributor = RequestorInput { hotels: Some(vec!["H1".into()]), ..one("D", "x") };

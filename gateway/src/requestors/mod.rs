@@ -127,7 +127,19 @@ mod tests {
 
     #[test]
     fn allow_lists() {
-        let mut r = StoredRequestor { id: "A".into(), id_context: "C".into(), name: "N".into(), password_hash: String::new(), active: true, allow: vec![], dialect: Dialect::Service, limits: Limits::default(), role: Role::Distributor, notify_url: None, log: Default::default() };
+        let mut r = StoredRequestor {
+            id: "A".into(),
+            id_context: "C".into(),
+            name: "N".into(),
+            password_hash: String::new(),
+            active: true,
+            allow: vec![],
+            dialect: Dialect::Service,
+            limits: Limits::default(),
+            role: Role::Distributor,
+            notify_url: None,
+            log: Default::default(),
+        };
         assert!(r.allows(None));
         assert!(r.allows(Some("203.0.113.9".parse().unwrap())));
         r.allow = vec!["10.0.0.0/8".parse().unwrap(), "2001:db8::/32".parse().unwrap()];

@@ -6,11 +6,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use ipnet::IpNet;
 use ota_messages::Dialect;
 
-use super::{Limits, Role, StoredRequestor};
 use super::import::HashedRequestor;
+use super::{Limits, Role, StoredRequestor};
 use crate::row;
-use crate::txlog::{Level, Policy, Sample};
 use crate::store::{Conn, Scalar, StoreError};
+use crate::txlog::{Level, Policy, Sample};
 
 row! {
     /// A `requestor` row.
@@ -31,29 +31,39 @@ row! {
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
     let rows: Vec<RequestorRow> =
         c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url, log_level, log_sample_ppm FROM requestor ORDER BY id", &[]).await?;
-    let hotel_rows: Vec<SupplierHotelRow> = c.query("SELECT requestor_id, hotel_code FROM supplier_hotel ORDER BY requestor_id, hotel_code", &[]).await?;
+    let hotel_rows: Vec<SupplierHotelRow> =
+        c.query("SELECT requestor_id, hotel_code FROM supplier_hotel ORDER BY requestor_id, hotel_code", &[]).await?;
     let mut hotels: HashMap<String, Vec<String>> = HashMap::new();
     for h in hotel_rows {
         hotels.entry(h.requestor_id).or_default().push(h.hotel_code);
     }
-    let allow_rows: Vec<AllowRow> = c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
+    let allow_rows: Vec<AllowRow> =
+        c.query("SELECT requestor_id, network FROM requestor_allow ORDER BY requestor_id, network", &[]).await?;
     let mut allow: HashMap<String, Vec<IpNet>> = HashMap::new();
     for a in allow_rows {
-        let net = a
-            .network
-            .parse::<IpNet>()
-            .map_err(|_| StoreError::Data(format!("requestor_allow: {:?} of requestor {:?} is not a network", a.network, a.requestor_id)))?;
+        let net = a.network.parse::<IpNet>().map_err(|_| {
+            StoreError::Data(format!(
+                "requestor_allow: {:?} of requestor {:?} is not a network",
+                a.network, a.requestor_id
+            ))
+        })?;
         allow.entry(a.requestor_id).or_default().push(net);
     }
     rows.into_iter()
         .map(|r| {
-            let dialect = Dialect::from_name(&r.dialect)
-                .ok_or_else(|| StoreError::Data(format!("requestor {:?}: dialect {:?} is not one this gateway knows", r.id, r.dialect)))?;
+            let dialect = Dialect::from_name(&r.dialect).ok_or_else(|| {
+                StoreError::Data(format!("requestor {:?}: dialect {:?} is not one this gateway knows", r.id, r.dialect))
+            })?;
             let limits = limits_of(&r.id, r.rate_per_second, r.daily_quota, &r.rate_for)?;
             let role = match r.kind.as_str() {
                 "distributor" => Role::Distributor,
                 "supplier" => Role::supplier(hotels.remove(&r.id).unwrap_or_default()),
-                other => return Err(StoreError::Data(format!("requestor {:?}: kind {other:?} is neither distributor nor supplier", r.id))),
+                other => {
+                    return Err(StoreError::Data(format!(
+                        "requestor {:?}: kind {other:?} is neither distributor nor supplier",
+                        r.id
+                    )));
+                }
             };
             let log = log_policy_of(&r.id, &r.log_level, r.log_sample_ppm)?;
             Ok(StoredRequestor {
@@ -81,16 +91,27 @@ row! {
 /// The limits of stored columns (a value out of range is a data error, not no limit).
 fn limits_of(id: &str, rate: Option<i64>, daily_quota: Option<i64>, rate_for: &str) -> Result<Limits, StoreError> {
     let positive = |what: &str, v: Option<i64>| {
-        v.map(|n| u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| StoreError::Data(format!("requestor {id:?}: {what} {n} is out of range"))))
-            .transpose()
+        v.map(|n| {
+            u32::try_from(n)
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| StoreError::Data(format!("requestor {id:?}: {what} {n} is out of range")))
+        })
+        .transpose()
     };
-    let per_operation = crate::shared::context::parse_rates_for(rate_for).map_err(|e| StoreError::Data(format!("requestor {id:?}: rate_for: {e}")))?;
-    Ok(Limits { rate: positive("rate_per_second", rate)?, daily_quota: positive("daily_quota", daily_quota)?, per_operation })
+    let per_operation = crate::shared::context::parse_rates_for(rate_for)
+        .map_err(|e| StoreError::Data(format!("requestor {id:?}: rate_for: {e}")))?;
+    Ok(Limits {
+        rate: positive("rate_per_second", rate)?,
+        daily_quota: positive("daily_quota", daily_quota)?,
+        per_operation,
+    })
 }
 
 /// A requestor's limits, as stored; `None` when there is no such requestor.
 pub(crate) async fn limits(c: &mut Conn<'_>, id: &str) -> Result<Option<Limits>, StoreError> {
-    let row: Option<LimitsRow> = c.query_opt("SELECT rate_per_second, daily_quota, rate_for FROM requestor WHERE id = $1", &[&id]).await?;
+    let row: Option<LimitsRow> =
+        c.query_opt("SELECT rate_per_second, daily_quota, rate_for FROM requestor WHERE id = $1", &[&id]).await?;
     row.map(|r| limits_of(id, r.rate_per_second, r.daily_quota, &r.rate_for)).transpose()
 }
 
@@ -98,13 +119,21 @@ pub(crate) async fn limits(c: &mut Conn<'_>, id: &str) -> Result<Option<Limits>,
 pub(crate) async fn set_limits(c: &mut Conn<'_>, id: &str, limits: &Limits) -> Result<bool, StoreError> {
     let (rate, quota) = (limits.rate.map(i64::from), limits.daily_quota.map(i64::from));
     let rate_for = crate::shared::context::rates_for_text(&limits.per_operation);
-    Ok(c.execute("UPDATE requestor SET rate_per_second = $2, daily_quota = $3, rate_for = $4 WHERE id = $1", &[&id, &rate, &quota, &rate_for]).await? == 1)
+    Ok(c.execute(
+        "UPDATE requestor SET rate_per_second = $2, daily_quota = $3, rate_for = $4 WHERE id = $1",
+        &[&id, &rate, &quota, &rate_for],
+    )
+    .await?
+        == 1)
 }
 
 /// The log policy of stored columns.
 fn log_policy_of(id: &str, level: &str, sample_ppm: i64) -> Result<Policy, StoreError> {
     let level = Level::parse(level).map_err(|e| StoreError::Data(format!("requestor {id:?}: log_level: {e}")))?;
-    let sample = u32::try_from(sample_ppm).ok().filter(|n| *n <= 1_000_000).ok_or_else(|| StoreError::Data(format!("requestor {id:?}: log_sample_ppm {sample_ppm} is out of range")))?;
+    let sample = u32::try_from(sample_ppm)
+        .ok()
+        .filter(|n| *n <= 1_000_000)
+        .ok_or_else(|| StoreError::Data(format!("requestor {id:?}: log_sample_ppm {sample_ppm} is out of range")))?;
     Ok(Policy { level, sample: Sample::from_ppm(sample) })
 }
 
@@ -115,14 +144,20 @@ row! {
 
 /// A requestor's log policy, as stored; `None` when there is no such requestor.
 pub(crate) async fn log_policy(c: &mut Conn<'_>, id: &str) -> Result<Option<Policy>, StoreError> {
-    let row: Option<LogRow> = c.query_opt("SELECT log_level, log_sample_ppm FROM requestor WHERE id = $1", &[&id]).await?;
+    let row: Option<LogRow> =
+        c.query_opt("SELECT log_level, log_sample_ppm FROM requestor WHERE id = $1", &[&id]).await?;
     row.map(|r| log_policy_of(id, &r.log_level, r.log_sample_ppm)).transpose()
 }
 
 /// Sets a requestor's log policy; false when there is no such requestor.
 pub(crate) async fn set_log_policy(c: &mut Conn<'_>, id: &str, policy: Policy) -> Result<bool, StoreError> {
     let ppm = i64::from(policy.sample.ppm());
-    Ok(c.execute("UPDATE requestor SET log_level = $2, log_sample_ppm = $3 WHERE id = $1", &[&id, &policy.level.as_str(), &ppm]).await? == 1)
+    Ok(c.execute(
+        "UPDATE requestor SET log_level = $2, log_sample_ppm = $3 WHERE id = $1",
+        &[&id, &policy.level.as_str(), &ppm],
+    )
+    .await?
+        == 1)
 }
 
 /// How many requestors there are.
@@ -193,10 +228,19 @@ pub(crate) async fn set_role(c: &mut Conn<'_>, id: &str, role: &Role) -> Result<
 }
 
 /// The first hotel of `role` owned by a supplier other than `id`, with that supplier.
-pub(crate) async fn owned_by_another(c: &mut Conn<'_>, id: &str, role: &Role) -> Result<Option<(String, String)>, StoreError> {
+pub(crate) async fn owned_by_another(
+    c: &mut Conn<'_>,
+    id: &str,
+    role: &Role,
+) -> Result<Option<(String, String)>, StoreError> {
     let Role::Supplier { hotels } = role else { return Ok(None) };
     for hotel in hotels.iter() {
-        let row: Option<Scalar<String>> = c.query_opt("SELECT requestor_id FROM supplier_hotel WHERE hotel_code = $1 AND requestor_id <> $2", &[hotel, &id]).await?;
+        let row: Option<Scalar<String>> = c
+            .query_opt(
+                "SELECT requestor_id FROM supplier_hotel WHERE hotel_code = $1 AND requestor_id <> $2",
+                &[hotel, &id],
+            )
+            .await?;
         if let Some(Scalar(owner)) = row {
             return Ok(Some((hotel.clone(), owner)));
         }
@@ -221,16 +265,30 @@ pub(crate) async fn insert_new(c: &mut Conn<'_>, r: &HashedRequestor, now: DateT
         .execute(
             "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect)
              VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
-            &[&r.id, &r.id_context, &r.name, &r.password_hash, &r.active, &now, &r.dialect.unwrap_or_default().as_str()],
+            &[
+                &r.id,
+                &r.id_context,
+                &r.name,
+                &r.password_hash,
+                &r.active,
+                &now,
+                &r.dialect.unwrap_or_default().as_str(),
+            ],
         )
         .await?;
-    if n == 1 && let Some(allow) = &r.allow {
+    if n == 1
+        && let Some(allow) = &r.allow
+    {
         replace_allow(c, &r.id, allow).await?;
     }
-    if n == 1 && let Some(url) = &r.notify_url {
+    if n == 1
+        && let Some(url) = &r.notify_url
+    {
         c.execute("UPDATE requestor SET notify_url = NULLIF($2, '') WHERE id = $1", &[&r.id, url]).await?;
     }
-    if n == 1 && let Some(role) = &r.role {
+    if n == 1
+        && let Some(role) = &r.role
+    {
         set_role(c, &r.id, role).await?;
     }
     Ok(n == 1)
@@ -254,7 +312,8 @@ pub(crate) async fn active(c: &mut Conn<'_>, id: &str) -> Result<Option<bool>, S
 
 /// A requestor's allow-list, as stored (networks in their text form).
 pub(crate) async fn allow_of(c: &mut Conn<'_>, id: &str) -> Result<BTreeSet<String>, StoreError> {
-    let rows: Vec<Scalar<String>> = c.query("SELECT network FROM requestor_allow WHERE requestor_id = $1", &[&id]).await?;
+    let rows: Vec<Scalar<String>> =
+        c.query("SELECT network FROM requestor_allow WHERE requestor_id = $1", &[&id]).await?;
     Ok(rows.into_iter().map(|Scalar(n)| n).collect())
 }
 
@@ -269,7 +328,11 @@ pub(crate) async fn replace_allow(c: &mut Conn<'_>, id: &str, allow: &[IpNet]) -
     c.execute("DELETE FROM requestor_allow WHERE requestor_id = $1", &[&id]).await?;
     for net in allow {
         let text = net.to_string();
-        c.execute("INSERT INTO requestor_allow (requestor_id, network) VALUES ($1, $2) ON CONFLICT DO NOTHING", &[&id, &text]).await?;
+        c.execute(
+            "INSERT INTO requestor_allow (requestor_id, network) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            &[&id, &text],
+        )
+        .await?;
     }
     Ok(())
 }
@@ -281,7 +344,12 @@ row! {
 
 /// Adds a gateway's counts of one requestor and day to `requestor_traffic`: searches,
 /// availability checks, quotes, bookings, and every admitted request.
-pub(crate) async fn add_traffic(c: &mut Conn<'_>, id: &str, day: NaiveDate, [searches, availability, quotes, bookings, requests]: [i64; 5]) -> Result<(), StoreError> {
+pub(crate) async fn add_traffic(
+    c: &mut Conn<'_>,
+    id: &str,
+    day: NaiveDate,
+    [searches, availability, quotes, bookings, requests]: [i64; 5],
+) -> Result<(), StoreError> {
     c.execute(
         "INSERT INTO requestor_traffic (requestor_id, day, searches, availability, quotes, bookings, requests) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (requestor_id, day) DO UPDATE SET searches = requestor_traffic.searches + excluded.searches, requests = requestor_traffic.requests + excluded.requests,
@@ -295,7 +363,11 @@ pub(crate) async fn add_traffic(c: &mut Conn<'_>, id: &str, day: NaiveDate, [sea
 
 /// The counts since `since` (included), added up per requestor (`id`, or every one), by id:
 /// searches, availability checks, quotes, bookings, every admitted request.
-pub(crate) async fn traffic_since(c: &mut Conn<'_>, id: Option<&str>, since: NaiveDate) -> Result<Vec<(String, [i64; 5])>, StoreError> {
+pub(crate) async fn traffic_since(
+    c: &mut Conn<'_>,
+    id: Option<&str>,
+    since: NaiveDate,
+) -> Result<Vec<(String, [i64; 5])>, StoreError> {
     let rows: Vec<TrafficRow> = c
         .query(
             "SELECT requestor_id, CAST(sum(searches) AS BIGINT), CAST(sum(availability) AS BIGINT), CAST(sum(quotes) AS BIGINT), CAST(sum(bookings) AS BIGINT), CAST(sum(requests) AS BIGINT)

@@ -123,7 +123,13 @@ impl Tally {
             .write(&Ticket::new(), None, move |c| {
                 Box::pin(async move {
                     for ((id, day), counts) in written.iter() {
-                        repo::add_traffic(c, id, *day, [counts.searches, counts.availability, counts.quotes, counts.bookings, counts.requests]).await?;
+                        repo::add_traffic(
+                            c,
+                            id,
+                            *day,
+                            [counts.searches, counts.availability, counts.quotes, counts.bookings, counts.requests],
+                        )
+                        .await?;
                     }
                     Ok::<_, OpError>(written.len())
                 })
@@ -153,10 +159,19 @@ pub async fn requests_on(store: &Store, day: NaiveDate) -> Result<Vec<(String, i
 
 /// The stored counts since `since` (a UTC day, included), added up per requestor (one, or
 /// all), by requestor id.
-pub async fn stats(store: &Store, requestor: Option<&str>, since: NaiveDate) -> Result<Vec<(String, Counts)>, StoreError> {
+pub async fn stats(
+    store: &Store,
+    requestor: Option<&str>,
+    since: NaiveDate,
+) -> Result<Vec<(String, Counts)>, StoreError> {
     let id = requestor.map(str::to_string);
     let rows = store.read(move |c| Box::pin(async move { repo::traffic_since(c, id.as_deref(), since).await })).await?;
-    Ok(rows.into_iter().map(|(id, [searches, availability, quotes, bookings, requests])| (id, Counts { searches, availability, quotes, bookings, requests })).collect())
+    Ok(rows
+        .into_iter()
+        .map(|(id, [searches, availability, quotes, bookings, requests])| {
+            (id, Counts { searches, availability, quotes, bookings, requests })
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -188,7 +203,13 @@ mod tests {
         assert_eq!(one.flush(&store).await.unwrap(), 0, "nothing pending");
         assert_eq!(two.flush(&store).await.unwrap(), 2);
         let all = stats(&store, None, day).await.unwrap();
-        assert_eq!(all, vec![("P".into(), Counts { searches: 2, bookings: 1, requests: 3, ..Counts::default() }), ("Q".into(), Counts { quotes: 1, requests: 2, ..Counts::default() })]);
+        assert_eq!(
+            all,
+            vec![
+                ("P".into(), Counts { searches: 2, bookings: 1, requests: 3, ..Counts::default() }),
+                ("Q".into(), Counts { quotes: 1, requests: 2, ..Counts::default() })
+            ]
+        );
         assert!(stats(&store, Some("P"), day.succ_opt().unwrap()).await.unwrap().is_empty());
         assert_eq!(requests_on(&store, day).await.unwrap(), vec![("P".into(), 3), ("Q".into(), 2)]);
     }

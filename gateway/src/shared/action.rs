@@ -34,7 +34,10 @@ impl Action {
             Some(ResStatus::Commit) => Ok(Action::Commit),
             Some(other) => Err(Problem::biz(
                 ErrorCode::InvalidActionStatusCode,
-                format!("ResStatus {:?} is not supported; use Quote (a preview that stores nothing) or Commit.", other.as_str()),
+                format!(
+                    "ResStatus {:?} is not supported; use Quote (a preview that stores nothing) or Commit.",
+                    other.as_str()
+                ),
             )
             .at(tag)),
         }
@@ -47,7 +50,12 @@ impl Action {
     /// `ResStatus` at all), the request applies (a Commit: a booking once per Client reference);
     /// on `service` it stays the Quote of the service description, and the answer warns that
     /// nothing was stored, so a Success is never taken for a booking or a change.
-    pub fn of_request(status: Option<&ResStatus>, dialect: Dialect, tag: &str, kind: Asked) -> Result<(Action, Option<Problem>), Problem> {
+    pub fn of_request(
+        status: Option<&ResStatus>,
+        dialect: Dialect,
+        tag: &str,
+        kind: Asked,
+    ) -> Result<(Action, Option<Problem>), Problem> {
         let (done, verb) = match kind {
             Asked::Booking => ("nothing was booked", "book"),
             Asked::Change => ("nothing was changed", "apply the change"),
@@ -119,10 +127,16 @@ mod tests {
         assert_eq!(warning.tag.as_deref(), Some("/R/@ResStatus"));
         for d in Dialect::ALL {
             assert_eq!(Action::of_request(Some(&ResStatus::Quote), *d, "/x", Asked::Change), Ok((Action::Quote, None)));
-            assert_eq!(Action::of_request(Some(&ResStatus::Commit), *d, "/x", Asked::Change), Ok((Action::Commit, None)));
+            assert_eq!(
+                Action::of_request(Some(&ResStatus::Commit), *d, "/x", Asked::Change),
+                Ok((Action::Commit, None))
+            );
             assert!(Action::of_request(Some(&ResStatus::Hold), *d, "/x", Asked::Booking).is_err());
         }
         assert_eq!(Action::of_cancel(&ResStatus::Quote, "/x"), Ok(Action::Quote));
-        assert_eq!(Action::of_cancel(&ResStatus::Hold, "/C/@CancelType").unwrap_err().tag.as_deref(), Some("/C/@CancelType"));
+        assert_eq!(
+            Action::of_cancel(&ResStatus::Hold, "/C/@CancelType").unwrap_err().tag.as_deref(),
+            Some("/C/@CancelType")
+        );
     }
 }

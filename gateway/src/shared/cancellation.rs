@@ -82,7 +82,9 @@ impl Policy {
         self.rules
             .iter()
             .map(|r| Penalty {
-                deadline: r.hours_before.map(|h| start.checked_sub_signed(Duration::hours(i64::from(h))).unwrap_or(NaiveDateTime::MIN)),
+                deadline: r
+                    .hours_before
+                    .map(|h| start.checked_sub_signed(Duration::hours(i64::from(h))).unwrap_or(NaiveDateTime::MIN)),
                 percent: r.percent,
             })
             .collect()
@@ -107,7 +109,9 @@ pub struct RuleInput {
 pub fn policy_of(input: Option<&[RuleInput]>) -> Result<Policy, String> {
     match input {
         None => Ok(Policy::default()),
-        Some(rules) => Policy::new(rules.iter().map(|r| Rule { hours_before: r.hours_before, percent: r.percent }).collect()),
+        Some(rules) => {
+            Policy::new(rules.iter().map(|r| Rule { hours_before: r.hours_before, percent: r.percent }).collect())
+        }
     }
 }
 
@@ -167,7 +171,13 @@ pub fn cost(penalties: &[Penalty], price: Decimal, at: NaiveDateTime) -> Cost {
 
 /// The share `amount` is of `price`, in percent rounded to two decimals (0 for a free item).
 pub fn percent_of(amount: Decimal, price: Decimal) -> Decimal {
-    if price.is_zero() { Decimal::ZERO } else { (amount * Decimal::ONE_HUNDRED / price).round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero).normalize() }
+    if price.is_zero() {
+        Decimal::ZERO
+    } else {
+        (amount * Decimal::ONE_HUNDRED / price)
+            .round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
+            .normalize()
+    }
 }
 
 /// The cost of several items cancelled together: the amounts added, the percentage of the
@@ -175,7 +185,11 @@ pub fn percent_of(amount: Decimal, price: Decimal) -> Decimal {
 pub fn total_cost(parts: &[(Cost, Decimal)]) -> Cost {
     let amount: Decimal = parts.iter().map(|(c, _)| c.amount).sum();
     let price: Decimal = parts.iter().map(|(_, p)| *p).sum();
-    let percent = if price.is_zero() { parts.iter().map(|(c, _)| c.percent).max().unwrap_or(Decimal::ZERO) } else { percent_of(amount, price) };
+    let percent = if price.is_zero() {
+        parts.iter().map(|(c, _)| c.percent).max().unwrap_or(Decimal::ZERO)
+    } else {
+        percent_of(amount, price)
+    };
     Cost { percent, amount: cents(amount) }
 }
 
@@ -183,7 +197,8 @@ pub fn total_cost(parts: &[(Cost, Decimal)]) -> Cost {
 /// per distinct deadline (`None` first: from the booking on), the earliest first, each with
 /// the cost of all items at that moment. Steps that cost what the one before did are left out.
 pub fn steps(items: &[(&[Penalty], Decimal)]) -> Vec<(Option<NaiveDateTime>, Cost)> {
-    let mut deadlines: Vec<Option<NaiveDateTime>> = items.iter().flat_map(|(p, _)| p.iter().map(|p| p.deadline)).collect();
+    let mut deadlines: Vec<Option<NaiveDateTime>> =
+        items.iter().flat_map(|(p, _)| p.iter().map(|p| p.deadline)).collect();
     deadlines.sort();
     deadlines.dedup();
     let mut out: Vec<(Option<NaiveDateTime>, Cost)> = Vec::new();
@@ -230,10 +245,21 @@ mod tests {
         ])
         .unwrap();
         let penalties = policy.penalties(t("2030-06-10T00:00:00"));
-        assert_eq!(penalties[0], Penalty { deadline: Some(t("2030-06-03T00:00:00")), percent: pct(25) }, "earliest first");
+        assert_eq!(
+            penalties[0],
+            Penalty { deadline: Some(t("2030-06-03T00:00:00")), percent: pct(25) },
+            "earliest first"
+        );
         let price = Decimal::new(41050, 2);
-        assert_eq!(cost(&penalties, price, t("2030-06-02T23:59:59")), Cost { percent: pct(0), amount: Decimal::new(0, 2) });
-        assert_eq!(cost(&penalties, price, t("2030-06-03T00:00:00")), Cost { percent: pct(25), amount: Decimal::new(10263, 2) }, "102.625 rounds up");
+        assert_eq!(
+            cost(&penalties, price, t("2030-06-02T23:59:59")),
+            Cost { percent: pct(0), amount: Decimal::new(0, 2) }
+        );
+        assert_eq!(
+            cost(&penalties, price, t("2030-06-03T00:00:00")),
+            Cost { percent: pct(25), amount: Decimal::new(10263, 2) },
+            "102.625 rounds up"
+        );
         assert_eq!(cost(&penalties, price, t("2030-06-08T00:00:00")).percent, pct(100));
         assert_eq!(free_until(&penalties), Some(t("2030-06-03T00:00:00")));
         assert!(is_refundable(&penalties));
@@ -258,15 +284,28 @@ mod tests {
     fn policies_are_checked() {
         assert!(Policy::new(vec![Rule { hours_before: Some(1), percent: pct(101) }]).is_err());
         assert!(Policy::new(vec![Rule { hours_before: Some(MAX_HOURS_BEFORE + 1), percent: pct(1) }]).is_err());
-        assert!(Policy::new(vec![Rule { hours_before: Some(2), percent: pct(1) }, Rule { hours_before: Some(2), percent: pct(5) }]).is_err());
+        assert!(
+            Policy::new(vec![
+                Rule { hours_before: Some(2), percent: pct(1) },
+                Rule { hours_before: Some(2), percent: pct(5) }
+            ])
+            .is_err()
+        );
         let free = Policy::new(vec![]).unwrap();
-        assert_eq!(cost(&free.penalties(t("2030-01-01T00:00:00")), pct(50), t("2030-01-01T00:00:00")).amount, Decimal::ZERO);
+        assert_eq!(
+            cost(&free.penalties(t("2030-01-01T00:00:00")), pct(50), t("2030-01-01T00:00:00")).amount,
+            Decimal::ZERO
+        );
     }
 
     #[test]
     fn steps_of_several_items() {
-        let early = Policy::new(vec![Rule { hours_before: Some(48), percent: pct(100) }]).unwrap().penalties(t("2030-06-10T00:00:00"));
-        let late = Policy::new(vec![Rule { hours_before: Some(48), percent: pct(100) }]).unwrap().penalties(t("2030-06-12T00:00:00"));
+        let early = Policy::new(vec![Rule { hours_before: Some(48), percent: pct(100) }])
+            .unwrap()
+            .penalties(t("2030-06-10T00:00:00"));
+        let late = Policy::new(vec![Rule { hours_before: Some(48), percent: pct(100) }])
+            .unwrap()
+            .penalties(t("2030-06-12T00:00:00"));
         let s = steps(&[(&early, pct(100)), (&late, pct(300))]);
         assert_eq!(
             s,

@@ -100,7 +100,11 @@ pub fn parse_rates_for(text: &str) -> Result<Vec<(&'static str, u32)>, String> {
     let mut rates = Vec::new();
     for pair in text.split(';').filter(|p| !p.is_empty()) {
         let (op, n) = pair.split_once('=').ok_or_else(|| format!("{pair:?} is not operation=N"))?;
-        let n = n.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| format!("{pair:?}: the rate is not a number above 0"))?;
+        let n = n
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("{pair:?}: the rate is not a number above 0"))?;
         rates.push((operation_name(op)?, n));
     }
     rates.sort_unstable();

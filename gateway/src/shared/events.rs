@@ -50,8 +50,17 @@ impl EventKind {
 /// number in its booking is stored. `version` is the booking's `LastModifyDateTime` as the
 /// supplier is shown it (milliseconds since 1970 of its date-time read as UTC): a pull
 /// acknowledges the events up to a version.
-pub async fn record(c: &mut Conn<'_>, kind: Kind, booking_ref: &str, hotel: &str, event: EventKind, revision: Option<i64>, version: i64) -> Result<Option<i64>, StoreError> {
-    let supplier: Option<Scalar<String>> = c.query_opt("SELECT requestor_id FROM supplier_hotel WHERE hotel_code = $1", &[&hotel]).await?;
+pub async fn record(
+    c: &mut Conn<'_>,
+    kind: Kind,
+    booking_ref: &str,
+    hotel: &str,
+    event: EventKind,
+    revision: Option<i64>,
+    version: i64,
+) -> Result<Option<i64>, StoreError> {
+    let supplier: Option<Scalar<String>> =
+        c.query_opt("SELECT requestor_id FROM supplier_hotel WHERE hotel_code = $1", &[&hotel]).await?;
     let Some(Scalar(supplier)) = supplier else {
         return Ok(None);
     };

@@ -62,7 +62,8 @@ pub fn parse_file<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Resul
     if !trimmed.starts_with('{') {
         return Err(ImportError::Json {
             what: what.to_string(),
-            message: "an import file is one JSON object ({\"requestors\": […], \"activities\": {…}, \"hotels\": {…}})".into(),
+            message: "an import file is one JSON object ({\"requestors\": […], \"activities\": {…}, \"hotels\": {…}})"
+                .into(),
         });
     }
     parse(what, text)
@@ -139,7 +140,10 @@ mod tests {
     fn text_xml_cannot_carry_is_refused_with_its_path() {
         for (c, hex) in [("\\u0000", "0000"), ("\\u0001", "0001"), ("\\ufffe", "FFFE"), ("\\u001b", "001B")] {
             let text = format!(r#"{{"hotels": [{{"code": "H1"}}, {{"names": {{"en": "Hotel {c}"}}}}]}}"#);
-            assert_eq!(refused(&text), format!("f.json: hotels[1].names.en: the text has the character U+{hex}, which XML cannot carry"));
+            assert_eq!(
+                refused(&text),
+                format!("f.json: hotels[1].names.en: the text has the character U+{hex}, which XML cannot carry")
+            );
         }
         assert!(parse::<File>("f.json", r#"{"hotels": [{"name": "Tab\tand\nlines\r, é, 漢字"}]}"#).is_ok());
     }

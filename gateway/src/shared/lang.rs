@@ -89,7 +89,11 @@ impl Languages {
 
     /// The texts to show: every language for `*`, else the best one.
     pub fn select<'a, T>(&self, texts: &'a BTreeMap<String, T>) -> Vec<(&'a str, &'a T)> {
-        if self.all { texts.iter().map(|(l, t)| (l.as_str(), t)).collect() } else { self.pick(texts).into_iter().collect() }
+        if self.all {
+            texts.iter().map(|(l, t)| (l.as_str(), t)).collect()
+        } else {
+            self.pick(texts).into_iter().collect()
+        }
     }
 }
 

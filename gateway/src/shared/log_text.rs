@@ -16,7 +16,9 @@ impl fmt::Display for LogText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut chars = self.0.chars();
         for c in chars.by_ref().take(MAX_CHARS) {
-            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}') {
+            if c.is_control()
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
+            {
                 write!(f, "{}", c.escape_unicode())?;
             } else if c == '\\' {
                 f.write_str("\\\\")?;
@@ -39,7 +41,10 @@ mod tests {
     #[test]
     fn controls_and_separators_are_escaped() {
         assert_eq!(LogText("DEMO").to_string(), "DEMO");
-        assert_eq!(LogText("a\nb\r\u{85}c\u{2028}d\u{1b}[31m").to_string(), "a\\u{a}b\\u{d}\\u{85}c\\u{2028}d\\u{1b}[31m");
+        assert_eq!(
+            LogText("a\nb\r\u{85}c\u{2028}d\u{1b}[31m").to_string(),
+            "a\\u{a}b\\u{d}\\u{85}c\\u{2028}d\\u{1b}[31m"
+        );
         assert_eq!(LogText("back\\slash").to_string(), "back\\\\slash");
         assert_eq!(LogText("é漢字").to_string(), "é漢字");
     }

@@ -24,7 +24,11 @@ pub(crate) fn total(currency: &str, amount: Decimal) -> Total {
 }
 
 /// A `CancelPenalty`: from `deadline` on (or from the booking on), cancelling costs `cost`.
-pub(crate) fn penalty_message(deadline: Option<chrono::NaiveDateTime>, cost: cancellation::Cost, currency: &str) -> m::HotelCancelPenalty {
+pub(crate) fn penalty_message(
+    deadline: Option<chrono::NaiveDateTime>,
+    cost: cancellation::Cost,
+    currency: &str,
+) -> m::HotelCancelPenalty {
     m::HotelCancelPenalty {
         non_refundable: (deadline.is_none() && cost.percent == Decimal::ONE_HUNDRED).then_some(true),
         deadline: deadline.map(|d| m::HotelDeadline { absolute_deadline: rt::DateTime::local(d) }),
@@ -42,7 +46,13 @@ pub fn item_penalties(penalties: &[Penalty], price: Decimal, currency: &str) -> 
     m::HotelCancelPenalties {
         cancel_penalty: penalties
             .iter()
-            .map(|p| penalty_message(p.deadline, cancellation::Cost { percent: p.percent, amount: cancellation::share(price, p.percent) }, currency))
+            .map(|p| {
+                penalty_message(
+                    p.deadline,
+                    cancellation::Cost { percent: p.percent, amount: cancellation::share(price, p.percent) },
+                    currency,
+                )
+            })
             .collect(),
     }
 }
@@ -54,7 +64,12 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
         create_date_time: Some(rt::DateTime::local(h.created)),
         last_modify_date_time: Some(rt::DateTime::local(h.updated)),
         unique_id: vec![
-            ReservationUniqueId { r#type: ReservationIdCode::Booking, id: h.internal_ref.clone(), id_context: IdContext::Internal, company_name: None },
+            ReservationUniqueId {
+                r#type: ReservationIdCode::Booking,
+                id: h.internal_ref.clone(),
+                id_context: IdContext::Internal,
+                company_name: None,
+            },
             ReservationUniqueId {
                 r#type: ReservationIdCode::Booking,
                 id: h.client_ref.clone(),
@@ -72,7 +87,12 @@ pub fn list_entry(h: &BookingHead) -> HotelReservation {
 
 /// A company as a `CompanyName`.
 pub(crate) fn company_message(c: &Company) -> CompanyName {
-    CompanyName { company_short_name: c.short_name.clone(), code: c.code.clone(), value: c.name.clone(), travel_sector: None }
+    CompanyName {
+        company_short_name: c.short_name.clone(),
+        code: c.code.clone(),
+        value: c.name.clone(),
+        travel_sector: None,
+    }
 }
 
 /// A guest's `Profiles` (birth date and name), when it has any of them.
@@ -83,7 +103,11 @@ pub(crate) fn guest_profiles(g: &Guest) -> Option<m::GuestProfiles> {
             profile: m::Profile {
                 customer: m::Customer {
                     birth_date: g.birth_date.map(rt::Date),
-                    person_name: has_name.then(|| PersonName { name_prefix: g.prefix.clone(), given_name: g.given.clone(), surname: g.surname.clone() }),
+                    person_name: has_name.then(|| PersonName {
+                        name_prefix: g.prefix.clone(),
+                        given_name: g.given.clone(),
+                        surname: g.surname.clone(),
+                    }),
                 },
             },
         },

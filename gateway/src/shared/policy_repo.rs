@@ -27,7 +27,8 @@ row! {
 
 /// Every stored rule of a table, by owner then position.
 pub(crate) async fn load_rules(c: &mut Conn<'_>, t: RuleTable) -> Result<Vec<CancelRuleRow>, StoreError> {
-    c.query(&format!("SELECT {}, hours_before, percent FROM {} ORDER BY {}, position", t.owner, t.table, t.owner), &[]).await
+    c.query(&format!("SELECT {}, hours_before, percent FROM {} ORDER BY {}, position", t.owner, t.table, t.owner), &[])
+        .await
 }
 
 /// The policy of stored rules (of one owner).
@@ -35,7 +36,10 @@ pub(crate) fn policy(rows: Vec<CancelRuleRow>) -> Result<Policy, StoreError> {
     let rules = rows
         .into_iter()
         .map(|r| {
-            let hours_before = r.hours_before.map(|h| u32::try_from(h).map_err(|_| StoreError::Data(format!("hours_before {h}")))).transpose()?;
+            let hours_before = r
+                .hours_before
+                .map(|h| u32::try_from(h).map_err(|_| StoreError::Data(format!("hours_before {h}"))))
+                .transpose()?;
             Ok(Rule { hours_before, percent: r.percent })
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
@@ -43,7 +47,12 @@ pub(crate) fn policy(rows: Vec<CancelRuleRow>) -> Result<Policy, StoreError> {
 }
 
 /// Stores the rules of an owner's policy, replacing the stored ones.
-pub(crate) async fn save_policy(c: &mut Conn<'_>, t: RuleTable, owner: &str, policy: &Policy) -> Result<(), StoreError> {
+pub(crate) async fn save_policy(
+    c: &mut Conn<'_>,
+    t: RuleTable,
+    owner: &str,
+    policy: &Policy,
+) -> Result<(), StoreError> {
     c.execute(&format!("DELETE FROM {} WHERE {} = $1", t.table, t.owner), &[&owner]).await?;
     for (pos, r) in policy.rules().iter().enumerate() {
         c.execute(

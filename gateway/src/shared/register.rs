@@ -2,8 +2,8 @@
 //! name one booking of either kind: every area claims a reference here, in its own write
 //! transaction, before it stores a booking.
 
-use crate::shared::booking::Kind;
 use crate::row;
+use crate::shared::booking::Kind;
 use crate::store::{Conn, Scalar, StoreError};
 
 /// What claiming a Client reference found.
@@ -41,24 +41,38 @@ pub(crate) async fn claim(c: &mut Conn<'_>, owner: &str, client_ref: &str, kind:
     if inserted.is_some() {
         return Ok(Claim::Claimed);
     }
-    Ok(Claim::Taken(find(c, owner, client_ref).await?.ok_or_else(|| StoreError::Data(format!("client reference {client_ref:?} vanished")))?))
+    Ok(Claim::Taken(
+        find(c, owner, client_ref)
+            .await?
+            .ok_or_else(|| StoreError::Data(format!("client reference {client_ref:?} vanished")))?,
+    ))
 }
 
 /// The kind of booking a requestor's Client reference names, if any.
 pub(crate) async fn find(c: &mut Conn<'_>, owner: &str, client_ref: &str) -> Result<Option<Kind>, StoreError> {
-    let row: Option<KindRow> =
-        c.query_opt("SELECT kind FROM client_reference WHERE requestor_id = $1 AND client_ref = $2", &[&owner, &client_ref]).await?;
+    let row: Option<KindRow> = c
+        .query_opt(
+            "SELECT kind FROM client_reference WHERE requestor_id = $1 AND client_ref = $2",
+            &[&owner, &client_ref],
+        )
+        .await?;
     row.map(|r| kind_of(&r.kind)).transpose()
 }
 
 /// Frees a Client reference (an imported booking replaced by another).
 pub(crate) async fn release(c: &mut Conn<'_>, owner: &str, client_ref: &str, kind: Kind) -> Result<(), StoreError> {
-    c.execute("DELETE FROM client_reference WHERE requestor_id = $1 AND client_ref = $2 AND kind = $3", &[&owner, &client_ref, &kind.as_str()]).await?;
+    c.execute(
+        "DELETE FROM client_reference WHERE requestor_id = $1 AND client_ref = $2 AND kind = $3",
+        &[&owner, &client_ref, &kind.as_str()],
+    )
+    .await?;
     Ok(())
 }
 
 /// True when an activity booking has this Internal reference (an imported hotel booking may not
 /// take it: a read or cancel by Internal reference would find the wrong booking).
 pub(crate) async fn internal_of_activity(c: &mut Conn<'_>, reference: &str) -> Result<bool, StoreError> {
-    Ok(c.query_opt::<Scalar<i64>>("SELECT id FROM activity_booking WHERE reference = $1", &[&reference]).await?.is_some())
+    Ok(c.query_opt::<Scalar<i64>>("SELECT id FROM activity_booking WHERE reference = $1", &[&reference])
+        .await?
+        .is_some())
 }

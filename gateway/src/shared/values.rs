@@ -55,7 +55,8 @@ pub const MAX_AMOUNT: Decimal = Decimal::from_parts(1_000_000_000, 0, 0, false, 
 /// [`MAX_AMOUNT`], kept with at least two decimals (`"30"` is 30.00); never a float. Whether
 /// its decimals fit its currency is [`in_currency`].
 pub fn amount(s: &str) -> Result<Decimal, String> {
-    let mut d = Decimal::from_str_exact(s.trim()).map_err(|_| format!("{s:?} is not a decimal amount such as \"29.50\""))?;
+    let mut d =
+        Decimal::from_str_exact(s.trim()).map_err(|_| format!("{s:?} is not a decimal amount such as \"29.50\""))?;
     if d.is_sign_negative() {
         return Err(format!("{s:?} is negative"));
     }
@@ -73,7 +74,8 @@ pub fn amount(s: &str) -> Result<Decimal, String> {
 /// Oman, 4 for the Chilean and Uruguayan units of account.
 pub fn minor_unit(currency: &str) -> u32 {
     match currency {
-        "BIF" | "CLP" | "DJF" | "GNF" | "ISK" | "JPY" | "KMF" | "KRW" | "PYG" | "RWF" | "UGX" | "UYI" | "VND" | "VUV" | "XAF" | "XOF" | "XPF" => 0,
+        "BIF" | "CLP" | "DJF" | "GNF" | "ISK" | "JPY" | "KMF" | "KRW" | "PYG" | "RWF" | "UGX" | "UYI" | "VND"
+        | "VUV" | "XAF" | "XOF" | "XPF" => 0,
         "BHD" | "IQD" | "JOD" | "KWD" | "LYD" | "OMR" | "TND" => 3,
         "CLF" | "UYW" => 4,
         _ => 2,
@@ -112,7 +114,8 @@ pub fn date(s: &str) -> Result<NaiveDate, String> {
 
 /// A local date-time `YYYY-MM-DDThh:mm:ss` (no zone).
 pub fn local_date_time(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|_| format!("{s:?} is not a local date-time YYYY-MM-DDThh:mm:ss"))
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S")
+        .map_err(|_| format!("{s:?} is not a local date-time YYYY-MM-DDThh:mm:ss"))
 }
 
 /// A time of day `hh:mm`.
@@ -156,7 +159,9 @@ pub fn iso_duration(s: &str) -> Result<String, String> {
         }
         !digits
     };
-    if (date.is_empty() && time.is_none()) || !well_formed(date, &['Y', 'M', 'D']) || !time.is_none_or(|t| well_formed(t, &['H', 'M', 'S']))
+    if (date.is_empty() && time.is_none())
+        || !well_formed(date, &['Y', 'M', 'D'])
+        || !time.is_none_or(|t| well_formed(t, &['H', 'M', 'S']))
     {
         return Err(bad());
     }
@@ -194,7 +199,10 @@ pub mod de {
         parse(&s).map_err(D::Error::custom)
     }
 
-    fn with_opt<'de, D: Deserializer<'de>, T>(d: D, parse: impl Fn(&str) -> Result<T, String>) -> Result<Option<T>, D::Error> {
+    fn with_opt<'de, D: Deserializer<'de>, T>(
+        d: D,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, D::Error> {
         Option::<String>::deserialize(d)?.map(|s| parse(&s).map_err(D::Error::custom)).transpose()
     }
 
@@ -305,8 +313,14 @@ mod tests {
         assert_eq!(amount("1000000000").map(|d| d.to_string()).as_deref(), Ok("1000000000.00"));
         assert!(amount("1000000000.01").is_err() && amount("79228162514264337593543950335").is_err());
         assert!(in_currency(amount("190.002").unwrap(), "EUR").is_err());
-        assert!(in_currency(amount("190.00").unwrap(), "EUR").is_ok() && in_currency(amount("190.50").unwrap(), "EUR").is_ok());
-        assert!(in_currency(amount("190.5").unwrap(), "JPY").is_err() && in_currency(amount("190.00").unwrap(), "JPY").is_ok());
+        assert!(
+            in_currency(amount("190.00").unwrap(), "EUR").is_ok()
+                && in_currency(amount("190.50").unwrap(), "EUR").is_ok()
+        );
+        assert!(
+            in_currency(amount("190.5").unwrap(), "JPY").is_err()
+                && in_currency(amount("190.00").unwrap(), "JPY").is_ok()
+        );
         assert!(in_currency(amount("1.125").unwrap(), "KWD").is_ok());
         assert_eq!(percent("12.50").map(|d| d.to_string()).as_deref(), Ok("12.5"));
         assert!(percent("100.01").is_err() && percent("-1").is_err());
@@ -329,7 +343,12 @@ mod tests {
         assert!(language("e").is_err() && language("english!").is_err());
         assert!(currency("EUR").is_ok() && currency("eur").is_err() && currency("EURO").is_err());
         assert!(country("ES").is_ok() && country("ESP").is_err());
-        assert!(code("HTL1", 8).is_ok() && code(" HTL1", 8).is_err() && code("", 8).is_err() && code("123456789", 8).is_err());
+        assert!(
+            code("HTL1", 8).is_ok()
+                && code(" HTL1", 8).is_err()
+                && code("", 8).is_err()
+                && code("123456789", 8).is_err()
+        );
         assert!(coordinate("39.5", 90).is_ok() && coordinate("91", 90).is_err());
         assert!(date("2026-02-30").is_err() && time_of_day("24:00").is_err());
     }

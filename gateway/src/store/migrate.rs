@@ -95,8 +95,11 @@ pub(crate) async fn postgres(client: &mut tokio_postgres::Client) -> Result<(), 
         )));
     }
     for (i, sql) in POSTGRES.iter().enumerate().skip(applied) {
-        tx.batch_execute(sql).await.map_err(|e| StoreError::Migration(format!("PostgreSQL migration {}: {e}", i + 1)))?;
-        tx.execute_typed("INSERT INTO schema_migration (version) VALUES ($1)", &[(&((i + 1) as i64), Type::INT8)]).await?;
+        tx.batch_execute(sql)
+            .await
+            .map_err(|e| StoreError::Migration(format!("PostgreSQL migration {}: {e}", i + 1)))?;
+        tx.execute_typed("INSERT INTO schema_migration (version) VALUES ($1)", &[(&((i + 1) as i64), Type::INT8)])
+            .await?;
     }
     tx.commit().await?;
     Ok(())

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{CATALOGUE_LOCK, Column, Conn, SqlDialect, FromRow, Param, Row, Scalar, Sequence};
+pub use sql::{CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that
 /// cannot be read. Answered as an OTA system error and logged; never a reason to panic.
@@ -376,7 +376,11 @@ crate::row! {
 /// requestors (and nothing else).
 pub async fn bump_requestors_version(c: &mut Conn<'_>) -> Result<(), StoreError> {
     let now = Utc::now();
-    c.execute("UPDATE content_version SET requestors_version = requestors_version + 1, changed_at = $1 WHERE id = 1", &[&now]).await?;
+    c.execute(
+        "UPDATE content_version SET requestors_version = requestors_version + 1, changed_at = $1 WHERE id = 1",
+        &[&now],
+    )
+    .await?;
     Ok(())
 }
 
@@ -388,7 +392,10 @@ pub async fn bump_content_version(c: &mut Conn<'_>) -> Result<(), StoreError> {
 }
 
 /// `f` run within `span` (wherever it runs).
-fn in_span<T, E, F>(f: F, span: tracing::Span) -> impl for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send + 'static
+fn in_span<T, E, F>(
+    f: F,
+    span: tracing::Span,
+) -> impl for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send + 'static
 where
     T: Send + 'static,
     E: Send + 'static,
@@ -481,14 +488,18 @@ mod tests {
     #[test]
     fn the_statement_cache_parameter_is_the_gateways_own() {
         use sql::Statements;
-        let (c, statements) = postgres::parse_url("postgres://u:secret@h:6432/db?statement_cache=off&sslmode=disable").unwrap();
+        let (c, statements) =
+            postgres::parse_url("postgres://u:secret@h:6432/db?statement_cache=off&sslmode=disable").unwrap();
         assert_eq!(statements, Statements::Unnamed);
         assert_eq!((c.get_dbname(), c.get_ports()), (Some("db"), &[6432][..]));
         assert_eq!(c.get_ssl_mode(), tokio_postgres::config::SslMode::Disable);
         assert_eq!(postgres::parse_url("postgres://u@h/db").unwrap().1, Statements::Cached);
         assert_eq!(postgres::parse_url("postgres://u@h/db?statement_cache=on").unwrap().1, Statements::Cached);
         assert!(postgres::parse_url("postgres://u@h/db?statement_cache=no").unwrap_err().contains("on or off"));
-        assert!(postgres::parse_url("postgres://u@h/db?pool=1").is_err(), "tokio-postgres's parameters are checked as before");
+        assert!(
+            postgres::parse_url("postgres://u@h/db?pool=1").is_err(),
+            "tokio-postgres's parameters are checked as before"
+        );
         let shown = Location::Postgres("postgres://u:secret@h/db?statement_cache=off".into()).to_string();
         assert_eq!(shown, "postgres://u@h/db");
     }

@@ -57,7 +57,8 @@ impl Postgres {
     /// Connects a pool to the database at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`,
     /// with the parameters of [`parse_url`]).
     pub(crate) async fn connect(url: &str) -> Result<Postgres, StoreError> {
-        let (mut config, statements) = parse_url(url).map_err(|e| StoreError::Unavailable(format!("invalid PostgreSQL URL: {e}")))?;
+        let (mut config, statements) =
+            parse_url(url).map_err(|e| StoreError::Unavailable(format!("invalid PostgreSQL URL: {e}")))?;
         if config.get_application_name().is_none() {
             config.application_name("ota-gateway");
         }
@@ -66,7 +67,11 @@ impl Postgres {
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
-            .timeouts(Timeouts { wait: Some(POOL_WAIT), create: Some(Duration::from_secs(10)), recycle: Some(Duration::from_secs(5)) })
+            .timeouts(Timeouts {
+                wait: Some(POOL_WAIT),
+                create: Some(Duration::from_secs(10)),
+                recycle: Some(Duration::from_secs(5)),
+            })
             .runtime(deadpool_postgres::Runtime::Tokio1)
             .build()
             .map_err(|e| StoreError::Pool(e.to_string()))?;
@@ -129,7 +134,12 @@ impl Postgres {
     /// Runs `f` in a write transaction and commits it unless the ticket was abandoned first.
     /// `Ok(Err(e))`: the write itself failed (rolled back); `Err`: it was abandoned or the
     /// database failed.
-    pub(crate) async fn write<T, E, F>(&self, ticket: Arc<Ticket>, deadline: Option<Instant>, f: F) -> Result<Result<T, E>, Unwritten>
+    pub(crate) async fn write<T, E, F>(
+        &self,
+        ticket: Arc<Ticket>,
+        deadline: Option<Instant>,
+        f: F,
+    ) -> Result<Result<T, E>, Unwritten>
     where
         E: From<StoreError>,
         F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>>,
@@ -140,8 +150,11 @@ impl Postgres {
         }
         let tx = client.transaction().await.map_err(|e| Unwritten::Store(e.into()))?;
         if let Some(deadline) = deadline {
-            let ms = (deadline.saturating_duration_since(Instant::now()) + LOCK_WAIT_GRACE).as_millis().clamp(1, 3_600_000);
-            tx.batch_execute(&format!("SET LOCAL lock_timeout = {ms}")).await.map_err(|e| Unwritten::Store(e.into()))?;
+            let ms =
+                (deadline.saturating_duration_since(Instant::now()) + LOCK_WAIT_GRACE).as_millis().clamp(1, 3_600_000);
+            tx.batch_execute(&format!("SET LOCAL lock_timeout = {ms}"))
+                .await
+                .map_err(|e| Unwritten::Store(e.into()))?;
         }
         let out = {
             let mut conn = Conn::postgres(&tx, self.statements);

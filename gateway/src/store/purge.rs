@@ -19,7 +19,10 @@ pub const HOURLY: Duration = Duration::from_secs(3600);
 pub async fn in_batches<E, F>(store: &Store, batch: F) -> Result<u64, E>
 where
     E: From<StoreError> + From<Abandoned> + Send + 'static,
-    F: for<'a, 'c> Fn(&'a mut super::Conn<'c>) -> futures_util::future::BoxFuture<'a, Result<u64, E>> + Clone + Send + 'static,
+    F: for<'a, 'c> Fn(&'a mut super::Conn<'c>) -> futures_util::future::BoxFuture<'a, Result<u64, E>>
+        + Clone
+        + Send
+        + 'static,
 {
     let mut total = 0;
     loop {

@@ -139,10 +139,12 @@ mod tests {
     #[tokio::test]
     async fn a_write_during_the_read_makes_its_result_stale() {
         let (reads, writes) = reads::<&str, i64>();
-        let during = reads.get_or_read("k", async {
-            write(writes);
-            Ok::<_, ()>(1)
-        }).await;
+        let during = reads
+            .get_or_read("k", async {
+                write(writes);
+                Ok::<_, ()>(1)
+            })
+            .await;
         assert_eq!(during.as_deref(), Ok(&1));
         let next = reads.get_or_read("k", async { Ok::<_, ()>(2) }).await;
         assert_eq!(next.as_deref(), Ok(&2), "the result read across a write is not reused");

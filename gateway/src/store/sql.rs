@@ -11,7 +11,6 @@
 //! multi-backend support needs a schema DSL for every statement. What is needed here is small:
 //! placeholders, a dozen value types, named rows.
 
-
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rust_decimal::Decimal;
@@ -169,7 +168,10 @@ impl<'c> Conn<'c> {
     pub async fn next_in(&mut self, sequence: Sequence) -> Result<i64, StoreError> {
         let name = sequence.name();
         let Scalar(n) = match self.dialect() {
-            SqlDialect::Sqlite => self.query_one(&format!("UPDATE {name} SET value = value + 1 WHERE id = 1 RETURNING value"), &[]).await?,
+            SqlDialect::Sqlite => {
+                self.query_one(&format!("UPDATE {name} SET value = value + 1 WHERE id = 1 RETURNING value"), &[])
+                    .await?
+            }
             SqlDialect::Postgres => self.query_one(&format!("SELECT nextval('{name}')"), &[]).await?,
         };
         Ok(n)
@@ -302,7 +304,11 @@ impl<'c> Conn<'c> {
             Inner::Postgres(tx, _) => {
                 // A transaction-level lock, released by its COMMIT or ROLLBACK: it never
                 // outlives the transaction on a pooled server connection.
-                let sql = if exclusive { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
+                let sql = if exclusive {
+                    "SELECT pg_advisory_xact_lock($1)"
+                } else {
+                    "SELECT pg_advisory_xact_lock_shared($1)"
+                };
                 tx.execute_typed(sql, &[(&KEY, Type::INT8)]).await?;
                 Ok(())
             }
@@ -325,7 +331,8 @@ impl<'c> Conn<'c> {
         let mut keys: Vec<i64> = hotels.iter().map(|h| hotel_lock_key(h)).collect();
         keys.sort_unstable();
         keys.dedup();
-        let sql = if exclusive { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
+        let sql =
+            if exclusive { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
         for key in keys {
             tx.execute_typed(sql, &[(&key, Type::INT8)]).await?;
         }
@@ -385,12 +392,17 @@ fn bind_sqlite(stmt: &mut rusqlite::CachedStatement<'_>, params: &[&dyn Param]) 
             .and_then(|name| name.strip_prefix('$'))
             .and_then(|k| k.parse::<usize>().ok())
             .ok_or_else(|| StoreError::Data(format!("parameter {i} of a statement is not of the form $k")))?;
-        let p = params.get(k.wrapping_sub(1)).ok_or_else(|| StoreError::Data(format!("the statement uses ${k}; {} values were given", params.len())))?;
+        let p = params
+            .get(k.wrapping_sub(1))
+            .ok_or_else(|| StoreError::Data(format!("the statement uses ${k}; {} values were given", params.len())))?;
         stmt.raw_bind_parameter(i, p.to_sqlite())?;
         highest = highest.max(k);
     }
     if highest != params.len() {
-        return Err(StoreError::Data(format!("the statement uses {highest} parameters, {} values were given", params.len())));
+        return Err(StoreError::Data(format!(
+            "the statement uses {highest} parameters, {} values were given",
+            params.len()
+        )));
     }
     Ok(())
 }
@@ -655,7 +667,9 @@ impl Column for NaiveTime {
 impl Column for DateTime<Utc> {
     fn from_sqlite(v: ValueRef<'_>) -> Result<Self, String> {
         let t = sqlite_text(v, "instant")?;
-        NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%SZ").map(|d| d.and_utc()).map_err(|e| format!("instant {t:?}: {e}"))
+        NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%SZ")
+            .map(|d| d.and_utc())
+            .map_err(|e| format!("instant {t:?}: {e}"))
     }
     fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String> {
         pg(row, i)
@@ -698,7 +712,10 @@ impl<T: Column> Column for Option<T> {
 struct RawValue;
 
 impl<'a> tokio_postgres::types::FromSql<'a> for RawValue {
-    fn from_sql(_: &tokio_postgres::types::Type, _: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+    fn from_sql(
+        _: &tokio_postgres::types::Type,
+        _: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
         Ok(RawValue)
     }
     fn accepts(_: &tokio_postgres::types::Type) -> bool {

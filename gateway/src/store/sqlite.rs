@@ -29,8 +29,8 @@
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -74,7 +74,12 @@ struct FileWatch {
 
 impl FileWatch {
     fn new(path: &Path) -> FileWatch {
-        FileWatch { path: path.to_path_buf(), identity: identity(path), broken: Mutex::new(None), failing: AtomicU32::new(0) }
+        FileWatch {
+            path: path.to_path_buf(),
+            identity: identity(path),
+            broken: Mutex::new(None),
+            failing: AtomicU32::new(0),
+        }
     }
 
     /// Looks at the file and the WAL again.
@@ -87,12 +92,17 @@ impl FileWatch {
                 self.path.display()
             ))
         } else if wal > MAX_WAL_BYTES {
-            Some(format!("the write-ahead log of {} has grown to {wal} bytes (checkpoints are failing): writes are refused until one succeeds", self.path.display()))
+            Some(format!(
+                "the write-ahead log of {} has grown to {wal} bytes (checkpoints are failing): writes are refused until one succeeds",
+                self.path.display()
+            ))
         } else {
             None
         };
         if let Ok(mut b) = self.broken.lock() {
-            if b.is_none() && let Some(why) = &broken {
+            if b.is_none()
+                && let Some(why) = &broken
+            {
                 tracing::error!(why = %why, "the SQLite database cannot be used");
             }
             *b = broken;
@@ -112,7 +122,10 @@ impl FileWatch {
         self.check()?;
         let failing = self.failing.load(Ordering::Relaxed);
         if failing >= FAILING_CHECKPOINTS {
-            return Err(StoreError::Unavailable(format!("the last {failing} WAL checkpoints of {} failed", self.path.display())));
+            return Err(StoreError::Unavailable(format!(
+                "the last {failing} WAL checkpoints of {} failed",
+                self.path.display()
+            )));
         }
         Ok(())
     }
@@ -326,7 +339,9 @@ pub(crate) fn run_ready<T, E: From<StoreError>>(fut: BoxFuture<'_, Result<T, E>>
     let mut cx = Context::from_waker(Waker::noop());
     match fut.as_mut().poll(&mut cx) {
         Poll::Ready(out) => out,
-        Poll::Pending => Err(StoreError::Data("a SQLite repo function waited on something other than SQLite".into()).into()),
+        Poll::Pending => {
+            Err(StoreError::Data("a SQLite repo function waited on something other than SQLite".into()).into())
+        }
     }
 }
 

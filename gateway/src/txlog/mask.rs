@@ -38,7 +38,11 @@ pub struct Prepared {
 
 /// A body ready to store: passwords removed, personal values masked when `masked`.
 pub fn prepare(body: &[u8], masked: bool) -> Prepared {
-    let unusable = |why: &str| Prepared { text: format!("({why}: {} bytes, not stored)", body.len()), echo_token: None, references: Vec::new() };
+    let unusable = |why: &str| Prepared {
+        text: format!("({why}: {} bytes, not stored)", body.len()),
+        echo_token: None,
+        references: Vec::new(),
+    };
     if body.is_empty() {
         return Prepared { text: String::new(), echo_token: None, references: Vec::new() };
     }
@@ -49,7 +53,9 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
     let mut references: Vec<String> = Vec::new();
     for node in doc.descendants().filter(roxmltree::Node::is_element) {
         let name = node.tag_name().name();
-        if echo_token.is_none() && let Some(t) = node.attribute("EchoToken") {
+        if echo_token.is_none()
+            && let Some(t) = node.attribute("EchoToken")
+        {
             echo_token = Some(t.to_string());
         }
         let reference = match name {
@@ -99,7 +105,9 @@ fn is_password(name: &str) -> bool {
 pub fn claimed_requestor(body: &[u8]) -> Option<String> {
     let doc = roxmltree::Document::parse(std::str::from_utf8(body).ok()?).ok()?;
     let mut elements = doc.descendants().filter(roxmltree::Node::is_element);
-    let found = elements.find(|n| n.tag_name().name() == "RequestorID" && n.attribute("ID").is_some() || n.tag_name().name() == "Username")?;
+    let found = elements.find(|n| {
+        n.tag_name().name() == "RequestorID" && n.attribute("ID").is_some() || n.tag_name().name() == "Username"
+    })?;
     match found.attribute("ID") {
         Some(id) => Some(id.trim().to_string()),
         None => found.text().map(|t| t.trim().to_string()),
@@ -162,7 +170,10 @@ pub struct Credentials {
 
 impl std::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Credentials").field("id", &self.id).field("id_context", &self.id_context).finish_non_exhaustive()
+        f.debug_struct("Credentials")
+            .field("id", &self.id)
+            .field("id_context", &self.id_context)
+            .finish_non_exhaustive()
     }
 }
 
@@ -173,7 +184,9 @@ impl std::str::FromStr for Credentials {
     fn from_str(s: &str) -> Result<Self, String> {
         let mut parts = s.splitn(3, ',');
         match (parts.next(), parts.next(), parts.next()) {
-            (Some(id), Some(ctx), Some(pw)) if !id.is_empty() && !pw.is_empty() => Ok(Credentials { id: id.into(), id_context: ctx.into(), password: pw.into() }),
+            (Some(id), Some(ctx), Some(pw)) if !id.is_empty() && !pw.is_empty() => {
+                Ok(Credentials { id: id.into(), id_context: ctx.into(), password: pw.into() })
+            }
             _ => Err("credentials are ID,CONTEXT,PASSWORD".into()),
         }
     }
@@ -225,16 +238,29 @@ mod tests {
         for personal in ["Mr", "Jos", "Müller", "1980"] {
             assert!(!p.text.contains(personal), "{personal}: {}", p.text);
         }
-        assert!(p.text.contains("<GivenName>***</GivenName>") && p.text.contains(r#"BirthDate="1900-01-01""#) && p.text.contains("<Surname/>"), "{}", p.text);
+        assert!(
+            p.text.contains("<GivenName>***</GivenName>")
+                && p.text.contains(r#"BirthDate="1900-01-01""#)
+                && p.text.contains("<Surname/>"),
+            "{}",
+            p.text
+        );
         assert_eq!(p.echo_token.as_deref(), Some("e-1"));
         assert_eq!(p.references, ["CLI-1"]);
-        for sample in [include_str!("../../../spec/samples/hotel_res.xml"), include_str!("../../../spec/samples/tour_activity_book.xml")] {
+        for sample in [
+            include_str!("../../../spec/samples/hotel_res.xml"),
+            include_str!("../../../spec/samples/tour_activity_book.xml"),
+        ] {
             let masked = prepare(sample.as_bytes(), true).text;
             assert!(!masked.contains("s3cr3t") && masked.contains("***"), "{masked}");
             assert!(ota_messages::AnyRequest::from_xml(&masked).is_ok(), "a masked request decodes: {masked}");
         }
         let unmasked = prepare(RQ.as_bytes(), false);
-        assert!(!unmasked.text.contains("demo-") && unmasked.text.contains("Müller") && unmasked.text.contains("1980-04-12"));
+        assert!(
+            !unmasked.text.contains("demo-")
+                && unmasked.text.contains("Müller")
+                && unmasked.text.contains("1980-04-12")
+        );
     }
 
     #[test]
@@ -244,7 +270,10 @@ mod tests {
         assert!(p.text.contains("<w:Password></w:Password>") && !p.text.contains("pw&amp;1"), "{}", p.text);
         let c: Credentials = "P,P-CTX,new,pass".parse().unwrap();
         let again = with_credentials(&p.text, &c).unwrap();
-        assert!(again.contains("<w:Password>new,pass</w:Password>") && again.contains("<w:Username>P</w:Username>"), "{again}");
+        assert!(
+            again.contains("<w:Password>new,pass</w:Password>") && again.contains("<w:Username>P</w:Username>"),
+            "{again}"
+        );
         assert_eq!(prepare(b"<a>MessagePassword=\"x\"", true).text, "(not well-formed XML: 22 bytes, not stored)");
         assert_eq!(prepare(&[0xff, 0xfe], true).text, "(not UTF-8 text: 2 bytes, not stored)");
     }

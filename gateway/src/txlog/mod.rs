@@ -78,7 +78,10 @@ impl Level {
 
     /// The level of a name (see [`Level::as_str`]).
     pub fn parse(name: &str) -> Result<Level, String> {
-        Level::ALL.into_iter().find(|l| l.as_str() == name.trim()).ok_or_else(|| format!("{name:?} is not a log level: off, errors, bookings or all"))
+        Level::ALL
+            .into_iter()
+            .find(|l| l.as_str() == name.trim())
+            .ok_or_else(|| format!("{name:?} is not a log level: off, errors, bookings or all"))
     }
 }
 
@@ -111,7 +114,12 @@ impl Sample {
             Some(p) => (p.trim(), 100.0),
             None => (t, 1.0),
         };
-        let share = number.parse::<f64>().ok().map(|v| v / scale).filter(|v| (0.0..=1.0).contains(v)).ok_or_else(|| format!("{text:?} is not a share between 0 and 1 (0.1, 10%)"))?;
+        let share = number
+            .parse::<f64>()
+            .ok()
+            .map(|v| v / scale)
+            .filter(|v| (0.0..=1.0).contains(v))
+            .ok_or_else(|| format!("{text:?} is not a share between 0 and 1 (0.1, 10%)"))?;
         Ok(Sample((share * 1_000_000.0).round() as u32))
     }
 
@@ -198,7 +206,13 @@ const BATCH: usize = 256;
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { masked: true, retention: Some(DEFAULT_RETENTION), queue_bytes: 64 << 20, queue_entries: 4096, max_rate: DEFAULT_MAX_RATE }
+        Settings {
+            masked: true,
+            retention: Some(DEFAULT_RETENTION),
+            queue_bytes: 64 << 20,
+            queue_entries: 4096,
+            max_rate: DEFAULT_MAX_RATE,
+        }
     }
 }
 
@@ -206,7 +220,8 @@ impl Settings {
     /// How often a gateway deletes the entries past the retention: a tenth of it, between a
     /// second and an hour.
     pub fn purge_every(&self) -> Duration {
-        self.retention.map_or(Duration::from_secs(3600), |r| (r / 10).clamp(Duration::from_secs(1), Duration::from_secs(3600)))
+        self.retention
+            .map_or(Duration::from_secs(3600), |r| (r / 10).clamp(Duration::from_secs(1), Duration::from_secs(3600)))
     }
 }
 
@@ -423,7 +438,13 @@ impl Budget {
 /// The writer: takes what is queued (up to [`BATCH`] entries), drops what is over the byte
 /// rate, prepares the rest on a blocking thread, stores it in one transaction, and answers the
 /// flushes.
-async fn write_loop(store: Store, mut rx: mpsc::Receiver<Job>, queued: Arc<AtomicUsize>, masked: bool, max_rate: usize) {
+async fn write_loop(
+    store: Store,
+    mut rx: mpsc::Receiver<Job>,
+    queued: Arc<AtomicUsize>,
+    masked: bool,
+    max_rate: usize,
+) {
     let mut flushes = Vec::new();
     let mut batch = Vec::new();
     let mut budget = Budget { per_second: max_rate, since: std::time::Instant::now(), used: 0 };
@@ -450,7 +471,9 @@ async fn write_loop(store: Store, mut rx: mpsc::Receiver<Job>, queued: Arc<Atomi
             if taken.is_empty() {
                 queued.fetch_sub(size, Ordering::AcqRel);
             } else {
-                let prepared = tokio::task::spawn_blocking(move || taken.iter().map(|c| Entry::of(c, masked)).collect::<Vec<_>>()).await;
+                let prepared =
+                    tokio::task::spawn_blocking(move || taken.iter().map(|c| Entry::of(c, masked)).collect::<Vec<_>>())
+                        .await;
                 queued.fetch_sub(size, Ordering::AcqRel);
                 store_prepared(&store, prepared, n).await;
             }
@@ -568,7 +591,12 @@ impl<'s> Pages<'s> {
             return Ok(Vec::new());
         }
         let (filter, after) = (self.filter.clone(), self.after);
-        let mut page = self.store.read(move |c| Box::pin(async move { Ok::<_, LogError>(repo::search(c, &filter, true, after, PAGE).await?) })).await?;
+        let mut page = self
+            .store
+            .read(move |c| {
+                Box::pin(async move { Ok::<_, LogError>(repo::search(c, &filter, true, after, PAGE).await?) })
+            })
+            .await?;
         // A short page is the last one.
         let full = page.len() == PAGE as usize;
         page.truncate(self.left);
@@ -585,7 +613,12 @@ pub async fn show(store: &Store, id: i64) -> Result<Entry, LogError> {
 
 /// Writes the entries of a filter to `out` as JSON lines (see [`Entry::to_json`]), oldest
 /// first, at most `limit`, page by page ([`Pages`]); how many.
-pub async fn export(store: &Store, filter: &Filter, limit: i64, out: &mut impl std::io::Write) -> Result<u64, LogError> {
+pub async fn export(
+    store: &Store,
+    filter: &Filter,
+    limit: i64,
+    out: &mut impl std::io::Write,
+) -> Result<u64, LogError> {
     let mut pages = Pages::new(store, filter, limit);
     let mut written = 0;
     loop {
@@ -609,7 +642,12 @@ pub async fn purge(store: &Store, before: DateTime<Utc>) -> Result<u64, LogError
     loop {
         let (entries, references) = store
             .write(&Ticket::new(), None, move |c| {
-                Box::pin(async move { Ok::<_, LogError>((repo::purge_entries(c, before, PURGE_BATCH).await?, repo::purge_references(c, before, PURGE_BATCH).await?)) })
+                Box::pin(async move {
+                    Ok::<_, LogError>((
+                        repo::purge_entries(c, before, PURGE_BATCH).await?,
+                        repo::purge_references(c, before, PURGE_BATCH).await?,
+                    ))
+                })
             })
             .await?;
         total += entries;
@@ -645,7 +683,9 @@ mod tests {
         assert!(Sample::parse("2").is_err());
         assert_eq!(Sample::parse("0.1").unwrap().to_string(), "0.1");
         let all = Policy { level: Level::All, sample: Sample::from_ppm(0) };
-        assert!(all.wants("hotelbook", false) && all.wants("activitysearch", true) && !all.wants("activitysearch", false));
+        assert!(
+            all.wants("hotelbook", false) && all.wants("activitysearch", true) && !all.wants("activitysearch", false)
+        );
         let bookings = Policy { level: Level::Bookings, sample: Sample::ALL };
         assert!(bookings.wants("bookread", false) && !bookings.wants("hotelnbc", false));
         let errors = Policy { level: Level::Errors, sample: Sample::ALL };

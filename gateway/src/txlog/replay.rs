@@ -17,7 +17,8 @@ use crate::client::Client;
 use crate::store::Store;
 
 /// Attributes whose values are not compared: they differ on every run.
-pub const IGNORED_ATTRIBUTES: &[&str] = &["TimeStamp", "CreateDateTime", "LastModifyDateTime", "LastUpdateDateTime", "EchoToken"];
+pub const IGNORED_ATTRIBUTES: &[&str] =
+    &["TimeStamp", "CreateDateTime", "LastModifyDateTime", "LastUpdateDateTime", "EchoToken"];
 
 /// What the replay of one entry found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +57,13 @@ pub struct Outcome {
 
 /// Replays the entries of `filter` (oldest first, at most `limit`) against the gateway of
 /// `to`, with `credentials`.
-pub async fn replay(store: &Store, filter: &Filter, limit: i64, to: &Client, credentials: &Credentials) -> Result<Vec<Outcome>, LogError> {
+pub async fn replay(
+    store: &Store,
+    filter: &Filter,
+    limit: i64,
+    to: &Client,
+    credentials: &Credentials,
+) -> Result<Vec<Outcome>, LogError> {
     let mut pages = super::Pages::new(store, filter, limit);
     let mut out = Vec::new();
     loop {
@@ -155,13 +162,19 @@ fn walk(node: roxmltree::Node, path: String, out: &mut Vec<(String, String)>) {
     let name = node.tag_name().name();
     let generated_id = |attr: &str| {
         (name == "UniqueID" && attr == "ID" && node.attribute("ID_Context") == Some("Internal"))
-            || (name == "HotelReservationID" && attr == "ResID_Value" && node.attribute("ResID_SourceContext") == Some("Internal"))
+            || (name == "HotelReservationID"
+                && attr == "ResID_Value"
+                && node.attribute("ResID_SourceContext") == Some("Internal"))
     };
     let mut attributes: Vec<(String, String)> = node
         .attributes()
         .filter(|a| a.namespace().is_none())
         .map(|a| {
-            let value = if IGNORED_ATTRIBUTES.contains(&a.name()) || generated_id(a.name()) { "*".to_string() } else { a.value().to_string() };
+            let value = if IGNORED_ATTRIBUTES.contains(&a.name()) || generated_id(a.name()) {
+                "*".to_string()
+            } else {
+                a.value().to_string()
+            };
             (format!("{path}/@{}", a.name()), value)
         })
         .collect();
@@ -202,7 +215,12 @@ mod tests {
         let c = b.replace(r#"Amount="80.00""#, r#"Amount="95.00""#);
         assert_eq!(
             compare(200, a, 200, &c),
-            Verdict::Different { count: 1, at: "/RS/Total[2]/@Amount".into(), recorded: Some("80.00".into()), replayed: Some("95.00".into()) }
+            Verdict::Different {
+                count: 1,
+                at: "/RS/Total[2]/@Amount".into(),
+                recorded: Some("80.00".into()),
+                replayed: Some("95.00".into())
+            }
         );
         let d = b.replace(r#"<UniqueID ID="C-1" ID_Context="Client"/>"#, "");
         assert!(matches!(compare(200, a, 200, &d), Verdict::Different { .. }));

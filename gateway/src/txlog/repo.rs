@@ -65,18 +65,30 @@ pub(crate) async fn insert(c: &mut Conn<'_>, e: &Entry) -> Result<(), StoreError
         .await?;
     if n == 1 {
         for r in &e.references {
-            c.execute("INSERT INTO txlog_reference (reference, entry_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", &[r, &e.id, &e.at]).await?;
+            c.execute(
+                "INSERT INTO txlog_reference (reference, entry_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                &[r, &e.id, &e.at],
+            )
+            .await?;
         }
     }
     Ok(())
 }
 
 /// The entries of a filter, newest (or oldest) first, at most `limit`.
-pub(crate) async fn search(c: &mut Conn<'_>, f: &Filter, oldest_first: bool, after: Option<(DateTime<Utc>, i64)>, limit: i64) -> Result<Vec<Entry>, StoreError> {
+pub(crate) async fn search(
+    c: &mut Conn<'_>,
+    f: &Filter,
+    oldest_first: bool,
+    after: Option<(DateTime<Utc>, i64)>,
+    limit: i64,
+) -> Result<Vec<Entry>, StoreError> {
     let since = f.since.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
     // Past an entry (oldest first): later, or as late with a higher id.
     let (after_at, after_id) = after.unwrap_or((since, i64::MIN));
-    let until = f.until.unwrap_or_else(|| Utc.with_ymd_and_hms(9999, 12, 31, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::MAX_UTC));
+    let until = f
+        .until
+        .unwrap_or_else(|| Utc.with_ymd_and_hms(9999, 12, 31, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::MAX_UTC));
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
     let order = if oldest_first { "at, id" } else { "at DESC, id DESC" };
     let rows: Vec<EntryRow> = c
@@ -96,13 +108,18 @@ pub(crate) async fn search(c: &mut Conn<'_>, f: &Filter, oldest_first: bool, aft
 
 /// One entry, by id.
 pub(crate) async fn get(c: &mut Conn<'_>, id: i64) -> Result<Option<Entry>, StoreError> {
-    let row: Option<EntryRow> = c.query_opt(&format!("SELECT {COLUMNS} FROM txlog_entry WHERE id = $1"), &[&id]).await?;
+    let row: Option<EntryRow> =
+        c.query_opt(&format!("SELECT {COLUMNS} FROM txlog_entry WHERE id = $1"), &[&id]).await?;
     Ok(row.map(Entry::from))
 }
 
 /// Deletes up to `batch` entries older than `before`; how many.
 pub(crate) async fn purge_entries(c: &mut Conn<'_>, before: DateTime<Utc>, batch: i64) -> Result<u64, StoreError> {
-    c.execute("DELETE FROM txlog_entry WHERE id IN (SELECT id FROM txlog_entry WHERE at < $1 ORDER BY at LIMIT $2)", &[&before, &batch]).await
+    c.execute(
+        "DELETE FROM txlog_entry WHERE id IN (SELECT id FROM txlog_entry WHERE at < $1 ORDER BY at LIMIT $2)",
+        &[&before, &batch],
+    )
+    .await
 }
 
 /// Deletes up to `batch` references of entries older than `before`; how many.

@@ -30,9 +30,21 @@ async fn env(b: Backend) -> TestGateway {
 }
 
 /// Places left of a service on a date: the places offered then minus the places booked.
-async fn places_left(env: &TestGateway, activity: &'static str, product: &'static str, service: &'static str, date: NaiveDate) -> i64 {
+async fn places_left(
+    env: &TestGateway,
+    activity: &'static str,
+    product: &'static str,
+    service: &'static str,
+    date: NaiveDate,
+) -> i64 {
     let content = env.content();
-    let capacity = content.activities.activity(activity).and_then(|a| a.product(product)).and_then(|p| p.service(service)).unwrap().capacity(date);
+    let capacity = content
+        .activities
+        .activity(activity)
+        .and_then(|a| a.product(product))
+        .and_then(|p| p.service(service))
+        .unwrap()
+        .capacity(date);
     let booked: Option<Scalar<i64>> = env
         .store
         .read(move |c| {
@@ -51,7 +63,11 @@ async fn places_left(env: &TestGateway, activity: &'static str, product: &'stati
 
 /// The request sent with `Instance` on its Type 22 source.
 fn with_instance<R: Request>(rq: &R, instance: &str) -> R {
-    let xml = rq.to_xml().unwrap().replacen(r#"ID_Context="DEMO-DIST""#, &format!(r#"ID_Context="DEMO-DIST" Instance="{instance}""#), 1);
+    let xml = rq.to_xml().unwrap().replacen(
+        r#"ID_Context="DEMO-DIST""#,
+        &format!(r#"ID_Context="DEMO-DIST" Instance="{instance}""#),
+        1,
+    );
     R::from_xml(&xml).unwrap()
 }
 
@@ -115,7 +131,9 @@ type Loc<'a> = (&'a str, &'a str, &'a str);
 
 fn locations(element: &str, locs: &[Loc]) -> String {
     locs.iter()
-        .map(|(context, code, value)| format!(r#"<{element} Context="{context}"><Region RegionCode="{code}">{value}</Region></{element}>"#))
+        .map(|(context, code, value)| {
+            format!(r#"<{element} Context="{context}"><Region RegionCode="{code}">{value}</Region></{element}>"#)
+        })
         .collect()
 }
 
@@ -131,8 +149,19 @@ fn search_rq(start: NaiveDate, end: NaiveDate, locs: &[Loc], attrs: &str) -> Ota
     OtaTourActivitySearchRq::from_xml(&search_xml(start, end, locs, attrs)).unwrap()
 }
 
-fn avail_rq(start: NaiveDate, end: NaiveDate, locs: &[Loc], party: &[(u64, &str)], max_price: Option<(&str, &str, &str)>) -> OtaTourActivityAvailRq {
-    let party: String = party.iter().map(|(q, c)| format!(r#"<ParticipantCount Quantity="{q}"><QualifierInfo>{c}</QualifierInfo></ParticipantCount>"#)).collect();
+fn avail_rq(
+    start: NaiveDate,
+    end: NaiveDate,
+    locs: &[Loc],
+    party: &[(u64, &str)],
+    max_price: Option<(&str, &str, &str)>,
+) -> OtaTourActivityAvailRq {
+    let party: String = party
+        .iter()
+        .map(|(q, c)| {
+            format!(r#"<ParticipantCount Quantity="{q}"><QualifierInfo>{c}</QualifierInfo></ParticipantCount>"#)
+        })
+        .collect();
     let offer = max_price
         .map(|(method, amount, currency)| {
             format!(
@@ -317,7 +346,10 @@ async fn search_unknown_area_and_bad_locations(b: Backend) {
     assert!(rs.is_success());
     assert!(rs.tour_activity_info.is_empty());
     let w = warnings_of(rs.warnings.as_ref());
-    assert_eq!((w.len(), w[0].r#type.clone(), w[0].code.clone()), (1, ErrorWarningType::Advisory, Some(ErrorCode::NoAvailability)));
+    assert_eq!(
+        (w.len(), w[0].r#type.clone(), w[0].code.clone()),
+        (1, ErrorWarningType::Advisory, Some(ErrorCode::NoAvailability))
+    );
     round_trip(&rs);
     // Dates already past: nothing runs.
     let rs = env.send(&search_rq(day(-10), day(-2), &[("Source", "HotelCode", "HTL00042")], "")).await;
@@ -331,8 +363,13 @@ async fn search_unknown_area_and_bad_locations(b: Backend) {
     let mut rq = search_rq(day(1), day(7), &[("Source", "HotelCode", "HTL00042")], "");
     rq.search_criteria.location_pref.clear();
     let call = env.ctx();
-    let Err(OpError::Rejected(problems)) = ota_gateway::activities::search(&call, &call.activities, &rq).await else { panic!("refused") };
-    assert_eq!((problems[0].kind.clone(), problems[0].code.clone()), (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing));
+    let Err(OpError::Rejected(problems)) = ota_gateway::activities::search(&call, &call.activities, &rq).await else {
+        panic!("refused")
+    };
+    assert_eq!(
+        (problems[0].kind.clone(), problems[0].code.clone()),
+        (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing)
+    );
 }
 
 async fn search_language_fallback(b: Backend) {
@@ -353,18 +390,34 @@ async fn search_language_fallback(b: Backend) {
 async fn availability_mf001_every_date_with_group_prices_and_pickups(b: Backend) {
     let env = env(b).await;
     let (start, end) = (day(3), day(5));
-    let rq = avail_rq(start, end, &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")], &[(2, "10"), (1, "8")], None);
+    let rq = avail_rq(
+        start,
+        end,
+        &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")],
+        &[(2, "10"), (1, "8")],
+        None,
+    );
     let rs = env.send(&with_instance(&rq, "MF001")).await;
     assert!(rs.is_success(), "{rs:?}");
     round_trip(&rs);
-    let drach: Vec<_> = rs.tour_activity_info.iter().filter(|i| i.basic_info.tour_activity_id == "LESPMIBKUI").collect();
+    let drach: Vec<_> =
+        rs.tour_activity_info.iter().filter(|i| i.basic_info.tour_activity_id == "LESPMIBKUI").collect();
     // The morning product runs daily (TIC and TRF), the afternoon one Mon–Sat (TIC).
     let afternoons = start.iter_days().take(3).filter(|d| d.weekday() != Weekday::Sun).count();
     assert_eq!(drach.len(), 3 * 2 + afternoons);
-    let tic = drach.iter().find(|i| i.basic_info.supplier_product_code.as_deref() == Some("TE0CC00A") && i.basic_info.supplier_service_code.as_deref() == Some("TIC")).unwrap();
+    let tic = drach
+        .iter()
+        .find(|i| {
+            i.basic_info.supplier_product_code.as_deref() == Some("TE0CC00A")
+                && i.basic_info.supplier_service_code.as_deref() == Some("TIC")
+        })
+        .unwrap();
     let summary = &tic.pricing.summary;
     assert_eq!(summary.amount.map(|a| a.0), Some(dec("73.75"))); // 2 × 29.50 + 14.75
-    assert_eq!((summary.min_charge, summary.pricing_type.clone(), summary.currency_code.as_str()), (None, PricingMethod::PerGroup, "EUR"));
+    assert_eq!(
+        (summary.min_charge, summary.pricing_type.clone(), summary.currency_code.as_str()),
+        (None, PricingMethod::PerGroup, "EUR")
+    );
     let schedule = &tic.schedule.summary;
     assert_eq!(schedule.start.to_string(), format!("{start}T10:00:00"));
     assert_eq!(schedule.end.to_string(), format!("{start}T11:15:00"));
@@ -400,7 +453,9 @@ async fn availability_mf002_one_price_from_per_service(b: Backend) {
     let keys: Vec<(String, String)> = rs
         .tour_activity_info
         .iter()
-        .map(|i| (i.basic_info.supplier_product_code.clone().unwrap(), i.basic_info.supplier_service_code.clone().unwrap()))
+        .map(|i| {
+            (i.basic_info.supplier_product_code.clone().unwrap(), i.basic_info.supplier_service_code.clone().unwrap())
+        })
         .collect();
     let expected = [("TE0CC00A", "TIC"), ("TE0CC00A", "TRF"), ("TE0CC00C", "TIC")];
     assert_eq!(keys, expected.map(|(p, s)| (p.to_string(), s.to_string())));
@@ -424,7 +479,13 @@ async fn availability_maximum_price(b: Backend) {
         let mut s: Vec<String> = rs
             .tour_activity_info
             .iter()
-            .map(|i| format!("{}/{}", i.basic_info.supplier_product_code.as_deref().unwrap(), i.basic_info.supplier_service_code.as_deref().unwrap()))
+            .map(|i| {
+                format!(
+                    "{}/{}",
+                    i.basic_info.supplier_product_code.as_deref().unwrap(),
+                    i.basic_info.supplier_service_code.as_deref().unwrap()
+                )
+            })
             .collect();
         s.dedup();
         s
@@ -514,7 +575,9 @@ async fn activity_nbc_in_the_requested_language(b: Backend) {
     assert_eq!(c.product_info[0].code_detail.as_deref(), Some("Visita de mañana con concierto"));
     let services: Vec<&str> = c.service_info.iter().map(|p| p.code.as_str()).collect();
     assert_eq!(services, ["TIC", "TRF"]);
-    let text = &c.service_info[1].descriptions.as_ref().unwrap().multimedia_descriptions.multimedia_description[0].text_items.text_item[0];
+    let text = &c.service_info[1].descriptions.as_ref().unwrap().multimedia_descriptions.multimedia_description[0]
+        .text_items
+        .text_item[0];
     assert_eq!(text.description.len(), 1);
     assert_eq!(text.description[0].language.as_deref(), Some("es"));
     assert!(text.description[0].value.starts_with("Recogida"));
@@ -538,7 +601,9 @@ async fn activity_nbc_language_fallback_and_all_languages(b: Backend) {
     let rs = env.send(&nbc_rq("LESPMIAZ9U", r#" PrimaryLangID="*""#)).await;
     round_trip(&rs);
     let c = &rs.tour_activity_descriptive_info.as_ref().unwrap().tour_activity_descriptive_content[0];
-    let texts = &c.product_info[0].descriptions.as_ref().unwrap().multimedia_descriptions.multimedia_description[0].text_items.text_item[0];
+    let texts = &c.product_info[0].descriptions.as_ref().unwrap().multimedia_descriptions.multimedia_description[0]
+        .text_items
+        .text_item[0];
     let langs: Vec<&str> = texts.description.iter().filter_map(|d| d.language.as_deref()).collect();
     assert_eq!(langs, ["en", "es"]);
     assert!(rs.warnings.is_none());
@@ -550,7 +615,10 @@ async fn activity_nbc_unknown_id(b: Backend) {
     round_trip(&rs);
     let e = only_error(&rs);
     assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)));
-    assert_eq!(e.tag.as_deref(), Some("/OTA_ProductDescriptiveInfoRQ/ProductDescriptiveInfos/TourActivityDescriptiveInfo/@TourActivityID"));
+    assert_eq!(
+        e.tag.as_deref(),
+        Some("/OTA_ProductDescriptiveInfoRQ/ProductDescriptiveInfos/TourActivityDescriptiveInfo/@TourActivityID")
+    );
     assert!(rs.tour_activity_descriptive_info.is_none());
 }
 
@@ -567,11 +635,19 @@ fn drach_transfer() -> Book<'static> {
 
 async fn quote_stores_nothing(b: Backend) {
     let env = env(b).await;
-    let before = (env.count("activity_booking").await, env.count("activity_places_booked").await, env.count("activity_booking_participant").await);
+    let before = (
+        env.count("activity_booking").await,
+        env.count("activity_places_booked").await,
+        env.count("activity_booking_participant").await,
+    );
     let rs = drach_transfer().send(&env).await;
     assert!(rs.is_success(), "{rs:?}");
     round_trip(&rs);
-    let after = (env.count("activity_booking").await, env.count("activity_places_booked").await, env.count("activity_booking_participant").await);
+    let after = (
+        env.count("activity_booking").await,
+        env.count("activity_places_booked").await,
+        env.count("activity_booking_participant").await,
+    );
     assert_eq!(before, after);
     let d = rs.reservation_details.as_ref().unwrap();
     // Only the Client reference: no Internal one for a quote.
@@ -654,7 +730,15 @@ async fn commit_books_once_per_client_reference(b: Backend) {
     let mut second = b.clone();
     second.client_ref = Some("CLI-ACT-0002");
     let rs3 = second.send(&env).await;
-    let internal3 = &rs3.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id;
+    let internal3 = &rs3
+        .reservation_details
+        .as_ref()
+        .unwrap()
+        .confirmation
+        .iter()
+        .find(|c| c.id_context == Some(IdContext::Internal))
+        .unwrap()
+        .id;
     assert_ne!(internal3, &internal);
     assert_eq!(places_left(&env, "LESPMIBKUI", "TE0CC00A", "TRF", date).await, 14);
 }
@@ -671,11 +755,17 @@ async fn transfer_needs_a_pickup_on_the_booking_date(b: Backend) {
     // On another day.
     let mut b = drach_transfer();
     b.pickup = Some((format!("{}T08:50:00", day(11)), "HTL00042"));
-    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@DateTime"));
+    assert_eq!(
+        only_error(&b.send(&env).await).tag.as_deref(),
+        Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@DateTime")
+    );
     // At a hotel without pickup.
     let mut b = drach_transfer();
     b.pickup = Some((format!("{}T08:50:00", day(10)), "HTL00110"));
-    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@LocationName"));
+    assert_eq!(
+        only_error(&b.send(&env).await).tag.as_deref(),
+        Some("/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff/@LocationName")
+    );
     // A ticket-only service needs none (a pickup sent is ignored, with a warning).
     let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", day(10));
     b.pickup = Some((format!("{}T08:50:00", day(10)), "HTL00042"));
@@ -693,12 +783,18 @@ async fn participant_ids_must_be_unique(b: Backend) {
     round_trip(&rs);
     let e = only_error(&rs);
     assert_eq!(e.code, Some(ErrorCode::InvalidValue));
-    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Individual/@ParticipantID"));
+    assert_eq!(
+        e.tag.as_deref(),
+        Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Individual/@ParticipantID")
+    );
     // A category the service has no price for.
     let mut b = drach_transfer();
     b.participants = vec![(1, "10", 44), (2, "11", 70)];
     let e = only_error(&b.send(&env).await);
-    assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Category/@QualifierInfo"));
+    assert_eq!(
+        e.tag.as_deref(),
+        Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[2]/Category/@QualifierInfo")
+    );
 }
 
 async fn schedule_is_one_calendar_date_on_which_the_service_runs(b: Backend) {
@@ -734,13 +830,24 @@ async fn schedule_is_one_calendar_date_on_which_the_service_runs(b: Backend) {
     let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", day(3));
     b.service = None;
     let rs = b.send(&env).await;
-    assert_eq!(rs.reservation_details.as_ref().map(|d| d.basic_info.supplier_service_code.clone()), Some(Some("TIC".into())), "{rs:?}");
+    assert_eq!(
+        rs.reservation_details.as_ref().map(|d| d.basic_info.supplier_service_code.clone()),
+        Some(Some("TIC".into())),
+        "{rs:?}"
+    );
     b.pickup = Some((format!("{}T08:50:00", day(3)), "HTL00042"));
     let rs = b.send(&env).await;
-    assert_eq!(rs.reservation_details.as_ref().map(|d| d.basic_info.supplier_service_code.clone()), Some(Some("TRF".into())), "{rs:?}");
+    assert_eq!(
+        rs.reservation_details.as_ref().map(|d| d.basic_info.supplier_service_code.clone()),
+        Some(Some("TRF".into())),
+        "{rs:?}"
+    );
     // Unknown activity.
     let b = Book::new("LESPMI0000", "X", "TIC", day(3));
-    assert_eq!(only_error(&b.send(&env).await).tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@TourActivityID"));
+    assert_eq!(
+        only_error(&b.send(&env).await).tag.as_deref(),
+        Some("/OTA_TourActivityBookRQ/BookingInfo/BasicInfo/@TourActivityID")
+    );
 }
 
 /// Values at the edges get a clean Type 3 answer naming the attribute, in a Quote as in a
@@ -756,7 +863,10 @@ async fn values_at_the_edges_are_refused_cleanly(b: Backend) {
         b.participants = vec![(big, "10", 44)];
         let e = only_error(&b.send(&env).await);
         assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)), "{status}");
-        assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/@ParticipantID"));
+        assert_eq!(
+            e.tag.as_deref(),
+            Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/@ParticipantID")
+        );
         b.participants = vec![(1, "10", big)];
         let e = only_error(&b.send(&env).await);
         assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::InvalidValue)), "{status}");
@@ -768,7 +878,11 @@ async fn values_at_the_edges_are_refused_cleanly(b: Backend) {
             let mut b = Book::new("LESPMIBKUI", "TE0CC00A", "TIC", date);
             b.status = Some(status);
             let e = only_error(&b.send(&env).await);
-            assert_eq!((e.r#type, e.code), (ErrorWarningType::BizRule, Some(ErrorCode::StartDateInvalid)), "{status} {date}");
+            assert_eq!(
+                (e.r#type, e.code),
+                (ErrorWarningType::BizRule, Some(ErrorCode::StartDateInvalid)),
+                "{status} {date}"
+            );
             assert_eq!(e.tag.as_deref(), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start"));
         }
 
@@ -786,9 +900,17 @@ async fn values_at_the_edges_are_refused_cleanly(b: Backend) {
     // before it begins, neither once it has begun.
     // Local times in Mallorca, where the sessions are.
     let at = |h: u32, m: u32| {
-        chrono::TimeZone::from_local_datetime(&chrono_tz::Europe::Madrid, &today().and_hms_opt(h, m, 0).unwrap()).unwrap().with_timezone(&Utc)
+        chrono::TimeZone::from_local_datetime(&chrono_tz::Europe::Madrid, &today().and_hms_opt(h, m, 0).unwrap())
+            .unwrap()
+            .with_timezone(&Utc)
     };
-    let rq = avail_rq(today(), today(), &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")], &[(1, "10")], None);
+    let rq = avail_rq(
+        today(),
+        today(),
+        &[("Source", "HotelCode", "HTL00042"), ("Service", "Product", "LESPMIBKUI")],
+        &[(1, "10")],
+        None,
+    );
     let offered = |rs: &OtaTourActivityAvailRs| {
         let mut v: Vec<String> = rs
             .tour_activity_info
@@ -813,7 +935,11 @@ async fn values_at_the_edges_are_refused_cleanly(b: Backend) {
                 assert!(rs.is_success(), "{code} at {now}: {:?}", rs.errors());
             } else {
                 let e = only_error(&rs);
-                assert_eq!((e.code, e.tag.as_deref()), (Some(ErrorCode::StartDateInvalid), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start")), "{code} at {now}");
+                assert_eq!(
+                    (e.code, e.tag.as_deref()),
+                    (Some(ErrorCode::StartDateInvalid), Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start")),
+                    "{code} at {now}"
+                );
             }
         }
     }
@@ -883,7 +1009,8 @@ async fn concurrent_commits_for_the_last_places(b: Backend) {
 fn redact(xml: &str) -> String {
     let chars: Vec<char> = xml.chars().collect();
     let is_date = |w: &[char]| {
-        w.len() == 10 && w.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == '-' } else { c.is_ascii_digit() })
+        w.len() == 10
+            && w.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == '-' } else { c.is_ascii_digit() })
     };
     let mut out = String::new();
     let mut i = 0;
@@ -909,7 +1036,8 @@ fn redact(xml: &str) -> String {
 
 async fn snapshot_search(b: Backend) {
     let env = env(b).await;
-    let rs = env.send(&search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" PrimaryLangID="en""#)).await;
+    let rs =
+        env.send(&search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" PrimaryLangID="en""#)).await;
     let xml = round_trip(&rs);
     let xml = xml.replace(&rs.time_stamp.unwrap().to_string(), "[timestamp]");
     insta::assert_snapshot!("snapshot_search", redact(&xml));
@@ -931,7 +1059,12 @@ async fn snapshot_commit(b: Backend) {
 
 async fn http_search(b: Backend) {
     let server = support::TestServer::start(b).await;
-    let rq = search_rq(day(1), day(14), &[("Source", "HotelCode", "HTL00042")], r#" EchoToken="act-e2e-1" PrimaryLangID="es""#);
+    let rq = search_rq(
+        day(1),
+        day(14),
+        &[("Source", "HotelCode", "HTL00042")],
+        r#" EchoToken="act-e2e-1" PrimaryLangID="es""#,
+    );
     let rs: OtaTourActivitySearchRs = server.client().send(&rq).await.unwrap();
     assert!(rs.is_success(), "{rs:?}");
     assert_eq!(rs.echo_token.as_deref(), Some("act-e2e-1"));
@@ -948,10 +1081,30 @@ async fn http_commit(b: Backend) {
     let rq = b.rq();
     let rs = server.client().send(&rq).await.unwrap();
     assert!(rs.is_success(), "{rs:?}");
-    let internal = rs.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
+    let internal = rs
+        .reservation_details
+        .as_ref()
+        .unwrap()
+        .confirmation
+        .iter()
+        .find(|c| c.id_context == Some(IdContext::Internal))
+        .unwrap()
+        .id
+        .clone();
     // Sent again: the same booking.
     let again = server.client().send(&rq).await.unwrap();
-    assert_eq!(again.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id, internal);
+    assert_eq!(
+        again
+            .reservation_details
+            .as_ref()
+            .unwrap()
+            .confirmation
+            .iter()
+            .find(|c| c.id_context == Some(IdContext::Internal))
+            .unwrap()
+            .id,
+        internal
+    );
     assert_eq!(support::count(server.store(), "activity_booking").await, 1);
     // The NBC and availability answer over HTTP too.
     let rs: OtaProductDescriptiveInfoRs = server.client().send(&nbc_rq("LESPMIBKUI", "")).await.unwrap();

@@ -12,7 +12,10 @@ use std::path::Path;
 /// The top-level modules by layer, highest first. A module may use its own layer's modules
 /// only where [`SIBLINGS_MAY_USE`] says so, and any module of a lower layer.
 pub const LAYERS: &[(&str, &[&str])] = &[
-    ("entry: transport, dispatch, the process's state, the content snapshot, the import command", &["http", "operation", "state", "content", "import"]),
+    (
+        "entry: transport, dispatch, the process's state, the content snapshot, the import command",
+        &["http", "operation", "state", "content", "import"],
+    ),
     ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
@@ -44,7 +47,11 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
 /// (`hotels::repo::catalogue` is of `repo`). What it may not use is the message crate
 /// (`ota_messages`), a top-level module (`store`), or another layer of its own area (`mapping`).
 pub const CONTRACTS: &[(&str, &str, &str)] = &[
-    ("rules", "ota_messages", "rules work on domain values (reading messages is the reader's, writing them the mapping's)"),
+    (
+        "rules",
+        "ota_messages",
+        "rules work on domain values (reading messages is the reader's, writing them the mapping's)",
+    ),
     ("rules", "store", "rules are pure: no database"),
     ("rules", "mapping", "rules do not write messages"),
     ("rules", "repo", "rules are pure: no database"),
@@ -81,7 +88,11 @@ pub fn contracts(files: &[SourceFile], edges: &BTreeSet<Edge>) -> Vec<Violation>
             })
         };
         if f.module.first().is_some_and(|m| m != "store") && names("SqlDialect") {
-            out.push(Violation::Contract { module: module.clone(), uses: "SqlDialect", rule: "names the database SqlDialect: only the store may know it" });
+            out.push(Violation::Contract {
+                module: module.clone(),
+                uses: "SqlDialect",
+                rule: "names the database SqlDialect: only the store may know it",
+            });
         }
         let (Some(area), Some(layer)) = (f.module.first(), f.module.get(1)) else { continue };
         if !AREAS.contains(&area.as_str()) {
@@ -287,7 +298,14 @@ fn circles(edges: &BTreeSet<Edge>) -> Vec<Vec<String>> {
             }
         }
     }
-    let mut walk = Walk { next: &next, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on_stack: BTreeSet::new(), groups: Vec::new() };
+    let mut walk = Walk {
+        next: &next,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        groups: Vec::new(),
+    };
     for &v in next.keys() {
         if !walk.index.contains_key(v) {
             walk.visit(v);
@@ -562,10 +580,16 @@ fn the_gateway_keeps_its_rooms() {
     let not_yet = |v: &Violation| matches!(v, Violation::Contract { module, uses, .. } if NOT_YET.contains(&(module.as_str(), *uses)));
     found.extend(broken.iter().filter(|v| !not_yet(v)).cloned());
     let list: Vec<String> = found.iter().map(ToString::to_string).collect();
-    assert!(list.is_empty(), "the gateway's rooms (gateway/README.md, Architecture) are not kept:\n{}", list.join("\n"));
+    assert!(
+        list.is_empty(),
+        "the gateway's rooms (gateway/README.md, Architecture) are not kept:\n{}",
+        list.join("\n")
+    );
     let kept_now: Vec<_> = NOT_YET
         .iter()
-        .filter(|(m, u)| !broken.iter().any(|v| matches!(v, Violation::Contract { module, uses, .. } if module == m && uses == u)))
+        .filter(|(m, u)| {
+            !broken.iter().any(|v| matches!(v, Violation::Contract { module, uses, .. } if module == m && uses == u))
+        })
         .collect();
     assert!(kept_now.is_empty(), "these keep their contracts now; remove them from NOT_YET: {kept_now:?}");
 }
@@ -590,7 +614,10 @@ fn a_sibling_import_is_found() {
         ("activities::repo", "pub fn x() {}"),
     ]);
     let found = check(&edges(&files));
-    assert_eq!(found, vec![Violation::Sibling(Edge { from: "hotels::handlers".into(), to: "activities::repo".into() })]);
+    assert_eq!(
+        found,
+        vec![Violation::Sibling(Edge { from: "hotels::handlers".into(), to: "activities::repo".into() })]
+    );
     assert_eq!(found[0].to_string(), "hotels::handlers uses its sibling activities::repo");
 }
 
@@ -603,7 +630,10 @@ fn an_upward_import_a_circle_and_a_broken_contract_are_found() {
         ("hotels", "mod repo; mod rules;"),
         ("hotels::repo", "use ota_messages::x;\nuse super::super::operation::h;"),
         ("hotels::rules", "use ota_messages::common::{ErrorCode, ErrorWarningType};"),
-        ("http", "use crate::operation::a; // crate::hotels in a comment is no edge\nconst S: &str = \"crate::bookings\";"),
+        (
+            "http",
+            "use crate::operation::a; // crate::hotels in a comment is no edge\nconst S: &str = \"crate::bookings\";",
+        ),
         ("operation", "use crate::http::b;"),
         ("store", "pub enum SqlDialect {}"),
         ("errors", "fn e(d: crate::store::SqlDialect) {}"),

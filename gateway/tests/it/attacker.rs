@@ -13,7 +13,9 @@ use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
 use reqwest::StatusCode;
 
-use crate::support::{self, Backend, DEMO, GatewayProcess, TestDb, TestServer, backend_tests, client_from, commit_xml, day};
+use crate::support::{
+    self, Backend, DEMO, GatewayProcess, TestDb, TestServer, backend_tests, client_from, commit_xml, day,
+};
 
 const XML: &str = "application/xml";
 
@@ -29,7 +31,11 @@ fn cpu(pid: u32) -> Duration {
 
 /// A hotel NBC request whose root carries `attributes` (before the POS is ever looked at).
 fn nbc_with_root_attributes(attributes: &str) -> String {
-    nbc(("NOBODY", "X", "x")).replacen("<OTA_HotelDescriptiveInfoRQ ", &format!("<OTA_HotelDescriptiveInfoRQ {attributes} "), 1)
+    nbc(("NOBODY", "X", "x")).replacen(
+        "<OTA_HotelDescriptiveInfoRQ ",
+        &format!("<OTA_HotelDescriptiveInfoRQ {attributes} "),
+        1,
+    )
 }
 
 /// The normal request of these tests: a partner's hotel NBC of a demo hotel, a success.
@@ -59,7 +65,9 @@ async fn parser_bombs_cost_little_and_delay_nobody() {
     // Each just under the 1 MiB body limit.
     let attributes: String = (0..90_000).map(|i| format!("a{i}=\"\" ")).collect();
     let namespaces: String = (0..55_000).map(|i| format!("xmlns:p{i}=\"u\" ")).collect();
-    for (what, body) in [("attributes", nbc_with_root_attributes(&attributes)), ("namespaces", nbc_with_root_attributes(&namespaces))] {
+    for (what, body) in
+        [("attributes", nbc_with_root_attributes(&attributes)), ("namespaces", nbc_with_root_attributes(&namespaces))]
+    {
         let before = cpu(gw.pid());
         let client = gw.client();
         let bombs = (0..2).map(|_| {
@@ -74,7 +82,10 @@ async fn parser_bombs_cost_little_and_delay_nobody() {
             assert!(text.contains("more than"), "{what}: the answer names the bound: {text}");
         }
         let spent = cpu(gw.pid()) - before;
-        println!("{what}: two bombs of {} KiB and one partner request cost {spent:?} of CPU; the partner waited {partner:?}", body.len() / 1024);
+        println!(
+            "{what}: two bombs of {} KiB and one partner request cost {spent:?} of CPU; the partner waited {partner:?}",
+            body.len() / 1024
+        );
         assert!(spent < Duration::from_secs(1), "{what}: {spent:?} of CPU");
         assert!(partner < Duration::from_secs(1), "{what}: a partner waited {partner:?}");
     }
@@ -88,8 +99,15 @@ async fn ids_cannot_forge_log_lines() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("gateway.log");
         let db = TestDb::new(Backend::Sqlite).await;
-        let gw = GatewayProcess::start_with(&db.arg(), &["--log-format", format], &[("RUST_LOG", "info")], Some(&log)).await;
-        for id in ["X&#10;12:00:00Z ERROR forged", "X&#13;&#10;ERROR forged", "X&#x85;ERROR forged", "X&#x2028;ERROR forged", "X&#x9;&#x7f;ERROR forged"] {
+        let gw =
+            GatewayProcess::start_with(&db.arg(), &["--log-format", format], &[("RUST_LOG", "info")], Some(&log)).await;
+        for id in [
+            "X&#10;12:00:00Z ERROR forged",
+            "X&#13;&#10;ERROR forged",
+            "X&#x85;ERROR forged",
+            "X&#x2028;ERROR forged",
+            "X&#x9;&#x7f;ERROR forged",
+        ] {
             let body = nbc((id, "DEMO-DIST", "wrong"));
             let (status, _, text) = gw.client().send_raw("/hotelnbc", body, XML).await.unwrap();
             assert_eq!(status, StatusCode::OK);
@@ -99,12 +117,18 @@ async fn ids_cannot_forge_log_lines() {
         let written = std::fs::read_to_string(&log).unwrap();
         assert!(written.contains("authentication failed"), "the failures were logged:\n{written}");
         for line in written.lines() {
-            assert!(!line.contains("ERROR forged") || line.contains("\\u{"), "{format}: an unescaped forged line: {line:?}");
+            assert!(
+                !line.contains("ERROR forged") || line.contains("\\u{"),
+                "{format}: an unescaped forged line: {line:?}"
+            );
             assert!(!line.contains(['\u{85}', '\u{2028}', '\u{7f}']), "{format}: a raw control or separator: {line:?}");
             if format == "json" {
                 assert!(line.starts_with('{'), "every JSON log line is a record: {line:?}");
             } else {
-                assert!(line.starts_with("20") || line.starts_with(' ') || line.is_empty(), "every text log line is a record: {line:?}");
+                assert!(
+                    line.starts_with("20") || line.starts_with(' ') || line.is_empty(),
+                    "every text log line is a record: {line:?}"
+                );
             }
         }
     }
@@ -161,16 +185,17 @@ async fn attacker_sized_ids_cost_no_memory_and_little_log() {
 async fn imports_refuse_what_answers_cannot_carry(b: Backend) {
     let db = TestDb::new(b).await;
     let dir = tempfile::tempdir().unwrap();
-    let cases = [
-        ("\\u0000", "U+0000"),
-        ("\\u0001", "U+0001"),
-        ("\\ufffe", "U+FFFE"),
-    ];
+    let cases = [("\\u0000", "U+0000"), ("\\u0001", "U+0001"), ("\\ufffe", "U+FFFE")];
     for (escape, shown) in cases {
         let file = dir.path().join("bad.json");
-        let hotels = ota_gateway::hotels::import::DEMO.replacen("\"name\": \"", &format!("\"name\": \"Bad {escape} "), 1);
+        let hotels =
+            ota_gateway::hotels::import::DEMO.replacen("\"name\": \"", &format!("\"name\": \"Bad {escape} "), 1);
         std::fs::write(&file, format!("{{\"hotels\": {hotels}}}")).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway")).args(["import", "--db", &db.arg()]).arg(&file).output().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+            .args(["import", "--db", &db.arg()])
+            .arg(&file)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{shown} was imported");
         assert!(err.contains(shown) && err.contains("XML cannot carry"), "{err}");
@@ -178,12 +203,25 @@ async fn imports_refuse_what_answers_cannot_carry(b: Backend) {
     let hotels = ota_gateway::hotels::import::DEMO;
     for (body, says) in [
         ("[]".to_string(), "one JSON object"),
-        (format!("{{\"hotels\": {}}}", hotels.replacen("\"SC\": \"80.00\"", "\"SC\": \"79228162514264337593543950335\"", 1)), "over the largest amount"),
-        (format!("{{\"hotels\": {}}}", hotels.replacen("\"SC\": \"80.00\"", "\"SC\": \"80.005\"", 1)), "finer than the currency"),
+        (
+            format!(
+                "{{\"hotels\": {}}}",
+                hotels.replacen("\"SC\": \"80.00\"", "\"SC\": \"79228162514264337593543950335\"", 1)
+            ),
+            "over the largest amount",
+        ),
+        (
+            format!("{{\"hotels\": {}}}", hotels.replacen("\"SC\": \"80.00\"", "\"SC\": \"80.005\"", 1)),
+            "finer than the currency",
+        ),
     ] {
         let file = dir.path().join("bad.json");
         std::fs::write(&file, &body).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway")).args(["import", "--db", &db.arg()]).arg(&file).output().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+            .args(["import", "--db", &db.arg()])
+            .arg(&file)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{says}: imported");
         assert!(err.contains(says), "{says}: {err}");
@@ -211,7 +249,8 @@ async fn a_deleted_database_file_is_noticed() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     println!("a deleted database file noticed after {:?}", started.elapsed());
-    let (status, _, body) = gw.client().send_raw("/activitybook", commit_xml("DELETED-1", day(7), 2), XML).await.unwrap();
+    let (status, _, body) =
+        gw.client().send_raw("/activitybook", commit_xml("DELETED-1", day(7), 2), XML).await.unwrap();
     let rs = OtaTourActivityBookRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
     assert!(!rs.is_success(), "a Commit was acknowledged into a deleted file ({status}): {body}");
     assert!(!Path::new(&path).exists(), "nothing recreated the file");
@@ -233,7 +272,14 @@ async fn forwarded_addresses_with_ports_are_clients_of_their_own() {
         let url = format!("{}/hotelnbc", server.url());
         async move {
             let body = nbc(("DEMO", "DEMO-DIST", password));
-            let res = http.post(url).header("content-type", XML).header("x-forwarded-for", from).body(body).send().await.unwrap();
+            let res = http
+                .post(url)
+                .header("content-type", XML)
+                .header("x-forwarded-for", from)
+                .body(body)
+                .send()
+                .await
+                .unwrap();
             res.text().await.unwrap()
         }
     };
@@ -248,7 +294,8 @@ async fn forwarded_addresses_with_ports_are_clients_of_their_own() {
 /// forwarded from elsewhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_are_for_this_machine_only() {
-    let server = TestServer::start_with(Backend::Sqlite, |c| c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]).await;
+    let server =
+        TestServer::start_with(Backend::Sqlite, |c| c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]).await;
     let http = reqwest::Client::new();
     let url = format!("{}/metrics", server.url());
     assert_eq!(http.get(&url).send().await.unwrap().status(), StatusCode::OK);
@@ -270,7 +317,10 @@ async fn held_uploads_share_a_bounded_memory() {
     let chunk = vec![b' '; 1024 * 1024 - 1];
     for _ in 0..100 {
         let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
-        let head = format!("POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n", 1024 * 1024);
+        let head = format!(
+            "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n",
+            1024 * 1024
+        );
         s.write_all(head.as_bytes()).await.unwrap();
         // As much as the socket takes now; the rest waits in the kernel or here.
         let _ = tokio::time::timeout(Duration::from_millis(20), s.write_all(&chunk)).await;
@@ -376,12 +426,17 @@ async fn a_lost_commit_answer_is_in_doubt_never_not_processed() {
         tokio::net::lookup_host(host_port).await.unwrap().next().unwrap()
     };
     let eater = CommitEater::start(upstream).await;
-    let proxied = url.replacen(&upstream.to_string(), &eater.addr.to_string(), 1).replacen(&format!("localhost:{}", upstream.port()), &eater.addr.to_string(), 1);
+    let proxied = url.replacen(&upstream.to_string(), &eater.addr.to_string(), 1).replacen(
+        &format!("localhost:{}", upstream.port()),
+        &eater.addr.to_string(),
+        1,
+    );
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("gateway.log");
     let gw = GatewayProcess::start_with(&proxied, &[], &[("RUST_LOG", "info")], Some(&log)).await;
     eater.armed.store(true, Ordering::SeqCst);
-    let (status, _, body) = gw.client().send_raw("/activitybook", commit_xml("LOST-COMMIT-1", day(7), 2), XML).await.unwrap();
+    let (status, _, body) =
+        gw.client().send_raw("/activitybook", commit_xml("LOST-COMMIT-1", day(7), 2), XML).await.unwrap();
     eater.armed.store(false, Ordering::SeqCst);
     let logged = || std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(eater.eaten.load(Ordering::SeqCst), 1, "the proxy cut one commit ({status}): {body}\n{}", logged());
@@ -395,7 +450,6 @@ async fn a_lost_commit_answer_is_in_doubt_never_not_processed() {
     assert!(stored >= 1, "the commit that reached the database is stored");
 }
 
-
 /// A hotel Quote naming 15,000 guests (750 KiB) is refused for its number before any guest is
 /// read: it cost 172 ms when every guest was compared with every other.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -403,8 +457,10 @@ async fn a_booking_of_thousands_of_guests_is_refused_at_once() {
     let server = TestServer::start(Backend::Sqlite).await;
     let sample = support::sample("hotel_res");
     let (start, end) = (sample.find("<ResGuests>").unwrap(), sample.find("</ResGuests>").unwrap());
-    let guests: String = (1..=15_000).map(|i| format!(r#"<ResGuest ResGuestRPH="{i}" AgeQualifyingCode="10"/>"#)).collect();
-    let body = format!("{}<ResGuests>{guests}{}", &sample[..start], &sample[end..]).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#);
+    let guests: String =
+        (1..=15_000).map(|i| format!(r#"<ResGuest ResGuestRPH="{i}" AgeQualifyingCode="10"/>"#)).collect();
+    let body = format!("{}<ResGuests>{guests}{}", &sample[..start], &sample[end..])
+        .replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#);
     let started = Instant::now();
     let (status, _, text) = server.client().send_raw("/hotelbook", body, XML).await.unwrap();
     let took = started.elapsed();
@@ -419,10 +475,17 @@ async fn a_booking_of_thousands_of_guests_is_refused_at_once() {
 /// the wrong one): both refused, naming the booking.
 async fn imports_neither_re_own_nor_shadow_bookings(b: Backend) {
     let server = TestServer::start(b).await;
-    let (_, _, body) = server.client().send_raw("/activitybook", commit_xml("SHADOWED-1", day(9), 1), XML).await.unwrap();
+    let (_, _, body) =
+        server.client().send_raw("/activitybook", commit_xml("SHADOWED-1", day(9), 1), XML).await.unwrap();
     let rs = OtaTourActivityBookRs::from_xml(&body).unwrap();
     assert!(rs.is_success(), "{body}");
-    let internal = body.split("ID_Context=\"Internal\"").next().and_then(|b| b.rsplit("ID=\"").next()).and_then(|r| r.split('"').next()).unwrap().to_string();
+    let internal = body
+        .split("ID_Context=\"Internal\"")
+        .next()
+        .and_then(|b| b.rsplit("ID=\"").next())
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
     assert!(internal.starts_with("ACT-"), "{internal}");
 
     let demo: serde_json::Value = serde_json::from_str(ota_gateway::hotels::import::DEMO).unwrap();
@@ -461,24 +524,42 @@ async fn today_is_the_hotels_and_the_activitys() {
     let mut call = env.ctx();
     call.cx.now = chrono::Utc.with_ymd_and_hms(2030, 6, 30, 23, 30, 0).unwrap();
     let quote = |arrive: &str, leave: &str| {
-        let xml = support::sample("hotel_res").replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#).replace("2025-07-01", arrive).replace("2025-07-04", leave);
+        let xml = support::sample("hotel_res")
+            .replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)
+            .replace("2025-07-01", arrive)
+            .replace("2025-07-04", leave);
         OtaHotelResRq::from_xml(&xml).unwrap()
     };
     // (The spec's sample names a room type the demo hotel lacks: only the date problems count.)
     let date_problems = |rs: &ota_messages::hotel_res::OtaHotelResRs| -> Vec<String> {
-        rs.errors().map(|e| e.error.iter().filter(|e| e.tag.as_deref().is_some_and(|t| t.contains("TimeSpan"))).map(|e| e.value.clone()).collect()).unwrap_or_default()
+        rs.errors()
+            .map(|e| {
+                e.error
+                    .iter()
+                    .filter(|e| e.tag.as_deref().is_some_and(|t| t.contains("TimeSpan")))
+                    .map(|e| e.value.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
     };
     let rs = support::answer(ota_gateway::hotels::book(&call, &call.hotels, &quote("2030-06-30", "2030-07-03")).await);
     let problems = date_problems(&rs);
-    assert!(problems.iter().any(|p| p.contains("2030-06-30")), "arrival yesterday at the hotel is refused: {problems:?}");
+    assert!(
+        problems.iter().any(|p| p.contains("2030-06-30")),
+        "arrival yesterday at the hotel is refused: {problems:?}"
+    );
     let rs = support::answer(ota_gateway::hotels::book(&call, &call.hotels, &quote("2030-07-01", "2030-07-04")).await);
     assert_eq!(date_problems(&rs), Vec::<String>::new(), "arrival today at the hotel");
 
     // 10:30 in Mallorca: the caves' 10:00 session (today, there) has begun.
     let madrid = chrono_tz::Europe::Madrid;
     let today = chrono::Utc::now().with_timezone(&madrid).date_naive();
-    call.cx.now = madrid.from_local_datetime(&today.and_hms_opt(10, 30, 0).unwrap()).unwrap().with_timezone(&chrono::Utc);
-    let xml = commit_xml("LOCAL-1", today, 1).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#).replace("T00:00:00", "T10:00:00").replace("T23:59:59", "T11:15:00");
+    call.cx.now =
+        madrid.from_local_datetime(&today.and_hms_opt(10, 30, 0).unwrap()).unwrap().with_timezone(&chrono::Utc);
+    let xml = commit_xml("LOCAL-1", today, 1)
+        .replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)
+        .replace("T00:00:00", "T10:00:00")
+        .replace("T23:59:59", "T11:15:00");
     let rq = ota_messages::tour_activity_book::OtaTourActivityBookRq::from_xml(&xml).unwrap();
     let rs = support::answer(ota_gateway::activities::book(&call, &call.activities, &rq).await);
     if let Some(errors) = rs.errors() {

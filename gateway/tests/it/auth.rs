@@ -68,7 +68,11 @@ fn p99(mut v: Vec<Duration>) -> Duration {
 /// The raw HTTP request of an NBC with these credentials.
 fn raw_http(creds: (&str, &str, &str)) -> Vec<u8> {
     let body = nbc(creds);
-    format!("POST /hotelnbc HTTP/1.1\r\nHost: gw\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+    format!(
+        "POST /hotelnbc HTTP/1.1\r\nHost: gw\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
 }
 
 /// Sends a request and resets the connection at once (`SO_LINGER` 0): the client hangs up.
@@ -85,7 +89,10 @@ async fn sample_peaks(pid: u32, url: String, stop: Arc<AtomicBool>) -> (f64, u64
     let status = |field: &str| -> u64 {
         std::fs::read_to_string(format!("/proc/{pid}/status"))
             .ok()
-            .and_then(|t| t.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':')?.split_whitespace().next()?.parse().ok()))
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix(field)?.strip_prefix(':')?.split_whitespace().next()?.parse().ok())
+            })
             .unwrap_or(0)
     };
     let (mut rss, mut threads, mut running) = (0u64, 0u64, 0f64);
@@ -137,7 +144,10 @@ async fn memory_stays_bounded_under_wrong_password_floods(b: Backend) {
                 let mut i = t;
                 while sent.fetch_add(1, Ordering::Relaxed) < per_kind as u64 {
                     let id = if i % 2 == 0 { "DEMO".to_string() } else { format!("NOBODY{i}") };
-                    let (_, _, body) = client.send_raw("/hotelnbc", nbc((&id, "DEMO-DIST", &format!("wrong-{i}"))), XML).await.unwrap();
+                    let (_, _, body) = client
+                        .send_raw("/hotelnbc", nbc((&id, "DEMO-DIST", &format!("wrong-{i}"))), XML)
+                        .await
+                        .unwrap();
                     assert!(auth_error(&body).is_some(), "{body}");
                     i += 64;
                 }
@@ -180,7 +190,8 @@ async fn memory_stays_bounded_under_wrong_password_floods(b: Backend) {
     stop.store(true, Ordering::Relaxed);
     let (peak_rss, peak_threads, peak_running) = sampler.await.unwrap();
     let text = gw.metrics().await;
-    let (checks, skipped) = (metric(&text, "ota_auth_argon2_checks_total"), metric(&text, "ota_auth_argon2_skipped_total"));
+    let (checks, skipped) =
+        (metric(&text, "ota_auth_argon2_checks_total"), metric(&text, "ota_auth_argon2_skipped_total"));
     let end_rss = gw.rss_mib();
     println!(
         "{b:?}: {per_kind} waiting + {per_kind} hung-up wrong passwords at 64 concurrent in {:.1} s (waiting ones {:.1} s): \
@@ -210,7 +221,16 @@ async fn no_verification_outlives_its_request(b: Backend) {
     let db = TestDb::new(b).await;
     let gw = GatewayProcess::start(
         &db.arg(),
-        &["--auth-workers", "2", "--request-timeout", "150ms", "--throttle-address-failures", "0", "--throttle-requestor-failures", "0"],
+        &[
+            "--auth-workers",
+            "2",
+            "--request-timeout",
+            "150ms",
+            "--throttle-address-failures",
+            "0",
+            "--throttle-requestor-failures",
+            "0",
+        ],
     )
     .await;
     let start_threads = gw.status("Threads");
@@ -225,7 +245,10 @@ async fn no_verification_outlives_its_request(b: Backend) {
                 let client = ota_gateway::Client::new(url);
                 let mut i = t;
                 while Instant::now() < until {
-                    let (status, _, _) = client.send_raw("/hotelnbc", nbc(("DEMO", "DEMO-DIST", &format!("late-{i}"))), XML).await.unwrap();
+                    let (status, _, _) = client
+                        .send_raw("/hotelnbc", nbc(("DEMO", "DEMO-DIST", &format!("late-{i}"))), XML)
+                        .await
+                        .unwrap();
                     if status == 408 {
                         timed_out.fetch_add(1, Ordering::Relaxed);
                     }
@@ -240,8 +263,11 @@ async fn no_verification_outlives_its_request(b: Backend) {
     // Every client has its answer: nothing of theirs may run any more.
     tokio::time::sleep(Duration::from_millis(100)).await;
     let text = gw.metrics().await;
-    let (queued, running, checks) =
-        (metric(&text, "ota_auth_argon2_queued"), metric(&text, "ota_auth_argon2_running"), metric(&text, "ota_auth_argon2_checks_total"));
+    let (queued, running, checks) = (
+        metric(&text, "ota_auth_argon2_queued"),
+        metric(&text, "ota_auth_argon2_running"),
+        metric(&text, "ota_auth_argon2_checks_total"),
+    );
     tokio::time::sleep(Duration::from_millis(300)).await;
     let later = metric(&gw.metrics().await, "ota_auth_argon2_checks_total");
     stop.store(true, Ordering::Relaxed);
@@ -300,7 +326,9 @@ async fn a_right_password_in_a_failing_request_costs_what_a_wrong_one_does(b: Ba
         inactive.push(t);
     }
     let (w, c, i, s) = (median(wrong), median(context), median(inactive), median(cached));
-    println!("{b:?}: medians: wrong password {w:?}, right password + wrong context {c:?}, right password + disabled {i:?}, cached success {s:?}");
+    println!(
+        "{b:?}: medians: wrong password {w:?}, right password + wrong context {c:?}, right password + disabled {i:?}, cached success {s:?}"
+    );
     assert!(c * 2 >= w, "a right password with a wrong context answers faster ({c:?}) than a wrong one ({w:?})");
     assert!(i * 2 >= w, "a right password of a disabled requestor answers faster ({i:?}) than a wrong one ({w:?})");
     assert!(s * 2 <= w, "a complete success is answered from the cache ({s:?} vs {w:?} for argon2)");
@@ -321,7 +349,16 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
     ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
     let partners: Vec<String> = (1..=24).map(|i| format!("P{i:02}")).collect();
     for p in &partners {
-        let new = NewRequestor { id: p.clone(), id_context: "P-DIST".into(), name: p.clone(), password: format!("{p}-password"), active: true, allow: vec![], dialect: Default::default(), role: Default::default() };
+        let new = NewRequestor {
+            id: p.clone(),
+            id_context: "P-DIST".into(),
+            name: p.clone(),
+            password: format!("{p}-password"),
+            active: true,
+            allow: vec![],
+            dialect: Default::default(),
+            role: Default::default(),
+        };
         admin::add(&store, new).await.unwrap();
     }
     let log = tempfile::NamedTempFile::new().unwrap();
@@ -355,9 +392,14 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
                 let client = client_from(&url, ip("127.0.0.2"));
                 let mut i = t;
                 while Instant::now() < until {
-                    let (status, _, body) = client.send_raw("/hotelnbc", nbc((DEMO.0, DEMO.1, &format!("guess-{i}"))), XML).await.unwrap();
+                    let (status, _, body) =
+                        client.send_raw("/hotelnbc", nbc((DEMO.0, DEMO.1, &format!("guess-{i}"))), XML).await.unwrap();
                     assert_eq!(status, 200);
-                    assert_eq!(auth_error(&body).as_deref(), Some(wrong_text.as_str()), "a throttled attempt looks like any failure");
+                    assert_eq!(
+                        auth_error(&body).as_deref(),
+                        Some(wrong_text.as_str()),
+                        "a throttled attempt looks like any failure"
+                    );
                     flooded.fetch_add(1, Ordering::Relaxed);
                     i += 64;
                 }
@@ -370,7 +412,10 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
     for i in 8..24 {
         during.push(first_login(i, url.clone()).await);
         let (t, body) = login(&url, ip("127.0.0.3"), DEMO).await;
-        assert!(body.contains("<Success/>"), "DEMO, logged in before, is not locked out by the flood on its id: {body}");
+        assert!(
+            body.contains("<Success/>"),
+            "DEMO, logged in before, is not locked out by the flood on its id: {body}"
+        );
         logged_in.push(t);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -391,7 +436,10 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
     );
     assert!(throttled >= flooded as f64 * 0.8, "{throttled} of {flooded} throttled");
     assert!(checks <= 16.0 + 30.0, "the flood's attempts cost argon2 work: {checks} checks");
-    assert!(flood_p99 <= base * 4 + Duration::from_millis(50), "first logins slowed by the flood: p99 {flood_p99:?}, before {base:?}");
+    assert!(
+        flood_p99 <= base * 4 + Duration::from_millis(50),
+        "first logins slowed by the flood: p99 {flood_p99:?}, before {base:?}"
+    );
 
     // PARTNER2 logged in from 127.0.0.5; then 25 addresses fail on its id.
     assert!(login(&url, ip("127.0.0.5"), PARTNER2).await.1.contains("<Success/>"));
@@ -400,8 +448,15 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
         assert_eq!(auth_error(&body).as_deref(), Some(wrong_text.as_str()));
     }
     let body = login(&url, ip("127.0.0.6"), PARTNER2).await.1;
-    assert_eq!(auth_error(&body).as_deref(), Some(wrong_text.as_str()), "the locked id is refused from a new address, right password or not");
-    assert!(login(&url, ip("127.0.0.5"), PARTNER2).await.1.contains("<Success/>"), "but not from the address it logged in from");
+    assert_eq!(
+        auth_error(&body).as_deref(),
+        Some(wrong_text.as_str()),
+        "the locked id is refused from a new address, right password or not"
+    );
+    assert!(
+        login(&url, ip("127.0.0.5"), PARTNER2).await.1.contains("<Success/>"),
+        "but not from the address it logged in from"
+    );
     let logs = std::fs::read_to_string(log.path()).unwrap();
     assert!(logs.contains("WARN") && logs.contains("client address locked"), "{logs}");
     assert!(logs.contains("requestor locked"), "{logs}");
@@ -422,17 +477,33 @@ async fn requestor_allow_lists(b: Backend) {
     admin::set_allow(server.store(), DEMO.0, vec!["10.0.0.0/8".parse().unwrap()]).await.unwrap();
     server.state.content.refresh().await.unwrap();
     let body = login(&url, ip("127.0.0.1"), DEMO).await.1;
-    assert_eq!(auth_error(&body).as_deref(), Some(wrong_text.as_str()), "outside the list: the answer of a wrong password");
+    assert_eq!(
+        auth_error(&body).as_deref(),
+        Some(wrong_text.as_str()),
+        "outside the list: the answer of a wrong password"
+    );
     // Forwarded by a trusted proxy from inside the list.
     let via = |from: &str, forwarded: &str| {
         let (url, forwarded, from) = (url.clone(), forwarded.to_string(), ip(from));
         async move {
             let http = reqwest::Client::builder().local_address(from).build().unwrap();
-            http.post(format!("{url}/hotelnbc")).header("content-type", XML).header("x-forwarded-for", forwarded).body(nbc(DEMO)).send().await.unwrap().text().await.unwrap()
+            http.post(format!("{url}/hotelnbc"))
+                .header("content-type", XML)
+                .header("x-forwarded-for", forwarded)
+                .body(nbc(DEMO))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
         }
     };
     assert!(via("127.0.0.2", "10.1.2.3").await.contains("<Success/>"), "forwarded by the trusted proxy");
-    assert!(auth_error(&via("127.0.0.2", "10.1.2.3, 192.0.2.1").await).is_some(), "the last hop before the proxy counts");
+    assert!(
+        auth_error(&via("127.0.0.2", "10.1.2.3, 192.0.2.1").await).is_some(),
+        "the last hop before the proxy counts"
+    );
     assert!(auth_error(&via("127.0.0.1", "10.1.2.3").await).is_some(), "an untrusted peer's header is ignored");
     // Other requestors are not affected.
     assert!(login(&url, ip("127.0.0.1"), PARTNER2).await.1.contains("<Success/>"));
@@ -440,7 +511,9 @@ async fn requestor_allow_lists(b: Backend) {
     // Import: a list given replaces, a list left out is kept, [] clears.
     let import = |allow: Option<&str>| {
         let allow = allow.map(|a| format!(r#", "allow": {a}"#)).unwrap_or_default();
-        let json = format!(r#"{{"requestors": [{{"id": "ACME", "id_context": "ACME-DIST", "name": "Acme", "password": "acme-pw"{allow}}}]}}"#);
+        let json = format!(
+            r#"{{"requestors": [{{"id": "ACME", "id_context": "ACME-DIST", "name": "Acme", "password": "acme-pw"{allow}}}]}}"#
+        );
         ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", &json).unwrap()
     };
     let acme = ("ACME", "ACME-DIST", "acme-pw");
@@ -452,12 +525,16 @@ async fn requestor_allow_lists(b: Backend) {
     assert_eq!(stored.allow.iter().map(ToString::to_string).collect::<Vec<_>>(), ["192.0.2.0/24", "2001:db8::/32"]);
     ota_gateway::import::import(server.store(), import(None)).await.unwrap();
     server.state.content.refresh().await.unwrap();
-    assert!(auth_error(&login(&url, ip("127.0.0.1"), acme).await.1).is_some(), "an import without `allow` keeps the list");
+    assert!(
+        auth_error(&login(&url, ip("127.0.0.1"), acme).await.1).is_some(),
+        "an import without `allow` keeps the list"
+    );
     ota_gateway::import::import(server.store(), import(Some("[]"))).await.unwrap();
     server.state.content.refresh().await.unwrap();
     assert!(login(&url, ip("127.0.0.1"), acme).await.1.contains("<Success/>"), "`allow: []` clears it");
     // A bad network fails the import, naming the requestor.
-    let bad = ota_gateway::import::import(server.store(), import(Some(r#"["10.0.0.0/33"]"#))).await.unwrap_err().to_string();
+    let bad =
+        ota_gateway::import::import(server.store(), import(Some(r#"["10.0.0.0/33"]"#))).await.unwrap_err().to_string();
     assert!(bad.contains("ACME") && bad.contains("allow"), "{bad}");
 }
 

@@ -42,7 +42,8 @@ async fn gzip_both_ways(b: Backend) {
 
     // A gzip request, a plain answer to a client that does not ask for gzip.
     let body = region_availability();
-    let res = post("/hotelavailability").header("content-encoding", "gzip").body(gzip(body.as_bytes())).send().await.unwrap();
+    let res =
+        post("/hotelavailability").header("content-encoding", "gzip").body(gzip(body.as_bytes())).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.headers().get("content-encoding").is_none());
     // Its body was read to the end: the connection stays open for the next request.
@@ -55,18 +56,34 @@ async fn gzip_both_ways(b: Backend) {
     assert_eq!(res.headers().get("content-encoding").map(|v| v.to_str().unwrap()), Some("gzip"));
     let compressed = res.bytes().await.unwrap();
     let answer = gunzip(&compressed);
-    let stamp = |s: &str| s.split("TimeStamp=\"").nth(1).map(|r| r.split('"').next().unwrap_or_default().to_string()).unwrap_or_default();
+    let stamp = |s: &str| {
+        s.split("TimeStamp=\"").nth(1).map(|r| r.split('"').next().unwrap_or_default().to_string()).unwrap_or_default()
+    };
     assert_eq!(answer.replace(&stamp(&answer), ""), plain.replace(&stamp(&plain), ""));
-    println!("{b:?}: a region availability answer of {} bytes went out as {} gzip bytes", plain.len(), compressed.len());
+    println!(
+        "{b:?}: a region availability answer of {} bytes went out as {} gzip bytes",
+        plain.len(),
+        compressed.len()
+    );
     assert!(compressed.len() * 4 < plain.len(), "{} → {}", plain.len(), compressed.len());
 
     // An answer under COMPRESS_FROM bytes stays plain, asked or not (an error answer here).
-    let res = post("/activitynbc").header("accept-encoding", "gzip").body("<OTA_ProductDescriptiveInfoRQ/>").send().await.unwrap();
+    let res = post("/activitynbc")
+        .header("accept-encoding", "gzip")
+        .body("<OTA_ProductDescriptiveInfoRQ/>")
+        .send()
+        .await
+        .unwrap();
     assert!(res.headers().get("content-encoding").is_none());
     let text = res.text().await.unwrap();
     assert!(text.len() < usize::from(ota_gateway::http::COMPRESS_FROM) && text.contains("<Errors>"), "{text}");
     // And one over it, compressed.
-    let res = post("/activitynbc").header("accept-encoding", "gzip").body(sample("product_descriptive_info")).send().await.unwrap();
+    let res = post("/activitynbc")
+        .header("accept-encoding", "gzip")
+        .body(sample("product_descriptive_info"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.headers().get("content-encoding").map(|v| v.to_str().unwrap()), Some("gzip"));
     let text = gunzip(&res.bytes().await.unwrap());
     assert!(text.len() >= usize::from(ota_gateway::http::COMPRESS_FROM));
@@ -116,7 +133,8 @@ async fn a_gzip_bomb_is_refused_for_what_it_expands_to() {
     assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert!(res.text().await.unwrap().contains("<Errors>"));
     // And the gateway goes on serving.
-    let (status, _, _) = server.client().send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();
+    let (status, _, _) =
+        server.client().send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();
     assert_eq!(status, StatusCode::OK);
 }
 

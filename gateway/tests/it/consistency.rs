@@ -72,7 +72,11 @@ async fn bookings(server: &TestServer, client_ref: &str) -> i64 {
     let client_ref = client_ref.to_string();
     let Scalar(n): Scalar<i64> = server
         .store()
-        .read(move |c| Box::pin(async move { c.query_one("SELECT count(*) FROM activity_booking WHERE client_reference = $1", &[&client_ref]).await }))
+        .read(move |c| {
+            Box::pin(async move {
+                c.query_one("SELECT count(*) FROM activity_booking WHERE client_reference = $1", &[&client_ref]).await
+            })
+        })
         .await
         .unwrap();
     n
@@ -90,7 +94,8 @@ pub(crate) async fn no_booking_behind_a_time_out(b: Backend) {
 
     let holder = hold_writes(&server.db, Duration::from_secs(5)).await;
     let started = Instant::now();
-    let (status, _, body) = client.send_raw("/activitybook", commit_xml("CLI-TIMEOUT-1", day(9), 2), XML).await.unwrap();
+    let (status, _, body) =
+        client.send_raw("/activitybook", commit_xml("CLI-TIMEOUT-1", day(9), 2), XML).await.unwrap();
     let took = started.elapsed();
     assert_eq!(status, StatusCode::REQUEST_TIMEOUT, "{body}");
     let rs = OtaTourActivityBookRs::from_xml(&body).unwrap();
@@ -103,7 +108,8 @@ pub(crate) async fn no_booking_behind_a_time_out(b: Backend) {
     // The lock is free: the writer is free to run whatever it still holds.
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(bookings(&server, "CLI-TIMEOUT-1").await, 0, "answered 'not processed', yet stored");
-    let (status, _, body) = client.send_raw("/activitybook", commit_xml("CLI-TIMEOUT-1", day(9), 2), XML).await.unwrap();
+    let (status, _, body) =
+        client.send_raw("/activitybook", commit_xml("CLI-TIMEOUT-1", day(9), 2), XML).await.unwrap();
     assert_eq!(status, StatusCode::OK);
     assert!(OtaTourActivityBookRs::from_xml(&body).unwrap().is_success(), "{body}");
     assert_eq!(bookings(&server, "CLI-TIMEOUT-1").await, 1);
@@ -125,7 +131,9 @@ pub(crate) async fn readers_are_not_starved_by_writers(b: Backend) {
     let commits: Vec<_> = (0..10)
         .map(|i| {
             let client = client.clone();
-            tokio::spawn(async move { client.send_raw("/activitybook", commit_xml(&format!("CLI-QUEUE-{i}"), day(11), 1), XML).await.unwrap() })
+            tokio::spawn(async move {
+                client.send_raw("/activitybook", commit_xml(&format!("CLI-QUEUE-{i}"), day(11), 1), XML).await.unwrap()
+            })
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -170,7 +178,9 @@ pub(crate) async fn health_reports_a_database_that_cannot_write(b: Backend) {
     assert_eq!(reqwest::get(&url).await.unwrap().status(), StatusCode::OK);
     let (create, drop): (&[&str], &[&str]) = match b {
         Backend::Sqlite => (
-            &["CREATE TRIGGER refuse_writes BEFORE UPDATE ON health_check BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"],
+            &[
+                "CREATE TRIGGER refuse_writes BEFORE UPDATE ON health_check BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+            ],
             &["DROP TRIGGER refuse_writes"],
         ),
         Backend::Postgres | Backend::PgBouncer => (
@@ -227,7 +237,13 @@ fn activity<'a>(value: &'a mut serde_json::Value, id: &str) -> &'a mut serde_jso
 /// Places left of the caves' morning ticket on a date, as availability sees them.
 async fn places_left(env: &TestGateway, date: NaiveDate) -> i64 {
     let content = env.content();
-    let capacity = content.activities.activity("LESPMIBKUI").and_then(|a| a.product("TE0CC00A")).and_then(|p| p.service("TIC")).unwrap().capacity(date);
+    let capacity = content
+        .activities
+        .activity("LESPMIBKUI")
+        .and_then(|a| a.product("TE0CC00A"))
+        .and_then(|p| p.service("TIC"))
+        .unwrap()
+        .capacity(date);
     let booked: Option<Scalar<i64>> = env
         .store
         .read(move |c| {
@@ -246,7 +262,8 @@ async fn places_left(env: &TestGateway, date: NaiveDate) -> i64 {
 
 /// Books through the gateway (in-process).
 async fn book(env: &TestGateway, client_ref: &str, date: NaiveDate, people: usize) -> OtaTourActivityBookRs {
-    let rq = ota_messages::tour_activity_book::OtaTourActivityBookRq::from_xml(&commit_xml(client_ref, date, people)).unwrap();
+    let rq = ota_messages::tour_activity_book::OtaTourActivityBookRq::from_xml(&commit_xml(client_ref, date, people))
+        .unwrap();
     env.send(&rq).await
 }
 
@@ -265,7 +282,13 @@ pub(crate) async fn places_stay_right_across_imports(b: Backend) {
     let e = import(&env.store, file).await.unwrap_err();
     assert!(matches!(e, ImportError::Invalid { .. }), "{e}");
     let text = e.to_string();
-    assert!(text.contains("LESPMIBKUI") && text.contains("TE0CC00A") && text.contains("TIC") && text.contains(&date.to_string()), "{text}");
+    assert!(
+        text.contains("LESPMIBKUI")
+            && text.contains("TE0CC00A")
+            && text.contains("TIC")
+            && text.contains(&date.to_string()),
+        "{text}"
+    );
     env.reload().await;
     assert!(env.content().activities.activity("LESPMIBKUI").unwrap().product("TE0CC00A").is_some());
     assert_eq!(places_left(&env, date).await, 16);
@@ -279,7 +302,8 @@ pub(crate) async fn places_stay_right_across_imports(b: Backend) {
     // Commit finds no place; raised again: capacity − booked.
     let set_allotment = |places: u64| {
         activities_file(move |v| {
-            activity(v, "LESPMIBKUI")["products"][0]["services"][0]["allotment"] = serde_json::json!({ date.to_string(): places });
+            activity(v, "LESPMIBKUI")["products"][0]["services"][0]["allotment"] =
+                serde_json::json!({ date.to_string(): places });
         })
     };
     import(&env.store, set_allotment(3)).await.unwrap();
@@ -307,4 +331,9 @@ pub(crate) async fn places_stay_right_across_imports(b: Backend) {
     assert!(env.content().activities.activity("LESPMIBKUI").unwrap().product("TE0CC00C").is_none());
 }
 
-backend_tests!(no_booking_behind_a_time_out, readers_are_not_starved_by_writers, health_reports_a_database_that_cannot_write, places_stay_right_across_imports);
+backend_tests!(
+    no_booking_behind_a_time_out,
+    readers_are_not_starved_by_writers,
+    health_reports_a_database_that_cannot_write,
+    places_stay_right_across_imports
+);

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, Utc};
-use ota_gateway::store::{SqlDialect, Scalar};
+use ota_gateway::store::{Scalar, SqlDialect};
 use ota_gateway::{Client, Store};
 use ota_messages::common::{ErrorCode, IdContext};
 use ota_messages::runtime::{Message, Response};
@@ -171,7 +171,9 @@ async fn commit(client: &Client, client_ref: &str, t: &Target) -> Outcome {
             if rs.is_success() {
                 let d = rs.reservation_details.as_ref().unwrap();
                 assert_eq!(d.participant_info.len(), 1);
-                Outcome::Booked(d.confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone())
+                Outcome::Booked(
+                    d.confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone(),
+                )
             } else {
                 let e = &rs.errors().unwrap().error[0];
                 assert_eq!(e.code, Some(ErrorCode::NoAvailability), "{body}");
@@ -255,7 +257,15 @@ async fn stored(store: &Store, client_ref: &str) -> Vec<(String, i64, Target)> {
         })
         .await
         .unwrap();
-    rows.into_iter().map(|r| (r.reference, r.participants, Target { activity: r.activity, product: r.product, service: r.service, date: r.date })).collect()
+    rows.into_iter()
+        .map(|r| {
+            (
+                r.reference,
+                r.participants,
+                Target { activity: r.activity, product: r.product, service: r.service, date: r.date },
+            )
+        })
+        .collect()
 }
 
 ota_gateway::row! {
@@ -294,9 +304,11 @@ async fn booked(store: &Store) -> BTreeMap<(String, String, String, NaiveDate), 
 /// offered; no booking without its places; the database is sound.
 async fn check_consistency(store: &Store) -> usize {
     if store.dialect() == SqlDialect::Sqlite {
-        let Scalar(integrity): Scalar<String> = store.read(|c| Box::pin(c.query_one("PRAGMA integrity_check", &[]))).await.unwrap();
+        let Scalar(integrity): Scalar<String> =
+            store.read(|c| Box::pin(c.query_one("PRAGMA integrity_check", &[]))).await.unwrap();
         assert_eq!(integrity, "ok");
-        let Scalar(fk): Scalar<i64> = store.read(|c| Box::pin(c.query_one("SELECT count(*) FROM pragma_foreign_key_check", &[]))).await.unwrap();
+        let Scalar(fk): Scalar<i64> =
+            store.read(|c| Box::pin(c.query_one("SELECT count(*) FROM pragma_foreign_key_check", &[]))).await.unwrap();
         assert_eq!(fk, 0);
     }
     let rows = places(store).await;
@@ -355,7 +367,8 @@ async fn verify(gw: &Gateway, store: &Store, all: &mut [Sent]) {
     }
     // Nothing stored that nobody asked for.
     let refs: std::collections::HashSet<&str> = all.iter().map(|s| s.client_ref.as_str()).collect();
-    let in_db: Vec<Scalar<String>> = store.read(|c| Box::pin(c.query("SELECT client_reference FROM activity_booking", &[]))).await.unwrap();
+    let in_db: Vec<Scalar<String>> =
+        store.read(|c| Box::pin(c.query("SELECT client_reference FROM activity_booking", &[]))).await.unwrap();
     assert!(in_db.iter().all(|Scalar(r)| refs.contains(r.as_str())), "unknown bookings in the database");
     let services = check_consistency(store).await;
 

@@ -35,7 +35,11 @@ const MIB: usize = 1024 * 1024;
 /// after whatever came before.
 async fn assert_serving(server: &TestServer) {
     let started = Instant::now();
-    let (status, _, body) = server.client().send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.expect("a normal request gets an answer");
+    let (status, _, body) = server
+        .client()
+        .send_raw("/activitynbc", sample("product_descriptive_info"), XML)
+        .await
+        .expect("a normal request gets an answer");
     let took = started.elapsed();
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains("<Success/>"), "{body}");
@@ -90,18 +94,37 @@ async fn deep_nesting_is_answered_fast(b: Backend) {
     let nest = |name: &str| format!("{}{}", format!("<{name}>").repeat(depth), format!("</{name}>").repeat(depth));
     let cases = [
         // Unknown elements after the request's last element.
-        ("after the last element", nbc.replace("</HotelDescriptiveInfos>", &format!("</HotelDescriptiveInfos>{}", nest("a")))),
+        (
+            "after the last element",
+            nbc.replace("</HotelDescriptiveInfos>", &format!("</HotelDescriptiveInfos>{}", nest("a"))),
+        ),
         // Inside an element that must be empty.
         (
             "inside an empty element",
-            nbc.replace(r#"<HotelDescriptiveInfo HotelCode="HTL01977"/>"#, &format!(r#"<HotelDescriptiveInfo HotelCode="HTL01977">{}</HotelDescriptiveInfo>"#, nest("a"))),
+            nbc.replace(
+                r#"<HotelDescriptiveInfo HotelCode="HTL01977"/>"#,
+                &format!(r#"<HotelDescriptiveInfo HotelCode="HTL01977">{}</HotelDescriptiveInfo>"#, nest("a")),
+            ),
         ),
         // The request's own element names, nested.
-        ("known names nested", nbc.replace("</HotelDescriptiveInfos>", &format!("{}</HotelDescriptiveInfos>", nest("HotelDescriptiveInfos")))),
+        (
+            "known names nested",
+            nbc.replace(
+                "</HotelDescriptiveInfos>",
+                &format!("{}</HotelDescriptiveInfos>", nest("HotelDescriptiveInfos")),
+            ),
+        ),
         // Inside a text-only element of a booking.
-        ("inside a text element", sample("tour_activity_book").replace("<GivenName>José</GivenName>", &format!("<GivenName>{}</GivenName>", nest("b")))),
+        (
+            "inside a text element",
+            sample("tour_activity_book")
+                .replace("<GivenName>José</GivenName>", &format!("<GivenName>{}</GivenName>", nest("b"))),
+        ),
         // Never closed: not well-formed.
-        ("never closed", nbc.replace("</HotelDescriptiveInfos>", &format!("</HotelDescriptiveInfos>{}", "<a>".repeat(depth)))),
+        (
+            "never closed",
+            nbc.replace("</HotelDescriptiveInfos>", &format!("</HotelDescriptiveInfos>{}", "<a>".repeat(depth))),
+        ),
         // A whole document of nothing but nesting (wrong root).
         ("nothing but nesting", nest("OTA_HotelDescriptiveInfoRQ")),
     ];
@@ -126,7 +149,10 @@ async fn deep_nesting_is_answered_fast(b: Backend) {
 async fn a_million_levels_of_nesting() {
     let server = TestServer::start_with(Backend::Sqlite, |c| c.body_limit = 16 * MIB).await;
     let nbc = sample("hotel_descriptive_info");
-    let body = nbc.replace("</HotelDescriptiveInfos>", &format!("</HotelDescriptiveInfos>{}{}", "<a>".repeat(1_000_000), "</a>".repeat(1_000_000)));
+    let body = nbc.replace(
+        "</HotelDescriptiveInfos>",
+        &format!("</HotelDescriptiveInfos>{}{}", "<a>".repeat(1_000_000), "</a>".repeat(1_000_000)),
+    );
     let (status, text, took) = timed_post(&server, "/hotelnbc", body).await;
     println!("deep nesting, 1,000,000 levels: HTTP {status} in {took:?}");
     assert_eq!(status, StatusCode::OK, "{text}");
@@ -161,7 +187,8 @@ async fn bodies_at_and_over_the_limit(b: Backend) {
     // One byte over, chunked (no Content-Length): 413 once the limit is crossed.
     let body = padded(MIB + 1);
     let mut stream = TcpStream::connect(server.addr()).await.unwrap();
-    let head = "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let head =
+        "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nTransfer-Encoding: chunked\r\n\r\n";
     stream.write_all(head.as_bytes()).await.unwrap();
     for chunk in body.as_bytes().chunks(64 * 1024) {
         if stream.write_all(format!("{:x}\r\n", chunk.len()).as_bytes()).await.is_err()
@@ -190,7 +217,11 @@ async fn read_response(stream: &mut TcpStream, limit: Duration) -> Option<String
     loop {
         if let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&answer[..end]).to_ascii_lowercase();
-            let len: usize = head.lines().find_map(|l| l.strip_prefix("content-length:")).map(|v| v.trim().parse().unwrap()).unwrap_or(0);
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map(|v| v.trim().parse().unwrap())
+                .unwrap_or(0);
             if answer.len() >= end + 4 + len {
                 return Some(String::from_utf8_lossy(&answer).into_owned());
             }
@@ -225,9 +256,12 @@ async fn stream_body(addr: SocketAddr, total: usize, chunked: bool) -> (String, 
     let stream = TcpStream::connect(addr).await.unwrap();
     let (mut rd, mut wr) = stream.into_split();
     let head = if chunked {
-        "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nTransfer-Encoding: chunked\r\n\r\n".to_string()
+        "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nTransfer-Encoding: chunked\r\n\r\n"
+            .to_string()
     } else {
-        format!("POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: {total}\r\n\r\n")
+        format!(
+            "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: {total}\r\n\r\n"
+        )
     };
     let started = Instant::now();
     let writer = tokio::spawn(async move {
@@ -256,7 +290,9 @@ async fn stream_body(addr: SocketAddr, total: usize, chunked: bool) -> (String, 
     let mut buf = vec![0u8; 16 * 1024];
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut closed = false;
-    while let Ok(read) = tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), rd.read(&mut buf)).await {
+    while let Ok(read) =
+        tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), rd.read(&mut buf)).await
+    {
         match read {
             Ok(0) | Err(_) => {
                 closed = true;
@@ -296,7 +332,12 @@ async fn doctype_entities_are_refused_and_nothing_is_fetched(b: Backend) {
     let trap = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let trap_url = format!("http://{}/evil.dtd", trap.local_addr().unwrap());
     let nbc = sample("hotel_descriptive_info");
-    let with_prolog = |prolog: &str, hotel: &str| format!("<?xml version=\"1.0\"?>\n{prolog}\n{}", nbc.replace(r#"HotelCode="HTL00042""#, &format!(r#"HotelCode="{hotel}""#)));
+    let with_prolog = |prolog: &str, hotel: &str| {
+        format!(
+            "<?xml version=\"1.0\"?>\n{prolog}\n{}",
+            nbc.replace(r#"HotelCode="HTL00042""#, &format!(r#"HotelCode="{hotel}""#))
+        )
+    };
     let laughs = {
         let mut d = String::from(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ [<!ENTITY lol "lol">"#);
         for i in 1..=9 {
@@ -308,10 +349,31 @@ async fn doctype_entities_are_refused_and_nothing_is_fetched(b: Backend) {
     };
     let cases = [
         ("billion laughs", with_prolog(&laughs, "&lol9;")),
-        ("XXE file", with_prolog(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>"#, "&xxe;")),
-        ("XXE http", with_prolog(&format!(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ [<!ENTITY xxe SYSTEM "{trap_url}">]>"#), "&xxe;")),
-        ("parameter entity", with_prolog(&format!(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ [<!ENTITY % p SYSTEM "{trap_url}"> %p;]>"#), "HTL00042")),
-        ("external DTD", with_prolog(&format!(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ SYSTEM "{trap_url}">"#), "HTL00042")),
+        (
+            "XXE file",
+            with_prolog(
+                r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>"#,
+                "&xxe;",
+            ),
+        ),
+        (
+            "XXE http",
+            with_prolog(
+                &format!(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ [<!ENTITY xxe SYSTEM "{trap_url}">]>"#),
+                "&xxe;",
+            ),
+        ),
+        (
+            "parameter entity",
+            with_prolog(
+                &format!(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ [<!ENTITY % p SYSTEM "{trap_url}"> %p;]>"#),
+                "HTL00042",
+            ),
+        ),
+        (
+            "external DTD",
+            with_prolog(&format!(r#"<!DOCTYPE OTA_HotelDescriptiveInfoRQ SYSTEM "{trap_url}">"#), "HTL00042"),
+        ),
         ("empty internal subset", with_prolog("<!DOCTYPE OTA_HotelDescriptiveInfoRQ []>", "HTL00042")),
         // No DOCTYPE at all, an undeclared entity: not well-formed.
         ("undeclared entity", with_prolog("", "&xxe;")),
@@ -324,7 +386,10 @@ async fn doctype_entities_are_refused_and_nothing_is_fetched(b: Backend) {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{what}: {text}");
         assert!(took < Duration::from_secs(1), "{what}: took {took:?}");
         assert!(!text.contains("lollol"), "{what}: an entity was expanded: {text}");
-        assert!(!text.contains(&first_passwd_line) && !text.contains("root:"), "{what}: file contents in the answer: {text}");
+        assert!(
+            !text.contains(&first_passwd_line) && !text.contains("root:"),
+            "{what}: file contents in the answer: {text}"
+        );
         assert!(text.len() < 4096, "{what}: {} bytes", text.len());
         nbc_errors(&text);
         assert_serving(&server).await;
@@ -381,7 +446,8 @@ async fn invalid_utf8_is_400(b: Backend) {
     }
     // Characters XML 1.0 forbids, as references: not well-formed either.
     for reference in ["&#0;", "&#1;", "&#x1F;", "&#xFFFE;"] {
-        let body = String::from_utf8(good.clone()).unwrap().replace("Zoë Tours &amp;", &format!("Zoë{reference} Tours &amp;"));
+        let body =
+            String::from_utf8(good.clone()).unwrap().replace("Zoë Tours &amp;", &format!("Zoë{reference} Tours &amp;"));
         let (status, text, _) = timed_post(&server, "/activitynbc", body).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{reference}: {text}");
     }
@@ -390,7 +456,8 @@ async fn invalid_utf8_is_400(b: Backend) {
     // instead of refusing it: accepted, harmless (no invalid `char` can result), and noted in
     // docs/reliability.md.
     for reference in ["&#xD800;", "&#x110000;"] {
-        let body = String::from_utf8(good.clone()).unwrap().replace("Zoë Tours &amp;", &format!("Zoë{reference} Tours &amp;"));
+        let body =
+            String::from_utf8(good.clone()).unwrap().replace("Zoë Tours &amp;", &format!("Zoë{reference} Tours &amp;"));
         let (status, _, _) = timed_post(&server, "/activitynbc", body).await;
         assert!(status == StatusCode::OK || status == StatusCode::BAD_REQUEST, "{reference}: {status}");
     }
@@ -403,7 +470,13 @@ async fn invalid_utf8_is_400(b: Backend) {
 /// Sends `bytes` one at a time, `every` apart, until the server closes the connection or all
 /// are sent. Returns (when the server closed, what it answered) or `None` if it never did
 /// within `limit`.
-async fn trickle(addr: SocketAddr, head: Vec<u8>, bytes: Vec<u8>, every: Duration, limit: Duration) -> Option<(Duration, String)> {
+async fn trickle(
+    addr: SocketAddr,
+    head: Vec<u8>,
+    bytes: Vec<u8>,
+    every: Duration,
+    limit: Duration,
+) -> Option<(Duration, String)> {
     let stream = TcpStream::connect(addr).await.unwrap();
     let (mut rd, mut wr) = stream.into_split();
     let started = Instant::now();
@@ -454,7 +527,10 @@ async fn slow_clients_are_cut_off_and_others_are_served(b: Backend) {
     // Ten clients trickling their headers, ten trickling their bodies, all at once.
     for _ in 0..10 {
         slow.push(("headers", tokio::spawn(trickle(addr, Vec::new(), headers.clone().into_bytes(), every, limit))));
-        slow.push(("body", tokio::spawn(trickle(addr, headers.clone().into_bytes(), body.clone().into_bytes(), every, limit))));
+        slow.push((
+            "body",
+            tokio::spawn(trickle(addr, headers.clone().into_bytes(), body.clone().into_bytes(), every, limit)),
+        ));
     }
     // Meanwhile, normal requests keep being served.
     let mut normal = Vec::new();
@@ -469,20 +545,30 @@ async fn slow_clients_are_cut_off_and_others_are_served(b: Backend) {
     println!("normal requests during the slow-loris: {} served, max {:?}", normal.len(), normal.last().unwrap());
     let mut closed = (Vec::new(), Vec::new());
     for (what, task) in slow {
-        let (closed_after, answer) = task.await.unwrap().unwrap_or_else(|| panic!("slow {what}: the connection was never closed"));
+        let (closed_after, answer) =
+            task.await.unwrap().unwrap_or_else(|| panic!("slow {what}: the connection was never closed"));
         if what == "headers" { &mut closed.0 } else { &mut closed.1 }.push(closed_after);
         match what {
             "headers" => {
                 // Dropped by the header read time-out, long before the headers were complete.
-                assert!(closed_after >= header_timeout.saturating_sub(Duration::from_millis(50)), "headers: closed after {closed_after:?}");
-                assert!(closed_after < header_timeout + Duration::from_millis(1500), "headers: closed after {closed_after:?}");
+                assert!(
+                    closed_after >= header_timeout.saturating_sub(Duration::from_millis(50)),
+                    "headers: closed after {closed_after:?}"
+                );
+                assert!(
+                    closed_after < header_timeout + Duration::from_millis(1500),
+                    "headers: closed after {closed_after:?}"
+                );
                 assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 408"), "headers: {answer}");
             }
             _ => {
                 // 408 by the request time-out, with an OTA body, then closed.
                 assert!(answer.starts_with("HTTP/1.1 408"), "body: {answer}");
                 assert!(answer.contains("<OTA_ProductDescriptiveInfoRS"), "body: {answer}");
-                assert!(closed_after < request_timeout + Duration::from_millis(1500), "body: closed after {closed_after:?}");
+                assert!(
+                    closed_after < request_timeout + Duration::from_millis(1500),
+                    "body: closed after {closed_after:?}"
+                );
             }
         }
     }
@@ -530,7 +616,8 @@ async fn two_thousand_idle_connections(b: Backend) {
         let client = server.client();
         tasks.push(tokio::spawn(async move {
             let started = Instant::now();
-            let (status, _, body) = client.send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();
+            let (status, _, body) =
+                client.send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();
             assert_eq!(status, StatusCode::OK);
             assert!(body.contains("<Success/>"));
             started.elapsed()
@@ -648,7 +735,16 @@ async fn nasty_text_in_activity_bookings_is_stored_verbatim(b: Backend) {
         let rs = OtaTourActivityBookRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
         assert!(rs.is_success(), "{k}: {body}");
         assert_eq!(names_of(&rs), names, "the Commit's answer");
-        let client_back = rs.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Client)).unwrap().id.clone();
+        let client_back = rs
+            .reservation_details
+            .as_ref()
+            .unwrap()
+            .confirmation
+            .iter()
+            .find(|c| c.id_context == Some(IdContext::Client))
+            .unwrap()
+            .id
+            .clone();
         assert_eq!(client_back, client_ref.trim());
         // The same Commit again reads the stored booking back: identical.
         let (_, _, again) = server.client().send_raw("/activitybook", xml, XML).await.unwrap();
@@ -675,7 +771,8 @@ async fn nasty_text_in_activity_bookings_is_stored_verbatim(b: Backend) {
         })
         .await
         .unwrap();
-    let rows: Vec<(String, String, Names)> = rows.into_iter().map(|r| (r.reference, r.client_reference, (r.given_name, r.name_prefix, r.surname))).collect();
+    let rows: Vec<(String, String, Names)> =
+        rows.into_iter().map(|r| (r.reference, r.client_reference, (r.given_name, r.name_prefix, r.surname))).collect();
     assert_eq!(rows, made);
     let Scalar(booked): Scalar<i64> = server
         .store()
@@ -712,7 +809,10 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
             name: Some(s.to_string()),
             comment_originator_code: Some("Client".into()),
             text: if i == 0 {
-                vec![m::CommentText { language: None, value: s.to_string() }, m::CommentText { language: Some("es".into()), value: strings[1].to_string() }]
+                vec![
+                    m::CommentText { language: None, value: s.to_string() },
+                    m::CommentText { language: Some("es".into()), value: strings[1].to_string() },
+                ]
             } else {
                 vec![m::CommentText { language: None, value: s.to_string() }]
             },
@@ -738,7 +838,8 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
     assert_eq!(status, StatusCode::OK, "{body}");
     let rs = OtaHotelResModifyRs::from_xml(&body).unwrap();
     assert!(rs.is_success(), "{body}");
-    let answered = rs.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.res_global_info.comments.clone().unwrap().comment;
+    let answered =
+        rs.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.res_global_info.comments.clone().unwrap().comment;
     assert_eq!(answered, comments, "the modify's answer");
     assert_serving(&server).await;
 
@@ -781,8 +882,10 @@ async fn free_text_over_the_spec_lengths_is_refused_and_not_stored(b: Backend) {
     };
     // An activity Commit with a 100,000-character GivenName, and with a 65-character Surname.
     let long = "é".repeat(100_000);
-    for names in [(long, "Mr".to_string(), "Ruiz".to_string()), ("Ana".to_string(), "Mrs".to_string(), "x".repeat(65))] {
-        let (status, _, body) = server.client().send_raw("/activitybook", commit_xml("LEN-1", date, &names), XML).await.unwrap();
+    for names in [(long, "Mr".to_string(), "Ruiz".to_string()), ("Ana".to_string(), "Mrs".to_string(), "x".repeat(65))]
+    {
+        let (status, _, body) =
+            server.client().send_raw("/activitybook", commit_xml("LEN-1", date, &names), XML).await.unwrap();
         assert_eq!(status, StatusCode::OK, "{body}");
         assert!(OtaTourActivityBookRs::from_xml(&body).unwrap().errors().is_some(), "{body}");
         assert_refused(&body, if names.2.len() > 60 { "Surname" } else { "GivenName" });
@@ -793,9 +896,14 @@ async fn free_text_over_the_spec_lengths_is_refused_and_not_stored(b: Backend) {
     let reservation = read_demo_booking(&server).await;
     let pos = OtaHotelResModifyRq::from_xml(&sample("hotel_res_modify")).unwrap().pos;
     let text = |value: String| m::CommentText { language: None, value };
-    for texts in [(0..400).map(|i| text(format!("part {i} of a long comment"))).collect::<Vec<_>>(), vec![text("x".repeat(2001))]] {
+    for texts in [
+        (0..400).map(|i| text(format!("part {i} of a long comment"))).collect::<Vec<_>>(),
+        vec![text("x".repeat(2001))],
+    ] {
         let mut p = hotels::modify_payload(&reservation).unwrap();
-        p.res_global_info.comments = Some(m::Comments { comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: None, text: texts }] });
+        p.res_global_info.comments = Some(m::Comments {
+            comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: None, text: texts }],
+        });
         let rq = OtaHotelResModifyRq {
             version: "2008.1".into(),
             res_status: Some(ResStatus::Commit),

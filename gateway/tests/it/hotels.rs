@@ -8,14 +8,15 @@
 use crate::support;
 
 use chrono::{TimeZone, Utc};
-use support::Call;
 use ota_messages::booking_read::{BookingStatus, HotelReservation, OtaReadRq, OtaResRetrieveRs};
 use ota_messages::common::{
-    AgeQualifyingCode, ErrorCode, ErrorWarningType, IdContext, Pos, RequestorId, RequestorIdCode, ResStatus, Source, Text,
+    AgeQualifyingCode, ErrorCode, ErrorWarningType, IdContext, Pos, RequestorId, RequestorIdCode, ResStatus, Source,
+    Text,
 };
 use ota_messages::hotel_descriptive_info::{OtaHotelDescriptiveInfoRq, OtaHotelDescriptiveInfoRs};
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq, OtaHotelResModifyRs};
 use ota_messages::runtime::{DecodeErrorKind, Message, Response};
+use support::Call;
 use support::{Backend, TestGateway, backend_tests};
 
 const NS: &str = "http://www.opentravel.org/OTA/2003/05";
@@ -82,12 +83,21 @@ fn redact(xml: &str, attr: &str) -> String {
     out
 }
 
-fn errors_of<R: Response<Errors = ota_messages::common::Errors>>(rs: &R) -> Vec<(ErrorWarningType, ErrorCode, String, Option<String>)> {
+fn errors_of<R: Response<Errors = ota_messages::common::Errors>>(
+    rs: &R,
+) -> Vec<(ErrorWarningType, ErrorCode, String, Option<String>)> {
     assert!(!rs.is_success(), "expected an error answer");
-    rs.errors().unwrap().error.iter().map(|e| (e.r#type.clone(), e.code.clone().unwrap(), e.value.clone(), e.tag.clone())).collect()
+    rs.errors()
+        .unwrap()
+        .error
+        .iter()
+        .map(|e| (e.r#type.clone(), e.code.clone().unwrap(), e.value.clone(), e.tag.clone()))
+        .collect()
 }
 
-fn single_error<R: Response<Errors = ota_messages::common::Errors>>(rs: &R) -> (ErrorWarningType, ErrorCode, String, Option<String>) {
+fn single_error<R: Response<Errors = ota_messages::common::Errors>>(
+    rs: &R,
+) -> (ErrorWarningType, ErrorCode, String, Option<String>) {
     let mut errs = errors_of(rs);
     assert_eq!(errs.len(), 1, "{errs:?}");
     errs.remove(0)
@@ -197,7 +207,11 @@ fn payload_of(rs: &OtaHotelResModifyRs) -> &m::HotelResModify {
 
 async fn nbc_by_hotel_code_in_one_language(b: Backend) {
     let env = env(b).await;
-    let rs = handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#)).await;
+    let rs = handlers::descriptive_info(
+        &ctx_of(&env, "DEMO"),
+        &nbc_rq(r#"PrimaryLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#),
+    )
+    .await;
     assert!(rs.is_success(), "{:?}", rs.errors());
     roundtrip(&rs);
     assert_eq!(rs.transaction_identifier.as_deref(), Some("1-1/1"));
@@ -214,15 +228,25 @@ async fn nbc_by_hotel_code_in_one_language(b: Backend) {
     assert!(info.descriptions.as_ref().unwrap().descriptive_text.starts_with("Hotel frente al mar"));
     let codes = info.category_codes.as_ref().unwrap();
     // The category: an empty element with Code and CodeDetail; the rating in AffiliationInfo.
-    assert_eq!((codes.hotel_category[0].code.as_str(), codes.hotel_category[0].code_detail.as_deref()), ("20", Some("Hotel")));
+    assert_eq!(
+        (codes.hotel_category[0].code.as_str(), codes.hotel_category[0].code_detail.as_deref()),
+        ("20", Some("Hotel"))
+    );
     assert_eq!(c.affiliation_info.as_ref().unwrap().awards.award[0].rating, "Hotel ****");
     // A room: no OTA code; its code in CodeDetail, its name as DescriptiveText, its
     // description as a text item in its language.
     let rooms = &codes.guest_room_info;
-    let names: Vec<_> = rooms.iter().map(|r| (r.code.as_deref(), r.code_detail.as_str(), r.descriptive_text.as_deref().unwrap())).collect();
+    let names: Vec<_> = rooms
+        .iter()
+        .map(|r| (r.code.as_deref(), r.code_detail.as_str(), r.descriptive_text.as_deref().unwrap()))
+        .collect();
     assert_eq!(
         names,
-        [(None, "RMSD000000", "Habitación doble estándar"), (None, "RMTW000000", "Habitación twin"), (None, "RMJS000000", "Junior suite")]
+        [
+            (None, "RMSD000000", "Habitación doble estándar"),
+            (None, "RMTW000000", "Habitación twin"),
+            (None, "RMJS000000", "Junior suite")
+        ]
     );
     let item = &rooms[0].multimedia_descriptions.as_ref().unwrap().multimedia_description[0].text_items.text_item[0];
     assert_eq!((item.title.as_deref(), item.description[0].language.as_deref()), (Some("Description"), Some("es")));
@@ -236,14 +260,21 @@ async fn nbc_by_hotel_code_in_one_language(b: Backend) {
     assert_eq!(images[1].description[0].language.as_deref(), Some("en"));
     let contact = &c.contact_infos.as_ref().unwrap().contact_info[0];
     let address = &contact.addresses.as_ref().unwrap().address[0];
-    assert_eq!(address.country_name.as_ref().map(|c| (c.code.as_deref(), c.value.as_str())), Some((Some("ES"), "España")));
+    assert_eq!(
+        address.country_name.as_ref().map(|c| (c.code.as_deref(), c.value.as_str())),
+        Some((Some("ES"), "España"))
+    );
     assert_eq!(contact.phones.as_ref().unwrap().phone.len(), 2);
     assert_eq!(contact.emails.as_ref().unwrap().email.len(), 2);
 }
 
 async fn nbc_by_brand_gives_every_hotel_of_the_feed(b: Backend) {
     let env = env(b).await;
-    let rs = handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="en""#, r#"<HotelDescriptiveInfo HotelCode="" BrandCode="SOLMAR"/>"#)).await;
+    let rs = handlers::descriptive_info(
+        &ctx_of(&env, "DEMO"),
+        &nbc_rq(r#"PrimaryLangID="en""#, r#"<HotelDescriptiveInfo HotelCode="" BrandCode="SOLMAR"/>"#),
+    )
+    .await;
     assert!(rs.is_success(), "{:?}", rs.errors());
     roundtrip(&rs);
     let contents = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content;
@@ -267,23 +298,43 @@ async fn nbc_star_gives_every_language(b: Backend) {
     let env = env(b).await;
     let rs = handlers::descriptive_info(
         &ctx_of(&env, "DEMO"),
-        &nbc_rq(r#"PrimaryLangID="*""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/><HotelDescriptiveInfo HotelCode="HTL00105"/>"#),
+        &nbc_rq(
+            r#"PrimaryLangID="*""#,
+            r#"<HotelDescriptiveInfo HotelCode="HTL00042"/><HotelDescriptiveInfo HotelCode="HTL00105"/>"#,
+        ),
     )
     .await;
     assert!(rs.is_success(), "{:?}", rs.errors());
     roundtrip(&rs);
     let contents = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content;
-    let got: Vec<_> = contents.iter().map(|c| (c.hotel_code.as_str(), c.language_code.as_deref().unwrap(), c.rph.unwrap())).collect();
-    assert_eq!(got, [("HTL00042", "de", 1), ("HTL00042", "en", 2), ("HTL00042", "es", 3), ("HTL00105", "en", 4), ("HTL00105", "es", 5)]);
+    let got: Vec<_> =
+        contents.iter().map(|c| (c.hotel_code.as_str(), c.language_code.as_deref().unwrap(), c.rph.unwrap())).collect();
+    assert_eq!(
+        got,
+        [
+            ("HTL00042", "de", 1),
+            ("HTL00042", "en", 2),
+            ("HTL00042", "es", 3),
+            ("HTL00105", "en", 4),
+            ("HTL00105", "es", 5)
+        ]
+    );
     assert_eq!(rs.transaction_identifier.as_deref(), Some("1-5/5"));
     let de = &contents[0].hotel_info.as_ref().unwrap();
-    assert_eq!(de.category_codes.as_ref().unwrap().guest_room_info[0].descriptive_text.as_deref(), Some("Doppelzimmer Standard"));
+    assert_eq!(
+        de.category_codes.as_ref().unwrap().guest_room_info[0].descriptive_text.as_deref(),
+        Some("Doppelzimmer Standard")
+    );
 }
 
 async fn nbc_falls_back_to_alt_language_then_english(b: Backend) {
     let env = env(b).await;
     // The hostal is described in en and es only.
-    let rs = handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="de" AltLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#)).await;
+    let rs = handlers::descriptive_info(
+        &ctx_of(&env, "DEMO"),
+        &nbc_rq(r#"PrimaryLangID="de" AltLangID="es""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#),
+    )
+    .await;
     assert!(rs.is_success(), "{:?}", rs.errors());
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("es"));
@@ -294,12 +345,20 @@ async fn nbc_falls_back_to_alt_language_then_english(b: Backend) {
     assert_eq!(w[0].r#type, ErrorWarningType::Advisory);
     assert!(w[0].value.contains("not described in de"), "{}", w[0].value);
 
-    let rs = handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="fr""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#)).await;
+    let rs = handlers::descriptive_info(
+        &ctx_of(&env, "DEMO"),
+        &nbc_rq(r#"PrimaryLangID="fr""#, r#"<HotelDescriptiveInfo HotelCode="HTL00105"/>"#),
+    )
+    .await;
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("en"));
 
     // A regional code finds its language: de-AT → de.
-    let rs = handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq(r#"PrimaryLangID="de-AT""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#)).await;
+    let rs = handlers::descriptive_info(
+        &ctx_of(&env, "DEMO"),
+        &nbc_rq(r#"PrimaryLangID="de-AT""#, r#"<HotelDescriptiveInfo HotelCode="HTL00042"/>"#),
+    )
+    .await;
     let c = &rs.hotel_descriptive_contents.as_ref().unwrap().hotel_descriptive_content[0];
     assert_eq!(c.language_code.as_deref(), Some("de"));
     assert!(rs.warnings.is_none());
@@ -316,15 +375,26 @@ async fn nbc_unknown_hotel_or_brand(b: Backend) {
     let (kind, code, text, tag) = single_error(&rs);
     assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::InvalidHotelCode));
     assert!(text.contains("HTL99999"));
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[2]/@HotelCode"));
+    assert_eq!(
+        tag.as_deref(),
+        Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[2]/@HotelCode")
+    );
     assert!(rs.hotel_descriptive_contents.is_none());
 
-    let rs = handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode="" BrandCode="NOPE"/>"#)).await;
+    let rs = handlers::descriptive_info(
+        &ctx_of(&env, "DEMO"),
+        &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode="" BrandCode="NOPE"/>"#),
+    )
+    .await;
     let (kind, code, _, tag) = single_error(&rs);
     assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::NoHotelsFound));
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[1]/@BrandCode"));
+    assert_eq!(
+        tag.as_deref(),
+        Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[1]/@BrandCode")
+    );
 
-    let rs = handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode=""/>"#)).await;
+    let rs =
+        handlers::descriptive_info(&ctx_of(&env, "DEMO"), &nbc_rq("", r#"<HotelDescriptiveInfo HotelCode=""/>"#)).await;
     let (kind, code, _, _) = single_error(&rs);
     assert_eq!((kind, code), (ErrorWarningType::RequiredFieldMissing, ErrorCode::RequiredFieldMissing));
 }
@@ -341,8 +411,15 @@ async fn read_by_client_and_by_internal_reference(b: Backend) {
     assert_eq!(b.res_status, BookingStatus::Reserved);
     assert_eq!(b.create_date_time.unwrap().to_string(), "2026-05-20T17:04:31");
     assert_eq!(b.last_modify_date_time.unwrap().to_string(), "2026-05-21T08:12:05");
-    let ids: Vec<_> = b.unique_id.iter().map(|u| (u.id.as_str(), u.id_context.clone(), u.company_name.as_ref().and_then(|c| c.code.clone()))).collect();
-    assert_eq!(ids, [("4471200", IdContext::Internal, None), ("DEMO-2030-0001", IdContext::Client, Some("DEMO".into()))]);
+    let ids: Vec<_> = b
+        .unique_id
+        .iter()
+        .map(|u| (u.id.as_str(), u.id_context.clone(), u.company_name.as_ref().and_then(|c| c.code.clone())))
+        .collect();
+    assert_eq!(
+        ids,
+        [("4471200", IdContext::Internal, None), ("DEMO-2030-0001", IdContext::Client, Some("DEMO".into()))]
+    );
     let rooms = &b.room_stays.as_ref().unwrap().room_stay;
     assert_eq!(rooms.len(), 2);
     assert_eq!(total(&rooms[0].total), "665.00");
@@ -366,7 +443,10 @@ async fn read_by_client_and_by_internal_reference(b: Backend) {
     // Without ID_Context, either reference is found.
     let rs = handlers::read(
         &ctx_of(&env, "DEMO"),
-        &OtaReadRq::from_xml(&format!(r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{POS_XML}<UniqueID Type="36" ID="4471201"/></OTA_ReadRQ>"#)).unwrap(),
+        &OtaReadRq::from_xml(&format!(
+            r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{POS_XML}<UniqueID Type="36" ID="4471201"/></OTA_ReadRQ>"#
+        ))
+        .unwrap(),
     )
     .await;
     assert!(rs.is_success());
@@ -374,7 +454,9 @@ async fn read_by_client_and_by_internal_reference(b: Backend) {
 
 async fn read_of_other_requestors_or_unknown_booking_is_not_found(b: Backend) {
     let env = env(b).await;
-    for (id, context) in [("4471300", "Internal"), ("P2-2030-0001", "Client"), ("NOPE-1", "Client"), ("999", "Internal")] {
+    for (id, context) in
+        [("4471300", "Internal"), ("P2-2030-0001", "Client"), ("NOPE-1", "Client"), ("999", "Internal")]
+    {
         let rs = handlers::read(&ctx_of(&env, "DEMO"), &read_rq(id, context)).await;
         roundtrip(&rs);
         let (kind, code, _, tag) = single_error(&rs);
@@ -461,18 +543,25 @@ async fn comment_change_is_applied_without_repricing(b: Backend) {
     let env = env(b).await;
     let ctx = ctx_of(&env, "DEMO");
     let mut p = payload(&ctx, "4471200").await;
-    p.res_global_info.comments.as_mut().unwrap().comment[0].text[0].value = "Arrival around midnight; a cot in room 2 please.".into();
+    p.res_global_info.comments.as_mut().unwrap().comment[0].text[0].value =
+        "Arrival around midnight; a cot in room 2 please.".into();
     let rs = handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
     roundtrip(&rs);
     let b = payload_of(&rs);
     assert_eq!(total(&b.res_global_info.total), "1550.50");
     assert_eq!(b.create_date_time.unwrap().to_string(), "2026-05-20T17:04:31");
     assert_eq!(b.last_update_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
-    assert_eq!(b.res_global_info.comments.as_ref().unwrap().comment[0].text[0].value, "Arrival around midnight; a cot in room 2 please.");
+    assert_eq!(
+        b.res_global_info.comments.as_ref().unwrap().comment[0].text[0].value,
+        "Arrival around midnight; a cot in room 2 please."
+    );
 
     let again = read_one(&ctx, "DEMO-2030-0001", "Client").await;
     assert_eq!(again.last_modify_date_time.unwrap().to_string(), "2027-01-15T10:30:00");
-    assert_eq!(again.res_global_info.unwrap().comments.unwrap().comment[0].text[0].value, "Arrival around midnight; a cot in room 2 please.");
+    assert_eq!(
+        again.res_global_info.unwrap().comments.unwrap().comment[0].text[0].value,
+        "Arrival around midnight; a cot in room 2 please."
+    );
 
     // Comments can be added and removed too.
     let mut p = payload(&ctx, "4471200").await;
@@ -491,7 +580,10 @@ async fn non_lead_guest_name_is_a_minor_change_lead_guest_name_is_not(b: Backend
     let b = payload_of(&rs);
     assert_eq!(total(&b.res_global_info.total), "1550.50");
     let g = &b.res_guests.as_ref().unwrap().res_guest[1];
-    assert_eq!(g.profiles.as_ref().unwrap().profile_info.profile.customer.person_name.as_ref().unwrap().surname.as_deref(), Some("O'Brien"));
+    assert_eq!(
+        g.profiles.as_ref().unwrap().profile_info.profile.customer.person_name.as_ref().unwrap().surname.as_deref(),
+        Some("O'Brien")
+    );
 
     let mut p = payload(&ctx, "4471200").await;
     let name = guests(&mut p)[0].profiles.as_mut().unwrap().profile_info.profile.customer.person_name.as_mut().unwrap();
@@ -500,7 +592,12 @@ async fn non_lead_guest_name_is_a_minor_change_lead_guest_name_is_not(b: Backend
     let (kind, code, text, tag) = single_error(&rs);
     assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::RequestedActionNotPossible));
     assert!(text.starts_with("Booking not changed – data received differs from stored data"), "{text}");
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGuests/ResGuest[1]/Profiles/ProfileInfo/Profile/Customer/PersonName"));
+    assert_eq!(
+        tag.as_deref(),
+        Some(
+            "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGuests/ResGuest[1]/Profiles/ProfileInfo/Profile/Customer/PersonName"
+        )
+    );
 }
 
 async fn board_change_reprices_the_room(b: Backend) {
@@ -516,7 +613,8 @@ async fn board_change_reprices_the_room(b: Backend) {
     assert_eq!(total(&r[1].total), "1022.00"); // 7 nights × 146.00
     assert_eq!(total(&b.res_global_info.total), "1687.00");
     // The board service of room 2 follows its board.
-    let codes: Vec<_> = b.services.as_ref().unwrap().service.iter().map(|s| s.service_inventory_code.clone().unwrap()).collect();
+    let codes: Vec<_> =
+        b.services.as_ref().unwrap().service.iter().map(|s| s.service_inventory_code.clone().unwrap()).collect();
     assert_eq!(codes, ["BB", "FB", "TRF"]);
     let again = read_one(&ctx, "4471200", "Internal").await;
     assert_eq!(handlers::modify_payload(&again).unwrap(), b.clone());
@@ -535,7 +633,10 @@ async fn board_change_reprices_the_room(b: Backend) {
     p.services.as_mut().unwrap().service[0].service_inventory_code = Some("BB".into());
     let (_, _, text, tag) = single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert!(text.contains("data received differs"), "{text}");
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[1]/@ServiceInventoryCode"));
+    assert_eq!(
+        tag.as_deref(),
+        Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[1]/@ServiceInventoryCode")
+    );
 }
 
 async fn room_type_and_date_changes_reprice_with_the_season(b: Backend) {
@@ -544,7 +645,10 @@ async fn room_type_and_date_changes_reprice_with_the_season(b: Backend) {
     let mut p = payload(&ctx, "4471200").await;
     let r = &mut rooms(&mut p)[0];
     // 2030-07-30 → 2030-08-03: two July nights at 95.00, two August nights at 114.00.
-    r.time_span = Some(ota_messages::common::DateSpan { start: "2030-07-30".parse().unwrap(), end: "2030-08-03".parse().unwrap() });
+    r.time_span = Some(ota_messages::common::DateSpan {
+        start: "2030-07-30".parse().unwrap(),
+        end: "2030-08-03".parse().unwrap(),
+    });
     let rs = handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await;
     let b = payload_of(&rs);
     assert_eq!(total(&b.room_stays.as_ref().unwrap().room_stay[0].total), "418.00");
@@ -560,7 +664,10 @@ async fn room_type_and_date_changes_reprice_with_the_season(b: Backend) {
     let b = payload_of(&rs);
     let r = &b.room_stays.as_ref().unwrap().room_stay[1];
     assert_eq!(total(&r.total), "1330.00"); // 7 × 190.00 (HB)
-    assert_eq!(r.room_types.as_ref().unwrap().room_type[0].room_description.as_ref().unwrap().text[0].value, "Junior suite");
+    assert_eq!(
+        r.room_types.as_ref().unwrap().room_type[0].room_description.as_ref().unwrap().text[0].value,
+        "Junior suite"
+    );
 }
 
 async fn invalid_major_changes_are_refused(b: Backend) {
@@ -584,7 +691,8 @@ async fn invalid_major_changes_are_refused(b: Backend) {
     set_board(&mut rooms(&mut p)[0], "AI"); // a board, but not sold in this hotel
     assert_eq!(single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Quote, p)).await).1, ErrorCode::InvalidValue);
 
-    let span = |s: &str, e: &str| Some(ota_messages::common::DateSpan { start: s.parse().unwrap(), end: e.parse().unwrap() });
+    let span =
+        |s: &str, e: &str| Some(ota_messages::common::DateSpan { start: s.parse().unwrap(), end: e.parse().unwrap() });
     for ((s, e), want) in [
         (("2030-07-08", "2030-07-01"), ErrorCode::InvalidStartEndDateCombination),
         (("2026-12-01", "2026-12-05"), ErrorCode::StartDateInvalid),
@@ -611,7 +719,10 @@ async fn occupancy_changes_are_refused(b: Backend) {
     let (kind, code, text, tag) = single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::RequestedActionNotPossible));
     assert!(text.starts_with("Booking not changed – occupancy changes are not allowed"), "{text}");
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGuests/ResGuest[1]/GuestCounts"));
+    assert_eq!(
+        tag.as_deref(),
+        Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGuests/ResGuest[1]/GuestCounts")
+    );
 
     // A child becoming an adult.
     let mut p = base.clone();
@@ -627,8 +738,15 @@ async fn occupancy_changes_are_refused(b: Backend) {
     rooms(&mut p)[0].res_guest_rphs.as_mut().unwrap().res_guest_rph.push(m::RphReference { rph: 5 });
     let errs = errors_of(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert!(!errs.is_empty());
-    assert!(errs.iter().all(|(_, code, text, _)| *code == ErrorCode::RequestedActionNotPossible && text.contains("occupancy")), "{errs:?}");
-    assert_eq!(errs[0].3.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[1]/ResGuestRPHs"));
+    assert!(
+        errs.iter()
+            .all(|(_, code, text, _)| *code == ErrorCode::RequestedActionNotPossible && text.contains("occupancy")),
+        "{errs:?}"
+    );
+    assert_eq!(
+        errs[0].3.as_deref(),
+        Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[1]/ResGuestRPHs")
+    );
 
     // A guest moved to the other room.
     let mut p = base.clone();
@@ -651,21 +769,40 @@ async fn other_differences_are_refused_with_the_node(b: Backend) {
     assert_eq!((kind, code), (ErrorWarningType::BizRule, ErrorCode::RequestedActionNotPossible));
     assert!(text.starts_with("Booking not changed – data received differs from stored data"), "{text}");
     assert!(text.contains("HTL00077"));
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[2]/BasicPropertyInfo/@HotelCode"));
+    assert_eq!(
+        tag.as_deref(),
+        Some(
+            "/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay[2]/BasicPropertyInfo/@HotelCode"
+        )
+    );
 
     // A different service: another flight.
     let mut p = base.clone();
-    let leg = &mut p.services.as_mut().unwrap().service[2].tpa_extensions.as_mut().unwrap().transfer_info_type.as_mut().unwrap().transfer_leg[0];
-    leg.transfer_origin.connecting_transport.as_mut().unwrap().operating_airline = Some(m::OperatingAirline { flight_number: Some("UX6099".into()) });
+    let leg = &mut p.services.as_mut().unwrap().service[2]
+        .tpa_extensions
+        .as_mut()
+        .unwrap()
+        .transfer_info_type
+        .as_mut()
+        .unwrap()
+        .transfer_leg[0];
+    leg.transfer_origin.connecting_transport.as_mut().unwrap().operating_airline =
+        Some(m::OperatingAirline { flight_number: Some("UX6099".into()) });
     let (_, _, text, tag) = single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert!(text.contains("data received differs"));
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[3]/TPA_Extensions"));
+    assert_eq!(
+        tag.as_deref(),
+        Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/Services/Service[3]/TPA_Extensions")
+    );
 
     // A dropped item reference.
     let mut p = base.clone();
     p.res_global_info.hotel_reservation_ids.hotel_reservation_id.pop();
     let (_, _, _, tag) = single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGlobalInfo/HotelReservationIDs"));
+    assert_eq!(
+        tag.as_deref(),
+        Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGlobalInfo/HotelReservationIDs")
+    );
 
     // Output-only data are not compared: names, descriptions, totals, dates of the answer.
     let mut p = base.clone();
@@ -701,7 +838,10 @@ async fn a_modify_built_from_an_older_read_is_refused(b: Backend) {
     // The date change stays; a Quote from the old read is refused the same way.
     let now = read_one(&ctx, "4471200", "Internal").await;
     assert_eq!(now.room_stays.as_ref().unwrap().room_stay[0].time_span.as_ref().unwrap().end.to_string(), "2030-07-09");
-    assert_eq!(single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Quote, comment)).await).1, ErrorCode::RequestedActionNotPossible);
+    assert_eq!(
+        single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Quote, comment)).await).1,
+        ErrorCode::RequestedActionNotPossible
+    );
 
     // Rebuilt from a new read, the comment change goes through and keeps the dates.
     let mut comment = handlers::modify_payload(&now).unwrap();
@@ -738,8 +878,12 @@ async fn a_modify_takes_the_version_under_its_opentravel_name(b: Backend) {
     let rq = modify_rq(ResStatus::Commit, built.clone());
     let xml = rq.to_xml().unwrap();
     assert!(xml.contains("LastUpdateDateTime="));
-    assert_eq!(m::OtaHotelResModifyRq::from_xml(&xml.replace("LastUpdateDateTime=", "LastModifyDateTime=")).unwrap(), m::OtaHotelResModifyRq::from_xml(&xml).unwrap());
-    let both = xml.replace(r#"LastUpdateDateTime=""#, r#"LastModifyDateTime="2020-01-01T00:00:00" LastUpdateDateTime=""#);
+    assert_eq!(
+        m::OtaHotelResModifyRq::from_xml(&xml.replace("LastUpdateDateTime=", "LastModifyDateTime=")).unwrap(),
+        m::OtaHotelResModifyRq::from_xml(&xml).unwrap()
+    );
+    let both =
+        xml.replace(r#"LastUpdateDateTime=""#, r#"LastModifyDateTime="2020-01-01T00:00:00" LastUpdateDateTime=""#);
     let e = m::OtaHotelResModifyRq::from_xml(&both).unwrap_err();
     assert!(matches!(&e.kind, DecodeErrorKind::GivenTwice { name: "LastUpdateDateTime", .. }), "{e}");
 
@@ -748,7 +892,10 @@ async fn a_modify_takes_the_version_under_its_opentravel_name(b: Backend) {
     p.res_global_info.basic_property_info.as_mut().unwrap().hotel_code = Some("HTL00043".into());
     let (_, code, _, tag) = single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await);
     assert_eq!(code, ErrorCode::RequestedActionNotPossible);
-    assert_eq!(tag.as_deref(), Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGlobalInfo/BasicPropertyInfo/@HotelCode"));
+    assert_eq!(
+        tag.as_deref(),
+        Some("/OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/ResGlobalInfo/BasicPropertyInfo/@HotelCode")
+    );
 
     // A Commit sent back from the read goes through, and again from its answer.
     let mut p = built.clone();
@@ -778,7 +925,9 @@ async fn concurrent_modifies_from_one_read_apply_once(b: Backend) {
     let mut tasks = Vec::new();
     for p in changes {
         let env = env.clone();
-        tasks.push(tokio::spawn(async move { handlers::modify(&ctx_of(&env, "DEMO"), &modify_rq(ResStatus::Commit, p)).await }));
+        tasks.push(tokio::spawn(async move {
+            handlers::modify(&ctx_of(&env, "DEMO"), &modify_rq(ResStatus::Commit, p)).await
+        }));
     }
     let mut applied = Vec::new();
     for t in tasks {
@@ -836,7 +985,10 @@ async fn a_request_total_that_differs_is_warned_about(b: Backend) {
     cheap.res_global_info.total.as_mut().unwrap().currency_code = Some("USD".into());
     let rs = handlers::modify(&ctx, &modify_rq(ResStatus::Commit, cheap)).await;
     let b = payload_of(&rs);
-    assert_eq!(total(&b.room_stays.as_ref().unwrap().room_stay[0].total), total(&read.room_stays.as_ref().unwrap().room_stay[0].total));
+    assert_eq!(
+        total(&b.room_stays.as_ref().unwrap().room_stay[0].total),
+        total(&read.room_stays.as_ref().unwrap().room_stay[0].total)
+    );
     assert_eq!(b.res_global_info.total, read.res_global_info.as_ref().unwrap().total);
     let w = &rs.warnings.as_ref().unwrap().warning;
     let got: Vec<_> = w.iter().map(|w| (w.r#type.clone(), w.tag.as_deref().unwrap_or_default())).collect();
@@ -880,12 +1032,18 @@ async fn cancelled_unknown_and_foreign_bookings_are_refused(b: Backend) {
     // Client and Internal references of two different bookings.
     let mut p = payload(&ctx, "4471200").await;
     p.res_global_info.hotel_reservation_ids.hotel_reservation_id[1].res_id_value = "4471201".into();
-    assert_eq!(single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await).1, ErrorCode::BookingReferenceInvalid);
+    assert_eq!(
+        single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await).1,
+        ErrorCode::BookingReferenceInvalid
+    );
 
     // No booking-level reference at all.
     let mut p = payload(&ctx, "4471200").await;
     p.res_global_info.hotel_reservation_ids.hotel_reservation_id.retain(|r| r.res_id_type.as_str() != "36");
-    assert_eq!(single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await).1, ErrorCode::RequiredFieldMissing);
+    assert_eq!(
+        single_error(&handlers::modify(&ctx, &modify_rq(ResStatus::Commit, p)).await).1,
+        ErrorCode::RequiredFieldMissing
+    );
 
     // Another ResStatus.
     let p = payload(&ctx, "4471200").await;
@@ -984,7 +1142,11 @@ async fn http_other_partner_and_nbc(b: Backend) {
     let rs = client.send(&read).await.unwrap();
     let mut p = handlers::modify_payload(&rs.reservations_list.unwrap().hotel_reservation[0]).unwrap();
     p.res_global_info.comments = Some(m::Comments {
-        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![m::CommentText { language: None, value: "Sea view.".into() }] }],
+        comment: vec![m::Comment {
+            name: Some("Remarks".into()),
+            comment_originator_code: Some("Client".into()),
+            text: vec![m::CommentText { language: None, value: "Sea view.".into() }],
+        }],
     });
     let mut rq = modify_rq(ResStatus::Commit, p);
     rq.pos = pos(support::PARTNER2);
@@ -992,7 +1154,8 @@ async fn http_other_partner_and_nbc(b: Backend) {
     assert_eq!(total(&payload_of(&rs).res_global_info.total), "190.00");
 
     // The NBC of a brand, with the sample request's shape.
-    let mut nbc = nbc_rq(r#"PrimaryLangID="de" AltLangID="en""#, r#"<HotelDescriptiveInfo HotelCode="" BrandCode="SOLMAR"/>"#);
+    let mut nbc =
+        nbc_rq(r#"PrimaryLangID="de" AltLangID="en""#, r#"<HotelDescriptiveInfo HotelCode="" BrandCode="SOLMAR"/>"#);
     nbc.pos = pos(support::DEMO);
     let rs: OtaHotelDescriptiveInfoRs = client.send(&nbc).await.unwrap();
     assert!(rs.is_success(), "{:?}", rs.errors());

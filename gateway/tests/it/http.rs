@@ -55,7 +55,8 @@ async fn healthz_and_unknown_paths(b: Backend) {
 async fn wrong_content_type_is_415_with_an_ota_body(b: Backend) {
     let server = TestServer::start(b).await;
     for ct in ["text/plain", "application/json", "application/xml; charset=iso-8859-1"] {
-        let (status, headers, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), ct).await.unwrap();
+        let (status, headers, body) =
+            server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), ct).await.unwrap();
         assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{ct}");
         assert_xml(&headers);
         let errors = nbc_errors(&body);
@@ -64,7 +65,8 @@ async fn wrong_content_type_is_415_with_an_ota_body(b: Backend) {
     // A charset parameter is fine, and text/xml (common in OTA clients) is taken like application/xml.
     let (_, _, expected) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
     for ct in ["application/xml; charset=UTF-8", "text/xml", "text/xml; charset=utf-8"] {
-        let (status, headers, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), ct).await.unwrap();
+        let (status, headers, body) =
+            server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), ct).await.unwrap();
         assert_eq!(status, StatusCode::OK, "{ct}");
         assert_xml(&headers);
         assert_eq!(redact_time_stamp(&body), redact_time_stamp(&expected), "{ct}: the answer to application/xml");
@@ -87,7 +89,11 @@ async fn bodies_over_the_limit_are_413(b: Backend) {
     let (status, headers, body) = server.client().send_raw("/hotelnbc", big.clone(), XML).await.unwrap();
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_xml(&headers);
-    assert_eq!(headers.get("connection").map(|v| v.to_str().unwrap()), Some("close"), "the body was not read: the connection closes");
+    assert_eq!(
+        headers.get("connection").map(|v| v.to_str().unwrap()),
+        Some("close"),
+        "the body was not read: the connection closes"
+    );
     assert!(nbc_errors(&body)[0].value.contains("2048"));
 
     // Without a Content-Length (chunked), the limit holds while reading.
@@ -123,11 +129,16 @@ async fn malformed_xml_and_foreign_roots_are_400(b: Backend) {
         assert_eq!(nbc_errors(&text)[0].r#type, ErrorWarningType::ProtocolViolation);
     }
     // The root of /hotelnbc sent to /activitysearch: the answer is /activitysearch's RS.
-    let (status, _, text) = server.client().send_raw("/activitysearch", sample("hotel_descriptive_info"), XML).await.unwrap();
+    let (status, _, text) =
+        server.client().send_raw("/activitysearch", sample("hotel_descriptive_info"), XML).await.unwrap();
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let rs = OtaTourActivitySearchRs::from_xml(&text).unwrap();
     let err = &rs.errors().unwrap().error[0];
-    assert!(err.value.contains("OTA_HotelDescriptiveInfoRQ") && err.value.contains("OTA_TourActivitySearchRQ"), "{}", err.value);
+    assert!(
+        err.value.contains("OTA_HotelDescriptiveInfoRQ") && err.value.contains("OTA_TourActivitySearchRQ"),
+        "{}",
+        err.value
+    );
     // Invalid UTF-8.
     let (status, _, _) = server.client().send_raw("/hotelnbc", vec![0x3c, 0xff, 0xfe, 0x3e], XML).await.unwrap();
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -159,7 +170,8 @@ async fn invalid_messages_are_200_with_errors(b: Backend) {
     assert!(err.value.contains("Version"), "{}", err.value);
 
     // A value of the wrong shape.
-    let xml = sample("hotel_descriptive_info").replace("RetransmissionIndicator=\"false\"", "RetransmissionIndicator=\"perhaps\"");
+    let xml = sample("hotel_descriptive_info")
+        .replace("RetransmissionIndicator=\"false\"", "RetransmissionIndicator=\"perhaps\"");
     let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
     assert_eq!(status, StatusCode::OK);
     assert_eq!(nbc_errors(&body)[0].code, Some(ErrorCode::InvalidValue));
@@ -191,7 +203,11 @@ async fn every_problem_of_a_request_is_one_error(b: Backend) {
         ],
         "{body}"
     );
-    assert!(errors[0].value.starts_with("1:") && errors[0].value.contains("RetransmissionIndicator"), "{}", errors[0].value);
+    assert!(
+        errors[0].value.starts_with("1:") && errors[0].value.contains("RetransmissionIndicator"),
+        "{}",
+        errors[0].value
+    );
     assert!(errors[1].value.starts_with("9:") && errors[1].value.contains("@HotelCode"), "{}", errors[1].value);
     assert!(errors[2].value.contains("<Bogus>"), "{}", errors[2].value);
     assert!(errors.iter().all(|e| !e.value.contains("more problem")), "each text is its own problem: {body}");
@@ -230,7 +246,9 @@ async fn unsupported_versions_name_the_supported_one(b: Backend) {
         assert_eq!(err.tag.as_deref(), Some("/OTA_HotelDescriptiveInfoRQ/@Version"), "{version}");
         assert_eq!(
             err.value,
-            format!("Version \"{version}\" is not supported for OTA_HotelDescriptiveInfoRQ; the supported version is 2009.1."),
+            format!(
+                "Version \"{version}\" is not supported for OTA_HotelDescriptiveInfoRQ; the supported version is 2009.1."
+            ),
         );
         answers.push(err.value.replace(version, "V"));
     }
@@ -255,17 +273,35 @@ async fn authentication_failures_all_look_the_same(b: Backend) {
         good[start..sources.1].to_string()
     };
     let cases = [
-        ("wrong password", with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "DEMO-DIST", "demo-passwore"))),
-        ("wrong ID_Context", with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "P2-DIST", "demo-password"))),
-        ("another requestor's password", with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "DEMO-DIST", PARTNER2.2))),
-        ("unknown requestor", with_credentials(&support::raw_sample("hotel_descriptive_info"), ("NOBODY", "DEMO-DIST", "demo-password"))),
+        (
+            "wrong password",
+            with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "DEMO-DIST", "demo-passwore")),
+        ),
+        (
+            "wrong ID_Context",
+            with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "P2-DIST", "demo-password")),
+        ),
+        (
+            "another requestor's password",
+            with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "DEMO-DIST", PARTNER2.2)),
+        ),
+        (
+            "unknown requestor",
+            with_credentials(&support::raw_sample("hotel_descriptive_info"), ("NOBODY", "DEMO-DIST", "demo-password")),
+        ),
         ("one Source only", format!("{}{}{}", &good[..sources.0], first_source, &good[sources.1..])),
         ("Sources swapped", format!("{}{}{}{}", &good[..sources.0], second_source, first_source, &good[sources.1..])),
         ("different IDs", good.replacen("ID=\"DEMO\" MessagePassword", "ID=\"PARTNER2\" MessagePassword", 1)),
         ("the spec sample's credentials", support::raw_sample("hotel_descriptive_info")),
-        ("three Sources", format!("{}{}{}{}", &good[..sources.0], first_source, &good[sources.0..sources.1], &good[sources.1..])),
+        (
+            "three Sources",
+            format!("{}{}{}{}", &good[..sources.0], first_source, &good[sources.0..sources.1], &good[sources.1..]),
+        ),
         ("no POS", format!("{}{}", &good[..good.find("<POS>").unwrap()], &good[good.find("</POS>").unwrap() + 6..])),
-        ("password on the first Source", good.replacen("ID_Context=\"DEMO-DIST\"", "ID_Context=\"DEMO-DIST\" MessagePassword=\"demo-password\"", 1)),
+        (
+            "password on the first Source",
+            good.replacen("ID_Context=\"DEMO-DIST\"", "ID_Context=\"DEMO-DIST\" MessagePassword=\"demo-password\"", 1),
+        ),
         ("no password", good.replace(" MessagePassword=\"demo-password\"", "")),
         ("empty password", good.replace("MessagePassword=\"demo-password\"", "MessagePassword=\"\"")),
         ("Type 88 twice", good.replacen("Type=\"22\"", "Type=\"88\"", 1)),
@@ -299,7 +335,14 @@ async fn good_credentials_pass_authentication(b: Backend) {
         }
     }
     // Every operation authenticates with the demo credentials.
-    for name in ["booking_read", "hotel_res_modify", "product_descriptive_info", "tour_activity_avail", "tour_activity_book", "tour_activity_search"] {
+    for name in [
+        "booking_read",
+        "hotel_res_modify",
+        "product_descriptive_info",
+        "tour_activity_avail",
+        "tour_activity_book",
+        "tour_activity_search",
+    ] {
         let xml = sample(name);
         let root = ota_messages::runtime::parse_document(&xml).unwrap().root_element().tag_name().name().to_string();
         let op = ota_messages::OPERATIONS.iter().find(|op| op.request_root == root).unwrap();
@@ -311,7 +354,9 @@ async fn good_credentials_pass_authentication(b: Backend) {
 
 async fn typed_client_round_trip(b: Backend) {
     let server = TestServer::start(b).await;
-    let rq = ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRq::from_xml(&sample("hotel_descriptive_info")).unwrap();
+    let rq =
+        ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRq::from_xml(&sample("hotel_descriptive_info"))
+            .unwrap();
     let rs = server.client().send(&rq).await.unwrap();
     assert_eq!(rs.echo_token.as_deref(), Some("nbc-h-5521"));
     assert!(rs.time_stamp.is_some());
@@ -323,14 +368,17 @@ async fn typed_client_round_trip(b: Backend) {
 
 async fn clients_outside_the_allow_list_get_403(b: Backend) {
     let server = TestServer::start_with(b, |c| c.allow = vec!["10.0.0.0/8".parse().unwrap()]).await;
-    let (status, headers, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
+    let (status, headers, body) =
+        server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_xml(&headers);
     assert_eq!(nbc_errors(&body)[0].r#type, ErrorWarningType::Authorization);
     let res = server.client().http().get(format!("{}/healthz", server.url())).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     // The typed client reports a non-200 answer with its OTA body.
-    let rq = ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRq::from_xml(&sample("hotel_descriptive_info")).unwrap();
+    let rq =
+        ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRq::from_xml(&sample("hotel_descriptive_info"))
+            .unwrap();
     match server.client().send(&rq).await {
         Err(ota_gateway::ClientError::Status { status, body }) => {
             assert_eq!(status, StatusCode::FORBIDDEN);
@@ -349,7 +397,8 @@ async fn echo_token_is_echoed(b: Backend) {
     let (_, _, body) = server.client().send_raw("/hotelnbc", sample("hotel_descriptive_info"), XML).await.unwrap();
     assert_eq!(OtaHotelDescriptiveInfoRs::from_xml(&body).unwrap().echo_token.as_deref(), Some("nbc-h-5521"));
     // Also on authentication failures.
-    let (_, _, body) = server.client().send_raw("/hotelnbc", support::raw_sample("hotel_descriptive_info"), XML).await.unwrap();
+    let (_, _, body) =
+        server.client().send_raw("/hotelnbc", support::raw_sample("hotel_descriptive_info"), XML).await.unwrap();
     assert_eq!(OtaHotelDescriptiveInfoRs::from_xml(&body).unwrap().echo_token.as_deref(), Some("nbc-h-5521"));
 }
 
@@ -396,12 +445,20 @@ async fn a_callers_trace_is_continued(b: Backend) {
     let parts: Vec<&str> = answered.split('-').collect();
     assert_eq!((parts[0], parts[1], parts[3]), ("00", trace, "01"), "{answered}");
     assert!(parts[2].len() == 16 && parts[2] != "b7ad6b7169203331", "the gateway's own span: {answered}");
-    let res = http.post(&url).header("content-type", XML).header("traceparent", "00-zz-yy-01").body(sample("hotel_descriptive_info")).send().await.unwrap();
+    let res = http
+        .post(&url)
+        .header("content-type", XML)
+        .header("traceparent", "00-zz-yy-01")
+        .body(sample("hotel_descriptive_info"))
+        .send()
+        .await
+        .unwrap();
     let fresh = res.headers().get("traceresponse").unwrap().to_str().unwrap().to_string();
     assert!(fresh.len() == 55 && !fresh.contains(trace), "{fresh}");
     tokio::time::sleep(Duration::from_millis(100)).await;
     let text = String::from_utf8_lossy(&logs.lock().unwrap()).into_owned();
-    let line = text.lines().find(|l| l.contains("trace-test-1")).unwrap_or_else(|| panic!("the request's log line:\n{text}"));
+    let line =
+        text.lines().find(|l| l.contains("trace-test-1")).unwrap_or_else(|| panic!("the request's log line:\n{text}"));
     assert!(line.contains(&format!("trace_id={trace}")), "{line}");
 }
 
@@ -417,7 +474,8 @@ async fn passwords_never_reach_the_logs(b: Backend) {
         with_credentials(&support::raw_sample("hotel_descriptive_info"), ("NOBODY", "X", secret)),
         with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "DEMO-DIST", secret))
             .replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>"),
-        with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "DEMO-DIST", secret)).replace("<POS>", "<POS"),
+        with_credentials(&support::raw_sample("hotel_descriptive_info"), ("DEMO", "DEMO-DIST", secret))
+            .replace("<POS>", "<POS"),
     ];
     for (i, body) in bodies.into_iter().enumerate() {
         let res = http
@@ -459,7 +517,10 @@ async fn slow_requests_time_out_with_408(b: Backend) {
     stream.write_all(head.as_bytes()).await.unwrap();
     stream.write_all(&body.as_bytes()[..10]).await.unwrap();
     let mut answer = vec![0u8; 8192];
-    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut answer)).await.expect("an answer in time").unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut answer))
+        .await
+        .expect("an answer in time")
+        .unwrap();
     let answer = String::from_utf8_lossy(&answer[..n]);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("<OTA_HotelDescriptiveInfoRS"), "{answer}");
@@ -523,7 +584,10 @@ async fn supply_roots_are_not_supported_yet(b: Backend) {
     let rs = server.client().send(&rq).await.unwrap();
     assert!(rs.is_success(), "{rs:?}");
     let warnings = &rs.warnings.as_ref().unwrap().warning;
-    assert!(!warnings.is_empty() && warnings.iter().all(|w| w.code == Some(ErrorCode::BookingReferenceNotFound)), "{warnings:?}");
+    assert!(
+        !warnings.is_empty() && warnings.iter().all(|w| w.code == Some(ErrorCode::BookingReferenceNotFound)),
+        "{warnings:?}"
+    );
     assert_eq!(rs.echo_token, rq.echo_token);
 }
 
@@ -551,7 +615,13 @@ async fn spans_are_exported_to_a_collector(b: Backend) {
 
     let db = support::TestDb::new(b).await;
     let quiet = support::GatewayProcess::start(&db.arg(), &[]).await;
-    let gw = support::GatewayProcess::start_with(&db.arg(), &["--otlp-endpoint", &endpoint, "--otlp-protocol", "http/json"], &[("OTEL_BSP_SCHEDULE_DELAY", "100")], None).await;
+    let gw = support::GatewayProcess::start_with(
+        &db.arg(),
+        &["--otlp-endpoint", &endpoint, "--otlp-protocol", "http/json"],
+        &[("OTEL_BSP_SCHEDULE_DELAY", "100")],
+        None,
+    )
+    .await;
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let caller = "00f067aa0ba902b7";
     for g in [&quiet, &gw] {
@@ -585,13 +655,24 @@ async fn spans_are_exported_to_a_collector(b: Backend) {
                 if spans.iter().any(|s| s["name"] == "request") && spans.iter().any(|s| s["name"] == "db") {
                     break spans;
                 }
-                let all: Vec<String> = exported().iter().map(|s| format!("{} {} {} <- {}", s["name"], s["traceId"], s["spanId"], s["parentSpanId"])).collect();
-                assert!(started.elapsed() < Duration::from_secs(10), "no request with its statements in the trace; exported: {all:#?}");
+                let all: Vec<String> = exported()
+                    .iter()
+                    .map(|s| format!("{} {} {} <- {}", s["name"], s["traceId"], s["spanId"], s["parentSpanId"]))
+                    .collect();
+                assert!(
+                    started.elapsed() < Duration::from_secs(10),
+                    "no request with its statements in the trace; exported: {all:#?}"
+                );
                 tokio::time::sleep(Duration::from_millis(50)).await;
             };
-            let named = |n: &str| spans.iter().find(|s| s["name"] == n).unwrap_or_else(|| panic!("no {n} span: {spans:?}"));
+            let named =
+                |n: &str| spans.iter().find(|s| s["name"] == n).unwrap_or_else(|| panic!("no {n} span: {spans:?}"));
             let request = named("request");
-            assert_eq!((request["spanId"].as_str(), request["parentSpanId"].as_str()), (Some(request_span.as_str()), Some(caller)), "{request}");
+            assert_eq!(
+                (request["spanId"].as_str(), request["parentSpanId"].as_str()),
+                (Some(request_span.as_str()), Some(caller)),
+                "{request}"
+            );
             let operation = named("operation");
             assert_eq!(operation["parentSpanId"], request["spanId"], "{operation}");
             let ids: Vec<&serde_json::Value> = spans.iter().map(|s| &s["spanId"]).collect();
@@ -599,11 +680,21 @@ async fn spans_are_exported_to_a_collector(b: Backend) {
                 assert!(ids.contains(&&db_span["parentSpanId"]), "a statement's span is within the request: {db_span}");
                 assert!(!db_span.to_string().contains("DEMO"), "statements carry no values: {db_span}");
             }
-            println!("{} spans of the trace exported: {:?}", spans.len(), spans.iter().map(|s| s["name"].as_str().unwrap_or("")).collect::<Vec<_>>());
+            println!(
+                "{} spans of the trace exported: {:?}",
+                spans.len(),
+                spans.iter().map(|s| s["name"].as_str().unwrap_or("")).collect::<Vec<_>>()
+            );
         }
     }
     // The quiet gateway sent nothing: every span received is the exporting gateway's.
-    let services: Vec<String> = received.lock().unwrap().iter().flat_map(|r| r["resourceSpans"].as_array().cloned().unwrap_or_default()).map(|r| r["resource"].to_string()).collect();
+    let services: Vec<String> = received
+        .lock()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["resourceSpans"].as_array().cloned().unwrap_or_default())
+        .map(|r| r["resource"].to_string())
+        .collect();
     assert!(services.iter().all(|r| r.contains("ota-gateway")), "{services:?}");
 }
 

@@ -52,7 +52,14 @@ async fn three(db: &TestDb) -> Vec<GatewayProcess> {
 fn internal(body: &str) -> Result<String, ErrorCode> {
     let rs = OtaTourActivityBookRs::from_xml(body).unwrap_or_else(|e| panic!("{e}\n{body}"));
     if rs.is_success() {
-        Ok(rs.reservation_details.unwrap().confirmation.into_iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id)
+        Ok(rs
+            .reservation_details
+            .unwrap()
+            .confirmation
+            .into_iter()
+            .find(|c| c.id_context == Some(IdContext::Internal))
+            .unwrap()
+            .id)
     } else {
         Err(rs.errors().unwrap().error[0].code.clone().unwrap())
     }
@@ -67,7 +74,8 @@ pub(crate) async fn gateways_started_together_share_one_schema_and_one_seed(b: B
     assert_eq!(support::count(&store, "requestor").await, 4);
     assert_eq!(support::count(&store, "hotel_booking").await, 9);
     for g in &gateways {
-        let (status, _, body) = g.client().send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();
+        let (status, _, body) =
+            g.client().send_raw("/activitynbc", sample("product_descriptive_info"), XML).await.unwrap();
         assert_eq!(status, 200);
         assert!(body.contains("<Success/>"), "{body}");
     }
@@ -83,7 +91,9 @@ pub(crate) async fn commits_on_three_gateways_never_overbook_nor_duplicate(b: Ba
     let mut tasks = Vec::new();
     for i in 0..10 {
         let client = gateways[i % 3].client();
-        tasks.push(tokio::spawn(async move { client.send_raw("/activitybook", commit_xml(&format!("CLI-MULTI-{i}"), date), XML).await.unwrap() }));
+        tasks.push(tokio::spawn(async move {
+            client.send_raw("/activitybook", commit_xml(&format!("CLI-MULTI-{i}"), date), XML).await.unwrap()
+        }));
     }
     let mut booked = 0;
     for t in tasks {
@@ -101,7 +111,9 @@ pub(crate) async fn commits_on_three_gateways_never_overbook_nor_duplicate(b: Ba
     let mut tasks = Vec::new();
     for i in 0..12 {
         let client = gateways[i % 3].client();
-        tasks.push(tokio::spawn(async move { client.send_raw("/activitybook", commit_xml("CLI-SAME-REF", date), XML).await.unwrap() }));
+        tasks.push(tokio::spawn(async move {
+            client.send_raw("/activitybook", commit_xml("CLI-SAME-REF", date), XML).await.unwrap()
+        }));
     }
     let mut references = BTreeSet::new();
     for t in tasks {
@@ -112,7 +124,11 @@ pub(crate) async fn commits_on_three_gateways_never_overbook_nor_duplicate(b: Ba
     let store = db.open().await;
     let client_ref = "CLI-SAME-REF".to_string();
     let ota_gateway::store::Scalar(n): ota_gateway::store::Scalar<i64> = store
-        .read(move |c| Box::pin(async move { c.query_one("SELECT count(*) FROM activity_booking WHERE client_reference = $1", &[&client_ref]).await }))
+        .read(move |c| {
+            Box::pin(async move {
+                c.query_one("SELECT count(*) FROM activity_booking WHERE client_reference = $1", &[&client_ref]).await
+            })
+        })
         .await
         .unwrap();
     assert_eq!(n, 1);
@@ -148,11 +164,13 @@ pub(crate) async fn modifies_on_two_gateways_from_one_read_never_lose_an_update(
     assert_eq!(refused.errors().unwrap().error[0].code, Some(ErrorCode::RequestedActionNotPossible));
     // What is stored is the change that was answered with Success (its version, dates, total
     // and comments; room names come in each request's language).
-    let applied = &(if first.is_success() { &first } else { &second }).hotel_res_modifies.as_ref().unwrap().hotel_res_modify;
+    let applied =
+        &(if first.is_success() { &first } else { &second }).hotel_res_modifies.as_ref().unwrap().hotel_res_modify;
     let rs = gateways[0].client().send(&read).await.unwrap();
     let stored = modify_payload(&rs.reservations_list.unwrap().hotel_reservation[0]).unwrap();
     let key = |p: &m::HotelResModify| {
-        let spans: Vec<String> = p.room_stays.as_ref().unwrap().room_stay.iter().map(|r| format!("{:?}", r.time_span)).collect();
+        let spans: Vec<String> =
+            p.room_stays.as_ref().unwrap().room_stay.iter().map(|r| format!("{:?}", r.time_span)).collect();
         (p.last_update_date_time, spans, p.res_global_info.total.clone(), p.res_global_info.comments.clone())
     };
     assert_eq!(key(&stored), key(applied));
@@ -179,7 +197,12 @@ pub(crate) async fn an_import_reaches_every_gateway_within_a_second(b: Backend) 
         let (_, _, body) = g.client().send_raw("/activitynbc", nbc.clone(), XML).await.unwrap();
         assert!(body.contains("<Errors>"), "not there yet: {body}");
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway")).args(["import"]).arg(&file).args(["--db", &db.arg()]).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+        .args(["import"])
+        .arg(&file)
+        .args(["--db", &db.arg()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let imported = Instant::now();
     let mut seen = vec![None; gateways.len()];
@@ -217,7 +240,9 @@ pub(crate) async fn the_last_room_on_three_gateways_is_sold_once(b: Backend) {
     let mut tasks = Vec::new();
     for i in 0..9 {
         let client = gateways[i % 3].client();
-        tasks.push(tokio::spawn(async move { client.send_raw("/hotelbook", hotel_commit_xml(&format!("CLI-ROOM-{i}"), start, end), XML).await.unwrap() }));
+        tasks.push(tokio::spawn(async move {
+            client.send_raw("/hotelbook", hotel_commit_xml(&format!("CLI-ROOM-{i}"), start, end), XML).await.unwrap()
+        }));
     }
     let mut booked = 0;
     for t in tasks {

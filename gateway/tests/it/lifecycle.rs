@@ -83,7 +83,14 @@ fn warning_codes<R: Response<Warnings = ota_messages::common::Warnings>>(rs: &R)
 }
 
 fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
-    let ids = &rs.hotel_reservations.as_ref()?.hotel_reservation.res_global_info.hotel_reservation_ids.as_ref()?.hotel_reservation_id;
+    let ids = &rs
+        .hotel_reservations
+        .as_ref()?
+        .hotel_reservation
+        .res_global_info
+        .hotel_reservation_ids
+        .as_ref()?
+        .hotel_reservation_id;
     ids.iter().find(|r| r.res_id_source_context == ResIdSourceContext::Internal).map(|r| r.res_id_value.clone())
 }
 
@@ -98,8 +105,12 @@ async fn sold(server: &TestServer, room: &str, night: NaiveDate) -> i64 {
         .store()
         .read(move |c| {
             Box::pin(async move {
-                let row: Option<Scalar<i64>> =
-                    c.query_opt("SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3", &[&HOTEL, &room, &night]).await?;
+                let row: Option<Scalar<i64>> = c
+                    .query_opt(
+                        "SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
+                        &[&HOTEL, &room, &night],
+                    )
+                    .await?;
                 Ok::<_, ota_gateway::store::StoreError>(row.map_or(0, |Scalar(n)| n))
             })
         })
@@ -111,7 +122,9 @@ async fn sold(server: &TestServer, room: &str, night: NaiveDate) -> i64 {
 async fn offered(client: &Client, room: &str, start: NaiveDate, end: NaiveDate) -> bool {
     let rs: OtaHotelAvailRs = client.send(&avail_rq(start, end, 2)).await.unwrap();
     assert!(rs.is_success(), "{:?}", rs.errors());
-    rs.room_stays.as_ref().is_some_and(|r| r.room_stay.iter().any(|s| s.room_types.room_type.iter().any(|t| t.room_type_code.as_deref() == Some(room))))
+    rs.room_stays.as_ref().is_some_and(|r| {
+        r.room_stay.iter().any(|s| s.room_types.room_type.iter().any(|t| t.room_type_code.as_deref() == Some(room)))
+    })
 }
 
 pub(crate) async fn hotel_partner_day(b: Backend) {
@@ -123,8 +136,9 @@ pub(crate) async fn hotel_partner_day(b: Backend) {
     // Availability offers the double room, priced from the rates, with its cancellation terms.
     let rs: OtaHotelAvailRs = client.send(&avail_rq(start, end, 2)).await.unwrap();
     assert!(rs.is_success(), "{:?}", rs.errors());
-    let board =
-        |s: &ota_messages::hotel_avail::AvailRoomStay| s.room_rates.room_rate[0].features.feature[0].description.as_ref().unwrap().text[0].value.clone();
+    let board = |s: &ota_messages::hotel_avail::AvailRoomStay| {
+        s.room_rates.room_rate[0].features.feature[0].description.as_ref().unwrap().text[0].value.clone()
+    };
     let offer = rs
         .room_stays
         .as_ref()
@@ -136,13 +150,22 @@ pub(crate) async fn hotel_partner_day(b: Backend) {
     let offer = offer.expect("the double room is offered");
     assert!(offer.cancel_penalties.as_ref().is_some_and(|p| !p.cancel_penalty.is_empty()));
     assert!(offer.room_rates.room_rate[0].rates.is_none(), "nightly rates only with PriceBreakdown");
-    let breakdown = avail_rq(start, end, 2).to_xml().unwrap().replace(r#"ID_Context="DEMO-DIST""#, r#"ID_Context="DEMO-DIST" Instance="PriceBreakdown""#);
+    let breakdown = avail_rq(start, end, 2)
+        .to_xml()
+        .unwrap()
+        .replace(r#"ID_Context="DEMO-DIST""#, r#"ID_Context="DEMO-DIST" Instance="PriceBreakdown""#);
     let rs: OtaHotelAvailRs = client.send(&OtaHotelAvailRq::from_xml(&breakdown).unwrap()).await.unwrap();
-    let nights = rs.room_stays.as_ref().unwrap().room_stay[0].room_rates.room_rate[0].rates.as_ref().map(|r| r.rate.len());
+    let nights =
+        rs.room_stays.as_ref().unwrap().room_stay[0].room_rates.room_rate[0].rates.as_ref().map(|r| r.rate.len());
     assert_eq!(nights, Some(3), "one rate per night");
     // Three guests do not fit a double room.
     let rs: OtaHotelAvailRs = client.send(&avail_rq(start, end, 3)).await.unwrap();
-    assert!(rs.room_stays.as_ref().is_none_or(|r| r.room_stay.iter().all(|s| s.room_types.room_type[0].room_type_code.as_deref() != Some(ROOM))));
+    assert!(
+        rs.room_stays.as_ref().is_none_or(|r| r
+            .room_stay
+            .iter()
+            .all(|s| s.room_types.room_type[0].room_type_code.as_deref() != Some(ROOM)))
+    );
 
     // Quote: priced as offered, nothing stored, no Internal reference.
     let quote: OtaHotelResRs = client.send(&book_rq("Quote", "DAY-H-1", ROOM, "BB", start, end)).await.unwrap();
@@ -186,13 +209,18 @@ pub(crate) async fn hotel_partner_day(b: Backend) {
     // Modify: three nights later; the rooms move with it.
     let mut payload = ota_gateway::hotels::modify_payload(&reservation).unwrap();
     let stay = &mut payload.room_stays.as_mut().unwrap().room_stay[0];
-    stay.time_span = Some(ota_messages::common::DateSpan { start: ota_messages::runtime::Date(day(44)), end: ota_messages::runtime::Date(day(47)) });
+    stay.time_span = Some(ota_messages::common::DateSpan {
+        start: ota_messages::runtime::Date(day(44)),
+        end: ota_messages::runtime::Date(day(47)),
+    });
     let modify = modify_commit(payload);
     let modified: OtaHotelResModifyRs = client.send(&modify).await.unwrap();
     assert!(modified.is_success(), "{:?}", modified.errors());
     // Re-priced from the new arrival, with the policy's deadline moved with it (48 hours before).
-    let moved = &modified.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.room_stays.as_ref().unwrap().room_stay[0];
-    let deadline = moved.cancel_penalties.as_ref().unwrap().cancel_penalty[0].deadline.as_ref().unwrap().absolute_deadline.local;
+    let moved =
+        &modified.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.room_stays.as_ref().unwrap().room_stay[0];
+    let deadline =
+        moved.cancel_penalties.as_ref().unwrap().cancel_penalty[0].deadline.as_ref().unwrap().absolute_deadline.local;
     assert_eq!(deadline, day(42).and_time(chrono::NaiveTime::MIN));
     assert_eq!(sold(&server, ROOM, day(40)).await, 1, "given back: only the second booking holds it");
     assert_eq!(sold(&server, ROOM, day(44)).await, 1, "taken on the new nights");
@@ -210,12 +238,9 @@ pub(crate) async fn hotel_partner_day(b: Backend) {
     assert!(cancelled.is_success(), "{:?}", cancelled.errors());
     assert_eq!(cancelled.status, TransactionStatus::Committed);
     assert!(cancelled.unique_id.iter().any(|u| u.id == internal && u.id_context == IdContext::Internal));
-    assert!(
-        cancelled
-            .unique_id
-            .iter()
-            .any(|u| u.id == "DAY-H-1" && u.id_context == IdContext::Client && u.company_name.as_ref().and_then(|c| c.code.as_deref()) == Some("DEMO"))
-    );
+    assert!(cancelled.unique_id.iter().any(|u| u.id == "DAY-H-1"
+        && u.id_context == IdContext::Client
+        && u.company_name.as_ref().and_then(|c| c.code.as_deref()) == Some("DEMO")));
     assert_eq!(sold(&server, ROOM, day(44)).await, 0);
     // Repeated: the same outcome, no second penalty; a Quote now is refused.
     let repeated: OtaCancelRs = client.send(&cancel_rq("Commit", "36", &internal, "Internal")).await.unwrap();
@@ -283,7 +308,8 @@ pub(crate) async fn hotel_item_cancel_and_the_last_item(b: Backend) {
     assert_eq!(after[1].room_stay_status.as_ref().map(|s| s.as_str()), Some("Cancelled"));
     assert_eq!((sold(&server, "RMSG000000", start).await, sold(&server, "RMDB000000", start).await), (0, 1));
     // The last live room: the whole booking is cancelled, with a warning.
-    let last: OtaCancelRs = client.send(&cancel_rq("Commit", "37", &format!("{internal}-1"), "Internal")).await.unwrap();
+    let last: OtaCancelRs =
+        client.send(&cancel_rq("Commit", "37", &format!("{internal}-1"), "Internal")).await.unwrap();
     assert!(last.is_success(), "{:?}", last.errors());
     assert_eq!(warning_codes(&last), vec![ErrorCode::BookingAlreadyCancelled]);
     assert_eq!(sold(&server, "RMDB000000", start).await, 0);
@@ -320,7 +346,10 @@ async fn hotel_booking_refusals(b: Backend) {
     assert_eq!(error_code(&rs), Some(ErrorCode::RequiredFieldMissing));
     // A Quote whose reference is not a Client one (found by the gateway fuzz target): priced,
     // and answered without references rather than with an empty, invalid HotelReservationIDs.
-    let xml = book_rq("Quote", "R-1", "RMDB000000", "SC", start, end).to_xml().unwrap().replace("ResID_Type=\"36\"", "ResID_Type=\"18\"");
+    let xml = book_rq("Quote", "R-1", "RMDB000000", "SC", start, end)
+        .to_xml()
+        .unwrap()
+        .replace("ResID_Type=\"36\"", "ResID_Type=\"18\"");
     assert!(xml.contains("ResID_Type=\"18\""));
     let rs: OtaHotelResRs = send(OtaHotelResRq::from_xml(&xml).unwrap()).await;
     assert!(rs.is_success(), "{:?}", rs.errors());
@@ -328,16 +357,26 @@ async fn hotel_booking_refusals(b: Backend) {
     assert!(global.hotel_reservation_ids.is_none());
     // A Client reference longer than the 64 characters a booking reference may have (found by
     // the gateway fuzz target: it reached the database's CHECK and was answered Type 12).
-    let xml = book_rq("Commit", "R-LONG", "RMDB000000", "SC", start, end).to_xml().unwrap().replace("R-LONG", &"R".repeat(65));
+    let xml = book_rq("Commit", "R-LONG", "RMDB000000", "SC", start, end)
+        .to_xml()
+        .unwrap()
+        .replace("R-LONG", &"R".repeat(65));
     let (_, _, answer) = server.client().send_raw("/hotelbook", xml, "application/xml").await.unwrap();
     let rs = OtaHotelResRs::from_xml(&answer).unwrap();
     assert!(!rs.is_success());
     assert!(error_code(&rs).is_some_and(|c| c != ErrorCode::SystemError), "{:?}", rs.errors());
     let error = &rs.errors().unwrap().error[0];
-    assert!(error.tag.as_deref().is_some_and(|t| t.ends_with("/HotelReservationIDs/HotelReservationID[1]")), "{error:?}");
+    assert!(
+        error.tag.as_deref().is_some_and(|t| t.ends_with("/HotelReservationIDs/HotelReservationID[1]")),
+        "{error:?}"
+    );
     assert!(error.value.contains("@ResID_Value: expected at most 64 characters"), "{error:?}");
     // None of the refused requests took a room.
-    assert_eq!(support::count(server.store(), "hotel_rooms_sold WHERE hotel_code = 'HTL00105'").await, 0, "nothing was taken");
+    assert_eq!(
+        support::count(server.store(), "hotel_rooms_sold WHERE hotel_code = 'HTL00105'").await,
+        0,
+        "nothing was taken"
+    );
 }
 
 /// The last room, wanted by many clients at once: sold once.
@@ -345,7 +384,8 @@ pub(crate) async fn the_last_room_is_sold_once(b: Backend) {
     let server = TestServer::start(b).await;
     let (start, end) = (day(70), day(72));
     // One of the two double rooms is sold (and the partner logged in) before the race.
-    let first: OtaHotelResRs = server.client().send(&book_rq("Commit", "RACE-FIRST", "RMDB000000", "SC", start, end)).await.unwrap();
+    let first: OtaHotelResRs =
+        server.client().send(&book_rq("Commit", "RACE-FIRST", "RMDB000000", "SC", start, end)).await.unwrap();
     assert!(first.is_success(), "{:?}", first.errors());
     // Availability offers the last one (and its read of the rooms sold is kept for a moment).
     assert!(offered(&server.client(), "RMDB000000", start, end).await);
@@ -353,7 +393,8 @@ pub(crate) async fn the_last_room_is_sold_once(b: Backend) {
     for i in 0..12 {
         let client = server.client();
         tasks.push(tokio::spawn(async move {
-            let rs: OtaHotelResRs = client.send(&book_rq("Commit", &format!("RACE-{i}"), "RMDB000000", "SC", start, end)).await.unwrap();
+            let rs: OtaHotelResRs =
+                client.send(&book_rq("Commit", &format!("RACE-{i}"), "RMDB000000", "SC", start, end)).await.unwrap();
             rs
         }));
     }
@@ -380,24 +421,34 @@ pub(crate) async fn a_cancel_racing_a_modify_leaves_one_outcome(b: Backend) {
     let (start, end) = (day(80), day(82));
     for round in 0..4 {
         let client_ref = format!("RACE-CM-{round}");
-        let rs: OtaHotelResRs = client.send(&book_rq("Commit", &client_ref, "RMDB000000", "SC", start, end)).await.unwrap();
+        let rs: OtaHotelResRs =
+            client.send(&book_rq("Commit", &client_ref, "RMDB000000", "SC", start, end)).await.unwrap();
         assert!(rs.is_success(), "{:?}", rs.errors());
         let read: OtaResRetrieveRs = client.send(&read_rq(&client_ref, "Client")).await.unwrap();
-        let mut payload = ota_gateway::hotels::modify_payload(&read.reservations_list.as_ref().unwrap().hotel_reservation[0]).unwrap();
-        payload.room_stays.as_mut().unwrap().room_stay[0].time_span =
-            Some(ota_messages::common::DateSpan { start: ota_messages::runtime::Date(day(83)), end: ota_messages::runtime::Date(day(85)) });
+        let mut payload =
+            ota_gateway::hotels::modify_payload(&read.reservations_list.as_ref().unwrap().hotel_reservation[0])
+                .unwrap();
+        payload.room_stays.as_mut().unwrap().room_stay[0].time_span = Some(ota_messages::common::DateSpan {
+            start: ota_messages::runtime::Date(day(83)),
+            end: ota_messages::runtime::Date(day(85)),
+        });
         let modify = modify_commit(payload);
         let (c1, c2) = (client.clone(), client.clone());
         let cancel = cancel_rq("Commit", "36", &client_ref, "Client");
         let (modified, cancelled) =
-            tokio::join!(async move { c1.send(&modify).await.unwrap() as OtaHotelResModifyRs }, async move { c2.send(&cancel).await.unwrap() as OtaCancelRs });
+            tokio::join!(async move { c1.send(&modify).await.unwrap() as OtaHotelResModifyRs }, async move {
+                c2.send(&cancel).await.unwrap() as OtaCancelRs
+            });
         assert!(cancelled.is_success(), "the cancel always lands: {:?}", cancelled.errors());
         let read: OtaResRetrieveRs = client.send(&read_rq(&client_ref, "Client")).await.unwrap();
         let stored = &read.reservations_list.as_ref().unwrap().hotel_reservation[0];
         assert_eq!(stored.res_status, BookingStatus::Cancelled);
         if !modified.is_success() {
             let code = error_code(&modified);
-            assert!(matches!(code, Some(ErrorCode::BookingAlreadyCancelled) | Some(ErrorCode::RequestedActionNotPossible)), "{code:?}");
+            assert!(
+                matches!(code, Some(ErrorCode::BookingAlreadyCancelled) | Some(ErrorCode::RequestedActionNotPossible)),
+                "{code:?}"
+            );
         }
         for n in 80..85 {
             assert_eq!(sold(&server, "RMDB000000", day(n)).await, 0, "round {round}, night {n}: every room given back");
@@ -437,7 +488,9 @@ pub(crate) async fn activity_partner_day(b: Backend) {
     let client = server.client();
     let date = day(10);
     // Search around the partner's hotel, then the availability of the transfer.
-    let search = support::sample("tour_activity_search").replace("2025-08-01", &day(2).to_string()).replace("2025-08-15", &day(16).to_string());
+    let search = support::sample("tour_activity_search")
+        .replace("2025-08-01", &day(2).to_string())
+        .replace("2025-08-15", &day(16).to_string());
     let rs: OtaTourActivitySearchRs = client.send(&OtaTourActivitySearchRq::from_xml(&search).unwrap()).await.unwrap();
     assert!(rs.is_success(), "{:?}", rs.errors());
     assert!(rs.tour_activity_info.iter().any(|a| a.basic_info.tour_activity_id == "LESPMIBKUI"));
@@ -450,7 +503,16 @@ pub(crate) async fn activity_partner_day(b: Backend) {
     assert!(!rs.tour_activity_info.is_empty());
     let rs: OtaTourActivityBookRs = client.send(&activity_book_rq("Commit", "DAY-A-1", date)).await.unwrap();
     assert!(rs.is_success(), "{:?}", rs.errors());
-    let internal = rs.reservation_details.as_ref().unwrap().confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
+    let internal = rs
+        .reservation_details
+        .as_ref()
+        .unwrap()
+        .confirmation
+        .iter()
+        .find(|c| c.id_context == Some(IdContext::Internal))
+        .unwrap()
+        .id
+        .clone();
     assert_eq!(places_booked(&server, date).await, 3);
 
     // Read: the activity booking as a HotelReservation without room stays, its service in full.
@@ -473,7 +535,9 @@ pub(crate) async fn activity_partner_day(b: Backend) {
     .unwrap();
     let rs: OtaResRetrieveRs = client.send(&list).await.unwrap();
     let lines = &rs.reservations_list.as_ref().unwrap().hotel_reservation;
-    assert!(lines.iter().any(|l| l.room_stay_reservation == Some(false) && l.unique_id.iter().any(|u| u.id == internal)));
+    assert!(
+        lines.iter().any(|l| l.room_stay_reservation == Some(false) && l.unique_id.iter().any(|u| u.id == internal))
+    );
 
     // Cancel Quote: free (the demo policy: 24 hours), nothing changes.
     let quote: OtaCancelRs = client.send(&cancel_rq("Quote", "36", "DAY-A-1", "Client")).await.unwrap();
@@ -481,7 +545,8 @@ pub(crate) async fn activity_partner_day(b: Backend) {
     assert_eq!(quote.status, TransactionStatus::Pending);
     assert_eq!(places_booked(&server, date).await, 3);
     // The service as the item: the last live one, so the booking is cancelled; places back.
-    let cancelled: OtaCancelRs = client.send(&cancel_rq("Commit", "37", &format!("{internal}-1"), "Internal")).await.unwrap();
+    let cancelled: OtaCancelRs =
+        client.send(&cancel_rq("Commit", "37", &format!("{internal}-1"), "Internal")).await.unwrap();
     assert!(cancelled.is_success(), "{:?}", cancelled.errors());
     assert_eq!(cancelled.status, TransactionStatus::Committed);
     assert_eq!(warning_codes(&cancelled), vec![ErrorCode::BookingAlreadyCancelled]);
@@ -506,18 +571,32 @@ async fn send_posts_the_new_messages(b: Backend) {
     let server = TestServer::start(b).await;
     let dir = tempfile::tempdir().unwrap();
     let (from, to) = (day(30).to_string(), day(33).to_string());
-    let hotel_res = support::sample("hotel_res").replace("RMSG000000", "RMTW000000").replace("2025-07-01", &from).replace("2025-07-04", &to);
+    let hotel_res = support::sample("hotel_res")
+        .replace("RMSG000000", "RMTW000000")
+        .replace("2025-07-01", &from)
+        .replace("2025-07-04", &to);
     for (name, xml, root) in [
-        ("avail.xml", support::sample("hotel_avail").replace("2025-07-01", &from).replace("2025-07-04", &to), "OTA_HotelAvailRS"),
+        (
+            "avail.xml",
+            support::sample("hotel_avail").replace("2025-07-01", &from).replace("2025-07-04", &to),
+            "OTA_HotelAvailRS",
+        ),
         ("book.xml", hotel_res, "OTA_HotelResRS"),
         ("cancel.xml", support::sample("cancel"), "OTA_CancelRS"),
     ] {
         let file = dir.path().join(name);
         std::fs::write(&file, xml).unwrap();
         let url = server.url().to_string();
-        let out = tokio::task::spawn_blocking(move || std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway")).arg("send").arg(url).arg(file).output().unwrap())
-            .await
-            .unwrap();
+        let out = tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+                .arg("send")
+                .arg(url)
+                .arg(file)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{name}: {stdout} {}", String::from_utf8_lossy(&out.stderr));
         assert!(stdout.contains(root) && stdout.contains("<Success/>"), "{name}: {stdout}");

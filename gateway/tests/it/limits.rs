@@ -43,14 +43,21 @@ struct Counts {
 /// after a 429) for `warmup`
 /// (which empties the burst allowance) and then for `window`; the answers to requests sent in
 /// the window, counted. Every 429 is checked: `Retry-After`, the RS with Type 3 / Code 172.
-async fn hammer(urls: &[String], creds: (&'static str, &'static str, &'static str), tasks: usize, warmup: Duration, window: Duration) -> Counts {
+async fn hammer(
+    urls: &[String],
+    creds: (&'static str, &'static str, &'static str),
+    tasks: usize,
+    warmup: Duration,
+    window: Duration,
+) -> Counts {
     let admitted = Arc::new(AtomicUsize::new(0));
     let refused = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let mut handles = Vec::new();
     for url in urls {
         for _ in 0..tasks {
-            let (admitted, refused, client) = (admitted.clone(), refused.clone(), ota_gateway::Client::new(url.clone()));
+            let (admitted, refused, client) =
+                (admitted.clone(), refused.clone(), ota_gateway::Client::new(url.clone()));
             handles.push(tokio::spawn(async move {
                 let body = nbc(creds);
                 loop {
@@ -68,10 +75,18 @@ async fn hammer(urls: &[String], creds: (&'static str, &'static str, &'static st
                             }
                         }
                         429 => {
-                            let retry: u64 = headers.get("retry-after").expect("Retry-After").to_str().unwrap().parse().unwrap();
+                            let retry: u64 =
+                                headers.get("retry-after").expect("Retry-After").to_str().unwrap().parse().unwrap();
                             assert!((1..=1).contains(&retry), "a rate limit's Retry-After is 1 s: {retry}");
-                            assert!(text.contains("<OTA_HotelDescriptiveInfoRS") && text.contains(r#"<Error Type="3" Code="172""#), "{text}");
-                            assert!(text.contains("Too many requests") && text.contains("requests per second"), "{text}");
+                            assert!(
+                                text.contains("<OTA_HotelDescriptiveInfoRS")
+                                    && text.contains(r#"<Error Type="3" Code="172""#),
+                                "{text}"
+                            );
+                            assert!(
+                                text.contains("Too many requests") && text.contains("requests per second"),
+                                "{text}"
+                            );
                             if counted {
                                 refused.fetch_add(1, Ordering::Relaxed);
                             }
@@ -149,7 +164,12 @@ async fn a_daily_quota_is_enforced(b: Backend) {
     let bookings = support::count(server.store(), "activity_booking").await;
     let (status, headers, text) = client.send_raw("/activitybook", commit, XML).await.unwrap();
     assert_eq!(status, 429, "{text}");
-    assert!(headers.contains_key("retry-after") && text.contains("<OTA_TourActivityBookRS") && text.contains(r#"Code="172""#), "{text}");
+    assert!(
+        headers.contains_key("retry-after")
+            && text.contains("<OTA_TourActivityBookRS")
+            && text.contains(r#"Code="172""#),
+        "{text}"
+    );
     assert_eq!(support::count(server.store(), "activity_booking").await, bookings);
     // The other partner has no quota.
     let (status, _, _) = client.send_raw("/hotelnbc", nbc(PARTNER2), XML).await.unwrap();
@@ -164,17 +184,31 @@ async fn a_daily_quota_is_enforced(b: Backend) {
 async fn an_import_sets_keeps_or_clears_the_limits(b: Backend) {
     let server = TestServer::start(b).await;
     let import = |extra: &str| {
-        let json = format!(r#"{{"requestors": [{{"id": "DEMO", "id_context": "DEMO-DIST", "name": "Demo", "password": "demo-password"{extra}}}]}}"#);
+        let json = format!(
+            r#"{{"requestors": [{{"id": "DEMO", "id_context": "DEMO-DIST", "name": "Demo", "password": "demo-password"{extra}}}]}}"#
+        );
         ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", &json).unwrap()
     };
     let store = server.store();
-    let limits_of = || async move { admin::list(store).await.unwrap().into_iter().find(|r| r.id == "DEMO").unwrap().limits };
+    let limits_of =
+        || async move { admin::list(store).await.unwrap().into_iter().find(|r| r.id == "DEMO").unwrap().limits };
     ota_gateway::import::import(store, import(r#", "rate": 50, "daily_quota": 100000"#)).await.unwrap();
-    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000), per_operation: vec![] });
+    assert_eq!(
+        limits_of().await,
+        ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000), per_operation: vec![] }
+    );
     ota_gateway::import::import(store, import("")).await.unwrap();
-    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000), per_operation: vec![] }, "kept");
+    assert_eq!(
+        limits_of().await,
+        ota_gateway::requestors::Limits { rate: Some(50), daily_quota: Some(100_000), per_operation: vec![] },
+        "kept"
+    );
     ota_gateway::import::import(store, import(r#", "rate": 0"#)).await.unwrap();
-    assert_eq!(limits_of().await, ota_gateway::requestors::Limits { rate: None, daily_quota: Some(100_000), per_operation: vec![] }, "rate removed");
+    assert_eq!(
+        limits_of().await,
+        ota_gateway::requestors::Limits { rate: None, daily_quota: Some(100_000), per_operation: vec![] },
+        "rate removed"
+    );
 }
 
 /// Runs `ota-gateway requestor ARGS --db DB`; (exit code, stdout + stderr).
@@ -186,7 +220,10 @@ fn requestor_cli(db: &str, args: &[&str]) -> (i32, String) {
         .stdin(Stdio::null())
         .output()
         .expect("run ota-gateway");
-    (out.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    (
+        out.status.code().unwrap_or(-1),
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+    )
 }
 
 /// Two gateway processes on one database, the limit set by `requestor set`: each gateway
@@ -224,7 +261,6 @@ async fn each_gateway_enforces_the_full_rate(b: Backend) {
     assert_eq!(free.refused, 0, "{free:?}");
 }
 
-
 /// Stops a gateway process with SIGTERM and waits for it (it stores its look-to-book counts on
 /// the way out).
 fn terminate(mut gw: GatewayProcess) {
@@ -259,7 +295,8 @@ async fn look_to_book_is_counted_over_every_gateway(b: Backend) {
     }
     send(&second, "/activityavailability", support::sample("tour_activity_avail")).await;
     for i in 0..4 {
-        let quote = support::commit_xml(&format!("L2B-Q{i}"), support::day(40), 1).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#);
+        let quote = support::commit_xml(&format!("L2B-Q{i}"), support::day(40), 1)
+            .replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#);
         send(&second, "/activitybook", quote).await;
     }
     let booked = send(&second, "/activitybook", support::commit_xml("L2B-C1", support::day(40), 1)).await;
@@ -270,14 +307,38 @@ async fn look_to_book_is_counted_over_every_gateway(b: Backend) {
     send(&first, "/hotelnbc", nbc(("MADE-UP-ID", "X", "wrong-password"))).await;
 
     let metrics = first.metrics().await;
-    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="search"}"#), 3.0, "{metrics}");
-    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="availability"}"#), 2.0, "{metrics}");
-    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="other"}"#), 1.0, "{metrics}");
-    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="PARTNER2",kind="other"}"#), 1.0, "{metrics}");
+    assert_eq!(
+        support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="search"}"#),
+        3.0,
+        "{metrics}"
+    );
+    assert_eq!(
+        support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="availability"}"#),
+        2.0,
+        "{metrics}"
+    );
+    assert_eq!(
+        support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="other"}"#),
+        1.0,
+        "{metrics}"
+    );
+    assert_eq!(
+        support::metric(&metrics, r#"ota_requestor_requests_total{requestor="PARTNER2",kind="other"}"#),
+        1.0,
+        "{metrics}"
+    );
     assert!(!metrics.contains("MADE-UP-ID"), "{metrics}");
     let metrics = second.metrics().await;
-    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="quote"}"#), 4.0, "{metrics}");
-    assert_eq!(support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="booking"}"#), 1.0, "{metrics}");
+    assert_eq!(
+        support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="quote"}"#),
+        4.0,
+        "{metrics}"
+    );
+    assert_eq!(
+        support::metric(&metrics, r#"ota_requestor_requests_total{requestor="DEMO",kind="booking"}"#),
+        1.0,
+        "{metrics}"
+    );
 
     terminate(first);
     terminate(second);
@@ -285,14 +346,19 @@ async fn look_to_book_is_counted_over_every_gateway(b: Backend) {
     let (code, out) = requestor_cli(&arg, &["stats", "--since", &today]);
     assert_eq!(code, 0, "{out}");
     println!("{out}");
-    let demo: Vec<&str> = out.lines().find(|l| l.starts_with("DEMO ")).unwrap_or_else(|| panic!("{out}")).split_whitespace().collect();
+    let demo: Vec<&str> =
+        out.lines().find(|l| l.starts_with("DEMO ")).unwrap_or_else(|| panic!("{out}")).split_whitespace().collect();
     // ID REQUESTS SEARCHES AVAILABILITY QUOTES BOOKINGS LOOKS/BOOKING QUOTES/BOOKING (the
     // requests: the 11 above and an NBC).
     assert_eq!(demo, ["DEMO", "12", "3", "3", "4", "1", "6.0", "4.0"], "{out}");
     let (code, out) = requestor_cli(&arg, &["stats", "PARTNER2"]);
     assert_eq!(code, 0, "{out}");
     let partner2: Vec<&str> = out.lines().nth(1).unwrap_or_else(|| panic!("{out}")).split_whitespace().collect();
-    assert_eq!(partner2, ["PARTNER2", "1", "0", "0", "0", "0", "-", "-"], "an NBC is a request, none of the kinds: {out}");
+    assert_eq!(
+        partner2,
+        ["PARTNER2", "1", "0", "0", "0", "0", "-", "-"],
+        "an NBC is a request, none of the kinds: {out}"
+    );
     assert_eq!(out.lines().count(), 2, "{out}");
     let tomorrow = (chrono::Utc::now().date_naive() + chrono::Duration::days(1)).to_string();
     let (_, out) = requestor_cli(&arg, &["stats", "--since", &tomorrow]);
@@ -339,7 +405,8 @@ async fn an_operations_own_rate_holds_that_operation_only(b: Backend) {
     let db = TestDb::new(b).await;
     let arg = db.arg();
     let gw = GatewayProcess::start(&arg, &[]).await;
-    let (code, out) = requestor_cli(&arg, &["set", "DEMO", "--rate-for", "hotelnbc=5/s", "--rate-for", "activitysearch=50"]);
+    let (code, out) =
+        requestor_cli(&arg, &["set", "DEMO", "--rate-for", "hotelnbc=5/s", "--rate-for", "activitysearch=50"]);
     assert_eq!(code, 0, "{out}");
     let (_, out) = requestor_cli(&arg, &["list"]);
     assert!(out.lines().any(|l| l.starts_with("DEMO ") && l.contains("-,activitysearch=50/s,hotelnbc=5/s")), "{out}");
@@ -353,7 +420,8 @@ async fn an_operations_own_rate_holds_that_operation_only(b: Backend) {
     assert!((4.5..=5.5).contains(&rate), "{rate:.1}/s ({counts:?})");
     let client = gw.client();
     for _ in 0..20 {
-        let (status, _, text) = client.send_raw("/activitysearch", support::sample("tour_activity_search"), XML).await.unwrap();
+        let (status, _, text) =
+            client.send_raw("/activitysearch", support::sample("tour_activity_search"), XML).await.unwrap();
         assert_eq!(status, 200, "another operation is not held to hotelnbc's rate: {text}");
     }
     let (code, out) = requestor_cli(&arg, &["set", "DEMO", "--rate-for", "hotelnbc=off"]);

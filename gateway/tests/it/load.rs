@@ -39,9 +39,12 @@ fn env_or(name: &str, default: u64) -> u64 {
 /// Resident memory of this process (client and server), in KiB.
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
-
 
 fn day(n: u64) -> NaiveDate {
     Utc::now().date_naive() + chrono::Duration::days(n as i64)
@@ -85,7 +88,11 @@ struct Target {
 
 /// Daily services with 20 places, and the 2-place sunset cruise (the race).
 fn spread_target(rng: &mut Rng) -> Target {
-    let (activity, product, service) = *rng.pick(&[("LESPMIBKUI", "TE0CC00A", "TIC"), ("LESPMIBKUI", "TE0CC00A", "TRF"), ("LESTFSLORO", "TFLORO01", "TIC")]);
+    let (activity, product, service) = *rng.pick(&[
+        ("LESPMIBKUI", "TE0CC00A", "TIC"),
+        ("LESPMIBKUI", "TE0CC00A", "TRF"),
+        ("LESTFSLORO", "TFLORO01", "TIC"),
+    ]);
     Target { activity, product, service, date: day(1 + rng.below(730)) }
 }
 
@@ -102,8 +109,14 @@ fn book_xml(status: &str, t: &Target, participants: u64, client_ref: Option<&str
             )
         })
         .collect();
-    let pickup = if t.service == "TRF" { format!(r#"<PickupDropoff DateTime="{}T08:50:00" LocationName="HTL00042" PickupInd="true"/>"#, t.date) } else { String::new() };
-    let ext = client_ref.map(|r| format!(r#"<TPA_Extensions><UniqueID Type="36" ID="{r}" ID_Context="Client"/></TPA_Extensions>"#)).unwrap_or_default();
+    let pickup = if t.service == "TRF" {
+        format!(r#"<PickupDropoff DateTime="{}T08:50:00" LocationName="HTL00042" PickupInd="true"/>"#, t.date)
+    } else {
+        String::new()
+    };
+    let ext = client_ref
+        .map(|r| format!(r#"<TPA_Extensions><UniqueID Type="36" ID="{r}" ID_Context="Client"/></TPA_Extensions>"#))
+        .unwrap_or_default();
     format!(
         r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2" ResStatus="{status}">{POS}<BookingInfo><BasicInfo TourActivityID="{}" SupplierProductCode="{}" SupplierServiceCode="{}"/>{people}<Schedule Start="{d}T00:00:00" End="{d}T23:59:59"/>{pickup}</BookingInfo>{ext}</OTA_TourActivityBookRQ>"#,
         t.activity,
@@ -164,7 +177,12 @@ async fn run_task(id: u64, client: Client, stop: Arc<AtomicBool>, seq: Arc<Atomi
             75..=84 if !local.mine.is_empty() => {
                 // Repeat one of this task's successful Commits: same answer, nothing taken.
                 let (r, internal, t, n) = local.mine[rng.below(local.mine.len() as u64) as usize].clone();
-                (Op::CommitRepeat, "/activitybook", book_xml("Commit", &t, n, Some(&r)), Some((r, t, n, Some(internal))))
+                (
+                    Op::CommitRepeat,
+                    "/activitybook",
+                    book_xml("Commit", &t, n, Some(&r)),
+                    Some((r, t, n, Some(internal))),
+                )
             }
             75..=89 => {
                 let t = race_target(&mut rng);
@@ -210,7 +228,8 @@ async fn run_task(id: u64, client: Client, stop: Arc<AtomicBool>, seq: Arc<Atomi
         let rs = OtaTourActivityBookRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
         if rs.is_success() {
             let d = rs.reservation_details.as_ref().unwrap();
-            let internal = d.confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
+            let internal =
+                d.confirmation.iter().find(|c| c.id_context == Some(IdContext::Internal)).unwrap().id.clone();
             match repeated_of {
                 Some(first) => {
                     local.stats.repeats += 1;
@@ -275,7 +294,8 @@ pub(crate) async fn load(b: Backend) {
             }
         })
     };
-    let handles: Vec<_> = (0..tasks).map(|i| tokio::spawn(run_task(i, client.clone(), stop.clone(), seq.clone()))).collect();
+    let handles: Vec<_> =
+        (0..tasks).map(|i| tokio::spawn(run_task(i, client.clone(), stop.clone(), seq.clone()))).collect();
     tokio::time::sleep(Duration::from_secs(secs) / 2).await;
     let rss_middle = rss_kib();
     tokio::time::sleep(Duration::from_secs(secs) / 2).await;
@@ -303,8 +323,14 @@ pub(crate) async fn load(b: Backend) {
 
     // The figures.
     let total: usize = stats.latencies.values().map(Vec::len).sum();
-    println!("load: {tasks} tasks for {elapsed:.1?}: {total} requests, {:.0} req/s", total as f64 / elapsed.as_secs_f64());
-    println!("  {:<14} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}", "operation", "count", "p50 ms", "p90 ms", "p99 ms", "max ms", "req/s");
+    println!(
+        "load: {tasks} tasks for {elapsed:.1?}: {total} requests, {:.0} req/s",
+        total as f64 / elapsed.as_secs_f64()
+    );
+    println!(
+        "  {:<14} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "operation", "count", "p50 ms", "p90 ms", "p99 ms", "max ms", "req/s"
+    );
     let mut ops: Vec<_> = stats.latencies.iter_mut().collect();
     ops.sort_by_key(|(op, _)| **op);
     for (op, l) in ops {
@@ -339,9 +365,22 @@ pub(crate) async fn load(b: Backend) {
     println!("  RSS every 2 s (MiB): {}", series.join(", "));
 
     assert_eq!(stats.server_errors, 0, "5xx answers");
-    assert!(stats.transport_errors.is_empty(), "{} transport errors, e.g. {:?}", stats.transport_errors.len(), stats.transport_errors.first());
-    assert!(stats.unexpected.is_empty(), "{} unexpected answers, e.g. {:?}", stats.unexpected.len(), stats.unexpected.first());
-    assert!(!stats.booked.is_empty() && stats.full > 0 && stats.repeats > 0, "the mix did not exercise bookings, races and repeats");
+    assert!(
+        stats.transport_errors.is_empty(),
+        "{} transport errors, e.g. {:?}",
+        stats.transport_errors.len(),
+        stats.transport_errors.first()
+    );
+    assert!(
+        stats.unexpected.is_empty(),
+        "{} unexpected answers, e.g. {:?}",
+        stats.unexpected.len(),
+        stats.unexpected.first()
+    );
+    assert!(
+        !stats.booked.is_empty() && stats.full > 0 && stats.repeats > 0,
+        "the mix did not exercise bookings, races and repeats"
+    );
 
     // Every successful Commit is in the database exactly once, as answered; nothing else is.
     ota_gateway::row! {
@@ -372,9 +411,17 @@ pub(crate) async fn load(b: Backend) {
         match stats.booked.get(&r.client_ref) {
             None => problems.push(format!("{}: stored, never answered with Success", r.client_ref)),
             Some((i, t, p)) => {
-                let same = *i == r.internal && t.activity == r.activity && t.product == r.product && t.service == r.service && t.date == r.date && *p as i64 == r.participants;
+                let same = *i == r.internal
+                    && t.activity == r.activity
+                    && t.product == r.product
+                    && t.service == r.service
+                    && t.date == r.date
+                    && *p as i64 == r.participants;
                 if !same {
-                    problems.push(format!("{}: stored {} ×{}, answered {i} {t:?} ×{p}", r.client_ref, r.internal, r.participants));
+                    problems.push(format!(
+                        "{}: stored {} ×{}, answered {i} {t:?} ×{p}",
+                        r.client_ref, r.internal, r.participants
+                    ));
                 }
             }
         }
@@ -402,14 +449,22 @@ pub(crate) async fn load(b: Backend) {
     let mut full = 0;
     for r in &places {
         if r.places != r.participants || r.places > r.capacity {
-            problems.push(format!("{}: {} places booked of {}, {} participants", r.what, r.places, r.capacity, r.participants));
+            problems.push(format!(
+                "{}: {} places booked of {}, {} participants",
+                r.what, r.places, r.capacity, r.participants
+            ));
         }
         if r.places == r.capacity {
             full += 1;
         }
     }
     println!("  places: {} service/dates, {full} sold out, all consistent with the bookings", places.len());
-    assert!(problems.is_empty(), "{} problems, e.g.:\n{}", problems.len(), problems.iter().take(10).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems, e.g.:\n{}",
+        problems.len(),
+        problems.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+    );
     let per_race_date: BTreeMap<NaiveDate, u64> = stats
         .booked
         .values()

@@ -63,7 +63,10 @@ pub(crate) async fn requestor_commands_reach_a_running_gateway(b: Backend) {
 
     let (code, out, _) = run(&["list"], "");
     assert_eq!(code, 0);
-    assert!(out.contains("ACME") && out.contains("ACME-DIST") && out.contains("Acme Travel") && out.contains("DEMO"), "{out}");
+    assert!(
+        out.contains("ACME") && out.contains("ACME-DIST") && out.contains("Acme Travel") && out.contains("DEMO"),
+        "{out}"
+    );
     assert!(!out.contains("argon2") && !out.contains("first-secret"), "{out}");
 
     let (code, out, err) = run(&["passwd", "ACME"], "second-secret\r\n");
@@ -119,7 +122,11 @@ async fn base_path_environment_and_metrics(b: Backend) {
     let gw = GatewayProcess::start_with(
         &db.arg(),
         &[],
-        &[("OTA_GATEWAY_BASE_PATH", "/sandbox"), ("OTA_GATEWAY_ALLOW", "10.0.0.0/8,127.0.0.0/8"), ("OTA_GATEWAY_BODY_LIMIT", "64KiB")],
+        &[
+            ("OTA_GATEWAY_BASE_PATH", "/sandbox"),
+            ("OTA_GATEWAY_ALLOW", "10.0.0.0/8,127.0.0.0/8"),
+            ("OTA_GATEWAY_BODY_LIMIT", "64KiB"),
+        ],
         None,
     )
     .await;
@@ -149,12 +156,19 @@ async fn base_path_environment_and_metrics(b: Backend) {
     assert_eq!(metric(&text, r#"ota_requests_total{operation="hotelnbc",status="413"}"#), 1.0, "{text}");
     assert_eq!(metric(&text, r#"ota_requests_total{operation="activitybook",status="200"}"#), 2.0, "{text}");
     assert!(metric(&text, r#"ota_requests_total{operation="other",status="404"}"#) >= 3.0, "{text}");
-    assert_eq!(metric(&text, r#"ota_bookings_committed_total{kind="activity"}"#), 1.0, "a repeat is not a new booking: {text}");
+    assert_eq!(
+        metric(&text, r#"ota_bookings_committed_total{kind="activity"}"#),
+        1.0,
+        "a repeat is not a new booking: {text}"
+    );
     assert_eq!(metric(&text, "ota_auth_failures_total"), 1.0, "{text}");
     assert_eq!(metric(&text, "ota_db_errors_total"), 0.0, "{text}");
     assert!(metric(&text, r#"ota_request_duration_seconds_count{operation="hotelnbc"}"#) >= 3.0, "{text}");
     let age = metric(&text, "ota_content_snapshot_age_seconds");
-    assert!(text.contains("ota_content_snapshot_age_seconds") && age < 5.0, "the refresher confirms the snapshot: {age}");
+    assert!(
+        text.contains("ota_content_snapshot_age_seconds") && age < 5.0,
+        "the refresher confirms the snapshot: {age}"
+    );
     assert!(metric(&text, "ota_content_version") >= 1.0);
     assert_eq!(metric(&text, "ota_auth_argon2_workers"), ota_gateway::auth::pool::default_workers() as f64);
     drop(gw);

@@ -24,8 +24,8 @@ use ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRs;
 use ota_messages::hotel_res::OtaHotelResRs;
 use ota_messages::hotel_res_modify::OtaHotelResModifyRs;
 use ota_messages::runtime::{Message, Response};
-use ota_messages::tour_activity_book::{AgeQualifierName, OtaTourActivityBookRs};
 use ota_messages::tour_activity_avail::OtaTourActivityAvailRs;
+use ota_messages::tour_activity_book::{AgeQualifierName, OtaTourActivityBookRs};
 use ota_messages::tour_activity_search::OtaTourActivitySearchRs;
 use reqwest::StatusCode;
 
@@ -67,10 +67,12 @@ fn official_verdict(xml: &str) -> Result<(), String> {
 /// Sends an official-form request (checked against its official schema first) and returns the
 /// answer, checked against the official schema of its root.
 async fn send_official(server: &TestServer, path: &str, xml: &str) -> String {
-    official_verdict(xml).unwrap_or_else(|e| panic!("the test's request is not valid under OpenTravel 2016B:\n{e}\n{xml}"));
+    official_verdict(xml)
+        .unwrap_or_else(|e| panic!("the test's request is not valid under OpenTravel 2016B:\n{e}\n{xml}"));
     let (status, _, body) = server.client().send_raw(path, xml.to_string(), XML).await.unwrap();
     assert_eq!(status, StatusCode::OK, "{body}");
-    official_verdict(&body).unwrap_or_else(|e| panic!("{path}: the answer is not valid under OpenTravel 2016B:\n{e}\n{body}"));
+    official_verdict(&body)
+        .unwrap_or_else(|e| panic!("{path}: the answer is not valid under OpenTravel 2016B:\n{e}\n{body}"));
     body
 }
 
@@ -98,7 +100,10 @@ fn book(res_status: Option<&str>, client_ref: &str, start: NaiveDate, end: Naive
 }
 
 fn read(id: &str, context: &str) -> String {
-    format!(r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<UniqueID Type="36" ID="{id}" ID_Context="{context}"/></OTA_ReadRQ>"#, pos(OTA_DEMO))
+    format!(
+        r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<UniqueID Type="36" ID="{id}" ID_Context="{context}"/></OTA_ReadRQ>"#,
+        pos(OTA_DEMO)
+    )
 }
 
 fn cancel(cancel_type: &str, id: &str) -> String {
@@ -113,11 +118,20 @@ fn cancel(cancel_type: &str, id: &str) -> String {
 fn as_modify(read_answer: &str) -> String {
     let start = read_answer.find("<HotelReservation ").expect("a HotelReservation");
     let end = read_answer.find("</HotelReservation>").expect("its end") + "</HotelReservation>".len();
-    read_answer[start..end].replace("<HotelReservation ", "<HotelResModify ").replace("</HotelReservation>", "</HotelResModify>")
+    read_answer[start..end]
+        .replace("<HotelReservation ", "<HotelResModify ")
+        .replace("</HotelReservation>", "</HotelResModify>")
 }
 
 fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
-    let ids = &rs.hotel_reservations.as_ref()?.hotel_reservation.res_global_info.hotel_reservation_ids.as_ref()?.hotel_reservation_id;
+    let ids = &rs
+        .hotel_reservations
+        .as_ref()?
+        .hotel_reservation
+        .res_global_info
+        .hotel_reservation_ids
+        .as_ref()?
+        .hotel_reservation_id;
     ids.iter().find(|r| r.res_id_source_context == ResIdSourceContext::Internal).map(|r| r.res_id_value.clone())
 }
 
@@ -146,13 +160,18 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     assert!(answer.contains("<Success/>") && answer.contains(ROOM), "{answer}");
 
     // Quote: priced, nothing stored.
-    let quote = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", &book(Some("Quote"), "OTA-DAY-1", start, end)).await).unwrap();
+    let quote = OtaHotelResRs::from_xml(
+        &send_official(&server, "/hotelbook", &book(Some("Quote"), "OTA-DAY-1", start, end)).await,
+    )
+    .unwrap();
     assert!(quote.is_success(), "{:?}", quote.errors());
     assert!(quote.warnings().is_none());
     assert_eq!(internal_ref(&quote), None);
 
     // No ResStatus: on this dialect a book request books.
-    let booked = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", &book(None, "OTA-DAY-1", start, end)).await).unwrap();
+    let booked =
+        OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", &book(None, "OTA-DAY-1", start, end)).await)
+            .unwrap();
     assert!(booked.is_success(), "{:?}", booked.errors());
     let internal = internal_ref(&booked).expect("booked: an Internal reference");
 
@@ -167,8 +186,14 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     // By the Client reference as the answer wrote it (with its CompanyName), with OpenTravel's
     // Instance and ReservationType: the same booking.
     let by_client = read("OTA-DAY-1", "Client")
-        .replace(r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">"#, r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" ReservationType="14">"#)
-        .replace(r#"ID_Context="Client"/>"#, r#"ID_Context="Client" Instance="1"><CompanyName Code="OTA-DEMO">Demo partner</CompanyName></UniqueID>"#);
+        .replace(
+            r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">"#,
+            r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" ReservationType="14">"#,
+        )
+        .replace(
+            r#"ID_Context="Client"/>"#,
+            r#"ID_Context="Client" Instance="1"><CompanyName Code="OTA-DEMO">Demo partner</CompanyName></UniqueID>"#,
+        );
     assert!(by_client.contains("CompanyName") && by_client.contains("ReservationType"));
     let again = OtaResRetrieveRs::from_xml(&send_official(&server, "/bookread", &by_client).await).unwrap();
     assert_eq!(again.reservations_list, read_rs.reservations_list);
@@ -178,16 +203,26 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     // HotelResModify with one change, a guest's given name.
     let modify = |res_status: &str| {
         let reservation = as_modify(&body).replace("<GivenName>Jan</GivenName>", "<GivenName>Janek</GivenName>");
-        format!(r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1"{res_status}>{}<HotelResModifies>{reservation}</HotelResModifies></OTA_HotelResModifyRQ>"#, pos(OTA_DEMO))
+        format!(
+            r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1"{res_status}>{}<HotelResModifies>{reservation}</HotelResModifies></OTA_HotelResModifyRQ>"#,
+            pos(OTA_DEMO)
+        )
     };
-    let quoted = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &modify(r#" ResStatus="Quote""#)).await).unwrap();
+    let quoted =
+        OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &modify(r#" ResStatus="Quote""#)).await)
+            .unwrap();
     assert!(quoted.is_success() && quoted.warnings().is_none(), "{quoted:?}");
     // The version with a zone (2016B's date-times may carry one) is the same instant: Z, or the
     // same time two hours on at +02:00; the wall time at +02:00 is another instant: stale.
     let stamp = body.split(r#"LastModifyDateTime=""#).nth(1).and_then(|s| s.split('"').next()).unwrap().to_string();
-    let plus_two = (chrono::NaiveDateTime::parse_from_str(&stamp, "%Y-%m-%dT%H:%M:%S").unwrap() + chrono::Duration::hours(2)).format("%Y-%m-%dT%H:%M:%S");
-    for (zoned, same) in [(format!("{stamp}Z"), true), (format!("{plus_two}+02:00"), true), (format!("{stamp}+02:00"), false)] {
-        let rq = modify(r#" ResStatus="Quote""#).replace(&format!(r#"LastModifyDateTime="{stamp}""#), &format!(r#"LastModifyDateTime="{zoned}""#));
+    let plus_two = (chrono::NaiveDateTime::parse_from_str(&stamp, "%Y-%m-%dT%H:%M:%S").unwrap()
+        + chrono::Duration::hours(2))
+    .format("%Y-%m-%dT%H:%M:%S");
+    for (zoned, same) in
+        [(format!("{stamp}Z"), true), (format!("{plus_two}+02:00"), true), (format!("{stamp}+02:00"), false)]
+    {
+        let rq = modify(r#" ResStatus="Quote""#)
+            .replace(&format!(r#"LastModifyDateTime="{stamp}""#), &format!(r#"LastModifyDateTime="{zoned}""#));
         let rs = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &rq).await).unwrap();
         assert_eq!(rs.is_success(), same, "{zoned}: {rs:?}");
     }
@@ -195,7 +230,12 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     let answer = send_official(&server, "/bookmodify", &modify("")).await;
     let modified = OtaHotelResModifyRs::from_xml(&answer).unwrap();
     assert!(modified.is_success(), "{answer}");
-    assert!(answer.contains("<GivenName>Janek</GivenName>") && answer.contains("LastModifyDateTime=") && !answer.contains("LastUpdateDateTime="), "{answer}");
+    assert!(
+        answer.contains("<GivenName>Janek</GivenName>")
+            && answer.contains("LastModifyDateTime=")
+            && !answer.contains("LastUpdateDateTime="),
+        "{answer}"
+    );
     let (_, _, body) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
     assert!(body.contains("<GivenName>Janek</GivenName>"), "stored: {body}");
     // The same built from an older read is refused: it would undo a change it never saw.
@@ -206,13 +246,40 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     let (_, _, fresh) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
     let current = as_modify(&fresh);
     for (change, code, tag) in [
-        (current.replace(r#"ResStatus="Reserved""#, r#"ResStatus="Cancelled""#), ErrorCode::UnableToProcess, "/@ResStatus"),
-        (current.replace("<HotelResModify ", r#"<HotelResModify RoomStayReservation="false" "#), ErrorCode::UnableToProcess, "/@RoomStayReservation"),
-        (current.replace(r#"ID="OTA-DAY-1""#, r#"ID="SOMEONE-ELSE""#), ErrorCode::BookingReferenceInvalid, "/UniqueID[2]"),
-        (current.replacen("<ServiceRPHs>", "<SpecialRequests><SpecialRequest><Text>Cot</Text></SpecialRequest></SpecialRequests><ServiceRPHs>", 1), ErrorCode::UnableToProcess, "/RoomStay[1]/SpecialRequests"),
-        (current.replacen("<RoomRates>", r#"<RatePlans><RatePlan RatePlanCode="BAR"/></RatePlans><RoomRates>"#, 1), ErrorCode::UnableToProcess, "/RoomStay[1]/RatePlans"),
+        (
+            current.replace(r#"ResStatus="Reserved""#, r#"ResStatus="Cancelled""#),
+            ErrorCode::UnableToProcess,
+            "/@ResStatus",
+        ),
+        (
+            current.replace("<HotelResModify ", r#"<HotelResModify RoomStayReservation="false" "#),
+            ErrorCode::UnableToProcess,
+            "/@RoomStayReservation",
+        ),
+        (
+            current.replace(r#"ID="OTA-DAY-1""#, r#"ID="SOMEONE-ELSE""#),
+            ErrorCode::BookingReferenceInvalid,
+            "/UniqueID[2]",
+        ),
+        (
+            current.replacen(
+                "<ServiceRPHs>",
+                "<SpecialRequests><SpecialRequest><Text>Cot</Text></SpecialRequest></SpecialRequests><ServiceRPHs>",
+                1,
+            ),
+            ErrorCode::UnableToProcess,
+            "/RoomStay[1]/SpecialRequests",
+        ),
+        (
+            current.replacen("<RoomRates>", r#"<RatePlans><RatePlan RatePlanCode="BAR"/></RatePlans><RoomRates>"#, 1),
+            ErrorCode::UnableToProcess,
+            "/RoomStay[1]/RatePlans",
+        ),
     ] {
-        let rq = format!(r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1">{}<HotelResModifies>{change}</HotelResModifies></OTA_HotelResModifyRQ>"#, pos(OTA_DEMO));
+        let rq = format!(
+            r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1">{}<HotelResModifies>{change}</HotelResModifies></OTA_HotelResModifyRQ>"#,
+            pos(OTA_DEMO)
+        );
         let refused = OtaHotelResModifyRs::from_xml(&send_official(&server, "/bookmodify", &rq).await).unwrap();
         let error = &refused.errors().expect("refused").error[0];
         assert_eq!(error.code, Some(code), "{refused:?}");
@@ -220,9 +287,11 @@ async fn hotel_day_in_the_official_form(b: Backend) {
     }
 
     // Cancel: Quote, then Commit; the read shows it cancelled.
-    let quoted = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Quote", &internal)).await).unwrap();
+    let quoted =
+        OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Quote", &internal)).await).unwrap();
     assert_eq!(quoted.status, TransactionStatus::Pending);
-    let cancelled = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Commit", &internal)).await).unwrap();
+    let cancelled =
+        OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Commit", &internal)).await).unwrap();
     assert_eq!(cancelled.status, TransactionStatus::Committed);
     let (_, _, body) = server.client().send_raw("/bookread", read(&internal, "Internal"), XML).await.unwrap();
     let read_rs = OtaResRetrieveRs::from_xml(&body).unwrap();
@@ -249,7 +318,8 @@ async fn a_book_request_without_res_status_means_what_the_dialect_says(b: Backen
     assert!(OtaResRetrieveRs::from_xml(&body).unwrap().is_success(), "stored: {body}");
 
     // On service it stays a Quote, and the answer says that nothing was booked.
-    let (_, _, body) = client.send_raw("/activitybook", activity_book_without_status(DEMO, "SVC-ACT-1", date), XML).await.unwrap();
+    let (_, _, body) =
+        client.send_raw("/activitybook", activity_book_without_status(DEMO, "SVC-ACT-1", date), XML).await.unwrap();
     let rs = OtaTourActivityBookRs::from_xml(&body).unwrap();
     assert!(rs.is_success(), "{body}");
     let warning = &rs.warnings().expect("a warning").warning[0];
@@ -258,7 +328,11 @@ async fn a_book_request_without_res_status_means_what_the_dialect_says(b: Backen
     let read_demo = read("SVC-ACT-1", "Client").replace(&pos(OTA_DEMO), &pos(DEMO));
     let (_, _, body) = client.send_raw("/bookread", read_demo, XML).await.unwrap();
     let rs = OtaResRetrieveRs::from_xml(&body).unwrap();
-    assert_eq!(rs.errors().map(|e| e.error[0].code.clone()), Some(Some(ErrorCode::BookingReferenceNotFound)), "nothing stored: {body}");
+    assert_eq!(
+        rs.errors().map(|e| e.error[0].code.clone()),
+        Some(Some(ErrorCode::BookingReferenceNotFound)),
+        "nothing stored: {body}"
+    );
 }
 
 /// Activity ids of a search answer.
@@ -279,22 +353,75 @@ async fn activity_search_by_area_and_by_id(b: Backend) {
     };
     let dates = format!(r#"<DateTimePref Start="{start}" End="{end}"/>"#);
     // By area code: every Mallorca activity (PMI); by a name the areas begin with: the same.
-    let by_code = found(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="PMI"/></LocationPref>"#))).await);
+    let by_code = found(
+        &send_official(
+            &server,
+            "/activitysearch",
+            &search(&format!(r#"{dates}<LocationPref><Region RegionCode="PMI"/></LocationPref>"#)),
+        )
+        .await,
+    );
     assert!(by_code.len() >= 3 && by_code.contains(&"LESPMIBKUI".to_string()), "{by_code:?}");
-    let by_name = found(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionName="Mallorca"/></LocationPref>"#))).await);
+    let by_name = found(
+        &send_official(
+            &server,
+            "/activitysearch",
+            &search(&format!(r#"{dates}<LocationPref><Region RegionName="Mallorca"/></LocationPref>"#)),
+        )
+        .await,
+    );
     assert_eq!(by_name, by_code);
-    let palma = found(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="PMI" RegionName="Mallorca – Palma"/></LocationPref>"#))).await);
-    assert!(!palma.is_empty() && palma.len() < by_code.len() && !palma.contains(&"LESPMIBKUI".to_string()), "{palma:?}");
+    let palma = found(
+        &send_official(
+            &server,
+            "/activitysearch",
+            &search(&format!(
+                r#"{dates}<LocationPref><Region RegionCode="PMI" RegionName="Mallorca – Palma"/></LocationPref>"#
+            )),
+        )
+        .await,
+    );
+    assert!(
+        !palma.is_empty() && palma.len() < by_code.len() && !palma.contains(&"LESPMIBKUI".to_string()),
+        "{palma:?}"
+    );
     // An area with no activities finds none, as a hotel with none near it.
-    let none = OtaTourActivitySearchRs::from_xml(&send_official(&server, "/activitysearch", &search(&format!(r#"{dates}<LocationPref><Region RegionCode="XYZ"/></LocationPref>"#))).await).unwrap();
+    let none = OtaTourActivitySearchRs::from_xml(
+        &send_official(
+            &server,
+            "/activitysearch",
+            &search(&format!(r#"{dates}<LocationPref><Region RegionCode="XYZ"/></LocationPref>"#)),
+        )
+        .await,
+    )
+    .unwrap();
     assert!(none.tour_activity_info.is_empty(), "{none:?}");
     // One activity by its id, no location.
-    let one = found(&send_official(&server, "/activitysearch", &search(&format!(r#"<BasicInfo TourActivityID="LESPMIBKUI"/>{dates}"#))).await);
+    let one = found(
+        &send_official(
+            &server,
+            "/activitysearch",
+            &search(&format!(r#"<BasicInfo TourActivityID="LESPMIBKUI"/>{dates}"#)),
+        )
+        .await,
+    );
     assert_eq!(one, ["LESPMIBKUI"]);
-    let unknown = OtaTourActivitySearchRs::from_xml(&send_official(&server, "/activitysearch", &search(&format!(r#"<BasicInfo TourActivityID="NOPE"/>{dates}"#))).await).unwrap();
-    assert!(unknown.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivitySearchRQ/SearchCriteria/BasicInfo/@TourActivityID")), "{unknown:?}");
+    let unknown = OtaTourActivitySearchRs::from_xml(
+        &send_official(&server, "/activitysearch", &search(&format!(r#"<BasicInfo TourActivityID="NOPE"/>{dates}"#)))
+            .await,
+    )
+    .unwrap();
+    assert!(
+        unknown
+            .errors()
+            .is_some_and(|e| e.error[0].tag.as_deref()
+                == Some("/OTA_TourActivitySearchRQ/SearchCriteria/BasicInfo/@TourActivityID")),
+        "{unknown:?}"
+    );
     // The service's form keeps working, from every requestor.
-    let service = search(&format!(r#"{dates}<LocationPref Context="Service"><Region RegionCode="Product">LESPMIBKUI</Region></LocationPref>"#));
+    let service = search(&format!(
+        r#"{dates}<LocationPref Context="Service"><Region RegionCode="Product">LESPMIBKUI</Region></LocationPref>"#
+    ));
     let (_, _, body) = server.client().send_raw("/activitysearch", service, XML).await.unwrap();
     assert_eq!(found(&body), ["LESPMIBKUI"]);
 }
@@ -310,7 +437,9 @@ async fn activity_availability_in_the_official_form(b: Backend) {
             pos(OTA_DEMO)
         )
     };
-    let by_name = OtaTourActivityAvailRs::from_xml(&send_official(&server, "/activityavailability", &avail("Adult")).await).unwrap();
+    let by_name =
+        OtaTourActivityAvailRs::from_xml(&send_official(&server, "/activityavailability", &avail("Adult")).await)
+            .unwrap();
     assert!(by_name.is_success(), "{by_name:?}");
     assert!(!by_name.tour_activity_info.is_empty());
     assert!(by_name.tour_activity_info.iter().all(|i| i.basic_info.tour_activity_id == "LESPMIBKUI"));
@@ -340,20 +469,40 @@ async fn activity_booking_in_the_official_form(b: Backend) {
     assert!(read_rs.is_success(), "{read_body}");
     let reservation = &read_rs.reservations_list.as_ref().unwrap().hotel_reservation[0];
     assert_eq!(reservation.res_status, BookingStatus::Reserved);
-    let internal = reservation.unique_id.iter().find(|u| u.id_context == ota_messages::common::IdContext::Internal).unwrap().id.clone();
+    let internal = reservation
+        .unique_id
+        .iter()
+        .find(|u| u.id_context == ota_messages::common::IdContext::Internal)
+        .unwrap()
+        .id
+        .clone();
     // Cancelled in the official form.
-    let cancelled = OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Commit", &internal)).await).unwrap();
+    let cancelled =
+        OtaCancelRs::from_xml(&send_official(&server, "/bookcancel", &cancel("Commit", &internal)).await).unwrap();
     assert_eq!(cancelled.status, TransactionStatus::Committed);
     // Two names for one participant's category are refused, naming the element.
-    let twice = book.replace(r#"<Category Age="41">"#, r#"<Category Age="41" QualifierInfo="8">"#).replace("OTA-ACT-DAY", "OTA-ACT-TWICE");
+    let twice = book
+        .replace(r#"<Category Age="41">"#, r#"<Category Age="41" QualifierInfo="8">"#)
+        .replace("OTA-ACT-DAY", "OTA-ACT-TWICE");
     let (_, _, body) = server.client().send_raw("/activitybook", twice, XML).await.unwrap();
     let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
-    assert!(refused.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Category/QualifierInfo")), "{body}");
+    assert!(
+        refused.errors().is_some_and(|e| e.error[0].tag.as_deref()
+            == Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Category/QualifierInfo")),
+        "{body}"
+    );
     // A date that is no calendar date (valid in form) is refused at its attribute.
-    let no_such_day = book.replace(&format!(r#"<Schedule Start="{date}"/>"#), r#"<Schedule Start="2027-02-30"/>"#).replace("OTA-ACT-DAY", "OTA-ACT-FEB30");
+    let no_such_day = book
+        .replace(&format!(r#"<Schedule Start="{date}"/>"#), r#"<Schedule Start="2027-02-30"/>"#)
+        .replace("OTA-ACT-DAY", "OTA-ACT-FEB30");
     let (_, _, body) = server.client().send_raw("/activitybook", no_such_day, XML).await.unwrap();
     let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
-    assert!(refused.errors().is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start")), "{body}");
+    assert!(
+        refused
+            .errors()
+            .is_some_and(|e| e.error[0].tag.as_deref() == Some("/OTA_TourActivityBookRQ/BookingInfo/Schedule/@Start")),
+        "{body}"
+    );
 }
 
 /// A transfer as 2016B bindings book it: the availability answer names the pickup hotel only
@@ -370,7 +519,12 @@ async fn activity_transfer_booked_by_the_pickup_hotels_name(b: Backend) {
     let (_, _, body) = server.client().send_raw("/activityavailability", avail, XML).await.unwrap();
     official_verdict(&body).unwrap_or_else(|e| panic!("the answer is not valid under OpenTravel 2016B:\n{e}\n{body}"));
     let offers = OtaTourActivityAvailRs::from_xml(&body).unwrap();
-    let pickup = offers.tour_activity_info.iter().flat_map(|i| &i.pickup_dropoff).find(|p| p.pickup_ind).expect("a transfer offer with its pickup");
+    let pickup = offers
+        .tour_activity_info
+        .iter()
+        .flat_map(|i| &i.pickup_dropoff)
+        .find(|p| p.pickup_ind)
+        .expect("a transfer offer with its pickup");
     assert_eq!(pickup.code, None, "ota2016b writes no code: the name is all the client has");
     let (name, time) = (pickup.location_name.clone().unwrap(), pickup.date_time.unwrap());
     let book = format!(
@@ -385,10 +539,12 @@ async fn activity_transfer_booked_by_the_pickup_hotels_name(b: Backend) {
     let booked = details.pickup_dropoff.unwrap();
     assert_eq!((booked.date_time.map(|t| t.local), booked.pickup_ind), (Some(time.local), Some(true)), "{body}");
     // The participants' categories by their OpenTravel names.
-    let names: Vec<_> = details.participant_info.iter().map(|p| p.category.as_ref().and_then(|c| c.qualifier_info.clone())).collect();
+    let names: Vec<_> =
+        details.participant_info.iter().map(|p| p.category.as_ref().and_then(|c| c.qualifier_info.clone())).collect();
     assert_eq!(names, [Some(AgeQualifierName::Adult), Some(AgeQualifierName::Adult)]);
     // A name no pickup hotel has is refused, naming the place and the hotels.
-    let elsewhere = book.replace(&name.replace('&', "&amp;"), "Nowhere Inn").replace("OTA-TRF-DAY", "OTA-TRF-ELSEWHERE");
+    let elsewhere =
+        book.replace(&name.replace('&', "&amp;"), "Nowhere Inn").replace("OTA-TRF-DAY", "OTA-TRF-ELSEWHERE");
     let (_, _, body) = server.client().send_raw("/activitybook", elsewhere, XML).await.unwrap();
     let refused = OtaTourActivityBookRs::from_xml(&body).unwrap();
     let error = &refused.errors().expect("refused").error[0];
@@ -402,7 +558,9 @@ async fn hotel_booking_by_guest_counts(b: Backend) {
     let server = TestServer::start(b).await;
     let (start, end) = (day(40), day(43));
     let one = book(Some("Quote"), "OTA-COUNTS-1", start, end);
-    let counted = one.replace("<ResGuestRPHs>1 2</ResGuestRPHs>", r#""#).replace("<TimeSpan", r#"<GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts><TimeSpan"#);
+    let counted = one
+        .replace("<ResGuestRPHs>1 2</ResGuestRPHs>", r#""#)
+        .replace("<TimeSpan", r#"<GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts><TimeSpan"#);
     let bare = one.replace("<ResGuestRPHs>1 2</ResGuestRPHs>", "");
     for (what, xml) in [("GuestCounts", &counted), ("one room stay, no list", &bare)] {
         let rs = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", xml).await).unwrap();
@@ -417,14 +575,22 @@ async fn hotel_booking_by_guest_counts(b: Backend) {
     let third = r#"<ResGuest ResGuestRPH="3" AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile><Customer><PersonName><GivenName>Eva</GivenName><Surname>Nowak</Surname></PersonName></Customer></Profile></ProfileInfo></Profiles></ResGuest></ResGuests>"#;
     let start_of_stays = one.find("<RoomStays>").unwrap() + "<RoomStays>".len();
     let end_of_stays = one.find("</RoomStays>").unwrap();
-    let two = format!("{}{}{}{}", &one[..start_of_stays], room(1, 2), room(2, 1), &one[end_of_stays..]).replacen("</ResGuests>", third, 1);
+    let two = format!("{}{}{}{}", &one[..start_of_stays], room(1, 2), room(2, 1), &one[end_of_stays..]).replacen(
+        "</ResGuests>",
+        third,
+        1,
+    );
     let body = send_official(&server, "/hotelbook", &two).await;
     let rs = OtaHotelResRs::from_xml(&body).unwrap();
     assert!(rs.is_success(), "{body}");
     // Counts that disagree with the guests named: refused at GuestCounts.
     let disagree = counted.replacen("<ServiceRPHs>", "<ResGuestRPHs>1</ResGuestRPHs><ServiceRPHs>", 1);
     let rs = OtaHotelResRs::from_xml(&send_official(&server, "/hotelbook", &disagree).await).unwrap();
-    assert!(rs.errors().is_some_and(|e| e.error.iter().any(|e| e.tag.as_deref() == Some("/OTA_HotelResRQ/HotelReservations/HotelReservation/RoomStays/RoomStay[1]/GuestCounts"))), "{rs:?}");
+    assert!(
+        rs.errors().is_some_and(|e| e.error.iter().any(|e| e.tag.as_deref()
+            == Some("/OTA_HotelResRQ/HotelReservations/HotelReservation/RoomStays/RoomStay[1]/GuestCounts"))),
+        "{rs:?}"
+    );
 }
 
 /// What a booking or a modify may ask in 2016B's form that the gateway does not do (special
@@ -465,22 +631,59 @@ async fn hotel_availability_in_the_other_official_forms(b: Backend) {
     // The segment's form, as the service has it, is the baseline.
     let baseline = offers(&send_official(&server, "/hotelavailability", &avail(start, end)).await);
     assert!(baseline > 0);
-    let inside = request(r#" RequestedCurrency="USD" SortOrder="RA""#, &format!(r#"<HotelRef HotelCode="{HOTEL}" ChainCode="XX"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#));
+    let inside = request(
+        r#" RequestedCurrency="USD" SortOrder="RA""#,
+        &format!(
+            r#"<HotelRef HotelCode="{HOTEL}" ChainCode="XX"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#
+        ),
+    );
     assert_eq!(offers(&send_official(&server, "/hotelavailability", &inside).await), baseline);
-    let duration = request("", &format!(r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" Duration="P3N"/>{rooms}"#));
+    let duration = request(
+        "",
+        &format!(r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" Duration="P3N"/>{rooms}"#),
+    );
     assert_eq!(offers(&send_official(&server, "/hotelavailability", &duration).await), baseline);
     // A region (RefPoint, as 2016B has it), the stay in the Criterion: the offers of its hotels.
-    let region = request("", &format!(r#"<RefPoint CodeContext="Country">ES</RefPoint><StayDateRange Start="{start}" End="{end}"/>{rooms}"#));
+    let region = request(
+        "",
+        &format!(r#"<RefPoint CodeContext="Country">ES</RefPoint><StayDateRange Start="{start}" End="{end}"/>{rooms}"#),
+    );
     assert!(offers(&send_official(&server, "/hotelavailability", &region).await) > baseline);
     // Two hotels in one Criterion: the offers of both.
-    let two = request("", &format!(r#"<HotelRef HotelCode="{HOTEL}"/><HotelRef HotelCode="HTL00042"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#));
+    let two = request(
+        "",
+        &format!(
+            r#"<HotelRef HotelCode="{HOTEL}"/><HotelRef HotelCode="HTL00042"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#
+        ),
+    );
     assert!(offers(&send_official(&server, "/hotelavailability", &two).await) > baseline);
     // What it does not do: Type 2, naming the element or attribute.
     for (criterion, root_attrs, tag) in [
-        (format!(r#"<Address><CityName>Palma</CityName></Address><StayDateRange Start="{start}" End="{end}"/>{rooms}"#), "", "/Criterion[1]/Address"),
-        (format!(r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" End="{end}"/>{}"#, rooms.replace(r#"Quantity="1""#, r#"Quantity="2""#)), "", "/RoomStayCandidate[1]/@Quantity"),
-        (format!(r#"<HotelRef HotelName="Somewhere"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#), "", "/HotelRef[1]/@HotelCode"),
-        (format!(r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#), r#" BestOnly="true""#, "/OTA_HotelAvailRQ/@BestOnly"),
+        (
+            format!(
+                r#"<Address><CityName>Palma</CityName></Address><StayDateRange Start="{start}" End="{end}"/>{rooms}"#
+            ),
+            "",
+            "/Criterion[1]/Address",
+        ),
+        (
+            format!(
+                r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" End="{end}"/>{}"#,
+                rooms.replace(r#"Quantity="1""#, r#"Quantity="2""#)
+            ),
+            "",
+            "/RoomStayCandidate[1]/@Quantity",
+        ),
+        (
+            format!(r#"<HotelRef HotelName="Somewhere"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#),
+            "",
+            "/HotelRef[1]/@HotelCode",
+        ),
+        (
+            format!(r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" End="{end}"/>{rooms}"#),
+            r#" BestOnly="true""#,
+            "/OTA_HotelAvailRQ/@BestOnly",
+        ),
     ] {
         let body = send_official(&server, "/hotelavailability", &request(root_attrs, &criterion)).await;
         let rs = OtaHotelAvailRs::from_xml(&body).unwrap();
@@ -489,7 +692,12 @@ async fn hotel_availability_in_the_other_official_forms(b: Backend) {
         assert!(e.tag.as_deref().is_some_and(|t| t.ends_with(tag)), "{tag}: {body}");
     }
     // End and Duration that disagree: a business error at Duration.
-    let disagree = request("", &format!(r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" End="{end}" Duration="P2N"/>{rooms}"#));
+    let disagree = request(
+        "",
+        &format!(
+            r#"<HotelRef HotelCode="{HOTEL}"/><StayDateRange Start="{start}" End="{end}" Duration="P2N"/>{rooms}"#
+        ),
+    );
     let rs = OtaHotelAvailRs::from_xml(&send_official(&server, "/hotelavailability", &disagree).await).unwrap();
     assert!(rs.errors().unwrap().error[0].tag.as_deref().is_some_and(|t| t.ends_with("StayDateRange/@Duration")));
 }
@@ -499,7 +707,12 @@ async fn hotel_availability_in_the_other_official_forms(b: Backend) {
 /// package, …) is answered Type 2 "not supported", naming it, never a schema error.
 async fn reads_in_the_other_official_forms(b: Backend) {
     let server = TestServer::start(b).await;
-    let read_request = |inner: &str| format!(r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<ReadRequests>{inner}</ReadRequests></OTA_ReadRQ>"#, pos(OTA_DEMO));
+    let read_request = |inner: &str| {
+        format!(
+            r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<ReadRequests>{inner}</ReadRequests></OTA_ReadRQ>"#,
+            pos(OTA_DEMO)
+        )
+    };
     // OTA-DEMO's demo booking, both ways.
     let by_root = send_official(&server, "/bookread", &read("OTA-2030-0001", "Client")).await;
     let by_request = send_official(&server, "/bookread", &read_request(r#"<ReadRequest><UniqueID Type="36" ID="OTA-2030-0001" ID_Context="Client"/><Verification><PersonName><Surname>Smith</Surname></PersonName></Verification></ReadRequest>"#)).await;
@@ -507,13 +720,29 @@ async fn reads_in_the_other_official_forms(b: Backend) {
     assert!(a.is_success(), "{by_root}");
     assert_eq!(a.reservations_list, b.reservations_list);
     // Its errors are tagged at the element the client sent.
-    let item = OtaResRetrieveRs::from_xml(&send_official(&server, "/bookread", &read_request(r#"<ReadRequest><UniqueID Type="37" ID="OTA-2030-0001_1" ID_Context="Client"/></ReadRequest>"#)).await).unwrap();
-    assert_eq!(item.errors().unwrap().error[0].tag.as_deref(), Some("/OTA_ReadRQ/ReadRequests/ReadRequest/UniqueID/@Type"));
+    let item = OtaResRetrieveRs::from_xml(
+        &send_official(
+            &server,
+            "/bookread",
+            &read_request(
+                r#"<ReadRequest><UniqueID Type="37" ID="OTA-2030-0001_1" ID_Context="Client"/></ReadRequest>"#,
+            ),
+        )
+        .await,
+    )
+    .unwrap();
+    assert_eq!(
+        item.errors().unwrap().error[0].tag.as_deref(),
+        Some("/OTA_ReadRQ/ReadRequests/ReadRequest/UniqueID/@Type")
+    );
     // Other kinds: not supported, named.
     for (name, inner) in [
         ("AirReadRequest", r#"<AirReadRequest><DepartureDate>2030-07-01</DepartureDate></AirReadRequest>"#),
         ("PkgReadRequest", r#"<PkgReadRequest/>"#),
-        ("VehicleReadRequest", r#"<VehicleReadRequest><UniqueID Type="14" ID="X1"/><VehRetResRQInfo/></VehicleReadRequest>"#),
+        (
+            "VehicleReadRequest",
+            r#"<VehicleReadRequest><UniqueID Type="14" ID="X1"/><VehRetResRQInfo/></VehicleReadRequest>"#,
+        ),
     ] {
         let body = send_official(&server, "/bookread", &read_request(inner)).await;
         let rs = OtaResRetrieveRs::from_xml(&body).unwrap();
@@ -539,14 +768,24 @@ async fn official_sample_requests_get_business_answers(b: Backend) {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let xml = std::fs::read_to_string(file).unwrap();
         let root = root_name(&xml).unwrap();
-        let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap_or_else(|| panic!("{name}: no operation for {root}")).path;
+        let path = ota_messages::OPERATIONS
+            .iter()
+            .find(|o| o.request_root == root)
+            .unwrap_or_else(|| panic!("{name}: no operation for {root}"))
+            .path;
         let body = send_official(&server, path, &xml).await;
         // A schema error is a decoder's problem: protocol violations, and missing parts located
         // by line and column.
         let shape: Vec<String> = body
             .split("<Error ")
             .skip(1)
-            .filter(|e| e.starts_with(r#"Type="7""#) || (e.starts_with(r#"Type="10""#) && e.split('>').nth(1).is_some_and(|t| t.split(':').next().is_some_and(|l| l.parse::<u32>().is_ok()))))
+            .filter(|e| {
+                e.starts_with(r#"Type="7""#)
+                    || (e.starts_with(r#"Type="10""#)
+                        && e.split('>')
+                            .nth(1)
+                            .is_some_and(|t| t.split(':').next().is_some_and(|l| l.parse::<u32>().is_ok())))
+            })
             .map(|e| e.split('>').nth(1).unwrap_or_default().split('<').next().unwrap_or_default().to_string())
             .collect();
         if !shape.is_empty() {
@@ -561,7 +800,9 @@ async fn official_sample_requests_get_business_answers(b: Backend) {
 async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
     let server = TestServer::start(b).await;
     let import = |id: &str, context: &str, dialect: &str| {
-        let json = format!(r#"{{"requestors": [{{"id": "{id}", "id_context": "{context}", "name": "{id}", "password": "pw-{id}"{dialect}}}]}}"#);
+        let json = format!(
+            r#"{{"requestors": [{{"id": "{id}", "id_context": "{context}", "name": "{id}", "password": "pw-{id}"{dialect}}}]}}"#
+        );
         ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", &json).unwrap()
     };
     let store = server.store();
@@ -577,4 +818,17 @@ async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
     assert_eq!(dialect_of("NEW").await, Some(ota_messages::Dialect::Service), "a new requestor: the default");
 }
 
-backend_tests!(special_requests_and_rate_plans_are_refused_not_dropped, hotel_booking_by_guest_counts, hotel_availability_in_the_other_official_forms, official_sample_requests_get_business_answers, reads_in_the_other_official_forms, an_import_sets_or_keeps_the_dialect, activity_booking_in_the_official_form, activity_transfer_booked_by_the_pickup_hotels_name, activity_availability_in_the_official_form, activity_search_by_area_and_by_id, hotel_day_in_the_official_form, a_book_request_without_res_status_means_what_the_dialect_says);
+backend_tests!(
+    special_requests_and_rate_plans_are_refused_not_dropped,
+    hotel_booking_by_guest_counts,
+    hotel_availability_in_the_other_official_forms,
+    official_sample_requests_get_business_answers,
+    reads_in_the_other_official_forms,
+    an_import_sets_or_keeps_the_dialect,
+    activity_booking_in_the_official_form,
+    activity_transfer_booked_by_the_pickup_hotels_name,
+    activity_availability_in_the_official_form,
+    activity_search_by_area_and_by_id,
+    hotel_day_in_the_official_form,
+    a_book_request_without_res_status_means_what_the_dialect_says
+);

@@ -90,7 +90,9 @@ fn event_of(body: &str) -> Option<(String, String, u64)> {
 }
 
 fn ack(identity: &str) -> String {
-    format!(r#"<OTA_HotelResNotifRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="2016.1" EchoToken="{identity}"><Success/></OTA_HotelResNotifRS>"#)
+    format!(
+        r#"<OTA_HotelResNotifRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="2016.1" EchoToken="{identity}"><Success/></OTA_HotelResNotifRS>"#
+    )
 }
 
 impl Receiver {
@@ -178,7 +180,9 @@ impl Receiver {
 // Bookings
 
 fn pos(id: &str, ctx: &str, pw: &str) -> String {
-    format!(r#"<POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS>"#)
+    format!(
+        r#"<POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS>"#
+    )
 }
 
 /// A hotel Commit of one guest in a standard double room of HTL00042 for one night.
@@ -200,7 +204,9 @@ fn activity_commit(client_ref: &str, date: NaiveDate) -> String {
 
 fn cancel(client_ref: &str) -> String {
     let pos = pos("DEMO", "DEMO-DIST", "demo-password");
-    format!(r#"<OTA_CancelRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" CancelType="Commit">{pos}<UniqueID Type="36" ID="{client_ref}" ID_Context="Client"/></OTA_CancelRQ>"#)
+    format!(
+        r#"<OTA_CancelRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" CancelType="Commit">{pos}<UniqueID Type="36" ID="{client_ref}" ID_Context="Client"/></OTA_CancelRQ>"#
+    )
 }
 
 /// Posts `body` to one of `urls` (the next on a transport failure: that gateway was killed):
@@ -212,7 +218,14 @@ async fn post(urls: &Mutex<Vec<String>>, first: usize, path: &str, body: &str) -
             let urls = urls.lock().unwrap();
             urls[(first + attempt) % urls.len()].clone()
         };
-        match http.post(format!("{url}{path}")).header("Content-Type", XML).body(body.to_string()).timeout(Duration::from_secs(10)).send().await {
+        match http
+            .post(format!("{url}{path}"))
+            .header("Content-Type", XML)
+            .body(body.to_string())
+            .timeout(Duration::from_secs(10))
+            .send()
+            .await
+        {
             Ok(res) if res.status().is_success() => return res.text().await.unwrap(),
             _ => tokio::time::sleep(Duration::from_millis(100)).await,
         }
@@ -358,7 +371,9 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
                 tokio::time::sleep(Duration::from_millis(40 * i as u64)).await;
             }
             let client_ref = format!("OBX-H{i}");
-            let body = post(&urls, i, "/hotelbook", &hotel_commit(&client_ref, day(40 + i as i64), "HTL00042", "RMSD000000")).await;
+            let body =
+                post(&urls, i, "/hotelbook", &hotel_commit(&client_ref, day(40 + i as i64), "HTL00042", "RMSD000000"))
+                    .await;
             assert!(body.contains("<Success"), "{body}");
             if i % 3 == 0 {
                 let body = post(&urls, i + 1, "/bookcancel", &cancel(&client_ref)).await;
@@ -413,7 +428,8 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
     let store = db.open().await;
     let stored = bookings(&store).await;
     let want = expected(&stored);
-    let pushed: BTreeSet<(String, i64)> = want.iter().filter(|(kind, _, _)| kind == "hotel").map(|(_, r, seq)| (r.clone(), *seq)).collect();
+    let pushed: BTreeSet<(String, i64)> =
+        want.iter().filter(|(kind, _, _)| kind == "hotel").map(|(_, r, seq)| (r.clone(), *seq)).collect();
     assert_eq!(stored.len(), hotels + activities + 2, "the bookings and 2 of the junior-suite Commits are stored");
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -422,13 +438,18 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
         if got >= pushed.len() && open == 0 {
             break;
         }
-        assert!(Instant::now() < deadline, "after 60 s: {got} of {} events received, {open} not delivered", pushed.len());
+        assert!(
+            Instant::now() < deadline,
+            "after 60 s: {got} of {} events received, {open} not delivered",
+            pushed.len()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let all = events(&store).await;
     // One event per stored change, none for what was refused; an activity booking's wait for
     // the pull.
-    let recorded: BTreeSet<(String, String, i64)> = all.iter().map(|e| (e.booking_kind.clone(), e.booking_ref.clone(), e.seq)).collect();
+    let recorded: BTreeSet<(String, String, i64)> =
+        all.iter().map(|e| (e.booking_kind.clone(), e.booking_ref.clone(), e.seq)).collect();
     assert_eq!(recorded, want);
     assert_eq!(all.len(), want.len());
     assert!(all.iter().all(|e| e.hotel_code == "HTL00042"));
@@ -452,7 +473,13 @@ async fn run_scenario(b: Backend, faults: Faults, trouble: bool) {
     let all: Vec<EventRow> = all.into_iter().filter(|e| e.booking_kind == "hotel").collect();
     // Every notification is valid under OpenTravel 2016B's OTA_HotelResNotifRQ.
     if !trouble {
-        for body in received.bodies.iter().filter(|b| b.contains(r#"ResStatus="Commit""#)).take(1).chain(received.bodies.iter().filter(|b| b.contains(r#"ResStatus="Cancel""#)).take(1)) {
+        for body in received
+            .bodies
+            .iter()
+            .filter(|b| b.contains(r#"ResStatus="Commit""#))
+            .take(1)
+            .chain(received.bodies.iter().filter(|b| b.contains(r#"ResStatus="Cancel""#)).take(1))
+        {
             official_verdict(body).unwrap_or_else(|e| panic!("not valid under OpenTravel 2016B:\n{e}\n{body}"));
         }
     }
@@ -527,7 +554,8 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
     assert_eq!(out.lines().count(), 3, "both events: {out}");
     let (code, _, err) = cli(&["outbox", "retry", "999999", "--db", &arg], "");
     assert_eq!(code, 1, "{err}");
-    let (code, _, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", "ftp://pms.example.com/ota", "--db", &arg], "");
+    let (code, _, err) =
+        cli(&["requestor", "set", SUPPLIER, "--notify-url", "ftp://pms.example.com/ota", "--db", &arg], "");
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("http:// or https://"), "{err}");
 
@@ -574,7 +602,9 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
 /// unacknowledged events, as they stand, for its hotel only.
 fn supplier_read() -> String {
     let pos = pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass");
-    format!(r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">{pos}<ReadRequests><HotelReadRequest/></ReadRequests></OTA_ReadRQ>"#)
+    format!(
+        r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">{pos}<ReadRequests><HotelReadRequest/></ReadRequests></OTA_ReadRQ>"#
+    )
 }
 
 /// The supplier acknowledges bookings: (Internal reference, LastModifyDateTime as read).
@@ -600,9 +630,20 @@ async fn pull(urls: &Mutex<Vec<String>>) -> Vec<(String, String, String, Vec<Str
         .unwrap_or_default()
         .into_iter()
         .map(|hr| {
-            let internal = hr.unique_id.iter().find(|u| u.id_context == IdContext::Internal).map(|u| u.id.clone()).unwrap_or_default();
-            let hotels = hr.room_stays.iter().flat_map(|r| r.room_stay.iter()).filter_map(|r| r.basic_property_info.as_ref()?.hotel_code.clone()).collect();
-            let version = hr.last_modify_date_time.map(|v| v.local.format("%Y-%m-%dT%H:%M:%S").to_string()).unwrap_or_default();
+            let internal = hr
+                .unique_id
+                .iter()
+                .find(|u| u.id_context == IdContext::Internal)
+                .map(|u| u.id.clone())
+                .unwrap_or_default();
+            let hotels = hr
+                .room_stays
+                .iter()
+                .flat_map(|r| r.room_stay.iter())
+                .filter_map(|r| r.basic_property_info.as_ref()?.hotel_code.clone())
+                .collect();
+            let version =
+                hr.last_modify_date_time.map(|v| v.local.format("%Y-%m-%dT%H:%M:%S").to_string()).unwrap_or_default();
             (internal, hr.res_status.as_str().to_string(), version, hotels)
         })
         .collect()
@@ -625,7 +666,14 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     let body = post(&urls, 0, "/bookcancel", &cancel("OBX-Q1")).await;
     assert!(body.contains("<Success"), "{body}");
     // A Quote stores nothing: no event.
-    let body = post(&urls, 0, "/hotelbook", &hotel_commit("OBX-QQ", day(71), "HTL00042", "RMSD000000").replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)).await;
+    let body = post(
+        &urls,
+        0,
+        "/hotelbook",
+        &hotel_commit("OBX-QQ", day(71), "HTL00042", "RMSD000000")
+            .replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#),
+    )
+    .await;
     assert!(body.contains("<Success"), "{body}");
     let store = db.open().await;
     assert_eq!(events(&store).await.len(), 4, "new ×3, cancelled ×1: nothing for the Quote");
@@ -648,7 +696,11 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     assert!(rs.success.is_some(), "{body}");
     assert!(body.contains("HTL-NOSUCHTHING") && body.contains("Warning"), "{body}");
     let again = pull(&urls).await;
-    assert_eq!(again.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), vec![read[2].0.clone()], "only the activity booking is left");
+    assert_eq!(
+        again.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
+        vec![read[2].0.clone()],
+        "only the activity booking is left"
+    );
     let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[2].0.clone(), read[2].2.clone())])).await;
     assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
     assert!(pull(&urls).await.is_empty(), "nothing new");
@@ -665,7 +717,8 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     .unwrap();
     let client = gw.client();
     let as_read: ota_messages::booking_read::OtaResRetrieveRs = client.send(&read_q2).await.unwrap();
-    let mut payload = ota_gateway::hotels::modify_payload(&as_read.reservations_list.as_ref().unwrap().hotel_reservation[0]).unwrap();
+    let mut payload =
+        ota_gateway::hotels::modify_payload(&as_read.reservations_list.as_ref().unwrap().hotel_reservation[0]).unwrap();
     payload.res_global_info.comments = Some(ota_messages::hotel_res_modify::Comments {
         comment: vec![ota_messages::hotel_res_modify::Comment {
             name: Some("Remarks".into()),
@@ -704,28 +757,47 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     assert!(pull(&urls).await.is_empty());
     let all = events(&store).await;
     assert!(all.iter().all(|e| e.state == "delivered"));
-    let q2: Vec<(i64, String)> = all.iter().filter(|e| e.booking_ref == taken[1].0).map(|e| (e.seq, e.event_kind.clone())).collect();
+    let q2: Vec<(i64, String)> =
+        all.iter().filter(|e| e.booking_ref == taken[1].0).map(|e| (e.seq, e.event_kind.clone())).collect();
     assert_eq!(q2, vec![(1, "new".to_string()), (2, "modified".to_string()), (3, "cancelled".to_string())]);
 
     // A distribution partner may not acknowledge (a supply operation).
-    let body = post(&urls, 0, "/notifreport", &notif_report(&taken[..1]).replace(&pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass"), &pos("DEMO", "DEMO-DIST", "demo-password"))).await;
+    let body = post(
+        &urls,
+        0,
+        "/notifreport",
+        &notif_report(&taken[..1])
+            .replace(&pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass"), &pos("DEMO", "DEMO-DIST", "demo-password")),
+    )
+    .await;
     assert!(body.contains(r#"Type="6""#), "{body}");
 
     // Past the retention the delivered events go, but the last of each booking and hotel: the
     // booking's next event is numbered after it, and read as ever.
-    let deleted = ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap();
+    let deleted =
+        ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap();
     assert_eq!(deleted, 3, "Q1's new, Q2's new and modified");
-    let left: Vec<(String, i64, String)> = events(&store).await.into_iter().map(|e| (e.booking_kind, e.seq, e.event_kind)).collect();
+    let left: Vec<(String, i64, String)> =
+        events(&store).await.into_iter().map(|e| (e.booking_kind, e.seq, e.event_kind)).collect();
     assert_eq!(left.len(), 3, "{left:?}");
     assert!(left.contains(&("activity".into(), 1, "new".into())), "{left:?}");
     let body = post(&urls, 0, "/bookcancel", &cancel("OBX-QA")).await;
     assert!(body.contains("<Success"), "{body}");
-    let activity: Vec<(i64, String)> = events(&store).await.into_iter().filter(|e| e.booking_kind == "activity").map(|e| (e.seq, e.event_kind)).collect();
+    let activity: Vec<(i64, String)> = events(&store)
+        .await
+        .into_iter()
+        .filter(|e| e.booking_kind == "activity")
+        .map(|e| (e.seq, e.event_kind))
+        .collect();
     assert_eq!(activity, vec![(1, "new".to_string()), (2, "cancelled".to_string())]);
     let read = pull(&urls).await;
     assert_eq!(read.len(), 1, "{read:?}");
     assert_eq!(read[0].1, "Cancelled", "{read:?}");
-    assert_eq!(ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap(), 1, "the activity's new event, now followed by its cancel");
+    assert_eq!(
+        ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap(),
+        1,
+        "the activity's new event, now followed by its cancel"
+    );
     let left: Vec<(String, i64)> = events(&store).await.into_iter().map(|e| (e.booking_kind, e.seq)).collect();
     assert!(left.contains(&("activity".into(), 2)) && left.len() == 3, "{left:?}");
 }
@@ -745,8 +817,10 @@ async fn a_stopped_gateway_gives_its_events_back(b: Backend) {
     assert!(body.contains("<Success"), "{body}");
     let store = db.open().await;
     let held = |store: Store| async move {
-        let rows: Vec<ota_gateway::store::Scalar<Option<i64>>> =
-            store.read(|c| Box::pin(async move { c.query("SELECT taken_until FROM outbox_event", &[]).await })).await.unwrap();
+        let rows: Vec<ota_gateway::store::Scalar<Option<i64>>> = store
+            .read(|c| Box::pin(async move { c.query("SELECT taken_until FROM outbox_event", &[]).await }))
+            .await
+            .unwrap();
         rows.first().and_then(|r| r.0)
     };
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -777,7 +851,8 @@ async fn a_stopped_gateway_gives_its_events_back(b: Backend) {
 /// 127.0.0.1: its address.
 async fn serve_tls(app: axum::Router, cert: &str, key: &str) -> SocketAddr {
     use rustls::pki_types::pem::PemObject;
-    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(cert.as_bytes()).collect::<Result<Vec<_>, _>>().unwrap();
+    let certs =
+        rustls::pki_types::CertificateDer::pem_slice_iter(cert.as_bytes()).collect::<Result<Vec<_>, _>>().unwrap();
     let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap();
     let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
         .with_safe_default_protocol_versions()
@@ -795,7 +870,9 @@ async fn serve_tls(app: axum::Router, cert: &str, key: &str) -> SocketAddr {
                 // A client that refuses the certificate ends its handshake: nothing to serve.
                 let Ok(tls) = acceptor.accept(stream).await else { return };
                 let service = hyper_util::service::TowerToHyperService::new(app);
-                let _ = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(tls), service).await;
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                    .await;
             });
         }
     });
@@ -814,7 +891,8 @@ async fn an_https_receiver_gets_events_from_a_gateway_that_trusts_it(b: Backend)
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("receiver.pem");
     std::fs::write(&ca, "no certificate here").unwrap();
-    let (code, _, err) = cli(&["serve", "--addr", "127.0.0.1:0", "--db", &arg, "--outbox-ca", ca.to_str().unwrap()], "");
+    let (code, _, err) =
+        cli(&["serve", "--addr", "127.0.0.1:0", "--db", &arg, "--outbox-ca", ca.to_str().unwrap()], "");
     assert!(code == 1 && err.contains("--outbox-ca: no certificate"), "{err}");
     std::fs::write(&ca, made.cert.pem()).unwrap();
     let untrusting = GatewayProcess::start(&arg, FAST).await;
@@ -843,7 +921,11 @@ async fn an_https_receiver_gets_events_from_a_gateway_that_trusts_it(b: Backend)
     let _trusting = GatewayProcess::start(&arg, &args).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     while events(&store).await.iter().any(|e| e.state != "delivered") {
-        assert!(Instant::now() < deadline, "not delivered over https: {:?}", ota_gateway::outbox::admin::list(&store, None, None, 10).await.unwrap());
+        assert!(
+            Instant::now() < deadline,
+            "not delivered over https: {:?}",
+            ota_gateway::outbox::admin::list(&store, None, None, 10).await.unwrap()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let got = receiver.received.lock().unwrap();

@@ -81,9 +81,16 @@ fn availability_xml() -> String {
 /// The largest number `read` finds in the rows of `sql` while `running` is set, polled every
 /// 10 ms on a connection of its own to `url` (by the simple query protocol: PgBouncer's console
 /// knows no other).
-fn watch(url: String, sql: String, running: Arc<AtomicBool>, read: fn(&tokio_postgres::SimpleQueryRow, &str) -> Option<u64>, db: String) -> tokio::task::JoinHandle<u64> {
+fn watch(
+    url: String,
+    sql: String,
+    running: Arc<AtomicBool>,
+    read: fn(&tokio_postgres::SimpleQueryRow, &str) -> Option<u64>,
+    db: String,
+) -> tokio::task::JoinHandle<u64> {
     tokio::spawn(async move {
-        let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        let (client, conn) =
+            tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("{url}: {e}"));
         let io = tokio::spawn(conn);
         let mut most = 0;
         while running.load(Ordering::SeqCst) {
@@ -160,7 +167,8 @@ async fn two_gateways_share_a_small_server_pool() {
             }));
         } else {
             commits.push(tokio::spawn(async move {
-                let (status, _, body) = client.send_raw("/activitybook", commit_xml(&format!("CLI-POOL-{i}"), date, 1), XML).await.unwrap();
+                let (status, _, body) =
+                    client.send_raw("/activitybook", commit_xml(&format!("CLI-POOL-{i}"), date, 1), XML).await.unwrap();
                 answered.fetch_add(1, Ordering::SeqCst);
                 assert_eq!(status, 200, "{body}");
                 body
@@ -195,7 +203,11 @@ async fn two_gateways_share_a_small_server_pool() {
 
     let store = db.open().await;
     let ota_gateway::store::Scalar(stored): ota_gateway::store::Scalar<i64> = store
-        .read(move |c| Box::pin(async move { c.query_one("SELECT count(*) FROM activity_booking WHERE client_reference LIKE 'CLI-POOL-%'", &[]).await }))
+        .read(move |c| {
+            Box::pin(async move {
+                c.query_one("SELECT count(*) FROM activity_booking WHERE client_reference LIKE 'CLI-POOL-%'", &[]).await
+            })
+        })
         .await
         .unwrap();
     assert_eq!(stored, 20);
@@ -209,7 +221,8 @@ async fn two_gateways_share_a_small_server_pool() {
 /// The version of the test process's PgBouncer (`SHOW VERSION` on its console): (major, minor).
 async fn pgbouncer_version(db: &TestDb) -> (u32, u32) {
     let console = format!("{}/pgbouncer", db.arg().rsplit_once('/').unwrap().0);
-    let (client, conn) = tokio_postgres::connect(&console, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("{console}: {e}"));
+    let (client, conn) =
+        tokio_postgres::connect(&console, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("{console}: {e}"));
     let io = tokio::spawn(conn);
     let mut text = String::new();
     for message in client.simple_query("SHOW VERSION").await.unwrap() {
@@ -220,7 +233,12 @@ async fn pgbouncer_version(db: &TestDb) -> (u32, u32) {
     drop(client);
     let _ = io.await;
     // "PgBouncer 1.18.0"
-    let mut numbers = text.split_whitespace().nth(1).unwrap_or_else(|| panic!("SHOW VERSION: {text:?}")).split('.').map(|n| n.parse::<u32>().unwrap());
+    let mut numbers = text
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_else(|| panic!("SHOW VERSION: {text:?}"))
+        .split('.')
+        .map(|n| n.parse::<u32>().unwrap());
     (numbers.next().unwrap(), numbers.next().unwrap())
 }
 
@@ -246,7 +264,13 @@ async fn without_statement_cache_off_only_a_pooler_with_prepared_statements_work
             .map(|_| {
                 let store = store.clone();
                 tokio::spawn(async move {
-                    store.read(|c| Box::pin(async move { c.query_one::<Scalar<i64>>("SELECT count(*) FROM requestor", &[]).await })).await
+                    store
+                        .read(|c| {
+                            Box::pin(
+                                async move { c.query_one::<Scalar<i64>>("SELECT count(*) FROM requestor", &[]).await },
+                            )
+                        })
+                        .await
                 })
             })
             .collect();
@@ -261,7 +285,9 @@ async fn without_statement_cache_off_only_a_pooler_with_prepared_statements_work
     if carries {
         assert_eq!(failure, None, "PgBouncer {version:?} carries prepared statements");
     } else {
-        let failure = failure.unwrap_or_else(|| panic!("PgBouncer {version:?}: {rounds} rounds of reads by cached statements never failed"));
+        let failure = failure.unwrap_or_else(|| {
+            panic!("PgBouncer {version:?}: {rounds} rounds of reads by cached statements never failed")
+        });
         assert!(failure.contains("prepared statement"), "{failure}");
     }
 }

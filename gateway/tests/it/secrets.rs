@@ -19,26 +19,28 @@ use ota_messages::booking_read::OtaReadRq;
 use ota_messages::common::ResStatus;
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq};
 use ota_messages::runtime::Message;
-use support::{Backend, DEMO, OTA_DEMO, PARTNER2, TestDb, TestServer, backend_tests, raw_sample, sample, with_credentials};
+use support::{
+    Backend, DEMO, OTA_DEMO, PARTNER2, TestDb, TestServer, backend_tests, raw_sample, sample, with_credentials,
+};
 
 const XML: &str = "application/xml";
 
 /// Wrong passwords tried (as they are decoded; the XML carries them escaped).
-const WRONG: &[&str] = &[
-    "Wr0ng-Pa55word-XYZ",
-    "hunter2-not-it",
-    "p&ss<w>rd\"quoted'",
-    "contraseña-Ñandú-🔑",
-    "demo-passwore",
-];
+const WRONG: &[&str] =
+    &["Wr0ng-Pa55word-XYZ", "hunter2-not-it", "p&ss<w>rd\"quoted'", "contraseña-Ñandú-🔑", "demo-passwore"];
 
 /// Every secret that must not show: the right passwords, the wrong ones (decoded and as sent),
 /// and the nested-POS password of the modify sample.
 fn secrets() -> Vec<String> {
-    let mut s: Vec<String> = vec![DEMO.2.into(), PARTNER2.2.into(), OTA_DEMO.2.into(), "branch-pass-0091".into(), long_password()];
+    let mut s: Vec<String> =
+        vec![DEMO.2.into(), PARTNER2.2.into(), OTA_DEMO.2.into(), "branch-pass-0091".into(), long_password()];
     // The database's password, when the test server has one.
     let url = std::env::var("TEST_DATABASE_URL").unwrap_or_default();
-    if let Some(pw) = url.parse::<tokio_postgres::Config>().ok().and_then(|c| c.get_password().map(|p| String::from_utf8_lossy(p).into_owned())) {
+    if let Some(pw) = url
+        .parse::<tokio_postgres::Config>()
+        .ok()
+        .and_then(|c| c.get_password().map(|p| String::from_utf8_lossy(p).into_owned()))
+    {
         s.push(pw);
     }
     for w in WRONG {
@@ -94,14 +96,21 @@ fn success_requests() -> Vec<(&'static str, &'static str, String)> {
         (
             "/activitybook",
             "activity Commit",
-            sample("tour_activity_book").replace("LESPMIAZ9U", "LESPMIBKUI").replace("2025-07-03", &d).replace(r#"ResStatus="Quote""#, r#"ResStatus="Commit""#),
+            sample("tour_activity_book")
+                .replace("LESPMIAZ9U", "LESPMIBKUI")
+                .replace("2025-07-03", &d)
+                .replace(r#"ResStatus="Quote""#, r#"ResStatus="Commit""#),
         ),
         (
             "/activitysearch",
             "search",
             sample("tour_activity_search").replace("2025-08-01", &date(2)).replace("2025-08-15", &date(16)),
         ),
-        ("/hotelavailability", "hotel availability", sample("hotel_avail").replace("2025-07-01", &date(30)).replace("2025-07-04", &date(33))),
+        (
+            "/hotelavailability",
+            "hotel availability",
+            sample("hotel_avail").replace("2025-07-01", &date(30)).replace("2025-07-04", &date(33)),
+        ),
         ("/hotelbook", "hotel Quote", hotel_booking().replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)),
         ("/hotelbook", "hotel Commit", hotel_booking()),
         ("/bookcancel", "cancel Quote", sample("cancel").replace(r#"CancelType="Commit""#, r#"CancelType="Quote""#)),
@@ -112,7 +121,10 @@ fn success_requests() -> Vec<(&'static str, &'static str, String)> {
 /// The hotel booking sample, made bookable in the demo content (its single room is a twin
 /// there) and moved to the future.
 fn hotel_booking() -> String {
-    sample("hotel_res").replace("RMSG000000", "RMTW000000").replace("2025-07-01", &date(30)).replace("2025-07-04", &date(33))
+    sample("hotel_res")
+        .replace("RMSG000000", "RMTW000000")
+        .replace("2025-07-01", &date(30))
+        .replace("2025-07-04", &date(33))
 }
 
 /// Requests that must fail authentication (or not be read at all) and carry passwords.
@@ -121,21 +133,68 @@ fn failing_requests() -> Vec<(&'static str, String, String)> {
     let good = sample("hotel_descriptive_info");
     let mut out = Vec::new();
     for w in WRONG {
-        out.push(("/hotelnbc", format!("wrong password {w:?}"), with_credentials(&nbc, (DEMO.0, DEMO.1, &escape_attr(w)))));
+        out.push((
+            "/hotelnbc",
+            format!("wrong password {w:?}"),
+            with_credentials(&nbc, (DEMO.0, DEMO.1, &escape_attr(w))),
+        ));
     }
     out.extend([
-        ("/hotelnbc", "wrong context, right password".to_string(), with_credentials(&nbc, (DEMO.0, PARTNER2.1, DEMO.2))),
+        (
+            "/hotelnbc",
+            "wrong context, right password".to_string(),
+            with_credentials(&nbc, (DEMO.0, PARTNER2.1, DEMO.2)),
+        ),
         ("/hotelnbc", "another requestor's password".to_string(), with_credentials(&nbc, (DEMO.0, DEMO.1, PARTNER2.2))),
-        ("/hotelnbc", "unknown requestor, demo password".to_string(), with_credentials(&nbc, ("NOBODY", DEMO.1, DEMO.2))),
-        ("/hotelnbc", "a 300-character password".to_string(), with_credentials(&nbc, (DEMO.0, DEMO.1, &long_password()))),
-        ("/hotelnbc", "password on the Type 22 source".to_string(), good.replacen(r#"ID_Context="DEMO-DIST""#, r#"ID_Context="DEMO-DIST" MessagePassword="Wr0ng-Pa55word-XYZ""#, 1)),
-        ("/hotelnbc", "password attribute twice".to_string(), good.replace(r#"MessagePassword="demo-password""#, r#"MessagePassword="demo-password" MessagePassword="hunter2-not-it""#)),
-        ("/hotelnbc", "password as element text".to_string(), good.replace("</POS>", "<Password>hunter2-not-it</Password></POS>")),
-        ("/hotelnbc", "an invalid message with the right password".to_string(), good.replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>")),
+        (
+            "/hotelnbc",
+            "unknown requestor, demo password".to_string(),
+            with_credentials(&nbc, ("NOBODY", DEMO.1, DEMO.2)),
+        ),
+        (
+            "/hotelnbc",
+            "a 300-character password".to_string(),
+            with_credentials(&nbc, (DEMO.0, DEMO.1, &long_password())),
+        ),
+        (
+            "/hotelnbc",
+            "password on the Type 22 source".to_string(),
+            good.replacen(
+                r#"ID_Context="DEMO-DIST""#,
+                r#"ID_Context="DEMO-DIST" MessagePassword="Wr0ng-Pa55word-XYZ""#,
+                1,
+            ),
+        ),
+        (
+            "/hotelnbc",
+            "password attribute twice".to_string(),
+            good.replace(
+                r#"MessagePassword="demo-password""#,
+                r#"MessagePassword="demo-password" MessagePassword="hunter2-not-it""#,
+            ),
+        ),
+        (
+            "/hotelnbc",
+            "password as element text".to_string(),
+            good.replace("</POS>", "<Password>hunter2-not-it</Password></POS>"),
+        ),
+        (
+            "/hotelnbc",
+            "an invalid message with the right password".to_string(),
+            good.replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>"),
+        ),
         ("/hotelnbc", "not well-formed, right password".to_string(), good.replace("<POS>", "<POS")),
-        ("/hotelnbc", "cut short after the password".to_string(), good[..good.find("demo-password").unwrap() + 20].to_string()),
+        (
+            "/hotelnbc",
+            "cut short after the password".to_string(),
+            good[..good.find("demo-password").unwrap() + 20].to_string(),
+        ),
         ("/activitysearch", "wrong root, right password".to_string(), good.clone()),
-        ("/bookmodify", "the modify sample (a nested POS password), unknown booking".to_string(), sample("hotel_res_modify")),
+        (
+            "/bookmodify",
+            "the modify sample (a nested POS password), unknown booking".to_string(),
+            sample("hotel_res_modify"),
+        ),
         ("/hotelnbc", "DOCTYPE, right password".to_string(), format!("<!DOCTYPE x []>{good}")),
     ]);
     out
@@ -158,7 +217,11 @@ async fn exercise(base: &str) -> Vec<String> {
     let reservation = client.send(&read).await.unwrap().reservations_list.unwrap().hotel_reservation.remove(0);
     let mut payload = hotels::modify_payload(&reservation).unwrap();
     payload.res_global_info.comments = Some(m::Comments {
-        comment: vec![m::Comment { name: Some("Remarks".into()), comment_originator_code: Some("Client".into()), text: vec![m::CommentText { language: None, value: "Late arrival.".into() }] }],
+        comment: vec![m::Comment {
+            name: Some("Remarks".into()),
+            comment_originator_code: Some("Client".into()),
+            text: vec![m::CommentText { language: None, value: "Late arrival.".into() }],
+        }],
     });
     let rq = OtaHotelResModifyRq {
         version: "2008.1".into(),
@@ -179,7 +242,8 @@ async fn exercise(base: &str) -> Vec<String> {
         answers.push(format!("{headers:?}\n{body}"));
     }
     // Wrong content type and an over-long body, both carrying the password.
-    let (_, headers, body) = client.send_raw("/hotelnbc", sample("hotel_descriptive_info"), "text/plain").await.unwrap();
+    let (_, headers, body) =
+        client.send_raw("/hotelnbc", sample("hotel_descriptive_info"), "text/plain").await.unwrap();
     answers.push(format!("{headers:?}\n{body}"));
     let big = format!("{}<!--{}-->", sample("hotel_descriptive_info"), "x".repeat(1024 * 1024));
     let (status, headers, body) = client.send_raw("/hotelnbc", big, XML).await.unwrap();
@@ -191,7 +255,8 @@ async fn exercise(base: &str) -> Vec<String> {
 fn assert_no_secrets(what: &str, text: &str) {
     for secret in secrets() {
         if let Some(at) = text.find(&secret) {
-            let line = format!("{}{}", text[..at].rsplit('\n').next().unwrap_or(""), text[at..].lines().next().unwrap_or(""));
+            let line =
+                format!("{}{}", text[..at].rsplit('\n').next().unwrap_or(""), text[at..].lines().next().unwrap_or(""));
             panic!("{what}: {secret:?} found in:\n{line}");
         }
     }
@@ -224,7 +289,10 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
     for format in ["text", "json"] {
         let dir = tempfile::tempdir().unwrap();
         let db = TestDb::new(b).await;
-        let addr = SocketAddr::from(([127, 0, 0, 1], std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()));
+        let addr = SocketAddr::from((
+            [127, 0, 0, 1],
+            std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port(),
+        ));
         let (stdout_path, stderr_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
             .args(["serve", "--addr", &addr.to_string(), "--log-format", format, "--db", &db.arg()])
@@ -267,7 +335,10 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
                 || line == "Try it:"
                 || line.trim_start().starts_with("curl ");
             assert!(banner, "{format}: unexpected output on stdout: {line}");
-            if !line.starts_with("Demo requestor") && !line.starts_with("Demo supplier") && !line.trim_start().starts_with("curl ") {
+            if !line.starts_with("Demo requestor")
+                && !line.starts_with("Demo supplier")
+                && !line.trim_start().starts_with("curl ")
+            {
                 assert_no_secrets("stdout", line);
             }
         }

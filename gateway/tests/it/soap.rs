@@ -51,13 +51,22 @@ async fn a_soap_toolkit_reads_a_booking_from_the_wsdl(b: Backend) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/soap/zeep_client.py");
     let out = Command::new(python_with_zeep()).arg(script).arg(server.url()).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && stdout.trim_end().ends_with("ok"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("ok"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 async fn envelopes_by_hand(b: Backend) {
     let server = TestServer::start(b).await;
-    let envelope = |body: &str| format!(r#"<soap:Envelope xmlns:soap="{SOAP11}"><soap:Body>{body}</soap:Body></soap:Envelope>"#);
-    let read = |pos: &str| format!(r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{pos}<UniqueID Type="36" ID="DEMO-2030-0001" ID_Context="Client"/></OTA_ReadRQ>"#);
+    let envelope =
+        |body: &str| format!(r#"<soap:Envelope xmlns:soap="{SOAP11}"><soap:Body>{body}</soap:Body></soap:Envelope>"#);
+    let read = |pos: &str| {
+        format!(
+            r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{pos}<UniqueID Type="36" ID="DEMO-2030-0001" ID_Context="Client"/></OTA_ReadRQ>"#
+        )
+    };
     let pos = r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#;
 
     // The answer in an envelope, as text/xml.
@@ -75,14 +84,27 @@ async fn envelopes_by_hand(b: Backend) {
     // Envelope-level failures: Faults, HTTP 500.
     let fault = |text: &str| {
         let doc = ota_messages::runtime::parse_document(text).unwrap();
-        doc.descendants().find(|n| n.tag_name().name() == "faultcode").and_then(|n| n.text()).unwrap_or_default().to_string()
+        doc.descendants()
+            .find(|n| n.tag_name().name() == "faultcode")
+            .and_then(|n| n.text())
+            .unwrap_or_default()
+            .to_string()
     };
-    let v12 = format!(r#"<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body>{}</e:Body></e:Envelope>"#, read(pos));
+    let v12 = format!(
+        r#"<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body>{}</e:Body></e:Envelope>"#,
+        read(pos)
+    );
     for (body, code) in [
         (v12, "soap:VersionMismatch"),
         (format!(r#"<soap:Envelope xmlns:soap="{SOAP11}"/>"#), "soap:Client"),
         (envelope(&format!(r#"<OTA_CancelRQ xmlns="{NS}"/>"#)), "soap:Client"),
-        (format!(r#"<soap:Envelope xmlns:soap="{SOAP11}"><soap:Header><t:Trace xmlns:t="urn:trace" soap:mustUnderstand="1"/></soap:Header><soap:Body>{}</soap:Body></soap:Envelope>"#, read(pos)), "soap:MustUnderstand"),
+        (
+            format!(
+                r#"<soap:Envelope xmlns:soap="{SOAP11}"><soap:Header><t:Trace xmlns:t="urn:trace" soap:mustUnderstand="1"/></soap:Header><soap:Body>{}</soap:Body></soap:Envelope>"#,
+                read(pos)
+            ),
+            "soap:MustUnderstand",
+        ),
     ] {
         let (status, _, text) = post(&server, "/bookread", body).await;
         assert_eq!((status, fault(&text).as_str()), (StatusCode::INTERNAL_SERVER_ERROR, code), "{text}");
@@ -93,7 +115,10 @@ async fn envelopes_by_hand(b: Backend) {
     assert!(wsdl.contains(&format!(r#"location="{}/bookread""#, server.url())), "{wsdl}");
     let common = reqwest::get(format!("{}/wsdl/common.xsd", server.url())).await.unwrap();
     assert_eq!(common.status(), StatusCode::OK);
-    assert_eq!(reqwest::get(format!("{}/wsdl/secret.txt", server.url())).await.unwrap().status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        reqwest::get(format!("{}/wsdl/secret.txt", server.url())).await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
 }
 
 backend_tests!(a_soap_toolkit_reads_a_booking_from_the_wsdl, envelopes_by_hand);

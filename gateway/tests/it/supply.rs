@@ -32,103 +32,40 @@ pub(crate) async fn suppliers_own_hotels_and_call_only_the_supply_side(b: Backen
 
     let (code, out, _) = run(&["list"], "");
     assert_eq!(code, 0);
-    let line = out
-        .lines()
-        .find(|l| l.starts_with("SUP-DEMO "))
-        .unwrap_or_else(|| panic!("{out}"));
-    assert!(
-        line.contains("supplier") && line.contains("(hotels: HTL00042,HTL00077,HTL00105,HTL02001)"),
-        "{line}"
-    );
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("DEMO ") && l.contains("distributor")),
-        "{out}"
-    );
+    let line = out.lines().find(|l| l.starts_with("SUP-DEMO ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("supplier") && line.contains("(hotels: HTL00042,HTL00077,HTL00105,HTL02001)"), "{line}");
+    assert!(out.lines().any(|l| l.starts_with("DEMO ") && l.contains("distributor")), "{out}");
 
     // A supplier calls only the supply operations: a demand operation is Type 6, Code 497.
-    let (status, _, body) = gw
-        .client()
-        .send_raw("/hotelnbc", nbc(SUPPLIER), XML)
-        .await
-        .unwrap();
+    let (status, _, body) = gw.client().send_raw("/hotelnbc", nbc(SUPPLIER), XML).await.unwrap();
     assert_eq!(status, 200, "{body}");
-    assert!(
-        body.contains(r#"Type="6""#) && body.contains(r#"Code="497""#) && body.contains("supplier"),
-        "{body}"
-    );
+    assert!(body.contains(r#"Type="6""#) && body.contains(r#"Code="497""#) && body.contains("supplier"), "{body}");
     assert!(!body.contains("HotelDescriptiveContent"), "{body}");
 
     // A hotel has one supplier, whether by command or by import.
-    let (code, _, err) = run(
-        &[
-            "add",
-            "CM2",
-            "--context",
-            "CM2-CTX",
-            "--supplier",
-            "--hotels",
-            "HTL00042,HTL99999",
-        ],
-        "cm2-secret\n",
-    );
+    let (code, _, err) =
+        run(&["add", "CM2", "--context", "CM2-CTX", "--supplier", "--hotels", "HTL00042,HTL99999"], "cm2-secret\n");
     assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains(r#"hotel "HTL00042" belongs to supplier "SUP-DEMO""#),
-        "{err}"
-    );
-    let (code, out, err) = run(
-        &[
-            "add",
-            "CM2",
-            "--context",
-            "CM2-CTX",
-            "--supplier",
-            "--hotels",
-            "HTL99999",
-        ],
-        "cm2-secret\n",
-    );
+    assert!(err.contains(r#"hotel "HTL00042" belongs to supplier "SUP-DEMO""#), "{err}");
+    let (code, out, err) =
+        run(&["add", "CM2", "--context", "CM2-CTX", "--supplier", "--hotels", "HTL99999"], "cm2-secret\n");
     assert_eq!(code, 0, "{out}{err}");
-    let (code, _, err) = run(
-        &["add", "CM3", "--context", "X", "--hotels", "HTL1"],
-        "pw\n",
-    );
-    assert_eq!(
-        code, 2,
-        "hotels without --supplier are a usage error: {err}"
-    );
+    let (code, _, err) = run(&["add", "CM3", "--context", "X", "--hotels", "HTL1"], "pw\n");
+    assert_eq!(code, 2, "hotels without --supplier are a usage error: {err}");
     let (code, _, err) = run(&["set", "CM2", "--hotels", "HTL00077"], "");
     assert_eq!(code, 1);
-    assert!(
-        err.contains(r#"hotel "HTL00077" belongs to supplier "SUP-DEMO""#),
-        "{err}"
-    );
-    let (code, out, err) = run(
-        &["set", "SUP-DEMO", "--hotels", "HTL00042,HTL00105,HTL02001"],
-        "",
-    );
+    assert!(err.contains(r#"hotel "HTL00077" belongs to supplier "SUP-DEMO""#), "{err}");
+    let (code, out, err) = run(&["set", "SUP-DEMO", "--hotels", "HTL00042,HTL00105,HTL02001"], "");
     assert_eq!(code, 0, "{out}{err}");
-    assert!(
-        out.contains("supplies HTL00042, HTL00105, HTL02001"),
-        "{out}"
-    );
+    assert!(out.contains("supplies HTL00042, HTL00105, HTL02001"), "{out}");
     let (code, out, err) = run(&["set", "CM2", "--hotels", "HTL00077,HTL99999"], "");
     assert_eq!(code, 0, "{out}{err}");
     let (_, out, _) = run(&["list"], "");
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("CM2 ") && l.contains("(hotels: HTL00077,HTL99999)")),
-        "{out}"
-    );
+    assert!(out.lines().any(|l| l.starts_with("CM2 ") && l.contains("(hotels: HTL00077,HTL99999)")), "{out}");
     let (code, out, err) = run(&["set", "CM2", "--distributor"], "");
     assert_eq!(code, 0, "{out}{err}");
     let (_, out, _) = run(&["list"], "");
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("CM2 ") && l.contains("distributor") && !l.contains("hotels:")),
-        "{out}"
-    );
+    assert!(out.lines().any(|l| l.starts_with("CM2 ") && l.contains("distributor") && !l.contains("hotels:")), "{out}");
     let (code, _, err) = run(&["set", "CM2", "--hotels", "bad code\n"], "");
     assert_eq!(code, 2, "{err}");
 
@@ -143,42 +80,23 @@ pub(crate) async fn suppliers_own_hotels_and_call_only_the_supply_side(b: Backen
             r#"{{"id": "{id}", "id_context": "{id}-CTX", "name": "{id}", "password": "pw-{id}", "supplier": true, "hotels": [{hotels}]}}"#
         )
     };
-    let (code, _, err) = import(&format!(
-        r#"{{"requestors": [{}]}}"#,
-        entry("CM4", r#""HTL00042""#)
-    ));
+    let (code, _, err) = import(&format!(r#"{{"requestors": [{}]}}"#, entry("CM4", r#""HTL00042""#)));
     assert_eq!(code, 1);
-    assert!(
-        err.contains(r#"requestor "CM4""#) && err.contains(r#"belongs to supplier "SUP-DEMO""#),
-        "{err}"
-    );
-    let (code, _, err) = import(&format!(
-        r#"{{"requestors": [{}, {}]}}"#,
-        entry("CM4", r#""H1""#),
-        entry("CM5", r#""H1""#)
-    ));
+    assert!(err.contains(r#"requestor "CM4""#) && err.contains(r#"belongs to supplier "SUP-DEMO""#), "{err}");
+    let (code, _, err) =
+        import(&format!(r#"{{"requestors": [{}, {}]}}"#, entry("CM4", r#""H1""#), entry("CM5", r#""H1""#)));
     assert_eq!(code, 1);
     assert!(err.contains("a hotel has one supplier"), "{err}");
     // Moving a hotel in one file: the old owner's entry first.
     let (code, out, err) = import(&format!(
         r#"{{"requestors": [{}, {}]}}"#,
-        entry("SUP-DEMO", r#""HTL00105""#)
-            .replace("pw-SUP-DEMO", SUPPLIER.2)
-            .replace("SUP-DEMO-CTX", SUPPLIER.1),
+        entry("SUP-DEMO", r#""HTL00105""#).replace("pw-SUP-DEMO", SUPPLIER.2).replace("SUP-DEMO-CTX", SUPPLIER.1),
         entry("CM4", r#""HTL00042""#)
     ));
     assert_eq!(code, 0, "{out}{err}");
     let (_, out, _) = run(&["list"], "");
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("CM4 ") && l.contains("(hotels: HTL00042)")),
-        "{out}"
-    );
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("SUP-DEMO ") && l.contains("(hotels: HTL00105)")),
-        "{out}"
-    );
+    assert!(out.lines().any(|l| l.starts_with("CM4 ") && l.contains("(hotels: HTL00042)")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("SUP-DEMO ") && l.contains("(hotels: HTL00105)")), "{out}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,9 +115,8 @@ fn pos((id, ctx, pw): (&str, &str, &str)) -> String {
 
 /// A time stamp `n` milliseconds after a fixed instant (stamps order notifications).
 fn stamp(n: i64) -> String {
-    (chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").unwrap()
-        + chrono::Duration::milliseconds(n))
-    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    (chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").unwrap() + chrono::Duration::milliseconds(n))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// `OTA_HotelInvCountNotifRQ` setting the rooms on sale of [`ROOM`] from `start` to `end`
@@ -221,15 +138,8 @@ fn inv_count(
 
 /// `OTA_HotelAvailNotifRQ` with one `AvailStatusMessage` of [`ROOM`] (`inner`: its
 /// restriction elements).
-fn avail_notif(
-    at: i64,
-    (start, end): (NaiveDate, NaiveDate),
-    plan: Option<&str>,
-    inner: &str,
-) -> String {
-    let plan = plan
-        .map(|p| format!(r#" RatePlanCode="{p}""#))
-        .unwrap_or_default();
+fn avail_notif(at: i64, (start, end): (NaiveDate, NaiveDate), plan: Option<&str>, inner: &str) -> String {
+    let plan = plan.map(|p| format!(r#" RatePlanCode="{p}""#)).unwrap_or_default();
     format!(
         r#"<OTA_HotelAvailNotifRQ xmlns="{NS}" Version="2016.1" TimeStamp="{}">{}<AvailStatusMessages HotelCode="{HOTEL}"><AvailStatusMessage><StatusApplicationControl Start="{start}" End="{end}" InvTypeCode="{ROOM}"{plan}/>{inner}</AvailStatusMessage></AvailStatusMessages></OTA_HotelAvailNotifRQ>"#,
         stamp(at),
@@ -239,11 +149,7 @@ fn avail_notif(
 
 /// `OTA_HotelRateAmountNotifRQ` with the nightly amounts of [`ROOM`] with board BB in EUR
 /// (`amounts`: number of guests, or none for any, and the amount).
-fn rate_notif(
-    at: i64,
-    (start, end): (NaiveDate, NaiveDate),
-    amounts: &[(Option<u32>, &str)],
-) -> String {
+fn rate_notif(at: i64, (start, end): (NaiveDate, NaiveDate), amounts: &[(Option<u32>, &str)]) -> String {
     let amounts: String = amounts
         .iter()
         .map(|(n, a)| match n {
@@ -285,15 +191,26 @@ async fn offers(gw: &GatewayProcess, start: NaiveDate, end: NaiveDate, adults: u
 }
 
 /// The offers of a hotel's room type with a board for the stay: their totals.
-async fn offers_of(client: &ota_gateway::Client, (hotel, room, board): (&str, &str, &str), (start, end): (NaiveDate, NaiveDate), adults: u32) -> Vec<String> {
-    let (status, _, body) = client.send_raw("/hotelavailability", avail_xml(hotel, start, end, adults), XML).await.unwrap();
+async fn offers_of(
+    client: &ota_gateway::Client,
+    (hotel, room, board): (&str, &str, &str),
+    (start, end): (NaiveDate, NaiveDate),
+    adults: u32,
+) -> Vec<String> {
+    let (status, _, body) =
+        client.send_raw("/hotelavailability", avail_xml(hotel, start, end, adults), XML).await.unwrap();
     assert!(status == 200 && body.contains("<Success"), "{body}");
     let doc = roxmltree::Document::parse(&body).unwrap();
     doc.descendants()
         .filter(|n| n.has_tag_name("RoomStay"))
         .filter(|rs| rs.descendants().any(|n| n.has_tag_name("RoomType") && n.attribute("RoomTypeCode") == Some(room)))
         .filter(|rs| rs.descendants().any(|n| n.has_tag_name("Text") && n.text() == Some(board)))
-        .filter_map(|rs| rs.children().find(|n| n.has_tag_name("Total")).and_then(|t| t.attribute("AmountAfterTax")).map(str::to_string))
+        .filter_map(|rs| {
+            rs.children()
+                .find(|n| n.has_tag_name("Total"))
+                .and_then(|t| t.attribute("AmountAfterTax"))
+                .map(str::to_string)
+        })
         .collect()
 }
 
@@ -305,10 +222,7 @@ where
 {
     let started = std::time::Instant::now();
     while !check().await {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(1),
-            "{what}: not visible within 1 s"
-        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1), "{what}: not visible within 1 s");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
@@ -322,175 +236,73 @@ fn success_without_warnings(body: &str) -> bool {
 pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
     let db = TestDb::new(b).await;
     let arg = db.arg();
-    let (a, other) = (
-        GatewayProcess::start(&arg, &[]).await,
-        GatewayProcess::start(&arg, &[]).await,
-    );
+    let (a, other) = (GatewayProcess::start(&arg, &[]).await, GatewayProcess::start(&arg, &[]).await);
     let (d1, d2, d3) = (support::day(30), support::day(31), support::day(32));
-    assert_eq!(
-        offers(&other, d1, d2, 1).await,
-        vec!["64.50"],
-        "the content's rate"
-    );
+    assert_eq!(offers(&other, d1, d2, 1).await, vec!["64.50"], "the content's rate");
 
     // Rooms on sale: none, then two again.
-    let body = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(SUPPLIER, HOTEL, 1, (d1, d1), 0, "Allocation"),
-    )
-    .await;
+    let body = post(&a, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, 1, (d1, d1), 0, "Allocation")).await;
     assert!(success_without_warnings(&body), "{body}");
-    within_a_second("no rooms", || async {
-        offers(&other, d1, d2, 1).await.is_empty()
-    })
-    .await;
-    assert!(
-        offers(&other, d2, d3, 1).await.len() == 1,
-        "the next night is untouched"
-    );
-    let body = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(SUPPLIER, HOTEL, 2, (d1, d1), 2, "Allocation"),
-    )
-    .await;
+    within_a_second("no rooms", || async { offers(&other, d1, d2, 1).await.is_empty() }).await;
+    assert!(offers(&other, d2, d3, 1).await.len() == 1, "the next night is untouched");
+    let body = post(&a, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, 2, (d1, d1), 2, "Allocation")).await;
     assert!(success_without_warnings(&body), "{body}");
-    within_a_second("two rooms", || async {
-        offers(&other, d1, d2, 1).await.len() == 1
-    })
-    .await;
+    within_a_second("two rooms", || async { offers(&other, d1, d2, 1).await.len() == 1 }).await;
 
     // A repeat changes nothing and gets the same answer; an older one never wins and says so.
-    let again = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(SUPPLIER, HOTEL, 2, (d1, d1), 2, "Allocation"),
-    )
-    .await;
+    let again = post(&a, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, 2, (d1, d1), 2, "Allocation")).await;
     assert!(success_without_warnings(&again), "{again}");
-    let older = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(SUPPLIER, HOTEL, 1, (d1, d1), 0, "Allocation"),
-    )
-    .await;
-    assert!(
-        older.contains("<Success") && older.contains("later TimeStamp"),
-        "{older}"
-    );
+    let older = post(&a, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, 1, (d1, d1), 0, "Allocation")).await;
+    assert!(older.contains("<Success") && older.contains("later TimeStamp"), "{older}");
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-    assert_eq!(
-        offers(&other, d1, d2, 1).await.len(),
-        1,
-        "the older count did not win"
-    );
+    assert_eq!(offers(&other, d1, d2, 1).await.len(), 1, "the older count did not win");
     // An adjustment, repeated: applied once.
     let adjust = inv_count(SUPPLIER, HOTEL, 3, (d1, d1), -1, "Adjustment");
-    assert!(success_without_warnings(
-        &post(&a, "/hotelinvcountnotif", adjust.clone()).await
-    ));
-    assert!(
-        success_without_warnings(&post(&a, "/hotelinvcountnotif", adjust).await),
-        "a repeat gets the same answer"
-    );
+    assert!(success_without_warnings(&post(&a, "/hotelinvcountnotif", adjust.clone()).await));
+    assert!(success_without_warnings(&post(&a, "/hotelinvcountnotif", adjust).await), "a repeat gets the same answer");
     // One room left on d1: one booking takes it, the next is refused.
     let first = post(&other, "/hotelbook", book_xml("SUP-1", d1, d2)).await;
     assert!(first.contains("<Success"), "{first}");
     let second = post(&a, "/hotelbook", book_xml("SUP-2", d1, d2)).await;
-    assert!(
-        second.contains("<Error") && !second.contains("<Success"),
-        "the adjusted count is the limit: {second}"
-    );
+    assert!(second.contains("<Error") && !second.contains("<Success"), "the adjusted count is the limit: {second}");
     // A count below the rooms sold: applied, with a warning naming the night.
-    let below = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(SUPPLIER, HOTEL, 4, (d1, d1), 0, "Allocation"),
-    )
-    .await;
+    let below = post(&a, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, 4, (d1, d1), 0, "Allocation")).await;
     assert!(
-        below.contains("<Success")
-            && below.contains(&format!("night of {d1}"))
-            && below.contains("already sold"),
+        below.contains("<Success") && below.contains(&format!("night of {d1}")) && below.contains("already sold"),
         "{below}"
     );
     // Remaining rooms: the count is what is left to sell, over the rooms sold.
-    let remaining = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(SUPPLIER, HOTEL, 5, (d1, d1), 1, "Remaining"),
-    )
-    .await;
+    let remaining = post(&a, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, 5, (d1, d1), 1, "Remaining")).await;
     assert!(success_without_warnings(&remaining), "{remaining}");
-    within_a_second("one room remaining", || async {
-        offers(&other, d1, d2, 1).await.len() == 1
-    })
-    .await;
+    within_a_second("one room remaining", || async { offers(&other, d1, d2, 1).await.len() == 1 }).await;
 
     // Restrictions: closed, closed to arrival, minimum stay; for one plan or every one.
-    let (e1, e2, e3, e4) = (
-        support::day(40),
-        support::day(41),
-        support::day(42),
-        support::day(43),
-    );
+    let (e1, e2, e3, e4) = (support::day(40), support::day(41), support::day(42), support::day(43));
     let body = post(
         &a,
         "/hotelavailnotif",
-        avail_notif(
-            10,
-            (e2, e2),
-            None,
-            r#"<RestrictionStatus Restriction="Master" Status="Close"/>"#,
-        ),
+        avail_notif(10, (e2, e2), None, r#"<RestrictionStatus Restriction="Master" Status="Close"/>"#),
     )
     .await;
     assert!(success_without_warnings(&body), "{body}");
-    within_a_second("closed", || async {
-        offers(&other, e1, e3, 1).await.is_empty()
-    })
-    .await;
-    assert_eq!(
-        offers(&other, e1, e2, 1).await.len(),
-        1,
-        "a stay leaving that day is sold"
-    );
+    within_a_second("closed", || async { offers(&other, e1, e3, 1).await.is_empty() }).await;
+    assert_eq!(offers(&other, e1, e2, 1).await.len(), 1, "a stay leaving that day is sold");
     let refused = post(&other, "/hotelbook", book_xml("SUP-3", e1, e3)).await;
-    assert!(
-        refused.contains("<Error") && refused.contains("closed"),
-        "{refused}"
-    );
+    assert!(refused.contains("<Error") && refused.contains("closed"), "{refused}");
     post(
         &a,
         "/hotelavailnotif",
-        avail_notif(
-            11,
-            (e2, e2),
-            Some("BB"),
-            r#"<RestrictionStatus Restriction="Master" Status="Open"/>"#,
-        ),
+        avail_notif(11, (e2, e2), Some("BB"), r#"<RestrictionStatus Restriction="Master" Status="Open"/>"#),
     )
     .await;
-    within_a_second("opened for BB", || async {
-        offers(&other, e1, e3, 1).await.len() == 1
-    })
-    .await;
+    within_a_second("opened for BB", || async { offers(&other, e1, e3, 1).await.len() == 1 }).await;
     post(
         &a,
         "/hotelavailnotif",
-        avail_notif(
-            12,
-            (e1, e1),
-            None,
-            r#"<RestrictionStatus Restriction="Arrival" Status="Close"/>"#,
-        ),
+        avail_notif(12, (e1, e1), None, r#"<RestrictionStatus Restriction="Arrival" Status="Close"/>"#),
     )
     .await;
-    within_a_second("closed to arrival", || async {
-        offers(&other, e1, e2, 1).await.is_empty()
-    })
-    .await;
+    within_a_second("closed to arrival", || async { offers(&other, e1, e2, 1).await.is_empty() }).await;
     post(&a, "/hotelavailnotif", avail_notif(13, (e1, e1), None, r#"<RestrictionStatus Restriction="Arrival" Status="Open"/><LengthsOfStay><LengthOfStay Time="3" TimeUnit="Day" MinMaxMessageType="SetMinLOS"/></LengthsOfStay>"#)).await;
     within_a_second("minimum stay", || async {
         offers(&other, e1, e3, 1).await.is_empty() && offers(&other, e1, e4, 1).await.len() == 1
@@ -501,9 +313,21 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
     let (g1, g2, g3, g4) = (support::day(60), support::day(61), support::day(62), support::day(64));
     let booked = post(&other, "/hotelbook", book_xml("SUP-9", g1, g2)).await;
     assert!(booked.contains("<Success"), "{booked}");
-    post(&a, "/hotelavailnotif", avail_notif(14, (support::day(63), support::day(63)), None, r#"<RestrictionStatus Restriction="Master" Status="Close"/>"#)).await;
+    post(
+        &a,
+        "/hotelavailnotif",
+        avail_notif(
+            14,
+            (support::day(63), support::day(63)),
+            None,
+            r#"<RestrictionStatus Restriction="Master" Status="Close"/>"#,
+        ),
+    )
+    .await;
     within_a_second("closed for the modify", || async { offers(&other, g3, g4, 1).await.is_empty() }).await;
-    let quote = post(&other, "/hotelbook", book_xml("SUP-10", g3, g4).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#)).await;
+    let quote =
+        post(&other, "/hotelbook", book_xml("SUP-10", g3, g4).replace(r#"ResStatus="Commit""#, r#"ResStatus="Quote""#))
+            .await;
     assert!(quote.contains("<Error") && quote.contains("closed"), "{quote}");
     {
         use ota_messages::runtime::{Date, Message, Response};
@@ -515,7 +339,8 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
         let read = other.client().send(&read_rq).await.unwrap();
         let reservation = read.reservations_list.as_ref().unwrap().hotel_reservation[0].clone();
         let mut payload = ota_gateway::hotels::modify_payload(&reservation).unwrap();
-        payload.room_stays.as_mut().unwrap().room_stay[0].time_span = Some(ota_messages::common::DateSpan { start: Date(g3), end: Date(g4) });
+        payload.room_stays.as_mut().unwrap().room_stay[0].time_span =
+            Some(ota_messages::common::DateSpan { start: Date(g3), end: Date(g4) });
         let modify = ota_messages::hotel_res_modify::OtaHotelResModifyRq {
             version: "2008.1".into(),
             res_status: Some(ota_messages::common::ResStatus::Commit),
@@ -533,116 +358,52 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
     let body = post(
         &a,
         "/hotelrateamountnotif",
-        rate_notif(
-            20,
-            (f1, support::day(51)),
-            &[(None, "100.00"), (Some(1), "80.00")],
-        ),
+        rate_notif(20, (f1, support::day(51)), &[(None, "100.00"), (Some(1), "80.00")]),
     )
     .await;
     assert!(success_without_warnings(&body), "{body}");
-    within_a_second("new amounts", || async {
-        offers(&other, f1, f3, 1).await == vec!["160.00"]
-    })
-    .await;
-    assert_eq!(
-        offers(&other, f1, f3, 2).await,
-        vec!["200.00"],
-        "two guests: the amount for any number"
-    );
-    assert_eq!(
-        offers(&other, f1, support::day(53), 1).await,
-        vec!["224.50"],
-        "the third night at the content's rate"
-    );
+    within_a_second("new amounts", || async { offers(&other, f1, f3, 1).await == vec!["160.00"] }).await;
+    assert_eq!(offers(&other, f1, f3, 2).await, vec!["200.00"], "two guests: the amount for any number");
+    assert_eq!(offers(&other, f1, support::day(53), 1).await, vec!["224.50"], "the third night at the content's rate");
 
     // Hostile amounts are refused, naming them; nothing panics.
     for bad in ["79000000000000000000000000000.00", "7900000000000.00", "-1.00", "10.001"] {
         let body = post(&a, "/hotelrateamountnotif", rate_notif(21, (f1, f1), &[(None, bad)])).await;
-        assert!(body.contains("<Error") && body.contains("BaseByGuestAmt[1]") && !body.contains(r#"Type="12""#), "{bad}: {body}");
+        assert!(
+            body.contains("<Error") && body.contains("BaseByGuestAmt[1]") && !body.contains(r#"Type="12""#),
+            "{bad}: {body}"
+        );
     }
 
     // All or nothing: an unknown room type refuses the whole message, naming it.
     let mixed = inv_count(SUPPLIER, HOTEL, 30, (d3, d3), 0, "Allocation").replace("</Inventories>", r#"<Inventory><StatusApplicationControl Start="2030-01-01" End="2030-01-01" InvTypeCode="NOSUCHROOM"/><InvCounts><InvCount Count="1"/></InvCounts></Inventory></Inventories>"#);
     let body = post(&a, "/hotelinvcountnotif", mixed).await;
-    assert!(
-        body.contains("<Error") && body.contains("NOSUCHROOM") && body.contains("Inventory[2]"),
-        "{body}"
-    );
+    assert!(body.contains("<Error") && body.contains("NOSUCHROOM") && body.contains("Inventory[2]"), "{body}");
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-    assert_eq!(
-        offers(&other, d3, support::day(33), 1).await.len(),
-        1,
-        "the first item was not applied either"
-    );
+    assert_eq!(offers(&other, d3, support::day(33), 1).await.len(), 1, "the first item was not applied either");
 
     // Who may send what: a partner never; a supplier only for its hotels, another's answered as
     // one that does not exist.
-    let partner = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(support::DEMO, HOTEL, 40, (d3, d3), 0, "Allocation"),
-    )
-    .await;
-    assert!(
-        partner.contains(r#"Type="6""#) && partner.contains(r#"Code="497""#),
-        "{partner}"
-    );
+    let partner = post(&a, "/hotelinvcountnotif", inv_count(support::DEMO, HOTEL, 40, (d3, d3), 0, "Allocation")).await;
+    assert!(partner.contains(r#"Type="6""#) && partner.contains(r#"Code="497""#), "{partner}");
     let (code, out, err) = cli(
-        &[
-            "requestor",
-            "add",
-            "CM2",
-            "--context",
-            "CM2-CTX",
-            "--supplier",
-            "--hotels",
-            "HTL99999",
-            "--db",
-            &arg,
-        ],
+        &["requestor", "add", "CM2", "--context", "CM2-CTX", "--supplier", "--hotels", "HTL99999", "--db", &arg],
         "cm2-secret\n",
     );
     assert_eq!(code, 0, "{out}{err}");
     let cm2 = ("CM2", "CM2-CTX", "cm2-secret");
     within_a_second("the new supplier", || async {
-        !post(
-            &a,
-            "/hotelinvcountnotif",
-            inv_count(cm2, HOTEL, 41, (d3, d3), 0, "Allocation"),
-        )
-        .await
-        .contains(r#"Type="4""#)
+        !post(&a, "/hotelinvcountnotif", inv_count(cm2, HOTEL, 41, (d3, d3), 0, "Allocation"))
+            .await
+            .contains(r#"Type="4""#)
     })
     .await;
-    let anothers = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(cm2, HOTEL, 41, (d3, d3), 0, "Allocation"),
-    )
-    .await;
-    let missing = post(
-        &a,
-        "/hotelinvcountnotif",
-        inv_count(cm2, "HTLNOPE", 41, (d3, d3), 0, "Allocation"),
-    )
-    .await;
-    let text = |body: &str| {
-        body.split("<Error ")
-            .nth(1)
-            .map(|e| e.replace(HOTEL, "X").replace("HTLNOPE", "X"))
-    };
+    let anothers = post(&a, "/hotelinvcountnotif", inv_count(cm2, HOTEL, 41, (d3, d3), 0, "Allocation")).await;
+    let missing = post(&a, "/hotelinvcountnotif", inv_count(cm2, "HTLNOPE", 41, (d3, d3), 0, "Allocation")).await;
+    let text = |body: &str| body.split("<Error ").nth(1).map(|e| e.replace(HOTEL, "X").replace("HTLNOPE", "X"));
     assert!(anothers.contains("<Error"), "{anothers}");
-    assert_eq!(
-        text(&anothers),
-        text(&missing),
-        "another's hotel is answered as one that does not exist"
-    );
-    assert_eq!(
-        offers(&other, d3, support::day(33), 1).await.len(),
-        1,
-        "nothing applied"
-    );
+    assert_eq!(text(&anothers), text(&missing), "another's hotel is answered as one that does not exist");
+    assert_eq!(offers(&other, d3, support::day(33), 1).await.len(), 1, "nothing applied");
 }
 
 /// The spec's full samples of the notifications are applied (Success, warnings naming what is
@@ -650,32 +411,15 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
 /// what the gateway does not keep, never a schema or system error.
 pub(crate) async fn sample_notifications_get_business_answers(b: Backend) {
     let server = support::TestServer::start(b).await;
-    for name in [
-        "hotel_inv_count_notif",
-        "hotel_avail_notif",
-        "hotel_rate_amount_notif",
-    ] {
+    for name in ["hotel_inv_count_notif", "hotel_avail_notif", "hotel_rate_amount_notif"] {
         let xml = support::raw_sample(name);
-        let root = roxmltree::Document::parse(&xml)
-            .unwrap()
-            .root_element()
-            .tag_name()
-            .name()
-            .to_string();
-        let path = ota_messages::OPERATIONS
-            .iter()
-            .find(|o| o.request_root == root)
-            .unwrap()
-            .path;
+        let root = roxmltree::Document::parse(&xml).unwrap().root_element().tag_name().name().to_string();
+        let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap().path;
         let (status, _, body) = server.client().send_raw(path, xml, XML).await.unwrap();
         assert_eq!(status, 200, "{name}: {body}");
-        assert!(
-            body.contains("<Success") && !body.contains("<Error"),
-            "{name}: {body}"
-        );
+        assert!(body.contains("<Success") && !body.contains("<Error"), "{name}: {body}");
     }
-    let folder =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/opentravel-samples");
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/opentravel-samples");
     let mut files: Vec<_> = std::fs::read_dir(&folder)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -687,28 +431,12 @@ pub(crate) async fn sample_notifications_get_business_answers(b: Backend) {
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let xml = std::fs::read_to_string(file).unwrap();
-        let root = roxmltree::Document::parse(&xml)
-            .unwrap()
-            .root_element()
-            .tag_name()
-            .name()
-            .to_string();
-        let path = ota_messages::OPERATIONS
-            .iter()
-            .find(|o| o.request_root == root)
-            .unwrap()
-            .path;
+        let root = roxmltree::Document::parse(&xml).unwrap().root_element().tag_name().name().to_string();
+        let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap().path;
         let (status, _, body) = server.client().send_raw(path, xml, XML).await.unwrap();
         assert_eq!(status, 200, "{name}: {body}");
-        let types: Vec<&str> = body
-            .split("<Error ")
-            .skip(1)
-            .filter_map(|e| e.split('"').nth(1))
-            .collect();
-        assert!(
-            types.iter().all(|t| matches!(*t, "2" | "3")),
-            "{name}: only business answers: {body}"
-        );
+        let types: Vec<&str> = body.split("<Error ").skip(1).filter_map(|e| e.split('"').nth(1)).collect();
+        assert!(types.iter().all(|t| matches!(*t, "2" | "3")), "{name}: only business answers: {body}");
         if body.contains("<Success") {
             applied += 1;
         }
@@ -719,24 +447,13 @@ pub(crate) async fn sample_notifications_get_business_answers(b: Backend) {
             } else {
                 body.split("<Error ")
                     .skip(1)
-                    .map(|e| {
-                        e.split('>')
-                            .nth(1)
-                            .unwrap_or("")
-                            .split('<')
-                            .next()
-                            .unwrap_or("")
-                            .to_string()
-                    })
+                    .map(|e| e.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("").to_string())
                     .collect::<Vec<_>>()
                     .join(" | ")
             }
         );
     }
-    println!(
-        "{applied} of {} official sample notifications applied",
-        files.len()
-    );
+    println!("{applied} of {} official sample notifications applied", files.len());
 }
 
 /// One update of the simulated channel manager: one value of one day.
@@ -795,7 +512,11 @@ pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
     let total: usize = std::env::var("SUPPLY_UPDATES").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
     let db = TestDb::new(b).await;
     let arg = db.arg();
-    let gateways = std::sync::Arc::new(vec![GatewayProcess::start(&arg, &[]).await, GatewayProcess::start(&arg, &[]).await, GatewayProcess::start(&arg, &[]).await]);
+    let gateways = std::sync::Arc::new(vec![
+        GatewayProcess::start(&arg, &[]).await,
+        GatewayProcess::start(&arg, &[]).await,
+        GatewayProcess::start(&arg, &[]).await,
+    ]);
     const DAYS: i64 = 20;
     let first = support::day(60);
     let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -818,7 +539,10 @@ pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
             let mut i = 0;
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 let night = first + chrono::Duration::days(rng.below(DAYS as u64) as i64);
-                let (status, _, body) = client.send_raw("/hotelbook", book_xml(&format!("CM-{t}-{i}"), night, night.succ_opt().unwrap()), XML).await.unwrap();
+                let (status, _, body) = client
+                    .send_raw("/hotelbook", book_xml(&format!("CM-{t}-{i}"), night, night.succ_opt().unwrap()), XML)
+                    .await
+                    .unwrap();
                 assert_eq!(status, 200, "{body}");
                 assert!(!body.contains(r#"Type="12""#), "{body}");
                 if body.contains("<Success") {
@@ -833,7 +557,8 @@ pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
     let started = std::time::Instant::now();
     let mut senders = Vec::new();
     for t in 0..4u64 {
-        let (gateways, next, sent, probe_delays, older) = (gateways.clone(), next.clone(), sent.clone(), probe_delays.clone(), older.clone());
+        let (gateways, next, sent, probe_delays, older) =
+            (gateways.clone(), next.clone(), sent.clone(), probe_delays.clone(), older.clone());
         senders.push(tokio::spawn(async move {
             let clients: Vec<_> = gateways.iter().map(GatewayProcess::client).collect();
             let mut rng = support::Rng(0xc0ffee + t);
@@ -855,8 +580,13 @@ pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
                     let sent_at = std::time::Instant::now();
                     let want = vec![format!("{}.{:02}", cents / 100, cents % 100)];
                     for c in &clients {
-                        while offers_of(c, ("HTL00042", "RMJS000000", "BB"), (day, day.succ_opt().unwrap()), 2).await != want {
-                            assert!(sent_at.elapsed() < std::time::Duration::from_secs(1), "probe {i}: not on every gateway within 1 s");
+                        while offers_of(c, ("HTL00042", "RMJS000000", "BB"), (day, day.succ_opt().unwrap()), 2).await
+                            != want
+                        {
+                            assert!(
+                                sent_at.elapsed() < std::time::Duration::from_secs(1),
+                                "probe {i}: not on every gateway within 1 s"
+                            );
                             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
                         }
                     }
@@ -899,7 +629,9 @@ pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
     // The newest stamp of every day won, wherever it arrived.
     let store = db.open().await;
     let sent = sent.lock().unwrap().clone();
-    let newest = |key: &'static str, day: NaiveDate| sent.get(&(key, day)).and_then(|all| all.iter().max_by_key(|(at, _, _)| *at)).cloned();
+    let newest = |key: &'static str, day: NaiveDate| {
+        sent.get(&(key, day)).and_then(|all| all.iter().max_by_key(|(at, _, _)| *at)).cloned()
+    };
     let mut checked = 0;
     for d in 0..DAYS {
         let day = first + chrono::Duration::days(d);
@@ -930,23 +662,48 @@ pub(crate) async fn a_channel_manager_pushes_while_partners_book(b: Backend) {
             .unwrap();
         let stored = |k: &str| rows.iter().find(|(n, _)| n == k).and_then(|(_, v)| *v);
         let want = |key| newest(key, day).map(|(_, u, _)| u);
-        assert_eq!(stored("rooms"), want("rooms").map(|u| if let Update::Rooms(n) = u { i64::from(n) } else { unreachable!() }), "rooms of {day}");
-        assert_eq!(stored("closed"), want("closed").map(|u| if let Update::Closed(c) = u { i64::from(c) } else { unreachable!() }), "closed on {day}");
-        assert_eq!(stored("min_stay"), want("min").map(|u| if let Update::MinStay(n) = u { i64::from(n) } else { unreachable!() }), "minimum stay of {day}");
-        assert_eq!(stored("rate"), want("rate").map(|u| if let Update::Rate(c) = u { c } else { unreachable!() }), "amount of {day}");
+        assert_eq!(
+            stored("rooms"),
+            want("rooms").map(|u| if let Update::Rooms(n) = u { i64::from(n) } else { unreachable!() }),
+            "rooms of {day}"
+        );
+        assert_eq!(
+            stored("closed"),
+            want("closed").map(|u| if let Update::Closed(c) = u { i64::from(c) } else { unreachable!() }),
+            "closed on {day}"
+        );
+        assert_eq!(
+            stored("min_stay"),
+            want("min").map(|u| if let Update::MinStay(n) = u { i64::from(n) } else { unreachable!() }),
+            "minimum stay of {day}"
+        );
+        assert_eq!(
+            stored("rate"),
+            want("rate").map(|u| if let Update::Rate(c) = u { c } else { unreachable!() }),
+            "amount of {day}"
+        );
         checked += 4;
         // Never oversold: the rooms sold are the bookings answered, above the count only where
         // the supplier's last count was below them.
         let sold = stored("sold").unwrap_or(0);
-        assert_eq!(sold, booked.get(&day).copied().unwrap_or(0), "rooms sold of {day} are the bookings answered Success");
+        assert_eq!(
+            sold,
+            booked.get(&day).copied().unwrap_or(0),
+            "rooms sold of {day} are the bookings answered Success"
+        );
         let on_sale = stored("rooms").unwrap_or(2);
         if sold > on_sale {
-            assert!(newest("rooms", day).is_some_and(|(_, _, warned)| warned), "{day}: {sold} sold over {on_sale} on sale, and the count that set it did not warn");
+            assert!(
+                newest("rooms", day).is_some_and(|(_, _, warned)| warned),
+                "{day}: {sold} sold over {on_sale} on sale, and the count that set it did not warn"
+            );
         }
     }
     let mut delays = probe_delays.lock().unwrap().clone();
     delays.sort();
-    let pct = |p: usize| delays.get((delays.len() * p / 100).min(delays.len().saturating_sub(1))).copied().unwrap_or_default();
+    let pct = |p: usize| {
+        delays.get((delays.len() * p / 100).min(delays.len().saturating_sub(1))).copied().unwrap_or_default()
+    };
     let older = older.load(std::sync::atomic::Ordering::Relaxed);
     println!(
         "{b:?}: {total} updates on 3 gateways in {elapsed:.2?} ({:.0} updates/s), {older} arrived after a newer one of their day (not applied, warned); {} bookings of {attempts} Commits; {checked} day values checked; visible on all 3 gateways: p50 {:?}, p99 {:?}, max {:?} ({} probes)",
@@ -1014,13 +771,19 @@ pub(crate) async fn a_notification_costs_each_gateway_what_it_changes(b: Backend
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     }
     let notifications = cpu_of(gw.pid()) - before;
-    assert_eq!(offers_of(&client, (HOTEL, ROOM, "BB"), (day, day.succ_opt().unwrap()), 1).await, vec!["70.19"], "the last amount is served");
+    assert_eq!(
+        offers_of(&client, (HOTEL, ROOM, "BB"), (day, day.succ_opt().unwrap()), 1).await,
+        vec!["70.19"],
+        "the last amount is served"
+    );
     // The same time without notifications: what the gateway spends anyway (its polls).
     let before = cpu_of(gw.pid());
     tokio::time::sleep(std::time::Duration::from_millis(300 * 20)).await;
     let idle = cpu_of(gw.pid()) - before;
     let per = notifications.saturating_sub(idle) / 20;
-    println!("{b:?}, 5,000 hotels: a reload of the content costs the gateway {reload:?} of CPU; a notification {per:?} ({notifications:?} for 20 in 6 s, {idle:?} idle in as long)");
+    println!(
+        "{b:?}, 5,000 hotels: a reload of the content costs the gateway {reload:?} of CPU; a notification {per:?} ({notifications:?} for 20 in 6 s, {idle:?} idle in as long)"
+    );
     assert!(per * 10 < reload, "a notification costs {per:?}, a tenth of a reload ({reload:?}) at most");
 }
 
@@ -1035,7 +798,12 @@ pub(crate) async fn values_of_past_nights_are_deleted(b: Backend) {
     for (at, span) in [(1, nights(past - chrono::Days::new(7_000), 7_000)), (2, nights(support::day(30), 3))] {
         let body = post(&gw, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, at, span, 1, "Allocation")).await;
         assert!(success_without_warnings(&body), "{body}");
-        let body = post(&gw, "/hotelavailnotif", avail_notif(at, span, None, r#"<RestrictionStatus Restriction="Master" Status="Open"/>"#)).await;
+        let body = post(
+            &gw,
+            "/hotelavailnotif",
+            avail_notif(at, span, None, r#"<RestrictionStatus Restriction="Master" Status="Open"/>"#),
+        )
+        .await;
         assert!(success_without_warnings(&body), "{body}");
         let body = post(&gw, "/hotelrateamountnotif", rate_notif(at, span, &[(None, "70.00")])).await;
         assert!(success_without_warnings(&body), "{body}");
@@ -1045,7 +813,8 @@ pub(crate) async fn values_of_past_nights_are_deleted(b: Backend) {
         let mut out = Vec::new();
         for table in ["supply_rooms", "supply_restriction", "supply_rate"] {
             let sql = format!("SELECT count(*) FROM {table}");
-            let ota_gateway::store::Scalar(n): ota_gateway::store::Scalar<i64> = store.read(move |c| Box::pin(async move { c.query_one(&sql, &[]).await })).await.unwrap();
+            let ota_gateway::store::Scalar(n): ota_gateway::store::Scalar<i64> =
+                store.read(move |c| Box::pin(async move { c.query_one(&sql, &[]).await })).await.unwrap();
             out.push(n);
         }
         out
@@ -1056,7 +825,10 @@ pub(crate) async fn values_of_past_nights_are_deleted(b: Backend) {
     assert_eq!(counts().await, [3, 3, 3], "the nights to come are kept");
     assert_eq!(ota_gateway::hotels::purge_past_supply(&store, chrono::Utc::now()).await.unwrap(), 0);
     // What is kept still sells as the supplier said.
-    within_a_second("the supplier's amount", || async { offers(&gw, support::day(31), support::day(32), 1).await == ["70.00"] }).await;
+    within_a_second("the supplier's amount", || async {
+        offers(&gw, support::day(31), support::day(32), 1).await == ["70.00"]
+    })
+    .await;
 }
 
 backend_tests!(

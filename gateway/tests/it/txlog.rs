@@ -77,8 +77,16 @@ async fn entries(server: &TestServer) -> Vec<Entry> {
 
 /// Runs `ota-gateway ARGS`; (exit code, stdout, stderr).
 fn cli(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ota-gateway")).args(args).stdin(Stdio::null()).output().expect("run ota-gateway");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run ota-gateway");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Off by default; `errors` keeps error answers only, `bookings` a booking's life too, `all`
@@ -99,7 +107,10 @@ async fn each_level_keeps_what_it_says(b: Backend) {
     let kept = entries(&server).await;
     assert_eq!(kept.iter().map(|e| e.request_id.as_str()).collect::<Vec<_>>(), ["rq-bad"], "errors only, DEMO only");
     let e = &kept[0];
-    assert_eq!((e.requestor.as_str(), e.operation.as_str(), e.echo_token.as_deref(), e.status, e.success), ("DEMO", "hotelnbc", Some("bad"), 200, false));
+    assert_eq!(
+        (e.requestor.as_str(), e.operation.as_str(), e.echo_token.as_deref(), e.status, e.success),
+        ("DEMO", "hotelnbc", Some("bad"), 200, false)
+    );
     assert!(e.duration_us > 0 && e.masked);
     assert_eq!(e.content_version, server.state.content.get().version);
 
@@ -111,8 +122,17 @@ async fn each_level_keeps_what_it_says(b: Backend) {
     let kept = entries(&server).await;
     assert_eq!(kept.iter().map(|e| e.request_id.as_str()).collect::<Vec<_>>(), ["rq-bad", "rq-read-2", "rq-book"]);
     let read_entry = &kept[1];
-    assert!(read_entry.references.contains(&"DEMO-2030-0001".to_string()) && read_entry.references.contains(&"4471200".to_string()), "{:?}", read_entry.references);
-    assert!(kept[2].references.contains(&"TXLOG-1".to_string()) && kept[2].references.iter().any(|r| r.starts_with("HTL-")), "the Client and Internal references: {:?}", kept[2].references);
+    assert!(
+        read_entry.references.contains(&"DEMO-2030-0001".to_string())
+            && read_entry.references.contains(&"4471200".to_string()),
+        "{:?}",
+        read_entry.references
+    );
+    assert!(
+        kept[2].references.contains(&"TXLOG-1".to_string()) && kept[2].references.iter().any(|r| r.starts_with("HTL-")),
+        "the Client and Internal references: {:?}",
+        kept[2].references
+    );
 
     set_log(&server, "DEMO", Level::All, Some("0")).await;
     post(&server, "/hotelnbc", nbc(DEMO, "sampled-out"), "rq-none").await;
@@ -123,9 +143,19 @@ async fn each_level_keeps_what_it_says(b: Backend) {
     assert_eq!(ids[3..], ["rq-bad-2", "rq-all"], "a sample of 0 keeps errors and bookings only");
     // The import file sets the policy too (`log`, `log_sample`), and `requestor list` shows it.
     let import = r#"{"requestors": [{"id": "PARTNER2", "id_context": "P2-DIST", "name": "P2", "password": "partner2-pass", "log": "all", "log_sample": 0.5}]}"#;
-    ota_gateway::import::import(server.store(), ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", import).unwrap()).await.unwrap();
+    ota_gateway::import::import(
+        server.store(),
+        ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", import).unwrap(),
+    )
+    .await
+    .unwrap();
     let (code, out, _) = cli(&["requestor", "list", "--db", &server.db.arg()]);
-    assert!(code == 0 && out.lines().any(|l| l.starts_with("PARTNER2") && l.contains("all@0.5")) && out.lines().any(|l| l.starts_with("DEMO ") && l.contains(" all ")), "{out}");
+    assert!(
+        code == 0
+            && out.lines().any(|l| l.starts_with("PARTNER2") && l.contains("all@0.5"))
+            && out.lines().any(|l| l.starts_with("DEMO ") && l.contains(" all ")),
+        "{out}"
+    );
 }
 
 /// Passwords (the POS's and a WS-Security token's) are never stored; guests' names and birth
@@ -141,11 +171,26 @@ async fn passwords_never_stored_personal_values_masked_unless_turned_off(b: Back
             r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"><wsse:UsernameToken><wsse:Username>DEMO</wsse:Username><wsse:Password>demo-password</wsse:Password></wsse:UsernameToken></wsse:Security></s:Header><s:Body>{}</s:Body></s:Envelope>"#,
             nbc(DEMO, "soap").replace(r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#, "")
         );
-        let res = server.client().http().post(format!("{}/hotelnbc", server.url())).header("content-type", "text/xml").header("SOAPAction", "/hotelnbc").body(soap).send().await.unwrap();
+        let res = server
+            .client()
+            .http()
+            .post(format!("{}/hotelnbc", server.url()))
+            .header("content-type", "text/xml")
+            .header("SOAPAction", "/hotelnbc")
+            .body(soap)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 200);
         // Refused before authenticating: kept as the errors of the requestor they name.
         post(&server, "/hotelnbc", nbc(DEMO, "wrong").replace("demo-password", "hunter2-wrong"), "rq-wrong").await;
-        post(&server, "/hotelnbc", nbc(DEMO, "elem").replace("</POS>", "<Password>hunter2-elem</Password></POS>"), "rq-elem").await;
+        post(
+            &server,
+            "/hotelnbc",
+            nbc(DEMO, "elem").replace("</POS>", "<Password>hunter2-elem</Password></POS>"),
+            "rq-elem",
+        )
+        .await;
         let kept = entries(&server).await;
         assert_eq!(kept.iter().map(|e| e.request_id.as_str()).collect::<Vec<_>>()[3..], ["rq-wrong", "rq-elem"]);
         assert!(kept[3..].iter().all(|e| !e.success && e.requestor == "DEMO"));
@@ -160,10 +205,21 @@ async fn passwords_never_stored_personal_values_masked_unless_turned_off(b: Back
         let (book, read) = (&kept[0], &kept[1]);
         if masked {
             for personal in ["José", "Müller", "1980-04-12"] {
-                assert!(!book.request.contains(personal) && !book.answer.contains(personal), "{personal} stored: {}", book.request);
+                assert!(
+                    !book.request.contains(personal) && !book.answer.contains(personal),
+                    "{personal} stored: {}",
+                    book.request
+                );
             }
-            assert!(book.request.contains("<GivenName>***</GivenName>") && book.request.contains(r#"BirthDate="1900-01-01""#));
-            assert!(read.answer.contains("<Surname>***</Surname>") && !read.answer.contains("<Surname>M"), "{}", read.answer);
+            assert!(
+                book.request.contains("<GivenName>***</GivenName>")
+                    && book.request.contains(r#"BirthDate="1900-01-01""#)
+            );
+            assert!(
+                read.answer.contains("<Surname>***</Surname>") && !read.answer.contains("<Surname>M"),
+                "{}",
+                read.answer
+            );
         } else {
             assert!(book.request.contains("José") && book.request.contains("1980-04-12"));
             assert!(!read.answer.contains("<Surname>***</Surname>"));
@@ -199,14 +255,20 @@ async fn retention_deletes_old_entries(b: Backend) {
     let recent = entries(&server).await;
     assert_eq!(recent.len(), 1);
     let old_at = Utc::now() - chrono::Duration::days(61);
-    let old: Vec<Entry> = (0..2500).map(|i| Entry { id: 1_000_000 + i, at: old_at, request_id: format!("old-{i}"), ..recent[0].clone() }).collect();
+    let old: Vec<Entry> = (0..2500)
+        .map(|i| Entry { id: 1_000_000 + i, at: old_at, request_id: format!("old-{i}"), ..recent[0].clone() })
+        .collect();
     txlog::store_entries(server.store(), old).await.unwrap();
     assert_eq!(support::count(server.store(), "txlog_entry").await, 2501);
     // An export reads page after page (2,500 entries of one second, then the recent one): each
     // once, oldest first; a limit cuts it.
     let mut out = Vec::new();
     assert_eq!(txlog::export(server.store(), &txlog::Filter::default(), i64::MAX, &mut out).await.unwrap(), 2501);
-    let ids: Vec<i64> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_i64().unwrap()).collect();
+    let ids: Vec<i64> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_i64().unwrap())
+        .collect();
     let mut expected: Vec<i64> = (1_000_000..1_002_500).collect();
     expected.push(recent[0].id);
     assert_eq!(ids, expected);
@@ -215,7 +277,11 @@ async fn retention_deletes_old_entries(b: Backend) {
     let deleted = txlog::purge(server.store(), Utc::now() - chrono::Duration::days(60)).await.unwrap();
     assert_eq!(deleted, 2500);
     assert_eq!(support::count(server.store(), "txlog_entry").await, 1);
-    assert_eq!(support::count(server.store(), "txlog_reference").await, recent[0].references.len() as i64, "references of deleted entries go too");
+    assert_eq!(
+        support::count(server.store(), "txlog_reference").await,
+        recent[0].references.len() as i64,
+        "references of deleted entries go too"
+    );
     let db = server.db.arg();
 
     // A gateway process on the same database keeping entries two seconds.
@@ -232,7 +298,10 @@ async fn retention_deletes_old_entries(b: Backend) {
         if seen && n == 0 {
             break;
         }
-        assert!(started.elapsed() < Duration::from_secs(30), "entries not deleted after the retention (seen: {seen}, left: {n})");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "entries not deleted after the retention (seen: {seen}, left: {n})"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -267,9 +336,20 @@ async fn search_show_and_export(b: Backend) {
     assert_eq!(echo(&["--since", &(Utc::now() + chrono::Duration::hours(1)).to_rfc3339()]).len(), 0);
     assert_eq!(echo(&["--limit", "1"]), ["echo-b"]);
 
-    let read_entry = txlog::search(server.store(), &Filter { request_id: Some("rq-read".into()), ..Filter::default() }, false, 10).await.unwrap().remove(0);
+    let read_entry =
+        txlog::search(server.store(), &Filter { request_id: Some("rq-read".into()), ..Filter::default() }, false, 10)
+            .await
+            .unwrap()
+            .remove(0);
     let (code, out, _) = cli(&["log", "show", &read_entry.id.to_string(), "--db", &db]);
-    assert!(code == 0 && out.contains("request id: rq-read") && out.contains("echo token: read-5a10") && out.contains("<OTA_ReadRQ") && out.contains("<OTA_ResRetrieveRS"), "{out}");
+    assert!(
+        code == 0
+            && out.contains("request id: rq-read")
+            && out.contains("echo token: read-5a10")
+            && out.contains("<OTA_ReadRQ")
+            && out.contains("<OTA_ResRetrieveRS"),
+        "{out}"
+    );
     let (code, _, err) = cli(&["log", "show", "42", "--db", &db]);
     assert!(code == 1 && err.contains("no log entry 42"), "{err}");
 
@@ -300,7 +380,9 @@ async fn replay_reports_a_changed_price(b: Backend) {
     let activities = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/demo/activities.json")).unwrap();
     let dearer = activities.replacen(r#""prices": { "10": "29.50""#, r#""prices": { "10": "33.00""#, 1);
     assert_ne!(dearer, activities);
-    let file = ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", &format!(r#"{{"activities": {dearer}}}"#)).unwrap();
+    let file =
+        ota_gateway::import::parse::<ota_gateway::import::ImportFile>("t", &format!(r#"{{"activities": {dearer}}}"#))
+            .unwrap();
     ota_gateway::import::import(changed.store(), file).await.unwrap();
     changed.state.content.refresh().await.unwrap();
 
@@ -314,13 +396,41 @@ async fn replay_reports_a_changed_price(b: Backend) {
     eprintln!("replay against the gateway with the changed price:\n{out}");
     assert_eq!(code, 3, "{out}{err}");
     let avail = out.lines().find(|l| l.contains("activityavailability")).unwrap();
-    assert!(avail.contains("DIFFERENT") && (avail.contains(r#"recorded "59.00", replayed "66.00""#) || avail.contains(r#"recorded "29.50", replayed "33.00""#)), "{out}");
-    assert!(out.lines().filter(|l| l.contains("hotelnbc") || l.contains("bookread")).all(|l| l.ends_with(": same")), "{out}");
+    assert!(
+        avail.contains("DIFFERENT")
+            && (avail.contains(r#"recorded "59.00", replayed "66.00""#)
+                || avail.contains(r#"recorded "29.50", replayed "33.00""#)),
+        "{out}"
+    );
+    assert!(
+        out.lines().filter(|l| l.contains("hotelnbc") || l.contains("bookread")).all(|l| l.ends_with(": same")),
+        "{out}"
+    );
 
     // Only what the filter takes; without credentials that work, every answer differs.
-    let (code, out, _) = cli(&["replay", "--to", changed.url(), "--credentials", "DEMO,DEMO-DIST,demo-password", "--operation", "hotelnbc", "--db", &db]);
+    let (code, out, _) = cli(&[
+        "replay",
+        "--to",
+        changed.url(),
+        "--credentials",
+        "DEMO,DEMO-DIST,demo-password",
+        "--operation",
+        "hotelnbc",
+        "--db",
+        &db,
+    ]);
     assert!(code == 0 && out.contains("1 replayed: 1 same"), "{out}");
-    let (code, out, _) = cli(&["replay", "--to", identical.url(), "--credentials", "DEMO,DEMO-DIST,wrong", "--operation", "hotelnbc", "--db", &db]);
+    let (code, out, _) = cli(&[
+        "replay",
+        "--to",
+        identical.url(),
+        "--credentials",
+        "DEMO,DEMO-DIST,wrong",
+        "--operation",
+        "hotelnbc",
+        "--db",
+        &db,
+    ]);
     assert!(code == 3 && out.contains("DIFFERENT"), "{out}");
 }
 

@@ -69,17 +69,24 @@ pub fn exact(xml: &str) -> Result<(), OverBound> {
             let (end, attributes, declared) = start_tag(b, lt + 1);
             let name = || {
                 let n = &b[lt + 1..];
-                let len = n.iter().take_while(|c| !c.is_ascii_whitespace() && !matches!(c, b'/' | b'>')).count().min(64);
+                let len =
+                    n.iter().take_while(|c| !c.is_ascii_whitespace() && !matches!(c, b'/' | b'>')).count().min(64);
                 String::from_utf8_lossy(&n[..len]).into_owned()
             };
             if attributes > MAX_ATTRIBUTES {
-                return Err(OverBound { at: lt, what: format!("element <{}> has more than {MAX_ATTRIBUTES} attributes", name()) });
+                return Err(OverBound {
+                    at: lt,
+                    what: format!("element <{}> has more than {MAX_ATTRIBUTES} attributes", name()),
+                });
             }
             declarations += declared;
             if declarations > MAX_NAMESPACE_DECLARATIONS {
                 return Err(OverBound {
                     at: lt,
-                    what: format!("the document declares more than {MAX_NAMESPACE_DECLARATIONS} namespaces (at element <{}>)", name()),
+                    what: format!(
+                        "the document declares more than {MAX_NAMESPACE_DECLARATIONS} namespaces (at element <{}>)",
+                        name()
+                    ),
                 });
             }
             i = end;
@@ -198,7 +205,9 @@ mod tests {
             }
             assert_eq!(check(doc), exact(doc), "{doc}");
         }
-        assert!(check(&docs[0]).is_err() && check(&docs[1]).is_ok() && check(&docs[2]).is_ok() && check(&docs[3]).is_err());
+        assert!(
+            check(&docs[0]).is_err() && check(&docs[1]).is_ok() && check(&docs[2]).is_ok() && check(&docs[3]).is_err()
+        );
     }
 
     #[test]

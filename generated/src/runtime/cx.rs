@@ -32,9 +32,8 @@ pub trait FromValue: Sized {
 fn read_value<T: FromValue>(ty: &'static SimpleDesc, text: &str) -> Result<T, String> {
     // `xs:positiveInteger` is read as `u64`, which also takes 0: keep its own check.
     if T::CHECKS_LEXICAL && ty.values.is_empty() && ty.builtin != super::schema::Builtin::PositiveInteger {
-        let value = T::from_value(text).ok_or_else(|| {
-            check_simple(ty, text).err().unwrap_or_else(|| format!("a value of type {}", ty.name))
-        })?;
+        let value = T::from_value(text)
+            .ok_or_else(|| check_simple(ty, text).err().unwrap_or_else(|| format!("a value of type {}", ty.name)))?;
         check_facets(ty, text)?;
         return Ok(value);
     }
@@ -185,7 +184,8 @@ impl<'a, 'i> Cx<'a, 'i> {
             self.errors.push(self.bug_error(root));
         }
         let mut errors = self.errors.into_iter();
-        let mut first = errors.next().unwrap_or_else(|| DecodeError::new(DecodeErrorKind::Bind(String::new()), "", 1, 1));
+        let mut first =
+            errors.next().unwrap_or_else(|| DecodeError::new(DecodeErrorKind::Bind(String::new()), "", 1, 1));
         first.more = errors.collect();
         first
     }
@@ -212,7 +212,9 @@ impl<'a, 'i> Cx<'a, 'i> {
                 None if desc.text_attribute() == Some(attr.name()) => return Ok(None),
                 None => attr.name().to_string(),
             },
-            Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => return Ok(None),
+            Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => {
+                return Ok(None);
+            }
             Some(ns) => format!("{{{ns}}}{}", attr.name()),
         };
         let expected = desc.attributes.iter().map(|d| d.name).collect();
@@ -224,12 +226,17 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// Records an attribute that names one already read under another name (`gen:also`).
     pub fn given_twice(&mut self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc, position: usize) -> Res {
         let name = desc.attributes.get(position).map_or("", |d| d.name);
-        let e = self.error_at(attr.range().start, DecodeErrorKind::GivenTwice { name, second: attr.name().to_string() });
+        let e =
+            self.error_at(attr.range().start, DecodeErrorKind::GivenTwice { name, second: attr.name().to_string() });
         self.report(e)
     }
 
     /// Checks and reads an attribute value; `None` when it is invalid (recorded).
-    pub fn value<T: FromValue>(&mut self, attr: &Attribute<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<T>, Failed> {
+    pub fn value<T: FromValue>(
+        &mut self,
+        attr: &Attribute<'a, 'i>,
+        ty: &'static SimpleDesc,
+    ) -> Result<Option<T>, Failed> {
         self.attribute_value(attr, ty, None)
     }
 
@@ -268,7 +275,12 @@ impl<'a, 'i> Cx<'a, 'i> {
 
     /// A required attribute: its value when it was there and valid; when it was not there at
     /// all, records the problem. (`found` is `Some(None)` for a value that was invalid.)
-    pub fn required<T>(&mut self, found: Option<Option<T>>, node: Node, name: &'static str) -> Result<Option<T>, Failed> {
+    pub fn required<T>(
+        &mut self,
+        found: Option<Option<T>>,
+        node: Node,
+        name: &'static str,
+    ) -> Result<Option<T>, Failed> {
         match found {
             Some(value) => Ok(value),
             None => {
@@ -308,7 +320,11 @@ impl<'a, 'i> Cx<'a, 'i> {
             return Ok(());
         }
         let expected = desc.fixed_texts().map(|t| format!("{t:?}")).collect::<Vec<_>>().join(" or ");
-        let kind = DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected: format!("no text or {expected}") };
+        let kind = DecodeErrorKind::InvalidValue {
+            target: "text".to_string(),
+            value: text.to_string(),
+            expected: format!("no text or {expected}"),
+        };
         let e = self.error(node, kind);
         self.report(e)
     }
@@ -316,7 +332,8 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// Records each child element of an element that may have none.
     fn no_children(&mut self, node: Node) -> Res {
         for child in node.children().filter(Node::is_element) {
-            let kind = DecodeErrorKind::UnexpectedElement { name: child.tag_name().name().to_string(), expected: Vec::new() };
+            let kind =
+                DecodeErrorKind::UnexpectedElement { name: child.tag_name().name().to_string(), expected: Vec::new() };
             let e = self.error(child, kind);
             self.report(e)?;
         }
@@ -331,7 +348,10 @@ impl<'a, 'i> Cx<'a, 'i> {
             let xml_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
             if !text.chars().all(xml_space) {
                 let start = t.range().start + (text.len() - text.trim_start_matches(xml_space).len());
-                let e = self.error_at(start, DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() });
+                let e = self.error_at(
+                    start,
+                    DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() },
+                );
                 return self.report(e);
             }
         }
@@ -350,7 +370,8 @@ impl<'a, 'i> Cx<'a, 'i> {
         match read_value(ty, &text) {
             Ok(value) => Ok(Some(value)),
             Err(expected) => {
-                let kind = DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected };
+                let kind =
+                    DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected };
                 let e = self.error(node, kind);
                 self.report(e)?;
                 Ok(None)
@@ -361,8 +382,15 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// Reads the text of an element whose text is also taken as the attribute `attribute`
     /// (`gen:text attribute=".."`): the attribute's value when it is there, else the text; both
     /// at once are refused ([`DecodeErrorKind::TextGivenTwice`]).
-    pub fn text_or_attribute<T: FromValue>(&mut self, node: Node<'a, 'i>, ty: &'static SimpleDesc, attribute: &'static str) -> Result<Option<T>, Failed> {
-        let Some(attr) = node.attributes().find(|a| a.namespace().is_none() && a.name() == attribute) else { return self.text(node, ty) };
+    pub fn text_or_attribute<T: FromValue>(
+        &mut self,
+        node: Node<'a, 'i>,
+        ty: &'static SimpleDesc,
+        attribute: &'static str,
+    ) -> Result<Option<T>, Failed> {
+        let Some(attr) = node.attributes().find(|a| a.namespace().is_none() && a.name() == attribute) else {
+            return self.text(node, ty);
+        };
         let mark = self.mark();
         self.no_children(node)?;
         if !text_of(node).trim().is_empty() {
@@ -378,7 +406,11 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// The values of an element that carries a list as its text (`<ResGuestRPHs>1 2</ResGuestRPHs>`,
     /// the form `gen:text-list` marks), each checked as `ty`; `None` when it has child elements
     /// or no text, so that it is read as elements.
-    pub fn text_list<T: FromValue>(&mut self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<Vec<T>>, Failed> {
+    pub fn text_list<T: FromValue>(
+        &mut self,
+        node: Node<'a, 'i>,
+        ty: &'static SimpleDesc,
+    ) -> Result<Option<Vec<T>>, Failed> {
         if node.children().any(|c| c.is_element()) {
             return Ok(None);
         }
@@ -391,7 +423,11 @@ impl<'a, 'i> Cx<'a, 'i> {
             match read_value(ty, token) {
                 Ok(value) => values.push(value),
                 Err(expected) => {
-                    let kind = DecodeErrorKind::InvalidValue { target: "text".to_string(), value: token.to_string(), expected };
+                    let kind = DecodeErrorKind::InvalidValue {
+                        target: "text".to_string(),
+                        value: token.to_string(),
+                        expected,
+                    };
                     let e = self.error(node, kind);
                     self.report(e)?;
                 }
@@ -448,7 +484,8 @@ impl<'a, 'i> Cx<'a, 'i> {
                         Some(ns) => format!("{{{ns}}}{}", a.name()),
                         None => a.name().to_string(),
                     };
-                    let e = cx.error_at(a.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected: Vec::new() });
+                    let e = cx
+                        .error_at(a.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected: Vec::new() });
                     cx.report(e)?;
                 }
             }

@@ -200,11 +200,9 @@ impl fmt::Display for DecodeErrorKind {
                 "element <{element}> is in namespace \"{ns}\"; expected \"{}\"",
                 crate::runtime::OTA_NAMESPACE
             ),
-            WrongNamespace { element, found: None } => write!(
-                f,
-                "element <{element}> has no namespace; expected xmlns=\"{}\"",
-                crate::runtime::OTA_NAMESPACE
-            ),
+            WrongNamespace { element, found: None } => {
+                write!(f, "element <{element}> has no namespace; expected xmlns=\"{}\"", crate::runtime::OTA_NAMESPACE)
+            }
             UnexpectedElement { name, expected } => {
                 write!(f, "unexpected element <{name}>; expected {}", list(expected))
             }

@@ -133,7 +133,12 @@ pub trait Response: Message + Default {
 pub fn parse_document(xml: &str) -> Result<Document<'_>, DecodeError> {
     if let Err(over) = bounds::check(xml) {
         let (line, column) = text_pos(xml, over.at);
-        return Err(DecodeError::new(DecodeErrorKind::Malformed(format!("{} at {line}:{column}", over.what)), "", line, column));
+        return Err(DecodeError::new(
+            DecodeErrorKind::Malformed(format!("{} at {line}:{column}", over.what)),
+            "",
+            line,
+            column,
+        ));
     }
     let opts = ParsingOptions { allow_dtd: false, nodes_limit: MAX_NODES, ..ParsingOptions::default() };
     Document::parse_with_options(xml, opts).map_err(|e| {
@@ -157,7 +162,9 @@ pub fn parse_document(xml: &str) -> Result<Document<'_>, DecodeError> {
         let (line, column) = text_pos(xml, at);
         let kind = match kind {
             // The message names roxmltree's position: name ours.
-            DecodeErrorKind::Malformed(m) => DecodeErrorKind::Malformed(m.replace(&format!(" at {reported}"), &format!(" at {line}:{column}"))),
+            DecodeErrorKind::Malformed(m) => {
+                DecodeErrorKind::Malformed(m.replace(&format!(" at {reported}"), &format!(" at {line}:{column}")))
+            }
             k => k,
         };
         DecodeError::new(kind, "", line, column)
@@ -211,7 +218,10 @@ fn check_root<T: Message>(doc: &Document) -> Result<(), DecodeError> {
     let (line, column) = text_pos(doc.input_text(), root.range().start);
     let at = |kind| DecodeError::new(kind, format!("/{}", root.tag_name().name()), line, column);
     if root.tag_name().name() != T::ROOT {
-        return Err(at(DecodeErrorKind::WrongRoot { expected: vec![T::ROOT], found: root.tag_name().name().to_string() }));
+        return Err(at(DecodeErrorKind::WrongRoot {
+            expected: vec![T::ROOT],
+            found: root.tag_name().name().to_string(),
+        }));
     }
     if root.tag_name().namespace() != Some(OTA_NAMESPACE) {
         return Err(at(DecodeErrorKind::WrongNamespace {
@@ -284,10 +294,8 @@ pub fn encode_in<T: Message>(value: &T, pretty: bool, dialect: DialectIndex) -> 
 /// encoder writes the same bytes, faster, and escapes tabs and carriage returns that this path
 /// leaves raw.
 pub fn encode_with_yaserde<T: YaSerialize>(value: &T, pretty: bool) -> Result<String, EncodeError> {
-    let config = xml::EmitterConfig::new()
-        .write_document_declaration(true)
-        .pad_self_closing(false)
-        .perform_indent(pretty);
+    let config =
+        xml::EmitterConfig::new().write_document_declaration(true).pad_self_closing(false).perform_indent(pretty);
     let mut ser = yaserde::ser::Serializer::new(xml::EventWriter::new_with_config(Vec::new(), config));
     value.serialize(&mut ser).map_err(|e| EncodeError(e.to_string()))?;
     String::from_utf8(ser.into_inner()).map_err(|e| EncodeError(e.to_string()))

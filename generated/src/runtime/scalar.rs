@@ -109,8 +109,13 @@ impl FromStr for DateTime {
     type Err = ScalarError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let read = |p: lexical::DateTimeParts| {
-            let time = NaiveTime::from_hms_nano_opt(u32::from(p.hour), u32::from(p.minute), u32::from(p.second), p.nanos)?;
-            Some(DateTime { local: naive_date(p.date)?.and_time(time), zone: p.zone, fraction_digits: p.fraction_digits })
+            let time =
+                NaiveTime::from_hms_nano_opt(u32::from(p.hour), u32::from(p.minute), u32::from(p.second), p.nanos)?;
+            Some(DateTime {
+                local: naive_date(p.date)?.and_time(time),
+                zone: p.zone,
+                fraction_digits: p.fraction_digits,
+            })
         };
         lexical::date_time(s).and_then(read).ok_or_else(|| err(Builtin::DateTime.expected(), s))
     }
@@ -140,7 +145,18 @@ impl DateTime {
                 put_digits::<2>(&mut buf[7..], t.second());
                 out.extend_from_slice(&buf);
             }
-            _ => out.extend_from_slice(format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", d.year(), d.month(), d.day(), t.hour(), t.minute(), t.second()).as_bytes()),
+            _ => out.extend_from_slice(
+                format!(
+                    "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+                    d.year(),
+                    d.month(),
+                    d.day(),
+                    t.hour(),
+                    t.minute(),
+                    t.second()
+                )
+                .as_bytes(),
+            ),
         }
         if self.fraction_digits > 0 {
             let digits = u32::from(self.fraction_digits.min(9));
@@ -271,7 +287,22 @@ mod tests {
 
     #[test]
     fn decimals_are_written_as_rust_decimal_writes_them() {
-        for s in ["0", "0.00", "0.05", "1", "-1", "-0.50", "100.50", "12345.6789", "0.0000000000000000000000000001", "79228162514459439543950335", "-79228162514459439543950335", "7.9228162514264337593543950335", "10", "1000000.000"] {
+        for s in [
+            "0",
+            "0.00",
+            "0.05",
+            "1",
+            "-1",
+            "-0.50",
+            "100.50",
+            "12345.6789",
+            "0.0000000000000000000000000001",
+            "79228162514459439543950335",
+            "-79228162514459439543950335",
+            "7.9228162514264337593543950335",
+            "10",
+            "1000000.000",
+        ] {
             let ours = Decimal::from_str(s).map(|d| (d.to_string(), d.0.to_string()));
             assert_eq!(ours, Ok((s.to_string(), s.to_string())), "{s}");
         }
@@ -282,7 +313,8 @@ mod tests {
         }
         let mut x = rust_decimal::Decimal::new(1, 0);
         for i in 0..200u32 {
-            x = x.checked_mul(rust_decimal::Decimal::new(-37, 1)).unwrap_or(rust_decimal::Decimal::new(3, 1)) + rust_decimal::Decimal::new(i64::from(i), 2);
+            x = x.checked_mul(rust_decimal::Decimal::new(-37, 1)).unwrap_or(rust_decimal::Decimal::new(3, 1))
+                + rust_decimal::Decimal::new(i64::from(i), 2);
             x.rescale(i % 7);
             assert_eq!(Decimal(x).to_string(), x.to_string());
         }
@@ -293,17 +325,43 @@ mod tests {
         for ok in ["2026-07-17", "2024-02-29", "0001-01-01"] {
             assert_eq!(Date::from_str(ok).map(|d| d.to_string()).as_deref(), Ok(ok));
         }
-        for bad in ["2026-02-30", "2025-02-29", "2026-13-01", "26-07-17", "2026-7-17", "2026-07-17Z", " 2026-07-17", "2026/07/17", ""] {
+        for bad in [
+            "2026-02-30",
+            "2025-02-29",
+            "2026-13-01",
+            "26-07-17",
+            "2026-7-17",
+            "2026-07-17Z",
+            " 2026-07-17",
+            "2026/07/17",
+            "",
+        ] {
             assert!(Date::from_str(bad).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn date_times_keep_their_form() {
-        for ok in ["2026-07-17T09:30:00", "2026-07-17T09:30:00Z", "2026-07-17T09:30:00.250+02:00", "2026-07-17T23:59:59-05:30", "2026-07-17T00:00:00.000000001"] {
+        for ok in [
+            "2026-07-17T09:30:00",
+            "2026-07-17T09:30:00Z",
+            "2026-07-17T09:30:00.250+02:00",
+            "2026-07-17T23:59:59-05:30",
+            "2026-07-17T00:00:00.000000001",
+        ] {
             assert_eq!(DateTime::from_str(ok).map(|d| d.to_string()).as_deref(), Ok(ok));
         }
-        for bad in ["2026-07-17", "2026-07-17T25:00:00", "2026-07-17T09:60:00", "2026-07-17 09:30:00", "2026-07-17T09:30", "2026-07-17T09:30:00+2:00", "2026-07-17T09:30:00.", "2026-07-17T09:30:00+15:00", "2026-07-17T09:30:60"] {
+        for bad in [
+            "2026-07-17",
+            "2026-07-17T25:00:00",
+            "2026-07-17T09:60:00",
+            "2026-07-17 09:30:00",
+            "2026-07-17T09:30",
+            "2026-07-17T09:30:00+2:00",
+            "2026-07-17T09:30:00.",
+            "2026-07-17T09:30:00+15:00",
+            "2026-07-17T09:30:60",
+        ] {
             assert!(DateTime::from_str(bad).is_err(), "{bad}");
         }
     }

@@ -113,7 +113,9 @@ impl ComplexDesc {
 
     /// True when the dialect at `dialect` always writes `member` (empty when absent).
     pub fn always_writes(&self, dialect: u8, member: Member) -> bool {
-        self.forms.iter().any(|f| matches!(f, Form::EmptyWhenAbsent { dialect: d, of } if *d == dialect && *of == member))
+        self.forms
+            .iter()
+            .any(|f| matches!(f, Form::EmptyWhenAbsent { dialect: d, of } if *d == dialect && *of == member))
     }
 
     /// True when the dialect at `dialect` does not write `member`.

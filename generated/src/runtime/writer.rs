@@ -8,9 +8,9 @@
 
 use std::borrow::Cow;
 
+use super::OTA_NAMESPACE;
 use super::error::EncodeError;
 use super::scalar::{Date, DateTime, Decimal, write_number};
-use super::OTA_NAMESPACE;
 
 /// A value type that can be written as XML text.
 pub trait ToValue {
@@ -102,7 +102,15 @@ impl Writer {
     pub fn new(pretty: bool, capacity: usize) -> Self {
         let mut out = Vec::with_capacity(capacity.max(256));
         out.extend_from_slice(br#"<?xml version="1.0" encoding="UTF-8"?>"#);
-        Writer { out, pretty, depth: 0, open: false, nested: Vec::new(), invalid: None, dialect: DialectIndex::default() }
+        Writer {
+            out,
+            pretty,
+            depth: 0,
+            open: false,
+            nested: Vec::new(),
+            invalid: None,
+            dialect: DialectIndex::default(),
+        }
     }
 
     /// The same writer, writing `dialect`.
@@ -242,7 +250,9 @@ impl Writer {
             return Err(EncodeError(format!("the character U+{:04X} cannot be written in XML 1.0", c as u32)));
         }
         // Everything appended was `&str` text or ASCII, so this cannot fail; checked anyway.
-        String::from_utf8(self.out).map_err(|e| EncodeError(format!("the encoder wrote invalid UTF-8 at byte {}", e.utf8_error().valid_up_to())))
+        String::from_utf8(self.out).map_err(|e| {
+            EncodeError(format!("the encoder wrote invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()))
+        })
     }
 }
 
@@ -329,7 +339,9 @@ mod tests {
         w.end("R");
         assert_eq!(
             w.finish().ok().as_deref(),
-            Some("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<R xmlns=\"http://www.opentravel.org/OTA/2003/05\">\n  <P>\n    <T>t</T>\n  </P>\n</R>")
+            Some(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<R xmlns=\"http://www.opentravel.org/OTA/2003/05\">\n  <P>\n    <T>t</T>\n  </P>\n</R>"
+            )
         );
     }
 

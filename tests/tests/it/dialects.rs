@@ -86,7 +86,13 @@ fn the_default_dialect_writes_what_it_always_wrote_and_ota2016b_writes_lists() {
     // write: ota2016b leaves out Item_RPH (each room's item reference is in RoomStay/Reference).
     assert!(service.contains("Item_RPH=") && !ota.contains("Item_RPH="));
     let mut without_item_rph = rs.clone();
-    for id in &mut without_item_rph.reservations_list.as_mut().unwrap().hotel_reservation[0].res_global_info.as_mut().unwrap().hotel_reservation_ids.hotel_reservation_id {
+    for id in &mut without_item_rph.reservations_list.as_mut().unwrap().hotel_reservation[0]
+        .res_global_info
+        .as_mut()
+        .unwrap()
+        .hotel_reservation_ids
+        .hotel_reservation_id
+    {
         id.item_rph = None;
     }
     assert!(OtaResRetrieveRs::from_xml(&ota).unwrap() == without_item_rph, "ota2016b loses nothing else");
@@ -108,8 +114,15 @@ fn either_form_of_any_guest_list_decodes_the_same() {
         let elements: String = rphs.iter().map(|r| format!("<ResGuestRPH RPH=\"{r}\"/>")).collect();
         let blanks = [" ", "\n", "\t", "  ", "\r\n "];
         let text: String =
-            rphs.iter().map(|r| format!("{}{r}", blanks[rng.random_range(0..blanks.len())])).collect::<String>() + blanks[rng.random_range(0..blanks.len())];
-        let with = |inner: &str| base.replacen("<ResGuestRPHs><ResGuestRPH RPH=\"1\"/><ResGuestRPH RPH=\"2\"/><ResGuestRPH RPH=\"3\"/></ResGuestRPHs>", &format!("<ResGuestRPHs>{inner}</ResGuestRPHs>"), 1);
+            rphs.iter().map(|r| format!("{}{r}", blanks[rng.random_range(0..blanks.len())])).collect::<String>()
+                + blanks[rng.random_range(0..blanks.len())];
+        let with = |inner: &str| {
+            base.replacen(
+                "<ResGuestRPHs><ResGuestRPH RPH=\"1\"/><ResGuestRPH RPH=\"2\"/><ResGuestRPH RPH=\"3\"/></ResGuestRPHs>",
+                &format!("<ResGuestRPHs>{inner}</ResGuestRPHs>"),
+                1,
+            )
+        };
         assert_ne!(with(&elements), base, "the sample's list of three is replaced");
         let a = OtaHotelResRq::from_xml(&with(&elements)).unwrap();
         let b = OtaHotelResRq::from_xml(&with(&text)).unwrap_or_else(|e| panic!("{text:?}: {e}"));
@@ -134,7 +147,12 @@ fn an_age_category_is_a_code_or_its_opentravel_name() {
     assert!(rq.to_xml_in(Dialect::Ota2016b).unwrap().contains("<QualifierInfo>10</QualifierInfo>"));
     // Another word is neither a known name nor a code (the list is open to any non-negative
     // integer): refused.
-    assert!(OtaTourActivityAvailRq::from_xml(&codes.replace("<QualifierInfo>10</QualifierInfo>", "<QualifierInfo>Toddler</QualifierInfo>")).is_err());
+    assert!(
+        OtaTourActivityAvailRq::from_xml(
+            &codes.replace("<QualifierInfo>10</QualifierInfo>", "<QualifierInfo>Toddler</QualifierInfo>")
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -147,10 +165,16 @@ fn an_activity_region_is_named_by_text_or_region_name() {
     let value = OtaTourActivityAvailRs::from_xml(&service).unwrap();
     assert_eq!(OtaTourActivityAvailRs::from_xml(&ota).unwrap(), value);
     // ota2016b writes the attribute form, the default the text as before.
-    assert!(value.to_xml_in(Dialect::Ota2016b).unwrap().contains(r#"<Region RegionCode="PMI" RegionName="Mallorca – East coast"/>"#));
+    assert!(
+        value
+            .to_xml_in(Dialect::Ota2016b)
+            .unwrap()
+            .contains(r#"<Region RegionCode="PMI" RegionName="Mallorca – East coast"/>"#)
+    );
     assert!(value.to_xml().unwrap().contains(text));
     // Both at once: refused, naming the attribute.
-    let both = service.replacen(text, r#"<Region RegionCode="PMI" RegionName="Mallorca">Mallorca – East coast</Region>"#, 1);
+    let both =
+        service.replacen(text, r#"<Region RegionCode="PMI" RegionName="Mallorca">Mallorca – East coast</Region>"#, 1);
     let e = OtaTourActivityAvailRs::from_xml(&both).unwrap_err();
     assert!(matches!(e.kind, DecodeErrorKind::TextGivenTwice { attribute: "RegionName" }), "{e}");
 }
@@ -164,7 +188,9 @@ fn an_activity_category_may_carry_opentravels_other() {
     let ota = value.to_xml_in(Dialect::Ota2016b).unwrap();
     assert!(ota.contains(r#"<Category Code="XA">Other_</Category>"#), "{ota}");
     assert!(ota.contains(">Other_</Type>"), "{ota}");
-    let categories = |rs: &OtaTourActivityAvailRs| rs.tour_activity_info.iter().map(|i| i.category_and_type.clone()).collect::<Vec<_>>();
+    let categories = |rs: &OtaTourActivityAvailRs| {
+        rs.tour_activity_info.iter().map(|i| i.category_and_type.clone()).collect::<Vec<_>>()
+    };
     assert_eq!(categories(&OtaTourActivityAvailRs::from_xml(&ota).unwrap()), categories(&value));
     // Other text is not a category: refused as a value of the text.
     let other = service.replacen(r#"<Category Code="XA"/>"#, r#"<Category Code="XA">Cultural</Category>"#, 1);

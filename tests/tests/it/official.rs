@@ -8,8 +8,8 @@
 //! more (it was fixed: take it off the list).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use ota_messages::{AnyMessage, Dialect};
@@ -17,11 +17,27 @@ use ota_messages::{AnyMessage, Dialect};
 /// Forms of the `ota2016b` answers the official schemas do not take yet: (root, a fragment of
 /// xmllint's message, what is left to do).
 const NOT_YET: &[(&str, &str, &str)] = &[
-    ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'Type' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
-    ("OTA_ResRetrieveRS", "Element 'Service': The attribute 'ID' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
+    (
+        "OTA_ResRetrieveRS",
+        "Element 'Service': The attribute 'Type' is required but missing",
+        "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)",
+    ),
+    (
+        "OTA_ResRetrieveRS",
+        "Element 'Service': The attribute 'ID' is required but missing",
+        "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)",
+    ),
     ("OTA_ResRetrieveRS", "attribute 'RoomTypeCode': [facet 'maxLength']", "room codes with a contract suffix"),
-    ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'Type' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
-    ("OTA_HotelResModifyRS", "Element 'Service': The attribute 'ID' is required but missing", "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)"),
+    (
+        "OTA_HotelResModifyRS",
+        "Element 'Service': The attribute 'Type' is required but missing",
+        "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)",
+    ),
+    (
+        "OTA_HotelResModifyRS",
+        "Element 'Service': The attribute 'ID' is required but missing",
+        "the samples' services have no Type/ID (the gateway gives them: ota_partner.rs)",
+    ),
     ("OTA_HotelResModifyRS", "attribute 'RoomTypeCode': [facet 'maxLength']", "room codes with a contract suffix"),
 ];
 
@@ -54,7 +70,10 @@ fn official_errors(schema: &Path, xml: &str) -> Vec<String> {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let errors: Vec<String> = stderr
         .lines()
-        .filter_map(|l| l.split_once("Schemas validity error : ").map(|(_, e)| e.replace("{http://www.opentravel.org/OTA/2003/05}", "")))
+        .filter_map(|l| {
+            l.split_once("Schemas validity error : ")
+                .map(|(_, e)| e.replace("{http://www.opentravel.org/OTA/2003/05}", ""))
+        })
         .collect();
     assert_eq!(output.status.success(), errors.is_empty(), "xmllint: {stderr}");
     errors
@@ -95,9 +114,22 @@ fn ota2016b_answers_are_valid_under_the_official_schemas_but_for_the_listed_form
     }
     println!("{valid} of {checked} sample answers are valid under OpenTravel 2016B in the ota2016b dialect");
     assert!(checked >= 25, "{checked}");
-    assert!(unlisted.is_empty(), "errors under the official schemas that NOT_YET does not list:\n{}", unlisted.join("\n"));
-    let fixed: Vec<String> = NOT_YET.iter().enumerate().filter(|(i, _)| !seen.contains(i)).map(|(_, (r, f, why))| format!("{r}: {f} ({why})")).collect();
-    assert!(fixed.is_empty(), "forms NOT_YET lists that no answer shows any more (take them off the list):\n{}", fixed.join("\n"));
+    assert!(
+        unlisted.is_empty(),
+        "errors under the official schemas that NOT_YET does not list:\n{}",
+        unlisted.join("\n")
+    );
+    let fixed: Vec<String> = NOT_YET
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !seen.contains(i))
+        .map(|(_, (r, f, why))| format!("{r}: {f} ({why})"))
+        .collect();
+    assert!(
+        fixed.is_empty(),
+        "forms NOT_YET lists that no answer shows any more (take them off the list):\n{}",
+        fixed.join("\n")
+    );
 }
 
 /// The modules whose request samples (every sample of the module that is not an answer) are
@@ -120,7 +152,8 @@ fn request_samples_of_the_2016b_messages_are_valid_under_the_official_schemas() 
     let schemas = root_dir().join("conformance/opentravel-2016b");
     let mut checked = 0;
     let mut invalid = Vec::new();
-    let mut samples: Vec<PathBuf> = std::fs::read_dir(root_dir().join("spec/samples")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut samples: Vec<PathBuf> =
+        std::fs::read_dir(root_dir().join("spec/samples")).unwrap().map(|e| e.unwrap().path()).collect();
     samples.sort();
     for path in &samples {
         let file = path.file_name().unwrap().to_string_lossy().to_string();
@@ -161,6 +194,9 @@ fn official_sample_requests_decode() {
         }
     }
     assert!(files.len() >= 47, "{}", files.len());
-    assert_eq!(notifications, 9, "OpenTravel's notification samples: 6 availability, 2 inventory counts, 1 rate amounts");
+    assert_eq!(
+        notifications, 9,
+        "OpenTravel's notification samples: 6 availability, 2 inventory counts, 1 rate amounts"
+    );
     assert!(failed.is_empty(), "official samples that do not decode:\n{}", failed.join("\n"));
 }

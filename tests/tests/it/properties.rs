@@ -15,9 +15,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ota_messages::runtime::check_simple;
-use ota_messages::runtime::schema::{Builtin, ComplexDesc, Content, ElementDesc, Member, Particle, SimpleDesc, TypeDesc};
 use ota_messages::runtime::DialectIndex;
+use ota_messages::runtime::check_simple;
+use ota_messages::runtime::schema::{
+    Builtin, ComplexDesc, Content, ElementDesc, Member, Particle, SimpleDesc, TypeDesc,
+};
 use ota_messages::{AnyMessage, Dialect};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -35,12 +37,24 @@ fn roots() -> Vec<(&'static str, &'static ComplexDesc)> {
     vec![
         (booking_read::OtaReadRq::ROOT, booking_read::OtaReadRq::schema()),
         (booking_read::OtaResRetrieveRs::ROOT, booking_read::OtaResRetrieveRs::schema()),
-        (hotel_descriptive_info::OtaHotelDescriptiveInfoRq::ROOT, hotel_descriptive_info::OtaHotelDescriptiveInfoRq::schema()),
-        (hotel_descriptive_info::OtaHotelDescriptiveInfoRs::ROOT, hotel_descriptive_info::OtaHotelDescriptiveInfoRs::schema()),
+        (
+            hotel_descriptive_info::OtaHotelDescriptiveInfoRq::ROOT,
+            hotel_descriptive_info::OtaHotelDescriptiveInfoRq::schema(),
+        ),
+        (
+            hotel_descriptive_info::OtaHotelDescriptiveInfoRs::ROOT,
+            hotel_descriptive_info::OtaHotelDescriptiveInfoRs::schema(),
+        ),
         (hotel_res_modify::OtaHotelResModifyRq::ROOT, hotel_res_modify::OtaHotelResModifyRq::schema()),
         (hotel_res_modify::OtaHotelResModifyRs::ROOT, hotel_res_modify::OtaHotelResModifyRs::schema()),
-        (product_descriptive_info::OtaProductDescriptiveInfoRq::ROOT, product_descriptive_info::OtaProductDescriptiveInfoRq::schema()),
-        (product_descriptive_info::OtaProductDescriptiveInfoRs::ROOT, product_descriptive_info::OtaProductDescriptiveInfoRs::schema()),
+        (
+            product_descriptive_info::OtaProductDescriptiveInfoRq::ROOT,
+            product_descriptive_info::OtaProductDescriptiveInfoRq::schema(),
+        ),
+        (
+            product_descriptive_info::OtaProductDescriptiveInfoRs::ROOT,
+            product_descriptive_info::OtaProductDescriptiveInfoRs::schema(),
+        ),
         (tour_activity_avail::OtaTourActivityAvailRq::ROOT, tour_activity_avail::OtaTourActivityAvailRq::schema()),
         (tour_activity_avail::OtaTourActivityAvailRs::ROOT, tour_activity_avail::OtaTourActivityAvailRs::schema()),
         (tour_activity_book::OtaTourActivityBookRq::ROOT, tour_activity_book::OtaTourActivityBookRq::schema()),
@@ -52,8 +66,32 @@ fn roots() -> Vec<(&'static str, &'static ComplexDesc)> {
 
 /// Characters free text is drawn from: ASCII, XML-special, non-ASCII, whitespace, SQL-ish.
 const ALPHABET: &[&str] = &[
-    "a", "Z", "0", " ", "-", "&", "<", ">", "\"", "'", "é", "Ł", "ü", "Ω", "日", "本", "😀", "\t", "\n", "\r", ";", "%",
-    "]]>", "--", "' OR 1=1 --", "\u{a0}",
+    "a",
+    "Z",
+    "0",
+    " ",
+    "-",
+    "&",
+    "<",
+    ">",
+    "\"",
+    "'",
+    "é",
+    "Ł",
+    "ü",
+    "Ω",
+    "日",
+    "本",
+    "😀",
+    "\t",
+    "\n",
+    "\r",
+    ";",
+    "%",
+    "]]>",
+    "--",
+    "' OR 1=1 --",
+    "\u{a0}",
 ];
 
 struct Gen {
@@ -69,7 +107,11 @@ struct Gen {
 
 impl Gen {
     fn new(seed: u64, shuffle: Option<u64>) -> Self {
-        Gen { rng: StdRng::seed_from_u64(seed), shuffle: shuffle.map(StdRng::seed_from_u64), dialect: Dialect::default() }
+        Gen {
+            rng: StdRng::seed_from_u64(seed),
+            shuffle: shuffle.map(StdRng::seed_from_u64),
+            dialect: Dialect::default(),
+        }
     }
 
     /// Whether the dialect drawn for writes this member of `c`.
@@ -125,7 +167,9 @@ impl Gen {
                 let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
                 if s.is_empty() { "t".to_string() } else { s }
             }
-            Builtin::Language => ["en", "es", "de", "en-GB", "zh-Hant-TW", "pt-BR"][self.rng.random_range(0..6)].to_string(),
+            Builtin::Language => {
+                ["en", "es", "de", "en-GB", "zh-Hant-TW", "pt-BR"][self.rng.random_range(0..6)].to_string()
+            }
             Builtin::Boolean => ["true", "false", "1", "0"][self.rng.random_range(0..4)].to_string(),
             Builtin::Int => self.rng.random_range(-1000i32..100_000).to_string(),
             Builtin::Integer => self.rng.random_range(-1_000_000i64..1_000_000).to_string(),
@@ -178,7 +222,12 @@ impl Gen {
         let n = self.rng.random_range(lo..=hi);
         let v = match d.builtin {
             Builtin::Decimal if n < hi && self.chance(0.7) => format!("{n}.{:04}", self.rng.random_range(0..10_000)),
-            Builtin::Decimal | Builtin::Int | Builtin::Integer | Builtin::NonNegativeInteger | Builtin::PositiveInteger | Builtin::UnsignedInt => n.to_string(),
+            Builtin::Decimal
+            | Builtin::Int
+            | Builtin::Integer
+            | Builtin::NonNegativeInteger
+            | Builtin::PositiveInteger
+            | Builtin::UnsignedInt => n.to_string(),
             _ => return None,
         };
         check_simple(d, &v).is_ok().then_some(v)
@@ -294,7 +343,11 @@ fn occurrences(g: &mut Gen, children: &mut Vec<(&'static str, String)>, parent: 
     let extra = if e.max > e.min { g.rng.random_range(0..=(e.max - e.min).min(2)) } else { 0 };
     // An element the dialect writes even when absent is always there in its documents.
     let always = parent.always_writes(DialectIndex::from(g.dialect).0, Member::Element(e.index));
-    let n = if e.min == 0 && !always && g.chance(0.35) { 0 } else { e.min.max(1).min(e.max) + extra.min(e.max.saturating_sub(e.min.max(1))) };
+    let n = if e.min == 0 && !always && g.chance(0.35) {
+        0
+    } else {
+        e.min.max(1).min(e.max) + extra.min(e.max.saturating_sub(e.min.max(1)))
+    };
     for _ in 0..n {
         let mut xml = String::new();
         element(g, &mut xml, e.name, e.ty, false);
@@ -344,7 +397,9 @@ fn random_documents_of_every_message_round_trip() {
             for out in std::iter::once(value.to_xml_in(dialect)).chain(pretty) {
                 match out.map(|o| (AnyMessage::from_xml(&o), o)) {
                     Ok((Ok(again), _)) if again == value => {}
-                    Ok((Ok(again), o)) => failures.push(fail(format!("re-encoded value differs:\n{o}\n{value:#?}\n{again:#?}"))),
+                    Ok((Ok(again), o)) => {
+                        failures.push(fail(format!("re-encoded value differs:\n{o}\n{value:#?}\n{again:#?}")))
+                    }
                     Ok((Err(e), o)) => failures.push(fail(format!("re-encoded output does not decode: {e}\n{o}"))),
                     Err(e) => failures.push(fail(format!("does not encode: {e}"))),
                 }
@@ -352,8 +407,14 @@ fn random_documents_of_every_message_round_trip() {
         }
     }
     assert!(total >= 14 * CASES as usize);
-    let kinds: Vec<String> = failures.iter().map(|f| f.lines().next().unwrap_or("").split(": ").nth(1).unwrap_or("").to_string()).collect();
-    assert!(failures.is_empty(), "{} of {total} cases failed ({kinds:?}); first:\n{}", failures.len(), failures.iter().take(2).cloned().collect::<Vec<_>>().join("\n\n"));
+    let kinds: Vec<String> =
+        failures.iter().map(|f| f.lines().next().unwrap_or("").split(": ").nth(1).unwrap_or("").to_string()).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases failed ({kinds:?}); first:\n{}",
+        failures.len(),
+        failures.iter().take(2).cloned().collect::<Vec<_>>().join("\n\n")
+    );
 }
 
 /// The children of every sequence in any order (same-name siblings in theirs) decode to the
@@ -398,7 +459,12 @@ fn shuffled_children_decode_to_the_same_value() {
         }
     }
     assert!(reordered * 2 > total, "only {reordered} of {total} documents were reordered");
-    assert!(failures.is_empty(), "{} of {total} cases failed; first:\n{}", failures.len(), failures.iter().take(2).cloned().collect::<Vec<_>>().join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases failed; first:\n{}",
+        failures.len(),
+        failures.iter().take(2).cloned().collect::<Vec<_>>().join("\n\n")
+    );
 }
 
 #[test]

@@ -13,10 +13,10 @@
 
 use std::time::{Duration, Instant};
 
-use ota_messages::{AnyMessage, AnyRequest};
 use ota_messages::common::{RequestorInstance, ResStatus};
 use ota_messages::runtime::{DecodeError, DecodeErrorKind, Message};
 use ota_messages::tour_activity_book::OtaTourActivityBookRq;
+use ota_messages::{AnyMessage, AnyRequest};
 
 const OTA: &str = "http://www.opentravel.org/OTA/2003/05";
 
@@ -127,7 +127,10 @@ fn the_base_documents_are_valid() {
 
 #[test]
 fn wrong_root_element() {
-    let xml = format!("<?xml version=\"1.0\"?>\n<!-- a comment -->\n{}", BOOK.replace("OTA_TourActivityBookRQ", "OTA_TourActivityBookRS"));
+    let xml = format!(
+        "<?xml version=\"1.0\"?>\n<!-- a comment -->\n{}",
+        BOOK.replace("OTA_TourActivityBookRQ", "OTA_TourActivityBookRS")
+    );
     let err = reject(&xml);
     assert!(
         matches!(&err.kind, DecodeErrorKind::WrongRoot { expected, found } if found == "OTA_TourActivityBookRS" && expected == AnyRequest::ROOTS),
@@ -189,7 +192,10 @@ fn prefixed_root_with_unqualified_children() {
         "</ota:OTA_TourActivityBookRQ>",
     );
     let err = reject(&xml);
-    assert!(matches!(&err.kind, DecodeErrorKind::WrongNamespace { element, found: None } if element == "POS"), "{err:?}");
+    assert!(
+        matches!(&err.kind, DecodeErrorKind::WrongNamespace { element, found: None } if element == "POS"),
+        "{err:?}"
+    );
     assert_where(&err, BOOK_ROOT, (2, 3));
 }
 
@@ -247,7 +253,8 @@ fn malformed_unquoted_attribute() {
 
 #[test]
 fn malformed_duplicate_attribute() {
-    let xml = edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo TourActivityID="A1" TourActivityID="A2"/>"#);
+    let xml =
+        edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo TourActivityID="A1" TourActivityID="A2"/>"#);
     let err = reject(&xml);
     assert_malformed(&err);
     // Points at the second occurrence.
@@ -391,7 +398,11 @@ fn attribute_on_a_simple_typed_element() {
         matches!(&err.kind, DecodeErrorKind::UnexpectedAttribute { name, expected } if name == "Lang" && expected.is_empty()),
         "{err:?}"
     );
-    assert_where(&err, "/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/GivenName", at(&xml, "Lang="));
+    assert_where(
+        &err,
+        "/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/GivenName",
+        at(&xml, "Lang="),
+    );
 }
 
 /// `UnexpectedAttribute::name` is documented as "with `{namespace}` when qualified": it is on
@@ -400,11 +411,12 @@ fn attribute_on_a_simple_typed_element() {
 fn foreign_attribute_on_a_simple_typed_element_is_named_with_its_namespace() {
     let xml = edit(BOOK, "<GivenName>", r#"<GivenName xmlns:x="urn:x" x:Lang="es">"#);
     let err = reject(&xml);
-    assert!(
-        matches!(&err.kind, DecodeErrorKind::UnexpectedAttribute { name, .. } if name == "{urn:x}Lang"),
-        "{err:?}"
+    assert!(matches!(&err.kind, DecodeErrorKind::UnexpectedAttribute { name, .. } if name == "{urn:x}Lang"), "{err:?}");
+    assert_where(
+        &err,
+        "/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/GivenName",
+        at(&xml, "x:Lang"),
     );
-    assert_where(&err, "/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual/GivenName", at(&xml, "x:Lang"));
 }
 
 #[test]
@@ -487,7 +499,11 @@ fn missing_required_version_on_the_root() {
 /// lenient than xmllint"): the value is the same, and encoding writes the declared order.
 #[test]
 fn elements_out_of_sequence_order_are_accepted() {
-    let xml = edit(BOOK, "<GivenName>Ana</GivenName><Surname>Ruiz</Surname>", "<Surname>Ruiz</Surname><GivenName>Ana</GivenName>");
+    let xml = edit(
+        BOOK,
+        "<GivenName>Ana</GivenName><Surname>Ruiz</Surname>",
+        "<Surname>Ruiz</Surname><GivenName>Ana</GivenName>",
+    );
     let xml = edit(&xml, "\n    <BasicInfo TourActivityID=\"A1\"/>", "");
     let xml = edit(&xml, "\n  </BookingInfo>", "\n    <BasicInfo TourActivityID=\"A1\"/>\n  </BookingInfo>");
     let shuffled = OtaTourActivityBookRq::from_xml(&xml).unwrap_or_else(|e| panic!("{e}"));
@@ -507,7 +523,17 @@ fn a_room_stay_in_the_order_of_the_service_description() {
     let doc = roxmltree::Document::parse(&base).unwrap();
     let stay = doc.descendants().find(|n| n.has_tag_name((OTA, "RoomStay"))).unwrap();
     let children: Vec<_> = stay.children().filter(|c| c.is_element()).collect();
-    let order = ["RoomTypes", "RoomRates", "BasicPropertyInfo", "TPA_Extensions", "Reference", "TimeSpan", "ResGuestRPHs", "ServiceRPHs", "Total"];
+    let order = [
+        "RoomTypes",
+        "RoomRates",
+        "BasicPropertyInfo",
+        "TPA_Extensions",
+        "Reference",
+        "TimeSpan",
+        "ResGuestRPHs",
+        "ServiceRPHs",
+        "Total",
+    ];
     assert_eq!(children.len(), order.len(), "the sample's first RoomStay has each child once");
     let body: String = order
         .iter()
@@ -537,7 +563,12 @@ fn repeated_elements_split_by_others_keep_their_order() {
     let second = "<ParticipantInfo>\n      <Category QualifierInfo=\"8\"/>\n    </ParticipantInfo>";
     let xml = edit(BOOK, "\n  </BookingInfo>", &format!("\n    {second}\n  </BookingInfo>"));
     let rq = accept_book(&xml);
-    let qualifiers: Vec<String> = rq.booking_info.participant_info.iter().map(|p| format!("{:?}", p.category.as_ref().map(|c| &c.qualifier_info_attr))).collect();
+    let qualifiers: Vec<String> = rq
+        .booking_info
+        .participant_info
+        .iter()
+        .map(|p| format!("{:?}", p.category.as_ref().map(|c| &c.qualifier_info_attr)))
+        .collect();
     assert_eq!(qualifiers, ["Some(Some(Adult))", "Some(Some(Child))"], "10 (adult) first, then the added 8 (child)");
 }
 
@@ -558,7 +589,8 @@ fn an_alternative_in_any_order() {
     assert_eq!(reversed, AnyMessage::from_xml(&base).unwrap());
 
     // Success after the payload, then Errors: still both alternatives.
-    let xml = format!("{}{}<Errors><Error Type=\"3\">x</Error></Errors>{}", &base[..start], parts.join(""), &base[end..]);
+    let xml =
+        format!("{}{}<Errors><Error Type=\"3\">x</Error></Errors>{}", &base[..start], parts.join(""), &base[end..]);
     let err = AnyMessage::from_xml(&xml).unwrap_err();
     assert!(matches!(&err.kind, DecodeErrorKind::ChoiceConflict { second, .. } if second == "Errors"), "{err:?}");
     // The payload without Success: the alternative is incomplete.
@@ -659,7 +691,11 @@ fn impossible_date() {
     let xml = edit(SEARCH, r#"Start="2025-08-01""#, r#"Start="2026-02-30""#);
     let err = reject(&xml);
     assert_invalid(&err, "@Start", "2026-02-30");
-    assert_where(&err, "/OTA_TourActivitySearchRQ/SearchCriteria/DateTimePref", value_at(&xml, r#"Start="2026-02-30""#));
+    assert_where(
+        &err,
+        "/OTA_TourActivitySearchRQ/SearchCriteria/DateTimePref",
+        value_at(&xml, r#"Start="2026-02-30""#),
+    );
     assert_eq!(value_at(&xml, r#"Start="2026-02-30""#), (7, 26));
 }
 
@@ -676,7 +712,11 @@ fn local_date_time_with_a_zone() {
     let xml = edit(BOOK, r#"DateTime="2025-07-03T08:50:00""#, r#"DateTime="2025-07-03T08:50:00+02:00""#);
     let err = reject(&xml);
     assert_invalid(&err, "@DateTime", "2025-07-03T08:50:00+02:00");
-    assert_where(&err, "/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff", value_at(&xml, r#"DateTime="2025-07-03T08:50:00+02:00""#));
+    assert_where(
+        &err,
+        "/OTA_TourActivityBookRQ/BookingInfo/PickupDropoff",
+        value_at(&xml, r#"DateTime="2025-07-03T08:50:00+02:00""#),
+    );
 }
 
 #[test]
@@ -725,7 +765,11 @@ fn unknown_value_of_a_closed_list() {
     let xml = edit(SEARCH, r#"Context="Source""#, r#"Context="Other""#);
     let err = reject(&xml);
     assert_invalid(&err, "@Context", "Other");
-    assert_where(&err, "/OTA_TourActivitySearchRQ/SearchCriteria/LocationPref[1]", value_at(&xml, r#"Context="Other""#));
+    assert_where(
+        &err,
+        "/OTA_TourActivitySearchRQ/SearchCriteria/LocationPref[1]",
+        value_at(&xml, r#"Context="Other""#),
+    );
 }
 
 #[test]
@@ -734,7 +778,11 @@ fn bad_element_text_value() {
     let err = reject(&xml);
     assert_invalid(&err, "text", "ten");
     // Element content is reported at its element.
-    assert_where(&err, "/OTA_TourActivityAvailRQ/TourActivity/ParticipantCount[1]/QualifierInfo", at(&xml, "<QualifierInfo>"));
+    assert_where(
+        &err,
+        "/OTA_TourActivityAvailRQ/TourActivity/ParticipantCount[1]/QualifierInfo",
+        at(&xml, "<QualifierInfo>"),
+    );
 }
 
 /// A `Version` not even of the form of a version is told apart from other bad values, with the
@@ -899,7 +947,8 @@ fn decode_error_display_of_a_value() {
 fn accept_book(xml: &str) -> OtaTourActivityBookRq {
     let rq = OtaTourActivityBookRq::from_xml(xml).unwrap_or_else(|e| panic!("rejected a valid document: {e}\n  {e:?}"));
     let out = rq.to_xml().unwrap();
-    let again = OtaTourActivityBookRq::from_xml(&out).unwrap_or_else(|e| panic!("re-encoded output rejected: {e}\n{out}"));
+    let again =
+        OtaTourActivityBookRq::from_xml(&out).unwrap_or_else(|e| panic!("re-encoded output rejected: {e}\n{out}"));
     assert_eq!(again, rq, "the re-encoded output decodes to another value:\n{out}");
     rq
 }
@@ -976,7 +1025,8 @@ fn non_xml_white_space_in_element_only_content_is_rejected() {
     assert!(matches!(err.kind, DecodeErrorKind::UnexpectedText { .. }), "{err:?}");
     assert_where(&err, "/OTA_TourActivityBookRQ/POS", (2, 8));
 
-    let xml = edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, "<BasicInfo TourActivityID=\"A1\">\u{2003}</BasicInfo>");
+    let xml =
+        edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, "<BasicInfo TourActivityID=\"A1\">\u{2003}</BasicInfo>");
     let err = reject(&xml);
     assert!(matches!(err.kind, DecodeErrorKind::UnexpectedText { .. }), "{err:?}");
     assert_where(&err, "/OTA_TourActivityBookRQ/BookingInfo/BasicInfo", (7, 36));
@@ -1013,7 +1063,15 @@ fn problems(err: &DecodeError) -> Vec<(String, (u32, u32), String)> {
 
 #[test]
 fn every_invalid_value_is_reported_in_document_order() {
-    let xml = edit(&edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"Start="2025-07-03T09:00:00""#, r#"Start="2025-07-03T25:00:00""#), r#"PickupInd="true""#, r#"PickupInd="yes""#);
+    let xml = edit(
+        &edit(
+            &edit(BOOK, r#"Age="30""#, r#"Age="thirty""#),
+            r#"Start="2025-07-03T09:00:00""#,
+            r#"Start="2025-07-03T25:00:00""#,
+        ),
+        r#"PickupInd="true""#,
+        r#"PickupInd="yes""#,
+    );
     let err = reject(&xml);
     assert_eq!(err.count(), 3, "{err:#?}");
     assert_eq!(
@@ -1035,7 +1093,10 @@ fn every_invalid_value_is_reported_in_document_order() {
     // The fields are the first problem; Display says there are more.
     assert_invalid(&err, "@Age", "thirty");
     assert!(err.to_string().ends_with("expected a non-negative integer (and 2 more problems)"), "{err}");
-    assert_eq!(err.problem_text(), "10:24: /OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual: invalid value \"thirty\" in @Age: expected a non-negative integer");
+    assert_eq!(
+        err.problem_text(),
+        "10:24: /OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[1]/Individual: invalid value \"thirty\" in @Age: expected a non-negative integer"
+    );
     assert_eq!(err.more[0].problem_text(), err.more[0].to_string());
 }
 
@@ -1068,15 +1129,16 @@ fn problems_of_every_kind_together() {
 /// checked: each problem once.
 #[test]
 fn a_failed_child_is_not_also_missing() {
-    let xml = edit(&edit(BOOK, r#"<Category QualifierInfo="10"/>"#, r#"<Category QualifierInfo="10" Bogus="1"/>"#), ">Ana<", "><b/><");
+    let xml = edit(
+        &edit(BOOK, r#"<Category QualifierInfo="10"/>"#, r#"<Category QualifierInfo="10" Bogus="1"/>"#),
+        ">Ana<",
+        "><b/><",
+    );
     let err = reject(&xml);
     let kinds: Vec<String> = err.problems().map(|p| p.kind.to_string()).collect();
     assert_eq!(
         kinds,
-        [
-            "unexpected attribute @Bogus; allowed: @QualifierInfo, @Age",
-            "unexpected element <b>; expected nothing",
-        ],
+        ["unexpected attribute @Bogus; allowed: @QualifierInfo, @Age", "unexpected element <b>; expected nothing",],
         "{err:#?}"
     );
 }
@@ -1084,7 +1146,11 @@ fn a_failed_child_is_not_also_missing() {
 #[test]
 fn problems_in_repeated_elements_carry_their_index() {
     let base = sample("hotel_res_modify.xml");
-    let xml = edit(&edit(&base, r#"<RoomStay IndexNumber="1""#, r#"<RoomStay IndexNumber="one""#), r#"<RoomStay IndexNumber="2""#, r#"<RoomStay IndexNumber="two""#);
+    let xml = edit(
+        &edit(&base, r#"<RoomStay IndexNumber="1""#, r#"<RoomStay IndexNumber="one""#),
+        r#"<RoomStay IndexNumber="2""#,
+        r#"<RoomStay IndexNumber="two""#,
+    );
     let err = reject(&xml);
     let paths: Vec<&str> = err.problems().map(|p| p.path.as_str()).collect();
     assert_eq!(
@@ -1106,7 +1172,10 @@ fn at_most_twenty_problems() {
     assert_eq!(err.count(), 20);
     assert!(err.to_string().ends_with("(and 19 more problems)"), "{err}");
     // The first twenty in document order: participants 2 to 11, two problems each.
-    assert_eq!(err.more.last().map(|p| p.path.as_str()), Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[11]/Individual"));
+    assert_eq!(
+        err.more.last().map(|p| p.path.as_str()),
+        Some("/OTA_TourActivityBookRQ/BookingInfo/ParticipantInfo[11]/Individual")
+    );
 }
 
 /// What makes the rest meaningless stays one problem.
@@ -1129,7 +1198,11 @@ fn structural_errors_are_single() {
 fn the_yaserde_path_reports_the_same_problems() {
     let xmls = [
         edit(&edit(BOOK, r#"Age="30""#, r#"Age="thirty""#), r#"PickupInd="true""#, r#"PickupInd="yes""#),
-        edit(&edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo Colour="red"/><Colour/>"#), "<POS>", "<POS>hello"),
+        edit(
+            &edit(BOOK, r#"<BasicInfo TourActivityID="A1"/>"#, r#"<BasicInfo Colour="red"/><Colour/>"#),
+            "<POS>",
+            "<POS>hello",
+        ),
         edit(BOOK, ">Ana<", "><b/><"),
     ];
     for xml in xmls {

@@ -59,7 +59,12 @@ fn samples() -> Vec<Sample> {
         })
         .collect();
     out.sort_by(|a, b| a.file.cmp(&b.file));
-    assert!(out.len() >= MIN_SAMPLES, "expected at least {MIN_SAMPLES} samples in {}, found {}", dir.display(), out.len());
+    assert!(
+        out.len() >= MIN_SAMPLES,
+        "expected at least {MIN_SAMPLES} samples in {}, found {}",
+        dir.display(),
+        out.len()
+    );
     out
 }
 
@@ -247,17 +252,21 @@ fn samples_decode_and_round_trip_without_loss() {
             let mine = if pretty { first.to_xml_pretty() } else { Ok(compact.clone()) };
             let theirs = first.to_xml_with_yaserde(pretty);
             if mine != theirs {
-                return Err(format!("generated encoder and yaserde differ (pretty: {pretty}):\n{mine:?}\n---\n{theirs:?}"));
+                return Err(format!(
+                    "generated encoder and yaserde differ (pretty: {pretty}):\n{mine:?}\n---\n{theirs:?}"
+                ));
             }
         }
-        let again = AnyMessage::from_xml(&compact).map_err(|e| format!("re-encoded output does not decode: {e}\n{compact}"))?;
+        let again =
+            AnyMessage::from_xml(&compact).map_err(|e| format!("re-encoded output does not decode: {e}\n{compact}"))?;
         if again != first {
             return Err(format!("decoding the re-encoded output gives another value:\n{first:#?}\n---\n{again:#?}"));
         }
         compare_xml(&input, &compact).map_err(|e| format!("compact output differs from the input: {e}\n{compact}"))?;
 
         let pretty = first.to_xml_pretty().map_err(|e| format!("does not encode pretty: {e}"))?;
-        let again = AnyMessage::from_xml(&pretty).map_err(|e| format!("pretty output does not decode: {e}\n{pretty}"))?;
+        let again =
+            AnyMessage::from_xml(&pretty).map_err(|e| format!("pretty output does not decode: {e}\n{pretty}"))?;
         if again != first {
             return Err(format!("decoding the pretty output gives another value:\n{first:#?}\n---\n{again:#?}"));
         }

@@ -42,7 +42,10 @@ fn accessors_read_the_root_attributes_of_every_sample() {
             // A supplier's system writes it and the gateway reads it: its attributes are
             // OpenTravel 2016B's, taken as any receiver writes them (a `Version` of any form),
             // not the response attributes the gateway writes.
-            assert!(message.response_std_attributes().is_none() && message.payload_std_attributes().is_none(), "{file}");
+            assert!(
+                message.response_std_attributes().is_none() && message.payload_std_attributes().is_none(),
+                "{file}"
+            );
         } else {
             responses += 1;
             let std = message.response_std_attributes_mut().unwrap_or_else(|| panic!("{file}: no response attributes"));
@@ -68,7 +71,8 @@ fn generic_code_over_requests() {
     fn requestor_and_version<R: Message + PayloadStdAttributes + PosRequest<Pos = Pos>>(rq: &R) -> (String, bool) {
         (rq.pos().source[0].requestor_id.id.clone(), rq.version() == R::VERSION)
     }
-    let xml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/samples/tour_activity_book.xml")).unwrap();
+    let xml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/samples/tour_activity_book.xml"))
+        .unwrap();
     let mut rq = OtaTourActivityBookRq::from_xml(&xml).unwrap();
     assert_eq!(requestor_and_version(&rq), ("REQ-000123".to_string(), true));
     rq.set_version("1.000".to_string());

@@ -18,8 +18,20 @@ const PER_SAMPLE: usize = 12;
 
 /// Values a retyped attribute or text takes.
 const RETYPED: &[&str] = &[
-    "abc", "-1", "0", "2026-02-30", "2026-07-17", " 10 ", "", "1.5", "XYZ", "true", "2026-07-17T09:30:00", "99999999999999999999",
-    "2026-07-17T24:00:00", "10000-01-01T00:00:00",
+    "abc",
+    "-1",
+    "0",
+    "2026-02-30",
+    "2026-07-17",
+    " 10 ",
+    "",
+    "1.5",
+    "XYZ",
+    "true",
+    "2026-07-17T09:30:00",
+    "99999999999999999999",
+    "2026-07-17T24:00:00",
+    "10000-01-01T00:00:00",
 ];
 
 fn root() -> PathBuf {
@@ -38,8 +50,10 @@ fn mutate(xml: &str, rng: &mut StdRng) -> Option<(String, String)> {
     let doc = roxmltree::Document::parse(xml).ok()?;
     let elements: Vec<_> = doc.descendants().filter(|n| n.is_element() && n.parent_element().is_some()).collect();
     let with_attrs: Vec<_> = doc.descendants().filter(|n| n.is_element() && n.attributes().len() > 0).collect();
-    let leaves: Vec<_> = elements.iter().copied().filter(|n| n.children().all(|c| !c.is_element()) && n.text().is_some()).collect();
-    let splice = |range: std::ops::Range<usize>, with: &str| format!("{}{}{}", &xml[..range.start], with, &xml[range.end..]);
+    let leaves: Vec<_> =
+        elements.iter().copied().filter(|n| n.children().all(|c| !c.is_element()) && n.text().is_some()).collect();
+    let splice =
+        |range: std::ops::Range<usize>, with: &str| format!("{}{}{}", &xml[..range.start], with, &xml[range.end..]);
     match rng.random_range(0..6) {
         0 if !elements.is_empty() => {
             let e = elements[rng.random_range(0..elements.len())];
@@ -131,10 +145,24 @@ fn xmllint_verdicts(module: &str, docs: &[String], tag: &str) -> Vec<bool> {
 fn date_time_edges_get_the_same_verdict() {
     let sample = std::fs::read_to_string(root().join("spec/samples/tour_activity_book.xml")).unwrap();
     let date_times = [
-        "2026-07-17T24:00:00", "2026-07-17T23:59:59", "10000-01-01T00:00:00", "-2026-07-17T09:30:00", "0000-01-01T00:00:00",
-        "0001-01-01T00:00:00", "2026-07-17T09:30:00.1234567890", "2026-07-17T09:30:00.123456789", "2026-07-17T09:30:00+14:00",
-        "2026-07-17T09:30:00+14:30", "2026-07-17T09:30:00-05:30", "2026-07-17T09:30:00Z", "2026-02-29T09:30:00",
-        "2024-02-29T09:30:00", "2026-07-17T09:30", "2026-07-17T09:60:00", "2026-07-17T09:30:60", "2026-07-17T09:30:00.",
+        "2026-07-17T24:00:00",
+        "2026-07-17T23:59:59",
+        "10000-01-01T00:00:00",
+        "-2026-07-17T09:30:00",
+        "0000-01-01T00:00:00",
+        "0001-01-01T00:00:00",
+        "2026-07-17T09:30:00.1234567890",
+        "2026-07-17T09:30:00.123456789",
+        "2026-07-17T09:30:00+14:00",
+        "2026-07-17T09:30:00+14:30",
+        "2026-07-17T09:30:00-05:30",
+        "2026-07-17T09:30:00Z",
+        "2026-02-29T09:30:00",
+        "2024-02-29T09:30:00",
+        "2026-07-17T09:30",
+        "2026-07-17T09:60:00",
+        "2026-07-17T09:30:60",
+        "2026-07-17T09:30:00.",
     ];
     let mut docs = Vec::new();
     let mut what = Vec::new();
@@ -151,7 +179,11 @@ fn date_time_edges_get_the_same_verdict() {
     for ((xml, lint), what) in docs.iter().zip(lint).zip(&what) {
         let ours = AnyMessage::from_xml(xml);
         if ours.is_ok() != lint {
-            disagree.push(format!("{what}: xmllint {}, decoder {:?}", if lint { "accepts" } else { "rejects" }, ours.err().map(|e| e.to_string())));
+            disagree.push(format!(
+                "{what}: xmllint {}, decoder {:?}",
+                if lint { "accepts" } else { "rejects" },
+                ours.err().map(|e| e.to_string())
+            ));
         }
     }
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
@@ -194,7 +226,12 @@ fn mutated_samples_get_the_same_verdict_from_xmllint_and_the_decoder() {
                 break;
             }
             if let Some((what, m)) = mutate(&xml, &mut rng) {
-                mutants.push(Mutant { module: module.clone(), what: format!("{name}: {what}"), xml: m, original: xml.clone() });
+                mutants.push(Mutant {
+                    module: module.clone(),
+                    what: format!("{name}: {what}"),
+                    xml: m,
+                    original: xml.clone(),
+                });
                 made += 1;
             }
         }
@@ -225,7 +262,12 @@ fn mutated_samples_get_the_same_verdict_from_xmllint_and_the_decoder() {
         } else if lint && documented_stricter(&m.what) {
             documented_count += 1;
         } else {
-            unexplained.push(format!("{} — xmllint {}, decoder {:?}", m.what, if lint { "accepts" } else { "rejects" }, ours.err().map(|e| e.to_string())));
+            unexplained.push(format!(
+                "{} — xmllint {}, decoder {:?}",
+                m.what,
+                if lint { "accepts" } else { "rejects" },
+                ours.err().map(|e| e.to_string())
+            ));
         }
     }
     eprintln!(

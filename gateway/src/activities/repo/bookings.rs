@@ -39,7 +39,12 @@ pub(crate) enum CommitError {
 /// Books: the booking already made with this (requestor, Client reference), or else the
 /// places taken (never beyond the capacity) and the booking stored under a new Internal
 /// reference. Runs in a write transaction; on an error the caller's transaction is rolled back.
-pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: DateTime<Utc>) -> Result<Committed, CommitError> {
+pub(crate) async fn commit(
+    c: &mut Conn<'_>,
+    requestor: &str,
+    b: &Booking,
+    now: DateTime<Utc>,
+) -> Result<Committed, CommitError> {
     let client_ref = b.client_reference.clone().unwrap_or_default();
     c.lock_catalogue(false).await?;
     // The Client reference is claimed first: a concurrent Commit with the same one waits here
@@ -150,7 +155,8 @@ pub(crate) async fn commit(c: &mut Conn<'_>, requestor: &str, b: &Booking, now: 
         )
         .await?;
         // In the same transaction: the supplier of the pickup hotel is told.
-        events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None, now.timestamp_millis()).await?;
+        events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None, now.timestamp_millis())
+            .await?;
     }
     Ok(Committed::New(Booking { reference: Some(reference), ..b.clone() }))
 }
@@ -204,7 +210,12 @@ row! {
 }
 
 /// The booking of a requestor with this Client reference, or (`internal`) this Internal one.
-pub(crate) async fn find_stored(c: &mut Conn<'_>, requestor: &str, reference: &str, internal: bool) -> Result<Option<Stored>, StoreError> {
+pub(crate) async fn find_stored(
+    c: &mut Conn<'_>,
+    requestor: &str,
+    reference: &str,
+    internal: bool,
+) -> Result<Option<Stored>, StoreError> {
     let column = if internal { "reference" } else { "client_reference" };
     let row: Option<BookingRow> = c
         .query_opt(
@@ -217,7 +228,12 @@ pub(crate) async fn find_stored(c: &mut Conn<'_>, requestor: &str, reference: &s
         .await?;
     let Some(row) = row else { return Ok(None) };
     let id = row.id;
-    let state: StateRow = c.query_one("SELECT cancelled_at, cancel_penalty, created_at, updated_at FROM activity_booking WHERE id = $1", &[&id]).await?;
+    let state: StateRow = c
+        .query_one(
+            "SELECT cancelled_at, cancel_penalty, created_at, updated_at FROM activity_booking WHERE id = $1",
+            &[&id],
+        )
+        .await?;
     let penalties: Vec<PenaltyRow> =
         c.query("SELECT CAST(0 AS BIGINT) AS item, deadline, percent FROM activity_booking_penalty WHERE booking_id = $1 ORDER BY position", &[&id]).await?;
     let cancelled = match (state.cancelled_at, state.cancel_penalty) {
@@ -225,7 +241,14 @@ pub(crate) async fn find_stored(c: &mut Conn<'_>, requestor: &str, reference: &s
         (None, _) => None,
     };
     let Some(booking) = load_booking(c, row).await? else { return Ok(None) };
-    Ok(Some(Stored { id, booking, penalties: penalties.iter().map(PenaltyRow::penalty).collect(), cancelled, created: state.created_at, updated: state.updated_at }))
+    Ok(Some(Stored {
+        id,
+        booking,
+        penalties: penalties.iter().map(PenaltyRow::penalty).collect(),
+        cancelled,
+        created: state.created_at,
+        updated: state.updated_at,
+    }))
 }
 
 row! {
@@ -250,7 +273,14 @@ impl ActivityHeadRow {
 /// The bookings of `owner` whose date of the given kind (the service date as arrival, the
 /// end's date as departure, booked, last changed) falls between `start` and `end` (inclusive),
 /// optionally with a given status, ordered by that date.
-pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: NaiveDate, end: NaiveDate, status: Option<&str>) -> Result<Vec<ActivityHeadRow>, StoreError> {
+pub(crate) async fn list(
+    c: &mut Conn<'_>,
+    owner: &str,
+    by: ListDate,
+    start: NaiveDate,
+    end: NaiveDate,
+    status: Option<&str>,
+) -> Result<Vec<ActivityHeadRow>, StoreError> {
     const HEAD: &str = "SELECT reference, client_reference, status, created_at, updated_at FROM activity_booking";
     let status = status.map(str::to_string);
     let day_after = end.checked_add_days(chrono::Days::new(1)).unwrap_or(end);
@@ -274,7 +304,13 @@ pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: Nai
 
 /// The booking of `owner` with this reference as a Client one (`by_client`), else as an
 /// Internal one (`by_internal`): the order a read and a cancel both use.
-pub(crate) async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Option<Stored>, StoreError> {
+pub(crate) async fn find_by_reference(
+    c: &mut Conn<'_>,
+    owner: &str,
+    reference: &str,
+    by_client: bool,
+    by_internal: bool,
+) -> Result<Option<Stored>, StoreError> {
     for (on, internal) in [(by_client, false), (by_internal, true)] {
         if on && let Some(s) = find_stored(c, owner, reference, internal).await? {
             return Ok(Some(s));
@@ -285,7 +321,12 @@ pub(crate) async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: 
 
 /// Cancels a booking and gives its places back, in the caller's write transaction; `false`
 /// (and nothing written) when it was cancelled already.
-pub(crate) async fn cancel(c: &mut Conn<'_>, s: &Stored, cancellation: Cancellation, now: DateTime<Utc>) -> Result<bool, StoreError> {
+pub(crate) async fn cancel(
+    c: &mut Conn<'_>,
+    s: &Stored,
+    cancellation: Cancellation,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
     let changed = c
         .execute(
             "UPDATE activity_booking SET status = 'Cancelled', cancelled_at = $2, cancel_penalty = $3, updated_at = $4 WHERE id = $1 AND cancelled_at IS NULL",
@@ -304,7 +345,16 @@ pub(crate) async fn cancel(c: &mut Conn<'_>, s: &Stored, cancellation: Cancellat
     )
     .await?;
     if let (Some(pk), Some(reference)) = (&b.pickup, &b.reference) {
-        events::record(c, Kind::Activity, reference, &pk.location_name, EventKind::Cancelled, None, now.timestamp_millis()).await?;
+        events::record(
+            c,
+            Kind::Activity,
+            reference,
+            &pk.location_name,
+            EventKind::Cancelled,
+            None,
+            now.timestamp_millis(),
+        )
+        .await?;
     }
     Ok(true)
 }
@@ -318,8 +368,12 @@ async fn load_booking(c: &mut Conn<'_>, row: BookingRow) -> Result<Option<Bookin
             &[&row.id],
         )
         .await?;
-    let pickup: Option<PickupRow> =
-        c.query_opt("SELECT date_time, location_name, pickup_ind FROM activity_booking_pickup WHERE booking_id = $1", &[&row.id]).await?;
+    let pickup: Option<PickupRow> = c
+        .query_opt(
+            "SELECT date_time, location_name, pickup_ind FROM activity_booking_pickup WHERE booking_id = $1",
+            &[&row.id],
+        )
+        .await?;
     Ok(Some(Booking {
         reference: Some(row.reference),
         client_reference: Some(row.client_reference),
@@ -343,7 +397,11 @@ async fn load_booking(c: &mut Conn<'_>, row: BookingRow) -> Result<Option<Bookin
                 amount: p.amount,
             })
             .collect(),
-        pickup: pickup.map(|p| Pickup { date_time: p.date_time, location_name: p.location_name, pickup_ind: p.pickup_ind }),
+        pickup: pickup.map(|p| Pickup {
+            date_time: p.date_time,
+            location_name: p.location_name,
+            pickup_ind: p.pickup_ind,
+        }),
     }))
 }
 

@@ -89,7 +89,10 @@ fn group<K: std::hash::Hash + Eq, R>(rows: Vec<R>, key: impl Fn(&R) -> K) -> Has
 }
 
 fn item_texts(rows: Option<Vec<ItemTextRow>>) -> Texts<ItemText> {
-    rows.unwrap_or_default().into_iter().map(|r| (r.lang, ItemText { name: r.name, description: r.description })).collect()
+    rows.unwrap_or_default()
+        .into_iter()
+        .map(|r| (r.lang, ItemText { name: r.name, description: r.description }))
+        .collect()
 }
 
 /// The whole catalogue, one query per table.
@@ -104,17 +107,23 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let texts: Vec<ActivityTextRow> = c
         .query("SELECT activity_id, lang, name, short_name, short_description, long_description FROM activity_text ORDER BY activity_id, lang", &[])
         .await?;
-    let categories: Vec<CategoryRow> =
-        c.query("SELECT activity_id, category_code, type_code FROM activity_category ORDER BY activity_id, position", &[]).await?;
+    let categories: Vec<CategoryRow> = c
+        .query(
+            "SELECT activity_id, category_code, type_code FROM activity_category ORDER BY activity_id, position",
+            &[],
+        )
+        .await?;
     let hotels: Vec<NearbyHotelRow> = c
         .query(
             "SELECT activity_id, hotel_code, hotel_name, meeting_location, pickup, pickup_minutes FROM activity_hotel ORDER BY activity_id, hotel_code",
             &[],
         )
         .await?;
-    let products: Vec<ProductRow> = c.query("SELECT id, activity_id, code FROM activity_product ORDER BY activity_id, position, code", &[]).await?;
-    let product_texts: Vec<ItemTextRow> =
-        c.query("SELECT product_id, lang, name, description FROM activity_product_text ORDER BY product_id, lang", &[]).await?;
+    let products: Vec<ProductRow> =
+        c.query("SELECT id, activity_id, code FROM activity_product ORDER BY activity_id, position, code", &[]).await?;
+    let product_texts: Vec<ItemTextRow> = c
+        .query("SELECT product_id, lang, name, description FROM activity_product_text ORDER BY product_id, lang", &[])
+        .await?;
     let schedules: Vec<ScheduleRow> = c
         .query(
             "SELECT product_id, weekdays, valid_from, valid_to, start_time, end_time FROM activity_schedule ORDER BY product_id, start_time, id",
@@ -128,11 +137,15 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             &[],
         )
         .await?;
-    let service_texts: Vec<ItemTextRow> =
-        c.query("SELECT service_id, lang, name, description FROM activity_service_text ORDER BY service_id, lang", &[]).await?;
-    let prices: Vec<PriceRow> = c.query("SELECT service_id, category, amount FROM activity_price ORDER BY service_id, category", &[]).await?;
-    let capacities: Vec<CapacityRow> = c.query("SELECT service_id, date, places FROM activity_capacity ORDER BY service_id, date", &[]).await?;
-    let code_names: Vec<CodeNameRow> = c.query("SELECT kind, code, lang, name FROM activity_code_text ORDER BY kind, code, lang", &[]).await?;
+    let service_texts: Vec<ItemTextRow> = c
+        .query("SELECT service_id, lang, name, description FROM activity_service_text ORDER BY service_id, lang", &[])
+        .await?;
+    let prices: Vec<PriceRow> =
+        c.query("SELECT service_id, category, amount FROM activity_price ORDER BY service_id, category", &[]).await?;
+    let capacities: Vec<CapacityRow> =
+        c.query("SELECT service_id, date, places FROM activity_capacity ORDER BY service_id, date", &[]).await?;
+    let code_names: Vec<CodeNameRow> =
+        c.query("SELECT kind, code, lang, name FROM activity_code_text ORDER BY kind, code, lang", &[]).await?;
     let rules = policy_repo::load_rules(c, policy_repo::ACTIVITY_RULES).await?;
 
     let mut texts = group(texts, |r| r.activity_id.clone());
@@ -159,7 +172,13 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                     .remove(&p.id)
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|s| Schedule { weekdays: s.weekdays, from: s.valid_from, to: s.valid_to, start: s.start_time, end: s.end_time })
+                    .map(|s| Schedule {
+                        weekdays: s.weekdays,
+                        from: s.valid_from,
+                        to: s.valid_to,
+                        start: s.start_time,
+                        end: s.end_time,
+                    })
                     .collect(),
                 services: services
                     .remove(&p.id)
@@ -170,17 +189,33 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                 code: p.code,
             })
             .collect();
-        let time_zone = a.time_zone.parse().map_err(|_| StoreError::Data(format!("activity {}: time zone {:?}", a.id, a.time_zone)))?;
+        let time_zone = a
+            .time_zone
+            .parse()
+            .map_err(|_| StoreError::Data(format!("activity {}: time zone {:?}", a.id, a.time_zone)))?;
         out.push(Activity {
             texts: texts
                 .remove(&a.id)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|t| {
-                    (t.lang, ActivityText { name: t.name, short_name: t.short_name, short_description: t.short_description, long_description: t.long_description })
+                    (
+                        t.lang,
+                        ActivityText {
+                            name: t.name,
+                            short_name: t.short_name,
+                            short_description: t.short_description,
+                            long_description: t.long_description,
+                        },
+                    )
                 })
                 .collect(),
-            categories: categories.remove(&a.id).unwrap_or_default().into_iter().map(|r| (r.category_code, r.type_code)).collect(),
+            categories: categories
+                .remove(&a.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| (r.category_code, r.type_code))
+                .collect(),
             hotels: hotels
                 .remove(&a.id)
                 .unwrap_or_default()
@@ -241,7 +276,12 @@ fn service(
 /// Writes the activities of an import (each replaces the stored one with its id) and the
 /// names of codes. Fails, naming them, when a product or service with future bookings would
 /// disappear.
-pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedActivities, today: NaiveDate, now: DateTime<Utc>) -> Result<(), ImportError> {
+pub(crate) async fn import(
+    c: &mut Conn<'_>,
+    imported: &ImportedActivities,
+    today: NaiveDate,
+    now: DateTime<Utc>,
+) -> Result<(), ImportError> {
     for (code, lang, name) in CATEGORY_NAMES {
         c.execute(
             "INSERT INTO activity_code_text (kind, code, lang, name) VALUES ('category', $1, $2, $3) ON CONFLICT (kind, code, lang) DO NOTHING",
@@ -370,12 +410,18 @@ async fn replace_activity(c: &mut Conn<'_>, a: &Activity, now: DateTime<Utc>) ->
                 .await?;
             }
             for (category, amount) in &s.prices {
-                c.execute("INSERT INTO activity_price (service_id, category, amount) VALUES ($1, $2, $3)", &[&service_id, category, amount])
-                    .await?;
+                c.execute(
+                    "INSERT INTO activity_price (service_id, category, amount) VALUES ($1, $2, $3)",
+                    &[&service_id, category, amount],
+                )
+                .await?;
             }
             for (date, places) in &s.capacity_on {
-                c.execute("INSERT INTO activity_capacity (service_id, date, places) VALUES ($1, $2, $3)", &[&service_id, date, places])
-                    .await?;
+                c.execute(
+                    "INSERT INTO activity_capacity (service_id, date, places) VALUES ($1, $2, $3)",
+                    &[&service_id, date, places],
+                )
+                .await?;
             }
         }
     }

@@ -14,7 +14,12 @@ row! {
 
 /// Places booked per service and date of some activities, from `from` to `to` (one statement;
 /// dates without bookings are absent).
-pub(crate) async fn places_booked(c: &mut Conn<'_>, activity_ids: &[String], from: NaiveDate, to: NaiveDate) -> Result<BookedPlaces, StoreError> {
+pub(crate) async fn places_booked(
+    c: &mut Conn<'_>,
+    activity_ids: &[String],
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<BookedPlaces, StoreError> {
     if activity_ids.is_empty() || to < from {
         return Ok(BookedPlaces::default());
     }
@@ -29,7 +34,14 @@ pub(crate) async fn places_booked(c: &mut Conn<'_>, activity_ids: &[String], fro
     let rows: Vec<BookedRow> = c.query(&sql, &params).await?;
     let mut out = BookedPlaces::default();
     for r in rows {
-        out.0.entry(r.activity_id).or_default().entry(r.product_code).or_default().entry(r.service_code).or_default().insert(r.date, r.places);
+        out.0
+            .entry(r.activity_id)
+            .or_default()
+            .entry(r.product_code)
+            .or_default()
+            .entry(r.service_code)
+            .or_default()
+            .insert(r.date, r.places);
     }
     Ok(out)
 }
@@ -44,7 +56,13 @@ pub(crate) struct BookedPlaces(HashMap<String, HashMap<String, HashMap<String, B
 impl BookedPlaces {
     /// Places booked of a service on a date.
     pub(crate) fn on(&self, activity: &str, product: &str, service: &str, date: NaiveDate) -> i64 {
-        self.0.get(activity).and_then(|p| p.get(product)).and_then(|s| s.get(service)).and_then(|d| d.get(&date)).copied().unwrap_or(0)
+        self.0
+            .get(activity)
+            .and_then(|p| p.get(product))
+            .and_then(|s| s.get(service))
+            .and_then(|d| d.get(&date))
+            .copied()
+            .unwrap_or(0)
     }
 }
 

@@ -8,8 +8,8 @@ use ota_messages::hotel_avail::{AvailRoomStays, OtaHotelAvailRq, OtaHotelAvailRs
 use crate::errors::warnings;
 use crate::hotels::Area;
 use crate::hotels::mapping::offers;
-use crate::hotels::repo;
 use crate::hotels::reader;
+use crate::hotels::repo;
 use crate::hotels::rules::availability;
 use crate::hotels::rules::inventory::Rooms;
 use crate::shared::context::{Ctx, OpError};

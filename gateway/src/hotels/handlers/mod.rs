@@ -20,12 +20,12 @@ use super::booking::{Booking, Rooms};
 use super::catalogue::Catalogue;
 use super::import::MAX_ROOMS;
 use super::mapping;
-use super::repo::{self, InventoryError, Lookup};
 use super::reader::modify;
+use super::repo::{self, InventoryError, Lookup};
 use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
 use crate::errors::{Problem, warnings};
-use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::{Action, Asked};
+use crate::shared::context::{Ctx, OpError};
 use crate::shared::lang::Languages;
 use crate::store::Conn;
 
@@ -34,7 +34,10 @@ use crate::store::Conn;
 /// hotel of that client feed; a hotel selected twice is answered once. One content per hotel
 /// in the best language, or one per language for `PrimaryLangID="*"`; `RPH` numbers them and
 /// `TransactionIdentifier` gives their range (`1-N/N`).
-pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) -> Result<hdi::OtaHotelDescriptiveInfoRs, OpError> {
+pub async fn descriptive_info(
+    area: &Area,
+    rq: &hdi::OtaHotelDescriptiveInfoRq,
+) -> Result<hdi::OtaHotelDescriptiveInfoRs, OpError> {
     const ROOT: &str = "/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo";
     let catalogue = &area.catalogue;
     let mut problems = Vec::new();
@@ -45,17 +48,24 @@ pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) 
         if !code.is_empty() && code != "*" {
             match catalogue.hotel(code) {
                 Some(h) => hotels.push(h),
-                None => problems.push(Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known.")).at(format!("{ROOT}[{}]/@HotelCode", i + 1))),
+                None => problems.push(
+                    Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known."))
+                        .at(format!("{ROOT}[{}]/@HotelCode", i + 1)),
+                ),
             }
         } else if let Some(brand) = brand {
             let before = hotels.len();
             hotels.extend(catalogue.brand(brand));
             if hotels.len() == before {
-                problems.push(Problem::biz(ErrorCode::NoHotelsFound, format!("No hotels found for brand {brand}.")).at(format!("{ROOT}[{}]/@BrandCode", i + 1)));
+                problems.push(
+                    Problem::biz(ErrorCode::NoHotelsFound, format!("No hotels found for brand {brand}."))
+                        .at(format!("{ROOT}[{}]/@BrandCode", i + 1)),
+                );
             }
         } else {
             problems.push(
-                Problem::required("A HotelDescriptiveInfo needs a HotelCode, or a BrandCode with an empty HotelCode.").at(format!("{ROOT}[{}]/@HotelCode", i + 1)),
+                Problem::required("A HotelDescriptiveInfo needs a HotelCode, or a BrandCode with an empty HotelCode.")
+                    .at(format!("{ROOT}[{}]/@HotelCode", i + 1)),
             );
         }
     }
@@ -76,8 +86,12 @@ pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) 
             && !languages.is_requested(got)
         {
             notes.push(
-                Problem::new(ErrorWarningType::Advisory, ErrorCode::LanguageCodeInvalid, format!("Hotel {} is not described in {wanted}; its content is given in {got}.", h.code))
-                    .at("/OTA_HotelDescriptiveInfoRQ/@PrimaryLangID"),
+                Problem::new(
+                    ErrorWarningType::Advisory,
+                    ErrorCode::LanguageCodeInvalid,
+                    format!("Hotel {} is not described in {wanted}; its content is given in {got}.", h.code),
+                )
+                .at("/OTA_HotelDescriptiveInfoRQ/@PrimaryLangID"),
             );
         }
         for lang in chosen {
@@ -86,7 +100,8 @@ pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) 
         }
     }
     let n = contents.len();
-    let mut rs = hdi::OtaHotelDescriptiveInfoRs::success(hdi::HotelDescriptiveContents { hotel_descriptive_content: contents });
+    let mut rs =
+        hdi::OtaHotelDescriptiveInfoRs::success(hdi::HotelDescriptiveContents { hotel_descriptive_content: contents });
     rs.transaction_identifier = Some(format!("1-{n}/{n}"));
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
@@ -117,7 +132,12 @@ pub async fn descriptive_info(area: &Area, rq: &hdi::OtaHotelDescriptiveInfoRq) 
 /// `UniqueID`s must name this booking, its `ResStatus` and `RoomStayReservation` must not ask
 /// for a cancel or an activity booking (see [`modify::open_travel_form`]).
 pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Result<m::OtaHotelResModifyRs, OpError> {
-    let (action, no_status) = Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResModifyRQ/@ResStatus", Asked::Change)?;
+    let (action, no_status) = Action::of_request(
+        rq.res_status.as_ref(),
+        cx.requestor.dialect,
+        "/OTA_HotelResModifyRQ/@ResStatus",
+        Asked::Change,
+    )?;
     let hrm = rq.hotel_res_modifies.hotel_res_modify.clone();
     let rooms = hrm.room_stays.as_ref().map_or(0, |r| r.room_stay.len());
     if rooms > MAX_ROOMS {
@@ -140,7 +160,15 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
     if !problems.is_empty() {
         return Err(problems.into());
     }
-    let change = Change { owner: cx.requestor.id.clone(), client, internal, hrm, utc: cx.now, now: cx.local_now(), catalogue: area.catalogue.clone() };
+    let change = Change {
+        owner: cx.requestor.id.clone(),
+        client,
+        internal,
+        hrm,
+        utc: cx.now,
+        now: cx.local_now(),
+        catalogue: area.catalogue.clone(),
+    };
     let booking = match action {
         Action::Quote => cx.read(move |c| Box::pin(async move { change.preview(c).await })).await?,
         Action::Commit => {
@@ -152,7 +180,9 @@ pub async fn modify(cx: &Ctx, area: &Area, rq: &m::OtaHotelResModifyRq) -> Resul
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
     let mut notes: Vec<Problem> = no_status.into_iter().collect();
     notes.extend(modify::total_notes(&rq.hotel_res_modifies.hotel_res_modify, &booking));
-    let rs = m::OtaHotelResModifyRs::success(m::HotelResModifies { hotel_res_modify: mapping::hotel_res_modify(&booking, &area.catalogue, &languages) });
+    let rs = m::OtaHotelResModifyRs::success(m::HotelResModifies {
+        hotel_res_modify: mapping::hotel_res_modify(&booking, &area.catalogue, &languages),
+    });
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
 
@@ -202,14 +232,31 @@ impl Change {
         let reference = self.internal.as_deref().or(self.client.as_deref()).unwrap_or_default();
         let id = match repo::find(c, &self.owner, self.client.as_deref(), self.internal.as_deref()).await? {
             Lookup::Found(at) => at.id,
-            Lookup::NotFound => return Err(Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {reference} was not found.")).at(tag).into()),
+            Lookup::NotFound => {
+                return Err(Problem::biz(
+                    ErrorCode::BookingReferenceNotFound,
+                    format!("Booking {reference} was not found."),
+                )
+                .at(tag)
+                .into());
+            }
             Lookup::Mismatch => {
-                return Err(Problem::biz(ErrorCode::BookingReferenceInvalid, "The Client and the Internal booking references designate different bookings.").at(tag).into());
+                return Err(Problem::biz(
+                    ErrorCode::BookingReferenceInvalid,
+                    "The Client and the Internal booking references designate different bookings.",
+                )
+                .at(tag)
+                .into());
             }
         };
         let stored = repo::load(c, id).await?;
         if stored.is_cancelled() {
-            return Err(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref)).at(tag).into());
+            return Err(Problem::biz(
+                ErrorCode::BookingAlreadyCancelled,
+                format!("Booking {} is cancelled; it cannot be modified.", stored.internal_ref),
+            )
+            .at(tag)
+            .into());
         }
         rules::check_version(modify::version_stamp(&self.hrm), &stored, commit)?;
         let desired = modify::plan(&self.hrm, &stored, &self.catalogue, self.utc)
@@ -233,9 +280,12 @@ impl Change {
         }
         desired.updated = rules::next_update(stored.updated, self.now);
         if !repo::update(c, id, &desired, stored.updated).await? {
-            return Err(Problem::biz(ErrorCode::RequestedActionNotPossible, "Booking not changed – it was changed at the same time by another request; read it again.")
-                .at(format!("{BASE}/@LastUpdateDateTime"))
-                .into());
+            return Err(Problem::biz(
+                ErrorCode::RequestedActionNotPossible,
+                "Booking not changed – it was changed at the same time by another request; read it again.",
+            )
+            .at(format!("{BASE}/@LastUpdateDateTime"))
+            .into());
         }
         // In the same transaction: new dates or room types take rooms, the old ones are given back.
         let taken = inventory::change(Some(&stored), Some(&desired));

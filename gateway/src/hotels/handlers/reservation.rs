@@ -7,13 +7,13 @@ use crate::errors::warnings;
 use crate::hotels::Area;
 use crate::hotels::booking::{Booking, Company};
 use crate::hotels::mapping::reservation as mapping;
+use crate::hotels::reader::reservation as reader;
 use crate::hotels::repo::{self, CommitError, Committed};
 use crate::hotels::rules::MAX_PROBLEMS;
 use crate::hotels::rules::inventory;
-use crate::hotels::reader::reservation as reader;
 use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
-use crate::shared::context::{Ctx, OpError};
 use crate::shared::action::{Action, Asked};
+use crate::shared::context::{Ctx, OpError};
 use crate::shared::lang::Languages;
 use crate::store::Conn;
 
@@ -24,7 +24,8 @@ use crate::store::Conn;
 /// already made (with a warning when it asked for something else). See
 /// [`rules`](crate::hotels::rules::reservation) for what a booking must be.
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError> {
-    let (action, no_status) = Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResRQ/@ResStatus", Asked::Booking)?;
+    let (action, no_status) =
+        Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResRQ/@ResStatus", Asked::Booking)?;
     let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
     let asker = Asker {
         owner: cx.requestor.id.clone(),
@@ -40,8 +41,12 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
             let wanted = inventory::change(None, Some(&asked));
             let quoted = asked.clone();
             let catalogue = area.catalogue.clone();
-            cx.peek(move |c| Box::pin(async move { check_inventory(c, &wanted, &catalogue).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS)) }))
-                .await?;
+            cx.peek(move |c| {
+                Box::pin(async move {
+                    check_inventory(c, &wanted, &catalogue).await.map_err(|e| not_left(e, &quoted, ROOM_STAYS))
+                })
+            })
+            .await?;
             asked
         }
         Action::Commit => {

@@ -30,31 +30,14 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
         let room = item.room.as_str();
         for day in item.span.days() {
             let at = (hotel, room, day);
-            let night = Night {
-                hotel: hotel.to_string(),
-                room_type: room.to_string(),
-                night: day,
-            };
+            let night = Night { hotel: hotel.to_string(), room_type: room.to_string(), night: day };
             let (written, rooms) = match &item.change {
-                Change::SetRooms(rooms) => (
-                    repo::set_rooms(c, at, Some(*rooms), n.stamp, false, version).await?,
-                    true,
-                ),
-                Change::ContentRooms => (
-                    repo::set_rooms(c, at, None, n.stamp, false, version).await?,
-                    true,
-                ),
+                Change::SetRooms(rooms) => (repo::set_rooms(c, at, Some(*rooms), n.stamp, false, version).await?, true),
+                Change::ContentRooms => (repo::set_rooms(c, at, None, n.stamp, false, version).await?, true),
                 Change::RemainingRooms(left) => {
-                    let rooms = u32::try_from(
-                        repo::sold_on(c, &night)
-                            .await?
-                            .saturating_add(i64::from(*left)),
-                    )
-                    .unwrap_or(u32::MAX);
-                    (
-                        repo::set_rooms(c, at, Some(rooms), n.stamp, false, version).await?,
-                        true,
-                    )
+                    let rooms = u32::try_from(repo::sold_on(c, &night).await?.saturating_add(i64::from(*left)))
+                        .unwrap_or(u32::MAX);
+                    (repo::set_rooms(c, at, Some(rooms), n.stamp, false, version).await?, true)
                 }
                 Change::AdjustRooms(by) => {
                     let now = repo::on_sale(c, &night).await?.unwrap_or(0);
@@ -67,33 +50,11 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                         written => (written, true),
                     }
                 }
-                Change::Restriction { board, kind, value } => (
-                    repo::set_restriction(
-                        c,
-                        (hotel, room, board, day),
-                        *kind,
-                        *value,
-                        n.stamp,
-                        version,
-                    )
-                    .await?,
-                    false,
-                ),
-                Change::Rate {
-                    board,
-                    currency,
-                    guests,
-                    amount,
-                } => (
-                    repo::set_rate(
-                        c,
-                        (hotel, room, board, currency, day),
-                        *guests,
-                        *amount,
-                        n.stamp,
-                        version,
-                    )
-                    .await?,
+                Change::Restriction { board, kind, value } => {
+                    (repo::set_restriction(c, (hotel, room, board, day), *kind, *value, n.stamp, version).await?, false)
+                }
+                Change::Rate { board, currency, guests, amount } => (
+                    repo::set_rate(c, (hotel, room, board, currency, day), *guests, *amount, n.stamp, version).await?,
                     false,
                 ),
             };
@@ -102,10 +63,8 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                 Written::Yes => {
                     applied.written += 1;
                     if rooms {
-                        let (on_sale, sold) = (
-                            repo::on_sale(c, &night).await?.unwrap_or(0),
-                            repo::sold_on(c, &night).await?,
-                        );
+                        let (on_sale, sold) =
+                            (repo::on_sale(c, &night).await?.unwrap_or(0), repo::sold_on(c, &night).await?);
                         if sold > on_sale {
                             applied.below_sold.push((
                                 item.tag.clone(),
@@ -126,13 +85,8 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
 /// Applies a read notification in a write transaction of the request; the answer's warnings:
 /// the parts read and not applied, then what applying found.
 async fn notify(cx: &Ctx, read: Read) -> Result<Option<Warnings>, OpError> {
-    let Read {
-        notification,
-        mut notes,
-    } = read;
-    let applied = cx
-        .write(move |c| Box::pin(async move { Ok(apply(c, &notification).await?) }))
-        .await?;
+    let Read { notification, mut notes } = read;
+    let applied = cx.write(move |c| Box::pin(async move { Ok(apply(c, &notification).await?) })).await?;
     crate::metrics::supply_applied(applied.written);
     notes.extend(applied.warnings());
     Ok((!notes.is_empty()).then(|| warnings(notes)))
@@ -153,17 +107,9 @@ pub async fn inv_count_notif(
 }
 
 /// `/hotelavailnotif`: booking limits, restrictions and stay limits.
-pub async fn avail_notif(
-    cx: &Ctx,
-    area: &Area,
-    rq: &OtaHotelAvailNotifRq,
-) -> Result<OtaHotelAvailNotifRs, OpError> {
+pub async fn avail_notif(cx: &Ctx, area: &Area, rq: &OtaHotelAvailNotifRq) -> Result<OtaHotelAvailNotifRs, OpError> {
     let notes = notify(cx, supply::avail(cx, &area.catalogue, rq)?).await?;
-    Ok(OtaHotelAvailNotifRs {
-        warnings: notes,
-        unique_id: rq.unique_id.clone(),
-        ..OtaHotelAvailNotifRs::success()
-    })
+    Ok(OtaHotelAvailNotifRs { warnings: notes, unique_id: rq.unique_id.clone(), ..OtaHotelAvailNotifRs::success() })
 }
 
 /// `/hotelrateamountnotif`: nightly amounts.

@@ -8,8 +8,8 @@ use chrono::{NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 
-use crate::shared::cancellation::RuleInput;
 use crate::hotels::booking::RESERVED;
+use crate::shared::cancellation::RuleInput;
 use crate::shared::values::{Amount, de};
 
 /// The `hotels` part of an import file.

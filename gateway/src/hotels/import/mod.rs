@@ -9,11 +9,10 @@ pub use input::*;
 
 use std::collections::{BTreeMap, HashSet};
 
-
 use super::booking::{self, Booking};
 use super::catalogue::{Allotment, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
-use crate::shared::import::ImportError;
 use crate::shared::cancellation;
+use crate::shared::import::ImportError;
 use crate::shared::values;
 
 /// The demo content (`demo/hotels.json`): four hotels in Mallorca and Barcelona, their rates,
@@ -106,14 +105,25 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
     let mut rates = Vec::new();
     for rate in &h.rates {
         if rate.from > rate.to {
-            return Err(format!("rate of {} from {} to {}: the period ends before it starts", rate.room, rate.from, rate.to));
+            return Err(format!(
+                "rate of {} from {} to {}: the period ends before it starts",
+                rate.room, rate.from, rate.to
+            ));
         }
         if !rooms.iter().any(|r| r.code == rate.room) {
             return Err(format!("rate of {}: the hotel has no such room type", rate.room));
         }
         for (board, amount) in &rate.nightly {
-            values::in_currency(amount.0, &rate.currency).map_err(|e| format!("rate of {} for board {board}: {e}", rate.room))?;
-            rates.push(Rate { room: rate.room.clone(), board: board.clone(), currency: rate.currency.clone(), from: rate.from, to: rate.to, nightly: amount.0 });
+            values::in_currency(amount.0, &rate.currency)
+                .map_err(|e| format!("rate of {} for board {board}: {e}", rate.room))?;
+            rates.push(Rate {
+                room: rate.room.clone(),
+                board: board.clone(),
+                currency: rate.currency.clone(),
+                from: rate.from,
+                to: rate.to,
+                nightly: amount.0,
+            });
         }
     }
     let mut images = Vec::new();
@@ -123,7 +133,11 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
         }
         images.push(Image {
             category: img.category.clone(),
-            files: img.formats.iter().map(|f| ImageFile { url: f.url.clone(), width: f.width, height: f.height }).collect(),
+            files: img
+                .formats
+                .iter()
+                .map(|f| ImageFile { url: f.url.clone(), width: f.width, height: f.height })
+                .collect(),
             texts: texts(&img.texts, |t| ImageText { caption: t.caption.clone(), description: t.description.clone() })?,
         });
     }
@@ -148,7 +162,10 @@ fn hotel(h: &HotelInput) -> Result<Hotel, String> {
         phones: h.phones.iter().map(|p| Phone { number: p.number.clone(), tech_type: p.tech_type.clone() }).collect(),
         emails: h.emails.clone(),
         last_modified: h.last_modified,
-        texts: texts(&h.texts, |t| HotelText { description: t.description.clone(), country_name: t.country_name.clone() })?,
+        texts: texts(&h.texts, |t| HotelText {
+            description: t.description.clone(),
+            country_name: t.country_name.clone(),
+        })?,
         rooms,
         rates,
         images,
@@ -238,7 +255,10 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
                 total: r.total,
                 guests: r.guests.clone(),
                 services: r.services.clone(),
-                reference: r.reference.as_ref().map(|x| booking::RoomReference { id: x.id.clone(), kind: x.kind.clone() }),
+                reference: r
+                    .reference
+                    .as_ref()
+                    .map(|x| booking::RoomReference { id: x.id.clone(), kind: x.kind.clone() }),
                 sources: r
                     .sources
                     .iter()
@@ -262,7 +282,11 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
                 rph: s.rph,
                 code: s.code.clone(),
                 guests: s.guests.clone(),
-                legs: s.legs.iter().map(|l| booking::TransferLeg { origin: point(&l.origin), destination: point(&l.destination) }).collect(),
+                legs: s
+                    .legs
+                    .iter()
+                    .map(|l| booking::TransferLeg { origin: point(&l.origin), destination: point(&l.destination) })
+                    .collect(),
             })
             .collect(),
         guests: b
@@ -284,13 +308,22 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
             .map(|c| booking::Comment {
                 name: c.name.clone(),
                 originator: c.originator.clone(),
-                texts: c.texts.iter().map(|t| booking::LangText { language: t.language.clone(), text: t.text.clone() }).collect(),
+                texts: c
+                    .texts
+                    .iter()
+                    .map(|t| booking::LangText { language: t.language.clone(), text: t.text.clone() })
+                    .collect(),
             })
             .collect(),
         item_refs: b
             .item_refs
             .iter()
-            .map(|r| booking::ItemRef { res_id_type: r.res_id_type.clone(), context: r.context.clone(), value: r.value.clone(), item_rph: r.item_rph })
+            .map(|r| booking::ItemRef {
+                res_id_type: r.res_id_type.clone(),
+                context: r.context.clone(),
+                value: r.value.clone(),
+                item_rph: r.item_rph,
+            })
             .collect(),
     })
 }

@@ -6,8 +6,8 @@ pub mod reservation;
 
 use ota_messages::booking_read::HotelReservation;
 use ota_messages::common::{
-    Address, CountryName, DateSpan, Position, ReferenceCode, RequestorId, RequestorIdCode,
-    RequestorInstance, ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, TextItem, TextItems,
+    Address, CountryName, DateSpan, Position, ReferenceCode, RequestorId, RequestorIdCode, RequestorInstance,
+    ResIdSourceContext, ReservationIdCode, RoomStayStatus, Source, Text, TextItem, TextItems,
 };
 use ota_messages::hotel_descriptive_info as hdi;
 use ota_messages::hotel_res_modify as m;
@@ -15,11 +15,13 @@ use ota_messages::runtime as rt;
 use rust_decimal::Decimal;
 
 use super::booking::{Booking, Comment, ItemRef, RoomSource, Service, TransferLeg, TransferPoint};
-pub use crate::shared::mapping::{list_entry, parse_open};
-pub(crate) use crate::shared::mapping::{company_message, guest_message, guest_profiles, item_penalties, penalty_message, total};
 use super::catalogue::{Catalogue, Hotel, RoomType};
 use crate::shared::cancellation::{self, Penalty};
 use crate::shared::lang::Languages;
+pub(crate) use crate::shared::mapping::{
+    company_message, guest_message, guest_profiles, item_penalties, penalty_message, total,
+};
+pub use crate::shared::mapping::{list_entry, parse_open};
 
 pub(crate) fn rph_list(rphs: &[u64]) -> Option<Vec<m::RphReference>> {
     (!rphs.is_empty()).then(|| rphs.iter().map(|&rph| m::RphReference { rph }).collect())
@@ -28,24 +30,43 @@ pub(crate) fn rph_list(rphs: &[u64]) -> Option<Vec<m::RphReference>> {
 /// The `CancelPenalties` of a whole booking: what cancelling all its live rooms costs from
 /// each deadline on.
 pub fn booking_penalties(b: &Booking) -> m::HotelCancelPenalties {
-    let items: Vec<(&[Penalty], Decimal)> = b.live_rooms().map(|r| (r.penalties.as_slice(), r.total.unwrap_or_default())).collect();
+    let items: Vec<(&[Penalty], Decimal)> =
+        b.live_rooms().map(|r| (r.penalties.as_slice(), r.total.unwrap_or_default())).collect();
     let steps = if b.is_cancelled() { Vec::new() } else { cancellation::steps(&items) };
-    m::HotelCancelPenalties { cancel_penalty: steps.into_iter().map(|(deadline, cost)| penalty_message(deadline, cost, &b.currency)).collect() }
+    m::HotelCancelPenalties {
+        cancel_penalty: steps
+            .into_iter()
+            .map(|(deadline, cost)| penalty_message(deadline, cost, &b.currency))
+            .collect(),
+    }
 }
 
 /// `RoomTypes` with one `RoomType`: the code as booked, the room's name in the best languages.
 pub fn room_types(code: &str, room: Option<&RoomType>, languages: &Languages) -> m::RoomTypes {
     let texts: Vec<Text> = room
-        .map(|t| languages.select(&t.texts).into_iter().map(|(lang, t)| Text { language: Some(lang.to_string()), value: t.name.clone() }).collect())
+        .map(|t| {
+            languages
+                .select(&t.texts)
+                .into_iter()
+                .map(|(lang, t)| Text { language: Some(lang.to_string()), value: t.name.clone() })
+                .collect()
+        })
         .unwrap_or_default();
     m::RoomTypes {
-        room_type: vec![m::RoomType { room_type_code: Some(code.to_string()), room_description: (!texts.is_empty()).then_some(m::TextDescription { text: texts }) }],
+        room_type: vec![m::RoomType {
+            room_type_code: Some(code.to_string()),
+            room_description: (!texts.is_empty()).then_some(m::TextDescription { text: texts }),
+        }],
     }
 }
 
 /// The board as a rate feature (`Features/Feature/Description/Text`).
 pub fn board_feature(board: &str) -> m::RoomRateFeatures {
-    m::RoomRateFeatures { feature: vec![m::RoomRateFeature { description: Some(m::TextDescription { text: vec![Text { language: None, value: board.to_string() }] }) }] }
+    m::RoomRateFeatures {
+        feature: vec![m::RoomRateFeature {
+            description: Some(m::TextDescription { text: vec![Text { language: None, value: board.to_string() }] }),
+        }],
+    }
 }
 
 /// `BasicPropertyInfo` of a hotel (its name from the catalogue, when known).
@@ -68,19 +89,27 @@ pub fn room_stays(b: &Booking, catalogue: &Catalogue, languages: &Languages) -> 
                 room_stay_status: r.status.as_deref().map(parse_open::<RoomStayStatus>),
                 room_types: Some(room_types(&r.room_type, hotel.and_then(|h| h.room(r.base_room_type())), languages)),
                 room_rates: Some(m::RoomRates {
-                    room_rate: vec![m::RoomRate { room_type_code: Some(r.room_type.clone()), features: Some(board_feature(&r.board)) }],
+                    room_rate: vec![m::RoomRate {
+                        room_type_code: Some(r.room_type.clone()),
+                        features: Some(board_feature(&r.board)),
+                    }],
                 }),
                 time_span: Some(DateSpan { start: rt::Date(r.start), end: rt::Date(r.end) }),
-                cancel_penalties: (r.is_live() && !b.is_cancelled()).then(|| item_penalties(&r.penalties, r.total.unwrap_or_default(), &b.currency)),
+                cancel_penalties: (r.is_live() && !b.is_cancelled())
+                    .then(|| item_penalties(&r.penalties, r.total.unwrap_or_default(), &b.currency)),
                 total: Some(total(&b.currency, r.total.unwrap_or_default())),
                 basic_property_info: Some(property(&r.hotel, hotel)),
-                tpa_extensions: (!r.sources.is_empty())
-                    .then(|| m::RoomStayExtensions { pos: Some(m::RoomStayPos { source: r.sources.iter().map(source_message).collect() }) }),
+                tpa_extensions: (!r.sources.is_empty()).then(|| m::RoomStayExtensions {
+                    pos: Some(m::RoomStayPos { source: r.sources.iter().map(source_message).collect() }),
+                }),
                 res_guest_rphs: rph_list(&r.guests).map(|res_guest_rph| m::ResGuestRphs { res_guest_rph }),
                 service_rphs: rph_list(&r.services).map(|service_rph| m::ServiceRphs { service_rph }),
                 rate_plans: None,
                 special_requests: None,
-                reference: r.reference.as_ref().map(|x| m::RoomStayReference { id: x.id.clone(), r#type: x.kind.as_deref().map(parse_open::<ReferenceCode>) }),
+                reference: r.reference.as_ref().map(|x| m::RoomStayReference {
+                    id: x.id.clone(),
+                    r#type: x.kind.as_deref().map(parse_open::<ReferenceCode>),
+                }),
             }
         })
         .collect();
@@ -106,7 +135,10 @@ fn res_global_info(b: &Booking, catalogue: &Catalogue) -> m::ResGlobalInfo {
         res_id_value: value.clone(),
         item_rph: None,
     };
-    let mut ids = vec![booking_id(ResIdSourceContext::Client, &b.client_ref), booking_id(ResIdSourceContext::Internal, &b.internal_ref)];
+    let mut ids = vec![
+        booking_id(ResIdSourceContext::Client, &b.client_ref),
+        booking_id(ResIdSourceContext::Internal, &b.internal_ref),
+    ];
     ids.extend(b.item_refs.iter().map(item_ref_message));
     m::ResGlobalInfo {
         comments: comments_element(&b.comments),
@@ -172,7 +204,11 @@ pub(crate) fn comments_element(comments: &[Comment]) -> Option<m::Comments> {
             .map(|c| m::Comment {
                 name: c.name.clone(),
                 comment_originator_code: c.originator.clone(),
-                text: c.texts.iter().map(|t| m::CommentText { language: t.language.clone(), value: t.text.clone() }).collect(),
+                text: c
+                    .texts
+                    .iter()
+                    .map(|t| m::CommentText { language: t.language.clone(), value: t.text.clone() })
+                    .collect(),
             })
             .collect(),
     })
@@ -218,7 +254,10 @@ fn leg_message(l: &TransferLeg) -> m::TransferLeg {
 
 fn point_message(p: &TransferPoint) -> m::TransferEndpoint {
     match p {
-        TransferPoint::Hotel(code) => m::TransferEndpoint { connecting_transport: None, hotel: Some(m::TransferHotel { hotel_code: code.clone() }) },
+        TransferPoint::Hotel(code) => m::TransferEndpoint {
+            connecting_transport: None,
+            hotel: Some(m::TransferHotel { hotel_code: code.clone() }),
+        },
         TransferPoint::Transport(t) => m::TransferEndpoint {
             connecting_transport: Some(m::ConnectingTransport {
                 departure_date_time: t.departure.map(rt::DateTime::local),
@@ -235,7 +274,11 @@ fn point_message(p: &TransferPoint) -> m::TransferEndpoint {
 fn item_ref_message(r: &ItemRef) -> m::HotelReservationId {
     m::HotelReservationId {
         res_id_type: parse_open::<ReservationIdCode>(&r.res_id_type),
-        res_id_source_context: if r.context == "Internal" { ResIdSourceContext::Internal } else { ResIdSourceContext::Client },
+        res_id_source_context: if r.context == "Internal" {
+            ResIdSourceContext::Internal
+        } else {
+            ResIdSourceContext::Client
+        },
         res_id_value: r.value.clone(),
         item_rph: r.item_rph,
     }
@@ -246,7 +289,9 @@ fn item_ref_message(r: &ItemRef) -> m::HotelReservationId {
 pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> hdi::HotelDescriptiveContent {
     let texts = languages.starting_with(lang);
     let description = h.texts.get(lang);
-    let country_name = description.and_then(|t| t.country_name.clone()).or_else(|| texts.pick(&h.texts).and_then(|(_, t)| t.country_name.clone()));
+    let country_name = description
+        .and_then(|t| t.country_name.clone())
+        .or_else(|| texts.pick(&h.texts).and_then(|(_, t)| t.country_name.clone()));
     // A room type: its code in CodeDetail, its name as DescriptiveText, its description (in
     // the language it has) as a text item.
     let guest_room_info = h
@@ -261,7 +306,10 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
                 multimedia_descriptions: description.map(|(l, d)| hdi::RoomMultimediaDescriptions {
                     multimedia_description: vec![hdi::RoomMultimediaDescription {
                         text_items: TextItems {
-                            text_item: vec![TextItem { title: Some("Description".to_string()), description: vec![Text { language: Some(l.to_string()), value: d }] }],
+                            text_item: vec![TextItem {
+                                title: Some("Description".to_string()),
+                                description: vec![Text { language: Some(l.to_string()), value: d }],
+                            }],
                         },
                     }],
                 }),
@@ -271,7 +319,10 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
         .collect();
     let hotel_info = hdi::HotelInfo {
         category_codes: Some(hdi::HotelCategoryCodes {
-            hotel_category: vec![hdi::HotelCategory { code: parse_open::<hdi::HotelCategoryCode>(&h.category_code), code_detail: h.category_detail.clone() }],
+            hotel_category: vec![hdi::HotelCategory {
+                code: parse_open::<hdi::HotelCategoryCode>(&h.category_code),
+                code_detail: h.category_detail.clone(),
+            }],
             guest_room_info,
         }),
         descriptions: description.map(|t| hdi::HotelDescriptions { descriptive_text: t.description.clone() }),
@@ -282,15 +333,24 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
         .iter()
         .map(|img| hdi::ImageItem {
             category: img.category.as_deref().map(parse_open::<hdi::ImageCategoryCode>),
-            image_format: img.files.iter().map(|f| hdi::ImageFormat { width: f.width, height: f.height, url: f.url.clone() }).collect(),
+            image_format: img
+                .files
+                .iter()
+                .map(|f| hdi::ImageFormat { width: f.width, height: f.height, url: f.url.clone() })
+                .collect(),
             description: texts
                 .pick(&img.texts)
-                .map(|(l, t)| hdi::ImageDescription { caption: t.caption.clone(), language: Some(l.to_string()), value: t.description.clone() })
+                .map(|(l, t)| hdi::ImageDescription {
+                    caption: t.caption.clone(),
+                    language: Some(l.to_string()),
+                    value: t.description.clone(),
+                })
                 .into_iter()
                 .collect(),
         })
         .collect();
-    let has_address = !h.address_lines.is_empty() || h.city.is_some() || h.postal_code.is_some() || h.country_code.is_some();
+    let has_address =
+        !h.address_lines.is_empty() || h.city.is_some() || h.postal_code.is_some() || h.country_code.is_some();
     let contact = hdi::HotelContactInfo {
         addresses: has_address.then(|| hdi::Addresses {
             address: vec![Address {
@@ -307,7 +367,10 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
             phone: h
                 .phones
                 .iter()
-                .map(|p| hdi::Phone { phone_number: p.number.clone(), phone_tech_type: p.tech_type.as_deref().map(parse_open::<hdi::PhoneTechType>) })
+                .map(|p| hdi::Phone {
+                    phone_number: p.number.clone(),
+                    phone_tech_type: p.tech_type.as_deref().map(parse_open::<hdi::PhoneTechType>),
+                })
                 .collect(),
         }),
         emails: (!h.emails.is_empty()).then(|| hdi::Emails { email: h.emails.clone() }),
@@ -322,12 +385,14 @@ pub fn hotel_content(h: &Hotel, lang: &str, rph: u64, languages: &Languages) -> 
         chain_name: h.chain.clone(),
         last_modified_date: Some(rt::Date(h.last_modified)),
         hotel_info: Some(hotel_info),
-        affiliation_info: h
-            .category_text
-            .clone()
-            .map(|rating| hdi::HotelAffiliationInfo { awards: hdi::HotelAwards { award: vec![hdi::HotelAward { rating }] } }),
-        multimedia_descriptions: (!image_item.is_empty())
-            .then(|| hdi::HotelMultimediaDescriptions { multimedia_description: vec![hdi::HotelMultimediaDescription { image_items: hdi::ImageItems { image_item } }] }),
+        affiliation_info: h.category_text.clone().map(|rating| hdi::HotelAffiliationInfo {
+            awards: hdi::HotelAwards { award: vec![hdi::HotelAward { rating }] },
+        }),
+        multimedia_descriptions: (!image_item.is_empty()).then(|| hdi::HotelMultimediaDescriptions {
+            multimedia_description: vec![hdi::HotelMultimediaDescription {
+                image_items: hdi::ImageItems { image_item },
+            }],
+        }),
         contact_infos: has_contact.then(|| hdi::HotelContactInfos { contact_info: vec![contact] }),
     }
 }

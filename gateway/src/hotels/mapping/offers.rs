@@ -53,7 +53,11 @@ pub fn room_stay(
         guest_counts: av::OccupancyGuestCounts {
             guest_count: guests
                 .iter()
-                .map(|g| av::OccupancyGuestCount { age_qualifying_code: g.age_code.as_deref().map(parse_open), age: g.age, count: g.count })
+                .map(|g| av::OccupancyGuestCount {
+                    age_qualifying_code: g.age_code.as_deref().map(parse_open),
+                    age: g.age,
+                    count: g.count,
+                })
                 .collect(),
         },
         time_span: DateSpan { start: rt::Date(start), end: rt::Date(end) },

@@ -8,7 +8,10 @@ use ota_messages::runtime as rt;
 use rust_decimal::Decimal;
 
 use super::offers::night_rates;
-use super::{board_feature, booking_penalties, comments_element, guest_profiles, item_penalties, parse_open, property, room_types, rph_list, total};
+use super::{
+    board_feature, booking_penalties, comments_element, guest_profiles, item_penalties, parse_open, property,
+    room_types, rph_list, total,
+};
 use crate::hotels::booking::{Booking, Guest, Room};
 use crate::hotels::catalogue::Catalogue;
 use crate::shared::cancellation::cents;
@@ -37,7 +40,16 @@ pub fn guest_shares(price: Decimal, guests: usize) -> Vec<Decimal> {
 /// add up to the price booked (the rates changed since): the booked price stands alone.
 fn breakdown(r: &Room, b: &Booking, catalogue: &Catalogue) -> Option<av::RoomNightRates> {
     let price = r.total?;
-    let nights = catalogue.hotel(&r.hotel)?.nightly(r.base_room_type(), &r.board, &b.currency, (r.start, r.end), u32::try_from(r.guests.len()).unwrap_or(u32::MAX)).ok()?;
+    let nights = catalogue
+        .hotel(&r.hotel)?
+        .nightly(
+            r.base_room_type(),
+            &r.board,
+            &b.currency,
+            (r.start, r.end),
+            u32::try_from(r.guests.len()).unwrap_or(u32::MAX),
+        )
+        .ok()?;
     if nights.iter().map(|(_, p)| *p).sum::<Decimal>() != price {
         return None;
     }
@@ -79,7 +91,13 @@ fn guest_counts(r: &Room, b: &Booking) -> av::OccupancyGuestCounts {
     av::OccupancyGuestCounts { guest_count }
 }
 
-fn room_stay(r: &Room, b: &Booking, catalogue: &Catalogue, languages: &Languages, with_breakdown: bool) -> res::BookedRoomStay {
+fn room_stay(
+    r: &Room,
+    b: &Booking,
+    catalogue: &Catalogue,
+    languages: &Languages,
+    with_breakdown: bool,
+) -> res::BookedRoomStay {
     let hotel = catalogue.hotel(&r.hotel);
     let price = r.total.unwrap_or_default();
     res::BookedRoomStay {
@@ -98,7 +116,8 @@ fn room_stay(r: &Room, b: &Booking, catalogue: &Catalogue, languages: &Languages
         cancel_penalties: Some(item_penalties(&r.penalties, price, &b.currency)),
         total: total(&b.currency, price),
         basic_property_info: property(&r.hotel, hotel),
-        res_guest_rphs: (!r.guests.is_empty()).then(|| r.guests.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")),
+        res_guest_rphs: (!r.guests.is_empty())
+            .then(|| r.guests.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")),
         service_rphs: rph_list(&r.services).map(|service_rph| m::ServiceRphs { service_rph }),
         reference: r.reference.as_ref().and_then(|x| x.id.clone()).map(|id| UniqueId {
             r#type: ReservationIdCode::Item,
@@ -114,13 +133,20 @@ fn res_guest(g: &Guest) -> res::BookResGuest {
         res_guest_rph: g.rph,
         age_qualifying_code: parse_open::<AgeQualifyingCode>(&g.age_code),
         profiles: guest_profiles(g),
-        guest_counts: g.age.map(|age| av::OccupancyGuestCounts { guest_count: vec![av::OccupancyGuestCount { age_qualifying_code: None, age: Some(age), count: Some(1) }] }),
+        guest_counts: g.age.map(|age| av::OccupancyGuestCounts {
+            guest_count: vec![av::OccupancyGuestCount { age_qualifying_code: None, age: Some(age), count: Some(1) }],
+        }),
     }
 }
 
 /// A booking as quoted (no Internal reference yet) or made: its rooms, services, guests,
 /// penalties, total and references; `with_breakdown` adds the rates per night and per guest.
-pub fn booked(b: &Booking, catalogue: &Catalogue, languages: &Languages, with_breakdown: bool) -> res::BookedHotelReservations {
+pub fn booked(
+    b: &Booking,
+    catalogue: &Catalogue,
+    languages: &Languages,
+    with_breakdown: bool,
+) -> res::BookedHotelReservations {
     let hotel_code = b.rooms.first().map(|r| r.hotel.clone()).unwrap_or_default();
     let mut ids = Vec::new();
     if !b.client_ref.is_empty() {
@@ -139,7 +165,9 @@ pub fn booked(b: &Booking, catalogue: &Catalogue, languages: &Languages, with_br
     }
     res::BookedHotelReservations {
         hotel_reservation: res::BookedHotelReservation {
-            room_stays: res::BookedRoomStays { room_stay: b.rooms.iter().map(|r| room_stay(r, b, catalogue, languages, with_breakdown)).collect() },
+            room_stays: res::BookedRoomStays {
+                room_stay: b.rooms.iter().map(|r| room_stay(r, b, catalogue, languages, with_breakdown)).collect(),
+            },
             services: (!b.services.is_empty()).then(|| res::BookedServices {
                 service: b
                     .services
@@ -158,7 +186,8 @@ pub fn booked(b: &Booking, catalogue: &Catalogue, languages: &Languages, with_br
                 deposit_payments: None,
                 cancel_penalties: Some(booking_penalties(b)),
                 total: total(&b.currency, b.total()),
-                hotel_reservation_ids: (!ids.is_empty()).then_some(res::BookingReservationIds { hotel_reservation_id: ids }),
+                hotel_reservation_ids: (!ids.is_empty())
+                    .then_some(res::BookingReservationIds { hotel_reservation_id: ids }),
                 basic_property_info: property(&hotel_code, catalogue.hotel(&hotel_code)),
             },
         },

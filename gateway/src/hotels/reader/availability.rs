@@ -4,7 +4,10 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use ota_messages::common::ErrorCode;
-use ota_messages::hotel_avail::{AvailRequestSegment, StayDates, HotelSearchCriterion, OccupancyGuestCounts, OtaHotelAvailRq, RefPointContext, RoomStayCandidate, RoomStayCandidates};
+use ota_messages::hotel_avail::{
+    AvailRequestSegment, HotelSearchCriterion, OccupancyGuestCounts, OtaHotelAvailRq, RefPointContext,
+    RoomStayCandidate, RoomStayCandidates, StayDates,
+};
 
 use crate::errors::Problem;
 use crate::hotels::catalogue::{Catalogue, Hotel};
@@ -24,32 +27,55 @@ pub fn occupancy(rph: u64, counts: &OccupancyGuestCounts, tag: &str) -> Result<O
             None => adults += n,
             Some(code) if is_adult(code.as_str()) => adults += n,
             Some(code) if code.as_str() == "8" && gc.age.is_none() => {
-                problems.push(Problem::required("The Age of children (AgeQualifyingCode 8) is required.").at(format!("{at}/@Age")));
+                problems.push(
+                    Problem::required("The Age of children (AgeQualifyingCode 8) is required.")
+                        .at(format!("{at}/@Age")),
+                );
             }
             Some(_) => {}
         }
     }
     if counts.guest_count.is_empty() || adults == 0 {
-        problems.push(Problem::biz(ErrorCode::InvalidValue, "Each room needs at least one adult guest (AgeQualifyingCode 10 or 11).").at(tag));
+        problems.push(
+            Problem::biz(
+                ErrorCode::InvalidValue,
+                "Each room needs at least one adult guest (AgeQualifyingCode 10 or 11).",
+            )
+            .at(tag),
+        );
     }
     let guests = u32::try_from(guests).unwrap_or(u32::MAX);
     let counts = counts
         .guest_count
         .iter()
-        .map(|gc| GuestCount { age_code: gc.age_qualifying_code.as_ref().map(|c| c.as_str().to_string()), age: gc.age, count: gc.count })
+        .map(|gc| GuestCount {
+            age_code: gc.age_qualifying_code.as_ref().map(|c| c.as_str().to_string()),
+            age: gc.age,
+            count: gc.count,
+        })
         .collect();
     if problems.is_empty() { Ok(Occupancy { rph, guests, counts }) } else { Err(problems) }
 }
 
 /// Reads a request against the catalogue (every problem at once); `today` bounds the dates.
-pub fn query<'c>(rq: &OtaHotelAvailRq, catalogue: &'c Catalogue, utc: DateTime<Utc>) -> Result<Query<'c>, Vec<Problem>> {
+pub fn query<'c>(
+    rq: &OtaHotelAvailRq,
+    catalogue: &'c Catalogue,
+    utc: DateTime<Utc>,
+) -> Result<Query<'c>, Vec<Problem>> {
     let segments = &rq.avail_request_segments.avail_request_segment;
     let Some(segment) = segments.first() else {
-        return Err(vec![Problem::required("An AvailRequestSegment is required.").at("/OTA_HotelAvailRQ/AvailRequestSegments")]);
+        return Err(vec![
+            Problem::required("An AvailRequestSegment is required.").at("/OTA_HotelAvailRQ/AvailRequestSegments"),
+        ]);
     };
     if segments.len() > 1 {
         return Err(vec![
-            Problem::biz(ErrorCode::SearchCriteriaInvalid, "One AvailRequestSegment per request: send each search on its own.").at(format!("{SEGMENT}[2]")),
+            Problem::biz(
+                ErrorCode::SearchCriteriaInvalid,
+                "One AvailRequestSegment per request: send each search on its own.",
+            )
+            .at(format!("{SEGMENT}[2]")),
         ]);
     }
     let mut problems = not_supported(rq, segment);
@@ -67,21 +93,29 @@ pub fn query<'c>(rq: &OtaHotelAvailRq, catalogue: &'c Catalogue, utc: DateTime<U
             let code = h.hotel_code.as_deref().map(str::trim).unwrap_or_default();
             match catalogue.hotel(code) {
                 Some(hotel) => hotels.push(hotel),
-                None => problems.push(Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known.")).at(format!("{at}/HotelRef[{}]/@HotelCode", j + 1))),
+                None => problems.push(
+                    Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known."))
+                        .at(format!("{at}/HotelRef[{}]/@HotelCode", j + 1)),
+                ),
             }
         }
         for p in &c.ref_point {
             let name = p.value.trim();
             if name.is_empty() {
-                problems.push(Problem::required("RefPoint needs the name of the place as its text.").at(format!("{at}/RefPoint")));
+                problems.push(
+                    Problem::required("RefPoint needs the name of the place as its text.").at(format!("{at}/RefPoint")),
+                );
                 continue;
             }
             match &p.code_context {
                 RefPointContext::Country => hotels.extend(catalogue.in_country(name)),
                 RefPointContext::Region => hotels.extend(catalogue.in_region(name)),
                 other => problems.push(
-                    Problem::biz(ErrorCode::SearchCriteriaInvalid, format!("RefPoint@CodeContext {:?} is not supported; use Country or Region.", other.as_str()))
-                        .at(format!("{at}/RefPoint/@CodeContext")),
+                    Problem::biz(
+                        ErrorCode::SearchCriteriaInvalid,
+                        format!("RefPoint@CodeContext {:?} is not supported; use Country or Region.", other.as_str()),
+                    )
+                    .at(format!("{at}/RefPoint/@CodeContext")),
                 ),
             }
         }
@@ -107,8 +141,11 @@ pub fn query<'c>(rq: &OtaHotelAvailRq, catalogue: &'c Catalogue, utc: DateTime<U
     let candidates = &candidates.room_stay_candidate;
     if candidates.len() > MAX_ROOMS {
         problems.push(
-            Problem::biz(ErrorCode::MaxNumberOfRoomsExceeded, format!("At most {MAX_ROOMS} rooms per request, not {}.", candidates.len()))
-                .at(format!("{SEGMENT}/RoomStayCandidates/RoomStayCandidate[{}]", MAX_ROOMS + 1)),
+            Problem::biz(
+                ErrorCode::MaxNumberOfRoomsExceeded,
+                format!("At most {MAX_ROOMS} rooms per request, not {}.", candidates.len()),
+            )
+            .at(format!("{SEGMENT}/RoomStayCandidates/RoomStayCandidate[{}]", MAX_ROOMS + 1)),
         );
     }
     let mut rooms = Vec::new();
@@ -117,10 +154,15 @@ pub fn query<'c>(rq: &OtaHotelAvailRq, catalogue: &'c Catalogue, utc: DateTime<U
         let at = format!("{SEGMENT}/RoomStayCandidates/RoomStayCandidate[{}]", i + 1);
         let rph = c.rph.unwrap_or(i as u64 + 1);
         if !rphs.insert(rph) {
-            problems.push(Problem::biz(ErrorCode::InvalidValue, format!("RPH {rph} names two rooms.")).at(format!("{at}/@RPH")));
+            problems.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("RPH {rph} names two rooms.")).at(format!("{at}/@RPH")),
+            );
         }
         let Some(counts) = &c.guest_counts else {
-            problems.push(Problem::required("Each RoomStayCandidate needs its GuestCounts (who stays in the room).").at(format!("{at}/GuestCounts")));
+            problems.push(
+                Problem::required("Each RoomStayCandidate needs its GuestCounts (who stays in the room).")
+                    .at(format!("{at}/GuestCounts")),
+            );
             continue;
         };
         match occupancy(rph, counts, &format!("{at}/GuestCounts")) {
@@ -146,17 +188,27 @@ fn rooms_of(segment: &AvailRequestSegment) -> Result<&RoomStayCandidates, Proble
 
 /// The segment's `name`, else the one the criteria give (all the same); refused when none
 /// gives it, or when the criteria give different ones (one stay per request).
-fn one_of<'a, T: PartialEq>(segment: Option<&'a T>, mut criteria: impl Iterator<Item = &'a T>, name: &str, what: &str) -> Result<&'a T, Problem> {
+fn one_of<'a, T: PartialEq>(
+    segment: Option<&'a T>,
+    mut criteria: impl Iterator<Item = &'a T>,
+    name: &str,
+    what: &str,
+) -> Result<&'a T, Problem> {
     if let Some(given) = segment {
         return Ok(given);
     }
     let Some(first) = criteria.next() else {
-        return Err(Problem::required(format!("{name} is required: {what} of the search, in the AvailRequestSegment (or its Criterion).")).at(format!("{SEGMENT}/{name}")));
+        return Err(Problem::required(format!(
+            "{name} is required: {what} of the search, in the AvailRequestSegment (or its Criterion)."
+        ))
+        .at(format!("{SEGMENT}/{name}")));
     };
     match criteria.position(|other| other != first) {
         None => Ok(first),
-        Some(_) => Err(Problem::not_supported(format!("The criteria give different {name}: one search per request, with one stay and one set of rooms."))
-            .at(format!("{SEGMENT}/HotelSearchCriteria"))),
+        Some(_) => Err(Problem::not_supported(format!(
+            "The criteria give different {name}: one search per request, with one stay and one set of rooms."
+        ))
+        .at(format!("{SEGMENT}/HotelSearchCriteria"))),
     }
 }
 
@@ -168,8 +220,11 @@ fn one_of<'a, T: PartialEq>(segment: Option<&'a T>, mut criteria: impl Iterator<
 fn not_supported(rq: &OtaHotelAvailRq, segment: &AvailRequestSegment) -> Vec<Problem> {
     let yes = |v: &Option<String>| v.as_deref().map(str::trim).is_some_and(|v| v == "true" || v == "1");
     let mut out = Vec::new();
-    let mut refuse = |at: String, what: &str| out.push(Problem::not_supported(format!("{what} is not supported.")).at(at));
-    for (name, value) in [("SummaryOnly", &rq.summary_only), ("BestOnly", &rq.best_only), ("RateRangeOnly", &rq.rate_range_only)] {
+    let mut refuse =
+        |at: String, what: &str| out.push(Problem::not_supported(format!("{what} is not supported.")).at(at));
+    for (name, value) in
+        [("SummaryOnly", &rq.summary_only), ("BestOnly", &rq.best_only), ("RateRangeOnly", &rq.rate_range_only)]
+    {
         if yes(value) {
             refuse(format!("/OTA_HotelAvailRQ/@{name}"), &format!("{name}=\"true\" (every offer is listed)"));
         }
@@ -177,13 +232,20 @@ fn not_supported(rq: &OtaHotelAvailRq, segment: &AvailRequestSegment) -> Vec<Pro
     if segment.avail_req_type.as_deref().map(str::trim) == Some("NonRoom") {
         refuse(format!("{SEGMENT}/@AvailReqType"), "AvailReqType NonRoom (rooms only)");
     }
-    for (name, given) in [("RateRange", !segment.rate_range.is_empty()), ("RatePlanCandidates", segment.rate_plan_candidates.is_some()), ("Profiles", segment.profiles.is_some())] {
+    for (name, given) in [
+        ("RateRange", !segment.rate_range.is_empty()),
+        ("RatePlanCandidates", segment.rate_plan_candidates.is_some()),
+        ("Profiles", segment.profiles.is_some()),
+    ] {
         if given {
             refuse(format!("{SEGMENT}/{name}"), name);
         }
     }
     if yes(&segment.hotel_search_criteria.best_only_indicator) {
-        refuse(format!("{SEGMENT}/HotelSearchCriteria/@BestOnlyIndicator"), "BestOnlyIndicator=\"true\" (every offer is listed)");
+        refuse(
+            format!("{SEGMENT}/HotelSearchCriteria/@BestOnlyIndicator"),
+            "BestOnlyIndicator=\"true\" (every offer is listed)",
+        );
     }
     for (i, c) in segment.hotel_search_criteria.criterion.iter().enumerate() {
         let at = format!("{SEGMENT}/HotelSearchCriteria/Criterion[{}]", i + 1);
@@ -191,11 +253,17 @@ fn not_supported(rq: &OtaHotelAvailRq, segment: &AvailRequestSegment) -> Vec<Pro
             refuse(format!("{at}/{name}"), &format!("A search by {name}"));
         }
         if !c.hotel_ref.is_empty() && !c.ref_point.is_empty() {
-            refuse(format!("{at}/RefPoint"), "A Criterion with both HotelRef and RefPoint (one criterion per way to search)");
+            refuse(
+                format!("{at}/RefPoint"),
+                "A Criterion with both HotelRef and RefPoint (one criterion per way to search)",
+            );
         }
         for (j, h) in c.hotel_ref.iter().enumerate() {
             if h.hotel_code.as_deref().is_none_or(|c| c.trim().is_empty()) {
-                refuse(format!("{at}/HotelRef[{}]/@HotelCode", j + 1), "A HotelRef without HotelCode (hotels by chain, brand, city or name)");
+                refuse(
+                    format!("{at}/HotelRef[{}]/@HotelCode", j + 1),
+                    "A HotelRef without HotelCode (hotels by chain, brand, city or name)",
+                );
             }
         }
         if let Some(rooms) = &c.room_stay_candidates {
@@ -284,6 +352,9 @@ fn nights(stay: &StayDates) -> Result<(NaiveDate, NaiveDate), Problem> {
         )
         .at(format!("{at}/@Duration"))),
         (Some(end), _) | (None, Some(end)) => Ok((start, end)),
-        (None, None) => Err(Problem::required("StayDateRange needs End (the departure date) or Duration (the nights).").at(format!("{at}/@End"))),
+        (None, None) => {
+            Err(Problem::required("StayDateRange needs End (the departure date) or Duration (the nights).")
+                .at(format!("{at}/@End")))
+        }
     }
 }

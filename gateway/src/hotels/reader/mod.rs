@@ -19,14 +19,18 @@ use crate::errors::Problem;
 const SPECIAL_REQUESTS: &str = "Special requests are not supported: they are not passed on to the hotel. Send the booking without them (Comments are kept with the booking, as written).";
 
 /// OpenTravel 2016B's rate plans of a room stay: not chosen here (Type 2).
-const RATE_PLANS: &str = "Rate plans are not supported: the rate is the room type's, with the board of RoomRates (or of its Service).";
+const RATE_PLANS: &str =
+    "Rate plans are not supported: the rate is the room type's, with the board of RoomRates (or of its Service).";
 
 /// The parts of an OpenTravel 2016B booking (or modify) the gateway does not act on, each
 /// refused (Type 2) at its place rather than dropped: the booking's `SpecialRequests` (`global`:
 /// the path of its `ResGlobalInfo`, when it has them) and each room stay's `RatePlans` and
 /// `SpecialRequests` (`stays`: its path, whether it has each).
 fn unsupported_parts(global: Option<String>, stays: impl IntoIterator<Item = (String, bool, bool)>) -> Vec<Problem> {
-    let mut out: Vec<Problem> = global.map(|at| Problem::not_supported(SPECIAL_REQUESTS).at(format!("{at}/SpecialRequests"))).into_iter().collect();
+    let mut out: Vec<Problem> = global
+        .map(|at| Problem::not_supported(SPECIAL_REQUESTS).at(format!("{at}/SpecialRequests")))
+        .into_iter()
+        .collect();
     for (at, rate_plans, special_requests) in stays {
         if rate_plans {
             out.push(Problem::not_supported(RATE_PLANS).at(format!("{at}/RatePlans")));
@@ -52,7 +56,11 @@ pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {
                 .map(|c| Comment {
                     name: c.name.clone(),
                     originator: c.comment_originator_code.clone(),
-                    texts: c.text.iter().map(|t| LangText { language: t.language.clone(), text: t.value.clone() }).collect(),
+                    texts: c
+                        .text
+                        .iter()
+                        .map(|t| LangText { language: t.language.clone(), text: t.value.clone() })
+                        .collect(),
                 })
                 .collect()
         })
@@ -78,8 +86,15 @@ pub fn room_source(s: &Source) -> RoomSource {
 /// The transfer legs of a request's service; `None` when a leg end is neither a hotel nor a
 /// connecting transport (or both).
 pub fn transfer_legs(s: &m::Service) -> Option<Vec<TransferLeg>> {
-    let legs = s.tpa_extensions.as_ref().and_then(|x| x.transfer_info_type.as_ref()).map(|t| t.transfer_leg.as_slice()).unwrap_or_default();
-    legs.iter().map(|l| Some(TransferLeg { origin: point(&l.transfer_origin)?, destination: point(&l.transfer_destination)? })).collect()
+    let legs = s
+        .tpa_extensions
+        .as_ref()
+        .and_then(|x| x.transfer_info_type.as_ref())
+        .map(|t| t.transfer_leg.as_slice())
+        .unwrap_or_default();
+    legs.iter()
+        .map(|l| Some(TransferLeg { origin: point(&l.transfer_origin)?, destination: point(&l.transfer_destination)? }))
+        .collect()
 }
 
 fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
@@ -99,7 +114,11 @@ fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
 /// The name of a request's guest: (prefix, given name, surname).
 pub fn person_name(g: &m::ResGuest) -> (Option<String>, Option<String>, Option<String>) {
     let name = g.profiles.as_ref().and_then(|p| p.profile_info.profile.customer.person_name.as_ref());
-    (name.and_then(|n| n.name_prefix.clone()), name.and_then(|n| n.given_name.clone()), name.and_then(|n| n.surname.clone()))
+    (
+        name.and_then(|n| n.name_prefix.clone()),
+        name.and_then(|n| n.given_name.clone()),
+        name.and_then(|n| n.surname.clone()),
+    )
 }
 
 /// The board code of a room stay in a request: the first `Text` without a `Language` of the

@@ -20,7 +20,9 @@ const OCCUPANCY: &str = "Booking not changed – occupancy changes are not allow
 pub fn booking_references(hrm: &m::HotelResModify) -> (Option<String>, Option<String>) {
     let ids = &hrm.res_global_info.hotel_reservation_ids.hotel_reservation_id;
     let find = |context: ResIdSourceContext| {
-        ids.iter().find(|r| r.res_id_type == ReservationIdCode::Booking && r.res_id_source_context == context).map(|r| r.res_id_value.clone())
+        ids.iter()
+            .find(|r| r.res_id_type == ReservationIdCode::Booking && r.res_id_source_context == context)
+            .map(|r| r.res_id_value.clone())
     };
     (find(ResIdSourceContext::Client), find(ResIdSourceContext::Internal))
 }
@@ -55,10 +57,17 @@ pub fn open_travel_form(rq: &m::OtaHotelResModifyRq, references: (Option<&str>, 
     let stays = hrm.room_stays.iter().flat_map(|r| r.room_stay.iter()).enumerate();
     problems.extend(unsupported_parts(
         hrm.res_global_info.special_requests.as_ref().map(|_| format!("{BASE}/ResGlobalInfo")),
-        stays.map(|(i, rs)| (format!("{BASE}/RoomStays/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())),
+        stays.map(|(i, rs)| {
+            (format!("{BASE}/RoomStays/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())
+        }),
     ));
     if hrm.res_status.as_deref().is_some_and(|s| s.trim().eq_ignore_ascii_case("Cancelled")) {
-        problems.push(Problem::not_supported("A modify request does not cancel a booking; cancel it with /bookcancel (OTA_CancelRQ).").at(format!("{BASE}/@ResStatus")));
+        problems.push(
+            Problem::not_supported(
+                "A modify request does not cancel a booking; cancel it with /bookcancel (OTA_CancelRQ).",
+            )
+            .at(format!("{BASE}/@ResStatus")),
+        );
     }
     if hrm.room_stay_reservation == Some(false) {
         problems.push(
@@ -85,7 +94,10 @@ pub fn version_stamp(hrm: &m::HotelResModify) -> Option<NaiveDateTime> {
 /// whose amount or currency differs from the one answered.
 pub fn total_notes(rq: &m::HotelResModify, b: &Booking) -> Vec<Problem> {
     let mut notes = Vec::new();
-    let mut check = |sent: Option<&ota_messages::common::Total>, amount: rust_decimal::Decimal, tag: String, what: String| {
+    let mut check = |sent: Option<&ota_messages::common::Total>,
+                     amount: rust_decimal::Decimal,
+                     tag: String,
+                     what: String| {
         let Some(sent) = sent else { return };
         let amount_differs = sent.amount_after_tax.is_some_and(|a| a.0 != amount);
         let currency_differs = sent.currency_code.as_deref().is_some_and(|c| c != b.currency);
@@ -107,9 +119,19 @@ pub fn total_notes(rq: &m::HotelResModify, b: &Booking) -> Vec<Problem> {
     };
     let rooms = rq.room_stays.as_ref().map(|r| r.room_stay.as_slice()).unwrap_or_default();
     for (i, (rs, room)) in rooms.iter().zip(&b.rooms).enumerate() {
-        check(rs.total.as_ref(), room.total.unwrap_or_default(), format!("{BASE}/RoomStays/RoomStay[{}]/Total", i + 1), format!("total of room stay {}", i + 1));
+        check(
+            rs.total.as_ref(),
+            room.total.unwrap_or_default(),
+            format!("{BASE}/RoomStays/RoomStay[{}]/Total", i + 1),
+            format!("total of room stay {}", i + 1),
+        );
     }
-    check(rq.res_global_info.total.as_ref(), b.total(), format!("{BASE}/ResGlobalInfo/Total"), "booking total".to_string());
+    check(
+        rq.res_global_info.total.as_ref(),
+        b.total(),
+        format!("{BASE}/ResGlobalInfo/Total"),
+        "booking total".to_string(),
+    );
     notes
 }
 
@@ -117,7 +139,12 @@ pub fn total_notes(rq: &m::HotelResModify, b: &Booking) -> Vec<Problem> {
 /// changes applied, changed room stays re-priced from the catalogue and given the hotel's
 /// cancellation policy from their new arrival; a cancelled room stay cannot be changed), or
 /// every problem.
-pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, utc: DateTime<Utc>) -> Result<Booking, Vec<Problem>> {
+pub fn plan(
+    rq: &m::HotelResModify,
+    stored: &Booking,
+    catalogue: &Catalogue,
+    utc: DateTime<Utc>,
+) -> Result<Booking, Vec<Problem>> {
     let (client, internal) = booking_references(rq);
     let (mut desired, major) = compare(rq, stored, catalogue, client.is_some(), internal.is_some())?;
     let mut problems = Vec::new();
@@ -125,7 +152,13 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, utc
         let tag = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
         let Some(r) = desired.rooms.get_mut(i) else { continue };
         if !r.is_live() {
-            problems.push(Problem::biz(ErrorCode::BookingAlreadyCancelled, format!("Room stay {} is cancelled; it cannot be changed.", i + 1)).at(tag));
+            problems.push(
+                Problem::biz(
+                    ErrorCode::BookingAlreadyCancelled,
+                    format!("Room stay {} is cancelled; it cannot be changed.", i + 1),
+                )
+                .at(tag),
+            );
             continue;
         }
         let today = catalogue.hotel(&r.hotel).map_or(utc.date_naive(), |h| h.today(utc));
@@ -133,8 +166,20 @@ pub fn plan(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, utc
             problems.push(p);
             continue;
         }
-        if let Some(why) = catalogue.hotel(&r.hotel).and_then(|h| h.restricted(r.base_room_type(), &r.board, r.start, r.end)) {
-            problems.push(Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {} is not sold for this stay: {why}.", r.base_room_type(), r.board)).at(format!("{tag}/TimeSpan")));
+        if let Some(why) =
+            catalogue.hotel(&r.hotel).and_then(|h| h.restricted(r.base_room_type(), &r.board, r.start, r.end))
+        {
+            problems.push(
+                Problem::biz(
+                    ErrorCode::NoAvailability,
+                    format!(
+                        "Room type {} with board {} is not sold for this stay: {why}.",
+                        r.base_room_type(),
+                        r.board
+                    ),
+                )
+                .at(format!("{tag}/TimeSpan")),
+            );
             continue;
         }
         let guests = u32::try_from(r.guests.len()).unwrap_or(u32::MAX);
@@ -185,7 +230,13 @@ fn sorted(mut v: Vec<u64>) -> Vec<u64> {
 /// Compares a request with the stored booking (see [`super::handlers::modify`] for the
 /// rules). Gives the booking as it should be (minor changes applied; room stays with a major
 /// change unpriced and listed) or the problems.
-fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_client: bool, has_internal: bool) -> Result<(Booking, Vec<usize>), Vec<Problem>> {
+fn compare(
+    rq: &m::HotelResModify,
+    stored: &Booking,
+    catalogue: &Catalogue,
+    has_client: bool,
+    has_internal: bool,
+) -> Result<(Booking, Vec<usize>), Vec<Problem>> {
     let mut p = Problems::default();
     let mut desired = stored.clone();
 
@@ -205,7 +256,10 @@ fn compare(rq: &m::HotelResModify, stored: &Booking, catalogue: &Catalogue, has_
         && let Some(first) = stored.rooms.first()
         && hotel.trim() != first.hotel
     {
-        p.differs(format!("{BASE}/ResGlobalInfo/BasicPropertyInfo/@HotelCode"), format!("hotel {hotel:?} (stored {:?})", first.hotel));
+        p.differs(
+            format!("{BASE}/ResGlobalInfo/BasicPropertyInfo/@HotelCode"),
+            format!("hotel {hotel:?} (stored {:?})", first.hotel),
+        );
     }
 
     compare_references(rq, stored, has_client, has_internal, &mut p);
@@ -219,37 +273,62 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
     let mut major = Vec::new();
     let rq_rooms = rq.room_stays.as_ref().map(|r| r.room_stay.as_slice()).unwrap_or_default();
     if rq_rooms.len() != stored.rooms.len() {
-        p.occupancy(format!("{BASE}/RoomStays"), format!("the booking has {} room stays, the request {}", stored.rooms.len(), rq_rooms.len()));
+        p.occupancy(
+            format!("{BASE}/RoomStays"),
+            format!("the booking has {} room stays, the request {}", stored.rooms.len(), rq_rooms.len()),
+        );
     }
     for (i, (rs, st)) in rq_rooms.iter().zip(&stored.rooms).enumerate() {
         let tag = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
         if rs.index_number != st.index {
-            p.differs(format!("{tag}/@IndexNumber"), format!("IndexNumber {} (stored {})", show(&rs.index_number), show(&st.index)));
+            p.differs(
+                format!("{tag}/@IndexNumber"),
+                format!("IndexNumber {} (stored {})", show(&rs.index_number), show(&st.index)),
+            );
         }
         let status = rs.room_stay_status.as_ref().map(|s| s.as_str().to_string());
         if status != st.status {
-            p.differs(format!("{tag}/@RoomStayStatus"), format!("RoomStayStatus {} (stored {})", show(&status), show(&st.status)));
+            p.differs(
+                format!("{tag}/@RoomStayStatus"),
+                format!("RoomStayStatus {} (stored {})", show(&status), show(&st.status)),
+            );
         }
         let hotel = rs.basic_property_info.as_ref().and_then(|b| b.hotel_code.clone());
         if hotel.as_deref() != Some(st.hotel.as_str()) {
-            p.differs(format!("{tag}/BasicPropertyInfo/@HotelCode"), format!("hotel {} (stored {:?})", show(&hotel), st.hotel));
+            p.differs(
+                format!("{tag}/BasicPropertyInfo/@HotelCode"),
+                format!("hotel {} (stored {:?})", show(&hotel), st.hotel),
+            );
         }
-        let sources: Vec<RoomSource> =
-            rs.tpa_extensions.as_ref().and_then(|x| x.pos.as_ref()).map(|pos| pos.source.iter().map(room_source).collect()).unwrap_or_default();
+        let sources: Vec<RoomSource> = rs
+            .tpa_extensions
+            .as_ref()
+            .and_then(|x| x.pos.as_ref())
+            .map(|pos| pos.source.iter().map(room_source).collect())
+            .unwrap_or_default();
         if sources != st.sources {
             p.differs(format!("{tag}/TPA_Extensions"), "the room stay's extension sources are not the stored ones");
         }
-        let reference = rs.reference.as_ref().map(|r| (r.id.clone(), r.r#type.as_ref().map(|t| t.as_str().to_string())));
+        let reference =
+            rs.reference.as_ref().map(|r| (r.id.clone(), r.r#type.as_ref().map(|t| t.as_str().to_string())));
         if reference != st.reference.as_ref().map(|r| (r.id.clone(), r.kind.clone())) {
             p.differs(format!("{tag}/Reference"), "the room stay's Reference is not the stored one");
         }
-        let guests = rs.res_guest_rphs.as_ref().map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        let guests =
+            rs.res_guest_rphs.as_ref().map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
         if sorted(guests) != sorted(st.guests.clone()) {
-            p.occupancy(format!("{tag}/ResGuestRPHs"), format!("the guests of room stay {} are not the stored ones", i + 1));
+            p.occupancy(
+                format!("{tag}/ResGuestRPHs"),
+                format!("the guests of room stay {} are not the stored ones", i + 1),
+            );
         }
-        let services = rs.service_rphs.as_ref().map(|s| s.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        let services =
+            rs.service_rphs.as_ref().map(|s| s.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
         if sorted(services) != sorted(st.services.clone()) {
-            p.differs(format!("{tag}/ServiceRPHs"), format!("the services of room stay {} are not the stored ones", i + 1));
+            p.differs(
+                format!("{tag}/ServiceRPHs"),
+                format!("the services of room stay {} are not the stored ones", i + 1),
+            );
         }
 
         // Room type, board and dates: the changeable part.
@@ -258,7 +337,10 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
             [one] => match one.room_type_code.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
                 Some(code) => Some(code.to_string()),
                 None => {
-                    p.push(Problem::required("RoomTypeCode is required.").at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")));
+                    p.push(
+                        Problem::required("RoomTypeCode is required.")
+                            .at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")),
+                    );
                     None
                 }
             },
@@ -267,7 +349,10 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
                 None
             }
             _ => {
-                p.push(Problem::biz(ErrorCode::InvalidValue, "A room stay has exactly one RoomType.").at(format!("{tag}/RoomTypes/RoomType[2]")));
+                p.push(
+                    Problem::biz(ErrorCode::InvalidValue, "A room stay has exactly one RoomType.")
+                        .at(format!("{tag}/RoomTypes/RoomType[2]")),
+                );
                 None
             }
         };
@@ -278,24 +363,34 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
                     && rate_code.trim() != code
                 {
                     p.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("RoomRate@RoomTypeCode {rate_code} is not the RoomType's {code}."))
-                            .at(format!("{tag}/RoomRates/RoomRate[{}]/@RoomTypeCode", k + 1)),
+                        Problem::biz(
+                            ErrorCode::InvalidValue,
+                            format!("RoomRate@RoomTypeCode {rate_code} is not the RoomType's {code}."),
+                        )
+                        .at(format!("{tag}/RoomRates/RoomRate[{}]/@RoomTypeCode", k + 1)),
                     );
                 }
             }
         }
         if rates.len() > 1 {
-            p.push(Problem::biz(ErrorCode::InvalidValue, "A room stay has exactly one RoomRate.").at(format!("{tag}/RoomRates/RoomRate[2]")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, "A room stay has exactly one RoomRate.")
+                    .at(format!("{tag}/RoomRates/RoomRate[2]")),
+            );
         }
         let board = board_of(rs);
         if board.is_none() {
-            p.push(Problem::required("The board code (RoomRates/RoomRate/Features/Feature/Description/Text) is required.").at(format!("{tag}/RoomRates")));
+            p.push(
+                Problem::required("The board code (RoomRates/RoomRate/Features/Feature/Description/Text) is required.")
+                    .at(format!("{tag}/RoomRates")),
+            );
         }
         let span = rs.time_span.as_ref().map(|t| (t.start.0, t.end.0));
         if span.is_none() {
             p.push(Problem::required("TimeSpan (Start, End) is required.").at(format!("{tag}/TimeSpan")));
         }
-        if let (Some(room_type), Some(board), Some((start, end)), Some(d)) = (room_type, board, span, desired.rooms.get_mut(i))
+        if let (Some(room_type), Some(board), Some((start, end)), Some(d)) =
+            (room_type, board, span, desired.rooms.get_mut(i))
             && (room_type != st.room_type || board != st.board || start != st.start || end != st.end)
         {
             d.room_type = room_type;
@@ -310,25 +405,50 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
 }
 
 /// Compares the services: a board service follows the board of its rooms; nothing else changes.
-fn compare_services(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking, catalogue: &Catalogue, p: &mut Problems) {
+fn compare_services(
+    rq: &m::HotelResModify,
+    stored: &Booking,
+    desired: &mut Booking,
+    catalogue: &Catalogue,
+    p: &mut Problems,
+) {
     let rq_services = rq.services.as_ref().map(|s| s.service.as_slice()).unwrap_or_default();
     if rq_services.len() != stored.services.len() {
-        p.differs(format!("{BASE}/Services"), format!("the booking has {} services, the request {}", stored.services.len(), rq_services.len()));
+        p.differs(
+            format!("{BASE}/Services"),
+            format!("the booking has {} services, the request {}", stored.services.len(), rq_services.len()),
+        );
     }
     for (j, (sv, st)) in rq_services.iter().zip(&stored.services).enumerate() {
         let tag = format!("{BASE}/Services/Service[{}]", j + 1);
         if sv.service_rph != Some(st.rph) {
-            p.differs(format!("{tag}/@ServiceRPH"), format!("ServiceRPH {} (stored {})", show(&sv.service_rph), st.rph));
+            p.differs(
+                format!("{tag}/@ServiceRPH"),
+                format!("ServiceRPH {} (stored {})", show(&sv.service_rph), st.rph),
+            );
         }
-        let guests =
-            sv.service_details.as_ref().and_then(|d| d.res_guest_rphs.as_ref()).map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        let guests = sv
+            .service_details
+            .as_ref()
+            .and_then(|d| d.res_guest_rphs.as_ref())
+            .map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect())
+            .unwrap_or_default();
         if sorted(guests) != sorted(st.guests.clone()) {
-            p.occupancy(format!("{tag}/ServiceDetails/ResGuestRPHs"), format!("the guests of service {} are not the stored ones", st.rph));
+            p.occupancy(
+                format!("{tag}/ServiceDetails/ResGuestRPHs"),
+                format!("the guests of service {} are not the stored ones", st.rph),
+            );
         }
         match transfer_legs(sv) {
             Some(legs) if legs == st.legs => {}
-            Some(_) => p.differs(format!("{tag}/TPA_Extensions"), format!("the transfer legs of service {} are not the stored ones", st.rph)),
-            None => p.differs(format!("{tag}/TPA_Extensions"), "each end of a transfer leg is either a ConnectingTransport or a Hotel"),
+            Some(_) => p.differs(
+                format!("{tag}/TPA_Extensions"),
+                format!("the transfer legs of service {} are not the stored ones", st.rph),
+            ),
+            None => p.differs(
+                format!("{tag}/TPA_Extensions"),
+                "each end of a transfer leg is either a ConnectingTransport or a Hotel",
+            ),
         }
         let code = sv.service_inventory_code.as_deref().map(str::trim).unwrap_or_default();
         follow_board(p, desired, stored, catalogue, j, st, code, &tag);
@@ -339,21 +459,39 @@ fn compare_services(rq: &m::HotelResModify, stored: &Booking, desired: &mut Book
 fn compare_guests(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking, p: &mut Problems) {
     let rq_guests = rq.res_guests.as_ref().map(|g| g.res_guest.as_slice()).unwrap_or_default();
     if rq_guests.len() != stored.guests.len() {
-        p.occupancy(format!("{BASE}/ResGuests"), format!("the booking has {} guests, the request {}", stored.guests.len(), rq_guests.len()));
+        p.occupancy(
+            format!("{BASE}/ResGuests"),
+            format!("the booking has {} guests, the request {}", stored.guests.len(), rq_guests.len()),
+        );
     }
     for (k, (g, st)) in rq_guests.iter().zip(&stored.guests).enumerate() {
         let tag = format!("{BASE}/ResGuests/ResGuest[{}]", k + 1);
         if g.res_guest_rph != Some(st.rph) {
-            p.occupancy(format!("{tag}/@ResGuestRPH"), format!("ResGuestRPH {} (stored {})", show(&g.res_guest_rph), st.rph));
+            p.occupancy(
+                format!("{tag}/@ResGuestRPH"),
+                format!("ResGuestRPH {} (stored {})", show(&g.res_guest_rph), st.rph),
+            );
         }
         let code = g.age_qualifying_code.as_ref().map(|c| c.as_str().to_string());
         if code.as_deref() != Some(st.age_code.as_str()) {
-            p.occupancy(format!("{tag}/@AgeQualifyingCode"), format!("guest {} AgeQualifyingCode {} (stored {:?})", st.rph, show(&code), st.age_code));
+            p.occupancy(
+                format!("{tag}/@AgeQualifyingCode"),
+                format!("guest {} AgeQualifyingCode {} (stored {:?})", st.rph, show(&code), st.age_code),
+            );
         }
-        let ages: Vec<Option<u64>> = g.guest_counts.as_ref().map(|c| c.guest_count.iter().map(|c| c.age).collect()).unwrap_or_default();
+        let ages: Vec<Option<u64>> =
+            g.guest_counts.as_ref().map(|c| c.guest_count.iter().map(|c| c.age).collect()).unwrap_or_default();
         let stored_ages: Vec<Option<u64>> = st.age.map(|a| vec![Some(a)]).unwrap_or_default();
         if ages != stored_ages {
-            p.occupancy(format!("{tag}/GuestCounts"), format!("guest {} age {:?} (stored {})", st.rph, ages.iter().flatten().collect::<Vec<_>>(), show(&st.age)));
+            p.occupancy(
+                format!("{tag}/GuestCounts"),
+                format!(
+                    "guest {} age {:?} (stored {})",
+                    st.rph,
+                    ages.iter().flatten().collect::<Vec<_>>(),
+                    show(&st.age)
+                ),
+            );
         }
         let customer = g.profiles.as_ref().map(|x| &x.profile_info.profile.customer);
         let birth = customer.and_then(|c| c.birth_date).map(|d| d.0);
@@ -378,9 +516,20 @@ fn compare_guests(rq: &m::HotelResModify, stored: &Booking, desired: &mut Bookin
 /// Compares the references other than the two booking-level ones that identified the booking.
 /// OpenTravel's form has no `Item_RPH`: an item reference without one is the room stay that
 /// carries it in `RoomStay/Reference` (as the read answers it), else it is compared without it.
-fn compare_references(rq: &m::HotelResModify, stored: &Booking, has_client: bool, has_internal: bool, p: &mut Problems) {
+fn compare_references(
+    rq: &m::HotelResModify,
+    stored: &Booking,
+    has_client: bool,
+    has_internal: bool,
+    p: &mut Problems,
+) {
     let room_of = |value: &str| {
-        rq.room_stays.as_ref()?.room_stay.iter().find(|s| s.reference.as_ref().and_then(|x| x.id.as_deref()) == Some(value))?.index_number
+        rq.room_stays
+            .as_ref()?
+            .room_stay
+            .iter()
+            .find(|s| s.reference.as_ref().and_then(|x| x.id.as_deref()) == Some(value))?
+            .index_number
     };
     let mut stored_others = stored.item_refs.clone();
     let mut others: Vec<ItemRef> = Vec::new();
@@ -401,7 +550,9 @@ fn compare_references(rq: &m::HotelResModify, stored: &Booking, has_client: bool
             item.item_rph = room_of(&item.value);
         }
         if item.item_rph.is_none()
-            && let Some(same) = stored_others.iter_mut().find(|s| (&s.res_id_type, &s.context, &s.value) == (&item.res_id_type, &item.context, &item.value))
+            && let Some(same) = stored_others
+                .iter_mut()
+                .find(|s| (&s.res_id_type, &s.context, &s.value) == (&item.res_id_type, &item.context, &item.value))
         {
             same.item_rph = None;
         }
@@ -420,7 +571,16 @@ fn compare_references(rq: &m::HotelResModify, stored: &Booking, has_client: bool
 /// A board service (a service whose code is a board code, used by rooms) follows the board of
 /// its rooms; any other change of a service's code is a difference.
 #[allow(clippy::too_many_arguments)]
-fn follow_board(p: &mut Problems, desired: &mut Booking, stored: &Booking, catalogue: &Catalogue, j: usize, st: &Service, code: &str, tag: &str) {
+fn follow_board(
+    p: &mut Problems,
+    desired: &mut Booking,
+    stored: &Booking,
+    catalogue: &Catalogue,
+    j: usize,
+    st: &Service,
+    code: &str,
+    tag: &str,
+) {
     let users: Vec<&Room> = desired.rooms.iter().filter(|r| r.services.contains(&st.rph)).collect();
     let is_board_service = catalogue.is_board(&st.code) && !users.is_empty();
     if code != st.code {
@@ -430,12 +590,16 @@ fn follow_board(p: &mut Problems, desired: &mut Booking, stored: &Booking, catal
                 d.code = code.to_string();
             }
         } else {
-            p.differs(format!("{tag}/@ServiceInventoryCode"), format!("service {} is {:?} (stored {:?})", st.rph, code, st.code));
+            p.differs(
+                format!("{tag}/@ServiceInventoryCode"),
+                format!("service {} is {:?} (stored {:?})", st.rph, code, st.code),
+            );
         }
     } else if is_board_service {
         // A board service left unchanged follows the new board of its rooms when they all had
         // this board and now share another one.
-        let olds: HashSet<&str> = stored.rooms.iter().filter(|r| r.services.contains(&st.rph)).map(|r| r.board.as_str()).collect();
+        let olds: HashSet<&str> =
+            stored.rooms.iter().filter(|r| r.services.contains(&st.rph)).map(|r| r.board.as_str()).collect();
         let news: HashSet<&str> = users.iter().map(|r| r.board.as_str()).collect();
         if olds.len() == 1
             && olds.contains(st.code.as_str())

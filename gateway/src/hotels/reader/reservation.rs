@@ -62,49 +62,83 @@ fn guests(rq: &res::BookHotelReservation, p: &mut Vec<Problem>) -> Vec<Guest> {
     for (i, g) in rq.res_guests.res_guest.iter().enumerate() {
         let tag = format!("{ROOT}/ResGuests/ResGuest[{}]", i + 1);
         if !seen.insert(g.res_guest_rph) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {} names two guests.", g.res_guest_rph)).at(format!("{tag}/@ResGuestRPH")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {} names two guests.", g.res_guest_rph))
+                    .at(format!("{tag}/@ResGuestRPH")),
+            );
             continue;
         }
         let customer = g.profiles.as_ref().map(|p| &p.profile_info.profile.customer);
         let name = customer.and_then(|c| c.person_name.as_ref());
         let clean = |v: Option<&String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let (prefix, given, surname) =
-            (clean(name.and_then(|n| n.name_prefix.as_ref())), clean(name.and_then(|n| n.given_name.as_ref())), clean(name.and_then(|n| n.surname.as_ref())));
+        let (prefix, given, surname) = (
+            clean(name.and_then(|n| n.name_prefix.as_ref())),
+            clean(name.and_then(|n| n.given_name.as_ref())),
+            clean(name.and_then(|n| n.surname.as_ref())),
+        );
         let age = g.guest_counts.as_ref().and_then(|c| c.guest_count.iter().find_map(|gc| gc.age));
         let code = g.age_qualifying_code.as_str().to_string();
         if matches!(code.as_str(), "7" | "8") && age.is_none() {
             p.push(
-                Problem::required(format!("Guest {} is a child: give its age (GuestCounts/GuestCount@Age).", g.res_guest_rph)).at(format!("{tag}/GuestCounts")),
+                Problem::required(format!(
+                    "Guest {} is a child: give its age (GuestCounts/GuestCount@Age).",
+                    g.res_guest_rph
+                ))
+                .at(format!("{tag}/GuestCounts")),
             );
         }
         if age.is_some_and(|a| a > 130) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, "An age is at most 130.").at(format!("{tag}/GuestCounts/GuestCount/@Age")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, "An age is at most 130.")
+                    .at(format!("{tag}/GuestCounts/GuestCount/@Age")),
+            );
         }
-        out.push(Guest { rph: g.res_guest_rph, age_code: code, birth_date: customer.and_then(|c| c.birth_date).map(|d| d.0), prefix, given, surname, age });
+        out.push(Guest {
+            rph: g.res_guest_rph,
+            age_code: code,
+            birth_date: customer.and_then(|c| c.birth_date).map(|d| d.0),
+            prefix,
+            given,
+            surname,
+            age,
+        });
     }
     out
 }
 
 /// The booking a request asks for, priced: with an empty Internal reference (the store gives
 /// one on Commit) and each problem found (up to the caller's bound).
-pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalogue, commit: bool) -> Result<Booking, Vec<Problem>> {
+pub fn booking(
+    rq: &res::BookHotelReservation,
+    asker: &Asker,
+    catalogue: &Catalogue,
+    commit: bool,
+) -> Result<Booking, Vec<Problem>> {
     let count = rq.res_guests.res_guest.len();
     if count > MAX_GUESTS {
-        return Err(vec![Problem::biz(ErrorCode::InvalidValue, format!("A booking names at most {MAX_GUESTS} guests, not {count}.")).at(format!("{ROOT}/ResGuests"))]);
+        return Err(vec![
+            Problem::biz(ErrorCode::InvalidValue, format!("A booking names at most {MAX_GUESTS} guests, not {count}."))
+                .at(format!("{ROOT}/ResGuests")),
+        ]);
     }
     let mut p = Vec::new();
     let stays = &rq.room_stays.room_stay;
     p.extend(unsupported_parts(
         rq.res_global_info.special_requests.as_ref().map(|_| format!("{ROOT}/ResGlobalInfo")),
-        stays.iter().enumerate().map(|(i, rs)| (format!("{ROOM_STAYS}/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())),
+        stays.iter().enumerate().map(|(i, rs)| {
+            (format!("{ROOM_STAYS}/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())
+        }),
     ));
     if !p.is_empty() {
         return Err(p);
     }
     if stays.len() > MAX_ROOMS {
         return Err(vec![
-            Problem::biz(ErrorCode::MaxNumberOfRoomsExceeded, format!("A hotel booking holds at most {MAX_ROOMS} rooms, not {}.", stays.len()))
-                .at(format!("{ROOM_STAYS}/RoomStay[{}]", MAX_ROOMS + 1)),
+            Problem::biz(
+                ErrorCode::MaxNumberOfRoomsExceeded,
+                format!("A hotel booking holds at most {MAX_ROOMS} rooms, not {}.", stays.len()),
+            )
+            .at(format!("{ROOM_STAYS}/RoomStay[{}]", MAX_ROOMS + 1)),
         ]);
     }
     let client_ref = client_reference(rq);
@@ -122,14 +156,23 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
     let mut rooms = Vec::new();
     let mut currency: Option<String> = None;
     let mut rphs = BTreeSet::new();
-    let hotel_code = stays.first().and_then(|s| s.basic_property_info.hotel_code.as_deref()).map(str::trim).unwrap_or_default().to_string();
-    if let Some(global) = rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref()).map(str::trim)
+    let hotel_code = stays
+        .first()
+        .and_then(|s| s.basic_property_info.hotel_code.as_deref())
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_string();
+    if let Some(global) =
+        rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref()).map(str::trim)
         && !global.is_empty()
         && global != hotel_code
     {
         p.push(
-            Problem::biz(ErrorCode::InvalidHotelCode, format!("The booking is for hotel {global}, its rooms for {hotel_code}."))
-                .at(format!("{ROOT}/ResGlobalInfo/BasicPropertyInfo/@HotelCode")),
+            Problem::biz(
+                ErrorCode::InvalidHotelCode,
+                format!("The booking is for hotel {global}, its rooms for {hotel_code}."),
+            )
+            .at(format!("{ROOT}/ResGlobalInfo/BasicPropertyInfo/@HotelCode")),
         );
     }
     for (i, rs) in stays.iter().enumerate() {
@@ -138,21 +181,37 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
         if let Some(rph) = rs.rph
             && !rphs.insert(rph)
         {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("RPH {rph} names two room stays.")).at(format!("{tag}/@RPH")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("RPH {rph} names two room stays."))
+                    .at(format!("{tag}/@RPH")),
+            );
         }
         let code = rs.basic_property_info.hotel_code.as_deref().map(str::trim).unwrap_or_default();
         if code != hotel_code {
             p.push(
-                Problem::biz(ErrorCode::InvalidHotelCode, format!("One booking is for one hotel: {hotel_code}, not {code}."))
-                    .at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
+                Problem::biz(
+                    ErrorCode::InvalidHotelCode,
+                    format!("One booking is for one hotel: {hotel_code}, not {code}."),
+                )
+                .at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
             );
             continue;
         }
         let Some(hotel) = catalogue.hotel(code) else {
-            p.push(Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known.")).at(format!("{tag}/BasicPropertyInfo/@HotelCode")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known."))
+                    .at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
+            );
             continue;
         };
-        let room_type = rs.room_types.room_type.first().and_then(|t| t.room_type_code.as_deref()).map(str::trim).unwrap_or_default().to_string();
+        let room_type = rs
+            .room_types
+            .room_type
+            .first()
+            .and_then(|t| t.room_type_code.as_deref())
+            .map(str::trim)
+            .unwrap_or_default()
+            .to_string();
         let Some(room) = hotel.room(base_code(&room_type)) else {
             p.push(
                 Problem::biz(ErrorCode::InvalidRoomTypeCode, format!("Hotel {code} has no room type {room_type:?}."))
@@ -167,7 +226,16 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
         }
         let in_room = room_guests(&who[i], i, &tag, &guests, &mut placed, room, commit, &mut p);
         let guest_count = u32::try_from(in_room.len()).unwrap_or(u32::MAX);
-        let (board, room_currency, total) = match price_stay(rs, services, catalogue, hotel, room, currency.as_deref(), ((start, end), guest_count), &tag) {
+        let (board, room_currency, total) = match price_stay(
+            rs,
+            services,
+            catalogue,
+            hotel,
+            room,
+            currency.as_deref(),
+            ((start, end), guest_count),
+            &tag,
+        ) {
             Ok(priced) => priced,
             Err(problem) => {
                 p.push(problem);
@@ -175,10 +243,14 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
             }
         };
         currency = Some(room_currency);
-        let services_of: Vec<u64> = rs.service_rphs.as_ref().map(|r| r.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        let services_of: Vec<u64> =
+            rs.service_rphs.as_ref().map(|r| r.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
         for rph in &services_of {
             if !services.iter().any(|s| s.service_rph == *rph) {
-                p.push(Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {rph} names no Service.")).at(format!("{tag}/ServiceRPHs")));
+                p.push(
+                    Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {rph} names no Service."))
+                        .at(format!("{tag}/ServiceRPHs")),
+                );
             }
             used_services.insert(*rph);
         }
@@ -201,7 +273,10 @@ pub fn booking(rq: &res::BookHotelReservation, asker: &Asker, catalogue: &Catalo
     }
     for g in &guests {
         if !placed.contains_key(&g.rph) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("Guest {} is in no room stay.", g.rph)).at(format!("{ROOT}/ResGuests")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Guest {} is in no room stay.", g.rph))
+                    .at(format!("{ROOT}/ResGuests")),
+            );
         }
     }
     let booked_services = booked_services(services, &rooms, &used_services, catalogue, &mut p);
@@ -242,22 +317,32 @@ fn room_guests(
     let index = i + 1;
     for rph in in_room {
         if !guests.iter().any(|g| g.rph == *rph) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {rph} names no ResGuest.")).at(format!("{tag}/ResGuestRPHs")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("ResGuestRPH {rph} names no ResGuest."))
+                    .at(format!("{tag}/ResGuestRPHs")),
+            );
         } else if let Some(other) = placed.insert(*rph, i) {
             p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Guest {rph} is in room stays {} and {}.", other + 1, i + 1))
-                    .at(format!("{tag}/ResGuestRPHs")),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("Guest {rph} is in room stays {} and {}.", other + 1, i + 1),
+                )
+                .at(format!("{tag}/ResGuestRPHs")),
             );
         }
     }
     let room_guests: Vec<&Guest> = guests.iter().filter(|g| in_room.contains(&g.rph)).collect();
     match room_guests.iter().find(|g| is_adult(&g.age_code)) {
-        None => {
-            p.push(Problem::biz(ErrorCode::InvalidValue, "A room needs at least one adult (AgeQualifyingCode 10 or 11).").at(format!("{tag}/ResGuestRPHs")))
-        }
-        Some(lead) if commit && (lead.given.is_none() || lead.surname.is_none()) => p.push(
-            Problem::required(format!("Guest {} is the responsible person of room stay {index}: give GivenName and Surname.", lead.rph))
+        None => p.push(
+            Problem::biz(ErrorCode::InvalidValue, "A room needs at least one adult (AgeQualifyingCode 10 or 11).")
                 .at(format!("{tag}/ResGuestRPHs")),
+        ),
+        Some(lead) if commit && (lead.given.is_none() || lead.surname.is_none()) => p.push(
+            Problem::required(format!(
+                "Guest {} is the responsible person of room stay {index}: give GivenName and Surname.",
+                lead.rph
+            ))
+            .at(format!("{tag}/ResGuestRPHs")),
         ),
         Some(_) => {}
     }
@@ -265,7 +350,12 @@ fn room_guests(
         p.push(
             Problem::biz(
                 ErrorCode::InvalidValue,
-                format!("Room type {} takes at most {} guests, not {}.", room.code, room.max_guests.unwrap_or_default(), room_guests.len()),
+                format!(
+                    "Room type {} takes at most {} guests, not {}.",
+                    room.code,
+                    room.max_guests.unwrap_or_default(),
+                    room_guests.len()
+                ),
             )
             .at(format!("{tag}/ResGuestRPHs")),
         );
@@ -278,8 +368,12 @@ fn room_guests(
 /// `GuestCounts` count, or every guest when the booking is of one room stay. Counts that do not
 /// agree with the guests named are a problem at them.
 fn who_stays(stays: &[res::BookRoomStay], guests: &[Guest], p: &mut Vec<Problem>) -> Vec<Vec<u64>> {
-    let named = |rs: &res::BookRoomStay| rs.res_guest_rphs.as_ref().map(|r| r.res_guest_rph.iter().map(|r| r.rph).collect::<Vec<u64>>());
-    let counted = |rs: &res::BookRoomStay| rs.guest_counts.as_ref().map(|c| c.guest_count.iter().map(|g| g.count.unwrap_or(1)).sum::<u64>());
+    let named = |rs: &res::BookRoomStay| {
+        rs.res_guest_rphs.as_ref().map(|r| r.res_guest_rph.iter().map(|r| r.rph).collect::<Vec<u64>>())
+    };
+    let counted = |rs: &res::BookRoomStay| {
+        rs.guest_counts.as_ref().map(|c| c.guest_count.iter().map(|g| g.count.unwrap_or(1)).sum::<u64>())
+    };
     let taken: BTreeSet<u64> = stays.iter().filter_map(named).flatten().collect();
     let mut free = guests.iter().map(|g| g.rph).filter(|rph| !taken.contains(rph));
     let mut out = Vec::new();
@@ -289,7 +383,11 @@ fn who_stays(stays: &[res::BookRoomStay], guests: &[Guest], p: &mut Vec<Problem>
             (Some(rphs), Some(n)) => {
                 if rphs.len() as u64 != n {
                     p.push(
-                        Problem::biz(ErrorCode::InvalidValue, format!("GuestCounts count {n} guests, ResGuestRPHs names {}.", rphs.len())).at(format!("{tag}/GuestCounts")),
+                        Problem::biz(
+                            ErrorCode::InvalidValue,
+                            format!("GuestCounts count {n} guests, ResGuestRPHs names {}.", rphs.len()),
+                        )
+                        .at(format!("{tag}/GuestCounts")),
                     );
                 }
                 rphs
@@ -304,22 +402,41 @@ fn who_stays(stays: &[res::BookRoomStay], guests: &[Guest], p: &mut Vec<Problem>
 }
 
 /// The booked services (boards only, each used by a room stay, of the board of its rooms).
-fn booked_services(services: &[res::BookService], rooms: &[Room], used_services: &BTreeSet<u64>, catalogue: &Catalogue, p: &mut Vec<Problem>) -> Vec<Service> {
+fn booked_services(
+    services: &[res::BookService],
+    rooms: &[Room],
+    used_services: &BTreeSet<u64>,
+    catalogue: &Catalogue,
+    p: &mut Vec<Problem>,
+) -> Vec<Service> {
     let mut booked_services = Vec::new();
     for (i, s) in services.iter().enumerate() {
         let tag = format!("{ROOT}/Services/Service[{}]", i + 1);
         let code = s.service_inventory_code.trim();
         if !catalogue.is_board(code) {
             p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Service {code:?} is not a board; only boards are booked with the rooms."))
-                    .at(format!("{tag}/@ServiceInventoryCode")),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("Service {code:?} is not a board; only boards are booked with the rooms."),
+                )
+                .at(format!("{tag}/@ServiceInventoryCode")),
             );
         } else if !used_services.contains(&s.service_rph) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("Service {} is used by no room stay.", s.service_rph)).at(format!("{tag}/@ServiceRPH")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("Service {} is used by no room stay.", s.service_rph))
+                    .at(format!("{tag}/@ServiceRPH")),
+            );
         } else if booked_services.iter().any(|b: &Service| b.rph == s.service_rph) {
-            p.push(Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {} names two services.", s.service_rph)).at(format!("{tag}/@ServiceRPH")));
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {} names two services.", s.service_rph))
+                    .at(format!("{tag}/@ServiceRPH")),
+            );
         }
-        let users = rooms.iter().filter(|r| r.services.contains(&s.service_rph)).flat_map(|r| r.guests.iter().copied()).collect();
+        let users = rooms
+            .iter()
+            .filter(|r| r.services.contains(&s.service_rph))
+            .flat_map(|r| r.guests.iter().copied())
+            .collect();
         booked_services.push(Service { rph: s.service_rph, code: code.to_string(), guests: users, legs: Vec::new() });
     }
     for r in rooms {
@@ -327,8 +444,11 @@ fn booked_services(services: &[res::BookService], rooms: &[Room], used_services:
         if boards.iter().any(|s| s.code != r.board) {
             let index = r.index.unwrap_or_default();
             p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("Room stay {index} is booked with board {}; its board service says otherwise.", r.board))
-                    .at(format!("{ROOM_STAYS}/RoomStay[{index}]/ServiceRPHs")),
+                Problem::biz(
+                    ErrorCode::InvalidValue,
+                    format!("Room stay {index} is booked with board {}; its board service says otherwise.", r.board),
+                )
+                .at(format!("{ROOM_STAYS}/RoomStay[{index}]/ServiceRPHs")),
             );
         }
     }
@@ -353,13 +473,20 @@ fn price_stay(
         return Err(Problem::required("A room stay needs its board: RoomRates/RoomRate/Features/Feature/Description/Text, or a board Service in its ServiceRPHs.")
             .at(format!("{tag}/RoomRates")));
     };
-    let Some(room_currency) = hotel.rates_for(&room.code, guests).sold_with().into_iter().find(|(b, _)| *b == board).map(|(_, c)| c.to_string()) else {
+    let Some(room_currency) = hotel
+        .rates_for(&room.code, guests)
+        .sold_with()
+        .into_iter()
+        .find(|(b, _)| *b == board)
+        .map(|(_, c)| c.to_string())
+    else {
         let what = if catalogue.is_board(&board) {
             format!("Room type {} of hotel {code} is not sold with board {board}.", room.code)
         } else {
             format!("Board {board:?} is not known.")
         };
-        return Err(Problem::biz(ErrorCode::InvalidValue, what).at(format!("{tag}/RoomRates/RoomRate/Features/Feature/Description/Text")));
+        return Err(Problem::biz(ErrorCode::InvalidValue, what)
+            .at(format!("{tag}/RoomRates/RoomRate/Features/Feature/Description/Text")));
     };
     if let Some(c) = currency
         && c != room_currency
@@ -371,11 +498,18 @@ fn price_stay(
         .at(tag));
     }
     if let Some(why) = hotel.restricted(&room.code, &board, start, end) {
-        return Err(Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {board} is not sold for this stay: {why}.", room.code)).at(format!("{tag}/TimeSpan")));
+        return Err(Problem::biz(
+            ErrorCode::NoAvailability,
+            format!("Room type {} with board {board} is not sold for this stay: {why}.", room.code),
+        )
+        .at(format!("{tag}/TimeSpan")));
     }
     match hotel.price(&room.code, &board, &room_currency, (start, end), guests) {
         Ok(total) => Ok((board, room_currency, total)),
-        Err(e) => Err(Problem::biz(ErrorCode::NoAvailability, format!("Room type {} with board {board} cannot be booked for this stay: {e}.", room.code))
-            .at(format!("{tag}/TimeSpan"))),
+        Err(e) => Err(Problem::biz(
+            ErrorCode::NoAvailability,
+            format!("Room type {} with board {board} cannot be booked for this stay: {e}.", room.code),
+        )
+        .at(format!("{tag}/TimeSpan"))),
     }
 }

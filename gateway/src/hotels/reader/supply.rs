@@ -5,9 +5,7 @@
 //! named in a warning.
 
 use chrono::{DateTime, Utc};
-use ota_messages::common::{
-    AgeQualifyingCode, ErrorCode, InvCodeApplication, StatusApplicationControl, TimeUnit,
-};
+use ota_messages::common::{AgeQualifyingCode, ErrorCode, InvCodeApplication, StatusApplicationControl, TimeUnit};
 use ota_messages::hotel_avail_notif::{self as an, OtaHotelAvailNotifRq};
 use ota_messages::hotel_inv_count_notif::{InvCountActionType, OtaHotelInvCountNotifRq};
 use ota_messages::hotel_rate_amount_notif::OtaHotelRateAmountNotifRq;
@@ -34,23 +32,23 @@ const MAX_PROBLEMS: usize = 20;
 
 /// The hotel a message names, when it is one of the supplier's (the message's one problem
 /// otherwise).
-fn hotel<'c>(
-    cx: &Ctx,
-    catalogue: &'c Catalogue,
-    code: Option<&str>,
-    tag: &str,
-) -> Result<&'c Hotel, Vec<Problem>> {
+fn hotel<'c>(cx: &Ctx, catalogue: &'c Catalogue, code: Option<&str>, tag: &str) -> Result<&'c Hotel, Vec<Problem>> {
     let Some(code) = code else {
         return Err(vec![Problem::required("The hotel is named by HotelCode.").at(format!("{tag}/@HotelCode"))]);
     };
     // Another supplier's hotel and one that does not exist get the same answer.
     match catalogue.hotel(code) {
         Some(h) if cx.requestor.role.owns(code) => Ok(h),
-        _ => Err(vec![Problem::biz(
-            ErrorCode::InvalidHotelCode,
-            format!("HotelCode {:?} is not a hotel this supplier may update.", crate::shared::log_text::LogText(code)),
-        )
-        .at(format!("{tag}/@HotelCode"))]),
+        _ => Err(vec![
+            Problem::biz(
+                ErrorCode::InvalidHotelCode,
+                format!(
+                    "HotelCode {:?} is not a hotel this supplier may update.",
+                    crate::shared::log_text::LogText(code)
+                ),
+            )
+            .at(format!("{tag}/@HotelCode")),
+        ]),
     }
 }
 
@@ -61,9 +59,7 @@ fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>) -> DateTime<Utc> {
         Some(t) => {
             let utc = match t.zone {
                 None | Some(Zone::Utc) => t.local,
-                Some(Zone::Offset(minutes)) => {
-                    t.local - chrono::Duration::minutes(i64::from(minutes))
-                }
+                Some(Zone::Offset(minutes)) => t.local - chrono::Duration::minutes(i64::from(minutes)),
             };
             utc.and_utc()
         }
@@ -72,7 +68,13 @@ fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>) -> DateTime<Utc> {
 
 /// The days of a `StatusApplicationControl` (or of a `Rate` narrowing it): `Start` to `End`,
 /// both included; `Start` and a `Duration` in days (`P7D`: seven days); `Start` alone: that day.
-fn span(start: Option<&rt::Date>, end: Option<&rt::Date>, duration: Option<&str>, weekdays: [Option<bool>; 7], tag: &str) -> Result<Span, Problem> {
+fn span(
+    start: Option<&rt::Date>,
+    end: Option<&rt::Date>,
+    duration: Option<&str>,
+    weekdays: [Option<bool>; 7],
+    tag: &str,
+) -> Result<Span, Problem> {
     let Some(start) = start.map(|d| d.0) else {
         return Err(Problem::required("The first day is Start (YYYY-MM-DD).").at(format!("{tag}/@Start")));
     };
@@ -80,15 +82,26 @@ fn span(start: Option<&rt::Date>, end: Option<&rt::Date>, duration: Option<&str>
         (Some(end), _) => end.0,
         (None, None) => start,
         (None, Some(d)) => {
-            let days = d.strip_prefix('P').and_then(|d| d.strip_suffix('D')).and_then(|n| n.parse::<u64>().ok()).filter(|n| (1..=3660).contains(n));
+            let days = d
+                .strip_prefix('P')
+                .and_then(|d| d.strip_suffix('D'))
+                .and_then(|n| n.parse::<u64>().ok())
+                .filter(|n| (1..=3660).contains(n));
             let Some(end) = days.and_then(|n| start.checked_add_days(chrono::Days::new(n - 1))) else {
-                return Err(Problem::not_supported(format!("Duration {d:?} is not read: give End, or a Duration in days (P7D).")).at(format!("{tag}/@Duration")));
+                return Err(Problem::not_supported(format!(
+                    "Duration {d:?} is not read: give End, or a Duration in days (P7D)."
+                ))
+                .at(format!("{tag}/@Duration")));
             };
             end
         }
     };
     if end < start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} is before Start {start}.")).at(format!("{tag}/@End")));
+        return Err(Problem::biz(
+            ErrorCode::InvalidStartEndDateCombination,
+            format!("End {end} is before Start {start}."),
+        )
+        .at(format!("{tag}/@End")));
     }
     let weekdays = weekdays.iter().any(Option::is_some).then(|| weekdays.map(|d| d == Some(true)));
     Ok(Span { start, end, weekdays })
@@ -101,17 +114,10 @@ fn weekdays(c: &StatusApplicationControl) -> [Option<bool>; 7] {
 
 /// The room types a `StatusApplicationControl` names (`InvTypeCode`, or `InvCode` read as a
 /// room type); every room type of the hotel when it names none and `every` allows it.
-fn rooms(
-    c: &StatusApplicationControl,
-    hotel: &Hotel,
-    every: bool,
-    tag: &str,
-) -> Result<Vec<String>, Problem> {
+fn rooms(c: &StatusApplicationControl, hotel: &Hotel, every: bool, tag: &str) -> Result<Vec<String>, Problem> {
     if c.inv_code_application == Some(InvCodeApplication::InvGroupingCode) {
-        return Err(Problem::not_supported(
-            "InvCode names one room type here; groups of room types are not read.",
-        )
-        .at(format!("{tag}/@InvCodeApplication")));
+        return Err(Problem::not_supported("InvCode names one room type here; groups of room types are not read.")
+            .at(format!("{tag}/@InvCodeApplication")));
     }
     let code = match (c.inv_type_code.as_deref(), c.inv_code.as_deref()) {
         (Some(a), Some(b)) if a != b => {
@@ -124,17 +130,13 @@ fn rooms(
         (Some(a), _) | (None, Some(a)) => a,
         (None, None) if every => return Ok(hotel.rooms.iter().map(|r| r.code.clone()).collect()),
         (None, None) => {
-            return Err(Problem::required("The room type is named by InvTypeCode.")
-                .at(format!("{tag}/@InvTypeCode")));
+            return Err(Problem::required("The room type is named by InvTypeCode.").at(format!("{tag}/@InvTypeCode")));
         }
     };
     if hotel.room(code).is_none() {
         return Err(Problem::biz(
             ErrorCode::InvalidRoomTypeCode,
-            format!(
-                "InvTypeCode {code:?} is not a room type of hotel {}.",
-                hotel.code
-            ),
+            format!("InvTypeCode {code:?} is not a room type of hotel {}.", hotel.code),
         )
         .at(format!("{tag}/@InvTypeCode")));
     }
@@ -143,11 +145,7 @@ fn rooms(
 
 /// The rate plan a `StatusApplicationControl` names: a board of the gateway; `None` when it
 /// names none.
-fn plan(
-    c: &StatusApplicationControl,
-    catalogue: &Catalogue,
-    tag: &str,
-) -> Result<Option<String>, Problem> {
+fn plan(c: &StatusApplicationControl, catalogue: &Catalogue, tag: &str) -> Result<Option<String>, Problem> {
     match c.rate_plan_code.as_deref() {
         None => Ok(None),
         Some(code) if catalogue.is_board(code) => Ok(Some(code.to_string())),
@@ -178,9 +176,7 @@ impl Collect {
 
     fn note(&mut self, unread: bool, text: &str, tag: String) {
         if unread && self.notes.len() < MAX_PROBLEMS {
-            self.notes.push(
-                Problem::advisory(ErrorCode::RequestedActionNotPossible, text.to_string()).at(tag),
-            );
+            self.notes.push(Problem::advisory(ErrorCode::RequestedActionNotPossible, text.to_string()).at(tag));
         }
     }
 
@@ -190,32 +186,20 @@ impl Collect {
         }
         check_size(&self.items, root).map_err(|p| vec![p])?;
         Ok(Read {
-            notification: Notification {
-                hotel: hotel.code.clone(),
-                stamp,
-                items: self.items,
-            },
+            notification: Notification { hotel: hotel.code.clone(), stamp, items: self.items },
             notes: self.notes,
         })
     }
 }
 
 /// `OTA_HotelInvCountNotifRQ`: the rooms on sale per room type and days.
-pub fn inv_count(
-    cx: &Ctx,
-    catalogue: &Catalogue,
-    rq: &OtaHotelInvCountNotifRq,
-) -> Result<Read, Vec<Problem>> {
+pub fn inv_count(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelInvCountNotifRq) -> Result<Read, Vec<Problem>> {
     const BASE: &str = "/OTA_HotelInvCountNotifRQ/Inventories";
     let hotel = hotel(cx, catalogue, rq.inventories.hotel_code.as_deref(), BASE)?;
     let mut out = Collect::default();
     for (i, inv) in rq.inventories.inventory.iter().enumerate() {
         let tag = format!("{BASE}/Inventory[{}]", i + 1);
-        out.note(
-            inv.off_sell.is_some(),
-            "OffSell is not kept by the gateway: not applied.",
-            format!("{tag}/OffSell"),
-        );
+        out.note(inv.off_sell.is_some(), "OffSell is not kept by the gateway: not applied.", format!("{tag}/OffSell"));
         out.note(
             inv.status_application_control.rate_plan_code.is_some(),
             "Rooms on sale are of a room type, whatever the rate plan: the count is applied to the room type.",
@@ -255,54 +239,39 @@ pub fn inv_count(
             Ok(rooms.into_iter().map(|room| Item { tag: tag.clone(), room, span, change: change.clone() }).collect())
         })());
     }
-    out.finish(
-        hotel,
-        stamp(cx, rq.time_stamp.as_ref()),
-        "OTA_HotelInvCountNotifRQ",
-    )
+    out.finish(hotel, stamp(cx, rq.time_stamp.as_ref()), "OTA_HotelInvCountNotifRQ")
 }
 
 /// `OTA_HotelAvailNotifRQ`: booking limits, restrictions and stay limits per room type, rate
 /// plan and days.
-pub fn avail(
-    cx: &Ctx,
-    catalogue: &Catalogue,
-    rq: &OtaHotelAvailNotifRq,
-) -> Result<Read, Vec<Problem>> {
+pub fn avail(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelAvailNotifRq) -> Result<Read, Vec<Problem>> {
     const BASE: &str = "/OTA_HotelAvailNotifRQ/AvailStatusMessages";
     let hotel = hotel(cx, catalogue, rq.avail_status_messages.hotel_code.as_deref(), BASE)?;
     let mut out = Collect::default();
-    for (i, m) in rq
-        .avail_status_messages
-        .avail_status_message
-        .iter()
-        .enumerate()
-    {
+    for (i, m) in rq.avail_status_messages.avail_status_message.iter().enumerate() {
         let tag = format!("{BASE}/AvailStatusMessage[{}]", i + 1);
         for (present, name) in [
             (m.hurdle_rate.is_some(), "HurdleRate"),
             (m.delta.is_some(), "Delta"),
             (m.best_available_rates.is_some(), "BestAvailableRates"),
         ] {
-            out.note(
-                present,
-                &format!("{name} is not kept by the gateway: not applied."),
-                format!("{tag}/{name}"),
-            );
+            out.note(present, &format!("{name} is not kept by the gateway: not applied."), format!("{tag}/{name}"));
         }
         let items = avail_status(m, hotel, catalogue, &tag, &mut out);
         out.push(items);
     }
-    out.finish(
-        hotel,
-        stamp(cx, rq.time_stamp.as_ref()),
-        "OTA_HotelAvailNotifRQ",
-    )
+    out.finish(hotel, stamp(cx, rq.time_stamp.as_ref()), "OTA_HotelAvailNotifRQ")
 }
 
 /// The items of one `AvailStatusMessage`; what it sets that the gateway does not keep is
 /// noted in `out`.
-fn avail_status(m: &an::AvailStatusMessage, hotel: &Hotel, catalogue: &Catalogue, tag: &str, out: &mut Collect) -> Result<Vec<Item>, Problem> {
+fn avail_status(
+    m: &an::AvailStatusMessage,
+    hotel: &Hotel,
+    catalogue: &Catalogue,
+    tag: &str,
+    out: &mut Collect,
+) -> Result<Vec<Item>, Problem> {
     let sac = &m.status_application_control;
     let sac_tag = format!("{tag}/StatusApplicationControl");
     let span = span(sac.start.as_ref(), sac.end.as_ref(), sac.duration.as_deref(), weekdays(sac), &sac_tag)?;
@@ -323,7 +292,8 @@ fn avail_status(m: &an::AvailStatusMessage, hotel: &Hotel, catalogue: &Catalogue
     if let Some(los) = &m.lengths_of_stay {
         changes.extend(lengths_of_stay(los, &plan, &format!("{tag}/LengthsOfStay"), out)?);
     }
-    let limited = changes.iter().any(|c| matches!(c, Change::SetRooms(_) | Change::AdjustRooms(_) | Change::ContentRooms));
+    let limited =
+        changes.iter().any(|c| matches!(c, Change::SetRooms(_) | Change::AdjustRooms(_) | Change::ContentRooms));
     if limited && sac.inv_type_code.is_none() && sac.inv_code.is_none() {
         return Err(Problem::not_supported("Rooms on sale are kept per room type: a BookingLimit of the whole hotel is not; name the room type with InvTypeCode.")
             .at(format!("{sac_tag}/@InvTypeCode")));
@@ -331,13 +301,23 @@ fn avail_status(m: &an::AvailStatusMessage, hotel: &Hotel, catalogue: &Catalogue
     let rooms = rooms(sac, hotel, !limited, &sac_tag)?;
     Ok(rooms
         .iter()
-        .flat_map(|room| changes.iter().map(move |change| Item { tag: tag.to_string(), room: room.clone(), span, change: change.clone() }))
+        .flat_map(|room| {
+            changes.iter().map(move |change| Item {
+                tag: tag.to_string(),
+                room: room.clone(),
+                span,
+                change: change.clone(),
+            })
+        })
         .collect())
 }
 
 /// The rooms on sale an `AvailStatusMessage`'s `BookingLimit` sets.
 fn booking_limit(m: &an::AvailStatusMessage, tag: &str) -> Result<Change, Problem> {
-    let limit = || m.booking_limit.ok_or_else(|| Problem::required("The rooms are BookingLimit.").at(format!("{tag}/@BookingLimit")));
+    let limit = || {
+        m.booking_limit
+            .ok_or_else(|| Problem::required("The rooms are BookingLimit.").at(format!("{tag}/@BookingLimit")))
+    };
     Ok(match m.booking_limit_message_type.clone().unwrap_or(an::BookingLimitMessageType::SetLimit) {
         an::BookingLimitMessageType::SetLimit => Change::SetRooms(u32::try_from(limit()?).unwrap_or(u32::MAX)),
         an::BookingLimitMessageType::AdjustLimit => Change::AdjustRooms(i64::try_from(limit()?).unwrap_or(i64::MAX)),
@@ -347,7 +327,12 @@ fn booking_limit(m: &an::AvailStatusMessage, tag: &str) -> Result<Change, Proble
 
 /// The restriction a `RestrictionStatus` sets for a rate plan (none when it is one the gateway
 /// does not keep: noted in `out`).
-fn restriction_status(r: &an::RestrictionStatus, plan: &str, tag: &str, out: &mut Collect) -> Result<Option<Change>, Problem> {
+fn restriction_status(
+    r: &an::RestrictionStatus,
+    plan: &str,
+    tag: &str,
+    out: &mut Collect,
+) -> Result<Option<Change>, Problem> {
     let kind = match r.restriction.clone().unwrap_or(an::Restriction::Master) {
         an::Restriction::Master => Some(Restriction::Closed),
         an::Restriction::Arrival => Some(Restriction::ClosedToArrival),
@@ -355,7 +340,10 @@ fn restriction_status(r: &an::RestrictionStatus, plan: &str, tag: &str, out: &mu
         other => {
             out.note(
                 true,
-                &format!("Restriction {} is not kept by the gateway (Master, Arrival and Departure are): not applied.", other.as_str()),
+                &format!(
+                    "Restriction {} is not kept by the gateway (Master, Arrival and Departure are): not applied.",
+                    other.as_str()
+                ),
                 format!("{tag}/@Restriction"),
             );
             None
@@ -365,9 +353,15 @@ fn restriction_status(r: &an::RestrictionStatus, plan: &str, tag: &str, out: &mu
         Some(an::AvailabilityStatus::Open | an::AvailabilityStatus::RemoveCloseOnly) => kind.map(|k| (k, 0)),
         Some(an::AvailabilityStatus::Close) => kind.map(|k| (k, 1)),
         Some(an::AvailabilityStatus::ClosedOnArrival) => kind.map(|_| (Restriction::ClosedToArrival, 1)),
-        None => return Err(Problem::required("The restriction's Status is Open or Close.").at(format!("{tag}/@Status"))),
+        None => {
+            return Err(Problem::required("The restriction's Status is Open or Close.").at(format!("{tag}/@Status")));
+        }
         Some(other) => {
-            out.note(true, &format!("Status {} is not kept by the gateway (Open and Close are): not applied.", other.as_str()), format!("{tag}/@Status"));
+            out.note(
+                true,
+                &format!("Status {} is not kept by the gateway (Open and Close are): not applied.", other.as_str()),
+                format!("{tag}/@Status"),
+            );
             None
         }
     };
@@ -377,7 +371,12 @@ fn restriction_status(r: &an::RestrictionStatus, plan: &str, tag: &str, out: &mu
 /// The stay limits a `LengthsOfStay` sets for a rate plan (those the gateway does not keep are
 /// noted in `out`).
 fn lengths_of_stay(los: &an::LengthsOfStay, plan: &str, tag: &str, out: &mut Collect) -> Result<Vec<Change>, Problem> {
-    let removals_only = los.length_of_stay.iter().all(|l| matches!(l.min_max_message_type, Some(an::MinMaxMessageType::RemoveMinLos | an::MinMaxMessageType::RemoveMaxLos)));
+    let removals_only = los.length_of_stay.iter().all(|l| {
+        matches!(
+            l.min_max_message_type,
+            Some(an::MinMaxMessageType::RemoveMinLos | an::MinMaxMessageType::RemoveMaxLos)
+        )
+    });
     if los.arrival_date_based == Some(false) && !removals_only {
         out.note(
             true,
@@ -390,16 +389,29 @@ fn lengths_of_stay(los: &an::LengthsOfStay, plan: &str, tag: &str, out: &mut Col
     for (j, l) in los.length_of_stay.iter().enumerate() {
         let l_tag = format!("{tag}/LengthOfStay[{}]", j + 1);
         if l.time_unit.as_ref().is_some_and(|u| *u != TimeUnit::Day) {
-            return Err(Problem::not_supported("Stay limits are in days (TimeUnit Day).").at(format!("{l_tag}/@TimeUnit")));
+            return Err(
+                Problem::not_supported("Stay limits are in days (TimeUnit Day).").at(format!("{l_tag}/@TimeUnit"))
+            );
         }
-        let nights = || l.time.and_then(|t| u32::try_from(t).ok()).ok_or_else(|| Problem::required("The stay limit is Time, in days (0 or more).").at(format!("{l_tag}/@Time")));
+        let nights = || {
+            l.time.and_then(|t| u32::try_from(t).ok()).ok_or_else(|| {
+                Problem::required("The stay limit is Time, in days (0 or more).").at(format!("{l_tag}/@Time"))
+            })
+        };
         let (kind, value) = match l.min_max_message_type.clone() {
-            Some(an::MinMaxMessageType::SetMinLos | an::MinMaxMessageType::MinLos) => (Restriction::MinStay, Some(nights()?)),
-            Some(an::MinMaxMessageType::SetMaxLos | an::MinMaxMessageType::MaxLos) => (Restriction::MaxStay, Some(nights()?)),
+            Some(an::MinMaxMessageType::SetMinLos | an::MinMaxMessageType::MinLos) => {
+                (Restriction::MinStay, Some(nights()?))
+            }
+            Some(an::MinMaxMessageType::SetMaxLos | an::MinMaxMessageType::MaxLos) => {
+                (Restriction::MaxStay, Some(nights()?))
+            }
             Some(an::MinMaxMessageType::RemoveMinLos) => (Restriction::MinStay, None),
             Some(an::MinMaxMessageType::RemoveMaxLos) => (Restriction::MaxStay, None),
             None => {
-                return Err(Problem::required("The stay limit's MinMaxMessageType is SetMinLOS, SetMaxLOS, RemoveMinLOS or RemoveMaxLOS.").at(format!("{l_tag}/@MinMaxMessageType")));
+                return Err(Problem::required(
+                    "The stay limit's MinMaxMessageType is SetMinLOS, SetMaxLOS, RemoveMinLOS or RemoveMaxLOS.",
+                )
+                .at(format!("{l_tag}/@MinMaxMessageType")));
             }
             Some(other) => {
                 out.note(
@@ -417,43 +429,25 @@ fn lengths_of_stay(los: &an::LengthsOfStay, plan: &str, tag: &str, out: &mut Col
 
 /// `OTA_HotelRateAmountNotifRQ`: the amount of a night per room type, rate plan, currency and
 /// number of guests.
-pub fn rate_amount(
-    cx: &Ctx,
-    catalogue: &Catalogue,
-    rq: &OtaHotelRateAmountNotifRq,
-) -> Result<Read, Vec<Problem>> {
+pub fn rate_amount(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelRateAmountNotifRq) -> Result<Read, Vec<Problem>> {
     const BASE: &str = "/OTA_HotelRateAmountNotifRQ/RateAmountMessages";
     let hotel = hotel(cx, catalogue, rq.rate_amount_messages.hotel_code.as_deref(), BASE)?;
     let mut out = Collect::default();
     if rq.notif_type == Some(ota_messages::hotel_rate_amount_notif::RateNotifType::Remove) {
         return Err(vec![
-            Problem::not_supported(
-                "NotifType Remove is not read: send the amounts (Delta or Overlay).",
-            )
-            .at("/OTA_HotelRateAmountNotifRQ/@NotifType"),
+            Problem::not_supported("NotifType Remove is not read: send the amounts (Delta or Overlay).")
+                .at("/OTA_HotelRateAmountNotifRQ/@NotifType"),
         ]);
     }
-    for (i, m) in rq
-        .rate_amount_messages
-        .rate_amount_message
-        .iter()
-        .enumerate()
-    {
+    for (i, m) in rq.rate_amount_messages.rate_amount_message.iter().enumerate() {
         let tag = format!("{BASE}/RateAmountMessage[{}]", i + 1);
         let sac = &m.status_application_control;
         let sac_tag = format!("{tag}/StatusApplicationControl");
         let head = (|| {
-            let span = span(
-                sac.start.as_ref(),
-                sac.end.as_ref(),
-                sac.duration.as_deref(),
-                weekdays(sac),
-                &sac_tag,
-            )?;
+            let span = span(sac.start.as_ref(), sac.end.as_ref(), sac.duration.as_deref(), weekdays(sac), &sac_tag)?;
             let rooms = rooms(sac, hotel, false, &sac_tag)?;
             let board = plan(sac, catalogue, &sac_tag)?.ok_or_else(|| {
-                Problem::required("The rate plan (board) is RatePlanCode.")
-                    .at(format!("{sac_tag}/@RatePlanCode"))
+                Problem::required("The rate plan (board) is RatePlanCode.").at(format!("{sac_tag}/@RatePlanCode"))
             })?;
             Ok((span, rooms, board))
         })();
@@ -467,9 +461,7 @@ pub fn rate_amount(
         for (j, rate) in m.rates.rate.iter().enumerate() {
             let r_tag = format!("{tag}/Rates/Rate[{}]", j + 1);
             let given = rate.start.is_some() || rate.end.is_some();
-            let rate_days = [
-                rate.mon, rate.tue, rate.weds, rate.thur, rate.fri, rate.sat, rate.sun,
-            ];
+            let rate_days = [rate.mon, rate.tue, rate.weds, rate.thur, rate.fri, rate.sat, rate.sun];
             let span = if given || rate_days.iter().any(Option::is_some) {
                 let (start, end) = if given {
                     (rate.start.as_ref(), rate.end.as_ref())
@@ -480,11 +472,7 @@ pub fn rate_amount(
                     start,
                     end,
                     rate.duration.as_deref(),
-                    if rate_days.iter().any(Option::is_some) {
-                        rate_days
-                    } else {
-                        weekdays(sac)
-                    },
+                    if rate_days.iter().any(Option::is_some) { rate_days } else { weekdays(sac) },
                     &r_tag,
                 ) {
                     Ok(s) => s,
@@ -497,10 +485,7 @@ pub fn rate_amount(
                 sac_span
             };
             for (present, name) in [
-                (
-                    rate.additional_guest_amounts.is_some(),
-                    "AdditionalGuestAmounts",
-                ),
+                (rate.additional_guest_amounts.is_some(), "AdditionalGuestAmounts"),
                 (rate.fees.is_some(), "Fees"),
                 (rate.meals_included.is_some(), "MealsIncluded"),
             ] {
@@ -510,42 +495,29 @@ pub fn rate_amount(
                     format!("{r_tag}/{name}"),
                 );
             }
-            let amounts = rate
-                .base_by_guest_amts
-                .as_ref()
-                .map(|a| a.base_by_guest_amt.as_slice())
-                .unwrap_or_default();
+            let amounts = rate.base_by_guest_amts.as_ref().map(|a| a.base_by_guest_amt.as_slice()).unwrap_or_default();
             if amounts.is_empty() {
-                out.push(Err(Problem::required(
-                    "The amounts are BaseByGuestAmts/BaseByGuestAmt.",
-                )
-                .at(format!("{r_tag}/BaseByGuestAmts"))));
+                out.push(Err(Problem::required("The amounts are BaseByGuestAmts/BaseByGuestAmt.")
+                    .at(format!("{r_tag}/BaseByGuestAmts"))));
             }
             for (k, amt) in amounts.iter().enumerate() {
                 let a_tag = format!("{r_tag}/BaseByGuestAmts/BaseByGuestAmt[{}]", k + 1);
-                if amt.age_qualifying_code.as_ref().is_some_and(|c| {
-                    !matches!(c, AgeQualifyingCode::Adult | AgeQualifyingCode::Senior)
-                }) {
+                if amt
+                    .age_qualifying_code
+                    .as_ref()
+                    .is_some_and(|c| !matches!(c, AgeQualifyingCode::Adult | AgeQualifyingCode::Senior))
+                {
                     out.note(true, "A room is priced by its number of guests: an amount of one age category other than adults is not applied.", a_tag);
                     continue;
                 }
                 out.push((|| {
-                    let Some(amount) = amt.amount_after_tax.or(amt.amount_before_tax).map(|d| d.0)
-                    else {
-                        return Err(Problem::required(
-                            "The amount is AmountAfterTax (or AmountBeforeTax).",
-                        )
-                        .at(format!("{a_tag}/@AmountAfterTax")));
+                    let Some(amount) = amt.amount_after_tax.or(amt.amount_before_tax).map(|d| d.0) else {
+                        return Err(Problem::required("The amount is AmountAfterTax (or AmountBeforeTax).")
+                            .at(format!("{a_tag}/@AmountAfterTax")));
                     };
-                    let Some(currency) = amt
-                        .currency_code
-                        .clone()
-                        .or_else(|| rate.currency_code.clone())
-                    else {
-                        return Err(Problem::required(
-                            "The currency is CurrencyCode (of the Rate or the amount).",
-                        )
-                        .at(format!("{r_tag}/@CurrencyCode")));
+                    let Some(currency) = amt.currency_code.clone().or_else(|| rate.currency_code.clone()) else {
+                        return Err(Problem::required("The currency is CurrencyCode (of the Rate or the amount).")
+                            .at(format!("{r_tag}/@CurrencyCode")));
                     };
                     if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
                         return Err(Problem::biz(
@@ -561,30 +533,15 @@ pub fn rate_amount(
                             Problem::biz(ErrorCode::InvalidValue, format!("The amount {e}."))
                                 .at(format!("{a_tag}/@AmountAfterTax"))
                         })?;
-                    let guests =
-                        u32::try_from(amt.number_of_guests.unwrap_or(0)).unwrap_or(u32::MAX);
-                    let change = Change::Rate {
-                        board: board.clone(),
-                        currency,
-                        guests,
-                        amount,
-                    };
+                    let guests = u32::try_from(amt.number_of_guests.unwrap_or(0)).unwrap_or(u32::MAX);
+                    let change = Change::Rate { board: board.clone(), currency, guests, amount };
                     Ok(rooms
                         .iter()
-                        .map(|room| Item {
-                            tag: a_tag.clone(),
-                            room: room.clone(),
-                            span,
-                            change: change.clone(),
-                        })
+                        .map(|room| Item { tag: a_tag.clone(), room: room.clone(), span, change: change.clone() })
                         .collect())
                 })());
             }
         }
     }
-    out.finish(
-        hotel,
-        stamp(cx, rq.time_stamp.as_ref()),
-        "OTA_HotelRateAmountNotifRQ",
-    )
+    out.finish(hotel, stamp(cx, rq.time_stamp.as_ref()), "OTA_HotelRateAmountNotifRQ")
 }

@@ -46,7 +46,6 @@ row! {
     struct AllotmentRow { hotel_code: String, room_code: String, start_date: NaiveDate, end_date: NaiveDate, units: i64 }
 }
 
-
 row! {
     /// A `hotel_rate` row.
     struct RateRow {
@@ -90,11 +89,18 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             &[],
         )
         .await?;
-    let texts: Vec<HotelTextRow> =
-        c.query("SELECT hotel_code, language, description, country_name FROM hotel_text ORDER BY hotel_code, language", &[]).await?;
-    let lines: Vec<HotelLineRow> = c.query("SELECT hotel_code, line FROM hotel_address_line ORDER BY hotel_code, position", &[]).await?;
-    let phones: Vec<PhoneRow> = c.query("SELECT hotel_code, number, tech_type FROM hotel_phone ORDER BY hotel_code, position", &[]).await?;
-    let emails: Vec<HotelLineRow> = c.query("SELECT hotel_code, email FROM hotel_email ORDER BY hotel_code, position", &[]).await?;
+    let texts: Vec<HotelTextRow> = c
+        .query(
+            "SELECT hotel_code, language, description, country_name FROM hotel_text ORDER BY hotel_code, language",
+            &[],
+        )
+        .await?;
+    let lines: Vec<HotelLineRow> =
+        c.query("SELECT hotel_code, line FROM hotel_address_line ORDER BY hotel_code, position", &[]).await?;
+    let phones: Vec<PhoneRow> =
+        c.query("SELECT hotel_code, number, tech_type FROM hotel_phone ORDER BY hotel_code, position", &[]).await?;
+    let emails: Vec<HotelLineRow> =
+        c.query("SELECT hotel_code, email FROM hotel_email ORDER BY hotel_code, position", &[]).await?;
     let rooms: Vec<RoomTypeRow> = c
         .query(
             "SELECT t.hotel_code, t.code, t.units, t.max_guests, x.language, x.name, x.description
@@ -113,7 +119,8 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             &[],
         )
         .await?;
-    let images: Vec<ImageRow> = c.query("SELECT hotel_code, position, category FROM hotel_image ORDER BY hotel_code, position", &[]).await?;
+    let images: Vec<ImageRow> =
+        c.query("SELECT hotel_code, position, category FROM hotel_image ORDER BY hotel_code, position", &[]).await?;
     let files: Vec<ImageFileRow> = c
         .query("SELECT hotel_code, image_position, url, width, height FROM hotel_image_format ORDER BY hotel_code, image_position, position", &[])
         .await?;
@@ -140,8 +147,12 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let mut out = Vec::with_capacity(hotels.len());
     for h in hotels {
         let room_types = room_types(&h.code, rooms.remove(&h.code).unwrap_or_default(), &mut allotments)?;
-        let hotel_images = hotel_images(&h.code, images.remove(&h.code).unwrap_or_default(), &mut files, &mut image_texts)?;
-        let time_zone = h.time_zone.parse().map_err(|_| StoreError::Data(format!("hotel {}: time zone {:?}", h.code, h.time_zone)))?;
+        let hotel_images =
+            hotel_images(&h.code, images.remove(&h.code).unwrap_or_default(), &mut files, &mut image_texts)?;
+        let time_zone = h
+            .time_zone
+            .parse()
+            .map_err(|_| StoreError::Data(format!("hotel {}: time zone {:?}", h.code, h.time_zone)))?;
         out.push(Hotel {
             texts: texts
                 .remove(&h.code)
@@ -150,14 +161,26 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                 .map(|t| (t.language, HotelText { description: t.description, country_name: t.country_name }))
                 .collect(),
             address_lines: lines.remove(&h.code).unwrap_or_default().into_iter().map(|l| l.line).collect(),
-            phones: phones.remove(&h.code).unwrap_or_default().into_iter().map(|p| Phone { number: p.number, tech_type: p.tech_type }).collect(),
+            phones: phones
+                .remove(&h.code)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|p| Phone { number: p.number, tech_type: p.tech_type })
+                .collect(),
             emails: emails.remove(&h.code).unwrap_or_default().into_iter().map(|e| e.line).collect(),
             rooms: room_types,
             rates: rates
                 .remove(&h.code)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|r| Rate { room: r.room_code, board: r.board_code, currency: r.currency, from: r.start_date, to: r.end_date, nightly: r.nightly_amount })
+                .map(|r| Rate {
+                    room: r.room_code,
+                    board: r.board_code,
+                    currency: r.currency,
+                    from: r.start_date,
+                    to: r.end_date,
+                    nightly: r.nightly_amount,
+                })
                 .collect(),
             images: hotel_images,
             cancellation: policy_repo::policy(rules.remove(&h.code).unwrap_or_default())?,
@@ -189,7 +212,11 @@ fn count(v: i64) -> Result<u32, StoreError> {
 
 /// The room types of one hotel from its rows (one per type and language, in order), with their
 /// allotments (taken from `allotments`).
-fn room_types(hotel: &str, rows: Vec<RoomTypeRow>, allotments: &mut HashMap<(String, String), Vec<AllotmentRow>>) -> Result<Vec<RoomType>, StoreError> {
+fn room_types(
+    hotel: &str,
+    rows: Vec<RoomTypeRow>,
+    allotments: &mut HashMap<(String, String), Vec<AllotmentRow>>,
+) -> Result<Vec<RoomType>, StoreError> {
     let mut room_types: Vec<RoomType> = Vec::new();
     for r in rows {
         if room_types.last().is_none_or(|t| t.code != r.code) {
@@ -230,9 +257,20 @@ fn hotel_images(
                 .remove(&key)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|f| Ok(ImageFile { url: f.url, width: f.width.map(unsigned).transpose()?, height: f.height.map(unsigned).transpose()? }))
+                .map(|f| {
+                    Ok(ImageFile {
+                        url: f.url,
+                        width: f.width.map(unsigned).transpose()?,
+                        height: f.height.map(unsigned).transpose()?,
+                    })
+                })
                 .collect::<Result<_, StoreError>>()?,
-            texts: texts.remove(&key).unwrap_or_default().into_iter().map(|t| (t.language, ImageText { caption: t.caption, description: t.description })).collect(),
+            texts: texts
+                .remove(&key)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| (t.language, ImageText { caption: t.caption, description: t.description }))
+                .collect(),
         });
     }
     Ok(out)
@@ -242,14 +280,21 @@ fn hotel_images(
 /// contacts, room types, rates and images replaced), bookings replaced whole by Internal
 /// reference, their unpriced rooms priced from the rates as stored after this import.
 /// `taken`: the rooms an imported booking takes in place of the one it replaces (a rule).
-pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels, taken: impl Fn(Option<&Booking>, &Booking) -> Rooms) -> Result<(), ImportError> {
+pub(crate) async fn import(
+    c: &mut Conn<'_>,
+    imported: &ImportedHotels,
+    taken: impl Fn(Option<&Booking>, &Booking) -> Rooms,
+) -> Result<(), ImportError> {
     for (code, name) in &imported.boards {
         c.execute("INSERT INTO hotel_board (code, name) VALUES ($1, $2) ON CONFLICT (code) DO UPDATE SET name = excluded.name", &[code, name]).await?;
     }
     let known: Vec<Scalar<String>> = c.query("SELECT code FROM hotel_board", &[]).await?;
     for h in &imported.hotels {
         if let Some(rate) = h.rates.iter().find(|r| !known.iter().any(|Scalar(b)| *b == r.board)) {
-            return Err(ImportError::invalid(format!("hotel {:?}", h.code), format!("rate of {}: board {:?} is not known", rate.room, rate.board)));
+            return Err(ImportError::invalid(
+                format!("hotel {:?}", h.code),
+                format!("rate of {}: board {:?} is not known", rate.room, rate.board),
+            ));
         }
         replace_hotel(c, h).await?;
     }
@@ -262,15 +307,39 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels, taken: i
         let mut priced = b.clone();
         for (i, r) in priced.rooms.iter_mut().enumerate() {
             let Some(hotel) = catalogue.hotel(&r.hotel) else {
-                return Err(ImportError::invalid(&entry, format!("room stay {}: hotel {:?} is not known", i + 1, r.hotel)));
+                return Err(ImportError::invalid(
+                    &entry,
+                    format!("room stay {}: hotel {:?} is not known", i + 1, r.hotel),
+                ));
             };
             if !catalogue.is_board(&r.board) {
-                return Err(ImportError::invalid(&entry, format!("room stay {}: board {:?} is not known", i + 1, r.board)));
+                return Err(ImportError::invalid(
+                    &entry,
+                    format!("room stay {}: board {:?} is not known", i + 1, r.board),
+                ));
             }
             if r.total.is_none() {
                 let total = catalogue
-                    .price(&r.hotel, r.base_room_type(), &r.board, &b.currency, (r.start, r.end), u32::try_from(r.guests.len()).unwrap_or(u32::MAX))
-                    .map_err(|e| ImportError::invalid(&entry, format!("room stay {} ({} {} {}) cannot be priced: {e}", i + 1, r.hotel, r.room_type, r.board)))?;
+                    .price(
+                        &r.hotel,
+                        r.base_room_type(),
+                        &r.board,
+                        &b.currency,
+                        (r.start, r.end),
+                        u32::try_from(r.guests.len()).unwrap_or(u32::MAX),
+                    )
+                    .map_err(|e| {
+                        ImportError::invalid(
+                            &entry,
+                            format!(
+                                "room stay {} ({} {} {}) cannot be priced: {e}",
+                                i + 1,
+                                r.hotel,
+                                r.room_type,
+                                r.board
+                            ),
+                        )
+                    })?;
                 r.total = Some(total);
             }
             if r.penalties.is_empty() {
@@ -278,7 +347,10 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels, taken: i
             }
         }
         // The booking this one replaces gives back its rooms and its Client reference.
-        let before = match c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await? {
+        let before = match c
+            .query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref])
+            .await?
+        {
             Some(Scalar(id)) => Some(load(c, id).await?),
             None => None,
         };
@@ -287,7 +359,10 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels, taken: i
         }
         if let Some(old) = &before {
             if old.owner != b.owner {
-                return Err(ImportError::invalid(entry, format!("the booking is {:?}'s; an import does not give it to another requestor", old.owner)));
+                return Err(ImportError::invalid(
+                    entry,
+                    format!("the booking is {:?}'s; an import does not give it to another requestor", old.owner),
+                ));
             }
             c.execute("DELETE FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await?;
             register::release(c, &old.owner, &old.client_ref, Kind::Hotel).await?;
@@ -299,7 +374,10 @@ pub(crate) async fn import(c: &mut Conn<'_>, imported: &ImportedHotels, taken: i
                     Kind::Hotel => "a hotel booking",
                     Kind::Activity => "an activity booking",
                 };
-                return Err(ImportError::invalid(entry, format!("client_ref {:?} of {:?} is already {other}'s", b.client_ref, b.owner)));
+                return Err(ImportError::invalid(
+                    entry,
+                    format!("client_ref {:?} of {:?} is already {other}'s", b.client_ref, b.owner),
+                ));
             }
         }
         insert(c, &priced).await?;
@@ -364,14 +442,25 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
         .await?;
     }
     for (pos, line) in h.address_lines.iter().enumerate() {
-        c.execute("INSERT INTO hotel_address_line (hotel_code, position, line) VALUES ($1, $2, $3)", &[&h.code, &(pos as i64), line]).await?;
+        c.execute(
+            "INSERT INTO hotel_address_line (hotel_code, position, line) VALUES ($1, $2, $3)",
+            &[&h.code, &(pos as i64), line],
+        )
+        .await?;
     }
     for (pos, p) in h.phones.iter().enumerate() {
-        c.execute("INSERT INTO hotel_phone (hotel_code, position, number, tech_type) VALUES ($1, $2, $3, $4)", &[&h.code, &(pos as i64), &p.number, &p.tech_type])
-            .await?;
+        c.execute(
+            "INSERT INTO hotel_phone (hotel_code, position, number, tech_type) VALUES ($1, $2, $3, $4)",
+            &[&h.code, &(pos as i64), &p.number, &p.tech_type],
+        )
+        .await?;
     }
     for (pos, e) in h.emails.iter().enumerate() {
-        c.execute("INSERT INTO hotel_email (hotel_code, position, email) VALUES ($1, $2, $3)", &[&h.code, &(pos as i64), e]).await?;
+        c.execute(
+            "INSERT INTO hotel_email (hotel_code, position, email) VALUES ($1, $2, $3)",
+            &[&h.code, &(pos as i64), e],
+        )
+        .await?;
     }
     for (pos, r) in h.rooms.iter().enumerate() {
         c.execute(
@@ -404,7 +493,11 @@ async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
     }
     for (pos, img) in h.images.iter().enumerate() {
         let pos = pos as i64;
-        c.execute("INSERT INTO hotel_image (hotel_code, position, category) VALUES ($1, $2, $3)", &[&h.code, &pos, &img.category]).await?;
+        c.execute(
+            "INSERT INTO hotel_image (hotel_code, position, category) VALUES ($1, $2, $3)",
+            &[&h.code, &pos, &img.category],
+        )
+        .await?;
         for (fpos, f) in img.files.iter().enumerate() {
             c.execute(
                 "INSERT INTO hotel_image_format (hotel_code, image_position, position, url, width, height) VALUES ($1, $2, $3, $4, $5, $6)",

@@ -35,14 +35,31 @@ pub(crate) enum Lookup {
 }
 
 /// Finds a booking of `owner` by its Client and/or Internal booking-level reference.
-pub(crate) async fn find(c: &mut Conn<'_>, owner: &str, client: Option<&str>, internal: Option<&str>) -> Result<Lookup, StoreError> {
+pub(crate) async fn find(
+    c: &mut Conn<'_>,
+    owner: &str,
+    client: Option<&str>,
+    internal: Option<&str>,
+) -> Result<Lookup, StoreError> {
     let found = |r: Option<RefRow>| r.map(|r| BookingRef { id: r.id, revision: r.revision });
     let by_client = match client {
-        Some(r) => Some(found(c.query_opt("SELECT id, revision FROM hotel_booking WHERE requestor_id = $1 AND client_ref = $2", &[&owner, &r]).await?)),
+        Some(r) => Some(found(
+            c.query_opt(
+                "SELECT id, revision FROM hotel_booking WHERE requestor_id = $1 AND client_ref = $2",
+                &[&owner, &r],
+            )
+            .await?,
+        )),
         None => None,
     };
     let by_internal = match internal {
-        Some(r) => Some(found(c.query_opt("SELECT id, revision FROM hotel_booking WHERE requestor_id = $1 AND internal_ref = $2", &[&owner, &r]).await?)),
+        Some(r) => Some(found(
+            c.query_opt(
+                "SELECT id, revision FROM hotel_booking WHERE requestor_id = $1 AND internal_ref = $2",
+                &[&owner, &r],
+            )
+            .await?,
+        )),
         None => None,
     };
     Ok(match (by_client, by_internal) {
@@ -59,8 +76,15 @@ row! {
 
 /// Finds an item of a booking of `owner` by its item-level (Type 37) reference, as a Client
 /// and/or Internal one: the booking's row id and the item's number.
-pub(crate) async fn find_item(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Option<(i64, u64)>, StoreError> {
-    let contexts: Vec<&str> = [(by_client, "Client"), (by_internal, "Internal")].into_iter().filter(|(on, _)| *on).map(|(_, c)| c).collect();
+pub(crate) async fn find_item(
+    c: &mut Conn<'_>,
+    owner: &str,
+    reference: &str,
+    by_client: bool,
+    by_internal: bool,
+) -> Result<Option<(i64, u64)>, StoreError> {
+    let contexts: Vec<&str> =
+        [(by_client, "Client"), (by_internal, "Internal")].into_iter().filter(|(on, _)| *on).map(|(_, c)| c).collect();
     for context in contexts {
         let row: Option<ItemRow> = c
             .query_opt(
@@ -78,7 +102,13 @@ pub(crate) async fn find_item(c: &mut Conn<'_>, owner: &str, reference: &str, by
 
 /// The booking of `owner` with this reference as a Client one (`by_client`), else as an
 /// Internal one (`by_internal`).
-pub(crate) async fn find_by_reference(c: &mut Conn<'_>, owner: &str, reference: &str, by_client: bool, by_internal: bool) -> Result<Lookup, StoreError> {
+pub(crate) async fn find_by_reference(
+    c: &mut Conn<'_>,
+    owner: &str,
+    reference: &str,
+    by_client: bool,
+    by_internal: bool,
+) -> Result<Lookup, StoreError> {
     let mut lookup = Lookup::NotFound;
     if by_client {
         lookup = find(c, owner, Some(reference), None).await?;
@@ -116,10 +146,18 @@ fn company(name: Option<String>, code: Option<String>, short_name: Option<String
 
 /// The bookings of `owner` whose date of the given kind falls between `start` and `end`
 /// (inclusive), optionally with a given status, ordered by that date.
-pub(crate) async fn list(c: &mut Conn<'_>, owner: &str, by: ListDate, start: NaiveDate, end: NaiveDate, status: Option<&str>) -> Result<Vec<BookingHead>, StoreError> {
+pub(crate) async fn list(
+    c: &mut Conn<'_>,
+    owner: &str,
+    by: ListDate,
+    start: NaiveDate,
+    end: NaiveDate,
+    status: Option<&str>,
+) -> Result<Vec<BookingHead>, StoreError> {
     const HEAD: &str = "SELECT internal_ref, client_ref, company_name, company_code, company_short_name, status, created_at, updated_at FROM hotel_booking";
     let day_after = end.checked_add_days(Days::new(1)).unwrap_or(end);
-    let (from_instant, to_instant) = (start.and_time(chrono::NaiveTime::MIN), day_after.and_time(chrono::NaiveTime::MIN));
+    let (from_instant, to_instant) =
+        (start.and_time(chrono::NaiveTime::MIN), day_after.and_time(chrono::NaiveTime::MIN));
     let status = status.map(str::to_string);
     let rows: Vec<HeadRow> = match by {
         ListDate::Arrival => {
@@ -251,7 +289,9 @@ async fn load_guests(c: &mut Conn<'_>, id: i64) -> Result<Vec<Guest>, StoreError
 }
 
 async fn load_services(c: &mut Conn<'_>, id: i64) -> Result<Vec<Service>, StoreError> {
-    let rows: Vec<ServiceRow> = c.query("SELECT rph, inventory_code FROM hotel_booking_service WHERE booking_id = $1 ORDER BY position", &[&id]).await?;
+    let rows: Vec<ServiceRow> = c
+        .query("SELECT rph, inventory_code FROM hotel_booking_service WHERE booking_id = $1 ORDER BY position", &[&id])
+        .await?;
     let guests: Vec<LinkRow> = c
         .query("SELECT service_rph, guest_rph FROM hotel_booking_service_guest WHERE booking_id = $1 ORDER BY service_rph, position", &[&id])
         .await?;
@@ -295,7 +335,12 @@ async fn load_services(c: &mut Conn<'_>, id: i64) -> Result<Vec<Service>, StoreE
             Ok(Service {
                 rph: unsigned(s.rph)?,
                 code: s.inventory_code,
-                guests: guests.remove(&s.rph).unwrap_or_default().into_iter().map(|l| unsigned(l.rph)).collect::<Result<_, _>>()?,
+                guests: guests
+                    .remove(&s.rph)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|l| unsigned(l.rph))
+                    .collect::<Result<_, _>>()?,
                 legs: legs_by_service.remove(&s.rph).unwrap_or_default(),
             })
         })
@@ -341,9 +386,20 @@ async fn load_rooms(c: &mut Conn<'_>, id: i64) -> Result<Vec<Room>, StoreError> 
                 start: r.start_date,
                 end: r.end_date,
                 total: Some(r.total),
-                guests: guests.remove(&r.position).unwrap_or_default().into_iter().map(|l| unsigned(l.rph)).collect::<Result<_, _>>()?,
-                services: services.remove(&r.position).unwrap_or_default().into_iter().map(|l| unsigned(l.rph)).collect::<Result<_, _>>()?,
-                reference: (r.reference_id.is_some() || r.reference_type.is_some()).then_some(RoomReference { id: r.reference_id, kind: r.reference_type }),
+                guests: guests
+                    .remove(&r.position)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|l| unsigned(l.rph))
+                    .collect::<Result<_, _>>()?,
+                services: services
+                    .remove(&r.position)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|l| unsigned(l.rph))
+                    .collect::<Result<_, _>>()?,
+                reference: (r.reference_id.is_some() || r.reference_type.is_some())
+                    .then_some(RoomReference { id: r.reference_id, kind: r.reference_type }),
                 penalties: penalties.remove(&r.position).unwrap_or_default().iter().map(PenaltyRow::penalty).collect(),
                 cancelled: r.cancelled_at.map(|at| Cancellation { at, penalty: r.cancel_penalty.unwrap_or_default() }),
                 sources: sources
@@ -364,7 +420,12 @@ async fn load_rooms(c: &mut Conn<'_>, id: i64) -> Result<Vec<Room>, StoreError> 
 }
 
 async fn load_comments(c: &mut Conn<'_>, id: i64) -> Result<Vec<Comment>, StoreError> {
-    let rows: Vec<CommentRow> = c.query("SELECT position, name, originator FROM hotel_booking_comment WHERE booking_id = $1 ORDER BY position", &[&id]).await?;
+    let rows: Vec<CommentRow> = c
+        .query(
+            "SELECT position, name, originator FROM hotel_booking_comment WHERE booking_id = $1 ORDER BY position",
+            &[&id],
+        )
+        .await?;
     let texts: Vec<CommentTextRow> = c
         .query("SELECT comment_position, language, text FROM hotel_booking_comment_text WHERE booking_id = $1 ORDER BY comment_position, position", &[&id])
         .await?;
@@ -374,7 +435,12 @@ async fn load_comments(c: &mut Conn<'_>, id: i64) -> Result<Vec<Comment>, StoreE
         .map(|r| Comment {
             name: r.name,
             originator: r.originator,
-            texts: texts.remove(&r.position).unwrap_or_default().into_iter().map(|t| LangText { language: t.language, text: t.text }).collect(),
+            texts: texts
+                .remove(&r.position)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| LangText { language: t.language, text: t.text })
+                .collect(),
         })
         .collect())
 }
@@ -384,7 +450,14 @@ async fn load_item_refs(c: &mut Conn<'_>, id: i64) -> Result<Vec<ItemRef>, Store
         .query("SELECT res_id_type, source_context, value, item_rph FROM hotel_booking_reference WHERE booking_id = $1 ORDER BY position", &[&id])
         .await?;
     rows.into_iter()
-        .map(|r| Ok(ItemRef { res_id_type: r.res_id_type, context: r.source_context, value: r.value, item_rph: r.item_rph.map(unsigned).transpose()? }))
+        .map(|r| {
+            Ok(ItemRef {
+                res_id_type: r.res_id_type,
+                context: r.source_context,
+                value: r.value,
+                item_rph: r.item_rph.map(unsigned).transpose()?,
+            })
+        })
         .collect()
 }
 

@@ -11,20 +11,21 @@
 
 use std::collections::HashMap;
 
-
 use super::booking::{
-    Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, Room, RoomReference, RoomSource, Service, TransferLeg, TransferPoint,
-    Transport, Night, Rooms,
+    Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, Night, Room, RoomReference, RoomSource, Rooms,
+    Service, TransferLeg, TransferPoint, Transport,
 };
-use super::catalogue::{Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
+use super::catalogue::{
+    Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType,
+};
 use super::import::ImportedHotels;
+use crate::row;
+use crate::shared::booking::{Kind, ListDate};
+use crate::shared::cancellation::Cancellation;
+use crate::shared::import::ImportError;
+use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
 use crate::shared::reference;
 use crate::shared::register::{self, Claim};
-use crate::shared::booking::{Kind, ListDate};
-use crate::shared::import::ImportError;
-use crate::row;
-use crate::shared::cancellation::Cancellation;
-use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
 use crate::store::{Conn, Scalar, Sequence, StoreError};
 
 /// A stored unsigned number (RPH, index, age) as the message's `u64`.

@@ -20,7 +20,12 @@ const MAX_LISTED_HOTELS: usize = 200;
 
 /// Rooms sold per room type and night, of some hotels, from `from` to `to` (inclusive), in
 /// one statement (nights without any sold are absent).
-pub(crate) async fn rooms_sold(c: &mut Conn<'_>, hotels: &[&str], from: NaiveDate, to: NaiveDate) -> Result<Rooms, StoreError> {
+pub(crate) async fn rooms_sold(
+    c: &mut Conn<'_>,
+    hotels: &[&str],
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Rooms, StoreError> {
     if hotels.is_empty() || to < from {
         return Ok(Rooms::new());
     }
@@ -28,12 +33,19 @@ pub(crate) async fn rooms_sold(c: &mut Conn<'_>, hotels: &[&str], from: NaiveDat
     let sql = if hotels.len() <= MAX_LISTED_HOTELS {
         let list: Vec<String> = (0..hotels.len()).map(|i| format!("${}", i + 3)).collect();
         params.extend(hotels.iter().map(|h| h as &dyn crate::store::Param));
-        format!("SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2 AND hotel_code IN ({})", list.join(", "))
+        format!(
+            "SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2 AND hotel_code IN ({})",
+            list.join(", ")
+        )
     } else {
         "SELECT hotel_code, room_code, night, rooms FROM hotel_rooms_sold WHERE night BETWEEN $1 AND $2".to_string()
     };
     let rows: Vec<SoldRow> = c.query(&sql, &params).await?;
-    Ok(rows.into_iter().filter(|r| r.rooms > 0).map(|r| (Night { hotel: r.hotel_code, room_type: r.room_code, night: r.night }, r.rooms)).collect())
+    Ok(rows
+        .into_iter()
+        .filter(|r| r.rooms > 0)
+        .map(|r| (Night { hotel: r.hotel_code, room_type: r.room_code, night: r.night }, r.rooms))
+        .collect())
 }
 
 /// Why rooms could not be taken.
@@ -75,7 +87,10 @@ pub(crate) async fn on_sale(c: &mut Conn<'_>, n: &Night) -> Result<Option<i64>, 
 /// Rooms sold of a type on a night.
 pub(crate) async fn sold_on(c: &mut Conn<'_>, n: &Night) -> Result<i64, StoreError> {
     let row: Option<Scalar<i64>> = c
-        .query_opt("SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3", &[&n.hotel, &n.room_type, &n.night])
+        .query_opt(
+            "SELECT rooms FROM hotel_rooms_sold WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
+            &[&n.hotel, &n.room_type, &n.night],
+        )
         .await?;
     Ok(row.map_or(0, |Scalar(r)| r))
 }

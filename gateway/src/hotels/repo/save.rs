@@ -8,7 +8,8 @@ use crate::shared::events::{self, EventKind};
 
 /// Stores a new booking (every room priced); gives its row id.
 pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreError> {
-    let (arrival, departure) = b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
+    let (arrival, departure) =
+        b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
     let co = b.company.as_ref();
     let revision = next_revision(c).await?;
     let Scalar(id): Scalar<i64> = c
@@ -78,7 +79,11 @@ pub(crate) async fn claim(c: &mut Conn<'_>, b: &Booking) -> Result<Option<Bookin
             if let Lookup::Found(at) = find(c, &b.owner, Some(&b.client_ref), None).await? {
                 return Ok(Some(load(c, at.id).await?));
             }
-            Err(StoreError::Data(format!("Client reference {:?} of {:?} is registered without its hotel booking", b.client_ref, b.owner)).into())
+            Err(StoreError::Data(format!(
+                "Client reference {:?} of {:?} is registered without its hotel booking",
+                b.client_ref, b.owner
+            ))
+            .into())
         }
     }
 }
@@ -87,7 +92,10 @@ pub(crate) async fn claim(c: &mut Conn<'_>, b: &Booking) -> Result<Option<Bookin
 pub(crate) async fn free_reference(c: &mut Conn<'_>) -> Result<String, StoreError> {
     let mut internal = None;
     for candidate in reference::candidates("HTL") {
-        if c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&candidate]).await?.is_none() {
+        if c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&candidate])
+            .await?
+            .is_none()
+        {
             internal = Some(candidate);
             break;
         }
@@ -98,7 +106,8 @@ pub(crate) async fn free_reference(c: &mut Conn<'_>) -> Result<String, StoreErro
 /// Replaces a stored booking with `b`, unless it changed since `read_at` (its last update as
 /// the client read it): then nothing is written and `false` returned.
 pub(crate) async fn update(c: &mut Conn<'_>, id: i64, b: &Booking, read_at: NaiveDateTime) -> Result<bool, StoreError> {
-    let (arrival, departure) = b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
+    let (arrival, departure) =
+        b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
     let revision = next_revision(c).await?;
     let changed = c
         .execute(
@@ -163,8 +172,11 @@ async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
 async fn insert_services(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), StoreError> {
     for (pos, s) in b.services.iter().enumerate() {
         let rph = signed(s.rph)?;
-        c.execute("INSERT INTO hotel_booking_service (booking_id, rph, position, inventory_code) VALUES ($1, $2, $3, $4)", &[&id, &rph, &(pos as i64), &s.code])
-            .await?;
+        c.execute(
+            "INSERT INTO hotel_booking_service (booking_id, rph, position, inventory_code) VALUES ($1, $2, $3, $4)",
+            &[&id, &rph, &(pos as i64), &s.code],
+        )
+        .await?;
         for (gpos, guest) in s.guests.iter().enumerate() {
             c.execute(
                 "INSERT INTO hotel_booking_service_guest (booking_id, service_rph, position, guest_rph) VALUES ($1, $2, $3, $4)",
@@ -207,7 +219,9 @@ async fn insert_services(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
 async fn insert_rooms(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), StoreError> {
     for (pos, r) in b.rooms.iter().enumerate() {
         let pos = pos as i64;
-        let total = r.total.ok_or_else(|| StoreError::Data(format!("booking {}: room stay {} is not priced", b.internal_ref, pos + 1)))?;
+        let total = r.total.ok_or_else(|| {
+            StoreError::Data(format!("booking {}: room stay {} is not priced", b.internal_ref, pos + 1))
+        })?;
         c.execute(
             "INSERT INTO hotel_booking_room (booking_id, position, index_number, status, hotel_code, room_type_code, board_code,
                 start_date, end_date, total, reference_id, reference_type, cancelled_at, cancel_penalty)
@@ -284,12 +298,17 @@ async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
 /// Records the outbox events of a change of the stored booking `b` (see
 /// [`crate::shared::events`]), in the caller's write transaction, after the booking's row was
 /// written: each with the booking's revision now, and its version (last update) `b.updated`.
-pub(crate) async fn record_events(c: &mut Conn<'_>, b: &Booking, events: &[(String, EventKind)]) -> Result<(), StoreError> {
+pub(crate) async fn record_events(
+    c: &mut Conn<'_>,
+    b: &Booking,
+    events: &[(String, EventKind)],
+) -> Result<(), StoreError> {
     if events.is_empty() {
         return Ok(());
     }
     let internal_ref = &b.internal_ref;
-    let Scalar(revision): Scalar<i64> = c.query_one("SELECT revision FROM hotel_booking WHERE internal_ref = $1", &[internal_ref]).await?;
+    let Scalar(revision): Scalar<i64> =
+        c.query_one("SELECT revision FROM hotel_booking WHERE internal_ref = $1", &[internal_ref]).await?;
     let version = b.updated.and_utc().timestamp_millis();
     for (hotel, kind) in events {
         events::record(c, Kind::Hotel, internal_ref, hotel, *kind, Some(revision), version).await?;

@@ -25,8 +25,7 @@ row! {
 
 /// A stored stamp (microseconds since 1970 UTC).
 fn stamp_of(micros: i64) -> Result<Stamp, StoreError> {
-    DateTime::<Utc>::from_timestamp_micros(micros)
-        .ok_or_else(|| StoreError::Data(format!("supply stamp {micros}")))
+    DateTime::<Utc>::from_timestamp_micros(micros).ok_or_else(|| StoreError::Data(format!("supply stamp {micros}")))
 }
 
 /// A stored non-negative count.
@@ -36,12 +35,7 @@ fn count(what: &str, v: i64) -> Result<u32, StoreError> {
 
 /// The supply version: how many notifications changed something.
 pub(crate) async fn supply_version(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let Scalar(v) = c
-        .query_one(
-            "SELECT supply_version FROM content_version WHERE id = 1",
-            &[],
-        )
-        .await?;
+    let Scalar(v) = c.query_one("SELECT supply_version FROM content_version WHERE id = 1", &[]).await?;
     Ok(v)
 }
 
@@ -49,7 +43,12 @@ pub(crate) async fn supply_version(c: &mut Conn<'_>) -> Result<i64, StoreError> 
 /// version's row until it ends: notifications are written one at a time, so the versions
 /// become visible in their order); the new version.
 pub(crate) async fn next_supply_version(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let Scalar(v) = c.query_one("UPDATE content_version SET supply_version = supply_version + 1 WHERE id = 1 RETURNING supply_version", &[]).await?;
+    let Scalar(v) = c
+        .query_one(
+            "UPDATE content_version SET supply_version = supply_version + 1 WHERE id = 1 RETURNING supply_version",
+            &[],
+        )
+        .await?;
     Ok(v)
 }
 
@@ -61,24 +60,13 @@ pub(crate) async fn read_supply(
     into: &mut HashMap<String, HotelSupply>,
 ) -> Result<(), StoreError> {
     let rooms: Vec<RoomsRow> = c
-        .query(
-            "SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE change > $1",
-            &[&after],
-        )
+        .query("SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE change > $1", &[&after])
         .await?;
     for r in rooms {
-        let room = into
-            .entry(r.hotel_code)
-            .or_default()
-            .rooms
-            .entry(r.room_code)
-            .or_default();
+        let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
         room.rooms.insert(
             r.night,
-            Stamped {
-                value: r.rooms.map(|n| count("rooms", n)).transpose()?,
-                stamp: stamp_of(r.stamp)?,
-            },
+            Stamped { value: r.rooms.map(|n| count("rooms", n)).transpose()?, stamp: stamp_of(r.stamp)? },
         );
     }
     let restrictions: Vec<RestrictionRow> = c
@@ -88,44 +76,20 @@ pub(crate) async fn read_supply(
         let kind = Restriction::from_name(&r.kind)
             .ok_or_else(|| StoreError::Data(format!("supply restriction kind {:?}", r.kind)))?;
         let value = r.value.map(|v| count("restriction", v)).transpose()?;
-        let room = into
-            .entry(r.hotel_code)
+        let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
+        room.restrictions
+            .entry(r.board_code)
             .or_default()
-            .rooms
-            .entry(r.room_code)
-            .or_default();
-        room.restrictions.entry(r.board_code).or_default().insert(
-            (r.night, kind),
-            Stamped {
-                value,
-                stamp: stamp_of(r.stamp)?,
-            },
-        );
+            .insert((r.night, kind), Stamped { value, stamp: stamp_of(r.stamp)? });
     }
     let rates: Vec<RateRow> = c
         .query("SELECT hotel_code, room_code, board_code, currency, night, guests, amount, stamp FROM supply_rate WHERE change > $1", &[&after])
         .await?;
     for r in rates {
         let guests = count("guests", r.guests)?;
-        let room = into
-            .entry(r.hotel_code)
-            .or_default()
-            .rooms
-            .entry(r.room_code)
-            .or_default();
-        let amounts = room
-            .rates
-            .entry(r.board_code)
-            .or_default()
-            .entry(r.currency)
-            .or_default();
-        amounts.insert(
-            (r.night, guests),
-            Stamped {
-                value: r.amount,
-                stamp: stamp_of(r.stamp)?,
-            },
-        );
+        let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
+        let amounts = room.rates.entry(r.board_code).or_default().entry(r.currency).or_default();
+        amounts.insert((r.night, guests), Stamped { value: r.amount, stamp: stamp_of(r.stamp)? });
     }
     Ok(())
 }
@@ -140,11 +104,7 @@ pub(crate) enum Written {
 }
 
 fn written(row: Option<Scalar<i64>>) -> Written {
-    if row.is_some() {
-        Written::Yes
-    } else {
-        Written::Older
-    }
+    if row.is_some() { Written::Yes } else { Written::Older }
 }
 
 /// Sets the rooms on sale of a room type on a night (`None`: the content's again), unless a
@@ -242,7 +202,12 @@ pub(crate) async fn purge_supply_before(c: &mut Conn<'_>, first: NaiveDate, batc
     ];
     let mut most = 0;
     for (table, key) in TABLES {
-        let deleted = c.execute(&format!("DELETE FROM {table} WHERE ({key}) IN (SELECT {key} FROM {table} WHERE night < $1 LIMIT $2)"), &[&first, &batch]).await?;
+        let deleted = c
+            .execute(
+                &format!("DELETE FROM {table} WHERE ({key}) IN (SELECT {key} FROM {table} WHERE night < $1 LIMIT $2)"),
+                &[&first, &batch],
+            )
+            .await?;
         most = most.max(deleted);
     }
     Ok(most)

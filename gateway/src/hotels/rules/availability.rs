@@ -20,7 +20,6 @@
 //!   `TransactionIdentifier` says how many were listed of how many found (`1-20/57`), as the
 //!   hotel NBC does for hotels.
 
-
 use chrono::NaiveDate;
 use ota_messages::common::ErrorCode;
 use rust_decimal::Decimal;
@@ -133,12 +132,28 @@ pub fn offers<'c>(q: &Query<'c>, sold: &Rooms, catalogue: &Catalogue) -> (Vec<Of
                     }
                     let Ok(nights) = rates.nightly(board, currency, q.start, q.end) else { continue };
                     let total = nights.iter().map(|(_, p)| *p).sum();
-                    these.push((position, Offer { rph: occupancy.rph, hotel, room, board, currency, nights, total, penalties: penalties.clone() }));
+                    these.push((
+                        position,
+                        Offer {
+                            rph: occupancy.rph,
+                            hotel,
+                            room,
+                            board,
+                            currency,
+                            nights,
+                            total,
+                            penalties: penalties.clone(),
+                        },
+                    ));
                 }
             }
         }
         these.sort_by(|(_, a), (_, b)| {
-            a.total.cmp(&b.total).then_with(|| a.hotel.code.cmp(&b.hotel.code)).then_with(|| a.room.code.cmp(&b.room.code)).then_with(|| a.board.cmp(b.board))
+            a.total
+                .cmp(&b.total)
+                .then_with(|| a.hotel.code.cmp(&b.hotel.code))
+                .then_with(|| a.room.code.cmp(&b.room.code))
+                .then_with(|| a.board.cmp(b.board))
         });
         out.extend(these);
     }
@@ -150,9 +165,13 @@ pub fn offers<'c>(q: &Query<'c>, sold: &Rooms, catalogue: &Catalogue) -> (Vec<Of
 /// The warning of an answer without offers: no hotel matched, or none has rooms.
 pub fn nothing_found(q: &Query<'_>) -> Problem {
     if q.hotels.is_empty() {
-        Problem::advisory(ErrorCode::NoHotelsFound, "No hotels match the search criteria.").at(format!("{SEGMENT}/HotelSearchCriteria"))
+        Problem::advisory(ErrorCode::NoHotelsFound, "No hotels match the search criteria.")
+            .at(format!("{SEGMENT}/HotelSearchCriteria"))
     } else {
-        Problem::advisory(ErrorCode::NoAvailability, format!("No rooms are available from {} to {} for the rooms and guests requested.", q.start, q.end))
-            .at(format!("{SEGMENT}/StayDateRange"))
+        Problem::advisory(
+            ErrorCode::NoAvailability,
+            format!("No rooms are available from {} to {} for the rooms and guests requested.", q.start, q.end),
+        )
+        .at(format!("{SEGMENT}/StayDateRange"))
     }
 }

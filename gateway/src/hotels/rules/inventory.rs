@@ -7,8 +7,8 @@ use chrono::{Days, NaiveDate};
 use ota_messages::common::ErrorCode;
 
 use crate::errors::Problem;
-pub use crate::hotels::booking::{Night, Rooms};
 use crate::hotels::booking::{Booking, Room};
+pub use crate::hotels::booking::{Night, Rooms};
 use crate::hotels::catalogue::{Catalogue, SuppliedRoom};
 
 /// The nights of a stay: from its start to the day before its end.
@@ -19,7 +19,8 @@ pub fn nights(start: NaiveDate, end: NaiveDate) -> impl Iterator<Item = NaiveDat
 /// The rooms one room stay holds.
 fn add_room(out: &mut Rooms, r: &Room, sign: i64) {
     for night in nights(r.start, r.end) {
-        *out.entry(Night { hotel: r.hotel.clone(), room_type: r.base_room_type().to_string(), night }).or_default() += sign;
+        *out.entry(Night { hotel: r.hotel.clone(), room_type: r.base_room_type().to_string(), night }).or_default() +=
+            sign;
     }
 }
 
@@ -61,11 +62,13 @@ pub fn left_on(room: SuppliedRoom<'_>, night: &Night, sold: &Rooms) -> i64 {
 /// Where a change takes more rooms than are left (see [`left_on`]): the first such night, with
 /// the rooms left on it (`None`: the content no longer has the room type).
 pub fn first_short<'a>(change: &'a Rooms, hotels: &Catalogue, sold: &Rooms) -> Option<(&'a Night, Option<i64>)> {
-    taken(change).find_map(|(night, n)| match hotels.hotel(&night.hotel).and_then(|h| Some((h, h.room(&night.room_type)?))) {
-        None => Some((night, None)),
-        Some((hotel, room)) => {
-            let left = left_on(hotel.supplied(room), night, sold);
-            (left < n).then_some((night, Some(left)))
+    taken(change).find_map(|(night, n)| {
+        match hotels.hotel(&night.hotel).and_then(|h| Some((h, h.room(&night.room_type)?))) {
+            None => Some((night, None)),
+            Some((hotel, room)) => {
+                let left = left_on(hotel.supplied(room), night, sold);
+                (left < n).then_some((night, Some(left)))
+            }
         }
     })
 }
@@ -83,7 +86,9 @@ pub fn taken_span(change: &Rooms) -> Option<(Vec<&str>, NaiveDate, NaiveDate)> {
 /// The first room stay (0-based) of a booking holding a room type on a night: where an error
 /// about that night points.
 pub fn room_of(b: &Booking, n: &Night) -> Option<usize> {
-    b.rooms.iter().position(|r| r.is_live() && r.hotel == n.hotel && r.base_room_type() == n.room_type && r.start <= n.night && n.night < r.end)
+    b.rooms.iter().position(|r| {
+        r.is_live() && r.hotel == n.hotel && r.base_room_type() == n.room_type && r.start <= n.night && n.night < r.end
+    })
 }
 
 /// The answer when a change wants more rooms of a type on a night than are left (`left`), or
@@ -96,7 +101,10 @@ pub fn not_left(b: &Booking, n: &Night, left: Option<i64>, room_stays: &str) -> 
     };
     let text = match left {
         Some(0) => format!("Room type {} of hotel {} is sold out on the night of {}.", n.room_type, n.hotel, n.night),
-        Some(left) => format!("Only {left} room(s) of type {} of hotel {} are left on the night of {}.", n.room_type, n.hotel, n.night),
+        Some(left) => format!(
+            "Only {left} room(s) of type {} of hotel {} are left on the night of {}.",
+            n.room_type, n.hotel, n.night
+        ),
         None => format!("Room type {} of hotel {} is no longer sold.", n.room_type, n.hotel),
     };
     Problem::biz(ErrorCode::NoAvailability, text).at(tag)
@@ -129,11 +137,18 @@ mod tests {
     #[test]
     fn a_change_of_dates_takes_the_new_nights_and_gives_back_the_old() {
         let before = booking(vec![room("A;CT1", "2030-06-01", "2030-06-03"), room("A", "2030-06-01", "2030-06-02")]);
-        assert_eq!(held(&before), Rooms::from([(key("A", "2030-06-01"), 2), (key("A", "2030-06-02"), 1)]), "the suffix is not a room type");
+        assert_eq!(
+            held(&before),
+            Rooms::from([(key("A", "2030-06-01"), 2), (key("A", "2030-06-02"), 1)]),
+            "the suffix is not a room type"
+        );
         let mut after = before.clone();
         after.rooms[0].start = d("2030-06-02");
         after.rooms[0].end = d("2030-06-04");
-        assert_eq!(change(Some(&before), Some(&after)), Rooms::from([(key("A", "2030-06-01"), -1), (key("A", "2030-06-03"), 1)]));
+        assert_eq!(
+            change(Some(&before), Some(&after)),
+            Rooms::from([(key("A", "2030-06-01"), -1), (key("A", "2030-06-03"), 1)])
+        );
         assert_eq!(room_of(&after, &key("A", "2030-06-03")), Some(0));
     }
 
@@ -158,13 +173,26 @@ mod tests {
         let sold = Rooms::from([(key("A", "2030-06-01"), 1)]);
         assert_eq!(first_short(&take("A", "2030-06-01", 1), &hotels, &sold), None, "2 on sale, 1 sold: 1 left");
         assert_eq!(first_short(&take("A", "2030-06-01", 2), &hotels, &sold), Some((&key("A", "2030-06-01"), Some(1))));
-        assert_eq!(first_short(&take("A", "2030-06-02", 1), &hotels, &sold), Some((&key("A", "2030-06-02"), Some(0))), "the allotment wins");
+        assert_eq!(
+            first_short(&take("A", "2030-06-02", 1), &hotels, &sold),
+            Some((&key("A", "2030-06-02"), Some(0))),
+            "the allotment wins"
+        );
         assert_eq!(first_short(&take("A", "2030-06-03", 2), &hotels, &sold), None);
-        assert_eq!(first_short(&take("B", "2030-06-03", 1), &hotels, &sold), Some((&key("B", "2030-06-03"), None)), "no such room type");
+        assert_eq!(
+            first_short(&take("B", "2030-06-03", 1), &hotels, &sold),
+            Some((&key("B", "2030-06-03"), None)),
+            "no such room type"
+        );
         assert_eq!(first_short(&take("A", "2030-06-02", -1), &hotels, &sold), None, "giving back never falls short");
 
-        let change = Rooms::from([(key("A", "2030-06-05"), -1), (key("A", "2030-06-03"), 1), (key("A", "2030-06-04"), 1)]);
-        assert_eq!(taken_span(&change), Some((vec!["H"], d("2030-06-03"), d("2030-06-04"))), "nights given back are not read");
+        let change =
+            Rooms::from([(key("A", "2030-06-05"), -1), (key("A", "2030-06-03"), 1), (key("A", "2030-06-04"), 1)]);
+        assert_eq!(
+            taken_span(&change),
+            Some((vec!["H"], d("2030-06-03"), d("2030-06-04"))),
+            "nights given back are not read"
+        );
         assert_eq!(taken_span(&take("A", "2030-06-03", -1)), None);
     }
 
@@ -172,7 +200,8 @@ mod tests {
     fn cancelled_rooms_and_bookings_hold_nothing() {
         let before = booking(vec![room("A", "2030-06-01", "2030-06-02"), room("B", "2030-06-01", "2030-06-02")]);
         let mut after = before.clone();
-        after.rooms[1].cancelled = Some(Cancellation { at: d("2030-05-01").and_time(chrono::NaiveTime::MIN), penalty: Default::default() });
+        after.rooms[1].cancelled =
+            Some(Cancellation { at: d("2030-05-01").and_time(chrono::NaiveTime::MIN), penalty: Default::default() });
         assert_eq!(change(Some(&before), Some(&after)), Rooms::from([(key("B", "2030-06-01"), -1)]));
         after.status = "Cancelled".into();
         assert_eq!(change(Some(&before), Some(&after)).values().sum::<i64>(), -2);

@@ -8,7 +8,6 @@ pub mod outbox;
 pub mod reservation;
 pub mod supply;
 
-
 use chrono::{NaiveDate, NaiveDateTime};
 use ota_messages::common::ErrorCode;
 
@@ -60,10 +59,15 @@ pub const MAX_DAYS_AHEAD: i64 = 1830;
 /// past, at most [`MAX_DAYS_AHEAD`] days ahead, at most [`MAX_NIGHTS`] nights.
 pub fn check_dates(start: NaiveDate, end: NaiveDate, today: NaiveDate, span: &str) -> Result<(), Problem> {
     if end <= start {
-        return Err(Problem::biz(ErrorCode::InvalidStartEndDateCombination, format!("End {end} must be after Start {start}.")).at(span));
+        return Err(Problem::biz(
+            ErrorCode::InvalidStartEndDateCombination,
+            format!("End {end} must be after Start {start}."),
+        )
+        .at(span));
     }
     if start < today {
-        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is in the past.")).at(format!("{span}/@Start")));
+        return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is in the past."))
+            .at(format!("{span}/@Start")));
     }
     if (start - today).num_days() > MAX_DAYS_AHEAD {
         return Err(Problem::biz(ErrorCode::StartDateInvalid, format!("Start {start} is more than {MAX_DAYS_AHEAD} days ahead; stays are sold up to {MAX_DAYS_AHEAD} days ahead."))
@@ -71,7 +75,11 @@ pub fn check_dates(start: NaiveDate, end: NaiveDate, today: NaiveDate, span: &st
     }
     let nights = (end - start).num_days();
     if nights > MAX_NIGHTS {
-        return Err(Problem::biz(ErrorCode::TooManyNights, format!("A room stay has at most {MAX_NIGHTS} nights, not {nights}.")).at(span));
+        return Err(Problem::biz(
+            ErrorCode::TooManyNights,
+            format!("A room stay has at most {MAX_NIGHTS} nights, not {nights}."),
+        )
+        .at(span));
     }
     Ok(())
 }
@@ -80,15 +88,27 @@ pub fn check_dates(start: NaiveDate, end: NaiveDate, today: NaiveDate, span: &st
 pub fn price_problem(e: &PriceError, r: &Room, currency: &str, tag: &str) -> Problem {
     let board_tag = format!("{tag}/RoomRates/RoomRate/Features/Feature/Description/Text");
     match e {
-        PriceError::UnknownHotel => Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {} is not known.", r.hotel)).at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
-        PriceError::UnknownRoomType => Problem::biz(ErrorCode::InvalidRoomTypeCode, format!("Hotel {} has no room type {}.", r.hotel, r.room_type))
-            .at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")),
-        PriceError::UnknownBoard => Problem::biz(ErrorCode::InvalidValue, format!("Board {} is not known.", r.board)).at(board_tag),
-        PriceError::BoardNotOffered => {
-            Problem::biz(ErrorCode::InvalidValue, format!("Room {} of hotel {} is not sold with board {} in {currency}.", r.room_type, r.hotel, r.board)).at(board_tag)
+        PriceError::UnknownHotel => {
+            Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {} is not known.", r.hotel))
+                .at(format!("{tag}/BasicPropertyInfo/@HotelCode"))
         }
-        PriceError::NoRate(night) => Problem::biz(ErrorCode::NoAvailability, format!("Room {} with board {} is not available for the night of {night}.", r.room_type, r.board))
-            .at(format!("{tag}/TimeSpan")),
+        PriceError::UnknownRoomType => {
+            Problem::biz(ErrorCode::InvalidRoomTypeCode, format!("Hotel {} has no room type {}.", r.hotel, r.room_type))
+                .at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode"))
+        }
+        PriceError::UnknownBoard => {
+            Problem::biz(ErrorCode::InvalidValue, format!("Board {} is not known.", r.board)).at(board_tag)
+        }
+        PriceError::BoardNotOffered => Problem::biz(
+            ErrorCode::InvalidValue,
+            format!("Room {} of hotel {} is not sold with board {} in {currency}.", r.room_type, r.hotel, r.board),
+        )
+        .at(board_tag),
+        PriceError::NoRate(night) => Problem::biz(
+            ErrorCode::NoAvailability,
+            format!("Room {} with board {} is not available for the night of {night}.", r.room_type, r.board),
+        )
+        .at(format!("{tag}/TimeSpan")),
     }
 }
 
@@ -113,10 +133,22 @@ mod tests {
         let d = |s: &str| s.parse::<NaiveDate>().unwrap();
         let today = d("2030-01-10");
         assert!(check_dates(d("2030-01-10"), d("2030-01-12"), today, "/t").is_ok());
-        assert_eq!(check_dates(d("2030-01-09"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::StartDateInvalid);
-        assert_eq!(check_dates(d("2030-01-12"), d("2030-01-12"), today, "/t").unwrap_err().code, ErrorCode::InvalidStartEndDateCombination);
-        assert_eq!(check_dates(d("2030-01-10"), d("2030-02-10"), today, "/t").unwrap_err().code, ErrorCode::TooManyNights);
-        assert_eq!(check_dates(d("2035-01-15"), d("2035-01-16"), today, "/t").unwrap_err().tag.as_deref(), Some("/t/@Start"));
+        assert_eq!(
+            check_dates(d("2030-01-09"), d("2030-01-12"), today, "/t").unwrap_err().code,
+            ErrorCode::StartDateInvalid
+        );
+        assert_eq!(
+            check_dates(d("2030-01-12"), d("2030-01-12"), today, "/t").unwrap_err().code,
+            ErrorCode::InvalidStartEndDateCombination
+        );
+        assert_eq!(
+            check_dates(d("2030-01-10"), d("2030-02-10"), today, "/t").unwrap_err().code,
+            ErrorCode::TooManyNights
+        );
+        assert_eq!(
+            check_dates(d("2035-01-15"), d("2035-01-16"), today, "/t").unwrap_err().tag.as_deref(),
+            Some("/t/@Start")
+        );
         assert!(check_dates(d("2035-01-14"), d("2035-01-16"), today, "/t").is_ok());
     }
 }

@@ -66,7 +66,10 @@ mod tests {
         assert_eq!(events(Some(&after), &after), vec![ev("H1", EventKind::Modified)]);
         // A room moved from H2 to H3.
         let moved = booking(vec![room("H1"), room("H1"), room("H3")]);
-        assert_eq!(events(Some(&before), &moved), vec![ev("H1", EventKind::Modified), ev("H2", EventKind::Cancelled), ev("H3", EventKind::New)]);
+        assert_eq!(
+            events(Some(&before), &moved),
+            vec![ev("H1", EventKind::Modified), ev("H2", EventKind::Cancelled), ev("H3", EventKind::New)]
+        );
         // The booking cancelled.
         let mut gone = before.clone();
         gone.status = "Cancelled".into();

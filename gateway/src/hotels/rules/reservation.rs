@@ -17,7 +17,6 @@
 //!   when given.
 //! - Names and comments are bounded by the spec's lengths (checked when the request is decoded).
 
-
 use chrono::{DateTime, NaiveDateTime, Utc};
 use ota_messages::common::ErrorCode;
 
@@ -67,8 +66,12 @@ pub fn with_reference(mut b: Booking, internal: &str) -> Booking {
 /// Whether a repeated Commit asks for the booking already made with its Client reference: the
 /// same hotel, room types, boards, dates and guests.
 pub fn same_stays(stored: &Booking, asked: &Booking) -> bool {
-    let stays =
-        |b: &Booking| b.rooms.iter().map(|r| (r.hotel.clone(), r.room_type.clone(), r.board.clone(), r.start, r.end, r.guests.clone())).collect::<Vec<_>>();
+    let stays = |b: &Booking| {
+        b.rooms
+            .iter()
+            .map(|r| (r.hotel.clone(), r.room_type.clone(), r.board.clone(), r.start, r.end, r.guests.clone()))
+            .collect::<Vec<_>>()
+    };
     stays(stored) == stays(asked)
 }
 
@@ -86,6 +89,9 @@ pub fn already_booked(stored: &Booking) -> Problem {
 
 /// The error of a Commit whose Client reference names an activity booking of the requestor.
 pub fn reference_taken(client_ref: &str) -> Problem {
-    Problem::biz(ErrorCode::ReservationAlreadyExists, format!("Client reference {client_ref:?} names an activity booking already; each booking needs its own."))
-        .at(format!("{ROOT}/ResGlobalInfo/HotelReservationIDs"))
+    Problem::biz(
+        ErrorCode::ReservationAlreadyExists,
+        format!("Client reference {client_ref:?} names an activity booking already; each booking needs its own."),
+    )
+    .at(format!("{ROOT}/ResGlobalInfo/HotelReservationIDs"))
 }

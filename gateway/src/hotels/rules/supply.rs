@@ -47,10 +47,7 @@ impl Span {
         self.start
             .iter_days()
             .take_while(|d| *d <= self.end)
-            .filter(|d| {
-                self.weekdays
-                    .is_none_or(|w| w[d.weekday().num_days_from_monday() as usize])
-            })
+            .filter(|d| self.weekdays.is_none_or(|w| w[d.weekday().num_days_from_monday() as usize]))
     }
 
     /// How many days (an upper bound when only some days of the week apply).
@@ -199,26 +196,12 @@ mod tests {
 
     #[test]
     fn a_span_has_its_days_of_the_week() {
-        let every = Span {
-            start: d("2030-06-03"),
-            end: d("2030-06-09"),
-            weekdays: None,
-        };
+        let every = Span { start: d("2030-06-03"), end: d("2030-06-09"), weekdays: None };
         assert_eq!(every.days().count(), 7);
         assert_eq!(every.len(), 7);
-        let weekends = Span {
-            weekdays: Some([false, false, false, false, false, true, true]),
-            ..every
-        };
-        assert_eq!(
-            weekends.days().collect::<Vec<_>>(),
-            vec![d("2030-06-08"), d("2030-06-09")]
-        );
-        let none = Span {
-            start: d("2030-06-03"),
-            end: d("2030-06-02"),
-            weekdays: None,
-        };
+        let weekends = Span { weekdays: Some([false, false, false, false, false, true, true]), ..every };
+        assert_eq!(weekends.days().collect::<Vec<_>>(), vec![d("2030-06-08"), d("2030-06-09")]);
+        let none = Span { start: d("2030-06-03"), end: d("2030-06-02"), weekdays: None };
         assert!(none.is_empty() && none.days().next().is_none());
     }
 
@@ -230,10 +213,7 @@ mod tests {
         a.older("/X/Item[2]", d("2030-06-05"));
         let w = a.warnings();
         assert_eq!(w.len(), 2);
-        assert!(
-            format!("{w:?}").contains("2 day(s) from 2030-06-01"),
-            "{w:?}"
-        );
+        assert!(format!("{w:?}").contains("2 day(s) from 2030-06-01"), "{w:?}");
         for i in 0..30 {
             a.older(&format!("/X/Item[{}]", i + 3), d("2030-06-01"));
         }

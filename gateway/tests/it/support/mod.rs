@@ -34,8 +34,8 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, Utc};
@@ -43,9 +43,9 @@ use chrono::{NaiveDate, Utc};
 use ota_gateway::content::Content;
 use ota_gateway::operation::{self, Request as Meta};
 use ota_gateway::shared::context::{Ctx, OpError};
-use ota_gateway::{activities, hotels};
 use ota_gateway::store::{Scalar, Ticket};
 use ota_gateway::{AppState, Client, Config, Location, Store};
+use ota_gateway::{activities, hotels};
 use ota_messages::runtime::{Message, Request};
 use ota_messages::{AnyMessage, AnyRequest};
 use tokio::sync::oneshot;
@@ -157,7 +157,12 @@ impl TestDb {
         match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
-                TestDb { location: Location::Sqlite(dir.path().join("gateway.db")), backend, direct: None, _dir: Some(dir) }
+                TestDb {
+                    location: Location::Sqlite(dir.path().join("gateway.db")),
+                    backend,
+                    direct: None,
+                    _dir: Some(dir),
+                }
             }
             Backend::Postgres => {
                 let url = fresh_postgres_database().await;
@@ -211,7 +216,10 @@ async fn drop_databases_of_finished_runs(client: &tokio_postgres::Client) {
     if DONE.swap(true, Ordering::SeqCst) {
         return;
     }
-    let Ok(rows) = client.query("SELECT datname FROM pg_database WHERE datname LIKE 'ota\\_test\\_%'", &[]).await else { return };
+    let Ok(rows) = client.query("SELECT datname FROM pg_database WHERE datname LIKE 'ota\\_test\\_%'", &[]).await
+    else {
+        return;
+    };
     for row in rows {
         let name: String = row.get(0);
         let pid = name.split('_').nth(2).and_then(|p| p.parse::<u32>().ok());
@@ -225,10 +233,15 @@ async fn drop_databases_of_finished_runs(client: &tokio_postgres::Client) {
 async fn fresh_postgres_database() -> String {
     let admin = postgres_admin_url();
     let name = format!("ota_test_{}_{}", std::process::id(), DATABASES.fetch_add(1, Ordering::SeqCst));
-    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls).await.unwrap_or_else(|e| panic!("PostgreSQL at {admin}: {e}"));
+    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {admin}: {e}"));
     let task = tokio::spawn(conn);
     drop_databases_of_finished_runs(&client).await;
-    client.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
     drop(client);
     let _ = task.await;
     let mut config: tokio_postgres::Config = admin.parse().expect("admin URL");
@@ -277,11 +290,19 @@ fn start_throwaway_postgres() -> String {
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
-    assert!(out.status.success(), "{script} failed (is the postgresql package installed?): {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{script} failed (is the postgresql package installed?): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let started = Instant::now();
     while !postgres_answers(&url) {
-        assert!(started.elapsed() < Duration::from_secs(60), "PostgreSQL at {url} does not answer; see {}/server.log", dir.display());
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "PostgreSQL at {url} does not answer; see {}/server.log",
+            dir.display()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     url
@@ -320,9 +341,15 @@ pub fn through_pgbouncer(url: &str) -> String {
     // next (the pooler may run the next on another server connection).
     let pooler: tokio_postgres::Config = pooler.parse().expect("the pooler's URL");
     let db: tokio_postgres::Config = url.parse().expect("a database URL");
-    let Some(tokio_postgres::config::Host::Tcp(host)) = pooler.get_hosts().first() else { panic!("the pooler listens on TCP") };
+    let Some(tokio_postgres::config::Host::Tcp(host)) = pooler.get_hosts().first() else {
+        panic!("the pooler listens on TCP")
+    };
     let port = pooler.get_ports().first().copied().expect("the pooler's port");
-    format!("postgres://{}@{host}:{port}/{}?statement_cache=off", db.get_user().unwrap_or("postgres"), db.get_dbname().expect("a database name"))
+    format!(
+        "postgres://{}@{host}:{port}/{}?statement_cache=off",
+        db.get_user().unwrap_or("postgres"),
+        db.get_dbname().expect("a database name")
+    )
 }
 
 fn postgres_answers(url: &str) -> bool {
@@ -366,7 +393,9 @@ impl TestGateway {
         let db = TestDb::new(backend).await;
         let store = db.open().await;
         ota_gateway::import::seed_demo_if_empty(&store).await.expect("seed the demo content");
-        let state = AppState::new(store.clone(), Config { db: db.location.clone(), ..Config::default() }).await.expect("load the content");
+        let state = AppState::new(store.clone(), Config { db: db.location.clone(), ..Config::default() })
+            .await
+            .expect("load the content");
         TestGateway { db, store, state }
     }
 
@@ -618,7 +647,9 @@ impl Drop for GatewayProcess {
 
 /// The answer of a handler as the gateway gives it: a refused request is the RS with its
 /// `Errors` (a store failure fails the test).
-pub fn answer<R: ota_messages::runtime::Response<Errors = ota_messages::common::Errors>>(result: Result<R, OpError>) -> R {
+pub fn answer<R: ota_messages::runtime::Response<Errors = ota_messages::common::Errors>>(
+    result: Result<R, OpError>,
+) -> R {
     match result {
         Ok(rs) => rs,
         Err(OpError::Rejected(problems)) => R::from_errors(ota_gateway::errors::errors(problems)),
@@ -629,7 +660,10 @@ pub fn answer<R: ota_messages::runtime::Response<Errors = ota_messages::common::
 /// `SELECT count(*) FROM table`.
 pub async fn count(store: &Store, table: &str) -> i64 {
     let sql = format!("SELECT count(*) FROM {table}");
-    store.read(move |c| Box::pin(async move { c.query_one::<Scalar<i64>>(&sql, &[]).await.map(|s| s.0) })).await.expect("count")
+    store
+        .read(move |c| Box::pin(async move { c.query_one::<Scalar<i64>>(&sql, &[]).await.map(|s| s.0) }))
+        .await
+        .expect("count")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -732,9 +766,12 @@ pub fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
         .expect("run ota-gateway");
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
-
 
 /// A small deterministic generator per task (xorshift64*; the seed must not be 0).
 pub struct Rng(pub u64);
