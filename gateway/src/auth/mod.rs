@@ -3,7 +3,7 @@
 //! `MessagePassword` — checked against the requestors of the content snapshot and the client's
 //! address.
 //!
-//! - Passwords are stored as argon2id PHC strings ([`hash_password`]); verification runs on a
+//! - Passwords are stored as argon2id PHC strings ([`hash_password`](crate::requestors::password::hash_password)); verification runs on a
 //!   fixed pool of argon2 workers ([`pool`]), each reusing one memory area: at most one
 //!   verification per worker at a time and a fixed amount of memory, whatever clients do; a
 //!   queued verification whose request is gone is skipped.
@@ -27,9 +27,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use argon2::Argon2;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use argon2::password_hash::{PasswordHasher, SaltString};
 use blake2::Blake2bMac512;
 use blake2::digest::Mac;
 use ota_messages::common::{Pos, RequestorIdCode};
@@ -44,23 +42,7 @@ pub use crate::config::ThrottleSettings;
 pub use pool::Pool;
 pub use throttle::Throttle;
 
-/// A password could not be hashed.
-#[derive(Debug, thiserror::Error)]
-#[error("password hashing failed: {0}")]
-pub struct HashError(String);
-
-/// Hashes a password for the `requestor` table: argon2id with the crate's default cost
-/// (19 MiB, 2 passes) and a random salt, as a PHC string. Slow on purpose: call it from a
-/// blocking thread.
-pub fn hash_password(password: &str) -> Result<String, HashError> {
-    let salt = SaltString::generate(&mut OsRng);
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| HashError(e.to_string()))
-}
-
-/// A hash of a password nobody knows, with the same cost as [`hash_password`]'s: verified
+/// A hash of a password nobody knows, with the same cost as [`hash_password`](crate::requestors::password::hash_password)'s: verified
 /// against when the requestor does not exist, so that case takes as long as a wrong password.
 const DUMMY_HASH: &str =
     "$argon2id$v=19$m=19456,t=2,p=1$8R0xk3yZJdRcgbQdMwV5Ww$LS3a0GzH7Gzq1cE5mWwpdCcOHZ2Yy6vvoxmS0W+Cm0c";
@@ -381,6 +363,7 @@ impl VerifiedCache {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::requestors::password::hash_password;
 
     #[test]
     fn dummy_hash_parses_with_the_default_cost() {

@@ -25,13 +25,10 @@ use subtle::ConstantTimeEq;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use crate::metrics;
+use crate::requestors::password::MAX_PASSWORD;
 
 /// The most verifications queued or running at once; more requests wait for a place.
 pub const QUEUE: usize = 1024;
-
-/// The longest password verified; a longer one is wrong (it is still verified, cut to this
-/// length, so that it costs the same).
-pub const MAX_PASSWORD: usize = 1024;
 
 /// The most argon2 memory one verification may need (stored hashes are made by this gateway at
 /// 19 MiB; a hash asking for more is refused rather than allocated).
@@ -211,8 +208,8 @@ mod tests {
 
     #[test]
     fn reused_memory_gives_the_same_answers() {
-        let a = crate::auth::hash_password("correct horse").unwrap();
-        let b = crate::auth::hash_password("battery staple").unwrap();
+        let a = crate::requestors::password::hash_password("correct horse").unwrap();
+        let b = crate::requestors::password::hash_password("battery staple").unwrap();
         let mut memory = Vec::new();
         for _ in 0..2 {
             assert!(verify_with(&mut memory, &a, b"correct horse"));
@@ -233,7 +230,7 @@ mod tests {
     #[tokio::test]
     async fn a_pool_verifies_and_skips_what_nobody_waits_for() {
         let pool = Pool::start(1);
-        let phc = crate::auth::hash_password("pw").unwrap();
+        let phc = crate::requestors::password::hash_password("pw").unwrap();
         assert!(pool.verify(&phc, "pw", None).await.unwrap());
         assert!(!pool.verify(&phc, "pw!", None).await.unwrap());
         let long = "p".repeat(MAX_PASSWORD + 1);

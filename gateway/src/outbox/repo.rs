@@ -2,8 +2,8 @@
 //! retried, parked), listing and retrying them for the operator, the supplier's pull and
 //! acknowledgement, and the bookings an event names. Times are milliseconds since 1970 UTC.
 
-use crate::row;
 use crate::shared::booking::Kind;
+use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
 
 row! {

@@ -12,8 +12,7 @@ use ota_messages::Dialect;
 
 use super::import::{self, RequestorInput};
 use super::{Limits, Role, StoredRequestor, repo};
-use crate::auth::pool::MAX_PASSWORD;
-use crate::auth::{HashError, hash_password};
+use crate::requestors::password::{HashError, MAX_PASSWORD, hash_password};
 use crate::shared::import::ImportError;
 use crate::store::{Abandoned, Store, StoreError, Ticket, bump_requestors_version};
 

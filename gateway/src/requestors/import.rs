@@ -8,9 +8,8 @@ use ota_messages::Dialect;
 use serde::Deserialize;
 
 use super::Role;
-use crate::auth::hash_password;
-use crate::auth::pool::MAX_PASSWORD;
 use crate::config::parse_net;
+use crate::requestors::password::{MAX_PASSWORD, hash_password};
 use crate::shared::import::ImportError;
 use crate::shared::log_text::LogText;
 

@@ -7,12 +7,14 @@
 //! | [`repo`] | all SQL of requestors |
 //! | [`import`] | the `requestors` part of an import file; passwords hashed before they are stored |
 //! | [`admin`] | `ota-gateway requestor add / passwd / disable / enable / list / allow` |
+//! | [`password`] | a password as kept: its longest length and its argon2id hash |
 //! | [`traffic`] | look-to-book: searches, availability checks, quotes and bookings counted per requestor and day |
 //!
 //! Authentication itself (argon2, the verification cache) is [`crate::auth`].
 
 pub mod admin;
 pub mod import;
+pub mod password;
 pub mod repo;
 pub mod traffic;
 

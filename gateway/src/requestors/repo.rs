@@ -8,7 +8,7 @@ use ota_messages::Dialect;
 
 use super::import::HashedRequestor;
 use super::{Limits, Role, StoredRequestor};
-use crate::row;
+use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
 use crate::txlog::{Level, Policy, Sample};
 

@@ -4,8 +4,8 @@
 use chrono::NaiveDateTime;
 use rust_decimal::Decimal;
 
-use crate::row;
 use crate::shared::cancellation::{Penalty, Policy, Rule};
+use crate::store::row;
 use crate::store::{Conn, StoreError};
 
 /// A table of cancellation rules and its owner column.

@@ -2,8 +2,8 @@
 //! name one booking of either kind: every area claims a reference here, in its own write
 //! transaction, before it stores a booking.
 
-use crate::row;
 use crate::shared::booking::Kind;
+use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
 
 /// What claiming a Client reference found.

@@ -3,7 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`sql`] | [`Conn`]: statements written once (`$1` placeholders) for both backends; [`Param`], [`Column`], named rows ([`row!`](crate::row)) |
+//! | [`sql`] | [`Conn`]: statements written once (`$1` placeholders) for both backends; [`Param`], [`Column`], named rows ([`row!`](crate::store::row)) |
 //! | `sqlite` | reads on the calling task; one writer thread with group commit |
 //! | `postgres` | a connection pool; each write in a task of its own; statements prepared once per connection, or unnamed (`statement_cache=off`: behind a pooler in transaction mode) |
 //! | `migrate` | the schema migrations of each backend, safe when instances start together |
@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect};
+pub use sql::{CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect, row};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that
 /// cannot be read. Answered as an OTA system error and logged; never a reason to panic.
@@ -358,7 +358,7 @@ impl Store {
     }
 }
 
-crate::row! {
+row! {
     /// The versions of what every gateway keeps in memory: the static content (moved on by
     /// every import), the requestors (moved on by every requestor change) and the supply (moved
     /// on by every supplier's notification that changed something).

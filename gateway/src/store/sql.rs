@@ -3,7 +3,7 @@
 //! them back, each in the backend's own representation (SQLite: text dates and decimals, 0/1
 //! booleans; PostgreSQL: `date`, `timestamp`, `timestamptz`, `numeric`, `boolean`).
 //!
-//! Rows are read into named structs with [`row!`](crate::row): the struct's fields, in order,
+//! Rows are read into named structs with [`row!`](crate::store::row): the struct's fields, in order,
 //! are the statement's columns.
 //!
 //! Why not an existing abstraction: sqlx's `Any` driver carries neither dates nor decimals and
@@ -91,7 +91,7 @@ pub trait Column: Sized {
     fn from_postgres(row: &tokio_postgres::Row, i: usize) -> Result<Self, String>;
 }
 
-/// A struct read from a result row (see [`row!`](crate::row)).
+/// A struct read from a result row (see [`row!`](crate::store::row)).
 pub trait FromRow: Sized {
     /// Reads the row.
     fn from_row(row: &Row<'_>) -> Result<Self, StoreError>;
@@ -108,17 +108,11 @@ impl Row<'_> {
     }
 }
 
-/// Declares a struct read from a row, its fields being the statement's columns in order.
-///
-/// ```ignore
-/// row! {
-///     /// A service of a product.
-///     pub(crate) struct ServiceRow { code: String, capacity: i64, currency: String }
-/// }
-/// let rows: Vec<ServiceRow> = conn.query(SERVICES, &[&product_id]).await?;
-/// ```
+/// The macro behind [`row!`]: exported at the crate root because `macro_rules!` must be, named
+/// by its path `store::row` everywhere.
+#[doc(hidden)]
 #[macro_export]
-macro_rules! row {
+macro_rules! __store_row {
     ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty),* $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone)]
@@ -134,6 +128,18 @@ macro_rules! row {
         }
     };
 }
+
+/// Declares a struct read from a row, its fields being the statement's columns in order.
+///
+/// ```ignore
+/// row! {
+///     /// A service of a product.
+///     pub(crate) struct ServiceRow { code: String, capacity: i64, currency: String }
+/// }
+/// let rows: Vec<ServiceRow> = conn.query(SERVICES, &[&product_id]).await?;
+/// ```
+#[doc(inline)]
+pub use __store_row as row;
 
 /// One column read as itself (for `SELECT count(*)` and the like).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

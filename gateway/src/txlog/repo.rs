@@ -3,7 +3,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 
 use super::{Entry, Filter};
-use crate::row;
+use crate::store::row;
 use crate::store::{Conn, StoreError};
 
 row! {

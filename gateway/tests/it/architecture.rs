@@ -30,7 +30,6 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("operation", "content"),
     ("state", "content"),
     ("auth", "requestors"),
-    ("requestors", "auth"),
     ("limits", "requestors"),
     ("shared", "store"),
     ("shared", "errors"),
@@ -137,6 +136,9 @@ pub enum Violation {
     Sibling(Edge),
     /// A module uses a module of a higher layer.
     Upward(Edge),
+    /// A module names an item of the crate root (`crate::row`, `crate::AppState`), which hides
+    /// the file it comes from and its floor: every module names things by their own module's path.
+    Root(Edge),
     /// A top-level module the layers do not place.
     Unplaced(String),
     /// Files that import each other in a circle.
@@ -157,6 +159,7 @@ impl fmt::Display for Violation {
         match self {
             Violation::Sibling(e) => write!(f, "{} uses its sibling {}", e.from, e.to),
             Violation::Upward(e) => write!(f, "{} uses {}, of a higher layer", e.from, e.to),
+            Violation::Root(e) => write!(f, "{} uses an item of the crate root: name it by its module's path", e.from),
             Violation::Unplaced(m) => write!(f, "the module {m} is in no layer of LAYERS"),
             Violation::Circle(c) => write!(f, "files import each other in a circle: {}", c.join(" → ")),
             Violation::Contract { module, rule, .. } => write!(f, "{module}: {rule}"),
@@ -201,6 +204,12 @@ pub fn edges(files: &[SourceFile]) -> BTreeSet<Edge> {
         for path in paths(&strip(&file.text), &file.module, &modules) {
             // The longest prefix that is a file of the crate.
             let target = (1..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p));
+            // A path that names no file of the crate names an item of the crate root (lib.rs):
+            // its re-exports or a `#[macro_export]`ed macro. Reaching a module through the root
+            // hides which floor it is on, so it is an edge of its own.
+            if target.is_none() && !path.is_empty() && !file.module.is_empty() {
+                out.insert(Edge { from: file.module.join("::"), to: String::new() });
+            }
             if let Some(target) = target {
                 // A module and the files inside it are one room: a parent's re-exports and a
                 // child's use of its parent's items are not edges.
@@ -223,6 +232,10 @@ pub fn check(edges: &BTreeSet<Edge>) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut unplaced = BTreeSet::new();
     for e in edges {
+        if e.to.is_empty() {
+            out.push(Violation::Root(e.clone()));
+            continue;
+        }
         match (layer_of(&e.from), layer_of(&e.to)) {
             (Some((lf, tf)), Some((lt, tt))) => {
                 if tf == tt {
@@ -603,6 +616,18 @@ fn fake(files: &[(&str, &str)]) -> Vec<SourceFile> {
             text: text.to_string(),
         })
         .collect()
+}
+
+#[test]
+fn an_item_of_the_crate_root_is_found() {
+    let files = fake(&[
+        ("", "pub mod store;\npub mod shared;\npub use store::Store;"),
+        ("store", "pub struct Store;"),
+        ("shared", "use crate::Store;\nfn f() { crate::row!(); crate::store::g(); }"),
+    ]);
+    let found = check(&edges(&files));
+    assert_eq!(found, vec![Violation::Root(Edge { from: "shared".into(), to: String::new() })]);
+    assert_eq!(found[0].to_string(), "shared uses an item of the crate root: name it by its module's path");
 }
 
 #[test]

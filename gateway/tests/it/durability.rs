@@ -234,7 +234,7 @@ async fn stream_then_kill(gw: Gateway, round: u32) -> Vec<Sent> {
 // ---------------------------------------------------------------------------------------------
 // Checks on the database
 
-ota_gateway::row! {
+ota_gateway::store::row! {
     /// A DEMO booking: Internal reference, participants, activity, product, service, date.
     struct StoredRow { reference: String, participants: i64, activity: String, product: String, service: String, date: NaiveDate }
 }
@@ -268,7 +268,7 @@ async fn stored(store: &Store, client_ref: &str) -> Vec<(String, i64, Target)> {
         .collect()
 }
 
-ota_gateway::row! {
+ota_gateway::store::row! {
     /// Places booked of a service on a date, the participants of its live bookings and the
     /// places offered then.
     struct PlacesRow { activity: String, product: String, service: String, date: NaiveDate, places: i64, participants: i64, capacity: i64 }

@@ -756,7 +756,7 @@ async fn nasty_text_in_activity_bookings_is_stored_verbatim(b: Backend) {
         assert_serving(&server).await;
     }
     // In the database: the exact strings, one booking each, and the tables all there.
-    ota_gateway::row! {
+    ota_gateway::store::row! {
         /// A booking with its one participant's name.
         struct NamedBooking { reference: String, client_reference: String, given_name: String, name_prefix: String, surname: String }
     }

@@ -383,11 +383,11 @@ pub(crate) async fn load(b: Backend) {
     );
 
     // Every successful Commit is in the database exactly once, as answered; nothing else is.
-    ota_gateway::row! {
+    ota_gateway::store::row! {
         /// A DEMO booking as stored.
         struct StoredRow { client_ref: String, internal: String, activity: String, product: String, service: String, date: NaiveDate, participants: i64 }
     }
-    ota_gateway::row! {
+    ota_gateway::store::row! {
         /// Places booked of a service on a date, and the participants of its live bookings.
         struct PlacesRow { what: String, places: i64, participants: i64, capacity: i64 }
     }

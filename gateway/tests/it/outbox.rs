@@ -236,11 +236,11 @@ async fn post(urls: &Mutex<Vec<String>>, first: usize, path: &str, body: &str) -
 // ---------------------------------------------------------------------------------------------
 // What the database says
 
-ota_gateway::row! {
+ota_gateway::store::row! {
     struct BookingRow { kind: String, internal: String, status: String }
 }
 
-ota_gateway::row! {
+ota_gateway::store::row! {
     struct EventRow { id: i64, booking_kind: String, booking_ref: String, hotel_code: String, seq: i64, event_kind: String, state: String, created_at: i64, delivered_at: Option<i64> }
 }
 

@@ -19,13 +19,13 @@ use super::catalogue::{
     Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType,
 };
 use super::import::ImportedHotels;
-use crate::row;
 use crate::shared::booking::{Kind, ListDate};
 use crate::shared::cancellation::Cancellation;
 use crate::shared::import::ImportError;
 use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
 use crate::shared::reference;
 use crate::shared::register::{self, Claim};
+use crate::store::row;
 use crate::store::{Conn, Scalar, Sequence, StoreError};
 
 /// A stored unsigned number (RPH, index, age) as the message's `u64`.
