@@ -4,13 +4,15 @@
 //! | file | layer |
 //! |---|---|
 //! | [`handlers`] | the four operations, thin |
+//! | [`reader`] | the requests read into domain values: the search and availability selections, the booking asked for |
 //! | [`rules`] | pure checks and pricing: date ranges, locations, the party, bookings, offers |
 //! | `repo` | all SQL: the catalogue, places booked, bookings, imports |
 //! | [`import`] | the `activities` part of an import file |
 //! | [`catalogue`] | the catalogue in memory (part of the content snapshot) |
 //! | [`mapping`] | domain values → OTA messages |
+//! | [`booking`] | the booking as the domain knows it |
 //!
-//! Business rules (see `gateway/README.md` and `docs/ota-service-notes.md`):
+//! Business rules (see `gateway/README.md`, "A booking's whole life" and "Import file: activities"):
 //! - Search and availability cover at most 28 days (inclusive), from today on; the Source
 //!   location's `HotelCode` selects the activities near that hotel, the Service location's
 //!   `Product` one activity (by `TourActivityID` or `SupplierProductCode`); both give the union.

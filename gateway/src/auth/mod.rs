@@ -18,6 +18,12 @@
 //!   once, and a right password with a wrong context costs as much as a wrong one.
 //! - Repeated failures lock the client address and the requestor id for growing times
 //!   ([`throttle`]); a locked attempt costs no argon2 work. Nothing about passwords is logged.
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | [`Authenticator`]: the POS read, the requestor found, the verification cached |
+//! | [`pool`] | the argon2 workers: a fixed number of threads, each reusing one memory area |
+//! | [`throttle`] | repeated failures lock the client address and the requestor id for growing times |
 
 pub mod pool;
 pub mod throttle;

@@ -13,6 +13,7 @@
 //! | [`booking`] | the booking as the domain knows it |
 //! | [`cache`] | what the area keeps in memory: bookings (checked against their revision), rooms sold |
 //! | [`mapping`] | domain values → OTA messages |
+//! | [`supply`] | what a hotel's supplier said night by night (rooms on sale, restrictions, amounts), held in memory with the hotel |
 //!
 //! Decisions:
 //! - A booking is visible to its owner (the requestor that made it) only; another requestor's

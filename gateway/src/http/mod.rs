@@ -35,6 +35,15 @@
 //! and headers are never logged, so passwords never reach the logs. The transaction log
 //! ([`crate::txlog`], for the partners chosen) keeps bodies in the database, passwords removed
 //! (its capture is a layer of its own, `record`).
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | the router, the operation route (read, decode, dispatch, answer) and [`serve`] |
+//! | `layers` | what every request passes before a route: address, request id, log line, metrics, allow-list, panics |
+//! | `answers` | the transport's own OTA answers: undecodable requests, error answers, XML bodies |
+//! | `record` | the transaction log's capture of a request and its answer |
+//! | [`soap`] | SOAP 1.1: the OTA message in a `soap:Envelope`, WS-Security, the WSDL |
+//! | [`trace_context`] | W3C Trace Context in and out, the request's span |
 
 use std::future::Future;
 use std::io;

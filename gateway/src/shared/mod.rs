@@ -4,6 +4,22 @@
 //! import files and requests ([`values`]) and the gateway's own booking references
 //! ([`reference`](mod@reference)), and the outbox event every booking change writes
 //! ([`events`]).
+//!
+//! | file | what |
+//! |---|---|
+//! | [`context`] | [`Ctx`](context::Ctx), what every handler gets, and [`OpError`](context::OpError), what it returns |
+//! | [`booking`] | a booking of either kind: kinds, statuses, heads, guests, list dates |
+//! | [`action`] | Quote or Commit (`ResStatus`, `CancelType`) |
+//! | [`cancellation`] | cancellation policies and penalties |
+//! | `policy_repo` | the SQL of policies and of the penalties fixed into bookings |
+//! | `register` | the register of Client references, claimed in a booking's transaction |
+//! | [`reference`](mod@reference) | the gateway's own booking references |
+//! | [`events`] | the outbox event every booking change writes in its transaction |
+//! | [`mapping`] | message pieces both kinds write: totals, penalties, guests, list lines |
+//! | [`import`] | the import error and the JSON reader that names a bad entry's path |
+//! | [`values`] | the values of import files and requests: codes, currencies, amounts, dates |
+//! | [`lang`] | the language chosen for texts |
+//! | [`log_text`] | client text as a log line may carry it |
 
 pub mod action;
 pub mod booking;

@@ -7,6 +7,7 @@
 //! | `sqlite` | reads on the calling task; one writer thread with group commit |
 //! | `postgres` | a connection pool; each write in a task of its own; statements prepared once per connection, or unnamed (`statement_cache=off`: behind a pooler in transaction mode) |
 //! | `migrate` | the schema migrations of each backend, safe when instances start together |
+//! | [`recent`] | recent results of the inventory reads of availability (rooms sold, places booked), reused while current |
 //! | [`purge`] | deleting what is kept only for a while: in batches, now and then on every gateway |
 //!
 //! The areas' repos (`requestors::repo`, `activities::repo`, `hotels::repo`) hold all the SQL;

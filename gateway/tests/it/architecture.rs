@@ -682,3 +682,73 @@ fn an_upward_import_a_circle_and_a_broken_contract_are_found() {
         ]
     );
 }
+
+/// The modules a file declares out of line (`mod x;`, `pub mod x;`, `pub(crate) mod x;`).
+fn declared_modules(text: &str) -> BTreeSet<String> {
+    let t = tokens(&strip(text));
+    let mut out = BTreeSet::new();
+    for (i, w) in t.iter().enumerate() {
+        if w == "mod" && t.get(i + 2).is_some_and(|s| s == ";") {
+            out.insert(t[i + 1].clone());
+        }
+    }
+    out
+}
+
+/// The names in the first column of a file's table of files (its first `//!` table whose head
+/// is `| file |` or `| module |`), `mod.rs` left out; `None` when it has no such table.
+fn listed_modules(text: &str) -> Option<BTreeSet<String>> {
+    let mut rows = text.lines().map(str::trim_start).skip_while(|l| {
+        let head = l.strip_prefix("//! |").map(|r| r.split('|').next().unwrap_or_default().trim());
+        !matches!(head, Some("file" | "module"))
+    });
+    rows.next()?;
+    let mut out = BTreeSet::new();
+    for row in rows.skip(1).map_while(|l| l.strip_prefix("//! |")) {
+        let cell = row.split('|').next().unwrap_or_default();
+        for name in cell.split(',') {
+            // `name`, [`name`], [`name`](mod@name), `name/`, `name.rs`
+            let name = name.split('(').next().unwrap_or_default();
+            let name = name.trim().trim_matches(|c| c == '[' || c == ']' || c == '`').trim_end_matches('/');
+            let name = name.trim_end_matches(".rs");
+            if !name.is_empty() && name != "mod" {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Every module of more than one file says what each of its files is, in one table (the
+/// module's `//!` doc), and the table names only files that exist: a newcomer reads the room's
+/// door sign, not the directory listing.
+#[test]
+fn every_module_table_lists_its_files() {
+    let mut wrong = Vec::new();
+    for f in gateway() {
+        let declared = declared_modules(&f.text);
+        let name = if f.module.is_empty() { "lib.rs".to_string() } else { f.module.join("::") };
+        match listed_modules(&f.text) {
+            None if declared.len() > 1 => {
+                wrong.push(format!("{name}: no table of its files (| file | what |) for {declared:?}"))
+            }
+            None => {}
+            Some(listed) => {
+                let missing: Vec<_> = declared.difference(&listed).collect();
+                let stale: Vec<_> = listed.difference(&declared).collect();
+                if !missing.is_empty() || !stale.is_empty() {
+                    wrong.push(format!("{name}: the table omits {missing:?} and lists {stale:?}, which is no file"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "module tables out of date:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_module_table_is_read() {
+    let text = "//! Intro.\n//!\n//! | file | what |\n//! |---|---|\n//! | `mod.rs` | x |\n//! | [`a`], [`b`](mod@b) | y |\n//! | `c/` | z |\n//!\n//! | other | table |\n\nmod a;\npub mod b;\npub(crate) mod c;\nmod tests {}\n";
+    assert_eq!(declared_modules(text), ["a", "b", "c"].into_iter().map(String::from).collect());
+    assert_eq!(listed_modules(text), Some(["a", "b", "c"].into_iter().map(String::from).collect()));
+    assert_eq!(listed_modules("//! | case | status |\n//! |---|---|\n//! | `a` | 1 |\n"), None);
+}

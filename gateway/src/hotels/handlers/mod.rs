@@ -1,5 +1,12 @@
 //! The hotel operations, thin: hotel NBC, the booking read, the booking modify, and (in
 //! their own files) hotel availability and hotel booking.
+//!
+//! | file | operations |
+//! |---|---|
+//! | `mod.rs` | `/hotelnbc`, `/bookread` (a hotel booking), `/bookmodify` |
+//! | `availability` | `/hotelavailability` |
+//! | `reservation` | `/hotelbook` |
+//! | `supply` | `/hotelavailnotif`, `/hotelinvcountnotif`, `/hotelrateamountnotif` |
 
 mod availability;
 mod reservation;

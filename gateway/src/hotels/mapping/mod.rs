@@ -1,5 +1,11 @@
 //! Hotel domain values ↔ OTA messages: a booking as the `HotelResModify` / `HotelReservation`
 //! payload (and the parts of a modify request read back), and a hotel's NBC content.
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | a booking as the read and modify payload; a hotel's NBC content |
+//! | [`offers`] | availability offers → `OTA_HotelAvailRS` room stays |
+//! | [`reservation`] | a hotel booking → `OTA_HotelResRS` |
 
 pub mod offers;
 pub mod reservation;

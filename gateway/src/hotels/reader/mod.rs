@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`availability`] | `OTA_HotelAvailRQ` → an availability query |
 //! | [`reservation`] | `OTA_HotelResRQ` → the booking asked for, priced |
+//! | [`supply`] | the supply notifications → a [`Notification`](crate::hotels::rules::supply::Notification) |
 //! | [`modify`] | `OTA_HotelResModifyRQ` → the booking as it would be after the change |
 //! | `mod.rs` | the parts every request shares: comments, sources, guests' names, boards, item references, the 2016B parts refused |
 

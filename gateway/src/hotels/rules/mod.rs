@@ -1,6 +1,15 @@
 //! The business rules of the hotel operations, on domain values only: what a modify request
 //! changes in the stored booking (minor, major, occupancy, differing data), the dates and
 //! prices of changed room stays, the version check that stops lost updates.
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | the modify rules: what a change is, its dates and prices, the version check |
+//! | [`availability`] | what an availability request asks for, and the offers that answer it |
+//! | [`reservation`] | the booking a `/hotelbook` request asks for, priced, with its penalties |
+//! | [`inventory`] | which rooms a booking holds night by night, and what a change takes or gives back |
+//! | [`supply`] | a supplier's notification: which values of one hotel it sets, and its answer |
+//! | [`outbox`] | the events a hotel booking's change writes for the suppliers of its hotels |
 
 pub mod availability;
 pub mod inventory;
