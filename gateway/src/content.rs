@@ -49,8 +49,8 @@ impl Content {
                         )
                         .await?;
                     let requestors = requestors::Directory::new(requestors::repo::load_all(c).await?);
-                    let activities = activities::repo::load_catalogue(c).await?;
-                    let hotels = hotels::repo::load_catalogue(c).await?;
+                    let activities = activities::repo::catalogue::load_catalogue(c).await?;
+                    let hotels = hotels::repo::catalogue::load_catalogue(c).await?;
                     Ok(Content {
                         version: versions.content,
                         requestors_version: versions.requestors,

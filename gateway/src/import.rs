@@ -105,12 +105,10 @@ async fn store_content(
                     requestors::repo::upsert(c, r, now).await?;
                 }
                 if let Some(a) = &checked.activities {
-                    activities::repo::import(c, a, today, now).await?;
+                    activities::import::write(c, a, today, now).await?;
                 }
                 if let Some(h) = &checked.hotels {
-                    // Each imported booking takes its rooms as the hotel rules say.
-                    hotels::repo::import(c, h, |before, after| hotels::rules::inventory::change(before, Some(after)))
-                        .await?;
+                    hotels::import::write(c, h).await?;
                 }
                 bump_content_version(c).await?;
                 Ok(Some(ImportSummary {

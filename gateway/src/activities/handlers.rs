@@ -5,7 +5,7 @@ use super::Area;
 use super::catalogue::Activity;
 use super::mapping::{self, TextChooser};
 use super::reader;
-use super::repo::{self, CommitError, Committed};
+use super::repo::{self, bookings::CommitError, bookings::Committed};
 use super::rules::{self, ADULT, AvailabilityMode};
 use crate::errors::{Problem, warnings};
 use crate::shared::action::{Action, Asked};
@@ -167,7 +167,7 @@ pub async fn availability(
         .places_booked
         .get_or_read(
             (ids.clone(), from, end),
-            cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked(c, &ids, from, end).await?) })),
+            cx.peek(move |c| Box::pin(async move { Ok(repo::places::places_booked(c, &ids, from, end).await?) })),
         )
         .await?;
     let offers = rules::offers(
@@ -262,8 +262,9 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
         Action::Quote => {
             let key = booking.service_key();
             let date = booking.service_date;
-            let booked =
-                cx.peek(move |c| Box::pin(async move { Ok(repo::places_booked_on(c, &key, date).await?) })).await?;
+            let booked = cx
+                .peek(move |c| Box::pin(async move { Ok(repo::places::places_booked_on(c, &key, date).await?) }))
+                .await?;
             let left = (capacity - booked).max(0);
             if left < size as i64 {
                 return Err(rules::no_availability(&booking.service_code, booking.service_date, left, size).into());
@@ -277,7 +278,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
             let committed = cx
                 .write(move |c| {
                     Box::pin(async move {
-                        repo::commit(c, &requestor, &asked, now).await.map_err(|e| match e {
+                        repo::bookings::commit(c, &requestor, &asked, now).await.map_err(|e| match e {
                             CommitError::Full { left } => {
                                 rules::no_availability(&asked.service_code, asked.service_date, left, size).into()
                             }

@@ -10,9 +10,11 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use super::catalogue::{Activity, ActivityText, ItemText, NearbyHotel, Product, Schedule, Service, Texts};
+use super::repo;
 use crate::shared::cancellation::{self, RuleInput};
 use crate::shared::import::ImportError;
 use crate::shared::values::{self, Amount, Day, de};
+use crate::store::Conn;
 
 /// The demo activities (the value of the import file's `"activities"` part): Mallorca (region
 /// `PMI`, hotels `HTL00042`, `HTL00077`) and Tenerife (region `TFS`, hotels `HTL00110`,
@@ -248,6 +250,36 @@ pub struct ImportedActivities {
     pub activities: Vec<Activity>,
     /// (kind `category` or `type`, code, language, name).
     pub code_names: Vec<(String, String, String, String)>,
+}
+
+/// Writes the activities of an import (each replaces the stored one with its id) and the
+/// names of codes. Fails, naming them, when a product or service with future bookings would
+/// disappear.
+pub(crate) async fn write(
+    c: &mut Conn<'_>,
+    imported: &ImportedActivities,
+    today: NaiveDate,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), ImportError> {
+    for &(code, lang, name) in CATEGORY_NAMES {
+        repo::catalogue::upsert_code_name(c, ("category", code, lang, name), true).await?;
+    }
+    for (kind, code, lang, name) in &imported.code_names {
+        repo::catalogue::upsert_code_name(c, (kind, code, lang, name), false).await?;
+    }
+    for a in &imported.activities {
+        repo::catalogue::replace_activity(c, a, now).await?;
+        if let Some(d) = repo::catalogue::dropped_with_bookings(c, &a.id, today).await? {
+            return Err(ImportError::invalid(
+                format!("activity {:?}", a.id),
+                format!(
+                    "product {:?} service {:?} has bookings from {} on; it cannot be removed (keep it, with places 0 to stop selling it)",
+                    d.product_code, d.service_code, d.first_date
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks every activity and turns it into catalogue values.

@@ -36,7 +36,7 @@ use ota_messages::hotel_res_modify as m;
 
 use super::booking::Booking;
 use super::catalogue::{Activity, ItemText, Texts, iso_duration};
-use super::repo::Stored;
+use super::repo::bookings::Stored;
 use super::rules::{AvailabilityMode, Offer};
 use crate::shared::booking::{BookingHead, CANCELLED, Guest, RESERVED};
 use crate::shared::lang::Languages;

@@ -58,5 +58,5 @@ pub struct Kept {
     /// The places booked per activity, product, service and date that availability read
     /// recently (see [`crate::store::recent`]), keyed by the activities and the first and last
     /// date asked for.
-    pub(crate) places_booked: RecentReads<(Vec<String>, NaiveDate, NaiveDate), repo::BookedPlaces>,
+    pub(crate) places_booked: RecentReads<(Vec<String>, NaiveDate, NaiveDate), repo::places::BookedPlaces>,
 }

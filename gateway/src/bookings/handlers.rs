@@ -15,7 +15,7 @@ use crate::activities::{self, mapping as activity_mapping, repo as activity_repo
 use crate::errors::{Problem, warnings};
 use crate::hotels::booking::Booking as HotelBooking;
 use crate::hotels::catalogue::Catalogue as HotelCatalogue;
-use crate::hotels::repo::{self as hotel_repo, InventoryError, Lookup};
+use crate::hotels::repo::{self as hotel_repo, find::Lookup, rooms::InventoryError};
 use crate::hotels::rules::{inventory, next_update, outbox as hotel_outbox};
 use crate::hotels::{self, mapping as hotel_mapping};
 use crate::shared::action::Action;
@@ -49,9 +49,9 @@ async fn one(
     let (owner, reference) = (cx.requestor.id.clone(), id.clone());
     let lookup = cx
         .peek(move |c| {
-            Box::pin(
-                async move { Ok(hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?) },
-            )
+            Box::pin(async move {
+                Ok(hotel_repo::find::find_by_reference(c, &owner, &reference, by_client, by_internal).await?)
+            })
         })
         .await?;
     let kept = hotels.kept.clone();
@@ -69,11 +69,11 @@ async fn one(
             cx.read(move |c| {
                 Box::pin(async move {
                     let Lookup::Found(at) =
-                        hotel_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?
+                        hotel_repo::find::find_by_reference(c, &owner, &reference, by_client, by_internal).await?
                     else {
                         return Ok(None);
                     };
-                    let loaded = Arc::new(hotel_repo::load(c, at.id).await?);
+                    let loaded = Arc::new(hotel_repo::find::load(c, at.id).await?);
                     kept.bookings.put(at, loaded.clone());
                     Ok(Some(loaded))
                 })
@@ -112,7 +112,7 @@ async fn read_activity(
     let found = cx
         .read(move |c| {
             Box::pin(async move {
-                Ok(activity_repo::find_by_reference(c, &owner, &reference, by_client, by_internal).await?)
+                Ok(activity_repo::bookings::find_by_reference(c, &owner, &reference, by_client, by_internal).await?)
             })
         })
         .await?;
@@ -146,8 +146,8 @@ async fn list(cx: &Ctx, rq: &read::OtaReadRq) -> Result<read::OtaResRetrieveRs, 
     let (hotels, activities) = cx
         .read(move |c| {
             Box::pin(async move {
-                let hotels = hotel_repo::list(c, &owner, by, start, end, status.as_deref()).await?;
-                let activities = activity_repo::list(c, &owner, by, start, end, status.as_deref()).await?;
+                let hotels = hotel_repo::find::list(c, &owner, by, start, end, status.as_deref()).await?;
+                let activities = activity_repo::bookings::list(c, &owner, by, start, end, status.as_deref()).await?;
                 Ok((hotels, activities))
             })
         })
@@ -211,7 +211,7 @@ enum Found {
     /// A hotel booking: its row id, the booking, the item named.
     Hotel(i64, HotelBooking, Option<u64>),
     /// An activity booking, and whether its item was named.
-    Activity(activity_repo::Stored, bool),
+    Activity(activity_repo::bookings::Stored, bool),
 }
 
 impl Found {
@@ -260,13 +260,15 @@ impl Job {
     async fn find(&self, c: &mut Conn<'_>) -> Result<Found, OpError> {
         let t = &self.target;
         if t.item {
-            if let Some((id, index)) = hotel_repo::find_item(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
-                return Ok(Found::Hotel(id, hotel_repo::load(c, id).await?, Some(index)));
+            if let Some((id, index)) =
+                hotel_repo::find::find_item(c, &self.owner, &t.id, t.by_client, t.by_internal).await?
+            {
+                return Ok(Found::Hotel(id, hotel_repo::find::load(c, id).await?, Some(index)));
             }
             // An activity booking's one item is `{Internal reference}-1`.
             if t.by_internal
                 && let Some(internal) = t.id.strip_suffix("-1")
-                && let Some(s) = activity_repo::find_stored(c, &self.owner, internal, true).await?
+                && let Some(s) = activity_repo::bookings::find_stored(c, &self.owner, internal, true).await?
             {
                 return Ok(Found::Activity(s, true));
             }
@@ -275,11 +277,13 @@ impl Job {
         // Hotel bookings first, then activity bookings: the order of `/bookread`, so that a
         // reference reads and cancels the same booking.
         if let Lookup::Found(at) =
-            hotel_repo::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await?
+            hotel_repo::find::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await?
         {
-            return Ok(Found::Hotel(at.id, hotel_repo::load(c, at.id).await?, None));
+            return Ok(Found::Hotel(at.id, hotel_repo::find::load(c, at.id).await?, None));
         }
-        if let Some(s) = activity_repo::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await? {
+        if let Some(s) =
+            activity_repo::bookings::find_by_reference(c, &self.owner, &t.id, t.by_client, t.by_internal).await?
+        {
             return Ok(Found::Activity(s, false));
         }
         Err(rules::not_found(&t.id).into())
@@ -309,9 +313,9 @@ impl Job {
             let done = match &found {
                 Found::Hotel(id, stored, _) => {
                     let after = rules::cancel_hotel(stored, &outcome, next_update(stored.updated, self.now));
-                    if hotel_repo::update(c, *id, &after, stored.updated).await? {
+                    if hotel_repo::save::update(c, *id, &after, stored.updated).await? {
                         // Giving back never runs out of rooms: only a store failure can stop it.
-                        hotel_repo::apply_inventory(c, &inventory::change(Some(stored), Some(&after)), false)
+                        hotel_repo::rooms::apply_inventory(c, &inventory::change(Some(stored), Some(&after)), false)
                             .await
                             .map_err(|e| match e {
                                 InventoryError::Store(e) => OpError::Store(e),
@@ -320,15 +324,20 @@ impl Job {
                                 ))),
                             })?;
                         // In the same transaction: the suppliers of its hotels are told.
-                        hotel_repo::record_events(c, &after, &hotel_outbox::events(Some(stored), &after)).await?;
+                        hotel_repo::save::record_events(c, &after, &hotel_outbox::events(Some(stored), &after)).await?;
                         true
                     } else {
                         false
                     }
                 }
                 Found::Activity(s, _) => {
-                    activity_repo::cancel(c, s, Cancellation { at: outcome.at, penalty: outcome.cost.amount }, self.utc)
-                        .await?
+                    activity_repo::bookings::cancel(
+                        c,
+                        s,
+                        Cancellation { at: outcome.at, penalty: outcome.cost.amount },
+                        self.utc,
+                    )
+                    .await?
                 }
             };
             if done {

@@ -18,7 +18,7 @@ use chrono::NaiveDateTime;
 use ota_messages::common::{ErrorCode, ErrorWarningType};
 use rust_decimal::Decimal;
 
-use crate::activities::repo::Stored as ActivityStored;
+use crate::activities::repo::bookings::Stored as ActivityStored;
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking as HotelBooking, CANCELLED};
 use crate::shared::booking::Kind;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use chrono::NaiveDate;
 
 use super::booking::Booking;
-use super::repo::BookingRef;
+use super::repo::find::BookingRef;
 use super::rules::inventory::Rooms;
 use crate::store::recent::RecentReads;
 

@@ -65,7 +65,7 @@ pub async fn purge_past_supply(
 ) -> Result<u64, crate::store::StoreError> {
     let first = first_kept_night(now);
     crate::store::purge::in_batches(store, move |c| {
-        Box::pin(async move { repo::purge_supply_before(c, first, crate::store::purge::BATCH).await })
+        Box::pin(async move { repo::supply::purge_supply_before(c, first, crate::store::purge::BATCH).await })
     })
     .await
 }
@@ -92,9 +92,9 @@ pub async fn supply_changes(
         .peek(move |c| {
             Box::pin(async move {
                 // The version first: values read after it may be newer, never older.
-                let version = repo::supply_version(c).await?;
+                let version = repo::supply::supply_version(c).await?;
                 let mut changed = std::collections::HashMap::new();
-                repo::read_supply(c, after, &mut changed).await?;
+                repo::supply::read_supply(c, after, &mut changed).await?;
                 Ok::<_, crate::store::StoreError>((version, changed))
             })
         })

@@ -267,10 +267,10 @@ pub(crate) async fn load(store: &Store, e: &EventRow) -> Result<Option<Loaded>, 
             Box::pin(async move {
                 let Some((id, owner)) = repo::booking_of(c, kind, &reference).await? else { return Ok(None) };
                 Ok(match kind {
-                    Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::load(c, id).await?)),
-                    Kind::Activity => {
-                        crate::activities::repo::find_stored(c, &owner, &reference, true).await?.map(Loaded::Activity)
-                    }
+                    Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::find::load(c, id).await?)),
+                    Kind::Activity => crate::activities::repo::bookings::find_stored(c, &owner, &reference, true)
+                        .await?
+                        .map(Loaded::Activity),
                 })
             })
         })

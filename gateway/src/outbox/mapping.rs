@@ -16,7 +16,7 @@ use ota_messages::runtime::{self as rt, Message, Response};
 
 use crate::activities::catalogue::Catalogue as ActivityCatalogue;
 use crate::activities::mapping as activity_mapping;
-use crate::activities::repo::Stored as ActivityStored;
+use crate::activities::repo::bookings::Stored as ActivityStored;
 use crate::hotels::booking::Booking as HotelBooking;
 use crate::hotels::catalogue::Catalogue as HotelCatalogue;
 use crate::hotels::mapping::{self as hotel_mapping, reservation as hotel_reservation};

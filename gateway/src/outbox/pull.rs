@@ -38,10 +38,12 @@ pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaRes
                     let kind = if u.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
                     let Some((id, owner)) = repo::booking_of(c, kind, &u.booking_ref).await? else { continue };
                     let loaded = match kind {
-                        Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::load(c, id).await?)),
-                        Kind::Activity => crate::activities::repo::find_stored(c, &owner, &u.booking_ref, true)
-                            .await?
-                            .map(Loaded::Activity),
+                        Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::find::load(c, id).await?)),
+                        Kind::Activity => {
+                            crate::activities::repo::bookings::find_stored(c, &owner, &u.booking_ref, true)
+                                .await?
+                                .map(Loaded::Activity)
+                        }
                     };
                     out.extend(loaded.map(|l| (l, u.hotel_code)));
                 }

@@ -1,11 +1,19 @@
 //! Activity bookings: a Commit (once per Client reference, never beyond the places), finding
 //! one by reference, lists by date, loading and cancelling.
 
+use super::places::places_booked_on;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use rust_decimal::Decimal;
 
-use super::*;
+use crate::activities::booking::{Booking, Participant, Pickup};
+use crate::shared::booking::{BookingHead, Kind, ListDate};
+use crate::shared::cancellation::{Cancellation, Penalty};
 use crate::shared::events::{self, EventKind};
+use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
+use crate::shared::reference;
+use crate::shared::register::{self, Claim};
+use crate::store::row;
+use crate::store::{Conn, Scalar, StoreError};
 
 /// The outcome of a Commit.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,12 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use rust_decimal::Decimal;
 
-use super::*;
+use crate::activities::catalogue::{
+    Activity, ActivityText, Catalogue, ItemText, NearbyHotel, Product, Schedule, Service, Texts,
+};
+use crate::shared::policy_repo::{self};
+use crate::store::row;
+use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// An `activity` row.
@@ -273,62 +278,50 @@ fn service(
     }
 }
 
-/// Writes the activities of an import (each replaces the stored one with its id) and the
-/// names of codes. Fails, naming them, when a product or service with future bookings would
-/// disappear.
-pub(crate) async fn import(
+/// Adds the name of a code in a language, or renames it; `keep` leaves a stored name as it is.
+pub(crate) async fn upsert_code_name(
     c: &mut Conn<'_>,
-    imported: &ImportedActivities,
-    today: NaiveDate,
-    now: DateTime<Utc>,
-) -> Result<(), ImportError> {
-    for (code, lang, name) in CATEGORY_NAMES {
-        c.execute(
-            "INSERT INTO activity_code_text (kind, code, lang, name) VALUES ('category', $1, $2, $3) ON CONFLICT (kind, code, lang) DO NOTHING",
-            &[code, lang, name],
-        )
-        .await?;
-    }
-    for (kind, code, lang, name) in &imported.code_names {
-        c.execute(
-            "INSERT INTO activity_code_text (kind, code, lang, name) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (kind, code, lang) DO UPDATE SET name = excluded.name",
-            &[kind, code, lang, name],
-        )
-        .await?;
-    }
-    for a in &imported.activities {
-        replace_activity(c, a, now).await?;
-        let dropped: Vec<DroppedRow> = c
-            .query(
-                "SELECT b.product_code, b.service_code, min(b.date) FROM activity_places_booked b
-                 WHERE b.activity_id = $1 AND b.date >= $2 AND b.places > 0
-                   AND NOT EXISTS (SELECT 1 FROM activity_service s JOIN activity_product p ON p.id = s.product_id
-                                   WHERE p.activity_id = b.activity_id AND p.code = b.product_code AND s.code = b.service_code)
-                 GROUP BY b.product_code, b.service_code ORDER BY b.product_code, b.service_code",
-                &[&a.id, &today],
-            )
-            .await?;
-        if let Some(d) = dropped.first() {
-            return Err(ImportError::invalid(
-                format!("activity {:?}", a.id),
-                format!(
-                    "product {:?} service {:?} has bookings from {} on; it cannot be removed (keep it, with places 0 to stop selling it)",
-                    d.product_code, d.service_code, d.first_date
-                ),
-            ));
-        }
-    }
+    (kind, code, lang, name): (&str, &str, &str, &str),
+    keep: bool,
+) -> Result<(), StoreError> {
+    let on_conflict = if keep { "DO NOTHING" } else { "DO UPDATE SET name = excluded.name" };
+    c.execute(
+        &format!(
+            "INSERT INTO activity_code_text (kind, code, lang, name) VALUES ($1, $2, $3, $4) ON CONFLICT (kind, code, lang) {on_conflict}"
+        ),
+        &[&kind, &code, &lang, &name],
+    )
+    .await?;
     Ok(())
+}
+
+/// The first product and service of an activity, in code order, that has places booked from
+/// `today` on but is no longer stored (an import removed it).
+pub(crate) async fn dropped_with_bookings(
+    c: &mut Conn<'_>,
+    activity_id: &str,
+    today: NaiveDate,
+) -> Result<Option<DroppedRow>, StoreError> {
+    let dropped: Vec<DroppedRow> = c
+        .query(
+            "SELECT b.product_code, b.service_code, min(b.date) FROM activity_places_booked b
+             WHERE b.activity_id = $1 AND b.date >= $2 AND b.places > 0
+               AND NOT EXISTS (SELECT 1 FROM activity_service s JOIN activity_product p ON p.id = s.product_id
+                               WHERE p.activity_id = b.activity_id AND p.code = b.product_code AND s.code = b.service_code)
+             GROUP BY b.product_code, b.service_code ORDER BY b.product_code, b.service_code",
+            &[&activity_id, &today],
+        )
+        .await?;
+    Ok(dropped.into_iter().next())
 }
 
 row! {
     /// A product and service with future bookings that an import removes.
-    struct DroppedRow { product_code: String, service_code: String, first_date: NaiveDate }
+    pub(crate) struct DroppedRow { product_code: String, service_code: String, first_date: NaiveDate }
 }
 
 /// Replaces one activity and everything it holds (its bookings and places booked stay).
-async fn replace_activity(c: &mut Conn<'_>, a: &Activity, now: DateTime<Utc>) -> Result<(), StoreError> {
+pub(crate) async fn replace_activity(c: &mut Conn<'_>, a: &Activity, now: DateTime<Utc>) -> Result<(), StoreError> {
     c.execute("DELETE FROM activity WHERE id = $1", &[&a.id]).await?;
     c.execute(
         "INSERT INTO activity (id, address, city, postal_code, country_code, country_name, region_code, region_name,

@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 
-use super::*;
+use crate::activities::booking::ServiceKey;
+use crate::store::row;
+use crate::store::{Conn, Param, Scalar, StoreError};
 
 row! {
     /// An `activity_places_booked` row.

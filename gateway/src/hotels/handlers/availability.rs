@@ -34,7 +34,7 @@ pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaHotelAvailRq) -> Result
                 cx.peek(move |c| {
                     Box::pin(async move {
                         let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
-                        Ok(repo::rooms_sold(c, &codes, first, last).await?)
+                        Ok(repo::rooms::rooms_sold(c, &codes, first, last).await?)
                     })
                 }),
             )

@@ -28,7 +28,7 @@ use super::catalogue::Catalogue;
 use super::import::MAX_ROOMS;
 use super::mapping;
 use super::reader::modify;
-use super::repo::{self, InventoryError, Lookup};
+use super::repo::{self, find::Lookup, rooms::InventoryError};
 use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
 use crate::errors::{Problem, warnings};
 use crate::shared::action::{Action, Asked};
@@ -202,7 +202,7 @@ async fn check_inventory(c: &mut Conn<'_>, change: &Rooms, hotels: &Catalogue) -
     let Some((codes, first, last)) = inventory::taken_span(change) else {
         return Ok(());
     };
-    let sold = repo::rooms_sold(c, &codes, first, last).await?;
+    let sold = repo::rooms::rooms_sold(c, &codes, first, last).await?;
     match inventory::first_short(change, hotels, &sold) {
         None => Ok(()),
         Some((night, Some(left))) => Err(InventoryError::Full { night: night.clone(), left }),
@@ -237,7 +237,7 @@ impl Change {
     async fn plan(&self, c: &mut Conn<'_>, commit: bool) -> Result<(i64, Booking, Booking), OpError> {
         let tag = format!("{BASE}/ResGlobalInfo/HotelReservationIDs");
         let reference = self.internal.as_deref().or(self.client.as_deref()).unwrap_or_default();
-        let id = match repo::find(c, &self.owner, self.client.as_deref(), self.internal.as_deref()).await? {
+        let id = match repo::find::find(c, &self.owner, self.client.as_deref(), self.internal.as_deref()).await? {
             Lookup::Found(at) => at.id,
             Lookup::NotFound => {
                 return Err(Problem::biz(
@@ -256,7 +256,7 @@ impl Change {
                 .into());
             }
         };
-        let stored = repo::load(c, id).await?;
+        let stored = repo::find::load(c, id).await?;
         if stored.is_cancelled() {
             return Err(Problem::biz(
                 ErrorCode::BookingAlreadyCancelled,
@@ -286,7 +286,7 @@ impl Change {
             return Ok(stored);
         }
         desired.updated = rules::next_update(stored.updated, self.now);
-        if !repo::update(c, id, &desired, stored.updated).await? {
+        if !repo::save::update(c, id, &desired, stored.updated).await? {
             return Err(Problem::biz(
                 ErrorCode::RequestedActionNotPossible,
                 "Booking not changed – it was changed at the same time by another request; read it again.",
@@ -296,9 +296,9 @@ impl Change {
         }
         // In the same transaction: new dates or room types take rooms, the old ones are given back.
         let taken = inventory::change(Some(&stored), Some(&desired));
-        repo::apply_inventory(c, &taken, false).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
+        repo::rooms::apply_inventory(c, &taken, false).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         // In the same transaction: the suppliers of its hotels are told.
-        repo::record_events(c, &desired, &rules::outbox::events(Some(&stored), &desired)).await?;
+        repo::save::record_events(c, &desired, &rules::outbox::events(Some(&stored), &desired)).await?;
         Ok(desired)
     }
 }

@@ -8,7 +8,7 @@ use crate::hotels::Area;
 use crate::hotels::booking::{Booking, Company};
 use crate::hotels::mapping::reservation as mapping;
 use crate::hotels::reader::reservation as reader;
-use crate::hotels::repo::{self, CommitError, Committed};
+use crate::hotels::repo::{self, save::CommitError, save::Committed};
 use crate::hotels::rules::MAX_PROBLEMS;
 use crate::hotels::rules::inventory;
 use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
@@ -84,13 +84,13 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
 /// reference), or else `b` stored under a new Internal reference with its rooms taken (never
 /// beyond those on sale). On an error the transaction is rolled back.
 async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, CommitError> {
-    if let Some(existing) = repo::claim(c, b).await? {
+    if let Some(existing) = repo::save::claim(c, b).await? {
         return Ok(Committed::Existing(existing));
     }
-    let internal = repo::free_reference(c).await?;
+    let internal = repo::save::free_reference(c).await?;
     let booked = rules::with_reference(b.clone(), &internal);
-    repo::insert(c, &booked).await?;
-    repo::apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
-    repo::record_events(c, &booked, &crate::hotels::rules::outbox::events(None, &booked)).await?;
+    repo::save::insert(c, &booked).await?;
+    repo::rooms::apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
+    repo::save::record_events(c, &booked, &crate::hotels::rules::outbox::events(None, &booked)).await?;
     Ok(Committed::New(booked))
 }

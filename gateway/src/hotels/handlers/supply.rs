@@ -13,7 +13,7 @@ use crate::errors::warnings;
 use crate::hotels::Area;
 use crate::hotels::booking::Night;
 use crate::hotels::reader::supply::{self, Read};
-use crate::hotels::repo::{self, Written};
+use crate::hotels::repo::{self, supply::Written};
 use crate::hotels::rules::supply::{Applied, Change, Notification};
 use crate::shared::context::{Ctx, OpError};
 use crate::store::{Conn, StoreError};
@@ -23,7 +23,7 @@ use crate::store::{Conn, StoreError};
 /// version, then each value unless a newer notification set it.
 pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied, StoreError> {
     c.lock_hotels(&[n.hotel.as_str()], true).await?;
-    let version = repo::next_supply_version(c).await?;
+    let version = repo::supply::next_supply_version(c).await?;
     let mut applied = Applied::default();
     let hotel = n.hotel.as_str();
     for item in &n.items {
@@ -32,29 +32,34 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
             let at = (hotel, room, day);
             let night = Night { hotel: hotel.to_string(), room_type: room.to_string(), night: day };
             let (written, rooms) = match &item.change {
-                Change::SetRooms(rooms) => (repo::set_rooms(c, at, Some(*rooms), n.stamp, false, version).await?, true),
-                Change::ContentRooms => (repo::set_rooms(c, at, None, n.stamp, false, version).await?, true),
+                Change::SetRooms(rooms) => {
+                    (repo::supply::set_rooms(c, at, Some(*rooms), n.stamp, false, version).await?, true)
+                }
+                Change::ContentRooms => (repo::supply::set_rooms(c, at, None, n.stamp, false, version).await?, true),
                 Change::RemainingRooms(left) => {
-                    let rooms = u32::try_from(repo::sold_on(c, &night).await?.saturating_add(i64::from(*left)))
+                    let rooms = u32::try_from(repo::rooms::sold_on(c, &night).await?.saturating_add(i64::from(*left)))
                         .unwrap_or(u32::MAX);
-                    (repo::set_rooms(c, at, Some(rooms), n.stamp, false, version).await?, true)
+                    (repo::supply::set_rooms(c, at, Some(rooms), n.stamp, false, version).await?, true)
                 }
                 Change::AdjustRooms(by) => {
-                    let now = repo::on_sale(c, &night).await?.unwrap_or(0);
+                    let now = repo::rooms::on_sale(c, &night).await?.unwrap_or(0);
                     let rooms = u32::try_from(now.saturating_add(*by).max(0)).unwrap_or(u32::MAX);
-                    match repo::set_rooms(c, at, Some(rooms), n.stamp, true, version).await? {
+                    match repo::supply::set_rooms(c, at, Some(rooms), n.stamp, true, version).await? {
                         // The same notification again: already applied, not older.
-                        Written::Older if repo::rooms_stamp(c, at).await? == Some(n.stamp) => {
+                        Written::Older if repo::supply::rooms_stamp(c, at).await? == Some(n.stamp) => {
                             continue;
                         }
                         written => (written, true),
                     }
                 }
-                Change::Restriction { board, kind, value } => {
-                    (repo::set_restriction(c, (hotel, room, board, day), *kind, *value, n.stamp, version).await?, false)
-                }
+                Change::Restriction { board, kind, value } => (
+                    repo::supply::set_restriction(c, (hotel, room, board, day), *kind, *value, n.stamp, version)
+                        .await?,
+                    false,
+                ),
                 Change::Rate { board, currency, guests, amount } => (
-                    repo::set_rate(c, (hotel, room, board, currency, day), *guests, *amount, n.stamp, version).await?,
+                    repo::supply::set_rate(c, (hotel, room, board, currency, day), *guests, *amount, n.stamp, version)
+                        .await?,
                     false,
                 ),
             };
@@ -63,8 +68,10 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                 Written::Yes => {
                     applied.written += 1;
                     if rooms {
-                        let (on_sale, sold) =
-                            (repo::on_sale(c, &night).await?.unwrap_or(0), repo::sold_on(c, &night).await?);
+                        let (on_sale, sold) = (
+                            repo::rooms::on_sale(c, &night).await?.unwrap_or(0),
+                            repo::rooms::sold_on(c, &night).await?,
+                        );
                         if sold > on_sale {
                             applied.below_sold.push((
                                 item.tag.clone(),

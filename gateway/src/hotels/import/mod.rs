@@ -10,10 +10,16 @@ pub use input::*;
 use std::collections::{BTreeMap, HashSet};
 
 use super::booking::{self, Booking};
+use super::catalogue::Catalogue;
 use super::catalogue::{Allotment, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType};
+use super::repo;
+use super::rules::inventory;
+use crate::shared::booking::Kind;
 use crate::shared::cancellation;
 use crate::shared::import::ImportError;
+use crate::shared::register::{self, Claim};
 use crate::shared::values;
+use crate::store::Conn;
 
 /// The demo content (`demo/hotels.json`): four hotels in Mallorca and Barcelona, their rates,
 /// and bookings of the requestors `DEMO` and `PARTNER2`.
@@ -65,6 +71,101 @@ pub fn validate(input: &HotelsInput) -> Result<ImportedHotels, ImportError> {
         out.bookings.push(booking(b).map_err(|e| ImportError::invalid(&entry, e))?);
     }
     Ok(out)
+}
+
+/// Writes the hotels part of an import: boards and hotels upserted by code (a hotel's texts,
+/// contacts, room types, rates and images replaced), bookings replaced whole by Internal
+/// reference, their unpriced rooms priced from the rates as stored after this import; each
+/// imported booking takes its rooms as the hotel rules say.
+pub(crate) async fn write(c: &mut Conn<'_>, imported: &ImportedHotels) -> Result<(), ImportError> {
+    for (code, name) in &imported.boards {
+        repo::catalogue::upsert_board(c, code, name).await?;
+    }
+    let known = repo::catalogue::board_codes(c).await?;
+    for h in &imported.hotels {
+        if let Some(rate) = h.rates.iter().find(|r| !known.contains(&r.board)) {
+            return Err(ImportError::invalid(
+                format!("hotel {:?}", h.code),
+                format!("rate of {}: board {:?} is not known", rate.room, rate.board),
+            ));
+        }
+        repo::catalogue::replace_hotel(c, h).await?;
+    }
+    if imported.bookings.is_empty() {
+        return Ok(());
+    }
+    let catalogue = repo::catalogue::load_catalogue(c).await?;
+    for b in &imported.bookings {
+        let entry = format!("booking {:?}", b.internal_ref);
+        let priced = priced(&catalogue, b, &entry)?;
+        // The booking this one replaces gives back its rooms and its Client reference.
+        let before = match repo::find::id_by_internal(c, &b.internal_ref).await? {
+            Some(id) => Some(repo::find::load(c, id).await?),
+            None => None,
+        };
+        if register::internal_of_activity(c, &b.internal_ref).await? {
+            return Err(ImportError::invalid(entry, "the Internal reference is an activity booking's"));
+        }
+        if let Some(old) = &before {
+            if old.owner != b.owner {
+                return Err(ImportError::invalid(
+                    entry,
+                    format!("the booking is {:?}'s; an import does not give it to another requestor", old.owner),
+                ));
+            }
+            repo::save::delete_by_internal(c, &b.internal_ref).await?;
+            register::release(c, &old.owner, &old.client_ref, Kind::Hotel).await?;
+        }
+        match register::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
+            Claim::Claimed => {}
+            Claim::Taken(kind) => {
+                let other = match kind {
+                    Kind::Hotel => "a hotel booking",
+                    Kind::Activity => "an activity booking",
+                };
+                return Err(ImportError::invalid(
+                    entry,
+                    format!("client_ref {:?} of {:?} is already {other}'s", b.client_ref, b.owner),
+                ));
+            }
+        }
+        repo::save::insert(c, &priced).await?;
+        // An imported booking records what exists: its rooms count as sold even beyond those on sale.
+        let taken = inventory::change(before.as_ref(), Some(&priced));
+        repo::rooms::apply_inventory(c, &taken, true).await.map_err(|e| match e {
+            repo::rooms::InventoryError::Store(e) => ImportError::Store(e),
+            other => ImportError::invalid(&entry, other.to_string()),
+        })?;
+    }
+    Ok(())
+}
+
+/// An imported booking with its hotels and boards checked, each room stay without a total
+/// priced from the rates, and without penalties given its hotel's policy's.
+fn priced(catalogue: &Catalogue, b: &Booking, entry: &str) -> Result<Booking, ImportError> {
+    let mut priced = b.clone();
+    for (i, r) in priced.rooms.iter_mut().enumerate() {
+        let Some(hotel) = catalogue.hotel(&r.hotel) else {
+            return Err(ImportError::invalid(entry, format!("room stay {}: hotel {:?} is not known", i + 1, r.hotel)));
+        };
+        if !catalogue.is_board(&r.board) {
+            return Err(ImportError::invalid(entry, format!("room stay {}: board {:?} is not known", i + 1, r.board)));
+        }
+        if r.total.is_none() {
+            let guests = u32::try_from(r.guests.len()).unwrap_or(u32::MAX);
+            let total = catalogue
+                .price(&r.hotel, r.base_room_type(), &r.board, &b.currency, (r.start, r.end), guests)
+                .map_err(|e| {
+                    let room = format!("{} {} {}", r.hotel, r.room_type, r.board);
+                    ImportError::invalid(entry, format!("room stay {} ({room}) cannot be priced: {e}", i + 1))
+                })?;
+            r.total = Some(total);
+        }
+        if r.penalties.is_empty() {
+            r.penalties = hotel.cancellation.penalties(r.starts_at());
+        }
+    }
+    Ok(priced)
 }
 
 fn texts<I, T>(input: &BTreeMap<String, I>, f: impl Fn(&I) -> T) -> Result<BTreeMap<String, T>, String> {

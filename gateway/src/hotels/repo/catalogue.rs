@@ -1,12 +1,20 @@
 //! The catalogue's SQL: loaded whole into memory, written by imports (hotels replaced whole,
 //! with the bookings of the import file).
 
+use super::supply::read_supply;
+use super::supply::supply_version;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::*;
+use super::{group, signed, unsigned};
+use crate::hotels::catalogue::{
+    Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType,
+};
+use crate::shared::policy_repo::{self, CancelRuleRow};
+use crate::store::row;
+use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `hotel` row.
@@ -78,9 +86,9 @@ row! {
 pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreError> {
     // The version first: values read after it may be newer, never older (a later poll reads
     // them again).
-    let supply_version = super::supply_version(c).await?;
+    let supply_version = supply_version(c).await?;
     let mut supply = HashMap::new();
-    super::read_supply(c, -1, &mut supply).await?;
+    read_supply(c, -1, &mut supply).await?;
     let hotels: Vec<HotelRow> = c
         .query(
             "SELECT code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text, latitude, longitude,
@@ -276,121 +284,24 @@ fn hotel_images(
     Ok(out)
 }
 
-/// Writes the hotels part of an import: boards and hotels upserted by code (a hotel's texts,
-/// contacts, room types, rates and images replaced), bookings replaced whole by Internal
-/// reference, their unpriced rooms priced from the rates as stored after this import.
-/// `taken`: the rooms an imported booking takes in place of the one it replaces (a rule).
-pub(crate) async fn import(
-    c: &mut Conn<'_>,
-    imported: &ImportedHotels,
-    taken: impl Fn(Option<&Booking>, &Booking) -> Rooms,
-) -> Result<(), ImportError> {
-    for (code, name) in &imported.boards {
-        c.execute("INSERT INTO hotel_board (code, name) VALUES ($1, $2) ON CONFLICT (code) DO UPDATE SET name = excluded.name", &[code, name]).await?;
-    }
-    let known: Vec<Scalar<String>> = c.query("SELECT code FROM hotel_board", &[]).await?;
-    for h in &imported.hotels {
-        if let Some(rate) = h.rates.iter().find(|r| !known.iter().any(|Scalar(b)| *b == r.board)) {
-            return Err(ImportError::invalid(
-                format!("hotel {:?}", h.code),
-                format!("rate of {}: board {:?} is not known", rate.room, rate.board),
-            ));
-        }
-        replace_hotel(c, h).await?;
-    }
-    if imported.bookings.is_empty() {
-        return Ok(());
-    }
-    let catalogue = load_catalogue(c).await?;
-    for b in &imported.bookings {
-        let entry = format!("booking {:?}", b.internal_ref);
-        let mut priced = b.clone();
-        for (i, r) in priced.rooms.iter_mut().enumerate() {
-            let Some(hotel) = catalogue.hotel(&r.hotel) else {
-                return Err(ImportError::invalid(
-                    &entry,
-                    format!("room stay {}: hotel {:?} is not known", i + 1, r.hotel),
-                ));
-            };
-            if !catalogue.is_board(&r.board) {
-                return Err(ImportError::invalid(
-                    &entry,
-                    format!("room stay {}: board {:?} is not known", i + 1, r.board),
-                ));
-            }
-            if r.total.is_none() {
-                let total = catalogue
-                    .price(
-                        &r.hotel,
-                        r.base_room_type(),
-                        &r.board,
-                        &b.currency,
-                        (r.start, r.end),
-                        u32::try_from(r.guests.len()).unwrap_or(u32::MAX),
-                    )
-                    .map_err(|e| {
-                        ImportError::invalid(
-                            &entry,
-                            format!(
-                                "room stay {} ({} {} {}) cannot be priced: {e}",
-                                i + 1,
-                                r.hotel,
-                                r.room_type,
-                                r.board
-                            ),
-                        )
-                    })?;
-                r.total = Some(total);
-            }
-            if r.penalties.is_empty() {
-                r.penalties = hotel.cancellation.penalties(r.starts_at());
-            }
-        }
-        // The booking this one replaces gives back its rooms and its Client reference.
-        let before = match c
-            .query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref])
-            .await?
-        {
-            Some(Scalar(id)) => Some(load(c, id).await?),
-            None => None,
-        };
-        if register::internal_of_activity(c, &b.internal_ref).await? {
-            return Err(ImportError::invalid(entry, "the Internal reference is an activity booking's"));
-        }
-        if let Some(old) = &before {
-            if old.owner != b.owner {
-                return Err(ImportError::invalid(
-                    entry,
-                    format!("the booking is {:?}'s; an import does not give it to another requestor", old.owner),
-                ));
-            }
-            c.execute("DELETE FROM hotel_booking WHERE internal_ref = $1", &[&b.internal_ref]).await?;
-            register::release(c, &old.owner, &old.client_ref, Kind::Hotel).await?;
-        }
-        match register::claim(c, &b.owner, &b.client_ref, Kind::Hotel).await? {
-            Claim::Claimed => {}
-            Claim::Taken(kind) => {
-                let other = match kind {
-                    Kind::Hotel => "a hotel booking",
-                    Kind::Activity => "an activity booking",
-                };
-                return Err(ImportError::invalid(
-                    entry,
-                    format!("client_ref {:?} of {:?} is already {other}'s", b.client_ref, b.owner),
-                ));
-            }
-        }
-        insert(c, &priced).await?;
-        // An imported booking records what exists: its rooms count as sold even beyond those on sale.
-        apply_inventory(c, &taken(before.as_ref(), &priced), true).await.map_err(|e| match e {
-            InventoryError::Store(e) => ImportError::Store(e),
-            other => ImportError::invalid(&entry, other.to_string()),
-        })?;
-    }
+/// Adds a board, or renames it.
+pub(crate) async fn upsert_board(c: &mut Conn<'_>, code: &str, name: &str) -> Result<(), StoreError> {
+    c.execute(
+        "INSERT INTO hotel_board (code, name) VALUES ($1, $2) ON CONFLICT (code) DO UPDATE SET name = excluded.name",
+        &[&code, &name],
+    )
+    .await?;
     Ok(())
 }
 
-async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
+/// The codes of every board stored.
+pub(crate) async fn board_codes(c: &mut Conn<'_>) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<Scalar<String>> = c.query("SELECT code FROM hotel_board", &[]).await?;
+    Ok(rows.into_iter().map(|Scalar(code)| code).collect())
+}
+
+/// Stores a hotel by its code: its texts, contacts, room types, rates and images replaced.
+pub(crate) async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
     let (latitude, longitude) = (h.position.map(|p| p.0), h.position.map(|p| p.1));
     c.execute(
         "INSERT INTO hotel (code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text,

@@ -6,7 +6,16 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{Days, NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
 
-use super::*;
+use super::{group, unsigned};
+use crate::hotels::booking::{
+    Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, Room, RoomReference, RoomSource, Service,
+    TransferLeg, TransferPoint, Transport,
+};
+use crate::shared::booking::ListDate;
+use crate::shared::cancellation::Cancellation;
+use crate::shared::policy_repo::PenaltyRow;
+use crate::store::row;
+use crate::store::{Conn, Scalar, StoreError};
 
 /// A stored booking: its row id and its revision (see [`next_revision`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -459,6 +468,13 @@ async fn load_item_refs(c: &mut Conn<'_>, id: i64) -> Result<Vec<ItemRef>, Store
             })
         })
         .collect()
+}
+
+/// The stored id of the booking with this Internal reference.
+pub(crate) async fn id_by_internal(c: &mut Conn<'_>, internal_ref: &str) -> Result<Option<i64>, StoreError> {
+    let row: Option<Scalar<i64>> =
+        c.query_opt("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&internal_ref]).await?;
+    Ok(row.map(|Scalar(id)| id))
 }
 
 /// Loads a booking with everything it holds.

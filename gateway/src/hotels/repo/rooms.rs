@@ -3,7 +3,9 @@
 
 use chrono::NaiveDate;
 
-use super::*;
+use crate::hotels::booking::{Night, Rooms};
+use crate::store::row;
+use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// A `hotel_rooms_sold` row.

@@ -1,10 +1,26 @@
 //! Saving a booking: a new one (Commit, once per Client reference), a changed one (only when
 //! unchanged since it was read), always whole.
 
+use super::find::Lookup;
+use super::find::find;
+use super::find::load;
+use super::rooms::InventoryError;
 use chrono::NaiveDateTime;
 
-use super::*;
+use super::signed;
+use crate::hotels::booking::{Booking, TransferPoint};
+use crate::shared::booking::Kind;
 use crate::shared::events::{self, EventKind};
+use crate::shared::reference;
+use crate::shared::register::{self, Claim};
+use crate::store::{Conn, Scalar, Sequence, StoreError};
+
+/// Deletes the booking with this Internal reference and everything it holds (its rooms sold
+/// are the caller's to give back).
+pub(crate) async fn delete_by_internal(c: &mut Conn<'_>, internal_ref: &str) -> Result<(), StoreError> {
+    c.execute("DELETE FROM hotel_booking WHERE internal_ref = $1", &[&internal_ref]).await?;
+    Ok(())
+}
 
 /// Stores a new booking (every room priced); gives its row id.
 pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreError> {

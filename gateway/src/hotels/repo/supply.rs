@@ -5,8 +5,10 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 
-use super::*;
 use crate::hotels::supply::{HotelSupply, Restriction, Stamp, Stamped};
+use crate::store::row;
+use crate::store::{Conn, Scalar, StoreError};
+use std::collections::HashMap;
 
 row! {
     /// A `supply_rooms` row.
