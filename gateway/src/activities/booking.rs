@@ -55,15 +55,6 @@ impl Booking {
         }
     }
 
-    /// Whether a repeated Commit asks for this booking (same service, date and participants).
-    pub fn same_as(&self, asked: &Booking) -> bool {
-        let people =
-            |b: &Booking| b.participants.iter().map(|p| (p.participant_id, p.category.clone())).collect::<Vec<_>>();
-        self.service_key() == asked.service_key()
-            && self.service_date == asked.service_date
-            && people(self) == people(asked)
-    }
-
     /// The end of free cancellation.
     pub fn free_cancellation_until(&self) -> NaiveDateTime {
         self.start - chrono::Duration::hours(FREE_CANCELLATION_HOURS)

@@ -2,15 +2,20 @@
 //! the repo, map to the answer.
 
 use super::Area;
+use super::booking::Booking;
 use super::catalogue::Activity;
 use super::mapping::{self, TextChooser};
 use super::reader;
-use super::repo::{self, bookings::CommitError, bookings::Committed};
+use super::repo::{self, bookings::CommitError};
 use super::rules::{self, ADULT, AvailabilityMode};
 use crate::errors::{Problem, warnings};
 use crate::shared::action::{Action, Asked};
+use crate::shared::booking::{Committed, Kind};
 use crate::shared::context::{Ctx, OpError};
+use crate::shared::events::{self, EventKind};
 use crate::shared::lang::Languages;
+use crate::shared::policy_repo::{self, ACTIVITY_RULES};
+use crate::store::Conn;
 use ota_messages::common::{ErrorCode, ErrorWarningType};
 use ota_messages::product_descriptive_info::{
     OtaProductDescriptiveInfoRq, OtaProductDescriptiveInfoRs, TourActivityDescriptiveResult,
@@ -248,7 +253,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
         "/OTA_TourActivityBookRQ/@ResStatus",
         Asked::Booking,
     )?;
-    let breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
+    let with_breakdown = cx.requestor.wants_price_breakdown();
     let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.now)?;
     notes.extend(no_status);
     let size = booking.participants.len();
@@ -278,7 +283,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
             let committed = cx
                 .write(move |c| {
                     Box::pin(async move {
-                        repo::bookings::commit(c, &requestor, &asked, now).await.map_err(|e| match e {
+                        commit(c, &requestor, &asked, now).await.map_err(|e| match e {
                             CommitError::Full { left } => {
                                 rules::no_availability(&asked.service_code, asked.service_date, left, size).into()
                             }
@@ -295,7 +300,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
                     stored
                 }
                 Committed::Existing(stored) => {
-                    if !stored.same_as(&booking) {
+                    if !rules::same_as_asked(&stored, &booking) {
                         notes.push(rules::already_booked(&stored));
                     }
                     stored
@@ -303,8 +308,42 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
             }
         }
     };
-    let rs = OtaTourActivityBookRs::success(mapping::reservation_details(&answer, breakdown));
+    let rs = OtaTourActivityBookRs::success(mapping::reservation_details(&answer, with_breakdown));
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
+}
+
+/// Books, in the caller's write transaction: the booking already made with this (requestor,
+/// Client reference), or else `b` stored under a new Internal reference with its places taken
+/// (never beyond those offered) and its policy's penalties fixed. On an error the transaction
+/// is rolled back.
+async fn commit(
+    c: &mut Conn<'_>,
+    requestor: &str,
+    b: &Booking,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Committed<Booking>, CommitError> {
+    let client_ref = b.client_reference.clone().unwrap_or_default();
+    if let Some(existing) = repo::bookings::claim(c, requestor, &client_ref).await? {
+        return Ok(Committed::Existing(existing));
+    }
+    let key = b.service_key();
+    let capacity = repo::places::capacity_on(c, &key, b.service_date).await?.ok_or(CommitError::ServiceGone)?;
+    let reference = repo::bookings::free_reference(c).await?;
+    let id = repo::bookings::insert(c, requestor, b, &reference, now).await?;
+    if !repo::places::take(c, &key, b.service_date, b.participants.len() as i64, capacity).await? {
+        let booked = repo::places::places_booked_on(c, &key, b.service_date).await?;
+        return Err(CommitError::Full { left: (capacity - booked).max(0) });
+    }
+    // The policy in force now is fixed into the booking: a later change of the content does
+    // not change what was sold.
+    let policy = policy_repo::policy_of(c, ACTIVITY_RULES, &key.activity_id).await?;
+    repo::bookings::insert_penalties(c, id, &policy.penalties(b.start)).await?;
+    if let Some(pk) = &b.pickup {
+        // The supplier of the pickup hotel is told, in the same transaction.
+        events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None, now.timestamp_millis())
+            .await?;
+    }
+    Ok(Committed::New(Booking { reference: Some(reference), ..b.clone() }))
 }
 
 /// The earliest date that is today somewhere (UTC−12): no activity's own today is before it, so

@@ -384,12 +384,12 @@ pub fn descriptive_contents(
 }
 
 /// The `ReservationDetails` of a quoted or stored booking, in the OpenTravel 2016B form. What
-/// is due is one `PaymentInfo` with the total, or with `breakdown` one per participant (with its
+/// is due is one `PaymentInfo` with the total, or with `with_breakdown` one per participant (with its
 /// `ParticipantID`), which add up to the total.
 ///
 /// Each participant's category is given both as its code and as its OpenTravel name, for the
 /// dialect that writes it (`BookedParticipantCategory`).
-pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationDetails {
+pub fn reservation_details(b: &Booking, with_breakdown: bool) -> ActivityReservationDetails {
     let mut confirmation = Vec::new();
     if let Some(c) = &b.client_reference {
         confirmation.push(UniqueId {
@@ -425,7 +425,7 @@ pub fn reservation_details(b: &Booking, breakdown: bool) -> ActivityReservationD
             }),
         })
         .collect();
-    let payment_info = if breakdown {
+    let payment_info = if with_breakdown {
         b.participants
             .iter()
             .map(|p| ActivityPaymentInfo {

@@ -259,6 +259,16 @@ pub fn no_availability(service_code: &str, date: NaiveDate, left: i64, size: usi
     .at(format!("{INFO}/Schedule"))
 }
 
+/// Whether a repeated Commit asks for the booking already made with its Client reference: the
+/// same service, date and participants.
+pub fn same_as_asked(stored: &Booking, asked: &Booking) -> bool {
+    let people =
+        |b: &Booking| b.participants.iter().map(|p| (p.participant_id, p.category.clone())).collect::<Vec<_>>();
+    stored.service_key() == asked.service_key()
+        && stored.service_date == asked.service_date
+        && people(stored) == people(asked)
+}
+
 /// The warning of a repeated Commit that asked for something else than the booking made.
 pub fn already_booked(stored: &Booking) -> Problem {
     Problem::new(

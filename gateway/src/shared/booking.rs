@@ -88,3 +88,12 @@ impl Kind {
         }
     }
 }
+
+/// The outcome of a Commit of either kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Committed<B> {
+    /// A new booking, with its Internal reference.
+    New(B),
+    /// The booking already made with this Client reference, unchanged.
+    Existing(B),
+}

@@ -33,6 +33,13 @@ pub struct Requestor {
     pub role: Role,
 }
 
+impl Requestor {
+    /// Whether its answers price each night (`Instance="PriceBreakdown"` on its Type 22 source).
+    pub fn wants_price_breakdown(&self) -> bool {
+        self.instance.as_deref() == Some("PriceBreakdown")
+    }
+}
+
 /// What a requestor is to the gateway: which side of the market it calls from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Role {

@@ -31,6 +31,17 @@ pub(crate) async fn load_rules(c: &mut Conn<'_>, t: RuleTable) -> Result<Vec<Can
         .await
 }
 
+/// The policy of one owner (a hotel, an activity) as stored now.
+pub(crate) async fn policy_of(c: &mut Conn<'_>, t: RuleTable, owner: &str) -> Result<Policy, StoreError> {
+    let rows: Vec<CancelRuleRow> = c
+        .query(
+            &format!("SELECT {0}, hours_before, percent FROM {1} WHERE {0} = $1 ORDER BY position", t.owner, t.table),
+            &[&owner],
+        )
+        .await?;
+    policy(rows)
+}
+
 /// The policy of stored rules (of one owner).
 pub(crate) fn policy(rows: Vec<CancelRuleRow>) -> Result<Policy, StoreError> {
     let rules = rows

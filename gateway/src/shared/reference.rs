@@ -5,7 +5,7 @@
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 
-use crate::store::StoreError;
+use crate::store::{Conn, Scalar, StoreError};
 
 /// How many references a booking draws before giving up: a collision among 2^50 references is
 /// rare, five in a row mean something else is wrong.
@@ -14,15 +14,16 @@ pub const DRAWS: usize = 5;
 /// Crockford's base 32: no I, L, O, U.
 const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-/// The references a new booking tries in turn until one is free (every kind of booking draws
-/// them the same way): at most [`DRAWS`] new ones with `prefix`.
-pub fn candidates(prefix: &'static str) -> impl Iterator<Item = String> {
-    (0..DRAWS).map(move |_| new_reference(prefix))
-}
-
-/// The store error of a booking whose every drawn reference was taken.
-pub fn exhausted() -> StoreError {
-    StoreError::Data(format!("no free booking reference after {DRAWS} draws"))
+/// A reference with `prefix` that no booking has, drawn the same way for every kind of
+/// booking: at most [`DRAWS`] new ones tried in turn, in the caller's write transaction;
+/// `used` is the kind's statement that finds a booking by it (`$1`).
+pub(crate) async fn free(c: &mut Conn<'_>, prefix: &str, used: &str) -> Result<String, StoreError> {
+    for candidate in (0..DRAWS).map(|_| new_reference(prefix)) {
+        if c.query_opt::<Scalar<i64>>(used, &[&candidate]).await?.is_none() {
+            return Ok(candidate);
+        }
+    }
+    Err(StoreError::Data(format!("no free booking reference after {DRAWS} draws")))
 }
 
 /// A new random reference with `prefix` (`ACT`, `HTL`).

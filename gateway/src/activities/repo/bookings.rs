@@ -1,7 +1,6 @@
 //! Activity bookings: a Commit (once per Client reference, never beyond the places), finding
 //! one by reference, lists by date, loading and cancelling.
 
-use super::places::places_booked_on;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use rust_decimal::Decimal;
 
@@ -9,20 +8,11 @@ use crate::activities::booking::{Booking, Participant, Pickup};
 use crate::shared::booking::{BookingHead, Kind, ListDate};
 use crate::shared::cancellation::{Cancellation, Penalty};
 use crate::shared::events::{self, EventKind};
-use crate::shared::policy_repo::{self, CancelRuleRow, PenaltyRow};
+use crate::shared::policy_repo::PenaltyRow;
 use crate::shared::reference;
 use crate::shared::register::{self, Claim};
 use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
-
-/// The outcome of a Commit.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Committed {
-    /// A new booking (with its Internal reference).
-    New(Booking),
-    /// The booking already made with this Client reference, unchanged.
-    Existing(Booking),
-}
 
 /// Why a Commit stored nothing.
 #[derive(Debug, thiserror::Error)]
@@ -44,115 +34,60 @@ pub(crate) enum CommitError {
     Store(#[from] StoreError),
 }
 
-/// Books: the booking already made with this (requestor, Client reference), or else the
-/// places taken (never beyond the capacity) and the booking stored under a new Internal
-/// reference. Runs in a write transaction; on an error the caller's transaction is rolled back.
-pub(crate) async fn commit(
+/// Claims the Client reference of a new booking, in the caller's write transaction: `None`
+/// when it is now this booking's, else the booking already made with it (a repeated Commit).
+/// A concurrent Commit with the same reference waits here for this transaction.
+pub(crate) async fn claim(c: &mut Conn<'_>, requestor: &str, client_ref: &str) -> Result<Option<Booking>, CommitError> {
+    c.lock_catalogue(false).await?;
+    match register::claim(c, requestor, client_ref, Kind::Activity).await? {
+        Claim::Claimed => Ok(None),
+        Claim::Taken(Kind::Hotel) => Err(CommitError::ReferenceTaken),
+        Claim::Taken(Kind::Activity) => Ok(find(c, requestor, client_ref).await?),
+    }
+}
+
+/// An Internal reference no activity booking has (see [`reference::free`]).
+pub(crate) async fn free_reference(c: &mut Conn<'_>) -> Result<String, StoreError> {
+    reference::free(c, "ACT", "SELECT id FROM activity_booking WHERE reference = $1").await
+}
+
+/// Stores a new booking under `reference`, with its participants and pickup; gives its row id.
+pub(crate) async fn insert(
     c: &mut Conn<'_>,
     requestor: &str,
     b: &Booking,
+    reference: &str,
     now: DateTime<Utc>,
-) -> Result<Committed, CommitError> {
-    let client_ref = b.client_reference.clone().unwrap_or_default();
-    c.lock_catalogue(false).await?;
-    // The Client reference is claimed first: a concurrent Commit with the same one waits here
-    // for this transaction and then finds the booking.
-    match register::claim(c, requestor, &client_ref, Kind::Activity).await? {
-        Claim::Claimed => {}
-        Claim::Taken(Kind::Hotel) => return Err(CommitError::ReferenceTaken),
-        Claim::Taken(Kind::Activity) => {
-            if let Some(existing) = find(c, requestor, &client_ref).await? {
-                return Ok(Committed::Existing(existing));
-            }
-        }
-    }
+) -> Result<i64, StoreError> {
     let key = b.service_key();
-    let capacity: CapacityNowRow = c
-        .query_opt(
-            "SELECT s.capacity, cap.places FROM activity_service s
-             JOIN activity_product p ON p.id = s.product_id
-             LEFT JOIN activity_capacity cap ON cap.service_id = s.id AND cap.date = $4
-             WHERE p.activity_id = $1 AND p.code = $2 AND s.code = $3",
-            &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date],
-        )
-        .await?
-        .ok_or(CommitError::ServiceGone)?;
-    let capacity = capacity.on_date.unwrap_or(capacity.capacity);
-
-    let mut stored = None;
-    for reference in reference::candidates("ACT") {
-        let id: Option<Scalar<i64>> = c
-            .query_opt(
-                "INSERT INTO activity_booking (reference, client_reference, requestor_id, activity_id, product_code, service_code,
-                                               service_date, start_at, end_at, status, total, currency, created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Reserved', $10, $11, $12, $12)
-                 ON CONFLICT DO NOTHING RETURNING id",
-                &[
-                    &reference,
-                    &client_ref,
-                    &requestor,
-                    &key.activity_id,
-                    &key.product_code,
-                    &key.service_code,
-                    &b.service_date,
-                    &b.start,
-                    &b.end,
-                    &b.total,
-                    &b.currency,
-                    &now,
-                ],
-            )
-            .await?;
-        match id {
-            Some(Scalar(id)) => {
-                stored = Some((id, reference));
-                break;
-            }
-            None => {
-                if let Some(existing) = find(c, requestor, &client_ref).await? {
-                    return Ok(Committed::Existing(existing));
-                }
-            }
-        }
-    }
-    let (id, reference) = stored.ok_or_else(reference::exhausted)?;
-
-    let size = b.participants.len() as i64;
-    c.execute(
-        "INSERT INTO activity_places_booked (activity_id, product_code, service_code, date, places) VALUES ($1, $2, $3, $4, 0)
-         ON CONFLICT (activity_id, product_code, service_code, date) DO NOTHING",
-        &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date],
-    )
-    .await?;
-    let taken: Option<Scalar<i64>> = c
-        .query_opt(
-            "UPDATE activity_places_booked SET places = places + $5
-             WHERE activity_id = $1 AND product_code = $2 AND service_code = $3 AND date = $4 AND places + $5 <= $6
-             RETURNING places",
-            &[&key.activity_id, &key.product_code, &key.service_code, &b.service_date, &size, &capacity],
+    let client_ref = b.client_reference.clone().unwrap_or_default();
+    let Scalar(id): Scalar<i64> = c
+        .query_one(
+            "INSERT INTO activity_booking (reference, client_reference, requestor_id, activity_id, product_code, service_code,
+                                           service_date, start_at, end_at, status, total, currency, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Reserved', $10, $11, $12, $12)
+             RETURNING id",
+            &[
+                &reference,
+                &client_ref,
+                &requestor,
+                &key.activity_id,
+                &key.product_code,
+                &key.service_code,
+                &b.service_date,
+                &b.start,
+                &b.end,
+                &b.total,
+                &b.currency,
+                &now,
+            ],
         )
         .await?;
-    if taken.is_none() {
-        let booked = places_booked_on(c, &key, b.service_date).await?;
-        return Err(CommitError::Full { left: (capacity - booked).max(0) });
-    }
     for (position, p) in b.participants.iter().enumerate() {
         c.execute(
             "INSERT INTO activity_booking_participant (booking_id, participant_id, position, category, age, name_prefix, given_name, surname, amount)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             &[&id, &p.participant_id, &(position as i64), &p.category, &p.age, &p.name_prefix, &p.given_name, &p.surname, &p.amount],
-        )
-        .await?;
-    }
-    // The policy in force now is fixed into the booking: a later change of the content does
-    // not change what was sold.
-    let rules: Vec<CancelRuleRow> = c
-        .query("SELECT activity_id AS owner, hours_before, percent FROM activity_cancel_rule WHERE activity_id = $1 ORDER BY position", &[&key.activity_id])
-        .await?;
-    for (position, p) in policy_repo::policy(rules)?.penalties(b.start).iter().enumerate() {
-        c.execute(
-            "INSERT INTO activity_booking_penalty (booking_id, position, deadline, percent) VALUES ($1, $2, $3, $4)",
-            &[&id, &(position as i64), &p.deadline, &p.percent],
         )
         .await?;
     }
@@ -162,11 +97,20 @@ pub(crate) async fn commit(
             &[&id, &pk.date_time, &pk.location_name, &pk.pickup_ind],
         )
         .await?;
-        // In the same transaction: the supplier of the pickup hotel is told.
-        events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None, now.timestamp_millis())
-            .await?;
     }
-    Ok(Committed::New(Booking { reference: Some(reference), ..b.clone() }))
+    Ok(id)
+}
+
+/// Fixes the penalties of a booking's cancellation policy into it.
+pub(crate) async fn insert_penalties(c: &mut Conn<'_>, id: i64, penalties: &[Penalty]) -> Result<(), StoreError> {
+    for (position, p) in penalties.iter().enumerate() {
+        c.execute(
+            "INSERT INTO activity_booking_penalty (booking_id, position, deadline, percent) VALUES ($1, $2, $3, $4)",
+            &[&id, &(position as i64), &p.deadline, &p.percent],
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 row! {
@@ -411,9 +355,4 @@ async fn load_booking(c: &mut Conn<'_>, row: BookingRow) -> Result<Option<Bookin
             pickup_ind: p.pickup_ind,
         }),
     }))
-}
-
-row! {
-    /// The usual capacity of a service and its capacity on one date, if set.
-    struct CapacityNowRow { capacity: i64, on_date: Option<i64> }
 }

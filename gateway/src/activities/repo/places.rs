@@ -78,3 +78,53 @@ pub(crate) async fn places_booked_on(c: &mut Conn<'_>, key: &ServiceKey, date: N
         .await?;
     Ok(row.map_or(0, |Scalar(n)| n))
 }
+
+row! {
+    /// A service's capacity, and its capacity on one date when the content sets one.
+    struct CapacityRow { capacity: i64, on_date: Option<i64> }
+}
+
+/// The places a service offers on a date; `None` when the service is not in the catalogue
+/// (removed since the request was read).
+pub(crate) async fn capacity_on(
+    c: &mut Conn<'_>,
+    key: &ServiceKey,
+    date: NaiveDate,
+) -> Result<Option<i64>, StoreError> {
+    let row: Option<CapacityRow> = c
+        .query_opt(
+            "SELECT s.capacity, cap.places FROM activity_service s
+             JOIN activity_product p ON p.id = s.product_id
+             LEFT JOIN activity_capacity cap ON cap.service_id = s.id AND cap.date = $4
+             WHERE p.activity_id = $1 AND p.code = $2 AND s.code = $3",
+            &[&key.activity_id, &key.product_code, &key.service_code, &date],
+        )
+        .await?;
+    Ok(row.map(|r| r.on_date.unwrap_or(r.capacity)))
+}
+
+/// Takes `places` of a service on a date unless that would book more than `capacity`: whether
+/// they were taken. Concurrent takes never pass the capacity together.
+pub(crate) async fn take(
+    c: &mut Conn<'_>,
+    key: &ServiceKey,
+    date: NaiveDate,
+    places: i64,
+    capacity: i64,
+) -> Result<bool, StoreError> {
+    c.execute(
+        "INSERT INTO activity_places_booked (activity_id, product_code, service_code, date, places) VALUES ($1, $2, $3, $4, 0)
+         ON CONFLICT (activity_id, product_code, service_code, date) DO NOTHING",
+        &[&key.activity_id, &key.product_code, &key.service_code, &date],
+    )
+    .await?;
+    let taken: Option<Scalar<i64>> = c
+        .query_opt(
+            "UPDATE activity_places_booked SET places = places + $5
+             WHERE activity_id = $1 AND product_code = $2 AND service_code = $3 AND date = $4 AND places + $5 <= $6
+             RETURNING places",
+            &[&key.activity_id, &key.product_code, &key.service_code, &date, &places, &capacity],
+        )
+        .await?;
+    Ok(taken.is_some())
+}

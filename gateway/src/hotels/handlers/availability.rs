@@ -45,7 +45,7 @@ pub async fn availability(cx: &Ctx, area: &Area, rq: &OtaHotelAvailRq) -> Result
         return Ok(OtaHotelAvailRs::success().with_warnings(warnings([availability::nothing_found(&q)])));
     }
     let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
-    let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
+    let with_breakdown = cx.requestor.wants_price_breakdown();
     let room_stay = found
         .iter()
         .enumerate()

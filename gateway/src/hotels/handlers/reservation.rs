@@ -8,11 +8,12 @@ use crate::hotels::Area;
 use crate::hotels::booking::{Booking, Company};
 use crate::hotels::mapping::reservation as mapping;
 use crate::hotels::reader::reservation as reader;
-use crate::hotels::repo::{self, save::CommitError, save::Committed};
+use crate::hotels::repo::{self, save::CommitError};
 use crate::hotels::rules::MAX_PROBLEMS;
 use crate::hotels::rules::inventory;
 use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
 use crate::shared::action::{Action, Asked};
+use crate::shared::booking::Committed;
 use crate::shared::context::{Ctx, OpError};
 use crate::shared::lang::Languages;
 use crate::store::Conn;
@@ -26,7 +27,7 @@ use crate::store::Conn;
 pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelResRs, OpError> {
     let (action, no_status) =
         Action::of_request(rq.res_status.as_ref(), cx.requestor.dialect, "/OTA_HotelResRQ/@ResStatus", Asked::Booking)?;
-    let with_breakdown = cx.requestor.instance.as_deref() == Some("PriceBreakdown");
+    let with_breakdown = cx.requestor.wants_price_breakdown();
     let asker = Asker {
         owner: cx.requestor.id.clone(),
         company: Company { name: cx.requestor.name.clone(), code: Some(cx.requestor.id.clone()), short_name: None },
@@ -67,7 +68,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
                     b
                 }
                 Committed::Existing(b) => {
-                    if !rules::same_stays(&b, &asked) {
+                    if !rules::same_as_asked(&b, &asked) {
                         notes.push(rules::already_booked(&b));
                     }
                     b
@@ -83,7 +84,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaHotelResRq) -> Result<OtaHotelR
 /// Books, in the caller's write transaction: the booking already made with this (owner, Client
 /// reference), or else `b` stored under a new Internal reference with its rooms taken (never
 /// beyond those on sale). On an error the transaction is rolled back.
-async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed, CommitError> {
+async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed<Booking>, CommitError> {
     if let Some(existing) = repo::save::claim(c, b).await? {
         return Ok(Committed::Existing(existing));
     }

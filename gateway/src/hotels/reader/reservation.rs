@@ -114,33 +114,8 @@ pub fn booking(
     catalogue: &Catalogue,
     commit: bool,
 ) -> Result<Booking, Vec<Problem>> {
-    let count = rq.res_guests.res_guest.len();
-    if count > MAX_GUESTS {
-        return Err(vec![
-            Problem::biz(ErrorCode::InvalidValue, format!("A booking names at most {MAX_GUESTS} guests, not {count}."))
-                .at(format!("{ROOT}/ResGuests")),
-        ]);
-    }
+    refuse_outright(rq)?;
     let mut p = Vec::new();
-    let stays = &rq.room_stays.room_stay;
-    p.extend(unsupported_parts(
-        rq.res_global_info.special_requests.as_ref().map(|_| format!("{ROOT}/ResGlobalInfo")),
-        stays.iter().enumerate().map(|(i, rs)| {
-            (format!("{ROOM_STAYS}/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())
-        }),
-    ));
-    if !p.is_empty() {
-        return Err(p);
-    }
-    if stays.len() > MAX_ROOMS {
-        return Err(vec![
-            Problem::biz(
-                ErrorCode::MaxNumberOfRoomsExceeded,
-                format!("A hotel booking holds at most {MAX_ROOMS} rooms, not {}.", stays.len()),
-            )
-            .at(format!("{ROOM_STAYS}/RoomStay[{}]", MAX_ROOMS + 1)),
-        ]);
-    }
     let client_ref = client_reference(rq);
     if commit && client_ref.is_none() {
         p.push(
@@ -148,129 +123,24 @@ pub fn booking(
                 .at(format!("{ROOT}/ResGlobalInfo/HotelReservationIDs")),
         );
     }
-    let services = rq.services.as_ref().map(|s| s.service.as_slice()).unwrap_or_default();
+    let stays = &rq.room_stays.room_stay;
     let guests = guests(rq, &mut p);
-    let mut used_services = BTreeSet::new();
-    let mut placed: BTreeMap<u64, usize> = BTreeMap::new();
     let who = who_stays(stays, &guests, &mut p);
-    let mut rooms = Vec::new();
-    let mut currency: Option<String> = None;
-    let mut rphs = BTreeSet::new();
-    let hotel_code = stays
-        .first()
-        .and_then(|s| s.basic_property_info.hotel_code.as_deref())
-        .map(str::trim)
-        .unwrap_or_default()
-        .to_string();
-    if let Some(global) =
-        rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref()).map(str::trim)
-        && !global.is_empty()
-        && global != hotel_code
-    {
-        p.push(
-            Problem::biz(
-                ErrorCode::InvalidHotelCode,
-                format!("The booking is for hotel {global}, its rooms for {hotel_code}."),
-            )
-            .at(format!("{ROOT}/ResGlobalInfo/BasicPropertyInfo/@HotelCode")),
-        );
-    }
-    for (i, rs) in stays.iter().enumerate() {
-        let tag = format!("{ROOM_STAYS}/RoomStay[{}]", i + 1);
-        let index = i as u64 + 1;
-        if let Some(rph) = rs.rph
-            && !rphs.insert(rph)
-        {
-            p.push(
-                Problem::biz(ErrorCode::InvalidValue, format!("RPH {rph} names two room stays."))
-                    .at(format!("{tag}/@RPH")),
-            );
-        }
-        let code = rs.basic_property_info.hotel_code.as_deref().map(str::trim).unwrap_or_default();
-        if code != hotel_code {
-            p.push(
-                Problem::biz(
-                    ErrorCode::InvalidHotelCode,
-                    format!("One booking is for one hotel: {hotel_code}, not {code}."),
-                )
-                .at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
-            );
-            continue;
-        }
-        let Some(hotel) = catalogue.hotel(code) else {
-            p.push(
-                Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known."))
-                    .at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
-            );
-            continue;
-        };
-        let room_type = rs
-            .room_types
-            .room_type
-            .first()
-            .and_then(|t| t.room_type_code.as_deref())
-            .map(str::trim)
-            .unwrap_or_default()
-            .to_string();
-        let Some(room) = hotel.room(base_code(&room_type)) else {
-            p.push(
-                Problem::biz(ErrorCode::InvalidRoomTypeCode, format!("Hotel {code} has no room type {room_type:?}."))
-                    .at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")),
-            );
-            continue;
-        };
-        let (start, end) = (rs.time_span.start.0, rs.time_span.end.0);
-        if let Err(problem) = check_dates(start, end, hotel.today(asker.utc), &format!("{tag}/TimeSpan")) {
-            p.push(problem);
-            continue;
-        }
-        let in_room = room_guests(&who[i], i, &tag, &guests, &mut placed, room, commit, &mut p);
-        let guest_count = u32::try_from(in_room.len()).unwrap_or(u32::MAX);
-        let (board, room_currency, total) = match price_stay(
-            rs,
-            services,
-            catalogue,
-            hotel,
-            room,
-            currency.as_deref(),
-            ((start, end), guest_count),
-            &tag,
-        ) {
-            Ok(priced) => priced,
-            Err(problem) => {
-                p.push(problem);
-                continue;
-            }
-        };
-        currency = Some(room_currency);
-        let services_of: Vec<u64> =
-            rs.service_rphs.as_ref().map(|r| r.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
-        for rph in &services_of {
-            if !services.iter().any(|s| s.service_rph == *rph) {
-                p.push(
-                    Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {rph} names no Service."))
-                        .at(format!("{tag}/ServiceRPHs")),
-                );
-            }
-            used_services.insert(*rph);
-        }
-        rooms.push(Room {
-            index: Some(index),
-            status: Some("Book".to_string()),
-            hotel: code.to_string(),
-            room_type,
-            board,
-            start,
-            end,
-            total: Some(total),
-            guests: in_room,
-            services: services_of,
-            reference: None,
-            sources: Vec::new(),
-            penalties: hotel.cancellation.penalties(start.and_time(chrono::NaiveTime::MIN)),
-            cancelled: None,
-        });
-    }
+    let mut read = Stays {
+        catalogue,
+        asker,
+        commit,
+        services: rq.services.as_ref().map(|s| s.service.as_slice()).unwrap_or_default(),
+        guests: &guests,
+        hotel_code: hotel_code(rq, &mut p),
+        used_services: BTreeSet::new(),
+        placed: BTreeMap::new(),
+        currency: None,
+        rphs: BTreeSet::new(),
+        p,
+    };
+    let rooms: Vec<Room> = stays.iter().enumerate().filter_map(|(i, rs)| read.room_stay(i, rs, &who[i])).collect();
+    let Stays { services, used_services, placed, currency, mut p, .. } = read;
     for g in &guests {
         if !placed.contains_key(&g.rph) {
             p.push(
@@ -299,6 +169,178 @@ pub fn booking(
         comments,
         item_refs: Vec::new(),
     })
+}
+
+/// The problems that refuse a booking request before anything else is read: too many guests or
+/// rooms, and parts the gateway does not take.
+fn refuse_outright(rq: &res::BookHotelReservation) -> Result<(), Vec<Problem>> {
+    let count = rq.res_guests.res_guest.len();
+    if count > MAX_GUESTS {
+        return Err(vec![
+            Problem::biz(ErrorCode::InvalidValue, format!("A booking names at most {MAX_GUESTS} guests, not {count}."))
+                .at(format!("{ROOT}/ResGuests")),
+        ]);
+    }
+    let stays = &rq.room_stays.room_stay;
+    let p: Vec<Problem> = unsupported_parts(
+        rq.res_global_info.special_requests.as_ref().map(|_| format!("{ROOT}/ResGlobalInfo")),
+        stays.iter().enumerate().map(|(i, rs)| {
+            (format!("{ROOM_STAYS}/RoomStay[{}]", i + 1), rs.rate_plans.is_some(), rs.special_requests.is_some())
+        }),
+    )
+    .into_iter()
+    .collect();
+    if !p.is_empty() {
+        return Err(p);
+    }
+    if stays.len() > MAX_ROOMS {
+        return Err(vec![
+            Problem::biz(
+                ErrorCode::MaxNumberOfRoomsExceeded,
+                format!("A hotel booking holds at most {MAX_ROOMS} rooms, not {}.", stays.len()),
+            )
+            .at(format!("{ROOM_STAYS}/RoomStay[{}]", MAX_ROOMS + 1)),
+        ]);
+    }
+    Ok(())
+}
+
+/// The hotel of the booking: its first room stay's, which `ResGlobalInfo` may repeat.
+fn hotel_code(rq: &res::BookHotelReservation, p: &mut Vec<Problem>) -> String {
+    let hotel_code = rq
+        .room_stays
+        .room_stay
+        .first()
+        .and_then(|s| s.basic_property_info.hotel_code.as_deref())
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_string();
+    if let Some(global) =
+        rq.res_global_info.basic_property_info.as_ref().and_then(|b| b.hotel_code.as_deref()).map(str::trim)
+        && !global.is_empty()
+        && global != hotel_code
+    {
+        p.push(
+            Problem::biz(
+                ErrorCode::InvalidHotelCode,
+                format!("The booking is for hotel {global}, its rooms for {hotel_code}."),
+            )
+            .at(format!("{ROOT}/ResGlobalInfo/BasicPropertyInfo/@HotelCode")),
+        );
+    }
+    hotel_code
+}
+
+/// What reading the room stays of one request knows and collects, stay after stay.
+struct Stays<'a> {
+    catalogue: &'a Catalogue,
+    asker: &'a Asker,
+    commit: bool,
+    services: &'a [res::BookService],
+    guests: &'a [Guest],
+    hotel_code: String,
+    /// The services some room stay names.
+    used_services: BTreeSet<u64>,
+    /// The room stay (index) each guest is in.
+    placed: BTreeMap<u64, usize>,
+    /// The currency of the room stays priced so far.
+    currency: Option<String>,
+    /// The `RPH`s of the room stays read so far.
+    rphs: BTreeSet<u64>,
+    p: Vec<Problem>,
+}
+
+impl Stays<'_> {
+    /// Room stay `i` (with its guests `who`) as a priced room, or `None` with its problems.
+    fn room_stay(&mut self, i: usize, rs: &res::BookRoomStay, who: &[u64]) -> Option<Room> {
+        let tag = format!("{ROOM_STAYS}/RoomStay[{}]", i + 1);
+        let p = &mut self.p;
+        if let Some(rph) = rs.rph
+            && !self.rphs.insert(rph)
+        {
+            p.push(
+                Problem::biz(ErrorCode::InvalidValue, format!("RPH {rph} names two room stays."))
+                    .at(format!("{tag}/@RPH")),
+            );
+        }
+        let code = rs.basic_property_info.hotel_code.as_deref().map(str::trim).unwrap_or_default();
+        if code != self.hotel_code {
+            p.push(
+                Problem::biz(
+                    ErrorCode::InvalidHotelCode,
+                    format!("One booking is for one hotel: {}, not {code}.", self.hotel_code),
+                )
+                .at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
+            );
+            return None;
+        }
+        let Some(hotel) = self.catalogue.hotel(code) else {
+            p.push(
+                Problem::biz(ErrorCode::InvalidHotelCode, format!("Hotel {code} is not known."))
+                    .at(format!("{tag}/BasicPropertyInfo/@HotelCode")),
+            );
+            return None;
+        };
+        let room_type = rs
+            .room_types
+            .room_type
+            .first()
+            .and_then(|t| t.room_type_code.as_deref())
+            .map(str::trim)
+            .unwrap_or_default()
+            .to_string();
+        let Some(room) = hotel.room(base_code(&room_type)) else {
+            p.push(
+                Problem::biz(ErrorCode::InvalidRoomTypeCode, format!("Hotel {code} has no room type {room_type:?}."))
+                    .at(format!("{tag}/RoomTypes/RoomType/@RoomTypeCode")),
+            );
+            return None;
+        };
+        let (start, end) = (rs.time_span.start.0, rs.time_span.end.0);
+        if let Err(problem) = check_dates(start, end, hotel.today(self.asker.utc), &format!("{tag}/TimeSpan")) {
+            p.push(problem);
+            return None;
+        }
+        let in_room = room_guests(who, i, &tag, self.guests, &mut self.placed, room, self.commit, p);
+        let guest_count = u32::try_from(in_room.len()).unwrap_or(u32::MAX);
+        let stay = ((start, end), guest_count);
+        let (board, room_currency, total) =
+            match price_stay(rs, self.services, self.catalogue, hotel, room, self.currency.as_deref(), stay, &tag) {
+                Ok(priced) => priced,
+                Err(problem) => {
+                    p.push(problem);
+                    return None;
+                }
+            };
+        self.currency = Some(room_currency);
+        let services_of: Vec<u64> =
+            rs.service_rphs.as_ref().map(|r| r.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+        for rph in &services_of {
+            if !self.services.iter().any(|s| s.service_rph == *rph) {
+                p.push(
+                    Problem::biz(ErrorCode::InvalidValue, format!("ServiceRPH {rph} names no Service."))
+                        .at(format!("{tag}/ServiceRPHs")),
+                );
+            }
+            self.used_services.insert(*rph);
+        }
+        Some(Room {
+            index: Some(i as u64 + 1),
+            status: Some("Book".to_string()),
+            hotel: code.to_string(),
+            room_type,
+            board,
+            start,
+            end,
+            total: Some(total),
+            guests: in_room,
+            services: services_of,
+            reference: None,
+            sources: Vec::new(),
+            penalties: hotel.cancellation.penalties(start.and_time(chrono::NaiveTime::MIN)),
+            cancelled: None,
+        })
+    }
 }
 
 /// The guests of one room stay (its `ResGuestRPHs`, each placed once, at least one adult, the

@@ -55,15 +55,6 @@ pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreEr
     Ok(id)
 }
 
-/// The outcome of a hotel Commit.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Committed {
-    /// A new booking, with its Internal reference.
-    New(Booking),
-    /// The booking already made with this Client reference, unchanged.
-    Existing(Booking),
-}
-
 /// Why a hotel Commit stored nothing.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CommitError {
@@ -104,19 +95,9 @@ pub(crate) async fn claim(c: &mut Conn<'_>, b: &Booking) -> Result<Option<Bookin
     }
 }
 
-/// An Internal reference no hotel booking has (see [`reference::candidates`]).
+/// An Internal reference no hotel booking has (see [`reference::free`]).
 pub(crate) async fn free_reference(c: &mut Conn<'_>) -> Result<String, StoreError> {
-    let mut internal = None;
-    for candidate in reference::candidates("HTL") {
-        if c.query_opt::<Scalar<i64>>("SELECT id FROM hotel_booking WHERE internal_ref = $1", &[&candidate])
-            .await?
-            .is_none()
-        {
-            internal = Some(candidate);
-            break;
-        }
-    }
-    internal.ok_or_else(reference::exhausted)
+    reference::free(c, "HTL", "SELECT id FROM hotel_booking WHERE internal_ref = $1").await
 }
 
 /// Replaces a stored booking with `b`, unless it changed since `read_at` (its last update as

@@ -65,7 +65,7 @@ pub fn with_reference(mut b: Booking, internal: &str) -> Booking {
 
 /// Whether a repeated Commit asks for the booking already made with its Client reference: the
 /// same hotel, room types, boards, dates and guests.
-pub fn same_stays(stored: &Booking, asked: &Booking) -> bool {
+pub fn same_as_asked(stored: &Booking, asked: &Booking) -> bool {
     let stays = |b: &Booking| {
         b.rooms
             .iter()
