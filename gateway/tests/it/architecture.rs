@@ -164,7 +164,8 @@ impl fmt::Display for Violation {
     }
 }
 
-/// Reads every `.rs` file under `src` (without `main.rs`, the binary, a crate of its own).
+/// Reads every `.rs` file under `src` (without `main.rs` and `bin/`, the binary, a crate of its
+/// own).
 pub fn read_crate(src: &Path) -> std::io::Result<Vec<SourceFile>> {
     let mut files = Vec::new();
     let mut dirs = vec![src.to_path_buf()];
@@ -172,6 +173,9 @@ pub fn read_crate(src: &Path) -> std::io::Result<Vec<SourceFile>> {
         for entry in fs::read_dir(&dir)? {
             let path = entry?.path();
             if path.is_dir() {
+                if dir == src && path.file_name().is_some_and(|n| n == "bin") {
+                    continue;
+                }
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let rel = path.strip_prefix(src).unwrap_or(&path);
