@@ -172,27 +172,40 @@ impl Policy {
     }
 }
 
-/// The operator's settings of the log (`ota-gateway serve`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The operator's settings of the log: the `--log-*` arguments of `ota-gateway serve`.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[group(id = "TxlogSettings")]
 pub struct Settings {
-    /// Personal values are masked (the default); `serve --log-unmasked` turns it off.
+    /// Store guests' names and birth dates (the spec's personal fields) in the transaction log
+    /// as they are; by default they are masked. Passwords are never stored.
+    // The field says the opposite of the flag: personal values are masked unless it is given.
+    #[arg(
+        id = "log_unmasked", long = "log-unmasked",
+        env = "OTA_GATEWAY_LOG_UNMASKED",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::TypedValueParser::map(clap::builder::BoolValueParser::new(), |unmasked: bool| !unmasked)
+    )]
     pub masked: bool,
-    /// How long entries are kept (`--log-retention`, default 60 days); `None`: forever.
-    pub retention: Option<Duration>,
+    /// How long the transaction log keeps entries (e.g. 60d, 12h), or `off` to keep them:
+    /// older ones are deleted by every gateway (at start, then every tenth of it, at most
+    /// hourly).
+    #[arg(id = "log_retention", long = "log-retention", value_name = "LOG_RETENTION", default_value = "60d", value_parser = crate::args::parse_retention, env = "OTA_GATEWAY_LOG_RETENTION")]
+    pub retention: std::option::Option<Duration>,
     /// The most bytes of bodies waiting for the writer; over it, entries are dropped.
+    #[arg(skip = 64_usize << 20)]
     pub queue_bytes: usize,
     /// The most entries waiting for the writer; over it, entries are dropped.
+    #[arg(skip = 4096_usize)]
     pub queue_entries: usize,
-    /// The most bytes of bodies the writer stores per second (`--log-max-rate`, default
-    /// [`DEFAULT_MAX_RATE`]); the entries over it are dropped before they are masked, so the
-    /// log's share of the database and of the CPU stays bounded whatever the traffic.
+    /// The most bytes of request and answer bodies this gateway stores in the transaction log
+    /// per second (e.g. 4MiB); entries over it are dropped and counted, never waited for.
+    // Dropped before they are masked, so the log's share of the database and of the CPU stays
+    // bounded whatever the traffic.
+    #[arg(id = "log_max_rate", long = "log-max-rate", value_name = "LOG_MAX_RATE", default_value = "4MiB", value_parser = crate::args::parse_size, env = "OTA_GATEWAY_LOG_MAX_RATE")]
     pub max_rate: usize,
 }
 
-/// The default [`Settings::max_rate`]: 4 MiB of bodies a second per gateway.
-pub const DEFAULT_MAX_RATE: usize = 4 << 20;
-
-/// The default retention: 60 days.
+/// The default retention (`--log-retention`'s default, 60d), as a value.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(60 * 86_400);
 
 /// How many rows one retention statement deletes (one short transaction each).
@@ -205,14 +218,9 @@ pub const MAX_STORED_BODY: usize = 1 << 20;
 const BATCH: usize = 256;
 
 impl Default for Settings {
+    /// The defaults of the `--log-*` arguments.
     fn default() -> Self {
-        Settings {
-            masked: true,
-            retention: Some(DEFAULT_RETENTION),
-            queue_bytes: 64 << 20,
-            queue_entries: 4096,
-            max_rate: DEFAULT_MAX_RATE,
-        }
+        crate::args::defaults()
     }
 }
 

@@ -13,17 +13,19 @@ use std::path::Path;
 /// only where [`SIBLINGS_MAY_USE`] says so, and any module of a lower layer.
 pub const LAYERS: &[(&str, &[&str])] = &[
     (
-        "entry: transport, dispatch, the process's state, the content snapshot, the import command",
-        &["http", "operation", "state", "content", "import"],
+        "entry: the process and its background tasks, transport, dispatch, the process's state, the content snapshot, the import command",
+        &["server", "http", "operation", "state", "content", "import"],
     ),
     ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
-    ("below every area", &["shared", "store", "errors", "metrics", "config", "client", "txlog", "telemetry"]),
+    ("below every area", &["shared", "store", "errors", "metrics", "config", "args", "client", "txlog", "telemetry"]),
 ];
 
 /// Uses within one layer that are allowed (user, used).
 pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
+    ("server", "http"),
+    ("server", "state"),
     ("http", "operation"),
     ("http", "state"),
     ("operation", "state"),
@@ -37,6 +39,8 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("store", "metrics"),
     ("config", "store"),
     ("config", "txlog"),
+    ("config", "args"),
+    ("txlog", "args"),
     ("txlog", "store"),
     ("txlog", "metrics"),
     ("txlog", "client"),
