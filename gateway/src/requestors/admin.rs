@@ -15,7 +15,7 @@ use super::{Limits, Role, StoredRequestor, repo};
 use crate::auth::pool::MAX_PASSWORD;
 use crate::auth::{HashError, hash_password};
 use crate::shared::import::ImportError;
-use crate::store::{Abandoned, Store, StoreError, Ticket, bump_requestors_version};
+use crate::store::{Abandoned, Store, StoreError, bump_requestors_version};
 
 /// A requestor administration command failed; nothing was changed.
 #[derive(Debug, thiserror::Error)]
@@ -112,7 +112,7 @@ where
         + 'static,
 {
     let changed = store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 let changed = f(c).await?;
                 if changed == Changed::Yes {
@@ -152,7 +152,7 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
     };
     let now = chrono::Utc::now();
     let created = store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 if let Some(role) = &r.role {
                     refuse_owned_by_another(c, &r.id, role).await?;

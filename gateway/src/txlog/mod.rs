@@ -44,7 +44,7 @@ use axum::body::Bytes;
 use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::store::{Abandoned, Store, StoreError, Ticket};
+use crate::store::{Abandoned, Store, StoreError};
 
 /// What of a partner's traffic is logged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord)]
@@ -512,7 +512,7 @@ async fn store_prepared(store: &Store, prepared: Result<Vec<Entry>, tokio::task:
 /// Stores entries in one transaction.
 pub async fn store_entries(store: &Store, entries: Vec<Entry>) -> Result<(), LogError> {
     store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 for e in &entries {
                     repo::insert(c, e).await?;
@@ -649,7 +649,7 @@ pub async fn purge(store: &Store, before: DateTime<Utc>) -> Result<u64, LogError
     let mut total = 0;
     loop {
         let (entries, references) = store
-            .write(&Ticket::new(), None, move |c| {
+            .write_now(move |c| {
                 Box::pin(async move {
                     Ok::<_, LogError>((
                         repo::purge_entries(c, before, PURGE_BATCH).await?,
