@@ -224,3 +224,25 @@ fn every_serve_option_has_an_environment_variable() {
     }
     assert!(options >= 14, "{options} options found in:\n{help}");
 }
+
+/// An administration command given a SQLite file that does not exist (a mistyped `--db`) says
+/// so and fails, creating nothing: only `serve` and `import` create a database (issue 28).
+#[test]
+fn an_admin_command_never_creates_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("mistyped.db");
+    let db = missing.to_str().unwrap();
+    let commands: [&[&str]; 5] = [
+        &["requestor", "list", "--db", db],
+        &["requestor", "disable", "ACME", "--db", db],
+        &["outbox", "list", "--db", db],
+        &["log", "search", "--db", db],
+        &["replay", "--to", "http://127.0.0.1:9", "--credentials", "A,B,C", "--db", db],
+    ];
+    for args in commands {
+        let (code, out, err) = cli(args, "");
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("no database at") && err.contains("mistyped.db"), "{args:?}: {err}");
+        assert!(!missing.exists(), "{args:?} created {db}");
+    }
+}

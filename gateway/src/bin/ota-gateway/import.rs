@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use ota_gateway::config::{DEFAULT_DB, LogFormat};
 use ota_gateway::{Location, import};
 
-use crate::shared::{init_logging, open_store};
+use crate::shared::{create_store, init_logging};
 
 /// The arguments of `import`.
 #[derive(clap::Args)]
@@ -21,7 +21,7 @@ pub struct Args {
 /// Loads the file in one transaction.
 pub async fn run(Args { file, db }: Args) -> ExitCode {
     init_logging(LogFormat::Text, "info");
-    let store = match open_store(&db).await {
+    let store = match create_store(&db).await {
         Ok(s) => s,
         Err(code) => return code,
     };

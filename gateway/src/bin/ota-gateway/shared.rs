@@ -22,8 +22,24 @@ pub fn report(done: Result<String, impl std::fmt::Display>) -> ExitCode {
     }
 }
 
-/// Opens the store of a command, or says why not.
+/// Opens the store of an administration command, or says why not: a SQLite file that does not
+/// exist is not created (a mistyped `--db` would else be an empty database that seems to work).
 pub async fn open_store(db: &Location) -> Result<Store, ExitCode> {
+    if let Location::Sqlite(path) = db
+        && !path.exists()
+    {
+        eprintln!(
+            "ota-gateway: no database at {} (--db): only `ota-gateway serve` and `import` create one",
+            path.display()
+        );
+        return Err(ExitCode::FAILURE);
+    }
+    create_store(db).await
+}
+
+/// Opens the store of `serve` or `import`, creating a SQLite file that does not exist, or says
+/// why not.
+pub async fn create_store(db: &Location) -> Result<Store, ExitCode> {
     Store::open(db).await.map_err(|e| {
         eprintln!("ota-gateway: cannot open the database {db}: {e}");
         ExitCode::FAILURE
