@@ -246,3 +246,29 @@ fn an_admin_command_never_creates_a_database() {
         assert!(!missing.exists(), "{args:?} created {db}");
     }
 }
+
+/// A command whose reader has gone (`ota-gateway requestor list | head -1`) ends quietly, never
+/// with a panic (exit 101) on the broken pipe (issue 28).
+#[tokio::test]
+async fn a_closed_pipe_ends_a_command_quietly() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    ota_gateway::import::seed_demo_if_empty(&db.open().await).await.unwrap();
+    let arg = db.arg();
+    let commands: [&[&str]; 3] =
+        [&["requestor", "list", "--db", &arg], &["log", "export", "--db", &arg], &["outbox", "list", "--db", &arg]];
+    for args in commands {
+        // The reading end is closed before the command writes a byte.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(writer))
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

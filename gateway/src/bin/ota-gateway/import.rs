@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use ota_gateway::config::{DEFAULT_DB, LogFormat};
 use ota_gateway::{Location, import};
 
-use crate::shared::{create_store, init_logging};
+use crate::shared::{create_store, init_logging, print};
 
 /// The arguments of `import`.
 #[derive(clap::Args)]
@@ -27,14 +27,14 @@ pub async fn run(Args { file, db }: Args) -> ExitCode {
     };
     match import::import_file(&store, &file).await {
         Ok(s) => {
-            println!(
+            print(&format!(
                 "imported {}: {} requestor(s), {} activitie(s), {} hotel(s), {} hotel booking(s)",
                 file.display(),
                 s.requestors,
                 s.activities,
                 s.hotels,
                 s.bookings
-            );
+            ));
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -142,7 +142,14 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
             )
         }),
         // Straight to stdout, page by page: the log may be larger than memory.
-        LogCommand::Export { filter } => txlog::export(&store, &filter.filter(), filter.limit.unwrap_or(i64::MAX), &mut std::io::BufWriter::new(std::io::stdout().lock())).await.map(|_| String::new()),
+        LogCommand::Export { filter } => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            match txlog::export(&store, &filter.filter(), filter.limit.unwrap_or(i64::MAX), &mut out).await {
+                // A reader that has gone (`| head`) ends the export quietly.
+                Err(txlog::LogError::Output(e)) => crate::shared::stdout_failed(&e),
+                done => done.map(|_| String::new()),
+            }
+        }
     };
     report(done)
 }

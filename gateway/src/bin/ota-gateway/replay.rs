@@ -6,7 +6,7 @@ use ota_gateway::config::{DEFAULT_DB, LogFormat};
 use ota_gateway::{Client, Location};
 
 use crate::log::FilterArgs;
-use crate::shared::{init_logging, open_store};
+use crate::shared::{init_logging, open_store, print};
 
 /// The arguments of `replay`.
 #[derive(clap::Args)]
@@ -54,28 +54,28 @@ pub async fn run(Args { to, credentials, filter, db }: Args) -> ExitCode {
         match &o.verdict {
             Verdict::Same => {
                 same += 1;
-                println!("{head}: same");
+                print(&format!("{head}: same"));
             }
             Verdict::Different { count, at, recorded, replayed } => {
                 different += 1;
                 let shown =
                     |v: &Option<String>| v.as_deref().map_or_else(|| "(absent)".to_string(), |v| format!("{v:?}"));
-                println!(
+                print(&format!(
                     "{head}: DIFFERENT ({count} value(s)); first at {at}: recorded {}, replayed {}",
                     shown(recorded),
                     shown(replayed)
-                );
+                ));
             }
             Verdict::Skipped(why) => {
                 other += 1;
-                println!("{head}: skipped: {why}");
+                print(&format!("{head}: skipped: {why}"));
             }
             Verdict::Failed(why) => {
                 other += 1;
-                println!("{head}: FAILED: {why}");
+                print(&format!("{head}: FAILED: {why}"));
             }
         }
     }
-    println!("{} replayed: {same} same, {different} different, {other} skipped or failed", outcomes.len());
+    print(&format!("{} replayed: {same} same, {different} different, {other} skipped or failed", outcomes.len()));
     if different > 0 || other > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS }
 }

@@ -7,7 +7,7 @@ use ota_gateway::config::LogFormat;
 use ota_gateway::{Client, ClientError};
 use ota_messages::OPERATIONS;
 
-use crate::shared::init_logging;
+use crate::shared::{init_logging, print};
 
 /// The arguments of `send`.
 #[derive(clap::Args)]
@@ -42,7 +42,7 @@ pub async fn run(Args { url, file }: Args) -> ExitCode {
     };
     match Client::new(url).send_raw(op.path, text, "application/xml").await {
         Ok((status, _, body)) => {
-            println!("{body}");
+            print(&body);
             if status.is_success() {
                 ExitCode::SUCCESS
             } else {

@@ -1,5 +1,6 @@
 //! `ota-gateway serve`: runs the gateway.
 
+use std::io::Write as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -114,7 +115,7 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
         _ => addr,
     };
     let base = format!("http://{host}{base_path}");
-    println!("ota-gateway listening on {base} (health: {base}/healthz)");
+    say(&format!("ota-gateway listening on {base} (health: {base}/healthz)"));
     let still_demo = |(id, id_context, password): (&str, &str, &str)| {
         let source = |t, id_context: Option<&str>, password: Option<&str>| Source {
             requestor_id: RequestorId {
@@ -136,26 +137,32 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
     if !still_demo((DEMO_ID, DEMO_ID_CONTEXT, DEMO_PASSWORD)).await {
         return;
     }
-    println!("Demo requestor: ID={DEMO_ID} ID_Context={DEMO_ID_CONTEXT} MessagePassword={DEMO_PASSWORD}");
+    say(&format!("Demo requestor: ID={DEMO_ID} ID_Context={DEMO_ID_CONTEXT} MessagePassword={DEMO_PASSWORD}"));
     if still_demo(DEMO_OTA).await {
         let (id, id_context, password) = DEMO_OTA;
-        println!(
+        say(&format!(
             "Demo requestor answered in the OpenTravel 2016B dialect: ID={id} ID_Context={id_context} MessagePassword={password}"
-        );
+        ));
     }
     if still_demo(DEMO_SUPPLIER).await {
         let (id, id_context, password) = DEMO_SUPPLIER;
-        println!(
+        say(&format!(
             "Demo supplier of the demo hotels (supply notifications): ID={id} ID_Context={id_context} MessagePassword={password}"
-        );
+        ));
     }
-    println!("Try it:");
-    println!(
+    say("Try it:");
+    say(&format!(
         "  curl -sS -H 'Content-Type: application/xml' {base}/hotelnbc --data-binary \
          '<OTA_HotelDescriptiveInfoRQ xmlns=\"http://www.opentravel.org/OTA/2003/05\" Version=\"2009.1\" EchoToken=\"try-1\">\
          <POS><Source><RequestorID Type=\"22\" ID=\"{DEMO_ID}\" ID_Context=\"{DEMO_ID_CONTEXT}\"/></Source>\
          <Source><RequestorID Type=\"88\" ID=\"{DEMO_ID}\" MessagePassword=\"{DEMO_PASSWORD}\"/></Source></POS>\
          <HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode=\"HTL00042\"/></HotelDescriptiveInfos>\
          </OTA_HotelDescriptiveInfoRQ>'"
-    );
+    ));
+}
+
+/// Prints a line of the banner; a stdout nobody reads (`serve | head -1`) never stops the
+/// gateway.
+fn say(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }

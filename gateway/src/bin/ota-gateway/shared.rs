@@ -1,5 +1,6 @@
 //! What every command shares: the outcome's report, the store's opening, the logs.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use ota_gateway::config::LogFormat;
@@ -11,7 +12,7 @@ pub fn report(done: Result<String, impl std::fmt::Display>) -> ExitCode {
     match done {
         Ok(text) => {
             if !text.is_empty() {
-                println!("{text}");
+                print(&text);
             }
             ExitCode::SUCCESS
         }
@@ -20,6 +21,26 @@ pub fn report(done: Result<String, impl std::fmt::Display>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Prints `text` and a new line on stdout. When the reader has gone (`| head`), the command ends
+/// there, quietly and successfully: the reader took what it wanted (Rust ignores SIGPIPE, so
+/// `println!` would panic with exit 101).
+pub fn print(text: &str) {
+    let written = writeln!(std::io::stdout().lock(), "{text}");
+    if let Err(e) = written {
+        stdout_failed(&e);
+    }
+}
+
+/// Ends the command on a failed write to stdout: quietly (exit 0) when the reader has gone,
+/// else saying why (exit 1).
+pub fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("ota-gateway: cannot write to stdout: {e}");
+    std::process::exit(1)
 }
 
 /// Opens the store of an administration command, or says why not: a SQLite file that does not
