@@ -2,24 +2,16 @@
 //! build by hand (start from [`Config::default`] and change a field or two).
 
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::store::Location;
 
 use ipnet::IpNet;
 
+pub use crate::args::{defaults, parse_duration, parse_retention, parse_size};
+
 /// The default database: a SQLite file in the working directory.
 pub const DEFAULT_DB: &str = "./ota-gateway.db";
-
-/// The default request body limit: 1 MiB.
-pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
-
-/// The default [`Config::max_connections`].
-pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
-
-/// The default [`Config::body_memory`]: 64 MiB.
-pub const DEFAULT_BODY_MEMORY: usize = 64 << 20;
 
 /// How the server writes its logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -31,71 +23,88 @@ pub enum LogFormat {
     Json,
 }
 
-/// The gateway's settings.
-#[derive(Debug, Clone)]
+/// The gateway's settings: the arguments of `ota-gateway serve` themselves (each setting, its
+/// flag, its `OTA_GATEWAY_*` variable and its default are stated here once; lists in a
+/// variable are comma-separated), and what tests build by hand from [`Config::default`].
+#[derive(Debug, Clone, clap::Args)]
 pub struct Config {
     /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080", env = "OTA_GATEWAY_ADDR")]
     pub addr: SocketAddr,
-    /// The database: a SQLite file or a PostgreSQL URL.
+    /// The database: a SQLite file (created, with demo content, if missing) or
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (shared by many gateways).
+    #[arg(
+        long,
+        default_value = DEFAULT_DB,
+        env = "OTA_GATEWAY_DB",
+        help = "The database: a SQLite file (created, with demo content, if missing) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB (shared by many gateways)"
+    )]
     pub db: Location,
-    /// The largest request body accepted, in bytes (larger ones get 413).
+    /// The largest request body (e.g. 1MiB, 256KiB, 65536).
+    // Larger ones get 413.
+    #[arg(long, default_value = "1MiB", value_parser = parse_size, env = "OTA_GATEWAY_BODY_LIMIT")]
     pub body_limit: usize,
-    /// The most connections open at once (more wait in the listen backlog until one closes).
+    /// The most connections open at once; more wait to be accepted.
+    // They wait in the listen backlog until one closes.
+    #[arg(long, default_value_t = 4096, env = "OTA_GATEWAY_MAX_CONNECTIONS")]
     pub max_connections: usize,
-    /// The most bytes the request bodies being read may take together: a body reserves its
-    /// declared length (or the body limit, when it declares none) before it is read, and waits
-    /// for room within its request's time. Bounds what held uploads can make the gateway keep.
+    /// The most memory the request bodies being read may take together (e.g. 64MiB); a body
+    /// waits for room before it is read.
+    // A body reserves its declared length (or the body limit, when it declares none) before it
+    // is read, and waits for room within its request's time. Bounds what held uploads can make
+    // the gateway keep.
+    #[arg(long, default_value = "64MiB", value_parser = parse_size, env = "OTA_GATEWAY_BODY_MEMORY")]
     pub body_memory: usize,
-    /// When not empty, only clients whose address is in one of these networks are served;
-    /// the others get 403 before their body is read.
+    /// Serve only clients in this network (CIDR or address; repeatable). Others get 403.
+    // Empty: every client is served. The others get 403 before their body is read.
+    #[arg(long = "allow", value_name = "CIDR", value_parser = parse_net, env = "OTA_GATEWAY_ALLOW", value_delimiter = ',')]
     pub allow: Vec<IpNet>,
     /// The log format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, env = "OTA_GATEWAY_LOG_FORMAT")]
     pub log_format: LogFormat,
-    /// The longest a request may take, body upload included (then 408).
+    /// The longest a request may take (e.g. 30s, 500ms).
+    // Body upload included; then 408.
+    #[arg(long, default_value = "30s", value_parser = parse_duration, env = "OTA_GATEWAY_REQUEST_TIMEOUT")]
     pub request_timeout: Duration,
-    /// The longest a client may take to send a request's headers (then the connection is closed).
+    /// The longest a client may take to send its request headers.
+    // Then the connection is closed.
+    #[arg(long, default_value = "10s", value_parser = parse_duration, env = "OTA_GATEWAY_HEADER_READ_TIMEOUT")]
     pub header_read_timeout: Duration,
-    /// At shutdown, how long in-flight requests get to finish before the server stops anyway.
+    /// At shutdown, how long the requests in flight get to finish.
+    // Then the server stops anyway.
+    #[arg(long, default_value = "30s", value_parser = parse_duration, env = "OTA_GATEWAY_SHUTDOWN_GRACE")]
     pub shutdown_grace: Duration,
-    /// How often the look-to-book and daily-quota counts go to the database (and every
-    /// gateway's day totals come back).
+    /// How often this gateway adds its look-to-book and daily-quota counts to the database and
+    /// reads every gateway's day totals back (how late a daily quota may be across gateways).
+    #[arg(id = "traffic_flush_interval", long = "traffic-flush-interval", value_name = "TRAFFIC_FLUSH_INTERVAL", default_value = "60s", value_parser = parse_duration, env = "OTA_GATEWAY_TRAFFIC_FLUSH_INTERVAL")]
     pub traffic_flush: Duration,
-    /// The path prefix of every route (`/sandbox`: `/sandbox/hotelnbc`, `/sandbox/healthz`, …);
-    /// empty for none. See [`parse_base_path`].
+    /// Serve every route under this path prefix (e.g. /sandbox: /sandbox/hotelnbc,
+    /// /sandbox/healthz, /sandbox/metrics).
+    // Empty for none. See [`parse_base_path`].
+    #[arg(long, default_value = "", value_parser = parse_base_path, env = "OTA_GATEWAY_BASE_PATH")]
     pub base_path: String,
-    /// Proxies whose `X-Forwarded-For` is believed: when the peer is in one of these networks,
-    /// the client address is the last address of that header that is not a trusted proxy.
-    /// Empty: the header is ignored and the peer is the client.
+    /// Believe X-Forwarded-For from proxies in this network (repeatable); the client is then
+    /// the last forwarded address that is not such a proxy.
+    // Empty: the header is ignored and the peer is the client.
+    #[arg(long = "trusted-proxy", value_name = "CIDR", value_parser = parse_net, env = "OTA_GATEWAY_TRUSTED_PROXY", value_delimiter = ',')]
     pub trusted_proxies: Vec<IpNet>,
-    /// Where `GET /metrics` is served: `None` on the main address (under the base path),
-    /// `Some(addr)` only on that address (served by the caller, see [`crate::http::metrics_router`]).
+    /// Serve GET /metrics on this address only (instead of on the main address).
+    // `None`: on the main address (under the base path); `Some(addr)`: only on that address
+    // (served by [`crate::server::run`], see [`crate::http::metrics_router`]).
+    #[arg(long, env = "OTA_GATEWAY_METRICS_ADDR")]
     pub metrics_addr: Option<SocketAddr>,
     /// Brute-force throttling of authentication failures.
+    #[command(flatten)]
     pub throttle: ThrottleSettings,
     /// The transaction log: masking, retention, the writer's queue ([`crate::txlog`]).
+    #[command(flatten)]
     pub txlog: crate::txlog::Settings,
 }
 
 impl Default for Config {
+    /// The defaults of `ota-gateway serve`'s arguments.
     fn default() -> Self {
-        Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            db: Location::Sqlite(PathBuf::from(DEFAULT_DB)),
-            body_limit: DEFAULT_BODY_LIMIT,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            body_memory: DEFAULT_BODY_MEMORY,
-            allow: Vec::new(),
-            log_format: LogFormat::Text,
-            request_timeout: Duration::from_secs(30),
-            header_read_timeout: Duration::from_secs(10),
-            shutdown_grace: Duration::from_secs(30),
-            traffic_flush: Duration::from_secs(60),
-            base_path: String::new(),
-            trusted_proxies: Vec::new(),
-            metrics_addr: None,
-            throttle: ThrottleSettings::default(),
-            txlog: crate::txlog::Settings::default(),
-        }
+        defaults()
     }
 }
 
@@ -191,47 +200,31 @@ pub fn parse_net(s: &str) -> Result<IpNet, String> {
     s.parse::<IpAddr>().map(IpNet::from).map_err(|_| format!("{s:?} is not an IP network (e.g. 10.0.0.0/8) or address"))
 }
 
-/// Parses a size: bytes (`65536`) or with a unit (`64KiB`, `1MiB`, `2M`, `512k`; K and M are
-/// binary, 1024-based).
-pub fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: usize = num.parse().map_err(|_| format!("{s:?} is not a size (e.g. 1MiB, 65536)"))?;
-    let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1024,
-        "m" | "mb" | "mib" => 1024 * 1024,
-        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
-        _ => return Err(format!("{s:?}: unknown size unit {unit:?} (use B, KiB, MiB or GiB)")),
-    };
-    n.checked_mul(mult).ok_or_else(|| format!("{s:?} is too large"))
-}
-
-/// Parses a duration: `30s`, `500ms`, `2m`, `1h`, or a plain number of seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num.parse().map_err(|_| format!("{s:?} is not a duration (e.g. 30s, 500ms)"))?;
-    let d = match unit.trim() {
-        "" | "s" => Duration::from_secs(n),
-        "ms" => Duration::from_millis(n),
-        "m" | "min" => Duration::from_secs(n.saturating_mul(60)),
-        "h" => Duration::from_secs(n.saturating_mul(3600)),
-        "d" => Duration::from_secs(n.saturating_mul(86_400)),
-        other => return Err(format!("{s:?}: unknown duration unit {other:?} (use ms, s, m, h or d)")),
-    };
-    if d.is_zero() {
-        return Err(format!("{s:?}: a duration must be more than zero"));
-    }
-    Ok(d)
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The defaults are the arguments' (stated once, on each argument); the log's masking is on
+    /// unless `--log-unmasked` is given.
+    #[test]
+    fn defaults_are_the_arguments() {
+        use clap::{Args as _, FromArgMatches as _};
+        let c = Config::default();
+        assert_eq!(c.addr, SocketAddr::from(([127, 0, 0, 1], 8080)));
+        assert_eq!((c.body_limit, c.max_connections, c.body_memory), (1 << 20, 4096, 64 << 20));
+        assert_eq!((c.request_timeout, c.traffic_flush), (Duration::from_secs(30), Duration::from_secs(60)));
+        assert_eq!((c.throttle.address_failures, c.throttle.requestor_failures), (10, 20));
+        assert!(c.txlog.masked);
+        assert_eq!(c.txlog.retention, Some(crate::txlog::DEFAULT_RETENTION));
+        assert_eq!(c.txlog.max_rate, 4 << 20);
+        let parse = |args: &[&str]| {
+            let command = Config::augment_args(clap::Command::new("serve")).mut_args(|a| a.env(None));
+            Config::from_arg_matches(&command.try_get_matches_from(args).unwrap()).unwrap()
+        };
+        assert!(!parse(&["serve", "--log-unmasked"]).txlog.masked);
+        assert_eq!(parse(&["serve", "--log-retention", "off"]).txlog.retention, None);
+    }
 
     #[test]
     fn sizes() {
@@ -322,31 +315,45 @@ mod tests {
 }
 
 /// The settings of the throttle on failed logins (see [`crate::auth::throttle`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Args)]
 pub struct ThrottleSettings {
-    /// Failures allowed from one client address before it is locked; 0: no address throttling.
+    /// Authentication failures allowed from one client address before it is locked (for 1 s,
+    /// doubling with each further failure, at most 15 min); 0 turns this off.
+    #[arg(
+        id = "throttle_address_failures",
+        long = "throttle-address-failures",
+        value_name = "THROTTLE_ADDRESS_FAILURES",
+        default_value_t = 10,
+        env = "OTA_GATEWAY_THROTTLE_ADDRESS_FAILURES"
+    )]
     pub address_failures: u32,
-    /// Failures allowed on one requestor id before it is locked; 0: no requestor throttling.
+    /// Authentication failures allowed on one requestor id (from any address) before it is
+    /// locked for addresses it has not logged in from; 0 turns this off.
+    #[arg(
+        id = "throttle_requestor_failures",
+        long = "throttle-requestor-failures",
+        value_name = "THROTTLE_REQUESTOR_FAILURES",
+        default_value_t = 20,
+        env = "OTA_GATEWAY_THROTTLE_REQUESTOR_FAILURES"
+    )]
     pub requestor_failures: u32,
     /// The first lock; each further failure doubles it.
+    #[arg(skip = Duration::from_secs(1))]
     pub first_lock: Duration,
     /// The longest lock.
+    #[arg(skip = Duration::from_secs(15 * 60))]
     pub max_lock: Duration,
     /// Failures older than this (counted from the last one) are forgotten.
+    #[arg(skip = Duration::from_secs(15 * 60))]
     pub forget_after: Duration,
     /// The most entries of each table (addresses, requestor ids).
+    #[arg(skip = 10_000_usize)]
     pub max_entries: usize,
 }
 
 impl Default for ThrottleSettings {
+    /// The defaults of the `--throttle-*` arguments.
     fn default() -> Self {
-        ThrottleSettings {
-            address_failures: 10,
-            requestor_failures: 20,
-            first_lock: Duration::from_secs(1),
-            max_lock: Duration::from_secs(15 * 60),
-            forget_after: Duration::from_secs(15 * 60),
-            max_entries: 10_000,
-        }
+        defaults()
     }
 }

@@ -16,7 +16,7 @@ use crate::activities::import::{ActivitiesInput, ImportedActivities};
 use crate::hotels::import::{HotelsInput, ImportedHotels};
 use crate::requestors::import::RequestorInput;
 pub use crate::shared::import::{ImportError, parse, parse_file};
-use crate::store::{Store, Ticket, bump_content_version};
+use crate::store::{Store, bump_content_version};
 use crate::{activities, hotels, requestors};
 
 /// The demo requestors (`gateway/demo/requestors.json`, an import file with requestors only).
@@ -87,7 +87,7 @@ async fn store_content(
     let today = Utc::now().date_naive();
     let now = Utc::now();
     store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 c.lock_catalogue(true).await?;
                 if only_if_empty && requestors::repo::count(c).await? > 0 {

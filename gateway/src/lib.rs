@@ -11,6 +11,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`server`] | the process: [`server::run`] starts, owns and stops every background task around the HTTP server |
 //! | [`http`] | the axum server: transport rules, the allow-list, time-outs, logging |
 //! | [`operation`] | version and POS checks, then one handler per operation |
 //! | [`state`] | [`AppState`]: the store, the content, what each area keeps, auth, the settings |
@@ -26,11 +27,13 @@
 //! | [`metrics`] | the Prometheus metrics and the functions that record them |
 //! | [`telemetry`] | OpenTelemetry spans exported over OTLP (`serve --otlp-endpoint`) |
 //! | [`client`] | a typed async client |
-//! | [`config`] | the server's settings |
+//! | [`config`] | the server's settings: the arguments of `ota-gateway serve` |
+//! | [`args`] | the command line's vocabulary: sizes, durations, retentions, the defaults of a set of arguments |
 //! | [`txlog`] | the transaction log: chosen partners' requests and answers, passwords out, personal values masked; search, retention, replay |
 //! | [`errors`] | OTA `Errors` / `Warnings` |
 
 pub mod activities;
+pub mod args;
 pub mod auth;
 pub mod bookings;
 pub mod client;
@@ -45,6 +48,7 @@ pub mod metrics;
 pub mod operation;
 pub mod outbox;
 pub mod requestors;
+pub mod server;
 pub mod shared;
 pub mod state;
 pub mod store;
@@ -53,6 +57,7 @@ pub mod txlog;
 
 pub use client::{Client, ClientError};
 pub use config::Config;
-pub use http::{router, serve};
+pub use http::router;
+pub use server::serve;
 pub use state::{AppParts, AppState};
 pub use store::{Location, Store};

@@ -213,32 +213,12 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
 
 /// Serves `state` on `listener` until `shutdown` completes, then stops accepting, lets the
 /// requests in flight finish (at most [`Config::shutdown_grace`](crate::config::Config::shutdown_grace)) and returns.
+/// The connections only: [`crate::server::run`] owns the background tasks around it.
 ///
 /// Each connection is HTTP/1.1 with a header read time-out ([`Config::header_read_timeout`](crate::config::Config::header_read_timeout)),
 /// so a client that trickles its headers is dropped.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) -> io::Result<()> {
     let config = state.config.clone();
-    // Look-to-book counts (and the daily quotas' counts) go to the database every
-    // --traffic-flush-interval, and once more at the end; the day's totals are read at the start.
-    if let Err(e) = state.flush_traffic().await {
-        tracing::warn!(error = %e, "the day's request counts could not be read; daily quotas count from zero until the next flush");
-    }
-    let parts = state.clone();
-    let flusher = tokio::spawn(async move {
-        let mut every = tokio::time::interval(parts.config.traffic_flush.max(Duration::from_millis(100)));
-        every.tick().await;
-        loop {
-            every.tick().await;
-            if let Err(e) = parts.flush_traffic().await {
-                tracing::warn!(error = %e, "look-to-book counts could not be stored; kept for the next try");
-            }
-        }
-    });
-    // The transaction log's retention: entries past it deleted now and then regularly.
-    let purger = tokio::spawn(crate::txlog::purge_forever(state.store.clone(), config.txlog.clone()));
-    // The supply values of past nights: deleted at start and every hour.
-    let supply_purger = tokio::spawn(crate::hotels::purge_past_supply_forever(state.store.clone()));
-    let last = state.clone();
     let app = router(state);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -292,14 +272,6 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
             tracing::warn!(grace = ?config.shutdown_grace, "shutdown grace period over; stopping with connections still open");
         }
     }
-    flusher.abort();
-    purger.abort();
-    supply_purger.abort();
-    if let Err(e) = last.flush_traffic().await {
-        tracing::warn!(error = %e, "look-to-book counts could not be stored at shutdown; they are lost");
-    }
-    // What the transaction log has queued is stored before the gateway stops.
-    last.txlog.flush().await;
     Ok(())
 }
 

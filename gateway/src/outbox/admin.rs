@@ -3,7 +3,7 @@
 
 use super::repo::{self, EventRow};
 use super::rules;
-use crate::store::{Abandoned, Store, StoreError, Ticket, bump_requestors_version};
+use crate::store::{Abandoned, Store, StoreError, bump_requestors_version};
 
 /// An outbox command failed; nothing was changed.
 #[derive(Debug, thiserror::Error)]
@@ -48,11 +48,8 @@ pub async fn list(
 /// afresh: how many.
 pub async fn retry(store: &Store, id: Option<i64>) -> Result<u64, OutboxError> {
     let now = super::deliver::now_ms();
-    let n = store
-        .write(&Ticket::new(), None, move |c| {
-            Box::pin(async move { Ok::<_, OutboxError>(repo::retry(c, id, now).await?) })
-        })
-        .await?;
+    let n =
+        store.write_now(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::retry(c, id, now).await?) })).await?;
     match (id, n) {
         (Some(id), 0) => {
             Err(OutboxError::Invalid(format!("no parked event {id} (`outbox list --state parked` lists them)")))
@@ -95,7 +92,7 @@ pub async fn set_notify_url(store: &Store, id: &str, url: Option<String>) -> Res
     }
     let who = id.to_string();
     let found = store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 let found = repo::set_notify_url(c, &who, url).await?;
                 if found {

@@ -17,7 +17,7 @@ use super::mapping::{self, Catalogues, Loaded};
 use super::repo::{self, EventRow};
 use super::rules;
 use crate::shared::booking::Kind;
-use crate::store::{Abandoned, Store, StoreError, Ticket};
+use crate::store::{Abandoned, Store, StoreError};
 use ota_messages::runtime::Message;
 
 /// How often the backlog's gauges are read from the database.
@@ -107,7 +107,7 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
             Ok(true) => {
                 let gateway = settings.gateway.clone();
                 store
-                    .write(&Ticket::new(), None, move |c| {
+                    .write_now(move |c| {
                         Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit, &gateway).await?) })
                     })
                     .await
@@ -152,9 +152,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             crate::metrics::outbox_event("delivered");
             crate::metrics::outbox_delivered(Duration::from_millis(u64::try_from(now - e.created_at).unwrap_or(0)));
             store
-                .write(&Ticket::new(), None, move |c| {
-                    Box::pin(async move { Ok::<_, Failure>(repo::delivered(c, id, now).await?) })
-                })
+                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::delivered(c, id, now).await?) }))
                 .await
         }
         Err(error) if e.attempts >= i64::from(settings.max_attempts) => {
@@ -162,9 +160,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             tracing::warn!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, error = %error, "outbox event parked: it will not be sent again until `ota-gateway outbox retry`; the booking's later events wait for it");
             let error = error.clone();
             store
-                .write(&Ticket::new(), None, move |c| {
-                    Box::pin(async move { Ok::<_, Failure>(repo::parked(c, id, &error).await?) })
-                })
+                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::parked(c, id, &error).await?) }))
                 .await
         }
         Err(error) => {
@@ -179,9 +175,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             tracing::info!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, retry_in = ?wait, error = %error, "outbox delivery failed");
             let (next, error) = (now + millis(wait), error.clone());
             store
-                .write(&Ticket::new(), None, move |c| {
-                    Box::pin(async move { Ok::<_, Failure>(repo::failed(c, id, next, &error).await?) })
-                })
+                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::failed(c, id, next, &error).await?) }))
                 .await
         }
     };
@@ -236,9 +230,7 @@ pub fn gateway_token() -> String {
 pub async fn release(store: &Store, settings: &Settings) -> Result<u64, StoreError> {
     let gateway = settings.gateway.clone();
     store
-        .write(&Ticket::new(), None, move |c| {
-            Box::pin(async move { Ok::<_, Failure>(repo::release(c, &gateway).await?) })
-        })
+        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::release(c, &gateway).await?) }))
         .await
         .map_err(|e| match e {
             Failure::Store(e) => e,

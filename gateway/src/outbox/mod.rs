@@ -35,40 +35,51 @@ pub mod rules;
 
 use std::time::Duration;
 
-/// How events are pushed: `serve --outbox-*`.
-#[derive(Debug, Clone)]
+/// How events are pushed: the `--outbox-*` arguments of `ota-gateway serve`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(id = "OutboxSettings")]
 pub struct Settings {
-    /// Attempts before an event is parked (`--outbox-max-attempts`, 10).
+    /// Outbox: attempts at pushing an event to its supplier before it is parked (until
+    /// `ota-gateway outbox retry`).
+    #[arg(id = "outbox_max_attempts", long = "outbox-max-attempts", value_name = "OUTBOX_MAX_ATTEMPTS", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..), env = "OTA_GATEWAY_OUTBOX_MAX_ATTEMPTS")]
     pub max_attempts: u32,
-    /// The wait after the first failure, doubled after each further one (`--outbox-retry-base`, 1 s).
+    /// Outbox: the wait after a failed push, doubled after each further failure (jittered).
+    #[arg(id = "outbox_retry_base", long = "outbox-retry-base", value_name = "OUTBOX_RETRY_BASE", default_value = "1s", value_parser = crate::config::parse_duration, env = "OTA_GATEWAY_OUTBOX_RETRY_BASE")]
     pub retry_base: Duration,
-    /// The longest wait between attempts (`--outbox-retry-max`, 5 min).
+    /// Outbox: the longest wait between two attempts at one event.
+    #[arg(id = "outbox_retry_max", long = "outbox-retry-max", value_name = "OUTBOX_RETRY_MAX", default_value = "5m", value_parser = crate::config::parse_duration, env = "OTA_GATEWAY_OUTBOX_RETRY_MAX")]
     pub retry_max: Duration,
-    /// How long a receiver may take to answer (`--outbox-timeout`, 10 s).
+    /// Outbox: how long a supplier's receiver may take to answer a push.
+    #[arg(id = "outbox_timeout", long = "outbox-timeout", value_name = "OUTBOX_TIMEOUT", default_value = "10s", value_parser = crate::config::parse_duration, env = "OTA_GATEWAY_OUTBOX_TIMEOUT")]
     pub timeout: Duration,
-    /// How often the gateway looks for events due (`--outbox-poll-interval`, 100 ms).
+    /// Outbox: how often this gateway looks for events due when it found none.
+    #[arg(id = "outbox_poll_interval", long = "outbox-poll-interval", value_name = "OUTBOX_POLL_INTERVAL", default_value = "100ms", value_parser = crate::config::parse_duration, env = "OTA_GATEWAY_OUTBOX_POLL_INTERVAL")]
     pub poll: Duration,
     /// The most events one gateway delivers at once.
+    #[arg(skip = 32_usize)]
     pub batch: usize,
     /// This gateway's token, on the events it holds (see [`deliver::release`]).
+    #[arg(skip = deliver::gateway_token())]
     pub gateway: String,
     /// Certificate authorities an https receiver's certificate may also come from, besides the
-    /// public roots (`--outbox-ca FILE`, PEM).
+    /// public roots (read from [`Settings::ca`]).
+    #[arg(skip)]
     pub roots: Vec<reqwest::Certificate>,
+    /// Outbox: a PEM file of certificate authorities that https receivers' certificates may
+    /// come from, besides the public roots (a supplier's own CA, a test receiver's certificate).
+    // Read into `roots` by `deliver::read_roots` before the delivery starts.
+    #[arg(id = "outbox_ca", long = "outbox-ca", value_name = "FILE", env = "OTA_GATEWAY_OUTBOX_CA")]
+    pub ca: Option<std::path::PathBuf>,
+    /// Outbox: how long delivered events are kept (e.g. 30d, or off: for ever). The last event
+    /// of each booking and hotel is always kept.
+    #[arg(id = "outbox_retention", long = "outbox-retention", value_name = "OUTBOX_RETENTION", default_value = "30d", value_parser = crate::config::parse_retention, env = "OTA_GATEWAY_OUTBOX_RETENTION")]
+    pub retention: std::option::Option<Duration>,
 }
 
 impl Default for Settings {
+    /// The defaults of the `--outbox-*` arguments.
     fn default() -> Self {
-        Settings {
-            max_attempts: 10,
-            retry_base: Duration::from_secs(1),
-            retry_max: Duration::from_secs(300),
-            timeout: Duration::from_secs(10),
-            poll: Duration::from_millis(100),
-            batch: 32,
-            gateway: deliver::gateway_token(),
-            roots: Vec::new(),
-        }
+        crate::config::defaults()
     }
 }
 

@@ -14,7 +14,7 @@ use super::import::{self, RequestorInput};
 use super::{Limits, Role, StoredRequestor, repo};
 use crate::requestors::password::{HashError, MAX_PASSWORD, hash_password};
 use crate::shared::import::ImportError;
-use crate::store::{Abandoned, Store, StoreError, Ticket, bump_requestors_version};
+use crate::store::{Abandoned, Store, StoreError, bump_requestors_version};
 
 /// A requestor administration command failed; nothing was changed.
 #[derive(Debug, thiserror::Error)]
@@ -111,7 +111,7 @@ where
         + 'static,
 {
     let changed = store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 let changed = f(c).await?;
                 if changed == Changed::Yes {
@@ -151,7 +151,7 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
     };
     let now = chrono::Utc::now();
     let created = store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 if let Some(role) = &r.role {
                     refuse_owned_by_another(c, &r.id, role).await?;

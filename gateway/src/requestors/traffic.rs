@@ -14,7 +14,7 @@ use chrono::NaiveDate;
 
 use super::repo;
 use crate::shared::context::OpError;
-use crate::store::{Store, StoreError, Ticket};
+use crate::store::{Store, StoreError};
 
 /// What a request counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +120,7 @@ impl Tally {
         let rows = Arc::new(taken);
         let written = rows.clone();
         let result = store
-            .write(&Ticket::new(), None, move |c| {
+            .write_now(move |c| {
                 Box::pin(async move {
                     for ((id, day), counts) in written.iter() {
                         repo::add_traffic(

@@ -269,6 +269,18 @@ impl Store {
         }
     }
 
+    /// Runs `f` in a write transaction and commits it, for a write no request waits on (a
+    /// background task, an administration command, an import): [`Store::write`] with a ticket
+    /// nobody abandons and no deadline.
+    pub async fn write_now<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<StoreError> + From<Abandoned> + Send + 'static,
+        F: for<'a, 'c> FnOnce(&'a mut Conn<'c>) -> BoxFuture<'a, Result<T, E>> + Send + 'static,
+    {
+        self.write(&Ticket::new(), None, f).await
+    }
+
     /// Runs `f` in a write transaction and commits it, unless `ticket` was abandoned before the
     /// write started (then nothing is stored and the answer is [`Abandoned`], converted into
     /// `E`). When `f` fails, its writes are rolled back and its error returned. `deadline`

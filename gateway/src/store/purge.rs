@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::{Abandoned, Store, StoreError, Ticket};
+use super::{Abandoned, Store, StoreError};
 
 /// How many rows one purge statement deletes.
 pub const BATCH: i64 = 5_000;
@@ -26,7 +26,7 @@ where
 {
     let mut total = 0;
     loop {
-        let deleted = store.write(&Ticket::new(), None, batch.clone()).await?;
+        let deleted = store.write_now(batch.clone()).await?;
         total += deleted;
         if deleted < BATCH as u64 {
             return Ok(total);

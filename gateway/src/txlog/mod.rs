@@ -26,14 +26,18 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `mod.rs` | [`Policy`], [`Settings`], [`Recorder`] (the queue and the writer), [`search`], [`show`], [`purge`] |
+//! | `mod.rs` | [`Policy`], [`Settings`], [`Recorder`] (the queue and the writer), [`purge`] |
+//! | [`read`] | `ota-gateway log`: [`search`], [`show`], [`export`] and the [`Pages`] an export and a replay read |
 //! | [`mask`] | passwords out, personal values masked, `EchoToken` and references read, credentials put back for a replay |
 //! | [`repo`] | all SQL of the log |
 //! | [`replay`] | `ota-gateway replay`: recorded requests sent to another gateway, answers compared |
 
 pub mod mask;
+pub mod read;
 pub mod replay;
 pub mod repo;
+
+pub use read::{Filter, PAGE, Pages, export, search, show};
 
 use std::fmt;
 use std::sync::Arc;
@@ -44,7 +48,7 @@ use axum::body::Bytes;
 use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::store::{Abandoned, Store, StoreError, Ticket};
+use crate::store::{Abandoned, Store, StoreError};
 
 /// What of a partner's traffic is logged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord)]
@@ -172,27 +176,40 @@ impl Policy {
     }
 }
 
-/// The operator's settings of the log (`ota-gateway serve`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The operator's settings of the log: the `--log-*` arguments of `ota-gateway serve`.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[group(id = "TxlogSettings")]
 pub struct Settings {
-    /// Personal values are masked (the default); `serve --log-unmasked` turns it off.
+    /// Store guests' names and birth dates (the spec's personal fields) in the transaction log
+    /// as they are; by default they are masked. Passwords are never stored.
+    // The field says the opposite of the flag: personal values are masked unless it is given.
+    #[arg(
+        id = "log_unmasked", long = "log-unmasked",
+        env = "OTA_GATEWAY_LOG_UNMASKED",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::TypedValueParser::map(clap::builder::BoolValueParser::new(), |unmasked: bool| !unmasked)
+    )]
     pub masked: bool,
-    /// How long entries are kept (`--log-retention`, default 60 days); `None`: forever.
-    pub retention: Option<Duration>,
+    /// How long the transaction log keeps entries (e.g. 60d, 12h), or `off` to keep them:
+    /// older ones are deleted by every gateway (at start, then every tenth of it, at most
+    /// hourly).
+    #[arg(id = "log_retention", long = "log-retention", value_name = "LOG_RETENTION", default_value = "60d", value_parser = crate::args::parse_retention, env = "OTA_GATEWAY_LOG_RETENTION")]
+    pub retention: std::option::Option<Duration>,
     /// The most bytes of bodies waiting for the writer; over it, entries are dropped.
+    #[arg(skip = 64_usize << 20)]
     pub queue_bytes: usize,
     /// The most entries waiting for the writer; over it, entries are dropped.
+    #[arg(skip = 4096_usize)]
     pub queue_entries: usize,
-    /// The most bytes of bodies the writer stores per second (`--log-max-rate`, default
-    /// [`DEFAULT_MAX_RATE`]); the entries over it are dropped before they are masked, so the
-    /// log's share of the database and of the CPU stays bounded whatever the traffic.
+    /// The most bytes of request and answer bodies this gateway stores in the transaction log
+    /// per second (e.g. 4MiB); entries over it are dropped and counted, never waited for.
+    // Dropped before they are masked, so the log's share of the database and of the CPU stays
+    // bounded whatever the traffic.
+    #[arg(id = "log_max_rate", long = "log-max-rate", value_name = "LOG_MAX_RATE", default_value = "4MiB", value_parser = crate::args::parse_size, env = "OTA_GATEWAY_LOG_MAX_RATE")]
     pub max_rate: usize,
 }
 
-/// The default [`Settings::max_rate`]: 4 MiB of bodies a second per gateway.
-pub const DEFAULT_MAX_RATE: usize = 4 << 20;
-
-/// The default retention: 60 days.
+/// The default retention (`--log-retention`'s default, 60d), as a value.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(60 * 86_400);
 
 /// How many rows one retention statement deletes (one short transaction each).
@@ -205,14 +222,9 @@ pub const MAX_STORED_BODY: usize = 1 << 20;
 const BATCH: usize = 256;
 
 impl Default for Settings {
+    /// The defaults of the `--log-*` arguments.
     fn default() -> Self {
-        Settings {
-            masked: true,
-            retention: Some(DEFAULT_RETENTION),
-            queue_bytes: 64 << 20,
-            queue_entries: 4096,
-            max_rate: DEFAULT_MAX_RATE,
-        }
+        crate::args::defaults()
     }
 }
 
@@ -504,7 +516,7 @@ async fn store_prepared(store: &Store, prepared: Result<Vec<Entry>, tokio::task:
 /// Stores entries in one transaction.
 pub async fn store_entries(store: &Store, entries: Vec<Entry>) -> Result<(), LogError> {
     store
-        .write(&Ticket::new(), None, move |c| {
+        .write_now(move |c| {
             Box::pin(async move {
                 for e in &entries {
                     repo::insert(c, e).await?;
@@ -538,110 +550,13 @@ impl From<Abandoned> for LogError {
     }
 }
 
-/// Which entries a search (or an export, or a replay) takes; empty fields take any.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filter {
-    /// Only this requestor's.
-    pub requestor: Option<String>,
-    /// Only from this instant on.
-    pub since: Option<DateTime<Utc>>,
-    /// Only before this instant.
-    pub until: Option<DateTime<Utc>>,
-    /// Only entries with this booking reference.
-    pub reference: Option<String>,
-    /// Only entries with this `EchoToken`.
-    pub echo_token: Option<String>,
-    /// Only the entry (entries) of this request id.
-    pub request_id: Option<String>,
-    /// Only this operation (its path without the slash).
-    pub operation: Option<String>,
-}
-
-/// The entries of a filter, newest first (`oldest_first`: oldest first), at most `limit`.
-pub async fn search(store: &Store, filter: &Filter, oldest_first: bool, limit: i64) -> Result<Vec<Entry>, LogError> {
-    let filter = filter.clone();
-    store.read(move |c| Box::pin(async move { Ok(repo::search(c, &filter, oldest_first, None, limit).await?) })).await
-}
-
-/// How many entries one page of an export or a replay reads ([`Pages`]): with bodies of up to
-/// [`MAX_STORED_BODY`] each way, at most 64 MiB in memory at once.
-pub const PAGE: i64 = 32;
-
-/// The entries of a filter, oldest first, at most a limit, read [`PAGE`] at a time (keyset on
-/// the time and the id): an export or a replay holds one page whatever the log's size.
-#[derive(Debug)]
-pub struct Pages<'s> {
-    store: &'s Store,
-    filter: Filter,
-    /// How many entries may still be given.
-    left: usize,
-    /// The last entry given (time and id).
-    after: Option<(DateTime<Utc>, i64)>,
-}
-
-impl<'s> Pages<'s> {
-    /// The pages of a filter's entries, at most `limit` in all.
-    pub fn new(store: &'s Store, filter: &Filter, limit: i64) -> Pages<'s> {
-        Pages { store, filter: filter.clone(), left: usize::try_from(limit).unwrap_or(0), after: None }
-    }
-
-    /// The next page; empty once every entry (or the limit) was given.
-    pub async fn next(&mut self) -> Result<Vec<Entry>, LogError> {
-        if self.left == 0 {
-            return Ok(Vec::new());
-        }
-        let (filter, after) = (self.filter.clone(), self.after);
-        let mut page = self
-            .store
-            .read(move |c| {
-                Box::pin(async move { Ok::<_, LogError>(repo::search(c, &filter, true, after, PAGE).await?) })
-            })
-            .await?;
-        // A short page is the last one.
-        let full = page.len() == PAGE as usize;
-        page.truncate(self.left);
-        self.left = if full { self.left - page.len() } else { 0 };
-        self.after = page.last().map(|e| (e.at, e.id));
-        Ok(page)
-    }
-}
-
-/// One entry, by id.
-pub async fn show(store: &Store, id: i64) -> Result<Entry, LogError> {
-    store.read(move |c| Box::pin(async move { repo::get(c, id).await?.ok_or(LogError::NotFound(id)) })).await
-}
-
-/// Writes the entries of a filter to `out` as JSON lines (see [`Entry::to_json`]), oldest
-/// first, at most `limit`, page by page ([`Pages`]); how many.
-pub async fn export(
-    store: &Store,
-    filter: &Filter,
-    limit: i64,
-    out: &mut impl std::io::Write,
-) -> Result<u64, LogError> {
-    let mut pages = Pages::new(store, filter, limit);
-    let mut written = 0;
-    loop {
-        let page = pages.next().await?;
-        if page.is_empty() {
-            break;
-        }
-        for e in &page {
-            writeln!(out, "{}", e.to_json())?;
-        }
-        written += page.len() as u64;
-    }
-    out.flush()?;
-    Ok(written)
-}
-
 /// Deletes the entries older than `before`, [`PURGE_BATCH`] rows per transaction, until none is
 /// left; how many entries were deleted.
 pub async fn purge(store: &Store, before: DateTime<Utc>) -> Result<u64, LogError> {
     let mut total = 0;
     loop {
         let (entries, references) = store
-            .write(&Ticket::new(), None, move |c| {
+            .write_now(move |c| {
                 Box::pin(async move {
                     Ok::<_, LogError>((
                         repo::purge_entries(c, before, PURGE_BATCH).await?,

@@ -13,17 +13,19 @@ use std::path::Path;
 /// only where [`SIBLINGS_MAY_USE`] says so, and any module of a lower layer.
 pub const LAYERS: &[(&str, &[&str])] = &[
     (
-        "entry: transport, dispatch, the process's state, the content snapshot, the import command",
-        &["http", "operation", "state", "content", "import"],
+        "entry: the process and its background tasks, transport, dispatch, the process's state, the content snapshot, the import command",
+        &["server", "http", "operation", "state", "content", "import"],
     ),
     ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
-    ("below every area", &["shared", "store", "errors", "metrics", "config", "client", "txlog", "telemetry"]),
+    ("below every area", &["shared", "store", "errors", "metrics", "config", "args", "client", "txlog", "telemetry"]),
 ];
 
 /// Uses within one layer that are allowed (user, used).
 pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
+    ("server", "http"),
+    ("server", "state"),
     ("http", "operation"),
     ("http", "state"),
     ("operation", "state"),
@@ -36,6 +38,8 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("store", "metrics"),
     ("config", "store"),
     ("config", "txlog"),
+    ("config", "args"),
+    ("txlog", "args"),
     ("txlog", "store"),
     ("txlog", "metrics"),
     ("txlog", "client"),
@@ -167,7 +171,8 @@ impl fmt::Display for Violation {
     }
 }
 
-/// Reads every `.rs` file under `src` (without `main.rs`, the binary, a crate of its own).
+/// Reads every `.rs` file under `src` (without `main.rs` and `bin/`, the binary, a crate of its
+/// own).
 pub fn read_crate(src: &Path) -> std::io::Result<Vec<SourceFile>> {
     let mut files = Vec::new();
     let mut dirs = vec![src.to_path_buf()];
@@ -175,6 +180,9 @@ pub fn read_crate(src: &Path) -> std::io::Result<Vec<SourceFile>> {
         for entry in fs::read_dir(&dir)? {
             let path = entry?.path();
             if path.is_dir() {
+                if dir == src && path.file_name().is_some_and(|n| n == "bin") {
+                    continue;
+                }
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let rel = path.strip_prefix(src).unwrap_or(&path);

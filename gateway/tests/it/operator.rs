@@ -224,3 +224,51 @@ fn every_serve_option_has_an_environment_variable() {
     }
     assert!(options >= 14, "{options} options found in:\n{help}");
 }
+
+/// An administration command given a SQLite file that does not exist (a mistyped `--db`) says
+/// so and fails, creating nothing: only `serve` and `import` create a database (issue 28).
+#[test]
+fn an_admin_command_never_creates_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("mistyped.db");
+    let db = missing.to_str().unwrap();
+    let commands: [&[&str]; 5] = [
+        &["requestor", "list", "--db", db],
+        &["requestor", "disable", "ACME", "--db", db],
+        &["outbox", "list", "--db", db],
+        &["log", "search", "--db", db],
+        &["replay", "--to", "http://127.0.0.1:9", "--credentials", "A,B,C", "--db", db],
+    ];
+    for args in commands {
+        let (code, out, err) = cli(args, "");
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("no database at") && err.contains("mistyped.db"), "{args:?}: {err}");
+        assert!(!missing.exists(), "{args:?} created {db}");
+    }
+}
+
+/// A command whose reader has gone (`ota-gateway requestor list | head -1`) ends quietly, never
+/// with a panic (exit 101) on the broken pipe (issue 28).
+#[tokio::test]
+async fn a_closed_pipe_ends_a_command_quietly() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    ota_gateway::import::seed_demo_if_empty(&db.open().await).await.unwrap();
+    let arg = db.arg();
+    let commands: [&[&str]; 3] =
+        [&["requestor", "list", "--db", &arg], &["log", "export", "--db", &arg], &["outbox", "list", "--db", &arg]];
+    for args in commands {
+        // The reading end is closed before the command writes a byte.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(writer))
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

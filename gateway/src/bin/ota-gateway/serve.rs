@@ -1,0 +1,168 @@
+//! `ota-gateway serve`: runs the gateway.
+
+use std::io::Write as _;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use ota_gateway::config::Config;
+use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
+use ota_gateway::server::{self, Background};
+use ota_gateway::{AppState, Store, outbox, telemetry};
+use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};
+
+use crate::shared::init_logging_with;
+
+/// The arguments of `serve`: the gateway's settings ([`Config`], the outbox's) and what the
+/// process needs besides. Every option can also come from its `OTA_GATEWAY_*` variable (lists:
+/// comma-separated).
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    config: Config,
+    /// Password verifications run at once (argon2 workers, 19 MiB each; default: one per CPU,
+    /// at most 4).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256), env = "OTA_GATEWAY_AUTH_WORKERS")]
+    auth_workers: Option<u16>,
+    /// Export OpenTelemetry spans (each request, its operation, each database statement) to
+    /// this OTLP/HTTP collector (`http://collector:4318`); off when not given.
+    #[arg(long, value_name = "URL", env = "OTA_GATEWAY_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
+    /// How spans are written to the collector.
+    #[arg(long, value_enum, default_value_t = telemetry::OtlpProtocol::HttpProtobuf, env = "OTA_GATEWAY_OTLP_PROTOCOL")]
+    otlp_protocol: telemetry::OtlpProtocol,
+    /// The `service.name` of the exported spans.
+    #[arg(long, default_value = "ota-gateway", env = "OTA_GATEWAY_OTLP_SERVICE_NAME")]
+    otlp_service_name: String,
+    #[command(flatten)]
+    outbox: outbox::Settings,
+}
+
+/// Runs the gateway until SIGINT or SIGTERM.
+pub async fn run(args: ServeArgs) -> ExitCode {
+    let otlp = args.otlp_endpoint.clone().map(|endpoint| telemetry::Otlp {
+        endpoint,
+        protocol: args.otlp_protocol,
+        service_name: args.otlp_service_name.clone(),
+    });
+    if let Some(e) = init_logging_with(args.config.log_format, "info", otlp.as_ref()) {
+        eprintln!(
+            "ota-gateway: cannot export spans to {} (--otlp-endpoint): {e}",
+            args.otlp_endpoint.as_deref().unwrap_or_default()
+        );
+        return ExitCode::FAILURE;
+    }
+    if let Some(o) = &otlp {
+        tracing::info!(endpoint = %o.endpoint, "exporting OpenTelemetry spans");
+    }
+    if let Some(n) = args.auth_workers {
+        ota_gateway::auth::pool::set_workers(usize::from(n));
+    }
+    let served = match start(args.config, args.outbox).await {
+        Ok(served) => served,
+        Err(message) => {
+            eprintln!("ota-gateway: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    telemetry::shutdown();
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ota-gateway: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Opens the store, loads the content, binds the listeners and serves until the shutdown
+/// signal; `Err` says why the gateway could not start.
+async fn start(config: Config, mut outbox: outbox::Settings) -> Result<std::io::Result<()>, String> {
+    let store = Store::open(&config.db).await.map_err(|e| format!("cannot open the database {}: {e}", config.db))?;
+    import::seed_demo_if_empty(&store).await.map_err(|e| format!("cannot load the demo content: {e}"))?;
+    let state =
+        AppState::new(store.clone(), config.clone()).await.map_err(|e| format!("cannot load the content: {e}"))?;
+    if let Some(ca) = &outbox.ca {
+        outbox.roots = outbox::deliver::read_roots(ca).map_err(|e| format!("--outbox-ca: {e}"))?;
+    }
+    outbox.retry_max = outbox.retry_max.max(outbox.retry_base);
+    outbox.poll = outbox.poll.max(Duration::from_millis(10));
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+    let addr = listener.local_addr().unwrap_or(config.addr);
+    let metrics = match config.metrics_addr {
+        Some(metrics_addr) => {
+            let l = tokio::net::TcpListener::bind(metrics_addr)
+                .await
+                .map_err(|e| format!("cannot listen on {metrics_addr} (--metrics-addr): {e}"))?;
+            tracing::info!(addr = %metrics_addr, "metrics at /metrics");
+            Some(l)
+        }
+        None => None,
+    };
+    tracing::info!(database = %store.describe(), "store open");
+    banner(&state, addr, &config.base_path).await;
+    let background = Background { refresh_content: true, outbox: Some(outbox), metrics };
+    Ok(server::run(listener, state, background, ota_gateway::http::shutdown_signal()).await)
+}
+
+/// Prints where the gateway listens and, while the demo requestor still has its demo password,
+/// its credentials and a request to try.
+async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
+    let host = match addr.ip() {
+        ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
+        _ => addr,
+    };
+    let base = format!("http://{host}{base_path}");
+    say(&format!("ota-gateway listening on {base} (health: {base}/healthz)"));
+    let still_demo = |(id, id_context, password): (&str, &str, &str)| {
+        let source = |t, id_context: Option<&str>, password: Option<&str>| Source {
+            requestor_id: RequestorId {
+                r#type: t,
+                id: id.into(),
+                id_context: id_context.map(str::to_string),
+                message_password: password.map(str::to_string),
+                ..RequestorId::default()
+            },
+        };
+        let pos = Pos {
+            source: vec![
+                source(RequestorIdCode::Requestor, Some(id_context), None),
+                source(RequestorIdCode::MessageCredentials, None, Some(password)),
+            ],
+        };
+        async move { state.auth.authenticate(&state.content.get().requestors, &pos, None, None).await.is_ok() }
+    };
+    if !still_demo((DEMO_ID, DEMO_ID_CONTEXT, DEMO_PASSWORD)).await {
+        return;
+    }
+    say(&format!("Demo requestor: ID={DEMO_ID} ID_Context={DEMO_ID_CONTEXT} MessagePassword={DEMO_PASSWORD}"));
+    if still_demo(DEMO_OTA).await {
+        let (id, id_context, password) = DEMO_OTA;
+        say(&format!(
+            "Demo requestor answered in the OpenTravel 2016B dialect: ID={id} ID_Context={id_context} MessagePassword={password}"
+        ));
+    }
+    if still_demo(DEMO_SUPPLIER).await {
+        let (id, id_context, password) = DEMO_SUPPLIER;
+        say(&format!(
+            "Demo supplier of the demo hotels (supply notifications): ID={id} ID_Context={id_context} MessagePassword={password}"
+        ));
+    }
+    say("Try it:");
+    say(&format!(
+        "  curl -sS -H 'Content-Type: application/xml' {base}/hotelnbc --data-binary \
+         '<OTA_HotelDescriptiveInfoRQ xmlns=\"http://www.opentravel.org/OTA/2003/05\" Version=\"2009.1\" EchoToken=\"try-1\">\
+         <POS><Source><RequestorID Type=\"22\" ID=\"{DEMO_ID}\" ID_Context=\"{DEMO_ID_CONTEXT}\"/></Source>\
+         <Source><RequestorID Type=\"88\" ID=\"{DEMO_ID}\" MessagePassword=\"{DEMO_PASSWORD}\"/></Source></POS>\
+         <HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode=\"HTL00042\"/></HotelDescriptiveInfos>\
+         </OTA_HotelDescriptiveInfoRQ>'"
+    ));
+}
+
+/// Prints a line of the banner; a stdout nobody reads (`serve | head -1`) never stops the
+/// gateway.
+fn say(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
