@@ -235,60 +235,12 @@ pub fn price_booking(
     // which is refused below.
     let now = catalogue.activity(info.basic_info.tour_activity_id.trim()).map_or(utc.naive_utc(), |a| a.now_here(utc));
 
-    let client_ref = match client_reference(rq) {
-        Some(id) => {
-            if id.is_empty() || id.chars().count() > MAX_REFERENCE_LEN {
-                problems.push(
-                    Problem::biz(
-                        ErrorCode::InvalidValue,
-                        format!("The Client reference must have 1 to {MAX_REFERENCE_LEN} characters."),
-                    )
-                    .at(format!("{BOOK}/TPA_Extensions/UniqueID/@ID")),
-                );
-            }
-            Some(id.to_string())
-        }
-        None if commit => {
-            problems.push(
-                Problem::required(
-                    "A Commit needs the partner's booking reference: UniqueID Type 36 with ID_Context Client.",
-                )
-                .at(format!("{BOOK}/TPA_Extensions/UniqueID")),
-            );
-            None
-        }
-        None => None,
-    };
+    let client_ref = checked_client_reference(rq, commit, &mut problems);
 
     // One calendar date, not in the past.
     let Some((start, end)) = schedule(info, &mut problems) else { return Err(problems) };
     let date = start.date();
-    if end.date() != date || end < start {
-        problems.push(
-            Problem::biz(
-                ErrorCode::InvalidStartEndDateCombination,
-                format!(
-                    "Start ({}) and End ({}) must fall on one calendar date, End not before Start: one date per service.",
-                    start.format("%Y-%m-%dT%H:%M:%S"),
-                    end.format("%Y-%m-%dT%H:%M:%S")
-                ),
-            )
-            .at(format!("{INFO}/Schedule")),
-        );
-    } else if date < now.date() {
-        problems.push(
-            Problem::biz(ErrorCode::StartDateInvalid, format!("The date {date} is in the past."))
-                .at(format!("{INFO}/Schedule/@Start")),
-        );
-    } else if date > last_bookable(now.date()) {
-        problems.push(
-            Problem::biz(
-                ErrorCode::StartDateInvalid,
-                format!("The date {date} is too far ahead: activities can be booked at most {MAX_DAYS_AHEAD} days ahead, until {}.", last_bookable(now.date())),
-            )
-            .at(format!("{INFO}/Schedule/@Start")),
-        );
-    }
+    check_date((start, end), now, &mut problems);
 
     check_participants(info, &mut problems);
     let activity_id = info.basic_info.tour_activity_id.trim();
@@ -379,6 +331,67 @@ pub fn price_booking(
         pickup,
     };
     Ok((booking, advisories))
+}
+
+/// The partner's booking reference, checked: needed on a Commit, 1 to [`MAX_REFERENCE_LEN`]
+/// characters.
+fn checked_client_reference(rq: &OtaTourActivityBookRq, commit: bool, problems: &mut Vec<Problem>) -> Option<String> {
+    match client_reference(rq) {
+        Some(id) => {
+            if id.is_empty() || id.chars().count() > MAX_REFERENCE_LEN {
+                problems.push(
+                    Problem::biz(
+                        ErrorCode::InvalidValue,
+                        format!("The Client reference must have 1 to {MAX_REFERENCE_LEN} characters."),
+                    )
+                    .at(format!("{BOOK}/TPA_Extensions/UniqueID/@ID")),
+                );
+            }
+            Some(id.to_string())
+        }
+        None if commit => {
+            problems.push(
+                Problem::required(
+                    "A Commit needs the partner's booking reference: UniqueID Type 36 with ID_Context Client.",
+                )
+                .at(format!("{BOOK}/TPA_Extensions/UniqueID")),
+            );
+            None
+        }
+        None => None,
+    }
+}
+
+/// A booking's schedule: one calendar date, End not before Start, from today to the last
+/// bookable date.
+fn check_date((start, end): (NaiveDateTime, NaiveDateTime), now: NaiveDateTime, problems: &mut Vec<Problem>) {
+    let date = start.date();
+    if end.date() != date || end < start {
+        problems.push(
+            Problem::biz(
+                ErrorCode::InvalidStartEndDateCombination,
+                format!(
+                    "Start ({}) and End ({}) must fall on one calendar date, End not before Start: one date per service.",
+                    start.format("%Y-%m-%dT%H:%M:%S"),
+                    end.format("%Y-%m-%dT%H:%M:%S")
+                ),
+            )
+            .at(format!("{INFO}/Schedule")),
+        );
+    } else if date < now.date() {
+        problems.push(
+            Problem::biz(ErrorCode::StartDateInvalid, format!("The date {date} is in the past."))
+                .at(format!("{INFO}/Schedule/@Start")),
+        );
+    } else if date > last_bookable(now.date()) {
+        problems.push(
+            Problem::biz(
+                ErrorCode::StartDateInvalid,
+                format!("The date {date} is too far ahead: activities can be booked at most {MAX_DAYS_AHEAD} days ahead, until {}.", last_bookable(now.date())),
+            )
+            .at(format!("{INFO}/Schedule/@Start")),
+        );
+    }
 }
 
 /// Finds the product or service a code names; without a code, the only one there is.

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect, row};
+pub use sql::{CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect, group, row};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that
 /// cannot be read. Answered as an OTA system error and logged; never a reason to panic.

@@ -141,6 +141,16 @@ macro_rules! __store_row {
 #[doc(inline)]
 pub use __store_row as row;
 
+/// Rows grouped by a key (a parent's id), each group in the rows' order: how a repo hands the
+/// rows of a child table to their parents.
+pub fn group<K: std::hash::Hash + Eq, R>(rows: Vec<R>, key: impl Fn(&R) -> K) -> std::collections::HashMap<K, Vec<R>> {
+    let mut out: std::collections::HashMap<K, Vec<R>> = std::collections::HashMap::new();
+    for r in rows {
+        out.entry(key(&r)).or_default().push(r);
+    }
+    out
+}
+
 /// One column read as itself (for `SELECT count(*)` and the like).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scalar<T>(pub T);

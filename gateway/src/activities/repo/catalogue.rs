@@ -10,6 +10,7 @@ use crate::activities::catalogue::{
     Activity, ActivityText, Catalogue, ItemText, NearbyHotel, Product, Schedule, Service, Texts,
 };
 use crate::shared::policy_repo::{self};
+use crate::store::group;
 use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
 
@@ -84,15 +85,6 @@ row! {
     struct CodeNameRow { kind: String, code: String, lang: String, name: String }
 }
 
-/// Rows grouped by an owner key, in row order.
-fn group<K: std::hash::Hash + Eq, R>(rows: Vec<R>, key: impl Fn(&R) -> K) -> HashMap<K, Vec<R>> {
-    let mut out: HashMap<K, Vec<R>> = HashMap::new();
-    for r in rows {
-        out.entry(key(&r)).or_default().push(r);
-    }
-    out
-}
-
 fn item_texts(rows: Option<Vec<ItemTextRow>>) -> Texts<ItemText> {
     rows.unwrap_or_default()
         .into_iter()
@@ -124,31 +116,6 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             &[],
         )
         .await?;
-    let products: Vec<ProductRow> =
-        c.query("SELECT id, activity_id, code FROM activity_product ORDER BY activity_id, position, code", &[]).await?;
-    let product_texts: Vec<ItemTextRow> = c
-        .query("SELECT product_id, lang, name, description FROM activity_product_text ORDER BY product_id, lang", &[])
-        .await?;
-    let schedules: Vec<ScheduleRow> = c
-        .query(
-            "SELECT product_id, weekdays, valid_from, valid_to, start_time, end_time FROM activity_schedule ORDER BY product_id, start_time, id",
-            &[],
-        )
-        .await?;
-    let services: Vec<ServiceRow> = c
-        .query(
-            "SELECT id, product_id, code, transfer, currency, capacity, pickup_minutes, return_minutes
-             FROM activity_service ORDER BY product_id, position, code",
-            &[],
-        )
-        .await?;
-    let service_texts: Vec<ItemTextRow> = c
-        .query("SELECT service_id, lang, name, description FROM activity_service_text ORDER BY service_id, lang", &[])
-        .await?;
-    let prices: Vec<PriceRow> =
-        c.query("SELECT service_id, category, amount FROM activity_price ORDER BY service_id, category", &[]).await?;
-    let capacities: Vec<CapacityRow> =
-        c.query("SELECT service_id, date, places FROM activity_capacity ORDER BY service_id, date", &[]).await?;
     let code_names: Vec<CodeNameRow> =
         c.query("SELECT kind, code, lang, name FROM activity_code_text ORDER BY kind, code, lang", &[]).await?;
     let rules = policy_repo::load_rules(c, policy_repo::ACTIVITY_RULES).await?;
@@ -156,44 +123,12 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
     let mut texts = group(texts, |r| r.activity_id.clone());
     let mut categories = group(categories, |r| r.activity_id.clone());
     let mut hotels = group(hotels, |r| r.activity_id.clone());
-    let mut products = group(products, |r| r.activity_id.clone());
-    let mut product_texts = group(product_texts, |r| r.owner_id);
-    let mut schedules = group(schedules, |r| r.product_id);
-    let mut services = group(services, |r| r.product_id);
-    let mut service_texts = group(service_texts, |r| r.owner_id);
-    let mut prices = group(prices, |r| r.service_id);
-    let mut capacities = group(capacities, |r| r.service_id);
+    let mut products = load_products(c).await?;
     let mut rules = group(rules, |r| r.owner.clone());
 
     let mut out = Vec::with_capacity(activities.len());
     for a in activities {
-        let products = products
-            .remove(&a.id)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|p| Product {
-                texts: item_texts(product_texts.remove(&p.id)),
-                schedules: schedules
-                    .remove(&p.id)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|s| Schedule {
-                        weekdays: s.weekdays,
-                        from: s.valid_from,
-                        to: s.valid_to,
-                        start: s.start_time,
-                        end: s.end_time,
-                    })
-                    .collect(),
-                services: services
-                    .remove(&p.id)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|s| service(s, &mut service_texts, &mut prices, &mut capacities))
-                    .collect(),
-                code: p.code,
-            })
-            .collect();
+        let products = products.remove(&a.id).unwrap_or_default();
         let time_zone = a
             .time_zone
             .parse()
@@ -256,6 +191,68 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
         names.entry(r.code).or_default().insert(r.lang, r.name);
     }
     Ok(Catalogue::new(out, category_names, type_names))
+}
+
+/// Every activity's products (with their texts, schedules and services), by activity id.
+async fn load_products(c: &mut Conn<'_>) -> Result<HashMap<String, Vec<Product>>, StoreError> {
+    let products: Vec<ProductRow> =
+        c.query("SELECT id, activity_id, code FROM activity_product ORDER BY activity_id, position, code", &[]).await?;
+    let product_texts: Vec<ItemTextRow> = c
+        .query("SELECT product_id, lang, name, description FROM activity_product_text ORDER BY product_id, lang", &[])
+        .await?;
+    let schedules: Vec<ScheduleRow> = c
+        .query(
+            "SELECT product_id, weekdays, valid_from, valid_to, start_time, end_time FROM activity_schedule ORDER BY product_id, start_time, id",
+            &[],
+        )
+        .await?;
+    let services: Vec<ServiceRow> = c
+        .query(
+            "SELECT id, product_id, code, transfer, currency, capacity, pickup_minutes, return_minutes
+             FROM activity_service ORDER BY product_id, position, code",
+            &[],
+        )
+        .await?;
+    let service_texts: Vec<ItemTextRow> = c
+        .query("SELECT service_id, lang, name, description FROM activity_service_text ORDER BY service_id, lang", &[])
+        .await?;
+    let prices: Vec<PriceRow> =
+        c.query("SELECT service_id, category, amount FROM activity_price ORDER BY service_id, category", &[]).await?;
+    let capacities: Vec<CapacityRow> =
+        c.query("SELECT service_id, date, places FROM activity_capacity ORDER BY service_id, date", &[]).await?;
+
+    let mut product_texts = group(product_texts, |r| r.owner_id);
+    let mut schedules = group(schedules, |r| r.product_id);
+    let mut services = group(services, |r| r.product_id);
+    let mut service_texts = group(service_texts, |r| r.owner_id);
+    let mut prices = group(prices, |r| r.service_id);
+    let mut capacities = group(capacities, |r| r.service_id);
+    let mut out: HashMap<String, Vec<Product>> = HashMap::new();
+    for p in products {
+        out.entry(p.activity_id.clone()).or_default().push(Product {
+            texts: item_texts(product_texts.remove(&p.id)),
+            schedules: schedules
+                .remove(&p.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| Schedule {
+                    weekdays: s.weekdays,
+                    from: s.valid_from,
+                    to: s.valid_to,
+                    start: s.start_time,
+                    end: s.end_time,
+                })
+                .collect(),
+            services: services
+                .remove(&p.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| service(s, &mut service_texts, &mut prices, &mut capacities))
+                .collect(),
+            code: p.code,
+        });
+    }
+    Ok(out)
 }
 
 /// A service from its row, with its texts, prices and capacities by date (taken from the maps).

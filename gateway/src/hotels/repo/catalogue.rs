@@ -8,11 +8,12 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{group, signed, unsigned};
+use super::{signed, unsigned};
 use crate::hotels::catalogue::{
     Allotment, Catalogue, Hotel, HotelText, Image, ImageFile, ImageText, Phone, Rate, RoomText, RoomType,
 };
 use crate::shared::policy_repo::{self, CancelRuleRow};
+use crate::store::group;
 use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{Days, NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
 
-use super::{group, unsigned};
+use super::unsigned;
 use crate::hotels::booking::{
     Booking, BookingHead, Comment, Company, Guest, ItemRef, LangText, Room, RoomReference, RoomSource, Service,
     TransferLeg, TransferPoint, Transport,
@@ -14,6 +14,7 @@ use crate::hotels::booking::{
 use crate::shared::booking::ListDate;
 use crate::shared::cancellation::Cancellation;
 use crate::shared::policy_repo::PenaltyRow;
+use crate::store::group;
 use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
 

@@ -9,8 +9,6 @@
 //! | [`rooms`] | the rooms sold per night |
 //! | [`supply`] | what suppliers' notifications set: rooms on sale, restrictions, amounts |
 
-use std::collections::HashMap;
-
 use crate::store::StoreError;
 
 /// A stored unsigned number (RPH, index, age) as the message's `u64`.
@@ -21,14 +19,6 @@ pub(super) fn unsigned(v: i64) -> Result<u64, StoreError> {
 /// A message's unsigned number as a stored integer.
 pub(super) fn signed(v: u64) -> Result<i64, StoreError> {
     i64::try_from(v).map_err(|_| StoreError::Data(format!("number {v} is too large to store")))
-}
-
-pub(super) fn group<K: std::hash::Hash + Eq, R>(rows: Vec<R>, key: impl Fn(&R) -> K) -> HashMap<K, Vec<R>> {
-    let mut out: HashMap<K, Vec<R>> = HashMap::new();
-    for r in rows {
-        out.entry(key(&r)).or_default().push(r);
-    }
-    out
 }
 
 pub(crate) mod catalogue;
