@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono_tz::Tz;
 use ota_messages::booking_read::{self as read, ReservationsList};
 use ota_messages::cancel::{OtaCancelRq, OtaCancelRs};
 use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext};
@@ -185,7 +186,7 @@ pub async fn cancel(
         hotels: hotels.catalogue.clone(),
         activities: activities.catalogue.clone(),
     };
-    let (booking, outcome) = if commit {
+    let (booking, outcome, zone) = if commit {
         cx.write(move |c| Box::pin(async move { job.commit(c).await })).await?
     } else {
         cx.read(move |c| Box::pin(async move { job.quote(c).await })).await?
@@ -202,7 +203,7 @@ pub async fn cancel(
         notes.push(rules::last_item(&booking, *index, commit));
     }
     let item = target.item.then(|| (target.id.as_str(), uid.id_context.clone().unwrap_or(IdContext::Internal)));
-    let rs = mapping::cancel_rs(&booking, &outcome, item, &cx.requestor, commit);
+    let rs = mapping::cancel_rs(&booking, &outcome, zone, item, &cx.requestor, commit);
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
 }
 
@@ -256,6 +257,15 @@ impl Job {
         }
     }
 
+    /// The time zone of the booking found: its hotel's (of its first room stay) or its
+    /// activity's place's; none when that has left the content.
+    fn zone_for(&self, found: &Found) -> Option<Tz> {
+        match found {
+            Found::Activity(s, _) => self.activities.activity(&s.booking.activity_id).map(|a| a.time_zone),
+            Found::Hotel(_, b, _) => b.rooms.first().and_then(|r| self.hotels.hotel(&r.hotel)).map(|h| h.time_zone),
+        }
+    }
+
     /// The booking the request names, among the requestor's own.
     async fn find(&self, c: &mut Conn<'_>) -> Result<Found, OpError> {
         let t = &self.target;
@@ -290,25 +300,25 @@ impl Job {
     }
 
     /// What cancelling would cost now; nothing changes.
-    async fn quote(&self, c: &mut Conn<'_>) -> Result<(Cancellable, Outcome), OpError> {
+    async fn quote(&self, c: &mut Conn<'_>) -> Result<(Cancellable, Outcome, Option<Tz>), OpError> {
         let found = self.find(c).await?;
         let booking = found.cancellable();
         let outcome = rules::plan(&booking, found.item(), self.now_for(&found))?;
         if outcome.repeated {
             return Err(rules::already_cancelled(&booking, ErrorWarningType::BizRule).into());
         }
-        Ok((booking, outcome))
+        Ok((booking, outcome, self.zone_for(&found)))
     }
 
     /// Cancels, and gives the inventory back, in this transaction. A booking changed by
     /// another request meanwhile is read again (at most three times).
-    async fn commit(&self, c: &mut Conn<'_>) -> Result<(Cancellable, Outcome), OpError> {
+    async fn commit(&self, c: &mut Conn<'_>) -> Result<(Cancellable, Outcome, Option<Tz>), OpError> {
         for _ in 0..3 {
             let found = self.find(c).await?;
             let booking = found.cancellable();
             let outcome = rules::plan(&booking, found.item(), self.now_for(&found))?;
             if outcome.repeated {
-                return Ok((booking, outcome));
+                return Ok((booking, outcome, self.zone_for(&found)));
             }
             let done = match &found {
                 Found::Hotel(id, stored, _) => {
@@ -341,7 +351,7 @@ impl Job {
                 }
             };
             if done {
-                return Ok((booking, outcome));
+                return Ok((booking, outcome, self.zone_for(&found)));
             }
         }
         Err(Problem::biz(

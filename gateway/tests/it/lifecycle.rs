@@ -74,6 +74,22 @@ fn cancel_rq(cancel_type: &str, kind: &str, id: &str, context: &str) -> OtaCance
     .unwrap()
 }
 
+/// Asserts that a cancel answer's `CancelByDate` is now, as the local time of the hotel or
+/// activity with its UTC offset (Madrid's demo content: `+01:00` or `+02:00`, never a local
+/// time marked `Z`).
+fn registered_now(rs: &OtaCancelRs) {
+    let rule = &rs.cancel_info_rs.as_ref().unwrap().cancel_rules.as_ref().unwrap().cancel_rule[0];
+    let at = rule.cancel_by_date.as_ref().unwrap();
+    let offset = match at.zone {
+        Some(ota_messages::runtime::Zone::Offset(m)) => i64::from(m),
+        other => panic!("CancelByDate {at:?}: the place's offset expected, not {other:?}"),
+    };
+    assert!([60, 120].contains(&offset), "Madrid's offset expected: {offset} minutes");
+    let utc = at.local - Duration::minutes(offset);
+    let off_by = (Utc::now().naive_utc() - utc).num_seconds().abs();
+    assert!(off_by < 120, "CancelByDate {at:?} is {off_by} s from now");
+}
+
 fn error_code<R: Response<Errors = ota_messages::common::Errors>>(rs: &R) -> Option<ErrorCode> {
     rs.errors().and_then(|e| e.error.first()).and_then(|e| e.code.clone())
 }
@@ -232,6 +248,7 @@ pub(crate) async fn hotel_partner_day(b: Backend) {
     assert_eq!(quote.status, TransactionStatus::Pending);
     let rule = &quote.cancel_info_rs.as_ref().unwrap().cancel_rules.as_ref().unwrap().cancel_rule[0];
     assert_eq!(rule.amount.unwrap().0, Decimal::ZERO);
+    registered_now(&quote);
     assert_eq!(sold(&server, ROOM, day(44)).await, 1);
     // Commit cancels and gives the rooms back; the answer names both references.
     let cancelled: OtaCancelRs = client.send(&cancel_rq("Commit", "36", "DAY-H-1", "Client")).await.unwrap();
@@ -543,6 +560,7 @@ pub(crate) async fn activity_partner_day(b: Backend) {
     let quote: OtaCancelRs = client.send(&cancel_rq("Quote", "36", "DAY-A-1", "Client")).await.unwrap();
     assert!(quote.is_success(), "{:?}", quote.errors());
     assert_eq!(quote.status, TransactionStatus::Pending);
+    registered_now(&quote);
     assert_eq!(places_booked(&server, date).await, 3);
     // The service as the item: the last live one, so the booking is cancelled; places back.
     let cancelled: OtaCancelRs =
