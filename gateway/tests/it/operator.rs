@@ -291,17 +291,17 @@ async fn demo_content_only_with_demo() {
     assert!(accepted(&gw, DEMO).await, "--demo loads the demo requestor");
 }
 
-/// What `serve` says about the demo content, before it listens.
+/// What `serve` says (on stderr) about the demo content, before it listens.
 #[test]
 fn serve_says_whether_it_loaded_demo_content() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fresh.db");
     let db = db.to_str().unwrap();
     // A port nobody can listen on makes serve stop right after the database part.
-    let (_, out, _) = cli(&["serve", "--addr", "192.0.2.1:1", "--db", db], "");
-    assert!(out.contains("No demo content"), "{out}");
-    let (_, out, _) = cli(&["serve", "--demo", "--addr", "192.0.2.1:1", "--db", db], "");
-    assert!(out.contains("Demo content loaded"), "{out}");
-    let (_, out, _) = cli(&["serve", "--demo", "--addr", "192.0.2.1:1", "--db", db], "");
-    assert!(out.contains("Demo content not loaded"), "{out}");
+    let (_, _, err) = cli(&["serve", "--addr", "192.0.2.1:1", "--db", db], "");
+    assert!(err.contains("no demo content"), "{err}");
+    let (_, _, err) = cli(&["serve", "--demo", "--addr", "192.0.2.1:1", "--db", db], "");
+    assert!(err.contains("demo content loaded"), "{err}");
+    let (_, _, err) = cli(&["serve", "--demo", "--addr", "192.0.2.1:1", "--db", db], "");
+    assert!(err.contains("demo content not loaded"), "{err}");
 }
