@@ -88,7 +88,7 @@ case "${POOLER:-}" in
 esac
 
 for i in $(seq 0 $((INSTANCES - 1))); do
-  RUST_LOG=warn "$gateway" serve --addr 127.0.0.1:$((PORT + i)) --db "$db" >"$work/server$i.log" 2>&1 &
+  RUST_LOG=warn "$gateway" serve --demo --addr 127.0.0.1:$((PORT + i)) --db "$db" >"$work/server$i.log" 2>&1 &
   servers+=($!)
   # The first one migrates and seeds; the others start after it.
   for _ in $(seq 200); do curl -sf http://127.0.0.1:$((PORT + i))/healthz >/dev/null && break; sleep 0.1; done

@@ -7,7 +7,7 @@ XSD_DIR is a directory holding the official OpenTravel schemas (searched recursi
 `OTA_<answer root>.xsd`): `conformance/opentravel-2016b` holds the 2016B ones our roots need.
 `--credentials OTA-DEMO,OTA-DEMO-DIST,ota-demo-pass` runs the requests as the demo partner on
 the `ota2016b` dialect (reading and modifying its own demo bookings). The gateway should run on a fresh demo database
-(`ota-gateway serve --db /tmp/fresh.db`): the requests use the demo credentials and content.
+(`ota-gateway serve --demo --db /tmp/fresh.db`): the requests use the demo credentials and content.
 
 It sends a fixed set of 50 requests covering every operation (successes, warnings and errors;
 the modify is built from a read, as clients do), saves each answer (`--out`, default a temporary

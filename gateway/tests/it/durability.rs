@@ -59,7 +59,7 @@ impl Gateway {
         let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
         let log = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-            .args(["serve", "--addr", &addr.to_string(), "--db", db])
+            .args(["serve", "--demo", "--addr", &addr.to_string(), "--db", db])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -185,7 +185,7 @@ async fn base_path_environment_and_metrics(b: Backend) {
     drop(gw);
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-        .args(["serve", "--db", &db.arg()])
+        .args(["serve", "--demo", "--db", &db.arg()])
         .env("OTA_GATEWAY_ADDR", format!("127.0.0.1:{port}"))
         .env("OTA_GATEWAY_ALLOW", "10.0.0.0/8,192.168.0.0/16")
         .stdout(Stdio::null())
@@ -271,4 +271,37 @@ async fn a_closed_pipe_ends_a_command_quietly() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+/// Demo content only when asked (issue 28): `serve` on a fresh database adds nothing and says
+/// so; `serve --demo` loads it and says so.
+#[tokio::test]
+async fn demo_content_only_with_demo() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fresh.db");
+    let db = db.to_str().unwrap();
+    let log = dir.path().join("stderr");
+    let gw = GatewayProcess::start_with(db, &[], &[("OTA_GATEWAY_DEMO", "false")], Some(&log)).await;
+    assert!(!accepted(&gw, DEMO).await, "no demo requestor without --demo");
+    drop(gw);
+    let (code, out, err) = cli(&["requestor", "list", "--db", db], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1, "no requestor at all:\n{out}");
+    let gw = GatewayProcess::start_with(db, &["--demo"], &[], Some(&log)).await;
+    assert!(accepted(&gw, DEMO).await, "--demo loads the demo requestor");
+}
+
+/// What `serve` says (on stderr) about the demo content, before it listens.
+#[test]
+fn serve_says_whether_it_loaded_demo_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fresh.db");
+    let db = db.to_str().unwrap();
+    // A port nobody can listen on makes serve stop right after the database part.
+    let (_, _, err) = cli(&["serve", "--addr", "192.0.2.1:1", "--db", db], "");
+    assert!(err.contains("no demo content"), "{err}");
+    let (_, _, err) = cli(&["serve", "--demo", "--addr", "192.0.2.1:1", "--db", db], "");
+    assert!(err.contains("demo content loaded"), "{err}");
+    let (_, _, err) = cli(&["serve", "--demo", "--addr", "192.0.2.1:1", "--db", db], "");
+    assert!(err.contains("demo content not loaded"), "{err}");
 }

@@ -295,7 +295,7 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
         ));
         let (stdout_path, stderr_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-            .args(["serve", "--addr", &addr.to_string(), "--log-format", format, "--db", &db.arg()])
+            .args(["serve", "--demo", "--addr", &addr.to_string(), "--log-format", format, "--db", &db.arg()])
             .env("RUST_LOG", "trace")
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&stdout_path).unwrap())

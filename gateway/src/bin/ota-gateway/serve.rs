@@ -36,6 +36,10 @@ pub struct ServeArgs {
     otlp_service_name: String,
     #[command(flatten)]
     outbox: outbox::Settings,
+    /// Load the demo content (partners, hotels, activities; its credentials are printed) into
+    /// a database that has no requestor yet; without it, nothing is ever added.
+    #[arg(long, env = "OTA_GATEWAY_DEMO")]
+    demo: bool,
 }
 
 /// Runs the gateway until SIGINT or SIGTERM.
@@ -58,7 +62,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
     if let Some(n) = args.auth_workers {
         ota_gateway::auth::pool::set_workers(usize::from(n));
     }
-    let served = match start(args.config, args.outbox).await {
+    let served = match start(args.config, args.outbox, args.demo).await {
         Ok(served) => served,
         Err(message) => {
             eprintln!("ota-gateway: {message}");
@@ -77,9 +81,18 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 
 /// Opens the store, loads the content, binds the listeners and serves until the shutdown
 /// signal; `Err` says why the gateway could not start.
-async fn start(config: Config, mut outbox: outbox::Settings) -> Result<std::io::Result<()>, String> {
+async fn start(config: Config, mut outbox: outbox::Settings, demo: bool) -> Result<std::io::Result<()>, String> {
     let store = Store::open(&config.db).await.map_err(|e| format!("cannot open the database {}: {e}", config.db))?;
-    import::seed_demo_if_empty(&store).await.map_err(|e| format!("cannot load the demo content: {e}"))?;
+    // Demo content only when asked: never added silently to an operator's database. Said on
+    // stderr: stdout is the banner only.
+    if demo {
+        match import::seed_demo_if_empty(&store).await.map_err(|e| format!("cannot load the demo content: {e}"))? {
+            true => eprintln!("ota-gateway: demo content loaded into {}", store.describe()),
+            false => eprintln!("ota-gateway: demo content not loaded: the database has requestors already"),
+        }
+    } else {
+        eprintln!("ota-gateway: no demo content (serve --demo loads it into an empty database)");
+    }
     let state =
         AppState::new(store.clone(), config.clone()).await.map_err(|e| format!("cannot load the content: {e}"))?;
     if let Some(ca) = &outbox.ca {

@@ -565,6 +565,8 @@ impl GatewayProcess {
             .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--db", db])
             .args(extra)
             .env("RUST_LOG", "warn")
+            // The demo content (serve --demo); a test's OTA_GATEWAY_DEMO=false goes without.
+            .env("OTA_GATEWAY_DEMO", "true")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(stderr)
