@@ -1,9 +1,11 @@
 //! The hand-written runtime of the generated types: scalar types, the strict checker, the
 //! [`Message`] trait and the decode/encode functions.
 //!
-//! Decoding is strict and lossless: [`parse_document`] parses with roxmltree (DOCTYPEs refused),
-//! the checker walks the document beside the generated schema tables, and only a document that
-//! passes is bound to the Rust types by yaserde. Encoding writes through yaserde.
+//! Decoding is strict and lossless: [`parse_document`] parses with roxmltree (DOCTYPEs refused)
+//! and the generated decoders bind the document in one pass, checked through [`Cx`] against the
+//! generated schema tables; encoding goes through the generated encoders. The yaserde derives
+//! every generated type also carries are not part of [`Message`]: [`decode_with_yaserde`] and
+//! [`encode_with_yaserde`] use them, for callers that want yaserde's binding.
 
 pub mod bounds;
 mod check;
@@ -62,7 +64,7 @@ pub struct Personal {
 }
 
 /// A message root: knows its element name, its `Version` and its schema table.
-pub trait Message: Decode + Encode + YaSerialize + YaDeserialize + Sized {
+pub trait Message: Decode + Encode + Sized {
     /// The root element name.
     const ROOT: &'static str;
     /// The `Version` the service expects.
@@ -247,7 +249,7 @@ pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
 /// Decodes with the same strict checks, but binds with yaserde (the derives every generated
 /// type also carries). Slower than [`Message::from_xml`]; kept for callers and tests that want
 /// yaserde's binding.
-pub fn decode_with_yaserde<T: Message>(xml: &str) -> Result<T, DecodeError> {
+pub fn decode_with_yaserde<T: Message + YaDeserialize>(xml: &str) -> Result<T, DecodeError> {
     let doc = parse_document(xml)?;
     check_root::<T>(&doc)?;
     let mut cx = Cx::new(&doc);
