@@ -20,7 +20,7 @@ use roxmltree::{Document, ParsingOptions};
 use yaserde::{YaDeserialize, YaSerialize};
 
 pub use check::check_simple;
-pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next};
+pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next, push, set, unqualified};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
