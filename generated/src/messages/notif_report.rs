@@ -345,6 +345,13 @@ impl rt::Request for OtaNotifReportRq {
     type Response = OtaNotifReportRs;
 }
 
+impl rt::PosRequest for OtaNotifReportRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.tpa_extensions.pos
+    }
+}
+
 impl rt::ResponseStdAttributes for OtaNotifReportRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()

@@ -48,6 +48,26 @@ pub struct Operation {
     pub version: &'static str,
     /// The root element of the response.
     pub response_root: Option<&'static str>,
+    /// Who sends the request.
+    pub side: Side,
+    /// Where the request carries its point of sale (the requestor's credentials), as a path of
+    /// element names below the root (`POS`, `TPA_Extensions/POS`); `None` when it has none.
+    /// The root implements [`PosRequest`] when it has one.
+    pub credentials: Option<&'static str>,
+    /// The spec file that declares the request and its response (`hotel_res.xsd`), relative to
+    /// `spec/`.
+    pub schema: &'static str,
+}
+
+/// Who sends a request (`gen:message side=".."` in the spec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// A distribution partner sends it to the service.
+    Demand,
+    /// A hotel's system (a supplier) sends it to the service, for its own hotels.
+    Supply,
+    /// The service sends it to a hotel's system (at the receiver's endpoint).
+    Outbound,
 }
 
 /// An attribute or element whose value is personal data (`gen:personal` in the spec), masked
