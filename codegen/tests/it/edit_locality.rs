@@ -79,5 +79,7 @@ fn adding_one_attribute_changes_only_its_own_lines() {
         })
         .collect();
     assert!(foreign.is_empty(), "lines not about the new attribute:\n{foreign:#?}");
-    assert!(changed <= 12, "{changed} lines changed for one attribute");
+    // Today 7: the field (documentation, yaserde attribute, declaration), the root's `Default`,
+    // the decoder arm, the encoder line, the table entry. (19 when fields were bound by position.)
+    assert!(changed <= 8, "{changed} lines changed for one attribute");
 }
