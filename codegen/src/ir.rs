@@ -117,6 +117,34 @@ pub enum TypeKind {
     Alias(AliasDef),
 }
 
+/// Who sends a request (`gen:message side=".."`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Side {
+    /// A distribution partner sends it to the service (the default).
+    #[default]
+    Demand,
+    /// A hotel's system (a supplier) sends it to the service, for its own hotels.
+    Supply,
+    /// The service sends it to a hotel's system (to the receiver's endpoint).
+    Outbound,
+}
+
+impl Side {
+    /// The spec's name of the side.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Demand => "demand",
+            Side::Supply => "supply",
+            Side::Outbound => "outbound",
+        }
+    }
+
+    /// The side of a spec name.
+    pub fn from_name(name: &str) -> Option<Side> {
+        [Side::Demand, Side::Supply, Side::Outbound].into_iter().find(|s| s.name() == name)
+    }
+}
+
 /// A message root's operation metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RootInfo {
@@ -137,9 +165,13 @@ pub struct RootInfo {
     pub version_attribute: Option<usize>,
     /// The `Version` other dialects write in place of [`RootInfo::version`] (`gen:version`).
     pub dialect_versions: Vec<DialectVersion>,
-    /// The point of sale of a request: its required `POS` child element, as an index into
-    /// [`StructDef::element_fields`] (set by the `std_attributes` pass).
-    pub pos: Option<usize>,
+    /// Who sends the request.
+    pub side: Side,
+    /// The point of sale of a request: its required `POS` element, as a path of indexes, each
+    /// into [`StructDef::element_fields`] of the type at that level: `[i]` for a child `POS`,
+    /// `[i, j]` for one inside a required child (`TPA_Extensions/POS`); empty when it has none
+    /// (set by the `std_attributes` pass).
+    pub pos: Vec<usize>,
     /// The name of the root's variant in `AnyMessage` / `AnyRequest` (set by the naming pass).
     pub variant: String,
 }
@@ -539,6 +571,29 @@ impl Model {
         })
     }
 
+    /// The fields along a point-of-sale path ([`RootInfo::pos`]) from the struct `s`, outermost
+    /// first; `None` for an empty or broken path.
+    pub fn pos_fields<'m>(&'m self, s: &'m StructDef, path: &[usize]) -> Option<Vec<&'m Field>> {
+        let mut out = Vec::new();
+        let mut at = s;
+        for (n, &i) in path.iter().enumerate() {
+            let f = *at.element_fields().get(i)?;
+            out.push(f);
+            if n + 1 < path.len() {
+                let FieldType::Complex(id) = f.ty else { return None };
+                let TypeKind::Struct(next) = &self.ty(id).kind else { return None };
+                at = next;
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// A point-of-sale path as XML names (`TPA_Extensions/POS`).
+    pub fn pos_path(&self, s: &StructDef, path: &[usize]) -> Option<String> {
+        let fields = self.pos_fields(s, path)?;
+        Some(fields.iter().map(|f| f.xml_name.as_str()).collect::<Vec<_>>().join("/"))
+    }
+
     /// Writes the model as indented text, for snapshots and debugging.
     pub fn print(&self) -> String {
         let mut out = String::new();
@@ -612,8 +667,11 @@ impl Model {
         for v in &r.dialect_versions {
             parts.push(format!("{} writes version {}", v.dialect_name, v.value));
         }
-        if let Some(p) = r.pos {
-            parts.push(format!("point of sale {}", name(p)));
+        if let Some(path) = self.pos_path(s, &r.pos) {
+            parts.push(format!("point of sale {path}"));
+        }
+        if r.path.is_some() {
+            parts.push(format!("side {}", r.side.name()));
         }
         if let Some(sh) = &r.shape {
             let mut e = format!("envelope: success {}", name(sh.success));

@@ -11,8 +11,8 @@ use std::collections::{HashMap, HashSet};
 use crate::diagnostics::{Diagnostic, Diagnostics, Span};
 use crate::ir::{
     AliasDef, Builtin, Content, DialectDef, DialectVersion, Emission, EnumDef, Facets, Field, FieldType, GroupUse,
-    Model, Module, Particle as IrParticle, Personal, RootInfo, Scalar, StructDef, TextForm, TextFormKind, TextList,
-    TypeDef, TypeId, TypeKind, Variant, Written, WrittenForm,
+    Model, Module, Particle as IrParticle, Personal, RootInfo, Scalar, Side, StructDef, TextForm, TextFormKind,
+    TextList, TypeDef, TypeId, TypeKind, Variant, Written, WrittenForm,
 };
 use crate::parse::{
     Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind,
@@ -248,6 +248,19 @@ impl<'a> Lowerer<'a> {
                     .with_note("a request names its endpoint and its response: <gen:message version=\"..\" path=\"/op\" response=\"OTA_OpRS\"/>; a response names neither"),
             );
         }
+        let mut side = Side::default();
+        if let Some(sd) = &info.side {
+            match Side::from_name(&sd.value) {
+                Some(_) if info.path.is_none() => {
+                    self.diags.error(sd.span.clone(), "only a request (with `path`) names its side");
+                }
+                Some(s) => side = s,
+                None => self.diags.error(
+                    sd.span.clone(),
+                    format!("`side` is `demand`, `supply` or `outbound`, found `{}`", sd.value),
+                ),
+            }
+        }
         if let Some(p) = &info.path {
             if !p.value.starts_with('/') || p.value.contains(char::is_whitespace) {
                 self.diags.error(
@@ -290,7 +303,8 @@ impl<'a> Lowerer<'a> {
                     span: v.dialect.span.clone(),
                 })
                 .collect(),
-            pos: None,
+            side,
+            pos: Vec::new(),
             variant: String::new(),
         }));
         if let Some(r) = &info.response {

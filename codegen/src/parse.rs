@@ -157,6 +157,8 @@ pub struct MessageInfo {
     pub path: Option<Spanned<String>>,
     /// The root element of the response to this request.
     pub response: Option<Spanned<String>>,
+    /// Who sends the request (`demand`, `supply` or `outbound`).
+    pub side: Option<Spanned<String>>,
 }
 
 /// One parsed schema file.
@@ -608,14 +610,14 @@ impl Parser<'_> {
         }
         match node.tag_name().name() {
             "message" => {
-                self.check_attrs(node, &["version", "path", "response"]);
+                self.check_attrs(node, &["version", "path", "response", "side"]);
                 let version = self.required_attr(node, "version");
                 let optional = |name: &str| {
                     node.attribute(name).map(|v| Spanned { value: v.to_string(), span: self.attr_span(node, name) })
                 };
-                let (path, response) = (optional("path"), optional("response"));
+                let (path, response, side) = (optional("path"), optional("response"), optional("side"));
                 if let Some(version) = version {
-                    ann.message = Some(MessageInfo { version, path, response });
+                    ann.message = Some(MessageInfo { version, path, response, side });
                 }
             }
             "variant" => {

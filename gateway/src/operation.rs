@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, Timelike, Utc};
 use ota_messages::common::{ErrorCode, ErrorWarningType, Errors, Pos, ResStatus};
-use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes};
+use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes, Side};
 use ota_messages::{AnyMessage, AnyRequest, Dialect};
 
 use crate::content::Content;
@@ -85,9 +85,10 @@ pub struct Request {
 }
 
 /// The operations of the supply side, by request root: a hotel's system (a supplier) sends
-/// them, for its own hotels.
-pub const SUPPLY_ROOTS: &[&str] =
-    &["OTA_HotelAvailNotifRQ", "OTA_HotelInvCountNotifRQ", "OTA_HotelRateAmountNotifRQ", "OTA_NotifReportRQ"];
+/// them, for its own hotels (`side="supply"` in the spec, `Side::Supply` in the generated table).
+pub fn supply_roots() -> impl Iterator<Item = &'static str> {
+    ota_messages::OPERATIONS.iter().filter(|op| op.side == Side::Supply).map(|op| op.request_root)
+}
 
 /// The read a supplier pulls its bookings with (`outbox::pull`), where a distribution partner
 /// reads a booking.
@@ -99,7 +100,7 @@ pub const PULL_ROOT: &str = "OTA_ReadRQ";
 fn check_side(role: &Role, root: &str) -> Result<(), Problem> {
     // A supplier's read is the pull of its bookings (see `outbox::pull`); a partner's read is
     // the booking read.
-    let supply = SUPPLY_ROOTS.contains(&root) || (role.is_supplier() && root == PULL_ROOT);
+    let supply = supply_roots().any(|r| r == root) || (role.is_supplier() && root == PULL_ROOT);
     match role {
         Role::Distributor if supply => Err(Problem::new(
             ErrorWarningType::Authorization,
@@ -111,49 +112,10 @@ fn check_side(role: &Role, root: &str) -> Result<(), Problem> {
             ErrorCode::AuthorizationError,
             format!(
                 "{root} is not a supply operation; this requestor is a supplier, which sends only {} (and {PULL_ROOT}, its pull).",
-                SUPPLY_ROOTS.join(", ")
+                supply_roots().collect::<Vec<_>>().join(", ")
             ),
         )),
         _ => Ok(()),
-    }
-}
-
-/// Where a request carries its POS: its `POS` element, or (a notification report: 2016B has
-/// none there) its `TPA_Extensions/POS`.
-trait Credentials {
-    /// The point of sale.
-    fn credentials(&self) -> &Pos;
-}
-
-macro_rules! credentials_in_pos {
-    ($($rq:ty),* $(,)?) => {
-        $(impl Credentials for $rq {
-            fn credentials(&self) -> &Pos {
-                PosRequest::pos(self)
-            }
-        })*
-    };
-}
-
-credentials_in_pos!(
-    ota_messages::tour_activity_search::OtaTourActivitySearchRq,
-    ota_messages::tour_activity_avail::OtaTourActivityAvailRq,
-    ota_messages::product_descriptive_info::OtaProductDescriptiveInfoRq,
-    ota_messages::tour_activity_book::OtaTourActivityBookRq,
-    ota_messages::hotel_descriptive_info::OtaHotelDescriptiveInfoRq,
-    ota_messages::hotel_avail::OtaHotelAvailRq,
-    ota_messages::hotel_res::OtaHotelResRq,
-    ota_messages::hotel_res_modify::OtaHotelResModifyRq,
-    ota_messages::booking_read::OtaReadRq,
-    ota_messages::cancel::OtaCancelRq,
-    ota_messages::hotel_inv_count_notif::OtaHotelInvCountNotifRq,
-    ota_messages::hotel_avail_notif::OtaHotelAvailNotifRq,
-    ota_messages::hotel_rate_amount_notif::OtaHotelRateAmountNotifRq,
-);
-
-impl Credentials for ota_messages::notif_report::OtaNotifReportRq {
-    fn credentials(&self) -> &Pos {
-        &self.tpa_extensions.pos
     }
 }
 
@@ -167,10 +129,10 @@ async fn admit<Rq>(
     rq: &Rq,
 ) -> Result<Ctx, Problem>
 where
-    Rq: ota_messages::runtime::Request + PayloadStdAttributes + Credentials,
+    Rq: ota_messages::runtime::Request + PayloadStdAttributes + PosRequest<Pos = Pos>,
 {
     check_version(rq.version(), Rq::VERSION, Rq::ROOT)?;
-    let requestor = state.auth.authenticate(&content.requestors, rq.credentials(), meta.client, meta.deadline).await?;
+    let requestor = state.auth.authenticate(&content.requestors, rq.pos(), meta.client, meta.deadline).await?;
     check_side(&requestor.role, Rq::ROOT)?;
     Ok(Ctx {
         store: state.store.clone(),

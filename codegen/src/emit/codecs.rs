@@ -10,66 +10,16 @@ use crate::ir::{
 };
 use crate::passes::naming::screaming;
 
-/// The `Decode` impl of a struct: attributes and children checked and bound in one pass. Each
-/// problem is recorded in the context and decoding goes on (a child that fails leaves its field
-/// empty); the struct is built only when no problem was recorded inside it.
+/// The `Decode` impl of a struct: attributes and children checked and bound in one pass, each
+/// matched by its name and written into its field of a default value (nothing is bound by
+/// position, so adding a field changes only the lines about it). Each problem is recorded in
+/// the context and decoding goes on (a child that fails leaves its field empty); the value is
+/// returned only when no problem was recorded inside it.
 pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStream {
     ctx.uses_rt = true;
+    ctx.uses_schema = true;
     let t = ctx.model.ty(id);
     let name = ident(&t.rust_name);
-    let desc = format_ident!("{}", screaming(&t.rust_name));
-    let local = |f: &Field| format_ident!("f_{}", f.rust_name.trim_start_matches("r#"));
-    let mut decls = Vec::new();
-    let mut attr_arms = Vec::new();
-    let mut required = Vec::new();
-    let mut inits = Vec::new();
-    // An attribute local is `Some(None)` when the attribute was there with an invalid value.
-    let version_attribute = s.root.as_ref().and_then(|r| r.version_attribute);
-    for (i, a) in s.attributes.iter().enumerate() {
-        let l = local(a);
-        let fname = ident(&a.rust_name);
-        let xml = &a.xml_name;
-        let read = if version_attribute == Some(i) { quote!(version) } else { quote!(value) };
-        let extra = if version_attribute == Some(i) { quote!(, <Self as rt::Message>::VERSION) } else { quote!() };
-        let i = proc_macro2::Literal::usize_unsuffixed(i);
-        decls.push(quote!(let mut #l = None;));
-        // With other names, the same attribute can come twice.
-        let twice =
-            (!a.other_names().is_empty()).then(|| quote!(if #l.is_some() { cx.given_twice(&attr, DESC, #i)?; }));
-        attr_arms.push((quote!(Some(#i)), quote!(#twice #l = Some(cx.#read(&attr, DESC.attributes[#i].ty #extra)?);)));
-        match a.multiplicity() {
-            Multiplicity::One => {
-                required.push(quote!(let #l = cx.required(#l, node, #xml)?;));
-                inits.push(quote!(#fname: #l.ok_or_else(|| cx.bug(node))?,));
-            }
-            _ => inits.push(quote!(#fname: #l.flatten(),)),
-        }
-    }
-    let attrs_loop = match attr_arms.as_slice() {
-        [] => quote! {
-            for attr in node.attributes() {
-                cx.attribute(&attr, DESC)?;
-            }
-        },
-        [(pat, body)] => quote! {
-            for attr in node.attributes() {
-                if let #pat = cx.attribute(&attr, DESC)? {
-                    #body
-                }
-            }
-        },
-        arms => {
-            let arms = arms.iter().map(|(pat, body)| quote!(#pat => { #body }));
-            quote! {
-                for attr in node.attributes() {
-                    match cx.attribute(&attr, DESC)? {
-                        #(#arms)*
-                        _ => {}
-                    }
-                }
-            }
-        }
-    };
     if matches!(s.content, Content::Skipped) {
         // Anything inside, attributes too, is taken and not read (`xs:any` skipped).
         return quote! {
@@ -80,56 +30,84 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
             }
         };
     }
+    let desc = format_ident!("{}", screaming(&t.rust_name));
+    let version_attribute = s.root.as_ref().and_then(|r| r.version_attribute);
+    let mut attr_arms = Vec::new();
+    for (i, a) in s.attributes.iter().enumerate() {
+        let f = ident(&a.rust_name);
+        let FieldType::Simple(sc) = &a.ty else { continue };
+        let ty = simple_desc_path(ctx.model, sc);
+        let read = if version_attribute == Some(i) {
+            quote!(cx.version(&attr, #ty, <Self as rt::Message>::VERSION)?)
+        } else {
+            quote!(cx.value(&attr, #ty)?)
+        };
+        let bind = match a.multiplicity() {
+            Multiplicity::One => quote!(rt::set(&mut out.#f, #read)),
+            _ => quote!(out.#f = #read),
+        };
+        let names = std::iter::once(a.xml_name.as_str()).chain(a.other_names());
+        // With other names, the same attribute can come twice.
+        attr_arms.push(if a.other_names().is_empty() {
+            quote!(#(#names)|* => #bind,)
+        } else {
+            quote!(#(#names)|* => { cx.once(node, &attr, DESC)?; #bind; })
+        });
+    }
+    let attrs_loop = if attr_arms.is_empty() {
+        quote! {
+            for attr in node.attributes() {
+                cx.other_attribute(&attr, DESC)?;
+            }
+        }
+    } else {
+        quote! {
+            for attr in node.attributes() {
+                match rt::unqualified(&attr) {
+                    #(#attr_arms)*
+                    _ => cx.other_attribute(&attr, DESC)?,
+                }
+            }
+        }
+    };
+    let required = s
+        .attributes
+        .iter()
+        .any(|a| a.multiplicity() == Multiplicity::One)
+        .then(|| quote!(cx.required_attributes(node, DESC)?;));
     let content = match &s.content {
-        Content::Skipped => unreachable!("returned above"),
+        Content::Skipped => quote!(),
         Content::Empty if s.text_forms.is_empty() => quote!(cx.empty(node)?;),
         // A text some dialect writes (`gen:text value`).
         Content::Empty => quote!(cx.empty_or_fixed(node, DESC)?;),
         Content::Text(sc) => {
             let d = simple_desc_path(ctx.model, sc);
-            inits.push(quote!(value: f_value.ok_or_else(|| cx.bug(node))?,));
             match text_attribute(s) {
-                Some((_, name)) => quote!(let f_value = cx.text_or_attribute(node, #d, #name)?;),
-                None => quote!(let f_value = cx.text(node, #d)?;),
+                Some((_, name)) => quote!(rt::set(&mut out.value, cx.text_or_attribute(node, #d, #name)?);),
+                None => quote!(rt::set(&mut out.value, cx.text(node, #d)?);),
             }
         }
         Content::Sequence(_) => {
             let text_list = text_list_decode(ctx, s);
             let mut arms = Vec::new();
-            for (i, f) in s.element_fields().into_iter().enumerate() {
-                let i = proc_macro2::Literal::usize_unsuffixed(i);
-                let l = local(f);
+            for f in s.element_fields() {
                 let fname = ident(&f.rust_name);
+                let xml = &f.xml_name;
                 let read = match &f.ty {
-                    FieldType::Complex(cid) => {
-                        let ct = ctx.type_ref(*cid);
-                        quote!(cx.element(&next, <#ct as rt::Decode>::decode)?)
-                    }
+                    FieldType::Complex(_) => quote!(cx.element(&next, rt::Decode::decode)?),
                     FieldType::Simple(_) => quote!(cx.simple(&next)?),
                 };
-                match f.multiplicity() {
-                    Multiplicity::Many => {
-                        decls.push(quote!(let mut #l = Vec::new();));
-                        arms.push(quote!(#i => #l.extend(#read),));
-                        inits.push(quote!(#fname: #l,));
-                    }
-                    Multiplicity::Optional => {
-                        decls.push(quote!(let mut #l = None;));
-                        arms.push(quote!(#i => #l = #read,));
-                        inits.push(quote!(#fname: #l,));
-                    }
-                    Multiplicity::One => {
-                        decls.push(quote!(let mut #l = None;));
-                        arms.push(quote!(#i => #l = #read,));
-                        inits.push(quote!(#fname: #l.ok_or_else(|| cx.bug(node))?,));
-                    }
-                }
+                arms.push(match f.multiplicity() {
+                    Multiplicity::Many => quote!(#xml => rt::push(&mut out.#fname, #read),),
+                    Multiplicity::Optional => quote!(#xml => out.#fname = #read,),
+                    Multiplicity::One => quote!(#xml => rt::set(&mut out.#fname, #read),),
+                });
             }
             quote! {
                 #text_list
                 let mut children = cx.children(node, DESC)?;
                 while let Some(next) = children.next(cx)? {
-                    match next.elem.index {
+                    match next.elem.name {
                         #(#arms)*
                         _ => return Err(cx.bug(next.node)),
                     }
@@ -138,17 +116,21 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
             }
         }
     };
+    let binds = !attr_arms.is_empty()
+        || matches!(&s.content, Content::Text(_))
+        || (matches!(&s.content, Content::Sequence(_)) && !s.element_fields().is_empty());
+    let out = if binds { quote!(let mut out = Self::default();) } else { quote!(let out = Self::default();) };
     quote! {
         impl rt::Decode for #name {
             fn decode<'a, 'i>(node: rt::Node<'a, 'i>, cx: &mut rt::Cx<'a, 'i>) -> Result<Self, rt::Failed> {
-                const DESC: &rt::schema::ComplexDesc = &super::schema::#desc;
+                const DESC: &rt::schema::ComplexDesc = &schema::#desc;
                 let mark = cx.mark();
-                #(#decls)*
+                #out
                 #attrs_loop
-                #(#required)*
+                #required
                 #content
                 cx.check(mark)?;
-                Ok(Self { #(#inits)* })
+                Ok(out)
             }
         }
     }
@@ -295,8 +277,8 @@ fn is_dialect(model: &Model, dialects: &[u8]) -> TokenStream {
     quote!(#(#tests)||*)
 }
 
-/// A text list's pieces: the list field's name, the item type, the item's attribute (its
-/// field name and its position 0 in the item's table).
+/// A text list's pieces: the list field's name, the item type and the field name of the item's
+/// one attribute.
 fn text_list_parts(model: &Model, s: &StructDef) -> Option<(proc_macro2::Ident, TypeId, proc_macro2::Ident)> {
     let item = s.text_list.as_ref()?.item?;
     let TypeKind::Struct(is) = &model.ty(item).kind else { return None };
@@ -309,9 +291,11 @@ fn text_list_parts(model: &Model, s: &StructDef) -> Option<(proc_macro2::Ident, 
 fn text_list_decode(ctx: &mut Ctx, s: &StructDef) -> TokenStream {
     let Some((list, item, attr)) = text_list_parts(ctx.model, s) else { return quote!() };
     let item_ty = ctx.type_ref(item);
-    let item_desc = format_ident!("{}", screaming(&ctx.model.ty(item).rust_name));
+    let TypeKind::Struct(is) = &ctx.model.ty(item).kind else { return quote!() };
+    let Some(FieldType::Simple(sc)) = is.attributes.first().map(|a| &a.ty) else { return quote!() };
+    let ty = simple_desc_path(ctx.model, sc);
     quote! {
-        if let Some(values) = cx.text_list(node, super::schema::#item_desc.attributes[0].ty)? {
+        if let Some(values) = cx.text_list(node, #ty)? {
             cx.check(mark)?;
             return Ok(Self { #list: values.into_iter().map(|v| #item_ty { #attr: v }).collect() });
         }
@@ -328,12 +312,13 @@ fn text_list_encode(model: &Model, s: &StructDef) -> Option<(TokenStream, TokenS
     Some((is_dialect(model, written), quote!(w.text_list(self.#list.iter().map(|v| &v.#attr));)))
 }
 
-/// A path to the static descriptor of a simple type, from a message module.
+/// A path to the static descriptor of a simple type, from a message module (which imports
+/// `super::schema` when it has a decoder).
 fn simple_desc_path(model: &Model, s: &Scalar) -> TokenStream {
     match s.named {
         Some(id) => {
             let n = format_ident!("{}", screaming(&model.ty(id).rust_name));
-            quote!(&super::schema::#n)
+            quote!(&schema::#n)
         }
         None => {
             let n = format_ident!("XS_{}", screaming(s.builtin.xsd_name()));

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `types` | structs, with yaserde 0.13 derives in the verified forms (the full namespace triple on every struct, `prefix` on every child element, none on attributes) |
 //! | `enums` | code lists (closed and open) |
-//! | `codecs` | the `Decode` and `Encode` impls of the structs |
+//! | `codecs` | the `Decode` and `Encode` impls of the structs, after every type of the file; fields bound by name |
 //! | `roots` | what message roots implement: `Default`, `Message`, `Request`, `Response`, `PosRequest` |
 //! | `std_traits` | the impls of the runtime's traits of standard attributes |
 //! | `schema` | `schema.rs`: the tables the runtime's checker walks |
@@ -116,6 +116,7 @@ struct Ctx<'m> {
     module: usize,
     imports: BTreeMap<String, BTreeSet<String>>,
     uses_rt: bool,
+    uses_schema: bool,
     uses_empty_string: bool,
 }
 
@@ -222,8 +223,17 @@ fn field_doc(model: &Model, f: &Field, fallback: String, extra: Option<&str>) ->
 
 fn module(model: &Model, mi: usize) -> TokenStream {
     let m = &model.modules[mi];
-    let mut ctx = Ctx { model, module: mi, imports: BTreeMap::new(), uses_rt: false, uses_empty_string: false };
-    let mut items = Vec::new();
+    let mut ctx = Ctx {
+        model,
+        module: mi,
+        imports: BTreeMap::new(),
+        uses_rt: false,
+        uses_schema: false,
+        uses_empty_string: false,
+    };
+    // The file reads as declarations: the types first, then what the roots and the types of
+    // standard attributes implement, then the codec (decoders and encoders).
+    let (mut items, mut traits, mut codec) = (Vec::new(), Vec::new(), Vec::new());
     for &id in &m.types {
         let t = model.ty(id);
         if !t.has_rust_item() {
@@ -232,22 +242,29 @@ fn module(model: &Model, mi: usize) -> TokenStream {
         match &t.kind {
             TypeKind::Struct(s) => {
                 items.push(types::struct_item(&mut ctx, id, s));
-                items.push(codecs::decode_impl(&mut ctx, id, s));
-                items.push(codecs::encode_impl(&mut ctx, id, s));
-                items.push(std_traits::std_trait_impls(&mut ctx, id, s));
+                traits.push(std_traits::std_trait_impls(&mut ctx, id, s));
                 if let Some(root) = &s.root {
-                    items.push(roots::root_impls(&mut ctx, id, s, root));
+                    traits.push(roots::root_impls(&mut ctx, id, s, root));
                 }
+                codec.push(codecs::decode_impl(&mut ctx, id, s));
+                codec.push(codecs::encode_impl(&mut ctx, id, s));
             }
             TypeKind::Enum(e) => items.push(enums::enum_item(&mut ctx, id, e)),
             TypeKind::Alias(_) => {}
         }
     }
+    items.extend(traits);
+    items.extend(codec);
     let module_doc = inner_doc(m.doc.as_deref().unwrap_or("Types of one spec file."));
     let mut uses = Vec::new();
     if ctx.uses_rt {
         uses.push(quote!(
             use crate::runtime as rt;
+        ));
+    }
+    if ctx.uses_schema {
+        uses.push(quote!(
+            use super::schema;
         ));
     }
     if ctx.uses_empty_string {

@@ -254,15 +254,33 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
     });
     let all: Vec<_> = model.roots().collect();
     let requests: Vec<_> = all.iter().copied().filter(|(_, _, info)| info.path.is_some()).collect();
-    let ops = requests.iter().map(|(_, _, info)| {
+    let ops = requests.iter().map(|(m, id, info)| {
         let el = &info.element;
+        let schema = &m.file;
+        let side = format_ident!("{}", format!("{:?}", info.side));
+        let credentials = match &model.ty(*id).kind {
+            TypeKind::Struct(s) => model.pos_path(s, &info.pos),
+            _ => None,
+        };
+        let credentials = match credentials {
+            Some(c) => quote!(Some(#c)),
+            None => quote!(None),
+        };
         let version = &info.version;
         let path = info.path.as_deref().unwrap_or_default();
         let response = match &info.response {
             Some(r) => quote!(Some(#r)),
             None => quote!(None),
         };
-        quote!(rt::Operation { path: #path, request_root: #el, version: #version, response_root: #response },)
+        quote!(rt::Operation {
+            path: #path,
+            request_root: #el,
+            version: #version,
+            response_root: #response,
+            side: rt::Side::#side,
+            credentials: #credentials,
+            schema: #schema,
+        },)
     });
     let op_arms = requests.iter().enumerate().map(|(i, (_, id, _))| {
         let v = variant_name(model, *id);

@@ -42,17 +42,17 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
         }
     });
     let elements = s.element_fields();
-    let pos = root.pos.and_then(|i| elements.get(i).copied()).map(|f| {
-        let field = ident(&f.rust_name);
-        let ty = ctx.field_type(f);
-        quote! {
+    let pos = ctx.model.pos_fields(s, &root.pos).and_then(|fields| {
+        let ty = ctx.field_type(fields.last()?);
+        let path = fields.iter().map(|f| ident(&f.rust_name));
+        Some(quote! {
             impl rt::PosRequest for #name {
                 type Pos = #ty;
                 fn pos(&self) -> &Self::Pos {
-                    &self.#field
+                    &self.#(#path).*
                 }
             }
-        }
+        })
     });
     let response = root.shape.as_ref().and_then(|shape| {
         let field = |i: usize| elements.get(i).copied();

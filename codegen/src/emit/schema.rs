@@ -28,8 +28,8 @@ fn builtin_variant(b: Builtin) -> TokenStream {
 
 fn element_desc(model: &Model, f: &Field, index: u16) -> TokenStream {
     let name = &f.xml_name;
-    let min = f.min;
-    let max = f.max.unwrap_or(u32::MAX);
+    let min = proc_macro2::Literal::u32_unsuffixed(f.min);
+    let max = proc_macro2::Literal::u32_unsuffixed(f.max.unwrap_or(u32::MAX));
     let ty = match &f.ty {
         FieldType::Complex(id) => {
             let n = format_ident!("{}", screaming(&model.ty(*id).rust_name));
@@ -41,7 +41,7 @@ fn element_desc(model: &Model, f: &Field, index: u16) -> TokenStream {
         }
     };
     let index = proc_macro2::Literal::u16_unsuffixed(index);
-    quote!(ElementDesc { name: #name, index: #index, min: #min, max: #max, ty: #ty })
+    quote!(ElementDesc::new(#name, #index, #min, #max, #ty))
 }
 
 /// The `schema.rs` file.
@@ -64,9 +64,9 @@ pub(super) fn schema(model: &Model) -> TokenStream {
                     let FieldType::Simple(sc) = &a.ty else { return quote!() };
                     note_builtin(sc);
                     let n = &a.xml_name;
-                    let req = a.min > 0;
                     let ty = simple_desc_ref(model, sc);
-                    quote!(AttrDesc { name: #n, required: #req, ty: #ty },)
+                    // One line per attribute.
+                    if a.min > 0 { quote!(AttrDesc::required(#n, #ty),) } else { quote!(AttrDesc::optional(#n, #ty),) }
                 });
                 let attrs: Vec<TokenStream> = attrs.collect();
                 // Other forms: attributes by position, elements by index (declaration order).

@@ -6,7 +6,7 @@
 //! accessor. A struct that uses such a group implements the trait; if the group lacks an
 //! attribute the trait needs, or has it with another type or optionality, that is a diagnostic
 //! (the generated impl could not compile). A request root with a required complex `POS` child
-//! implements `runtime::PosRequest`.
+//! (or one inside a required `TPA_Extensions` child) implements `runtime::PosRequest`.
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::ir::{
@@ -58,6 +58,9 @@ pub const TRAITS: &[StdTrait] = &[
 /// The element that holds a request's point of sale.
 pub const POS_ELEMENT: &str = "POS";
 
+/// The element that holds a point of sale where the message has no `POS` of its own.
+pub const TPA_EXTENSIONS: &str = "TPA_Extensions";
+
 /// Runs the pass (after `items`, which it reads to tell code lists from strings).
 pub fn run(model: &mut Model, diags: &mut Diagnostics) {
     let mut outcomes = Vec::new();
@@ -71,13 +74,7 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
                 implement(model, s, tr, &g.attributes, t.span.clone(), diags)
             })
             .collect();
-        let pos = s.root.as_ref().filter(|r| r.path.is_some()).and_then(|_| {
-            s.element_fields().iter().position(|f| {
-                f.xml_name == POS_ELEMENT
-                    && f.multiplicity() == Multiplicity::One
-                    && matches!(f.ty, FieldType::Complex(_))
-            })
-        });
+        let pos = if s.root.as_ref().is_some_and(|r| r.path.is_some()) { pos_path(model, s) } else { Vec::new() };
         outcomes.push((i, impls, pos));
     }
     for (i, impls, pos) in outcomes {
@@ -87,6 +84,26 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
                 root.pos = pos;
             }
         }
+    }
+}
+
+/// Where a request carries its point of sale: a required `POS` child, or one inside a required
+/// `TPA_Extensions` child (OpenTravel 2016B has no `POS` on some messages, e.g. a notification
+/// report, and leaves `TPA_Extensions` open); empty when neither.
+fn pos_path(model: &Model, s: &StructDef) -> Vec<usize> {
+    let required_child = |s: &StructDef, name: &str| {
+        s.element_fields().iter().position(|f| {
+            f.xml_name == name && f.multiplicity() == Multiplicity::One && matches!(f.ty, FieldType::Complex(_))
+        })
+    };
+    if let Some(i) = required_child(s, POS_ELEMENT) {
+        return vec![i];
+    }
+    let Some(t) = required_child(s, TPA_EXTENSIONS) else { return Vec::new() };
+    let FieldType::Complex(id) = s.element_fields()[t].ty else { return Vec::new() };
+    match &model.ty(id).kind {
+        TypeKind::Struct(inner) => required_child(inner, POS_ELEMENT).map(|p| vec![t, p]).unwrap_or_default(),
+        _ => Vec::new(),
     }
 }
 

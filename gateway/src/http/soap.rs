@@ -304,6 +304,18 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// The files served for the WSDL's imports are `common.xsd` and the schema file of every
+    /// operation of the generated table, no more.
+    #[test]
+    fn the_schemas_are_the_operations_files() {
+        let mut listed: Vec<&str> = SCHEMAS.iter().map(|(f, _)| *f).collect();
+        let mut expected: Vec<&str> = OPERATIONS.iter().map(|op| op.schema).chain(["common.xsd"]).collect();
+        listed.sort_unstable();
+        expected.sort_unstable();
+        expected.dedup();
+        assert_eq!(listed, expected);
+    }
+
     fn read_op() -> &'static Operation {
         OPERATIONS.iter().find(|o| o.path == "/bookread").unwrap()
     }

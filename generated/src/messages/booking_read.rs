@@ -4,6 +4,7 @@
 //! Hotel booking read message (OTA_ReadRQ, POST /bookread) and its response OTA_ResRetrieveRS. The read precedes a modify: read the booking, then send back its current state with only the intended change. The booking shape is the one of the modify message (hotel_res_modify.xsd).
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     CompanyName, Errors, IdContext, LanguageSelector, Pos, ReservationIdCode, Success,
     Target, UniqueId, UnreadContent, Warnings,
@@ -86,251 +87,6 @@ pub struct OtaReadRq {
     pub read_requests: Option<ReadRequests>,
 }
 
-impl rt::Decode for OtaReadRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_READ_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_return_list_indicator = None;
-        let mut f_reservation_type = None;
-        let mut f_req_resp_version = None;
-        let mut f_pos = None;
-        let mut f_unique_id = None;
-        let mut f_read_requests = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_return_list_indicator = Some(
-                        cx.value(&attr, DESC.attributes[10].ty)?,
-                    );
-                }
-                Some(11) => {
-                    f_reservation_type = Some(cx.value(&attr, DESC.attributes[11].ty)?);
-                }
-                Some(12) => {
-                    f_req_resp_version = Some(cx.value(&attr, DESC.attributes[12].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => f_unique_id = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
-                2 => {
-                    f_read_requests = cx
-                        .element(&next, <ReadRequests as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            return_list_indicator: f_return_list_indicator.flatten(),
-            reservation_type: f_reservation_type.flatten(),
-            req_resp_version: f_req_resp_version.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            unique_id: f_unique_id,
-            read_requests: f_read_requests,
-        })
-    }
-}
-
-impl rt::Encode for OtaReadRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ReturnListIndicator", &self.return_list_indicator);
-        w.attr_opt("ReservationType", &self.reservation_type);
-        w.attr_opt("ReqRespVersion", &self.req_resp_version);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.read_requests {
-            rt::Encode::encode(v, w, "ReadRequests");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::PayloadStdAttributes for OtaReadRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaReadRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            return_list_indicator: Default::default(),
-            reservation_type: Default::default(),
-            req_resp_version: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            read_requests: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaReadRq {
-    const ROOT: &'static str = "OTA_ReadRQ";
-    const VERSION: &'static str = "2008.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_READ_RQ
-    }
-}
-
-impl rt::Request for OtaReadRq {
-    const PATH: &'static str = "/bookread";
-    type Response = OtaResRetrieveRs;
-}
-
-impl rt::PosRequest for OtaReadRq {
-    type Pos = Pos;
-    fn pos(&self) -> &Self::Pos {
-        &self.pos
-    }
-}
-
 /// Response to a booking read: Success (optionally with Warnings) and the bookings found, in full for a read by reference or as references and statuses for a list; or Errors alone (e.g. Code 97 booking reference not found, 99 booking not owned by the requester). A list read that matches nothing answers Success without ReservationsList.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -382,186 +138,6 @@ pub struct OtaResRetrieveRs {
     pub errors: Option<Errors>,
 }
 
-impl rt::Decode for OtaResRetrieveRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_RES_RETRIEVE_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_reservations_list = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_reservations_list = cx
-                        .element(&next, <ReservationsList as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            reservations_list: f_reservations_list,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaResRetrieveRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.reservations_list {
-            rt::Encode::encode(v, w, "ReservationsList");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::ResponseStdAttributes for OtaResRetrieveRs {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaResRetrieveRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            reservations_list: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaResRetrieveRs {
-    const ROOT: &'static str = "OTA_ResRetrieveRS";
-    const VERSION: &'static str = "2008.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_RES_RETRIEVE_RS
-    }
-}
-
-impl OtaResRetrieveRs {
-    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
-    pub fn success() -> Self {
-        Self {
-            success: Some(Success::default()),
-            ..Default::default()
-        }
-    }
-    /// Adds warnings to a success answer.
-    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
-        self.warnings = Some(warnings);
-        self
-    }
-}
-
-impl rt::Response for OtaResRetrieveRs {
-    type Errors = Errors;
-    type Warnings = Warnings;
-    fn is_success(&self) -> bool {
-        self.success.is_some()
-    }
-    fn errors(&self) -> Option<&Self::Errors> {
-        self.errors.as_ref()
-    }
-    fn warnings(&self) -> Option<&Self::Warnings> {
-        self.warnings.as_ref()
-    }
-    fn from_errors(errors: Self::Errors) -> Self {
-        Self {
-            errors: Some(errors),
-            ..Default::default()
-        }
-    }
-}
-
 /// The read requests: HotelReadRequest for a list read; or, OpenTravel 2016B's form of a read of one booking, one ReadRequest with its UniqueID. The other kinds of OpenTravel 2016B read requests are taken (their content unread) and answered Type 2 (not supported), naming them: this gateway holds hotel and activity bookings only.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -606,153 +182,6 @@ pub struct ReadRequests {
     pub hotel_read_request: Option<HotelReadRequest>,
 }
 
-impl rt::Decode for ReadRequests {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::READ_REQUESTS;
-        let mark = cx.mark();
-        let mut f_read_request = Vec::new();
-        let mut f_global_reservation_read_request = Vec::new();
-        let mut f_air_read_request = Vec::new();
-        let mut f_cruise_read_request = Vec::new();
-        let mut f_golf_read_request = Vec::new();
-        let mut f_pkg_read_request = Vec::new();
-        let mut f_profile_read_request = Vec::new();
-        let mut f_rail_read_request = Vec::new();
-        let mut f_vehicle_read_request = Vec::new();
-        let mut f_loyalty_account_read_request = Vec::new();
-        let mut f_hotel_read_request = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_read_request
-                        .extend(cx.element(&next, <ReadRequest as rt::Decode>::decode)?)
-                }
-                1 => {
-                    f_global_reservation_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                2 => {
-                    f_air_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                3 => {
-                    f_cruise_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                4 => {
-                    f_golf_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                5 => {
-                    f_pkg_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                6 => {
-                    f_profile_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                7 => {
-                    f_rail_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                8 => {
-                    f_vehicle_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                9 => {
-                    f_loyalty_account_read_request
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                10 => {
-                    f_hotel_read_request = cx
-                        .element(&next, <HotelReadRequest as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            read_request: f_read_request,
-            global_reservation_read_request: f_global_reservation_read_request,
-            air_read_request: f_air_read_request,
-            cruise_read_request: f_cruise_read_request,
-            golf_read_request: f_golf_read_request,
-            pkg_read_request: f_pkg_read_request,
-            profile_read_request: f_profile_read_request,
-            rail_read_request: f_rail_read_request,
-            vehicle_read_request: f_vehicle_read_request,
-            loyalty_account_read_request: f_loyalty_account_read_request,
-            hotel_read_request: f_hotel_read_request,
-        })
-    }
-}
-
-impl rt::Encode for ReadRequests {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.read_request {
-            rt::Encode::encode(v, w, "ReadRequest");
-        }
-        for v in &self.global_reservation_read_request {
-            rt::Encode::encode(v, w, "GlobalReservationReadRequest");
-        }
-        for v in &self.air_read_request {
-            rt::Encode::encode(v, w, "AirReadRequest");
-        }
-        for v in &self.cruise_read_request {
-            rt::Encode::encode(v, w, "CruiseReadRequest");
-        }
-        for v in &self.golf_read_request {
-            rt::Encode::encode(v, w, "GolfReadRequest");
-        }
-        for v in &self.pkg_read_request {
-            rt::Encode::encode(v, w, "PkgReadRequest");
-        }
-        for v in &self.profile_read_request {
-            rt::Encode::encode(v, w, "ProfileReadRequest");
-        }
-        for v in &self.rail_read_request {
-            rt::Encode::encode(v, w, "RailReadRequest");
-        }
-        for v in &self.vehicle_read_request {
-            rt::Encode::encode(v, w, "VehicleReadRequest");
-        }
-        for v in &self.loyalty_account_read_request {
-            rt::Encode::encode(v, w, "LoyaltyAccountReadRequest");
-        }
-        if let Some(v) = &self.hotel_read_request {
-            rt::Encode::encode(v, w, "HotelReadRequest");
-        }
-        w.end(name);
-    }
-}
-
 /// OpenTravel 2016B: a read of one booking by its reference.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -771,54 +200,6 @@ pub struct ReadRequest {
     /// OpenTravel 2016B: details to verify the reader against the booking. Taken and not read: only the requestor's own bookings are visible anyway.
     #[yaserde(prefix = "ota", rename = "Verification")]
     pub verification: Option<UnreadContent>,
-}
-
-impl rt::Decode for ReadRequest {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::READ_REQUEST;
-        let mark = cx.mark();
-        let mut f_history_requested_ind = None;
-        let mut f_unique_id = None;
-        let mut f_verification = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_history_requested_ind = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_unique_id = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
-                1 => {
-                    f_verification = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            history_requested_ind: f_history_requested_ind.flatten(),
-            unique_id: f_unique_id.ok_or_else(|| cx.bug(node))?,
-            verification: f_verification,
-        })
-    }
-}
-
-impl rt::Encode for ReadRequest {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HistoryRequestedInd", &self.history_requested_ind);
-        rt::Encode::encode(&self.unique_id, w, "UniqueID");
-        if let Some(v) = &self.verification {
-            rt::Encode::encode(v, w, "Verification");
-        }
-        w.end(name);
-    }
 }
 
 /// A read of hotel bookings by selection criteria. OpenTravel 2016B's other filters (a city, an airport, a user, a hotel by its codes or names) are taken and answered Type 2 (not supported), naming the first; its Verification is taken and not read.
@@ -875,138 +256,6 @@ pub struct HotelReadRequest {
     /// Start, End, DateType and optional ResStatus. Required for a list read.
     #[yaserde(prefix = "ota", rename = "SelectionCriteria")]
     pub selection_criteria: Option<ReadSelectionCriteria>,
-}
-
-impl rt::Decode for HotelReadRequest {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_READ_REQUEST;
-        let mark = cx.mark();
-        let mut f_hotel_code = None;
-        let mut f_chain_code = None;
-        let mut f_brand_code = None;
-        let mut f_hotel_city_code = None;
-        let mut f_hotel_name = None;
-        let mut f_hotel_code_context = None;
-        let mut f_chain_name = None;
-        let mut f_brand_name = None;
-        let mut f_area_id = None;
-        let mut f_tt_icode = None;
-        let mut f_city_name = None;
-        let mut f_airport = None;
-        let mut f_user_id = None;
-        let mut f_verification = None;
-        let mut f_selection_criteria = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_chain_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_brand_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_chain_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_brand_name = Some(cx.value(&attr, DESC.attributes[7].ty)?);
-                }
-                Some(8) => {
-                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_city_name = cx.simple(&next)?,
-                1 => {
-                    f_airport = cx.element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_user_id = cx.element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_verification = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                4 => {
-                    f_selection_criteria = cx
-                        .element(&next, <ReadSelectionCriteria as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_code: f_hotel_code.flatten(),
-            chain_code: f_chain_code.flatten(),
-            brand_code: f_brand_code.flatten(),
-            hotel_city_code: f_hotel_city_code.flatten(),
-            hotel_name: f_hotel_name.flatten(),
-            hotel_code_context: f_hotel_code_context.flatten(),
-            chain_name: f_chain_name.flatten(),
-            brand_name: f_brand_name.flatten(),
-            area_id: f_area_id.flatten(),
-            tt_icode: f_tt_icode.flatten(),
-            city_name: f_city_name,
-            airport: f_airport,
-            user_id: f_user_id,
-            verification: f_verification,
-            selection_criteria: f_selection_criteria,
-        })
-    }
-}
-
-impl rt::Encode for HotelReadRequest {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        if let Some(v) = &self.city_name {
-            w.simple("CityName", v);
-        }
-        if let Some(v) = &self.airport {
-            rt::Encode::encode(v, w, "Airport");
-        }
-        if let Some(v) = &self.user_id {
-            rt::Encode::encode(v, w, "UserID");
-        }
-        if let Some(v) = &self.verification {
-            rt::Encode::encode(v, w, "Verification");
-        }
-        if let Some(v) = &self.selection_criteria {
-            rt::Encode::encode(v, w, "SelectionCriteria");
-        }
-        w.end(name);
-    }
 }
 
 /// Which date of a booking the Start and End of a list read select on.
@@ -1188,59 +437,6 @@ pub struct ReadSelectionCriteria {
     pub res_status: Option<BookingStatus>,
 }
 
-impl rt::Decode for ReadSelectionCriteria {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::READ_SELECTION_CRITERIA;
-        let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_end = None;
-        let mut f_date_type = None;
-        let mut f_res_status = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_date_type = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_start = cx.required(f_start, node, "Start")?;
-        let f_end = cx.required(f_end, node, "End")?;
-        let f_date_type = cx.required(f_date_type, node, "DateType")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            start: f_start.ok_or_else(|| cx.bug(node))?,
-            end: f_end.ok_or_else(|| cx.bug(node))?,
-            date_type: f_date_type.ok_or_else(|| cx.bug(node))?,
-            res_status: f_res_status.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for ReadSelectionCriteria {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.attr("DateType", &self.date_type);
-        w.attr_opt("ResStatus", &self.res_status);
-        w.end(name);
-    }
-}
-
 /// List of the bookings found.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1253,47 +449,6 @@ pub struct ReservationsList {
     /// One booking, repeated.
     #[yaserde(prefix = "ota", rename = "HotelReservation")]
     pub hotel_reservation: Vec<HotelReservation>,
-}
-
-impl rt::Decode for ReservationsList {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATIONS_LIST;
-        let mark = cx.mark();
-        let mut f_hotel_reservation = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation
-                        .extend(
-                            cx.element(&next, <HotelReservation as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation: f_hotel_reservation,
-        })
-    }
-}
-
-impl rt::Encode for ReservationsList {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation {
-            rt::Encode::encode(v, w, "HotelReservation");
-        }
-        w.end(name);
-    }
 }
 
 /// One hotel booking as read: its references and status, and (for a read by reference) the full booking in the shape of the modify message. In list mode only the references and the status are given.
@@ -1338,80 +493,773 @@ pub struct HotelReservation {
     pub res_global_info: Option<ResGlobalInfo>,
 }
 
-impl rt::Decode for HotelReservation {
+/// A booking reference of a read booking, with the company that issued it (on Client references).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ReservationUniqueID",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ReservationUniqueId {
+    /// Integer code; 36 booking level.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: ReservationIdCode,
+    /// String, the reference value.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: String,
+    /// Internal (the gateway's reference) or Client (the partner's reference).
+    #[yaserde(attribute = true, rename = "ID_Context")]
+    pub id_context: IdContext,
+    /// The partner that issued a Client reference: its name as text, with Code (and optional CompanyShortName).
+    #[yaserde(prefix = "ota", rename = "CompanyName")]
+    pub company_name: Option<CompanyName>,
+}
+
+impl rt::PayloadStdAttributes for OtaReadRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaReadRq {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            correlation_id: Default::default(),
+            retransmission_indicator: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            return_list_indicator: Default::default(),
+            reservation_type: Default::default(),
+            req_resp_version: Default::default(),
+            pos: Default::default(),
+            unique_id: Default::default(),
+            read_requests: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaReadRq {
+    const ROOT: &'static str = "OTA_ReadRQ";
+    const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_READ_RQ
+    }
+}
+
+impl rt::Request for OtaReadRq {
+    const PATH: &'static str = "/bookread";
+    type Response = OtaResRetrieveRs;
+}
+
+impl rt::PosRequest for OtaReadRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaResRetrieveRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaResRetrieveRs {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            success: Default::default(),
+            warnings: Default::default(),
+            reservations_list: Default::default(),
+            errors: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaResRetrieveRs {
+    const ROOT: &'static str = "OTA_ResRetrieveRS";
+    const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_RES_RETRIEVE_RS
+    }
+}
+
+impl OtaResRetrieveRs {
+    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
+    pub fn success() -> Self {
+        Self {
+            success: Some(Success::default()),
+            ..Default::default()
+        }
+    }
+    /// Adds warnings to a success answer.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = Some(warnings);
+        self
+    }
+}
+
+impl rt::Response for OtaResRetrieveRs {
+    type Errors = Errors;
+    type Warnings = Warnings;
+    fn is_success(&self) -> bool {
+        self.success.is_some()
+    }
+    fn errors(&self) -> Option<&Self::Errors> {
+        self.errors.as_ref()
+    }
+    fn warnings(&self) -> Option<&Self::Warnings> {
+        self.warnings.as_ref()
+    }
+    fn from_errors(errors: Self::Errors) -> Self {
+        Self {
+            errors: Some(errors),
+            ..Default::default()
+        }
+    }
+}
+
+impl rt::Decode for OtaReadRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION;
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_READ_RQ;
         let mark = cx.mark();
-        let mut f_room_stay_reservation = None;
-        let mut f_res_status = None;
-        let mut f_create_date_time = None;
-        let mut f_last_modify_date_time = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_room_stays = None;
-        let mut f_services = None;
-        let mut f_res_guests = None;
-        let mut f_res_global_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_room_stay_reservation = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
                 }
-                Some(1) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
                 }
-                Some(2) => {
-                    f_create_date_time = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
                 }
-                Some(3) => {
-                    f_last_modify_date_time = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                _ => {}
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "ReturnListIndicator" => {
+                    out.return_list_indicator = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "ReservationType" => {
+                    out.reservation_type = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "ReqRespVersion" => {
+                    out.req_resp_version = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_res_status = cx.required(f_res_status, node, "ResStatus")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_unique_id
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <ReservationUniqueId as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                1 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
-                2 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
-                3 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
-                4 => {
-                    f_res_global_info = cx
-                        .element(&next, <ResGlobalInfo as rt::Decode>::decode)?;
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "ReadRequests" => {
+                    out.read_requests = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_stay_reservation: f_room_stay_reservation.flatten(),
-            res_status: f_res_status.ok_or_else(|| cx.bug(node))?,
-            create_date_time: f_create_date_time.flatten(),
-            last_modify_date_time: f_last_modify_date_time.flatten(),
-            unique_id: f_unique_id,
-            room_stays: f_room_stays,
-            services: f_services,
-            res_guests: f_res_guests,
-            res_global_info: f_res_global_info,
-        })
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaReadRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("ReturnListIndicator", &self.return_list_indicator);
+        w.attr_opt("ReservationType", &self.reservation_type);
+        w.attr_opt("ReqRespVersion", &self.req_resp_version);
+        rt::Encode::encode(&self.pos, w, "POS");
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.read_requests {
+            rt::Encode::encode(v, w, "ReadRequests");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaResRetrieveRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_RES_RETRIEVE_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "ReservationsList" => {
+                    out.reservations_list = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaResRetrieveRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.reservations_list {
+            rt::Encode::encode(v, w, "ReservationsList");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ReadRequests {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::READ_REQUESTS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "ReadRequest" => {
+                    rt::push(
+                        &mut out.read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "GlobalReservationReadRequest" => {
+                    rt::push(
+                        &mut out.global_reservation_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "AirReadRequest" => {
+                    rt::push(
+                        &mut out.air_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "CruiseReadRequest" => {
+                    rt::push(
+                        &mut out.cruise_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "GolfReadRequest" => {
+                    rt::push(
+                        &mut out.golf_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "PkgReadRequest" => {
+                    rt::push(
+                        &mut out.pkg_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "ProfileReadRequest" => {
+                    rt::push(
+                        &mut out.profile_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "RailReadRequest" => {
+                    rt::push(
+                        &mut out.rail_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "VehicleReadRequest" => {
+                    rt::push(
+                        &mut out.vehicle_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "LoyaltyAccountReadRequest" => {
+                    rt::push(
+                        &mut out.loyalty_account_read_request,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "HotelReadRequest" => {
+                    out.hotel_read_request = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ReadRequests {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.read_request {
+            rt::Encode::encode(v, w, "ReadRequest");
+        }
+        for v in &self.global_reservation_read_request {
+            rt::Encode::encode(v, w, "GlobalReservationReadRequest");
+        }
+        for v in &self.air_read_request {
+            rt::Encode::encode(v, w, "AirReadRequest");
+        }
+        for v in &self.cruise_read_request {
+            rt::Encode::encode(v, w, "CruiseReadRequest");
+        }
+        for v in &self.golf_read_request {
+            rt::Encode::encode(v, w, "GolfReadRequest");
+        }
+        for v in &self.pkg_read_request {
+            rt::Encode::encode(v, w, "PkgReadRequest");
+        }
+        for v in &self.profile_read_request {
+            rt::Encode::encode(v, w, "ProfileReadRequest");
+        }
+        for v in &self.rail_read_request {
+            rt::Encode::encode(v, w, "RailReadRequest");
+        }
+        for v in &self.vehicle_read_request {
+            rt::Encode::encode(v, w, "VehicleReadRequest");
+        }
+        for v in &self.loyalty_account_read_request {
+            rt::Encode::encode(v, w, "LoyaltyAccountReadRequest");
+        }
+        if let Some(v) = &self.hotel_read_request {
+            rt::Encode::encode(v, w, "HotelReadRequest");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ReadRequest {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::READ_REQUEST;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "HistoryRequestedInd" => {
+                    out.history_requested_ind = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "UniqueID" => {
+                    rt::set(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "Verification" => {
+                    out.verification = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ReadRequest {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("HistoryRequestedInd", &self.history_requested_ind);
+        rt::Encode::encode(&self.unique_id, w, "UniqueID");
+        if let Some(v) = &self.verification {
+            rt::Encode::encode(v, w, "Verification");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelReadRequest {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_READ_REQUEST;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "HotelCode" => out.hotel_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ChainCode" => out.chain_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "BrandCode" => out.brand_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelCityCode" => {
+                    out.hotel_city_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelCodeContext" => {
+                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "BrandName" => out.brand_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TTIcode" => out.tt_icode = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "CityName" => out.city_name = cx.simple(&next)?,
+                "Airport" => out.airport = cx.element(&next, rt::Decode::decode)?,
+                "UserID" => out.user_id = cx.element(&next, rt::Decode::decode)?,
+                "Verification" => {
+                    out.verification = cx.element(&next, rt::Decode::decode)?;
+                }
+                "SelectionCriteria" => {
+                    out.selection_criteria = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelReadRequest {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("HotelCode", &self.hotel_code);
+        w.attr_opt("ChainCode", &self.chain_code);
+        w.attr_opt("BrandCode", &self.brand_code);
+        w.attr_opt("HotelCityCode", &self.hotel_city_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("ChainName", &self.chain_name);
+        w.attr_opt("BrandName", &self.brand_name);
+        w.attr_opt("AreaID", &self.area_id);
+        w.attr_opt("TTIcode", &self.tt_icode);
+        if let Some(v) = &self.city_name {
+            w.simple("CityName", v);
+        }
+        if let Some(v) = &self.airport {
+            rt::Encode::encode(v, w, "Airport");
+        }
+        if let Some(v) = &self.user_id {
+            rt::Encode::encode(v, w, "UserID");
+        }
+        if let Some(v) = &self.verification {
+            rt::Encode::encode(v, w, "Verification");
+        }
+        if let Some(v) = &self.selection_criteria {
+            rt::Encode::encode(v, w, "SelectionCriteria");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ReadSelectionCriteria {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::READ_SELECTION_CRITERIA;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Start" => rt::set(&mut out.start, cx.value(&attr, &schema::DATE)?),
+                "End" => rt::set(&mut out.end, cx.value(&attr, &schema::DATE)?),
+                "DateType" => {
+                    rt::set(
+                        &mut out.date_type,
+                        cx.value(&attr, &schema::READ_DATE_TYPE)?,
+                    )
+                }
+                "ResStatus" => out.res_status = cx.value(&attr, &schema::BOOKING_STATUS)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ReadSelectionCriteria {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr("End", &self.end);
+        w.attr("DateType", &self.date_type);
+        w.attr_opt("ResStatus", &self.res_status);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ReservationsList {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATIONS_LIST;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelReservation" => {
+                    rt::push(
+                        &mut out.hotel_reservation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ReservationsList {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.hotel_reservation {
+            rt::Encode::encode(v, w, "HotelReservation");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelReservation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RESERVATION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "RoomStayReservation" => {
+                    out.room_stay_reservation = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "ResStatus" => {
+                    rt::set(
+                        &mut out.res_status,
+                        cx.value(&attr, &schema::BOOKING_STATUS)?,
+                    )
+                }
+                "CreateDateTime" => {
+                    out.create_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
+                }
+                "LastModifyDateTime" => {
+                    out.last_modify_date_time = cx
+                        .value(&attr, &schema::LOCAL_DATE_TIME)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
+                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
+                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
+                "ResGlobalInfo" => {
+                    out.res_global_info = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
     }
 }
 
@@ -1441,75 +1289,42 @@ impl rt::Encode for HotelReservation {
     }
 }
 
-/// A booking reference of a read booking, with the company that issued it (on Client references).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ReservationUniqueID",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ReservationUniqueId {
-    /// Integer code; 36 booking level.
-    #[yaserde(attribute = true, rename = "Type")]
-    pub r#type: ReservationIdCode,
-    /// String, the reference value.
-    #[yaserde(attribute = true, rename = "ID")]
-    pub id: String,
-    /// Internal (the gateway's reference) or Client (the partner's reference).
-    #[yaserde(attribute = true, rename = "ID_Context")]
-    pub id_context: IdContext,
-    /// The partner that issued a Client reference: its name as text, with Code (and optional CompanyShortName).
-    #[yaserde(prefix = "ota", rename = "CompanyName")]
-    pub company_name: Option<CompanyName>,
-}
-
 impl rt::Decode for ReservationUniqueId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATION_UNIQUE_ID;
+        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATION_UNIQUE_ID;
         let mark = cx.mark();
-        let mut f_type = None;
-        let mut f_id = None;
-        let mut f_id_context = None;
-        let mut f_company_name = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Type" => {
+                    rt::set(
+                        &mut out.r#type,
+                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ID" => rt::set(&mut out.id, cx.value(&attr, &rt::schema::XS_STRING)?),
+                "ID_Context" => {
+                    rt::set(&mut out.id_context, cx.value(&attr, &schema::ID_CONTEXT)?)
                 }
-                Some(2) => {
-                    f_id_context = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_type = cx.required(f_type, node, "Type")?;
-        let f_id = cx.required(f_id, node, "ID")?;
-        let f_id_context = cx.required(f_id_context, node, "ID_Context")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_company_name = cx
-                        .element(&next, <CompanyName as rt::Decode>::decode)?;
+            match next.elem.name {
+                "CompanyName" => {
+                    out.company_name = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.bug(node))?,
-            id: f_id.ok_or_else(|| cx.bug(node))?,
-            id_context: f_id_context.ok_or_else(|| cx.bug(node))?,
-            company_name: f_company_name,
-        })
+        Ok(out)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Cancellation message (OTA_CancelRQ, POST /bookcancel) and its response OTA_CancelRS, for hotel and activity bookings alike. Both are subsets of the OpenTravel 2016B messages, in their element order. The references of the answer have the shape of the booking read's (booking_read.xsd).
 
 use crate::runtime as rt;
+use super::schema;
 use super::booking_read::ReservationUniqueId;
 use super::common::{
     Errors, LanguageSelector, Pos, ResStatus, Success, Target, UniqueId, UnreadContent,
@@ -81,256 +82,6 @@ pub struct OtaCancelRq {
     pub tpa_extensions: Option<UnreadContent>,
 }
 
-impl rt::Decode for OtaCancelRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_CANCEL_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_travel_sector = None;
-        let mut f_cancel_type = None;
-        let mut f_pos = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_verification = None;
-        let mut f_tpa_extensions = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_travel_sector = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                Some(11) => {
-                    f_cancel_type = Some(cx.value(&attr, DESC.attributes[11].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let f_cancel_type = cx.required(f_cancel_type, node, "CancelType")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_unique_id
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
-                }
-                2 => {
-                    f_verification = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            travel_sector: f_travel_sector.flatten(),
-            cancel_type: f_cancel_type.ok_or_else(|| cx.bug(node))?,
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            unique_id: f_unique_id,
-            verification: f_verification,
-            tpa_extensions: f_tpa_extensions,
-        })
-    }
-}
-
-impl rt::Encode for OtaCancelRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("TravelSector", &self.travel_sector);
-        w.attr("CancelType", &self.cancel_type);
-        rt::Encode::encode(&self.pos, w, "POS");
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.verification {
-            rt::Encode::encode(v, w, "Verification");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::PayloadStdAttributes for OtaCancelRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaCancelRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            travel_sector: Default::default(),
-            cancel_type: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            verification: Default::default(),
-            tpa_extensions: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaCancelRq {
-    const ROOT: &'static str = "OTA_CancelRQ";
-    const VERSION: &'static str = "2008.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_CANCEL_RQ
-    }
-}
-
-impl rt::Request for OtaCancelRq {
-    const PATH: &'static str = "/bookcancel";
-    type Response = OtaCancelRs;
-}
-
-impl rt::PosRequest for OtaCancelRq {
-    type Pos = Pos;
-    fn pos(&self) -> &Self::Pos {
-        &self.pos
-    }
-}
-
 /// Response to a cancellation: Success (optionally with Warnings), the booking's references and the penalty, or Errors alone. Status tells what happened: Pending for a Quote (nothing changed), Committed after a cancel; an error answer carries Unsuccessful.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -388,210 +139,6 @@ pub struct OtaCancelRs {
     /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id` + `cancel_info_rs`; `errors`.
     #[yaserde(prefix = "ota", rename = "Errors")]
     pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaCancelRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_CANCEL_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_status = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_cancel_info_rs = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                Some(4) => {
-                    f_status = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let f_status = cx.required(f_status, node, "Status")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_unique_id
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <ReservationUniqueId as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                3 => {
-                    f_cancel_info_rs = cx
-                        .element(&next, <CancelInfo as rt::Decode>::decode)?;
-                }
-                4 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            status: f_status.ok_or_else(|| cx.bug(node))?,
-            success: f_success,
-            warnings: f_warnings,
-            unique_id: f_unique_id,
-            cancel_info_rs: f_cancel_info_rs,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaCancelRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr("Status", &self.status);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.cancel_info_rs {
-            rt::Encode::encode(v, w, "CancelInfoRS");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::ResponseStdAttributes for OtaCancelRs {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaCancelRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            status: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            cancel_info_rs: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaCancelRs {
-    const ROOT: &'static str = "OTA_CancelRS";
-    const VERSION: &'static str = "2008.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_CANCEL_RS
-    }
-}
-
-impl OtaCancelRs {
-    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
-    pub fn success() -> Self {
-        Self {
-            success: Some(Success::default()),
-            ..Default::default()
-        }
-    }
-    /// Adds warnings to a success answer.
-    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
-        self.warnings = Some(warnings);
-        self
-    }
-}
-
-impl rt::Response for OtaCancelRs {
-    type Errors = Errors;
-    type Warnings = Warnings;
-    fn is_success(&self) -> bool {
-        self.success.is_some()
-    }
-    fn errors(&self) -> Option<&Self::Errors> {
-        self.errors.as_ref()
-    }
-    fn warnings(&self) -> Option<&Self::Warnings> {
-        self.warnings.as_ref()
-    }
-    fn from_errors(errors: Self::Errors) -> Self {
-        Self {
-            errors: Some(errors),
-            ..Default::default()
-        }
-    }
 }
 
 /// The status of a transaction, in a response (OTA TransactionStatusType, a closed list). Unsuccessful is listed first, so that a new answer (and an error answer made with `from_errors`) carries it until the status is set.
@@ -781,45 +328,6 @@ pub struct CancelInfo {
     pub cancel_rules: Option<CancelRules>,
 }
 
-impl rt::Decode for CancelInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_INFO;
-        let mark = cx.mark();
-        let mut f_cancel_rules = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_cancel_rules = cx
-                        .element(&next, <CancelRules as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            cancel_rules: f_cancel_rules,
-        })
-    }
-}
-
-impl rt::Encode for CancelInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.cancel_rules {
-            rt::Encode::encode(v, w, "CancelRules");
-        }
-        w.end(name);
-    }
-}
-
 /// List of cancellation rules.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -832,43 +340,6 @@ pub struct CancelRules {
     /// One penalty (the gateway sends one: the penalty of this cancellation).
     #[yaserde(prefix = "ota", rename = "CancelRule")]
     pub cancel_rule: Vec<CancelRule>,
-}
-
-impl rt::Decode for CancelRules {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_RULES;
-        let mark = cx.mark();
-        let mut f_cancel_rule = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_cancel_rule
-                        .extend(cx.element(&next, <CancelRule as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { cancel_rule: f_cancel_rule })
-    }
-}
-
-impl rt::Encode for CancelRules {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.cancel_rule {
-            rt::Encode::encode(v, w, "CancelRule");
-        }
-        w.end(name);
-    }
 }
 
 /// The penalty of a cancellation: Amount in CurrencyCode (0 when free) and Percent of the price, as of CancelByDate.
@@ -905,47 +376,490 @@ pub struct CancelRule {
     pub r#type: Option<CancelRuleType>,
 }
 
+impl rt::PayloadStdAttributes for OtaCancelRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaCancelRq {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            correlation_id: Default::default(),
+            retransmission_indicator: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            travel_sector: Default::default(),
+            cancel_type: Default::default(),
+            pos: Default::default(),
+            unique_id: Default::default(),
+            verification: Default::default(),
+            tpa_extensions: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaCancelRq {
+    const ROOT: &'static str = "OTA_CancelRQ";
+    const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_CANCEL_RQ
+    }
+}
+
+impl rt::Request for OtaCancelRq {
+    const PATH: &'static str = "/bookcancel";
+    type Response = OtaCancelRs;
+}
+
+impl rt::PosRequest for OtaCancelRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaCancelRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaCancelRs {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            status: Default::default(),
+            success: Default::default(),
+            warnings: Default::default(),
+            unique_id: Default::default(),
+            cancel_info_rs: Default::default(),
+            errors: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaCancelRs {
+    const ROOT: &'static str = "OTA_CancelRS";
+    const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_CANCEL_RS
+    }
+}
+
+impl OtaCancelRs {
+    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
+    pub fn success() -> Self {
+        Self {
+            success: Some(Success::default()),
+            ..Default::default()
+        }
+    }
+    /// Adds warnings to a success answer.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = Some(warnings);
+        self
+    }
+}
+
+impl rt::Response for OtaCancelRs {
+    type Errors = Errors;
+    type Warnings = Warnings;
+    fn is_success(&self) -> bool {
+        self.success.is_some()
+    }
+    fn errors(&self) -> Option<&Self::Errors> {
+        self.errors.as_ref()
+    }
+    fn warnings(&self) -> Option<&Self::Warnings> {
+        self.warnings.as_ref()
+    }
+    fn from_errors(errors: Self::Errors) -> Self {
+        Self {
+            errors: Some(errors),
+            ..Default::default()
+        }
+    }
+}
+
+impl rt::Decode for OtaCancelRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_CANCEL_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "TravelSector" => {
+                    out.travel_sector = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "CancelType" => {
+                    rt::set(&mut out.cancel_type, cx.value(&attr, &schema::RES_STATUS)?)
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "Verification" => {
+                    out.verification = cx.element(&next, rt::Decode::decode)?;
+                }
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaCancelRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("TravelSector", &self.travel_sector);
+        w.attr("CancelType", &self.cancel_type);
+        rt::Encode::encode(&self.pos, w, "POS");
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.verification {
+            rt::Encode::encode(v, w, "Verification");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaCancelRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_CANCEL_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "Status" => {
+                    rt::set(
+                        &mut out.status,
+                        cx.value(&attr, &schema::TRANSACTION_STATUS)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "CancelInfoRS" => {
+                    out.cancel_info_rs = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaCancelRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr("Status", &self.status);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.cancel_info_rs {
+            rt::Encode::encode(v, w, "CancelInfoRS");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for CancelInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::CANCEL_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "CancelRules" => {
+                    out.cancel_rules = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for CancelInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.cancel_rules {
+            rt::Encode::encode(v, w, "CancelRules");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for CancelRules {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::CANCEL_RULES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "CancelRule" => {
+                    rt::push(
+                        &mut out.cancel_rule,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for CancelRules {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.cancel_rule {
+            rt::Encode::encode(v, w, "CancelRule");
+        }
+        w.end(name);
+    }
+}
+
 impl rt::Decode for CancelRule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CANCEL_RULE;
+        const DESC: &rt::schema::ComplexDesc = &schema::CANCEL_RULE;
         let mark = cx.mark();
-        let mut f_cancel_by_date = None;
-        let mut f_currency_code = None;
-        let mut f_amount = None;
-        let mut f_percent = None;
-        let mut f_type = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_cancel_by_date = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "CancelByDate" => {
+                    out.cancel_by_date = cx.value(&attr, &schema::DATE_TIME)?;
                 }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "CurrencyCode" => {
+                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
                 }
-                Some(2) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_percent = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
+                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
+                "Percent" => out.percent = cx.value(&attr, &schema::CANCEL_PERCENT)?,
+                "Type" => out.r#type = cx.value(&attr, &schema::CANCEL_RULE_TYPE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            cancel_by_date: f_cancel_by_date.flatten(),
-            currency_code: f_currency_code.flatten(),
-            amount: f_amount.flatten(),
-            percent: f_percent.flatten(),
-            r#type: f_type.flatten(),
-        })
+        Ok(out)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Types shared by the request and response messages of the hotel and activity booking message service (OpenTravel 2003/05 namespace): simple types and code lists, the request payload attributes and POS, the response envelope (Success, Warnings, Errors) and the content shared by several responses. This file declares no top-level element; each message file includes it.
 
 use crate::runtime as rt;
+use super::schema;
 use crate::runtime::empty_string;
 
 /// A language code, or `*` for every language.
@@ -881,22 +882,6 @@ impl rt::ToValue for RegionCode {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct UnreadContent {}
-impl rt::Decode for UnreadContent {
-    fn decode<'a, 'i>(
-        _node: rt::Node<'a, 'i>,
-        _cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        Ok(Self {})
-    }
-}
-
-impl rt::Encode for UnreadContent {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.end(name);
-    }
-}
-
 /// Name of the company associated with a RequestorID, as text, with optional short name and code.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -918,52 +903,6 @@ pub struct CompanyName {
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
-}
-
-impl rt::Decode for CompanyName {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::COMPANY_NAME;
-        let mark = cx.mark();
-        let mut f_company_short_name = None;
-        let mut f_code = None;
-        let mut f_travel_sector = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_company_short_name = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_travel_sector = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
-        cx.check(mark)?;
-        Ok(Self {
-            company_short_name: f_company_short_name.flatten(),
-            code: f_code.flatten(),
-            travel_sector: f_travel_sector.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for CompanyName {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CompanyShortName", &self.company_short_name);
-        w.attr_opt("Code", &self.code);
-        w.attr_opt("TravelSector", &self.travel_sector);
-        w.text(&self.value);
-        w.end(name);
-    }
 }
 
 /// Identifies the requesting party (Type 22) or carries the message credentials (Type 88); other Types appear in RoomStay extensions.
@@ -997,79 +936,6 @@ pub struct RequestorId {
     pub company_name: Option<CompanyName>,
 }
 
-impl rt::Decode for RequestorId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::REQUESTOR_ID;
-        let mark = cx.mark();
-        let mut f_type = None;
-        let mut f_id = None;
-        let mut f_id_context = None;
-        let mut f_instance = None;
-        let mut f_message_password = None;
-        let mut f_company_name = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_id_context = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_instance = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_message_password = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_type = cx.required(f_type, node, "Type")?;
-        let f_id = cx.required(f_id, node, "ID")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_company_name = cx
-                        .element(&next, <CompanyName as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.bug(node))?,
-            id: f_id.ok_or_else(|| cx.bug(node))?,
-            id_context: f_id_context.flatten(),
-            instance: f_instance.flatten(),
-            message_password: f_message_password.flatten(),
-            company_name: f_company_name,
-        })
-    }
-}
-
-impl rt::Encode for RequestorId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr("ID", &self.id);
-        w.attr_opt("ID_Context", &self.id_context);
-        w.attr_opt("Instance", &self.instance);
-        w.attr_opt("MessagePassword", &self.message_password);
-        if let Some(v) = &self.company_name {
-            rt::Encode::encode(v, w, "CompanyName");
-        }
-        w.end(name);
-    }
-}
-
 /// One point-of-sale source, holding one RequestorID.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1084,43 +950,6 @@ pub struct Source {
     pub requestor_id: RequestorId,
 }
 
-impl rt::Decode for Source {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SOURCE;
-        let mark = cx.mark();
-        let mut f_requestor_id = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_requestor_id = cx
-                        .element(&next, <RequestorId as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            requestor_id: f_requestor_id.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for Source {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.requestor_id, w, "RequestorID");
-        w.end(name);
-    }
-}
-
 /// Point of sale: exactly two Source children, in this order: the requestor (Type 22) then the message credentials (Type 88).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1133,40 +962,6 @@ pub struct Pos {
     /// Two occurrences. See Authentication: first identifies the requesting party, second carries the message credentials.
     #[yaserde(prefix = "ota", rename = "Source")]
     pub source: Vec<Source>,
-}
-
-impl rt::Decode for Pos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::POS;
-        let mark = cx.mark();
-        let mut f_source = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_source.extend(cx.element(&next, <Source as rt::Decode>::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { source: f_source })
-    }
-}
-
-impl rt::Encode for Pos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.source {
-            rt::Encode::encode(v, w, "Source");
-        }
-        w.end(name);
-    }
 }
 
 /// Free text with an optional language.
@@ -1186,37 +981,6 @@ pub struct Text {
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
-}
-
-impl rt::Decode for Text {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT;
-        let mark = cx.mark();
-        let mut f_language = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_language = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
-        cx.check(mark)?;
-        Ok(Self {
-            language: f_language.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for Text {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Language", &self.language);
-        w.text(&self.value);
-        w.end(name);
-    }
 }
 
 /// Where to look for activities, in one of two forms. The service's: a code as text, qualified by RegionCode (HotelCode: activities near that hotel; Product: that product). OpenTravel 2016B's: no text, the area as RegionCode (an area code, e.g. PMI) and/or RegionName (its name): the activities of that area.
@@ -1239,46 +1003,6 @@ pub struct Region {
     pub value: String,
 }
 
-impl rt::Decode for Region {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::REGION;
-        let mark = cx.mark();
-        let mut f_region_code = None;
-        let mut f_region_name = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_region_name = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
-        cx.check(mark)?;
-        Ok(Self {
-            region_code: f_region_code.flatten(),
-            region_name: f_region_name.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for Region {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RegionCode", &self.region_code);
-        w.attr_opt("RegionName", &self.region_name);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
 /// One activity asked for by a search or an availability request (OpenTravel 2016B's TourActivityID_Type as BasicInfo): it is looked at as a Service location with its product code would be.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1299,52 +1023,6 @@ pub struct ActivityChoice {
     pub name: Option<String>,
 }
 
-impl rt::Decode for ActivityChoice {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CHOICE;
-        let mark = cx.mark();
-        let mut f_tour_activity_id = None;
-        let mut f_supplier_product_code = None;
-        let mut f_name = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_supplier_product_code = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                Some(2) => {
-                    f_name = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            tour_activity_id: f_tour_activity_id.flatten(),
-            supplier_product_code: f_supplier_product_code.flatten(),
-            name: f_name.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for ActivityChoice {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("TourActivityID", &self.tour_activity_id);
-        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        w.attr_opt("Name", &self.name);
-        w.end(name);
-    }
-}
-
 /// An activity location (Location in the availability message, LocationPref in the search message).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1360,47 +1038,6 @@ pub struct ActivityLocation {
     /// Child Region with attribute RegionCode and text content.
     #[yaserde(prefix = "ota", rename = "Region")]
     pub region: Region,
-}
-
-impl rt::Decode for ActivityLocation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_LOCATION;
-        let mark = cx.mark();
-        let mut f_context = None;
-        let mut f_region = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_context = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_region = cx.element(&next, <Region as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            context: f_context.flatten(),
-            region: f_region.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ActivityLocation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("Context", &self.context);
-        }
-        rt::Encode::encode(&self.region, w, "Region");
-        w.end(name);
-    }
 }
 
 /// A total amount after taxes with its currency.
@@ -1424,44 +1061,6 @@ pub struct Total {
     pub amount_after_tax: Option<rt::Decimal>,
 }
 
-impl rt::Decode for Total {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOTAL;
-        let mark = cx.mark();
-        let mut f_currency_code = None;
-        let mut f_amount_after_tax = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_amount_after_tax = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            currency_code: f_currency_code.flatten(),
-            amount_after_tax: f_amount_after_tax.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for Total {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("AmountAfterTax", &self.amount_after_tax);
-        w.end(name);
-    }
-}
-
 /// A span of calendar dates.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1483,46 +1082,6 @@ pub struct DateSpan {
     pub end: rt::Date,
 }
 
-impl rt::Decode for DateSpan {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::DATE_SPAN;
-        let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_end = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_start = cx.required(f_start, node, "Start")?;
-        let f_end = cx.required(f_end, node, "End")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            start: f_start.ok_or_else(|| cx.bug(node))?,
-            end: f_end.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for DateSpan {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.end(name);
-    }
-}
-
 /// A span of local date-times.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1542,46 +1101,6 @@ pub struct DateTimeSpan {
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
     pub end: rt::DateTime,
-}
-
-impl rt::Decode for DateTimeSpan {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::DATE_TIME_SPAN;
-        let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_end = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_start = cx.required(f_start, node, "Start")?;
-        let f_end = cx.required(f_end, node, "End")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            start: f_start.ok_or_else(|| cx.bug(node))?,
-            end: f_end.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for DateTimeSpan {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.end(name);
-    }
 }
 
 /// A booking reference at booking level (36) or item level (37).
@@ -1612,73 +1131,6 @@ pub struct UniqueId {
     pub company_name: Option<CompanyName>,
 }
 
-impl rt::Decode for UniqueId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::UNIQUE_ID;
-        let mark = cx.mark();
-        let mut f_type = None;
-        let mut f_id = None;
-        let mut f_id_context = None;
-        let mut f_instance = None;
-        let mut f_company_name = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_id_context = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_instance = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_type = cx.required(f_type, node, "Type")?;
-        let f_id = cx.required(f_id, node, "ID")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_company_name = cx
-                        .element(&next, <CompanyName as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.bug(node))?,
-            id: f_id.ok_or_else(|| cx.bug(node))?,
-            id_context: f_id_context.flatten(),
-            instance: f_instance.flatten(),
-            company_name: f_company_name,
-        })
-    }
-}
-
-impl rt::Encode for UniqueId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr("ID", &self.id);
-        w.attr_opt("ID_Context", &self.id_context);
-        w.attr_opt("Instance", &self.instance);
-        if let Some(v) = &self.company_name {
-            rt::Encode::encode(v, w, "CompanyName");
-        }
-        w.end(name);
-    }
-}
-
 /// A person's name.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1703,54 +1155,6 @@ pub struct PersonName {
     /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
     pub surname: Option<String>,
-}
-
-impl rt::Decode for PersonName {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PERSON_NAME;
-        let mark = cx.mark();
-        let mut f_name_prefix = None;
-        let mut f_given_name = None;
-        let mut f_surname = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_name_prefix = cx.simple(&next)?,
-                1 => f_given_name = cx.simple(&next)?,
-                2 => f_surname = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            name_prefix: f_name_prefix,
-            given_name: f_given_name,
-            surname: f_surname,
-        })
-    }
-}
-
-impl rt::Encode for PersonName {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.name_prefix {
-            w.simple("NamePrefix", v);
-        }
-        if let Some(v) = &self.given_name {
-            w.simple("GivenName", v);
-        }
-        if let Some(v) = &self.surname {
-            w.simple("Surname", v);
-        }
-        w.end(name);
-    }
 }
 
 /// Kind of an Error or Warning as an OpenTravel EWT code (1 to 13); any other non-negative integer is allowed.
@@ -2150,29 +1554,6 @@ impl rt::ToValue for ErrorStatus {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct Success {}
-impl rt::Decode for Success {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SUCCESS;
-        let mark = cx.mark();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {})
-    }
-}
-
-impl rt::Encode for Success {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.end(name);
-    }
-}
-
 /// The warnings of a successful response: the request was processed, with remarks.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2187,42 +1568,6 @@ pub struct Warnings {
     pub warning: Vec<Warning>,
 }
 
-impl rt::Decode for Warnings {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::WARNINGS;
-        let mark = cx.mark();
-        let mut f_warning = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_warning.extend(cx.element(&next, <Warning as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { warning: f_warning })
-    }
-}
-
-impl rt::Encode for Warnings {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.warning {
-            rt::Encode::encode(v, w, "Warning");
-        }
-        w.end(name);
-    }
-}
-
 /// The errors of a failed request; a response with Errors carries neither Success nor payload.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2235,40 +1580,6 @@ pub struct Errors {
     /// One error.
     #[yaserde(prefix = "ota", rename = "Error")]
     pub error: Vec<Error>,
-}
-
-impl rt::Decode for Errors {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ERRORS;
-        let mark = cx.mark();
-        let mut f_error = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_error.extend(cx.element(&next, <Error as rt::Decode>::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { error: f_error })
-    }
-}
-
-impl rt::Encode for Errors {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.error {
-            rt::Encode::encode(v, w, "Error");
-        }
-        w.end(name);
-    }
 }
 
 /// One error: the human-readable description is the element's text; the attributes classify it.
@@ -2305,71 +1616,6 @@ pub struct Error {
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
-}
-
-impl rt::Decode for Error {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ERROR;
-        let mark = cx.mark();
-        let mut f_type = None;
-        let mut f_code = None;
-        let mut f_short_text = None;
-        let mut f_status = None;
-        let mut f_tag = None;
-        let mut f_record_id = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_short_text = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_status = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_tag = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_record_id = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_type = cx.required(f_type, node, "Type")?;
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
-        cx.check(mark)?;
-        Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.bug(node))?,
-            code: f_code.flatten(),
-            short_text: f_short_text.flatten(),
-            status: f_status.flatten(),
-            tag: f_tag.flatten(),
-            record_id: f_record_id.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for Error {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr_opt("Code", &self.code);
-        w.attr_opt("ShortText", &self.short_text);
-        w.attr_opt("Status", &self.status);
-        w.attr_opt("Tag", &self.tag);
-        w.attr_opt("RecordID", &self.record_id);
-        w.text(&self.value);
-        w.end(name);
-    }
 }
 
 /// One warning: the human-readable description is the element's text; the attributes classify it (Type 11 advisory is the usual one).
@@ -2409,77 +1655,6 @@ pub struct Warning {
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
-}
-
-impl rt::Decode for Warning {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::WARNING;
-        let mark = cx.mark();
-        let mut f_type = None;
-        let mut f_code = None;
-        let mut f_short_text = None;
-        let mut f_status = None;
-        let mut f_tag = None;
-        let mut f_record_id = None;
-        let mut f_rph = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_short_text = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_status = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_tag = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_record_id = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_rph = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_type = cx.required(f_type, node, "Type")?;
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
-        cx.check(mark)?;
-        Ok(Self {
-            r#type: f_type.ok_or_else(|| cx.bug(node))?,
-            code: f_code.flatten(),
-            short_text: f_short_text.flatten(),
-            status: f_status.flatten(),
-            tag: f_tag.flatten(),
-            record_id: f_record_id.flatten(),
-            rph: f_rph.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for Warning {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr_opt("Code", &self.code);
-        w.attr_opt("ShortText", &self.short_text);
-        w.attr_opt("Status", &self.status);
-        w.attr_opt("Tag", &self.tag);
-        w.attr_opt("RecordID", &self.record_id);
-        w.attr_opt("RPH", &self.rph);
-        w.text(&self.value);
-        w.end(name);
-    }
 }
 
 /// Category of a tour activity (XA excursion, SE show/event); any other string is allowed.
@@ -2561,46 +1736,6 @@ pub struct Position {
     pub longitude: rt::Decimal,
 }
 
-impl rt::Decode for Position {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::POSITION;
-        let mark = cx.mark();
-        let mut f_latitude = None;
-        let mut f_longitude = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_latitude = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_longitude = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_latitude = cx.required(f_latitude, node, "Latitude")?;
-        let f_longitude = cx.required(f_longitude, node, "Longitude")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            latitude: f_latitude.ok_or_else(|| cx.bug(node))?,
-            longitude: f_longitude.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for Position {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Latitude", &self.latitude);
-        w.attr("Longitude", &self.longitude);
-        w.end(name);
-    }
-}
-
 /// The name of a country as text, with its optional ISO code.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2618,37 +1753,6 @@ pub struct CountryName {
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
-}
-
-impl rt::Decode for CountryName {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::COUNTRY_NAME;
-        let mark = cx.mark();
-        let mut f_code = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
-        cx.check(mark)?;
-        Ok(Self {
-            code: f_code.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for CountryName {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Code", &self.code);
-        w.text(&self.value);
-        w.end(name);
-    }
 }
 
 /// A postal address (activity locations and hotel contact data). The activity documentation of the gateway calls the country element Country; we use the OpenTravel name CountryName everywhere.
@@ -2674,63 +1778,6 @@ pub struct Address {
     pub country_name: Option<CountryName>,
 }
 
-impl rt::Decode for Address {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ADDRESS;
-        let mark = cx.mark();
-        let mut f_address_line = Vec::new();
-        let mut f_city_name = None;
-        let mut f_postal_code = None;
-        let mut f_country_name = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_address_line.extend(cx.simple(&next)?),
-                1 => f_city_name = cx.simple(&next)?,
-                2 => f_postal_code = cx.simple(&next)?,
-                3 => {
-                    f_country_name = cx
-                        .element(&next, <CountryName as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            address_line: f_address_line,
-            city_name: f_city_name,
-            postal_code: f_postal_code,
-            country_name: f_country_name,
-        })
-    }
-}
-
-impl rt::Encode for Address {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.address_line {
-            w.simple("AddressLine", v);
-        }
-        if let Some(v) = &self.city_name {
-            w.simple("CityName", v);
-        }
-        if let Some(v) = &self.postal_code {
-            w.simple("PostalCode", v);
-        }
-        if let Some(v) = &self.country_name {
-            rt::Encode::encode(v, w, "CountryName");
-        }
-        w.end(name);
-    }
-}
-
 /// A geographic region of an activity: its name as text, identified by RegionCode. (Unlike Region in the requests, where RegionCode tells what kind of code the text is.) OpenTravel 2016B's Region has no text: the ota2016b dialect writes the name as RegionName, and decoders take either.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2746,42 +1793,6 @@ pub struct GeoRegion {
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
     pub value: String,
-}
-
-impl rt::Decode for GeoRegion {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GEO_REGION;
-        let mark = cx.mark();
-        let mut f_region_code = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_region_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let f_region_code = cx.required(f_region_code, node, "RegionCode")?;
-        let f_value = cx.text_or_attribute(node, &rt::schema::XS_STRING, "RegionName")?;
-        cx.check(mark)?;
-        Ok(Self {
-            region_code: f_region_code.ok_or_else(|| cx.bug(node))?,
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for GeoRegion {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("RegionCode", &self.region_code);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.attr("RegionName", &self.value);
-        } else {
-            w.text(&self.value);
-        }
-        w.end(name);
-    }
 }
 
 /// Where an activity takes place (activity availability and search responses): address, region and position.
@@ -2802,54 +1813,6 @@ pub struct TourActivityLocation {
     /// Position@Latitude@Longitude.
     #[yaserde(prefix = "ota", rename = "Position")]
     pub position: Option<Position>,
-}
-
-impl rt::Decode for TourActivityLocation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_LOCATION;
-        let mark = cx.mark();
-        let mut f_address = None;
-        let mut f_region = None;
-        let mut f_position = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_address = cx.element(&next, <Address as rt::Decode>::decode)?,
-                1 => f_region = cx.element(&next, <GeoRegion as rt::Decode>::decode)?,
-                2 => f_position = cx.element(&next, <Position as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            address: f_address,
-            region: f_region,
-            position: f_position,
-        })
-    }
-}
-
-impl rt::Encode for TourActivityLocation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.address {
-            rt::Encode::encode(v, w, "Address");
-        }
-        if let Some(v) = &self.region {
-            rt::Encode::encode(v, w, "Region");
-        }
-        if let Some(v) = &self.position {
-            rt::Encode::encode(v, w, "Position");
-        }
-        w.end(name);
-    }
 }
 
 /// Identifies and names one activity service (activity availability and search responses).
@@ -2878,70 +1841,6 @@ pub struct TourActivityBasicInfo {
     pub short_name: Option<String>,
 }
 
-impl rt::Decode for TourActivityBasicInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_BASIC_INFO;
-        let mark = cx.mark();
-        let mut f_tour_activity_id = None;
-        let mut f_supplier_product_code = None;
-        let mut f_supplier_service_code = None;
-        let mut f_name = None;
-        let mut f_short_name = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_supplier_product_code = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                Some(2) => {
-                    f_supplier_service_code = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
-                }
-                Some(3) => {
-                    f_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_short_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_tour_activity_id = cx
-            .required(f_tour_activity_id, node, "TourActivityID")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
-            supplier_product_code: f_supplier_product_code.flatten(),
-            supplier_service_code: f_supplier_service_code.flatten(),
-            name: f_name.flatten(),
-            short_name: f_short_name.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for TourActivityBasicInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("TourActivityID", &self.tour_activity_id);
-        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
-        }
-        w.attr_opt("Name", &self.name);
-        w.attr_opt("ShortName", &self.short_name);
-        w.end(name);
-    }
-}
-
 /// The categories and types of an activity, in the OpenTravel 2016B form: the first category with its types; each further category, with its types, in TPA_Extensions. (OpenTravel's Category and Type carry a value of its own lists as text; the gateway's codes are in @Code and the text is empty.)
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2962,66 +1861,6 @@ pub struct CategoryAndType {
     pub tpa_extensions: Option<CategoryAndTypeExtensions>,
 }
 
-impl rt::Decode for CategoryAndType {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CATEGORY_AND_TYPE;
-        let mark = cx.mark();
-        let mut f_category = None;
-        let mut f_type = Vec::new();
-        let mut f_tpa_extensions = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_category = cx
-                        .element(&next, <ActivityCategory as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_type
-                        .extend(cx.element(&next, <ActivityType as rt::Decode>::decode)?)
-                }
-                2 => {
-                    f_tpa_extensions = cx
-                        .element(
-                            &next,
-                            <CategoryAndTypeExtensions as rt::Decode>::decode,
-                        )?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            category: f_category,
-            r#type: f_type,
-            tpa_extensions: f_tpa_extensions,
-        })
-    }
-}
-
-impl rt::Encode for CategoryAndType {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.category {
-            rt::Encode::encode(v, w, "Category");
-        }
-        for v in &self.r#type {
-            rt::Encode::encode(v, w, "Type");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
 /// TPA_Extensions of CategoryAndType: the activity's categories after the first.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -3034,51 +1873,6 @@ pub struct CategoryAndTypeExtensions {
     /// One further category with its types.
     #[yaserde(prefix = "ota", rename = "CategoryAndType")]
     pub category_and_type: Vec<FurtherCategoryAndType>,
-}
-
-impl rt::Decode for CategoryAndTypeExtensions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CATEGORY_AND_TYPE_EXTENSIONS;
-        let mark = cx.mark();
-        let mut f_category_and_type = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_category_and_type
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <FurtherCategoryAndType as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            category_and_type: f_category_and_type,
-        })
-    }
-}
-
-impl rt::Encode for CategoryAndTypeExtensions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.category_and_type {
-            rt::Encode::encode(v, w, "CategoryAndType");
-        }
-        w.end(name);
-    }
 }
 
 /// A further category of an activity, with its types.
@@ -3098,52 +1892,6 @@ pub struct FurtherCategoryAndType {
     pub r#type: Vec<ActivityType>,
 }
 
-impl rt::Decode for FurtherCategoryAndType {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::FURTHER_CATEGORY_AND_TYPE;
-        let mark = cx.mark();
-        let mut f_category = None;
-        let mut f_type = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_category = cx
-                        .element(&next, <ActivityCategory as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_type
-                        .extend(cx.element(&next, <ActivityType as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            category: f_category.ok_or_else(|| cx.bug(node))?,
-            r#type: f_type,
-        })
-    }
-}
-
-impl rt::Encode for FurtherCategoryAndType {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.category, w, "Category");
-        for v in &self.r#type {
-            rt::Encode::encode(v, w, "Type");
-        }
-        w.end(name);
-    }
-}
-
 /// One category of an activity. OpenTravel 2016B's Category holds a value of its own list as text: the ota2016b dialect writes Other_ (its open list's "see the code"), and decoders take it.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -3156,39 +1904,6 @@ pub struct ActivityCategory {
     /// Category code: XA excursion, SE show/event, or another string.
     #[yaserde(attribute = true, rename = "Code")]
     pub code: ActivityCategoryCode,
-}
-
-impl rt::Decode for ActivityCategory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CATEGORY;
-        let mark = cx.mark();
-        let mut f_code = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let f_code = cx.required(f_code, node, "Code")?;
-        cx.empty_or_fixed(node, DESC)?;
-        cx.check(mark)?;
-        Ok(Self {
-            code: f_code.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ActivityCategory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Code", &self.code);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.text(&"Other_");
-        }
-        w.end(name);
-    }
 }
 
 /// One type of an activity. As for ActivityCategory, the ota2016b dialect writes OpenTravel's Other_ as text.
@@ -3205,39 +1920,6 @@ pub struct ActivityType {
     pub code: String,
 }
 
-impl rt::Decode for ActivityType {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_TYPE;
-        let mark = cx.mark();
-        let mut f_code = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let f_code = cx.required(f_code, node, "Code")?;
-        cx.empty_or_fixed(node, DESC)?;
-        cx.check(mark)?;
-        Ok(Self {
-            code: f_code.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ActivityType {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Code", &self.code);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.text(&"Other_");
-        }
-        w.end(name);
-    }
-}
-
 /// List of text items.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -3250,43 +1932,6 @@ pub struct TextItems {
     /// One text item.
     #[yaserde(prefix = "ota", rename = "TextItem")]
     pub text_item: Vec<TextItem>,
-}
-
-impl rt::Decode for TextItems {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEMS;
-        let mark = cx.mark();
-        let mut f_text_item = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_text_item
-                        .extend(cx.element(&next, <TextItem as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { text_item: f_text_item })
-    }
-}
-
-impl rt::Encode for TextItems {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.text_item {
-            rt::Encode::encode(v, w, "TextItem");
-        }
-        w.end(name);
-    }
 }
 
 /// One text of an activity product or service or of a hotel room (e.g. the description, what is included), in one or more languages.
@@ -3304,50 +1949,6 @@ pub struct TextItem {
     /// The text, with its Language; repeatable (one per language).
     #[yaserde(prefix = "ota", rename = "Description")]
     pub description: Vec<Text>,
-}
-
-impl rt::Decode for TextItem {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_ITEM;
-        let mark = cx.mark();
-        let mut f_title = None;
-        let mut f_description = Vec::new();
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_title = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_description
-                        .extend(cx.element(&next, <Text as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            title: f_title.flatten(),
-            description: f_description,
-        })
-    }
-}
-
-impl rt::Encode for TextItem {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Title", &self.title);
-        for v in &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
-        w.end(name);
-    }
 }
 
 /// A unit of time (OpenTravel TimeUnitType).
@@ -3761,204 +2362,1367 @@ pub struct StatusApplicationControl {
     pub destination_system_codes: Option<UnreadContent>,
 }
 
-impl rt::Decode for StatusApplicationControl {
+/// An identifier of a notification or of one of its items (OpenTravel 2016B UniqueID_Type): Type an OpenTravel Unique ID Type code (16 Reference), ID the value.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "NotifUniqueID",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct NotifUniqueId {
+    /// OpenTravel 2016B: a URL of the identified object. Taken and ignored.
+    #[yaserde(attribute = true, rename = "URL")]
+    pub url: Option<String>,
+    /// An OpenTravel Unique ID Type code (e.g. 16 Reference); a code-list suffix such as 16.UIT is allowed.
+    ///
+    /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: String,
+    /// The instance (a version) of the identified object.
+    #[yaserde(attribute = true, rename = "Instance")]
+    pub instance: Option<String>,
+    /// The identifier (at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: String,
+    /// Who issued the identifier.
+    #[yaserde(attribute = true, rename = "ID_Context")]
+    pub id_context: Option<String>,
+    /// The company that issued the identifier. Taken and ignored.
+    #[yaserde(prefix = "ota", rename = "CompanyName")]
+    pub company_name: Option<CompanyName>,
+}
+
+impl rt::Decode for UnreadContent {
+    fn decode<'a, 'i>(
+        _node: rt::Node<'a, 'i>,
+        _cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        Ok(Self {})
+    }
+}
+
+impl rt::Encode for UnreadContent {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for CompanyName {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::STATUS_APPLICATION_CONTROL;
+        const DESC: &rt::schema::ComplexDesc = &schema::COMPANY_NAME;
         let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_duration = None;
-        let mut f_end = None;
-        let mut f_rate_plan_type = None;
-        let mut f_rate_plan_code = None;
-        let mut f_rate_plan_id = None;
-        let mut f_rate_plan_qualifier = None;
-        let mut f_promotion_code = None;
-        let mut f_promotion_vendor_code = None;
-        let mut f_rate_plan_category = None;
-        let mut f_inv_code_application = None;
-        let mut f_inv_code = None;
-        let mut f_inv_type = None;
-        let mut f_inv_type_code = None;
-        let mut f_is_room = None;
-        let mut f_mon = None;
-        let mut f_tue = None;
-        let mut f_weds = None;
-        let mut f_thur = None;
-        let mut f_fri = None;
-        let mut f_sat = None;
-        let mut f_sun = None;
-        let mut f_rate_plan_code_type = None;
-        let mut f_rate_tier = None;
-        let mut f_all_rate_code = None;
-        let mut f_all_inv_code = None;
-        let mut f_inv_block_code_apply = None;
-        let mut f_inv_block_code = None;
-        let mut f_override = None;
-        let mut f_quote_id = None;
-        let mut f_sub_block_code = None;
-        let mut f_wing_identifier = None;
-        let mut f_destination_system_codes = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "CompanyShortName" => {
+                    out.company_short_name = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(1) => {
-                    f_duration = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "Code" => out.code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TravelSector" => {
+                    out.travel_sector = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_rate_plan_type = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_rate_plan_code = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_rate_plan_id = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_rate_plan_qualifier = Some(
-                        cx.value(&attr, DESC.attributes[6].ty)?,
-                    );
-                }
-                Some(7) => {
-                    f_promotion_code = Some(cx.value(&attr, DESC.attributes[7].ty)?);
-                }
-                Some(8) => {
-                    f_promotion_vendor_code = Some(
-                        cx.value(&attr, DESC.attributes[8].ty)?,
-                    );
-                }
-                Some(9) => {
-                    f_rate_plan_category = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_inv_code_application = Some(
-                        cx.value(&attr, DESC.attributes[10].ty)?,
-                    );
-                }
-                Some(11) => {
-                    f_inv_code = Some(cx.value(&attr, DESC.attributes[11].ty)?);
-                }
-                Some(12) => {
-                    f_inv_type = Some(cx.value(&attr, DESC.attributes[12].ty)?);
-                }
-                Some(13) => {
-                    f_inv_type_code = Some(cx.value(&attr, DESC.attributes[13].ty)?);
-                }
-                Some(14) => {
-                    f_is_room = Some(cx.value(&attr, DESC.attributes[14].ty)?);
-                }
-                Some(15) => {
-                    f_mon = Some(cx.value(&attr, DESC.attributes[15].ty)?);
-                }
-                Some(16) => {
-                    f_tue = Some(cx.value(&attr, DESC.attributes[16].ty)?);
-                }
-                Some(17) => {
-                    f_weds = Some(cx.value(&attr, DESC.attributes[17].ty)?);
-                }
-                Some(18) => {
-                    f_thur = Some(cx.value(&attr, DESC.attributes[18].ty)?);
-                }
-                Some(19) => {
-                    f_fri = Some(cx.value(&attr, DESC.attributes[19].ty)?);
-                }
-                Some(20) => {
-                    f_sat = Some(cx.value(&attr, DESC.attributes[20].ty)?);
-                }
-                Some(21) => {
-                    f_sun = Some(cx.value(&attr, DESC.attributes[21].ty)?);
-                }
-                Some(22) => {
-                    f_rate_plan_code_type = Some(
-                        cx.value(&attr, DESC.attributes[22].ty)?,
-                    );
-                }
-                Some(23) => {
-                    f_rate_tier = Some(cx.value(&attr, DESC.attributes[23].ty)?);
-                }
-                Some(24) => {
-                    f_all_rate_code = Some(cx.value(&attr, DESC.attributes[24].ty)?);
-                }
-                Some(25) => {
-                    f_all_inv_code = Some(cx.value(&attr, DESC.attributes[25].ty)?);
-                }
-                Some(26) => {
-                    f_inv_block_code_apply = Some(
-                        cx.value(&attr, DESC.attributes[26].ty)?,
-                    );
-                }
-                Some(27) => {
-                    f_inv_block_code = Some(cx.value(&attr, DESC.attributes[27].ty)?);
-                }
-                Some(28) => {
-                    f_override = Some(cx.value(&attr, DESC.attributes[28].ty)?);
-                }
-                Some(29) => {
-                    f_quote_id = Some(cx.value(&attr, DESC.attributes[29].ty)?);
-                }
-                Some(30) => {
-                    f_sub_block_code = Some(cx.value(&attr, DESC.attributes[30].ty)?);
-                }
-                Some(31) => {
-                    f_wing_identifier = Some(cx.value(&attr, DESC.attributes[31].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for CompanyName {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("CompanyShortName", &self.company_short_name);
+        w.attr_opt("Code", &self.code);
+        w.attr_opt("TravelSector", &self.travel_sector);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RequestorId {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::REQUESTOR_ID;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Type" => {
+                    rt::set(
+                        &mut out.r#type,
+                        cx.value(&attr, &schema::REQUESTOR_ID_CODE)?,
+                    )
+                }
+                "ID" => {
+                    rt::set(&mut out.id, cx.value(&attr, &schema::STRING_LENGTH1TO32)?)
+                }
+                "ID_Context" => out.id_context = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "Instance" => {
+                    out.instance = cx.value(&attr, &schema::REQUESTOR_INSTANCE)?;
+                }
+                "MessagePassword" => {
+                    out.message_password = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_destination_system_codes = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+            match next.elem.name {
+                "CompanyName" => {
+                    out.company_name = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            start: f_start.flatten(),
-            duration: f_duration.flatten(),
-            end: f_end.flatten(),
-            rate_plan_type: f_rate_plan_type.flatten(),
-            rate_plan_code: f_rate_plan_code.flatten(),
-            rate_plan_id: f_rate_plan_id.flatten(),
-            rate_plan_qualifier: f_rate_plan_qualifier.flatten(),
-            promotion_code: f_promotion_code.flatten(),
-            promotion_vendor_code: f_promotion_vendor_code.flatten(),
-            rate_plan_category: f_rate_plan_category.flatten(),
-            inv_code_application: f_inv_code_application.flatten(),
-            inv_code: f_inv_code.flatten(),
-            inv_type: f_inv_type.flatten(),
-            inv_type_code: f_inv_type_code.flatten(),
-            is_room: f_is_room.flatten(),
-            mon: f_mon.flatten(),
-            tue: f_tue.flatten(),
-            weds: f_weds.flatten(),
-            thur: f_thur.flatten(),
-            fri: f_fri.flatten(),
-            sat: f_sat.flatten(),
-            sun: f_sun.flatten(),
-            rate_plan_code_type: f_rate_plan_code_type.flatten(),
-            rate_tier: f_rate_tier.flatten(),
-            all_rate_code: f_all_rate_code.flatten(),
-            all_inv_code: f_all_inv_code.flatten(),
-            inv_block_code_apply: f_inv_block_code_apply.flatten(),
-            inv_block_code: f_inv_block_code.flatten(),
-            r#override: f_override.flatten(),
-            quote_id: f_quote_id.flatten(),
-            sub_block_code: f_sub_block_code.flatten(),
-            wing_identifier: f_wing_identifier.flatten(),
-            destination_system_codes: f_destination_system_codes,
-        })
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RequestorId {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr("ID", &self.id);
+        w.attr_opt("ID_Context", &self.id_context);
+        w.attr_opt("Instance", &self.instance);
+        w.attr_opt("MessagePassword", &self.message_password);
+        if let Some(v) = &self.company_name {
+            rt::Encode::encode(v, w, "CompanyName");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Source {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SOURCE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "RequestorID" => {
+                    rt::set(
+                        &mut out.requestor_id,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Source {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.requestor_id, w, "RequestorID");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Pos {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::POS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Source" => {
+                    rt::push(&mut out.source, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Pos {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.source {
+            rt::Encode::encode(v, w, "Source");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Text {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::TEXT;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Language" => out.language = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Text {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Language", &self.language);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Region {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::REGION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "RegionCode" => out.region_code = cx.value(&attr, &schema::REGION_CODE)?,
+                "RegionName" => {
+                    out.region_name = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Region {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("RegionCode", &self.region_code);
+        w.attr_opt("RegionName", &self.region_name);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ActivityChoice {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_CHOICE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "TourActivityID" => {
+                    out.tour_activity_id = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "SupplierProductCode" => {
+                    out.supplier_product_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "Name" => out.name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ActivityChoice {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("TourActivityID", &self.tour_activity_id);
+        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
+        w.attr_opt("Name", &self.name);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ActivityLocation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_LOCATION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Context" => out.context = cx.value(&attr, &schema::LOCATION_CONTEXT)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Region" => {
+                    rt::set(&mut out.region, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ActivityLocation {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("Context", &self.context);
+        }
+        rt::Encode::encode(&self.region, w, "Region");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Total {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::TOTAL;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "CurrencyCode" => {
+                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
+                }
+                "AmountAfterTax" => {
+                    out.amount_after_tax = cx.value(&attr, &schema::MONEY)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Total {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("CurrencyCode", &self.currency_code);
+        w.attr_opt("AmountAfterTax", &self.amount_after_tax);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for DateSpan {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::DATE_SPAN;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Start" => rt::set(&mut out.start, cx.value(&attr, &schema::DATE)?),
+                "End" => rt::set(&mut out.end, cx.value(&attr, &schema::DATE)?),
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for DateSpan {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr("End", &self.end);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for DateTimeSpan {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::DATE_TIME_SPAN;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Start" => {
+                    rt::set(&mut out.start, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
+                }
+                "End" => {
+                    rt::set(&mut out.end, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for DateTimeSpan {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr("End", &self.end);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for UniqueId {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::UNIQUE_ID;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Type" => {
+                    rt::set(
+                        &mut out.r#type,
+                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
+                    )
+                }
+                "ID" => rt::set(&mut out.id, cx.value(&attr, &schema::SHORT_TEXT)?),
+                "ID_Context" => out.id_context = cx.value(&attr, &schema::ID_CONTEXT)?,
+                "Instance" => out.instance = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "CompanyName" => {
+                    out.company_name = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for UniqueId {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr("ID", &self.id);
+        w.attr_opt("ID_Context", &self.id_context);
+        w.attr_opt("Instance", &self.instance);
+        if let Some(v) = &self.company_name {
+            rt::Encode::encode(v, w, "CompanyName");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for PersonName {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::PERSON_NAME;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "NamePrefix" => out.name_prefix = cx.simple(&next)?,
+                "GivenName" => out.given_name = cx.simple(&next)?,
+                "Surname" => out.surname = cx.simple(&next)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for PersonName {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.name_prefix {
+            w.simple("NamePrefix", v);
+        }
+        if let Some(v) = &self.given_name {
+            w.simple("GivenName", v);
+        }
+        if let Some(v) = &self.surname {
+            w.simple("Surname", v);
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Success {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SUCCESS;
+        let mark = cx.mark();
+        let out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Success {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Warnings {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::WARNINGS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Warning" => {
+                    rt::push(&mut out.warning, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Warnings {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.warning {
+            rt::Encode::encode(v, w, "Warning");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Errors {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ERRORS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Error" => {
+                    rt::push(&mut out.error, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Errors {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.error {
+            rt::Encode::encode(v, w, "Error");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Error {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ERROR;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Type" => {
+                    rt::set(
+                        &mut out.r#type,
+                        cx.value(&attr, &schema::ERROR_WARNING_TYPE)?,
+                    )
+                }
+                "Code" => out.code = cx.value(&attr, &schema::ERROR_CODE)?,
+                "ShortText" => {
+                    out.short_text = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "Status" => out.status = cx.value(&attr, &schema::ERROR_STATUS)?,
+                "Tag" => out.tag = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "RecordID" => {
+                    out.record_id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Error {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr_opt("Code", &self.code);
+        w.attr_opt("ShortText", &self.short_text);
+        w.attr_opt("Status", &self.status);
+        w.attr_opt("Tag", &self.tag);
+        w.attr_opt("RecordID", &self.record_id);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Warning {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::WARNING;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Type" => {
+                    rt::set(
+                        &mut out.r#type,
+                        cx.value(&attr, &schema::ERROR_WARNING_TYPE)?,
+                    )
+                }
+                "Code" => out.code = cx.value(&attr, &schema::ERROR_CODE)?,
+                "ShortText" => {
+                    out.short_text = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "Status" => out.status = cx.value(&attr, &schema::ERROR_STATUS)?,
+                "Tag" => out.tag = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "RecordID" => {
+                    out.record_id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "RPH" => out.rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Warning {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Type", &self.r#type);
+        w.attr_opt("Code", &self.code);
+        w.attr_opt("ShortText", &self.short_text);
+        w.attr_opt("Status", &self.status);
+        w.attr_opt("Tag", &self.tag);
+        w.attr_opt("RecordID", &self.record_id);
+        w.attr_opt("RPH", &self.rph);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Position {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::POSITION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Latitude" => {
+                    rt::set(&mut out.latitude, cx.value(&attr, &schema::LATITUDE)?)
+                }
+                "Longitude" => {
+                    rt::set(&mut out.longitude, cx.value(&attr, &schema::LONGITUDE)?)
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Position {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Latitude", &self.latitude);
+        w.attr("Longitude", &self.longitude);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for CountryName {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::COUNTRY_NAME;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Code" => out.code = cx.value(&attr, &schema::COUNTRY_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for CountryName {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Code", &self.code);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Address {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ADDRESS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "AddressLine" => rt::push(&mut out.address_line, cx.simple(&next)?),
+                "CityName" => out.city_name = cx.simple(&next)?,
+                "PostalCode" => out.postal_code = cx.simple(&next)?,
+                "CountryName" => {
+                    out.country_name = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Address {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.address_line {
+            w.simple("AddressLine", v);
+        }
+        if let Some(v) = &self.city_name {
+            w.simple("CityName", v);
+        }
+        if let Some(v) = &self.postal_code {
+            w.simple("PostalCode", v);
+        }
+        if let Some(v) = &self.country_name {
+            rt::Encode::encode(v, w, "CountryName");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for GeoRegion {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::GEO_REGION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "RegionCode" => {
+                    rt::set(
+                        &mut out.region_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        rt::set(
+            &mut out.value,
+            cx.text_or_attribute(node, &rt::schema::XS_STRING, "RegionName")?,
+        );
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for GeoRegion {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("RegionCode", &self.region_code);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.attr("RegionName", &self.value);
+        } else {
+            w.text(&self.value);
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for TourActivityLocation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_LOCATION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Address" => out.address = cx.element(&next, rt::Decode::decode)?,
+                "Region" => out.region = cx.element(&next, rt::Decode::decode)?,
+                "Position" => out.position = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for TourActivityLocation {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.address {
+            rt::Encode::encode(v, w, "Address");
+        }
+        if let Some(v) = &self.region {
+            rt::Encode::encode(v, w, "Region");
+        }
+        if let Some(v) = &self.position {
+            rt::Encode::encode(v, w, "Position");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for TourActivityBasicInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_BASIC_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "TourActivityID" => {
+                    rt::set(
+                        &mut out.tour_activity_id,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                "SupplierProductCode" => {
+                    out.supplier_product_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "SupplierServiceCode" => {
+                    out.supplier_service_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "Name" => out.name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ShortName" => out.short_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for TourActivityBasicInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("TourActivityID", &self.tour_activity_id);
+        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
+        }
+        w.attr_opt("Name", &self.name);
+        w.attr_opt("ShortName", &self.short_name);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for CategoryAndType {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::CATEGORY_AND_TYPE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Category" => out.category = cx.element(&next, rt::Decode::decode)?,
+                "Type" => {
+                    rt::push(&mut out.r#type, cx.element(&next, rt::Decode::decode)?)
+                }
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for CategoryAndType {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.category {
+            rt::Encode::encode(v, w, "Category");
+        }
+        for v in &self.r#type {
+            rt::Encode::encode(v, w, "Type");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for CategoryAndTypeExtensions {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::CATEGORY_AND_TYPE_EXTENSIONS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "CategoryAndType" => {
+                    rt::push(
+                        &mut out.category_and_type,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for CategoryAndTypeExtensions {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.category_and_type {
+            rt::Encode::encode(v, w, "CategoryAndType");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for FurtherCategoryAndType {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::FURTHER_CATEGORY_AND_TYPE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Category" => {
+                    rt::set(&mut out.category, cx.element(&next, rt::Decode::decode)?)
+                }
+                "Type" => {
+                    rt::push(&mut out.r#type, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for FurtherCategoryAndType {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.category, w, "Category");
+        for v in &self.r#type {
+            rt::Encode::encode(v, w, "Type");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ActivityCategory {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_CATEGORY;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Code" => {
+                    rt::set(
+                        &mut out.code,
+                        cx.value(&attr, &schema::ACTIVITY_CATEGORY_CODE)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty_or_fixed(node, DESC)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ActivityCategory {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Code", &self.code);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.text(&"Other_");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ActivityType {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_TYPE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Code" => {
+                    rt::set(&mut out.code, cx.value(&attr, &rt::schema::XS_STRING)?)
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty_or_fixed(node, DESC)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ActivityType {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Code", &self.code);
+        if w.dialect() == super::Dialect::Ota2016b.into() {
+            w.text(&"Other_");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for TextItems {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::TEXT_ITEMS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "TextItem" => {
+                    rt::push(&mut out.text_item, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for TextItems {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.text_item {
+            rt::Encode::encode(v, w, "TextItem");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for TextItem {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::TEXT_ITEM;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Title" => out.title = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Description" => {
+                    rt::push(
+                        &mut out.description,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for TextItem {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Title", &self.title);
+        for v in &self.description {
+            rt::Encode::encode(v, w, "Description");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for StatusApplicationControl {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::STATUS_APPLICATION_CONTROL;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Start" => out.start = cx.value(&attr, &schema::DATE)?,
+                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
+                "End" => out.end = cx.value(&attr, &schema::DATE)?,
+                "RatePlanType" => {
+                    out.rate_plan_type = cx.value(&attr, &schema::OTA_CODE)?;
+                }
+                "RatePlanCode" => {
+                    out.rate_plan_code = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RatePlanID" => {
+                    out.rate_plan_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RatePlanQualifier" => {
+                    out.rate_plan_qualifier = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PromotionCode" => {
+                    out.promotion_code = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "PromotionVendorCode" => {
+                    out.promotion_vendor_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "RatePlanCategory" => {
+                    out.rate_plan_category = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "InvCodeApplication" => {
+                    out.inv_code_application = cx
+                        .value(&attr, &schema::INV_CODE_APPLICATION)?;
+                }
+                "InvCode" => out.inv_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
+                "InvType" => out.inv_type = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
+                "InvTypeCode" => {
+                    out.inv_type_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
+                }
+                "IsRoom" => out.is_room = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Mon" => out.mon = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Tue" => out.tue = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Weds" => out.weds = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Thur" => out.thur = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Fri" => out.fri = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Sat" => out.sat = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Sun" => out.sun = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "RatePlanCodeType" => {
+                    out.rate_plan_code_type = cx
+                        .value(&attr, &schema::RATE_PLAN_CODE_TYPE)?;
+                }
+                "RateTier" => {
+                    out.rate_tier = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "AllRateCode" => {
+                    out.all_rate_code = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "AllInvCode" => {
+                    out.all_inv_code = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "InvBlockCodeApply" => {
+                    out.inv_block_code_apply = cx
+                        .value(&attr, &schema::INV_BLOCK_CODE_APPLY)?;
+                }
+                "InvBlockCode" => {
+                    out.inv_block_code = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "Override" => out.r#override = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "QuoteID" => out.quote_id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?,
+                "SubBlockCode" => {
+                    out.sub_block_code = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "WingIdentifier" => {
+                    out.wing_identifier = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "DestinationSystemCodes" => {
+                    out.destination_system_codes = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
     }
 }
 
@@ -4004,94 +3768,37 @@ impl rt::Encode for StatusApplicationControl {
     }
 }
 
-/// An identifier of a notification or of one of its items (OpenTravel 2016B UniqueID_Type): Type an OpenTravel Unique ID Type code (16 Reference), ID the value.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "NotifUniqueID",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct NotifUniqueId {
-    /// OpenTravel 2016B: a URL of the identified object. Taken and ignored.
-    #[yaserde(attribute = true, rename = "URL")]
-    pub url: Option<String>,
-    /// An OpenTravel Unique ID Type code (e.g. 16 Reference); a code-list suffix such as 16.UIT is allowed.
-    ///
-    /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
-    #[yaserde(attribute = true, rename = "Type")]
-    pub r#type: String,
-    /// The instance (a version) of the identified object.
-    #[yaserde(attribute = true, rename = "Instance")]
-    pub instance: Option<String>,
-    /// The identifier (at most 64 characters).
-    ///
-    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(attribute = true, rename = "ID")]
-    pub id: String,
-    /// Who issued the identifier.
-    #[yaserde(attribute = true, rename = "ID_Context")]
-    pub id_context: Option<String>,
-    /// The company that issued the identifier. Taken and ignored.
-    #[yaserde(prefix = "ota", rename = "CompanyName")]
-    pub company_name: Option<CompanyName>,
-}
-
 impl rt::Decode for NotifUniqueId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::NOTIF_UNIQUE_ID;
+        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_UNIQUE_ID;
         let mark = cx.mark();
-        let mut f_url = None;
-        let mut f_type = None;
-        let mut f_instance = None;
-        let mut f_id = None;
-        let mut f_id_context = None;
-        let mut f_company_name = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_url = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_instance = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_id_context = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
+            match rt::unqualified(&attr) {
+                "URL" => out.url = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "Type" => rt::set(&mut out.r#type, cx.value(&attr, &schema::OTA_CODE)?),
+                "Instance" => out.instance = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ID" => rt::set(&mut out.id, cx.value(&attr, &schema::SHORT_TEXT)?),
+                "ID_Context" => out.id_context = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_type = cx.required(f_type, node, "Type")?;
-        let f_id = cx.required(f_id, node, "ID")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_company_name = cx
-                        .element(&next, <CompanyName as rt::Decode>::decode)?;
+            match next.elem.name {
+                "CompanyName" => {
+                    out.company_name = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            url: f_url.flatten(),
-            r#type: f_type.ok_or_else(|| cx.bug(node))?,
-            instance: f_instance.flatten(),
-            id: f_id.ok_or_else(|| cx.bug(node))?,
-            id_context: f_id_context.flatten(),
-            company_name: f_company_name,
-        })
+        Ok(out)
     }
 }
 

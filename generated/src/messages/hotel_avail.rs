@@ -4,6 +4,7 @@
 //! Hotel availability message (OTA_HotelAvailRQ, POST /hotelavailability) and its response OTA_HotelAvailRS. The request is the one the gateway's documentation shows; the response is a subset of the OpenTravel 2016B OTA_HotelAvailRS, in its element order. Each offer (RoomStay) carries what a booking of it with /hotelbook needs as is: hotel code, room type code, board, dates and occupancy. The offer types of this file (rates per night, guest counts, cancel penalties, amounts and deadlines) are also used by the hotel booking (hotel_res.xsd).
 
 use crate::runtime as rt;
+use super::schema;
 use crate::runtime::empty_string;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, Pos, Success, Target, Total,
@@ -124,346 +125,6 @@ pub struct OtaHotelAvailRq {
     pub avail_request_segments: AvailRequestSegments,
 }
 
-impl rt::Decode for OtaHotelAvailRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_AVAIL_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_max_responses = None;
-        let mut f_requested_currency = None;
-        let mut f_requested_currency_indicator = None;
-        let mut f_sort_order = None;
-        let mut f_avail_rates_only = None;
-        let mut f_on_request_ind = None;
-        let mut f_exact_match_only = None;
-        let mut f_allow_partial_avail = None;
-        let mut f_is_modify = None;
-        let mut f_search_cache_level = None;
-        let mut f_hotel_stay_only = None;
-        let mut f_rate_details_ind = None;
-        let mut f_duplicate_ind = None;
-        let mut f_pricing_method = None;
-        let mut f_summary_only = None;
-        let mut f_best_only = None;
-        let mut f_rate_range_only = None;
-        let mut f_pos = None;
-        let mut f_avail_request_segments = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_max_responses = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                Some(11) => {
-                    f_requested_currency = Some(
-                        cx.value(&attr, DESC.attributes[11].ty)?,
-                    );
-                }
-                Some(12) => {
-                    f_requested_currency_indicator = Some(
-                        cx.value(&attr, DESC.attributes[12].ty)?,
-                    );
-                }
-                Some(13) => {
-                    f_sort_order = Some(cx.value(&attr, DESC.attributes[13].ty)?);
-                }
-                Some(14) => {
-                    f_avail_rates_only = Some(cx.value(&attr, DESC.attributes[14].ty)?);
-                }
-                Some(15) => {
-                    f_on_request_ind = Some(cx.value(&attr, DESC.attributes[15].ty)?);
-                }
-                Some(16) => {
-                    f_exact_match_only = Some(cx.value(&attr, DESC.attributes[16].ty)?);
-                }
-                Some(17) => {
-                    f_allow_partial_avail = Some(
-                        cx.value(&attr, DESC.attributes[17].ty)?,
-                    );
-                }
-                Some(18) => {
-                    f_is_modify = Some(cx.value(&attr, DESC.attributes[18].ty)?);
-                }
-                Some(19) => {
-                    f_search_cache_level = Some(
-                        cx.value(&attr, DESC.attributes[19].ty)?,
-                    );
-                }
-                Some(20) => {
-                    f_hotel_stay_only = Some(cx.value(&attr, DESC.attributes[20].ty)?);
-                }
-                Some(21) => {
-                    f_rate_details_ind = Some(cx.value(&attr, DESC.attributes[21].ty)?);
-                }
-                Some(22) => {
-                    f_duplicate_ind = Some(cx.value(&attr, DESC.attributes[22].ty)?);
-                }
-                Some(23) => {
-                    f_pricing_method = Some(cx.value(&attr, DESC.attributes[23].ty)?);
-                }
-                Some(24) => {
-                    f_summary_only = Some(cx.value(&attr, DESC.attributes[24].ty)?);
-                }
-                Some(25) => {
-                    f_best_only = Some(cx.value(&attr, DESC.attributes[25].ty)?);
-                }
-                Some(26) => {
-                    f_rate_range_only = Some(cx.value(&attr, DESC.attributes[26].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_avail_request_segments = cx
-                        .element(&next, <AvailRequestSegments as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            max_responses: f_max_responses.flatten(),
-            requested_currency: f_requested_currency.flatten(),
-            requested_currency_indicator: f_requested_currency_indicator.flatten(),
-            sort_order: f_sort_order.flatten(),
-            avail_rates_only: f_avail_rates_only.flatten(),
-            on_request_ind: f_on_request_ind.flatten(),
-            exact_match_only: f_exact_match_only.flatten(),
-            allow_partial_avail: f_allow_partial_avail.flatten(),
-            is_modify: f_is_modify.flatten(),
-            search_cache_level: f_search_cache_level.flatten(),
-            hotel_stay_only: f_hotel_stay_only.flatten(),
-            rate_details_ind: f_rate_details_ind.flatten(),
-            duplicate_ind: f_duplicate_ind.flatten(),
-            pricing_method: f_pricing_method.flatten(),
-            summary_only: f_summary_only.flatten(),
-            best_only: f_best_only.flatten(),
-            rate_range_only: f_rate_range_only.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            avail_request_segments: f_avail_request_segments.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelAvailRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MaxResponses", &self.max_responses);
-        w.attr_opt("RequestedCurrency", &self.requested_currency);
-        w.attr_opt("RequestedCurrencyIndicator", &self.requested_currency_indicator);
-        w.attr_opt("SortOrder", &self.sort_order);
-        w.attr_opt("AvailRatesOnly", &self.avail_rates_only);
-        w.attr_opt("OnRequestInd", &self.on_request_ind);
-        w.attr_opt("ExactMatchOnly", &self.exact_match_only);
-        w.attr_opt("AllowPartialAvail", &self.allow_partial_avail);
-        w.attr_opt("IsModify", &self.is_modify);
-        w.attr_opt("SearchCacheLevel", &self.search_cache_level);
-        w.attr_opt("HotelStayOnly", &self.hotel_stay_only);
-        w.attr_opt("RateDetailsInd", &self.rate_details_ind);
-        w.attr_opt("DuplicateInd", &self.duplicate_ind);
-        w.attr_opt("PricingMethod", &self.pricing_method);
-        w.attr_opt("SummaryOnly", &self.summary_only);
-        w.attr_opt("BestOnly", &self.best_only);
-        w.attr_opt("RateRangeOnly", &self.rate_range_only);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.avail_request_segments, w, "AvailRequestSegments");
-        w.end(name);
-    }
-}
-
-impl rt::PayloadStdAttributes for OtaHotelAvailRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            max_responses: Default::default(),
-            requested_currency: Default::default(),
-            requested_currency_indicator: Default::default(),
-            sort_order: Default::default(),
-            avail_rates_only: Default::default(),
-            on_request_ind: Default::default(),
-            exact_match_only: Default::default(),
-            allow_partial_avail: Default::default(),
-            is_modify: Default::default(),
-            search_cache_level: Default::default(),
-            hotel_stay_only: Default::default(),
-            rate_details_ind: Default::default(),
-            duplicate_ind: Default::default(),
-            pricing_method: Default::default(),
-            summary_only: Default::default(),
-            best_only: Default::default(),
-            rate_range_only: Default::default(),
-            pos: Default::default(),
-            avail_request_segments: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelAvailRq {
-    const ROOT: &'static str = "OTA_HotelAvailRQ";
-    const VERSION: &'static str = "2008.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_AVAIL_RQ
-    }
-}
-
-impl rt::Request for OtaHotelAvailRq {
-    const PATH: &'static str = "/hotelavailability";
-    type Response = OtaHotelAvailRs;
-}
-
-impl rt::PosRequest for OtaHotelAvailRq {
-    type Pos = Pos;
-    fn pos(&self) -> &Self::Pos {
-        &self.pos
-    }
-}
-
 /// Response to a hotel availability request: Success, optional Warnings and the offers found (RoomStays), or Errors alone. When nothing is available the answer is Success with a Type 11 warning (e.g. Code 427 no availability, 424 no hotels found) and no RoomStays. Each RoomStay is one offer for one requested room (RoomStayCandidateRPH) and can be booked as is with /hotelbook: BasicPropertyInfo@HotelCode, RoomTypes/RoomType@RoomTypeCode, the board in RoomRates/RoomRate/Features, TimeSpan and GuestCounts.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -513,186 +174,6 @@ pub struct OtaHotelAvailRs {
     /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `room_stays`; `errors`.
     #[yaserde(prefix = "ota", rename = "Errors")]
     pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaHotelAvailRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_AVAIL_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_room_stays = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_room_stays = cx
-                        .element(&next, <AvailRoomStays as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            room_stays: f_room_stays,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelAvailRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.room_stays {
-            rt::Encode::encode(v, w, "RoomStays");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::ResponseStdAttributes for OtaHotelAvailRs {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            room_stays: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelAvailRs {
-    const ROOT: &'static str = "OTA_HotelAvailRS";
-    const VERSION: &'static str = "2008.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_AVAIL_RS
-    }
-}
-
-impl OtaHotelAvailRs {
-    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
-    pub fn success() -> Self {
-        Self {
-            success: Some(Success::default()),
-            ..Default::default()
-        }
-    }
-    /// Adds warnings to a success answer.
-    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
-        self.warnings = Some(warnings);
-        self
-    }
-}
-
-impl rt::Response for OtaHotelAvailRs {
-    type Errors = Errors;
-    type Warnings = Warnings;
-    fn is_success(&self) -> bool {
-        self.success.is_some()
-    }
-    fn errors(&self) -> Option<&Self::Errors> {
-        self.errors.as_ref()
-    }
-    fn warnings(&self) -> Option<&Self::Warnings> {
-        self.warnings.as_ref()
-    }
-    fn from_errors(errors: Self::Errors) -> Self {
-        Self {
-            errors: Some(errors),
-            ..Default::default()
-        }
-    }
 }
 
 /// The time unit a rate applies to (OTA TimeUnitType, a closed list).
@@ -853,51 +334,6 @@ pub struct AvailRequestSegments {
     pub avail_request_segment: Vec<AvailRequestSegment>,
 }
 
-impl rt::Decode for AvailRequestSegments {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_REQUEST_SEGMENTS;
-        let mark = cx.mark();
-        let mut f_avail_request_segment = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_avail_request_segment
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <AvailRequestSegment as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            avail_request_segment: f_avail_request_segment,
-        })
-    }
-}
-
-impl rt::Encode for AvailRequestSegments {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.avail_request_segment {
-            rt::Encode::encode(v, w, "AvailRequestSegment");
-        }
-        w.end(name);
-    }
-}
-
 /// One availability request. The children follow the OpenTravel 2016B order (HotelSearchCriteria, StayDateRange, RoomStayCandidates); OpenTravel 2008A, whose order the gateway's documentation lists, had HotelSearchCriteria last.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -944,127 +380,6 @@ pub struct AvailRequestSegment {
     pub tpa_extensions: Option<UnreadContent>,
 }
 
-impl rt::Decode for AvailRequestSegment {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_REQUEST_SEGMENT;
-        let mark = cx.mark();
-        let mut f_info_source = None;
-        let mut f_avail_req_type = None;
-        let mut f_response_type = None;
-        let mut f_more_data_echo_token = None;
-        let mut f_hotel_search_criteria = None;
-        let mut f_stay_date_range = None;
-        let mut f_room_stay_candidates = None;
-        let mut f_rate_range = Vec::new();
-        let mut f_rate_plan_candidates = None;
-        let mut f_profiles = None;
-        let mut f_tpa_extensions = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_info_source = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_avail_req_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_response_type = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_more_data_echo_token = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_search_criteria = cx
-                        .element(&next, <HotelSearchCriteria as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_stay_date_range = cx
-                        .element(&next, <StayDates as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_room_stay_candidates = cx
-                        .element(&next, <RoomStayCandidates as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_rate_range
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                4 => {
-                    f_rate_plan_candidates = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_profiles = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            info_source: f_info_source.flatten(),
-            avail_req_type: f_avail_req_type.flatten(),
-            response_type: f_response_type.flatten(),
-            more_data_echo_token: f_more_data_echo_token.flatten(),
-            hotel_search_criteria: f_hotel_search_criteria.ok_or_else(|| cx.bug(node))?,
-            stay_date_range: f_stay_date_range,
-            room_stay_candidates: f_room_stay_candidates,
-            rate_range: f_rate_range,
-            rate_plan_candidates: f_rate_plan_candidates,
-            profiles: f_profiles,
-            tpa_extensions: f_tpa_extensions,
-        })
-    }
-}
-
-impl rt::Encode for AvailRequestSegment {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("InfoSource", &self.info_source);
-        w.attr_opt("AvailReqType", &self.avail_req_type);
-        w.attr_opt("ResponseType", &self.response_type);
-        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
-        rt::Encode::encode(&self.hotel_search_criteria, w, "HotelSearchCriteria");
-        if let Some(v) = &self.stay_date_range {
-            rt::Encode::encode(v, w, "StayDateRange");
-        }
-        if let Some(v) = &self.room_stay_candidates {
-            rt::Encode::encode(v, w, "RoomStayCandidates");
-        }
-        for v in &self.rate_range {
-            rt::Encode::encode(v, w, "RateRange");
-        }
-        if let Some(v) = &self.rate_plan_candidates {
-            rt::Encode::encode(v, w, "RatePlanCandidates");
-        }
-        if let Some(v) = &self.profiles {
-            rt::Encode::encode(v, w, "Profiles");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
 /// The dates of a stay: Start (arrival) and End (departure), or (OpenTravel 2016B) Start and a Duration in nights; with both, they must agree.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1091,51 +406,6 @@ pub struct StayDates {
     pub duration: Option<String>,
 }
 
-impl rt::Decode for StayDates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::STAY_DATES;
-        let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_end = None;
-        let mut f_duration = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_duration = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_start = cx.required(f_start, node, "Start")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            start: f_start.ok_or_else(|| cx.bug(node))?,
-            end: f_end.flatten(),
-            duration: f_duration.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for StayDates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr_opt("End", &self.end);
-        w.attr_opt("Duration", &self.duration);
-        w.end(name);
-    }
-}
-
 /// List of search criteria; a hotel matches when it matches any Criterion.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1154,69 +424,6 @@ pub struct HotelSearchCriteria {
     /// One criterion: a hotel (HotelRef) or an area (RefPoint).
     #[yaserde(prefix = "ota", rename = "Criterion")]
     pub criterion: Vec<HotelSearchCriterion>,
-}
-
-impl rt::Decode for HotelSearchCriteria {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_SEARCH_CRITERIA;
-        let mark = cx.mark();
-        let mut f_available_only_indicator = None;
-        let mut f_best_only_indicator = None;
-        let mut f_criterion = Vec::new();
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_available_only_indicator = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
-                }
-                Some(1) => {
-                    f_best_only_indicator = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_criterion
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <HotelSearchCriterion as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            available_only_indicator: f_available_only_indicator.flatten(),
-            best_only_indicator: f_best_only_indicator.flatten(),
-            criterion: f_criterion,
-        })
-    }
-}
-
-impl rt::Encode for HotelSearchCriteria {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("AvailableOnlyIndicator", &self.available_only_indicator);
-        w.attr_opt("BestOnlyIndicator", &self.best_only_indicator);
-        for v in &self.criterion {
-            rt::Encode::encode(v, w, "Criterion");
-        }
-        w.end(name);
-    }
 }
 
 /// One search criterion: places (RefPoint) or hotels (HotelRef); OpenTravel 2016B may also give the stay dates and the rooms here, as the segment does. Its other ways to search (an address, a position, amenities, awards, …) are taken and answered Type 2 (not supported), naming the first.
@@ -1332,246 +539,1106 @@ pub struct HotelSearchCriterion {
     pub tpa_extensions: Option<UnreadContent>,
 }
 
-impl rt::Decode for HotelSearchCriterion {
+/// A place to search in: its name as text, its kind in CodeContext.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RefPoint",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RefPoint {
+    /// What the text names: Country (a country name or ISO code, matched against the hotels' address) or Region (a region name, matched against the hotels' region).
+    #[yaserde(attribute = true, rename = "CodeContext")]
+    pub code_context: RefPointContext,
+    /// The element's text content.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+/// One hotel to search in, by its HotelCode. OpenTravel 2016B's other ways to name hotels (chain, brand, city, name, …) are taken and ignored beside a HotelCode, and answered Type 2 (not supported) without one.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelRef",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelRef {
+    /// Hotel code (string), e.g. HTL00042. Required by the service (OpenTravel 2016B lets a HotelRef name hotels otherwise).
+    #[yaserde(attribute = true, rename = "HotelCode")]
+    pub hotel_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its chain's code.
+    #[yaserde(attribute = true, rename = "ChainCode")]
+    pub chain_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its brand's code.
+    #[yaserde(attribute = true, rename = "BrandCode")]
+    pub brand_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its city's code.
+    #[yaserde(attribute = true, rename = "HotelCityCode")]
+    pub hotel_city_code: Option<String>,
+    /// OpenTravel 2016B: the hotel by its name.
+    #[yaserde(attribute = true, rename = "HotelName")]
+    pub hotel_name: Option<String>,
+    /// OpenTravel 2016B: the hotel by what HotelCode is a code of.
+    #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    pub hotel_code_context: Option<String>,
+    /// OpenTravel 2016B: the hotel by its chain's name.
+    #[yaserde(attribute = true, rename = "ChainName")]
+    pub chain_name: Option<String>,
+    /// OpenTravel 2016B: the hotel by its brand's name.
+    #[yaserde(attribute = true, rename = "BrandName")]
+    pub brand_name: Option<String>,
+    /// OpenTravel 2016B: the hotel by its area.
+    #[yaserde(attribute = true, rename = "AreaID")]
+    pub area_id: Option<String>,
+    /// OpenTravel 2016B: the hotel by its TTI code.
+    #[yaserde(attribute = true, rename = "TTIcode")]
+    pub tt_icode: Option<String>,
+    /// OpenTravel 2016B: the hotel by its category.
+    #[yaserde(attribute = true, rename = "SegmentCategoryCode")]
+    pub segment_category_code: Option<String>,
+}
+
+/// List of the rooms wanted.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomStayCandidates",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomStayCandidates {
+    /// One room wanted, with its guests.
+    #[yaserde(prefix = "ota", rename = "RoomStayCandidate")]
+    pub room_stay_candidate: Vec<RoomStayCandidate>,
+}
+
+/// One room wanted: who stays in it.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomStayCandidate",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomStayCandidate {
+    /// Number of this room in the request; the offers for it carry it as RoomStayCandidateRPH. When absent, the room's position (1-based) among the RoomStayCandidate elements is used.
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "RPH")]
+    pub rph: Option<u64>,
+    /// OpenTravel 2016B: how many rooms of this kind: 1 (or absent) is one room; more is not supported (Type 2): send one RoomStayCandidate per room.
+    #[yaserde(attribute = true, rename = "Quantity")]
+    pub quantity: Option<u64>,
+    /// OpenTravel 2016B: only this room type. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    pub room_type_code: Option<String>,
+    /// OpenTravel 2016B: only this kind of room. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RoomType")]
+    pub room_type: Option<String>,
+    /// OpenTravel 2016B: only this room category. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RoomCategory")]
+    pub room_category: Option<String>,
+    /// OpenTravel 2016B: only this bed type. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BedTypeCode")]
+    pub bed_type_code: Option<String>,
+    /// OpenTravel 2016B: only non-smoking rooms. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "NonSmoking")]
+    pub non_smoking: Option<String>,
+    /// OpenTravel 2016B: a promotion's rates. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "PromotionCode")]
+    pub promotion_code: Option<String>,
+    /// OpenTravel 2016B: only the rate plans of a RatePlanCandidate. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "RatePlanCandidateRPH")]
+    pub rate_plan_candidate_rph: Option<String>,
+    /// OpenTravel 2016B: only this booking code. Not supported (Type 2).
+    #[yaserde(attribute = true, rename = "BookingCode")]
+    pub booking_code: Option<String>,
+    /// The guests of the room by age category: GuestCount@Count@AgeQualifyingCode, with @Age for children. Required by the service (optional in OpenTravel 2016B).
+    #[yaserde(prefix = "ota", rename = "GuestCounts")]
+    pub guest_counts: Option<OccupancyGuestCounts>,
+    /// OpenTravel 2016B: rooms with an amenity. Not supported (Type 2).
+    #[yaserde(prefix = "ota", rename = "RoomAmenity")]
+    pub room_amenity: Vec<UnreadContent>,
+}
+
+/// The guests of a room (or of an offer, or one guest of a booking) by age category.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OccupancyGuestCounts",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OccupancyGuestCounts {
+    /// A number of guests of one age category (and, for children, one age).
+    #[yaserde(prefix = "ota", rename = "GuestCount")]
+    pub guest_count: Vec<OccupancyGuestCount>,
+}
+
+/// A number of guests of one age category, e.g. Count 2 AgeQualifyingCode 10 (two adults), or Count 1 AgeQualifyingCode 8 Age 9 (a child of 9).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OccupancyGuestCount",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OccupancyGuestCount {
+    /// Age category (OTA AQC): 10 adult, 8 child, 7 infant, 11 senior, or another code.
+    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    pub age_qualifying_code: Option<AgeQualifyingCode>,
+    /// Age in years of these guests (children: required by the gateway to price them).
+    ///
+    /// Value type: `GuestAge` (`xs:nonNegativeInteger`); checked when decoding: at most `999`.
+    #[yaserde(attribute = true, rename = "Age")]
+    pub age: Option<u64>,
+    /// How many guests (1 to 999).
+    ///
+    /// Value type: `GuestQuantity` (`xs:positiveInteger`); checked when decoding: at most `999`.
+    #[yaserde(attribute = true, rename = "Count")]
+    pub count: Option<u64>,
+}
+
+/// List of offers.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailRoomStays",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailRoomStays {
+    /// One offer: one room type with one board in one hotel, for the dates and guests of one requested room.
+    #[yaserde(prefix = "ota", rename = "RoomStay")]
+    pub room_stay: Vec<AvailRoomStay>,
+}
+
+/// One bookable offer. To book it, send in /hotelbook a RoomStay with the same RoomTypes/RoomType@RoomTypeCode, the board of RoomRates/RoomRate/Features (and a board Service with that code), the same TimeSpan and BasicPropertyInfo@HotelCode, and guests matching GuestCounts. The children follow the OpenTravel 2016B RoomStayType order.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailRoomStay",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailRoomStay {
+    /// The requested room this offer is for: the RPH of its RoomStayCandidate (or its 1-based position).
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "RoomStayCandidateRPH")]
+    pub room_stay_candidate_rph: Option<u64>,
+    /// Number of the offer within this answer (1-based), e.g. for Warning@RPH.
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "RPH")]
+    pub rph: Option<u64>,
+    /// The room type offered: RoomType@RoomTypeCode with its name in RoomDescription/Text.
+    #[yaserde(prefix = "ota", rename = "RoomTypes")]
+    pub room_types: RoomTypes,
+    /// The rate of the room type: the board (Features), the price per night (Rates) and the room total.
+    #[yaserde(prefix = "ota", rename = "RoomRates")]
+    pub room_rates: OfferRoomRates,
+    /// The guests the offer is priced for (those of the requested room).
+    #[yaserde(prefix = "ota", rename = "GuestCounts")]
+    pub guest_counts: OccupancyGuestCounts,
+    /// Start (arrival) and End (departure), dates YYYY-MM-DD.
+    #[yaserde(prefix = "ota", rename = "TimeSpan")]
+    pub time_span: DateSpan,
+    /// The cancellation policy of the offer: from each Deadline on, a cancellation costs its AmountPercent.
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
+    /// The price of the whole stay in this room: AmountAfterTax and CurrencyCode.
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Total,
+    /// The hotel: HotelCode and HotelName.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: BasicPropertyInfo,
+}
+
+/// List of room rates of an offer or a booked room.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OfferRoomRates",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OfferRoomRates {
+    /// The rate of one room type with one board (one per offer or room).
+    #[yaserde(prefix = "ota", rename = "RoomRate")]
+    pub room_rate: Vec<OfferRoomRate>,
+}
+
+/// The rate of a room type: the nightly rates (when given), the board as a feature and the total. The children follow the OpenTravel 2016B RoomRateType order (Rates, Features, Total).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OfferRoomRate",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OfferRoomRate {
+    /// Room code (string) the rate is for, the RoomTypeCode of the RoomType, e.g. RMSD000000.
+    #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    pub room_type_code: String,
+    /// With Instance PriceBreakdown on the Type 22 RequestorID: the price broken down per night (one Rate per night, RateTimeUnit Day) and, in a hotel booking answer, per guest (a last Rate with RateTimeUnit FullDuration whose AdditionalGuestAmounts are the per-guest totals).
+    #[yaserde(prefix = "ota", rename = "Rates")]
+    pub rates: Option<RoomNightRates>,
+    /// The board: Features/Feature/Description/Text with the board code (SC, BB, HB, ...), as in the booking read and modify messages.
+    #[yaserde(prefix = "ota", rename = "Features")]
+    pub features: RoomRateFeatures,
+    /// The price of the room for the whole stay (AmountAfterTax, CurrencyCode).
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Option<Total>,
+}
+
+/// List of rates of a room.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomNightRates",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomNightRates {
+    /// One rate: for one night (RateTimeUnit Day) or for the whole stay (RateTimeUnit FullDuration).
+    #[yaserde(prefix = "ota", rename = "Rate")]
+    pub rate: Vec<RoomNightRate>,
+}
+
+/// The price of a room for a span of nights: Base is the rate component of the room, AdditionalGuestAmounts its part per guest, Total the sum. A nightly rate has EffectiveDate the night, ExpireDate the next day with ExpireDateExclusiveInd true, RateTimeUnit Day and UnitMultiplier 1. The per-guest totals of a booking with PriceBreakdown are one Rate with EffectiveDate the arrival, ExpireDate the departure (exclusive), RateTimeUnit FullDuration and one AdditionalGuestAmount per guest. The children follow the OpenTravel 2016B AmountType order (Base, AdditionalGuestAmounts, Total).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomNightRate",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomNightRate {
+    /// First night of the span (date, YYYY-MM-DD).
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "EffectiveDate")]
+    pub effective_date: rt::Date,
+    /// End of the span (date, YYYY-MM-DD): the day after its last night when ExpireDateExclusiveInd is true, else its last night.
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "ExpireDate")]
+    pub expire_date: Option<rt::Date>,
+    /// True: ExpireDate is the first day after the span (the gateway always sends true).
+    #[yaserde(attribute = true, rename = "ExpireDateExclusiveInd")]
+    pub expire_date_exclusive_ind: Option<bool>,
+    /// Day for a nightly rate, FullDuration for the whole stay.
+    #[yaserde(attribute = true, rename = "RateTimeUnit")]
+    pub rate_time_unit: Option<RateTimeUnit>,
+    /// How many RateTimeUnit the rate covers (1 for a nightly rate).
+    #[yaserde(attribute = true, rename = "UnitMultiplier")]
+    pub unit_multiplier: Option<u64>,
+    /// The room's rate for the span (AmountAfterTax, CurrencyCode), before the per-guest parts.
+    #[yaserde(prefix = "ota", rename = "Base")]
+    pub base: Option<Total>,
+    /// The part of each guest in the price of the span.
+    #[yaserde(prefix = "ota", rename = "AdditionalGuestAmounts")]
+    pub additional_guest_amounts: Option<GuestAmounts>,
+    /// The price of the room for the span (AmountAfterTax, CurrencyCode).
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Option<Total>,
+}
+
+/// List of per-guest parts of a rate.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "GuestAmounts",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct GuestAmounts {
+    /// The part of one guest.
+    #[yaserde(prefix = "ota", rename = "AdditionalGuestAmount")]
+    pub additional_guest_amount: Vec<GuestAmount>,
+}
+
+/// The part of one guest in a rate: Amount, for the guest RPH (the ResGuestRPH of a booking) of category AgeQualifyingCode.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "GuestAmount",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct GuestAmount {
+    /// Age category of the guest (OTA AQC): 10 adult, 8 child, ...
+    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    pub age_qualifying_code: Option<AgeQualifyingCode>,
+    /// The guest: in a hotel booking, the ResGuestRPH of its ResGuest.
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "RPH")]
+    pub rph: Option<u64>,
+    /// The guest's amount (AmountAfterTax, CurrencyCode).
+    #[yaserde(prefix = "ota", rename = "Amount")]
+    pub amount: Total,
+}
+
+impl rt::PayloadStdAttributes for OtaHotelAvailRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelAvailRq {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            correlation_id: Default::default(),
+            retransmission_indicator: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            max_responses: Default::default(),
+            requested_currency: Default::default(),
+            requested_currency_indicator: Default::default(),
+            sort_order: Default::default(),
+            avail_rates_only: Default::default(),
+            on_request_ind: Default::default(),
+            exact_match_only: Default::default(),
+            allow_partial_avail: Default::default(),
+            is_modify: Default::default(),
+            search_cache_level: Default::default(),
+            hotel_stay_only: Default::default(),
+            rate_details_ind: Default::default(),
+            duplicate_ind: Default::default(),
+            pricing_method: Default::default(),
+            summary_only: Default::default(),
+            best_only: Default::default(),
+            rate_range_only: Default::default(),
+            pos: Default::default(),
+            avail_request_segments: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelAvailRq {
+    const ROOT: &'static str = "OTA_HotelAvailRQ";
+    const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_AVAIL_RQ
+    }
+}
+
+impl rt::Request for OtaHotelAvailRq {
+    const PATH: &'static str = "/hotelavailability";
+    type Response = OtaHotelAvailRs;
+}
+
+impl rt::PosRequest for OtaHotelAvailRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaHotelAvailRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelAvailRs {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            success: Default::default(),
+            warnings: Default::default(),
+            room_stays: Default::default(),
+            errors: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelAvailRs {
+    const ROOT: &'static str = "OTA_HotelAvailRS";
+    const VERSION: &'static str = "2008.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_AVAIL_RS
+    }
+}
+
+impl OtaHotelAvailRs {
+    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
+    pub fn success() -> Self {
+        Self {
+            success: Some(Success::default()),
+            ..Default::default()
+        }
+    }
+    /// Adds warnings to a success answer.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = Some(warnings);
+        self
+    }
+}
+
+impl rt::Response for OtaHotelAvailRs {
+    type Errors = Errors;
+    type Warnings = Warnings;
+    fn is_success(&self) -> bool {
+        self.success.is_some()
+    }
+    fn errors(&self) -> Option<&Self::Errors> {
+        self.errors.as_ref()
+    }
+    fn warnings(&self) -> Option<&Self::Warnings> {
+        self.warnings.as_ref()
+    }
+    fn from_errors(errors: Self::Errors) -> Self {
+        Self {
+            errors: Some(errors),
+            ..Default::default()
+        }
+    }
+}
+
+impl rt::Decode for OtaHotelAvailRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_SEARCH_CRITERION;
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_RQ;
         let mark = cx.mark();
-        let mut f_exact_match = None;
-        let mut f_importance_type = None;
-        let mut f_ranking = None;
-        let mut f_address_search_scope = None;
-        let mut f_alternate_availability = None;
-        let mut f_info_source = None;
-        let mut f_ref_point = Vec::new();
-        let mut f_hotel_ref = Vec::new();
-        let mut f_stay_date_range = None;
-        let mut f_room_stay_candidates = None;
-        let mut f_position = None;
-        let mut f_address = None;
-        let mut f_telephone = None;
-        let mut f_code_ref = None;
-        let mut f_radius = None;
-        let mut f_map_area = None;
-        let mut f_additional_contents = None;
-        let mut f_hotel_amenity = Vec::new();
-        let mut f_room_amenity = Vec::new();
-        let mut f_hotel_feature = Vec::new();
-        let mut f_award = Vec::new();
-        let mut f_recreation = Vec::new();
-        let mut f_service = Vec::new();
-        let mut f_transportation = Vec::new();
-        let mut f_rate_range = Vec::new();
-        let mut f_rate_plan_candidates = None;
-        let mut f_profiles = None;
-        let mut f_accepted_payments = None;
-        let mut f_media = Vec::new();
-        let mut f_hotel_meeting_facility = Vec::new();
-        let mut f_meal_plan = None;
-        let mut f_rebate_programs = None;
-        let mut f_user_generated_content = None;
-        let mut f_tpa_extensions = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_exact_match = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
                 }
-                Some(1) => {
-                    f_importance_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
                 }
-                Some(2) => {
-                    f_ranking = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
                 }
-                Some(3) => {
-                    f_address_search_scope = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(4) => {
-                    f_alternate_availability = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
                 }
-                Some(5) => {
-                    f_info_source = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
                 }
-                _ => {}
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "MaxResponses" => {
+                    out.max_responses = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "RequestedCurrency" => {
+                    out.requested_currency = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "RequestedCurrencyIndicator" => {
+                    out.requested_currency_indicator = cx
+                        .value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "SortOrder" => out.sort_order = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "AvailRatesOnly" => {
+                    out.avail_rates_only = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "OnRequestInd" => {
+                    out.on_request_ind = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "ExactMatchOnly" => {
+                    out.exact_match_only = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "AllowPartialAvail" => {
+                    out.allow_partial_avail = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "IsModify" => out.is_modify = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "SearchCacheLevel" => {
+                    out.search_cache_level = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "HotelStayOnly" => {
+                    out.hotel_stay_only = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "RateDetailsInd" => {
+                    out.rate_details_ind = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "DuplicateInd" => {
+                    out.duplicate_ind = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "PricingMethod" => {
+                    out.pricing_method = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "SummaryOnly" => {
+                    out.summary_only = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "BestOnly" => out.best_only = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "RateRangeOnly" => {
+                    out.rate_range_only = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_ref_point
-                        .extend(cx.element(&next, <RefPoint as rt::Decode>::decode)?)
-                }
-                1 => {
-                    f_hotel_ref
-                        .extend(cx.element(&next, <HotelRef as rt::Decode>::decode)?)
-                }
-                2 => {
-                    f_stay_date_range = cx
-                        .element(&next, <StayDates as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_room_stay_candidates = cx
-                        .element(&next, <RoomStayCandidates as rt::Decode>::decode)?;
-                }
-                4 => {
-                    f_position = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_address = cx.element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_telephone = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                7 => {
-                    f_code_ref = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                8 => f_radius = cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                9 => {
-                    f_map_area = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                10 => {
-                    f_additional_contents = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                11 => {
-                    f_hotel_amenity
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                12 => {
-                    f_room_amenity
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                13 => {
-                    f_hotel_feature
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                14 => {
-                    f_award
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                15 => {
-                    f_recreation
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                16 => {
-                    f_service
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                17 => {
-                    f_transportation
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                18 => {
-                    f_rate_range
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                19 => {
-                    f_rate_plan_candidates = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                20 => {
-                    f_profiles = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                21 => {
-                    f_accepted_payments = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                22 => {
-                    f_media
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                23 => {
-                    f_hotel_meeting_facility
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                24 => {
-                    f_meal_plan = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                25 => {
-                    f_rebate_programs = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                26 => {
-                    f_user_generated_content = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                27 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "AvailRequestSegments" => {
+                    rt::set(
+                        &mut out.avail_request_segments,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            exact_match: f_exact_match.flatten(),
-            importance_type: f_importance_type.flatten(),
-            ranking: f_ranking.flatten(),
-            address_search_scope: f_address_search_scope.flatten(),
-            alternate_availability: f_alternate_availability.flatten(),
-            info_source: f_info_source.flatten(),
-            ref_point: f_ref_point,
-            hotel_ref: f_hotel_ref,
-            stay_date_range: f_stay_date_range,
-            room_stay_candidates: f_room_stay_candidates,
-            position: f_position,
-            address: f_address,
-            telephone: f_telephone,
-            code_ref: f_code_ref,
-            radius: f_radius,
-            map_area: f_map_area,
-            additional_contents: f_additional_contents,
-            hotel_amenity: f_hotel_amenity,
-            room_amenity: f_room_amenity,
-            hotel_feature: f_hotel_feature,
-            award: f_award,
-            recreation: f_recreation,
-            service: f_service,
-            transportation: f_transportation,
-            rate_range: f_rate_range,
-            rate_plan_candidates: f_rate_plan_candidates,
-            profiles: f_profiles,
-            accepted_payments: f_accepted_payments,
-            media: f_media,
-            hotel_meeting_facility: f_hotel_meeting_facility,
-            meal_plan: f_meal_plan,
-            rebate_programs: f_rebate_programs,
-            user_generated_content: f_user_generated_content,
-            tpa_extensions: f_tpa_extensions,
-        })
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelAvailRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("MaxResponses", &self.max_responses);
+        w.attr_opt("RequestedCurrency", &self.requested_currency);
+        w.attr_opt("RequestedCurrencyIndicator", &self.requested_currency_indicator);
+        w.attr_opt("SortOrder", &self.sort_order);
+        w.attr_opt("AvailRatesOnly", &self.avail_rates_only);
+        w.attr_opt("OnRequestInd", &self.on_request_ind);
+        w.attr_opt("ExactMatchOnly", &self.exact_match_only);
+        w.attr_opt("AllowPartialAvail", &self.allow_partial_avail);
+        w.attr_opt("IsModify", &self.is_modify);
+        w.attr_opt("SearchCacheLevel", &self.search_cache_level);
+        w.attr_opt("HotelStayOnly", &self.hotel_stay_only);
+        w.attr_opt("RateDetailsInd", &self.rate_details_ind);
+        w.attr_opt("DuplicateInd", &self.duplicate_ind);
+        w.attr_opt("PricingMethod", &self.pricing_method);
+        w.attr_opt("SummaryOnly", &self.summary_only);
+        w.attr_opt("BestOnly", &self.best_only);
+        w.attr_opt("RateRangeOnly", &self.rate_range_only);
+        rt::Encode::encode(&self.pos, w, "POS");
+        rt::Encode::encode(&self.avail_request_segments, w, "AvailRequestSegments");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaHotelAvailRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelAvailRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.room_stays {
+            rt::Encode::encode(v, w, "RoomStays");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AvailRequestSegments {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_REQUEST_SEGMENTS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "AvailRequestSegment" => {
+                    rt::push(
+                        &mut out.avail_request_segment,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AvailRequestSegments {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.avail_request_segment {
+            rt::Encode::encode(v, w, "AvailRequestSegment");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AvailRequestSegment {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_REQUEST_SEGMENT;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "InfoSource" => {
+                    out.info_source = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "AvailReqType" => {
+                    out.avail_req_type = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "ResponseType" => {
+                    out.response_type = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "MoreDataEchoToken" => {
+                    out.more_data_echo_token = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelSearchCriteria" => {
+                    rt::set(
+                        &mut out.hotel_search_criteria,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "StayDateRange" => {
+                    out.stay_date_range = cx.element(&next, rt::Decode::decode)?;
+                }
+                "RoomStayCandidates" => {
+                    out.room_stay_candidates = cx.element(&next, rt::Decode::decode)?;
+                }
+                "RateRange" => {
+                    rt::push(&mut out.rate_range, cx.element(&next, rt::Decode::decode)?)
+                }
+                "RatePlanCandidates" => {
+                    out.rate_plan_candidates = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AvailRequestSegment {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("InfoSource", &self.info_source);
+        w.attr_opt("AvailReqType", &self.avail_req_type);
+        w.attr_opt("ResponseType", &self.response_type);
+        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
+        rt::Encode::encode(&self.hotel_search_criteria, w, "HotelSearchCriteria");
+        if let Some(v) = &self.stay_date_range {
+            rt::Encode::encode(v, w, "StayDateRange");
+        }
+        if let Some(v) = &self.room_stay_candidates {
+            rt::Encode::encode(v, w, "RoomStayCandidates");
+        }
+        for v in &self.rate_range {
+            rt::Encode::encode(v, w, "RateRange");
+        }
+        if let Some(v) = &self.rate_plan_candidates {
+            rt::Encode::encode(v, w, "RatePlanCandidates");
+        }
+        if let Some(v) = &self.profiles {
+            rt::Encode::encode(v, w, "Profiles");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for StayDates {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::STAY_DATES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Start" => rt::set(&mut out.start, cx.value(&attr, &schema::DATE)?),
+                "End" => out.end = cx.value(&attr, &schema::DATE)?,
+                "Duration" => out.duration = cx.value(&attr, &schema::STAY_DURATION)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for StayDates {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Start", &self.start);
+        w.attr_opt("End", &self.end);
+        w.attr_opt("Duration", &self.duration);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelSearchCriteria {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_SEARCH_CRITERIA;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "AvailableOnlyIndicator" => {
+                    out.available_only_indicator = cx
+                        .value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "BestOnlyIndicator" => {
+                    out.best_only_indicator = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Criterion" => {
+                    rt::push(&mut out.criterion, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelSearchCriteria {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("AvailableOnlyIndicator", &self.available_only_indicator);
+        w.attr_opt("BestOnlyIndicator", &self.best_only_indicator);
+        for v in &self.criterion {
+            rt::Encode::encode(v, w, "Criterion");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelSearchCriterion {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_SEARCH_CRITERION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "ExactMatch" => {
+                    out.exact_match = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "ImportanceType" => {
+                    out.importance_type = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "Ranking" => out.ranking = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "AddressSearchScope" => {
+                    out.address_search_scope = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "AlternateAvailability" => {
+                    out.alternate_availability = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "InfoSource" => {
+                    out.info_source = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "RefPoint" => {
+                    rt::push(&mut out.ref_point, cx.element(&next, rt::Decode::decode)?)
+                }
+                "HotelRef" => {
+                    rt::push(&mut out.hotel_ref, cx.element(&next, rt::Decode::decode)?)
+                }
+                "StayDateRange" => {
+                    out.stay_date_range = cx.element(&next, rt::Decode::decode)?;
+                }
+                "RoomStayCandidates" => {
+                    out.room_stay_candidates = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Position" => out.position = cx.element(&next, rt::Decode::decode)?,
+                "Address" => out.address = cx.element(&next, rt::Decode::decode)?,
+                "Telephone" => out.telephone = cx.element(&next, rt::Decode::decode)?,
+                "CodeRef" => out.code_ref = cx.element(&next, rt::Decode::decode)?,
+                "Radius" => out.radius = cx.element(&next, rt::Decode::decode)?,
+                "MapArea" => out.map_area = cx.element(&next, rt::Decode::decode)?,
+                "AdditionalContents" => {
+                    out.additional_contents = cx.element(&next, rt::Decode::decode)?;
+                }
+                "HotelAmenity" => {
+                    rt::push(
+                        &mut out.hotel_amenity,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "RoomAmenity" => {
+                    rt::push(
+                        &mut out.room_amenity,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "HotelFeature" => {
+                    rt::push(
+                        &mut out.hotel_feature,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "Award" => {
+                    rt::push(&mut out.award, cx.element(&next, rt::Decode::decode)?)
+                }
+                "Recreation" => {
+                    rt::push(&mut out.recreation, cx.element(&next, rt::Decode::decode)?)
+                }
+                "Service" => {
+                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
+                }
+                "Transportation" => {
+                    rt::push(
+                        &mut out.transportation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "RateRange" => {
+                    rt::push(&mut out.rate_range, cx.element(&next, rt::Decode::decode)?)
+                }
+                "RatePlanCandidates" => {
+                    out.rate_plan_candidates = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
+                "AcceptedPayments" => {
+                    out.accepted_payments = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Media" => {
+                    rt::push(&mut out.media, cx.element(&next, rt::Decode::decode)?)
+                }
+                "HotelMeetingFacility" => {
+                    rt::push(
+                        &mut out.hotel_meeting_facility,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "MealPlan" => out.meal_plan = cx.element(&next, rt::Decode::decode)?,
+                "RebatePrograms" => {
+                    out.rebate_programs = cx.element(&next, rt::Decode::decode)?;
+                }
+                "UserGeneratedContent" => {
+                    out.user_generated_content = cx.element(&next, rt::Decode::decode)?;
+                }
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
     }
 }
 
@@ -1672,45 +1739,29 @@ impl rt::Encode for HotelSearchCriterion {
     }
 }
 
-/// A place to search in: its name as text, its kind in CodeContext.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RefPoint",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RefPoint {
-    /// What the text names: Country (a country name or ISO code, matched against the hotels' address) or Region (a region name, matched against the hotels' region).
-    #[yaserde(attribute = true, rename = "CodeContext")]
-    pub code_context: RefPointContext,
-    /// The element's text content.
-    ///
-    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
-    #[yaserde(text = true, default = "empty_string")]
-    pub value: String,
-}
-
 impl rt::Decode for RefPoint {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::REF_POINT;
+        const DESC: &rt::schema::ComplexDesc = &schema::REF_POINT;
         let mark = cx.mark();
-        let mut f_code_context = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_code_context = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "CodeContext" => {
+                    rt::set(
+                        &mut out.code_context,
+                        cx.value(&attr, &schema::REF_POINT_CONTEXT)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_code_context = cx.required(f_code_context, node, "CodeContext")?;
-        let f_value = cx.text(node, &super::schema::STRING_LENGTH1TO64)?;
+        cx.required_attributes(node, DESC)?;
+        rt::set(&mut out.value, cx.text(node, &schema::STRING_LENGTH1TO64)?);
         cx.check(mark)?;
-        Ok(Self {
-            code_context: f_code_context.ok_or_else(|| cx.bug(node))?,
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1723,123 +1774,39 @@ impl rt::Encode for RefPoint {
     }
 }
 
-/// One hotel to search in, by its HotelCode. OpenTravel 2016B's other ways to name hotels (chain, brand, city, name, …) are taken and ignored beside a HotelCode, and answered Type 2 (not supported) without one.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelRef",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelRef {
-    /// Hotel code (string), e.g. HTL00042. Required by the service (OpenTravel 2016B lets a HotelRef name hotels otherwise).
-    #[yaserde(attribute = true, rename = "HotelCode")]
-    pub hotel_code: Option<String>,
-    /// OpenTravel 2016B: the hotel by its chain's code.
-    #[yaserde(attribute = true, rename = "ChainCode")]
-    pub chain_code: Option<String>,
-    /// OpenTravel 2016B: the hotel by its brand's code.
-    #[yaserde(attribute = true, rename = "BrandCode")]
-    pub brand_code: Option<String>,
-    /// OpenTravel 2016B: the hotel by its city's code.
-    #[yaserde(attribute = true, rename = "HotelCityCode")]
-    pub hotel_city_code: Option<String>,
-    /// OpenTravel 2016B: the hotel by its name.
-    #[yaserde(attribute = true, rename = "HotelName")]
-    pub hotel_name: Option<String>,
-    /// OpenTravel 2016B: the hotel by what HotelCode is a code of.
-    #[yaserde(attribute = true, rename = "HotelCodeContext")]
-    pub hotel_code_context: Option<String>,
-    /// OpenTravel 2016B: the hotel by its chain's name.
-    #[yaserde(attribute = true, rename = "ChainName")]
-    pub chain_name: Option<String>,
-    /// OpenTravel 2016B: the hotel by its brand's name.
-    #[yaserde(attribute = true, rename = "BrandName")]
-    pub brand_name: Option<String>,
-    /// OpenTravel 2016B: the hotel by its area.
-    #[yaserde(attribute = true, rename = "AreaID")]
-    pub area_id: Option<String>,
-    /// OpenTravel 2016B: the hotel by its TTI code.
-    #[yaserde(attribute = true, rename = "TTIcode")]
-    pub tt_icode: Option<String>,
-    /// OpenTravel 2016B: the hotel by its category.
-    #[yaserde(attribute = true, rename = "SegmentCategoryCode")]
-    pub segment_category_code: Option<String>,
-}
-
 impl rt::Decode for HotelRef {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_REF;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_REF;
         let mark = cx.mark();
-        let mut f_hotel_code = None;
-        let mut f_chain_code = None;
-        let mut f_brand_code = None;
-        let mut f_hotel_city_code = None;
-        let mut f_hotel_name = None;
-        let mut f_hotel_code_context = None;
-        let mut f_chain_name = None;
-        let mut f_brand_name = None;
-        let mut f_area_id = None;
-        let mut f_tt_icode = None;
-        let mut f_segment_category_code = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "HotelCode" => out.hotel_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ChainCode" => out.chain_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "BrandCode" => out.brand_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelCityCode" => {
+                    out.hotel_city_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(1) => {
-                    f_chain_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelCodeContext" => {
+                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_brand_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "BrandName" => out.brand_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TTIcode" => out.tt_icode = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "SegmentCategoryCode" => {
+                    out.segment_category_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(3) => {
-                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_chain_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_brand_name = Some(cx.value(&attr, DESC.attributes[7].ty)?);
-                }
-                Some(8) => {
-                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_segment_category_code = Some(
-                        cx.value(&attr, DESC.attributes[10].ty)?,
-                    );
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_code: f_hotel_code.flatten(),
-            chain_code: f_chain_code.flatten(),
-            brand_code: f_brand_code.flatten(),
-            hotel_city_code: f_hotel_city_code.flatten(),
-            hotel_name: f_hotel_name.flatten(),
-            hotel_code_context: f_hotel_code_context.flatten(),
-            chain_name: f_chain_name.flatten(),
-            brand_name: f_brand_name.flatten(),
-            area_id: f_area_id.flatten(),
-            tt_icode: f_tt_icode.flatten(),
-            segment_category_code: f_segment_category_code.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1861,48 +1828,32 @@ impl rt::Encode for HotelRef {
     }
 }
 
-/// List of the rooms wanted.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomStayCandidates",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomStayCandidates {
-    /// One room wanted, with its guests.
-    #[yaserde(prefix = "ota", rename = "RoomStayCandidate")]
-    pub room_stay_candidate: Vec<RoomStayCandidate>,
-}
-
 impl rt::Decode for RoomStayCandidates {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_CANDIDATES;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_CANDIDATES;
         let mark = cx.mark();
-        let mut f_room_stay_candidate = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_stay_candidate
-                        .extend(
-                            cx.element(&next, <RoomStayCandidate as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "RoomStayCandidate" => {
+                    rt::push(
+                        &mut out.room_stay_candidate,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_stay_candidate: f_room_stay_candidate,
-        })
+        Ok(out)
     }
 }
 
@@ -1916,143 +1867,64 @@ impl rt::Encode for RoomStayCandidates {
     }
 }
 
-/// One room wanted: who stays in it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomStayCandidate",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomStayCandidate {
-    /// Number of this room in the request; the offers for it carry it as RoomStayCandidateRPH. When absent, the room's position (1-based) among the RoomStayCandidate elements is used.
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "RPH")]
-    pub rph: Option<u64>,
-    /// OpenTravel 2016B: how many rooms of this kind: 1 (or absent) is one room; more is not supported (Type 2): send one RoomStayCandidate per room.
-    #[yaserde(attribute = true, rename = "Quantity")]
-    pub quantity: Option<u64>,
-    /// OpenTravel 2016B: only this room type. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "RoomTypeCode")]
-    pub room_type_code: Option<String>,
-    /// OpenTravel 2016B: only this kind of room. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "RoomType")]
-    pub room_type: Option<String>,
-    /// OpenTravel 2016B: only this room category. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "RoomCategory")]
-    pub room_category: Option<String>,
-    /// OpenTravel 2016B: only this bed type. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "BedTypeCode")]
-    pub bed_type_code: Option<String>,
-    /// OpenTravel 2016B: only non-smoking rooms. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "NonSmoking")]
-    pub non_smoking: Option<String>,
-    /// OpenTravel 2016B: a promotion's rates. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "PromotionCode")]
-    pub promotion_code: Option<String>,
-    /// OpenTravel 2016B: only the rate plans of a RatePlanCandidate. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "RatePlanCandidateRPH")]
-    pub rate_plan_candidate_rph: Option<String>,
-    /// OpenTravel 2016B: only this booking code. Not supported (Type 2).
-    #[yaserde(attribute = true, rename = "BookingCode")]
-    pub booking_code: Option<String>,
-    /// The guests of the room by age category: GuestCount@Count@AgeQualifyingCode, with @Age for children. Required by the service (optional in OpenTravel 2016B).
-    #[yaserde(prefix = "ota", rename = "GuestCounts")]
-    pub guest_counts: Option<OccupancyGuestCounts>,
-    /// OpenTravel 2016B: rooms with an amenity. Not supported (Type 2).
-    #[yaserde(prefix = "ota", rename = "RoomAmenity")]
-    pub room_amenity: Vec<UnreadContent>,
-}
-
 impl rt::Decode for RoomStayCandidate {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_CANDIDATE;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_CANDIDATE;
         let mark = cx.mark();
-        let mut f_rph = None;
-        let mut f_quantity = None;
-        let mut f_room_type_code = None;
-        let mut f_room_type = None;
-        let mut f_room_category = None;
-        let mut f_bed_type_code = None;
-        let mut f_non_smoking = None;
-        let mut f_promotion_code = None;
-        let mut f_rate_plan_candidate_rph = None;
-        let mut f_booking_code = None;
-        let mut f_guest_counts = None;
-        let mut f_room_amenity = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "RPH" => out.rph = cx.value(&attr, &schema::RPH_NUMBER)?,
+                "Quantity" => {
+                    out.quantity = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(1) => {
-                    f_quantity = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "RoomTypeCode" => {
+                    out.room_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_room_type_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "RoomType" => out.room_type = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "RoomCategory" => {
+                    out.room_category = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(3) => {
-                    f_room_type = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                "BedTypeCode" => {
+                    out.bed_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(4) => {
-                    f_room_category = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                "NonSmoking" => {
+                    out.non_smoking = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(5) => {
-                    f_bed_type_code = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                "PromotionCode" => {
+                    out.promotion_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(6) => {
-                    f_non_smoking = Some(cx.value(&attr, DESC.attributes[6].ty)?);
+                "RatePlanCandidateRPH" => {
+                    out.rate_plan_candidate_rph = cx
+                        .value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(7) => {
-                    f_promotion_code = Some(cx.value(&attr, DESC.attributes[7].ty)?);
+                "BookingCode" => {
+                    out.booking_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(8) => {
-                    f_rate_plan_candidate_rph = Some(
-                        cx.value(&attr, DESC.attributes[8].ty)?,
-                    );
-                }
-                Some(9) => {
-                    f_booking_code = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_guest_counts = cx
-                        .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
+            match next.elem.name {
+                "GuestCounts" => {
+                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
                 }
-                1 => {
-                    f_room_amenity
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
+                "RoomAmenity" => {
+                    rt::push(
+                        &mut out.room_amenity,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            rph: f_rph.flatten(),
-            quantity: f_quantity.flatten(),
-            room_type_code: f_room_type_code.flatten(),
-            room_type: f_room_type.flatten(),
-            room_category: f_room_category.flatten(),
-            bed_type_code: f_bed_type_code.flatten(),
-            non_smoking: f_non_smoking.flatten(),
-            promotion_code: f_promotion_code.flatten(),
-            rate_plan_candidate_rph: f_rate_plan_candidate_rph.flatten(),
-            booking_code: f_booking_code.flatten(),
-            guest_counts: f_guest_counts,
-            room_amenity: f_room_amenity,
-        })
+        Ok(out)
     }
 }
 
@@ -2079,50 +1951,32 @@ impl rt::Encode for RoomStayCandidate {
     }
 }
 
-/// The guests of a room (or of an offer, or one guest of a booking) by age category.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OccupancyGuestCounts",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OccupancyGuestCounts {
-    /// A number of guests of one age category (and, for children, one age).
-    #[yaserde(prefix = "ota", rename = "GuestCount")]
-    pub guest_count: Vec<OccupancyGuestCount>,
-}
-
 impl rt::Decode for OccupancyGuestCounts {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OCCUPANCY_GUEST_COUNTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::OCCUPANCY_GUEST_COUNTS;
         let mark = cx.mark();
-        let mut f_guest_count = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_guest_count
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <OccupancyGuestCount as rt::Decode>::decode,
-                                )?,
-                        )
+            match next.elem.name {
+                "GuestCount" => {
+                    rt::push(
+                        &mut out.guest_count,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { guest_count: f_guest_count })
+        Ok(out)
     }
 }
 
@@ -2136,63 +1990,28 @@ impl rt::Encode for OccupancyGuestCounts {
     }
 }
 
-/// A number of guests of one age category, e.g. Count 2 AgeQualifyingCode 10 (two adults), or Count 1 AgeQualifyingCode 8 Age 9 (a child of 9).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OccupancyGuestCount",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OccupancyGuestCount {
-    /// Age category (OTA AQC): 10 adult, 8 child, 7 infant, 11 senior, or another code.
-    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
-    pub age_qualifying_code: Option<AgeQualifyingCode>,
-    /// Age in years of these guests (children: required by the gateway to price them).
-    ///
-    /// Value type: `GuestAge` (`xs:nonNegativeInteger`); checked when decoding: at most `999`.
-    #[yaserde(attribute = true, rename = "Age")]
-    pub age: Option<u64>,
-    /// How many guests (1 to 999).
-    ///
-    /// Value type: `GuestQuantity` (`xs:positiveInteger`); checked when decoding: at most `999`.
-    #[yaserde(attribute = true, rename = "Count")]
-    pub count: Option<u64>,
-}
-
 impl rt::Decode for OccupancyGuestCount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OCCUPANCY_GUEST_COUNT;
+        const DESC: &rt::schema::ComplexDesc = &schema::OCCUPANCY_GUEST_COUNT;
         let mark = cx.mark();
-        let mut f_age_qualifying_code = None;
-        let mut f_age = None;
-        let mut f_count = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_age_qualifying_code = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "AgeQualifyingCode" => {
+                    out.age_qualifying_code = cx
+                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
                 }
-                Some(1) => {
-                    f_age = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_count = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                "Age" => out.age = cx.value(&attr, &schema::GUEST_AGE)?,
+                "Count" => out.count = cx.value(&attr, &schema::GUEST_QUANTITY)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            age_qualifying_code: f_age_qualifying_code.flatten(),
-            age: f_age.flatten(),
-            count: f_count.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -2206,46 +2025,29 @@ impl rt::Encode for OccupancyGuestCount {
     }
 }
 
-/// List of offers.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailRoomStays",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailRoomStays {
-    /// One offer: one room type with one board in one hotel, for the dates and guests of one requested room.
-    #[yaserde(prefix = "ota", rename = "RoomStay")]
-    pub room_stay: Vec<AvailRoomStay>,
-}
-
 impl rt::Decode for AvailRoomStays {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ROOM_STAYS;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ROOM_STAYS;
         let mark = cx.mark();
-        let mut f_room_stay = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_stay
-                        .extend(
-                            cx.element(&next, <AvailRoomStay as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "RoomStay" => {
+                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { room_stay: f_room_stay })
+        Ok(out)
     }
 }
 
@@ -2259,115 +2061,59 @@ impl rt::Encode for AvailRoomStays {
     }
 }
 
-/// One bookable offer. To book it, send in /hotelbook a RoomStay with the same RoomTypes/RoomType@RoomTypeCode, the board of RoomRates/RoomRate/Features (and a board Service with that code), the same TimeSpan and BasicPropertyInfo@HotelCode, and guests matching GuestCounts. The children follow the OpenTravel 2016B RoomStayType order.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailRoomStay",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailRoomStay {
-    /// The requested room this offer is for: the RPH of its RoomStayCandidate (or its 1-based position).
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "RoomStayCandidateRPH")]
-    pub room_stay_candidate_rph: Option<u64>,
-    /// Number of the offer within this answer (1-based), e.g. for Warning@RPH.
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "RPH")]
-    pub rph: Option<u64>,
-    /// The room type offered: RoomType@RoomTypeCode with its name in RoomDescription/Text.
-    #[yaserde(prefix = "ota", rename = "RoomTypes")]
-    pub room_types: RoomTypes,
-    /// The rate of the room type: the board (Features), the price per night (Rates) and the room total.
-    #[yaserde(prefix = "ota", rename = "RoomRates")]
-    pub room_rates: OfferRoomRates,
-    /// The guests the offer is priced for (those of the requested room).
-    #[yaserde(prefix = "ota", rename = "GuestCounts")]
-    pub guest_counts: OccupancyGuestCounts,
-    /// Start (arrival) and End (departure), dates YYYY-MM-DD.
-    #[yaserde(prefix = "ota", rename = "TimeSpan")]
-    pub time_span: DateSpan,
-    /// The cancellation policy of the offer: from each Deadline on, a cancellation costs its AmountPercent.
-    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// The price of the whole stay in this room: AmountAfterTax and CurrencyCode.
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Total,
-    /// The hotel: HotelCode and HotelName.
-    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
-    pub basic_property_info: BasicPropertyInfo,
-}
-
 impl rt::Decode for AvailRoomStay {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ROOM_STAY;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ROOM_STAY;
         let mark = cx.mark();
-        let mut f_room_stay_candidate_rph = None;
-        let mut f_rph = None;
-        let mut f_room_types = None;
-        let mut f_room_rates = None;
-        let mut f_guest_counts = None;
-        let mut f_time_span = None;
-        let mut f_cancel_penalties = None;
-        let mut f_total = None;
-        let mut f_basic_property_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_room_stay_candidate_rph = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "RoomStayCandidateRPH" => {
+                    out.room_stay_candidate_rph = cx.value(&attr, &schema::RPH_NUMBER)?;
                 }
-                Some(1) => {
-                    f_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+                "RPH" => out.rph = cx.value(&attr, &schema::RPH_NUMBER)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
-                1 => {
-                    f_room_rates = cx
-                        .element(&next, <OfferRoomRates as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RoomTypes" => {
+                    rt::set(&mut out.room_types, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => {
-                    f_guest_counts = cx
-                        .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
+                "RoomRates" => {
+                    rt::set(&mut out.room_rates, cx.element(&next, rt::Decode::decode)?)
                 }
-                3 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                4 => {
-                    f_cancel_penalties = cx
-                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
+                "GuestCounts" => {
+                    rt::set(
+                        &mut out.guest_counts,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                5 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
-                6 => {
-                    f_basic_property_info = cx
-                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                "TimeSpan" => {
+                    rt::set(&mut out.time_span, cx.element(&next, rt::Decode::decode)?)
+                }
+                "CancelPenalties" => {
+                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Total" => {
+                    rt::set(&mut out.total, cx.element(&next, rt::Decode::decode)?)
+                }
+                "BasicPropertyInfo" => {
+                    rt::set(
+                        &mut out.basic_property_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_stay_candidate_rph: f_room_stay_candidate_rph.flatten(),
-            rph: f_rph.flatten(),
-            room_types: f_room_types.ok_or_else(|| cx.bug(node))?,
-            room_rates: f_room_rates.ok_or_else(|| cx.bug(node))?,
-            guest_counts: f_guest_counts.ok_or_else(|| cx.bug(node))?,
-            time_span: f_time_span.ok_or_else(|| cx.bug(node))?,
-            cancel_penalties: f_cancel_penalties,
-            total: f_total.ok_or_else(|| cx.bug(node))?,
-            basic_property_info: f_basic_property_info.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2389,46 +2135,29 @@ impl rt::Encode for AvailRoomStay {
     }
 }
 
-/// List of room rates of an offer or a booked room.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OfferRoomRates",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OfferRoomRates {
-    /// The rate of one room type with one board (one per offer or room).
-    #[yaserde(prefix = "ota", rename = "RoomRate")]
-    pub room_rate: Vec<OfferRoomRate>,
-}
-
 impl rt::Decode for OfferRoomRates {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OFFER_ROOM_RATES;
+        const DESC: &rt::schema::ComplexDesc = &schema::OFFER_ROOM_RATES;
         let mark = cx.mark();
-        let mut f_room_rate = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_rate
-                        .extend(
-                            cx.element(&next, <OfferRoomRate as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "RoomRate" => {
+                    rt::push(&mut out.room_rate, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { room_rate: f_room_rate })
+        Ok(out)
     }
 }
 
@@ -2442,66 +2171,40 @@ impl rt::Encode for OfferRoomRates {
     }
 }
 
-/// The rate of a room type: the nightly rates (when given), the board as a feature and the total. The children follow the OpenTravel 2016B RoomRateType order (Rates, Features, Total).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OfferRoomRate",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OfferRoomRate {
-    /// Room code (string) the rate is for, the RoomTypeCode of the RoomType, e.g. RMSD000000.
-    #[yaserde(attribute = true, rename = "RoomTypeCode")]
-    pub room_type_code: String,
-    /// With Instance PriceBreakdown on the Type 22 RequestorID: the price broken down per night (one Rate per night, RateTimeUnit Day) and, in a hotel booking answer, per guest (a last Rate with RateTimeUnit FullDuration whose AdditionalGuestAmounts are the per-guest totals).
-    #[yaserde(prefix = "ota", rename = "Rates")]
-    pub rates: Option<RoomNightRates>,
-    /// The board: Features/Feature/Description/Text with the board code (SC, BB, HB, ...), as in the booking read and modify messages.
-    #[yaserde(prefix = "ota", rename = "Features")]
-    pub features: RoomRateFeatures,
-    /// The price of the room for the whole stay (AmountAfterTax, CurrencyCode).
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Option<Total>,
-}
-
 impl rt::Decode for OfferRoomRate {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OFFER_ROOM_RATE;
+        const DESC: &rt::schema::ComplexDesc = &schema::OFFER_ROOM_RATE;
         let mark = cx.mark();
-        let mut f_room_type_code = None;
-        let mut f_rates = None;
-        let mut f_features = None;
-        let mut f_total = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_room_type_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "RoomTypeCode" => {
+                    rt::set(
+                        &mut out.room_type_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_room_type_code = cx.required(f_room_type_code, node, "RoomTypeCode")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_rates = cx.element(&next, <RoomNightRates as rt::Decode>::decode)?,
-                1 => {
-                    f_features = cx
-                        .element(&next, <RoomRateFeatures as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Rates" => out.rates = cx.element(&next, rt::Decode::decode)?,
+                "Features" => {
+                    rt::set(&mut out.features, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
+                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_type_code: f_room_type_code.ok_or_else(|| cx.bug(node))?,
-            rates: f_rates,
-            features: f_features.ok_or_else(|| cx.bug(node))?,
-            total: f_total,
-        })
+        Ok(out)
     }
 }
 
@@ -2520,46 +2223,27 @@ impl rt::Encode for OfferRoomRate {
     }
 }
 
-/// List of rates of a room.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomNightRates",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomNightRates {
-    /// One rate: for one night (RateTimeUnit Day) or for the whole stay (RateTimeUnit FullDuration).
-    #[yaserde(prefix = "ota", rename = "Rate")]
-    pub rate: Vec<RoomNightRate>,
-}
-
 impl rt::Decode for RoomNightRates {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_NIGHT_RATES;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_NIGHT_RATES;
         let mark = cx.mark();
-        let mut f_rate = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_rate
-                        .extend(
-                            cx.element(&next, <RoomNightRate as rt::Decode>::decode)?,
-                        )
-                }
+            match next.elem.name {
+                "Rate" => rt::push(&mut out.rate, cx.element(&next, rt::Decode::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { rate: f_rate })
+        Ok(out)
     }
 }
 
@@ -2573,107 +2257,49 @@ impl rt::Encode for RoomNightRates {
     }
 }
 
-/// The price of a room for a span of nights: Base is the rate component of the room, AdditionalGuestAmounts its part per guest, Total the sum. A nightly rate has EffectiveDate the night, ExpireDate the next day with ExpireDateExclusiveInd true, RateTimeUnit Day and UnitMultiplier 1. The per-guest totals of a booking with PriceBreakdown are one Rate with EffectiveDate the arrival, ExpireDate the departure (exclusive), RateTimeUnit FullDuration and one AdditionalGuestAmount per guest. The children follow the OpenTravel 2016B AmountType order (Base, AdditionalGuestAmounts, Total).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomNightRate",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomNightRate {
-    /// First night of the span (date, YYYY-MM-DD).
-    ///
-    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "EffectiveDate")]
-    pub effective_date: rt::Date,
-    /// End of the span (date, YYYY-MM-DD): the day after its last night when ExpireDateExclusiveInd is true, else its last night.
-    ///
-    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "ExpireDate")]
-    pub expire_date: Option<rt::Date>,
-    /// True: ExpireDate is the first day after the span (the gateway always sends true).
-    #[yaserde(attribute = true, rename = "ExpireDateExclusiveInd")]
-    pub expire_date_exclusive_ind: Option<bool>,
-    /// Day for a nightly rate, FullDuration for the whole stay.
-    #[yaserde(attribute = true, rename = "RateTimeUnit")]
-    pub rate_time_unit: Option<RateTimeUnit>,
-    /// How many RateTimeUnit the rate covers (1 for a nightly rate).
-    #[yaserde(attribute = true, rename = "UnitMultiplier")]
-    pub unit_multiplier: Option<u64>,
-    /// The room's rate for the span (AmountAfterTax, CurrencyCode), before the per-guest parts.
-    #[yaserde(prefix = "ota", rename = "Base")]
-    pub base: Option<Total>,
-    /// The part of each guest in the price of the span.
-    #[yaserde(prefix = "ota", rename = "AdditionalGuestAmounts")]
-    pub additional_guest_amounts: Option<GuestAmounts>,
-    /// The price of the room for the span (AmountAfterTax, CurrencyCode).
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Option<Total>,
-}
-
 impl rt::Decode for RoomNightRate {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_NIGHT_RATE;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_NIGHT_RATE;
         let mark = cx.mark();
-        let mut f_effective_date = None;
-        let mut f_expire_date = None;
-        let mut f_expire_date_exclusive_ind = None;
-        let mut f_rate_time_unit = None;
-        let mut f_unit_multiplier = None;
-        let mut f_base = None;
-        let mut f_additional_guest_amounts = None;
-        let mut f_total = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_effective_date = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "EffectiveDate" => {
+                    rt::set(&mut out.effective_date, cx.value(&attr, &schema::DATE)?)
                 }
-                Some(1) => {
-                    f_expire_date = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ExpireDate" => out.expire_date = cx.value(&attr, &schema::DATE)?,
+                "ExpireDateExclusiveInd" => {
+                    out.expire_date_exclusive_ind = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
                 }
-                Some(2) => {
-                    f_expire_date_exclusive_ind = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
+                "RateTimeUnit" => {
+                    out.rate_time_unit = cx.value(&attr, &schema::RATE_TIME_UNIT)?;
                 }
-                Some(3) => {
-                    f_rate_time_unit = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                "UnitMultiplier" => {
+                    out.unit_multiplier = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
                 }
-                Some(4) => {
-                    f_unit_multiplier = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_effective_date = cx.required(f_effective_date, node, "EffectiveDate")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_base = cx.element(&next, <Total as rt::Decode>::decode)?,
-                1 => {
-                    f_additional_guest_amounts = cx
-                        .element(&next, <GuestAmounts as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Base" => out.base = cx.element(&next, rt::Decode::decode)?,
+                "AdditionalGuestAmounts" => {
+                    out.additional_guest_amounts = cx.element(&next, rt::Decode::decode)?;
                 }
-                2 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
+                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            effective_date: f_effective_date.ok_or_else(|| cx.bug(node))?,
-            expire_date: f_expire_date.flatten(),
-            expire_date_exclusive_ind: f_expire_date_exclusive_ind.flatten(),
-            rate_time_unit: f_rate_time_unit.flatten(),
-            unit_multiplier: f_unit_multiplier.flatten(),
-            base: f_base,
-            additional_guest_amounts: f_additional_guest_amounts,
-            total: f_total,
-        })
+        Ok(out)
     }
 }
 
@@ -2698,46 +2324,32 @@ impl rt::Encode for RoomNightRate {
     }
 }
 
-/// List of per-guest parts of a rate.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "GuestAmounts",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct GuestAmounts {
-    /// The part of one guest.
-    #[yaserde(prefix = "ota", rename = "AdditionalGuestAmount")]
-    pub additional_guest_amount: Vec<GuestAmount>,
-}
-
 impl rt::Decode for GuestAmounts {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_AMOUNTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_AMOUNTS;
         let mark = cx.mark();
-        let mut f_additional_guest_amount = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_additional_guest_amount
-                        .extend(cx.element(&next, <GuestAmount as rt::Decode>::decode)?)
+            match next.elem.name {
+                "AdditionalGuestAmount" => {
+                    rt::push(
+                        &mut out.additional_guest_amount,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            additional_guest_amount: f_additional_guest_amount,
-        })
+        Ok(out)
     }
 }
 
@@ -2751,65 +2363,36 @@ impl rt::Encode for GuestAmounts {
     }
 }
 
-/// The part of one guest in a rate: Amount, for the guest RPH (the ResGuestRPH of a booking) of category AgeQualifyingCode.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "GuestAmount",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct GuestAmount {
-    /// Age category of the guest (OTA AQC): 10 adult, 8 child, ...
-    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
-    pub age_qualifying_code: Option<AgeQualifyingCode>,
-    /// The guest: in a hotel booking, the ResGuestRPH of its ResGuest.
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "RPH")]
-    pub rph: Option<u64>,
-    /// The guest's amount (AmountAfterTax, CurrencyCode).
-    #[yaserde(prefix = "ota", rename = "Amount")]
-    pub amount: Total,
-}
-
 impl rt::Decode for GuestAmount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_AMOUNT;
+        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_AMOUNT;
         let mark = cx.mark();
-        let mut f_age_qualifying_code = None;
-        let mut f_rph = None;
-        let mut f_amount = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_age_qualifying_code = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "AgeQualifyingCode" => {
+                    out.age_qualifying_code = cx
+                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
                 }
-                Some(1) => {
-                    f_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+                "RPH" => out.rph = cx.value(&attr, &schema::RPH_NUMBER)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_amount = cx.element(&next, <Total as rt::Decode>::decode)?,
+            match next.elem.name {
+                "Amount" => {
+                    rt::set(&mut out.amount, cx.element(&next, rt::Decode::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            age_qualifying_code: f_age_qualifying_code.flatten(),
-            rph: f_rph.flatten(),
-            amount: f_amount.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Supply side (#21): availability notifications (OTA_HotelAvailNotifRQ, POST /hotelavailnotif: booking limits, restrictions, lengths of stay) and their acknowledgement OTA_HotelAvailNotifRS, in their OpenTravel 2016B form: same element names and order, cardinalities within 2016B's; what the gateway does not read is taken as unread content.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     Errors, LanguageSelector, NotifUniqueId, Pos, StatusApplicationControl, Success,
     Target, TimeUnit, UnreadContent, Warnings,
@@ -76,238 +77,6 @@ pub struct OtaHotelAvailNotifRq {
     pub avail_status_messages: AvailStatusMessages,
 }
 
-impl rt::Decode for OtaHotelAvailNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_AVAIL_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_message_content_code = None;
-        let mut f_pos = None;
-        let mut f_unique_id = None;
-        let mut f_avail_status_messages = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_message_content_code = Some(
-                        cx.value(&attr, DESC.attributes[10].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_avail_status_messages = cx
-                        .element(&next, <AvailStatusMessages as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            message_content_code: f_message_content_code.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            unique_id: f_unique_id,
-            avail_status_messages: f_avail_status_messages.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelAvailNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MessageContentCode", &self.message_content_code);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.avail_status_messages, w, "AvailStatusMessages");
-        w.end(name);
-    }
-}
-
-impl rt::PayloadStdAttributes for OtaHotelAvailNotifRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailNotifRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            message_content_code: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            avail_status_messages: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelAvailNotifRq {
-    const ROOT: &'static str = "OTA_HotelAvailNotifRQ";
-    const VERSION: &'static str = "2016.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_AVAIL_NOTIF_RQ
-    }
-}
-
-impl rt::Request for OtaHotelAvailNotifRq {
-    const PATH: &'static str = "/hotelavailnotif";
-    type Response = OtaHotelAvailNotifRs;
-}
-
-impl rt::PosRequest for OtaHotelAvailNotifRq {
-    type Pos = Pos;
-    fn pos(&self) -> &Self::Pos {
-        &self.pos
-    }
-}
-
 /// Response to an availability notification (OpenTravel 2016B OTA_HotelAvailNotifRS, a MessageAcknowledgementType): Success (optionally with Warnings: e.g. an item older than the state already applied, or a count below the rooms already sold), or Errors alone: then nothing of the notification was applied.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -357,186 +126,6 @@ pub struct OtaHotelAvailNotifRs {
     /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
     #[yaserde(prefix = "ota", rename = "Errors")]
     pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaHotelAvailNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_AVAIL_NOTIF_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_unique_id = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            unique_id: f_unique_id,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelAvailNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::ResponseStdAttributes for OtaHotelAvailNotifRs {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailNotifRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelAvailNotifRs {
-    const ROOT: &'static str = "OTA_HotelAvailNotifRS";
-    const VERSION: &'static str = "2016.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_AVAIL_NOTIF_RS
-    }
-}
-
-impl OtaHotelAvailNotifRs {
-    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
-    pub fn success() -> Self {
-        Self {
-            success: Some(Success::default()),
-            ..Default::default()
-        }
-    }
-    /// Adds warnings to a success answer.
-    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
-        self.warnings = Some(warnings);
-        self
-    }
-}
-
-impl rt::Response for OtaHotelAvailNotifRs {
-    type Errors = Errors;
-    type Warnings = Warnings;
-    fn is_success(&self) -> bool {
-        self.success.is_some()
-    }
-    fn errors(&self) -> Option<&Self::Errors> {
-        self.errors.as_ref()
-    }
-    fn warnings(&self) -> Option<&Self::Warnings> {
-        self.warnings.as_ref()
-    }
-    fn from_errors(errors: Self::Errors) -> Self {
-        Self {
-            errors: Some(errors),
-            ..Default::default()
-        }
-    }
 }
 
 /// The status messages of one hotel (OpenTravel 2016B AvailStatusMessages).
@@ -599,110 +188,6 @@ pub struct AvailStatusMessages {
     pub avail_status_message: Vec<AvailStatusMessage>,
 }
 
-impl rt::Decode for AvailStatusMessages {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_STATUS_MESSAGES;
-        let mark = cx.mark();
-        let mut f_chain_code = None;
-        let mut f_brand_code = None;
-        let mut f_hotel_code = None;
-        let mut f_hotel_city_code = None;
-        let mut f_hotel_name = None;
-        let mut f_hotel_code_context = None;
-        let mut f_chain_name = None;
-        let mut f_brand_name = None;
-        let mut f_area_id = None;
-        let mut f_tt_icode = None;
-        let mut f_avail_status_message = Vec::new();
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_chain_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_brand_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_chain_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_brand_name = Some(cx.value(&attr, DESC.attributes[7].ty)?);
-                }
-                Some(8) => {
-                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_avail_status_message
-                        .extend(
-                            cx
-                                .element(&next, <AvailStatusMessage as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            chain_code: f_chain_code.flatten(),
-            brand_code: f_brand_code.flatten(),
-            hotel_code: f_hotel_code.flatten(),
-            hotel_city_code: f_hotel_city_code.flatten(),
-            hotel_name: f_hotel_name.flatten(),
-            hotel_code_context: f_hotel_code_context.flatten(),
-            chain_name: f_chain_name.flatten(),
-            brand_name: f_brand_name.flatten(),
-            area_id: f_area_id.flatten(),
-            tt_icode: f_tt_icode.flatten(),
-            avail_status_message: f_avail_status_message,
-        })
-    }
-}
-
-impl rt::Encode for AvailStatusMessages {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        for v in &self.avail_status_message {
-            rt::Encode::encode(v, w, "AvailStatusMessage");
-        }
-        w.end(name);
-    }
-}
-
 /// The availability status of one room type (and rate plan) over a date range (OpenTravel 2016B AvailStatusMessageType): a booking limit on its attributes, restrictions and lengths of stay in its children. OpenTravel's revenue management parts (BestAvailableRates, HurdleRate, Delta) are taken and answered Type 2 (not supported).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -754,148 +239,6 @@ pub struct AvailStatusMessage {
     /// Opens or closes the dates: for stays (Master), arrivals or departures.
     #[yaserde(prefix = "ota", rename = "RestrictionStatus")]
     pub restriction_status: Option<RestrictionStatus>,
-}
-
-impl rt::Decode for AvailStatusMessage {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_STATUS_MESSAGE;
-        let mark = cx.mark();
-        let mut f_override = None;
-        let mut f_booking_limit_message_type = None;
-        let mut f_booking_limit = None;
-        let mut f_locator_id = None;
-        let mut f_booking_threshold = None;
-        let mut f_room_gender = None;
-        let mut f_shared_room_ind = None;
-        let mut f_status_application_control = None;
-        let mut f_lengths_of_stay = None;
-        let mut f_best_available_rates = None;
-        let mut f_hurdle_rate = None;
-        let mut f_delta = None;
-        let mut f_unique_id = None;
-        let mut f_restriction_status = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_override = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_booking_limit_message_type = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                Some(2) => {
-                    f_booking_limit = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_locator_id = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_booking_threshold = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_room_gender = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_shared_room_ind = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_status_application_control = cx
-                        .element(
-                            &next,
-                            <StatusApplicationControl as rt::Decode>::decode,
-                        )?;
-                }
-                1 => {
-                    f_lengths_of_stay = cx
-                        .element(&next, <LengthsOfStay as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_best_available_rates = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_hurdle_rate = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                4 => f_delta = cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                5 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_restriction_status = cx
-                        .element(&next, <RestrictionStatus as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            r#override: f_override.flatten(),
-            booking_limit_message_type: f_booking_limit_message_type.flatten(),
-            booking_limit: f_booking_limit.flatten(),
-            locator_id: f_locator_id.flatten(),
-            booking_threshold: f_booking_threshold.flatten(),
-            room_gender: f_room_gender.flatten(),
-            shared_room_ind: f_shared_room_ind.flatten(),
-            status_application_control: f_status_application_control
-                .ok_or_else(|| cx.bug(node))?,
-            lengths_of_stay: f_lengths_of_stay,
-            best_available_rates: f_best_available_rates,
-            hurdle_rate: f_hurdle_rate,
-            delta: f_delta,
-            unique_id: f_unique_id,
-            restriction_status: f_restriction_status,
-        })
-    }
-}
-
-impl rt::Encode for AvailStatusMessage {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Override", &self.r#override);
-        w.attr_opt("BookingLimitMessageType", &self.booking_limit_message_type);
-        w.attr_opt("BookingLimit", &self.booking_limit);
-        w.attr_opt("LocatorID", &self.locator_id);
-        w.attr_opt("BookingThreshold", &self.booking_threshold);
-        w.attr_opt("RoomGender", &self.room_gender);
-        w.attr_opt("SharedRoomInd", &self.shared_room_ind);
-        rt::Encode::encode(
-            &self.status_application_control,
-            w,
-            "StatusApplicationControl",
-        );
-        if let Some(v) = &self.lengths_of_stay {
-            rt::Encode::encode(v, w, "LengthsOfStay");
-        }
-        if let Some(v) = &self.best_available_rates {
-            rt::Encode::encode(v, w, "BestAvailableRates");
-        }
-        if let Some(v) = &self.hurdle_rate {
-            rt::Encode::encode(v, w, "HurdleRate");
-        }
-        if let Some(v) = &self.delta {
-            rt::Encode::encode(v, w, "Delta");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.restriction_status {
-            rt::Encode::encode(v, w, "RestrictionStatus");
-        }
-        w.end(name);
-    }
 }
 
 /// How AvailStatusMessage@BookingLimit applies (OpenTravel 2016B).
@@ -979,61 +322,6 @@ pub struct LengthsOfStay {
     pub length_of_stay: Vec<LengthOfStay>,
 }
 
-impl rt::Decode for LengthsOfStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::LENGTHS_OF_STAY;
-        let mark = cx.mark();
-        let mut f_arrival_date_based = None;
-        let mut f_fixed_pattern_length = None;
-        let mut f_length_of_stay = Vec::new();
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_arrival_date_based = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_fixed_pattern_length = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_length_of_stay
-                        .extend(cx.element(&next, <LengthOfStay as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            arrival_date_based: f_arrival_date_based.flatten(),
-            fixed_pattern_length: f_fixed_pattern_length.flatten(),
-            length_of_stay: f_length_of_stay,
-        })
-    }
-}
-
-impl rt::Encode for LengthsOfStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ArrivalDateBased", &self.arrival_date_based);
-        w.attr_opt("FixedPatternLength", &self.fixed_pattern_length);
-        for v in &self.length_of_stay {
-            rt::Encode::encode(v, w, "LengthOfStay");
-        }
-        w.end(name);
-    }
-}
-
 /// One rule of length of stay (OpenTravel 2016B LengthOfStay).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1058,75 +346,6 @@ pub struct LengthOfStay {
     /// OpenTravel 2016B: a pattern of lengths of stay (with MinMaxMessageType FullPatternLOS).
     #[yaserde(prefix = "ota", rename = "LOS_Pattern")]
     pub los_pattern: Option<LosPattern>,
-}
-
-impl rt::Decode for LengthOfStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::LENGTH_OF_STAY;
-        let mark = cx.mark();
-        let mut f_time = None;
-        let mut f_time_unit = None;
-        let mut f_open_status_indicator = None;
-        let mut f_min_max_message_type = None;
-        let mut f_los_pattern = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_time = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_unit = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_open_status_indicator = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
-                }
-                Some(3) => {
-                    f_min_max_message_type = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_los_pattern = cx
-                        .element(&next, <LosPattern as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            time: f_time.flatten(),
-            time_unit: f_time_unit.flatten(),
-            open_status_indicator: f_open_status_indicator.flatten(),
-            min_max_message_type: f_min_max_message_type.flatten(),
-            los_pattern: f_los_pattern,
-        })
-    }
-}
-
-impl rt::Encode for LengthOfStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Time", &self.time);
-        w.attr_opt("TimeUnit", &self.time_unit);
-        w.attr_opt("OpenStatusIndicator", &self.open_status_indicator);
-        w.attr_opt("MinMaxMessageType", &self.min_max_message_type);
-        if let Some(v) = &self.los_pattern {
-            rt::Encode::encode(v, w, "LOS_Pattern");
-        }
-        w.end(name);
-    }
 }
 
 /// What a LengthOfStay rule does (OpenTravel 2016B LengthOfStay@MinMaxMessageType).
@@ -1251,35 +470,6 @@ pub struct LosPattern {
     pub full_pattern_los: Option<String>,
 }
 
-impl rt::Decode for LosPattern {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::LOS_PATTERN;
-        let mark = cx.mark();
-        let mut f_full_pattern_los = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_full_pattern_los = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            full_pattern_los: f_full_pattern_los.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for LosPattern {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("FullPatternLOS", &self.full_pattern_los);
-        w.end(name);
-    }
-}
-
 /// Opens or closes the dates (OpenTravel 2016B RestrictionStatus).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1308,68 +498,6 @@ pub struct RestrictionStatus {
     /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
     #[yaserde(attribute = true, rename = "MinAdvancedBookingOffset")]
     pub min_advanced_booking_offset: Option<String>,
-}
-
-impl rt::Decode for RestrictionStatus {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RESTRICTION_STATUS;
-        let mark = cx.mark();
-        let mut f_restriction = None;
-        let mut f_status = None;
-        let mut f_sell_through_open_indicator = None;
-        let mut f_max_advanced_booking_offset = None;
-        let mut f_min_advanced_booking_offset = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_restriction = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_status = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_sell_through_open_indicator = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
-                }
-                Some(3) => {
-                    f_max_advanced_booking_offset = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                Some(4) => {
-                    f_min_advanced_booking_offset = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            restriction: f_restriction.flatten(),
-            status: f_status.flatten(),
-            sell_through_open_indicator: f_sell_through_open_indicator.flatten(),
-            max_advanced_booking_offset: f_max_advanced_booking_offset.flatten(),
-            min_advanced_booking_offset: f_min_advanced_booking_offset.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for RestrictionStatus {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Restriction", &self.restriction);
-        w.attr_opt("Status", &self.status);
-        w.attr_opt("SellThroughOpenIndicator", &self.sell_through_open_indicator);
-        w.attr_opt("MaxAdvancedBookingOffset", &self.max_advanced_booking_offset);
-        w.attr_opt("MinAdvancedBookingOffset", &self.min_advanced_booking_offset);
-        w.end(name);
-    }
 }
 
 /// What a RestrictionStatus opens or closes (OpenTravel 2016B RestrictionStatusGroup@Restriction).
@@ -1516,5 +644,714 @@ impl rt::FromValue for AvailabilityStatus {
 impl rt::ToValue for AvailabilityStatus {
     fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
         ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+impl rt::PayloadStdAttributes for OtaHotelAvailNotifRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelAvailNotifRq {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            correlation_id: Default::default(),
+            retransmission_indicator: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            message_content_code: Default::default(),
+            pos: Default::default(),
+            unique_id: Default::default(),
+            avail_status_messages: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelAvailNotifRq {
+    const ROOT: &'static str = "OTA_HotelAvailNotifRQ";
+    const VERSION: &'static str = "2016.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_AVAIL_NOTIF_RQ
+    }
+}
+
+impl rt::Request for OtaHotelAvailNotifRq {
+    const PATH: &'static str = "/hotelavailnotif";
+    type Response = OtaHotelAvailNotifRs;
+}
+
+impl rt::PosRequest for OtaHotelAvailNotifRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaHotelAvailNotifRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelAvailNotifRs {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            success: Default::default(),
+            warnings: Default::default(),
+            unique_id: Default::default(),
+            errors: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelAvailNotifRs {
+    const ROOT: &'static str = "OTA_HotelAvailNotifRS";
+    const VERSION: &'static str = "2016.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_AVAIL_NOTIF_RS
+    }
+}
+
+impl OtaHotelAvailNotifRs {
+    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
+    pub fn success() -> Self {
+        Self {
+            success: Some(Success::default()),
+            ..Default::default()
+        }
+    }
+    /// Adds warnings to a success answer.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = Some(warnings);
+        self
+    }
+}
+
+impl rt::Response for OtaHotelAvailNotifRs {
+    type Errors = Errors;
+    type Warnings = Warnings;
+    fn is_success(&self) -> bool {
+        self.success.is_some()
+    }
+    fn errors(&self) -> Option<&Self::Errors> {
+        self.errors.as_ref()
+    }
+    fn warnings(&self) -> Option<&Self::Warnings> {
+        self.warnings.as_ref()
+    }
+    fn from_errors(errors: Self::Errors) -> Self {
+        Self {
+            errors: Some(errors),
+            ..Default::default()
+        }
+    }
+}
+
+impl rt::Decode for OtaHotelAvailNotifRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_NOTIF_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "MessageContentCode" => {
+                    out.message_content_code = cx.value(&attr, &schema::OTA_CODE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "AvailStatusMessages" => {
+                    rt::set(
+                        &mut out.avail_status_messages,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelAvailNotifRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("MessageContentCode", &self.message_content_code);
+        rt::Encode::encode(&self.pos, w, "POS");
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        rt::Encode::encode(&self.avail_status_messages, w, "AvailStatusMessages");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaHotelAvailNotifRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_NOTIF_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelAvailNotifRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AvailStatusMessages {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_STATUS_MESSAGES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "ChainCode" => {
+                    out.chain_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
+                }
+                "BrandCode" => {
+                    out.brand_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
+                }
+                "HotelCode" => {
+                    out.hotel_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
+                }
+                "HotelCityCode" => {
+                    out.hotel_city_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
+                }
+                "HotelName" => {
+                    out.hotel_name = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "HotelCodeContext" => {
+                    out.hotel_code_context = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "ChainName" => {
+                    out.chain_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "BrandName" => {
+                    out.brand_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TTIcode" => {
+                    out.tt_icode = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "AvailStatusMessage" => {
+                    rt::push(
+                        &mut out.avail_status_message,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AvailStatusMessages {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("ChainCode", &self.chain_code);
+        w.attr_opt("BrandCode", &self.brand_code);
+        w.attr_opt("HotelCode", &self.hotel_code);
+        w.attr_opt("HotelCityCode", &self.hotel_city_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("ChainName", &self.chain_name);
+        w.attr_opt("BrandName", &self.brand_name);
+        w.attr_opt("AreaID", &self.area_id);
+        w.attr_opt("TTIcode", &self.tt_icode);
+        for v in &self.avail_status_message {
+            rt::Encode::encode(v, w, "AvailStatusMessage");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AvailStatusMessage {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_STATUS_MESSAGE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Override" => out.r#override = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "BookingLimitMessageType" => {
+                    out.booking_limit_message_type = cx
+                        .value(&attr, &schema::BOOKING_LIMIT_MESSAGE_TYPE)?;
+                }
+                "BookingLimit" => {
+                    out.booking_limit = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "LocatorID" => {
+                    out.locator_id = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "BookingThreshold" => {
+                    out.booking_threshold = cx.value(&attr, &rt::schema::XS_INTEGER)?;
+                }
+                "RoomGender" => {
+                    out.room_gender = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "SharedRoomInd" => {
+                    out.shared_room_ind = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "StatusApplicationControl" => {
+                    rt::set(
+                        &mut out.status_application_control,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "LengthsOfStay" => {
+                    out.lengths_of_stay = cx.element(&next, rt::Decode::decode)?;
+                }
+                "BestAvailableRates" => {
+                    out.best_available_rates = cx.element(&next, rt::Decode::decode)?;
+                }
+                "HurdleRate" => out.hurdle_rate = cx.element(&next, rt::Decode::decode)?,
+                "Delta" => out.delta = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "RestrictionStatus" => {
+                    out.restriction_status = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AvailStatusMessage {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Override", &self.r#override);
+        w.attr_opt("BookingLimitMessageType", &self.booking_limit_message_type);
+        w.attr_opt("BookingLimit", &self.booking_limit);
+        w.attr_opt("LocatorID", &self.locator_id);
+        w.attr_opt("BookingThreshold", &self.booking_threshold);
+        w.attr_opt("RoomGender", &self.room_gender);
+        w.attr_opt("SharedRoomInd", &self.shared_room_ind);
+        rt::Encode::encode(
+            &self.status_application_control,
+            w,
+            "StatusApplicationControl",
+        );
+        if let Some(v) = &self.lengths_of_stay {
+            rt::Encode::encode(v, w, "LengthsOfStay");
+        }
+        if let Some(v) = &self.best_available_rates {
+            rt::Encode::encode(v, w, "BestAvailableRates");
+        }
+        if let Some(v) = &self.hurdle_rate {
+            rt::Encode::encode(v, w, "HurdleRate");
+        }
+        if let Some(v) = &self.delta {
+            rt::Encode::encode(v, w, "Delta");
+        }
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.restriction_status {
+            rt::Encode::encode(v, w, "RestrictionStatus");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for LengthsOfStay {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::LENGTHS_OF_STAY;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "ArrivalDateBased" => {
+                    out.arrival_date_based = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "FixedPatternLength" => {
+                    out.fixed_pattern_length = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "LengthOfStay" => {
+                    rt::push(
+                        &mut out.length_of_stay,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for LengthsOfStay {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("ArrivalDateBased", &self.arrival_date_based);
+        w.attr_opt("FixedPatternLength", &self.fixed_pattern_length);
+        for v in &self.length_of_stay {
+            rt::Encode::encode(v, w, "LengthOfStay");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for LengthOfStay {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::LENGTH_OF_STAY;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Time" => out.time = cx.value(&attr, &rt::schema::XS_INTEGER)?,
+                "TimeUnit" => out.time_unit = cx.value(&attr, &schema::TIME_UNIT)?,
+                "OpenStatusIndicator" => {
+                    out.open_status_indicator = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "MinMaxMessageType" => {
+                    out.min_max_message_type = cx
+                        .value(&attr, &schema::MIN_MAX_MESSAGE_TYPE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "LOS_Pattern" => out.los_pattern = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for LengthOfStay {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Time", &self.time);
+        w.attr_opt("TimeUnit", &self.time_unit);
+        w.attr_opt("OpenStatusIndicator", &self.open_status_indicator);
+        w.attr_opt("MinMaxMessageType", &self.min_max_message_type);
+        if let Some(v) = &self.los_pattern {
+            rt::Encode::encode(v, w, "LOS_Pattern");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for LosPattern {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::LOS_PATTERN;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "FullPatternLOS" => {
+                    out.full_pattern_los = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for LosPattern {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("FullPatternLOS", &self.full_pattern_los);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RestrictionStatus {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RESTRICTION_STATUS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Restriction" => out.restriction = cx.value(&attr, &schema::RESTRICTION)?,
+                "Status" => out.status = cx.value(&attr, &schema::AVAILABILITY_STATUS)?,
+                "SellThroughOpenIndicator" => {
+                    out.sell_through_open_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "MaxAdvancedBookingOffset" => {
+                    out.max_advanced_booking_offset = cx
+                        .value(&attr, &schema::ISO_DURATION)?;
+                }
+                "MinAdvancedBookingOffset" => {
+                    out.min_advanced_booking_offset = cx
+                        .value(&attr, &schema::ISO_DURATION)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RestrictionStatus {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Restriction", &self.restriction);
+        w.attr_opt("Status", &self.status);
+        w.attr_opt("SellThroughOpenIndicator", &self.sell_through_open_indicator);
+        w.attr_opt("MaxAdvancedBookingOffset", &self.max_advanced_booking_offset);
+        w.attr_opt("MinAdvancedBookingOffset", &self.min_advanced_booking_offset);
+        w.end(name);
     }
 }

@@ -4,6 +4,7 @@
 //! Hotel NBC message (OTA_HotelDescriptiveInfoRQ, POST /hotelnbc) and its response OTA_HotelDescriptiveInfoRS.
 
 use crate::runtime as rt;
+use super::schema;
 use crate::runtime::empty_string;
 use super::common::{
     Address, Errors, LanguageSelector, Pos, Position, Success, Target, TextItems,
@@ -69,220 +70,6 @@ pub struct OtaHotelDescriptiveInfoRq {
     pub hotel_descriptive_infos: HotelDescriptiveInfos,
 }
 
-impl rt::Decode for OtaHotelDescriptiveInfoRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_pos = None;
-        let mut f_hotel_descriptive_infos = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_hotel_descriptive_infos = cx
-                        .element(&next, <HotelDescriptiveInfos as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            hotel_descriptive_infos: f_hotel_descriptive_infos
-                .ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelDescriptiveInfoRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.hotel_descriptive_infos, w, "HotelDescriptiveInfos");
-        w.end(name);
-    }
-}
-
-impl rt::PayloadStdAttributes for OtaHotelDescriptiveInfoRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelDescriptiveInfoRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            pos: Default::default(),
-            hotel_descriptive_infos: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelDescriptiveInfoRq {
-    const ROOT: &'static str = "OTA_HotelDescriptiveInfoRQ";
-    const VERSION: &'static str = "2009.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ
-    }
-}
-
-impl rt::Request for OtaHotelDescriptiveInfoRq {
-    const PATH: &'static str = "/hotelnbc";
-    type Response = OtaHotelDescriptiveInfoRs;
-}
-
-impl rt::PosRequest for OtaHotelDescriptiveInfoRq {
-    type Pos = Pos;
-    fn pos(&self) -> &Self::Pos {
-        &self.pos
-    }
-}
-
 /// Response to a hotel NBC request: Success (optionally with Warnings) and the static descriptive data of the selected hotel (HotelCode) or of the hotels of a client feed (BrandCode), one HotelDescriptiveContent per hotel and language; or Errors alone (e.g. Code 392 invalid hotel code, 424 no hotels found). TransactionIdentifier reports the range of hotels in the payload, e.g. 1-37/37.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -334,190 +121,6 @@ pub struct OtaHotelDescriptiveInfoRs {
     pub errors: Option<Errors>,
 }
 
-impl rt::Decode for OtaHotelDescriptiveInfoRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_hotel_descriptive_contents = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_hotel_descriptive_contents = cx
-                        .element(
-                            &next,
-                            <HotelDescriptiveContents as rt::Decode>::decode,
-                        )?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            hotel_descriptive_contents: f_hotel_descriptive_contents,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelDescriptiveInfoRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_descriptive_contents {
-            rt::Encode::encode(v, w, "HotelDescriptiveContents");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::ResponseStdAttributes for OtaHotelDescriptiveInfoRs {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelDescriptiveInfoRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            hotel_descriptive_contents: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelDescriptiveInfoRs {
-    const ROOT: &'static str = "OTA_HotelDescriptiveInfoRS";
-    const VERSION: &'static str = "2009.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS
-    }
-}
-
-impl OtaHotelDescriptiveInfoRs {
-    /// A success answer: `Success` and the required payload (`HotelDescriptiveContents`); no warnings.
-    pub fn success(hotel_descriptive_contents: HotelDescriptiveContents) -> Self {
-        Self {
-            success: Some(Success::default()),
-            hotel_descriptive_contents: Some(hotel_descriptive_contents),
-            ..Default::default()
-        }
-    }
-    /// Adds warnings to a success answer.
-    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
-        self.warnings = Some(warnings);
-        self
-    }
-}
-
-impl rt::Response for OtaHotelDescriptiveInfoRs {
-    type Errors = Errors;
-    type Warnings = Warnings;
-    fn is_success(&self) -> bool {
-        self.success.is_some()
-    }
-    fn errors(&self) -> Option<&Self::Errors> {
-        self.errors.as_ref()
-    }
-    fn warnings(&self) -> Option<&Self::Warnings> {
-        self.warnings.as_ref()
-    }
-    fn from_errors(errors: Self::Errors) -> Self {
-        Self {
-            errors: Some(errors),
-            ..Default::default()
-        }
-    }
-}
-
 /// List of hotel descriptive-info requests.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -533,56 +136,6 @@ pub struct HotelDescriptiveInfos {
     /// Attributes HotelCode (string) and BrandCode (string).
     #[yaserde(prefix = "ota", rename = "HotelDescriptiveInfo")]
     pub hotel_descriptive_info: Vec<HotelDescriptiveInfo>,
-}
-
-impl rt::Decode for HotelDescriptiveInfos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_INFOS;
-        let mark = cx.mark();
-        let mut f_lang_requested = None;
-        let mut f_hotel_descriptive_info = Vec::new();
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_lang_requested = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_descriptive_info
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <HotelDescriptiveInfo as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            lang_requested: f_lang_requested.flatten(),
-            hotel_descriptive_info: f_hotel_descriptive_info,
-        })
-    }
-}
-
-impl rt::Encode for HotelDescriptiveInfos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("LangRequested", &self.lang_requested);
-        for v in &self.hotel_descriptive_info {
-            rt::Encode::encode(v, w, "HotelDescriptiveInfo");
-        }
-        w.end(name);
-    }
 }
 
 /// Selects the hotel (HotelCode) or client feed (BrandCode) whose NBC data is requested. The elements and the other attributes are OpenTravel 2016B's (what to send, other ways to name the hotel): taken, so an official request is never a schema error, and ignored, as none of them changes which hotel is meant or what is sent of it.
@@ -664,192 +217,6 @@ pub struct HotelDescriptiveInfo {
     pub multimedia_objects: Option<SendData>,
 }
 
-impl rt::Decode for HotelDescriptiveInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_INFO;
-        let mark = cx.mark();
-        let mut f_hotel_code = None;
-        let mut f_brand_code = None;
-        let mut f_chain_code = None;
-        let mut f_chain_name = None;
-        let mut f_brand_name = None;
-        let mut f_hotel_city_code = None;
-        let mut f_hotel_name = None;
-        let mut f_hotel_code_context = None;
-        let mut f_area_id = None;
-        let mut f_tt_icode = None;
-        let mut f_state_code_list = None;
-        let mut f_country_code_list = None;
-        let mut f_brand_code_list = None;
-        let mut f_more_data_echo_token = None;
-        let mut f_applicable_date = None;
-        let mut f_hotel_info = None;
-        let mut f_facility_info = None;
-        let mut f_policies = None;
-        let mut f_area_info = None;
-        let mut f_affiliation_info = None;
-        let mut f_contact_info = None;
-        let mut f_multimedia_objects = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_brand_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_chain_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_chain_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_brand_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[7].ty)?);
-                }
-                Some(8) => {
-                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_state_code_list = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                Some(11) => {
-                    f_country_code_list = Some(cx.value(&attr, DESC.attributes[11].ty)?);
-                }
-                Some(12) => {
-                    f_brand_code_list = Some(cx.value(&attr, DESC.attributes[12].ty)?);
-                }
-                Some(13) => {
-                    f_more_data_echo_token = Some(
-                        cx.value(&attr, DESC.attributes[13].ty)?,
-                    );
-                }
-                Some(14) => {
-                    f_applicable_date = Some(cx.value(&attr, DESC.attributes[14].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_info = cx
-                        .element(&next, <SendHotelInfo as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_facility_info = cx
-                        .element(&next, <SendFacilityInfo as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_policies = cx.element(&next, <SendPolicies as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_area_info = cx
-                        .element(&next, <SendAreaInfo as rt::Decode>::decode)?;
-                }
-                4 => {
-                    f_affiliation_info = cx
-                        .element(&next, <SendAffiliationInfo as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_contact_info = cx.element(&next, <SendData as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_multimedia_objects = cx
-                        .element(&next, <SendData as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
-            brand_code: f_brand_code.flatten(),
-            chain_code: f_chain_code.flatten(),
-            chain_name: f_chain_name.flatten(),
-            brand_name: f_brand_name.flatten(),
-            hotel_city_code: f_hotel_city_code.flatten(),
-            hotel_name: f_hotel_name.flatten(),
-            hotel_code_context: f_hotel_code_context.flatten(),
-            area_id: f_area_id.flatten(),
-            tt_icode: f_tt_icode.flatten(),
-            state_code_list: f_state_code_list.flatten(),
-            country_code_list: f_country_code_list.flatten(),
-            brand_code_list: f_brand_code_list.flatten(),
-            more_data_echo_token: f_more_data_echo_token.flatten(),
-            applicable_date: f_applicable_date.flatten(),
-            hotel_info: f_hotel_info,
-            facility_info: f_facility_info,
-            policies: f_policies,
-            area_info: f_area_info,
-            affiliation_info: f_affiliation_info,
-            contact_info: f_contact_info,
-            multimedia_objects: f_multimedia_objects,
-        })
-    }
-}
-
-impl rt::Encode for HotelDescriptiveInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("HotelCode", &self.hotel_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        w.attr_opt("StateCodeList", &self.state_code_list);
-        w.attr_opt("CountryCodeList", &self.country_code_list);
-        w.attr_opt("BrandCodeList", &self.brand_code_list);
-        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
-        w.attr_opt("ApplicableDate", &self.applicable_date);
-        if let Some(v) = &self.hotel_info {
-            rt::Encode::encode(v, w, "HotelInfo");
-        }
-        if let Some(v) = &self.facility_info {
-            rt::Encode::encode(v, w, "FacilityInfo");
-        }
-        if let Some(v) = &self.policies {
-            rt::Encode::encode(v, w, "Policies");
-        }
-        if let Some(v) = &self.area_info {
-            rt::Encode::encode(v, w, "AreaInfo");
-        }
-        if let Some(v) = &self.affiliation_info {
-            rt::Encode::encode(v, w, "AffiliationInfo");
-        }
-        if let Some(v) = &self.contact_info {
-            rt::Encode::encode(v, w, "ContactInfo");
-        }
-        if let Some(v) = &self.multimedia_objects {
-            rt::Encode::encode(v, w, "MultimediaObjects");
-        }
-        w.end(name);
-    }
-}
-
 /// OpenTravel's request for the hotel's general information. Taken and ignored: the answer carries every part the hotel has.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -868,50 +235,6 @@ pub struct SendHotelInfo {
     /// Whether to send it.
     #[yaserde(attribute = true, rename = "SendData")]
     pub send_data: Option<bool>,
-}
-
-impl rt::Decode for SendHotelInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_HOTEL_INFO;
-        let mark = cx.mark();
-        let mut f_hotel_status = None;
-        let mut f_hotel_status_code = None;
-        let mut f_send_data = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_hotel_status = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_hotel_status_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_send_data = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_status: f_hotel_status.flatten(),
-            hotel_status_code: f_hotel_status_code.flatten(),
-            send_data: f_send_data.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for SendHotelInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HotelStatus", &self.hotel_status);
-        w.attr_opt("HotelStatusCode", &self.hotel_status_code);
-        w.attr_opt("SendData", &self.send_data);
-        w.end(name);
-    }
 }
 
 /// OpenTravel's request for the facilities. Taken and ignored: the answer carries every part the hotel has.
@@ -934,50 +257,6 @@ pub struct SendFacilityInfo {
     pub send_restaurants: Option<bool>,
 }
 
-impl rt::Decode for SendFacilityInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_FACILITY_INFO;
-        let mark = cx.mark();
-        let mut f_send_meeting_rooms = None;
-        let mut f_send_guest_rooms = None;
-        let mut f_send_restaurants = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_send_meeting_rooms = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_send_guest_rooms = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_send_restaurants = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            send_meeting_rooms: f_send_meeting_rooms.flatten(),
-            send_guest_rooms: f_send_guest_rooms.flatten(),
-            send_restaurants: f_send_restaurants.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for SendFacilityInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendMeetingRooms", &self.send_meeting_rooms);
-        w.attr_opt("SendGuestRooms", &self.send_guest_rooms);
-        w.attr_opt("SendRestaurants", &self.send_restaurants);
-        w.end(name);
-    }
-}
-
 /// OpenTravel's request for the policies. Taken and ignored: the answer carries every part the hotel has.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -990,35 +269,6 @@ pub struct SendPolicies {
     /// Whether to send them.
     #[yaserde(attribute = true, rename = "SendPolicies")]
     pub send_policies: Option<bool>,
-}
-
-impl rt::Decode for SendPolicies {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_POLICIES;
-        let mark = cx.mark();
-        let mut f_send_policies = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_send_policies = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            send_policies: f_send_policies.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for SendPolicies {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendPolicies", &self.send_policies);
-        w.end(name);
-    }
 }
 
 /// OpenTravel's request for the area information. Taken and ignored: the answer carries every part the hotel has.
@@ -1039,50 +289,6 @@ pub struct SendAreaInfo {
     /// Whether to send recreations.
     #[yaserde(attribute = true, rename = "SendRecreations")]
     pub send_recreations: Option<bool>,
-}
-
-impl rt::Decode for SendAreaInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_AREA_INFO;
-        let mark = cx.mark();
-        let mut f_send_ref_points = None;
-        let mut f_send_attractions = None;
-        let mut f_send_recreations = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_send_ref_points = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_send_attractions = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_send_recreations = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            send_ref_points: f_send_ref_points.flatten(),
-            send_attractions: f_send_attractions.flatten(),
-            send_recreations: f_send_recreations.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for SendAreaInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendRefPoints", &self.send_ref_points);
-        w.attr_opt("SendAttractions", &self.send_attractions);
-        w.attr_opt("SendRecreations", &self.send_recreations);
-        w.end(name);
-    }
 }
 
 /// OpenTravel's request for the affiliations. Taken and ignored: the answer carries every part the hotel has.
@@ -1108,60 +314,6 @@ pub struct SendAffiliationInfo {
     pub send_awards: Option<bool>,
 }
 
-impl rt::Decode for SendAffiliationInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_AFFILIATION_INFO;
-        let mark = cx.mark();
-        let mut f_send_distrib_systems = None;
-        let mut f_send_brands = None;
-        let mut f_send_loyal_programs = None;
-        let mut f_send_awards = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_send_distrib_systems = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
-                }
-                Some(1) => {
-                    f_send_brands = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_send_loyal_programs = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
-                }
-                Some(3) => {
-                    f_send_awards = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            send_distrib_systems: f_send_distrib_systems.flatten(),
-            send_brands: f_send_brands.flatten(),
-            send_loyal_programs: f_send_loyal_programs.flatten(),
-            send_awards: f_send_awards.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for SendAffiliationInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendDistribSystems", &self.send_distrib_systems);
-        w.attr_opt("SendBrands", &self.send_brands);
-        w.attr_opt("SendLoyalPrograms", &self.send_loyal_programs);
-        w.attr_opt("SendAwards", &self.send_awards);
-        w.end(name);
-    }
-}
-
 /// OpenTravel's request for one part (contact information, multimedia objects). Taken and ignored: the answer carries every part the hotel has.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1176,35 +328,6 @@ pub struct SendData {
     pub send_data: Option<bool>,
 }
 
-impl rt::Decode for SendData {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEND_DATA;
-        let mark = cx.mark();
-        let mut f_send_data = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_send_data = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            send_data: f_send_data.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for SendData {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendData", &self.send_data);
-        w.end(name);
-    }
-}
-
 /// List of hotel descriptive contents.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1217,51 +340,6 @@ pub struct HotelDescriptiveContents {
     /// The descriptive data of one hotel in one language, repeated.
     #[yaserde(prefix = "ota", rename = "HotelDescriptiveContent")]
     pub hotel_descriptive_content: Vec<HotelDescriptiveContent>,
-}
-
-impl rt::Decode for HotelDescriptiveContents {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_CONTENTS;
-        let mark = cx.mark();
-        let mut f_hotel_descriptive_content = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_descriptive_content
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <HotelDescriptiveContent as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_descriptive_content: f_hotel_descriptive_content,
-        })
-    }
-}
-
-impl rt::Encode for HotelDescriptiveContents {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_descriptive_content {
-            rt::Encode::encode(v, w, "HotelDescriptiveContent");
-        }
-        w.end(name);
-    }
 }
 
 /// The static descriptive (NBC) data of one hotel in one language: general information, images and contact data.
@@ -1312,119 +390,6 @@ pub struct HotelDescriptiveContent {
     pub contact_infos: Option<HotelContactInfos>,
 }
 
-impl rt::Decode for HotelDescriptiveContent {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIVE_CONTENT;
-        let mark = cx.mark();
-        let mut f_language_code = None;
-        let mut f_rph = None;
-        let mut f_hotel_code = None;
-        let mut f_hotel_name = None;
-        let mut f_hotel_code_context = None;
-        let mut f_chain_name = None;
-        let mut f_last_modified_date = None;
-        let mut f_hotel_info = None;
-        let mut f_affiliation_info = None;
-        let mut f_multimedia_descriptions = None;
-        let mut f_contact_infos = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_language_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_chain_name = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_last_modified_date = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_hotel_info = cx.element(&next, <HotelInfo as rt::Decode>::decode)?,
-                1 => {
-                    f_affiliation_info = cx
-                        .element(&next, <HotelAffiliationInfo as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_multimedia_descriptions = cx
-                        .element(
-                            &next,
-                            <HotelMultimediaDescriptions as rt::Decode>::decode,
-                        )?;
-                }
-                3 => {
-                    f_contact_infos = cx
-                        .element(&next, <HotelContactInfos as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            language_code: f_language_code.flatten(),
-            rph: f_rph.flatten(),
-            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
-            hotel_name: f_hotel_name.flatten(),
-            hotel_code_context: f_hotel_code_context.flatten(),
-            chain_name: f_chain_name.flatten(),
-            last_modified_date: f_last_modified_date.flatten(),
-            hotel_info: f_hotel_info,
-            affiliation_info: f_affiliation_info,
-            multimedia_descriptions: f_multimedia_descriptions,
-            contact_infos: f_contact_infos,
-        })
-    }
-}
-
-impl rt::Encode for HotelDescriptiveContent {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("LanguageCode", &self.language_code);
-        w.attr_opt("RPH", &self.rph);
-        w.attr("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("LastModifiedDate", &self.last_modified_date);
-        }
-        if let Some(v) = &self.hotel_info {
-            rt::Encode::encode(v, w, "HotelInfo");
-        }
-        if let Some(v) = &self.affiliation_info {
-            rt::Encode::encode(v, w, "AffiliationInfo");
-        }
-        if let Some(v) = &self.multimedia_descriptions {
-            rt::Encode::encode(v, w, "MultimediaDescriptions");
-        }
-        if let Some(v) = &self.contact_infos {
-            rt::Encode::encode(v, w, "ContactInfos");
-        }
-        w.end(name);
-    }
-}
-
 /// General information about a hotel, in the OpenTravel 2016B order: category and room codes, descriptions, position.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1445,60 +410,6 @@ pub struct HotelInfo {
     pub position: Option<Position>,
 }
 
-impl rt::Decode for HotelInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_INFO;
-        let mark = cx.mark();
-        let mut f_category_codes = None;
-        let mut f_descriptions = None;
-        let mut f_position = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_category_codes = cx
-                        .element(&next, <HotelCategoryCodes as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_descriptions = cx
-                        .element(&next, <HotelDescriptions as rt::Decode>::decode)?;
-                }
-                2 => f_position = cx.element(&next, <Position as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            category_codes: f_category_codes,
-            descriptions: f_descriptions,
-            position: f_position,
-        })
-    }
-}
-
-impl rt::Encode for HotelInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.category_codes {
-            rt::Encode::encode(v, w, "CategoryCodes");
-        }
-        if let Some(v) = &self.descriptions {
-            rt::Encode::encode(v, w, "Descriptions");
-        }
-        if let Some(v) = &self.position {
-            rt::Encode::encode(v, w, "Position");
-        }
-        w.end(name);
-    }
-}
-
 /// The descriptions of a hotel.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1511,40 +422,6 @@ pub struct HotelDescriptions {
     /// The long description of the hotel (text), in the language of its HotelDescriptiveContent (one content per language).
     #[yaserde(prefix = "ota", rename = "DescriptiveText")]
     pub descriptive_text: String,
-}
-
-impl rt::Decode for HotelDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut f_descriptive_text = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_descriptive_text = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            descriptive_text: f_descriptive_text.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for HotelDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.simple("DescriptiveText", &self.descriptive_text);
-        w.end(name);
-    }
 }
 
 /// The category codes of a hotel: its property class and its rooms.
@@ -1562,58 +439,6 @@ pub struct HotelCategoryCodes {
     /// GuestRoomInfo@Code@CodeDetail with DescriptiveText, one per room code.
     #[yaserde(prefix = "ota", rename = "GuestRoomInfo")]
     pub guest_room_info: Vec<GuestRoomInfo>,
-}
-
-impl rt::Decode for HotelCategoryCodes {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CATEGORY_CODES;
-        let mark = cx.mark();
-        let mut f_hotel_category = Vec::new();
-        let mut f_guest_room_info = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_category
-                        .extend(
-                            cx.element(&next, <HotelCategory as rt::Decode>::decode)?,
-                        )
-                }
-                1 => {
-                    f_guest_room_info
-                        .extend(
-                            cx.element(&next, <GuestRoomInfo as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_category: f_hotel_category,
-            guest_room_info: f_guest_room_info,
-        })
-    }
-}
-
-impl rt::Encode for HotelCategoryCodes {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_category {
-            rt::Encode::encode(v, w, "HotelCategory");
-        }
-        for v in &self.guest_room_info {
-            rt::Encode::encode(v, w, "GuestRoomInfo");
-        }
-        w.end(name);
-    }
 }
 
 /// Category (property class) of a hotel as an integer code (20 = Hotel); any other non-negative integer is allowed.
@@ -1687,45 +512,6 @@ pub struct HotelCategory {
     pub code_detail: Option<String>,
 }
 
-impl rt::Decode for HotelCategory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CATEGORY;
-        let mark = cx.mark();
-        let mut f_code = None;
-        let mut f_code_detail = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_code_detail = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_code = cx.required(f_code, node, "Code")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            code: f_code.ok_or_else(|| cx.bug(node))?,
-            code_detail: f_code_detail.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for HotelCategory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Code", &self.code);
-        w.attr_opt("CodeDetail", &self.code_detail);
-        w.end(name);
-    }
-}
-
 /// One room type of a hotel, in the vendor's form: the room code in CodeDetail, the room name in DescriptiveText, and the room description in MultimediaDescriptions (OpenTravel's Code takes only values of its code lists, so the gateway leaves it out).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1751,69 +537,6 @@ pub struct GuestRoomInfo {
     pub descriptive_text: Option<String>,
 }
 
-impl rt::Decode for GuestRoomInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_ROOM_INFO;
-        let mark = cx.mark();
-        let mut f_code = None;
-        let mut f_code_detail = None;
-        let mut f_multimedia_descriptions = None;
-        let mut f_descriptive_text = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_code_detail = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_code_detail = cx.required(f_code_detail, node, "CodeDetail")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_multimedia_descriptions = cx
-                        .element(
-                            &next,
-                            <RoomMultimediaDescriptions as rt::Decode>::decode,
-                        )?;
-                }
-                1 => f_descriptive_text = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            code: f_code.flatten(),
-            code_detail: f_code_detail.ok_or_else(|| cx.bug(node))?,
-            multimedia_descriptions: f_multimedia_descriptions,
-            descriptive_text: f_descriptive_text,
-        })
-    }
-}
-
-impl rt::Encode for GuestRoomInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Code", &self.code);
-        w.attr("CodeDetail", &self.code_detail);
-        if let Some(v) = &self.multimedia_descriptions {
-            rt::Encode::encode(v, w, "MultimediaDescriptions");
-        }
-        if let Some(v) = &self.descriptive_text {
-            w.simple("DescriptiveText", v);
-        }
-        w.end(name);
-    }
-}
-
 /// List of multimedia descriptions of a room type.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1826,51 +549,6 @@ pub struct RoomMultimediaDescriptions {
     /// One multimedia description (texts).
     #[yaserde(prefix = "ota", rename = "MultimediaDescription")]
     pub multimedia_description: Vec<RoomMultimediaDescription>,
-}
-
-impl rt::Decode for RoomMultimediaDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_MULTIMEDIA_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut f_multimedia_description = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_multimedia_description
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <RoomMultimediaDescription as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            multimedia_description: f_multimedia_description,
-        })
-    }
-}
-
-impl rt::Encode for RoomMultimediaDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.multimedia_description {
-            rt::Encode::encode(v, w, "MultimediaDescription");
-        }
-        w.end(name);
-    }
 }
 
 /// A multimedia description of a room type: its text items.
@@ -1887,40 +565,6 @@ pub struct RoomMultimediaDescription {
     pub text_items: TextItems,
 }
 
-impl rt::Decode for RoomMultimediaDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_MULTIMEDIA_DESCRIPTION;
-        let mark = cx.mark();
-        let mut f_text_items = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_text_items = cx.element(&next, <TextItems as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            text_items: f_text_items.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for RoomMultimediaDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.text_items, w, "TextItems");
-        w.end(name);
-    }
-}
-
 /// The affiliations of a hotel: its rating.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1933,40 +577,6 @@ pub struct HotelAffiliationInfo {
     /// Awards/Award.
     #[yaserde(prefix = "ota", rename = "Awards")]
     pub awards: HotelAwards,
-}
-
-impl rt::Decode for HotelAffiliationInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AFFILIATION_INFO;
-        let mark = cx.mark();
-        let mut f_awards = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_awards = cx.element(&next, <HotelAwards as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            awards: f_awards.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for HotelAffiliationInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.awards, w, "Awards");
-        w.end(name);
-    }
 }
 
 /// List of a hotel's ratings.
@@ -1983,43 +593,6 @@ pub struct HotelAwards {
     pub award: Vec<HotelAward>,
 }
 
-impl rt::Decode for HotelAwards {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AWARDS;
-        let mark = cx.mark();
-        let mut f_award = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_award
-                        .extend(cx.element(&next, <HotelAward as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { award: f_award })
-    }
-}
-
-impl rt::Encode for HotelAwards {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.award {
-            rt::Encode::encode(v, w, "Award");
-        }
-        w.end(name);
-    }
-}
-
 /// A rating of a hotel.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2032,36 +605,6 @@ pub struct HotelAward {
     /// The rating as the gateway's content states it (string), e.g. Hotel ****.
     #[yaserde(attribute = true, rename = "Rating")]
     pub rating: String,
-}
-
-impl rt::Decode for HotelAward {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AWARD;
-        let mark = cx.mark();
-        let mut f_rating = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_rating = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let f_rating = cx.required(f_rating, node, "Rating")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            rating: f_rating.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for HotelAward {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Rating", &self.rating);
-        w.end(name);
-    }
 }
 
 /// List of multimedia descriptions of a hotel.
@@ -2078,51 +621,6 @@ pub struct HotelMultimediaDescriptions {
     pub multimedia_description: Vec<HotelMultimediaDescription>,
 }
 
-impl rt::Decode for HotelMultimediaDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_MULTIMEDIA_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut f_multimedia_description = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_multimedia_description
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <HotelMultimediaDescription as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            multimedia_description: f_multimedia_description,
-        })
-    }
-}
-
-impl rt::Encode for HotelMultimediaDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.multimedia_description {
-            rt::Encode::encode(v, w, "MultimediaDescription");
-        }
-        w.end(name);
-    }
-}
-
 /// A multimedia description of a hotel: its images.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2137,43 +635,6 @@ pub struct HotelMultimediaDescription {
     pub image_items: ImageItems,
 }
 
-impl rt::Decode for HotelMultimediaDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_MULTIMEDIA_DESCRIPTION;
-        let mark = cx.mark();
-        let mut f_image_items = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_image_items = cx
-                        .element(&next, <ImageItems as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            image_items: f_image_items.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for HotelMultimediaDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.image_items, w, "ImageItems");
-        w.end(name);
-    }
-}
-
 /// List of images.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2186,43 +647,6 @@ pub struct ImageItems {
     /// One image.
     #[yaserde(prefix = "ota", rename = "ImageItem")]
     pub image_item: Vec<ImageItem>,
-}
-
-impl rt::Decode for ImageItems {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_ITEMS;
-        let mark = cx.mark();
-        let mut f_image_item = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_image_item
-                        .extend(cx.element(&next, <ImageItem as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { image_item: f_image_item })
-    }
-}
-
-impl rt::Encode for ImageItems {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.image_item {
-            rt::Encode::encode(v, w, "ImageItem");
-        }
-        w.end(name);
-    }
 }
 
 /// What an image shows, as an OpenTravel Picture Category Code (e.g. 1 exterior view, 6 guest room); any other non-negative integer is allowed.
@@ -2323,61 +747,6 @@ pub struct ImageItem {
     pub description: Vec<ImageDescription>,
 }
 
-impl rt::Decode for ImageItem {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_ITEM;
-        let mark = cx.mark();
-        let mut f_category = None;
-        let mut f_image_format = Vec::new();
-        let mut f_description = Vec::new();
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_category = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_image_format
-                        .extend(cx.element(&next, <ImageFormat as rt::Decode>::decode)?)
-                }
-                1 => {
-                    f_description
-                        .extend(
-                            cx.element(&next, <ImageDescription as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            category: f_category.flatten(),
-            image_format: f_image_format,
-            description: f_description,
-        })
-    }
-}
-
-impl rt::Encode for ImageItem {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Category", &self.category);
-        for v in &self.image_format {
-            rt::Encode::encode(v, w, "ImageFormat");
-        }
-        for v in &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
-        w.end(name);
-    }
-}
-
 /// One file of an image.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2396,54 +765,6 @@ pub struct ImageFormat {
     /// Absolute URL of the image file (text).
     #[yaserde(prefix = "ota", rename = "URL")]
     pub url: String,
-}
-
-impl rt::Decode for ImageFormat {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_FORMAT;
-        let mark = cx.mark();
-        let mut f_width = None;
-        let mut f_height = None;
-        let mut f_url = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_width = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_height = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_url = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            width: f_width.flatten(),
-            height: f_height.flatten(),
-            url: f_url.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ImageFormat {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Width", &self.width);
-        w.attr_opt("Height", &self.height);
-        w.simple("URL", &self.url);
-        w.end(name);
-    }
 }
 
 /// A description of an image as text, with a short caption.
@@ -2468,46 +789,6 @@ pub struct ImageDescription {
     pub value: String,
 }
 
-impl rt::Decode for ImageDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::IMAGE_DESCRIPTION;
-        let mark = cx.mark();
-        let mut f_caption = None;
-        let mut f_language = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_caption = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_language = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
-        cx.check(mark)?;
-        Ok(Self {
-            caption: f_caption.flatten(),
-            language: f_language.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ImageDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Caption", &self.caption);
-        w.attr_opt("Language", &self.language);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
 /// List of contact information of a hotel.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2520,47 +801,6 @@ pub struct HotelContactInfos {
     /// One set of contact data.
     #[yaserde(prefix = "ota", rename = "ContactInfo")]
     pub contact_info: Vec<HotelContactInfo>,
-}
-
-impl rt::Decode for HotelContactInfos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CONTACT_INFOS;
-        let mark = cx.mark();
-        let mut f_contact_info = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_contact_info
-                        .extend(
-                            cx.element(&next, <HotelContactInfo as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            contact_info: f_contact_info,
-        })
-    }
-}
-
-impl rt::Encode for HotelContactInfos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.contact_info {
-            rt::Encode::encode(v, w, "ContactInfo");
-        }
-        w.end(name);
-    }
 }
 
 /// Contact data of a hotel: addresses, phones and e-mail addresses.
@@ -2583,54 +823,6 @@ pub struct HotelContactInfo {
     pub emails: Option<Emails>,
 }
 
-impl rt::Decode for HotelContactInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CONTACT_INFO;
-        let mark = cx.mark();
-        let mut f_addresses = None;
-        let mut f_phones = None;
-        let mut f_emails = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_addresses = cx.element(&next, <Addresses as rt::Decode>::decode)?,
-                1 => f_phones = cx.element(&next, <Phones as rt::Decode>::decode)?,
-                2 => f_emails = cx.element(&next, <Emails as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            addresses: f_addresses,
-            phones: f_phones,
-            emails: f_emails,
-        })
-    }
-}
-
-impl rt::Encode for HotelContactInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.addresses {
-            rt::Encode::encode(v, w, "Addresses");
-        }
-        if let Some(v) = &self.phones {
-            rt::Encode::encode(v, w, "Phones");
-        }
-        if let Some(v) = &self.emails {
-            rt::Encode::encode(v, w, "Emails");
-        }
-        w.end(name);
-    }
-}
-
 /// List of addresses.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2645,42 +837,6 @@ pub struct Addresses {
     pub address: Vec<Address>,
 }
 
-impl rt::Decode for Addresses {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ADDRESSES;
-        let mark = cx.mark();
-        let mut f_address = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_address.extend(cx.element(&next, <Address as rt::Decode>::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { address: f_address })
-    }
-}
-
-impl rt::Encode for Addresses {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.address {
-            rt::Encode::encode(v, w, "Address");
-        }
-        w.end(name);
-    }
-}
-
 /// List of phone numbers.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2693,40 +849,6 @@ pub struct Phones {
     /// PhoneNumber, PhoneTechType.
     #[yaserde(prefix = "ota", rename = "Phone")]
     pub phone: Vec<Phone>,
-}
-
-impl rt::Decode for Phones {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PHONES;
-        let mark = cx.mark();
-        let mut f_phone = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_phone.extend(cx.element(&next, <Phone as rt::Decode>::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { phone: f_phone })
-    }
-}
-
-impl rt::Encode for Phones {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.phone {
-            rt::Encode::encode(v, w, "Phone");
-        }
-        w.end(name);
-    }
 }
 
 /// Technology of a phone number as an OpenTravel PTT code (1 voice, 3 fax, 5 mobile, ...); any other non-negative integer is allowed.
@@ -2816,45 +938,6 @@ pub struct Phone {
     pub phone_tech_type: Option<PhoneTechType>,
 }
 
-impl rt::Decode for Phone {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PHONE;
-        let mark = cx.mark();
-        let mut f_phone_number = None;
-        let mut f_phone_tech_type = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_phone_number = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_phone_tech_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_phone_number = cx.required(f_phone_number, node, "PhoneNumber")?;
-        cx.empty(node)?;
-        cx.check(mark)?;
-        Ok(Self {
-            phone_number: f_phone_number.ok_or_else(|| cx.bug(node))?,
-            phone_tech_type: f_phone_tech_type.flatten(),
-        })
-    }
-}
-
-impl rt::Encode for Phone {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("PhoneNumber", &self.phone_number);
-        w.attr_opt("PhoneTechType", &self.phone_tech_type);
-        w.end(name);
-    }
-}
-
 /// List of e-mail addresses.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -2869,27 +952,1686 @@ pub struct Emails {
     pub email: Vec<String>,
 }
 
-impl rt::Decode for Emails {
+impl rt::PayloadStdAttributes for OtaHotelDescriptiveInfoRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelDescriptiveInfoRq {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            correlation_id: Default::default(),
+            retransmission_indicator: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            pos: Default::default(),
+            hotel_descriptive_infos: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelDescriptiveInfoRq {
+    const ROOT: &'static str = "OTA_HotelDescriptiveInfoRQ";
+    const VERSION: &'static str = "2009.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ
+    }
+}
+
+impl rt::Request for OtaHotelDescriptiveInfoRq {
+    const PATH: &'static str = "/hotelnbc";
+    type Response = OtaHotelDescriptiveInfoRs;
+}
+
+impl rt::PosRequest for OtaHotelDescriptiveInfoRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaHotelDescriptiveInfoRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelDescriptiveInfoRs {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            success: Default::default(),
+            warnings: Default::default(),
+            hotel_descriptive_contents: Default::default(),
+            errors: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelDescriptiveInfoRs {
+    const ROOT: &'static str = "OTA_HotelDescriptiveInfoRS";
+    const VERSION: &'static str = "2009.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS
+    }
+}
+
+impl OtaHotelDescriptiveInfoRs {
+    /// A success answer: `Success` and the required payload (`HotelDescriptiveContents`); no warnings.
+    pub fn success(hotel_descriptive_contents: HotelDescriptiveContents) -> Self {
+        Self {
+            success: Some(Success::default()),
+            hotel_descriptive_contents: Some(hotel_descriptive_contents),
+            ..Default::default()
+        }
+    }
+    /// Adds warnings to a success answer.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = Some(warnings);
+        self
+    }
+}
+
+impl rt::Response for OtaHotelDescriptiveInfoRs {
+    type Errors = Errors;
+    type Warnings = Warnings;
+    fn is_success(&self) -> bool {
+        self.success.is_some()
+    }
+    fn errors(&self) -> Option<&Self::Errors> {
+        self.errors.as_ref()
+    }
+    fn warnings(&self) -> Option<&Self::Warnings> {
+        self.warnings.as_ref()
+    }
+    fn from_errors(errors: Self::Errors) -> Self {
+        Self {
+            errors: Some(errors),
+            ..Default::default()
+        }
+    }
+}
+
+impl rt::Decode for OtaHotelDescriptiveInfoRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::EMAILS;
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ;
         let mark = cx.mark();
-        let mut f_email = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
         }
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_email.extend(cx.simple(&next)?),
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "HotelDescriptiveInfos" => {
+                    rt::set(
+                        &mut out.hotel_descriptive_infos,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { email: f_email })
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelDescriptiveInfoRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        rt::Encode::encode(&self.pos, w, "POS");
+        rt::Encode::encode(&self.hotel_descriptive_infos, w, "HotelDescriptiveInfos");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaHotelDescriptiveInfoRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "HotelDescriptiveContents" => {
+                    out.hotel_descriptive_contents = cx
+                        .element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelDescriptiveInfoRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.hotel_descriptive_contents {
+            rt::Encode::encode(v, w, "HotelDescriptiveContents");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelDescriptiveInfos {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_INFOS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "LangRequested" => {
+                    out.lang_requested = cx.value(&attr, &rt::schema::XS_LANGUAGE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelDescriptiveInfo" => {
+                    rt::push(
+                        &mut out.hotel_descriptive_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelDescriptiveInfos {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("LangRequested", &self.lang_requested);
+        for v in &self.hotel_descriptive_info {
+            rt::Encode::encode(v, w, "HotelDescriptiveInfo");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelDescriptiveInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "HotelCode" => {
+                    rt::set(
+                        &mut out.hotel_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                "BrandCode" => out.brand_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ChainCode" => out.chain_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "BrandName" => out.brand_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelCityCode" => {
+                    out.hotel_city_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelCodeContext" => {
+                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TTIcode" => out.tt_icode = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "StateCodeList" => {
+                    out.state_code_list = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "CountryCodeList" => {
+                    out.country_code_list = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "BrandCodeList" => {
+                    out.brand_code_list = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "MoreDataEchoToken" => {
+                    out.more_data_echo_token = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "ApplicableDate" => out.applicable_date = cx.value(&attr, &schema::DATE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelInfo" => out.hotel_info = cx.element(&next, rt::Decode::decode)?,
+                "FacilityInfo" => {
+                    out.facility_info = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Policies" => out.policies = cx.element(&next, rt::Decode::decode)?,
+                "AreaInfo" => out.area_info = cx.element(&next, rt::Decode::decode)?,
+                "AffiliationInfo" => {
+                    out.affiliation_info = cx.element(&next, rt::Decode::decode)?;
+                }
+                "ContactInfo" => {
+                    out.contact_info = cx.element(&next, rt::Decode::decode)?;
+                }
+                "MultimediaObjects" => {
+                    out.multimedia_objects = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelDescriptiveInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("HotelCode", &self.hotel_code);
+        w.attr_opt("BrandCode", &self.brand_code);
+        w.attr_opt("ChainCode", &self.chain_code);
+        w.attr_opt("ChainName", &self.chain_name);
+        w.attr_opt("BrandName", &self.brand_name);
+        w.attr_opt("HotelCityCode", &self.hotel_city_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("AreaID", &self.area_id);
+        w.attr_opt("TTIcode", &self.tt_icode);
+        w.attr_opt("StateCodeList", &self.state_code_list);
+        w.attr_opt("CountryCodeList", &self.country_code_list);
+        w.attr_opt("BrandCodeList", &self.brand_code_list);
+        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
+        w.attr_opt("ApplicableDate", &self.applicable_date);
+        if let Some(v) = &self.hotel_info {
+            rt::Encode::encode(v, w, "HotelInfo");
+        }
+        if let Some(v) = &self.facility_info {
+            rt::Encode::encode(v, w, "FacilityInfo");
+        }
+        if let Some(v) = &self.policies {
+            rt::Encode::encode(v, w, "Policies");
+        }
+        if let Some(v) = &self.area_info {
+            rt::Encode::encode(v, w, "AreaInfo");
+        }
+        if let Some(v) = &self.affiliation_info {
+            rt::Encode::encode(v, w, "AffiliationInfo");
+        }
+        if let Some(v) = &self.contact_info {
+            rt::Encode::encode(v, w, "ContactInfo");
+        }
+        if let Some(v) = &self.multimedia_objects {
+            rt::Encode::encode(v, w, "MultimediaObjects");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for SendHotelInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SEND_HOTEL_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "HotelStatus" => {
+                    out.hotel_status = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "HotelStatusCode" => {
+                    out.hotel_status_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "SendData" => out.send_data = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for SendHotelInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("HotelStatus", &self.hotel_status);
+        w.attr_opt("HotelStatusCode", &self.hotel_status_code);
+        w.attr_opt("SendData", &self.send_data);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for SendFacilityInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SEND_FACILITY_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "SendMeetingRooms" => {
+                    out.send_meeting_rooms = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "SendGuestRooms" => {
+                    out.send_guest_rooms = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "SendRestaurants" => {
+                    out.send_restaurants = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for SendFacilityInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendMeetingRooms", &self.send_meeting_rooms);
+        w.attr_opt("SendGuestRooms", &self.send_guest_rooms);
+        w.attr_opt("SendRestaurants", &self.send_restaurants);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for SendPolicies {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SEND_POLICIES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "SendPolicies" => {
+                    out.send_policies = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for SendPolicies {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendPolicies", &self.send_policies);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for SendAreaInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SEND_AREA_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "SendRefPoints" => {
+                    out.send_ref_points = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "SendAttractions" => {
+                    out.send_attractions = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "SendRecreations" => {
+                    out.send_recreations = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for SendAreaInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendRefPoints", &self.send_ref_points);
+        w.attr_opt("SendAttractions", &self.send_attractions);
+        w.attr_opt("SendRecreations", &self.send_recreations);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for SendAffiliationInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SEND_AFFILIATION_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "SendDistribSystems" => {
+                    out.send_distrib_systems = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "SendBrands" => {
+                    out.send_brands = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "SendLoyalPrograms" => {
+                    out.send_loyal_programs = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "SendAwards" => {
+                    out.send_awards = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for SendAffiliationInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendDistribSystems", &self.send_distrib_systems);
+        w.attr_opt("SendBrands", &self.send_brands);
+        w.attr_opt("SendLoyalPrograms", &self.send_loyal_programs);
+        w.attr_opt("SendAwards", &self.send_awards);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for SendData {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::SEND_DATA;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "SendData" => out.send_data = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for SendData {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("SendData", &self.send_data);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelDescriptiveContents {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_CONTENTS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelDescriptiveContent" => {
+                    rt::push(
+                        &mut out.hotel_descriptive_content,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelDescriptiveContents {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.hotel_descriptive_content {
+            rt::Encode::encode(v, w, "HotelDescriptiveContent");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelDescriptiveContent {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_CONTENT;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "LanguageCode" => {
+                    out.language_code = cx.value(&attr, &schema::LANGUAGE_CODE)?;
+                }
+                "RPH" => out.rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                "HotelCode" => {
+                    rt::set(
+                        &mut out.hotel_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelCodeContext" => {
+                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "LastModifiedDate" => {
+                    out.last_modified_date = cx.value(&attr, &schema::DATE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelInfo" => out.hotel_info = cx.element(&next, rt::Decode::decode)?,
+                "AffiliationInfo" => {
+                    out.affiliation_info = cx.element(&next, rt::Decode::decode)?;
+                }
+                "MultimediaDescriptions" => {
+                    out.multimedia_descriptions = cx.element(&next, rt::Decode::decode)?;
+                }
+                "ContactInfos" => {
+                    out.contact_infos = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelDescriptiveContent {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("LanguageCode", &self.language_code);
+        w.attr_opt("RPH", &self.rph);
+        w.attr("HotelCode", &self.hotel_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("ChainName", &self.chain_name);
+        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
+            w.attr_opt("LastModifiedDate", &self.last_modified_date);
+        }
+        if let Some(v) = &self.hotel_info {
+            rt::Encode::encode(v, w, "HotelInfo");
+        }
+        if let Some(v) = &self.affiliation_info {
+            rt::Encode::encode(v, w, "AffiliationInfo");
+        }
+        if let Some(v) = &self.multimedia_descriptions {
+            rt::Encode::encode(v, w, "MultimediaDescriptions");
+        }
+        if let Some(v) = &self.contact_infos {
+            rt::Encode::encode(v, w, "ContactInfos");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "CategoryCodes" => {
+                    out.category_codes = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Descriptions" => {
+                    out.descriptions = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Position" => out.position = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.category_codes {
+            rt::Encode::encode(v, w, "CategoryCodes");
+        }
+        if let Some(v) = &self.descriptions {
+            rt::Encode::encode(v, w, "Descriptions");
+        }
+        if let Some(v) = &self.position {
+            rt::Encode::encode(v, w, "Position");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelDescriptions {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIONS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "DescriptiveText" => {
+                    rt::set(&mut out.descriptive_text, cx.simple(&next)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelDescriptions {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.simple("DescriptiveText", &self.descriptive_text);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelCategoryCodes {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CATEGORY_CODES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelCategory" => {
+                    rt::push(
+                        &mut out.hotel_category,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "GuestRoomInfo" => {
+                    rt::push(
+                        &mut out.guest_room_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelCategoryCodes {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.hotel_category {
+            rt::Encode::encode(v, w, "HotelCategory");
+        }
+        for v in &self.guest_room_info {
+            rt::Encode::encode(v, w, "GuestRoomInfo");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelCategory {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CATEGORY;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Code" => {
+                    rt::set(
+                        &mut out.code,
+                        cx.value(&attr, &schema::HOTEL_CATEGORY_CODE)?,
+                    )
+                }
+                "CodeDetail" => {
+                    out.code_detail = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelCategory {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Code", &self.code);
+        w.attr_opt("CodeDetail", &self.code_detail);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for GuestRoomInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_ROOM_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Code" => out.code = cx.value(&attr, &schema::OTA_CODE)?,
+                "CodeDetail" => {
+                    rt::set(
+                        &mut out.code_detail,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "MultimediaDescriptions" => {
+                    out.multimedia_descriptions = cx.element(&next, rt::Decode::decode)?;
+                }
+                "DescriptiveText" => out.descriptive_text = cx.simple(&next)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for GuestRoomInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Code", &self.code);
+        w.attr("CodeDetail", &self.code_detail);
+        if let Some(v) = &self.multimedia_descriptions {
+            rt::Encode::encode(v, w, "MultimediaDescriptions");
+        }
+        if let Some(v) = &self.descriptive_text {
+            w.simple("DescriptiveText", v);
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RoomMultimediaDescriptions {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_MULTIMEDIA_DESCRIPTIONS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "MultimediaDescription" => {
+                    rt::push(
+                        &mut out.multimedia_description,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RoomMultimediaDescriptions {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.multimedia_description {
+            rt::Encode::encode(v, w, "MultimediaDescription");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RoomMultimediaDescription {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_MULTIMEDIA_DESCRIPTION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "TextItems" => {
+                    rt::set(&mut out.text_items, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RoomMultimediaDescription {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.text_items, w, "TextItems");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelAffiliationInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AFFILIATION_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Awards" => {
+                    rt::set(&mut out.awards, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelAffiliationInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.awards, w, "Awards");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelAwards {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AWARDS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Award" => {
+                    rt::push(&mut out.award, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelAwards {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.award {
+            rt::Encode::encode(v, w, "Award");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelAward {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AWARD;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Rating" => {
+                    rt::set(&mut out.rating, cx.value(&attr, &rt::schema::XS_STRING)?)
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelAward {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("Rating", &self.rating);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelMultimediaDescriptions {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_MULTIMEDIA_DESCRIPTIONS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "MultimediaDescription" => {
+                    rt::push(
+                        &mut out.multimedia_description,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelMultimediaDescriptions {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.multimedia_description {
+            rt::Encode::encode(v, w, "MultimediaDescription");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelMultimediaDescription {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_MULTIMEDIA_DESCRIPTION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "ImageItems" => {
+                    rt::set(&mut out.image_items, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelMultimediaDescription {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.image_items, w, "ImageItems");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ImageItems {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_ITEMS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "ImageItem" => {
+                    rt::push(&mut out.image_item, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ImageItems {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.image_item {
+            rt::Encode::encode(v, w, "ImageItem");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ImageItem {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_ITEM;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Category" => {
+                    out.category = cx.value(&attr, &schema::IMAGE_CATEGORY_CODE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "ImageFormat" => {
+                    rt::push(
+                        &mut out.image_format,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "Description" => {
+                    rt::push(
+                        &mut out.description,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ImageItem {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Category", &self.category);
+        for v in &self.image_format {
+            rt::Encode::encode(v, w, "ImageFormat");
+        }
+        for v in &self.description {
+            rt::Encode::encode(v, w, "Description");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ImageFormat {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_FORMAT;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Width" => out.width = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?,
+                "Height" => {
+                    out.height = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "URL" => rt::set(&mut out.url, cx.simple(&next)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ImageFormat {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Width", &self.width);
+        w.attr_opt("Height", &self.height);
+        w.simple("URL", &self.url);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ImageDescription {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_DESCRIPTION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "Caption" => out.caption = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "Language" => out.language = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ImageDescription {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("Caption", &self.caption);
+        w.attr_opt("Language", &self.language);
+        w.text(&self.value);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelContactInfos {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CONTACT_INFOS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "ContactInfo" => {
+                    rt::push(
+                        &mut out.contact_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelContactInfos {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.contact_info {
+            rt::Encode::encode(v, w, "ContactInfo");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for HotelContactInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CONTACT_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Addresses" => out.addresses = cx.element(&next, rt::Decode::decode)?,
+                "Phones" => out.phones = cx.element(&next, rt::Decode::decode)?,
+                "Emails" => out.emails = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for HotelContactInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.addresses {
+            rt::Encode::encode(v, w, "Addresses");
+        }
+        if let Some(v) = &self.phones {
+            rt::Encode::encode(v, w, "Phones");
+        }
+        if let Some(v) = &self.emails {
+            rt::Encode::encode(v, w, "Emails");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Addresses {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ADDRESSES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Address" => {
+                    rt::push(&mut out.address, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Addresses {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.address {
+            rt::Encode::encode(v, w, "Address");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Phones {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::PHONES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Phone" => {
+                    rt::push(&mut out.phone, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Phones {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.phone {
+            rt::Encode::encode(v, w, "Phone");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Phone {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::PHONE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "PhoneNumber" => {
+                    rt::set(
+                        &mut out.phone_number,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                "PhoneTechType" => {
+                    out.phone_tech_type = cx.value(&attr, &schema::PHONE_TECH_TYPE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        cx.empty(node)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for Phone {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr("PhoneNumber", &self.phone_number);
+        w.attr_opt("PhoneTechType", &self.phone_tech_type);
+        w.end(name);
+    }
+}
+
+impl rt::Decode for Emails {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::EMAILS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Email" => rt::push(&mut out.email, cx.simple(&next)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
     }
 }
 

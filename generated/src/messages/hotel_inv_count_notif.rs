@@ -4,6 +4,7 @@
 //! Supply side (#21): inventory count notifications (OTA_HotelInvCountNotifRQ, POST /hotelinvcountnotif) and their acknowledgement OTA_HotelInvCountNotifRS, in their OpenTravel 2016B form: same element names and order, cardinalities within 2016B's; what the gateway does not read is taken as unread content.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     Errors, LanguageSelector, NotifUniqueId, Pos, StatusApplicationControl, Success,
     Target, UnreadContent, Warnings,
@@ -74,136 +75,250 @@ pub struct OtaHotelInvCountNotifRq {
     pub tpa_extensions: Option<UnreadContent>,
 }
 
-impl rt::Decode for OtaHotelInvCountNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_INV_COUNT_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_pos = None;
-        let mut f_unique_id = None;
-        let mut f_inventories = None;
-        let mut f_tpa_extensions = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
-            }
+/// Response to an inventory count notification (OpenTravel 2016B OTA_HotelInvCountNotifRS, a MessageAcknowledgementType): Success (optionally with Warnings: e.g. an item older than the state already applied, or a count below the rooms already sold), or Errors alone: then nothing of the notification was applied.
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_HotelInvCountNotifRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaHotelInvCountNotifRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// The notification was applied (or was a repeat of one already applied).
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks about items, each with its Tag.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// The notification's UniqueID, echoed when it had one.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Option<NotifUniqueId>,
+    /// Why the notification was refused (e.g. a hotel the supplier does not own, an unknown room type); nothing was applied.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
+}
+
+/// The counts of one hotel (OpenTravel 2016B InvCountType).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "InvCountInventories",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct InvCountInventories {
+    /// The chain code. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
+    #[yaserde(attribute = true, rename = "ChainCode")]
+    pub chain_code: Option<String>,
+    /// The brand code. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
+    #[yaserde(attribute = true, rename = "BrandCode")]
+    pub brand_code: Option<String>,
+    /// The hotel code (e.g. HTL00042): required by the gateway, which answers a notification without it Type 10.
+    ///
+    /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
+    #[yaserde(attribute = true, rename = "HotelCode")]
+    pub hotel_code: Option<String>,
+    /// The hotel's city code. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
+    #[yaserde(attribute = true, rename = "HotelCityCode")]
+    pub hotel_city_code: Option<String>,
+    /// The hotel's name. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "HotelName")]
+    pub hotel_name: Option<String>,
+    /// Who issued HotelCode. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    pub hotel_code_context: Option<String>,
+    /// The chain name. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "ChainName")]
+    pub chain_name: Option<String>,
+    /// The brand name. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
+    #[yaserde(attribute = true, rename = "BrandName")]
+    pub brand_name: Option<String>,
+    /// An area code. Taken and ignored.
+    #[yaserde(attribute = true, rename = "AreaID")]
+    pub area_id: Option<String>,
+    /// A travel technology code. Taken and ignored.
+    #[yaserde(attribute = true, rename = "TTIcode")]
+    pub tt_icode: Option<u64>,
+    /// One room type and date range and its count.
+    #[yaserde(prefix = "ota", rename = "Inventory")]
+    pub inventory: Vec<InvCountInventory>,
+    /// OpenTravel 2016B: an identifier of the set of counts. Taken and ignored.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Option<NotifUniqueId>,
+}
+
+/// The count of one room type over a date range (OpenTravel 2016B BaseInvCountType).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "InvCountInventory",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct InvCountInventory {
+    /// The dates (Start, End), the room type (InvTypeCode or InvCode) and optionally the rate plan and the days of the week. Optional in OpenTravel 2016B; required here.
+    #[yaserde(prefix = "ota", rename = "StatusApplicationControl")]
+    pub status_application_control: StatusApplicationControl,
+    /// The count. Optional in OpenTravel 2016B; required here.
+    #[yaserde(prefix = "ota", rename = "InvCounts")]
+    pub inv_counts: InvCounts,
+    /// OpenTravel 2016B: an off-sell amount. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "OffSell")]
+    pub off_sell: Option<UnreadContent>,
+    /// An identifier of this item (e.g. Type 16 and a sequence of the sender). Taken and ignored.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Option<NotifUniqueId>,
+}
+
+/// The counts of one inventory item.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "InvCounts",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct InvCounts {
+    /// One count.
+    #[yaserde(prefix = "ota", rename = "InvCount")]
+    pub inv_count: Vec<InvCount>,
+}
+
+/// One count of rooms (OpenTravel 2016B InvCount).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "InvCount",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct InvCount {
+    /// OpenTravel Inventory Count Type (INV) code: 2 (Available) the rooms on sale, the one the gateway reads; absent means 2. Others (1 Physical, 4 Definite sold, ...) are answered Type 2 (not supported).
+    ///
+    /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
+    #[yaserde(attribute = true, rename = "CountType")]
+    pub count_type: Option<String>,
+    /// The number of rooms: with ActionType absent or Allocation, the rooms on sale; with Adjustment, the change (may be negative).
+    #[yaserde(attribute = true, rename = "Count")]
+    pub count: Option<i64>,
+    /// OpenTravel 2016B: why the count was adjusted. Taken and ignored.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "AdjustReason")]
+    pub adjust_reason: Option<String>,
+    /// What Count is: Allocation (absent means this) sets the rooms on sale, Adjustment adds Count to them; Used and Remaining are answered Type 2 (not supported).
+    #[yaserde(attribute = true, rename = "ActionType")]
+    pub action_type: Option<InvCountActionType>,
+    /// OpenTravel 2016B: the release of a block (allotments are not supported). Taken and not read.
+    #[yaserde(prefix = "ota", rename = "InvBlockCutoff")]
+    pub inv_block_cutoff: Option<UnreadContent>,
+}
+
+/// What an InvCount@Count is (OpenTravel 2016B InvCount@ActionType).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum InvCountActionType {
+    /// A change of the rooms on sale (may be negative).
+    #[default]
+    Adjustment,
+    /// The rooms used.
+    Used,
+    /// The rooms remaining.
+    Remaining,
+    /// The rooms on sale (the count replaces the previous one).
+    Allocation,
+}
+
+impl InvCountActionType {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "Adjustment",
+        "Used",
+        "Remaining",
+        "Allocation",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Adjustment => "Adjustment",
+            Self::Used => "Used",
+            Self::Remaining => "Remaining",
+            Self::Allocation => "Allocation",
         }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_inventories = cx
-                        .element(&next, <InvCountInventories as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            unique_id: f_unique_id,
-            inventories: f_inventories.ok_or_else(|| cx.bug(node))?,
-            tpa_extensions: f_tpa_extensions,
-        })
     }
 }
 
-impl rt::Encode for OtaHotelInvCountNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
+impl ::std::fmt::Display for InvCountActionType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for InvCountActionType {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "Adjustment" => Ok(Self::Adjustment),
+            "Used" => Ok(Self::Used),
+            "Remaining" => Ok(Self::Remaining),
+            "Allocation" => Ok(Self::Allocation),
+            other => Err(rt::UnknownValue::new("InvCountActionType", other)),
         }
-        rt::Encode::encode(&self.inventories, w, "Inventories");
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
+    }
+}
+
+impl rt::FromValue for InvCountActionType {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for InvCountActionType {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }
 
@@ -307,150 +422,6 @@ impl rt::PosRequest for OtaHotelInvCountNotifRq {
     }
 }
 
-/// Response to an inventory count notification (OpenTravel 2016B OTA_HotelInvCountNotifRS, a MessageAcknowledgementType): Success (optionally with Warnings: e.g. an item older than the state already applied, or a count below the rooms already sold), or Errors alone: then nothing of the notification was applied.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_HotelInvCountNotifRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaHotelInvCountNotifRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// The notification was applied (or was a repeat of one already applied).
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks about items, each with its Tag.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// The notification's UniqueID, echoed when it had one.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: Option<NotifUniqueId>,
-    /// Why the notification was refused (e.g. a hotel the supplier does not own, an unknown room type); nothing was applied.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaHotelInvCountNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_INV_COUNT_NOTIF_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_unique_id = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            unique_id: f_unique_id,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelInvCountNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
 impl rt::ResponseStdAttributes for OtaHotelInvCountNotifRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()
@@ -538,67 +509,170 @@ impl rt::Response for OtaHotelInvCountNotifRs {
     }
 }
 
-/// The counts of one hotel (OpenTravel 2016B InvCountType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "InvCountInventories",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct InvCountInventories {
-    /// The chain code. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
-    #[yaserde(attribute = true, rename = "ChainCode")]
-    pub chain_code: Option<String>,
-    /// The brand code. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
-    #[yaserde(attribute = true, rename = "BrandCode")]
-    pub brand_code: Option<String>,
-    /// The hotel code (e.g. HTL00042): required by the gateway, which answers a notification without it Type 10.
-    ///
-    /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
-    #[yaserde(attribute = true, rename = "HotelCode")]
-    pub hotel_code: Option<String>,
-    /// The hotel's city code. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
-    #[yaserde(attribute = true, rename = "HotelCityCode")]
-    pub hotel_city_code: Option<String>,
-    /// The hotel's name. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "HotelName")]
-    pub hotel_name: Option<String>,
-    /// Who issued HotelCode. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "HotelCodeContext")]
-    pub hotel_code_context: Option<String>,
-    /// The chain name. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
-    #[yaserde(attribute = true, rename = "ChainName")]
-    pub chain_name: Option<String>,
-    /// The brand name. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
-    #[yaserde(attribute = true, rename = "BrandName")]
-    pub brand_name: Option<String>,
-    /// An area code. Taken and ignored.
-    #[yaserde(attribute = true, rename = "AreaID")]
-    pub area_id: Option<String>,
-    /// A travel technology code. Taken and ignored.
-    #[yaserde(attribute = true, rename = "TTIcode")]
-    pub tt_icode: Option<u64>,
-    /// One room type and date range and its count.
-    #[yaserde(prefix = "ota", rename = "Inventory")]
-    pub inventory: Vec<InvCountInventory>,
-    /// OpenTravel 2016B: an identifier of the set of counts. Taken and ignored.
-    #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: Option<NotifUniqueId>,
+impl rt::Decode for OtaHotelInvCountNotifRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_INV_COUNT_NOTIF_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "Inventories" => {
+                    rt::set(&mut out.inventories, cx.element(&next, rt::Decode::decode)?)
+                }
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelInvCountNotifRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        rt::Encode::encode(&self.pos, w, "POS");
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        rt::Encode::encode(&self.inventories, w, "Inventories");
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaHotelInvCountNotifRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_INV_COUNT_NOTIF_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelInvCountNotifRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for InvCountInventories {
@@ -606,87 +680,56 @@ impl rt::Decode for InvCountInventories {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::INV_COUNT_INVENTORIES;
+        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNT_INVENTORIES;
         let mark = cx.mark();
-        let mut f_chain_code = None;
-        let mut f_brand_code = None;
-        let mut f_hotel_code = None;
-        let mut f_hotel_city_code = None;
-        let mut f_hotel_name = None;
-        let mut f_hotel_code_context = None;
-        let mut f_chain_name = None;
-        let mut f_brand_name = None;
-        let mut f_area_id = None;
-        let mut f_tt_icode = None;
-        let mut f_inventory = Vec::new();
-        let mut f_unique_id = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_chain_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "ChainCode" => {
+                    out.chain_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
                 }
-                Some(1) => {
-                    f_brand_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "BrandCode" => {
+                    out.brand_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
                 }
-                Some(2) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "HotelCode" => {
+                    out.hotel_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
                 }
-                Some(3) => {
-                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                "HotelCityCode" => {
+                    out.hotel_city_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
                 }
-                Some(4) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                "HotelName" => {
+                    out.hotel_name = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
                 }
-                Some(5) => {
-                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                "HotelCodeContext" => {
+                    out.hotel_code_context = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
                 }
-                Some(6) => {
-                    f_chain_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
+                "ChainName" => {
+                    out.chain_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
                 }
-                Some(7) => {
-                    f_brand_name = Some(cx.value(&attr, DESC.attributes[7].ty)?);
+                "BrandName" => {
+                    out.brand_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
                 }
-                Some(8) => {
-                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
+                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TTIcode" => {
+                    out.tt_icode = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
                 }
-                Some(9) => {
-                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_inventory
-                        .extend(
-                            cx.element(&next, <InvCountInventory as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "Inventory" => {
+                    rt::push(&mut out.inventory, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            chain_code: f_chain_code.flatten(),
-            brand_code: f_brand_code.flatten(),
-            hotel_code: f_hotel_code.flatten(),
-            hotel_city_code: f_hotel_city_code.flatten(),
-            hotel_name: f_hotel_name.flatten(),
-            hotel_code_context: f_hotel_code_context.flatten(),
-            chain_name: f_chain_name.flatten(),
-            brand_name: f_brand_name.flatten(),
-            area_id: f_area_id.flatten(),
-            tt_icode: f_tt_icode.flatten(),
-            inventory: f_inventory,
-            unique_id: f_unique_id,
-        })
+        Ok(out)
     }
 }
 
@@ -713,74 +756,37 @@ impl rt::Encode for InvCountInventories {
     }
 }
 
-/// The count of one room type over a date range (OpenTravel 2016B BaseInvCountType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "InvCountInventory",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct InvCountInventory {
-    /// The dates (Start, End), the room type (InvTypeCode or InvCode) and optionally the rate plan and the days of the week. Optional in OpenTravel 2016B; required here.
-    #[yaserde(prefix = "ota", rename = "StatusApplicationControl")]
-    pub status_application_control: StatusApplicationControl,
-    /// The count. Optional in OpenTravel 2016B; required here.
-    #[yaserde(prefix = "ota", rename = "InvCounts")]
-    pub inv_counts: InvCounts,
-    /// OpenTravel 2016B: an off-sell amount. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "OffSell")]
-    pub off_sell: Option<UnreadContent>,
-    /// An identifier of this item (e.g. Type 16 and a sequence of the sender). Taken and ignored.
-    #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: Option<NotifUniqueId>,
-}
-
 impl rt::Decode for InvCountInventory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::INV_COUNT_INVENTORY;
+        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNT_INVENTORY;
         let mark = cx.mark();
-        let mut f_status_application_control = None;
-        let mut f_inv_counts = None;
-        let mut f_off_sell = None;
-        let mut f_unique_id = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_status_application_control = cx
-                        .element(
-                            &next,
-                            <StatusApplicationControl as rt::Decode>::decode,
-                        )?;
+            match next.elem.name {
+                "StatusApplicationControl" => {
+                    rt::set(
+                        &mut out.status_application_control,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                1 => f_inv_counts = cx.element(&next, <InvCounts as rt::Decode>::decode)?,
-                2 => {
-                    f_off_sell = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "InvCounts" => {
+                    rt::set(&mut out.inv_counts, cx.element(&next, rt::Decode::decode)?)
                 }
-                3 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
+                "OffSell" => out.off_sell = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            status_application_control: f_status_application_control
-                .ok_or_else(|| cx.bug(node))?,
-            inv_counts: f_inv_counts.ok_or_else(|| cx.bug(node))?,
-            off_sell: f_off_sell,
-            unique_id: f_unique_id,
-        })
+        Ok(out)
     }
 }
 
@@ -803,44 +809,29 @@ impl rt::Encode for InvCountInventory {
     }
 }
 
-/// The counts of one inventory item.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "InvCounts",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct InvCounts {
-    /// One count.
-    #[yaserde(prefix = "ota", rename = "InvCount")]
-    pub inv_count: Vec<InvCount>,
-}
-
 impl rt::Decode for InvCounts {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::INV_COUNTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNTS;
         let mark = cx.mark();
-        let mut f_inv_count = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_inv_count
-                        .extend(cx.element(&next, <InvCount as rt::Decode>::decode)?)
+            match next.elem.name {
+                "InvCount" => {
+                    rt::push(&mut out.inv_count, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { inv_count: f_inv_count })
+        Ok(out)
     }
 }
 
@@ -854,84 +845,39 @@ impl rt::Encode for InvCounts {
     }
 }
 
-/// One count of rooms (OpenTravel 2016B InvCount).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "InvCount",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct InvCount {
-    /// OpenTravel Inventory Count Type (INV) code: 2 (Available) the rooms on sale, the one the gateway reads; absent means 2. Others (1 Physical, 4 Definite sold, ...) are answered Type 2 (not supported).
-    ///
-    /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
-    #[yaserde(attribute = true, rename = "CountType")]
-    pub count_type: Option<String>,
-    /// The number of rooms: with ActionType absent or Allocation, the rooms on sale; with Adjustment, the change (may be negative).
-    #[yaserde(attribute = true, rename = "Count")]
-    pub count: Option<i64>,
-    /// OpenTravel 2016B: why the count was adjusted. Taken and ignored.
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "AdjustReason")]
-    pub adjust_reason: Option<String>,
-    /// What Count is: Allocation (absent means this) sets the rooms on sale, Adjustment adds Count to them; Used and Remaining are answered Type 2 (not supported).
-    #[yaserde(attribute = true, rename = "ActionType")]
-    pub action_type: Option<InvCountActionType>,
-    /// OpenTravel 2016B: the release of a block (allotments are not supported). Taken and not read.
-    #[yaserde(prefix = "ota", rename = "InvBlockCutoff")]
-    pub inv_block_cutoff: Option<UnreadContent>,
-}
-
 impl rt::Decode for InvCount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::INV_COUNT;
+        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNT;
         let mark = cx.mark();
-        let mut f_count_type = None;
-        let mut f_count = None;
-        let mut f_adjust_reason = None;
-        let mut f_action_type = None;
-        let mut f_inv_block_cutoff = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_count_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "CountType" => out.count_type = cx.value(&attr, &schema::OTA_CODE)?,
+                "Count" => out.count = cx.value(&attr, &rt::schema::XS_INTEGER)?,
+                "AdjustReason" => {
+                    out.adjust_reason = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
                 }
-                Some(1) => {
-                    f_count = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ActionType" => {
+                    out.action_type = cx.value(&attr, &schema::INV_COUNT_ACTION_TYPE)?;
                 }
-                Some(2) => {
-                    f_adjust_reason = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_action_type = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_inv_block_cutoff = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+            match next.elem.name {
+                "InvBlockCutoff" => {
+                    out.inv_block_cutoff = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            count_type: f_count_type.flatten(),
-            count: f_count.flatten(),
-            adjust_reason: f_adjust_reason.flatten(),
-            action_type: f_action_type.flatten(),
-            inv_block_cutoff: f_inv_block_cutoff,
-        })
+        Ok(out)
     }
 }
 
@@ -946,71 +892,5 @@ impl rt::Encode for InvCount {
             rt::Encode::encode(v, w, "InvBlockCutoff");
         }
         w.end(name);
-    }
-}
-
-/// What an InvCount@Count is (OpenTravel 2016B InvCount@ActionType).
-///
-/// A closed list: any other value is rejected when decoding.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
-pub enum InvCountActionType {
-    /// A change of the rooms on sale (may be negative).
-    #[default]
-    Adjustment,
-    /// The rooms used.
-    Used,
-    /// The rooms remaining.
-    Remaining,
-    /// The rooms on sale (the count replaces the previous one).
-    Allocation,
-}
-
-impl InvCountActionType {
-    /// The known values, as written in XML.
-    pub const KNOWN: &'static [&'static str] = &[
-        "Adjustment",
-        "Used",
-        "Remaining",
-        "Allocation",
-    ];
-    /// The value as written in XML.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Adjustment => "Adjustment",
-            Self::Used => "Used",
-            Self::Remaining => "Remaining",
-            Self::Allocation => "Allocation",
-        }
-    }
-}
-
-impl ::std::fmt::Display for InvCountActionType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl ::std::str::FromStr for InvCountActionType {
-    type Err = rt::UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "Adjustment" => Ok(Self::Adjustment),
-            "Used" => Ok(Self::Used),
-            "Remaining" => Ok(Self::Remaining),
-            "Allocation" => Ok(Self::Allocation),
-            other => Err(rt::UnknownValue::new("InvCountActionType", other)),
-        }
-    }
-}
-
-impl rt::FromValue for InvCountActionType {
-    fn from_value(text: &str) -> Option<Self> {
-        text.parse().ok()
-    }
-}
-
-impl rt::ToValue for InvCountActionType {
-    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
-        ::std::borrow::Cow::Borrowed(self.as_str())
     }
 }

@@ -4,6 +4,7 @@
 //! Supply side (#21): rate amount notifications (OTA_HotelRateAmountNotifRQ, POST /hotelrateamountnotif) and their acknowledgement OTA_HotelRateAmountNotifRS, in their OpenTravel 2016B form: same element names and order, cardinalities within 2016B's; what the gateway does not read is taken as unread content.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     AgeQualifyingCode, Errors, LanguageSelector, NotifUniqueId, Pos,
     StatusApplicationControl, Success, Target, TimeUnit, UnreadContent, Warnings,
@@ -77,243 +78,6 @@ pub struct OtaHotelRateAmountNotifRq {
     pub rate_amount_messages: RateAmountMessages,
 }
 
-impl rt::Decode for OtaHotelRateAmountNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_notif_type = None;
-        let mut f_notif_scope_type = None;
-        let mut f_pos = None;
-        let mut f_unique_id = None;
-        let mut f_rate_amount_messages = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_notif_type = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                Some(11) => {
-                    f_notif_scope_type = Some(cx.value(&attr, DESC.attributes[11].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_rate_amount_messages = cx
-                        .element(&next, <RateAmountMessages as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            notif_type: f_notif_type.flatten(),
-            notif_scope_type: f_notif_scope_type.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            unique_id: f_unique_id,
-            rate_amount_messages: f_rate_amount_messages.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelRateAmountNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("NotifType", &self.notif_type);
-        w.attr_opt("NotifScopeType", &self.notif_scope_type);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.rate_amount_messages, w, "RateAmountMessages");
-        w.end(name);
-    }
-}
-
-impl rt::PayloadStdAttributes for OtaHotelRateAmountNotifRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelRateAmountNotifRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            notif_type: Default::default(),
-            notif_scope_type: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            rate_amount_messages: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelRateAmountNotifRq {
-    const ROOT: &'static str = "OTA_HotelRateAmountNotifRQ";
-    const VERSION: &'static str = "2016.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ
-    }
-}
-
-impl rt::Request for OtaHotelRateAmountNotifRq {
-    const PATH: &'static str = "/hotelrateamountnotif";
-    type Response = OtaHotelRateAmountNotifRs;
-}
-
-impl rt::PosRequest for OtaHotelRateAmountNotifRq {
-    type Pos = Pos;
-    fn pos(&self) -> &Self::Pos {
-        &self.pos
-    }
-}
-
 /// Response to a rate amount notification (OpenTravel 2016B OTA_HotelRateAmountNotifRS, a MessageAcknowledgementType): Success (optionally with Warnings: e.g. an item older than the state already applied, or a count below the rooms already sold), or Errors alone: then nothing of the notification was applied.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -363,186 +127,6 @@ pub struct OtaHotelRateAmountNotifRs {
     /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
     #[yaserde(prefix = "ota", rename = "Errors")]
     pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaHotelRateAmountNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_unique_id = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            unique_id: f_unique_id,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelRateAmountNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::ResponseStdAttributes for OtaHotelRateAmountNotifRs {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelRateAmountNotifRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelRateAmountNotifRs {
-    const ROOT: &'static str = "OTA_HotelRateAmountNotifRS";
-    const VERSION: &'static str = "2016.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RS
-    }
-}
-
-impl OtaHotelRateAmountNotifRs {
-    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
-    pub fn success() -> Self {
-        Self {
-            success: Some(Success::default()),
-            ..Default::default()
-        }
-    }
-    /// Adds warnings to a success answer.
-    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
-        self.warnings = Some(warnings);
-        self
-    }
-}
-
-impl rt::Response for OtaHotelRateAmountNotifRs {
-    type Errors = Errors;
-    type Warnings = Warnings;
-    fn is_success(&self) -> bool {
-        self.success.is_some()
-    }
-    fn errors(&self) -> Option<&Self::Errors> {
-        self.errors.as_ref()
-    }
-    fn warnings(&self) -> Option<&Self::Warnings> {
-        self.warnings.as_ref()
-    }
-    fn from_errors(errors: Self::Errors) -> Self {
-        Self {
-            errors: Some(errors),
-            ..Default::default()
-        }
-    }
 }
 
 /// How the amounts of a rate notification apply (OpenTravel 2016B OTA_HotelRateAmountNotifRQ@NotifType).
@@ -715,109 +299,6 @@ pub struct RateAmountMessages {
     pub rate_amount_message: Vec<RateAmountMessage>,
 }
 
-impl rt::Decode for RateAmountMessages {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RATE_AMOUNT_MESSAGES;
-        let mark = cx.mark();
-        let mut f_chain_code = None;
-        let mut f_brand_code = None;
-        let mut f_hotel_code = None;
-        let mut f_hotel_city_code = None;
-        let mut f_hotel_name = None;
-        let mut f_hotel_code_context = None;
-        let mut f_chain_name = None;
-        let mut f_brand_name = None;
-        let mut f_area_id = None;
-        let mut f_tt_icode = None;
-        let mut f_rate_amount_message = Vec::new();
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_chain_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_brand_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_hotel_city_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                Some(5) => {
-                    f_hotel_code_context = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_chain_name = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_brand_name = Some(cx.value(&attr, DESC.attributes[7].ty)?);
-                }
-                Some(8) => {
-                    f_area_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_tt_icode = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_rate_amount_message
-                        .extend(
-                            cx.element(&next, <RateAmountMessage as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            chain_code: f_chain_code.flatten(),
-            brand_code: f_brand_code.flatten(),
-            hotel_code: f_hotel_code.flatten(),
-            hotel_city_code: f_hotel_city_code.flatten(),
-            hotel_name: f_hotel_name.flatten(),
-            hotel_code_context: f_hotel_code_context.flatten(),
-            chain_name: f_chain_name.flatten(),
-            brand_name: f_brand_name.flatten(),
-            area_id: f_area_id.flatten(),
-            tt_icode: f_tt_icode.flatten(),
-            rate_amount_message: f_rate_amount_message,
-        })
-    }
-}
-
-impl rt::Encode for RateAmountMessages {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        for v in &self.rate_amount_message {
-            rt::Encode::encode(v, w, "RateAmountMessage");
-        }
-        w.end(name);
-    }
-}
-
 /// The rates of one room type and rate plan (OpenTravel 2016B RateAmountMessageType).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -838,62 +319,6 @@ pub struct RateAmountMessage {
     pub rates: RateAmountRates,
 }
 
-impl rt::Decode for RateAmountMessage {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RATE_AMOUNT_MESSAGE;
-        let mark = cx.mark();
-        let mut f_locator_id = None;
-        let mut f_status_application_control = None;
-        let mut f_rates = None;
-        for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_locator_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_status_application_control = cx
-                        .element(
-                            &next,
-                            <StatusApplicationControl as rt::Decode>::decode,
-                        )?;
-                }
-                1 => {
-                    f_rates = cx.element(&next, <RateAmountRates as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            locator_id: f_locator_id.flatten(),
-            status_application_control: f_status_application_control
-                .ok_or_else(|| cx.bug(node))?,
-            rates: f_rates.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for RateAmountMessage {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("LocatorID", &self.locator_id);
-        rt::Encode::encode(
-            &self.status_application_control,
-            w,
-            "StatusApplicationControl",
-        );
-        rt::Encode::encode(&self.rates, w, "Rates");
-        w.end(name);
-    }
-}
-
 /// The rates of a rate amount message.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -906,45 +331,6 @@ pub struct RateAmountRates {
     /// One rate over a date range.
     #[yaserde(prefix = "ota", rename = "Rate")]
     pub rate: Vec<RateAmountRate>,
-}
-
-impl rt::Decode for RateAmountRates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RATE_AMOUNT_RATES;
-        let mark = cx.mark();
-        let mut f_rate = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_rate
-                        .extend(
-                            cx.element(&next, <RateAmountRate as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self { rate: f_rate })
-    }
-}
-
-impl rt::Encode for RateAmountRates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.rate {
-            rt::Encode::encode(v, w, "Rate");
-        }
-        w.end(name);
-    }
 }
 
 /// One rate over a date range (OpenTravel 2016B RateUploadType with RateChangeIndicator): the amounts per number of guests in BaseByGuestAmts. Its dates (Start, End, both included) and days of the week narrow those of the StatusApplicationControl; absent, the StatusApplicationControl's apply.
@@ -1085,295 +471,6 @@ pub struct RateAmountRate {
     pub additional_charges: Option<UnreadContent>,
 }
 
-impl rt::Decode for RateAmountRate {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RATE_AMOUNT_RATE;
-        let mark = cx.mark();
-        let mut f_number_of_units = None;
-        let mut f_rate_time_unit = None;
-        let mut f_unit_multiplier = None;
-        let mut f_min_guest_applicable = None;
-        let mut f_max_guest_applicable = None;
-        let mut f_age_qualifying_code = None;
-        let mut f_min_age = None;
-        let mut f_max_age = None;
-        let mut f_age_time_unit = None;
-        let mut f_age_bucket = None;
-        let mut f_min_los = None;
-        let mut f_max_los = None;
-        let mut f_stay_over_date = None;
-        let mut f_start = None;
-        let mut f_duration = None;
-        let mut f_end = None;
-        let mut f_mon = None;
-        let mut f_tue = None;
-        let mut f_weds = None;
-        let mut f_thur = None;
-        let mut f_fri = None;
-        let mut f_sat = None;
-        let mut f_sun = None;
-        let mut f_currency_code = None;
-        let mut f_decimal_places = None;
-        let mut f_rate_tier = None;
-        let mut f_rate_change_indicator = None;
-        let mut f_base_by_guest_amts = None;
-        let mut f_additional_guest_amounts = None;
-        let mut f_fees = None;
-        let mut f_guarantee_policies = None;
-        let mut f_cancel_policies = None;
-        let mut f_payment_policies = None;
-        let mut f_rate_description = None;
-        let mut f_unique_id = None;
-        let mut f_meals_included = None;
-        let mut f_additional_charges = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_number_of_units = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_rate_time_unit = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_unit_multiplier = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_min_guest_applicable = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                Some(4) => {
-                    f_max_guest_applicable = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_age_qualifying_code = Some(
-                        cx.value(&attr, DESC.attributes[5].ty)?,
-                    );
-                }
-                Some(6) => {
-                    f_min_age = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_max_age = Some(cx.value(&attr, DESC.attributes[7].ty)?);
-                }
-                Some(8) => {
-                    f_age_time_unit = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_age_bucket = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_min_los = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                Some(11) => {
-                    f_max_los = Some(cx.value(&attr, DESC.attributes[11].ty)?);
-                }
-                Some(12) => {
-                    f_stay_over_date = Some(cx.value(&attr, DESC.attributes[12].ty)?);
-                }
-                Some(13) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[13].ty)?);
-                }
-                Some(14) => {
-                    f_duration = Some(cx.value(&attr, DESC.attributes[14].ty)?);
-                }
-                Some(15) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[15].ty)?);
-                }
-                Some(16) => {
-                    f_mon = Some(cx.value(&attr, DESC.attributes[16].ty)?);
-                }
-                Some(17) => {
-                    f_tue = Some(cx.value(&attr, DESC.attributes[17].ty)?);
-                }
-                Some(18) => {
-                    f_weds = Some(cx.value(&attr, DESC.attributes[18].ty)?);
-                }
-                Some(19) => {
-                    f_thur = Some(cx.value(&attr, DESC.attributes[19].ty)?);
-                }
-                Some(20) => {
-                    f_fri = Some(cx.value(&attr, DESC.attributes[20].ty)?);
-                }
-                Some(21) => {
-                    f_sat = Some(cx.value(&attr, DESC.attributes[21].ty)?);
-                }
-                Some(22) => {
-                    f_sun = Some(cx.value(&attr, DESC.attributes[22].ty)?);
-                }
-                Some(23) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[23].ty)?);
-                }
-                Some(24) => {
-                    f_decimal_places = Some(cx.value(&attr, DESC.attributes[24].ty)?);
-                }
-                Some(25) => {
-                    f_rate_tier = Some(cx.value(&attr, DESC.attributes[25].ty)?);
-                }
-                Some(26) => {
-                    f_rate_change_indicator = Some(
-                        cx.value(&attr, DESC.attributes[26].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_base_by_guest_amts = cx
-                        .element(&next, <BaseByGuestAmts as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_additional_guest_amounts = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                2 => f_fees = cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                3 => {
-                    f_guarantee_policies = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                4 => {
-                    f_cancel_policies = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_payment_policies = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_rate_description = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                7 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                8 => {
-                    f_meals_included = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                9 => {
-                    f_additional_charges = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            number_of_units: f_number_of_units.flatten(),
-            rate_time_unit: f_rate_time_unit.flatten(),
-            unit_multiplier: f_unit_multiplier.flatten(),
-            min_guest_applicable: f_min_guest_applicable.flatten(),
-            max_guest_applicable: f_max_guest_applicable.flatten(),
-            age_qualifying_code: f_age_qualifying_code.flatten(),
-            min_age: f_min_age.flatten(),
-            max_age: f_max_age.flatten(),
-            age_time_unit: f_age_time_unit.flatten(),
-            age_bucket: f_age_bucket.flatten(),
-            min_los: f_min_los.flatten(),
-            max_los: f_max_los.flatten(),
-            stay_over_date: f_stay_over_date.flatten(),
-            start: f_start.flatten(),
-            duration: f_duration.flatten(),
-            end: f_end.flatten(),
-            mon: f_mon.flatten(),
-            tue: f_tue.flatten(),
-            weds: f_weds.flatten(),
-            thur: f_thur.flatten(),
-            fri: f_fri.flatten(),
-            sat: f_sat.flatten(),
-            sun: f_sun.flatten(),
-            currency_code: f_currency_code.flatten(),
-            decimal_places: f_decimal_places.flatten(),
-            rate_tier: f_rate_tier.flatten(),
-            rate_change_indicator: f_rate_change_indicator.flatten(),
-            base_by_guest_amts: f_base_by_guest_amts,
-            additional_guest_amounts: f_additional_guest_amounts,
-            fees: f_fees,
-            guarantee_policies: f_guarantee_policies,
-            cancel_policies: f_cancel_policies,
-            payment_policies: f_payment_policies,
-            rate_description: f_rate_description,
-            unique_id: f_unique_id,
-            meals_included: f_meals_included,
-            additional_charges: f_additional_charges,
-        })
-    }
-}
-
-impl rt::Encode for RateAmountRate {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("NumberOfUnits", &self.number_of_units);
-        w.attr_opt("RateTimeUnit", &self.rate_time_unit);
-        w.attr_opt("UnitMultiplier", &self.unit_multiplier);
-        w.attr_opt("MinGuestApplicable", &self.min_guest_applicable);
-        w.attr_opt("MaxGuestApplicable", &self.max_guest_applicable);
-        w.attr_opt("AgeQualifyingCode", &self.age_qualifying_code);
-        w.attr_opt("MinAge", &self.min_age);
-        w.attr_opt("MaxAge", &self.max_age);
-        w.attr_opt("AgeTimeUnit", &self.age_time_unit);
-        w.attr_opt("AgeBucket", &self.age_bucket);
-        w.attr_opt("MinLOS", &self.min_los);
-        w.attr_opt("MaxLOS", &self.max_los);
-        w.attr_opt("StayOverDate", &self.stay_over_date);
-        w.attr_opt("Start", &self.start);
-        w.attr_opt("Duration", &self.duration);
-        w.attr_opt("End", &self.end);
-        w.attr_opt("Mon", &self.mon);
-        w.attr_opt("Tue", &self.tue);
-        w.attr_opt("Weds", &self.weds);
-        w.attr_opt("Thur", &self.thur);
-        w.attr_opt("Fri", &self.fri);
-        w.attr_opt("Sat", &self.sat);
-        w.attr_opt("Sun", &self.sun);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("DecimalPlaces", &self.decimal_places);
-        w.attr_opt("RateTier", &self.rate_tier);
-        w.attr_opt("RateChangeIndicator", &self.rate_change_indicator);
-        if let Some(v) = &self.base_by_guest_amts {
-            rt::Encode::encode(v, w, "BaseByGuestAmts");
-        }
-        if let Some(v) = &self.additional_guest_amounts {
-            rt::Encode::encode(v, w, "AdditionalGuestAmounts");
-        }
-        if let Some(v) = &self.fees {
-            rt::Encode::encode(v, w, "Fees");
-        }
-        if let Some(v) = &self.guarantee_policies {
-            rt::Encode::encode(v, w, "GuaranteePolicies");
-        }
-        if let Some(v) = &self.cancel_policies {
-            rt::Encode::encode(v, w, "CancelPolicies");
-        }
-        if let Some(v) = &self.payment_policies {
-            rt::Encode::encode(v, w, "PaymentPolicies");
-        }
-        if let Some(v) = &self.rate_description {
-            rt::Encode::encode(v, w, "RateDescription");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.meals_included {
-            rt::Encode::encode(v, w, "MealsIncluded");
-        }
-        if let Some(v) = &self.additional_charges {
-            rt::Encode::encode(v, w, "AdditionalCharges");
-        }
-        w.end(name);
-    }
-}
-
 /// The amounts of a rate per number of guests.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1386,47 +483,6 @@ pub struct BaseByGuestAmts {
     /// One amount.
     #[yaserde(prefix = "ota", rename = "BaseByGuestAmt")]
     pub base_by_guest_amt: Vec<BaseByGuestAmt>,
-}
-
-impl rt::Decode for BaseByGuestAmts {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BASE_BY_GUEST_AMTS;
-        let mark = cx.mark();
-        let mut f_base_by_guest_amt = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_base_by_guest_amt
-                        .extend(
-                            cx.element(&next, <BaseByGuestAmt as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            base_by_guest_amt: f_base_by_guest_amt,
-        })
-    }
-}
-
-impl rt::Encode for BaseByGuestAmts {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.base_by_guest_amt {
-            rt::Encode::encode(v, w, "BaseByGuestAmt");
-        }
-        w.end(name);
-    }
 }
 
 /// The amount of one night for a number of guests (OpenTravel 2016B BaseByGuestAmt, a TotalType).
@@ -1511,136 +567,825 @@ pub struct BaseByGuestAmt {
     pub number_of_guests_description: Vec<UnreadContent>,
 }
 
-impl rt::Decode for BaseByGuestAmt {
+impl rt::PayloadStdAttributes for OtaHotelRateAmountNotifRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelRateAmountNotifRq {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            correlation_id: Default::default(),
+            retransmission_indicator: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            notif_type: Default::default(),
+            notif_scope_type: Default::default(),
+            pos: Default::default(),
+            unique_id: Default::default(),
+            rate_amount_messages: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelRateAmountNotifRq {
+    const ROOT: &'static str = "OTA_HotelRateAmountNotifRQ";
+    const VERSION: &'static str = "2016.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ
+    }
+}
+
+impl rt::Request for OtaHotelRateAmountNotifRq {
+    const PATH: &'static str = "/hotelrateamountnotif";
+    type Response = OtaHotelRateAmountNotifRs;
+}
+
+impl rt::PosRequest for OtaHotelRateAmountNotifRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.pos
+    }
+}
+
+impl rt::ResponseStdAttributes for OtaHotelRateAmountNotifRs {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelRateAmountNotifRs {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            success: Default::default(),
+            warnings: Default::default(),
+            unique_id: Default::default(),
+            errors: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelRateAmountNotifRs {
+    const ROOT: &'static str = "OTA_HotelRateAmountNotifRS";
+    const VERSION: &'static str = "2016.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RS
+    }
+}
+
+impl OtaHotelRateAmountNotifRs {
+    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
+    pub fn success() -> Self {
+        Self {
+            success: Some(Success::default()),
+            ..Default::default()
+        }
+    }
+    /// Adds warnings to a success answer.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = Some(warnings);
+        self
+    }
+}
+
+impl rt::Response for OtaHotelRateAmountNotifRs {
+    type Errors = Errors;
+    type Warnings = Warnings;
+    fn is_success(&self) -> bool {
+        self.success.is_some()
+    }
+    fn errors(&self) -> Option<&Self::Errors> {
+        self.errors.as_ref()
+    }
+    fn warnings(&self) -> Option<&Self::Warnings> {
+        self.warnings.as_ref()
+    }
+    fn from_errors(errors: Self::Errors) -> Self {
+        Self {
+            errors: Some(errors),
+            ..Default::default()
+        }
+    }
+}
+
+impl rt::Decode for OtaHotelRateAmountNotifRq {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BASE_BY_GUEST_AMT;
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ;
         let mark = cx.mark();
-        let mut f_amount_before_tax = None;
-        let mut f_amount_after_tax = None;
-        let mut f_currency_code = None;
-        let mut f_decimal_places = None;
-        let mut f_additional_fees_excluded_indicator = None;
-        let mut f_type = None;
-        let mut f_service_override_indicator = None;
-        let mut f_rate_override_indicator = None;
-        let mut f_amount_including_markup = None;
-        let mut f_code = None;
-        let mut f_number_of_guests = None;
-        let mut f_age_qualifying_code = None;
-        let mut f_min_age = None;
-        let mut f_max_age = None;
-        let mut f_age_time_unit = None;
-        let mut f_age_bucket = None;
-        let mut f_taxes = None;
-        let mut f_tpa_extensions = None;
-        let mut f_number_of_guests_description = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_amount_before_tax = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
                 }
-                Some(1) => {
-                    f_amount_after_tax = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
                 }
-                Some(2) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
                 }
-                Some(3) => {
-                    f_decimal_places = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(4) => {
-                    f_additional_fees_excluded_indicator = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
                 }
-                Some(5) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
                 }
-                Some(6) => {
-                    f_service_override_indicator = Some(
-                        cx.value(&attr, DESC.attributes[6].ty)?,
-                    );
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
                 }
-                Some(7) => {
-                    f_rate_override_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "NotifType" => {
+                    out.notif_type = cx.value(&attr, &schema::RATE_NOTIF_TYPE)?;
                 }
-                Some(8) => {
-                    f_amount_including_markup = Some(
-                        cx.value(&attr, DESC.attributes[8].ty)?,
-                    );
+                "NotifScopeType" => {
+                    out.notif_scope_type = cx
+                        .value(&attr, &schema::RATE_NOTIF_SCOPE_TYPE)?;
                 }
-                Some(9) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_number_of_guests = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                Some(11) => {
-                    f_age_qualifying_code = Some(
-                        cx.value(&attr, DESC.attributes[11].ty)?,
-                    );
-                }
-                Some(12) => {
-                    f_min_age = Some(cx.value(&attr, DESC.attributes[12].ty)?);
-                }
-                Some(13) => {
-                    f_max_age = Some(cx.value(&attr, DESC.attributes[13].ty)?);
-                }
-                Some(14) => {
-                    f_age_time_unit = Some(cx.value(&attr, DESC.attributes[14].ty)?);
-                }
-                Some(15) => {
-                    f_age_bucket = Some(cx.value(&attr, DESC.attributes[15].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_taxes = cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                1 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_number_of_guests_description
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "RateAmountMessages" => {
+                    rt::set(
+                        &mut out.rate_amount_messages,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            amount_before_tax: f_amount_before_tax.flatten(),
-            amount_after_tax: f_amount_after_tax.flatten(),
-            currency_code: f_currency_code.flatten(),
-            decimal_places: f_decimal_places.flatten(),
-            additional_fees_excluded_indicator: f_additional_fees_excluded_indicator
-                .flatten(),
-            r#type: f_type.flatten(),
-            service_override_indicator: f_service_override_indicator.flatten(),
-            rate_override_indicator: f_rate_override_indicator.flatten(),
-            amount_including_markup: f_amount_including_markup.flatten(),
-            code: f_code.flatten(),
-            number_of_guests: f_number_of_guests.flatten(),
-            age_qualifying_code: f_age_qualifying_code.flatten(),
-            min_age: f_min_age.flatten(),
-            max_age: f_max_age.flatten(),
-            age_time_unit: f_age_time_unit.flatten(),
-            age_bucket: f_age_bucket.flatten(),
-            taxes: f_taxes,
-            tpa_extensions: f_tpa_extensions,
-            number_of_guests_description: f_number_of_guests_description,
-        })
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelRateAmountNotifRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("NotifType", &self.notif_type);
+        w.attr_opt("NotifScopeType", &self.notif_scope_type);
+        rt::Encode::encode(&self.pos, w, "POS");
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        rt::Encode::encode(&self.rate_amount_messages, w, "RateAmountMessages");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaHotelRateAmountNotifRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelRateAmountNotifRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RateAmountMessages {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_MESSAGES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "ChainCode" => {
+                    out.chain_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
+                }
+                "BrandCode" => {
+                    out.brand_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
+                }
+                "HotelCode" => {
+                    out.hotel_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
+                }
+                "HotelCityCode" => {
+                    out.hotel_city_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
+                }
+                "HotelName" => {
+                    out.hotel_name = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "HotelCodeContext" => {
+                    out.hotel_code_context = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "ChainName" => {
+                    out.chain_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "BrandName" => {
+                    out.brand_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TTIcode" => {
+                    out.tt_icode = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "RateAmountMessage" => {
+                    rt::push(
+                        &mut out.rate_amount_message,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RateAmountMessages {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("ChainCode", &self.chain_code);
+        w.attr_opt("BrandCode", &self.brand_code);
+        w.attr_opt("HotelCode", &self.hotel_code);
+        w.attr_opt("HotelCityCode", &self.hotel_city_code);
+        w.attr_opt("HotelName", &self.hotel_name);
+        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
+        w.attr_opt("ChainName", &self.chain_name);
+        w.attr_opt("BrandName", &self.brand_name);
+        w.attr_opt("AreaID", &self.area_id);
+        w.attr_opt("TTIcode", &self.tt_icode);
+        for v in &self.rate_amount_message {
+            rt::Encode::encode(v, w, "RateAmountMessage");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RateAmountMessage {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_MESSAGE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "LocatorID" => {
+                    out.locator_id = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "StatusApplicationControl" => {
+                    rt::set(
+                        &mut out.status_application_control,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "Rates" => {
+                    rt::set(&mut out.rates, cx.element(&next, rt::Decode::decode)?)
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RateAmountMessage {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("LocatorID", &self.locator_id);
+        rt::Encode::encode(
+            &self.status_application_control,
+            w,
+            "StatusApplicationControl",
+        );
+        rt::Encode::encode(&self.rates, w, "Rates");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RateAmountRates {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_RATES;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Rate" => rt::push(&mut out.rate, cx.element(&next, rt::Decode::decode)?),
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RateAmountRates {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.rate {
+            rt::Encode::encode(v, w, "Rate");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for RateAmountRate {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_RATE;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "NumberOfUnits" => {
+                    out.number_of_units = cx.value(&attr, &rt::schema::XS_INTEGER)?;
+                }
+                "RateTimeUnit" => {
+                    out.rate_time_unit = cx.value(&attr, &schema::TIME_UNIT)?;
+                }
+                "UnitMultiplier" => {
+                    out.unit_multiplier = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "MinGuestApplicable" => {
+                    out.min_guest_applicable = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "MaxGuestApplicable" => {
+                    out.max_guest_applicable = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "AgeQualifyingCode" => {
+                    out.age_qualifying_code = cx
+                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
+                }
+                "MinAge" => {
+                    out.min_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "MaxAge" => {
+                    out.max_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "AgeTimeUnit" => out.age_time_unit = cx.value(&attr, &schema::TIME_UNIT)?,
+                "AgeBucket" => {
+                    out.age_bucket = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
+                }
+                "MinLOS" => out.min_los = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
+                "MaxLOS" => out.max_los = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
+                "StayOverDate" => {
+                    out.stay_over_date = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "Start" => out.start = cx.value(&attr, &schema::DATE)?,
+                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
+                "End" => out.end = cx.value(&attr, &schema::DATE)?,
+                "Mon" => out.mon = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Tue" => out.tue = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Weds" => out.weds = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Thur" => out.thur = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Fri" => out.fri = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Sat" => out.sat = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "Sun" => out.sun = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "CurrencyCode" => {
+                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
+                }
+                "DecimalPlaces" => {
+                    out.decimal_places = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "RateTier" => {
+                    out.rate_tier = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RateChangeIndicator" => {
+                    out.rate_change_indicator = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "BaseByGuestAmts" => {
+                    out.base_by_guest_amts = cx.element(&next, rt::Decode::decode)?;
+                }
+                "AdditionalGuestAmounts" => {
+                    out.additional_guest_amounts = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Fees" => out.fees = cx.element(&next, rt::Decode::decode)?,
+                "GuaranteePolicies" => {
+                    out.guarantee_policies = cx.element(&next, rt::Decode::decode)?;
+                }
+                "CancelPolicies" => {
+                    out.cancel_policies = cx.element(&next, rt::Decode::decode)?;
+                }
+                "PaymentPolicies" => {
+                    out.payment_policies = cx.element(&next, rt::Decode::decode)?;
+                }
+                "RateDescription" => {
+                    out.rate_description = cx.element(&next, rt::Decode::decode)?;
+                }
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "MealsIncluded" => {
+                    out.meals_included = cx.element(&next, rt::Decode::decode)?;
+                }
+                "AdditionalCharges" => {
+                    out.additional_charges = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for RateAmountRate {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("NumberOfUnits", &self.number_of_units);
+        w.attr_opt("RateTimeUnit", &self.rate_time_unit);
+        w.attr_opt("UnitMultiplier", &self.unit_multiplier);
+        w.attr_opt("MinGuestApplicable", &self.min_guest_applicable);
+        w.attr_opt("MaxGuestApplicable", &self.max_guest_applicable);
+        w.attr_opt("AgeQualifyingCode", &self.age_qualifying_code);
+        w.attr_opt("MinAge", &self.min_age);
+        w.attr_opt("MaxAge", &self.max_age);
+        w.attr_opt("AgeTimeUnit", &self.age_time_unit);
+        w.attr_opt("AgeBucket", &self.age_bucket);
+        w.attr_opt("MinLOS", &self.min_los);
+        w.attr_opt("MaxLOS", &self.max_los);
+        w.attr_opt("StayOverDate", &self.stay_over_date);
+        w.attr_opt("Start", &self.start);
+        w.attr_opt("Duration", &self.duration);
+        w.attr_opt("End", &self.end);
+        w.attr_opt("Mon", &self.mon);
+        w.attr_opt("Tue", &self.tue);
+        w.attr_opt("Weds", &self.weds);
+        w.attr_opt("Thur", &self.thur);
+        w.attr_opt("Fri", &self.fri);
+        w.attr_opt("Sat", &self.sat);
+        w.attr_opt("Sun", &self.sun);
+        w.attr_opt("CurrencyCode", &self.currency_code);
+        w.attr_opt("DecimalPlaces", &self.decimal_places);
+        w.attr_opt("RateTier", &self.rate_tier);
+        w.attr_opt("RateChangeIndicator", &self.rate_change_indicator);
+        if let Some(v) = &self.base_by_guest_amts {
+            rt::Encode::encode(v, w, "BaseByGuestAmts");
+        }
+        if let Some(v) = &self.additional_guest_amounts {
+            rt::Encode::encode(v, w, "AdditionalGuestAmounts");
+        }
+        if let Some(v) = &self.fees {
+            rt::Encode::encode(v, w, "Fees");
+        }
+        if let Some(v) = &self.guarantee_policies {
+            rt::Encode::encode(v, w, "GuaranteePolicies");
+        }
+        if let Some(v) = &self.cancel_policies {
+            rt::Encode::encode(v, w, "CancelPolicies");
+        }
+        if let Some(v) = &self.payment_policies {
+            rt::Encode::encode(v, w, "PaymentPolicies");
+        }
+        if let Some(v) = &self.rate_description {
+            rt::Encode::encode(v, w, "RateDescription");
+        }
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.meals_included {
+            rt::Encode::encode(v, w, "MealsIncluded");
+        }
+        if let Some(v) = &self.additional_charges {
+            rt::Encode::encode(v, w, "AdditionalCharges");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for BaseByGuestAmts {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::BASE_BY_GUEST_AMTS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "BaseByGuestAmt" => {
+                    rt::push(
+                        &mut out.base_by_guest_amt,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for BaseByGuestAmts {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.base_by_guest_amt {
+            rt::Encode::encode(v, w, "BaseByGuestAmt");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for BaseByGuestAmt {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::BASE_BY_GUEST_AMT;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "AmountBeforeTax" => {
+                    out.amount_before_tax = cx.value(&attr, &schema::MONEY)?;
+                }
+                "AmountAfterTax" => {
+                    out.amount_after_tax = cx.value(&attr, &schema::MONEY)?;
+                }
+                "CurrencyCode" => {
+                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
+                }
+                "DecimalPlaces" => {
+                    out.decimal_places = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "AdditionalFeesExcludedIndicator" => {
+                    out.additional_fees_excluded_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "Type" => out.r#type = cx.value(&attr, &schema::OTA_CODE)?,
+                "ServiceOverrideIndicator" => {
+                    out.service_override_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "RateOverrideIndicator" => {
+                    out.rate_override_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "AmountIncludingMarkup" => {
+                    out.amount_including_markup = cx.value(&attr, &schema::MONEY)?;
+                }
+                "Code" => out.code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
+                "NumberOfGuests" => {
+                    out.number_of_guests = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "AgeQualifyingCode" => {
+                    out.age_qualifying_code = cx
+                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
+                }
+                "MinAge" => {
+                    out.min_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "MaxAge" => {
+                    out.max_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                "AgeTimeUnit" => out.age_time_unit = cx.value(&attr, &schema::TIME_UNIT)?,
+                "AgeBucket" => {
+                    out.age_bucket = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Taxes" => out.taxes = cx.element(&next, rt::Decode::decode)?,
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                "NumberOfGuestsDescription" => {
+                    rt::push(
+                        &mut out.number_of_guests_description,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Hotel booking message (OTA_HotelResRQ, POST /hotelbook) and its response OTA_HotelResRS. The request is the one the gateway's documentation shows (a room stay carries RPH, guests are referenced by ResGuestRPHs/ResGuestRPH elements as in the booking read and modify messages); the response is a subset of the OpenTravel 2016B OTA_HotelResRS, in its element order. The offer types (rates, guest counts, cancel penalties) come from the hotel availability message (hotel_avail.xsd), the shared booking parts (room types, board, hotel, comments, guest profiles) from the modify message (hotel_res_modify.xsd).
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, Pos, ResIdSourceContext,
     ResStatus, ReservationIdCode, Success, Target, Total, UniqueId, UnreadContent,
@@ -78,125 +79,567 @@ pub struct OtaHotelResRq {
     pub hotel_reservations: BookHotelReservations,
 }
 
-impl rt::Decode for OtaHotelResRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_res_status = None;
-        let mut f_pos = None;
-        let mut f_hotel_reservations = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                _ => {}
-            }
+/// Response to a hotel booking: Success (optionally with Warnings) and the booking as quoted or made, or Errors alone. Rooms are numbered by IndexNumber, 1-based, in the order of the request's room stays. After a Commit the booking carries its Internal reference (booking level in ResGlobalInfo/HotelReservationIDs, item level in each RoomStay/Reference) and can be read with /bookread, modified with /bookmodify and cancelled with /bookcancel.
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_HotelResRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaHotelResRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// The booking (or its quote) was processed.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks on the processed booking, e.g. a price that differs from the availability answer (the quote is authoritative).
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// The booking as quoted or made.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
+    #[yaserde(prefix = "ota", rename = "HotelReservations")]
+    pub hotel_reservations: Option<BookedHotelReservations>,
+    /// Why the booking was refused (e.g. Code 378 more than 5 rooms, 427 no availability, 402 invalid room type code); nothing was booked.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
+}
+
+/// The kind of a required payment or guarantee (OTA GuaranteeType of a GuaranteePayment, a closed list).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum PaymentGuaranteeType {
+    /// A guarantee is required.
+    #[default]
+    GuaranteeRequired,
+    /// No guarantee is required.
+    None,
+    /// A credit card, debit card or voucher guarantees the booking.
+    CardOrVoucher,
+    /// The customer's profile guarantees the booking.
+    Profile,
+    /// A deposit is due.
+    Deposit,
+    /// Prepayment: the amount is due by the deadline (the form the gateway sends).
+    PrePay,
+}
+
+impl PaymentGuaranteeType {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &[
+        "GuaranteeRequired",
+        "None",
+        "CC/DC/Voucher",
+        "Profile",
+        "Deposit",
+        "PrePay",
+    ];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::GuaranteeRequired => "GuaranteeRequired",
+            Self::None => "None",
+            Self::CardOrVoucher => "CC/DC/Voucher",
+            Self::Profile => "Profile",
+            Self::Deposit => "Deposit",
+            Self::PrePay => "PrePay",
         }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_hotel_reservations = cx
-                        .element(&next, <BookHotelReservations as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            res_status: f_res_status.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            hotel_reservations: f_hotel_reservations.ok_or_else(|| cx.bug(node))?,
-        })
     }
 }
 
-impl rt::Encode for OtaHotelResRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResStatus", &self.res_status);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.hotel_reservations, w, "HotelReservations");
-        w.end(name);
+impl ::std::fmt::Display for PaymentGuaranteeType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
+}
+
+impl ::std::str::FromStr for PaymentGuaranteeType {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "GuaranteeRequired" => Ok(Self::GuaranteeRequired),
+            "None" => Ok(Self::None),
+            "CC/DC/Voucher" => Ok(Self::CardOrVoucher),
+            "Profile" => Ok(Self::Profile),
+            "Deposit" => Ok(Self::Deposit),
+            "PrePay" => Ok(Self::PrePay),
+            other => Err(rt::UnknownValue::new("PaymentGuaranteeType", other)),
+        }
+    }
+}
+
+impl rt::FromValue for PaymentGuaranteeType {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for PaymentGuaranteeType {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// Container of the booking wanted.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookHotelReservations",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookHotelReservations {
+    /// The booking wanted: rooms, services, guests and booking-wide data.
+    #[yaserde(prefix = "ota", rename = "HotelReservation")]
+    pub hotel_reservation: BookHotelReservation,
+}
+
+/// One hotel booking wanted.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookHotelReservation",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookHotelReservation {
+    /// The rooms to book (at most 5).
+    #[yaserde(prefix = "ota", rename = "RoomStays")]
+    pub room_stays: BookRoomStays,
+    /// The services of the rooms: the board (SC, BB, HB, ...), referenced from the rooms by ServiceRPHs.
+    #[yaserde(prefix = "ota", rename = "Services")]
+    pub services: Option<BookServices>,
+    /// The guests, referenced from the rooms by ResGuestRPHs.
+    #[yaserde(prefix = "ota", rename = "ResGuests")]
+    pub res_guests: BookResGuests,
+    /// Booking-wide data: the Client reference and comments.
+    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
+    pub res_global_info: BookResGlobalInfo,
+}
+
+/// List of the rooms to book.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookRoomStays",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookRoomStays {
+    /// One room to book (at most 5 per booking: more is answered with Type 3, Code 378).
+    #[yaserde(prefix = "ota", rename = "RoomStay")]
+    pub room_stay: Vec<BookRoomStay>,
+}
+
+/// One room to book, as offered by /hotelavailability: room type, board, dates, hotel, and who stays in it.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookRoomStay",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookRoomStay {
+    /// The client's number for this room (the gateway's documentation shows it; OpenTravel 2016B has no RoomStay@RPH and numbers room stays by IndexNumber, also taken here). The answer numbers rooms by IndexNumber, in request order.
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "RPH")]
+    pub rph: Option<u64>,
+    /// RoomType@RoomTypeCode: the room code, which may carry contract or rate-plan suffixes after `;` (e.g. RMSD000000;CT12/RP3).
+    #[yaserde(prefix = "ota", rename = "RoomTypes")]
+    pub room_types: RoomTypes,
+    /// The board as a rate feature (RoomRate/Features/Feature/Description/Text), as in the modify message; when absent, the board is the board Service the room references by ServiceRPHs.
+    #[yaserde(prefix = "ota", rename = "RoomRates")]
+    pub room_rates: Option<RoomRates>,
+    /// OpenTravel 2016B: how many guests stay in the room (the sum of GuestCount@Count, 1 each when absent). Without ResGuestRPHs, the room's guests are the next that many ResGuests, in document order, of those no room names; with them, the counts must agree with the guests they name. A booking of one room stay needs neither: its guests are every ResGuest.
+    #[yaserde(prefix = "ota", rename = "GuestCounts")]
+    pub guest_counts: Option<OccupancyGuestCounts>,
+    /// OpenTravel 2016B: the rate plans of the room stay. Not supported (Type 2): the rate is the room type's with the board of RoomRates or of the Service; left unread, a rate plan asked for would not be the one booked.
+    #[yaserde(prefix = "ota", rename = "RatePlans")]
+    pub rate_plans: Option<UnreadContent>,
+    /// Start (arrival) and End (departure), dates YYYY-MM-DD.
+    #[yaserde(prefix = "ota", rename = "TimeSpan")]
+    pub time_span: DateSpan,
+    /// The hotel: HotelCode.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: BasicPropertyInfo,
+    /// OpenTravel 2016B: special requests for the room stay. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
+    /// The guests staying in this room: ResGuestRPH@RPH elements (the form of the gateway's documentation and of the read and modify messages; OpenTravel 2016B has a list of numbers as text, as in the answer).
+    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
+    pub res_guest_rphs: Option<ResGuestRphs>,
+    /// The services of this room (its board): ServiceRPH@RPH elements.
+    #[yaserde(prefix = "ota", rename = "ServiceRPHs")]
+    pub service_rphs: Option<ServiceRphs>,
+}
+
+/// List of the services to book.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookServices",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookServices {
+    /// One service (a board).
+    #[yaserde(prefix = "ota", rename = "Service")]
+    pub service: Vec<BookService>,
+}
+
+/// One service to book, referenced from room stays by its ServiceRPH.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookService",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookService {
+    /// Service code (string): a board code such as SC, BB, HB.
+    #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
+    pub service_inventory_code: String,
+    /// The number by which ServiceRPH elements refer to this service.
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "ServiceRPH")]
+    pub service_rph: u64,
+    /// OTA Unique ID Type of ID. OpenTravel 2016B requires Type and ID on a Service; the gateway's clients omit both, and the gateway ignores them in a request.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: Option<ReservationIdCode>,
+    /// Identifier of the service in the client's system (1 to 32 characters); ignored.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: Option<String>,
+}
+
+/// List of the booking's guests.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookResGuests",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookResGuests {
+    /// One guest.
+    #[yaserde(prefix = "ota", rename = "ResGuest")]
+    pub res_guest: Vec<BookResGuest>,
+}
+
+/// One guest of the booking (request and answer), referenced from room stays by its ResGuestRPH. The first adult of a room is the room's responsible person.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookResGuest",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookResGuest {
+    /// The number by which ResGuestRPH references refer to this guest.
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "ResGuestRPH")]
+    pub res_guest_rph: u64,
+    /// Age category (OTA AQC): 10 adult, 8 child, 7 infant, 11 senior.
+    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    pub age_qualifying_code: AgeQualifyingCode,
+    /// Profiles/ProfileInfo/Profile/Customer: BirthDate (date); PersonName with NamePrefix, GivenName, Surname (OpenTravel requires Surname; send it, the answer always has it).
+    #[yaserde(prefix = "ota", rename = "Profiles")]
+    pub profiles: Option<GuestProfiles>,
+    /// GuestCount@Count (1) and @Age (years) of this guest.
+    #[yaserde(prefix = "ota", rename = "GuestCounts")]
+    pub guest_counts: Option<OccupancyGuestCounts>,
+}
+
+/// Booking-wide data of a booking request.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookResGlobalInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookResGlobalInfo {
+    /// Booking comments (Comment@Name@CommentOriginatorCode with Text).
+    #[yaserde(prefix = "ota", rename = "Comments")]
+    pub comments: Option<Comments>,
+    /// OpenTravel 2016B: special requests for the booking. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
+    /// The Client reference of the booking: HotelReservationID with ResID_Type 36 and ResID_SourceContext Client. A Commit is made once per requestor and Client reference.
+    #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
+    pub hotel_reservation_ids: BookingReservationIds,
+    /// The hotel of the booking. OpenTravel 2016B requires it as the last child of ResGlobalInfo; the gateway's clients omit it, and the rooms' hotels are used.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: Option<BasicPropertyInfo>,
+}
+
+/// List of booking references.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookingReservationIDs",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookingReservationIds {
+    /// One reference: the Client one and, after a Commit, the Internal one.
+    #[yaserde(prefix = "ota", rename = "HotelReservationID")]
+    pub hotel_reservation_id: Vec<BookingReservationId>,
+}
+
+/// One booking reference, issued by the client or by the gateway.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookingReservationID",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookingReservationId {
+    /// Integer code: 36 booking level.
+    #[yaserde(attribute = true, rename = "ResID_Type")]
+    pub res_id_type: ReservationIdCode,
+    /// The reference value: at most 64 characters, as every booking reference the gateway keeps.
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "ResID_Value")]
+    pub res_id_value: String,
+    /// Client (the partner's reference) or Internal (the gateway's reference).
+    #[yaserde(attribute = true, rename = "ResID_SourceContext")]
+    pub res_id_source_context: ResIdSourceContext,
+}
+
+/// Container of the booking quoted or made.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedHotelReservations",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedHotelReservations {
+    /// The booking: rooms, services, guests and booking-wide data.
+    #[yaserde(prefix = "ota", rename = "HotelReservation")]
+    pub hotel_reservation: BookedHotelReservation,
+}
+
+/// One hotel booking as quoted or made (OpenTravel 2016B HotelReservationType subset).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedHotelReservation",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedHotelReservation {
+    /// The rooms.
+    #[yaserde(prefix = "ota", rename = "RoomStays")]
+    pub room_stays: BookedRoomStays,
+    /// The services of the rooms (the boards).
+    #[yaserde(prefix = "ota", rename = "Services")]
+    pub services: Option<BookedServices>,
+    /// The guests, as requested.
+    #[yaserde(prefix = "ota", rename = "ResGuests")]
+    pub res_guests: BookResGuests,
+    /// Booking-wide data: comments, prepayment, cancellation policy, total, references and the hotel.
+    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
+    pub res_global_info: BookedResGlobalInfo,
+}
+
+/// List of the booked rooms.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedRoomStays",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedRoomStays {
+    /// One room, in the order of the request.
+    #[yaserde(prefix = "ota", rename = "RoomStay")]
+    pub room_stay: Vec<BookedRoomStay>,
+}
+
+/// One room as quoted or booked. The children follow the OpenTravel 2016B RoomStay order (RoomStayType, then ResGuestRPHs, ServiceRPHs, Reference).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedRoomStay",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedRoomStay {
+    /// The room's number within the booking, 1-based, in the order of the request's room stays.
+    ///
+    /// Value type: `RoomIndex` (`xs:positiveInteger`); checked when decoding: at most `999`.
+    #[yaserde(attribute = true, rename = "IndexNumber")]
+    pub index_number: u64,
+    /// RoomType@RoomTypeCode with the room's name in RoomDescription/Text.
+    #[yaserde(prefix = "ota", rename = "RoomTypes")]
+    pub room_types: RoomTypes,
+    /// The board (Features) and the room total; with PriceBreakdown also the nightly rates and the per-guest totals (Rates).
+    #[yaserde(prefix = "ota", rename = "RoomRates")]
+    pub room_rates: OfferRoomRates,
+    /// The guests of the room by age category.
+    #[yaserde(prefix = "ota", rename = "GuestCounts")]
+    pub guest_counts: Option<OccupancyGuestCounts>,
+    /// Start (arrival) and End (departure), dates YYYY-MM-DD.
+    #[yaserde(prefix = "ota", rename = "TimeSpan")]
+    pub time_span: DateSpan,
+    /// The cancellation policy of this room (what a cancel of this item, Type 37, costs).
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
+    /// The price of the room for the stay (AmountAfterTax, CurrencyCode).
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Total,
+    /// The hotel: HotelCode and HotelName.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: BasicPropertyInfo,
+    /// The guests of the room: their ResGuestRPH numbers as text, separated by spaces (e.g. `1 2`), the OpenTravel 2016B form.
+    ///
+    /// Value type: `RPHList` (`xs:string`); checked when decoding: matches `[0-9]{1,8}( [0-9]{1,8})*`.
+    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
+    pub res_guest_rphs: Option<String>,
+    /// The services of the room (its board): ServiceRPH@RPH elements.
+    #[yaserde(prefix = "ota", rename = "ServiceRPHs")]
+    pub service_rphs: Option<ServiceRphs>,
+    /// The item-level reference of the room after a Commit: Type 37, ID, ID_Context Internal. /bookcancel with this UniqueID cancels this room only.
+    #[yaserde(prefix = "ota", rename = "Reference")]
+    pub reference: Option<UniqueId>,
+}
+
+/// List of the booked services.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedServices",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedServices {
+    /// One service (a board).
+    #[yaserde(prefix = "ota", rename = "Service")]
+    pub service: Vec<BookedService>,
+}
+
+/// One booked service, referenced from room stays by its ServiceRPH. OpenTravel 2016B requires Type and ID on a Service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedService",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedService {
+    /// Service code (string): a board code such as SC, BB, HB.
+    #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
+    pub service_inventory_code: String,
+    /// The number by which ServiceRPH elements refer to this service (as in the request).
+    ///
+    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
+    #[yaserde(attribute = true, rename = "ServiceRPH")]
+    pub service_rph: u64,
+    /// OTA Unique ID Type of ID: 16 (reference) for the service's code within the booking; 37 (item level) if the gateway gives the service an item reference of its own.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: ReservationIdCode,
+    /// Identifier of the service (1 to 32 characters): with Type 16 the ServiceInventoryCode, with Type 37 the item reference.
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: String,
+}
+
+/// Booking-wide data of a booking answer, in the OpenTravel 2016B ResGlobalInfo order, with BasicPropertyInfo last.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedResGlobalInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedResGlobalInfo {
+    /// The booking comments, as requested.
+    #[yaserde(prefix = "ota", rename = "Comments")]
+    pub comments: Option<Comments>,
+    /// The prepayment due, when one applies (with PriceBreakdown): GuaranteePayment@GuaranteeType PrePay with AmountPercent@Amount@CurrencyCode and Deadline@AbsoluteDeadline.
+    #[yaserde(prefix = "ota", rename = "DepositPayments")]
+    pub deposit_payments: Option<PrepaymentRequirements>,
+    /// The cancellation policy of the whole booking (what a cancel of the booking, Type 36, costs from each deadline on).
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
+    /// The price of the booking (AmountAfterTax, CurrencyCode): the sum of the rooms.
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Total,
+    /// The booking references: the Client one (echoed) and, after a Commit, the Internal one, both ResID_Type 36. Absent from a Quote that gave no Client reference (ResID_Type 36).
+    #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
+    pub hotel_reservation_ids: Option<BookingReservationIds>,
+    /// The hotel of the booking (HotelCode, HotelName); required by OpenTravel 2016B.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: BasicPropertyInfo,
+}
+
+/// List of payments due.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "PrepaymentRequirements",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct PrepaymentRequirements {
+    /// One payment due: how much, by when.
+    #[yaserde(prefix = "ota", rename = "GuaranteePayment")]
+    pub guarantee_payment: Vec<PrepaymentDue>,
+}
+
+/// A payment due: AmountPercent by Deadline.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "PrepaymentDue",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct PrepaymentDue {
+    /// The kind of payment: PrePay (prepayment) or Deposit.
+    #[yaserde(attribute = true, rename = "GuaranteeType")]
+    pub guarantee_type: Option<PaymentGuaranteeType>,
+    /// The amount due: Amount with CurrencyCode (and/or Percent of the price).
+    #[yaserde(prefix = "ota", rename = "AmountPercent")]
+    pub amount_percent: HotelAmountPercent,
+    /// Deadline@AbsoluteDeadline: when the amount is due.
+    #[yaserde(prefix = "ota", rename = "Deadline")]
+    pub deadline: HotelDeadline,
 }
 
 impl rt::PayloadStdAttributes for OtaHotelResRq {
@@ -298,150 +741,6 @@ impl rt::PosRequest for OtaHotelResRq {
     }
 }
 
-/// Response to a hotel booking: Success (optionally with Warnings) and the booking as quoted or made, or Errors alone. Rooms are numbered by IndexNumber, 1-based, in the order of the request's room stays. After a Commit the booking carries its Internal reference (booking level in ResGlobalInfo/HotelReservationIDs, item level in each RoomStay/Reference) and can be read with /bookread, modified with /bookmodify and cancelled with /bookcancel.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_HotelResRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaHotelResRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// The booking (or its quote) was processed.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks on the processed booking, e.g. a price that differs from the availability answer (the quote is authoritative).
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// The booking as quoted or made.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
-    #[yaserde(prefix = "ota", rename = "HotelReservations")]
-    pub hotel_reservations: Option<BookedHotelReservations>,
-    /// Why the booking was refused (e.g. Code 378 more than 5 rooms, 427 no availability, 402 invalid room type code); nothing was booked.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaHotelResRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_hotel_reservations = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_hotel_reservations = cx
-                        .element(&next, <BookedHotelReservations as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            hotel_reservations: f_hotel_reservations,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelResRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_reservations {
-            rt::Encode::encode(v, w, "HotelReservations");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
 impl rt::ResponseStdAttributes for OtaHotelResRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()
@@ -530,94 +829,167 @@ impl rt::Response for OtaHotelResRs {
     }
 }
 
-/// The kind of a required payment or guarantee (OTA GuaranteeType of a GuaranteePayment, a closed list).
-///
-/// A closed list: any other value is rejected when decoding.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
-pub enum PaymentGuaranteeType {
-    /// A guarantee is required.
-    #[default]
-    GuaranteeRequired,
-    /// No guarantee is required.
-    None,
-    /// A credit card, debit card or voucher guarantees the booking.
-    CardOrVoucher,
-    /// The customer's profile guarantees the booking.
-    Profile,
-    /// A deposit is due.
-    Deposit,
-    /// Prepayment: the amount is due by the deadline (the form the gateway sends).
-    PrePay,
-}
-
-impl PaymentGuaranteeType {
-    /// The known values, as written in XML.
-    pub const KNOWN: &'static [&'static str] = &[
-        "GuaranteeRequired",
-        "None",
-        "CC/DC/Voucher",
-        "Profile",
-        "Deposit",
-        "PrePay",
-    ];
-    /// The value as written in XML.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::GuaranteeRequired => "GuaranteeRequired",
-            Self::None => "None",
-            Self::CardOrVoucher => "CC/DC/Voucher",
-            Self::Profile => "Profile",
-            Self::Deposit => "Deposit",
-            Self::PrePay => "PrePay",
+impl rt::Decode for OtaHotelResRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "ResStatus" => out.res_status = cx.value(&attr, &schema::RES_STATUS)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
         }
-    }
-}
-
-impl ::std::fmt::Display for PaymentGuaranteeType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl ::std::str::FromStr for PaymentGuaranteeType {
-    type Err = rt::UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "GuaranteeRequired" => Ok(Self::GuaranteeRequired),
-            "None" => Ok(Self::None),
-            "CC/DC/Voucher" => Ok(Self::CardOrVoucher),
-            "Profile" => Ok(Self::Profile),
-            "Deposit" => Ok(Self::Deposit),
-            "PrePay" => Ok(Self::PrePay),
-            other => Err(rt::UnknownValue::new("PaymentGuaranteeType", other)),
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "HotelReservations" => {
+                    rt::set(
+                        &mut out.hotel_reservations,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
         }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
     }
 }
 
-impl rt::FromValue for PaymentGuaranteeType {
-    fn from_value(text: &str) -> Option<Self> {
-        text.parse().ok()
+impl rt::Encode for OtaHotelResRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("ResStatus", &self.res_status);
+        rt::Encode::encode(&self.pos, w, "POS");
+        rt::Encode::encode(&self.hotel_reservations, w, "HotelReservations");
+        w.end(name);
     }
 }
 
-impl rt::ToValue for PaymentGuaranteeType {
-    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
-        ::std::borrow::Cow::Borrowed(self.as_str())
+impl rt::Decode for OtaHotelResRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "HotelReservations" => {
+                    out.hotel_reservations = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
     }
 }
 
-/// Container of the booking wanted.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookHotelReservations",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookHotelReservations {
-    /// The booking wanted: rooms, services, guests and booking-wide data.
-    #[yaserde(prefix = "ota", rename = "HotelReservation")]
-    pub hotel_reservation: BookHotelReservation,
+impl rt::Encode for OtaHotelResRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.hotel_reservations {
+            rt::Encode::encode(v, w, "HotelReservations");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for BookHotelReservations {
@@ -625,27 +997,27 @@ impl rt::Decode for BookHotelReservations {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_HOTEL_RESERVATIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_HOTEL_RESERVATIONS;
         let mark = cx.mark();
-        let mut f_hotel_reservation = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation = cx
-                        .element(&next, <BookHotelReservation as rt::Decode>::decode)?;
+            match next.elem.name {
+                "HotelReservation" => {
+                    rt::set(
+                        &mut out.hotel_reservation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation: f_hotel_reservation.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -657,72 +1029,39 @@ impl rt::Encode for BookHotelReservations {
     }
 }
 
-/// One hotel booking wanted.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookHotelReservation",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookHotelReservation {
-    /// The rooms to book (at most 5).
-    #[yaserde(prefix = "ota", rename = "RoomStays")]
-    pub room_stays: BookRoomStays,
-    /// The services of the rooms: the board (SC, BB, HB, ...), referenced from the rooms by ServiceRPHs.
-    #[yaserde(prefix = "ota", rename = "Services")]
-    pub services: Option<BookServices>,
-    /// The guests, referenced from the rooms by ResGuestRPHs.
-    #[yaserde(prefix = "ota", rename = "ResGuests")]
-    pub res_guests: BookResGuests,
-    /// Booking-wide data: the Client reference and comments.
-    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
-    pub res_global_info: BookResGlobalInfo,
-}
-
 impl rt::Decode for BookHotelReservation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_HOTEL_RESERVATION;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_HOTEL_RESERVATION;
         let mark = cx.mark();
-        let mut f_room_stays = None;
-        let mut f_services = None;
-        let mut f_res_guests = None;
-        let mut f_res_global_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_stays = cx
-                        .element(&next, <BookRoomStays as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RoomStays" => {
+                    rt::set(&mut out.room_stays, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_services = cx.element(&next, <BookServices as rt::Decode>::decode)?;
+                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
+                "ResGuests" => {
+                    rt::set(&mut out.res_guests, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => {
-                    f_res_guests = cx
-                        .element(&next, <BookResGuests as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_res_global_info = cx
-                        .element(&next, <BookResGlobalInfo as rt::Decode>::decode)?;
+                "ResGlobalInfo" => {
+                    rt::set(
+                        &mut out.res_global_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_stays: f_room_stays.ok_or_else(|| cx.bug(node))?,
-            services: f_services,
-            res_guests: f_res_guests.ok_or_else(|| cx.bug(node))?,
-            res_global_info: f_res_global_info.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -739,44 +1078,29 @@ impl rt::Encode for BookHotelReservation {
     }
 }
 
-/// List of the rooms to book.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookRoomStays",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookRoomStays {
-    /// One room to book (at most 5 per booking: more is answered with Type 3, Code 378).
-    #[yaserde(prefix = "ota", rename = "RoomStay")]
-    pub room_stay: Vec<BookRoomStay>,
-}
-
 impl rt::Decode for BookRoomStays {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_ROOM_STAYS;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_ROOM_STAYS;
         let mark = cx.mark();
-        let mut f_room_stay = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_stay
-                        .extend(cx.element(&next, <BookRoomStay as rt::Decode>::decode)?)
+            match next.elem.name {
+                "RoomStay" => {
+                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { room_stay: f_room_stay })
+        Ok(out)
     }
 }
 
@@ -790,121 +1114,58 @@ impl rt::Encode for BookRoomStays {
     }
 }
 
-/// One room to book, as offered by /hotelavailability: room type, board, dates, hotel, and who stays in it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookRoomStay",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookRoomStay {
-    /// The client's number for this room (the gateway's documentation shows it; OpenTravel 2016B has no RoomStay@RPH and numbers room stays by IndexNumber, also taken here). The answer numbers rooms by IndexNumber, in request order.
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "RPH")]
-    pub rph: Option<u64>,
-    /// RoomType@RoomTypeCode: the room code, which may carry contract or rate-plan suffixes after `;` (e.g. RMSD000000;CT12/RP3).
-    #[yaserde(prefix = "ota", rename = "RoomTypes")]
-    pub room_types: RoomTypes,
-    /// The board as a rate feature (RoomRate/Features/Feature/Description/Text), as in the modify message; when absent, the board is the board Service the room references by ServiceRPHs.
-    #[yaserde(prefix = "ota", rename = "RoomRates")]
-    pub room_rates: Option<RoomRates>,
-    /// OpenTravel 2016B: how many guests stay in the room (the sum of GuestCount@Count, 1 each when absent). Without ResGuestRPHs, the room's guests are the next that many ResGuests, in document order, of those no room names; with them, the counts must agree with the guests they name. A booking of one room stay needs neither: its guests are every ResGuest.
-    #[yaserde(prefix = "ota", rename = "GuestCounts")]
-    pub guest_counts: Option<OccupancyGuestCounts>,
-    /// OpenTravel 2016B: the rate plans of the room stay. Not supported (Type 2): the rate is the room type's with the board of RoomRates or of the Service; left unread, a rate plan asked for would not be the one booked.
-    #[yaserde(prefix = "ota", rename = "RatePlans")]
-    pub rate_plans: Option<UnreadContent>,
-    /// Start (arrival) and End (departure), dates YYYY-MM-DD.
-    #[yaserde(prefix = "ota", rename = "TimeSpan")]
-    pub time_span: DateSpan,
-    /// The hotel: HotelCode.
-    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
-    pub basic_property_info: BasicPropertyInfo,
-    /// OpenTravel 2016B: special requests for the room stay. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
-    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
-    pub special_requests: Option<UnreadContent>,
-    /// The guests staying in this room: ResGuestRPH@RPH elements (the form of the gateway's documentation and of the read and modify messages; OpenTravel 2016B has a list of numbers as text, as in the answer).
-    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
-    pub res_guest_rphs: Option<ResGuestRphs>,
-    /// The services of this room (its board): ServiceRPH@RPH elements.
-    #[yaserde(prefix = "ota", rename = "ServiceRPHs")]
-    pub service_rphs: Option<ServiceRphs>,
-}
-
 impl rt::Decode for BookRoomStay {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_ROOM_STAY;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_ROOM_STAY;
         let mark = cx.mark();
-        let mut f_rph = None;
-        let mut f_room_types = None;
-        let mut f_room_rates = None;
-        let mut f_guest_counts = None;
-        let mut f_rate_plans = None;
-        let mut f_time_span = None;
-        let mut f_basic_property_info = None;
-        let mut f_special_requests = None;
-        let mut f_res_guest_rphs = None;
-        let mut f_service_rphs = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                if f_rph.is_some() {
-                    cx.given_twice(&attr, DESC, 0)?;
+            match rt::unqualified(&attr) {
+                "RPH" | "IndexNumber" => {
+                    cx.once(node, &attr, DESC)?;
+                    out.rph = cx.value(&attr, &schema::RPH_NUMBER)?;
                 }
-                f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
-                1 => f_room_rates = cx.element(&next, <RoomRates as rt::Decode>::decode)?,
-                2 => {
-                    f_guest_counts = cx
-                        .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RoomTypes" => {
+                    rt::set(&mut out.room_types, cx.element(&next, rt::Decode::decode)?)
                 }
-                3 => {
-                    f_rate_plans = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "RoomRates" => out.room_rates = cx.element(&next, rt::Decode::decode)?,
+                "GuestCounts" => {
+                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
                 }
-                4 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                5 => {
-                    f_basic_property_info = cx
-                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                "RatePlans" => out.rate_plans = cx.element(&next, rt::Decode::decode)?,
+                "TimeSpan" => {
+                    rt::set(&mut out.time_span, cx.element(&next, rt::Decode::decode)?)
                 }
-                6 => {
-                    f_special_requests = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "BasicPropertyInfo" => {
+                    rt::set(
+                        &mut out.basic_property_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                7 => {
-                    f_res_guest_rphs = cx
-                        .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
+                "SpecialRequests" => {
+                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
                 }
-                8 => {
-                    f_service_rphs = cx
-                        .element(&next, <ServiceRphs as rt::Decode>::decode)?;
+                "ResGuestRPHs" => {
+                    out.res_guest_rphs = cx.element(&next, rt::Decode::decode)?;
+                }
+                "ServiceRPHs" => {
+                    out.service_rphs = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            rph: f_rph.flatten(),
-            room_types: f_room_types.ok_or_else(|| cx.bug(node))?,
-            room_rates: f_room_rates,
-            guest_counts: f_guest_counts,
-            rate_plans: f_rate_plans,
-            time_span: f_time_span.ok_or_else(|| cx.bug(node))?,
-            basic_property_info: f_basic_property_info.ok_or_else(|| cx.bug(node))?,
-            special_requests: f_special_requests,
-            res_guest_rphs: f_res_guest_rphs,
-            service_rphs: f_service_rphs,
-        })
+        Ok(out)
     }
 }
 
@@ -937,44 +1198,29 @@ impl rt::Encode for BookRoomStay {
     }
 }
 
-/// List of the services to book.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookServices",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookServices {
-    /// One service (a board).
-    #[yaserde(prefix = "ota", rename = "Service")]
-    pub service: Vec<BookService>,
-}
-
 impl rt::Decode for BookServices {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_SERVICES;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_SERVICES;
         let mark = cx.mark();
-        let mut f_service = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_service
-                        .extend(cx.element(&next, <BookService as rt::Decode>::decode)?)
+            match next.elem.name {
+                "Service" => {
+                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { service: f_service })
+        Ok(out)
     }
 }
 
@@ -988,75 +1234,34 @@ impl rt::Encode for BookServices {
     }
 }
 
-/// One service to book, referenced from room stays by its ServiceRPH.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookService",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookService {
-    /// Service code (string): a board code such as SC, BB, HB.
-    #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
-    pub service_inventory_code: String,
-    /// The number by which ServiceRPH elements refer to this service.
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "ServiceRPH")]
-    pub service_rph: u64,
-    /// OTA Unique ID Type of ID. OpenTravel 2016B requires Type and ID on a Service; the gateway's clients omit both, and the gateway ignores them in a request.
-    #[yaserde(attribute = true, rename = "Type")]
-    pub r#type: Option<ReservationIdCode>,
-    /// Identifier of the service in the client's system (1 to 32 characters); ignored.
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "ID")]
-    pub id: Option<String>,
-}
-
 impl rt::Decode for BookService {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_SERVICE;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_SERVICE;
         let mark = cx.mark();
-        let mut f_service_inventory_code = None;
-        let mut f_service_rph = None;
-        let mut f_type = None;
-        let mut f_id = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_service_inventory_code = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "ServiceInventoryCode" => {
+                    rt::set(
+                        &mut out.service_inventory_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
                 }
-                Some(1) => {
-                    f_service_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ServiceRPH" => {
+                    rt::set(&mut out.service_rph, cx.value(&attr, &schema::RPH_NUMBER)?)
                 }
-                Some(2) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
+                "Type" => out.r#type = cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
+                "ID" => out.id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_service_inventory_code = cx
-            .required(f_service_inventory_code, node, "ServiceInventoryCode")?;
-        let f_service_rph = cx.required(f_service_rph, node, "ServiceRPH")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            service_inventory_code: f_service_inventory_code
-                .ok_or_else(|| cx.bug(node))?,
-            service_rph: f_service_rph.ok_or_else(|| cx.bug(node))?,
-            r#type: f_type.flatten(),
-            id: f_id.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1071,44 +1276,29 @@ impl rt::Encode for BookService {
     }
 }
 
-/// List of the booking's guests.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookResGuests",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookResGuests {
-    /// One guest.
-    #[yaserde(prefix = "ota", rename = "ResGuest")]
-    pub res_guest: Vec<BookResGuest>,
-}
-
 impl rt::Decode for BookResGuests {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_RES_GUESTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_RES_GUESTS;
         let mark = cx.mark();
-        let mut f_res_guest = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_res_guest
-                        .extend(cx.element(&next, <BookResGuest as rt::Decode>::decode)?)
+            match next.elem.name {
+                "ResGuest" => {
+                    rt::push(&mut out.res_guest, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { res_guest: f_res_guest })
+        Ok(out)
     }
 }
 
@@ -1122,80 +1312,45 @@ impl rt::Encode for BookResGuests {
     }
 }
 
-/// One guest of the booking (request and answer), referenced from room stays by its ResGuestRPH. The first adult of a room is the room's responsible person.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookResGuest",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookResGuest {
-    /// The number by which ResGuestRPH references refer to this guest.
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "ResGuestRPH")]
-    pub res_guest_rph: u64,
-    /// Age category (OTA AQC): 10 adult, 8 child, 7 infant, 11 senior.
-    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
-    pub age_qualifying_code: AgeQualifyingCode,
-    /// Profiles/ProfileInfo/Profile/Customer: BirthDate (date); PersonName with NamePrefix, GivenName, Surname (OpenTravel requires Surname; send it, the answer always has it).
-    #[yaserde(prefix = "ota", rename = "Profiles")]
-    pub profiles: Option<GuestProfiles>,
-    /// GuestCount@Count (1) and @Age (years) of this guest.
-    #[yaserde(prefix = "ota", rename = "GuestCounts")]
-    pub guest_counts: Option<OccupancyGuestCounts>,
-}
-
 impl rt::Decode for BookResGuest {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_RES_GUEST;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_RES_GUEST;
         let mark = cx.mark();
-        let mut f_res_guest_rph = None;
-        let mut f_age_qualifying_code = None;
-        let mut f_profiles = None;
-        let mut f_guest_counts = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_res_guest_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "ResGuestRPH" => {
+                    rt::set(
+                        &mut out.res_guest_rph,
+                        cx.value(&attr, &schema::RPH_NUMBER)?,
+                    )
                 }
-                Some(1) => {
-                    f_age_qualifying_code = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
+                "AgeQualifyingCode" => {
+                    rt::set(
+                        &mut out.age_qualifying_code,
+                        cx.value(&attr, &schema::AGE_QUALIFYING_CODE)?,
+                    )
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_res_guest_rph = cx.required(f_res_guest_rph, node, "ResGuestRPH")?;
-        let f_age_qualifying_code = cx
-            .required(f_age_qualifying_code, node, "AgeQualifyingCode")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_profiles = cx
-                        .element(&next, <GuestProfiles as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_guest_counts = cx
-                        .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
+                "GuestCounts" => {
+                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            res_guest_rph: f_res_guest_rph.ok_or_else(|| cx.bug(node))?,
-            age_qualifying_code: f_age_qualifying_code.ok_or_else(|| cx.bug(node))?,
-            profiles: f_profiles,
-            guest_counts: f_guest_counts,
-        })
+        Ok(out)
     }
 }
 
@@ -1214,70 +1369,39 @@ impl rt::Encode for BookResGuest {
     }
 }
 
-/// Booking-wide data of a booking request.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookResGlobalInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookResGlobalInfo {
-    /// Booking comments (Comment@Name@CommentOriginatorCode with Text).
-    #[yaserde(prefix = "ota", rename = "Comments")]
-    pub comments: Option<Comments>,
-    /// OpenTravel 2016B: special requests for the booking. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
-    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
-    pub special_requests: Option<UnreadContent>,
-    /// The Client reference of the booking: HotelReservationID with ResID_Type 36 and ResID_SourceContext Client. A Commit is made once per requestor and Client reference.
-    #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
-    pub hotel_reservation_ids: BookingReservationIds,
-    /// The hotel of the booking. OpenTravel 2016B requires it as the last child of ResGlobalInfo; the gateway's clients omit it, and the rooms' hotels are used.
-    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
-    pub basic_property_info: Option<BasicPropertyInfo>,
-}
-
 impl rt::Decode for BookResGlobalInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_RES_GLOBAL_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_RES_GLOBAL_INFO;
         let mark = cx.mark();
-        let mut f_comments = None;
-        let mut f_special_requests = None;
-        let mut f_hotel_reservation_ids = None;
-        let mut f_basic_property_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_comments = cx.element(&next, <Comments as rt::Decode>::decode)?,
-                1 => {
-                    f_special_requests = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Comments" => out.comments = cx.element(&next, rt::Decode::decode)?,
+                "SpecialRequests" => {
+                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
                 }
-                2 => {
-                    f_hotel_reservation_ids = cx
-                        .element(&next, <BookingReservationIds as rt::Decode>::decode)?;
+                "HotelReservationIDs" => {
+                    rt::set(
+                        &mut out.hotel_reservation_ids,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                3 => {
-                    f_basic_property_info = cx
-                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                "BasicPropertyInfo" => {
+                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            comments: f_comments,
-            special_requests: f_special_requests,
-            hotel_reservation_ids: f_hotel_reservation_ids.ok_or_else(|| cx.bug(node))?,
-            basic_property_info: f_basic_property_info,
-        })
+        Ok(out)
     }
 }
 
@@ -1298,52 +1422,32 @@ impl rt::Encode for BookResGlobalInfo {
     }
 }
 
-/// List of booking references.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookingReservationIDs",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookingReservationIds {
-    /// One reference: the Client one and, after a Commit, the Internal one.
-    #[yaserde(prefix = "ota", rename = "HotelReservationID")]
-    pub hotel_reservation_id: Vec<BookingReservationId>,
-}
-
 impl rt::Decode for BookingReservationIds {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_RESERVATION_IDS;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_RESERVATION_IDS;
         let mark = cx.mark();
-        let mut f_hotel_reservation_id = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation_id
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <BookingReservationId as rt::Decode>::decode,
-                                )?,
-                        )
+            match next.elem.name {
+                "HotelReservationID" => {
+                    rt::push(
+                        &mut out.hotel_reservation_id,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation_id: f_hotel_reservation_id,
-        })
+        Ok(out)
     }
 }
 
@@ -1357,65 +1461,38 @@ impl rt::Encode for BookingReservationIds {
     }
 }
 
-/// One booking reference, issued by the client or by the gateway.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookingReservationID",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookingReservationId {
-    /// Integer code: 36 booking level.
-    #[yaserde(attribute = true, rename = "ResID_Type")]
-    pub res_id_type: ReservationIdCode,
-    /// The reference value: at most 64 characters, as every booking reference the gateway keeps.
-    ///
-    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(attribute = true, rename = "ResID_Value")]
-    pub res_id_value: String,
-    /// Client (the partner's reference) or Internal (the gateway's reference).
-    #[yaserde(attribute = true, rename = "ResID_SourceContext")]
-    pub res_id_source_context: ResIdSourceContext,
-}
-
 impl rt::Decode for BookingReservationId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_RESERVATION_ID;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_RESERVATION_ID;
         let mark = cx.mark();
-        let mut f_res_id_type = None;
-        let mut f_res_id_value = None;
-        let mut f_res_id_source_context = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_res_id_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "ResID_Type" => {
+                    rt::set(
+                        &mut out.res_id_type,
+                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_res_id_value = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ResID_Value" => {
+                    rt::set(&mut out.res_id_value, cx.value(&attr, &schema::SHORT_TEXT)?)
                 }
-                Some(2) => {
-                    f_res_id_source_context = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
+                "ResID_SourceContext" => {
+                    rt::set(
+                        &mut out.res_id_source_context,
+                        cx.value(&attr, &schema::RES_ID_SOURCE_CONTEXT)?,
+                    )
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_res_id_type = cx.required(f_res_id_type, node, "ResID_Type")?;
-        let f_res_id_value = cx.required(f_res_id_value, node, "ResID_Value")?;
-        let f_res_id_source_context = cx
-            .required(f_res_id_source_context, node, "ResID_SourceContext")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            res_id_type: f_res_id_type.ok_or_else(|| cx.bug(node))?,
-            res_id_value: f_res_id_value.ok_or_else(|| cx.bug(node))?,
-            res_id_source_context: f_res_id_source_context.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1429,46 +1506,32 @@ impl rt::Encode for BookingReservationId {
     }
 }
 
-/// Container of the booking quoted or made.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedHotelReservations",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedHotelReservations {
-    /// The booking: rooms, services, guests and booking-wide data.
-    #[yaserde(prefix = "ota", rename = "HotelReservation")]
-    pub hotel_reservation: BookedHotelReservation,
-}
-
 impl rt::Decode for BookedHotelReservations {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_HOTEL_RESERVATIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_HOTEL_RESERVATIONS;
         let mark = cx.mark();
-        let mut f_hotel_reservation = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation = cx
-                        .element(&next, <BookedHotelReservation as rt::Decode>::decode)?;
+            match next.elem.name {
+                "HotelReservation" => {
+                    rt::set(
+                        &mut out.hotel_reservation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation: f_hotel_reservation.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1480,73 +1543,39 @@ impl rt::Encode for BookedHotelReservations {
     }
 }
 
-/// One hotel booking as quoted or made (OpenTravel 2016B HotelReservationType subset).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedHotelReservation",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedHotelReservation {
-    /// The rooms.
-    #[yaserde(prefix = "ota", rename = "RoomStays")]
-    pub room_stays: BookedRoomStays,
-    /// The services of the rooms (the boards).
-    #[yaserde(prefix = "ota", rename = "Services")]
-    pub services: Option<BookedServices>,
-    /// The guests, as requested.
-    #[yaserde(prefix = "ota", rename = "ResGuests")]
-    pub res_guests: BookResGuests,
-    /// Booking-wide data: comments, prepayment, cancellation policy, total, references and the hotel.
-    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
-    pub res_global_info: BookedResGlobalInfo,
-}
-
 impl rt::Decode for BookedHotelReservation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_HOTEL_RESERVATION;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_HOTEL_RESERVATION;
         let mark = cx.mark();
-        let mut f_room_stays = None;
-        let mut f_services = None;
-        let mut f_res_guests = None;
-        let mut f_res_global_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_stays = cx
-                        .element(&next, <BookedRoomStays as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RoomStays" => {
+                    rt::set(&mut out.room_stays, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_services = cx
-                        .element(&next, <BookedServices as rt::Decode>::decode)?;
+                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
+                "ResGuests" => {
+                    rt::set(&mut out.res_guests, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => {
-                    f_res_guests = cx
-                        .element(&next, <BookResGuests as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_res_global_info = cx
-                        .element(&next, <BookedResGlobalInfo as rt::Decode>::decode)?;
+                "ResGlobalInfo" => {
+                    rt::set(
+                        &mut out.res_global_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_stays: f_room_stays.ok_or_else(|| cx.bug(node))?,
-            services: f_services,
-            res_guests: f_res_guests.ok_or_else(|| cx.bug(node))?,
-            res_global_info: f_res_global_info.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1563,46 +1592,29 @@ impl rt::Encode for BookedHotelReservation {
     }
 }
 
-/// List of the booked rooms.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedRoomStays",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedRoomStays {
-    /// One room, in the order of the request.
-    #[yaserde(prefix = "ota", rename = "RoomStay")]
-    pub room_stay: Vec<BookedRoomStay>,
-}
-
 impl rt::Decode for BookedRoomStays {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_ROOM_STAYS;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_ROOM_STAYS;
         let mark = cx.mark();
-        let mut f_room_stay = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_stay
-                        .extend(
-                            cx.element(&next, <BookedRoomStay as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "RoomStay" => {
+                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { room_stay: f_room_stay })
+        Ok(out)
     }
 }
 
@@ -1616,124 +1628,61 @@ impl rt::Encode for BookedRoomStays {
     }
 }
 
-/// One room as quoted or booked. The children follow the OpenTravel 2016B RoomStay order (RoomStayType, then ResGuestRPHs, ServiceRPHs, Reference).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedRoomStay",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedRoomStay {
-    /// The room's number within the booking, 1-based, in the order of the request's room stays.
-    ///
-    /// Value type: `RoomIndex` (`xs:positiveInteger`); checked when decoding: at most `999`.
-    #[yaserde(attribute = true, rename = "IndexNumber")]
-    pub index_number: u64,
-    /// RoomType@RoomTypeCode with the room's name in RoomDescription/Text.
-    #[yaserde(prefix = "ota", rename = "RoomTypes")]
-    pub room_types: RoomTypes,
-    /// The board (Features) and the room total; with PriceBreakdown also the nightly rates and the per-guest totals (Rates).
-    #[yaserde(prefix = "ota", rename = "RoomRates")]
-    pub room_rates: OfferRoomRates,
-    /// The guests of the room by age category.
-    #[yaserde(prefix = "ota", rename = "GuestCounts")]
-    pub guest_counts: Option<OccupancyGuestCounts>,
-    /// Start (arrival) and End (departure), dates YYYY-MM-DD.
-    #[yaserde(prefix = "ota", rename = "TimeSpan")]
-    pub time_span: DateSpan,
-    /// The cancellation policy of this room (what a cancel of this item, Type 37, costs).
-    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// The price of the room for the stay (AmountAfterTax, CurrencyCode).
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Total,
-    /// The hotel: HotelCode and HotelName.
-    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
-    pub basic_property_info: BasicPropertyInfo,
-    /// The guests of the room: their ResGuestRPH numbers as text, separated by spaces (e.g. `1 2`), the OpenTravel 2016B form.
-    ///
-    /// Value type: `RPHList` (`xs:string`); checked when decoding: matches `[0-9]{1,8}( [0-9]{1,8})*`.
-    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
-    pub res_guest_rphs: Option<String>,
-    /// The services of the room (its board): ServiceRPH@RPH elements.
-    #[yaserde(prefix = "ota", rename = "ServiceRPHs")]
-    pub service_rphs: Option<ServiceRphs>,
-    /// The item-level reference of the room after a Commit: Type 37, ID, ID_Context Internal. /bookcancel with this UniqueID cancels this room only.
-    #[yaserde(prefix = "ota", rename = "Reference")]
-    pub reference: Option<UniqueId>,
-}
-
 impl rt::Decode for BookedRoomStay {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_ROOM_STAY;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_ROOM_STAY;
         let mark = cx.mark();
-        let mut f_index_number = None;
-        let mut f_room_types = None;
-        let mut f_room_rates = None;
-        let mut f_guest_counts = None;
-        let mut f_time_span = None;
-        let mut f_cancel_penalties = None;
-        let mut f_total = None;
-        let mut f_basic_property_info = None;
-        let mut f_res_guest_rphs = None;
-        let mut f_service_rphs = None;
-        let mut f_reference = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_index_number = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "IndexNumber" => {
+                    rt::set(&mut out.index_number, cx.value(&attr, &schema::ROOM_INDEX)?)
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_index_number = cx.required(f_index_number, node, "IndexNumber")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
-                1 => {
-                    f_room_rates = cx
-                        .element(&next, <OfferRoomRates as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RoomTypes" => {
+                    rt::set(&mut out.room_types, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => {
-                    f_guest_counts = cx
-                        .element(&next, <OccupancyGuestCounts as rt::Decode>::decode)?;
+                "RoomRates" => {
+                    rt::set(&mut out.room_rates, cx.element(&next, rt::Decode::decode)?)
                 }
-                3 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                4 => {
-                    f_cancel_penalties = cx
-                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
+                "GuestCounts" => {
+                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
                 }
-                5 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
-                6 => {
-                    f_basic_property_info = cx
-                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                "TimeSpan" => {
+                    rt::set(&mut out.time_span, cx.element(&next, rt::Decode::decode)?)
                 }
-                7 => f_res_guest_rphs = cx.simple(&next)?,
-                8 => {
-                    f_service_rphs = cx
-                        .element(&next, <ServiceRphs as rt::Decode>::decode)?;
+                "CancelPenalties" => {
+                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
                 }
-                9 => f_reference = cx.element(&next, <UniqueId as rt::Decode>::decode)?,
+                "Total" => {
+                    rt::set(&mut out.total, cx.element(&next, rt::Decode::decode)?)
+                }
+                "BasicPropertyInfo" => {
+                    rt::set(
+                        &mut out.basic_property_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "ResGuestRPHs" => out.res_guest_rphs = cx.simple(&next)?,
+                "ServiceRPHs" => {
+                    out.service_rphs = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Reference" => out.reference = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            index_number: f_index_number.ok_or_else(|| cx.bug(node))?,
-            room_types: f_room_types.ok_or_else(|| cx.bug(node))?,
-            room_rates: f_room_rates.ok_or_else(|| cx.bug(node))?,
-            guest_counts: f_guest_counts,
-            time_span: f_time_span.ok_or_else(|| cx.bug(node))?,
-            cancel_penalties: f_cancel_penalties,
-            total: f_total.ok_or_else(|| cx.bug(node))?,
-            basic_property_info: f_basic_property_info.ok_or_else(|| cx.bug(node))?,
-            res_guest_rphs: f_res_guest_rphs,
-            service_rphs: f_service_rphs,
-            reference: f_reference,
-        })
+        Ok(out)
     }
 }
 
@@ -1765,46 +1714,29 @@ impl rt::Encode for BookedRoomStay {
     }
 }
 
-/// List of the booked services.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedServices",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedServices {
-    /// One service (a board).
-    #[yaserde(prefix = "ota", rename = "Service")]
-    pub service: Vec<BookedService>,
-}
-
 impl rt::Decode for BookedServices {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_SERVICES;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_SERVICES;
         let mark = cx.mark();
-        let mut f_service = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_service
-                        .extend(
-                            cx.element(&next, <BookedService as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "Service" => {
+                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { service: f_service })
+        Ok(out)
     }
 }
 
@@ -1818,77 +1750,41 @@ impl rt::Encode for BookedServices {
     }
 }
 
-/// One booked service, referenced from room stays by its ServiceRPH. OpenTravel 2016B requires Type and ID on a Service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedService",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedService {
-    /// Service code (string): a board code such as SC, BB, HB.
-    #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
-    pub service_inventory_code: String,
-    /// The number by which ServiceRPH elements refer to this service (as in the request).
-    ///
-    /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
-    #[yaserde(attribute = true, rename = "ServiceRPH")]
-    pub service_rph: u64,
-    /// OTA Unique ID Type of ID: 16 (reference) for the service's code within the booking; 37 (item level) if the gateway gives the service an item reference of its own.
-    #[yaserde(attribute = true, rename = "Type")]
-    pub r#type: ReservationIdCode,
-    /// Identifier of the service (1 to 32 characters): with Type 16 the ServiceInventoryCode, with Type 37 the item reference.
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "ID")]
-    pub id: String,
-}
-
 impl rt::Decode for BookedService {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_SERVICE;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_SERVICE;
         let mark = cx.mark();
-        let mut f_service_inventory_code = None;
-        let mut f_service_rph = None;
-        let mut f_type = None;
-        let mut f_id = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_service_inventory_code = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "ServiceInventoryCode" => {
+                    rt::set(
+                        &mut out.service_inventory_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
                 }
-                Some(1) => {
-                    f_service_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ServiceRPH" => {
+                    rt::set(&mut out.service_rph, cx.value(&attr, &schema::RPH_NUMBER)?)
                 }
-                Some(2) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "Type" => {
+                    rt::set(
+                        &mut out.r#type,
+                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
+                    )
                 }
-                Some(3) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                "ID" => {
+                    rt::set(&mut out.id, cx.value(&attr, &schema::STRING_LENGTH1TO32)?)
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_service_inventory_code = cx
-            .required(f_service_inventory_code, node, "ServiceInventoryCode")?;
-        let f_service_rph = cx.required(f_service_rph, node, "ServiceRPH")?;
-        let f_type = cx.required(f_type, node, "Type")?;
-        let f_id = cx.required(f_id, node, "ID")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            service_inventory_code: f_service_inventory_code
-                .ok_or_else(|| cx.bug(node))?,
-            service_rph: f_service_rph.ok_or_else(|| cx.bug(node))?,
-            r#type: f_type.ok_or_else(|| cx.bug(node))?,
-            id: f_id.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1903,85 +1799,45 @@ impl rt::Encode for BookedService {
     }
 }
 
-/// Booking-wide data of a booking answer, in the OpenTravel 2016B ResGlobalInfo order, with BasicPropertyInfo last.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedResGlobalInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedResGlobalInfo {
-    /// The booking comments, as requested.
-    #[yaserde(prefix = "ota", rename = "Comments")]
-    pub comments: Option<Comments>,
-    /// The prepayment due, when one applies (with PriceBreakdown): GuaranteePayment@GuaranteeType PrePay with AmountPercent@Amount@CurrencyCode and Deadline@AbsoluteDeadline.
-    #[yaserde(prefix = "ota", rename = "DepositPayments")]
-    pub deposit_payments: Option<PrepaymentRequirements>,
-    /// The cancellation policy of the whole booking (what a cancel of the booking, Type 36, costs from each deadline on).
-    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// The price of the booking (AmountAfterTax, CurrencyCode): the sum of the rooms.
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Total,
-    /// The booking references: the Client one (echoed) and, after a Commit, the Internal one, both ResID_Type 36. Absent from a Quote that gave no Client reference (ResID_Type 36).
-    #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
-    pub hotel_reservation_ids: Option<BookingReservationIds>,
-    /// The hotel of the booking (HotelCode, HotelName); required by OpenTravel 2016B.
-    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
-    pub basic_property_info: BasicPropertyInfo,
-}
-
 impl rt::Decode for BookedResGlobalInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_RES_GLOBAL_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_RES_GLOBAL_INFO;
         let mark = cx.mark();
-        let mut f_comments = None;
-        let mut f_deposit_payments = None;
-        let mut f_cancel_penalties = None;
-        let mut f_total = None;
-        let mut f_hotel_reservation_ids = None;
-        let mut f_basic_property_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_comments = cx.element(&next, <Comments as rt::Decode>::decode)?,
-                1 => {
-                    f_deposit_payments = cx
-                        .element(&next, <PrepaymentRequirements as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Comments" => out.comments = cx.element(&next, rt::Decode::decode)?,
+                "DepositPayments" => {
+                    out.deposit_payments = cx.element(&next, rt::Decode::decode)?;
                 }
-                2 => {
-                    f_cancel_penalties = cx
-                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
+                "CancelPenalties" => {
+                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
                 }
-                3 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
-                4 => {
-                    f_hotel_reservation_ids = cx
-                        .element(&next, <BookingReservationIds as rt::Decode>::decode)?;
+                "Total" => {
+                    rt::set(&mut out.total, cx.element(&next, rt::Decode::decode)?)
                 }
-                5 => {
-                    f_basic_property_info = cx
-                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                "HotelReservationIDs" => {
+                    out.hotel_reservation_ids = cx.element(&next, rt::Decode::decode)?;
+                }
+                "BasicPropertyInfo" => {
+                    rt::set(
+                        &mut out.basic_property_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            comments: f_comments,
-            deposit_payments: f_deposit_payments,
-            cancel_penalties: f_cancel_penalties,
-            total: f_total.ok_or_else(|| cx.bug(node))?,
-            hotel_reservation_ids: f_hotel_reservation_ids,
-            basic_property_info: f_basic_property_info.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2006,48 +1862,32 @@ impl rt::Encode for BookedResGlobalInfo {
     }
 }
 
-/// List of payments due.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "PrepaymentRequirements",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct PrepaymentRequirements {
-    /// One payment due: how much, by when.
-    #[yaserde(prefix = "ota", rename = "GuaranteePayment")]
-    pub guarantee_payment: Vec<PrepaymentDue>,
-}
-
 impl rt::Decode for PrepaymentRequirements {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PREPAYMENT_REQUIREMENTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::PREPAYMENT_REQUIREMENTS;
         let mark = cx.mark();
-        let mut f_guarantee_payment = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_guarantee_payment
-                        .extend(
-                            cx.element(&next, <PrepaymentDue as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "GuaranteePayment" => {
+                    rt::push(
+                        &mut out.guarantee_payment,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            guarantee_payment: f_guarantee_payment,
-        })
+        Ok(out)
     }
 }
 
@@ -2061,62 +1901,41 @@ impl rt::Encode for PrepaymentRequirements {
     }
 }
 
-/// A payment due: AmountPercent by Deadline.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "PrepaymentDue",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct PrepaymentDue {
-    /// The kind of payment: PrePay (prepayment) or Deposit.
-    #[yaserde(attribute = true, rename = "GuaranteeType")]
-    pub guarantee_type: Option<PaymentGuaranteeType>,
-    /// The amount due: Amount with CurrencyCode (and/or Percent of the price).
-    #[yaserde(prefix = "ota", rename = "AmountPercent")]
-    pub amount_percent: HotelAmountPercent,
-    /// Deadline@AbsoluteDeadline: when the amount is due.
-    #[yaserde(prefix = "ota", rename = "Deadline")]
-    pub deadline: HotelDeadline,
-}
-
 impl rt::Decode for PrepaymentDue {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PREPAYMENT_DUE;
+        const DESC: &rt::schema::ComplexDesc = &schema::PREPAYMENT_DUE;
         let mark = cx.mark();
-        let mut f_guarantee_type = None;
-        let mut f_amount_percent = None;
-        let mut f_deadline = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_guarantee_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "GuaranteeType" => {
+                    out.guarantee_type = cx
+                        .value(&attr, &schema::PAYMENT_GUARANTEE_TYPE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_amount_percent = cx
-                        .element(&next, <HotelAmountPercent as rt::Decode>::decode)?;
+            match next.elem.name {
+                "AmountPercent" => {
+                    rt::set(
+                        &mut out.amount_percent,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                1 => {
-                    f_deadline = cx
-                        .element(&next, <HotelDeadline as rt::Decode>::decode)?;
+                "Deadline" => {
+                    rt::set(&mut out.deadline, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            guarantee_type: f_guarantee_type.flatten(),
-            amount_percent: f_amount_percent.ok_or_else(|| cx.bug(node))?,
-            deadline: f_deadline.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 

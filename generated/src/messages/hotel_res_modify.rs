@@ -4,6 +4,7 @@
 //! Hotel booking modify message (OTA_HotelResModifyRQ, POST /bookmodify) and its response OTA_HotelResModifyRS. The booking types of this file are also used by the booking read (booking_read.xsd).
 
 use crate::runtime as rt;
+use super::schema;
 use crate::runtime::empty_string;
 use super::common::{
     AgeQualifyingCode, DateSpan, Errors, LanguageSelector, PersonName, Pos,
@@ -76,134 +77,979 @@ pub struct OtaHotelResModifyRq {
     pub hotel_res_modifies: HotelResModifies,
 }
 
-impl rt::Decode for OtaHotelResModifyRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_MODIFY_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_res_status = None;
-        let mut f_pos = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_hotel_res_modifies = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_unique_id
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
-                }
-                2 => {
-                    f_hotel_res_modifies = cx
-                        .element(&next, <HotelResModifies as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            res_status: f_res_status.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            unique_id: f_unique_id,
-            hotel_res_modifies: f_hotel_res_modifies.ok_or_else(|| cx.bug(node))?,
-        })
-    }
+/// Response to a hotel booking modify: Success (optionally with Warnings) and the booking as it is after the modification, in the same shape as the request, with its creation and last update date-times; or Errors alone. With ResStatus Quote the booking shows the previewed change and nothing is stored; with Commit the change is applied. Totals are re-computed only for major changes (room, board, dates), not for minor ones (comments, a non-lead guest's name).
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_HotelResModifyRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaHotelResModifyRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// The modification (or its quote) was processed.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks on the processed request.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// The booking after the modification: HotelResModify with CreateDateTime and LastUpdateDateTime, RoomStays, Services, ResGuests and ResGlobalInfo (totals and HotelReservationIDs).
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
+    #[yaserde(prefix = "ota", rename = "HotelResModifies")]
+    pub hotel_res_modifies: Option<HotelResModifies>,
+    /// Why the modification was refused (e.g. Code 97 booking not found, 378 more than 5 rooms, or unchanged parts that differ from the stored booking); nothing was changed.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
 }
 
-impl rt::Encode for OtaHotelResModifyRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResStatus", &self.res_status);
-        rt::Encode::encode(&self.pos, w, "POS");
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.hotel_res_modifies, w, "HotelResModifies");
-        w.end(name);
-    }
+/// Container of the booking modification (request) or of the modified booking (response).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelResModifies",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelResModifies {
+    /// The booking as it should be after the modification; contains RoomStays, Services, ResGuests and ResGlobalInfo.
+    #[yaserde(prefix = "ota", rename = "HotelResModify")]
+    pub hotel_res_modify: HotelResModify,
+}
+
+/// One hotel booking: rooms, services, guests and global booking data. In the request, the booking as it should be after the modification; in the response, the booking as it is, with its creation and last update date-times.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelResModify",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelResModify {
+    /// When the booking was created (a UTC date-time, written with no zone). Set in the response; in a request it may be sent back as read (with a zone too) and is ignored.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "CreateDateTime")]
+    pub create_date_time: Option<rt::DateTime>,
+    /// When the booking was last changed (a UTC date-time, written with no zone): the booking's version. A request may give it with a zone (Z or an offset, OpenTravel 2016B's form): it is the same instant. Set in the response: the vendor's name; OpenTravel's is LastModifyDateTime, which the ota2016b dialect writes. A request sends it back as read under either name (/bookread answers it as HotelReservation@LastModifyDateTime), not both: the change applies only to that version, and a Commit must carry it.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
+    pub last_update_date_time: Option<rt::DateTime>,
+    /// The booking's status as the read answers it (OpenTravel 2016B's HotelReservation@ResStatus: Reserved, …). Taken and ignored, except Cancelled: a booking is cancelled with /bookcancel, which a modify request saying Cancelled is answered with (Type 2, Code 450). Not set in the response.
+    #[yaserde(attribute = true, rename = "ResStatus")]
+    pub res_status: Option<String>,
+    /// As the read answers it: false for an activity booking, which /bookmodify does not change (refused, Type 2, Code 450); true or absent for a hotel booking. Not set in the response.
+    #[yaserde(attribute = true, rename = "RoomStayReservation")]
+    pub room_stay_reservation: Option<bool>,
+    /// The booking's references as the read answers them (OpenTravel 2016B's HotelReservation/UniqueID): in a request, each must name the booking that ResGlobalInfo/HotelReservationIDs names. Not set in the response.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Vec<UniqueId>,
+    /// The booked room stays.
+    #[yaserde(prefix = "ota", rename = "RoomStays")]
+    pub room_stays: Option<RoomStays>,
+    /// The booked services (board, transfers...).
+    #[yaserde(prefix = "ota", rename = "Services")]
+    pub services: Option<Services>,
+    /// The guests of the booking.
+    #[yaserde(prefix = "ota", rename = "ResGuests")]
+    pub res_guests: Option<ResGuests>,
+    /// Booking-wide data: comments, cancel penalties, total and the booking references that identify the booking to modify.
+    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
+    pub res_global_info: ResGlobalInfo,
+}
+
+/// List of room stays.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomStays",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomStays {
+    /// One booked room (at most 5 rooms per hotel booking).
+    #[yaserde(prefix = "ota", rename = "RoomStay")]
+    pub room_stay: Vec<RoomStay>,
+}
+
+/// One room stay of the booking.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomStay",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomStay {
+    /// Integer index of the room stay within the booking.
+    #[yaserde(attribute = true, rename = "IndexNumber")]
+    pub index_number: Option<u64>,
+    /// String; Book seen. The allowed set of values is not limited to those listed.
+    #[yaserde(attribute = true, rename = "RoomStayStatus")]
+    pub room_stay_status: Option<RoomStayStatus>,
+    /// The room types of this stay.
+    #[yaserde(prefix = "ota", rename = "RoomTypes")]
+    pub room_types: Option<RoomTypes>,
+    /// The room rates of this stay (with the board as a feature).
+    #[yaserde(prefix = "ota", rename = "RoomRates")]
+    pub room_rates: Option<RoomRates>,
+    /// Start, End (date, YYYY-MM-DD).
+    #[yaserde(prefix = "ota", rename = "TimeSpan")]
+    pub time_span: Option<DateSpan>,
+    /// The cancellation policy of this room stay, fixed when it was booked or last re-priced: from each Deadline on, cancelling it (UniqueID Type 37) costs its AmountPercent. Output only (read and modify answers); not compared in a modify request.
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
+    /// CurrencyCode (ISO 4217 string), AmountAfterTax (decimal): the room stay's price. Computed by the gateway (re-computed when the room type, board or dates change): in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Option<Total>,
+    /// HotelCode (string), HotelName (string).
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: Option<BasicPropertyInfo>,
+    /// OpenTravel 2016B: the rate plans of the room stay. Not supported (Type 2): the rate is the room type's with the board of RoomRates or of the Service; left unread, a rate plan asked for would not be the one booked.
+    #[yaserde(prefix = "ota", rename = "RatePlans")]
+    pub rate_plans: Option<UnreadContent>,
+    /// OpenTravel 2016B: special requests for the room stay. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
+    /// Extensions of the room stay: a POS with further RequestorIDs.
+    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
+    pub tpa_extensions: Option<RoomStayExtensions>,
+    /// References to the guests staying in this room.
+    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
+    pub res_guest_rphs: Option<ResGuestRphs>,
+    /// References to the services of this room.
+    #[yaserde(prefix = "ota", rename = "ServiceRPHs")]
+    pub service_rphs: Option<ServiceRphs>,
+    /// ID (string), Type (integer code; 14 seen).
+    #[yaserde(prefix = "ota", rename = "Reference")]
+    pub reference: Option<RoomStayReference>,
+}
+
+/// List of room types.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomTypes",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomTypes {
+    /// RoomTypeCode (string); child RoomDescription/Text with attribute Language and text content.
+    #[yaserde(prefix = "ota", rename = "RoomType")]
+    pub room_type: Vec<RoomType>,
+}
+
+/// A room type with its description.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomType",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomType {
+    /// Room code (string), e.g. RMSD000000, optionally with a ;contract/rate-plan suffix.
+    #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    pub room_type_code: Option<String>,
+    /// Child Text elements with attribute Language and text content.
+    #[yaserde(prefix = "ota", rename = "RoomDescription")]
+    pub room_description: Option<TextDescription>,
+}
+
+/// A description made of one or more Text elements (plain or with a Language).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TextDescription",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TextDescription {
+    /// Text content, optionally with attribute Language.
+    #[yaserde(prefix = "ota", rename = "Text")]
+    pub text: Vec<Text>,
+}
+
+/// List of room rates.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomRates",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomRates {
+    /// RoomTypeCode (string); Features/Feature/Description holds Text elements (one plain, one with Language); the text is a board code.
+    #[yaserde(prefix = "ota", rename = "RoomRate")]
+    pub room_rate: Vec<RoomRate>,
+}
+
+/// The rate of one room type, with its features (the board).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomRate",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomRate {
+    /// Room code (string) the rate applies to.
+    #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    pub room_type_code: Option<String>,
+    /// Features of the rate; the board code is given as a feature description.
+    #[yaserde(prefix = "ota", rename = "Features")]
+    pub features: Option<RoomRateFeatures>,
+}
+
+/// List of rate features.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomRateFeatures",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomRateFeatures {
+    /// One feature of the rate.
+    #[yaserde(prefix = "ota", rename = "Feature")]
+    pub feature: Vec<RoomRateFeature>,
+}
+
+/// A rate feature described by text.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomRateFeature",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomRateFeature {
+    /// Holds Text elements (one plain, one with Language); the text is a board code (e.g. SC, BB, HB).
+    #[yaserde(prefix = "ota", rename = "Description")]
+    pub description: Option<TextDescription>,
+}
+
+/// The hotel of the room stay.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BasicPropertyInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BasicPropertyInfo {
+    /// Hotel code (string).
+    #[yaserde(attribute = true, rename = "HotelCode")]
+    pub hotel_code: Option<String>,
+    /// Hotel name (string).
+    #[yaserde(attribute = true, rename = "HotelName")]
+    pub hotel_name: Option<String>,
+}
+
+/// TPA_Extensions of a room stay.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomStayExtensions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomStayExtensions {
+    /// POS/Source/RequestorID: Type (integer code), ID_Context (string), ID (string); optional child CompanyName with CompanyShortName and Code. Type codes seen: 4, 39, 2, 45.
+    #[yaserde(prefix = "ota", rename = "POS")]
+    pub pos: Option<RoomStayPos>,
+}
+
+/// A POS inside a room stay extension; unlike the request POS it may carry any number of Sources.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomStayPOS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomStayPos {
+    /// One Source with a RequestorID (Type codes seen: 4, 39, 2, 45).
+    #[yaserde(prefix = "ota", rename = "Source")]
+    pub source: Vec<Source>,
+}
+
+/// List of references to ResGuest elements: ResGuestRPH@RPH elements (the service's form, OpenTravel 2008A), or their numbers as text separated by spaces (`1 2`, the OpenTravel 2016B form, written by the ota2016b dialect).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ResGuestRPHs",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ResGuestRphs {
+    /// RPH (integer reference to a ResGuest), repeatable.
+    #[yaserde(prefix = "ota", rename = "ResGuestRPH")]
+    pub res_guest_rph: Vec<RphReference>,
+}
+
+/// List of references to Service elements.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ServiceRPHs",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ServiceRphs {
+    /// RPH (integer reference to a Service).
+    #[yaserde(prefix = "ota", rename = "ServiceRPH")]
+    pub service_rph: Vec<RphReference>,
+}
+
+/// A reference, by RPH number, to another element of the message.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RPHReference",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RphReference {
+    /// Integer reference (ResGuestRPH of a ResGuest, or ServiceRPH of a Service).
+    #[yaserde(attribute = true, rename = "RPH")]
+    pub rph: u64,
+}
+
+/// A reference attached to a room stay.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RoomStayReference",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RoomStayReference {
+    /// Reference value (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: Option<String>,
+    /// Integer code; 14 seen.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: Option<ReferenceCode>,
+}
+
+/// List of booked services.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Services",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Services {
+    /// ServiceInventoryCode (string), ServiceRPH (integer).
+    #[yaserde(prefix = "ota", rename = "Service")]
+    pub service: Vec<Service>,
+}
+
+/// One booked service (board or transfer), referenced from room stays by its ServiceRPH.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Service",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Service {
+    /// Service code (string), e.g. a board code such as SC, BB, HB.
+    #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
+    pub service_inventory_code: Option<String>,
+    /// Integer; the number by which ServiceRPH elements refer to this service.
+    #[yaserde(attribute = true, rename = "ServiceRPH")]
+    pub service_rph: Option<u64>,
+    /// The kind of reference `ID` is (an OpenTravel Unique ID Type code: 16 for a service of a hotel booking, as the service description's booking request shows, 37 for the item of an activity booking). Required in OpenTravel 2016B, not in the service's dialect: only the ota2016b dialect writes it; taken and ignored in requests.
+    #[yaserde(attribute = true, rename = "Type")]
+    pub r#type: Option<String>,
+    /// The service's reference: `{ServiceInventoryCode}-{ServiceRPH}` for a service of a hotel booking (`BB-1`), the item reference for an activity booking. Required in OpenTravel 2016B: only the ota2016b dialect writes it; taken and ignored in requests.
+    #[yaserde(attribute = true, rename = "ID")]
+    pub id: Option<String>,
+    /// The guests using the service.
+    #[yaserde(prefix = "ota", rename = "ServiceDetails")]
+    pub service_details: Option<ServiceDetails>,
+    /// Extensions of the service: transfer legs.
+    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
+    pub tpa_extensions: Option<ServiceExtensions>,
+}
+
+/// Details of a service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ServiceDetails",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ServiceDetails {
+    /// When the service takes place (an activity booking in a read: its session, local date-times). Output only.
+    #[yaserde(prefix = "ota", rename = "TimeSpan")]
+    pub time_span: Option<LocalDateTimeSpan>,
+    /// ResGuestRPH RPH (integer): guests using the service.
+    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
+    pub res_guest_rphs: Option<ResGuestRphs>,
+    /// The cancellation policy of the service (an activity booking in a read). Output only.
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
+    /// The price of the service (an activity booking in a read: its price, or the penalty charged once it is cancelled). Output only.
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Option<Total>,
+}
+
+/// A span of local date-times (OTA DateTimeSpanType with date-times).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "LocalDateTimeSpan",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct LocalDateTimeSpan {
+    /// Start, local date-time YYYY-MM-DDThh:mm:ss.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: rt::DateTime,
+    /// End, local date-time YYYY-MM-DDThh:mm:ss.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "End")]
+    pub end: rt::DateTime,
+}
+
+/// TPA_Extensions of a service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ServiceExtensions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ServiceExtensions {
+    /// Transfer information of a transfer service.
+    #[yaserde(prefix = "ota", rename = "TransferInfoType")]
+    pub transfer_info_type: Option<TransferInfo>,
+    /// The activity an activity booking is for (a read of an activity booking). Output only.
+    #[yaserde(prefix = "ota", rename = "TourActivity")]
+    pub tour_activity: Option<TourActivityService>,
+}
+
+/// The tour activity service of an activity booking, by the codes of the activity messages, with its name and pickup.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityService",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityService {
+    /// The activity (TourActivityID of /activitybook).
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: String,
+    /// The product booked.
+    #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    pub supplier_product_code: String,
+    /// The service booked (TIC ticket only, TRF with transfer, ...).
+    #[yaserde(attribute = true, rename = "SupplierServiceCode")]
+    pub supplier_service_code: String,
+    /// The activity's name, in the language of the request (or the best one the content has).
+    #[yaserde(attribute = true, rename = "Name")]
+    pub name: Option<String>,
+    /// The pickup time of a transfer service (local date-time).
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "PickupDateTime")]
+    pub pickup_date_time: Option<rt::DateTime>,
+    /// The pickup place of a transfer service (a hotel code).
+    #[yaserde(attribute = true, rename = "PickupLocation")]
+    pub pickup_location: Option<String>,
+}
+
+/// The legs of a transfer service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TransferInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TransferInfo {
+    /// Repeatable. Children TransferOrigin and TransferDestination. Each holds either ConnectingTransport or Hotel.
+    #[yaserde(prefix = "ota", rename = "TransferLeg")]
+    pub transfer_leg: Vec<TransferLeg>,
+}
+
+/// One leg of a transfer, from an origin to a destination.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TransferLeg",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TransferLeg {
+    /// Where the leg starts: either ConnectingTransport or Hotel.
+    #[yaserde(prefix = "ota", rename = "TransferOrigin")]
+    pub transfer_origin: TransferEndpoint,
+    /// Where the leg ends: either ConnectingTransport or Hotel.
+    #[yaserde(prefix = "ota", rename = "TransferDestination")]
+    pub transfer_destination: TransferEndpoint,
+}
+
+/// One end of a transfer leg: a connecting transport (flight) or a hotel.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TransferEndpoint",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TransferEndpoint {
+    /// The flight connecting with the transfer.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `connecting_transport`; `hotel`.
+    #[yaserde(prefix = "ota", rename = "ConnectingTransport")]
+    pub connecting_transport: Option<ConnectingTransport>,
+    /// The hotel at this end of the transfer.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `connecting_transport`; `hotel`.
+    #[yaserde(prefix = "ota", rename = "Hotel")]
+    pub hotel: Option<TransferHotel>,
+}
+
+/// A flight connecting with a transfer leg.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ConnectingTransport",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ConnectingTransport {
+    /// Departure date-time without zone, YYYY-MM-DDThh:mm:ss.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "DepartureDateTime")]
+    pub departure_date_time: Option<rt::DateTime>,
+    /// Arrival date-time without zone, YYYY-MM-DDThh:mm:ss.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "ArrivalDateTime")]
+    pub arrival_date_time: Option<rt::DateTime>,
+    /// DepartureAirport@LocationCode (airport code).
+    #[yaserde(prefix = "ota", rename = "DepartureAirport")]
+    pub departure_airport: Option<Airport>,
+    /// ArrivalAirport@LocationCode (airport code).
+    #[yaserde(prefix = "ota", rename = "ArrivalAirport")]
+    pub arrival_airport: Option<Airport>,
+    /// OperatingAirline@FlightNumber.
+    #[yaserde(prefix = "ota", rename = "OperatingAirline")]
+    pub operating_airline: Option<OperatingAirline>,
+}
+
+/// An airport identified by its code.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Airport",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Airport {
+    /// Airport code (e.g. IATA PMI).
+    #[yaserde(attribute = true, rename = "LocationCode")]
+    pub location_code: String,
+}
+
+/// The airline operating the connecting flight.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OperatingAirline",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OperatingAirline {
+    /// Flight number (e.g. FR1234).
+    #[yaserde(attribute = true, rename = "FlightNumber")]
+    pub flight_number: Option<String>,
+}
+
+/// Hotel (in a transfer leg).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TransferHotel",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TransferHotel {
+    /// HotelCode (string).
+    #[yaserde(attribute = true, rename = "HotelCode")]
+    pub hotel_code: String,
+}
+
+/// List of the booking's guests.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ResGuests",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ResGuests {
+    /// AgeQualifyingCode (integer code), ResGuestRPH (integer).
+    #[yaserde(prefix = "ota", rename = "ResGuest")]
+    pub res_guest: Vec<ResGuest>,
+}
+
+/// One guest of the booking, referenced from room stays and services by its ResGuestRPH.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ResGuest",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ResGuest {
+    /// Integer code (OTA AQC): 10 adult, 8 child.
+    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    pub age_qualifying_code: Option<AgeQualifyingCode>,
+    /// Integer; the number by which ResGuestRPH elements refer to this guest.
+    #[yaserde(attribute = true, rename = "ResGuestRPH")]
+    pub res_guest_rph: Option<u64>,
+    /// Profiles/ProfileInfo/Profile/Customer: BirthDate (date); child PersonName with NamePrefix, GivenName, Surname (text).
+    #[yaserde(prefix = "ota", rename = "Profiles")]
+    pub profiles: Option<GuestProfiles>,
+    /// GuestCount: Age (integer).
+    #[yaserde(prefix = "ota", rename = "GuestCounts")]
+    pub guest_counts: Option<GuestCounts>,
+}
+
+/// Profiles of a guest.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "GuestProfiles",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct GuestProfiles {
+    /// The guest's profile information.
+    #[yaserde(prefix = "ota", rename = "ProfileInfo")]
+    pub profile_info: ProfileInfo,
+}
+
+/// Wrapper of a guest profile.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ProfileInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ProfileInfo {
+    /// The guest profile.
+    #[yaserde(prefix = "ota", rename = "Profile")]
+    pub profile: Profile,
+}
+
+/// A guest profile holding the customer data.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Profile",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Profile {
+    /// BirthDate (date); child PersonName with NamePrefix, GivenName, Surname (text).
+    #[yaserde(prefix = "ota", rename = "Customer")]
+    pub customer: Customer,
+}
+
+/// Personal data of a guest.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Customer",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Customer {
+    /// Date of birth (date, YYYY-MM-DD).
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "BirthDate")]
+    pub birth_date: Option<rt::Date>,
+    /// Child PersonName with NamePrefix, GivenName, Surname (text).
+    #[yaserde(prefix = "ota", rename = "PersonName")]
+    pub person_name: Option<PersonName>,
+}
+
+/// List of guest counts of a guest.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "GuestCounts",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct GuestCounts {
+    /// Age (integer).
+    #[yaserde(prefix = "ota", rename = "GuestCount")]
+    pub guest_count: Vec<GuestCount>,
+}
+
+/// The age of a guest.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "GuestCount",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct GuestCount {
+    /// Age (integer) of the guest.
+    #[yaserde(attribute = true, rename = "Age")]
+    pub age: Option<u64>,
+}
+
+/// Booking-wide data of a hotel booking (modify request and response, booking read response).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ResGlobalInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ResGlobalInfo {
+    /// Booking comments.
+    #[yaserde(prefix = "ota", rename = "Comments")]
+    pub comments: Option<Comments>,
+    /// The cancellation policy of the booking's live rooms, one CancelPenalty per deadline (what cancelling the whole booking costs from then on); empty when the booking is cancelled. Output only: a modify request may send it back as read, and it is not compared.
+    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
+    pub cancel_penalties: Option<HotelCancelPenalties>,
+    /// CurrencyCode, AmountAfterTax: the booking's total. Computed by the gateway: in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
+    #[yaserde(prefix = "ota", rename = "Total")]
+    pub total: Option<Total>,
+    /// OpenTravel 2016B: special requests for the booking. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
+    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
+    pub special_requests: Option<UnreadContent>,
+    /// The references of the booking and its items; in a modify request they identify the booking to modify.
+    #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
+    pub hotel_reservation_ids: HotelReservationIds,
+    /// The hotel of the booking (of its first room stay): HotelCode, HotelName; always in the answers for a hotel booking (OpenTravel 2016B requires it; for an activity booking, which has no hotel, the ota2016b dialect writes it empty). Optional in a modify request; when sent, its HotelCode must be the booking's.
+    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    pub basic_property_info: Option<BasicPropertyInfo>,
+}
+
+/// List of booking comments.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Comments",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Comments {
+    /// Name (string), CommentOriginatorCode (string); child Text (free text); repeatable, at most 20 comments per booking.
+    #[yaserde(prefix = "ota", rename = "Comment")]
+    pub comment: Vec<Comment>,
+}
+
+/// One booking comment.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Comment",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Comment {
+    /// Name of the comment (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "Name")]
+    pub name: Option<String>,
+    /// Who wrote the comment (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "CommentOriginatorCode")]
+    pub comment_originator_code: Option<String>,
+    /// Free text of the comment (at most 2000 characters), optionally with its Language; at most 5 (e.g. one per language).
+    #[yaserde(prefix = "ota", rename = "Text")]
+    pub text: Vec<CommentText>,
+}
+
+/// The free text of a comment (at most 2000 characters) with an optional language.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "CommentText",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct CommentText {
+    /// Language of the text.
+    ///
+    /// Value type: `LanguageCode` (`xs:language`).
+    #[yaserde(attribute = true, rename = "Language")]
+    pub language: Option<String>,
+    /// The element's text content.
+    ///
+    /// Value type: `FreeText` (`xs:string`); checked when decoding: at most 2000 characters.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+/// List of booking references.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelReservationIDs",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelReservationIds {
+    /// Each identifier can appear once as Client and once as Internal.
+    #[yaserde(prefix = "ota", rename = "HotelReservationID")]
+    pub hotel_reservation_id: Vec<HotelReservationId>,
+}
+
+/// One booking reference, at booking or item level, issued by the client or the gateway.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelReservationID",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelReservationId {
+    /// Integer code: 36 for the booking level, 37 for an item level.
+    #[yaserde(attribute = true, rename = "ResID_Type")]
+    pub res_id_type: ReservationIdCode,
+    /// Client or Internal.
+    #[yaserde(attribute = true, rename = "ResID_SourceContext")]
+    pub res_id_source_context: ResIdSourceContext,
+    /// The reference value (string, at most 64 characters).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "ResID_Value")]
+    pub res_id_value: String,
+    /// Optional integer, on item-level entries: the IndexNumber of the room stay the item is. Not in OpenTravel 2016B: the ota2016b dialect leaves it out (each room stay carries its item reference in RoomStay/Reference).
+    #[yaserde(attribute = true, rename = "Item_RPH")]
+    pub item_rph: Option<u64>,
+}
+
+/// The cancellation policy of an offer, a booked room or a whole booking: one CancelPenalty per deadline; empty when the policy is not known.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelCancelPenalties",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelCancelPenalties {
+    /// One penalty: what a cancellation costs from its deadline on.
+    #[yaserde(prefix = "ota", rename = "CancelPenalty")]
+    pub cancel_penalty: Vec<HotelCancelPenalty>,
+}
+
+/// A cancellation penalty: from Deadline@AbsoluteDeadline on, a cancellation costs AmountPercent (an amount and/or a percentage of the price); before it, it costs nothing unless an earlier penalty applies. Without a Deadline the penalty applies from the booking on (e.g. NonRefundable).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelCancelPenalty",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelCancelPenalty {
+    /// True: the price is not refunded on cancellation (a 100 % penalty from the booking on).
+    #[yaserde(attribute = true, rename = "NonRefundable")]
+    pub non_refundable: Option<bool>,
+    /// Deadline@AbsoluteDeadline: from when the penalty applies.
+    #[yaserde(prefix = "ota", rename = "Deadline")]
+    pub deadline: Option<HotelDeadline>,
+    /// The penalty: Amount with CurrencyCode, and/or Percent of the price.
+    #[yaserde(prefix = "ota", rename = "AmountPercent")]
+    pub amount_percent: Option<HotelAmountPercent>,
+    /// The penalty in words (Text elements, optionally with a Language).
+    #[yaserde(prefix = "ota", rename = "PenaltyDescription")]
+    pub penalty_description: Option<TextDescription>,
+}
+
+/// An absolute deadline (cancellation or payment).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelDeadline",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelDeadline {
+    /// The deadline: a local date-time of the hotel, without zone (YYYY-MM-DDThh:mm:ss).
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "AbsoluteDeadline")]
+    pub absolute_deadline: rt::DateTime,
+}
+
+/// An amount (a penalty or a payment due) as money and/or as a percentage of the price.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelAmountPercent",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelAmountPercent {
+    /// Percentage of the price (0 to 100), e.g. 100.
+    ///
+    /// Value type: `PenaltyPercent` (`xs:decimal`); checked when decoding: at least `0`, at most `100`.
+    #[yaserde(attribute = true, rename = "Percent")]
+    pub percent: Option<rt::Decimal>,
+    /// ISO 4217 currency code of Amount.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: Option<String>,
+    /// The amount (decimal), in CurrencyCode.
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: Option<rt::Decimal>,
 }
 
 impl rt::PayloadStdAttributes for OtaHotelResModifyRq {
@@ -306,150 +1152,6 @@ impl rt::PosRequest for OtaHotelResModifyRq {
     }
 }
 
-/// Response to a hotel booking modify: Success (optionally with Warnings) and the booking as it is after the modification, in the same shape as the request, with its creation and last update date-times; or Errors alone. With ResStatus Quote the booking shows the previewed change and nothing is stored; with Commit the change is applied. Totals are re-computed only for major changes (room, board, dates), not for minor ones (comments, a non-lead guest's name).
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_HotelResModifyRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaHotelResModifyRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// The modification (or its quote) was processed.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks on the processed request.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// The booking after the modification: HotelResModify with CreateDateTime and LastUpdateDateTime, RoomStays, Services, ResGuests and ResGlobalInfo (totals and HotelReservationIDs).
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
-    #[yaserde(prefix = "ota", rename = "HotelResModifies")]
-    pub hotel_res_modifies: Option<HotelResModifies>,
-    /// Why the modification was refused (e.g. Code 97 booking not found, 378 more than 5 rooms, or unchanged parts that differ from the stored booking); nothing was changed.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_res_modifies`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaHotelResModifyRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_MODIFY_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_hotel_res_modifies = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_hotel_res_modifies = cx
-                        .element(&next, <HotelResModifies as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            hotel_res_modifies: f_hotel_res_modifies,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelResModifyRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_res_modifies {
-            rt::Encode::encode(v, w, "HotelResModifies");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
 impl rt::ResponseStdAttributes for OtaHotelResModifyRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()
@@ -538,18 +1240,173 @@ impl rt::Response for OtaHotelResModifyRs {
     }
 }
 
-/// Container of the booking modification (request) or of the modified booking (response).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelResModifies",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelResModifies {
-    /// The booking as it should be after the modification; contains RoomStays, Services, ResGuests and ResGlobalInfo.
-    #[yaserde(prefix = "ota", rename = "HotelResModify")]
-    pub hotel_res_modify: HotelResModify,
+impl rt::Decode for OtaHotelResModifyRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_MODIFY_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "ResStatus" => out.res_status = cx.value(&attr, &schema::RES_STATUS)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "HotelResModifies" => {
+                    rt::set(
+                        &mut out.hotel_res_modifies,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelResModifyRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("ResStatus", &self.res_status);
+        rt::Encode::encode(&self.pos, w, "POS");
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        rt::Encode::encode(&self.hotel_res_modifies, w, "HotelResModifies");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaHotelResModifyRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_MODIFY_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "HotelResModifies" => {
+                    out.hotel_res_modifies = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelResModifyRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.hotel_res_modifies {
+            rt::Encode::encode(v, w, "HotelResModifies");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for HotelResModifies {
@@ -557,27 +1414,27 @@ impl rt::Decode for HotelResModifies {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RES_MODIFIES;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RES_MODIFIES;
         let mark = cx.mark();
-        let mut f_hotel_res_modify = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_res_modify = cx
-                        .element(&next, <HotelResModify as rt::Decode>::decode)?;
+            match next.elem.name {
+                "HotelResModify" => {
+                    rt::set(
+                        &mut out.hotel_res_modify,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_res_modify: f_hotel_res_modify.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -589,118 +1446,51 @@ impl rt::Encode for HotelResModifies {
     }
 }
 
-/// One hotel booking: rooms, services, guests and global booking data. In the request, the booking as it should be after the modification; in the response, the booking as it is, with its creation and last update date-times.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelResModify",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelResModify {
-    /// When the booking was created (a UTC date-time, written with no zone). Set in the response; in a request it may be sent back as read (with a zone too) and is ignored.
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "CreateDateTime")]
-    pub create_date_time: Option<rt::DateTime>,
-    /// When the booking was last changed (a UTC date-time, written with no zone): the booking's version. A request may give it with a zone (Z or an offset, OpenTravel 2016B's form): it is the same instant. Set in the response: the vendor's name; OpenTravel's is LastModifyDateTime, which the ota2016b dialect writes. A request sends it back as read under either name (/bookread answers it as HotelReservation@LastModifyDateTime), not both: the change applies only to that version, and a Commit must carry it.
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
-    pub last_update_date_time: Option<rt::DateTime>,
-    /// The booking's status as the read answers it (OpenTravel 2016B's HotelReservation@ResStatus: Reserved, …). Taken and ignored, except Cancelled: a booking is cancelled with /bookcancel, which a modify request saying Cancelled is answered with (Type 2, Code 450). Not set in the response.
-    #[yaserde(attribute = true, rename = "ResStatus")]
-    pub res_status: Option<String>,
-    /// As the read answers it: false for an activity booking, which /bookmodify does not change (refused, Type 2, Code 450); true or absent for a hotel booking. Not set in the response.
-    #[yaserde(attribute = true, rename = "RoomStayReservation")]
-    pub room_stay_reservation: Option<bool>,
-    /// The booking's references as the read answers them (OpenTravel 2016B's HotelReservation/UniqueID): in a request, each must name the booking that ResGlobalInfo/HotelReservationIDs names. Not set in the response.
-    #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: Vec<UniqueId>,
-    /// The booked room stays.
-    #[yaserde(prefix = "ota", rename = "RoomStays")]
-    pub room_stays: Option<RoomStays>,
-    /// The booked services (board, transfers...).
-    #[yaserde(prefix = "ota", rename = "Services")]
-    pub services: Option<Services>,
-    /// The guests of the booking.
-    #[yaserde(prefix = "ota", rename = "ResGuests")]
-    pub res_guests: Option<ResGuests>,
-    /// Booking-wide data: comments, cancel penalties, total and the booking references that identify the booking to modify.
-    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
-    pub res_global_info: ResGlobalInfo,
-}
-
 impl rt::Decode for HotelResModify {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RES_MODIFY;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RES_MODIFY;
         let mark = cx.mark();
-        let mut f_create_date_time = None;
-        let mut f_last_update_date_time = None;
-        let mut f_res_status = None;
-        let mut f_room_stay_reservation = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_room_stays = None;
-        let mut f_services = None;
-        let mut f_res_guests = None;
-        let mut f_res_global_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_create_date_time = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "CreateDateTime" => {
+                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
                 }
-                Some(1) => {
-                    if f_last_update_date_time.is_some() {
-                        cx.given_twice(&attr, DESC, 1)?;
-                    }
-                    f_last_update_date_time = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
+                "LastUpdateDateTime" | "LastModifyDateTime" => {
+                    cx.once(node, &attr, DESC)?;
+                    out.last_update_date_time = cx.value(&attr, &schema::DATE_TIME)?;
                 }
-                Some(2) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "ResStatus" => out.res_status = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "RoomStayReservation" => {
+                    out.room_stay_reservation = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
                 }
-                Some(3) => {
-                    f_room_stay_reservation = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_unique_id
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+            match next.elem.name {
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => f_room_stays = cx.element(&next, <RoomStays as rt::Decode>::decode)?,
-                2 => f_services = cx.element(&next, <Services as rt::Decode>::decode)?,
-                3 => f_res_guests = cx.element(&next, <ResGuests as rt::Decode>::decode)?,
-                4 => {
-                    f_res_global_info = cx
-                        .element(&next, <ResGlobalInfo as rt::Decode>::decode)?;
+                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
+                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
+                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
+                "ResGlobalInfo" => {
+                    rt::set(
+                        &mut out.res_global_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            create_date_time: f_create_date_time.flatten(),
-            last_update_date_time: f_last_update_date_time.flatten(),
-            res_status: f_res_status.flatten(),
-            room_stay_reservation: f_room_stay_reservation.flatten(),
-            unique_id: f_unique_id,
-            room_stays: f_room_stays,
-            services: f_services,
-            res_guests: f_res_guests,
-            res_global_info: f_res_global_info.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -732,44 +1522,29 @@ impl rt::Encode for HotelResModify {
     }
 }
 
-/// List of room stays.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomStays",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomStays {
-    /// One booked room (at most 5 rooms per hotel booking).
-    #[yaserde(prefix = "ota", rename = "RoomStay")]
-    pub room_stay: Vec<RoomStay>,
-}
-
 impl rt::Decode for RoomStays {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAYS;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAYS;
         let mark = cx.mark();
-        let mut f_room_stay = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_stay
-                        .extend(cx.element(&next, <RoomStay as rt::Decode>::decode)?)
+            match next.elem.name {
+                "RoomStay" => {
+                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { room_stay: f_room_stay })
+        Ok(out)
     }
 }
 
@@ -783,151 +1558,59 @@ impl rt::Encode for RoomStays {
     }
 }
 
-/// One room stay of the booking.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomStay",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomStay {
-    /// Integer index of the room stay within the booking.
-    #[yaserde(attribute = true, rename = "IndexNumber")]
-    pub index_number: Option<u64>,
-    /// String; Book seen. The allowed set of values is not limited to those listed.
-    #[yaserde(attribute = true, rename = "RoomStayStatus")]
-    pub room_stay_status: Option<RoomStayStatus>,
-    /// The room types of this stay.
-    #[yaserde(prefix = "ota", rename = "RoomTypes")]
-    pub room_types: Option<RoomTypes>,
-    /// The room rates of this stay (with the board as a feature).
-    #[yaserde(prefix = "ota", rename = "RoomRates")]
-    pub room_rates: Option<RoomRates>,
-    /// Start, End (date, YYYY-MM-DD).
-    #[yaserde(prefix = "ota", rename = "TimeSpan")]
-    pub time_span: Option<DateSpan>,
-    /// The cancellation policy of this room stay, fixed when it was booked or last re-priced: from each Deadline on, cancelling it (UniqueID Type 37) costs its AmountPercent. Output only (read and modify answers); not compared in a modify request.
-    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// CurrencyCode (ISO 4217 string), AmountAfterTax (decimal): the room stay's price. Computed by the gateway (re-computed when the room type, board or dates change): in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Option<Total>,
-    /// HotelCode (string), HotelName (string).
-    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
-    pub basic_property_info: Option<BasicPropertyInfo>,
-    /// OpenTravel 2016B: the rate plans of the room stay. Not supported (Type 2): the rate is the room type's with the board of RoomRates or of the Service; left unread, a rate plan asked for would not be the one booked.
-    #[yaserde(prefix = "ota", rename = "RatePlans")]
-    pub rate_plans: Option<UnreadContent>,
-    /// OpenTravel 2016B: special requests for the room stay. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
-    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
-    pub special_requests: Option<UnreadContent>,
-    /// Extensions of the room stay: a POS with further RequestorIDs.
-    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
-    pub tpa_extensions: Option<RoomStayExtensions>,
-    /// References to the guests staying in this room.
-    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
-    pub res_guest_rphs: Option<ResGuestRphs>,
-    /// References to the services of this room.
-    #[yaserde(prefix = "ota", rename = "ServiceRPHs")]
-    pub service_rphs: Option<ServiceRphs>,
-    /// ID (string), Type (integer code; 14 seen).
-    #[yaserde(prefix = "ota", rename = "Reference")]
-    pub reference: Option<RoomStayReference>,
-}
-
 impl rt::Decode for RoomStay {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY;
         let mark = cx.mark();
-        let mut f_index_number = None;
-        let mut f_room_stay_status = None;
-        let mut f_room_types = None;
-        let mut f_room_rates = None;
-        let mut f_time_span = None;
-        let mut f_cancel_penalties = None;
-        let mut f_total = None;
-        let mut f_basic_property_info = None;
-        let mut f_rate_plans = None;
-        let mut f_special_requests = None;
-        let mut f_tpa_extensions = None;
-        let mut f_res_guest_rphs = None;
-        let mut f_service_rphs = None;
-        let mut f_reference = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_index_number = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "IndexNumber" => {
+                    out.index_number = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(1) => {
-                    f_room_stay_status = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "RoomStayStatus" => {
+                    out.room_stay_status = cx.value(&attr, &schema::ROOM_STAY_STATUS)?;
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_room_types = cx.element(&next, <RoomTypes as rt::Decode>::decode)?,
-                1 => f_room_rates = cx.element(&next, <RoomRates as rt::Decode>::decode)?,
-                2 => f_time_span = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
-                3 => {
-                    f_cancel_penalties = cx
-                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RoomTypes" => out.room_types = cx.element(&next, rt::Decode::decode)?,
+                "RoomRates" => out.room_rates = cx.element(&next, rt::Decode::decode)?,
+                "TimeSpan" => out.time_span = cx.element(&next, rt::Decode::decode)?,
+                "CancelPenalties" => {
+                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
                 }
-                4 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
-                5 => {
-                    f_basic_property_info = cx
-                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
+                "BasicPropertyInfo" => {
+                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
                 }
-                6 => {
-                    f_rate_plans = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "RatePlans" => out.rate_plans = cx.element(&next, rt::Decode::decode)?,
+                "SpecialRequests" => {
+                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
                 }
-                7 => {
-                    f_special_requests = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
                 }
-                8 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <RoomStayExtensions as rt::Decode>::decode)?;
+                "ResGuestRPHs" => {
+                    out.res_guest_rphs = cx.element(&next, rt::Decode::decode)?;
                 }
-                9 => {
-                    f_res_guest_rphs = cx
-                        .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
+                "ServiceRPHs" => {
+                    out.service_rphs = cx.element(&next, rt::Decode::decode)?;
                 }
-                10 => {
-                    f_service_rphs = cx
-                        .element(&next, <ServiceRphs as rt::Decode>::decode)?;
-                }
-                11 => {
-                    f_reference = cx
-                        .element(&next, <RoomStayReference as rt::Decode>::decode)?;
-                }
+                "Reference" => out.reference = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            index_number: f_index_number.flatten(),
-            room_stay_status: f_room_stay_status.flatten(),
-            room_types: f_room_types,
-            room_rates: f_room_rates,
-            time_span: f_time_span,
-            cancel_penalties: f_cancel_penalties,
-            total: f_total,
-            basic_property_info: f_basic_property_info,
-            rate_plans: f_rate_plans,
-            special_requests: f_special_requests,
-            tpa_extensions: f_tpa_extensions,
-            res_guest_rphs: f_res_guest_rphs,
-            service_rphs: f_service_rphs,
-            reference: f_reference,
-        })
+        Ok(out)
     }
 }
 
@@ -976,44 +1659,29 @@ impl rt::Encode for RoomStay {
     }
 }
 
-/// List of room types.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomTypes",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomTypes {
-    /// RoomTypeCode (string); child RoomDescription/Text with attribute Language and text content.
-    #[yaserde(prefix = "ota", rename = "RoomType")]
-    pub room_type: Vec<RoomType>,
-}
-
 impl rt::Decode for RoomTypes {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_TYPES;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_TYPES;
         let mark = cx.mark();
-        let mut f_room_type = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_type
-                        .extend(cx.element(&next, <RoomType as rt::Decode>::decode)?)
+            match next.elem.name {
+                "RoomType" => {
+                    rt::push(&mut out.room_type, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { room_type: f_room_type })
+        Ok(out)
     }
 }
 
@@ -1027,53 +1695,34 @@ impl rt::Encode for RoomTypes {
     }
 }
 
-/// A room type with its description.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomType",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomType {
-    /// Room code (string), e.g. RMSD000000, optionally with a ;contract/rate-plan suffix.
-    #[yaserde(attribute = true, rename = "RoomTypeCode")]
-    pub room_type_code: Option<String>,
-    /// Child Text elements with attribute Language and text content.
-    #[yaserde(prefix = "ota", rename = "RoomDescription")]
-    pub room_description: Option<TextDescription>,
-}
-
 impl rt::Decode for RoomType {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_TYPE;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_TYPE;
         let mark = cx.mark();
-        let mut f_room_type_code = None;
-        let mut f_room_description = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_room_type_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "RoomTypeCode" => {
+                    out.room_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_description = cx
-                        .element(&next, <TextDescription as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RoomDescription" => {
+                    out.room_description = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_type_code: f_room_type_code.flatten(),
-            room_description: f_room_description,
-        })
+        Ok(out)
     }
 }
 
@@ -1088,41 +1737,27 @@ impl rt::Encode for RoomType {
     }
 }
 
-/// A description made of one or more Text elements (plain or with a Language).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TextDescription",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TextDescription {
-    /// Text content, optionally with attribute Language.
-    #[yaserde(prefix = "ota", rename = "Text")]
-    pub text: Vec<Text>,
-}
-
 impl rt::Decode for TextDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TEXT_DESCRIPTION;
+        const DESC: &rt::schema::ComplexDesc = &schema::TEXT_DESCRIPTION;
         let mark = cx.mark();
-        let mut f_text = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_text.extend(cx.element(&next, <Text as rt::Decode>::decode)?),
+            match next.elem.name {
+                "Text" => rt::push(&mut out.text, cx.element(&next, rt::Decode::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { text: f_text })
+        Ok(out)
     }
 }
 
@@ -1136,44 +1771,29 @@ impl rt::Encode for TextDescription {
     }
 }
 
-/// List of room rates.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomRates",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomRates {
-    /// RoomTypeCode (string); Features/Feature/Description holds Text elements (one plain, one with Language); the text is a board code.
-    #[yaserde(prefix = "ota", rename = "RoomRate")]
-    pub room_rate: Vec<RoomRate>,
-}
-
 impl rt::Decode for RoomRates {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATES;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATES;
         let mark = cx.mark();
-        let mut f_room_rate = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_room_rate
-                        .extend(cx.element(&next, <RoomRate as rt::Decode>::decode)?)
+            match next.elem.name {
+                "RoomRate" => {
+                    rt::push(&mut out.room_rate, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { room_rate: f_room_rate })
+        Ok(out)
     }
 }
 
@@ -1187,53 +1807,32 @@ impl rt::Encode for RoomRates {
     }
 }
 
-/// The rate of one room type, with its features (the board).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomRate",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomRate {
-    /// Room code (string) the rate applies to.
-    #[yaserde(attribute = true, rename = "RoomTypeCode")]
-    pub room_type_code: Option<String>,
-    /// Features of the rate; the board code is given as a feature description.
-    #[yaserde(prefix = "ota", rename = "Features")]
-    pub features: Option<RoomRateFeatures>,
-}
-
 impl rt::Decode for RoomRate {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATE;
         let mark = cx.mark();
-        let mut f_room_type_code = None;
-        let mut f_features = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_room_type_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "RoomTypeCode" => {
+                    out.room_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_features = cx
-                        .element(&next, <RoomRateFeatures as rt::Decode>::decode)?;
-                }
+            match next.elem.name {
+                "Features" => out.features = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            room_type_code: f_room_type_code.flatten(),
-            features: f_features,
-        })
+        Ok(out)
     }
 }
 
@@ -1248,46 +1847,29 @@ impl rt::Encode for RoomRate {
     }
 }
 
-/// List of rate features.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomRateFeatures",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomRateFeatures {
-    /// One feature of the rate.
-    #[yaserde(prefix = "ota", rename = "Feature")]
-    pub feature: Vec<RoomRateFeature>,
-}
-
 impl rt::Decode for RoomRateFeatures {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE_FEATURES;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATE_FEATURES;
         let mark = cx.mark();
-        let mut f_feature = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_feature
-                        .extend(
-                            cx.element(&next, <RoomRateFeature as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "Feature" => {
+                    rt::push(&mut out.feature, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { feature: f_feature })
+        Ok(out)
     }
 }
 
@@ -1301,44 +1883,27 @@ impl rt::Encode for RoomRateFeatures {
     }
 }
 
-/// A rate feature described by text.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomRateFeature",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomRateFeature {
-    /// Holds Text elements (one plain, one with Language); the text is a board code (e.g. SC, BB, HB).
-    #[yaserde(prefix = "ota", rename = "Description")]
-    pub description: Option<TextDescription>,
-}
-
 impl rt::Decode for RoomRateFeature {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_RATE_FEATURE;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATE_FEATURE;
         let mark = cx.mark();
-        let mut f_description = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_description = cx
-                        .element(&next, <TextDescription as rt::Decode>::decode)?;
-                }
+            match next.elem.name {
+                "Description" => out.description = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { description: f_description })
+        Ok(out)
     }
 }
 
@@ -1352,49 +1917,24 @@ impl rt::Encode for RoomRateFeature {
     }
 }
 
-/// The hotel of the room stay.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BasicPropertyInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BasicPropertyInfo {
-    /// Hotel code (string).
-    #[yaserde(attribute = true, rename = "HotelCode")]
-    pub hotel_code: Option<String>,
-    /// Hotel name (string).
-    #[yaserde(attribute = true, rename = "HotelName")]
-    pub hotel_name: Option<String>,
-}
-
 impl rt::Decode for BasicPropertyInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BASIC_PROPERTY_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::BASIC_PROPERTY_INFO;
         let mark = cx.mark();
-        let mut f_hotel_code = None;
-        let mut f_hotel_name = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_hotel_name = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+            match rt::unqualified(&attr) {
+                "HotelCode" => out.hotel_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_code: f_hotel_code.flatten(),
-            hotel_name: f_hotel_name.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1407,41 +1947,27 @@ impl rt::Encode for BasicPropertyInfo {
     }
 }
 
-/// TPA_Extensions of a room stay.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomStayExtensions",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomStayExtensions {
-    /// POS/Source/RequestorID: Type (integer code), ID_Context (string), ID (string); optional child CompanyName with CompanyShortName and Code. Type codes seen: 4, 39, 2, 45.
-    #[yaserde(prefix = "ota", rename = "POS")]
-    pub pos: Option<RoomStayPos>,
-}
-
 impl rt::Decode for RoomStayExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_EXTENSIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_EXTENSIONS;
         let mark = cx.mark();
-        let mut f_pos = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <RoomStayPos as rt::Decode>::decode)?,
+            match next.elem.name {
+                "POS" => out.pos = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { pos: f_pos })
+        Ok(out)
     }
 }
 
@@ -1455,41 +1981,29 @@ impl rt::Encode for RoomStayExtensions {
     }
 }
 
-/// A POS inside a room stay extension; unlike the request POS it may carry any number of Sources.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomStayPOS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomStayPos {
-    /// One Source with a RequestorID (Type codes seen: 4, 39, 2, 45).
-    #[yaserde(prefix = "ota", rename = "Source")]
-    pub source: Vec<Source>,
-}
-
 impl rt::Decode for RoomStayPos {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_POS;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_POS;
         let mark = cx.mark();
-        let mut f_source = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_source.extend(cx.element(&next, <Source as rt::Decode>::decode)?),
+            match next.elem.name {
+                "Source" => {
+                    rt::push(&mut out.source, cx.element(&next, rt::Decode::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { source: f_source })
+        Ok(out)
     }
 }
 
@@ -1503,34 +2017,18 @@ impl rt::Encode for RoomStayPos {
     }
 }
 
-/// List of references to ResGuest elements: ResGuestRPH@RPH elements (the service's form, OpenTravel 2008A), or their numbers as text separated by spaces (`1 2`, the OpenTravel 2016B form, written by the ota2016b dialect).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ResGuestRPHs",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ResGuestRphs {
-    /// RPH (integer reference to a ResGuest), repeatable.
-    #[yaserde(prefix = "ota", rename = "ResGuestRPH")]
-    pub res_guest_rph: Vec<RphReference>,
-}
-
 impl rt::Decode for ResGuestRphs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUEST_RPHS;
+        const DESC: &rt::schema::ComplexDesc = &schema::RES_GUEST_RPHS;
         let mark = cx.mark();
-        let mut f_res_guest_rph = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
-        if let Some(values) = cx
-            .text_list(node, super::schema::RPH_REFERENCE.attributes[0].ty)?
-        {
+        if let Some(values) = cx.text_list(node, &rt::schema::XS_NON_NEGATIVE_INTEGER)? {
             cx.check(mark)?;
             return Ok(Self {
                 res_guest_rph: values
@@ -1541,19 +2039,19 @@ impl rt::Decode for ResGuestRphs {
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_res_guest_rph
-                        .extend(cx.element(&next, <RphReference as rt::Decode>::decode)?)
+            match next.elem.name {
+                "ResGuestRPH" => {
+                    rt::push(
+                        &mut out.res_guest_rph,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            res_guest_rph: f_res_guest_rph,
-        })
+        Ok(out)
     }
 }
 
@@ -1571,44 +2069,32 @@ impl rt::Encode for ResGuestRphs {
     }
 }
 
-/// List of references to Service elements.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ServiceRPHs",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ServiceRphs {
-    /// RPH (integer reference to a Service).
-    #[yaserde(prefix = "ota", rename = "ServiceRPH")]
-    pub service_rph: Vec<RphReference>,
-}
-
 impl rt::Decode for ServiceRphs {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_RPHS;
+        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE_RPHS;
         let mark = cx.mark();
-        let mut f_service_rph = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_service_rph
-                        .extend(cx.element(&next, <RphReference as rt::Decode>::decode)?)
+            match next.elem.name {
+                "ServiceRPH" => {
+                    rt::push(
+                        &mut out.service_rph,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { service_rph: f_service_rph })
+        Ok(out)
     }
 }
 
@@ -1622,39 +2108,29 @@ impl rt::Encode for ServiceRphs {
     }
 }
 
-/// A reference, by RPH number, to another element of the message.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RPHReference",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RphReference {
-    /// Integer reference (ResGuestRPH of a ResGuest, or ServiceRPH of a Service).
-    #[yaserde(attribute = true, rename = "RPH")]
-    pub rph: u64,
-}
-
 impl rt::Decode for RphReference {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RPH_REFERENCE;
+        const DESC: &rt::schema::ComplexDesc = &schema::RPH_REFERENCE;
         let mark = cx.mark();
-        let mut f_rph = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_rph = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "RPH" => {
+                    rt::set(
+                        &mut out.rph,
+                        cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_rph = cx.required(f_rph, node, "RPH")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            rph: f_rph.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1666,51 +2142,24 @@ impl rt::Encode for RphReference {
     }
 }
 
-/// A reference attached to a room stay.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RoomStayReference",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RoomStayReference {
-    /// Reference value (string, at most 64 characters).
-    ///
-    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(attribute = true, rename = "ID")]
-    pub id: Option<String>,
-    /// Integer code; 14 seen.
-    #[yaserde(attribute = true, rename = "Type")]
-    pub r#type: Option<ReferenceCode>,
-}
-
 impl rt::Decode for RoomStayReference {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ROOM_STAY_REFERENCE;
+        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_REFERENCE;
         let mark = cx.mark();
-        let mut f_id = None;
-        let mut f_type = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+            match rt::unqualified(&attr) {
+                "ID" => out.id = cx.value(&attr, &schema::SHORT_TEXT)?,
+                "Type" => out.r#type = cx.value(&attr, &schema::REFERENCE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            id: f_id.flatten(),
-            r#type: f_type.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1723,43 +2172,29 @@ impl rt::Encode for RoomStayReference {
     }
 }
 
-/// List of booked services.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Services",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Services {
-    /// ServiceInventoryCode (string), ServiceRPH (integer).
-    #[yaserde(prefix = "ota", rename = "Service")]
-    pub service: Vec<Service>,
-}
-
 impl rt::Decode for Services {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICES;
+        const DESC: &rt::schema::ComplexDesc = &schema::SERVICES;
         let mark = cx.mark();
-        let mut f_service = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_service.extend(cx.element(&next, <Service as rt::Decode>::decode)?)
+            match next.elem.name {
+                "Service" => {
+                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { service: f_service })
+        Ok(out)
     }
 }
 
@@ -1773,91 +2208,43 @@ impl rt::Encode for Services {
     }
 }
 
-/// One booked service (board or transfer), referenced from room stays by its ServiceRPH.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Service",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Service {
-    /// Service code (string), e.g. a board code such as SC, BB, HB.
-    #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
-    pub service_inventory_code: Option<String>,
-    /// Integer; the number by which ServiceRPH elements refer to this service.
-    #[yaserde(attribute = true, rename = "ServiceRPH")]
-    pub service_rph: Option<u64>,
-    /// The kind of reference `ID` is (an OpenTravel Unique ID Type code: 16 for a service of a hotel booking, as the service description's booking request shows, 37 for the item of an activity booking). Required in OpenTravel 2016B, not in the service's dialect: only the ota2016b dialect writes it; taken and ignored in requests.
-    #[yaserde(attribute = true, rename = "Type")]
-    pub r#type: Option<String>,
-    /// The service's reference: `{ServiceInventoryCode}-{ServiceRPH}` for a service of a hotel booking (`BB-1`), the item reference for an activity booking. Required in OpenTravel 2016B: only the ota2016b dialect writes it; taken and ignored in requests.
-    #[yaserde(attribute = true, rename = "ID")]
-    pub id: Option<String>,
-    /// The guests using the service.
-    #[yaserde(prefix = "ota", rename = "ServiceDetails")]
-    pub service_details: Option<ServiceDetails>,
-    /// Extensions of the service: transfer legs.
-    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
-    pub tpa_extensions: Option<ServiceExtensions>,
-}
-
 impl rt::Decode for Service {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE;
+        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE;
         let mark = cx.mark();
-        let mut f_service_inventory_code = None;
-        let mut f_service_rph = None;
-        let mut f_type = None;
-        let mut f_id = None;
-        let mut f_service_details = None;
-        let mut f_tpa_extensions = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_service_inventory_code = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "ServiceInventoryCode" => {
+                    out.service_inventory_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(1) => {
-                    f_service_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ServiceRPH" => {
+                    out.service_rph = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(2) => {
-                    f_type = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_id = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
+                "Type" => out.r#type = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ID" => out.id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_service_details = cx
-                        .element(&next, <ServiceDetails as rt::Decode>::decode)?;
+            match next.elem.name {
+                "ServiceDetails" => {
+                    out.service_details = cx.element(&next, rt::Decode::decode)?;
                 }
-                1 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <ServiceExtensions as rt::Decode>::decode)?;
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            service_inventory_code: f_service_inventory_code.flatten(),
-            service_rph: f_service_rph.flatten(),
-            r#type: f_type.flatten(),
-            id: f_id.flatten(),
-            service_details: f_service_details,
-            tpa_extensions: f_tpa_extensions,
-        })
+        Ok(out)
     }
 }
 
@@ -1882,70 +2269,34 @@ impl rt::Encode for Service {
     }
 }
 
-/// Details of a service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ServiceDetails",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ServiceDetails {
-    /// When the service takes place (an activity booking in a read: its session, local date-times). Output only.
-    #[yaserde(prefix = "ota", rename = "TimeSpan")]
-    pub time_span: Option<LocalDateTimeSpan>,
-    /// ResGuestRPH RPH (integer): guests using the service.
-    #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
-    pub res_guest_rphs: Option<ResGuestRphs>,
-    /// The cancellation policy of the service (an activity booking in a read). Output only.
-    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// The price of the service (an activity booking in a read: its price, or the penalty charged once it is cancelled). Output only.
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Option<Total>,
-}
-
 impl rt::Decode for ServiceDetails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_DETAILS;
+        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE_DETAILS;
         let mark = cx.mark();
-        let mut f_time_span = None;
-        let mut f_res_guest_rphs = None;
-        let mut f_cancel_penalties = None;
-        let mut f_total = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_time_span = cx
-                        .element(&next, <LocalDateTimeSpan as rt::Decode>::decode)?;
+            match next.elem.name {
+                "TimeSpan" => out.time_span = cx.element(&next, rt::Decode::decode)?,
+                "ResGuestRPHs" => {
+                    out.res_guest_rphs = cx.element(&next, rt::Decode::decode)?;
                 }
-                1 => {
-                    f_res_guest_rphs = cx
-                        .element(&next, <ResGuestRphs as rt::Decode>::decode)?;
+                "CancelPenalties" => {
+                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
                 }
-                2 => {
-                    f_cancel_penalties = cx
-                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
-                }
-                3 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
+                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            time_span: f_time_span,
-            res_guest_rphs: f_res_guest_rphs,
-            cancel_penalties: f_cancel_penalties,
-            total: f_total,
-        })
+        Ok(out)
     }
 }
 
@@ -1968,55 +2319,29 @@ impl rt::Encode for ServiceDetails {
     }
 }
 
-/// A span of local date-times (OTA DateTimeSpanType with date-times).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "LocalDateTimeSpan",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct LocalDateTimeSpan {
-    /// Start, local date-time YYYY-MM-DDThh:mm:ss.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "Start")]
-    pub start: rt::DateTime,
-    /// End, local date-time YYYY-MM-DDThh:mm:ss.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "End")]
-    pub end: rt::DateTime,
-}
-
 impl rt::Decode for LocalDateTimeSpan {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::LOCAL_DATE_TIME_SPAN;
+        const DESC: &rt::schema::ComplexDesc = &schema::LOCAL_DATE_TIME_SPAN;
         let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_end = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Start" => {
+                    rt::set(&mut out.start, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
                 }
-                Some(1) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "End" => {
+                    rt::set(&mut out.end, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_start = cx.required(f_start, node, "Start")?;
-        let f_end = cx.required(f_end, node, "End")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            start: f_start.ok_or_else(|| cx.bug(node))?,
-            end: f_end.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2029,55 +2354,32 @@ impl rt::Encode for LocalDateTimeSpan {
     }
 }
 
-/// TPA_Extensions of a service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ServiceExtensions",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ServiceExtensions {
-    /// Transfer information of a transfer service.
-    #[yaserde(prefix = "ota", rename = "TransferInfoType")]
-    pub transfer_info_type: Option<TransferInfo>,
-    /// The activity an activity booking is for (a read of an activity booking). Output only.
-    #[yaserde(prefix = "ota", rename = "TourActivity")]
-    pub tour_activity: Option<TourActivityService>,
-}
-
 impl rt::Decode for ServiceExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SERVICE_EXTENSIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE_EXTENSIONS;
         let mark = cx.mark();
-        let mut f_transfer_info_type = None;
-        let mut f_tour_activity = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_transfer_info_type = cx
-                        .element(&next, <TransferInfo as rt::Decode>::decode)?;
+            match next.elem.name {
+                "TransferInfoType" => {
+                    out.transfer_info_type = cx.element(&next, rt::Decode::decode)?;
                 }
-                1 => {
-                    f_tour_activity = cx
-                        .element(&next, <TourActivityService as rt::Decode>::decode)?;
+                "TourActivity" => {
+                    out.tour_activity = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            transfer_info_type: f_transfer_info_type,
-            tour_activity: f_tour_activity,
-        })
+        Ok(out)
     }
 }
 
@@ -2094,93 +2396,48 @@ impl rt::Encode for ServiceExtensions {
     }
 }
 
-/// The tour activity service of an activity booking, by the codes of the activity messages, with its name and pickup.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TourActivityService",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TourActivityService {
-    /// The activity (TourActivityID of /activitybook).
-    #[yaserde(attribute = true, rename = "TourActivityID")]
-    pub tour_activity_id: String,
-    /// The product booked.
-    #[yaserde(attribute = true, rename = "SupplierProductCode")]
-    pub supplier_product_code: String,
-    /// The service booked (TIC ticket only, TRF with transfer, ...).
-    #[yaserde(attribute = true, rename = "SupplierServiceCode")]
-    pub supplier_service_code: String,
-    /// The activity's name, in the language of the request (or the best one the content has).
-    #[yaserde(attribute = true, rename = "Name")]
-    pub name: Option<String>,
-    /// The pickup time of a transfer service (local date-time).
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "PickupDateTime")]
-    pub pickup_date_time: Option<rt::DateTime>,
-    /// The pickup place of a transfer service (a hotel code).
-    #[yaserde(attribute = true, rename = "PickupLocation")]
-    pub pickup_location: Option<String>,
-}
-
 impl rt::Decode for TourActivityService {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_SERVICE;
+        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_SERVICE;
         let mark = cx.mark();
-        let mut f_tour_activity_id = None;
-        let mut f_supplier_product_code = None;
-        let mut f_supplier_service_code = None;
-        let mut f_name = None;
-        let mut f_pickup_date_time = None;
-        let mut f_pickup_location = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "TourActivityID" => {
+                    rt::set(
+                        &mut out.tour_activity_id,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
                 }
-                Some(1) => {
-                    f_supplier_product_code = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
+                "SupplierProductCode" => {
+                    rt::set(
+                        &mut out.supplier_product_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
                 }
-                Some(2) => {
-                    f_supplier_service_code = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
+                "SupplierServiceCode" => {
+                    rt::set(
+                        &mut out.supplier_service_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
                 }
-                Some(3) => {
-                    f_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                "Name" => out.name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "PickupDateTime" => {
+                    out.pickup_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
                 }
-                Some(4) => {
-                    f_pickup_date_time = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                "PickupLocation" => {
+                    out.pickup_location = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(5) => {
-                    f_pickup_location = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_tour_activity_id = cx
-            .required(f_tour_activity_id, node, "TourActivityID")?;
-        let f_supplier_product_code = cx
-            .required(f_supplier_product_code, node, "SupplierProductCode")?;
-        let f_supplier_service_code = cx
-            .required(f_supplier_service_code, node, "SupplierServiceCode")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
-            supplier_product_code: f_supplier_product_code.ok_or_else(|| cx.bug(node))?,
-            supplier_service_code: f_supplier_service_code.ok_or_else(|| cx.bug(node))?,
-            name: f_name.flatten(),
-            pickup_date_time: f_pickup_date_time.flatten(),
-            pickup_location: f_pickup_location.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -2197,46 +2454,32 @@ impl rt::Encode for TourActivityService {
     }
 }
 
-/// The legs of a transfer service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TransferInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TransferInfo {
-    /// Repeatable. Children TransferOrigin and TransferDestination. Each holds either ConnectingTransport or Hotel.
-    #[yaserde(prefix = "ota", rename = "TransferLeg")]
-    pub transfer_leg: Vec<TransferLeg>,
-}
-
 impl rt::Decode for TransferInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_INFO;
         let mark = cx.mark();
-        let mut f_transfer_leg = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_transfer_leg
-                        .extend(cx.element(&next, <TransferLeg as rt::Decode>::decode)?)
+            match next.elem.name {
+                "TransferLeg" => {
+                    rt::push(
+                        &mut out.transfer_leg,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            transfer_leg: f_transfer_leg,
-        })
+        Ok(out)
     }
 }
 
@@ -2250,55 +2493,38 @@ impl rt::Encode for TransferInfo {
     }
 }
 
-/// One leg of a transfer, from an origin to a destination.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TransferLeg",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TransferLeg {
-    /// Where the leg starts: either ConnectingTransport or Hotel.
-    #[yaserde(prefix = "ota", rename = "TransferOrigin")]
-    pub transfer_origin: TransferEndpoint,
-    /// Where the leg ends: either ConnectingTransport or Hotel.
-    #[yaserde(prefix = "ota", rename = "TransferDestination")]
-    pub transfer_destination: TransferEndpoint,
-}
-
 impl rt::Decode for TransferLeg {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_LEG;
+        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_LEG;
         let mark = cx.mark();
-        let mut f_transfer_origin = None;
-        let mut f_transfer_destination = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_transfer_origin = cx
-                        .element(&next, <TransferEndpoint as rt::Decode>::decode)?;
+            match next.elem.name {
+                "TransferOrigin" => {
+                    rt::set(
+                        &mut out.transfer_origin,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                1 => {
-                    f_transfer_destination = cx
-                        .element(&next, <TransferEndpoint as rt::Decode>::decode)?;
+                "TransferDestination" => {
+                    rt::set(
+                        &mut out.transfer_destination,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            transfer_origin: f_transfer_origin.ok_or_else(|| cx.bug(node))?,
-            transfer_destination: f_transfer_destination.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2311,56 +2537,30 @@ impl rt::Encode for TransferLeg {
     }
 }
 
-/// One end of a transfer leg: a connecting transport (flight) or a hotel.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TransferEndpoint",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TransferEndpoint {
-    /// The flight connecting with the transfer.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `connecting_transport`; `hotel`.
-    #[yaserde(prefix = "ota", rename = "ConnectingTransport")]
-    pub connecting_transport: Option<ConnectingTransport>,
-    /// The hotel at this end of the transfer.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `connecting_transport`; `hotel`.
-    #[yaserde(prefix = "ota", rename = "Hotel")]
-    pub hotel: Option<TransferHotel>,
-}
-
 impl rt::Decode for TransferEndpoint {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_ENDPOINT;
+        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_ENDPOINT;
         let mark = cx.mark();
-        let mut f_connecting_transport = None;
-        let mut f_hotel = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_connecting_transport = cx
-                        .element(&next, <ConnectingTransport as rt::Decode>::decode)?;
+            match next.elem.name {
+                "ConnectingTransport" => {
+                    out.connecting_transport = cx.element(&next, rt::Decode::decode)?;
                 }
-                1 => f_hotel = cx.element(&next, <TransferHotel as rt::Decode>::decode)?,
+                "Hotel" => out.hotel = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            connecting_transport: f_connecting_transport,
-            hotel: f_hotel,
-        })
+        Ok(out)
     }
 }
 
@@ -2377,88 +2577,43 @@ impl rt::Encode for TransferEndpoint {
     }
 }
 
-/// A flight connecting with a transfer leg.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ConnectingTransport",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ConnectingTransport {
-    /// Departure date-time without zone, YYYY-MM-DDThh:mm:ss.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "DepartureDateTime")]
-    pub departure_date_time: Option<rt::DateTime>,
-    /// Arrival date-time without zone, YYYY-MM-DDThh:mm:ss.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "ArrivalDateTime")]
-    pub arrival_date_time: Option<rt::DateTime>,
-    /// DepartureAirport@LocationCode (airport code).
-    #[yaserde(prefix = "ota", rename = "DepartureAirport")]
-    pub departure_airport: Option<Airport>,
-    /// ArrivalAirport@LocationCode (airport code).
-    #[yaserde(prefix = "ota", rename = "ArrivalAirport")]
-    pub arrival_airport: Option<Airport>,
-    /// OperatingAirline@FlightNumber.
-    #[yaserde(prefix = "ota", rename = "OperatingAirline")]
-    pub operating_airline: Option<OperatingAirline>,
-}
-
 impl rt::Decode for ConnectingTransport {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CONNECTING_TRANSPORT;
+        const DESC: &rt::schema::ComplexDesc = &schema::CONNECTING_TRANSPORT;
         let mark = cx.mark();
-        let mut f_departure_date_time = None;
-        let mut f_arrival_date_time = None;
-        let mut f_departure_airport = None;
-        let mut f_arrival_airport = None;
-        let mut f_operating_airline = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_departure_date_time = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "DepartureDateTime" => {
+                    out.departure_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
                 }
-                Some(1) => {
-                    f_arrival_date_time = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ArrivalDateTime" => {
+                    out.arrival_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_departure_airport = cx
-                        .element(&next, <Airport as rt::Decode>::decode)?;
+            match next.elem.name {
+                "DepartureAirport" => {
+                    out.departure_airport = cx.element(&next, rt::Decode::decode)?;
                 }
-                1 => {
-                    f_arrival_airport = cx
-                        .element(&next, <Airport as rt::Decode>::decode)?;
+                "ArrivalAirport" => {
+                    out.arrival_airport = cx.element(&next, rt::Decode::decode)?;
                 }
-                2 => {
-                    f_operating_airline = cx
-                        .element(&next, <OperatingAirline as rt::Decode>::decode)?;
+                "OperatingAirline" => {
+                    out.operating_airline = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            departure_date_time: f_departure_date_time.flatten(),
-            arrival_date_time: f_arrival_date_time.flatten(),
-            departure_airport: f_departure_airport,
-            arrival_airport: f_arrival_airport,
-            operating_airline: f_operating_airline,
-        })
+        Ok(out)
     }
 }
 
@@ -2480,39 +2635,29 @@ impl rt::Encode for ConnectingTransport {
     }
 }
 
-/// An airport identified by its code.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Airport",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Airport {
-    /// Airport code (e.g. IATA PMI).
-    #[yaserde(attribute = true, rename = "LocationCode")]
-    pub location_code: String,
-}
-
 impl rt::Decode for Airport {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AIRPORT;
+        const DESC: &rt::schema::ComplexDesc = &schema::AIRPORT;
         let mark = cx.mark();
-        let mut f_location_code = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_location_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "LocationCode" => {
+                    rt::set(
+                        &mut out.location_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_location_code = cx.required(f_location_code, node, "LocationCode")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            location_code: f_location_code.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2524,38 +2669,25 @@ impl rt::Encode for Airport {
     }
 }
 
-/// The airline operating the connecting flight.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OperatingAirline",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OperatingAirline {
-    /// Flight number (e.g. FR1234).
-    #[yaserde(attribute = true, rename = "FlightNumber")]
-    pub flight_number: Option<String>,
-}
-
 impl rt::Decode for OperatingAirline {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OPERATING_AIRLINE;
+        const DESC: &rt::schema::ComplexDesc = &schema::OPERATING_AIRLINE;
         let mark = cx.mark();
-        let mut f_flight_number = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_flight_number = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "FlightNumber" => {
+                    out.flight_number = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            flight_number: f_flight_number.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -2567,39 +2699,29 @@ impl rt::Encode for OperatingAirline {
     }
 }
 
-/// Hotel (in a transfer leg).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TransferHotel",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TransferHotel {
-    /// HotelCode (string).
-    #[yaserde(attribute = true, rename = "HotelCode")]
-    pub hotel_code: String,
-}
-
 impl rt::Decode for TransferHotel {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TRANSFER_HOTEL;
+        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_HOTEL;
         let mark = cx.mark();
-        let mut f_hotel_code = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_hotel_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "HotelCode" => {
+                    rt::set(
+                        &mut out.hotel_code,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_hotel_code = cx.required(f_hotel_code, node, "HotelCode")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_code: f_hotel_code.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2611,44 +2733,29 @@ impl rt::Encode for TransferHotel {
     }
 }
 
-/// List of the booking's guests.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ResGuests",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ResGuests {
-    /// AgeQualifyingCode (integer code), ResGuestRPH (integer).
-    #[yaserde(prefix = "ota", rename = "ResGuest")]
-    pub res_guest: Vec<ResGuest>,
-}
-
 impl rt::Decode for ResGuests {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUESTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::RES_GUESTS;
         let mark = cx.mark();
-        let mut f_res_guest = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_res_guest
-                        .extend(cx.element(&next, <ResGuest as rt::Decode>::decode)?)
+            match next.elem.name {
+                "ResGuest" => {
+                    rt::push(&mut out.res_guest, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { res_guest: f_res_guest })
+        Ok(out)
     }
 }
 
@@ -2662,75 +2769,40 @@ impl rt::Encode for ResGuests {
     }
 }
 
-/// One guest of the booking, referenced from room stays and services by its ResGuestRPH.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ResGuest",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ResGuest {
-    /// Integer code (OTA AQC): 10 adult, 8 child.
-    #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
-    pub age_qualifying_code: Option<AgeQualifyingCode>,
-    /// Integer; the number by which ResGuestRPH elements refer to this guest.
-    #[yaserde(attribute = true, rename = "ResGuestRPH")]
-    pub res_guest_rph: Option<u64>,
-    /// Profiles/ProfileInfo/Profile/Customer: BirthDate (date); child PersonName with NamePrefix, GivenName, Surname (text).
-    #[yaserde(prefix = "ota", rename = "Profiles")]
-    pub profiles: Option<GuestProfiles>,
-    /// GuestCount: Age (integer).
-    #[yaserde(prefix = "ota", rename = "GuestCounts")]
-    pub guest_counts: Option<GuestCounts>,
-}
-
 impl rt::Decode for ResGuest {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GUEST;
+        const DESC: &rt::schema::ComplexDesc = &schema::RES_GUEST;
         let mark = cx.mark();
-        let mut f_age_qualifying_code = None;
-        let mut f_res_guest_rph = None;
-        let mut f_profiles = None;
-        let mut f_guest_counts = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_age_qualifying_code = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "AgeQualifyingCode" => {
+                    out.age_qualifying_code = cx
+                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
                 }
-                Some(1) => {
-                    f_res_guest_rph = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ResGuestRPH" => {
+                    out.res_guest_rph = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_profiles = cx
-                        .element(&next, <GuestProfiles as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_guest_counts = cx
-                        .element(&next, <GuestCounts as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
+                "GuestCounts" => {
+                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            age_qualifying_code: f_age_qualifying_code.flatten(),
-            res_guest_rph: f_res_guest_rph.flatten(),
-            profiles: f_profiles,
-            guest_counts: f_guest_counts,
-        })
+        Ok(out)
     }
 }
 
@@ -2749,46 +2821,32 @@ impl rt::Encode for ResGuest {
     }
 }
 
-/// Profiles of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "GuestProfiles",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct GuestProfiles {
-    /// The guest's profile information.
-    #[yaserde(prefix = "ota", rename = "ProfileInfo")]
-    pub profile_info: ProfileInfo,
-}
-
 impl rt::Decode for GuestProfiles {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_PROFILES;
+        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_PROFILES;
         let mark = cx.mark();
-        let mut f_profile_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_profile_info = cx
-                        .element(&next, <ProfileInfo as rt::Decode>::decode)?;
+            match next.elem.name {
+                "ProfileInfo" => {
+                    rt::set(
+                        &mut out.profile_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            profile_info: f_profile_info.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2800,43 +2858,29 @@ impl rt::Encode for GuestProfiles {
     }
 }
 
-/// Wrapper of a guest profile.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ProfileInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ProfileInfo {
-    /// The guest profile.
-    #[yaserde(prefix = "ota", rename = "Profile")]
-    pub profile: Profile,
-}
-
 impl rt::Decode for ProfileInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PROFILE_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::PROFILE_INFO;
         let mark = cx.mark();
-        let mut f_profile = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_profile = cx.element(&next, <Profile as rt::Decode>::decode)?,
+            match next.elem.name {
+                "Profile" => {
+                    rt::set(&mut out.profile, cx.element(&next, rt::Decode::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            profile: f_profile.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2848,43 +2892,29 @@ impl rt::Encode for ProfileInfo {
     }
 }
 
-/// A guest profile holding the customer data.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Profile",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Profile {
-    /// BirthDate (date); child PersonName with NamePrefix, GivenName, Surname (text).
-    #[yaserde(prefix = "ota", rename = "Customer")]
-    pub customer: Customer,
-}
-
 impl rt::Decode for Profile {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PROFILE;
+        const DESC: &rt::schema::ComplexDesc = &schema::PROFILE;
         let mark = cx.mark();
-        let mut f_customer = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_customer = cx.element(&next, <Customer as rt::Decode>::decode)?,
+            match next.elem.name {
+                "Customer" => {
+                    rt::set(&mut out.customer, cx.element(&next, rt::Decode::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            customer: f_customer.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -2896,55 +2926,30 @@ impl rt::Encode for Profile {
     }
 }
 
-/// Personal data of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Customer",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Customer {
-    /// Date of birth (date, YYYY-MM-DD).
-    ///
-    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "BirthDate")]
-    pub birth_date: Option<rt::Date>,
-    /// Child PersonName with NamePrefix, GivenName, Surname (text).
-    #[yaserde(prefix = "ota", rename = "PersonName")]
-    pub person_name: Option<PersonName>,
-}
-
 impl rt::Decode for Customer {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::CUSTOMER;
+        const DESC: &rt::schema::ComplexDesc = &schema::CUSTOMER;
         let mark = cx.mark();
-        let mut f_birth_date = None;
-        let mut f_person_name = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_birth_date = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "BirthDate" => out.birth_date = cx.value(&attr, &schema::DATE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_person_name = cx
-                        .element(&next, <PersonName as rt::Decode>::decode)?;
-                }
+            match next.elem.name {
+                "PersonName" => out.person_name = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            birth_date: f_birth_date.flatten(),
-            person_name: f_person_name,
-        })
+        Ok(out)
     }
 }
 
@@ -2959,44 +2964,32 @@ impl rt::Encode for Customer {
     }
 }
 
-/// List of guest counts of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "GuestCounts",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct GuestCounts {
-    /// Age (integer).
-    #[yaserde(prefix = "ota", rename = "GuestCount")]
-    pub guest_count: Vec<GuestCount>,
-}
-
 impl rt::Decode for GuestCounts {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_COUNTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_COUNTS;
         let mark = cx.mark();
-        let mut f_guest_count = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_guest_count
-                        .extend(cx.element(&next, <GuestCount as rt::Decode>::decode)?)
+            match next.elem.name {
+                "GuestCount" => {
+                    rt::push(
+                        &mut out.guest_count,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { guest_count: f_guest_count })
+        Ok(out)
     }
 }
 
@@ -3010,36 +3003,23 @@ impl rt::Encode for GuestCounts {
     }
 }
 
-/// The age of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "GuestCount",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct GuestCount {
-    /// Age (integer) of the guest.
-    #[yaserde(attribute = true, rename = "Age")]
-    pub age: Option<u64>,
-}
-
 impl rt::Decode for GuestCount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GUEST_COUNT;
+        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_COUNT;
         let mark = cx.mark();
-        let mut f_age = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_age = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self { age: f_age.flatten() })
+        Ok(out)
     }
 }
 
@@ -3051,85 +3031,43 @@ impl rt::Encode for GuestCount {
     }
 }
 
-/// Booking-wide data of a hotel booking (modify request and response, booking read response).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ResGlobalInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ResGlobalInfo {
-    /// Booking comments.
-    #[yaserde(prefix = "ota", rename = "Comments")]
-    pub comments: Option<Comments>,
-    /// The cancellation policy of the booking's live rooms, one CancelPenalty per deadline (what cancelling the whole booking costs from then on); empty when the booking is cancelled. Output only: a modify request may send it back as read, and it is not compared.
-    #[yaserde(prefix = "ota", rename = "CancelPenalties")]
-    pub cancel_penalties: Option<HotelCancelPenalties>,
-    /// CurrencyCode, AmountAfterTax: the booking's total. Computed by the gateway: in a modify request it is not taken; when it differs from the computed one, the answer carries the computed total and a Type 11 warning.
-    #[yaserde(prefix = "ota", rename = "Total")]
-    pub total: Option<Total>,
-    /// OpenTravel 2016B: special requests for the booking. Not supported (Type 2): they are not passed on to the hotel, and left unread they would be lost.
-    #[yaserde(prefix = "ota", rename = "SpecialRequests")]
-    pub special_requests: Option<UnreadContent>,
-    /// The references of the booking and its items; in a modify request they identify the booking to modify.
-    #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
-    pub hotel_reservation_ids: HotelReservationIds,
-    /// The hotel of the booking (of its first room stay): HotelCode, HotelName; always in the answers for a hotel booking (OpenTravel 2016B requires it; for an activity booking, which has no hotel, the ota2016b dialect writes it empty). Optional in a modify request; when sent, its HotelCode must be the booking's.
-    #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
-    pub basic_property_info: Option<BasicPropertyInfo>,
-}
-
 impl rt::Decode for ResGlobalInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RES_GLOBAL_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::RES_GLOBAL_INFO;
         let mark = cx.mark();
-        let mut f_comments = None;
-        let mut f_cancel_penalties = None;
-        let mut f_total = None;
-        let mut f_special_requests = None;
-        let mut f_hotel_reservation_ids = None;
-        let mut f_basic_property_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_comments = cx.element(&next, <Comments as rt::Decode>::decode)?,
-                1 => {
-                    f_cancel_penalties = cx
-                        .element(&next, <HotelCancelPenalties as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Comments" => out.comments = cx.element(&next, rt::Decode::decode)?,
+                "CancelPenalties" => {
+                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
                 }
-                2 => f_total = cx.element(&next, <Total as rt::Decode>::decode)?,
-                3 => {
-                    f_special_requests = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
+                "SpecialRequests" => {
+                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
                 }
-                4 => {
-                    f_hotel_reservation_ids = cx
-                        .element(&next, <HotelReservationIds as rt::Decode>::decode)?;
+                "HotelReservationIDs" => {
+                    rt::set(
+                        &mut out.hotel_reservation_ids,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                5 => {
-                    f_basic_property_info = cx
-                        .element(&next, <BasicPropertyInfo as rt::Decode>::decode)?;
+                "BasicPropertyInfo" => {
+                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            comments: f_comments,
-            cancel_penalties: f_cancel_penalties,
-            total: f_total,
-            special_requests: f_special_requests,
-            hotel_reservation_ids: f_hotel_reservation_ids.ok_or_else(|| cx.bug(node))?,
-            basic_property_info: f_basic_property_info,
-        })
+        Ok(out)
     }
 }
 
@@ -3162,43 +3100,29 @@ impl rt::Encode for ResGlobalInfo {
     }
 }
 
-/// List of booking comments.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Comments",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Comments {
-    /// Name (string), CommentOriginatorCode (string); child Text (free text); repeatable, at most 20 comments per booking.
-    #[yaserde(prefix = "ota", rename = "Comment")]
-    pub comment: Vec<Comment>,
-}
-
 impl rt::Decode for Comments {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENTS;
+        const DESC: &rt::schema::ComplexDesc = &schema::COMMENTS;
         let mark = cx.mark();
-        let mut f_comment = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_comment.extend(cx.element(&next, <Comment as rt::Decode>::decode)?)
+            match next.elem.name {
+                "Comment" => {
+                    rt::push(&mut out.comment, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { comment: f_comment })
+        Ok(out)
     }
 }
 
@@ -3212,70 +3136,33 @@ impl rt::Encode for Comments {
     }
 }
 
-/// One booking comment.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Comment",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Comment {
-    /// Name of the comment (string, at most 64 characters).
-    ///
-    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(attribute = true, rename = "Name")]
-    pub name: Option<String>,
-    /// Who wrote the comment (string, at most 64 characters).
-    ///
-    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(attribute = true, rename = "CommentOriginatorCode")]
-    pub comment_originator_code: Option<String>,
-    /// Free text of the comment (at most 2000 characters), optionally with its Language; at most 5 (e.g. one per language).
-    #[yaserde(prefix = "ota", rename = "Text")]
-    pub text: Vec<CommentText>,
-}
-
 impl rt::Decode for Comment {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENT;
+        const DESC: &rt::schema::ComplexDesc = &schema::COMMENT;
         let mark = cx.mark();
-        let mut f_name = None;
-        let mut f_comment_originator_code = None;
-        let mut f_text = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_name = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Name" => out.name = cx.value(&attr, &schema::SHORT_TEXT)?,
+                "CommentOriginatorCode" => {
+                    out.comment_originator_code = cx.value(&attr, &schema::SHORT_TEXT)?;
                 }
-                Some(1) => {
-                    f_comment_originator_code = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_text
-                        .extend(cx.element(&next, <CommentText as rt::Decode>::decode)?)
-                }
+            match next.elem.name {
+                "Text" => rt::push(&mut out.text, cx.element(&next, rt::Decode::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            name: f_name.flatten(),
-            comment_originator_code: f_comment_originator_code.flatten(),
-            text: f_text,
-        })
+        Ok(out)
     }
 }
 
@@ -3291,46 +3178,23 @@ impl rt::Encode for Comment {
     }
 }
 
-/// The free text of a comment (at most 2000 characters) with an optional language.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "CommentText",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct CommentText {
-    /// Language of the text.
-    ///
-    /// Value type: `LanguageCode` (`xs:language`).
-    #[yaserde(attribute = true, rename = "Language")]
-    pub language: Option<String>,
-    /// The element's text content.
-    ///
-    /// Value type: `FreeText` (`xs:string`); checked when decoding: at most 2000 characters.
-    #[yaserde(text = true, default = "empty_string")]
-    pub value: String,
-}
-
 impl rt::Decode for CommentText {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::COMMENT_TEXT;
+        const DESC: &rt::schema::ComplexDesc = &schema::COMMENT_TEXT;
         let mark = cx.mark();
-        let mut f_language = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_language = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Language" => out.language = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_value = cx.text(node, &super::schema::FREE_TEXT)?;
+        rt::set(&mut out.value, cx.text(node, &schema::FREE_TEXT)?);
         cx.check(mark)?;
-        Ok(Self {
-            language: f_language.flatten(),
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -3343,49 +3207,32 @@ impl rt::Encode for CommentText {
     }
 }
 
-/// List of booking references.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelReservationIDs",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelReservationIds {
-    /// Each identifier can appear once as Client and once as Internal.
-    #[yaserde(prefix = "ota", rename = "HotelReservationID")]
-    pub hotel_reservation_id: Vec<HotelReservationId>,
-}
-
 impl rt::Decode for HotelReservationIds {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION_IDS;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RESERVATION_IDS;
         let mark = cx.mark();
-        let mut f_hotel_reservation_id = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation_id
-                        .extend(
-                            cx
-                                .element(&next, <HotelReservationId as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "HotelReservationID" => {
+                    rt::push(
+                        &mut out.hotel_reservation_id,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation_id: f_hotel_reservation_id,
-        })
+        Ok(out)
     }
 }
 
@@ -3399,73 +3246,41 @@ impl rt::Encode for HotelReservationIds {
     }
 }
 
-/// One booking reference, at booking or item level, issued by the client or the gateway.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelReservationID",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelReservationId {
-    /// Integer code: 36 for the booking level, 37 for an item level.
-    #[yaserde(attribute = true, rename = "ResID_Type")]
-    pub res_id_type: ReservationIdCode,
-    /// Client or Internal.
-    #[yaserde(attribute = true, rename = "ResID_SourceContext")]
-    pub res_id_source_context: ResIdSourceContext,
-    /// The reference value (string, at most 64 characters).
-    ///
-    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(attribute = true, rename = "ResID_Value")]
-    pub res_id_value: String,
-    /// Optional integer, on item-level entries: the IndexNumber of the room stay the item is. Not in OpenTravel 2016B: the ota2016b dialect leaves it out (each room stay carries its item reference in RoomStay/Reference).
-    #[yaserde(attribute = true, rename = "Item_RPH")]
-    pub item_rph: Option<u64>,
-}
-
 impl rt::Decode for HotelReservationId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_RESERVATION_ID;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RESERVATION_ID;
         let mark = cx.mark();
-        let mut f_res_id_type = None;
-        let mut f_res_id_source_context = None;
-        let mut f_res_id_value = None;
-        let mut f_item_rph = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_res_id_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "ResID_Type" => {
+                    rt::set(
+                        &mut out.res_id_type,
+                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_res_id_source_context = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
+                "ResID_SourceContext" => {
+                    rt::set(
+                        &mut out.res_id_source_context,
+                        cx.value(&attr, &schema::RES_ID_SOURCE_CONTEXT)?,
+                    )
                 }
-                Some(2) => {
-                    f_res_id_value = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "ResID_Value" => {
+                    rt::set(&mut out.res_id_value, cx.value(&attr, &schema::SHORT_TEXT)?)
                 }
-                Some(3) => {
-                    f_item_rph = Some(cx.value(&attr, DESC.attributes[3].ty)?);
+                "Item_RPH" => {
+                    out.item_rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_res_id_type = cx.required(f_res_id_type, node, "ResID_Type")?;
-        let f_res_id_source_context = cx
-            .required(f_res_id_source_context, node, "ResID_SourceContext")?;
-        let f_res_id_value = cx.required(f_res_id_value, node, "ResID_Value")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            res_id_type: f_res_id_type.ok_or_else(|| cx.bug(node))?,
-            res_id_source_context: f_res_id_source_context.ok_or_else(|| cx.bug(node))?,
-            res_id_value: f_res_id_value.ok_or_else(|| cx.bug(node))?,
-            item_rph: f_item_rph.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -3482,49 +3297,32 @@ impl rt::Encode for HotelReservationId {
     }
 }
 
-/// The cancellation policy of an offer, a booked room or a whole booking: one CancelPenalty per deadline; empty when the policy is not known.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelCancelPenalties",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelCancelPenalties {
-    /// One penalty: what a cancellation costs from its deadline on.
-    #[yaserde(prefix = "ota", rename = "CancelPenalty")]
-    pub cancel_penalty: Vec<HotelCancelPenalty>,
-}
-
 impl rt::Decode for HotelCancelPenalties {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CANCEL_PENALTIES;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CANCEL_PENALTIES;
         let mark = cx.mark();
-        let mut f_cancel_penalty = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_cancel_penalty
-                        .extend(
-                            cx
-                                .element(&next, <HotelCancelPenalty as rt::Decode>::decode)?,
-                        )
+            match next.elem.name {
+                "CancelPenalty" => {
+                    rt::push(
+                        &mut out.cancel_penalty,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            cancel_penalty: f_cancel_penalty,
-        })
+        Ok(out)
     }
 }
 
@@ -3538,71 +3336,38 @@ impl rt::Encode for HotelCancelPenalties {
     }
 }
 
-/// A cancellation penalty: from Deadline@AbsoluteDeadline on, a cancellation costs AmountPercent (an amount and/or a percentage of the price); before it, it costs nothing unless an earlier penalty applies. Without a Deadline the penalty applies from the booking on (e.g. NonRefundable).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelCancelPenalty",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelCancelPenalty {
-    /// True: the price is not refunded on cancellation (a 100 % penalty from the booking on).
-    #[yaserde(attribute = true, rename = "NonRefundable")]
-    pub non_refundable: Option<bool>,
-    /// Deadline@AbsoluteDeadline: from when the penalty applies.
-    #[yaserde(prefix = "ota", rename = "Deadline")]
-    pub deadline: Option<HotelDeadline>,
-    /// The penalty: Amount with CurrencyCode, and/or Percent of the price.
-    #[yaserde(prefix = "ota", rename = "AmountPercent")]
-    pub amount_percent: Option<HotelAmountPercent>,
-    /// The penalty in words (Text elements, optionally with a Language).
-    #[yaserde(prefix = "ota", rename = "PenaltyDescription")]
-    pub penalty_description: Option<TextDescription>,
-}
-
 impl rt::Decode for HotelCancelPenalty {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_CANCEL_PENALTY;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CANCEL_PENALTY;
         let mark = cx.mark();
-        let mut f_non_refundable = None;
-        let mut f_deadline = None;
-        let mut f_amount_percent = None;
-        let mut f_penalty_description = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_non_refundable = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "NonRefundable" => {
+                    out.non_refundable = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_deadline = cx
-                        .element(&next, <HotelDeadline as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Deadline" => out.deadline = cx.element(&next, rt::Decode::decode)?,
+                "AmountPercent" => {
+                    out.amount_percent = cx.element(&next, rt::Decode::decode)?;
                 }
-                1 => {
-                    f_amount_percent = cx
-                        .element(&next, <HotelAmountPercent as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_penalty_description = cx
-                        .element(&next, <TextDescription as rt::Decode>::decode)?;
+                "PenaltyDescription" => {
+                    out.penalty_description = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            non_refundable: f_non_refundable.flatten(),
-            deadline: f_deadline,
-            amount_percent: f_amount_percent,
-            penalty_description: f_penalty_description,
-        })
+        Ok(out)
     }
 }
 
@@ -3623,42 +3388,29 @@ impl rt::Encode for HotelCancelPenalty {
     }
 }
 
-/// An absolute deadline (cancellation or payment).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelDeadline",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelDeadline {
-    /// The deadline: a local date-time of the hotel, without zone (YYYY-MM-DDThh:mm:ss).
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "AbsoluteDeadline")]
-    pub absolute_deadline: rt::DateTime,
-}
-
 impl rt::Decode for HotelDeadline {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_DEADLINE;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DEADLINE;
         let mark = cx.mark();
-        let mut f_absolute_deadline = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_absolute_deadline = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "AbsoluteDeadline" => {
+                    rt::set(
+                        &mut out.absolute_deadline,
+                        cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_absolute_deadline = cx
-            .required(f_absolute_deadline, node, "AbsoluteDeadline")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            absolute_deadline: f_absolute_deadline.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -3670,63 +3422,27 @@ impl rt::Encode for HotelDeadline {
     }
 }
 
-/// An amount (a penalty or a payment due) as money and/or as a percentage of the price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelAmountPercent",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelAmountPercent {
-    /// Percentage of the price (0 to 100), e.g. 100.
-    ///
-    /// Value type: `PenaltyPercent` (`xs:decimal`); checked when decoding: at least `0`, at most `100`.
-    #[yaserde(attribute = true, rename = "Percent")]
-    pub percent: Option<rt::Decimal>,
-    /// ISO 4217 currency code of Amount.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: Option<String>,
-    /// The amount (decimal), in CurrencyCode.
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: Option<rt::Decimal>,
-}
-
 impl rt::Decode for HotelAmountPercent {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_AMOUNT_PERCENT;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AMOUNT_PERCENT;
         let mark = cx.mark();
-        let mut f_percent = None;
-        let mut f_currency_code = None;
-        let mut f_amount = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_percent = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Percent" => out.percent = cx.value(&attr, &schema::PENALTY_PERCENT)?,
+                "CurrencyCode" => {
+                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
                 }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            percent: f_percent.flatten(),
-            currency_code: f_currency_code.flatten(),
-            amount: f_amount.flatten(),
-        })
+        Ok(out)
     }
 }
 

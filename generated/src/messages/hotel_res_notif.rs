@@ -4,6 +4,7 @@
 //! Supply side (#21): reservation notifications sent by the gateway to a supplier's system (OTA_HotelResNotifRQ) and the receiver's acknowledgement (OTA_HotelResNotifRS), in their OpenTravel 2016B form: the booking in the shape of the booking answer (hotel_res.xsd); the acknowledgement taken as any OpenTravel receiver writes it.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     Errors, LanguageSelector, NotifUniqueId, Pos, Success, Target, UniqueId,
     UnreadContent, Warnings,
@@ -78,233 +79,6 @@ pub struct OtaHotelResNotifRq {
     pub hotel_reservations: ResNotifHotelReservations,
 }
 
-impl rt::Decode for OtaHotelResNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_res_status = None;
-        let mut f_pos = None;
-        let mut f_message_id = None;
-        let mut f_hotel_reservations = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let f_res_status = cx.required(f_res_status, node, "ResStatus")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_message_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_hotel_reservations = cx
-                        .element(
-                            &next,
-                            <ResNotifHotelReservations as rt::Decode>::decode,
-                        )?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            res_status: f_res_status.ok_or_else(|| cx.bug(node))?,
-            pos: f_pos,
-            message_id: f_message_id.ok_or_else(|| cx.bug(node))?,
-            hotel_reservations: f_hotel_reservations.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelResNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr("ResStatus", &self.res_status);
-        if let Some(v) = &self.pos {
-            rt::Encode::encode(v, w, "POS");
-        }
-        rt::Encode::encode(&self.message_id, w, "MessageID");
-        rt::Encode::encode(&self.hotel_reservations, w, "HotelReservations");
-        w.end(name);
-    }
-}
-
-impl rt::PayloadStdAttributes for OtaHotelResNotifRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResNotifRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            res_status: Default::default(),
-            pos: Default::default(),
-            message_id: Default::default(),
-            hotel_reservations: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelResNotifRq {
-    const ROOT: &'static str = "OTA_HotelResNotifRQ";
-    const VERSION: &'static str = "2016.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_RES_NOTIF_RQ
-    }
-}
-
-impl rt::Request for OtaHotelResNotifRq {
-    const PATH: &'static str = "/hotelresnotif";
-    type Response = OtaHotelResNotifRs;
-}
-
 /// A supplier's system acknowledges a reservation notification (OpenTravel 2016B OTA_HotelResNotifRS): Success (with Warnings, or its own references of the booking in HotelReservations) acknowledges the event; Errors alone does not (the gateway sends it again later, then parks it). Its attributes are OpenTravel 2016B's OTA_PayloadStdAttributes, taken as any receiver writes them.
 #[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -377,226 +151,6 @@ pub struct OtaHotelResNotifRs {
     /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `hotel_reservations`; `errors`.
     #[yaserde(prefix = "ota", rename = "Errors")]
     pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaHotelResNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_HOTEL_RES_NOTIF_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_target_name = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_transaction_status_code = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_correlation_id = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_res_response_type = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_hotel_reservations = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_target_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[4].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(5) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[5].ty)?,
-                    );
-                }
-                Some(6) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_transaction_status_code = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[8].ty)?,
-                    );
-                }
-                Some(9) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                Some(11) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[11].ty)?);
-                }
-                Some(12) => {
-                    f_res_response_type = Some(cx.value(&attr, DESC.attributes[12].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_hotel_reservations = cx
-                        .element(&next, <AckHotelReservations as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            target_name: f_target_name.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            transaction_status_code: f_transaction_status_code.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            res_response_type: f_res_response_type.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            hotel_reservations: f_hotel_reservations,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaHotelResNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr_opt("TargetName", &self.target_name);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("TransactionStatusCode", &self.transaction_status_code);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResResponseType", &self.res_response_type);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_reservations {
-            rt::Encode::encode(v, w, "HotelReservations");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResNotifRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            target_name: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            transaction_status_code: Default::default(),
-            retransmission_indicator: Default::default(),
-            correlation_id: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            res_response_type: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            hotel_reservations: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
-
-impl rt::Message for OtaHotelResNotifRs {
-    const ROOT: &'static str = "OTA_HotelResNotifRS";
-    const VERSION: &'static str = "2016.1";
-    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
-    fn schema() -> &'static rt::schema::ComplexDesc {
-        &super::schema::OTA_HOTEL_RES_NOTIF_RS
-    }
-}
-
-impl OtaHotelResNotifRs {
-    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
-    pub fn success() -> Self {
-        Self {
-            success: Some(Success::default()),
-            ..Default::default()
-        }
-    }
-    /// Adds warnings to a success answer.
-    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
-        self.warnings = Some(warnings);
-        self
-    }
-}
-
-impl rt::Response for OtaHotelResNotifRs {
-    type Errors = Errors;
-    type Warnings = Warnings;
-    fn is_success(&self) -> bool {
-        self.success.is_some()
-    }
-    fn errors(&self) -> Option<&Self::Errors> {
-        self.errors.as_ref()
-    }
-    fn warnings(&self) -> Option<&Self::Warnings> {
-        self.warnings.as_ref()
-    }
-    fn from_errors(errors: Self::Errors) -> Self {
-        Self {
-            errors: Some(errors),
-            ..Default::default()
-        }
-    }
 }
 
 /// What happened to a booking (OpenTravel 2016B TransactionActionType; the gateway sends Commit, Modify and Cancel).
@@ -714,46 +268,6 @@ pub struct ResNotifHotelReservations {
     pub hotel_reservation: ResNotifHotelReservation,
 }
 
-impl rt::Decode for ResNotifHotelReservations {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RES_NOTIF_HOTEL_RESERVATIONS;
-        let mark = cx.mark();
-        let mut f_hotel_reservation = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation = cx
-                        .element(
-                            &next,
-                            <ResNotifHotelReservation as rt::Decode>::decode,
-                        )?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation: f_hotel_reservation.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ResNotifHotelReservations {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.hotel_reservation, w, "HotelReservation");
-        w.end(name);
-    }
-}
-
 /// A booking as it now stands (OpenTravel 2016B HotelReservationType), in the shape of the booking answer (hotel_res.xsd); a cancelled room or booking keeps its content.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -791,97 +305,6 @@ pub struct ResNotifHotelReservation {
     /// Booking-wide data: comments, payments, penalties, the total, the references and the hotel.
     #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
     pub res_global_info: BookedResGlobalInfo,
-}
-
-impl rt::Decode for ResNotifHotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RES_NOTIF_HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut f_create_date_time = None;
-        let mut f_last_modify_date_time = None;
-        let mut f_res_status = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_room_stays = None;
-        let mut f_services = None;
-        let mut f_res_guests = None;
-        let mut f_res_global_info = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_create_date_time = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_last_modify_date_time = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
-                }
-                Some(2) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_unique_id
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
-                }
-                1 => {
-                    f_room_stays = cx
-                        .element(&next, <BookedRoomStays as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_services = cx
-                        .element(&next, <BookedServices as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_res_guests = cx
-                        .element(&next, <BookResGuests as rt::Decode>::decode)?;
-                }
-                4 => {
-                    f_res_global_info = cx
-                        .element(&next, <BookedResGlobalInfo as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            create_date_time: f_create_date_time.flatten(),
-            last_modify_date_time: f_last_modify_date_time.flatten(),
-            res_status: f_res_status.flatten(),
-            unique_id: f_unique_id,
-            room_stays: f_room_stays.ok_or_else(|| cx.bug(node))?,
-            services: f_services,
-            res_guests: f_res_guests.ok_or_else(|| cx.bug(node))?,
-            res_global_info: f_res_global_info.ok_or_else(|| cx.bug(node))?,
-        })
-    }
-}
-
-impl rt::Encode for ResNotifHotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
-        w.attr_opt("ResStatus", &self.res_status);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.room_stays, w, "RoomStays");
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        rt::Encode::encode(&self.res_guests, w, "ResGuests");
-        rt::Encode::encode(&self.res_global_info, w, "ResGlobalInfo");
-        w.end(name);
-    }
 }
 
 /// A booking's status (OpenTravel 2016B HotelResStatusType): Reserved or Cancelled; any other string is allowed.
@@ -956,51 +379,6 @@ pub struct AckHotelReservations {
     pub hotel_reservation: Vec<AckHotelReservation>,
 }
 
-impl rt::Decode for AckHotelReservations {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACK_HOTEL_RESERVATIONS;
-        let mark = cx.mark();
-        let mut f_hotel_reservation = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <AckHotelReservation as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation: f_hotel_reservation,
-        })
-    }
-}
-
-impl rt::Encode for AckHotelReservations {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation {
-            rt::Encode::encode(v, w, "HotelReservation");
-        }
-        w.end(name);
-    }
-}
-
 /// A booking as a receiver acknowledges it (OpenTravel 2016B HotelReservationType): its references; the rest, if echoed, is taken and not read.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1052,138 +430,6 @@ pub struct AckHotelReservation {
     pub tpa_extensions: Option<UnreadContent>,
 }
 
-impl rt::Decode for AckHotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACK_HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut f_res_status = None;
-        let mut f_create_date_time = None;
-        let mut f_last_modify_date_time = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_room_stays = None;
-        let mut f_services = None;
-        let mut f_billing_instruction_code = Vec::new();
-        let mut f_res_guests = None;
-        let mut f_res_global_info = None;
-        let mut f_written_conf_inst = None;
-        let mut f_queue = None;
-        let mut f_tpa_extensions = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_create_date_time = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_last_modify_date_time = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_unique_id
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
-                }
-                1 => {
-                    f_room_stays = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_services = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                3 => {
-                    f_billing_instruction_code
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
-                }
-                4 => {
-                    f_res_guests = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_res_global_info = cx
-                        .element(&next, <AckResGlobalInfo as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_written_conf_inst = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                7 => f_queue = cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                8 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            res_status: f_res_status.flatten(),
-            create_date_time: f_create_date_time.flatten(),
-            last_modify_date_time: f_last_modify_date_time.flatten(),
-            unique_id: f_unique_id,
-            room_stays: f_room_stays,
-            services: f_services,
-            billing_instruction_code: f_billing_instruction_code,
-            res_guests: f_res_guests,
-            res_global_info: f_res_global_info,
-            written_conf_inst: f_written_conf_inst,
-            queue: f_queue,
-            tpa_extensions: f_tpa_extensions,
-        })
-    }
-}
-
-impl rt::Encode for AckHotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ResStatus", &self.res_status);
-        w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.room_stays {
-            rt::Encode::encode(v, w, "RoomStays");
-        }
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        for v in &self.billing_instruction_code {
-            rt::Encode::encode(v, w, "BillingInstructionCode");
-        }
-        if let Some(v) = &self.res_guests {
-            rt::Encode::encode(v, w, "ResGuests");
-        }
-        if let Some(v) = &self.res_global_info {
-            rt::Encode::encode(v, w, "ResGlobalInfo");
-        }
-        if let Some(v) = &self.written_conf_inst {
-            rt::Encode::encode(v, w, "WrittenConfInst");
-        }
-        if let Some(v) = &self.queue {
-            rt::Encode::encode(v, w, "Queue");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
 /// The booking-wide data of an acknowledgement (OpenTravel 2016B ResGlobalInfo): the receiver's references.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1201,54 +447,6 @@ pub struct AckResGlobalInfo {
     pub basic_property_info: Option<UnreadContent>,
 }
 
-impl rt::Decode for AckResGlobalInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACK_RES_GLOBAL_INFO;
-        let mark = cx.mark();
-        let mut f_hotel_reservation_ids = None;
-        let mut f_basic_property_info = None;
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation_ids = cx
-                        .element(&next, <AckReservationIds as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_basic_property_info = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation_ids: f_hotel_reservation_ids,
-            basic_property_info: f_basic_property_info,
-        })
-    }
-}
-
-impl rt::Encode for AckResGlobalInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.hotel_reservation_ids {
-            rt::Encode::encode(v, w, "HotelReservationIDs");
-        }
-        if let Some(v) = &self.basic_property_info {
-            rt::Encode::encode(v, w, "BasicPropertyInfo");
-        }
-        w.end(name);
-    }
-}
-
 /// References of a booking (OpenTravel 2016B HotelReservationIDsType).
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
@@ -1261,47 +459,6 @@ pub struct AckReservationIds {
     /// One reference.
     #[yaserde(prefix = "ota", rename = "HotelReservationID")]
     pub hotel_reservation_id: Vec<AckReservationId>,
-}
-
-impl rt::Decode for AckReservationIds {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACK_RESERVATION_IDS;
-        let mark = cx.mark();
-        let mut f_hotel_reservation_id = Vec::new();
-        for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation_id
-                        .extend(
-                            cx.element(&next, <AckReservationId as rt::Decode>::decode)?,
-                        )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation_id: f_hotel_reservation_id,
-        })
-    }
-}
-
-impl rt::Encode for AckReservationIds {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation_id {
-            rt::Encode::encode(v, w, "HotelReservationID");
-        }
-        w.end(name);
-    }
 }
 
 /// One reference of a booking, as a receiver gives it (OpenTravel 2016B HotelReservationID).
@@ -1348,71 +505,730 @@ pub struct AckReservationId {
     pub cancellation_date: Option<rt::DateTime>,
 }
 
+impl rt::PayloadStdAttributes for OtaHotelResNotifRq {
+    fn echo_token(&self) -> Option<&str> {
+        self.echo_token.as_deref()
+    }
+    fn set_echo_token(&mut self, value: Option<String>) {
+        self.echo_token = value;
+    }
+    fn time_stamp(&self) -> Option<&rt::DateTime> {
+        self.time_stamp.as_ref()
+    }
+    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
+        self.time_stamp = value;
+    }
+    fn target(&self) -> Option<&str> {
+        self.target.as_ref().map(|v| v.as_str())
+    }
+    fn version(&self) -> &str {
+        &self.version
+    }
+    fn set_version(&mut self, value: String) {
+        self.version = value;
+    }
+    fn transaction_identifier(&self) -> Option<&str> {
+        self.transaction_identifier.as_deref()
+    }
+    fn set_transaction_identifier(&mut self, value: Option<String>) {
+        self.transaction_identifier = value;
+    }
+    fn sequence_nmbr(&self) -> Option<u64> {
+        self.sequence_nmbr
+    }
+    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+        self.sequence_nmbr = value;
+    }
+    fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+    fn set_correlation_id(&mut self, value: Option<String>) {
+        self.correlation_id = value;
+    }
+    fn retransmission_indicator(&self) -> Option<bool> {
+        self.retransmission_indicator
+    }
+    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+        self.retransmission_indicator = value;
+    }
+    fn primary_lang_id(&self) -> Option<&str> {
+        self.primary_lang_id.as_ref().map(|v| v.as_str())
+    }
+    fn alt_lang_id(&self) -> Option<&str> {
+        self.alt_lang_id.as_deref()
+    }
+    fn set_alt_lang_id(&mut self, value: Option<String>) {
+        self.alt_lang_id = value;
+    }
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelResNotifRq {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            correlation_id: Default::default(),
+            retransmission_indicator: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            res_status: Default::default(),
+            pos: Default::default(),
+            message_id: Default::default(),
+            hotel_reservations: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelResNotifRq {
+    const ROOT: &'static str = "OTA_HotelResNotifRQ";
+    const VERSION: &'static str = "2016.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_RES_NOTIF_RQ
+    }
+}
+
+impl rt::Request for OtaHotelResNotifRq {
+    const PATH: &'static str = "/hotelresnotif";
+    type Response = OtaHotelResNotifRs;
+}
+
+/// A new message with `Version` set to the one the service expects and every other field empty.
+impl Default for OtaHotelResNotifRs {
+    fn default() -> Self {
+        Self {
+            echo_token: Default::default(),
+            time_stamp: Default::default(),
+            target: Default::default(),
+            target_name: Default::default(),
+            version: <Self as rt::Message>::VERSION.to_string(),
+            transaction_identifier: Default::default(),
+            sequence_nmbr: Default::default(),
+            transaction_status_code: Default::default(),
+            retransmission_indicator: Default::default(),
+            correlation_id: Default::default(),
+            primary_lang_id: Default::default(),
+            alt_lang_id: Default::default(),
+            res_response_type: Default::default(),
+            success: Default::default(),
+            warnings: Default::default(),
+            hotel_reservations: Default::default(),
+            errors: Default::default(),
+        }
+    }
+}
+
+impl rt::Message for OtaHotelResNotifRs {
+    const ROOT: &'static str = "OTA_HotelResNotifRS";
+    const VERSION: &'static str = "2016.1";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("Version");
+    fn schema() -> &'static rt::schema::ComplexDesc {
+        &super::schema::OTA_HOTEL_RES_NOTIF_RS
+    }
+}
+
+impl OtaHotelResNotifRs {
+    /// A success answer (`Success`, no warnings); set the optional payload fields afterwards.
+    pub fn success() -> Self {
+        Self {
+            success: Some(Success::default()),
+            ..Default::default()
+        }
+    }
+    /// Adds warnings to a success answer.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = Some(warnings);
+        self
+    }
+}
+
+impl rt::Response for OtaHotelResNotifRs {
+    type Errors = Errors;
+    type Warnings = Warnings;
+    fn is_success(&self) -> bool {
+        self.success.is_some()
+    }
+    fn errors(&self) -> Option<&Self::Errors> {
+        self.errors.as_ref()
+    }
+    fn warnings(&self) -> Option<&Self::Warnings> {
+        self.warnings.as_ref()
+    }
+    fn from_errors(errors: Self::Errors) -> Self {
+        Self {
+            errors: Some(errors),
+            ..Default::default()
+        }
+    }
+}
+
+impl rt::Decode for OtaHotelResNotifRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_NOTIF_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "ResStatus" => {
+                    rt::set(
+                        &mut out.res_status,
+                        cx.value(&attr, &schema::RES_NOTIF_ACTION)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => out.pos = cx.element(&next, rt::Decode::decode)?,
+                "MessageID" => {
+                    rt::set(&mut out.message_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "HotelReservations" => {
+                    rt::set(
+                        &mut out.hotel_reservations,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelResNotifRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr("ResStatus", &self.res_status);
+        if let Some(v) = &self.pos {
+            rt::Encode::encode(v, w, "POS");
+        }
+        rt::Encode::encode(&self.message_id, w, "MessageID");
+        rt::Encode::encode(&self.hotel_reservations, w, "HotelReservations");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaHotelResNotifRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_NOTIF_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "TargetName" => {
+                    out.target_name = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &rt::schema::XS_STRING,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "TransactionStatusCode" => {
+                    out.transaction_status_code = cx
+                        .value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "ResResponseType" => {
+                    out.res_response_type = cx.value(&attr, &rt::schema::XS_STRING)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "HotelReservations" => {
+                    out.hotel_reservations = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaHotelResNotifRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr_opt("TargetName", &self.target_name);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("TransactionStatusCode", &self.transaction_status_code);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("ResResponseType", &self.res_response_type);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.hotel_reservations {
+            rt::Encode::encode(v, w, "HotelReservations");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ResNotifHotelReservations {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RES_NOTIF_HOTEL_RESERVATIONS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelReservation" => {
+                    rt::set(
+                        &mut out.hotel_reservation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ResNotifHotelReservations {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        rt::Encode::encode(&self.hotel_reservation, w, "HotelReservation");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for ResNotifHotelReservation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::RES_NOTIF_HOTEL_RESERVATION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "CreateDateTime" => {
+                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
+                }
+                "LastModifyDateTime" => {
+                    out.last_modify_date_time = cx.value(&attr, &schema::DATE_TIME)?;
+                }
+                "ResStatus" => {
+                    out.res_status = cx.value(&attr, &schema::HOTEL_RES_STATUS)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "RoomStays" => {
+                    rt::set(&mut out.room_stays, cx.element(&next, rt::Decode::decode)?)
+                }
+                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
+                "ResGuests" => {
+                    rt::set(&mut out.res_guests, cx.element(&next, rt::Decode::decode)?)
+                }
+                "ResGlobalInfo" => {
+                    rt::set(
+                        &mut out.res_global_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for ResNotifHotelReservation {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("CreateDateTime", &self.create_date_time);
+        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
+        w.attr_opt("ResStatus", &self.res_status);
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        rt::Encode::encode(&self.room_stays, w, "RoomStays");
+        if let Some(v) = &self.services {
+            rt::Encode::encode(v, w, "Services");
+        }
+        rt::Encode::encode(&self.res_guests, w, "ResGuests");
+        rt::Encode::encode(&self.res_global_info, w, "ResGlobalInfo");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AckHotelReservations {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACK_HOTEL_RESERVATIONS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelReservation" => {
+                    rt::push(
+                        &mut out.hotel_reservation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AckHotelReservations {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.hotel_reservation {
+            rt::Encode::encode(v, w, "HotelReservation");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AckHotelReservation {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACK_HOTEL_RESERVATION;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "ResStatus" => out.res_status = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "CreateDateTime" => {
+                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
+                }
+                "LastModifyDateTime" => {
+                    out.last_modify_date_time = cx.value(&attr, &schema::DATE_TIME)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
+                }
+                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
+                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
+                "BillingInstructionCode" => {
+                    rt::push(
+                        &mut out.billing_instruction_code,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
+                "ResGlobalInfo" => {
+                    out.res_global_info = cx.element(&next, rt::Decode::decode)?;
+                }
+                "WrittenConfInst" => {
+                    out.written_conf_inst = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Queue" => out.queue = cx.element(&next, rt::Decode::decode)?,
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AckHotelReservation {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("ResStatus", &self.res_status);
+        w.attr_opt("CreateDateTime", &self.create_date_time);
+        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
+        for v in &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.room_stays {
+            rt::Encode::encode(v, w, "RoomStays");
+        }
+        if let Some(v) = &self.services {
+            rt::Encode::encode(v, w, "Services");
+        }
+        for v in &self.billing_instruction_code {
+            rt::Encode::encode(v, w, "BillingInstructionCode");
+        }
+        if let Some(v) = &self.res_guests {
+            rt::Encode::encode(v, w, "ResGuests");
+        }
+        if let Some(v) = &self.res_global_info {
+            rt::Encode::encode(v, w, "ResGlobalInfo");
+        }
+        if let Some(v) = &self.written_conf_inst {
+            rt::Encode::encode(v, w, "WrittenConfInst");
+        }
+        if let Some(v) = &self.queue {
+            rt::Encode::encode(v, w, "Queue");
+        }
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AckResGlobalInfo {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACK_RES_GLOBAL_INFO;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelReservationIDs" => {
+                    out.hotel_reservation_ids = cx.element(&next, rt::Decode::decode)?;
+                }
+                "BasicPropertyInfo" => {
+                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AckResGlobalInfo {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        if let Some(v) = &self.hotel_reservation_ids {
+            rt::Encode::encode(v, w, "HotelReservationIDs");
+        }
+        if let Some(v) = &self.basic_property_info {
+            rt::Encode::encode(v, w, "BasicPropertyInfo");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for AckReservationIds {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::ACK_RESERVATION_IDS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            cx.other_attribute(&attr, DESC)?;
+        }
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "HotelReservationID" => {
+                    rt::push(
+                        &mut out.hotel_reservation_id,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for AckReservationIds {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        for v in &self.hotel_reservation_id {
+            rt::Encode::encode(v, w, "HotelReservationID");
+        }
+        w.end(name);
+    }
+}
+
 impl rt::Decode for AckReservationId {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACK_RESERVATION_ID;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACK_RESERVATION_ID;
         let mark = cx.mark();
-        let mut f_res_id_type = None;
-        let mut f_res_id_value = None;
-        let mut f_res_id_source = None;
-        let mut f_res_id_source_context = None;
-        let mut f_res_id_date = None;
-        let mut f_for_guest = None;
-        let mut f_res_guest_rph = None;
-        let mut f_cancel_originator_code = None;
-        let mut f_cancellation_date = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_res_id_type = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "ResID_Type" => out.res_id_type = cx.value(&attr, &schema::OTA_CODE)?,
+                "ResID_Value" => {
+                    out.res_id_value = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(1) => {
-                    f_res_id_value = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ResID_Source" => {
+                    out.res_id_source = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_res_id_source = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "ResID_SourceContext" => {
+                    out.res_id_source_context = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(3) => {
-                    f_res_id_source_context = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
+                "ResID_Date" => out.res_id_date = cx.value(&attr, &schema::DATE_TIME)?,
+                "ForGuest" => out.for_guest = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                "ResGuestRPH" => {
+                    out.res_guest_rph = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(4) => {
-                    f_res_id_date = Some(cx.value(&attr, DESC.attributes[4].ty)?);
+                "CancelOriginatorCode" => {
+                    out.cancel_originator_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(5) => {
-                    f_for_guest = Some(cx.value(&attr, DESC.attributes[5].ty)?);
+                "CancellationDate" => {
+                    out.cancellation_date = cx.value(&attr, &schema::DATE_TIME)?;
                 }
-                Some(6) => {
-                    f_res_guest_rph = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_cancel_originator_code = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_cancellation_date = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            res_id_type: f_res_id_type.flatten(),
-            res_id_value: f_res_id_value.flatten(),
-            res_id_source: f_res_id_source.flatten(),
-            res_id_source_context: f_res_id_source_context.flatten(),
-            res_id_date: f_res_id_date.flatten(),
-            for_guest: f_for_guest.flatten(),
-            res_guest_rph: f_res_guest_rph.flatten(),
-            cancel_originator_code: f_cancel_originator_code.flatten(),
-            cancellation_date: f_cancellation_date.flatten(),
-        })
+        Ok(out)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Supply side (#21): the notification report by which a supplier acknowledges the booking events it read (OTA_NotifReportRQ, POST /notifreport) and its response OTA_NotifReportRS, in their OpenTravel 2016B form.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     Errors, LanguageSelector, NotifUniqueId, Pos, Success, Target, UniqueId,
     UnreadContent, Warnings,
@@ -88,151 +89,165 @@ pub struct OtaNotifReportRq {
     pub notif_details: Option<NotifDetails>,
 }
 
-impl rt::Decode for OtaNotifReportRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_NOTIF_REPORT_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_errors = None;
-        let mut f_unique_id = None;
-        let mut f_tpa_extensions = None;
-        let mut f_notif_details = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                3 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                4 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <NotifReportExtensions as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_notif_details = cx
-                        .element(&next, <NotifDetails as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            errors: f_errors,
-            unique_id: f_unique_id,
-            tpa_extensions: f_tpa_extensions.ok_or_else(|| cx.bug(node))?,
-            notif_details: f_notif_details,
-        })
-    }
+/// Response to a notification report (OpenTravel 2016B OTA_NotifReportRS, a MessageAcknowledgementType): Success (optionally with Warnings, e.g. a booking not of the supplier's hotels or not known, or a version not read yet) or Errors alone.
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_NotifReportRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaNotifReportRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// The acknowledgements were recorded (a repeat changes nothing).
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks about bookings of the report, each with its Tag.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// The report's UniqueID, echoed when it had one.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Option<NotifUniqueId>,
+    /// Why the report was refused (e.g. authentication); nothing was recorded.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
 }
 
-impl rt::Encode for OtaNotifReportRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.tpa_extensions, w, "TPA_Extensions");
-        if let Some(v) = &self.notif_details {
-            rt::Encode::encode(v, w, "NotifDetails");
-        }
-        w.end(name);
-    }
+/// The trading partners' extensions of a notification report: the supplier's POS.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "NotifReportExtensions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct NotifReportExtensions {
+    /// Point of sale: the supplier (Type 22, its ID and ID_Context) and its credentials (Type 88 with MessagePassword). A supplier may notify only for the hotels it owns.
+    #[yaserde(prefix = "ota", rename = "POS")]
+    pub pos: Pos,
+}
+
+/// What a notification report acknowledges (OpenTravel 2016B NotifDetails: a HotelNotifReport; its VehNotifReport is not taken).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "NotifDetails",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct NotifDetails {
+    /// The hotel bookings acknowledged.
+    #[yaserde(prefix = "ota", rename = "HotelNotifReport")]
+    pub hotel_notif_report: HotelNotifReport,
+}
+
+/// The hotel part of a notification report (OpenTravel 2016B HotelNotifReport: one of HotelReservations, AvailStatusMessages, RateAmountMessages, HotelDescriptiveContents; the gateway takes HotelReservations).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "HotelNotifReport",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct HotelNotifReport {
+    /// The bookings acknowledged. Optional in OpenTravel 2016B; required here.
+    #[yaserde(prefix = "ota", rename = "HotelReservations")]
+    pub hotel_reservations: NotifReportHotelReservations,
+}
+
+/// The bookings of a notification report.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "NotifReportHotelReservations",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct NotifReportHotelReservations {
+    /// One booking.
+    #[yaserde(prefix = "ota", rename = "HotelReservation")]
+    pub hotel_reservation: Vec<NotifReportHotelReservation>,
+}
+
+/// A booking acknowledged by a notification report (OpenTravel 2016B HotelReservationType with WarningRPH): the gateway's reference in UniqueID and the version taken in LastModifyDateTime; the receiver's own references in ResGlobalInfo/HotelReservationIDs; the rest, if echoed, is taken and not read.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "NotifReportHotelReservation",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct NotifReportHotelReservation {
+    /// The booking's status as the receiver took it (OpenTravel 2016B HotelResStatusType: Reserved, Cancelled, ... or a TransactionActionType).
+    #[yaserde(attribute = true, rename = "ResStatus")]
+    pub res_status: Option<String>,
+    /// When the booking was made, as notified.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "CreateDateTime")]
+    pub create_date_time: Option<rt::DateTime>,
+    /// The booking's version acknowledged (its LastModifyDateTime as notified or read): every event of the booking up to this version is acknowledged.
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    pub last_modify_date_time: Option<rt::DateTime>,
+    /// The Warnings about this booking, by their RPH (a list of numbers).
+    #[yaserde(attribute = true, rename = "WarningRPH")]
+    pub warning_rph: Option<String>,
+    /// The booking: Type 36 (OpenTravel's 14, Reservation, is taken as 36) with the gateway's reference (ID_Context Internal), as the notification or the read named it; a second UniqueID may carry Type 16 with the event's MessageID.
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Vec<UniqueId>,
+    /// OpenTravel 2016B: the rooms, echoed. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "RoomStays")]
+    pub room_stays: Option<UnreadContent>,
+    /// OpenTravel 2016B: the services, echoed. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "Services")]
+    pub services: Option<UnreadContent>,
+    /// OpenTravel 2016B: billing instructions. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "BillingInstructionCode")]
+    pub billing_instruction_code: Vec<UnreadContent>,
+    /// OpenTravel 2016B: the guests, echoed. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "ResGuests")]
+    pub res_guests: Option<UnreadContent>,
+    /// The receiver's own references of the booking (HotelReservationIDs).
+    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
+    pub res_global_info: Option<AckResGlobalInfo>,
+    /// OpenTravel 2016B: a written confirmation. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "WrittenConfInst")]
+    pub written_conf_inst: Option<UnreadContent>,
+    /// OpenTravel 2016B: a queue. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "Queue")]
+    pub queue: Option<UnreadContent>,
+    /// OpenTravel 2016B: trading partners' extensions. Taken and not read.
+    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
+    pub tpa_extensions: Option<UnreadContent>,
 }
 
 impl rt::PayloadStdAttributes for OtaNotifReportRq {
@@ -330,147 +345,10 @@ impl rt::Request for OtaNotifReportRq {
     type Response = OtaNotifReportRs;
 }
 
-/// Response to a notification report (OpenTravel 2016B OTA_NotifReportRS, a MessageAcknowledgementType): Success (optionally with Warnings, e.g. a booking not of the supplier's hotels or not known, or a version not read yet) or Errors alone.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_NotifReportRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaNotifReportRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// The acknowledgements were recorded (a repeat changes nothing).
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks about bookings of the report, each with its Tag.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// The report's UniqueID, echoed when it had one.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: Option<NotifUniqueId>,
-    /// Why the report was refused (e.g. authentication); nothing was recorded.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `unique_id`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaNotifReportRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_NOTIF_REPORT_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_unique_id = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_unique_id = cx
-                        .element(&next, <NotifUniqueId as rt::Decode>::decode)?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            unique_id: f_unique_id,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaNotifReportRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
+impl rt::PosRequest for OtaNotifReportRq {
+    type Pos = Pos;
+    fn pos(&self) -> &Self::Pos {
+        &self.tpa_extensions.pos
     }
 }
 
@@ -561,18 +439,183 @@ impl rt::Response for OtaNotifReportRs {
     }
 }
 
-/// The trading partners' extensions of a notification report: the supplier's POS.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "NotifReportExtensions",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct NotifReportExtensions {
-    /// Point of sale: the supplier (Type 22, its ID and ID_Context) and its credentials (Type 88 with MessagePassword). A supplier may notify only for the hotels it owns.
-    #[yaserde(prefix = "ota", rename = "POS")]
-    pub pos: Pos,
+impl rt::Decode for OtaNotifReportRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_NOTIF_REPORT_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "TPA_Extensions" => {
+                    rt::set(
+                        &mut out.tpa_extensions,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "NotifDetails" => {
+                    out.notif_details = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaNotifReportRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        rt::Encode::encode(&self.tpa_extensions, w, "TPA_Extensions");
+        if let Some(v) = &self.notif_details {
+            rt::Encode::encode(v, w, "NotifDetails");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaNotifReportRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_NOTIF_REPORT_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaNotifReportRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.unique_id {
+            rt::Encode::encode(v, w, "UniqueID");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for NotifReportExtensions {
@@ -580,24 +623,22 @@ impl rt::Decode for NotifReportExtensions {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::NOTIF_REPORT_EXTENSIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_REPORT_EXTENSIONS;
         let mark = cx.mark();
-        let mut f_pos = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -609,46 +650,32 @@ impl rt::Encode for NotifReportExtensions {
     }
 }
 
-/// What a notification report acknowledges (OpenTravel 2016B NotifDetails: a HotelNotifReport; its VehNotifReport is not taken).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "NotifDetails",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct NotifDetails {
-    /// The hotel bookings acknowledged.
-    #[yaserde(prefix = "ota", rename = "HotelNotifReport")]
-    pub hotel_notif_report: HotelNotifReport,
-}
-
 impl rt::Decode for NotifDetails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::NOTIF_DETAILS;
+        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_DETAILS;
         let mark = cx.mark();
-        let mut f_hotel_notif_report = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_notif_report = cx
-                        .element(&next, <HotelNotifReport as rt::Decode>::decode)?;
+            match next.elem.name {
+                "HotelNotifReport" => {
+                    rt::set(
+                        &mut out.hotel_notif_report,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_notif_report: f_hotel_notif_report.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -660,49 +687,32 @@ impl rt::Encode for NotifDetails {
     }
 }
 
-/// The hotel part of a notification report (OpenTravel 2016B HotelNotifReport: one of HotelReservations, AvailStatusMessages, RateAmountMessages, HotelDescriptiveContents; the gateway takes HotelReservations).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "HotelNotifReport",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct HotelNotifReport {
-    /// The bookings acknowledged. Optional in OpenTravel 2016B; required here.
-    #[yaserde(prefix = "ota", rename = "HotelReservations")]
-    pub hotel_reservations: NotifReportHotelReservations,
-}
-
 impl rt::Decode for HotelNotifReport {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::HOTEL_NOTIF_REPORT;
+        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_NOTIF_REPORT;
         let mark = cx.mark();
-        let mut f_hotel_reservations = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservations = cx
-                        .element(
-                            &next,
-                            <NotifReportHotelReservations as rt::Decode>::decode,
-                        )?;
+            match next.elem.name {
+                "HotelReservations" => {
+                    rt::set(
+                        &mut out.hotel_reservations,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_reservations: f_hotel_reservations.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -714,52 +724,32 @@ impl rt::Encode for HotelNotifReport {
     }
 }
 
-/// The bookings of a notification report.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "NotifReportHotelReservations",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct NotifReportHotelReservations {
-    /// One booking.
-    #[yaserde(prefix = "ota", rename = "HotelReservation")]
-    pub hotel_reservation: Vec<NotifReportHotelReservation>,
-}
-
 impl rt::Decode for NotifReportHotelReservations {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::NOTIF_REPORT_HOTEL_RESERVATIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_REPORT_HOTEL_RESERVATIONS;
         let mark = cx.mark();
-        let mut f_hotel_reservation = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_hotel_reservation
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <NotifReportHotelReservation as rt::Decode>::decode,
-                                )?,
-                        )
+            match next.elem.name {
+                "HotelReservation" => {
+                    rt::push(
+                        &mut out.hotel_reservation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            hotel_reservation: f_hotel_reservation,
-        })
+        Ok(out)
     }
 }
 
@@ -773,157 +763,60 @@ impl rt::Encode for NotifReportHotelReservations {
     }
 }
 
-/// A booking acknowledged by a notification report (OpenTravel 2016B HotelReservationType with WarningRPH): the gateway's reference in UniqueID and the version taken in LastModifyDateTime; the receiver's own references in ResGlobalInfo/HotelReservationIDs; the rest, if echoed, is taken and not read.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "NotifReportHotelReservation",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct NotifReportHotelReservation {
-    /// The booking's status as the receiver took it (OpenTravel 2016B HotelResStatusType: Reserved, Cancelled, ... or a TransactionActionType).
-    #[yaserde(attribute = true, rename = "ResStatus")]
-    pub res_status: Option<String>,
-    /// When the booking was made, as notified.
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "CreateDateTime")]
-    pub create_date_time: Option<rt::DateTime>,
-    /// The booking's version acknowledged (its LastModifyDateTime as notified or read): every event of the booking up to this version is acknowledged.
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "LastModifyDateTime")]
-    pub last_modify_date_time: Option<rt::DateTime>,
-    /// The Warnings about this booking, by their RPH (a list of numbers).
-    #[yaserde(attribute = true, rename = "WarningRPH")]
-    pub warning_rph: Option<String>,
-    /// The booking: Type 36 (OpenTravel's 14, Reservation, is taken as 36) with the gateway's reference (ID_Context Internal), as the notification or the read named it; a second UniqueID may carry Type 16 with the event's MessageID.
-    #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: Vec<UniqueId>,
-    /// OpenTravel 2016B: the rooms, echoed. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "RoomStays")]
-    pub room_stays: Option<UnreadContent>,
-    /// OpenTravel 2016B: the services, echoed. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "Services")]
-    pub services: Option<UnreadContent>,
-    /// OpenTravel 2016B: billing instructions. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "BillingInstructionCode")]
-    pub billing_instruction_code: Vec<UnreadContent>,
-    /// OpenTravel 2016B: the guests, echoed. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "ResGuests")]
-    pub res_guests: Option<UnreadContent>,
-    /// The receiver's own references of the booking (HotelReservationIDs).
-    #[yaserde(prefix = "ota", rename = "ResGlobalInfo")]
-    pub res_global_info: Option<AckResGlobalInfo>,
-    /// OpenTravel 2016B: a written confirmation. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "WrittenConfInst")]
-    pub written_conf_inst: Option<UnreadContent>,
-    /// OpenTravel 2016B: a queue. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "Queue")]
-    pub queue: Option<UnreadContent>,
-    /// OpenTravel 2016B: trading partners' extensions. Taken and not read.
-    #[yaserde(prefix = "ota", rename = "TPA_Extensions")]
-    pub tpa_extensions: Option<UnreadContent>,
-}
-
 impl rt::Decode for NotifReportHotelReservation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::NOTIF_REPORT_HOTEL_RESERVATION;
+        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_REPORT_HOTEL_RESERVATION;
         let mark = cx.mark();
-        let mut f_res_status = None;
-        let mut f_create_date_time = None;
-        let mut f_last_modify_date_time = None;
-        let mut f_warning_rph = None;
-        let mut f_unique_id = Vec::new();
-        let mut f_room_stays = None;
-        let mut f_services = None;
-        let mut f_billing_instruction_code = Vec::new();
-        let mut f_res_guests = None;
-        let mut f_res_global_info = None;
-        let mut f_written_conf_inst = None;
-        let mut f_queue = None;
-        let mut f_tpa_extensions = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "ResStatus" => out.res_status = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "CreateDateTime" => {
+                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
                 }
-                Some(1) => {
-                    f_create_date_time = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "LastModifyDateTime" => {
+                    out.last_modify_date_time = cx.value(&attr, &schema::DATE_TIME)?;
                 }
-                Some(2) => {
-                    f_last_modify_date_time = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
+                "WarningRPH" => {
+                    out.warning_rph = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(3) => {
-                    f_warning_rph = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_unique_id
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+            match next.elem.name {
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_room_stays = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
+                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
+                "BillingInstructionCode" => {
+                    rt::push(
+                        &mut out.billing_instruction_code,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                2 => {
-                    f_services = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
+                "ResGlobalInfo" => {
+                    out.res_global_info = cx.element(&next, rt::Decode::decode)?;
                 }
-                3 => {
-                    f_billing_instruction_code
-                        .extend(
-                            cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                        )
+                "WrittenConfInst" => {
+                    out.written_conf_inst = cx.element(&next, rt::Decode::decode)?;
                 }
-                4 => {
-                    f_res_guests = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_res_global_info = cx
-                        .element(&next, <AckResGlobalInfo as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_written_conf_inst = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
-                }
-                7 => f_queue = cx.element(&next, <UnreadContent as rt::Decode>::decode)?,
-                8 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <UnreadContent as rt::Decode>::decode)?;
+                "Queue" => out.queue = cx.element(&next, rt::Decode::decode)?,
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            res_status: f_res_status.flatten(),
-            create_date_time: f_create_date_time.flatten(),
-            last_modify_date_time: f_last_modify_date_time.flatten(),
-            warning_rph: f_warning_rph.flatten(),
-            unique_id: f_unique_id,
-            room_stays: f_room_stays,
-            services: f_services,
-            billing_instruction_code: f_billing_instruction_code,
-            res_guests: f_res_guests,
-            res_global_info: f_res_global_info,
-            written_conf_inst: f_written_conf_inst,
-            queue: f_queue,
-            tpa_extensions: f_tpa_extensions,
-        })
+        Ok(out)
     }
 }
 

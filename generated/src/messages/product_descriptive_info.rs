@@ -4,6 +4,7 @@
 //! Activity NBC message (OTA_ProductDescriptiveInfoRQ, POST /activitynbc) and its response OTA_ProductDescriptiveInfoRS.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     ActivityCategoryCode, Errors, LanguageSelector, Pos, Success, Target, TextItems,
     Warnings,
@@ -68,124 +69,249 @@ pub struct OtaProductDescriptiveInfoRq {
     pub product_descriptive_infos: ProductDescriptiveInfos,
 }
 
-impl rt::Decode for OtaProductDescriptiveInfoRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_pos = None;
-        let mut f_product_descriptive_infos = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_product_descriptive_infos = cx
-                        .element(&next, <ProductDescriptiveInfos as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            product_descriptive_infos: f_product_descriptive_infos
-                .ok_or_else(|| cx.bug(node))?,
-        })
-    }
+/// Response to an activity NBC request: Success (optionally with Warnings) and the static descriptive data of the requested tour activity, with its products and services and their texts; or Errors alone.
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_ProductDescriptiveInfoRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaProductDescriptiveInfoRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// The NBC request was processed.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks on the processed request (e.g. texts served in the fallback AltLangID).
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// The descriptive data of the requested activity.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveInfo")]
+    pub tour_activity_descriptive_info: Option<TourActivityDescriptiveResult>,
+    /// Why the NBC request was refused.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
 }
 
-impl rt::Encode for OtaProductDescriptiveInfoRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(
-            &self.product_descriptive_infos,
-            w,
-            "ProductDescriptiveInfos",
-        );
-        w.end(name);
-    }
+/// Container of the activity descriptive-info request.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ProductDescriptiveInfos",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ProductDescriptiveInfos {
+    /// Attribute TourActivityID (string).
+    #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveInfo")]
+    pub tour_activity_descriptive_info: TourActivityDescriptiveInfo,
+}
+
+/// Selects the tour activity whose NBC data is requested.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityDescriptiveInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityDescriptiveInfo {
+    /// Tour activity identifier (string).
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: String,
+}
+
+/// The descriptive data of one tour activity (the TourActivityDescriptiveInfo of the response).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityDescriptiveResult",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityDescriptiveResult {
+    /// The descriptive content of the activity, repeatable (e.g. one per schedule).
+    #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveContent")]
+    pub tour_activity_descriptive_content: Vec<TourActivityDescriptiveContent>,
+}
+
+/// The descriptive content of a tour activity: schedule, category, products and services with their texts.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityDescriptiveContent",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityDescriptiveContent {
+    /// Tour activity identifier (string), as requested.
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: String,
+    /// Name of the tour activity (string).
+    #[yaserde(attribute = true, rename = "TourActivityName")]
+    pub tour_activity_name: Option<String>,
+    /// Position (integer) of this content in the response.
+    #[yaserde(attribute = true, rename = "RPH")]
+    pub rph: Option<u64>,
+    /// Schedule/Summary@Start (time of day) @Duration.
+    #[yaserde(prefix = "ota", rename = "Schedule")]
+    pub schedule: Option<DescriptiveActivitySchedule>,
+    /// CategoryCode, CategoryName, TypeCode, TypeName.
+    #[yaserde(prefix = "ota", rename = "TourActivityCategory")]
+    pub tour_activity_category: Vec<TourActivityCategory>,
+    /// One product (e.g. an excursion variant) of the activity: Code, CodeDetail and descriptions; repeated.
+    #[yaserde(prefix = "ota", rename = "ProductInfo")]
+    pub product_info: Vec<ActivityItemInfo>,
+    /// One service of the activity (e.g. TIC ticket only, TRF with transfer): Code, CodeDetail and descriptions; repeated.
+    #[yaserde(prefix = "ota", rename = "ServiceInfo")]
+    pub service_info: Vec<ActivityItemInfo>,
+}
+
+/// The usual schedule of a tour activity.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "DescriptiveActivitySchedule",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct DescriptiveActivitySchedule {
+    /// Start (time of day) and Duration.
+    #[yaserde(prefix = "ota", rename = "Summary")]
+    pub summary: DescriptiveScheduleSummary,
+}
+
+/// When a tour activity usually starts and how long it lasts.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "DescriptiveScheduleSummary",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct DescriptiveScheduleSummary {
+    /// Local start time of day (hh:mm or hh:mm:ss).
+    ///
+    /// Value type: `TimeOfDay` (`xs:string`); checked when decoding: matches `([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: Option<String>,
+    /// Duration of the activity (ISO 8601, e.g. PT8H).
+    ///
+    /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
+    #[yaserde(attribute = true, rename = "Duration")]
+    pub duration: Option<String>,
+}
+
+/// The category and type of a tour activity, as codes and names.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "TourActivityCategory",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct TourActivityCategory {
+    /// Category code: XA excursion, SE show/event, or another string.
+    #[yaserde(attribute = true, rename = "CategoryCode")]
+    pub category_code: ActivityCategoryCode,
+    /// Name of the category (string).
+    #[yaserde(attribute = true, rename = "CategoryName")]
+    pub category_name: Option<String>,
+    /// Type code (string) within the category.
+    #[yaserde(attribute = true, rename = "TypeCode")]
+    pub type_code: Option<String>,
+    /// Name of the type (string).
+    #[yaserde(attribute = true, rename = "TypeName")]
+    pub type_name: Option<String>,
+}
+
+/// A product or a service of a tour activity: its code, name and descriptions (ProductInfo, ServiceInfo).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityItemInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityItemInfo {
+    /// Product code (SupplierProductCode of the booking messages) or service code (SupplierServiceCode, e.g. TIC, TRF).
+    #[yaserde(attribute = true, rename = "Code")]
+    pub code: String,
+    /// Name of the product or service (string).
+    #[yaserde(attribute = true, rename = "CodeDetail")]
+    pub code_detail: Option<String>,
+    /// Descriptions/MultimediaDescriptions/MultimediaDescription/TextItems/TextItem/Description.
+    #[yaserde(prefix = "ota", rename = "Descriptions")]
+    pub descriptions: Option<ActivityDescriptions>,
+}
+
+/// The descriptions of a product or service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityDescriptions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityDescriptions {
+    /// The multimedia descriptions (texts).
+    #[yaserde(prefix = "ota", rename = "MultimediaDescriptions")]
+    pub multimedia_descriptions: ActivityMultimediaDescriptions,
+}
+
+/// List of multimedia descriptions of a product or service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityMultimediaDescriptions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityMultimediaDescriptions {
+    /// One multimedia description.
+    #[yaserde(prefix = "ota", rename = "MultimediaDescription")]
+    pub multimedia_description: Vec<ActivityMultimediaDescription>,
+}
+
+/// A multimedia description of a product or service: its text items.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityMultimediaDescription",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityMultimediaDescription {
+    /// TextItems/TextItem.
+    #[yaserde(prefix = "ota", rename = "TextItems")]
+    pub text_items: TextItems,
 }
 
 impl rt::PayloadStdAttributes for OtaProductDescriptiveInfoRq {
@@ -286,153 +412,6 @@ impl rt::PosRequest for OtaProductDescriptiveInfoRq {
     }
 }
 
-/// Response to an activity NBC request: Success (optionally with Warnings) and the static descriptive data of the requested tour activity, with its products and services and their texts; or Errors alone.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_ProductDescriptiveInfoRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaProductDescriptiveInfoRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// The NBC request was processed.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks on the processed request (e.g. texts served in the fallback AltLangID).
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// The descriptive data of the requested activity.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveInfo")]
-    pub tour_activity_descriptive_info: Option<TourActivityDescriptiveResult>,
-    /// Why the NBC request was refused.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_descriptive_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaProductDescriptiveInfoRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_tour_activity_descriptive_info = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_tour_activity_descriptive_info = cx
-                        .element(
-                            &next,
-                            <TourActivityDescriptiveResult as rt::Decode>::decode,
-                        )?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            tour_activity_descriptive_info: f_tour_activity_descriptive_info,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaProductDescriptiveInfoRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.tour_activity_descriptive_info {
-            rt::Encode::encode(v, w, "TourActivityDescriptiveInfo");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
 impl rt::ResponseStdAttributes for OtaProductDescriptiveInfoRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()
@@ -523,18 +502,170 @@ impl rt::Response for OtaProductDescriptiveInfoRs {
     }
 }
 
-/// Container of the activity descriptive-info request.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ProductDescriptiveInfos",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ProductDescriptiveInfos {
-    /// Attribute TourActivityID (string).
-    #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveInfo")]
-    pub tour_activity_descriptive_info: TourActivityDescriptiveInfo,
+impl rt::Decode for OtaProductDescriptiveInfoRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "ProductDescriptiveInfos" => {
+                    rt::set(
+                        &mut out.product_descriptive_infos,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaProductDescriptiveInfoRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        rt::Encode::encode(&self.pos, w, "POS");
+        rt::Encode::encode(
+            &self.product_descriptive_infos,
+            w,
+            "ProductDescriptiveInfos",
+        );
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaProductDescriptiveInfoRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "TourActivityDescriptiveInfo" => {
+                    out.tour_activity_descriptive_info = cx
+                        .element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaProductDescriptiveInfoRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.tour_activity_descriptive_info {
+            rt::Encode::encode(v, w, "TourActivityDescriptiveInfo");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for ProductDescriptiveInfos {
@@ -542,31 +673,27 @@ impl rt::Decode for ProductDescriptiveInfos {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PRODUCT_DESCRIPTIVE_INFOS;
+        const DESC: &rt::schema::ComplexDesc = &schema::PRODUCT_DESCRIPTIVE_INFOS;
         let mark = cx.mark();
-        let mut f_tour_activity_descriptive_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_tour_activity_descriptive_info = cx
-                        .element(
-                            &next,
-                            <TourActivityDescriptiveInfo as rt::Decode>::decode,
-                        )?;
+            match next.elem.name {
+                "TourActivityDescriptiveInfo" => {
+                    rt::set(
+                        &mut out.tour_activity_descriptive_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            tour_activity_descriptive_info: f_tour_activity_descriptive_info
-                .ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -582,40 +709,29 @@ impl rt::Encode for ProductDescriptiveInfos {
     }
 }
 
-/// Selects the tour activity whose NBC data is requested.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TourActivityDescriptiveInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TourActivityDescriptiveInfo {
-    /// Tour activity identifier (string).
-    #[yaserde(attribute = true, rename = "TourActivityID")]
-    pub tour_activity_id: String,
-}
-
 impl rt::Decode for TourActivityDescriptiveInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_DESCRIPTIVE_INFO;
         let mark = cx.mark();
-        let mut f_tour_activity_id = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "TourActivityID" => {
+                    rt::set(
+                        &mut out.tour_activity_id,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_tour_activity_id = cx
-            .required(f_tour_activity_id, node, "TourActivityID")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -627,52 +743,32 @@ impl rt::Encode for TourActivityDescriptiveInfo {
     }
 }
 
-/// The descriptive data of one tour activity (the TourActivityDescriptiveInfo of the response).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TourActivityDescriptiveResult",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TourActivityDescriptiveResult {
-    /// The descriptive content of the activity, repeatable (e.g. one per schedule).
-    #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveContent")]
-    pub tour_activity_descriptive_content: Vec<TourActivityDescriptiveContent>,
-}
-
 impl rt::Decode for TourActivityDescriptiveResult {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_RESULT;
+        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_DESCRIPTIVE_RESULT;
         let mark = cx.mark();
-        let mut f_tour_activity_descriptive_content = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_tour_activity_descriptive_content
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <TourActivityDescriptiveContent as rt::Decode>::decode,
-                                )?,
-                        )
+            match next.elem.name {
+                "TourActivityDescriptiveContent" => {
+                    rt::push(
+                        &mut out.tour_activity_descriptive_content,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            tour_activity_descriptive_content: f_tour_activity_descriptive_content,
-        })
+        Ok(out)
     }
 }
 
@@ -686,114 +782,58 @@ impl rt::Encode for TourActivityDescriptiveResult {
     }
 }
 
-/// The descriptive content of a tour activity: schedule, category, products and services with their texts.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TourActivityDescriptiveContent",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TourActivityDescriptiveContent {
-    /// Tour activity identifier (string), as requested.
-    #[yaserde(attribute = true, rename = "TourActivityID")]
-    pub tour_activity_id: String,
-    /// Name of the tour activity (string).
-    #[yaserde(attribute = true, rename = "TourActivityName")]
-    pub tour_activity_name: Option<String>,
-    /// Position (integer) of this content in the response.
-    #[yaserde(attribute = true, rename = "RPH")]
-    pub rph: Option<u64>,
-    /// Schedule/Summary@Start (time of day) @Duration.
-    #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: Option<DescriptiveActivitySchedule>,
-    /// CategoryCode, CategoryName, TypeCode, TypeName.
-    #[yaserde(prefix = "ota", rename = "TourActivityCategory")]
-    pub tour_activity_category: Vec<TourActivityCategory>,
-    /// One product (e.g. an excursion variant) of the activity: Code, CodeDetail and descriptions; repeated.
-    #[yaserde(prefix = "ota", rename = "ProductInfo")]
-    pub product_info: Vec<ActivityItemInfo>,
-    /// One service of the activity (e.g. TIC ticket only, TRF with transfer): Code, CodeDetail and descriptions; repeated.
-    #[yaserde(prefix = "ota", rename = "ServiceInfo")]
-    pub service_info: Vec<ActivityItemInfo>,
-}
-
 impl rt::Decode for TourActivityDescriptiveContent {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_DESCRIPTIVE_CONTENT;
+        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_DESCRIPTIVE_CONTENT;
         let mark = cx.mark();
-        let mut f_tour_activity_id = None;
-        let mut f_tour_activity_name = None;
-        let mut f_rph = None;
-        let mut f_schedule = None;
-        let mut f_tour_activity_category = Vec::new();
-        let mut f_product_info = Vec::new();
-        let mut f_service_info = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "TourActivityID" => {
+                    rt::set(
+                        &mut out.tour_activity_id,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
                 }
-                Some(1) => {
-                    f_tour_activity_name = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "TourActivityName" => {
+                    out.tour_activity_name = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_rph = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                "RPH" => out.rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_tour_activity_id = cx
-            .required(f_tour_activity_id, node, "TourActivityID")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_schedule = cx
-                        .element(
-                            &next,
-                            <DescriptiveActivitySchedule as rt::Decode>::decode,
-                        )?;
+            match next.elem.name {
+                "Schedule" => out.schedule = cx.element(&next, rt::Decode::decode)?,
+                "TourActivityCategory" => {
+                    rt::push(
+                        &mut out.tour_activity_category,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                1 => {
-                    f_tour_activity_category
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <TourActivityCategory as rt::Decode>::decode,
-                                )?,
-                        )
+                "ProductInfo" => {
+                    rt::push(
+                        &mut out.product_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                2 => {
-                    f_product_info
-                        .extend(
-                            cx.element(&next, <ActivityItemInfo as rt::Decode>::decode)?,
-                        )
-                }
-                3 => {
-                    f_service_info
-                        .extend(
-                            cx.element(&next, <ActivityItemInfo as rt::Decode>::decode)?,
-                        )
+                "ServiceInfo" => {
+                    rt::push(
+                        &mut out.service_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
-            tour_activity_name: f_tour_activity_name.flatten(),
-            rph: f_rph.flatten(),
-            schedule: f_schedule,
-            tour_activity_category: f_tour_activity_category,
-            product_info: f_product_info,
-            service_info: f_service_info,
-        })
+        Ok(out)
     }
 }
 
@@ -819,49 +859,29 @@ impl rt::Encode for TourActivityDescriptiveContent {
     }
 }
 
-/// The usual schedule of a tour activity.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "DescriptiveActivitySchedule",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct DescriptiveActivitySchedule {
-    /// Start (time of day) and Duration.
-    #[yaserde(prefix = "ota", rename = "Summary")]
-    pub summary: DescriptiveScheduleSummary,
-}
-
 impl rt::Decode for DescriptiveActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::DESCRIPTIVE_ACTIVITY_SCHEDULE;
+        const DESC: &rt::schema::ComplexDesc = &schema::DESCRIPTIVE_ACTIVITY_SCHEDULE;
         let mark = cx.mark();
-        let mut f_summary = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_summary = cx
-                        .element(
-                            &next,
-                            <DescriptiveScheduleSummary as rt::Decode>::decode,
-                        )?;
+            match next.elem.name {
+                "Summary" => {
+                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            summary: f_summary.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -873,53 +893,24 @@ impl rt::Encode for DescriptiveActivitySchedule {
     }
 }
 
-/// When a tour activity usually starts and how long it lasts.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "DescriptiveScheduleSummary",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct DescriptiveScheduleSummary {
-    /// Local start time of day (hh:mm or hh:mm:ss).
-    ///
-    /// Value type: `TimeOfDay` (`xs:string`); checked when decoding: matches `([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?`.
-    #[yaserde(attribute = true, rename = "Start")]
-    pub start: Option<String>,
-    /// Duration of the activity (ISO 8601, e.g. PT8H).
-    ///
-    /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
-    #[yaserde(attribute = true, rename = "Duration")]
-    pub duration: Option<String>,
-}
-
 impl rt::Decode for DescriptiveScheduleSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::DESCRIPTIVE_SCHEDULE_SUMMARY;
+        const DESC: &rt::schema::ComplexDesc = &schema::DESCRIPTIVE_SCHEDULE_SUMMARY;
         let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_duration = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_duration = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+            match rt::unqualified(&attr) {
+                "Start" => out.start = cx.value(&attr, &schema::TIME_OF_DAY)?,
+                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            start: f_start.flatten(),
-            duration: f_duration.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -932,66 +923,34 @@ impl rt::Encode for DescriptiveScheduleSummary {
     }
 }
 
-/// The category and type of a tour activity, as codes and names.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "TourActivityCategory",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct TourActivityCategory {
-    /// Category code: XA excursion, SE show/event, or another string.
-    #[yaserde(attribute = true, rename = "CategoryCode")]
-    pub category_code: ActivityCategoryCode,
-    /// Name of the category (string).
-    #[yaserde(attribute = true, rename = "CategoryName")]
-    pub category_name: Option<String>,
-    /// Type code (string) within the category.
-    #[yaserde(attribute = true, rename = "TypeCode")]
-    pub type_code: Option<String>,
-    /// Name of the type (string).
-    #[yaserde(attribute = true, rename = "TypeName")]
-    pub type_name: Option<String>,
-}
-
 impl rt::Decode for TourActivityCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::TOUR_ACTIVITY_CATEGORY;
+        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_CATEGORY;
         let mark = cx.mark();
-        let mut f_category_code = None;
-        let mut f_category_name = None;
-        let mut f_type_code = None;
-        let mut f_type_name = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_category_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "CategoryCode" => {
+                    rt::set(
+                        &mut out.category_code,
+                        cx.value(&attr, &schema::ACTIVITY_CATEGORY_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_category_name = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "CategoryName" => {
+                    out.category_name = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_type_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_type_name = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                _ => {}
+                "TypeCode" => out.type_code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "TypeName" => out.type_name = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_category_code = cx.required(f_category_code, node, "CategoryCode")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            category_code: f_category_code.ok_or_else(|| cx.bug(node))?,
-            category_name: f_category_name.flatten(),
-            type_code: f_type_code.flatten(),
-            type_name: f_type_name.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1006,65 +965,38 @@ impl rt::Encode for TourActivityCategory {
     }
 }
 
-/// A product or a service of a tour activity: its code, name and descriptions (ProductInfo, ServiceInfo).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityItemInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityItemInfo {
-    /// Product code (SupplierProductCode of the booking messages) or service code (SupplierServiceCode, e.g. TIC, TRF).
-    #[yaserde(attribute = true, rename = "Code")]
-    pub code: String,
-    /// Name of the product or service (string).
-    #[yaserde(attribute = true, rename = "CodeDetail")]
-    pub code_detail: Option<String>,
-    /// Descriptions/MultimediaDescriptions/MultimediaDescription/TextItems/TextItem/Description.
-    #[yaserde(prefix = "ota", rename = "Descriptions")]
-    pub descriptions: Option<ActivityDescriptions>,
-}
-
 impl rt::Decode for ActivityItemInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_ITEM_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_ITEM_INFO;
         let mark = cx.mark();
-        let mut f_code = None;
-        let mut f_code_detail = None;
-        let mut f_descriptions = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Code" => {
+                    rt::set(&mut out.code, cx.value(&attr, &rt::schema::XS_STRING)?)
                 }
-                Some(1) => {
-                    f_code_detail = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "CodeDetail" => {
+                    out.code_detail = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_code = cx.required(f_code, node, "Code")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_descriptions = cx
-                        .element(&next, <ActivityDescriptions as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Descriptions" => {
+                    out.descriptions = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            code: f_code.ok_or_else(|| cx.bug(node))?,
-            code_detail: f_code_detail.flatten(),
-            descriptions: f_descriptions,
-        })
+        Ok(out)
     }
 }
 
@@ -1080,50 +1012,32 @@ impl rt::Encode for ActivityItemInfo {
     }
 }
 
-/// The descriptions of a product or service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityDescriptions",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityDescriptions {
-    /// The multimedia descriptions (texts).
-    #[yaserde(prefix = "ota", rename = "MultimediaDescriptions")]
-    pub multimedia_descriptions: ActivityMultimediaDescriptions,
-}
-
 impl rt::Decode for ActivityDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_DESCRIPTIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_DESCRIPTIONS;
         let mark = cx.mark();
-        let mut f_multimedia_descriptions = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_multimedia_descriptions = cx
-                        .element(
-                            &next,
-                            <ActivityMultimediaDescriptions as rt::Decode>::decode,
-                        )?;
+            match next.elem.name {
+                "MultimediaDescriptions" => {
+                    rt::set(
+                        &mut out.multimedia_descriptions,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            multimedia_descriptions: f_multimedia_descriptions
-                .ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1135,52 +1049,32 @@ impl rt::Encode for ActivityDescriptions {
     }
 }
 
-/// List of multimedia descriptions of a product or service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityMultimediaDescriptions",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityMultimediaDescriptions {
-    /// One multimedia description.
-    #[yaserde(prefix = "ota", rename = "MultimediaDescription")]
-    pub multimedia_description: Vec<ActivityMultimediaDescription>,
-}
-
 impl rt::Decode for ActivityMultimediaDescriptions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_MULTIMEDIA_DESCRIPTIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_MULTIMEDIA_DESCRIPTIONS;
         let mark = cx.mark();
-        let mut f_multimedia_description = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_multimedia_description
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <ActivityMultimediaDescription as rt::Decode>::decode,
-                                )?,
-                        )
+            match next.elem.name {
+                "MultimediaDescription" => {
+                    rt::push(
+                        &mut out.multimedia_description,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            multimedia_description: f_multimedia_description,
-        })
+        Ok(out)
     }
 }
 
@@ -1194,43 +1088,29 @@ impl rt::Encode for ActivityMultimediaDescriptions {
     }
 }
 
-/// A multimedia description of a product or service: its text items.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityMultimediaDescription",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityMultimediaDescription {
-    /// TextItems/TextItem.
-    #[yaserde(prefix = "ota", rename = "TextItems")]
-    pub text_items: TextItems,
-}
-
 impl rt::Decode for ActivityMultimediaDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_MULTIMEDIA_DESCRIPTION;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_MULTIMEDIA_DESCRIPTION;
         let mark = cx.mark();
-        let mut f_text_items = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_text_items = cx.element(&next, <TextItems as rt::Decode>::decode)?,
+            match next.elem.name {
+                "TextItems" => {
+                    rt::set(&mut out.text_items, cx.element(&next, rt::Decode::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            text_items: f_text_items.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 

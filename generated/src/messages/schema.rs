@@ -216,21 +216,9 @@ pub static UNREAD_CONTENT: ComplexDesc = ComplexDesc {
 pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
     name: "CompanyName",
     attributes: &[
-        AttrDesc {
-            name: "CompanyShortName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Code",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TravelSector",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("CompanyShortName", &XS_STRING),
+        AttrDesc::optional("Code", &XS_STRING),
+        AttrDesc::optional("TravelSector", &XS_STRING),
     ],
     content: Content::Text(&XS_STRING),
     forms: &[],
@@ -239,41 +227,23 @@ pub static COMPANY_NAME: ComplexDesc = ComplexDesc {
 pub static REQUESTOR_ID: ComplexDesc = ComplexDesc {
     name: "RequestorID",
     attributes: &[
-        AttrDesc {
-            name: "Type",
-            required: true,
-            ty: &REQUESTOR_ID_CODE,
-        },
-        AttrDesc {
-            name: "ID",
-            required: true,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "ID_Context",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Instance",
-            required: false,
-            ty: &REQUESTOR_INSTANCE,
-        },
-        AttrDesc {
-            name: "MessagePassword",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("Type", &REQUESTOR_ID_CODE),
+        AttrDesc::required("ID", &STRING_LENGTH1TO32),
+        AttrDesc::optional("ID_Context", &XS_STRING),
+        AttrDesc::optional("Instance", &REQUESTOR_INSTANCE),
+        AttrDesc::optional("MessagePassword", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CompanyName",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COMPANY_NAME),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CompanyName",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&COMPANY_NAME),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -284,13 +254,15 @@ pub static SOURCE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RequestorID",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&REQUESTOR_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RequestorID",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&REQUESTOR_ID),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -301,13 +273,9 @@ pub static POS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Source",
-                index: 0,
-                min: 2u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&SOURCE),
-            }),
+            Particle::Element(
+                ElementDesc::new("Source", 0, 2, 2, TypeDesc::Complex(&SOURCE)),
+            ),
         ],
     ),
     forms: &[],
@@ -315,13 +283,7 @@ pub static POS: ComplexDesc = ComplexDesc {
 
 pub static TEXT: ComplexDesc = ComplexDesc {
     name: "Text",
-    attributes: &[
-        AttrDesc {
-            name: "Language",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("Language", &LANGUAGE_CODE)],
     content: Content::Text(&XS_STRING),
     forms: &[],
 };
@@ -329,16 +291,8 @@ pub static TEXT: ComplexDesc = ComplexDesc {
 pub static REGION: ComplexDesc = ComplexDesc {
     name: "Region",
     attributes: &[
-        AttrDesc {
-            name: "RegionCode",
-            required: false,
-            ty: &REGION_CODE,
-        },
-        AttrDesc {
-            name: "RegionName",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("RegionCode", &REGION_CODE),
+        AttrDesc::optional("RegionName", &XS_STRING),
     ],
     content: Content::Text(&XS_STRING),
     forms: &[],
@@ -347,21 +301,9 @@ pub static REGION: ComplexDesc = ComplexDesc {
 pub static ACTIVITY_CHOICE: ComplexDesc = ComplexDesc {
     name: "ActivityChoice",
     attributes: &[
-        AttrDesc {
-            name: "TourActivityID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierProductCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Name",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("TourActivityID", &XS_STRING),
+        AttrDesc::optional("SupplierProductCode", &XS_STRING),
+        AttrDesc::optional("Name", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[],
@@ -369,22 +311,12 @@ pub static ACTIVITY_CHOICE: ComplexDesc = ComplexDesc {
 
 pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
     name: "ActivityLocation",
-    attributes: &[
-        AttrDesc {
-            name: "Context",
-            required: false,
-            ty: &LOCATION_CONTEXT,
-        },
-    ],
+    attributes: &[AttrDesc::optional("Context", &LOCATION_CONTEXT)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Region",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&REGION),
-            }),
+            Particle::Element(
+                ElementDesc::new("Region", 0, 1, 1, TypeDesc::Complex(&REGION)),
+            ),
         ],
     ),
     forms: &[
@@ -398,16 +330,8 @@ pub static ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
 pub static TOTAL: ComplexDesc = ComplexDesc {
     name: "Total",
     attributes: &[
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "AmountAfterTax",
-            required: false,
-            ty: &MONEY,
-        },
+        AttrDesc::optional("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("AmountAfterTax", &MONEY),
     ],
     content: Content::Empty,
     forms: &[],
@@ -415,18 +339,7 @@ pub static TOTAL: ComplexDesc = ComplexDesc {
 
 pub static DATE_SPAN: ComplexDesc = ComplexDesc {
     name: "DateSpan",
-    attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: true,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "End",
-            required: true,
-            ty: &DATE,
-        },
-    ],
+    attributes: &[AttrDesc::required("Start", &DATE), AttrDesc::required("End", &DATE)],
     content: Content::Empty,
     forms: &[],
 };
@@ -434,16 +347,8 @@ pub static DATE_SPAN: ComplexDesc = ComplexDesc {
 pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
     name: "DateTimeSpan",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "End",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
+        AttrDesc::required("Start", &LOCAL_DATE_TIME),
+        AttrDesc::required("End", &LOCAL_DATE_TIME),
     ],
     content: Content::Empty,
     forms: &[],
@@ -452,36 +357,22 @@ pub static DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
 pub static UNIQUE_ID: ComplexDesc = ComplexDesc {
     name: "UniqueID",
     attributes: &[
-        AttrDesc {
-            name: "Type",
-            required: true,
-            ty: &RESERVATION_ID_CODE,
-        },
-        AttrDesc {
-            name: "ID",
-            required: true,
-            ty: &SHORT_TEXT,
-        },
-        AttrDesc {
-            name: "ID_Context",
-            required: false,
-            ty: &ID_CONTEXT,
-        },
-        AttrDesc {
-            name: "Instance",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("Type", &RESERVATION_ID_CODE),
+        AttrDesc::required("ID", &SHORT_TEXT),
+        AttrDesc::optional("ID_Context", &ID_CONTEXT),
+        AttrDesc::optional("Instance", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CompanyName",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COMPANY_NAME),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CompanyName",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&COMPANY_NAME),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -492,27 +383,21 @@ pub static PERSON_NAME: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "NamePrefix",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&NAME_PREFIX),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GivenName",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PERSON_NAME_PART),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Surname",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PERSON_NAME_PART),
-            }),
+            Particle::Element(
+                ElementDesc::new("NamePrefix", 0, 0, 1, TypeDesc::Simple(&NAME_PREFIX)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GivenName",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Simple(&PERSON_NAME_PART),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Surname", 2, 0, 1, TypeDesc::Simple(&PERSON_NAME_PART)),
+            ),
         ],
     ),
     forms: &[],
@@ -588,13 +473,15 @@ pub static WARNINGS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Warning",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&WARNING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Warning",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&WARNING),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -605,13 +492,9 @@ pub static ERRORS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Error",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ERROR),
-            }),
+            Particle::Element(
+                ElementDesc::new("Error", 0, 1, 4294967295, TypeDesc::Complex(&ERROR)),
+            ),
         ],
     ),
     forms: &[],
@@ -620,36 +503,12 @@ pub static ERRORS: ComplexDesc = ComplexDesc {
 pub static ERROR: ComplexDesc = ComplexDesc {
     name: "Error",
     attributes: &[
-        AttrDesc {
-            name: "Type",
-            required: true,
-            ty: &ERROR_WARNING_TYPE,
-        },
-        AttrDesc {
-            name: "Code",
-            required: false,
-            ty: &ERROR_CODE,
-        },
-        AttrDesc {
-            name: "ShortText",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "Status",
-            required: false,
-            ty: &ERROR_STATUS,
-        },
-        AttrDesc {
-            name: "Tag",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RecordID",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::required("Type", &ERROR_WARNING_TYPE),
+        AttrDesc::optional("Code", &ERROR_CODE),
+        AttrDesc::optional("ShortText", &STRING_LENGTH1TO64),
+        AttrDesc::optional("Status", &ERROR_STATUS),
+        AttrDesc::optional("Tag", &XS_STRING),
+        AttrDesc::optional("RecordID", &STRING_LENGTH1TO32),
     ],
     content: Content::Text(&XS_STRING),
     forms: &[],
@@ -658,41 +517,13 @@ pub static ERROR: ComplexDesc = ComplexDesc {
 pub static WARNING: ComplexDesc = ComplexDesc {
     name: "Warning",
     attributes: &[
-        AttrDesc {
-            name: "Type",
-            required: true,
-            ty: &ERROR_WARNING_TYPE,
-        },
-        AttrDesc {
-            name: "Code",
-            required: false,
-            ty: &ERROR_CODE,
-        },
-        AttrDesc {
-            name: "ShortText",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "Status",
-            required: false,
-            ty: &ERROR_STATUS,
-        },
-        AttrDesc {
-            name: "Tag",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RecordID",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "RPH",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::required("Type", &ERROR_WARNING_TYPE),
+        AttrDesc::optional("Code", &ERROR_CODE),
+        AttrDesc::optional("ShortText", &STRING_LENGTH1TO64),
+        AttrDesc::optional("Status", &ERROR_STATUS),
+        AttrDesc::optional("Tag", &XS_STRING),
+        AttrDesc::optional("RecordID", &STRING_LENGTH1TO32),
+        AttrDesc::optional("RPH", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Text(&XS_STRING),
     forms: &[],
@@ -740,16 +571,8 @@ pub static ACTIVITY_CATEGORY_CODE: SimpleDesc = SimpleDesc {
 pub static POSITION: ComplexDesc = ComplexDesc {
     name: "Position",
     attributes: &[
-        AttrDesc {
-            name: "Latitude",
-            required: true,
-            ty: &LATITUDE,
-        },
-        AttrDesc {
-            name: "Longitude",
-            required: true,
-            ty: &LONGITUDE,
-        },
+        AttrDesc::required("Latitude", &LATITUDE),
+        AttrDesc::required("Longitude", &LONGITUDE),
     ],
     content: Content::Empty,
     forms: &[],
@@ -757,13 +580,7 @@ pub static POSITION: ComplexDesc = ComplexDesc {
 
 pub static COUNTRY_NAME: ComplexDesc = ComplexDesc {
     name: "CountryName",
-    attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: false,
-            ty: &COUNTRY_CODE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("Code", &COUNTRY_CODE)],
     content: Content::Text(&XS_STRING),
     forms: &[],
 };
@@ -773,34 +590,30 @@ pub static ADDRESS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "AddressLine",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CityName",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PostalCode",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CountryName",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COUNTRY_NAME),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "AddressLine",
+                    0,
+                    0,
+                    4294967295,
+                    TypeDesc::Simple(&XS_STRING),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("CityName", 1, 0, 1, TypeDesc::Simple(&XS_STRING)),
+            ),
+            Particle::Element(
+                ElementDesc::new("PostalCode", 2, 0, 1, TypeDesc::Simple(&XS_STRING)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CountryName",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&COUNTRY_NAME),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -808,13 +621,7 @@ pub static ADDRESS: ComplexDesc = ComplexDesc {
 
 pub static GEO_REGION: ComplexDesc = ComplexDesc {
     name: "GeoRegion",
-    attributes: &[
-        AttrDesc {
-            name: "RegionCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::required("RegionCode", &XS_STRING)],
     content: Content::Text(&XS_STRING),
     forms: &[
         Form::Also {
@@ -829,27 +636,15 @@ pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Address",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ADDRESS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Region",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&GEO_REGION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Position",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POSITION),
-            }),
+            Particle::Element(
+                ElementDesc::new("Address", 0, 0, 1, TypeDesc::Complex(&ADDRESS)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Region", 1, 0, 1, TypeDesc::Complex(&GEO_REGION)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Position", 2, 0, 1, TypeDesc::Complex(&POSITION)),
+            ),
         ],
     ),
     forms: &[],
@@ -858,31 +653,11 @@ pub static TOUR_ACTIVITY_LOCATION: ComplexDesc = ComplexDesc {
 pub static TOUR_ACTIVITY_BASIC_INFO: ComplexDesc = ComplexDesc {
     name: "TourActivityBasicInfo",
     attributes: &[
-        AttrDesc {
-            name: "TourActivityID",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierProductCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierServiceCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Name",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ShortName",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("TourActivityID", &XS_STRING),
+        AttrDesc::optional("SupplierProductCode", &XS_STRING),
+        AttrDesc::optional("SupplierServiceCode", &XS_STRING),
+        AttrDesc::optional("Name", &XS_STRING),
+        AttrDesc::optional("ShortName", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[
@@ -898,27 +673,27 @@ pub static CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Category",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CATEGORY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Type",
-                index: 1,
-                min: 0u32,
-                max: 9u32,
-                ty: TypeDesc::Complex(&ACTIVITY_TYPE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CATEGORY_AND_TYPE_EXTENSIONS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Category",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_CATEGORY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Type", 1, 0, 9, TypeDesc::Complex(&ACTIVITY_TYPE)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&CATEGORY_AND_TYPE_EXTENSIONS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -929,13 +704,15 @@ pub static CATEGORY_AND_TYPE_EXTENSIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CategoryAndType",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&FURTHER_CATEGORY_AND_TYPE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CategoryAndType",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&FURTHER_CATEGORY_AND_TYPE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -946,20 +723,18 @@ pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Category",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CATEGORY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Type",
-                index: 1,
-                min: 0u32,
-                max: 9u32,
-                ty: TypeDesc::Complex(&ACTIVITY_TYPE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Category",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_CATEGORY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Type", 1, 0, 9, TypeDesc::Complex(&ACTIVITY_TYPE)),
+            ),
         ],
     ),
     forms: &[],
@@ -967,26 +742,14 @@ pub static FURTHER_CATEGORY_AND_TYPE: ComplexDesc = ComplexDesc {
 
 pub static ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
     name: "ActivityCategory",
-    attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: true,
-            ty: &ACTIVITY_CATEGORY_CODE,
-        },
-    ],
+    attributes: &[AttrDesc::required("Code", &ACTIVITY_CATEGORY_CODE)],
     content: Content::Empty,
     forms: &[Form::Text { value: "Other_" }],
 };
 
 pub static ACTIVITY_TYPE: ComplexDesc = ComplexDesc {
     name: "ActivityType",
-    attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: true,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::required("Code", &XS_STRING)],
     content: Content::Empty,
     forms: &[Form::Text { value: "Other_" }],
 };
@@ -996,13 +759,15 @@ pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TextItem",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT_ITEM),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "TextItem",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&TEXT_ITEM),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1010,22 +775,18 @@ pub static TEXT_ITEMS: ComplexDesc = ComplexDesc {
 
 pub static TEXT_ITEM: ComplexDesc = ComplexDesc {
     name: "TextItem",
-    attributes: &[
-        AttrDesc {
-            name: "Title",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::optional("Title", &XS_STRING)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Description",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Description",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&TEXT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1091,176 +852,50 @@ pub static INV_BLOCK_CODE_APPLY: SimpleDesc = SimpleDesc {
 pub static STATUS_APPLICATION_CONTROL: ComplexDesc = ComplexDesc {
     name: "StatusApplicationControl",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: false,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "Duration",
-            required: false,
-            ty: &ISO_DURATION,
-        },
-        AttrDesc {
-            name: "End",
-            required: false,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "RatePlanType",
-            required: false,
-            ty: &OTA_CODE,
-        },
-        AttrDesc {
-            name: "RatePlanCode",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RatePlanID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RatePlanQualifier",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PromotionCode",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "PromotionVendorCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RatePlanCategory",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "InvCodeApplication",
-            required: false,
-            ty: &INV_CODE_APPLICATION,
-        },
-        AttrDesc {
-            name: "InvCode",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "InvType",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "InvTypeCode",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "IsRoom",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Mon",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Tue",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Weds",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Thur",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Fri",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Sat",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Sun",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "RatePlanCodeType",
-            required: false,
-            ty: &RATE_PLAN_CODE_TYPE,
-        },
-        AttrDesc {
-            name: "RateTier",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "AllRateCode",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "AllInvCode",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "InvBlockCodeApply",
-            required: false,
-            ty: &INV_BLOCK_CODE_APPLY,
-        },
-        AttrDesc {
-            name: "InvBlockCode",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "Override",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "QuoteID",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SubBlockCode",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "WingIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("Start", &DATE),
+        AttrDesc::optional("Duration", &ISO_DURATION),
+        AttrDesc::optional("End", &DATE),
+        AttrDesc::optional("RatePlanType", &OTA_CODE),
+        AttrDesc::optional("RatePlanCode", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RatePlanID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RatePlanQualifier", &XS_BOOLEAN),
+        AttrDesc::optional("PromotionCode", &STRING_LENGTH1TO32),
+        AttrDesc::optional("PromotionVendorCode", &XS_STRING),
+        AttrDesc::optional("RatePlanCategory", &STRING_LENGTH1TO64),
+        AttrDesc::optional("InvCodeApplication", &INV_CODE_APPLICATION),
+        AttrDesc::optional("InvCode", &STRING_LENGTH1TO16),
+        AttrDesc::optional("InvType", &STRING_LENGTH1TO16),
+        AttrDesc::optional("InvTypeCode", &STRING_LENGTH1TO16),
+        AttrDesc::optional("IsRoom", &XS_BOOLEAN),
+        AttrDesc::optional("Mon", &XS_BOOLEAN),
+        AttrDesc::optional("Tue", &XS_BOOLEAN),
+        AttrDesc::optional("Weds", &XS_BOOLEAN),
+        AttrDesc::optional("Thur", &XS_BOOLEAN),
+        AttrDesc::optional("Fri", &XS_BOOLEAN),
+        AttrDesc::optional("Sat", &XS_BOOLEAN),
+        AttrDesc::optional("Sun", &XS_BOOLEAN),
+        AttrDesc::optional("RatePlanCodeType", &RATE_PLAN_CODE_TYPE),
+        AttrDesc::optional("RateTier", &STRING_LENGTH1TO64),
+        AttrDesc::optional("AllRateCode", &XS_BOOLEAN),
+        AttrDesc::optional("AllInvCode", &XS_BOOLEAN),
+        AttrDesc::optional("InvBlockCodeApply", &INV_BLOCK_CODE_APPLY),
+        AttrDesc::optional("InvBlockCode", &STRING_LENGTH1TO32),
+        AttrDesc::optional("Override", &XS_BOOLEAN),
+        AttrDesc::optional("QuoteID", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SubBlockCode", &STRING_LENGTH1TO32),
+        AttrDesc::optional("WingIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "DestinationSystemCodes",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "DestinationSystemCodes",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1269,41 +904,23 @@ pub static STATUS_APPLICATION_CONTROL: ComplexDesc = ComplexDesc {
 pub static NOTIF_UNIQUE_ID: ComplexDesc = ComplexDesc {
     name: "NotifUniqueID",
     attributes: &[
-        AttrDesc {
-            name: "URL",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Type",
-            required: true,
-            ty: &OTA_CODE,
-        },
-        AttrDesc {
-            name: "Instance",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ID",
-            required: true,
-            ty: &SHORT_TEXT,
-        },
-        AttrDesc {
-            name: "ID_Context",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("URL", &XS_STRING),
+        AttrDesc::required("Type", &OTA_CODE),
+        AttrDesc::optional("Instance", &XS_STRING),
+        AttrDesc::required("ID", &SHORT_TEXT),
+        AttrDesc::optional("ID_Context", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CompanyName",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COMPANY_NAME),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CompanyName",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&COMPANY_NAME),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1314,83 +931,105 @@ pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ReadRequest",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&READ_REQUEST),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GlobalReservationReadRequest",
-                index: 1,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AirReadRequest",
-                index: 2,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CruiseReadRequest",
-                index: 3,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GolfReadRequest",
-                index: 4,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PkgReadRequest",
-                index: 5,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ProfileReadRequest",
-                index: 6,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RailReadRequest",
-                index: 7,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "VehicleReadRequest",
-                index: 8,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "LoyaltyAccountReadRequest",
-                index: 9,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelReadRequest",
-                index: 10,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_READ_REQUEST),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ReadRequest",
+                    0,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&READ_REQUEST),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GlobalReservationReadRequest",
+                    1,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AirReadRequest",
+                    2,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CruiseReadRequest",
+                    3,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GolfReadRequest",
+                    4,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PkgReadRequest",
+                    5,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ProfileReadRequest",
+                    6,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RailReadRequest",
+                    7,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "VehicleReadRequest",
+                    8,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "LoyaltyAccountReadRequest",
+                    9,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReadRequest",
+                    10,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_READ_REQUEST),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1398,29 +1037,21 @@ pub static READ_REQUESTS: ComplexDesc = ComplexDesc {
 
 pub static READ_REQUEST: ComplexDesc = ComplexDesc {
     name: "ReadRequest",
-    attributes: &[
-        AttrDesc {
-            name: "HistoryRequestedInd",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-    ],
+    attributes: &[AttrDesc::optional("HistoryRequestedInd", &XS_BOOLEAN)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Verification",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new("UniqueID", 0, 1, 1, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Verification",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1429,94 +1060,46 @@ pub static READ_REQUEST: ComplexDesc = ComplexDesc {
 pub static HOTEL_READ_REQUEST: ComplexDesc = ComplexDesc {
     name: "HotelReadRequest",
     attributes: &[
-        AttrDesc {
-            name: "HotelCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ChainCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BrandCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelCityCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelCodeContext",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ChainName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BrandName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AreaID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TTIcode",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("HotelCode", &XS_STRING),
+        AttrDesc::optional("ChainCode", &XS_STRING),
+        AttrDesc::optional("BrandCode", &XS_STRING),
+        AttrDesc::optional("HotelCityCode", &XS_STRING),
+        AttrDesc::optional("HotelName", &XS_STRING),
+        AttrDesc::optional("HotelCodeContext", &XS_STRING),
+        AttrDesc::optional("ChainName", &XS_STRING),
+        AttrDesc::optional("BrandName", &XS_STRING),
+        AttrDesc::optional("AreaID", &XS_STRING),
+        AttrDesc::optional("TTIcode", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CityName",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Airport",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UserID",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Verification",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "SelectionCriteria",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&READ_SELECTION_CRITERIA),
-            }),
+            Particle::Element(
+                ElementDesc::new("CityName", 0, 0, 1, TypeDesc::Simple(&XS_STRING)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Airport", 1, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new("UserID", 2, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Verification",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "SelectionCriteria",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&READ_SELECTION_CRITERIA),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1545,26 +1128,10 @@ pub static BOOKING_STATUS: SimpleDesc = SimpleDesc {
 pub static READ_SELECTION_CRITERIA: ComplexDesc = ComplexDesc {
     name: "ReadSelectionCriteria",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: true,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "End",
-            required: true,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "DateType",
-            required: true,
-            ty: &READ_DATE_TYPE,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &BOOKING_STATUS,
-        },
+        AttrDesc::required("Start", &DATE),
+        AttrDesc::required("End", &DATE),
+        AttrDesc::required("DateType", &READ_DATE_TYPE),
+        AttrDesc::optional("ResStatus", &BOOKING_STATUS),
     ],
     content: Content::Empty,
     forms: &[],
@@ -1575,13 +1142,15 @@ pub static RESERVATIONS_LIST: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservation",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_RESERVATION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservation",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_RESERVATION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1590,64 +1159,40 @@ pub static RESERVATIONS_LIST: ComplexDesc = ComplexDesc {
 pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
     name: "HotelReservation",
     attributes: &[
-        AttrDesc {
-            name: "RoomStayReservation",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: true,
-            ty: &BOOKING_STATUS,
-        },
-        AttrDesc {
-            name: "CreateDateTime",
-            required: false,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "LastModifyDateTime",
-            required: false,
-            ty: &LOCAL_DATE_TIME,
-        },
+        AttrDesc::optional("RoomStayReservation", &XS_BOOLEAN),
+        AttrDesc::required("ResStatus", &BOOKING_STATUS),
+        AttrDesc::optional("CreateDateTime", &LOCAL_DATE_TIME),
+        AttrDesc::optional("LastModifyDateTime", &LOCAL_DATE_TIME),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&RESERVATION_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomStays",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_STAYS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Services",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SERVICES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuests",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_GUESTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGlobalInfo",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_GLOBAL_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&RESERVATION_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("RoomStays", 1, 0, 1, TypeDesc::Complex(&ROOM_STAYS)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Services", 2, 0, 1, TypeDesc::Complex(&SERVICES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("ResGuests", 3, 0, 1, TypeDesc::Complex(&RES_GUESTS)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGlobalInfo",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&RES_GLOBAL_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1656,31 +1201,21 @@ pub static HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
 pub static RESERVATION_UNIQUE_ID: ComplexDesc = ComplexDesc {
     name: "ReservationUniqueID",
     attributes: &[
-        AttrDesc {
-            name: "Type",
-            required: true,
-            ty: &RESERVATION_ID_CODE,
-        },
-        AttrDesc {
-            name: "ID",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ID_Context",
-            required: true,
-            ty: &ID_CONTEXT,
-        },
+        AttrDesc::required("Type", &RESERVATION_ID_CODE),
+        AttrDesc::required("ID", &XS_STRING),
+        AttrDesc::required("ID_Context", &ID_CONTEXT),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CompanyName",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COMPANY_NAME),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CompanyName",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&COMPANY_NAME),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1724,13 +1259,15 @@ pub static CANCEL_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CancelRules",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CANCEL_RULES),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelRules",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&CANCEL_RULES),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1741,13 +1278,15 @@ pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CancelRule",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&CANCEL_RULE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelRule",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&CANCEL_RULE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1756,31 +1295,11 @@ pub static CANCEL_RULES: ComplexDesc = ComplexDesc {
 pub static CANCEL_RULE: ComplexDesc = ComplexDesc {
     name: "CancelRule",
     attributes: &[
-        AttrDesc {
-            name: "CancelByDate",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "Amount",
-            required: false,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "Percent",
-            required: false,
-            ty: &CANCEL_PERCENT,
-        },
-        AttrDesc {
-            name: "Type",
-            required: false,
-            ty: &CANCEL_RULE_TYPE,
-        },
+        AttrDesc::optional("CancelByDate", &DATE_TIME),
+        AttrDesc::optional("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("Amount", &MONEY),
+        AttrDesc::optional("Percent", &CANCEL_PERCENT),
+        AttrDesc::optional("Type", &CANCEL_RULE_TYPE),
     ],
     content: Content::Empty,
     forms: &[],
@@ -1827,13 +1346,15 @@ pub static AVAIL_REQUEST_SEGMENTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "AvailRequestSegment",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&AVAIL_REQUEST_SEGMENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "AvailRequestSegment",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&AVAIL_REQUEST_SEGMENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1842,78 +1363,70 @@ pub static AVAIL_REQUEST_SEGMENTS: ComplexDesc = ComplexDesc {
 pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
     name: "AvailRequestSegment",
     attributes: &[
-        AttrDesc {
-            name: "InfoSource",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "AvailReqType",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ResponseType",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "MoreDataEchoToken",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("InfoSource", &STRING_LENGTH1TO32),
+        AttrDesc::optional("AvailReqType", &XS_STRING),
+        AttrDesc::optional("ResponseType", &XS_STRING),
+        AttrDesc::optional("MoreDataEchoToken", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelSearchCriteria",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_SEARCH_CRITERIA),
-            }),
-            Particle::Element(ElementDesc {
-                name: "StayDateRange",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&STAY_DATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomStayCandidates",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RateRange",
-                index: 3,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RatePlanCandidates",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Profiles",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelSearchCriteria",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&HOTEL_SEARCH_CRITERIA),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "StayDateRange",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&STAY_DATES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStayCandidates",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RateRange",
+                    3,
+                    0,
+                    5,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RatePlanCandidates",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Profiles", 5, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1922,21 +1435,9 @@ pub static AVAIL_REQUEST_SEGMENT: ComplexDesc = ComplexDesc {
 pub static STAY_DATES: ComplexDesc = ComplexDesc {
     name: "StayDates",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: true,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "End",
-            required: false,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "Duration",
-            required: false,
-            ty: &STAY_DURATION,
-        },
+        AttrDesc::required("Start", &DATE),
+        AttrDesc::optional("End", &DATE),
+        AttrDesc::optional("Duration", &STAY_DURATION),
     ],
     content: Content::Empty,
     forms: &[],
@@ -1954,26 +1455,20 @@ pub static STAY_DURATION: SimpleDesc = SimpleDesc {
 pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
     name: "HotelSearchCriteria",
     attributes: &[
-        AttrDesc {
-            name: "AvailableOnlyIndicator",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BestOnlyIndicator",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("AvailableOnlyIndicator", &XS_STRING),
+        AttrDesc::optional("BestOnlyIndicator", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Criterion",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_SEARCH_CRITERION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Criterion",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_SEARCH_CRITERION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -1982,235 +1477,219 @@ pub static HOTEL_SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
 pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
     name: "HotelSearchCriterion",
     attributes: &[
-        AttrDesc {
-            name: "ExactMatch",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "ImportanceType",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Ranking",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AddressSearchScope",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AlternateAvailability",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "InfoSource",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("ExactMatch", &XS_BOOLEAN),
+        AttrDesc::optional("ImportanceType", &XS_STRING),
+        AttrDesc::optional("Ranking", &XS_STRING),
+        AttrDesc::optional("AddressSearchScope", &XS_STRING),
+        AttrDesc::optional("AlternateAvailability", &XS_STRING),
+        AttrDesc::optional("InfoSource", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RefPoint",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&REF_POINT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelRef",
-                index: 1,
-                min: 0u32,
-                max: 99u32,
-                ty: TypeDesc::Complex(&HOTEL_REF),
-            }),
-            Particle::Element(ElementDesc {
-                name: "StayDateRange",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&STAY_DATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomStayCandidates",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Position",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Address",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Telephone",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CodeRef",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Radius",
-                index: 8,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MapArea",
-                index: 9,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AdditionalContents",
-                index: 10,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelAmenity",
-                index: 11,
-                min: 0u32,
-                max: 10u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomAmenity",
-                index: 12,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelFeature",
-                index: 13,
-                min: 0u32,
-                max: 10u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Award",
-                index: 14,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Recreation",
-                index: 15,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Service",
-                index: 16,
-                min: 0u32,
-                max: 99u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Transportation",
-                index: 17,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RateRange",
-                index: 18,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RatePlanCandidates",
-                index: 19,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Profiles",
-                index: 20,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AcceptedPayments",
-                index: 21,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Media",
-                index: 22,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelMeetingFacility",
-                index: 23,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MealPlan",
-                index: 24,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RebatePrograms",
-                index: 25,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UserGeneratedContent",
-                index: 26,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 27,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RefPoint",
+                    0,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&REF_POINT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("HotelRef", 1, 0, 99, TypeDesc::Complex(&HOTEL_REF)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "StayDateRange",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&STAY_DATES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStayCandidates",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ROOM_STAY_CANDIDATES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Position", 4, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Address", 5, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Telephone",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("CodeRef", 7, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Radius", 8, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new("MapArea", 9, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AdditionalContents",
+                    10,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelAmenity",
+                    11,
+                    0,
+                    10,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomAmenity",
+                    12,
+                    0,
+                    5,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelFeature",
+                    13,
+                    0,
+                    10,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Award", 14, 0, 5, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Recreation",
+                    15,
+                    0,
+                    5,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Service",
+                    16,
+                    0,
+                    99,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Transportation",
+                    17,
+                    0,
+                    5,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RateRange",
+                    18,
+                    0,
+                    5,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RatePlanCandidates",
+                    19,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Profiles",
+                    20,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AcceptedPayments",
+                    21,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Media", 22, 0, 5, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelMeetingFacility",
+                    23,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "MealPlan",
+                    24,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RebatePrograms",
+                    25,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "UserGeneratedContent",
+                    26,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    27,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2218,13 +1697,7 @@ pub static HOTEL_SEARCH_CRITERION: ComplexDesc = ComplexDesc {
 
 pub static REF_POINT: ComplexDesc = ComplexDesc {
     name: "RefPoint",
-    attributes: &[
-        AttrDesc {
-            name: "CodeContext",
-            required: true,
-            ty: &REF_POINT_CONTEXT,
-        },
-    ],
+    attributes: &[AttrDesc::required("CodeContext", &REF_POINT_CONTEXT)],
     content: Content::Text(&STRING_LENGTH1TO64),
     forms: &[],
 };
@@ -2232,61 +1705,17 @@ pub static REF_POINT: ComplexDesc = ComplexDesc {
 pub static HOTEL_REF: ComplexDesc = ComplexDesc {
     name: "HotelRef",
     attributes: &[
-        AttrDesc {
-            name: "HotelCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ChainCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BrandCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelCityCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelCodeContext",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ChainName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BrandName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AreaID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TTIcode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SegmentCategoryCode",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("HotelCode", &XS_STRING),
+        AttrDesc::optional("ChainCode", &XS_STRING),
+        AttrDesc::optional("BrandCode", &XS_STRING),
+        AttrDesc::optional("HotelCityCode", &XS_STRING),
+        AttrDesc::optional("HotelName", &XS_STRING),
+        AttrDesc::optional("HotelCodeContext", &XS_STRING),
+        AttrDesc::optional("ChainName", &XS_STRING),
+        AttrDesc::optional("BrandName", &XS_STRING),
+        AttrDesc::optional("AreaID", &XS_STRING),
+        AttrDesc::optional("TTIcode", &XS_STRING),
+        AttrDesc::optional("SegmentCategoryCode", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[],
@@ -2297,13 +1726,15 @@ pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomStayCandidate",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ROOM_STAY_CANDIDATE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStayCandidate",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ROOM_STAY_CANDIDATE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2312,73 +1743,37 @@ pub static ROOM_STAY_CANDIDATES: ComplexDesc = ComplexDesc {
 pub static ROOM_STAY_CANDIDATE: ComplexDesc = ComplexDesc {
     name: "RoomStayCandidate",
     attributes: &[
-        AttrDesc {
-            name: "RPH",
-            required: false,
-            ty: &RPH_NUMBER,
-        },
-        AttrDesc {
-            name: "Quantity",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "RoomTypeCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RoomType",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RoomCategory",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BedTypeCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "NonSmoking",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "PromotionCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RatePlanCandidateRPH",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BookingCode",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("RPH", &RPH_NUMBER),
+        AttrDesc::optional("Quantity", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("RoomTypeCode", &XS_STRING),
+        AttrDesc::optional("RoomType", &XS_STRING),
+        AttrDesc::optional("RoomCategory", &XS_STRING),
+        AttrDesc::optional("BedTypeCode", &XS_STRING),
+        AttrDesc::optional("NonSmoking", &XS_STRING),
+        AttrDesc::optional("PromotionCode", &XS_STRING),
+        AttrDesc::optional("RatePlanCandidateRPH", &XS_STRING),
+        AttrDesc::optional("BookingCode", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "GuestCounts",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomAmenity",
-                index: 1,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCounts",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomAmenity",
+                    1,
+                    0,
+                    5,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2389,13 +1784,15 @@ pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "GuestCount",
-                index: 0,
-                min: 1u32,
-                max: 99u32,
-                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCount",
+                    0,
+                    1,
+                    99,
+                    TypeDesc::Complex(&OCCUPANCY_GUEST_COUNT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2404,21 +1801,9 @@ pub static OCCUPANCY_GUEST_COUNTS: ComplexDesc = ComplexDesc {
 pub static OCCUPANCY_GUEST_COUNT: ComplexDesc = ComplexDesc {
     name: "OccupancyGuestCount",
     attributes: &[
-        AttrDesc {
-            name: "AgeQualifyingCode",
-            required: false,
-            ty: &AGE_QUALIFYING_CODE,
-        },
-        AttrDesc {
-            name: "Age",
-            required: false,
-            ty: &GUEST_AGE,
-        },
-        AttrDesc {
-            name: "Count",
-            required: false,
-            ty: &GUEST_QUANTITY,
-        },
+        AttrDesc::optional("AgeQualifyingCode", &AGE_QUALIFYING_CODE),
+        AttrDesc::optional("Age", &GUEST_AGE),
+        AttrDesc::optional("Count", &GUEST_QUANTITY),
     ],
     content: Content::Empty,
     forms: &[],
@@ -2429,13 +1814,15 @@ pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomStay",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&AVAIL_ROOM_STAY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStay",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&AVAIL_ROOM_STAY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2444,68 +1831,56 @@ pub static AVAIL_ROOM_STAYS: ComplexDesc = ComplexDesc {
 pub static AVAIL_ROOM_STAY: ComplexDesc = ComplexDesc {
     name: "AvailRoomStay",
     attributes: &[
-        AttrDesc {
-            name: "RoomStayCandidateRPH",
-            required: false,
-            ty: &RPH_NUMBER,
-        },
-        AttrDesc {
-            name: "RPH",
-            required: false,
-            ty: &RPH_NUMBER,
-        },
+        AttrDesc::optional("RoomStayCandidateRPH", &RPH_NUMBER),
+        AttrDesc::optional("RPH", &RPH_NUMBER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomTypes",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_TYPES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomRates",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OFFER_ROOM_RATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GuestCounts",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TimeSpan",
-                index: 3,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DATE_SPAN),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CancelPenalties",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 5,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 6,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new("RoomTypes", 0, 1, 1, TypeDesc::Complex(&ROOM_TYPES)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomRates",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&OFFER_ROOM_RATES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCounts",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("TimeSpan", 3, 1, 1, TypeDesc::Complex(&DATE_SPAN)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPenalties",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 5, 1, 1, TypeDesc::Complex(&TOTAL)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    6,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2516,13 +1891,15 @@ pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomRate",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&OFFER_ROOM_RATE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomRate",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&OFFER_ROOM_RATE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2530,36 +1907,24 @@ pub static OFFER_ROOM_RATES: ComplexDesc = ComplexDesc {
 
 pub static OFFER_ROOM_RATE: ComplexDesc = ComplexDesc {
     name: "OfferRoomRate",
-    attributes: &[
-        AttrDesc {
-            name: "RoomTypeCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::required("RoomTypeCode", &XS_STRING)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Rates",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_NIGHT_RATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Features",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_RATE_FEATURES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
+            Particle::Element(
+                ElementDesc::new("Rates", 0, 0, 1, TypeDesc::Complex(&ROOM_NIGHT_RATES)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Features",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&ROOM_RATE_FEATURES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 2, 0, 1, TypeDesc::Complex(&TOTAL)),
+            ),
         ],
     ),
     forms: &[],
@@ -2570,13 +1935,15 @@ pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Rate",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ROOM_NIGHT_RATE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Rate",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ROOM_NIGHT_RATE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2585,55 +1952,29 @@ pub static ROOM_NIGHT_RATES: ComplexDesc = ComplexDesc {
 pub static ROOM_NIGHT_RATE: ComplexDesc = ComplexDesc {
     name: "RoomNightRate",
     attributes: &[
-        AttrDesc {
-            name: "EffectiveDate",
-            required: true,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "ExpireDate",
-            required: false,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "ExpireDateExclusiveInd",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "RateTimeUnit",
-            required: false,
-            ty: &RATE_TIME_UNIT,
-        },
-        AttrDesc {
-            name: "UnitMultiplier",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::required("EffectiveDate", &DATE),
+        AttrDesc::optional("ExpireDate", &DATE),
+        AttrDesc::optional("ExpireDateExclusiveInd", &XS_BOOLEAN),
+        AttrDesc::optional("RateTimeUnit", &RATE_TIME_UNIT),
+        AttrDesc::optional("UnitMultiplier", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Base",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AdditionalGuestAmounts",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&GUEST_AMOUNTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
+            Particle::Element(
+                ElementDesc::new("Base", 0, 0, 1, TypeDesc::Complex(&TOTAL)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AdditionalGuestAmounts",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&GUEST_AMOUNTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 2, 0, 1, TypeDesc::Complex(&TOTAL)),
+            ),
         ],
     ),
     forms: &[],
@@ -2644,13 +1985,15 @@ pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "AdditionalGuestAmount",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&GUEST_AMOUNT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "AdditionalGuestAmount",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&GUEST_AMOUNT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2659,26 +2002,14 @@ pub static GUEST_AMOUNTS: ComplexDesc = ComplexDesc {
 pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
     name: "GuestAmount",
     attributes: &[
-        AttrDesc {
-            name: "AgeQualifyingCode",
-            required: false,
-            ty: &AGE_QUALIFYING_CODE,
-        },
-        AttrDesc {
-            name: "RPH",
-            required: false,
-            ty: &RPH_NUMBER,
-        },
+        AttrDesc::optional("AgeQualifyingCode", &AGE_QUALIFYING_CODE),
+        AttrDesc::optional("RPH", &RPH_NUMBER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Amount",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
+            Particle::Element(
+                ElementDesc::new("Amount", 0, 1, 1, TypeDesc::Complex(&TOTAL)),
+            ),
         ],
     ),
     forms: &[],
@@ -2687,66 +2018,28 @@ pub static GUEST_AMOUNT: ComplexDesc = ComplexDesc {
 pub static AVAIL_STATUS_MESSAGES: ComplexDesc = ComplexDesc {
     name: "AvailStatusMessages",
     attributes: &[
-        AttrDesc {
-            name: "ChainCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "BrandCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "HotelCode",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "HotelCityCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "HotelCodeContext",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "ChainName",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "BrandName",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "AreaID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TTIcode",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::optional("ChainCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("BrandCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("HotelCode", &STRING_LENGTH1TO16),
+        AttrDesc::optional("HotelCityCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("HotelName", &STRING_LENGTH1TO128),
+        AttrDesc::optional("HotelCodeContext", &STRING_LENGTH1TO32),
+        AttrDesc::optional("ChainName", &STRING_LENGTH1TO64),
+        AttrDesc::optional("BrandName", &STRING_LENGTH1TO64),
+        AttrDesc::optional("AreaID", &XS_STRING),
+        AttrDesc::optional("TTIcode", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "AvailStatusMessage",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&AVAIL_STATUS_MESSAGE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "AvailStatusMessage",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&AVAIL_STATUS_MESSAGE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2755,93 +2048,73 @@ pub static AVAIL_STATUS_MESSAGES: ComplexDesc = ComplexDesc {
 pub static AVAIL_STATUS_MESSAGE: ComplexDesc = ComplexDesc {
     name: "AvailStatusMessage",
     attributes: &[
-        AttrDesc {
-            name: "Override",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "BookingLimitMessageType",
-            required: false,
-            ty: &BOOKING_LIMIT_MESSAGE_TYPE,
-        },
-        AttrDesc {
-            name: "BookingLimit",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "LocatorID",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "BookingThreshold",
-            required: false,
-            ty: &XS_INTEGER,
-        },
-        AttrDesc {
-            name: "RoomGender",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SharedRoomInd",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("Override", &XS_BOOLEAN),
+        AttrDesc::optional("BookingLimitMessageType", &BOOKING_LIMIT_MESSAGE_TYPE),
+        AttrDesc::optional("BookingLimit", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("LocatorID", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("BookingThreshold", &XS_INTEGER),
+        AttrDesc::optional("RoomGender", &XS_STRING),
+        AttrDesc::optional("SharedRoomInd", &XS_BOOLEAN),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "StatusApplicationControl",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "LengthsOfStay",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&LENGTHS_OF_STAY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BestAvailableRates",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HurdleRate",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Delta",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RestrictionStatus",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RESTRICTION_STATUS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "StatusApplicationControl",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "LengthsOfStay",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&LENGTHS_OF_STAY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BestAvailableRates",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HurdleRate",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Delta", 4, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RestrictionStatus",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&RESTRICTION_STATUS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2856,26 +2129,20 @@ pub static BOOKING_LIMIT_MESSAGE_TYPE: SimpleDesc = SimpleDesc {
 pub static LENGTHS_OF_STAY: ComplexDesc = ComplexDesc {
     name: "LengthsOfStay",
     attributes: &[
-        AttrDesc {
-            name: "ArrivalDateBased",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "FixedPatternLength",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::optional("ArrivalDateBased", &XS_BOOLEAN),
+        AttrDesc::optional("FixedPatternLength", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "LengthOfStay",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&LENGTH_OF_STAY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "LengthOfStay",
+                    0,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&LENGTH_OF_STAY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -2884,36 +2151,16 @@ pub static LENGTHS_OF_STAY: ComplexDesc = ComplexDesc {
 pub static LENGTH_OF_STAY: ComplexDesc = ComplexDesc {
     name: "LengthOfStay",
     attributes: &[
-        AttrDesc {
-            name: "Time",
-            required: false,
-            ty: &XS_INTEGER,
-        },
-        AttrDesc {
-            name: "TimeUnit",
-            required: false,
-            ty: &TIME_UNIT,
-        },
-        AttrDesc {
-            name: "OpenStatusIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "MinMaxMessageType",
-            required: false,
-            ty: &MIN_MAX_MESSAGE_TYPE,
-        },
+        AttrDesc::optional("Time", &XS_INTEGER),
+        AttrDesc::optional("TimeUnit", &TIME_UNIT),
+        AttrDesc::optional("OpenStatusIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("MinMaxMessageType", &MIN_MAX_MESSAGE_TYPE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "LOS_Pattern",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&LOS_PATTERN),
-            }),
+            Particle::Element(
+                ElementDesc::new("LOS_Pattern", 0, 0, 1, TypeDesc::Complex(&LOS_PATTERN)),
+            ),
         ],
     ),
     forms: &[],
@@ -2940,13 +2187,7 @@ pub static MIN_MAX_MESSAGE_TYPE: SimpleDesc = SimpleDesc {
 
 pub static LOS_PATTERN: ComplexDesc = ComplexDesc {
     name: "LOSPattern",
-    attributes: &[
-        AttrDesc {
-            name: "FullPatternLOS",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-    ],
+    attributes: &[AttrDesc::optional("FullPatternLOS", &STRING_LENGTH1TO32)],
     content: Content::Empty,
     forms: &[],
 };
@@ -2954,31 +2195,11 @@ pub static LOS_PATTERN: ComplexDesc = ComplexDesc {
 pub static RESTRICTION_STATUS: ComplexDesc = ComplexDesc {
     name: "RestrictionStatus",
     attributes: &[
-        AttrDesc {
-            name: "Restriction",
-            required: false,
-            ty: &RESTRICTION,
-        },
-        AttrDesc {
-            name: "Status",
-            required: false,
-            ty: &AVAILABILITY_STATUS,
-        },
-        AttrDesc {
-            name: "SellThroughOpenIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "MaxAdvancedBookingOffset",
-            required: false,
-            ty: &ISO_DURATION,
-        },
-        AttrDesc {
-            name: "MinAdvancedBookingOffset",
-            required: false,
-            ty: &ISO_DURATION,
-        },
+        AttrDesc::optional("Restriction", &RESTRICTION),
+        AttrDesc::optional("Status", &AVAILABILITY_STATUS),
+        AttrDesc::optional("SellThroughOpenIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("MaxAdvancedBookingOffset", &ISO_DURATION),
+        AttrDesc::optional("MinAdvancedBookingOffset", &ISO_DURATION),
     ],
     content: Content::Empty,
     forms: &[],
@@ -3005,22 +2226,18 @@ pub static AVAILABILITY_STATUS: SimpleDesc = SimpleDesc {
 
 pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfos",
-    attributes: &[
-        AttrDesc {
-            name: "LangRequested",
-            required: false,
-            ty: &XS_LANGUAGE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("LangRequested", &XS_LANGUAGE)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelDescriptiveInfo",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelDescriptiveInfo",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_DESCRIPTIVE_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3029,133 +2246,69 @@ pub static HOTEL_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
 pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveInfo",
     attributes: &[
-        AttrDesc {
-            name: "HotelCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BrandCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ChainCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ChainName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BrandName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelCityCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelCodeContext",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AreaID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TTIcode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "StateCodeList",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CountryCodeList",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BrandCodeList",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "MoreDataEchoToken",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ApplicableDate",
-            required: false,
-            ty: &DATE,
-        },
+        AttrDesc::required("HotelCode", &XS_STRING),
+        AttrDesc::optional("BrandCode", &XS_STRING),
+        AttrDesc::optional("ChainCode", &XS_STRING),
+        AttrDesc::optional("ChainName", &XS_STRING),
+        AttrDesc::optional("BrandName", &XS_STRING),
+        AttrDesc::optional("HotelCityCode", &XS_STRING),
+        AttrDesc::optional("HotelName", &XS_STRING),
+        AttrDesc::optional("HotelCodeContext", &XS_STRING),
+        AttrDesc::optional("AreaID", &XS_STRING),
+        AttrDesc::optional("TTIcode", &XS_STRING),
+        AttrDesc::optional("StateCodeList", &XS_STRING),
+        AttrDesc::optional("CountryCodeList", &XS_STRING),
+        AttrDesc::optional("BrandCodeList", &XS_STRING),
+        AttrDesc::optional("MoreDataEchoToken", &XS_STRING),
+        AttrDesc::optional("ApplicableDate", &DATE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelInfo",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEND_HOTEL_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "FacilityInfo",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEND_FACILITY_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Policies",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEND_POLICIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AreaInfo",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEND_AREA_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AffiliationInfo",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEND_AFFILIATION_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ContactInfo",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEND_DATA),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MultimediaObjects",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEND_DATA),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelInfo",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SEND_HOTEL_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "FacilityInfo",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SEND_FACILITY_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Policies", 2, 0, 1, TypeDesc::Complex(&SEND_POLICIES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("AreaInfo", 3, 0, 1, TypeDesc::Complex(&SEND_AREA_INFO)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AffiliationInfo",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SEND_AFFILIATION_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("ContactInfo", 5, 0, 1, TypeDesc::Complex(&SEND_DATA)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimediaObjects",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SEND_DATA),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3164,21 +2317,9 @@ pub static HOTEL_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
 pub static SEND_HOTEL_INFO: ComplexDesc = ComplexDesc {
     name: "SendHotelInfo",
     attributes: &[
-        AttrDesc {
-            name: "HotelStatus",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelStatusCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SendData",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("HotelStatus", &XS_STRING),
+        AttrDesc::optional("HotelStatusCode", &XS_STRING),
+        AttrDesc::optional("SendData", &XS_BOOLEAN),
     ],
     content: Content::Empty,
     forms: &[],
@@ -3187,21 +2328,9 @@ pub static SEND_HOTEL_INFO: ComplexDesc = ComplexDesc {
 pub static SEND_FACILITY_INFO: ComplexDesc = ComplexDesc {
     name: "SendFacilityInfo",
     attributes: &[
-        AttrDesc {
-            name: "SendMeetingRooms",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "SendGuestRooms",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "SendRestaurants",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("SendMeetingRooms", &XS_BOOLEAN),
+        AttrDesc::optional("SendGuestRooms", &XS_BOOLEAN),
+        AttrDesc::optional("SendRestaurants", &XS_BOOLEAN),
     ],
     content: Content::Empty,
     forms: &[],
@@ -3209,13 +2338,7 @@ pub static SEND_FACILITY_INFO: ComplexDesc = ComplexDesc {
 
 pub static SEND_POLICIES: ComplexDesc = ComplexDesc {
     name: "SendPolicies",
-    attributes: &[
-        AttrDesc {
-            name: "SendPolicies",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-    ],
+    attributes: &[AttrDesc::optional("SendPolicies", &XS_BOOLEAN)],
     content: Content::Empty,
     forms: &[],
 };
@@ -3223,21 +2346,9 @@ pub static SEND_POLICIES: ComplexDesc = ComplexDesc {
 pub static SEND_AREA_INFO: ComplexDesc = ComplexDesc {
     name: "SendAreaInfo",
     attributes: &[
-        AttrDesc {
-            name: "SendRefPoints",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "SendAttractions",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "SendRecreations",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("SendRefPoints", &XS_BOOLEAN),
+        AttrDesc::optional("SendAttractions", &XS_BOOLEAN),
+        AttrDesc::optional("SendRecreations", &XS_BOOLEAN),
     ],
     content: Content::Empty,
     forms: &[],
@@ -3246,26 +2357,10 @@ pub static SEND_AREA_INFO: ComplexDesc = ComplexDesc {
 pub static SEND_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
     name: "SendAffiliationInfo",
     attributes: &[
-        AttrDesc {
-            name: "SendDistribSystems",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "SendBrands",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "SendLoyalPrograms",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "SendAwards",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("SendDistribSystems", &XS_BOOLEAN),
+        AttrDesc::optional("SendBrands", &XS_BOOLEAN),
+        AttrDesc::optional("SendLoyalPrograms", &XS_BOOLEAN),
+        AttrDesc::optional("SendAwards", &XS_BOOLEAN),
     ],
     content: Content::Empty,
     forms: &[],
@@ -3273,13 +2368,7 @@ pub static SEND_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
 
 pub static SEND_DATA: ComplexDesc = ComplexDesc {
     name: "SendData",
-    attributes: &[
-        AttrDesc {
-            name: "SendData",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-    ],
+    attributes: &[AttrDesc::optional("SendData", &XS_BOOLEAN)],
     content: Content::Empty,
     forms: &[],
 };
@@ -3289,13 +2378,15 @@ pub static HOTEL_DESCRIPTIVE_CONTENTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelDescriptiveContent",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelDescriptiveContent",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3304,72 +2395,46 @@ pub static HOTEL_DESCRIPTIVE_CONTENTS: ComplexDesc = ComplexDesc {
 pub static HOTEL_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
     name: "HotelDescriptiveContent",
     attributes: &[
-        AttrDesc {
-            name: "LanguageCode",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "RPH",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "HotelCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelCodeContext",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ChainName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "LastModifiedDate",
-            required: false,
-            ty: &DATE,
-        },
+        AttrDesc::optional("LanguageCode", &LANGUAGE_CODE),
+        AttrDesc::optional("RPH", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::required("HotelCode", &XS_STRING),
+        AttrDesc::optional("HotelName", &XS_STRING),
+        AttrDesc::optional("HotelCodeContext", &XS_STRING),
+        AttrDesc::optional("ChainName", &XS_STRING),
+        AttrDesc::optional("LastModifiedDate", &DATE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelInfo",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AffiliationInfo",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_AFFILIATION_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MultimediaDescriptions",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTIONS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ContactInfos",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CONTACT_INFOS),
-            }),
+            Particle::Element(
+                ElementDesc::new("HotelInfo", 0, 0, 1, TypeDesc::Complex(&HOTEL_INFO)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AffiliationInfo",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_AFFILIATION_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimediaDescriptions",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTIONS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ContactInfos",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CONTACT_INFOS),
+                ),
+            ),
         ],
     ),
     forms: &[
@@ -3385,27 +2450,27 @@ pub static HOTEL_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CategoryCodes",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CATEGORY_CODES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Descriptions",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_DESCRIPTIONS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Position",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POSITION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CategoryCodes",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CATEGORY_CODES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Descriptions",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_DESCRIPTIONS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Position", 2, 0, 1, TypeDesc::Complex(&POSITION)),
+            ),
         ],
     ),
     forms: &[],
@@ -3416,13 +2481,15 @@ pub static HOTEL_DESCRIPTIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "DescriptiveText",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "DescriptiveText",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Simple(&XS_STRING),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3433,20 +2500,24 @@ pub static HOTEL_CATEGORY_CODES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelCategory",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_CATEGORY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GuestRoomInfo",
-                index: 1,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&GUEST_ROOM_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelCategory",
+                    0,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_CATEGORY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestRoomInfo",
+                    1,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&GUEST_ROOM_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3461,16 +2532,8 @@ pub static HOTEL_CATEGORY_CODE: SimpleDesc = SimpleDesc {
 pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
     name: "HotelCategory",
     attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: true,
-            ty: &HOTEL_CATEGORY_CODE,
-        },
-        AttrDesc {
-            name: "CodeDetail",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("Code", &HOTEL_CATEGORY_CODE),
+        AttrDesc::optional("CodeDetail", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[],
@@ -3479,33 +2542,29 @@ pub static HOTEL_CATEGORY: ComplexDesc = ComplexDesc {
 pub static GUEST_ROOM_INFO: ComplexDesc = ComplexDesc {
     name: "GuestRoomInfo",
     attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: false,
-            ty: &OTA_CODE,
-        },
-        AttrDesc {
-            name: "CodeDetail",
-            required: true,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("Code", &OTA_CODE),
+        AttrDesc::required("CodeDetail", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "MultimediaDescriptions",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTIONS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "DescriptiveText",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimediaDescriptions",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTIONS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "DescriptiveText",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Simple(&XS_STRING),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3516,13 +2575,15 @@ pub static ROOM_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "MultimediaDescription",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimediaDescription",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ROOM_MULTIMEDIA_DESCRIPTION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3533,13 +2594,9 @@ pub static ROOM_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TextItems",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TEXT_ITEMS),
-            }),
+            Particle::Element(
+                ElementDesc::new("TextItems", 0, 1, 1, TypeDesc::Complex(&TEXT_ITEMS)),
+            ),
         ],
     ),
     forms: &[],
@@ -3550,13 +2607,9 @@ pub static HOTEL_AFFILIATION_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Awards",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_AWARDS),
-            }),
+            Particle::Element(
+                ElementDesc::new("Awards", 0, 1, 1, TypeDesc::Complex(&HOTEL_AWARDS)),
+            ),
         ],
     ),
     forms: &[],
@@ -3567,13 +2620,15 @@ pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Award",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_AWARD),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Award",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_AWARD),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3581,13 +2636,7 @@ pub static HOTEL_AWARDS: ComplexDesc = ComplexDesc {
 
 pub static HOTEL_AWARD: ComplexDesc = ComplexDesc {
     name: "HotelAward",
-    attributes: &[
-        AttrDesc {
-            name: "Rating",
-            required: true,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::required("Rating", &XS_STRING)],
     content: Content::Empty,
     forms: &[],
 };
@@ -3597,13 +2646,15 @@ pub static HOTEL_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "MultimediaDescription",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimediaDescription",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_MULTIMEDIA_DESCRIPTION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3614,13 +2665,9 @@ pub static HOTEL_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ImageItems",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&IMAGE_ITEMS),
-            }),
+            Particle::Element(
+                ElementDesc::new("ImageItems", 0, 1, 1, TypeDesc::Complex(&IMAGE_ITEMS)),
+            ),
         ],
     ),
     forms: &[],
@@ -3631,13 +2678,15 @@ pub static IMAGE_ITEMS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ImageItem",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&IMAGE_ITEM),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ImageItem",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&IMAGE_ITEM),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3651,29 +2700,27 @@ pub static IMAGE_CATEGORY_CODE: SimpleDesc = SimpleDesc {
 
 pub static IMAGE_ITEM: ComplexDesc = ComplexDesc {
     name: "ImageItem",
-    attributes: &[
-        AttrDesc {
-            name: "Category",
-            required: false,
-            ty: &IMAGE_CATEGORY_CODE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("Category", &IMAGE_CATEGORY_CODE)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ImageFormat",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&IMAGE_FORMAT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Description",
-                index: 1,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&IMAGE_DESCRIPTION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ImageFormat",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&IMAGE_FORMAT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Description",
+                    1,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&IMAGE_DESCRIPTION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3682,26 +2729,14 @@ pub static IMAGE_ITEM: ComplexDesc = ComplexDesc {
 pub static IMAGE_FORMAT: ComplexDesc = ComplexDesc {
     name: "ImageFormat",
     attributes: &[
-        AttrDesc {
-            name: "Width",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "Height",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::optional("Width", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("Height", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "URL",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
+            Particle::Element(
+                ElementDesc::new("URL", 0, 1, 1, TypeDesc::Simple(&XS_STRING)),
+            ),
         ],
     ),
     forms: &[],
@@ -3710,16 +2745,8 @@ pub static IMAGE_FORMAT: ComplexDesc = ComplexDesc {
 pub static IMAGE_DESCRIPTION: ComplexDesc = ComplexDesc {
     name: "ImageDescription",
     attributes: &[
-        AttrDesc {
-            name: "Caption",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Language",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
+        AttrDesc::optional("Caption", &XS_STRING),
+        AttrDesc::optional("Language", &LANGUAGE_CODE),
     ],
     content: Content::Text(&XS_STRING),
     forms: &[],
@@ -3730,13 +2757,15 @@ pub static HOTEL_CONTACT_INFOS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ContactInfo",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_CONTACT_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ContactInfo",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_CONTACT_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3747,27 +2776,15 @@ pub static HOTEL_CONTACT_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Addresses",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ADDRESSES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Phones",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PHONES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Emails",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&EMAILS),
-            }),
+            Particle::Element(
+                ElementDesc::new("Addresses", 0, 0, 1, TypeDesc::Complex(&ADDRESSES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Phones", 1, 0, 1, TypeDesc::Complex(&PHONES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Emails", 2, 0, 1, TypeDesc::Complex(&EMAILS)),
+            ),
         ],
     ),
     forms: &[],
@@ -3778,13 +2795,15 @@ pub static ADDRESSES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Address",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ADDRESS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Address",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ADDRESS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3795,13 +2814,9 @@ pub static PHONES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Phone",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PHONE),
-            }),
+            Particle::Element(
+                ElementDesc::new("Phone", 0, 1, 4294967295, TypeDesc::Complex(&PHONE)),
+            ),
         ],
     ),
     forms: &[],
@@ -3816,16 +2831,8 @@ pub static PHONE_TECH_TYPE: SimpleDesc = SimpleDesc {
 pub static PHONE: ComplexDesc = ComplexDesc {
     name: "Phone",
     attributes: &[
-        AttrDesc {
-            name: "PhoneNumber",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "PhoneTechType",
-            required: false,
-            ty: &PHONE_TECH_TYPE,
-        },
+        AttrDesc::required("PhoneNumber", &XS_STRING),
+        AttrDesc::optional("PhoneTechType", &PHONE_TECH_TYPE),
     ],
     content: Content::Empty,
     forms: &[],
@@ -3836,13 +2843,9 @@ pub static EMAILS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Email",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
+            Particle::Element(
+                ElementDesc::new("Email", 0, 1, 4294967295, TypeDesc::Simple(&XS_STRING)),
+            ),
         ],
     ),
     forms: &[],
@@ -3851,73 +2854,37 @@ pub static EMAILS: ComplexDesc = ComplexDesc {
 pub static INV_COUNT_INVENTORIES: ComplexDesc = ComplexDesc {
     name: "InvCountInventories",
     attributes: &[
-        AttrDesc {
-            name: "ChainCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "BrandCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "HotelCode",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "HotelCityCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "HotelCodeContext",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "ChainName",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "BrandName",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "AreaID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TTIcode",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::optional("ChainCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("BrandCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("HotelCode", &STRING_LENGTH1TO16),
+        AttrDesc::optional("HotelCityCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("HotelName", &STRING_LENGTH1TO128),
+        AttrDesc::optional("HotelCodeContext", &STRING_LENGTH1TO32),
+        AttrDesc::optional("ChainName", &STRING_LENGTH1TO64),
+        AttrDesc::optional("BrandName", &STRING_LENGTH1TO64),
+        AttrDesc::optional("AreaID", &XS_STRING),
+        AttrDesc::optional("TTIcode", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Inventory",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&INV_COUNT_INVENTORY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Inventory",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&INV_COUNT_INVENTORY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3928,34 +2895,30 @@ pub static INV_COUNT_INVENTORY: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "StatusApplicationControl",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "InvCounts",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&INV_COUNTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "OffSell",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "StatusApplicationControl",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("InvCounts", 1, 1, 1, TypeDesc::Complex(&INV_COUNTS)),
+            ),
+            Particle::Element(
+                ElementDesc::new("OffSell", 2, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3966,13 +2929,15 @@ pub static INV_COUNTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "InvCount",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&INV_COUNT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "InvCount",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&INV_COUNT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -3981,36 +2946,22 @@ pub static INV_COUNTS: ComplexDesc = ComplexDesc {
 pub static INV_COUNT: ComplexDesc = ComplexDesc {
     name: "InvCount",
     attributes: &[
-        AttrDesc {
-            name: "CountType",
-            required: false,
-            ty: &OTA_CODE,
-        },
-        AttrDesc {
-            name: "Count",
-            required: false,
-            ty: &XS_INTEGER,
-        },
-        AttrDesc {
-            name: "AdjustReason",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "ActionType",
-            required: false,
-            ty: &INV_COUNT_ACTION_TYPE,
-        },
+        AttrDesc::optional("CountType", &OTA_CODE),
+        AttrDesc::optional("Count", &XS_INTEGER),
+        AttrDesc::optional("AdjustReason", &STRING_LENGTH1TO32),
+        AttrDesc::optional("ActionType", &INV_COUNT_ACTION_TYPE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "InvBlockCutoff",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "InvBlockCutoff",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4037,66 +2988,28 @@ pub static RATE_NOTIF_SCOPE_TYPE: SimpleDesc = SimpleDesc {
 pub static RATE_AMOUNT_MESSAGES: ComplexDesc = ComplexDesc {
     name: "RateAmountMessages",
     attributes: &[
-        AttrDesc {
-            name: "ChainCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "BrandCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "HotelCode",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "HotelCityCode",
-            required: false,
-            ty: &STRING_LENGTH1TO8,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "HotelCodeContext",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "ChainName",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "BrandName",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "AreaID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TTIcode",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::optional("ChainCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("BrandCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("HotelCode", &STRING_LENGTH1TO16),
+        AttrDesc::optional("HotelCityCode", &STRING_LENGTH1TO8),
+        AttrDesc::optional("HotelName", &STRING_LENGTH1TO128),
+        AttrDesc::optional("HotelCodeContext", &STRING_LENGTH1TO32),
+        AttrDesc::optional("ChainName", &STRING_LENGTH1TO64),
+        AttrDesc::optional("BrandName", &STRING_LENGTH1TO64),
+        AttrDesc::optional("AreaID", &XS_STRING),
+        AttrDesc::optional("TTIcode", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RateAmountMessage",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&RATE_AMOUNT_MESSAGE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RateAmountMessage",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&RATE_AMOUNT_MESSAGE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4104,29 +3017,21 @@ pub static RATE_AMOUNT_MESSAGES: ComplexDesc = ComplexDesc {
 
 pub static RATE_AMOUNT_MESSAGE: ComplexDesc = ComplexDesc {
     name: "RateAmountMessage",
-    attributes: &[
-        AttrDesc {
-            name: "LocatorID",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-    ],
+    attributes: &[AttrDesc::optional("LocatorID", &XS_POSITIVE_INTEGER)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "StatusApplicationControl",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Rates",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RATE_AMOUNT_RATES),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "StatusApplicationControl",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&STATUS_APPLICATION_CONTROL),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Rates", 1, 1, 1, TypeDesc::Complex(&RATE_AMOUNT_RATES)),
+            ),
         ],
     ),
     forms: &[],
@@ -4137,13 +3042,15 @@ pub static RATE_AMOUNT_RATES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Rate",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&RATE_AMOUNT_RATE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Rate",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&RATE_AMOUNT_RATE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4152,214 +3059,120 @@ pub static RATE_AMOUNT_RATES: ComplexDesc = ComplexDesc {
 pub static RATE_AMOUNT_RATE: ComplexDesc = ComplexDesc {
     name: "RateAmountRate",
     attributes: &[
-        AttrDesc {
-            name: "NumberOfUnits",
-            required: false,
-            ty: &XS_INTEGER,
-        },
-        AttrDesc {
-            name: "RateTimeUnit",
-            required: false,
-            ty: &TIME_UNIT,
-        },
-        AttrDesc {
-            name: "UnitMultiplier",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "MinGuestApplicable",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "MaxGuestApplicable",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "AgeQualifyingCode",
-            required: false,
-            ty: &AGE_QUALIFYING_CODE,
-        },
-        AttrDesc {
-            name: "MinAge",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "MaxAge",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "AgeTimeUnit",
-            required: false,
-            ty: &TIME_UNIT,
-        },
-        AttrDesc {
-            name: "AgeBucket",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "MinLOS",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "MaxLOS",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "StayOverDate",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Start",
-            required: false,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "Duration",
-            required: false,
-            ty: &ISO_DURATION,
-        },
-        AttrDesc {
-            name: "End",
-            required: false,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "Mon",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Tue",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Weds",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Thur",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Fri",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Sat",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Sun",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "DecimalPlaces",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "RateTier",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RateChangeIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("NumberOfUnits", &XS_INTEGER),
+        AttrDesc::optional("RateTimeUnit", &TIME_UNIT),
+        AttrDesc::optional("UnitMultiplier", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("MinGuestApplicable", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("MaxGuestApplicable", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("AgeQualifyingCode", &AGE_QUALIFYING_CODE),
+        AttrDesc::optional("MinAge", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("MaxAge", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("AgeTimeUnit", &TIME_UNIT),
+        AttrDesc::optional("AgeBucket", &STRING_LENGTH1TO16),
+        AttrDesc::optional("MinLOS", &STRING_LENGTH1TO16),
+        AttrDesc::optional("MaxLOS", &STRING_LENGTH1TO16),
+        AttrDesc::optional("StayOverDate", &XS_STRING),
+        AttrDesc::optional("Start", &DATE),
+        AttrDesc::optional("Duration", &ISO_DURATION),
+        AttrDesc::optional("End", &DATE),
+        AttrDesc::optional("Mon", &XS_BOOLEAN),
+        AttrDesc::optional("Tue", &XS_BOOLEAN),
+        AttrDesc::optional("Weds", &XS_BOOLEAN),
+        AttrDesc::optional("Thur", &XS_BOOLEAN),
+        AttrDesc::optional("Fri", &XS_BOOLEAN),
+        AttrDesc::optional("Sat", &XS_BOOLEAN),
+        AttrDesc::optional("Sun", &XS_BOOLEAN),
+        AttrDesc::optional("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("DecimalPlaces", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("RateTier", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RateChangeIndicator", &XS_BOOLEAN),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BaseByGuestAmts",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASE_BY_GUEST_AMTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AdditionalGuestAmounts",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Fees",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GuaranteePolicies",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CancelPolicies",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PaymentPolicies",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RateDescription",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MealsIncluded",
-                index: 8,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AdditionalCharges",
-                index: 9,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BaseByGuestAmts",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BASE_BY_GUEST_AMTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AdditionalGuestAmounts",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Fees", 2, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuaranteePolicies",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPolicies",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PaymentPolicies",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RateDescription",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    7,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "MealsIncluded",
+                    8,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AdditionalCharges",
+                    9,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4370,13 +3183,15 @@ pub static BASE_BY_GUEST_AMTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BaseByGuestAmt",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BASE_BY_GUEST_AMT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BaseByGuestAmt",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&BASE_BY_GUEST_AMT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4385,110 +3200,46 @@ pub static BASE_BY_GUEST_AMTS: ComplexDesc = ComplexDesc {
 pub static BASE_BY_GUEST_AMT: ComplexDesc = ComplexDesc {
     name: "BaseByGuestAmt",
     attributes: &[
-        AttrDesc {
-            name: "AmountBeforeTax",
-            required: false,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "AmountAfterTax",
-            required: false,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "DecimalPlaces",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "AdditionalFeesExcludedIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "Type",
-            required: false,
-            ty: &OTA_CODE,
-        },
-        AttrDesc {
-            name: "ServiceOverrideIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "RateOverrideIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "AmountIncludingMarkup",
-            required: false,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "Code",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
-        AttrDesc {
-            name: "NumberOfGuests",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "AgeQualifyingCode",
-            required: false,
-            ty: &AGE_QUALIFYING_CODE,
-        },
-        AttrDesc {
-            name: "MinAge",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "MaxAge",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "AgeTimeUnit",
-            required: false,
-            ty: &TIME_UNIT,
-        },
-        AttrDesc {
-            name: "AgeBucket",
-            required: false,
-            ty: &STRING_LENGTH1TO16,
-        },
+        AttrDesc::optional("AmountBeforeTax", &MONEY),
+        AttrDesc::optional("AmountAfterTax", &MONEY),
+        AttrDesc::optional("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("DecimalPlaces", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("AdditionalFeesExcludedIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("Type", &OTA_CODE),
+        AttrDesc::optional("ServiceOverrideIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("RateOverrideIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("AmountIncludingMarkup", &MONEY),
+        AttrDesc::optional("Code", &STRING_LENGTH1TO16),
+        AttrDesc::optional("NumberOfGuests", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("AgeQualifyingCode", &AGE_QUALIFYING_CODE),
+        AttrDesc::optional("MinAge", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("MaxAge", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("AgeTimeUnit", &TIME_UNIT),
+        AttrDesc::optional("AgeBucket", &STRING_LENGTH1TO16),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Taxes",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "NumberOfGuestsDescription",
-                index: 2,
-                min: 0u32,
-                max: 9u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new("Taxes", 0, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "NumberOfGuestsDescription",
+                    2,
+                    0,
+                    9,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4526,13 +3277,15 @@ pub static BOOK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservation",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_HOTEL_RESERVATION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservation",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_HOTEL_RESERVATION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4543,34 +3296,36 @@ pub static BOOK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomStays",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_ROOM_STAYS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Services",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_SERVICES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuests",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGlobalInfo",
-                index: 3,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_RES_GLOBAL_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStays",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_ROOM_STAYS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Services", 1, 0, 1, TypeDesc::Complex(&BOOK_SERVICES)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuests",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_RES_GUESTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGlobalInfo",
+                    3,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_RES_GLOBAL_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4581,13 +3336,15 @@ pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomStay",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BOOK_ROOM_STAY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStay",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&BOOK_ROOM_STAY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4595,78 +3352,72 @@ pub static BOOK_ROOM_STAYS: ComplexDesc = ComplexDesc {
 
 pub static BOOK_ROOM_STAY: ComplexDesc = ComplexDesc {
     name: "BookRoomStay",
-    attributes: &[
-        AttrDesc {
-            name: "RPH",
-            required: false,
-            ty: &RPH_NUMBER,
-        },
-    ],
+    attributes: &[AttrDesc::optional("RPH", &RPH_NUMBER)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomTypes",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_TYPES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomRates",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_RATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GuestCounts",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RatePlans",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TimeSpan",
-                index: 4,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DATE_SPAN),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 5,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "SpecialRequests",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuestRPHs",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_GUEST_RPHS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ServiceRPHs",
-                index: 8,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SERVICE_RPHS),
-            }),
+            Particle::Element(
+                ElementDesc::new("RoomTypes", 0, 1, 1, TypeDesc::Complex(&ROOM_TYPES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("RoomRates", 1, 0, 1, TypeDesc::Complex(&ROOM_RATES)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCounts",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RatePlans",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("TimeSpan", 4, 1, 1, TypeDesc::Complex(&DATE_SPAN)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    5,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "SpecialRequests",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuestRPHs",
+                    7,
+                    0,
+                    1,
+                    TypeDesc::Complex(&RES_GUEST_RPHS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ServiceRPHs",
+                    8,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SERVICE_RPHS),
+                ),
+            ),
         ],
     ),
     forms: &[
@@ -4682,13 +3433,15 @@ pub static BOOK_SERVICES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Service",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BOOK_SERVICE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Service",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&BOOK_SERVICE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4697,26 +3450,10 @@ pub static BOOK_SERVICES: ComplexDesc = ComplexDesc {
 pub static BOOK_SERVICE: ComplexDesc = ComplexDesc {
     name: "BookService",
     attributes: &[
-        AttrDesc {
-            name: "ServiceInventoryCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ServiceRPH",
-            required: true,
-            ty: &RPH_NUMBER,
-        },
-        AttrDesc {
-            name: "Type",
-            required: false,
-            ty: &RESERVATION_ID_CODE,
-        },
-        AttrDesc {
-            name: "ID",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::required("ServiceInventoryCode", &XS_STRING),
+        AttrDesc::required("ServiceRPH", &RPH_NUMBER),
+        AttrDesc::optional("Type", &RESERVATION_ID_CODE),
+        AttrDesc::optional("ID", &STRING_LENGTH1TO32),
     ],
     content: Content::Empty,
     forms: &[],
@@ -4727,13 +3464,15 @@ pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ResGuest",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BOOK_RES_GUEST),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuest",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&BOOK_RES_GUEST),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4742,33 +3481,23 @@ pub static BOOK_RES_GUESTS: ComplexDesc = ComplexDesc {
 pub static BOOK_RES_GUEST: ComplexDesc = ComplexDesc {
     name: "BookResGuest",
     attributes: &[
-        AttrDesc {
-            name: "ResGuestRPH",
-            required: true,
-            ty: &RPH_NUMBER,
-        },
-        AttrDesc {
-            name: "AgeQualifyingCode",
-            required: true,
-            ty: &AGE_QUALIFYING_CODE,
-        },
+        AttrDesc::required("ResGuestRPH", &RPH_NUMBER),
+        AttrDesc::required("AgeQualifyingCode", &AGE_QUALIFYING_CODE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Profiles",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&GUEST_PROFILES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GuestCounts",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
-            }),
+            Particle::Element(
+                ElementDesc::new("Profiles", 0, 0, 1, TypeDesc::Complex(&GUEST_PROFILES)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCounts",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4779,34 +3508,36 @@ pub static BOOK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Comments",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COMMENTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "SpecialRequests",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelReservationIDs",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new("Comments", 0, 0, 1, TypeDesc::Complex(&COMMENTS)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "SpecialRequests",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservationIDs",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4817,13 +3548,15 @@ pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservationID",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BOOKING_RESERVATION_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservationID",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&BOOKING_RESERVATION_ID),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4832,21 +3565,9 @@ pub static BOOKING_RESERVATION_IDS: ComplexDesc = ComplexDesc {
 pub static BOOKING_RESERVATION_ID: ComplexDesc = ComplexDesc {
     name: "BookingReservationID",
     attributes: &[
-        AttrDesc {
-            name: "ResID_Type",
-            required: true,
-            ty: &RESERVATION_ID_CODE,
-        },
-        AttrDesc {
-            name: "ResID_Value",
-            required: true,
-            ty: &SHORT_TEXT,
-        },
-        AttrDesc {
-            name: "ResID_SourceContext",
-            required: true,
-            ty: &RES_ID_SOURCE_CONTEXT,
-        },
+        AttrDesc::required("ResID_Type", &RESERVATION_ID_CODE),
+        AttrDesc::required("ResID_Value", &SHORT_TEXT),
+        AttrDesc::required("ResID_SourceContext", &RES_ID_SOURCE_CONTEXT),
     ],
     content: Content::Empty,
     forms: &[],
@@ -4857,13 +3578,15 @@ pub static BOOKED_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservation",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_HOTEL_RESERVATION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservation",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKED_HOTEL_RESERVATION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4874,34 +3597,42 @@ pub static BOOKED_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomStays",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_ROOM_STAYS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Services",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_SERVICES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuests",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGlobalInfo",
-                index: 3,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_RES_GLOBAL_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStays",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKED_ROOM_STAYS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Services",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BOOKED_SERVICES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuests",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_RES_GUESTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGlobalInfo",
+                    3,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKED_RES_GLOBAL_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4912,13 +3643,15 @@ pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomStay",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BOOKED_ROOM_STAY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStay",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&BOOKED_ROOM_STAY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -4926,85 +3659,69 @@ pub static BOOKED_ROOM_STAYS: ComplexDesc = ComplexDesc {
 
 pub static BOOKED_ROOM_STAY: ComplexDesc = ComplexDesc {
     name: "BookedRoomStay",
-    attributes: &[
-        AttrDesc {
-            name: "IndexNumber",
-            required: true,
-            ty: &ROOM_INDEX,
-        },
-    ],
+    attributes: &[AttrDesc::required("IndexNumber", &ROOM_INDEX)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomTypes",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_TYPES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomRates",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OFFER_ROOM_RATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GuestCounts",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TimeSpan",
-                index: 3,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DATE_SPAN),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CancelPenalties",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 5,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 6,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuestRPHs",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&RPH_LIST),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ServiceRPHs",
-                index: 8,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SERVICE_RPHS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Reference",
-                index: 9,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new("RoomTypes", 0, 1, 1, TypeDesc::Complex(&ROOM_TYPES)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomRates",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&OFFER_ROOM_RATES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCounts",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&OCCUPANCY_GUEST_COUNTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("TimeSpan", 3, 1, 1, TypeDesc::Complex(&DATE_SPAN)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPenalties",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 5, 1, 1, TypeDesc::Complex(&TOTAL)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    6,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("ResGuestRPHs", 7, 0, 1, TypeDesc::Simple(&RPH_LIST)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ServiceRPHs",
+                    8,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SERVICE_RPHS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Reference", 9, 0, 1, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
         ],
     ),
     forms: &[],
@@ -5015,13 +3732,15 @@ pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Service",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BOOKED_SERVICE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Service",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&BOOKED_SERVICE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5030,26 +3749,10 @@ pub static BOOKED_SERVICES: ComplexDesc = ComplexDesc {
 pub static BOOKED_SERVICE: ComplexDesc = ComplexDesc {
     name: "BookedService",
     attributes: &[
-        AttrDesc {
-            name: "ServiceInventoryCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ServiceRPH",
-            required: true,
-            ty: &RPH_NUMBER,
-        },
-        AttrDesc {
-            name: "Type",
-            required: true,
-            ty: &RESERVATION_ID_CODE,
-        },
-        AttrDesc {
-            name: "ID",
-            required: true,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::required("ServiceInventoryCode", &XS_STRING),
+        AttrDesc::required("ServiceRPH", &RPH_NUMBER),
+        AttrDesc::required("Type", &RESERVATION_ID_CODE),
+        AttrDesc::required("ID", &STRING_LENGTH1TO32),
     ],
     content: Content::Empty,
     forms: &[],
@@ -5060,48 +3763,48 @@ pub static BOOKED_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Comments",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COMMENTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "DepositPayments",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PREPAYMENT_REQUIREMENTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CancelPenalties",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 3,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelReservationIDs",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 5,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new("Comments", 0, 0, 1, TypeDesc::Complex(&COMMENTS)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "DepositPayments",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&PREPAYMENT_REQUIREMENTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPenalties",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 3, 1, 1, TypeDesc::Complex(&TOTAL)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservationIDs",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BOOKING_RESERVATION_IDS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    5,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5112,13 +3815,15 @@ pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "GuaranteePayment",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PREPAYMENT_DUE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuaranteePayment",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&PREPAYMENT_DUE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5126,29 +3831,21 @@ pub static PREPAYMENT_REQUIREMENTS: ComplexDesc = ComplexDesc {
 
 pub static PREPAYMENT_DUE: ComplexDesc = ComplexDesc {
     name: "PrepaymentDue",
-    attributes: &[
-        AttrDesc {
-            name: "GuaranteeType",
-            required: false,
-            ty: &PAYMENT_GUARANTEE_TYPE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("GuaranteeType", &PAYMENT_GUARANTEE_TYPE)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "AmountPercent",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Deadline",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "AmountPercent",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Deadline", 1, 1, 1, TypeDesc::Complex(&HOTEL_DEADLINE)),
+            ),
         ],
     ),
     forms: &[],
@@ -5159,13 +3856,15 @@ pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelResModify",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_RES_MODIFY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelResModify",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&HOTEL_RES_MODIFY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5174,64 +3873,34 @@ pub static HOTEL_RES_MODIFIES: ComplexDesc = ComplexDesc {
 pub static HOTEL_RES_MODIFY: ComplexDesc = ComplexDesc {
     name: "HotelResModify",
     attributes: &[
-        AttrDesc {
-            name: "CreateDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "LastUpdateDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RoomStayReservation",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("CreateDateTime", &DATE_TIME),
+        AttrDesc::optional("LastUpdateDateTime", &DATE_TIME),
+        AttrDesc::optional("ResStatus", &XS_STRING),
+        AttrDesc::optional("RoomStayReservation", &XS_BOOLEAN),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 0,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomStays",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_STAYS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Services",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SERVICES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuests",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_GUESTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGlobalInfo",
-                index: 4,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_GLOBAL_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new("UniqueID", 0, 0, 2, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new("RoomStays", 1, 0, 1, TypeDesc::Complex(&ROOM_STAYS)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Services", 2, 0, 1, TypeDesc::Complex(&SERVICES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("ResGuests", 3, 0, 1, TypeDesc::Complex(&RES_GUESTS)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGlobalInfo",
+                    4,
+                    1,
+                    1,
+                    TypeDesc::Complex(&RES_GLOBAL_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[
@@ -5247,13 +3916,15 @@ pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomStay",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ROOM_STAY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStay",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ROOM_STAY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5262,103 +3933,95 @@ pub static ROOM_STAYS: ComplexDesc = ComplexDesc {
 pub static ROOM_STAY: ComplexDesc = ComplexDesc {
     name: "RoomStay",
     attributes: &[
-        AttrDesc {
-            name: "IndexNumber",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "RoomStayStatus",
-            required: false,
-            ty: &ROOM_STAY_STATUS,
-        },
+        AttrDesc::optional("IndexNumber", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("RoomStayStatus", &ROOM_STAY_STATUS),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomTypes",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_TYPES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomRates",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_RATES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TimeSpan",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DATE_SPAN),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CancelPenalties",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RatePlans",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "SpecialRequests",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 8,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_STAY_EXTENSIONS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuestRPHs",
-                index: 9,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_GUEST_RPHS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ServiceRPHs",
-                index: 10,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SERVICE_RPHS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Reference",
-                index: 11,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_STAY_REFERENCE),
-            }),
+            Particle::Element(
+                ElementDesc::new("RoomTypes", 0, 0, 1, TypeDesc::Complex(&ROOM_TYPES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("RoomRates", 1, 0, 1, TypeDesc::Complex(&ROOM_RATES)),
+            ),
+            Particle::Element(
+                ElementDesc::new("TimeSpan", 2, 0, 1, TypeDesc::Complex(&DATE_SPAN)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPenalties",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 4, 0, 1, TypeDesc::Complex(&TOTAL)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RatePlans",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "SpecialRequests",
+                    7,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    8,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ROOM_STAY_EXTENSIONS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuestRPHs",
+                    9,
+                    0,
+                    1,
+                    TypeDesc::Complex(&RES_GUEST_RPHS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ServiceRPHs",
+                    10,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SERVICE_RPHS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Reference",
+                    11,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ROOM_STAY_REFERENCE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5369,13 +4032,15 @@ pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomType",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ROOM_TYPE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomType",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ROOM_TYPE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5383,22 +4048,18 @@ pub static ROOM_TYPES: ComplexDesc = ComplexDesc {
 
 pub static ROOM_TYPE: ComplexDesc = ComplexDesc {
     name: "RoomType",
-    attributes: &[
-        AttrDesc {
-            name: "RoomTypeCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::optional("RoomTypeCode", &XS_STRING)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomDescription",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomDescription",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&TEXT_DESCRIPTION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5409,13 +4070,9 @@ pub static TEXT_DESCRIPTION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Text",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TEXT),
-            }),
+            Particle::Element(
+                ElementDesc::new("Text", 0, 1, 4294967295, TypeDesc::Complex(&TEXT)),
+            ),
         ],
     ),
     forms: &[],
@@ -5426,13 +4083,15 @@ pub static ROOM_RATES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RoomRate",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ROOM_RATE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomRate",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ROOM_RATE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5440,22 +4099,18 @@ pub static ROOM_RATES: ComplexDesc = ComplexDesc {
 
 pub static ROOM_RATE: ComplexDesc = ComplexDesc {
     name: "RoomRate",
-    attributes: &[
-        AttrDesc {
-            name: "RoomTypeCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::optional("RoomTypeCode", &XS_STRING)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Features",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_RATE_FEATURES),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Features",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ROOM_RATE_FEATURES),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5466,13 +4121,15 @@ pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Feature",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ROOM_RATE_FEATURE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Feature",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ROOM_RATE_FEATURE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5483,13 +4140,15 @@ pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Description",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Description",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&TEXT_DESCRIPTION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5498,16 +4157,8 @@ pub static ROOM_RATE_FEATURE: ComplexDesc = ComplexDesc {
 pub static BASIC_PROPERTY_INFO: ComplexDesc = ComplexDesc {
     name: "BasicPropertyInfo",
     attributes: &[
-        AttrDesc {
-            name: "HotelCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelName",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("HotelCode", &XS_STRING),
+        AttrDesc::optional("HotelName", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[],
@@ -5518,13 +4169,9 @@ pub static ROOM_STAY_EXTENSIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ROOM_STAY_POS),
-            }),
+            Particle::Element(
+                ElementDesc::new("POS", 0, 0, 1, TypeDesc::Complex(&ROOM_STAY_POS)),
+            ),
         ],
     ),
     forms: &[],
@@ -5535,13 +4182,9 @@ pub static ROOM_STAY_POS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Source",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&SOURCE),
-            }),
+            Particle::Element(
+                ElementDesc::new("Source", 0, 1, 4294967295, TypeDesc::Complex(&SOURCE)),
+            ),
         ],
     ),
     forms: &[],
@@ -5552,13 +4195,15 @@ pub static RES_GUEST_RPHS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ResGuestRPH",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&RPH_REFERENCE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuestRPH",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&RPH_REFERENCE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5569,13 +4214,15 @@ pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ServiceRPH",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&RPH_REFERENCE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ServiceRPH",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&RPH_REFERENCE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5583,13 +4230,7 @@ pub static SERVICE_RPHS: ComplexDesc = ComplexDesc {
 
 pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
     name: "RPHReference",
-    attributes: &[
-        AttrDesc {
-            name: "RPH",
-            required: true,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-    ],
+    attributes: &[AttrDesc::required("RPH", &XS_NON_NEGATIVE_INTEGER)],
     content: Content::Empty,
     forms: &[],
 };
@@ -5597,16 +4238,8 @@ pub static RPH_REFERENCE: ComplexDesc = ComplexDesc {
 pub static ROOM_STAY_REFERENCE: ComplexDesc = ComplexDesc {
     name: "RoomStayReference",
     attributes: &[
-        AttrDesc {
-            name: "ID",
-            required: false,
-            ty: &SHORT_TEXT,
-        },
-        AttrDesc {
-            name: "Type",
-            required: false,
-            ty: &REFERENCE_CODE,
-        },
+        AttrDesc::optional("ID", &SHORT_TEXT),
+        AttrDesc::optional("Type", &REFERENCE_CODE),
     ],
     content: Content::Empty,
     forms: &[],
@@ -5617,13 +4250,15 @@ pub static SERVICES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Service",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&SERVICE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Service",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&SERVICE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5632,43 +4267,31 @@ pub static SERVICES: ComplexDesc = ComplexDesc {
 pub static SERVICE: ComplexDesc = ComplexDesc {
     name: "Service",
     attributes: &[
-        AttrDesc {
-            name: "ServiceInventoryCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ServiceRPH",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "Type",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ID",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("ServiceInventoryCode", &XS_STRING),
+        AttrDesc::optional("ServiceRPH", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("Type", &XS_STRING),
+        AttrDesc::optional("ID", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ServiceDetails",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SERVICE_DETAILS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SERVICE_EXTENSIONS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ServiceDetails",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SERVICE_DETAILS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SERVICE_EXTENSIONS),
+                ),
+            ),
         ],
     ),
     forms: &[
@@ -5688,34 +4311,36 @@ pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TimeSpan",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&LOCAL_DATE_TIME_SPAN),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuestRPHs",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_GUEST_RPHS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CancelPenalties",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "TimeSpan",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&LOCAL_DATE_TIME_SPAN),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuestRPHs",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&RES_GUEST_RPHS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPenalties",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 3, 0, 1, TypeDesc::Complex(&TOTAL)),
+            ),
         ],
     ),
     forms: &[],
@@ -5724,16 +4349,8 @@ pub static SERVICE_DETAILS: ComplexDesc = ComplexDesc {
 pub static LOCAL_DATE_TIME_SPAN: ComplexDesc = ComplexDesc {
     name: "LocalDateTimeSpan",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "End",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
+        AttrDesc::required("Start", &LOCAL_DATE_TIME),
+        AttrDesc::required("End", &LOCAL_DATE_TIME),
     ],
     content: Content::Empty,
     forms: &[],
@@ -5744,20 +4361,24 @@ pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TransferInfoType",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TRANSFER_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TourActivity",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_SERVICE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "TransferInfoType",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&TRANSFER_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TourActivity",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_SERVICE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5766,36 +4387,12 @@ pub static SERVICE_EXTENSIONS: ComplexDesc = ComplexDesc {
 pub static TOUR_ACTIVITY_SERVICE: ComplexDesc = ComplexDesc {
     name: "TourActivityService",
     attributes: &[
-        AttrDesc {
-            name: "TourActivityID",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierProductCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierServiceCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Name",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "PickupDateTime",
-            required: false,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "PickupLocation",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("TourActivityID", &XS_STRING),
+        AttrDesc::required("SupplierProductCode", &XS_STRING),
+        AttrDesc::required("SupplierServiceCode", &XS_STRING),
+        AttrDesc::optional("Name", &XS_STRING),
+        AttrDesc::optional("PickupDateTime", &LOCAL_DATE_TIME),
+        AttrDesc::optional("PickupLocation", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[],
@@ -5806,13 +4403,15 @@ pub static TRANSFER_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TransferLeg",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TRANSFER_LEG),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "TransferLeg",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&TRANSFER_LEG),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5823,20 +4422,24 @@ pub static TRANSFER_LEG: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TransferOrigin",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TRANSFER_ENDPOINT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TransferDestination",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TRANSFER_ENDPOINT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "TransferOrigin",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&TRANSFER_ENDPOINT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TransferDestination",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&TRANSFER_ENDPOINT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5851,22 +4454,22 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "ConnectingTransport",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&CONNECTING_TRANSPORT),
-                        },
+                        ElementDesc::new(
+                            "ConnectingTransport",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&CONNECTING_TRANSPORT),
+                        ),
                     ],
                     &[
-                        ElementDesc {
-                            name: "Hotel",
-                            index: 1,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&TRANSFER_HOTEL),
-                        },
+                        ElementDesc::new(
+                            "Hotel",
+                            1,
+                            1,
+                            1,
+                            TypeDesc::Complex(&TRANSFER_HOTEL),
+                        ),
                     ],
                 ],
             },
@@ -5878,40 +4481,32 @@ pub static TRANSFER_ENDPOINT: ComplexDesc = ComplexDesc {
 pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
     name: "ConnectingTransport",
     attributes: &[
-        AttrDesc {
-            name: "DepartureDateTime",
-            required: false,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "ArrivalDateTime",
-            required: false,
-            ty: &LOCAL_DATE_TIME,
-        },
+        AttrDesc::optional("DepartureDateTime", &LOCAL_DATE_TIME),
+        AttrDesc::optional("ArrivalDateTime", &LOCAL_DATE_TIME),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "DepartureAirport",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AIRPORT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ArrivalAirport",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AIRPORT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "OperatingAirline",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&OPERATING_AIRLINE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "DepartureAirport",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&AIRPORT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("ArrivalAirport", 1, 0, 1, TypeDesc::Complex(&AIRPORT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "OperatingAirline",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&OPERATING_AIRLINE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5919,39 +4514,21 @@ pub static CONNECTING_TRANSPORT: ComplexDesc = ComplexDesc {
 
 pub static AIRPORT: ComplexDesc = ComplexDesc {
     name: "Airport",
-    attributes: &[
-        AttrDesc {
-            name: "LocationCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::required("LocationCode", &XS_STRING)],
     content: Content::Empty,
     forms: &[],
 };
 
 pub static OPERATING_AIRLINE: ComplexDesc = ComplexDesc {
     name: "OperatingAirline",
-    attributes: &[
-        AttrDesc {
-            name: "FlightNumber",
-            required: false,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::optional("FlightNumber", &XS_STRING)],
     content: Content::Empty,
     forms: &[],
 };
 
 pub static TRANSFER_HOTEL: ComplexDesc = ComplexDesc {
     name: "TransferHotel",
-    attributes: &[
-        AttrDesc {
-            name: "HotelCode",
-            required: true,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::required("HotelCode", &XS_STRING)],
     content: Content::Empty,
     forms: &[],
 };
@@ -5961,13 +4538,15 @@ pub static RES_GUESTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ResGuest",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&RES_GUEST),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuest",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&RES_GUEST),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -5976,33 +4555,23 @@ pub static RES_GUESTS: ComplexDesc = ComplexDesc {
 pub static RES_GUEST: ComplexDesc = ComplexDesc {
     name: "ResGuest",
     attributes: &[
-        AttrDesc {
-            name: "AgeQualifyingCode",
-            required: false,
-            ty: &AGE_QUALIFYING_CODE,
-        },
-        AttrDesc {
-            name: "ResGuestRPH",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::optional("AgeQualifyingCode", &AGE_QUALIFYING_CODE),
+        AttrDesc::optional("ResGuestRPH", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Profiles",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&GUEST_PROFILES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GuestCounts",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&GUEST_COUNTS),
-            }),
+            Particle::Element(
+                ElementDesc::new("Profiles", 0, 0, 1, TypeDesc::Complex(&GUEST_PROFILES)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCounts",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&GUEST_COUNTS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6013,13 +4582,15 @@ pub static GUEST_PROFILES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ProfileInfo",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PROFILE_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ProfileInfo",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&PROFILE_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6030,13 +4601,9 @@ pub static PROFILE_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Profile",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PROFILE),
-            }),
+            Particle::Element(
+                ElementDesc::new("Profile", 0, 1, 1, TypeDesc::Complex(&PROFILE)),
+            ),
         ],
     ),
     forms: &[],
@@ -6047,13 +4614,9 @@ pub static PROFILE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Customer",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CUSTOMER),
-            }),
+            Particle::Element(
+                ElementDesc::new("Customer", 0, 1, 1, TypeDesc::Complex(&CUSTOMER)),
+            ),
         ],
     ),
     forms: &[],
@@ -6061,22 +4624,12 @@ pub static PROFILE: ComplexDesc = ComplexDesc {
 
 pub static CUSTOMER: ComplexDesc = ComplexDesc {
     name: "Customer",
-    attributes: &[
-        AttrDesc {
-            name: "BirthDate",
-            required: false,
-            ty: &DATE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("BirthDate", &DATE)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "PersonName",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PERSON_NAME),
-            }),
+            Particle::Element(
+                ElementDesc::new("PersonName", 0, 0, 1, TypeDesc::Complex(&PERSON_NAME)),
+            ),
         ],
     ),
     forms: &[],
@@ -6087,13 +4640,15 @@ pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "GuestCount",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&GUEST_COUNT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuestCount",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&GUEST_COUNT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6101,13 +4656,7 @@ pub static GUEST_COUNTS: ComplexDesc = ComplexDesc {
 
 pub static GUEST_COUNT: ComplexDesc = ComplexDesc {
     name: "GuestCount",
-    attributes: &[
-        AttrDesc {
-            name: "Age",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-    ],
+    attributes: &[AttrDesc::optional("Age", &XS_NON_NEGATIVE_INTEGER)],
     content: Content::Empty,
     forms: &[],
 };
@@ -6117,48 +4666,48 @@ pub static RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Comments",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&COMMENTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CancelPenalties",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Total",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOTAL),
-            }),
-            Particle::Element(ElementDesc {
-                name: "SpecialRequests",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelReservationIDs",
-                index: 4,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_RESERVATION_IDS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BASIC_PROPERTY_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new("Comments", 0, 0, 1, TypeDesc::Complex(&COMMENTS)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPenalties",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_CANCEL_PENALTIES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Total", 2, 0, 1, TypeDesc::Complex(&TOTAL)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "SpecialRequests",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservationIDs",
+                    4,
+                    1,
+                    1,
+                    TypeDesc::Complex(&HOTEL_RESERVATION_IDS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BASIC_PROPERTY_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[
@@ -6174,13 +4723,9 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Comment",
-                index: 0,
-                min: 1u32,
-                max: 20u32,
-                ty: TypeDesc::Complex(&COMMENT),
-            }),
+            Particle::Element(
+                ElementDesc::new("Comment", 0, 1, 20, TypeDesc::Complex(&COMMENT)),
+            ),
         ],
     ),
     forms: &[],
@@ -6189,26 +4734,14 @@ pub static COMMENTS: ComplexDesc = ComplexDesc {
 pub static COMMENT: ComplexDesc = ComplexDesc {
     name: "Comment",
     attributes: &[
-        AttrDesc {
-            name: "Name",
-            required: false,
-            ty: &SHORT_TEXT,
-        },
-        AttrDesc {
-            name: "CommentOriginatorCode",
-            required: false,
-            ty: &SHORT_TEXT,
-        },
+        AttrDesc::optional("Name", &SHORT_TEXT),
+        AttrDesc::optional("CommentOriginatorCode", &SHORT_TEXT),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Text",
-                index: 0,
-                min: 0u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&COMMENT_TEXT),
-            }),
+            Particle::Element(
+                ElementDesc::new("Text", 0, 0, 5, TypeDesc::Complex(&COMMENT_TEXT)),
+            ),
         ],
     ),
     forms: &[],
@@ -6216,13 +4749,7 @@ pub static COMMENT: ComplexDesc = ComplexDesc {
 
 pub static COMMENT_TEXT: ComplexDesc = ComplexDesc {
     name: "CommentText",
-    attributes: &[
-        AttrDesc {
-            name: "Language",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("Language", &LANGUAGE_CODE)],
     content: Content::Text(&FREE_TEXT),
     forms: &[],
 };
@@ -6232,13 +4759,15 @@ pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservationID",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_RESERVATION_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservationID",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_RESERVATION_ID),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6247,26 +4776,10 @@ pub static HOTEL_RESERVATION_IDS: ComplexDesc = ComplexDesc {
 pub static HOTEL_RESERVATION_ID: ComplexDesc = ComplexDesc {
     name: "HotelReservationID",
     attributes: &[
-        AttrDesc {
-            name: "ResID_Type",
-            required: true,
-            ty: &RESERVATION_ID_CODE,
-        },
-        AttrDesc {
-            name: "ResID_SourceContext",
-            required: true,
-            ty: &RES_ID_SOURCE_CONTEXT,
-        },
-        AttrDesc {
-            name: "ResID_Value",
-            required: true,
-            ty: &SHORT_TEXT,
-        },
-        AttrDesc {
-            name: "Item_RPH",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::required("ResID_Type", &RESERVATION_ID_CODE),
+        AttrDesc::required("ResID_SourceContext", &RES_ID_SOURCE_CONTEXT),
+        AttrDesc::required("ResID_Value", &SHORT_TEXT),
+        AttrDesc::optional("Item_RPH", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Empty,
     forms: &[
@@ -6288,13 +4801,15 @@ pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "CancelPenalty",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&HOTEL_CANCEL_PENALTY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "CancelPenalty",
+                    0,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&HOTEL_CANCEL_PENALTY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6302,36 +4817,30 @@ pub static HOTEL_CANCEL_PENALTIES: ComplexDesc = ComplexDesc {
 
 pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
     name: "HotelCancelPenalty",
-    attributes: &[
-        AttrDesc {
-            name: "NonRefundable",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-    ],
+    attributes: &[AttrDesc::optional("NonRefundable", &XS_BOOLEAN)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Deadline",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_DEADLINE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AmountPercent",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PenaltyDescription",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TEXT_DESCRIPTION),
-            }),
+            Particle::Element(
+                ElementDesc::new("Deadline", 0, 0, 1, TypeDesc::Complex(&HOTEL_DEADLINE)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AmountPercent",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&HOTEL_AMOUNT_PERCENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PenaltyDescription",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&TEXT_DESCRIPTION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6339,13 +4848,7 @@ pub static HOTEL_CANCEL_PENALTY: ComplexDesc = ComplexDesc {
 
 pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
     name: "HotelDeadline",
-    attributes: &[
-        AttrDesc {
-            name: "AbsoluteDeadline",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-    ],
+    attributes: &[AttrDesc::required("AbsoluteDeadline", &LOCAL_DATE_TIME)],
     content: Content::Empty,
     forms: &[],
 };
@@ -6353,21 +4856,9 @@ pub static HOTEL_DEADLINE: ComplexDesc = ComplexDesc {
 pub static HOTEL_AMOUNT_PERCENT: ComplexDesc = ComplexDesc {
     name: "HotelAmountPercent",
     attributes: &[
-        AttrDesc {
-            name: "Percent",
-            required: false,
-            ty: &PENALTY_PERCENT,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "Amount",
-            required: false,
-            ty: &MONEY,
-        },
+        AttrDesc::optional("Percent", &PENALTY_PERCENT),
+        AttrDesc::optional("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("Amount", &MONEY),
     ],
     content: Content::Empty,
     forms: &[],
@@ -6396,13 +4887,15 @@ pub static RES_NOTIF_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservation",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_NOTIF_HOTEL_RESERVATION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservation",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&RES_NOTIF_HOTEL_RESERVATION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6411,59 +4904,51 @@ pub static RES_NOTIF_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
 pub static RES_NOTIF_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
     name: "ResNotifHotelReservation",
     attributes: &[
-        AttrDesc {
-            name: "CreateDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "LastModifyDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &HOTEL_RES_STATUS,
-        },
+        AttrDesc::optional("CreateDateTime", &DATE_TIME),
+        AttrDesc::optional("LastModifyDateTime", &DATE_TIME),
+        AttrDesc::optional("ResStatus", &HOTEL_RES_STATUS),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 0,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomStays",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_ROOM_STAYS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Services",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_SERVICES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuests",
-                index: 3,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_RES_GUESTS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGlobalInfo",
-                index: 4,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_RES_GLOBAL_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new("UniqueID", 0, 0, 2, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStays",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKED_ROOM_STAYS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Services",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BOOKED_SERVICES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuests",
+                    3,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_RES_GUESTS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGlobalInfo",
+                    4,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKED_RES_GLOBAL_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6480,13 +4965,15 @@ pub static ACK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservation",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACK_HOTEL_RESERVATION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservation",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ACK_HOTEL_RESERVATION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6495,87 +4982,75 @@ pub static ACK_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
 pub static ACK_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
     name: "AckHotelReservation",
     attributes: &[
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CreateDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "LastModifyDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
+        AttrDesc::optional("ResStatus", &XS_STRING),
+        AttrDesc::optional("CreateDateTime", &DATE_TIME),
+        AttrDesc::optional("LastModifyDateTime", &DATE_TIME),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 0,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomStays",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Services",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BillingInstructionCode",
-                index: 3,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuests",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGlobalInfo",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACK_RES_GLOBAL_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "WrittenConfInst",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Queue",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 8,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new("UniqueID", 0, 0, 2, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStays",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Services", 2, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BillingInstructionCode",
+                    3,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuests",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGlobalInfo",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACK_RES_GLOBAL_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "WrittenConfInst",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Queue", 7, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    8,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6586,20 +5061,24 @@ pub static ACK_RES_GLOBAL_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservationIDs",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACK_RESERVATION_IDS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BasicPropertyInfo",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservationIDs",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACK_RESERVATION_IDS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicPropertyInfo",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6610,13 +5089,15 @@ pub static ACK_RESERVATION_IDS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservationID",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACK_RESERVATION_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservationID",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ACK_RESERVATION_ID),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6625,51 +5106,15 @@ pub static ACK_RESERVATION_IDS: ComplexDesc = ComplexDesc {
 pub static ACK_RESERVATION_ID: ComplexDesc = ComplexDesc {
     name: "AckReservationID",
     attributes: &[
-        AttrDesc {
-            name: "ResID_Type",
-            required: false,
-            ty: &OTA_CODE,
-        },
-        AttrDesc {
-            name: "ResID_Value",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ResID_Source",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ResID_SourceContext",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ResID_Date",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "ForGuest",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "ResGuestRPH",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CancelOriginatorCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CancellationDate",
-            required: false,
-            ty: &DATE_TIME,
-        },
+        AttrDesc::optional("ResID_Type", &OTA_CODE),
+        AttrDesc::optional("ResID_Value", &XS_STRING),
+        AttrDesc::optional("ResID_Source", &XS_STRING),
+        AttrDesc::optional("ResID_SourceContext", &XS_STRING),
+        AttrDesc::optional("ResID_Date", &DATE_TIME),
+        AttrDesc::optional("ForGuest", &XS_BOOLEAN),
+        AttrDesc::optional("ResGuestRPH", &XS_STRING),
+        AttrDesc::optional("CancelOriginatorCode", &XS_STRING),
+        AttrDesc::optional("CancellationDate", &DATE_TIME),
     ],
     content: Content::Empty,
     forms: &[],
@@ -6679,15 +5124,7 @@ pub static NOTIF_REPORT_EXTENSIONS: ComplexDesc = ComplexDesc {
     name: "NotifReportExtensions",
     attributes: &[],
     content: Content::Sequence(
-        &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-        ],
+        &[Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS)))],
     ),
     forms: &[],
 };
@@ -6697,13 +5134,15 @@ pub static NOTIF_DETAILS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelNotifReport",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_NOTIF_REPORT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelNotifReport",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&HOTEL_NOTIF_REPORT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6714,13 +5153,15 @@ pub static HOTEL_NOTIF_REPORT: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservations",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_REPORT_HOTEL_RESERVATIONS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservations",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&NOTIF_REPORT_HOTEL_RESERVATIONS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6731,13 +5172,15 @@ pub static NOTIF_REPORT_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "HotelReservation",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&NOTIF_REPORT_HOTEL_RESERVATION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservation",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&NOTIF_REPORT_HOTEL_RESERVATION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6746,92 +5189,76 @@ pub static NOTIF_REPORT_HOTEL_RESERVATIONS: ComplexDesc = ComplexDesc {
 pub static NOTIF_REPORT_HOTEL_RESERVATION: ComplexDesc = ComplexDesc {
     name: "NotifReportHotelReservation",
     attributes: &[
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CreateDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "LastModifyDateTime",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "WarningRPH",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("ResStatus", &XS_STRING),
+        AttrDesc::optional("CreateDateTime", &DATE_TIME),
+        AttrDesc::optional("LastModifyDateTime", &DATE_TIME),
+        AttrDesc::optional("WarningRPH", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 0,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RoomStays",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Services",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BillingInstructionCode",
-                index: 3,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGuests",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ResGlobalInfo",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACK_RES_GLOBAL_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "WrittenConfInst",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Queue",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 8,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new("UniqueID", 0, 0, 2, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RoomStays",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Services", 2, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "BillingInstructionCode",
+                    3,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGuests",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ResGlobalInfo",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACK_RES_GLOBAL_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "WrittenConfInst",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Queue", 7, 0, 1, TypeDesc::Complex(&UNREAD_CONTENT)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    8,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6842,13 +5269,15 @@ pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TourActivityDescriptiveInfo",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "TourActivityDescriptiveInfo",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6856,13 +5285,7 @@ pub static PRODUCT_DESCRIPTIVE_INFOS: ComplexDesc = ComplexDesc {
 
 pub static TOUR_ACTIVITY_DESCRIPTIVE_INFO: ComplexDesc = ComplexDesc {
     name: "TourActivityDescriptiveInfo",
-    attributes: &[
-        AttrDesc {
-            name: "TourActivityID",
-            required: true,
-            ty: &XS_STRING,
-        },
-    ],
+    attributes: &[AttrDesc::required("TourActivityID", &XS_STRING)],
     content: Content::Empty,
     forms: &[],
 };
@@ -6884,13 +5307,15 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_RESULT: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TourActivityDescriptiveContent",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_CONTENT),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "TourActivityDescriptiveContent",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6899,52 +5324,48 @@ pub static TOUR_ACTIVITY_DESCRIPTIVE_RESULT: ComplexDesc = ComplexDesc {
 pub static TOUR_ACTIVITY_DESCRIPTIVE_CONTENT: ComplexDesc = ComplexDesc {
     name: "TourActivityDescriptiveContent",
     attributes: &[
-        AttrDesc {
-            name: "TourActivityID",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TourActivityName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RPH",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::required("TourActivityID", &XS_STRING),
+        AttrDesc::optional("TourActivityName", &XS_STRING),
+        AttrDesc::optional("RPH", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Schedule",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DESCRIPTIVE_ACTIVITY_SCHEDULE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TourActivityCategory",
-                index: 1,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_CATEGORY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ProductInfo",
-                index: 2,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACTIVITY_ITEM_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ServiceInfo",
-                index: 3,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACTIVITY_ITEM_INFO),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Schedule",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&DESCRIPTIVE_ACTIVITY_SCHEDULE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TourActivityCategory",
+                    1,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_CATEGORY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ProductInfo",
+                    2,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&ACTIVITY_ITEM_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ServiceInfo",
+                    3,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&ACTIVITY_ITEM_INFO),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6955,13 +5376,15 @@ pub static DESCRIPTIVE_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Summary",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DESCRIPTIVE_SCHEDULE_SUMMARY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Summary",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&DESCRIPTIVE_SCHEDULE_SUMMARY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -6970,16 +5393,8 @@ pub static DESCRIPTIVE_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
 pub static DESCRIPTIVE_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
     name: "DescriptiveScheduleSummary",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: false,
-            ty: &TIME_OF_DAY,
-        },
-        AttrDesc {
-            name: "Duration",
-            required: false,
-            ty: &ISO_DURATION,
-        },
+        AttrDesc::optional("Start", &TIME_OF_DAY),
+        AttrDesc::optional("Duration", &ISO_DURATION),
     ],
     content: Content::Empty,
     forms: &[],
@@ -6988,26 +5403,10 @@ pub static DESCRIPTIVE_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
 pub static TOUR_ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
     name: "TourActivityCategory",
     attributes: &[
-        AttrDesc {
-            name: "CategoryCode",
-            required: true,
-            ty: &ACTIVITY_CATEGORY_CODE,
-        },
-        AttrDesc {
-            name: "CategoryName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TypeCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TypeName",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("CategoryCode", &ACTIVITY_CATEGORY_CODE),
+        AttrDesc::optional("CategoryName", &XS_STRING),
+        AttrDesc::optional("TypeCode", &XS_STRING),
+        AttrDesc::optional("TypeName", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7016,26 +5415,20 @@ pub static TOUR_ACTIVITY_CATEGORY: ComplexDesc = ComplexDesc {
 pub static ACTIVITY_ITEM_INFO: ComplexDesc = ComplexDesc {
     name: "ActivityItemInfo",
     attributes: &[
-        AttrDesc {
-            name: "Code",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CodeDetail",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("Code", &XS_STRING),
+        AttrDesc::optional("CodeDetail", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Descriptions",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_DESCRIPTIONS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Descriptions",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_DESCRIPTIONS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7046,13 +5439,15 @@ pub static ACTIVITY_DESCRIPTIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "MultimediaDescriptions",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_MULTIMEDIA_DESCRIPTIONS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimediaDescriptions",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_MULTIMEDIA_DESCRIPTIONS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7063,13 +5458,15 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "MultimediaDescription",
-                index: 0,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACTIVITY_MULTIMEDIA_DESCRIPTION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimediaDescription",
+                    0,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ACTIVITY_MULTIMEDIA_DESCRIPTION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7080,13 +5477,9 @@ pub static ACTIVITY_MULTIMEDIA_DESCRIPTION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "TextItems",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TEXT_ITEMS),
-            }),
+            Particle::Element(
+                ElementDesc::new("TextItems", 0, 1, 1, TypeDesc::Complex(&TEXT_ITEMS)),
+            ),
         ],
     ),
     forms: &[],
@@ -7097,41 +5490,45 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BasicInfo",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CHOICE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Location",
-                index: 1,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Schedule",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_SCHEDULE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ParticipantCount",
-                index: 3,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_COUNT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MultimodalOffer",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&MULTIMODAL_OFFER),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicInfo",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_CHOICE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Location",
+                    1,
+                    0,
+                    2,
+                    TypeDesc::Complex(&ACTIVITY_LOCATION),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Schedule", 2, 1, 1, TypeDesc::Complex(&AVAIL_SCHEDULE)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ParticipantCount",
+                    3,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&PARTICIPANT_COUNT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "MultimodalOffer",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&MULTIMODAL_OFFER),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7140,16 +5537,8 @@ pub static AVAIL_TOUR_ACTIVITY: ComplexDesc = ComplexDesc {
 pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
     name: "AvailSchedule",
     attributes: &[
-        AttrDesc {
-            name: "StartPeriod",
-            required: true,
-            ty: &DATE,
-        },
-        AttrDesc {
-            name: "EndPeriod",
-            required: true,
-            ty: &DATE,
-        },
+        AttrDesc::required("StartPeriod", &DATE),
+        AttrDesc::required("EndPeriod", &DATE),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7157,22 +5546,18 @@ pub static AVAIL_SCHEDULE: ComplexDesc = ComplexDesc {
 
 pub static PARTICIPANT_COUNT: ComplexDesc = ComplexDesc {
     name: "ParticipantCount",
-    attributes: &[
-        AttrDesc {
-            name: "Quantity",
-            required: true,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-    ],
+    attributes: &[AttrDesc::required("Quantity", &XS_NON_NEGATIVE_INTEGER)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "QualifierInfo",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&AGE_QUALIFYING_CODE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "QualifierInfo",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Simple(&AGE_QUALIFYING_CODE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7183,13 +5568,15 @@ pub static MULTIMODAL_OFFER: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "RequestedOffer",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&REQUESTED_OFFER),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "RequestedOffer",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&REQUESTED_OFFER),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7200,13 +5587,15 @@ pub static REQUESTED_OFFER: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "GuidelinePricing",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&GUIDELINE_PRICING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "GuidelinePricing",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&GUIDELINE_PRICING),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7217,20 +5606,18 @@ pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Method",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PRICING_METHOD),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MaximumPrice",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&MAXIMUM_PRICE),
-            }),
+            Particle::Element(
+                ElementDesc::new("Method", 0, 0, 1, TypeDesc::Simple(&PRICING_METHOD)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "MaximumPrice",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&MAXIMUM_PRICE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7239,21 +5626,9 @@ pub static GUIDELINE_PRICING: ComplexDesc = ComplexDesc {
 pub static MAXIMUM_PRICE: ComplexDesc = ComplexDesc {
     name: "MaximumPrice",
     attributes: &[
-        AttrDesc {
-            name: "Amount",
-            required: true,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "CurrencyDecimal",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::required("Amount", &MONEY),
+        AttrDesc::optional("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("CurrencyDecimal", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7264,55 +5639,69 @@ pub static AVAIL_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BasicInfo",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_BASIC_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Schedule",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_ACTIVITY_SCHEDULE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CategoryAndType",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CATEGORY_AND_TYPE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Description",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_ACTIVITY_DESCRIPTION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Location",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Pricing",
-                index: 5,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_ACTIVITY_PRICING),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PickupDropoff",
-                index: 6,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&AVAIL_PICKUP_DROPOFF),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicInfo",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_BASIC_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Schedule",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&AVAIL_ACTIVITY_SCHEDULE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CategoryAndType",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&CATEGORY_AND_TYPE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Description",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&AVAIL_ACTIVITY_DESCRIPTION),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Location",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Pricing",
+                    5,
+                    1,
+                    1,
+                    TypeDesc::Complex(&AVAIL_ACTIVITY_PRICING),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PickupDropoff",
+                    6,
+                    0,
+                    2,
+                    TypeDesc::Complex(&AVAIL_PICKUP_DROPOFF),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7323,13 +5712,15 @@ pub static AVAIL_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Summary",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_SCHEDULE_SUMMARY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Summary",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&AVAIL_SCHEDULE_SUMMARY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7338,21 +5729,9 @@ pub static AVAIL_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
 pub static AVAIL_SCHEDULE_SUMMARY: ComplexDesc = ComplexDesc {
     name: "AvailScheduleSummary",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "End",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "Duration",
-            required: false,
-            ty: &ISO_DURATION,
-        },
+        AttrDesc::required("Start", &LOCAL_DATE_TIME),
+        AttrDesc::required("End", &LOCAL_DATE_TIME),
+        AttrDesc::optional("Duration", &ISO_DURATION),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7363,13 +5742,15 @@ pub static AVAIL_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ShortDescription",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ShortDescription",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Simple(&XS_STRING),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7378,31 +5759,11 @@ pub static AVAIL_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
 pub static AVAIL_PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
     name: "AvailPickupDropoff",
     attributes: &[
-        AttrDesc {
-            name: "PickupInd",
-            required: true,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "DateTime",
-            required: false,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "LocationName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Code",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "MeetingLocation",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("PickupInd", &XS_BOOLEAN),
+        AttrDesc::optional("DateTime", &LOCAL_DATE_TIME),
+        AttrDesc::optional("LocationName", &XS_STRING),
+        AttrDesc::optional("Code", &XS_STRING),
+        AttrDesc::optional("MeetingLocation", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[
@@ -7418,13 +5779,15 @@ pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Summary",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_PRICING_SUMMARY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Summary",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&AVAIL_PRICING_SUMMARY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7433,31 +5796,21 @@ pub static AVAIL_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
 pub static AVAIL_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
     name: "AvailPricingSummary",
     attributes: &[
-        AttrDesc {
-            name: "Amount",
-            required: false,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "MinCharge",
-            required: false,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: true,
-            ty: &CURRENCY_CODE,
-        },
+        AttrDesc::optional("Amount", &MONEY),
+        AttrDesc::optional("MinCharge", &MONEY),
+        AttrDesc::required("CurrencyCode", &CURRENCY_CODE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "PricingType",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PRICING_METHOD),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "PricingType",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Simple(&PRICING_METHOD),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7468,41 +5821,51 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BasicInfo",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKING_BASIC_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ParticipantInfo",
-                index: 1,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PaymentInfo",
-                index: 2,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&BOOK_PAYMENT_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Schedule",
-                index: 3,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKING_SCHEDULE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PickupDropoff",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PICKUP_DROPOFF),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicInfo",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKING_BASIC_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ParticipantInfo",
+                    1,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&PARTICIPANT_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PaymentInfo",
+                    2,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&BOOK_PAYMENT_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Schedule",
+                    3,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKING_SCHEDULE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PickupDropoff",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&PICKUP_DROPOFF),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7511,31 +5874,11 @@ pub static BOOKING_INFO: ComplexDesc = ComplexDesc {
 pub static BOOK_PAYMENT_INFO: ComplexDesc = ComplexDesc {
     name: "BookPaymentInfo",
     attributes: &[
-        AttrDesc {
-            name: "Amount",
-            required: false,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: false,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "ParticipantID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ParticipantCategoryID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "GroupID",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("Amount", &MONEY),
+        AttrDesc::optional("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("ParticipantID", &XS_STRING),
+        AttrDesc::optional("ParticipantCategoryID", &XS_STRING),
+        AttrDesc::optional("GroupID", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7544,21 +5887,9 @@ pub static BOOK_PAYMENT_INFO: ComplexDesc = ComplexDesc {
 pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
     name: "BookingBasicInfo",
     attributes: &[
-        AttrDesc {
-            name: "TourActivityID",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierProductCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SupplierServiceCode",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::required("TourActivityID", &XS_STRING),
+        AttrDesc::optional("SupplierProductCode", &XS_STRING),
+        AttrDesc::optional("SupplierServiceCode", &XS_STRING),
     ],
     content: Content::Empty,
     forms: &[
@@ -7572,16 +5903,8 @@ pub static BOOKING_BASIC_INFO: ComplexDesc = ComplexDesc {
 pub static BOOKING_SCHEDULE: ComplexDesc = ComplexDesc {
     name: "BookingSchedule",
     attributes: &[
-        AttrDesc {
-            name: "Start",
-            required: true,
-            ty: &DATE_OR_DATE_TIME,
-        },
-        AttrDesc {
-            name: "End",
-            required: false,
-            ty: &DATE_OR_DATE_TIME,
-        },
+        AttrDesc::required("Start", &DATE_OR_DATE_TIME),
+        AttrDesc::optional("End", &DATE_OR_DATE_TIME),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7604,20 +5927,18 @@ pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Category",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PARTICIPANT_CATEGORY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Individual",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&INDIVIDUAL),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Category",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&PARTICIPANT_CATEGORY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Individual", 1, 0, 1, TypeDesc::Complex(&INDIVIDUAL)),
+            ),
         ],
     ),
     forms: &[],
@@ -7626,26 +5947,20 @@ pub static PARTICIPANT_INFO: ComplexDesc = ComplexDesc {
 pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
     name: "ParticipantCategory",
     attributes: &[
-        AttrDesc {
-            name: "QualifierInfo",
-            required: false,
-            ty: &AGE_QUALIFYING_CODE,
-        },
-        AttrDesc {
-            name: "Age",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::optional("QualifierInfo", &AGE_QUALIFYING_CODE),
+        AttrDesc::optional("Age", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "QualifierInfo",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&AGE_QUALIFYING_CODE),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "QualifierInfo",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Simple(&AGE_QUALIFYING_CODE),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7654,40 +5969,26 @@ pub static PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
 pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
     name: "Individual",
     attributes: &[
-        AttrDesc {
-            name: "Age",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "ParticipantID",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::optional("Age", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("ParticipantID", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "GivenName",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PERSON_NAME_PART),
-            }),
-            Particle::Element(ElementDesc {
-                name: "NamePrefix",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&NAME_PREFIX),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Surname",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PERSON_NAME_PART),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "GivenName",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Simple(&PERSON_NAME_PART),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("NamePrefix", 1, 0, 1, TypeDesc::Simple(&NAME_PREFIX)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Surname", 2, 0, 1, TypeDesc::Simple(&PERSON_NAME_PART)),
+            ),
         ],
     ),
     forms: &[],
@@ -7696,21 +5997,9 @@ pub static INDIVIDUAL: ComplexDesc = ComplexDesc {
 pub static PICKUP_DROPOFF: ComplexDesc = ComplexDesc {
     name: "PickupDropoff",
     attributes: &[
-        AttrDesc {
-            name: "DateTime",
-            required: false,
-            ty: &LOCAL_DATE_TIME,
-        },
-        AttrDesc {
-            name: "LocationName",
-            required: false,
-            ty: &SHORT_TEXT,
-        },
-        AttrDesc {
-            name: "PickupInd",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
+        AttrDesc::optional("DateTime", &LOCAL_DATE_TIME),
+        AttrDesc::optional("LocationName", &SHORT_TEXT),
+        AttrDesc::optional("PickupInd", &XS_BOOLEAN),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7721,13 +6010,15 @@ pub static BOOK_EXTENSIONS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 0,
-                min: 0u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    0,
+                    0,
+                    4294967295,
+                    TypeDesc::Complex(&UNIQUE_ID),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7738,69 +6029,63 @@ pub static ACTIVITY_RESERVATION_DETAILS: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BasicInfo",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKING_BASIC_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Confirmation",
-                index: 1,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ParticipantInfo",
-                index: 2,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&RESERVATION_PARTICIPANT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PaymentInfo",
-                index: 3,
-                min: 1u32,
-                max: 4294967295u32,
-                ty: TypeDesc::Complex(&ACTIVITY_PAYMENT_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Schedule",
-                index: 4,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DATE_TIME_SPAN),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Location",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "PickupDropoff",
-                index: 6,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PICKUP_DROPOFF),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Policy",
-                index: 7,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_POLICY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Pricing",
-                index: 8,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_PRICING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicInfo",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKING_BASIC_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Confirmation", 1, 0, 2, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "ParticipantInfo",
+                    2,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&RESERVATION_PARTICIPANT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PaymentInfo",
+                    3,
+                    1,
+                    4294967295,
+                    TypeDesc::Complex(&ACTIVITY_PAYMENT_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Schedule", 4, 1, 1, TypeDesc::Complex(&DATE_TIME_SPAN)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Location",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_LOCATION),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "PickupDropoff",
+                    6,
+                    0,
+                    1,
+                    TypeDesc::Complex(&PICKUP_DROPOFF),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Policy", 7, 0, 1, TypeDesc::Complex(&ACTIVITY_POLICY)),
+            ),
+            Particle::Element(
+                ElementDesc::new("Pricing", 8, 1, 1, TypeDesc::Complex(&BOOK_PRICING)),
+            ),
         ],
     ),
     forms: &[
@@ -7816,20 +6101,24 @@ pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Category",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKED_PARTICIPANT_CATEGORY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Individual",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RESERVATION_INDIVIDUAL),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Category",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BOOKED_PARTICIPANT_CATEGORY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Individual",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&RESERVATION_INDIVIDUAL),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7837,22 +6126,18 @@ pub static RESERVATION_PARTICIPANT: ComplexDesc = ComplexDesc {
 
 pub static BOOKED_PARTICIPANT_CATEGORY: ComplexDesc = ComplexDesc {
     name: "BookedParticipantCategory",
-    attributes: &[
-        AttrDesc {
-            name: "QualifierInfo",
-            required: false,
-            ty: &AGE_QUALIFYING_CODE,
-        },
-    ],
+    attributes: &[AttrDesc::optional("QualifierInfo", &AGE_QUALIFYING_CODE)],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "QualifierInfo",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&AGE_QUALIFIER_NAME),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "QualifierInfo",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Simple(&AGE_QUALIFIER_NAME),
+                ),
+            ),
         ],
     ),
     forms: &[
@@ -7877,40 +6162,26 @@ pub static AGE_QUALIFIER_NAME: SimpleDesc = SimpleDesc {
 pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
     name: "ReservationIndividual",
     attributes: &[
-        AttrDesc {
-            name: "Age",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "ParticipantID",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::optional("Age", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("ParticipantID", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "NamePrefix",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&NAME_PREFIX),
-            }),
-            Particle::Element(ElementDesc {
-                name: "GivenName",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PERSON_NAME_PART),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Surname",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&PERSON_NAME_PART),
-            }),
+            Particle::Element(
+                ElementDesc::new("NamePrefix", 0, 0, 1, TypeDesc::Simple(&NAME_PREFIX)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "GivenName",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Simple(&PERSON_NAME_PART),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("Surname", 2, 0, 1, TypeDesc::Simple(&PERSON_NAME_PART)),
+            ),
         ],
     ),
     forms: &[],
@@ -7919,21 +6190,9 @@ pub static RESERVATION_INDIVIDUAL: ComplexDesc = ComplexDesc {
 pub static ACTIVITY_PAYMENT_INFO: ComplexDesc = ComplexDesc {
     name: "ActivityPaymentInfo",
     attributes: &[
-        AttrDesc {
-            name: "Amount",
-            required: true,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: true,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "ParticipantID",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::required("Amount", &MONEY),
+        AttrDesc::required("CurrencyCode", &CURRENCY_CODE),
+        AttrDesc::optional("ParticipantID", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Empty,
     forms: &[],
@@ -7944,13 +6203,15 @@ pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Cancel",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CANCEL_POLICY),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Cancel",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_CANCEL_POLICY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7958,13 +6219,7 @@ pub static ACTIVITY_POLICY: ComplexDesc = ComplexDesc {
 
 pub static ACTIVITY_CANCEL_POLICY: ComplexDesc = ComplexDesc {
     name: "ActivityCancelPolicy",
-    attributes: &[
-        AttrDesc {
-            name: "CancelDeadline",
-            required: true,
-            ty: &LOCAL_DATE_TIME,
-        },
-    ],
+    attributes: &[AttrDesc::required("CancelDeadline", &LOCAL_DATE_TIME)],
     content: Content::Text(&XS_STRING),
     forms: &[],
 };
@@ -7974,20 +6229,24 @@ pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Summary",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_PRICING_SUMMARY),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Group",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_PRICING_GROUP),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "Summary",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_PRICING_SUMMARY),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Group",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BOOK_PRICING_GROUP),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -7996,16 +6255,8 @@ pub static BOOK_PRICING: ComplexDesc = ComplexDesc {
 pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
     name: "BookPricingSummary",
     attributes: &[
-        AttrDesc {
-            name: "Amount",
-            required: true,
-            ty: &MONEY,
-        },
-        AttrDesc {
-            name: "CurrencyCode",
-            required: true,
-            ty: &CURRENCY_CODE,
-        },
+        AttrDesc::required("Amount", &MONEY),
+        AttrDesc::required("CurrencyCode", &CURRENCY_CODE),
     ],
     content: Content::Empty,
     forms: &[],
@@ -8013,13 +6264,7 @@ pub static BOOK_PRICING_SUMMARY: ComplexDesc = ComplexDesc {
 
 pub static BOOK_PRICING_GROUP: ComplexDesc = ComplexDesc {
     name: "BookPricingGroup",
-    attributes: &[
-        AttrDesc {
-            name: "KnownGroupsize",
-            required: true,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-    ],
+    attributes: &[AttrDesc::required("KnownGroupsize", &XS_NON_NEGATIVE_INTEGER)],
     content: Content::Empty,
     forms: &[
         Form::Also {
@@ -8034,27 +6279,27 @@ pub static SEARCH_CRITERIA: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BasicInfo",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&ACTIVITY_CHOICE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "DateTimePref",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DATE_SPAN),
-            }),
-            Particle::Element(ElementDesc {
-                name: "LocationPref",
-                index: 2,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&ACTIVITY_LOCATION),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicInfo",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Complex(&ACTIVITY_CHOICE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new("DateTimePref", 1, 1, 1, TypeDesc::Complex(&DATE_SPAN)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "LocationPref",
+                    2,
+                    0,
+                    2,
+                    TypeDesc::Complex(&ACTIVITY_LOCATION),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -8065,48 +6310,60 @@ pub static SEARCH_TOUR_ACTIVITY_INFO: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "BasicInfo",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_BASIC_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Schedule",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEARCH_ACTIVITY_SCHEDULE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "CategoryAndType",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&CATEGORY_AND_TYPE),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Description",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEARCH_ACTIVITY_DESCRIPTION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Location",
-                index: 4,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Pricing",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEARCH_ACTIVITY_PRICING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "BasicInfo",
+                    0,
+                    1,
+                    1,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_BASIC_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Schedule",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&SEARCH_ACTIVITY_SCHEDULE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "CategoryAndType",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&CATEGORY_AND_TYPE),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Description",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SEARCH_ACTIVITY_DESCRIPTION),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Location",
+                    4,
+                    0,
+                    1,
+                    TypeDesc::Complex(&TOUR_ACTIVITY_LOCATION),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Pricing",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&SEARCH_ACTIVITY_PRICING),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -8117,13 +6374,9 @@ pub static SEARCH_ACTIVITY_SCHEDULE: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "Summary",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&DATE_SPAN),
-            }),
+            Particle::Element(
+                ElementDesc::new("Summary", 0, 1, 1, TypeDesc::Complex(&DATE_SPAN)),
+            ),
         ],
     ),
     forms: &[],
@@ -8134,20 +6387,24 @@ pub static SEARCH_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
     attributes: &[],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "ShortDescription",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
-            Particle::Element(ElementDesc {
-                name: "LongDescription",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Simple(&XS_STRING),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "ShortDescription",
+                    0,
+                    0,
+                    1,
+                    TypeDesc::Simple(&XS_STRING),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "LongDescription",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Simple(&XS_STRING),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -8155,13 +6412,7 @@ pub static SEARCH_ACTIVITY_DESCRIPTION: ComplexDesc = ComplexDesc {
 
 pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
     name: "SearchActivityPricing",
-    attributes: &[
-        AttrDesc {
-            name: "MinPrice",
-            required: true,
-            ty: &MONEY,
-        },
-    ],
+    attributes: &[AttrDesc::required("MinPrice", &MONEY)],
     content: Content::Empty,
     forms: &[],
 };
@@ -8169,16 +6420,8 @@ pub static SEARCH_ACTIVITY_PRICING: ComplexDesc = ComplexDesc {
 pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
     name: "SearchProcessingInformation",
     attributes: &[
-        AttrDesc {
-            name: "PricingCurrency",
-            required: true,
-            ty: &CURRENCY_CODE,
-        },
-        AttrDesc {
-            name: "DecimalPlaces",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
+        AttrDesc::required("PricingCurrency", &CURRENCY_CODE),
+        AttrDesc::optional("DecimalPlaces", &XS_NON_NEGATIVE_INTEGER),
     ],
     content: Content::Empty,
     forms: &[],
@@ -8187,101 +6430,43 @@ pub static SEARCH_PROCESSING_INFORMATION: ComplexDesc = ComplexDesc {
 pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_ReadRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "ReturnListIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "ReservationType",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ReqRespVersion",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("ReturnListIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("ReservationType", &XS_STRING),
+        AttrDesc::optional("ReqRespVersion", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
             Particle::Choice {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "UniqueID",
-                            index: 1,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&UNIQUE_ID),
-                        },
+                        ElementDesc::new(
+                            "UniqueID",
+                            1,
+                            1,
+                            1,
+                            TypeDesc::Complex(&UNIQUE_ID),
+                        ),
                     ],
                     &[
-                        ElementDesc {
-                            name: "ReadRequests",
-                            index: 2,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&READ_REQUESTS),
-                        },
+                        ElementDesc::new(
+                            "ReadRequests",
+                            2,
+                            1,
+                            1,
+                            TypeDesc::Complex(&READ_REQUESTS),
+                        ),
                     ],
                 ],
             },
@@ -8293,26 +6478,10 @@ pub static OTA_READ_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
     name: "OTA_ResRetrieveRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -8320,37 +6489,29 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "ReservationsList",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&RESERVATIONS_LIST),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "ReservationsList",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&RESERVATIONS_LIST),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -8361,97 +6522,43 @@ pub static OTA_RES_RETRIEVE_RS: ComplexDesc = ComplexDesc {
 pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_CancelRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "TravelSector",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "CancelType",
-            required: true,
-            ty: &RES_STATUS,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("TravelSector", &XS_STRING),
+        AttrDesc::required("CancelType", &RES_STATUS),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 1,
-                min: 1u32,
-                max: 5u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Verification",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new("UniqueID", 1, 1, 5, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Verification",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -8460,31 +6567,11 @@ pub static OTA_CANCEL_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
     name: "OTA_CancelRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "Status",
-            required: true,
-            ty: &TRANSACTION_STATUS,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::required("Status", &TRANSACTION_STATUS),
     ],
     content: Content::Sequence(
         &[
@@ -8492,44 +6579,36 @@ pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "UniqueID",
-                            index: 2,
-                            min: 0u32,
-                            max: 5u32,
-                            ty: TypeDesc::Complex(&RESERVATION_UNIQUE_ID),
-                        },
-                        ElementDesc {
-                            name: "CancelInfoRS",
-                            index: 3,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&CANCEL_INFO),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "UniqueID",
+                            2,
+                            0,
+                            5,
+                            TypeDesc::Complex(&RESERVATION_UNIQUE_ID),
+                        ),
+                        ElementDesc::new(
+                            "CancelInfoRS",
+                            3,
+                            0,
+                            1,
+                            TypeDesc::Complex(&CANCEL_INFO),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 4,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 4, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -8540,158 +6619,46 @@ pub static OTA_CANCEL_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelAvailRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "MaxResponses",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "RequestedCurrency",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RequestedCurrencyIndicator",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SortOrder",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AvailRatesOnly",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "OnRequestInd",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ExactMatchOnly",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AllowPartialAvail",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "IsModify",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SearchCacheLevel",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "HotelStayOnly",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RateDetailsInd",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "DuplicateInd",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "PricingMethod",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SummaryOnly",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "BestOnly",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RateRangeOnly",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("MaxResponses", &XS_POSITIVE_INTEGER),
+        AttrDesc::optional("RequestedCurrency", &XS_STRING),
+        AttrDesc::optional("RequestedCurrencyIndicator", &XS_STRING),
+        AttrDesc::optional("SortOrder", &XS_STRING),
+        AttrDesc::optional("AvailRatesOnly", &XS_STRING),
+        AttrDesc::optional("OnRequestInd", &XS_STRING),
+        AttrDesc::optional("ExactMatchOnly", &XS_STRING),
+        AttrDesc::optional("AllowPartialAvail", &XS_STRING),
+        AttrDesc::optional("IsModify", &XS_STRING),
+        AttrDesc::optional("SearchCacheLevel", &XS_STRING),
+        AttrDesc::optional("HotelStayOnly", &XS_STRING),
+        AttrDesc::optional("RateDetailsInd", &XS_STRING),
+        AttrDesc::optional("DuplicateInd", &XS_STRING),
+        AttrDesc::optional("PricingMethod", &XS_STRING),
+        AttrDesc::optional("SummaryOnly", &XS_STRING),
+        AttrDesc::optional("BestOnly", &XS_STRING),
+        AttrDesc::optional("RateRangeOnly", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AvailRequestSegments",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_REQUEST_SEGMENTS),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "AvailRequestSegments",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&AVAIL_REQUEST_SEGMENTS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -8700,26 +6667,10 @@ pub static OTA_HOTEL_AVAIL_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelAvailRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -8727,37 +6678,29 @@ pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "RoomStays",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&AVAIL_ROOM_STAYS),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "RoomStays",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&AVAIL_ROOM_STAYS),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -8768,85 +6711,39 @@ pub static OTA_HOTEL_AVAIL_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_AVAIL_NOTIF_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelAvailNotifRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "MessageContentCode",
-            required: false,
-            ty: &OTA_CODE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("MessageContentCode", &OTA_CODE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "AvailStatusMessages",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_STATUS_MESSAGES),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "AvailStatusMessages",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&AVAIL_STATUS_MESSAGES),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -8855,26 +6752,10 @@ pub static OTA_HOTEL_AVAIL_NOTIF_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_AVAIL_NOTIF_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelAvailNotifRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -8882,37 +6763,29 @@ pub static OTA_HOTEL_AVAIL_NOTIF_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "UniqueID",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "UniqueID",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -8923,73 +6796,29 @@ pub static OTA_HOTEL_AVAIL_NOTIF_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelDescriptiveInfoRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelDescriptiveInfos",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_INFOS),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelDescriptiveInfos",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&HOTEL_DESCRIPTIVE_INFOS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -8998,26 +6827,10 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelDescriptiveInfoRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -9025,37 +6838,29 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "HotelDescriptiveContents",
-                            index: 2,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENTS),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "HotelDescriptiveContents",
+                            2,
+                            1,
+                            1,
+                            TypeDesc::Complex(&HOTEL_DESCRIPTIVE_CONTENTS),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -9066,87 +6871,47 @@ pub static OTA_HOTEL_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_INV_COUNT_NOTIF_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelInvCountNotifRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "Inventories",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&INV_COUNT_INVENTORIES),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&UNREAD_CONTENT),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "Inventories",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&INV_COUNT_INVENTORIES),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&UNREAD_CONTENT),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -9155,26 +6920,10 @@ pub static OTA_HOTEL_INV_COUNT_NOTIF_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_INV_COUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelInvCountNotifRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -9182,37 +6931,29 @@ pub static OTA_HOTEL_INV_COUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "UniqueID",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "UniqueID",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -9223,90 +6964,40 @@ pub static OTA_HOTEL_INV_COUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelRateAmountNotifRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "NotifType",
-            required: false,
-            ty: &RATE_NOTIF_TYPE,
-        },
-        AttrDesc {
-            name: "NotifScopeType",
-            required: false,
-            ty: &RATE_NOTIF_SCOPE_TYPE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("NotifType", &RATE_NOTIF_TYPE),
+        AttrDesc::optional("NotifScopeType", &RATE_NOTIF_SCOPE_TYPE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 1,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "RateAmountMessages",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RATE_AMOUNT_MESSAGES),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    1,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "RateAmountMessages",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&RATE_AMOUNT_MESSAGES),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -9315,26 +7006,10 @@ pub static OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RATE_AMOUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelRateAmountNotifRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -9342,37 +7017,29 @@ pub static OTA_HOTEL_RATE_AMOUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "UniqueID",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "UniqueID",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -9383,78 +7050,30 @@ pub static OTA_HOTEL_RATE_AMOUNT_NOTIF_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelResRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &RES_STATUS,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("ResStatus", &RES_STATUS),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelReservations",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_HOTEL_RESERVATIONS),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservations",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOK_HOTEL_RESERVATIONS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -9463,26 +7082,10 @@ pub static OTA_HOTEL_RES_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelResRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -9490,37 +7093,29 @@ pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "HotelReservations",
-                            index: 2,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&BOOKED_HOTEL_RESERVATIONS),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "HotelReservations",
+                            2,
+                            1,
+                            1,
+                            TypeDesc::Complex(&BOOKED_HOTEL_RESERVATIONS),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -9531,85 +7126,33 @@ pub static OTA_HOTEL_RES_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelResModifyRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &RES_STATUS,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("ResStatus", &RES_STATUS),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 1,
-                min: 0u32,
-                max: 2u32,
-                ty: TypeDesc::Complex(&UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelResModifies",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&HOTEL_RES_MODIFIES),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new("UniqueID", 1, 0, 2, TypeDesc::Complex(&UNIQUE_ID)),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelResModifies",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&HOTEL_RES_MODIFIES),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -9618,26 +7161,10 @@ pub static OTA_HOTEL_RES_MODIFY_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelResModifyRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -9645,37 +7172,29 @@ pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "HotelResModifies",
-                            index: 2,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&HOTEL_RES_MODIFIES),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "HotelResModifies",
+                            2,
+                            1,
+                            1,
+                            TypeDesc::Complex(&HOTEL_RES_MODIFIES),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -9686,85 +7205,39 @@ pub static OTA_HOTEL_RES_MODIFY_RS: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RES_NOTIF_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_HotelResNotifRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: true,
-            ty: &RES_NOTIF_ACTION,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::required("ResStatus", &RES_NOTIF_ACTION),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "MessageID",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "HotelReservations",
-                index: 2,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&RES_NOTIF_HOTEL_RESERVATIONS),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 0, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "MessageID",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "HotelReservations",
+                    2,
+                    1,
+                    1,
+                    TypeDesc::Complex(&RES_NOTIF_HOTEL_RESERVATIONS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -9773,71 +7246,19 @@ pub static OTA_HOTEL_RES_NOTIF_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_HOTEL_RES_NOTIF_RS: ComplexDesc = ComplexDesc {
     name: "OTA_HotelResNotifRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "TargetName",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "TransactionStatusCode",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &XS_STRING,
-        },
-        AttrDesc {
-            name: "ResResponseType",
-            required: false,
-            ty: &XS_STRING,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::optional("TargetName", &XS_STRING),
+        AttrDesc::required("Version", &XS_STRING),
+        AttrDesc::optional("TransactionIdentifier", &XS_STRING),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("TransactionStatusCode", &XS_STRING),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("CorrelationID", &XS_STRING),
+        AttrDesc::optional("PrimaryLangID", &XS_STRING),
+        AttrDesc::optional("AltLangID", &XS_STRING),
+        AttrDesc::optional("ResResponseType", &XS_STRING),
     ],
     content: Content::Sequence(
         &[
@@ -9845,37 +7266,29 @@ pub static OTA_HOTEL_RES_NOTIF_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "HotelReservations",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ACK_HOTEL_RESERVATIONS),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "HotelReservations",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&ACK_HOTEL_RESERVATIONS),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -9886,56 +7299,16 @@ pub static OTA_HOTEL_RES_NOTIF_RS: ComplexDesc = ComplexDesc {
 pub static OTA_NOTIF_REPORT_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_NotifReportRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
     ],
     content: Content::Sequence(
         &[
@@ -9943,53 +7316,51 @@ pub static OTA_NOTIF_REPORT_RQ: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 2,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 2, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
-            Particle::Element(ElementDesc {
-                name: "UniqueID",
-                index: 3,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 4,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_REPORT_EXTENSIONS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "NotifDetails",
-                index: 5,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&NOTIF_DETAILS),
-            }),
+            Particle::Element(
+                ElementDesc::new(
+                    "UniqueID",
+                    3,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    4,
+                    1,
+                    1,
+                    TypeDesc::Complex(&NOTIF_REPORT_EXTENSIONS),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "NotifDetails",
+                    5,
+                    0,
+                    1,
+                    TypeDesc::Complex(&NOTIF_DETAILS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -9998,26 +7369,10 @@ pub static OTA_NOTIF_REPORT_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_NOTIF_REPORT_RS: ComplexDesc = ComplexDesc {
     name: "OTA_NotifReportRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -10025,37 +7380,29 @@ pub static OTA_NOTIF_REPORT_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "UniqueID",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&NOTIF_UNIQUE_ID),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "UniqueID",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&NOTIF_UNIQUE_ID),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -10066,73 +7413,29 @@ pub static OTA_NOTIF_REPORT_RS: ComplexDesc = ComplexDesc {
 pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_ProductDescriptiveInfoRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "ProductDescriptiveInfos",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&PRODUCT_DESCRIPTIVE_INFOS),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "ProductDescriptiveInfos",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&PRODUCT_DESCRIPTIVE_INFOS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -10141,26 +7444,10 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
     name: "OTA_ProductDescriptiveInfoRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -10168,37 +7455,29 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "TourActivityDescriptiveInfo",
-                            index: 2,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_RESULT),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "TourActivityDescriptiveInfo",
+                            2,
+                            1,
+                            1,
+                            TypeDesc::Complex(&TOUR_ACTIVITY_DESCRIPTIVE_RESULT),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -10209,78 +7488,30 @@ pub static OTA_PRODUCT_DESCRIPTIVE_INFO_RS: ComplexDesc = ComplexDesc {
 pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivityAvailRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "MaxResponses",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("MaxResponses", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TourActivity",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&AVAIL_TOUR_ACTIVITY),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "TourActivity",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&AVAIL_TOUR_ACTIVITY),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -10289,31 +7520,11 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivityAvailRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_CODE),
     ],
     content: Content::Sequence(
         &[
@@ -10321,37 +7532,29 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "TourActivityInfo",
-                            index: 2,
-                            min: 0u32,
-                            max: 4294967295u32,
-                            ty: TypeDesc::Complex(&AVAIL_TOUR_ACTIVITY_INFO),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "TourActivityInfo",
+                            2,
+                            0,
+                            4294967295,
+                            TypeDesc::Complex(&AVAIL_TOUR_ACTIVITY_INFO),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -10362,85 +7565,39 @@ pub static OTA_TOUR_ACTIVITY_AVAIL_RS: ComplexDesc = ComplexDesc {
 pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivityBookRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "ResStatus",
-            required: false,
-            ty: &RES_STATUS,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("ResStatus", &RES_STATUS),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "BookingInfo",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOKING_INFO),
-            }),
-            Particle::Element(ElementDesc {
-                name: "TPA_Extensions",
-                index: 2,
-                min: 0u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&BOOK_EXTENSIONS),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "BookingInfo",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&BOOKING_INFO),
+                ),
+            ),
+            Particle::Element(
+                ElementDesc::new(
+                    "TPA_Extensions",
+                    2,
+                    0,
+                    1,
+                    TypeDesc::Complex(&BOOK_EXTENSIONS),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -10449,26 +7606,10 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivityBookRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
     ],
     content: Content::Sequence(
         &[
@@ -10476,37 +7617,29 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "ReservationDetails",
-                            index: 2,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ACTIVITY_RESERVATION_DETAILS),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "ReservationDetails",
+                            2,
+                            1,
+                            1,
+                            TypeDesc::Complex(&ACTIVITY_RESERVATION_DETAILS),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 3,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 3, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],
@@ -10517,78 +7650,30 @@ pub static OTA_TOUR_ACTIVITY_BOOK_RS: ComplexDesc = ComplexDesc {
 pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivitySearchRQ",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Target",
-            required: false,
-            ty: &TARGET,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &VERSION_NUMBER,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "SequenceNmbr",
-            required: false,
-            ty: &XS_NON_NEGATIVE_INTEGER,
-        },
-        AttrDesc {
-            name: "CorrelationID",
-            required: false,
-            ty: &STRING_LENGTH1TO64,
-        },
-        AttrDesc {
-            name: "RetransmissionIndicator",
-            required: false,
-            ty: &XS_BOOLEAN,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_SELECTOR,
-        },
-        AttrDesc {
-            name: "AltLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
-        AttrDesc {
-            name: "MaxResponses",
-            required: false,
-            ty: &XS_POSITIVE_INTEGER,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::optional("Target", &TARGET),
+        AttrDesc::required("Version", &VERSION_NUMBER),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("SequenceNmbr", &XS_NON_NEGATIVE_INTEGER),
+        AttrDesc::optional("CorrelationID", &STRING_LENGTH1TO64),
+        AttrDesc::optional("RetransmissionIndicator", &XS_BOOLEAN),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_SELECTOR),
+        AttrDesc::optional("AltLangID", &LANGUAGE_CODE),
+        AttrDesc::optional("MaxResponses", &XS_POSITIVE_INTEGER),
     ],
     content: Content::Sequence(
         &[
-            Particle::Element(ElementDesc {
-                name: "POS",
-                index: 0,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&POS),
-            }),
-            Particle::Element(ElementDesc {
-                name: "SearchCriteria",
-                index: 1,
-                min: 1u32,
-                max: 1u32,
-                ty: TypeDesc::Complex(&SEARCH_CRITERIA),
-            }),
+            Particle::Element(ElementDesc::new("POS", 0, 1, 1, TypeDesc::Complex(&POS))),
+            Particle::Element(
+                ElementDesc::new(
+                    "SearchCriteria",
+                    1,
+                    1,
+                    1,
+                    TypeDesc::Complex(&SEARCH_CRITERIA),
+                ),
+            ),
         ],
     ),
     forms: &[],
@@ -10597,31 +7682,11 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RQ: ComplexDesc = ComplexDesc {
 pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
     name: "OTA_TourActivitySearchRS",
     attributes: &[
-        AttrDesc {
-            name: "EchoToken",
-            required: false,
-            ty: &STRING_LENGTH1TO128,
-        },
-        AttrDesc {
-            name: "TimeStamp",
-            required: false,
-            ty: &DATE_TIME,
-        },
-        AttrDesc {
-            name: "Version",
-            required: true,
-            ty: &RESPONSE_VERSION,
-        },
-        AttrDesc {
-            name: "TransactionIdentifier",
-            required: false,
-            ty: &STRING_LENGTH1TO32,
-        },
-        AttrDesc {
-            name: "PrimaryLangID",
-            required: false,
-            ty: &LANGUAGE_CODE,
-        },
+        AttrDesc::optional("EchoToken", &STRING_LENGTH1TO128),
+        AttrDesc::optional("TimeStamp", &DATE_TIME),
+        AttrDesc::required("Version", &RESPONSE_VERSION),
+        AttrDesc::optional("TransactionIdentifier", &STRING_LENGTH1TO32),
+        AttrDesc::optional("PrimaryLangID", &LANGUAGE_CODE),
     ],
     content: Content::Sequence(
         &[
@@ -10629,44 +7694,36 @@ pub static OTA_TOUR_ACTIVITY_SEARCH_RS: ComplexDesc = ComplexDesc {
                 required: true,
                 branches: &[
                     &[
-                        ElementDesc {
-                            name: "Success",
-                            index: 0,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SUCCESS),
-                        },
-                        ElementDesc {
-                            name: "Warnings",
-                            index: 1,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&WARNINGS),
-                        },
-                        ElementDesc {
-                            name: "ProcessingInformation",
-                            index: 2,
-                            min: 0u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&SEARCH_PROCESSING_INFORMATION),
-                        },
-                        ElementDesc {
-                            name: "TourActivityInfo",
-                            index: 3,
-                            min: 0u32,
-                            max: 4294967295u32,
-                            ty: TypeDesc::Complex(&SEARCH_TOUR_ACTIVITY_INFO),
-                        },
+                        ElementDesc::new(
+                            "Success",
+                            0,
+                            1,
+                            1,
+                            TypeDesc::Complex(&SUCCESS),
+                        ),
+                        ElementDesc::new(
+                            "Warnings",
+                            1,
+                            0,
+                            1,
+                            TypeDesc::Complex(&WARNINGS),
+                        ),
+                        ElementDesc::new(
+                            "ProcessingInformation",
+                            2,
+                            0,
+                            1,
+                            TypeDesc::Complex(&SEARCH_PROCESSING_INFORMATION),
+                        ),
+                        ElementDesc::new(
+                            "TourActivityInfo",
+                            3,
+                            0,
+                            4294967295,
+                            TypeDesc::Complex(&SEARCH_TOUR_ACTIVITY_INFO),
+                        ),
                     ],
-                    &[
-                        ElementDesc {
-                            name: "Errors",
-                            index: 4,
-                            min: 1u32,
-                            max: 1u32,
-                            ty: TypeDesc::Complex(&ERRORS),
-                        },
-                    ],
+                    &[ElementDesc::new("Errors", 4, 1, 1, TypeDesc::Complex(&ERRORS))],
                 ],
             },
         ],

@@ -4,6 +4,7 @@
 //! Activity availability message (OTA_TourActivityAvailRQ, POST /activityavailability) and its response OTA_TourActivityAvailRS.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     ActivityChoice, ActivityLocation, AgeQualifyingCode, CategoryAndType, Errors,
     LanguageSelector, Pos, PricingMethod, Success, Target, TourActivityBasicInfo,
@@ -72,125 +73,350 @@ pub struct OtaTourActivityAvailRq {
     pub tour_activity: AvailTourActivity,
 }
 
-impl rt::Decode for OtaTourActivityAvailRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_max_responses = None;
-        let mut f_pos = None;
-        let mut f_tour_activity = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_max_responses = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_tour_activity = cx
-                        .element(&next, <AvailTourActivity as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            max_responses: f_max_responses.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            tour_activity: f_tour_activity.ok_or_else(|| cx.bug(node))?,
-        })
-    }
+/// Response to an activity availability request: Success (optionally with Warnings) and one TourActivityInfo per available activity service; or Errors alone. The pricing mode follows the request's RequestorID Instance: MF002 gives one cheapest per-person "price from" per service (Pricing/Summary@MinCharge), MF001 every schedule, product and service with its price (Pricing/Summary@Amount, per person or per group) and, for transfer services, the pickup details. No TourActivityInfo means nothing is available (a Warning with Code 427 may say so). Prices are indicative: the quote of the booking message is authoritative.
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_TourActivityAvailRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaTourActivityAvailRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// Language of the names and descriptions of the payload (our decision: the texts carry no language of their own).
+    ///
+    /// Value type: `LanguageCode` (`xs:language`).
+    #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    pub primary_lang_id: Option<String>,
+    /// The availability request was processed.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks on the processed request.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// One available activity service (one schedule, product and service), repeated.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "TourActivityInfo")]
+    pub tour_activity_info: Vec<AvailTourActivityInfo>,
+    /// Why the availability request was refused.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
 }
 
-impl rt::Encode for OtaTourActivityAvailRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MaxResponses", &self.max_responses);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.tour_activity, w, "TourActivity");
-        w.end(name);
-    }
+/// Availability criteria: locations, period, participants and price limit.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailTourActivity",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailTourActivity {
+    /// Empty (the service's form), or one activity by TourActivityID or SupplierProductCode (OpenTravel 2016B requires BasicInfo and lets it name the activity).
+    #[yaserde(prefix = "ota", rename = "BasicInfo")]
+    pub basic_info: Option<ActivityChoice>,
+    /// Two occurrences. Context: Source or Service. Child Region with attribute RegionCode and text content. RegionCode HotelCode carries a hotel code in the Source location. RegionCode Product carries an activity product code in the Service location. OpenTravel 2016B's form: a Region without text naming an area (RegionCode, RegionName). A Location or a BasicInfo naming the activity is needed.
+    #[yaserde(prefix = "ota", rename = "Location")]
+    pub location: Vec<ActivityLocation>,
+    /// StartPeriod, EndPeriod (date).
+    #[yaserde(prefix = "ota", rename = "Schedule")]
+    pub schedule: AvailSchedule,
+    /// Quantity (integer); child QualifierInfo (text, participant category code; 10 seen). One per participant category (e.g. adults and children separately).
+    #[yaserde(prefix = "ota", rename = "ParticipantCount")]
+    pub participant_count: Vec<ParticipantCount>,
+    /// MultimodalOffer/RequestedOffer/GuidelinePricing: the price limit of the request.
+    #[yaserde(prefix = "ota", rename = "MultimodalOffer")]
+    pub multimodal_offer: Option<MultimodalOffer>,
+}
+
+/// The date period of the availability search (at most 28 days).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailSchedule",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailSchedule {
+    /// First date of the period (date).
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "StartPeriod")]
+    pub start_period: rt::Date,
+    /// Last date of the period (date).
+    ///
+    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "EndPeriod")]
+    pub end_period: rt::Date,
+}
+
+/// The number of participants of one category.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ParticipantCount",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ParticipantCount {
+    /// Number of participants (integer) of this category.
+    #[yaserde(attribute = true, rename = "Quantity")]
+    pub quantity: u64,
+    /// Text, participant category code (OTA AQC; 10 seen).
+    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    pub qualifier_info: AgeQualifyingCode,
+}
+
+/// Offer preferences of an availability request.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "MultimodalOffer",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct MultimodalOffer {
+    /// The requested offer.
+    #[yaserde(prefix = "ota", rename = "RequestedOffer")]
+    pub requested_offer: RequestedOffer,
+}
+
+/// The requested offer: its guideline pricing.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "RequestedOffer",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct RequestedOffer {
+    /// Method (text; PerPerson seen); MaximumPrice with Amount (number), CurrencyCode (ISO 4217), CurrencyDecimal (integer, number of decimals).
+    #[yaserde(prefix = "ota", rename = "GuidelinePricing")]
+    pub guideline_pricing: GuidelinePricing,
+}
+
+/// Price limit of the request and how it applies.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "GuidelinePricing",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct GuidelinePricing {
+    /// Text; PerPerson seen (PerGroup also known).
+    #[yaserde(prefix = "ota", rename = "Method")]
+    pub method: Option<PricingMethod>,
+    /// Amount (number), CurrencyCode (ISO 4217), CurrencyDecimal (integer, number of decimals).
+    #[yaserde(prefix = "ota", rename = "MaximumPrice")]
+    pub maximum_price: Option<MaximumPrice>,
+}
+
+/// The highest acceptable price.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "MaximumPrice",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct MaximumPrice {
+    /// Amount (number).
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: rt::Decimal,
+    /// ISO 4217 currency code.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: Option<String>,
+    /// Integer, number of decimals of the currency.
+    #[yaserde(attribute = true, rename = "CurrencyDecimal")]
+    pub currency_decimal: Option<u64>,
+}
+
+/// One available activity service: what it is, when, where, its price and, for transfer services, the pickup details; the children in the OpenTravel 2016B order (Pricing before PickupDropoff).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailTourActivityInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailTourActivityInfo {
+    /// TourActivityID, SupplierProductCode, SupplierServiceCode (TIC ticket only, TRF with transfer), Name, ShortName: the codes to send in the booking request.
+    #[yaserde(prefix = "ota", rename = "BasicInfo")]
+    pub basic_info: TourActivityBasicInfo,
+    /// Schedule/Summary@Start@End@Duration.
+    #[yaserde(prefix = "ota", rename = "Schedule")]
+    pub schedule: AvailActivitySchedule,
+    /// Category@Code and Type@Code of the activity.
+    #[yaserde(prefix = "ota", rename = "CategoryAndType")]
+    pub category_and_type: Option<CategoryAndType>,
+    /// Description/ShortDescription.
+    #[yaserde(prefix = "ota", rename = "Description")]
+    pub description: Option<AvailActivityDescription>,
+    /// Where the activity takes place: Address, Region, Position.
+    #[yaserde(prefix = "ota", rename = "Location")]
+    pub location: Option<TourActivityLocation>,
+    /// Pricing/Summary: the price of the service.
+    #[yaserde(prefix = "ota", rename = "Pricing")]
+    pub pricing: AvailActivityPricing,
+    /// For transfer (TRF) services: the pickup and the drop-off (at most one of each): points and times.
+    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
+    pub pickup_dropoff: Vec<AvailPickupDropoff>,
+}
+
+/// The schedule of an available activity service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailActivitySchedule",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailActivitySchedule {
+    /// Start, End (local date-times) and Duration.
+    #[yaserde(prefix = "ota", rename = "Summary")]
+    pub summary: AvailScheduleSummary,
+}
+
+/// When an available activity service starts and ends, and how long it lasts.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailScheduleSummary",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailScheduleSummary {
+    /// Start (date-time without zone, YYYY-MM-DDThh:mm:ss).
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: rt::DateTime,
+    /// End (date-time without zone, YYYY-MM-DDThh:mm:ss).
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "End")]
+    pub end: rt::DateTime,
+    /// Duration of the activity (ISO 8601, e.g. PT8H).
+    ///
+    /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
+    #[yaserde(attribute = true, rename = "Duration")]
+    pub duration: Option<String>,
+}
+
+/// The description of an available activity.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailActivityDescription",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailActivityDescription {
+    /// Short description (text).
+    #[yaserde(prefix = "ota", rename = "ShortDescription")]
+    pub short_description: String,
+}
+
+/// A pickup or drop-off point of a transfer service, as offered by the availability response (its values go into the booking request's PickupDropoff).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailPickupDropoff",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailPickupDropoff {
+    /// Boolean: true for a pickup, false for a drop-off.
+    #[yaserde(attribute = true, rename = "PickupInd")]
+    pub pickup_ind: bool,
+    /// Pickup or drop-off time (date-time without zone).
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "DateTime")]
+    pub date_time: Option<rt::DateTime>,
+    /// Name of the pickup or drop-off place (string), e.g. the hotel's name.
+    #[yaserde(attribute = true, rename = "LocationName")]
+    pub location_name: Option<String>,
+    /// Code of the pickup or drop-off place (string), e.g. the hotel code. OpenTravel 2016B has no such attribute: the ota2016b dialect leaves it out (a booking names the pickup hotel by its code or by its name, LocationName).
+    #[yaserde(attribute = true, rename = "Code")]
+    pub code: Option<String>,
+    /// Where exactly to meet the driver (string), e.g. the hotel's main entrance.
+    #[yaserde(attribute = true, rename = "MeetingLocation")]
+    pub meeting_location: Option<String>,
+}
+
+/// The price of an available activity service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailActivityPricing",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailActivityPricing {
+    /// Amount or MinCharge, CurrencyCode; child PricingType.
+    #[yaserde(prefix = "ota", rename = "Summary")]
+    pub summary: AvailPricingSummary,
+}
+
+/// A price: the amount (MF001) or the lowest "price from" (MF002), with its currency and how it applies.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "AvailPricingSummary",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct AvailPricingSummary {
+    /// Price of the service for the requested participants (detailed mode MF001).
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: Option<rt::Decimal>,
+    /// Cheapest per-person "price from" of the service (mode MF002).
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "MinCharge")]
+    pub min_charge: Option<rt::Decimal>,
+    /// ISO 4217 currency code of Amount and MinCharge.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: String,
+    /// Text: PerPerson or PerGroup (any other string allowed).
+    #[yaserde(prefix = "ota", rename = "PricingType")]
+    pub pricing_type: PricingMethod,
 }
 
 impl rt::PayloadStdAttributes for OtaTourActivityAvailRq {
@@ -292,173 +518,6 @@ impl rt::PosRequest for OtaTourActivityAvailRq {
     }
 }
 
-/// Response to an activity availability request: Success (optionally with Warnings) and one TourActivityInfo per available activity service; or Errors alone. The pricing mode follows the request's RequestorID Instance: MF002 gives one cheapest per-person "price from" per service (Pricing/Summary@MinCharge), MF001 every schedule, product and service with its price (Pricing/Summary@Amount, per person or per group) and, for transfer services, the pickup details. No TourActivityInfo means nothing is available (a Warning with Code 427 may say so). Prices are indicative: the quote of the booking message is authoritative.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_TourActivityAvailRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaTourActivityAvailRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// Language of the names and descriptions of the payload (our decision: the texts carry no language of their own).
-    ///
-    /// Value type: `LanguageCode` (`xs:language`).
-    #[yaserde(attribute = true, rename = "PrimaryLangID")]
-    pub primary_lang_id: Option<String>,
-    /// The availability request was processed.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks on the processed request.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// One available activity service (one schedule, product and service), repeated.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "TourActivityInfo")]
-    pub tour_activity_info: Vec<AvailTourActivityInfo>,
-    /// Why the availability request was refused.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaTourActivityAvailRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_primary_lang_id = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_tour_activity_info = Vec::new();
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                Some(4) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_tour_activity_info
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <AvailTourActivityInfo as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            tour_activity_info: f_tour_activity_info,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaTourActivityAvailRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        if w.dialect() == super::Dialect::Ota2016b.into()
-            && self.version == <Self as rt::Message>::VERSION
-        {
-            w.attr("Version", &"2016.2");
-        } else {
-            w.attr("Version", &self.version);
-        }
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        for v in &self.tour_activity_info {
-            rt::Encode::encode(v, w, "TourActivityInfo");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
 impl rt::ResponseStdAttributes for OtaTourActivityAvailRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()
@@ -547,30 +606,183 @@ impl rt::Response for OtaTourActivityAvailRs {
     }
 }
 
-/// Availability criteria: locations, period, participants and price limit.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailTourActivity",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailTourActivity {
-    /// Empty (the service's form), or one activity by TourActivityID or SupplierProductCode (OpenTravel 2016B requires BasicInfo and lets it name the activity).
-    #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: Option<ActivityChoice>,
-    /// Two occurrences. Context: Source or Service. Child Region with attribute RegionCode and text content. RegionCode HotelCode carries a hotel code in the Source location. RegionCode Product carries an activity product code in the Service location. OpenTravel 2016B's form: a Region without text naming an area (RegionCode, RegionName). A Location or a BasicInfo naming the activity is needed.
-    #[yaserde(prefix = "ota", rename = "Location")]
-    pub location: Vec<ActivityLocation>,
-    /// StartPeriod, EndPeriod (date).
-    #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: AvailSchedule,
-    /// Quantity (integer); child QualifierInfo (text, participant category code; 10 seen). One per participant category (e.g. adults and children separately).
-    #[yaserde(prefix = "ota", rename = "ParticipantCount")]
-    pub participant_count: Vec<ParticipantCount>,
-    /// MultimodalOffer/RequestedOffer/GuidelinePricing: the price limit of the request.
-    #[yaserde(prefix = "ota", rename = "MultimodalOffer")]
-    pub multimodal_offer: Option<MultimodalOffer>,
+impl rt::Decode for OtaTourActivityAvailRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_AVAIL_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "MaxResponses" => {
+                    out.max_responses = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "TourActivity" => {
+                    rt::set(
+                        &mut out.tour_activity,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaTourActivityAvailRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("MaxResponses", &self.max_responses);
+        rt::Encode::encode(&self.pos, w, "POS");
+        rt::Encode::encode(&self.tour_activity, w, "TourActivity");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaTourActivityAvailRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_AVAIL_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "TourActivityInfo" => {
+                    rt::push(
+                        &mut out.tour_activity_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaTourActivityAvailRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        if w.dialect() == super::Dialect::Ota2016b.into()
+            && self.version == <Self as rt::Message>::VERSION
+        {
+            w.attr("Version", &"2016.2");
+        } else {
+            w.attr("Version", &self.version);
+        }
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        for v in &self.tour_activity_info {
+            rt::Encode::encode(v, w, "TourActivityInfo");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for AvailTourActivity {
@@ -578,55 +790,37 @@ impl rt::Decode for AvailTourActivity {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_TOUR_ACTIVITY;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_TOUR_ACTIVITY;
         let mark = cx.mark();
-        let mut f_basic_info = None;
-        let mut f_location = Vec::new();
-        let mut f_schedule = None;
-        let mut f_participant_count = Vec::new();
-        let mut f_multimodal_offer = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_basic_info = cx
-                        .element(&next, <ActivityChoice as rt::Decode>::decode)?;
+            match next.elem.name {
+                "BasicInfo" => out.basic_info = cx.element(&next, rt::Decode::decode)?,
+                "Location" => {
+                    rt::push(&mut out.location, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_location
-                        .extend(
-                            cx.element(&next, <ActivityLocation as rt::Decode>::decode)?,
-                        )
+                "Schedule" => {
+                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => {
-                    f_schedule = cx
-                        .element(&next, <AvailSchedule as rt::Decode>::decode)?;
+                "ParticipantCount" => {
+                    rt::push(
+                        &mut out.participant_count,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                3 => {
-                    f_participant_count
-                        .extend(
-                            cx.element(&next, <ParticipantCount as rt::Decode>::decode)?,
-                        )
-                }
-                4 => {
-                    f_multimodal_offer = cx
-                        .element(&next, <MultimodalOffer as rt::Decode>::decode)?;
+                "MultimodalOffer" => {
+                    out.multimodal_offer = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            basic_info: f_basic_info,
-            location: f_location,
-            schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
-            participant_count: f_participant_count,
-            multimodal_offer: f_multimodal_offer,
-        })
+        Ok(out)
     }
 }
 
@@ -650,55 +844,29 @@ impl rt::Encode for AvailTourActivity {
     }
 }
 
-/// The date period of the availability search (at most 28 days).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailSchedule",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailSchedule {
-    /// First date of the period (date).
-    ///
-    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "StartPeriod")]
-    pub start_period: rt::Date,
-    /// Last date of the period (date).
-    ///
-    /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "EndPeriod")]
-    pub end_period: rt::Date,
-}
-
 impl rt::Decode for AvailSchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_SCHEDULE;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_SCHEDULE;
         let mark = cx.mark();
-        let mut f_start_period = None;
-        let mut f_end_period = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start_period = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "StartPeriod" => {
+                    rt::set(&mut out.start_period, cx.value(&attr, &schema::DATE)?)
                 }
-                Some(1) => {
-                    f_end_period = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "EndPeriod" => {
+                    rt::set(&mut out.end_period, cx.value(&attr, &schema::DATE)?)
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_start_period = cx.required(f_start_period, node, "StartPeriod")?;
-        let f_end_period = cx.required(f_end_period, node, "EndPeriod")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            start_period: f_start_period.ok_or_else(|| cx.bug(node))?,
-            end_period: f_end_period.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -711,51 +879,36 @@ impl rt::Encode for AvailSchedule {
     }
 }
 
-/// The number of participants of one category.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ParticipantCount",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ParticipantCount {
-    /// Number of participants (integer) of this category.
-    #[yaserde(attribute = true, rename = "Quantity")]
-    pub quantity: u64,
-    /// Text, participant category code (OTA AQC; 10 seen).
-    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
-    pub qualifier_info: AgeQualifyingCode,
-}
-
 impl rt::Decode for ParticipantCount {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_COUNT;
+        const DESC: &rt::schema::ComplexDesc = &schema::PARTICIPANT_COUNT;
         let mark = cx.mark();
-        let mut f_quantity = None;
-        let mut f_qualifier_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_quantity = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Quantity" => {
+                    rt::set(
+                        &mut out.quantity,
+                        cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_quantity = cx.required(f_quantity, node, "Quantity")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_qualifier_info = cx.simple(&next)?,
+            match next.elem.name {
+                "QualifierInfo" => rt::set(&mut out.qualifier_info, cx.simple(&next)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            quantity: f_quantity.ok_or_else(|| cx.bug(node))?,
-            qualifier_info: f_qualifier_info.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -768,46 +921,32 @@ impl rt::Encode for ParticipantCount {
     }
 }
 
-/// Offer preferences of an availability request.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "MultimodalOffer",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct MultimodalOffer {
-    /// The requested offer.
-    #[yaserde(prefix = "ota", rename = "RequestedOffer")]
-    pub requested_offer: RequestedOffer,
-}
-
 impl rt::Decode for MultimodalOffer {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::MULTIMODAL_OFFER;
+        const DESC: &rt::schema::ComplexDesc = &schema::MULTIMODAL_OFFER;
         let mark = cx.mark();
-        let mut f_requested_offer = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_requested_offer = cx
-                        .element(&next, <RequestedOffer as rt::Decode>::decode)?;
+            match next.elem.name {
+                "RequestedOffer" => {
+                    rt::set(
+                        &mut out.requested_offer,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            requested_offer: f_requested_offer.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -819,46 +958,32 @@ impl rt::Encode for MultimodalOffer {
     }
 }
 
-/// The requested offer: its guideline pricing.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "RequestedOffer",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct RequestedOffer {
-    /// Method (text; PerPerson seen); MaximumPrice with Amount (number), CurrencyCode (ISO 4217), CurrencyDecimal (integer, number of decimals).
-    #[yaserde(prefix = "ota", rename = "GuidelinePricing")]
-    pub guideline_pricing: GuidelinePricing,
-}
-
 impl rt::Decode for RequestedOffer {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::REQUESTED_OFFER;
+        const DESC: &rt::schema::ComplexDesc = &schema::REQUESTED_OFFER;
         let mark = cx.mark();
-        let mut f_guideline_pricing = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_guideline_pricing = cx
-                        .element(&next, <GuidelinePricing as rt::Decode>::decode)?;
+            match next.elem.name {
+                "GuidelinePricing" => {
+                    rt::set(
+                        &mut out.guideline_pricing,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            guideline_pricing: f_guideline_pricing.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -870,52 +995,30 @@ impl rt::Encode for RequestedOffer {
     }
 }
 
-/// Price limit of the request and how it applies.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "GuidelinePricing",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct GuidelinePricing {
-    /// Text; PerPerson seen (PerGroup also known).
-    #[yaserde(prefix = "ota", rename = "Method")]
-    pub method: Option<PricingMethod>,
-    /// Amount (number), CurrencyCode (ISO 4217), CurrencyDecimal (integer, number of decimals).
-    #[yaserde(prefix = "ota", rename = "MaximumPrice")]
-    pub maximum_price: Option<MaximumPrice>,
-}
-
 impl rt::Decode for GuidelinePricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::GUIDELINE_PRICING;
+        const DESC: &rt::schema::ComplexDesc = &schema::GUIDELINE_PRICING;
         let mark = cx.mark();
-        let mut f_method = None;
-        let mut f_maximum_price = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_method = cx.simple(&next)?,
-                1 => {
-                    f_maximum_price = cx
-                        .element(&next, <MaximumPrice as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Method" => out.method = cx.simple(&next)?,
+                "MaximumPrice" => {
+                    out.maximum_price = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            method: f_method,
-            maximum_price: f_maximum_price,
-        })
+        Ok(out)
     }
 }
 
@@ -932,62 +1035,31 @@ impl rt::Encode for GuidelinePricing {
     }
 }
 
-/// The highest acceptable price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "MaximumPrice",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct MaximumPrice {
-    /// Amount (number).
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: rt::Decimal,
-    /// ISO 4217 currency code.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: Option<String>,
-    /// Integer, number of decimals of the currency.
-    #[yaserde(attribute = true, rename = "CurrencyDecimal")]
-    pub currency_decimal: Option<u64>,
-}
-
 impl rt::Decode for MaximumPrice {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::MAXIMUM_PRICE;
+        const DESC: &rt::schema::ComplexDesc = &schema::MAXIMUM_PRICE;
         let mark = cx.mark();
-        let mut f_amount = None;
-        let mut f_currency_code = None;
-        let mut f_currency_decimal = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Amount" => rt::set(&mut out.amount, cx.value(&attr, &schema::MONEY)?),
+                "CurrencyCode" => {
+                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
                 }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "CurrencyDecimal" => {
+                    out.currency_decimal = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(2) => {
-                    f_currency_decimal = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_amount = cx.required(f_amount, node, "Amount")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            amount: f_amount.ok_or_else(|| cx.bug(node))?,
-            currency_code: f_currency_code.flatten(),
-            currency_decimal: f_currency_decimal.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1001,106 +1073,46 @@ impl rt::Encode for MaximumPrice {
     }
 }
 
-/// One available activity service: what it is, when, where, its price and, for transfer services, the pickup details; the children in the OpenTravel 2016B order (Pricing before PickupDropoff).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailTourActivityInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailTourActivityInfo {
-    /// TourActivityID, SupplierProductCode, SupplierServiceCode (TIC ticket only, TRF with transfer), Name, ShortName: the codes to send in the booking request.
-    #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: TourActivityBasicInfo,
-    /// Schedule/Summary@Start@End@Duration.
-    #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: AvailActivitySchedule,
-    /// Category@Code and Type@Code of the activity.
-    #[yaserde(prefix = "ota", rename = "CategoryAndType")]
-    pub category_and_type: Option<CategoryAndType>,
-    /// Description/ShortDescription.
-    #[yaserde(prefix = "ota", rename = "Description")]
-    pub description: Option<AvailActivityDescription>,
-    /// Where the activity takes place: Address, Region, Position.
-    #[yaserde(prefix = "ota", rename = "Location")]
-    pub location: Option<TourActivityLocation>,
-    /// Pricing/Summary: the price of the service.
-    #[yaserde(prefix = "ota", rename = "Pricing")]
-    pub pricing: AvailActivityPricing,
-    /// For transfer (TRF) services: the pickup and the drop-off (at most one of each): points and times.
-    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
-    pub pickup_dropoff: Vec<AvailPickupDropoff>,
-}
-
 impl rt::Decode for AvailTourActivityInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_TOUR_ACTIVITY_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_TOUR_ACTIVITY_INFO;
         let mark = cx.mark();
-        let mut f_basic_info = None;
-        let mut f_schedule = None;
-        let mut f_category_and_type = None;
-        let mut f_description = None;
-        let mut f_location = None;
-        let mut f_pricing = None;
-        let mut f_pickup_dropoff = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_basic_info = cx
-                        .element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?;
+            match next.elem.name {
+                "BasicInfo" => {
+                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_schedule = cx
-                        .element(&next, <AvailActivitySchedule as rt::Decode>::decode)?;
+                "Schedule" => {
+                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => {
-                    f_category_and_type = cx
-                        .element(&next, <CategoryAndType as rt::Decode>::decode)?;
+                "CategoryAndType" => {
+                    out.category_and_type = cx.element(&next, rt::Decode::decode)?;
                 }
-                3 => {
-                    f_description = cx
-                        .element(
-                            &next,
-                            <AvailActivityDescription as rt::Decode>::decode,
-                        )?;
+                "Description" => out.description = cx.element(&next, rt::Decode::decode)?,
+                "Location" => out.location = cx.element(&next, rt::Decode::decode)?,
+                "Pricing" => {
+                    rt::set(&mut out.pricing, cx.element(&next, rt::Decode::decode)?)
                 }
-                4 => {
-                    f_location = cx
-                        .element(&next, <TourActivityLocation as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_pricing = cx
-                        .element(&next, <AvailActivityPricing as rt::Decode>::decode)?;
-                }
-                6 => {
-                    f_pickup_dropoff
-                        .extend(
-                            cx
-                                .element(&next, <AvailPickupDropoff as rt::Decode>::decode)?,
-                        )
+                "PickupDropoff" => {
+                    rt::push(
+                        &mut out.pickup_dropoff,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
-            schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
-            category_and_type: f_category_and_type,
-            description: f_description,
-            location: f_location,
-            pricing: f_pricing.ok_or_else(|| cx.bug(node))?,
-            pickup_dropoff: f_pickup_dropoff,
-        })
+        Ok(out)
     }
 }
 
@@ -1126,46 +1138,29 @@ impl rt::Encode for AvailTourActivityInfo {
     }
 }
 
-/// The schedule of an available activity service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailActivitySchedule",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailActivitySchedule {
-    /// Start, End (local date-times) and Duration.
-    #[yaserde(prefix = "ota", rename = "Summary")]
-    pub summary: AvailScheduleSummary,
-}
-
 impl rt::Decode for AvailActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ACTIVITY_SCHEDULE;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ACTIVITY_SCHEDULE;
         let mark = cx.mark();
-        let mut f_summary = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_summary = cx
-                        .element(&next, <AvailScheduleSummary as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Summary" => {
+                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            summary: f_summary.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1177,65 +1172,30 @@ impl rt::Encode for AvailActivitySchedule {
     }
 }
 
-/// When an available activity service starts and ends, and how long it lasts.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailScheduleSummary",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailScheduleSummary {
-    /// Start (date-time without zone, YYYY-MM-DDThh:mm:ss).
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "Start")]
-    pub start: rt::DateTime,
-    /// End (date-time without zone, YYYY-MM-DDThh:mm:ss).
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "End")]
-    pub end: rt::DateTime,
-    /// Duration of the activity (ISO 8601, e.g. PT8H).
-    ///
-    /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
-    #[yaserde(attribute = true, rename = "Duration")]
-    pub duration: Option<String>,
-}
-
 impl rt::Decode for AvailScheduleSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_SCHEDULE_SUMMARY;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_SCHEDULE_SUMMARY;
         let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_end = None;
-        let mut f_duration = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Start" => {
+                    rt::set(&mut out.start, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
                 }
-                Some(1) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "End" => {
+                    rt::set(&mut out.end, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
                 }
-                Some(2) => {
-                    f_duration = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_start = cx.required(f_start, node, "Start")?;
-        let f_end = cx.required(f_end, node, "End")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            start: f_start.ok_or_else(|| cx.bug(node))?,
-            end: f_end.ok_or_else(|| cx.bug(node))?,
-            duration: f_duration.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1249,43 +1209,29 @@ impl rt::Encode for AvailScheduleSummary {
     }
 }
 
-/// The description of an available activity.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailActivityDescription",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailActivityDescription {
-    /// Short description (text).
-    #[yaserde(prefix = "ota", rename = "ShortDescription")]
-    pub short_description: String,
-}
-
 impl rt::Decode for AvailActivityDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ACTIVITY_DESCRIPTION;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ACTIVITY_DESCRIPTION;
         let mark = cx.mark();
-        let mut f_short_description = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_short_description = cx.simple(&next)?,
+            match next.elem.name {
+                "ShortDescription" => {
+                    rt::set(&mut out.short_description, cx.simple(&next)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            short_description: f_short_description.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1297,76 +1243,37 @@ impl rt::Encode for AvailActivityDescription {
     }
 }
 
-/// A pickup or drop-off point of a transfer service, as offered by the availability response (its values go into the booking request's PickupDropoff).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailPickupDropoff",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailPickupDropoff {
-    /// Boolean: true for a pickup, false for a drop-off.
-    #[yaserde(attribute = true, rename = "PickupInd")]
-    pub pickup_ind: bool,
-    /// Pickup or drop-off time (date-time without zone).
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "DateTime")]
-    pub date_time: Option<rt::DateTime>,
-    /// Name of the pickup or drop-off place (string), e.g. the hotel's name.
-    #[yaserde(attribute = true, rename = "LocationName")]
-    pub location_name: Option<String>,
-    /// Code of the pickup or drop-off place (string), e.g. the hotel code. OpenTravel 2016B has no such attribute: the ota2016b dialect leaves it out (a booking names the pickup hotel by its code or by its name, LocationName).
-    #[yaserde(attribute = true, rename = "Code")]
-    pub code: Option<String>,
-    /// Where exactly to meet the driver (string), e.g. the hotel's main entrance.
-    #[yaserde(attribute = true, rename = "MeetingLocation")]
-    pub meeting_location: Option<String>,
-}
-
 impl rt::Decode for AvailPickupDropoff {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_PICKUP_DROPOFF;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_PICKUP_DROPOFF;
         let mark = cx.mark();
-        let mut f_pickup_ind = None;
-        let mut f_date_time = None;
-        let mut f_location_name = None;
-        let mut f_code = None;
-        let mut f_meeting_location = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_pickup_ind = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "PickupInd" => {
+                    rt::set(
+                        &mut out.pickup_ind,
+                        cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                    )
                 }
-                Some(1) => {
-                    f_date_time = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "DateTime" => out.date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
+                "LocationName" => {
+                    out.location_name = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_location_name = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "Code" => out.code = cx.value(&attr, &rt::schema::XS_STRING)?,
+                "MeetingLocation" => {
+                    out.meeting_location = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(3) => {
-                    f_code = Some(cx.value(&attr, DESC.attributes[3].ty)?);
-                }
-                Some(4) => {
-                    f_meeting_location = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_pickup_ind = cx.required(f_pickup_ind, node, "PickupInd")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            pickup_ind: f_pickup_ind.ok_or_else(|| cx.bug(node))?,
-            date_time: f_date_time.flatten(),
-            location_name: f_location_name.flatten(),
-            code: f_code.flatten(),
-            meeting_location: f_meeting_location.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1384,46 +1291,29 @@ impl rt::Encode for AvailPickupDropoff {
     }
 }
 
-/// The price of an available activity service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailActivityPricing",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailActivityPricing {
-    /// Amount or MinCharge, CurrencyCode; child PricingType.
-    #[yaserde(prefix = "ota", rename = "Summary")]
-    pub summary: AvailPricingSummary,
-}
-
 impl rt::Decode for AvailActivityPricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_ACTIVITY_PRICING;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ACTIVITY_PRICING;
         let mark = cx.mark();
-        let mut f_summary = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_summary = cx
-                        .element(&next, <AvailPricingSummary as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Summary" => {
+                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            summary: f_summary.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1435,76 +1325,38 @@ impl rt::Encode for AvailActivityPricing {
     }
 }
 
-/// A price: the amount (MF001) or the lowest "price from" (MF002), with its currency and how it applies.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "AvailPricingSummary",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct AvailPricingSummary {
-    /// Price of the service for the requested participants (detailed mode MF001).
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: Option<rt::Decimal>,
-    /// Cheapest per-person "price from" of the service (mode MF002).
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "MinCharge")]
-    pub min_charge: Option<rt::Decimal>,
-    /// ISO 4217 currency code of Amount and MinCharge.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: String,
-    /// Text: PerPerson or PerGroup (any other string allowed).
-    #[yaserde(prefix = "ota", rename = "PricingType")]
-    pub pricing_type: PricingMethod,
-}
-
 impl rt::Decode for AvailPricingSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::AVAIL_PRICING_SUMMARY;
+        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_PRICING_SUMMARY;
         let mark = cx.mark();
-        let mut f_amount = None;
-        let mut f_min_charge = None;
-        let mut f_currency_code = None;
-        let mut f_pricing_type = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
+                "MinCharge" => out.min_charge = cx.value(&attr, &schema::MONEY)?,
+                "CurrencyCode" => {
+                    rt::set(
+                        &mut out.currency_code,
+                        cx.value(&attr, &schema::CURRENCY_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_min_charge = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
+        cx.required_attributes(node, DESC)?;
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pricing_type = cx.simple(&next)?,
+            match next.elem.name {
+                "PricingType" => rt::set(&mut out.pricing_type, cx.simple(&next)?),
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            amount: f_amount.flatten(),
-            min_charge: f_min_charge.flatten(),
-            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
-            pricing_type: f_pricing_type.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Activity booking message (OTA_TourActivityBookRQ, POST /activitybook) and its response OTA_TourActivityBookRS.
 
 use crate::runtime as rt;
+use super::schema;
 use crate::runtime::empty_string;
 use super::common::{
     ActivityLocation, AgeQualifyingCode, DateTimeSpan, Errors, LanguageSelector, Pos,
@@ -75,134 +76,534 @@ pub struct OtaTourActivityBookRq {
     pub tpa_extensions: Option<BookExtensions>,
 }
 
-impl rt::Decode for OtaTourActivityBookRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_BOOK_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_res_status = None;
-        let mut f_pos = None;
-        let mut f_booking_info = None;
-        let mut f_tpa_extensions = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_res_status = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                _ => {}
-            }
+/// Response to an activity booking: Success (optionally with Warnings) and the ReservationDetails; or Errors alone. For ResStatus Quote the details confirm availability and the authoritative price and nothing is created (no Internal reference; with Instance PriceBreakdown the price is also broken down per participant); for Commit they describe the binding booking, with its Internal reference. A Commit repeated with the same Client booking reference returns the booking already made.
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_TourActivityBookRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaTourActivityBookRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// The quote or booking was processed.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks on the processed request (e.g. a price that differs from the availability price).
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// The quoted or booked activity service.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
+    #[yaserde(prefix = "ota", rename = "ReservationDetails")]
+    pub reservation_details: Option<ActivityReservationDetails>,
+    /// Why the quote or booking was refused (e.g. Code 427 no availability); nothing was booked.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
+}
+
+/// Booking details of one activity service (one calendar date per service).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookingInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookingInfo {
+    /// TourActivityID, SupplierProductCode, SupplierServiceCode (strings).
+    #[yaserde(prefix = "ota", rename = "BasicInfo")]
+    pub basic_info: BookingBasicInfo,
+    /// Repeatable, one per participant.
+    #[yaserde(prefix = "ota", rename = "ParticipantInfo")]
+    pub participant_info: Vec<ParticipantInfo>,
+    /// OpenTravel 2016B (required there): what the client pays. Taken and ignored: the price is the gateway's (the answer's PaymentInfo and Pricing), and partners pay as their contract says.
+    #[yaserde(prefix = "ota", rename = "PaymentInfo")]
+    pub payment_info: Vec<BookPaymentInfo>,
+    /// The date of the service: Start and End (the service's form: date-times without zone on one date).
+    #[yaserde(prefix = "ota", rename = "Schedule")]
+    pub schedule: BookingSchedule,
+    /// DateTime (date-time without zone), LocationName (string; a hotel code is used), PickupInd (boolean true or false). Required for transfer services.
+    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
+    pub pickup_dropoff: Option<PickupDropoff>,
+}
+
+/// A payment of an OpenTravel 2016B book request (TourActivityChargeType with the participant references). Taken and ignored.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookPaymentInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookPaymentInfo {
+    /// The amount.
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: Option<rt::Decimal>,
+    /// Its currency (ISO 4217).
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: Option<String>,
+    /// The participant it is for.
+    #[yaserde(attribute = true, rename = "ParticipantID")]
+    pub participant_id: Option<String>,
+    /// The participant category it is for.
+    #[yaserde(attribute = true, rename = "ParticipantCategoryID")]
+    pub participant_category_id: Option<String>,
+    /// The group it is for.
+    #[yaserde(attribute = true, rename = "GroupID")]
+    pub group_id: Option<String>,
+}
+
+/// Identifies the activity service to book (as returned by a detailed MF001 availability search).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookingBasicInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookingBasicInfo {
+    /// Tour activity identifier (string).
+    #[yaserde(attribute = true, rename = "TourActivityID")]
+    pub tour_activity_id: String,
+    /// Supplier product code (string).
+    #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    pub supplier_product_code: Option<String>,
+    /// Supplier service code (string), e.g. TIC (ticket only) or TRF (with transfer/pickup). Optional (OpenTravel 2016B has none): without it, the product's service the request describes, a transfer with a PickupDropoff, else one without; when that is not one service, the request is refused naming the codes. The ota2016b dialect leaves it out of the answer.
+    #[yaserde(attribute = true, rename = "SupplierServiceCode")]
+    pub supplier_service_code: Option<String>,
+}
+
+/// When the service is booked for: one calendar date, the date of Start (the session is the product's on that date). The service's form gives Start and End as local date-times on that date; OpenTravel 2016B's DateTimeSpanGroup also allows a date alone, a date-time with a zone offset (its wall-clock date is taken) and no End.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookingSchedule",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookingSchedule {
+    /// The date (YYYY-MM-DD), or a date-time on it.
+    ///
+    /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
+    #[yaserde(attribute = true, rename = "Start")]
+    pub start: String,
+    /// A date or date-time on the same date, not before Start; absent: the rest of that date.
+    ///
+    /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
+    #[yaserde(attribute = true, rename = "End")]
+    pub end: Option<String>,
+}
+
+/// One participant: category and personal data.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ParticipantInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ParticipantInfo {
+    /// Child Category with QualifierInfo (category code).
+    #[yaserde(prefix = "ota", rename = "Category")]
+    pub category: Option<ParticipantCategory>,
+    /// Child Individual with Age (integer) and ParticipantID (integer), and children GivenName, NamePrefix, Surname (text).
+    #[yaserde(prefix = "ota", rename = "Individual")]
+    pub individual: Option<Individual>,
+}
+
+/// The category of a participant: the service's QualifierInfo attribute, or OpenTravel 2016B's QualifierInfo element (one of them; both: the same category).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ParticipantCategory",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ParticipantCategory {
+    /// Category code (OTA AQC: 10 adult, 8 child). Required unless the QualifierInfo element gives the category; always set in the response.
+    #[yaserde(attribute = true, rename = "QualifierInfo")]
+    pub qualifier_info_attr: Option<AgeQualifyingCode>,
+    /// OpenTravel 2016B: the participant's age, when Individual@Age does not give it. Requests only.
+    #[yaserde(attribute = true, rename = "Age")]
+    pub age: Option<u64>,
+    /// OpenTravel 2016B's form of the category: its AgeQualifyingEnum name (Adult, Child, …) or the code. Requests only.
+    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    pub qualifier_info: Option<AgeQualifyingCode>,
+}
+
+/// Personal data of a participant; the children in the order of the service description (the answer uses the OpenTravel person-name order).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "Individual",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct Individual {
+    /// Age (integer) at the time of the service.
+    #[yaserde(attribute = true, rename = "Age")]
+    pub age: Option<u64>,
+    /// Participant number (integer), unique within the request.
+    #[yaserde(attribute = true, rename = "ParticipantID")]
+    pub participant_id: Option<u64>,
+    /// Given (first) name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(prefix = "ota", rename = "GivenName")]
+    pub given_name: Option<String>,
+    /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
+    ///
+    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
+    #[yaserde(prefix = "ota", rename = "NamePrefix")]
+    pub name_prefix: Option<String>,
+    /// Family name (text, at most 64 characters).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(prefix = "ota", rename = "Surname")]
+    pub surname: Option<String>,
+}
+
+/// Pickup or drop-off time and place of the service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "PickupDropoff",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct PickupDropoff {
+    /// Date-time without zone.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "DateTime")]
+    pub date_time: Option<rt::DateTime>,
+    /// The pickup hotel (string, at most 64 characters): its code, or its name as the availability answer's LocationName gives it (what an OpenTravel 2016B client, whose answers carry no code, copies).
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "LocationName")]
+    pub location_name: Option<String>,
+    /// Boolean true or false: true for the pickup, false for the drop-off.
+    #[yaserde(attribute = true, rename = "PickupInd")]
+    pub pickup_ind: Option<bool>,
+}
+
+/// TPA_Extensions of an activity booking.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookExtensions",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookExtensions {
+    /// Repeatable. Type (integer code; 36 booking level, 37 item level), ID (string), ID_Context (string; Client seen).
+    #[yaserde(prefix = "ota", rename = "UniqueID")]
+    pub unique_id: Vec<UniqueId>,
+}
+
+/// The quoted or booked activity service, in the OpenTravel 2016B order: references, participants, what is due, schedule, location, pickup, cancellation policy and the final price.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityReservationDetails",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityReservationDetails {
+    /// TourActivityID, SupplierProductCode, SupplierServiceCode of the booked service.
+    #[yaserde(prefix = "ota", rename = "BasicInfo")]
+    pub basic_info: BookingBasicInfo,
+    /// The booking references (at most two): Type 36 with ID_Context Client (the partner's reference, echoed) and Internal (the gateway's reference, only after a Commit).
+    #[yaserde(prefix = "ota", rename = "Confirmation")]
+    pub confirmation: Vec<UniqueId>,
+    /// The participants, echoed from the request, one per participant.
+    #[yaserde(prefix = "ota", rename = "ParticipantInfo")]
+    pub participant_info: Vec<ReservationParticipant>,
+    /// What is due: one PaymentInfo with the total; with Instance PriceBreakdown instead one per participant (with its ParticipantID), which add up to the total.
+    #[yaserde(prefix = "ota", rename = "PaymentInfo")]
+    pub payment_info: Vec<ActivityPaymentInfo>,
+    /// Start, End (date-time without zone) of the service (from the pickup to the return, for a transfer).
+    #[yaserde(prefix = "ota", rename = "Schedule")]
+    pub schedule: DateTimeSpan,
+    /// Location with Context Service and a Region (RegionCode Product with the activity product code). OpenTravel 2016B's Location is where the activity takes place, with no such Region: the ota2016b dialect leaves it out (BasicInfo names the product).
+    #[yaserde(prefix = "ota", rename = "Location")]
+    pub location: Option<ActivityLocation>,
+    /// The pickup of a transfer service: DateTime, LocationName, PickupInd.
+    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
+    pub pickup_dropoff: Option<PickupDropoff>,
+    /// The cancellation policy of the service.
+    #[yaserde(prefix = "ota", rename = "Policy")]
+    pub policy: Option<ActivityPolicy>,
+    /// The final price (for accounting) and the group size.
+    #[yaserde(prefix = "ota", rename = "Pricing")]
+    pub pricing: BookPricing,
+}
+
+/// One participant of a quoted or booked service: category and personal data.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ReservationParticipant",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ReservationParticipant {
+    /// Category@QualifierInfo (category code); the QualifierInfo element in the ota2016b dialect.
+    #[yaserde(prefix = "ota", rename = "Category")]
+    pub category: Option<BookedParticipantCategory>,
+    /// Individual@Age@ParticipantID with NamePrefix, GivenName, Surname.
+    #[yaserde(prefix = "ota", rename = "Individual")]
+    pub individual: Option<ReservationIndividual>,
+}
+
+/// The category of a quoted or booked participant, in the form of each dialect: the service's QualifierInfo attribute (the code), OpenTravel 2016B's QualifierInfo element (the AgeQualifyingEnum name; left out for a code that has none).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookedParticipantCategory",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookedParticipantCategory {
+    /// The service's form: the category code (OTA AQC: 10 adult, 8 child). Not written by the ota2016b dialect.
+    #[yaserde(attribute = true, rename = "QualifierInfo")]
+    pub qualifier_info_attr: Option<AgeQualifyingCode>,
+    /// OpenTravel 2016B's form: the category's AgeQualifyingEnum name. Written by the ota2016b dialect only.
+    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    pub qualifier_info: Option<AgeQualifierName>,
+}
+
+/// A participant category by its name in OpenTravel 2016B's AgeQualifyingEnum (the names of the known Age Qualifying Codes; OpenTravel spells the senior's with a trailing space).
+///
+/// A closed list: any other value is rejected when decoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
+pub enum AgeQualifierName {
+    /// Adult (code 10).
+    #[default]
+    Adult,
+    /// Child (code 8).
+    Child,
+    /// Infant (code 7).
+    Infant,
+    /// Senior (code 11), as OpenTravel spells it; also taken without the space.
+    Senior,
+}
+
+impl AgeQualifierName {
+    /// The known values, as written in XML.
+    pub const KNOWN: &'static [&'static str] = &["Adult", "Child", "Infant", "Senior "];
+    /// The value as written in XML.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Adult => "Adult",
+            Self::Child => "Child",
+            Self::Infant => "Infant",
+            Self::Senior => "Senior ",
         }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_booking_info = cx
-                        .element(&next, <BookingInfo as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_tpa_extensions = cx
-                        .element(&next, <BookExtensions as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            res_status: f_res_status.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            booking_info: f_booking_info.ok_or_else(|| cx.bug(node))?,
-            tpa_extensions: f_tpa_extensions,
-        })
     }
 }
 
-impl rt::Encode for OtaTourActivityBookRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResStatus", &self.res_status);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.booking_info, w, "BookingInfo");
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
+impl ::std::fmt::Display for AgeQualifierName {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
+}
+
+impl ::std::str::FromStr for AgeQualifierName {
+    type Err = rt::UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "Adult" => Ok(Self::Adult),
+            "Child" => Ok(Self::Child),
+            "Infant" => Ok(Self::Infant),
+            "Senior " => Ok(Self::Senior),
+            "Senior" => Ok(Self::Senior),
+            other => Err(rt::UnknownValue::new("AgeQualifierName", other)),
+        }
+    }
+}
+
+impl rt::FromValue for AgeQualifierName {
+    fn from_value(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+impl rt::ToValue for AgeQualifierName {
+    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
+        ::std::borrow::Cow::Borrowed(self.as_str())
+    }
+}
+
+/// Personal data of a participant, the name parts in the OpenTravel person-name order.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ReservationIndividual",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ReservationIndividual {
+    /// Age (integer) at the time of the service.
+    #[yaserde(attribute = true, rename = "Age")]
+    pub age: Option<u64>,
+    /// Participant number (integer), as in the request.
+    #[yaserde(attribute = true, rename = "ParticipantID")]
+    pub participant_id: Option<u64>,
+    /// Salutation or title (text), e.g. Mr, Mrs.
+    ///
+    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
+    #[yaserde(prefix = "ota", rename = "NamePrefix")]
+    pub name_prefix: Option<String>,
+    /// Given (first) name (text).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(prefix = "ota", rename = "GivenName")]
+    pub given_name: Option<String>,
+    /// Family name (text).
+    ///
+    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(prefix = "ota", rename = "Surname")]
+    pub surname: Option<String>,
+}
+
+/// An amount due for the service: the total, or (price breakdown) one participant's price.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityPaymentInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityPaymentInfo {
+    /// The amount (decimal).
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: rt::Decimal,
+    /// ISO 4217 currency code of Amount.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: String,
+    /// The participant (ParticipantID of its Individual) whose price this is; absent on the total.
+    #[yaserde(attribute = true, rename = "ParticipantID")]
+    pub participant_id: Option<u64>,
+}
+
+/// The policies of a quoted or booked service (OpenTravel 2016B TourActivityPolicyType).
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityPolicy",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityPolicy {
+    /// The cancellation policy.
+    #[yaserde(prefix = "ota", rename = "Cancel")]
+    pub cancel: Option<ActivityCancelPolicy>,
+}
+
+/// The cancellation policy: free until CancelDeadline; from then on the penalty the text states, e.g. "100 % of the price: 88.50 EUR".
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "ActivityCancelPolicy",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct ActivityCancelPolicy {
+    /// The end of free cancellation (local date-time of the activity, without zone); a cancellation from then on costs the penalty.
+    ///
+    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
+    #[yaserde(attribute = true, rename = "CancelDeadline")]
+    pub cancel_deadline: rt::DateTime,
+    /// The element's text content.
+    #[yaserde(text = true, default = "empty_string")]
+    pub value: String,
+}
+
+/// The price of a quoted or booked activity service.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookPricing",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookPricing {
+    /// Summary@Amount@CurrencyCode: the final price.
+    #[yaserde(prefix = "ota", rename = "Summary")]
+    pub summary: BookPricingSummary,
+    /// Group@KnownGroupsize.
+    #[yaserde(prefix = "ota", rename = "Group")]
+    pub group: Option<BookPricingGroup>,
+}
+
+/// The final price of the service, authoritative for accounting.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookPricingSummary",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookPricingSummary {
+    /// Total amount (decimal) of the service.
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "Amount")]
+    pub amount: rt::Decimal,
+    /// ISO 4217 currency code of Amount.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "CurrencyCode")]
+    pub currency_code: String,
+}
+
+/// The group the price applies to.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "BookPricingGroup",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct BookPricingGroup {
+    /// Number of participants (integer) the price is for (the vendor's spelling; OpenTravel's is KnownGroupSize, which the ota2016b dialect writes).
+    #[yaserde(attribute = true, rename = "KnownGroupsize")]
+    pub known_groupsize: u64,
 }
 
 impl rt::PayloadStdAttributes for OtaTourActivityBookRq {
@@ -305,153 +706,6 @@ impl rt::PosRequest for OtaTourActivityBookRq {
     }
 }
 
-/// Response to an activity booking: Success (optionally with Warnings) and the ReservationDetails; or Errors alone. For ResStatus Quote the details confirm availability and the authoritative price and nothing is created (no Internal reference; with Instance PriceBreakdown the price is also broken down per participant); for Commit they describe the binding booking, with its Internal reference. A Commit repeated with the same Client booking reference returns the booking already made.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_TourActivityBookRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaTourActivityBookRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// The quote or booking was processed.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks on the processed request (e.g. a price that differs from the availability price).
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// The quoted or booked activity service.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
-    #[yaserde(prefix = "ota", rename = "ReservationDetails")]
-    pub reservation_details: Option<ActivityReservationDetails>,
-    /// Why the quote or booking was refused (e.g. Code 427 no availability); nothing was booked.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `reservation_details`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaTourActivityBookRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_BOOK_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_reservation_details = None;
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_reservation_details = cx
-                        .element(
-                            &next,
-                            <ActivityReservationDetails as rt::Decode>::decode,
-                        )?;
-                }
-                3 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            reservation_details: f_reservation_details,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaTourActivityBookRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.reservation_details {
-            rt::Encode::encode(v, w, "ReservationDetails");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
 impl rt::ResponseStdAttributes for OtaTourActivityBookRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()
@@ -540,30 +794,173 @@ impl rt::Response for OtaTourActivityBookRs {
     }
 }
 
-/// Booking details of one activity service (one calendar date per service).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookingInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookingInfo {
-    /// TourActivityID, SupplierProductCode, SupplierServiceCode (strings).
-    #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: BookingBasicInfo,
-    /// Repeatable, one per participant.
-    #[yaserde(prefix = "ota", rename = "ParticipantInfo")]
-    pub participant_info: Vec<ParticipantInfo>,
-    /// OpenTravel 2016B (required there): what the client pays. Taken and ignored: the price is the gateway's (the answer's PaymentInfo and Pricing), and partners pay as their contract says.
-    #[yaserde(prefix = "ota", rename = "PaymentInfo")]
-    pub payment_info: Vec<BookPaymentInfo>,
-    /// The date of the service: Start and End (the service's form: date-times without zone on one date).
-    #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: BookingSchedule,
-    /// DateTime (date-time without zone), LocationName (string; a hotel code is used), PickupInd (boolean true or false). Required for transfer services.
-    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
-    pub pickup_dropoff: Option<PickupDropoff>,
+impl rt::Decode for OtaTourActivityBookRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_BOOK_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "ResStatus" => out.res_status = cx.value(&attr, &schema::RES_STATUS)?,
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "BookingInfo" => {
+                    rt::set(
+                        &mut out.booking_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "TPA_Extensions" => {
+                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaTourActivityBookRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("ResStatus", &self.res_status);
+        rt::Encode::encode(&self.pos, w, "POS");
+        rt::Encode::encode(&self.booking_info, w, "BookingInfo");
+        if let Some(v) = &self.tpa_extensions {
+            rt::Encode::encode(v, w, "TPA_Extensions");
+        }
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaTourActivityBookRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_BOOK_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "ReservationDetails" => {
+                    out.reservation_details = cx.element(&next, rt::Decode::decode)?;
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaTourActivityBookRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.reservation_details {
+            rt::Encode::encode(v, w, "ReservationDetails");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for BookingInfo {
@@ -571,55 +968,42 @@ impl rt::Decode for BookingInfo {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_INFO;
         let mark = cx.mark();
-        let mut f_basic_info = None;
-        let mut f_participant_info = Vec::new();
-        let mut f_payment_info = Vec::new();
-        let mut f_schedule = None;
-        let mut f_pickup_dropoff = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_basic_info = cx
-                        .element(&next, <BookingBasicInfo as rt::Decode>::decode)?;
+            match next.elem.name {
+                "BasicInfo" => {
+                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_participant_info
-                        .extend(
-                            cx.element(&next, <ParticipantInfo as rt::Decode>::decode)?,
-                        )
+                "ParticipantInfo" => {
+                    rt::push(
+                        &mut out.participant_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                2 => {
-                    f_payment_info
-                        .extend(
-                            cx.element(&next, <BookPaymentInfo as rt::Decode>::decode)?,
-                        )
+                "PaymentInfo" => {
+                    rt::push(
+                        &mut out.payment_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                3 => {
-                    f_schedule = cx
-                        .element(&next, <BookingSchedule as rt::Decode>::decode)?;
+                "Schedule" => {
+                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
                 }
-                4 => {
-                    f_pickup_dropoff = cx
-                        .element(&next, <PickupDropoff as rt::Decode>::decode)?;
+                "PickupDropoff" => {
+                    out.pickup_dropoff = cx.element(&next, rt::Decode::decode)?;
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
-            participant_info: f_participant_info,
-            payment_info: f_payment_info,
-            schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
-            pickup_dropoff: f_pickup_dropoff,
-        })
+        Ok(out)
     }
 }
 
@@ -641,79 +1025,34 @@ impl rt::Encode for BookingInfo {
     }
 }
 
-/// A payment of an OpenTravel 2016B book request (TourActivityChargeType with the participant references). Taken and ignored.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookPaymentInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookPaymentInfo {
-    /// The amount.
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: Option<rt::Decimal>,
-    /// Its currency (ISO 4217).
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: Option<String>,
-    /// The participant it is for.
-    #[yaserde(attribute = true, rename = "ParticipantID")]
-    pub participant_id: Option<String>,
-    /// The participant category it is for.
-    #[yaserde(attribute = true, rename = "ParticipantCategoryID")]
-    pub participant_category_id: Option<String>,
-    /// The group it is for.
-    #[yaserde(attribute = true, rename = "GroupID")]
-    pub group_id: Option<String>,
-}
-
 impl rt::Decode for BookPaymentInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PAYMENT_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PAYMENT_INFO;
         let mark = cx.mark();
-        let mut f_amount = None;
-        let mut f_currency_code = None;
-        let mut f_participant_id = None;
-        let mut f_participant_category_id = None;
-        let mut f_group_id = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
+                "CurrencyCode" => {
+                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
                 }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ParticipantID" => {
+                    out.participant_id = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_participant_id = Some(cx.value(&attr, DESC.attributes[2].ty)?);
+                "ParticipantCategoryID" => {
+                    out.participant_category_id = cx
+                        .value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(3) => {
-                    f_participant_category_id = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                Some(4) => {
-                    f_group_id = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
+                "GroupID" => out.group_id = cx.value(&attr, &rt::schema::XS_STRING)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            amount: f_amount.flatten(),
-            currency_code: f_currency_code.flatten(),
-            participant_id: f_participant_id.flatten(),
-            participant_category_id: f_participant_category_id.flatten(),
-            group_id: f_group_id.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -729,63 +1068,35 @@ impl rt::Encode for BookPaymentInfo {
     }
 }
 
-/// Identifies the activity service to book (as returned by a detailed MF001 availability search).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookingBasicInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookingBasicInfo {
-    /// Tour activity identifier (string).
-    #[yaserde(attribute = true, rename = "TourActivityID")]
-    pub tour_activity_id: String,
-    /// Supplier product code (string).
-    #[yaserde(attribute = true, rename = "SupplierProductCode")]
-    pub supplier_product_code: Option<String>,
-    /// Supplier service code (string), e.g. TIC (ticket only) or TRF (with transfer/pickup). Optional (OpenTravel 2016B has none): without it, the product's service the request describes, a transfer with a PickupDropoff, else one without; when that is not one service, the request is refused naming the codes. The ota2016b dialect leaves it out of the answer.
-    #[yaserde(attribute = true, rename = "SupplierServiceCode")]
-    pub supplier_service_code: Option<String>,
-}
-
 impl rt::Decode for BookingBasicInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_BASIC_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_BASIC_INFO;
         let mark = cx.mark();
-        let mut f_tour_activity_id = None;
-        let mut f_supplier_product_code = None;
-        let mut f_supplier_service_code = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_tour_activity_id = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "TourActivityID" => {
+                    rt::set(
+                        &mut out.tour_activity_id,
+                        cx.value(&attr, &rt::schema::XS_STRING)?,
+                    )
                 }
-                Some(1) => {
-                    f_supplier_product_code = Some(
-                        cx.value(&attr, DESC.attributes[1].ty)?,
-                    );
+                "SupplierProductCode" => {
+                    out.supplier_product_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                Some(2) => {
-                    f_supplier_service_code = Some(
-                        cx.value(&attr, DESC.attributes[2].ty)?,
-                    );
+                "SupplierServiceCode" => {
+                    out.supplier_service_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_tour_activity_id = cx
-            .required(f_tour_activity_id, node, "TourActivityID")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            tour_activity_id: f_tour_activity_id.ok_or_else(|| cx.bug(node))?,
-            supplier_product_code: f_supplier_product_code.flatten(),
-            supplier_service_code: f_supplier_service_code.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -801,54 +1112,27 @@ impl rt::Encode for BookingBasicInfo {
     }
 }
 
-/// When the service is booked for: one calendar date, the date of Start (the session is the product's on that date). The service's form gives Start and End as local date-times on that date; OpenTravel 2016B's DateTimeSpanGroup also allows a date alone, a date-time with a zone offset (its wall-clock date is taken) and no End.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookingSchedule",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookingSchedule {
-    /// The date (YYYY-MM-DD), or a date-time on it.
-    ///
-    /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
-    #[yaserde(attribute = true, rename = "Start")]
-    pub start: String,
-    /// A date or date-time on the same date, not before Start; absent: the rest of that date.
-    ///
-    /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
-    #[yaserde(attribute = true, rename = "End")]
-    pub end: Option<String>,
-}
-
 impl rt::Decode for BookingSchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKING_SCHEDULE;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_SCHEDULE;
         let mark = cx.mark();
-        let mut f_start = None;
-        let mut f_end = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_start = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Start" => {
+                    rt::set(&mut out.start, cx.value(&attr, &schema::DATE_OR_DATE_TIME)?)
                 }
-                Some(1) => {
-                    f_end = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+                "End" => out.end = cx.value(&attr, &schema::DATE_OR_DATE_TIME)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_start = cx.required(f_start, node, "Start")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            start: f_start.ok_or_else(|| cx.bug(node))?,
-            end: f_end.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -861,54 +1145,28 @@ impl rt::Encode for BookingSchedule {
     }
 }
 
-/// One participant: category and personal data.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ParticipantInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ParticipantInfo {
-    /// Child Category with QualifierInfo (category code).
-    #[yaserde(prefix = "ota", rename = "Category")]
-    pub category: Option<ParticipantCategory>,
-    /// Child Individual with Age (integer) and ParticipantID (integer), and children GivenName, NamePrefix, Surname (text).
-    #[yaserde(prefix = "ota", rename = "Individual")]
-    pub individual: Option<Individual>,
-}
-
 impl rt::Decode for ParticipantInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::PARTICIPANT_INFO;
         let mark = cx.mark();
-        let mut f_category = None;
-        let mut f_individual = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_category = cx
-                        .element(&next, <ParticipantCategory as rt::Decode>::decode)?;
-                }
-                1 => {
-                    f_individual = cx.element(&next, <Individual as rt::Decode>::decode)?;
-                }
+            match next.elem.name {
+                "Category" => out.category = cx.element(&next, rt::Decode::decode)?,
+                "Individual" => out.individual = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            category: f_category,
-            individual: f_individual,
-        })
+        Ok(out)
     }
 }
 
@@ -925,63 +1183,34 @@ impl rt::Encode for ParticipantInfo {
     }
 }
 
-/// The category of a participant: the service's QualifierInfo attribute, or OpenTravel 2016B's QualifierInfo element (one of them; both: the same category).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ParticipantCategory",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ParticipantCategory {
-    /// Category code (OTA AQC: 10 adult, 8 child). Required unless the QualifierInfo element gives the category; always set in the response.
-    #[yaserde(attribute = true, rename = "QualifierInfo")]
-    pub qualifier_info_attr: Option<AgeQualifyingCode>,
-    /// OpenTravel 2016B: the participant's age, when Individual@Age does not give it. Requests only.
-    #[yaserde(attribute = true, rename = "Age")]
-    pub age: Option<u64>,
-    /// OpenTravel 2016B's form of the category: its AgeQualifyingEnum name (Adult, Child, …) or the code. Requests only.
-    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
-    pub qualifier_info: Option<AgeQualifyingCode>,
-}
-
 impl rt::Decode for ParticipantCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PARTICIPANT_CATEGORY;
+        const DESC: &rt::schema::ComplexDesc = &schema::PARTICIPANT_CATEGORY;
         let mark = cx.mark();
-        let mut f_qualifier_info_attr = None;
-        let mut f_age = None;
-        let mut f_qualifier_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_qualifier_info_attr = Some(
-                        cx.value(&attr, DESC.attributes[0].ty)?,
-                    );
+            match rt::unqualified(&attr) {
+                "QualifierInfo" => {
+                    out.qualifier_info_attr = cx
+                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
                 }
-                Some(1) => {
-                    f_age = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_qualifier_info = cx.simple(&next)?,
+            match next.elem.name {
+                "QualifierInfo" => out.qualifier_info = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            qualifier_info_attr: f_qualifier_info_attr.flatten(),
-            age: f_age.flatten(),
-            qualifier_info: f_qualifier_info,
-        })
+        Ok(out)
     }
 }
 
@@ -997,79 +1226,36 @@ impl rt::Encode for ParticipantCategory {
     }
 }
 
-/// Personal data of a participant; the children in the order of the service description (the answer uses the OpenTravel person-name order).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "Individual",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct Individual {
-    /// Age (integer) at the time of the service.
-    #[yaserde(attribute = true, rename = "Age")]
-    pub age: Option<u64>,
-    /// Participant number (integer), unique within the request.
-    #[yaserde(attribute = true, rename = "ParticipantID")]
-    pub participant_id: Option<u64>,
-    /// Given (first) name (text, at most 64 characters).
-    ///
-    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(prefix = "ota", rename = "GivenName")]
-    pub given_name: Option<String>,
-    /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
-    ///
-    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
-    #[yaserde(prefix = "ota", rename = "NamePrefix")]
-    pub name_prefix: Option<String>,
-    /// Family name (text, at most 64 characters).
-    ///
-    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(prefix = "ota", rename = "Surname")]
-    pub surname: Option<String>,
-}
-
 impl rt::Decode for Individual {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::INDIVIDUAL;
+        const DESC: &rt::schema::ComplexDesc = &schema::INDIVIDUAL;
         let mark = cx.mark();
-        let mut f_age = None;
-        let mut f_participant_id = None;
-        let mut f_given_name = None;
-        let mut f_name_prefix = None;
-        let mut f_surname = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_age = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                "ParticipantID" => {
+                    out.participant_id = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(1) => {
-                    f_participant_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_given_name = cx.simple(&next)?,
-                1 => f_name_prefix = cx.simple(&next)?,
-                2 => f_surname = cx.simple(&next)?,
+            match next.elem.name {
+                "GivenName" => out.given_name = cx.simple(&next)?,
+                "NamePrefix" => out.name_prefix = cx.simple(&next)?,
+                "Surname" => out.surname = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            age: f_age.flatten(),
-            participant_id: f_participant_id.flatten(),
-            given_name: f_given_name,
-            name_prefix: f_name_prefix,
-            surname: f_surname,
-        })
+        Ok(out)
     }
 }
 
@@ -1091,61 +1277,27 @@ impl rt::Encode for Individual {
     }
 }
 
-/// Pickup or drop-off time and place of the service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "PickupDropoff",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct PickupDropoff {
-    /// Date-time without zone.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "DateTime")]
-    pub date_time: Option<rt::DateTime>,
-    /// The pickup hotel (string, at most 64 characters): its code, or its name as the availability answer's LocationName gives it (what an OpenTravel 2016B client, whose answers carry no code, copies).
-    ///
-    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(attribute = true, rename = "LocationName")]
-    pub location_name: Option<String>,
-    /// Boolean true or false: true for the pickup, false for the drop-off.
-    #[yaserde(attribute = true, rename = "PickupInd")]
-    pub pickup_ind: Option<bool>,
-}
-
 impl rt::Decode for PickupDropoff {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::PICKUP_DROPOFF;
+        const DESC: &rt::schema::ComplexDesc = &schema::PICKUP_DROPOFF;
         let mark = cx.mark();
-        let mut f_date_time = None;
-        let mut f_location_name = None;
-        let mut f_pickup_ind = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_date_time = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "DateTime" => out.date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
+                "LocationName" => {
+                    out.location_name = cx.value(&attr, &schema::SHORT_TEXT)?;
                 }
-                Some(1) => {
-                    f_location_name = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_pickup_ind = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                "PickupInd" => out.pickup_ind = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            date_time: f_date_time.flatten(),
-            location_name: f_location_name.flatten(),
-            pickup_ind: f_pickup_ind.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1159,44 +1311,29 @@ impl rt::Encode for PickupDropoff {
     }
 }
 
-/// TPA_Extensions of an activity booking.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookExtensions",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookExtensions {
-    /// Repeatable. Type (integer code; 36 booking level, 37 item level), ID (string), ID_Context (string; Client seen).
-    #[yaserde(prefix = "ota", rename = "UniqueID")]
-    pub unique_id: Vec<UniqueId>,
-}
-
 impl rt::Decode for BookExtensions {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_EXTENSIONS;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_EXTENSIONS;
         let mark = cx.mark();
-        let mut f_unique_id = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_unique_id
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+            match next.elem.name {
+                "UniqueID" => {
+                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { unique_id: f_unique_id })
+        Ok(out)
     }
 }
 
@@ -1210,125 +1347,58 @@ impl rt::Encode for BookExtensions {
     }
 }
 
-/// The quoted or booked activity service, in the OpenTravel 2016B order: references, participants, what is due, schedule, location, pickup, cancellation policy and the final price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityReservationDetails",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityReservationDetails {
-    /// TourActivityID, SupplierProductCode, SupplierServiceCode of the booked service.
-    #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: BookingBasicInfo,
-    /// The booking references (at most two): Type 36 with ID_Context Client (the partner's reference, echoed) and Internal (the gateway's reference, only after a Commit).
-    #[yaserde(prefix = "ota", rename = "Confirmation")]
-    pub confirmation: Vec<UniqueId>,
-    /// The participants, echoed from the request, one per participant.
-    #[yaserde(prefix = "ota", rename = "ParticipantInfo")]
-    pub participant_info: Vec<ReservationParticipant>,
-    /// What is due: one PaymentInfo with the total; with Instance PriceBreakdown instead one per participant (with its ParticipantID), which add up to the total.
-    #[yaserde(prefix = "ota", rename = "PaymentInfo")]
-    pub payment_info: Vec<ActivityPaymentInfo>,
-    /// Start, End (date-time without zone) of the service (from the pickup to the return, for a transfer).
-    #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: DateTimeSpan,
-    /// Location with Context Service and a Region (RegionCode Product with the activity product code). OpenTravel 2016B's Location is where the activity takes place, with no such Region: the ota2016b dialect leaves it out (BasicInfo names the product).
-    #[yaserde(prefix = "ota", rename = "Location")]
-    pub location: Option<ActivityLocation>,
-    /// The pickup of a transfer service: DateTime, LocationName, PickupInd.
-    #[yaserde(prefix = "ota", rename = "PickupDropoff")]
-    pub pickup_dropoff: Option<PickupDropoff>,
-    /// The cancellation policy of the service.
-    #[yaserde(prefix = "ota", rename = "Policy")]
-    pub policy: Option<ActivityPolicy>,
-    /// The final price (for accounting) and the group size.
-    #[yaserde(prefix = "ota", rename = "Pricing")]
-    pub pricing: BookPricing,
-}
-
 impl rt::Decode for ActivityReservationDetails {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_RESERVATION_DETAILS;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_RESERVATION_DETAILS;
         let mark = cx.mark();
-        let mut f_basic_info = None;
-        let mut f_confirmation = Vec::new();
-        let mut f_participant_info = Vec::new();
-        let mut f_payment_info = Vec::new();
-        let mut f_schedule = None;
-        let mut f_location = None;
-        let mut f_pickup_dropoff = None;
-        let mut f_policy = None;
-        let mut f_pricing = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_basic_info = cx
-                        .element(&next, <BookingBasicInfo as rt::Decode>::decode)?;
+            match next.elem.name {
+                "BasicInfo" => {
+                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_confirmation
-                        .extend(cx.element(&next, <UniqueId as rt::Decode>::decode)?)
+                "Confirmation" => {
+                    rt::push(
+                        &mut out.confirmation,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                2 => {
-                    f_participant_info
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <ReservationParticipant as rt::Decode>::decode,
-                                )?,
-                        )
+                "ParticipantInfo" => {
+                    rt::push(
+                        &mut out.participant_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                3 => {
-                    f_payment_info
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <ActivityPaymentInfo as rt::Decode>::decode,
-                                )?,
-                        )
+                "PaymentInfo" => {
+                    rt::push(
+                        &mut out.payment_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                4 => {
-                    f_schedule = cx.element(&next, <DateTimeSpan as rt::Decode>::decode)?;
+                "Schedule" => {
+                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
                 }
-                5 => {
-                    f_location = cx
-                        .element(&next, <ActivityLocation as rt::Decode>::decode)?;
+                "Location" => out.location = cx.element(&next, rt::Decode::decode)?,
+                "PickupDropoff" => {
+                    out.pickup_dropoff = cx.element(&next, rt::Decode::decode)?;
                 }
-                6 => {
-                    f_pickup_dropoff = cx
-                        .element(&next, <PickupDropoff as rt::Decode>::decode)?;
+                "Policy" => out.policy = cx.element(&next, rt::Decode::decode)?,
+                "Pricing" => {
+                    rt::set(&mut out.pricing, cx.element(&next, rt::Decode::decode)?)
                 }
-                7 => {
-                    f_policy = cx.element(&next, <ActivityPolicy as rt::Decode>::decode)?;
-                }
-                8 => f_pricing = cx.element(&next, <BookPricing as rt::Decode>::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
-            confirmation: f_confirmation,
-            participant_info: f_participant_info,
-            payment_info: f_payment_info,
-            schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
-            location: f_location,
-            pickup_dropoff: f_pickup_dropoff,
-            policy: f_policy,
-            pricing: f_pricing.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1362,58 +1432,28 @@ impl rt::Encode for ActivityReservationDetails {
     }
 }
 
-/// One participant of a quoted or booked service: category and personal data.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ReservationParticipant",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ReservationParticipant {
-    /// Category@QualifierInfo (category code); the QualifierInfo element in the ota2016b dialect.
-    #[yaserde(prefix = "ota", rename = "Category")]
-    pub category: Option<BookedParticipantCategory>,
-    /// Individual@Age@ParticipantID with NamePrefix, GivenName, Surname.
-    #[yaserde(prefix = "ota", rename = "Individual")]
-    pub individual: Option<ReservationIndividual>,
-}
-
 impl rt::Decode for ReservationParticipant {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATION_PARTICIPANT;
+        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATION_PARTICIPANT;
         let mark = cx.mark();
-        let mut f_category = None;
-        let mut f_individual = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_category = cx
-                        .element(
-                            &next,
-                            <BookedParticipantCategory as rt::Decode>::decode,
-                        )?;
-                }
-                1 => {
-                    f_individual = cx
-                        .element(&next, <ReservationIndividual as rt::Decode>::decode)?;
-                }
+            match next.elem.name {
+                "Category" => out.category = cx.element(&next, rt::Decode::decode)?,
+                "Individual" => out.individual = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            category: f_category,
-            individual: f_individual,
-        })
+        Ok(out)
     }
 }
 
@@ -1430,50 +1470,33 @@ impl rt::Encode for ReservationParticipant {
     }
 }
 
-/// The category of a quoted or booked participant, in the form of each dialect: the service's QualifierInfo attribute (the code), OpenTravel 2016B's QualifierInfo element (the AgeQualifyingEnum name; left out for a code that has none).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookedParticipantCategory",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookedParticipantCategory {
-    /// The service's form: the category code (OTA AQC: 10 adult, 8 child). Not written by the ota2016b dialect.
-    #[yaserde(attribute = true, rename = "QualifierInfo")]
-    pub qualifier_info_attr: Option<AgeQualifyingCode>,
-    /// OpenTravel 2016B's form: the category's AgeQualifyingEnum name. Written by the ota2016b dialect only.
-    #[yaserde(prefix = "ota", rename = "QualifierInfo")]
-    pub qualifier_info: Option<AgeQualifierName>,
-}
-
 impl rt::Decode for BookedParticipantCategory {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOKED_PARTICIPANT_CATEGORY;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_PARTICIPANT_CATEGORY;
         let mark = cx.mark();
-        let mut f_qualifier_info_attr = None;
-        let mut f_qualifier_info = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_qualifier_info_attr = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "QualifierInfo" => {
+                    out.qualifier_info_attr = cx
+                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_qualifier_info = cx.simple(&next)?,
+            match next.elem.name {
+                "QualifierInfo" => out.qualifier_info = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            qualifier_info_attr: f_qualifier_info_attr.flatten(),
-            qualifier_info: f_qualifier_info,
-        })
+        Ok(out)
     }
 }
 
@@ -1492,141 +1515,36 @@ impl rt::Encode for BookedParticipantCategory {
     }
 }
 
-/// A participant category by its name in OpenTravel 2016B's AgeQualifyingEnum (the names of the known Age Qualifying Codes; OpenTravel spells the senior's with a trailing space).
-///
-/// A closed list: any other value is rejected when decoding.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]
-pub enum AgeQualifierName {
-    /// Adult (code 10).
-    #[default]
-    Adult,
-    /// Child (code 8).
-    Child,
-    /// Infant (code 7).
-    Infant,
-    /// Senior (code 11), as OpenTravel spells it; also taken without the space.
-    Senior,
-}
-
-impl AgeQualifierName {
-    /// The known values, as written in XML.
-    pub const KNOWN: &'static [&'static str] = &["Adult", "Child", "Infant", "Senior "];
-    /// The value as written in XML.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Adult => "Adult",
-            Self::Child => "Child",
-            Self::Infant => "Infant",
-            Self::Senior => "Senior ",
-        }
-    }
-}
-
-impl ::std::fmt::Display for AgeQualifierName {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl ::std::str::FromStr for AgeQualifierName {
-    type Err = rt::UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "Adult" => Ok(Self::Adult),
-            "Child" => Ok(Self::Child),
-            "Infant" => Ok(Self::Infant),
-            "Senior " => Ok(Self::Senior),
-            "Senior" => Ok(Self::Senior),
-            other => Err(rt::UnknownValue::new("AgeQualifierName", other)),
-        }
-    }
-}
-
-impl rt::FromValue for AgeQualifierName {
-    fn from_value(text: &str) -> Option<Self> {
-        text.parse().ok()
-    }
-}
-
-impl rt::ToValue for AgeQualifierName {
-    fn to_value(&self) -> ::std::borrow::Cow<'_, str> {
-        ::std::borrow::Cow::Borrowed(self.as_str())
-    }
-}
-
-/// Personal data of a participant, the name parts in the OpenTravel person-name order.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ReservationIndividual",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ReservationIndividual {
-    /// Age (integer) at the time of the service.
-    #[yaserde(attribute = true, rename = "Age")]
-    pub age: Option<u64>,
-    /// Participant number (integer), as in the request.
-    #[yaserde(attribute = true, rename = "ParticipantID")]
-    pub participant_id: Option<u64>,
-    /// Salutation or title (text), e.g. Mr, Mrs.
-    ///
-    /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
-    #[yaserde(prefix = "ota", rename = "NamePrefix")]
-    pub name_prefix: Option<String>,
-    /// Given (first) name (text).
-    ///
-    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(prefix = "ota", rename = "GivenName")]
-    pub given_name: Option<String>,
-    /// Family name (text).
-    ///
-    /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
-    #[yaserde(prefix = "ota", rename = "Surname")]
-    pub surname: Option<String>,
-}
-
 impl rt::Decode for ReservationIndividual {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::RESERVATION_INDIVIDUAL;
+        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATION_INDIVIDUAL;
         let mark = cx.mark();
-        let mut f_age = None;
-        let mut f_participant_id = None;
-        let mut f_name_prefix = None;
-        let mut f_given_name = None;
-        let mut f_surname = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_age = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                "ParticipantID" => {
+                    out.participant_id = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(1) => {
-                    f_participant_id = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_name_prefix = cx.simple(&next)?,
-                1 => f_given_name = cx.simple(&next)?,
-                2 => f_surname = cx.simple(&next)?,
+            match next.elem.name {
+                "NamePrefix" => out.name_prefix = cx.simple(&next)?,
+                "GivenName" => out.given_name = cx.simple(&next)?,
+                "Surname" => out.surname = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            age: f_age.flatten(),
-            participant_id: f_participant_id.flatten(),
-            name_prefix: f_name_prefix,
-            given_name: f_given_name,
-            surname: f_surname,
-        })
+        Ok(out)
     }
 }
 
@@ -1648,63 +1566,34 @@ impl rt::Encode for ReservationIndividual {
     }
 }
 
-/// An amount due for the service: the total, or (price breakdown) one participant's price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityPaymentInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityPaymentInfo {
-    /// The amount (decimal).
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: rt::Decimal,
-    /// ISO 4217 currency code of Amount.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: String,
-    /// The participant (ParticipantID of its Individual) whose price this is; absent on the total.
-    #[yaserde(attribute = true, rename = "ParticipantID")]
-    pub participant_id: Option<u64>,
-}
-
 impl rt::Decode for ActivityPaymentInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_PAYMENT_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_PAYMENT_INFO;
         let mark = cx.mark();
-        let mut f_amount = None;
-        let mut f_currency_code = None;
-        let mut f_participant_id = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Amount" => rt::set(&mut out.amount, cx.value(&attr, &schema::MONEY)?),
+                "CurrencyCode" => {
+                    rt::set(
+                        &mut out.currency_code,
+                        cx.value(&attr, &schema::CURRENCY_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "ParticipantID" => {
+                    out.participant_id = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                Some(2) => {
-                    f_participant_id = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_amount = cx.required(f_amount, node, "Amount")?;
-        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            amount: f_amount.ok_or_else(|| cx.bug(node))?,
-            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
-            participant_id: f_participant_id.flatten(),
-        })
+        Ok(out)
     }
 }
 
@@ -1718,44 +1607,27 @@ impl rt::Encode for ActivityPaymentInfo {
     }
 }
 
-/// The policies of a quoted or booked service (OpenTravel 2016B TourActivityPolicyType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityPolicy",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityPolicy {
-    /// The cancellation policy.
-    #[yaserde(prefix = "ota", rename = "Cancel")]
-    pub cancel: Option<ActivityCancelPolicy>,
-}
-
 impl rt::Decode for ActivityPolicy {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_POLICY;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_POLICY;
         let mark = cx.mark();
-        let mut f_cancel = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_cancel = cx
-                        .element(&next, <ActivityCancelPolicy as rt::Decode>::decode)?;
-                }
+            match next.elem.name {
+                "Cancel" => out.cancel = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self { cancel: f_cancel })
+        Ok(out)
     }
 }
 
@@ -1769,45 +1641,29 @@ impl rt::Encode for ActivityPolicy {
     }
 }
 
-/// The cancellation policy: free until CancelDeadline; from then on the penalty the text states, e.g. "100 % of the price: 88.50 EUR".
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "ActivityCancelPolicy",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct ActivityCancelPolicy {
-    /// The end of free cancellation (local date-time of the activity, without zone); a cancellation from then on costs the penalty.
-    ///
-    /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
-    #[yaserde(attribute = true, rename = "CancelDeadline")]
-    pub cancel_deadline: rt::DateTime,
-    /// The element's text content.
-    #[yaserde(text = true, default = "empty_string")]
-    pub value: String,
-}
-
 impl rt::Decode for ActivityCancelPolicy {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::ACTIVITY_CANCEL_POLICY;
+        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_CANCEL_POLICY;
         let mark = cx.mark();
-        let mut f_cancel_deadline = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_cancel_deadline = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "CancelDeadline" => {
+                    rt::set(
+                        &mut out.cancel_deadline,
+                        cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
+                    )
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_cancel_deadline = cx.required(f_cancel_deadline, node, "CancelDeadline")?;
-        let f_value = cx.text(node, &rt::schema::XS_STRING)?;
+        cx.required_attributes(node, DESC)?;
+        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
         cx.check(mark)?;
-        Ok(Self {
-            cancel_deadline: f_cancel_deadline.ok_or_else(|| cx.bug(node))?,
-            value: f_value.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1820,55 +1676,30 @@ impl rt::Encode for ActivityCancelPolicy {
     }
 }
 
-/// The price of a quoted or booked activity service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookPricing",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookPricing {
-    /// Summary@Amount@CurrencyCode: the final price.
-    #[yaserde(prefix = "ota", rename = "Summary")]
-    pub summary: BookPricingSummary,
-    /// Group@KnownGroupsize.
-    #[yaserde(prefix = "ota", rename = "Group")]
-    pub group: Option<BookPricingGroup>,
-}
-
 impl rt::Decode for BookPricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PRICING;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PRICING;
         let mark = cx.mark();
-        let mut f_summary = None;
-        let mut f_group = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_summary = cx
-                        .element(&next, <BookPricingSummary as rt::Decode>::decode)?;
+            match next.elem.name {
+                "Summary" => {
+                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_group = cx
-                        .element(&next, <BookPricingGroup as rt::Decode>::decode)?;
-                }
+                "Group" => out.group = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            summary: f_summary.ok_or_else(|| cx.bug(node))?,
-            group: f_group,
-        })
+        Ok(out)
     }
 }
 
@@ -1883,55 +1714,30 @@ impl rt::Encode for BookPricing {
     }
 }
 
-/// The final price of the service, authoritative for accounting.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookPricingSummary",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookPricingSummary {
-    /// Total amount (decimal) of the service.
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "Amount")]
-    pub amount: rt::Decimal,
-    /// ISO 4217 currency code of Amount.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "CurrencyCode")]
-    pub currency_code: String,
-}
-
 impl rt::Decode for BookPricingSummary {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PRICING_SUMMARY;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PRICING_SUMMARY;
         let mark = cx.mark();
-        let mut f_amount = None;
-        let mut f_currency_code = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_amount = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "Amount" => rt::set(&mut out.amount, cx.value(&attr, &schema::MONEY)?),
+                "CurrencyCode" => {
+                    rt::set(
+                        &mut out.currency_code,
+                        cx.value(&attr, &schema::CURRENCY_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_currency_code = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_amount = cx.required(f_amount, node, "Amount")?;
-        let f_currency_code = cx.required(f_currency_code, node, "CurrencyCode")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            amount: f_amount.ok_or_else(|| cx.bug(node))?,
-            currency_code: f_currency_code.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -1944,42 +1750,30 @@ impl rt::Encode for BookPricingSummary {
     }
 }
 
-/// The group the price applies to.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "BookPricingGroup",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct BookPricingGroup {
-    /// Number of participants (integer) the price is for (the vendor's spelling; OpenTravel's is KnownGroupSize, which the ota2016b dialect writes).
-    #[yaserde(attribute = true, rename = "KnownGroupsize")]
-    pub known_groupsize: u64,
-}
-
 impl rt::Decode for BookPricingGroup {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::BOOK_PRICING_GROUP;
+        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PRICING_GROUP;
         let mark = cx.mark();
-        let mut f_known_groupsize = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                if f_known_groupsize.is_some() {
-                    cx.given_twice(&attr, DESC, 0)?;
+            match rt::unqualified(&attr) {
+                "KnownGroupsize" | "KnownGroupSize" => {
+                    cx.once(node, &attr, DESC)?;
+                    rt::set(
+                        &mut out.known_groupsize,
+                        cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
+                    );
                 }
-                f_known_groupsize = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_known_groupsize = cx.required(f_known_groupsize, node, "KnownGroupsize")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            known_groupsize: f_known_groupsize.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 

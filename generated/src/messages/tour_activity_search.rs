@@ -4,6 +4,7 @@
 //! Activity search message (OTA_TourActivitySearchRQ, POST /activitysearch) and its response OTA_TourActivitySearchRS.
 
 use crate::runtime as rt;
+use super::schema;
 use super::common::{
     ActivityChoice, ActivityLocation, CategoryAndType, DateSpan, Errors,
     LanguageSelector, Pos, Success, Target, TourActivityBasicInfo, TourActivityLocation,
@@ -72,125 +73,180 @@ pub struct OtaTourActivitySearchRq {
     pub search_criteria: SearchCriteria,
 }
 
-impl rt::Decode for OtaTourActivitySearchRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RQ;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_target = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_sequence_nmbr = None;
-        let mut f_correlation_id = None;
-        let mut f_retransmission_indicator = None;
-        let mut f_primary_lang_id = None;
-        let mut f_alt_lang_id = None;
-        let mut f_max_responses = None;
-        let mut f_pos = None;
-        let mut f_search_criteria = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_target = Some(cx.value(&attr, DESC.attributes[2].ty)?);
-                }
-                Some(3) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[3].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(4) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[4].ty)?,
-                    );
-                }
-                Some(5) => {
-                    f_sequence_nmbr = Some(cx.value(&attr, DESC.attributes[5].ty)?);
-                }
-                Some(6) => {
-                    f_correlation_id = Some(cx.value(&attr, DESC.attributes[6].ty)?);
-                }
-                Some(7) => {
-                    f_retransmission_indicator = Some(
-                        cx.value(&attr, DESC.attributes[7].ty)?,
-                    );
-                }
-                Some(8) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[8].ty)?);
-                }
-                Some(9) => {
-                    f_alt_lang_id = Some(cx.value(&attr, DESC.attributes[9].ty)?);
-                }
-                Some(10) => {
-                    f_max_responses = Some(cx.value(&attr, DESC.attributes[10].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_pos = cx.element(&next, <Pos as rt::Decode>::decode)?,
-                1 => {
-                    f_search_criteria = cx
-                        .element(&next, <SearchCriteria as rt::Decode>::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            target: f_target.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            sequence_nmbr: f_sequence_nmbr.flatten(),
-            correlation_id: f_correlation_id.flatten(),
-            retransmission_indicator: f_retransmission_indicator.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            alt_lang_id: f_alt_lang_id.flatten(),
-            max_responses: f_max_responses.flatten(),
-            pos: f_pos.ok_or_else(|| cx.bug(node))?,
-            search_criteria: f_search_criteria.ok_or_else(|| cx.bug(node))?,
-        })
-    }
+/// Response to an activity search (catalogue discovery): Success (optionally with Warnings) and one TourActivityInfo per activity found, with some of its static descriptive (NBC) data and an indicative minimum price when known; or Errors alone (e.g. Code 161 when the date range exceeds 28 days). No TourActivityInfo means nothing was found.
+#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "OTA_TourActivitySearchRS",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct OtaTourActivitySearchRs {
+    /// The request's EchoToken, echoed when the request had one.
+    ///
+    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
+    #[yaserde(attribute = true, rename = "EchoToken")]
+    pub echo_token: Option<String>,
+    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
+    ///
+    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
+    #[yaserde(attribute = true, rename = "TimeStamp")]
+    pub time_stamp: Option<rt::DateTime>,
+    /// Response message version (e.g. 2008.1, 2016.b); always present.
+    ///
+    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
+    #[yaserde(attribute = true, rename = "Version")]
+    pub version: String,
+    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
+    ///
+    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
+    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    pub transaction_identifier: Option<String>,
+    /// Language of the names and descriptions of the payload (our decision: the texts carry no language of their own).
+    ///
+    /// Value type: `LanguageCode` (`xs:language`).
+    #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    pub primary_lang_id: Option<String>,
+    /// The search was processed.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Success")]
+    pub success: Option<Success>,
+    /// Remarks on the processed search.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Warnings")]
+    pub warnings: Option<Warnings>,
+    /// The currency of the indicative prices (Pricing@MinPrice) of the answer; present when a price is given.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "ProcessingInformation")]
+    pub processing_information: Option<SearchProcessingInformation>,
+    /// One activity found, repeated.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "TourActivityInfo")]
+    pub tour_activity_info: Vec<SearchTourActivityInfo>,
+    /// Why the search was refused.
+    ///
+    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
+    #[yaserde(prefix = "ota", rename = "Errors")]
+    pub errors: Option<Errors>,
 }
 
-impl rt::Encode for OtaTourActivitySearchRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MaxResponses", &self.max_responses);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.search_criteria, w, "SearchCriteria");
-        w.end(name);
-    }
+/// Activity search criteria: a date range and up to two locations, and/or one activity (OpenTravel 2016B's BasicInfo). At least one location or the BasicInfo is needed.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchCriteria",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchCriteria {
+    /// OpenTravel 2016B: one activity, by TourActivityID (or SupplierProductCode); it is searched as a Service location with its product code would be.
+    #[yaserde(prefix = "ota", rename = "BasicInfo")]
+    pub basic_info: Option<ActivityChoice>,
+    /// Start, End (date). The range spans at most 28 days.
+    #[yaserde(prefix = "ota", rename = "DateTimePref")]
+    pub date_time_pref: DateSpan,
+    /// Two occurrences. Context: Source or Service. Child Region with RegionCode (HotelCode or Product) and text content; or, OpenTravel 2016B's form, a Region without text naming an area by RegionCode and/or RegionName (a search by area).
+    #[yaserde(prefix = "ota", rename = "LocationPref")]
+    pub location_pref: Vec<ActivityLocation>,
+}
+
+/// One activity found by a search: what it is, when it runs, where, and an indicative price.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchTourActivityInfo",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchTourActivityInfo {
+    /// TourActivityID, SupplierProductCode, SupplierServiceCode, Name, ShortName.
+    #[yaserde(prefix = "ota", rename = "BasicInfo")]
+    pub basic_info: TourActivityBasicInfo,
+    /// Schedule/Summary@Start@End (dates).
+    #[yaserde(prefix = "ota", rename = "Schedule")]
+    pub schedule: SearchActivitySchedule,
+    /// Category@Code and Type@Code of the activity.
+    #[yaserde(prefix = "ota", rename = "CategoryAndType")]
+    pub category_and_type: Option<CategoryAndType>,
+    /// Short and long description (text).
+    #[yaserde(prefix = "ota", rename = "Description")]
+    pub description: Option<SearchActivityDescription>,
+    /// Where the activity takes place: Address, Region, Position.
+    #[yaserde(prefix = "ota", rename = "Location")]
+    pub location: Option<TourActivityLocation>,
+    /// Indicative minimum price, when known.
+    #[yaserde(prefix = "ota", rename = "Pricing")]
+    pub pricing: Option<SearchActivityPricing>,
+}
+
+/// The dates on which a found activity runs.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchActivitySchedule",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchActivitySchedule {
+    /// Start, End (date, YYYY-MM-DD): the first and last date the activity runs within the searched range.
+    #[yaserde(prefix = "ota", rename = "Summary")]
+    pub summary: DateSpan,
+}
+
+/// The descriptions of a found activity.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchActivityDescription",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchActivityDescription {
+    /// Short description (text).
+    #[yaserde(prefix = "ota", rename = "ShortDescription")]
+    pub short_description: Option<String>,
+    /// Long description (text).
+    #[yaserde(prefix = "ota", rename = "LongDescription")]
+    pub long_description: Option<String>,
+}
+
+/// An indicative price of a found activity, in the currency of ProcessingInformation@PricingCurrency; the quote of the booking message is authoritative.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchActivityPricing",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchActivityPricing {
+    /// Lowest known adult price (decimal) of the activity.
+    ///
+    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
+    #[yaserde(attribute = true, rename = "MinPrice")]
+    pub min_price: rt::Decimal,
+}
+
+/// How to read the prices of a search answer (OpenTravel 2016B ProcessingInformation): one currency for the whole answer. An activity priced only in another currency has no Pricing.
+#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[yaserde(
+    rename = "SearchProcessingInformation",
+    prefix = "ota",
+    default_namespace = "ota",
+    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+pub struct SearchProcessingInformation {
+    /// ISO 4217 currency code of every Pricing@MinPrice of the answer.
+    ///
+    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
+    #[yaserde(attribute = true, rename = "PricingCurrency")]
+    pub pricing_currency: String,
+    /// Number of decimal places of the currency (e.g. 2 for EUR).
+    #[yaserde(attribute = true, rename = "DecimalPlaces")]
+    pub decimal_places: Option<u64>,
 }
 
 impl rt::PayloadStdAttributes for OtaTourActivitySearchRq {
@@ -292,190 +348,6 @@ impl rt::PosRequest for OtaTourActivitySearchRq {
     }
 }
 
-/// Response to an activity search (catalogue discovery): Success (optionally with Warnings) and one TourActivityInfo per activity found, with some of its static descriptive (NBC) data and an indicative minimum price when known; or Errors alone (e.g. Code 161 when the date range exceeds 28 days). No TourActivityInfo means nothing was found.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "OTA_TourActivitySearchRS",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct OtaTourActivitySearchRs {
-    /// The request's EchoToken, echoed when the request had one.
-    ///
-    /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
-    #[yaserde(attribute = true, rename = "EchoToken")]
-    pub echo_token: Option<String>,
-    /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
-    ///
-    /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
-    #[yaserde(attribute = true, rename = "TimeStamp")]
-    pub time_stamp: Option<rt::DateTime>,
-    /// Response message version (e.g. 2008.1, 2016.b); always present.
-    ///
-    /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
-    #[yaserde(attribute = true, rename = "Version")]
-    pub version: String,
-    /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
-    ///
-    /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
-    #[yaserde(attribute = true, rename = "TransactionIdentifier")]
-    pub transaction_identifier: Option<String>,
-    /// Language of the names and descriptions of the payload (our decision: the texts carry no language of their own).
-    ///
-    /// Value type: `LanguageCode` (`xs:language`).
-    #[yaserde(attribute = true, rename = "PrimaryLangID")]
-    pub primary_lang_id: Option<String>,
-    /// The search was processed.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Success")]
-    pub success: Option<Success>,
-    /// Remarks on the processed search.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Warnings")]
-    pub warnings: Option<Warnings>,
-    /// The currency of the indicative prices (Pricing@MinPrice) of the answer; present when a price is given.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "ProcessingInformation")]
-    pub processing_information: Option<SearchProcessingInformation>,
-    /// One activity found, repeated.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "TourActivityInfo")]
-    pub tour_activity_info: Vec<SearchTourActivityInfo>,
-    /// Why the search was refused.
-    ///
-    /// Exactly one of these alternatives is present (an `xs:choice`): `success` + `warnings` + `processing_information` + `tour_activity_info`; `errors`.
-    #[yaserde(prefix = "ota", rename = "Errors")]
-    pub errors: Option<Errors>,
-}
-
-impl rt::Decode for OtaTourActivitySearchRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RS;
-        let mark = cx.mark();
-        let mut f_echo_token = None;
-        let mut f_time_stamp = None;
-        let mut f_version = None;
-        let mut f_transaction_identifier = None;
-        let mut f_primary_lang_id = None;
-        let mut f_success = None;
-        let mut f_warnings = None;
-        let mut f_processing_information = None;
-        let mut f_tour_activity_info = Vec::new();
-        let mut f_errors = None;
-        for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_echo_token = Some(cx.value(&attr, DESC.attributes[0].ty)?);
-                }
-                Some(1) => {
-                    f_time_stamp = Some(cx.value(&attr, DESC.attributes[1].ty)?);
-                }
-                Some(2) => {
-                    f_version = Some(
-                        cx
-                            .version(
-                                &attr,
-                                DESC.attributes[2].ty,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    );
-                }
-                Some(3) => {
-                    f_transaction_identifier = Some(
-                        cx.value(&attr, DESC.attributes[3].ty)?,
-                    );
-                }
-                Some(4) => {
-                    f_primary_lang_id = Some(cx.value(&attr, DESC.attributes[4].ty)?);
-                }
-                _ => {}
-            }
-        }
-        let f_version = cx.required(f_version, node, "Version")?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_success = cx.element(&next, <Success as rt::Decode>::decode)?,
-                1 => f_warnings = cx.element(&next, <Warnings as rt::Decode>::decode)?,
-                2 => {
-                    f_processing_information = cx
-                        .element(
-                            &next,
-                            <SearchProcessingInformation as rt::Decode>::decode,
-                        )?;
-                }
-                3 => {
-                    f_tour_activity_info
-                        .extend(
-                            cx
-                                .element(
-                                    &next,
-                                    <SearchTourActivityInfo as rt::Decode>::decode,
-                                )?,
-                        )
-                }
-                4 => f_errors = cx.element(&next, <Errors as rt::Decode>::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(Self {
-            echo_token: f_echo_token.flatten(),
-            time_stamp: f_time_stamp.flatten(),
-            version: f_version.ok_or_else(|| cx.bug(node))?,
-            transaction_identifier: f_transaction_identifier.flatten(),
-            primary_lang_id: f_primary_lang_id.flatten(),
-            success: f_success,
-            warnings: f_warnings,
-            processing_information: f_processing_information,
-            tour_activity_info: f_tour_activity_info,
-            errors: f_errors,
-        })
-    }
-}
-
-impl rt::Encode for OtaTourActivitySearchRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        if w.dialect() == super::Dialect::Ota2016b.into()
-            && self.version == <Self as rt::Message>::VERSION
-        {
-            w.attr("Version", &"2016.2");
-        } else {
-            w.attr("Version", &self.version);
-        }
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.processing_information {
-            rt::Encode::encode(v, w, "ProcessingInformation");
-        }
-        for v in &self.tour_activity_info {
-            rt::Encode::encode(v, w, "TourActivityInfo");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
 impl rt::ResponseStdAttributes for OtaTourActivitySearchRs {
     fn echo_token(&self) -> Option<&str> {
         self.echo_token.as_deref()
@@ -565,24 +437,189 @@ impl rt::Response for OtaTourActivitySearchRs {
     }
 }
 
-/// Activity search criteria: a date range and up to two locations, and/or one activity (OpenTravel 2016B's BasicInfo). At least one location or the BasicInfo is needed.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "SearchCriteria",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct SearchCriteria {
-    /// OpenTravel 2016B: one activity, by TourActivityID (or SupplierProductCode); it is searched as a Service location with its product code would be.
-    #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: Option<ActivityChoice>,
-    /// Start, End (date). The range spans at most 28 days.
-    #[yaserde(prefix = "ota", rename = "DateTimePref")]
-    pub date_time_pref: DateSpan,
-    /// Two occurrences. Context: Source or Service. Child Region with RegionCode (HotelCode or Product) and text content; or, OpenTravel 2016B's form, a Region without text naming an area by RegionCode and/or RegionName (a search by area).
-    #[yaserde(prefix = "ota", rename = "LocationPref")]
-    pub location_pref: Vec<ActivityLocation>,
+impl rt::Decode for OtaTourActivitySearchRq {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_SEARCH_RQ;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::VERSION_NUMBER,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "SequenceNmbr" => {
+                    out.sequence_nmbr = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
+                }
+                "CorrelationID" => {
+                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
+                }
+                "RetransmissionIndicator" => {
+                    out.retransmission_indicator = cx
+                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
+                }
+                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
+                "MaxResponses" => {
+                    out.max_responses = cx
+                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
+                "SearchCriteria" => {
+                    rt::set(
+                        &mut out.search_criteria,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaTourActivitySearchRq {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        w.attr_opt("Target", &self.target);
+        w.attr("Version", &self.version);
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
+        w.attr_opt("CorrelationID", &self.correlation_id);
+        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        w.attr_opt("AltLangID", &self.alt_lang_id);
+        w.attr_opt("MaxResponses", &self.max_responses);
+        rt::Encode::encode(&self.pos, w, "POS");
+        rt::Encode::encode(&self.search_criteria, w, "SearchCriteria");
+        w.end(name);
+    }
+}
+
+impl rt::Decode for OtaTourActivitySearchRs {
+    fn decode<'a, 'i>(
+        node: rt::Node<'a, 'i>,
+        cx: &mut rt::Cx<'a, 'i>,
+    ) -> Result<Self, rt::Failed> {
+        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_SEARCH_RS;
+        let mark = cx.mark();
+        let mut out = Self::default();
+        for attr in node.attributes() {
+            match rt::unqualified(&attr) {
+                "EchoToken" => {
+                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
+                }
+                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
+                "Version" => {
+                    rt::set(
+                        &mut out.version,
+                        cx
+                            .version(
+                                &attr,
+                                &schema::RESPONSE_VERSION,
+                                <Self as rt::Message>::VERSION,
+                            )?,
+                    )
+                }
+                "TransactionIdentifier" => {
+                    out.transaction_identifier = cx
+                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
+                }
+                "PrimaryLangID" => {
+                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?;
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
+            }
+        }
+        cx.required_attributes(node, DESC)?;
+        let mut children = cx.children(node, DESC)?;
+        while let Some(next) = children.next(cx)? {
+            match next.elem.name {
+                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
+                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
+                "ProcessingInformation" => {
+                    out.processing_information = cx.element(&next, rt::Decode::decode)?;
+                }
+                "TourActivityInfo" => {
+                    rt::push(
+                        &mut out.tour_activity_info,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
+                }
+                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
+                _ => return Err(cx.bug(next.node)),
+            }
+        }
+        children.finish(cx)?;
+        cx.check(mark)?;
+        Ok(out)
+    }
+}
+
+impl rt::Encode for OtaTourActivitySearchRs {
+    fn encode(&self, w: &mut rt::Writer, name: &str) {
+        w.start(name);
+        w.attr_opt("EchoToken", &self.echo_token);
+        w.attr_opt("TimeStamp", &self.time_stamp);
+        if w.dialect() == super::Dialect::Ota2016b.into()
+            && self.version == <Self as rt::Message>::VERSION
+        {
+            w.attr("Version", &"2016.2");
+        } else {
+            w.attr("Version", &self.version);
+        }
+        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
+        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
+        if let Some(v) = &self.success {
+            rt::Encode::encode(v, w, "Success");
+        }
+        if let Some(v) = &self.warnings {
+            rt::Encode::encode(v, w, "Warnings");
+        }
+        if let Some(v) = &self.processing_information {
+            rt::Encode::encode(v, w, "ProcessingInformation");
+        }
+        for v in &self.tour_activity_info {
+            rt::Encode::encode(v, w, "TourActivityInfo");
+        }
+        if let Some(v) = &self.errors {
+            rt::Encode::encode(v, w, "Errors");
+        }
+        w.end(name);
+    }
 }
 
 impl rt::Decode for SearchCriteria {
@@ -590,41 +627,34 @@ impl rt::Decode for SearchCriteria {
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_CRITERIA;
+        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_CRITERIA;
         let mark = cx.mark();
-        let mut f_basic_info = None;
-        let mut f_date_time_pref = None;
-        let mut f_location_pref = Vec::new();
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_basic_info = cx
-                        .element(&next, <ActivityChoice as rt::Decode>::decode)?;
+            match next.elem.name {
+                "BasicInfo" => out.basic_info = cx.element(&next, rt::Decode::decode)?,
+                "DateTimePref" => {
+                    rt::set(
+                        &mut out.date_time_pref,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
-                1 => {
-                    f_date_time_pref = cx
-                        .element(&next, <DateSpan as rt::Decode>::decode)?;
-                }
-                2 => {
-                    f_location_pref
-                        .extend(
-                            cx.element(&next, <ActivityLocation as rt::Decode>::decode)?,
-                        )
+                "LocationPref" => {
+                    rt::push(
+                        &mut out.location_pref,
+                        cx.element(&next, rt::Decode::decode)?,
+                    )
                 }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            basic_info: f_basic_info,
-            date_time_pref: f_date_time_pref.ok_or_else(|| cx.bug(node))?,
-            location_pref: f_location_pref,
-        })
+        Ok(out)
     }
 }
 
@@ -642,94 +672,38 @@ impl rt::Encode for SearchCriteria {
     }
 }
 
-/// One activity found by a search: what it is, when it runs, where, and an indicative price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "SearchTourActivityInfo",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct SearchTourActivityInfo {
-    /// TourActivityID, SupplierProductCode, SupplierServiceCode, Name, ShortName.
-    #[yaserde(prefix = "ota", rename = "BasicInfo")]
-    pub basic_info: TourActivityBasicInfo,
-    /// Schedule/Summary@Start@End (dates).
-    #[yaserde(prefix = "ota", rename = "Schedule")]
-    pub schedule: SearchActivitySchedule,
-    /// Category@Code and Type@Code of the activity.
-    #[yaserde(prefix = "ota", rename = "CategoryAndType")]
-    pub category_and_type: Option<CategoryAndType>,
-    /// Short and long description (text).
-    #[yaserde(prefix = "ota", rename = "Description")]
-    pub description: Option<SearchActivityDescription>,
-    /// Where the activity takes place: Address, Region, Position.
-    #[yaserde(prefix = "ota", rename = "Location")]
-    pub location: Option<TourActivityLocation>,
-    /// Indicative minimum price, when known.
-    #[yaserde(prefix = "ota", rename = "Pricing")]
-    pub pricing: Option<SearchActivityPricing>,
-}
-
 impl rt::Decode for SearchTourActivityInfo {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_TOUR_ACTIVITY_INFO;
+        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_TOUR_ACTIVITY_INFO;
         let mark = cx.mark();
-        let mut f_basic_info = None;
-        let mut f_schedule = None;
-        let mut f_category_and_type = None;
-        let mut f_description = None;
-        let mut f_location = None;
-        let mut f_pricing = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => {
-                    f_basic_info = cx
-                        .element(&next, <TourActivityBasicInfo as rt::Decode>::decode)?;
+            match next.elem.name {
+                "BasicInfo" => {
+                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
                 }
-                1 => {
-                    f_schedule = cx
-                        .element(&next, <SearchActivitySchedule as rt::Decode>::decode)?;
+                "Schedule" => {
+                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
                 }
-                2 => {
-                    f_category_and_type = cx
-                        .element(&next, <CategoryAndType as rt::Decode>::decode)?;
+                "CategoryAndType" => {
+                    out.category_and_type = cx.element(&next, rt::Decode::decode)?;
                 }
-                3 => {
-                    f_description = cx
-                        .element(
-                            &next,
-                            <SearchActivityDescription as rt::Decode>::decode,
-                        )?;
-                }
-                4 => {
-                    f_location = cx
-                        .element(&next, <TourActivityLocation as rt::Decode>::decode)?;
-                }
-                5 => {
-                    f_pricing = cx
-                        .element(&next, <SearchActivityPricing as rt::Decode>::decode)?;
-                }
+                "Description" => out.description = cx.element(&next, rt::Decode::decode)?,
+                "Location" => out.location = cx.element(&next, rt::Decode::decode)?,
+                "Pricing" => out.pricing = cx.element(&next, rt::Decode::decode)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            basic_info: f_basic_info.ok_or_else(|| cx.bug(node))?,
-            schedule: f_schedule.ok_or_else(|| cx.bug(node))?,
-            category_and_type: f_category_and_type,
-            description: f_description,
-            location: f_location,
-            pricing: f_pricing,
-        })
+        Ok(out)
     }
 }
 
@@ -754,43 +728,29 @@ impl rt::Encode for SearchTourActivityInfo {
     }
 }
 
-/// The dates on which a found activity runs.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "SearchActivitySchedule",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct SearchActivitySchedule {
-    /// Start, End (date, YYYY-MM-DD): the first and last date the activity runs within the searched range.
-    #[yaserde(prefix = "ota", rename = "Summary")]
-    pub summary: DateSpan,
-}
-
 impl rt::Decode for SearchActivitySchedule {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_SCHEDULE;
+        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_ACTIVITY_SCHEDULE;
         let mark = cx.mark();
-        let mut f_summary = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_summary = cx.element(&next, <DateSpan as rt::Decode>::decode)?,
+            match next.elem.name {
+                "Summary" => {
+                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
+                }
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            summary: f_summary.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -802,49 +762,28 @@ impl rt::Encode for SearchActivitySchedule {
     }
 }
 
-/// The descriptions of a found activity.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "SearchActivityDescription",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct SearchActivityDescription {
-    /// Short description (text).
-    #[yaserde(prefix = "ota", rename = "ShortDescription")]
-    pub short_description: Option<String>,
-    /// Long description (text).
-    #[yaserde(prefix = "ota", rename = "LongDescription")]
-    pub long_description: Option<String>,
-}
-
 impl rt::Decode for SearchActivityDescription {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_DESCRIPTION;
+        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_ACTIVITY_DESCRIPTION;
         let mark = cx.mark();
-        let mut f_short_description = None;
-        let mut f_long_description = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            cx.attribute(&attr, DESC)?;
+            cx.other_attribute(&attr, DESC)?;
         }
         let mut children = cx.children(node, DESC)?;
         while let Some(next) = children.next(cx)? {
-            match next.elem.index {
-                0 => f_short_description = cx.simple(&next)?,
-                1 => f_long_description = cx.simple(&next)?,
+            match next.elem.name {
+                "ShortDescription" => out.short_description = cx.simple(&next)?,
+                "LongDescription" => out.long_description = cx.simple(&next)?,
                 _ => return Err(cx.bug(next.node)),
             }
         }
         children.finish(cx)?;
         cx.check(mark)?;
-        Ok(Self {
-            short_description: f_short_description,
-            long_description: f_long_description,
-        })
+        Ok(out)
     }
 }
 
@@ -861,41 +800,26 @@ impl rt::Encode for SearchActivityDescription {
     }
 }
 
-/// An indicative price of a found activity, in the currency of ProcessingInformation@PricingCurrency; the quote of the booking message is authoritative.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "SearchActivityPricing",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct SearchActivityPricing {
-    /// Lowest known adult price (decimal) of the activity.
-    ///
-    /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
-    #[yaserde(attribute = true, rename = "MinPrice")]
-    pub min_price: rt::Decimal,
-}
-
 impl rt::Decode for SearchActivityPricing {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_ACTIVITY_PRICING;
+        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_ACTIVITY_PRICING;
         let mark = cx.mark();
-        let mut f_min_price = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            if let Some(0) = cx.attribute(&attr, DESC)? {
-                f_min_price = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "MinPrice" => {
+                    rt::set(&mut out.min_price, cx.value(&attr, &schema::MONEY)?)
+                }
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_min_price = cx.required(f_min_price, node, "MinPrice")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            min_price: f_min_price.ok_or_else(|| cx.bug(node))?,
-        })
+        Ok(out)
     }
 }
 
@@ -907,53 +831,33 @@ impl rt::Encode for SearchActivityPricing {
     }
 }
 
-/// How to read the prices of a search answer (OpenTravel 2016B ProcessingInformation): one currency for the whole answer. An activity priced only in another currency has no Pricing.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
-#[yaserde(
-    rename = "SearchProcessingInformation",
-    prefix = "ota",
-    default_namespace = "ota",
-    namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
-)]
-pub struct SearchProcessingInformation {
-    /// ISO 4217 currency code of every Pricing@MinPrice of the answer.
-    ///
-    /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
-    #[yaserde(attribute = true, rename = "PricingCurrency")]
-    pub pricing_currency: String,
-    /// Number of decimal places of the currency (e.g. 2 for EUR).
-    #[yaserde(attribute = true, rename = "DecimalPlaces")]
-    pub decimal_places: Option<u64>,
-}
-
 impl rt::Decode for SearchProcessingInformation {
     fn decode<'a, 'i>(
         node: rt::Node<'a, 'i>,
         cx: &mut rt::Cx<'a, 'i>,
     ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &super::schema::SEARCH_PROCESSING_INFORMATION;
+        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_PROCESSING_INFORMATION;
         let mark = cx.mark();
-        let mut f_pricing_currency = None;
-        let mut f_decimal_places = None;
+        let mut out = Self::default();
         for attr in node.attributes() {
-            match cx.attribute(&attr, DESC)? {
-                Some(0) => {
-                    f_pricing_currency = Some(cx.value(&attr, DESC.attributes[0].ty)?);
+            match rt::unqualified(&attr) {
+                "PricingCurrency" => {
+                    rt::set(
+                        &mut out.pricing_currency,
+                        cx.value(&attr, &schema::CURRENCY_CODE)?,
+                    )
                 }
-                Some(1) => {
-                    f_decimal_places = Some(cx.value(&attr, DESC.attributes[1].ty)?);
+                "DecimalPlaces" => {
+                    out.decimal_places = cx
+                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
                 }
-                _ => {}
+                _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        let f_pricing_currency = cx
-            .required(f_pricing_currency, node, "PricingCurrency")?;
+        cx.required_attributes(node, DESC)?;
         cx.empty(node)?;
         cx.check(mark)?;
-        Ok(Self {
-            pricing_currency: f_pricing_currency.ok_or_else(|| cx.bug(node))?,
-            decimal_places: f_decimal_places.flatten(),
-        })
+        Ok(out)
     }
 }
 

@@ -111,7 +111,7 @@ pub struct Cx<'a, 'i> {
 pub struct Next<'a, 'i> {
     /// The element.
     pub node: Node<'a, 'i>,
-    /// Its declaration (its `index` tells the generated code which field it fills).
+    /// Its declaration (its `name` tells the generated code which field it fills).
     pub elem: &'static ElementDesc,
     /// How many times this declaration has matched so far (for the path of repeated elements).
     pub count: u32,
@@ -221,6 +221,34 @@ impl<'a, 'i> Cx<'a, 'i> {
         let e = self.error_at(attr.range().start, DecodeErrorKind::UnexpectedAttribute { name, expected });
         self.report(e)?;
         Ok(None)
+    }
+
+    /// An attribute the generated decoder has no arm for (it binds its attributes by name): an
+    /// `xsi:` location hint or the attribute the text is also taken as (both accepted, not
+    /// kept), or one the type does not have (recorded as a problem).
+    pub fn other_attribute(&mut self, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc) -> Res {
+        if self.attribute(attr, desc)?.is_some() {
+            let kind = DecodeErrorKind::Bind("the generated decoder does not match its schema table".to_string());
+            let e = self.error_at(attr.range().start, kind);
+            self.report(e)?;
+        }
+        Ok(())
+    }
+
+    /// Records an attribute of `node` that names one already there under another of its names
+    /// (`gen:also`, or a name another dialect writes): `attr` is the second of them.
+    pub fn once(&mut self, node: Node<'a, 'i>, attr: &Attribute<'a, 'i>, desc: &'static ComplexDesc) -> Res {
+        let Some(i) = desc.attribute_position(attr.name()) else { return Ok(()) };
+        let Some(declared) = desc.attributes.get(i) else { return Ok(()) };
+        let named = |n: &str| n == declared.name || desc.attribute_also(i).any(|o| o == n);
+        let start = attr.range().start;
+        let earlier = node.attributes().any(|a| a.range().start < start && a.namespace().is_none() && named(a.name()));
+        if !earlier {
+            return Ok(());
+        }
+        let e =
+            self.error_at(start, DecodeErrorKind::GivenTwice { name: declared.name, second: attr.name().to_string() });
+        self.report(e)
     }
 
     /// Records an attribute that names one already read under another name (`gen:also`).
@@ -494,6 +522,27 @@ impl<'a, 'i> Cx<'a, 'i> {
             value.ok_or(Failed)
         })?;
         Ok(read)
+    }
+}
+
+/// The name of an attribute in no namespace, the name every attribute of the spec has; `""` (no
+/// name of the spec) for one in a namespace. The generated decoders match on it.
+pub fn unqualified<'i>(attr: &Attribute<'_, 'i>) -> &'i str {
+    if attr.namespace().is_none() { attr.name() } else { "" }
+}
+
+/// Sets a field that must be there to a value read, when it could be read (a value that could
+/// not is recorded, and the decode of the element fails).
+pub fn set<T>(field: &mut T, value: Option<T>) {
+    if let Some(value) = value {
+        *field = value;
+    }
+}
+
+/// Adds a value read to a repeated field, when it could be read.
+pub fn push<T>(field: &mut Vec<T>, value: Option<T>) {
+    if let Some(value) = value {
+        field.push(value);
     }
 }
 

@@ -1,9 +1,11 @@
 //! The hand-written runtime of the generated types: scalar types, the strict checker, the
 //! [`Message`] trait and the decode/encode functions.
 //!
-//! Decoding is strict and lossless: [`parse_document`] parses with roxmltree (DOCTYPEs refused),
-//! the checker walks the document beside the generated schema tables, and only a document that
-//! passes is bound to the Rust types by yaserde. Encoding writes through yaserde.
+//! Decoding is strict and lossless: [`parse_document`] parses with roxmltree (DOCTYPEs refused)
+//! and the generated decoders bind the document in one pass, checked through [`Cx`] against the
+//! generated schema tables; encoding goes through the generated encoders. The yaserde derives
+//! every generated type also carries are not part of [`Message`]: [`decode_with_yaserde`] and
+//! [`encode_with_yaserde`] use them, for callers that want yaserde's binding.
 
 pub mod bounds;
 mod check;
@@ -18,7 +20,7 @@ use roxmltree::{Document, ParsingOptions};
 use yaserde::{YaDeserialize, YaSerialize};
 
 pub use check::check_simple;
-pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next};
+pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next, push, set, unqualified};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
@@ -46,6 +48,26 @@ pub struct Operation {
     pub version: &'static str,
     /// The root element of the response.
     pub response_root: Option<&'static str>,
+    /// Who sends the request.
+    pub side: Side,
+    /// Where the request carries its point of sale (the requestor's credentials), as a path of
+    /// element names below the root (`POS`, `TPA_Extensions/POS`); `None` when it has none.
+    /// The root implements [`PosRequest`] when it has one.
+    pub credentials: Option<&'static str>,
+    /// The spec file that declares the request and its response (`hotel_res.xsd`), relative to
+    /// `spec/`.
+    pub schema: &'static str,
+}
+
+/// Who sends a request (`gen:message side=".."` in the spec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// A distribution partner sends it to the service.
+    Demand,
+    /// A hotel's system (a supplier) sends it to the service, for its own hotels.
+    Supply,
+    /// The service sends it to a hotel's system (at the receiver's endpoint).
+    Outbound,
 }
 
 /// An attribute or element whose value is personal data (`gen:personal` in the spec), masked
@@ -62,7 +84,7 @@ pub struct Personal {
 }
 
 /// A message root: knows its element name, its `Version` and its schema table.
-pub trait Message: Decode + Encode + YaSerialize + YaDeserialize + Sized {
+pub trait Message: Decode + Encode + Sized {
     /// The root element name.
     const ROOT: &'static str;
     /// The `Version` the service expects.
@@ -247,7 +269,7 @@ pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
 /// Decodes with the same strict checks, but binds with yaserde (the derives every generated
 /// type also carries). Slower than [`Message::from_xml`]; kept for callers and tests that want
 /// yaserde's binding.
-pub fn decode_with_yaserde<T: Message>(xml: &str) -> Result<T, DecodeError> {
+pub fn decode_with_yaserde<T: Message + YaDeserialize>(xml: &str) -> Result<T, DecodeError> {
     let doc = parse_document(xml)?;
     check_root::<T>(&doc)?;
     let mut cx = Cx::new(&doc);

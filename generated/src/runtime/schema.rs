@@ -135,6 +135,18 @@ pub struct AttrDesc {
     pub ty: &'static SimpleDesc,
 }
 
+impl AttrDesc {
+    /// An attribute that must be present.
+    pub const fn required(name: &'static str, ty: &'static SimpleDesc) -> Self {
+        AttrDesc { name, required: true, ty }
+    }
+
+    /// An attribute that may be absent.
+    pub const fn optional(name: &'static str, ty: &'static SimpleDesc) -> Self {
+        AttrDesc { name, required: false, ty }
+    }
+}
+
 /// The content of a complex type.
 #[derive(Debug)]
 pub enum Content {
@@ -169,7 +181,8 @@ pub struct ElementDesc {
     /// The element name (in the OTA namespace).
     pub name: &'static str,
     /// Its position among all child elements of the type, in declaration order (choice
-    /// alternatives included); the generated decoder matches on it.
+    /// alternatives included): the slot of its occurrence counter in [`super::Children`]. The
+    /// generated decoders match on [`ElementDesc::name`], never on this.
     pub index: u16,
     /// Minimum occurrences.
     pub min: u32,
@@ -177,6 +190,13 @@ pub struct ElementDesc {
     pub max: u32,
     /// Its type.
     pub ty: TypeDesc,
+}
+
+impl ElementDesc {
+    /// A child element (the fields in order: name, index, minimum, maximum, type).
+    pub const fn new(name: &'static str, index: u16, min: u32, max: u32, ty: TypeDesc) -> Self {
+        ElementDesc { name, index, min, max, ty }
+    }
 }
 
 /// The type of a child element.
