@@ -11,6 +11,10 @@
 //!   of its type (`***`, `1900-01-01`), so a masked request still decodes and can be replayed.
 //! - A body that is not UTF-8 or not well-formed XML is not stored: what it holds cannot be
 //!   told, so it is replaced by a note of its length.
+//! - Every parse here is the decoder's ([`parse`]): the same bounds on attributes per element,
+//!   namespace declarations, nodes and depth, checked before parsing, and no DOCTYPE. A body
+//!   over them (an attribute bomb: 100,000 attributes on one element is quadratic to parse) is
+//!   refused in one pass over its bytes, never parsed (issue 28, H1).
 
 use std::ops::Range;
 
@@ -24,6 +28,12 @@ pub const MAX_REFERENCES: usize = 20;
 
 /// The longest reference kept (longer ones are not references of this service).
 const MAX_REFERENCE: usize = 128;
+
+/// Parses a body the way the decoder does: bounded (see the module docs); `None` when it is not
+/// UTF-8, not well-formed, or over a bound.
+fn parse(body: &[u8]) -> Option<roxmltree::Document<'_>> {
+    ota_messages::runtime::parse_document(std::str::from_utf8(body).ok()?).ok()
+}
 
 /// A body as the log stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +57,7 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
         return Prepared { text: String::new(), echo_token: None, references: Vec::new() };
     }
     let Ok(text) = std::str::from_utf8(body) else { return unusable("not UTF-8 text") };
-    let Ok(doc) = roxmltree::Document::parse(text) else { return unusable("not well-formed XML") };
+    let Some(doc) = parse(body) else { return unusable("not well-formed XML or over the decoder's bounds") };
     let mut edits: Vec<(Range<usize>, &str)> = Vec::new();
     let mut echo_token = None;
     let mut references: Vec<String> = Vec::new();
@@ -101,9 +111,9 @@ fn is_password(name: &str) -> bool {
 
 /// The requestor a request claims to be (the `ID` of its first `RequestorID`, else a
 /// WS-Security `Username`), for an error answer to a request that did not authenticate; `None`
-/// when the body is not well-formed XML or names none.
+/// when the body is not well-formed XML, is over the decoder's bounds, or names none.
 pub fn claimed_requestor(body: &[u8]) -> Option<String> {
-    let doc = roxmltree::Document::parse(std::str::from_utf8(body).ok()?).ok()?;
+    let doc = parse(body)?;
     let mut elements = doc.descendants().filter(roxmltree::Node::is_element);
     let found = elements.find(|n| {
         n.tag_name().name() == "RequestorID" && n.attribute("ID").is_some() || n.tag_name().name() == "Username"
@@ -196,7 +206,7 @@ impl std::str::FromStr for Credentials {
 /// where it has one, `MessagePassword` where it has one) and in a WS-Security
 /// `UsernameToken` (`Username`, `Password`); `None` when it is not well-formed XML.
 pub fn with_credentials(stored: &str, credentials: &Credentials) -> Option<String> {
-    let doc = roxmltree::Document::parse(stored).ok()?;
+    let doc = parse(stored.as_bytes())?;
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let escaped = |v: &str| v.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;").replace('\'', "&apos;");
     for node in doc.descendants().filter(roxmltree::Node::is_element) {
@@ -274,7 +284,10 @@ mod tests {
             again.contains("<w:Password>new,pass</w:Password>") && again.contains("<w:Username>P</w:Username>"),
             "{again}"
         );
-        assert_eq!(prepare(b"<a>MessagePassword=\"x\"", true).text, "(not well-formed XML: 22 bytes, not stored)");
+        assert_eq!(
+            prepare(b"<a>MessagePassword=\"x\"", true).text,
+            "(not well-formed XML or over the decoder's bounds: 22 bytes, not stored)"
+        );
         assert_eq!(prepare(&[0xff, 0xfe], true).text, "(not UTF-8 text: 2 bytes, not stored)");
     }
 
@@ -285,6 +298,10 @@ mod tests {
         assert_eq!(claimed_requestor(env.as_bytes()).as_deref(), Some("P2"));
         assert_eq!(claimed_requestor(b"<a><RequestorID"), None);
         assert_eq!(claimed_requestor(b"<a/>"), None);
+        let bomb: String = (0..200).map(|i| format!(" a{i}=\"\"")).collect();
+        let bomb = format!("<a{bomb}><RequestorID ID=\"DEMO\"/></a>");
+        assert_eq!(claimed_requestor(bomb.as_bytes()), None, "over the bounds: not parsed");
+        assert!(prepare(bomb.as_bytes(), true).text.starts_with("(not well-formed XML or over"));
     }
 
     #[test]

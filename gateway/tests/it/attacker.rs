@@ -91,6 +91,56 @@ async fn parser_bombs_cost_little_and_delay_nobody() {
     }
 }
 
+/// The same bomb while a partner's errors are logged (issue 28, H1): the log's capture reads a
+/// failed request for the partner it names, and parsed it without the decoder's bounds on the
+/// request's own task. Anonymous and naming the logged partner, two at a time, 30,000
+/// attributes each (in a debug build the unbounded parse took seconds of CPU per bomb): refused
+/// for well under a second of CPU in all, the partner answered within a second, nothing stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parser_bombs_cost_little_with_the_log_on() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    let (code, _, err) = support::cli(&["requestor", "set", "DEMO", "--log", "errors", "--db", &db.arg()], "");
+    assert_eq!(code, 0, "{err}");
+    // The gateway sees a requestor change within 250 ms; a failed request of DEMO is then logged.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let attributes: String = (0..30_000).map(|i| format!("a{i}=\"\" ")).collect();
+    let named =
+        nbc(DEMO).replacen("<OTA_HotelDescriptiveInfoRQ ", &format!("<OTA_HotelDescriptiveInfoRQ {attributes} "), 1);
+    for (what, body) in [("anonymous", nbc_with_root_attributes(&attributes)), ("naming the logged partner", named)] {
+        let before = cpu(gw.pid());
+        let client = gw.client();
+        let bombs: Vec<_> = (0..2)
+            .map(|_| {
+                let (client, body) = (client.clone(), body.clone());
+                tokio::spawn(async move { client.send_raw("/hotelnbc", body, XML).await.expect("an answer") })
+            })
+            .collect();
+        let partner = nbc_answers(&gw.client()).await;
+        for bomb in bombs {
+            let (status, _, text) = bomb.await.expect("the bomb's task");
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{what}: {text}");
+        }
+        let spent = cpu(gw.pid()) - before;
+        println!(
+            "log on, {what}: two bombs of {} KiB and one partner request cost {spent:?} of CPU; the partner waited {partner:?}",
+            body.len() / 1024
+        );
+        assert!(spent < Duration::from_secs(1), "{what}: {spent:?} of CPU");
+        assert!(partner < Duration::from_secs(1), "{what}: a partner waited {partner:?}");
+    }
+    // A failed request of DEMO within the bounds is logged: the log was on all along.
+    let bad = nbc(DEMO).replace(r#"Version="2009.1""#, r#"Version="1.0""#);
+    gw.client().send_raw("/hotelnbc", bad, XML).await.expect("an answer");
+    let store = db.open().await;
+    let started = Instant::now();
+    while support::count(&store, "txlog_entry").await == 0 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the failed request was not logged");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(support::count(&store, "txlog_entry").await, 1, "no bomb stored");
+}
+
 /// A requestor id with line breaks, C1 controls, separators and a fake log line in it reaches
 /// the text and the JSON log escaped: no line of either log starts anywhere but at a record.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
