@@ -55,6 +55,9 @@ pub struct Config {
     pub request_timeout: Duration,
     /// The longest a client may take to send a request's headers (then the connection is closed).
     pub header_read_timeout: Duration,
+    /// The longest a client may take to send a request's body (then 408), within the request
+    /// time-out: a held upload keeps its share of [`Config::body_memory`] no longer.
+    pub body_read_timeout: Duration,
     /// At shutdown, how long in-flight requests get to finish before the server stops anyway.
     pub shutdown_grace: Duration,
     /// How often the look-to-book and daily-quota counts go to the database (and every
@@ -88,6 +91,7 @@ impl Default for Config {
             log_format: LogFormat::Text,
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(30),
             traffic_flush: Duration::from_secs(60),
             base_path: String::new(),

@@ -339,8 +339,8 @@ struct ServeArgs {
     /// The most connections open at once; more wait to be accepted.
     #[arg(long, default_value_t = config::DEFAULT_MAX_CONNECTIONS, env = "OTA_GATEWAY_MAX_CONNECTIONS")]
     max_connections: usize,
-    /// The most memory the request bodies being read may take together (e.g. 64MiB); a body
-    /// waits for room before it is read.
+    /// The most memory the request bodies being read may take together (e.g. 64MiB), counted
+    /// as their bytes arrive; a body waits for room for what it has sent.
     #[arg(long, default_value = "64MiB", value_parser = config::parse_size, env = "OTA_GATEWAY_BODY_MEMORY")]
     body_memory: usize,
     /// Serve only clients in this network (CIDR or address; repeatable). Others get 403.
@@ -355,6 +355,10 @@ struct ServeArgs {
     /// The longest a client may take to send its request headers.
     #[arg(long, default_value = "10s", value_parser = config::parse_duration, env = "OTA_GATEWAY_HEADER_READ_TIMEOUT")]
     header_read_timeout: Duration,
+    /// The longest a client may take to send a request's body (then 408): a held upload keeps
+    /// its share of --body-memory no longer.
+    #[arg(long, default_value = "10s", value_parser = config::parse_duration, env = "OTA_GATEWAY_BODY_READ_TIMEOUT")]
+    body_read_timeout: Duration,
     /// At shutdown, how long the requests in flight get to finish.
     #[arg(long, default_value = "30s", value_parser = config::parse_duration, env = "OTA_GATEWAY_SHUTDOWN_GRACE")]
     shutdown_grace: Duration,
@@ -517,6 +521,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
         log_format: args.log_format,
         request_timeout: args.request_timeout,
         header_read_timeout: args.header_read_timeout,
+        body_read_timeout: args.body_read_timeout,
         shutdown_grace: args.shutdown_grace,
         traffic_flush: args.traffic_flush_interval,
         base_path: args.base_path,

@@ -385,6 +385,46 @@ async fn held_uploads_share_a_bounded_memory() {
     assert!(peak - before < 48.0, "resident memory grew {:.0} MiB", peak - before);
 }
 
+/// 70 anonymous connections that declare a 1 MiB body and send nothing (issue 28, H2): they
+/// reserved the whole 64 MiB for bodies, first come first served, so a partner's 1 KiB request
+/// waited for their 30 s time-out. The room is taken for bytes received: a partner's requests
+/// beside them are answered at once, and the holders are answered 408 after the body read
+/// time-out (10 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_uploads_that_send_nothing_delay_nobody() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let db = TestDb::new(Backend::Sqlite).await;
+    let gw = GatewayProcess::start(&db.arg(), &["--body-read-timeout", "3s"]).await;
+    nbc_answers(&gw.client()).await;
+    let addr = gw.url.trim_start_matches("http://").to_string();
+    let mut held = Vec::new();
+    for _ in 0..70 {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n",
+            1024 * 1024
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        held.push(s);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut waits = Vec::new();
+    for _ in 0..5 {
+        let waited = tokio::time::timeout(Duration::from_secs(5), nbc_answers(&gw.client())).await;
+        waits.push(waited.unwrap_or(Duration::from_secs(5)));
+    }
+    let worst = waits.iter().max().copied().unwrap_or_default();
+    println!("a partner's 5 requests beside 70 held uploads of 1 MiB: worst {worst:?} ({waits:?})");
+    assert!(worst < Duration::from_secs(1), "a partner waited {worst:?}");
+    // The holders are answered 408 at the body read time-out.
+    let mut answer = vec![0u8; 512];
+    let started = Instant::now();
+    let n = tokio::time::timeout(Duration::from_secs(10), held[0].read(&mut answer)).await.unwrap().unwrap();
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    println!("a holder answered 408 {:?} after the partner's requests", started.elapsed());
+}
+
 /// A TCP proxy to PostgreSQL that, once armed, lets a write transaction's `COMMIT` through and
 /// then cuts the connection before the answer comes back: the commit happens, the gateway never
 /// hears of it (what a proxy or network failure does).
