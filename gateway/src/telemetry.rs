@@ -75,13 +75,19 @@ impl opentelemetry_http::HttpClient for Http {
             for (name, value) in rs.headers() {
                 out = out.header(name, value);
             }
-            let body = match crate::outbox::deliver::read_at_most(rs, MAX_ANSWER).await {
-                Ok(body) => body,
-                Err(crate::outbox::deliver::Unread::TooLarge) => {
-                    return Err(format!("the collector's answer is over {} KiB", MAX_ANSWER / 1024).into());
+            let mut rs = rs;
+            let too_large = || format!("the collector's answer is over {} KiB", MAX_ANSWER / 1024);
+            if rs.content_length().is_some_and(|n| n > MAX_ANSWER as u64) {
+                return Err(too_large().into());
+            }
+            let mut body = bytes::BytesMut::new();
+            while let Some(chunk) = rs.chunk().await? {
+                if body.len() + chunk.len() > MAX_ANSWER {
+                    return Err(too_large().into());
                 }
-                Err(crate::outbox::deliver::Unread::Transport(e)) => return Err(e.into()),
-            };
+                body.extend_from_slice(&chunk);
+            }
+            let body = body.freeze();
             Ok::<_, opentelemetry_http::HttpError>(out.body(body)?)
         };
         let outcome = self.runtime.spawn(post).await?;
@@ -115,7 +121,7 @@ fn lost(error: &str) {
         drop(lost);
         tracing::warn!(
             failed_exports = failed,
-            error = %crate::shared::log_text::LogText(error),
+            error = ?error,
             "spans are being lost: the OpenTelemetry collector did not take an export (reported at most once a minute)"
         );
     }
