@@ -48,11 +48,10 @@ pub struct Config {
     // They wait in the listen backlog until one closes.
     #[arg(long, default_value_t = 4096, env = "OTA_GATEWAY_MAX_CONNECTIONS")]
     pub max_connections: usize,
-    /// The most memory the request bodies being read may take together (e.g. 64MiB); a body
-    /// waits for room before it is read.
-    // A body reserves its declared length (or the body limit, when it declares none) before it
-    // is read, and waits for room within its request's time. Bounds what held uploads can make
-    // the gateway keep.
+    /// The most memory the request bodies being read may take together (e.g. 64MiB), counted
+    /// as their bytes arrive; a body waits for room for what it has sent.
+    // A declared size reserves nothing: a held upload that sends nothing holds nothing. Bounds
+    // what held uploads can make the gateway keep.
     #[arg(long, default_value = "64MiB", value_parser = parse_size, env = "OTA_GATEWAY_BODY_MEMORY")]
     pub body_memory: usize,
     /// Serve only clients in this network (CIDR or address; repeatable). Others get 403.
@@ -70,6 +69,11 @@ pub struct Config {
     // Then the connection is closed.
     #[arg(long, default_value = "10s", value_parser = parse_duration, env = "OTA_GATEWAY_HEADER_READ_TIMEOUT")]
     pub header_read_timeout: Duration,
+    /// The longest a client may take to send a request's body (then 408): a held upload keeps
+    /// its share of --body-memory no longer.
+    // Within the request time-out.
+    #[arg(long, default_value = "10s", value_parser = parse_duration, env = "OTA_GATEWAY_BODY_READ_TIMEOUT")]
+    pub body_read_timeout: Duration,
     /// At shutdown, how long the requests in flight get to finish.
     // Then the server stops anyway.
     #[arg(long, default_value = "30s", value_parser = parse_duration, env = "OTA_GATEWAY_SHUTDOWN_GRACE")]

@@ -7,7 +7,8 @@
 //!
 //! The exporter posts with the gateway's own HTTP client on the gateway's runtime; a collector
 //! that is down or slow costs the requests nothing (the batch processor drops what it cannot
-//! queue, 2,048 spans).
+//! queue, 2,048 spans). A collector's answer is read up to 64 KiB, within the 10 s time-out; a
+//! failed export (its spans lost) is said at WARN, at most once a minute with the count since.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -69,14 +70,60 @@ impl opentelemetry_http::HttpClient for Http {
                 rq = rq.header(name, value);
             }
             let rs = rq.send().await?;
-            let mut out = http::Response::builder().status(rs.status());
+            let status = rs.status();
+            let mut out = http::Response::builder().status(status);
             for (name, value) in rs.headers() {
                 out = out.header(name, value);
             }
-            let body = rs.bytes().await?;
+            let mut rs = rs;
+            let too_large = || format!("the collector's answer is over {} KiB", MAX_ANSWER / 1024);
+            if rs.content_length().is_some_and(|n| n > MAX_ANSWER as u64) {
+                return Err(too_large().into());
+            }
+            let mut body = bytes::BytesMut::new();
+            while let Some(chunk) = rs.chunk().await? {
+                if body.len() + chunk.len() > MAX_ANSWER {
+                    return Err(too_large().into());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            let body = body.freeze();
             Ok::<_, opentelemetry_http::HttpError>(out.body(body)?)
         };
-        self.runtime.spawn(post).await?
+        let outcome = self.runtime.spawn(post).await?;
+        match &outcome {
+            Err(e) => lost(&e.to_string()),
+            Ok(rs) if !rs.status().is_success() => lost(&format!("the collector answered HTTP {}", rs.status())),
+            Ok(_) => {}
+        }
+        outcome
+    }
+}
+
+/// The most of a collector's answer that is read (an OTLP answer is a few bytes; issue 28, H4:
+/// answers of 256 MiB took the gateway from 77 to 702 MiB).
+const MAX_ANSWER: usize = 64 * 1024;
+
+/// How often at most a lost export is reported (a collector that is down fails every batch).
+const LOST_EVERY: Duration = Duration::from_secs(60);
+
+/// Exports failed since the last report, and when that was.
+static LOST: std::sync::Mutex<(u64, Option<std::time::Instant>)> = std::sync::Mutex::new((0, None));
+
+/// Counts a failed export (its spans are lost: the batch processor does not send a batch
+/// again) and says so at WARN, at most once per [`LOST_EVERY`], with how many failed since.
+fn lost(error: &str) {
+    let Ok(mut lost) = LOST.lock() else { return };
+    lost.0 += 1;
+    if lost.1.is_none_or(|at| at.elapsed() >= LOST_EVERY) {
+        let failed = std::mem::take(&mut lost.0);
+        lost.1 = Some(std::time::Instant::now());
+        drop(lost);
+        tracing::warn!(
+            failed_exports = failed,
+            error = ?error,
+            "spans are being lost: the OpenTelemetry collector did not take an export (reported at most once a minute)"
+        );
     }
 }
 

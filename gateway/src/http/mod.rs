@@ -58,7 +58,7 @@ use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -429,23 +429,87 @@ async fn serve_operation(
     if let Err(text) = check_content_type(req.headers()) {
         return ota_error(op, StatusCode::UNSUPPORTED_MEDIA_TYPE, Problem::protocol(ErrorCode::UnableToProcess, text));
     }
-    // Room for the body among the bodies being read (waited for within the request's time).
-    let kib = declared.map_or(limit, |n| n as usize).div_ceil(1024).max(1);
-    let Ok(_room) = state.bodies.clone().acquire_many_owned(u32::try_from(kib).unwrap_or(u32::MAX)).await else {
-        return ota_error(op, StatusCode::SERVICE_UNAVAILABLE, Problem::system());
-    };
-    let body = match Limited::new(req.into_body(), limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(op, limit),
-        Err(e) => {
+    // The body, its bytes counted against the room for bodies being read as they arrive (issue
+    // 28, H2): a held upload that sends nothing holds nothing, a small request never waits
+    // behind the declared sizes of large ones, and no body takes longer than
+    // `body_read_timeout` to arrive.
+    let read = read_body(&state, req.into_body(), limit);
+    let (body, _room) = match tokio::time::timeout(state.config.body_read_timeout, read).await {
+        Ok(Ok(read)) => read,
+        Ok(Err(Unread::TooLarge)) => return too_large(op, limit),
+        Ok(Err(Unread::NoRoom)) => return ota_error(op, StatusCode::SERVICE_UNAVAILABLE, Problem::system()),
+        Ok(Err(Unread::Failed(e))) => {
             tracing::info!(error = %e, "request body could not be read");
             return bad_request(op, "The request body could not be read.".into());
+        }
+        Err(_) => {
+            tracing::info!(timeout = ?state.config.body_read_timeout, "request body not received in time; nothing was stored");
+            return ota_error(op, StatusCode::REQUEST_TIMEOUT, Problem::not_processed_in_time());
         }
     };
     if let Some(r) = &recording {
         r.request(&body);
     }
     respond(&state, op, &body, &meta, recording.as_ref()).await
+}
+
+/// Why a request body was not read.
+enum Unread {
+    /// Over the body limit.
+    TooLarge,
+    /// The room for bodies is closed (never, while the gateway runs).
+    NoRoom,
+    /// The connection failed.
+    Failed(axum::Error),
+}
+
+/// Reads a body of at most `limit` bytes, taking room in [`AppState::bodies`] (KiB) for the
+/// bytes received so far before keeping each chunk; the room is given back when the body is
+/// (the permits drop with it, after the request is answered).
+async fn read_body(
+    state: &AppState,
+    mut body: axum::body::Body,
+    limit: usize,
+) -> Result<(Bytes, Option<tokio::sync::OwnedSemaphorePermit>), Unread> {
+    // The chunks as they came (no copy, no doubling buffer), joined once at the end.
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut len = 0usize;
+    let mut room: Option<tokio::sync::OwnedSemaphorePermit> = None;
+    let mut counted = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(Unread::Failed)?.into_data() else { continue };
+        if len + data.len() > limit {
+            return Err(Unread::TooLarge);
+        }
+        let need = (len + data.len()).div_ceil(1024).saturating_sub(counted);
+        if need > 0 {
+            let more = state
+                .bodies
+                .clone()
+                .acquire_many_owned(u32::try_from(need).unwrap_or(u32::MAX))
+                .await
+                .map_err(|_| Unread::NoRoom)?;
+            counted += need;
+            match &mut room {
+                Some(r) => r.merge(more),
+                None => room = Some(more),
+            }
+        }
+        len += data.len();
+        chunks.push(data);
+    }
+    let body = match chunks.len() {
+        0 => Bytes::new(),
+        1 => chunks.swap_remove(0),
+        _ => {
+            let mut joined = bytes::BytesMut::with_capacity(len);
+            for c in &chunks {
+                joined.extend_from_slice(c);
+            }
+            joined.freeze()
+        }
+    };
+    Ok((body, room))
 }
 
 /// Decodes a body read in full and answers it: a plain OTA request, or one in a SOAP 1.1

@@ -7,7 +7,10 @@
 //!
 //! It costs a request nothing when no requestor is logged (one flag of the requestors in
 //! memory), and otherwise a body reference and a lookup: the bodies are shared buffers, never
-//! copied, and all the masking and writing happens in the writer, off the request path.
+//! copied, and all the masking and writing happens in the writer, off the request path. The one
+//! parse on the request path, of a failed request for the partner it names, is the decoder's,
+//! bounded ([`crate::txlog::mask::claimed_requestor`]): an attribute bomb is refused in one pass
+//! over its bytes, as the decoder refused it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

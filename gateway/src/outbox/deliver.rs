@@ -208,14 +208,49 @@ async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &E
         .await
         .map_err(|err| rules::error_text(&transport_error(&err.without_url())))?;
     let status = answer.status();
-    let text = answer
-        .text()
-        .await
-        .map_err(|err| rules::error_text(&format!("reading the answer: {}", transport_error(&err.without_url()))))?;
+    let bytes = read_at_most(answer, MAX_ANSWER).await.map_err(|err| match err {
+        Unread::TooLarge => format!("the answer is over {} KiB (not read further)", MAX_ANSWER / 1024),
+        Unread::Transport(err) => {
+            rules::error_text(&format!("reading the answer: {}", transport_error(&err.without_url())))
+        }
+    })?;
     if !status.is_success() {
         return Err(format!("HTTP {status}"));
     }
-    mapping::acknowledges(&text).map_err(|err| rules::error_text(&err))
+    let text = std::str::from_utf8(&bytes).map_err(|_| "the answer is not UTF-8 text".to_string())?;
+    // The decoder's parse: bounded in attributes, namespaces, nodes and depth.
+    mapping::acknowledges(text).map_err(|err| rules::error_text(&err))
+}
+
+/// The most of a receiver's answer that is read: an `OTA_HotelResNotifRS` is a few hundred
+/// bytes, a few KiB with warnings. A longer answer fails the attempt, read no further (issue 28,
+/// H4: an endless answer took 275 MiB within the time-out).
+pub const MAX_ANSWER: usize = 64 * 1024;
+
+/// Why an answer was not read.
+#[derive(Debug)]
+pub(crate) enum Unread {
+    /// It is longer than the bound.
+    TooLarge,
+    /// The connection failed or timed out.
+    Transport(reqwest::Error),
+}
+
+/// The body of `answer`, at most `max` bytes: a longer one (declared or sent) is
+/// [`Unread::TooLarge`] as soon as it is seen, the rest never read. The time is the client's
+/// (its `timeout` covers the whole exchange, body included).
+pub(crate) async fn read_at_most(mut answer: reqwest::Response, max: usize) -> Result<bytes::Bytes, Unread> {
+    if answer.content_length().is_some_and(|n| n > max as u64) {
+        return Err(Unread::TooLarge);
+    }
+    let mut body = bytes::BytesMut::new();
+    while let Some(chunk) = answer.chunk().await.map_err(Unread::Transport)? {
+        if body.len() + chunk.len() > max {
+            return Err(Unread::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
 }
 
 /// A token naming this gateway process on the events it holds: random, never reused.

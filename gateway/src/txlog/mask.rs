@@ -9,8 +9,18 @@
 //! - **Personal values**, when masking: every attribute and element of a name that
 //!   [`ota_messages::PERSONAL`] lists (the spec's `gen:personal`) gets its mask, a valid value
 //!   of its type (`***`, `1900-01-01`), so a masked request still decodes and can be replayed.
+//! - **By what a value is** (the spec marks only what the gateway reads; clients put more
+//!   where it does not look): card data, secrets and every SOAP header value always go (a card
+//!   number keeps its last four digits, wherever it is: a Luhn-valid run of 13 to 19 digits);
+//!   when masking, identity documents, contact details, special requests and comments, e-mail
+//!   addresses, and the text of every element but codes and the service's own messages
+//!   ([`TEXT_KEPT`]) are masked too. Who, what, the outcome and the references are kept.
 //! - A body that is not UTF-8 or not well-formed XML is not stored: what it holds cannot be
 //!   told, so it is replaced by a note of its length.
+//! - Every parse here is the decoder's ([`parse`]): the same bounds on attributes per element,
+//!   namespace declarations, nodes and depth, checked before parsing, and no DOCTYPE. A body
+//!   over them (an attribute bomb: 100,000 attributes on one element is quadratic to parse) is
+//!   refused in one pass over its bytes, never parsed (issue 28, H1).
 
 use std::ops::Range;
 
@@ -24,6 +34,12 @@ pub const MAX_REFERENCES: usize = 20;
 
 /// The longest reference kept (longer ones are not references of this service).
 const MAX_REFERENCE: usize = 128;
+
+/// Parses a body the way the decoder does: bounded (see the module docs); `None` when it is not
+/// UTF-8, not well-formed, or over a bound.
+fn parse(body: &[u8]) -> Option<roxmltree::Document<'_>> {
+    ota_messages::runtime::parse_document(std::str::from_utf8(body).ok()?).ok()
+}
 
 /// A body as the log stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,14 +63,14 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
         return Prepared { text: String::new(), echo_token: None, references: Vec::new() };
     }
     let Ok(text) = std::str::from_utf8(body) else { return unusable("not UTF-8 text") };
-    let Ok(doc) = roxmltree::Document::parse(text) else { return unusable("not well-formed XML") };
-    let mut edits: Vec<(Range<usize>, &str)> = Vec::new();
+    let Some(doc) = parse(body) else { return unusable("not well-formed XML or over the decoder's bounds") };
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut echo_token = None;
     let mut references: Vec<String> = Vec::new();
     for node in doc.descendants().filter(roxmltree::Node::is_element) {
         let name = node.tag_name().name();
         if echo_token.is_none()
-            && let Some(t) = node.attribute("EchoToken")
+            && let Some(t) = node.attribute("EchoToken").filter(|t| !card_like(t))
         {
             echo_token = Some(t.to_string());
         }
@@ -63,33 +79,257 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
             "HotelReservationID" => node.attribute("ResID_Value"),
             _ => None,
         };
-        if let Some(r) = reference.map(str::trim).filter(|r| !r.is_empty() && r.len() <= MAX_REFERENCE)
+        if let Some(r) = reference.map(str::trim).filter(|r| !r.is_empty() && r.len() <= MAX_REFERENCE && !card_like(r))
             && references.len() < MAX_REFERENCES
             && !references.iter().any(|x| x == r)
         {
             references.push(r.to_string());
         }
+        let zone = Zone::of(node);
         for a in node.attributes() {
-            if is_password(a.name()) {
-                edits.push((a.range_value(), ""));
-            } else if masked && let Some(p) = PERSONAL.iter().find(|p| p.attribute && p.name == a.name()) {
-                edits.push((a.range_value(), p.mask));
+            if let Some(with) = attribute_mask(zone, a, masked) {
+                edits.push((a.range_value(), with));
             }
         }
-        let replaced = if is_password(name) {
-            Some("")
-        } else if masked {
-            PERSONAL.iter().find(|p| !p.attribute && p.name == name).map(|p| p.mask)
-        } else {
-            None
-        };
-        if let Some(with) = replaced
+        let leaf = !node.children().any(|c| c.is_element());
+        let value: String = node.children().filter(roxmltree::Node::is_text).filter_map(|t| t.text()).collect();
+        if (leaf || is_password(name))
+            && let Some(with) = text_mask(zone, name, &value, masked)
             && let Some(inner) = inner_range(text, node.range())
         {
             edits.push((inner, with));
+        } else if !leaf && !value.trim().is_empty() {
+            // Mixed content: each piece of text on its own.
+            for t in node.children().filter(roxmltree::Node::is_text) {
+                if let Some(with) = t.text().and_then(|v| text_mask(zone, name, v, masked)) {
+                    edits.push((t.range(), with));
+                }
+            }
         }
     }
-    Prepared { text: apply(text, edits), echo_token, references }
+    Prepared { text: apply(text, edits.iter().map(|(r, v)| (r.clone(), v.as_str())).collect()), echo_token, references }
+}
+
+/// Where an element is, for what its values may be (each kind of zone by its ancestors, the
+/// element itself included).
+#[derive(Debug, Clone, Copy, Default)]
+struct Zone {
+    /// Within a `PaymentCard` (or any element of such a name: `CardNumber`, …): card data.
+    card: bool,
+    /// Within a SOAP `Header`: credentials and tokens.
+    header: bool,
+    /// Within an element that holds personal or free-text data by its purpose (identity
+    /// documents, contact details, special requests, comments).
+    personal: bool,
+}
+
+/// Elements whose whole content is personal or free text, whatever it is (case-insensitive).
+const PERSONAL_ZONES: &[&str] = &[
+    "verification",
+    "document",
+    "email",
+    "telephone",
+    "telephoneinfo",
+    "address",
+    "addressinfo",
+    "custloyalty",
+    "specialrequest",
+    "specialrequests",
+    "comment",
+    "comments",
+    "remark",
+    "remarks",
+    "profile",
+    "customer",
+];
+
+impl Zone {
+    fn of(node: roxmltree::Node) -> Zone {
+        let mut zone = Zone::default();
+        for a in node.ancestors().filter(roxmltree::Node::is_element) {
+            let n = a.tag_name().name().to_ascii_lowercase();
+            zone.card |= n == "paymentcard" || n == "cardnumber" || n == "bankacct";
+            zone.header |= n == "header" && a.parent_element().is_some_and(|p| p.tag_name().name() == "Envelope");
+            zone.personal |= PERSONAL_ZONES.contains(&n.as_str());
+        }
+        zone
+    }
+}
+
+/// The text of elements kept when masking: codes, references, the service's own messages and
+/// public content (anything else, free text or unknown, is masked).
+const TEXT_KEPT: &[&str] = &[
+    "Error",
+    "Warning",
+    "Region",
+    "QualifierInfo",
+    "ResGuestRPHs",
+    "PricingType",
+    "RefPoint",
+    "Method",
+    "CompanyName",
+    "Description",
+    "ShortDescription",
+    "LongDescription",
+    "DescriptiveText",
+    "URL",
+    "Username",
+];
+
+/// Attribute names that are secrets: never stored, masked or not (case-insensitive, parts of
+/// the name).
+const SECRET_PARTS: &[&str] = &["seriescode", "cvv", "cvc", "securitycode", "token", "secret", "bearer"];
+
+/// Attribute names of card data other than the number: never stored (case-insensitive).
+const CARD_DATA: &[&str] = &["expiredate", "expirydate", "effectivedate", "cardholdername", "issuenumber"];
+
+/// Attribute names of personal values the spec does not mark (case-insensitive).
+const PERSONAL_ATTRIBUTES: &[&str] =
+    &["email", "phonenumber", "docid", "docholdername", "membershipid", "accountnumber", "bankid", "iban"];
+
+fn is_secret(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    // `EchoToken` is the partner's label of a message, what the log is searched by.
+    SECRET_PARTS.iter().any(|p| n.contains(p)) && n != "echotoken"
+}
+
+/// Attribute names kept in a personal zone: codes and flags, which say what a value is.
+fn is_code(name: &str) -> bool {
+    ["Code", "Type", "RPH", "Language", "Ind"].iter().any(|s| name.ends_with(s))
+}
+
+/// What an attribute's value becomes in the log, `None` to keep it (see [`prepare`]): card
+/// data, secrets and SOAP header values always go; personal values when `masked`.
+fn attribute_mask(zone: Zone, a: roxmltree::Attribute, masked: bool) -> Option<String> {
+    let (name, value) = (a.name(), a.value());
+    let lower = name.to_ascii_lowercase();
+    if is_password(name) || is_secret(name) || CARD_DATA.contains(&lower.as_str()) {
+        return Some(String::new());
+    }
+    if zone.header {
+        // `mustUnderstand`, `actor`, `role` are the envelope's, not the partner's values.
+        let soap = a.namespace().is_some_and(|ns| ns.contains("soap") || ns.contains("envelope"));
+        return (!soap).then(String::new);
+    }
+    if lower.contains("number") && (zone.card || lower.contains("card")) || card_like(value) {
+        return Some(last_four(value));
+    }
+    if zone.card {
+        return (!matches!(name, "CardType" | "CardCode")).then(String::new);
+    }
+    if !masked {
+        return None;
+    }
+    if let Some(p) = PERSONAL.iter().find(|p| p.attribute && p.name == name) {
+        return Some(p.mask.to_string());
+    }
+    if (zone.personal && !is_code(name)) || PERSONAL_ATTRIBUTES.contains(&lower.as_str()) || email_like(value) {
+        return Some("***".into());
+    }
+    None
+}
+
+/// What the text of an element becomes in the log, `None` to keep it (see [`prepare`]).
+fn text_mask(zone: Zone, name: &str, value: &str, masked: bool) -> Option<String> {
+    if is_password(name) {
+        return Some(String::new());
+    }
+    if value.trim().is_empty() {
+        return None;
+    }
+    if zone.header {
+        return (name != "Username").then(String::new);
+    }
+    if is_secret(name) || CARD_DATA.contains(&name.to_ascii_lowercase().as_str()) {
+        return Some(String::new());
+    }
+    if zone.card {
+        let digits = value.bytes().filter(u8::is_ascii_digit).count();
+        return match name {
+            "CardType" | "CardCode" => None,
+            _ if digits >= 12 => Some(last_four(value)),
+            _ => Some(String::new()),
+        };
+    }
+    if card_like(value) {
+        return Some(last_four(value));
+    }
+    if !masked {
+        return None;
+    }
+    if let Some(p) = PERSONAL.iter().find(|p| !p.attribute && p.name == name) {
+        return Some(p.mask.to_string());
+    }
+    (zone.personal || !TEXT_KEPT.contains(&name)).then(|| "***".into())
+}
+
+/// A value with every digit but the last four replaced by `X` (a card number as PCI DSS allows
+/// it to be kept; fewer than 12 digits: all of them). XML-escaped, for a stored body.
+fn last_four(value: &str) -> String {
+    let digits = value.bytes().filter(u8::is_ascii_digit).count();
+    let keep = if digits >= 12 { 4 } else { 0 };
+    let mut seen = 0;
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '0'..='9' => {
+                seen += 1;
+                out.push(if seen > digits - keep { c } else { 'X' });
+            }
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// True when a value holds a card number: a run of 13 to 19 digits (spaces or dashes between
+/// them allowed) that passes the Luhn check.
+fn card_like(value: &str) -> bool {
+    let b = value.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let mut digits: Vec<u8> = Vec::new();
+        let mut j = i;
+        while j < b.len() {
+            if b[j].is_ascii_digit() {
+                digits.push(b[j] - b'0');
+            } else if !(matches!(b[j], b' ' | b'-') && b.get(j + 1).is_some_and(u8::is_ascii_digit)) {
+                break;
+            }
+            j += 1;
+        }
+        if (13..=19).contains(&digits.len()) && luhn(&digits) {
+            return true;
+        }
+        i = j;
+    }
+    false
+}
+
+fn luhn(digits: &[u8]) -> bool {
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| {
+            let d = u32::from(d);
+            if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { d }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
+/// True when a value holds an e-mail address.
+fn email_like(value: &str) -> bool {
+    value.split_whitespace().any(|w| w.find('@').is_some_and(|i| i > 0 && w[i + 1..].contains('.')))
 }
 
 /// True for the name of an attribute or element that may hold a password: `MessagePassword`,
@@ -101,9 +341,9 @@ fn is_password(name: &str) -> bool {
 
 /// The requestor a request claims to be (the `ID` of its first `RequestorID`, else a
 /// WS-Security `Username`), for an error answer to a request that did not authenticate; `None`
-/// when the body is not well-formed XML or names none.
+/// when the body is not well-formed XML, is over the decoder's bounds, or names none.
 pub fn claimed_requestor(body: &[u8]) -> Option<String> {
-    let doc = roxmltree::Document::parse(std::str::from_utf8(body).ok()?).ok()?;
+    let doc = parse(body)?;
     let mut elements = doc.descendants().filter(roxmltree::Node::is_element);
     let found = elements.find(|n| {
         n.tag_name().name() == "RequestorID" && n.attribute("ID").is_some() || n.tag_name().name() == "Username"
@@ -196,7 +436,7 @@ impl std::str::FromStr for Credentials {
 /// where it has one, `MessagePassword` where it has one) and in a WS-Security
 /// `UsernameToken` (`Username`, `Password`); `None` when it is not well-formed XML.
 pub fn with_credentials(stored: &str, credentials: &Credentials) -> Option<String> {
-    let doc = roxmltree::Document::parse(stored).ok()?;
+    let doc = parse(stored.as_bytes())?;
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let escaped = |v: &str| v.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;").replace('\'', "&apos;");
     for node in doc.descendants().filter(roxmltree::Node::is_element) {
@@ -274,7 +514,10 @@ mod tests {
             again.contains("<w:Password>new,pass</w:Password>") && again.contains("<w:Username>P</w:Username>"),
             "{again}"
         );
-        assert_eq!(prepare(b"<a>MessagePassword=\"x\"", true).text, "(not well-formed XML: 22 bytes, not stored)");
+        assert_eq!(
+            prepare(b"<a>MessagePassword=\"x\"", true).text,
+            "(not well-formed XML or over the decoder's bounds: 22 bytes, not stored)"
+        );
         assert_eq!(prepare(&[0xff, 0xfe], true).text, "(not UTF-8 text: 2 bytes, not stored)");
     }
 
@@ -285,6 +528,30 @@ mod tests {
         assert_eq!(claimed_requestor(env.as_bytes()).as_deref(), Some("P2"));
         assert_eq!(claimed_requestor(b"<a><RequestorID"), None);
         assert_eq!(claimed_requestor(b"<a/>"), None);
+        let bomb: String = (0..200).map(|i| format!(" a{i}=\"\"")).collect();
+        let bomb = format!("<a{bomb}><RequestorID ID=\"DEMO\"/></a>");
+        assert_eq!(claimed_requestor(bomb.as_bytes()), None, "over the bounds: not parsed");
+        assert!(prepare(bomb.as_bytes(), true).text.starts_with("(not well-formed XML or over"));
+    }
+
+    #[test]
+    fn card_numbers_are_told_by_what_they_are() {
+        assert!(
+            card_like("4111111111111111")
+                && card_like("pay 4111 1111 1111 1111 now")
+                && card_like("4111-1111-1111-1111")
+        );
+        assert!(!card_like("4111111111111112") && !card_like("2030-01-01") && !card_like("DEMO-2030-0001"));
+        assert_eq!(last_four("4111 1111 1111 1234"), "XXXX XXXX XXXX 1234");
+        assert_eq!(last_four("7319"), "XXXX");
+        let env = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><a:T xmlns:a="urn:a" s:mustUnderstand="1" k="v">Bearer abc</a:T></s:Header><s:Body><R><PaymentCard CardCode="VI" CardNumber="4111111111111111" SeriesCode="123"><CardHolderName>J</CardHolderName></PaymentCard><SpecialRequest><Text>x@y.org</Text></SpecialRequest></R></s:Body></s:Envelope>"#;
+        for masked in [true, false] {
+            let p = prepare(env.as_bytes(), masked).text;
+            assert!(!p.contains("Bearer") && !p.contains(r#"k="v""#) && p.contains(r#"s:mustUnderstand="1""#), "{p}");
+            assert!(p.contains(r#"CardNumber="XXXXXXXXXXXX1111""#) && p.contains(r#"SeriesCode="""#), "{p}");
+            assert!(p.contains(r#"CardCode="VI""#) && p.contains("<CardHolderName></CardHolderName>"), "{p}");
+            assert_eq!(p.contains("x@y.org"), !masked, "{p}");
+        }
     }
 
     #[test]

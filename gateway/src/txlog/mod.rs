@@ -11,8 +11,10 @@
 //! - **Never a password** and, unless the operator turns masking off (`serve --log-unmasked`),
 //!   **no personal value**: [`mask`] removes every `MessagePassword` and WS-Security `Password`
 //!   and replaces the values the spec marks personal (`gen:personal`, listed by the generator
-//!   in [`ota_messages::PERSONAL`]) with their masks, before anything is stored. A body that is
-//!   not well-formed XML cannot be checked, so it is not stored (a note says so).
+//!   in [`ota_messages::PERSONAL`]) with their masks, before anything is stored; and, by what a
+//!   value is, card data, secrets and SOAP header values always, free text and contact details
+//!   when masking ([`mask`]). A body that is not well-formed XML cannot be checked, so it is not
+//!   stored (a note says so).
 //! - **Off the request path**: the HTTP layer ([`crate::http`]) hands the raw bodies (shared
 //!   buffers, no copy) to a [`Recorder`]: a bounded queue (4,096 entries, 64 MiB of bodies) and
 //!   one writer task, which masks a batch on a blocking thread and stores it in one transaction.

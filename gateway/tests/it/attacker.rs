@@ -91,6 +91,56 @@ async fn parser_bombs_cost_little_and_delay_nobody() {
     }
 }
 
+/// The same bomb while a partner's errors are logged (issue 28, H1): the log's capture reads a
+/// failed request for the partner it names, and parsed it without the decoder's bounds on the
+/// request's own task. Anonymous and naming the logged partner, two at a time, 30,000
+/// attributes each (in a debug build the unbounded parse took seconds of CPU per bomb): refused
+/// for well under a second of CPU in all, the partner answered within a second, nothing stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parser_bombs_cost_little_with_the_log_on() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    let (code, _, err) = support::cli(&["requestor", "set", "DEMO", "--log", "errors", "--db", &db.arg()], "");
+    assert_eq!(code, 0, "{err}");
+    // The gateway sees a requestor change within 250 ms; a failed request of DEMO is then logged.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let attributes: String = (0..30_000).map(|i| format!("a{i}=\"\" ")).collect();
+    let named =
+        nbc(DEMO).replacen("<OTA_HotelDescriptiveInfoRQ ", &format!("<OTA_HotelDescriptiveInfoRQ {attributes} "), 1);
+    for (what, body) in [("anonymous", nbc_with_root_attributes(&attributes)), ("naming the logged partner", named)] {
+        let before = cpu(gw.pid());
+        let client = gw.client();
+        let bombs: Vec<_> = (0..2)
+            .map(|_| {
+                let (client, body) = (client.clone(), body.clone());
+                tokio::spawn(async move { client.send_raw("/hotelnbc", body, XML).await.expect("an answer") })
+            })
+            .collect();
+        let partner = nbc_answers(&gw.client()).await;
+        for bomb in bombs {
+            let (status, _, text) = bomb.await.expect("the bomb's task");
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{what}: {text}");
+        }
+        let spent = cpu(gw.pid()) - before;
+        println!(
+            "log on, {what}: two bombs of {} KiB and one partner request cost {spent:?} of CPU; the partner waited {partner:?}",
+            body.len() / 1024
+        );
+        assert!(spent < Duration::from_secs(1), "{what}: {spent:?} of CPU");
+        assert!(partner < Duration::from_secs(1), "{what}: a partner waited {partner:?}");
+    }
+    // A failed request of DEMO within the bounds is logged: the log was on all along.
+    let bad = nbc(DEMO).replace(r#"Version="2009.1""#, r#"Version="1.0""#);
+    gw.client().send_raw("/hotelnbc", bad, XML).await.expect("an answer");
+    let store = db.open().await;
+    let started = Instant::now();
+    while support::count(&store, "txlog_entry").await == 0 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the failed request was not logged");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(support::count(&store, "txlog_entry").await, 1, "no bomb stored");
+}
+
 /// A requestor id with line breaks, C1 controls, separators and a fake log line in it reaches
 /// the text and the JSON log escaped: no line of either log starts anywhere but at a record.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -333,6 +383,46 @@ async fn held_uploads_share_a_bounded_memory() {
     drop(held);
     println!("100 held 1 MiB uploads with --body-memory 16MiB: resident memory {before:.0} → {peak:.0} MiB");
     assert!(peak - before < 48.0, "resident memory grew {:.0} MiB", peak - before);
+}
+
+/// 70 anonymous connections that declare a 1 MiB body and send nothing (issue 28, H2): they
+/// reserved the whole 64 MiB for bodies, first come first served, so a partner's 1 KiB request
+/// waited for their 30 s time-out. The room is taken for bytes received: a partner's requests
+/// beside them are answered at once, and the holders are answered 408 after the body read
+/// time-out (10 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_uploads_that_send_nothing_delay_nobody() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let db = TestDb::new(Backend::Sqlite).await;
+    let gw = GatewayProcess::start(&db.arg(), &["--body-read-timeout", "3s"]).await;
+    nbc_answers(&gw.client()).await;
+    let addr = gw.url.trim_start_matches("http://").to_string();
+    let mut held = Vec::new();
+    for _ in 0..70 {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST /hotelnbc HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n",
+            1024 * 1024
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        held.push(s);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut waits = Vec::new();
+    for _ in 0..5 {
+        let waited = tokio::time::timeout(Duration::from_secs(5), nbc_answers(&gw.client())).await;
+        waits.push(waited.unwrap_or(Duration::from_secs(5)));
+    }
+    let worst = waits.iter().max().copied().unwrap_or_default();
+    println!("a partner's 5 requests beside 70 held uploads of 1 MiB: worst {worst:?} ({waits:?})");
+    assert!(worst < Duration::from_secs(1), "a partner waited {worst:?}");
+    // The holders are answered 408 at the body read time-out.
+    let mut answer = vec![0u8; 512];
+    let started = Instant::now();
+    let n = tokio::time::timeout(Duration::from_secs(10), held[0].read(&mut answer)).await.unwrap().unwrap();
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    println!("a holder answered 408 {:?} after the partner's requests", started.elapsed());
 }
 
 /// A TCP proxy to PostgreSQL that, once armed, lets a write transaction's `COMMIT` through and

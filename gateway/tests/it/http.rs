@@ -698,6 +698,58 @@ async fn spans_are_exported_to_a_collector(b: Backend) {
     assert!(services.iter().all(|r| r.contains("ota-gateway")), "{services:?}");
 }
 
+/// A hostile collector (issue 28, H4): it answers every export `200` with a body that never ends.
+/// The gateway reads at most 64 KiB of an answer: over four seconds of requests (an export every
+/// 100 ms) its peak resident memory stays within tens of MiB of where it started. Then a
+/// collector that is down: the lost spans are said at WARN, once (at most once a minute).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_or_absent_collector_costs_no_memory_and_is_reported() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut head = vec![0u8; 64 * 1024];
+                let _ = s.read(&mut head).await;
+                let _ = s
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
+                    .await;
+                let chunk = vec![b' '; 256 * 1024];
+                while s.write_all(&chunk).await.is_ok() {}
+            });
+        }
+    });
+    let db = support::TestDb::new(Backend::Sqlite).await;
+    let env = [("OTEL_BSP_SCHEDULE_DELAY", "100")];
+    let gw = support::GatewayProcess::start_with(&db.arg(), &["--otlp-endpoint", &endpoint], &env, None).await;
+    let before = gw.rss_mib();
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(4) {
+        let (status, _, _) = gw.client().send_raw("/bookread", sample("booking_read"), XML).await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let peak = gw.status("VmHWM") as f64 / 1024.0;
+    println!("endless collector answers: resident memory {before:.0} MiB, peak {peak:.0} MiB");
+    assert!(peak - before < 48.0, "peak resident memory {before:.0} → {peak:.0} MiB");
+    drop(gw);
+
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("gateway.log");
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let gw = support::GatewayProcess::start_with(&db.arg(), &["--otlp-endpoint", &down], &env, Some(&log)).await;
+    for _ in 0..20 {
+        gw.client().send_raw("/bookread", sample("booking_read"), XML).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let said = text.lines().filter(|l| l.contains("spans are being lost")).count();
+    assert_eq!(said, 1, "one WARN about lost spans in two seconds of failed exports:\n{text}");
+}
+
 backend_tests!(
     supply_roots_are_not_supported_yet,
     healthz_and_unknown_paths,

@@ -933,6 +933,73 @@ async fn an_https_receiver_gets_events_from_a_gateway_that_trusts_it(b: Backend)
     assert!(got.bodies[0].contains("OTA_HotelResNotifRQ"), "{}", got.bodies[0]);
 }
 
+/// A hostile receiver (issue 28, H4): it answers every notification `200` with a body that never
+/// ends, as fast as the loopback carries it. Eight events are attempted at once, again and again
+/// for five seconds: the gateway reads at most 64 KiB of each answer, so its peak resident memory
+/// stays within tens of MiB of where it started (it grew 384 MiB before), and each attempt fails
+/// naming the bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_answering_without_end_costs_no_memory() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let db = TestDb::new(Backend::Sqlite).await;
+    let arg = db.arg();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = sent.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let mut head = vec![0u8; 64 * 1024];
+                let _ = s.read(&mut head).await;
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nConnection: close\r\n\r\n<OTA_HotelResNotifRS xmlns=\"http://www.opentravel.org/OTA/2003/05\">").await;
+                let chunk = vec![b' '; 256 * 1024];
+                while s.write_all(&chunk).await.is_ok() {
+                    counter.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let args = [
+        "--outbox-retry-base",
+        "50ms",
+        "--outbox-retry-max",
+        "200ms",
+        "--outbox-timeout",
+        "2s",
+        "--outbox-poll-interval",
+        "50ms",
+    ];
+    let gw = GatewayProcess::start(&arg, &args).await;
+    set_url(&arg, &format!("http://{addr}/notify"));
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let before = gw.rss_mib();
+    for i in 0..8 {
+        let body = post(
+            &urls,
+            0,
+            "/hotelbook",
+            &hotel_commit(&format!("OBX-ENDLESS-{i}"), day(80 + i), "HTL00042", "RMSD000000"),
+        )
+        .await;
+        assert!(body.contains("<Success"), "{body}");
+    }
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let peak = gw.status("VmHWM") as f64 / 1024.0;
+    let store = db.open().await;
+    let listed = ota_gateway::outbox::admin::list(&store, None, None, 10).await.unwrap();
+    let sent = sent.load(std::sync::atomic::Ordering::Relaxed) >> 20;
+    println!(
+        "endless answers: the receiver sent {sent} MiB; resident memory {before:.0} MiB, peak {peak:.0} MiB; {:?}",
+        listed.first().and_then(|e| e.last_error.clone())
+    );
+    assert!(listed.iter().all(|e| e.state == "pending" || e.state == "parked"), "never delivered: {listed:?}");
+    assert!(listed.iter().any(|e| e.last_error.as_deref().is_some_and(|t| t.contains("over 64 KiB"))), "{listed:?}");
+    assert!(peak - before < 48.0, "peak resident memory {before:.0} → {peak:.0} MiB");
+}
+
 backend_tests!(
     every_event_arrives_in_order_through_failures_and_kills,
     a_healthy_receiver_gets_every_event_quickly,

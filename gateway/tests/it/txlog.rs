@@ -434,7 +434,157 @@ async fn replay_reports_a_changed_price(b: Backend) {
     assert!(code == 3 && out.contains("DIFFERENT"), "{out}");
 }
 
+/// The card of the card-data test: a test Visa number (Luhn-valid), its CVV and the rest.
+const CARD: &str = "4111111111111111";
+const CVV: &str = "7319";
+
+/// What a client may put where the gateway does not look (issue 28, H3): a card (number, CVV,
+/// expiry, holder) in a `PaymentCard`, in `SpecialRequests` text and glued in spaces and dashes;
+/// e-mail, phone and passport number in `Comments`, a `Verification` and its `Document`; a
+/// bearer token in a SOAP header. With the log on for everything, none of the card number, the
+/// CVV, the token, the e-mail, phone or passport reaches an entry, `log export`, or the
+/// database's bytes (the SQLite file and its WAL; PostgreSQL's data files and WAL after a
+/// checkpoint); the who, what and references are kept.
+async fn card_and_personal_data_never_reach_the_log(b: Backend) {
+    let server = TestServer::start(b).await;
+    set_log(&server, "DEMO", Level::All, None).await;
+    let card = format!(
+        r#"<Guarantee><GuaranteesAccepted><GuaranteeAccepted><PaymentCard CardCode="VI" CardNumber="{CARD}" SeriesCode="{CVV}" ExpireDate="1229"><CardHolderName>Jane Cardholder</CardHolderName><CardNumber><PlainText>{CARD}</PlainText></CardNumber><SeriesCode><PlainText>{CVV}</PlainText></SeriesCode></PaymentCard></GuaranteeAccepted></GuaranteesAccepted></Guarantee><SpecialRequests><SpecialRequest><Text>charge 4111 1111 1111 1111 cvv {CVV} or 4111-1111-1111-1111</Text></SpecialRequest></SpecialRequests>"#
+    );
+    let personal = "mail jane.doe@example.com, phone +34 600 123 456, passport XK1234567";
+    let book = |client: &str| {
+        booking(client).replace("Late arrival &amp; quiet room please; cot &lt;not&gt; needed.", personal).replacen(
+            "<Comments>",
+            &format!("{card}<Comments>"),
+            1,
+        )
+    };
+    let (_, plain) = post(&server, "/hotelbook", book("TXLOG-CARD-1"), "rq-card-1").await;
+    let body = book("TXLOG-CARD-2");
+    let body = body.split_once("<POS>").map_or(body.clone(), |(head, rest)| {
+        format!("{head}{}", rest.split_once("</POS>").map_or("", |(_, tail)| tail))
+    });
+    let envelope = format!(
+        r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><a:Auth xmlns:a="urn:partner"><a:Authorization>Bearer eyJhbGciOiJIUzI1NiJ9.secret-bearer-XYZ</a:Authorization></a:Auth><w:Security xmlns:w="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"><w:UsernameToken><w:Username>DEMO</w:Username><w:Password>demo-password</w:Password></w:UsernameToken></w:Security></s:Header><s:Body>{body}</s:Body></s:Envelope>"#
+    );
+    let soap = server
+        .client()
+        .http()
+        .post(format!("{}/hotelbook", server.url()))
+        .header("content-type", "text/xml; charset=utf-8")
+        .header("x-request-id", "rq-card-2")
+        .body(envelope)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let verification = read().replace(
+        "</OTA_ReadRQ>",
+        &format!(
+            r#"<ReadRequests><ReadRequest><Verification><PersonName><Surname>Doe</Surname></PersonName><Email>jane.doe@example.com</Email><TelephoneInfo PhoneNumber="+34600123456"/><PaymentCard CardNumber="{CARD}" SeriesCode="{CVV}"/><Document DocID="XK1234567" DocType="2"/></Verification></ReadRequest></ReadRequests></OTA_ReadRQ>"#
+        ),
+    );
+    post(&server, "/bookread", verification, "rq-card-3").await;
+    let secrets = [
+        CARD,
+        "4111 1111 1111 1111",
+        "4111-1111-1111-1111",
+        CVV,
+        "1229",
+        "Jane Cardholder",
+        "secret-bearer",
+        "jane.doe@example.com",
+        "600 123 456",
+        "+34600123456",
+        "XK1234567",
+        "demo-password",
+    ];
+    let kept = entries(&server).await;
+    assert_eq!(kept.len(), 3, "three entries: {plain}\n{soap}");
+    for e in &kept {
+        for secret in secrets {
+            assert!(
+                !e.request.contains(secret) && !e.answer.contains(secret),
+                "{secret} in {}:\n{}\n{}",
+                e.request_id,
+                e.request,
+                e.answer
+            );
+        }
+        assert_eq!(e.requestor, "DEMO");
+    }
+    let by_id = |id: &str| kept.iter().find(|e| e.request_id == id).unwrap();
+    assert!(by_id("rq-card-1").references.iter().any(|r| r == "TXLOG-CARD-1"), "references kept");
+    assert!(
+        by_id("rq-card-1").request.contains("XXXXXXXXXXXX1111"),
+        "the last four digits kept: {}",
+        by_id("rq-card-1").request
+    );
+    assert!(by_id("rq-card-2").request.contains("<w:Username>DEMO</w:Username>"), "who is kept");
+    let (code, out, err) = cli(&["log", "export", "--db", &server.db.arg()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 3);
+    for secret in secrets {
+        assert!(!out.contains(secret), "{secret} in the export");
+    }
+    // The database's own bytes: the card number and the CVV (as a value) nowhere.
+    let files: Vec<std::path::PathBuf> = match b {
+        Backend::Sqlite => {
+            let db = server.db.sqlite_path().to_path_buf();
+            let wal = db.with_extension("db-wal");
+            vec![db, wal]
+        }
+        _ => {
+            let (client, conn) =
+                tokio_postgres::connect(server.db.direct.as_deref().unwrap(), tokio_postgres::NoTls).await.unwrap();
+            tokio::spawn(conn);
+            client.batch_execute("CHECKPOINT").await.unwrap();
+            let dir: String = client.query_one("SHOW data_directory", &[]).await.unwrap().get(0);
+            let oid: u32 = client
+                .query_one("SELECT oid FROM pg_database WHERE datname = current_database()", &[])
+                .await
+                .unwrap()
+                .get(0);
+            let mut files = Vec::new();
+            for sub in [format!("{dir}/base/{oid}"), format!("{dir}/pg_wal")] {
+                for f in std::fs::read_dir(&sub).unwrap_or_else(|e| panic!("{sub}: {e}")) {
+                    let path = f.unwrap().path();
+                    if path.is_file() {
+                        files.push(path);
+                    }
+                }
+            }
+            files
+        }
+    };
+    let mut read_bytes = 0;
+    for path in &files {
+        let Ok(bytes) = std::fs::read(path) else { continue };
+        read_bytes += bytes.len();
+        for needle in [
+            CARD.as_bytes(),
+            b"4111 1111 1111 1111",
+            b"4111-1111-1111-1111",
+            format!("\"{CVV}\"").as_bytes(),
+            format!(">{CVV}<").as_bytes(),
+            format!(" {CVV} ").as_bytes(),
+        ] {
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle),
+                "{} in {}",
+                String::from_utf8_lossy(needle),
+                path.display()
+            );
+        }
+    }
+    println!("{b:?}: card number and CVV in 0 of {} files ({} KiB) of the database", files.len(), read_bytes / 1024);
+    assert!(read_bytes > 0);
+}
+
 backend_tests!(
+    card_and_personal_data_never_reach_the_log,
     each_level_keeps_what_it_says,
     passwords_never_stored_personal_values_masked_unless_turned_off,
     a_full_queue_drops_entries_and_never_holds_an_answer,
