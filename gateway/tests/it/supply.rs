@@ -275,6 +275,35 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
     let remaining = post(&a, "/hotelinvcountnotif", inv_count(SUPPLIER, HOTEL, 5, (d1, d1), 1, "Remaining")).await;
     assert!(success_without_warnings(&remaining), "{remaining}");
     within_a_second("one room remaining", || async { offers(&other, d1, d2, 1).await.len() == 1 }).await;
+    // Two adjustments of one night in one message: both applied (2 + 3 - 1 = 4), and again only
+    // once when the message is repeated.
+    let two = inv_count(SUPPLIER, HOTEL, 6, (d1, d1), 3, "Adjustment").replace(
+        "</Inventory></Inventories>",
+        &format!(
+            r#"</Inventory><Inventory><StatusApplicationControl Start="{d1}" End="{d1}" InvTypeCode="{ROOM}"/><InvCounts><InvCount CountType="2" Count="-1" ActionType="Adjustment"/></InvCounts></Inventory></Inventories>"#
+        ),
+    );
+    let store = db.open().await;
+    let on_sale = || async {
+        let ota_gateway::store::Scalar(n): ota_gateway::store::Scalar<i64> = store
+            .read(move |c| {
+                Box::pin(async move {
+                    c.query_one(
+                        "SELECT rooms FROM supply_rooms WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
+                        &[&HOTEL, &ROOM, &d1],
+                    )
+                    .await
+                })
+            })
+            .await
+            .unwrap();
+        n
+    };
+    assert_eq!(on_sale().await, 2, "one sold, one remaining");
+    assert!(success_without_warnings(&post(&a, "/hotelinvcountnotif", two.clone()).await));
+    assert_eq!(on_sale().await, 4, "+3 then -1");
+    assert!(success_without_warnings(&post(&a, "/hotelinvcountnotif", two).await), "a repeat gets the same answer");
+    assert_eq!(on_sale().await, 4, "a repeat is applied once");
 
     // Restrictions: closed, closed to arrival, minimum stay; for one plan or every one.
     let (e1, e2, e3, e4) = (support::day(40), support::day(41), support::day(42), support::day(43));

@@ -4,6 +4,9 @@
 //! every gateway serves the change within a second (its content refresh reads the values
 //! written since its supply version, see [`crate::hotels::supply_changes`]).
 
+use std::collections::HashSet;
+
+use chrono::NaiveDate;
 use ota_messages::common::Warnings;
 use ota_messages::hotel_avail_notif::{OtaHotelAvailNotifRq, OtaHotelAvailNotifRs};
 use ota_messages::hotel_inv_count_notif::{OtaHotelInvCountNotifRq, OtaHotelInvCountNotifRs};
@@ -26,6 +29,10 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
     let version = repo::supply::next_supply_version(c).await?;
     let mut applied = Applied::default();
     let hotel = n.hotel.as_str();
+    // The rooms on sale this notification has set so far: a further change of one of them in
+    // the same message (two adjustments of a night) applies on top, where a repeat of the whole
+    // message does not.
+    let mut set_here: HashSet<(&str, NaiveDate)> = HashSet::new();
     for item in &n.items {
         let room = item.room.as_str();
         for day in item.span.days() {
@@ -44,7 +51,8 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                 Change::AdjustRooms(by) => {
                     let now = repo::rooms::on_sale(c, &night).await?.unwrap_or(0);
                     let rooms = u32::try_from(now.saturating_add(*by).max(0)).unwrap_or(u32::MAX);
-                    match repo::supply::set_rooms(c, at, Some(rooms), n.stamp, true, version).await? {
+                    let repeat_guard = !set_here.contains(&(room, day));
+                    match repo::supply::set_rooms(c, at, Some(rooms), n.stamp, repeat_guard, version).await? {
                         // The same notification again: already applied, not older.
                         Written::Older if repo::supply::rooms_stamp(c, at).await? == Some(n.stamp) => {
                             continue;
@@ -68,6 +76,7 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                 Written::Yes => {
                     applied.written += 1;
                     if rooms {
+                        set_here.insert((room, day));
                         let (on_sale, sold) = (
                             repo::rooms::on_sale(c, &night).await?.unwrap_or(0),
                             repo::rooms::sold_on(c, &night).await?,
