@@ -120,23 +120,30 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
             Box::pin(async move {
                 let mut unknown = Vec::new();
                 for (tag, reference, upto) in asked {
-                    if repo::known(c, &supplier, &reference).await? {
+                    let known = match upto {
+                        // A MessageID past the booking's events (or another's) would acknowledge
+                        // events never read.
+                        Upto::Event(id) => repo::is_event_of(c, &supplier, &reference, id).await?,
+                        Upto::Before(_) => repo::known(c, &supplier, &reference).await?,
+                    };
+                    if known {
                         repo::acknowledge(c, &supplier, &reference, upto, now).await?;
                     } else {
-                        unknown.push((tag, reference));
+                        unknown.push((tag, reference, upto));
                     }
                 }
                 Ok::<_, OpError>(unknown)
             })
         })
         .await?;
-    notes.extend(unknown.into_iter().map(|(tag, reference)| {
-        Problem::new(
-            ErrorWarningType::BizRule,
-            ErrorCode::BookingReferenceNotFound,
-            format!("No booking {reference} was notified to this supplier; nothing acknowledged."),
-        )
-        .at(format!("{tag}/UniqueID"))
+    notes.extend(unknown.into_iter().map(|(tag, reference, upto)| {
+        let text = match upto {
+            Upto::Event(id) => format!(
+                "MessageID {id} is not an event of booking {reference} notified to this supplier; nothing acknowledged."
+            ),
+            Upto::Before(_) => format!("No booking {reference} was notified to this supplier; nothing acknowledged."),
+        };
+        Problem::new(ErrorWarningType::BizRule, ErrorCode::BookingReferenceNotFound, text).at(format!("{tag}/UniqueID"))
     }));
     let rs = OtaNotifReportRs::success();
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })

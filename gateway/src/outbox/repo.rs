@@ -246,6 +246,18 @@ pub async fn acknowledge(
     .await
 }
 
+/// Whether event `id` is one of this booking's for `supplier` (a `MessageID` it may acknowledge
+/// up to).
+pub async fn is_event_of(c: &mut Conn<'_>, supplier: &str, booking_ref: &str, id: i64) -> Result<bool, StoreError> {
+    let found: Option<Scalar<i64>> = c
+        .query_opt(
+            "SELECT id FROM outbox_event WHERE supplier_id = $1 AND booking_ref = $2 AND id = $3",
+            &[&supplier, &booking_ref, &id],
+        )
+        .await?;
+    Ok(found.is_some())
+}
+
 /// Whether `supplier` was ever given an event of this booking.
 pub async fn known(c: &mut Conn<'_>, supplier: &str, booking_ref: &str) -> Result<bool, StoreError> {
     let found: Option<Scalar<i64>> = c

@@ -748,6 +748,15 @@ async fn a_supplier_pulls_and_acknowledges(b: Backend) {
     let read = pull(&urls).await;
     assert_eq!(read.len(), 1, "{read:?}");
     assert_eq!((read[0].0.as_str(), read[0].1.as_str()), (taken[1].0.as_str(), "Cancelled"));
+    // A MessageID past the booking's events acknowledges nothing (the cancellation was never
+    // read), and says so.
+    let past = notif_report(&taken[1..2]).replace(
+        r#"ID_Context="Internal"/></HotelReservation>"#,
+        r#"ID_Context="Internal"/><UniqueID Type="16" ID="999999999"/></HotelReservation>"#,
+    );
+    let body = post(&urls, 0, "/notifreport", &past).await;
+    assert!(body.contains("<Success") && body.contains("MessageID 999999999 is not an event"), "{body}");
+    assert_eq!(pull(&urls).await.len(), 1, "the cancellation is still to be read");
     // An acknowledgement of the older version leaves the newer event unacknowledged.
     let body = post(&urls, 0, "/notifreport", &notif_report(&taken[1..2])).await;
     assert!(body.contains("<Success"), "{body}");
