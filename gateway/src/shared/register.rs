@@ -69,6 +69,28 @@ pub(crate) async fn release(c: &mut Conn<'_>, owner: &str, client_ref: &str, kin
     Ok(())
 }
 
+/// True when a reference of a requestor's own names one of its activity bookings: its Client
+/// reference (registered as an activity's) or its Internal one.
+pub(crate) async fn owns_activity(
+    c: &mut Conn<'_>,
+    owner: &str,
+    client_ref: Option<&str>,
+    internal_ref: Option<&str>,
+) -> Result<bool, StoreError> {
+    if let Some(client_ref) = client_ref
+        && find(c, owner, client_ref).await? == Some(Kind::Activity)
+    {
+        return Ok(true);
+    }
+    let Some(internal_ref) = internal_ref else { return Ok(false) };
+    Ok(c.query_opt::<Scalar<i64>>(
+        "SELECT id FROM activity_booking WHERE reference = $1 AND requestor_id = $2",
+        &[&internal_ref, &owner],
+    )
+    .await?
+    .is_some())
+}
+
 /// True when an activity booking has this Internal reference (an imported hotel booking may not
 /// take it: a read or cancel by Internal reference would find the wrong booking).
 pub(crate) async fn internal_of_activity(c: &mut Conn<'_>, reference: &str) -> Result<bool, StoreError> {

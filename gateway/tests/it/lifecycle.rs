@@ -556,6 +556,19 @@ pub(crate) async fn activity_partner_day(b: Backend) {
         lines.iter().any(|l| l.room_stay_reservation == Some(false) && l.unique_id.iter().any(|u| u.id == internal))
     );
 
+    // A modify names it: not supported for activity bookings (Type 2), not "not found"; by
+    // either reference (another partner's stays unknown: below).
+    for (id, context) in [("DAY-A-1", "Client"), (internal.as_str(), "Internal")] {
+        let modify = OtaHotelResModifyRq::from_xml(&format!(
+            r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1" ResStatus="Quote">{POS_XML}<HotelResModifies><HotelResModify><ResGlobalInfo><HotelReservationIDs><HotelReservationID ResID_Type="36" ResID_Value="{id}" ResID_SourceContext="{context}"/></HotelReservationIDs></ResGlobalInfo></HotelResModify></HotelResModifies></OTA_HotelResModifyRQ>"#
+        ))
+        .unwrap();
+        let rs: OtaHotelResModifyRs = client.send(&modify).await.unwrap();
+        let error = &rs.errors().unwrap().error[0];
+        assert_eq!(error.r#type, ota_messages::common::ErrorWarningType::NoImplementation, "{error:?}");
+        assert!(error.value.contains("activity booking"), "{error:?}");
+    }
+
     // Cancel Quote: free (the demo policy: 24 hours), nothing changes.
     let quote: OtaCancelRs = client.send(&cancel_rq("Quote", "36", "DAY-A-1", "Client")).await.unwrap();
     assert!(quote.is_success(), "{:?}", quote.errors());
@@ -582,6 +595,11 @@ pub(crate) async fn activity_partner_day(b: Backend) {
     );
     let rs: OtaCancelRs = client.send(&OtaCancelRq::from_xml(&foreign).unwrap()).await.unwrap();
     assert_eq!(error_code(&rs), Some(ErrorCode::BookingReferenceNotFound));
+    let foreign = format!(
+        r#"<OTA_HotelResModifyRQ xmlns="{NS}" Version="2008.1" ResStatus="Quote"><POS><Source><RequestorID Type="22" ID="PARTNER2" ID_Context="P2-DIST"/></Source><Source><RequestorID Type="88" ID="PARTNER2" MessagePassword="partner2-pass"/></Source></POS><HotelResModifies><HotelResModify><ResGlobalInfo><HotelReservationIDs><HotelReservationID ResID_Type="36" ResID_Value="{internal}" ResID_SourceContext="Internal"/></HotelReservationIDs></ResGlobalInfo></HotelResModify></HotelResModifies></OTA_HotelResModifyRQ>"#
+    );
+    let rs: OtaHotelResModifyRs = client.send(&OtaHotelResModifyRq::from_xml(&foreign).unwrap()).await.unwrap();
+    assert_eq!(error_code(&rs), Some(ErrorCode::BookingReferenceNotFound), "another partner's: not found");
 }
 
 /// `ota-gateway send` posts each of the new messages to its path and prints the answer.

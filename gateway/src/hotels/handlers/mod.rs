@@ -34,6 +34,7 @@ use crate::errors::{Problem, warnings};
 use crate::shared::action::{Action, Asked};
 use crate::shared::context::{Ctx, OpError};
 use crate::shared::lang::Languages;
+use crate::shared::register;
 use crate::store::Conn;
 
 /// `/hotelnbc`: the static content of hotels. Each `HotelDescriptiveInfo` selects one hotel
@@ -239,6 +240,16 @@ impl Change {
         let reference = self.internal.as_deref().or(self.client.as_deref()).unwrap_or_default();
         let id = match repo::find::find(c, &self.owner, self.client.as_deref(), self.internal.as_deref()).await? {
             Lookup::Found(at) => at.id,
+            Lookup::NotFound
+                if register::owns_activity(c, &self.owner, self.client.as_deref(), self.internal.as_deref())
+                    .await? =>
+            {
+                return Err(Problem::not_supported(format!(
+                    "Booking {reference} is an activity booking: the modify is for hotel bookings (cancel it and book again)."
+                ))
+                .at(tag)
+                .into());
+            }
             Lookup::NotFound => {
                 return Err(Problem::biz(
                     ErrorCode::BookingReferenceNotFound,
