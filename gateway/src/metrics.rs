@@ -105,6 +105,13 @@ struct Metrics {
     outbox_pending: Gauge,
     outbox_parked: Gauge,
     txlog: Family<OutcomeLabel, Counter>,
+    answers: Family<AnswerLabels, Counter>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AnswerLabels {
+    operation: &'static str,
+    outcome: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -140,12 +147,18 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         outbox_pending: Gauge::default(),
         outbox_parked: Gauge::default(),
         txlog: Family::default(),
+        answers: Family::default(),
         registry: Registry::default(),
     };
     registry.register(
         "requests",
         "HTTP requests answered, by operation (or route) and HTTP status",
         m.requests.clone(),
+    );
+    registry.register(
+        "answers",
+        "OTA answers by operation and outcome: Success, Warning, or Error TYPE/CODE (the first error's)",
+        m.answers.clone(),
     );
     registry.register(
         "request_duration_seconds",
@@ -257,6 +270,12 @@ pub fn request(operation: &'static str, status: u16, took: Duration) {
     let m = &*METRICS;
     m.requests.get_or_create(&RequestLabels { operation, status }).inc();
     m.latency.get_or_create(&OperationLabel { operation }).observe(took.as_secs_f64());
+}
+
+/// An operation answered with this outcome (`Success`, `Warning`, `Error 3/172`): bounded by
+/// the code lists the gateway writes.
+pub fn answer(operation: &'static str, outcome: &str) {
+    METRICS.answers.get_or_create(&AnswerLabels { operation, outcome: outcome.to_string() }).inc();
 }
 
 /// `n` transaction log entries had this outcome: `"written"`, `"dropped"` (the writer's queue

@@ -230,6 +230,39 @@ pub struct Answer {
     pub retry_after: Option<u64>,
     /// The requestor that authenticated (`None`: the request was not admitted).
     pub requestor: Option<String>,
+    /// What the answer says.
+    pub outcome: Outcome,
+}
+
+/// What an answer says, for the request's log line and the `ota_answers` metric: `Success`,
+/// `Warning` (a success with warnings) or `Error T/C` (its first error's Type and Code).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome(pub String);
+
+impl Outcome {
+    /// The outcome of an answer.
+    pub fn of<R: Response<Errors = Errors>>(rs: &R) -> Self {
+        match rs.errors().and_then(|e| e.error.first()) {
+            Some(e) => Outcome::error(&e.r#type, e.code.as_ref()),
+            None if rs.warnings().is_some() => Outcome("Warning".into()),
+            None => Outcome("Success".into()),
+        }
+    }
+
+    /// An error answer's outcome: `Error T/C`.
+    pub fn error(r#type: &ErrorWarningType, code: Option<&ErrorCode>) -> Self {
+        Outcome(format!("Error {}/{}", r#type.as_str(), code.map_or("-", |c| c.as_str())))
+    }
+}
+
+/// Who asked and what the answer said, handed from the operation route to the request's log
+/// line and metrics (a response extension).
+#[derive(Debug, Clone)]
+pub struct Said {
+    /// The requestor that authenticated, if one did.
+    pub requestor: Option<String>,
+    /// What the answer says.
+    pub outcome: Outcome,
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
@@ -276,7 +309,9 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
                         }
                         Err(problem) => (Err(problem), Dialect::default()),
                     };
-                    Answer { message: AnyMessage::$rs(Box::new(answer(handled, &*$m, meta, now))), dialect, retry_after, requestor }
+                    let rs = answer(handled, &*$m, meta, now);
+                    let outcome = Outcome::of(&rs);
+                    Answer { message: AnyMessage::$rs(Box::new(rs)), dialect, retry_after, requestor, outcome }
                 })*
                 // The gateway sends OTA_HotelResNotifRQ (`outbox`) and does not take it.
                 rq @ AnyRequest::HotelResNotifRq(_) => not_taken(&rq, now),
@@ -325,6 +360,7 @@ fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
     let problem =
         Problem::not_supported(format!("{} is sent by this gateway to suppliers; it takes none.", op.request_root))
             .at(format!("/{}", op.request_root));
+    let outcome = Outcome::error(&problem.kind, Some(&problem.code));
     let mut message = ota_messages::error_response(op.path, errors([problem]))
         .unwrap_or_else(|| unreachable!("every operation has a response"));
     let (echo, transaction) = rq
@@ -335,7 +371,7 @@ fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
         rs.set_transaction_identifier(transaction);
         rs.set_time_stamp(Some(time_stamp(now)));
     }
-    Answer { message, dialect: Dialect::default(), retry_after: None, requestor: None }
+    Answer { message, dialect: Dialect::default(), retry_after: None, requestor: None, outcome }
 }
 
 #[cfg(test)]

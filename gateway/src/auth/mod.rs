@@ -9,7 +9,8 @@
 //!   queued verification whose request is gone is skipped.
 //! - Every failure — a malformed POS, an unknown or inactive requestor, a wrong `ID_Context`, a
 //!   client address outside the requestor's allow-list, a wrong password, a throttled attempt —
-//!   is the same [`Problem::authentication`] (Type 4, Code 497). Every failure that reaches the
+//!   is the same [`Problem::authentication`] (Type 4, Code 497); the log line of a failure says
+//!   which (for the operator), after the check's full cost. Every failure that reaches the
 //!   password check costs one argon2 verification (against a dummy hash when the requestor does
 //!   not exist), so the answer's timing tells neither which ids exist nor whether the password
 //!   was right.
@@ -259,8 +260,16 @@ impl Authenticator {
             }
             _ => {
                 metrics::auth_failure();
-                // The requestor id is not a secret; which check failed is, so it is not logged.
-                tracing::info!(requestor = %LogText(p.id), "authentication failed");
+                // Which check failed is for the operator's log only, never the answer; it is
+                // told after the full cost was paid, so the timing says nothing either.
+                let reason = match row {
+                    None => "unknown requestor",
+                    Some(r) if !r.active => "requestor disabled",
+                    Some(r) if r.id_context != p.id_context => "wrong ID_Context",
+                    Some(r) if !r.allows(client) => "client address not in the requestor's allow-list",
+                    Some(_) => "wrong password",
+                };
+                tracing::info!(requestor = %LogText(p.id), reason, "authentication failed");
                 for lock in self.throttle.failed(admission) {
                     match lock {
                         throttle::Lock::Address { address, failures, lock } => tracing::warn!(

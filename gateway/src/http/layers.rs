@@ -23,6 +23,7 @@ use super::trace_context::{TRACERESPONSE, TraceContext};
 use super::{ClientIp, REQUEST_ID_HEADER, RequestId, XML, operation_at};
 use crate::errors::Problem;
 use crate::metrics;
+use crate::operation;
 use crate::shared::log_text::LogText;
 use crate::state::AppState;
 
@@ -79,11 +80,19 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
     let took = started.elapsed();
     metrics::request(operation, status, took);
     let latency_ms = took.as_micros() as f64 / 1000.0;
+    // Who asked and what the answer said, when an operation answered (the requestor's id is
+    // one the gateway knows: it authenticated).
+    let said = res.extensions().get::<operation::Said>();
+    let requestor = said.and_then(|s| s.requestor.as_deref()).unwrap_or("-");
+    let outcome = said.map_or("-", |s| s.outcome.0.as_str());
+    if let Some(s) = said {
+        metrics::answer(operation, &s.outcome.0);
+    }
     span.in_scope(|| {
         if status >= 500 {
-            tracing::error!(status, latency_ms, "request");
+            tracing::error!(status, requestor = %LogText(requestor), outcome = ?outcome, latency_ms, "request");
         } else {
-            tracing::info!(status, latency_ms, "request");
+            tracing::info!(status, requestor = %LogText(requestor), outcome = ?outcome, latency_ms, "request");
         }
     });
     res

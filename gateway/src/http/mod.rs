@@ -565,14 +565,16 @@ async fn respond_plain(
     if let (Some(r), Some(requestor)) = (recording, &answer.requestor) {
         r.requestor(requestor);
     }
-    match answer.retry_after {
+    let mut response = match answer.retry_after {
         None => xml_answer(op, StatusCode::OK, &answer.message, answer.dialect),
         Some(secs) => {
             let mut response = xml_answer(op, StatusCode::TOO_MANY_REQUESTS, &answer.message, answer.dialect);
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
             response
         }
-    }
+    };
+    response.extensions_mut().insert(operation::Said { requestor: answer.requestor, outcome: answer.outcome });
+    response
 }
 
 #[cfg(test)]

@@ -495,6 +495,28 @@ async fn passwords_never_reach_the_logs(b: Backend) {
     assert!(text.contains("authentication failed"), "{text}");
     assert!(!text.contains(secret), "a password in the logs:\n{text}");
     assert!(!text.contains(DEMO.2), "the demo password in the logs:\n{text}");
+    // The request's line says who asked and what the answer said (never the password).
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.contains(id) && l.contains("latency_ms"))
+            .unwrap_or_else(|| panic!("the line of {id}:\n{text}"))
+            .to_string()
+    };
+    // (The sample names a hotel the demo lacks: a business error, answered to DEMO.)
+    let ok = line("log-test-0");
+    assert!(ok.contains("requestor=DEMO") && ok.contains(r#"outcome="Error 3/392""#), "{ok}");
+    let refused = line("log-test-2");
+    assert!(refused.contains("requestor=-") && refused.contains(r#"outcome="Error 4/497""#), "{refused}");
+    // A failed login's own line says which check failed (the answer never does).
+    let failed = |id: &str| {
+        text.lines().find(|l| l.contains(id) && l.contains("authentication failed")).unwrap_or_default().to_string()
+    };
+    assert!(failed("log-test-1").contains(r#"reason="wrong password""#), "{text}");
+    assert!(failed("log-test-2").contains(r#"reason="unknown requestor""#), "{text}");
+    // And the outcomes are counted per operation.
+    let metrics = http.get(format!("{}/metrics", server.url())).send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains(r#"ota_answers_total{operation="hotelnbc",outcome="Error 4/497"}"#), "{metrics}");
+    assert!(metrics.contains(r#"ota_answers_total{operation="hotelnbc",outcome="Error 3/392"}"#), "{metrics}");
 }
 
 /// Writes `request` on a fresh connection and reads the whole answer (until the server closes).
