@@ -8,9 +8,16 @@ use std::fmt;
 /// The most characters of a client's value a log line shows (the rest is counted, not shown).
 pub const MAX_CHARS: usize = 64;
 
-/// A client's text, escaped and bounded when displayed (see the module docs).
-#[derive(Debug, Clone, Copy)]
+/// A client's text, escaped and bounded when displayed (see the module docs); `{:?}` writes
+/// the same in quotes, as a `str` is written (never the wrapper's name: it may reach an answer).
+#[derive(Clone, Copy)]
 pub struct LogText<'a>(pub &'a str);
+
+impl fmt::Debug for LogText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{}\"", self.to_string().replace('"', "\\\""))
+    }
+}
 
 impl fmt::Display for LogText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -37,6 +44,12 @@ impl fmt::Display for LogText<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_is_the_text_in_quotes() {
+        assert_eq!(format!("{:?}", LogText("H\n1")), "\"H\\u{a}1\"");
+        assert_eq!(format!("{:?}", LogText("say \"hi\"")), "\"say \\\"hi\\\"\"");
+    }
 
     #[test]
     fn controls_and_separators_are_escaped() {

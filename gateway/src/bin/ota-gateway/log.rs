@@ -3,9 +3,9 @@
 use std::process::ExitCode;
 
 use ota_gateway::Location;
-use ota_gateway::config::{self, DEFAULT_DB, LogFormat};
+use ota_gateway::config::{self, DEFAULT_DB};
 
-use crate::shared::{init_logging, open_store, report};
+use crate::shared::{open_store, report};
 
 /// The arguments of `log`.
 #[derive(clap::Args)]
@@ -96,7 +96,6 @@ enum LogCommand {
 /// Runs one log command.
 pub async fn run(Args { command, db }: Args) -> ExitCode {
     use ota_gateway::txlog;
-    init_logging(LogFormat::Text, "warn");
     let store = match open_store(&db).await {
         Ok(s) => s,
         Err(code) => return code,

@@ -3,10 +3,10 @@
 use std::process::ExitCode;
 
 use ota_gateway::Location;
-use ota_gateway::config::{DEFAULT_DB, LogFormat};
+use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::outbox::admin as outbox_admin;
 
-use crate::shared::{init_logging, open_store, report};
+use crate::shared::{open_store, report};
 
 /// The arguments of `outbox`.
 #[derive(clap::Args)]
@@ -46,7 +46,6 @@ enum OutboxCommand {
 
 /// Runs one outbox command.
 pub async fn run(Args { command, db }: Args) -> ExitCode {
-    init_logging(LogFormat::Text, "warn");
     let store = match open_store(&db).await {
         Ok(s) => s,
         Err(code) => return code,

@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-use ota_gateway::config::{DEFAULT_DB, LogFormat};
+use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::{Client, Location};
 
 use crate::log::FilterArgs;
-use crate::shared::{init_logging, open_store, print};
+use crate::shared::{open_store, print};
 
 /// The arguments of `replay`.
 #[derive(clap::Args)]
@@ -28,7 +28,6 @@ pub struct Args {
 /// Replays, prints one line per entry and the totals; exit 3 when some answers differ.
 pub async fn run(Args { to, credentials, filter, db }: Args) -> ExitCode {
     use ota_gateway::txlog::replay::{self, Verdict};
-    init_logging(LogFormat::Text, "warn");
     let store = match open_store(&db).await {
         Ok(s) => s,
         Err(code) => return code,

@@ -4,7 +4,7 @@ use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
 use ipnet::IpNet;
-use ota_gateway::config::{self, DEFAULT_DB, LogFormat};
+use ota_gateway::config::{self, DEFAULT_DB};
 use ota_gateway::limits;
 use ota_gateway::outbox::admin as outbox_admin;
 use ota_gateway::requestors::admin::{self, NewRequestor};
@@ -14,7 +14,7 @@ use ota_gateway::requestors::{Role, StoredRequestor};
 use ota_gateway::{Location, Store};
 use ota_messages::Dialect;
 
-use crate::shared::{init_logging, open_store, report};
+use crate::shared::{open_store, report};
 
 /// The arguments of `requestor`.
 #[derive(clap::Args)]
@@ -128,7 +128,6 @@ fn read_password(id: &str) -> Result<String, String> {
 
 /// Runs one requestor command.
 pub async fn run(Args { command, db }: Args) -> ExitCode {
-    init_logging(LogFormat::Text, "warn");
     let store = match open_store(&db).await {
         Ok(s) => s,
         Err(code) => return code,
@@ -196,7 +195,8 @@ pub struct SetArgs {
     /// Requests per second it may send to each gateway (`N` or `N/s`), or `off`.
     #[arg(long, value_name = "N[/s]|off", value_parser = limits::parse_rate)]
     pub rate: Option<u32>,
-    /// Requests per UTC day it may send to each gateway, or `off`.
+    /// Requests per UTC day it may send, counted across every gateway (through the database,
+    /// up to a minute late), or `off`.
     #[arg(long, value_name = "N|off", value_parser = limits::parse_quota)]
     pub daily_quota: Option<u32>,
     /// Requests per second of one operation (its path without the slash, e.g.

@@ -83,15 +83,15 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 /// signal; `Err` says why the gateway could not start.
 async fn start(config: Config, mut outbox: outbox::Settings, demo: bool) -> Result<std::io::Result<()>, String> {
     let store = Store::open(&config.db).await.map_err(|e| format!("cannot open the database {}: {e}", config.db))?;
-    // Demo content only when asked: never added silently to an operator's database. Said on
-    // stderr: stdout is the banner only.
+    // Demo content only when asked: never added silently to an operator's database. Said in
+    // the log (a record like every line of it; stdout is the banner only).
     if demo {
         match import::seed_demo_if_empty(&store).await.map_err(|e| format!("cannot load the demo content: {e}"))? {
-            true => eprintln!("ota-gateway: demo content loaded into {}", store.describe()),
-            false => eprintln!("ota-gateway: demo content not loaded: the database has requestors already"),
+            true => tracing::info!(db = %store.describe(), "demo content loaded"),
+            false => tracing::info!("demo content not loaded: the database has requestors already"),
         }
     } else {
-        eprintln!("ota-gateway: no demo content (serve --demo loads it into an empty database)");
+        tracing::info!("no demo content (serve --demo loads it into an empty database)");
     }
     let state =
         AppState::new(store.clone(), config.clone()).await.map_err(|e| format!("cannot load the content: {e}"))?;

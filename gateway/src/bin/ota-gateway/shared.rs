@@ -43,9 +43,11 @@ pub fn stdout_failed(e: &std::io::Error) -> ! {
     std::process::exit(1)
 }
 
-/// Opens the store of an administration command, or says why not: a SQLite file that does not
-/// exist is not created (a mistyped `--db` would else be an empty database that seems to work).
+/// Starts an administration command: its logs (warnings only, as text) and its store, or says
+/// why not: a SQLite file that does not exist is not created (a mistyped `--db` would else be
+/// an empty database that seems to work).
 pub async fn open_store(db: &Location) -> Result<Store, ExitCode> {
+    init_logging(LogFormat::Text, "warn");
     if let Location::Sqlite(path) = db
         && !path.exists()
     {
