@@ -14,10 +14,10 @@
 //!   number keeps its last four digits, wherever it is: a Luhn-valid run of 13 to 19 digits);
 //!   when masking, identity documents, contact details, special requests and comments, e-mail
 //!   addresses, and the text of every element but codes and the service's own messages
-//!   ([`TEXT_KEPT`]) are masked too. Who, what, the outcome and the references are kept.
+//!   (`TEXT_KEPT`) are masked too. Who, what, the outcome and the references are kept.
 //! - A body that is not UTF-8 or not well-formed XML is not stored: what it holds cannot be
 //!   told, so it is replaced by a note of its length.
-//! - Every parse here is the decoder's ([`parse`]): the same bounds on attributes per element,
+//! - Every parse here is the decoder's (`parse`): the same bounds on attributes per element,
 //!   namespace declarations, nodes and depth, checked before parsing, and no DOCTYPE. A body
 //!   over them (an attribute bomb: 100,000 attributes on one element is quadratic to parse) is
 //!   refused in one pass over its bytes, never parsed (issue 28, H1).
