@@ -31,13 +31,13 @@ pub struct Config {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080", env = "OTA_GATEWAY_ADDR")]
     pub addr: SocketAddr,
-    /// The database: a SQLite file (created, with demo content, if missing) or
+    /// The database: a SQLite file (created if missing; demo content only with --demo) or
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (shared by many gateways).
     #[arg(
         long,
         default_value = DEFAULT_DB,
         env = "OTA_GATEWAY_DB",
-        help = "The database: a SQLite file (created, with demo content, if missing) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB (shared by many gateways)"
+        help = "The database: a SQLite file (created if missing; demo content only with --demo) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB (shared by many gateways)"
     )]
     pub db: Location,
     /// The largest request body (e.g. 1MiB, 256KiB, 65536).

@@ -1,8 +1,8 @@
 //! The `ota-gateway` command:
 //!
 //! - `ota-gateway serve` runs the gateway on a SQLite file (the default) or a PostgreSQL
-//!   database (a fresh database gets the demo content, and the demo requestor's credentials
-//!   are printed with a ready-to-run `curl` line);
+//!   database (with `--demo`, an empty database gets the demo content, and the demo
+//!   requestor's credentials are printed with a ready-to-run `curl` line);
 //! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
 //! - `ota-gateway requestor add|passwd|disable|enable|list|allow` administers the partners
 //!   (passwords from a prompt or stdin, never from the command line);
