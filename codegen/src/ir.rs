@@ -329,8 +329,6 @@ pub struct StdMember {
     pub method: &'static str,
     /// The attribute, as an index into [`StructDef::attributes`].
     pub attribute: usize,
-    /// What the accessor gives.
-    pub access: StdAccess,
 }
 
 /// The Rust shape of a standard attribute's accessors.

@@ -13,7 +13,7 @@
 //! | [`std_attributes`] | which structs implement the runtime's traits of the OTA standard attributes (from the attribute groups they use), which requests carry a point of sale | [`StructDef::std_traits`](crate::ir::StructDef::std_traits), [`RootInfo::pos`](crate::ir::RootInfo::pos) |
 //! | [`dialects`] | how each dialect reads and writes a field, a list type, a text or a root's version (other names, other forms), checked and resolved to the spec's dialects | [`Written::dialect`](crate::ir::Written::dialect), [`TextList`](crate::ir::TextList), [`TextForm`](crate::ir::TextForm), [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect) |
 //! | [`personal`] | which fields hold personal data (`gen:personal`), what masks them in the gateway's transaction log; a name is personal everywhere or nowhere | [`Personal::mask`](crate::ir::Personal::mask) |
-//! | [`naming`] | every Rust name: types, fields, enum variants, message variants | `rust_name`s, [`RootInfo::variant`](crate::ir::RootInfo::variant) |
+//! | [`naming`] | every Rust name: types, fields, enum variants, message variants; a standard attribute's field is named as its trait's accessor | `rust_name`s, [`RootInfo::variant`](crate::ir::RootInfo::variant) |
 
 pub mod dialects;
 pub mod envelope;

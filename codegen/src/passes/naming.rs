@@ -212,6 +212,28 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
             TypeKind::Alias(_) => {}
         }
     }
+    std_attribute_fields(model, diags);
+}
+
+/// A standard attribute's field is named as its trait's accessor: the runtime's
+/// `std_attributes!` writes each impl once, reading `self.<accessor>`.
+fn std_attribute_fields(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeKind::Struct(s) = &t.kind else { continue };
+        for m in s.std_traits.iter().flat_map(|tr| tr.members.iter().map(move |m| (tr.name, m))) {
+            let (trait_name, m) = m;
+            let a = &s.attributes[m.attribute];
+            if a.rust_name != m.method {
+                diags.push(
+                    Diagnostic::error(
+                        a.span.clone(),
+                        format!("the field of `{}` is named `{}`, not `{}`", a.xml_name, a.rust_name, m.method),
+                    )
+                    .with_note(format!("`runtime::{trait_name}` reads it as `{}`", m.method)),
+                );
+            }
+        }
+    }
 }
 
 /// The variant of each root in `AnyMessage` / `AnyRequest`: its type name without `Ota`.

@@ -150,7 +150,7 @@ fn implement(
             ok = false;
             continue;
         }
-        members.push(StdMember { method, attribute: index, access });
+        members.push(StdMember { method, attribute: index });
     }
     ok.then(|| StdTraitImpl { name: tr.name, group: tr.group.to_string(), members })
 }

@@ -419,62 +419,7 @@ pub struct AvailPricingSummary {
     pub pricing_type: PricingMethod,
 }
 
-impl rt::PayloadStdAttributes for OtaTourActivityAvailRq {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn target(&self) -> Option<&str> {
-        self.target.as_ref().map(|v| v.as_str())
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-    fn sequence_nmbr(&self) -> Option<u64> {
-        self.sequence_nmbr
-    }
-    fn set_sequence_nmbr(&mut self, value: Option<u64>) {
-        self.sequence_nmbr = value;
-    }
-    fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
-    }
-    fn set_correlation_id(&mut self, value: Option<String>) {
-        self.correlation_id = value;
-    }
-    fn retransmission_indicator(&self) -> Option<bool> {
-        self.retransmission_indicator
-    }
-    fn set_retransmission_indicator(&mut self, value: Option<bool>) {
-        self.retransmission_indicator = value;
-    }
-    fn primary_lang_id(&self) -> Option<&str> {
-        self.primary_lang_id.as_ref().map(|v| v.as_str())
-    }
-    fn alt_lang_id(&self) -> Option<&str> {
-        self.alt_lang_id.as_deref()
-    }
-    fn set_alt_lang_id(&mut self, value: Option<String>) {
-        self.alt_lang_id = value;
-    }
-}
+rt::std_attributes!(PayloadStdAttributes for OtaTourActivityAvailRq);
 
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityAvailRq {
@@ -518,32 +463,7 @@ impl rt::PosRequest for OtaTourActivityAvailRq {
     }
 }
 
-impl rt::ResponseStdAttributes for OtaTourActivityAvailRs {
-    fn echo_token(&self) -> Option<&str> {
-        self.echo_token.as_deref()
-    }
-    fn set_echo_token(&mut self, value: Option<String>) {
-        self.echo_token = value;
-    }
-    fn time_stamp(&self) -> Option<&rt::DateTime> {
-        self.time_stamp.as_ref()
-    }
-    fn set_time_stamp(&mut self, value: Option<rt::DateTime>) {
-        self.time_stamp = value;
-    }
-    fn version(&self) -> &str {
-        &self.version
-    }
-    fn set_version(&mut self, value: String) {
-        self.version = value;
-    }
-    fn transaction_identifier(&self) -> Option<&str> {
-        self.transaction_identifier.as_deref()
-    }
-    fn set_transaction_identifier(&mut self, value: Option<String>) {
-        self.transaction_identifier = value;
-    }
-}
+rt::std_attributes!(ResponseStdAttributes for OtaTourActivityAvailRs);
 
 /// A new message with `Version` set to the one the service expects and every other field empty.
 impl Default for OtaTourActivityAvailRs {

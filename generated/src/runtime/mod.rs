@@ -24,6 +24,7 @@ pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next, push, se
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
+pub(crate) use std_attributes::std_attributes;
 pub use std_attributes::{PayloadStdAttributes, PosRequest, ResponseStdAttributes};
 pub use writer::{DialectIndex, Encode, ToValue, Writer};
 

@@ -24,6 +24,100 @@
 
 use super::scalar::DateTime;
 
+/// The impl of a standard-attribute trait for a generated struct whose attribute group the
+/// generator checked (`codegen/src/passes/std_attributes.rs`: every member there, with the
+/// type and optionality the trait needs): one line per struct in the generated code, the
+/// accessors written once here.
+macro_rules! std_attributes {
+    (PayloadStdAttributes for $t:ty) => {
+        impl $crate::runtime::PayloadStdAttributes for $t {
+            fn echo_token(&self) -> Option<&str> {
+                self.echo_token.as_deref()
+            }
+            fn set_echo_token(&mut self, value: Option<String>) {
+                self.echo_token = value;
+            }
+            fn time_stamp(&self) -> Option<&$crate::runtime::DateTime> {
+                self.time_stamp.as_ref()
+            }
+            fn set_time_stamp(&mut self, value: Option<$crate::runtime::DateTime>) {
+                self.time_stamp = value;
+            }
+            fn target(&self) -> Option<&str> {
+                self.target.as_ref().map(|v| v.as_str())
+            }
+            fn version(&self) -> &str {
+                &self.version
+            }
+            fn set_version(&mut self, value: String) {
+                self.version = value;
+            }
+            fn transaction_identifier(&self) -> Option<&str> {
+                self.transaction_identifier.as_deref()
+            }
+            fn set_transaction_identifier(&mut self, value: Option<String>) {
+                self.transaction_identifier = value;
+            }
+            fn sequence_nmbr(&self) -> Option<u64> {
+                self.sequence_nmbr
+            }
+            fn set_sequence_nmbr(&mut self, value: Option<u64>) {
+                self.sequence_nmbr = value;
+            }
+            fn correlation_id(&self) -> Option<&str> {
+                self.correlation_id.as_deref()
+            }
+            fn set_correlation_id(&mut self, value: Option<String>) {
+                self.correlation_id = value;
+            }
+            fn retransmission_indicator(&self) -> Option<bool> {
+                self.retransmission_indicator
+            }
+            fn set_retransmission_indicator(&mut self, value: Option<bool>) {
+                self.retransmission_indicator = value;
+            }
+            fn primary_lang_id(&self) -> Option<&str> {
+                self.primary_lang_id.as_ref().map(|v| v.as_str())
+            }
+            fn alt_lang_id(&self) -> Option<&str> {
+                self.alt_lang_id.as_deref()
+            }
+            fn set_alt_lang_id(&mut self, value: Option<String>) {
+                self.alt_lang_id = value;
+            }
+        }
+    };
+    (ResponseStdAttributes for $t:ty) => {
+        impl $crate::runtime::ResponseStdAttributes for $t {
+            fn echo_token(&self) -> Option<&str> {
+                self.echo_token.as_deref()
+            }
+            fn set_echo_token(&mut self, value: Option<String>) {
+                self.echo_token = value;
+            }
+            fn time_stamp(&self) -> Option<&$crate::runtime::DateTime> {
+                self.time_stamp.as_ref()
+            }
+            fn set_time_stamp(&mut self, value: Option<$crate::runtime::DateTime>) {
+                self.time_stamp = value;
+            }
+            fn version(&self) -> &str {
+                &self.version
+            }
+            fn set_version(&mut self, value: String) {
+                self.version = value;
+            }
+            fn transaction_identifier(&self) -> Option<&str> {
+                self.transaction_identifier.as_deref()
+            }
+            fn set_transaction_identifier(&mut self, value: Option<String>) {
+                self.transaction_identifier = value;
+            }
+        }
+    };
+}
+pub(crate) use std_attributes;
+
 /// The standard attributes of an OTA request root (`OTA_PayloadStdAttributes`).
 pub trait PayloadStdAttributes {
     /// `EchoToken`: chosen by the client, echoed in the answer.
