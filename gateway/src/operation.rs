@@ -228,10 +228,8 @@ pub struct Answer {
     /// Set when the request was refused by a per-partner limit ([`crate::limits`]): the
     /// seconds to wait (the transport answers 429 with `Retry-After`).
     pub retry_after: Option<u64>,
-    /// The requestor that authenticated (`None`: the request was not admitted).
-    pub requestor: Option<String>,
-    /// What the answer says.
-    pub outcome: Outcome,
+    /// Who asked (`None`: the request was not admitted) and what the answer says.
+    pub said: Said,
 }
 
 /// What an answer says, for the request's log line and the `ota_answers` metric: `Success`,
@@ -255,9 +253,9 @@ impl Outcome {
     }
 }
 
-/// Who asked and what the answer said, handed from the operation route to the request's log
-/// line and metrics (a response extension).
-#[derive(Debug, Clone)]
+/// Who asked and what the answer said: handed by the operation route to the transaction log
+/// and, as a response extension, to the request's log line and metrics.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Said {
     /// The requestor that authenticated, if one did.
     pub requestor: Option<String>,
@@ -311,7 +309,7 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
                     };
                     let rs = answer(handled, &*$m, meta, now);
                     let outcome = Outcome::of(&rs);
-                    Answer { message: AnyMessage::$rs(Box::new(rs)), dialect, retry_after, requestor, outcome }
+                    Answer { message: AnyMessage::$rs(Box::new(rs)), dialect, retry_after, said: Said { requestor, outcome } }
                 })*
                 // The gateway sends OTA_HotelResNotifRQ (`outbox`) and does not take it.
                 rq @ AnyRequest::HotelResNotifRq(_) => not_taken(&rq, now),
@@ -371,7 +369,7 @@ fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
         rs.set_transaction_identifier(transaction);
         rs.set_time_stamp(Some(time_stamp(now)));
     }
-    Answer { message, dialect: Dialect::default(), retry_after: None, requestor: None, outcome }
+    Answer { message, dialect: Dialect::default(), retry_after: None, said: Said { requestor: None, outcome } }
 }
 
 #[cfg(test)]

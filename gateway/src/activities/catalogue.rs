@@ -5,7 +5,7 @@
 use crate::shared::cancellation::Policy;
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use rust_decimal::Decimal;
 
 /// Texts by language code.
@@ -204,8 +204,7 @@ impl Activity {
     /// Now as a local time of the activity's place (whole seconds): what its sessions' times
     /// are compared with.
     pub fn now_here(&self, utc: DateTime<Utc>) -> NaiveDateTime {
-        let local = utc.with_timezone(&self.time_zone).naive_local();
-        local.with_nanosecond(0).unwrap_or(local)
+        crate::shared::context::now_in(self.time_zone, utc)
     }
 
     /// The nearby hotel with that code.

@@ -21,7 +21,7 @@ use crate::hotels::rules::{inventory, next_update, outbox as hotel_outbox};
 use crate::hotels::{self, mapping as hotel_mapping};
 use crate::shared::action::Action;
 use crate::shared::cancellation::Cancellation;
-use crate::shared::context::{Ctx, OpError};
+use crate::shared::context::{Ctx, OpError, now_in};
 use crate::shared::lang::Languages;
 use crate::shared::mapping::list_entry;
 use crate::store::Conn;
@@ -245,16 +245,10 @@ struct Job {
 
 impl Job {
     /// Now, as the times of the booking found are compared with it: a local time of its
-    /// hotel (of its first room stay) or of its activity's place.
-    fn now_for(&self, found: &Found) -> NaiveDateTime {
-        match found {
-            Found::Activity(s, _) => {
-                self.activities.activity(&s.booking.activity_id).map_or(self.now, |a| a.now_here(self.utc))
-            }
-            Found::Hotel(_, b, _) => {
-                b.rooms.first().and_then(|r| self.hotels.hotel(&r.hotel)).map_or(self.now, |h| h.now_here(self.utc))
-            }
-        }
+    /// hotel (of its first room stay) or of its activity's place (UTC when that has left the
+    /// content).
+    fn now_for(&self, zone: Option<Tz>) -> NaiveDateTime {
+        zone.map_or(self.now, |zone| now_in(zone, self.utc))
     }
 
     /// The time zone of the booking found: its hotel's (of its first room stay) or its
@@ -303,11 +297,12 @@ impl Job {
     async fn quote(&self, c: &mut Conn<'_>) -> Result<(Cancellable, Outcome, Option<Tz>), OpError> {
         let found = self.find(c).await?;
         let booking = found.cancellable();
-        let outcome = rules::plan(&booking, found.item(), self.now_for(&found))?;
+        let zone = self.zone_for(&found);
+        let outcome = rules::plan(&booking, found.item(), self.now_for(zone))?;
         if outcome.repeated {
             return Err(rules::already_cancelled(&booking, ErrorWarningType::BizRule).into());
         }
-        Ok((booking, outcome, self.zone_for(&found)))
+        Ok((booking, outcome, zone))
     }
 
     /// Cancels, and gives the inventory back, in this transaction. A booking changed by
@@ -316,9 +311,10 @@ impl Job {
         for _ in 0..3 {
             let found = self.find(c).await?;
             let booking = found.cancellable();
-            let outcome = rules::plan(&booking, found.item(), self.now_for(&found))?;
+            let zone = self.zone_for(&found);
+            let outcome = rules::plan(&booking, found.item(), self.now_for(zone))?;
             if outcome.repeated {
-                return Ok((booking, outcome, self.zone_for(&found)));
+                return Ok((booking, outcome, zone));
             }
             let done = match &found {
                 Found::Hotel(id, stored, _) => {
@@ -351,7 +347,7 @@ impl Job {
                 }
             };
             if done {
-                return Ok((booking, outcome, self.zone_for(&found)));
+                return Ok((booking, outcome, zone));
             }
         }
         Err(Problem::biz(

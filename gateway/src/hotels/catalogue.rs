@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Timelike, Utc};
+use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Utc};
 use rust_decimal::Decimal;
 
 use crate::hotels::supply::{self, HotelSupply, Restricted, RoomSupply};
@@ -219,8 +219,7 @@ impl Hotel {
     /// Now as a local time of the hotel (whole seconds): what its check-ins and cancellation
     /// deadlines are compared with.
     pub fn now_here(&self, utc: DateTime<Utc>) -> NaiveDateTime {
-        let local = utc.with_timezone(&self.time_zone).naive_local();
-        local.with_nanosecond(0).unwrap_or(local)
+        crate::shared::context::now_in(self.time_zone, utc)
     }
 
     /// Today at the hotel: no stay may arrive before it.

@@ -562,7 +562,7 @@ async fn respond_plain(
         Err(e) => return decode_failure(op, text, &e),
     };
     let answer = operation::dispatch(state, request, meta).await;
-    if let (Some(r), Some(requestor)) = (recording, &answer.requestor) {
+    if let (Some(r), Some(requestor)) = (recording, &answer.said.requestor) {
         r.requestor(requestor);
     }
     let mut response = match answer.retry_after {
@@ -573,7 +573,7 @@ async fn respond_plain(
             response
         }
     };
-    response.extensions_mut().insert(operation::Said { requestor: answer.requestor, outcome: answer.outcome });
+    response.extensions_mut().insert(answer.said);
     response
 }
 

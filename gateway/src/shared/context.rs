@@ -178,12 +178,18 @@ pub struct Ctx {
     pub deadline: Option<Instant>,
 }
 
+/// `utc` as a local time of a place in `zone`, in whole seconds: what the times of a hotel or
+/// an activity (check-ins, sessions, cancellation deadlines) are compared with.
+pub fn now_in(zone: chrono_tz::Tz, utc: DateTime<Utc>) -> NaiveDateTime {
+    let local = utc.with_timezone(&zone).naive_local();
+    local.with_nanosecond(0).unwrap_or(local)
+}
+
 impl Ctx {
     /// Now as a date-time of whole seconds in UTC (what is stored as a booking's creation and
-    /// change times; a place's own local time is its catalogue's `now_here`).
+    /// change times; a place's own local time is [`now_in`] its zone).
     pub fn local_now(&self) -> NaiveDateTime {
-        let now = self.now.naive_utc();
-        now.with_nanosecond(0).unwrap_or(now)
+        now_in(chrono_tz::UTC, self.now)
     }
 
     /// Runs `f` in a read transaction of the store.
