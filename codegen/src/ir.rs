@@ -27,6 +27,65 @@ pub struct Model {
     /// The dialects of the spec, in declaration order (the first is the default): the
     /// generated `Dialect` enum.
     pub dialects: Vec<DialectDef>,
+    /// What the official OpenTravel schemas allow beyond the spec, per complex type of a
+    /// request, and the decision on each such item (set by the `official` pass; empty when the
+    /// spec names no official schemas).
+    pub official: Official,
+    /// The official schemas and the decision rules, when the spec names them (`official.xml`;
+    /// read before the passes, by [`crate::generate_dir`]).
+    pub official_input: Option<crate::passes::official::OfficialInput>,
+}
+
+/// What the official OpenTravel schemas allow in the spec's requests beyond the spec (set by
+/// the `official` pass).
+#[derive(Debug, Clone, Default)]
+pub struct Official {
+    /// Per complex type of a request, in spec order: what 2016B allows there that the type does
+    /// not declare (the union over the places it is used).
+    pub extras: Vec<OfficialExtras>,
+    /// Every such item at its place in a request, by root, in document order, with its decision.
+    pub items: Vec<OfficialItem>,
+}
+
+/// What 2016B allows in one complex type of the spec beyond it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OfficialExtras {
+    /// The spec's type.
+    pub of: TypeId,
+    /// Attributes the type does not declare.
+    pub attributes: Vec<String>,
+    /// Child elements with their 2016B maximum (`u32::MAX`: unbounded): undeclared ones, and
+    /// declared ones 2016B lets occur more often.
+    pub elements: Vec<(String, u32)>,
+    /// 2016B allows any element here (`xs:any`).
+    pub any_element: bool,
+}
+
+/// One item of an official request the service does not read, at its place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OfficialItem {
+    /// The request root (`OTA_HotelResRQ`).
+    pub root: String,
+    /// The path below the root: element names, `@` before an attribute
+    /// (`HotelReservations/HotelReservation/@RoomStayReservation`).
+    pub path: String,
+    /// An occurrence, beyond the spec's maximum, of an element the spec reads (`POS/Source`
+    /// past the second).
+    pub more: bool,
+    /// What the gateway does with it.
+    pub decision: Decision,
+    /// Why (the decision rule's reason).
+    pub reason: String,
+}
+
+/// What the service does with an official item it does not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Taken and left out; the answer carries a Warning naming it (leaving it out cannot change
+    /// what is booked or charged).
+    Ignored,
+    /// Refused: an error Type 2, not supported, naming it (ignoring it would change the deal).
+    NotSupported,
 }
 
 /// A dialect of the spec (`gen:dialect`).

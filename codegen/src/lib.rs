@@ -28,6 +28,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod ir;
 pub mod lower;
+pub mod official;
 pub mod parse;
 pub mod passes;
 pub mod regex;
@@ -48,6 +49,8 @@ pub struct Generated {
     pub model: ir::Model,
     /// Rendered files, by name relative to the output folder.
     pub files: BTreeMap<String, String>,
+    /// Generated documents, by name relative to the spec folder (`official-items.md`).
+    pub docs: BTreeMap<String, String>,
 }
 
 /// Why a run failed.
@@ -84,17 +87,57 @@ pub fn read_spec_dir(dir: &Path) -> std::io::Result<Vec<(String, String)>> {
     Ok(files)
 }
 
-/// Runs the whole pipeline on the `*.xsd` files of a folder.
+/// The file of a spec folder that names the official schemas and decides what the service does
+/// with the items they allow beyond the spec ([`passes::official`]).
+pub const OFFICIAL_RULES: &str = "official.xml";
+
+/// The decision rules of a spec folder ([`OFFICIAL_RULES`]) and the folder its `schemas` path
+/// is relative to.
+#[derive(Debug, Clone)]
+pub struct OfficialRules {
+    /// The text of `official.xml`.
+    pub text: String,
+    /// The spec folder.
+    pub dir: std::path::PathBuf,
+}
+
+/// Runs the whole pipeline on the `*.xsd` files of a folder, with its `official.xml` if it has
+/// one.
 pub fn generate_dir(dir: &Path) -> Result<Generated, Error> {
     let sources = read_spec_dir(dir).map_err(Error::Io)?;
-    generate(&sources).map_err(Error::Spec)
+    let rules = match std::fs::read_to_string(dir.join(OFFICIAL_RULES)) {
+        Ok(text) => Some(OfficialRules { text, dir: dir.to_path_buf() }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::Io(e)),
+    };
+    generate_with(&sources, rules).map_err(Error::Spec)
 }
 
 /// Runs the whole pipeline on in-memory files (name → XSD text). `common.xsd`, if present,
-/// becomes the first module; the others follow by name.
+/// becomes the first module; the others follow by name. No official schemas are read.
 pub fn generate(sources: &[(String, String)]) -> Result<Generated, SpecErrors> {
+    generate_with(sources, None)
+}
+
+/// [`generate`], with the official schemas and decision rules when given.
+pub fn generate_with(sources: &[(String, String)], official: Option<OfficialRules>) -> Result<Generated, SpecErrors> {
     let mut map = SourceMap::default();
     let mut diags = Diagnostics::default();
+    let official = official.and_then(|rules| {
+        let id = map.add(OFFICIAL_RULES.to_string(), rules.text.clone());
+        let (schemas, rules_read) = passes::official::read_rules(id, &rules.text, &mut diags)?;
+        match official::OfficialSchema::load(&rules.dir.join(&schemas)) {
+            Ok(schema) => Some(passes::official::OfficialInput {
+                schema: std::sync::Arc::new(schema),
+                rules: rules_read,
+                file: id,
+            }),
+            Err(e) => {
+                diags.error(Span::new(id, 0..0), format!("the official schemas in {schemas} cannot be read: {e}"));
+                None
+            }
+        }
+    });
     let mut ordered: Vec<&(String, String)> = sources.iter().collect();
     ordered.sort_by_key(|(name, _)| (name != "common.xsd", name.clone()));
     let mut files = Vec::new();
@@ -118,6 +161,7 @@ pub fn generate(sources: &[(String, String)]) -> Result<Generated, SpecErrors> {
         return Err(fail(map, &diags));
     }
     let mut model = lower::lower(&files, &mut diags);
+    model.official_input = official;
     passes::run_all(&mut model, &mut diags);
     if diags.has_errors() {
         return Err(fail(map, &diags));
@@ -134,5 +178,9 @@ pub fn generate(sources: &[(String, String)]) -> Result<Generated, SpecErrors> {
     if diags.has_errors() {
         return Err(fail(map, &diags));
     }
-    Ok(Generated { model, files: out })
+    let mut docs = BTreeMap::new();
+    if model.official_input.is_some() {
+        docs.insert("official-items.md".to_string(), emit::official::items_doc(&model));
+    }
+    Ok(Generated { model, files: out, docs })
 }

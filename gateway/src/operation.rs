@@ -8,12 +8,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Timelike, Utc};
+use ota_messages::common::Warnings;
 use ota_messages::common::{ErrorCode, ErrorWarningType, Errors, Pos, ResStatus};
-use ota_messages::runtime::{PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes, Side};
+use ota_messages::runtime::{
+    Decision, PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes, Rule, Side, Unread,
+};
 use ota_messages::{AnyMessage, AnyRequest, Dialect};
 
 use crate::content::Content;
-use crate::errors::{Problem, errors};
+use crate::errors::{Problem, errors, warnings};
 use crate::requestors::Role;
 use crate::requestors::traffic::Look;
 use crate::shared::action::{Action, Asked};
@@ -266,15 +269,73 @@ pub struct Said {
 /// Answers a decoded request (whose root already matched the endpoint path), from the
 /// current content snapshot: the one table of which handler answers which request, each handler
 /// given its area's part of the gateway.
-pub async fn dispatch(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
+///
+/// `unread` is what the request held that OpenTravel 2016B allows and the service does not read
+/// (decided by `ota_messages::official::RULES`): an item whose leaving out could change the deal refuses the request
+/// (Type 2, naming it) once it is admitted; the others are named in Warnings of a success.
+pub async fn dispatch(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Request) -> Answer {
     let span = tracing::info_span!("operation", operation = request.operation().request_root);
-    tracing::Instrument::instrument(run(state, request, meta), span).await
+    tracing::Instrument::instrument(run(state, request, unread, meta), span).await
+}
+
+/// What a request held that the service does not read, by the decision on each item
+/// (`ota_messages::official::RULES`, the spec's `official.xml`): refused (Type 2, not
+/// supported) or ignored (a Warning of a success answer), each naming the item.
+#[derive(Debug, Default)]
+struct Unused {
+    refused: Vec<Problem>,
+    ignored: Vec<Problem>,
+}
+
+impl Unused {
+    fn of(root: &str, unread: &[Unread]) -> Self {
+        let mut out = Unused::default();
+        for u in unread {
+            let rule = Rule::decide(&ota_messages::official::RULES, root, u);
+            let what =
+                if u.more { format!("{} (one more than this service reads)", u.item_path()) } else { u.item_path() };
+            match rule {
+                Some(Rule { decision: Decision::Ignored, reason, .. }) => out.ignored.push(
+                    Problem::new(
+                        ErrorWarningType::NoImplementation,
+                        ErrorCode::UnableToProcess,
+                        format!("{what} is not used by this service ({reason}); the request was processed without it."),
+                    )
+                    .at(u.path.clone()),
+                ),
+                Some(Rule { reason, .. }) => out
+                    .refused
+                    .push(Problem::not_supported(format!("{what} is not supported: {reason}.")).at(u.path.clone())),
+                None => out.refused.push(
+                    Problem::not_supported(format!("{what} is not supported by this service here.")).at(u.path.clone()),
+                ),
+            }
+        }
+        out
+    }
+}
+
+/// Adds the Warnings of the items a success answer did without, after its own.
+fn warn_unused<R: Response<Warnings = Warnings>>(rs: &mut R, ignored: Vec<Problem>) {
+    if ignored.is_empty() || !rs.is_success() {
+        return;
+    }
+    if let Some(place) = rs.warnings_mut() {
+        let mut all = place.take().map(|w| w.warning).unwrap_or_default();
+        let first = all.len() as u64;
+        all.extend(warnings(ignored).warning.into_iter().map(|mut w| {
+            w.rph = w.rph.map(|n| n + first);
+            w
+        }));
+        *place = Some(Warnings { warning: all });
+    }
 }
 
 /// [`dispatch`] within its span.
-async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
+async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Request) -> Answer {
     let content = &state.content.get();
     let counted = Counted::of(&request);
+    let unused = Unused::of(request.root_name(), unread);
     let now = Utc::now();
     macro_rules! table {
         ($($rq:ident => $rs:ident: |$cx:ident, $m:ident| $handler:expr,)*) => {
@@ -288,6 +349,9 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
                             requestor = Some(admitted.requestor.id.clone());
                             // The partner's limits: from memory, before the handler touches the store.
                             match state.limits.admit(&admitted.requestor, operation_of(&*$m), Instant::now(), now) {
+                                Ok(()) if !unused.refused.is_empty() => {
+                                    (Ok(Err(OpError::Rejected(unused.refused.clone()))), dialect)
+                                }
                                 Ok(()) => {
                                     let handled = {
                                         let ($cx, $m) = (&admitted, &*$m);
@@ -307,7 +371,8 @@ async fn run(state: &AppState, request: AnyRequest, meta: &Request) -> Answer {
                         }
                         Err(problem) => (Err(problem), Dialect::default()),
                     };
-                    let rs = answer(handled, &*$m, meta, now);
+                    let mut rs = answer(handled, &*$m, meta, now);
+                    warn_unused(&mut rs, unused.ignored.clone());
                     let outcome = Outcome::of(&rs);
                     Answer { message: AnyMessage::$rs(Box::new(rs)), dialect, retry_after, said: Said { requestor, outcome } }
                 })*

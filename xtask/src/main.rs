@@ -54,14 +54,22 @@ fn main() -> ExitCode {
         }
         Command::Regen { check } => {
             let mode = if check { Mode::Check } else { Mode::Write };
-            let report = match write_files(&out, &generated.files, mode) {
+            let written = write_files(&out, &generated.files, mode).and_then(|code| {
+                let docs = write_files(&spec, &generated.docs, mode)?;
+                Ok((code, docs))
+            });
+            let (mut report, docs) = match written {
                 Ok(r) => r,
                 Err(e) => {
                     eprintln!("error: cannot {} {}: {e}", if check { "read" } else { "write" }, out.display());
                     return ExitCode::FAILURE;
                 }
             };
-            let rel = |f: &String| format!("generated/src/messages/{f}");
+            let rel = |f: &String| {
+                if generated.docs.contains_key(f) { format!("spec/{f}") } else { format!("generated/src/messages/{f}") }
+            };
+            report.changed.extend(docs.changed);
+            report.added.extend(docs.added);
             for f in &report.added {
                 println!("{} {}", if check { "missing:" } else { "added:  " }, rel(f));
             }

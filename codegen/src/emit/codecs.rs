@@ -77,7 +77,7 @@ pub(super) fn decode_impl(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         .then(|| quote!(cx.required_attributes(node, DESC)?;));
     let content = match &s.content {
         Content::Skipped => quote!(),
-        Content::Empty if s.text_forms.is_empty() => quote!(cx.empty(node)?;),
+        Content::Empty if s.text_forms.is_empty() => quote!(cx.empty(node, DESC)?;),
         // A text some dialect writes (`gen:text value`).
         Content::Empty => quote!(cx.empty_or_fixed(node, DESC)?;),
         Content::Text(sc) => {

@@ -13,6 +13,7 @@
 //! | `roots` | what message roots implement: `Default`, `Message`, `Request`, `Response`, `PosRequest` |
 //! | `std_traits` | the impls of the runtime's traits of standard attributes |
 //! | `schema` | `schema.rs`: the tables the runtime's checker walks |
+//! | `official` | `official.rs`: what the official OpenTravel schemas allow in the requests beyond the spec, and the decision on each item |
 //! | `registry` | `mod.rs`: the module list, `AnyRequest`, `AnyMessage`, `OPERATIONS`, `error_response` |
 //!
 //! This module runs them: per spec file one module of types and their impls, then `schema.rs`
@@ -20,6 +21,7 @@
 
 mod codecs;
 mod enums;
+pub mod official;
 mod registry;
 mod roots;
 mod schema;
@@ -43,6 +45,7 @@ pub fn emit(model: &Model) -> Emitted {
         out.insert(format!("{}.rs", m.name), module(model, mi));
     }
     out.insert("schema.rs".to_string(), schema::schema(model));
+    out.insert("official.rs".to_string(), official::official_rs(model));
     out.insert("mod.rs".to_string(), registry::mod_rs(model));
     out
 }

@@ -38,7 +38,7 @@ fn any_enum(
     let decode_arms = roots.iter().map(|(_, id, info)| {
         let v = variant_name(model, *id);
         let el = &info.element;
-        quote!(#el => rt::decode_document(&doc).map(|m| Self::#v(Box::new(m))),)
+        quote!(#el => rt::decode_document_with(&doc, strictness).map(|d| d.map(|m| Self::#v(Box::new(m)))),)
     });
     let yaserde_arms = roots.iter().map(|(m, id, info)| {
         let v = variant_name(model, *id);
@@ -74,6 +74,13 @@ fn any_enum(
 
             /// Decodes whichever message the root element names, with every strict check.
             pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
+                Self::from_xml_with(xml, rt::Strictness::Strict).map(|d| d.message)
+            }
+
+            /// Decodes whichever message the root element names, holding it to the spec as
+            /// `strictness` says ([`official::OFFICIAL`] also takes what OpenTravel 2016B
+            /// allows beyond the spec, and lists it as unread).
+            pub fn from_xml_with(xml: &str, strictness: rt::Strictness) -> Result<rt::Decoded<Self>, rt::DecodeError> {
                 let doc = rt::parse_document(xml)?;
                 match doc.root_element().tag_name().name() {
                     #(#decode_arms)*
@@ -351,6 +358,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         #(#mods)*
         #[doc(hidden)]
         pub mod schema;
+        pub mod official;
 
         /// The service's operations (path, request root, expected `Version`, response root), from the spec.
         pub const OPERATIONS: &[rt::Operation] = &[#(#ops)*];

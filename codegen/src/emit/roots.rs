@@ -85,13 +85,14 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
             format!("A success answer: `Success` and the required payload ({}); no warnings.", payload_names.join(", "))
         };
         let success_doc = doc(&success_doc);
-        let (warnings_ty, warnings_get, with_warnings) = match shape.warnings.and_then(field) {
+        let (warnings_ty, warnings_get, warnings_mut, with_warnings) = match shape.warnings.and_then(field) {
             Some(w) => {
                 let wn = ident(&w.rust_name);
                 let wt = ty(ctx, w);
                 (
                     quote!(#wt),
                     quote!(self.#wn.as_ref()),
+                    quote!(Some(&mut self.#wn)),
                     quote! {
                         /// Adds warnings to a success answer.
                         pub fn with_warnings(mut self, warnings: #wt) -> Self {
@@ -101,7 +102,7 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
                     },
                 )
             }
-            None => (quote!(()), quote!(None), quote!()),
+            None => (quote!(()), quote!(None), quote!(None), quote!()),
         };
         Some(quote! {
             impl #name {
@@ -127,6 +128,10 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
 
                 fn warnings(&self) -> Option<&Self::Warnings> {
                     #warnings_get
+                }
+
+                fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+                    #warnings_mut
                 }
 
                 fn from_errors(errors: Self::Errors) -> Self {

@@ -13,12 +13,14 @@
 //! | [`std_attributes`] | which structs implement the runtime's traits of the OTA standard attributes (from the attribute groups they use), which requests carry a point of sale | [`StructDef::std_traits`](crate::ir::StructDef::std_traits), [`RootInfo::pos`](crate::ir::RootInfo::pos) |
 //! | [`dialects`] | how each dialect reads and writes a field, a list type, a text or a root's version (other names, other forms), checked and resolved to the spec's dialects | [`Written::dialect`](crate::ir::Written::dialect), [`TextList`](crate::ir::TextList), [`TextForm`](crate::ir::TextForm), [`DialectVersion::dialect`](crate::ir::DialectVersion::dialect) |
 //! | [`personal`] | which fields hold personal data (`gen:personal`), what masks them in the gateway's transaction log; a name is personal everywhere or nowhere | [`Personal::mask`](crate::ir::Personal::mask) |
+//! | [`official`] | what the official OpenTravel schemas allow in each request beyond the spec, and the decision on each such item (`official.xml`) | [`Model::official`](crate::ir::Model::official) |
 //! | [`naming`] | every Rust name: types, fields, enum variants, message variants; a standard attribute's field is named as its trait's accessor | `rust_name`s, [`RootInfo::variant`](crate::ir::RootInfo::variant) |
 
 pub mod dialects;
 pub mod envelope;
 pub mod items;
 pub mod naming;
+pub mod official;
 pub mod personal;
 pub mod shared_errors;
 pub mod std_attributes;
@@ -45,6 +47,7 @@ pub const PASSES: &[Pass] = &[
     Pass { name: "std_attributes", run: std_attributes::run },
     Pass { name: "dialects", run: dialects::run },
     Pass { name: "personal", run: personal::run },
+    Pass { name: "official", run: official::run },
     Pass { name: "naming", run: naming::run },
 ];
 

@@ -62,17 +62,19 @@ struct Presented<'a> {
     password: &'a str,
 }
 
-/// Reads the two sources, or `None` when the POS does not have the required shape.
+/// Reads the requestor's source (RequestorID Type 22) and the credentials' (Type 88), exactly
+/// one of each, or `None` when the POS does not have them. Other sources (OpenTravel allows ten:
+/// a GDS-derived client adds its own) and a password on the requestor's source are not used.
 fn presented(pos: &Pos) -> Option<Presented<'_>> {
-    let [first, second] = pos.source.as_slice() else {
-        return None;
+    let of = |t: RequestorIdCode| {
+        let mut found = pos.source.iter().map(|s| &s.requestor_id).filter(move |r| r.r#type == t);
+        match (found.next(), found.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
     };
-    let (who, creds) = (&first.requestor_id, &second.requestor_id);
-    if who.r#type != RequestorIdCode::Requestor || creds.r#type != RequestorIdCode::MessageCredentials {
-        return None;
-    }
-    // The password belongs in the second source only.
-    if who.id.is_empty() || who.message_password.is_some() || creds.id != who.id {
+    let (who, creds) = (of(RequestorIdCode::Requestor)?, of(RequestorIdCode::MessageCredentials)?);
+    if who.id.is_empty() || creds.id != who.id {
         return None;
     }
     let id_context = who.id_context.as_deref().filter(|c| !c.is_empty())?;

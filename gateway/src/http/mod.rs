@@ -63,7 +63,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use ota_messages::common::ErrorCode;
-use ota_messages::runtime::Operation;
+use ota_messages::runtime::{Decoded, Operation};
 use ota_messages::{AnyRequest, OPERATIONS};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -553,15 +553,15 @@ async fn respond_plain(
     meta: &operation::Request,
     recording: Option<&record::Recording>,
 ) -> Response {
-    let request = match AnyRequest::from_xml(text) {
-        Ok(rq) if rq.operation().path == op.path => rq,
-        Ok(rq) => {
+    let (request, unread) = match AnyRequest::from_xml_with(text, ota_messages::official::OFFICIAL) {
+        Ok(rq) if rq.message.operation().path == op.path => (rq.message, rq.unread),
+        Ok(Decoded { message: rq, .. }) => {
             tracing::info!(root = %LogText(rq.root_name()), "request root does not match the path");
             return bad_request(op, wrong_root_text(op, rq.root_name()));
         }
         Err(e) => return decode_failure(op, text, &e),
     };
-    let answer = operation::dispatch(state, request, meta).await;
+    let answer = operation::dispatch(state, request, &unread, meta).await;
     if let (Some(r), Some(requestor)) = (recording, &answer.said.requestor) {
         r.requestor(requestor);
     }

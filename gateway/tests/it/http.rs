@@ -290,7 +290,6 @@ async fn authentication_failures_all_look_the_same(b: Backend) {
             with_credentials(&support::raw_sample("hotel_descriptive_info"), ("NOBODY", "DEMO-DIST", "demo-password")),
         ),
         ("one Source only", format!("{}{}{}", &good[..sources.0], first_source, &good[sources.1..])),
-        ("Sources swapped", format!("{}{}{}{}", &good[..sources.0], second_source, first_source, &good[sources.1..])),
         ("different IDs", good.replacen("ID=\"DEMO\" MessagePassword", "ID=\"PARTNER2\" MessagePassword", 1)),
         ("the spec sample's credentials", support::raw_sample("hotel_descriptive_info")),
         (
@@ -298,14 +297,24 @@ async fn authentication_failures_all_look_the_same(b: Backend) {
             format!("{}{}{}{}", &good[..sources.0], first_source, &good[sources.0..sources.1], &good[sources.1..]),
         ),
         ("no POS", format!("{}{}", &good[..good.find("<POS>").unwrap()], &good[good.find("</POS>").unwrap() + 6..])),
-        (
-            "password on the first Source",
-            good.replacen("ID_Context=\"DEMO-DIST\"", "ID_Context=\"DEMO-DIST\" MessagePassword=\"demo-password\"", 1),
-        ),
         ("no password", good.replace(" MessagePassword=\"demo-password\"", "")),
         ("empty password", good.replace("MessagePassword=\"demo-password\"", "MessagePassword=\"\"")),
         ("Type 88 twice", good.replacen("Type=\"22\"", "Type=\"88\"", 1)),
     ];
+    // OpenTravel 2016B content that authentication does not use (issue 29): the Sources are found
+    // by their RequestorID Type, in any order; a password on the requestor's Source is not read.
+    let unused = [
+        ("Sources swapped", format!("{}{}{}{}", &good[..sources.0], second_source, first_source, &good[sources.1..])),
+        (
+            "password on the first Source",
+            good.replacen("ID_Context=\"DEMO-DIST\"", "ID_Context=\"DEMO-DIST\" MessagePassword=\"demo-password\"", 1),
+        ),
+    ];
+    for (what, xml) in unused {
+        let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+        assert_eq!(status, StatusCode::OK, "{what}");
+        assert!(nbc_errors(&body).iter().all(|e| e.r#type != ErrorWarningType::Authentication), "{what}: {body}");
+    }
     let mut texts = Vec::new();
     for (what, xml) in cases {
         let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();

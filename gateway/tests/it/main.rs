@@ -31,6 +31,7 @@ mod lifecycle;
 mod limits;
 mod load;
 mod migrations;
+mod official_items;
 mod operator;
 mod ota_partner;
 mod outbox;

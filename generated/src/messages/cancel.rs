@@ -479,6 +479,9 @@ impl rt::Response for OtaCancelRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),
@@ -777,7 +780,7 @@ impl rt::Decode for CancelRule {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

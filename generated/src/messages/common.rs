@@ -950,7 +950,7 @@ pub struct Source {
     pub requestor_id: RequestorId,
 }
 
-/// Point of sale: exactly two Source children, in this order: the requestor (Type 22) then the message credentials (Type 88).
+/// Point of sale: the Source of the requestor (RequestorID Type 22) and the Source of the message credentials (Type 88), the requestor's first; OpenTravel 2016B allows up to ten Sources (a GDS-derived client adds its own): the others are taken and not used.
 #[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
 #[yaserde(
     rename = "POS",
@@ -959,7 +959,7 @@ pub struct Source {
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
 pub struct Pos {
-    /// Two occurrences. See Authentication: first identifies the requesting party, second carries the message credentials.
+    /// Two to ten occurrences. See Authentication: one identifies the requesting party (Type 22), one carries the message credentials (Type 88); any other is not used.
     #[yaserde(prefix = "ota", rename = "Source")]
     pub source: Vec<Source>,
 }
@@ -2663,7 +2663,7 @@ impl rt::Decode for ActivityChoice {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2738,7 +2738,7 @@ impl rt::Decode for Total {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2769,7 +2769,7 @@ impl rt::Decode for DateSpan {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2804,7 +2804,7 @@ impl rt::Decode for DateTimeSpan {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2924,7 +2924,7 @@ impl rt::Decode for Success {
         for attr in node.attributes() {
             cx.other_attribute(&attr, DESC)?;
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -3129,7 +3129,7 @@ impl rt::Decode for Position {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -3333,7 +3333,7 @@ impl rt::Decode for TourActivityBasicInfo {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

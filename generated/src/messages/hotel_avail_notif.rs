@@ -746,6 +746,9 @@ impl rt::Response for OtaHotelAvailNotifRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),
@@ -1217,7 +1220,7 @@ impl rt::Decode for LosPattern {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1258,7 +1261,7 @@ impl rt::Decode for RestrictionStatus {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

@@ -1050,6 +1050,9 @@ impl rt::Response for OtaHotelDescriptiveInfoRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),
@@ -1401,7 +1404,7 @@ impl rt::Decode for SendHotelInfo {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1439,7 +1442,7 @@ impl rt::Decode for SendFacilityInfo {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1471,7 +1474,7 @@ impl rt::Decode for SendPolicies {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1507,7 +1510,7 @@ impl rt::Decode for SendAreaInfo {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1548,7 +1551,7 @@ impl rt::Decode for SendAffiliationInfo {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1579,7 +1582,7 @@ impl rt::Decode for SendData {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1865,7 +1868,7 @@ impl rt::Decode for HotelCategory {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2092,7 +2095,7 @@ impl rt::Decode for HotelAward {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2516,7 +2519,7 @@ impl rt::Decode for Phone {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

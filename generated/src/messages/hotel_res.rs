@@ -741,6 +741,9 @@ impl rt::Response for OtaHotelResRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),
@@ -1179,7 +1182,7 @@ impl rt::Decode for BookService {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1410,7 +1413,7 @@ impl rt::Decode for BookingReservationId {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1702,7 +1705,7 @@ impl rt::Decode for BookedService {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

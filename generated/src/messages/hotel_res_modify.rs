@@ -1152,6 +1152,9 @@ impl rt::Response for OtaHotelResModifyRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),
@@ -1852,7 +1855,7 @@ impl rt::Decode for BasicPropertyInfo {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2048,7 +2051,7 @@ impl rt::Decode for RphReference {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2077,7 +2080,7 @@ impl rt::Decode for RoomStayReference {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2259,7 +2262,7 @@ impl rt::Decode for LocalDateTimeSpan {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2355,7 +2358,7 @@ impl rt::Decode for TourActivityService {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2575,7 +2578,7 @@ impl rt::Decode for Airport {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2605,7 +2608,7 @@ impl rt::Decode for OperatingAirline {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2639,7 +2642,7 @@ impl rt::Decode for TransferHotel {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -2937,7 +2940,7 @@ impl rt::Decode for GuestCount {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -3198,7 +3201,7 @@ impl rt::Decode for HotelReservationId {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -3328,7 +3331,7 @@ impl rt::Decode for HotelDeadline {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -3360,7 +3363,7 @@ impl rt::Decode for HotelAmountPercent {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

@@ -56,6 +56,8 @@ pub mod tour_activity_search;
 #[doc(hidden)]
 pub mod schema;
 
+pub mod official;
+
 /// The service's operations (path, request root, expected `Version`, response root), from the spec.
 pub const OPERATIONS: &[rt::Operation] = &[
     rt::Operation {
@@ -315,55 +317,76 @@ impl AnyRequest {
     ];
     /// Decodes whichever message the root element names, with every strict check.
     pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
+        Self::from_xml_with(xml, rt::Strictness::Strict).map(|d| d.message)
+    }
+    /// Decodes whichever message the root element names, holding it to the spec as
+    /// `strictness` says ([`official::OFFICIAL`] also takes what OpenTravel 2016B
+    /// allows beyond the spec, and lists it as unread).
+    pub fn from_xml_with(
+        xml: &str,
+        strictness: rt::Strictness,
+    ) -> Result<rt::Decoded<Self>, rt::DecodeError> {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
-            "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
+            "OTA_ReadRQ" => {
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::ReadRq(Box::new(m))))
+            }
             "OTA_CancelRQ" => {
-                rt::decode_document(&doc).map(|m| Self::CancelRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::CancelRq(Box::new(m))))
             }
             "OTA_HotelAvailRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelAvailRq(Box::new(m))))
             }
             "OTA_HotelAvailNotifRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelAvailNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelAvailNotifRq(Box::new(m))))
             }
             "OTA_HotelDescriptiveInfoRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelDescriptiveInfoRq(Box::new(m))))
             }
             "OTA_HotelInvCountNotifRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelInvCountNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelInvCountNotifRq(Box::new(m))))
             }
             "OTA_HotelRateAmountNotifRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelRateAmountNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelRateAmountNotifRq(Box::new(m))))
             }
             "OTA_HotelResRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResRq(Box::new(m))))
             }
             "OTA_HotelResModifyRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResModifyRq(Box::new(m))))
             }
             "OTA_HotelResNotifRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResNotifRq(Box::new(m))))
             }
             "OTA_NotifReportRQ" => {
-                rt::decode_document(&doc).map(|m| Self::NotifReportRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::NotifReportRq(Box::new(m))))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::ProductDescriptiveInfoRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::ProductDescriptiveInfoRq(Box::new(m))))
             }
             "OTA_TourActivityAvailRQ" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityAvailRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivityAvailRq(Box::new(m))))
             }
             "OTA_TourActivityBookRQ" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityBookRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivityBookRq(Box::new(m))))
             }
             "OTA_TourActivitySearchRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::TourActivitySearchRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivitySearchRq(Box::new(m))))
             }
             _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
         }
@@ -699,105 +722,136 @@ impl AnyMessage {
     ];
     /// Decodes whichever message the root element names, with every strict check.
     pub fn from_xml(xml: &str) -> Result<Self, rt::DecodeError> {
+        Self::from_xml_with(xml, rt::Strictness::Strict).map(|d| d.message)
+    }
+    /// Decodes whichever message the root element names, holding it to the spec as
+    /// `strictness` says ([`official::OFFICIAL`] also takes what OpenTravel 2016B
+    /// allows beyond the spec, and lists it as unread).
+    pub fn from_xml_with(
+        xml: &str,
+        strictness: rt::Strictness,
+    ) -> Result<rt::Decoded<Self>, rt::DecodeError> {
         let doc = rt::parse_document(xml)?;
         match doc.root_element().tag_name().name() {
-            "OTA_ReadRQ" => rt::decode_document(&doc).map(|m| Self::ReadRq(Box::new(m))),
+            "OTA_ReadRQ" => {
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::ReadRq(Box::new(m))))
+            }
             "OTA_ResRetrieveRS" => {
-                rt::decode_document(&doc).map(|m| Self::ResRetrieveRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::ResRetrieveRs(Box::new(m))))
             }
             "OTA_CancelRQ" => {
-                rt::decode_document(&doc).map(|m| Self::CancelRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::CancelRq(Box::new(m))))
             }
             "OTA_CancelRS" => {
-                rt::decode_document(&doc).map(|m| Self::CancelRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::CancelRs(Box::new(m))))
             }
             "OTA_HotelAvailRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelAvailRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelAvailRq(Box::new(m))))
             }
             "OTA_HotelAvailRS" => {
-                rt::decode_document(&doc).map(|m| Self::HotelAvailRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelAvailRs(Box::new(m))))
             }
             "OTA_HotelAvailNotifRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelAvailNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelAvailNotifRq(Box::new(m))))
             }
             "OTA_HotelAvailNotifRS" => {
-                rt::decode_document(&doc).map(|m| Self::HotelAvailNotifRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelAvailNotifRs(Box::new(m))))
             }
             "OTA_HotelDescriptiveInfoRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelDescriptiveInfoRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelDescriptiveInfoRq(Box::new(m))))
             }
             "OTA_HotelDescriptiveInfoRS" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelDescriptiveInfoRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelDescriptiveInfoRs(Box::new(m))))
             }
             "OTA_HotelInvCountNotifRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelInvCountNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelInvCountNotifRq(Box::new(m))))
             }
             "OTA_HotelInvCountNotifRS" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelInvCountNotifRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelInvCountNotifRs(Box::new(m))))
             }
             "OTA_HotelRateAmountNotifRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelRateAmountNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelRateAmountNotifRq(Box::new(m))))
             }
             "OTA_HotelRateAmountNotifRS" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::HotelRateAmountNotifRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelRateAmountNotifRs(Box::new(m))))
             }
             "OTA_HotelResRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResRq(Box::new(m))))
             }
             "OTA_HotelResRS" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResRs(Box::new(m))))
             }
             "OTA_HotelResModifyRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResModifyRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResModifyRq(Box::new(m))))
             }
             "OTA_HotelResModifyRS" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResModifyRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResModifyRs(Box::new(m))))
             }
             "OTA_HotelResNotifRQ" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResNotifRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResNotifRq(Box::new(m))))
             }
             "OTA_HotelResNotifRS" => {
-                rt::decode_document(&doc).map(|m| Self::HotelResNotifRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::HotelResNotifRs(Box::new(m))))
             }
             "OTA_NotifReportRQ" => {
-                rt::decode_document(&doc).map(|m| Self::NotifReportRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::NotifReportRq(Box::new(m))))
             }
             "OTA_NotifReportRS" => {
-                rt::decode_document(&doc).map(|m| Self::NotifReportRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::NotifReportRs(Box::new(m))))
             }
             "OTA_ProductDescriptiveInfoRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::ProductDescriptiveInfoRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::ProductDescriptiveInfoRq(Box::new(m))))
             }
             "OTA_ProductDescriptiveInfoRS" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::ProductDescriptiveInfoRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::ProductDescriptiveInfoRs(Box::new(m))))
             }
             "OTA_TourActivityAvailRQ" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityAvailRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivityAvailRq(Box::new(m))))
             }
             "OTA_TourActivityAvailRS" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityAvailRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivityAvailRs(Box::new(m))))
             }
             "OTA_TourActivityBookRQ" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityBookRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivityBookRq(Box::new(m))))
             }
             "OTA_TourActivityBookRS" => {
-                rt::decode_document(&doc).map(|m| Self::TourActivityBookRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivityBookRs(Box::new(m))))
             }
             "OTA_TourActivitySearchRQ" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::TourActivitySearchRq(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivitySearchRq(Box::new(m))))
             }
             "OTA_TourActivitySearchRS" => {
-                rt::decode_document(&doc)
-                    .map(|m| Self::TourActivitySearchRs(Box::new(m)))
+                rt::decode_document_with(&doc, strictness)
+                    .map(|d| d.map(|m| Self::TourActivitySearchRs(Box::new(m))))
             }
             _ => Err(rt::DecodeError::unknown_root(&doc, Self::ROOTS)),
         }

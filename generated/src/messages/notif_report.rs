@@ -351,6 +351,9 @@ impl rt::Response for OtaNotifReportRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),

@@ -414,6 +414,9 @@ impl rt::Response for OtaProductDescriptiveInfoRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),
@@ -649,7 +652,7 @@ impl rt::Decode for TourActivityDescriptiveInfo {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -828,7 +831,7 @@ impl rt::Decode for DescriptiveScheduleSummary {
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -868,7 +871,7 @@ impl rt::Decode for TourActivityCategory {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

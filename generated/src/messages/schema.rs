@@ -274,7 +274,7 @@ pub static POS: ComplexDesc = ComplexDesc {
     content: Content::Sequence(
         &[
             Particle::Element(
-                ElementDesc::new("Source", 0, 2, 2, TypeDesc::Complex(&SOURCE)),
+                ElementDesc::new("Source", 0, 2, 10, TypeDesc::Complex(&SOURCE)),
             ),
         ],
     ),

@@ -518,6 +518,9 @@ impl rt::Response for OtaTourActivityAvailRs {
     fn warnings(&self) -> Option<&Self::Warnings> {
         self.warnings.as_ref()
     }
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>> {
+        Some(&mut self.warnings)
+    }
     fn from_errors(errors: Self::Errors) -> Self {
         Self {
             errors: Some(errors),
@@ -784,7 +787,7 @@ impl rt::Decode for AvailSchedule {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -977,7 +980,7 @@ impl rt::Decode for MaximumPrice {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1113,7 +1116,7 @@ impl rt::Decode for AvailScheduleSummary {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }
@@ -1191,7 +1194,7 @@ impl rt::Decode for AvailPickupDropoff {
             }
         }
         cx.required_attributes(node, DESC)?;
-        cx.empty(node)?;
+        cx.empty(node, DESC)?;
         cx.check(mark)?;
         Ok(out)
     }

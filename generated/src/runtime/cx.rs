@@ -13,6 +13,7 @@ use roxmltree::{Attribute, Document, Node};
 
 use super::check::{check_facets, check_simple};
 use super::error::{DecodeError, DecodeErrorKind};
+use super::official::{Extras, Strictness, Unread};
 use super::scalar::{Date, DateTime, Decimal};
 use super::schema::{ComplexDesc, Content, ElementDesc, Particle, SimpleDesc, TypeDesc};
 use super::{OTA_NAMESPACE, XSI_NAMESPACE};
@@ -105,6 +106,10 @@ pub struct Cx<'a, 'i> {
     path: Vec<(&'a str, u32)>,
     counts: Vec<u32>,
     errors: Vec<DecodeError>,
+    /// What OpenTravel 2016B allows beyond the spec, taken and listed in `unread` (empty: a
+    /// strict decode).
+    official: &'static [Extras],
+    unread: Vec<Unread>,
 }
 
 /// A child element matched by [`Children::next`].
@@ -123,9 +128,40 @@ type Res = Result<(), Failed>;
 impl<'a, 'i> Cx<'a, 'i> {
     /// A context for `doc`, positioned at its root element.
     pub fn new(doc: &'a Document<'i>) -> Self {
+        Self::with(doc, Strictness::Strict)
+    }
+
+    /// A context for `doc` that holds it to the spec as `strictness` says.
+    pub fn with(doc: &'a Document<'i>, strictness: Strictness) -> Self {
         let mut path = Vec::with_capacity(16);
         path.push((doc.root_element().tag_name().name(), 0));
-        Cx { doc, path, counts: Vec::with_capacity(64), errors: Vec::new() }
+        let official = match strictness {
+            Strictness::Strict => &[],
+            Strictness::Official(table) => table,
+        };
+        Cx { doc, path, counts: Vec::with_capacity(64), errors: Vec::new(), official, unread: Vec::new() }
+    }
+
+    /// What was taken without being read (see [`Strictness::Official`]).
+    pub fn take_unread(&mut self) -> Vec<Unread> {
+        std::mem::take(&mut self.unread)
+    }
+
+    /// What OpenTravel 2016B allows in `desc` beyond the spec, for an official decode.
+    fn extras(&self, desc: &'static ComplexDesc) -> Option<&'static Extras> {
+        if self.official.is_empty() { None } else { Extras::of(self.official, desc) }
+    }
+
+    /// Lists an item taken without being read: `name` below the current element, at `pos`.
+    fn unread(&mut self, name: String, index: u32, more: bool, pos: usize) {
+        let mut path = self.path_string();
+        path.push('/');
+        path.push_str(&name);
+        if index > 0 {
+            path.push_str(&format!("[{index}]"));
+        }
+        let (line, _) = super::text_pos(self.doc.input_text(), pos);
+        self.unread.push(Unread { path, name, more, line });
     }
 
     fn path_string(&self) -> String {
@@ -210,6 +246,10 @@ impl<'a, 'i> Cx<'a, 'i> {
                 Some(i) => return Ok(Some(i)),
                 // Read with the text (`text_or_attribute`).
                 None if desc.text_attribute() == Some(attr.name()) => return Ok(None),
+                None if self.extras(desc).is_some_and(|x| x.attribute(attr.name())) => {
+                    self.unread(format!("@{}", attr.name()), 0, false, attr.range().start);
+                    return Ok(None);
+                }
                 None => attr.name().to_string(),
             },
             Some(XSI_NAMESPACE) if matches!(attr.name(), "schemaLocation" | "noNamespaceSchemaLocation") => {
@@ -333,15 +373,15 @@ impl<'a, 'i> Cx<'a, 'i> {
     }
 
     /// Checks that an element has neither child elements nor text.
-    pub fn empty(&mut self, node: Node) -> Res {
-        self.no_children(node)?;
+    pub fn empty(&mut self, node: Node, desc: &'static ComplexDesc) -> Res {
+        self.no_children(node, Some(desc))?;
         self.no_text(node)
     }
 
     /// Checks that an element of no content has no children and, for text, only one of the
     /// texts its type takes (`gen:text value=".."`); see [`Self::empty`].
     pub fn empty_or_fixed(&mut self, node: Node, desc: &'static ComplexDesc) -> Res {
-        self.no_children(node)?;
+        self.no_children(node, Some(desc))?;
         let text = text_of(node);
         let text = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'));
         if text.is_empty() || desc.fixed_texts().any(|t| t == text) {
@@ -358,8 +398,16 @@ impl<'a, 'i> Cx<'a, 'i> {
     }
 
     /// Records each child element of an element that may have none.
-    fn no_children(&mut self, node: Node) -> Res {
+    /// (Of an official decode, those 2016B allows in `desc` are listed as unread instead.)
+    fn no_children(&mut self, node: Node, desc: Option<&'static ComplexDesc>) -> Res {
+        let extras = desc.and_then(|d| self.extras(d));
         for child in node.children().filter(Node::is_element) {
+            let name = child.tag_name().name();
+            if let Some(x) = extras.filter(|x| x.element_max(name).is_some()) {
+                let index = if x.element_max(name).is_some_and(|m| m > 1) { 1 } else { 0 };
+                self.unread(name.to_string(), index, false, child.range().start);
+                continue;
+            }
             let kind =
                 DecodeErrorKind::UnexpectedElement { name: child.tag_name().name().to_string(), expected: Vec::new() };
             let e = self.error(child, kind);
@@ -390,7 +438,7 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// when it cannot (recorded).
     pub fn text<T: FromValue>(&mut self, node: Node<'a, 'i>, ty: &'static SimpleDesc) -> Result<Option<T>, Failed> {
         let mark = self.mark();
-        self.no_children(node)?;
+        self.no_children(node, None)?;
         if self.check(mark).is_err() {
             return Ok(None);
         }
@@ -420,7 +468,7 @@ impl<'a, 'i> Cx<'a, 'i> {
             return self.text(node, ty);
         };
         let mark = self.mark();
-        self.no_children(node)?;
+        self.no_children(node, None)?;
         if !text_of(node).trim().is_empty() {
             let e = self.error_at(attr.range().start, DecodeErrorKind::TextGivenTwice { attribute });
             self.report(e)?;
@@ -473,7 +521,8 @@ impl<'a, 'i> Cx<'a, 'i> {
         self.no_text(node)?;
         let elements = element_count(particles);
         let base = self.counts.len();
-        self.counts.resize(base + elements + particles.len(), 0);
+        let extras = self.extras(desc).map_or(0, |x| x.elements.len());
+        self.counts.resize(base + elements + particles.len() + extras, 0);
         Ok(Children { parent: node, iter: node.children(), particles, desc, base, elements, hint: 0 })
     }
 
@@ -620,6 +669,11 @@ impl<'a, 'i> Children<'a, 'i> {
     /// Matches one child element against the content model; `None` when it does not fit (the
     /// problem is recorded).
     fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
+        let extras = cx.extras(self.desc);
+        if node.tag_name().namespace() != Some(OTA_NAMESPACE) && extras.is_some_and(|x| x.any_element) {
+            cx.unread(node.tag_name().name().to_string(), 0, false, node.range().start);
+            return Ok(None);
+        }
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) {
             let kind = DecodeErrorKind::WrongNamespace {
                 element: node.tag_name().name().to_string(),
@@ -629,6 +683,23 @@ impl<'a, 'i> Children<'a, 'i> {
         }
         let name = node.tag_name().name();
         let Some(found) = self.find(name) else {
+            if let Some(x) = extras {
+                if let Some((slot, &(declared, max))) = x.elements.iter().enumerate().find(|(_, (n, _))| *n == name) {
+                    // Counted past the content model's own counters, to number and bound them.
+                    let slot = self.elements + self.particles.len() + slot;
+                    let count = self.counter(cx, slot) + 1;
+                    self.set(cx, slot, count as usize);
+                    if count > max {
+                        return cx.skip(node, DecodeErrorKind::TooMany { name: declared, max });
+                    }
+                    cx.unread(name.to_string(), if max > 1 { count } else { 0 }, false, node.range().start);
+                    return Ok(None);
+                }
+                if x.any_element {
+                    cx.unread(name.to_string(), 0, false, node.range().start);
+                    return Ok(None);
+                }
+            }
             let expected = self.expected(cx);
             return cx.skip(node, DecodeErrorKind::UnexpectedElement { name: name.to_string(), expected });
         };
@@ -644,6 +715,12 @@ impl<'a, 'i> Children<'a, 'i> {
         }
         let count = self.count(cx, e) + 1;
         if count > e.max {
+            let official = extras.and_then(|x| x.element_max(name)).filter(|max| *max >= count);
+            if official.is_some() {
+                self.set(cx, usize::from(e.index), count as usize);
+                cx.unread(name.to_string(), count, true, node.range().start);
+                return Ok(None);
+            }
             return cx.skip(node, DecodeErrorKind::TooMany { name: e.name, max: e.max });
         }
         self.set(cx, usize::from(e.index), count as usize);

@@ -11,6 +11,7 @@ pub mod bounds;
 mod check;
 mod cx;
 mod error;
+mod official;
 mod scalar;
 pub mod schema;
 mod std_attributes;
@@ -22,6 +23,7 @@ use yaserde::{YaDeserialize, YaSerialize};
 pub use check::check_simple;
 pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next, push, set, unqualified};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
+pub use official::{Decision, Decoded, Extras, Rule, Strictness, Unread};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
 pub(crate) use std_attributes::std_attributes;
@@ -147,6 +149,9 @@ pub trait Response: Message + Default {
     /// The warnings of a success answer.
     fn warnings(&self) -> Option<&Self::Warnings>;
 
+    /// The answer's place for warnings; `None` when the response has none.
+    fn warnings_mut(&mut self) -> Option<&mut Option<Self::Warnings>>;
+
     /// An error answer: the errors, and neither `Success` nor payload.
     fn from_errors(errors: Self::Errors) -> Self;
 }
@@ -259,10 +264,17 @@ fn check_root<T: Message>(doc: &Document) -> Result<(), DecodeError> {
 /// then every element, attribute and value, checked and bound in one pass. Every problem is
 /// reported (up to [`MAX_ERRORS`]), not only the first.
 pub fn decode_document<T: Message>(doc: &Document) -> Result<T, DecodeError> {
+    decode_document_with(doc, Strictness::Strict).map(|d| d.message)
+}
+
+/// Decodes a parsed document as `T`, holding it to the spec as `strictness` says: with
+/// [`Strictness::Official`], what OpenTravel 2016B allows beyond the spec is taken and listed
+/// in [`Decoded::unread`].
+pub fn decode_document_with<T: Message>(doc: &Document, strictness: Strictness) -> Result<Decoded<T>, DecodeError> {
     check_root::<T>(doc)?;
-    let mut cx = Cx::new(doc);
+    let mut cx = Cx::with(doc, strictness);
     match T::decode(doc.root_element(), &mut cx) {
-        Ok(value) if cx.mark() == 0 => Ok(value),
+        Ok(message) if cx.mark() == 0 => Ok(Decoded { message, unread: cx.take_unread() }),
         _ => Err(cx.into_error()),
     }
 }

@@ -450,12 +450,13 @@ fn second_occurrence_of_a_single_element() {
 }
 
 #[test]
-fn third_pos_source() {
-    let third = r#"<Source><RequestorID Type="22" ID="R3"/></Source>"#;
-    let xml = edit(BOOK, "\n  </POS>", &format!("\n    {third}\n  </POS>"));
+fn eleventh_pos_source() {
+    // OpenTravel 2016B allows ten Sources (authentication reads the Type 22 and Type 88 ones).
+    let more = r#"<Source><RequestorID Type="22" ID="R3"/></Source>"#.repeat(9);
+    let xml = edit(BOOK, "\n  </POS>", &format!("\n    {more}\n  </POS>"));
     let err = reject(&xml);
-    assert!(matches!(err.kind, DecodeErrorKind::TooMany { name: "Source", max: 2 }), "{err:?}");
-    assert_where(&err, "/OTA_TourActivityBookRQ/POS", (5, 5));
+    assert!(matches!(err.kind, DecodeErrorKind::TooMany { name: "Source", max: 10 }), "{err:?}");
+    assert_where(&err, "/OTA_TourActivityBookRQ/POS", (5, 397));
 }
 
 #[test]

@@ -412,7 +412,7 @@ impl TestGateway {
     /// Answers a request as the gateway would (authentication included).
     pub async fn answer(&self, rq: AnyRequest) -> AnyMessage {
         let meta = Meta { id: "test".into(), ticket: Ticket::new(), deadline: None, client: None };
-        operation::dispatch(&self.state, rq, &meta).await.message
+        operation::dispatch(&self.state, rq, &[], &meta).await.message
     }
 
     /// The context of a request of the demo requestor and the areas' parts (for calling a

@@ -1,0 +1,189 @@
+//! Any official request: requests valid under the official OpenTravel 2016B schema of a root the
+//! gateway serves are never answered "malformed", nor with an authentication failure for POS
+//! content it does not use.
+//!
+//! For each served root, a base request that gets a business answer on the demo (OpenTravel's
+//! own samples of `conformance/opentravel-samples/`, a hotel quote) is varied with
+//! `ota_codegen::official::instances`, drawn from the official schemas: one extra optional item
+//! at a time (every absent attribute and every element that may occur once more, of every
+//! element of the base), then random fills. Each variant is kept if xmllint finds it valid
+//! under the official schema, sent as the demo partner, and its answer classified: a shape error
+//! (the request did not decode), an authentication failure (Type 4), or a business answer
+//! (processed, with Warnings naming what was not used, or refused Type 2 naming it, or any other
+//! business error).
+//!
+//! `OFFICIAL_RANDOM=N` sets the random fills per base (default 10), `OFFICIAL_SEED` the seed
+//! (default: the day), `OFFICIAL_SECONDS=S` keeps drawing random fills for S seconds per base
+//! (the long run of the issue's note):
+//!
+//! ```text
+//! OFFICIAL_SECONDS=3600 cargo test --release -p ota-gateway --test it official_items -- --nocapture
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use ota_codegen::official::OfficialSchema;
+use ota_codegen::official::instances::{Variant, one_extra, random_fill};
+use ota_messages::AnyRequest;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use crate::support::{Backend, TestServer, day};
+
+const XML: &str = "application/xml";
+
+fn official_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/opentravel-2016b")
+}
+
+/// The bases: the first OpenTravel sample of each root, and a hotel quote.
+fn bases() -> Vec<(String, String)> {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/opentravel-samples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    for f in files {
+        let xml = std::fs::read_to_string(&f).unwrap();
+        let root = roxmltree::Document::parse(&xml).unwrap().root_element().tag_name().name().to_string();
+        out.entry(root).or_insert(xml);
+    }
+    out.insert("OTA_HotelResRQ".into(), crate::ota_partner::book(Some("Quote"), "OFFICIAL-1", day(40), day(42)));
+    out.into_iter().collect()
+}
+
+/// Which variants xmllint finds valid under the official schema of `root`.
+fn valid(root: &str, variants: &[Variant], dir: &Path) -> Vec<bool> {
+    let files: Vec<PathBuf> = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let f = dir.join(format!("{root}-{i}.xml"));
+            std::fs::write(&f, &v.xml).unwrap();
+            f
+        })
+        .collect();
+    let mut verdict = vec![false; files.len()];
+    for (chunk_start, chunk) in files.chunks(200).enumerate().map(|(i, c)| (i * 200, c)) {
+        let out = Command::new("xmllint")
+            .args(["--noout", "--schema"])
+            .arg(official_dir().join(format!("{root}.xsd")))
+            .args(chunk)
+            .output()
+            .expect("xmllint (apt-get install libxml2-utils)");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for (i, f) in chunk.iter().enumerate() {
+            verdict[chunk_start + i] = stderr.contains(&format!("{} validates", f.display()));
+        }
+    }
+    verdict
+}
+
+/// What became of one variant.
+#[derive(Debug, Default)]
+struct Tally {
+    sent: usize,
+    invalid: usize,
+    shape: Vec<String>,
+    auth: Vec<String>,
+    server_error: Vec<String>,
+    warned: usize,
+    refused: usize,
+}
+
+async fn run_variants(server: &TestServer, root: &str, variants: Vec<Variant>, dir: &Path, t: &mut Tally) {
+    let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap().path;
+    let ok = valid(root, &variants, dir);
+    for (v, ok) in variants.into_iter().zip(ok) {
+        if !ok {
+            t.invalid += 1;
+            continue;
+        }
+        t.sent += 1;
+        let what = v.items.join(", ");
+        // The gateway's own decode: what it answers "malformed".
+        if let Err(e) = AnyRequest::from_xml_with(&v.xml, ota_messages::official::OFFICIAL) {
+            t.shape.push(format!("{what}: {e}"));
+            continue;
+        }
+        let (status, _, body) = server.client().send_raw(path, v.xml.clone(), XML).await.unwrap();
+        if status.is_server_error() {
+            t.server_error.push(format!("{what}: {status}"));
+        } else if body.contains(r#"Type="4""#) {
+            t.auth.push(what);
+        } else if body.contains("<Warning ") && body.contains("not used by this service") {
+            t.warned += 1;
+        } else if body.contains(r#"Type="2""#) {
+            t.refused += 1;
+        }
+    }
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+async fn official_requests_are_never_malformed(b: Backend) {
+    let server = TestServer::start(b).await;
+    let schema = OfficialSchema::load(&official_dir()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let seed = env_number("OFFICIAL_SEED", 29);
+    let randoms = env_number("OFFICIAL_RANDOM", 10);
+    let seconds = env_number("OFFICIAL_SECONDS", 0);
+    let (mut shape, mut failures) = (0, Vec::new());
+    for (root, base) in bases() {
+        let mut t = Tally::default();
+        run_variants(&server, &root, one_extra(&schema, &base, seed), dir.path(), &mut t).await;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let until = Instant::now() + Duration::from_secs(seconds);
+        let mut rounds = 0;
+        while rounds < randoms || Instant::now() < until {
+            let batch: Vec<Variant> = (0..20).map(|_| random_fill(&schema, &base, 0.3, &mut rng)).collect();
+            run_variants(&server, &root, batch, dir.path(), &mut t).await;
+            rounds += 20;
+        }
+        println!(
+            "{root}: {} official-valid requests sent ({} drawn invalid and not sent): {} answered with a shape error, {} with an authentication failure, {} 5xx; {} processed with a Warning naming what was not used, {} refused Type 2",
+            t.sent,
+            t.invalid,
+            t.shape.len(),
+            t.auth.len(),
+            t.server_error.len(),
+            t.warned,
+            t.refused
+        );
+        for w in t.shape.iter().take(3) {
+            println!("  shape error: {w}");
+        }
+        shape += t.shape.len();
+        for (kind, list) in [("authentication failure", &t.auth), ("5xx", &t.server_error)] {
+            failures.extend(list.iter().take(5).map(|w| format!("{root}: {kind}: {w}")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "official-valid requests answered as unauthenticated or 5xx:\n{}",
+        failures.join("\n")
+    );
+    // Shape errors left (issue 29): values the spec's types take narrower than 2016B (UniqueID
+    // and AgeQualifyingCode Types as any OpenTravel code, lower-case currencies, durations in
+    // nights) and elements the spec requires where 2016B does not. May only go down.
+    if randoms == 10 && seconds == 0 && seed == 29 {
+        assert!(
+            shape <= KNOWN_SHAPE_ERRORS,
+            "{shape} official-valid requests answered with a shape error (known: {KNOWN_SHAPE_ERRORS})"
+        );
+    }
+}
+
+/// Shape errors of the default run (seed 29, 10 random fills per base) that are not fixed yet.
+const KNOWN_SHAPE_ERRORS: usize = 39;
+
+mod sqlite {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn official_requests_are_never_malformed() {
+        super::official_requests_are_never_malformed(crate::support::Backend::Sqlite).await
+    }
+}
