@@ -92,6 +92,10 @@ pub trait Decode: Sized {
 /// The most problems one decode reports; it stops at the last one.
 pub const MAX_ERRORS: usize = 20;
 
+/// The most unread items ([`Unread`]) one official decode lists; further ones are skipped and
+/// not listed.
+pub const MAX_UNREAD: usize = 50;
+
 /// A value that could not be decoded: its problems are recorded in the [`Cx`]. Returned as an
 /// `Err` by the decoders, and by the [`Cx`] methods only once [`MAX_ERRORS`] problems are
 /// recorded, which ends the decode (below that, they record the problem and go on).
@@ -154,6 +158,11 @@ impl<'a, 'i> Cx<'a, 'i> {
 
     /// Lists an item taken without being read: `name` below the current element, at `pos`.
     fn unread(&mut self, name: String, index: u32, more: bool, pos: usize) {
+        // What a hostile document can make the decode keep is bounded: the first items, which
+        // the answer names (the rest is skipped all the same).
+        if self.unread.len() >= MAX_UNREAD {
+            return;
+        }
         let mut path = self.path_string();
         path.push('/');
         path.push_str(&name);

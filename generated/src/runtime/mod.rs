@@ -21,7 +21,7 @@ use roxmltree::{Document, ParsingOptions};
 use yaserde::{YaDeserialize, YaSerialize};
 
 pub use check::check_simple;
-pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, Next, push, set, unqualified};
+pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, MAX_UNREAD, Next, push, set, unqualified};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
 pub use official::{Decision, Decoded, Extras, Rule, Strictness, Unread};
 pub use roxmltree::Node;
