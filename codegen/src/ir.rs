@@ -45,6 +45,9 @@ pub struct Official {
     pub extras: Vec<OfficialExtras>,
     /// Every such item at its place in a request, by root, in document order, with its decision.
     pub items: Vec<OfficialItem>,
+    /// Per named simple type of the spec used in a request: the official types of the places
+    /// it is used at (values 2016B takes there and the spec does not are not shape errors).
+    pub wider: Vec<(TypeId, Vec<crate::official::SimpleId>)>,
 }
 
 /// What 2016B allows in one complex type of the spec beyond it.
@@ -59,6 +62,11 @@ pub struct OfficialExtras {
     pub elements: Vec<(String, u32)>,
     /// 2016B allows any element here (`xs:any`).
     pub any_element: bool,
+    /// What the type requires and 2016B leaves optional: attributes (`@HotelCode`) and child
+    /// elements.
+    pub optional: Vec<String>,
+    /// Attributes 2016B allows on child elements the spec reads as text only, by element.
+    pub text_attributes: Vec<(String, Vec<String>)>,
 }
 
 /// One item of an official request the service does not read, at its place.
@@ -69,13 +77,36 @@ pub struct OfficialItem {
     /// The path below the root: element names, `@` before an attribute
     /// (`HotelReservations/HotelReservation/@RoomStayReservation`).
     pub path: String,
-    /// An occurrence, beyond the spec's maximum, of an element the spec reads (`POS/Source`
-    /// past the second).
-    pub more: bool,
+    /// What kind of item.
+    pub kind: ItemKind,
     /// What the gateway does with it.
     pub decision: Decision,
     /// Why (the decision rule's reason).
     pub reason: String,
+}
+
+/// What kind of official item the service does not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ItemKind {
+    /// An attribute or element the spec does not declare.
+    Extra,
+    /// An occurrence, beyond the spec's maximum, of an element the spec reads (`POS/Source`
+    /// past the tenth), or an alternative of a choice of the spec that 2016B lets occur beside
+    /// another.
+    More,
+    /// An attribute or element the spec requires and 2016B does not, absent.
+    Absent,
+}
+
+impl ItemKind {
+    /// How the generated table of items marks it.
+    pub fn mark(self) -> &'static str {
+        match self {
+            ItemKind::Extra => "",
+            ItemKind::More => " (more)",
+            ItemKind::Absent => " (absent)",
+        }
+    }
 }
 
 /// What the service does with an official item it does not read.

@@ -11,7 +11,7 @@ use chrono::{DateTime, Timelike, Utc};
 use ota_messages::common::Warnings;
 use ota_messages::common::{ErrorCode, ErrorWarningType, Errors, Pos, ResStatus};
 use ota_messages::runtime::{
-    Decision, PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes, Rule, Side, Unread,
+    Decision, PayloadStdAttributes, PosRequest, Response, ResponseStdAttributes, Rule, Side, Unread, UnreadKind,
 };
 use ota_messages::{AnyMessage, AnyRequest, Dialect};
 
@@ -21,6 +21,7 @@ use crate::requestors::Role;
 use crate::requestors::traffic::Look;
 use crate::shared::action::{Action, Asked};
 use crate::shared::context::{Ctx, OpError};
+use crate::shared::log_text::LogText;
 use crate::state::AppState;
 use crate::store::{StoreError, Ticket};
 use crate::{activities, bookings, hotels, outbox};
@@ -291,23 +292,60 @@ impl Unused {
     fn of(root: &str, unread: &[Unread]) -> Self {
         let mut out = Unused::default();
         for u in unread {
-            let rule = Rule::decide(&ota_messages::official::RULES, root, u);
-            let what =
-                if u.more { format!("{} (one more than this service reads)", u.item_path()) } else { u.item_path() };
-            match rule {
+            let what = u.item_path();
+            let problem = match &u.kind {
+                // Valid OpenTravel the service cannot carry out: never ignored.
+                UnreadKind::Value { value, expected } => {
+                    let value: String = value.chars().take(64).collect();
+                    out.refused.push(
+                        Problem::not_supported(format!(
+                            "{what} {:?} is valid OpenTravel 2016B but not supported here: this service takes {expected}.",
+                            LogText(&value)
+                        ))
+                        .at(u.path.clone()),
+                    );
+                    continue;
+                }
+                UnreadKind::Absent => {
+                    let rule = Rule::decide(&ota_messages::official::RULES, root, u);
+                    match rule {
+                        Some(Rule { decision: Decision::Ignored, reason, .. }) => out.ignored.push(
+                            Problem::new(
+                                ErrorWarningType::NoImplementation,
+                                ErrorCode::UnableToProcess,
+                                format!("{what} is absent (optional in OpenTravel 2016B); the request was processed without it ({reason})."),
+                            )
+                            .at(u.path.clone()),
+                        ),
+                        _ => out.refused.push(
+                            Problem::not_supported(format!(
+                                "{what} is optional in OpenTravel 2016B, but this service needs it to carry out the request."
+                            ))
+                            .at(u.path.clone()),
+                        ),
+                    }
+                    continue;
+                }
+                UnreadKind::More => format!("{what} (one more than this service reads)"),
+                UnreadKind::Item => what,
+            };
+            match Rule::decide(&ota_messages::official::RULES, root, u) {
                 Some(Rule { decision: Decision::Ignored, reason, .. }) => out.ignored.push(
                     Problem::new(
                         ErrorWarningType::NoImplementation,
                         ErrorCode::UnableToProcess,
-                        format!("{what} is not used by this service ({reason}); the request was processed without it."),
+                        format!(
+                            "{problem} is not used by this service ({reason}); the request was processed without it."
+                        ),
                     )
                     .at(u.path.clone()),
                 ),
                 Some(Rule { reason, .. }) => out
                     .refused
-                    .push(Problem::not_supported(format!("{what} is not supported: {reason}.")).at(u.path.clone())),
+                    .push(Problem::not_supported(format!("{problem} is not supported: {reason}.")).at(u.path.clone())),
                 None => out.refused.push(
-                    Problem::not_supported(format!("{what} is not supported by this service here.")).at(u.path.clone()),
+                    Problem::not_supported(format!("{problem} is not supported by this service here."))
+                        .at(u.path.clone()),
                 ),
             }
         }

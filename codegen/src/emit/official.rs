@@ -6,7 +6,67 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::ir::{Decision, Model};
+use crate::official::{OfficialSchema, SimpleId, Variety};
 use crate::passes::naming::screaming;
+
+/// The official simple types a value may be checked against for `id`: its union's members,
+/// a list's item type, or itself.
+fn alternatives(schema: &OfficialSchema, id: SimpleId, out: &mut Vec<SimpleId>) {
+    match &schema.simple(id).variety {
+        Variety::Union(members) => members.iter().for_each(|m| alternatives(schema, *m, out)),
+        Variety::List(item) => alternatives(schema, *item, out),
+        Variety::Atomic => {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+}
+
+/// The checker's table of an official atomic simple type (a built-in the runtime does not know
+/// is checked as a string; an exclusive bound is not checked: a value is at worst taken as
+/// valid OpenTravel that the service does not take).
+fn official_desc(schema: &OfficialSchema, id: SimpleId) -> TokenStream {
+    let s = schema.simple(id);
+    let name = format_ident!("OFFICIAL_{}", id.0);
+    let xml = s.name.clone().unwrap_or_else(|| format!("anonymous type {}", id.0));
+    let builtin = crate::ir::Builtin::from_xsd(&s.builtin).unwrap_or(crate::ir::Builtin::String);
+    let builtin = format_ident!("{}", crate::passes::naming::pascal(builtin.xsd_name()));
+    let f = &s.facets;
+    let values = &f.enumerations;
+    let patterns: Vec<TokenStream> = f
+        .patterns
+        .iter()
+        .filter_map(|p| {
+            let rust = crate::regex::translate_pattern(p).ok()?;
+            Some(quote!(rt::schema::Pattern::new(#p, #rust)))
+        })
+        .collect();
+    let n_patterns = patterns.len();
+    let patterns_name = format_ident!("OFFICIAL_{}_PATTERNS", id.0);
+    let opt = |v: Option<u32>| match v {
+        Some(n) => quote!(Some(#n)),
+        None => quote!(None),
+    };
+    let text = |v: &Option<String>| match v {
+        Some(t) => quote!(Some(#t)),
+        None => quote!(None),
+    };
+    let (min_length, max_length) = (opt(f.min_length), opt(f.max_length));
+    let (min_inclusive, max_inclusive) = (text(&f.min_inclusive), text(&f.max_inclusive));
+    quote! {
+        static #patterns_name: [rt::schema::Pattern; #n_patterns] = [#(#patterns),*];
+        static #name: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+            values: &[#(#values),*],
+            patterns: &#patterns_name,
+            min_length: #min_length,
+            max_length: #max_length,
+            min_inclusive: #min_inclusive,
+            max_inclusive: #max_inclusive,
+            ..rt::schema::SimpleDesc::builtin(#xml, rt::schema::Builtin::#builtin)
+        };
+    }
+}
 
 /// The `official.rs` file.
 pub(super) fn official_rs(model: &Model) -> TokenStream {
@@ -19,10 +79,37 @@ pub(super) fn official_rs(model: &Model) -> TokenStream {
             let attributes = &x.attributes;
             let elements = x.elements.iter().map(|(name, max)| quote!((#name, #max)));
             let any = x.any_element;
-            quote!(rt::Extras { of: &super::schema::#desc, attributes: &[#(#attributes),*], elements: &[#(#elements),*], any_element: #any },)
+            let optional = &x.optional;
+            let text_attributes = x.text_attributes.iter().map(|(e, names)| quote!((#e, &[#(#names),*])));
+            quote!(rt::Extras {
+                of: &super::schema::#desc,
+                attributes: &[#(#attributes),*],
+                elements: &[#(#elements),*],
+                any_element: #any,
+                optional: &[#(#optional),*],
+                text_attributes: &[#(#text_attributes),*],
+            },)
         })
         .collect();
     let n_extras = extras.len();
+    let (mut descs, mut wider) = (Vec::new(), Vec::new());
+    if let Some(input) = &model.official_input {
+        let mut emitted: Vec<SimpleId> = Vec::new();
+        for (of, officials) in &model.official.wider {
+            let mut alts = Vec::new();
+            officials.iter().for_each(|o| alternatives(&input.schema, *o, &mut alts));
+            for a in &alts {
+                if !emitted.contains(a) {
+                    emitted.push(*a);
+                    descs.push(official_desc(&input.schema, *a));
+                }
+            }
+            let of = format_ident!("{}", screaming(&model.ty(*of).rust_name));
+            let alts = alts.iter().map(|a| format_ident!("OFFICIAL_{}", a.0));
+            wider.push(quote!(rt::Wider { of: &super::schema::#of, official: &[#(&#alts),*] },));
+        }
+    }
+    let n_wider = wider.len();
     let rules: Vec<TokenStream> = model
         .official_input
         .iter()
@@ -56,8 +143,16 @@ pub(super) fn official_rs(model: &Model) -> TokenStream {
         /// Per complex type of a request: what 2016B allows there beyond the spec.
         pub static EXTRAS: [rt::Extras; #n_extras] = [#(#extras)*];
 
+        /// Per named simple type of the spec used in a request: the official types of its places.
+        pub static WIDER: [rt::Wider; #n_wider] = [#(#wider)*];
+
+        #(#descs)*
+
+        /// What 2016B allows beyond the spec.
+        pub static TABLES: rt::Official = rt::Official { extras: &EXTRAS, wider: &WIDER };
+
         /// A decode that also takes what 2016B allows beyond the spec, and lists it as unread.
-        pub const OFFICIAL: rt::Strictness = rt::Strictness::Official(&EXTRAS);
+        pub const OFFICIAL: rt::Strictness = rt::Strictness::Official(&TABLES);
 
         /// The decision rules of `spec/official.xml`, in its order: the first that matches an
         /// unread item decides it (`spec/official-items.md` lists every item with its decision).
@@ -74,7 +169,8 @@ pub fn items_doc(model: &Model) -> String {
          Every attribute and element the official 2016B schema of a request allows beyond `spec/`, at its place, \
          with the decision of `spec/official.xml`: **ignored** (processed without it; a Warning names it) or \
          **not supported** (refused, Type 2, naming it). \"(more)\" is an occurrence beyond the spec's maximum of \
-         an element it reads; `*` any element (`xs:any`).\n",
+         an element it reads (or a second alternative of one of its choices), \"(absent)\" an item the service requires and \
+         2016B does not, left out; `*` any element (`xs:any`).\n",
     );
     let mut root = "";
     for i in &model.official.items {
@@ -92,8 +188,7 @@ pub fn items_doc(model: &Model) -> String {
             Decision::Ignored => "ignored",
             Decision::NotSupported => "**not supported**",
         };
-        let more = if i.more { " (more)" } else { "" };
-        out.push_str(&format!("| `{}`{more} | {decision} | {} |\n", i.path, i.reason.replace('|', "\\|")));
+        out.push_str(&format!("| `{}`{} | {decision} | {} |\n", i.path, i.kind.mark(), i.reason.replace('|', "\\|")));
     }
     out
 }

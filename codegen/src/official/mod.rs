@@ -220,7 +220,9 @@ impl OfficialSchema {
                 map.insert(name.to_string(), (*file, n));
             }
         }
-        let names: Vec<String> = r.element_defs.keys().cloned().collect();
+        // In name order: the ids (and what is generated from them) are the same on every run.
+        let mut names: Vec<String> = r.element_defs.keys().cloned().collect();
+        names.sort();
         for name in names {
             let (file, node) = r.element_defs[&name];
             let element = r.element(file, node, 1, 1)?;

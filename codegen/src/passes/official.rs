@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::diagnostics::{Diagnostics, FileId, Span};
-use crate::ir::{Decision, FieldType, Model, Official, OfficialExtras, OfficialItem, TypeId, TypeKind};
+use crate::ir::{Decision, FieldType, ItemKind, Model, Official, OfficialExtras, OfficialItem, TypeId, TypeKind};
 use crate::official::{ComplexId, Content as OffContent, OfficialSchema, Particle as OffParticle, TypeRef};
 
 /// The official schemas and the decision rules (`official.xml`).
@@ -40,7 +40,7 @@ pub struct Rule {
     /// The request root it applies to; `None`: every root.
     pub root: Option<String>,
     /// The item paths it matches, as steps: an element name, `@` and an attribute name, `*`
-    /// (any one step) or `**` (any number of steps, none included). Written with `/`; a
+    /// (any one step), `@*` (any attribute) or `**` (any number of steps, none included). Written with `/`; a
     /// leading `//` stands for `**/`.
     pub path: Vec<String>,
     /// `Some(true)`: only occurrences beyond the spec's maximum; `Some(false)`: only items the
@@ -67,7 +67,7 @@ fn glob(pattern: &[String], steps: &[&str]) -> bool {
         None => steps.is_empty(),
         Some((p, rest)) if p == "**" => (0..=steps.len()).any(|i| glob(rest, &steps[i..])),
         Some((p, rest)) => match steps.split_first() {
-            Some((s, more)) => (p == "*" || p == s) && glob(rest, more),
+            Some((s, more)) => (p == "*" || p == s || (p == "@*" && s.starts_with('@'))) && glob(rest, more),
             None => false,
         },
     }
@@ -135,7 +135,8 @@ pub fn read_rules(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<(
 /// Runs the pass (nothing when the spec names no official schemas).
 pub fn run(model: &mut Model, diags: &mut Diagnostics) {
     let Some(input) = model.official_input.clone() else { return };
-    let mut walk = Walk { model, schema: &input.schema, extras: BTreeMap::new(), items: Vec::new() };
+    let mut walk =
+        Walk { model, schema: &input.schema, extras: BTreeMap::new(), items: Vec::new(), wider: BTreeMap::new() };
     let requests: Vec<(TypeId, String)> = walk
         .model
         .roots()
@@ -148,20 +149,21 @@ pub fn run(model: &mut Model, diags: &mut Diagnostics) {
             walk.types(&root, id, official, String::new(), &mut Vec::new());
         }
     }
-    let Walk { extras, items, .. } = walk;
+    let Walk { extras, items, wider, .. } = walk;
     let mut decided = Vec::new();
-    for (root, path, more) in items {
-        match input.rules.iter().find(|r| r.matches(&root, &path, more)) {
+    for (root, path, kind) in items {
+        match input.rules.iter().find(|r| r.matches(&root, &path, kind == ItemKind::More)) {
             Some(rule) => {
-                decided.push(OfficialItem { root, path, more, decision: rule.decision, reason: rule.reason.clone() })
+                decided.push(OfficialItem { root, path, kind, decision: rule.decision, reason: rule.reason.clone() })
             }
             None => diags.error(
                 Span::new(input.file, 0..0),
-                format!("official.xml decides nothing for {root} {path}{}", if more { " (more)" } else { "" }),
+                format!("official.xml decides nothing for {root} {path}{}", kind.mark()),
             ),
         }
     }
-    model.official = Official { extras: extras.into_values().collect(), items: decided };
+    model.official =
+        Official { extras: extras.into_values().collect(), items: decided, wider: wider.into_iter().collect() };
 }
 
 /// The walk of one root: the spec's type beside the official one.
@@ -170,8 +172,10 @@ struct Walk<'m> {
     schema: &'m OfficialSchema,
     /// By the spec type's id (spec order).
     extras: BTreeMap<TypeId, OfficialExtras>,
-    /// (root, path, more), in document order per root.
-    items: Vec<(String, String, bool)>,
+    /// (root, path, kind), in document order per root.
+    items: Vec<(String, String, ItemKind)>,
+    /// Per named simple type of the spec: the official types of its places.
+    wider: BTreeMap<TypeId, Vec<crate::official::SimpleId>>,
 }
 
 impl Walk<'_> {
@@ -181,12 +185,32 @@ impl Walk<'_> {
             attributes: Vec::new(),
             elements: Vec::new(),
             any_element: false,
+            optional: Vec::new(),
+            text_attributes: Vec::new(),
         })
     }
 
-    fn item(&mut self, root: &str, path: &str, name: &str, more: bool) {
+    /// Notes that the spec's `field`, of a simple type, is of the official type `official` here.
+    fn wider(&mut self, field: &crate::ir::Field, official: crate::official::SimpleId) {
+        if let FieldType::Simple(crate::ir::Scalar { named: Some(named), .. }) = field.ty {
+            let list = self.wider.entry(named).or_default();
+            if !list.contains(&official) {
+                list.push(official);
+            }
+        }
+    }
+
+    /// Notes that the spec requires `name` in `id` where 2016B does not.
+    fn optional(&mut self, id: TypeId, name: String) {
+        let x = self.extras_of(id);
+        if !x.optional.contains(&name) {
+            x.optional.push(name);
+        }
+    }
+
+    fn item(&mut self, root: &str, path: &str, name: &str, kind: ItemKind) {
         let path = if path.is_empty() { name.to_string() } else { format!("{path}/{name}") };
-        let item = (root.to_string(), path, more);
+        let item = (root.to_string(), path, kind);
         if !self.items.contains(&item) {
             self.items.push(item);
         }
@@ -216,35 +240,72 @@ impl Walk<'_> {
         }
         let attributes: Vec<&crate::ir::Field> = def.attributes.iter().collect();
         for a in &complex.attributes {
-            if known(&a.name, &attributes).is_none() {
+            if let Some(field) = known(&a.name, &attributes) {
+                self.wider(field, a.ty);
+                if field.min >= 1 && !a.required {
+                    self.optional(id, format!("@{}", field.xml_name));
+                    self.item(root, &path, &format!("@{}", field.xml_name), ItemKind::Absent);
+                }
+            } else {
                 let x = self.extras_of(id);
                 if !x.attributes.contains(&a.name) {
                     x.attributes.push(a.name.clone());
                 }
-                self.item(root, &path, &format!("@{}", a.name), false);
+                self.item(root, &path, &format!("@{}", a.name), ItemKind::Extra);
             }
         }
         let fields = def.element_fields();
         if let OffContent::Elements(particle) = &complex.content {
             if has_any(particle) {
                 self.extras_of(id).any_element = true;
-                self.item(root, &path, "*", false);
+                self.item(root, &path, "*", ItemKind::Extra);
             }
         }
         let mut children = Vec::new();
         if let OffContent::Elements(particle) = &complex.content {
-            elements_of(particle, 1, &mut children);
+            elements_of(particle, 1, 1, &mut children);
         }
-        for (child, max) in children {
+        for (child, min, max) in children {
             match known(&child.name, &fields) {
                 Some(field) => {
+                    if field.min >= 1 && !field.in_choice && min == 0 {
+                        self.optional(id, field.xml_name.clone());
+                        self.item(root, &path, &field.xml_name, ItemKind::Absent);
+                    }
+                    match (field.ty, child.ty) {
+                        (FieldType::Simple(_), TypeRef::Simple(official)) => self.wider(field, official),
+                        (FieldType::Simple(_), TypeRef::Complex(official)) => {
+                            // Text with attributes in 2016B: the attributes are extras.
+                            let off = schema.complex(official);
+                            if let OffContent::Text(text) = off.content {
+                                self.wider(field, text);
+                            }
+                            let names: Vec<String> = off.attributes.iter().map(|a| a.name.clone()).collect();
+                            let below =
+                                if path.is_empty() { child.name.clone() } else { format!("{path}/{}", child.name) };
+                            for n in &names {
+                                self.item(root, &below, &format!("@{n}"), ItemKind::Extra);
+                            }
+                            let x = self.extras_of(id);
+                            match x.text_attributes.iter_mut().find(|(e, _)| *e == field.xml_name) {
+                                Some((_, list)) => names.into_iter().for_each(|n| {
+                                    if !list.contains(&n) {
+                                        list.push(n);
+                                    }
+                                }),
+                                None if !names.is_empty() => x.text_attributes.push((field.xml_name.clone(), names)),
+                                None => {}
+                            }
+                        }
+                        _ => {}
+                    }
                     let declared = field.max.unwrap_or(u32::MAX);
                     if max > declared {
                         let x = self.extras_of(id);
                         if !x.elements.iter().any(|(n, _)| *n == field.xml_name) {
                             x.elements.push((field.xml_name.clone(), max));
                         }
-                        self.item(root, &path, &child.name, true);
+                        self.item(root, &path, &child.name, ItemKind::More);
                     }
                     if let (FieldType::Complex(inner), TypeRef::Complex(off)) = (field.ty, child.ty) {
                         let below = if path.is_empty() { child.name.clone() } else { format!("{path}/{}", child.name) };
@@ -256,7 +317,34 @@ impl Walk<'_> {
                     if !x.elements.iter().any(|(n, _)| *n == child.name) {
                         x.elements.push((child.name.clone(), max));
                     }
-                    self.item(root, &path, &child.name, false);
+                    self.item(root, &path, &child.name, ItemKind::Extra);
+                }
+            }
+        }
+        // Alternatives of a choice of the spec that 2016B lets occur together: the ones after
+        // the first are taken and not read.
+        if let (crate::ir::Content::Sequence(particles), OffContent::Elements(official_model)) =
+            (&def.content, &complex.content)
+        {
+            for p in particles {
+                let crate::ir::Particle::Choice { branches, .. } = p else { continue };
+                for (i, a) in branches.iter().flatten().enumerate() {
+                    for b in branches.iter().flatten().skip(i + 1) {
+                        let in_other_branch = !branches.iter().any(|br| {
+                            br.iter().any(|f| f.xml_name == a.xml_name) && br.iter().any(|f| f.xml_name == b.xml_name)
+                        });
+                        if !in_other_branch || exclusive(official_model, &a.xml_name, &b.xml_name) {
+                            continue;
+                        }
+                        for f in [a, b] {
+                            let Some(max) = schema.child(official, &f.xml_name).map(|e| e.max) else { continue };
+                            let x = self.extras_of(id);
+                            if !x.elements.iter().any(|(n, _)| *n == f.xml_name) {
+                                x.elements.push((f.xml_name.clone(), max));
+                            }
+                            self.item(root, &path, &f.xml_name, ItemKind::More);
+                        }
+                    }
                 }
             }
         }
@@ -264,21 +352,60 @@ impl Walk<'_> {
     }
 }
 
-/// The element declarations of a content model, each with how often it may occur there (its
-/// `maxOccurs` times those of the groups around it), first occurrence of each name.
-fn elements_of<'s>(p: &'s OffParticle, factor: u32, out: &mut Vec<(&'s crate::official::Element, u32)>) {
+/// True when the content model has a choice (of at most one occurrence) with `a` and `b` in
+/// different alternatives: they cannot occur together.
+fn exclusive(p: &OffParticle, a: &str, b: &str) -> bool {
+    fn holds(p: &OffParticle, name: &str) -> bool {
+        match p {
+            OffParticle::Element(e) => e.name == name,
+            OffParticle::Any { .. } => false,
+            OffParticle::Sequence { items, .. } | OffParticle::Choice { items, .. } => {
+                items.iter().any(|i| holds(i, name))
+            }
+        }
+    }
+    match p {
+        OffParticle::Choice { max, items, .. } if *max <= 1 => {
+            let (ia, ib) = (items.iter().position(|i| holds(i, a)), items.iter().position(|i| holds(i, b)));
+            matches!((ia, ib), (Some(x), Some(y)) if x != y) || items.iter().any(|i| exclusive(i, a, b))
+        }
+        OffParticle::Sequence { items, .. } | OffParticle::Choice { items, .. } => {
+            items.iter().any(|i| exclusive(i, a, b))
+        }
+        OffParticle::Element(_) | OffParticle::Any { .. } => false,
+    }
+}
+
+/// The element declarations of a content model, each with how often it must and may occur there
+/// (its `minOccurs` and `maxOccurs` times those of the groups around it; an alternative of a
+/// choice of several need not occur), first occurrence of each name.
+fn elements_of<'s>(
+    p: &'s OffParticle,
+    min_factor: u32,
+    factor: u32,
+    out: &mut Vec<(&'s crate::official::Element, u32, u32)>,
+) {
     match p {
         OffParticle::Any { .. } => {}
         OffParticle::Element(e) => {
-            let max = e.max.saturating_mul(factor);
-            match out.iter_mut().find(|(o, _)| o.name == e.name) {
-                Some((_, m)) => *m = m.saturating_add(max),
-                None => out.push((e, max)),
+            let (min, max) = (e.min.saturating_mul(min_factor), e.max.saturating_mul(factor));
+            match out.iter_mut().find(|(o, _, _)| o.name == e.name) {
+                Some((_, n, m)) => {
+                    *n = n.saturating_add(min);
+                    *m = m.saturating_add(max);
+                }
+                None => out.push((e, min, max)),
             }
         }
-        OffParticle::Sequence { max, items, .. } | OffParticle::Choice { max, items, .. } => {
+        OffParticle::Sequence { min, max, items } => {
             for i in items {
-                elements_of(i, factor.saturating_mul(*max), out);
+                elements_of(i, min_factor.saturating_mul(*min), factor.saturating_mul(*max), out);
+            }
+        }
+        OffParticle::Choice { min, max, items } => {
+            let alone = if items.len() == 1 { *min } else { 0 };
+            for i in items {
+                elements_of(i, min_factor.saturating_mul(alone), factor.saturating_mul(*max), out);
             }
         }
     }

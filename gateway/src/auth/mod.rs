@@ -67,7 +67,8 @@ struct Presented<'a> {
 /// a GDS-derived client adds its own) and a password on the requestor's source are not used.
 fn presented(pos: &Pos) -> Option<Presented<'_>> {
     let of = |t: RequestorIdCode| {
-        let mut found = pos.source.iter().map(|s| &s.requestor_id).filter(move |r| r.r#type == t);
+        // A Source without a RequestorID (optional in 2016B) is read with an empty one.
+        let mut found = pos.source.iter().map(|s| &s.requestor_id).filter(move |r| r.r#type == t && !r.id.is_empty());
         match (found.next(), found.next()) {
             (Some(one), None) => Some(one),
             _ => None,

@@ -181,7 +181,10 @@ async fn every_problem_of_a_request_is_one_error(b: Backend) {
     let server = TestServer::start(b).await;
     let xml = sample("hotel_descriptive_info")
         .replace("RetransmissionIndicator=\"false\"", "RetransmissionIndicator=\"perhaps\"")
-        .replace("<HotelDescriptiveInfo HotelCode=\"HTL01977\"/>", "<HotelDescriptiveInfo/>")
+        .replace(
+            "<HotelDescriptiveInfo HotelCode=\"HTL01977\"/>",
+            "<HotelDescriptiveInfo HotelCode=\"HTL01977\"><Bogus/></HotelDescriptiveInfo>",
+        )
         .replace("</HotelDescriptiveInfos>", "</HotelDescriptiveInfos><Bogus/>");
     let (status, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
     assert_eq!(status, StatusCode::OK);
@@ -195,8 +198,8 @@ async fn every_problem_of_a_request_is_one_error(b: Backend) {
         [
             (ErrorWarningType::ProtocolViolation, Some(ErrorCode::InvalidValue), Some("/OTA_HotelDescriptiveInfoRQ")),
             (
-                ErrorWarningType::RequiredFieldMissing,
-                Some(ErrorCode::RequiredFieldMissing),
+                ErrorWarningType::ProtocolViolation,
+                Some(ErrorCode::InvalidValue),
                 Some("/OTA_HotelDescriptiveInfoRQ/HotelDescriptiveInfos/HotelDescriptiveInfo[3]")
             ),
             (ErrorWarningType::ProtocolViolation, Some(ErrorCode::InvalidValue), Some("/OTA_HotelDescriptiveInfoRQ")),
@@ -208,7 +211,7 @@ async fn every_problem_of_a_request_is_one_error(b: Backend) {
         "{}",
         errors[0].value
     );
-    assert!(errors[1].value.starts_with("9:") && errors[1].value.contains("@HotelCode"), "{}", errors[1].value);
+    assert!(errors[1].value.starts_with("9:") && errors[1].value.contains("<Bogus>"), "{}", errors[1].value);
     assert!(errors[2].value.contains("<Bogus>"), "{}", errors[2].value);
     assert!(errors.iter().all(|e| !e.value.contains("more problem")), "each text is its own problem: {body}");
 

@@ -76,13 +76,13 @@ async fn send_official(server: &TestServer, path: &str, xml: &str) -> String {
     body
 }
 
-fn pos((id, context, password): (&str, &str, &str)) -> String {
+pub(crate) fn pos((id, context, password): (&str, &str, &str)) -> String {
     format!(
         r#"<POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{context}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{password}"/></Source></POS>"#
     )
 }
 
-fn avail(start: NaiveDate, end: NaiveDate) -> String {
+pub(crate) fn avail(start: NaiveDate, end: NaiveDate) -> String {
     format!(
         r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1">{}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="{HOTEL}"/></Criterion></HotelSearchCriteria><StayDateRange Start="{start}" End="{end}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="2"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#,
         pos(OTA_DEMO)
@@ -99,14 +99,14 @@ pub(crate) fn book(res_status: Option<&str>, client_ref: &str, start: NaiveDate,
     )
 }
 
-fn read(id: &str, context: &str) -> String {
+pub(crate) fn read(id: &str, context: &str) -> String {
     format!(
         r#"<OTA_ReadRQ xmlns="{NS}" Version="2008.1">{}<UniqueID Type="36" ID="{id}" ID_Context="{context}"/></OTA_ReadRQ>"#,
         pos(OTA_DEMO)
     )
 }
 
-fn cancel(cancel_type: &str, id: &str) -> String {
+pub(crate) fn cancel(cancel_type: &str, id: &str) -> String {
     format!(
         r#"<OTA_CancelRQ xmlns="{NS}" Version="2008.1" CancelType="{cancel_type}">{}<UniqueID Type="36" ID="{id}" ID_Context="Internal"/></OTA_CancelRQ>"#,
         pos(OTA_DEMO)
@@ -115,7 +115,7 @@ fn cancel(cancel_type: &str, id: &str) -> String {
 
 /// The `HotelReservation` of a read answer as the `HotelResModify` of a modify request, as an
 /// official binding's client sends it back.
-fn as_modify(read_answer: &str) -> String {
+pub(crate) fn as_modify(read_answer: &str) -> String {
     let start = read_answer.find("<HotelReservation ").expect("a HotelReservation");
     let end = read_answer.find("</HotelReservation>").expect("its end") + "</HotelReservation>".len();
     read_answer[start..end]
@@ -123,7 +123,7 @@ fn as_modify(read_answer: &str) -> String {
         .replace("</HotelReservation>", "</HotelResModify>")
 }
 
-fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
+pub(crate) fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
     let ids = &rs
         .hotel_reservations
         .as_ref()?
@@ -137,7 +137,7 @@ fn internal_ref(rs: &OtaHotelResRs) -> Option<String> {
 
 /// A hotel's static content as 2016B bindings ask for it: what to send, the hotel's name and
 /// city beside its code, the language as `LangRequested`.
-fn descriptive_info() -> String {
+pub(crate) fn descriptive_info() -> String {
     format!(
         r#"<OTA_HotelDescriptiveInfoRQ xmlns="{NS}" Version="2009.1">{}<HotelDescriptiveInfos LangRequested="en"><HotelDescriptiveInfo HotelCode="{HOTEL}" HotelName="Hostal Ca'n Pep" HotelCityCode="PMI" ChainCode="IND"><HotelInfo SendData="true"/><FacilityInfo SendGuestRooms="true" SendMeetingRooms="false" SendRestaurants="false"/><Policies SendPolicies="true"/><AreaInfo SendRefPoints="false" SendAttractions="false" SendRecreations="false"/><AffiliationInfo SendAwards="true"/><ContactInfo SendData="true"/><MultimediaObjects SendData="false"/></HotelDescriptiveInfo></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#,
         pos(OTA_DEMO)

@@ -8,18 +8,22 @@
 use crate::runtime as rt;
 
 /// Per complex type of a request: what 2016B allows there beyond the spec.
-pub static EXTRAS: [rt::Extras; 103usize] = [
+pub static EXTRAS: [rt::Extras; 109usize] = [
     rt::Extras {
         of: &super::schema::COMPANY_NAME,
         attributes: &["CodeContext", "CountryCode", "Division", "Department"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::REQUESTOR_ID,
         attributes: &["URL", "Name"],
         elements: &[("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::SOURCE,
@@ -41,30 +45,40 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &["RequestorID"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::TEXT,
         attributes: &["Formatted", "TextFormat"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::REGION,
         attributes: &["SubRegionCode", "SubRegionName"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ACTIVITY_CHOICE,
         attributes: &["PartnerProductCode", "SupplierBrandCode", "ShortName"],
         elements: &[("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ACTIVITY_LOCATION,
         attributes: &["TimeZone", "StateCodeList", "PreferLevel"],
         elements: &[("Address", 1u32), ("Position", 1u32)],
         any_element: false,
+        optional: &["Region"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::TOTAL,
@@ -79,6 +93,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[("Taxes", 1u32), ("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::DATE_SPAN,
@@ -89,12 +105,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("EndDateWindow", 1u32),
         ],
         any_element: false,
+        optional: &["@Start", "@End"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::UNIQUE_ID,
         attributes: &["URL", "Reason"],
         elements: &[("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::PERSON_NAME,
@@ -116,36 +136,48 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ERROR,
         attributes: &["Language", "DocURL", "NodeList"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::WARNING,
         attributes: &["Language", "DocURL"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::NOTIF_UNIQUE_ID,
         attributes: &[],
         elements: &[("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::READ_REQUESTS,
         attributes: &[],
         elements: &[("HotelReadRequest", 4294967295u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_READ_REQUEST,
         attributes: &[],
         elements: &[("SelectionCriteria", 4294967295u32), ("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::READ_SELECTION_CRITERIA,
@@ -157,12 +189,24 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[],
         any_element: false,
+        optional: &["@Start", "@End", "@DateType"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::AVAIL_REQUEST_SEGMENTS,
         attributes: &["MaximumWaitTime"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
+    },
+    rt::Extras {
+        of: &super::schema::AVAIL_REQUEST_SEGMENT,
+        attributes: &[],
+        elements: &[],
+        any_element: false,
+        optional: &["HotelSearchCriteria"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::STAY_DATES,
@@ -173,18 +217,24 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("EndDateWindow", 1u32),
         ],
         any_element: false,
+        optional: &["@Start"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_SEARCH_CRITERIA,
         attributes: &["TotalAfterTaxOnlyInd"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_SEARCH_CRITERION,
         attributes: &["MoreDataEchoToken"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::REF_POINT,
@@ -200,6 +250,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[],
         any_element: false,
+        optional: &["@CodeContext"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_REF,
@@ -212,6 +264,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_STAY_CANDIDATE,
@@ -236,24 +290,56 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OCCUPANCY_GUEST_COUNTS,
         attributes: &["IsPerRoom"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OCCUPANCY_GUEST_COUNT,
         attributes: &["AgeBucket", "ResGuestRPH"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
+    },
+    rt::Extras {
+        of: &super::schema::AVAIL_STATUS_MESSAGE,
+        attributes: &[],
+        elements: &[],
+        any_element: false,
+        optional: &["StatusApplicationControl"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_DESCRIPTIVE_INFO,
         attributes: &[],
         elements: &[("ContentInfos", 1u32), ("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &["@HotelCode"],
+        text_attributes: &[],
+    },
+    rt::Extras {
+        of: &super::schema::INV_COUNT_INVENTORY,
+        attributes: &[],
+        elements: &[],
+        any_element: false,
+        optional: &["StatusApplicationControl", "InvCounts"],
+        text_attributes: &[],
+    },
+    rt::Extras {
+        of: &super::schema::RATE_AMOUNT_MESSAGE,
+        attributes: &[],
+        elements: &[],
+        any_element: false,
+        optional: &["StatusApplicationControl", "Rates"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_HOTEL_RESERVATIONS,
@@ -265,6 +351,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_HOTEL_RESERVATION,
@@ -294,6 +382,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("RebatePrograms", 1u32),
         ],
         any_element: false,
+        optional: &["RoomStays", "ResGuests", "ResGlobalInfo"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_ROOM_STAY,
@@ -322,12 +412,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("BookingRules", 1u32),
         ],
         any_element: false,
+        optional: &["RoomTypes", "TimeSpan", "BasicPropertyInfo"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_SERVICES,
         attributes: &[],
         elements: &[("ServiceCategory", 4294967295u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_SERVICE,
@@ -352,6 +446,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &["@ServiceRPH", "@ServiceInventoryCode"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_RES_GUEST,
@@ -377,6 +473,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &["@ResGuestRPH", "@AgeQualifyingCode"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_RES_GLOBAL_INFO,
@@ -397,6 +495,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TotalCommissions", 1u32),
         ],
         any_element: false,
+        optional: &["HotelReservationIDs"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOKING_RESERVATION_ID,
@@ -411,6 +511,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[],
         any_element: false,
+        optional: &["@ResID_Type", "@ResID_Value", "@ResID_SourceContext"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_RES_MODIFIES,
@@ -422,6 +524,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_RES_MODIFY,
@@ -446,6 +550,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("Verification", 5u32),
         ],
         any_element: false,
+        optional: &["ResGlobalInfo"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_STAY,
@@ -470,6 +576,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("BookingRules", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_TYPE,
@@ -506,6 +614,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::TEXT_DESCRIPTION,
@@ -525,12 +635,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("ListItem", 4294967295u32),
         ],
         any_element: false,
+        optional: &["Text"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_RATES,
         attributes: &["MoreRatesExistInd"],
         elements: &[("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_RATE,
@@ -562,12 +676,24 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("GuestCounts", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
+    },
+    rt::Extras {
+        of: &super::schema::ROOM_RATE_FEATURES,
+        attributes: &[],
+        elements: &[],
+        any_element: false,
+        optional: &["Feature"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_RATE_FEATURE,
         attributes: &["RoomAmenity", "Quantity", "RoomViewCode", "AccessibilityCode"],
         elements: &[("Description", 5u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BASIC_PROPERTY_INFO,
@@ -602,30 +728,40 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("UserGeneratedContent", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_STAY_EXTENSIONS,
         attributes: &[],
         elements: &[],
         any_element: true,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::RPH_REFERENCE,
         attributes: &["IsPerRoom"],
         elements: &[],
         any_element: false,
+        optional: &["@RPH"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ROOM_STAY_REFERENCE,
         attributes: &["URL", "Instance", "ID_Context", "DateTime"],
         elements: &[("CompanyName", 1u32), ("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::SERVICES,
         attributes: &[],
         elements: &[("ServiceCategory", 4294967295u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::SERVICE,
@@ -646,6 +782,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[("Price", 99u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::SERVICE_DETAILS,
@@ -661,6 +799,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("ServiceDescription", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::LOCAL_DATE_TIME_SPAN,
@@ -671,12 +811,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("EndDateWindow", 1u32),
         ],
         any_element: false,
+        optional: &["@Start", "@End"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::SERVICE_EXTENSIONS,
         attributes: &[],
         elements: &[],
         any_element: true,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::RES_GUEST,
@@ -702,18 +846,24 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::GUEST_PROFILES,
         attributes: &[],
         elements: &[("ProfileInfo", 4294967295u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::PROFILE_INFO,
         attributes: &[],
         elements: &[("UniqueID", 9u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::PROFILE,
@@ -744,6 +894,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &["Customer"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::CUSTOMER,
@@ -781,18 +933,24 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::GUEST_COUNTS,
         attributes: &["IsPerRoom"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::GUEST_COUNT,
         attributes: &["AgeQualifyingCode", "Count", "AgeBucket", "ResGuestRPH"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::RES_GLOBAL_INFO,
@@ -811,12 +969,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TotalCommissions", 1u32),
         ],
         any_element: false,
+        optional: &["HotelReservationIDs"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::COMMENTS,
         attributes: &[],
         elements: &[("Comment", 4294967295u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::COMMENT,
@@ -838,12 +1000,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::COMMENT_TEXT,
         attributes: &["Formatted", "TextFormat"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_RESERVATION_ID,
@@ -858,12 +1024,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[],
         any_element: false,
+        optional: &["@ResID_Type", "@ResID_Value", "@ResID_SourceContext"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_CANCEL_PENALTIES,
         attributes: &["CancelPolicyIndicator"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_CANCEL_PENALTY,
@@ -885,12 +1055,16 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[("PenaltyDescription", 9u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_DEADLINE,
         attributes: &["OffsetTimeUnit", "OffsetUnitMultiplier", "OffsetDropTime"],
         elements: &[],
         any_element: false,
+        optional: &["@AbsoluteDeadline"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_AMOUNT_PERCENT,
@@ -904,6 +1078,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[("Taxes", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ACK_RES_GLOBAL_INFO,
@@ -926,24 +1102,32 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TotalCommissions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::ACK_RESERVATION_ID,
         attributes: &["HotelReservationID_RPH"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::NOTIF_REPORT_EXTENSIONS,
         attributes: &[],
         elements: &[],
         any_element: true,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::NOTIF_DETAILS,
         attributes: &[],
         elements: &[("VehNotifReport", 1u32)],
         any_element: false,
+        optional: &["HotelNotifReport"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::HOTEL_NOTIF_REPORT,
@@ -954,6 +1138,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("HotelDescriptiveContents", 1u32),
         ],
         any_element: false,
+        optional: &["HotelReservations"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::NOTIF_REPORT_HOTEL_RESERVATION,
@@ -972,6 +1158,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[("POS", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::AVAIL_TOUR_ACTIVITY,
@@ -986,18 +1174,24 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("GroupInfo", 1u32),
         ],
         any_element: false,
+        optional: &["Schedule", "ParticipantCount"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::AVAIL_SCHEDULE,
         attributes: &["Duration"],
         elements: &[("StartTime", 5u32)],
         any_element: false,
+        optional: &["@StartPeriod", "@EndPeriod"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::PARTICIPANT_COUNT,
         attributes: &["Age", "BirthDate", "FreeChildrenQty"],
         elements: &[("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &["@Quantity", "QualifierInfo"],
+        text_attributes: &[("QualifierInfo", &["Extension", "ParticipantCategoryID"])],
     },
     rt::Extras {
         of: &super::schema::MULTIMODAL_OFFER,
@@ -1010,6 +1204,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("OntologyExtension", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::REQUESTED_OFFER,
@@ -1021,12 +1217,26 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("OntologyExtension", 1u32),
         ],
         any_element: false,
+        optional: &["GuidelinePricing"],
+        text_attributes: &[],
+    },
+    rt::Extras {
+        of: &super::schema::GUIDELINE_PRICING,
+        attributes: &[],
+        elements: &[],
+        any_element: false,
+        optional: &[],
+        text_attributes: &[
+            ("Method", &["InclusiveInd", "ApproximateInd", "OtherType", "OntologyRefID"]),
+        ],
     },
     rt::Extras {
         of: &super::schema::MAXIMUM_PRICE,
         attributes: &["Context", "OntologyRefID"],
         elements: &[],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOKING_INFO,
@@ -1044,6 +1254,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_PAYMENT_INFO,
@@ -1058,30 +1270,40 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[("TaxAmounts", 1u32), ("Detail", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOKING_BASIC_INFO,
         attributes: &["PartnerProductCode", "SupplierBrandCode", "Name", "ShortName"],
         elements: &[("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &["@TourActivityID"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOKING_SCHEDULE,
         attributes: &["Duration"],
         elements: &[],
         any_element: false,
+        optional: &["@Start"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::PARTICIPANT_INFO,
         attributes: &["FreeChildrenQty"],
         elements: &[("Group", 1u32), ("LodgingInfo", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::PARTICIPANT_CATEGORY,
         attributes: &["Quantity", "ParticipantCategoryID"],
         elements: &[("Contact", 1u32), ("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[("QualifierInfo", &["Extension"])],
     },
     rt::Extras {
         of: &super::schema::INDIVIDUAL,
@@ -1109,18 +1331,24 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("Contact", 1u32),
         ],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::PICKUP_DROPOFF,
         attributes: &["OtherInfo", "PersonQty", "DropoffInd"],
         elements: &[("ParticipantList", 4294967295u32)],
         any_element: false,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::BOOK_EXTENSIONS,
         attributes: &[],
         elements: &[],
         any_element: true,
+        optional: &[],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::SEARCH_CRITERIA,
@@ -1137,6 +1365,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("TPA_Extensions", 1u32),
         ],
         any_element: false,
+        optional: &["DateTimePref"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_READ_RQ,
@@ -1147,8 +1377,10 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             "MoreDataEchoToken",
             "MaxResponses",
         ],
-        elements: &[],
+        elements: &[("UniqueID", 1u32), ("ReadRequests", 1u32)],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_CANCEL_RQ,
@@ -1161,6 +1393,8 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("CancellationContactPerson", 1u32),
         ],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_HOTEL_AVAIL_RQ,
@@ -1173,30 +1407,40 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
         ],
         elements: &[("MultimodalOffer", 1u32), ("HotelReservationIDs", 1u32)],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_HOTEL_AVAIL_NOTIF_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[],
         any_element: false,
+        optional: &["POS", "AvailStatusMessages"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_HOTEL_INV_COUNT_NOTIF_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[],
         any_element: false,
+        optional: &["POS", "RateAmountMessages"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_HOTEL_RES_RQ,
@@ -1207,45 +1451,1048 @@ pub static EXTRAS: [rt::Extras; 103usize] = [
             ("RebatePrograms", 1u32),
         ],
         any_element: false,
+        optional: &["POS", "HotelReservations"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_HOTEL_RES_MODIFY_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[],
         any_element: false,
+        optional: &["POS", "HotelResModifies"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_NOTIF_REPORT_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[],
         any_element: false,
+        optional: &["TPA_Extensions"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_TOUR_ACTIVITY_AVAIL_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[("ProcessingInformation", 1u32), ("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_TOUR_ACTIVITY_BOOK_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[("ContactDetail", 1u32)],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
     rt::Extras {
         of: &super::schema::OTA_TOUR_ACTIVITY_SEARCH_RQ,
         attributes: &["TargetName", "TransactionStatusCode"],
         elements: &[("ProcessingInformation", 1u32), ("TPA_Extensions", 1u32)],
         any_element: false,
+        optional: &["POS"],
+        text_attributes: &[],
     },
 ];
 
+/// Per named simple type of the spec used in a request: the official types of its places.
+pub static WIDER: [rt::Wider; 53usize] = [
+    rt::Wider {
+        of: &super::schema::DATE,
+        official: &[&OFFICIAL_58, &OFFICIAL_73, &OFFICIAL_74, &OFFICIAL_378],
+    },
+    rt::Wider {
+        of: &super::schema::LOCAL_DATE_TIME,
+        official: &[&OFFICIAL_73, &OFFICIAL_74, &OFFICIAL_58],
+    },
+    rt::Wider {
+        of: &super::schema::DATE_TIME,
+        official: &[&OFFICIAL_73],
+    },
+    rt::Wider {
+        of: &super::schema::MONEY,
+        official: &[&OFFICIAL_79, &OFFICIAL_11],
+    },
+    rt::Wider {
+        of: &super::schema::CURRENCY_CODE,
+        official: &[&OFFICIAL_25, &OFFICIAL_140],
+    },
+    rt::Wider {
+        of: &super::schema::LANGUAGE_CODE,
+        official: &[&OFFICIAL_31],
+    },
+    rt::Wider {
+        of: &super::schema::LANGUAGE_SELECTOR,
+        official: &[&OFFICIAL_31],
+    },
+    rt::Wider {
+        of: &super::schema::VERSION_NUMBER,
+        official: &[&OFFICIAL_80],
+    },
+    rt::Wider {
+        of: &super::schema::STRING_LENGTH1TO32,
+        official: &[&OFFICIAL_1, &OFFICIAL_15, &OFFICIAL_335, &OFFICIAL_24],
+    },
+    rt::Wider {
+        of: &super::schema::STRING_LENGTH1TO64,
+        official: &[&OFFICIAL_24],
+    },
+    rt::Wider {
+        of: &super::schema::STRING_LENGTH1TO128,
+        official: &[&OFFICIAL_32],
+    },
+    rt::Wider {
+        of: &super::schema::PERSON_NAME_PART,
+        official: &[&OFFICIAL_24],
+    },
+    rt::Wider {
+        of: &super::schema::NAME_PREFIX,
+        official: &[&OFFICIAL_21],
+    },
+    rt::Wider {
+        of: &super::schema::SHORT_TEXT,
+        official: &[&OFFICIAL_15, &OFFICIAL_24, &OFFICIAL_21, &OFFICIAL_1],
+    },
+    rt::Wider {
+        of: &super::schema::RES_ID_SOURCE_CONTEXT,
+        official: &[&OFFICIAL_24],
+    },
+    rt::Wider {
+        of: &super::schema::TARGET,
+        official: &[
+            &OFFICIAL_516,
+            &OFFICIAL_88,
+            &OFFICIAL_366,
+            &OFFICIAL_105,
+            &OFFICIAL_402,
+            &OFFICIAL_438,
+            &OFFICIAL_440,
+            &OFFICIAL_457,
+            &OFFICIAL_449,
+            &OFFICIAL_107,
+            &OFFICIAL_545,
+            &OFFICIAL_560,
+            &OFFICIAL_568,
+        ],
+    },
+    rt::Wider {
+        of: &super::schema::RES_STATUS,
+        official: &[&OFFICIAL_90],
+    },
+    rt::Wider {
+        of: &super::schema::ROOM_STAY_STATUS,
+        official: &[&OFFICIAL_396, &OFFICIAL_90, &OFFICIAL_65],
+    },
+    rt::Wider {
+        of: &super::schema::REQUESTOR_ID_CODE,
+        official: &[&OFFICIAL_13],
+    },
+    rt::Wider {
+        of: &super::schema::AGE_QUALIFYING_CODE,
+        official: &[&OFFICIAL_13, &OFFICIAL_544],
+    },
+    rt::Wider {
+        of: &super::schema::REFERENCE_CODE,
+        official: &[&OFFICIAL_13],
+    },
+    rt::Wider {
+        of: &super::schema::RESERVATION_ID_CODE,
+        official: &[&OFFICIAL_13],
+    },
+    rt::Wider {
+        of: &super::schema::ID_CONTEXT,
+        official: &[&OFFICIAL_15],
+    },
+    rt::Wider {
+        of: &super::schema::REQUESTOR_INSTANCE,
+        official: &[&OFFICIAL_15],
+    },
+    rt::Wider {
+        of: &super::schema::PRICING_METHOD,
+        official: &[&OFFICIAL_144],
+    },
+    rt::Wider {
+        of: &super::schema::REGION_CODE,
+        official: &[&OFFICIAL_14],
+    },
+    rt::Wider {
+        of: &super::schema::ERROR_WARNING_TYPE,
+        official: &[&OFFICIAL_13],
+    },
+    rt::Wider {
+        of: &super::schema::ERROR_CODE,
+        official: &[&OFFICIAL_13],
+    },
+    rt::Wider {
+        of: &super::schema::ERROR_STATUS,
+        official: &[&OFFICIAL_24],
+    },
+    rt::Wider {
+        of: &super::schema::ISO_DURATION,
+        official: &[&OFFICIAL_76, &OFFICIAL_77],
+    },
+    rt::Wider {
+        of: &super::schema::OTA_CODE,
+        official: &[&OFFICIAL_13],
+    },
+    rt::Wider {
+        of: &super::schema::STRING_LENGTH1TO16,
+        official: &[&OFFICIAL_21],
+    },
+    rt::Wider {
+        of: &super::schema::STRING_LENGTH1TO8,
+        official: &[&OFFICIAL_14],
+    },
+    rt::Wider {
+        of: &super::schema::TIME_UNIT,
+        official: &[&OFFICIAL_98],
+    },
+    rt::Wider {
+        of: &super::schema::INV_CODE_APPLICATION,
+        official: &[&OFFICIAL_95],
+    },
+    rt::Wider {
+        of: &super::schema::RATE_PLAN_CODE_TYPE,
+        official: &[&OFFICIAL_96],
+    },
+    rt::Wider {
+        of: &super::schema::INV_BLOCK_CODE_APPLY,
+        official: &[&OFFICIAL_97],
+    },
+    rt::Wider {
+        of: &super::schema::READ_DATE_TYPE,
+        official: &[&OFFICIAL_504],
+    },
+    rt::Wider {
+        of: &super::schema::BOOKING_STATUS,
+        official: &[&OFFICIAL_396, &OFFICIAL_90, &OFFICIAL_65],
+    },
+    rt::Wider {
+        of: &super::schema::GUEST_QUANTITY,
+        official: &[&OFFICIAL_100],
+    },
+    rt::Wider {
+        of: &super::schema::GUEST_AGE,
+        official: &[&OFFICIAL_330],
+    },
+    rt::Wider {
+        of: &super::schema::RPH_NUMBER,
+        official: &[&OFFICIAL_19, &OFFICIAL_100],
+    },
+    rt::Wider {
+        of: &super::schema::REF_POINT_CONTEXT,
+        official: &[&OFFICIAL_15],
+    },
+    rt::Wider {
+        of: &super::schema::STAY_DURATION,
+        official: &[&OFFICIAL_76, &OFFICIAL_77],
+    },
+    rt::Wider {
+        of: &super::schema::BOOKING_LIMIT_MESSAGE_TYPE,
+        official: &[&OFFICIAL_103],
+    },
+    rt::Wider {
+        of: &super::schema::MIN_MAX_MESSAGE_TYPE,
+        official: &[&OFFICIAL_99],
+    },
+    rt::Wider {
+        of: &super::schema::RESTRICTION,
+        official: &[&OFFICIAL_101],
+    },
+    rt::Wider {
+        of: &super::schema::AVAILABILITY_STATUS,
+        official: &[&OFFICIAL_102],
+    },
+    rt::Wider {
+        of: &super::schema::INV_COUNT_ACTION_TYPE,
+        official: &[&OFFICIAL_436],
+    },
+    rt::Wider {
+        of: &super::schema::RATE_NOTIF_TYPE,
+        official: &[&OFFICIAL_442],
+    },
+    rt::Wider {
+        of: &super::schema::RATE_NOTIF_SCOPE_TYPE,
+        official: &[&OFFICIAL_443],
+    },
+    rt::Wider {
+        of: &super::schema::PENALTY_PERCENT,
+        official: &[&OFFICIAL_81],
+    },
+    rt::Wider {
+        of: &super::schema::DATE_OR_DATE_TIME,
+        official: &[&OFFICIAL_58, &OFFICIAL_73, &OFFICIAL_74],
+    },
+];
+
+static OFFICIAL_58_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_58: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_58_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:date", rt::schema::Builtin::Date)
+};
+
+static OFFICIAL_73_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_73: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_73_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:dateTime", rt::schema::Builtin::DateTime)
+};
+
+static OFFICIAL_74_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_74: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_74_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:time", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_378_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_378: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_378_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:gMonthDay", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_79_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_79: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_79_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("Money", rt::schema::Builtin::Decimal)
+};
+
+static OFFICIAL_11_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_11: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_11_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin(
+        "xs:positiveInteger",
+        rt::schema::Builtin::PositiveInteger,
+    )
+};
+
+static OFFICIAL_25_PATTERNS: [rt::schema::Pattern; 1usize] = [
+    rt::schema::Pattern::new("[a-zA-Z]{3}", "\\A(?:[a-zA-Z]{3})\\z"),
+];
+
+static OFFICIAL_25: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_25_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("AlphaLength3", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_140_PATTERNS: [rt::schema::Pattern; 1usize] = [
+    rt::schema::Pattern::new("[a-zA-Z]{3}", "\\A(?:[a-zA-Z]{3})\\z"),
+];
+
+static OFFICIAL_140: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_140_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 140", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_31_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_31: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_31_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:language", rt::schema::Builtin::Language)
+};
+
+static OFFICIAL_80_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_80: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_80_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:decimal", rt::schema::Builtin::Decimal)
+};
+
+static OFFICIAL_1_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_1: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_1_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:string", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_15_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_15: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_15_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(32u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("StringLength1to32", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_335_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_335: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_335_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(32u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("InfoSourceType", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_24_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_24: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_24_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(64u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("StringLength1to64", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_32_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_32: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_32_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(128u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("StringLength1to128", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_21_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_21: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_21_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(16u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("StringLength1to16", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_516_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_516: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_516_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 516", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_88_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_88: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_88_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 88", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_366_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_366: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_366_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 366", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_105_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_105: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_105_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 105", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_402_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_402: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_402_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 402", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_438_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_438: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_438_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 438", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_440_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_440: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_440_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 440", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_457_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_457: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_457_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 457", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_449_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_449: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_449_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 449", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_107_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_107: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_107_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 107", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_545_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_545: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_545_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 545", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_560_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_560: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_560_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 560", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_568_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_568: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Test", "Production"],
+    patterns: &OFFICIAL_568_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 568", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_90_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_90: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[
+        "Book",
+        "Quote",
+        "Hold",
+        "Initiate",
+        "Ignore",
+        "Modify",
+        "Commit",
+        "Cancel",
+        "CommitOverrideEdits",
+        "VerifyPrice",
+        "Ticket",
+    ],
+    patterns: &OFFICIAL_90_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin(
+        "TransactionActionType",
+        rt::schema::Builtin::String,
+    )
+};
+
+static OFFICIAL_396_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_396: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[
+        "Reserved",
+        "Requested",
+        "Request denied",
+        "No-show",
+        "Cancelled",
+        "In-house",
+        "Checked out",
+        "Waitlisted",
+    ],
+    patterns: &OFFICIAL_396_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(16u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("PMS_ResStatusType", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_65_PATTERNS: [rt::schema::Pattern; 1usize] = [
+    rt::schema::Pattern::new("[A-Z]{1,2}", "\\A(?:[A-Z]{1,2})\\z"),
+];
+
+static OFFICIAL_65: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_65_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin(
+        "UpperCaseAlphaLength1to2",
+        rt::schema::Builtin::String,
+    )
+};
+
+static OFFICIAL_13_PATTERNS: [rt::schema::Pattern; 1usize] = [
+    rt::schema::Pattern::new(
+        "[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X){0,1}){0,1}",
+        "\\A(?:[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X){0,1}){0,1})\\z",
+    ),
+];
+
+static OFFICIAL_13: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_13_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("OTA_CodeType", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_544_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_544: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[
+        "Additional occupant with adult",
+        "Additional occupant without adult",
+        "Adult",
+        "Child",
+        "Free adult",
+        "Free child",
+        "Infant",
+        "Over 21",
+        "Over 65",
+        "Senior ",
+        "Teenager",
+        "Under 10",
+        "Under 12",
+        "Under 17",
+        "Under 2",
+        "Under 21",
+        "Young driver",
+        "Younger driver",
+        "Other_",
+    ],
+    patterns: &OFFICIAL_544_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("AgeQualifyingEnum", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_144_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_144: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["PerEvent", "PerGroup", "PerPerson", "Other_"],
+    patterns: &OFFICIAL_144_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin(
+        "List_OfferPricingType",
+        rt::schema::Builtin::String,
+    )
+};
+
+static OFFICIAL_14_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_14: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_14_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(8u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("StringLength1to8", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_76_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_76: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_76_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("xs:duration", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_77_PATTERNS: [rt::schema::Pattern; 1usize] = [
+    rt::schema::Pattern::new("P[0-9]{1,3}N", "\\A(?:P[0-9]{1,3}N)\\z"),
+];
+
+static OFFICIAL_77: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_77_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("NightDurationType", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_98_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_98: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[
+        "Year",
+        "Month",
+        "Week",
+        "Day",
+        "Hour",
+        "Second",
+        "FullDuration",
+        "Minute",
+    ],
+    patterns: &OFFICIAL_98_PATTERNS,
+    min_length: Some(1u32),
+    max_length: Some(16u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("TimeUnitType", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_95_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_95: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["DoesNotApply", "InvCode", "InvGroupingCode"],
+    patterns: &OFFICIAL_95_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 95", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_96_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_96: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["DoesNotApply", "RatePlanCode", "RatePlanGroupingCode"],
+    patterns: &OFFICIAL_96_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 96", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_97_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_97: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["DoesNotApply", "BlockCode", "BlockGroupingCode"],
+    patterns: &OFFICIAL_97_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 97", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_504_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_504: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[
+        "ArrivalDate",
+        "DepartureDate",
+        "CreateDate",
+        "LastUpdateDate",
+        "CancelDeadlineDate",
+        "PaymentDeadlineDate",
+    ],
+    patterns: &OFFICIAL_504_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 504", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_100_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_100: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_100_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: Some("1"),
+    max_inclusive: Some("999"),
+    ..rt::schema::SimpleDesc::builtin("Numeric1to999", rt::schema::Builtin::Integer)
+};
+
+static OFFICIAL_330_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_330: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_330_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: Some("0"),
+    max_inclusive: Some("999"),
+    ..rt::schema::SimpleDesc::builtin("Numeric0to999", rt::schema::Builtin::Integer)
+};
+
+static OFFICIAL_19_PATTERNS: [rt::schema::Pattern; 1usize] = [
+    rt::schema::Pattern::new("[0-9]{1,8}", "\\A(?:[0-9]{1,8})\\z"),
+];
+
+static OFFICIAL_19: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_19_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("RPH_Type", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_103_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_103: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["RemoveLimit", "SetLimit", "AdjustLimit"],
+    patterns: &OFFICIAL_103_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 103", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_99_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_99: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[
+        "SetMinLOS",
+        "RemoveMinLOS",
+        "SetMaxLOS",
+        "RemoveMaxLOS",
+        "SetForwardMinStay",
+        "RemoveForwardMinStay",
+        "SetForwardMaxStay",
+        "RemoveForwardMaxStay",
+        "FixedLOS",
+        "FullPatternLOS",
+        "MinLOS",
+        "MaxLOS",
+    ],
+    patterns: &OFFICIAL_99_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 99", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_101_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_101: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Master", "Arrival", "Departure", "NonGuarantee", "TravelAgent"],
+    patterns: &OFFICIAL_101_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 101", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_102_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_102: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[
+        "Open",
+        "Close",
+        "ClosedOnArrival",
+        "ClosedOnArrivalOnRequest",
+        "OnRequest",
+        "RemoveCloseOnly",
+    ],
+    patterns: &OFFICIAL_102_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin(
+        "AvailabilityStatusType",
+        rt::schema::Builtin::String,
+    )
+};
+
+static OFFICIAL_436_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_436: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Adjustment", "Used", "Remaining", "Allocation"],
+    patterns: &OFFICIAL_436_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 436", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_442_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_442: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["Delta", "Overlay", "Remove"],
+    patterns: &OFFICIAL_442_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 442", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_443_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_443: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &["RatePlanRate", "ProductRate"],
+    patterns: &OFFICIAL_443_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("anonymous type 443", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_81_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_81: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_81_PATTERNS,
+    min_length: None,
+    max_length: None,
+    min_inclusive: Some("0.00"),
+    max_inclusive: Some("100.00"),
+    ..rt::schema::SimpleDesc::builtin("Percentage", rt::schema::Builtin::Decimal)
+};
+
+/// What 2016B allows beyond the spec.
+pub static TABLES: rt::Official = rt::Official {
+    extras: &EXTRAS,
+    wider: &WIDER,
+};
+
 /// A decode that also takes what 2016B allows beyond the spec, and lists it as unread.
-pub const OFFICIAL: rt::Strictness = rt::Strictness::Official(&EXTRAS);
+pub const OFFICIAL: rt::Strictness = rt::Strictness::Official(&TABLES);
 
 /// The decision rules of `spec/official.xml`, in its order: the first that matches an
 /// unread item decides it (`spec/official-items.md` lists every item with its decision).
-pub static RULES: [rt::Rule; 13usize] = [
+pub static RULES: [rt::Rule; 40usize] = [
     rt::Rule {
         root: None,
         path: &["@TargetName"],
@@ -1294,6 +2541,195 @@ pub static RULES: [rt::Rule; 13usize] = [
         more: None,
         decision: rt::Decision::Ignored,
         reason: "the point of sale is read from the message's root POS",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "@CreateDateTime"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the service stamps what it stores itself",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "@CreatorID"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the service records who sent a request by its POS",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "@LastModifierID"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the service records who sent a request by its POS",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "@PurgeDate"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the service keeps bookings by its own retention",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "BasicPropertyInfo", "**"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the hotel is named by its HotelCode; the rest of its description is the service's own",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "RoomDescription", "**"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "a room type is named by its RoomTypeCode; its description is the service's own",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Description", "@*"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "how a description is labelled and stamped does not change what is booked",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Text", "@Formatted"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "text is stored as plain text",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Text", "@TextFormat"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "text is stored as plain text",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Image"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "pictures in a request are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "URL"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "links in a request are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "ListItem"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "formatted lists in a request are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "MapURL"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "links in a request are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "CompanyInfo"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "company data of a guest's profile is not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "PrefCollections"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "a guest's preferences are not applied to the booking; it books what it names",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Affiliations"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "affiliations of a profile are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "CustLoyalty"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "loyalty programmes are not credited by this service",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Customer", "@*"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "a guest's details beyond the name are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Customer", "Telephone"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "a guest's contact details are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Customer", "Email"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "a guest's contact details are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "Customer", "Address"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "a guest's contact details are not stored",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "PersonName", "@*"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "a name's labels do not change who is booked",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "PersonName", "MiddleName"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the guest is booked by given name and surname",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "PersonName", "NameSuffix"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the guest is booked by given name and surname",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "PersonName", "NameTitle"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "the guest is booked by given name and surname",
+    },
+    rt::Rule {
+        root: None,
+        path: &["**", "PersonName", "Document"],
+        more: None,
+        decision: rt::Decision::Ignored,
+        reason: "identity documents are not stored",
+    },
+    rt::Rule {
+        root: Some("OTA_HotelDescriptiveInfoRQ"),
+        path: &["HotelDescriptiveInfos", "HotelDescriptiveInfo", "@HotelCode"],
+        more: None,
+        decision: rt::Decision::NotSupported,
+        reason: "a hotel is found by its HotelCode; a search by name, chain or city is not supported",
     },
     rt::Rule {
         root: Some("OTA_ReadRQ"),

@@ -13,7 +13,7 @@ use roxmltree::{Attribute, Document, Node};
 
 use super::check::{check_facets, check_simple};
 use super::error::{DecodeError, DecodeErrorKind};
-use super::official::{Extras, Strictness, Unread};
+use super::official::{Extras, Official, Strictness, Unread, UnreadKind};
 use super::scalar::{Date, DateTime, Decimal};
 use super::schema::{ComplexDesc, Content, ElementDesc, Particle, SimpleDesc, TypeDesc};
 use super::{OTA_NAMESPACE, XSI_NAMESPACE};
@@ -112,7 +112,7 @@ pub struct Cx<'a, 'i> {
     errors: Vec<DecodeError>,
     /// What OpenTravel 2016B allows beyond the spec, taken and listed in `unread` (empty: a
     /// strict decode).
-    official: &'static [Extras],
+    official: Option<&'static Official>,
     unread: Vec<Unread>,
 }
 
@@ -124,6 +124,8 @@ pub struct Next<'a, 'i> {
     pub elem: &'static ElementDesc,
     /// How many times this declaration has matched so far (for the path of repeated elements).
     pub count: u32,
+    /// The type whose child it is.
+    pub parent: &'static ComplexDesc,
 }
 
 /// `Ok` to go on, `Err` once the decode must stop.
@@ -140,8 +142,8 @@ impl<'a, 'i> Cx<'a, 'i> {
         let mut path = Vec::with_capacity(16);
         path.push((doc.root_element().tag_name().name(), 0));
         let official = match strictness {
-            Strictness::Strict => &[],
-            Strictness::Official(table) => table,
+            Strictness::Strict => None,
+            Strictness::Official(tables) => Some(tables),
         };
         Cx { doc, path, counts: Vec::with_capacity(64), errors: Vec::new(), official, unread: Vec::new() }
     }
@@ -153,11 +155,11 @@ impl<'a, 'i> Cx<'a, 'i> {
 
     /// What OpenTravel 2016B allows in `desc` beyond the spec, for an official decode.
     fn extras(&self, desc: &'static ComplexDesc) -> Option<&'static Extras> {
-        if self.official.is_empty() { None } else { Extras::of(self.official, desc) }
+        Extras::of(self.official?.extras, desc)
     }
 
     /// Lists an item taken without being read: `name` below the current element, at `pos`.
-    fn unread(&mut self, name: String, index: u32, more: bool, pos: usize) {
+    fn unread(&mut self, name: String, index: u32, kind: UnreadKind, pos: usize) {
         // What a hostile document can make the decode keep is bounded: the first items, which
         // the answer names (the rest is skipped all the same).
         if self.unread.len() >= MAX_UNREAD {
@@ -170,7 +172,7 @@ impl<'a, 'i> Cx<'a, 'i> {
             path.push_str(&format!("[{index}]"));
         }
         let (line, _) = super::text_pos(self.doc.input_text(), pos);
-        self.unread.push(Unread { path, name, more, line });
+        self.unread.push(Unread { path, name, kind, line });
     }
 
     fn path_string(&self) -> String {
@@ -256,7 +258,7 @@ impl<'a, 'i> Cx<'a, 'i> {
                 // Read with the text (`text_or_attribute`).
                 None if desc.text_attribute() == Some(attr.name()) => return Ok(None),
                 None if self.extras(desc).is_some_and(|x| x.attribute(attr.name())) => {
-                    self.unread(format!("@{}", attr.name()), 0, false, attr.range().start);
+                    self.unread(format!("@{}", attr.name()), 0, UnreadKind::Item, attr.range().start);
                     return Ok(None);
                 }
                 None => attr.name().to_string(),
@@ -337,6 +339,11 @@ impl<'a, 'i> Cx<'a, 'i> {
         let v = attr.value();
         match read_value(ty, v) {
             Ok(value) => Ok(Some(value)),
+            Err(expected) if version.is_none() && self.official.is_some_and(|o| o.takes(ty, v)) => {
+                let kind = UnreadKind::Value { value: v.to_string(), expected };
+                self.unread(format!("@{}", attr.name()), 0, kind, attr.range().start);
+                Ok(None)
+            }
             Err(expected) => {
                 let value = v.to_string();
                 let kind = match version {
@@ -374,6 +381,11 @@ impl<'a, 'i> Cx<'a, 'i> {
         for (i, d) in desc.attributes.iter().enumerate().filter(|(_, d)| d.required) {
             let named = |n: &str| n == d.name || desc.attribute_also(i).any(|o| o == n);
             if !node.attributes().any(|a| a.namespace().is_none() && named(a.name())) {
+                let at = format!("@{}", d.name);
+                if self.extras(desc).is_some_and(|x| x.optional.contains(&at.as_str())) {
+                    self.unread(at, 0, UnreadKind::Absent, node.range().start);
+                    continue;
+                }
                 let e = self.error(node, DecodeErrorKind::MissingAttribute { name: d.name });
                 self.report(e)?;
             }
@@ -414,7 +426,7 @@ impl<'a, 'i> Cx<'a, 'i> {
             let name = child.tag_name().name();
             if let Some(x) = extras.filter(|x| x.element_max(name).is_some()) {
                 let index = if x.element_max(name).is_some_and(|m| m > 1) { 1 } else { 0 };
-                self.unread(name.to_string(), index, false, child.range().start);
+                self.unread(name.to_string(), index, UnreadKind::Item, child.range().start);
                 continue;
             }
             let kind =
@@ -562,10 +574,13 @@ impl<'a, 'i> Cx<'a, 'i> {
         let TypeDesc::Simple(ty) = next.elem.ty else { return Err(self.bug(next.node)) };
         let read = self.element(next, |node, cx| {
             let mark = cx.mark();
+            let official = cx.extras(next.parent).and_then(|x| x.simple_attributes(next.elem.name));
             for a in node.attributes() {
                 let hint = a.namespace() == Some(XSI_NAMESPACE)
                     && matches!(a.name(), "schemaLocation" | "noNamespaceSchemaLocation");
-                if !hint {
+                if a.namespace().is_none() && official.is_some_and(|o| o.contains(&a.name())) {
+                    cx.unread(format!("@{}", a.name()), 0, UnreadKind::Item, a.range().start);
+                } else if !hint {
                     let name = match a.namespace() {
                         Some(ns) => format!("{{{ns}}}{}", a.name()),
                         None => a.name().to_string(),
@@ -680,7 +695,7 @@ impl<'a, 'i> Children<'a, 'i> {
     fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
         let extras = cx.extras(self.desc);
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) && extras.is_some_and(|x| x.any_element) {
-            cx.unread(node.tag_name().name().to_string(), 0, false, node.range().start);
+            cx.unread(node.tag_name().name().to_string(), 0, UnreadKind::Item, node.range().start);
             return Ok(None);
         }
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) {
@@ -701,11 +716,11 @@ impl<'a, 'i> Children<'a, 'i> {
                     if count > max {
                         return cx.skip(node, DecodeErrorKind::TooMany { name: declared, max });
                     }
-                    cx.unread(name.to_string(), if max > 1 { count } else { 0 }, false, node.range().start);
+                    cx.unread(name.to_string(), if max > 1 { count } else { 0 }, UnreadKind::Item, node.range().start);
                     return Ok(None);
                 }
                 if x.any_element {
-                    cx.unread(name.to_string(), 0, false, node.range().start);
+                    cx.unread(name.to_string(), 0, UnreadKind::Item, node.range().start);
                     return Ok(None);
                 }
             }
@@ -717,6 +732,11 @@ impl<'a, 'i> Children<'a, 'i> {
         if let Some(b) = found.branch {
             let chosen = self.choice(cx, found.particle);
             if chosen != 0 && chosen != b + 1 {
+                if extras.and_then(|x| x.element_max(name)).is_some() {
+                    // 2016B lets these alternatives occur together: the spec reads the first.
+                    cx.unread(name.to_string(), 0, UnreadKind::More, node.range().start);
+                    return Ok(None);
+                }
                 let first = self.seen_in_branch(cx, found.particle, chosen - 1).unwrap_or("");
                 return cx.skip(node, DecodeErrorKind::ChoiceConflict { first, second: name.to_string() });
             }
@@ -727,13 +747,13 @@ impl<'a, 'i> Children<'a, 'i> {
             let official = extras.and_then(|x| x.element_max(name)).filter(|max| *max >= count);
             if official.is_some() {
                 self.set(cx, usize::from(e.index), count as usize);
-                cx.unread(name.to_string(), count, true, node.range().start);
+                cx.unread(name.to_string(), count, UnreadKind::More, node.range().start);
                 return Ok(None);
             }
             return cx.skip(node, DecodeErrorKind::TooMany { name: e.name, max: e.max });
         }
         self.set(cx, usize::from(e.index), count as usize);
-        Ok(Some(Next { node, elem: e, count }))
+        Ok(Some(Next { node, elem: e, count, parent: self.desc }))
     }
 
     /// Records every element and choice below its minimum, and ends the walk.
@@ -829,6 +849,10 @@ impl<'a, 'i> Children<'a, 'i> {
         for (p, particle) in self.particles.iter().enumerate() {
             match particle {
                 Particle::Element(e) if self.count(cx, e) < e.min => {
+                    if cx.extras(self.desc).is_some_and(|x| x.optional.contains(&e.name)) {
+                        cx.unread(e.name.to_string(), 0, UnreadKind::Absent, self.parent.range().start);
+                        continue;
+                    }
                     let e = cx.error(self.parent, DecodeErrorKind::MissingElement { name: e.name });
                     cx.report(e)?;
                 }

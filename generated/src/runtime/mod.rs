@@ -23,7 +23,7 @@ use yaserde::{YaDeserialize, YaSerialize};
 pub use check::check_simple;
 pub use cx::{Children, Cx, Decode, Failed, FromValue, MAX_ERRORS, MAX_UNREAD, Next, push, set, unqualified};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownValue};
-pub use official::{Decision, Decoded, Extras, Rule, Strictness, Unread};
+pub use official::{Decision, Decoded, Extras, Official, Rule, Strictness, Unread, UnreadKind, Wider};
 pub use roxmltree::Node;
 pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
 pub(crate) use std_attributes::std_attributes;

@@ -8,7 +8,8 @@
 //! takes each, skips it (an element with everything inside it) and lists it as an [`Unread`],
 //! so that the caller can answer what it did with it instead of "malformed".
 
-use super::schema::ComplexDesc;
+use super::check::check_simple;
+use super::schema::{ComplexDesc, SimpleDesc};
 
 /// How strictly a decode holds a document to the spec.
 #[derive(Debug, Clone, Copy, Default)]
@@ -16,9 +17,41 @@ pub enum Strictness {
     /// The spec only: anything it does not declare is a problem.
     #[default]
     Strict,
-    /// The spec, and what OpenTravel 2016B allows beyond it (this table), taken and listed as
-    /// unread.
-    Official(&'static [Extras]),
+    /// The spec, and what OpenTravel 2016B allows beyond it (these tables), taken and listed
+    /// as unread.
+    Official(&'static Official),
+}
+
+/// What OpenTravel 2016B allows beyond the spec, as the generator read it from the official
+/// schemas (`messages::official::TABLES`).
+#[derive(Debug)]
+pub struct Official {
+    /// Per complex type of the spec.
+    pub extras: &'static [Extras],
+    /// Per simple type of the spec that 2016B takes wider where the spec uses it.
+    pub wider: &'static [Wider],
+}
+
+/// The official types of the places a simple type of the spec is used at: a value one of them
+/// takes and the spec's does not is valid OpenTravel that the service does not take.
+#[derive(Debug)]
+pub struct Wider {
+    /// The spec's type.
+    pub of: &'static SimpleDesc,
+    /// The official types (as the checker's tables).
+    pub official: &'static [&'static SimpleDesc],
+}
+
+impl Official {
+    /// True when `value`, which the spec's type `ty` does not take, is valid under 2016B where
+    /// `ty` is used.
+    pub fn takes(&self, ty: &'static SimpleDesc, value: &str) -> bool {
+        self.wider
+            .iter()
+            .filter(|w| std::ptr::eq(w.of, ty))
+            .flat_map(|w| w.official)
+            .any(|o| check_simple(o, value).is_ok())
+    }
 }
 
 /// What OpenTravel 2016B allows in one complex type of the spec, at the places the type is
@@ -34,6 +67,12 @@ pub struct Extras {
     pub elements: &'static [(&'static str, u32)],
     /// 2016B allows any element here (`xs:any`, e.g. `TPA_Extensions`).
     pub any_element: bool,
+    /// What the type requires and 2016B leaves optional: attributes (`@HotelCode`) and child
+    /// elements; a request without one is valid OpenTravel that the service cannot carry out.
+    pub optional: &'static [&'static str],
+    /// Attributes 2016B allows on child elements the spec reads as text only (`QualifierInfo`'s
+    /// `@Extension`), by element.
+    pub text_attributes: &'static [(&'static str, &'static [&'static str])],
 }
 
 impl Extras {
@@ -45,6 +84,11 @@ impl Extras {
     /// True when 2016B allows the attribute `name` here.
     pub fn attribute(&self, name: &str) -> bool {
         self.attributes.contains(&name)
+    }
+
+    /// The attributes 2016B allows on the text-only child `element`.
+    pub fn simple_attributes(&self, element: &str) -> Option<&'static [&'static str]> {
+        self.text_attributes.iter().find(|(e, _)| *e == element).map(|(_, a)| *a)
     }
 
     /// How many `name` elements 2016B allows here, when it allows them.
@@ -62,8 +106,8 @@ pub struct Unread {
     pub path: String,
     /// The item's name (`@TargetName`, `Guarantee`, `Source`).
     pub name: String,
-    /// An occurrence of an element the spec reads, beyond the spec's maximum.
-    pub more: bool,
+    /// What kind of item.
+    pub kind: UnreadKind,
     /// 1-based line of the item in the document.
     pub line: u32,
 }
@@ -76,6 +120,31 @@ pub struct Decoded<T> {
     /// What OpenTravel 2016B allows and the spec does not read, in document order (empty for a
     /// strict decode).
     pub unread: Vec<Unread>,
+}
+
+/// What an [`Unread`] item is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnreadKind {
+    /// An attribute or element the spec does not declare (with everything in it).
+    Item,
+    /// An occurrence, beyond the spec's maximum, of an element the spec reads.
+    More,
+    /// A value 2016B takes and the spec's type does not (the field is left empty).
+    Value {
+        /// The value.
+        value: String,
+        /// What the spec takes there.
+        expected: String,
+    },
+    /// An attribute or element the spec requires and 2016B does not, absent.
+    Absent,
+}
+
+impl UnreadKind {
+    /// True for an occurrence beyond the spec's maximum.
+    pub fn is_more(&self) -> bool {
+        matches!(self, UnreadKind::More)
+    }
 }
 
 impl Unread {
@@ -121,7 +190,7 @@ pub struct Rule {
     /// The request root it applies to; `None`: every root.
     pub root: Option<&'static str>,
     /// The item paths it matches, as steps (see [`Unread::item_path`]): a name, `*` any one
-    /// step, `**` any number of steps.
+    /// step, `@*` any attribute, `**` any number of steps.
     pub path: &'static [&'static str],
     /// `Some(true)`: only occurrences beyond the spec's maximum; `Some(false)`: only items the
     /// spec does not declare; `None`: both.
@@ -138,7 +207,7 @@ impl Rule {
     pub fn decide(table: &'static [Rule], root: &str, unread: &Unread) -> Option<&'static Rule> {
         let path = unread.item_path();
         let steps: Vec<&str> = path.split('/').collect();
-        table.iter().find(|r| r.matches(root, &steps, unread.more))
+        table.iter().find(|r| r.matches(root, &steps, unread.kind.is_more()))
     }
 
     /// True when the rule matches the item at `steps` in `root`.
@@ -153,7 +222,7 @@ fn glob(pattern: &[&str], steps: &[&str]) -> bool {
         None => steps.is_empty(),
         Some((&"**", rest)) => (0..=steps.len()).any(|i| steps.get(i..).is_some_and(|tail| glob(rest, tail))),
         Some((p, rest)) => match steps.split_first() {
-            Some((s, tail)) => (*p == "*" || p == s) && glob(rest, tail),
+            Some((s, tail)) => (*p == "*" || p == s || (*p == "@*" && s.starts_with('@'))) && glob(rest, tail),
             None => false,
         },
     }
