@@ -14,7 +14,7 @@
 //!
 //! Beside the pipeline, [`official`] reads the official OpenTravel 2016B schemas
 //! (`conformance/opentravel-2016b/`) into a resolved model of their own, and makes valid
-//! instances of them.
+//! instances of them ([`official::instances`]).
 //!
 //! Problems in the spec are [`diagnostics::Diagnostic`]s with file, line and column; a run
 //! reports all of them and never panics. Output is deterministic: the model keeps spec order and

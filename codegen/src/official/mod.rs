@@ -36,6 +36,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
+pub mod instances;
 mod load;
 
 /// The namespace of every OpenTravel 2003/05 schema.
