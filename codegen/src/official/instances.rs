@@ -1051,6 +1051,24 @@ mod tests {
     }
 
     #[test]
+    fn every_simple_type_of_2016b_gets_valid_values() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/opentravel-2016b");
+        let schema = OfficialSchema::load(&dir).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut g = Gen::new(&schema, &mut rng);
+        let mut bad = Vec::new();
+        for i in 0..schema.simple_count() {
+            for _ in 0..5 {
+                let v = g.value(SimpleId(i));
+                if !g.valid(SimpleId(i), &v) {
+                    bad.push((schema.simple(SimpleId(i)).name.clone(), v));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+
+    #[test]
     fn patterns_for_generation() {
         assert_eq!(generation_pattern(r"\d{2}\.[^a]").unwrap(), r"[0-9]{2}\.[[ -~]&&[^a]]");
         let re = rand_regex::Regex::compile(&generation_pattern("[^abc]{3}").unwrap(), 4).unwrap();
