@@ -133,6 +133,18 @@ pub fn random_fill<R: Rng + ?Sized>(
     Ok(Variant { item: "random".to_string(), xml: tree.to_xml() })
 }
 
+/// A minimal valid document of a top-level element: its required attributes and content,
+/// recursively (the cheapest alternative of each choice); `None` if the schema has no such
+/// element.
+pub fn minimal_document(schema: &OfficialSchema, root: &str) -> Option<String> {
+    let declared = schema.root(root)?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(29);
+    let mut g = Gen::new(schema, &mut rng);
+    let mut node = g.minimal(&declared.name, declared.ty);
+    node.attributes.retain(|(n, _)| !n.starts_with("xmlns"));
+    Some(node.to_xml())
+}
+
 // -- dates ----------------------------------------------------------------------------------
 
 /// Replaces every `{{DAY+N}}` (and `{{DAY-N}}`, `{{DAY}}`) of a template with the date

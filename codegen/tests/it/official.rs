@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use ota_codegen::official::OfficialSchema;
-use ota_codegen::official::instances::{Variant, fill_dates, one_extra, random_fill, today_utc};
+use ota_codegen::official::instances::{Variant, fill_dates, minimal_document, one_extra, random_fill, today_utc};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -150,4 +150,45 @@ fn one_extra_items() {
     assert!(!items.contains(&"/OTA_HotelResRQ/@Version"));
     let unique: std::collections::HashSet<&str> = items.iter().copied().collect();
     assert_eq!(unique.len(), items.len(), "one variant per item");
+}
+
+/// Beyond the served requests: every root of the folder (requests and responses, air, rail,
+/// vehicle types included), its minimal document, the one-extra variants of that and 10 random
+/// fills, are valid under its schema.
+#[test]
+fn every_root_of_the_folder_has_valid_instances() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut problems = Vec::new();
+    let mut total = 0;
+    let mut roots = 0;
+    for entry in std::fs::read_dir(conformance().join("opentravel-2016b")).unwrap() {
+        let path = entry.unwrap().path();
+        let root = path.file_stem().unwrap().to_string_lossy().to_string();
+        let Some(minimal) = minimal_document(schema(), &root) else { continue };
+        roots += 1;
+        let mut variants = vec![Variant { item: "minimal".to_string(), xml: minimal.clone() }];
+        variants.extend(one_extra(schema(), &minimal).unwrap());
+        for seed in 0..10 {
+            variants.push(random_fill(schema(), &minimal, &mut StdRng::seed_from_u64(seed)).unwrap());
+        }
+        let folder = dir.path().join(&root);
+        std::fs::create_dir_all(&folder).unwrap();
+        let files: Vec<PathBuf> = variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let file = folder.join(format!("{i:05}.xml"));
+                std::fs::write(&file, &v.xml).unwrap();
+                file
+            })
+            .collect();
+        total += files.len();
+        for (file, messages) in invalid(&path, &files) {
+            let item = files.iter().position(|f| *f == file).map_or("?", |i| variants[i].item.as_str());
+            problems.push(format!("{root} {item}:\n  {}", messages.join("\n  ")));
+        }
+    }
+    println!("{roots} roots, {total} documents checked, {} invalid", problems.len());
+    assert!(roots >= 29, "{roots}");
+    assert!(problems.is_empty(), "{} invalid:\n{}", problems.len(), problems.join("\n"));
 }
