@@ -190,7 +190,10 @@ fn local<'a>(node: Node<'a, '_>) -> &'a str {
 fn describe(node: Node) -> String {
     let mut what = match node.attribute("name").or_else(|| node.attribute("ref")) {
         Some(n) => format!("{} \"{n}\"", local(node)),
-        None => format!("{} (line {})", local(node), node.document().text_pos_at(node.range().start).row),
+        None => {
+            let at = node.document().text_pos_at(node.range().start);
+            format!("{} (line {}, column {})", local(node), at.row, at.col)
+        }
     };
     // Name the nearest named ancestor too, for an inline construct.
     if let Some(owner) = node.ancestors().skip(1).find(|a| a.attribute("name").is_some() && a.is_element()) {
