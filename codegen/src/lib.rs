@@ -12,6 +12,11 @@
 //! | render | [`render`] | tokens → formatted source (`prettyplease`) with a generated-file header |
 //! | write | [`write`](mod@write) | files → disk, or a check that disk is up to date |
 //!
+//! Beside the pipeline, [`official`] reads the official OpenTravel 2016B schemas
+//! (`conformance/opentravel-2016b/`) into a resolved model of their own, which the `official`
+//! pass walks beside the spec (`spec/official.xml`), and makes valid instances of them
+//! ([`official::instances`]).
+//!
 //! Problems in the spec are [`diagnostics::Diagnostic`]s with file, line and column; a run
 //! reports all of them and never panics. Output is deterministic: the model keeps spec order and
 //! every map that reaches the output is ordered.

@@ -293,60 +293,44 @@ impl Unused {
         let mut out = Unused::default();
         for u in unread {
             let what = u.item_path();
-            let problem = match &u.kind {
-                // Valid OpenTravel the service cannot carry out: never ignored.
-                UnreadKind::Value { value, expected } => {
-                    let value: String = value.chars().take(64).collect();
-                    out.refused.push(
-                        Problem::not_supported(format!(
-                            "{what} {:?} is valid OpenTravel 2016B but not supported here: this service takes {expected}.",
-                            LogText(&value)
-                        ))
-                        .at(u.path.clone()),
-                    );
-                    continue;
-                }
-                UnreadKind::Absent => {
-                    let rule = Rule::decide(&ota_messages::official::RULES, root, u);
-                    match rule {
-                        Some(Rule { decision: Decision::Ignored, reason, .. }) => out.ignored.push(
-                            Problem::new(
-                                ErrorWarningType::NoImplementation,
-                                ErrorCode::UnableToProcess,
-                                format!("{what} is absent (optional in OpenTravel 2016B); the request was processed without it ({reason})."),
-                            )
-                            .at(u.path.clone()),
-                        ),
-                        _ => out.refused.push(
-                            Problem::not_supported(format!(
-                                "{what} is optional in OpenTravel 2016B, but this service needs it to carry out the request."
-                            ))
-                            .at(u.path.clone()),
-                        ),
-                    }
-                    continue;
-                }
-                UnreadKind::More => format!("{what} (one more than this service reads)"),
-                UnreadKind::Item => what,
+            // A value the service does not take is never ignored; other items as the rules say.
+            let rule = match u.kind {
+                UnreadKind::Value { .. } => None,
+                _ => Rule::decide(&ota_messages::official::RULES, root, u),
             };
-            match Rule::decide(&ota_messages::official::RULES, root, u) {
-                Some(Rule { decision: Decision::Ignored, reason, .. }) => out.ignored.push(
-                    Problem::new(
-                        ErrorWarningType::NoImplementation,
-                        ErrorCode::UnableToProcess,
-                        format!(
-                            "{problem} is not used by this service ({reason}); the request was processed without it."
-                        ),
+            let ignored = rule.filter(|r| r.decision == Decision::Ignored).map(|r| r.reason);
+            let reason = rule.map_or("this service does not read it", |r| r.reason);
+            let text = match (&u.kind, ignored) {
+                (UnreadKind::Value { value, expected }, _) => {
+                    let value: String = value.chars().take(64).collect();
+                    format!(
+                        "{what} {:?} is valid OpenTravel 2016B but not supported here: this service takes {expected}.",
+                        LogText(&value)
                     )
-                    .at(u.path.clone()),
+                }
+                (UnreadKind::Absent, Some(reason)) => format!(
+                    "{what} is absent (optional in OpenTravel 2016B); the request was processed without it ({reason})."
                 ),
-                Some(Rule { reason, .. }) => out
-                    .refused
-                    .push(Problem::not_supported(format!("{problem} is not supported: {reason}.")).at(u.path.clone())),
-                None => out.refused.push(
-                    Problem::not_supported(format!("{problem} is not supported by this service here."))
+                (UnreadKind::Absent, None) => format!(
+                    "{what} is optional in OpenTravel 2016B, but this service needs it to carry out the request."
+                ),
+                (UnreadKind::More, Some(reason)) => format!(
+                    "{what} (one more than this service reads) is not used by this service ({reason}); the request was processed without it."
+                ),
+                (UnreadKind::Item, Some(reason)) => {
+                    format!("{what} is not used by this service ({reason}); the request was processed without it.")
+                }
+                (UnreadKind::More, None) => {
+                    format!("{what} (one more than this service reads) is not supported: {reason}.")
+                }
+                (UnreadKind::Item, None) => format!("{what} is not supported: {reason}."),
+            };
+            match ignored {
+                Some(_) => out.ignored.push(
+                    Problem::new(ErrorWarningType::NoImplementation, ErrorCode::UnableToProcess, text)
                         .at(u.path.clone()),
                 ),
+                None => out.refused.push(Problem::not_supported(text).at(u.path.clone())),
             }
         }
         out

@@ -44,15 +44,18 @@ fn official_desc(schema: &OfficialSchema, id: SimpleId) -> TokenStream {
         .collect();
     let n_patterns = patterns.len();
     let patterns_name = format_ident!("OFFICIAL_{}_PATTERNS", id.0);
-    let opt = |v: Option<u32>| match v {
-        Some(n) => quote!(Some(#n)),
+    let opt = |v: Option<u64>| match v {
+        Some(n) => {
+            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            quote!(Some(#n))
+        }
         None => quote!(None),
     };
     let text = |v: &Option<String>| match v {
         Some(t) => quote!(Some(#t)),
         None => quote!(None),
     };
-    let (min_length, max_length) = (opt(f.min_length), opt(f.max_length));
+    let (min_length, max_length) = (opt(f.min_length.or(f.length)), opt(f.max_length.or(f.length)));
     let (min_inclusive, max_inclusive) = (text(&f.min_inclusive), text(&f.max_inclusive));
     quote! {
         static #patterns_name: [rt::schema::Pattern; #n_patterns] = [#(#patterns),*];

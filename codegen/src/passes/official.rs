@@ -307,6 +307,21 @@ impl Walk<'_> {
                         }
                         self.item(root, &path, &child.name, ItemKind::More);
                     }
+                    if let (FieldType::Complex(inner), TypeRef::Complex(off)) = (field.ty, child.ty)
+                        && let (
+                            TypeKind::Struct(crate::ir::StructDef {
+                                content: crate::ir::Content::Text(scalar), ..
+                            }),
+                            OffContent::Text(text),
+                        ) = (&self.model.ty(inner).kind, &schema.complex(off).content)
+                        && let Some(named) = scalar.named
+                    {
+                        // Text of the spec's type beside 2016B's: a wider value is not a shape error.
+                        let list = self.wider.entry(named).or_default();
+                        if !list.contains(text) {
+                            list.push(*text);
+                        }
+                    }
                     if let (FieldType::Complex(inner), TypeRef::Complex(off)) = (field.ty, child.ty) {
                         let below = if path.is_empty() { child.name.clone() } else { format!("{path}/{}", child.name) };
                         self.types(root, inner, off, below, stack);

@@ -610,6 +610,31 @@ async fn special_requests_and_rate_plans_are_refused_not_dropped(b: Backend) {
     }
 }
 
+/// The board as the rate plan (`RoomRate@RatePlanCode`, the way hotels send it in
+/// notifications): a booking gives it there instead of a rate feature, the read writes it back
+/// there (as well as the feature); a rate plan and a feature naming different boards are refused.
+async fn the_board_as_the_rate_plan(b: Backend) {
+    let server = TestServer::start(b).await;
+    let (start, end) = (day(48), day(50));
+    let feature = r#"<RoomRate RoomTypeCode="RMDB000000"><Features><Feature><Description><Text>BB</Text></Description></Feature></Features></RoomRate>"#;
+    let plan_only = book(Some("Commit"), "OTA-PLAN-1", start, end)
+        .replace(feature, r#"<RoomRate RoomTypeCode="RMDB000000" RatePlanCode="BB"/>"#);
+    assert!(plan_only.contains(r#"RatePlanCode="BB""#), "{plan_only}");
+    let body = send_official(&server, "/hotelbook", &plan_only).await;
+    let rs = OtaHotelResRs::from_xml(&body).unwrap();
+    assert!(rs.is_success(), "{body}");
+    let read_body = send_official(&server, "/bookread", &read("OTA-PLAN-1", "Client")).await;
+    assert!(read_body.contains(r#"RatePlanCode="BB""#), "{read_body}");
+    let differing = book(Some("Quote"), "OTA-PLAN-2", start, end).replace(
+        r#"<RoomRate RoomTypeCode="RMDB000000">"#,
+        r#"<RoomRate RoomTypeCode="RMDB000000" RatePlanCode="HB">"#,
+    );
+    let body = send_official(&server, "/hotelbook", &differing).await;
+    let rs = OtaHotelResRs::from_xml(&body).unwrap();
+    let e = &rs.errors().unwrap_or_else(|| panic!("{body}")).error[0];
+    assert!(e.value.contains("different boards"), "{body}");
+}
+
 /// Hotel availability in OpenTravel 2016B's other forms: the stay and the rooms inside the
 /// Criterion, the stay as Start and a Duration, several hotels in one Criterion, the flags it
 /// can ignore; a search the gateway does not do is answered Type 2 naming it.
@@ -820,6 +845,7 @@ async fn an_import_sets_or_keeps_the_dialect(b: Backend) {
 
 backend_tests!(
     special_requests_and_rate_plans_are_refused_not_dropped,
+    the_board_as_the_rate_plan,
     hotel_booking_by_guest_counts,
     hotel_availability_in_the_other_official_forms,
     official_sample_requests_get_business_answers,

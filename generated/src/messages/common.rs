@@ -380,7 +380,7 @@ impl rt::ToValue for RoomStayStatus {
     }
 }
 
-/// Type of a RequestorID (integer code): 22 requestor, 88 message credentials, 4, 39, 2, 45 seen in RoomStay extensions; any other non-negative integer is allowed.
+/// Type of a RequestorID (integer code): 22 requestor, 88 message credentials, 4, 39, 2, 45 seen in RoomStay extensions; any other non-negative integer is allowed, and any other OpenTravel code (2016B's UniqueID_Type takes an OTA_CodeType: a GDS-derived client's other Sources carry such Types, which authentication does not use).
 ///
 /// An open list: any other value is kept, as written, in `Other`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, yaserde::DefaultYaSerde)]

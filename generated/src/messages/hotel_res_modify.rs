@@ -322,6 +322,11 @@ pub struct RoomRate {
     /// Room code (string) the rate applies to.
     #[yaserde(attribute = true, rename = "RoomTypeCode")]
     pub room_type_code: Option<String>,
+    /// OpenTravel 2016B: the board as the rate plan, the way hotels send it in notifications (SC, BB, HB, …). Taken as the board when the rate has no board feature; with one, both must name the same board. Written by the ota2016b dialect only.
+    ///
+    /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
+    #[yaserde(attribute = true, rename = "RatePlanCode")]
+    pub rate_plan_code: Option<String>,
     /// Features of the rate; the board code is given as a feature description.
     #[yaserde(prefix = "ota", rename = "Features")]
     pub features: Option<RoomRateFeatures>,
@@ -1743,6 +1748,9 @@ impl rt::Decode for RoomRate {
                 "RoomTypeCode" => {
                     out.room_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
                 }
+                "RatePlanCode" => {
+                    out.rate_plan_code = cx.value(&attr, &schema::SHORT_TEXT)?;
+                }
                 _ => cx.other_attribute(&attr, DESC)?,
             }
         }
@@ -1763,6 +1771,9 @@ impl rt::Encode for RoomRate {
     fn encode(&self, w: &mut rt::Writer, name: &str) {
         w.start(name);
         w.attr_opt("RoomTypeCode", &self.room_type_code);
+        if !(w.dialect() == super::Dialect::Service.into()) {
+            w.attr_opt("RatePlanCode", &self.rate_plan_code);
+        }
         if let Some(v) = &self.features {
             rt::Encode::encode(v, w, "Features");
         }

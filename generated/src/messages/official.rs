@@ -656,7 +656,6 @@ pub static EXTRAS: [rt::Extras; 109usize] = [
             "InvBlockCode",
             "NumberOfUnits",
             "RatePlanType",
-            "RatePlanCode",
             "RatePlanID",
             "RatePlanQualifier",
             "PromotionCode",
@@ -1497,240 +1496,230 @@ pub static EXTRAS: [rt::Extras; 109usize] = [
 ];
 
 /// Per named simple type of the spec used in a request: the official types of its places.
-pub static WIDER: [rt::Wider; 53usize] = [
+pub static WIDER: [rt::Wider; 54usize] = [
     rt::Wider {
         of: &super::schema::DATE,
-        official: &[&OFFICIAL_58, &OFFICIAL_73, &OFFICIAL_74, &OFFICIAL_378],
+        official: &[&OFFICIAL_238, &OFFICIAL_230, &OFFICIAL_324, &OFFICIAL_371],
     },
     rt::Wider {
         of: &super::schema::LOCAL_DATE_TIME,
-        official: &[&OFFICIAL_73, &OFFICIAL_74, &OFFICIAL_58],
+        official: &[&OFFICIAL_230, &OFFICIAL_324, &OFFICIAL_238],
     },
     rt::Wider {
         of: &super::schema::DATE_TIME,
-        official: &[&OFFICIAL_73],
+        official: &[&OFFICIAL_230],
     },
     rt::Wider {
         of: &super::schema::MONEY,
-        official: &[&OFFICIAL_79, &OFFICIAL_11],
+        official: &[&OFFICIAL_145, &OFFICIAL_231],
     },
     rt::Wider {
         of: &super::schema::CURRENCY_CODE,
-        official: &[&OFFICIAL_25, &OFFICIAL_140],
+        official: &[&OFFICIAL_113, &OFFICIAL_275],
     },
     rt::Wider {
         of: &super::schema::LANGUAGE_CODE,
-        official: &[&OFFICIAL_31],
+        official: &[&OFFICIAL_252],
     },
     rt::Wider {
         of: &super::schema::LANGUAGE_SELECTOR,
-        official: &[&OFFICIAL_31],
+        official: &[&OFFICIAL_252],
     },
     rt::Wider {
         of: &super::schema::VERSION_NUMBER,
-        official: &[&OFFICIAL_80],
+        official: &[&OFFICIAL_232],
     },
     rt::Wider {
         of: &super::schema::STRING_LENGTH1TO32,
-        official: &[&OFFICIAL_1, &OFFICIAL_15, &OFFICIAL_335, &OFFICIAL_24],
+        official: &[&OFFICIAL_226, &OFFICIAL_188, &OFFICIAL_134, &OFFICIAL_189],
     },
     rt::Wider {
         of: &super::schema::STRING_LENGTH1TO64,
-        official: &[&OFFICIAL_24],
+        official: &[&OFFICIAL_189, &OFFICIAL_182],
     },
     rt::Wider {
         of: &super::schema::STRING_LENGTH1TO128,
-        official: &[&OFFICIAL_32],
+        official: &[&OFFICIAL_190],
     },
     rt::Wider {
         of: &super::schema::PERSON_NAME_PART,
-        official: &[&OFFICIAL_24],
+        official: &[&OFFICIAL_189],
     },
     rt::Wider {
         of: &super::schema::NAME_PREFIX,
-        official: &[&OFFICIAL_21],
+        official: &[&OFFICIAL_187],
     },
     rt::Wider {
         of: &super::schema::SHORT_TEXT,
-        official: &[&OFFICIAL_15, &OFFICIAL_24, &OFFICIAL_21, &OFFICIAL_1],
+        official: &[&OFFICIAL_188, &OFFICIAL_189, &OFFICIAL_187, &OFFICIAL_226],
+    },
+    rt::Wider {
+        of: &super::schema::FREE_TEXT,
+        official: &[&OFFICIAL_226],
     },
     rt::Wider {
         of: &super::schema::RES_ID_SOURCE_CONTEXT,
-        official: &[&OFFICIAL_24],
+        official: &[&OFFICIAL_189],
     },
     rt::Wider {
         of: &super::schema::TARGET,
-        official: &[
-            &OFFICIAL_516,
-            &OFFICIAL_88,
-            &OFFICIAL_366,
-            &OFFICIAL_105,
-            &OFFICIAL_402,
-            &OFFICIAL_438,
-            &OFFICIAL_440,
-            &OFFICIAL_457,
-            &OFFICIAL_449,
-            &OFFICIAL_107,
-            &OFFICIAL_545,
-            &OFFICIAL_560,
-            &OFFICIAL_568,
-        ],
+        official: &[&OFFICIAL_265],
     },
     rt::Wider {
         of: &super::schema::RES_STATUS,
-        official: &[&OFFICIAL_90],
+        official: &[&OFFICIAL_197],
     },
     rt::Wider {
         of: &super::schema::ROOM_STAY_STATUS,
-        official: &[&OFFICIAL_396, &OFFICIAL_90, &OFFICIAL_65],
+        official: &[&OFFICIAL_172, &OFFICIAL_197, &OFFICIAL_199],
     },
     rt::Wider {
         of: &super::schema::REQUESTOR_ID_CODE,
-        official: &[&OFFICIAL_13],
+        official: &[&OFFICIAL_166],
     },
     rt::Wider {
         of: &super::schema::AGE_QUALIFYING_CODE,
-        official: &[&OFFICIAL_13, &OFFICIAL_544],
+        official: &[&OFFICIAL_166, &OFFICIAL_108],
     },
     rt::Wider {
         of: &super::schema::REFERENCE_CODE,
-        official: &[&OFFICIAL_13],
+        official: &[&OFFICIAL_166],
     },
     rt::Wider {
         of: &super::schema::RESERVATION_ID_CODE,
-        official: &[&OFFICIAL_13],
+        official: &[&OFFICIAL_166],
     },
     rt::Wider {
         of: &super::schema::ID_CONTEXT,
-        official: &[&OFFICIAL_15],
+        official: &[&OFFICIAL_188],
     },
     rt::Wider {
         of: &super::schema::REQUESTOR_INSTANCE,
-        official: &[&OFFICIAL_15],
+        official: &[&OFFICIAL_188],
     },
     rt::Wider {
         of: &super::schema::PRICING_METHOD,
-        official: &[&OFFICIAL_144],
+        official: &[&OFFICIAL_60],
     },
     rt::Wider {
         of: &super::schema::REGION_CODE,
-        official: &[&OFFICIAL_14],
+        official: &[&OFFICIAL_186],
     },
     rt::Wider {
         of: &super::schema::ERROR_WARNING_TYPE,
-        official: &[&OFFICIAL_13],
+        official: &[&OFFICIAL_166],
     },
     rt::Wider {
         of: &super::schema::ERROR_CODE,
-        official: &[&OFFICIAL_13],
+        official: &[&OFFICIAL_166],
     },
     rt::Wider {
         of: &super::schema::ERROR_STATUS,
-        official: &[&OFFICIAL_24],
+        official: &[&OFFICIAL_189],
     },
     rt::Wider {
         of: &super::schema::ISO_DURATION,
-        official: &[&OFFICIAL_76, &OFFICIAL_77],
+        official: &[&OFFICIAL_253, &OFFICIAL_147],
     },
     rt::Wider {
         of: &super::schema::OTA_CODE,
-        official: &[&OFFICIAL_13],
+        official: &[&OFFICIAL_166],
     },
     rt::Wider {
         of: &super::schema::STRING_LENGTH1TO16,
-        official: &[&OFFICIAL_21],
+        official: &[&OFFICIAL_187],
     },
     rt::Wider {
         of: &super::schema::STRING_LENGTH1TO8,
-        official: &[&OFFICIAL_14],
+        official: &[&OFFICIAL_186],
     },
     rt::Wider {
         of: &super::schema::TIME_UNIT,
-        official: &[&OFFICIAL_98],
+        official: &[&OFFICIAL_195],
     },
     rt::Wider {
         of: &super::schema::INV_CODE_APPLICATION,
-        official: &[&OFFICIAL_95],
+        official: &[&OFFICIAL_329],
     },
     rt::Wider {
         of: &super::schema::RATE_PLAN_CODE_TYPE,
-        official: &[&OFFICIAL_96],
-    },
-    rt::Wider {
-        of: &super::schema::INV_BLOCK_CODE_APPLY,
-        official: &[&OFFICIAL_97],
-    },
-    rt::Wider {
-        of: &super::schema::READ_DATE_TYPE,
-        official: &[&OFFICIAL_504],
-    },
-    rt::Wider {
-        of: &super::schema::BOOKING_STATUS,
-        official: &[&OFFICIAL_396, &OFFICIAL_90, &OFFICIAL_65],
-    },
-    rt::Wider {
-        of: &super::schema::GUEST_QUANTITY,
-        official: &[&OFFICIAL_100],
-    },
-    rt::Wider {
-        of: &super::schema::GUEST_AGE,
         official: &[&OFFICIAL_330],
     },
     rt::Wider {
+        of: &super::schema::INV_BLOCK_CODE_APPLY,
+        official: &[&OFFICIAL_331],
+    },
+    rt::Wider {
+        of: &super::schema::READ_DATE_TYPE,
+        official: &[&OFFICIAL_580],
+    },
+    rt::Wider {
+        of: &super::schema::BOOKING_STATUS,
+        official: &[&OFFICIAL_172, &OFFICIAL_197, &OFFICIAL_199],
+    },
+    rt::Wider {
+        of: &super::schema::GUEST_QUANTITY,
+        official: &[&OFFICIAL_156],
+    },
+    rt::Wider {
+        of: &super::schema::GUEST_AGE,
+        official: &[&OFFICIAL_151],
+    },
+    rt::Wider {
         of: &super::schema::RPH_NUMBER,
-        official: &[&OFFICIAL_19, &OFFICIAL_100],
+        official: &[&OFFICIAL_173, &OFFICIAL_156],
     },
     rt::Wider {
         of: &super::schema::REF_POINT_CONTEXT,
-        official: &[&OFFICIAL_15],
+        official: &[&OFFICIAL_188],
     },
     rt::Wider {
         of: &super::schema::STAY_DURATION,
-        official: &[&OFFICIAL_76, &OFFICIAL_77],
+        official: &[&OFFICIAL_253, &OFFICIAL_147],
     },
     rt::Wider {
         of: &super::schema::BOOKING_LIMIT_MESSAGE_TYPE,
-        official: &[&OFFICIAL_103],
+        official: &[&OFFICIAL_318],
     },
     rt::Wider {
         of: &super::schema::MIN_MAX_MESSAGE_TYPE,
-        official: &[&OFFICIAL_99],
+        official: &[&OFFICIAL_484],
     },
     rt::Wider {
         of: &super::schema::RESTRICTION,
-        official: &[&OFFICIAL_101],
+        official: &[&OFFICIAL_403],
     },
     rt::Wider {
         of: &super::schema::AVAILABILITY_STATUS,
-        official: &[&OFFICIAL_102],
+        official: &[&OFFICIAL_22],
     },
     rt::Wider {
         of: &super::schema::INV_COUNT_ACTION_TYPE,
-        official: &[&OFFICIAL_436],
+        official: &[&OFFICIAL_549],
     },
     rt::Wider {
         of: &super::schema::RATE_NOTIF_TYPE,
-        official: &[&OFFICIAL_442],
+        official: &[&OFFICIAL_365],
     },
     rt::Wider {
         of: &super::schema::RATE_NOTIF_SCOPE_TYPE,
-        official: &[&OFFICIAL_443],
+        official: &[&OFFICIAL_366],
     },
     rt::Wider {
         of: &super::schema::PENALTY_PERCENT,
-        official: &[&OFFICIAL_81],
+        official: &[&OFFICIAL_169],
     },
     rt::Wider {
         of: &super::schema::DATE_OR_DATE_TIME,
-        official: &[&OFFICIAL_58, &OFFICIAL_73, &OFFICIAL_74],
+        official: &[&OFFICIAL_238, &OFFICIAL_230, &OFFICIAL_324],
     },
 ];
 
-static OFFICIAL_58_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_238_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_58: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_238: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_58_PATTERNS,
+    patterns: &OFFICIAL_238_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1738,11 +1727,11 @@ static OFFICIAL_58: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:date", rt::schema::Builtin::Date)
 };
 
-static OFFICIAL_73_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_230_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_73: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_230: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_73_PATTERNS,
+    patterns: &OFFICIAL_230_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1750,11 +1739,11 @@ static OFFICIAL_73: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:dateTime", rt::schema::Builtin::DateTime)
 };
 
-static OFFICIAL_74_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_324_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_74: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_324: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_74_PATTERNS,
+    patterns: &OFFICIAL_324_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1762,11 +1751,11 @@ static OFFICIAL_74: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:time", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_378_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_371_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_378: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_371: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_378_PATTERNS,
+    patterns: &OFFICIAL_371_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1774,11 +1763,11 @@ static OFFICIAL_378: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:gMonthDay", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_79_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_145_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_79: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_145: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_79_PATTERNS,
+    patterns: &OFFICIAL_145_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1786,11 +1775,11 @@ static OFFICIAL_79: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("Money", rt::schema::Builtin::Decimal)
 };
 
-static OFFICIAL_11_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_231_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_11: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_231: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_11_PATTERNS,
+    patterns: &OFFICIAL_231_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1801,13 +1790,13 @@ static OFFICIAL_11: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     )
 };
 
-static OFFICIAL_25_PATTERNS: [rt::schema::Pattern; 1usize] = [
+static OFFICIAL_113_PATTERNS: [rt::schema::Pattern; 1usize] = [
     rt::schema::Pattern::new("[a-zA-Z]{3}", "\\A(?:[a-zA-Z]{3})\\z"),
 ];
 
-static OFFICIAL_25: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_113: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_25_PATTERNS,
+    patterns: &OFFICIAL_113_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1815,25 +1804,25 @@ static OFFICIAL_25: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("AlphaLength3", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_140_PATTERNS: [rt::schema::Pattern; 1usize] = [
+static OFFICIAL_275_PATTERNS: [rt::schema::Pattern; 1usize] = [
     rt::schema::Pattern::new("[a-zA-Z]{3}", "\\A(?:[a-zA-Z]{3})\\z"),
 ];
 
-static OFFICIAL_140: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_275: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_140_PATTERNS,
+    patterns: &OFFICIAL_275_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 140", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 275", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_31_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_252_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_31: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_252: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_31_PATTERNS,
+    patterns: &OFFICIAL_252_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1841,11 +1830,11 @@ static OFFICIAL_31: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:language", rt::schema::Builtin::Language)
 };
 
-static OFFICIAL_80_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_232_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_80: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_232: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_80_PATTERNS,
+    patterns: &OFFICIAL_232_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1853,11 +1842,11 @@ static OFFICIAL_80: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:decimal", rt::schema::Builtin::Decimal)
 };
 
-static OFFICIAL_1_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_226_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_1: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_226: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_1_PATTERNS,
+    patterns: &OFFICIAL_226_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -1865,11 +1854,11 @@ static OFFICIAL_1: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:string", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_15_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_188_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_15: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_188: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_15_PATTERNS,
+    patterns: &OFFICIAL_188_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(32u32),
     min_inclusive: None,
@@ -1877,11 +1866,11 @@ static OFFICIAL_15: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("StringLength1to32", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_335_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_134_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_335: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_134: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_335_PATTERNS,
+    patterns: &OFFICIAL_134_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(32u32),
     min_inclusive: None,
@@ -1889,11 +1878,11 @@ static OFFICIAL_335: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("InfoSourceType", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_24_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_189_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_24: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_189: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_24_PATTERNS,
+    patterns: &OFFICIAL_189_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(64u32),
     min_inclusive: None,
@@ -1901,11 +1890,23 @@ static OFFICIAL_24: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("StringLength1to64", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_32_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_182_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_32: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_182: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_32_PATTERNS,
+    patterns: &OFFICIAL_182_PATTERNS,
+    min_length: Some(0u32),
+    max_length: Some(64u32),
+    min_inclusive: None,
+    max_inclusive: None,
+    ..rt::schema::SimpleDesc::builtin("StringLength0to64", rt::schema::Builtin::String)
+};
+
+static OFFICIAL_190_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+
+static OFFICIAL_190: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+    values: &[],
+    patterns: &OFFICIAL_190_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(128u32),
     min_inclusive: None,
@@ -1913,11 +1914,11 @@ static OFFICIAL_32: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("StringLength1to128", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_21_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_187_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_21: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_187: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_21_PATTERNS,
+    patterns: &OFFICIAL_187_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(16u32),
     min_inclusive: None,
@@ -1925,165 +1926,21 @@ static OFFICIAL_21: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("StringLength1to16", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_516_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_265_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_516: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_265: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Test", "Production"],
-    patterns: &OFFICIAL_516_PATTERNS,
+    patterns: &OFFICIAL_265_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 516", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 265", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_88_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_197_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_88: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_88_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 88", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_366_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_366: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_366_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 366", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_105_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_105: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_105_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 105", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_402_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_402: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_402_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 402", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_438_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_438: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_438_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 438", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_440_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_440: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_440_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 440", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_457_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_457: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_457_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 457", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_449_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_449: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_449_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 449", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_107_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_107: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_107_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 107", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_545_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_545: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_545_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 545", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_560_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_560: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_560_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 560", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_568_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_568: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &["Test", "Production"],
-    patterns: &OFFICIAL_568_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 568", rt::schema::Builtin::String)
-};
-
-static OFFICIAL_90_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
-static OFFICIAL_90: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_197: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
         "Book",
         "Quote",
@@ -2097,7 +1954,7 @@ static OFFICIAL_90: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "VerifyPrice",
         "Ticket",
     ],
-    patterns: &OFFICIAL_90_PATTERNS,
+    patterns: &OFFICIAL_197_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2108,9 +1965,9 @@ static OFFICIAL_90: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     )
 };
 
-static OFFICIAL_396_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_172_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_396: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_172: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
         "Reserved",
         "Requested",
@@ -2121,7 +1978,7 @@ static OFFICIAL_396: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "Checked out",
         "Waitlisted",
     ],
-    patterns: &OFFICIAL_396_PATTERNS,
+    patterns: &OFFICIAL_172_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(16u32),
     min_inclusive: None,
@@ -2129,13 +1986,13 @@ static OFFICIAL_396: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("PMS_ResStatusType", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_65_PATTERNS: [rt::schema::Pattern; 1usize] = [
+static OFFICIAL_199_PATTERNS: [rt::schema::Pattern; 1usize] = [
     rt::schema::Pattern::new("[A-Z]{1,2}", "\\A(?:[A-Z]{1,2})\\z"),
 ];
 
-static OFFICIAL_65: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_199: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_65_PATTERNS,
+    patterns: &OFFICIAL_199_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2146,16 +2003,16 @@ static OFFICIAL_65: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     )
 };
 
-static OFFICIAL_13_PATTERNS: [rt::schema::Pattern; 1usize] = [
+static OFFICIAL_166_PATTERNS: [rt::schema::Pattern; 1usize] = [
     rt::schema::Pattern::new(
         "[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X){0,1}){0,1}",
         "\\A(?:[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X){0,1}){0,1})\\z",
     ),
 ];
 
-static OFFICIAL_13: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_166: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_13_PATTERNS,
+    patterns: &OFFICIAL_166_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2163,9 +2020,9 @@ static OFFICIAL_13: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("OTA_CodeType", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_544_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_108_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_544: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_108: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
         "Additional occupant with adult",
         "Additional occupant without adult",
@@ -2187,7 +2044,7 @@ static OFFICIAL_544: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "Younger driver",
         "Other_",
     ],
-    patterns: &OFFICIAL_544_PATTERNS,
+    patterns: &OFFICIAL_108_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2195,11 +2052,11 @@ static OFFICIAL_544: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("AgeQualifyingEnum", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_144_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_60_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_144: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_60: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["PerEvent", "PerGroup", "PerPerson", "Other_"],
-    patterns: &OFFICIAL_144_PATTERNS,
+    patterns: &OFFICIAL_60_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2210,11 +2067,11 @@ static OFFICIAL_144: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     )
 };
 
-static OFFICIAL_14_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_186_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_14: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_186: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_14_PATTERNS,
+    patterns: &OFFICIAL_186_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(8u32),
     min_inclusive: None,
@@ -2222,11 +2079,11 @@ static OFFICIAL_14: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("StringLength1to8", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_76_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_253_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_76: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_253: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_76_PATTERNS,
+    patterns: &OFFICIAL_253_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2234,13 +2091,13 @@ static OFFICIAL_76: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("xs:duration", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_77_PATTERNS: [rt::schema::Pattern; 1usize] = [
+static OFFICIAL_147_PATTERNS: [rt::schema::Pattern; 1usize] = [
     rt::schema::Pattern::new("P[0-9]{1,3}N", "\\A(?:P[0-9]{1,3}N)\\z"),
 ];
 
-static OFFICIAL_77: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_147: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_77_PATTERNS,
+    patterns: &OFFICIAL_147_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2248,9 +2105,9 @@ static OFFICIAL_77: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("NightDurationType", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_98_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_195_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_98: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_195: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
         "Year",
         "Month",
@@ -2261,7 +2118,7 @@ static OFFICIAL_98: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "FullDuration",
         "Minute",
     ],
-    patterns: &OFFICIAL_98_PATTERNS,
+    patterns: &OFFICIAL_195_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(16u32),
     min_inclusive: None,
@@ -2269,45 +2126,45 @@ static OFFICIAL_98: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("TimeUnitType", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_95_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_329_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_95: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_329: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["DoesNotApply", "InvCode", "InvGroupingCode"],
-    patterns: &OFFICIAL_95_PATTERNS,
+    patterns: &OFFICIAL_329_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 95", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 329", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_96_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_330_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_96: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_330: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["DoesNotApply", "RatePlanCode", "RatePlanGroupingCode"],
-    patterns: &OFFICIAL_96_PATTERNS,
+    patterns: &OFFICIAL_330_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 96", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 330", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_97_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_331_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_97: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_331: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["DoesNotApply", "BlockCode", "BlockGroupingCode"],
-    patterns: &OFFICIAL_97_PATTERNS,
+    patterns: &OFFICIAL_331_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 97", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 331", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_504_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_580_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_504: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_580: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
         "ArrivalDate",
         "DepartureDate",
@@ -2316,19 +2173,19 @@ static OFFICIAL_504: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "CancelDeadlineDate",
         "PaymentDeadlineDate",
     ],
-    patterns: &OFFICIAL_504_PATTERNS,
+    patterns: &OFFICIAL_580_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 504", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 580", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_100_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_156_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_100: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_156: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_100_PATTERNS,
+    patterns: &OFFICIAL_156_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: Some("1"),
@@ -2336,11 +2193,11 @@ static OFFICIAL_100: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("Numeric1to999", rt::schema::Builtin::Integer)
 };
 
-static OFFICIAL_330_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_151_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_330: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_151: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_330_PATTERNS,
+    patterns: &OFFICIAL_151_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: Some("0"),
@@ -2348,13 +2205,13 @@ static OFFICIAL_330: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("Numeric0to999", rt::schema::Builtin::Integer)
 };
 
-static OFFICIAL_19_PATTERNS: [rt::schema::Pattern; 1usize] = [
+static OFFICIAL_173_PATTERNS: [rt::schema::Pattern; 1usize] = [
     rt::schema::Pattern::new("[0-9]{1,8}", "\\A(?:[0-9]{1,8})\\z"),
 ];
 
-static OFFICIAL_19: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_173: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_19_PATTERNS,
+    patterns: &OFFICIAL_173_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2362,21 +2219,21 @@ static OFFICIAL_19: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     ..rt::schema::SimpleDesc::builtin("RPH_Type", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_103_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_318_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_103: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_318: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["RemoveLimit", "SetLimit", "AdjustLimit"],
-    patterns: &OFFICIAL_103_PATTERNS,
+    patterns: &OFFICIAL_318_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 103", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 318", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_99_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_484_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_99: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_484: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
         "SetMinLOS",
         "RemoveMinLOS",
@@ -2391,29 +2248,29 @@ static OFFICIAL_99: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "MinLOS",
         "MaxLOS",
     ],
-    patterns: &OFFICIAL_99_PATTERNS,
+    patterns: &OFFICIAL_484_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 99", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 484", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_101_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_403_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_101: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_403: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Master", "Arrival", "Departure", "NonGuarantee", "TravelAgent"],
-    patterns: &OFFICIAL_101_PATTERNS,
+    patterns: &OFFICIAL_403_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 101", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 403", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_102_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_22_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_102: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_22: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
         "Open",
         "Close",
@@ -2422,7 +2279,7 @@ static OFFICIAL_102: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "OnRequest",
         "RemoveCloseOnly",
     ],
-    patterns: &OFFICIAL_102_PATTERNS,
+    patterns: &OFFICIAL_22_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
@@ -2433,47 +2290,47 @@ static OFFICIAL_102: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     )
 };
 
-static OFFICIAL_436_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_549_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_436: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_549: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Adjustment", "Used", "Remaining", "Allocation"],
-    patterns: &OFFICIAL_436_PATTERNS,
+    patterns: &OFFICIAL_549_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 436", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 549", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_442_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_365_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_442: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_365: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Delta", "Overlay", "Remove"],
-    patterns: &OFFICIAL_442_PATTERNS,
+    patterns: &OFFICIAL_365_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 442", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 365", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_443_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_366_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_443: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_366: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["RatePlanRate", "ProductRate"],
-    patterns: &OFFICIAL_443_PATTERNS,
+    patterns: &OFFICIAL_366_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: None,
     max_inclusive: None,
-    ..rt::schema::SimpleDesc::builtin("anonymous type 443", rt::schema::Builtin::String)
+    ..rt::schema::SimpleDesc::builtin("anonymous type 366", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_81_PATTERNS: [rt::schema::Pattern; 0usize] = [];
+static OFFICIAL_169_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
-static OFFICIAL_81: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
+static OFFICIAL_169: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[],
-    patterns: &OFFICIAL_81_PATTERNS,
+    patterns: &OFFICIAL_169_PATTERNS,
     min_length: None,
     max_length: None,
     min_inclusive: Some("0.00"),

@@ -158,8 +158,20 @@ pub static ROOM_STAY_STATUS: SimpleDesc = SimpleDesc {
 
 pub static REQUESTOR_ID_CODE: SimpleDesc = SimpleDesc {
     values: &["22", "88", "4", "39", "2", "45"],
-    open: Some(&XS_NON_NEGATIVE_INTEGER),
+    open: Some(&REQUESTOR_ID_CODE_OTHER),
     ..SimpleDesc::builtin("RequestorIDCode", Builtin::NonNegativeInteger)
+};
+
+static REQUESTOR_ID_CODE_OTHER_PATTERNS: [Pattern; 1usize] = [
+    Pattern::new(
+        "[0-9]+|[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?",
+        "\\A(?:[0-9]+|[0-9A-Z]{1,3}(\\.[A-Z]{3}(\\.X)?)?)\\z",
+    ),
+];
+
+pub static REQUESTOR_ID_CODE_OTHER: SimpleDesc = SimpleDesc {
+    patterns: &REQUESTOR_ID_CODE_OTHER_PATTERNS,
+    ..SimpleDesc::builtin("RequestorIDCodeOther", Builtin::String)
 };
 
 pub static AGE_QUALIFYING_CODE: SimpleDesc = SimpleDesc {
@@ -4099,7 +4111,10 @@ pub static ROOM_RATES: ComplexDesc = ComplexDesc {
 
 pub static ROOM_RATE: ComplexDesc = ComplexDesc {
     name: "RoomRate",
-    attributes: &[AttrDesc::optional("RoomTypeCode", &XS_STRING)],
+    attributes: &[
+        AttrDesc::optional("RoomTypeCode", &XS_STRING),
+        AttrDesc::optional("RatePlanCode", &SHORT_TEXT),
+    ],
     content: Content::Sequence(
         &[
             Particle::Element(
@@ -4113,7 +4128,12 @@ pub static ROOM_RATE: ComplexDesc = ComplexDesc {
             ),
         ],
     ),
-    forms: &[],
+    forms: &[
+        Form::Omitted {
+            dialect: 0,
+            of: Member::Attribute(1),
+        },
+    ],
 };
 
 pub static ROOM_RATE_FEATURES: ComplexDesc = ComplexDesc {

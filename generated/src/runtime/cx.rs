@@ -421,11 +421,10 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// Records each child element of an element that may have none.
     /// (Of an official decode, those 2016B allows in `desc` are listed as unread instead.)
     fn no_children(&mut self, node: Node, desc: Option<&'static ComplexDesc>) -> Res {
-        let extras = desc.and_then(|d| self.extras(d));
         for child in node.children().filter(Node::is_element) {
             let name = child.tag_name().name();
-            if let Some(x) = extras.filter(|x| x.element_max(name).is_some()) {
-                let index = if x.element_max(name).is_some_and(|m| m > 1) { 1 } else { 0 };
+            if let Some(x) = desc.and_then(|d| self.extras(d)).filter(|x| x.element_max(name).is_some()) {
+                let index = if x.element_max(name).is_some_and(|m| m > 1) { same_name_before(child) + 1 } else { 0 };
                 self.unread(name.to_string(), index, UnreadKind::Item, child.range().start);
                 continue;
             }
@@ -466,6 +465,17 @@ impl<'a, 'i> Cx<'a, 'i> {
         let text = text_of(node);
         match read_value(ty, &text) {
             Ok(value) => Ok(Some(value)),
+            Err(expected) if self.official.is_some_and(|o| o.takes(ty, &text)) => {
+                // Valid OpenTravel the spec's type does not take: listed at the element itself.
+                let path = self.path_string();
+                let (line, _) = super::text_pos(self.doc.input_text(), node.range().start);
+                if self.unread.len() < MAX_UNREAD {
+                    let name = node.tag_name().name().to_string();
+                    let kind = UnreadKind::Value { value: text.to_string(), expected };
+                    self.unread.push(Unread { path, name, kind, line });
+                }
+                Ok(None)
+            }
             Err(expected) => {
                 let kind =
                     DecodeErrorKind::InvalidValue { target: "text".to_string(), value: text.to_string(), expected };
@@ -542,8 +552,7 @@ impl<'a, 'i> Cx<'a, 'i> {
         self.no_text(node)?;
         let elements = element_count(particles);
         let base = self.counts.len();
-        let extras = self.extras(desc).map_or(0, |x| x.elements.len());
-        self.counts.resize(base + elements + particles.len() + extras, 0);
+        self.counts.resize(base + elements + particles.len(), 0);
         Ok(Children { parent: node, iter: node.children(), particles, desc, base, elements, hint: 0 })
     }
 
@@ -574,11 +583,11 @@ impl<'a, 'i> Cx<'a, 'i> {
         let TypeDesc::Simple(ty) = next.elem.ty else { return Err(self.bug(next.node)) };
         let read = self.element(next, |node, cx| {
             let mark = cx.mark();
-            let official = cx.extras(next.parent).and_then(|x| x.simple_attributes(next.elem.name));
             for a in node.attributes() {
                 let hint = a.namespace() == Some(XSI_NAMESPACE)
                     && matches!(a.name(), "schemaLocation" | "noNamespaceSchemaLocation");
-                if a.namespace().is_none() && official.is_some_and(|o| o.contains(&a.name())) {
+                let official = || cx.extras(next.parent).and_then(|x| x.simple_attributes(next.elem.name));
+                if a.namespace().is_none() && official().is_some_and(|o| o.contains(&a.name())) {
                     cx.unread(format!("@{}", a.name()), 0, UnreadKind::Item, a.range().start);
                 } else if !hint {
                     let name = match a.namespace() {
@@ -667,6 +676,16 @@ struct Found {
     elem: &'static ElementDesc,
 }
 
+/// How many elements of the same name as `node` come before it among its siblings.
+fn same_name_before(node: Node) -> u32 {
+    let name = node.tag_name();
+    node.prev_sibling_element()
+        .into_iter()
+        .flat_map(|n| std::iter::successors(Some(n), |n| n.prev_sibling_element()))
+        .filter(|n| n.tag_name() == name)
+        .count() as u32
+}
+
 /// How many element declarations a content model has: one more than the index of the last
 /// (indexes count the declarations in order).
 fn element_count(particles: &[Particle]) -> usize {
@@ -693,8 +712,8 @@ impl<'a, 'i> Children<'a, 'i> {
     /// Matches one child element against the content model; `None` when it does not fit (the
     /// problem is recorded).
     fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
-        let extras = cx.extras(self.desc);
-        if node.tag_name().namespace() != Some(OTA_NAMESPACE) && extras.is_some_and(|x| x.any_element) {
+        // What 2016B allows beyond the spec is looked up only for what the spec does not take.
+        if node.tag_name().namespace() != Some(OTA_NAMESPACE) && cx.extras(self.desc).is_some_and(|x| x.any_element) {
             cx.unread(node.tag_name().name().to_string(), 0, UnreadKind::Item, node.range().start);
             return Ok(None);
         }
@@ -707,12 +726,10 @@ impl<'a, 'i> Children<'a, 'i> {
         }
         let name = node.tag_name().name();
         let Some(found) = self.find(name) else {
-            if let Some(x) = extras {
-                if let Some((slot, &(declared, max))) = x.elements.iter().enumerate().find(|(_, (n, _))| *n == name) {
-                    // Counted past the content model's own counters, to number and bound them.
-                    let slot = self.elements + self.particles.len() + slot;
-                    let count = self.counter(cx, slot) + 1;
-                    self.set(cx, slot, count as usize);
+            if let Some(x) = cx.extras(self.desc) {
+                if let Some(&(declared, max)) = x.elements.iter().find(|(n, _)| *n == name) {
+                    // Its occurrence: counted among the element's siblings of the same name.
+                    let count = same_name_before(node) + 1;
                     if count > max {
                         return cx.skip(node, DecodeErrorKind::TooMany { name: declared, max });
                     }
@@ -732,7 +749,7 @@ impl<'a, 'i> Children<'a, 'i> {
         if let Some(b) = found.branch {
             let chosen = self.choice(cx, found.particle);
             if chosen != 0 && chosen != b + 1 {
-                if extras.and_then(|x| x.element_max(name)).is_some() {
+                if cx.extras(self.desc).and_then(|x| x.element_max(name)).is_some() {
                     // 2016B lets these alternatives occur together: the spec reads the first.
                     cx.unread(name.to_string(), 0, UnreadKind::More, node.range().start);
                     return Ok(None);
@@ -744,7 +761,7 @@ impl<'a, 'i> Children<'a, 'i> {
         }
         let count = self.count(cx, e) + 1;
         if count > e.max {
-            let official = extras.and_then(|x| x.element_max(name)).filter(|max| *max >= count);
+            let official = cx.extras(self.desc).and_then(|x| x.element_max(name)).filter(|max| *max >= count);
             if official.is_some() {
                 self.set(cx, usize::from(e.index), count as usize);
                 cx.unread(name.to_string(), count, UnreadKind::More, node.range().start);

@@ -97,6 +97,9 @@ pub fn room_stays(b: &Booking, catalogue: &Catalogue, languages: &Languages) -> 
                 room_rates: Some(m::RoomRates {
                     room_rate: vec![m::RoomRate {
                         room_type_code: Some(r.room_type.clone()),
+                        // The board as the rate plan too: OpenTravel 2016B's form (the ota2016b
+                        // dialect writes it; the service's does not).
+                        rate_plan_code: Some(r.board.clone()),
                         features: Some(board_feature(&r.board)),
                     }],
                 }),

@@ -10,7 +10,7 @@
 //! | [`modify`] | `OTA_HotelResModifyRQ` → the booking as it would be after the change |
 //! | `mod.rs` | the parts every request shares: comments, sources, guests' names, boards, item references, the 2016B parts refused |
 
-use ota_messages::common::{CompanyName, Source};
+use ota_messages::common::{CompanyName, ErrorCode, Source};
 use ota_messages::hotel_res_modify as m;
 
 use super::booking::{Comment, Company, ItemRef, LangText, RoomSource, TransferLeg, TransferPoint, Transport};
@@ -122,15 +122,31 @@ pub fn person_name(g: &m::ResGuest) -> (Option<String>, Option<String>, Option<S
     )
 }
 
-/// The board code of a room stay in a request: the first `Text` without a `Language` of the
-/// first rate feature, else its first `Text`.
-pub fn board_of(rs: &m::RoomStay) -> Option<String> {
-    let rate = rs.room_rates.as_ref()?.room_rate.first()?;
-    let feature = rate.features.as_ref()?.feature.first()?;
-    let texts = &feature.description.as_ref()?.text;
-    let text = texts.iter().find(|t| t.language.is_none()).or_else(|| texts.first())?;
-    let code = text.value.trim();
-    (!code.is_empty()).then(|| code.to_string())
+/// The board code of a room stay in a modify request, from its first rate (see
+/// [`rate_board`]; `stored` is the room's board now).
+pub fn board_of(rs: &m::RoomStay, stored: &str) -> Result<Option<String>, Problem> {
+    rs.room_rates.as_ref().and_then(|r| r.room_rate.first()).map_or(Ok(None), |r| rate_board(r, Some(stored)))
+}
+
+/// The board a rate names: the first `Text` without a `Language` of its first feature (else
+/// its first `Text`), or its `RatePlanCode` (OpenTravel 2016B's form: the board as the rate
+/// plan). When both are given and differ, a modify (`stored`: the room's board now) takes the
+/// one that changed, as a client that edits one of them in the booking it read does; otherwise
+/// it is a problem.
+pub fn rate_board(rate: &m::RoomRate, stored: Option<&str>) -> Result<Option<String>, Problem> {
+    let feature = rate.features.as_ref().and_then(|f| f.feature.first()).and_then(|f| f.description.as_ref());
+    let text = feature.and_then(|d| d.text.iter().find(|t| t.language.is_none()).or_else(|| d.text.first()));
+    let from_feature = text.map(|t| t.value.trim()).filter(|c| !c.is_empty());
+    let plan = rate.rate_plan_code.as_deref().map(str::trim).filter(|c| !c.is_empty());
+    match (from_feature, plan) {
+        (Some(f), Some(p)) if f != p && stored == Some(p) => Ok(Some(f.to_string())),
+        (Some(f), Some(p)) if f != p && stored == Some(f) => Ok(Some(p.to_string())),
+        (Some(f), Some(p)) if f != p => Err(Problem::biz(
+            ErrorCode::InvalidValue,
+            format!("RatePlanCode {p:?} and the rate's board feature {f:?} name different boards."),
+        )),
+        (f, p) => Ok(f.or(p).map(str::to_string)),
+    }
 }
 
 /// The stored form of a request's further reference.

@@ -378,13 +378,20 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
                     .at(format!("{tag}/RoomRates/RoomRate[2]")),
             );
         }
-        let board = board_of(rs);
-        if board.is_none() {
-            p.push(
-                Problem::required("The board code (RoomRates/RoomRate/Features/Feature/Description/Text) is required.")
-                    .at(format!("{tag}/RoomRates")),
-            );
-        }
+        let board = match board_of(rs, &st.board) {
+            Ok(None) => {
+                p.push(
+                    Problem::required("The board code (RoomRates/RoomRate/Features/Feature/Description/Text, or RoomRates/RoomRate/@RatePlanCode) is required.")
+                        .at(format!("{tag}/RoomRates")),
+                );
+                None
+            }
+            Ok(board) => board,
+            Err(problem) => {
+                p.push(problem.at(format!("{tag}/RoomRates/RoomRate")));
+                None
+            }
+        };
         let span = rs.time_span.as_ref().map(|t| (t.start.0, t.end.0));
         if span.is_none() {
             p.push(Problem::required("TimeSpan (Start, End) is required.").at(format!("{tag}/TimeSpan")));

@@ -8,7 +8,7 @@ use ota_messages::common::{ErrorCode, ResIdSourceContext, ReservationIdCode};
 use ota_messages::hotel_res as res;
 use rust_decimal::Decimal;
 
-use super::{comments_from, unsupported_parts};
+use super::{comments_from, rate_board, unsupported_parts};
 use crate::errors::Problem;
 use crate::hotels::booking::{Booking, Guest, RESERVED, Room, Service, base_code};
 use crate::hotels::catalogue::{Catalogue, Hotel, RoomType};
@@ -28,27 +28,22 @@ pub fn client_reference(rq: &res::BookHotelReservation) -> Option<String> {
         .filter(|r| !r.is_empty())
 }
 
-/// The board of a room stay as the request gives it: its rate feature's text, else the board
-/// service it references.
-fn board_of(rs: &res::BookRoomStay, services: &[res::BookService], catalogue: &Catalogue) -> Option<String> {
-    let feature = rs
-        .room_rates
-        .as_ref()
-        .and_then(|r| r.room_rate.first())
-        .and_then(|r| r.features.as_ref())
-        .and_then(|f| f.feature.first())
-        .and_then(|f| f.description.as_ref())
-        .and_then(|d| d.text.iter().find(|t| t.language.is_none()).or_else(|| d.text.first()))
-        .map(|t| t.value.trim().to_string())
-        .filter(|t| !t.is_empty());
-    feature.or_else(|| {
+/// The board of a room stay as the request gives it: its rate's (see [`rate_board`]), else the
+/// board service it references.
+fn board_of(
+    rs: &res::BookRoomStay,
+    services: &[res::BookService],
+    catalogue: &Catalogue,
+) -> Result<Option<String>, Problem> {
+    let rate = rs.room_rates.as_ref().and_then(|r| r.room_rate.first()).map_or(Ok(None), |r| rate_board(r, None))?;
+    Ok(rate.or_else(|| {
         let rphs = rs.service_rphs.as_ref()?;
         rphs.service_rph
             .iter()
             .filter_map(|r| services.iter().find(|s| s.service_rph == r.rph))
             .map(|s| s.service_inventory_code.trim().to_string())
             .find(|code| catalogue.is_board(code))
-    })
+    }))
 }
 
 /// The most guests a booking names (its room stays hold far fewer): a request with more is
@@ -511,8 +506,8 @@ fn price_stay(
     tag: &str,
 ) -> Result<(String, String, Decimal), Problem> {
     let code = &hotel.code;
-    let Some(board) = board_of(rs, services, catalogue) else {
-        return Err(Problem::required("A room stay needs its board: RoomRates/RoomRate/Features/Feature/Description/Text, or a board Service in its ServiceRPHs.")
+    let Some(board) = board_of(rs, services, catalogue).map_err(|p| p.at(format!("{tag}/RoomRates/RoomRate")))? else {
+        return Err(Problem::required("A room stay needs its board: RoomRates/RoomRate/Features/Feature/Description/Text, RoomRates/RoomRate/@RatePlanCode, or a board Service in its ServiceRPHs.")
             .at(format!("{tag}/RoomRates")));
     };
     let Some(room_currency) = hotel
