@@ -42,30 +42,35 @@ fn official_desc(schema: &OfficialSchema, id: SimpleId) -> TokenStream {
             Some(quote!(rt::schema::Pattern::new(#p, #rust)))
         })
         .collect();
-    let n_patterns = patterns.len();
-    let patterns_name = format_ident!("OFFICIAL_{}_PATTERNS", id.0);
-    let opt = |v: Option<u64>| match v {
-        Some(n) => {
-            let n = u32::try_from(n).unwrap_or(u32::MAX);
-            quote!(Some(#n))
-        }
-        None => quote!(None),
-    };
-    let text = |v: &Option<String>| match v {
-        Some(t) => quote!(Some(#t)),
-        None => quote!(None),
-    };
-    let (min_length, max_length) = (opt(f.min_length.or(f.length)), opt(f.max_length.or(f.length)));
-    let (min_inclusive, max_inclusive) = (text(&f.min_inclusive), text(&f.max_inclusive));
+    // Only the facets it has: the rest are the built-in's.
+    let mut items = Vec::new();
+    let mut set = Vec::new();
+    if !values.is_empty() {
+        set.push(quote!(values: &[#(#values),*],));
+    }
+    if !patterns.is_empty() {
+        let n = patterns.len();
+        let patterns_name = format_ident!("OFFICIAL_{}_PATTERNS", id.0);
+        items.push(quote!(static #patterns_name: [rt::schema::Pattern; #n] = [#(#patterns),*];));
+        set.push(quote!(patterns: &#patterns_name,));
+    }
+    let length = |v: Option<u64>| v.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    if let Some(n) = length(f.min_length.or(f.length)) {
+        set.push(quote!(min_length: Some(#n),));
+    }
+    if let Some(n) = length(f.max_length.or(f.length)) {
+        set.push(quote!(max_length: Some(#n),));
+    }
+    if let Some(v) = &f.min_inclusive {
+        set.push(quote!(min_inclusive: Some(#v),));
+    }
+    if let Some(v) = &f.max_inclusive {
+        set.push(quote!(max_inclusive: Some(#v),));
+    }
     quote! {
-        static #patterns_name: [rt::schema::Pattern; #n_patterns] = [#(#patterns),*];
+        #(#items)*
         static #name: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-            values: &[#(#values),*],
-            patterns: &#patterns_name,
-            min_length: #min_length,
-            max_length: #max_length,
-            min_inclusive: #min_inclusive,
-            max_inclusive: #max_inclusive,
+            #(#set)*
             ..rt::schema::SimpleDesc::builtin(#xml, rt::schema::Builtin::#builtin)
         };
     }

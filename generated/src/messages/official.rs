@@ -1715,75 +1715,27 @@ pub static WIDER: [rt::Wider; 54usize] = [
     },
 ];
 
-static OFFICIAL_238_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_238: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_238_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:date", rt::schema::Builtin::Date)
 };
 
-static OFFICIAL_230_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_230: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_230_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:dateTime", rt::schema::Builtin::DateTime)
 };
 
-static OFFICIAL_324_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_324: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_324_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:time", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_371_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_371: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_371_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:gMonthDay", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_145_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_145: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_145_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("Money", rt::schema::Builtin::Decimal)
 };
 
-static OFFICIAL_231_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_231: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_231_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin(
         "xs:positiveInteger",
         rt::schema::Builtin::PositiveInteger,
@@ -1795,12 +1747,7 @@ static OFFICIAL_113_PATTERNS: [rt::schema::Pattern; 1usize] = [
 ];
 
 static OFFICIAL_113: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
     patterns: &OFFICIAL_113_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("AlphaLength3", rt::schema::Builtin::String)
 };
 
@@ -1809,136 +1756,62 @@ static OFFICIAL_275_PATTERNS: [rt::schema::Pattern; 1usize] = [
 ];
 
 static OFFICIAL_275: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
     patterns: &OFFICIAL_275_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 275", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_252_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_252: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_252_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:language", rt::schema::Builtin::Language)
 };
 
-static OFFICIAL_232_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_232: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_232_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:decimal", rt::schema::Builtin::Decimal)
 };
 
-static OFFICIAL_226_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_226: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_226_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:string", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_188_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_188: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_188_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(32u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("StringLength1to32", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_134_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_134: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_134_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(32u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("InfoSourceType", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_189_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_189: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_189_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(64u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("StringLength1to64", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_182_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_182: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_182_PATTERNS,
     min_length: Some(0u32),
     max_length: Some(64u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("StringLength0to64", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_190_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_190: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_190_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(128u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("StringLength1to128", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_187_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_187: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_187_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(16u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("StringLength1to16", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_265_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_265: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Test", "Production"],
-    patterns: &OFFICIAL_265_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 265", rt::schema::Builtin::String)
 };
-
-static OFFICIAL_197_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
 static OFFICIAL_197: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
@@ -1954,18 +1827,11 @@ static OFFICIAL_197: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "VerifyPrice",
         "Ticket",
     ],
-    patterns: &OFFICIAL_197_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin(
         "TransactionActionType",
         rt::schema::Builtin::String,
     )
 };
-
-static OFFICIAL_172_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
 static OFFICIAL_172: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
@@ -1978,11 +1844,8 @@ static OFFICIAL_172: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "Checked out",
         "Waitlisted",
     ],
-    patterns: &OFFICIAL_172_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(16u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("PMS_ResStatusType", rt::schema::Builtin::String)
 };
 
@@ -1991,12 +1854,7 @@ static OFFICIAL_199_PATTERNS: [rt::schema::Pattern; 1usize] = [
 ];
 
 static OFFICIAL_199: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
     patterns: &OFFICIAL_199_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin(
         "UpperCaseAlphaLength1to2",
         rt::schema::Builtin::String,
@@ -2011,16 +1869,9 @@ static OFFICIAL_166_PATTERNS: [rt::schema::Pattern; 1usize] = [
 ];
 
 static OFFICIAL_166: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
     patterns: &OFFICIAL_166_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("OTA_CodeType", rt::schema::Builtin::String)
 };
-
-static OFFICIAL_108_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
 static OFFICIAL_108: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
@@ -2044,50 +1895,24 @@ static OFFICIAL_108: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "Younger driver",
         "Other_",
     ],
-    patterns: &OFFICIAL_108_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("AgeQualifyingEnum", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_60_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_60: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["PerEvent", "PerGroup", "PerPerson", "Other_"],
-    patterns: &OFFICIAL_60_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin(
         "List_OfferPricingType",
         rt::schema::Builtin::String,
     )
 };
 
-static OFFICIAL_186_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_186: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_186_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(8u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("StringLength1to8", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_253_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_253: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_253_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("xs:duration", rt::schema::Builtin::String)
 };
 
@@ -2096,16 +1921,9 @@ static OFFICIAL_147_PATTERNS: [rt::schema::Pattern; 1usize] = [
 ];
 
 static OFFICIAL_147: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
     patterns: &OFFICIAL_147_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("NightDurationType", rt::schema::Builtin::String)
 };
-
-static OFFICIAL_195_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
 static OFFICIAL_195: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
@@ -2118,51 +1936,25 @@ static OFFICIAL_195: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "FullDuration",
         "Minute",
     ],
-    patterns: &OFFICIAL_195_PATTERNS,
     min_length: Some(1u32),
     max_length: Some(16u32),
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("TimeUnitType", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_329_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_329: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["DoesNotApply", "InvCode", "InvGroupingCode"],
-    patterns: &OFFICIAL_329_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 329", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_330_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_330: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["DoesNotApply", "RatePlanCode", "RatePlanGroupingCode"],
-    patterns: &OFFICIAL_330_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 330", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_331_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_331: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["DoesNotApply", "BlockCode", "BlockGroupingCode"],
-    patterns: &OFFICIAL_331_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 331", rt::schema::Builtin::String)
 };
-
-static OFFICIAL_580_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
 static OFFICIAL_580: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
@@ -2173,33 +1965,16 @@ static OFFICIAL_580: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "CancelDeadlineDate",
         "PaymentDeadlineDate",
     ],
-    patterns: &OFFICIAL_580_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 580", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_156_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_156: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_156_PATTERNS,
-    min_length: None,
-    max_length: None,
     min_inclusive: Some("1"),
     max_inclusive: Some("999"),
     ..rt::schema::SimpleDesc::builtin("Numeric1to999", rt::schema::Builtin::Integer)
 };
 
-static OFFICIAL_151_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_151: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_151_PATTERNS,
-    min_length: None,
-    max_length: None,
     min_inclusive: Some("0"),
     max_inclusive: Some("999"),
     ..rt::schema::SimpleDesc::builtin("Numeric0to999", rt::schema::Builtin::Integer)
@@ -2210,28 +1985,14 @@ static OFFICIAL_173_PATTERNS: [rt::schema::Pattern; 1usize] = [
 ];
 
 static OFFICIAL_173: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
     patterns: &OFFICIAL_173_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("RPH_Type", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_318_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_318: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["RemoveLimit", "SetLimit", "AdjustLimit"],
-    patterns: &OFFICIAL_318_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 318", rt::schema::Builtin::String)
 };
-
-static OFFICIAL_484_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
 static OFFICIAL_484: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
@@ -2248,27 +2009,13 @@ static OFFICIAL_484: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "MinLOS",
         "MaxLOS",
     ],
-    patterns: &OFFICIAL_484_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 484", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_403_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_403: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Master", "Arrival", "Departure", "NonGuarantee", "TravelAgent"],
-    patterns: &OFFICIAL_403_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 403", rt::schema::Builtin::String)
 };
-
-static OFFICIAL_22_PATTERNS: [rt::schema::Pattern; 0usize] = [];
 
 static OFFICIAL_22: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &[
@@ -2279,60 +2026,28 @@ static OFFICIAL_22: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
         "OnRequest",
         "RemoveCloseOnly",
     ],
-    patterns: &OFFICIAL_22_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin(
         "AvailabilityStatusType",
         rt::schema::Builtin::String,
     )
 };
 
-static OFFICIAL_549_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_549: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Adjustment", "Used", "Remaining", "Allocation"],
-    patterns: &OFFICIAL_549_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 549", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_365_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_365: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["Delta", "Overlay", "Remove"],
-    patterns: &OFFICIAL_365_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 365", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_366_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_366: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
     values: &["RatePlanRate", "ProductRate"],
-    patterns: &OFFICIAL_366_PATTERNS,
-    min_length: None,
-    max_length: None,
-    min_inclusive: None,
-    max_inclusive: None,
     ..rt::schema::SimpleDesc::builtin("anonymous type 366", rt::schema::Builtin::String)
 };
 
-static OFFICIAL_169_PATTERNS: [rt::schema::Pattern; 0usize] = [];
-
 static OFFICIAL_169: rt::schema::SimpleDesc = rt::schema::SimpleDesc {
-    values: &[],
-    patterns: &OFFICIAL_169_PATTERNS,
-    min_length: None,
-    max_length: None,
     min_inclusive: Some("0.00"),
     max_inclusive: Some("100.00"),
     ..rt::schema::SimpleDesc::builtin("Percentage", rt::schema::Builtin::Decimal)
