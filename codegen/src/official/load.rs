@@ -75,6 +75,23 @@ enum State<'a, 'i> {
     Done,
 }
 
+/// Starts resolving a type: its declaration, marking it in progress; `None` when it is already
+/// resolved; an error when it is in progress (it derives from itself).
+fn start<'a, 'i>(state: &mut State<'a, 'i>, kind: &str, name: Option<&str>) -> R<Option<Decl<'a, 'i>>> {
+    match std::mem::replace(state, State::InProgress) {
+        State::Pending(decl) => Ok(Some(decl)),
+        State::Done => {
+            *state = State::Done;
+            Ok(None)
+        }
+        State::InProgress => Err(LoadError {
+            file: String::new(),
+            construct: format!("{kind} \"{}\"", name.unwrap_or_default()),
+            message: "derives from itself".to_string(),
+        }),
+    }
+}
+
 /// A qualified name of a reference, resolved to its namespace.
 enum QRef<'v> {
     /// In the XML Schema namespace (a built-in).
@@ -579,20 +596,9 @@ impl<'a, 'i> Loader<'a, 'i> {
     }
 
     fn resolve_complex(&mut self, id: ComplexId) -> R<()> {
-        let decl = match std::mem::replace(&mut self.complex_state[id.0], State::InProgress) {
-            State::Pending(decl) => decl,
-            State::Done => {
-                self.complex_state[id.0] = State::Done;
-                return Ok(());
-            }
-            State::InProgress => {
-                let name = self.complexes[id.0].name.clone().unwrap_or_default();
-                return Err(LoadError {
-                    file: String::new(),
-                    construct: format!("complexType \"{name}\""),
-                    message: "derives from itself".to_string(),
-                });
-            }
+        let Some(decl) = start(&mut self.complex_state[id.0], "complexType", self.complexes[id.0].name.as_deref())?
+        else {
+            return Ok(());
         };
         let built = self.build_complex(decl)?;
         let name = self.complexes[id.0].name.take();
@@ -720,20 +726,8 @@ impl<'a, 'i> Loader<'a, 'i> {
     // -- simple types -----------------------------------------------------------------------
 
     fn resolve_simple(&mut self, id: SimpleId) -> R<()> {
-        let decl = match std::mem::replace(&mut self.simple_state[id.0], State::InProgress) {
-            State::Pending(decl) => decl,
-            State::Done => {
-                self.simple_state[id.0] = State::Done;
-                return Ok(());
-            }
-            State::InProgress => {
-                let name = self.simples[id.0].name.clone().unwrap_or_default();
-                return Err(LoadError {
-                    file: String::new(),
-                    construct: format!("simpleType \"{name}\""),
-                    message: "derives from itself".to_string(),
-                });
-            }
+        let Some(decl) = start(&mut self.simple_state[id.0], "simpleType", self.simples[id.0].name.as_deref())? else {
+            return Ok(());
         };
         let built = self.build_simple(decl)?;
         let name = self.simples[id.0].name.take();

@@ -160,17 +160,25 @@ impl<'a, 'i> Cx<'a, 'i> {
 
     /// Lists an item taken without being read: `name` below the current element, at `pos`.
     fn unread(&mut self, name: String, index: u32, kind: UnreadKind, pos: usize) {
-        // What a hostile document can make the decode keep is bounded: the first items, which
-        // the answer names (the rest is skipped all the same).
+        self.list(pos, kind, |cx| {
+            let mut path = cx.path_string();
+            path.push('/');
+            path.push_str(&name);
+            if index > 0 {
+                path.push_str(&format!("[{index}]"));
+            }
+            (path, name)
+        });
+    }
+
+    /// Lists an unread item at `pos`, its path and name made by `item`. What a hostile document
+    /// can make the decode keep is bounded: the first [`MAX_UNREAD`] items, which the answer
+    /// names (the rest is skipped all the same).
+    fn list(&mut self, pos: usize, kind: UnreadKind, item: impl FnOnce(&Self) -> (String, String)) {
         if self.unread.len() >= MAX_UNREAD {
             return;
         }
-        let mut path = self.path_string();
-        path.push('/');
-        path.push_str(&name);
-        if index > 0 {
-            path.push_str(&format!("[{index}]"));
-        }
+        let (path, name) = item(self);
         let (line, _) = super::text_pos(self.doc.input_text(), pos);
         self.unread.push(Unread { path, name, kind, line });
     }
@@ -467,13 +475,8 @@ impl<'a, 'i> Cx<'a, 'i> {
             Ok(value) => Ok(Some(value)),
             Err(expected) if self.official.is_some_and(|o| o.takes(ty, &text)) => {
                 // Valid OpenTravel the spec's type does not take: listed at the element itself.
-                let path = self.path_string();
-                let (line, _) = super::text_pos(self.doc.input_text(), node.range().start);
-                if self.unread.len() < MAX_UNREAD {
-                    let name = node.tag_name().name().to_string();
-                    let kind = UnreadKind::Value { value: text.to_string(), expected };
-                    self.unread.push(Unread { path, name, kind, line });
-                }
+                let kind = UnreadKind::Value { value: text.to_string(), expected };
+                self.list(node.range().start, kind, |cx| (cx.path_string(), node.tag_name().name().to_string()));
                 Ok(None)
             }
             Err(expected) => {
