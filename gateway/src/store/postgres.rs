@@ -105,7 +105,7 @@ impl Postgres {
             .await
             .map_err(StoreError::from)?;
         let out = {
-            let mut conn = Conn::postgres(&tx, self.statements);
+            let mut conn = Conn::postgres_read(&tx, self.statements);
             f(&mut conn).await
         };
         match out {

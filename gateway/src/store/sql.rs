@@ -47,6 +47,8 @@ pub(crate) enum Statements {
 /// A connection (inside a transaction) of either backend.
 pub struct Conn<'c> {
     inner: Inner<'c>,
+    /// A PostgreSQL write transaction: its `SELECT`s may lock rows ([`Conn::for_update`]).
+    writes: bool,
 }
 
 enum Inner<'c> {
@@ -195,17 +197,22 @@ impl<'c> Conn<'c> {
 
     /// A SQLite connection (the caller holds the transaction).
     pub(crate) fn sqlite(conn: &'c mut rusqlite::Connection) -> Self {
-        Conn { inner: Inner::Sqlite(conn) }
+        Conn { inner: Inner::Sqlite(conn), writes: false }
     }
 
-    /// A PostgreSQL transaction.
+    /// A PostgreSQL write transaction.
     pub(crate) fn postgres(tx: &'c deadpool_postgres::Transaction<'c>, statements: Statements) -> Self {
-        Conn { inner: Inner::Postgres(tx, statements) }
+        Conn { inner: Inner::Postgres(tx, statements), writes: true }
+    }
+
+    /// A PostgreSQL read-only transaction.
+    pub(crate) fn postgres_read(tx: &'c deadpool_postgres::Transaction<'c>, statements: Statements) -> Self {
+        Conn { inner: Inner::Postgres(tx, statements), writes: false }
     }
 
     /// A PostgreSQL connection outside any transaction.
     pub(crate) fn postgres_client(client: &'c deadpool_postgres::ClientWrapper, statements: Statements) -> Self {
-        Conn { inner: Inner::PostgresClient(client, statements) }
+        Conn { inner: Inner::PostgresClient(client, statements), writes: false }
     }
 
     /// The dialect of the connection.
@@ -307,6 +314,15 @@ impl<'c> Conn<'c> {
             SqlDialect::Sqlite => String::new(),
             SqlDialect::Postgres => format!("FOR UPDATE OF {alias} SKIP LOCKED"),
         }
+    }
+
+    /// The clause that makes a `SELECT` lock the rows it gives until the transaction ends, so
+    /// that what the transaction reads next (in other statements) belongs to the same version
+    /// of them: `FOR UPDATE` in a PostgreSQL write transaction (whose statements each see the
+    /// latest commit); empty elsewhere (SQLite's write transactions run one at a time, and
+    /// PostgreSQL's reads run in one snapshot).
+    pub fn for_update(&self) -> &'static str {
+        if self.writes { "FOR UPDATE" } else { "" }
     }
 
     /// Takes the catalogue lock: shared by bookings (which may run together), exclusive for an

@@ -478,15 +478,16 @@ pub(crate) async fn id_by_internal(c: &mut Conn<'_>, internal_ref: &str) -> Resu
     Ok(row.map(|Scalar(id)| id))
 }
 
-/// Loads a booking with everything it holds.
+/// Loads a booking with everything it holds, as one version of it: in a write transaction its
+/// row stays locked until the transaction ends (see [`Conn::for_update`]), so a change
+/// committed meanwhile is seen whole or not at all.
 pub(crate) async fn load(c: &mut Conn<'_>, id: i64) -> Result<Booking, StoreError> {
-    let head: BookingRow = c
-        .query_one(
-            "SELECT internal_ref, client_ref, requestor_id, company_name, company_code, company_short_name, status, created_at, updated_at, currency
-             FROM hotel_booking WHERE id = $1",
-            &[&id],
-        )
-        .await?;
+    let sql = format!(
+        "SELECT internal_ref, client_ref, requestor_id, company_name, company_code, company_short_name, status, created_at, updated_at, currency
+         FROM hotel_booking WHERE id = $1 {}",
+        c.for_update()
+    );
+    let head: BookingRow = c.query_one(&sql, &[&id]).await?;
     Ok(Booking {
         guests: load_guests(c, id).await?,
         services: load_services(c, id).await?,
