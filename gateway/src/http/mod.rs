@@ -534,8 +534,15 @@ async fn respond(
         Some(Ok(unwrapped)) => {
             let message = match &unwrapped.username_token {
                 Some((user, password)) if !soap::has_pos(&unwrapped.message) => {
-                    let context =
-                        state.content.get().requestors.get(user).map(|r| r.id_context.clone()).unwrap_or_default();
+                    // An id that names no requestor gets a context too, so that it goes through
+                    // the whole check (the throttle, argon2 against the dummy hash) and costs
+                    // what a known one with a wrong password does: ids cannot be told by timing.
+                    let context = state
+                        .content
+                        .get()
+                        .requestors
+                        .get(user)
+                        .map_or_else(|| soap::UNKNOWN_CONTEXT.to_string(), |r| r.id_context.clone());
                     soap::with_pos(&unwrapped.message, op.request_root, (user, password), &context)
                 }
                 _ => unwrapped.message,

@@ -178,8 +178,13 @@ fn standalone(node: &Node, text: &str) -> String {
     format!("{}{}{}", &source[..name_end], added, &source[name_end..])
 }
 
+/// The `ID_Context` given for a `UsernameToken` whose `Username` names no requestor: any
+/// non-empty value, as no known requestor is checked with it.
+pub const UNKNOWN_CONTEXT: &str = "-";
+
 /// Adds the POS a `UsernameToken` stands for to an OTA message that has none: the requestor's
-/// `ID` and registered `ID_Context` (`context`; empty when it is not known), and the password.
+/// `ID` and registered `ID_Context` (`context`; [`UNKNOWN_CONTEXT`] when it is not known), and
+/// the password.
 pub fn with_pos(message: &str, root: &str, (username, password): (&str, &str), context: &str) -> String {
     // The prefix the message writes its own elements with, if any.
     let prefix = message.strip_prefix('<').and_then(|m| {

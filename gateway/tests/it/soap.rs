@@ -121,4 +121,46 @@ async fn envelopes_by_hand(b: Backend) {
     );
 }
 
-backend_tests!(a_soap_toolkit_reads_a_booking_from_the_wsdl, envelopes_by_hand);
+/// Issue 28, M1: a `UsernameToken` naming no requestor costs what a known one with a wrong
+/// password does (an argon2 verification against the dummy hash) and is answered the same, so
+/// requestor ids cannot be told apart by timing; both are counted by the throttle.
+async fn a_username_token_does_not_tell_which_ids_exist(b: Backend) {
+    let server = TestServer::start_with(b, |c| {
+        c.throttle.address_failures = 0;
+        c.throttle.requestor_failures = 0;
+    })
+    .await;
+    let token = |user: &str, password: &str| {
+        format!(
+            r#"<soap:Envelope xmlns:soap="{SOAP11}"><soap:Header><wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"><wsse:UsernameToken><wsse:Username>{user}</wsse:Username><wsse:Password>{password}</wsse:Password></wsse:UsernameToken></wsse:Security></soap:Header><soap:Body><OTA_ReadRQ xmlns="{NS}" Version="2008.1"><UniqueID Type="36" ID="DEMO-2030-0001" ID_Context="Client"/></OTA_ReadRQ></soap:Body></soap:Envelope>"#
+        )
+    };
+    let error = |text: &str| {
+        let rs = OtaResRetrieveRs::from_xml(&body_of(text)).unwrap();
+        let e = &rs.errors().expect(text).error[0];
+        format!("{:?} {:?} {:?} {}", e.r#type, e.code, e.tag, e.value)
+    };
+    let (_, _, text) = post(&server, "/bookread", token("DEMO", "demo-password")).await;
+    assert!(OtaResRetrieveRs::from_xml(&body_of(&text)).unwrap().is_success(), "{text}");
+    let (mut known, mut unknown) = (Vec::new(), Vec::new());
+    let mut answers = std::collections::BTreeSet::new();
+    for i in 0..8 {
+        for (user, times) in [("DEMO", &mut known), ("NOBODY-HERE", &mut unknown)] {
+            let started = std::time::Instant::now();
+            let (status, _, text) = post(&server, "/bookread", token(user, &format!("wrong-{i}"))).await;
+            times.push(started.elapsed());
+            assert_eq!(status, StatusCode::OK, "{text}");
+            answers.insert(error(&text));
+        }
+    }
+    assert_eq!(answers.len(), 1, "one answer for a wrong password and an unknown id: {answers:?}");
+    let median = |mut v: Vec<std::time::Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (k, u) = (median(known), median(unknown));
+    println!("{b:?}: UsernameToken medians: known id, wrong password {k:?}; unknown id {u:?}");
+    assert!(u * 2 >= k, "an unknown id answers faster ({u:?}) than a known one with a wrong password ({k:?})");
+}
+
+backend_tests!(a_soap_toolkit_reads_a_booking_from_the_wsdl, envelopes_by_hand, a_username_token_does_not_tell_which_ids_exist);
