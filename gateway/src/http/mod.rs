@@ -179,8 +179,8 @@ async fn wsdl(State(state): State<AppState>, headers: HeaderMap) -> Response {
 
 /// `GET /wsdl/<file>.xsd`: a schema of the spec, which the WSDL imports.
 async fn wsdl_schema(axum::extract::Path(file): axum::extract::Path<String>) -> Response {
-    match soap::SCHEMAS.iter().find(|(name, _)| *name == file) {
-        Some((_, xsd)) => ([(header::CONTENT_TYPE, soap::SOAP_XML)], *xsd).into_response(),
+    match soap::served_schema(&file) {
+        Some(xsd) => ([(header::CONTENT_TYPE, soap::SOAP_XML)], xsd).into_response(),
         None => not_found().await.into_response(),
     }
 }

@@ -14,15 +14,18 @@
 //!   (`Client`). Everything about the OTA message itself, its schema included, is answered as
 //!   an OTA answer with `Errors`, inside the envelope (HTTP 200).
 //!
-//! `GET /wsdl` publishes a WSDL 1.1 description (document/literal, one operation per path,
-//! the messages' schemas at `GET /wsdl/<file>.xsd`, the spec's own) for SOAP toolkits.
+//! `GET /wsdl` publishes a WSDL 1.1 description (document/literal, one operation per path the
+//! gateway serves, the messages' schemas at `GET /wsdl/<file>.xsd`) for SOAP toolkits. The
+//! schemas are the spec's own, with one difference: a request's `POS` is optional there, since
+//! a `UsernameToken` may stand for it ([`served_schema`]).
 
 use axum::body::Body;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use roxmltree::{Document, Node};
 
-use ota_messages::{OPERATIONS, runtime::Operation};
+use ota_messages::OPERATIONS;
+use ota_messages::runtime::{Operation, Side};
 
 /// The SOAP 1.1 envelope namespace.
 pub const SOAP11: &str = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -274,8 +277,21 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     ("notif_report.xsd", include_str!("../../../spec/notif_report.xsd")),
 ];
 
-/// The WSDL 1.1 description: one document/literal operation per path (its `soapAction` the
-/// path), at `location` (the gateway's base URL as the client reached it).
+/// A schema file of [`SCHEMAS`] as `GET /wsdl/<file>` serves it: a request root's `POS` is
+/// optional (`minOccurs="0"`), so that a toolkit that validates what it sends lets a client
+/// give a `UsernameToken` alone. `None` for a file that is not one of them.
+pub fn served_schema(file: &str) -> Option<String> {
+    let (_, xsd) = SCHEMAS.iter().find(|(name, _)| *name == file)?;
+    Some(xsd.replace(r#"<xs:element name="POS" type="POS">"#, r#"<xs:element name="POS" type="POS" minOccurs="0">"#))
+}
+
+/// The operations a SOAP client may call: every one but those the gateway sends itself.
+fn served() -> impl Iterator<Item = &'static Operation> {
+    OPERATIONS.iter().filter(|op| op.side != Side::Outbound)
+}
+
+/// The WSDL 1.1 description: one document/literal operation per path the gateway serves (its
+/// `soapAction` the path), at `location` (the gateway's base URL as the client reached it).
 pub fn wsdl(location: &str) -> String {
     let mut imports = String::new();
     for (file, _) in SCHEMAS.iter().filter(|(f, _)| *f != "common.xsd") {
@@ -284,7 +300,7 @@ pub fn wsdl(location: &str) -> String {
     // One port type, binding and port per operation, so that each port posts to its own path.
     let (mut messages, mut port_types, mut bindings, mut ports) =
         (String::new(), String::new(), String::new(), String::new());
-    for op in OPERATIONS {
+    for op in served() {
         let Some(response_root) = op.response_root else { continue };
         let (name, path, request_root) =
             (op.request_root.trim_start_matches("OTA_").trim_end_matches("RQ"), op.path, op.request_root);
@@ -380,7 +396,22 @@ mod tests {
     fn the_wsdl_names_every_operation() {
         let w = wsdl("http://gw.example");
         let doc = ota_messages::runtime::parse_document(&w).unwrap();
-        assert_eq!(doc.descendants().filter(|n| n.tag_name().name() == "port").count(), OPERATIONS.len());
+        assert_eq!(doc.descendants().filter(|n| n.tag_name().name() == "port").count(), served().count());
         assert!(w.contains(r#"location="http://gw.example/bookread""#));
+        // What the gateway sends to suppliers is not a port of its own.
+        assert!(!w.contains("/hotelresnotif"), "{w}");
+        assert!(served().count() < OPERATIONS.len());
+    }
+
+    /// Every request's POS is optional in the served schemas (a UsernameToken may stand for
+    /// it); nothing else changes.
+    #[test]
+    fn the_served_schemas_make_the_pos_optional() {
+        for (file, xsd) in SCHEMAS {
+            let served = served_schema(file).unwrap();
+            assert!(!served.contains(r#"<xs:element name="POS" type="POS">"#), "{file}");
+            assert_eq!(served.replace(r#" minOccurs="0">"#, ">"), xsd.replace(r#" minOccurs="0">"#, ">"), "{file}");
+        }
+        assert!(served_schema("secret.txt").is_none());
     }
 }

@@ -163,4 +163,8 @@ async fn a_username_token_does_not_tell_which_ids_exist(b: Backend) {
     assert!(u * 2 >= k, "an unknown id answers faster ({u:?}) than a known one with a wrong password ({k:?})");
 }
 
-backend_tests!(a_soap_toolkit_reads_a_booking_from_the_wsdl, envelopes_by_hand, a_username_token_does_not_tell_which_ids_exist);
+backend_tests!(
+    a_soap_toolkit_reads_a_booking_from_the_wsdl,
+    envelopes_by_hand,
+    a_username_token_does_not_tell_which_ids_exist
+);

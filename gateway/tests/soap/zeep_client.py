@@ -11,7 +11,7 @@ a SOAP Fault). Exit 1 on the first failed check. Needs Debian's python3-zeep.
 
 import sys
 
-from zeep import Client, Settings, xsd
+from zeep import Client, Settings
 from zeep.wsse.username import UsernameToken
 
 BASE = sys.argv[1].rstrip("/")
@@ -44,11 +44,12 @@ ids = [u.ID for u in answer.ReservationsList.HotelReservation[0].UniqueID]
 check("POS in the message: the booking", "DEMO-2030-0001" in ids, repr(ids))
 
 token = Client(f"{BASE}/wsdl", settings=settings, wsse=UsernameToken("DEMO", "demo-password"))
-answer = read(token, xsd.SkipValue)
+# No POS at all: the WSDL's schemas make it optional, so a strict toolkit sends the token alone.
+answer = read(token, None)
 check("UsernameToken for the POS: no Errors", answer.Errors is None, repr(answer.Errors))
 check("UsernameToken for the POS: the booking", answer.ReservationsList.HotelReservation[0].ResStatus == "Reserved")
 
 wrong = Client(f"{BASE}/wsdl", settings=settings, wsse=UsernameToken("DEMO", "not-the-password"))
-answer = read(wrong, xsd.SkipValue)
+answer = read(wrong, None)
 check("a wrong password: an OTA Type 4 error in the envelope", answer.Errors is not None and str(answer.Errors.Error[0].Type) == "4", repr(answer.Errors))
 print("ok")
