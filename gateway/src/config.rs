@@ -221,7 +221,7 @@ mod tests {
         assert_eq!((c.throttle.address_failures, c.throttle.requestor_failures), (10, 20));
         assert!(c.txlog.masked);
         assert_eq!(c.txlog.retention, Some(crate::txlog::DEFAULT_RETENTION));
-        assert_eq!(c.txlog.max_rate, 4 << 20);
+        assert_eq!((c.txlog.max_rate, c.txlog.unauthenticated_rate), (4 << 20, 64 << 10));
         let parse = |args: &[&str]| {
             let command = Config::augment_args(clap::Command::new("serve")).mut_args(|a| a.env(None));
             Config::from_arg_matches(&command.try_get_matches_from(args).unwrap()).unwrap()

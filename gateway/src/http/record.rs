@@ -121,6 +121,7 @@ pub(super) async fn record(State(state): State<AppState>, mut req: Request, next
             content_version: content.version,
             request,
             answer: answer.clone(),
+            authenticated,
         });
     }
     Response::from_parts(parts, Body::from(answer))

@@ -209,6 +209,12 @@ pub struct Settings {
     // bounded whatever the traffic.
     #[arg(id = "log_max_rate", long = "log-max-rate", value_name = "LOG_MAX_RATE", default_value = "4MiB", value_parser = crate::args::parse_size, env = "OTA_GATEWAY_LOG_MAX_RATE")]
     pub max_rate: usize,
+    /// The most bytes of bodies this gateway stores per minute of requests that did not
+    /// authenticate (the errors of the partner their POS names, which anyone can send), after
+    /// a burst of 16 times it (e.g. 64KiB; 0 stores none); over it, they are dropped and counted.
+    // Anonymous traffic cannot fill the disk: 64 KiB a minute is 92 MB a day at most.
+    #[arg(id = "log_unauthenticated_rate", long = "log-unauthenticated-rate", value_name = "LOG_UNAUTHENTICATED_RATE", default_value = "64KiB", value_parser = crate::args::parse_size, env = "OTA_GATEWAY_LOG_UNAUTHENTICATED_RATE")]
+    pub unauthenticated_rate: usize,
 }
 
 /// The default retention (`--log-retention`'s default, 60d), as a value.
@@ -263,6 +269,9 @@ pub struct Captured {
     pub request: Bytes,
     /// The answer body as sent (before compression).
     pub answer: Bytes,
+    /// False for a request that did not authenticate (logged for the partner its POS names):
+    /// it takes from [`Settings::unauthenticated_rate`] too.
+    pub authenticated: bool,
 }
 
 /// A stored entry of the log.
@@ -398,7 +407,7 @@ impl Recorder {
     pub fn start(store: Store, settings: &Settings) -> Recorder {
         let (tx, rx) = mpsc::channel(settings.queue_entries.max(1));
         let queued = Arc::new(AtomicUsize::new(0));
-        tokio::spawn(write_loop(store, rx, queued.clone(), settings.masked, settings.max_rate));
+        tokio::spawn(write_loop(store, rx, queued.clone(), settings.clone()));
         Recorder { tx, queued, limit: settings.queue_bytes }
     }
 
@@ -449,19 +458,48 @@ impl Budget {
     }
 }
 
+/// How many minutes of [`Settings::unauthenticated_rate`] may be stored at once.
+const UNAUTHENTICATED_BURST: usize = 16;
+
+/// What the writer may still store of requests that did not authenticate: a bucket of
+/// [`UNAUTHENTICATED_BURST`] minutes of [`Settings::unauthenticated_rate`], refilled at that
+/// rate.
+#[derive(Debug)]
+struct Bucket {
+    per_minute: f64,
+    capacity: f64,
+    tokens: f64,
+    at: std::time::Instant,
+}
+
+impl Bucket {
+    fn new(per_minute: usize) -> Bucket {
+        let capacity = (per_minute * UNAUTHENTICATED_BURST) as f64;
+        Bucket { per_minute: per_minute as f64, capacity, tokens: capacity, at: std::time::Instant::now() }
+    }
+
+    /// True (and counted) when `size` more bytes are in the bucket.
+    fn take(&mut self, size: usize) -> bool {
+        let now = std::time::Instant::now();
+        let refill = now.duration_since(self.at).as_secs_f64() / 60.0 * self.per_minute;
+        (self.tokens, self.at) = ((self.tokens + refill).min(self.capacity), now);
+        if size as f64 > self.tokens {
+            return false;
+        }
+        self.tokens -= size as f64;
+        true
+    }
+}
+
 /// The writer: takes what is queued (up to [`BATCH`] entries), drops what is over the byte
-/// rate, prepares the rest on a blocking thread, stores it in one transaction, and answers the
+/// rates, prepares the rest on a blocking thread, stores it in one transaction, and answers the
 /// flushes.
-async fn write_loop(
-    store: Store,
-    mut rx: mpsc::Receiver<Job>,
-    queued: Arc<AtomicUsize>,
-    masked: bool,
-    max_rate: usize,
-) {
+async fn write_loop(store: Store, mut rx: mpsc::Receiver<Job>, queued: Arc<AtomicUsize>, settings: Settings) {
     let mut flushes = Vec::new();
     let mut batch = Vec::new();
-    let mut budget = Budget { per_second: max_rate, since: std::time::Instant::now(), used: 0 };
+    let masked = settings.masked;
+    let mut budget = Budget { per_second: settings.max_rate, since: std::time::Instant::now(), used: 0 };
+    let mut unauthenticated = Bucket::new(settings.unauthenticated_rate);
     while let Some(job) = rx.recv().await {
         let mut next = Some(job);
         while let Some(job) = next.take() {
@@ -477,7 +515,10 @@ async fn write_loop(
             let mut taken = std::mem::take(&mut batch);
             let size: usize = taken.iter().map(|c| c.request.len() + c.answer.len()).sum();
             let before = taken.len();
-            taken.retain(|c| budget.take(c.request.len() + c.answer.len()));
+            taken.retain(|c| {
+                let size = c.request.len() + c.answer.len();
+                (c.authenticated || unauthenticated.take(size)) && budget.take(size)
+            });
             if taken.len() < before {
                 crate::metrics::txlog_entries("dropped", (before - taken.len()) as u64);
             }

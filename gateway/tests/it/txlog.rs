@@ -583,7 +583,49 @@ async fn card_and_personal_data_never_reach_the_log(b: Backend) {
     assert!(read_bytes > 0);
 }
 
+/// Issue 28, M5: requests that did not authenticate (anyone can send them, naming a logged
+/// partner) are stored within `--log-unauthenticated-rate` (64 KiB a minute after a burst of
+/// 16 minutes of it, by default), so a flood of them cannot fill the database; the first of
+/// them are kept, and the partner's own errors, authenticated, still are.
+async fn anonymous_errors_cannot_fill_the_log(b: Backend) {
+    let server = TestServer::start(b).await;
+    set_log(&server, "DEMO", Level::Errors, None).await;
+    // 32 KiB of comment in each: the request fails its Version check, before authentication.
+    let padding = format!("<!--{}-->", "x".repeat(32 << 10));
+    let bad = nbc(DEMO, "anon")
+        .replace(r#"Version="2009.1""#, r#"Version="1.0""#)
+        .replace("<POS>", &format!("{padding}<POS>"));
+    let dropped = || support::metric(&ota_gateway::metrics::render(), r#"ota_txlog_entries_total{outcome="dropped"}"#);
+    let before = dropped();
+    let (started, mut sent, mut requests) = (Instant::now(), 0, 0);
+    let mut size = 0;
+    while started.elapsed() < Duration::from_secs(3) {
+        let (status, answer) = post(&server, "/hotelnbc", bad.clone(), &format!("rq-anon-{requests}")).await;
+        assert!(status == 200 && answer.contains("<Errors>"), "{answer}");
+        size = bad.len() + answer.len();
+        (sent, requests) = (sent + size, requests + 1);
+    }
+    let kept = entries(&server).await;
+    let stored = kept.len() * size;
+    let allowed = 16 * (64 << 10) + (64 << 10) * (started.elapsed().as_secs() as usize + 1) / 60;
+    println!(
+        "{b:?}: {requests} anonymous error requests naming DEMO in {:?} ({sent} bytes): {} kept ({stored} bytes of bodies), the rest dropped",
+        started.elapsed(),
+        kept.len()
+    );
+    assert!(!kept.is_empty() && kept[0].request_id == "rq-anon-0", "the first are kept");
+    assert!(stored <= allowed, "{stored} bytes of anonymous requests stored, over {allowed}");
+    assert!(requests > kept.len() && dropped() >= before + (requests - kept.len()) as f64);
+
+    // DEMO's own error, authenticated, is kept whatever the anonymous ones took.
+    let unknown = read().replace("DEMO-2030-0001", "NO-SUCH-BOOKING");
+    let (_, answer) = post(&server, "/bookread", unknown, "rq-own-error").await;
+    assert!(answer.contains("<Errors>"), "{answer}");
+    assert!(entries(&server).await.iter().any(|e| e.request_id == "rq-own-error"));
+}
+
 backend_tests!(
+    anonymous_errors_cannot_fill_the_log,
     card_and_personal_data_never_reach_the_log,
     each_level_keeps_what_it_says,
     passwords_never_stored_personal_values_masked_unless_turned_off,
