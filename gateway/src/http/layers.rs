@@ -89,7 +89,8 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
         metrics::answer(operation, &s.outcome.0);
     }
     span.in_scope(|| {
-        if status >= 500 {
+        // A SOAP Fault is HTTP 500 by the SOAP binding, but the client's error.
+        if status >= 500 && res.extensions().get::<super::soap::ClientFault>().is_none() {
             tracing::error!(status, requestor = %LogText(requestor), outcome = ?outcome, latency_ms, "request");
         } else {
             tracing::info!(status, requestor = %LogText(requestor), outcome = ?outcome, latency_ms, "request");

@@ -110,13 +110,28 @@ fn read_envelope(doc: &Document, text: &str, op: &Operation) -> Result<Unwrapped
     if let Some(header) = header {
         for block in header.children().filter(Node::is_element) {
             let security = block.tag_name().namespace() == Some(WSSE) && block.tag_name().name() == "Security";
-            if security {
-                username_token = token(block);
-            } else if block.attributes().any(|a| {
+            let must_understand = block.attributes().any(|a| {
                 a.namespace() == Some(SOAP11)
                     && a.name() == "mustUnderstand"
                     && matches!(a.value().trim(), "1" | "true")
-            }) {
+            });
+            if security {
+                // A signature, an encrypted key or any other token the gateway does not check
+                // is never taken as if it had been checked.
+                if must_understand
+                    && let Some(other) = block.children().filter(Node::is_element).find(|n| !understood_in_security(n))
+                {
+                    return Err(Fault {
+                        code: "MustUnderstand",
+                        text: format!(
+                            "The Security header's {{{}}}{} is not supported: the gateway takes a UsernameToken with a plain-text password (and a Timestamp) only.",
+                            other.tag_name().namespace().unwrap_or(""),
+                            other.tag_name().name()
+                        ),
+                    });
+                }
+                username_token = token(block);
+            } else if must_understand {
                 return Err(Fault {
                     code: "MustUnderstand",
                     text: format!(
@@ -145,6 +160,15 @@ fn read_envelope(doc: &Document, text: &str, op: &Operation) -> Result<Unwrapped
         )));
     }
     Ok(Unwrapped { message: standalone(message, text), username_token })
+}
+
+/// The WS-Security utility namespace (of `Timestamp`).
+const WSU: &str = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
+
+/// True for what of a `Security` header block the gateway understands: the `UsernameToken`
+/// and a `Timestamp` (which it does not need).
+fn understood_in_security(n: &Node) -> bool {
+    matches!((n.tag_name().namespace(), n.tag_name().name()), (Some(WSSE), "UsernameToken") | (Some(WSU), "Timestamp"))
 }
 
 /// `UsernameToken`'s `Username` and `Password` (plain text) in a `Security` header block.
@@ -241,8 +265,15 @@ pub fn fault_response(fault: &Fault) -> Response {
         r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="{SOAP11}"><soap:Body><soap:Fault><faultcode>soap:{}</faultcode><faultstring>{text}</faultstring></soap:Fault></soap:Body></soap:Envelope>"#,
         fault.code
     );
-    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, SOAP_XML)], xml).into_response()
+    let mut response = (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, SOAP_XML)], xml).into_response();
+    response.extensions_mut().insert(ClientFault);
+    response
 }
+
+/// Marks a SOAP Fault's answer: HTTP 500 as SOAP 1.1 wants, but the client's doing, so not
+/// logged as the gateway's error.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientFault;
 
 /// A plain answer put in an envelope: its body (an OTA document) wrapped, as `text/xml`.
 pub async fn wrap_response(response: Response) -> Response {
