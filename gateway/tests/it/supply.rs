@@ -115,8 +115,10 @@ fn pos((id, ctx, pw): (&str, &str, &str)) -> String {
 
 /// A time stamp `n` milliseconds after a fixed instant (stamps order notifications).
 fn stamp(n: i64) -> String {
-    (chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").unwrap() + chrono::Duration::milliseconds(n))
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    // A day ago, once per test process: a TimeStamp is when a message was made, never ahead.
+    static BASE: std::sync::LazyLock<chrono::DateTime<chrono::Utc>> =
+        std::sync::LazyLock::new(|| chrono::Utc::now() - chrono::Duration::days(1));
+    (*BASE + chrono::Duration::milliseconds(n)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// `OTA_HotelInvCountNotifRQ` setting the rooms on sale of [`ROOM`] from `start` to `end`
@@ -256,6 +258,13 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
     assert!(older.contains("<Success") && older.contains("later TimeStamp"), "{older}");
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     assert_eq!(offers(&other, d1, d2, 1).await.len(), 1, "the older count did not win");
+    // A TimeStamp from the future would hold back every later update for good: refused.
+    let future = inv_count(SUPPLIER, HOTEL, 4, (d1, d1), 0, "Allocation")
+        .replace(&format!(r#"TimeStamp="{}""#, stamp(4)), r#"TimeStamp="9999-12-31T23:59:59Z""#);
+    let refused = post(&a, "/hotelinvcountnotif", future).await;
+    assert!(refused.contains(r#"Code="15""#) && refused.contains("/OTA_HotelInvCountNotifRQ/@TimeStamp"), "{refused}");
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    assert_eq!(offers(&other, d1, d2, 1).await.len(), 1, "the message from the future changed nothing");
     // An adjustment, repeated: applied once.
     let adjust = inv_count(SUPPLIER, HOTEL, 3, (d1, d1), -1, "Adjustment");
     assert!(success_without_warnings(&post(&a, "/hotelinvcountnotif", adjust.clone()).await));
@@ -441,7 +450,11 @@ pub(crate) async fn notifications_change_what_every_gateway_sells(b: Backend) {
 pub(crate) async fn sample_notifications_get_business_answers(b: Backend) {
     let server = support::TestServer::start(b).await;
     for name in ["hotel_inv_count_notif", "hotel_avail_notif", "hotel_rate_amount_notif"] {
+        // The samples are stamped in 2030, the year of their stays: sent now, as made now.
         let xml = support::raw_sample(name);
+        let stamped =
+            roxmltree::Document::parse(&xml).unwrap().root_element().attribute("TimeStamp").unwrap().to_string();
+        let xml = xml.replace(&stamped, &chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
         let root = roxmltree::Document::parse(&xml).unwrap().root_element().tag_name().name().to_string();
         let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap().path;
         let (status, _, body) = server.client().send_raw(path, xml, XML).await.unwrap();

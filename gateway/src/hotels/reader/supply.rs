@@ -52,18 +52,34 @@ fn hotel<'c>(cx: &Ctx, catalogue: &'c Catalogue, code: Option<&str>, tag: &str) 
     }
 }
 
-/// The message's `TimeStamp` as an instant (no zone: UTC), else when it arrived.
-fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>) -> DateTime<Utc> {
-    match time_stamp {
-        None => cx.now,
-        Some(t) => {
-            let utc = match t.zone {
-                None | Some(Zone::Utc) => t.local,
-                Some(Zone::Offset(minutes)) => t.local - chrono::Duration::minutes(i64::from(minutes)),
-            };
-            utc.and_utc()
-        }
+/// How far after the gateway's clock a message's `TimeStamp` may be (clocks differ a little).
+pub const MAX_CLOCK_AHEAD: chrono::Duration = chrono::Duration::minutes(5);
+
+/// The message's `TimeStamp` as an instant (no zone: UTC), else when it arrived. A stamp more
+/// than [`MAX_CLOCK_AHEAD`] after now is refused: as the newest stamp wins, a message from the
+/// future (year 9999) would hold back every later update of the days it sets, for good.
+fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>, root: &str) -> Result<DateTime<Utc>, Vec<Problem>> {
+    let Some(t) = time_stamp else { return Ok(cx.now) };
+    let utc = match t.zone {
+        None | Some(Zone::Utc) => t.local,
+        Some(Zone::Offset(minutes)) => t.local - chrono::Duration::minutes(i64::from(minutes)),
     }
+    .and_utc();
+    if utc > cx.now + MAX_CLOCK_AHEAD {
+        return Err(vec![
+            Problem::biz(
+                ErrorCode::InvalidDate,
+                format!(
+                    "TimeStamp {} is later than now ({}): a notification's TimeStamp is when it was made (at most {} minutes ahead of the gateway's clock), as the latest one wins.",
+                    utc.format("%Y-%m-%dT%H:%M:%SZ"),
+                    cx.now.format("%Y-%m-%dT%H:%M:%SZ"),
+                    MAX_CLOCK_AHEAD.num_minutes()
+                ),
+            )
+            .at(format!("/{root}/@TimeStamp")),
+        ]);
+    }
+    Ok(utc)
 }
 
 /// The days of a `StatusApplicationControl` (or of a `Rate` narrowing it): `Start` to `End`,
@@ -239,7 +255,8 @@ pub fn inv_count(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelInvCountNotifRq) 
             Ok(rooms.into_iter().map(|room| Item { tag: tag.clone(), room, span, change: change.clone() }).collect())
         })());
     }
-    out.finish(hotel, stamp(cx, rq.time_stamp.as_ref()), "OTA_HotelInvCountNotifRQ")
+    let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelInvCountNotifRQ")?;
+    out.finish(hotel, stamp, "OTA_HotelInvCountNotifRQ")
 }
 
 /// `OTA_HotelAvailNotifRQ`: booking limits, restrictions and stay limits per room type, rate
@@ -260,7 +277,8 @@ pub fn avail(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelAvailNotifRq) -> Resu
         let items = avail_status(m, hotel, catalogue, &tag, &mut out);
         out.push(items);
     }
-    out.finish(hotel, stamp(cx, rq.time_stamp.as_ref()), "OTA_HotelAvailNotifRQ")
+    let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelAvailNotifRQ")?;
+    out.finish(hotel, stamp, "OTA_HotelAvailNotifRQ")
 }
 
 /// The items of one `AvailStatusMessage`; what it sets that the gateway does not keep is
@@ -543,5 +561,6 @@ pub fn rate_amount(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelRateAmountNotif
             }
         }
     }
-    out.finish(hotel, stamp(cx, rq.time_stamp.as_ref()), "OTA_HotelRateAmountNotifRQ")
+    let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelRateAmountNotifRQ")?;
+    out.finish(hotel, stamp, "OTA_HotelRateAmountNotifRQ")
 }
