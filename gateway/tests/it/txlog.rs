@@ -335,6 +335,18 @@ async fn search_show_and_export(b: Backend) {
     assert_eq!(echo(&["--since", "1h"]).len(), 3);
     assert_eq!(echo(&["--since", &(Utc::now() + chrono::Duration::hours(1)).to_rfc3339()]).len(), 0);
     assert_eq!(echo(&["--limit", "1"]), ["echo-b"]);
+    // A client's value never starts a row of its own (an EchoToken with CR/LF and a fake row).
+    post(&server, "/hotelnbc", nbc(DEMO, "x&#13;&#10;1 2030-01-01T00:00:00Z DEMO forged"), "rq-forge").await;
+    server.state.txlog.flush().await;
+    let (code, out, _) = cli(&["log", "search", "--db", &db, "--request-id", "rq-forge"]);
+    assert!(code == 0 && out.lines().count() == 2 && out.contains(r"x\u{d}\u{a}1 2030"), "{out}");
+    let forged =
+        txlog::search(server.store(), &Filter { request_id: Some("rq-forge".into()), ..Filter::default() }, false, 1)
+            .await
+            .unwrap()
+            .remove(0);
+    let (_, out, _) = cli(&["log", "show", &forged.id.to_string(), "--db", &db]);
+    assert!(out.lines().all(|l| !l.starts_with("1 2030")), "{out}");
 
     let read_entry =
         txlog::search(server.store(), &Filter { request_id: Some("rq-read".into()), ..Filter::default() }, false, 10)
@@ -356,7 +368,7 @@ async fn search_show_and_export(b: Backend) {
     let (code, out, _) = cli(&["log", "export", "--requestor", "DEMO", "--db", &db]);
     assert_eq!(code, 0);
     let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["echo_token"], "echo-a", "oldest first");
     assert_eq!(lines[1]["request_id"], "rq-read");
     assert!(lines[1]["references"].as_array().unwrap().iter().any(|r| r == "4471200"));

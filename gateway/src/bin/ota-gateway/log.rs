@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use ota_gateway::Location;
 use ota_gateway::config::{self, DEFAULT_DB};
+use ota_gateway::shared::log_text::LogText;
 
 use crate::shared::{open_store, report};
 
@@ -103,19 +104,21 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
     let done = match command {
         LogCommand::Search { filter } => txlog::search(&store, &filter.filter(), false, filter.limit.unwrap_or(100)).await.map(|entries| {
             let mut out = format!("{:<20} {:<20} {:<14} {:<20} {:>6} {:>9}  {:<24} {:<36} REFERENCES", "ID", "AT", "REQUESTOR", "OPERATION", "STATUS", "MS", "ECHO_TOKEN", "REQUEST_ID");
+            // Client values (the EchoToken, references) escaped: none starts a row of its own.
+            let text = |v: &str| LogText(v).to_string();
             for e in entries {
                 let status = if e.success { e.status.to_string() } else { format!("{}!", e.status) };
                 out.push_str(&format!(
                     "\n{:<20} {:<20} {:<14} {:<20} {:>6} {:>9.1}  {:<24} {:<36} {}",
                     e.id,
                     ota_gateway::store::sql::instant_text(e.at),
-                    e.requestor,
+                    text(&e.requestor),
                     e.operation,
                     status,
                     e.duration_us as f64 / 1000.0,
-                    e.echo_token.as_deref().unwrap_or("-"),
-                    e.request_id,
-                    e.references.join(" ")
+                    text(e.echo_token.as_deref().unwrap_or("-")),
+                    text(&e.request_id),
+                    e.references.iter().map(|r| text(r)).collect::<Vec<_>>().join(" ")
                 ));
             }
             out
@@ -125,11 +128,11 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                 "id: {}\nat: {}\nrequestor: {}\noperation: {}\nrequest id: {}\necho token: {}\nreferences: {}\nstatus: {} ({})\nduration: {:.1} ms\ncontent version: {}\nmasked: {}\n\n--- request\n{}\n\n--- answer{}\n{}",
                 e.id,
                 ota_gateway::store::sql::instant_text(e.at),
-                e.requestor,
+                LogText(&e.requestor),
                 e.operation,
-                e.request_id,
-                e.echo_token.as_deref().unwrap_or("-"),
-                e.references.join(" "),
+                LogText(&e.request_id),
+                LogText(e.echo_token.as_deref().unwrap_or("-")),
+                e.references.iter().map(|r| LogText(r).to_string()).collect::<Vec<_>>().join(" "),
                 e.status,
                 if e.success { "success" } else { "error" },
                 e.duration_us as f64 / 1000.0,
