@@ -869,7 +869,44 @@ pub(crate) async fn values_of_past_nights_are_deleted(b: Backend) {
     .await;
 }
 
+/// Issue 28, M3: what a supplier may set is bounded by its hotel: its currencies, its room
+/// types' occupancy, and the selling horizon (days past it are left out with a warning, so a
+/// range to 9999 neither fills the database nor is refused whole).
+async fn a_suppliers_values_are_bounded_by_its_hotel(b: Backend) {
+    let server = support::TestServer::start(b).await;
+    let send = |xml: String| {
+        let client = server.client();
+        async move {
+            let (status, _, body) = client.send_raw("/hotelrateamountnotif", xml, XML).await.unwrap();
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
+    let d1 = support::day(30);
+    let usd =
+        send(rate_notif(1, (d1, d1), &[(None, "70.00")]).replace(r#"CurrencyCode="EUR""#, r#"CurrencyCode="USD""#))
+            .await;
+    assert!(
+        usd.contains(r#"Code="61""#) && usd.contains("@CurrencyCode") && usd.contains("it sells in EUR"),
+        "another currency than the hotel's: {usd}"
+    );
+    let crowd = send(rate_notif(2, (d1, d1), &[(Some(9), "70.00")])).await;
+    assert!(crowd.contains("<Error") && crowd.contains("@NumberOfGuests"), "9 guests in a double: {crowd}");
+    let far = "9999-12-31".parse().unwrap();
+    let horizon = send(rate_notif(3, (d1, far), &[(None, "71.00")])).await;
+    assert!(
+        horizon.contains("<Success") && horizon.contains("past the selling horizon") && !horizon.contains("<Error"),
+        "a range to 9999: {horizon}"
+    );
+    let client = server.client();
+    // Applied up to the horizon (the in-process server sees the store's changes when asked).
+    server.state.content.refresh().await.unwrap();
+    let next = d1.succ_opt().unwrap();
+    assert_eq!(offers_of(&client, (HOTEL, ROOM, "BB"), (d1, next), 1).await, ["71.00"]);
+}
+
 backend_tests!(
+    a_suppliers_values_are_bounded_by_its_hotel,
     values_of_past_nights_are_deleted,
     suppliers_own_hotels_and_call_only_the_supply_side,
     notifications_change_what_every_gateway_sells,

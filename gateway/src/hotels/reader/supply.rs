@@ -13,6 +13,7 @@ use ota_messages::runtime::{self as rt, Zone};
 
 use crate::errors::Problem;
 use crate::hotels::catalogue::{Catalogue, Hotel};
+use crate::hotels::rules::MAX_DAYS_AHEAD;
 use crate::hotels::rules::supply::{Change, Item, Notification, Span, check_size};
 use crate::hotels::supply::{EVERY_PLAN, Restriction};
 use crate::shared::context::Ctx;
@@ -196,10 +197,43 @@ impl Collect {
         }
     }
 
-    fn finish(self, hotel: &Hotel, stamp: DateTime<Utc>, root: &str) -> Result<Read, Vec<Problem>> {
+    /// Leaves out the days after the selling horizon (the hotel's today plus
+    /// [`MAX_DAYS_AHEAD`] days): nothing can be booked there, so a supplier cannot fill the
+    /// database with them (nights to 9999); a note says so.
+    fn within_horizon(&mut self, hotel: &Hotel, now: DateTime<Utc>) {
+        let today = now.with_timezone(&hotel.time_zone).date_naive();
+        let Some(last) = today.checked_add_days(chrono::Days::new(MAX_DAYS_AHEAD.unsigned_abs())) else { return };
+        let mut cut = None;
+        self.items.retain_mut(|item| {
+            if item.span.end <= last {
+                return true;
+            }
+            cut.get_or_insert_with(|| item.tag.clone());
+            item.span.end = last;
+            item.span.start <= last
+        });
+        if let Some(tag) = cut {
+            self.note(
+                true,
+                &format!(
+                    "The days after {last} are past the selling horizon ({MAX_DAYS_AHEAD} days ahead): not applied."
+                ),
+                tag,
+            );
+        }
+    }
+
+    fn finish(
+        mut self,
+        hotel: &Hotel,
+        now: DateTime<Utc>,
+        stamp: DateTime<Utc>,
+        root: &str,
+    ) -> Result<Read, Vec<Problem>> {
         if !self.problems.is_empty() {
             return Err(self.problems);
         }
+        self.within_horizon(hotel, now);
         check_size(&self.items, root).map_err(|p| vec![p])?;
         Ok(Read {
             notification: Notification { hotel: hotel.code.clone(), stamp, items: self.items },
@@ -256,7 +290,7 @@ pub fn inv_count(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelInvCountNotifRq) 
         })());
     }
     let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelInvCountNotifRQ")?;
-    out.finish(hotel, stamp, "OTA_HotelInvCountNotifRQ")
+    out.finish(hotel, cx.now, stamp, "OTA_HotelInvCountNotifRQ")
 }
 
 /// `OTA_HotelAvailNotifRQ`: booking limits, restrictions and stay limits per room type, rate
@@ -278,7 +312,7 @@ pub fn avail(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelAvailNotifRq) -> Resu
         out.push(items);
     }
     let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelAvailNotifRQ")?;
-    out.finish(hotel, stamp, "OTA_HotelAvailNotifRQ")
+    out.finish(hotel, cx.now, stamp, "OTA_HotelAvailNotifRQ")
 }
 
 /// The items of one `AvailStatusMessage`; what it sets that the gateway does not keep is
@@ -544,6 +578,20 @@ pub fn rate_amount(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelRateAmountNotif
                         )
                         .at(format!("{r_tag}/@CurrencyCode")));
                     }
+                    // The hotel's currencies (those of its content's rates), when it has any.
+                    let sold: std::collections::BTreeSet<&str> =
+                        hotel.rates.iter().map(|r| r.currency.as_str()).collect();
+                    if !sold.is_empty() && !sold.contains(currency.as_str()) {
+                        return Err(Problem::biz(
+                            ErrorCode::InvalidCurrencyCode,
+                            format!(
+                                "CurrencyCode {currency} is not a currency of hotel {} (it sells in {}).",
+                                hotel.code,
+                                sold.into_iter().collect::<Vec<_>>().join(", ")
+                            ),
+                        )
+                        .at(format!("{r_tag}/@CurrencyCode")));
+                    }
                     // Within the largest amount and the currency's smallest unit, as an import's.
                     let amount = values::amount(&amount.to_string())
                         .and_then(|a| values::in_currency(a, &currency))
@@ -552,6 +600,18 @@ pub fn rate_amount(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelRateAmountNotif
                                 .at(format!("{a_tag}/@AmountAfterTax"))
                         })?;
                     let guests = u32::try_from(amt.number_of_guests.unwrap_or(0)).unwrap_or(u32::MAX);
+                    // No more guests than the room type takes (0: any number).
+                    if let Some(room) = hotel.rooms.iter().find(|r| rooms.contains(&r.code) && !r.fits(guests)) {
+                        return Err(Problem::biz(
+                            ErrorCode::InvalidValue,
+                            format!(
+                                "NumberOfGuests {guests} is more than room type {} takes ({}).",
+                                room.code,
+                                room.max_guests.unwrap_or_default()
+                            ),
+                        )
+                        .at(format!("{a_tag}/@NumberOfGuests")));
+                    }
                     let change = Change::Rate { board: board.clone(), currency, guests, amount };
                     Ok(rooms
                         .iter()
@@ -562,5 +622,5 @@ pub fn rate_amount(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelRateAmountNotif
         }
     }
     let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelRateAmountNotifRQ")?;
-    out.finish(hotel, stamp, "OTA_HotelRateAmountNotifRQ")
+    out.finish(hotel, cx.now, stamp, "OTA_HotelRateAmountNotifRQ")
 }
