@@ -59,7 +59,8 @@ pub fn read_roots(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, S
 }
 
 /// Delivers events for ever: up to [`Settings::batch`] at once, each in a task of its own (a
-/// slow receiver holds back only its own events); a round takes as many events due as there is
+/// slow receiver holds back only its own events, at most [`Settings::per_supplier`] of them over
+/// every gateway, see [`repo::take_due`]); a round takes as many events due as there is
 /// room for (each the first undelivered of its booking and hotel, so never two of one booking);
 /// a round that took nothing waits [`Settings::poll`] before the next. Whether anything is due
 /// is looked at first without a transaction, so an idle gateway costs the database one
@@ -101,6 +102,7 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
         }
         let now = now_ms();
         let (until, limit) = (now + millis(settings.lease()), i64::try_from(permits.len()).unwrap_or(1));
+        let per_supplier = i64::from(settings.per_supplier);
         // A look first (no transaction, no lock): an idle gateway never takes the write lock.
         let due = store.peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::any_due(c, now).await?) })).await;
         let taken = match due {
@@ -108,7 +110,9 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
                 let gateway = settings.gateway.clone();
                 store
                     .write_now(move |c| {
-                        Box::pin(async move { Ok::<_, Failure>(repo::take_due(c, now, until, limit, &gateway).await?) })
+                        Box::pin(async move {
+                            Ok::<_, Failure>(repo::take_due(c, now, until, limit, per_supplier, &gateway).await?)
+                        })
                     })
                     .await
             }

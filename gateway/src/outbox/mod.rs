@@ -16,6 +16,10 @@
 //!   killed mid-delivery leads to a repeat (after the lease), never to a lost event. An event is
 //!   only taken when every earlier event of its booking and hotel is delivered: a parked event
 //!   holds back its booking's later ones.
+//! - Fair shares: a supplier has at most `--outbox-per-supplier` events in flight (held by a
+//!   lease, on any gateway), and a round takes the suppliers' events in turn (each one's first
+//!   due, then each one's second, …), so a receiver that hangs, or one supplier's backlog of
+//!   thousands, never takes the delivery slots another supplier's events need.
 //!
 //! | file | what |
 //! |---|---|
@@ -58,6 +62,11 @@ pub struct Settings {
     /// The most events one gateway delivers at once.
     #[arg(skip = 32_usize)]
     pub batch: usize,
+    /// Outbox: the most deliveries to one supplier in flight at once, over every gateway (the
+    /// events held by a lease count): a receiver that hangs holds this many, never every
+    /// gateway's delivery slots. Default: a quarter of a gateway's 32 slots.
+    #[arg(id = "outbox_per_supplier", long = "outbox-per-supplier", value_name = "OUTBOX_PER_SUPPLIER", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..), env = "OTA_GATEWAY_OUTBOX_PER_SUPPLIER")]
+    pub per_supplier: u32,
     /// This gateway's token, on the events it holds (see [`deliver::release`]).
     #[arg(skip = deliver::gateway_token())]
     pub gateway: String,

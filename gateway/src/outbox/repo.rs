@@ -68,26 +68,46 @@ pub async fn any_due(c: &mut Conn<'_>, now: i64) -> Result<bool, StoreError> {
 }
 
 /// Takes up to `limit` hotel bookings' events due at `now` for suppliers with a notification URL
-/// (an activity booking's are pulled only), each the
-/// first undelivered of its booking and hotel and held by no other gateway: each is held by
-/// `gateway` until `until` and counts one more attempt. In the caller's write transaction.
+/// (an activity booking's are pulled only), each the first undelivered of its booking and hotel
+/// and held by no other gateway: each is held by `gateway` until `until` and counts one more
+/// attempt. In the caller's write transaction.
+///
+/// Fair shares: a supplier never has more than `per_supplier` events held at once (by any
+/// gateway: the leases not run out count), and the events are taken in turn across suppliers —
+/// every supplier's first due event (oldest due first), then every supplier's second, … — so
+/// one supplier's backlog or hanging receiver never fills a round. Every gateway numbers the
+/// candidates alike (by due time and id), so two gateways taking at once go for the same rows
+/// (PostgreSQL: the one that locked them first takes them; the other skips them) and never
+/// together take more than a supplier's share.
 pub async fn take_due(
     c: &mut Conn<'_>,
     now: i64,
     until: i64,
     limit: i64,
+    per_supplier: i64,
     gateway: &str,
 ) -> Result<Vec<EventRow>, StoreError> {
     let lock = c.skip_locked("e");
+    // The window function is in a subquery: PostgreSQL locks no row of a query level that has
+    // one, so the outer level locks the events (and sees again, for a row another gateway
+    // changed meanwhile, that it is pending and free).
     let ids: Vec<Scalar<i64>> = c
         .query(
             &format!(
-                "SELECT e.id FROM outbox_event e JOIN requestor r ON r.id = e.supplier_id
-                 WHERE e.booking_kind = 'hotel' AND e.state = 'pending' AND e.next_attempt_at <= $1 AND (e.taken_until IS NULL OR e.taken_until < $1)
-                   AND r.notify_url IS NOT NULL AND {FIRST_UNDELIVERED}
-                 ORDER BY e.next_attempt_at, e.id LIMIT $2 {lock}"
+                "SELECT e.id FROM outbox_event e JOIN (
+                   SELECT d.id, d.turn FROM (
+                     SELECT e.id, e.supplier_id, row_number() OVER (PARTITION BY e.supplier_id ORDER BY e.next_attempt_at, e.id) AS turn
+                     FROM outbox_event e JOIN requestor r ON r.id = e.supplier_id
+                     WHERE e.booking_kind = 'hotel' AND e.state = 'pending' AND e.next_attempt_at <= $1 AND (e.taken_until IS NULL OR e.taken_until < $1)
+                       AND r.notify_url IS NOT NULL AND {FIRST_UNDELIVERED}) d
+                   LEFT JOIN (SELECT supplier_id, count(*) AS held FROM outbox_event
+                              WHERE state = 'pending' AND taken_until IS NOT NULL AND taken_until >= $1 GROUP BY supplier_id) h
+                     ON h.supplier_id = d.supplier_id
+                   WHERE d.turn + coalesce(h.held, 0) <= $3) t ON t.id = e.id
+                 WHERE e.state = 'pending' AND (e.taken_until IS NULL OR e.taken_until < $1)
+                 ORDER BY t.turn, e.next_attempt_at, e.id LIMIT $2 {lock}"
             ),
-            &[&now, &limit],
+            &[&now, &limit, &per_supplier],
         )
         .await?;
     let mut out = Vec::with_capacity(ids.len());

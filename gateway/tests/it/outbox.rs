@@ -1009,7 +1009,164 @@ async fn a_receiver_answering_without_end_costs_no_memory() {
     assert!(peak - before < 48.0, "peak resident memory {before:.0} → {peak:.0} MiB");
 }
 
+/// Issue 28, M2: one supplier's receiver that never answers does not hold back another
+/// supplier's events. Supplier A (SUP-DEMO, HTL00042) has 100 events and a receiver that takes
+/// every call and never answers (the gateways wait `--outbox-timeout`, 10 s); supplier B (CM2,
+/// HTL00077) has one event, written after A's, and a receiver that answers at once. On two
+/// gateways (64 delivery slots), B's event is delivered well within the time-out (it waited a
+/// whole time-out, 10 s, while A's events held every slot), and A never has more than
+/// `--outbox-per-supplier` (8 by default) deliveries in flight over both gateways.
+async fn a_hanging_receiver_delays_no_other_supplier(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let args = ["--outbox-timeout", "10s", "--outbox-poll-interval", "50ms", "--outbox-retry-base", "1s"];
+    let gateways = [GatewayProcess::start(&arg, &args).await, GatewayProcess::start(&arg, &args).await];
+    // A's receiver: takes every call, never answers.
+    let hanging = Arc::new(AtomicU64::new(0));
+    let calls = hanging.clone();
+    let app = axum::Router::new().route(
+        "/notify",
+        axum::routing::post(move |_body: String| {
+            let calls = calls.clone();
+            async move {
+                calls.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                String::new()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let a_addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let receiver_b = Receiver::start(Faults::default()).await;
+    let run = |args: &[&str], stdin: &str| {
+        let mut all = args.to_vec();
+        all.extend(["--db", &arg]);
+        let (code, out, err) = cli(&all, stdin);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+    };
+    run(&["requestor", "set", SUPPLIER, "--hotels", "HTL00042,HTL00105,HTL02001"], "");
+    run(&["requestor", "add", "CM2", "--context", "CM2-CTX", "--supplier", "--hotels", "HTL00077"], "cm2-secret\n");
+    set_url(&arg, &format!("http://{a_addr}/notify"));
+    run(&["requestor", "set", "CM2", "--notify-url", &receiver_b.url()], "");
+
+    // A's backlog: 100 bookings, 8 at a time over both gateways.
+    let urls = Arc::new(Mutex::new(gateways.iter().map(|g| g.url.clone()).collect::<Vec<_>>()));
+    let booked = Instant::now();
+    let mut tasks = Vec::new();
+    for t in 0..8usize {
+        let urls = urls.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in (t..100).step_by(8) {
+                let body = post(
+                    &urls,
+                    i,
+                    "/hotelbook",
+                    &hotel_commit(&format!("OBX-A{i}"), day(40 + i as i64), "HTL00042", "RMSD000000"),
+                )
+                .await;
+                assert!(body.contains("<Success"), "{body}");
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let backlog = booked.elapsed();
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit("OBX-B1", day(45), "HTL00077", "RMSD000000")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let store = db.open().await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let waited = loop {
+        let all = events(&store).await;
+        assert_eq!(all.len(), 101, "one event per booking");
+        let b_event = all.iter().find(|e| e.hotel_code == "HTL00077").unwrap();
+        if let Some(at) = b_event.delivered_at {
+            break at - b_event.created_at;
+        }
+        assert!(Instant::now() < deadline, "B's event not delivered after 60 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let in_flight = hanging.load(Ordering::SeqCst);
+    // A little longer: A's calls in flight stay within its share (none has timed out yet).
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let a_calls = hanging.load(Ordering::SeqCst);
+    eprintln!(
+        "{b:?}: A's 100 events booked in {backlog:?}; B's event delivered {waited} ms after it was written (outbox time-out 10 s); A's calls in flight then {in_flight}, 1 s later {a_calls}"
+    );
+    assert_eq!(receiver_b.received.lock().unwrap().order.len(), 1);
+    assert!(waited < 2_000, "B's event waited {waited} ms behind A's hanging receiver");
+    assert!(a_calls <= 8, "A had {a_calls} deliveries in flight: more than its share of 8");
+}
+
+/// The claim itself (issue 28, M2), on the database: a round takes the suppliers' events in turn
+/// (every supplier's first due, then every one's second, …), not the oldest first, so a newer
+/// event of supplier B is taken in a round of 3 before A's backlog of 10; a supplier never has
+/// more than its share held (the leases of every gateway count, until they run out); a booking's
+/// later event waits for its earlier one.
+async fn the_claim_takes_suppliers_in_turn_within_their_share(b: Backend) {
+    use ota_gateway::outbox::repo;
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let store = db.open().await;
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    for (args, stdin) in [
+        (vec!["requestor", "set", SUPPLIER, "--hotels", "HTL00042", "--notify-url", "http://127.0.0.1:9/a"], ""),
+        (vec!["requestor", "add", "CM2", "--context", "CM2-CTX", "--supplier", "--hotels", "HTL00077"], "cm2-secret\n"),
+        (vec!["requestor", "set", "CM2", "--notify-url", "http://127.0.0.1:9/b"], ""),
+    ] {
+        let mut all = args.clone();
+        all.extend(["--db", &arg]);
+        let (code, out, err) = cli(&all, stdin);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+    }
+    // A: bookings A-0 … A-9 (A-0 with a second event), due from 1000 ms on; B: one, due last.
+    let mut rows: Vec<(String, String, i64, String, i64)> =
+        (0..10).map(|i| (format!("A-{i}"), "HTL00042".to_string(), 1, SUPPLIER.to_string(), 1000 + i)).collect();
+    rows.push(("A-0".into(), "HTL00042".into(), 2, SUPPLIER.into(), 1100));
+    rows.push(("B-0".into(), "HTL00077".into(), 1, "CM2".into(), 5000));
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                for (booking, hotel, seq, supplier, at) in &rows {
+                    c.execute(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ('hotel', $1, $2, $3, $4, 'new', 1, $5, $5, $5)",
+                        &[booking, hotel, seq, supplier, at],
+                    )
+                    .await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let take = |now: i64, limit: i64, gateway: &'static str| {
+        let store = store.clone();
+        async move {
+            let got = store
+                .write_now(move |c| {
+                    Box::pin(async move { repo::take_due(c, now, now + 60_000, limit, 4, gateway).await })
+                })
+                .await
+                .unwrap();
+            got.into_iter().map(|e| format!("{}/{}", e.booking_ref, e.seq)).collect::<Vec<_>>()
+        }
+    };
+    let now = 10_000;
+    assert_eq!(take(now, 3, "gw1").await, ["A-0/1", "B-0/1", "A-1/1"], "in turn: A's first, B's first, A's second");
+    assert_eq!(take(now, 32, "gw2").await, ["A-2/1", "A-3/1"], "A's share is 4, over both gateways");
+    assert!(take(now, 32, "gw1").await.is_empty(), "A holds its share, B has nothing more");
+    // The leases run out: B's and A's oldest are taken again, in turn (A-0's second event still
+    // waits for its first).
+    assert_eq!(take(now + 61_000, 32, "gw2").await, ["A-0/1", "B-0/1", "A-1/1", "A-2/1", "A-3/1"]);
+}
+
 backend_tests!(
+    the_claim_takes_suppliers_in_turn_within_their_share,
+    a_hanging_receiver_delays_no_other_supplier,
     every_event_arrives_in_order_through_failures_and_kills,
     a_healthy_receiver_gets_every_event_quickly,
     a_receiver_failing_30_percent_gets_every_event,
