@@ -232,8 +232,7 @@ pub fn restore(db: &Path, from: &Path, report_only: bool) -> Result<Restored, Ba
     let now = chrono::Utc::now();
     let (report, disagreements) =
         report(db, from, &backup_summary, current_side.as_ref(), &backup_side, &notes, now, report_only);
-    let report_path = beside(db, &format!("restore-report-{}.txt", now.format("%Y%m%dT%H%M%SZ")));
-    write_synced(&report_path, report.as_bytes())?;
+    let report_path = write_report(db, now, &report)?;
     if report_only {
         return Ok(Restored { report, report_path, backup: backup_summary, disagreements, replaced: false });
     }
@@ -700,6 +699,22 @@ fn sync_dir(path: &Path) -> Result<(), BackupError> {
         File::open(&dir).and_then(|f| f.sync_all()).map_err(io(format!("syncing {}", dir.display())))?;
     }
     Ok(())
+}
+
+/// Writes the report beside the database, `PATH.restore-report-<UTC time>.txt` (`-2`, `-3`, …
+/// after the time when one of that name exists): where it is.
+fn write_report(db: &Path, now: chrono::DateTime<chrono::Utc>, report: &str) -> Result<PathBuf, BackupError> {
+    let stamp = now.format("%Y%m%dT%H%M%S%3fZ");
+    for n in 1..100 {
+        let name =
+            if n == 1 { format!("restore-report-{stamp}.txt") } else { format!("restore-report-{stamp}-{n}.txt") };
+        let path = beside(db, &name);
+        match write_synced(&path, report.as_bytes()) {
+            Err(BackupError::Io { error, .. }) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            written => return written.map(|()| path),
+        }
+    }
+    Err(BackupError::Refused(format!("too many restore reports of {} at {stamp}", db.display())))
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), BackupError> {

@@ -97,6 +97,18 @@ fn bookings(db: &Path) -> Vec<(String, String)> {
     st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap()
 }
 
+/// The restore reports beside the database.
+fn reports(db: &Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(db.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".restore-report-"))
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    found
+}
+
 fn suffixed(path: &Path, suffix: &str) -> std::path::PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
@@ -133,19 +145,23 @@ async fn a_restore_drops_later_bookings_and_reports_them() {
     let taken = supplier_takes_its_bookings(&gw).await;
     assert!(taken.contains(&internal("BKP-2")), "{taken:?}");
 
+    // What a restore would drop, while the gateway serves (the database left as it is).
+    let (code, out, err) = cli(&["restore", "--report-only", "--db", &arg, "--from", &backup_arg], "");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("NOT replaced") && out.contains(&format!("Internal {} Client BKP-2", internal("BKP-2"))),
+        "{out}"
+    );
+    assert_eq!(bookings(&path).len(), 3, "nothing changed");
+    let dry_run = reports(&path);
+    assert_eq!(dry_run.len(), 1);
+
     // Not while a gateway has the database open.
-    let backup_report_glob = |p: &Path| {
-        std::fs::read_dir(p.parent().unwrap())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().contains(".restore-report-"))
-            .count()
-    };
     let (code, out, err) = cli(&["restore", "--db", &arg, "--from", &backup_arg], "");
     assert_eq!(code, 1, "{out}");
     assert!(err.contains("in use") && err.contains("stop every gateway"), "{err}");
     assert_eq!(bookings(&path).len(), 3, "nothing changed");
-    assert_eq!(backup_report_glob(&path), 0);
+    assert_eq!(reports(&path), dry_run, "no report of a refused restore");
 
     // The gateway dies: its -wal stays beside the file (what a copy-back restore replayed).
     gw.child.kill().unwrap();
@@ -166,12 +182,10 @@ async fn a_restore_drops_later_bookings_and_reports_them() {
     assert!(out.contains(r#"surname="Afterwards""#), "the dropped booking's data: {out}");
     assert!(out.contains("activity_booking_participant:"), "{out}");
     assert!(out.contains("restored ") && out.contains(".restore-report-"), "{out}");
-    let report = std::fs::read_dir(path.parent().unwrap())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .find(|e| e.file_name().to_string_lossy().contains(".restore-report-"))
-        .expect("the report file beside the database");
-    let written = std::fs::read_to_string(report.path()).unwrap();
+    let report =
+        reports(&path).into_iter().find(|r| !dry_run.contains(r)).expect("the report file beside the database");
+    let written = std::fs::read_to_string(&report).unwrap();
+    assert!(!written.contains("NOT replaced"), "{written}");
     assert!(written.contains(&internal("BKP-2")) && written.contains("SENT"), "{written}");
 
     // Restored: no -wal, and the later bookings are gone even when a connection opens the file.
