@@ -216,3 +216,55 @@ fn postgres_is_answered_with_its_own_tools() {
         assert!(err.contains("pg_dump") && err.contains("PITR") && err.contains("Backups and restore"), "{err}");
     }
 }
+
+/// Backups taken while a client books without pause are each one consistent snapshot: SQLite's
+/// check passes, and each holds every booking answered before it started and none that was not
+/// answered by the time it ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backups_while_booking_are_consistent() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let arg = db.arg();
+    let dir = tempfile::tempdir().unwrap();
+    let gw = GatewayProcess::start(&arg, &[]).await;
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (url, answered, stop) = (gw.url.clone(), answered.clone(), stop.clone());
+        tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                n += 1;
+                // One participant on a different date each time (20 places a day).
+                let body = commit_xml(&format!("BKP-C{n}"), day(10 + n % 150), 1);
+                let res = http.post(format!("{url}/activitybook")).header("Content-Type", XML).body(body).send().await;
+                let text = res.unwrap().text().await.unwrap();
+                assert!(text.contains("<Success"), "{text}");
+                answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for i in 0..3 {
+        let to = dir.path().join(format!("b{i}.db"));
+        let before = answered.load(std::sync::atomic::Ordering::SeqCst);
+        let (code, out, err) = tokio::task::spawn_blocking({
+            let (arg, to) = (arg.clone(), to.to_str().unwrap().to_string());
+            move || cli(&["backup", "--db", &arg, "--to", &to], "")
+        })
+        .await
+        .unwrap();
+        let after = answered.load(std::sync::atomic::Ordering::SeqCst) + 1;
+        assert_eq!(code, 0, "{out}{err}");
+        let held = bookings(&to).len();
+        assert!(
+            before <= held && held <= after,
+            "backup {i} holds {held}: {before} were answered before it, {after} after"
+        );
+        eprintln!("backup {i}: {held} booking(s), {before} answered before it, {after} after; {out}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    writer.await.unwrap();
+    assert!(answered.load(std::sync::atomic::Ordering::SeqCst) > 10, "the client booked meanwhile");
+}
