@@ -54,6 +54,11 @@ const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0015_txlog.sql"),
 ];
 
+/// How many SQLite migrations this gateway has (the newest schema version it knows).
+pub(crate) fn sqlite_versions() -> usize {
+    SQLITE.len()
+}
+
 /// An arbitrary constant naming the migration lock.
 const MIGRATION_LOCK: i64 = 0x4f54_415f_4d49_4701; // "OTA_MIG\x01"
 

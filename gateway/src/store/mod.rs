@@ -3,6 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`backup`] | SQLite backups while gateways serve (`VACUUM INTO`) and restores that refuse a database in use, drop its `-wal` and report what the two sides now disagree on |
 //! | [`sql`] | [`Conn`]: statements written once (`$1` placeholders) for both backends; [`Param`], [`Column`], named rows ([`row!`](crate::store::row)) |
 //! | `sqlite` | reads on the calling task; one writer thread with group commit |
 //! | `postgres` | a connection pool; each write in a task of its own; statements prepared once per connection, or unnamed (`statement_cache=off`: behind a pooler in transaction mode) |
@@ -16,6 +17,7 @@
 //! consistent snapshot) or [`Store::write`] (one transaction, committed unless the request gave
 //! up before — see [`Ticket`]).
 
+pub mod backup;
 pub(crate) mod migrate;
 mod postgres;
 pub mod purge;

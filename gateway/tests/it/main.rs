@@ -20,6 +20,7 @@ mod activities;
 mod architecture;
 mod attacker;
 mod auth;
+mod backup;
 mod compression;
 mod consistency;
 mod durability;

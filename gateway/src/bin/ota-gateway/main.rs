@@ -10,14 +10,18 @@
 //!   ones again;
 //! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
 //!   its recorded requests to another gateway and reports the answers that differ;
+//! - `ota-gateway backup` copies a SQLite database while gateways serve it; `ota-gateway
+//!   restore` puts a backup back (no gateway running) and reports what to reconcile;
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
+mod backup;
 mod import;
 mod log;
 mod outbox;
 mod replay;
 mod requestor;
+mod restore;
 mod send;
 mod serve;
 mod shared;
@@ -56,6 +60,12 @@ enum Command {
     /// and reports which answers differ, ignoring time stamps and generated ids (exit 3 when
     /// some differ). A replayed Commit books there: replay against a sandbox.
     Replay(replay::Args),
+    /// Backs up a SQLite database while gateways serve it (PostgreSQL: pg_dump or PITR, see
+    /// README.md "Backups and restore").
+    Backup(backup::Args),
+    /// Restores a SQLite backup (every gateway on the database stopped) and reports the
+    /// bookings made or changed since, which partners and suppliers may still hold.
+    Restore(restore::Args),
     /// Posts a message file to URL + the path of its root's operation and prints the answer
     /// (exit 1 when the gateway cannot be reached, 2 on a non-200 answer).
     Send(send::Args),
@@ -70,6 +80,8 @@ async fn main() -> ExitCode {
         Command::Outbox(args) => outbox::run(args).await,
         Command::Log(args) => log::run(args).await,
         Command::Replay(args) => replay::run(args).await,
+        Command::Backup(args) => backup::run(args).await,
+        Command::Restore(args) => restore::run(args).await,
         Command::Send(args) => send::run(args).await,
     }
 }

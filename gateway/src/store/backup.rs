@@ -1,0 +1,726 @@
+//! Backups and restores of a SQLite database (`ota-gateway backup` / `restore`; PostgreSQL has
+//! `pg_dump` and continuous archiving, see `README.md`, "Backups and restore").
+//!
+//! - [`backup`] copies a database while gateways serve it: `VACUUM INTO` reads one consistent
+//!   snapshot (a read transaction, which in WAL mode never holds up the writer) into a file
+//!   beside the target, which is synced, checked ([`inspect`]) and only then linked to its name,
+//!   never over an existing file.
+//! - [`restore`] puts a backup in place of a database no process has open: it switches the
+//!   current database out of WAL mode (`journal_mode=DELETE`), which SQLite does only for its
+//!   sole connection, so any gateway still connected makes it refuse; that also copies the
+//!   current `-wal` into the file and deletes it and the `-shm` (the leftover `-wal` that brought
+//!   back a booking written after the backup, issue 28). Holding an exclusive lock, it compares
+//!   the current database with the backup and writes a reconciliation report (the bookings the
+//!   restore drops or takes back to an older version, their data, and which suppliers were sent
+//!   them), then renames a synced copy of the backup over the database.
+//!
+//! The statements here read two database files at once, outside the [`super::Store`], so they
+//! are plain `rusqlite`, like the migrations.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, ffi::ErrorCode};
+
+/// Why a backup or a restore did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    /// It was refused, for the reason given (an existing target, a database in use, a file
+    /// that is not a gateway database).
+    #[error("{0}")]
+    Refused(String),
+    /// SQLite failed.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A file could not be written, read, synced or renamed.
+    #[error("{what}: {error}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        error: std::io::Error,
+    },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BackupError {
+    let what = what.into();
+    move |error| BackupError::Io { what, error }
+}
+
+/// What a backup file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its schema version (the number of migrations applied).
+    pub schema_version: i64,
+    /// How many hotel bookings.
+    pub hotel_bookings: i64,
+    /// How many activity bookings.
+    pub activity_bookings: i64,
+    /// The latest change of a hotel booking (`updated_at`, UTC), if any.
+    pub newest_hotel_booking: Option<String>,
+    /// The latest change of an activity booking (`updated_at` or `created_at`, UTC), if any.
+    pub newest_activity_booking: Option<String>,
+    /// The latest outbox event's time, if any.
+    pub newest_event: Option<String>,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+        write!(
+            f,
+            "{} bytes, schema version {}, {} hotel booking(s) (newest change {}), {} activity booking(s) (newest change {}), newest outbox event {}",
+            self.bytes,
+            self.schema_version,
+            self.hotel_bookings,
+            or_none(&self.newest_hotel_booking),
+            self.activity_bookings,
+            or_none(&self.newest_activity_booking),
+            or_none(&self.newest_event)
+        )
+    }
+}
+
+/// How long the backup waits for a lock held by another process (a checkpoint).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The schema version this gateway knows (a newer database needs a newer gateway).
+pub fn known_schema_version() -> i64 {
+    super::migrate::sqlite_versions() as i64
+}
+
+/// Backs up the SQLite database `db` (which gateways may be serving) into the new file `to`:
+/// what it holds. Refuses when `to` exists; leaves nothing at `to` when it fails.
+pub fn backup(db: &Path, to: &Path) -> Result<Summary, BackupError> {
+    if to.symlink_metadata().is_ok() {
+        return Err(BackupError::Refused(format!("{} exists: a backup never overwrites a file", to.display())));
+    }
+    if !db.exists() {
+        return Err(BackupError::Refused(format!("no database at {}", db.display())));
+    }
+    let source = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    source.busy_timeout(BUSY_TIMEOUT)?;
+    check_gateway(&source, &db.display().to_string())?;
+    let partial = beside(to, &format!("partial-{}", std::process::id()));
+    let _ = std::fs::remove_file(&partial);
+    let copied = (|| {
+        let name = partial.to_str().ok_or_else(|| BackupError::Refused(format!("{} is not UTF-8", to.display())))?;
+        source.execute("VACUUM INTO ?1", [name])?;
+        sync_file(&partial)?;
+        let summary = inspect(&partial)?;
+        // A hard link never replaces an existing file (a rename would).
+        match std::fs::hard_link(&partial, to) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(BackupError::Refused(format!("{} exists: a backup never overwrites a file", to.display())));
+            }
+            Err(e) => return Err(io(format!("linking {} to {}", partial.display(), to.display()))(e)),
+        }
+        sync_dir(to)?;
+        Ok(summary)
+    })();
+    let _ = std::fs::remove_file(&partial);
+    copied
+}
+
+/// What the gateway database at `path` holds, after checking it is one (SQLite's quick check,
+/// the gateway's tables, a schema version this gateway knows). Opens it read-only.
+pub fn inspect(path: &Path) -> Result<Summary, BackupError> {
+    let bytes = std::fs::metadata(path).map_err(io(format!("reading {}", path.display())))?.len();
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    let shown = path.display().to_string();
+    let schema_version = check_gateway(&conn, &shown)?;
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(|e| BackupError::Refused(format!("{shown} is not a readable SQLite database: {e}")))?;
+    if check != "ok" {
+        return Err(BackupError::Refused(format!("{shown} is damaged (SQLite's quick check: {check})")));
+    }
+    let count = |table: &str| conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
+    let newest = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, Option<String>>(0));
+    let activity_updated = if has_column(&conn, "activity_booking", "updated_at")? {
+        "SELECT max(CASE WHEN updated_at = '' THEN created_at ELSE updated_at END) FROM activity_booking"
+    } else {
+        "SELECT max(created_at) FROM activity_booking"
+    };
+    let newest_event = if has_table(&conn, "outbox_event")? {
+        conn.query_row("SELECT max(created_at) FROM outbox_event", [], |r| r.get::<_, Option<i64>>(0))?.map(at_ms)
+    } else {
+        None
+    };
+    Ok(Summary {
+        bytes,
+        schema_version,
+        hotel_bookings: count("hotel_booking")?,
+        activity_bookings: count("activity_booking")?,
+        newest_hotel_booking: newest("SELECT max(updated_at) FROM hotel_booking")?,
+        newest_activity_booking: newest(activity_updated)?,
+        newest_event,
+    })
+}
+
+/// What [`restore`] did.
+#[derive(Debug)]
+pub struct Restored {
+    /// The reconciliation report (also written to [`Restored::report_path`]).
+    pub report: String,
+    /// Where the report was written.
+    pub report_path: PathBuf,
+    /// What the backup holds.
+    pub backup: Summary,
+    /// How many bookings of the current database the restore drops or takes back to an older
+    /// version.
+    pub disagreements: usize,
+    /// False for `--report-only`: the database was left as it was.
+    pub replaced: bool,
+}
+
+/// Restores the backup `from` over the SQLite database `db`, or with `report_only` only
+/// writes the report of what a restore would drop. Refuses while any process (a gateway) has
+/// `db` open, and when `from` is not a gateway database of a schema this gateway knows.
+pub fn restore(db: &Path, from: &Path, report_only: bool) -> Result<Restored, BackupError> {
+    let backup_summary = inspect(from)?;
+    if backup_summary.schema_version > known_schema_version() {
+        return Err(BackupError::Refused(format!(
+            "{} has schema version {}, newer than this gateway's {}: restore it with a newer gateway",
+            from.display(),
+            backup_summary.schema_version,
+            known_schema_version()
+        )));
+    }
+    let backup_conn =
+        Connection::open_with_flags(from, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    let backup_side = Side::read(&backup_conn)?;
+
+    let mut notes = Vec::new();
+    // The current database, locked against every other process (unless only reporting).
+    let current = if db.exists() {
+        match open_current(db, report_only) {
+            Ok(conn) => Some(conn),
+            Err(Current::InUse(e)) => {
+                return Err(BackupError::Refused(format!(
+                    "{} is in use (a gateway or another process has it open: SQLite refused to take it out of WAL mode: {e}); stop every gateway on it first",
+                    db.display()
+                )));
+            }
+            Err(Current::Unreadable(e)) => {
+                notes.push(format!("The current database could not be opened ({e}): nothing was compared."));
+                None
+            }
+        }
+    } else {
+        notes.push("There was no database at this path: nothing was compared.".to_string());
+        None
+    };
+    let current_side = match &current {
+        Some(conn) => {
+            match Side::read(conn).and_then(|mut side| with_rows(conn, &mut side, &backup_side).map(|()| side)) {
+                Ok(side) => Some(side),
+                Err(e) => {
+                    notes.push(format!("The current database could not be read ({e}): nothing was compared."));
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    let now = chrono::Utc::now();
+    let (report, disagreements) =
+        report(db, from, &backup_summary, current_side.as_ref(), &backup_side, &notes, now, report_only);
+    let report_path = write_report(db, now, &report)?;
+    if report_only {
+        return Ok(Restored { report, report_path, backup: backup_summary, disagreements, replaced: false });
+    }
+
+    // A copy of the backup beside the database, synced and checked, then renamed over it.
+    let copy = beside(db, &format!("restoring-{}", std::process::id()));
+    let replaced = (|| {
+        std::fs::copy(from, &copy).map_err(io(format!("copying {} to {}", from.display(), copy.display())))?;
+        sync_file(&copy)?;
+        inspect(&copy)?;
+        // journal_mode=DELETE removed them; a -wal or -shm without its database (or of a
+        // database that could not be opened) would be read into the restored one.
+        for stale in [suffixed(db, "-wal"), suffixed(db, "-shm"), suffixed(db, "-journal")] {
+            match std::fs::remove_file(&stale) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io(format!("removing {}", stale.display()))(e)),
+            }
+        }
+        std::fs::rename(&copy, db).map_err(io(format!("renaming {} to {}", copy.display(), db.display())))?;
+        sync_dir(db)
+    })();
+    if replaced.is_err() {
+        let _ = std::fs::remove_file(&copy);
+    }
+    drop(current);
+    replaced?;
+    Ok(Restored { report, report_path, backup: backup_summary, disagreements, replaced: true })
+}
+
+enum Current {
+    InUse(rusqlite::Error),
+    Unreadable(rusqlite::Error),
+}
+
+/// Opens the current database; unless only reporting, takes it out of WAL mode (only its sole
+/// connection may) and holds an exclusive lock until the connection is dropped.
+fn open_current(db: &Path, report_only: bool) -> Result<Connection, Current> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(Current::Unreadable)?;
+    if report_only {
+        let _ = conn.busy_timeout(BUSY_TIMEOUT);
+        return Ok(conn);
+    }
+    let busy = |e: rusqlite::Error| match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Current::InUse(e),
+        _ => Current::Unreadable(e),
+    };
+    conn.busy_timeout(Duration::ZERO).map_err(Current::Unreadable)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0)).map_err(busy)?;
+    if !mode.eq_ignore_ascii_case("delete") {
+        return Err(Current::InUse(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some(format!("the journal mode stayed {mode}")),
+        )));
+    }
+    conn.execute_batch("BEGIN EXCLUSIVE").map_err(busy)?;
+    Ok(conn)
+}
+
+/// A hotel or activity booking as the comparison sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Booking {
+    id: i64,
+    kind: &'static str,
+    internal: String,
+    client: String,
+    partner: String,
+    status: String,
+    updated: String,
+    /// Hotels (rooms; an activity's pickup hotel) or the activity.
+    places: Vec<String>,
+}
+
+/// An outbox event as the comparison sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Event {
+    id: i64,
+    hotel: String,
+    seq: i64,
+    supplier: String,
+    kind: String,
+    state: String,
+    delivered_at: Option<i64>,
+}
+
+/// One database's bookings and outbox events.
+struct Side {
+    bookings: BTreeMap<(&'static str, String), Booking>,
+    events: BTreeMap<(&'static str, String), Vec<Event>>,
+    suppliers: BTreeMap<String, String>,
+    /// The rows of the bookings that disagree with the backup, as text, by (kind, Internal
+    /// reference) (see [`with_rows`]).
+    rows: BTreeMap<(&'static str, String), Vec<String>>,
+}
+
+impl Side {
+    fn read(conn: &Connection) -> Result<Side, BackupError> {
+        let mut bookings = BTreeMap::new();
+        let mut hotels_of: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+        let mut st = conn.prepare("SELECT DISTINCT booking_id, hotel_code FROM hotel_booking_room ORDER BY 1, 2")?;
+        for row in st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+            let (id, hotel) = row?;
+            hotels_of.entry(id).or_default().push(hotel);
+        }
+        let mut st =
+            conn.prepare("SELECT id, internal_ref, client_ref, requestor_id, status, updated_at FROM hotel_booking")?;
+        for row in st.query_map([], |r| {
+            Ok(Booking {
+                id: r.get(0)?,
+                kind: "hotel",
+                internal: r.get(1)?,
+                client: r.get(2)?,
+                partner: r.get(3)?,
+                status: r.get(4)?,
+                updated: r.get(5)?,
+                places: Vec::new(),
+            })
+        })? {
+            let mut b = row?;
+            b.places = hotels_of.remove(&b.id).unwrap_or_default();
+            bookings.insert((b.kind, b.internal.clone()), b);
+        }
+        let updated = if has_column(conn, "activity_booking", "updated_at")? {
+            "CASE WHEN b.updated_at = '' THEN b.created_at ELSE b.updated_at END"
+        } else {
+            "b.created_at"
+        };
+        let mut st = conn.prepare(&format!(
+            "SELECT b.id, b.reference, b.client_reference, b.requestor_id, b.status, {updated}, b.activity_id, p.location_name
+             FROM activity_booking b LEFT JOIN activity_booking_pickup p ON p.booking_id = b.id"
+        ))?;
+        for row in st.query_map([], |r| {
+            let mut places = vec![format!("activity {}", r.get::<_, String>(6)?)];
+            if let Some(pickup) = r.get::<_, Option<String>>(7)? {
+                places.push(pickup);
+            }
+            Ok(Booking {
+                id: r.get(0)?,
+                kind: "activity",
+                internal: r.get(1)?,
+                client: r.get(2)?,
+                partner: r.get(3)?,
+                status: r.get(4)?,
+                updated: r.get(5)?,
+                places,
+            })
+        })? {
+            let b = row?;
+            bookings.insert((b.kind, b.internal.clone()), b);
+        }
+        let mut events: BTreeMap<(&'static str, String), Vec<Event>> = BTreeMap::new();
+        if has_table(conn, "outbox_event")? {
+            let mut st = conn.prepare(
+                "SELECT id, booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, state, delivered_at
+                 FROM outbox_event ORDER BY booking_kind, booking_ref, hotel_code, seq",
+            )?;
+            for row in st.query_map([], |r| {
+                let kind: String = r.get(1)?;
+                Ok((
+                    if kind == "hotel" { "hotel" } else { "activity" },
+                    r.get::<_, String>(2)?,
+                    Event {
+                        id: r.get(0)?,
+                        hotel: r.get(3)?,
+                        seq: r.get(4)?,
+                        supplier: r.get(5)?,
+                        kind: r.get(6)?,
+                        state: r.get(7)?,
+                        delivered_at: r.get(8)?,
+                    },
+                ))
+            })? {
+                let (kind, reference, e) = row?;
+                events.entry((kind, reference)).or_default().push(e);
+            }
+        }
+        let mut suppliers = BTreeMap::new();
+        if has_table(conn, "supplier_hotel")? {
+            let mut st = conn.prepare("SELECT hotel_code, requestor_id FROM supplier_hotel")?;
+            for row in st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+                let (hotel, supplier) = row?;
+                suppliers.insert(hotel, supplier);
+            }
+        }
+        Ok(Side { bookings, events, suppliers, rows: BTreeMap::new() })
+    }
+}
+
+/// The rows of a booking (its own and its children's) as `table: column=value, …` lines.
+fn booking_rows(conn: &Connection, b: &Booking) -> Result<Vec<String>, BackupError> {
+    let tables: &[(&str, &str)] = if b.kind == "hotel" {
+        &[
+            ("hotel_booking", "id"),
+            ("hotel_booking_guest", "booking_id"),
+            ("hotel_booking_room", "booking_id"),
+            ("hotel_booking_room_guest", "booking_id"),
+            ("hotel_booking_service", "booking_id"),
+        ]
+    } else {
+        &[
+            ("activity_booking", "id"),
+            ("activity_booking_participant", "booking_id"),
+            ("activity_booking_pickup", "booking_id"),
+        ]
+    };
+    let mut out = Vec::new();
+    for (table, key) in tables {
+        if !has_table(conn, table)? {
+            continue;
+        }
+        let mut st = conn.prepare(&format!("SELECT * FROM {table} WHERE {key} = ?1"))?;
+        let names: Vec<String> = st.column_names().iter().map(|n| n.to_string()).collect();
+        let mut rows = st.query([b.id])?;
+        while let Some(row) = rows.next()? {
+            let mut line = format!("{table}:");
+            for (i, name) in names.iter().enumerate() {
+                let value = match row.get_ref(i)? {
+                    rusqlite::types::ValueRef::Null => "NULL".to_string(),
+                    rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                    rusqlite::types::ValueRef::Real(v) => v.to_string(),
+                    rusqlite::types::ValueRef::Text(t) => format!("{:?}", String::from_utf8_lossy(t)),
+                    rusqlite::types::ValueRef::Blob(b) => format!("<{} bytes>", b.len()),
+                };
+                let _ = write!(line, " {name}={value}");
+            }
+            out.push(line);
+        }
+    }
+    Ok(out)
+}
+
+/// The reconciliation report, and how many bookings disagree.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    db: &Path,
+    from: &Path,
+    summary: &Summary,
+    current: Option<&Side>,
+    backup: &Side,
+    notes: &[String],
+    now: chrono::DateTime<chrono::Utc>,
+    report_only: bool,
+) -> (String, usize) {
+    let mut r = String::new();
+    let _ = writeln!(r, "ota-gateway restore report, {}", now.format("%Y-%m-%dT%H:%M:%SZ"));
+    let _ = writeln!(r, "database: {}", db.display());
+    let _ = writeln!(r, "backup:   {} ({summary})", from.display());
+    if report_only {
+        let _ = writeln!(r, "(--report-only: the database was NOT replaced; this is what a restore would drop)");
+    }
+    for note in notes {
+        let _ = writeln!(r, "{note}");
+    }
+    let Some(current) = current else {
+        let _ = writeln!(
+            r,
+            "\nReconcile by hand: every booking made or changed after the backup's newest change above is not in the restored database; the partners' and suppliers' systems, and the transaction log (`ota-gateway log search`), name them."
+        );
+        return (r, 0);
+    };
+    let mut differing = Vec::new();
+    for (key, b) in &current.bookings {
+        let old = backup.bookings.get(key);
+        if differs(b, old) {
+            differing.push((b, old));
+        }
+    }
+    let _ = writeln!(
+        r,
+        "\n{} booking(s) of the current database are not in the backup, or are in it as an older version: after the restore, the gateway does not know them as they are, while partners and suppliers may.",
+        differing.len()
+    );
+    let mut sent_to: BTreeSet<String> = BTreeSet::new();
+    for (n, (b, old)) in differing.iter().enumerate() {
+        let _ = writeln!(
+            r,
+            "\n[{}] {} booking Internal {} Client {} partner {}",
+            n + 1,
+            b.kind,
+            b.internal,
+            b.client,
+            b.partner
+        );
+        match old {
+            None => {
+                let _ =
+                    writeln!(r, "    DROPPED: not in the backup (status now {}, last changed {})", b.status, b.updated);
+            }
+            Some(old) => {
+                let _ = writeln!(
+                    r,
+                    "    OLDER IN THE BACKUP: restored as {} (changed {}); now {} (changed {})",
+                    old.status, old.updated, b.status, b.updated
+                );
+            }
+        }
+        let places: Vec<String> = b
+            .places
+            .iter()
+            .map(|p| match current.suppliers.get(p) {
+                Some(s) => format!("{p} (supplier {s})"),
+                None => p.clone(),
+            })
+            .collect();
+        let _ = writeln!(r, "    hotels/activity: {}", if places.is_empty() { "-".into() } else { places.join(", ") });
+        let key = (b.kind, b.internal.clone());
+        let before: BTreeSet<(String, i64, String)> =
+            backup.events.get(&key).into_iter().flatten().map(|e| (e.hotel.clone(), e.seq, e.state.clone())).collect();
+        let events = current.events.get(&key).map(Vec::as_slice).unwrap_or_default();
+        if events.is_empty() {
+            let _ = writeln!(r, "    outbox: no event (no supplier for its hotels): only the partner holds it");
+        }
+        for e in events {
+            let in_backup = before.contains(&(e.hotel.clone(), e.seq, e.state.clone()));
+            let what = match (e.state.as_str(), in_backup) {
+                (_, true) => "in the backup as it is".to_string(),
+                ("delivered", false) => {
+                    sent_to.insert(e.supplier.clone());
+                    format!(
+                        "SENT to the supplier after the backup (delivered {})",
+                        e.delivered_at.map(at_ms).unwrap_or_else(|| "-".into())
+                    )
+                }
+                (state, false) => format!("not sent yet ({state}): the supplier never had it"),
+            };
+            let _ = writeln!(
+                r,
+                "    outbox event {}: {} #{} for {} to supplier {}: {what}",
+                e.id, e.kind, e.seq, e.hotel, e.supplier
+            );
+        }
+        let _ = writeln!(r, "    data (to re-enter it):");
+        if let Some(rows) = current.rows.get(&key) {
+            for line in rows {
+                let _ = writeln!(r, "      {line}");
+            }
+        }
+    }
+    let back: Vec<&Booking> =
+        backup.bookings.iter().filter(|(k, _)| !current.bookings.contains_key(*k)).map(|(_, b)| b).collect();
+    if !back.is_empty() {
+        let _ = writeln!(
+            r,
+            "\n{} booking(s) of the backup were no longer in the current database and come back:",
+            back.len()
+        );
+        for b in back {
+            let _ = writeln!(
+                r,
+                "    {} Internal {} Client {} partner {} status {}",
+                b.kind, b.internal, b.client, b.partner, b.status
+            );
+        }
+    }
+    let _ = writeln!(r, "\nWhat to do:");
+    let _ = writeln!(
+        r,
+        "- Tell each partner above that the gateway no longer holds its booking (Internal reference) as it was; the partner books again (a new Commit: a new Internal reference, and a new event to the supplier) or gives it up. The data above is everything the booking had."
+    );
+    if sent_to.is_empty() {
+        let _ = writeln!(
+            r,
+            "- No supplier was sent any of these bookings after the backup: the suppliers and the restored database agree."
+        );
+    } else {
+        let _ = writeln!(
+            r,
+            "- The supplier(s) {} received bookings (or changes) the restored database does not have: they must cancel or correct them on their side, or keep them if the partner books again. The gateway cannot send them a cancellation: the bookings are not in the restored database.",
+            sent_to.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    let _ = writeln!(
+        r,
+        "- Events the backup held as pending are sent again by the restarted gateway (suppliers drop repeats by their MessageID): see `ota-gateway outbox list`, and `ota-gateway outbox retry --all-parked` for parked ones."
+    );
+    (r, differing.len())
+}
+
+/// Fills in the rows of the bookings that disagree, read from the current database.
+fn with_rows(conn: &Connection, current: &mut Side, backup: &Side) -> Result<(), BackupError> {
+    let mut rows = BTreeMap::new();
+    for (key, b) in &current.bookings {
+        if differs(b, backup.bookings.get(key)) {
+            rows.insert(key.clone(), booking_rows(conn, b)?);
+        }
+    }
+    current.rows = rows;
+    Ok(())
+}
+
+/// Whether the restore drops a booking of the current database (`old`: the backup's version)
+/// or takes it back to an older version.
+fn differs(b: &Booking, old: Option<&Booking>) -> bool {
+    old.is_none_or(|old| old.status != b.status || old.updated != b.updated)
+}
+
+/// The schema version of `conn`, after checking it is a gateway database.
+fn check_gateway(conn: &Connection, shown: &str) -> Result<i64, BackupError> {
+    let not_gateway = |why: String| BackupError::Refused(format!("{shown} is not a gateway database: {why}"));
+    let version: i64 =
+        conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| not_gateway(e.to_string()))?;
+    for table in ["requestor", "hotel_booking", "activity_booking"] {
+        if !has_table(conn, table).map_err(|e| not_gateway(e.to_string()))? {
+            return Err(not_gateway(format!("it has no table {table}")));
+        }
+    }
+    if version < 1 {
+        return Err(not_gateway("its schema version is 0".into()));
+    }
+    if version > known_schema_version() {
+        return Err(BackupError::Refused(format!(
+            "{shown} has schema version {version}, newer than this gateway's {}: use a newer gateway",
+            known_schema_version()
+        )));
+    }
+    Ok(version)
+}
+
+fn has_table(conn: &Connection, table: &str) -> Result<bool, BackupError> {
+    Ok(conn
+        .query_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+fn has_column(conn: &Connection, table: &str, column: &str) -> Result<bool, BackupError> {
+    Ok(conn
+        .query_row("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", [table, column], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Milliseconds since 1970 as a UTC time.
+fn at_ms(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+}
+
+/// `path` with `suffix` appended (`gw.db` → `gw.db-wal`).
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// A file beside `path`: `gw.db` → `gw.db.NAME`.
+fn beside(path: &Path, name: &str) -> PathBuf {
+    suffixed(path, &format!(".{name}"))
+}
+
+fn sync_file(path: &Path) -> Result<(), BackupError> {
+    File::open(path).and_then(|f| f.sync_all()).map_err(io(format!("syncing {}", path.display())))
+}
+
+/// Syncs the directory holding `path` (so a new name or a rename survives a power cut).
+fn sync_dir(path: &Path) -> Result<(), BackupError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    #[cfg(unix)]
+    {
+        File::open(&dir).and_then(|f| f.sync_all()).map_err(io(format!("syncing {}", dir.display())))?;
+    }
+    Ok(())
+}
+
+/// Writes the report beside the database, `PATH.restore-report-<UTC time>.txt` (`-2`, `-3`, …
+/// after the time when one of that name exists): where it is.
+fn write_report(db: &Path, now: chrono::DateTime<chrono::Utc>, report: &str) -> Result<PathBuf, BackupError> {
+    let stamp = now.format("%Y%m%dT%H%M%S%3fZ");
+    for n in 1..100 {
+        let name =
+            if n == 1 { format!("restore-report-{stamp}.txt") } else { format!("restore-report-{stamp}-{n}.txt") };
+        let path = beside(db, &name);
+        match write_synced(&path, report.as_bytes()) {
+            Err(BackupError::Io { error, .. }) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            written => return written.map(|()| path),
+        }
+    }
+    Err(BackupError::Refused(format!("too many restore reports of {} at {stamp}", db.display())))
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), BackupError> {
+    use std::io::Write as _;
+    let mut f =
+        File::options().write(true).create_new(true).open(path).map_err(io(format!("creating {}", path.display())))?;
+    f.write_all(bytes).and_then(|()| f.sync_all()).map_err(io(format!("writing {}", path.display())))?;
+    sync_dir(path)
+}
