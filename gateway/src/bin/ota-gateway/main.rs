@@ -10,11 +10,14 @@
 //!   ones again;
 //! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
 //!   its recorded requests to another gateway and reports the answers that differ;
+//! - `ota-gateway migrate` applies the pending schema migrations (`--check`: says whether some
+//!   are, exit 1 when so);
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
 mod import;
 mod log;
+mod migrate;
 mod outbox;
 mod replay;
 mod requestor;
@@ -56,6 +59,10 @@ enum Command {
     /// and reports which answers differ, ignoring time stamps and generated ids (exit 3 when
     /// some differ). A replayed Commit books there: replay against a sandbox.
     Replay(replay::Args),
+    /// Applies the pending schema migrations and says which (`--check`: applies none, exit 1
+    /// when some are pending; `--to N`: stops at migration N). Refuses a schema newer than this
+    /// binary knows.
+    Migrate(migrate::Args),
     /// Posts a message file to URL + the path of its root's operation and prints the answer
     /// (exit 1 when the gateway cannot be reached, 2 on a non-200 answer).
     Send(send::Args),
@@ -70,6 +77,7 @@ async fn main() -> ExitCode {
         Command::Outbox(args) => outbox::run(args).await,
         Command::Log(args) => log::run(args).await,
         Command::Replay(args) => replay::run(args).await,
+        Command::Migrate(args) => migrate::run(args).await,
         Command::Send(args) => send::run(args).await,
     }
 }
