@@ -250,7 +250,7 @@ struct Tally {
 /// One request of the loop: an activity availability or a Commit (one adult on the caves' ticket,
 /// a date of the next 200 days), alternately.
 async fn one(client: &Client, i: u64) -> Result<(), String> {
-    let (path, body) = if i.is_multiple_of(2) {
+    let (path, body) = if i % 2 == 0 {
         let from = day(3 + (i % 50) as i64);
         let avail = sample("tour_activity_avail")
             .replace(r#"<ParticipantCount Quantity="1"><QualifierInfo>11</QualifierInfo></ParticipantCount>"#, "")
