@@ -18,7 +18,7 @@
 //! up before — see [`Ticket`]).
 
 pub mod backup;
-pub(crate) mod migrate;
+pub mod migrate;
 mod postgres;
 pub mod purge;
 pub mod recent;
@@ -197,16 +197,23 @@ const HEALTH_REUSE: Duration = Duration::from_secs(1);
 const HEALTH_WRITE_TIME: Duration = Duration::from_secs(2);
 
 impl Store {
-    /// Opens the store at `location` and migrates its schema.
+    /// Opens the store at `location` and migrates its schema ([`migrate::Plan::START`]).
     pub async fn open(location: &Location) -> Result<Store, StoreError> {
+        Store::open_with(location, &migrate::Plan::START).await
+    }
+
+    /// Opens the store at `location`, its schema handled as `plan` says (`serve --no-migrate`:
+    /// nothing applied, an older schema refused).
+    pub async fn open_with(location: &Location, plan: &migrate::Plan) -> Result<Store, StoreError> {
         let backend = match location {
             Location::Sqlite(path) => {
                 let path = path.clone();
+                let plan = *plan;
                 // Migrations may wait for another process's write lock: not on the executor.
                 let sqlite = tokio::task::spawn_blocking(move || -> Result<sqlite::Sqlite, StoreError> {
                     let mut conn = sqlite::connect(&path)?;
                     conn.pragma_update(None, "journal_mode", "WAL")?;
-                    migrate::sqlite(&mut conn)?;
+                    migrate::sqlite(&mut conn, &plan)?;
                     drop(conn);
                     sqlite::Sqlite::open(&path)
                 })
@@ -217,12 +224,38 @@ impl Store {
             Location::Postgres(url) => {
                 let pg = postgres::Postgres::connect(url).await?;
                 let mut client = pg.client().await?;
-                migrate::postgres(&mut client).await?;
+                migrate::postgres(&mut client, plan).await?;
                 drop(client);
                 Backend::Postgres(pg)
             }
         };
         Ok(Store { backend: Arc::new(backend), health: Arc::default() })
+    }
+
+    /// Runs the migrations of the database at `location` as `plan` says, without opening the
+    /// store (`ota-gateway migrate`). A SQLite file that does not exist is created: the caller
+    /// refuses that first when it must.
+    pub async fn migrate(location: &Location, plan: &migrate::Plan) -> Result<migrate::Outcome, StoreError> {
+        match location {
+            Location::Sqlite(path) => {
+                let path = path.clone();
+                let plan = *plan;
+                tokio::task::spawn_blocking(move || -> Result<migrate::Outcome, StoreError> {
+                    let mut conn = sqlite::connect(&path)?;
+                    if plan.apply {
+                        conn.pragma_update(None, "journal_mode", "WAL")?;
+                    }
+                    migrate::sqlite(&mut conn, &plan)
+                })
+                .await
+                .map_err(|e| StoreError::Unavailable(format!("opening the database: {e}")))?
+            }
+            Location::Postgres(url) => {
+                let pg = postgres::Postgres::connect(url).await?;
+                let mut client = pg.client().await?;
+                migrate::postgres(&mut client, plan).await
+            }
+        }
     }
 
     /// The backend's dialect.

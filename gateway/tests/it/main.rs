@@ -10,6 +10,7 @@
 //! cargo test -p ota-gateway --test it sqlite::        # one backend
 //! cargo test -p ota-gateway --test it pooler::        # PostgreSQL through PgBouncer
 //! cargo test -p ota-gateway --test it txlog::         # the transaction log and replay
+//! cargo test -p ota-gateway --test it upgrade::       # migrate, newer schemas, a rolling upgrade
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -41,3 +42,4 @@ mod secrets;
 mod soap;
 mod supply;
 mod txlog;
+mod upgrade;

@@ -1,7 +1,7 @@
 //! A SQLite database of an earlier release (schema 0001–0003, with bookings and allotments) is
 //! migrated in place at start: places booked are counted from its bookings, its allotment rows
 //! become the capacity of their dates, nothing is lost; and a database newer than the gateway
-//! is refused.
+//! is served without being migrated.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -70,11 +70,19 @@ async fn an_earlier_releases_database_is_migrated_in_place() {
     assert_eq!(scalar(&store, "SELECT places FROM activity_places_booked WHERE date = '2030-05-01'").await, 5);
     drop(store);
 
-    // A database of a newer gateway is refused, not damaged.
+    // A database of a newer gateway is served (migrations are additive), not damaged; its
+    // migration by this gateway is refused.
     let conn = rusqlite::Connection::open(&path).unwrap();
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     conn.pragma_update(None, "user_version", current + 1).unwrap();
     drop(conn);
-    let e = Store::open(&Location::Sqlite(path)).await.unwrap_err().to_string();
+    let location = Location::Sqlite(path.clone());
+    let store = Store::open(&location).await.unwrap();
+    assert_eq!(scalar(&store, "SELECT count(*) FROM activity_booking").await, 2);
+    drop(store);
+    let plan = ota_gateway::store::migrate::Plan { refuse_newer: true, ..ota_gateway::store::migrate::Plan::START };
+    let e = Store::migrate(&location, &plan).await.unwrap_err().to_string();
     assert!(e.contains("newer than this gateway"), "{e}");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert_eq!(conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), current + 1);
 }

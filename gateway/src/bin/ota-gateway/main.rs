@@ -12,12 +12,15 @@
 //!   its recorded requests to another gateway and reports the answers that differ;
 //! - `ota-gateway backup` copies a SQLite database while gateways serve it; `ota-gateway
 //!   restore` puts a backup back (no gateway running) and reports what to reconcile;
+//! - `ota-gateway migrate` applies the pending schema migrations (`--check`: says whether some
+//!   are, exit 1 when so);
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
 mod backup;
 mod import;
 mod log;
+mod migrate;
 mod outbox;
 mod replay;
 mod requestor;
@@ -66,6 +69,10 @@ enum Command {
     /// Restores a SQLite backup (every gateway on the database stopped) and reports the
     /// bookings made or changed since, which partners and suppliers may still hold.
     Restore(restore::Args),
+    /// Applies the pending schema migrations and says which (`--check`: applies none, exit 1
+    /// when some are pending; `--to N`: stops at migration N). Refuses a schema newer than this
+    /// binary knows.
+    Migrate(migrate::Args),
     /// Posts a message file to URL + the path of its root's operation and prints the answer
     /// (exit 1 when the gateway cannot be reached, 2 on a non-200 answer).
     Send(send::Args),
@@ -82,6 +89,7 @@ async fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args).await,
         Command::Backup(args) => backup::run(args).await,
         Command::Restore(args) => restore::run(args).await,
+        Command::Migrate(args) => migrate::run(args).await,
         Command::Send(args) => send::run(args).await,
     }
 }

@@ -40,6 +40,15 @@ pub struct ServeArgs {
     /// a database that has no requestor yet; without it, nothing is ever added.
     #[arg(long, env = "OTA_GATEWAY_DEMO")]
     demo: bool,
+    /// Do not migrate the schema at start (a rolling upgrade runs `ota-gateway migrate` once,
+    /// then restarts the gateways one by one): on a schema older than this gateway needs, it
+    /// refuses to start (exit 1) instead of serving without its tables.
+    #[arg(long, env = "OTA_GATEWAY_NO_MIGRATE")]
+    no_migrate: bool,
+    /// Upgrade rehearsals only: this gateway knows one more (additive, unused) migration than
+    /// its release, so that it plays the next release (see `migrate --rehearse-upgrade`).
+    #[arg(long, hide = true)]
+    rehearse_upgrade: bool,
 }
 
 /// Runs the gateway until SIGINT or SIGTERM.
@@ -62,7 +71,12 @@ pub async fn run(args: ServeArgs) -> ExitCode {
     if let Some(n) = args.auth_workers {
         ota_gateway::auth::pool::set_workers(usize::from(n));
     }
-    let served = match start(args.config, args.outbox, args.demo).await {
+    let plan = ota_gateway::store::migrate::Plan {
+        apply: !args.no_migrate,
+        rehearsal: args.rehearse_upgrade,
+        ..ota_gateway::store::migrate::Plan::START
+    };
+    let served = match start(args.config, args.outbox, args.demo, &plan).await {
         Ok(served) => served,
         Err(message) => {
             eprintln!("ota-gateway: {message}");
@@ -81,8 +95,14 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 
 /// Opens the store, loads the content, binds the listeners and serves until the shutdown
 /// signal; `Err` says why the gateway could not start.
-async fn start(config: Config, mut outbox: outbox::Settings, demo: bool) -> Result<std::io::Result<()>, String> {
-    let store = Store::open(&config.db).await.map_err(|e| format!("cannot open the database {}: {e}", config.db))?;
+async fn start(
+    config: Config,
+    mut outbox: outbox::Settings,
+    demo: bool,
+    plan: &ota_gateway::store::migrate::Plan,
+) -> Result<std::io::Result<()>, String> {
+    let store =
+        Store::open_with(&config.db, plan).await.map_err(|e| format!("cannot open the database {}: {e}", config.db))?;
     // Demo content only when asked: never added silently to an operator's database. Said in
     // the log (a record like every line of it; stdout is the banner only).
     if demo {

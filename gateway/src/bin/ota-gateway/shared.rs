@@ -48,6 +48,13 @@ pub fn stdout_failed(e: &std::io::Error) -> ! {
 /// an empty database that seems to work).
 pub async fn open_store(db: &Location) -> Result<Store, ExitCode> {
     init_logging(LogFormat::Text, "warn");
+    require_existing(db)?;
+    create_store(db).await
+}
+
+/// Refuses a SQLite file that does not exist (saying so on stderr): only `serve` and `import`
+/// create one.
+pub fn require_existing(db: &Location) -> Result<(), ExitCode> {
     if let Location::Sqlite(path) = db
         && !path.exists()
     {
@@ -57,7 +64,7 @@ pub async fn open_store(db: &Location) -> Result<Store, ExitCode> {
         );
         return Err(ExitCode::FAILURE);
     }
-    create_store(db).await
+    Ok(())
 }
 
 /// Opens the store of `serve` or `import`, creating a SQLite file that does not exist, or says
