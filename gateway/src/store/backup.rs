@@ -89,11 +89,6 @@ impl std::fmt::Display for Summary {
 /// How long the backup waits for a lock held by another process (a checkpoint).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The schema version this gateway knows (a newer database needs a newer gateway).
-pub fn known_schema_version() -> i64 {
-    super::migrate::sqlite_versions() as i64
-}
-
 /// Backs up the SQLite database `db` (which gateways may be serving) into the new file `to`:
 /// what it holds. Refuses when `to` exists; leaves nothing at `to` when it fails.
 pub fn backup(db: &Path, to: &Path) -> Result<Summary, BackupError> {
@@ -184,15 +179,8 @@ pub struct Restored {
 /// writes the report of what a restore would drop. Refuses while any process (a gateway) has
 /// `db` open, and when `from` is not a gateway database of a schema this gateway knows.
 pub fn restore(db: &Path, from: &Path, report_only: bool) -> Result<Restored, BackupError> {
+    // A gateway database of a schema this gateway knows (else refused).
     let backup_summary = inspect(from)?;
-    if backup_summary.schema_version > known_schema_version() {
-        return Err(BackupError::Refused(format!(
-            "{} has schema version {}, newer than this gateway's {}: restore it with a newer gateway",
-            from.display(),
-            backup_summary.schema_version,
-            known_schema_version()
-        )));
-    }
     let backup_conn =
         Connection::open_with_flags(from, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
     let backup_side = Side::read(&backup_conn)?;
@@ -643,10 +631,10 @@ fn check_gateway(conn: &Connection, shown: &str) -> Result<i64, BackupError> {
     if version < 1 {
         return Err(not_gateway("its schema version is 0".into()));
     }
-    if version > known_schema_version() {
+    let known = super::migrate::sqlite_versions() as i64;
+    if version > known {
         return Err(BackupError::Refused(format!(
-            "{shown} has schema version {version}, newer than this gateway's {}: use a newer gateway",
-            known_schema_version()
+            "{shown} has schema version {version}, newer than this gateway's {known}: use a newer gateway"
         )));
     }
     Ok(version)

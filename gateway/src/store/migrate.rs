@@ -187,7 +187,7 @@ fn outcome(before: usize, target: usize, known: usize, names: &[(&'static str, &
     let todo: Vec<Migration> =
         (before..target).map(|i| Migration { number: i + 1, file: names.get(i).map_or("", |m| m.0) }).collect();
     if apply {
-        Outcome { before, after: target.max(before), known, applied: todo, pending: Vec::new() }
+        Outcome { before, after: target, known, applied: todo, pending: Vec::new() }
     } else {
         Outcome { before, after: before, known, applied: Vec::new(), pending: todo }
     }

@@ -435,53 +435,29 @@ impl Recorder {
     }
 }
 
-/// What the writer may still store in the current second (see [`Settings::max_rate`]).
-#[derive(Debug)]
-struct Budget {
-    per_second: usize,
-    since: std::time::Instant,
-    used: usize,
-}
-
-impl Budget {
-    /// True (and counted) when `size` more bytes fit in the current second.
-    fn take(&mut self, size: usize) -> bool {
-        if self.since.elapsed() >= Duration::from_secs(1) {
-            self.since = std::time::Instant::now();
-            self.used = 0;
-        }
-        if self.used + size > self.per_second {
-            return false;
-        }
-        self.used += size;
-        true
-    }
-}
-
 /// How many minutes of [`Settings::unauthenticated_rate`] may be stored at once.
-const UNAUTHENTICATED_BURST: usize = 16;
+const UNAUTHENTICATED_BURST: f64 = 16.0;
 
-/// What the writer may still store of requests that did not authenticate: a bucket of
-/// [`UNAUTHENTICATED_BURST`] minutes of [`Settings::unauthenticated_rate`], refilled at that
-/// rate.
+/// Bytes the writer may still store: a bucket of `capacity` bytes, refilled at `per_second`
+/// ([`Settings::max_rate`]: one second of it; [`Settings::unauthenticated_rate`]:
+/// [`UNAUTHENTICATED_BURST`] minutes of it).
 #[derive(Debug)]
 struct Bucket {
-    per_minute: f64,
+    per_second: f64,
     capacity: f64,
     tokens: f64,
     at: std::time::Instant,
 }
 
 impl Bucket {
-    fn new(per_minute: usize) -> Bucket {
-        let capacity = (per_minute * UNAUTHENTICATED_BURST) as f64;
-        Bucket { per_minute: per_minute as f64, capacity, tokens: capacity, at: std::time::Instant::now() }
+    fn new(per_second: f64, capacity: f64) -> Bucket {
+        Bucket { per_second, capacity, tokens: capacity, at: std::time::Instant::now() }
     }
 
     /// True (and counted) when `size` more bytes are in the bucket.
     fn take(&mut self, size: usize) -> bool {
         let now = std::time::Instant::now();
-        let refill = now.duration_since(self.at).as_secs_f64() / 60.0 * self.per_minute;
+        let refill = now.duration_since(self.at).as_secs_f64() * self.per_second;
         (self.tokens, self.at) = ((self.tokens + refill).min(self.capacity), now);
         if size as f64 > self.tokens {
             return false;
@@ -498,8 +474,10 @@ async fn write_loop(store: Store, mut rx: mpsc::Receiver<Job>, queued: Arc<Atomi
     let mut flushes = Vec::new();
     let mut batch = Vec::new();
     let masked = settings.masked;
-    let mut budget = Budget { per_second: settings.max_rate, since: std::time::Instant::now(), used: 0 };
-    let mut unauthenticated = Bucket::new(settings.unauthenticated_rate);
+    let max_rate = settings.max_rate as f64;
+    let mut budget = Bucket::new(max_rate, max_rate);
+    let per_minute = settings.unauthenticated_rate as f64;
+    let mut unauthenticated = Bucket::new(per_minute / 60.0, per_minute * UNAUTHENTICATED_BURST);
     while let Some(job) = rx.recv().await {
         let mut next = Some(job);
         while let Some(job) = next.take() {
@@ -653,9 +631,9 @@ mod tests {
 
     #[test]
     fn the_byte_rate_holds_within_a_second() {
-        let mut b = Budget { per_second: 100, since: std::time::Instant::now(), used: 0 };
+        let mut b = Bucket::new(100.0, 100.0);
         assert!(b.take(60) && !b.take(60) && b.take(40) && !b.take(1));
-        b.since -= Duration::from_secs(1);
+        b.at -= Duration::from_secs(1);
         assert!(b.take(100));
     }
 
