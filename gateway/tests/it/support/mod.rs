@@ -28,15 +28,16 @@
 //! Demo requestors (from `gateway/demo/requestors.json`): `DEMO` / `DEMO-DIST` /
 //! `demo-password`, `PARTNER2` / `P2-DIST` / `partner2-pass`, and `OTA-DEMO` / `OTA-DEMO-DIST` /
 //! `ota-demo-pass` (answered in the `ota2016b` dialect).
-
 //!
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | databases, gateways (in process and as processes), samples, log capture, the CLI |
 //! | [`console`] | a gateway with its operator console on, operators, a logged-in console client |
+//! | [`browser`] | a headless chromium driven over WebDriver (chromedriver, fantoccini) |
 
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod console;
 
 use std::net::SocketAddr;
