@@ -655,7 +655,33 @@ async fn audit_list_shows_cli_changes(b: Backend) {
     assert_eq!(code, 2, "{err}");
 }
 
+/// Logins are throttled by the partners' rules: after the free failures, the client address is
+/// locked — even the right password is refused, after a wait (the tarpit) and without an argon2
+/// check — until the lock ends; the name is locked for other addresses too.
+async fn logins_are_throttled(b: Backend) {
+    let gw = ConsoleServer::start_with(b, |c| {
+        c.throttle.address_failures = 3;
+        c.throttle.requestor_failures = 5;
+        c.throttle.first_lock = Duration::from_secs(2);
+    })
+    .await;
+    let password = gw.operator("ann", Role::Admin).await;
+    let raw = ConsoleClient::anonymous(&gw.console);
+    for _ in 0..4 {
+        assert_eq!(raw.post_raw("/login", &[("name", "ann"), ("password", "wrong")]).await.status, 401);
+    }
+    // The address is locked now (the 4th failure locked it for 2 s).
+    let started = Instant::now();
+    let locked = raw.post_raw("/login", &[("name", "ann"), ("password", &password)]).await;
+    assert_eq!(locked.status, 401, "the right password, from a locked address: {}", locked.body);
+    assert!(locked.body.contains("Wrong name or password."), "the same answer");
+    assert!(started.elapsed() >= Duration::from_millis(500), "held back by the tarpit: {:?}", started.elapsed());
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    assert!(ConsoleClient::login(&gw.console, "ann", &password).await.is_ok(), "the lock ended");
+}
+
 backend_tests!(
+    logins_are_throttled,
     partners_page_changes_reach_the_gateway_and_the_audit,
     hostile_partner_names_render_as_text,
     audit_list_shows_cli_changes,
