@@ -127,7 +127,8 @@ pub async fn list(store: &Store, filter: Filter) -> Result<Vec<Entry>, StoreErro
             Box::pin(async move {
                 c.query(
                     "SELECT id, at, actor, action, target, old_value, new_value, address FROM audit_entry \
-                     WHERE at >= $1 AND ($2 IS NULL OR actor = $2) AND ($3 IS NULL OR target = $3) \
+                     WHERE at >= $1 AND (CAST($2 AS TEXT) IS NULL OR actor = $2) \
+                     AND (CAST($3 AS TEXT) IS NULL OR target = $3) \
                      ORDER BY id DESC LIMIT $4",
                     &[&since, &filter.actor, &filter.target, &limit],
                 )

@@ -184,20 +184,39 @@ fn assert_secure(what: &str, page: &Page, cached: bool) {
     }
 }
 
-/// Asserts that a page has no inline script or style: every `<script` loads a file and has no
-/// body, no `<style>` element, no `style=` or `on…=` attribute, no `javascript:` URL.
+/// Asserts that a page has no inline script or style: every `<script` tag loads a file from the
+/// console and has no body, no `<style>` element, no `style=` or `on…=` attribute in any tag, no
+/// `javascript:` URL. Only tags are looked at: text (escaped by the page) may say anything.
 pub(crate) fn assert_nothing_inline(what: &str, html: &str) {
     let lower = html.to_ascii_lowercase();
-    for (at, _) in lower.match_indices("<script") {
-        let tag_end = lower[at..].find('>').map(|e| at + e).unwrap();
-        assert!(lower[at..tag_end].contains(" src=\"/assets/"), "{what}: an inline script at {at}");
-        assert!(lower[tag_end + 1..].starts_with("</script>"), "{what}: a script with a body");
-    }
-    assert!(!lower.contains("<style"), "{what}: a <style> element");
-    assert!(!lower.contains(" style="), "{what}: a style attribute");
-    assert!(!lower.contains("javascript:"), "{what}: a javascript: URL");
-    for event in [" onclick=", " onload=", " onerror=", " onsubmit=", " onmouseover="] {
-        assert!(!lower.contains(event), "{what}: an {event} handler");
+    let mut rest = lower.as_str();
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let close = after.find('>').unwrap_or_else(|| panic!("{what}: an unclosed tag"));
+        let tag = &after[..close];
+        let name = tag.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("");
+        if name == "script" {
+            assert!(tag.contains(" src=\"/assets/"), "{what}: an inline script: <{tag}>");
+            assert!(after[close + 1..].starts_with("</script>"), "{what}: a script with a body");
+        }
+        assert_ne!(name, "style", "{what}: a <style> element");
+        assert!(!tag.contains("javascript:"), "{what}: a javascript: URL in <{tag}>");
+        // The attributes' names: the tag without its quoted values.
+        let mut quoted = false;
+        let bare: String = tag
+            .chars()
+            .filter(|c| {
+                if *c == '"' {
+                    quoted = !quoted;
+                }
+                !quoted && *c != '"'
+            })
+            .collect();
+        for attribute in bare.split_whitespace().skip(1) {
+            let key = attribute.split('=').next().unwrap_or("");
+            assert!(key != "style" && !key.starts_with("on"), "{what}: <{tag}> has {key}=");
+        }
+        rest = &after[close + 1..];
     }
 }
 
@@ -334,7 +353,338 @@ async fn the_demo_prints_a_working_console_login(b: Backend) {
     let _ = child.wait();
 }
 
+/// The value of the first `<span class="secret">` of a page (a password shown once).
+fn secret(page: &Page) -> String {
+    let at = page.body.find(r#"<span class="secret">"#).unwrap_or_else(|| panic!("no secret in {}", page.body));
+    let rest = &page.body[at + r#"<span class="secret">"#.len()..];
+    rest[..rest.find('<').unwrap()].to_string()
+}
+
+/// An OTA request of a partner to the gateway: its HTTP status and whether it was let in
+/// (not refused with the authentication error).
+async fn call_as(url: &str, (id, ctx, pw): (&str, &str, &str)) -> (u16, bool) {
+    let xml = format!(
+        r#"<OTA_HotelDescriptiveInfoRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2009.1" PrimaryLangID="en"><POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS><HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
+    );
+    let client = ota_gateway::Client::new(url.to_string());
+    let (status, _, body) = client.send_raw("/hotelnbc", xml, "application/xml").await.unwrap();
+    (status.as_u16(), status == 200 && !body.contains(r#"Type="4""#))
+}
+
+/// Waits (at most 3 s: gateways reload the requestors every 250 ms) until `check` holds.
+async fn within_3s<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let started = Instant::now();
+    while !check().await {
+        assert!(started.elapsed() < Duration::from_secs(3), "{what}: not applied within 3 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The Partners page: an admin's changes go through the CLI's functions (the same validation),
+/// reach the running gateway within a second or two (a rate limit set in the console refuses
+/// the next requests over it with 429), and are in the audit trail with the admin and their
+/// address; a created partner's and a rotated password are shown once and work; a viewer reads
+/// but cannot change.
+async fn partners_page_changes_reach_the_gateway_and_the_audit(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    let ann = gw.login_as("ann", Role::Admin).await;
+    let vic = gw.login_as("vic", Role::Viewer).await;
+    let demo = crate::support::DEMO;
+    for _ in 0..5 {
+        assert_eq!(call_as(&gw.url, demo).await, (200, true), "no limit yet");
+    }
+    let list = vic.get("/partners").await;
+    assert_eq!(list.status, 200);
+    assert!(
+        list.body.contains("DEMO") && list.body.contains("SUP-DEMO") && list.body.contains("supplier"),
+        "{}",
+        list.body
+    );
+    assert!(!list.body.contains("Create a partner"), "a viewer sees no forms");
+    assert_nothing_inline("partners", &list.body);
+    assert_nothing_inline("a partner", &ann.get("/partners/DEMO").await.body);
+
+    // A rate of 1/s set in the console: the running gateway refuses the burst over it.
+    let bad = ann.post("/partners/DEMO/limits", &[("rate", "fast"), ("daily_quota", "off"), ("rate_for", "")]).await;
+    assert_eq!(bad.status, 422, "the CLI's validation: {}", bad.body);
+    assert!(bad.body.contains("is not a rate"), "{}", bad.body);
+    let denied = vic.post("/partners/DEMO/limits", &[("rate", "1"), ("daily_quota", "off"), ("rate_for", "")]).await;
+    assert_eq!(denied.status, 403, "a viewer's change");
+    let set = ann.post("/partners/DEMO/limits", &[("rate", "1"), ("daily_quota", "off"), ("rate_for", "")]).await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    assert!(set.body.contains("Limits saved: rate 1/s"), "{}", set.body);
+    let url = gw.url.clone();
+    within_3s("the console's rate limit", || {
+        let url = url.clone();
+        async move {
+            let mut statuses = Vec::new();
+            for _ in 0..4 {
+                statuses.push(call_as(&url, demo).await.0);
+            }
+            statuses.contains(&429)
+        }
+    })
+    .await;
+    let trail = ota_gateway::audit::list(
+        gw.store(),
+        ota_gateway::audit::Filter { target: Some("DEMO".into()), ..Default::default() },
+    )
+    .await
+    .unwrap();
+    assert_eq!(trail.len(), 1, "one change made (the refused ones wrote nothing): {trail:?}");
+    let e = &trail[0];
+    assert_eq!(
+        (e.actor.as_str(), e.action.as_str(), e.address.as_deref()),
+        ("ann", "requestor.limits", Some("127.0.0.1"))
+    );
+    assert!(e.old.as_deref().unwrap().contains("rate=off") && e.new.as_deref().unwrap().contains("rate=1/s"), "{e:?}");
+    let page = vic.get("/audit").await;
+    assert_eq!(page.status, 200, "the audit page is a viewer's too");
+    assert!(page.body.contains("requestor.limits") && page.body.contains("rate=1/s"), "{}", page.body);
+    assert_nothing_inline("audit", &page.body);
+    let filtered = vic.get("/audit?actor=nobody").await;
+    assert!(!filtered.body.contains("requestor.limits"));
+
+    // A new partner: its password shown once, working at once.
+    let made = ann
+        .post(
+            "/partners",
+            &[
+                ("id", "NEWP"),
+                ("context", "NEWP-DIST"),
+                ("name", "New partner"),
+                ("dialect", "service"),
+                ("kind", "distributor"),
+                ("allow", ""),
+            ],
+        )
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let first = secret(&made);
+    assert_eq!(first.len(), 20);
+    assert!(!ann.get("/partners").await.body.contains(&first), "shown once only");
+    let url = gw.url.clone();
+    within_3s("the new partner", || {
+        let (url, pw) = (url.clone(), first.clone());
+        async move { call_as(&url, ("NEWP", "NEWP-DIST", &pw)).await.1 }
+    })
+    .await;
+    let again = ann
+        .post("/partners", &[("id", "NEWP"), ("context", "X"), ("dialect", "service"), ("kind", "distributor")])
+        .await;
+    assert_eq!(again.status, 422);
+    assert!(again.body.contains("exists already"), "{}", again.body);
+    let rotated = ann.post("/partners/NEWP/password", &[]).await;
+    assert_eq!(rotated.status, 200, "{}", rotated.body);
+    let second = secret(&rotated);
+    assert_ne!(first, second);
+    within_3s("the rotated password", || {
+        let (url, old) = (url.clone(), first.clone());
+        async move { !call_as(&url, ("NEWP", "NEWP-DIST", &old)).await.1 }
+    })
+    .await;
+    assert!(call_as(&gw.url, ("NEWP", "NEWP-DIST", &second)).await.1, "the new password works");
+    for (path, form) in [
+        ("/partners/NEWP/dialect", vec![("dialect", "ota2016b")]),
+        ("/partners/NEWP/allow", vec![("allow", "10.0.0.0/8, 192.168.0.0/16")]),
+        ("/partners/NEWP/log", vec![("level", "errors"), ("sample", "")]),
+    ] {
+        let page = ann.post(path, &form).await;
+        assert_eq!(page.status, 200, "{path}: {}", page.body);
+    }
+    assert_eq!(ann.post("/partners/NEWP/allow", &[("allow", "10.0.0.0/33")]).await.status, 422);
+    within_3s("the allow-list", || {
+        let (url, pw) = (url.clone(), second.clone());
+        async move { !call_as(&url, ("NEWP", "NEWP-DIST", &pw)).await.1 }
+    })
+    .await;
+    assert_eq!(ann.post("/partners/NEWP/allow", &[("allow", "")]).await.status, 200);
+    assert_eq!(ann.post("/partners/NEWP/disable", &[]).await.status, 200);
+    within_3s("disable", || {
+        let (url, pw) = (url.clone(), second.clone());
+        async move { !call_as(&url, ("NEWP", "NEWP-DIST", &pw)).await.1 }
+    })
+    .await;
+    // A notification URL with a password: never in the audit trail.
+    let hook = ann.post("/partners/SUP-DEMO/notify", &[("url", "https://hotel:hook-secret@pms.example/ota")]).await;
+    assert_eq!(hook.status, 200, "{}", hook.body);
+    assert!(!hook.body.contains("hook-secret"), "the page shows no URL's password");
+    let all = ota_gateway::audit::list(gw.store(), Default::default()).await.unwrap();
+    let text = format!("{all:?}");
+    assert!(
+        !text.contains("hook-secret") && !text.contains(&first) && !text.contains(&second),
+        "never a password: {text}"
+    );
+    let actions: Vec<&str> = all.iter().filter(|e| e.actor == "ann").map(|e| e.action.as_str()).collect();
+    for a in [
+        "requestor.add",
+        "requestor.passwd",
+        "requestor.dialect",
+        "requestor.allow",
+        "requestor.log",
+        "requestor.disable",
+        "requestor.notify_url",
+        "requestor.limits",
+    ] {
+        assert!(actions.contains(&a), "{a} in {actions:?}");
+    }
+}
+
+/// Hostile text in a partner's id and name (through the library and the console) shows as text
+/// on every page: escaped, never a tag; its page is reached through an encoded link.
+async fn hostile_partner_names_render_as_text(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    let ann = gw.login_as("ann", Role::Admin).await;
+    let script = "<script>alert(1)</script>";
+    let img = "\"><img src=x onerror=alert(1)>";
+    let new = ota_gateway::requestors::admin::NewRequestor {
+        id: script.into(),
+        id_context: img.into(),
+        name: img.into(),
+        password: "hostile-pass".into(),
+        active: true,
+        allow: vec![],
+        dialect: ota_messages::Dialect::Service,
+        role: ota_gateway::requestors::Role::Distributor,
+    };
+    ota_gateway::requestors::admin::add(gw.store(), &Actor::cli(), new).await.unwrap();
+    let made = ann
+        .post(
+            "/partners",
+            &[("id", img), ("context", script), ("name", script), ("dialect", "service"), ("kind", "distributor")],
+        )
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let check = |what: &str, page: &Page| {
+        assert_eq!(page.status, 200, "{what}: {}", page.body);
+        let lower = page.body.to_ascii_lowercase();
+        assert!(
+            !lower.contains("<script>alert") && !lower.contains("<img"),
+            "{what}: a tag from the data: {}",
+            page.body
+        );
+        assert!(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{what}: shown as text");
+        assert_nothing_inline(what, &page.body);
+    };
+    check("partners", &ann.get("/partners").await);
+    assert!(ann.get("/partners").await.body.contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"));
+    let link = format!("/partners/{}", "%3Cscript%3Ealert%281%29%3C%2Fscript%3E");
+    assert!(ann.get("/partners").await.body.contains(&format!("href=\"{link}\"")), "an encoded link");
+    check("the partner", &ann.get(&link).await);
+    check("the other partner", &ann.get("/partners/%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E").await);
+    let changed = ann.post(&format!("{link}/dialect"), &[("dialect", "ota2016b")]).await;
+    check("a change", &changed);
+    check("audit", &ann.get("/audit").await);
+    let _ = gw.login_as("ok.name", Role::Viewer).await;
+    assert_eq!(gw.anonymous().post_raw("/login", &[("name", script), ("password", img)]).await.status, 401);
+}
+
+/// `ota-gateway audit list`: every requestor and operator change made through the CLI, as
+/// `cli:<OS user>`, with the old and new values and never a password; filters by actor and
+/// time; `--json` is one array.
+async fn audit_list_shows_cli_changes(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    let db = match &gw.location {
+        ota_gateway::Location::Sqlite(p) => p.display().to_string(),
+        ota_gateway::Location::Postgres(url) => url.clone(),
+    };
+    let run = |args: &[&str], stdin: &str| {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--db", &db]);
+        let (code, out, err) = cli(&all, stdin);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        out
+    };
+    run(&["requestor", "add", "ACME", "--context", "ACME-DIST"], "acme-first-pw\n");
+    run(&["requestor", "passwd", "ACME"], "acme-second-pw\n");
+    run(&["requestor", "set", "ACME", "--rate", "5", "--dialect", "ota2016b", "--log", "errors"], "");
+    run(&["requestor", "allow", "ACME", "10.0.0.0/8"], "");
+    run(&["requestor", "disable", "ACME"], "");
+    run(&["requestor", "enable", "ACME"], "");
+    run(
+        &["requestor", "set", "SUP-DEMO", "--notify-url", "https://u:url-secret@pms.example/x", "--hotels", "HTL00042"],
+        "",
+    );
+    run(&["operator", "add", "olga", "--role", "viewer"], "olga-pw-123\n");
+    run(&["operator", "disable", "olga"], "");
+    let json = run(&["audit", "list", "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let entries = v.as_array().unwrap();
+    let user = Actor::cli().name;
+    let actions: Vec<&str> =
+        entries.iter().filter(|e| e["actor"] == user.as_str()).map(|e| e["action"].as_str().unwrap()).collect();
+    for a in [
+        "requestor.add",
+        "requestor.passwd",
+        "requestor.limits",
+        "requestor.dialect",
+        "requestor.log",
+        "requestor.allow",
+        "requestor.disable",
+        "requestor.enable",
+        "requestor.notify_url",
+        "operator.add",
+        "operator.disable",
+    ] {
+        assert!(actions.contains(&a), "{a} in {actions:?}");
+    }
+    assert_eq!(actions.first(), Some(&"operator.disable"), "newest first");
+    let limits = entries.iter().find(|e| e["action"] == "requestor.limits").unwrap();
+    assert_eq!(limits["target"], "ACME");
+    assert!(
+        limits["old"].as_str().unwrap().contains("rate=off") && limits["new"].as_str().unwrap().contains("rate=5/s")
+    );
+    assert!(limits["address"].is_null(), "the CLI has no client address");
+    assert!(limits["at"].as_str().unwrap().ends_with('Z'));
+    for secret in ["acme-first-pw", "acme-second-pw", "olga-pw-123", "url-secret", "argon2"] {
+        assert!(!json.contains(secret), "{secret} in the audit trail");
+    }
+    let table = run(&["audit", "list"], "");
+    assert!(table.contains("requestor.limits") && table.contains("rate=5/s") && table.contains(&user), "{table}");
+    let none: serde_json::Value =
+        serde_json::from_str(&run(&["audit", "list", "--json", "--actor", "nobody"], "")).unwrap();
+    assert_eq!(none, serde_json::json!([]));
+    let later: serde_json::Value =
+        serde_json::from_str(&run(&["audit", "list", "--json", "--since", "2999-01-01"], "")).unwrap();
+    assert_eq!(later, serde_json::json!([]));
+    let (code, _, err) = cli(&["audit", "list", "--since", "yesterday", "--db", &db], "");
+    assert_eq!(code, 2, "{err}");
+}
+
+/// Logins are throttled by the partners' rules: after the free failures, the client address is
+/// locked — even the right password is refused, after a wait (the tarpit) and without an argon2
+/// check — until the lock ends; the name is locked for other addresses too.
+async fn logins_are_throttled(b: Backend) {
+    let gw = ConsoleServer::start_with(b, |c| {
+        c.throttle.address_failures = 3;
+        c.throttle.requestor_failures = 5;
+        c.throttle.first_lock = Duration::from_secs(2);
+    })
+    .await;
+    let password = gw.operator("ann", Role::Admin).await;
+    let raw = ConsoleClient::anonymous(&gw.console);
+    for _ in 0..4 {
+        assert_eq!(raw.post_raw("/login", &[("name", "ann"), ("password", "wrong")]).await.status, 401);
+    }
+    // The address is locked now (the 4th failure locked it for 2 s).
+    let started = Instant::now();
+    let locked = raw.post_raw("/login", &[("name", "ann"), ("password", &password)]).await;
+    assert_eq!(locked.status, 401, "the right password, from a locked address: {}", locked.body);
+    assert!(locked.body.contains("Wrong name or password."), "the same answer");
+    assert!(started.elapsed() >= Duration::from_millis(500), "held back by the tarpit: {:?}", started.elapsed());
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    assert!(ConsoleClient::login(&gw.console, "ann", &password).await.is_ok(), "the lock ended");
+}
+
 backend_tests!(
+    logins_are_throttled,
+    partners_page_changes_reach_the_gateway_and_the_audit,
+    hostile_partner_names_render_as_text,
+    audit_list_shows_cli_changes,
     logins_and_logout,
     sessions_are_shared_and_revoked_everywhere,
     sessions_time_out,

@@ -64,7 +64,15 @@ async fn post(server: &TestServer, path: &str, body: String, request_id: &str) -
 
 /// Sets a requestor's log policy and makes the server see it at once.
 async fn set_log(server: &TestServer, id: &str, level: Level, sample: Option<&str>) {
-    admin::set_log(server.store(), id, Some(level), sample.map(|s| Sample::parse(s).unwrap())).await.unwrap();
+    admin::set_log(
+        server.store(),
+        &ota_gateway::audit::Actor::cli(),
+        id,
+        Some(level),
+        sample.map(|s| Sample::parse(s).unwrap()),
+    )
+    .await
+    .unwrap();
     server.state.content.refresh().await.unwrap();
 }
 

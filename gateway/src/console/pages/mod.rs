@@ -12,14 +12,18 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `mod.rs` | [`routes`], [`NAV`], [`new_password`] |
+//! | `mod.rs` | [`routes`], [`NAV`], [`new_password`], [`path_segment`] |
 //! | [`login`] | `GET/POST /login`, `POST /logout` |
 //! | [`home`] | `GET /`: the overview |
+//! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates and changes them |
+//! | [`audit`] | `GET /audit`: the audit trail |
 //! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
 
+pub mod audit;
 pub mod home;
 pub mod login;
 pub mod operators;
+pub mod partners;
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use axum::Router;
@@ -40,12 +44,19 @@ pub struct NavItem {
 /// The navigation bar, in order.
 pub const NAV: &[NavItem] = &[
     NavItem { path: "/", label: "Overview", admin_only: false },
+    NavItem { path: "/partners", label: "Partners", admin_only: false },
+    NavItem { path: "/audit", label: "Audit", admin_only: false },
     NavItem { path: "/operators", label: "Operators", admin_only: true },
 ];
 
 /// Every page's routes.
 pub fn routes() -> Router<ConsoleState> {
-    Router::new().merge(login::routes()).merge(home::routes()).merge(operators::routes())
+    Router::new()
+        .merge(login::routes())
+        .merge(home::routes())
+        .merge(partners::routes())
+        .merge(audit::routes())
+        .merge(operators::routes())
 }
 
 /// A new random password (20 letters and digits, about 119 bits), to be shown once.
@@ -62,4 +73,34 @@ pub fn new_password() -> String {
         }
     }
     out
+}
+
+/// A value as one segment of a URL path (`/partners/{id}`): every byte but the unreserved
+/// ones percent-encoded, so an id with `/`, `?`, `#`, `"` or `<` stays one segment (axum's
+/// `Path` decodes it back).
+pub fn path_segment(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_and_segments() {
+        let (a, b) = (new_password(), new_password());
+        assert_eq!(a.len(), 20);
+        assert_ne!(a, b);
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_eq!(path_segment("A b/<c>?"), "A%20b%2F%3Cc%3E%3F");
+        assert_eq!(path_segment("é"), "%C3%A9");
+    }
 }

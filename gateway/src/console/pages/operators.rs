@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::audit::Actor;
 use crate::console::ConsoleState;
 use crate::console::layout::{self, csrf_field};
-use crate::console::pages::new_password;
+use crate::console::pages::{new_password, path_segment};
 use crate::console::security::{Admin, Client};
 use crate::operators::session::Session;
 use crate::operators::{Role, admin};
@@ -48,7 +48,7 @@ async fn render(state: &ConsoleState, session: &Session, status: StatusCode, not
                         td { (o.created.format("%Y-%m-%d %H:%M")) }
                         td {
                             @let (action, label) = if o.active { ("disable", "Disable") } else { ("enable", "Enable") };
-                            form.inline method="post" action={ "/operators/" (o.name) "/" (action) } {
+                            form.inline method="post" action={ "/operators/" (path_segment(&o.name)) "/" (action) } {
                                 (csrf_field(session))
                                 button type="submit" { (label) }
                             }

@@ -26,7 +26,7 @@ use tokio::task::JoinHandle;
 use super::{Backend, TestDb};
 
 /// A gateway (in this process) serving the OTA API and its operator console, each on a port of
-/// its own.
+/// its own, reloading its requestors when they change (as `serve` does).
 pub struct ConsoleServer {
     /// The database, when this gateway made it (a second gateway on it has none).
     pub db: Option<TestDb>,
@@ -75,7 +75,8 @@ impl ConsoleServer {
         config.console.addr = Some(console_addr);
         let state = AppState::new(store, config).await.expect("load the content");
         let (stop, stopped) = oneshot::channel::<()>();
-        let background = ota_gateway::server::Background { console: Some(console), ..Default::default() };
+        let background =
+            ota_gateway::server::Background { console: Some(console), refresh_content: true, ..Default::default() };
         let task = tokio::spawn(ota_gateway::server::run(listener, state.clone(), background, async move {
             let _ = stopped.await;
         }));
