@@ -24,6 +24,7 @@ mod auth;
 mod backup;
 mod compression;
 mod consistency;
+mod deliveries;
 mod durability;
 mod hostile;
 mod hotels;

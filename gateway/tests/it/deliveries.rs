@@ -1,0 +1,447 @@
+//! Every delivery of a booking event kept and shown (issue 30, "Deliveries"), on real gateway
+//! processes and a real receiver on loopback: each push attempt with its status, latency and
+//! the receiver's answer (bounded, shown escaped), the receiver URL without its secrets;
+//! the supplier's pulls and acknowledgements; `outbox history REF`, `outbox history --supplier`
+//! with its filters, and `outbox resend` of any event (a retransmission, asked for by whom).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ota_gateway::Store;
+use serde_json::Value;
+
+use crate::outbox::{FAST, SUPPLIER, ack, event_of, hotel_commit, notif_report, post, pull};
+use crate::support::{Backend, GatewayProcess, TestDb, backend_tests, day};
+
+/// The answers a receiver gives next: (HTTP status, body), in order.
+type Script = Arc<Mutex<VecDeque<(u16, Vec<u8>)>>>;
+
+/// A receiver that answers as scripted (status, body), then with a `Success` for every call;
+/// it keeps every notification it got, in order.
+struct Receiver {
+    addr: SocketAddr,
+    got: Arc<Mutex<Vec<String>>>,
+    script: Script,
+}
+
+impl Receiver {
+    async fn start() -> Receiver {
+        let got: Arc<Mutex<Vec<String>>> = Arc::default();
+        let script: Script = Arc::default();
+        let (g, s) = (got.clone(), script.clone());
+        let app = axum::Router::new().route(
+            "/notify",
+            axum::routing::post(move |body: String| {
+                let (got, script) = (g.clone(), s.clone());
+                async move {
+                    let identity = event_of(&body).map(|e| e.0).unwrap_or_default();
+                    got.lock().unwrap().push(body);
+                    let (status, answer) =
+                        script.lock().unwrap().pop_front().unwrap_or_else(|| (200, ack(&identity).into_bytes()));
+                    (axum::http::StatusCode::from_u16(status).unwrap(), answer)
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Receiver { addr, got, script }
+    }
+
+    /// The next calls are answered so, in order.
+    fn then(&self, answers: &[(u16, &[u8])]) {
+        self.script.lock().unwrap().extend(answers.iter().map(|(s, b)| (*s, b.to_vec())));
+    }
+
+    fn calls(&self) -> usize {
+        self.got.lock().unwrap().len()
+    }
+}
+
+/// `ota-gateway ARGS --db DB` as the OS user `user`: (exit code, stdout, stderr).
+fn as_user(user: &str, args: &[&str], db: &str) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+        .args(args)
+        .args(["--db", db])
+        .env("USER", user)
+        .output()
+        .expect("run ota-gateway");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `ota-gateway ARGS --db DB` that must succeed: its stdout.
+fn ok(args: &[&str], db: &str) -> String {
+    let (code, out, err) = as_user("ops-test", args, db);
+    assert_eq!(code, 0, "{args:?}: {out}{err}");
+    out
+}
+
+/// `ota-gateway ARGS --json --db DB` that must succeed: its one JSON document.
+fn json(args: &[&str], db: &str) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = ok(&all, db);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e}): {out}"))
+}
+
+/// Waits until `check` holds of the booking's history (`outbox history REF --json`).
+async fn wait_history(db: &str, reference: &str, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let h = json(&["outbox", "history", reference], db);
+        if check(&h) {
+            return h;
+        }
+        assert!(Instant::now() < deadline, "{what}: {h:#}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The attempts of the booking's first event.
+fn attempts(h: &Value) -> Vec<Value> {
+    h[0]["attempts"].as_array().cloned().unwrap_or_default()
+}
+
+/// A hotel booking of the demo partner at HTL00042 (SUP-DEMO's hotel): its Internal reference.
+async fn book(gw: &GatewayProcess, store: &Store, client_ref: &str, n: i64) -> String {
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit(client_ref, day(60 + n), "HTL00042", "RMSD000000")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let client_ref = client_ref.to_string();
+    let found: ota_gateway::store::Scalar<String> = store
+        .read(move |c| {
+            Box::pin(async move {
+                c.query_one("SELECT internal_ref FROM hotel_booking WHERE client_ref = $1", &[&client_ref]).await
+            })
+        })
+        .await
+        .unwrap();
+    found.0
+}
+
+/// Every text of `store`'s kept attempts and events, for secrets that must not be there.
+async fn everything_kept(store: &Store) -> String {
+    ota_gateway::store::row! { struct Kept { url: Option<String>, error: Option<String>, answer: Option<String>, gateway: Option<String> } }
+    let rows: Vec<Kept> = store
+        .read(|c| Box::pin(async move { c.query("SELECT url, error, answer, gateway FROM outbox_attempt", &[]).await }))
+        .await
+        .unwrap();
+    let errors: Vec<ota_gateway::store::Scalar<Option<String>>> = store
+        .read(|c| Box::pin(async move { c.query("SELECT last_error FROM outbox_event", &[]).await }))
+        .await
+        .unwrap();
+    format!("{rows:?} {:?}", errors.iter().map(|e| e.0.clone()).collect::<Vec<_>>())
+}
+
+/// A receiver that fails (HTTP 500) then succeeds: the booking's history (by its Client and by
+/// its Internal reference) lists both attempts in order, each with its status, latency, answer,
+/// gateway and the receiver URL without its user, password or query values, which appear
+/// nowhere in the history, the text, the JSON or the database.
+async fn a_failed_then_delivered_push_is_kept_attempt_by_attempt(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let receiver = Receiver::start().await;
+    let url = format!("http://gw:s3cret-pw@{}/notify?token=tok-s3cret&x=1", receiver.addr);
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &url], &arg);
+    receiver.then(&[(500, b"try later")]);
+    let store = db.open().await;
+    let internal = book(&gw, &store, "OBX-DLV1", 1).await;
+
+    let h = wait_history(&arg, "OBX-DLV1", "not delivered after a failure", |h| h[0]["state"] == "delivered").await;
+    assert_eq!(receiver.calls(), 2);
+    assert_eq!(h.as_array().unwrap().len(), 1, "{h:#}");
+    let e = &h[0];
+    assert_eq!((e["booking_ref"].as_str(), e["client_ref"].as_str()), (Some(internal.as_str()), Some("OBX-DLV1")));
+    assert_eq!(
+        (e["supplier_id"].as_str(), e["delivery"].as_str(), e["kept"].as_i64()),
+        (Some(SUPPLIER), Some("push"), Some(2))
+    );
+    let a = attempts(&h);
+    assert_eq!(a.len(), 2, "{h:#}");
+    assert_eq!((a[0]["outcome"].as_str(), a[0]["http_status"].as_i64()), (Some("failed"), Some(500)), "{h:#}");
+    assert_eq!(
+        (a[0]["answer"].as_str(), a[0]["error"].as_str()),
+        (Some("try later"), Some("HTTP 500 Internal Server Error"))
+    );
+    assert_eq!((a[1]["outcome"].as_str(), a[1]["http_status"].as_i64()), (Some("delivered"), Some(200)), "{h:#}");
+    assert!(a[1]["answer"].as_str().unwrap().contains("<Success/>"), "{h:#}");
+    assert!(
+        a[0]["id"].as_i64() < a[1]["id"].as_i64() && a[0]["at"].as_str() <= a[1]["at"].as_str(),
+        "oldest first: {h:#}"
+    );
+    assert!(a.iter().all(|a| a["latency_ms"].as_i64().is_some_and(|l| (0..5_000).contains(&l))), "{h:#}");
+    assert_eq!((a[0]["retransmission"].as_bool(), a[1]["retransmission"].as_bool()), (Some(false), Some(true)));
+    assert!(a.iter().all(|a| a["requested_by"].is_null()), "nobody asked: {h:#}");
+    let host = format!("http://{}/notify?token=***&x=***", receiver.addr);
+    assert!(a.iter().all(|a| a["url"].as_str() == Some(host.as_str())), "{host}: {h:#}");
+    assert!(a.iter().all(|a| a["gateway"].as_str().is_some_and(|g| g.contains(&format!("/{}/", gw.pid())))), "{h:#}");
+    // By the Internal reference: the same.
+    assert_eq!(json(&["outbox", "history", &internal], &arg), h);
+
+    // The text: one line per attempt, in order, with status and latency.
+    let text = ok(&["outbox", "history", "OBX-DLV1"], &arg);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("EVENT ") && lines[0].contains("delivered"), "{text}");
+    let first = lines.iter().position(|l| l.trim_start().starts_with("1 ")).unwrap();
+    let second = lines.iter().position(|l| l.trim_start().starts_with("2 ")).unwrap();
+    assert!(first < second, "{text}");
+    assert!(
+        lines[first].contains("failed") && lines[first].contains(" 500 ") && lines[first].contains(" ms"),
+        "{text}"
+    );
+    assert!(
+        lines[second].contains("delivered") && lines[second].contains(" 200 ") && lines[second].contains(" ms"),
+        "{text}"
+    );
+    assert!(text.contains("answer: \"try later\""), "{text}");
+
+    // The password, the user and the query's token appear nowhere.
+    let supplier = ok(&["outbox", "history", "--supplier", SUPPLIER], &arg);
+    let supplier_json = json(&["outbox", "history", "--supplier", SUPPLIER], &arg).to_string();
+    let kept = everything_kept(&store).await;
+    for shown in [&text, &h.to_string(), &supplier, &supplier_json, &kept] {
+        assert!(!shown.contains("s3cret") && !shown.contains("gw:") && !shown.contains("gw@"), "{shown}");
+    }
+    assert!(supplier.lines().nth(1).is_some_and(|l| l.contains("delivered") && l.contains("OBX-DLV1")), "{supplier}");
+
+    // An unknown reference, an unknown supplier: refused, saying so.
+    let (code, _, err) = as_user("ops-test", &["outbox", "history", "HTL-NOSUCHTHING"], &arg);
+    assert!(code == 1 && err.contains("no booking \"HTL-NOSUCHTHING\""), "{err}");
+    let (code, _, err) = as_user("ops-test", &["outbox", "history", "--supplier", "NOBODY"], &arg);
+    assert!(code == 1 && err.contains("no supplier \"NOBODY\""), "{err}");
+}
+
+/// `outbox resend` of a delivered event: the receiver gets it again (the same `MessageID`,
+/// `RetransmissionIndicator="true"`), kept as a retransmission asked for by `cli:USER`; a
+/// parked event is resent the same way (and listed by `--parked` and `--failing` until then);
+/// an unknown event is refused.
+async fn a_resend_reaches_the_receiver_again_as_a_retransmission(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let mut args = FAST.to_vec();
+    args.extend(["--outbox-max-attempts", "2"]);
+    let gw = GatewayProcess::start(&arg, &args).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    let store = db.open().await;
+    book(&gw, &store, "OBX-RSD1", 1).await;
+    let h = wait_history(&arg, "OBX-RSD1", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let id = h[0]["id"].as_i64().unwrap();
+    assert_eq!(receiver.calls(), 1);
+    assert!(receiver.got.lock().unwrap()[0].contains(r#"RetransmissionIndicator="false""#));
+
+    let (code, out, err) = as_user("ops-anna", &["outbox", "resend", &id.to_string()], &arg);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("event {id} (was delivered)")) && out.contains("cli:ops-anna"), "{out}");
+    let h = wait_history(&arg, "OBX-RSD1", "not delivered again", |h| {
+        attempts(h).len() == 2 && h[0]["state"] == "delivered"
+    })
+    .await;
+    assert_eq!(receiver.calls(), 2, "the receiver got it again");
+    let again = receiver.got.lock().unwrap()[1].clone();
+    assert!(again.contains(r#"RetransmissionIndicator="true""#), "{again}");
+    assert_eq!(event_of(&again).map(|e| e.0), Some(id.to_string()), "the same MessageID");
+    let a = attempts(&h);
+    assert_eq!((a[1]["outcome"].as_str(), a[1]["retransmission"].as_bool()), (Some("delivered"), Some(true)), "{h:#}");
+    assert_eq!(a[1]["requested_by"].as_str(), Some("cli:ops-anna"), "{h:#}");
+    assert_eq!(a[0]["requested_by"], Value::Null);
+    assert_eq!(h[0]["resent_by"].as_str(), Some("cli:ops-anna"));
+    assert!(ok(&["outbox", "history", "OBX-RSD1"], &arg).contains("yes, asked by cli:ops-anna"));
+
+    // A parked event: listed as parked and failing, then resent and delivered.
+    receiver.then(&[(503, b"down"), (503, b"down")]);
+    book(&gw, &store, "OBX-RSD2", 2).await;
+    let h = wait_history(&arg, "OBX-RSD2", "not parked", |h| h[0]["state"] == "parked").await;
+    let parked = h[0]["id"].as_i64().unwrap();
+    let a = attempts(&h);
+    assert_eq!(a.iter().map(|a| a["outcome"].as_str().unwrap()).collect::<Vec<_>>(), ["failed", "parked"], "{h:#}");
+    for filter in ["--parked", "--failing"] {
+        let listed = json(&["outbox", "history", "--supplier", SUPPLIER, filter], &arg);
+        let ids: Vec<i64> = listed.as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect();
+        assert_eq!(ids, [parked], "{filter}: {listed:#}");
+        assert_eq!(listed[0]["last_http_status"].as_i64(), Some(503));
+    }
+    let r = json(&["outbox", "resend", &parked.to_string()], &arg);
+    assert_eq!(
+        (r["was"].as_str(), r["delivery"].as_str(), r["requested_by"].as_str()),
+        (Some("parked"), Some("push"), Some("cli:ops-test")),
+        "{r:#}"
+    );
+    let h = wait_history(&arg, "OBX-RSD2", "not delivered after the resend", |h| h[0]["state"] == "delivered").await;
+    let a = attempts(&h);
+    assert_eq!(a.len(), 3, "{h:#}");
+    assert_eq!((a[2]["outcome"].as_str(), a[2]["requested_by"].as_str()), (Some("delivered"), Some("cli:ops-test")));
+    assert!(json(&["outbox", "history", "--supplier", SUPPLIER, "--parked"], &arg).as_array().unwrap().is_empty());
+    assert!(json(&["outbox", "history", "--supplier", SUPPLIER, "--failing"], &arg).as_array().unwrap().is_empty());
+
+    // An unknown event: refused, saying so; nothing sent.
+    let calls = receiver.calls();
+    let (code, out, err) = as_user("ops-test", &["outbox", "resend", "999999"], &arg);
+    assert!(code == 1 && err.contains("no event 999999"), "{out}{err}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.calls(), calls);
+}
+
+/// A supplier that pulls: each read that gives an event and each acknowledgement is kept;
+/// `--unacked-after 30` lists the event not acknowledged 30 minutes after it was written, not
+/// the acknowledged one; a resend of the acknowledged one is given again by the next read,
+/// kept as a retransmission asked for by the operator.
+async fn unacked_after_lists_an_unacknowledged_pull_event_only(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let store = db.open().await;
+    let acked = book(&gw, &store, "OBX-PUL1", 1).await;
+    let unacked = book(&gw, &store, "OBX-PUL2", 2).await;
+    let read = pull(&urls).await;
+    assert_eq!(read.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), [acked.clone(), unacked.clone()]);
+    let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[0].0.clone(), read[0].2.clone())])).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    // Both were written 31 minutes ago.
+    store
+        .write_now(|c| {
+            Box::pin(async move {
+                c.execute("UPDATE outbox_event SET created_at = created_at - 31 * 60000", &[]).await?;
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+
+    let listed = json(&["outbox", "history", "--supplier", SUPPLIER, "--unacked-after", "30"], &arg);
+    let refs: Vec<&str> = listed.as_array().unwrap().iter().map(|e| e["booking_ref"].as_str().unwrap()).collect();
+    assert_eq!(refs, [unacked.as_str()], "{listed:#}");
+    assert_eq!((listed[0]["delivery"].as_str(), listed[0]["last_outcome"].as_str()), (Some("pull"), Some("pulled")));
+    assert!(
+        json(&["outbox", "history", "--supplier", SUPPLIER, "--unacked-after", "45"], &arg)
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let text = ok(&["outbox", "history", "--supplier", SUPPLIER, "--unacked-after", "30"], &arg);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("OBX-PUL2") && !text.contains("OBX-PUL1"), "{text}");
+
+    let h = json(&["outbox", "history", "OBX-PUL1"], &arg);
+    let a = attempts(&h);
+    assert_eq!(
+        a.iter().map(|a| a["outcome"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["pulled", "acknowledged"],
+        "{h:#}"
+    );
+    assert!(a.iter().all(|a| a["gateway"].as_str().is_some_and(|g| g.contains(&format!("/{}/", gw.pid())))), "{h:#}");
+    assert_eq!(h[0]["state"].as_str(), Some("delivered"));
+
+    // The acknowledged event resent: the next read gives it again, as a retransmission.
+    let id = h[0]["id"].as_i64().unwrap();
+    let r = json(&["outbox", "resend", &id.to_string()], &arg);
+    assert_eq!((r["was"].as_str(), r["delivery"].as_str()), (Some("delivered"), Some("pull")), "{r:#}");
+    let read = pull(&urls).await;
+    assert!(read.iter().any(|r| r.0 == acked), "given again: {read:?}");
+    let h = json(&["outbox", "history", "OBX-PUL1"], &arg);
+    let a = attempts(&h);
+    assert_eq!(a.len(), 3, "{h:#}");
+    assert_eq!(
+        (a[2]["outcome"].as_str(), a[2]["retransmission"].as_bool(), a[2]["requested_by"].as_str()),
+        (Some("pulled"), Some(true), Some("cli:ops-test")),
+        "{h:#}"
+    );
+
+    // The booking is cancelled and both its events acknowledged: past the outbox's retention
+    // its first event goes with its attempts; its last stays, with its own.
+    let body = post(&urls, 0, "/bookcancel", &crate::outbox::cancel("OBX-PUL1")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let read = pull(&urls).await;
+    let taken: Vec<(String, String)> = read.iter().map(|r| (r.0.clone(), r.2.clone())).collect();
+    let body = post(&urls, 0, "/notifreport", &notif_report(&taken)).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    let kept = |event: i64| {
+        let store = store.clone();
+        async move {
+            let n: ota_gateway::store::Scalar<i64> = store
+                .read(move |c| {
+                    Box::pin(async move {
+                        c.query_one("SELECT count(*) FROM outbox_attempt WHERE event_id = $1", &[&event]).await
+                    })
+                })
+                .await
+                .unwrap();
+            n.0
+        }
+    };
+    let h = json(&["outbox", "history", "OBX-PUL1"], &arg);
+    let last = h[1]["id"].as_i64().unwrap();
+    assert_eq!(
+        (kept(id).await, kept(last).await),
+        (5, 2),
+        "pulled, acknowledged, pulled (resent), pulled, acknowledged: {h:#}"
+    );
+    let deleted =
+        ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap();
+    assert_eq!(deleted, 1, "the booking's first event (the others are each booking's last)");
+    assert_eq!((kept(id).await, kept(last).await), (0, 2), "its attempts went with it");
+    assert_eq!(json(&["outbox", "history", "OBX-PUL1"], &arg).as_array().unwrap().len(), 1);
+}
+
+/// A hostile receiver: an answer of 100 KiB full of markup, terminal escapes, CR/LF and NUL is
+/// kept bounded (its first 4 KiB, its declared length beside it; the outbox reads no more), on both backends (NUL cannot be
+/// stored in a PostgreSQL text: it is replaced), and printed escaped: the text is one line per
+/// answer with no control character in it.
+async fn a_hostile_answer_is_kept_bounded_and_shown_escaped(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    let mut huge = b"<script>alert(1)</script>\x1b[31mRED\r\nFAKE LINE\0\xff".to_vec();
+    while huge.len() < 100 * 1024 {
+        huge.extend_from_slice(b"\x1b[2J<img src=x onerror=alert(2)>\r\n");
+    }
+    let small = b"<OTA_HotelResNotifRS xmlns=\"http://www.opentravel.org/OTA/2003/05\"><Errors><Error Type=\"3\">\x1b]0;owned\x07\r\nno</Error></Errors></OTA_HotelResNotifRS>";
+    receiver.then(&[(500, &huge), (200, small)]);
+    book(&gw, &db.open().await, "OBX-HOST", 1).await;
+    let h = wait_history(&arg, "OBX-HOST", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let a = attempts(&h);
+    assert_eq!(a.len(), 3, "{h:#}");
+    let first = a[0]["answer"].as_str().unwrap();
+    assert!(
+        first.len() <= 4 * 1024 + 8 && first.starts_with("<script>alert(1)</script>\u{1b}[31mRED\r\n"),
+        "{first:?}"
+    );
+    assert!(!first.contains('\0') && first.contains('\u{FFFD}'), "{first:?}");
+    assert_eq!(a[0]["answer_bytes"].as_i64(), Some(huge.len() as i64), "its declared length: {h:#}");
+    assert!(a[0]["error"].as_str().unwrap().contains("over 64 KiB"), "{h:#}");
+    assert_eq!((a[1]["outcome"].as_str(), a[1]["http_status"].as_i64()), (Some("failed"), Some(200)));
+    assert!(a[1]["error"].as_str().unwrap().contains("not an OTA_HotelResNotifRS"), "{h:#}");
+    assert!(a[1]["answer"].as_str().unwrap().contains("\u{1b}]0;owned\u{7}"), "kept as sent");
+    let text = ok(&["outbox", "history", "OBX-HOST"], &arg);
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "a control character printed: {text:?}");
+    let answers: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("answer")).collect();
+    assert_eq!(answers.len(), 3, "one line per answer: {text}");
+    assert!(
+        answers[0].contains(r"\u{1b}[31mRED\r\nFAKE LINE")
+            && answers[0].contains(&format!("(the first 4 KiB of {} bytes)", huge.len())),
+        "{}",
+        answers[0]
+    );
+    assert!(!text.lines().any(|l| l.starts_with("FAKE LINE")), "{text}");
+}
+
+backend_tests!(
+    a_failed_then_delivered_push_is_kept_attempt_by_attempt,
+    a_resend_reaches_the_receiver_again_as_a_retransmission,
+    unacked_after_lists_an_unacknowledged_pull_event_only,
+    a_hostile_answer_is_kept_bounded_and_shown_escaped
+);
