@@ -14,18 +14,26 @@ use std::path::Path;
 pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "entry: the process and its background tasks, transport, dispatch, the process's state, the content snapshot, the import command",
-        &["server", "http", "operation", "state", "content", "import"],
+        &["server", "http", "operation", "state", "content", "import", "console"],
     ),
     ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
-    ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
-    ("below every area", &["shared", "store", "errors", "metrics", "config", "args", "client", "txlog", "telemetry"]),
+    (
+        "who calls: requestors, their authentication and their limits; the console's operators",
+        &["requestors", "auth", "limits", "operators"],
+    ),
+    (
+        "below every area",
+        &["shared", "store", "errors", "metrics", "config", "args", "client", "txlog", "telemetry", "audit"],
+    ),
 ];
 
 /// Uses within one layer that are allowed (user, used).
 pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("server", "http"),
     ("server", "state"),
+    ("server", "console"),
+    ("console", "state"),
     ("http", "operation"),
     ("http", "state"),
     ("operation", "state"),
@@ -33,6 +41,8 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("state", "content"),
     ("auth", "requestors"),
     ("limits", "requestors"),
+    ("operators", "requestors"),
+    ("operators", "auth"),
     ("shared", "store"),
     ("shared", "errors"),
     ("store", "metrics"),
@@ -43,6 +53,7 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("txlog", "store"),
     ("txlog", "metrics"),
     ("txlog", "client"),
+    ("audit", "store"),
 ];
 
 /// What the files of an area's layers may not use: (the layer, what it may not use, why). A

@@ -11,6 +11,7 @@
 //! cargo test -p ota-gateway --test it pooler::        # PostgreSQL through PgBouncer
 //! cargo test -p ota-gateway --test it txlog::         # the transaction log and replay
 //! cargo test -p ota-gateway --test it upgrade::       # migrate, newer schemas, a rolling upgrade
+//! cargo test -p ota-gateway --test it console::       # the operator console: sessions, security, pages
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -24,6 +25,7 @@ mod auth;
 mod backup;
 mod compression;
 mod consistency;
+mod console;
 mod deliveries;
 mod durability;
 mod hostile;

@@ -6,6 +6,7 @@
 //! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
 //! - `ota-gateway requestor add|passwd|disable|enable|list|allow` administers the partners
 //!   (passwords from a prompt or stdin, never from the command line);
+//! - `ota-gateway operator add|passwd|disable|enable|list` administers the console's operators;
 //! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
 //!   ones again;
 //! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
@@ -21,6 +22,7 @@ mod backup;
 mod import;
 mod log;
 mod migrate;
+mod operator;
 mod outbox;
 mod replay;
 mod requestor;
@@ -54,6 +56,8 @@ enum Command {
     /// Administers the requestors (partners): running gateways serve each change within a
     /// second.
     Requestor(requestor::Args),
+    /// Administers the console's operators (admin or viewer; passwords from a prompt or stdin).
+    Operator(operator::Args),
     /// The outbox: the booking events for suppliers (see gateway/README.md, "Bookings out to
     /// suppliers").
     Outbox(outbox::Args),
@@ -84,6 +88,7 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve::run(*args).await,
         Command::Import(args) => import::run(args).await,
         Command::Requestor(args) => requestor::run(args).await,
+        Command::Operator(args) => operator::run(args).await,
         Command::Outbox(args) => outbox::run(args).await,
         Command::Log(args) => log::run(args).await,
         Command::Replay(args) => replay::run(args).await,

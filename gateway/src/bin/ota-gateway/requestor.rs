@@ -107,7 +107,7 @@ fn parse_hotel_code(code: &str) -> Result<String, String> {
 
 /// Reads a new password: from a prompt (twice) when stdin is a terminal, else stdin's first
 /// line. Never from the command line, where other users could see it.
-fn read_password(id: &str) -> Result<String, String> {
+pub(crate) fn read_password(id: &str) -> Result<String, String> {
     if std::io::stdin().is_terminal() {
         let first = rpassword::prompt_password(format!("Password for {id}: "))
             .map_err(|e| format!("cannot read the password: {e}"))?;

@@ -1,0 +1,65 @@
+//! The console's pages, one file each. A page is a file here with
+//! `pub fn routes() -> Router<ConsoleState>`, registered in [`routes`] (one line) and, when it
+//! has a place in the navigation, in [`NAV`] (one line). Its handlers take
+//! [`Viewer`](super::security::Viewer) to read (an operator without a session is sent to the
+//! login page) or [`Admin`](super::security::Admin) to change (a viewer gets 403), answer
+//! [`layout::page`](super::layout::page), and put [`layout::csrf_field`](super::layout::csrf_field)
+//! in every form that changes something (the CSRF check itself is done for every request before
+//! any handler runs). They ask the library what the CLI asks (one code path), and a change calls
+//! the function the CLI calls, with the operator as the audit's [`Actor`](crate::audit::Actor)
+//! (`Actor::operator(&session.operator, client)`, the address from
+//! [`Client`](super::security::Client)).
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | [`routes`], [`NAV`], [`new_password`] |
+//! | [`login`] | `GET/POST /login`, `POST /logout` |
+//! | [`home`] | `GET /`: the overview |
+//! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
+
+pub mod home;
+pub mod login;
+pub mod operators;
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use axum::Router;
+
+use super::ConsoleState;
+
+/// An entry of the navigation bar.
+#[derive(Debug, Clone, Copy)]
+pub struct NavItem {
+    /// Where it leads.
+    pub path: &'static str,
+    /// What it says.
+    pub label: &'static str,
+    /// Shown to admins only (the page itself checks too).
+    pub admin_only: bool,
+}
+
+/// The navigation bar, in order.
+pub const NAV: &[NavItem] = &[
+    NavItem { path: "/", label: "Overview", admin_only: false },
+    NavItem { path: "/operators", label: "Operators", admin_only: true },
+];
+
+/// Every page's routes.
+pub fn routes() -> Router<ConsoleState> {
+    Router::new().merge(login::routes()).merge(home::routes()).merge(operators::routes())
+}
+
+/// A new random password (20 letters and digits, about 119 bits), to be shown once.
+pub fn new_password() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    let mut out = String::with_capacity(20);
+    while out.len() < 20 {
+        let mut byte = [0u8; 1];
+        OsRng.fill_bytes(&mut byte);
+        // Rejection sampling: every letter equally likely.
+        let b = usize::from(byte[0]);
+        if b < 256 - 256 % ALPHABET.len() {
+            out.push(char::from(ALPHABET[b % ALPHABET.len()]));
+        }
+    }
+    out
+}
