@@ -439,7 +439,70 @@ async fn a_hostile_answer_is_kept_bounded_and_shown_escaped(b: Backend) {
     assert!(!text.lines().any(|l| l.starts_with("FAKE LINE")), "{text}");
 }
 
+/// The console's Deliveries page, over HTTP: a booking's attempts of a delivery that failed
+/// then succeeded are listed (the receiver's hostile answer as text); a supplier's deliveries
+/// with a filter; an admin's resend from the page (with its CSRF token) reaches the receiver,
+/// asked for by the admin; a viewer sees no resend button and its resend is refused (403), as
+/// is one without the CSRF token; nothing is sent for either.
+async fn the_console_shows_deliveries_and_resends_for_admins_only(b: Backend) {
+    use crate::support::console::ConsoleServer;
+    use ota_gateway::operators::Role;
+    let console = ConsoleServer::start(b).await;
+    let arg = console.db.as_ref().unwrap().arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    receiver.then(&[(500, b"<script>alert(1)</script>try later")]);
+    book(&gw, console.store(), "OBX-CON1", 1).await;
+    let h = wait_history(&arg, "OBX-CON1", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let id = h[0]["id"].as_i64().unwrap();
+
+    let ann = console.login_as("ann", Role::Admin).await;
+    let vic = console.login_as("vic", Role::Viewer).await;
+    let page = vic.get("/deliveries?ref=OBX-CON1").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    crate::console::assert_nothing_inline("deliveries", &page.body);
+    let body = &page.body;
+    let (failed, delivered) = (body.find("<td>failed</td>").unwrap(), body.find("<td>delivered</td>").unwrap());
+    assert!(failed < delivered, "oldest first: {body}");
+    assert!(body.contains("<td>500</td>") && body.contains("<td>200</td>") && body.contains(" ms</td>"), "{body}");
+    assert!(
+        body.contains("&lt;script&gt;alert(1)&lt;/script&gt;try later") && !body.contains("<script>alert"),
+        "{body}"
+    );
+    assert!(!body.contains("/resend"), "no resend button for a viewer");
+    assert!(ann.get("/deliveries?ref=OBX-CON1").await.body.contains(&format!("/deliveries/{id}/resend")));
+    let listed = vic.get(&format!("/deliveries?supplier={SUPPLIER}")).await;
+    assert!(listed.status == 200 && listed.body.contains("OBX-CON1"), "{}", listed.body);
+    let failing = vic.get(&format!("/deliveries?supplier={SUPPLIER}&failing=on&unacked_after=0")).await;
+    assert!(failing.body.contains("No delivery matches."), "{}", failing.body);
+    let unknown = vic.get("/deliveries?ref=%3Cb%3Enope").await;
+    assert!(unknown.status == 404 && unknown.body.contains("no booking &quot;&lt;b&gt;nope&quot;"), "{}", unknown.body);
+
+    // A viewer's resend, and one without the CSRF token: refused, nothing sent.
+    let path = format!("/deliveries/{id}/resend");
+    assert_eq!(vic.post(&path, &[("ref", "OBX-CON1")]).await.status, 403);
+    assert_eq!(ann.post_raw(&path, &[("ref", "OBX-CON1")]).await.status, 403);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.calls(), 2, "nothing resent");
+    assert_eq!(json(&["outbox", "history", "OBX-CON1"], &arg)[0]["resent_by"], Value::Null);
+
+    // An admin's resend reaches the receiver, asked for by the admin.
+    let done = ann.post(&path, &[("ref", "OBX-CON1")]).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(done.body.contains(&format!("Event {id} (was delivered) will be sent again")), "{}", done.body);
+    let h =
+        wait_history(&arg, "OBX-CON1", "not resent", |h| attempts(h).len() == 3 && h[0]["state"] == "delivered").await;
+    assert_eq!(receiver.calls(), 3);
+    assert_eq!(attempts(&h)[2]["requested_by"].as_str(), Some("ann"), "{h:#}");
+    assert!(ann.get("/deliveries?ref=OBX-CON1").await.body.contains("yes, asked by ann"));
+    // An unknown event: refused, saying so.
+    let missing = ann.post("/deliveries/999999/resend", &[]).await;
+    assert!(missing.status == 404 && missing.body.contains("no event 999999"), "{}", missing.body);
+}
+
 backend_tests!(
+    the_console_shows_deliveries_and_resends_for_admins_only,
     a_failed_then_delivered_push_is_kept_attempt_by_attempt,
     a_resend_reaches_the_receiver_again_as_a_retransmission,
     unacked_after_lists_an_unacknowledged_pull_event_only,

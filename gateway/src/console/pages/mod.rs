@@ -16,7 +16,9 @@
 //! | [`login`] | `GET/POST /login`, `POST /logout` |
 //! | [`home`] | `GET /`: the overview |
 //! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
+//! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
 
+pub mod deliveries;
 pub mod home;
 pub mod login;
 pub mod operators;
@@ -40,12 +42,13 @@ pub struct NavItem {
 /// The navigation bar, in order.
 pub const NAV: &[NavItem] = &[
     NavItem { path: "/", label: "Overview", admin_only: false },
+    NavItem { path: "/deliveries", label: "Deliveries", admin_only: false },
     NavItem { path: "/operators", label: "Operators", admin_only: true },
 ];
 
 /// Every page's routes.
 pub fn routes() -> Router<ConsoleState> {
-    Router::new().merge(login::routes()).merge(home::routes()).merge(operators::routes())
+    Router::new().merge(login::routes()).merge(home::routes()).merge(operators::routes()).merge(deliveries::routes())
 }
 
 /// A new random password (20 letters and digits, about 119 bits), to be shown once.
