@@ -501,7 +501,118 @@ async fn the_console_shows_deliveries_and_resends_for_admins_only(b: Backend) {
     assert!(missing.status == 404 && missing.body.contains("no event 999999"), "{}", missing.body);
 }
 
+/// What keeping an attempt adds to a delivery: the settling write of a delivered event (its
+/// own transaction, committed, as every gateway does it) with the attempt row and without it,
+/// interleaved, 200 each; and the space an attempt with a 300-byte answer takes (10,000 rows).
+/// Prints the figures (`-- --nocapture`); asserts only that an attempt row stays under 1 KiB.
+async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
+    use ota_gateway::outbox::repo;
+    let db = TestDb::new(b).await;
+    let store = db.open().await;
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    let n: i64 = 400;
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                for i in 0..n {
+                    c.execute(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ('hotel', $1, 'HTL00042', 1, 'SUP-DEMO', 'new', 1, 1, 1, 1)",
+                        &[&format!("COST-{i}")],
+                    )
+                    .await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let ids: Vec<ota_gateway::store::Scalar<i64>> = store
+        .read(|c| Box::pin(async move { c.query("SELECT id FROM outbox_event ORDER BY id", &[]).await }))
+        .await
+        .unwrap();
+    let answer = format!(
+        "<OTA_HotelResNotifRS xmlns=\"http://www.opentravel.org/OTA/2003/05\" Version=\"2016.1\" EchoToken=\"1\"><Success/>{}</OTA_HotelResNotifRS>",
+        " ".repeat(180)
+    );
+    let attempt = |id: i64| repo::NewAttempt {
+        event_id: id,
+        outcome: "delivered",
+        at: 1,
+        gateway: "host-name-01/123456/0123abcd".into(),
+        url: Some("https://pms.example.com/ota/notifications?token=***".into()),
+        http_status: Some(200),
+        error: None,
+        latency_ms: Some(12),
+        answer: Some(answer.clone()),
+        answer_bytes: Some(answer.len() as i64),
+        retransmission: false,
+        requested_by: None,
+    };
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for (i, ota_gateway::store::Scalar(id)) in ids.iter().copied().enumerate() {
+        let keep = (i % 2 == 0).then(|| attempt(id));
+        let started = Instant::now();
+        let kept = keep.is_some();
+        store
+            .write_now(move |c| {
+                Box::pin(async move {
+                    repo::delivered(c, id, 2, None).await?;
+                    if let Some(a) = &keep {
+                        repo::record_attempt(c, a).await?;
+                    }
+                    Ok::<_, ota_gateway::store::StoreError>(())
+                })
+            })
+            .await
+            .unwrap();
+        let took = started.elapsed().as_secs_f64() * 1000.0;
+        if kept { with.push(took) } else { without.push(took) }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (w, wo) = (median(&mut with), median(&mut without));
+
+    // Space: 10,000 more attempts.
+    let size = |store: &Store| {
+        let store = store.clone();
+        async move {
+            let sql = if b == Backend::Sqlite {
+                "SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())"
+            } else {
+                "SELECT pg_total_relation_size('outbox_attempt')"
+            };
+            let s: ota_gateway::store::Scalar<i64> =
+                store.read(move |c| Box::pin(async move { c.query_one(sql, &[]).await })).await.unwrap();
+            s.0
+        }
+    };
+    let before = size(&store).await;
+    let rows: Vec<repo::NewAttempt> = (0..10_000).map(|i| attempt(ids[i % ids.len()].0)).collect();
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                for a in &rows {
+                    repo::record_attempt(c, a).await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let per_row = (size(&store).await - before) as f64 / 10_000.0;
+    eprintln!(
+        "{b:?}: a delivery's settling commit, median of 200 each: {w:.2} ms with the attempt kept, {wo:.2} ms without ({:+.2} ms); an attempt with a {}-byte answer takes {per_row:.0} bytes (10,000 rows, index included)",
+        w - wo,
+        answer.len()
+    );
+    assert!(per_row < 1024.0, "{per_row} bytes per attempt");
+}
+
 backend_tests!(
+    keeping_an_attempt_costs_one_row_in_the_same_commit,
     the_console_shows_deliveries_and_resends_for_admins_only,
     a_failed_then_delivered_push_is_kept_attempt_by_attempt,
     a_resend_reaches_the_receiver_again_as_a_retransmission,
