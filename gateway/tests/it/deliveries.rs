@@ -611,7 +611,118 @@ async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
     assert!(per_row < 1024.0, "{per_row} bytes per attempt");
 }
 
+/// On the database: a resend that comes while a gateway delivers the event is not settled by
+/// the delivery in flight (delivered, failed or parked: the event stays pending, its lease given
+/// back, due at once); the next taking marks it a retransmission. An event retried after it was
+/// parked is a retransmission too (an attempt of it is kept).
+async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
+    use ota_gateway::outbox::repo;
+    let db = TestDb::new(b).await;
+    let store = db.open().await;
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", "http://127.0.0.1:9/n"], &db.arg());
+    store
+        .write_now(|c| {
+            Box::pin(async move {
+                for r in ["R-1", "R-2", "R-3", "R-4"] {
+                    c.execute(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ('hotel', $1, 'HTL00042', 1, 'SUP-DEMO', 'new', 1, 1, 1, 1)",
+                        &[&r],
+                    )
+                    .await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let take = |now: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .write_now(move |c| Box::pin(async move { repo::take_due(c, now, now + 60_000, 32, 8, "gw").await }))
+                .await
+                .unwrap()
+        }
+    };
+    let state = |id: i64| {
+        let store = store.clone();
+        async move {
+            ota_gateway::outbox::admin::list(&store, None, None, 10)
+                .await
+                .unwrap()
+                .into_iter()
+                .find(|e| e.id == id)
+                .unwrap()
+        }
+    };
+    let taken = take(10).await;
+    assert_eq!(taken.len(), 4);
+    assert!(taken.iter().all(|e| !e.retransmission && e.resent_at.is_none()));
+    let (a, b2, c3, d4) = (taken[0].id, taken[1].id, taken[2].id, taken[3].id);
+    // Three are resent while in flight; the fourth is not.
+    for id in [a, b2, c3] {
+        ota_gateway::outbox::admin::resend(&store, id, "ops").await.unwrap();
+    }
+    let settle = |f: fn(i64) -> &'static str, id: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .write_now(move |c| {
+                    Box::pin(async move {
+                        match f(id) {
+                            "delivered" => repo::delivered(c, id, 20, None).await,
+                            "failed" => repo::failed(c, id, 99_999_999, "HTTP 500", None).await,
+                            _ => repo::parked(c, id, "HTTP 500", None).await,
+                        }
+                    })
+                })
+                .await
+                .unwrap()
+        }
+    };
+    assert!(!settle(|_| "delivered", a).await, "a delivery in flight does not settle a resent event");
+    assert!(!settle(|_| "failed", b2).await);
+    assert!(!settle(|_| "parked", c3).await);
+    assert!(settle(|_| "parked", d4).await, "not resent: parked");
+    for id in [a, b2, c3] {
+        let e = state(id).await;
+        assert_eq!(e.state, "pending", "{e:?}");
+    }
+    // Due at once, marked a retransmission asked for by the operator.
+    let again = take(ota_gateway::outbox::deliver::now_ms() + 1_000).await;
+    assert_eq!(again.iter().map(|e| e.id).collect::<Vec<_>>(), [a, b2, c3]);
+    assert!(again.iter().all(|e| e.retransmission && e.resent_by.as_deref() == Some("ops")), "{again:?}");
+    // Settled with the resend as it was when taken: settled.
+    let as_taken = again[0].resent_at;
+    assert!(as_taken.is_some());
+    let settled =
+        store.write_now(move |c| Box::pin(async move { repo::delivered(c, a, 40, as_taken).await })).await.unwrap();
+    assert!(settled, "the attempt taken after the resend settles it");
+    assert_eq!(state(a).await.state, "delivered");
+
+    // A parked event with a kept attempt, retried: a retransmission.
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                repo::record_attempt(
+                    c,
+                    &repo::NewAttempt { event_id: d4, outcome: "parked", at: 15, ..Default::default() },
+                )
+                .await
+            })
+        })
+        .await
+        .unwrap();
+    ota_gateway::outbox::admin::retry(&store, Some(d4)).await.unwrap();
+    let retried = take(ota_gateway::outbox::deliver::now_ms() + 1_000).await;
+    let d = retried.iter().find(|e| e.id == d4).unwrap();
+    assert!(d.retransmission && d.resent_at.is_none(), "{d:?}");
+}
+
 backend_tests!(
+    a_resend_during_a_delivery_asks_for_another_attempt,
     keeping_an_attempt_costs_one_row_in_the_same_commit,
     the_console_shows_deliveries_and_resends_for_admins_only,
     a_failed_then_delivered_push_is_kept_attempt_by_attempt,
