@@ -1,7 +1,11 @@
-//! `ota-gateway outbox list [--state S] | retry ID | retry --all-parked`, and a supplier's
-//! notification URL (`ota-gateway requestor set ID --notify-url URL|off`).
+//! `ota-gateway outbox list [--state S] | retry ID | retry --all-parked | history | resend`,
+//! and a supplier's notification URL (`ota-gateway requestor set ID --notify-url URL|off`).
+//!
+//! The history and the resend are the queries the console's Deliveries page asks too (one
+//! code path): [`history`] (a booking's events, each with every attempt kept),
+//! [`deliveries`] (a supplier's events, filtered), [`resend`] (a new attempt at any event).
 
-use super::repo::{self, EventRow};
+use super::repo::{self, Attempt, Delivery, EventRow, Filter};
 use super::rules;
 use crate::store::{Abandoned, Store, StoreError, bump_requestors_version};
 
@@ -58,8 +62,142 @@ pub async fn retry(store: &Store, id: Option<i64>) -> Result<u64, OutboxError> {
     }
 }
 
+/// An event of a booking with every attempt kept, oldest first (see [`history`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EventHistory {
+    /// The event, with its last attempt.
+    #[serde(flatten)]
+    pub event: Delivery,
+    /// Every attempt kept: pushes, pulls that gave it, its acknowledgement; oldest first.
+    pub attempts: Vec<Attempt>,
+}
+
+/// The deliveries of the booking whose Internal or Client reference is `reference` (every
+/// booking with that Client reference): its events, oldest first, each with every attempt
+/// kept, oldest first. No booking and no event by that reference: [`OutboxError::Invalid`].
+/// A booking without events (its hotel has no supplier): an empty list.
+pub async fn history(store: &Store, reference: &str) -> Result<Vec<EventHistory>, OutboxError> {
+    let reference = reference.trim().to_string();
+    store
+        .read(move |c| {
+            Box::pin(async move {
+                let events = repo::deliveries_of_booking(c, &reference).await?;
+                if events.is_empty() && !repo::booking_exists(c, &reference).await? {
+                    return Err(OutboxError::Invalid(format!(
+                        "no booking {reference:?} (an Internal or Client reference) and no event of one"
+                    )));
+                }
+                let mut out = Vec::with_capacity(events.len());
+                for event in events {
+                    let attempts = repo::attempts_of(c, event.id).await?;
+                    out.push(EventHistory { event, attempts });
+                }
+                Ok(out)
+            })
+        })
+        .await
+}
+
+/// What a supplier's deliveries are filtered by ([`deliveries`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeliveryFilter {
+    /// Only events not delivered whose last push failed (pending or parked).
+    pub failing: bool,
+    /// Only parked events.
+    pub parked: bool,
+    /// Only events not acknowledged this many minutes after they were written (Channex alerts
+    /// at 30).
+    pub unacked_after_minutes: Option<u32>,
+    /// At most this many (the newest).
+    pub limit: i64,
+}
+
+/// The deliveries to `supplier` (a requestor's id): its events matching `filter`, the newest
+/// first, each with its last attempt. An unknown supplier: [`OutboxError::Invalid`].
+pub async fn deliveries(store: &Store, supplier: &str, filter: DeliveryFilter) -> Result<Vec<Delivery>, OutboxError> {
+    if filter.limit < 1 {
+        return Err(OutboxError::Invalid(format!("a limit of {} lists nothing: at least 1", filter.limit)));
+    }
+    let since = filter
+        .unacked_after_minutes
+        .map(|m| super::deliver::now_ms().saturating_sub(i64::from(m).saturating_mul(60_000)));
+    let repo_filter = Filter { failing: filter.failing, parked: filter.parked, unacked_since: since };
+    let supplier = supplier.to_string();
+    store
+        .read(move |c| {
+            Box::pin(async move {
+                if !repo::requestor_exists(c, &supplier).await? {
+                    return Err(OutboxError::Invalid(format!("no supplier {supplier:?}")));
+                }
+                Ok(repo::deliveries_of_supplier(c, &supplier, repo_filter, filter.limit).await?)
+            })
+        })
+        .await
+}
+
+/// What a resend did ([`resend`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Resent {
+    /// The event.
+    pub event: i64,
+    /// Its state before: `pending`, `delivered` or `parked`.
+    pub was: String,
+    /// Its supplier.
+    pub supplier_id: String,
+    /// `push`: the next delivery round of any gateway sends it; `pull`: the supplier's next
+    /// read gives it again.
+    pub delivery: String,
+    /// An earlier event of the same booking and hotel not delivered yet: this one is sent
+    /// after it (the order per booking).
+    pub waits_for: Option<i64>,
+    /// Who asked.
+    pub requested_by: String,
+}
+
+/// Asks for a new attempt at event `id`, whatever its state (delivered, acknowledged, pending,
+/// parked), marked as a retransmission asked for by `actor` (an operator, or `cli:USER` from
+/// the command line; its name kept on the event and on each attempt it leads to, the request in
+/// the audit trail in the same transaction): a pushed event is taken by the next delivery round
+/// of any gateway, a pulled one is given again by the supplier's next read. Its attempts are
+/// counted afresh (it is parked again after `--outbox-max-attempts` failures). An unknown event:
+/// [`OutboxError::Invalid`].
+pub async fn resend(store: &Store, id: i64, actor: &crate::audit::Actor) -> Result<Resent, OutboxError> {
+    let requested_by = rules::error_text(&actor.name);
+    if requested_by.is_empty() {
+        return Err(OutboxError::Invalid("a resend names who asks for it".into()));
+    }
+    let now = super::deliver::now_ms();
+    let (who, actor) = (requested_by.clone(), actor.clone());
+    let done = store
+        .write_now(move |c| {
+            Box::pin(async move {
+                let Some((was, after)) = repo::resend(c, id, now, &who).await? else { return Ok(None) };
+                let waits_for = repo::waits_for(c, id).await?;
+                let target = format!("event {id} of {} {}", after.booking_kind, after.booking_ref);
+                crate::audit::record(c, &actor, "outbox.resend", &target, Some(&was), Some("retransmission")).await?;
+                Ok::<_, OutboxError>(Some((was, after, waits_for)))
+            })
+        })
+        .await?;
+    let Some((was, after, waits_for)) = done else {
+        return Err(OutboxError::Invalid(format!(
+            "no event {id} (`outbox history REF` or `outbox list` shows the events)"
+        )));
+    };
+    let push = after.booking_kind == "hotel" && after.notify_url.is_some();
+    Ok(Resent {
+        event: id,
+        was,
+        supplier_id: after.supplier_id,
+        delivery: if push { "push" } else { "pull" }.to_string(),
+        waits_for,
+        requested_by,
+    })
+}
+
 /// Deletes the events delivered before `before`, each but the last of its booking and hotel
-/// (kept so that the booking's next event is numbered after it); how many.
+/// (kept so that the booking's next event is numbered after it), with their attempts; how many
+/// events.
 pub async fn purge(store: &Store, before: chrono::DateTime<chrono::Utc>) -> Result<u64, OutboxError> {
     let before = before.timestamp_millis();
     crate::store::purge::in_batches(store, move |c| {

@@ -145,18 +145,45 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
     }
 }
 
-/// One attempt at one event, and its outcome stored.
+/// One attempt at one event, and its outcome stored with the attempt kept
+/// ([`repo::record_attempt`], in the same transaction).
 async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, settings: &Settings, e: EventRow) {
     let identity = rules::identity(e.id, &e.booking_ref, &e.hotel_code, e.seq);
-    let outcome = attempt(store, http, cats, &e).await;
+    let tried = attempt(store, http, cats, &e).await;
     let now = now_ms();
-    let id = e.id;
-    let settled = match &outcome {
+    let (id, as_taken) = (e.id, e.resent_at);
+    let kept = repo::NewAttempt {
+        event_id: id,
+        outcome: "failed",
+        at: tried.at,
+        gateway: settings.gateway.clone(),
+        url: e.notify_url.as_deref().and_then(rules::redacted_url),
+        http_status: tried.status.map(i64::from),
+        error: tried.outcome.as_ref().err().cloned(),
+        latency_ms: tried.latency.map(millis),
+        answer: tried.answer.as_deref().map(rules::kept_answer),
+        answer_bytes: tried
+            .length
+            .or(tried.answer.as_ref().map(|a| a.len() as u64))
+            .map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+        retransmission: e.retransmission,
+        requested_by: e.resent_by.clone(),
+    };
+    let settled = match &tried.outcome {
         Ok(()) => {
             crate::metrics::outbox_event("delivered");
-            crate::metrics::outbox_delivered(Duration::from_millis(u64::try_from(now - e.created_at).unwrap_or(0)));
+            if e.resent_at.is_none() {
+                // A resend's delivery is not the event's latency.
+                crate::metrics::outbox_delivered(Duration::from_millis(u64::try_from(now - e.created_at).unwrap_or(0)));
+            }
+            let kept = repo::NewAttempt { outcome: "delivered", ..kept };
             store
-                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::delivered(c, id, now).await?) }))
+                .write_now(move |c| {
+                    Box::pin(async move {
+                        repo::delivered(c, id, now, as_taken).await?;
+                        Ok::<_, Failure>(repo::record_attempt(c, &kept).await?)
+                    })
+                })
                 .await
         }
         Err(error) if e.attempts >= i64::from(settings.max_attempts) => {
@@ -164,7 +191,13 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             tracing::warn!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, error = %error, "outbox event parked: it will not be sent again until `ota-gateway outbox retry`; the booking's later events wait for it");
             let error = error.clone();
             store
-                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::parked(c, id, &error).await?) }))
+                .write_now(move |c| {
+                    Box::pin(async move {
+                        let parked = repo::parked(c, id, &error, as_taken).await?;
+                        let kept = repo::NewAttempt { outcome: if parked { "parked" } else { "failed" }, ..kept };
+                        Ok::<_, Failure>(repo::record_attempt(c, &kept).await?)
+                    })
+                })
                 .await
         }
         Err(error) => {
@@ -179,7 +212,12 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             tracing::info!(event = %identity, supplier = %e.supplier_id, attempts = e.attempts, retry_in = ?wait, error = %error, "outbox delivery failed");
             let (next, error) = (now + millis(wait), error.clone());
             store
-                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::failed(c, id, next, &error).await?) }))
+                .write_now(move |c| {
+                    Box::pin(async move {
+                        repo::failed(c, id, next, &error, as_taken).await?;
+                        Ok::<_, Failure>(repo::record_attempt(c, &kept).await?)
+                    })
+                })
                 .await
         }
     };
@@ -190,8 +228,44 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
     }
 }
 
-/// Loads the booking, posts the notification and reads the answer: `Err` with what went wrong.
-async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &EventRow) -> Result<(), String> {
+/// What one attempt gave: its outcome (`Err` with what went wrong), and what is kept of it.
+#[derive(Debug)]
+struct Tried {
+    /// Delivered, or why not.
+    outcome: Result<(), String>,
+    /// When the notification was sent (or the attempt began, when it was never sent).
+    at: i64,
+    /// The answer's HTTP status.
+    status: Option<u16>,
+    /// The answer as read (at most [`MAX_ANSWER`] bytes, the start of a longer one).
+    answer: Option<bytes::Bytes>,
+    /// From sending to the answer read, or to the failure.
+    latency: Option<Duration>,
+    /// The answer's length: as declared (`Content-Length`) when over the bound, else as read.
+    length: Option<u64>,
+}
+
+impl Default for Tried {
+    fn default() -> Self {
+        Tried { outcome: Ok(()), at: now_ms(), status: None, answer: None, latency: None, length: None }
+    }
+}
+
+/// Loads the booking, posts the notification and reads the answer.
+async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &EventRow) -> Tried {
+    let mut tried = Tried::default();
+    let outcome = post(store, http, cats, e, &mut tried).await;
+    Tried { outcome, ..tried }
+}
+
+/// [`attempt`]'s work: `Err` with what went wrong; what the receiver said in `tried`.
+async fn post(
+    store: &Store,
+    http: &reqwest::Client,
+    cats: &Catalogues,
+    e: &EventRow,
+    tried: &mut Tried,
+) -> Result<(), String> {
     let url = e.notify_url.clone().ok_or("the supplier has no notification URL")?;
     let loaded = load(store, e)
         .await
@@ -203,21 +277,31 @@ async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &E
     let body = mapping::notification(e, &booking, cats, chrono::Utc::now())
         .to_xml()
         .map_err(|err| format!("writing the notification: {err}"))?;
+    tried.at = now_ms();
+    let sent = std::time::Instant::now();
     // Errors without the URL: it may carry a password (logged and stored errors never do).
-    let answer = http
-        .post(&url)
-        .header(reqwest::header::CONTENT_TYPE, "application/xml")
-        .body(body)
-        .send()
-        .await
-        .map_err(|err| rules::error_text(&transport_error(&err.without_url())))?;
-    let status = answer.status();
-    let bytes = read_at_most(answer, MAX_ANSWER).await.map_err(|err| match err {
-        Unread::TooLarge => format!("the answer is over {} KiB (not read further)", MAX_ANSWER / 1024),
-        Unread::Transport(err) => {
-            rules::error_text(&format!("reading the answer: {}", transport_error(&err.without_url())))
-        }
+    let answer = http.post(&url).header(reqwest::header::CONTENT_TYPE, "application/xml").body(body).send().await;
+    let answer = answer.map_err(|err| {
+        tried.latency = Some(sent.elapsed());
+        rules::error_text(&transport_error(&err.without_url()))
     })?;
+    let status = answer.status();
+    tried.status = Some(status.as_u16());
+    let read = read_at_most(answer, MAX_ANSWER, rules::KEPT_ANSWER).await;
+    tried.latency = Some(sent.elapsed());
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(Unread::TooLarge(start, declared)) => {
+            tried.length = declared.or(Some(start.len() as u64));
+            tried.answer = Some(start);
+            return Err(format!("the answer is over {} KiB (not read further)", MAX_ANSWER / 1024));
+        }
+        Err(Unread::Transport(err, start)) => {
+            tried.answer = Some(start);
+            return Err(rules::error_text(&format!("reading the answer: {}", transport_error(&err.without_url()))));
+        }
+    };
+    tried.answer = Some(bytes.clone());
     if !status.is_success() {
         return Err(format!("HTTP {status}"));
     }
@@ -231,35 +315,60 @@ async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &E
 /// H4: an endless answer took 275 MiB within the time-out).
 pub const MAX_ANSWER: usize = 64 * 1024;
 
-/// Why an answer was not read.
+/// Why an answer was not read (each with what was read of it).
 #[derive(Debug)]
 pub(crate) enum Unread {
-    /// It is longer than the bound.
-    TooLarge,
+    /// It is longer than the bound: its start (at most `keep` bytes when its length was
+    /// declared, else what was read up to the bound) and its declared length.
+    TooLarge(bytes::Bytes, Option<u64>),
     /// The connection failed or timed out.
-    Transport(reqwest::Error),
+    Transport(reqwest::Error, bytes::Bytes),
 }
 
 /// The body of `answer`, at most `max` bytes: a longer one (declared or sent) is
-/// [`Unread::TooLarge`] as soon as it is seen, the rest never read. The time is the client's
-/// (its `timeout` covers the whole exchange, body included).
-pub(crate) async fn read_at_most(mut answer: reqwest::Response, max: usize) -> Result<bytes::Bytes, Unread> {
-    if answer.content_length().is_some_and(|n| n > max as u64) {
-        return Err(Unread::TooLarge);
-    }
+/// [`Unread::TooLarge`] as soon as it is seen, the rest never read (of one declared longer, only
+/// its first `keep` bytes are read, for the attempt kept). The time is the client's (its
+/// `timeout` covers the whole exchange, body included).
+pub(crate) async fn read_at_most(
+    mut answer: reqwest::Response,
+    max: usize,
+    keep: usize,
+) -> Result<bytes::Bytes, Unread> {
+    let declared = answer.content_length().filter(|n| *n > max as u64);
+    let max = if declared.is_some() { keep.min(max) } else { max };
     let mut body = bytes::BytesMut::new();
-    while let Some(chunk) = answer.chunk().await.map_err(Unread::Transport)? {
+    loop {
+        let chunk = match answer.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) if declared.is_some() => return Err(Unread::TooLarge(body.freeze(), declared)),
+            Ok(None) => break,
+            Err(e) => return Err(Unread::Transport(e, body.freeze())),
+        };
         if body.len() + chunk.len() > max {
-            return Err(Unread::TooLarge);
+            let room = max - body.len();
+            body.extend_from_slice(&chunk[..room]);
+            return Err(Unread::TooLarge(body.freeze(), declared));
         }
         body.extend_from_slice(&chunk);
     }
     Ok(body.freeze())
 }
 
-/// A token naming this gateway process on the events it holds: random, never reused.
+/// The name of this gateway process on the events it holds and the attempts it keeps:
+/// `HOST/PID/TOKEN` (the host name as the kernel has it, at most 64 of its letters, digits,
+/// dots and dashes; the token random), the same for the whole process, never reused.
 pub fn gateway_token() -> String {
-    format!("{:016x}", OsRng.next_u64())
+    static TOKEN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_default();
+        let host: String =
+            host.trim().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-').take(64).collect();
+        let host = if host.is_empty() { "gateway".to_string() } else { host };
+        format!("{host}/{}/{:08x}", std::process::id(), OsRng.next_u32())
+    });
+    TOKEN.clone()
 }
 
 /// Gives back the events this gateway holds, when it stops (`serve` calls it after the

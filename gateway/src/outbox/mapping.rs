@@ -59,7 +59,7 @@ pub(crate) fn for_hotel(b: &HotelBooking, hotel: &str) -> HotelBooking {
 /// The notification of a hotel booking's event `e` (the booking as it now stands), written
 /// at `now`: `MessageID` the event's identity (its id: the same on every attempt),
 /// `SequenceNmbr` its place among its booking's events for the hotel, `RetransmissionIndicator`
-/// on a second or later attempt, `ResStatus` what happened (`Commit`, `Modify`, `Cancel`).
+/// on a second or later attempt and on every attempt after a retry or a resend, `ResStatus` what happened (`Commit`, `Modify`, `Cancel`).
 pub(crate) fn notification(e: &EventRow, b: &HotelBooking, c: &Catalogues, now: DateTime<Utc>) -> OtaHotelResNotifRq {
     let mine = for_hotel(b, &e.hotel_code);
     let booked = hotel_reservation::booked(&mine, &c.hotels, &Languages::new(None, None), false).hotel_reservation;
@@ -74,7 +74,7 @@ pub(crate) fn notification(e: &EventRow, b: &HotelBooking, c: &Catalogues, now: 
         echo_token: Some(e.id.to_string()),
         time_stamp: Some(time_stamp(now)),
         sequence_nmbr: u64::try_from(e.seq).ok(),
-        retransmission_indicator: Some(e.attempts > 1),
+        retransmission_indicator: Some(e.retransmission),
         res_status: match EventKind::parse(&e.event_kind) {
             Some(EventKind::New) => ResNotifAction::Commit,
             Some(EventKind::Modified) | None => ResNotifAction::Modify,

@@ -20,15 +20,19 @@
 //!   lease, on any gateway), and a round takes the suppliers' events in turn (each one's first
 //!   due, then each one's second, …), so a receiver that hangs, or one supplier's backlog of
 //!   thousands, never takes the delivery slots another supplier's events need.
+//! - Every delivery is kept (`outbox_attempt`, issue 30): each push attempt with its outcome
+//!   (in the same transaction), each pull that gave an event and its acknowledgement, deleted
+//!   with their event; `ota-gateway outbox history` shows them and `outbox resend` sends any
+//!   event again (docs/operators/deliveries.md).
 //!
 //! | file | what |
 //! |---|---|
 //! | [`rules`] | pure: the backoff, the event's identity, what an answer means |
-//! | [`repo`] | SQL only: taking, settling, listing, retrying and acknowledging events |
+//! | [`repo`] | SQL only: taking, settling (each attempt kept), listing, retrying, resending and acknowledging events; the deliveries' history |
 //! | [`mapping`] | a booking → `OTA_HotelResNotifRQ` and the pull's answers |
 //! | [`deliver`] | the background task of every gateway that pushes events |
 //! | [`pull`] | the supplier's read and acknowledgement |
-//! | [`admin`] | `ota-gateway outbox list \| retry` |
+//! | [`admin`] | `ota-gateway outbox list \| retry \| history \| resend`: the queries the CLI and the console share |
 
 pub mod admin;
 pub mod deliver;

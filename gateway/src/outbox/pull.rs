@@ -10,6 +10,9 @@
 //! `/bookread` shows one (`RoomStayReservation="false"`, one `Service`); each with its
 //! `LastModifyDateTime`, the version the supplier acknowledges. Nothing unacknowledged: Success
 //! without `ReservationsList`.
+//!
+//! Each read that gives events, and each acknowledgement, is kept as an attempt of each event
+//! (`pulled`, `acknowledged`: [`repo::record_pulled`], [`repo::acknowledge`]), for the history.
 
 use ota_messages::booking_read::{OtaReadRq, OtaResRetrieveRs, ReservationsList};
 use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};
@@ -30,11 +33,12 @@ const TAG: &str = "/OTA_NotifReportRQ/NotifDetails/HotelNotifReport/HotelReserva
 /// A supplier's read: its bookings with unacknowledged events, as they now stand.
 pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaResRetrieveRs, OpError> {
     let supplier = cx.requestor.id.clone();
-    let found = cx
+    let (found, given) = cx
         .read(move |c| {
             Box::pin(async move {
                 let mut out = Vec::new();
-                for u in repo::unacknowledged(c, &supplier, MAX_READ).await? {
+                let given = repo::unacknowledged(c, &supplier, MAX_READ).await?;
+                for u in given.iter().cloned() {
                     let kind = if u.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
                     let Some((id, owner)) = repo::booking_of(c, kind, &u.booking_ref).await? else { continue };
                     let loaded = match kind {
@@ -47,10 +51,25 @@ pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaRes
                     };
                     out.extend(loaded.map(|l| (l, u.hotel_code)));
                 }
-                Ok::<_, OpError>(out)
+                Ok::<_, OpError>((out, given))
             })
         })
         .await?;
+    if !given.is_empty() {
+        // Every delivery is kept: this read gave the supplier these bookings' events (up to the
+        // last one the read saw).
+        let (supplier, now, gateway) =
+            (cx.requestor.id.clone(), super::deliver::now_ms(), super::deliver::gateway_token());
+        cx.write(move |c| {
+            Box::pin(async move {
+                for u in &given {
+                    repo::record_pulled(c, &supplier, u, now, &gateway).await?;
+                }
+                Ok::<_, OpError>(())
+            })
+        })
+        .await?;
+    }
     let mut rs = OtaResRetrieveRs::success();
     if !found.is_empty() {
         rs.reservations_list = Some(ReservationsList {
@@ -114,7 +133,7 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
         asked.push((tag, reference, upto));
     }
     let supplier = cx.requestor.id.clone();
-    let now = super::deliver::now_ms();
+    let (now, gateway) = (super::deliver::now_ms(), super::deliver::gateway_token());
     let unknown = cx
         .write(move |c| {
             Box::pin(async move {
@@ -127,7 +146,7 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
                         Upto::Before(_) => repo::known(c, &supplier, &reference).await?,
                     };
                     if known {
-                        repo::acknowledge(c, &supplier, &reference, upto, now).await?;
+                        repo::acknowledge(c, &supplier, &reference, upto, now, &gateway).await?;
                     } else {
                         unknown.push((tag, reference, upto));
                     }

@@ -1,5 +1,6 @@
 //! All SQL of the outbox: taking the events due (a lease), settling them (delivered, to be
-//! retried, parked), listing and retrying them for the operator, the supplier's pull and
+//! retried, parked) with the attempt kept, listing, retrying and resending them for the
+//! operator, the history of a booking's or a supplier's deliveries, the supplier's pull and
 //! acknowledgement, and the bookings an event names. Times are milliseconds since 1970 UTC.
 
 use crate::shared::booking::Kind;
@@ -39,11 +40,23 @@ row! {
         last_error: Option<String>,
         /// Where it is pushed (none: the supplier pulls).
         notify_url: Option<String>,
+        /// When it was last resent (`outbox resend`).
+        resent_at: Option<i64>,
+        /// Who asked for that resend.
+        resent_by: Option<String>,
+        /// Whether its receiver may have seen it before: an attempt after its first, after a
+        /// retry or a resend (the notification's `RetransmissionIndicator`).
+        retransmission: bool,
     }
 }
 
+/// A push attempt's outcomes as kept in `outbox_attempt.outcome`.
+pub const PUSH_OUTCOMES: &str = "('delivered', 'failed', 'parked')";
+
 const COLUMNS: &str = "e.id, e.booking_kind, e.booking_ref, e.hotel_code, e.seq, e.supplier_id, e.event_kind, e.revision, e.created_at, e.state, \
-                       e.attempts, e.next_attempt_at, e.delivered_at, e.last_error, r.notify_url";
+                       e.attempts, e.next_attempt_at, e.delivered_at, e.last_error, r.notify_url, e.resent_at, e.resent_by, \
+                       (e.attempts > 1 OR e.resent_at IS NOT NULL OR EXISTS (SELECT 1 FROM outbox_attempt a WHERE a.event_id = e.id \
+                          AND a.outcome IN ('delivered', 'failed', 'parked')))";
 
 /// An event none of whose booking's earlier events (for the same hotel and supplier) is
 /// undelivered. (A hotel given to another supplier: the new supplier's events do not wait for
@@ -152,27 +165,133 @@ pub async fn release(c: &mut Conn<'_>, gateway: &str) -> Result<u64, StoreError>
     c.execute("UPDATE outbox_event SET taken_until = NULL, taken_by = NULL WHERE taken_by = $1 AND taken_until IS NOT NULL AND state = 'pending'", &[&gateway]).await
 }
 
-/// The event was acknowledged at `now`.
-pub async fn delivered(c: &mut Conn<'_>, id: i64, now: i64) -> Result<(), StoreError> {
+/// The event was acknowledged at `now`: true when settled, false when a resend since it was
+/// taken (its `resent_at` then was `as_taken`) asks for another attempt (the lease is then given
+/// back, the event due at once). Compared by value, not by time: the clocks of the gateway and
+/// of whoever resent it need not agree.
+pub async fn delivered(c: &mut Conn<'_>, id: i64, now: i64, as_taken: Option<i64>) -> Result<bool, StoreError> {
+    let n = c
+        .execute(
+            "UPDATE outbox_event SET state = 'delivered', delivered_at = $2, taken_until = NULL, last_error = NULL
+             WHERE id = $1 AND state <> 'delivered' AND coalesce(resent_at, -1) = $3",
+            &[&id, &now, &as_taken.unwrap_or(-1)],
+        )
+        .await?;
+    settled_or_given_back(c, id, n).await
+}
+
+/// The attempt failed: try again at `next` (see [`delivered`] for `as_taken` and the answer).
+pub async fn failed(
+    c: &mut Conn<'_>,
+    id: i64,
+    next: i64,
+    error: &str,
+    as_taken: Option<i64>,
+) -> Result<bool, StoreError> {
+    let n = c
+        .execute(
+            "UPDATE outbox_event SET next_attempt_at = $2, taken_until = NULL, last_error = $3
+             WHERE id = $1 AND state = 'pending' AND coalesce(resent_at, -1) = $4",
+            &[&id, &next, &error, &as_taken.unwrap_or(-1)],
+        )
+        .await?;
+    settled_or_given_back(c, id, n).await
+}
+
+/// The attempt failed and was the last allowed: parked until the operator retries or resends
+/// it (see [`delivered`] for `as_taken` and the answer).
+pub async fn parked(c: &mut Conn<'_>, id: i64, error: &str, as_taken: Option<i64>) -> Result<bool, StoreError> {
+    let n = c
+        .execute(
+            "UPDATE outbox_event SET state = 'parked', taken_until = NULL, last_error = $2
+             WHERE id = $1 AND state = 'pending' AND coalesce(resent_at, -1) = $3",
+            &[&id, &error, &as_taken.unwrap_or(-1)],
+        )
+        .await?;
+    settled_or_given_back(c, id, n).await
+}
+
+/// After a settling update that changed `n` rows: when none (a resend came since the event was
+/// taken), its lease is given back so that any gateway takes it at once.
+async fn settled_or_given_back(c: &mut Conn<'_>, id: i64, n: u64) -> Result<bool, StoreError> {
+    if n == 0 {
+        c.execute("UPDATE outbox_event SET taken_until = NULL WHERE id = $1 AND state = 'pending'", &[&id]).await?;
+    }
+    Ok(n > 0)
+}
+
+/// One push attempt, as kept in `outbox_attempt` (see the migration for each column).
+#[derive(Debug, Clone, Default)]
+pub struct NewAttempt {
+    /// The event.
+    pub event_id: i64,
+    /// `delivered`, `failed` or `parked`.
+    pub outcome: &'static str,
+    /// When it was sent.
+    pub at: i64,
+    /// The gateway that made it.
+    pub gateway: String,
+    /// The receiver URL, redacted ([`super::rules::redacted_url`]).
+    pub url: Option<String>,
+    /// The HTTP status of the answer.
+    pub http_status: Option<i64>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// From sending to the answer read (or the failure), in milliseconds.
+    pub latency_ms: Option<i64>,
+    /// The answer, bounded ([`super::rules::kept_answer`]).
+    pub answer: Option<String>,
+    /// The answer's length (as declared when over the bound, else as read).
+    pub answer_bytes: Option<i64>,
+    /// Whether the notification was marked a retransmission.
+    pub retransmission: bool,
+    /// Who asked for the resend it answers.
+    pub requested_by: Option<String>,
+}
+
+/// Keeps a push attempt (in the transaction that stores its outcome).
+pub async fn record_attempt(c: &mut Conn<'_>, a: &NewAttempt) -> Result<(), StoreError> {
     c.execute(
-        "UPDATE outbox_event SET state = 'delivered', delivered_at = $2, taken_until = NULL, last_error = NULL WHERE id = $1 AND state <> 'delivered'",
-        &[&id, &now],
+        "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, url, http_status, error, latency_ms, answer, answer_bytes, retransmission, requested_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        &[
+            &a.event_id,
+            &a.outcome,
+            &a.at,
+            &a.gateway,
+            &a.url,
+            &a.http_status,
+            &a.error,
+            &a.latency_ms,
+            &a.answer,
+            &a.answer_bytes,
+            &a.retransmission,
+            &a.requested_by,
+        ],
     )
     .await?;
     Ok(())
 }
 
-/// The attempt failed: try again at `next`.
-pub async fn failed(c: &mut Conn<'_>, id: i64, next: i64, error: &str) -> Result<(), StoreError> {
-    c.execute("UPDATE outbox_event SET next_attempt_at = $2, taken_until = NULL, last_error = $3 WHERE id = $1 AND state = 'pending'", &[&id, &next, &error])
-        .await?;
-    Ok(())
-}
-
-/// The attempt failed and was the last allowed: parked until the operator retries it.
-pub async fn parked(c: &mut Conn<'_>, id: i64, error: &str) -> Result<(), StoreError> {
-    c.execute("UPDATE outbox_event SET state = 'parked', taken_until = NULL, last_error = $2 WHERE id = $1 AND state = 'pending'", &[&id, &error]).await?;
-    Ok(())
+/// Keeps that `supplier`'s pull was given, at `now` by `gateway`, the unacknowledged events of
+/// a booking and hotel up to event `upto` (the last one its read saw): one `pulled` attempt
+/// each, a retransmission when pulled before or resent (`requested_by` the resend's).
+pub async fn record_pulled(
+    c: &mut Conn<'_>,
+    supplier: &str,
+    u: &Unacknowledged,
+    now: i64,
+    gateway: &str,
+) -> Result<u64, StoreError> {
+    c.execute(
+        "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, retransmission, requested_by)
+         SELECT e.id, 'pulled', CAST($6 AS BIGINT), CAST($7 AS TEXT),
+                (e.resent_at IS NOT NULL OR EXISTS (SELECT 1 FROM outbox_attempt a WHERE a.event_id = e.id AND a.outcome = 'pulled')), e.resent_by
+         FROM outbox_event e
+         WHERE e.supplier_id = $1 AND e.booking_kind = $2 AND e.booking_ref = $3 AND e.hotel_code = $4 AND e.id <= $5 AND e.state <> 'delivered'",
+        &[&supplier, &u.booking_kind, &u.booking_ref, &u.hotel_code, &u.id, &now, &gateway],
+    )
+    .await
 }
 
 /// The events in `state` (all: `None`) for `supplier` (all: `None`), oldest first, at most
@@ -203,6 +322,50 @@ pub async fn retry(c: &mut Conn<'_>, id: Option<i64>, now: i64) -> Result<u64, S
     .await
 }
 
+/// Asks for a new attempt at any event (delivered, acknowledged, pending or parked), from
+/// `now`, asked by `requested_by`: it is pending again with its attempts counted afresh, and
+/// each attempt from then on is a retransmission asked for by them. Its state before and its
+/// row after (`None`: no such event).
+pub async fn resend(
+    c: &mut Conn<'_>,
+    id: i64,
+    now: i64,
+    requested_by: &str,
+) -> Result<Option<(String, EventRow)>, StoreError> {
+    let lock = c.for_update();
+    let before: Option<Scalar<String>> =
+        c.query_opt(&format!("SELECT state FROM outbox_event WHERE id = $1 {lock}"), &[&id]).await?;
+    let Some(Scalar(state)) = before else { return Ok(None) };
+    c.execute(
+        "UPDATE outbox_event SET state = 'pending', attempts = 0, next_attempt_at = $2, delivered_at = NULL, resent_at = $2, resent_by = $3 WHERE id = $1",
+        &[&id, &now, &requested_by],
+    )
+    .await?;
+    let after = c
+        .query_one::<EventRow>(
+            &format!(
+                "SELECT {COLUMNS} FROM outbox_event e LEFT JOIN requestor r ON r.id = e.supplier_id WHERE e.id = $1"
+            ),
+            &[&id],
+        )
+        .await?;
+    Ok(Some((state, after)))
+}
+
+/// The earliest event of the same booking, hotel and supplier before event `id` that is not
+/// delivered (event `id` is only sent after it), if any.
+pub async fn waits_for(c: &mut Conn<'_>, id: i64) -> Result<Option<i64>, StoreError> {
+    let found: Option<Scalar<i64>> = c
+        .query_opt(
+            "SELECT p.id FROM outbox_event e JOIN outbox_event p ON p.booking_kind = e.booking_kind AND p.booking_ref = e.booking_ref
+               AND p.hotel_code = e.hotel_code AND p.supplier_id = e.supplier_id AND p.seq < e.seq AND p.state <> 'delivered'
+             WHERE e.id = $1 ORDER BY p.seq LIMIT 1",
+            &[&id],
+        )
+        .await?;
+    Ok(found.map(|Scalar(id)| id))
+}
+
 row! {
     /// A booking with events its supplier has not acknowledged (the pull).
     pub struct Unacknowledged {
@@ -216,6 +379,8 @@ row! {
         seq: i64,
         /// The last event's kind.
         event_kind: String,
+        /// The last event's id.
+        id: i64,
     }
 }
 
@@ -223,7 +388,7 @@ row! {
 /// first, at most `limit`; each with its last event.
 pub async fn unacknowledged(c: &mut Conn<'_>, supplier: &str, limit: i64) -> Result<Vec<Unacknowledged>, StoreError> {
     c.query(
-        "SELECT e.booking_kind, e.booking_ref, e.hotel_code, e.seq, e.event_kind FROM outbox_event e
+        "SELECT e.booking_kind, e.booking_ref, e.hotel_code, e.seq, e.event_kind, e.id FROM outbox_event e
          JOIN (SELECT booking_kind, booking_ref, hotel_code, min(id) AS first, max(seq) AS last FROM outbox_event
                WHERE supplier_id = $1 AND state <> 'delivered' GROUP BY booking_kind, booking_ref, hotel_code) u
            ON u.booking_kind = e.booking_kind AND u.booking_ref = e.booking_ref AND u.hotel_code = e.hotel_code AND u.last = e.seq
@@ -243,19 +408,29 @@ pub enum Upto {
     Before(i64),
 }
 
-/// Acknowledges, for `supplier`, the events of a booking up to `upto`: how many were not
-/// acknowledged before.
+/// Acknowledges, for `supplier`, the events of a booking up to `upto`, each with an
+/// `acknowledged` attempt kept (served by `gateway`): how many were not acknowledged before.
 pub async fn acknowledge(
     c: &mut Conn<'_>,
     supplier: &str,
     booking_ref: &str,
     upto: Upto,
     now: i64,
+    gateway: &str,
 ) -> Result<u64, StoreError> {
     let (column, limit) = match upto {
         Upto::Event(id) => ("id <= $3", id),
         Upto::Before(ms) => ("version < $3", ms),
     };
+    c.execute(
+        &format!(
+            "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, retransmission, requested_by)
+             SELECT id, 'acknowledged', CAST($4 AS BIGINT), CAST($5 AS TEXT), false, resent_by FROM outbox_event
+             WHERE supplier_id = $1 AND booking_ref = $2 AND {column} AND state <> 'delivered'"
+        ),
+        &[&supplier, &booking_ref, &limit, &now, &gateway],
+    )
+    .await?;
     c.execute(
         &format!(
             "UPDATE outbox_event SET state = 'delivered', delivered_at = $4, taken_until = NULL
@@ -313,14 +488,226 @@ pub async fn notify_url(c: &mut Conn<'_>, id: &str) -> Result<Option<String>, St
     Ok(found.and_then(|Scalar(u)| u))
 }
 
-/// Deletes up to `batch` events delivered before `before` (milliseconds since 1970), each but
-/// the last of its booking and hotel (the next event's number follows that one's); how many.
-pub(crate) async fn purge_delivered(c: &mut Conn<'_>, before: i64, batch: i64) -> Result<u64, StoreError> {
-    c.execute(
-        "DELETE FROM outbox_event WHERE id IN (SELECT e.id FROM outbox_event e WHERE e.state = 'delivered' AND e.delivered_at < $1
-           AND EXISTS (SELECT 1 FROM outbox_event n WHERE n.booking_kind = e.booking_kind AND n.booking_ref = e.booking_ref
-                         AND n.hotel_code = e.hotel_code AND n.seq > e.seq) LIMIT $2)",
-        &[&before, &batch],
+/// Serializes a time of milliseconds since 1970 as an RFC 3339 instant in UTC
+/// (`2026-11-28T13:50:00.123Z`), for the rows of the history.
+fn instant<S: serde::Serializer>(ms: &i64, s: S) -> Result<S::Ok, S::Error> {
+    match chrono::DateTime::from_timestamp_millis(*ms) {
+        Some(t) => s.serialize_str(&t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()),
+        None => s.serialize_i64(*ms),
+    }
+}
+
+/// [`instant`] of a time that may be missing (`null`).
+fn opt_instant<S: serde::Serializer>(ms: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    match ms {
+        Some(ms) => instant(ms, s),
+        None => s.serialize_none(),
+    }
+}
+
+row! {
+    /// An event as its delivery history shows it (a booking's, a supplier's), with its last
+    /// attempt kept. Times are milliseconds since 1970 UTC (RFC 3339 instants in JSON).
+    #[derive(serde::Serialize)]
+    pub struct Delivery {
+        /// Its id: the `MessageID` of every notification of it.
+        id: i64,
+        /// `hotel` or `activity`.
+        booking_kind: String,
+        /// The booking's Internal reference.
+        booking_ref: String,
+        /// The booking's Client reference (none: the booking is no longer stored).
+        client_ref: Option<String>,
+        /// The hotel it is about.
+        hotel_code: String,
+        /// Its place among its booking's events for this hotel.
+        seq: i64,
+        /// The supplier it is for.
+        supplier_id: String,
+        /// `new`, `modified` or `cancelled`.
+        event_kind: String,
+        /// `pending`, `delivered` (acknowledged) or `parked`.
+        state: String,
+        /// `push` (the supplier has a notification URL and it is a hotel booking's) or `pull`.
+        delivery: String,
+        /// When it was written.
+        #[serde(serialize_with = "instant")]
+        created_at: i64,
+        /// When it was acknowledged.
+        #[serde(serialize_with = "opt_instant")]
+        delivered_at: Option<i64>,
+        /// Push attempts since it was written, retried or resent (what parks it).
+        attempts: i64,
+        /// Why its last push failed (until it is delivered).
+        last_error: Option<String>,
+        /// When it was last resent.
+        #[serde(serialize_with = "opt_instant")]
+        resent_at: Option<i64>,
+        /// Who asked for that resend.
+        resent_by: Option<String>,
+        /// How many attempts are kept.
+        kept: i64,
+        /// The last kept attempt: when.
+        #[serde(serialize_with = "opt_instant")]
+        last_at: Option<i64>,
+        /// Its outcome.
+        last_outcome: Option<String>,
+        /// Its HTTP status.
+        last_http_status: Option<i64>,
+        /// Its latency in milliseconds.
+        last_latency_ms: Option<i64>,
+    }
+}
+
+const DELIVERY: &str = "SELECT e.id, e.booking_kind, e.booking_ref, coalesce(hb.client_ref, ab.client_reference), e.hotel_code, e.seq, e.supplier_id,
+       e.event_kind, e.state, CASE WHEN e.booking_kind = 'hotel' AND r.notify_url IS NOT NULL THEN 'push' ELSE 'pull' END,
+       e.created_at, e.delivered_at, e.attempts, e.last_error, e.resent_at, e.resent_by,
+       (SELECT count(*) FROM outbox_attempt k WHERE k.event_id = e.id), l.at, l.outcome, l.http_status, l.latency_ms
+     FROM outbox_event e
+     LEFT JOIN requestor r ON r.id = e.supplier_id
+     LEFT JOIN hotel_booking hb ON e.booking_kind = 'hotel' AND hb.internal_ref = e.booking_ref
+     LEFT JOIN activity_booking ab ON e.booking_kind = 'activity' AND ab.reference = e.booking_ref
+     LEFT JOIN outbox_attempt l ON l.id = (SELECT max(m.id) FROM outbox_attempt m WHERE m.event_id = e.id)";
+
+row! {
+    /// One kept attempt at delivering an event: a push (`delivered`, `failed`, `parked`), a
+    /// pull that gave it (`pulled`) or its acknowledgement (`acknowledged`).
+    #[derive(serde::Serialize)]
+    pub struct Attempt {
+        /// Its id (attempts are numbered in the order kept).
+        id: i64,
+        /// The event.
+        event_id: i64,
+        /// `delivered`, `failed`, `parked` (failed, and the event parked), `pulled`,
+        /// `acknowledged`.
+        outcome: String,
+        /// A push: when it was sent; a pull: when read; an acknowledgement: when taken.
+        #[serde(serialize_with = "instant")]
+        at: i64,
+        /// The gateway that made or served it (`HOST/PID/TOKEN`).
+        gateway: Option<String>,
+        /// A push's receiver URL, without user, password or query values.
+        url: Option<String>,
+        /// A push's HTTP status (none: no answer).
+        http_status: Option<i64>,
+        /// Why a push failed.
+        error: Option<String>,
+        /// A push's time from sending to the answer read (or the failure), in milliseconds.
+        latency_ms: Option<i64>,
+        /// The receiver's answer: its first 4 KiB as text (as sent: escape it to show it).
+        answer: Option<String>,
+        /// The answer's length in bytes: as declared when over the 64 KiB the outbox reads (it
+        /// read no further), else as read; more than 4 KiB: the answer kept is its start.
+        answer_bytes: Option<i64>,
+        /// Whether it was a retransmission (the receiver or the supplier may have had it
+        /// before).
+        retransmission: bool,
+        /// Who asked for the resend it answers (an operator, `cli:USER`).
+        requested_by: Option<String>,
+    }
+}
+
+/// The events of the booking whose Internal or Client reference is `reference` (every
+/// booking with that Client reference, whichever partner's), oldest first.
+pub async fn deliveries_of_booking(c: &mut Conn<'_>, reference: &str) -> Result<Vec<Delivery>, StoreError> {
+    c.query(
+        &format!(
+            "{DELIVERY}
+             WHERE e.booking_kind IN ('hotel', 'activity') AND (e.booking_ref = $1
+                OR (e.booking_kind = 'hotel' AND e.booking_ref IN (SELECT internal_ref FROM hotel_booking WHERE client_ref = $1))
+                OR (e.booking_kind = 'activity' AND e.booking_ref IN (SELECT reference FROM activity_booking WHERE client_reference = $1)))
+             ORDER BY e.id"
+        ),
+        &[&reference],
     )
     .await
+}
+
+/// Whether a booking of either kind has `reference` as its Internal or Client reference.
+pub async fn booking_exists(c: &mut Conn<'_>, reference: &str) -> Result<bool, StoreError> {
+    let found: Option<Scalar<i64>> = c
+        .query_opt(
+            "SELECT (SELECT count(*) FROM hotel_booking WHERE internal_ref = $1 OR client_ref = $1)
+                  + (SELECT count(*) FROM activity_booking WHERE reference = $1 OR client_reference = $1)",
+            &[&reference],
+        )
+        .await?;
+    Ok(found.is_some_and(|Scalar(n)| n > 0))
+}
+
+/// The kept attempts of event `id`, oldest first.
+pub async fn attempts_of(c: &mut Conn<'_>, id: i64) -> Result<Vec<Attempt>, StoreError> {
+    c.query(
+        "SELECT id, event_id, outcome, at, gateway, url, http_status, error, latency_ms, answer, answer_bytes, retransmission, requested_by
+         FROM outbox_attempt WHERE event_id = $1 ORDER BY id",
+        &[&id],
+    )
+    .await
+}
+
+/// What a supplier's deliveries are filtered by (all false / `None`: every event).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter {
+    /// Only events not delivered whose last push failed.
+    pub failing: bool,
+    /// Only parked events.
+    pub parked: bool,
+    /// Only events not acknowledged and written at or before this time (milliseconds).
+    pub unacked_since: Option<i64>,
+}
+
+/// A supplier's events matching `filter`, the newest first, at most `limit`.
+pub async fn deliveries_of_supplier(
+    c: &mut Conn<'_>,
+    supplier: &str,
+    filter: Filter,
+    limit: i64,
+) -> Result<Vec<Delivery>, StoreError> {
+    c.query(
+        &format!(
+            "{DELIVERY}
+             WHERE e.supplier_id = $1
+               AND ($2 = false OR (e.state <> 'delivered' AND e.last_error IS NOT NULL))
+               AND ($3 = false OR e.state = 'parked')
+               AND (CAST($4 AS BIGINT) < 0 OR (e.state <> 'delivered' AND e.created_at <= $4))
+             ORDER BY e.id DESC LIMIT $5"
+        ),
+        &[&supplier, &filter.failing, &filter.parked, &filter.unacked_since.unwrap_or(-1), &limit],
+    )
+    .await
+}
+
+/// Whether `id` is a requestor's id.
+pub async fn requestor_exists(c: &mut Conn<'_>, id: &str) -> Result<bool, StoreError> {
+    let Scalar(n): Scalar<i64> = c.query_one("SELECT count(*) FROM requestor WHERE id = $1", &[&id]).await?;
+    Ok(n > 0)
+}
+
+/// Deletes up to `batch` events delivered before `before` (milliseconds since 1970), each but
+/// the last of its booking and hotel (the next event's number follows that one's), with their
+/// attempts; how many events.
+pub(crate) async fn purge_delivered(c: &mut Conn<'_>, before: i64, batch: i64) -> Result<u64, StoreError> {
+    let ids: Vec<Scalar<i64>> = c
+        .query(
+            "SELECT e.id FROM outbox_event e WHERE e.state = 'delivered' AND e.delivered_at < $1
+               AND EXISTS (SELECT 1 FROM outbox_event n WHERE n.booking_kind = e.booking_kind AND n.booking_ref = e.booking_ref
+                             AND n.hotel_code = e.hotel_code AND n.seq > e.seq) LIMIT $2",
+            &[&before, &batch],
+        )
+        .await?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    // The ids are the database's own integers: written into the statement, not bound one by one.
+    let list = ids.iter().map(|Scalar(id)| id.to_string()).collect::<Vec<_>>().join(",");
+    // Checked again: an event resent meanwhile is kept, with its attempts.
+    let n = c.execute(&format!("DELETE FROM outbox_event WHERE id IN ({list}) AND state = 'delivered'"), &[]).await?;
+    c.execute(
+        &format!(
+            "DELETE FROM outbox_attempt WHERE event_id IN ({list}) AND NOT EXISTS (SELECT 1 FROM outbox_event e WHERE e.id = outbox_attempt.event_id)"
+        ),
+        &[],
+    )
+    .await?;
+    Ok(n)
 }

@@ -32,6 +32,38 @@ pub fn error_text(e: &str) -> String {
     one.trim().to_string()
 }
 
+/// How much of a receiver's answer an attempt keeps (as text): an `OTA_HotelResNotifRS` with
+/// its warnings fits; a larger one is cut (its full length is kept beside it).
+pub const KEPT_ANSWER: usize = 4 * 1024;
+
+/// A receiver's answer as an attempt keeps it: its first [`KEPT_ANSWER`] bytes as text (bytes
+/// that are not UTF-8, and a character cut at the end, become U+FFFD; so does NUL, which a
+/// PostgreSQL text cannot hold). Anything else (control characters, markup) is kept as sent:
+/// whoever shows it escapes it.
+pub fn kept_answer(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(KEPT_ANSWER)];
+    String::from_utf8_lossy(cut).replace('\0', "\u{FFFD}")
+}
+
+/// A receiver URL as an attempt keeps and shows it: without its user and password, and with
+/// every query value as `***` (a token may be one; the names are kept), no fragment. A URL that
+/// does not parse is not kept (`None`): it could hold anything.
+pub fn redacted_url(url: &str) -> Option<String> {
+    let mut u = reqwest::Url::parse(url).ok()?;
+    let _ = u.set_password(None);
+    let _ = u.set_username("");
+    u.set_fragment(None);
+    if u.query().is_some() {
+        let names: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
+        if names.is_empty() {
+            u.set_query(None);
+        } else {
+            u.query_pairs_mut().clear().extend_pairs(names.iter().map(|k| (k.as_str(), "***")));
+        }
+    }
+    Some(u.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +82,27 @@ mod tests {
     fn an_event_is_named_by_its_id_and_its_place() {
         assert_eq!(identity(17, "HTL-7K2M9QX4TB", "HTL00042", 3), "17 (HTL-7K2M9QX4TB/HTL00042/3)");
         assert_eq!(error_text("a\nb"), "a b");
+    }
+
+    #[test]
+    fn a_kept_url_has_no_user_password_or_query_value() {
+        assert_eq!(
+            redacted_url("https://gw:s3cret@pms.example.com:8443/ota?token=abc&hotel=42#frag").as_deref(),
+            Some("https://pms.example.com:8443/ota?token=***&hotel=***")
+        );
+        assert_eq!(redacted_url("http://user@127.0.0.1/n").as_deref(), Some("http://127.0.0.1/n"));
+        assert_eq!(redacted_url("http://127.0.0.1/n?").as_deref(), Some("http://127.0.0.1/n"));
+        assert_eq!(redacted_url("not a url"), None);
+    }
+
+    #[test]
+    fn a_kept_answer_is_bounded_text_without_nul() {
+        let huge = vec![b'x'; 100_000];
+        assert_eq!(kept_answer(&huge).len(), KEPT_ANSWER);
+        assert_eq!(kept_answer(b"a\0b\xffc"), "a\u{FFFD}b\u{FFFD}c");
+        // A character cut by the bound is replaced, not split.
+        let mut cut = vec![b'a'; KEPT_ANSWER - 1];
+        cut.extend("é".as_bytes());
+        assert!(kept_answer(&cut).ends_with('\u{FFFD}'));
     }
 }

@@ -32,13 +32,13 @@ async fn an_operator_logs_in_and_out(b: Backend) {
     assert!(overview.contains("ann"), "who is logged in: {overview}");
     browser.screenshot("overview").await;
 
-    browser.client.find(Locator::LinkText("Operators")).await.unwrap().click().await.unwrap();
+    browser.click("nav a[href='/operators']").await;
     assert_eq!(browser.client.current_url().await.unwrap().path(), "/operators");
     assert!(browser.text().await.contains("ann"));
     browser.screenshot("operators").await;
     assert!(!browser.alert_open().await);
 
-    browser.client.find(Locator::Css("form.logout button")).await.unwrap().click().await.unwrap();
+    browser.click("form.logout button").await;
     assert_eq!(browser.client.current_url().await.unwrap().path(), "/login");
     browser.open(&format!("{}/operators", gw.console)).await;
     assert_eq!(browser.client.current_url().await.unwrap().path(), "/login", "the session ended");

@@ -28,6 +28,7 @@ mod browser;
 mod compression;
 mod consistency;
 mod console;
+mod deliveries;
 mod durability;
 mod hostile;
 mod hotels;

@@ -21,10 +21,10 @@ use ota_messages::runtime::Message;
 use crate::support::{self, Backend, GatewayProcess, TestDb, backend_tests, cli, day};
 
 const XML: &str = "application/xml";
-const SUPPLIER: &str = "SUP-DEMO";
+pub(crate) const SUPPLIER: &str = "SUP-DEMO";
 
 /// The gateways' outbox settings in these tests: quick retries, a short receiver time-out.
-const FAST: &[&str] = &[
+pub(crate) const FAST: &[&str] = &[
     "--outbox-retry-base",
     "50ms",
     "--outbox-retry-max",
@@ -82,14 +82,14 @@ fn roll(n: u64) -> u64 {
 }
 
 /// The event of a notification: (identity, booking's Internal reference, `SequenceNmbr`).
-fn event_of(body: &str) -> Option<(String, String, u64)> {
+pub(crate) fn event_of(body: &str) -> Option<(String, String, u64)> {
     let rq = OtaHotelResNotifRq::from_xml(body).ok()?;
     let hr = &rq.hotel_reservations.hotel_reservation;
     let internal = hr.unique_id.iter().find(|u| u.id_context == Some(IdContext::Internal))?.id.clone();
     Some((rq.message_id.id, internal, rq.sequence_nmbr?))
 }
 
-fn ack(identity: &str) -> String {
+pub(crate) fn ack(identity: &str) -> String {
     format!(
         r#"<OTA_HotelResNotifRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="2016.1" EchoToken="{identity}"><Success/></OTA_HotelResNotifRS>"#
     )
@@ -179,14 +179,14 @@ impl Receiver {
 // ---------------------------------------------------------------------------------------------
 // Bookings
 
-fn pos(id: &str, ctx: &str, pw: &str) -> String {
+pub(crate) fn pos(id: &str, ctx: &str, pw: &str) -> String {
     format!(
         r#"<POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS>"#
     )
 }
 
 /// A hotel Commit of one guest in a standard double room of HTL00042 for one night.
-fn hotel_commit(client_ref: &str, start: NaiveDate, hotel: &str, room: &str) -> String {
+pub(crate) fn hotel_commit(client_ref: &str, start: NaiveDate, hotel: &str, room: &str) -> String {
     let end = start + chrono::Duration::days(1);
     let pos = pos("DEMO", "DEMO-DIST", "demo-password");
     format!(
@@ -202,7 +202,7 @@ fn activity_commit(client_ref: &str, date: NaiveDate) -> String {
     )
 }
 
-fn cancel(client_ref: &str) -> String {
+pub(crate) fn cancel(client_ref: &str) -> String {
     let pos = pos("DEMO", "DEMO-DIST", "demo-password");
     format!(
         r#"<OTA_CancelRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" CancelType="Commit">{pos}<UniqueID Type="36" ID="{client_ref}" ID_Context="Client"/></OTA_CancelRQ>"#
@@ -211,7 +211,7 @@ fn cancel(client_ref: &str) -> String {
 
 /// Posts `body` to one of `urls` (the next on a transport failure: that gateway was killed):
 /// the answer. A repeated Commit or cancel answers the first outcome, so repeating is safe.
-async fn post(urls: &Mutex<Vec<String>>, first: usize, path: &str, body: &str) -> String {
+pub(crate) async fn post(urls: &Mutex<Vec<String>>, first: usize, path: &str, body: &str) -> String {
     let http = reqwest::Client::new();
     for attempt in 0..200 {
         let url = {
@@ -308,7 +308,7 @@ fn official_verdict(xml: &str) -> Result<(), String> {
     if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
 }
 
-fn set_url(db: &str, url: &str) {
+pub(crate) fn set_url(db: &str, url: &str) {
     let (code, out, err) = cli(&["requestor", "set", SUPPLIER, "--notify-url", url, "--db", db], "");
     assert_eq!(code, 0, "{out}{err}");
     let (_, out, _) = cli(&["requestor", "list", "--db", db], "");
@@ -600,7 +600,7 @@ async fn a_parked_event_waits_for_outbox_retry(b: Backend) {
 
 /// A supplier's read (`OTA_ReadRQ` with a `HotelReadRequest`): its bookings with
 /// unacknowledged events, as they stand, for its hotel only.
-fn supplier_read() -> String {
+pub(crate) fn supplier_read() -> String {
     let pos = pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass");
     format!(
         r#"<OTA_ReadRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1">{pos}<ReadRequests><HotelReadRequest/></ReadRequests></OTA_ReadRQ>"#
@@ -608,7 +608,7 @@ fn supplier_read() -> String {
 }
 
 /// The supplier acknowledges bookings: (Internal reference, LastModifyDateTime as read).
-fn notif_report(taken: &[(String, String)]) -> String {
+pub(crate) fn notif_report(taken: &[(String, String)]) -> String {
     let pos = pos(SUPPLIER, "SUP-DEMO-DIST", "sup-demo-pass");
     let bookings: String = taken
         .iter()
@@ -621,7 +621,7 @@ fn notif_report(taken: &[(String, String)]) -> String {
 
 /// What a supplier's read gives: (Internal reference, status, LastModifyDateTime, hotels of
 /// its room stays).
-async fn pull(urls: &Mutex<Vec<String>>) -> Vec<(String, String, String, Vec<String>)> {
+pub(crate) async fn pull(urls: &Mutex<Vec<String>>) -> Vec<(String, String, String, Vec<String>)> {
     let body = post(urls, 0, "/bookread", &supplier_read()).await;
     let rs = ota_messages::booking_read::OtaResRetrieveRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
     assert!(rs.success.is_some(), "{body}");

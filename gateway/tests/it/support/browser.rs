@@ -83,13 +83,33 @@ impl Browser {
         self.client.find(Locator::Css("body")).await.unwrap().text().await.unwrap()
     }
 
-    /// Fills the form fields named by `fields` (name, value) and submits the form they are in.
+    /// Fills the form fields named by `fields` (name, value), submits the form they are in, and
+    /// waits until the browser shows the answer (the page it was on is gone).
     pub async fn submit(&self, form: &str, fields: &[(&str, &str)]) {
         let form = self.client.form(Locator::Css(form)).await.unwrap_or_else(|e| panic!("form {form}: {e}"));
         for (name, value) in fields {
             form.set_by_name(name, value).await.unwrap_or_else(|e| panic!("field {name}: {e}"));
         }
-        form.submit().await.unwrap();
+        self.navigates(form.submit()).await;
+    }
+
+    /// Clicks the element `css` selects and waits for the page it leads to.
+    pub async fn click(&self, css: &str) {
+        let element = self.client.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}"));
+        self.navigates(element.click()).await;
+    }
+
+    /// Runs `action` and waits until the page it was on is replaced by another (its root
+    /// element goes stale) and the new one has a body.
+    async fn navigates<T, E: std::fmt::Debug>(&self, action: impl std::future::Future<Output = Result<T, E>>) {
+        let old = self.client.find(Locator::Css("html")).await.unwrap();
+        action.await.unwrap();
+        let started = Instant::now();
+        while old.tag_name().await.is_ok() {
+            assert!(started.elapsed() < Duration::from_secs(10), "no new page after 10 s");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        self.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("body")).await.unwrap();
     }
 
     /// Saves a PNG of the page to `docs/console/NAME.png` when `CONSOLE_SCREENSHOTS` is set

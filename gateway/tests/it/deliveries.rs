@@ -1,0 +1,750 @@
+//! Every delivery of a booking event kept and shown (issue 30, "Deliveries"), on real gateway
+//! processes and a real receiver on loopback: each push attempt with its status, latency and
+//! the receiver's answer (bounded, shown escaped), the receiver URL without its secrets;
+//! the supplier's pulls and acknowledgements; `outbox history REF`, `outbox history --supplier`
+//! with its filters, and `outbox resend` of any event (a retransmission, asked for by whom).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ota_gateway::Store;
+use serde_json::Value;
+
+use crate::outbox::{FAST, SUPPLIER, ack, event_of, hotel_commit, notif_report, post, pull};
+use crate::support::{Backend, GatewayProcess, TestDb, backend_tests, day};
+
+/// The answers a receiver gives next: (HTTP status, body), in order.
+type Script = Arc<Mutex<VecDeque<(u16, Vec<u8>)>>>;
+
+/// A receiver that answers as scripted (status, body), then with a `Success` for every call;
+/// it keeps every notification it got, in order.
+struct Receiver {
+    addr: SocketAddr,
+    got: Arc<Mutex<Vec<String>>>,
+    script: Script,
+}
+
+impl Receiver {
+    async fn start() -> Receiver {
+        let got: Arc<Mutex<Vec<String>>> = Arc::default();
+        let script: Script = Arc::default();
+        let (g, s) = (got.clone(), script.clone());
+        let app = axum::Router::new().route(
+            "/notify",
+            axum::routing::post(move |body: String| {
+                let (got, script) = (g.clone(), s.clone());
+                async move {
+                    let identity = event_of(&body).map(|e| e.0).unwrap_or_default();
+                    got.lock().unwrap().push(body);
+                    let (status, answer) =
+                        script.lock().unwrap().pop_front().unwrap_or_else(|| (200, ack(&identity).into_bytes()));
+                    (axum::http::StatusCode::from_u16(status).unwrap(), answer)
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Receiver { addr, got, script }
+    }
+
+    /// The next calls are answered so, in order.
+    fn then(&self, answers: &[(u16, &[u8])]) {
+        self.script.lock().unwrap().extend(answers.iter().map(|(s, b)| (*s, b.to_vec())));
+    }
+
+    fn calls(&self) -> usize {
+        self.got.lock().unwrap().len()
+    }
+}
+
+/// `ota-gateway ARGS --db DB` as the OS user `user`: (exit code, stdout, stderr).
+fn as_user(user: &str, args: &[&str], db: &str) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+        .args(args)
+        .args(["--db", db])
+        .env("USER", user)
+        .output()
+        .expect("run ota-gateway");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `ota-gateway ARGS --db DB` that must succeed: its stdout.
+fn ok(args: &[&str], db: &str) -> String {
+    let (code, out, err) = as_user("ops-test", args, db);
+    assert_eq!(code, 0, "{args:?}: {out}{err}");
+    out
+}
+
+/// `ota-gateway ARGS --json --db DB` that must succeed: its one JSON document.
+fn json(args: &[&str], db: &str) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = ok(&all, db);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e}): {out}"))
+}
+
+/// Waits until `check` holds of the booking's history (`outbox history REF --json`).
+async fn wait_history(db: &str, reference: &str, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let h = json(&["outbox", "history", reference], db);
+        if check(&h) {
+            return h;
+        }
+        assert!(Instant::now() < deadline, "{what}: {h:#}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The attempts of the booking's first event.
+fn attempts(h: &Value) -> Vec<Value> {
+    h[0]["attempts"].as_array().cloned().unwrap_or_default()
+}
+
+/// A hotel booking of the demo partner at HTL00042 (SUP-DEMO's hotel): its Internal reference.
+async fn book(gw: &GatewayProcess, store: &Store, client_ref: &str, n: i64) -> String {
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit(client_ref, day(60 + n), "HTL00042", "RMSD000000")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let client_ref = client_ref.to_string();
+    let found: ota_gateway::store::Scalar<String> = store
+        .read(move |c| {
+            Box::pin(async move {
+                c.query_one("SELECT internal_ref FROM hotel_booking WHERE client_ref = $1", &[&client_ref]).await
+            })
+        })
+        .await
+        .unwrap();
+    found.0
+}
+
+/// Every text of `store`'s kept attempts and events, for secrets that must not be there.
+async fn everything_kept(store: &Store) -> String {
+    ota_gateway::store::row! { struct Kept { url: Option<String>, error: Option<String>, answer: Option<String>, gateway: Option<String> } }
+    let rows: Vec<Kept> = store
+        .read(|c| Box::pin(async move { c.query("SELECT url, error, answer, gateway FROM outbox_attempt", &[]).await }))
+        .await
+        .unwrap();
+    let errors: Vec<ota_gateway::store::Scalar<Option<String>>> = store
+        .read(|c| Box::pin(async move { c.query("SELECT last_error FROM outbox_event", &[]).await }))
+        .await
+        .unwrap();
+    format!("{rows:?} {:?}", errors.iter().map(|e| e.0.clone()).collect::<Vec<_>>())
+}
+
+/// A receiver that fails (HTTP 500) then succeeds: the booking's history (by its Client and by
+/// its Internal reference) lists both attempts in order, each with its status, latency, answer,
+/// gateway and the receiver URL without its user, password or query values, which appear
+/// nowhere in the history, the text, the JSON or the database.
+async fn a_failed_then_delivered_push_is_kept_attempt_by_attempt(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let receiver = Receiver::start().await;
+    let url = format!("http://gw:s3cret-pw@{}/notify?token=tok-s3cret&x=1", receiver.addr);
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &url], &arg);
+    receiver.then(&[(500, b"try later")]);
+    let store = db.open().await;
+    let internal = book(&gw, &store, "OBX-DLV1", 1).await;
+
+    let h = wait_history(&arg, "OBX-DLV1", "not delivered after a failure", |h| h[0]["state"] == "delivered").await;
+    assert_eq!(receiver.calls(), 2);
+    assert_eq!(h.as_array().unwrap().len(), 1, "{h:#}");
+    let e = &h[0];
+    assert_eq!((e["booking_ref"].as_str(), e["client_ref"].as_str()), (Some(internal.as_str()), Some("OBX-DLV1")));
+    assert_eq!(
+        (e["supplier_id"].as_str(), e["delivery"].as_str(), e["kept"].as_i64()),
+        (Some(SUPPLIER), Some("push"), Some(2))
+    );
+    let a = attempts(&h);
+    assert_eq!(a.len(), 2, "{h:#}");
+    assert_eq!((a[0]["outcome"].as_str(), a[0]["http_status"].as_i64()), (Some("failed"), Some(500)), "{h:#}");
+    assert_eq!(
+        (a[0]["answer"].as_str(), a[0]["error"].as_str()),
+        (Some("try later"), Some("HTTP 500 Internal Server Error"))
+    );
+    assert_eq!((a[1]["outcome"].as_str(), a[1]["http_status"].as_i64()), (Some("delivered"), Some(200)), "{h:#}");
+    assert!(a[1]["answer"].as_str().unwrap().contains("<Success/>"), "{h:#}");
+    assert!(
+        a[0]["id"].as_i64() < a[1]["id"].as_i64() && a[0]["at"].as_str() <= a[1]["at"].as_str(),
+        "oldest first: {h:#}"
+    );
+    assert!(a.iter().all(|a| a["latency_ms"].as_i64().is_some_and(|l| (0..5_000).contains(&l))), "{h:#}");
+    assert_eq!((a[0]["retransmission"].as_bool(), a[1]["retransmission"].as_bool()), (Some(false), Some(true)));
+    assert!(a.iter().all(|a| a["requested_by"].is_null()), "nobody asked: {h:#}");
+    let host = format!("http://{}/notify?token=***&x=***", receiver.addr);
+    assert!(a.iter().all(|a| a["url"].as_str() == Some(host.as_str())), "{host}: {h:#}");
+    assert!(a.iter().all(|a| a["gateway"].as_str().is_some_and(|g| g.contains(&format!("/{}/", gw.pid())))), "{h:#}");
+    // By the Internal reference: the same.
+    assert_eq!(json(&["outbox", "history", &internal], &arg), h);
+
+    // The text: one line per attempt, in order, with status and latency.
+    let text = ok(&["outbox", "history", "OBX-DLV1"], &arg);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("EVENT ") && lines[0].contains("delivered"), "{text}");
+    let first = lines.iter().position(|l| l.trim_start().starts_with("1 ")).unwrap();
+    let second = lines.iter().position(|l| l.trim_start().starts_with("2 ")).unwrap();
+    assert!(first < second, "{text}");
+    assert!(
+        lines[first].contains("failed") && lines[first].contains(" 500 ") && lines[first].contains(" ms"),
+        "{text}"
+    );
+    assert!(
+        lines[second].contains("delivered") && lines[second].contains(" 200 ") && lines[second].contains(" ms"),
+        "{text}"
+    );
+    assert!(text.contains("answer: \"try later\""), "{text}");
+
+    // The password, the user and the query's token appear nowhere.
+    let supplier = ok(&["outbox", "history", "--supplier", SUPPLIER], &arg);
+    let supplier_json = json(&["outbox", "history", "--supplier", SUPPLIER], &arg).to_string();
+    let kept = everything_kept(&store).await;
+    for shown in [&text, &h.to_string(), &supplier, &supplier_json, &kept] {
+        assert!(!shown.contains("s3cret") && !shown.contains("gw:") && !shown.contains("gw@"), "{shown}");
+    }
+    assert!(supplier.lines().nth(1).is_some_and(|l| l.contains("delivered") && l.contains("OBX-DLV1")), "{supplier}");
+
+    // An unknown reference, an unknown supplier: refused, saying so.
+    let (code, _, err) = as_user("ops-test", &["outbox", "history", "HTL-NOSUCHTHING"], &arg);
+    assert!(code == 1 && err.contains("no booking \"HTL-NOSUCHTHING\""), "{err}");
+    let (code, _, err) = as_user("ops-test", &["outbox", "history", "--supplier", "NOBODY"], &arg);
+    assert!(code == 1 && err.contains("no supplier \"NOBODY\""), "{err}");
+}
+
+/// `outbox resend` of a delivered event: the receiver gets it again (the same `MessageID`,
+/// `RetransmissionIndicator="true"`), kept as a retransmission asked for by `cli:USER`; a
+/// parked event is resent the same way (and listed by `--parked` and `--failing` until then);
+/// an unknown event is refused.
+async fn a_resend_reaches_the_receiver_again_as_a_retransmission(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let mut args = FAST.to_vec();
+    args.extend(["--outbox-max-attempts", "2"]);
+    let gw = GatewayProcess::start(&arg, &args).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    let store = db.open().await;
+    book(&gw, &store, "OBX-RSD1", 1).await;
+    let h = wait_history(&arg, "OBX-RSD1", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let id = h[0]["id"].as_i64().unwrap();
+    assert_eq!(receiver.calls(), 1);
+    assert!(receiver.got.lock().unwrap()[0].contains(r#"RetransmissionIndicator="false""#));
+
+    let (code, out, err) = as_user("ops-anna", &["outbox", "resend", &id.to_string()], &arg);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("event {id} (was delivered)")) && out.contains("cli:ops-anna"), "{out}");
+    let h = wait_history(&arg, "OBX-RSD1", "not delivered again", |h| {
+        attempts(h).len() == 2 && h[0]["state"] == "delivered"
+    })
+    .await;
+    assert_eq!(receiver.calls(), 2, "the receiver got it again");
+    let again = receiver.got.lock().unwrap()[1].clone();
+    assert!(again.contains(r#"RetransmissionIndicator="true""#), "{again}");
+    assert_eq!(event_of(&again).map(|e| e.0), Some(id.to_string()), "the same MessageID");
+    let a = attempts(&h);
+    assert_eq!((a[1]["outcome"].as_str(), a[1]["retransmission"].as_bool()), (Some("delivered"), Some(true)), "{h:#}");
+    assert_eq!(a[1]["requested_by"].as_str(), Some("cli:ops-anna"), "{h:#}");
+    assert_eq!(a[0]["requested_by"], Value::Null);
+    assert_eq!(h[0]["resent_by"].as_str(), Some("cli:ops-anna"));
+    assert!(ok(&["outbox", "history", "OBX-RSD1"], &arg).contains("yes, asked by cli:ops-anna"));
+    let audit = json(&["audit", "list", "--actor", "cli:ops-anna"], &arg);
+    assert_eq!(audit[0]["action"].as_str(), Some("outbox.resend"), "{audit:#}");
+
+    // A parked event: listed as parked and failing, then resent and delivered.
+    receiver.then(&[(503, b"down"), (503, b"down")]);
+    book(&gw, &store, "OBX-RSD2", 2).await;
+    let h = wait_history(&arg, "OBX-RSD2", "not parked", |h| h[0]["state"] == "parked").await;
+    let parked = h[0]["id"].as_i64().unwrap();
+    let a = attempts(&h);
+    assert_eq!(a.iter().map(|a| a["outcome"].as_str().unwrap()).collect::<Vec<_>>(), ["failed", "parked"], "{h:#}");
+    for filter in ["--parked", "--failing"] {
+        let listed = json(&["outbox", "history", "--supplier", SUPPLIER, filter], &arg);
+        let ids: Vec<i64> = listed.as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect();
+        assert_eq!(ids, [parked], "{filter}: {listed:#}");
+        assert_eq!(listed[0]["last_http_status"].as_i64(), Some(503));
+    }
+    let r = json(&["outbox", "resend", &parked.to_string()], &arg);
+    assert_eq!(
+        (r["was"].as_str(), r["delivery"].as_str(), r["requested_by"].as_str()),
+        (Some("parked"), Some("push"), Some("cli:ops-test")),
+        "{r:#}"
+    );
+    let h = wait_history(&arg, "OBX-RSD2", "not delivered after the resend", |h| h[0]["state"] == "delivered").await;
+    let a = attempts(&h);
+    assert_eq!(a.len(), 3, "{h:#}");
+    assert_eq!((a[2]["outcome"].as_str(), a[2]["requested_by"].as_str()), (Some("delivered"), Some("cli:ops-test")));
+    assert!(json(&["outbox", "history", "--supplier", SUPPLIER, "--parked"], &arg).as_array().unwrap().is_empty());
+    assert!(json(&["outbox", "history", "--supplier", SUPPLIER, "--failing"], &arg).as_array().unwrap().is_empty());
+
+    // An unknown event: refused, saying so; nothing sent.
+    let calls = receiver.calls();
+    let (code, out, err) = as_user("ops-test", &["outbox", "resend", "999999"], &arg);
+    assert!(code == 1 && err.contains("no event 999999"), "{out}{err}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.calls(), calls);
+}
+
+/// A supplier that pulls: each read that gives an event and each acknowledgement is kept;
+/// `--unacked-after 30` lists the event not acknowledged 30 minutes after it was written, not
+/// the acknowledged one; a resend of the acknowledged one is given again by the next read,
+/// kept as a retransmission asked for by the operator.
+async fn unacked_after_lists_an_unacknowledged_pull_event_only(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let store = db.open().await;
+    let acked = book(&gw, &store, "OBX-PUL1", 1).await;
+    let unacked = book(&gw, &store, "OBX-PUL2", 2).await;
+    let read = pull(&urls).await;
+    assert_eq!(read.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), [acked.clone(), unacked.clone()]);
+    let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[0].0.clone(), read[0].2.clone())])).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    // Both were written 31 minutes ago.
+    store
+        .write_now(|c| {
+            Box::pin(async move {
+                c.execute("UPDATE outbox_event SET created_at = created_at - 31 * 60000", &[]).await?;
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+
+    let listed = json(&["outbox", "history", "--supplier", SUPPLIER, "--unacked-after", "30"], &arg);
+    let refs: Vec<&str> = listed.as_array().unwrap().iter().map(|e| e["booking_ref"].as_str().unwrap()).collect();
+    assert_eq!(refs, [unacked.as_str()], "{listed:#}");
+    assert_eq!((listed[0]["delivery"].as_str(), listed[0]["last_outcome"].as_str()), (Some("pull"), Some("pulled")));
+    assert!(
+        json(&["outbox", "history", "--supplier", SUPPLIER, "--unacked-after", "45"], &arg)
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let text = ok(&["outbox", "history", "--supplier", SUPPLIER, "--unacked-after", "30"], &arg);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("OBX-PUL2") && !text.contains("OBX-PUL1"), "{text}");
+
+    let h = json(&["outbox", "history", "OBX-PUL1"], &arg);
+    let a = attempts(&h);
+    assert_eq!(
+        a.iter().map(|a| a["outcome"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["pulled", "acknowledged"],
+        "{h:#}"
+    );
+    assert!(a.iter().all(|a| a["gateway"].as_str().is_some_and(|g| g.contains(&format!("/{}/", gw.pid())))), "{h:#}");
+    assert_eq!(h[0]["state"].as_str(), Some("delivered"));
+
+    // The acknowledged event resent: the next read gives it again, as a retransmission.
+    let id = h[0]["id"].as_i64().unwrap();
+    let r = json(&["outbox", "resend", &id.to_string()], &arg);
+    assert_eq!((r["was"].as_str(), r["delivery"].as_str()), (Some("delivered"), Some("pull")), "{r:#}");
+    let read = pull(&urls).await;
+    assert!(read.iter().any(|r| r.0 == acked), "given again: {read:?}");
+    let h = json(&["outbox", "history", "OBX-PUL1"], &arg);
+    let a = attempts(&h);
+    assert_eq!(a.len(), 3, "{h:#}");
+    assert_eq!(
+        (a[2]["outcome"].as_str(), a[2]["retransmission"].as_bool(), a[2]["requested_by"].as_str()),
+        (Some("pulled"), Some(true), Some("cli:ops-test")),
+        "{h:#}"
+    );
+
+    // The booking is cancelled and both its events acknowledged: past the outbox's retention
+    // its first event goes with its attempts; its last stays, with its own.
+    let body = post(&urls, 0, "/bookcancel", &crate::outbox::cancel("OBX-PUL1")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let read = pull(&urls).await;
+    let taken: Vec<(String, String)> = read.iter().map(|r| (r.0.clone(), r.2.clone())).collect();
+    let body = post(&urls, 0, "/notifreport", &notif_report(&taken)).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    let kept = |event: i64| {
+        let store = store.clone();
+        async move {
+            let n: ota_gateway::store::Scalar<i64> = store
+                .read(move |c| {
+                    Box::pin(async move {
+                        c.query_one("SELECT count(*) FROM outbox_attempt WHERE event_id = $1", &[&event]).await
+                    })
+                })
+                .await
+                .unwrap();
+            n.0
+        }
+    };
+    let h = json(&["outbox", "history", "OBX-PUL1"], &arg);
+    let last = h[1]["id"].as_i64().unwrap();
+    assert_eq!(
+        (kept(id).await, kept(last).await),
+        (5, 2),
+        "pulled, acknowledged, pulled (resent), pulled, acknowledged: {h:#}"
+    );
+    let deleted =
+        ota_gateway::outbox::admin::purge(&store, chrono::Utc::now() + chrono::Duration::minutes(1)).await.unwrap();
+    assert_eq!(deleted, 1, "the booking's first event (the others are each booking's last)");
+    assert_eq!((kept(id).await, kept(last).await), (0, 2), "its attempts went with it");
+    assert_eq!(json(&["outbox", "history", "OBX-PUL1"], &arg).as_array().unwrap().len(), 1);
+}
+
+/// A hostile receiver: an answer of 100 KiB full of markup, terminal escapes, CR/LF and NUL is
+/// kept bounded (its first 4 KiB, its declared length beside it; the outbox reads no more), on both backends (NUL cannot be
+/// stored in a PostgreSQL text: it is replaced), and printed escaped: the text is one line per
+/// answer with no control character in it.
+async fn a_hostile_answer_is_kept_bounded_and_shown_escaped(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    let mut huge = b"<script>alert(1)</script>\x1b[31mRED\r\nFAKE LINE\0\xff".to_vec();
+    while huge.len() < 100 * 1024 {
+        huge.extend_from_slice(b"\x1b[2J<img src=x onerror=alert(2)>\r\n");
+    }
+    let small = b"<OTA_HotelResNotifRS xmlns=\"http://www.opentravel.org/OTA/2003/05\"><Errors><Error Type=\"3\">\x1b]0;owned\x07\r\nno</Error></Errors></OTA_HotelResNotifRS>";
+    receiver.then(&[(500, &huge), (200, small)]);
+    book(&gw, &db.open().await, "OBX-HOST", 1).await;
+    let h = wait_history(&arg, "OBX-HOST", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let a = attempts(&h);
+    assert_eq!(a.len(), 3, "{h:#}");
+    let first = a[0]["answer"].as_str().unwrap();
+    assert!(
+        first.len() <= 4 * 1024 + 8 && first.starts_with("<script>alert(1)</script>\u{1b}[31mRED\r\n"),
+        "{first:?}"
+    );
+    assert!(!first.contains('\0') && first.contains('\u{FFFD}'), "{first:?}");
+    assert_eq!(a[0]["answer_bytes"].as_i64(), Some(huge.len() as i64), "its declared length: {h:#}");
+    assert!(a[0]["error"].as_str().unwrap().contains("over 64 KiB"), "{h:#}");
+    assert_eq!((a[1]["outcome"].as_str(), a[1]["http_status"].as_i64()), (Some("failed"), Some(200)));
+    assert!(a[1]["error"].as_str().unwrap().contains("not an OTA_HotelResNotifRS"), "{h:#}");
+    assert!(a[1]["answer"].as_str().unwrap().contains("\u{1b}]0;owned\u{7}"), "kept as sent");
+    let text = ok(&["outbox", "history", "OBX-HOST"], &arg);
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "a control character printed: {text:?}");
+    let answers: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("answer")).collect();
+    assert_eq!(answers.len(), 3, "one line per answer: {text}");
+    assert!(
+        answers[0].contains(r"\u{1b}[31mRED\r\nFAKE LINE")
+            && answers[0].contains(&format!("(the first 4 KiB of {} bytes)", huge.len())),
+        "{}",
+        answers[0]
+    );
+    assert!(!text.lines().any(|l| l.starts_with("FAKE LINE")), "{text}");
+}
+
+/// The console's Deliveries page, over HTTP: a booking's attempts of a delivery that failed
+/// then succeeded are listed (the receiver's hostile answer as text); a supplier's deliveries
+/// with a filter; an admin's resend from the page (with its CSRF token) reaches the receiver,
+/// asked for by the admin; a viewer sees no resend button and its resend is refused (403), as
+/// is one without the CSRF token; nothing is sent for either.
+async fn the_console_shows_deliveries_and_resends_for_admins_only(b: Backend) {
+    use crate::support::console::ConsoleServer;
+    use ota_gateway::operators::Role;
+    let console = ConsoleServer::start(b).await;
+    let arg = console.db.as_ref().unwrap().arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    receiver.then(&[(500, b"<script>alert(1)</script>try later")]);
+    book(&gw, console.store(), "OBX-CON1", 1).await;
+    let h = wait_history(&arg, "OBX-CON1", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let id = h[0]["id"].as_i64().unwrap();
+
+    let ann = console.login_as("ann", Role::Admin).await;
+    let vic = console.login_as("vic", Role::Viewer).await;
+    let page = vic.get("/deliveries?ref=OBX-CON1").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    crate::console::assert_nothing_inline("deliveries", &page.body);
+    let body = &page.body;
+    let (failed, delivered) = (body.find("<td>failed</td>").unwrap(), body.find("<td>delivered</td>").unwrap());
+    assert!(failed < delivered, "oldest first: {body}");
+    assert!(body.contains("<td>500</td>") && body.contains("<td>200</td>") && body.contains(" ms</td>"), "{body}");
+    assert!(
+        body.contains("&lt;script&gt;alert(1)&lt;/script&gt;try later") && !body.contains("<script>alert"),
+        "{body}"
+    );
+    assert!(!body.contains("/resend"), "no resend button for a viewer");
+    assert!(ann.get("/deliveries?ref=OBX-CON1").await.body.contains(&format!("/deliveries/{id}/resend")));
+    let listed = vic.get(&format!("/deliveries?supplier={SUPPLIER}")).await;
+    assert!(listed.status == 200 && listed.body.contains("OBX-CON1"), "{}", listed.body);
+    let failing = vic.get(&format!("/deliveries?supplier={SUPPLIER}&failing=on&unacked_after=0")).await;
+    assert!(failing.body.contains("No delivery matches."), "{}", failing.body);
+    let unknown = vic.get("/deliveries?ref=%3Cb%3Enope").await;
+    assert!(unknown.status == 404 && unknown.body.contains("no booking &quot;&lt;b&gt;nope&quot;"), "{}", unknown.body);
+
+    // A viewer's resend, and one without the CSRF token: refused, nothing sent.
+    let path = format!("/deliveries/{id}/resend");
+    assert_eq!(vic.post(&path, &[("ref", "OBX-CON1")]).await.status, 403);
+    assert_eq!(ann.post_raw(&path, &[("ref", "OBX-CON1")]).await.status, 403);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.calls(), 2, "nothing resent");
+    assert_eq!(json(&["outbox", "history", "OBX-CON1"], &arg)[0]["resent_by"], Value::Null);
+
+    // An admin's resend reaches the receiver, asked for by the admin.
+    let done = ann.post(&path, &[("ref", "OBX-CON1")]).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(done.body.contains(&format!("Event {id} (was delivered) will be sent again")), "{}", done.body);
+    let h =
+        wait_history(&arg, "OBX-CON1", "not resent", |h| attempts(h).len() == 3 && h[0]["state"] == "delivered").await;
+    assert_eq!(receiver.calls(), 3);
+    assert_eq!(attempts(&h)[2]["requested_by"].as_str(), Some("ann"), "{h:#}");
+    assert!(ann.get("/deliveries?ref=OBX-CON1").await.body.contains("yes, asked by ann"));
+    // The audit trail has it: who, from where, which event.
+    let audit = json(&["audit", "list", "--actor", "ann"], &arg);
+    let resend = audit.as_array().unwrap().iter().find(|e| e["action"] == "outbox.resend").expect("audited");
+    let target = resend["target"].as_str().unwrap_or_default();
+    assert!(target.starts_with(&format!("event {id} of hotel HTL-")), "{audit:#}");
+    assert_eq!(
+        (resend["old"].as_str(), resend["address"].as_str()),
+        (Some("delivered"), Some("127.0.0.1")),
+        "{audit:#}"
+    );
+    // An unknown event: refused, saying so.
+    let missing = ann.post("/deliveries/999999/resend", &[]).await;
+    assert!(missing.status == 404 && missing.body.contains("no event 999999"), "{}", missing.body);
+}
+
+/// What keeping an attempt adds to a delivery: the settling write of a delivered event (its
+/// own transaction, committed, as every gateway does it) with the attempt row and without it,
+/// interleaved, 200 each; and the space an attempt with a 300-byte answer takes (10,000 rows).
+/// Prints the figures (`-- --nocapture`); asserts only that an attempt row stays under 1 KiB.
+async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
+    use ota_gateway::outbox::repo;
+    let db = TestDb::new(b).await;
+    let store = db.open().await;
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    let n: i64 = 400;
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                for i in 0..n {
+                    c.execute(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ('hotel', $1, 'HTL00042', 1, 'SUP-DEMO', 'new', 1, 1, 1, 1)",
+                        &[&format!("COST-{i}")],
+                    )
+                    .await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let ids: Vec<ota_gateway::store::Scalar<i64>> = store
+        .read(|c| Box::pin(async move { c.query("SELECT id FROM outbox_event ORDER BY id", &[]).await }))
+        .await
+        .unwrap();
+    let answer = format!(
+        "<OTA_HotelResNotifRS xmlns=\"http://www.opentravel.org/OTA/2003/05\" Version=\"2016.1\" EchoToken=\"1\"><Success/>{}</OTA_HotelResNotifRS>",
+        " ".repeat(180)
+    );
+    let attempt = |id: i64| repo::NewAttempt {
+        event_id: id,
+        outcome: "delivered",
+        at: 1,
+        gateway: "host-name-01/123456/0123abcd".into(),
+        url: Some("https://pms.example.com/ota/notifications?token=***".into()),
+        http_status: Some(200),
+        error: None,
+        latency_ms: Some(12),
+        answer: Some(answer.clone()),
+        answer_bytes: Some(answer.len() as i64),
+        retransmission: false,
+        requested_by: None,
+    };
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for (i, ota_gateway::store::Scalar(id)) in ids.iter().copied().enumerate() {
+        let keep = (i % 2 == 0).then(|| attempt(id));
+        let started = Instant::now();
+        let kept = keep.is_some();
+        store
+            .write_now(move |c| {
+                Box::pin(async move {
+                    repo::delivered(c, id, 2, None).await?;
+                    if let Some(a) = &keep {
+                        repo::record_attempt(c, a).await?;
+                    }
+                    Ok::<_, ota_gateway::store::StoreError>(())
+                })
+            })
+            .await
+            .unwrap();
+        let took = started.elapsed().as_secs_f64() * 1000.0;
+        if kept { with.push(took) } else { without.push(took) }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (w, wo) = (median(&mut with), median(&mut without));
+
+    // Space: 10,000 more attempts.
+    let size = |store: &Store| {
+        let store = store.clone();
+        async move {
+            let sql = if b == Backend::Sqlite {
+                "SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())"
+            } else {
+                "SELECT pg_total_relation_size('outbox_attempt')"
+            };
+            let s: ota_gateway::store::Scalar<i64> =
+                store.read(move |c| Box::pin(async move { c.query_one(sql, &[]).await })).await.unwrap();
+            s.0
+        }
+    };
+    let before = size(&store).await;
+    let rows: Vec<repo::NewAttempt> = (0..10_000).map(|i| attempt(ids[i % ids.len()].0)).collect();
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                for a in &rows {
+                    repo::record_attempt(c, a).await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let per_row = (size(&store).await - before) as f64 / 10_000.0;
+    eprintln!(
+        "{b:?}: a delivery's settling commit, median of 200 each: {w:.2} ms with the attempt kept, {wo:.2} ms without ({:+.2} ms); an attempt with a {}-byte answer takes {per_row:.0} bytes (10,000 rows, index included)",
+        w - wo,
+        answer.len()
+    );
+    assert!(per_row < 1024.0, "{per_row} bytes per attempt");
+}
+
+/// On the database: a resend that comes while a gateway delivers the event is not settled by
+/// the delivery in flight (delivered, failed or parked: the event stays pending, its lease given
+/// back, due at once); the next taking marks it a retransmission. An event retried after it was
+/// parked is a retransmission too (an attempt of it is kept).
+async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
+    use ota_gateway::outbox::repo;
+    let db = TestDb::new(b).await;
+    let store = db.open().await;
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", "http://127.0.0.1:9/n"], &db.arg());
+    store
+        .write_now(|c| {
+            Box::pin(async move {
+                for r in ["R-1", "R-2", "R-3", "R-4"] {
+                    c.execute(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ('hotel', $1, 'HTL00042', 1, 'SUP-DEMO', 'new', 1, 1, 1, 1)",
+                        &[&r],
+                    )
+                    .await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let take = |now: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .write_now(move |c| Box::pin(async move { repo::take_due(c, now, now + 60_000, 32, 8, "gw").await }))
+                .await
+                .unwrap()
+        }
+    };
+    let state = |id: i64| {
+        let store = store.clone();
+        async move {
+            ota_gateway::outbox::admin::list(&store, None, None, 10)
+                .await
+                .unwrap()
+                .into_iter()
+                .find(|e| e.id == id)
+                .unwrap()
+        }
+    };
+    let taken = take(10).await;
+    assert_eq!(taken.len(), 4);
+    assert!(taken.iter().all(|e| !e.retransmission && e.resent_at.is_none()));
+    let (a, b2, c3, d4) = (taken[0].id, taken[1].id, taken[2].id, taken[3].id);
+    // Three are resent while in flight; the fourth is not.
+    for id in [a, b2, c3] {
+        ota_gateway::outbox::admin::resend(
+            &store,
+            id,
+            &ota_gateway::audit::Actor { name: "ops".into(), address: None },
+        )
+        .await
+        .unwrap();
+    }
+    let settle = |f: fn(i64) -> &'static str, id: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .write_now(move |c| {
+                    Box::pin(async move {
+                        match f(id) {
+                            "delivered" => repo::delivered(c, id, 20, None).await,
+                            "failed" => repo::failed(c, id, 99_999_999, "HTTP 500", None).await,
+                            _ => repo::parked(c, id, "HTTP 500", None).await,
+                        }
+                    })
+                })
+                .await
+                .unwrap()
+        }
+    };
+    assert!(!settle(|_| "delivered", a).await, "a delivery in flight does not settle a resent event");
+    assert!(!settle(|_| "failed", b2).await);
+    assert!(!settle(|_| "parked", c3).await);
+    assert!(settle(|_| "parked", d4).await, "not resent: parked");
+    for id in [a, b2, c3] {
+        let e = state(id).await;
+        assert_eq!(e.state, "pending", "{e:?}");
+    }
+    // Due at once, marked a retransmission asked for by the operator.
+    let again = take(ota_gateway::outbox::deliver::now_ms() + 1_000).await;
+    assert_eq!(again.iter().map(|e| e.id).collect::<Vec<_>>(), [a, b2, c3]);
+    assert!(again.iter().all(|e| e.retransmission && e.resent_by.as_deref() == Some("ops")), "{again:?}");
+    // Settled with the resend as it was when taken: settled.
+    let as_taken = again[0].resent_at;
+    assert!(as_taken.is_some());
+    let settled =
+        store.write_now(move |c| Box::pin(async move { repo::delivered(c, a, 40, as_taken).await })).await.unwrap();
+    assert!(settled, "the attempt taken after the resend settles it");
+    assert_eq!(state(a).await.state, "delivered");
+
+    // A parked event with a kept attempt, retried: a retransmission.
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                repo::record_attempt(
+                    c,
+                    &repo::NewAttempt { event_id: d4, outcome: "parked", at: 15, ..Default::default() },
+                )
+                .await
+            })
+        })
+        .await
+        .unwrap();
+    ota_gateway::outbox::admin::retry(&store, Some(d4)).await.unwrap();
+    let retried = take(ota_gateway::outbox::deliver::now_ms() + 1_000).await;
+    let d = retried.iter().find(|e| e.id == d4).unwrap();
+    assert!(d.retransmission && d.resent_at.is_none(), "{d:?}");
+}
+
+backend_tests!(
+    a_resend_during_a_delivery_asks_for_another_attempt,
+    keeping_an_attempt_costs_one_row_in_the_same_commit,
+    the_console_shows_deliveries_and_resends_for_admins_only,
+    a_failed_then_delivered_push_is_kept_attempt_by_attempt,
+    a_resend_reaches_the_receiver_again_as_a_retransmission,
+    unacked_after_lists_an_unacknowledged_pull_event_only,
+    a_hostile_answer_is_kept_bounded_and_shown_escaped
+);
