@@ -22,6 +22,7 @@ mod architecture;
 mod attacker;
 mod auth;
 mod backup;
+mod bookings;
 mod compression;
 mod consistency;
 mod durability;

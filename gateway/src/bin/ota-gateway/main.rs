@@ -6,6 +6,8 @@
 //! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
 //! - `ota-gateway requestor add|passwd|disable|enable|list|allow` administers the partners
 //!   (passwords from a prompt or stdin, never from the command line);
+//! - `ota-gateway bookings search|show` finds any booking, hotel or activity, and shows one with
+//!   its history, transaction-log entries and outbox events;
 //! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
 //!   ones again;
 //! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
@@ -18,6 +20,7 @@
 //!   the answer.
 
 mod backup;
+mod bookings;
 mod import;
 mod log;
 mod migrate;
@@ -54,6 +57,8 @@ enum Command {
     /// Administers the requestors (partners): running gateways serve each change within a
     /// second.
     Requestor(requestor::Args),
+    /// Finds any booking, hotel or activity (search), and shows one whole (show).
+    Bookings(bookings::Args),
     /// The outbox: the booking events for suppliers (see gateway/README.md, "Bookings out to
     /// suppliers").
     Outbox(outbox::Args),
@@ -84,6 +89,7 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve::run(*args).await,
         Command::Import(args) => import::run(args).await,
         Command::Requestor(args) => requestor::run(args).await,
+        Command::Bookings(args) => bookings::run(args).await,
         Command::Outbox(args) => outbox::run(args).await,
         Command::Log(args) => log::run(args).await,
         Command::Replay(args) => replay::run(args).await,
