@@ -10,9 +10,10 @@ use super::repo::{self, bookings::CommitError};
 use super::rules::{self, ADULT, AvailabilityMode};
 use crate::errors::{Problem, warnings};
 use crate::shared::action::{Action, Asked};
-use crate::shared::booking::{Committed, Kind};
+use crate::shared::booking::{Committed, Kind, RESERVED};
 use crate::shared::context::{Ctx, OpError};
 use crate::shared::events::{self, EventKind};
+use crate::shared::history::{self, By, Change, State};
 use crate::shared::lang::Languages;
 use crate::shared::policy_repo::{self, ACTIVITY_RULES};
 use crate::store::Conn;
@@ -338,6 +339,8 @@ async fn commit(
     // not change what was sold.
     let policy = policy_repo::policy_of(c, ACTIVITY_RULES, &key.activity_id).await?;
     repo::bookings::insert_penalties(c, id, &policy.penalties(b.start)).await?;
+    let state = State { status: RESERVED, total: b.total, currency: &b.currency };
+    history::record(c, Kind::Activity, &reference, Change::Created, By::Partner(requestor), now, state).await?;
     if let Some(pk) = &b.pickup {
         // The supplier of the pickup hotel is told, in the same transaction.
         events::record(c, Kind::Activity, &reference, &pk.location_name, EventKind::New, None, now.timestamp_millis())

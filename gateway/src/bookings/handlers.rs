@@ -20,8 +20,10 @@ use crate::hotels::repo::{self as hotel_repo, find::Lookup, rooms::InventoryErro
 use crate::hotels::rules::{inventory, next_update, outbox as hotel_outbox};
 use crate::hotels::{self, mapping as hotel_mapping};
 use crate::shared::action::Action;
+use crate::shared::booking::{CANCELLED, Kind};
 use crate::shared::cancellation::Cancellation;
 use crate::shared::context::{Ctx, OpError, now_in};
+use crate::shared::history::{self, By, Change, State};
 use crate::shared::lang::Languages;
 use crate::shared::mapping::list_entry;
 use crate::store::Conn;
@@ -331,19 +333,27 @@ impl Job {
                             })?;
                         // In the same transaction: the suppliers of its hotels are told.
                         hotel_repo::save::record_events(c, &after, &hotel_outbox::events(Some(stored), &after)).await?;
+                        let change = if after.is_cancelled() { Change::Cancelled } else { Change::Modified };
+                        hotel_repo::save::record_change(c, &after, change, By::Partner(&self.owner)).await?;
                         true
                     } else {
                         false
                     }
                 }
                 Found::Activity(s, _) => {
-                    activity_repo::bookings::cancel(
+                    let cancelled = activity_repo::bookings::cancel(
                         c,
                         s,
                         Cancellation { at: outcome.at, penalty: outcome.cost.amount },
                         self.utc,
                     )
-                    .await?
+                    .await?;
+                    if let (true, Some(reference)) = (cancelled, &s.booking.reference) {
+                        let state = State { status: CANCELLED, total: s.booking.total, currency: &s.booking.currency };
+                        let by = By::Partner(&self.owner);
+                        history::record(c, Kind::Activity, reference, Change::Cancelled, by, self.utc, state).await?;
+                    }
+                    cancelled
                 }
             };
             if done {

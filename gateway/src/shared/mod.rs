@@ -2,8 +2,8 @@
 //! Commit ([`action`]), cancellation policies and penalties ([`cancellation`], stored by
 //! `policy_repo`), the values of
 //! import files and requests ([`values`]) and the gateway's own booking references
-//! ([`reference`](mod@reference)), and the outbox event every booking change writes
-//! ([`events`]).
+//! ([`reference`](mod@reference)), and the outbox event and history row every booking change
+//! writes ([`events`], [`history`]).
 //!
 //! | file | what |
 //! |---|---|
@@ -15,6 +15,7 @@
 //! | `register` | the register of Client references, claimed in a booking's transaction |
 //! | [`reference`](mod@reference) | the gateway's own booking references |
 //! | [`events`] | the outbox event every booking change writes in its transaction |
+//! | [`history`] | the history row every booking change writes in its transaction; the surname key |
 //! | [`mapping`] | message pieces both kinds write: totals, penalties, guests, list lines |
 //! | [`import`] | the import error and the JSON reader that names a bad entry's path |
 //! | [`values`] | the values of import files and requests: codes, currencies, amounts, dates |
@@ -26,6 +27,7 @@ pub mod booking;
 pub mod cancellation;
 pub mod context;
 pub mod events;
+pub mod history;
 pub mod import;
 pub mod lang;
 pub mod log_text;

@@ -47,6 +47,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0017_outbox.sql", include_str!("../../migrations/sqlite/0017_outbox.sql")),
     ("0018_txlog.sql", include_str!("../../migrations/sqlite/0018_txlog.sql")),
     ("0019_console.sql", include_str!("../../migrations/sqlite/0019_console.sql")),
+    ("0020_booking_search.sql", include_str!("../../migrations/sqlite/0020_booking_search.sql")),
     ("0021_outbox_attempts.sql", include_str!("../../migrations/sqlite/0021_outbox_attempts.sql")),
 ];
 
@@ -71,6 +72,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0014_outbox.sql", include_str!("../../migrations/postgres/0014_outbox.sql")),
     ("0015_txlog.sql", include_str!("../../migrations/postgres/0015_txlog.sql")),
     ("0016_console.sql", include_str!("../../migrations/postgres/0016_console.sql")),
+    ("0017_booking_search.sql", include_str!("../../migrations/postgres/0017_booking_search.sql")),
     ("0018_outbox_attempts.sql", include_str!("../../migrations/postgres/0018_outbox_attempts.sql")),
 ];
 

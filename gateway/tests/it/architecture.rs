@@ -16,7 +16,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         "entry: the process and its background tasks, transport, dispatch, the process's state, the content snapshot, the import command",
         &["server", "http", "operation", "state", "content", "import", "console"],
     ),
-    ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
+    ("bookings of either kind: the read and the cancel, finding any booking; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     (
         "who calls: requestors, their authentication and their limits; the console's operators",

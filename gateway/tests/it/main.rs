@@ -24,6 +24,7 @@ mod architecture;
 mod attacker;
 mod auth;
 mod backup;
+mod bookings;
 mod browser;
 mod compression;
 mod consistency;

@@ -8,6 +8,7 @@ use crate::activities::booking::{Booking, Participant, Pickup};
 use crate::shared::booking::{BookingHead, Kind, ListDate};
 use crate::shared::cancellation::{Cancellation, Penalty};
 use crate::shared::events::{self, EventKind};
+use crate::shared::history;
 use crate::shared::policy_repo::PenaltyRow;
 use crate::shared::reference;
 use crate::shared::register::{self, Claim};
@@ -85,9 +86,20 @@ pub(crate) async fn insert(
         .await?;
     for (position, p) in b.participants.iter().enumerate() {
         c.execute(
-            "INSERT INTO activity_booking_participant (booking_id, participant_id, position, category, age, name_prefix, given_name, surname, amount)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[&id, &p.participant_id, &(position as i64), &p.category, &p.age, &p.name_prefix, &p.given_name, &p.surname, &p.amount],
+            "INSERT INTO activity_booking_participant (booking_id, participant_id, position, category, age, name_prefix, given_name, surname, amount, surname_key)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            &[
+                &id,
+                &p.participant_id,
+                &(position as i64),
+                &p.category,
+                &p.age,
+                &p.name_prefix,
+                &p.given_name,
+                &p.surname,
+                &p.amount,
+                &p.surname.as_deref().map(history::surname_key),
+            ],
         )
         .await?;
     }

@@ -8,6 +8,8 @@
 //!   (passwords from a prompt or stdin, never from the command line);
 //! - `ota-gateway operator add|passwd|disable|enable|list` administers the console's operators;
 //! - `ota-gateway audit list` reads the audit trail (every change, who, when, from where);
+//! - `ota-gateway bookings search|show` finds any booking, hotel or activity, and shows one with
+//!   its history, transaction-log entries and outbox events;
 //! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
 //!   ones again;
 //! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
@@ -21,6 +23,7 @@
 
 mod audit;
 mod backup;
+mod bookings;
 mod import;
 mod log;
 mod migrate;
@@ -62,6 +65,8 @@ enum Command {
     Audit(audit::Args),
     /// Administers the console's operators (admin or viewer; passwords from a prompt or stdin).
     Operator(operator::Args),
+    /// Finds any booking, hotel or activity (search), and shows one whole (show).
+    Bookings(bookings::Args),
     /// The outbox: the booking events for suppliers (see gateway/README.md, "Bookings out to
     /// suppliers").
     Outbox(outbox::Args),
@@ -94,6 +99,7 @@ async fn main() -> ExitCode {
         Command::Requestor(args) => requestor::run(args).await,
         Command::Audit(args) => audit::run(args).await,
         Command::Operator(args) => operator::run(args).await,
+        Command::Bookings(args) => bookings::run(args).await,
         Command::Outbox(args) => outbox::run(args).await,
         Command::Log(args) => log::run(args).await,
         Command::Replay(args) => replay::run(args).await,

@@ -33,6 +33,7 @@ use super::rules::{self, BASE, MAX_PROBLEMS, inventory};
 use crate::errors::{Problem, warnings};
 use crate::shared::action::{Action, Asked};
 use crate::shared::context::{Ctx, OpError};
+use crate::shared::history::{self, By};
 use crate::shared::lang::Languages;
 use crate::shared::register;
 use crate::store::Conn;
@@ -310,6 +311,8 @@ impl Change {
         repo::rooms::apply_inventory(c, &taken, false).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         // In the same transaction: the suppliers of its hotels are told.
         repo::save::record_events(c, &desired, &rules::outbox::events(Some(&stored), &desired)).await?;
+        let change = if desired.is_cancelled() { history::Change::Cancelled } else { history::Change::Modified };
+        repo::save::record_change(c, &desired, change, By::Partner(&self.owner)).await?;
         Ok(desired)
     }
 }

@@ -15,6 +15,7 @@ use crate::hotels::rules::reservation::{self as rules, Asker, ROOM_STAYS};
 use crate::shared::action::{Action, Asked};
 use crate::shared::booking::Committed;
 use crate::shared::context::{Ctx, OpError};
+use crate::shared::history::{By, Change};
 use crate::shared::lang::Languages;
 use crate::store::Conn;
 
@@ -93,5 +94,6 @@ async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed<Booking>, Com
     repo::save::insert(c, &booked).await?;
     repo::rooms::apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
     repo::save::record_events(c, &booked, &crate::hotels::rules::outbox::events(None, &booked)).await?;
+    repo::save::record_change(c, &booked, Change::Created, By::Partner(&booked.owner)).await?;
     Ok(Committed::New(booked))
 }

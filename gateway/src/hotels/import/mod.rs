@@ -16,6 +16,7 @@ use super::repo;
 use super::rules::inventory;
 use crate::shared::booking::Kind;
 use crate::shared::cancellation;
+use crate::shared::history::{By, Change};
 use crate::shared::import::ImportError;
 use crate::shared::register::{self, Claim};
 use crate::shared::values;
@@ -130,6 +131,8 @@ pub(crate) async fn write(c: &mut Conn<'_>, imported: &ImportedHotels) -> Result
             }
         }
         repo::save::insert(c, &priced).await?;
+        let change = if before.is_some() { Change::Modified } else { Change::Created };
+        repo::save::record_change(c, &priced, change, By::Operator("import")).await?;
         // An imported booking records what exists: its rooms count as sold even beyond those on sale.
         let taken = inventory::change(before.as_ref(), Some(&priced));
         repo::rooms::apply_inventory(c, &taken, true).await.map_err(|e| match e {

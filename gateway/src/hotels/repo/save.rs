@@ -11,6 +11,7 @@ use super::signed;
 use crate::hotels::booking::{Booking, TransferPoint};
 use crate::shared::booking::Kind;
 use crate::shared::events::{self, EventKind};
+use crate::shared::history::{self, By, Change, State};
 use crate::shared::reference;
 use crate::shared::register::{self, Claim};
 use crate::store::{Conn, Scalar, Sequence, StoreError};
@@ -133,9 +134,20 @@ pub(crate) async fn update(c: &mut Conn<'_>, id: i64, b: &Booking, read_at: Naiv
 async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), StoreError> {
     for (pos, g) in b.guests.iter().enumerate() {
         c.execute(
-            "INSERT INTO hotel_booking_guest (booking_id, rph, position, age_qualifying_code, birth_date, name_prefix, given_name, surname, age)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[&id, &signed(g.rph)?, &(pos as i64), &g.age_code, &g.birth_date, &g.prefix, &g.given, &g.surname, &g.age.map(signed).transpose()?],
+            "INSERT INTO hotel_booking_guest (booking_id, rph, position, age_qualifying_code, birth_date, name_prefix, given_name, surname, age, surname_key)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            &[
+                &id,
+                &signed(g.rph)?,
+                &(pos as i64),
+                &g.age_code,
+                &g.birth_date,
+                &g.prefix,
+                &g.given,
+                &g.surname,
+                &g.age.map(signed).transpose()?,
+                &g.surname.as_deref().map(history::surname_key),
+            ],
         )
         .await?;
     }
@@ -290,6 +302,13 @@ async fn insert_rooms(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), Stor
 /// A revision never given before: every write of a booking takes one.
 async fn next_revision(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     c.next_in(Sequence::HotelBookingRevision).await
+}
+
+/// Records a change of the stored booking `b` in its history (see [`crate::shared::history`]),
+/// in the caller's write transaction: by `by`, at the booking's last update.
+pub(crate) async fn record_change(c: &mut Conn<'_>, b: &Booking, change: Change, by: By<'_>) -> Result<(), StoreError> {
+    let state = State { status: &b.status, total: b.total(), currency: &b.currency };
+    history::record(c, Kind::Hotel, &b.internal_ref, change, by, b.updated.and_utc(), state).await
 }
 
 /// Records the outbox events of a change of the stored booking `b` (see
