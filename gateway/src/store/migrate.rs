@@ -46,6 +46,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0016_supply.sql", include_str!("../../migrations/sqlite/0016_supply.sql")),
     ("0017_outbox.sql", include_str!("../../migrations/sqlite/0017_outbox.sql")),
     ("0018_txlog.sql", include_str!("../../migrations/sqlite/0018_txlog.sql")),
+    ("0022_traffic.sql", include_str!("../../migrations/sqlite/0022_traffic.sql")),
 ];
 
 /// PostgreSQL migrations, in order: file name, SQL.
@@ -68,6 +69,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0013_supply.sql", include_str!("../../migrations/postgres/0013_supply.sql")),
     ("0014_outbox.sql", include_str!("../../migrations/postgres/0014_outbox.sql")),
     ("0015_txlog.sql", include_str!("../../migrations/postgres/0015_txlog.sql")),
+    ("0019_traffic.sql", include_str!("../../migrations/postgres/0019_traffic.sql")),
 ];
 
 /// How many SQLite migrations this gateway has (the newest schema version it knows).

@@ -18,7 +18,10 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
-    ("who calls: requestors, their authentication and their limits", &["requestors", "auth", "limits"]),
+    (
+        "who calls: requestors, their authentication, their limits and their traffic",
+        &["requestors", "auth", "limits", "traffic"],
+    ),
     ("below every area", &["shared", "store", "errors", "metrics", "config", "args", "client", "txlog", "telemetry"]),
 ];
 
@@ -33,6 +36,7 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("state", "content"),
     ("auth", "requestors"),
     ("limits", "requestors"),
+    ("traffic", "requestors"),
     ("shared", "store"),
     ("shared", "errors"),
     ("store", "metrics"),

@@ -130,7 +130,7 @@ async fn a_restore_drops_later_bookings_and_reports_them() {
     // The backup, while the gateway serves.
     let (code, out, err) = cli(&["backup", "--db", &arg, "--to", &backup_arg], "");
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("schema version 18") && out.contains("hotel booking(s)"), "{out}");
+    assert!(out.contains("schema version ") && out.contains("hotel booking(s)"), "{out}");
     assert_eq!(bookings(&backup).len(), 1, "the backup holds the booking made before it");
     let (code, out, err) = cli(&["backup", "--db", &arg, "--to", &backup_arg], "");
     assert_eq!(code, 1, "{out}");

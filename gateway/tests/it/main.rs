@@ -41,5 +41,6 @@ mod pooler;
 mod secrets;
 mod soap;
 mod supply;
+mod traffic;
 mod txlog;
 mod upgrade;
