@@ -25,7 +25,9 @@
 //! | `mod.rs` | [`Recorder`] (the counts in memory), [`flush`], retention ([`purge`]) |
 //! | [`query`] | what the CLI and the console show: [`query::traffic`] over a [`query::Window`] |
 //! | [`repo`] | all SQL of the rollups |
+//! | [`chart`] | the requests and errors per step as an SVG chart (hand-written, every label escaped) |
 
+pub mod chart;
 pub mod query;
 pub mod repo;
 
