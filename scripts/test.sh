@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # All the tests, on a fresh machine: installs what they need when it is missing (xmllint from
 # Debian's libxml2-utils, the PostgreSQL server from postgresql, PgBouncer from pgbouncer, the
-# SOAP client zeep from python3-zeep) and
+# SOAP client zeep from python3-zeep, headless chromium and chromedriver from chromium and
+# chromium-driver) and
 # runs `cargo test --workspace` with any extra arguments. The gateway's tests start a throw-away
 # PostgreSQL server of their own (scripts/throwaway-postgres.sh, stopped when they end) unless
 # TEST_DATABASE_URL names one: a role that may create databases; and a throw-away PgBouncer in
@@ -29,6 +30,10 @@ fi
 # The SOAP suite drives the gateway with a real SOAP client, Python zeep (Debian's).
 if ! /usr/bin/python3 -c 'import zeep' >/dev/null 2>&1 && ! python3 -c 'import zeep' >/dev/null 2>&1; then
   missing+=(python3-zeep)
+fi
+# The console's browser suite drives Debian's headless chromium over WebDriver (chromedriver).
+if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then
+  missing+=(chromium chromium-driver)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   step "installing ${missing[*]}"

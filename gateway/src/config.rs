@@ -104,6 +104,35 @@ pub struct Config {
     /// The transaction log: masking, retention, the writer's queue ([`crate::txlog`]).
     #[command(flatten)]
     pub txlog: crate::txlog::Settings,
+    /// The operator console: its listener, its sessions' time-outs, its cookie.
+    #[command(flatten)]
+    pub console: ConsoleSettings,
+}
+
+/// The operator console's settings (see `docs/operators/console.md`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConsoleSettings {
+    /// Serve the operator console on this address (e.g. 127.0.0.1:8081); off when not set
+    /// (`serve --demo` turns it on at 127.0.0.1:8081).
+    #[arg(id = "console_addr", long = "console-addr", value_name = "ADDR", env = "OTA_GATEWAY_CONSOLE_ADDR")]
+    pub addr: Option<SocketAddr>,
+    /// A console session unused for this long ends (e.g. 30m).
+    #[arg(id = "console_idle_timeout", long = "console-idle-timeout", value_name = "DURATION", default_value = "30m", value_parser = parse_duration, env = "OTA_GATEWAY_CONSOLE_IDLE_TIMEOUT")]
+    pub idle_timeout: Duration,
+    /// A console session ends this long after its login, used or not (e.g. 12h).
+    #[arg(id = "console_session_lifetime", long = "console-session-lifetime", value_name = "DURATION", default_value = "12h", value_parser = parse_duration, env = "OTA_GATEWAY_CONSOLE_SESSION_LIFETIME")]
+    pub session_lifetime: Duration,
+    /// Mark the console's cookie `Secure` (the browser sends it over HTTPS only): set it when
+    /// the console is reached through a TLS proxy.
+    #[arg(id = "console_secure_cookie", long = "console-secure-cookie", env = "OTA_GATEWAY_CONSOLE_SECURE_COOKIE")]
+    pub secure_cookie: bool,
+}
+
+impl Default for ConsoleSettings {
+    /// The defaults of the console's arguments.
+    fn default() -> Self {
+        defaults()
+    }
 }
 
 impl Default for Config {

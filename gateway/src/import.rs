@@ -1,5 +1,6 @@
 //! Content loading: `ota-gateway import FILE` ([`import_file`]) and the demo content a fresh
-//! database gets at first start ([`seed_demo_if_empty`]).
+//! database gets at first start ([`seed_demo_if_empty`]: the demo partners, hotels and
+//! activities, and the console's demo operator [`DEMO_OPERATOR`]).
 //!
 //! An import file is one JSON object with three optional parts (see `gateway/README.md`):
 //! `requestors` (plain passwords in the file, argon2id hashes in the store), `activities` and
@@ -34,6 +35,10 @@ pub const DEMO_OTA: (&str, &str, &str) = ("OTA-DEMO", "OTA-DEMO-DIST", "ota-demo
 /// The demo supplier, owning the demo hotels: `RequestorID@ID`, `ID_Context` and
 /// `MessagePassword`.
 pub const DEMO_SUPPLIER: (&str, &str, &str) = ("SUP-DEMO", "SUP-DEMO-DIST", "sup-demo-pass");
+
+/// The demo operator of the console (an admin, created only with the demo content): name and
+/// password (a demo secret: change it, or disable the operator, for real use).
+pub const DEMO_OPERATOR: (&str, &str) = ("demo", "demo-console");
 
 /// An import file. Every part is optional.
 #[derive(Debug, Deserialize)]
@@ -167,6 +172,13 @@ pub async fn seed_demo_if_empty(store: &Store) -> Result<bool, ImportError> {
     let seeded = store_content(store, checked, true).await?.is_some();
     if seeded {
         tracing::info!("empty database: demo content loaded");
+        let (name, password) = DEMO_OPERATOR;
+        let actor = crate::audit::Actor { name: "demo-content".into(), address: None };
+        match crate::operators::admin::add(store, &actor, name, crate::operators::Role::Admin, password.into()).await {
+            Ok(()) | Err(crate::operators::OperatorError::Exists(_)) => {}
+            Err(crate::operators::OperatorError::Store(e)) => return Err(ImportError::Store(e)),
+            Err(e) => tracing::warn!(error = %e, "the demo operator could not be created"),
+        }
     }
     Ok(seeded)
 }

@@ -17,10 +17,12 @@
 //! | [`state`] | [`AppState`]: the store, the content, what each area keeps, auth, the settings |
 //! | [`content`] | the static content in memory, refreshed when it changes |
 //! | [`import`] | `ota-gateway import` and the demo content |
+//! | [`console`] | the operator console: its listener, security, sessions, pages |
 //! | [`bookings`] | a booking of either kind: the read and the cancel |
 //! | [`outbox`] | bookings out to suppliers: the events' push (every gateway, in the background) and pull |
 //! | [`hotels`], [`activities`] | the areas: handlers, reader, rules, mapping, repo, catalogue, import |
 //! | [`requestors`], [`auth`] | who calls: the partners, POS authentication (argon2, the cache, throttling) |
+//! | [`operators`] | the console's operators (admin, viewer), their logins and sessions |
 //! | [`limits`] | per-partner rate limits and daily quotas, from memory |
 //! | [`traffic`] | traffic per partner and operation (outcomes, latency, look-to-book) per minute, hour and day: counted in memory, stored in batches, queried by the CLI and the console |
 //! | [`shared`] | what every area needs, once: the request context, booking kinds, the Client-reference register, Quote/Commit, values, languages |
@@ -31,14 +33,17 @@
 //! | [`config`] | the server's settings: the arguments of `ota-gateway serve` |
 //! | [`args`] | the command line's vocabulary: sizes, durations, retentions, the defaults of a set of arguments |
 //! | [`txlog`] | the transaction log: chosen partners' requests and answers, passwords out, personal values masked; search, retention, replay |
+//! | [`audit`] | the audit trail: who changed what, when, from where (written with the change) |
 //! | [`errors`] | OTA `Errors` / `Warnings` |
 
 pub mod activities;
 pub mod args;
+pub mod audit;
 pub mod auth;
 pub mod bookings;
 pub mod client;
 pub mod config;
+pub mod console;
 pub mod content;
 pub mod errors;
 pub mod hotels;
@@ -47,6 +52,7 @@ pub mod import;
 pub mod limits;
 pub mod metrics;
 pub mod operation;
+pub mod operators;
 pub mod outbox;
 pub mod requestors;
 pub mod server;

@@ -5,7 +5,8 @@
 //! The tasks: the look-to-book, daily-quota and traffic rollup counts' flush (every
 //! [`Config::traffic_flush`](crate::config::Config::traffic_flush), and once more at the end), the
 //! transaction log's retention, the traffic rollups' retention, the past nights' supply purge; and, when [`Background`] asks,
-//! the content refresher, the outbox's delivery and its retention, and the metrics listener.
+//! the content refresher, the outbox's delivery and its retention, the metrics listener and the
+//! operator console's listener.
 
 use std::future::Future;
 use std::io;
@@ -29,6 +30,8 @@ pub struct Background {
     pub outbox: Option<outbox::Settings>,
     /// Serve `GET /metrics` on this listener ([`crate::http::metrics_router`]).
     pub metrics: Option<TcpListener>,
+    /// Serve the operator console on this listener ([`crate::console`]).
+    pub console: Option<TcpListener>,
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, with the tasks every gateway runs
@@ -89,6 +92,14 @@ impl Tasks {
             // The supply values of past nights: deleted at start and every hour.
             tokio::spawn(crate::hotels::purge_past_supply_forever(store.clone())),
         ];
+        if let Some(listener) = background.console {
+            let app = state.clone();
+            all.push(tokio::spawn(async move {
+                if let Err(e) = crate::console::serve(listener, app).await {
+                    tracing::error!(error = %e, "the console listener stopped");
+                }
+            }));
+        }
         if background.refresh_content {
             all.push(state.content.spawn_refresher());
         }

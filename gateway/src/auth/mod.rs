@@ -51,7 +51,7 @@ pub use throttle::Throttle;
 
 /// A hash of a password nobody knows, with the same cost as [`hash_password`](crate::requestors::password::hash_password)'s: verified
 /// against when the requestor does not exist, so that case takes as long as a wrong password.
-const DUMMY_HASH: &str =
+pub const DUMMY_HASH: &str =
     "$argon2id$v=19$m=19456,t=2,p=1$8R0xk3yZJdRcgbQdMwV5Ww$LS3a0GzH7Gzq1cE5mWwpdCcOHZ2Yy6vvoxmS0W+Cm0c";
 
 /// The credentials read from a POS. Deliberately not `Debug`: it holds the password.

@@ -85,20 +85,44 @@ pub async fn purge_forever(store: Store, retention: std::time::Duration) {
     .await
 }
 
-/// Sets a requestor's notification URL (`None`: removes it; its events are then pulled).
-pub async fn set_notify_url(store: &Store, id: &str, url: Option<String>) -> Result<(), OutboxError> {
+/// Sets a requestor's notification URL (`None`: removes it; its events are then pulled), as
+/// `actor`: recorded in the audit trail (the URLs as [`shown_url`] shows them, never a password
+/// in them); the same URL again writes nothing.
+pub async fn set_notify_url(
+    store: &Store,
+    actor: &crate::audit::Actor,
+    id: &str,
+    url: Option<String>,
+) -> Result<(), OutboxError> {
     if let Some(u) = &url {
         crate::requestors::import::check_notify_url(u).map_err(OutboxError::Invalid)?;
     }
-    let who = id.to_string();
+    let (who, actor) = (id.to_string(), actor.clone());
     let found = store
         .write_now(move |c| {
             Box::pin(async move {
-                let found = repo::set_notify_url(c, &who, url).await?;
+                let Some(now) = crate::requestors::repo::load_all(c).await?.into_iter().find(|r| r.id == who) else {
+                    return Ok::<_, OutboxError>(false);
+                };
+                if now.notify_url == url {
+                    return Ok(true);
+                }
+                let found = repo::set_notify_url(c, &who, url.clone()).await?;
                 if found {
                     bump_requestors_version(c).await?;
+                    let (old, new) = (now.notify_url.as_deref().map(shown_url), url.as_deref().map(shown_url));
+                    let off = || "off".to_string();
+                    crate::audit::record(
+                        c,
+                        &actor,
+                        "requestor.notify_url",
+                        &who,
+                        Some(&old.unwrap_or_else(off)),
+                        Some(&new.unwrap_or_else(off)),
+                    )
+                    .await?;
                 }
-                Ok::<_, OutboxError>(found)
+                Ok(found)
             })
         })
         .await?;

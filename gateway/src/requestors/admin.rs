@@ -1,9 +1,12 @@
-//! Requestor administration (`ota-gateway requestor …`): create a requestor, change its
-//! password, disable or enable it, set its allow-list, list them. Each change is one write
-//! transaction that also moves the requestors' version on, so every running gateway (on the same
-//! database) reloads its requestors, and nothing else, within a second; a change that changes
-//! nothing (enabling an enabled requestor, the same allow-list) writes nothing. Passwords come in clear from the caller (a prompt or
-//! stdin, never the command line) and only their argon2id hash is stored.
+//! Requestor administration (`ota-gateway requestor …` and the console's Partners page, one code
+//! path): create a requestor, change its password, disable or enable it, set its allow-list,
+//! list them. Each change is one write transaction that also moves the requestors' version on,
+//! so every running gateway (on the same database) reloads its requestors, and nothing else,
+//! within a second, and records the change in the audit trail ([`crate::audit`]: who, the old
+//! and the new value; never a password); a change that changes nothing (enabling an enabled
+//! requestor, the same allow-list) writes nothing. Passwords come in clear from the caller (a
+//! prompt or stdin, never the command line; the console makes them) and only their argon2id hash
+//! is stored.
 
 use std::collections::BTreeSet;
 
@@ -12,6 +15,7 @@ use ota_messages::Dialect;
 
 use super::import::{self, RequestorInput};
 use super::{Limits, Role, StoredRequestor, repo};
+use crate::audit::{self, Actor};
 use crate::requestors::password::{HashError, MAX_PASSWORD, hash_password};
 use crate::shared::import::ImportError;
 use crate::store::{Abandoned, Store, StoreError, bump_requestors_version};
@@ -89,20 +93,22 @@ impl std::fmt::Debug for NewRequestor {
     }
 }
 
-/// What a requestor change found: no such requestor, nothing to change, or a change made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a requestor change found: no such requestor, nothing to change, or a change made (the
+/// value before and after, for the audit trail).
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Changed {
     /// There is no such requestor.
     NotFound,
     /// The requestor already is as asked: nothing was written.
     Already,
-    /// The requestor was changed.
-    Yes,
+    /// The requestor was changed from the first value to the second.
+    Yes(Option<String>, Option<String>),
 }
 
 /// Runs `f` in a write transaction that, when `f` changed something, also moves the requestors'
-/// version on (every gateway then reloads its requestors, and nothing else).
-async fn change<F>(store: &Store, id: &str, f: F) -> Result<(), AdminError>
+/// version on (every gateway then reloads its requestors, and nothing else) and records the
+/// change as `action` by `actor` in the audit trail.
+async fn change<F>(store: &Store, actor: &Actor, action: &'static str, id: &str, f: F) -> Result<(), AdminError>
 where
     F: for<'a, 'c> FnOnce(
             &'a mut crate::store::Conn<'c>,
@@ -110,12 +116,14 @@ where
         + Send
         + 'static,
 {
+    let (actor, key) = (actor.clone(), id.to_string());
     let changed = store
         .write_now(move |c| {
             Box::pin(async move {
                 let changed = f(c).await?;
-                if changed == Changed::Yes {
+                if let Changed::Yes(old, new) = &changed {
                     bump_requestors_version(c).await?;
+                    audit::record(c, &actor, action, &key, old.as_deref(), new.as_deref()).await?;
                 }
                 Ok::<_, AdminError>(changed)
             })
@@ -124,8 +132,52 @@ where
     if changed == Changed::NotFound { Err(AdminError::NotFound(id.to_string())) } else { Ok(()) }
 }
 
-/// Creates a requestor (refused when the id exists).
-pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
+/// How a new requestor is recorded in the audit trail (never its password).
+fn described(new: &NewRequestor) -> String {
+    let allow = if new.allow.is_empty() {
+        "any".to_string()
+    } else {
+        new.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+    };
+    format!(
+        "id_context={} name={} active={} dialect={} kind={} allow={allow}",
+        new.id_context,
+        new.name,
+        new.active,
+        new.dialect.as_str(),
+        role_text(&new.role)
+    )
+}
+
+/// A role as the audit trail records it: `distributor`, `supplier(H1,H2)`.
+fn role_text(role: &Role) -> String {
+    match role {
+        Role::Supplier { hotels } => format!("supplier({})", hotels.iter().cloned().collect::<Vec<_>>().join(",")),
+        Role::Distributor => "distributor".to_string(),
+    }
+}
+
+/// Limits as the audit trail records them: `rate=5/s daily_quota=off rate_for=hotelbook=1`.
+fn limits_text(l: &Limits) -> String {
+    let off = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
+    let per: Vec<String> = l.per_operation.iter().map(|(op, n)| format!("{op}={n}/s")).collect();
+    format!(
+        "rate={} daily_quota={} rate_for={}",
+        off(l.rate, "/s"),
+        off(l.daily_quota, ""),
+        if per.is_empty() { "none".to_string() } else { per.join(",") }
+    )
+}
+
+/// An allow-list as the audit trail records it.
+fn allow_text(allow: &BTreeSet<String>) -> String {
+    if allow.is_empty() { "any".to_string() } else { allow.iter().cloned().collect::<Vec<_>>().join(",") }
+}
+
+/// Creates a requestor (refused when the id exists), as `actor`.
+pub async fn add(store: &Store, actor: &Actor, new: NewRequestor) -> Result<(), AdminError> {
+    let description = described(&new);
+    let actor = actor.clone();
     let input = RequestorInput {
         id: new.id.clone(),
         id_context: new.id_context,
@@ -159,6 +211,7 @@ pub async fn add(store: &Store, new: NewRequestor) -> Result<(), AdminError> {
                 let created = repo::insert_new(c, &r, now).await?;
                 if created {
                     bump_requestors_version(c).await?;
+                    audit::record(c, &actor, "requestor.add", &r.id, None, Some(&description)).await?;
                 }
                 Ok::<_, AdminError>(created)
             })
@@ -180,31 +233,37 @@ pub fn check_password(password: &str) -> Result<(), AdminError> {
 
 /// Sets a requestor's password. The old one stops working at once on every gateway (its
 /// cached verifications no longer match the stored hash).
-pub async fn passwd(store: &Store, id: &str, password: String) -> Result<(), AdminError> {
+pub async fn passwd(store: &Store, actor: &Actor, id: &str, password: String) -> Result<(), AdminError> {
     check_password(&password)?;
     let hash = tokio::task::spawn_blocking(move || hash_password(&password))
         .await
         .map_err(|e| AdminError::Task(e.to_string()))??;
     let key = id.to_string();
-    change(store, id, move |c| {
-        Box::pin(
-            async move { Ok(if repo::set_password(c, &key, &hash).await? { Changed::Yes } else { Changed::NotFound }) },
-        )
+    change(store, actor, "requestor.passwd", id, move |c| {
+        Box::pin(async move {
+            Ok(if repo::set_password(c, &key, &hash).await? {
+                Changed::Yes(None, Some("(changed)".into()))
+            } else {
+                Changed::NotFound
+            })
+        })
     })
     .await
 }
 
 /// Enables (`true`) or disables (`false`) a requestor.
-pub async fn set_active(store: &Store, id: &str, active: bool) -> Result<(), AdminError> {
+pub async fn set_active(store: &Store, actor: &Actor, id: &str, active: bool) -> Result<(), AdminError> {
     let key = id.to_string();
-    change(store, id, move |c| {
+    let action = if active { "requestor.enable" } else { "requestor.disable" };
+    change(store, actor, action, id, move |c| {
         Box::pin(async move {
             Ok(match repo::active(c, &key).await? {
                 None => Changed::NotFound,
                 Some(now) if now == active => Changed::Already,
                 Some(_) => {
                     repo::set_active(c, &key, active).await?;
-                    Changed::Yes
+                    let shown = |a: bool| Some(if a { "enabled" } else { "disabled" }.to_string());
+                    Changed::Yes(shown(!active), shown(active))
                 }
             })
         })
@@ -213,35 +272,36 @@ pub async fn set_active(store: &Store, id: &str, active: bool) -> Result<(), Adm
 }
 
 /// Replaces a requestor's allow-list (empty: any address).
-pub async fn set_allow(store: &Store, id: &str, allow: Vec<IpNet>) -> Result<(), AdminError> {
+pub async fn set_allow(store: &Store, actor: &Actor, id: &str, allow: Vec<IpNet>) -> Result<(), AdminError> {
     let key = id.to_string();
-    change(store, id, move |c| {
+    change(store, actor, "requestor.allow", id, move |c| {
         Box::pin(async move {
             if !repo::exists(c, &key).await? {
                 return Ok(Changed::NotFound);
             }
             let wanted: BTreeSet<String> = allow.iter().map(ToString::to_string).collect();
-            if repo::allow_of(c, &key).await? == wanted {
+            let now = repo::allow_of(c, &key).await?;
+            if now == wanted {
                 return Ok(Changed::Already);
             }
             repo::replace_allow(c, &key, &allow).await?;
-            Ok(Changed::Yes)
+            Ok(Changed::Yes(Some(allow_text(&now)), Some(allow_text(&wanted))))
         })
     })
     .await
 }
 
 /// Sets the dialect a requestor's answers are written in.
-pub async fn set_dialect(store: &Store, id: &str, dialect: Dialect) -> Result<(), AdminError> {
+pub async fn set_dialect(store: &Store, actor: &Actor, id: &str, dialect: Dialect) -> Result<(), AdminError> {
     let key = id.to_string();
-    change(store, id, move |c| {
+    change(store, actor, "requestor.dialect", id, move |c| {
         Box::pin(async move {
             Ok(match repo::dialect(c, &key).await? {
                 None => Changed::NotFound,
                 Some(now) if now == dialect.as_str() => Changed::Already,
-                Some(_) => {
+                Some(now) => {
                     repo::set_dialect(c, &key, dialect).await?;
-                    Changed::Yes
+                    Changed::Yes(Some(now), Some(dialect.as_str().to_string()))
                 }
             })
         })
@@ -254,13 +314,14 @@ pub async fn set_dialect(store: &Store, id: &str, dialect: Dialect) -> Result<()
 /// operation (0 removes it), the others kept.
 pub async fn set_limits(
     store: &Store,
+    actor: &Actor,
     id: &str,
     rate: Option<Option<u32>>,
     daily_quota: Option<Option<u32>>,
     rate_for: Vec<(&'static str, u32)>,
 ) -> Result<(), AdminError> {
     let key = id.to_string();
-    change(store, id, move |c| {
+    change(store, actor, "requestor.limits", id, move |c| {
         Box::pin(async move {
             let Some(now) = repo::limits(c, &key).await? else {
                 return Ok(Changed::NotFound);
@@ -282,7 +343,7 @@ pub async fn set_limits(
                 return Ok(Changed::Already);
             }
             repo::set_limits(c, &key, &wanted).await?;
-            Ok(Changed::Yes)
+            Ok(Changed::Yes(Some(limits_text(&now)), Some(limits_text(&wanted))))
         })
     })
     .await
@@ -290,9 +351,9 @@ pub async fn set_limits(
 
 /// Makes a requestor a supplier of these hotels (replacing the hotels it had), or a
 /// distribution partner.
-pub async fn set_role(store: &Store, id: &str, role: Role) -> Result<(), AdminError> {
+pub async fn set_role(store: &Store, actor: &Actor, id: &str, role: Role) -> Result<(), AdminError> {
     let key = id.to_string();
-    change(store, id, move |c| {
+    change(store, actor, "requestor.role", id, move |c| {
         Box::pin(async move {
             let Some(now) = repo::load_all(c).await?.into_iter().find(|r| r.id == key) else {
                 return Ok(Changed::NotFound);
@@ -302,7 +363,7 @@ pub async fn set_role(store: &Store, id: &str, role: Role) -> Result<(), AdminEr
             }
             refuse_owned_by_another(c, &key, &role).await?;
             repo::set_role(c, &key, &role).await?;
-            Ok(Changed::Yes)
+            Ok(Changed::Yes(Some(role_text(&now.role)), Some(role_text(&role))))
         })
     })
     .await
@@ -312,12 +373,13 @@ pub async fn set_role(store: &Store, id: &str, role: Role) -> Result<(), AdminEr
 /// at `all`, each when given.
 pub async fn set_log(
     store: &Store,
+    actor: &Actor,
     id: &str,
     level: Option<crate::txlog::Level>,
     sample: Option<crate::txlog::Sample>,
 ) -> Result<(), AdminError> {
     let key = id.to_string();
-    change(store, id, move |c| {
+    change(store, actor, "requestor.log", id, move |c| {
         Box::pin(async move {
             let Some(now) = repo::log_policy(c, &key).await? else {
                 return Ok(Changed::NotFound);
@@ -328,7 +390,8 @@ pub async fn set_log(
                 return Ok(Changed::Already);
             }
             repo::set_log_policy(c, &key, wanted).await?;
-            Ok(Changed::Yes)
+            let shown = |p: crate::txlog::Policy| format!("{} sample={}", p.level.as_str(), p.sample);
+            Ok(Changed::Yes(Some(shown(now)), Some(shown(wanted))))
         })
     })
     .await
@@ -371,19 +434,28 @@ mod tests {
             dialect: Dialect::Service,
             role: Role::Distributor,
         };
-        add(&store, new).await.unwrap();
+        let cli = Actor::cli();
+        add(&store, &cli, new).await.unwrap();
         assert_eq!(versions().await, (content, requestors + 1));
-        set_active(&store, "P1", true).await.unwrap();
-        set_allow(&store, "P1", vec!["10.0.0.0/8".parse().unwrap()]).await.unwrap();
-        set_dialect(&store, "P1", Dialect::Service).await.unwrap();
+        set_active(&store, &cli, "P1", true).await.unwrap();
+        set_allow(&store, &cli, "P1", vec!["10.0.0.0/8".parse().unwrap()]).await.unwrap();
+        set_dialect(&store, &cli, "P1", Dialect::Service).await.unwrap();
         assert_eq!(versions().await, (content, requestors + 1), "no-op changes write nothing");
-        set_active(&store, "P1", false).await.unwrap();
-        set_allow(&store, "P1", vec![]).await.unwrap();
-        set_dialect(&store, "P1", Dialect::Ota2016b).await.unwrap();
+        set_active(&store, &cli, "P1", false).await.unwrap();
+        set_allow(&store, &cli, "P1", vec![]).await.unwrap();
+        set_dialect(&store, &cli, "P1", Dialect::Ota2016b).await.unwrap();
         assert_eq!(versions().await, (content, requestors + 4));
         assert_eq!(list(&store).await.unwrap()[0].dialect, Dialect::Ota2016b);
-        assert!(matches!(set_active(&store, "NOPE", true).await, Err(AdminError::NotFound(_))));
-        assert!(matches!(set_dialect(&store, "NOPE", Dialect::Ota2016b).await, Err(AdminError::NotFound(_))));
+        assert!(matches!(set_active(&store, &cli, "NOPE", true).await, Err(AdminError::NotFound(_))));
+        assert!(matches!(set_dialect(&store, &cli, "NOPE", Dialect::Ota2016b).await, Err(AdminError::NotFound(_))));
         assert_eq!(versions().await, (content, requestors + 4));
+        // Each change made is in the audit trail (newest first), the no-ops are not.
+        let trail = audit::list(&store, audit::Filter::default()).await.unwrap();
+        let actions: Vec<&str> = trail.iter().map(|e| e.action.as_str()).collect();
+        assert_eq!(actions, ["requestor.dialect", "requestor.allow", "requestor.disable", "requestor.add"]);
+        assert!(trail.iter().all(|e| e.actor.starts_with("cli:") && e.target == "P1"));
+        assert_eq!((trail[0].old.as_deref(), trail[0].new.as_deref()), (Some("service"), Some("ota2016b")));
+        assert_eq!((trail[1].old.as_deref(), trail[1].new.as_deref()), (Some("10.0.0.0/8"), Some("any")));
+        assert!(!trail[3].new.as_deref().unwrap().contains("secret-pass"), "never a password");
     }
 }

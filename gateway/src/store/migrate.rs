@@ -46,6 +46,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0016_supply.sql", include_str!("../../migrations/sqlite/0016_supply.sql")),
     ("0017_outbox.sql", include_str!("../../migrations/sqlite/0017_outbox.sql")),
     ("0018_txlog.sql", include_str!("../../migrations/sqlite/0018_txlog.sql")),
+    ("0019_console.sql", include_str!("../../migrations/sqlite/0019_console.sql")),
     ("0022_traffic.sql", include_str!("../../migrations/sqlite/0022_traffic.sql")),
 ];
 
@@ -69,6 +70,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0013_supply.sql", include_str!("../../migrations/postgres/0013_supply.sql")),
     ("0014_outbox.sql", include_str!("../../migrations/postgres/0014_outbox.sql")),
     ("0015_txlog.sql", include_str!("../../migrations/postgres/0015_txlog.sql")),
+    ("0016_console.sql", include_str!("../../migrations/postgres/0016_console.sql")),
     ("0019_traffic.sql", include_str!("../../migrations/postgres/0019_traffic.sql")),
 ];
 

@@ -14,21 +14,26 @@ use std::path::Path;
 pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "entry: the process and its background tasks, transport, dispatch, the process's state, the content snapshot, the import command",
-        &["server", "http", "operation", "state", "content", "import"],
+        &["server", "http", "operation", "state", "content", "import", "console"],
     ),
     ("bookings of either kind: the read and the cancel; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     (
-        "who calls: requestors, their authentication, their limits and their traffic",
-        &["requestors", "auth", "limits", "traffic"],
+        "who calls: requestors, their authentication, their limits and their traffic; the console's operators",
+        &["requestors", "auth", "limits", "operators", "traffic"],
     ),
-    ("below every area", &["shared", "store", "errors", "metrics", "config", "args", "client", "txlog", "telemetry"]),
+    (
+        "below every area",
+        &["shared", "store", "errors", "metrics", "config", "args", "client", "txlog", "telemetry", "audit"],
+    ),
 ];
 
 /// Uses within one layer that are allowed (user, used).
 pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("server", "http"),
     ("server", "state"),
+    ("server", "console"),
+    ("console", "state"),
     ("http", "operation"),
     ("http", "state"),
     ("operation", "state"),
@@ -36,6 +41,8 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("state", "content"),
     ("auth", "requestors"),
     ("limits", "requestors"),
+    ("operators", "requestors"),
+    ("operators", "auth"),
     ("traffic", "requestors"),
     ("shared", "store"),
     ("shared", "errors"),
@@ -47,6 +54,7 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("txlog", "store"),
     ("txlog", "metrics"),
     ("txlog", "client"),
+    ("audit", "store"),
 ];
 
 /// What the files of an area's layers may not use: (the layer, what it may not use, why). A

@@ -317,7 +317,7 @@ async fn a_right_password_in_a_failing_request_costs_what_a_wrong_one_does(b: Ba
         cached.push(t);
     }
     // A requestor disabled after it logged in.
-    admin::set_active(server.store(), PARTNER2.0, false).await.unwrap();
+    admin::set_active(server.store(), &ota_gateway::audit::Actor::cli(), PARTNER2.0, false).await.unwrap();
     server.state.content.refresh().await.unwrap();
     let mut inactive = Vec::new();
     for _ in 0..8 {
@@ -359,7 +359,7 @@ async fn repeated_failures_are_throttled_without_slowing_partners(b: Backend) {
             dialect: Default::default(),
             role: Default::default(),
         };
-        admin::add(&store, new).await.unwrap();
+        admin::add(&store, &ota_gateway::audit::Actor::cli(), new).await.unwrap();
     }
     let log = tempfile::NamedTempFile::new().unwrap();
     let gw = GatewayProcess::start_with(&db.arg(), &[], &[], Some(log.path())).await;
@@ -474,7 +474,9 @@ async fn requestor_allow_lists(b: Backend) {
     let url = server.url().to_string();
     let wrong_text = auth_error(&login(&url, ip("127.0.0.1"), (DEMO.0, DEMO.1, "wrong")).await.1).unwrap();
 
-    admin::set_allow(server.store(), DEMO.0, vec!["10.0.0.0/8".parse().unwrap()]).await.unwrap();
+    admin::set_allow(server.store(), &ota_gateway::audit::Actor::cli(), DEMO.0, vec!["10.0.0.0/8".parse().unwrap()])
+        .await
+        .unwrap();
     server.state.content.refresh().await.unwrap();
     let body = login(&url, ip("127.0.0.1"), DEMO).await.1;
     assert_eq!(

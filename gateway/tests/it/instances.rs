@@ -139,7 +139,7 @@ pub(crate) async fn commits_on_three_gateways_never_overbook_nor_duplicate(b: Ba
 pub(crate) async fn modifies_on_two_gateways_from_one_read_never_lose_an_update(b: Backend) {
     let db = TestDb::new(b).await;
     let gateways = three(&db).await;
-    let read = OtaReadRq::from_xml(&sample("booking_read").replace("CLI-2025-000981", "DEMO-2030-0001")).unwrap();
+    let read = OtaReadRq::from_xml(&sample("booking_read")).unwrap();
     let rs = gateways[0].client().send(&read).await.unwrap();
     let reservation = rs.reservations_list.unwrap().hotel_reservation.remove(0);
     let base = modify_payload(&reservation).unwrap();

@@ -26,7 +26,7 @@ fn nbc((id, ctx, pw): (&str, &str, &str)) -> String {
 /// Sets a requestor's limits in the store and reloads the server's content (a gateway notices
 /// the change within its poll interval; the test does not wait for it).
 async fn set_limits(server: &TestServer, id: &str, rate: Option<Option<u32>>, daily_quota: Option<Option<u32>>) {
-    admin::set_limits(server.store(), id, rate, daily_quota, vec![]).await.unwrap();
+    admin::set_limits(server.store(), &ota_gateway::audit::Actor::cli(), id, rate, daily_quota, vec![]).await.unwrap();
     server.state.content.refresh().await.unwrap();
 }
 

@@ -11,6 +11,8 @@
 //! cargo test -p ota-gateway --test it pooler::        # PostgreSQL through PgBouncer
 //! cargo test -p ota-gateway --test it txlog::         # the transaction log and replay
 //! cargo test -p ota-gateway --test it upgrade::       # migrate, newer schemas, a rolling upgrade
+//! cargo test -p ota-gateway --test it console::       # the operator console: sessions, security, pages
+//! cargo test -p ota-gateway --test it browser::       # the console in headless chromium (WebDriver)
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -22,8 +24,10 @@ mod architecture;
 mod attacker;
 mod auth;
 mod backup;
+mod browser;
 mod compression;
 mod consistency;
+mod console;
 mod durability;
 mod hostile;
 mod hotels;

@@ -205,7 +205,11 @@ async fn base_path_environment_and_metrics(b: Backend) {
     assert_eq!(refused, 403, "OTA_GATEWAY_ADDR and OTA_GATEWAY_ALLOW (two networks) from the environment");
 }
 
-backend_tests!(requestor_commands_reach_a_running_gateway, base_path_environment_and_metrics);
+backend_tests!(
+    requestor_commands_reach_a_running_gateway,
+    base_path_environment_and_metrics,
+    the_samples_are_sendable_to_the_demo
+);
 
 /// `serve --help` shows an `OTA_GATEWAY_*` variable for every option.
 #[test]
@@ -304,4 +308,60 @@ fn serve_says_whether_it_loaded_demo_content() {
     assert!(err.contains("demo content loaded"), "{err}");
     let (_, _, err) = cli(&["serve", "--demo", "--addr", "192.0.2.1:1", "--db", db], "");
     assert!(err.contains("demo content not loaded"), "{err}");
+}
+
+/// `ota-gateway send URL FILE --as ID` (issue 28): the repository's request samples, sent as
+/// the demo's partners, are answered as a partner would want on the demo content (their dates
+/// moved ahead, `TimeStamp` now), in the order a partner's day goes: content, availability,
+/// Quote, Commit, read, cancel; the supplier's notifications and acknowledgement as the demo
+/// supplier. The modify sample names a booking the demo does not hold: a clear "not found".
+pub(crate) async fn the_samples_are_sendable_to_the_demo(b: Backend) {
+    let db = TestDb::new(b).await;
+    let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    let send = |sample: &str, args: &[&str], stdin: &str| {
+        let path = format!("{}/../spec/samples/{sample}.xml", env!("CARGO_MANIFEST_DIR"));
+        let mut all = vec!["send", gw.url.as_str(), path.as_str()];
+        all.extend_from_slice(args);
+        cli(&all, stdin)
+    };
+    let demand = [
+        "hotel_descriptive_info",
+        "product_descriptive_info",
+        "tour_activity_search",
+        "hotel_avail",
+        "tour_activity_avail",
+        "tour_activity_book",
+        "hotel_res",
+        "booking_read",
+        "cancel",
+    ];
+    let supply = ["hotel_avail_notif", "hotel_inv_count_notif", "hotel_rate_amount_notif", "notif_report"];
+    for (sample, id) in demand.iter().map(|s| (s, "DEMO")).chain(supply.iter().map(|s| (s, "SUP-DEMO"))) {
+        let (code, out, err) = send(sample, &["--as", id], "");
+        assert_eq!(code, 0, "{sample}: {err}");
+        assert!(out.contains("<Success/>") && !out.contains("<Error "), "{sample} as {id}:\n{out}");
+        assert!(err.contains(&format!("sent as {id}")), "{sample}: {err}");
+    }
+    // The cancel cancelled what the hotel_res sample booked (its Client reference).
+    let (_, out, _) = send("cancel", &["--as", "DEMO"], "");
+    assert!(out.contains("already cancelled"), "{out}");
+    let (code, out, _) = send("hotel_res_modify", &["--as", "DEMO"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains(r#"Code="97""#) && out.contains("was not found"), "{out}");
+
+    // As written, the samples' credentials are the description's, which the demo refuses.
+    let (_, out, _) = send("hotel_avail", &[], "");
+    assert!(out.contains(r#"Type="4""#), "{out}");
+    // Another partner: its context and password (from stdin) are given.
+    let (_, out, err) = send(
+        "hotel_avail",
+        &["--as", "PARTNER2", "--context", support::PARTNER2.1],
+        &format!("{}\n", support::PARTNER2.2),
+    );
+    assert!(out.contains("<Success/>"), "{out}{err}");
+    let (_, out, _) = send("hotel_avail", &["--as", "PARTNER2", "--context", support::PARTNER2.1], "wrong\n");
+    assert!(out.contains(r#"Type="4""#), "{out}");
+    // --keep-dates: the sample's 2025 stay is in the past.
+    let (_, out, _) = send("hotel_avail", &["--as", "DEMO", "--keep-dates"], "");
+    assert!(out.contains("<Error ") && !out.contains("<Success/>"), "{out}");
 }

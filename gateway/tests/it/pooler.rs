@@ -158,7 +158,7 @@ async fn two_gateways_share_a_small_server_pool() {
                 let (xml, path) = if i % 2 == 0 {
                     (availability_xml(), "/activityavailability")
                 } else {
-                    (sample("booking_read").replace("CLI-2025-000981", "DEMO-2030-0001"), "/bookread")
+                    (sample("booking_read"), "/bookread")
                 };
                 let (status, _, body) = client.send_raw(path, xml, XML).await.unwrap();
                 answered.fetch_add(1, Ordering::SeqCst);

@@ -26,14 +26,13 @@ fn nbc((id, ctx, pw): (&str, &str, &str), echo: &str) -> String {
 
 /// The read of the demo booking `DEMO-2030-0001` (guests' names in its answer).
 fn read() -> String {
-    support::sample("booking_read").replace("CLI-2025-000981", "DEMO-2030-0001")
+    support::sample("booking_read")
 }
 
 /// A hotel booking (Commit) of the sample (its single room a twin, as the demo hotel has), arriving in 40 days, Client reference `client`:
 /// guests' names and birth dates in the request.
 fn booking(client: &str) -> String {
     support::sample("hotel_res")
-        .replace("RMSG000000", "RMTW000000")
         .replace("2025-07-01", &day(40).to_string())
         .replace("2025-07-04", &day(43).to_string())
         .replace("CLI-2025-001204", client)
@@ -65,7 +64,15 @@ async fn post(server: &TestServer, path: &str, body: String, request_id: &str) -
 
 /// Sets a requestor's log policy and makes the server see it at once.
 async fn set_log(server: &TestServer, id: &str, level: Level, sample: Option<&str>) {
-    admin::set_log(server.store(), id, Some(level), sample.map(|s| Sample::parse(s).unwrap())).await.unwrap();
+    admin::set_log(
+        server.store(),
+        &ota_gateway::audit::Actor::cli(),
+        id,
+        Some(level),
+        sample.map(|s| Sample::parse(s).unwrap()),
+    )
+    .await
+    .unwrap();
     server.state.content.refresh().await.unwrap();
 }
 

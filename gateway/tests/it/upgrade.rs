@@ -253,7 +253,6 @@ async fn one(client: &Client, i: u64) -> Result<(), String> {
     let (path, body) = if i % 2 == 0 {
         let from = day(3 + (i % 50) as i64);
         let avail = sample("tour_activity_avail")
-            .replace(r#"<ParticipantCount Quantity="1"><QualifierInfo>11</QualifierInfo></ParticipantCount>"#, "")
             .replace("2025-07-02", &from.to_string())
             .replace("2025-07-07", &(from + chrono::Duration::days(2)).to_string());
         ("/activityavailability", avail)

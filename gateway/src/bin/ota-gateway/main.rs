@@ -6,6 +6,8 @@
 //! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
 //! - `ota-gateway requestor add|passwd|disable|enable|list|allow` administers the partners
 //!   (passwords from a prompt or stdin, never from the command line);
+//! - `ota-gateway operator add|passwd|disable|enable|list` administers the console's operators;
+//! - `ota-gateway audit list` reads the audit trail (every change, who, when, from where);
 //! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
 //!   ones again;
 //! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
@@ -19,10 +21,12 @@
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
+mod audit;
 mod backup;
 mod import;
 mod log;
 mod migrate;
+mod operator;
 mod outbox;
 mod replay;
 mod requestor;
@@ -57,6 +61,10 @@ enum Command {
     /// Administers the requestors (partners): running gateways serve each change within a
     /// second.
     Requestor(requestor::Args),
+    /// The audit trail: every change through the console or the CLI, who, when, from where.
+    Audit(audit::Args),
+    /// Administers the console's operators (admin or viewer; passwords from a prompt or stdin).
+    Operator(operator::Args),
     /// The outbox: the booking events for suppliers (see gateway/README.md, "Bookings out to
     /// suppliers").
     Outbox(outbox::Args),
@@ -90,6 +98,8 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve::run(*args).await,
         Command::Import(args) => import::run(args).await,
         Command::Requestor(args) => requestor::run(args).await,
+        Command::Audit(args) => audit::run(args).await,
+        Command::Operator(args) => operator::run(args).await,
         Command::Outbox(args) => outbox::run(args).await,
         Command::Log(args) => log::run(args).await,
         Command::Replay(args) => replay::run(args).await,

@@ -1,9 +1,10 @@
-//! `ota-gateway requestor …`: administers the partners.
+//! `ota-gateway requestor …`: administers the partners (each change audited as `cli:<OS user>`).
 
 use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
 use ipnet::IpNet;
+use ota_gateway::audit::Actor;
 use ota_gateway::config::{self, DEFAULT_DB};
 use ota_gateway::limits;
 use ota_gateway::outbox::admin as outbox_admin;
@@ -107,7 +108,7 @@ fn parse_hotel_code(code: &str) -> Result<String, String> {
 
 /// Reads a new password: from a prompt (twice) when stdin is a terminal, else stdin's first
 /// line. Never from the command line, where other users could see it.
-fn read_password(id: &str) -> Result<String, String> {
+pub(crate) fn read_password(id: &str) -> Result<String, String> {
     if std::io::stdin().is_terminal() {
         let first = rpassword::prompt_password(format!("Password for {id}: "))
             .map_err(|e| format!("cannot read the password: {e}"))?;
@@ -132,6 +133,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let actor = Actor::cli();
     let done = match command {
         RequestorCommand::Add { id, context, name, allow, disabled, dialect, supplier, hotels } => {
             match read_password(&id) {
@@ -147,21 +149,23 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                         dialect,
                         role,
                     };
-                    admin::add(&store, new).await.map(|()| format!("requestor {id} created"))
+                    admin::add(&store, &actor, new).await.map(|()| format!("requestor {id} created"))
                 }
                 Err(e) => Err(admin::AdminError::Invalid(e)),
             }
         }
         RequestorCommand::Passwd { id } => match read_password(&id) {
-            Ok(password) => admin::passwd(&store, &id, password).await.map(|()| format!("password of {id} changed")),
+            Ok(password) => {
+                admin::passwd(&store, &actor, &id, password).await.map(|()| format!("password of {id} changed"))
+            }
             Err(e) => Err(admin::AdminError::Invalid(e)),
         },
-        RequestorCommand::Set(args) => set(&store, args).await,
+        RequestorCommand::Set(args) => set(&store, &actor, args).await,
         RequestorCommand::Disable { id } => {
-            admin::set_active(&store, &id, false).await.map(|()| format!("requestor {id} disabled"))
+            admin::set_active(&store, &actor, &id, false).await.map(|()| format!("requestor {id} disabled"))
         }
         RequestorCommand::Enable { id } => {
-            admin::set_active(&store, &id, true).await.map(|()| format!("requestor {id} enabled"))
+            admin::set_active(&store, &actor, &id, true).await.map(|()| format!("requestor {id} enabled"))
         }
         RequestorCommand::Allow { id, networks, any } => {
             let networks = if any { Vec::new() } else { networks };
@@ -170,7 +174,9 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
             } else {
                 networks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
             };
-            admin::set_allow(&store, &id, networks).await.map(|()| format!("requestor {id} may call from {shown}"))
+            admin::set_allow(&store, &actor, &id, networks)
+                .await
+                .map(|()| format!("requestor {id} may call from {shown}"))
         }
         RequestorCommand::Stats { id, since } => {
             let since = since.unwrap_or(chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default());
@@ -224,7 +230,7 @@ pub struct SetArgs {
 }
 
 /// `requestor set`: each setting given, in order; the first that fails stops the rest.
-async fn set(store: &Store, args: SetArgs) -> Result<String, admin::AdminError> {
+async fn set(store: &Store, actor: &Actor, args: SetArgs) -> Result<String, admin::AdminError> {
     let SetArgs { id, dialect, rate, daily_quota, rate_for, hotels, distributor, notify_url, log, log_sample } = args;
     // 0: `off`.
     let (rate, daily_quota) =
@@ -232,14 +238,14 @@ async fn set(store: &Store, args: SetArgs) -> Result<String, admin::AdminError> 
     let mut done = Vec::new();
     let mut result = Ok(());
     if let Some(dialect) = dialect {
-        result = admin::set_dialect(store, &id, dialect).await;
+        result = admin::set_dialect(store, actor, &id, dialect).await;
         done.push(format!("is answered in the {} dialect", dialect.as_str()));
     }
     if result.is_ok() && (rate.is_some() || daily_quota.is_some() || !rate_for.is_empty()) {
         for (op, n) in &rate_for {
             done.push(format!("has rate {} on {op}", if *n == 0 { "off".to_string() } else { format!("{n}/s") }));
         }
-        result = admin::set_limits(store, &id, rate, daily_quota, rate_for).await;
+        result = admin::set_limits(store, actor, &id, rate, daily_quota, rate_for).await;
         let shown = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
         if let Some(r) = rate {
             done.push(format!("has rate {}", shown(r, "/s")));
@@ -261,7 +267,7 @@ async fn set(store: &Store, args: SetArgs) -> Result<String, admin::AdminError> 
             }
             Role::Distributor => "is a distribution partner".to_string(),
         });
-        result = admin::set_role(store, &id, role).await;
+        result = admin::set_role(store, actor, &id, role).await;
     }
     if result.is_ok()
         && let Some(url) = notify_url
@@ -271,11 +277,12 @@ async fn set(store: &Store, args: SetArgs) -> Result<String, admin::AdminError> 
             Some(u) => format!("is notified at {}", outbox_admin::shown_url(u)),
             None => "pulls its notifications (no URL)".to_string(),
         });
-        result =
-            outbox_admin::set_notify_url(store, &id, url).await.map_err(|e| admin::AdminError::Invalid(e.to_string()));
+        result = outbox_admin::set_notify_url(store, actor, &id, url)
+            .await
+            .map_err(|e| admin::AdminError::Invalid(e.to_string()));
     }
     if result.is_ok() && (log.is_some() || log_sample.is_some()) {
-        result = admin::set_log(store, &id, log, log_sample).await;
+        result = admin::set_log(store, actor, &id, log, log_sample).await;
         if let Some(level) = log {
             done.push(format!("is logged: {}", level.as_str()));
         }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ota_gateway::config::Config;
-use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
+use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OPERATOR, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
 use ota_gateway::server::{self, Background};
 use ota_gateway::{AppState, Store, outbox, telemetry};
 use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};
@@ -134,21 +134,53 @@ async fn start(
         }
         None => None,
     };
+    let console = match (config.console.addr, demo) {
+        (Some(console_addr), _) => Some(
+            tokio::net::TcpListener::bind(console_addr)
+                .await
+                .map_err(|e| format!("cannot listen on {console_addr} (--console-addr): {e}"))?,
+        ),
+        // The demo's console, on a loopback port; taken already (another demo gateway on this
+        // host): the gateway serves without one.
+        (None, true) => match tokio::net::TcpListener::bind(DEMO_CONSOLE_ADDR).await {
+            Ok(l) => Some(l),
+            Err(e) => {
+                tracing::warn!(addr = DEMO_CONSOLE_ADDR, error = %e, "no demo console (give --console-addr)");
+                None
+            }
+        },
+        (None, false) => None,
+    };
+    let console_addr = console.as_ref().and_then(|l| l.local_addr().ok());
     tracing::info!(database = %store.describe(), "store open");
-    banner(&state, addr, &config.base_path).await;
-    let background = Background { refresh_content: true, outbox: Some(outbox), metrics };
+    banner(&state, addr, &config.base_path, console_addr).await;
+    let background = Background { refresh_content: true, outbox: Some(outbox), metrics, console };
     Ok(server::run(listener, state, background, ota_gateway::http::shutdown_signal()).await)
 }
 
-/// Prints where the gateway listens and, while the demo requestor still has its demo password,
-/// its credentials and a request to try.
-async fn banner(state: &AppState, addr: SocketAddr, base_path: &str) {
-    let host = match addr.ip() {
+/// Where `serve --demo` serves the console unless `--console-addr` says otherwise.
+const DEMO_CONSOLE_ADDR: &str = "127.0.0.1:8081";
+
+/// A listening address as a browser reaches it (an unspecified address: the loopback).
+fn reachable(addr: SocketAddr) -> SocketAddr {
+    match addr.ip() {
         ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
         _ => addr,
-    };
-    let base = format!("http://{host}{base_path}");
+    }
+}
+
+/// Prints where the gateway and its console listen and, while the demo requestor (the demo
+/// operator) still has its demo password, its credentials and a request to try.
+async fn banner(state: &AppState, addr: SocketAddr, base_path: &str, console: Option<SocketAddr>) {
+    let base = format!("http://{}{base_path}", reachable(addr));
     say(&format!("ota-gateway listening on {base} (health: {base}/healthz)"));
+    if let Some(console) = console {
+        say(&format!("Operator console: http://{}/", reachable(console)));
+        let (name, password) = DEMO_OPERATOR;
+        if ota_gateway::operators::session::still_has_password(&state.store, name, password).await {
+            say(&format!("Demo console login (an admin): name {name}, password {password}"));
+        }
+    }
     let still_demo = |(id, id_context, password): (&str, &str, &str)| {
         let source = |t, id_context: Option<&str>, password: Option<&str>| Source {
             requestor_id: RequestorId {

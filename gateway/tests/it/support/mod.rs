@@ -28,8 +28,17 @@
 //! Demo requestors (from `gateway/demo/requestors.json`): `DEMO` / `DEMO-DIST` /
 //! `demo-password`, `PARTNER2` / `P2-DIST` / `partner2-pass`, and `OTA-DEMO` / `OTA-DEMO-DIST` /
 //! `ota-demo-pass` (answered in the `ota2016b` dialect).
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | databases, gateways (in process and as processes), samples, log capture, the CLI |
+//! | [`console`] | a gateway with its operator console on, operators, a logged-in console client |
+//! | [`browser`] | a headless chromium driven over WebDriver (chromedriver, fantoccini) |
 
 #![allow(dead_code)]
+
+pub mod browser;
+pub mod console;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -273,7 +282,7 @@ pub fn postgres_admin_url() -> String {
     .clone()
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
 }
 
@@ -567,6 +576,9 @@ impl GatewayProcess {
             .env("RUST_LOG", "warn")
             // The demo content (serve --demo); a test's OTA_GATEWAY_DEMO=false goes without.
             .env("OTA_GATEWAY_DEMO", "true")
+            // The demo's console on a port of its own (not the demo's 127.0.0.1:8081, which
+            // parallel tests would contend for).
+            .env("OTA_GATEWAY_CONSOLE_ADDR", "127.0.0.1:0")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(stderr)

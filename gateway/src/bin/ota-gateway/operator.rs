@@ -1,0 +1,105 @@
+//! `ota-gateway operator …`: administers the console's operators (each change audited as
+//! `cli:<OS user>`).
+
+use std::process::ExitCode;
+
+use ota_gateway::Location;
+use ota_gateway::audit::Actor;
+use ota_gateway::config::DEFAULT_DB;
+use ota_gateway::operators::{Operator, OperatorError, Role, admin};
+
+use crate::requestor::read_password;
+use crate::shared::{open_store, report};
+
+/// The arguments of `operator`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: OperatorCommand,
+    /// The database: a SQLite file or postgres://USER@HOST/DB.
+    #[arg(long, default_value = DEFAULT_DB, env = "OTA_GATEWAY_DB", global = true)]
+    db: Location,
+}
+
+#[derive(clap::Subcommand)]
+enum OperatorCommand {
+    /// Creates an operator; its password is read from a prompt (or from stdin's first line
+    /// when stdin is not a terminal).
+    Add {
+        /// The login name (letters, digits, '.', '-', '_', '@').
+        name: String,
+        /// `admin` (reads and changes) or `viewer` (reads only).
+        #[arg(long, value_enum)]
+        role: Role,
+    },
+    /// Sets an operator's password (read from a prompt, or stdin's first line); its console
+    /// sessions end.
+    Passwd {
+        /// The operator's name.
+        name: String,
+    },
+    /// Disables an operator: it cannot log in, and its console sessions end at once.
+    Disable {
+        /// The operator's name.
+        name: String,
+    },
+    /// Enables a disabled operator.
+    Enable {
+        /// The operator's name.
+        name: String,
+    },
+    /// Lists the operators (never their passwords).
+    List {
+        /// One JSON document: an array of objects.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs one operator command.
+pub async fn run(Args { command, db }: Args) -> ExitCode {
+    let store = match open_store(&db).await {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let actor = Actor::cli();
+    let done = match command {
+        OperatorCommand::Add { name, role } => match read_password(&name) {
+            Ok(password) => admin::add(&store, &actor, &name, role, password)
+                .await
+                .map(|()| format!("operator {name} created ({})", role.as_str())),
+            Err(e) => Err(OperatorError::Invalid(e)),
+        },
+        OperatorCommand::Passwd { name } => match read_password(&name) {
+            Ok(password) => admin::passwd(&store, &actor, &name, password)
+                .await
+                .map(|()| format!("password of {name} changed; its sessions ended")),
+            Err(e) => Err(OperatorError::Invalid(e)),
+        },
+        OperatorCommand::Disable { name } => admin::set_active(&store, &actor, &name, false)
+            .await
+            .map(|()| format!("operator {name} disabled; its sessions ended")),
+        OperatorCommand::Enable { name } => {
+            admin::set_active(&store, &actor, &name, true).await.map(|()| format!("operator {name} enabled"))
+        }
+        OperatorCommand::List { json } => admin::list(&store)
+            .await
+            .map(|all| if json { serde_json::to_string_pretty(&all).unwrap_or_default() } else { table(&all) }),
+    };
+    report(done)
+}
+
+/// `operator list`: one line per operator.
+fn table(all: &[Operator]) -> String {
+    let mut out = format!("{:<32} {:<8} {:<8} CREATED", "NAME", "ROLE", "ACTIVE");
+    for o in all {
+        out.push_str(&format!(
+            "\n{:<32} {:<8} {:<8} {}",
+            o.name,
+            o.role.as_str(),
+            if o.active { "yes" } else { "no" },
+            o.created.format("%Y-%m-%dT%H:%M:%SZ")
+        ));
+    }
+    out
+}

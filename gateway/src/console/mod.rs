@@ -1,0 +1,111 @@
+//! The operator console: a web console on a listener of its own (`serve --console-addr ADDR`,
+//! off unless set), served by every gateway from the same database, so any gateway's console
+//! shows and changes the same things. Server-rendered HTML (maud, which escapes every value)
+//! with htmx, both built into the binary; the read pages work without JavaScript.
+//!
+//! Security, on every request ([`security`]): a Content-Security-Policy with nothing inline and
+//! nothing from elsewhere, `nosniff`, `Referrer-Policy: same-origin`, pages never cached; a
+//! session from the database (the cookie `HttpOnly`, `SameSite=Strict`, `Secure` with
+//! `--console-secure-cookie`; idle and absolute time-outs, see [`crate::operators::session`]);
+//! every state-changing request refused without its session's CSRF token; every change checked
+//! on the server to come from an admin ([`security::Admin`]).
+//!
+//! **Adding a page**: a file in `pages/` with `pub fn routes() -> Router<ConsoleState>` whose
+//! handlers take [`security::Viewer`] (to read) or [`security::Admin`] (to change; forms carry
+//! [`layout::csrf_field`]) and answer [`layout::page`]; one line in `pages/mod.rs`'s
+//! [`pages::routes`] and, for the navigation, one in [`pages::NAV`]. See `pages/mod.rs`.
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | [`ConsoleState`], [`router`], [`serve`] (the listener, started and stopped by [`crate::server::run`]) |
+//! | [`security`] | the security headers, the session and CSRF check of every request, the [`security::Viewer`] / [`security::Admin`] / [`security::Client`] extractors, the cookie |
+//! | [`layout`] | the page frame ([`layout::page`]), the CSRF field, error pages, notices |
+//! | [`assets`] | htmx and the style sheet, from memory |
+//! | [`pages`] | one file per page, and the navigation |
+
+pub mod assets;
+pub mod layout;
+pub mod pages;
+pub mod security;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::middleware;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tower::ServiceExt as _;
+
+use crate::auth::throttle::Throttle;
+use crate::operators::session::Timeouts;
+use crate::state::AppState;
+
+/// What every console request is served with: the gateway's state and the console's own login
+/// throttle (the partners' rules, its own counts).
+#[derive(Debug, Clone)]
+pub struct ConsoleState {
+    /// The gateway's state: the store, the content, the settings.
+    pub app: AppState,
+    /// Repeated login failures lock the client address and the name.
+    pub throttle: Arc<Throttle>,
+}
+
+impl ConsoleState {
+    /// The console of a gateway.
+    pub fn new(app: AppState) -> ConsoleState {
+        let throttle = Arc::new(Throttle::new(app.config.throttle));
+        ConsoleState { app, throttle }
+    }
+
+    /// The sessions' time-outs (`--console-idle-timeout`, `--console-session-lifetime`).
+    pub fn timeouts(&self) -> Timeouts {
+        let c = &self.app.config.console;
+        Timeouts { idle: c.idle_timeout, absolute: c.session_lifetime }
+    }
+}
+
+/// Every route of the console, behind its security layers.
+pub fn router(state: ConsoleState) -> Router {
+    Router::new()
+        .merge(pages::routes())
+        .merge(assets::routes())
+        .fallback(|| async { layout::error(axum::http::StatusCode::NOT_FOUND, "There is no such page.") })
+        .layer(middleware::from_fn_with_state(state.clone(), security::sessions))
+        .layer(middleware::from_fn(security::headers))
+        .with_state(state)
+}
+
+/// Serves the console of `app` on `listener` until the task is aborted (by
+/// [`crate::server::run`] when the gateway stops). HTTP/1.1, with the gateway's header read
+/// time-out.
+pub async fn serve(listener: TcpListener, app: AppState) -> io::Result<()> {
+    let header_read_timeout = app.config.header_read_timeout;
+    let router = router(ConsoleState::new(app));
+    let local = listener.local_addr()?;
+    tracing::info!(addr = %local, "console listening");
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(pair) => pair,
+            Err(e) => {
+                tracing::warn!(error = %e, "console: accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let svc = router.clone().map_request(move |mut req: hyper::Request<hyper::body::Incoming>| {
+            req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
+            req
+        });
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new()).header_read_timeout(header_read_timeout);
+        tokio::spawn(async move {
+            if let Err(e) = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(svc)).await {
+                tracing::debug!(client = %peer, error = %e, "console: connection closed with an error");
+            }
+        });
+    }
+}

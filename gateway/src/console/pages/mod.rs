@@ -1,0 +1,110 @@
+//! The console's pages, one file each. A page is a file here with
+//! `pub fn routes() -> Router<ConsoleState>`, registered in [`routes`] (one line) and, when it
+//! has a place in the navigation, in [`NAV`] (one line). Its handlers take
+//! [`Viewer`](super::security::Viewer) to read (an operator without a session is sent to the
+//! login page) or [`Admin`](super::security::Admin) to change (a viewer gets 403), answer
+//! [`layout::page`](super::layout::page), and put [`layout::csrf_field`](super::layout::csrf_field)
+//! in every form that changes something (the CSRF check itself is done for every request before
+//! any handler runs). They ask the library what the CLI asks (one code path), and a change calls
+//! the function the CLI calls, with the operator as the audit's [`Actor`](crate::audit::Actor)
+//! (`Actor::operator(&session.operator, client)`, the address from
+//! [`Client`](super::security::Client)).
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | [`routes`], [`NAV`], [`new_password`], [`path_segment`] |
+//! | [`login`] | `GET/POST /login`, `POST /logout` |
+//! | [`home`] | `GET /`: the overview |
+//! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates and changes them |
+//! | [`audit`] | `GET /audit`: the audit trail |
+//! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
+//! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
+
+pub mod audit;
+pub mod deliveries;
+pub mod home;
+pub mod login;
+pub mod operators;
+pub mod partners;
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use axum::Router;
+
+use super::ConsoleState;
+
+/// An entry of the navigation bar.
+#[derive(Debug, Clone, Copy)]
+pub struct NavItem {
+    /// Where it leads.
+    pub path: &'static str,
+    /// What it says.
+    pub label: &'static str,
+    /// Shown to admins only (the page itself checks too).
+    pub admin_only: bool,
+}
+
+/// The navigation bar, in order.
+pub const NAV: &[NavItem] = &[
+    NavItem { path: "/", label: "Overview", admin_only: false },
+    NavItem { path: "/deliveries", label: "Deliveries", admin_only: false },
+    NavItem { path: "/partners", label: "Partners", admin_only: false },
+    NavItem { path: "/audit", label: "Audit", admin_only: false },
+    NavItem { path: "/operators", label: "Operators", admin_only: true },
+];
+
+/// Every page's routes.
+pub fn routes() -> Router<ConsoleState> {
+    Router::new()
+        .merge(login::routes())
+        .merge(home::routes())
+        .merge(deliveries::routes())
+        .merge(partners::routes())
+        .merge(audit::routes())
+        .merge(operators::routes())
+}
+
+/// A new random password (20 letters and digits, about 119 bits), to be shown once.
+pub fn new_password() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    let mut out = String::with_capacity(20);
+    while out.len() < 20 {
+        let mut byte = [0u8; 1];
+        OsRng.fill_bytes(&mut byte);
+        // Rejection sampling: every letter equally likely.
+        let b = usize::from(byte[0]);
+        if b < 256 - 256 % ALPHABET.len() {
+            out.push(char::from(ALPHABET[b % ALPHABET.len()]));
+        }
+    }
+    out
+}
+
+/// A value as one segment of a URL path (`/partners/{id}`): every byte but the unreserved
+/// ones percent-encoded, so an id with `/`, `?`, `#`, `"` or `<` stays one segment (axum's
+/// `Path` decodes it back).
+pub fn path_segment(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_and_segments() {
+        let (a, b) = (new_password(), new_password());
+        assert_eq!(a.len(), 20);
+        assert_ne!(a, b);
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_eq!(path_segment("A b/<c>?"), "A%20b%2F%3Cc%3E%3F");
+        assert_eq!(path_segment("é"), "%C3%A9");
+    }
+}

@@ -1,0 +1,558 @@
+//! `GET /partners`: every requestor (partners and suppliers) with its status, dialect, limits,
+//! allow-list, log level and notification URL; `GET /partners/{id}`: one, with the admin's
+//! forms. An admin creates a requestor (its password made here and shown once), changes its
+//! limits, dialect, allow-list, log level and notification URL, rotates its password (shown
+//! once), disables or enables it — through the functions `ota-gateway requestor` calls
+//! ([`crate::requestors::admin`], [`crate::outbox::admin::set_notify_url`]), so with the same
+//! validation, each change audited with the admin and their address. Running gateways apply a
+//! change within a second (the requestors' version moves on).
+
+use std::collections::BTreeSet;
+
+use axum::Router;
+use axum::extract::{Form, Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post};
+use ipnet::IpNet;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::audit::Actor;
+use crate::console::ConsoleState;
+use crate::console::layout::{self, csrf_field};
+use crate::console::pages::{new_password, path_segment};
+use crate::console::security::{Admin, Client, Viewer};
+use crate::operators::session::Session;
+use crate::outbox::admin::shown_url;
+use crate::requestors::admin::{self, AdminError, NewRequestor};
+use crate::requestors::{Role, StoredRequestor};
+use crate::txlog::{Level, Sample};
+
+/// The routes of this page.
+pub fn routes() -> Router<ConsoleState> {
+    Router::new()
+        .route("/partners", get(list).post(create))
+        .route("/partners/{id}", get(show))
+        .route("/partners/{id}/limits", post(limits))
+        .route("/partners/{id}/dialect", post(dialect))
+        .route("/partners/{id}/allow", post(allow))
+        .route("/partners/{id}/log", post(log))
+        .route("/partners/{id}/notify", post(notify))
+        .route("/partners/{id}/password", post(password))
+        .route("/partners/{id}/disable", post(disable))
+        .route("/partners/{id}/enable", post(enable))
+}
+
+/// A rate as shown: `5/s`, `-` for none.
+fn rate(r: Option<u32>) -> String {
+    r.map_or_else(|| "-".to_string(), |n| format!("{n}/s"))
+}
+
+/// The per-operation rates as the form takes them: `hotelavailability=5, hotelbook=1`.
+fn rates_for(r: &StoredRequestor) -> String {
+    r.limits.per_operation.iter().map(|(op, n)| format!("{op}={n}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The allow-list as shown and as the form takes it.
+fn allow_text(r: &StoredRequestor) -> String {
+    r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The log policy as shown: `all@0.1`, `errors`.
+fn log_text(r: &StoredRequestor) -> String {
+    match r.log.level {
+        Level::All if r.log.sample != Sample::ALL => format!("all@{}", r.log.sample),
+        level => level.as_str().to_string(),
+    }
+}
+
+/// The kind as shown: `distributor`, `supplier (H1, H2)`.
+fn kind_text(r: &StoredRequestor) -> String {
+    match &r.role {
+        Role::Supplier { hotels } => {
+            format!("supplier ({})", hotels.iter().cloned().collect::<Vec<_>>().join(", "))
+        }
+        Role::Distributor => "distributor".to_string(),
+    }
+}
+
+/// Every requestor, or an error page.
+async fn all(state: &ConsoleState) -> Result<Vec<StoredRequestor>, Response> {
+    admin::list(&state.app.store).await.map_err(|e| {
+        tracing::error!(error = %e, "console: partners");
+        layout::error(StatusCode::SERVICE_UNAVAILABLE, "The partners could not be read; try again.")
+    })
+}
+
+/// `GET /partners`.
+async fn list(State(state): State<ConsoleState>, Viewer(session): Viewer) -> Response {
+    render_list(&state, &session, StatusCode::OK, None).await
+}
+
+/// The list, with a notice on top.
+async fn render_list(state: &ConsoleState, session: &Session, status: StatusCode, notice: Option<Markup>) -> Response {
+    let all = match all(state).await {
+        Ok(all) => all,
+        Err(page) => return page,
+    };
+    let body = html! {
+        @if let Some(n) = notice { (n) }
+        table {
+            thead { tr {
+                th { "ID" } th { "Name" } th { "Status" } th { "Kind" } th { "Dialect" } th.num { "Rate" }
+                th.num { "Daily quota" } th { "Per operation" } th { "Allow-list" } th { "Log" } th { "Notification URL" }
+            } }
+            tbody {
+                @for r in &all {
+                    tr {
+                        td { a href={ "/partners/" (path_segment(&r.id)) } { (r.id) } }
+                        td { (r.name) }
+                        td { @if r.active { span.badge.on { "active" } } @else { span.badge.off { "disabled" } } }
+                        td { (kind_text(r)) }
+                        td { (r.dialect.as_str()) }
+                        td.num { (rate(r.limits.rate)) }
+                        td.num { (r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string())) }
+                        td { (rates_for(r)) }
+                        td { @if r.allow.is_empty() { span.muted { "any address" } } @else { (allow_text(r)) } }
+                        td { (log_text(r)) }
+                        td.mono { (r.notify_url.as_deref().map(shown_url).unwrap_or_default()) }
+                    }
+                }
+            }
+        }
+        @if session.is_admin() {
+            h2 { "Create a partner or supplier" }
+            form.stack method="post" action="/partners" {
+                (csrf_field(session))
+                label for="id" { "ID (RequestorID@ID)" }
+                input #id type="text" name="id" required;
+                label for="context" { "ID_Context" }
+                input #context type="text" name="context" required;
+                label for="name" { "Display name" }
+                input #name type="text" name="name";
+                label for="dialect" { "Dialect" }
+                (dialect_select(ota_messages::Dialect::Service))
+                label for="kind" { "Kind" }
+                select #kind name="kind" {
+                    option value="distributor" { "distribution partner" }
+                    option value="supplier" { "supplier (a hotel's system)" }
+                }
+                label for="hotels" { "A supplier's hotels (codes, comma-separated)" }
+                input #hotels type="text" name="hotels";
+                label for="allow" { "Allow-list (CIDRs, comma-separated; empty: any address)" }
+                input #allow type="text" name="allow";
+                p { button type="submit" { "Create" } " " span.muted { "A password is made and shown once." } }
+            }
+        }
+    };
+    layout::page_with_status(status, session, "Partners and suppliers", body)
+}
+
+/// The dialect choice, `now` selected.
+fn dialect_select(now: ota_messages::Dialect) -> Markup {
+    html! {
+        select #dialect name="dialect" {
+            @for d in ota_messages::Dialect::ALL {
+                option value=(d.as_str()) selected[*d == now] { (d.as_str()) }
+            }
+        }
+    }
+}
+
+/// The create form's fields.
+#[derive(Deserialize)]
+struct Create {
+    id: String,
+    context: String,
+    #[serde(default)]
+    name: String,
+    dialect: String,
+    kind: String,
+    #[serde(default)]
+    hotels: String,
+    #[serde(default)]
+    allow: String,
+}
+
+/// A comma- or space-separated list.
+fn items(text: &str) -> impl Iterator<Item = &str> {
+    text.split([',', ' ', '\n', '\r', '\t']).map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// An allow-list as the form writes it.
+fn networks(text: &str) -> Result<Vec<IpNet>, AdminError> {
+    items(text).map(|n| crate::config::parse_net(n).map_err(AdminError::Invalid)).collect()
+}
+
+/// `POST /partners`: creates a requestor with a new password, shown once.
+async fn create(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Form(f): Form<Create>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let made = async {
+        let dialect = crate::requestors::import::parse_dialect(&f.dialect).map_err(AdminError::Invalid)?;
+        let role = match f.kind.as_str() {
+            "distributor" => Role::Distributor,
+            "supplier" => {
+                let hotels: Vec<String> = items(&f.hotels).map(str::to_string).collect();
+                for h in &hotels {
+                    crate::requestors::import::check_hotel_code(h).map_err(AdminError::Invalid)?;
+                }
+                Role::supplier(hotels)
+            }
+            _ => return Err(AdminError::Invalid("the kind is distributor or supplier".into())),
+        };
+        let password = new_password();
+        let new = NewRequestor {
+            id: f.id.clone(),
+            id_context: f.context.clone(),
+            name: if f.name.trim().is_empty() { f.id.clone() } else { f.name.clone() },
+            password: password.clone(),
+            active: true,
+            allow: networks(&f.allow)?,
+            dialect,
+            role,
+        };
+        admin::add(&state.app.store, &actor, new).await.map(|()| password)
+    };
+    match made.await {
+        Ok(password) => {
+            let n = html! {
+                p.notice.ok role="status" {
+                    "Created " a href={ "/partners/" (path_segment(&f.id)) } { (f.id) }
+                    ". Its MessagePassword, shown only now: " span.secret { (password) }
+                }
+            };
+            render_list(&state, &session, StatusCode::OK, Some(n)).await
+        }
+        Err(e) => {
+            render_list(&state, &session, StatusCode::UNPROCESSABLE_ENTITY, Some(layout::notice(false, &e.to_string())))
+                .await
+        }
+    }
+}
+
+/// `GET /partners/{id}`.
+async fn show(State(state): State<ConsoleState>, Viewer(session): Viewer, Path(id): Path<String>) -> Response {
+    render_one(&state, &session, &id, StatusCode::OK, None).await
+}
+
+/// One requestor's page, with a notice on top.
+async fn render_one(
+    state: &ConsoleState,
+    session: &Session,
+    id: &str,
+    status: StatusCode,
+    notice: Option<Markup>,
+) -> Response {
+    let all = match all(state).await {
+        Ok(all) => all,
+        Err(page) => return page,
+    };
+    let Some(r) = all.into_iter().find(|r| r.id == id) else {
+        return layout::error(StatusCode::NOT_FOUND, "There is no such partner.");
+    };
+    let base = format!("/partners/{}", path_segment(&r.id));
+    let body = html! {
+        @if let Some(n) = notice { (n) }
+        p { a href="/partners" { "← every partner" } }
+        table {
+            tr { th { "ID" } td { (r.id) } }
+            tr { th { "ID_Context" } td { (r.id_context) } }
+            tr { th { "Name" } td { (r.name) } }
+            tr { th { "Status" } td { @if r.active { span.badge.on { "active" } } @else { span.badge.off { "disabled" } } } }
+            tr { th { "Kind" } td { (kind_text(&r)) } }
+            tr { th { "Dialect" } td { (r.dialect.as_str()) } }
+            tr { th { "Rate" } td { (rate(r.limits.rate)) } }
+            tr { th { "Daily quota" } td { (r.limits.daily_quota.map_or_else(|| "-".to_string(), |n| n.to_string())) } }
+            tr { th { "Per operation" } td { (rates_for(&r)) } }
+            tr { th { "Allow-list" } td { @if r.allow.is_empty() { "any address" } @else { (allow_text(&r)) } } }
+            tr { th { "Transaction log" } td { (log_text(&r)) } }
+            tr { th { "Notification URL" } td.mono { (r.notify_url.as_deref().map(shown_url).unwrap_or_default()) } }
+        }
+        @if session.is_admin() {
+            h2 { "Limits" }
+            form.stack method="post" action={ (base) "/limits" } {
+                (csrf_field(session))
+                label for="rate" { "Requests per second, per gateway (N, or off)" }
+                input #rate type="text" name="rate" value=(r.limits.rate.map_or_else(|| "off".to_string(), |n| n.to_string()));
+                label for="daily_quota" { "Requests per UTC day, all gateways (N, or off)" }
+                input #daily_quota type="text" name="daily_quota" value=(r.limits.daily_quota.map_or_else(|| "off".to_string(), |n| n.to_string()));
+                label for="rate_for" { "Per operation (operation=N, comma-separated; empty: none)" }
+                input #rate_for type="text" name="rate_for" value=(rates_for(&r));
+                p { button type="submit" { "Save limits" } }
+            }
+            h2 { "Dialect" }
+            form.stack method="post" action={ (base) "/dialect" } {
+                (csrf_field(session))
+                (dialect_select(r.dialect))
+                p { button type="submit" { "Save dialect" } }
+            }
+            h2 { "Allow-list" }
+            form.stack method="post" action={ (base) "/allow" } {
+                (csrf_field(session))
+                label for="allow" { "Networks it may call from (CIDRs, comma-separated; empty: any address)" }
+                input #allow type="text" name="allow" value=(allow_text(&r));
+                p { button type="submit" { "Save allow-list" } }
+            }
+            h2 { "Transaction log" }
+            form.stack method="post" action={ (base) "/log" } {
+                (csrf_field(session))
+                label for="level" { "Level" }
+                select #level name="level" {
+                    @for l in Level::ALL { option value=(l.as_str()) selected[l == r.log.level] { (l.as_str()) } }
+                }
+                label for="sample" { "At all: the share of searches logged (0 to 1)" }
+                input #sample type="text" name="sample" value=(r.log.sample.to_string());
+                p { button type="submit" { "Save log level" } }
+            }
+            h2 { "Notification URL" }
+            form.stack method="post" action={ (base) "/notify" } {
+                (csrf_field(session))
+                label for="url" { "Where its hotels' bookings are pushed (empty: it pulls them)" }
+                input #url type="text" name="url" value=(r.notify_url.as_deref().map(shown_url).unwrap_or_default());
+                p { button type="submit" { "Save URL" } }
+            }
+            h2 { "Password and status" }
+            form.inline method="post" action={ (base) "/password" } {
+                (csrf_field(session))
+                button type="submit" { "Rotate the password" }
+            }
+            " "
+            @let (action, label) = if r.active { ("disable", "Disable") } else { ("enable", "Enable") };
+            form.inline method="post" action={ (base) "/" (action) } {
+                (csrf_field(session))
+                button type="submit" { (label) }
+            }
+        }
+    };
+    layout::page_with_status(status, session, &format!("Partner {}", r.id), body)
+}
+
+/// The page after a change: its outcome on top.
+async fn after(state: &ConsoleState, session: &Session, id: &str, done: Result<String, AdminError>) -> Response {
+    match done {
+        Ok(text) => render_one(state, session, id, StatusCode::OK, Some(layout::notice(true, &text))).await,
+        Err(AdminError::NotFound(_)) => layout::error(StatusCode::NOT_FOUND, "There is no such partner."),
+        Err(e) => {
+            render_one(
+                state,
+                session,
+                id,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(layout::notice(false, &e.to_string())),
+            )
+            .await
+        }
+    }
+}
+
+/// The limits form's fields.
+#[derive(Deserialize)]
+struct LimitsForm {
+    rate: String,
+    daily_quota: String,
+    #[serde(default)]
+    rate_for: String,
+}
+
+/// A rate or quota field: empty or `off` is none.
+fn limit(text: &str, parse: fn(&str) -> Result<u32, String>) -> Result<Option<u32>, AdminError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    parse(t).map(|n| Some(n).filter(|n| *n > 0)).map_err(AdminError::Invalid)
+}
+
+/// `POST /partners/{id}/limits`: the rate, daily quota and per-operation rates, replaced.
+async fn limits(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Path(id): Path<String>,
+    Form(f): Form<LimitsForm>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let done = async {
+        let rate = limit(&f.rate, crate::limits::parse_rate)?;
+        let quota = limit(&f.daily_quota, crate::limits::parse_quota)?;
+        let wanted: Vec<(&'static str, u32)> = items(&f.rate_for)
+            .map(crate::limits::parse_rate_for)
+            .collect::<Result<_, _>>()
+            .map_err(AdminError::Invalid)?;
+        // The form lists every per-operation rate: the ones it no longer lists are removed.
+        let now = admin::list(&state.app.store).await?.into_iter().find(|r| r.id == id);
+        let Some(now) = now else { return Err(AdminError::NotFound(id.clone())) };
+        let listed: BTreeSet<&str> = wanted.iter().map(|(op, _)| *op).collect();
+        let mut rate_for = wanted.clone();
+        rate_for.extend(now.limits.per_operation.iter().filter(|(op, _)| !listed.contains(op)).map(|(op, _)| (*op, 0)));
+        admin::set_limits(&state.app.store, &actor, &id, Some(rate), Some(quota), rate_for).await?;
+        Ok(format!(
+            "Limits saved: rate {}, daily quota {}.",
+            rate_shown(rate),
+            quota.map_or("off".into(), |q| q.to_string())
+        ))
+    };
+    after(&state, &session, &id, done.await).await
+}
+
+fn rate_shown(r: Option<u32>) -> String {
+    r.map_or_else(|| "off".to_string(), |n| format!("{n}/s"))
+}
+
+/// The dialect form's field.
+#[derive(Deserialize)]
+struct DialectForm {
+    dialect: String,
+}
+
+/// `POST /partners/{id}/dialect`.
+async fn dialect(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Path(id): Path<String>,
+    Form(f): Form<DialectForm>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let done = async {
+        let d = crate::requestors::import::parse_dialect(&f.dialect).map_err(AdminError::Invalid)?;
+        admin::set_dialect(&state.app.store, &actor, &id, d).await?;
+        Ok(format!("Answered in the {} dialect.", d.as_str()))
+    };
+    after(&state, &session, &id, done.await).await
+}
+
+/// The allow-list form's field.
+#[derive(Deserialize)]
+struct AllowForm {
+    #[serde(default)]
+    allow: String,
+}
+
+/// `POST /partners/{id}/allow`.
+async fn allow(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Path(id): Path<String>,
+    Form(f): Form<AllowForm>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let done = async {
+        let nets = networks(&f.allow)?;
+        let shown = if nets.is_empty() { "any address".to_string() } else { f.allow.trim().to_string() };
+        admin::set_allow(&state.app.store, &actor, &id, nets).await?;
+        Ok(format!("May call from {shown}."))
+    };
+    after(&state, &session, &id, done.await).await
+}
+
+/// The log form's fields.
+#[derive(Deserialize)]
+struct LogForm {
+    level: String,
+    #[serde(default)]
+    sample: String,
+}
+
+/// `POST /partners/{id}/log`.
+async fn log(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Path(id): Path<String>,
+    Form(f): Form<LogForm>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let done = async {
+        let level = Level::parse(&f.level).map_err(AdminError::Invalid)?;
+        let sample = if f.sample.trim().is_empty() {
+            None
+        } else {
+            Some(Sample::parse(f.sample.trim()).map_err(AdminError::Invalid)?)
+        };
+        admin::set_log(&state.app.store, &actor, &id, Some(level), sample).await?;
+        Ok(format!("Transaction log: {}.", level.as_str()))
+    };
+    after(&state, &session, &id, done.await).await
+}
+
+/// The notification URL form's field.
+#[derive(Deserialize)]
+struct NotifyForm {
+    #[serde(default)]
+    url: String,
+}
+
+/// `POST /partners/{id}/notify`.
+async fn notify(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Path(id): Path<String>,
+    Form(f): Form<NotifyForm>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let url = Some(f.url.trim().to_string()).filter(|u| !u.is_empty() && u != "off");
+    let text = match &url {
+        Some(u) => format!("Notified at {}.", shown_url(u)),
+        None => "No notification URL: it pulls its bookings.".to_string(),
+    };
+    let done = crate::outbox::admin::set_notify_url(&state.app.store, &actor, &id, url)
+        .await
+        .map(|()| text)
+        .map_err(|e| AdminError::Invalid(e.to_string()));
+    after(&state, &session, &id, done).await
+}
+
+/// `POST /partners/{id}/password`: a new password, shown once.
+async fn password(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Path(id): Path<String>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let password = new_password();
+    match admin::passwd(&state.app.store, &actor, &id, password.clone()).await {
+        Ok(()) => {
+            let n = html! {
+                p.notice.ok role="status" {
+                    "New MessagePassword, shown only now (the old one no longer works): " span.secret { (password) }
+                }
+            };
+            render_one(&state, &session, &id, StatusCode::OK, Some(n)).await
+        }
+        Err(e) => after(&state, &session, &id, Err(e)).await,
+    }
+}
+
+/// `POST /partners/{id}/disable`.
+async fn disable(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    client: Client,
+    Path(id): Path<String>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client.0);
+    let done = admin::set_active(&state.app.store, &actor, &id, false).await.map(|()| "Disabled.".to_string());
+    after(&state, &session, &id, done).await
+}
+
+/// `POST /partners/{id}/enable`.
+async fn enable(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    client: Client,
+    Path(id): Path<String>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client.0);
+    let done = admin::set_active(&state.app.store, &actor, &id, true).await.map(|()| "Enabled.".to_string());
+    after(&state, &session, &id, done).await
+}

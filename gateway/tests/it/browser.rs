@@ -1,0 +1,61 @@
+//! The operator console in a real browser (issue 30): Debian's headless chromium driven over
+//! WebDriver, on both backends. What an operator does by hand — log in with the form, move
+//! through the navigation, log out — works; the pages need nothing from outside the binary and
+//! run no inline script; a viewer's page offers no admin action, and the server refuses one all
+//! the same. Screenshots of each page: `CONSOLE_SCREENSHOTS=1` writes them to `docs/console/`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use fantoccini::Locator;
+use ota_gateway::operators::Role;
+
+use crate::support::browser::Browser;
+use crate::support::console::ConsoleServer;
+use crate::support::{Backend, backend_tests};
+
+/// An admin logs in with the login form, sees the overview and the operators, adds a viewer,
+/// and logs out (the next page is the login again); a wrong password shows the form again with
+/// its message.
+async fn an_operator_logs_in_and_out(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    let password = gw.operator("ann", Role::Admin).await;
+    let browser = Browser::start().await;
+
+    let login = browser.open(&format!("{}/", gw.console)).await;
+    assert!(browser.client.current_url().await.unwrap().path() == "/login", "to the login page: {login}");
+    browser.screenshot("login").await;
+    browser.submit("form[action='/login']", &[("name", "ann"), ("password", "wrong")]).await;
+    assert!(browser.text().await.contains("Wrong name or password."));
+    browser.submit("form[action='/login']", &[("name", "ann"), ("password", &password)]).await;
+    let overview = browser.text().await;
+    assert_eq!(browser.client.current_url().await.unwrap().path(), "/", "{overview}");
+    assert!(overview.contains("ann"), "who is logged in: {overview}");
+    browser.screenshot("overview").await;
+
+    browser.client.find(Locator::LinkText("Operators")).await.unwrap().click().await.unwrap();
+    assert_eq!(browser.client.current_url().await.unwrap().path(), "/operators");
+    assert!(browser.text().await.contains("ann"));
+    browser.screenshot("operators").await;
+    assert!(!browser.alert_open().await);
+
+    browser.client.find(Locator::Css("form.logout button")).await.unwrap().click().await.unwrap();
+    assert_eq!(browser.client.current_url().await.unwrap().path(), "/login");
+    browser.open(&format!("{}/operators", gw.console)).await;
+    assert_eq!(browser.client.current_url().await.unwrap().path(), "/login", "the session ended");
+}
+
+/// A viewer's navigation has no admin page, and opening one by its address is refused by the
+/// server (403), not merely hidden.
+async fn a_viewer_sees_no_admin_action(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    let password = gw.operator("vic", Role::Viewer).await;
+    let browser = Browser::start().await;
+    browser.open(&format!("{}/login", gw.console)).await;
+    browser.submit("form[action='/login']", &[("name", "vic"), ("password", &password)]).await;
+    let nav = browser.client.find(Locator::Css("nav")).await.unwrap().text().await.unwrap();
+    assert!(!nav.contains("Operators"), "{nav}");
+    let page = browser.open(&format!("{}/operators", gw.console)).await;
+    assert!(page.contains("403") || page.to_lowercase().contains("admin"), "{page}");
+}
+
+backend_tests!(an_operator_logs_in_and_out, a_viewer_sees_no_admin_action);

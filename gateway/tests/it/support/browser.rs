@@ -1,0 +1,120 @@
+//! A real browser for the console's tests: Debian's `chromium`, headless, driven over WebDriver
+//! by `chromedriver` (`chromium-driver`; `scripts/test.sh` installs both) with fantoccini.
+//! Each [`Browser`] is a chromedriver process of its own on a free port with a throw-away
+//! profile, so tests running at the same time share no cookies; it is killed on drop.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+/// A headless chromium session.
+pub struct Browser {
+    /// The WebDriver session.
+    pub client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+/// The first of `candidates` that exists.
+fn first_existing(candidates: &[&'static str]) -> Option<&'static str> {
+    candidates.iter().copied().find(|p| std::path::Path::new(p).exists())
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless chromium; panics with what to install when either is
+    /// missing.
+    pub async fn start() -> Browser {
+        let driver_bin = first_existing(&["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"])
+            .expect("chromedriver is missing: apt-get install chromium chromium-driver (scripts/test.sh does)");
+        let chromium = first_existing(&["/usr/bin/chromium", "/usr/lib/chromium/chromium"])
+            .expect("chromium is missing: apt-get install chromium chromium-driver (scripts/test.sh does)");
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let driver = Command::new(driver_bin)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let profile = tempfile::tempdir().unwrap();
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": chromium,
+                "args": [
+                    "--headless=new",
+                    "--no-sandbox",
+                    "--disable-dev-shm-usage",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--window-size=1280,900",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            }),
+        );
+        let url = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        let client = loop {
+            match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps.clone())
+                .connect(&url)
+                .await
+            {
+                Ok(client) => break client,
+                Err(e) if started.elapsed() < Duration::from_secs(20) => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => panic!("no WebDriver session after 20 s: {e}"),
+            }
+        };
+        Browser { client, driver, _profile: profile }
+    }
+
+    /// Opens `url` and returns the page's visible text.
+    pub async fn open(&self, url: &str) -> String {
+        self.client.goto(url).await.unwrap_or_else(|e| panic!("open {url}: {e}"));
+        self.text().await
+    }
+
+    /// The visible text of the page.
+    pub async fn text(&self) -> String {
+        self.client.find(Locator::Css("body")).await.unwrap().text().await.unwrap()
+    }
+
+    /// Fills the form fields named by `fields` (name, value) and submits the form they are in.
+    pub async fn submit(&self, form: &str, fields: &[(&str, &str)]) {
+        let form = self.client.form(Locator::Css(form)).await.unwrap_or_else(|e| panic!("form {form}: {e}"));
+        for (name, value) in fields {
+            form.set_by_name(name, value).await.unwrap_or_else(|e| panic!("field {name}: {e}"));
+        }
+        form.submit().await.unwrap();
+    }
+
+    /// Saves a PNG of the page to `docs/console/NAME.png` when `CONSOLE_SCREENSHOTS` is set
+    /// (the README shows them); otherwise takes it and checks it is a PNG.
+    pub async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a screenshot of {name}");
+        if std::env::var_os("CONSOLE_SCREENSHOTS").is_some() {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/console");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+        }
+    }
+
+    /// Whether any script ran that the test did not expect: a page that ran `alert` (a hostile
+    /// value taken as markup) leaves an open dialog.
+    pub async fn alert_open(&self) -> bool {
+        self.client.get_alert_text().await.is_ok()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // chromedriver ends its browsers when it ends.
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
