@@ -274,4 +274,41 @@ async fn made_up_requestors_share_one_row(b: Backend) {
     assert_eq!((t.total.requests, t.total.ota_errors, t.lines.len()), (40, 40, 1), "{t:#?}");
 }
 
-backend_tests!(two_gateways_add_up_in_one_query, percentiles_and_rollups_add_up, made_up_requestors_share_one_row);
+/// The console's Traffic page (a viewer): the GET form's filters, the SVG chart, the lines and
+/// the error codes of what the gateway answered; a hostile filter value is text.
+async fn the_console_shows_the_traffic(b: Backend) {
+    use ota_gateway::operators::Role;
+    let gw = support::console::ConsoleServer::start(b).await;
+    let client = ota_gateway::Client::new(gw.url.clone());
+    for _ in 0..3 {
+        let (status, _, text) = client.send_raw("/hotelnbc", nbc(DEMO, "HTL00042"), XML).await.unwrap();
+        assert_eq!(status, 200, "{text}");
+    }
+    client.send_raw("/hotelnbc", nbc(("&lt;b&gt;FAKE", "X", "pw"), "HTL00042"), XML).await.unwrap();
+    gw.state.flush_traffic().await.unwrap();
+    let vic = gw.login_as("vic", Role::Viewer).await;
+    let page = vic.get("/traffic").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let body = &page.body;
+    assert!(body.contains(r#"<form method="get" action="/traffic""#), "{body}");
+    assert!(body.contains("<svg") && body.contains(r#"class="requests""#), "{body}");
+    assert!(body.contains("DEMO") && body.contains("(unknown)") && body.contains("hotelnbc"), "{body}");
+    assert!(!body.contains("FAKE"), "a made-up id is never shown: {body}");
+    let one = vic.get("/traffic?window=days&partner=DEMO&operation=hotelnbc").await;
+    assert_eq!(one.status, 200);
+    assert!(one.body.contains(r#"<option value="days" selected>"#), "{}", one.body);
+    assert!(!one.body.contains("(unknown)</td>"), "{}", one.body);
+    let hostile = vic.get("/traffic?partner=%3Cscript%3Ealert(1)%3C/script%3E&operation=%22%3E%3Cimg").await;
+    assert_eq!(hostile.status, 200);
+    assert!(!hostile.body.contains("<script>alert") && !hostile.body.contains("\"><img"), "{}", hostile.body);
+    assert!(hostile.body.contains("&lt;script&gt;alert(1)"), "{}", hostile.body);
+    let anonymous = gw.anonymous().get("/traffic").await;
+    assert_ne!(anonymous.status, 200, "a login first");
+}
+
+backend_tests!(
+    two_gateways_add_up_in_one_query,
+    percentiles_and_rollups_add_up,
+    made_up_requestors_share_one_row,
+    the_console_shows_the_traffic
+);
