@@ -78,9 +78,10 @@ pub struct Config {
     // Then the server stops anyway.
     #[arg(long, default_value = "30s", value_parser = parse_duration, env = "OTA_GATEWAY_SHUTDOWN_GRACE")]
     pub shutdown_grace: Duration,
-    /// How often this gateway adds its look-to-book and daily-quota counts to the database and
-    /// reads every gateway's day totals back (how late a daily quota may be across gateways).
-    #[arg(id = "traffic_flush_interval", long = "traffic-flush-interval", value_name = "TRAFFIC_FLUSH_INTERVAL", default_value = "60s", value_parser = parse_duration, env = "OTA_GATEWAY_TRAFFIC_FLUSH_INTERVAL")]
+    /// How often this gateway adds its look-to-book, daily-quota and traffic counts to the
+    /// database and reads every gateway's day totals back (how late a daily quota may be across
+    /// gateways, and the console's traffic).
+    #[arg(id = "traffic_flush_interval", long = "traffic-flush-interval", value_name = "TRAFFIC_FLUSH_INTERVAL", default_value = "5s", value_parser = parse_duration, env = "OTA_GATEWAY_TRAFFIC_FLUSH_INTERVAL")]
     pub traffic_flush: Duration,
     /// Serve every route under this path prefix (e.g. /sandbox: /sandbox/hotelnbc,
     /// /sandbox/healthz, /sandbox/metrics).
@@ -246,7 +247,7 @@ mod tests {
         let c = Config::default();
         assert_eq!(c.addr, SocketAddr::from(([127, 0, 0, 1], 8080)));
         assert_eq!((c.body_limit, c.max_connections, c.body_memory), (1 << 20, 4096, 64 << 20));
-        assert_eq!((c.request_timeout, c.traffic_flush), (Duration::from_secs(30), Duration::from_secs(60)));
+        assert_eq!((c.request_timeout, c.traffic_flush), (Duration::from_secs(30), Duration::from_secs(5)));
         assert_eq!((c.throttle.address_failures, c.throttle.requestor_failures), (10, 20));
         assert!(c.txlog.masked);
         assert_eq!(c.txlog.retention, Some(crate::txlog::DEFAULT_RETENTION));

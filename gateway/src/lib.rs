@@ -24,6 +24,7 @@
 //! | [`requestors`], [`auth`] | who calls: the partners, POS authentication (argon2, the cache, throttling) |
 //! | [`operators`] | the console's operators (admin, viewer), their logins and sessions |
 //! | [`limits`] | per-partner rate limits and daily quotas, from memory |
+//! | [`traffic`] | traffic per partner and operation (outcomes, latency, look-to-book) per minute, hour and day: counted in memory, stored in batches, queried by the CLI and the console |
 //! | [`shared`] | what every area needs, once: the request context, booking kinds, the Client-reference register, Quote/Commit, values, languages |
 //! | [`store`] | the database: SQLite (embedded) or PostgreSQL (many instances), migrations |
 //! | [`metrics`] | the Prometheus metrics and the functions that record them |
@@ -59,6 +60,7 @@ pub mod shared;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod traffic;
 pub mod txlog;
 
 pub use client::{Client, ClientError};

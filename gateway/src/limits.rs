@@ -6,7 +6,7 @@
 //!   `rate` requests per second in the long run, with a burst of up to one second's worth
 //!   (`rate` requests) let through at once after a quiet second.
 //! - **Daily quota**: admitted requests counted per requestor and UTC day, in memory; every
-//!   gateway adds its counts to the database every `--traffic-flush-interval` (a minute) and
+//!   gateway adds its counts to the database every `--traffic-flush-interval` (5 s) and
 //!   reads the day's totals of
 //!   every gateway back ([`Limiter::settle`]), so the quota is shared by the gateways (up to one
 //!   flush interval late) and survives a restart.

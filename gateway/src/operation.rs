@@ -258,13 +258,15 @@ impl Outcome {
 }
 
 /// Who asked and what the answer said: handed by the operation route to the transaction log
-/// and, as a response extension, to the request's log line and metrics.
+/// and, as a response extension, to the request's log line, metrics and traffic rollups.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Said {
     /// The requestor that authenticated, if one did.
     pub requestor: Option<String>,
     /// What the answer says.
     pub outcome: Outcome,
+    /// What the request counted as for look-to-book (`None`: none of the kinds, or not admitted).
+    pub look: Option<Look>,
 }
 
 /// Answers a decoded request (whose root already matched the endpoint path), from the
@@ -365,6 +367,7 @@ async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Re
                 $(AnyRequest::$rq($m) => {
                     let mut retry_after = None;
                     let mut requestor = None;
+                    let mut look = None;
                     let (handled, dialect) = match admit(state, content, meta, now, &*$m).await {
                         Ok(admitted) => {
                             let dialect = admitted.requestor.dialect;
@@ -381,6 +384,7 @@ async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Re
                                     };
                                     let kind = counted.kind(dialect, handled.as_ref().is_ok_and(|rs| rs.is_success()));
                                     count(state, &admitted.requestor.id, now, kind);
+                                    look = kind;
                                     (Ok(handled), dialect)
                                 }
                                 Err(refused) => {
@@ -396,7 +400,7 @@ async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Re
                     let mut rs = answer(handled, &*$m, meta, now);
                     warn_unused(&mut rs, unused.ignored.clone());
                     let outcome = Outcome::of(&rs);
-                    Answer { message: AnyMessage::$rs(Box::new(rs)), dialect, retry_after, said: Said { requestor, outcome } }
+                    Answer { message: AnyMessage::$rs(Box::new(rs)), dialect, retry_after, said: Said { requestor, outcome, look } }
                 })*
                 // The gateway sends OTA_HotelResNotifRQ (`outbox`) and does not take it.
                 rq @ AnyRequest::HotelResNotifRq(_) => not_taken(&rq, now),
@@ -456,7 +460,12 @@ fn not_taken(rq: &AnyRequest, now: DateTime<Utc>) -> Answer {
         rs.set_transaction_identifier(transaction);
         rs.set_time_stamp(Some(time_stamp(now)));
     }
-    Answer { message, dialect: Dialect::default(), retry_after: None, said: Said { requestor: None, outcome } }
+    Answer {
+        message,
+        dialect: Dialect::default(),
+        retry_after: None,
+        said: Said { requestor: None, outcome, look: None },
+    }
 }
 
 #[cfg(test)]

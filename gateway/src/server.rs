@@ -2,9 +2,9 @@
 //! ([`crate::http::serve`]) until its shutdown signal, then stops the tasks and stores what they
 //! hold. `ota-gateway serve` and the tests' servers both run through here.
 //!
-//! The tasks: the look-to-book and daily-quota counts' flush (every
+//! The tasks: the look-to-book, daily-quota and traffic rollup counts' flush (every
 //! [`Config::traffic_flush`](crate::config::Config::traffic_flush), and once more at the end), the
-//! transaction log's retention, the past nights' supply purge; and, when [`Background`] asks,
+//! transaction log's retention, the traffic rollups' retention, the past nights' supply purge; and, when [`Background`] asks,
 //! the content refresher, the outbox's delivery and its retention, the metrics listener and the
 //! operator console's listener.
 
@@ -73,7 +73,7 @@ impl Tasks {
         let store = &state.store;
         let parts = state.clone();
         let mut all = vec![
-            // Look-to-book counts (and the daily quotas' counts) go to the database every
+            // Look-to-book counts (and the daily quotas' counts) and the traffic rollups go to the database every
             // --traffic-flush-interval, and once more at the end.
             tokio::spawn(async move {
                 let mut every = tokio::time::interval(parts.config.traffic_flush.max(Duration::from_millis(100)));
@@ -87,6 +87,8 @@ impl Tasks {
             }),
             // The transaction log's retention: entries past it deleted now and then regularly.
             tokio::spawn(crate::txlog::purge_forever(store.clone(), state.config.txlog.clone())),
+            // The traffic rollups past their retention: deleted at start and every 10 minutes.
+            tokio::spawn(crate::traffic::purge_forever(store.clone())),
             // The supply values of past nights: deleted at start and every hour.
             tokio::spawn(crate::hotels::purge_past_supply_forever(store.clone())),
         ];

@@ -38,6 +38,8 @@ pub struct AppParts {
     pub limits: Arc<crate::limits::Limiter>,
     /// The look-to-book counts not yet stored.
     pub traffic: Arc<crate::requestors::traffic::Tally>,
+    /// The traffic rollups' counts not yet stored ([`crate::traffic`]).
+    pub rollups: Arc<crate::traffic::Recorder>,
     /// The transaction log's queue and writer.
     pub txlog: crate::txlog::Recorder,
 }
@@ -68,17 +70,19 @@ impl AppState {
             auth,
             limits: Arc::default(),
             traffic: Arc::default(),
+            rollups: Arc::default(),
             txlog,
         })))
     }
 }
 
 impl AppParts {
-    /// Adds this gateway's look-to-book counts to the database, then takes every gateway's
-    /// count of today's requests into the daily quotas (see [`crate::limits`]). Run every
-    /// `--traffic-flush-interval`, when the gateway starts and when it stops.
+    /// Adds this gateway's look-to-book counts and traffic rollups to the database (one
+    /// batch: [`crate::traffic::flush`]), then takes every gateway's count of today's requests
+    /// into the daily quotas (see [`crate::limits`]). Run every `--traffic-flush-interval`, when
+    /// the gateway starts and when it stops.
     pub async fn flush_traffic(&self) -> Result<(), StoreError> {
-        self.traffic.flush(&self.store).await?;
+        crate::traffic::flush(&self.store, &self.traffic, &self.rollups).await?;
         let today = chrono::Utc::now().date_naive();
         let stored = crate::requestors::traffic::requests_on(&self.store, today).await?;
         self.limits.settle(today, &stored, |id| self.traffic.pending_requests(id, today));

@@ -1,5 +1,5 @@
 //! The layers every request passes before a route: the client's address, the request id,
-//! one log line and the metrics, OTA bodies for the layers' own error answers, the allow-list,
+//! one log line, the metrics and the traffic rollups ([`crate::traffic`]), OTA bodies for the layers' own error answers, the allow-list,
 //! the answer to a panic, and closing a connection whose request body was left unread.
 
 use std::any::Any;
@@ -55,6 +55,8 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
     let mut trace = TraceContext::of(req.headers());
     let client = req.extensions().get::<ClientIp>().map(|c| c.0.to_string()).unwrap_or_else(|| "-".into());
     let operation = state.config.route_path(req.uri().path()).map_or("other", metrics::operation_label);
+    // An OTA operation's traffic is counted in the rollups (not /healthz, /metrics, unknown paths).
+    let counted = !matches!(operation, "healthz" | "metrics" | "other");
     let span = tracing::info_span!(
         "request",
         request_id = %id,
@@ -87,6 +89,17 @@ pub(super) async fn observe(State(state): State<AppState>, mut req: Request, nex
     let outcome = said.map_or("-", |s| s.outcome.0.as_str());
     if let Some(s) = said {
         metrics::answer(operation, &s.outcome.0);
+    }
+    if counted {
+        state.rollups.record(&crate::traffic::Answered {
+            at: chrono::Utc::now(),
+            partner: said.and_then(|s| s.requestor.as_deref()),
+            operation,
+            status,
+            outcome: said.map(|s| s.outcome.0.as_str()),
+            look: said.and_then(|s| s.look),
+            took,
+        });
     }
     span.in_scope(|| {
         // A SOAP Fault is HTTP 500 by the SOAP binding, but the client's error.

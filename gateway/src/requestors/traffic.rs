@@ -1,20 +1,19 @@
 //! Look-to-book: what each requestor asks for — activity searches, availability checks (hotel
 //! and activity), quotes and bookings, and every admitted request (what daily quotas count) —
 //! counted per UTC day in the gateway's memory ([`Tally`])
-//! and added to the `requestor_traffic` table every `--traffic-flush-interval` (a minute) and
-//! when the gateway stops
-//! ([`Tally::flush`]: one upsert per requestor and day), so the counts of every gateway add up
+//! and added to the `requestor_traffic` table every `--traffic-flush-interval` (5 s) and
+//! when the gateway stops (one upsert per requestor and day, in the one batch of
+//! [`crate::traffic::flush`] with the traffic rollups), so the counts of every gateway add up
 //! and a request costs no database work for being counted. `ota-gateway requestor stats`
 //! reads them ([`stats`]).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use chrono::NaiveDate;
 
 use super::repo;
-use crate::shared::context::OpError;
-use crate::store::{Store, StoreError};
+use crate::store::{Conn, Store, StoreError};
 
 /// What a request counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,49 +105,56 @@ impl Tally {
         self.pending.lock().ok().and_then(|p| p.get(&(requestor.to_string(), day)).map(|c| c.requests)).unwrap_or(0)
     }
 
-    /// Adds the pending counts to the database in one transaction (one upsert per requestor
-    /// and day) and forgets them; on failure they stay pending for the next flush. How many
-    /// rows were written.
-    pub async fn flush(&self, store: &Store) -> Result<usize, StoreError> {
-        let taken: Vec<((String, NaiveDate), Counts)> = match self.pending.lock() {
+    /// Takes the pending counts out (to be written by [`Taken::write`], in the one batch of
+    /// [`crate::traffic::flush`]), in the order every gateway writes rows in (by requestor and
+    /// day: two gateways' batches never wait for each other's rows in a circle).
+    pub fn take(&self) -> Taken {
+        let mut rows: Vec<((String, NaiveDate), Counts)> = match self.pending.lock() {
             Ok(mut pending) => pending.drain().collect(),
-            Err(_) => return Ok(0),
+            Err(_) => Vec::new(),
         };
-        if taken.is_empty() {
-            return Ok(0);
-        }
-        let rows = Arc::new(taken);
-        let written = rows.clone();
-        let result = store
-            .write_now(move |c| {
-                Box::pin(async move {
-                    for ((id, day), counts) in written.iter() {
-                        repo::add_traffic(
-                            c,
-                            id,
-                            *day,
-                            [counts.searches, counts.availability, counts.quotes, counts.bookings, counts.requests],
-                        )
-                        .await?;
-                    }
-                    Ok::<_, OpError>(written.len())
-                })
-            })
-            .await;
-        match result {
-            Ok(n) => Ok(n),
-            Err(e) => {
-                if let Ok(mut pending) = self.pending.lock() {
-                    for ((id, day), counts) in rows.iter() {
-                        pending.entry((id.clone(), *day)).or_default().add(*counts);
-                    }
-                }
-                Err(match e {
-                    OpError::Store(e) => e,
-                    other => StoreError::Data(format!("{other:?}")),
-                })
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        Taken(rows)
+    }
+
+    /// Puts counts taken by [`Tally::take`] back (their write failed): they go with the next
+    /// batch.
+    pub fn give_back(&self, taken: Taken) {
+        if let Ok(mut pending) = self.pending.lock() {
+            for ((id, day), counts) in taken.0 {
+                pending.entry((id, day)).or_default().add(counts);
             }
         }
+    }
+}
+
+/// Counts taken out of a [`Tally`], by requestor and day, not yet stored.
+#[derive(Debug, Clone, Default)]
+pub struct Taken(Vec<((String, NaiveDate), Counts)>);
+
+impl Taken {
+    /// True when there is nothing to store.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many rows (requestor and day) it holds.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Adds them to the database, in the caller's transaction: one upsert per requestor and day.
+    pub async fn write(&self, c: &mut Conn<'_>) -> Result<(), StoreError> {
+        for ((id, day), counts) in &self.0 {
+            repo::add_traffic(
+                c,
+                id,
+                *day,
+                [counts.searches, counts.availability, counts.quotes, counts.bookings, counts.requests],
+            )
+            .await?;
+        }
+        Ok(())
     }
 }
 
@@ -187,6 +193,15 @@ mod tests {
         assert_eq!(Counts::default().looks_per_booking(), None);
     }
 
+    /// What the gateway's flush does with a tally alone: take, write in one transaction.
+    async fn flush(tally: &Tally, store: &Store) -> usize {
+        let taken = std::sync::Arc::new(tally.take());
+        let rows = taken.len();
+        let written = taken.clone();
+        store.write_now(move |c| Box::pin(async move { written.write(c).await })).await.unwrap();
+        rows
+    }
+
     #[tokio::test]
     async fn counts_of_several_flushes_and_gateways_add_up() {
         let dir = tempfile::tempdir().unwrap();
@@ -199,9 +214,9 @@ mod tests {
         two.count("Q", day, Some(Look::Quote));
         two.count("Q", day, None);
         assert_eq!(two.pending_requests("Q", day), 2);
-        assert_eq!(one.flush(&store).await.unwrap(), 1);
-        assert_eq!(one.flush(&store).await.unwrap(), 0, "nothing pending");
-        assert_eq!(two.flush(&store).await.unwrap(), 2);
+        assert_eq!(flush(&one, &store).await, 1);
+        assert_eq!(flush(&one, &store).await, 0, "nothing pending");
+        assert_eq!(flush(&two, &store).await, 2);
         let all = stats(&store, None, day).await.unwrap();
         assert_eq!(
             all,

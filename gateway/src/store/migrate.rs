@@ -49,6 +49,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0019_console.sql", include_str!("../../migrations/sqlite/0019_console.sql")),
     ("0020_booking_search.sql", include_str!("../../migrations/sqlite/0020_booking_search.sql")),
     ("0021_outbox_attempts.sql", include_str!("../../migrations/sqlite/0021_outbox_attempts.sql")),
+    ("0022_traffic.sql", include_str!("../../migrations/sqlite/0022_traffic.sql")),
 ];
 
 /// PostgreSQL migrations, in order: file name, SQL.
@@ -74,6 +75,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0016_console.sql", include_str!("../../migrations/postgres/0016_console.sql")),
     ("0017_booking_search.sql", include_str!("../../migrations/postgres/0017_booking_search.sql")),
     ("0018_outbox_attempts.sql", include_str!("../../migrations/postgres/0018_outbox_attempts.sql")),
+    ("0019_traffic.sql", include_str!("../../migrations/postgres/0019_traffic.sql")),
 ];
 
 /// How many SQLite migrations this gateway has (the newest schema version it knows).

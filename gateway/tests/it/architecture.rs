@@ -19,8 +19,8 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ("bookings of either kind: the read and the cancel, finding any booking; the outbox", &["bookings", "outbox"]),
     ("the areas: slices of one shape", &["hotels", "activities"]),
     (
-        "who calls: requestors, their authentication and their limits; the console's operators",
-        &["requestors", "auth", "limits", "operators"],
+        "who calls: requestors, their authentication, their limits and their traffic; the console's operators",
+        &["requestors", "auth", "limits", "operators", "traffic"],
     ),
     (
         "below every area",
@@ -43,6 +43,7 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("limits", "requestors"),
     ("operators", "requestors"),
     ("operators", "auth"),
+    ("traffic", "requestors"),
     ("shared", "store"),
     ("shared", "errors"),
     ("store", "metrics"),

@@ -47,5 +47,6 @@ mod pooler;
 mod secrets;
 mod soap;
 mod supply;
+mod traffic;
 mod txlog;
 mod upgrade;

@@ -18,6 +18,8 @@
 //!   restore` puts a backup back (no gateway running) and reports what to reconcile;
 //! - `ota-gateway migrate` applies the pending schema migrations (`--check`: says whether some
 //!   are, exit 1 when so);
+//! - `ota-gateway traffic` shows every gateway's traffic per partner and operation (per
+//!   minute over the last hour, per hour over 7 days, per day over 60 days);
 //! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
 //!   the answer.
 
@@ -35,6 +37,7 @@ mod restore;
 mod send;
 mod serve;
 mod shared;
+mod traffic;
 
 use std::process::ExitCode;
 
@@ -86,6 +89,9 @@ enum Command {
     /// when some are pending; `--to N`: stops at migration N). Refuses a schema newer than this
     /// binary knows.
     Migrate(migrate::Args),
+    /// Every gateway's traffic per partner and operation: requests, outcomes, latency,
+    /// look-to-book; the worst partners and error codes first (`--json`: one JSON document).
+    Traffic(traffic::Args),
     /// Posts a message file to URL + the path of its root's operation and prints the answer
     /// (exit 1 when the gateway cannot be reached, 2 on a non-200 answer).
     Send(send::Args),
@@ -107,5 +113,6 @@ async fn main() -> ExitCode {
         Command::Restore(args) => restore::run(args).await,
         Command::Migrate(args) => migrate::run(args).await,
         Command::Send(args) => send::run(args).await,
+        Command::Traffic(args) => traffic::run(args).await,
     }
 }

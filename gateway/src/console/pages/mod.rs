@@ -17,6 +17,7 @@
 //! | [`home`] | `GET /`: the overview |
 //! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates and changes them |
 //! | [`audit`] | `GET /audit`: the audit trail |
+//! | [`traffic`] | `GET /traffic`: every gateway's traffic per partner and operation (chart, worst lines, error codes) |
 //! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
 //! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
 
@@ -26,6 +27,7 @@ pub mod home;
 pub mod login;
 pub mod operators;
 pub mod partners;
+pub mod traffic;
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use axum::Router;
@@ -48,6 +50,7 @@ pub const NAV: &[NavItem] = &[
     NavItem { path: "/", label: "Overview", admin_only: false },
     NavItem { path: "/deliveries", label: "Deliveries", admin_only: false },
     NavItem { path: "/partners", label: "Partners", admin_only: false },
+    NavItem { path: "/traffic", label: "Traffic", admin_only: false },
     NavItem { path: "/audit", label: "Audit", admin_only: false },
     NavItem { path: "/operators", label: "Operators", admin_only: true },
 ];
@@ -60,6 +63,7 @@ pub fn routes() -> Router<ConsoleState> {
         .merge(deliveries::routes())
         .merge(partners::routes())
         .merge(audit::routes())
+        .merge(traffic::routes())
         .merge(operators::routes())
 }
 
