@@ -58,4 +58,55 @@ async fn a_viewer_sees_no_admin_action(b: Backend) {
     assert!(page.contains("403") || page.to_lowercase().contains("admin"), "{page}");
 }
 
-backend_tests!(an_operator_logs_in_and_out, a_viewer_sees_no_admin_action);
+/// An admin sets a partner's rate limit with the Partners page's form: the running gateway
+/// refuses the partner's burst over it (429) within seconds, and the Audit page shows the change,
+/// who made it and from where. A partner created with a hostile name shows it as text: no
+/// script runs, no element is injected.
+async fn a_partner_limit_set_in_the_browser_is_enforced_and_audited(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    let password = gw.operator("ann", Role::Admin).await;
+    let browser = Browser::start().await;
+    browser.open(&format!("{}/login", gw.console)).await;
+    browser.submit("form[action='/login']", &[("name", "ann"), ("password", &password)]).await;
+
+    browser.open(&format!("{}/partners/DEMO", gw.console)).await;
+    browser.screenshot("partner").await;
+    browser.submit("form[action='/partners/DEMO/limits']", &[("rate", "1"), ("daily_quota", "off")]).await;
+    assert!(browser.text().await.contains("Limits saved: rate 1/s"), "{}", browser.text().await);
+    let url = gw.url.clone();
+    crate::console::within_3s("the rate limit set in the browser", || {
+        let url = url.clone();
+        async move {
+            let mut statuses = Vec::new();
+            for _ in 0..4 {
+                statuses.push(crate::console::call_as(&url, crate::support::DEMO).await.0);
+            }
+            statuses.contains(&429)
+        }
+    })
+    .await;
+    let audit = browser.open(&format!("{}/audit", gw.console)).await;
+    assert!(
+        audit.contains("requestor.limits")
+            && audit.contains("rate=1/s")
+            && audit.contains("ann")
+            && audit.contains("127.0.0.1"),
+        "{audit}"
+    );
+    browser.screenshot("audit").await;
+
+    let hostile = r#"<img src=x onerror=alert(1)>"#;
+    browser.open(&format!("{}/partners", gw.console)).await;
+    browser.submit("form[action='/partners']", &[("id", "EVIL-1"), ("context", "EVIL-DIST"), ("name", hostile)]).await;
+    let list = browser.open(&format!("{}/partners", gw.console)).await;
+    assert!(list.contains(hostile), "the name as text: {list}");
+    assert!(!browser.alert_open().await, "a script ran");
+    assert!(browser.client.find(Locator::Css("img")).await.is_err(), "an element was injected");
+    browser.screenshot("partners").await;
+}
+
+backend_tests!(
+    an_operator_logs_in_and_out,
+    a_viewer_sees_no_admin_action,
+    a_partner_limit_set_in_the_browser_is_enforced_and_audited
+);

@@ -362,7 +362,7 @@ fn secret(page: &Page) -> String {
 
 /// An OTA request of a partner to the gateway: its HTTP status and whether it was let in
 /// (not refused with the authentication error).
-async fn call_as(url: &str, (id, ctx, pw): (&str, &str, &str)) -> (u16, bool) {
+pub(crate) async fn call_as(url: &str, (id, ctx, pw): (&str, &str, &str)) -> (u16, bool) {
     let xml = format!(
         r#"<OTA_HotelDescriptiveInfoRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2009.1" PrimaryLangID="en"><POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS><HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
     );
@@ -372,7 +372,7 @@ async fn call_as(url: &str, (id, ctx, pw): (&str, &str, &str)) -> (u16, bool) {
 }
 
 /// Waits (at most 3 s: gateways reload the requestors every 250 ms) until `check` holds.
-async fn within_3s<F, Fut>(what: &str, mut check: F)
+pub(crate) async fn within_3s<F, Fut>(what: &str, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
