@@ -7,7 +7,7 @@ use ota_gateway::Location;
 use ota_gateway::audit::{self, Entry, Filter};
 use ota_gateway::config::DEFAULT_DB;
 
-use crate::shared::{open_store, report};
+use crate::shared::{open_store, report, to_json};
 
 /// The arguments of `audit`.
 #[derive(clap::Args)]
@@ -69,7 +69,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
     let AuditCommand::List { since, actor, target, limit, json } = command;
     let done = audit::list(&store, Filter { since, actor, target, limit: limit.max(1) })
         .await
-        .map(|all| if json { serde_json::to_string_pretty(&all).unwrap_or_default() } else { table(&all) });
+        .map(|all| if json { to_json(&all) } else { table(&all) });
     report(done)
 }
 

@@ -8,7 +8,7 @@ use ota_gateway::bookings::search::{self, Booking, Filter, Page, Query};
 use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::shared::log_text::LogText;
 
-use crate::shared::{open_store, report};
+use crate::shared::{open_store, report, to_json};
 
 /// The arguments of `bookings`.
 #[derive(clap::Args)]
@@ -131,20 +131,15 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                     if let Some(next) = &page.next {
                         eprintln!("more: --after '{next}'");
                     }
-                    if json { json_text(&page.rows) } else { search_text(&page) }
+                    if json { to_json(&page.rows) } else { search_text(&page) }
                 }),
             }
         }
         BookingsCommand::Show { reference, partner, json } => search::show(&store, &reference, partner.as_deref())
             .await
-            .map(|b| if json { json_text(&b) } else { show_text(&b) }),
+            .map(|b| if json { to_json(&b) } else { show_text(&b) }),
     };
     report(done)
-}
-
-/// A value as one JSON document.
-fn json_text(v: &impl serde::Serialize) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
 /// A value from a partner or a guest, escaped (no control character starts a row of its own).

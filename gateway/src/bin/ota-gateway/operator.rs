@@ -9,7 +9,7 @@ use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::operators::{Operator, OperatorError, Role, admin};
 
 use crate::requestor::read_password;
-use crate::shared::{open_store, report};
+use crate::shared::{open_store, report, to_json};
 
 /// The arguments of `operator`.
 #[derive(clap::Args)]
@@ -82,9 +82,9 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
         OperatorCommand::Enable { name } => {
             admin::set_active(&store, &actor, &name, true).await.map(|()| format!("operator {name} enabled"))
         }
-        OperatorCommand::List { json } => admin::list(&store)
-            .await
-            .map(|all| if json { serde_json::to_string_pretty(&all).unwrap_or_default() } else { table(&all) }),
+        OperatorCommand::List { json } => {
+            admin::list(&store).await.map(|all| if json { to_json(&all) } else { table(&all) })
+        }
     };
     report(done)
 }

@@ -7,7 +7,7 @@ use ota_gateway::Location;
 use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::outbox::admin as outbox_admin;
 
-use crate::shared::{open_store, report};
+use crate::shared::{open_store, report, to_json};
 
 /// The arguments of `outbox`.
 #[derive(clap::Args)]
@@ -153,11 +153,6 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
         }
     };
     report(done)
-}
-
-/// A value as JSON (one document).
-fn to_json<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
 }
 
 /// A text from outside (a receiver's answer, a reference, a host name) for a terminal: every

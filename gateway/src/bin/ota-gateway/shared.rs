@@ -108,3 +108,8 @@ pub fn init_logging_with(format: LogFormat, default_filter: &str, otlp: Option<&
     let _ = tracing_subscriber::registry().with(fmt.with_filter(filter)).with(otel).try_init();
     failed
 }
+
+/// A value as one JSON document (what `--json` prints; a list is an array of objects).
+pub fn to_json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
+}

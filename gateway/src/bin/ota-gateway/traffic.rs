@@ -9,7 +9,7 @@ use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::shared::log_text::LogText;
 use ota_gateway::traffic::query::{self, Figures, Filter, Traffic, Window};
 
-use crate::shared::{open_store, report};
+use crate::shared::{open_store, report, to_json};
 
 /// The arguments of `traffic`.
 #[derive(clap::Args)]
@@ -44,7 +44,7 @@ pub async fn run(args: Args) -> ExitCode {
     let filter = Filter { partner, operation: args.operation };
     let done = query::traffic(&store, window, &filter, chrono::Utc::now())
         .await
-        .map(|t| if args.json { serde_json::to_string_pretty(&t).unwrap_or_default() } else { text(&t) });
+        .map(|t| if args.json { to_json(&t) } else { text(&t) });
     report(done)
 }
 
