@@ -18,9 +18,11 @@
 //! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates and changes them |
 //! | [`audit`] | `GET /audit`: the audit trail |
 //! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
+//! | [`bookings`] | `GET /bookings`, `GET /bookings/{ref}`: finding any booking, and one booking whole |
 //! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
 
 pub mod audit;
+pub mod bookings;
 pub mod deliveries;
 pub mod home;
 pub mod login;
@@ -46,6 +48,7 @@ pub struct NavItem {
 /// The navigation bar, in order.
 pub const NAV: &[NavItem] = &[
     NavItem { path: "/", label: "Overview", admin_only: false },
+    NavItem { path: "/bookings", label: "Bookings", admin_only: false },
     NavItem { path: "/deliveries", label: "Deliveries", admin_only: false },
     NavItem { path: "/partners", label: "Partners", admin_only: false },
     NavItem { path: "/audit", label: "Audit", admin_only: false },
@@ -57,6 +60,7 @@ pub fn routes() -> Router<ConsoleState> {
     Router::new()
         .merge(login::routes())
         .merge(home::routes())
+        .merge(bookings::routes())
         .merge(deliveries::routes())
         .merge(partners::routes())
         .merge(audit::routes())
