@@ -15,13 +15,13 @@ use crate::support::{self, Backend, GatewayProcess, TestDb, backend_tests, cli, 
 backend_tests!(bookings_are_found_by_every_filter, history_log_and_events_of_a_booking, hostile_names_and_bad_values);
 
 /// The POS of `DEMO`.
-fn pos() -> String {
+pub(crate) fn pos() -> String {
     r#"<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>"#.to_string()
 }
 
 /// The sample hotel Commit (lead guest José Müller, HTL00042) arriving in `from` days for three
 /// nights, Client reference `client`.
-fn hotel_booking(client: &str, from: i64) -> String {
+pub(crate) fn hotel_booking(client: &str, from: i64) -> String {
     support::sample("hotel_res")
         .replace("RMSG000000", "RMTW000000")
         .replace("2025-07-01", &day(from).to_string())
@@ -31,7 +31,7 @@ fn hotel_booking(client: &str, from: i64) -> String {
 
 /// An activity Commit (the Drach caves) on day `on` of one participant named `surname` (XML
 /// text, escaped as it must be), Client reference `client`.
-fn activity_booking(client: &str, on: i64, surname: &str) -> String {
+pub(crate) fn activity_booking(client: &str, on: i64, surname: &str) -> String {
     let date = day(on);
     format!(
         r#"<OTA_TourActivityBookRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2" ResStatus="Commit">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A" SupplierServiceCode="TIC"/><ParticipantInfo><Category QualifierInfo="10"/><Individual Age="40" ParticipantID="1"><GivenName>Eva</GivenName><Surname>{surname}</Surname></Individual></ParticipantInfo><Schedule Start="{date}T00:00:00" End="{date}T23:59:59"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="{client}" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,

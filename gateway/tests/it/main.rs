@@ -29,6 +29,7 @@ mod browser;
 mod compression;
 mod consistency;
 mod console;
+mod console_bookings;
 mod deliveries;
 mod durability;
 mod hostile;

@@ -19,9 +19,11 @@
 //! | [`audit`] | `GET /audit`: the audit trail |
 //! | [`traffic`] | `GET /traffic`: every gateway's traffic per partner and operation (chart, worst lines, error codes) |
 //! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
+//! | [`bookings`] | `GET /bookings`, `GET /bookings/{ref}`: finding any booking, and one booking whole |
 //! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
 
 pub mod audit;
+pub mod bookings;
 pub mod deliveries;
 pub mod home;
 pub mod login;
@@ -48,6 +50,7 @@ pub struct NavItem {
 /// The navigation bar, in order.
 pub const NAV: &[NavItem] = &[
     NavItem { path: "/", label: "Overview", admin_only: false },
+    NavItem { path: "/bookings", label: "Bookings", admin_only: false },
     NavItem { path: "/deliveries", label: "Deliveries", admin_only: false },
     NavItem { path: "/partners", label: "Partners", admin_only: false },
     NavItem { path: "/traffic", label: "Traffic", admin_only: false },
@@ -60,6 +63,7 @@ pub fn routes() -> Router<ConsoleState> {
     Router::new()
         .merge(login::routes())
         .merge(home::routes())
+        .merge(bookings::routes())
         .merge(deliveries::routes())
         .merge(partners::routes())
         .merge(audit::routes())
