@@ -234,15 +234,7 @@ async fn history_log_and_events_of_a_booking(b: Backend) {
     .unwrap();
     let client = gw.client();
     let as_read: ota_messages::booking_read::OtaResRetrieveRs = client.send(&read).await.unwrap();
-    let mut payload =
-        ota_gateway::hotels::modify_payload(&as_read.reservations_list.as_ref().unwrap().hotel_reservation[0]).unwrap();
-    payload.res_global_info.comments = Some(ota_messages::hotel_res_modify::Comments {
-        comment: vec![ota_messages::hotel_res_modify::Comment {
-            name: Some("Remarks".into()),
-            comment_originator_code: Some("Client".into()),
-            text: vec![ota_messages::hotel_res_modify::CommentText { language: None, value: "Late arrival.".into() }],
-        }],
-    });
+    let payload = crate::support::with_a_remark(&as_read.reservations_list.as_ref().unwrap().hotel_reservation[0]);
     let modify = ota_messages::hotel_res_modify::OtaHotelResModifyRq {
         version: "2008.1".into(),
         res_status: Some(ota_messages::common::ResStatus::Commit),

@@ -310,14 +310,7 @@ pub(crate) async fn hotel_item_cancel_and_the_last_item(b: Backend) {
     assert_eq!(rooms[1].room_stay_status.as_ref().map(|s| s.as_str()), Some("Cancelled"));
     assert!(rooms[1].cancel_penalties.is_none() && rooms[0].cancel_penalties.is_some(), "terms only for the live room");
     // A modify built from that read (a comment added) keeps the cancelled room as it is.
-    let mut payload = ota_gateway::hotels::modify_payload(r).unwrap();
-    payload.res_global_info.comments = Some(ota_messages::hotel_res_modify::Comments {
-        comment: vec![ota_messages::hotel_res_modify::Comment {
-            name: Some("Remarks".into()),
-            comment_originator_code: Some("Client".into()),
-            text: vec![ota_messages::hotel_res_modify::CommentText { language: None, value: "Late arrival.".into() }],
-        }],
-    });
+    let payload = crate::support::with_a_remark(r);
     let modify = modify_commit(payload);
     let modified: OtaHotelResModifyRs = client.send(&modify).await.unwrap();
     assert!(modified.is_success(), "{:?}", modified.errors());

@@ -212,7 +212,7 @@ async fn an_import_sets_keeps_or_clears_the_limits(b: Backend) {
 }
 
 /// Runs `ota-gateway requestor ARGS --db DB`; (exit code, stdout + stderr).
-fn requestor_cli(db: &str, args: &[&str]) -> (i32, String) {
+pub(crate) fn requestor_cli(db: &str, args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
         .arg("requestor")
         .args(args)

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use ota_gateway::Client;
-use ota_gateway::hotels;
 use ota_messages::booking_read::OtaReadRq;
 use ota_messages::common::ResStatus;
 use ota_messages::hotel_res_modify::{self as m, OtaHotelResModifyRq};
@@ -199,14 +198,7 @@ async fn exercise(base: &str) -> Vec<String> {
     // flow; the sample itself is of a booking the demo does not have).
     let read = OtaReadRq::from_xml(&sample("booking_read")).unwrap();
     let reservation = client.send(&read).await.unwrap().reservations_list.unwrap().hotel_reservation.remove(0);
-    let mut payload = hotels::modify_payload(&reservation).unwrap();
-    payload.res_global_info.comments = Some(m::Comments {
-        comment: vec![m::Comment {
-            name: Some("Remarks".into()),
-            comment_originator_code: Some("Client".into()),
-            text: vec![m::CommentText { language: None, value: "Late arrival.".into() }],
-        }],
-    });
+    let payload = crate::support::with_a_remark(&reservation);
     let rq = OtaHotelResModifyRq {
         version: "2008.1".into(),
         res_status: Some(ResStatus::Commit),

@@ -6,9 +6,9 @@
 //! flood of made-up requestor ids makes one unknown-partner row; `ota-gateway traffic` prints
 //! the same query as text and JSON.
 
+use crate::limits::requestor_cli;
 use crate::support;
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -48,20 +48,6 @@ async fn until_stored(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-}
-
-fn requestor_cli(db: &str, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-        .arg("requestor")
-        .args(args)
-        .args(["--db", db])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run ota-gateway");
-    (
-        out.status.code().unwrap_or(-1),
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
-    )
 }
 
 /// Two gateways on one database, flushing every 200 ms: Successes on both, a Warning, an OTA

@@ -809,3 +809,20 @@ impl Rng {
         &items[self.below(items.len() as u64) as usize]
     }
 }
+
+/// The modify a partner builds from its read of a hotel booking: the booking as read, with a
+/// "Late arrival." remark added (a change that books nothing else).
+pub fn with_a_remark(
+    read: &ota_messages::booking_read::HotelReservation,
+) -> ota_messages::hotel_res_modify::HotelResModify {
+    use ota_messages::hotel_res_modify::{Comment, CommentText, Comments};
+    let mut payload = ota_gateway::hotels::modify_payload(read).expect("a modify from the read");
+    payload.res_global_info.comments = Some(Comments {
+        comment: vec![Comment {
+            name: Some("Remarks".into()),
+            comment_originator_code: Some("Client".into()),
+            text: vec![CommentText { language: None, value: "Late arrival.".into() }],
+        }],
+    });
+    payload
+}
