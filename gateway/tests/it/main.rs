@@ -32,6 +32,7 @@ mod console;
 mod console_bookings;
 mod deliveries;
 mod durability;
+mod extranet;
 mod hostile;
 mod hotels;
 mod http;
