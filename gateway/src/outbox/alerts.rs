@@ -366,3 +366,29 @@ pub async fn release(store: &Store, outbox: &super::Settings) -> Result<u64, Sto
             Failure::Abandoned => StoreError::Unavailable("the release was abandoned".into()),
         })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_smtp_url_is_smtp_or_smtps_and_never_shown_with_its_password() {
+        for good in
+            ["smtp://127.0.0.1:2525", "smtps://mail.example:465", "smtp://gw:s3cret@mail.example:587?tls=required"]
+        {
+            assert!(parse_smtp_url(good).is_ok(), "{good}");
+        }
+        for bad in ["http://mail.example", "mail.example:25", "smtp://", ""] {
+            assert!(parse_smtp_url(bad).is_err(), "{bad:?}");
+        }
+        let url = parse_smtp_url("smtp://gw:s3cret@mail.example:587?tls=required").unwrap();
+        for shown in [url.to_string(), format!("{url:?}")] {
+            assert!(!shown.contains("s3cret") && !shown.contains("gw@"), "{shown}");
+        }
+        let err = parse_smtp_url("smtpx://gw:s3cret@mail.example").unwrap_err();
+        assert!(!err.contains("s3cret"), "{err}");
+        assert!(parse_from("OTA gateway <gw@example.com>").is_ok());
+        assert!(parse_from("gw@example.com\r\nBcc: x@example.com").is_err());
+    }
+}

@@ -211,6 +211,62 @@ async fn each_change_is_mailed_once_to_each_address(b: Backend) {
     let none = book(&urls, &store, "ALR-2", 46).await;
     assert_eq!(queued(&store, &none).await, 0);
     no_more_than(&smtp, 8).await;
+
+    // The import file sets them too (`alert_emails`), each checked.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("requestors.json");
+    let entry = |addresses: &str| {
+        format!(
+            r#"{{"requestors": [{{"id": "SUP-DEMO", "id_context": "SUP-DEMO-DIST", "name": "Demo supplier", "password": "sup-demo-pass", "alert_emails": [{addresses}]}}]}}"#
+        )
+    };
+    std::fs::write(&file, entry(r#""night@hotel.example\r\nBcc: evil@x.example""#)).unwrap();
+    let (code, out, err) = cli(&["import", "--db", &arg, file.to_str().unwrap()], "");
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(err.contains("alert address"), "{err}");
+    std::fs::write(&file, entry(r#""night@hotel.example""#)).unwrap();
+    let (code, out, err) = cli(&["import", "--db", &arg, file.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, list, _) = cli(&["requestor", "list", "--db", &arg], "");
+    assert!(
+        list.lines().any(|l| l.starts_with("SUP-DEMO ") && l.contains("(alerts to night@hotel.example)")),
+        "{list}"
+    );
+}
+
+/// A relay that refuses every message: each alert is parked after `--outbox-max-attempts`
+/// (WARN, `ota_alerts_total{outcome="parked"}`), and sent once after `outbox alerts --retry`.
+async fn an_alert_is_parked_after_its_attempts_and_sent_on_retry(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let smtp = SmtpServer::start().await;
+    smtp.refuse_next(1_000_000);
+    let gw = gateway(&arg, &smtp.url(), &["--outbox-max-attempts", "2"]).await;
+    let store = db.open().await;
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    set_alerts(&arg, &[A, B]);
+    book(&urls, &store, "ALR-X1", 80).await;
+    let started = Instant::now();
+    loop {
+        let alerts = alerts_json(&arg);
+        if alerts.len() == 2 && alerts.iter().all(|a| a["state"] == "parked") {
+            assert!(alerts.iter().all(|a| a["attempts"] == 2), "{alerts:?}");
+            assert!(alerts.iter().all(|a| a["last_error"].as_str().unwrap().contains("451")), "{alerts:?}");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "{alerts:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let metrics = gw.metrics().await;
+    assert_eq!(crate::support::metric(&metrics, r#"ota_alerts_total{outcome="parked"}"#), 2.0, "{metrics}");
+    no_more_than(&smtp, 0).await;
+    smtp.refuse_next(0);
+    let (code, out, err) = cli(&["outbox", "alerts", "--retry", "--db", &arg], "");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 parked alert(s)"), "{out}");
+    let mails = smtp.wait_for(2, Duration::from_secs(20)).await;
+    no_more_than(&smtp, 2).await;
+    once_each(&mails);
 }
 
 /// A relay that refuses the first three messages (451) and then hangs up for a while: every
@@ -294,6 +350,51 @@ async fn nothing_is_lost_when_the_relay_is_down_and_the_gateway_killed(b: Backen
     drop(again);
 }
 
+/// The console's partner page: a supplier's alert addresses shown to a viewer, set by an admin
+/// in its form (checked and audited as the CLI's: an address with CR/LF is refused), its latest
+/// alerts listed with their state, escaped.
+async fn the_partner_page_shows_and_edits_alert_addresses(b: Backend) {
+    use crate::support::console::ConsoleServer;
+    use ota_gateway::operators::Role;
+    let gw = ConsoleServer::start(b).await;
+    let ann = gw.login_as("ann", Role::Admin).await;
+    let vic = gw.login_as("vic", Role::Viewer).await;
+    let page = ann.post("/partners/SUP-DEMO/alerts", &[("alert_emails", &format!("{A}\r\n{B}\r\n"))]).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains(&format!("{A}, {B}")), "{}", page.body);
+    let hostile =
+        ann.post("/partners/SUP-DEMO/alerts", &[("alert_emails", "x@hotel.example\r\nBcc: <script>@x")]).await;
+    assert_eq!(hostile.status, 422, "{}", hostile.body);
+    assert!(!hostile.body.contains("<script>"), "{}", hostile.body);
+    assert_eq!(vic.post("/partners/SUP-DEMO/alerts", &[("alert_emails", "")]).await.status, 403);
+    // An alert of a booking whose reference would be markup (as stored: the table escapes it).
+    gw.store()
+        .write_now(|c| {
+            Box::pin(async move {
+                c.execute(
+                    "INSERT INTO booking_alert (event_id, address, supplier_id, booking_kind, booking_ref, hotel_code, event_kind, created_at, next_attempt_at, state, attempts, last_error)
+                     VALUES (1, 'frontdesk@hotel.example', 'SUP-DEMO', 'hotel', '<script>x</script>', 'HTL00042', 'new', 0, 0, 'parked', 10, '451 <b>later</b>')",
+                    &[],
+                )
+                .await
+            })
+        })
+        .await
+        .unwrap();
+    let shown = vic.get("/partners/SUP-DEMO").await;
+    assert_eq!(shown.status, 200);
+    assert!(shown.body.contains("Booking alerts to") && shown.body.contains(&format!("{A}, {B}")), "{}", shown.body);
+    assert!(
+        shown.body.contains("&lt;script&gt;x&lt;/script&gt;") && !shown.body.contains("<script>x"),
+        "{}",
+        shown.body
+    );
+    assert!(shown.body.contains("parked") && shown.body.contains("451 &lt;b&gt;later&lt;/b&gt;"), "{}", shown.body);
+    assert!(!shown.body.contains("name=\"alert_emails\""), "a viewer has no form");
+    let all = ota_gateway::audit::list(gw.store(), Default::default()).await.unwrap();
+    assert!(all.iter().any(|e| e.actor == "ann" && e.action == "requestor.alert_emails"), "{all:?}");
+}
+
 /// Two gateways on one PostgreSQL: every alert is taken by one of them (a lease, `FOR UPDATE
 /// SKIP LOCKED`) and arrives once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -327,5 +428,7 @@ async fn postgres_two_gateways_send_each_alert_once() {
 backend_tests!(
     each_change_is_mailed_once_to_each_address,
     a_failing_relay_gets_each_alert_after_retries,
+    an_alert_is_parked_after_its_attempts_and_sent_on_retry,
+    the_partner_page_shows_and_edits_alert_addresses,
     nothing_is_lost_when_the_relay_is_down_and_the_gateway_killed,
 );
