@@ -12,7 +12,7 @@ use crate::hotels::booking::Booking as HotelBooking;
 use crate::shared::events::EventKind;
 
 /// The longest value put in a mail line (a longer one is cut, with `…`).
-const MAX_VALUE: usize = 200;
+pub const MAX_VALUE: usize = 200;
 
 /// What an alert says about its booking: the booking as stored (none: no longer stored), and
 /// the names the content gives.
