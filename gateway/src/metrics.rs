@@ -22,6 +22,7 @@
 //! | `ota_requestor_requests_total{requestor,kind}` | counter | [`requestor_request`] |
 //! | `ota_requestor_limited_total{requestor,limit}` | counter | [`requestor_limited`] |
 //! | `ota_outbox_events_total{outcome}` | counter | [`outbox_event`]: `delivered`, `failed` (to be retried), `parked` |
+//! | `ota_alerts_total{outcome}` | counter | [`alert`]: booking alert e-mails `sent`, `failed` (to be retried), `parked` |
 //! | `ota_outbox_pending`, `ota_outbox_parked` | gauge | [`outbox_backlog`]: events not acknowledged yet, and parked ones (every gateway's, read from the database every 10 s) |
 //! | `ota_outbox_delivery_seconds` | histogram | [`outbox_delivered`]: from the booking change to the supplier's acknowledgement |
 //! | `ota_txlog_entries_total{outcome}` | counter | the transaction log ([`txlog_entries`]): `written`, `dropped` (the queue was full), `failed` (the database refused the batch) |
@@ -101,6 +102,7 @@ struct Metrics {
     requestor_limited: Family<LimitLabels, Counter>,
     supply_values: Counter,
     outbox_events: Family<OutcomeLabel, Counter>,
+    alerts: Family<OutcomeLabel, Counter>,
     outbox_latency: Histogram,
     outbox_pending: Gauge,
     outbox_parked: Gauge,
@@ -143,6 +145,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         requestor_limited: Family::default(),
         supply_values: Counter::default(),
         outbox_events: Family::default(),
+        alerts: Family::default(),
         outbox_latency: latency_histogram(),
         outbox_pending: Gauge::default(),
         outbox_parked: Gauge::default(),
@@ -231,6 +234,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "Values (a room type's rooms on sale, restriction or amount on one day) written by suppliers' notifications",
         m.supply_values.clone(),
     );
+    registry.register("alerts", "Booking alert e-mails by this gateway, by outcome (sent: the relay accepted it, failed: to be retried, parked: held until `outbox alerts --retry`)", m.alerts.clone());
     registry.register("outbox_events", "Outbox delivery attempts by this gateway, by outcome (delivered, failed: to be retried, parked: held until `outbox retry`)", m.outbox_events.clone());
     registry.register(
         "outbox_delivery_seconds",
@@ -340,6 +344,12 @@ pub fn requestor_limited(requestor: &str, limit: &'static str) {
 /// `parked` (failed for the last time allowed).
 pub fn outbox_event(outcome: &'static str) {
     METRICS.outbox_events.get_or_create(&OutcomeLabel { outcome }).inc();
+}
+
+/// A booking alert's attempt ended: `outcome` is `sent` (the relay accepted it), `failed` (to
+/// be retried) or `parked` (failed for the last time allowed).
+pub fn alert(outcome: &'static str) {
+    METRICS.alerts.get_or_create(&OutcomeLabel { outcome }).inc();
 }
 
 /// The outbox's backlog, every gateway's: events `pending` (not acknowledged yet, pushed or

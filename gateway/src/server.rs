@@ -5,8 +5,8 @@
 //! The tasks: the look-to-book, daily-quota and traffic rollup counts' flush (every
 //! [`Config::traffic_flush`](crate::config::Config::traffic_flush), and once more at the end), the
 //! transaction log's retention, the traffic rollups' retention, the past nights' supply purge; and, when [`Background`] asks,
-//! the content refresher, the outbox's delivery and its retention, the metrics listener and the
-//! operator console's listener.
+//! the content refresher, the outbox's delivery and its retention, the booking alerts' sender,
+//! the metrics listener and the operator console's listener.
 
 use std::future::Future;
 use std::io;
@@ -28,6 +28,10 @@ pub struct Background {
     /// Push the outbox's events to their suppliers with these settings, and delete the
     /// delivered ones past their retention ([`outbox::deliver`]).
     pub outbox: Option<outbox::Settings>,
+    /// Queue and send booking alerts by e-mail through this relay ([`outbox::alerts`]; its
+    /// retries as `outbox`'s settings say, the defaults without them). `None`, or settings
+    /// without a relay: no alert is queued or sent.
+    pub alerts: Option<outbox::alerts::Settings>,
     /// Serve `GET /metrics` on this listener ([`crate::http::metrics_router`]).
     pub metrics: Option<TcpListener>,
     /// Serve the operator console on this listener ([`crate::console`]).
@@ -66,6 +70,9 @@ struct Tasks {
     all: Vec<JoinHandle<()>>,
     /// The outbox's delivery and its settings: its events are given back at the stop.
     delivery: Option<(JoinHandle<()>, outbox::Settings)>,
+    /// The booking alerts' task and the outbox settings it runs with: its alerts are given
+    /// back at the stop.
+    alerts: Option<(JoinHandle<()>, outbox::Settings)>,
 }
 
 impl Tasks {
@@ -111,6 +118,17 @@ impl Tasks {
                 }
             }));
         }
+        let alerts = background.alerts.filter(|a| a.url.is_some()).map(|alerts| {
+            // From now on this process queues an alert with each event it writes.
+            crate::shared::events::queue_alerts(true);
+            let outbox = background.outbox.clone().unwrap_or_default();
+            let content = state.content.clone();
+            let catalogues = Arc::new(move || {
+                let now = content.get();
+                outbox::mapping::Catalogues { hotels: now.hotels.clone(), activities: now.activities.clone() }
+            });
+            (tokio::spawn(outbox::alerts::run(store.clone(), catalogues, alerts, outbox.clone())), outbox)
+        });
         let delivery = background.outbox.map(|settings| {
             let content = state.content.clone();
             let catalogues = Arc::new(move || {
@@ -122,7 +140,7 @@ impl Tasks {
             }
             (tokio::spawn(outbox::deliver::run(store.clone(), catalogues, settings.clone())), settings)
         });
-        Tasks { all, delivery }
+        Tasks { all, delivery, alerts }
     }
 
     async fn stop(self, state: &AppState) {
@@ -134,6 +152,19 @@ impl Tasks {
         }
         // What the transaction log has queued is stored before the gateway stops.
         state.txlog.flush().await;
+        // The alerts this gateway holds go back at once (one in flight may be repeated, with
+        // the same Message-ID).
+        if let Some((alerts, settings)) = self.alerts {
+            alerts.abort();
+            let _ = alerts.await;
+            match outbox::alerts::release(&state.store, &settings).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(alerts = n, "booking alerts this gateway held were given back"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the booking alerts this gateway held could not be given back; they are sent again when their lease ends")
+                }
+            }
+        }
         // The events this gateway holds go back at once (their deliveries in flight are repeated).
         let Some((delivery, settings)) = self.delivery else { return };
         delivery.abort();

@@ -1,5 +1,6 @@
-//! `ota-gateway outbox list [--state S] | retry ID | retry --all-parked | history | resend`,
-//! and a supplier's notification URL (`ota-gateway requestor set ID --notify-url URL|off`).
+//! `ota-gateway outbox list [--state S] | retry ID | retry --all-parked | history | resend |
+//! alerts`, and a supplier's notification URL (`ota-gateway requestor set ID --notify-url
+//! URL|off`).
 //!
 //! The history and the resend are the queries the console's Deliveries page asks too (one
 //! code path): [`history`] (a booking's events, each with every attempt kept),
@@ -44,6 +45,47 @@ pub async fn list(
             Box::pin(
                 async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), supplier.as_deref(), limit).await?) },
             )
+        })
+        .await
+}
+
+/// The booking alerts ([`super::alerts`]) of `supplier` (all: `None`), of the booking whose
+/// Internal or Client reference is `booking` (all: `None`), in `state` (`pending`, `sent`,
+/// `parked`; all: `None`), the newest first, at most `limit`: what `ota-gateway outbox alerts`
+/// prints and the console shows.
+pub async fn alerts(
+    store: &Store,
+    supplier: Option<String>,
+    booking: Option<String>,
+    state: Option<String>,
+    limit: i64,
+) -> Result<Vec<repo::AlertRow>, OutboxError> {
+    if let Some(s) = &state
+        && !["pending", "sent", "parked"].contains(&s.as_str())
+    {
+        return Err(OutboxError::Invalid(format!(
+            "no alert state {:?}: pending, sent or parked",
+            crate::shared::log_text::LogText(s)
+        )));
+    }
+    store
+        .read(move |c| {
+            Box::pin(async move {
+                Ok::<_, OutboxError>(
+                    repo::list_alerts(c, supplier.as_deref(), booking.as_deref(), state.as_deref(), limit).await?,
+                )
+            })
+        })
+        .await
+}
+
+/// Sends the parked booking alerts (of `supplier`; all: `None`) again from now on, their
+/// attempts counted afresh: how many.
+pub async fn retry_alerts(store: &Store, supplier: Option<String>) -> Result<u64, OutboxError> {
+    let now = super::deliver::now_ms();
+    store
+        .write_now(move |c| {
+            Box::pin(async move { Ok::<_, OutboxError>(repo::retry_alerts(c, supplier.as_deref(), now).await?) })
         })
         .await
 }

@@ -20,6 +20,9 @@
 //!   lease, on any gateway), and a round takes the suppliers' events in turn (each one's first
 //!   due, then each one's second, …), so a receiver that hangs, or one supplier's backlog of
 //!   thousands, never takes the delivery slots another supplier's events need.
+//! - Booking alerts by e-mail ([`alerts`], issue 31): one per event and supplier's alert
+//!   address, queued in the event's transaction, sent by every gateway with `--smtp-url`,
+//!   independent of the push and the pull (docs/hotels/alerts.md).
 //! - Every delivery is kept (`outbox_attempt`, issue 30): each push attempt with its outcome
 //!   (in the same transaction), each pull that gave an event and its acknowledgement, deleted
 //!   with their event; `ota-gateway outbox history` shows them and `outbox resend` sends any
@@ -32,10 +35,14 @@
 //! | [`mapping`] | a booking → `OTA_HotelResNotifRQ` and the pull's answers |
 //! | [`deliver`] | the background task of every gateway that pushes events |
 //! | [`pull`] | the supplier's read and acknowledgement |
-//! | [`admin`] | `ota-gateway outbox list \| retry \| history \| resend`: the queries the CLI and the console share |
+//! | [`admin`] | `ota-gateway outbox list \| retry \| history \| resend \| alerts`: the queries the CLI and the console share |
+//! | [`alerts`] | booking alerts by e-mail: the `--smtp-*` settings and the background task of every gateway that sends them |
+//! | [`mail`] | pure: an alert's subject, text and `Message-ID` |
 
 pub mod admin;
+pub mod alerts;
 pub mod deliver;
+pub mod mail;
 pub mod mapping;
 pub mod pull;
 pub mod repo;

@@ -194,6 +194,7 @@ pub async fn add(store: &Store, actor: &Actor, new: NewRequestor) -> Result<(), 
             Role::Distributor => None,
         },
         notify_url: None,
+        alert_emails: None,
         log: None,
         log_sample: None,
     };
@@ -304,6 +305,36 @@ pub async fn set_dialect(store: &Store, actor: &Actor, id: &str, dialect: Dialec
                     Changed::Yes(Some(now), Some(dialect.as_str().to_string()))
                 }
             })
+        })
+    })
+    .await
+}
+
+/// Sets a supplier's alert addresses (docs/hotels/alerts.md), replacing those it had (`[]`:
+/// none; an empty address in the list is dropped, so `--alert-email ''` clears them): each
+/// checked ([`import::check_alert_emails`]: one plain address, no CR/LF, bounded). Audited
+/// as `requestor.alert_emails` with the lists before and after.
+pub async fn set_alert_emails(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    addresses: Vec<String>,
+) -> Result<(), AdminError> {
+    let addresses: Vec<String> =
+        addresses.into_iter().map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect();
+    import::check_alert_emails(&addresses).map_err(AdminError::Invalid)?;
+    let key = id.to_string();
+    change(store, actor, "requestor.alert_emails", id, move |c| {
+        Box::pin(async move {
+            let Some(now) = repo::load_all(c).await?.into_iter().find(|r| r.id == key) else {
+                return Ok(Changed::NotFound);
+            };
+            if now.alert_emails == addresses {
+                return Ok(Changed::Already);
+            }
+            repo::set_alert_emails(c, &key, &addresses).await?;
+            let shown = |a: &[String]| if a.is_empty() { "none".to_string() } else { a.join(", ") };
+            Ok(Changed::Yes(Some(shown(&now.alert_emails)), Some(shown(&addresses))))
         })
     })
     .await

@@ -61,6 +61,11 @@ pub struct RequestorInput {
     /// keeps its own.
     #[serde(default)]
     pub notify_url: Option<String>,
+    /// A supplier's alert addresses: an e-mail to each for every new, modified and cancelled
+    /// booking of its hotels (docs/hotels/alerts.md), replacing those it had; `[]` removes them.
+    /// Absent: a new requestor has none, an existing one keeps its own.
+    #[serde(default)]
+    pub alert_emails: Option<Vec<String>>,
     /// What of its traffic the transaction log keeps: `off`, `errors`, `bookings` or `all`.
     /// Absent: a new requestor is not logged, an existing one keeps its level.
     #[serde(default)]
@@ -90,6 +95,7 @@ impl std::fmt::Debug for RequestorInput {
             .field("supplier", &self.supplier)
             .field("hotels", &self.hotels)
             .field("notify_url", &self.notify_url)
+            .field("alert_emails", &self.alert_emails)
             .field("log", &self.log)
             .field("log_sample", &self.log_sample)
             .finish()
@@ -122,6 +128,8 @@ pub struct HashedRequestor {
     pub role: Option<Role>,
     /// The notification URL to store (`Some("")`: none); `None` leaves the stored one.
     pub notify_url: Option<String>,
+    /// The alert addresses to store (`Some([])`: none); `None` leaves the stored ones.
+    pub alert_emails: Option<Vec<String>>,
     /// The log level to store; `None` leaves the stored one (a new requestor: off).
     pub log: Option<crate::txlog::Level>,
     /// The log sample to store; `None` leaves the stored one (a new requestor: all).
@@ -162,6 +170,9 @@ pub fn validate(requestors: &[RequestorInput]) -> Result<(), ImportError> {
         allow_list(r).map_err(|e| ImportError::invalid(&entry, e))?;
         if let Some(url) = r.notify_url.as_deref().filter(|u| !u.is_empty()) {
             check_notify_url(url).map_err(|e| ImportError::invalid(&entry, e))?;
+        }
+        if let Some(addresses) = &r.alert_emails {
+            check_alert_emails(addresses).map_err(|e| ImportError::invalid(&entry, e))?;
         }
         dialect(r).map_err(|e| ImportError::invalid(&entry, e))?;
         if let Some(Role::Supplier { hotels }) = role(r).map_err(|e| ImportError::invalid(&entry, e))? {
@@ -242,6 +253,53 @@ pub fn check_notify_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The longest alert address (RFC 5321's path limit less its angle brackets).
+pub const MAX_ALERT_EMAIL: usize = 254;
+
+/// The most alert addresses a supplier has.
+pub const MAX_ALERT_EMAILS: usize = 10;
+
+/// Checks one alert address: one plain address (`frontdesk@hotel.example`, no display name, no
+/// list), at most [`MAX_ALERT_EMAIL`] characters, no space or control character (CR/LF never
+/// reach a mail header).
+pub fn check_alert_email(address: &str) -> Result<(), String> {
+    let shown = || LogText(address);
+    if address.is_empty() || address.chars().count() > MAX_ALERT_EMAIL {
+        return Err(format!("alert address {:?} is not 1 to {MAX_ALERT_EMAIL} characters", shown()));
+    }
+    if address.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(format!("alert address {:?} has a space or a control character", shown()));
+    }
+    if address.chars().any(|c| matches!(c, ',' | ';' | '<' | '>' | '"' | '(' | ')' | '[' | ']' | '\\')) {
+        return Err(format!("alert address {:?} is not one plain address (no name, list or quotes)", shown()));
+    }
+    let Some((local, domain)) = address.split_once('@') else {
+        return Err(format!("alert address {:?} has no @", shown()));
+    };
+    if local.is_empty() || local.len() > 64 || domain.is_empty() || domain.contains('@') {
+        return Err(format!("alert address {:?} is not LOCAL@DOMAIN", shown()));
+    }
+    address
+        .parse::<lettre::Address>()
+        .map_err(|e| format!("alert address {:?} is not an e-mail address: {e}", shown()))?;
+    Ok(())
+}
+
+/// Checks a supplier's alert addresses: each one ([`check_alert_email`]), none twice, at most
+/// [`MAX_ALERT_EMAILS`].
+pub fn check_alert_emails(addresses: &[String]) -> Result<(), String> {
+    if addresses.len() > MAX_ALERT_EMAILS {
+        return Err(format!("at most {MAX_ALERT_EMAILS} alert addresses"));
+    }
+    for (i, a) in addresses.iter().enumerate() {
+        check_alert_email(a)?;
+        if addresses[..i].iter().any(|b| b.eq_ignore_ascii_case(a)) {
+            return Err(format!("alert address {:?} is given twice", LogText(a)));
+        }
+    }
+    Ok(())
+}
+
 /// A dialect by its name; else the names there are.
 pub fn parse_dialect(name: &str) -> Result<Dialect, String> {
     Dialect::from_name(name).ok_or_else(|| {
@@ -286,6 +344,7 @@ pub async fn hash_all(requestors: Vec<RequestorInput>) -> Result<Vec<HashedReque
                     daily_quota: r.daily_quota,
                     role,
                     notify_url: r.notify_url,
+                    alert_emails: r.alert_emails,
                     log,
                     log_sample,
                 })
@@ -315,9 +374,45 @@ mod tests {
             supplier: None,
             hotels: None,
             notify_url: None,
+            alert_emails: None,
             log: None,
             log_sample: None,
         }
+    }
+
+    #[test]
+    fn an_alert_address_is_one_plain_address_without_cr_or_lf() {
+        for good in ["frontdesk@hotel.example", "a.b+alerts@x.example.com", "res@localhost"] {
+            assert!(check_alert_email(good).is_ok(), "{good}");
+        }
+        let long = format!("{}@example.com", "a".repeat(250));
+        for bad in [
+            "",
+            "no-at",
+            "a@b@c",
+            "@x.example",
+            "x@",
+            "a@x.example\r\nBcc: evil@x.example",
+            "a@x.example\nX: y",
+            "a b@x.example",
+            "Front Desk <a@x.example>",
+            "a@x.example, b@x.example",
+            "a@x.example;b@x.example",
+            "\"q\"@x.example",
+            long.as_str(),
+        ] {
+            assert!(check_alert_email(bad).is_err(), "{bad:?}");
+        }
+        let many: Vec<String> = (0..11).map(|i| format!("a{i}@x.example")).collect();
+        assert!(check_alert_emails(&many).is_err());
+        assert!(check_alert_emails(&many[..10]).is_ok());
+        assert!(check_alert_emails(&["a@x.example".into(), "A@x.example".into()]).is_err());
+        let mut entry = one("S", "x");
+        entry.alert_emails = Some(vec!["a@x.example\r\nBcc: b@x.example".into()]);
+        assert!(validate(&[entry]).is_err_and(|e| e.to_string().contains("alert address")));
+        let mut entry = one("S", "x");
+        entry.alert_emails = Some(vec!["a@x.example".into()]);
+        assert!(validate(&[entry]).is_ok());
     }
 
     #[test]

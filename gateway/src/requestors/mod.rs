@@ -49,6 +49,9 @@ pub struct StoredRequestor {
     pub role: Role,
     /// A supplier's notification URL, where the bookings of its hotels are pushed (`outbox`).
     pub notify_url: Option<String>,
+    /// A supplier's alert addresses: an e-mail to each for every new, modified and cancelled
+    /// booking of its hotels (`outbox::alerts`); empty: none.
+    pub alert_emails: Vec<String>,
     /// What of its traffic the transaction log keeps.
     pub log: crate::txlog::Policy,
 }
@@ -80,6 +83,7 @@ impl std::fmt::Debug for StoredRequestor {
             .field("limits", &self.limits)
             .field("role", &self.role)
             .field("notify_url", &self.notify_url)
+            .field("alert_emails", &self.alert_emails)
             .field("log", &self.log)
             .finish_non_exhaustive()
     }
@@ -140,6 +144,7 @@ mod tests {
             limits: Limits::default(),
             role: Role::Distributor,
             notify_url: None,
+            alert_emails: Vec::new(),
             log: Default::default(),
         };
         assert!(r.allows(None));

@@ -14,7 +14,7 @@ use crate::txlog::{Level, Policy, Sample};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String, notify_url: Option<String>, log_level: String, log_sample_ppm: i64 }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String, notify_url: Option<String>, alert_emails: Option<String>, log_level: String, log_sample_ppm: i64 }
 }
 
 row! {
@@ -30,7 +30,7 @@ row! {
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
     let rows: Vec<RequestorRow> =
-        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url, log_level, log_sample_ppm FROM requestor ORDER BY id", &[]).await?;
+        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url, alert_emails, log_level, log_sample_ppm FROM requestor ORDER BY id", &[]).await?;
     let hotel_rows: Vec<SupplierHotelRow> =
         c.query("SELECT requestor_id, hotel_code FROM supplier_hotel ORDER BY requestor_id, hotel_code", &[]).await?;
     let mut hotels: HashMap<String, Vec<String>> = HashMap::new();
@@ -78,6 +78,7 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
                 active: r.active,
                 dialect,
                 notify_url: r.notify_url,
+                alert_emails: split_alert_emails(r.alert_emails.as_deref()),
             })
         })
         .collect()
@@ -205,6 +206,9 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
     if let Some(url) = &r.notify_url {
         c.execute("UPDATE requestor SET notify_url = NULLIF($2, '') WHERE id = $1", &[&r.id, url]).await?;
     }
+    if let Some(addresses) = &r.alert_emails {
+        set_alert_emails(c, &r.id, addresses).await?;
+    }
     if let Some(role) = &r.role {
         set_role(c, &r.id, role).await?;
     }
@@ -287,11 +291,28 @@ pub(crate) async fn insert_new(c: &mut Conn<'_>, r: &HashedRequestor, now: DateT
         c.execute("UPDATE requestor SET notify_url = NULLIF($2, '') WHERE id = $1", &[&r.id, url]).await?;
     }
     if n == 1
+        && let Some(addresses) = &r.alert_emails
+    {
+        set_alert_emails(c, &r.id, addresses).await?;
+    }
+    if n == 1
         && let Some(role) = &r.role
     {
         set_role(c, &r.id, role).await?;
     }
     Ok(n == 1)
+}
+
+/// A supplier's alert addresses as stored: one a line (none: NULL).
+pub(crate) fn split_alert_emails(stored: Option<&str>) -> Vec<String> {
+    stored.unwrap_or_default().lines().map(str::trim).filter(|a| !a.is_empty()).map(str::to_string).collect()
+}
+
+/// Sets a requestor's alert addresses (checked by the caller: one address each, no CR/LF),
+/// replacing those it had (none: `[]`); false when there is no such requestor.
+pub(crate) async fn set_alert_emails(c: &mut Conn<'_>, id: &str, addresses: &[String]) -> Result<bool, StoreError> {
+    let stored = Some(addresses.join("\n")).filter(|s| !s.is_empty());
+    Ok(c.execute("UPDATE requestor SET alert_emails = $2 WHERE id = $1", &[&id, &stored]).await? == 1)
 }
 
 /// Sets a requestor's password hash; false when there is no such requestor.

@@ -6,6 +6,14 @@
 //!
 //! Written after the booking's own row in the same transaction, so that two changes of one
 //! booking (which wait for each other on that row) number their events in their order.
+//!
+//! In the same transaction, when this process sends booking alerts ([`queue_alerts`], `serve
+//! --smtp-url`), one alert per address of the supplier's (`requestor set SUP --alert-email`):
+//! a `booking_alert` row, unique on (event, address), sent by `crate::outbox::alerts`. So an
+//! alert is never lost (it is stored with the booking change or not at all) and never queued
+//! twice for one address and event.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::Utc;
 
@@ -44,6 +52,21 @@ impl EventKind {
     }
 }
 
+/// Whether this process queues booking alerts with the events it writes.
+static ALERTS: AtomicBool = AtomicBool::new(false);
+
+/// Makes this process queue (or not) a booking alert for each alert address of an event's
+/// supplier, in the event's transaction: on in a gateway with an SMTP relay (`serve
+/// --smtp-url`), off everywhere else (then no alert is queued; see docs/hotels/alerts.md).
+pub fn queue_alerts(on: bool) {
+    ALERTS.store(on, Ordering::Relaxed);
+}
+
+/// Whether this process queues booking alerts ([`queue_alerts`]).
+pub fn alerts_queued() -> bool {
+    ALERTS.load(Ordering::Relaxed)
+}
+
 /// Records, in the caller's write transaction, that a booking (`kind`, its Internal reference)
 /// changed for `hotel`: the event's id, or `None` when the hotel has no supplier (nobody to
 /// tell). `revision` is the booking's revision (a hotel booking's); without one the event's
@@ -78,5 +101,18 @@ pub async fn record(
             &[&kind.as_str(), &booking_ref, &hotel, &seq, &supplier, &event.as_str(), &revision.unwrap_or(seq), &now, &version],
         )
         .await?;
+    if alerts_queued() {
+        let addresses: Option<Scalar<Option<String>>> =
+            c.query_opt("SELECT alert_emails FROM requestor WHERE id = $1", &[&supplier]).await?;
+        let addresses = addresses.and_then(|Scalar(a)| a).unwrap_or_default();
+        for address in addresses.lines().map(str::trim).filter(|a| !a.is_empty()) {
+            c.execute(
+                "INSERT INTO booking_alert (event_id, address, supplier_id, booking_kind, booking_ref, hotel_code, event_kind, created_at, next_attempt_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (event_id, address) DO NOTHING",
+                &[&id, &address, &supplier, &kind.as_str(), &booking_ref, &hotel, &event.as_str(), &now],
+            )
+            .await?;
+        }
+    }
     Ok(Some(id))
 }

@@ -20,6 +20,7 @@
 mod support;
 
 mod activities;
+mod alerts;
 mod architecture;
 mod attacker;
 mod auth;

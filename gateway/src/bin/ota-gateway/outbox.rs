@@ -1,5 +1,5 @@
-//! `ota-gateway outbox list|retry|history|resend`: the booking events for suppliers and their
-//! deliveries.
+//! `ota-gateway outbox list|retry|history|resend|alerts`: the booking events for suppliers,
+//! their deliveries and their alerts by e-mail.
 
 use std::process::ExitCode;
 
@@ -80,6 +80,29 @@ enum OutboxCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The booking alerts by e-mail (docs/hotels/alerts.md), the newest first: id, state
+    /// (pending, sent, parked), attempts, event, booking, address, last error; with --retry,
+    /// sends the parked ones again.
+    Alerts {
+        /// Only a supplier's alerts (its requestor id).
+        #[arg(long)]
+        supplier: Option<String>,
+        /// Only a booking's (its Internal or Client reference).
+        #[arg(long)]
+        booking: Option<String>,
+        /// Only alerts in this state: pending, sent or parked.
+        #[arg(long)]
+        state: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+        /// Sends the parked alerts (of --supplier, or all) again, their attempts counted afresh.
+        #[arg(long, conflicts_with_all = ["booking", "state", "json"])]
+        retry: bool,
+        /// One JSON document (an array of objects) instead of the text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs one outbox command.
@@ -116,6 +139,14 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                 }
                 out
             })
+        }
+        OutboxCommand::Alerts { supplier, retry: true, .. } => outbox_admin::retry_alerts(&store, supplier)
+            .await
+            .map(|n| format!("{n} parked alert(s) will be sent again")),
+        OutboxCommand::Alerts { supplier, booking, state, limit, retry: false, json } => {
+            outbox_admin::alerts(&store, supplier, booking, state, limit)
+                .await
+                .map(|alerts| if json { to_json(&alerts) } else { alerts_text(&alerts) })
         }
         OutboxCommand::Retry { id, all_parked: _ } => {
             outbox_admin::retry(&store, id).await.map(|n| format!("{n} parked event(s) will be sent again"))
@@ -288,6 +319,35 @@ fn supplier_text(events: &[ota_gateway::outbox::repo::Delivery]) -> String {
             or_dash(e.last_http_status),
             e.last_latency_ms.map_or_else(|| "-".to_string(), |l| format!("{l} ms")),
             esc(e.last_error.as_deref().unwrap_or("-")),
+        ));
+    }
+    out
+}
+
+/// `outbox alerts`: one line per alert (values from partners escaped).
+fn alerts_text(alerts: &[ota_gateway::outbox::repo::AlertRow]) -> String {
+    let at = |ms: Option<i64>| {
+        ms.and_then(chrono::DateTime::from_timestamp_millis)
+            .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+    };
+    let mut out = format!(
+        "{:<8} {:<8} {:>8} {:<8} {:<10} {:<16} {:<24} {:<10} {:<32} {:<20} ERROR",
+        "ID", "STATE", "ATTEMPTS", "EVENT", "KIND", "SUPPLIER", "BOOKING", "HOTEL", "ADDRESS", "SENT"
+    );
+    for a in alerts {
+        out.push_str(&format!(
+            "\n{:<8} {:<8} {:>8} {:<8} {:<10} {:<16} {:<24} {:<10} {:<32} {:<20} {}",
+            a.id,
+            a.state,
+            a.attempts,
+            a.event_id,
+            a.event_kind,
+            esc(&a.supplier_id),
+            esc(&a.booking_ref),
+            esc(&a.hotel_code),
+            esc(&a.address),
+            at(a.sent_at),
+            a.last_error.as_deref().map_or_else(|| "-".to_string(), esc)
         ));
     }
     out

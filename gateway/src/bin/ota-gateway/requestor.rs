@@ -219,6 +219,14 @@ pub struct SetArgs {
     /// booking change of its hotels; `off` removes it (the supplier then pulls them).
     #[arg(long, value_name = "URL|off")]
     pub notify_url: Option<String>,
+    /// A supplier's alert address: an e-mail to it for every new, modified and cancelled
+    /// booking of its hotels, sent by gateways with `--smtp-url` (repeatable; the list given
+    /// replaces the one it had; `--alert-email ''` clears it).
+    #[arg(long = "alert-email", value_name = "ADDR")]
+    pub alert_email: Vec<String>,
+    /// Removes every alert address of a supplier.
+    #[arg(long = "no-alert-email", conflicts_with = "alert_email")]
+    pub no_alert_email: bool,
     /// What of its traffic the transaction log keeps: off, errors, bookings (errors and
     /// every request of a booking's life) or all.
     #[arg(long, value_name = "off|errors|bookings|all", value_parser = ota_gateway::txlog::Level::parse)]
@@ -231,7 +239,20 @@ pub struct SetArgs {
 
 /// `requestor set`: each setting given, in order; the first that fails stops the rest.
 async fn set(store: &Store, actor: &Actor, args: SetArgs) -> Result<String, admin::AdminError> {
-    let SetArgs { id, dialect, rate, daily_quota, rate_for, hotels, distributor, notify_url, log, log_sample } = args;
+    let SetArgs {
+        id,
+        dialect,
+        rate,
+        daily_quota,
+        rate_for,
+        hotels,
+        distributor,
+        notify_url,
+        alert_email,
+        no_alert_email,
+        log,
+        log_sample,
+    } = args;
     // 0: `off`.
     let (rate, daily_quota) =
         (rate.map(|n| Some(n).filter(|n| *n > 0)), daily_quota.map(|n| Some(n).filter(|n| *n > 0)));
@@ -281,6 +302,15 @@ async fn set(store: &Store, actor: &Actor, args: SetArgs) -> Result<String, admi
             .await
             .map_err(|e| admin::AdminError::Invalid(e.to_string()));
     }
+    if result.is_ok() && (no_alert_email || !alert_email.is_empty()) {
+        let addresses: Vec<String> = alert_email.into_iter().filter(|a| !a.trim().is_empty()).collect();
+        done.push(if addresses.is_empty() {
+            "has no alert address".to_string()
+        } else {
+            format!("is alerted at {}", addresses.join(", "))
+        });
+        result = admin::set_alert_emails(store, actor, &id, addresses).await;
+    }
     if result.is_ok() && (log.is_some() || log_sample.is_some()) {
         result = admin::set_log(store, actor, &id, log, log_sample).await;
         if let Some(level) = log {
@@ -292,7 +322,7 @@ async fn set(store: &Store, actor: &Actor, args: SetArgs) -> Result<String, admi
     }
     if done.is_empty() {
         result = Err(admin::AdminError::Invalid(
-            "nothing to set: give --dialect, --rate, --rate-for, --daily-quota, --hotels, --distributor, --notify-url, --log or --log-sample".into(),
+            "nothing to set: give --dialect, --rate, --rate-for, --daily-quota, --hotels, --distributor, --notify-url, --alert-email, --no-alert-email, --log or --log-sample".into(),
         ));
     }
     result.map(|()| format!("requestor {id} {}", done.join(", ")))
@@ -370,6 +400,9 @@ fn list_table(all: &[StoredRequestor]) -> String {
         }
         if let Some(url) = &r.notify_url {
             out.push_str(&format!(" (notified at {})", outbox_admin::shown_url(url)));
+        }
+        if !r.alert_emails.is_empty() {
+            out.push_str(&format!(" (alerts to {})", r.alert_emails.join(",")));
         }
     }
     out

@@ -36,6 +36,8 @@ pub struct ServeArgs {
     otlp_service_name: String,
     #[command(flatten)]
     outbox: outbox::Settings,
+    #[command(flatten)]
+    alerts: outbox::alerts::Settings,
     /// Load the demo content (partners, hotels, activities; its credentials are printed) into
     /// a database that has no requestor yet; without it, nothing is ever added.
     #[arg(long, env = "OTA_GATEWAY_DEMO")]
@@ -76,7 +78,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
         rehearsal: args.rehearse_upgrade,
         ..ota_gateway::store::migrate::Plan::START
     };
-    let served = match start(args.config, args.outbox, args.demo, &plan).await {
+    let served = match start(args.config, args.outbox, args.alerts, args.demo, &plan).await {
         Ok(served) => served,
         Err(message) => {
             eprintln!("ota-gateway: {message}");
@@ -98,6 +100,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 async fn start(
     config: Config,
     mut outbox: outbox::Settings,
+    alerts: outbox::alerts::Settings,
     demo: bool,
     plan: &ota_gateway::store::migrate::Plan,
 ) -> Result<std::io::Result<()>, String> {
@@ -154,7 +157,10 @@ async fn start(
     let console_addr = console.as_ref().and_then(|l| l.local_addr().ok());
     tracing::info!(database = %store.describe(), "store open");
     banner(&state, addr, &config.base_path, console_addr).await;
-    let background = Background { refresh_content: true, outbox: Some(outbox), metrics, console };
+    if alerts.url.is_none() {
+        tracing::info!("no booking alerts by e-mail (serve --smtp-url sends them)");
+    }
+    let background = Background { refresh_content: true, outbox: Some(outbox), alerts: Some(alerts), metrics, console };
     Ok(server::run(listener, state, background, ota_gateway::http::shutdown_signal()).await)
 }
 

@@ -1,7 +1,8 @@
 //! `GET /partners`: every requestor (partners and suppliers) with its status, dialect, limits,
 //! allow-list, log level and notification URL; `GET /partners/{id}`: one, with the admin's
-//! forms. An admin creates a requestor (its password made here and shown once), changes its
-//! limits, dialect, allow-list, log level and notification URL, rotates its password (shown
+//! forms, and a supplier's booking alert addresses and latest alerts (the query of `ota-gateway
+//! outbox alerts`). An admin creates a requestor (its password made here and shown once), changes its
+//! limits, dialect, allow-list, log level, notification URL and alert addresses, rotates its password (shown
 //! once), disables or enables it — through the functions `ota-gateway requestor` calls
 //! ([`crate::requestors::admin`], [`crate::outbox::admin::set_notify_url`]), so with the same
 //! validation, each change audited with the admin and their address. Running gateways apply a
@@ -39,6 +40,7 @@ pub fn routes() -> Router<ConsoleState> {
         .route("/partners/{id}/allow", post(allow))
         .route("/partners/{id}/log", post(log))
         .route("/partners/{id}/notify", post(notify))
+        .route("/partners/{id}/alerts", post(alert_emails))
         .route("/partners/{id}/password", post(password))
         .route("/partners/{id}/disable", post(disable))
         .route("/partners/{id}/enable", post(enable))
@@ -257,6 +259,18 @@ async fn render_one(
         return layout::error(StatusCode::NOT_FOUND, "There is no such partner.");
     };
     let base = format!("/partners/{}", path_segment(&r.id));
+    // A supplier's latest booking alerts (none for a distribution partner).
+    let alerts = match &r.role {
+        Role::Supplier { .. } => {
+            crate::outbox::admin::alerts(&state.app.store, Some(r.id.clone()), None, None, LATEST_ALERTS)
+                .await
+                .unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "the console could not read a supplier's booking alerts");
+                    Vec::new()
+                })
+        }
+        Role::Distributor => Vec::new(),
+    };
     let body = html! {
         @if let Some(n) = notice { (n) }
         p { a href="/partners" { "← every partner" } }
@@ -273,6 +287,24 @@ async fn render_one(
             tr { th { "Allow-list" } td { @if r.allow.is_empty() { "any address" } @else { (allow_text(&r)) } } }
             tr { th { "Transaction log" } td { (log_text(&r)) } }
             tr { th { "Notification URL" } td.mono { (r.notify_url.as_deref().map(shown_url).unwrap_or_default()) } }
+            tr { th { "Booking alerts to" } td.mono { @if r.alert_emails.is_empty() { "none" } @else { (r.alert_emails.join(", ")) } } }
+        }
+        @if !alerts.is_empty() {
+            h2 { "Latest booking alerts" }
+            table {
+                tr { th { "Alert" } th { "Booking" } th { "Event" } th { "To" } th { "State" } th.num { "Attempts" } th { "Last error" } }
+                @for a in &alerts {
+                    tr {
+                        td.num { (a.id) }
+                        td.mono { (a.booking_ref) }
+                        td { (a.event_kind) }
+                        td.mono { (a.address) }
+                        td { (a.state) }
+                        td.num { (a.attempts) }
+                        td { (a.last_error.as_deref().unwrap_or("")) }
+                    }
+                }
+            }
         }
         @if session.is_admin() {
             h2 { "Limits" }
@@ -316,6 +348,13 @@ async fn render_one(
                 label for="url" { "Where its hotels' bookings are pushed (empty: it pulls them)" }
                 input #url type="text" name="url" value=(r.notify_url.as_deref().map(shown_url).unwrap_or_default());
                 p { button type="submit" { "Save URL" } }
+            }
+            h2 { "Booking alerts" }
+            form.stack method="post" action={ (base) "/alerts" } {
+                (csrf_field(session))
+                label for="alert_emails" { "E-mail addresses told of every new, modified and cancelled booking of its hotels (one a line; empty: none)" }
+                textarea #alert_emails name="alert_emails" rows="3" { (r.alert_emails.join("\n")) }
+                p { button type="submit" { "Save alert addresses" } }
             }
             h2 { "Password and status" }
             form.inline method="post" action={ (base) "/password" } {
@@ -508,6 +547,41 @@ async fn notify(
         .await
         .map(|()| text)
         .map_err(|e| AdminError::Invalid(e.to_string()));
+    after(&state, &session, &id, done).await
+}
+
+/// How many of a supplier's latest booking alerts its page shows.
+const LATEST_ALERTS: i64 = 20;
+
+/// The alert addresses form's field.
+#[derive(Deserialize)]
+struct AlertEmailsForm {
+    #[serde(default)]
+    alert_emails: String,
+}
+
+/// `POST /partners/{id}/alerts`: a supplier's alert addresses (one a line, or comma-separated),
+/// through [`admin::set_alert_emails`] (checked and audited as the CLI's).
+async fn alert_emails(
+    State(state): State<ConsoleState>,
+    Admin(session): Admin,
+    Client(client): Client,
+    Path(id): Path<String>,
+    Form(f): Form<AlertEmailsForm>,
+) -> Response {
+    let actor = Actor::operator(&session.operator, client);
+    let addresses: Vec<String> = f
+        .alert_emails
+        .split(['\n', ','])
+        .map(|a| a.trim_end_matches('\r').trim().to_string())
+        .filter(|a| !a.is_empty())
+        .collect();
+    let text = if addresses.is_empty() {
+        "No booking alerts.".to_string()
+    } else {
+        format!("Booking alerts to {}.", addresses.join(", "))
+    };
+    let done = admin::set_alert_emails(&state.app.store, &actor, &id, addresses).await.map(|()| text);
     after(&state, &session, &id, done).await
 }
 

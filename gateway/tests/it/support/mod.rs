@@ -34,11 +34,13 @@
 //! | `mod.rs` | databases, gateways (in process and as processes), samples, log capture, the CLI |
 //! | [`console`] | a gateway with its operator console on, operators, a logged-in console client |
 //! | [`browser`] | a headless chromium driven over WebDriver (chromedriver, fantoccini) |
+//! | [`smtp`] | a minimal SMTP server on loopback that keeps the mails it accepted (the booking alerts) |
 
 #![allow(dead_code)]
 
 pub mod browser;
 pub mod console;
+pub mod smtp;
 
 use std::net::SocketAddr;
 use std::path::Path;
