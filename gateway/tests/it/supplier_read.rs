@@ -196,11 +196,10 @@ async fn a_supplier_reads_its_bookings_by_reference_and_dates(b: Backend) {
         "another supplier's hotel: as if it had none"
     );
     assert!(refs(post(&server, "/bookread", &by_dates("ArrivalDate", day(61), day(70), None)).await).is_empty());
-    // By creation: likewise.
-    assert_eq!(
-        refs(post(&server, "/bookread", &by_dates("CreateDate", day(-1), day(1), None)).await),
-        ["SR-A", "SR-B"]
-    );
+    // By creation: likewise (made in the same second: in either order).
+    let mut created = refs(post(&server, "/bookread", &by_dates("CreateDate", day(-1), day(1), None)).await);
+    created.sort();
+    assert_eq!(created, ["SR-A", "SR-B"]);
     assert!(refs(post(&server, "/bookread", &by_dates("CreateDate", day(-30), day(-2), None)).await).is_empty());
 
     // A criterion the gateway does not apply is refused, naming it.
@@ -232,6 +231,16 @@ async fn a_supplier_reads_its_bookings_by_reference_and_dates(b: Backend) {
     // A cancelled booking reads by reference too, as it stands.
     assert_eq!(bookings(&post(&server, "/bookread", &by_reference("SR-A", "Client")).await)[0].2, "Cancelled");
 
+    // Another partner uses the same Client reference at another of its hotels: both read.
+    let second = hotel_commit("SR-B", day(60), "HTL00105", "RMDB000000")
+        .replace(&pos("DEMO", "DEMO-DIST", "demo-password"), &pos("PARTNER2", "P2-DIST", "partner2-pass"));
+    let body = post(&server, "/hotelbook", &second).await;
+    assert!(body.contains("<Success"), "{body}");
+    let both = bookings(&post(&server, "/bookread", &by_reference("SR-B", "Client")).await);
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert!(both.iter().any(|b| b.0 == b_ref && b.3 == ["HTL00042"]), "{both:?}");
+    assert!(both.iter().any(|b| b.0 != b_ref && b.3 == ["HTL00105"]), "{both:?}");
+
     // A supplier on OpenTravel 2016B gets answers valid there.
     run(&["set", "SUP-DEMO", "--dialect", "ota2016b"], "");
     server.state.content.refresh().await.unwrap();
@@ -244,4 +253,35 @@ async fn a_supplier_reads_its_bookings_by_reference_and_dates(b: Backend) {
     official_verdict(&body).unwrap_or_else(|e| panic!("not valid under OpenTravel 2016B:\n{e}\n{body}"));
 }
 
-backend_tests!(a_supplier_reads_its_bookings_by_reference_and_dates);
+/// 101 bookings arriving over 11 nights: a read by dates gives the first 100 and a Warning
+/// saying how to narrow it; the first 10 nights give their 100 bookings and no Warning.
+async fn a_read_by_dates_says_when_more_match(b: Backend) {
+    let server = TestServer::start(b).await;
+    for i in 0..101 {
+        let body = post(
+            &server,
+            "/hotelbook",
+            &hotel_commit(&format!("SR-M{i}"), day(100 + i / 10), "HTL00042", "RMSD000000"),
+        )
+        .await;
+        assert!(body.contains("<Success"), "{body}");
+    }
+    let body = post(&server, "/bookread", &by_dates("ArrivalDate", day(100), day(110), None)).await;
+    let rs = OtaResRetrieveRs::from_xml(&body).unwrap();
+    assert_eq!(rs.reservations_list.as_ref().unwrap().hotel_reservation.len(), 100);
+    let warnings = rs.warnings.as_ref().unwrap_or_else(|| panic!("a Warning: {body}"));
+    assert!(
+        warnings.warning.iter().any(|w| w.value.contains("More than 100 bookings match") && w.value.contains("Narrow")),
+        "{body}"
+    );
+    let body = post(&server, "/bookread", &by_dates("ArrivalDate", day(100), day(109), None)).await;
+    let rs = OtaResRetrieveRs::from_xml(&body).unwrap();
+    assert_eq!(rs.reservations_list.as_ref().unwrap().hotel_reservation.len(), 100);
+    assert!(rs.warnings.is_none(), "{body}");
+    assert_eq!(
+        bookings(&post(&server, "/bookread", &by_dates("ArrivalDate", day(110), day(110), None)).await).len(),
+        1
+    );
+}
+
+backend_tests!(a_supplier_reads_its_bookings_by_reference_and_dates, a_read_by_dates_says_when_more_match);
