@@ -125,6 +125,7 @@ pub fn supplier_may_leave_unread(item: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
