@@ -94,8 +94,8 @@ pub fn supply_roots() -> impl Iterator<Item = &'static str> {
     ota_messages::OPERATIONS.iter().filter(|op| op.side == Side::Supply).map(|op| op.request_root)
 }
 
-/// The read a supplier pulls its bookings with (`outbox::pull`), where a distribution partner
-/// reads a booking.
+/// The read a supplier pulls its bookings with, or reads them by reference or dates
+/// (`outbox::pull`), where a distribution partner reads a booking.
 pub const PULL_ROOT: &str = "OTA_ReadRQ";
 
 /// Who may call what: a supplier only the supply operations (and [`PULL_ROOT`], its pull), a
@@ -416,7 +416,7 @@ async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Re
         HotelAvailRq => HotelAvailRs: |cx, rq| hotels::availability(cx, &state.hotels(content), rq),
         HotelResRq => HotelResRs: |cx, rq| hotels::book(cx, &state.hotels(content), rq),
         HotelResModifyRq => HotelResModifyRs: |cx, rq| hotels::modify(cx, &state.hotels(content), rq),
-        ReadRq => ResRetrieveRs: |cx, rq| read(cx, state, content, rq),
+        ReadRq => ResRetrieveRs: |cx, rq| read(cx, state, content, rq, unread),
         CancelRq => CancelRs: |cx, rq| bookings::cancel(cx, &state.hotels(content), &state.activities(content), rq),
         HotelInvCountNotifRq => HotelInvCountNotifRs: |cx, rq| hotels::inv_count_notif(cx, &state.hotels(content), rq),
         HotelAvailNotifRq => HotelAvailNotifRs: |cx, rq| hotels::avail_notif(cx, &state.hotels(content), rq),
@@ -425,17 +425,20 @@ async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Re
     }
 }
 
-/// `/bookread`: a supplier's read is its pull (`outbox::pull`), a partner's the booking read.
+/// `/bookread`: a supplier's read is its own (`outbox::pull`: the pull, or its bookings by
+/// reference or dates, refusing what it holds unread that would change what is read), a
+/// partner's the booking read.
 async fn read(
     cx: &Ctx,
     state: &AppState,
     content: &Content,
     rq: &ota_messages::booking_read::OtaReadRq,
+    unread: &[Unread],
 ) -> Result<ota_messages::booking_read::OtaResRetrieveRs, OpError> {
     if cx.requestor.role.is_supplier() {
         let catalogues =
             outbox::mapping::Catalogues { hotels: content.hotels.clone(), activities: content.activities.clone() };
-        outbox::pull::read(cx, &catalogues, rq).await
+        outbox::pull::read(cx, &catalogues, rq, unread).await
     } else {
         bookings::read(cx, &state.hotels(content), &state.activities(content), rq).await
     }

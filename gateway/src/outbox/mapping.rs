@@ -125,13 +125,12 @@ pub fn acknowledges(body: &str) -> Result<(), String> {
     Err(format!("the receiver answered Errors: {}", errors.join("; ")))
 }
 
-/// A booking with unacknowledged events as the pull's read shows it: a hotel booking with the
-/// room stays of `hotel` (as `/bookread` shows a booking), an activity booking as `/bookread`
-/// shows one.
-pub(crate) fn read_entry(loaded: &Loaded, hotel: &str, c: &Catalogues) -> ReadReservation {
-    let languages = Languages::new(None, None);
+/// A booking as a supplier's read shows it (the pull's, or a read by reference or dates): a
+/// hotel booking with the room stays of `hotel` (as `/bookread` shows a booking), an activity
+/// booking as `/bookread` shows one; names in `languages`.
+pub(crate) fn read_entry(loaded: &Loaded, hotel: &str, c: &Catalogues, languages: &Languages) -> ReadReservation {
     match loaded {
-        Loaded::Hotel(b) => hotel_mapping::hotel_reservation(&for_hotel(b, hotel), &c.hotels, &languages),
+        Loaded::Hotel(b) => hotel_mapping::hotel_reservation(&for_hotel(b, hotel), &c.hotels, languages),
         Loaded::Activity(s) => {
             let name = c
                 .activities

@@ -10,7 +10,9 @@
 //!   `ota_outbox_events_total{outcome="parked"}` metric) until `ota-gateway outbox retry`.
 //! - **Pull** ([`pull`]): a supplier without a URL reads the bookings with events it has not
 //!   acknowledged (`OTA_ReadRQ` on `/bookread`) and acknowledges them (`OTA_NotifReportRQ` on
-//!   `/notifreport`).
+//!   `/notifreport`). Any supplier also reads its bookings again, whatever their
+//!   acknowledgement, by reference or by dates (`OTA_ReadRQ` with criteria, [`reader`]); a
+//!   criterion the gateway does not apply is refused, naming it (docs/hotels/reading-bookings.md).
 //! - Every gateway delivers; an event is taken by one at a time (a lease, `taken_until`, taken
 //!   with `FOR UPDATE SKIP LOCKED` on PostgreSQL); nothing is kept only in memory, so a gateway
 //!   killed mid-delivery leads to a repeat (after the lease), never to a lost event. An event is
@@ -30,11 +32,12 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | [`rules`] | pure: the backoff, the event's identity, what an answer means |
-//! | [`repo`] | SQL only: taking, settling (each attempt kept), listing, retrying, resending and acknowledging events; the deliveries' history |
+//! | [`rules`] | pure: the backoff, the event's identity, what an answer means; a supplier's read: its date ranges, what it may leave unread |
+//! | [`repo`] | SQL only: taking, settling (each attempt kept), listing, retrying, resending and acknowledging events; the deliveries' history; a supplier's bookings by reference and by dates |
 //! | [`mapping`] | a booking → `OTA_HotelResNotifRQ` and the pull's answers |
 //! | [`deliver`] | the background task of every gateway that pushes events |
-//! | [`pull`] | the supplier's read and acknowledgement |
+//! | [`reader`] | what a supplier's `OTA_ReadRQ` asks: the pull, a reference, a range of dates; every other criterion refused |
+//! | [`pull`] | the supplier's reads (the pull, by reference, by dates) and acknowledgement |
 //! | [`admin`] | `ota-gateway outbox list \| retry \| history \| resend \| alerts`: the queries the CLI and the console share |
 //! | [`alerts`] | booking alerts by e-mail: the `--smtp-*` settings and the background task of every gateway that sends them |
 //! | [`mail`] | pure: an alert's subject, text and `Message-ID` |
@@ -45,6 +48,7 @@ pub mod deliver;
 pub mod mail;
 pub mod mapping;
 pub mod pull;
+pub mod reader;
 pub mod repo;
 pub mod rules;
 

@@ -1,57 +1,111 @@
-//! The pull: a supplier reads the bookings with events it has not acknowledged (`OTA_ReadRQ`
-//! on `/bookread`: every read of a supplier is this one, whatever it asks) and acknowledges them
-//! (`OTA_NotifReportRQ` on `/notifreport`). Meant for a supplier without a notification URL;
-//! one with a URL reads what push has not delivered yet, and its activity bookings (which are
-//! pulled only).
+//! A supplier's reads (`OTA_ReadRQ` on `/bookread`) and acknowledgements (`OTA_NotifReportRQ`
+//! on `/notifreport`). What a read asks is read by [`reader::supplier_ask`]:
 //!
-//! The read answers `OTA_ResRetrieveRS` with one `HotelReservation` per booking and hotel with
-//! unacknowledged events, the oldest event first, at most [`MAX_READ`]: a hotel booking as
-//! `/bookread` shows it with the room stays of that hotel only, an activity booking as
-//! `/bookread` shows one (`RoomStayReservation="false"`, one `Service`); each with its
-//! `LastModifyDateTime`, the version the supplier acknowledges. Nothing unacknowledged: Success
-//! without `ReservationsList`.
+//! - **No criterion** (no `UniqueID`, an empty `ReadRequests` or `HotelReadRequest`): the pull.
+//!   The bookings with events the supplier has not acknowledged, as they now stand, the oldest
+//!   event first, at most [`MAX_READ`]. Meant for a supplier without a notification URL; one
+//!   with a URL reads what push has not delivered yet, and its activity bookings (which are
+//!   pulled only). Each read that gives events, and each acknowledgement, is kept as an attempt
+//!   of each event (`pulled`, `acknowledged`: [`repo::record_pulled`], [`repo::acknowledge`]),
+//!   for the history.
+//! - **One booking by reference** (`UniqueID` Type 36, or `ReadRequests/ReadRequest/UniqueID`;
+//!   `ID_Context` Internal: the gateway's reference, Client: the partner's, none: either),
+//!   whatever its acknowledgement. A booking with no room stay at the supplier's hotels (another
+//!   supplier's) is answered exactly as an unknown one (Type 3, Code 97): references cannot be
+//!   probed. A Client reference of several partners answers each of their bookings.
+//! - **Bookings by dates** (`ReadRequests/HotelReadRequest/SelectionCriteria@Start@End
+//!   @DateType`: `ArrivalDate`, `DepartureDate`, `CreateDate`, `LastUpdateDate`; optional
+//!   `@ResStatus`, and `HotelReadRequest@HotelCode`, which must be one of its hotels to find
+//!   anything), whatever their acknowledgement; at most [`rules::MAX_RANGE_DAYS`] days per
+//!   range; at most [`MAX_READ`] bookings, with a Warning saying how to narrow the read when
+//!   more match.
+//! - Any other criterion is refused (Type 2, naming it), never ignored. The reads by reference
+//!   and by dates change nothing: no attempt kept, nothing acknowledged.
 //!
-//! Each read that gives events, and each acknowledgement, is kept as an attempt of each event
-//! (`pulled`, `acknowledged`: [`repo::record_pulled`], [`repo::acknowledge`]), for the history.
+//! Every answer is `OTA_ResRetrieveRS` with one `HotelReservation` per booking and hotel of the
+//! supplier: a hotel booking as `/bookread` shows it with the room stays of that hotel only, an
+//! activity booking (by its pickup hotel) as `/bookread` shows one (`RoomStayReservation="false"`,
+//! one `Service`); each with its `LastModifyDateTime`, the version the supplier acknowledges.
+//! Nothing found: Success without `ReservationsList`.
 
 use ota_messages::booking_read::{OtaReadRq, OtaResRetrieveRs, ReservationsList};
 use ota_messages::common::{ErrorCode, ErrorWarningType, IdContext, ReservationIdCode};
 use ota_messages::notif_report::{OtaNotifReportRq, OtaNotifReportRs};
+use ota_messages::runtime::Unread;
 
 use super::mapping::{self, Catalogues, Loaded};
-use super::repo::{self, Upto};
+use super::reader::{self, Ask, Range, Reference};
+use super::repo::{self, Supplied, Upto};
+use super::rules;
 use crate::errors::{Problem, warnings};
 use crate::shared::booking::Kind;
 use crate::shared::context::{Ctx, OpError};
+use crate::shared::lang::Languages;
+use crate::store::{Conn, StoreError};
 
-/// The most bookings one read gives (acknowledge them and read again for the next).
+/// The most bookings one read gives (acknowledge them and read again for the next; narrow a
+/// read by dates).
 pub const MAX_READ: i64 = 100;
 
 /// The tag of a report's bookings.
 const TAG: &str = "/OTA_NotifReportRQ/NotifDetails/HotelNotifReport/HotelReservations/HotelReservation";
 
-/// A supplier's read: its bookings with unacknowledged events, as they now stand.
-pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaResRetrieveRs, OpError> {
+/// A supplier's read: the pull, one of its bookings by reference, or its bookings by dates
+/// (see the module's documentation). `unread` is what the request held that OpenTravel 2016B
+/// allows and the service does not read: refused unless it only says who asks.
+pub async fn read(cx: &Ctx, cats: &Catalogues, rq: &OtaReadRq, unread: &[Unread]) -> Result<OtaResRetrieveRs, OpError> {
+    let languages = Languages::new(rq.primary_lang_id.as_ref(), rq.alt_lang_id.as_deref());
+    match reader::supplier_ask(rq, unread)? {
+        Ask::Pull => pull(cx, cats).await,
+        Ask::One(r) => by_reference(cx, cats, r, &languages).await,
+        Ask::Dates(r) => by_dates(cx, cats, r, &languages).await,
+    }
+}
+
+/// Loads the bookings given, as they now stand (one gone meanwhile is left out).
+async fn load(c: &mut Conn<'_>, given: &[Supplied]) -> Result<Vec<(Loaded, String)>, StoreError> {
+    let mut out = Vec::new();
+    for u in given {
+        let kind = if u.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
+        let Some((id, owner)) = repo::booking_of(c, kind, &u.booking_ref).await? else { continue };
+        let loaded = match kind {
+            Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::find::load(c, id).await?)),
+            Kind::Activity => crate::activities::repo::bookings::find_stored(c, &owner, &u.booking_ref, true)
+                .await?
+                .map(Loaded::Activity),
+        };
+        out.extend(loaded.map(|l| (l, u.hotel_code.clone())));
+    }
+    Ok(out)
+}
+
+/// The answer of the bookings found.
+fn answer(found: &[(Loaded, String)], cats: &Catalogues, languages: &Languages) -> OtaResRetrieveRs {
+    let mut rs = OtaResRetrieveRs::success();
+    if !found.is_empty() {
+        rs.reservations_list = Some(ReservationsList {
+            hotel_reservation: found.iter().map(|(l, hotel)| mapping::read_entry(l, hotel, cats, languages)).collect(),
+        });
+    }
+    rs
+}
+
+/// The pull: the supplier's bookings with unacknowledged events, each read kept.
+async fn pull(cx: &Ctx, cats: &Catalogues) -> Result<OtaResRetrieveRs, OpError> {
     let supplier = cx.requestor.id.clone();
     let (found, given) = cx
         .read(move |c| {
             Box::pin(async move {
-                let mut out = Vec::new();
                 let given = repo::unacknowledged(c, &supplier, MAX_READ).await?;
-                for u in given.iter().cloned() {
-                    let kind = if u.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
-                    let Some((id, owner)) = repo::booking_of(c, kind, &u.booking_ref).await? else { continue };
-                    let loaded = match kind {
-                        Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::find::load(c, id).await?)),
-                        Kind::Activity => {
-                            crate::activities::repo::bookings::find_stored(c, &owner, &u.booking_ref, true)
-                                .await?
-                                .map(Loaded::Activity)
-                        }
-                    };
-                    out.extend(loaded.map(|l| (l, u.hotel_code)));
-                }
-                Ok::<_, OpError>((out, given))
+                let named: Vec<Supplied> = given
+                    .iter()
+                    .map(|u| Supplied {
+                        booking_kind: u.booking_kind.clone(),
+                        booking_ref: u.booking_ref.clone(),
+                        hotel_code: u.hotel_code.clone(),
+                    })
+                    .collect();
+                Ok::<_, OpError>((load(c, &named).await?, given))
             })
         })
         .await?;
@@ -70,13 +124,64 @@ pub async fn read(cx: &Ctx, cats: &Catalogues, _rq: &OtaReadRq) -> Result<OtaRes
         })
         .await?;
     }
-    let mut rs = OtaResRetrieveRs::success();
-    if !found.is_empty() {
-        rs.reservations_list = Some(ReservationsList {
-            hotel_reservation: found.iter().map(|(l, hotel)| mapping::read_entry(l, hotel, cats)).collect(),
-        });
+    Ok(answer(&found, cats, &Languages::new(None, None)))
+}
+
+/// One booking (per hotel of the supplier) by reference, whatever its acknowledgement; none of
+/// the supplier's: "not found", as for a reference nobody has.
+async fn by_reference(
+    cx: &Ctx,
+    cats: &Catalogues,
+    r: Reference,
+    languages: &Languages,
+) -> Result<OtaResRetrieveRs, OpError> {
+    let supplier = cx.requestor.id.clone();
+    let (id, by_client, by_internal) = (r.id.clone(), r.by_client, r.by_internal);
+    let found = cx
+        .read(move |c| {
+            Box::pin(async move {
+                let given = repo::supplied_by_reference(c, &supplier, &id, by_client, by_internal, MAX_READ).await?;
+                Ok::<_, OpError>(load(c, &given).await?)
+            })
+        })
+        .await?;
+    if found.is_empty() {
+        return Err(Problem::biz(ErrorCode::BookingReferenceNotFound, format!("Booking {} was not found.", r.id))
+            .at(r.tag)
+            .into());
     }
-    Ok(rs)
+    Ok(answer(&found, cats, languages))
+}
+
+/// The supplier's bookings (per hotel) by dates, whatever their acknowledgement: hotel
+/// bookings, then activity bookings, at most [`MAX_READ`] (a Warning when more match).
+async fn by_dates(cx: &Ctx, cats: &Catalogues, r: Range, languages: &Languages) -> Result<OtaResRetrieveRs, OpError> {
+    let supplier = cx.requestor.id.clone();
+    let asked = r.clone();
+    let (found, more) = cx
+        .read(move |c| {
+            Box::pin(async move {
+                let Range { by, start, end, hotel, status } = asked;
+                let (hotels, activities) = repo::supplied_by_dates(
+                    c,
+                    &supplier,
+                    by,
+                    start,
+                    end,
+                    hotel.as_deref(),
+                    status.as_deref(),
+                    MAX_READ + 1,
+                )
+                .await?;
+                let mut given: Vec<Supplied> = hotels.into_iter().chain(activities).collect();
+                let more = given.len() > MAX_READ as usize;
+                given.truncate(MAX_READ as usize);
+                Ok::<_, OpError>((load(c, &given).await?, more))
+            })
+        })
+        .await?;
+    let rs = answer(&found, cats, languages);
+    Ok(if more { rs.with_warnings(warnings([rules::more_than_read(MAX_READ, r.start, r.end)])) } else { rs })
 }
 
 /// A supplier's acknowledgement: for each booking listed (`UniqueID` Type 36, or OpenTravel's

@@ -1,6 +1,12 @@
-//! The outbox's pure rules: when to try again, what an event is called, and the states.
+//! The outbox's pure rules: when to try again, what an event is called, and the states; what
+//! a supplier's read by criteria may ask (its date ranges, the items it may leave unread).
 
 use std::time::Duration;
+
+use chrono::NaiveDate;
+use ota_messages::common::ErrorCode;
+
+use crate::errors::Problem;
 
 /// An event waits for delivery (or for its acknowledgement, by pull).
 pub const PENDING: &str = "pending";
@@ -64,8 +70,62 @@ pub fn redacted_url(url: &str) -> Option<String> {
     Some(u.to_string())
 }
 
+/// The most days one range of a supplier's read by dates covers (both ends counted).
+pub const MAX_RANGE_DAYS: i64 = 400;
+
+/// A supplier's range of dates (`Start` to `End`, both included), checked: `Start` not after
+/// `End` (Type 3, Code 404, at `tag`/@End), at most [`MAX_RANGE_DAYS`] days (Type 3, Code 161,
+/// at `tag`/@End, saying how to narrow it).
+pub fn date_range(start: NaiveDate, end: NaiveDate, tag: &str) -> Result<(), Problem> {
+    if end < start {
+        return Err(Problem::biz(
+            ErrorCode::InvalidStartEndDateCombination,
+            format!("End {end} is before Start {start}."),
+        )
+        .at(format!("{tag}/@End")));
+    }
+    let days = (end - start).num_days() + 1;
+    if days > MAX_RANGE_DAYS {
+        return Err(Problem::biz(
+            ErrorCode::SearchCriteriaInvalid,
+            format!(
+                "Start {start} to End {end} is {days} days; a read covers at most {MAX_RANGE_DAYS} days: read it in several ranges."
+            ),
+        )
+        .at(format!("{tag}/@End")));
+    }
+    Ok(())
+}
+
+/// The Warning of a read by dates that matched more bookings than it gives (`limit`): how to
+/// narrow it (a shorter range, a `HotelCode`, a `ResStatus`).
+pub fn more_than_read(limit: i64, start: NaiveDate, end: NaiveDate) -> Problem {
+    Problem::advisory(
+        ErrorCode::SearchCriteriaInvalid,
+        format!(
+            "More than {limit} bookings match Start {start} to End {end}: the first {limit} are given. Narrow the read to see the others: a shorter range (read it in several), HotelCode, or ResStatus."
+        ),
+    )
+    .at("/OTA_ReadRQ/ReadRequests/HotelReadRequest/SelectionCriteria")
+}
+
+/// Whether a supplier's read may hold an OpenTravel 2016B item the service does not read (its
+/// path without the root and indexes, `POS/Source/@AgentSine`, as the decisions name it) and
+/// still be answered: only what says who asks (the point of sale), the target system or
+/// transaction (`@TargetName`, `@TransactionStatusCode`) and a reference's `@URL`. Anything
+/// else would narrow or change what is read (a count, a further criterion, an extension, a
+/// required criterion left out): refused, never ignored.
+pub fn supplier_may_leave_unread(item: &str) -> bool {
+    item == "POS"
+        || item.starts_with("POS/")
+        || matches!(item, "@TargetName" | "@TransactionStatusCode")
+        || item == "UniqueID/@URL"
+        || item == "ReadRequests/ReadRequest/UniqueID/@URL"
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -104,5 +164,45 @@ mod tests {
         let mut cut = vec![b'a'; KEPT_ANSWER - 1];
         cut.extend("é".as_bytes());
         assert!(kept_answer(&cut).ends_with('\u{FFFD}'));
+    }
+
+    fn d(s: &str) -> NaiveDate {
+        s.parse().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_range_runs_forwards_over_at_most_400_days() {
+        assert!(date_range(d("2030-01-01"), d("2030-01-01"), "T").is_ok());
+        assert!(date_range(d("2030-01-01"), d("2031-02-04"), "T").is_ok(), "400 days, both ends counted");
+        let long = date_range(d("2030-01-01"), d("2031-02-05"), "T").unwrap_err();
+        assert_eq!(long.code, ErrorCode::SearchCriteriaInvalid);
+        assert!(long.text.contains("401 days"), "{}", long.text);
+        assert_eq!(long.tag.as_deref(), Some("T/@End"));
+        let backwards = date_range(d("2030-01-02"), d("2030-01-01"), "T").unwrap_err();
+        assert_eq!(backwards.code, ErrorCode::InvalidStartEndDateCombination);
+    }
+
+    #[test]
+    fn a_supplier_may_leave_unread_only_who_asks_and_where() {
+        for ok in ["POS", "POS/Source/@AgentSine", "@TargetName", "@TransactionStatusCode", "UniqueID/@URL"] {
+            assert!(supplier_may_leave_unread(ok), "{ok}");
+        }
+        for refused in [
+            "@MaxResponses",
+            "@MoreIndicator",
+            "@MoreDataEchoToken",
+            "ReadRequests/HotelReadRequest/SelectionCriteria/@Duration",
+            "ReadRequests/HotelReadRequest/SelectionCriteria/@Start",
+            "ReadRequests/HotelReadRequest/SelectionCriteria/@SelectionType",
+            "ReadRequests/HotelReadRequest",
+            "ReadRequests/HotelReadRequest/TPA_Extensions",
+            "UniqueID",
+            "UniqueID/TPA_Extensions",
+            "UniqueID/CompanyName/@Division",
+            "ReadRequests",
+            "POSX",
+        ] {
+            assert!(!supplier_may_leave_unread(refused), "{refused}");
+        }
     }
 }

@@ -49,6 +49,7 @@ mod outbox;
 mod pooler;
 mod secrets;
 mod soap;
+mod supplier_read;
 mod supply;
 mod traffic;
 mod txlog;
