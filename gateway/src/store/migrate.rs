@@ -50,6 +50,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0020_booking_search.sql", include_str!("../../migrations/sqlite/0020_booking_search.sql")),
     ("0021_outbox_attempts.sql", include_str!("../../migrations/sqlite/0021_outbox_attempts.sql")),
     ("0022_traffic.sql", include_str!("../../migrations/sqlite/0022_traffic.sql")),
+    ("0024_supply_source.sql", include_str!("../../migrations/sqlite/0024_supply_source.sql")),
 ];
 
 /// PostgreSQL migrations, in order: file name, SQL.
@@ -76,6 +77,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0017_booking_search.sql", include_str!("../../migrations/postgres/0017_booking_search.sql")),
     ("0018_outbox_attempts.sql", include_str!("../../migrations/postgres/0018_outbox_attempts.sql")),
     ("0019_traffic.sql", include_str!("../../migrations/postgres/0019_traffic.sql")),
+    ("0021_supply_source.sql", include_str!("../../migrations/postgres/0021_supply_source.sql")),
 ];
 
 /// How many SQLite migrations this gateway has (the newest schema version it knows).
