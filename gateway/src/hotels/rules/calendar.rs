@@ -573,7 +573,7 @@ pub fn check_edit(ask: &EditAsk, hotel: &Hotel, now: DateTime<Utc>) -> Result<Ed
                     }
                 }
             }
-            Action::Amount { amount: amount.normalize(), currency, guests }
+            Action::Amount { amount, currency, guests }
         }
         other => {
             return Err(invalid(
@@ -832,7 +832,7 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect();
-        assert_eq!(boards, vec![("BB".into(), "95.5".into()), ("RO".into(), "95.5".into())]);
+        assert_eq!(boards, vec![("BB".into(), "95.50".into()), ("RO".into(), "95.50".into())]);
 
         let e = check_edit(&EditAsk { plans: vec!["RO".into()], ..ask("min-stay", "0") }, &h, now()).unwrap();
         assert_eq!(e.action, Action::MinStay(None), "0 lifts the limit");
