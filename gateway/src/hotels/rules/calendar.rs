@@ -731,7 +731,7 @@ impl EditOutcome {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use crate::hotels::catalogue::{Rate, RoomType};
 
