@@ -7,7 +7,7 @@
 //!   them); the supply values and their sources from the store (one statement per supply table
 //!   and one for the rooms sold), so a page shows an edit the moment it is stored.
 //! - [`edit`]: one change over a range of nights, week days, room types and rate plans,
-//!   checked ([`rules::calendar::check_edit`]), turned into the same
+//!   checked ([`crate::hotels::rules::calendar::check_edit`]), turned into the same
 //!   [`Notification`](crate::hotels::rules::supply::Notification) a supplier's message is read
 //!   into, stamped now, and applied by the notifications' own code in one transaction with its
 //!   audit entry: a value a newer message (or edit) set is kept and the outcome says so, a

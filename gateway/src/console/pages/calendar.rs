@@ -8,7 +8,7 @@
 //! page says what was applied and what was kept because a channel manager's later message set
 //! it.
 //!
-//! Who may open a hotel's calendar is decided by one function, [`may_see`] (until hotel users
+//! Who may open a hotel's calendar is decided by one function, `may_see` (until hotel users
 //! exist: any logged-in operator reads, an admin edits); a hotel it may not see answers 404 as
 //! one that does not exist.
 
