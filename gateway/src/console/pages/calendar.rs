@@ -88,8 +88,9 @@ fn amount_title(n: &crate::hotels::rules::calendar::AmountNight) -> String {
     title
 }
 
-/// The grid.
-fn grid(c: &Calendar) -> Markup {
+/// The grid of a calendar (rows: room type × rooms / restrictions per plan / amount per plan;
+/// columns: nights; each cell's title says who set it last).
+pub fn grid(c: &Calendar) -> Markup {
     let days: Vec<(String, String)> = c
         .nights
         .iter()

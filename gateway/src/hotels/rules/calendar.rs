@@ -13,7 +13,7 @@
 //! - Without room types an edit is of every room type; without rate plans, a restriction is of
 //!   every rate plan (`""`), an amount of every plan the room type is sold with in the currency.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc};
 use rust_decimal::Decimal;
@@ -23,7 +23,7 @@ use crate::hotels::booking::{Night, Rooms};
 use crate::hotels::catalogue::Hotel;
 use crate::hotels::rules::MAX_DAYS_AHEAD;
 use crate::hotels::rules::supply::{Applied, Change, Item, MAX_VALUES, Notification, Span};
-use crate::hotels::supply::{EVERY_PLAN, Restriction, SetBy, SourcedSupply, Stamp};
+use crate::hotels::supply::{EVERY_PLAN, Restriction, SetBy, Sourced, SourcedSupply, Stamp};
 
 /// The most nights one page shows or one edit sets.
 pub const MAX_NIGHTS: i64 = 400;
@@ -242,10 +242,7 @@ fn plans_of(hotel: &Hotel, room: &str, supply: &SourcedSupply) -> Vec<(String, S
 }
 
 /// The newer of two stamped values.
-fn newer<'a>(
-    a: Option<&'a (Option<u32>, SetBy)>,
-    b: Option<&'a (Option<u32>, SetBy)>,
-) -> Option<&'a (Option<u32>, SetBy)> {
+fn newer<'a>(a: Option<&'a Sourced>, b: Option<&'a Sourced>) -> Option<&'a Sourced> {
     match (a, b) {
         (Some(x), Some(y)) => Some(if x.1.stamp >= y.1.stamp { x } else { y }),
         (x, y) => x.or(y),
@@ -262,6 +259,19 @@ pub fn build(
     only: Option<&str>,
 ) -> Calendar {
     let nights: Vec<NaiveDate> = from.iter_days().take_while(|d| *d <= to).collect();
+    // The values indexed by borrowed codes: a cell's look-up allocates nothing.
+    let mut on_sale: HashMap<(&str, NaiveDate), &Sourced> = HashMap::new();
+    for ((room, night), v) in &supply.rooms {
+        on_sale.insert((room.as_str(), *night), v);
+    }
+    let mut restricted: HashMap<(&str, &str), HashMap<(NaiveDate, Restriction), &Sourced>> = HashMap::new();
+    for ((room, board, night, kind), v) in &supply.restrictions {
+        restricted.entry((room.as_str(), board.as_str())).or_default().insert((*night, *kind), v);
+    }
+    let mut priced: HashMap<(&str, &str, &str), HashMap<NaiveDate, &Vec<(u32, Decimal, SetBy)>>> = HashMap::new();
+    for ((room, board, currency, night), v) in &supply.rates {
+        priced.entry((room.as_str(), board.as_str(), currency.as_str())).or_default().insert(*night, v);
+    }
     let mut rooms = Vec::new();
     for room in hotel.rooms.iter().filter(|r| only.is_none_or(|o| o == r.code)) {
         let code = room.code.as_str();
@@ -270,7 +280,7 @@ pub fn build(
             .iter()
             .map(|&n| {
                 night_key.night = n;
-                let set = supply.rooms.get(&(code.to_string(), n));
+                let set = on_sale.get(&(code, n)).copied();
                 let supplied = set.and_then(|(v, _)| *v);
                 RoomsNight {
                     on_sale: supplied.unwrap_or_else(|| room.on_sale(n)),
@@ -289,14 +299,16 @@ pub fn build(
         let restrictions = boards
             .into_iter()
             .map(|board| {
+                let own = restricted.get(&(code, board.as_str()));
+                let every = restricted.get(&(code, EVERY_PLAN));
                 let nights = nights
                     .iter()
                     .map(|&n| {
                         let mut out = RestrictionsNight::default();
                         let mut newest: Option<&SetBy> = None;
                         for kind in Restriction::ALL {
-                            let own = supply.restrictions.get(&(code.to_string(), board.clone(), n, kind));
-                            let every = supply.restrictions.get(&(code.to_string(), EVERY_PLAN.to_string(), n, kind));
+                            let own = own.and_then(|m| m.get(&(n, kind)).copied());
+                            let every = every.and_then(|m| m.get(&(n, kind)).copied());
                             let Some((value, by)) = newer(own, every) else { continue };
                             if newest.is_none_or(|m| m.stamp < by.stamp) {
                                 newest = Some(by);
@@ -326,10 +338,11 @@ pub fn build(
                     .iter()
                     .filter(|r| r.room == code && r.board == board && r.currency == currency)
                     .collect();
+                let by_night = priced.get(&(code, board.as_str(), currency.as_str()));
                 let nights = nights
                     .iter()
                     .map(|&n| {
-                        let supplied = supply.rates.get(&(code.to_string(), board.clone(), currency.clone(), n));
+                        let supplied = by_night.and_then(|m| m.get(&n).copied());
                         let any = supplied.and_then(|a| a.iter().find(|(g, _, _)| *g == 0));
                         let amount = any.map(|(_, a, _)| *a).or_else(|| {
                             content
