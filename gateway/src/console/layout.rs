@@ -52,11 +52,15 @@ pub fn page_with_status(status: StatusCode, session: &Session, title: &str, cont
                     nav {
                         span.brand { "OTA gateway" }
                         @for item in NAV {
-                            @if !item.admin_only || session.is_admin() {
+                            @if item.roles.contains(&session.role) {
                                 a href=(item.path) { (item.label) }
                             }
                         }
-                        span.who { (session.operator) " (" (session.role.as_str()) ")" }
+                        span.who {
+                            (session.operator) " (" (session.role.as_str())
+                            @if let Some(sup) = &session.supplier { ", " (sup) }
+                            ")"
+                        }
                         form.logout method="post" action="/logout" {
                             (csrf_field(session))
                             button type="submit" { "Log out" }
@@ -100,6 +104,13 @@ pub fn error(status: StatusCode, message: &str) -> Response {
             p { a href="/" { "Back to the console" } }
         },
     )
+}
+
+/// The answer to a URL that leads nowhere — and, the same to the byte, to a page a session may
+/// not know about (an operator page asked by a hotel user, another supplier's hotel or
+/// booking): 404 "There is no such page."
+pub fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, "There is no such page.")
 }
 
 /// The hidden field with the session's CSRF token: in every form that changes something.

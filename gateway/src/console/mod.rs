@@ -8,7 +8,9 @@
 //! session from the database (the cookie `HttpOnly`, `SameSite=Strict`, `Secure` with
 //! `--console-secure-cookie`; idle and absolute time-outs, see [`crate::operators::session`]);
 //! every state-changing request refused without its session's CSRF token; every change checked
-//! on the server to come from an admin ([`security::Admin`]).
+//! on the server to come from an admin ([`security::Admin`]). A hotel user (role `hotel`) reaches
+//! only the extranet (`/extranet…`, [`security::Hotelier`]): every other page answers it 404 as
+//! an unknown URL does, and a hotel or booking not its supplier's answers the same.
 //!
 //! **Adding a page**: a file in `pages/` with `pub fn routes() -> Router<ConsoleState>` whose
 //! handlers take [`security::Viewer`] (to read) or [`security::Admin`] (to change; forms carry
@@ -18,7 +20,7 @@
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | [`ConsoleState`], [`router`], [`serve`] (the listener, started and stopped by [`crate::server::run`]) |
-//! | [`security`] | the security headers, the session and CSRF check of every request, the [`security::Viewer`] / [`security::Admin`] / [`security::Client`] extractors, the cookie |
+//! | [`security`] | the security headers, the session and CSRF check of every request, the [`security::Viewer`] / [`security::Admin`] / [`security::Hotelier`] / [`security::HotelEditor`] / [`security::Client`] extractors, the cookie |
 //! | [`layout`] | the page frame ([`layout::page`]), the CSRF field, error pages, notices |
 //! | [`assets`] | htmx and the style sheet, from memory |
 //! | [`pages`] | one file per page, and the navigation |
@@ -73,7 +75,7 @@ pub fn router(state: ConsoleState) -> Router {
     Router::new()
         .merge(pages::routes())
         .merge(assets::routes())
-        .fallback(|| async { layout::error(axum::http::StatusCode::NOT_FOUND, "There is no such page.") })
+        .fallback(|| async { layout::not_found() })
         .layer(middleware::from_fn_with_state(state.clone(), security::sessions))
         .layer(middleware::from_fn(security::headers))
         .with_state(state)

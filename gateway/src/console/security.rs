@@ -1,8 +1,16 @@
 //! What every console request goes through: the security headers of every answer, the client's
 //! address, the session (from the cookie, looked up in the database), and the CSRF check of
 //! every state-changing request — so that a page cannot forget any of them. A page handler then
-//! takes [`Viewer`] (any logged-in operator) or [`Admin`] (an admin; a viewer gets 403) as an
-//! argument, and [`Client`] for the address an audit entry records.
+//! takes [`Viewer`] (an admin or a viewer) or [`Admin`] (an admin; a viewer gets 403) as an
+//! argument, and [`Client`] for the address an audit entry records. An extranet page takes
+//! [`Hotelier`] (a hotel user, an admin or a viewer) or [`HotelEditor`] (a hotel user or an
+//! admin; a viewer gets 403) and asks [`crate::operators::scope::may_see_hotel`] for every hotel
+//! it shows.
+//!
+//! A hotel user sees only the extranet: any other path answers it [`layout::not_found`], byte
+//! for byte what an unknown URL answers (not 403: it must not learn what exists) — refused here
+//! before any route is chosen ([`sessions`]), and again by the [`Viewer`] and [`Admin`]
+//! extractors.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -34,6 +42,18 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; 
 /// The paths served without a session: the login page and the static files.
 fn public(path: &str) -> bool {
     path == "/login" || path.starts_with("/assets/")
+}
+
+/// Where a session lands after its login (and at `/`): the extranet for a hotel user, the
+/// overview for the others.
+pub fn landing(session: &Session) -> &'static str {
+    if session.is_hotel() { "/extranet" } else { "/" }
+}
+
+/// The paths a hotel user may reach: the extranet, the login page, the logout and the static
+/// files.
+fn hotel_may_reach(path: &str) -> bool {
+    path == "/extranet" || path.starts_with("/extranet/") || path == "/logout" || public(path)
 }
 
 /// Sets the security headers on every answer; a page (anything but `/assets/`) is never stored
@@ -176,20 +196,39 @@ pub async fn sessions(State(state): State<ConsoleState>, mut req: Request, next:
         }
     }
     if let Some(session) = found {
+        if session.is_hotel() && !hotel_may_reach(&path) {
+            if path == "/" && !changes {
+                return (StatusCode::SEE_OTHER, [(header::LOCATION, landing(&session))]).into_response();
+            }
+            tracing::info!(operator = %session.operator, path = %crate::shared::log_text::LogText(&path), "console: a hotel user outside the extranet");
+            return layout::not_found();
+        }
         req.extensions_mut().insert(session);
     }
     next.run(req).await
 }
 
 /// A logged-in operator (admin or viewer): what a page that only reads takes. Without a
-/// session, the browser is sent to the login page.
+/// session, the browser is sent to the login page; a hotel user gets [`layout::not_found`].
 #[derive(Debug, Clone)]
 pub struct Viewer(pub Session);
 
 /// A logged-in admin: what every change takes. A viewer gets 403 (checked here, on the server,
-/// whatever the page showed).
+/// whatever the page showed); a hotel user gets [`layout::not_found`].
 #[derive(Debug, Clone)]
 pub struct Admin(pub Session);
+
+/// Who may read the extranet: a hotel user (its supplier's hotels), an admin or a viewer (any
+/// hotel's, for support). The page asks [`crate::operators::scope::may_see_hotel`] for each
+/// hotel, and answers [`layout::not_found`] for one the session may not see.
+#[derive(Debug, Clone)]
+pub struct Hotelier(pub Session);
+
+/// Who may change something in the extranet (acknowledge a booking, edit the calendar): a hotel
+/// user or an admin; a viewer gets 403. The hotel is still checked with
+/// [`crate::operators::scope::may_see_hotel`].
+#[derive(Debug, Clone)]
+pub struct HotelEditor(pub Session);
 
 /// The answer to a request that needs a session and has none: to the login page (an htmx
 /// request is told with `HX-Redirect`).
@@ -205,6 +244,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Viewer {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         match parts.extensions.get::<Session>() {
+            Some(s) if s.is_hotel() => Err(hotel_refused(s, parts)),
             Some(s) => Ok(Viewer(s.clone())),
             None => Err(to_login(parts)),
         }
@@ -217,6 +257,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Admin {
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         match parts.extensions.get::<Session>() {
             Some(s) if s.is_admin() => Ok(Admin(s.clone())),
+            Some(s) if s.is_hotel() => Err(hotel_refused(s, parts)),
             Some(s) => {
                 tracing::warn!(operator = %s.operator, path = %parts.uri.path(), "console: a viewer's change refused");
                 Err(layout::error(StatusCode::FORBIDDEN, "Only an admin may do this."))
@@ -226,8 +267,41 @@ impl<S: Send + Sync> FromRequestParts<S> for Admin {
     }
 }
 
+/// A hotel user on an operator's page: the answer of an unknown URL.
+fn hotel_refused(s: &Session, parts: &Parts) -> Response {
+    tracing::info!(operator = %s.operator, path = %crate::shared::log_text::LogText(parts.uri.path()), "console: a hotel user on an operator page");
+    layout::not_found()
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Hotelier {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        match parts.extensions.get::<Session>() {
+            Some(s) => Ok(Hotelier(s.clone())),
+            None => Err(to_login(parts)),
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for HotelEditor {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        match parts.extensions.get::<Session>() {
+            Some(s) if s.is_hotel() || s.is_admin() => Ok(HotelEditor(s.clone())),
+            Some(s) => {
+                tracing::warn!(operator = %s.operator, path = %parts.uri.path(), "console: a viewer's extranet change refused");
+                Err(layout::error(StatusCode::FORBIDDEN, "Only the hotel's user or an admin may do this."))
+            }
+            None => Err(to_login(parts)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -241,5 +315,38 @@ mod tests {
         assert_eq!(form_token(b"a=1&csrf=x%2By+z&b=%"), Some("x+y z".to_string()));
         assert_eq!(form_token(b"csrf=%zz%4"), Some("%zz%4".to_string()));
         assert_eq!(form_token(b"a=1"), None);
+    }
+
+    /// The extractors on their own (the middleware refuses a hotel user outside the extranet
+    /// first): a hotel user gets the unknown URL's 404 from [`Viewer`] and [`Admin`], is
+    /// admitted by [`Hotelier`] and [`HotelEditor`]; a viewer is refused by [`HotelEditor`].
+    #[tokio::test]
+    async fn extractors_by_role() {
+        use crate::operators::Role;
+        async fn status<T: FromRequestParts<(), Rejection = Response>>(s: &Session) -> StatusCode {
+            let (mut parts, ()) = axum::http::Request::get("/partners").body(()).unwrap().into_parts();
+            parts.extensions.insert(s.clone());
+            match T::from_request_parts(&mut parts, &()).await {
+                Ok(_) => StatusCode::OK,
+                Err(r) => r.status(),
+            }
+        }
+        let hotel = Session::for_test("hu", Role::Hotel, Some("SUP"));
+        let viewer = Session::for_test("vic", Role::Viewer, None);
+        let admin = Session::for_test("ann", Role::Admin, None);
+        assert_eq!(status::<Viewer>(&hotel).await, StatusCode::NOT_FOUND);
+        assert_eq!(status::<Admin>(&hotel).await, StatusCode::NOT_FOUND);
+        assert_eq!(status::<Hotelier>(&hotel).await, StatusCode::OK);
+        assert_eq!(status::<HotelEditor>(&hotel).await, StatusCode::OK);
+        assert_eq!(status::<Viewer>(&viewer).await, StatusCode::OK);
+        assert_eq!(status::<Hotelier>(&viewer).await, StatusCode::OK);
+        assert_eq!(status::<HotelEditor>(&viewer).await, StatusCode::FORBIDDEN);
+        assert_eq!(status::<HotelEditor>(&admin).await, StatusCode::OK);
+        assert_eq!(status::<Admin>(&admin).await, StatusCode::OK);
+        let unknown = axum::body::to_bytes(layout::not_found().into_body(), 1 << 20).await.unwrap();
+        let (mut parts, ()) = axum::http::Request::get("/partners").body(()).unwrap().into_parts();
+        parts.extensions.insert(hotel);
+        let refused = Viewer::from_request_parts(&mut parts, &()).await.unwrap_err();
+        assert_eq!(axum::body::to_bytes(refused.into_body(), 1 << 20).await.unwrap(), unknown);
     }
 }

@@ -19,24 +19,70 @@ async fn hashed(password: String) -> Result<String, OperatorError> {
         .map_err(OperatorError::from)
 }
 
-/// Creates an operator (refused when the name is taken).
+/// Creates an admin or a viewer (refused when the name is taken; a hotel user needs its
+/// supplier: [`add_with_supplier`]).
 pub async fn add(store: &Store, actor: &Actor, name: &str, role: Role, password: String) -> Result<(), OperatorError> {
+    add_with_supplier(store, actor, name, role, None, password).await
+}
+
+/// Creates an operator: a hotel user (`Role::Hotel`) with its supplier — the id of a requestor
+/// of kind `supplier` —, an admin or a viewer without one. Refused when the name is taken, when
+/// a hotel user has no supplier or one that is not a supplier, and when another role has one.
+pub async fn add_with_supplier(
+    store: &Store,
+    actor: &Actor,
+    name: &str,
+    role: Role,
+    supplier: Option<&str>,
+    password: String,
+) -> Result<(), OperatorError> {
     check_name(name)?;
+    let supplier = match (role, supplier.map(str::trim).filter(|s| !s.is_empty())) {
+        (Role::Hotel, Some(s)) => Some(s.to_string()),
+        (Role::Hotel, None) => {
+            return Err(OperatorError::Invalid("a hotel user needs its supplier (--supplier SUP)".into()));
+        }
+        (_, Some(_)) => {
+            return Err(OperatorError::Invalid(format!("only a hotel user has a supplier, not a {}", role.as_str())));
+        }
+        (_, None) => None,
+    };
     let hash = hashed(password).await?;
     let (key, actor) = (name.to_string(), actor.clone());
     let created = store
         .write_now(move |c| {
             Box::pin(async move {
-                let created = repo::insert(c, &key, role.as_str(), &hash, chrono::Utc::now()).await?;
+                if let Some(sup) = &supplier {
+                    match repo::requestor_kind(c, sup).await?.as_deref() {
+                        Some("supplier") => {}
+                        Some(_) => {
+                            return Err(OperatorError::Invalid(format!(
+                                "requestor {sup:?} is not a supplier (a hotel's system): `requestor set {sup} --hotels CODE,…` makes it one"
+                            )));
+                        }
+                        None => return Err(OperatorError::Invalid(format!("no requestor {sup:?}"))),
+                    }
+                }
+                let created =
+                    repo::insert(c, &key, role.as_str(), supplier.as_deref(), &hash, chrono::Utc::now()).await?;
                 if created {
-                    audit::record(c, &actor, "operator.add", &key, None, Some(&format!("role={}", role.as_str())))
-                        .await?;
+                    let shown = match &supplier {
+                        Some(sup) => format!("role={} supplier={sup}", role.as_str()),
+                        None => format!("role={}", role.as_str()),
+                    };
+                    audit::record(c, &actor, "operator.add", &key, None, Some(&shown)).await?;
                 }
                 Ok::<_, OperatorError>(created)
             })
         })
         .await?;
     if created { Ok(()) } else { Err(OperatorError::Exists(name.to_string())) }
+}
+
+/// The ids of every supplier (a requestor of kind `supplier`), in order: what a hotel user may
+/// belong to.
+pub async fn suppliers(store: &Store) -> Result<Vec<String>, OperatorError> {
+    Ok(store.read(|c| Box::pin(async move { repo::suppliers(c).await })).await?)
 }
 
 /// Sets an operator's password; its sessions end (on every gateway).
@@ -90,11 +136,11 @@ pub async fn list(store: &Store) -> Result<Vec<Operator>, OperatorError> {
         .map(|r| {
             let role = Role::from_name(&r.role).ok_or_else(|| {
                 OperatorError::Store(crate::store::StoreError::Data(format!(
-                    "operator {:?}: role {:?} is neither admin nor viewer",
+                    "operator {:?}: role {:?} is not admin, viewer or hotel",
                     r.name, r.role
                 )))
             })?;
-            Ok(Operator { name: r.name, role, active: r.active, created: r.created_at })
+            Ok(Operator { name: r.name, role, supplier: r.supplier, active: r.active, created: r.created_at })
         })
         .collect()
 }

@@ -1,5 +1,7 @@
 //! Operators: the people who run the gateway and use its console ([`crate::console`]), each an
-//! `admin` (reads and changes) or a `viewer` (reads only). Their passwords are kept as the
+//! `admin` (reads and changes) or a `viewer` (reads only) — and the hotels' own users, `hotel`,
+//! each belonging to one supplier and seeing only that supplier's hotels in the extranet
+//! ([`scope`] decides which hotels a session may see). Their passwords are kept as the
 //! partners' are (argon2id, [`crate::requestors::password`]) and verified on the same argon2
 //! workers ([`crate::auth::pool`]); their logins are throttled by the same rules
 //! ([`crate::auth::throttle`]); their sessions live in the database, so every gateway on it
@@ -9,11 +11,13 @@
 //! |---|---|
 //! | `mod.rs` | [`Role`], [`Operator`], [`OperatorError`], what an operator's name may be |
 //! | [`admin`] | `ota-gateway operator add / passwd / disable / enable / list`, each change audited |
+//! | [`scope`] | which hotels a session may see (a hotel user: its supplier's; the others: all) |
 //! | [`session`] | login (throttled, the same cost for an unknown name), sessions and their time-outs, logout |
 //! | [`repo`] | all SQL of operators and their sessions |
 
 pub mod admin;
 pub mod repo;
+pub mod scope;
 pub mod session;
 
 use chrono::{DateTime, Utc};
@@ -30,14 +34,18 @@ pub enum Role {
     Viewer,
     /// Reads every page and changes partners, operators, deliveries.
     Admin,
+    /// A hotel's user: sees only the extranet of its supplier's hotels (every other page answers
+    /// as if it did not exist).
+    Hotel,
 }
 
 impl Role {
-    /// Its stored name: `admin` or `viewer`.
+    /// Its stored name: `admin`, `viewer` or `hotel`.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Admin => "admin",
             Role::Viewer => "viewer",
+            Role::Hotel => "hotel",
         }
     }
 
@@ -46,6 +54,7 @@ impl Role {
         match name {
             "admin" => Some(Role::Admin),
             "viewer" => Some(Role::Viewer),
+            "hotel" => Some(Role::Hotel),
             _ => None,
         }
     }
@@ -58,6 +67,8 @@ pub struct Operator {
     pub name: String,
     /// What it may do.
     pub role: Role,
+    /// The supplier (a `supplier` requestor's id) a hotel user belongs to; `None` for the others.
+    pub supplier: Option<String>,
     /// False when disabled (it cannot log in, and had its sessions ended).
     pub active: bool,
     /// When it was created (UTC).
@@ -129,5 +140,6 @@ mod tests {
         assert_eq!(Role::from_name("admin"), Some(Role::Admin));
         assert_eq!(Role::from_name(Role::Viewer.as_str()), Some(Role::Viewer));
         assert_eq!(Role::from_name("root"), None);
+        assert_eq!(Role::from_name(Role::Hotel.as_str()), Some(Role::Hotel));
     }
 }

@@ -3,14 +3,14 @@
 use chrono::{DateTime, Utc};
 
 use crate::store::row;
-use crate::store::{Conn, StoreError};
+use crate::store::{Conn, Scalar, StoreError};
 
 row! {
     /// An `operator` row.
-    pub(crate) struct OperatorRow { name: String, role: String, password_hash: String, active: bool, created_at: DateTime<Utc> }
+    pub(crate) struct OperatorRow { name: String, role: String, password_hash: String, active: bool, created_at: DateTime<Utc>, supplier: Option<String> }
 }
 
-const OPERATOR: &str = "SELECT name, role, password_hash, active, created_at FROM operator";
+const OPERATOR: &str = "SELECT name, role, password_hash, active, created_at, supplier FROM operator";
 
 /// Every operator, by name.
 pub(crate) async fn all(c: &mut Conn<'_>) -> Result<Vec<OperatorRow>, StoreError> {
@@ -22,21 +22,65 @@ pub(crate) async fn get(c: &mut Conn<'_>, name: &str) -> Result<Option<OperatorR
     c.query_opt(&format!("{OPERATOR} WHERE name = $1"), &[&name]).await
 }
 
-/// Creates an operator; false when the name is taken.
+/// Creates an operator (`supplier`: a hotel user's); false when the name is taken.
 pub(crate) async fn insert(
     c: &mut Conn<'_>,
     name: &str,
     role: &str,
+    supplier: Option<&str>,
     hash: &str,
     now: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
     let n = c
         .execute(
-            "INSERT INTO operator (name, role, password_hash, active, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING",
-            &[&name, &role, &hash, &true, &now],
+            "INSERT INTO operator (name, role, password_hash, active, created_at, supplier) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING",
+            &[&name, &role, &hash, &true, &now, &supplier],
         )
         .await?;
     Ok(n > 0)
+}
+
+/// The kind (`distributor` or `supplier`) of the requestor `id`, if there is one.
+pub(crate) async fn requestor_kind(c: &mut Conn<'_>, id: &str) -> Result<Option<String>, StoreError> {
+    let row: Option<Scalar<String>> = c.query_opt("SELECT kind FROM requestor WHERE id = $1", &[&id]).await?;
+    Ok(row.map(|Scalar(k)| k))
+}
+
+/// Every `supplier` requestor's id, in order (the console's choice of a hotel user's supplier).
+pub(crate) async fn suppliers(c: &mut Conn<'_>) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<Scalar<String>> =
+        c.query("SELECT id FROM requestor WHERE kind = 'supplier' ORDER BY id", &[]).await?;
+    Ok(rows.into_iter().map(|Scalar(id)| id).collect())
+}
+
+/// True when the hotel `hotel` is the supplier `supplier`'s.
+pub(crate) async fn supplier_has_hotel(c: &mut Conn<'_>, supplier: &str, hotel: &str) -> Result<bool, StoreError> {
+    // COUNT(*): a BIGINT on PostgreSQL (a bare `SELECT 1` is an INT4 there, not an i64).
+    let Scalar(n): Scalar<i64> = c
+        .query_one(
+            "SELECT COUNT(*) FROM supplier_hotel WHERE requestor_id = $1 AND hotel_code = $2",
+            &[&supplier, &hotel],
+        )
+        .await?;
+    Ok(n > 0)
+}
+
+row! {
+    /// A hotel and its supplier (`supplier_hotel`).
+    pub(crate) struct SupplierHotelRow { hotel_code: String, requestor_id: String }
+}
+
+/// Every hotel that has a supplier, with it, by hotel code.
+pub(crate) async fn supplier_hotels(c: &mut Conn<'_>) -> Result<Vec<SupplierHotelRow>, StoreError> {
+    c.query("SELECT hotel_code, requestor_id FROM supplier_hotel ORDER BY hotel_code", &[]).await
+}
+
+/// The hotel codes of the supplier `supplier`, in order.
+pub(crate) async fn hotels_of(c: &mut Conn<'_>, supplier: &str) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<Scalar<String>> = c
+        .query("SELECT hotel_code FROM supplier_hotel WHERE requestor_id = $1 ORDER BY hotel_code", &[&supplier])
+        .await?;
+    Ok(rows.into_iter().map(|Scalar(h)| h).collect())
 }
 
 /// Sets an operator's password hash; false when there is no such operator.
@@ -51,13 +95,13 @@ pub(crate) async fn set_active(c: &mut Conn<'_>, name: &str, active: bool) -> Re
 
 row! {
     /// A session found by its id's hash, with its operator as it is now.
-    pub(crate) struct SessionRow { operator: String, created_at: DateTime<Utc>, seen_at: DateTime<Utc>, role: String, active: bool }
+    pub(crate) struct SessionRow { operator: String, created_at: DateTime<Utc>, seen_at: DateTime<Utc>, role: String, active: bool, supplier: Option<String> }
 }
 
 /// The session whose id hashes to `id_hash`, with its operator.
 pub(crate) async fn session(c: &mut Conn<'_>, id_hash: &str) -> Result<Option<SessionRow>, StoreError> {
     c.query_opt(
-        "SELECT s.operator, s.created_at, s.seen_at, o.role, o.active FROM console_session s JOIN operator o ON o.name = s.operator WHERE s.id_hash = $1",
+        "SELECT s.operator, s.created_at, s.seen_at, o.role, o.active, o.supplier FROM console_session s JOIN operator o ON o.name = s.operator WHERE s.id_hash = $1",
         &[&id_hash],
     )
     .await

@@ -42,6 +42,9 @@ pub struct Session {
     pub operator: String,
     /// Its role now (read at every request: a changed role applies at once).
     pub role: Role,
+    /// A hotel user's supplier (the `supplier` requestor whose hotels it sees); `None` for
+    /// admins and viewers.
+    pub supplier: Option<String>,
     /// The token every state-changing request of this session must carry.
     pub csrf: String,
     id_hash: String,
@@ -49,7 +52,11 @@ pub struct Session {
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("operator", &self.operator).field("role", &self.role).finish_non_exhaustive()
+        f.debug_struct("Session")
+            .field("operator", &self.operator)
+            .field("role", &self.role)
+            .field("supplier", &self.supplier)
+            .finish_non_exhaustive()
     }
 }
 
@@ -59,9 +66,29 @@ impl Session {
         self.role == Role::Admin
     }
 
+    /// True for a hotel user (who sees only the extranet of its supplier's hotels).
+    pub fn is_hotel(&self) -> bool {
+        self.role == Role::Hotel
+    }
+
     /// True when `token` is this session's CSRF token (compared in constant time).
     pub fn csrf_matches(&self, token: &str) -> bool {
         bool::from(self.csrf.as_bytes().ct_eq(token.as_bytes()))
+    }
+}
+
+#[cfg(test)]
+impl Session {
+    /// A session made up for a unit test (no database).
+    pub(crate) fn for_test(operator: &str, role: Role, supplier: Option<&str>) -> Session {
+        let id = "ab".repeat(32);
+        Session {
+            operator: operator.into(),
+            role,
+            supplier: supplier.map(str::to_string),
+            csrf: csrf_of(&id),
+            id_hash: id_hash(&id),
+        }
     }
 }
 
@@ -136,7 +163,8 @@ pub async fn login(
             return Err(LoginError::Unavailable(e.to_string()));
         }
     };
-    let role = row.as_ref().and_then(|r| Role::from_name(&r.role));
+    // A hotel user without its supplier (which the schema forbids) is refused like any other.
+    let role = row.as_ref().and_then(|r| usable_role(&r.role, r.supplier.as_deref()));
     let (Some(row), Some(role), true) = (row.filter(|r| r.active), role, verified) else {
         for lock in throttle.failed(admission) {
             tracing::warn!(?lock, "console login locked after repeated failures");
@@ -162,8 +190,14 @@ pub async fn login(
         })
         .await?;
     tracing::info!(operator = %row.name, role = role.as_str(), "console login");
-    let session = Session { operator: row.name, role, csrf: csrf_of(&id), id_hash: hash };
+    let session = Session { operator: row.name, role, supplier: row.supplier, csrf: csrf_of(&id), id_hash: hash };
     Ok((id, session))
+}
+
+/// The role of a stored operator, if it may log in: a known role, and a supplier exactly when
+/// it is a hotel user.
+fn usable_role(role: &str, supplier: Option<&str>) -> Option<Role> {
+    Role::from_name(role).filter(|r| (*r == Role::Hotel) == supplier.is_some())
 }
 
 /// The instants before which a session was created, or last used, too long ago.
@@ -186,7 +220,7 @@ pub async fn find(store: &Store, id: &str, timeouts: Timeouts) -> Result<Option<
     };
     let now = Utc::now();
     let (created_before, seen_before) = expiry(now, timeouts);
-    let role = Role::from_name(&row.role);
+    let role = usable_role(&row.role, row.supplier.as_deref());
     let Some(role) = role.filter(|_| row.active && row.created_at >= created_before && row.seen_at >= seen_before)
     else {
         let key = hash.clone();
@@ -198,7 +232,7 @@ pub async fn find(store: &Store, id: &str, timeouts: Timeouts) -> Result<Option<
         let key = hash.clone();
         store.write_now(move |c| Box::pin(async move { repo::touch_session(c, &key, now).await })).await?;
     }
-    Ok(Some(Session { operator: row.operator, role, csrf: csrf_of(id), id_hash: hash }))
+    Ok(Some(Session { operator: row.operator, role, supplier: row.supplier, csrf: csrf_of(id), id_hash: hash }))
 }
 
 /// True when the operator `name` exists, is active and has this password (the demo banner

@@ -50,6 +50,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0020_booking_search.sql", include_str!("../../migrations/sqlite/0020_booking_search.sql")),
     ("0021_outbox_attempts.sql", include_str!("../../migrations/sqlite/0021_outbox_attempts.sql")),
     ("0022_traffic.sql", include_str!("../../migrations/sqlite/0022_traffic.sql")),
+    ("0023_hotel_users.sql", include_str!("../../migrations/sqlite/0023_hotel_users.sql")),
     ("0024_supply_source.sql", include_str!("../../migrations/sqlite/0024_supply_source.sql")),
 ];
 
@@ -77,6 +78,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0017_booking_search.sql", include_str!("../../migrations/postgres/0017_booking_search.sql")),
     ("0018_outbox_attempts.sql", include_str!("../../migrations/postgres/0018_outbox_attempts.sql")),
     ("0019_traffic.sql", include_str!("../../migrations/postgres/0019_traffic.sql")),
+    ("0020_hotel_users.sql", include_str!("../../migrations/postgres/0020_hotel_users.sql")),
     ("0021_supply_source.sql", include_str!("../../migrations/postgres/0021_supply_source.sql")),
 ];
 

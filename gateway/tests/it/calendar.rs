@@ -319,4 +319,39 @@ async fn invalid_edits_change_nothing_and_names_are_escaped(b: Backend) {
     console.stop().await;
 }
 
-backend_tests!(edits_reach_partners_and_the_newer_value_wins, invalid_edits_change_nothing_and_names_are_escaped);
+/// A hotel user edits its supplier's hotels (kept as set by `operator:NAME`); another supplier's
+/// hotel user gets the unknown URL's answer for them, reading or editing, and changes nothing.
+async fn a_hotel_user_edits_only_its_suppliers_hotels(b: Backend) {
+    use crate::extranet::{SUP_A, SUP_B, second_supplier};
+    let gw = ConsoleServer::start(b).await;
+    second_supplier(&gw).await;
+    let (hu, other) = (gw.login_hotel("hu", SUP_A).await, gw.login_hotel("hb", SUP_B).await);
+    let d1 = support::day(30).to_string();
+    let page = hu.get(PAGE).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("Change a range"), "{}", page.body);
+    let done = hu.post(PAGE, &[("from", &d1), ("to", &d1), ("room", ROOM), ("action", "close")]).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(done.body.contains("1 value(s) applied (closed)"), "{}", done.body);
+    assert!(done.body.contains("set by operator:hu at"), "{}", done.body);
+
+    let unknown = other.get("/no-such-page").await;
+    assert_eq!(unknown.status, 404);
+    let page = other.get(PAGE).await;
+    assert_eq!((page.status, page.body.as_str()), (404, unknown.body.as_str()), "as if it did not exist");
+    let forged = other.post(PAGE, &[("from", &d1), ("to", &d1), ("room", ROOM), ("action", "open")]).await;
+    assert_eq!((forged.status, forged.body.as_str()), (404, unknown.body.as_str()));
+    let db = gw.db.as_ref().unwrap().arg();
+    let cal = show_json(&db, support::day(30));
+    let bb = cal["rooms"][0]["restrictions"].as_array().unwrap().iter().find(|p| p["plan"] == "BB").unwrap().clone();
+    assert_eq!(bb["nights"][0]["closed"], true, "still closed: {bb}");
+    assert_eq!(bb["nights"][0]["set"]["by"], "operator:hu");
+    assert_eq!(other.get("/extranet/hotels/HTL00077/calendar").await.status, 200, "its own hotel");
+    gw.stop().await;
+}
+
+backend_tests!(
+    edits_reach_partners_and_the_newer_value_wins,
+    invalid_edits_change_nothing_and_names_are_escaped,
+    a_hotel_user_edits_only_its_suppliers_hotels
+);

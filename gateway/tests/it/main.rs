@@ -33,6 +33,7 @@ mod console;
 mod console_bookings;
 mod deliveries;
 mod durability;
+mod extranet;
 mod hostile;
 mod hotels;
 mod http;

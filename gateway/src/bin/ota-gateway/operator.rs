@@ -28,9 +28,14 @@ enum OperatorCommand {
     Add {
         /// The login name (letters, digits, '.', '-', '_', '@').
         name: String,
-        /// `admin` (reads and changes) or `viewer` (reads only).
+        /// `admin` (reads and changes), `viewer` (reads only) or `hotel` (a hotel's user: the
+        /// extranet of its supplier's hotels only; needs `--supplier`).
         #[arg(long, value_enum)]
         role: Role,
+        /// A hotel user's supplier: the id of a requestor of kind supplier (`requestor add ID
+        /// --supplier --hotels …`), whose hotels it sees.
+        #[arg(long, value_name = "SUP")]
+        supplier: Option<String>,
     },
     /// Sets an operator's password (read from a prompt, or stdin's first line); its console
     /// sessions end.
@@ -64,10 +69,13 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
     };
     let actor = Actor::cli();
     let done = match command {
-        OperatorCommand::Add { name, role } => match read_password(&name) {
-            Ok(password) => admin::add(&store, &actor, &name, role, password)
+        OperatorCommand::Add { name, role, supplier } => match read_password(&name) {
+            Ok(password) => admin::add_with_supplier(&store, &actor, &name, role, supplier.as_deref(), password)
                 .await
-                .map(|()| format!("operator {name} created ({})", role.as_str())),
+                .map(|()| match &supplier {
+                    Some(sup) if role == Role::Hotel => format!("operator {name} created (hotel, supplier {sup})"),
+                    _ => format!("operator {name} created ({})", role.as_str()),
+                }),
             Err(e) => Err(OperatorError::Invalid(e)),
         },
         OperatorCommand::Passwd { name } => match read_password(&name) {
@@ -91,14 +99,15 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
 
 /// `operator list`: one line per operator.
 fn table(all: &[Operator]) -> String {
-    let mut out = format!("{:<32} {:<8} {:<8} CREATED", "NAME", "ROLE", "ACTIVE");
+    let mut out = format!("{:<32} {:<8} {:<8} {:<20} SUPPLIER", "NAME", "ROLE", "ACTIVE", "CREATED");
     for o in all {
         out.push_str(&format!(
-            "\n{:<32} {:<8} {:<8} {}",
+            "\n{:<32} {:<8} {:<8} {:<20} {}",
             o.name,
             o.role.as_str(),
             if o.active { "yes" } else { "no" },
-            o.created.format("%Y-%m-%dT%H:%M:%SZ")
+            o.created.format("%Y-%m-%dT%H:%M:%SZ"),
+            o.supplier.as_deref().unwrap_or("-")
         ));
     }
     out

@@ -8,9 +8,11 @@
 //! page says what was applied and what was kept because a channel manager's later message set
 //! it.
 //!
-//! Who may open a hotel's calendar is decided by one function, `may_see` (until hotel users
-//! exist: any logged-in operator reads, an admin edits); a hotel it may not see answers 404 as
-//! one that does not exist.
+//! Who may open a hotel's calendar is decided by one function, `may_see` (the hotel is in the
+//! content and [`crate::operators::scope::may_see_hotel`] admits the session: a hotel user its
+//! supplier's hotels, an admin or a viewer any); a hotel it may not see answers exactly as a URL
+//! that leads nowhere ([`layout::not_found`]). A hotel user or an admin edits
+//! ([`HotelEditor`]); a viewer reads ([`Hotelier`]).
 
 use axum::Router;
 use axum::body::Bytes;
@@ -25,7 +27,7 @@ use crate::audit::Actor;
 use crate::console::ConsoleState;
 use crate::console::layout::{self, csrf_field};
 use crate::console::pages::path_segment;
-use crate::console::security::{Admin, Client, Viewer, form_urlencoded_pairs};
+use crate::console::security::{Client, HotelEditor, Hotelier, form_urlencoded_pairs};
 use crate::hotels::calendar::{self, CalendarError};
 use crate::hotels::rules::calendar::{Calendar, EditAsk, EditOutcome, months_around};
 use crate::operators::session::Session;
@@ -36,9 +38,18 @@ pub fn routes() -> Router<ConsoleState> {
 }
 
 /// Whether this session may see (and, with the role that changes, change) this hotel: the one
-/// place the page decides it.
-fn may_see(_session: &Session, state: &ConsoleState, hotel: &str) -> bool {
-    state.app.content.get().hotels.hotel(hotel).is_some()
+/// place the page decides it (a store failure admits nothing).
+async fn may_see(session: &Session, state: &ConsoleState, hotel: &str) -> bool {
+    if state.app.content.get().hotels.hotel(hotel).is_none() {
+        return false;
+    }
+    match crate::operators::scope::may_see_hotel(&state.app.store, session, hotel).await {
+        Ok(yes) => yes,
+        Err(e) => {
+            tracing::error!(error = %e, "console: calendar: the session's hotels not read");
+            false
+        }
+    }
 }
 
 /// What the page is asked for.
@@ -153,7 +164,7 @@ pub fn grid(c: &Calendar) -> Markup {
     }
 }
 
-/// The edit form (admins; the server checks too).
+/// The edit form (a hotel user or an admin; the server checks too).
 fn form(session: &Session, code: &str, c: Option<&Calendar>, back: &Ask) -> Markup {
     let rooms: Vec<(String, String)> =
         c.map(|c| c.rooms.iter().map(|r| (r.code.clone(), r.name.clone())).collect()).unwrap_or_default();
@@ -162,7 +173,7 @@ fn form(session: &Session, code: &str, c: Option<&Calendar>, back: &Ask) -> Mark
     plans.sort();
     plans.dedup();
     html! {
-        @if session.is_admin() {
+        @if session.is_admin() || session.is_hotel() {
             h2 #edit { "Change a range" }
             form.stack method="post" action=(url(code, &back.from, &back.to, &back.room)) hx-post=(url(code, &back.from, &back.to, &back.room)) hx-target="body" hx-push-url="false" {
                 (csrf_field(session))
@@ -267,9 +278,7 @@ async fn render(
         Err(CalendarError::Invalid(e)) => {
             (StatusCode::UNPROCESSABLE_ENTITY, layout::notice(false, &format!("Not shown: {e}")), None)
         }
-        Err(CalendarError::UnknownHotel(_)) => {
-            return layout::error(StatusCode::NOT_FOUND, "There is no such hotel.");
-        }
+        Err(CalendarError::UnknownHotel(_)) => return layout::not_found(),
         Err(CalendarError::Store(e)) => {
             tracing::error!(error = %e, "console: calendar not read");
             (StatusCode::SERVICE_UNAVAILABLE, layout::notice(false, "The database failed; try again."), None)
@@ -287,12 +296,12 @@ async fn render(
 /// `GET /extranet/hotels/{code}/calendar`.
 async fn show(
     State(state): State<ConsoleState>,
-    Viewer(session): Viewer,
+    Hotelier(session): Hotelier,
     Path(code): Path<String>,
     Query(ask): Query<Ask>,
 ) -> Response {
-    if !may_see(&session, &state, &code) {
-        return layout::error(StatusCode::NOT_FOUND, "There is no such hotel.");
+    if !may_see(&session, &state, &code).await {
+        return layout::not_found();
     }
     render(&state, &session, &code, &ask, StatusCode::OK, None).await
 }
@@ -317,18 +326,18 @@ fn edit_of(body: &[u8]) -> EditAsk {
     ask
 }
 
-/// `POST /extranet/hotels/{code}/calendar` (admins): applies the edit, then shows the page with
+/// `POST /extranet/hotels/{code}/calendar` (a hotel user or an admin): applies the edit, then shows the page with
 /// what was applied and what was not.
 async fn set(
     State(state): State<ConsoleState>,
-    Admin(session): Admin,
+    HotelEditor(session): HotelEditor,
     Client(address): Client,
     Path(code): Path<String>,
     Query(back): Query<Ask>,
     body: Bytes,
 ) -> Response {
-    if !may_see(&session, &state, &code) {
-        return layout::error(StatusCode::NOT_FOUND, "There is no such hotel.");
+    if !may_see(&session, &state, &code).await {
+        return layout::not_found();
     }
     let edit = edit_of(&body);
     let actor = Actor::operator(&session.operator, address);
@@ -340,7 +349,7 @@ async fn set(
             let notice = layout::notice(false, &format!("Nothing changed: {e}"));
             render(&state, &session, &code, &back, StatusCode::UNPROCESSABLE_ENTITY, Some(notice)).await
         }
-        Err(CalendarError::UnknownHotel(_)) => layout::error(StatusCode::NOT_FOUND, "There is no such hotel."),
+        Err(CalendarError::UnknownHotel(_)) => layout::not_found(),
         Err(CalendarError::Store(e)) => {
             tracing::error!(error = %e, "console: calendar edit not stored");
             let notice = layout::notice(false, "The database failed: nothing changed; try again.");

@@ -1,5 +1,6 @@
-//! `GET /login` (the form), `POST /login` (a session and its cookie, or the form again with
-//! "wrong name or password" — the same for every failure), `POST /logout`.
+//! `GET /login` (the form), `POST /login` (a session and its cookie, then the overview — the
+//! extranet for a hotel user —, or the form again with "wrong name or password" — the same for
+//! every failure), `POST /logout`.
 
 use axum::Router;
 use axum::extract::{Form, State};
@@ -11,7 +12,7 @@ use serde::Deserialize;
 
 use crate::console::ConsoleState;
 use crate::console::layout;
-use crate::console::security::{self, Client, Viewer};
+use crate::console::security::{self, Client, Hotelier};
 use crate::operators::MAX_NAME;
 use crate::operators::session::{self, LoginError, Session};
 
@@ -35,10 +36,10 @@ fn login_form(status: StatusCode, message: Option<&str>) -> Response {
     layout::bare(status, "Log in", content)
 }
 
-/// `GET /login`: the form (an operator logged in already goes to the overview).
+/// `GET /login`: the form (an operator logged in already goes to its landing page).
 async fn form(session: Option<axum::Extension<Session>>) -> Response {
-    if session.is_some() {
-        return (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
+    if let Some(axum::Extension(session)) = session {
+        return (StatusCode::SEE_OTHER, [(header::LOCATION, security::landing(&session))]).into_response();
     }
     login_form(StatusCode::OK, None)
 }
@@ -55,9 +56,12 @@ async fn login(State(state): State<ConsoleState>, Client(client): Client, Form(c
     // A name longer than any operator's is unknown; it is cut so the throttle keeps little.
     let name: String = c.name.chars().take(MAX_NAME + 1).collect();
     match session::login(&state.app.store, &state.throttle, &name, &c.password, client, state.timeouts()).await {
-        Ok((id, _)) => (
+        Ok((id, session)) => (
             StatusCode::SEE_OTHER,
-            [(header::LOCATION, "/".to_string()), (header::SET_COOKIE, security::session_cookie(&id, &state))],
+            [
+                (header::LOCATION, security::landing(&session).to_string()),
+                (header::SET_COOKIE, security::session_cookie(&id, &state)),
+            ],
         )
             .into_response(),
         Err(LoginError::Refused) => login_form(StatusCode::UNAUTHORIZED, Some("Wrong name or password.")),
@@ -69,7 +73,7 @@ async fn login(State(state): State<ConsoleState>, Client(client): Client, Form(c
 }
 
 /// `POST /logout`: the session ends (on every gateway) and its cookie is removed.
-async fn logout(State(state): State<ConsoleState>, Viewer(session): Viewer) -> Response {
+async fn logout(State(state): State<ConsoleState>, Hotelier(session): Hotelier) -> Response {
     if let Err(e) = session::logout(&state.app.store, &session).await {
         tracing::error!(error = %e, "console logout");
         return layout::error(StatusCode::SERVICE_UNAVAILABLE, "The session could not be ended; try again.");

@@ -22,11 +22,13 @@
 //! | [`bookings`] | `GET /bookings`, `GET /bookings/{ref}`: finding any booking, and one booking whole |
 //! | [`calendar`] | `GET/POST /extranet/hotels/{code}/calendar`: a hotel's calendar (rooms, restrictions, amounts per night, who set each) and an edit of a range |
 //! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
+//! | [`extranet`] | `GET /extranet`: the hotel extranet's home, the hotels a session may see with their bookings |
 
 pub mod audit;
 pub mod bookings;
 pub mod calendar;
 pub mod deliveries;
+pub mod extranet;
 pub mod home;
 pub mod login;
 pub mod operators;
@@ -37,6 +39,7 @@ use argon2::password_hash::rand_core::{OsRng, RngCore};
 use axum::Router;
 
 use super::ConsoleState;
+use crate::operators::Role;
 
 /// An entry of the navigation bar.
 #[derive(Debug, Clone, Copy)]
@@ -45,19 +48,29 @@ pub struct NavItem {
     pub path: &'static str,
     /// What it says.
     pub label: &'static str,
-    /// Shown to admins only (the page itself checks too).
-    pub admin_only: bool,
+    /// For whom: the roles it is shown to (the page itself checks too, on the server).
+    pub roles: &'static [Role],
 }
 
-/// The navigation bar, in order.
+/// Admins and viewers: the operators' pages.
+const OPERATORS: &[Role] = &[Role::Admin, Role::Viewer];
+/// Admins only.
+const ADMINS: &[Role] = &[Role::Admin];
+/// Hotel users only: their extranet.
+const HOTELS: &[Role] = &[Role::Hotel];
+
+/// The navigation bar, in order; each session sees the entries for its role (a hotel user only
+/// the extranet's).
 pub const NAV: &[NavItem] = &[
-    NavItem { path: "/", label: "Overview", admin_only: false },
-    NavItem { path: "/bookings", label: "Bookings", admin_only: false },
-    NavItem { path: "/deliveries", label: "Deliveries", admin_only: false },
-    NavItem { path: "/partners", label: "Partners", admin_only: false },
-    NavItem { path: "/traffic", label: "Traffic", admin_only: false },
-    NavItem { path: "/audit", label: "Audit", admin_only: false },
-    NavItem { path: "/operators", label: "Operators", admin_only: true },
+    NavItem { path: "/", label: "Overview", roles: OPERATORS },
+    NavItem { path: "/bookings", label: "Bookings", roles: OPERATORS },
+    NavItem { path: "/deliveries", label: "Deliveries", roles: OPERATORS },
+    NavItem { path: "/partners", label: "Partners", roles: OPERATORS },
+    NavItem { path: "/traffic", label: "Traffic", roles: OPERATORS },
+    NavItem { path: "/audit", label: "Audit", roles: OPERATORS },
+    NavItem { path: "/operators", label: "Operators", roles: ADMINS },
+    NavItem { path: "/extranet", label: "Extranet", roles: OPERATORS },
+    NavItem { path: "/extranet", label: "Hotels", roles: HOTELS },
 ];
 
 /// Every page's routes.
@@ -72,6 +85,7 @@ pub fn routes() -> Router<ConsoleState> {
         .merge(audit::routes())
         .merge(traffic::routes())
         .merge(operators::routes())
+        .merge(extranet::routes())
 }
 
 /// A new random password (20 letters and digits, about 119 bits), to be shown once.

@@ -1,5 +1,5 @@
 //! `GET /operators` (admins only): every operator; add one (its password made here and shown
-//! once), disable or enable one — through the functions `ota-gateway operator` calls
+//! once; a hotel user with the supplier it belongs to), disable or enable one — through the functions `ota-gateway operator` calls
 //! ([`crate::operators::admin`]), audited with the admin and their address.
 
 use axum::Router;
@@ -28,8 +28,14 @@ pub fn routes() -> Router<ConsoleState> {
 
 /// The page, with a notice on top (the outcome of a change).
 async fn render(state: &ConsoleState, session: &Session, status: StatusCode, notice: Option<Markup>) -> Response {
-    let all = match admin::list(&state.app.store).await {
-        Ok(all) => all,
+    let listed = async {
+        Ok::<_, crate::operators::OperatorError>((
+            admin::list(&state.app.store).await?,
+            admin::suppliers(&state.app.store).await?,
+        ))
+    };
+    let (all, suppliers) = match listed.await {
+        Ok(found) => found,
         Err(e) => {
             tracing::error!(error = %e, "console: operators");
             return layout::error(StatusCode::SERVICE_UNAVAILABLE, "The operators could not be read; try again.");
@@ -38,12 +44,13 @@ async fn render(state: &ConsoleState, session: &Session, status: StatusCode, not
     let body = html! {
         @if let Some(n) = notice { (n) }
         table {
-            thead { tr { th { "Name" } th { "Role" } th { "Status" } th { "Created (UTC)" } th {} } }
+            thead { tr { th { "Name" } th { "Role" } th { "Supplier" } th { "Status" } th { "Created (UTC)" } th {} } }
             tbody {
                 @for o in &all {
                     tr {
                         td { (o.name) }
                         td { (o.role.as_str()) }
+                        td { @if let Some(sup) = &o.supplier { (sup) } @else { span.muted { "–" } } }
                         td { @if o.active { span.badge.on { "active" } } @else { span.badge.off { "disabled" } } }
                         td { (o.created.format("%Y-%m-%d %H:%M")) }
                         td {
@@ -66,6 +73,14 @@ async fn render(state: &ConsoleState, session: &Session, status: StatusCode, not
             select #role name="role" {
                 option value="viewer" { "viewer (reads)" }
                 option value="admin" { "admin (reads and changes)" }
+                option value="hotel" { "hotel (a hotel's user: its supplier's extranet only)" }
+            }
+            label for="supplier" { "Supplier (a hotel user's)" }
+            select #supplier name="supplier" {
+                option value="" { "– (admins and viewers)" }
+                @for sup in &suppliers {
+                    option value=(sup) { (sup) }
+                }
             }
             p { button type="submit" { "Add" } " " span.muted { "A password is made and shown once." } }
         }
@@ -83,6 +98,8 @@ async fn list(State(state): State<ConsoleState>, Admin(session): Admin) -> Respo
 struct NewOperator {
     name: String,
     role: String,
+    #[serde(default)]
+    supplier: String,
 }
 
 /// `POST /operators`: adds an operator with a new password, shown once.
@@ -93,16 +110,20 @@ async fn add(
     Form(f): Form<NewOperator>,
 ) -> Response {
     let Some(role) = Role::from_name(&f.role) else {
-        let n = layout::notice(false, "The role is admin or viewer.");
+        let n = layout::notice(false, "The role is admin, viewer or hotel.");
         return render(&state, &session, StatusCode::UNPROCESSABLE_ENTITY, Some(n)).await;
     };
     let password = new_password();
     let actor = Actor::operator(&session.operator, client);
-    match admin::add(&state.app.store, &actor, &f.name, role, password.clone()).await {
+    // Admins and viewers have no supplier: the form's choice counts for a hotel user only.
+    let supplier = Some(f.supplier.as_str()).filter(|s| role == Role::Hotel && !s.is_empty());
+    match admin::add_with_supplier(&state.app.store, &actor, &f.name, role, supplier, password.clone()).await {
         Ok(()) => {
             let n = html! {
                 p.notice.ok role="status" {
-                    "Operator " strong { (f.name) } " added (" (role.as_str()) "). Its password, shown only now: "
+                    "Operator " strong { (f.name) } " added (" (role.as_str())
+                    @if let Some(sup) = supplier { ", supplier " (sup) }
+                    "). Its password, shown only now: "
                     span.secret { (password) }
                 }
             };

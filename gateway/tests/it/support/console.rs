@@ -110,6 +110,23 @@ impl ConsoleServer {
         ConsoleClient::login(&self.console, name, &password).await.expect("log in")
     }
 
+    /// Creates a hotel user of the supplier `supplier` (a `supplier` requestor: the demo's is
+    /// `SUP-DEMO`) and gives its password.
+    pub async fn hotel_user(&self, name: &str, supplier: &str) -> String {
+        let password = format!("{name}-secret-pw");
+        let actor = Actor { name: "cli:test".into(), address: None };
+        admin::add_with_supplier(self.store(), &actor, name, Role::Hotel, Some(supplier), password.clone())
+            .await
+            .expect("add a hotel user");
+        password
+    }
+
+    /// Creates a hotel user of `supplier` and logs it in (it lands on `/extranet`).
+    pub async fn login_hotel(&self, name: &str, supplier: &str) -> ConsoleClient {
+        let password = self.hotel_user(name, supplier).await;
+        ConsoleClient::login(&self.console, name, &password).await.expect("log in")
+    }
+
     /// A client of this console without a session.
     pub fn anonymous(&self) -> ConsoleClient {
         ConsoleClient::anonymous(&self.console)
@@ -176,7 +193,8 @@ impl ConsoleClient {
         ConsoleClient { base: base.trim_end_matches('/').to_string(), cookie: None, csrf: String::new(), http }
     }
 
-    /// Logs in; the login page's answer when it fails.
+    /// Logs in (the CSRF token is read from the page the login leads to: the overview, or the
+    /// extranet for a hotel user); the login page's answer when it fails.
     pub async fn login(base: &str, name: &str, password: &str) -> Result<ConsoleClient, Page> {
         let mut c = ConsoleClient::anonymous(base);
         let page = c.send(c.http.post(c.url("/login")).form(&[("name", name), ("password", password)])).await;
@@ -191,9 +209,10 @@ impl ConsoleClient {
             .find_map(|v| v.strip_prefix("ota_console=")?.split(';').next().map(str::to_string))
             .expect("a session cookie");
         c.cookie = Some(cookie);
-        let home = c.get("/").await;
-        assert_eq!(home.status, 200, "{}", home.body);
-        c.csrf = csrf_of(&home.body).expect("a CSRF field on the overview");
+        let landing = page.header("location").to_string();
+        let home = c.get(&landing).await;
+        assert_eq!(home.status, 200, "{landing}: {}", home.body);
+        c.csrf = csrf_of(&home.body).expect("a CSRF field on the landing page");
         Ok(c)
     }
 
