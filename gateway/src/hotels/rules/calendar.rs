@@ -241,6 +241,12 @@ fn plans_of(hotel: &Hotel, room: &str, supply: &SourcedSupply) -> Vec<(String, S
     plans.into_iter().collect()
 }
 
+/// A room type and rate plan's restrictions by day and kind.
+type ByDay<'s> = HashMap<(NaiveDate, Restriction), &'s Sourced>;
+
+/// A room type, rate plan and currency's amounts (per number of guests) by night.
+type ByNight<'s> = HashMap<NaiveDate, &'s Vec<(u32, Decimal, SetBy)>>;
+
 /// The newer of two stamped values.
 fn newer<'a>(a: Option<&'a Sourced>, b: Option<&'a Sourced>) -> Option<&'a Sourced> {
     match (a, b) {
@@ -264,11 +270,11 @@ pub fn build(
     for ((room, night), v) in &supply.rooms {
         on_sale.insert((room.as_str(), *night), v);
     }
-    let mut restricted: HashMap<(&str, &str), HashMap<(NaiveDate, Restriction), &Sourced>> = HashMap::new();
+    let mut restricted: HashMap<(&str, &str), ByDay<'_>> = HashMap::new();
     for ((room, board, night, kind), v) in &supply.restrictions {
         restricted.entry((room.as_str(), board.as_str())).or_default().insert((*night, *kind), v);
     }
-    let mut priced: HashMap<(&str, &str, &str), HashMap<NaiveDate, &Vec<(u32, Decimal, SetBy)>>> = HashMap::new();
+    let mut priced: HashMap<(&str, &str, &str), ByNight<'_>> = HashMap::new();
     for ((room, board, currency, night), v) in &supply.rates {
         priced.entry((room.as_str(), board.as_str(), currency.as_str())).or_default().insert(*night, v);
     }
