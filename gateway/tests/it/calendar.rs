@@ -350,7 +350,61 @@ async fn a_hotel_user_edits_only_its_suppliers_hotels(b: Backend) {
     gw.stop().await;
 }
 
+/// Values stored before sources were kept get the hotel's supplier from the migration, and none
+/// (shown as "channel manager") for a hotel without one.
+async fn older_values_get_their_hotels_supplier(b: Backend) {
+    use ota_gateway::store::migrate::Plan;
+    use ota_gateway::store::{Scalar, StoreError};
+    // The migration before this one (sqlite 0024, postgres 0021: the last of each list).
+    let before = match b {
+        Backend::Postgres => 20,
+        _ => 23,
+    };
+    let db = support::TestDb::new(b).await;
+    let store = ota_gateway::Store::open_with(&db.location, &Plan { to: Some(before), ..Plan::START }).await.unwrap();
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    store
+        .write_now(|c| {
+            Box::pin(async move {
+                for hotel in ["HTL00105", "NOSUP"] {
+                    c.execute(
+                        "INSERT INTO supply_rooms (hotel_code, room_code, night, rooms, stamp, change) VALUES ($1, 'RMDB000000', $2, 1, 1, 1)",
+                        &[&hotel, &support::day(30)],
+                    )
+                    .await?;
+                }
+                Ok::<_, StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    drop(store);
+    let store = db.open().await;
+    let sources: Vec<(String, Option<String>)> = store
+        .read(|c| {
+            Box::pin(async move {
+                let mut out = Vec::new();
+                for hotel in ["HTL00105", "NOSUP"] {
+                    let Scalar(n): Scalar<i64> = c
+                        .query_one(
+                            "SELECT COUNT(*) FROM supply_rooms WHERE hotel_code = $1 AND source = 'SUP-DEMO'",
+                            &[&hotel],
+                        )
+                        .await?;
+                    out.push((hotel.to_string(), (n > 0).then(|| "SUP-DEMO".to_string())));
+                }
+                Ok::<_, StoreError>(out)
+            })
+        })
+        .await
+        .unwrap();
+    assert_eq!(sources, vec![("HTL00105".into(), Some("SUP-DEMO".into())), ("NOSUP".into(), None)]);
+    let cal = show_json(&db.arg(), support::day(30));
+    assert_eq!(cal["rooms"][0]["rooms"][0]["set"]["by"], "SUP-DEMO", "{cal}");
+}
+
 backend_tests!(
+    older_values_get_their_hotels_supplier,
     edits_reach_partners_and_the_newer_value_wins,
     invalid_edits_change_nothing_and_names_are_escaped,
     a_hotel_user_edits_only_its_suppliers_hotels
