@@ -113,7 +113,7 @@ fn form_token(body: &[u8]) -> Option<String> {
 }
 
 /// The pairs of an `application/x-www-form-urlencoded` body.
-fn form_urlencoded_pairs(body: &[u8]) -> impl Iterator<Item = (String, String)> + '_ {
+pub(crate) fn form_urlencoded_pairs(body: &[u8]) -> impl Iterator<Item = (String, String)> + '_ {
     let decode = |s: &[u8]| -> String {
         let mut out = Vec::with_capacity(s.len());
         let mut i = 0;

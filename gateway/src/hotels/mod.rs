@@ -14,6 +14,7 @@
 //! | [`cache`] | what the area keeps in memory: bookings (checked against their revision), rooms sold |
 //! | [`mapping`] | domain values → OTA messages |
 //! | [`supply`] | what a hotel's supplier said night by night (rooms on sale, restrictions, amounts), held in memory with the hotel |
+//! | [`calendar`] | the hotel's calendar: shown with who set each value, edited through the notifications' path |
 //!
 //! Decisions:
 //! - A booking is visible to its owner (the requestor that made it) only; another requestor's
@@ -25,6 +26,7 @@
 
 pub mod booking;
 pub mod cache;
+pub mod calendar;
 pub mod catalogue;
 pub mod handlers;
 pub mod import;

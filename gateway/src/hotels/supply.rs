@@ -97,6 +97,39 @@ pub struct HotelSupply {
     pub rooms: HashMap<String, RoomSupply>,
 }
 
+/// Who set a supply value last and when: the source kept with the value (the channel
+/// manager's requestor id, `operator:NAME` or `cli:USER` for a calendar edit; `None`: a value
+/// from before sources were kept, of a hotel without a supplier) and the stamp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetBy {
+    /// Who.
+    pub source: Option<String>,
+    /// When (the stamp of the message or edit).
+    pub stamp: Stamp,
+}
+
+/// A stored value with who set it.
+pub type Sourced = (Option<u32>, SetBy);
+
+/// A restriction's key: room type, rate plan, day, kind.
+pub type RestrictionKey = (String, String, NaiveDate, Restriction);
+
+/// An amount's key: room type, rate plan, currency, night.
+pub type AmountKey = (String, String, String, NaiveDate);
+
+/// One hotel's supply values over some nights as stored, each with who set it (what the
+/// calendar reads: [`crate::hotels::calendar`]).
+#[derive(Debug, Clone, Default)]
+pub struct SourcedSupply {
+    /// Rooms on sale by room type and night (`None`: the content's).
+    pub rooms: HashMap<(String, NaiveDate), Sourced>,
+    /// Restrictions by room type, rate plan ([`EVERY_PLAN`]: every one), day and kind.
+    pub restrictions: HashMap<RestrictionKey, Sourced>,
+    /// Nightly amounts by room type, rate plan, currency and night: per number of guests (0:
+    /// any), ordered by it.
+    pub rates: HashMap<AmountKey, Vec<(u32, Decimal, SetBy)>>,
+}
+
 /// Why a stay cannot be sold as asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Restricted {

@@ -55,10 +55,14 @@ pub(crate) async fn suppliers(c: &mut Conn<'_>) -> Result<Vec<String>, StoreErro
 
 /// True when the hotel `hotel` is the supplier `supplier`'s.
 pub(crate) async fn supplier_has_hotel(c: &mut Conn<'_>, supplier: &str, hotel: &str) -> Result<bool, StoreError> {
-    let row: Option<Scalar<i64>> = c
-        .query_opt("SELECT 1 FROM supplier_hotel WHERE requestor_id = $1 AND hotel_code = $2", &[&supplier, &hotel])
+    // COUNT(*): a BIGINT on PostgreSQL (a bare `SELECT 1` is an INT4 there, not an i64).
+    let Scalar(n): Scalar<i64> = c
+        .query_one(
+            "SELECT COUNT(*) FROM supplier_hotel WHERE requestor_id = $1 AND hotel_code = $2",
+            &[&supplier, &hotel],
+        )
         .await?;
-    Ok(row.is_some())
+    Ok(n > 0)
 }
 
 row! {

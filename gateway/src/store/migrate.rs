@@ -51,6 +51,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0021_outbox_attempts.sql", include_str!("../../migrations/sqlite/0021_outbox_attempts.sql")),
     ("0022_traffic.sql", include_str!("../../migrations/sqlite/0022_traffic.sql")),
     ("0023_hotel_users.sql", include_str!("../../migrations/sqlite/0023_hotel_users.sql")),
+    ("0024_supply_source.sql", include_str!("../../migrations/sqlite/0024_supply_source.sql")),
     ("0025_alerts.sql", include_str!("../../migrations/sqlite/0025_alerts.sql")),
 ];
 
@@ -79,6 +80,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0018_outbox_attempts.sql", include_str!("../../migrations/postgres/0018_outbox_attempts.sql")),
     ("0019_traffic.sql", include_str!("../../migrations/postgres/0019_traffic.sql")),
     ("0020_hotel_users.sql", include_str!("../../migrations/postgres/0020_hotel_users.sql")),
+    ("0021_supply_source.sql", include_str!("../../migrations/postgres/0021_supply_source.sql")),
     ("0022_alerts.sql", include_str!("../../migrations/postgres/0022_alerts.sql")),
 ];
 

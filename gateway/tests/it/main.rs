@@ -27,6 +27,7 @@ mod auth;
 mod backup;
 mod bookings;
 mod browser;
+mod calendar;
 mod compression;
 mod consistency;
 mod console;

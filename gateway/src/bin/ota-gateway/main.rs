@@ -10,6 +10,8 @@
 //! - `ota-gateway audit list` reads the audit trail (every change, who, when, from where);
 //! - `ota-gateway bookings search|show` finds any booking, hotel or activity, and shows one with
 //!   its history, transaction-log entries and outbox events;
+//! - `ota-gateway calendar show|set` shows a hotel's calendar (rooms, restrictions, amounts per
+//!   night, who set each) and sets one thing over a range of nights as a notification would;
 //! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
 //!   ones again;
 //! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
@@ -26,6 +28,7 @@
 mod audit;
 mod backup;
 mod bookings;
+mod calendar;
 mod import;
 mod log;
 mod migrate;
@@ -70,6 +73,9 @@ enum Command {
     Operator(operator::Args),
     /// Finds any booking, hotel or activity (search), and shows one whole (show).
     Bookings(bookings::Args),
+    /// A hotel's calendar: rooms, restrictions and amounts per night with who set them (show),
+    /// and one change over a range of nights (set), applied as a notification would be.
+    Calendar(calendar::Args),
     /// The outbox: the booking events for suppliers (see gateway/README.md, "Bookings out to
     /// suppliers").
     Outbox(outbox::Args),
@@ -106,6 +112,7 @@ async fn main() -> ExitCode {
         Command::Audit(args) => audit::run(args).await,
         Command::Operator(args) => operator::run(args).await,
         Command::Bookings(args) => bookings::run(args).await,
+        Command::Calendar(args) => calendar::run(args).await,
         Command::Outbox(args) => outbox::run(args).await,
         Command::Log(args) => log::run(args).await,
         Command::Replay(args) => replay::run(args).await,

@@ -20,11 +20,13 @@
 //! | [`traffic`] | `GET /traffic`: every gateway's traffic per partner and operation (chart, worst lines, error codes) |
 //! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
 //! | [`bookings`] | `GET /bookings`, `GET /bookings/{ref}`: finding any booking, and one booking whole |
+//! | [`calendar`] | `GET/POST /extranet/hotels/{code}/calendar`: a hotel's calendar (rooms, restrictions, amounts per night, who set each) and an edit of a range |
 //! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
 //! | [`extranet`] | `GET /extranet`: the hotel extranet's home, the hotels a session may see with their bookings |
 
 pub mod audit;
 pub mod bookings;
+pub mod calendar;
 pub mod deliveries;
 pub mod extranet;
 pub mod home;
@@ -77,6 +79,7 @@ pub fn routes() -> Router<ConsoleState> {
         .merge(login::routes())
         .merge(home::routes())
         .merge(bookings::routes())
+        .merge(calendar::routes())
         .merge(deliveries::routes())
         .merge(partners::routes())
         .merge(audit::routes())

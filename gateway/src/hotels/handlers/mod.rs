@@ -10,7 +10,7 @@
 
 mod availability;
 mod reservation;
-mod supply;
+pub(crate) mod supply;
 
 pub use availability::availability;
 pub use reservation::book;

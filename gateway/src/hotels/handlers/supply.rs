@@ -29,6 +29,7 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
     let version = repo::supply::next_supply_version(c).await?;
     let mut applied = Applied::default();
     let hotel = n.hotel.as_str();
+    let set_by = (n.stamp, n.source.as_deref());
     // The rooms on sale this notification has set so far: a further change of one of them in
     // the same message (two adjustments of a night) applies on top, where a repeat of the whole
     // message does not.
@@ -40,19 +41,19 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
             let night = Night { hotel: hotel.to_string(), room_type: room.to_string(), night: day };
             let (written, rooms) = match &item.change {
                 Change::SetRooms(rooms) => {
-                    (repo::supply::set_rooms(c, at, Some(*rooms), n.stamp, false, version).await?, true)
+                    (repo::supply::set_rooms(c, at, Some(*rooms), set_by, false, version).await?, true)
                 }
-                Change::ContentRooms => (repo::supply::set_rooms(c, at, None, n.stamp, false, version).await?, true),
+                Change::ContentRooms => (repo::supply::set_rooms(c, at, None, set_by, false, version).await?, true),
                 Change::RemainingRooms(left) => {
                     let rooms = u32::try_from(repo::rooms::sold_on(c, &night).await?.saturating_add(i64::from(*left)))
                         .unwrap_or(u32::MAX);
-                    (repo::supply::set_rooms(c, at, Some(rooms), n.stamp, false, version).await?, true)
+                    (repo::supply::set_rooms(c, at, Some(rooms), set_by, false, version).await?, true)
                 }
                 Change::AdjustRooms(by) => {
                     let now = repo::rooms::on_sale(c, &night).await?.unwrap_or(0);
                     let rooms = u32::try_from(now.saturating_add(*by).max(0)).unwrap_or(u32::MAX);
                     let repeat_guard = !set_here.contains(&(room, day));
-                    match repo::supply::set_rooms(c, at, Some(rooms), n.stamp, repeat_guard, version).await? {
+                    match repo::supply::set_rooms(c, at, Some(rooms), set_by, repeat_guard, version).await? {
                         // The same notification again: already applied, not older.
                         Written::Older if repo::supply::rooms_stamp(c, at).await? == Some(n.stamp) => {
                             continue;
@@ -61,12 +62,11 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                     }
                 }
                 Change::Restriction { board, kind, value } => (
-                    repo::supply::set_restriction(c, (hotel, room, board, day), *kind, *value, n.stamp, version)
-                        .await?,
+                    repo::supply::set_restriction(c, (hotel, room, board, day), *kind, *value, set_by, version).await?,
                     false,
                 ),
                 Change::Rate { board, currency, guests, amount } => (
-                    repo::supply::set_rate(c, (hotel, room, board, currency, day), *guests, *amount, n.stamp, version)
+                    repo::supply::set_rate(c, (hotel, room, board, currency, day), *guests, *amount, set_by, version)
                         .await?,
                     false,
                 ),

@@ -226,8 +226,8 @@ impl Collect {
     fn finish(
         mut self,
         hotel: &Hotel,
-        now: DateTime<Utc>,
-        stamp: DateTime<Utc>,
+        (now, stamp): (DateTime<Utc>, DateTime<Utc>),
+        source: &str,
         root: &str,
     ) -> Result<Read, Vec<Problem>> {
         if !self.problems.is_empty() {
@@ -236,7 +236,12 @@ impl Collect {
         self.within_horizon(hotel, now);
         check_size(&self.items, root).map_err(|p| vec![p])?;
         Ok(Read {
-            notification: Notification { hotel: hotel.code.clone(), stamp, items: self.items },
+            notification: Notification {
+                hotel: hotel.code.clone(),
+                stamp,
+                source: Some(source.to_string()),
+                items: self.items,
+            },
             notes: self.notes,
         })
     }
@@ -290,7 +295,7 @@ pub fn inv_count(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelInvCountNotifRq) 
         })());
     }
     let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelInvCountNotifRQ")?;
-    out.finish(hotel, cx.now, stamp, "OTA_HotelInvCountNotifRQ")
+    out.finish(hotel, (cx.now, stamp), &cx.requestor.id, "OTA_HotelInvCountNotifRQ")
 }
 
 /// `OTA_HotelAvailNotifRQ`: booking limits, restrictions and stay limits per room type, rate
@@ -312,7 +317,7 @@ pub fn avail(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelAvailNotifRq) -> Resu
         out.push(items);
     }
     let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelAvailNotifRQ")?;
-    out.finish(hotel, cx.now, stamp, "OTA_HotelAvailNotifRQ")
+    out.finish(hotel, (cx.now, stamp), &cx.requestor.id, "OTA_HotelAvailNotifRQ")
 }
 
 /// The items of one `AvailStatusMessage`; what it sets that the gateway does not keep is
@@ -622,5 +627,5 @@ pub fn rate_amount(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelRateAmountNotif
         }
     }
     let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelRateAmountNotifRQ")?;
-    out.finish(hotel, cx.now, stamp, "OTA_HotelRateAmountNotifRQ")
+    out.finish(hotel, (cx.now, stamp), &cx.requestor.id, "OTA_HotelRateAmountNotifRQ")
 }

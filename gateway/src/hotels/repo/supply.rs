@@ -5,7 +5,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 
-use crate::hotels::supply::{HotelSupply, Restriction, Stamp, Stamped};
+use crate::hotels::supply::{HotelSupply, Restriction, SetBy, SourcedSupply, Stamp, Stamped};
 use crate::store::row;
 use crate::store::{Conn, Scalar, StoreError};
 use std::collections::HashMap;
@@ -116,18 +116,18 @@ pub(crate) async fn set_rooms(
     c: &mut Conn<'_>,
     (hotel, room, night): (&str, &str, NaiveDate),
     rooms: Option<u32>,
-    stamp: Stamp,
+    (stamp, source): (Stamp, Option<&str>),
     adjust: bool,
     change: i64,
 ) -> Result<Written, StoreError> {
     let (rooms, stamp) = (rooms.map(i64::from), stamp.timestamp_micros());
     let row: Option<Scalar<i64>> = c
         .query_opt(
-            "INSERT INTO supply_rooms (hotel_code, room_code, night, rooms, stamp, change) VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (hotel_code, room_code, night) DO UPDATE SET rooms = excluded.rooms, stamp = excluded.stamp, change = excluded.change
+            "INSERT INTO supply_rooms (hotel_code, room_code, night, rooms, stamp, change, source) VALUES ($1, $2, $3, $4, $5, $6, $8)
+             ON CONFLICT (hotel_code, room_code, night) DO UPDATE SET rooms = excluded.rooms, stamp = excluded.stamp, change = excluded.change, source = excluded.source
              WHERE supply_rooms.stamp < excluded.stamp OR (supply_rooms.stamp = excluded.stamp AND NOT $7)
              RETURNING change",
-            &[&hotel, &room, &night, &rooms, &stamp, &change, &adjust],
+            &[&hotel, &room, &night, &rooms, &stamp, &change, &adjust, &source],
         )
         .await?;
     Ok(written(row))
@@ -155,17 +155,17 @@ pub(crate) async fn set_restriction(
     (hotel, room, board, night): (&str, &str, &str, NaiveDate),
     kind: Restriction,
     value: Option<u32>,
-    stamp: Stamp,
+    (stamp, source): (Stamp, Option<&str>),
     change: i64,
 ) -> Result<Written, StoreError> {
     let (value, stamp) = (value.map(i64::from), stamp.timestamp_micros());
     let row: Option<Scalar<i64>> = c
         .query_opt(
-            "INSERT INTO supply_restriction (hotel_code, room_code, board_code, night, kind, value, stamp, change) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-             ON CONFLICT (hotel_code, room_code, board_code, night, kind) DO UPDATE SET value = excluded.value, stamp = excluded.stamp, change = excluded.change
+            "INSERT INTO supply_restriction (hotel_code, room_code, board_code, night, kind, value, stamp, change, source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             ON CONFLICT (hotel_code, room_code, board_code, night, kind) DO UPDATE SET value = excluded.value, stamp = excluded.stamp, change = excluded.change, source = excluded.source
              WHERE supply_restriction.stamp <= excluded.stamp
              RETURNING change",
-            &[&hotel, &room, &board, &night, &kind.as_str(), &value, &stamp, &change],
+            &[&hotel, &room, &board, &night, &kind.as_str(), &value, &stamp, &change, &source],
         )
         .await?;
     Ok(written(row))
@@ -178,17 +178,17 @@ pub(crate) async fn set_rate(
     (hotel, room, board, currency, night): (&str, &str, &str, &str, NaiveDate),
     guests: u32,
     amount: Decimal,
-    stamp: Stamp,
+    (stamp, source): (Stamp, Option<&str>),
     change: i64,
 ) -> Result<Written, StoreError> {
     let (guests, stamp) = (i64::from(guests), stamp.timestamp_micros());
     let row: Option<Scalar<i64>> = c
         .query_opt(
-            "INSERT INTO supply_rate (hotel_code, room_code, board_code, currency, night, guests, amount, stamp, change) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-             ON CONFLICT (hotel_code, room_code, board_code, currency, night, guests) DO UPDATE SET amount = excluded.amount, stamp = excluded.stamp, change = excluded.change
+            "INSERT INTO supply_rate (hotel_code, room_code, board_code, currency, night, guests, amount, stamp, change, source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             ON CONFLICT (hotel_code, room_code, board_code, currency, night, guests) DO UPDATE SET amount = excluded.amount, stamp = excluded.stamp, change = excluded.change, source = excluded.source
              WHERE supply_rate.stamp <= excluded.stamp
              RETURNING change",
-            &[&hotel, &room, &board, &currency, &night, &guests, &amount, &stamp, &change],
+            &[&hotel, &room, &board, &currency, &night, &guests, &amount, &stamp, &change, &source],
         )
         .await?;
     Ok(written(row))
@@ -213,4 +213,70 @@ pub(crate) async fn purge_supply_before(c: &mut Conn<'_>, first: NaiveDate, batc
         most = most.max(deleted);
     }
     Ok(most)
+}
+
+row! {
+    /// A `supply_rooms` row with its source.
+    struct SourcedRoomsRow { room_code: String, night: NaiveDate, rooms: Option<i64>, stamp: i64, source: Option<String> }
+}
+
+row! {
+    /// A `supply_restriction` row with its source.
+    struct SourcedRestrictionRow { room_code: String, board_code: String, night: NaiveDate, kind: String, value: Option<i64>, stamp: i64, source: Option<String> }
+}
+
+row! {
+    /// A `supply_rate` row with its source.
+    struct SourcedRateRow { room_code: String, board_code: String, currency: String, night: NaiveDate, guests: i64, amount: Decimal, stamp: i64, source: Option<String> }
+}
+
+/// The supply values of one hotel from `from` to `to` (both included), each with who set it
+/// and when: one statement per table.
+pub(crate) async fn read_sourced(
+    c: &mut Conn<'_>,
+    hotel: &str,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<SourcedSupply, StoreError> {
+    let mut out = SourcedSupply::default();
+    let rooms: Vec<SourcedRoomsRow> = c
+        .query(
+            "SELECT room_code, night, rooms, stamp, source FROM supply_rooms WHERE hotel_code = $1 AND night BETWEEN $2 AND $3",
+            &[&hotel, &from, &to],
+        )
+        .await?;
+    for r in rooms {
+        let value = r.rooms.map(|n| count("rooms", n)).transpose()?;
+        out.rooms.insert((r.room_code, r.night), (value, SetBy { source: r.source, stamp: stamp_of(r.stamp)? }));
+    }
+    let restrictions: Vec<SourcedRestrictionRow> = c
+        .query(
+            "SELECT room_code, board_code, night, kind, value, stamp, source FROM supply_restriction WHERE hotel_code = $1 AND night BETWEEN $2 AND $3",
+            &[&hotel, &from, &to],
+        )
+        .await?;
+    for r in restrictions {
+        let kind = Restriction::from_name(&r.kind)
+            .ok_or_else(|| StoreError::Data(format!("supply restriction kind {:?}", r.kind)))?;
+        let value = r.value.map(|v| count("restriction", v)).transpose()?;
+        out.restrictions.insert(
+            (r.room_code, r.board_code, r.night, kind),
+            (value, SetBy { source: r.source, stamp: stamp_of(r.stamp)? }),
+        );
+    }
+    let rates: Vec<SourcedRateRow> = c
+        .query(
+            "SELECT room_code, board_code, currency, night, guests, amount, stamp, source FROM supply_rate WHERE hotel_code = $1 AND night BETWEEN $2 AND $3",
+            &[&hotel, &from, &to],
+        )
+        .await?;
+    for r in rates {
+        let guests = count("guests", r.guests)?;
+        let by = SetBy { source: r.source, stamp: stamp_of(r.stamp)? };
+        out.rates.entry((r.room_code, r.board_code, r.currency, r.night)).or_default().push((guests, r.amount, by));
+    }
+    for amounts in out.rates.values_mut() {
+        amounts.sort_by_key(|a| a.0);
+    }
+    Ok(out)
 }

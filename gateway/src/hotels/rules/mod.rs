@@ -9,9 +9,11 @@
 //! | [`reservation`] | the booking a `/hotelbook` request asks for, priced, with its penalties |
 //! | [`inventory`] | which rooms a booking holds night by night, and what a change takes or gives back |
 //! | [`supply`] | a supplier's notification: which values of one hotel it sets, and its answer |
+//! | [`calendar`] | the calendar grid from the content and the supply values; an edit checked and turned into a notification |
 //! | [`outbox`] | the events a hotel booking's change writes for the suppliers of its hotels |
 
 pub mod availability;
+pub mod calendar;
 pub mod inventory;
 pub mod outbox;
 pub mod reservation;

@@ -115,6 +115,9 @@ pub struct Notification {
     pub hotel: String,
     /// The message's `TimeStamp` (else when it arrived).
     pub stamp: Stamp,
+    /// Who sent it, kept with every value it sets: the channel manager's requestor id, or
+    /// `operator:NAME` / `cli:USER` for an edit of the calendar (`None`: not known).
+    pub source: Option<String>,
     /// The items.
     pub items: Vec<Item>,
 }

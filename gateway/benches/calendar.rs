@@ -1,0 +1,123 @@
+//! The hotel calendar's two figures (issue 31, docs/hotels/calendar.md): a page of one hotel with
+//! 10 room types × 4 rate plans × 400 nights (`ota_gateway::hotels::calendar::show`, what the
+//! console's page and `calendar show` ask, and the grid's HTML), every cell set by an edit (so
+//! each has a source); and an edit of 365 nights × 10 room types (3,650 values, through the
+//! notifications' path: one transaction, stamped, audited), closing and opening in turn.
+//!
+//! `cargo bench -p ota-gateway --bench calendar` (SQLite); with
+//! `BENCH_DATABASE_URL=postgres://…` (an empty database) on PostgreSQL.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ota_gateway::audit::Actor;
+use ota_gateway::content::Content;
+use ota_gateway::hotels::calendar;
+use ota_gateway::hotels::rules::calendar::EditAsk;
+use ota_gateway::{Location, Store};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const HOTEL: &str = "BENCH0001";
+const PLANS: [&str; 4] = ["B0", "B1", "B2", "B3"];
+
+/// The import file of one hotel with 10 room types sold with 4 rate plans.
+fn import_file() -> String {
+    let rooms: Vec<String> = (0..10)
+        .map(|i| format!(r#"{{"code": "RM{i:02}", "units": 5, "texts": {{"en": {{"name": "Room type {i}"}}}}}}"#))
+        .collect();
+    let nightly: Vec<String> = PLANS.iter().enumerate().map(|(i, p)| format!(r#""{p}": "{}.00""#, 80 + i)).collect();
+    let rates: Vec<String> = (0..10)
+        .map(|i| {
+            format!(
+                r#"{{"room": "RM{i:02}", "currency": "EUR", "from": "2026-01-01", "to": "2039-12-31", "nightly": {{{}}}}}"#,
+                nightly.join(", ")
+            )
+        })
+        .collect();
+    let boards: Vec<String> = PLANS.iter().map(|p| format!(r#"{{"code": "{p}", "name": "Plan {p}"}}"#)).collect();
+    format!(
+        r#"{{"hotels": {{"boards": [{}], "hotels": [{{"code": "{HOTEL}", "name": "Bench hotel", "last_modified": "2026-01-01", "texts": {{"en": {{"description": "x"}}}}, "rooms": [{}], "rates": [{}]}}]}}}}"#,
+        boards.join(", "),
+        rooms.join(", "),
+        rates.join(", ")
+    )
+}
+
+fn ask(from: chrono::NaiveDate, nights: u64, action: &str, value: &str, plans: &[&str]) -> EditAsk {
+    EditAsk {
+        from: from.to_string(),
+        to: (from + chrono::Days::new(nights - 1)).to_string(),
+        plans: plans.iter().map(|p| (*p).to_string()).collect(),
+        action: action.into(),
+        value: value.into(),
+        currency: if action == "amount" { "EUR".into() } else { String::new() },
+        ..EditAsk::default()
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let _context = rt.enter();
+    let dir = tempfile::tempdir().unwrap();
+    let location = match std::env::var("BENCH_DATABASE_URL") {
+        Ok(url) => Location::Postgres(url),
+        Err(_) => Location::Sqlite(dir.path().join("bench.db")),
+    };
+    let actor = Actor { name: "bench".into(), address: None };
+    let (store, content) = rt.block_on(async {
+        let store = Store::open(&location).await.unwrap();
+        let file = dir.path().join("hotel.json");
+        std::fs::write(&file, import_file()).unwrap();
+        ota_gateway::import::import_file(&store, &file).await.unwrap();
+        let content = Content::load(&store).await.unwrap();
+        (store, content)
+    });
+    let catalogue = content.hotels.clone();
+    let today = chrono::Utc::now().date_naive() + chrono::Days::new(1);
+    // Every cell set by an edit: rooms, a minimum stay, each plan's amount.
+    rt.block_on(async {
+        let now = chrono::Utc::now();
+        for a in [ask(today, 400, "rooms", "4", &[]), ask(today, 400, "min-stay", "2", &[])] {
+            calendar::edit(&store, &catalogue, &actor, &a, HOTEL, now).await.unwrap();
+        }
+        for p in PLANS {
+            calendar::edit(&store, &catalogue, &actor, &ask(today, 400, "amount", "99.50", &[p]), HOTEL, now)
+                .await
+                .unwrap();
+        }
+    });
+    let from = today.to_string();
+
+    let mut g = c.benchmark_group("calendar");
+    g.sample_size(10).measurement_time(Duration::from_secs(10)).warm_up_time(Duration::from_secs(1));
+    g.bench_function("page 10 room types x 4 plans x 400 nights", |b| {
+        b.iter(|| {
+            let cal = rt
+                .block_on(calendar::show(&store, &catalogue, HOTEL, (Some(&from), None), None, chrono::Utc::now()))
+                .unwrap();
+            let nights = cal.nights.len();
+            let html = ota_gateway::console::pages::calendar::grid(&cal).into_string();
+            assert!(nights >= 393 && html.len() > 100_000);
+            black_box(html)
+        })
+    });
+    let mut close = true;
+    g.bench_function("edit 365 nights x 10 room types", |b| {
+        b.iter(|| {
+            let a = ask(today, 365, if close { "close" } else { "open" }, "", &[]);
+            close = !close;
+            let done = rt.block_on(calendar::edit(&store, &catalogue, &actor, &a, HOTEL, chrono::Utc::now())).unwrap();
+            assert_eq!(done.applied, 3650);
+            black_box(done)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
