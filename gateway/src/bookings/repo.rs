@@ -25,6 +25,9 @@ pub struct Select {
     pub partner: Option<String>,
     /// Only hotel bookings with a room at this hotel.
     pub hotel: Option<String>,
+    /// Only hotel bookings with a room at a hotel of this supplier (`supplier_hotel`); the
+    /// hotel a head shows is then the first of its rooms at one of them.
+    pub supplier: Option<String>,
     /// Only bookings of this activity.
     pub activity: Option<String>,
     /// Only the booking with this Internal or Client reference.
@@ -150,12 +153,25 @@ pub async fn heads(c: &mut Conn<'_>, kind: Kind, s: &Select) -> Result<Vec<Head>
             }
         }
     };
+    let mut q = Sql { text: String::new(), params: Vec::new() };
+    // With a supplier, the hotel shown is the first of the booking's rooms at its hotels.
+    let supplier_hotels = match (&s.supplier, kind) {
+        (Some(v), Kind::Hotel) => {
+            let p = q.bind(v);
+            format!("hotel_code IN (SELECT hotel_code FROM supplier_hotel WHERE requestor_id = {p})")
+        }
+        _ => String::new(),
+    };
+    let hotel_select = format!(
+        "SELECT b.id, b.internal_ref, b.client_ref, b.requestor_id,
+                (SELECT r.hotel_code FROM hotel_booking_room r WHERE r.booking_id = b.id{} ORDER BY r.position LIMIT 1),
+                g.given_name, g.surname, b.arrival, b.departure, b.status, b.total, b.currency, b.created_at, b.updated_at
+         FROM hotel_booking b LEFT JOIN hotel_booking_guest g ON g.booking_id = b.id AND g.position = 0",
+        if supplier_hotels.is_empty() { String::new() } else { format!(" AND r.{supplier_hotels}") }
+    );
     let (select, guests, surname_col, created, arrival, internal, client) = match kind {
         Kind::Hotel => (
-            "SELECT b.id, b.internal_ref, b.client_ref, b.requestor_id,
-                    (SELECT r.hotel_code FROM hotel_booking_room r WHERE r.booking_id = b.id ORDER BY r.position LIMIT 1),
-                    g.given_name, g.surname, b.arrival, b.departure, b.status, b.total, b.currency, b.created_at, b.updated_at
-             FROM hotel_booking b LEFT JOIN hotel_booking_guest g ON g.booking_id = b.id AND g.position = 0",
+            hotel_select.as_str(),
             "hotel_booking_guest",
             "surname_key",
             "b.created_at",
@@ -175,7 +191,14 @@ pub async fn heads(c: &mut Conn<'_>, kind: Kind, s: &Select) -> Result<Vec<Head>
             "b.client_reference",
         ),
     };
-    let mut q = Sql { text: format!("{select} WHERE 1 = 1"), params: Vec::new() };
+    q.text = format!("{select} WHERE 1 = 1");
+    match kind {
+        Kind::Hotel if !supplier_hotels.is_empty() => q
+            .text
+            .push_str(&format!(" AND b.id IN (SELECT booking_id FROM hotel_booking_room WHERE {supplier_hotels})")),
+        Kind::Activity if s.supplier.is_some() => q.text.push_str(" AND 1 = 0"),
+        _ => {}
+    }
     if let Some(v) = &s.partner {
         let p = q.bind(v);
         q.text.push_str(&format!(" AND b.requestor_id = {p}"));
@@ -519,6 +542,25 @@ pub async fn events(c: &mut Conn<'_>, kind: Kind, internal_ref: &str) -> Result<
         "SELECT id, hotel_code, seq, supplier_id, event_kind, state, attempts, created_at, delivered_at, last_error
          FROM outbox_event WHERE booking_kind = $1 AND booking_ref = $2 ORDER BY id",
         &[&kind.as_str(), &internal_ref],
+    )
+    .await
+}
+
+row! {
+    /// A hotel's count of bookings (and of those with events its supplier has not acknowledged).
+    pub struct HotelCountRow { hotel_code: String, bookings: i64, unacknowledged: i64 }
+}
+
+/// For each hotel of `supplier`: how many hotel bookings have a room stay there, and how many
+/// of them have events the supplier has not acknowledged.
+pub async fn hotel_counts(c: &mut Conn<'_>, supplier: &str) -> Result<Vec<HotelCountRow>, StoreError> {
+    c.query(
+        "SELECT s.hotel_code,
+                (SELECT count(DISTINCT r.booking_id) FROM hotel_booking_room r WHERE r.hotel_code = s.hotel_code),
+                (SELECT count(DISTINCT e.booking_ref) FROM outbox_event e
+                  WHERE e.supplier_id = s.requestor_id AND e.hotel_code = s.hotel_code AND e.booking_kind = 'hotel' AND e.state <> 'delivered')
+         FROM supplier_hotel s WHERE s.requestor_id = $1 ORDER BY s.hotel_code",
+        &[&supplier],
     )
     .await
 }

@@ -41,6 +41,10 @@ pub struct Query {
     pub partner: Option<String>,
     /// Only hotel bookings with a room stay at this hotel (its code).
     pub hotel: Option<String>,
+    /// Only hotel bookings with a room stay at a hotel of this supplier (a `supplier`
+    /// requestor's id; the hotel extranet's scope); each row's hotel is then its first hotel of
+    /// this supplier.
+    pub supplier: Option<String>,
     /// Only bookings of this activity (its id).
     pub activity: Option<String>,
     /// Only the booking with this Internal or Client reference.
@@ -181,8 +185,15 @@ impl Filter {
     /// Checks a query: every value, the ranges (a start after its end) and the page size.
     pub fn parse(q: &Query) -> Result<Filter, SearchError> {
         let hotel = text("hotel", &q.hotel)?;
+        let supplier = text("supplier", &q.supplier)?;
         let activity = text("activity", &q.activity)?;
-        let kinds = match (&hotel, &activity) {
+        if supplier.is_some() && activity.is_some() {
+            return Err(invalid(
+                "activity",
+                "a supplier's bookings are hotel bookings: give one of supplier and activity",
+            ));
+        }
+        let kinds = match (hotel.as_ref().or(supplier.as_ref()), &activity) {
             (Some(_), Some(_)) => {
                 return Err(invalid(
                     "activity",
@@ -245,6 +256,7 @@ impl Filter {
         let select = Select {
             partner: text("partner", &q.partner)?,
             hotel,
+            supplier,
             activity,
             reference: text("ref", &q.reference)?,
             surname,
@@ -400,6 +412,27 @@ pub async fn search(store: &Store, f: &Filter) -> Result<Page, SearchError> {
     Ok(Page { rows: heads.iter().map(Row::from).collect(), next })
 }
 
+/// A hotel of a supplier with its bookings counted (the hotel extranet's home).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HotelCount {
+    /// The hotel's code.
+    pub hotel: String,
+    /// The hotel bookings with a room stay there.
+    pub bookings: i64,
+    /// Those with events the supplier has not acknowledged.
+    pub unacknowledged: i64,
+}
+
+/// Each hotel of `supplier` (by code) with its bookings counted.
+pub async fn hotel_counts(store: &Store, supplier: &str) -> Result<Vec<HotelCount>, SearchError> {
+    let supplier = supplier.to_string();
+    let rows = store.read(move |c| Box::pin(async move { repo::hotel_counts(c, &supplier).await })).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| HotelCount { hotel: r.hotel_code, bookings: r.bookings, unacknowledged: r.unacknowledged })
+        .collect())
+}
+
 /// A room stay (a hotel booking) or the service (an activity booking), as stored.
 #[derive(Debug, Clone, Serialize)]
 pub struct Item {
@@ -544,6 +577,24 @@ pub async fn show(store: &Store, reference: &str, partner: Option<&str>) -> Resu
         limit: Some("10".into()),
         ..Query::default()
     };
+    show_matching(store, reference, q).await
+}
+
+/// [`show`] among the hotel bookings with a room stay at a hotel of `supplier` only (the hotel
+/// extranet's scope): another booking is [`SearchError::NotFound`], as one that does not exist.
+/// The booking comes whole: a page shows only the rooms of the hotels it may show.
+pub async fn show_of_supplier(store: &Store, reference: &str, supplier: &str) -> Result<Booking, SearchError> {
+    let q = Query {
+        reference: Some(reference.to_string()),
+        supplier: Some(supplier.to_string()),
+        limit: Some("10".into()),
+        ..Query::default()
+    };
+    show_matching(store, reference, q).await
+}
+
+/// The one booking a reference query names, whole.
+async fn show_matching(store: &Store, reference: &str, q: Query) -> Result<Booking, SearchError> {
     let filter = Filter::parse(&q)?;
     if filter.select.reference.is_none() {
         return Err(invalid("ref", "a reference is needed"));

@@ -251,7 +251,7 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
                         Upto::Before(_) => repo::known(c, &supplier, &reference).await?,
                     };
                     if known {
-                        repo::acknowledge(c, &supplier, &reference, upto, now, &gateway).await?;
+                        repo::acknowledge(c, &supplier, &reference, upto, now, &gateway, None).await?;
                     } else {
                         unknown.push((tag, reference, upto));
                     }
@@ -271,4 +271,44 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
     }));
     let rs = OtaNotifReportRs::success();
     Ok(if notes.is_empty() { rs } else { rs.with_warnings(warnings(notes)) })
+}
+
+/// An acknowledgement made in the hotel extranet by `actor` (a hotel user, or an admin for
+/// support): for each of `suppliers`, the events of booking `reference` (its Internal
+/// reference) up to event `upto` (the last one the page showed) — exactly what the supplier's
+/// `OTA_NotifReportRQ` naming that event (`UniqueID` Type 16) does, through the same
+/// [`repo::acknowledge`], each event's `acknowledged` attempt naming the operator; audited in
+/// the same transaction. How many events were acknowledged now (0: they all were already).
+pub async fn acknowledge_in_extranet(
+    store: &crate::store::Store,
+    actor: &crate::audit::Actor,
+    reference: &str,
+    suppliers: Vec<String>,
+    upto: i64,
+) -> Result<u64, super::admin::OutboxError> {
+    let (now, gateway) = (super::deliver::now_ms(), super::deliver::gateway_token());
+    let (reference, actor) = (reference.to_string(), actor.clone());
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                let mut done = 0;
+                for supplier in &suppliers {
+                    if !repo::is_event_of(c, supplier, &reference, upto).await?
+                        && !repo::known(c, supplier, &reference).await?
+                    {
+                        continue;
+                    }
+                    let n =
+                        repo::acknowledge(c, supplier, &reference, Upto::Event(upto), now, &gateway, Some(&actor.name))
+                            .await?;
+                    if n > 0 {
+                        let what = format!("supplier={supplier} events<={upto} ({n} acknowledged)");
+                        crate::audit::record(c, &actor, "booking.acknowledge", &reference, None, Some(&what)).await?;
+                    }
+                    done += n;
+                }
+                Ok::<_, super::admin::OutboxError>(done)
+            })
+        })
+        .await
 }

@@ -412,7 +412,9 @@ pub enum Upto {
 }
 
 /// Acknowledges, for `supplier`, the events of a booking up to `upto`, each with an
-/// `acknowledged` attempt kept (served by `gateway`): how many were not acknowledged before.
+/// `acknowledged` attempt kept (served by `gateway`; `by`: the operator who acknowledged it in
+/// the extranet, kept as the attempt's `requested_by` — none for the supplier's system): how
+/// many were not acknowledged before.
 pub async fn acknowledge(
     c: &mut Conn<'_>,
     supplier: &str,
@@ -420,6 +422,7 @@ pub async fn acknowledge(
     upto: Upto,
     now: i64,
     gateway: &str,
+    by: Option<&str>,
 ) -> Result<u64, StoreError> {
     let (column, limit) = match upto {
         Upto::Event(id) => ("id <= $3", id),
@@ -428,10 +431,10 @@ pub async fn acknowledge(
     c.execute(
         &format!(
             "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, retransmission, requested_by)
-             SELECT id, 'acknowledged', CAST($4 AS BIGINT), CAST($5 AS TEXT), false, resent_by FROM outbox_event
+             SELECT id, 'acknowledged', CAST($4 AS BIGINT), CAST($5 AS TEXT), false, COALESCE(CAST($6 AS TEXT), resent_by) FROM outbox_event
              WHERE supplier_id = $1 AND booking_ref = $2 AND {column} AND state <> 'delivered'"
         ),
-        &[&supplier, &booking_ref, &limit, &now, &gateway],
+        &[&supplier, &booking_ref, &limit, &now, &gateway, &by],
     )
     .await?;
     c.execute(

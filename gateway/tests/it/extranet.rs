@@ -11,11 +11,21 @@ use ota_gateway::audit::{self, Actor};
 use ota_gateway::operators::{Role, admin};
 use ota_gateway::requestors::admin::{self as requestors, NewRequestor};
 
-use crate::console::assert_nothing_inline;
-use crate::support::console::{ConsoleClient, ConsoleServer, Page};
-use crate::support::{Backend, backend_tests, cli};
+use std::sync::Mutex;
 
-backend_tests!(hotel_users_are_made_listed_and_audited, a_hotel_user_sees_only_its_extranet);
+use chrono::NaiveDate;
+
+use crate::console::assert_nothing_inline;
+use crate::outbox::{pos, pull};
+use crate::support::console::{ConsoleClient, ConsoleServer, Page};
+use crate::support::{Backend, backend_tests, cli, day};
+
+backend_tests!(
+    hotel_users_are_made_listed_and_audited,
+    a_hotel_user_sees_only_its_extranet,
+    a_hotel_user_finds_and_acknowledges_its_bookings,
+    hostile_guest_names_in_the_extranet
+);
 
 /// The demo supplier (hotels HTL00042, HTL00105, HTL02001 once [`second_supplier`] ran).
 pub(crate) const SUP_A: &str = "SUP-DEMO";
@@ -148,7 +158,9 @@ async fn a_hotel_user_sees_only_its_extranet(b: Backend) {
     }
     assert!(!home.body.contains("HTL00077") && !home.body.contains(SUP_B), "{}", home.body);
     assert!(home.body.contains(r#"href="/extranet""#), "{}", home.body);
-    for operator_link in ["/partners", "/bookings\"", "/operators", "/audit", "/traffic", "/deliveries", "href=\"/\""] {
+    for operator_link in
+        ["/partners", "href=\"/bookings", "/operators", "/audit", "/traffic", "/deliveries", "href=\"/\""]
+    {
         assert!(!home.body.contains(operator_link), "{operator_link} in a hotel user's page: {}", home.body);
     }
     assert_nothing_inline("extranet", &home.body);
@@ -200,5 +212,193 @@ async fn a_hotel_user_sees_only_its_extranet(b: Backend) {
         let all = who.get("/extranet").await;
         assert!(all.status == 200 && all.body.contains("HTL00077") && all.body.contains("HTL00042"), "{}", all.body);
         assert!(all.body.contains(r#"href="/partners""#) && all.body.contains(r#"href="/extranet""#), "{}", all.body);
+    }
+}
+
+/// A partner's (DEMO's) hotel Commit, Client reference `client`, of one guest `surname` (XML
+/// text, escaped as it must be), one night from `start` in each of `stays` (hotel, room type).
+pub(crate) fn commit(client: &str, start: NaiveDate, surname: &str, stays: &[(&str, &str)]) -> String {
+    let end = start + chrono::Duration::days(1);
+    let pos = pos("DEMO", "DEMO-DIST", "demo-password");
+    let stays: String = stays
+        .iter()
+        .map(|(hotel, room)| format!(r#"<RoomStay><RoomTypes><RoomType RoomTypeCode="{room}"/></RoomTypes><RoomRates><RoomRate><Features><Feature><Description><Text>BB</Text></Description></Feature></Features></RoomRate></RoomRates><TimeSpan Start="{start}" End="{end}"/><BasicPropertyInfo HotelCode="{hotel}"/><ResGuestRPHs><ResGuestRPH RPH="1"/></ResGuestRPHs></RoomStay>"#))
+        .collect();
+    format!(
+        r#"<OTA_HotelResRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2008.1" ResStatus="Commit">{pos}<HotelReservations><HotelReservation><RoomStays>{stays}</RoomStays><ResGuests><ResGuest ResGuestRPH="1" AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile><Customer><PersonName><GivenName>Ana</GivenName><Surname>{surname}</Surname></PersonName></Customer></Profile></ProfileInfo></Profiles></ResGuest></ResGuests><ResGlobalInfo><HotelReservationIDs><HotelReservationID ResID_Type="36" ResID_Value="{client}" ResID_SourceContext="Client"/></HotelReservationIDs></ResGlobalInfo></HotelReservation></HotelReservations></OTA_HotelResRQ>"#
+    )
+}
+
+/// Books through the gateway's OTA API (it must succeed).
+pub(crate) async fn book(gw: &ConsoleServer, xml: String) {
+    let (status, _, body) =
+        ota_gateway::Client::new(&gw.url).send_raw("/hotelbook", xml, "application/xml").await.unwrap();
+    assert!(status.is_success() && body.contains("<Success"), "{status} {body}");
+}
+
+/// The Internal reference of the booking whose Client reference is `client`.
+async fn internal(gw: &ConsoleServer, client: &str) -> String {
+    ota_gateway::bookings::search::show(gw.store(), client, None).await.unwrap().head.internal_ref
+}
+
+/// The value of the hidden `upto` field of a booking page's Acknowledge form.
+fn upto_of(html: &str) -> Option<String> {
+    let at = html.find(r#"name="upto" value=""#)? + r#"name="upto" value=""#.len();
+    Some(html[at..].split('"').next()?.to_string())
+}
+
+/// A hotel user of supplier A finds the partner's booking at A's hotel in the list, by
+/// surname, by Client and Internal reference, and in the day's printable arrivals; opens it;
+/// B's hotel, B's booking, an unknown
+/// reference answer the 404 of an unknown URL. A viewer cannot acknowledge (403); a forged
+/// acknowledgement of B's event is a 404 changing nothing; the hotel user's Acknowledge
+/// counts as the supplier's OTA_NotifReportRQ: its next pull no longer gives the booking,
+/// the attempt names the user, the change is audited. The CLI's `bookings search --supplier`
+/// lists what the extranet lists.
+async fn a_hotel_user_finds_and_acknowledges_its_bookings(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    second_supplier(&gw).await;
+    let arrival = day(60);
+    book(&gw, commit("EX-A1", arrival, "Lindqvist", &[("HTL00042", "RMSD000000")])).await;
+    book(&gw, commit("EX-B1", arrival, "Lindqvist", &[("HTL00077", "RMSD000000")])).await;
+    // A booking is of one hotel (the gateway refuses room stays at two): a second one of A's.
+    book(&gw, commit("EX-AB", day(61), "Okafor", &[("HTL00042", "RMTW000000")])).await;
+    let (a1, b1, ab) = (internal(&gw, "EX-A1").await, internal(&gw, "EX-B1").await, internal(&gw, "EX-AB").await);
+    let hu = gw.login_hotel("hu", SUP_A).await;
+    let unknown = unknown_url(&hu).await;
+    let not_found = |page: Page, what: &str| {
+        assert_eq!((page.status, page.body.as_str()), (404, unknown.body.as_str()), "{what}");
+    };
+
+    let home = hu.get("/extranet").await;
+    assert!(
+        home.body.contains(r#"<td class="unacknowledged">2</td>"#),
+        "two bookings not acknowledged at HTL00042: {}",
+        home.body
+    );
+    let all = hu.get("/extranet/bookings").await;
+    assert_eq!(all.status, 200, "{}", all.body);
+    assert!(all.body.contains("EX-A1") && all.body.contains("EX-AB") && !all.body.contains("EX-B1"), "{}", all.body);
+    assert!(all.body.contains(&format!(r#"href="/extranet/bookings/{a1}""#)), "{}", all.body);
+    assert_nothing_inline("extranet bookings", &all.body);
+    for query in ["surname=lindq", "surname=LINDQVIST", "ref=EX-A1", &format!("ref={a1}")] {
+        let found = hu.get(&format!("/extranet/bookings?{query}")).await;
+        assert_eq!(found.status, 200, "{query}: {}", found.body);
+        assert!(
+            found.body.contains("EX-A1") && !found.body.contains("EX-B1") && !found.body.contains("EX-AB"),
+            "{query}: {}",
+            found.body
+        );
+    }
+    for query in [
+        "ref=EX-B1".to_string(),
+        format!("ref={b1}"),
+        "surname=okafor&arrival-from=2000-01-01&arrival-to=2000-01-02".into(),
+    ] {
+        let none = hu.get(&format!("/extranet/bookings?{query}")).await;
+        assert!(none.status == 200 && none.body.contains("No booking matches"), "{query}: {}", none.body);
+    }
+    let bad = hu.get("/extranet/bookings?arrival-from=tomorrow").await;
+    assert!(bad.status == 400 && bad.body.contains("arrival-from"), "{}", bad.body);
+    let paged = hu.get("/extranet/bookings?limit=1").await;
+    assert!(paged.body.contains(r#"id="next""#), "{}", paged.body);
+
+    let page = hu.get(&format!("/extranet/bookings/{a1}")).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    for part in ["HTL00042", "RMSD000000", "Lindqvist", "not acknowledged", r#"id="history""#, "EX-A1"] {
+        assert!(page.body.contains(part), "{part} in {}", page.body);
+    }
+    assert_nothing_inline("extranet booking", &page.body);
+    let second = hu.get(&format!("/extranet/bookings/{ab}")).await;
+    assert!(
+        second.status == 200 && second.body.contains("RMTW000000") && second.body.contains("Okafor"),
+        "{}",
+        second.body
+    );
+    not_found(hu.get(&format!("/extranet/bookings/{b1}")).await, "B's booking");
+    not_found(hu.get("/extranet/bookings/EX-B1").await, "B's booking by its Client reference");
+    not_found(hu.get("/extranet/bookings/NO-SUCH-REF").await, "an unknown booking");
+    not_found(hu.get("/extranet/bookings?hotel=HTL00077").await, "B's hotel's bookings");
+    not_found(hu.get("/extranet/bookings?hotel=NOHOTEL").await, "an unknown hotel's bookings");
+    not_found(hu.get("/extranet/arrivals?hotel=HTL00077").await, "B's hotel's arrivals");
+
+    let arrivals = hu.get(&format!("/extranet/arrivals?hotel=HTL00042&day={arrival}")).await;
+    assert_eq!(arrivals.status, 200, "{}", arrivals.body);
+    assert!(
+        arrivals.body.contains("Ana Lindqvist") && arrivals.body.contains(&a1) && !arrivals.body.contains(&ab),
+        "{}",
+        arrivals.body
+    );
+    assert!(
+        arrivals.body.contains(r#"href="/assets/console.css""#) && arrivals.body.contains("print-only"),
+        "{}",
+        arrivals.body
+    );
+    assert_nothing_inline("arrivals", &arrivals.body);
+    let css = gw.anonymous().get("/assets/console.css").await;
+    assert!(css.body.contains("@media print"), "the print style sheet");
+
+    // Acknowledging: a viewer may not; a forged event id (B's) changes nothing.
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let pulled: Vec<String> = pull(&urls).await.into_iter().map(|r| r.0).collect();
+    assert!(pulled.contains(&a1) && pulled.contains(&ab), "{pulled:?}");
+    let upto = upto_of(&page.body).expect("an Acknowledge form");
+    let vic = gw.login_as("vic", Role::Viewer).await;
+    let refused = vic.post(&format!("/extranet/bookings/{a1}/acknowledge?supplier={SUP_A}"), &[("upto", &upto)]).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let b_event = ota_gateway::bookings::search::show(gw.store(), &b1, None).await.unwrap().events[0].id.to_string();
+    not_found(hu.post(&format!("/extranet/bookings/{a1}/acknowledge"), &[("upto", &b_event)]).await, "B's event");
+    not_found(hu.post(&format!("/extranet/bookings/{b1}/acknowledge"), &[("upto", &b_event)]).await, "B's booking");
+    assert!(pull(&urls).await.iter().any(|r| r.0 == a1), "nothing acknowledged yet");
+    let b_events = ota_gateway::bookings::search::show(gw.store(), &b1, None).await.unwrap().events;
+    assert!(b_events.iter().all(|e| e.state != "delivered"), "{b_events:?}");
+
+    let done = hu.post(&format!("/extranet/bookings/{a1}/acknowledge"), &[("upto", &upto)]).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(done.body.contains("Acknowledged (1") && done.body.contains(">acknowledged<"), "{}", done.body);
+    let pulled: Vec<String> = pull(&urls).await.into_iter().map(|r| r.0).collect();
+    assert!(!pulled.contains(&a1) && pulled.contains(&ab), "the next pull: {pulled:?}");
+    let again = hu.get(&format!("/extranet/bookings/{a1}")).await;
+    assert!(again.body.contains(">acknowledged<") && upto_of(&again.body).is_none(), "{}", again.body);
+    let history = serde_json::to_string(&ota_gateway::outbox::admin::history(gw.store(), &a1).await.unwrap()).unwrap();
+    assert!(history.contains(r#""outcome":"acknowledged""#) && history.contains(r#""requested_by":"hu""#), "{history}");
+    let entries = audit::list(gw.store(), audit::Filter::default()).await.unwrap();
+    let ack = entries.iter().find(|e| e.action == "booking.acknowledge").expect("audited");
+    assert_eq!((ack.actor.as_str(), ack.target.as_str()), ("hu", a1.as_str()));
+    assert!(ack.new.as_deref().is_some_and(|n| n.contains("supplier=SUP-DEMO")), "{ack:?}");
+
+    // The CLI lists what the extranet lists.
+    let arg = gw.db.as_ref().unwrap().arg();
+    let (code, out, err) = cli(&["bookings", "search", "--supplier", SUP_A, "--json", "--db", &arg], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("EX-A1") && out.contains("EX-AB") && !out.contains("EX-B1"), "{out}");
+    assert!(!out.contains("HTL00077") && !out.contains("LESPMIBKUI"), "{out}");
+}
+
+/// A guest named with markup shows as text in the extranet's list, booking page and arrivals:
+/// escaped, never a tag.
+async fn hostile_guest_names_in_the_extranet(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    let hostile = r#"<script>alert(1)</script>"><img src=x onerror=alert(1)>"#;
+    let as_xml = hostile.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    let arrival = day(45);
+    book(&gw, commit("EX-X1", arrival, &as_xml, &[("HTL00042", "RMSD000000")])).await;
+    let x1 = internal(&gw, "EX-X1").await;
+    let hu = gw.login_hotel("hu", SUP_A).await;
+    for path in [
+        "/extranet/bookings".to_string(),
+        "/extranet/bookings?surname=%3Cscript%3E".into(),
+        format!("/extranet/bookings/{x1}"),
+        format!("/extranet/arrivals?hotel=HTL00042&day={arrival}"),
+    ] {
+        let page = hu.get(&path).await;
+        assert_eq!(page.status, 200, "{path}: {}", page.body);
+        assert!(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{path}: {}", page.body);
+        assert!(
+            !page.body.contains("<script>alert") && !page.body.contains("<img"),
+            "{path}: raw markup in {}",
+            page.body
+        );
+        assert_nothing_inline(&path, &page.body);
     }
 }

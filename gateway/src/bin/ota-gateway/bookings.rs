@@ -29,6 +29,10 @@ struct SearchArgs {
     /// Only hotel bookings with a room stay at this hotel.
     #[arg(long)]
     hotel: Option<String>,
+    /// Only hotel bookings with a room stay at a hotel of this supplier (what its hotel users
+    /// see in the extranet); the hotel listed is then its first hotel of this supplier.
+    #[arg(long, value_name = "SUP")]
+    supplier: Option<String>,
     /// Only bookings of this activity.
     #[arg(long)]
     activity: Option<String>,
@@ -97,6 +101,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
             let SearchArgs {
                 partner,
                 hotel,
+                supplier,
                 activity,
                 reference,
                 surname,
@@ -113,6 +118,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
             let query = Query {
                 partner,
                 hotel,
+                supplier,
                 activity,
                 reference,
                 surname,

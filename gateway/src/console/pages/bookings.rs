@@ -64,6 +64,7 @@ impl Ask {
         search::Query {
             partner: self.partner.clone(),
             hotel: self.hotel.clone(),
+            supplier: None,
             activity: self.activity.clone(),
             reference: self.reference.clone(),
             surname: self.surname.clone(),

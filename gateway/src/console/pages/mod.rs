@@ -22,13 +22,15 @@
 //! | [`bookings`] | `GET /bookings`, `GET /bookings/{ref}`: finding any booking, and one booking whole |
 //! | [`calendar`] | `GET/POST /extranet/hotels/{code}/calendar`: a hotel's calendar (rooms, restrictions, amounts per night, who set each) and an edit of a range |
 //! | [`deliveries`] | `GET /deliveries`: a booking's or a supplier's deliveries to the hotel; resending an event (admins only) |
-//! | [`extranet`] | `GET /extranet`: the hotel extranet's home, the hotels a session may see with their bookings |
+//! | [`extranet`] | `GET /extranet`: the hotel extranet's home, the hotels a session may see with their bookings counted |
+//! | [`extranet_bookings`] | `GET /extranet/bookings`, `GET /extranet/bookings/{ref}`, acknowledging one, `GET /extranet/arrivals`: a supplier's bookings |
 
 pub mod audit;
 pub mod bookings;
 pub mod calendar;
 pub mod deliveries;
 pub mod extranet;
+pub mod extranet_bookings;
 pub mod home;
 pub mod login;
 pub mod operators;
@@ -71,6 +73,8 @@ pub const NAV: &[NavItem] = &[
     NavItem { path: "/operators", label: "Operators", roles: ADMINS },
     NavItem { path: "/extranet", label: "Extranet", roles: OPERATORS },
     NavItem { path: "/extranet", label: "Hotels", roles: HOTELS },
+    NavItem { path: "/extranet/bookings", label: "Bookings", roles: HOTELS },
+    NavItem { path: "/extranet/arrivals", label: "Arrivals", roles: HOTELS },
 ];
 
 /// Every page's routes.
@@ -86,6 +90,7 @@ pub fn routes() -> Router<ConsoleState> {
         .merge(traffic::routes())
         .merge(operators::routes())
         .merge(extranet::routes())
+        .merge(extranet_bookings::routes())
 }
 
 /// A new random password (20 letters and digits, about 119 bits), to be shown once.
