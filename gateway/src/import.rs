@@ -1,6 +1,6 @@
 //! Content loading: `ota-gateway import FILE` ([`import_file`]) and the demo content a fresh
 //! database gets at first start ([`seed_demo_if_empty`]: the demo partners, hotels and
-//! activities, and the console's demo operator [`DEMO_OPERATOR`]).
+//! activities, and the console's demo operator [`DEMO_OPERATOR`] and hotel user [`DEMO_HOTEL_USER`]).
 //!
 //! An import file is one JSON object with three optional parts (see `gateway/README.md`):
 //! `requestors` (plain passwords in the file, argon2id hashes in the store), `activities` and
@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use crate::activities::import::{ActivitiesInput, ImportedActivities};
 use crate::hotels::import::{HotelsInput, ImportedHotels};
+use crate::operators::Role;
 use crate::requestors::import::RequestorInput;
 pub use crate::shared::import::{ImportError, parse, parse_file};
 use crate::store::{Store, bump_content_version};
@@ -39,6 +40,11 @@ pub const DEMO_SUPPLIER: (&str, &str, &str) = ("SUP-DEMO", "SUP-DEMO-DIST", "sup
 /// The demo operator of the console (an admin, created only with the demo content): name and
 /// password (a demo secret: change it, or disable the operator, for real use).
 pub const DEMO_OPERATOR: (&str, &str) = ("demo", "demo-console");
+
+/// The demo hotel user of the extranet (a hotel user of the demo supplier [`DEMO_SUPPLIER`],
+/// created only with the demo content): name and password (a demo secret, like
+/// [`DEMO_OPERATOR`]'s).
+pub const DEMO_HOTEL_USER: (&str, &str) = ("demo-hotel", "demo-extranet");
 
 /// An import file. Every part is optional.
 #[derive(Debug, Deserialize)]
@@ -172,12 +178,17 @@ pub async fn seed_demo_if_empty(store: &Store) -> Result<bool, ImportError> {
     let seeded = store_content(store, checked, true).await?.is_some();
     if seeded {
         tracing::info!("empty database: demo content loaded");
-        let (name, password) = DEMO_OPERATOR;
         let actor = crate::audit::Actor { name: "demo-content".into(), address: None };
-        match crate::operators::admin::add(store, &actor, name, crate::operators::Role::Admin, password.into()).await {
-            Ok(()) | Err(crate::operators::OperatorError::Exists(_)) => {}
-            Err(crate::operators::OperatorError::Store(e)) => return Err(ImportError::Store(e)),
-            Err(e) => tracing::warn!(error = %e, "the demo operator could not be created"),
+        let (hotel_user, hotel_password) = DEMO_HOTEL_USER;
+        for (name, role, supplier, password) in [
+            (DEMO_OPERATOR.0, Role::Admin, None, DEMO_OPERATOR.1),
+            (hotel_user, Role::Hotel, Some(DEMO_SUPPLIER.0), hotel_password),
+        ] {
+            match crate::operators::admin::add_with_supplier(store, &actor, name, role, supplier, password.into()).await {
+                Ok(()) | Err(crate::operators::OperatorError::Exists(_)) => {}
+                Err(crate::operators::OperatorError::Store(e)) => return Err(ImportError::Store(e)),
+                Err(e) => tracing::warn!(error = %e, operator = name, "a demo operator could not be created"),
+            }
         }
     }
     Ok(seeded)

@@ -349,6 +349,15 @@ async fn the_demo_prints_a_working_console_login(b: Backend) {
     assert!(banner.contains(&format!("Demo console login (an admin): name {name}, password {password}")), "{banner}");
     let demo = ConsoleClient::login(&console, name, password).await.unwrap();
     assert!(demo.get("/operators").await.body.contains("demo"), "the demo operator is an admin");
+    let (name, password) = ota_gateway::import::DEMO_HOTEL_USER;
+    assert!(
+        banner.contains(&format!("Demo extranet login (the demo hotels' user): name {name}, password {password}")),
+        "{banner}"
+    );
+    let hotel = ConsoleClient::login(&console, name, password).await.unwrap();
+    let home = hotel.get("/extranet").await;
+    assert!(home.status == 200 && home.body.contains("HTL00042") && home.body.contains("/calendar"), "{}", home.body);
+    assert_eq!(hotel.get("/operators").await.status, 404, "a hotel user has no operator page");
     let _ = child.kill();
     let _ = child.wait();
 }

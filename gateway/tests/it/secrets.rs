@@ -313,12 +313,14 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
                 || line.starts_with("Demo supplier of the demo hotels (supply notifications): ID=SUP-DEMO ")
                 || line.starts_with("Operator console: http://127.0.0.1:")
                 || line.starts_with("Demo console login (an admin): name demo, ")
+                || line.starts_with("Demo extranet login (the demo hotels' user): name demo-hotel, ")
                 || line == "Try it:"
                 || line.trim_start().starts_with("curl ");
             assert!(banner, "{format}: unexpected output on stdout: {line}");
             if !line.starts_with("Demo requestor")
                 && !line.starts_with("Demo supplier")
                 && !line.starts_with("Demo console login")
+                && !line.starts_with("Demo extranet login")
                 && !line.trim_start().starts_with("curl ")
             {
                 assert_no_secrets("stdout", line);

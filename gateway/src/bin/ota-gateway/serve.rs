@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ota_gateway::config::Config;
-use ota_gateway::import::{self, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OPERATOR, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
+use ota_gateway::import::{self, DEMO_HOTEL_USER, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OPERATOR, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
 use ota_gateway::server::{self, Background};
 use ota_gateway::{AppState, Store, outbox, telemetry};
 use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};
@@ -185,6 +185,10 @@ async fn banner(state: &AppState, addr: SocketAddr, base_path: &str, console: Op
         let (name, password) = DEMO_OPERATOR;
         if ota_gateway::operators::session::still_has_password(&state.store, name, password).await {
             say(&format!("Demo console login (an admin): name {name}, password {password}"));
+        }
+        let (name, password) = DEMO_HOTEL_USER;
+        if ota_gateway::operators::session::still_has_password(&state.store, name, password).await {
+            say(&format!("Demo extranet login (the demo hotels' user): name {name}, password {password}"));
         }
     }
     let still_demo = |(id, id_context, password): (&str, &str, &str)| {

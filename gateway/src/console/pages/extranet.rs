@@ -50,7 +50,7 @@ async fn home(State(state): State<ConsoleState>, Hotelier(session): Hotelier) ->
             p.muted { "No hotel yet: the gateway's operators give the supplier its hotels." }
         } @else {
             table {
-                thead { tr { th { "Hotel" } th { "Name" } th { "Supplier" } th { "Bookings" } th { "Not acknowledged" } th {} } }
+                thead { tr { th { "Hotel" } th { "Name" } th { "Supplier" } th { "Bookings" } th { "Not acknowledged" } th {} th {} } }
                 tbody {
                     @for h in &hotels {
                         @let c = counts.get(&h.code);
@@ -62,6 +62,7 @@ async fn home(State(state): State<ConsoleState>, Hotelier(session): Hotelier) ->
                             td.bookings { a href={ "/extranet/bookings?" (sup) "hotel=" (path_segment(&h.code)) } { (c.map_or(0, |c| c.bookings)) } }
                             td.unacknowledged { (c.map_or(0, |c| c.unacknowledged)) }
                             td { a href={ "/extranet/arrivals?" (sup) "hotel=" (path_segment(&h.code)) } { "Today's arrivals" } }
+                            td { a.calendar href={ "/extranet/hotels/" (path_segment(&h.code)) "/calendar" } { "Calendar" } }
                         }
                     }
                 }
