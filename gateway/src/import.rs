@@ -184,7 +184,8 @@ pub async fn seed_demo_if_empty(store: &Store) -> Result<bool, ImportError> {
             (DEMO_OPERATOR.0, Role::Admin, None, DEMO_OPERATOR.1),
             (hotel_user, Role::Hotel, Some(DEMO_SUPPLIER.0), hotel_password),
         ] {
-            match crate::operators::admin::add_with_supplier(store, &actor, name, role, supplier, password.into()).await {
+            match crate::operators::admin::add_with_supplier(store, &actor, name, role, supplier, password.into()).await
+            {
                 Ok(()) | Err(crate::operators::OperatorError::Exists(_)) => {}
                 Err(crate::operators::OperatorError::Store(e)) => return Err(ImportError::Store(e)),
                 Err(e) => tracing::warn!(error = %e, operator = name, "a demo operator could not be created"),

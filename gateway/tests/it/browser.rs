@@ -2,7 +2,10 @@
 //! WebDriver, on both backends. What an operator does by hand — log in with the form, move
 //! through the navigation, log out — works; the pages need nothing from outside the binary and
 //! run no inline script; a viewer's page offers no admin action, and the server refuses one all
-//! the same. Screenshots of each page: `CONSOLE_SCREENSHOTS=1` writes them to `docs/console/`.
+//! the same. The hotel extranet (issue 31): a hotel user finds its booking, cannot open another
+//! supplier's by editing the URL, and closes a night and sets a price in the calendar that a
+//! partner's availability then shows. Screenshots of each page: `CONSOLE_SCREENSHOTS=1` writes
+//! them to `docs/console/`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -105,7 +108,62 @@ async fn a_partner_limit_set_in_the_browser_is_enforced_and_audited(b: Backend) 
     browser.screenshot("partners").await;
 }
 
+/// A hotel user logs in with the form and lands on its extranet; the booking a partner made at
+/// its hotel is in its list; another supplier's booking, opened by editing the URL, is the page
+/// of an unknown URL; in the calendar it closes a night and sets a price with the range form,
+/// and a partner's availability shows both within a second.
+async fn a_hotel_user_sells_and_finds_its_bookings_in_the_browser(b: Backend) {
+    use crate::extranet::{SUP_A, book, commit, second_supplier};
+    let gw = ConsoleServer::start(b).await;
+    second_supplier(&gw).await;
+    let arrival = crate::support::day(45);
+    book(&gw, commit("BR-A1", arrival, "Lindqvist", &[("HTL00042", "RMSD000000")])).await;
+    book(&gw, commit("BR-B1", arrival, "Okafor", &[("HTL00077", "RMSD000000")])).await;
+    let theirs = ota_gateway::bookings::search::show(gw.store(), "BR-B1", None).await.unwrap().head.internal_ref;
+    let password = gw.hotel_user("hu", SUP_A).await;
+    let browser = Browser::start().await;
+
+    browser.open(&format!("{}/login", gw.console)).await;
+    browser.submit("form[action='/login']", &[("name", "hu"), ("password", &password)]).await;
+    assert_eq!(browser.client.current_url().await.unwrap().path(), "/extranet");
+    let nav = browser.client.find(Locator::Css("nav")).await.unwrap().text().await.unwrap();
+    assert!(!nav.contains("Partners") && !nav.contains("Traffic"), "a hotel user's navigation: {nav}");
+    browser.screenshot("extranet").await;
+    browser.click("nav a[href='/extranet/bookings']").await;
+    let list = browser.text().await;
+    assert!(list.contains("Lindqvist") && !list.contains("Okafor"), "{list}");
+    browser.screenshot("extranet-bookings").await;
+    let other = browser.open(&format!("{}/extranet/bookings/{theirs}", gw.console)).await;
+    assert!(other.contains("There is no such page.") && !other.contains("Okafor"), "{other}");
+
+    let (closed, priced) = (crate::support::day(40), crate::support::day(41));
+    let page = format!("{}{}", gw.console, crate::calendar::PAGE);
+    browser.open(&format!("{page}?from={closed}")).await;
+    let form = "form.stack[method='post']";
+    let night = closed.to_string();
+    let fields =
+        [("from", night.as_str()), ("to", night.as_str()), ("room", crate::calendar::ROOM), ("action", "close")];
+    browser.submit_in_place(form, &fields, "1 value(s) applied (closed)").await;
+    let night = priced.to_string();
+    let fields = [
+        ("from", night.as_str()),
+        ("to", night.as_str()),
+        ("room", crate::calendar::ROOM),
+        ("plan", "BB"),
+        ("action", "amount"),
+        ("value", "99.00"),
+        ("currency", "EUR"),
+    ];
+    browser.submit_in_place(form, &fields, "1 value(s) applied (amount 99.00 EUR)").await;
+    browser.client.execute("window.scrollTo(0, 0)", vec![]).await.unwrap();
+    browser.screenshot("extranet-calendar").await;
+    crate::calendar::within_a_second(&gw.url, closed, &[], "the night closed in the browser").await;
+    crate::calendar::within_a_second(&gw.url, priced, &["99.00"], "the price set in the browser").await;
+    assert!(!browser.alert_open().await);
+}
+
 backend_tests!(
+    a_hotel_user_sells_and_finds_its_bookings_in_the_browser,
     an_operator_logs_in_and_out,
     a_viewer_sees_no_admin_action,
     a_partner_limit_set_in_the_browser_is_enforced_and_audited

@@ -17,8 +17,8 @@ const XML: &str = "application/xml";
 /// The demo hotel with few rooms: RMDB000000 (2 rooms, SC 55.00 / BB 64.50 a night), supplied
 /// by the demo supplier.
 const HOTEL: &str = "HTL00105";
-const ROOM: &str = "RMDB000000";
-const PAGE: &str = "/extranet/hotels/HTL00105/calendar";
+pub(crate) const ROOM: &str = "RMDB000000";
+pub(crate) const PAGE: &str = "/extranet/hotels/HTL00105/calendar";
 
 fn pos((id, ctx, pw): (&str, &str, &str)) -> String {
     format!(
@@ -55,13 +55,13 @@ async fn post(gw: &GatewayProcess, path: &str, xml: String) -> String {
 }
 
 /// A partner's offers of [`ROOM`] with BB for one night: their totals.
-async fn offers(gw: &GatewayProcess, night: NaiveDate) -> Vec<String> {
+pub(crate) async fn offers(url: &str, night: NaiveDate) -> Vec<String> {
     let end = night.succ_opt().unwrap();
     let xml = format!(
         r#"<OTA_HotelAvailRQ xmlns="{NS}" Version="2008.1">{}<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode="{HOTEL}"/></Criterion></HotelSearchCriteria><StayDateRange Start="{night}" End="{end}"/><RoomStayCandidates><RoomStayCandidate RPH="1"><GuestCounts><GuestCount AgeQualifyingCode="10" Count="1"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"#,
         pos(support::DEMO)
     );
-    let (status, _, body) = gw.client().send_raw("/hotelavailability", xml, XML).await.unwrap();
+    let (status, _, body) = ota_gateway::Client::new(url).send_raw("/hotelavailability", xml, XML).await.unwrap();
     assert!(status == 200 && body.contains("<Success"), "{body}");
     let doc = roxmltree::Document::parse(&body).unwrap();
     doc.descendants()
@@ -74,10 +74,10 @@ async fn offers(gw: &GatewayProcess, night: NaiveDate) -> Vec<String> {
 }
 
 /// Waits (up to 1 s: the issue's bound) until the partner's offers for the night are `want`.
-async fn within_a_second(gw: &GatewayProcess, night: NaiveDate, want: &[&str], what: &str) {
+pub(crate) async fn within_a_second(url: &str, night: NaiveDate, want: &[&str], what: &str) {
     let started = std::time::Instant::now();
     loop {
-        let got = offers(gw, night).await;
+        let got = offers(url, night).await;
         if got == want {
             return;
         }
@@ -111,7 +111,7 @@ async fn edits_reach_partners_and_the_newer_value_wins(b: Backend) {
     let partner = GatewayProcess::start(&db, &[]).await;
     let admin = console.login_as("ann", Role::Admin).await;
     let (d1, d2, d3, d4) = (support::day(30), support::day(31), support::day(32), support::day(33));
-    assert_eq!(offers(&partner, d1).await, vec!["64.50"], "the content's rate");
+    assert_eq!(offers(&partner.url, d1).await, vec!["64.50"], "the content's rate");
 
     // The console: close a night, set a price (one form each, repeated fields as a browser sends).
     let (s1, s2) = (d1.to_string(), d2.to_string());
@@ -135,9 +135,9 @@ async fn edits_reach_partners_and_the_newer_value_wins(b: Backend) {
         .await;
     assert_eq!(priced.status, 200, "{}", priced.body);
     assert!(priced.body.contains("1 value(s) applied (amount 99.00 EUR)"), "{}", priced.body);
-    within_a_second(&partner, d1, &[], "the closed night").await;
-    within_a_second(&partner, d2, &["99.00"], "the new price").await;
-    assert_eq!(offers(&partner, d3).await, vec!["64.50"], "the other nights untouched");
+    within_a_second(&partner.url, d1, &[], "the closed night").await;
+    within_a_second(&partner.url, d2, &["99.00"], "the new price").await;
+    assert_eq!(offers(&partner.url, d3).await, vec!["64.50"], "the other nights untouched");
 
     // The grid says who set each cell.
     let grid = admin.get(&format!("{PAGE}?from={s1}&to={s2}")).await;
@@ -152,15 +152,15 @@ async fn edits_reach_partners_and_the_newer_value_wins(b: Backend) {
     let older = post(&partner, "/hotelrateamountnotif", amount(before, d2, "50.00")).await;
     assert!(older.contains("later TimeStamp"), "{older}");
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-    assert!(offers(&partner, d1).await.is_empty(), "the older message did not reopen the night");
-    assert_eq!(offers(&partner, d2).await, vec!["99.00"]);
+    assert!(offers(&partner.url, d1).await.is_empty(), "the older message did not reopen the night");
+    assert_eq!(offers(&partner.url, d2).await, vec!["99.00"]);
     assert_eq!(amount_source(&show_json(&db, d2)), ("99.00".into(), "operator:ann".into()));
 
     // Its message made after the edit wins, and the calendar names it.
     let after = Utc::now();
     let newer = post(&partner, "/hotelrateamountnotif", amount(after, d2, "70.00")).await;
     assert!(newer.contains("<Success") && !newer.contains("<Warning"), "{newer}");
-    within_a_second(&partner, d2, &["70.00"], "the channel manager's newer price").await;
+    within_a_second(&partner.url, d2, &["70.00"], "the channel manager's newer price").await;
     assert_eq!(amount_source(&show_json(&db, d2)), ("70.00".into(), "SUP-DEMO".into()));
     let grid = admin.get(&format!("{PAGE}?from={s2}&to={s2}&room={ROOM}")).await;
     assert!(grid.body.contains("set by SUP-DEMO at"), "{}", grid.body);
@@ -184,7 +184,7 @@ async fn edits_reach_partners_and_the_newer_value_wins(b: Backend) {
         cli(&["calendar", "set", HOTEL, "--from", &s3, "--to", &s3, "--room", ROOM, "--close", "--db", &db], "");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("1 value(s) applied (closed)"), "{out}");
-    within_a_second(&partner, d3, &[], "the night closed from the command line").await;
+    within_a_second(&partner.url, d3, &[], "the night closed from the command line").await;
     let (code, out, err) =
         cli(&["calendar", "set", HOTEL, "--from", &s3, "--to", &s3, "--room", ROOM, "--open", "--db", &db], "");
     assert_eq!(code, 0, "{err}");
@@ -215,7 +215,7 @@ async fn edits_reach_partners_and_the_newer_value_wins(b: Backend) {
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("1 value(s) applied"), "{out}");
-    within_a_second(&partner, d3, &["81.25"], "the price set from the command line").await;
+    within_a_second(&partner.url, d3, &["81.25"], "the price set from the command line").await;
     let (_, who) = amount_source(&show_json(&db, d3));
     assert!(who.starts_with("cli:"), "{who}");
     let (code, out, _) = cli(&["audit", "list", "--db", &db], "");

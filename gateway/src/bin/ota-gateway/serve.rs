@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ota_gateway::config::Config;
-use ota_gateway::import::{self, DEMO_HOTEL_USER, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OPERATOR, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER};
+use ota_gateway::import::{
+    self, DEMO_HOTEL_USER, DEMO_ID, DEMO_ID_CONTEXT, DEMO_OPERATOR, DEMO_OTA, DEMO_PASSWORD, DEMO_SUPPLIER,
+};
 use ota_gateway::server::{self, Background};
 use ota_gateway::{AppState, Store, outbox, telemetry};
 use ota_messages::common::{Pos, RequestorId, RequestorIdCode, Source};

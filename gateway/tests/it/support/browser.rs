@@ -93,6 +93,25 @@ impl Browser {
         self.navigates(form.submit()).await;
     }
 
+    /// Fills and submits a form as [`Browser::submit`] does, for a form htmx sends and whose
+    /// answer replaces part of the page (no new page): waits until the page shows `shows`.
+    pub async fn submit_in_place(&self, form: &str, fields: &[(&str, &str)], shows: &str) {
+        let found = self.client.form(Locator::Css(form)).await.unwrap_or_else(|e| panic!("form {form}: {e}"));
+        for (name, value) in fields {
+            found.set_by_name(name, value).await.unwrap_or_else(|e| panic!("field {name}: {e}"));
+        }
+        found.submit().await.unwrap();
+        let started = Instant::now();
+        loop {
+            let text = self.text().await;
+            if text.contains(shows) {
+                return;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{form}: not {shows:?} after 10 s: {text}");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
     /// Clicks the element `css` selects and waits for the page it leads to.
     pub async fn click(&self, css: &str) {
         let element = self.client.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}"));
