@@ -34,8 +34,10 @@ pub const MAX_TEXT: usize = 128;
 pub const MAX_LOG_ENTRIES: i64 = 200;
 
 /// A search as asked: each filter as its text (from a command line or a form; an empty text is
-/// no filter), checked by [`Filter::parse`].
-#[derive(Debug, Clone, Default)]
+/// no filter), checked by [`Filter::parse`]. A form's fields have the names of `ota-gateway
+/// bookings search`'s flags (`ref`, `created-from`, …).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", default)]
 pub struct Query {
     /// Only this partner's (its requestor id).
     pub partner: Option<String>,
@@ -48,6 +50,7 @@ pub struct Query {
     /// Only bookings of this activity (its id).
     pub activity: Option<String>,
     /// Only the booking with this Internal or Client reference.
+    #[serde(rename = "ref")]
     pub reference: Option<String>,
     /// Only bookings with a guest whose surname starts with this, in any case.
     pub surname: Option<String>,
@@ -67,6 +70,30 @@ pub struct Query {
     pub limit: Option<String>,
     /// The page after this cursor (a previous page's [`Page::next`]).
     pub after: Option<String>,
+}
+
+impl Query {
+    /// Every filter given, as (its flag's name, its text), an empty text left out; without the
+    /// supplier and the cursor.
+    pub fn given(&self) -> Vec<(&'static str, &str)> {
+        [
+            ("partner", &self.partner),
+            ("hotel", &self.hotel),
+            ("activity", &self.activity),
+            ("ref", &self.reference),
+            ("surname", &self.surname),
+            ("created-from", &self.created_from),
+            ("created-to", &self.created_to),
+            ("arrival-from", &self.arrival_from),
+            ("arrival-to", &self.arrival_to),
+            ("status", &self.status),
+            ("sort", &self.sort),
+            ("limit", &self.limit),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.as_deref().filter(|v| !v.trim().is_empty()).map(|v| (k, v)))
+        .collect()
+    }
 }
 
 /// The order of a search.

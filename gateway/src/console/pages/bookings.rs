@@ -15,7 +15,7 @@ use axum::routing::get;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::path_segment;
+use super::{next_page, path_segment};
 use crate::bookings::search::{self, Booking, Filter, Page, SearchError, Sort};
 use crate::console::ConsoleState;
 use crate::console::layout;
@@ -24,89 +24,6 @@ use crate::console::security::Viewer;
 /// The routes of this page.
 pub fn routes() -> Router<ConsoleState> {
     Router::new().route("/bookings", get(list)).route("/bookings/{reference}", get(one))
-}
-
-/// The search form's fields, named as `ota-gateway bookings search`'s flags.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct Ask {
-    #[serde(default)]
-    partner: Option<String>,
-    #[serde(default)]
-    hotel: Option<String>,
-    #[serde(default)]
-    activity: Option<String>,
-    #[serde(default, rename = "ref")]
-    reference: Option<String>,
-    #[serde(default)]
-    surname: Option<String>,
-    #[serde(default)]
-    created_from: Option<String>,
-    #[serde(default)]
-    created_to: Option<String>,
-    #[serde(default)]
-    arrival_from: Option<String>,
-    #[serde(default)]
-    arrival_to: Option<String>,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(default)]
-    sort: Option<String>,
-    #[serde(default)]
-    limit: Option<String>,
-    #[serde(default)]
-    after: Option<String>,
-}
-
-impl Ask {
-    /// The library's query (the texts as given; the library checks them).
-    fn query(&self) -> search::Query {
-        search::Query {
-            partner: self.partner.clone(),
-            hotel: self.hotel.clone(),
-            supplier: None,
-            activity: self.activity.clone(),
-            reference: self.reference.clone(),
-            surname: self.surname.clone(),
-            created_from: self.created_from.clone(),
-            created_to: self.created_to.clone(),
-            arrival_from: self.arrival_from.clone(),
-            arrival_to: self.arrival_to.clone(),
-            status: self.status.clone(),
-            sort: self.sort.clone(),
-            limit: self.limit.clone(),
-            after: self.after.clone(),
-        }
-    }
-
-    /// Every filter given, as (field, value), without the cursor.
-    fn fields(&self) -> Vec<(&'static str, &str)> {
-        [
-            ("partner", &self.partner),
-            ("hotel", &self.hotel),
-            ("activity", &self.activity),
-            ("ref", &self.reference),
-            ("surname", &self.surname),
-            ("created-from", &self.created_from),
-            ("created-to", &self.created_to),
-            ("arrival-from", &self.arrival_from),
-            ("arrival-to", &self.arrival_to),
-            ("status", &self.status),
-            ("sort", &self.sort),
-            ("limit", &self.limit),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.as_deref().filter(|v| !v.trim().is_empty()).map(|v| (k, v)))
-        .collect()
-    }
-
-    /// The link to the page after `cursor`, with the same filters.
-    fn next_link(&self, cursor: &str) -> String {
-        let mut parts: Vec<String> =
-            self.fields().into_iter().map(|(k, v)| format!("{k}={}", path_segment(v))).collect();
-        parts.push(format!("after={}", path_segment(cursor)));
-        format!("/bookings?{}", parts.join("&"))
-    }
 }
 
 fn or_dash(v: Option<&str>) -> &str {
@@ -122,7 +39,7 @@ fn field(id: &'static str, label: &'static str, kind: &'static str, value: &Opti
 }
 
 /// The search form (GET: the result's address can be kept and shared).
-fn form(ask: &Ask) -> Markup {
+fn form(ask: &search::Query) -> Markup {
     let status = ask.status.as_deref().unwrap_or("");
     let sort = ask.sort.as_deref().unwrap_or("");
     html! {
@@ -158,7 +75,7 @@ fn form(ask: &Ask) -> Markup {
 }
 
 /// A page of results.
-fn results(ask: &Ask, page: &Page) -> Markup {
+fn results(ask: &search::Query, page: &Page) -> Markup {
     html! {
         @if page.rows.is_empty() { p { "No booking matches." } } @else {
             table #results {
@@ -184,7 +101,7 @@ fn results(ask: &Ask, page: &Page) -> Markup {
             }
         }
         @if let Some(next) = &page.next {
-            p { a #next href=(ask.next_link(next)) { "Next page" } }
+            p { a #next href=(next_page("/bookings", "", ask, next)) { "Next page" } }
         }
     }
 }
@@ -208,10 +125,16 @@ fn message_of(e: &SearchError) -> String {
 }
 
 /// `GET /bookings`: the form, and the results when a search is asked.
-async fn list(State(state): State<ConsoleState>, Viewer(session): Viewer, Query(ask): Query<Ask>) -> Response {
-    let asked = !ask.fields().is_empty() || ask.after.as_deref().is_some_and(|a| !a.trim().is_empty());
+async fn list(
+    State(state): State<ConsoleState>,
+    Viewer(session): Viewer,
+    Query(mut ask): Query<search::Query>,
+) -> Response {
+    // The extranet's scope is not a filter of this page.
+    ask.supplier = None;
+    let asked = !ask.given().is_empty() || ask.after.as_deref().is_some_and(|a| !a.trim().is_empty());
     let (status, result) = if asked {
-        match Filter::parse(&ask.query()) {
+        match Filter::parse(&ask) {
             Err(e) => (status_of(&e), layout::notice(false, &message_of(&e))),
             Ok(filter) => match search::search(&state.app.store, &filter).await {
                 Ok(page) => (StatusCode::OK, results(&ask, &page)),

@@ -23,7 +23,7 @@ use chrono::Utc;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::path_segment;
+use super::{next_page, path_segment};
 use crate::audit::Actor;
 use crate::bookings::search::{self, Booking, Event, Filter, Item, SearchError};
 use crate::console::ConsoleState;
@@ -57,54 +57,6 @@ fn supplier_param(session: &Session, supplier: &str) -> String {
     if session.is_hotel() { String::new() } else { format!("supplier={}&", path_segment(supplier)) }
 }
 
-/// The search form's fields, named as `ota-gateway bookings search`'s flags.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct Ask {
-    #[serde(default)]
-    supplier: Option<String>,
-    #[serde(default)]
-    hotel: Option<String>,
-    #[serde(default, rename = "ref")]
-    reference: Option<String>,
-    #[serde(default)]
-    surname: Option<String>,
-    #[serde(default)]
-    created_from: Option<String>,
-    #[serde(default)]
-    created_to: Option<String>,
-    #[serde(default)]
-    arrival_from: Option<String>,
-    #[serde(default)]
-    arrival_to: Option<String>,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(default)]
-    limit: Option<String>,
-    #[serde(default)]
-    after: Option<String>,
-}
-
-impl Ask {
-    /// The filters given, as (field, value), without the supplier and the cursor.
-    fn fields(&self) -> Vec<(&'static str, &str)> {
-        [
-            ("hotel", &self.hotel),
-            ("ref", &self.reference),
-            ("surname", &self.surname),
-            ("created-from", &self.created_from),
-            ("created-to", &self.created_to),
-            ("arrival-from", &self.arrival_from),
-            ("arrival-to", &self.arrival_to),
-            ("status", &self.status),
-            ("limit", &self.limit),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.as_deref().filter(|v| !v.trim().is_empty()).map(|v| (k, v)))
-        .collect()
-    }
-}
-
 fn or_dash(v: Option<&str>) -> &str {
     v.unwrap_or("–")
 }
@@ -135,7 +87,13 @@ async fn choose_supplier(state: &ConsoleState, session: &Session, path: &str) ->
 }
 
 /// `GET /extranet/bookings`.
-async fn list(State(state): State<ConsoleState>, Hotelier(session): Hotelier, Query(ask): Query<Ask>) -> Response {
+async fn list(
+    State(state): State<ConsoleState>,
+    Hotelier(session): Hotelier,
+    Query(asked): Query<search::Query>,
+) -> Response {
+    // The extranet searches one supplier's hotels: no partner, activity or order.
+    let ask = search::Query { partner: None, activity: None, sort: None, ..asked };
     let Some(supplier) = supplier_of(&session, ask.supplier.as_deref()) else {
         return choose_supplier(&state, &session, "/extranet/bookings").await;
     };
@@ -147,32 +105,17 @@ async fn list(State(state): State<ConsoleState>, Hotelier(session): Hotelier, Qu
             Err(e) => return unavailable(&e),
         }
     }
-    let query = search::Query {
-        supplier: Some(supplier.clone()),
-        hotel: ask.hotel.clone(),
-        reference: ask.reference.clone(),
-        surname: ask.surname.clone(),
-        created_from: ask.created_from.clone(),
-        created_to: ask.created_to.clone(),
-        arrival_from: ask.arrival_from.clone(),
-        arrival_to: ask.arrival_to.clone(),
-        status: ask.status.clone(),
-        limit: ask.limit.clone(),
-        after: ask.after.clone(),
-        ..search::Query::default()
-    };
+    let query = search::Query { supplier: Some(supplier.clone()), ..ask.clone() };
     let (status, result) = match Filter::parse(&query) {
         Err(e) => (StatusCode::BAD_REQUEST, layout::notice(false, &e.to_string())),
         Ok(filter) => match search::search(store, &filter).await {
             Err(e @ SearchError::Invalid { .. }) => (StatusCode::BAD_REQUEST, layout::notice(false, &e.to_string())),
             Err(e) => return unavailable(&e),
             Ok(page) => {
-                let next = page.next.as_ref().map(|cursor| {
-                    let mut parts: Vec<String> =
-                        ask.fields().into_iter().map(|(k, v)| format!("{k}={}", path_segment(v))).collect();
-                    parts.push(format!("after={}", path_segment(cursor)));
-                    format!("/extranet/bookings?{}{}", supplier_param(&session, &supplier), parts.join("&"))
-                });
+                let next = page
+                    .next
+                    .as_ref()
+                    .map(|cursor| next_page("/extranet/bookings", &supplier_param(&session, &supplier), &ask, cursor));
                 let supplier_part = supplier_param(&session, &supplier);
                 let rows = html! {
                     @if page.rows.is_empty() { p.muted #results { "No booking matches." } } @else {

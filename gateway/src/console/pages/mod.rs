@@ -12,7 +12,7 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `mod.rs` | [`routes`], [`NAV`], [`new_password`], [`path_segment`] |
+//! | `mod.rs` | [`routes`], [`NAV`], [`new_password`], [`path_segment`], [`next_page`] |
 //! | [`login`] | `GET/POST /login`, `POST /logout` |
 //! | [`home`] | `GET /`: the overview |
 //! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates and changes them |
@@ -107,6 +107,14 @@ pub fn new_password() -> String {
         }
     }
     out
+}
+
+/// The address of a bookings search's next page: `path`, then `first` (empty, or fields ending
+/// in `&`), every filter `query` gives, and the cursor.
+pub fn next_page(path: &str, first: &str, query: &crate::bookings::search::Query, cursor: &str) -> String {
+    let mut parts: Vec<String> = query.given().into_iter().map(|(k, v)| format!("{k}={}", path_segment(v))).collect();
+    parts.push(format!("after={}", path_segment(cursor)));
+    format!("{path}?{first}{}", parts.join("&"))
 }
 
 /// A value as one segment of a URL path (`/partners/{id}`): every byte but the unreserved
