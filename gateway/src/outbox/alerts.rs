@@ -30,7 +30,6 @@ use tokio::sync::Semaphore;
 use super::mapping::{Catalogues, Loaded, for_hotel};
 use super::repo::{self, AlertRow};
 use super::{mail, rules};
-use crate::shared::booking::Kind;
 use crate::shared::events::EventKind;
 use crate::store::{Abandoned, Store, StoreError};
 
@@ -286,20 +285,7 @@ async fn attempt(
 
 /// The alert's message, the booking as it stands now.
 async fn message(store: &Store, cats: &Catalogues, settings: &Settings, a: &AlertRow) -> Result<Message, String> {
-    let kind = if a.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
-    let reference = a.booking_ref.clone();
-    let loaded = store
-        .read(move |c| {
-            Box::pin(async move {
-                let Some((id, owner)) = repo::booking_of(c, kind, &reference).await? else { return Ok(None) };
-                Ok(match kind {
-                    Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::find::load(c, id).await?)),
-                    Kind::Activity => crate::activities::repo::bookings::find_stored(c, &owner, &reference, true)
-                        .await?
-                        .map(Loaded::Activity),
-                })
-            })
-        })
+    let loaded = super::deliver::load_booking(store, &a.booking_kind, &a.booking_ref)
         .await
         .map_err(|e: StoreError| rules::error_text(&format!("loading the booking: {e}")))?;
     let hotel = match &loaded {

@@ -400,8 +400,18 @@ fn transport_error(err: &reqwest::Error) -> String {
 
 /// The booking an event names, as it stands now.
 pub(crate) async fn load(store: &Store, e: &EventRow) -> Result<Option<Loaded>, StoreError> {
-    let kind = if e.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
-    let reference = e.booking_ref.clone();
+    load_booking(store, &e.booking_kind, &e.booking_ref).await
+}
+
+/// The booking of kind `booking_kind` (`hotel` or `activity`) with the Internal reference
+/// `booking_ref`, as it now stands (`None`: gone).
+pub(crate) async fn load_booking(
+    store: &Store,
+    booking_kind: &str,
+    booking_ref: &str,
+) -> Result<Option<Loaded>, StoreError> {
+    let kind = if booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
+    let reference = booking_ref.to_string();
     store
         .read(move |c| {
             Box::pin(async move {
