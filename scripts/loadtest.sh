@@ -18,8 +18,17 @@
 #                                                           # statement_cache=off)
 #   ONLY="search commit" scripts/loadtest.sh                # some of the runs
 #   PORT=19000 scripts/loadtest.sh                          # the gateways' first port (18088)
-#   ONLY=supply scripts/loadtest.sh                         # rooms-on-sale notifications of the
-#                                                           # demo supplier, as fast as they go
+#   ONLY=supply scripts/loadtest.sh                         # rooms-on-sale notifications of a
+#                                                           # channel manager with 1,000 hotels
+#                                                           # (one night of one room type of a
+#                                                           # hotel each), as fast as they go
+#   ONLY=supplyone scripts/loadtest.sh                      # the same, all of one demo hotel
+#   ONLY=supplybig scripts/loadtest.sh                      # rate notifications of 750 nights x
+#                                                           # 10 room types x 4 rate plans each
+#                                                           # (30,000 night-values), spread over
+#                                                           # 20 hotels; night-values/s printed
+#   GATEWAY=path/to/ota-gateway scripts/loadtest.sh         # that binary, not this build (e.g.
+#                                                           # an older one, for before/after)
 #   UPDATES_PER_SECOND=50 scripts/loadtest.sh               # every route measured without, then
 #                                                           # with a channel manager pushing 50
 #                                                           # notifications a second to the
@@ -46,9 +55,13 @@ UPDATES_PER_SECOND=${UPDATES_PER_SECOND:-0}
 ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-18088}
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
-cargo build -q --release -p ota-gateway
-# The binary just built (also when CARGO_TARGET_DIR puts it elsewhere).
-gateway=${CARGO_TARGET_DIR:-target}/release/ota-gateway
+if [ -n "${GATEWAY:-}" ]; then
+  gateway=$(realpath "$GATEWAY")
+else
+  cargo build -q --release -p ota-gateway
+  # The binary just built (also when CARGO_TARGET_DIR puts it elsewhere).
+  gateway=${CARGO_TARGET_DIR:-target}/release/ota-gateway
+fi
 work=$(mktemp -d)
 # As root the throw-away servers run as the postgres user, who must reach their directories.
 chmod 711 "$work"
@@ -109,6 +122,32 @@ cat >"$work/load.json" <<JSON
     "services": [{"code": "TIC", "currency": "EUR", "places": 1000000, "prices": {"10": "25.00"}}]}]}]}
 JSON
 "$gateway" import "$work/load.json" --db "$db" >/dev/null
+# A channel manager's hotels: 1,000 of 2 room types sold room-only (the `supply` run), and 20 of
+# 10 room types with 4 rate plans (the `supplybig` run); the supplier CM-LOAD owns them all.
+case " $ONLY " in
+  *" supply "*|*" supplybig "*)
+    {
+      printf '{"hotels": {"boards": [{"code": "P0", "name": "Plan 0"}, {"code": "P1", "name": "Plan 1"}, {"code": "P2", "name": "Plan 2"}, {"code": "P3", "name": "Plan 3"}], "hotels": ['
+      for h in $(seq 1 1020); do
+        if [ "$h" -le 1000 ]; then types=2 plans=1; else types=10 plans=4; fi
+        rooms="" rates=""
+        for r in $(seq 1 "$types"); do
+          nightly=""
+          for p in $(seq 0 $((plans - 1))); do nightly="$nightly${nightly:+, }\"P$p\": \"$((80 + p)).00\""; done
+          rooms="$rooms${rooms:+, }{\"code\": \"RM$r\", \"units\": 5, \"texts\": {\"en\": {\"name\": \"Room $r\"}}}"
+          rates="$rates${rates:+, }{\"room\": \"RM$r\", \"currency\": \"EUR\", \"from\": \"2026-01-01\", \"to\": \"2039-12-31\", \"nightly\": {$nightly}}"
+        done
+        printf '%s{"code": "LH%04d", "name": "Load hotel %d", "region": "Load", "last_modified": "2026-01-01", "texts": {"en": {"description": "x"}}, "rooms": [%s], "rates": [%s]}' \
+          "$([ "$h" -gt 1 ] && echo ', ')" "$h" "$h" "$rooms" "$rates"
+      done
+      printf ']}}\n'
+    } >"$work/hotels.json"
+    "$gateway" import "$work/hotels.json" --db "$db" >/dev/null
+    codes=$(for h in $(seq 1 1020); do printf '"LH%04d",' "$h"; done)
+    echo '{"requestors": [{"id": "CM-LOAD", "id_context": "CM-LOAD-CTX", "name": "Load channel manager", "password": "cm-load-pass", "supplier": true, "hotels": ['"${codes%,}"']}]}' >"$work/cm.json"
+    "$gateway" requestor import "$work/cm.json" --db "$db" >/dev/null
+    ;;
+esac
 if [ -n "${LOG:-}" ]; then
   "$gateway" requestor set DEMO --log "$LOG" ${LOG_SAMPLE:+--log-sample "$LOG_SAMPLE"} --db "$db" >/dev/null
   echo "== the transaction log keeps DEMO's traffic: $LOG${LOG_SAMPLE:+ (sample $LOG_SAMPLE)}"
@@ -177,6 +216,39 @@ supply_days=$(for d in $(seq 15 74); do printf '"%s",' "$(day "$d")"; done)
 cat >"$work/supply.xml" <<XML
 <OTA_HotelInvCountNotifRQ $ns Version="2016.1">$sup_pos<Inventories HotelCode="HTL00105"><Inventory><StatusApplicationControl Start="{DATE}" End="{DATE}" InvTypeCode="RMDB000000"/><InvCounts><InvCount CountType="2" Count="{COUNT}" ActionType="Allocation"/></InvCounts></Inventory></Inventories></OTA_HotelInvCountNotifRQ>
 XML
+cm_pos='<POS><Source><RequestorID Type="22" ID="CM-LOAD" ID_Context="CM-LOAD-CTX"/></Source><Source><RequestorID Type="88" ID="CM-LOAD" MessagePassword="cm-load-pass"/></Source></POS>'
+cat >"$work/supplyhotels.xml" <<XML
+<OTA_HotelInvCountNotifRQ $ns Version="2016.1">$cm_pos<Inventories HotelCode="{HOTEL}"><Inventory><StatusApplicationControl Start="{DATE}" End="{DATE}" InvTypeCode="{ROOM}"/><InvCounts><InvCount CountType="2" Count="{COUNT}" ActionType="Allocation"/></InvCounts></Inventory></Inventories></OTA_HotelInvCountNotifRQ>
+XML
+# 750 nights of 10 room types x 4 rate plans: 40 rate messages of 750 nights each.
+big_items=$(for r in $(seq 1 10); do for p in 0 1 2 3; do printf '<RateAmountMessage><StatusApplicationControl Start="%s" End="%s" InvTypeCode="RM%d" RatePlanCode="P%d"/><Rates><Rate CurrencyCode="EUR"><BaseByGuestAmts><BaseByGuestAmt AmountAfterTax="{AMOUNT}"/></BaseByGuestAmts></Rate></Rates></RateAmountMessage>' "$(day 30)" "$(day 779)" "$r" "$p"; done; done)
+cat >"$work/supplybig.xml" <<XML
+<OTA_HotelRateAmountNotifRQ $ns Version="2016.1">$cm_pos<RateAmountMessages HotelCode="{HOTEL}">$big_items</RateAmountMessages></OTA_HotelRateAmountNotifRQ>
+XML
+# The channel manager's notifications: thread t of T sends to the hotels of its own share, so a
+# hotel's messages come in order over one connection, as a channel manager sends them.
+cat >"$work/supplyhotels.lua" <<'LUA'
+local f = io.open(os.getenv("BODY"), "r")
+local template = f:read("*a")
+f:close()
+local hotels = tonumber(os.getenv("HOTELS") or "1000")
+local first = tonumber(os.getenv("FIRST_HOTEL") or "1")
+local days = {}
+for d = 0, 59 do days[#days + 1] = os.date("!%Y-%m-%d", os.time() + (15 + d) * 86400) end
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+function request()
+  n = n + 1
+  local hotel = string.format("LH%04d", first + (n * 7919 + tid * 104729) % hotels)
+  local body = template:gsub("{HOTEL}", hotel):gsub("{ROOM}", "RM" .. (n % 2 + 1)):gsub("{DATE}", days[(n * 7) % #days + 1])
+    :gsub("{COUNT}", tostring(n % 6 + 1)):gsub("{AMOUNT}", string.format("%d.%02d", 80 + n % 40, n % 100))
+  return wrk.format("POST", wrk.path, { ["Content-Type"] = "application/xml" }, body)
+end
+LUA
 cat >"$work/supply.lua" <<LUA
 local f = io.open(os.getenv("BODY"), "r")
 local template = f:read("*a")
@@ -199,6 +271,14 @@ for op in search:activitysearch availability:activityavailability hotelavailabil
   body=${op%%:*}; path=${op##*:}
   out=$(curl -s -w '\n%{http_code}' http://127.0.0.1:$PORT/$path -H 'Content-Type: application/xml' --data-binary @"$work/$body.xml")
   case "$out" in *"<Success/>"*200) ;; *) echo "$body is not answered with Success: $out" >&2; exit 1 ;; esac
+done
+# The channel manager's bodies too, filled in as wrk fills them.
+for op in supplyhotels:hotelinvcountnotif:LH0001 supplybig:hotelrateamountnotif:LH1001; do
+  IFS=: read -r body path hotel <<<"$op"
+  case " $ONLY " in *" supply "*|*" supplybig "*) ;; *) continue ;; esac
+  sed -e "s/{HOTEL}/$hotel/; s/{ROOM}/RM1/; s/{DATE}/$(day 20)/g; s/{COUNT}/3/; s/{AMOUNT}/90.00/g" "$work/$body.xml" >"$work/check.xml"
+  out=$(curl -s -w '\n%{http_code}' http://127.0.0.1:$PORT/$path -H 'Content-Type: application/xml' --data-binary @"$work/check.xml")
+  case "$out" in *"<Success/>"*200) ;; *) echo "$body is not answered with Success: ${out:0:2000}" >&2; exit 1 ;; esac
 done
 : >"$work/empty.xml"
 
@@ -228,7 +308,7 @@ run() {
     wait "$updates"
     echo "  meanwhile: $(awk '/Requests\/sec/ {print $2}' "$work/supply.out") notifications/s applied$(grep -E 'Non-2xx' "$work/supply.out" | sed 's/^ */, /')"
   fi
-  local total=0
+  total=0
   for i in $(seq 0 $((INSTANCES - 1))); do
     grep -E '^ +(50|90|99)%|Non-2xx|Socket errors' "$work/wrk$i.out" | sed "s/^/  [$i]/"
     rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk$i.out")
@@ -256,14 +336,16 @@ for what in $ONLY; do
     hotelnbc) route=("hotel NBC" hotelnbc.xml hotelnbc) ;;
     quote) route=("activity book, Quote" quote.xml activitybook) ;;
     commit) route=("activity book, Commit (each its own Client reference)" commit.xml activitybook commit.lua) ;;
-    supply) route=("supply: rooms-on-sale notifications (each applied)" supply.xml hotelinvcountnotif supply.lua) ;;
+    supply) route=("supply: rooms-on-sale notifications of 1,000 hotels (each applied)" supplyhotels.xml hotelinvcountnotif supplyhotels.lua) ;;
+    supplyone) route=("supply: rooms-on-sale notifications of one hotel (each applied)" supply.xml hotelinvcountnotif supply.lua) ;;
+    supplybig) route=("supply: rate notifications of 750 nights x 10 room types x 4 plans (30,000 night-values each)" supplybig.xml hotelrateamountnotif supplyhotels.lua) ;;
     *) echo "no route $what" >&2; exit 1 ;;
   esac
   [ ${#route[@]} -eq 4 ] || route+=(post.lua)
   # Without notifications; then with them (UPDATES_PER_SECOND), but for the baseline and the
   # notifications themselves.
   modes=0
-  if [ "$UPDATES_PER_SECOND" -gt 0 ] && [ "$what" != baseline ] && [ "$what" != supply ]; then modes="0 1"; fi
+  if [ "$UPDATES_PER_SECOND" -gt 0 ] && [ "$what" != baseline ] && [ "${what#supply}" = "$what" ]; then modes="0 1"; fi
   without=() with=()
   for round in $(seq 1 "$ROUNDS"); do
     for updates in $modes; do
@@ -271,7 +353,9 @@ for what in $ONLY; do
         baseline=""
         run "baseline: fixed 404 body" empty.xml not-an-operation
       fi
+      case "$what" in supplybig) export HOTELS=20 FIRST_HOTEL=1001 ;; *) export HOTELS=1000 FIRST_HOTEL=1 ;; esac
       run "${route[@]}" "$updates"
+      if [ "$what" = supplybig ]; then echo "  night-values/s: $((total * 30000))"; fi
       if [ -n "$share" ]; then
         if [ "$updates" = 1 ]; then with+=("$share"); else without+=("$share"); fi
       fi

@@ -13,11 +13,16 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
-use crate::store::{ContentVersions, Store, StoreError};
+use crate::store::{Scalar, Store, StoreError, row};
 use crate::{activities, hotels, requestors};
 
 /// How often each gateway looks for a new content version.
 pub const REFRESH_EVERY: Duration = Duration::from_millis(250);
+
+row! {
+    /// The content's and the requestors' versions.
+    struct Versions { content: i64, requestors: i64 }
+}
 
 /// One consistent snapshot of the static content.
 #[derive(Debug)]
@@ -42,11 +47,8 @@ impl Content {
         store
             .read(|c| {
                 Box::pin(async move {
-                    let versions: ContentVersions = c
-                        .query_one(
-                            "SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1",
-                            &[],
-                        )
+                    let versions: Versions = c
+                        .query_one("SELECT version, requestors_version FROM content_version WHERE id = 1", &[])
                         .await?;
                     let requestors = requestors::Directory::new(requestors::repo::load_all(c).await?);
                     let activities = activities::repo::catalogue::load_catalogue(c).await?;
@@ -119,8 +121,15 @@ impl ContentCache {
         }
         // Past nights' supply values are dropped once a day (when the first night kept moves).
         let first_kept = hotels::first_kept_night(chrono::Utc::now());
+        // What suppliers changed: read when the position moved (SQLite), or on every poll where
+        // the store does not say (PostgreSQL: an index range scan, empty when nothing changed).
+        let supply = if versions.supply.is_none_or(|position| position != current.hotels.supply_position) {
+            hotels::supply_changes(&self.store, &current.hotels).await?
+        } else {
+            None
+        };
         if versions.requestors == current.requestors_version
-            && versions.supply == current.hotels.supply_version
+            && supply.is_none()
             && current.hotels.supply_from >= first_kept
         {
             self.confirm(asked);
@@ -131,16 +140,9 @@ impl ContentCache {
                 .store
                 .read(|c| {
                     Box::pin(async move {
-                        let versions: ContentVersions = c
-                            .query_one(
-                                "SELECT version, requestors_version, supply_version FROM content_version WHERE id = 1",
-                                &[],
-                            )
-                            .await?;
-                        Ok::<_, StoreError>((
-                            versions.requestors,
-                            requestors::Directory::new(requestors::repo::load_all(c).await?),
-                        ))
+                        let Scalar(version) =
+                            c.query_one("SELECT requestors_version FROM content_version WHERE id = 1", &[]).await?;
+                        Ok::<_, StoreError>((version, requestors::Directory::new(requestors::repo::load_all(c).await?)))
                     })
                 })
                 .await?;
@@ -149,11 +151,7 @@ impl ContentCache {
         } else {
             (current.requestors_version, current.requestors.clone())
         };
-        let mut hotels = if versions.supply != current.hotels.supply_version {
-            Arc::new(hotels::supply_changes(&self.store, &current.hotels).await?)
-        } else {
-            current.hotels.clone()
-        };
+        let mut hotels = supply.map_or_else(|| current.hotels.clone(), Arc::new);
         if hotels.supply_from < first_kept {
             hotels = Arc::new(hotels.dropping_supply_before(first_kept));
         }

@@ -372,8 +372,9 @@ pub struct Catalogue {
     by_brand: Arc<HashMap<String, Vec<String>>>,
     /// Board codes and their English names.
     pub boards: BTreeMap<String, String>,
-    /// The supply version its hotels' supply is at (see [`Catalogue::with_supply`]).
-    pub supply_version: i64,
+    /// The supply position its hotels' supply is at: it has every change numbered below it
+    /// (see [`Catalogue::with_supply`] and [`crate::hotels::supply_changes`]).
+    pub supply_position: i64,
     /// The first night its hotels' supply keeps (see [`Catalogue::dropping_supply_before`]);
     /// before the first drop, a date before every night.
     pub supply_from: NaiveDate,
@@ -389,12 +390,12 @@ impl Catalogue {
                 by_brand.entry(b.clone()).or_default().push(h.code.clone());
             }
         }
-        Catalogue { hotels, by_brand: Arc::new(by_brand), boards, supply_version: 0, supply_from: NaiveDate::MIN }
+        Catalogue { hotels, by_brand: Arc::new(by_brand), boards, supply_position: 0, supply_from: NaiveDate::MIN }
     }
 
-    /// The same catalogue, saying its supply is at this version.
-    pub fn at_supply_version(self, supply_version: i64) -> Catalogue {
-        Catalogue { supply_version, ..self }
+    /// The same catalogue, saying its supply is at this position.
+    pub fn at_supply_position(self, supply_position: i64) -> Catalogue {
+        Catalogue { supply_position, ..self }
     }
 
     /// The same catalogue with what suppliers said of some hotels replaced (hotels not in the
@@ -402,7 +403,7 @@ impl Catalogue {
     /// the hotel index and of the hotels changed, never of the others.
     pub fn with_supply(
         &self,
-        supply_version: i64,
+        supply_position: i64,
         changed: impl IntoIterator<Item = (String, HotelSupply)>,
     ) -> Catalogue {
         let mut hotels = self.hotels.clone();
@@ -415,7 +416,7 @@ impl Catalogue {
             hotels,
             by_brand: self.by_brand.clone(),
             boards: self.boards.clone(),
-            supply_version,
+            supply_position,
             supply_from: self.supply_from,
         }
     }
@@ -433,7 +434,7 @@ impl Catalogue {
             hotels,
             by_brand: self.by_brand.clone(),
             boards: self.boards.clone(),
-            supply_version: self.supply_version,
+            supply_position: self.supply_position,
             supply_from: first,
         }
     }

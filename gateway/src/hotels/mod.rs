@@ -82,29 +82,32 @@ pub async fn purge_past_supply_forever(store: crate::store::Store) {
     .await
 }
 
-/// The catalogue with what suppliers changed since its supply version (see
-/// [`supply`](mod@supply)): only the values written since are read, only the hotels they are of
-/// are copied.
+/// The catalogue with what suppliers changed since its supply position (see
+/// [`supply`](mod@supply)): only the values changed since are read, only the hotels they are of
+/// are copied; `None` when nothing changed and the position did not move.
 pub async fn supply_changes(
     store: &crate::store::Store,
     catalogue: &catalogue::Catalogue,
-) -> Result<catalogue::Catalogue, crate::store::StoreError> {
-    let after = catalogue.supply_version;
-    let (version, changed) = store
+) -> Result<Option<catalogue::Catalogue>, crate::store::StoreError> {
+    let from = catalogue.supply_position;
+    let (position, read, changed) = store
         .peek(move |c| {
             Box::pin(async move {
-                // The version first: values read after it may be newer, never older.
-                let version = repo::supply::supply_version(c).await?;
+                // The position first: values read after it may be newer, never older.
+                let position = repo::supply::supply_position(c).await?;
                 let mut changed = std::collections::HashMap::new();
-                repo::supply::read_supply(c, after, &mut changed).await?;
-                Ok::<_, crate::store::StoreError>((version, changed))
+                let read = repo::supply::read_supply(c, from, &mut changed).await?;
+                Ok::<_, crate::store::StoreError>((position, read, changed))
             })
         })
         .await?;
+    if read == 0 && position == from {
+        return Ok(None);
+    }
     let merged = changed.into_iter().filter_map(|(code, newer)| {
         let mut supply = supply::HotelSupply::clone(&catalogue.hotel(&code)?.supply);
         supply.merge(newer);
         Some((code, supply))
     });
-    Ok(catalogue.with_supply(version, merged))
+    Ok(Some(catalogue.with_supply(position, merged)))
 }

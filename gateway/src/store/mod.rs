@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect, group, row};
+pub use sql::{
+    ArrayElement, CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect, group, row,
+};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that
 /// cannot be read. Answered as an OTA system error and logged; never a reason to panic.
@@ -399,24 +401,33 @@ impl Store {
     /// The versions of the static content, of the requestors and of the supply, in one
     /// statement.
     pub async fn content_versions(&self) -> Result<ContentVersions, StoreError> {
-        self.peek(|c| {
-            Box::pin(async move { c.query_one("SELECT version AS content, requestors_version AS requestors, supply_version AS supply FROM content_version WHERE id = 1", &[]).await })
-        })
-            .await
+        // SQLite numbers the supply's changes with a counter, whose next number is the supply
+        // position; PostgreSQL's position says nothing of whether the supply changed (see
+        // `hotels::repo::supply::supply_position`).
+        let sql = match self.dialect() {
+            SqlDialect::Sqlite => {
+                "SELECT version AS content, requestors_version AS requestors, supply_version + 1 AS supply FROM content_version WHERE id = 1"
+            }
+            SqlDialect::Postgres => {
+                "SELECT version AS content, requestors_version AS requestors, NULL::bigint AS supply FROM content_version WHERE id = 1"
+            }
+        };
+        self.peek(move |c| Box::pin(async move { c.query_one(sql, &[]).await })).await
     }
 }
 
 row! {
     /// The versions of what every gateway keeps in memory: the static content (moved on by
-    /// every import), the requestors (moved on by every requestor change) and the supply (moved
-    /// on by every supplier's notification that changed something).
+    /// every import), the requestors (moved on by every requestor change) and, where the store
+    /// says, the supply's position (moved on by every supplier's notification that changed
+    /// something; `None`: read the changes to know).
     pub struct ContentVersions {
         /// The static content's.
         content: i64,
         /// The requestors'.
         requestors: i64,
-        /// The supply's.
-        supply: i64,
+        /// The supply's position (SQLite), or `None` (PostgreSQL).
+        supply: Option<i64>,
     }
 }
 

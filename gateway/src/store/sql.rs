@@ -621,6 +621,48 @@ impl<T: Param + ToSql + PostgresType> Param for Option<T> {
     }
 }
 
+/// A value that can be an element of an array parameter (see the `Param` of `Vec`).
+pub trait ArrayElement: ToSql + Sync {
+    /// The PostgreSQL type of an array of it.
+    const ARRAY: Type;
+    /// Its text in the JSON array SQLite is given (`None`: `null`).
+    fn text(&self) -> Option<String>;
+}
+
+macro_rules! array_element {
+    ($($t:ty => $array:expr),* $(,)?) => {$(
+        impl ArrayElement for $t {
+            const ARRAY: Type = $array;
+            fn text(&self) -> Option<String> {
+                Some(self.to_string())
+            }
+        }
+    )*};
+}
+array_element!(String => Type::TEXT_ARRAY, NaiveDate => Type::DATE_ARRAY, i64 => Type::INT8_ARRAY, Decimal => Type::NUMERIC_ARRAY);
+
+impl<T: ArrayElement> ArrayElement for Option<T> {
+    const ARRAY: Type = T::ARRAY;
+    fn text(&self) -> Option<String> {
+        self.as_ref().and_then(ArrayElement::text)
+    }
+}
+
+/// An array parameter, for set-based statements on PostgreSQL (`UNNEST($1::text[], …)`); SQLite
+/// is given a JSON array of the values' texts (for `json_each`).
+impl<T: ArrayElement> Param for Vec<T> {
+    fn to_sqlite(&self) -> ToSqlOutput<'_> {
+        let texts: Vec<Option<String>> = self.iter().map(ArrayElement::text).collect();
+        ToSqlOutput::Owned(Value::Text(serde_json::to_string(&texts).unwrap_or_default()))
+    }
+    fn to_postgres(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+    fn postgres_type(&self) -> Type {
+        T::ARRAY
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Columns
 

@@ -127,12 +127,25 @@ fn inv_count(
     who: (&str, &str, &str),
     hotel: &str,
     at: i64,
+    span: (NaiveDate, NaiveDate),
+    count: i64,
+    action: &str,
+) -> String {
+    inv_count_of(who, (hotel, ROOM), at, span, count, action)
+}
+
+/// `OTA_HotelInvCountNotifRQ` setting the rooms on sale of a room type from `start` to `end`
+/// (included).
+fn inv_count_of(
+    who: (&str, &str, &str),
+    (hotel, room): (&str, &str),
+    at: i64,
     (start, end): (NaiveDate, NaiveDate),
     count: i64,
     action: &str,
 ) -> String {
     format!(
-        r#"<OTA_HotelInvCountNotifRQ xmlns="{NS}" Version="2016.1" TimeStamp="{}">{}<Inventories HotelCode="{hotel}"><Inventory><StatusApplicationControl Start="{start}" End="{end}" InvTypeCode="{ROOM}"/><InvCounts><InvCount CountType="2" Count="{count}" ActionType="{action}"/></InvCounts></Inventory></Inventories></OTA_HotelInvCountNotifRQ>"#,
+        r#"<OTA_HotelInvCountNotifRQ xmlns="{NS}" Version="2016.1" TimeStamp="{}">{}<Inventories HotelCode="{hotel}"><Inventory><StatusApplicationControl Start="{start}" End="{end}" InvTypeCode="{room}"/><InvCounts><InvCount CountType="2" Count="{count}" ActionType="{action}"/></InvCounts></Inventory></Inventories></OTA_HotelInvCountNotifRQ>"#,
         stamp(at),
         pos(who)
     )
@@ -914,3 +927,82 @@ backend_tests!(
     a_channel_manager_pushes_while_partners_book,
     a_notification_costs_each_gateway_what_it_changes
 );
+
+/// PostgreSQL (issue 32): notifications of different hotels never wait for each other, and a
+/// change that commits after a later one is still served by every gateway. Hotel A's
+/// notification is held inside its transaction (its row is locked by the test after it began),
+/// hotel B's is answered and served by a second gateway meanwhile; once A's commits, the second
+/// gateway serves it too (its supply position never passes a transaction in flight).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_hotels_never_wait_for_each_other() {
+    const B: (&str, &str) = ("HTL00042", "RMSD000000");
+    let db = TestDb::new(Backend::Postgres).await;
+    let arg = db.arg();
+    let one = GatewayProcess::start(&arg, &[]).await;
+    let two = GatewayProcess::start(&arg, &[]).await;
+    let (night, next) = (support::day(40), support::day(41));
+    // Neither hotel sells the night (A's row exists: the test locks it below).
+    for xml in [
+        inv_count(SUPPLIER, HOTEL, 1, (night, night), 0, "Allocation"),
+        inv_count_of(SUPPLIER, B, 1, (night, night), 0, "Allocation"),
+    ] {
+        assert!(success_without_warnings(&post(&one, "/hotelinvcountnotif", xml).await));
+    }
+    let client = two.client();
+    let b_offers = || async { offers_of(&client, (B.0, B.1, "BB"), (night, next), 1).await };
+    within_a_second("no room on sale", || async {
+        offers(&two, night, next, 1).await.is_empty() && b_offers().await.is_empty()
+    })
+    .await;
+
+    // A's row locked by another transaction: A's notification waits inside its own.
+    let (locker, conn) = tokio_postgres::connect(&db.postgres_url(), tokio_postgres::NoTls).await.unwrap();
+    let io = tokio::spawn(conn);
+    locker
+        .batch_execute(&format!(
+            "BEGIN; SELECT 1 FROM supply_rooms WHERE hotel_code = '{HOTEL}' AND room_code = '{ROOM}' AND night = '{night}' FOR UPDATE"
+        ))
+        .await
+        .unwrap();
+    let a = {
+        let xml = inv_count(SUPPLIER, HOTEL, 2, (night, night), 2, "Allocation");
+        let client = one.client();
+        tokio::spawn(async move { client.send_raw("/hotelinvcountnotif", xml, XML).await.unwrap() })
+    };
+    let started = std::time::Instant::now();
+    loop {
+        let waiting: i64 = locker
+            .query_one("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO supply_rooms%'", &[])
+            .await
+            .unwrap()
+            .get(0);
+        if waiting > 0 {
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "A's notification never reached its write");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // B's is answered while A's transaction is open, and served by the other gateway.
+    let answered = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        post(&one, "/hotelinvcountnotif", inv_count_of(SUPPLIER, B, 2, (night, night), 3, "Allocation")),
+    )
+    .await
+    .expect("hotel B's notification waited for hotel A's");
+    assert!(success_without_warnings(&answered), "{answered}");
+    within_a_second("B's change on the other gateway", || async { !b_offers().await.is_empty() }).await;
+    assert!(!a.is_finished(), "A's notification is still held");
+    assert!(offers(&two, night, next, 1).await.is_empty(), "A's change is not served before it commits");
+
+    // A's commits after B's: served too.
+    locker.batch_execute("ROLLBACK").await.unwrap();
+    let (status, _, body) = a.await.unwrap();
+    assert!(status == 200 && success_without_warnings(&body), "{body}");
+    within_a_second("A's change, committed after B's, on the other gateway", || async {
+        !offers(&two, night, next, 1).await.is_empty()
+    })
+    .await;
+    drop(locker);
+    let _ = io.await;
+}

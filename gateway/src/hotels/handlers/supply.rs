@@ -2,7 +2,7 @@
 //! `/hotelrateamountnotif` (see [`rules::supply`](crate::hotels::rules::supply) for the rules).
 //! Each is read into a [`Notification`] and applied in one transaction, all of it or nothing;
 //! every gateway serves the change within a second (its content refresh reads the values
-//! written since its supply version, see [`crate::hotels::supply_changes`]).
+//! written since its supply position, see [`crate::hotels::supply_changes`]).
 
 use std::collections::HashSet;
 
@@ -16,20 +16,29 @@ use crate::errors::warnings;
 use crate::hotels::Area;
 use crate::hotels::booking::Night;
 use crate::hotels::reader::supply::{self, Read};
-use crate::hotels::repo::{self, supply::Written};
+use crate::hotels::repo::{
+    self,
+    supply::{RateValue, RestrictionValue, Written},
+};
 use crate::hotels::rules::supply::{Applied, Change, Notification};
 use crate::shared::context::{Ctx, OpError};
 use crate::store::{Conn, StoreError};
 
 /// Applies a notification in the caller's write transaction: the hotel's supply lock taken
-/// exclusively first (the bookings taking its rooms wait, or are seen whole), a new supply
-/// version, then each value unless a newer notification set it.
+/// exclusively first (the bookings taking its rooms wait, or are seen whole), the number its
+/// changes carry, then each value unless a newer notification set it: the rooms on sale one by
+/// one (each depends on what is sold and on sale), the restrictions and amounts in one
+/// statement each (see [`repo::supply::set_restrictions`]).
 pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied, StoreError> {
     c.lock_hotels(&[n.hotel.as_str()], true).await?;
-    let version = repo::supply::next_supply_version(c).await?;
+    let change = repo::supply::change_number(c).await?;
     let mut applied = Applied::default();
     let hotel = n.hotel.as_str();
     let set_by = (n.stamp, n.source.as_deref());
+    // What became of each value, in the message's order (the warnings follow it).
+    let mut outcomes: Vec<(&str, NaiveDate, Outcome)> = Vec::new();
+    let mut restrictions: Vec<RestrictionValue<'_>> = Vec::new();
+    let mut rates: Vec<RateValue<'_>> = Vec::new();
     // The rooms on sale this notification has set so far: a further change of one of them in
     // the same message (two adjustments of a night) applies on top, where a repeat of the whole
     // message does not.
@@ -39,63 +48,78 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
         for day in item.span.days() {
             let at = (hotel, room, day);
             let night = Night { hotel: hotel.to_string(), room_type: room.to_string(), night: day };
-            let (written, rooms) = match &item.change {
-                Change::SetRooms(rooms) => {
-                    (repo::supply::set_rooms(c, at, Some(*rooms), set_by, false, version).await?, true)
-                }
-                Change::ContentRooms => (repo::supply::set_rooms(c, at, None, set_by, false, version).await?, true),
+            let written = match &item.change {
+                Change::SetRooms(rooms) => repo::supply::set_rooms(c, at, Some(*rooms), set_by, false, change).await?,
+                Change::ContentRooms => repo::supply::set_rooms(c, at, None, set_by, false, change).await?,
                 Change::RemainingRooms(left) => {
                     let rooms = u32::try_from(repo::rooms::sold_on(c, &night).await?.saturating_add(i64::from(*left)))
                         .unwrap_or(u32::MAX);
-                    (repo::supply::set_rooms(c, at, Some(rooms), set_by, false, version).await?, true)
+                    repo::supply::set_rooms(c, at, Some(rooms), set_by, false, change).await?
                 }
                 Change::AdjustRooms(by) => {
                     let now = repo::rooms::on_sale(c, &night).await?.unwrap_or(0);
                     let rooms = u32::try_from(now.saturating_add(*by).max(0)).unwrap_or(u32::MAX);
                     let repeat_guard = !set_here.contains(&(room, day));
-                    match repo::supply::set_rooms(c, at, Some(rooms), set_by, repeat_guard, version).await? {
+                    match repo::supply::set_rooms(c, at, Some(rooms), set_by, repeat_guard, change).await? {
                         // The same notification again: already applied, not older.
                         Written::Older if repo::supply::rooms_stamp(c, at).await? == Some(n.stamp) => {
                             continue;
                         }
-                        written => (written, true),
+                        written => written,
                     }
                 }
-                Change::Restriction { board, kind, value } => (
-                    repo::supply::set_restriction(c, (hotel, room, board, day), *kind, *value, set_by, version).await?,
-                    false,
-                ),
-                Change::Rate { board, currency, guests, amount } => (
-                    repo::supply::set_rate(c, (hotel, room, board, currency, day), *guests, *amount, set_by, version)
-                        .await?,
-                    false,
-                ),
+                Change::Restriction { board, kind, value } => {
+                    outcomes.push((&item.tag, day, Outcome::Restriction(restrictions.len())));
+                    restrictions.push(RestrictionValue { room, board, night: day, kind: *kind, value: *value });
+                    continue;
+                }
+                Change::Rate { board, currency, guests, amount } => {
+                    outcomes.push((&item.tag, day, Outcome::Rate(rates.len())));
+                    rates.push(RateValue { room, board, currency, night: day, guests: *guests, amount: *amount });
+                    continue;
+                }
             };
-            match written {
-                Written::Older => applied.older(&item.tag, day),
-                Written::Yes => {
-                    applied.written += 1;
-                    if rooms {
-                        set_here.insert((room, day));
-                        let (on_sale, sold) = (
-                            repo::rooms::on_sale(c, &night).await?.unwrap_or(0),
-                            repo::rooms::sold_on(c, &night).await?,
-                        );
-                        if sold > on_sale {
-                            applied.below_sold.push((
-                                item.tag.clone(),
-                                room.to_string(),
-                                day,
-                                u32::try_from(on_sale).unwrap_or(0),
-                                sold,
-                            ));
-                        }
-                    }
+            if written == Written::Yes {
+                set_here.insert((room, day));
+                let (on_sale, sold) =
+                    (repo::rooms::on_sale(c, &night).await?.unwrap_or(0), repo::rooms::sold_on(c, &night).await?);
+                if sold > on_sale {
+                    applied.below_sold.push((
+                        item.tag.clone(),
+                        room.to_string(),
+                        day,
+                        u32::try_from(on_sale).unwrap_or(0),
+                        sold,
+                    ));
                 }
             }
+            outcomes.push((&item.tag, day, Outcome::Rooms(written)));
+        }
+    }
+    let restrictions = repo::supply::set_restrictions(c, hotel, &restrictions, set_by, change).await?;
+    let rates = repo::supply::set_rates(c, hotel, &rates, set_by, change).await?;
+    for (tag, day, outcome) in outcomes {
+        let written = match outcome {
+            Outcome::Rooms(written) => written,
+            Outcome::Restriction(i) => restrictions.get(i).copied().unwrap_or(Written::Older),
+            Outcome::Rate(i) => rates.get(i).copied().unwrap_or(Written::Older),
+        };
+        match written {
+            Written::Yes => applied.written += 1,
+            Written::Older => applied.older(tag, day),
         }
     }
     Ok(applied)
+}
+
+/// Where the outcome of one value of a notification is.
+enum Outcome {
+    /// Rooms on sale, written at once.
+    Rooms(Written),
+    /// The restriction of this index in the batch.
+    Restriction(usize),
+    /// The amount of this index in the batch.
+    Rate(usize),
 }
 
 /// Applies a read notification in a write transaction of the request; the answer's warnings:

@@ -2,7 +2,7 @@
 //! with the bookings of the import file).
 
 use super::supply::read_supply;
-use super::supply::supply_version;
+use super::supply::supply_position;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
@@ -85,11 +85,11 @@ row! {
 
 /// Every hotel and board, one query per table.
 pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreError> {
-    // The version first: values read after it may be newer, never older (a later poll reads
+    // The position first: values read after it may be newer, never older (a later poll reads
     // them again).
-    let supply_version = supply_version(c).await?;
+    let supply_position = supply_position(c).await?;
     let mut supply = HashMap::new();
-    read_supply(c, -1, &mut supply).await?;
+    read_supply(c, 0, &mut supply).await?;
     let hotels: Vec<HotelRow> = c
         .query(
             "SELECT code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text, latitude, longitude,
@@ -211,7 +211,7 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             time_zone,
         });
     }
-    Ok(Catalogue::new(out, boards.into_iter().map(|b| (b.code, b.name)).collect()).at_supply_version(supply_version))
+    Ok(Catalogue::new(out, boards.into_iter().map(|b| (b.code, b.name)).collect()).at_supply_position(supply_position))
 }
 
 /// A stored room count.

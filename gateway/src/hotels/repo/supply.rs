@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 
 use crate::hotels::supply::{HotelSupply, Restriction, SetBy, SourcedSupply, Stamp, Stamped};
 use crate::store::row;
-use crate::store::{Conn, Scalar, StoreError};
+use crate::store::{Conn, Scalar, SqlDialect, StoreError};
 use std::collections::HashMap;
 
 row! {
@@ -35,35 +35,52 @@ fn count(what: &str, v: i64) -> Result<u32, StoreError> {
     u32::try_from(v).map_err(|_| StoreError::Data(format!("supply {what} {v}")))
 }
 
-/// The supply version: how many notifications changed something.
-pub(crate) async fn supply_version(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let Scalar(v) = c.query_one("SELECT supply_version FROM content_version WHERE id = 1", &[]).await?;
+/// The supply position: every change numbered below it is visible to this statement and to
+/// every later one, so a gateway that has read the changes numbered from its last position on
+/// has every value as it stood then (see [`change_number`]).
+///
+/// - SQLite: writes are one at a time, numbered by a counter (`content_version.supply_version`):
+///   the position is the counter plus one.
+/// - PostgreSQL: a change is numbered with its transaction's id, and the position is the oldest
+///   transaction id still running (the snapshot's `xmin`): every transaction below it has ended,
+///   so its writes are visible. Transactions end in any order, so the changes at or above the
+///   position are read again by the next poll until the position passes them (a few, the writes
+///   in flight); no row or lock is shared by notifications of different hotels.
+pub(crate) async fn supply_position(c: &mut Conn<'_>) -> Result<i64, StoreError> {
+    let sql = match c.dialect() {
+        SqlDialect::Sqlite => "SELECT supply_version + 1 FROM content_version WHERE id = 1",
+        SqlDialect::Postgres => "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+    };
+    let Scalar(v) = c.query_one(sql, &[]).await?;
     Ok(v)
 }
 
-/// Moves the supply version on, in a notification's transaction (which then holds the
-/// version's row until it ends: notifications are written one at a time, so the versions
-/// become visible in their order); the new version.
-pub(crate) async fn next_supply_version(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let Scalar(v) = c
-        .query_one(
-            "UPDATE content_version SET supply_version = supply_version + 1 WHERE id = 1 RETURNING supply_version",
-            &[],
-        )
-        .await?;
+/// The number a notification's writes carry, in its transaction (see [`supply_position`]): on
+/// SQLite the counter moved on (the one writer holds it until it commits), on PostgreSQL the
+/// transaction's own id (nothing shared: notifications of different hotels never wait for each
+/// other; those of one hotel are ordered by its supply lock and their stamps).
+pub(crate) async fn change_number(c: &mut Conn<'_>) -> Result<i64, StoreError> {
+    let sql = match c.dialect() {
+        SqlDialect::Sqlite => {
+            "UPDATE content_version SET supply_version = supply_version + 1 WHERE id = 1 RETURNING supply_version"
+        }
+        SqlDialect::Postgres => "SELECT pg_current_xact_id()::text::bigint",
+    };
+    let Scalar(v) = c.query_one(sql, &[]).await?;
     Ok(v)
 }
 
-/// Adds to `into` (by hotel) what the notifications of versions after `after` wrote, as each
-/// value now stands (every value, from `after` = -1).
+/// Adds to `into` (by hotel) the values changed at or after the supply position `from` (see
+/// [`supply_position`]), as each value now stands (every value, from 0); how many.
 pub(crate) async fn read_supply(
     c: &mut Conn<'_>,
-    after: i64,
+    from: i64,
     into: &mut HashMap<String, HotelSupply>,
-) -> Result<(), StoreError> {
+) -> Result<usize, StoreError> {
     let rooms: Vec<RoomsRow> = c
-        .query("SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE change > $1", &[&after])
+        .query("SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE change >= $1", &[&from])
         .await?;
+    let mut read = rooms.len();
     for r in rooms {
         let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
         room.rooms.insert(
@@ -72,8 +89,9 @@ pub(crate) async fn read_supply(
         );
     }
     let restrictions: Vec<RestrictionRow> = c
-        .query("SELECT hotel_code, room_code, board_code, night, kind, value, stamp FROM supply_restriction WHERE change > $1", &[&after])
+        .query("SELECT hotel_code, room_code, board_code, night, kind, value, stamp FROM supply_restriction WHERE change >= $1", &[&from])
         .await?;
+    read += restrictions.len();
     for r in restrictions {
         let kind = Restriction::from_name(&r.kind)
             .ok_or_else(|| StoreError::Data(format!("supply restriction kind {:?}", r.kind)))?;
@@ -85,15 +103,16 @@ pub(crate) async fn read_supply(
             .insert((r.night, kind), Stamped { value, stamp: stamp_of(r.stamp)? });
     }
     let rates: Vec<RateRow> = c
-        .query("SELECT hotel_code, room_code, board_code, currency, night, guests, amount, stamp FROM supply_rate WHERE change > $1", &[&after])
+        .query("SELECT hotel_code, room_code, board_code, currency, night, guests, amount, stamp FROM supply_rate WHERE change >= $1", &[&from])
         .await?;
+    read += rates.len();
     for r in rates {
         let guests = count("guests", r.guests)?;
         let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
         let amounts = room.rates.entry(r.board_code).or_default().entry(r.currency).or_default();
         amounts.insert((r.night, guests), Stamped { value: r.amount, stamp: stamp_of(r.stamp)? });
     }
-    Ok(())
+    Ok(read)
 }
 
 /// What writing one value found.
@@ -148,24 +167,158 @@ pub(crate) async fn rooms_stamp(
     row.map(|r| stamp_of(r.stamp)).transpose()
 }
 
+/// A restriction a notification sets: of a room type and rate plan (`""`: every plan), on a
+/// day; `None` lifts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RestrictionValue<'a> {
+    pub(crate) room: &'a str,
+    pub(crate) board: &'a str,
+    pub(crate) night: NaiveDate,
+    pub(crate) kind: Restriction,
+    pub(crate) value: Option<u32>,
+}
+
+/// An amount a notification sets: of one night of a room of a type with a rate plan, in a
+/// currency, for a number of guests (0: any).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RateValue<'a> {
+    pub(crate) room: &'a str,
+    pub(crate) board: &'a str,
+    pub(crate) currency: &'a str,
+    pub(crate) night: NaiveDate,
+    pub(crate) guests: u32,
+    pub(crate) amount: Decimal,
+}
+
+/// The index of the last value of each key, in order: what a statement that writes each key
+/// once writes (a later value of a message over an earlier one, as when applied in turn).
+fn last_of_each<K: std::hash::Hash + Eq>(keys: impl Iterator<Item = K>) -> Vec<usize> {
+    let mut last: HashMap<K, usize> = HashMap::new();
+    for (i, k) in keys.enumerate() {
+        last.insert(k, i);
+    }
+    let mut kept: Vec<usize> = last.into_values().collect();
+    kept.sort_unstable();
+    kept
+}
+
+row! {
+    /// The key of a `supply_restriction` row a statement wrote.
+    struct RestrictionKey { room_code: String, board_code: String, night: NaiveDate, kind: String }
+}
+
+row! {
+    /// The key of a `supply_rate` row a statement wrote.
+    struct RateKey { room_code: String, board_code: String, currency: String, night: NaiveDate, guests: i64 }
+}
+
+/// Sets restrictions of a hotel, each unless a message newer than `stamp` set it: whether each
+/// was written, in order. SQLite: one statement per value (in the process, cheap); PostgreSQL:
+/// one statement for all (`UNNEST`, a round trip however many).
+pub(crate) async fn set_restrictions(
+    c: &mut Conn<'_>,
+    hotel: &str,
+    values: &[RestrictionValue<'_>],
+    (stamp, source): (Stamp, Option<&str>),
+    change: i64,
+) -> Result<Vec<Written>, StoreError> {
+    if c.dialect() == SqlDialect::Sqlite || values.len() < 2 {
+        let mut out = Vec::with_capacity(values.len());
+        for v in values {
+            out.push(set_restriction(c, hotel, v, (stamp, source), change).await?);
+        }
+        return Ok(out);
+    }
+    let kept = last_of_each(values.iter().map(|v| (v.room, v.board, v.night, v.kind)));
+    let pick =
+        |f: &dyn Fn(&RestrictionValue<'_>) -> String| -> Vec<String> { kept.iter().map(|&i| f(&values[i])).collect() };
+    let (rooms, boards, kinds) =
+        (pick(&|v| v.room.into()), pick(&|v| v.board.into()), pick(&|v| v.kind.as_str().into()));
+    let nights: Vec<NaiveDate> = kept.iter().map(|&i| values[i].night).collect();
+    let amounts: Vec<Option<i64>> = kept.iter().map(|&i| values[i].value.map(i64::from)).collect();
+    let written: Vec<RestrictionKey> = c
+        .query(
+            "INSERT INTO supply_restriction (hotel_code, room_code, board_code, night, kind, value, stamp, change, source)
+             SELECT $1, r, b, n, k, v, $2, $3, $4 FROM UNNEST($5::text[], $6::text[], $7::date[], $8::text[], $9::int8[]) AS t (r, b, n, k, v)
+             ON CONFLICT (hotel_code, room_code, board_code, night, kind) DO UPDATE SET value = excluded.value, stamp = excluded.stamp, change = excluded.change, source = excluded.source
+             WHERE supply_restriction.stamp <= excluded.stamp
+             RETURNING room_code, board_code, night, kind",
+            &[&hotel, &stamp.timestamp_micros(), &change, &source, &rooms, &boards, &nights, &kinds, &amounts],
+        )
+        .await?;
+    let written: std::collections::HashSet<(String, String, NaiveDate, String)> =
+        written.into_iter().map(|k| (k.room_code, k.board_code, k.night, k.kind)).collect();
+    Ok(values
+        .iter()
+        .map(|v| {
+            let key = (v.room.to_string(), v.board.to_string(), v.night, v.kind.as_str().to_string());
+            if written.contains(&key) { Written::Yes } else { Written::Older }
+        })
+        .collect())
+}
+
+/// Sets amounts of a hotel, each unless a message newer than `stamp` set it: whether each was
+/// written, in order (as [`set_restrictions`]).
+pub(crate) async fn set_rates(
+    c: &mut Conn<'_>,
+    hotel: &str,
+    values: &[RateValue<'_>],
+    (stamp, source): (Stamp, Option<&str>),
+    change: i64,
+) -> Result<Vec<Written>, StoreError> {
+    if c.dialect() == SqlDialect::Sqlite || values.len() < 2 {
+        let mut out = Vec::with_capacity(values.len());
+        for v in values {
+            out.push(set_rate(c, hotel, v, (stamp, source), change).await?);
+        }
+        return Ok(out);
+    }
+    let kept = last_of_each(values.iter().map(|v| (v.room, v.board, v.currency, v.night, v.guests)));
+    let pick = |f: &dyn Fn(&RateValue<'_>) -> String| -> Vec<String> { kept.iter().map(|&i| f(&values[i])).collect() };
+    let (rooms, boards, currencies) =
+        (pick(&|v| v.room.into()), pick(&|v| v.board.into()), pick(&|v| v.currency.into()));
+    let nights: Vec<NaiveDate> = kept.iter().map(|&i| values[i].night).collect();
+    let guests: Vec<i64> = kept.iter().map(|&i| i64::from(values[i].guests)).collect();
+    let amounts: Vec<Decimal> = kept.iter().map(|&i| values[i].amount).collect();
+    let written: Vec<RateKey> = c
+        .query(
+            "INSERT INTO supply_rate (hotel_code, room_code, board_code, currency, night, guests, amount, stamp, change, source)
+             SELECT $1, r, b, cu, n, g, a, $2, $3, $4 FROM UNNEST($5::text[], $6::text[], $7::text[], $8::date[], $9::int8[], $10::numeric[]) AS t (r, b, cu, n, g, a)
+             ON CONFLICT (hotel_code, room_code, board_code, currency, night, guests) DO UPDATE SET amount = excluded.amount, stamp = excluded.stamp, change = excluded.change, source = excluded.source
+             WHERE supply_rate.stamp <= excluded.stamp
+             RETURNING room_code, board_code, currency, night, guests",
+            &[&hotel, &stamp.timestamp_micros(), &change, &source, &rooms, &boards, &currencies, &nights, &guests, &amounts],
+        )
+        .await?;
+    let written: std::collections::HashSet<(String, String, String, NaiveDate, i64)> =
+        written.into_iter().map(|k| (k.room_code, k.board_code, k.currency, k.night, k.guests)).collect();
+    Ok(values
+        .iter()
+        .map(|v| {
+            let key = (v.room.to_string(), v.board.to_string(), v.currency.to_string(), v.night, i64::from(v.guests));
+            if written.contains(&key) { Written::Yes } else { Written::Older }
+        })
+        .collect())
+}
+
 /// Sets a restriction of a room type and rate plan (`""`: every plan) on a day, unless a
 /// message newer than `stamp` set it.
-pub(crate) async fn set_restriction(
+async fn set_restriction(
     c: &mut Conn<'_>,
-    (hotel, room, board, night): (&str, &str, &str, NaiveDate),
-    kind: Restriction,
-    value: Option<u32>,
+    hotel: &str,
+    RestrictionValue { room, board, night, kind, value }: &RestrictionValue<'_>,
     (stamp, source): (Stamp, Option<&str>),
     change: i64,
 ) -> Result<Written, StoreError> {
     let (value, stamp) = (value.map(i64::from), stamp.timestamp_micros());
+    let (room, board) = (*room, *board);
     let row: Option<Scalar<i64>> = c
         .query_opt(
             "INSERT INTO supply_restriction (hotel_code, room_code, board_code, night, kind, value, stamp, change, source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
              ON CONFLICT (hotel_code, room_code, board_code, night, kind) DO UPDATE SET value = excluded.value, stamp = excluded.stamp, change = excluded.change, source = excluded.source
              WHERE supply_restriction.stamp <= excluded.stamp
              RETURNING change",
-            &[&hotel, &room, &board, &night, &kind.as_str(), &value, &stamp, &change, &source],
+            &[&hotel, &room, &board, night, &kind.as_str(), &value, &stamp, &change, &source],
         )
         .await?;
     Ok(written(row))
@@ -173,22 +326,22 @@ pub(crate) async fn set_restriction(
 
 /// Sets the amount of one night of a room of a type with a rate plan, in a currency, for a
 /// number of guests (0: any), unless a message newer than `stamp` set it.
-pub(crate) async fn set_rate(
+async fn set_rate(
     c: &mut Conn<'_>,
-    (hotel, room, board, currency, night): (&str, &str, &str, &str, NaiveDate),
-    guests: u32,
-    amount: Decimal,
+    hotel: &str,
+    RateValue { room, board, currency, night, guests, amount }: &RateValue<'_>,
     (stamp, source): (Stamp, Option<&str>),
     change: i64,
 ) -> Result<Written, StoreError> {
-    let (guests, stamp) = (i64::from(guests), stamp.timestamp_micros());
+    let (guests, stamp) = (i64::from(*guests), stamp.timestamp_micros());
+    let (room, board, currency) = (*room, *board, *currency);
     let row: Option<Scalar<i64>> = c
         .query_opt(
             "INSERT INTO supply_rate (hotel_code, room_code, board_code, currency, night, guests, amount, stamp, change, source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
              ON CONFLICT (hotel_code, room_code, board_code, currency, night, guests) DO UPDATE SET amount = excluded.amount, stamp = excluded.stamp, change = excluded.change, source = excluded.source
              WHERE supply_rate.stamp <= excluded.stamp
              RETURNING change",
-            &[&hotel, &room, &board, &currency, &night, &guests, &amount, &stamp, &change, &source],
+            &[&hotel, &room, &board, &currency, night, &guests, amount, &stamp, &change, &source],
         )
         .await?;
     Ok(written(row))
