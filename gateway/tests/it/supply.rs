@@ -918,6 +918,90 @@ async fn a_suppliers_values_are_bounded_by_its_hotel(b: Backend) {
     assert_eq!(offers_of(&client, (HOTEL, ROOM, "BB"), (d1, next), 1).await, ["71.00"]);
 }
 
+/// Issue 32: one message of 750 nights × 10 room types × 4 rate plans (30,000 amounts, and a
+/// later item setting two of them again) is applied whole: answered without a warning, the later
+/// item's amounts win, every gateway serves them; an older message over part of it is kept out
+/// and its answer says how many days of which item.
+pub(crate) async fn a_big_message_is_applied_whole(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, &[]).await;
+    let plans = ["P0", "P1", "P2", "P3"];
+    let rooms: Vec<String> = (0..10)
+        .map(|i| format!(r#"{{"code": "RM{i}", "units": 5, "texts": {{"en": {{"name": "Room {i}"}}}}}}"#))
+        .collect();
+    let nightly: Vec<String> = plans.iter().map(|p| format!(r#""{p}": "80.00""#)).collect();
+    let rates: Vec<String> = (0..10)
+        .map(|i| {
+            format!(
+                r#"{{"room": "RM{i}", "currency": "EUR", "from": "2026-01-01", "to": "2039-12-31", "nightly": {{{}}}}}"#,
+                nightly.join(", ")
+            )
+        })
+        .collect();
+    let boards: Vec<String> = plans.iter().map(|p| format!(r#"{{"code": "{p}", "name": "Plan {p}"}}"#)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.json");
+    std::fs::write(
+        &file,
+        format!(
+            r#"{{"hotels": {{"boards": [{}], "hotels": [{{"code": "BIG0001", "name": "Big hotel", "region": "Big", "last_modified": "2026-01-01", "texts": {{"en": {{"description": "x"}}}}, "rooms": [{}], "rates": [{}]}}]}},
+                "requestors": [{{"id": "CM9", "id_context": "CM9-CTX", "name": "CM9", "password": "pw-CM9", "supplier": true, "hotels": ["BIG0001"]}}]}}"#,
+            boards.join(", "),
+            rooms.join(", "),
+            rates.join(", ")
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = cli(&["import", "--db", &arg, file.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{out}{err}");
+    let (first, last) = (support::day(10), support::day(759));
+    let client = gw.client();
+    within_a_second("the import", || async {
+        let xml = avail_xml("BIG0001", first, first + chrono::Days::new(1), 1);
+        client.send_raw("/hotelavailability", xml, XML).await.unwrap().2.contains("<Success")
+    })
+    .await;
+    let item = |room: usize, plan: &str, (start, end): (NaiveDate, NaiveDate), amount: &str| {
+        format!(
+            r#"<RateAmountMessage><StatusApplicationControl Start="{start}" End="{end}" InvTypeCode="RM{room}" RatePlanCode="{plan}"/><Rates><Rate CurrencyCode="EUR"><BaseByGuestAmts><BaseByGuestAmt AmountAfterTax="{amount}"/></BaseByGuestAmts></Rate></Rates></RateAmountMessage>"#
+        )
+    };
+    let message = |at: i64, items: String| {
+        format!(
+            r#"<OTA_HotelRateAmountNotifRQ xmlns="{NS}" Version="2016.1" TimeStamp="{}">{}<RateAmountMessages HotelCode="BIG0001">{items}</RateAmountMessages></OTA_HotelRateAmountNotifRQ>"#,
+            stamp(at),
+            pos(("CM9", "CM9-CTX", "pw-CM9"))
+        )
+    };
+    let mut items: String = (0..10)
+        .flat_map(|room| plans.iter().enumerate().map(move |(p, plan)| (room, p, *plan)))
+        .map(|(room, p, plan)| item(room, plan, (first, last), &format!("{}.00", 100 + room * 10 + p)))
+        .collect();
+    let twice = (support::day(20), support::day(21));
+    items += &item(0, "P0", twice, "199.00");
+    let started = std::time::Instant::now();
+    let body = post(&gw, "/hotelrateamountnotif", message(10, items)).await;
+    println!("{b:?}: 30,002 amounts in one message applied in {:?} (debug build)", started.elapsed());
+    assert!(success_without_warnings(&body), "{body}");
+    within_a_second("the big message", || async {
+        offers_of(&client, ("BIG0001", "RM0", "P0"), (twice.0, twice.1 + chrono::Days::new(1)), 1).await == ["398.00"]
+            && offers_of(&client, ("BIG0001", "RM9", "P3"), (last, last + chrono::Days::new(1)), 1).await == ["193.00"]
+            && offers_of(&client, ("BIG0001", "RM4", "P2"), (first, first + chrono::Days::new(1)), 1).await
+                == ["142.00"]
+    })
+    .await;
+
+    // An older message over one room type and plan: kept out, said.
+    let body = post(&gw, "/hotelrateamountnotif", message(5, item(5, "P1", (first, last), "1.00"))).await;
+    assert!(body.contains("<Success") && body.contains("Not applied to 750 day(s) from"), "{body}");
+    assert_eq!(
+        offers_of(&client, ("BIG0001", "RM5", "P1"), (first, first + chrono::Days::new(1)), 1).await,
+        ["151.00"],
+        "the newer amount is kept"
+    );
+}
+
 backend_tests!(
     a_suppliers_values_are_bounded_by_its_hotel,
     values_of_past_nights_are_deleted,
@@ -925,7 +1009,8 @@ backend_tests!(
     notifications_change_what_every_gateway_sells,
     sample_notifications_get_business_answers,
     a_channel_manager_pushes_while_partners_book,
-    a_notification_costs_each_gateway_what_it_changes
+    a_notification_costs_each_gateway_what_it_changes,
+    a_big_message_is_applied_whole
 );
 
 /// PostgreSQL (issue 32): notifications of different hotels never wait for each other, and a
