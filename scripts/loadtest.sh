@@ -145,7 +145,7 @@ case " $ONLY " in
     "$gateway" import "$work/hotels.json" --db "$db" >/dev/null
     codes=$(for h in $(seq 1 1020); do printf '"LH%04d",' "$h"; done)
     echo '{"requestors": [{"id": "CM-LOAD", "id_context": "CM-LOAD-CTX", "name": "Load channel manager", "password": "cm-load-pass", "supplier": true, "hotels": ['"${codes%,}"']}]}' >"$work/cm.json"
-    "$gateway" requestor import "$work/cm.json" --db "$db" >/dev/null
+    "$gateway" import "$work/cm.json" --db "$db" >/dev/null
     ;;
 esac
 if [ -n "${LOG:-}" ]; then

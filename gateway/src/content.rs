@@ -123,7 +123,7 @@ impl ContentCache {
         let first_kept = hotels::first_kept_night(chrono::Utc::now());
         // What suppliers changed: read when the position moved (SQLite), or on every poll where
         // the store does not say (PostgreSQL: an index range scan, empty when nothing changed).
-        let supply = if versions.supply.is_none_or(|position| position != current.hotels.supply_position) {
+        let supply = if versions.supply.is_none_or(|position| position != current.hotels.supply_position.below) {
             hotels::supply_changes(&self.store, &current.hotels).await?
         } else {
             None

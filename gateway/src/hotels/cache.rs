@@ -3,7 +3,8 @@
 //! finds the booking's row and revision (one statement) and takes the copy kept here when the
 //! revision is the same, else loads it (one statement per child table) and keeps it. Every
 //! write of a booking gives it a revision never given before (also on another gateway), so a
-//! kept copy is never served once stale.
+//! kept copy is never served once stale. It also holds the supply notifications waiting to be
+//! applied together on PostgreSQL ([`SupplyQueue`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -13,7 +14,10 @@ use chrono::NaiveDate;
 use super::booking::Booking;
 use super::repo::find::BookingRef;
 use super::rules::inventory::Rooms;
+use super::rules::supply::{Applied, Notification};
 use crate::store::recent::RecentReads;
+use crate::store::{StoreError, Ticket};
+use std::time::Instant;
 
 /// What the hotel operations keep in memory between requests (one per gateway).
 #[derive(Debug, Default)]
@@ -23,6 +27,61 @@ pub struct Kept {
     /// The rooms sold per hotel, room type and night that availability read recently (see
     /// [`crate::store::recent`]), keyed by the hotels and the first and last night asked for.
     pub(crate) rooms_sold: RecentReads<(Vec<String>, NaiveDate, NaiveDate), Rooms>,
+    /// The supply notifications waiting to be applied (PostgreSQL).
+    pub(crate) supply: SupplyQueue,
+}
+
+/// The supply notifications waiting to be applied together on PostgreSQL, several in one
+/// transaction and one commit (see `hotels::handlers::supply`): a notification joins the queue;
+/// until its outcome comes, its request applies what waits whenever fewer than
+/// [`SupplyQueue::BATCHES`] batches run, and else waits for one to end.
+#[derive(Debug)]
+pub(crate) struct SupplyQueue {
+    /// The notifications waiting, in their order of arrival.
+    pub(crate) waiting: Mutex<Vec<Waiting>>,
+    /// One permit per batch that may run at once.
+    pub(crate) batches: Arc<tokio::sync::Semaphore>,
+    /// Told when a batch ends (its outcomes sent, its permit back).
+    pub(crate) ended: tokio::sync::Notify,
+}
+
+impl SupplyQueue {
+    /// How many batches run at once (each on a connection of its own).
+    pub(crate) const BATCHES: usize = 8;
+    /// The most notifications in one batch.
+    pub(crate) const MOST: usize = 64;
+}
+
+impl Default for SupplyQueue {
+    fn default() -> Self {
+        SupplyQueue {
+            waiting: Mutex::new(Vec::new()),
+            batches: Arc::new(tokio::sync::Semaphore::new(Self::BATCHES)),
+            ended: tokio::sync::Notify::new(),
+        }
+    }
+}
+
+/// A notification waiting in the [`SupplyQueue`].
+#[derive(Debug)]
+pub(crate) struct Waiting {
+    /// What to apply.
+    pub(crate) notification: Notification,
+    /// Whether its request still waits (a batch starts it before applying it).
+    pub(crate) ticket: Arc<Ticket>,
+    /// When its request gives up (a batch's lock waits end by its earliest).
+    pub(crate) deadline: Option<Instant>,
+    /// Where its outcome goes.
+    pub(crate) outcome: tokio::sync::oneshot::Sender<Result<Applied, Unapplied>>,
+}
+
+/// Why a waiting notification was not applied.
+#[derive(Debug)]
+pub(crate) enum Unapplied {
+    /// Its request gave up before a batch started it: nothing of it is stored.
+    Abandoned,
+    /// The store failed (for the batch, or for it alone).
+    Store(StoreError),
 }
 
 /// Loaded bookings by row id, with the revision they were loaded at.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Utc};
 use rust_decimal::Decimal;
 
-use crate::hotels::supply::{self, HotelSupply, Restricted, RoomSupply};
+use crate::hotels::supply::{self, HotelSupply, Restricted, RoomSupply, SupplyPosition};
 use crate::shared::cancellation::Policy;
 
 /// Texts by language code.
@@ -372,9 +372,9 @@ pub struct Catalogue {
     by_brand: Arc<HashMap<String, Vec<String>>>,
     /// Board codes and their English names.
     pub boards: BTreeMap<String, String>,
-    /// The supply position its hotels' supply is at: it has every change numbered below it
-    /// (see [`Catalogue::with_supply`] and [`crate::hotels::supply_changes`]).
-    pub supply_position: i64,
+    /// The supply position its hotels' supply is at (see [`Catalogue::with_supply`] and
+    /// [`crate::hotels::supply_changes`]).
+    pub supply_position: SupplyPosition,
     /// The first night its hotels' supply keeps (see [`Catalogue::dropping_supply_before`]);
     /// before the first drop, a date before every night.
     pub supply_from: NaiveDate,
@@ -390,11 +390,17 @@ impl Catalogue {
                 by_brand.entry(b.clone()).or_default().push(h.code.clone());
             }
         }
-        Catalogue { hotels, by_brand: Arc::new(by_brand), boards, supply_position: 0, supply_from: NaiveDate::MIN }
+        Catalogue {
+            hotels,
+            by_brand: Arc::new(by_brand),
+            boards,
+            supply_position: SupplyPosition::default(),
+            supply_from: NaiveDate::MIN,
+        }
     }
 
     /// The same catalogue, saying its supply is at this position.
-    pub fn at_supply_position(self, supply_position: i64) -> Catalogue {
+    pub fn at_supply_position(self, supply_position: SupplyPosition) -> Catalogue {
         Catalogue { supply_position, ..self }
     }
 
@@ -403,7 +409,7 @@ impl Catalogue {
     /// the hotel index and of the hotels changed, never of the others.
     pub fn with_supply(
         &self,
-        supply_position: i64,
+        supply_position: SupplyPosition,
         changed: impl IntoIterator<Item = (String, HotelSupply)>,
     ) -> Catalogue {
         let mut hotels = self.hotels.clone();
@@ -434,7 +440,7 @@ impl Catalogue {
             hotels,
             by_brand: self.by_brand.clone(),
             boards: self.boards.clone(),
-            supply_position: self.supply_position,
+            supply_position: self.supply_position.clone(),
             supply_from: first,
         }
     }

@@ -84,26 +84,28 @@ pub async fn purge_past_supply_forever(store: crate::store::Store) {
 
 /// The catalogue with what suppliers changed since its supply position (see
 /// [`supply`](mod@supply)): only the values changed since are read, only the hotels they are of
-/// are copied; `None` when nothing changed and the position did not move.
+/// are copied; `None` when nothing changed.
 pub async fn supply_changes(
     store: &crate::store::Store,
     catalogue: &catalogue::Catalogue,
 ) -> Result<Option<catalogue::Catalogue>, crate::store::StoreError> {
-    let from = catalogue.supply_position;
-    let (position, read, changed) = store
+    let since = catalogue.supply_position.clone();
+    let (below, read, changed) = store
         .peek(move |c| {
             Box::pin(async move {
                 // The position first: values read after it may be newer, never older.
-                let position = repo::supply::supply_position(c).await?;
+                let below = repo::supply::supply_position(c).await?;
                 let mut changed = std::collections::HashMap::new();
-                let read = repo::supply::read_supply(c, from, &mut changed).await?;
-                Ok::<_, crate::store::StoreError>((position, read, changed))
+                let read = repo::supply::read_supply(c, &since, &mut changed).await?;
+                Ok::<_, crate::store::StoreError>((below, read, changed))
             })
         })
         .await?;
-    if read == 0 && position == from {
+    // Nothing new: the position it is at still holds.
+    if read.is_empty() {
         return Ok(None);
     }
+    let position = catalogue.supply_position.after(below, read);
     let merged = changed.into_iter().filter_map(|(code, newer)| {
         let mut supply = supply::HotelSupply::clone(&catalogue.hotel(&code)?.supply);
         supply.merge(newer);

@@ -90,6 +90,29 @@ pub struct RoomSupply {
     pub rates: HashMap<String, HashMap<String, Amounts>>,
 }
 
+/// Where a gateway's supply stands in the store's changes (see
+/// `hotels::repo::supply::supply_position`): it has every change numbered below `below`, and of
+/// those at or above it the ones in `seen` (PostgreSQL numbers a change with its transaction,
+/// and transactions end in any order; on SQLite `seen` stays empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SupplyPosition {
+    /// Every change numbered below it is had.
+    pub below: i64,
+    /// The changes at or above `below` that are had, in order.
+    pub seen: Vec<i64>,
+}
+
+impl SupplyPosition {
+    /// The position after reading `read` (the changes a read since this position found) at a
+    /// store position of `below`.
+    pub fn after(&self, below: i64, read: impl IntoIterator<Item = i64>) -> SupplyPosition {
+        let below = below.max(self.below);
+        let seen: std::collections::BTreeSet<i64> =
+            self.seen.iter().copied().chain(read).filter(|c| *c >= below).collect();
+        SupplyPosition { below, seen: seen.into_iter().collect() }
+    }
+}
+
 /// What a supplier said of one hotel, by room type.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HotelSupply {

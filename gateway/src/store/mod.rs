@@ -79,6 +79,17 @@ fn postgres_error(e: &tokio_postgres::Error) -> String {
     }
 }
 
+impl StoreError {
+    /// The same failure, for each of several writes it ended together (a batch): whether the
+    /// outcome is known is kept (`InDoubt` stays `InDoubt`), the rest is told by its text.
+    pub fn shared(&self) -> StoreError {
+        match self {
+            StoreError::InDoubt(m) => StoreError::InDoubt(m.clone()),
+            other => StoreError::Unavailable(other.to_string()),
+        }
+    }
+}
+
 /// A write that was not carried out because its request gave up first (its deadline passed
 /// while the write waited). Nothing of it was stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

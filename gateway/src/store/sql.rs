@@ -305,6 +305,19 @@ impl<'c> Conn<'c> {
         }
     }
 
+    /// Starts a part of the transaction that can be undone alone (`SAVEPOINT part`; parts do
+    /// not nest): see [`Conn::end_part`].
+    pub async fn begin_part(&mut self) -> Result<(), StoreError> {
+        self.execute("SAVEPOINT part", &[]).await.map(drop)
+    }
+
+    /// Ends the part [`begun`](Conn::begin_part): kept (`RELEASE`), or undone with everything
+    /// written since it began (`ROLLBACK TO`), the transaction going on.
+    pub async fn end_part(&mut self, keep: bool) -> Result<(), StoreError> {
+        let sql = if keep { "RELEASE SAVEPOINT part" } else { "ROLLBACK TO SAVEPOINT part" };
+        self.execute(sql, &[]).await.map(drop)
+    }
+
     /// The clause that makes a `SELECT` lock the rows it gives of the table aliased `alias` and
     /// pass over those another transaction has locked (PostgreSQL: `FOR UPDATE OF alias SKIP
     /// LOCKED`, so that gateways taking work from one table never wait for each other); empty on

@@ -230,14 +230,23 @@ async fn offers_of(
 }
 
 /// Waits (up to 1 s: the bound) until `check` holds on the gateway.
-async fn within_a_second<F, Fut>(what: &str, mut check: F)
+async fn within_a_second<F, Fut>(what: &str, check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    within(what, std::time::Duration::from_secs(1), check).await;
+}
+
+/// Waits (up to `bound`) until `check` holds on the gateway.
+async fn within<F, Fut>(what: &str, bound: std::time::Duration, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
     let started = std::time::Instant::now();
     while !check().await {
-        assert!(started.elapsed() < std::time::Duration::from_secs(1), "{what}: not visible within 1 s");
+        assert!(started.elapsed() < bound, "{what}: not visible within {bound:?}");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
@@ -984,7 +993,9 @@ pub(crate) async fn a_big_message_is_applied_whole(b: Backend) {
     let body = post(&gw, "/hotelrateamountnotif", message(10, items)).await;
     println!("{b:?}: 30,002 amounts in one message applied in {:?} (debug build)", started.elapsed());
     assert!(success_without_warnings(&body), "{body}");
-    within_a_second("the big message", || async {
+    // 30,000 values in a debug build with other suites running: the 1 s bound is the load
+    // test's (release), this only waits for them.
+    within("the big message", std::time::Duration::from_secs(10), || async {
         offers_of(&client, ("BIG0001", "RM0", "P0"), (twice.0, twice.1 + chrono::Days::new(1)), 1).await == ["398.00"]
             && offers_of(&client, ("BIG0001", "RM9", "P3"), (last, last + chrono::Days::new(1)), 1).await == ["193.00"]
             && offers_of(&client, ("BIG0001", "RM4", "P2"), (first, first + chrono::Days::new(1)), 1).await
@@ -1057,20 +1068,26 @@ async fn postgres_hotels_never_wait_for_each_other() {
     let started = std::time::Instant::now();
     loop {
         let waiting: i64 = locker
-            .query_one("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO supply_rooms%'", &[])
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+                &[],
+            )
             .await
             .unwrap()
             .get(0);
         if waiting > 0 {
             break;
         }
-        assert!(started.elapsed() < std::time::Duration::from_secs(10), "A's notification never reached its write");
+        if a.is_finished() {
+            panic!("A's notification did not wait: {:?}", a.await.unwrap());
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "A's notification never reached its write");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 
     // B's is answered while A's transaction is open, and served by the other gateway.
     let answered = tokio::time::timeout(
-        std::time::Duration::from_secs(2),
+        std::time::Duration::from_secs(5),
         post(&one, "/hotelinvcountnotif", inv_count_of(SUPPLIER, B, 2, (night, night), 3, "Allocation")),
     )
     .await

@@ -15,6 +15,7 @@ use ota_messages::hotel_rate_amount_notif::{OtaHotelRateAmountNotifRq, OtaHotelR
 use crate::errors::warnings;
 use crate::hotels::Area;
 use crate::hotels::booking::Night;
+use crate::hotels::cache::{Kept, SupplyQueue, Unapplied, Waiting};
 use crate::hotels::reader::supply::{self, Read};
 use crate::hotels::repo::{
     self,
@@ -22,7 +23,8 @@ use crate::hotels::repo::{
 };
 use crate::hotels::rules::supply::{Applied, Change, Notification};
 use crate::shared::context::{Ctx, OpError};
-use crate::store::{Conn, StoreError};
+use crate::store::{Abandoned, Conn, SqlDialect, StoreError, Ticket};
+use std::sync::Arc;
 
 /// Applies a notification in the caller's write transaction: the hotel's supply lock taken
 /// exclusively first (the bookings taking its rooms wait, or are seen whole), the number its
@@ -122,14 +124,142 @@ enum Outcome {
     Rate(usize),
 }
 
-/// Applies a read notification in a write transaction of the request; the answer's warnings:
-/// the parts read and not applied, then what applying found.
-async fn notify(cx: &Ctx, read: Read) -> Result<Option<Warnings>, OpError> {
+/// Applies a read notification; the answer's warnings: the parts read and not applied, then
+/// what applying found. SQLite: in a write of the request (the writer commits several at once);
+/// PostgreSQL: in a batch of the notifications waiting ([`in_a_batch`]).
+async fn notify(cx: &Ctx, area: &Area, read: Read) -> Result<Option<Warnings>, OpError> {
     let Read { notification, mut notes } = read;
-    let applied = cx.write(move |c| Box::pin(async move { Ok(apply(c, &notification).await?) })).await?;
+    let applied = match cx.store.dialect() {
+        SqlDialect::Sqlite => cx.write(move |c| Box::pin(async move { Ok(apply(c, &notification).await?) })).await?,
+        SqlDialect::Postgres => in_a_batch(cx, &area.kept, notification).await?,
+    };
     crate::metrics::supply_applied(applied.written);
     notes.extend(applied.warnings());
     Ok((!notes.is_empty()).then(|| warnings(notes)))
+}
+
+/// Applies a notification together with the others waiting (PostgreSQL): it joins the queue;
+/// until its outcome comes, its request runs a batch of what waits (up to
+/// [`SupplyQueue::MOST`]) whenever fewer than [`SupplyQueue::BATCHES`] run, and else waits for
+/// one to end. One transaction and one commit per batch: its hotels' supply locks taken first,
+/// in order (two batches never wait for each other in a circle), then each notification in its
+/// own part ([`Conn::begin_part`]), so one that fails is undone alone and answered with its
+/// error; the notifications of one hotel apply in their order of arrival.
+async fn in_a_batch(cx: &Ctx, kept: &Arc<Kept>, notification: Notification) -> Result<Applied, OpError> {
+    let queue = &kept.supply;
+    let (outcome, mut answer) = tokio::sync::oneshot::channel();
+    let waiting = Waiting { notification, ticket: cx.ticket.clone(), deadline: cx.deadline, outcome };
+    queue.waiting.lock().map_err(|_| StoreError::Unavailable("the supply queue failed".into()))?.push(waiting);
+    let outcome = loop {
+        match answer.try_recv() {
+            Ok(outcome) => break Some(outcome),
+            Err(tokio::sync::oneshot::error::TryRecvError::Closed) => break None,
+            Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {}
+        }
+        // Told of every batch that ends from here on.
+        let ended = queue.ended.notified();
+        tokio::pin!(ended);
+        ended.as_mut().enable();
+        if let Ok(running) = queue.batches.clone().try_acquire_owned() {
+            let batch: Vec<Waiting> = match queue.waiting.lock() {
+                Ok(mut waiting) => {
+                    let n = waiting.len().min(SupplyQueue::MOST);
+                    waiting.drain(..n).collect()
+                }
+                Err(_) => Vec::new(),
+            };
+            if !batch.is_empty() {
+                // A task of its own: the batch ends and tells each its outcome even when this
+                // request goes (its client hung up, its time ran out).
+                let (store, kept) = (cx.store.clone(), kept.clone());
+                let _ = tokio::spawn(async move {
+                    run_batch(&store, batch).await;
+                    drop(running);
+                    kept.supply.ended.notify_waiters();
+                })
+                .await;
+                continue;
+            }
+        }
+        // Every batch runs, or this one's notification is in one that runs.
+        tokio::select! {
+            outcome = &mut answer => break outcome.ok(),
+            () = &mut ended => {}
+        }
+    };
+    match outcome {
+        Some(Ok(applied)) => Ok(applied),
+        Some(Err(Unapplied::Abandoned)) => Err(Abandoned.into()),
+        Some(Err(Unapplied::Store(e))) => Err(e.into()),
+        None => Err(StoreError::Unavailable("a supply batch ended without an outcome".into()).into()),
+    }
+}
+
+/// Applies a batch in one transaction and sends each its outcome once the commit's is known.
+async fn run_batch(store: &crate::store::Store, mut batch: Vec<Waiting>) {
+    // By hotel, each hotel's in their order of arrival.
+    batch.sort_by(|a, b| a.notification.hotel.cmp(&b.notification.hotel));
+    let deadline = batch.iter().filter_map(|w| w.deadline).min();
+    let jobs: Vec<(Notification, Arc<Ticket>)> =
+        batch.iter().map(|w| (w.notification.clone(), w.ticket.clone())).collect();
+    let written = store
+        .write(&Ticket::new(), deadline, move |c| {
+            Box::pin(async move {
+                let mut hotels: Vec<&str> = jobs.iter().map(|(n, _)| n.hotel.as_str()).collect();
+                hotels.dedup();
+                c.lock_hotels(&hotels, true).await?;
+                let mut outcomes = Vec::with_capacity(jobs.len());
+                for (notification, ticket) in &jobs {
+                    // Started here: from now on its request waits for the outcome.
+                    if !ticket.start() {
+                        outcomes.push(Err(Unapplied::Abandoned));
+                        continue;
+                    }
+                    c.begin_part().await?;
+                    match apply(c, notification).await {
+                        Ok(applied) => {
+                            c.end_part(true).await?;
+                            outcomes.push(Ok(applied));
+                        }
+                        Err(e) => {
+                            c.end_part(false).await?;
+                            outcomes.push(Err(Unapplied::Store(e)));
+                        }
+                    }
+                }
+                Ok::<_, BatchError>(outcomes)
+            })
+        })
+        .await;
+    match written {
+        Ok(outcomes) => {
+            for (w, outcome) in batch.into_iter().zip(outcomes) {
+                let _ = w.outcome.send(outcome);
+            }
+        }
+        Err(BatchError(e)) => {
+            for w in batch {
+                let _ = w.outcome.send(Err(Unapplied::Store(e.shared())));
+            }
+        }
+    }
+}
+
+/// Why a batch was not written: a store failure for all of it.
+#[derive(Debug)]
+struct BatchError(StoreError);
+
+impl From<StoreError> for BatchError {
+    fn from(e: StoreError) -> Self {
+        BatchError(e)
+    }
+}
+
+impl From<Abandoned> for BatchError {
+    fn from(_: Abandoned) -> Self {
+        // The batch's own ticket is never abandoned.
+        BatchError(StoreError::Unavailable("a supply batch was abandoned".into()))
+    }
 }
 
 /// `/hotelinvcountnotif`: the rooms on sale per room type and days.
@@ -138,7 +268,7 @@ pub async fn inv_count_notif(
     area: &Area,
     rq: &OtaHotelInvCountNotifRq,
 ) -> Result<OtaHotelInvCountNotifRs, OpError> {
-    let notes = notify(cx, supply::inv_count(cx, &area.catalogue, rq)?).await?;
+    let notes = notify(cx, area, supply::inv_count(cx, &area.catalogue, rq)?).await?;
     Ok(OtaHotelInvCountNotifRs {
         warnings: notes,
         unique_id: rq.unique_id.clone(),
@@ -148,7 +278,7 @@ pub async fn inv_count_notif(
 
 /// `/hotelavailnotif`: booking limits, restrictions and stay limits.
 pub async fn avail_notif(cx: &Ctx, area: &Area, rq: &OtaHotelAvailNotifRq) -> Result<OtaHotelAvailNotifRs, OpError> {
-    let notes = notify(cx, supply::avail(cx, &area.catalogue, rq)?).await?;
+    let notes = notify(cx, area, supply::avail(cx, &area.catalogue, rq)?).await?;
     Ok(OtaHotelAvailNotifRs { warnings: notes, unique_id: rq.unique_id.clone(), ..OtaHotelAvailNotifRs::success() })
 }
 
@@ -158,7 +288,7 @@ pub async fn rate_amount_notif(
     area: &Area,
     rq: &OtaHotelRateAmountNotifRq,
 ) -> Result<OtaHotelRateAmountNotifRs, OpError> {
-    let notes = notify(cx, supply::rate_amount(cx, &area.catalogue, rq)?).await?;
+    let notes = notify(cx, area, supply::rate_amount(cx, &area.catalogue, rq)?).await?;
     Ok(OtaHotelRateAmountNotifRs {
         warnings: notes,
         unique_id: rq.unique_id.clone(),

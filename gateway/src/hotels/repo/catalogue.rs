@@ -3,6 +3,7 @@
 
 use super::supply::read_supply;
 use super::supply::supply_position;
+use crate::hotels::supply::SupplyPosition;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
@@ -87,9 +88,10 @@ row! {
 pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreError> {
     // The position first: values read after it may be newer, never older (a later poll reads
     // them again).
-    let supply_position = supply_position(c).await?;
+    let below = supply_position(c).await?;
     let mut supply = HashMap::new();
-    read_supply(c, 0, &mut supply).await?;
+    let read = read_supply(c, &SupplyPosition::default(), &mut supply).await?;
+    let supply_position = SupplyPosition::default().after(below, read);
     let hotels: Vec<HotelRow> = c
         .query(
             "SELECT code, name, code_context, chain_name, brand_code, category_code, category_detail, category_text, latitude, longitude,

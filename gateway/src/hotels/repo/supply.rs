@@ -5,24 +5,24 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 
-use crate::hotels::supply::{HotelSupply, Restriction, SetBy, SourcedSupply, Stamp, Stamped};
+use crate::hotels::supply::{HotelSupply, Restriction, SetBy, SourcedSupply, Stamp, Stamped, SupplyPosition};
 use crate::store::row;
 use crate::store::{Conn, Scalar, SqlDialect, StoreError};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 row! {
     /// A `supply_rooms` row.
-    struct RoomsRow { hotel_code: String, room_code: String, night: NaiveDate, rooms: Option<i64>, stamp: i64 }
+    struct RoomsRow { hotel_code: String, room_code: String, night: NaiveDate, rooms: Option<i64>, stamp: i64, change: i64 }
 }
 
 row! {
     /// A `supply_restriction` row.
-    struct RestrictionRow { hotel_code: String, room_code: String, board_code: String, night: NaiveDate, kind: String, value: Option<i64>, stamp: i64 }
+    struct RestrictionRow { hotel_code: String, room_code: String, board_code: String, night: NaiveDate, kind: String, value: Option<i64>, stamp: i64, change: i64 }
 }
 
 row! {
     /// A `supply_rate` row.
-    struct RateRow { hotel_code: String, room_code: String, board_code: String, currency: String, night: NaiveDate, guests: i64, amount: Decimal, stamp: i64 }
+    struct RateRow { hotel_code: String, room_code: String, board_code: String, currency: String, night: NaiveDate, guests: i64, amount: Decimal, stamp: i64, change: i64 }
 }
 
 /// A stored stamp (microseconds since 1970 UTC).
@@ -70,18 +70,32 @@ pub(crate) async fn change_number(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     Ok(v)
 }
 
-/// Adds to `into` (by hotel) the values changed at or after the supply position `from` (see
-/// [`supply_position`]), as each value now stands (every value, from 0); how many.
+/// Adds to `into` (by hotel) the values changed since `since` (see [`supply_position`]), as each
+/// value now stands (every value, from the default position); the change numbers read, each
+/// once.
 pub(crate) async fn read_supply(
     c: &mut Conn<'_>,
-    from: i64,
+    since: &SupplyPosition,
     into: &mut HashMap<String, HotelSupply>,
-) -> Result<usize, StoreError> {
+) -> Result<BTreeSet<i64>, StoreError> {
+    // PostgreSQL: the changes at or above the position already read are not read again.
+    let (filter, seen) = match c.dialect() {
+        SqlDialect::Sqlite => ("change >= $1", None),
+        SqlDialect::Postgres => ("change >= $1 AND NOT change = ANY($2)", Some(since.seen.clone())),
+    };
+    let mut params: Vec<&dyn crate::store::Param> = vec![&since.below];
+    if let Some(seen) = &seen {
+        params.push(seen);
+    }
+    let mut changes = BTreeSet::new();
     let rooms: Vec<RoomsRow> = c
-        .query("SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE change >= $1", &[&from])
+        .query(
+            &format!("SELECT hotel_code, room_code, night, rooms, stamp, change FROM supply_rooms WHERE {filter}"),
+            &params,
+        )
         .await?;
-    let mut read = rooms.len();
     for r in rooms {
+        changes.insert(r.change);
         let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
         room.rooms.insert(
             r.night,
@@ -89,10 +103,10 @@ pub(crate) async fn read_supply(
         );
     }
     let restrictions: Vec<RestrictionRow> = c
-        .query("SELECT hotel_code, room_code, board_code, night, kind, value, stamp FROM supply_restriction WHERE change >= $1", &[&from])
+        .query(&format!("SELECT hotel_code, room_code, board_code, night, kind, value, stamp, change FROM supply_restriction WHERE {filter}"), &params)
         .await?;
-    read += restrictions.len();
     for r in restrictions {
+        changes.insert(r.change);
         let kind = Restriction::from_name(&r.kind)
             .ok_or_else(|| StoreError::Data(format!("supply restriction kind {:?}", r.kind)))?;
         let value = r.value.map(|v| count("restriction", v)).transpose()?;
@@ -103,16 +117,16 @@ pub(crate) async fn read_supply(
             .insert((r.night, kind), Stamped { value, stamp: stamp_of(r.stamp)? });
     }
     let rates: Vec<RateRow> = c
-        .query("SELECT hotel_code, room_code, board_code, currency, night, guests, amount, stamp FROM supply_rate WHERE change >= $1", &[&from])
+        .query(&format!("SELECT hotel_code, room_code, board_code, currency, night, guests, amount, stamp, change FROM supply_rate WHERE {filter}"), &params)
         .await?;
-    read += rates.len();
     for r in rates {
+        changes.insert(r.change);
         let guests = count("guests", r.guests)?;
         let room = into.entry(r.hotel_code).or_default().rooms.entry(r.room_code).or_default();
         let amounts = room.rates.entry(r.board_code).or_default().entry(r.currency).or_default();
         amounts.insert((r.night, guests), Stamped { value: r.amount, stamp: stamp_of(r.stamp)? });
     }
-    Ok(read)
+    Ok(changes)
 }
 
 /// What writing one value found.
@@ -160,7 +174,7 @@ pub(crate) async fn rooms_stamp(
 ) -> Result<Option<Stamp>, StoreError> {
     let row: Option<RoomsRow> = c
         .query_opt(
-            "SELECT hotel_code, room_code, night, rooms, stamp FROM supply_rooms WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
+            "SELECT hotel_code, room_code, night, rooms, stamp, change FROM supply_rooms WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
             &[&hotel, &room, &night],
         )
         .await?;
