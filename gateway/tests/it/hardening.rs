@@ -1,5 +1,6 @@
 //! The console's hardening (issue 30, `docs/console/hardening.md`), on both backends with real
-//! listeners: the login form's own CSRF token (login CSRF).
+//! listeners: the login form's own CSRF token (login CSRF); the console listener's connection
+//! cap (a gateway process).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -8,7 +9,10 @@ use std::time::Duration;
 use ota_gateway::operators::Role;
 
 use crate::support::console::{ConsoleClient, ConsoleServer, Page, csrf_of, login_token_of};
-use crate::support::{Backend, backend_tests, count};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+use crate::support::{Backend, GatewayProcess, TestDb, backend_tests, count, free_port};
 
 /// `POST /login` with the given form and, when given, the login cookie's token.
 async fn post_login(raw: &ConsoleClient, cookie: Option<&str>, form: &[(&str, &str)]) -> Page {
@@ -101,4 +105,86 @@ async fn login_form_carries_its_own_csrf_token(b: Backend) {
     assert!(cookie.starts_with("ota_console_login=") && cookie.contains("; Secure"), "{cookie}");
 }
 
-backend_tests!(login_form_carries_its_own_csrf_token);
+/// A connection that asked for the login page, read its answer and stays open (keep-alive).
+async fn idle_connection(addr: &str) -> TcpStream {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /login HTTP/1.1\r\nHost: console\r\n\r\n").await.unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    // The whole answer: its headers, then as many bytes as its Content-Length says.
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf)).await.expect("answered").unwrap();
+        assert!(n > 0, "the console closed the connection");
+        got.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&got);
+        if let Some(end) = text.find("\r\n\r\n") {
+            let head = text[..end].to_ascii_lowercase();
+            assert!(head.starts_with("http/1.1 200"), "{head}");
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map(|v| v.trim().parse().unwrap())
+                .expect("a content-length");
+            if got.len() >= end + 4 + length {
+                return s;
+            }
+        }
+    }
+}
+
+/// The console's listener keeps at most `--console-max-connections` connections open (here 3,
+/// given by the flag on one backend and by `OTA_GATEWAY_CONSOLE_MAX_CONNECTIONS` on the other),
+/// as the partners' listener does with `--max-connections` (the same accept loop): with 3 idle
+/// keep-alive connections open, a 4th request waits unanswered — while the partners' listener
+/// answers — and is answered as soon as one of them closes.
+async fn the_console_listener_caps_its_connections(b: Backend) {
+    let db = TestDb::new(b).await;
+    let console = format!("127.0.0.1:{}", free_port());
+    let mut args = vec!["--console-addr", console.as_str(), "--header-read-timeout", "60s"];
+    let mut env = vec![];
+    match b {
+        Backend::Sqlite => env.push(("OTA_GATEWAY_CONSOLE_MAX_CONNECTIONS", "3")),
+        _ => args.extend(["--console-max-connections", "3"]),
+    }
+    let gw = GatewayProcess::start_with(&db.arg(), &args, &env, None).await;
+    // No connection kept in a pool: each request of this client closes its connection.
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(20)).pool_max_idle_per_host(0).build().unwrap();
+    assert_eq!(http.get(format!("http://{console}/login")).send().await.unwrap().status(), 200);
+
+    let mut idle = Vec::new();
+    for _ in 0..3 {
+        idle.push(idle_connection(&console).await);
+    }
+    // The 4th waits in the listen backlog: connected, never answered while the 3 stay open.
+    let waiting = tokio::spawn({
+        let (http, console) = (http.clone(), console.clone());
+        async move {
+            let res = http.get(format!("http://{console}/login")).send().await.unwrap();
+            (res.status().as_u16(), std::time::Instant::now())
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!waiting.is_finished(), "a 4th connection is not served while 3 are open");
+    // The partners' listener is not affected.
+    let health = http.get(format!("{}/healthz", gw.url)).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    for _ in 0..5 {
+        assert_eq!(http.get(format!("{}/healthz", gw.url)).send().await.unwrap().status(), 200);
+    }
+    assert!(!waiting.is_finished(), "still waiting");
+    // One closes: the waiting request is served.
+    let closed = std::time::Instant::now();
+    drop(idle.pop());
+    let (status, answered) = tokio::time::timeout(Duration::from_secs(10), waiting).await.expect("served").unwrap();
+    assert_eq!(status, 200);
+    assert!(answered >= closed, "answered after a connection closed");
+    // All closed: the console answers at once again.
+    idle.clear();
+    let page = tokio::time::timeout(Duration::from_secs(10), http.get(format!("http://{console}/login")).send())
+        .await
+        .expect("the console answers again")
+        .unwrap();
+    assert_eq!(page.status(), 200);
+}
+
+backend_tests!(login_form_carries_its_own_csrf_token, the_console_listener_caps_its_connections);
