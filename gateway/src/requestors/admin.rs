@@ -150,7 +150,7 @@ fn described(new: &NewRequestor) -> String {
 }
 
 /// A role as the audit trail records it: `distributor`, `supplier(H1,H2)`.
-fn role_text(role: &Role) -> String {
+pub fn role_text(role: &Role) -> String {
     match role {
         Role::Supplier { hotels } => format!("supplier({})", hotels.iter().cloned().collect::<Vec<_>>().join(",")),
         Role::Distributor => "distributor".to_string(),
@@ -158,7 +158,7 @@ fn role_text(role: &Role) -> String {
 }
 
 /// Limits as the audit trail records them: `rate=5/s daily_quota=off rate_for=hotelbook=1`.
-fn limits_text(l: &Limits) -> String {
+pub fn limits_text(l: &Limits) -> String {
     let off = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
     let per: Vec<String> = l.per_operation.iter().map(|(op, n)| format!("{op}={n}/s")).collect();
     format!(

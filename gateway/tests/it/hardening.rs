@@ -1,6 +1,6 @@
 //! The console's hardening (issue 30, `docs/console/hardening.md`), on both backends with real
 //! listeners: the login form's own CSRF token (login CSRF); the console listener's connection
-//! cap (a gateway process).
+//! cap (a gateway process); `ota-gateway import`'s requestors in the audit trail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -187,4 +187,102 @@ async fn the_console_listener_caps_its_connections(b: Backend) {
     assert_eq!(page.status(), 200);
 }
 
-backend_tests!(login_form_carries_its_own_csrf_token, the_console_listener_caps_its_connections);
+/// `ota-gateway ARGS… --db DB` as the OS user `imp-ops`: its exit code, stdout and stderr.
+fn cli_as_imp(args: &[&str], db: &str) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+        .args(args)
+        .args(["--db", db])
+        .env("USER", "imp-ops")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run ota-gateway");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `ota-gateway import`'s entries in the audit trail (`audit list --json --actor cli:imp-ops`).
+fn import_entries(db: &str) -> Vec<serde_json::Value> {
+    let (code, out, err) = cli_as_imp(&["audit", "list", "--json", "--actor", "cli:imp-ops"], db);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v.as_array().unwrap().clone()
+}
+
+/// `ota-gateway import FILE`: every requestor the file creates or updates is in the audit trail
+/// (`requestor.import`, by `cli:<OS user>`, the values before — none for a new one — and after),
+/// never a password (neither the partner's nor a notification URL's); an import refused part
+/// way (a hotel of another supplier, found after an earlier requestor was written) changes
+/// nothing and audits nothing: the entries are written in the import's own transaction.
+async fn requestor_import_is_audited(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let dir = tempfile::tempdir().unwrap();
+    let import = |name: &str, json: &str| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, json).unwrap();
+        cli_as_imp(&["import", file.to_str().unwrap()], &arg)
+    };
+    let first = r#"{"requestors": [
+        {"id": "ACME", "id_context": "ACME-DIST", "name": "Acme <b>travel</b>", "password": "acme-import-pw-1",
+         "allow": ["10.0.0.0/8"], "rate": 5},
+        {"id": "SUPA", "id_context": "SUPA-DIST", "name": "Supplier A", "password": "supa-import-pw-1",
+         "supplier": true, "hotels": ["HTLA1"], "notify_url": "https://pms:hook-secret-1@pms.example/in"}
+    ]}"#;
+    let (code, out, err) = import("first.json", first);
+    assert_eq!(code, 0, "{out}{err}");
+    let entries = import_entries(&arg);
+    assert_eq!(entries.len(), 2, "{entries:#?}");
+    for e in &entries {
+        assert_eq!(e["action"], "requestor.import");
+        assert!(e["old"].is_null(), "created: nothing before: {e}");
+        assert!(e["address"].is_null());
+    }
+    let acme = entries.iter().find(|e| e["target"] == "ACME").expect("ACME audited");
+    let new = acme["new"].as_str().unwrap();
+    for part in ["name=Acme <b>travel</b>", "allow=10.0.0.0/8", "rate=5/s", "kind=distributor", "password=(set"] {
+        assert!(new.contains(part), "{part} in {new}");
+    }
+    let supa = entries.iter().find(|e| e["target"] == "SUPA").expect("SUPA audited")["new"].as_str().unwrap();
+    assert!(supa.contains("kind=supplier(HTLA1)") && supa.contains("https://pms:***@pms.example/in"), "{supa}");
+
+    // A second import changes ACME: before and after.
+    let second = r#"{"requestors": [
+        {"id": "ACME", "id_context": "ACME-DIST", "name": "Acme", "password": "acme-import-pw-2", "rate": 7}
+    ]}"#;
+    let (code, out, err) = import("second.json", second);
+    assert_eq!(code, 0, "{out}{err}");
+    let entries = import_entries(&arg);
+    assert_eq!(entries.len(), 3);
+    let changed = &entries[0];
+    assert_eq!((changed["action"].as_str(), changed["target"].as_str()), (Some("requestor.import"), Some("ACME")));
+    let (old, new) = (changed["old"].as_str().unwrap(), changed["new"].as_str().unwrap());
+    assert!(old.contains("rate=5/s") && old.contains("name=Acme <b>travel</b>"), "{old}");
+    assert!(new.contains("rate=7/s") && new.contains("name=Acme ") && new.contains("allow=10.0.0.0/8"), "{new}");
+
+    // Refused part way: LATE is written first, then SUPB claims SUPA's hotel; nothing stays.
+    let refused = r#"{"requestors": [
+        {"id": "LATE", "id_context": "LATE-DIST", "name": "Late", "password": "late-import-pw"},
+        {"id": "SUPB", "id_context": "SUPB-DIST", "name": "Supplier B", "password": "supb-import-pw",
+         "supplier": true, "hotels": ["HTLA1"]}
+    ]}"#;
+    let (code, _, err) = import("refused.json", refused);
+    assert_ne!(code, 0);
+    assert!(err.contains("belongs to supplier"), "{err}");
+    assert_eq!(import_entries(&arg).len(), 3, "nothing audited by a refused import");
+    let (_, list, _) = cli_as_imp(&["requestor", "list"], &arg);
+    assert!(!list.contains("LATE"), "nothing written: {list}");
+
+    let (_, all, _) = cli_as_imp(&["audit", "list", "--json"], &arg);
+    for secret in ["acme-import-pw", "supa-import-pw", "late-import-pw", "hook-secret-1", "argon2"] {
+        assert!(!all.contains(secret), "{secret} in the audit trail: {all}");
+    }
+}
+
+backend_tests!(
+    login_form_carries_its_own_csrf_token,
+    the_console_listener_caps_its_connections,
+    requestor_import_is_audited
+);
