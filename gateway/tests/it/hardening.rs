@@ -1,6 +1,7 @@
 //! The console's hardening (issue 30, `docs/console/hardening.md`), on both backends with real
 //! listeners: the login form's own CSRF token (login CSRF); the console listener's connection
-//! cap (a gateway process); `ota-gateway import`'s requestors in the audit trail.
+//! cap (a gateway process); `ota-gateway import`'s requestors in the audit trail; each
+//! partner's traffic of today on the Partners page and in `requestor list`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -281,8 +282,80 @@ async fn requestor_import_is_audited(b: Backend) {
     }
 }
 
+/// The figures of today a partner's row of the Partners page shows (requests, errors,
+/// bookings); `None` without the row.
+fn today_of(page: &str, id: &str) -> Option<Vec<i64>> {
+    let at = page.find(&format!("href=\"/partners/{id}\""))?;
+    let row = &page[at..at + page[at..].find("</tr>")?];
+    let cell = r#"class="num today">"#;
+    Some(
+        row.match_indices(cell)
+            .map(|(i, _)| {
+                let rest = &row[i + cell.len()..];
+                rest[..rest.find('<').unwrap()].parse().unwrap()
+            })
+            .collect(),
+    )
+}
+
+/// The Partners page lists each partner's requests, errors and bookings of today (UTC) from
+/// the traffic rollups every gateway writes in batches: after 5 requests of DEMO through the
+/// OTA API (3 answered with Success, 1 with an OTA error, 1 Commit that booked) DEMO's row
+/// shows 5, 1 and 1 once the batch is stored, and PARTNER2's 0, 0, 0; `ota-gateway requestor
+/// list` shows the same.
+async fn partners_show_their_traffic_today(b: Backend) {
+    let gw = ConsoleServer::start_with(b, |c| c.traffic_flush = Duration::from_millis(200)).await;
+    let ann = gw.login_as("ann", Role::Viewer).await;
+    let before = ann.get("/partners").await;
+    assert_eq!(before.status, 200);
+    assert_eq!(today_of(&before.body, "DEMO"), Some(vec![0, 0, 0]), "no traffic yet");
+    assert!(before.body.contains("Requests today"), "{}", before.body);
+
+    let client = ota_gateway::Client::new(gw.url.clone());
+    let nbc = |hotel: &str| {
+        format!(
+            r#"<OTA_HotelDescriptiveInfoRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2009.1" PrimaryLangID="en"><POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS><HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="{hotel}"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
+        )
+    };
+    for hotel in ["HTL00042", "HTL00042", "HTL00042", "NO-SUCH-HOTEL"] {
+        let (status, _, text) = client.send_raw("/hotelnbc", nbc(hotel), "application/xml").await.unwrap();
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(text.contains("<Success"), hotel != "NO-SUCH-HOTEL", "{text}");
+    }
+    let commit = crate::support::commit_xml("HRD-1", crate::support::day(30), 1);
+    let (status, _, text) = client.send_raw("/activitybook", commit, "application/xml").await.unwrap();
+    assert!(status == 200 && text.contains("<Success"), "{text}");
+
+    let started = std::time::Instant::now();
+    let page = loop {
+        let page = ann.get("/partners").await;
+        if today_of(&page.body, "DEMO") == Some(vec![5, 1, 1]) {
+            break page;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "DEMO's traffic today: {:?}",
+            today_of(&page.body, "DEMO")
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(today_of(&page.body, "PARTNER2"), Some(vec![0, 0, 0]), "another partner: nothing");
+
+    let db = match &gw.location {
+        ota_gateway::Location::Sqlite(p) => p.display().to_string(),
+        ota_gateway::Location::Postgres(url) => url.clone(),
+    };
+    let (code, out, err) = crate::support::cli(&["requestor", "list", "--db", &db], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().next().unwrap().contains("TODAY_REQ/ERR/BK"), "{out}");
+    let line = |id: &str| out.lines().find(|l| l.starts_with(&format!("{id} "))).unwrap().to_string();
+    assert!(line("DEMO").contains(" 5/1/1 "), "{out}");
+    assert!(line("PARTNER2").contains(" 0/0/0 "), "{out}");
+}
+
 backend_tests!(
     login_form_carries_its_own_csrf_token,
+    partners_show_their_traffic_today,
     the_console_listener_caps_its_connections,
     requestor_import_is_audited
 );

@@ -1,5 +1,7 @@
 //! `GET /partners`: every requestor (partners and suppliers) with its status, dialect, limits,
-//! allow-list, log level and notification URL; `GET /partners/{id}`: one, with the admin's
+//! allow-list, log level and notification URL, and its requests, errors and bookings of the
+//! current UTC day (every gateway's, from the traffic rollups: [`crate::traffic::query::today`],
+//! as `ota-gateway requestor list` shows them); `GET /partners/{id}`: one, with the admin's
 //! forms, and a supplier's booking alert addresses and latest alerts (the query of `ota-gateway
 //! outbox alerts`). An admin creates a requestor (its password made here and shown once), changes its
 //! limits, dialect, allow-list, log level, notification URL and alert addresses, rotates its password (shown
@@ -98,15 +100,24 @@ async fn render_list(state: &ConsoleState, session: &Session, status: StatusCode
         Ok(all) => all,
         Err(page) => return page,
     };
+    let today = match crate::traffic::query::today(&state.app.store, chrono::Utc::now()).await {
+        Ok(today) => today,
+        Err(e) => {
+            tracing::error!(error = %e, "console: partners' traffic today");
+            return layout::error(StatusCode::SERVICE_UNAVAILABLE, "The partners could not be read; try again.");
+        }
+    };
     let body = html! {
         @if let Some(n) = notice { (n) }
         table {
             thead { tr {
                 th { "ID" } th { "Name" } th { "Status" } th { "Kind" } th { "Dialect" } th.num { "Rate" }
                 th.num { "Daily quota" } th { "Per operation" } th { "Allow-list" } th { "Log" } th { "Notification URL" }
+                th.num title="Today (UTC), every gateway" { "Requests today" } th.num { "Errors today" } th.num { "Bookings today" }
             } }
             tbody {
                 @for r in &all {
+                    @let day = today.get(&r.id);
                     tr {
                         td { a href={ "/partners/" (path_segment(&r.id)) } { (r.id) } }
                         td { (r.name) }
@@ -119,6 +130,9 @@ async fn render_list(state: &ConsoleState, session: &Session, status: StatusCode
                         td { @if r.allow.is_empty() { span.muted { "any address" } } @else { (allow_text(r)) } }
                         td { (log_text(r)) }
                         td.mono { (r.notify_url.as_deref().map(shown_url).unwrap_or_default()) }
+                        td.num.today { (day.map_or(0, |f| f.requests)) }
+                        td.num.today { (day.map_or(0, |f| f.errors)) }
+                        td.num.today { (day.map_or(0, |f| f.bookings)) }
                     }
                 }
             }
