@@ -15,6 +15,9 @@ use tokio::net::TcpStream;
 
 use crate::support::{Backend, GatewayProcess, TestDb, backend_tests, count, free_port};
 
+/// A forged login: what it is, the login cookie's token it carries, its form.
+type Attempt<'a> = (&'a str, Option<&'a str>, Vec<(&'a str, &'a str)>);
+
 /// `POST /login` with the given form and, when given, the login cookie's token.
 async fn post_login(raw: &ConsoleClient, cookie: Option<&str>, form: &[(&str, &str)]) -> Page {
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
@@ -69,7 +72,7 @@ async fn login_form_carries_its_own_csrf_token(b: Backend) {
         f.push(("csrf", t));
         f
     }
-    let attempts: [(&str, Option<&str>, Vec<(&str, &str)>); 4] = [
+    let attempts: [Attempt<'_>; 4] = [
         ("no token at all", None, creds.to_vec()),
         ("the cookie only", Some(&token), creds.to_vec()),
         ("the field only", None, with(&creds, &token)),
