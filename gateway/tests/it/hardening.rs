@@ -1,7 +1,8 @@
 //! The console's hardening (issue 30, `docs/console/hardening.md`), on both backends with real
 //! listeners: the login form's own CSRF token (login CSRF); the console listener's connection
 //! cap (a gateway process); `ota-gateway import`'s requestors in the audit trail; each
-//! partner's traffic of today on the Partners page and in `requestor list`.
+//! partner's traffic of today on the Partners page and in `requestor list`; a change on a stale
+//! partner form answers 409.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -356,7 +357,74 @@ async fn partners_show_their_traffic_today(b: Backend) {
     assert!(line("PARTNER2").contains(" 0/0/0 "), "{out}");
 }
 
+/// The revision a partner's page shows in its forms.
+fn revision_of(page: &str) -> String {
+    let at = page.find(r#"name="revision" value=""#).expect("a revision field") + r#"name="revision" value=""#.len();
+    page[at..at + page[at..].find('"').unwrap()].to_string()
+}
+
+/// An admin's change made on a stale form — the partner changed since the form was loaded, by
+/// the CLI or by another admin — answers 409 with the page as it is now, and changes nothing
+/// (the value the other one set stays, nothing audited for the refused change); on the page
+/// loaded again the change is made. Every form of a partner's values carries the revision.
+async fn a_change_on_a_stale_partner_form_is_refused(b: Backend) {
+    use ota_gateway::requestors::admin;
+    let gw = ConsoleServer::start(b).await;
+    let ann = gw.login_as("ann", Role::Admin).await;
+    let bob = gw.login_as("bob", Role::Admin).await;
+    let page = ann.get("/partners/DEMO").await;
+    assert_eq!(page.status, 200);
+    let shown = revision_of(&page.body);
+    assert_eq!(page.body.matches(r#"name="revision""#).count(), 6, "every form of the partner's values");
+    let rate = |store| async move {
+        admin::list(store).await.unwrap().into_iter().find(|r| r.id == "DEMO").unwrap().limits.rate
+    };
+
+    // The CLI changes DEMO's rate after ann loaded the page.
+    let db = match &gw.location {
+        ota_gateway::Location::Sqlite(p) => p.display().to_string(),
+        ota_gateway::Location::Postgres(url) => url.clone(),
+    };
+    let (code, _, err) = crate::support::cli(&["requestor", "set", "DEMO", "--rate", "9", "--db", &db], "");
+    assert_eq!(code, 0, "{err}");
+    let stale = ann.post("/partners/DEMO/limits", &[("rate", "5"), ("daily_quota", "off"), ("revision", &shown)]).await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert!(stale.body.contains("was changed since this form was loaded"), "{}", stale.body);
+    assert_eq!(rate(gw.store()).await, Some(9), "nothing changed: the CLI's rate stays");
+    let fresh = revision_of(&stale.body);
+    assert_ne!(fresh, shown, "the page as it is now, with the new revision");
+    for (path, form) in [
+        ("/partners/DEMO/dialect", vec![("dialect", "ota2016b")]),
+        ("/partners/DEMO/allow", vec![("allow", "10.0.0.0/8")]),
+        ("/partners/DEMO/log", vec![("level", "all")]),
+        ("/partners/DEMO/notify", vec![("url", "https://pms.example/in")]),
+        ("/partners/DEMO/alerts", vec![("alert_emails", "a@hotel.example")]),
+    ] {
+        let mut form = form.clone();
+        form.push(("revision", &shown));
+        assert_eq!(ann.post(path, &form).await.status, 409, "{path} on the stale form");
+    }
+    let entries = ota_gateway::audit::list(gw.store(), Default::default()).await.unwrap();
+    assert!(!entries.iter().any(|e| e.actor == "ann"), "nothing audited: {entries:?}");
+
+    // Another admin changes DEMO first (on a fresh form): ann's form of the same revision is
+    // stale again.
+    let bobs = bob.post("/partners/DEMO/dialect", &[("dialect", "ota2016b"), ("revision", &fresh)]).await;
+    assert_eq!(bobs.status, 200, "{}", bobs.body);
+    let late = ann.post("/partners/DEMO/limits", &[("rate", "5"), ("daily_quota", "off"), ("revision", &fresh)]).await;
+    assert_eq!(late.status, 409, "{}", late.body);
+    assert_eq!(rate(gw.store()).await, Some(9));
+
+    // On the page as it is now, the change is made.
+    let now = revision_of(&late.body);
+    let done = ann.post("/partners/DEMO/limits", &[("rate", "5"), ("daily_quota", "off"), ("revision", &now)]).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_eq!(rate(gw.store()).await, Some(5));
+    assert_ne!(revision_of(&done.body), now, "the change moved the revision on");
+}
+
 backend_tests!(
+    a_change_on_a_stale_partner_form_is_refused,
     login_form_carries_its_own_csrf_token,
     partners_show_their_traffic_today,
     the_console_listener_caps_its_connections,
