@@ -73,7 +73,7 @@ fn bench(c: &mut Criterion) {
         let store = Store::open(&location).await.unwrap();
         let file = dir.path().join("hotel.json");
         std::fs::write(&file, import_file()).unwrap();
-        ota_gateway::import::import_file(&store, &file).await.unwrap();
+        ota_gateway::import::import_file(&store, &file, &ota_gateway::audit::Actor::cli()).await.unwrap();
         let content = Content::load(&store).await.unwrap();
         (store, content)
     });

@@ -116,6 +116,16 @@ pub struct ConsoleSettings {
     /// (`serve --demo` turns it on at 127.0.0.1:8081).
     #[arg(id = "console_addr", long = "console-addr", value_name = "ADDR", env = "OTA_GATEWAY_CONSOLE_ADDR")]
     pub addr: Option<SocketAddr>,
+    /// The most connections the console's listener keeps open at once; more wait to be
+    /// accepted (as --max-connections does for the partners' listener).
+    #[arg(
+        id = "console_max_connections",
+        long = "console-max-connections",
+        value_name = "N",
+        default_value_t = 64,
+        env = "OTA_GATEWAY_CONSOLE_MAX_CONNECTIONS"
+    )]
+    pub max_connections: usize,
     /// A console session unused for this long ends (e.g. 30m).
     #[arg(id = "console_idle_timeout", long = "console-idle-timeout", value_name = "DURATION", default_value = "30m", value_parser = parse_duration, env = "OTA_GATEWAY_CONSOLE_IDLE_TIMEOUT")]
     pub idle_timeout: Duration,
@@ -247,6 +257,7 @@ mod tests {
         let c = Config::default();
         assert_eq!(c.addr, SocketAddr::from(([127, 0, 0, 1], 8080)));
         assert_eq!((c.body_limit, c.max_connections, c.body_memory), (1 << 20, 4096, 64 << 20));
+        assert_eq!(c.console.max_connections, 64);
         assert_eq!((c.request_timeout, c.traffic_flush), (Duration::from_secs(30), Duration::from_secs(5)));
         assert_eq!((c.throttle.address_failures, c.throttle.requestor_failures), (10, 20));
         assert!(c.txlog.masked);
@@ -258,6 +269,7 @@ mod tests {
         };
         assert!(!parse(&["serve", "--log-unmasked"]).txlog.masked);
         assert_eq!(parse(&["serve", "--log-retention", "off"]).txlog.retention, None);
+        assert_eq!(parse(&["serve", "--console-max-connections", "5"]).console.max_connections, 5);
     }
 
     #[test]

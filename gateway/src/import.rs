@@ -6,16 +6,23 @@
 //! `requestors` (plain passwords in the file, argon2id hashes in the store), `activities` and
 //! `hotels`. Everything in a file is stored in one transaction, which also moves the content
 //! version on (every gateway then reloads its content): a file with one bad part changes
-//! nothing, and the error names the entry.
+//! nothing, and the error names the entry. Every requestor the file creates or updates is
+//! recorded in the audit trail in that transaction (`requestor.import`, by the importing
+//! [`Actor`]: the value before, none for a new one, and after; never a password, a notification
+//! URL's password shown as `***`); the demo content a fresh database gets is not audited.
 
 use std::path::Path;
+
+use std::collections::HashMap;
 
 use chrono::Utc;
 use serde::Deserialize;
 
 use crate::activities::import::{ActivitiesInput, ImportedActivities};
+use crate::audit::{self, Actor};
 use crate::hotels::import::{HotelsInput, ImportedHotels};
 use crate::operators::Role;
+use crate::requestors::StoredRequestor;
 use crate::requestors::import::RequestorInput;
 pub use crate::shared::import::{ImportError, parse, parse_file};
 use crate::store::{Store, bump_content_version};
@@ -88,15 +95,40 @@ async fn check(file: ImportFile) -> Result<Checked, ImportError> {
     Ok(Checked { requestors, activities, hotels })
 }
 
+/// A requestor as the audit trail records an import of it: every value but its password.
+fn described(r: &StoredRequestor) -> String {
+    let allow = if r.allow.is_empty() {
+        "any".to_string()
+    } else {
+        r.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+    };
+    let emails = if r.alert_emails.is_empty() { "none".to_string() } else { r.alert_emails.join(",") };
+    format!(
+        "id_context={} name={} active={} dialect={} kind={} allow={allow} {} notify_url={} alert_emails={emails} log={} sample={}",
+        r.id_context,
+        r.name,
+        r.active,
+        r.dialect.as_str(),
+        requestors::admin::role_text(&r.role),
+        requestors::admin::limits_text(&r.limits),
+        r.notify_url.as_deref().map_or_else(|| "none".to_string(), crate::outbox::admin::shown_url),
+        r.log.level.as_str(),
+        r.log.sample,
+    )
+}
+
 /// Stores checked content in one transaction; with `only_if_empty`, stores nothing (and
-/// returns `None`) when there are requestors already.
+/// returns `None`) when there are requestors already. With an `actor`, every requestor stored
+/// is recorded in the audit trail, in the same transaction.
 async fn store_content(
     store: &Store,
     checked: Checked,
     only_if_empty: bool,
+    actor: Option<&Actor>,
 ) -> Result<Option<ImportSummary>, ImportError> {
     let today = Utc::now().date_naive();
     let now = Utc::now();
+    let actor = actor.cloned();
     store
         .write_now(move |c| {
             Box::pin(async move {
@@ -104,6 +136,14 @@ async fn store_content(
                 if only_if_empty && requestors::repo::count(c).await? > 0 {
                     return Ok(None);
                 }
+                let audited = actor.as_ref().filter(|_| !checked.requestors.is_empty());
+                let by_id = |all: Vec<StoredRequestor>| -> HashMap<String, StoredRequestor> {
+                    all.into_iter().map(|r| (r.id.clone(), r)).collect()
+                };
+                let before = match audited {
+                    Some(_) => by_id(requestors::repo::load_all(c).await?),
+                    None => HashMap::new(),
+                };
                 for r in &checked.requestors {
                     if let Some(role) = &r.role
                         && let Some((hotel, owner)) = requestors::repo::owned_by_another(c, &r.id, role).await?
@@ -114,6 +154,14 @@ async fn store_content(
                         ));
                     }
                     requestors::repo::upsert(c, r, now).await?;
+                }
+                if let Some(actor) = audited {
+                    let after = by_id(requestors::repo::load_all(c).await?);
+                    for r in &checked.requestors {
+                        let old = before.get(&r.id).map(described);
+                        let new = after.get(&r.id).map(|a| format!("{} password=(set by the import)", described(a)));
+                        audit::record(c, actor, "requestor.import", &r.id, old.as_deref(), new.as_deref()).await?;
+                    }
                 }
                 if let Some(a) = &checked.activities {
                     activities::import::write(c, a, today, now).await?;
@@ -133,17 +181,24 @@ async fn store_content(
         .await
 }
 
-/// Imports the content of an import file, in one transaction.
+/// Imports the content of an import file, in one transaction, audited as the command line's
+/// user ([`Actor::cli`]); see [`import_as`].
 pub async fn import(store: &Store, file: ImportFile) -> Result<ImportSummary, ImportError> {
-    let checked = check(file).await?;
-    Ok(store_content(store, checked, false).await?.unwrap_or_default())
+    import_as(store, file, &Actor::cli()).await
 }
 
-/// Reads and imports an import file (see the module docs).
-pub async fn import_file(store: &Store, path: &Path) -> Result<ImportSummary, ImportError> {
+/// Imports the content of an import file, in one transaction; every requestor it creates or
+/// updates is recorded in the audit trail as changed by `actor`, in that transaction.
+pub async fn import_as(store: &Store, file: ImportFile, actor: &Actor) -> Result<ImportSummary, ImportError> {
+    let checked = check(file).await?;
+    Ok(store_content(store, checked, false, Some(actor)).await?.unwrap_or_default())
+}
+
+/// Reads and imports an import file (see the module docs), audited as changed by `actor`.
+pub async fn import_file(store: &Store, path: &Path, actor: &Actor) -> Result<ImportSummary, ImportError> {
     let text = std::fs::read_to_string(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
     let file: ImportFile = parse_file(&path.display().to_string(), &text)?;
-    let summary = import(store, file).await?;
+    let summary = import_as(store, file, actor).await?;
     tracing::info!(
         file = %path.display(),
         requestors = summary.requestors,
@@ -175,7 +230,7 @@ pub async fn seed_demo_if_empty(store: &Store) -> Result<bool, ImportError> {
         return Ok(false);
     }
     let checked = check(demo_content()?).await?;
-    let seeded = store_content(store, checked, true).await?.is_some();
+    let seeded = store_content(store, checked, true, None).await?.is_some();
     if seeded {
         tracing::info!("empty database: demo content loaded");
         let actor = crate::audit::Actor { name: "demo-content".into(), address: None };

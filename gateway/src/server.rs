@@ -100,9 +100,17 @@ impl Tasks {
             tokio::spawn(crate::hotels::purge_past_supply_forever(store.clone())),
         ];
         if let Some(listener) = background.console {
-            let app = state.clone();
+            let c = &state.config;
+            let connections = crate::http::Connections {
+                name: "console",
+                max: c.console.max_connections,
+                header_read_timeout: c.header_read_timeout,
+                shutdown_grace: c.shutdown_grace,
+            };
+            let app = crate::console::app(state.clone());
             all.push(tokio::spawn(async move {
-                if let Err(e) = crate::console::serve(listener, app).await {
+                // Stopped by the abort at the end (the console has no requests to finish).
+                if let Err(e) = crate::http::serve_router(listener, app, connections, std::future::pending()).await {
                     tracing::error!(error = %e, "the console listener stopped");
                 }
             }));

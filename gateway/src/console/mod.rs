@@ -19,7 +19,7 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `mod.rs` | [`ConsoleState`], [`router`], [`serve`] (the listener, started and stopped by [`crate::server::run`]) |
+//! | `mod.rs` | [`ConsoleState`], [`router`], [`app`] (served on its listener by [`crate::server::run`], at most `--console-max-connections` at once) |
 //! | [`security`] | the security headers, the session and CSRF check of every request, the [`security::Viewer`] / [`security::Admin`] / [`security::Hotelier`] / [`security::HotelEditor`] / [`security::Client`] extractors, the cookie |
 //! | [`layout`] | the page frame ([`layout::page`]), the CSRF field, error pages, notices |
 //! | [`assets`] | htmx and the style sheet, from memory |
@@ -30,17 +30,10 @@ pub mod layout;
 pub mod pages;
 pub mod security;
 
-use std::io;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::ConnectInfo;
 use axum::middleware;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
-use tower::ServiceExt as _;
 
 use crate::auth::throttle::Throttle;
 use crate::operators::session::Timeouts;
@@ -81,33 +74,10 @@ pub fn router(state: ConsoleState) -> Router {
         .with_state(state)
 }
 
-/// Serves the console of `app` on `listener` until the task is aborted (by
-/// [`crate::server::run`] when the gateway stops). HTTP/1.1, with the gateway's header read
-/// time-out.
-pub async fn serve(listener: TcpListener, app: AppState) -> io::Result<()> {
-    let header_read_timeout = app.config.header_read_timeout;
-    let router = router(ConsoleState::new(app));
-    let local = listener.local_addr()?;
-    tracing::info!(addr = %local, "console listening");
-    loop {
-        let (stream, peer) = match listener.accept().await {
-            Ok(pair) => pair,
-            Err(e) => {
-                tracing::warn!(error = %e, "console: accept failed");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let svc = router.clone().map_request(move |mut req: hyper::Request<hyper::body::Incoming>| {
-            req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
-            req
-        });
-        let mut http = hyper::server::conn::http1::Builder::new();
-        http.timer(TokioTimer::new()).header_read_timeout(header_read_timeout);
-        tokio::spawn(async move {
-            if let Err(e) = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(svc)).await {
-                tracing::debug!(client = %peer, error = %e, "console: connection closed with an error");
-            }
-        });
-    }
+/// The console of `app`: every route behind its security layers, with its own login throttle.
+/// [`crate::server::run`] serves it on the console's listener through the accept loop every
+/// listener shares (`http::serve_router`), with at most `--console-max-connections` open at
+/// once.
+pub fn app(app: AppState) -> Router {
+    router(ConsoleState::new(app))
 }

@@ -28,6 +28,12 @@ use crate::operators::session::{self, Session};
 /// The cookie that carries a session's id.
 pub const COOKIE: &str = "ota_console";
 
+/// The cookie that carries the login form's token (only to `/login`, for [`LOGIN_COOKIE_AGE`]).
+pub const LOGIN_COOKIE: &str = "ota_console_login";
+
+/// How long a login form may wait for its login (its cookie's `Max-Age`, in seconds).
+pub const LOGIN_COOKIE_AGE: u64 = 600;
+
 /// The header an htmx request carries its CSRF token in (forms: the field [`CSRF_FIELD`]).
 pub const CSRF_HEADER: &str = "x-csrf-token";
 
@@ -86,12 +92,30 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
 
 /// The session id of a request's cookie, if it has one.
 fn cookie_id(headers: &HeaderMap) -> Option<&str> {
+    cookie(headers, COOKIE)
+}
+
+/// The value of the request's cookie `name`, if it has one.
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .find_map(|pair| pair.trim().strip_prefix(COOKIE)?.strip_prefix('='))
+        .find_map(|pair| pair.trim().strip_prefix(name)?.strip_prefix('='))
+}
+
+/// The `Set-Cookie` value carrying a login form's token: `HttpOnly`, `SameSite=Strict`, sent
+/// to `/login` only, for [`LOGIN_COOKIE_AGE`] (`Secure` with `--console-secure-cookie`).
+pub fn login_cookie(token: &str, state: &ConsoleState) -> String {
+    let secure = if state.app.config.console.secure_cookie { "; Secure" } else { "" };
+    format!("{LOGIN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/login; Max-Age={LOGIN_COOKIE_AGE}{secure}")
+}
+
+/// The `Set-Cookie` value that removes the login form's cookie (after a login).
+pub fn cleared_login_cookie(state: &ConsoleState) -> String {
+    let secure = if state.app.config.console.secure_cookie { "; Secure" } else { "" };
+    format!("{LOGIN_COOKIE}=; HttpOnly; SameSite=Strict; Path=/login; Max-Age=0{secure}")
 }
 
 /// The `Set-Cookie` value of a new session (`Secure` with `--console-secure-cookie`).
@@ -146,7 +170,8 @@ pub(crate) fn form_urlencoded_pairs(body: &[u8]) -> impl Iterator<Item = (String
 
 /// Finds the client's address and the request's session; refuses (403) a state-changing
 /// request without a session or without its session's CSRF token (the header
-/// [`CSRF_HEADER`], or the form field [`CSRF_FIELD`]).
+/// [`CSRF_HEADER`], or the form field [`CSRF_FIELD`]). The login itself has no session yet:
+/// its form's own token is checked by its handler (`pages::login`).
 pub async fn sessions(State(state): State<ConsoleState>, mut req: Request, next: Next) -> Response {
     let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
     let client = peer.map(|peer| {
@@ -312,6 +337,9 @@ mod tests {
         h.clear();
         h.append(header::COOKIE, HeaderValue::from_static("ota_consolex=1"));
         assert_eq!(cookie_id(&h), None);
+        h.clear();
+        h.append(header::COOKIE, HeaderValue::from_static("ota_console_login=t1; ota_console=s1"));
+        assert_eq!((cookie_id(&h), cookie(&h, LOGIN_COOKIE)), (Some("s1"), Some("t1")));
         assert_eq!(form_token(b"a=1&csrf=x%2By+z&b=%"), Some("x+y z".to_string()));
         assert_eq!(form_token(b"csrf=%zz%4"), Some("%zz%4".to_string()));
         assert_eq!(form_token(b"a=1"), None);

@@ -38,7 +38,7 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `mod.rs` | the router, the operation route (read, decode, dispatch, answer) and [`serve`] |
+//! | `mod.rs` | the router, the operation route (read, decode, dispatch, answer), [`serve`] and the accept loop every listener shares ([`serve_router`]: the connection cap, header time-out, graceful stop) |
 //! | `layers` | what every request passes before a route: address, request id, log line, metrics, allow-list, panics |
 //! | `answers` | the transport's own OTA answers: undecodable requests, error answers, XML bodies |
 //! | `record` | the transaction log's capture of a request and its answer |
@@ -211,31 +211,67 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
+/// How a listener serves its connections: the partners' ([`serve`]) and the console's
+/// ([`crate::server::run`]) both go through [`serve_router`] with their own.
+#[derive(Debug, Clone, Copy)]
+pub struct Connections {
+    /// What the listener is, for its log lines ("partners", "console").
+    pub name: &'static str,
+    /// The most connections open at once; the next waits in the listen backlog until one
+    /// closes (`--max-connections`, `--console-max-connections`).
+    pub max: usize,
+    /// The longest a client may take to send its request headers (`--header-read-timeout`).
+    pub header_read_timeout: Duration,
+    /// At shutdown, how long the requests in flight get to finish (`--shutdown-grace`).
+    pub shutdown_grace: Duration,
+}
+
 /// Serves `state` on `listener` until `shutdown` completes, then stops accepting, lets the
 /// requests in flight finish (at most [`Config::shutdown_grace`](crate::config::Config::shutdown_grace)) and returns.
 /// The connections only: [`crate::server::run`] owns the background tasks around it.
 ///
 /// Each connection is HTTP/1.1 with a header read time-out ([`Config::header_read_timeout`](crate::config::Config::header_read_timeout)),
-/// so a client that trickles its headers is dropped.
+/// so a client that trickles its headers is dropped; at most
+/// [`Config::max_connections`](crate::config::Config::max_connections) are open at once.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) -> io::Result<()> {
     let config = state.config.clone();
-    let app = router(state);
+    let connections = Connections {
+        name: "partners",
+        max: config.max_connections,
+        header_read_timeout: config.header_read_timeout,
+        shutdown_grace: config.shutdown_grace,
+    };
+    serve_router(listener, router(state), connections, shutdown).await
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, with at most `connections.max`
+/// connections open at once (one more waits in the listen backlog, not accepted, until one
+/// closes), then stops accepting and lets the requests in flight finish (at most
+/// `connections.shutdown_grace`). Each request carries its peer as
+/// `ConnectInfo<SocketAddr>`.
+pub async fn serve_router(
+    listener: TcpListener,
+    app: Router,
+    connections: Connections,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     // A connection buffers at most 64 KiB of what it has not handed on yet (hyper's default
     // is about 400 KiB): many held uploads cost little besides what --body-memory allows.
-    http.timer(TokioTimer::new()).header_read_timeout(config.header_read_timeout).max_buf_size(64 * 1024);
+    http.timer(TokioTimer::new()).header_read_timeout(connections.header_read_timeout).max_buf_size(64 * 1024);
     let local = listener.local_addr()?;
-    tracing::info!(addr = %local, "listening");
+    let name = connections.name;
+    tracing::info!(addr = %local, listener = name, max_connections = connections.max, "listening");
     let mut shutdown = std::pin::pin!(shutdown);
-    let connections = Arc::new(Semaphore::new(config.max_connections.clamp(1, Semaphore::MAX_PERMITS)));
+    let open = Arc::new(Semaphore::new(connections.max.clamp(1, Semaphore::MAX_PERMITS)));
     loop {
         // A connection over the cap waits in the listen backlog until one closes.
         let accepted = tokio::select! {
             biased;
             () = &mut shutdown => break,
             accepted = async {
-                let permit = connections.clone().acquire_owned().await;
+                let permit = open.clone().acquire_owned().await;
                 (listener.accept().await, permit)
             } => accepted,
         };
@@ -244,7 +280,7 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
             Ok(pair) => pair,
             Err(e) => {
                 // Out of file descriptors and the like: wait a little rather than spin.
-                tracing::warn!(error = %e, "accept failed");
+                tracing::warn!(error = %e, listener = name, "accept failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
@@ -260,16 +296,16 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
         tokio::spawn(async move {
             let _permit = permit;
             if let Err(e) = conn.await {
-                tracing::debug!(client = %peer, error = %e, "connection closed with an error");
+                tracing::debug!(client = %peer, listener = name, error = %e, "connection closed with an error");
             }
         });
     }
     drop(listener);
-    tracing::info!(connections = graceful.count(), "shutting down: finishing the requests in flight");
+    tracing::info!(connections = graceful.count(), listener = name, "shutting down: finishing the requests in flight");
     tokio::select! {
-        () = graceful.shutdown() => tracing::info!("stopped"),
-        () = tokio::time::sleep(config.shutdown_grace) => {
-            tracing::warn!(grace = ?config.shutdown_grace, "shutdown grace period over; stopping with connections still open");
+        () = graceful.shutdown() => tracing::info!(listener = name, "stopped"),
+        () = tokio::time::sleep(connections.shutdown_grace) => {
+            tracing::warn!(grace = ?connections.shutdown_grace, listener = name, "shutdown grace period over; stopping with connections still open");
         }
     }
     Ok(())

@@ -9,6 +9,10 @@
 //!   BLAKE2b hash, so every gateway on the database knows every session, and reading the table
 //!   opens none. Its CSRF token is derived from the id (a keyed hash nobody can compute without
 //!   the cookie), the same on every gateway.
+//! - The login form carries a token of its own ([`login_token`]), also set in a short-lived
+//!   cookie by the console; a login whose form and cookie do not carry the same token is refused
+//!   before its password is checked ([`login_token_matches`], in constant time), and counts as
+//!   a failure for the throttle (login CSRF: a page elsewhere cannot log a browser in).
 //! - A session ends at logout, when its operator is disabled or changes password, after
 //!   [`Timeouts::idle`] without use, and [`Timeouts::absolute`] after its login, whatever its use.
 
@@ -126,6 +130,32 @@ fn csrf_of(id: &str) -> String {
 /// A session id as a cookie carries it: 64 lower-case hex digits.
 fn well_formed(id: &str) -> bool {
     id.len() == 64 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A new login form token: 32 random bytes, 64 lower-case hex digits (the form's hidden field
+/// and the login cookie both carry it).
+pub fn login_token() -> String {
+    let mut bytes = [0u8; 32];
+    OsRng.fill_bytes(&mut bytes);
+    hex(&bytes)
+}
+
+/// True when a login's form field and its cookie carry the same well-formed login token
+/// (compared in constant time): the form came from this console, in this browser.
+pub fn login_token_matches(cookie: Option<&str>, field: Option<&str>) -> bool {
+    match (cookie, field) {
+        (Some(c), Some(f)) => well_formed(c) && bool::from(c.as_bytes().ct_eq(f.as_bytes())),
+        _ => false,
+    }
+}
+
+/// A login refused before its password is checked (its form token missing or wrong): counted
+/// as a failure of `name` from `client` by the throttle, as a wrong password is.
+pub fn login_forged(throttle: &Throttle, name: &str, client: Option<IpAddr>) {
+    for lock in throttle.count_failure(client, name, Instant::now()) {
+        tracing::warn!(?lock, "console login locked after repeated failures");
+    }
+    tracing::warn!(operator = %crate::shared::log_text::LogText(name), "console login without its form token refused");
 }
 
 /// Checks a login; on success stores a new session and gives its id (the cookie's value) and
@@ -265,5 +295,11 @@ mod tests {
         assert_eq!(csrf_of(&id).len(), 64);
         assert_eq!(csrf_of(&id), csrf_of(&id));
         assert_ne!(csrf_of(&id), csrf_of(&"cd".repeat(32)));
+        let t = login_token();
+        assert!(well_formed(&t) && t != login_token());
+        assert!(login_token_matches(Some(&t), Some(&t)));
+        assert!(!login_token_matches(Some(&t), Some(&login_token())));
+        assert!(!login_token_matches(Some(&t), None) && !login_token_matches(None, Some(&t)));
+        assert!(!login_token_matches(Some(""), Some("")), "an empty token is no token");
     }
 }

@@ -19,6 +19,12 @@ pub enum OutboxError {
     /// The store failed.
     #[error("database: {0}")]
     Store(#[from] StoreError),
+    /// The requestor changed since the console form asking this change showed it
+    /// ([`crate::requestors::admin::at_revision`]): nothing was changed.
+    #[error(
+        "requestor {0:?} was changed since this form was loaded (by another operator or the command line): nothing was changed; look at it again and redo the change"
+    )]
+    Stale(String),
 }
 
 impl From<Abandoned> for OutboxError {
@@ -278,17 +284,26 @@ pub async fn set_notify_url(
         crate::requestors::import::check_notify_url(u).map_err(OutboxError::Invalid)?;
     }
     let (who, actor) = (id.to_string(), actor.clone());
+    // The revision a console form showed (read here: the transaction may run on another thread).
+    let shown = crate::requestors::admin::shown_revision();
     let found = store
         .write_now(move |c| {
             Box::pin(async move {
                 let Some(now) = crate::requestors::repo::load_all(c).await?.into_iter().find(|r| r.id == who) else {
                     return Ok::<_, OutboxError>(false);
                 };
+                if shown.is_some_and(|s| s != now.revision) {
+                    return Err(OutboxError::Stale(who));
+                }
                 if now.notify_url == url {
                     return Ok(true);
                 }
                 let found = repo::set_notify_url(c, &who, url.clone()).await?;
                 if found {
+                    // Compared in the update's SQL: a change that came first refuses this one.
+                    if !crate::requestors::admin::revision_moves_on(c, &who, shown).await? {
+                        return Err(OutboxError::Stale(who));
+                    }
                     bump_requestors_version(c).await?;
                     let (old, new) = (now.notify_url.as_deref().map(shown_url), url.as_deref().map(shown_url));
                     let off = || "off".to_string();

@@ -7,6 +7,11 @@
 //! requestor, the same allow-list) writes nothing. Passwords come in clear from the caller (a
 //! prompt or stdin, never the command line; the console makes them) and only their argon2id hash
 //! is stored.
+//!
+//! Every change moves the requestor's revision on. A console form carries the revision it
+//! showed, and its change runs within [`at_revision`]: the revision is compared in the change's
+//! own SQL (`UPDATE … WHERE revision = $shown`), so a change made on a form that another
+//! operator or the CLI made stale is refused ([`AdminError::Stale`]) and changes nothing.
 
 use std::collections::BTreeSet;
 
@@ -41,6 +46,45 @@ pub enum AdminError {
     /// A background task failed.
     #[error("background task: {0}")]
     Task(String),
+    /// The requestor changed since the form asking this change showed it ([`at_revision`]).
+    #[error(
+        "requestor {0:?} was changed since this form was loaded (by another operator or the command line): nothing was changed; look at it again and redo the change"
+    )]
+    Stale(String),
+}
+
+tokio::task_local! {
+    /// The revision of the requestor a form showed, while its change runs ([`at_revision`]).
+    static SHOWN: i64;
+}
+
+/// Runs `change` (one of this module's changes of a requestor) as asked on a form that showed
+/// the requestor at revision `shown`: refused with [`AdminError::Stale`], changing nothing, when
+/// the requestor's revision has moved on since. `None`: no check (the command line).
+pub async fn at_revision<T>(
+    shown: Option<i64>,
+    change: impl Future<Output = Result<T, AdminError>>,
+) -> Result<T, AdminError> {
+    match shown {
+        Some(revision) => SHOWN.scope(revision, change).await,
+        None => change.await,
+    }
+}
+
+/// The revision the running change's form showed, if it runs within [`at_revision`].
+pub fn shown_revision() -> Option<i64> {
+    SHOWN.try_with(|r| *r).ok()
+}
+
+/// Moves the requestor's revision on inside a change's transaction, compared with `shown`
+/// (read with [`shown_revision`] before the transaction); false when the requestor changed since
+/// (the change must then fail, so that its transaction is rolled back).
+pub async fn revision_moves_on(
+    c: &mut crate::store::Conn<'_>,
+    id: &str,
+    shown: Option<i64>,
+) -> Result<bool, StoreError> {
+    repo::bump_revision(c, id, shown).await
 }
 
 impl From<Abandoned> for AdminError {
@@ -117,11 +161,23 @@ where
         + 'static,
 {
     let (actor, key) = (actor.clone(), id.to_string());
+    // Read here: the transaction may run on another thread (SQLite's writer).
+    let shown = shown_revision();
     let changed = store
         .write_now(move |c| {
             Box::pin(async move {
                 let changed = f(c).await?;
+                if changed == Changed::Already
+                    && let Some(shown) = shown
+                    && repo::revision(c, &key).await?.is_some_and(|now| now != shown)
+                {
+                    return Err(AdminError::Stale(key));
+                }
                 if let Changed::Yes(old, new) = &changed {
+                    if !repo::bump_revision(c, &key, shown).await? {
+                        // Rolled back: the change is refused whole.
+                        return Err(AdminError::Stale(key));
+                    }
                     bump_requestors_version(c).await?;
                     audit::record(c, &actor, action, &key, old.as_deref(), new.as_deref()).await?;
                 }
@@ -150,7 +206,7 @@ fn described(new: &NewRequestor) -> String {
 }
 
 /// A role as the audit trail records it: `distributor`, `supplier(H1,H2)`.
-fn role_text(role: &Role) -> String {
+pub fn role_text(role: &Role) -> String {
     match role {
         Role::Supplier { hotels } => format!("supplier({})", hotels.iter().cloned().collect::<Vec<_>>().join(",")),
         Role::Distributor => "distributor".to_string(),
@@ -158,7 +214,7 @@ fn role_text(role: &Role) -> String {
 }
 
 /// Limits as the audit trail records them: `rate=5/s daily_quota=off rate_for=hotelbook=1`.
-fn limits_text(l: &Limits) -> String {
+pub fn limits_text(l: &Limits) -> String {
     let off = |v: Option<u32>, unit: &str| v.map_or_else(|| "off".to_string(), |n| format!("{n}{unit}"));
     let per: Vec<String> = l.per_operation.iter().map(|(op, n)| format!("{op}={n}/s")).collect();
     format!(

@@ -54,6 +54,9 @@ pub struct StoredRequestor {
     pub alert_emails: Vec<String>,
     /// What of its traffic the transaction log keeps.
     pub log: crate::txlog::Policy,
+    /// Its revision: moved on by every change of it (a console form carries the one it showed,
+    /// see [`admin::at_revision`]).
+    pub revision: i64,
 }
 
 impl StoredRequestor {
@@ -145,6 +148,7 @@ mod tests {
             role: Role::Distributor,
             notify_url: None,
             alert_emails: Vec::new(),
+            revision: 1,
             log: Default::default(),
         };
         assert!(r.allows(None));

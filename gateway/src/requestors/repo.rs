@@ -14,7 +14,7 @@ use crate::txlog::{Level, Policy, Sample};
 
 row! {
     /// A `requestor` row.
-    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String, notify_url: Option<String>, alert_emails: Option<String>, log_level: String, log_sample_ppm: i64 }
+    pub(crate) struct RequestorRow { id: String, id_context: String, name: String, password_hash: String, active: bool, dialect: String, rate_per_second: Option<i64>, daily_quota: Option<i64>, rate_for: String, kind: String, notify_url: Option<String>, alert_emails: Option<String>, log_level: String, log_sample_ppm: i64, revision: i64 }
 }
 
 row! {
@@ -30,7 +30,7 @@ row! {
 /// Every requestor, with its allow-list.
 pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, StoreError> {
     let rows: Vec<RequestorRow> =
-        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url, alert_emails, log_level, log_sample_ppm FROM requestor ORDER BY id", &[]).await?;
+        c.query("SELECT id, id_context, name, password_hash, active, dialect, rate_per_second, daily_quota, rate_for, kind, notify_url, alert_emails, log_level, log_sample_ppm, revision FROM requestor ORDER BY id", &[]).await?;
     let hotel_rows: Vec<SupplierHotelRow> =
         c.query("SELECT requestor_id, hotel_code FROM supplier_hotel ORDER BY requestor_id, hotel_code", &[]).await?;
     let mut hotels: HashMap<String, Vec<String>> = HashMap::new();
@@ -79,6 +79,7 @@ pub(crate) async fn load_all(c: &mut Conn<'_>) -> Result<Vec<StoredRequestor>, S
                 dialect,
                 notify_url: r.notify_url,
                 alert_emails: split_alert_emails(r.alert_emails.as_deref()),
+                revision: r.revision,
             })
         })
         .collect()
@@ -162,6 +163,24 @@ pub(crate) async fn set_log_policy(c: &mut Conn<'_>, id: &str, policy: Policy) -
 }
 
 /// How many requestors there are.
+/// Moves a requestor's revision on, when it is `shown` (any, when `None`); false when it is not
+/// (another change came first) or there is no such requestor.
+pub(crate) async fn bump_revision(c: &mut Conn<'_>, id: &str, shown: Option<i64>) -> Result<bool, StoreError> {
+    let n = c
+        .execute(
+            "UPDATE requestor SET revision = revision + 1 WHERE id = $1 AND (CAST($2 AS BIGINT) IS NULL OR revision = $2)",
+            &[&id, &shown],
+        )
+        .await?;
+    Ok(n > 0)
+}
+
+/// A requestor's revision; `None` when there is no such requestor.
+pub(crate) async fn revision(c: &mut Conn<'_>, id: &str) -> Result<Option<i64>, StoreError> {
+    let row: Option<Scalar<i64>> = c.query_opt("SELECT revision FROM requestor WHERE id = $1", &[&id]).await?;
+    Ok(row.map(|s| s.0))
+}
+
 pub(crate) async fn count(c: &mut Conn<'_>) -> Result<i64, StoreError> {
     let Scalar(n) = c.query_one("SELECT count(*) FROM requestor", &[]).await?;
     Ok(n)
@@ -173,7 +192,7 @@ pub(crate) async fn upsert(c: &mut Conn<'_>, r: &HashedRequestor, now: DateTime<
     c.execute(
         "INSERT INTO requestor (id, id_context, name, password_hash, active, created_at, dialect, rate_per_second, daily_quota, log_level, log_sample_ppm)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $11, $12, $14, $16)
-         ON CONFLICT (id) DO UPDATE SET id_context = excluded.id_context, name = excluded.name,
+         ON CONFLICT (id) DO UPDATE SET revision = requestor.revision + 1, id_context = excluded.id_context, name = excluded.name,
              password_hash = excluded.password_hash, active = excluded.active,
              dialect = CASE WHEN $8 THEN excluded.dialect ELSE requestor.dialect END,
              rate_per_second = CASE WHEN $9 THEN excluded.rate_per_second ELSE requestor.rate_per_second END,

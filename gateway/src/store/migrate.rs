@@ -53,6 +53,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0023_hotel_users.sql", include_str!("../../migrations/sqlite/0023_hotel_users.sql")),
     ("0024_supply_source.sql", include_str!("../../migrations/sqlite/0024_supply_source.sql")),
     ("0025_alerts.sql", include_str!("../../migrations/sqlite/0025_alerts.sql")),
+    ("0029_console_hardening.sql", include_str!("../../migrations/sqlite/0029_console_hardening.sql")),
 ];
 
 /// PostgreSQL migrations, in order: file name, SQL.
@@ -82,6 +83,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0020_hotel_users.sql", include_str!("../../migrations/postgres/0020_hotel_users.sql")),
     ("0021_supply_source.sql", include_str!("../../migrations/postgres/0021_supply_source.sql")),
     ("0022_alerts.sql", include_str!("../../migrations/postgres/0022_alerts.sql")),
+    ("0026_console_hardening.sql", include_str!("../../migrations/postgres/0026_console_hardening.sql")),
 ];
 
 /// How many SQLite migrations this gateway has (the newest schema version it knows).

@@ -3,9 +3,10 @@
 //! hour, per hour over 7 days, per day over 60 days), optionally of one partner and one
 //! operation, the series per step, a line per partner and operation (the worst first: the
 //! highest error share, then the most errors) and the OTA errors by Type and Code (the most
-//! frequent first).
+//! frequent first). [`today`] asks the same rollups for each partner's figures of the current
+//! UTC day (the console's Partners page, `ota-gateway requestor list`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -279,6 +280,27 @@ pub async fn traffic(
         lines,
         error_codes,
     })
+}
+
+/// Each known partner's figures of the current UTC day (the day of `now`), as every gateway
+/// has stored them: the day rollups of [`traffic`]'s lines (`Window::Days`, its last step),
+/// added up over the operations, by requestor id. A partner without traffic today is absent;
+/// the unknown partner is left out.
+pub async fn today(store: &Store, now: DateTime<Utc>) -> Result<BTreeMap<String, Figures>, StoreError> {
+    let step = Window::Days.step();
+    let selection = Selection {
+        step,
+        from: now.timestamp().div_euclid(step) * step,
+        only_partner: false,
+        partner: String::new(),
+        operation: String::new(),
+    };
+    let table = store.read(move |c| Box::pin(async move { repo::table(c, &selection).await })).await?;
+    let mut per_partner: BTreeMap<String, Counts> = BTreeMap::new();
+    for line in table.into_iter().filter(|l| l.0 != UNKNOWN) {
+        per_partner.entry(line.0).or_default().add(&line.2);
+    }
+    Ok(per_partner.into_iter().map(|(p, c)| (p, Figures::from(&c))).collect())
 }
 
 /// A time in JSON: RFC 3339 in UTC, whole seconds.

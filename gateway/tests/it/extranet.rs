@@ -129,7 +129,7 @@ async fn hotel_users_are_made_listed_and_audited(b: Backend) {
 
     // Both log in and land on the extranet.
     for (name, pw) in [("front.desk", "hotel-user-pw-1"), ("reception", password.as_str())] {
-        let login = gw.anonymous().post_raw("/login", &[("name", name), ("password", pw)]).await;
+        let login = gw.anonymous().submit_login(name, pw).await;
         assert_eq!((login.status, login.header("location")), (303, "/extranet"), "{name}: {}", login.body);
         let user = ConsoleClient::login(&gw.console, name, pw).await.unwrap();
         let home = user.get("/extranet").await;

@@ -35,6 +35,7 @@ mod console_bookings;
 mod deliveries;
 mod durability;
 mod extranet;
+mod hardening;
 mod hostile;
 mod hotels;
 mod http;

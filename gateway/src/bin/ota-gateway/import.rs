@@ -1,4 +1,5 @@
-//! `ota-gateway import FILE`: loads an import file into the database.
+//! `ota-gateway import FILE`: loads an import file into the database (its requestors audited
+//! as `cli:<OS user>`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,7 +26,7 @@ pub async fn run(Args { file, db }: Args) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    match import::import_file(&store, &file).await {
+    match import::import_file(&store, &file, &ota_gateway::audit::Actor::cli()).await {
         Ok(s) => {
             print(&format!(
                 "imported {}: {} requestor(s), {} activitie(s), {} hotel(s), {} hotel booking(s)",

@@ -1,5 +1,6 @@
 //! `ota-gateway requestor …`: administers the partners (each change audited as `cli:<OS user>`).
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
@@ -12,6 +13,7 @@ use ota_gateway::requestors::admin::{self, NewRequestor};
 use ota_gateway::requestors::import::parse_dialect;
 use ota_gateway::requestors::traffic::Counts;
 use ota_gateway::requestors::{Role, StoredRequestor};
+use ota_gateway::traffic::query::Figures;
 use ota_gateway::{Location, Store};
 use ota_messages::Dialect;
 
@@ -75,7 +77,8 @@ enum RequestorCommand {
         /// The requestor id.
         id: String,
     },
-    /// Lists the requestors (never their passwords).
+    /// Lists the requestors (never their passwords), with their requests, errors and bookings
+    /// of the current UTC day (every gateway's, as the console's Partners page shows them).
     List,
     /// Look-to-book: each requestor's activity searches, availability checks, quotes and
     /// bookings (Commits that booked) since a day, added up over every gateway, with the
@@ -185,7 +188,10 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                 .map_err(admin::AdminError::from)
                 .map(|all| stats_table(&all))
         }
-        RequestorCommand::List => admin::list(&store).await.map(|all| list_table(&all)),
+        RequestorCommand::List => match ota_gateway::traffic::query::today(&store, chrono::Utc::now()).await {
+            Ok(today) => admin::list(&store).await.map(|all| list_table(&all, &today)),
+            Err(e) => Err(admin::AdminError::Store(e)),
+        },
     };
     report(done)
 }
@@ -352,12 +358,19 @@ fn stats_table(all: &[(String, Counts)]) -> String {
 }
 
 /// `requestor list`: one line per requestor (never its password).
-fn list_table(all: &[StoredRequestor]) -> String {
+fn list_table(all: &[StoredRequestor], today: &BTreeMap<String, Figures>) -> String {
     let mut out = format!(
-        "{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<14} {:<32} {:<12} NAME",
-        "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "LOG", "ALLOW", "KIND"
+        "{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<14} {:<32} {:<16} {:<12} NAME",
+        "ID", "ID_CONTEXT", "ACTIVE", "DIALECT", "RATE", "DAY_QUOTA", "LOG", "ALLOW", "TODAY_REQ/ERR/BK", "KIND"
     );
     for r in all {
+        let day = today.get(&r.id);
+        let day = format!(
+            "{}/{}/{}",
+            day.map_or(0, |f| f.requests),
+            day.map_or(0, |f| f.errors),
+            day.map_or(0, |f| f.bookings)
+        );
         let allow = if r.allow.is_empty() {
             "any".to_string()
         } else {
@@ -377,7 +390,7 @@ fn list_table(all: &[StoredRequestor]) -> String {
         };
         let kind = r.role.kind();
         out.push_str(&format!(
-            "\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<14} {:<32} {kind:<12} {}",
+            "\n{:<20} {:<20} {:<8} {:<10} {:<8} {:<10} {:<14} {:<32} {day:<16} {kind:<12} {}",
             r.id,
             r.id_context,
             active,

@@ -1,11 +1,16 @@
 //! `GET /partners`: every requestor (partners and suppliers) with its status, dialect, limits,
-//! allow-list, log level and notification URL; `GET /partners/{id}`: one, with the admin's
+//! allow-list, log level and notification URL, and its requests, errors and bookings of the
+//! current UTC day (every gateway's, from the traffic rollups: [`crate::traffic::query::today`],
+//! as `ota-gateway requestor list` shows them); `GET /partners/{id}`: one, with the admin's
 //! forms, and a supplier's booking alert addresses and latest alerts (the query of `ota-gateway
 //! outbox alerts`). An admin creates a requestor (its password made here and shown once), changes its
 //! limits, dialect, allow-list, log level, notification URL and alert addresses, rotates its password (shown
 //! once), disables or enables it — through the functions `ota-gateway requestor` calls
 //! ([`crate::requestors::admin`], [`crate::outbox::admin::set_notify_url`]), so with the same
-//! validation, each change audited with the admin and their address. Running gateways apply a
+//! validation, each change audited with the admin and their address. Every form of a partner's
+//! values carries the revision it showed: a change on a form the partner changed since (by
+//! another operator or the CLI) answers 409 with the page as it is now, and changes nothing
+//! ([`admin::at_revision`]). Running gateways apply a
 //! change within a second (the requestors' version moves on).
 
 use std::collections::BTreeSet;
@@ -98,15 +103,24 @@ async fn render_list(state: &ConsoleState, session: &Session, status: StatusCode
         Ok(all) => all,
         Err(page) => return page,
     };
+    let today = match crate::traffic::query::today(&state.app.store, chrono::Utc::now()).await {
+        Ok(today) => today,
+        Err(e) => {
+            tracing::error!(error = %e, "console: partners' traffic today");
+            return layout::error(StatusCode::SERVICE_UNAVAILABLE, "The partners could not be read; try again.");
+        }
+    };
     let body = html! {
         @if let Some(n) = notice { (n) }
         table {
             thead { tr {
                 th { "ID" } th { "Name" } th { "Status" } th { "Kind" } th { "Dialect" } th.num { "Rate" }
                 th.num { "Daily quota" } th { "Per operation" } th { "Allow-list" } th { "Log" } th { "Notification URL" }
+                th.num title="Today (UTC), every gateway" { "Requests today" } th.num { "Errors today" } th.num { "Bookings today" }
             } }
             tbody {
                 @for r in &all {
+                    @let day = today.get(&r.id);
                     tr {
                         td { a href={ "/partners/" (path_segment(&r.id)) } { (r.id) } }
                         td { (r.name) }
@@ -119,6 +133,9 @@ async fn render_list(state: &ConsoleState, session: &Session, status: StatusCode
                         td { @if r.allow.is_empty() { span.muted { "any address" } } @else { (allow_text(r)) } }
                         td { (log_text(r)) }
                         td.mono { (r.notify_url.as_deref().map(shown_url).unwrap_or_default()) }
+                        td.num.today { (day.map_or(0, |f| f.requests)) }
+                        td.num.today { (day.map_or(0, |f| f.errors)) }
+                        td.num.today { (day.map_or(0, |f| f.bookings)) }
                     }
                 }
             }
@@ -310,6 +327,7 @@ async fn render_one(
             h2 { "Limits" }
             form.stack method="post" action={ (base) "/limits" } {
                 (csrf_field(session))
+                (revision_field(&r))
                 label for="rate" { "Requests per second, per gateway (N, or off)" }
                 input #rate type="text" name="rate" value=(r.limits.rate.map_or_else(|| "off".to_string(), |n| n.to_string()));
                 label for="daily_quota" { "Requests per UTC day, all gateways (N, or off)" }
@@ -321,12 +339,14 @@ async fn render_one(
             h2 { "Dialect" }
             form.stack method="post" action={ (base) "/dialect" } {
                 (csrf_field(session))
+                (revision_field(&r))
                 (dialect_select(r.dialect))
                 p { button type="submit" { "Save dialect" } }
             }
             h2 { "Allow-list" }
             form.stack method="post" action={ (base) "/allow" } {
                 (csrf_field(session))
+                (revision_field(&r))
                 label for="allow" { "Networks it may call from (CIDRs, comma-separated; empty: any address)" }
                 input #allow type="text" name="allow" value=(allow_text(&r));
                 p { button type="submit" { "Save allow-list" } }
@@ -334,6 +354,7 @@ async fn render_one(
             h2 { "Transaction log" }
             form.stack method="post" action={ (base) "/log" } {
                 (csrf_field(session))
+                (revision_field(&r))
                 label for="level" { "Level" }
                 select #level name="level" {
                     @for l in Level::ALL { option value=(l.as_str()) selected[l == r.log.level] { (l.as_str()) } }
@@ -345,6 +366,7 @@ async fn render_one(
             h2 { "Notification URL" }
             form.stack method="post" action={ (base) "/notify" } {
                 (csrf_field(session))
+                (revision_field(&r))
                 label for="url" { "Where its hotels' bookings are pushed (empty: it pulls them)" }
                 input #url type="text" name="url" value=(r.notify_url.as_deref().map(shown_url).unwrap_or_default());
                 p { button type="submit" { "Save URL" } }
@@ -352,6 +374,7 @@ async fn render_one(
             h2 { "Booking alerts" }
             form.stack method="post" action={ (base) "/alerts" } {
                 (csrf_field(session))
+                (revision_field(&r))
                 label for="alert_emails" { "E-mail addresses told of every new, modified and cancelled booking of its hotels (one a line; empty: none)" }
                 textarea #alert_emails name="alert_emails" rows="3" { (r.alert_emails.join("\n")) }
                 p { button type="submit" { "Save alert addresses" } }
@@ -372,11 +395,21 @@ async fn render_one(
     layout::page_with_status(status, session, &format!("Partner {}", r.id), body)
 }
 
+/// The hidden field with the revision of the requestor a form shows: its change is refused
+/// (409) when the requestor has changed since ([`admin::at_revision`]).
+fn revision_field(r: &StoredRequestor) -> Markup {
+    html! { input type="hidden" name="revision" value=(r.revision); }
+}
+
 /// The page after a change: its outcome on top.
 async fn after(state: &ConsoleState, session: &Session, id: &str, done: Result<String, AdminError>) -> Response {
     match done {
         Ok(text) => render_one(state, session, id, StatusCode::OK, Some(layout::notice(true, &text))).await,
         Err(AdminError::NotFound(_)) => layout::error(StatusCode::NOT_FOUND, "There is no such partner."),
+        // The page as it is now, so the admin sees what changed and may redo the change.
+        Err(e @ AdminError::Stale(_)) => {
+            render_one(state, session, id, StatusCode::CONFLICT, Some(layout::notice(false, &e.to_string()))).await
+        }
         Err(e) => {
             render_one(
                 state,
@@ -393,6 +426,9 @@ async fn after(state: &ConsoleState, session: &Session, id: &str, done: Result<S
 /// The limits form's fields.
 #[derive(Deserialize)]
 struct LimitsForm {
+    /// The revision of the requestor the form showed.
+    #[serde(default)]
+    revision: Option<i64>,
     rate: String,
     daily_quota: String,
     #[serde(default)]
@@ -430,7 +466,11 @@ async fn limits(
         let listed: BTreeSet<&str> = wanted.iter().map(|(op, _)| *op).collect();
         let mut rate_for = wanted.clone();
         rate_for.extend(now.limits.per_operation.iter().filter(|(op, _)| !listed.contains(op)).map(|(op, _)| (*op, 0)));
-        admin::set_limits(&state.app.store, &actor, &id, Some(rate), Some(quota), rate_for).await?;
+        admin::at_revision(
+            f.revision,
+            admin::set_limits(&state.app.store, &actor, &id, Some(rate), Some(quota), rate_for),
+        )
+        .await?;
         Ok(format!(
             "Limits saved: rate {}, daily quota {}.",
             rate_shown(rate),
@@ -447,6 +487,9 @@ fn rate_shown(r: Option<u32>) -> String {
 /// The dialect form's field.
 #[derive(Deserialize)]
 struct DialectForm {
+    /// The revision of the requestor the form showed.
+    #[serde(default)]
+    revision: Option<i64>,
     dialect: String,
 }
 
@@ -461,7 +504,7 @@ async fn dialect(
     let actor = Actor::operator(&session.operator, client);
     let done = async {
         let d = crate::requestors::import::parse_dialect(&f.dialect).map_err(AdminError::Invalid)?;
-        admin::set_dialect(&state.app.store, &actor, &id, d).await?;
+        admin::at_revision(f.revision, admin::set_dialect(&state.app.store, &actor, &id, d)).await?;
         Ok(format!("Answered in the {} dialect.", d.as_str()))
     };
     after(&state, &session, &id, done.await).await
@@ -470,6 +513,9 @@ async fn dialect(
 /// The allow-list form's field.
 #[derive(Deserialize)]
 struct AllowForm {
+    /// The revision of the requestor the form showed.
+    #[serde(default)]
+    revision: Option<i64>,
     #[serde(default)]
     allow: String,
 }
@@ -486,7 +532,7 @@ async fn allow(
     let done = async {
         let nets = networks(&f.allow)?;
         let shown = if nets.is_empty() { "any address".to_string() } else { f.allow.trim().to_string() };
-        admin::set_allow(&state.app.store, &actor, &id, nets).await?;
+        admin::at_revision(f.revision, admin::set_allow(&state.app.store, &actor, &id, nets)).await?;
         Ok(format!("May call from {shown}."))
     };
     after(&state, &session, &id, done.await).await
@@ -495,6 +541,9 @@ async fn allow(
 /// The log form's fields.
 #[derive(Deserialize)]
 struct LogForm {
+    /// The revision of the requestor the form showed.
+    #[serde(default)]
+    revision: Option<i64>,
     level: String,
     #[serde(default)]
     sample: String,
@@ -516,7 +565,7 @@ async fn log(
         } else {
             Some(Sample::parse(f.sample.trim()).map_err(AdminError::Invalid)?)
         };
-        admin::set_log(&state.app.store, &actor, &id, Some(level), sample).await?;
+        admin::at_revision(f.revision, admin::set_log(&state.app.store, &actor, &id, Some(level), sample)).await?;
         Ok(format!("Transaction log: {}.", level.as_str()))
     };
     after(&state, &session, &id, done.await).await
@@ -525,6 +574,9 @@ async fn log(
 /// The notification URL form's field.
 #[derive(Deserialize)]
 struct NotifyForm {
+    /// The revision of the requestor the form showed.
+    #[serde(default)]
+    revision: Option<i64>,
     #[serde(default)]
     url: String,
 }
@@ -543,10 +595,13 @@ async fn notify(
         Some(u) => format!("Notified at {}.", shown_url(u)),
         None => "No notification URL: it pulls its bookings.".to_string(),
     };
-    let done = crate::outbox::admin::set_notify_url(&state.app.store, &actor, &id, url)
-        .await
-        .map(|()| text)
-        .map_err(|e| AdminError::Invalid(e.to_string()));
+    let change = async {
+        crate::outbox::admin::set_notify_url(&state.app.store, &actor, &id, url).await.map_err(|e| match e {
+            crate::outbox::admin::OutboxError::Stale(id) => AdminError::Stale(id),
+            e => AdminError::Invalid(e.to_string()),
+        })
+    };
+    let done = admin::at_revision(f.revision, change).await.map(|()| text);
     after(&state, &session, &id, done).await
 }
 
@@ -556,6 +611,9 @@ const LATEST_ALERTS: i64 = 20;
 /// The alert addresses form's field.
 #[derive(Deserialize)]
 struct AlertEmailsForm {
+    /// The revision of the requestor the form showed.
+    #[serde(default)]
+    revision: Option<i64>,
     #[serde(default)]
     alert_emails: String,
 }
@@ -581,7 +639,9 @@ async fn alert_emails(
     } else {
         format!("Booking alerts to {}.", addresses.join(", "))
     };
-    let done = admin::set_alert_emails(&state.app.store, &actor, &id, addresses).await.map(|()| text);
+    let done = admin::at_revision(f.revision, admin::set_alert_emails(&state.app.store, &actor, &id, addresses))
+        .await
+        .map(|()| text);
     after(&state, &session, &id, done).await
 }
 

@@ -197,7 +197,7 @@ impl ConsoleClient {
     /// extranet for a hotel user); the login page's answer when it fails.
     pub async fn login(base: &str, name: &str, password: &str) -> Result<ConsoleClient, Page> {
         let mut c = ConsoleClient::anonymous(base);
-        let page = c.send(c.http.post(c.url("/login")).form(&[("name", name), ("password", password)])).await;
+        let page = c.submit_login(name, password).await;
         if page.status != 303 {
             return Err(page);
         }
@@ -214,6 +214,17 @@ impl ConsoleClient {
         assert_eq!(home.status, 200, "{landing}: {}", home.body);
         c.csrf = csrf_of(&home.body).expect("a CSRF field on the landing page");
         Ok(c)
+    }
+
+    /// Fills in and sends the login form as a browser does: `GET /login` (its token, in the
+    /// hidden field and the cookie), then `POST /login` with both; the answer to the POST.
+    pub async fn submit_login(&self, name: &str, password: &str) -> Page {
+        let form = self.get("/login").await;
+        assert_eq!(form.status, 200, "the login form: {}", form.body);
+        let token = login_token_of(&form).expect("a login cookie");
+        assert_eq!(csrf_of(&form.body).as_deref(), Some(token.as_str()), "the same token in the form and its cookie");
+        let rq = self.http.post(self.url("/login")).header("cookie", format!("ota_console_login={token}"));
+        self.send(rq.form(&[("name", name), ("password", password), ("csrf", &token)])).await
     }
 
     /// This client's session on another gateway's console (the same database).
@@ -259,6 +270,16 @@ impl ConsoleClient {
         let rq = self.http.post(self.url(path)).header("hx-request", "true").header("x-csrf-token", &self.csrf);
         self.send(rq.form(form)).await
     }
+}
+
+/// The login token an answer sets in its `ota_console_login` cookie.
+pub fn login_token_of(page: &Page) -> Option<String> {
+    page.headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|v| v.strip_prefix("ota_console_login=")?.split(';').next().map(str::to_string))
+        .filter(|t| !t.is_empty())
 }
 
 /// The CSRF token of a page (the value of its hidden `csrf` field).
