@@ -121,6 +121,9 @@ pub struct Ask {
     pub after: Option<String>,
 }
 
+/// Where a page of a search starts: past the entry of this time and id.
+pub type Cursor = (DateTime<Utc>, i64);
+
 /// Rows per page of a form's search, unless asked.
 pub const ROWS: i64 = 50;
 /// The most rows per page of a form's search.
@@ -159,7 +162,7 @@ impl Ask {
     }
 
     /// The filter asked, and the cursor; a sentence naming the field of a bad value.
-    pub fn filter(&self) -> Result<(Filter, Option<(DateTime<Utc>, i64)>), String> {
+    pub fn filter(&self) -> Result<(Filter, Option<Cursor>), String> {
         let text = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
         let outcome =
             text(&self.outcome).map(|o| Outcome::parse(&o)).transpose().map_err(|e| format!("outcome: {e}"))?;
@@ -248,12 +251,7 @@ pub struct Found {
 
 /// One page of the entries of a filter, newest first, after the cursor `after` (the last
 /// entry of the previous page), at most `limit`.
-pub async fn search_page(
-    store: &Store,
-    filter: &Filter,
-    after: Option<(DateTime<Utc>, i64)>,
-    limit: i64,
-) -> Result<Found, LogError> {
+pub async fn search_page(store: &Store, filter: &Filter, after: Option<Cursor>, limit: i64) -> Result<Found, LogError> {
     let filter = filter.clone();
     let entries = store
         .read(move |c| Box::pin(async move { Ok::<_, LogError>(repo::search(c, &filter, false, after, limit).await?) }))
