@@ -464,6 +464,28 @@ pub fn with_credentials(stored: &str, credentials: &Credentials) -> Option<Strin
     Some(apply(stored, edits.iter().map(|(r, v)| (r.clone(), v.as_str())).collect()))
 }
 
+/// The credentials a stored request was sent with, its password left empty (the log keeps
+/// none): its first `RequestorID`'s `ID` and `ID_Context`, or a WS-Security `Username`.
+pub fn credentials_of(stored: &str) -> Option<Credentials> {
+    let doc = parse(stored.as_bytes())?;
+    let requestor = doc.descendants().find(|n| n.is_element() && n.tag_name().name() == "RequestorID");
+    if let Some(r) = requestor.filter(|r| r.attribute("ID").is_some()) {
+        return Some(Credentials {
+            id: r.attribute("ID").unwrap_or_default().to_string(),
+            id_context: r.attribute("ID_Context").unwrap_or_default().to_string(),
+            password: String::new(),
+        });
+    }
+    let user = doc
+        .descendants()
+        .find(|n| n.is_element() && n.tag_name().name() == "Username" && n.tag_name().namespace() != Some(OTA))?;
+    Some(Credentials {
+        id: user.text().unwrap_or_default().trim().to_string(),
+        id_context: String::new(),
+        password: String::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

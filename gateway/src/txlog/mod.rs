@@ -29,7 +29,7 @@
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | [`Policy`], [`Settings`], [`Recorder`] (the queue and the writer), [`purge`] |
-//! | [`read`] | `ota-gateway log`: [`search`], [`show`], [`export`] and the [`Pages`] an export and a replay read |
+//! | [`read`] | `ota-gateway log`: [`search`], [`show`], [`export`] and the [`Pages`] an export and a replay read; the console's [`Ask`] and [`search_page`] |
 //! | [`mask`] | passwords out, personal values masked, `EchoToken` and references read, credentials put back for a replay |
 //! | [`repo`] | all SQL of the log |
 //! | [`replay`] | `ota-gateway replay`: recorded requests sent to another gateway, answers compared |
@@ -39,7 +39,7 @@ pub mod read;
 pub mod replay;
 pub mod repo;
 
-pub use read::{Filter, PAGE, Pages, export, search, show};
+pub use read::{Ask, Filter, Found, Outcome, PAGE, Pages, export, search, search_page, show};
 
 use std::fmt;
 use std::sync::Arc;

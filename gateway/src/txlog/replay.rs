@@ -53,6 +53,42 @@ pub struct Outcome {
     pub operation: String,
     /// What the replay found.
     pub verdict: Verdict,
+    /// The other gateway's answer (masked as the recorded one is), when it answered.
+    pub answer: Option<String>,
+}
+
+/// How long the console's replay waits for the other gateway.
+pub const TARGET_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The gateway a console operator may replay to: an `http` or `https` base URL without user
+/// name, password, query or fragment; its client follows no redirect (a 3xx is an answer that
+/// differs) and waits at most [`TARGET_TIMEOUT`]. Why not, in a sentence.
+pub fn target(url: &str) -> Result<Client, String> {
+    let url = url.trim();
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url:?} is not a URL ({e})"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("{url:?}: only http and https gateways can be replayed to"));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(format!("{url:?}: a gateway URL has no user name or password"));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() || parsed.host_str().is_none() {
+        return Err(format!("{url:?}: a gateway's base URL (scheme, host, port, path), no query or fragment"));
+    }
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(TARGET_TIMEOUT)
+        .build()
+        .map_err(|e| format!("no HTTP client: {e}"))?;
+    Ok(Client::with_http(url.to_string(), http))
+}
+
+/// Replays one entry (by id) against the gateway of `to`, with `credentials` (the console's
+/// replay of one entry; the same sending and comparing as [`replay`]).
+pub async fn replay_entry(store: &Store, id: i64, to: &Client, credentials: &Credentials) -> Result<Outcome, LogError> {
+    let e = super::show(store, id).await?;
+    let (verdict, answer) = replay_one(&e, to, credentials).await;
+    Ok(Outcome { entry: e.id, at: e.at, operation: e.operation.clone(), verdict, answer })
 }
 
 /// Replays the entries of `filter` (oldest first, at most `limit`) against the gateway of
@@ -72,29 +108,29 @@ pub async fn replay(
             break;
         }
         for e in &page {
-            let verdict = replay_one(e, to, credentials).await;
-            out.push(Outcome { entry: e.id, at: e.at, operation: e.operation.clone(), verdict });
+            let (verdict, answer) = replay_one(e, to, credentials).await;
+            out.push(Outcome { entry: e.id, at: e.at, operation: e.operation.clone(), verdict, answer });
         }
     }
     Ok(out)
 }
 
-/// Sends one recorded request and compares the answers.
-async fn replay_one(e: &Entry, to: &Client, credentials: &Credentials) -> Verdict {
+/// Sends one recorded request and compares the answers; the new answer too.
+async fn replay_one(e: &Entry, to: &Client, credentials: &Credentials) -> (Verdict, Option<String>) {
     if e.answer_truncated {
-        return Verdict::Skipped("the recorded answer was cut (longer than the log keeps)".into());
+        return (Verdict::Skipped("the recorded answer was cut (longer than the log keeps)".into()), None);
     }
     let Some(request) = mask::with_credentials(&e.request, credentials) else {
-        return Verdict::Skipped("the request was not stored (not well-formed XML)".into());
+        return (Verdict::Skipped("the request was not stored (not well-formed XML)".into()), None);
     };
     let soap = roxmltree::Document::parse(&request).is_ok_and(|d| d.root_element().tag_name().name() == "Envelope");
     let content_type = if soap { "text/xml; charset=utf-8" } else { "application/xml" };
     let (status, _, answer) = match to.send_raw(&format!("/{}", e.operation), request, content_type).await {
         Ok(r) => r,
-        Err(err) => return Verdict::Failed(err.to_string()),
+        Err(err) => return (Verdict::Failed(err.to_string()), None),
     };
     let replayed = if e.masked { mask::prepare(answer.as_bytes(), true).text } else { answer };
-    compare(e.status, &e.answer, i64::from(status.as_u16()), &replayed)
+    (compare(e.status, &e.answer, i64::from(status.as_u16()), &replayed), Some(replayed))
 }
 
 /// Compares a recorded answer (and its HTTP status) with a new one.

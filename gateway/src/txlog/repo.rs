@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 
-use super::{Entry, Filter};
+use super::{Entry, Filter, Outcome};
 use crate::store::row;
 use crate::store::{Conn, StoreError};
 
@@ -84,12 +84,20 @@ pub(crate) async fn search(
     limit: i64,
 ) -> Result<Vec<Entry>, StoreError> {
     let since = f.since.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
-    // Past an entry (oldest first): later, or as late with a higher id.
-    let (after_at, after_id) = after.unwrap_or((since, i64::MIN));
     let until = f
         .until
         .unwrap_or_else(|| Utc.with_ymd_and_hms(9999, 12, 31, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::MAX_UTC));
+    // Past an entry: oldest first, later or as late with a higher id; newest first, earlier or
+    // as early with a lower id.
+    let (after_at, after_id, past) = if oldest_first {
+        let (at, id) = after.unwrap_or((since, i64::MIN));
+        (at, id, "(at > $9 OR (at = $9 AND id > $10))")
+    } else {
+        let (at, id) = after.unwrap_or((until, i64::MAX));
+        (at, id, "(at < $9 OR (at = $9 AND id < $10))")
+    };
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    let (state, answer_like) = Outcome::sql(f.outcome);
     let order = if oldest_first { "at, id" } else { "at DESC, id DESC" };
     let rows: Vec<EntryRow> = c
         .query(
@@ -97,10 +105,11 @@ pub(crate) async fn search(
                 "SELECT {COLUMNS} FROM txlog_entry
                  WHERE at >= $1 AND at < $2 AND ($3 = '' OR requestor_id = $3) AND ($4 = '' OR echo_token = $4) AND ($5 = '' OR request_id = $5)
                    AND ($6 = '' OR operation = $6) AND ($7 = '' OR id IN (SELECT entry_id FROM txlog_reference WHERE reference = $7))
-                   AND (at > $9 OR (at = $9 AND id > $10))
+                   AND {past}
+                   AND ($11 = '' OR ($11 = 'ok' AND success) OR ($11 = 'error' AND NOT success)) AND ($12 = '' OR answer LIKE $12)
                  ORDER BY {order} LIMIT $8"
             ),
-            &[&since, &until, &text(&f.requestor), &text(&f.echo_token), &text(&f.request_id), &text(&f.operation), &text(&f.reference), &limit, &after_at, &after_id],
+            &[&since, &until, &text(&f.requestor), &text(&f.echo_token), &text(&f.request_id), &text(&f.operation), &text(&f.reference), &limit, &after_at, &after_id, &state, &answer_like],
         )
         .await?;
     Ok(rows.into_iter().map(Entry::from).collect())

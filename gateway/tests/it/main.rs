@@ -32,6 +32,7 @@ mod compression;
 mod consistency;
 mod console;
 mod console_bookings;
+mod console_log;
 mod deliveries;
 mod durability;
 mod extranet;

@@ -40,6 +40,9 @@ pub struct FilterArgs {
     /// Only this operation (its path without the slash: hotelbook).
     #[arg(long)]
     operation: Option<String>,
+    /// Only this outcome: success, warning, error or error:N (an OTA error type).
+    #[arg(long)]
+    outcome: Option<ota_gateway::txlog::Outcome>,
     /// At most this many entries (`log search`: 100 unless given; `log export` and `replay`:
     /// all unless given).
     #[arg(long)]
@@ -57,6 +60,7 @@ impl FilterArgs {
             echo_token: self.echo_token.clone(),
             request_id: self.request_id.clone(),
             operation: self.operation.clone(),
+            outcome: self.outcome,
         }
     }
 }

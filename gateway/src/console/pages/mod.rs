@@ -16,6 +16,7 @@
 //! | [`login`] | `GET/POST /login`, `POST /logout` |
 //! | [`home`] | `GET /`: the overview |
 //! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates and changes them |
+//! | [`log`] | `GET /log`, `GET /log/{id}`: the transaction log searched, an entry's request and answer; its replay (admins only) |
 //! | [`audit`] | `GET /audit`: the audit trail |
 //! | [`traffic`] | `GET /traffic`: every gateway's traffic per partner and operation (chart, worst lines, error codes) |
 //! | [`operators`] | `GET /operators`, adding, disabling and enabling operators (admins only) |
@@ -32,6 +33,7 @@ pub mod deliveries;
 pub mod extranet;
 pub mod extranet_bookings;
 pub mod home;
+pub mod log;
 pub mod login;
 pub mod operators;
 pub mod partners;
@@ -69,6 +71,7 @@ pub const NAV: &[NavItem] = &[
     NavItem { path: "/deliveries", label: "Deliveries", roles: OPERATORS },
     NavItem { path: "/partners", label: "Partners", roles: OPERATORS },
     NavItem { path: "/traffic", label: "Traffic", roles: OPERATORS },
+    NavItem { path: "/log", label: "Log", roles: OPERATORS },
     NavItem { path: "/audit", label: "Audit", roles: OPERATORS },
     NavItem { path: "/operators", label: "Operators", roles: ADMINS },
     NavItem { path: "/extranet", label: "Extranet", roles: OPERATORS },
@@ -88,6 +91,7 @@ pub fn routes() -> Router<ConsoleState> {
         .merge(partners::routes())
         .merge(audit::routes())
         .merge(traffic::routes())
+        .merge(log::routes())
         .merge(operators::routes())
         .merge(extranet::routes())
         .merge(extranet_bookings::routes())
