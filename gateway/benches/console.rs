@@ -336,7 +336,7 @@ async fn seed(store: &Store, dir: &std::path::Path) {
     let actor = Actor { name: "bench".into(), address: None };
     let file = dir.join("hotels.json");
     std::fs::write(&file, import_file()).unwrap();
-    ota_gateway::import::import_file(store, &file).await.unwrap();
+    ota_gateway::import::import_file(store, &file, &ota_gateway::audit::Actor::cli()).await.unwrap();
     eprintln!("seed: {HOTELS} hotels imported in {:.1?}", started.elapsed());
     for p in 0..PARTNERS {
         add_requestor(store, &actor, requestor(&partner(p), RequestorRole::Distributor)).await.unwrap();
