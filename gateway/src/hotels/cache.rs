@@ -4,7 +4,7 @@
 //! revision is the same, else loads it (one statement per child table) and keeps it. Every
 //! write of a booking gives it a revision never given before (also on another gateway), so a
 //! kept copy is never served once stale. It also holds the supply notifications waiting to be
-//! applied together on PostgreSQL ([`SupplyQueue`]).
+//! applied together on PostgreSQL (`SupplyQueue`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -409,6 +409,12 @@ impl Store {
         Ok(self.content_versions().await?.content)
     }
 
+    /// True when the store commits concurrent writes together itself (SQLite: its one writer
+    /// commits a batch at once); else a caller with many small writes may group them.
+    pub fn groups_commits(&self) -> bool {
+        self.dialect() == SqlDialect::Sqlite
+    }
+
     /// The versions of the static content, of the requestors and of the supply, in one
     /// statement.
     pub async fn content_versions(&self) -> Result<ContentVersions, StoreError> {

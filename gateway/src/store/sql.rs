@@ -305,6 +305,50 @@ impl<'c> Conn<'c> {
         }
     }
 
+    /// True when each statement is a round trip to a server (PostgreSQL): a caller that writes
+    /// many rows then writes them in one statement (arrays, `UNNEST`); on SQLite a statement
+    /// costs no round trip.
+    pub fn statements_travel(&self) -> bool {
+        self.dialect() == SqlDialect::Postgres
+    }
+
+    /// `column` is none of the numbers of the array parameter `$n` (a [`Vec`] of `i64`): a
+    /// condition for a `WHERE` clause.
+    pub fn not_among(&self, column: &str, n: usize) -> String {
+        match self.dialect() {
+            SqlDialect::Sqlite => format!("{column} NOT IN (SELECT CAST(value AS INTEGER) FROM json_each(${n}))"),
+            SqlDialect::Postgres => format!("NOT {column} = ANY(${n})"),
+        }
+    }
+
+    /// The supply's change feed (issue 32): the number the changes of this write transaction
+    /// carry. SQLite: the counter `content_version.supply_version` moved on (the one writer
+    /// holds it until it commits); PostgreSQL: the transaction's own id (nothing shared, so
+    /// notifications of different hotels never wait for each other).
+    pub async fn supply_change_number(&mut self) -> Result<i64, StoreError> {
+        let sql = match self.dialect() {
+            SqlDialect::Sqlite => {
+                "UPDATE content_version SET supply_version = supply_version + 1 WHERE id = 1 RETURNING supply_version"
+            }
+            SqlDialect::Postgres => "SELECT pg_current_xact_id()::text::bigint",
+        };
+        let Scalar(v) = self.query_one(sql, &[]).await?;
+        Ok(v)
+    }
+
+    /// The supply's change feed: a position every change numbered below which is visible to this
+    /// statement and every later one. SQLite: the counter plus one; PostgreSQL: the oldest
+    /// transaction id still running (`pg_snapshot_xmin`): transactions end in any order, so the
+    /// changes at or above it are read again until the reader knows it has them.
+    pub async fn supply_position(&mut self) -> Result<i64, StoreError> {
+        let sql = match self.dialect() {
+            SqlDialect::Sqlite => "SELECT supply_version + 1 FROM content_version WHERE id = 1",
+            SqlDialect::Postgres => "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+        };
+        let Scalar(v) = self.query_one(sql, &[]).await?;
+        Ok(v)
+    }
+
     /// Starts a part of the transaction that can be undone alone (`SAVEPOINT part`; parts do
     /// not nest): see [`Conn::end_part`].
     pub async fn begin_part(&mut self) -> Result<(), StoreError> {

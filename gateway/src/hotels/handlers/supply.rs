@@ -23,7 +23,7 @@ use crate::hotels::repo::{
 };
 use crate::hotels::rules::supply::{Applied, Change, Notification};
 use crate::shared::context::{Ctx, OpError};
-use crate::store::{Abandoned, Conn, SqlDialect, StoreError, Ticket};
+use crate::store::{Abandoned, Conn, StoreError, Ticket};
 use std::sync::Arc;
 
 /// Applies a notification in the caller's write transaction: the hotel's supply lock taken
@@ -129,9 +129,10 @@ enum Outcome {
 /// PostgreSQL: in a batch of the notifications waiting ([`in_a_batch`]).
 async fn notify(cx: &Ctx, area: &Area, read: Read) -> Result<Option<Warnings>, OpError> {
     let Read { notification, mut notes } = read;
-    let applied = match cx.store.dialect() {
-        SqlDialect::Sqlite => cx.write(move |c| Box::pin(async move { Ok(apply(c, &notification).await?) })).await?,
-        SqlDialect::Postgres => in_a_batch(cx, &area.kept, notification).await?,
+    let applied = if cx.store.groups_commits() {
+        cx.write(move |c| Box::pin(async move { Ok(apply(c, &notification).await?) })).await?
+    } else {
+        in_a_batch(cx, &area.kept, notification).await?
     };
     crate::metrics::supply_applied(applied.written);
     notes.extend(applied.warnings());

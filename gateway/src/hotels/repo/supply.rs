@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 
 use crate::hotels::supply::{HotelSupply, Restriction, SetBy, SourcedSupply, Stamp, Stamped, SupplyPosition};
 use crate::store::row;
-use crate::store::{Conn, Scalar, SqlDialect, StoreError};
+use crate::store::{Conn, Scalar, StoreError};
 use std::collections::{BTreeSet, HashMap};
 
 row! {
@@ -35,39 +35,15 @@ fn count(what: &str, v: i64) -> Result<u32, StoreError> {
     u32::try_from(v).map_err(|_| StoreError::Data(format!("supply {what} {v}")))
 }
 
-/// The supply position: every change numbered below it is visible to this statement and to
-/// every later one, so a gateway that has read the changes numbered from its last position on
-/// has every value as it stood then (see [`change_number`]).
-///
-/// - SQLite: writes are one at a time, numbered by a counter (`content_version.supply_version`):
-///   the position is the counter plus one.
-/// - PostgreSQL: a change is numbered with its transaction's id, and the position is the oldest
-///   transaction id still running (the snapshot's `xmin`): every transaction below it has ended,
-///   so its writes are visible. Transactions end in any order, so the changes at or above the
-///   position are read again by the next poll until the position passes them (a few, the writes
-///   in flight); no row or lock is shared by notifications of different hotels.
+/// The supply position (see [`Conn::supply_position`]).
 pub(crate) async fn supply_position(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let sql = match c.dialect() {
-        SqlDialect::Sqlite => "SELECT supply_version + 1 FROM content_version WHERE id = 1",
-        SqlDialect::Postgres => "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
-    };
-    let Scalar(v) = c.query_one(sql, &[]).await?;
-    Ok(v)
+    c.supply_position().await
 }
 
-/// The number a notification's writes carry, in its transaction (see [`supply_position`]): on
-/// SQLite the counter moved on (the one writer holds it until it commits), on PostgreSQL the
-/// transaction's own id (nothing shared: notifications of different hotels never wait for each
-/// other; those of one hotel are ordered by its supply lock and their stamps).
+/// The number a notification's writes carry, in its transaction (see
+/// [`Conn::supply_change_number`]).
 pub(crate) async fn change_number(c: &mut Conn<'_>) -> Result<i64, StoreError> {
-    let sql = match c.dialect() {
-        SqlDialect::Sqlite => {
-            "UPDATE content_version SET supply_version = supply_version + 1 WHERE id = 1 RETURNING supply_version"
-        }
-        SqlDialect::Postgres => "SELECT pg_current_xact_id()::text::bigint",
-    };
-    let Scalar(v) = c.query_one(sql, &[]).await?;
-    Ok(v)
+    c.supply_change_number().await
 }
 
 /// Adds to `into` (by hotel) the values changed since `since` (see [`supply_position`]), as each
@@ -78,15 +54,10 @@ pub(crate) async fn read_supply(
     since: &SupplyPosition,
     into: &mut HashMap<String, HotelSupply>,
 ) -> Result<BTreeSet<i64>, StoreError> {
-    // PostgreSQL: the changes at or above the position already read are not read again.
-    let (filter, seen) = match c.dialect() {
-        SqlDialect::Sqlite => ("change >= $1", None),
-        SqlDialect::Postgres => ("change >= $1 AND NOT change = ANY($2)", Some(since.seen.clone())),
-    };
-    let mut params: Vec<&dyn crate::store::Param> = vec![&since.below];
-    if let Some(seen) = &seen {
-        params.push(seen);
-    }
+    // The changes at or above the position already read are not read again (PostgreSQL; on
+    // SQLite none is at or above it).
+    let filter = format!("change >= $1 AND {}", c.not_among("change", 2));
+    let params: [&dyn crate::store::Param; 2] = [&since.below, &since.seen];
     let mut changes = BTreeSet::new();
     let rooms: Vec<RoomsRow> = c
         .query(
@@ -236,7 +207,7 @@ pub(crate) async fn set_restrictions(
     (stamp, source): (Stamp, Option<&str>),
     change: i64,
 ) -> Result<Vec<Written>, StoreError> {
-    if c.dialect() == SqlDialect::Sqlite || values.len() < 2 {
+    if !c.statements_travel() || values.len() < 2 {
         let mut out = Vec::with_capacity(values.len());
         for v in values {
             out.push(set_restriction(c, hotel, v, (stamp, source), change).await?);
@@ -280,7 +251,7 @@ pub(crate) async fn set_rates(
     (stamp, source): (Stamp, Option<&str>),
     change: i64,
 ) -> Result<Vec<Written>, StoreError> {
-    if c.dialect() == SqlDialect::Sqlite || values.len() < 2 {
+    if !c.statements_travel() || values.len() < 2 {
         let mut out = Vec::with_capacity(values.len());
         for v in values {
             out.push(set_rate(c, hotel, v, (stamp, source), change).await?);
