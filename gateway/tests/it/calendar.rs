@@ -362,10 +362,17 @@ async fn older_values_get_their_hotels_supplier(b: Backend) {
     };
     let db = support::TestDb::new(b).await;
     let store = ota_gateway::Store::open_with(&db.location, &Plan { to: Some(before), ..Plan::START }).await.unwrap();
-    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    // The demo supplier and its hotel as that schema has them (the library writes today's).
     store
         .write_now(|c| {
             Box::pin(async move {
+                c.execute(
+                    "INSERT INTO requestor (id, id_context, name, password_hash, created_at, kind) VALUES ('SUP-DEMO', 'SUP-DEMO-DIST', 'Demo supplier', 'x', $1, 'supplier')",
+                    &[&chrono::Utc::now()],
+                )
+                .await?;
+                c.execute("INSERT INTO supplier_hotel (hotel_code, requestor_id) VALUES ('HTL00105', 'SUP-DEMO')", &[])
+                    .await?;
                 for hotel in ["HTL00105", "NOSUP"] {
                     c.execute(
                         "INSERT INTO supply_rooms (hotel_code, room_code, night, rooms, stamp, change) VALUES ($1, 'RMDB000000', $2, 1, 1, 1)",
@@ -399,6 +406,14 @@ async fn older_values_get_their_hotels_supplier(b: Backend) {
         .await
         .unwrap();
     assert_eq!(sources, vec![("HTL00105".into(), Some("SUP-DEMO".into())), ("NOSUP".into(), None)]);
+    // The demo content, for the calendar: the supplier made again by today's seed.
+    store
+        .write_now(|c| {
+            Box::pin(async move { c.execute("DELETE FROM requestor WHERE id = 'SUP-DEMO'", &[]).await.map(drop) })
+        })
+        .await
+        .unwrap();
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
     let cal = show_json(&db.arg(), support::day(30));
     assert_eq!(cal["rooms"][0]["rooms"][0]["set"]["by"], "SUP-DEMO", "{cal}");
 }
