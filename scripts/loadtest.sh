@@ -293,7 +293,7 @@ run() {
   local per=$(( (CONNECTIONS + INSTANCES - 1) / INSTANCES ))
   local pids=()
   for i in $(seq 0 $((INSTANCES - 1))); do
-    RUN="$RANDOM$i" BODY="$work/$body" wrk -t2 -c"$per" -d"${DURATION}s" --latency -s "$work/$script" "http://127.0.0.1:$((PORT + i))/$path" >"$work/wrk$i.out" &
+    RUN="$RANDOM$i" BODY="$work/$body" wrk -t2 -c"$per" -d"${DURATION}s" --timeout 10s --latency -s "$work/$script" "http://127.0.0.1:$((PORT + i))/$path" >"$work/wrk$i.out" &
     pids+=($!)
   done
   local updates=""
