@@ -48,6 +48,20 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
     for item in &n.items {
         let room = item.room.as_str();
         for day in item.span.days() {
+            // Restrictions and amounts are written together after the loop.
+            match &item.change {
+                Change::Restriction { board, kind, value } => {
+                    outcomes.push((&item.tag, day, Outcome::Restriction(restrictions.len())));
+                    restrictions.push(RestrictionValue { room, board, night: day, kind: *kind, value: *value });
+                    continue;
+                }
+                Change::Rate { board, currency, guests, amount } => {
+                    outcomes.push((&item.tag, day, Outcome::Rate(rates.len())));
+                    rates.push(RateValue { room, board, currency, night: day, guests: *guests, amount: *amount });
+                    continue;
+                }
+                _ => {}
+            }
             let at = (hotel, room, day);
             let night = Night { hotel: hotel.to_string(), room_type: room.to_string(), night: day };
             let written = match &item.change {
@@ -70,16 +84,8 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                         written => written,
                     }
                 }
-                Change::Restriction { board, kind, value } => {
-                    outcomes.push((&item.tag, day, Outcome::Restriction(restrictions.len())));
-                    restrictions.push(RestrictionValue { room, board, night: day, kind: *kind, value: *value });
-                    continue;
-                }
-                Change::Rate { board, currency, guests, amount } => {
-                    outcomes.push((&item.tag, day, Outcome::Rate(rates.len())));
-                    rates.push(RateValue { room, board, currency, night: day, guests: *guests, amount: *amount });
-                    continue;
-                }
+                // Taken above.
+                Change::Restriction { .. } | Change::Rate { .. } => continue,
             };
             if written == Written::Yes {
                 set_here.insert((room, day));

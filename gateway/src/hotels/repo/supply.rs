@@ -1,6 +1,7 @@
 //! The supply state (`supply_rooms`, `supply_restriction`, `supply_rate`): read whole with the
-//! catalogue, read by version for the changes a gateway has not seen, written by suppliers'
-//! notifications one value at a time, never over a newer one.
+//! catalogue, read from a supply position for the changes a gateway has not seen, written by
+//! suppliers' notifications (rooms on sale one value at a time, restrictions and amounts one
+//! statement per message where a statement is a round trip), never over a newer one.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
