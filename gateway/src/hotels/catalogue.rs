@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Utc};
+use imbl::OrdMap;
 use rust_decimal::Decimal;
 
 use crate::hotels::supply::{self, HotelSupply, Restricted, RoomSupply, SupplyPosition};
@@ -368,7 +369,8 @@ impl<'h> RoomRates<'h> {
 /// Every hotel and board.
 #[derive(Debug, Clone, Default)]
 pub struct Catalogue {
-    hotels: BTreeMap<String, Arc<Hotel>>,
+    /// A persistent map: a copy with some hotels changed shares the rest of the index.
+    hotels: OrdMap<String, Arc<Hotel>>,
     by_brand: Arc<HashMap<String, Vec<String>>>,
     /// Board codes and their English names.
     pub boards: BTreeMap<String, String>,
@@ -383,7 +385,7 @@ pub struct Catalogue {
 impl Catalogue {
     /// The catalogue of these hotels and boards.
     pub fn new(hotels: impl IntoIterator<Item = Hotel>, boards: BTreeMap<String, String>) -> Self {
-        let hotels: BTreeMap<String, Arc<Hotel>> = hotels.into_iter().map(|h| (h.code.clone(), Arc::new(h))).collect();
+        let hotels: OrdMap<String, Arc<Hotel>> = hotels.into_iter().map(|h| (h.code.clone(), Arc::new(h))).collect();
         let mut by_brand: HashMap<String, Vec<String>> = HashMap::new();
         for h in hotels.values() {
             if let Some(b) = &h.brand {
@@ -405,8 +407,9 @@ impl Catalogue {
     }
 
     /// The same catalogue with what suppliers said of some hotels replaced (hotels not in the
-    /// catalogue are left out: their supply is taken when they are imported). Costs a copy of
-    /// the hotel index and of the hotels changed, never of the others.
+    /// catalogue are left out: their supply is taken when they are imported). Costs the index's
+    /// path to each hotel changed and a copy of its content (the supply comes whole), never of
+    /// the others.
     pub fn with_supply(
         &self,
         supply_position: SupplyPosition,
@@ -431,10 +434,14 @@ impl Catalogue {
     /// [`HotelSupply::drop_before`]): only the hotels that had some are copied.
     pub fn dropping_supply_before(&self, first: NaiveDate) -> Catalogue {
         let mut hotels = self.hotels.clone();
-        for hotel in hotels.values_mut().filter(|h| h.supply.has_before(first)) {
-            let mut supply = HotelSupply::clone(&hotel.supply);
-            supply.drop_before(first);
-            Arc::make_mut(hotel).supply = Arc::new(supply);
+        let past: Vec<String> =
+            self.hotels.values().filter(|h| h.supply.has_before(first)).map(|h| h.code.clone()).collect();
+        for code in past {
+            if let Some(hotel) = hotels.get_mut(&code) {
+                let mut supply = HotelSupply::clone(&hotel.supply);
+                supply.drop_before(first);
+                Arc::make_mut(hotel).supply = Arc::new(supply);
+            }
         }
         Catalogue {
             hotels,

@@ -8,9 +8,10 @@
 //! never replaces it (the repo compares stamps when it applies a message). A restriction may be
 //! set for one rate plan (board) or for every one (`""`): the newer of the two holds.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use imbl::OrdMap;
 use rust_decimal::Decimal;
 
 /// When a supplier's message was made: its `TimeStamp` (else when it arrived).
@@ -71,19 +72,21 @@ pub struct Stamped<T> {
     pub stamp: Stamp,
 }
 
-/// The restrictions of one rate plan, by day and kind; `None`: lifted.
-pub type Restrictions = BTreeMap<(NaiveDate, Restriction), Stamped<Option<u32>>>;
+/// The restrictions of one rate plan, by day and kind; `None`: lifted. A persistent map (as
+/// [`Amounts`] and [`RoomSupply::rooms`]): a copy shares its nodes, so taking in one changed
+/// night copies the path to it, not the year of values around it.
+pub type Restrictions = OrdMap<(NaiveDate, Restriction), Stamped<Option<u32>>>;
 
 /// Nightly amounts of one rate plan in one currency, by night and number of guests (0: any
 /// number).
-pub type Amounts = BTreeMap<(NaiveDate, u32), Stamped<Decimal>>;
+pub type Amounts = OrdMap<(NaiveDate, u32), Stamped<Decimal>>;
 
 /// What a supplier said of one room type.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoomSupply {
     /// Rooms on sale per night (over the content's units and allotments; `None`: the
     /// content's again).
-    pub rooms: BTreeMap<NaiveDate, Stamped<Option<u32>>>,
+    pub rooms: OrdMap<NaiveDate, Stamped<Option<u32>>>,
     /// Restrictions per rate plan ([`EVERY_PLAN`]: every one), night and kind; `None`: lifted.
     pub restrictions: HashMap<String, Restrictions>,
     /// Nightly amounts of one room, by rate plan (board) and currency.
@@ -284,12 +287,12 @@ impl HotelSupply {
     /// True when it has values of nights before `first` (looking at each map's first night).
     pub fn has_before(&self, first: NaiveDate) -> bool {
         self.rooms.values().any(|r| {
-            r.rooms.first_key_value().is_some_and(|(night, _)| *night < first)
-                || r.restrictions.values().any(|v| v.first_key_value().is_some_and(|((night, _), _)| *night < first))
+            r.rooms.get_min().is_some_and(|(night, _)| *night < first)
+                || r.restrictions.values().any(|v| v.get_min().is_some_and(|((night, _), _)| *night < first))
                 || r.rates
                     .values()
                     .flat_map(HashMap::values)
-                    .any(|a| a.first_key_value().is_some_and(|((night, _), _)| *night < first))
+                    .any(|a| a.get_min().is_some_and(|((night, _), _)| *night < first))
         })
     }
 
@@ -298,19 +301,13 @@ impl HotelSupply {
     pub fn drop_before(&mut self, first: NaiveDate) -> bool {
         let mut dropped = false;
         for room in self.rooms.values_mut() {
-            let kept = room.rooms.split_off(&first);
-            dropped |= !room.rooms.is_empty();
-            room.rooms = kept;
+            dropped |= drop_keys_before(&mut room.rooms, &first);
             for values in room.restrictions.values_mut() {
                 // Closed is the least kind: every kind of `first` is kept.
-                let kept = values.split_off(&(first, Restriction::Closed));
-                dropped |= !values.is_empty();
-                *values = kept;
+                dropped |= drop_keys_before(values, &(first, Restriction::Closed));
             }
             for amounts in room.rates.values_mut().flat_map(HashMap::values_mut) {
-                let kept = amounts.split_off(&(first, 0));
-                dropped |= !amounts.is_empty();
-                *amounts = kept;
+                dropped |= drop_keys_before(amounts, &(first, 0));
             }
             room.restrictions.retain(|_, values| !values.is_empty());
             for by_currency in room.rates.values_mut() {
@@ -322,7 +319,9 @@ impl HotelSupply {
         dropped
     }
 
-    /// Takes the values of `newer` (read from the store after these), replacing those it has.
+    /// Takes the values of `newer` (read from the store after these), replacing those it has:
+    /// each value costs the path to it, the values around it stay shared with the copies it
+    /// was made from.
     pub fn merge(&mut self, newer: HotelSupply) {
         for (code, n) in newer.rooms {
             let room = self.rooms.entry(code).or_default();
@@ -338,6 +337,15 @@ impl HotelSupply {
             }
         }
     }
+}
+
+/// Removes the keys of `map` before `first`; true when there were some.
+fn drop_keys_before<K: Ord + Clone, V: Clone>(map: &mut OrdMap<K, V>, first: &K) -> bool {
+    let past: Vec<K> = map.range(..first.clone()).map(|(k, _)| k.clone()).collect();
+    for k in &past {
+        map.remove(k);
+    }
+    !past.is_empty()
 }
 
 #[cfg(test)]
