@@ -98,6 +98,17 @@ pub struct Settings {
     /// of each booking and hotel is always kept.
     #[arg(id = "outbox_retention", long = "outbox-retention", value_name = "OUTBOX_RETENTION", default_value = "30d", value_parser = crate::config::parse_retention, env = "OTA_GATEWAY_OUTBOX_RETENTION")]
     pub retention: std::option::Option<Duration>,
+    /// Whether personal values are masked in the notification kept with each attempt, as the
+    /// transaction log masks them (`serve --log-unmasked` turns both off; `server` sets it from
+    /// the gateway's settings). Card numbers and passwords are never kept.
+    #[arg(skip = true)]
+    pub mask_bodies: bool,
+    /// A booking with an event not acknowledged this many minutes after it was written is
+    /// counted in the `ota_outbox_unacknowledged_bookings` gauge (`serve
+    /// --unacked-alert-minutes`, [`crate::config::Config::unacked_alert_minutes`]; `server`
+    /// sets it from the gateway's settings).
+    #[arg(skip = 30_u32)]
+    pub unacked_alert_minutes: u32,
 }
 
 impl Default for Settings {
@@ -113,5 +124,12 @@ impl Settings {
     /// sees another take it while it still waits for the answer).
     pub fn lease(&self) -> Duration {
         self.timeout * 2 + Duration::from_secs(1)
+    }
+
+    /// These settings on a gateway with `config`: its notifications kept masked as its
+    /// transaction log masks, its bookings not acknowledged counted after its
+    /// `--unacked-alert-minutes`.
+    pub fn on(self, config: &crate::config::Config) -> Settings {
+        Settings { mask_bodies: config.txlog.masked, unacked_alert_minutes: config.unacked_alert_minutes, ..self }
     }
 }
