@@ -269,7 +269,7 @@ pub const KEPT_BODY: usize = 64 * 1024;
 /// A notification as an attempt keeps it: masked as the transaction log masks a message
 /// ([`crate::txlog::mask::prepare`]: passwords out, card numbers always, personal values when
 /// `masked`), its first [`KEPT_BODY`] bytes (cut at a character).
-pub(crate) fn kept_body(xml: &str, masked: bool) -> String {
+pub fn kept_body(xml: &str, masked: bool) -> String {
     let mut text = crate::txlog::mask::prepare(xml.as_bytes(), masked).text;
     if text.len() > KEPT_BODY {
         let mut end = KEPT_BODY;

@@ -25,10 +25,15 @@
 //! - Booking alerts by e-mail ([`alerts`], issue 31): one per event and supplier's alert
 //!   address, queued in the event's transaction, sent by every gateway with `--smtp-url`,
 //!   independent of the push and the pull (docs/hotels/alerts.md).
-//! - Every delivery is kept (`outbox_attempt`, issue 30): each push attempt with its outcome
-//!   (in the same transaction), each pull that gave an event and its acknowledgement, deleted
-//!   with their event; `ota-gateway outbox history` shows them and `outbox resend` sends any
-//!   event again (docs/operators/deliveries.md).
+//! - Every delivery is kept (`outbox_attempt`, issue 30): each push attempt from its start (a
+//!   row `sending` committed before the notification leaves, with the notification as kept —
+//!   [`deliver::kept_body`] — completed with its outcome in the transaction that settles the
+//!   event; one never completed is shown as interrupted), each pull that gave an event and its
+//!   acknowledgement, deleted with their event; `ota-gateway outbox history` shows them and
+//!   `outbox resend` sends any event again (docs/operators/deliveries.md,
+//!   docs/console/deliveries.md). Bookings not acknowledged `serve --unacked-alert-minutes`
+//!   after their event are counted by the delivery task (the `ota_outbox_unacknowledged_bookings`
+//!   gauge) and on the console's overview ([`admin::unacknowledged`]).
 //!
 //! | file | what |
 //! |---|---|

@@ -275,7 +275,7 @@ pub struct NewAttempt {
     pub retransmission: bool,
     /// Who asked for the resend it answers.
     pub requested_by: Option<String>,
-    /// The notification sent, as kept ([`super::rules::kept_body`]).
+    /// The notification sent, as kept ([`super::deliver::kept_body`]).
     pub body: Option<String>,
     /// The notification's length as sent.
     pub body_bytes: Option<i64>,

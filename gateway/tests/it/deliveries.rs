@@ -929,7 +929,7 @@ async fn bookings_not_acknowledged_in_time_are_in_the_gauge_of_every_gateway(b: 
     let store = db.open().await;
     let internal = book(&gw, &store, "OBX-UNACK", 1).await;
     let read = pull(&urls).await;
-    assert_eq!(read.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), [internal.clone()]);
+    assert_eq!(read.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), [internal.as_str()]);
     assert_eq!(crate::support::metric(&gw.metrics().await, "ota_outbox_unacknowledged_bookings"), 0.0);
     written_earlier(&store, 31).await;
 
@@ -997,7 +997,67 @@ async fn the_overview_alerts_on_bookings_not_acknowledged_in_time(b: Backend) {
     assert!(vic.get("/deliveries?unacked_after=5").await.body.contains("No delivery matches."));
 }
 
+/// The migration that lets an attempt be kept from its start (SQLite makes `outbox_attempt`
+/// again to allow the new outcome) keeps every attempt of before, with its id; the ids go on
+/// after them; a row begun and never completed is shown as interrupted.
+async fn the_attempts_of_before_are_kept_by_the_migration(b: Backend) {
+    use ota_gateway::outbox::repo;
+    use ota_gateway::store::migrate::Plan;
+    use ota_gateway::store::{Scalar, StoreError};
+    let db = TestDb::new(b).await;
+    let all =
+        Store::migrate(&db.location, &Plan { apply: false, require_current: false, ..Plan::START }).await.unwrap();
+    let mine = all.pending.iter().find(|m| m.file.contains("outbox_attempt_started")).unwrap().number;
+    let store = Store::open_with(&db.location, &Plan { to: Some(mine - 1), ..Plan::START }).await.unwrap();
+    let (event, old) = store
+        .write_now(|c| {
+            Box::pin(async move {
+                let Scalar(event): Scalar<i64> = c
+                    .query_one(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ('hotel', 'MIG-1', 'HTL00042', 1, 'SUP-DEMO', 'new', 1, 1, 1, 1) RETURNING id",
+                        &[],
+                    )
+                    .await?;
+                let mut old = Vec::new();
+                for outcome in ["failed", "delivered"] {
+                    let Scalar(id): Scalar<i64> = c
+                        .query_one(
+                            "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, url, http_status, answer, retransmission)
+                             VALUES ($1, $2, 5, 'gw', 'http://pms/n', 200, 'ok', false) RETURNING id",
+                            &[&event, &outcome],
+                        )
+                        .await?;
+                    old.push(id);
+                }
+                Ok::<_, StoreError>((event, old))
+            })
+        })
+        .await
+        .unwrap();
+    drop(store);
+    let store = db.open().await;
+    let begun = repo::NewAttempt { event_id: event, at: 50, gateway: "gw2".into(), ..Default::default() };
+    let id = store.write_now(move |c| Box::pin(async move { repo::start_attempt(c, &begun).await })).await.unwrap();
+    assert!(id > old[1], "{id} {old:?}");
+    let kept = store
+        .read(move |c| {
+            Box::pin(async move { repo::attempts_of(c, event, ota_gateway::outbox::deliver::now_ms()).await })
+        })
+        .await
+        .unwrap();
+    let shown: Vec<(i64, &str, Option<i64>)> = kept.iter().map(|a| (a.id, a.outcome.as_str(), a.http_status)).collect();
+    assert_eq!(shown, [(old[0], "failed", Some(200)), (old[1], "delivered", Some(200)), (id, "interrupted", None)]);
+    assert!(kept[0].body.is_none() && !kept[0].body_masked && kept[0].answer.as_deref() == Some("ok"));
+    let Scalar(n): Scalar<i64> = store
+        .read(|c| Box::pin(async move { c.query_one("SELECT count(*) FROM outbox_attempt", &[]).await }))
+        .await
+        .unwrap();
+    assert_eq!(n, 3);
+}
+
 backend_tests!(
+    the_attempts_of_before_are_kept_by_the_migration,
     a_killed_attempt_is_kept_as_interrupted_and_the_next_gateway_delivers,
     the_notification_sent_is_kept_masked_and_shown_as_text,
     bookings_not_acknowledged_in_time_are_in_the_gauge_of_every_gateway,
