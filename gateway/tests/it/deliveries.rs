@@ -781,8 +781,10 @@ async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
 /// — with the notification it sent; a gateway started after delivers the event again (the
 /// same `MessageID`, a retransmission) and the history has both attempts, in order.
 async fn a_killed_attempt_is_kept_as_interrupted_and_the_next_gateway_delivers(b: Backend) {
-    let db = TestDb::new(b).await;
-    let arg = db.arg();
+    use crate::support::console::ConsoleServer;
+    use ota_gateway::operators::Role;
+    let console = ConsoleServer::start(b).await;
+    let arg = console.db.as_ref().unwrap().arg();
     // FAST with a receiver's time-out of 2 s: the lease is 5 s.
     let mut args = FAST.to_vec();
     let timeout = args.iter().position(|a| *a == "--outbox-timeout").unwrap();
@@ -791,7 +793,7 @@ async fn a_killed_attempt_is_kept_as_interrupted_and_the_next_gateway_delivers(b
     let receiver = Receiver::start().await;
     ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
     receiver.hold.store(true, Ordering::SeqCst);
-    let store = db.open().await;
+    let store = console.store().clone();
     book(&gw, &store, "OBX-KILL", 1).await;
     let deadline = Instant::now() + Duration::from_secs(20);
     while receiver.calls() == 0 {
@@ -832,10 +834,17 @@ async fn a_killed_attempt_is_kept_as_interrupted_and_the_next_gateway_delivers(b
     assert!(again.contains(r#"RetransmissionIndicator="true""#), "{again}");
     assert_eq!(h[0]["last_outcome"].as_str(), Some("delivered"));
 
-    // The text says it, never "failed"; so does the console (the console test shows the page).
+    // The text says it, never "failed"; so does the console.
     let text = ok(&["outbox", "history", "OBX-KILL"], &arg);
     let line = text.lines().find(|l| l.trim_start().starts_with("1 ")).unwrap();
     assert!(line.contains("interrupted (no outcome recorded)") && !line.contains("failed"), "{text}");
+    let page = console.login_as("vic", Role::Viewer).await.get("/deliveries?ref=OBX-KILL").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let (interrupted, delivered) = (
+        page.body.find("<td>interrupted (no outcome recorded)</td>").expect("shown interrupted"),
+        page.body.find("<td>delivered</td>").expect("shown delivered"),
+    );
+    assert!(interrupted < delivered && !page.body.contains("<td>failed</td>"), "{}", page.body);
 }
 
 /// The notification each push sent is kept with its attempt: with `--log-unmasked` it is what
