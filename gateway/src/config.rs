@@ -107,6 +107,18 @@ pub struct Config {
     /// The operator console: its listener, its sessions' time-outs, its cookie.
     #[command(flatten)]
     pub console: ConsoleSettings,
+    /// Alert on bookings not acknowledged by their supplier this many minutes after their
+    /// event was written (pushed and not acknowledged, pulled and not acknowledged, or not
+    /// taken yet): counted on the console's overview and in the
+    /// `ota_outbox_unacknowledged_bookings` gauge.
+    #[arg(
+        long = "unacked-alert-minutes",
+        value_name = "MINUTES",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u32).range(1..),
+        env = "OTA_GATEWAY_UNACKED_ALERT_MINUTES"
+    )]
+    pub unacked_alert_minutes: u32,
 }
 
 /// The operator console's settings (see `docs/operators/console.md`).

@@ -24,6 +24,7 @@
 //! | `ota_outbox_events_total{outcome}` | counter | [`outbox_event`]: `delivered`, `failed` (to be retried), `parked` |
 //! | `ota_alerts_total{outcome}` | counter | [`alert`]: booking alert e-mails `sent`, `failed` (to be retried), `parked` |
 //! | `ota_outbox_pending`, `ota_outbox_parked` | gauge | [`outbox_backlog`]: events not acknowledged yet, and parked ones (every gateway's, read from the database every 10 s) |
+//! | `ota_outbox_unacknowledged_bookings` | gauge | [`outbox_unacknowledged`]: bookings with an event not acknowledged more than `--unacked-alert-minutes` after it was written (every gateway's, read from the database every 10 s) |
 //! | `ota_outbox_delivery_seconds` | histogram | [`outbox_delivered`]: from the booking change to the supplier's acknowledgement |
 //! | `ota_txlog_entries_total{outcome}` | counter | the transaction log ([`txlog_entries`]): `written`, `dropped` (the queue was full), `failed` (the database refused the batch) |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
@@ -106,6 +107,7 @@ struct Metrics {
     outbox_latency: Histogram,
     outbox_pending: Gauge,
     outbox_parked: Gauge,
+    outbox_unacknowledged: Gauge,
     txlog: Family<OutcomeLabel, Counter>,
     answers: Family<AnswerLabels, Counter>,
 }
@@ -149,6 +151,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         outbox_latency: latency_histogram(),
         outbox_pending: Gauge::default(),
         outbox_parked: Gauge::default(),
+        outbox_unacknowledged: Gauge::default(),
         txlog: Family::default(),
         answers: Family::default(),
         registry: Registry::default(),
@@ -247,6 +250,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         m.outbox_pending.clone(),
     );
     registry.register("outbox_parked", "Outbox events parked (waiting for `ota-gateway outbox retry`), of every gateway (read from the database every 10 s)", m.outbox_parked.clone());
+    registry.register(
+        "outbox_unacknowledged_bookings",
+        "Bookings with an outbox event not acknowledged by its supplier more than --unacked-alert-minutes (default 30) after it was written, of every gateway (read from the database every 10 s)",
+        m.outbox_unacknowledged.clone(),
+    );
     registry.register(
         "txlog_entries",
         "Transaction log entries, by outcome: written to the database, dropped (the writer's queue was full: the answer never waits for the log), failed (the database refused their batch)",
@@ -357,6 +365,12 @@ pub fn alert(outcome: &'static str) {
 pub fn outbox_backlog(pending: i64, parked: i64) {
     METRICS.outbox_pending.set(pending);
     METRICS.outbox_parked.set(parked);
+}
+
+/// The bookings with an event not acknowledged more than `serve --unacked-alert-minutes` after it
+/// was written, every gateway's (read from the database by the delivery task with the backlog).
+pub fn outbox_unacknowledged(bookings: i64) {
+    METRICS.outbox_unacknowledged.set(bookings);
 }
 
 /// An outbox event was acknowledged `took` after the booking change that wrote it.

@@ -138,6 +138,7 @@ impl Tasks {
             (tokio::spawn(outbox::alerts::run(store.clone(), catalogues, alerts, outbox.clone())), outbox)
         });
         let delivery = background.outbox.map(|settings| {
+            let settings = settings.on(&state.config);
             let content = state.content.clone();
             let catalogues = Arc::new(move || {
                 let now = content.get();

@@ -126,10 +126,11 @@ pub struct EventHistory {
 /// A booking without events (its hotel has no supplier): an empty list.
 pub async fn history(store: &Store, reference: &str) -> Result<Vec<EventHistory>, OutboxError> {
     let reference = reference.trim().to_string();
+    let now = super::deliver::now_ms();
     store
         .read(move |c| {
             Box::pin(async move {
-                let events = repo::deliveries_of_booking(c, &reference).await?;
+                let events = repo::deliveries_of_booking(c, &reference, now).await?;
                 if events.is_empty() && !repo::booking_exists(c, &reference).await? {
                     return Err(OutboxError::Invalid(format!(
                         "no booking {reference:?} (an Internal or Client reference) and no event of one"
@@ -137,7 +138,7 @@ pub async fn history(store: &Store, reference: &str) -> Result<Vec<EventHistory>
                 }
                 let mut out = Vec::with_capacity(events.len());
                 for event in events {
-                    let attempts = repo::attempts_of(c, event.id).await?;
+                    let attempts = repo::attempts_of(c, event.id, now).await?;
                     out.push(EventHistory { event, attempts });
                 }
                 Ok(out)
@@ -160,27 +161,58 @@ pub struct DeliveryFilter {
     pub limit: i64,
 }
 
-/// The deliveries to `supplier` (a requestor's id): its events matching `filter`, the newest
-/// first, each with its last attempt. An unknown supplier: [`OutboxError::Invalid`].
-pub async fn deliveries(store: &Store, supplier: &str, filter: DeliveryFilter) -> Result<Vec<Delivery>, OutboxError> {
+/// The deliveries to `supplier` (a requestor's id; every supplier's: `None`): its events
+/// matching `filter`, the newest first, each with its last attempt. An unknown supplier:
+/// [`OutboxError::Invalid`].
+pub async fn deliveries(
+    store: &Store,
+    supplier: Option<&str>,
+    filter: DeliveryFilter,
+) -> Result<Vec<Delivery>, OutboxError> {
     if filter.limit < 1 {
         return Err(OutboxError::Invalid(format!("a limit of {} lists nothing: at least 1", filter.limit)));
     }
-    let since = filter
-        .unacked_after_minutes
-        .map(|m| super::deliver::now_ms().saturating_sub(i64::from(m).saturating_mul(60_000)));
+    let now = super::deliver::now_ms();
+    let since = filter.unacked_after_minutes.map(|m| super::deliver::unacked_since(now, m));
     let repo_filter = Filter { failing: filter.failing, parked: filter.parked, unacked_since: since };
-    let supplier = supplier.to_string();
+    let supplier = supplier.map(str::to_string);
     store
         .read(move |c| {
             Box::pin(async move {
-                if !repo::requestor_exists(c, &supplier).await? {
-                    return Err(OutboxError::Invalid(format!("no supplier {supplier:?}")));
+                if let Some(s) = &supplier
+                    && !repo::requestor_exists(c, s).await?
+                {
+                    return Err(OutboxError::Invalid(format!("no supplier {s:?}")));
                 }
-                Ok(repo::deliveries_of_supplier(c, &supplier, repo_filter, filter.limit).await?)
+                Ok(repo::deliveries_of_supplier(c, supplier.as_deref(), repo_filter, filter.limit, now).await?)
             })
         })
         .await
+}
+
+/// The alert on bookings not acknowledged in time ([`unacknowledged`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UnackedAlert {
+    /// After how many minutes an event not acknowledged counts (`serve
+    /// --unacked-alert-minutes`).
+    pub minutes: u32,
+    /// The bookings, events and oldest event counted.
+    #[serde(flatten)]
+    pub counted: repo::Unacked,
+}
+
+/// The bookings with an event (of any supplier, pushed or pulled) not acknowledged `minutes`
+/// after it was written — pushed or pulled and not acknowledged, failing, parked, or not taken
+/// by its supplier yet: what the console's overview counts as an alert (linking to
+/// `/deliveries?unacked_after=MINUTES`, which lists the events: [`deliveries`] with
+/// [`DeliveryFilter::unacked_after_minutes`]) and the delivery task puts in the
+/// `ota_outbox_unacknowledged_bookings` gauge.
+pub async fn unacknowledged(store: &Store, minutes: u32) -> Result<UnackedAlert, OutboxError> {
+    let since = super::deliver::unacked_since(super::deliver::now_ms(), minutes);
+    let counted = store
+        .peek(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::unacknowledged_since(c, since).await?) }))
+        .await?;
+    Ok(UnackedAlert { minutes, counted })
 }
 
 /// What a resend did ([`resend`]).

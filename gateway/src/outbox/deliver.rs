@@ -28,6 +28,12 @@ pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
+/// The time (milliseconds since 1970) an event must have been written at or before, at `now`,
+/// to be not acknowledged after `minutes`.
+pub fn unacked_since(now: i64, minutes: u32) -> i64 {
+    now.saturating_sub(i64::from(minutes).saturating_mul(60_000))
+}
+
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
@@ -93,6 +99,15 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
                 Ok((pending, parked)) => crate::metrics::outbox_backlog(pending, parked),
                 Err(e) => tracing::warn!(error = %e, "the outbox backlog could not be counted"),
             }
+            // The bookings not acknowledged in time (the console's overview asks the same).
+            let since = unacked_since(now_ms(), settings.unacked_alert_minutes);
+            match store
+                .peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::unacknowledged_since(c, since).await?) }))
+                .await
+            {
+                Ok(u) => crate::metrics::outbox_unacknowledged(u.bookings),
+                Err(e) => tracing::warn!(error = %e, "the bookings not acknowledged could not be counted"),
+            }
         }
         // At least one delivery may start: wait for room.
         let Ok(first) = room.clone().acquire_owned().await else { return };
@@ -145,19 +160,15 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
     }
 }
 
-/// One attempt at one event, and its outcome stored with the attempt kept
-/// ([`repo::record_attempt`], in the same transaction).
+/// One attempt at one event, and its outcome stored with the attempt kept (the row its start
+/// wrote completed, [`repo::complete_attempt`], or, when nothing was sent, a row of its own,
+/// [`repo::record_attempt`]; in the same transaction).
 async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, settings: &Settings, e: EventRow) {
     let identity = rules::identity(e.id, &e.booking_ref, &e.hotel_code, e.seq);
-    let tried = attempt(store, http, cats, &e).await;
+    let tried = attempt(store, http, cats, settings, &e).await;
     let now = now_ms();
-    let (id, as_taken) = (e.id, e.resent_at);
+    let (id, as_taken, started) = (e.id, e.resent_at, tried.started);
     let kept = repo::NewAttempt {
-        event_id: id,
-        outcome: "failed",
-        at: tried.at,
-        gateway: settings.gateway.clone(),
-        url: e.notify_url.as_deref().and_then(rules::redacted_url),
         http_status: tried.status.map(i64::from),
         error: tried.outcome.as_ref().err().cloned(),
         latency_ms: tried.latency.map(millis),
@@ -166,8 +177,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             .length
             .or(tried.answer.as_ref().map(|a| a.len() as u64))
             .map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
-        retransmission: e.retransmission,
-        requested_by: e.resent_by.clone(),
+        ..started_attempt(settings, &e, tried.at)
     };
     let settled = match &tried.outcome {
         Ok(()) => {
@@ -181,7 +191,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
                 .write_now(move |c| {
                     Box::pin(async move {
                         repo::delivered(c, id, now, as_taken).await?;
-                        Ok::<_, Failure>(repo::record_attempt(c, &kept).await?)
+                        Ok::<_, Failure>(keep(c, started, &kept).await?)
                     })
                 })
                 .await
@@ -195,7 +205,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
                     Box::pin(async move {
                         let parked = repo::parked(c, id, &error, as_taken).await?;
                         let kept = repo::NewAttempt { outcome: if parked { "parked" } else { "failed" }, ..kept };
-                        Ok::<_, Failure>(repo::record_attempt(c, &kept).await?)
+                        Ok::<_, Failure>(keep(c, started, &kept).await?)
                     })
                 })
                 .await
@@ -215,7 +225,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
                 .write_now(move |c| {
                     Box::pin(async move {
                         repo::failed(c, id, next, &error, as_taken).await?;
-                        Ok::<_, Failure>(repo::record_attempt(c, &kept).await?)
+                        Ok::<_, Failure>(keep(c, started, &kept).await?)
                     })
                 })
                 .await
@@ -228,9 +238,54 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
     }
 }
 
+/// Keeps an attempt's outcome: completes the row its start wrote (`started`), or keeps one
+/// (nothing was sent).
+async fn keep(c: &mut crate::store::Conn<'_>, started: Option<i64>, kept: &repo::NewAttempt) -> Result<(), StoreError> {
+    match started {
+        Some(row) => repo::complete_attempt(c, row, kept).await,
+        None => repo::record_attempt(c, kept).await,
+    }
+}
+
+/// An attempt at event `e` as kept when it begins at `at` (outcome `failed` until completed):
+/// who makes it, where to (the URL without its secrets), whether it is a retransmission.
+fn started_attempt(settings: &Settings, e: &EventRow, at: i64) -> repo::NewAttempt {
+    repo::NewAttempt {
+        event_id: e.id,
+        outcome: "failed",
+        at,
+        gateway: settings.gateway.clone(),
+        url: e.notify_url.as_deref().and_then(rules::redacted_url),
+        retransmission: e.retransmission,
+        requested_by: e.resent_by.clone(),
+        ..repo::NewAttempt::default()
+    }
+}
+
+/// How much of a notification an attempt keeps: a booking's fits many times over (a few KiB);
+/// a larger one is cut (its full length is kept beside it).
+pub const KEPT_BODY: usize = 64 * 1024;
+
+/// A notification as an attempt keeps it: masked as the transaction log masks a message
+/// ([`crate::txlog::mask::prepare`]: passwords out, card numbers always, personal values when
+/// `masked`), its first [`KEPT_BODY`] bytes (cut at a character).
+pub fn kept_body(xml: &str, masked: bool) -> String {
+    let mut text = crate::txlog::mask::prepare(xml.as_bytes(), masked).text;
+    if text.len() > KEPT_BODY {
+        let mut end = KEPT_BODY;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
 /// What one attempt gave: its outcome (`Err` with what went wrong), and what is kept of it.
 #[derive(Debug)]
 struct Tried {
+    /// The attempt's row, written before the notification was sent (none: nothing was sent).
+    started: Option<i64>,
     /// Delivered, or why not.
     outcome: Result<(), String>,
     /// When the notification was sent (or the attempt began, when it was never sent).
@@ -247,14 +302,14 @@ struct Tried {
 
 impl Default for Tried {
     fn default() -> Self {
-        Tried { outcome: Ok(()), at: now_ms(), status: None, answer: None, latency: None, length: None }
+        Tried { started: None, outcome: Ok(()), at: now_ms(), status: None, answer: None, latency: None, length: None }
     }
 }
 
-/// Loads the booking, posts the notification and reads the answer.
-async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, e: &EventRow) -> Tried {
+/// Loads the booking, keeps the attempt's start, posts the notification and reads the answer.
+async fn attempt(store: &Store, http: &reqwest::Client, cats: &Catalogues, settings: &Settings, e: &EventRow) -> Tried {
     let mut tried = Tried::default();
-    let outcome = post(store, http, cats, e, &mut tried).await;
+    let outcome = post(store, http, cats, settings, e, &mut tried).await;
     Tried { outcome, ..tried }
 }
 
@@ -263,6 +318,7 @@ async fn post(
     store: &Store,
     http: &reqwest::Client,
     cats: &Catalogues,
+    settings: &Settings,
     e: &EventRow,
     tried: &mut Tried,
 ) -> Result<(), String> {
@@ -278,6 +334,19 @@ async fn post(
         .to_xml()
         .map_err(|err| format!("writing the notification: {err}"))?;
     tried.at = now_ms();
+    // The attempt's row, committed before anything is sent: a gateway killed while the receiver
+    // holds the request leaves it (shown as interrupted), never no trace. Not kept: not sent.
+    let start = repo::NewAttempt {
+        body: Some(kept_body(&body, settings.mask_bodies)),
+        body_bytes: Some(i64::try_from(body.len()).unwrap_or(i64::MAX)),
+        body_masked: settings.mask_bodies,
+        ..started_attempt(settings, e, tried.at)
+    };
+    let row = store
+        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::start_attempt(c, &start).await?) }))
+        .await
+        .map_err(|err| rules::error_text(&format!("keeping the attempt's start (nothing was sent): {err}")))?;
+    tried.started = Some(row);
     let sent = std::time::Instant::now();
     // Errors without the URL: it may carry a password (logged and stored errors never do).
     let answer = http.post(&url).header(reqwest::header::CONTENT_TYPE, "application/xml").body(body).send().await;

@@ -25,10 +25,15 @@
 //! - Booking alerts by e-mail ([`alerts`], issue 31): one per event and supplier's alert
 //!   address, queued in the event's transaction, sent by every gateway with `--smtp-url`,
 //!   independent of the push and the pull (docs/hotels/alerts.md).
-//! - Every delivery is kept (`outbox_attempt`, issue 30): each push attempt with its outcome
-//!   (in the same transaction), each pull that gave an event and its acknowledgement, deleted
-//!   with their event; `ota-gateway outbox history` shows them and `outbox resend` sends any
-//!   event again (docs/operators/deliveries.md).
+//! - Every delivery is kept (`outbox_attempt`, issue 30): each push attempt from its start (a
+//!   row `sending` committed before the notification leaves, with the notification as kept —
+//!   [`deliver::kept_body`] — completed with its outcome in the transaction that settles the
+//!   event; one never completed is shown as interrupted), each pull that gave an event and its
+//!   acknowledgement, deleted with their event; `ota-gateway outbox history` shows them and
+//!   `outbox resend` sends any event again (docs/operators/deliveries.md,
+//!   docs/console/deliveries.md). Bookings not acknowledged `serve --unacked-alert-minutes`
+//!   after their event are counted by the delivery task (the `ota_outbox_unacknowledged_bookings`
+//!   gauge) and on the console's overview ([`admin::unacknowledged`]).
 //!
 //! | file | what |
 //! |---|---|
@@ -98,6 +103,17 @@ pub struct Settings {
     /// of each booking and hotel is always kept.
     #[arg(id = "outbox_retention", long = "outbox-retention", value_name = "OUTBOX_RETENTION", default_value = "30d", value_parser = crate::config::parse_retention, env = "OTA_GATEWAY_OUTBOX_RETENTION")]
     pub retention: std::option::Option<Duration>,
+    /// Whether personal values are masked in the notification kept with each attempt, as the
+    /// transaction log masks them (`serve --log-unmasked` turns both off; `server` sets it from
+    /// the gateway's settings). Card numbers and passwords are never kept.
+    #[arg(skip = true)]
+    pub mask_bodies: bool,
+    /// A booking with an event not acknowledged this many minutes after it was written is
+    /// counted in the `ota_outbox_unacknowledged_bookings` gauge (`serve
+    /// --unacked-alert-minutes`, [`crate::config::Config::unacked_alert_minutes`]; `server`
+    /// sets it from the gateway's settings).
+    #[arg(skip = 30_u32)]
+    pub unacked_alert_minutes: u32,
 }
 
 impl Default for Settings {
@@ -113,5 +129,12 @@ impl Settings {
     /// sees another take it while it still waits for the answer).
     pub fn lease(&self) -> Duration {
         self.timeout * 2 + Duration::from_secs(1)
+    }
+
+    /// These settings on a gateway with `config`: its notifications kept masked as its
+    /// transaction log masks, its bookings not acknowledged counted after its
+    /// `--unacked-alert-minutes`.
+    pub fn on(self, config: &crate::config::Config) -> Settings {
+        Settings { mask_bodies: config.txlog.masked, unacked_alert_minutes: config.unacked_alert_minutes, ..self }
     }
 }

@@ -53,13 +53,38 @@ row! {
     }
 }
 
-/// A push attempt's outcomes as kept in `outbox_attempt.outcome`.
-pub const PUSH_OUTCOMES: &str = "('delivered', 'failed', 'parked')";
+/// A push attempt's outcomes as kept in `outbox_attempt.outcome` (`sending`: begun, its outcome
+/// not stored yet — in flight, or interrupted).
+pub const PUSH_OUTCOMES: &str = "('sending', 'delivered', 'failed', 'parked')";
+
+/// What a push attempt's row says while the notification is sent: the row is written before it
+/// is sent and completed after ([`start_attempt`], [`complete_attempt`]).
+pub const SENDING: &str = "sending";
+
+/// An attempt begun and not completed whose event its gateway still holds (shown so).
+pub const IN_FLIGHT: &str = "in_flight";
+
+/// An attempt begun and never completed (its gateway died or stopped mid-delivery): its
+/// outcome is unknown — the receiver may or may not have had the notification. Shown so, never
+/// as failed or delivered; the event is sent again.
+pub const INTERRUPTED: &str = "interrupted";
+
+/// The outcome of attempt `a` (of event `e`) as shown, at the time in the placeholder `now`: a
+/// `sending` row is [`IN_FLIGHT`] while its gateway holds its event (the lease not run out) and
+/// it is the event's last attempt, else [`INTERRUPTED`].
+fn shown_outcome(a: &str, e: &str, now: &str) -> String {
+    format!(
+        "CASE WHEN {a}.outcome <> 'sending' THEN {a}.outcome
+              WHEN {e}.state = 'pending' AND {e}.taken_by = {a}.gateway AND {e}.taken_until >= {now}
+                   AND {a}.id = (SELECT max(z.id) FROM outbox_attempt z WHERE z.event_id = {a}.event_id) THEN '{IN_FLIGHT}'
+              ELSE '{INTERRUPTED}' END"
+    )
+}
 
 const COLUMNS: &str = "e.id, e.booking_kind, e.booking_ref, e.hotel_code, e.seq, e.supplier_id, e.event_kind, e.revision, e.created_at, e.state, \
                        e.attempts, e.next_attempt_at, e.delivered_at, e.last_error, r.notify_url, e.resent_at, e.resent_by, \
                        (e.attempts > 1 OR e.resent_at IS NOT NULL OR EXISTS (SELECT 1 FROM outbox_attempt a WHERE a.event_id = e.id \
-                          AND a.outcome IN ('delivered', 'failed', 'parked')))";
+                          AND a.outcome IN ('sending', 'delivered', 'failed', 'parked')))";
 
 /// An event none of whose booking's earlier events (for the same hotel and supplier) is
 /// undelivered. (A hotel given to another supplier: the new supplier's events do not wait for
@@ -223,12 +248,12 @@ async fn settled_or_given_back(c: &mut Conn<'_>, id: i64, n: u64) -> Result<bool
     Ok(n > 0)
 }
 
-/// One push attempt, as kept in `outbox_attempt` (see the migration for each column).
+/// One push attempt, as kept in `outbox_attempt` (see the migrations for each column).
 #[derive(Debug, Clone, Default)]
 pub struct NewAttempt {
     /// The event.
     pub event_id: i64,
-    /// `delivered`, `failed` or `parked`.
+    /// `delivered`, `failed` or `parked` (`sending` while it is sent: [`start_attempt`]).
     pub outcome: &'static str,
     /// When it was sent.
     pub at: i64,
@@ -250,13 +275,19 @@ pub struct NewAttempt {
     pub retransmission: bool,
     /// Who asked for the resend it answers.
     pub requested_by: Option<String>,
+    /// The notification sent, as kept ([`super::deliver::kept_body`]).
+    pub body: Option<String>,
+    /// The notification's length as sent.
+    pub body_bytes: Option<i64>,
+    /// Whether personal values are masked in `body`.
+    pub body_masked: bool,
 }
 
 /// Keeps a push attempt (in the transaction that stores its outcome).
 pub async fn record_attempt(c: &mut Conn<'_>, a: &NewAttempt) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, url, http_status, error, latency_ms, answer, answer_bytes, retransmission, requested_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, url, http_status, error, latency_ms, answer, answer_bytes, retransmission, requested_by, body, body_bytes, body_masked)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         &[
             &a.event_id,
             &a.outcome,
@@ -270,7 +301,47 @@ pub async fn record_attempt(c: &mut Conn<'_>, a: &NewAttempt) -> Result<(), Stor
             &a.answer_bytes,
             &a.retransmission,
             &a.requested_by,
+            &a.body,
+            &a.body_bytes,
+            &a.body_masked,
         ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Keeps that a push attempt begins, before its notification is sent (its own transaction,
+/// committed first): a row `sending` with its time, gateway, receiver URL and the notification,
+/// completed by [`complete_attempt`]. A gateway killed while the receiver holds the request
+/// leaves it so: shown as [`INTERRUPTED`]. Its id.
+pub async fn start_attempt(c: &mut Conn<'_>, a: &NewAttempt) -> Result<i64, StoreError> {
+    let Scalar(id): Scalar<i64> = c
+        .query_one(
+            "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, url, retransmission, requested_by, body, body_bytes, body_masked)
+             VALUES ($1, 'sending', $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+            &[
+                &a.event_id,
+                &a.at,
+                &a.gateway,
+                &a.url,
+                &a.retransmission,
+                &a.requested_by,
+                &a.body,
+                &a.body_bytes,
+                &a.body_masked,
+            ],
+        )
+        .await?;
+    Ok(id)
+}
+
+/// Completes attempt `id` begun by [`start_attempt`] with its outcome (in the transaction that
+/// stores the event's): its outcome, HTTP status, error, latency and answer.
+pub async fn complete_attempt(c: &mut Conn<'_>, id: i64, a: &NewAttempt) -> Result<(), StoreError> {
+    c.execute(
+        "UPDATE outbox_attempt SET outcome = $2, http_status = $3, error = $4, latency_ms = $5, answer = $6, answer_bytes = $7
+         WHERE id = $1 AND outcome = 'sending'",
+        &[&id, &a.outcome, &a.http_status, &a.error, &a.latency_ms, &a.answer, &a.answer_bytes],
     )
     .await?;
     Ok(())
@@ -556,7 +627,7 @@ row! {
         /// The last kept attempt: when.
         #[serde(serialize_with = "opt_instant")]
         last_at: Option<i64>,
-        /// Its outcome.
+        /// Its outcome (as [`Attempt::outcome`] shows it).
         last_outcome: Option<String>,
         /// Its HTTP status.
         last_http_status: Option<i64>,
@@ -565,15 +636,22 @@ row! {
     }
 }
 
-const DELIVERY: &str = "SELECT e.id, e.booking_kind, e.booking_ref, coalesce(hb.client_ref, ab.client_reference), e.hotel_code, e.seq, e.supplier_id,
+/// The query of [`Delivery`] rows, the time now in the placeholder `now`.
+fn delivery_sql(now: &str) -> String {
+    format!(
+        "SELECT e.id, e.booking_kind, e.booking_ref, coalesce(hb.client_ref, ab.client_reference), e.hotel_code, e.seq, e.supplier_id,
        e.event_kind, e.state, CASE WHEN e.booking_kind = 'hotel' AND r.notify_url IS NOT NULL THEN 'push' ELSE 'pull' END,
        e.created_at, e.delivered_at, e.attempts, e.last_error, e.resent_at, e.resent_by,
-       (SELECT count(*) FROM outbox_attempt k WHERE k.event_id = e.id), l.at, l.outcome, l.http_status, l.latency_ms
+       (SELECT count(*) FROM outbox_attempt k WHERE k.event_id = e.id), l.at,
+       CASE WHEN l.id IS NULL THEN NULL ELSE {} END, l.http_status, l.latency_ms
      FROM outbox_event e
      LEFT JOIN requestor r ON r.id = e.supplier_id
      LEFT JOIN hotel_booking hb ON e.booking_kind = 'hotel' AND hb.internal_ref = e.booking_ref
      LEFT JOIN activity_booking ab ON e.booking_kind = 'activity' AND ab.reference = e.booking_ref
-     LEFT JOIN outbox_attempt l ON l.id = (SELECT max(m.id) FROM outbox_attempt m WHERE m.event_id = e.id)";
+     LEFT JOIN outbox_attempt l ON l.id = (SELECT max(m.id) FROM outbox_attempt m WHERE m.event_id = e.id)",
+        shown_outcome("l", "e", now)
+    )
+}
 
 row! {
     /// One kept attempt at delivering an event: a push (`delivered`, `failed`, `parked`), a
@@ -585,7 +663,9 @@ row! {
         /// The event.
         event_id: i64,
         /// `delivered`, `failed`, `parked` (failed, and the event parked), `pulled`,
-        /// `acknowledged`.
+        /// `acknowledged`; a push begun whose outcome is not stored: `in_flight` (its gateway
+        /// still holds the event) or `interrupted` (it never completed: its gateway died or
+        /// stopped mid-delivery; whether the receiver had it is unknown).
         outcome: String,
         /// A push: when it was sent; a pull: when read; an acknowledgement: when taken.
         #[serde(serialize_with = "instant")]
@@ -610,21 +690,30 @@ row! {
         retransmission: bool,
         /// Who asked for the resend it answers (an operator, `cli:USER`).
         requested_by: Option<String>,
+        /// A push's notification as sent: its first 64 KiB as text, passwords and card numbers
+        /// out, personal values masked unless `body_masked` is false (as sent: escape it to
+        /// show it). None: kept by a gateway before this was kept, or nothing was sent.
+        body: Option<String>,
+        /// The notification's length in bytes as sent (more than `body`: its start is kept).
+        body_bytes: Option<i64>,
+        /// Whether personal values are masked in `body` (the gateway's `--log-unmasked`).
+        body_masked: bool,
     }
 }
 
 /// The events of the booking whose Internal or Client reference is `reference` (every
 /// booking with that Client reference, whichever partner's), oldest first.
-pub async fn deliveries_of_booking(c: &mut Conn<'_>, reference: &str) -> Result<Vec<Delivery>, StoreError> {
+pub async fn deliveries_of_booking(c: &mut Conn<'_>, reference: &str, now: i64) -> Result<Vec<Delivery>, StoreError> {
     c.query(
         &format!(
-            "{DELIVERY}
+            "{}
              WHERE e.booking_kind IN ('hotel', 'activity') AND (e.booking_ref = $1
                 OR (e.booking_kind = 'hotel' AND e.booking_ref IN (SELECT internal_ref FROM hotel_booking WHERE client_ref = $1))
                 OR (e.booking_kind = 'activity' AND e.booking_ref IN (SELECT reference FROM activity_booking WHERE client_reference = $1)))
-             ORDER BY e.id"
+             ORDER BY e.id",
+            delivery_sql("$2")
         ),
-        &[&reference],
+        &[&reference, &now],
     )
     .await
 }
@@ -641,12 +730,16 @@ pub async fn booking_exists(c: &mut Conn<'_>, reference: &str) -> Result<bool, S
     Ok(found.is_some_and(|Scalar(n)| n > 0))
 }
 
-/// The kept attempts of event `id`, oldest first.
-pub async fn attempts_of(c: &mut Conn<'_>, id: i64) -> Result<Vec<Attempt>, StoreError> {
+/// The kept attempts of event `id`, oldest first, their outcomes as shown at `now`.
+pub async fn attempts_of(c: &mut Conn<'_>, id: i64, now: i64) -> Result<Vec<Attempt>, StoreError> {
     c.query(
-        "SELECT id, event_id, outcome, at, gateway, url, http_status, error, latency_ms, answer, answer_bytes, retransmission, requested_by
-         FROM outbox_attempt WHERE event_id = $1 ORDER BY id",
-        &[&id],
+        &format!(
+            "SELECT a.id, a.event_id, {}, a.at, a.gateway, a.url, a.http_status, a.error, a.latency_ms, a.answer, a.answer_bytes,
+                    a.retransmission, a.requested_by, a.body, a.body_bytes, a.body_masked
+             FROM outbox_attempt a LEFT JOIN outbox_event e ON e.id = a.event_id WHERE a.event_id = $1 ORDER BY a.id",
+            shown_outcome("a", "e", "$2")
+        ),
+        &[&id, &now],
     )
     .await
 }
@@ -662,23 +755,55 @@ pub struct Filter {
     pub unacked_since: Option<i64>,
 }
 
-/// A supplier's events matching `filter`, the newest first, at most `limit`.
+/// A supplier's events matching `filter`, the newest first, at most `limit` (every supplier's:
+/// `None`), their last attempts' outcomes as shown at `now`.
 pub async fn deliveries_of_supplier(
     c: &mut Conn<'_>,
-    supplier: &str,
+    supplier: Option<&str>,
     filter: Filter,
     limit: i64,
+    now: i64,
 ) -> Result<Vec<Delivery>, StoreError> {
+    // Two statements, not one with `$1 = '' OR …`: a supplier's is planned on its index.
+    let whose = if supplier.is_some() { "e.supplier_id = $1" } else { "CAST($1 AS TEXT) = ''" };
     c.query(
         &format!(
-            "{DELIVERY}
-             WHERE e.supplier_id = $1
+            "{}
+             WHERE {whose}
                AND ($2 = false OR (e.state <> 'delivered' AND e.last_error IS NOT NULL))
                AND ($3 = false OR e.state = 'parked')
-               AND (CAST($4 AS BIGINT) < 0 OR (e.state <> 'delivered' AND e.created_at <= $4))
-             ORDER BY e.id DESC LIMIT $5"
+               AND (CAST($4 AS BIGINT) < 0 OR (e.state IN ('pending', 'parked') AND e.created_at <= $4))
+             ORDER BY e.id DESC LIMIT $5",
+            delivery_sql("$6")
         ),
-        &[&supplier, &filter.failing, &filter.parked, &filter.unacked_since.unwrap_or(-1), &limit],
+        &[&supplier.unwrap_or(""), &filter.failing, &filter.parked, &filter.unacked_since.unwrap_or(-1), &limit, &now],
+    )
+    .await
+}
+
+row! {
+    /// The bookings not acknowledged in time: with an event not acknowledged (pending or
+    /// parked) written at or before a time ([`unacknowledged_since`]).
+    #[derive(serde::Serialize)]
+    pub struct Unacked {
+        /// How many bookings (of either kind).
+        bookings: i64,
+        /// How many events.
+        events: i64,
+        /// When the oldest of those events was written.
+        #[serde(serialize_with = "opt_instant")]
+        oldest: Option<i64>,
+    }
+}
+
+/// The bookings with an event not acknowledged (pending or parked) written at or before
+/// `since` (milliseconds since 1970), every supplier's: one statement over the events not
+/// acknowledged (the index on the state).
+pub async fn unacknowledged_since(c: &mut Conn<'_>, since: i64) -> Result<Unacked, StoreError> {
+    c.query_one(
+        "SELECT count(DISTINCT booking_kind || ':' || booking_ref), count(*), min(created_at) FROM outbox_event
+         WHERE state IN ('pending', 'parked') AND created_at <= $1",
+        &[&since],
     )
     .await
 }

@@ -54,6 +54,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0024_supply_source.sql", include_str!("../../migrations/sqlite/0024_supply_source.sql")),
     ("0025_alerts.sql", include_str!("../../migrations/sqlite/0025_alerts.sql")),
     ("0029_console_hardening.sql", include_str!("../../migrations/sqlite/0029_console_hardening.sql")),
+    ("0031_outbox_attempt_started.sql", include_str!("../../migrations/sqlite/0031_outbox_attempt_started.sql")),
 ];
 
 /// PostgreSQL migrations, in order: file name, SQL.
@@ -84,6 +85,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0021_supply_source.sql", include_str!("../../migrations/postgres/0021_supply_source.sql")),
     ("0022_alerts.sql", include_str!("../../migrations/postgres/0022_alerts.sql")),
     ("0026_console_hardening.sql", include_str!("../../migrations/postgres/0026_console_hardening.sql")),
+    ("0028_outbox_attempt_started.sql", include_str!("../../migrations/postgres/0028_outbox_attempt_started.sql")),
 ];
 
 /// How many SQLite migrations this gateway has (the newest schema version it knows).

@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,20 +27,26 @@ struct Receiver {
     addr: SocketAddr,
     got: Arc<Mutex<Vec<String>>>,
     script: Script,
+    /// While set, a call is kept and then held open (no answer for a minute).
+    hold: Arc<AtomicBool>,
 }
 
 impl Receiver {
     async fn start() -> Receiver {
         let got: Arc<Mutex<Vec<String>>> = Arc::default();
         let script: Script = Arc::default();
-        let (g, s) = (got.clone(), script.clone());
+        let hold: Arc<AtomicBool> = Arc::default();
+        let (g, s, h) = (got.clone(), script.clone(), hold.clone());
         let app = axum::Router::new().route(
             "/notify",
             axum::routing::post(move |body: String| {
-                let (got, script) = (g.clone(), s.clone());
+                let (got, script, hold) = (g.clone(), s.clone(), h.clone());
                 async move {
                     let identity = event_of(&body).map(|e| e.0).unwrap_or_default();
                     got.lock().unwrap().push(body);
+                    if hold.load(Ordering::SeqCst) {
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                    }
                     let (status, answer) =
                         script.lock().unwrap().pop_front().unwrap_or_else(|| (200, ack(&identity).into_bytes()));
                     (axum::http::StatusCode::from_u16(status).unwrap(), answer)
@@ -51,7 +58,7 @@ impl Receiver {
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Receiver { addr, got, script }
+        Receiver { addr, got, script, hold }
     }
 
     /// The next calls are answered so, in order.
@@ -560,6 +567,7 @@ async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
         answer_bytes: Some(answer.len() as i64),
         retransmission: false,
         requested_by: None,
+        ..Default::default()
     };
     let (mut with, mut without) = (Vec::new(), Vec::new());
     for (i, ota_gateway::store::Scalar(id)) in ids.iter().copied().enumerate() {
@@ -621,6 +629,34 @@ async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
         answer.len()
     );
     assert!(per_row < 1024.0, "{per_row} bytes per attempt");
+
+    // The attempt's start: one more commit before the notification leaves, with the
+    // notification kept (a 3 KiB one, about what a one-room booking's is), 200 of them; and
+    // the space 1,000 such rows take.
+    // Hex of a pseudo-random run: compresses about as badly as text can (XML compresses better).
+    let mut rng = crate::support::Rng(7);
+    let noise: String = (0..3 * 1024 / 16).map(|_| format!("{:016x}", rng.next())).collect();
+    let body = format!("<OTA_HotelResNotifRQ>{noise}</OTA_HotelResNotifRQ>");
+    let before = size(&store).await;
+    let mut starts = Vec::new();
+    for i in 0..1_000 {
+        let begun = repo::NewAttempt {
+            body: Some(body.clone()),
+            body_bytes: Some(body.len() as i64),
+            ..attempt(ids[i % ids.len()].0)
+        };
+        let started = Instant::now();
+        store.write_now(move |c| Box::pin(async move { repo::start_attempt(c, &begun).await })).await.unwrap();
+        if i < 200 {
+            starts.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    let per_start = (size(&store).await - before) as f64 / 1_000.0;
+    eprintln!(
+        "{b:?}: an attempt's start (its own commit before sending), median of 200: {:.2} ms; with a {}-byte notification kept it takes {per_start:.0} bytes (1,000 rows)",
+        median(&mut starts),
+        body.len()
+    );
 }
 
 /// On the database: a resend that comes while a gateway delivers the event is not settled by
@@ -739,7 +775,330 @@ async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
     assert!(d.retransmission && d.resent_at.is_none(), "{d:?}");
 }
 
+/// A gateway SIGKILLed while the receiver holds its notification open: the attempt's row was
+/// written before the notification was sent (in flight while the dead gateway's lease lasts),
+/// so the history shows it — as interrupted, no outcome recorded, never as failed or delivered
+/// — with the notification it sent; a gateway started after delivers the event again (the
+/// same `MessageID`, a retransmission) and the history has both attempts, in order.
+async fn a_killed_attempt_is_kept_as_interrupted_and_the_next_gateway_delivers(b: Backend) {
+    use crate::support::console::ConsoleServer;
+    use ota_gateway::operators::Role;
+    let console = ConsoleServer::start(b).await;
+    let arg = console.db.as_ref().unwrap().arg();
+    // FAST with a receiver's time-out of 2 s: the lease is 5 s.
+    let mut args = FAST.to_vec();
+    let timeout = args.iter().position(|a| *a == "--outbox-timeout").unwrap();
+    args[timeout + 1] = "2s";
+    let gw = GatewayProcess::start(&arg, &args).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    receiver.hold.store(true, Ordering::SeqCst);
+    let store = console.store().clone();
+    book(&gw, &store, "OBX-KILL", 1).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while receiver.calls() == 0 {
+        assert!(Instant::now() < deadline, "the receiver got nothing");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let dead = gw.pid();
+    drop(gw); // SIGKILL while the receiver holds the request open
+    receiver.hold.store(false, Ordering::SeqCst);
+
+    let h = json(&["outbox", "history", "OBX-KILL"], &arg);
+    let a = attempts(&h);
+    assert_eq!(a.len(), 1, "the attempt begun is kept: {h:#}");
+    assert_eq!(h[0]["state"].as_str(), Some("pending"), "{h:#}");
+    assert_eq!(a[0]["outcome"].as_str(), Some("in_flight"), "the dead gateway's lease still runs: {h:#}");
+    assert!(a[0]["gateway"].as_str().is_some_and(|g| g.contains(&format!("/{dead}/"))), "{h:#}");
+    assert_eq!(a[0]["url"].as_str(), Some(format!("http://{}/notify", receiver.addr).as_str()));
+    assert!(a[0]["http_status"].is_null() && a[0]["answer"].is_null() && a[0]["error"].is_null(), "{h:#}");
+    let first = receiver.got.lock().unwrap()[0].clone();
+    assert!(a[0]["body"].as_str().is_some_and(|body| body.contains(r#"RetransmissionIndicator="false""#)), "{h:#}");
+    assert_eq!(a[0]["body_bytes"].as_i64(), Some(first.len() as i64));
+
+    // Another gateway takes the event when the dead one's lease ends and delivers it.
+    let gw = GatewayProcess::start(&arg, &args).await;
+    let h = wait_history(&arg, "OBX-KILL", "not delivered after the kill", |h| h[0]["state"] == "delivered").await;
+    let a = attempts(&h);
+    assert_eq!(
+        a.iter().map(|a| a["outcome"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["interrupted", "delivered"],
+        "{h:#}"
+    );
+    assert!(a[1]["gateway"].as_str().is_some_and(|g| g.contains(&format!("/{}/", gw.pid()))), "{h:#}");
+    assert_eq!((a[0]["retransmission"].as_bool(), a[1]["retransmission"].as_bool()), (Some(false), Some(true)));
+    assert!(a[0]["id"].as_i64() < a[1]["id"].as_i64() && a[0]["at"].as_str() < a[1]["at"].as_str(), "{h:#}");
+    assert_eq!(receiver.calls(), 2);
+    let again = receiver.got.lock().unwrap()[1].clone();
+    assert_eq!(event_of(&again).map(|e| e.0), event_of(&first).map(|e| e.0), "the same MessageID");
+    assert!(again.contains(r#"RetransmissionIndicator="true""#), "{again}");
+    assert_eq!(h[0]["last_outcome"].as_str(), Some("delivered"));
+
+    // The text says it, never "failed"; so does the console.
+    let text = ok(&["outbox", "history", "OBX-KILL"], &arg);
+    let line = text.lines().find(|l| l.trim_start().starts_with("1 ")).unwrap();
+    assert!(line.contains("interrupted (no outcome recorded)") && !line.contains("failed"), "{text}");
+    let page = console.login_as("vic", Role::Viewer).await.get("/deliveries?ref=OBX-KILL").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let (interrupted, delivered) = (
+        page.body.find("<td>interrupted (no outcome recorded)</td>").expect("shown interrupted"),
+        page.body.find("<td>delivered</td>").expect("shown delivered"),
+    );
+    assert!(interrupted < delivered && !page.body.contains("<td>failed</td>"), "{}", page.body);
+}
+
+/// The notification each push sent is kept with its attempt: with `--log-unmasked` it is what
+/// the receiver got, byte for byte, but for card numbers, which are never kept (a card number a
+/// partner put in a comment reached the hotel; the kept body has its last four digits only);
+/// by default personal values are masked as in the transaction log. A hostile guest name is
+/// text in `outbox history` (escaped, one line) and on the console's Deliveries page.
+async fn the_notification_sent_is_kept_masked_and_shown_as_text(b: Backend) {
+    use crate::support::console::ConsoleServer;
+    use ota_gateway::operators::Role;
+    let console = ConsoleServer::start(b).await;
+    let arg = console.db.as_ref().unwrap().arg();
+    let mut args = FAST.to_vec();
+    args.push("--log-unmasked");
+    let gw = GatewayProcess::start(&arg, &args).await;
+    let receiver = Receiver::start().await;
+    ok(&["requestor", "set", SUPPLIER, "--notify-url", &format!("http://{}/notify", receiver.addr)], &arg);
+    let hostile = r#"<script>alert(1)</script>"><img src=x onerror=alert(2)>"#;
+    let as_xml = hostile.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    // As the gateway writes it in a text (a quote is not escaped there).
+    let as_text = hostile.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let commit = |client: &str| {
+        hotel_commit(client, day(61), "HTL00042", "RMSD000000").replace("Nowak", &as_xml).replace(
+            "<ResGlobalInfo><HotelReservationIDs>",
+            r#"<ResGlobalInfo><Comments><Comment Name="Remarks"><Text>pay with 4111 1111 1111 1111 please</Text></Comment></Comments><HotelReservationIDs>"#,
+        )
+    };
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let body = post(&urls, 0, "/hotelbook", &commit("OBX-XML1")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let h = wait_history(&arg, "OBX-XML1", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let a = attempts(&h);
+    let got = receiver.got.lock().unwrap()[0].clone();
+    assert!(got.contains("4111 1111 1111 1111"), "the card number reached the hotel: {got}");
+    assert!(got.contains(&as_text), "{got}");
+    let kept = a[0]["body"].as_str().unwrap();
+    assert_eq!(a[0]["body_bytes"].as_i64(), Some(got.len() as i64));
+    assert_eq!(a[0]["body_masked"].as_bool(), Some(false));
+    assert!(!kept.contains("4111 1111 1111 1111") && !kept.contains("4111111111111111"), "{kept}");
+    let card_at = got.find("4111 1111 1111 1111").unwrap();
+    let card_end = card_at + "4111 1111 1111 1111".len();
+    assert!(
+        kept.starts_with(&got[..card_at]) && kept.ends_with(&got[card_end..]),
+        "the rest as sent:
+{kept}
+{got}"
+    );
+    assert!(kept[card_at..].contains("1111 please"), "its last four digits kept: {kept}");
+
+    // The text: the notification on one line, escaped.
+    let text = ok(&["outbox", "history", "OBX-XML1"], &arg);
+    let sent: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("sent")).collect();
+    assert_eq!(sent.len(), 1, "{text}");
+    assert!(sent[0].contains(&as_text.replace('"', "\\\"")) && !text.contains("4111 1111 1111 1111"), "{text}");
+
+    // The console: the notification as text, the hostile name escaped (it is escaped once in
+    // the XML and once more in the page), nothing inline, no raw markup.
+    let vic = console.login_as("vic", Role::Viewer).await;
+    let page = vic.get("/deliveries?ref=OBX-XML1").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    crate::console::assert_nothing_inline("deliveries", &page.body);
+    let twice = as_text.replace('&', "&amp;").replace('"', "&quot;");
+    assert!(page.body.contains("The notification sent (") && page.body.contains(&twice), "{}", page.body);
+    assert!(!page.body.contains("<script>alert") && !page.body.contains("<img"), "{}", page.body);
+    assert!(page.body.contains("&lt;OTA_HotelResNotifRQ"), "{}", page.body);
+
+    // By default personal values are masked in what is kept, as in the transaction log.
+    drop(gw);
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let body = post(&urls, 0, "/hotelbook", &commit("OBX-XML2")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let h = wait_history(&arg, "OBX-XML2", "not delivered", |h| h[0]["state"] == "delivered").await;
+    let a = attempts(&h);
+    let kept = a[0]["body"].as_str().unwrap();
+    assert_eq!(a[0]["body_masked"].as_bool(), Some(true));
+    assert!(kept.contains("OBX-XML2") && kept.contains("<OTA_HotelResNotifRQ"), "{kept}");
+    assert!(!kept.contains("alert(") && !kept.contains(">Ana<") && !kept.contains("4111 1111"), "{kept}");
+    assert!(receiver.got.lock().unwrap().last().unwrap().contains(&as_text));
+}
+
+/// Sets every event's time of writing back by `minutes`.
+async fn written_earlier(store: &Store, minutes: i64) {
+    store
+        .write_now(move |c| {
+            Box::pin(async move {
+                c.execute("UPDATE outbox_event SET created_at = created_at - $1", &[&(minutes * 60_000)]).await?;
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+}
+
+/// Waits until gateway `gw`'s `ota_outbox_unacknowledged_bookings` is `want`.
+async fn wait_gauge(gw: &GatewayProcess, want: f64, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(25);
+    loop {
+        let m = gw.metrics().await;
+        let now = crate::support::metric(&m, "ota_outbox_unacknowledged_bookings");
+        if now == want {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}: {now}, not {want}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// A booking pulled by its supplier and not acknowledged for more than 30 minutes (its event
+/// written 31 minutes ago) is counted by the `ota_outbox_unacknowledged_bookings` gauge of
+/// every gateway (read by each one's delivery task, the same everywhere), not by one whose
+/// threshold is 45 (`OTA_GATEWAY_UNACKED_ALERT_MINUTES`); `outbox history --unacked-after 30`
+/// lists its event (every supplier's). Acknowledged: gone from the gauges and the list.
+async fn bookings_not_acknowledged_in_time_are_in_the_gauge_of_every_gateway(b: Backend) {
+    let db = TestDb::new(b).await;
+    let arg = db.arg();
+    let gw = GatewayProcess::start(&arg, FAST).await;
+    let urls = Mutex::new(vec![gw.url.clone()]);
+    let store = db.open().await;
+    let internal = book(&gw, &store, "OBX-UNACK", 1).await;
+    let read = pull(&urls).await;
+    assert_eq!(read.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), [internal.as_str()]);
+    assert_eq!(crate::support::metric(&gw.metrics().await, "ota_outbox_unacknowledged_bookings"), 0.0);
+    written_earlier(&store, 31).await;
+
+    let other = GatewayProcess::start(&arg, FAST).await;
+    let later = GatewayProcess::start_with(&arg, FAST, &[("OTA_GATEWAY_UNACKED_ALERT_MINUTES", "45")], None).await;
+    wait_gauge(&other, 1.0, "a gateway started after").await;
+    wait_gauge(&gw, 1.0, "the gateway that served the pull").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(crate::support::metric(&later.metrics().await, "ota_outbox_unacknowledged_bookings"), 0.0, "45 minutes");
+    let listed = json(&["outbox", "history", "--unacked-after", "30"], &arg);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed:#}");
+    assert_eq!(
+        (listed[0]["booking_ref"].as_str(), listed[0]["supplier_id"].as_str(), listed[0]["last_outcome"].as_str()),
+        (Some(internal.as_str()), Some(SUPPLIER), Some("pulled")),
+        "{listed:#}"
+    );
+    assert!(json(&["outbox", "history", "--unacked-after", "45"], &arg).as_array().unwrap().is_empty());
+
+    let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[0].0.clone(), read[0].2.clone())])).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    wait_gauge(&gw, 0.0, "acknowledged").await;
+    wait_gauge(&other, 0.0, "acknowledged, on the other gateway").await;
+    assert!(json(&["outbox", "history", "--unacked-after", "30"], &arg).as_array().unwrap().is_empty());
+}
+
+/// The console's overview counts the bookings not acknowledged after the gateway's
+/// `--unacked-alert-minutes` (5 here) as an alert linking to the Deliveries filter that lists
+/// their events (every supplier's); nothing before the threshold, nothing once acknowledged.
+async fn the_overview_alerts_on_bookings_not_acknowledged_in_time(b: Backend) {
+    use crate::support::console::ConsoleServer;
+    use ota_gateway::operators::Role;
+    let console = ConsoleServer::start_with(b, |c| c.unacked_alert_minutes = 5).await;
+    let urls = Mutex::new(vec![console.url.clone()]);
+    let body = post(&urls, 0, "/hotelbook", &hotel_commit("OBX-HOME", day(62), "HTL00042", "RMSD000000")).await;
+    assert!(body.contains("<Success"), "{body}");
+    let read = pull(&urls).await;
+    assert_eq!(read.len(), 1);
+    let vic = console.login_as("vic", Role::Viewer).await;
+    let home = vic.get("/").await;
+    assert_eq!(home.status, 200, "{}", home.body);
+    crate::console::assert_nothing_inline("overview", &home.body);
+    assert!(!home.body.contains("unacked-alert"), "written just now: {}", home.body);
+    assert!(home.body.contains(r#"<a href="/deliveries?unacked_after=5">0</a>"#), "{}", home.body);
+
+    written_earlier(console.store(), 6).await;
+    let home = vic.get("/").await;
+    assert!(home.body.contains(r#"id="unacked-alert""#), "{}", home.body);
+    assert!(
+        home.body.contains("1 booking not acknowledged by their supplier 5 minutes after the booking change (1 event)"),
+        "{}",
+        home.body
+    );
+    assert!(home.body.contains(r#"<a id="unacked-link" href="/deliveries?unacked_after=5">"#), "{}", home.body);
+    let listed = vic.get("/deliveries?unacked_after=5").await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    crate::console::assert_nothing_inline("deliveries", &listed.body);
+    assert!(listed.body.contains(r#"id="every-supplier""#) && listed.body.contains(&read[0].0), "{}", listed.body);
+    assert!(listed.body.contains(&format!("<td>{SUPPLIER}</td>")), "{}", listed.body);
+
+    let body = post(&urls, 0, "/notifreport", &notif_report(&[(read[0].0.clone(), read[0].2.clone())])).await;
+    assert!(body.contains("<Success") && !body.contains("Warning"), "{body}");
+    let home = vic.get("/").await;
+    assert!(!home.body.contains("unacked-alert"), "acknowledged: {}", home.body);
+    assert!(home.body.contains(r#"<a href="/deliveries?unacked_after=5">0</a>"#), "{}", home.body);
+    assert!(vic.get("/deliveries?unacked_after=5").await.body.contains("No delivery matches."));
+}
+
+/// The migration that lets an attempt be kept from its start (SQLite makes `outbox_attempt`
+/// again to allow the new outcome) keeps every attempt of before, with its id; the ids go on
+/// after them; a row begun and never completed is shown as interrupted.
+async fn the_attempts_of_before_are_kept_by_the_migration(b: Backend) {
+    use ota_gateway::outbox::repo;
+    use ota_gateway::store::migrate::Plan;
+    use ota_gateway::store::{Scalar, StoreError};
+    let db = TestDb::new(b).await;
+    let all =
+        Store::migrate(&db.location, &Plan { apply: false, require_current: false, ..Plan::START }).await.unwrap();
+    let mine = all.pending.iter().find(|m| m.file.contains("outbox_attempt_started")).unwrap().number;
+    let store = Store::open_with(&db.location, &Plan { to: Some(mine - 1), ..Plan::START }).await.unwrap();
+    let (event, old) = store
+        .write_now(|c| {
+            Box::pin(async move {
+                let Scalar(event): Scalar<i64> = c
+                    .query_one(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ('hotel', 'MIG-1', 'HTL00042', 1, 'SUP-DEMO', 'new', 1, 1, 1, 1) RETURNING id",
+                        &[],
+                    )
+                    .await?;
+                let mut old = Vec::new();
+                for outcome in ["failed", "delivered"] {
+                    let Scalar(id): Scalar<i64> = c
+                        .query_one(
+                            "INSERT INTO outbox_attempt (event_id, outcome, at, gateway, url, http_status, answer, retransmission)
+                             VALUES ($1, $2, 5, 'gw', 'http://pms/n', 200, 'ok', false) RETURNING id",
+                            &[&event, &outcome],
+                        )
+                        .await?;
+                    old.push(id);
+                }
+                Ok::<_, StoreError>((event, old))
+            })
+        })
+        .await
+        .unwrap();
+    drop(store);
+    let store = db.open().await;
+    let begun = repo::NewAttempt { event_id: event, at: 50, gateway: "gw2".into(), ..Default::default() };
+    let id = store.write_now(move |c| Box::pin(async move { repo::start_attempt(c, &begun).await })).await.unwrap();
+    assert!(id > old[1], "{id} {old:?}");
+    let kept = store
+        .read(move |c| {
+            Box::pin(async move { repo::attempts_of(c, event, ota_gateway::outbox::deliver::now_ms()).await })
+        })
+        .await
+        .unwrap();
+    let shown: Vec<(i64, &str, Option<i64>)> = kept.iter().map(|a| (a.id, a.outcome.as_str(), a.http_status)).collect();
+    assert_eq!(shown, [(old[0], "failed", Some(200)), (old[1], "delivered", Some(200)), (id, "interrupted", None)]);
+    assert!(kept[0].body.is_none() && !kept[0].body_masked && kept[0].answer.as_deref() == Some("ok"));
+    let Scalar(n): Scalar<i64> = store
+        .read(|c| Box::pin(async move { c.query_one("SELECT count(*) FROM outbox_attempt", &[]).await }))
+        .await
+        .unwrap();
+    assert_eq!(n, 3);
+}
+
 backend_tests!(
+    the_attempts_of_before_are_kept_by_the_migration,
+    a_killed_attempt_is_kept_as_interrupted_and_the_next_gateway_delivers,
+    the_notification_sent_is_kept_masked_and_shown_as_text,
+    bookings_not_acknowledged_in_time_are_in_the_gauge_of_every_gateway,
+    the_overview_alerts_on_bookings_not_acknowledged_in_time,
     a_resend_during_a_delivery_asks_for_another_attempt,
     keeping_an_attempt_costs_one_row_in_the_same_commit,
     the_console_shows_deliveries_and_resends_for_admins_only,

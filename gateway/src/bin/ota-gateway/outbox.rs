@@ -44,27 +44,32 @@ enum OutboxCommand {
         all_parked: bool,
     },
     /// The deliveries of a booking (REF: its Internal or Client reference): its events, each
-    /// with every attempt kept, oldest first; or, with --supplier, a supplier's events (the
-    /// newest first) with their last attempt, filtered.
+    /// with every attempt kept (the notification sent with each push), oldest first; or, with
+    /// --supplier, a supplier's events (the newest first) with their last attempt, filtered;
+    /// or, with a filter and no --supplier, every supplier's.
     History {
         /// A booking's Internal or Client reference.
-        #[arg(required_unless_present = "supplier", conflicts_with = "supplier")]
+        #[arg(
+            required_unless_present_any = ["supplier", "failing", "parked", "unacked_after"],
+            conflicts_with_all = ["supplier", "failing", "parked", "unacked_after"]
+        )]
         reference: Option<String>,
         /// A supplier's deliveries (its requestor id) instead of a booking's.
         #[arg(long)]
         supplier: Option<String>,
-        /// With --supplier: only events not delivered whose last attempt failed.
-        #[arg(long, requires = "supplier")]
+        /// Only events not delivered whose last attempt failed (of --supplier, or every
+        /// supplier's).
+        #[arg(long)]
         failing: bool,
-        /// With --supplier: only parked events.
-        #[arg(long, requires = "supplier")]
+        /// Only parked events (of --supplier, or every supplier's).
+        #[arg(long)]
         parked: bool,
-        /// With --supplier: only events not acknowledged this many minutes after they were
-        /// written.
-        #[arg(long, value_name = "MINUTES", requires = "supplier")]
+        /// Only events not acknowledged this many minutes after they were written (of
+        /// --supplier, or every supplier's: the console's alert lists these).
+        #[arg(long, value_name = "MINUTES")]
         unacked_after: Option<u32>,
-        /// With --supplier: at most this many events.
-        #[arg(long, default_value_t = 100, requires = "supplier")]
+        /// With --supplier or a filter: at most this many events.
+        #[arg(long, default_value_t = 100)]
         limit: i64,
         /// One JSON document (an array of objects) instead of the text.
         #[arg(long)]
@@ -156,7 +161,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
             .map(|h| if json { to_json(&h) } else { booking_text(&reference, &h) }),
         OutboxCommand::History { reference: None, supplier, failing, parked, unacked_after, limit, json } => {
             let filter = outbox_admin::DeliveryFilter { failing, parked, unacked_after_minutes: unacked_after, limit };
-            outbox_admin::deliveries(&store, supplier.as_deref().unwrap_or_default(), filter)
+            outbox_admin::deliveries(&store, supplier.as_deref(), filter)
                 .await
                 .map(|d| if json { to_json(&d) } else { supplier_text(&d) })
         }
@@ -258,7 +263,7 @@ fn booking_text(reference: &str, events: &[outbox_admin::EventHistory]) -> Strin
                 "\n  {:<5} {:<24} {:<12} {:>4} {:>8}  {:<22} {:<28} {}",
                 i + 1,
                 at(Some(a.at)),
-                a.outcome,
+                shown_outcome(&a.outcome),
                 or_dash(a.http_status),
                 a.latency_ms.map_or_else(|| "-".to_string(), |l| format!("{l} ms")),
                 again,
@@ -277,9 +282,28 @@ fn booking_text(reference: &str, events: &[outbox_admin::EventHistory]) -> Strin
                 };
                 out.push_str(&format!("\n        answer{cut}: {answer:?}"));
             }
+            if let Some(body) = &a.body {
+                let cut = match a.body_bytes {
+                    Some(n) if usize::try_from(n).is_ok_and(|n| n > body.len()) => {
+                        format!(", the first 64 KiB of {n} bytes")
+                    }
+                    _ => String::new(),
+                };
+                let masked = if a.body_masked { ", personal values masked" } else { "" };
+                out.push_str(&format!("\n        sent{cut}{masked}: {body:?}"));
+            }
         }
     }
     out
+}
+
+/// An attempt's outcome as the text shows it: one begun and never completed says so.
+fn shown_outcome(outcome: &str) -> &str {
+    match outcome {
+        "in_flight" => "in flight",
+        "interrupted" => "interrupted (no outcome recorded)",
+        other => other,
+    }
 }
 
 /// A supplier's deliveries as a table, one event a line.
@@ -315,7 +339,7 @@ fn supplier_text(events: &[ota_gateway::outbox::repo::Delivery]) -> String {
             at(Some(e.created_at)),
             e.kept,
             at(e.last_at),
-            e.last_outcome.as_deref().unwrap_or("-"),
+            e.last_outcome.as_deref().map_or("-", shown_outcome),
             or_dash(e.last_http_status),
             e.last_latency_ms.map_or_else(|| "-".to_string(), |l| format!("{l} ms")),
             esc(e.last_error.as_deref().unwrap_or("-")),

@@ -1,7 +1,9 @@
 //! `GET /deliveries`: every delivery of a booking event to the hotel's system — a booking's
-//! (`?ref=REF`, its Internal or Client reference: its events, each with every attempt kept) or
-//! a supplier's (`?supplier=SUP`, filtered: failing, parked, not acknowledged after N
-//! minutes) — and `POST /deliveries/{event}/resend` (admins only) to send any event again.
+//! (`?ref=REF`, its Internal or Client reference: its events, each with every attempt kept and
+//! the notification each push sent) or a supplier's (`?supplier=SUP`, filtered: failing,
+//! parked, not acknowledged after N minutes), or every supplier's with a filter and no supplier
+//! (`?unacked_after=30`: what the overview's alert links to) — and `POST
+//! /deliveries/{event}/resend` (admins only) to send any event again.
 //! The same queries and the same resend as `ota-gateway outbox history|resend`
 //! ([`crate::outbox::admin`]); the resend is asked for by the operator.
 
@@ -83,6 +85,9 @@ fn resend_button(session: &Session, id: i64, back: &Ask) -> Markup {
                 (csrf_field(session))
                 input type="hidden" name="ref" value=(back.reference);
                 input type="hidden" name="supplier" value=(back.supplier);
+                input type="hidden" name="unacked_after" value=(back.unacked_after);
+                @if back.failing.is_some() { input type="hidden" name="failing" value="on"; }
+                @if back.parked.is_some() { input type="hidden" name="parked" value="on"; }
                 button type="submit" { "Resend" }
             }
         }
@@ -108,18 +113,45 @@ fn booking(session: &Session, ask: &Ask, events: &[EventHistory]) -> Markup {
     }
 }
 
+/// An attempt's outcome as shown: one begun and never completed says so (never failed or
+/// delivered: whether the receiver had it is unknown).
+fn shown_outcome(outcome: &str) -> &str {
+    match outcome {
+        "in_flight" => "in flight",
+        "interrupted" => "interrupted (no outcome recorded)",
+        other => other,
+    }
+}
+
+/// The notification a push sent, as kept (folded: a booking's is a few KiB).
+fn sent(a: &Attempt) -> Markup {
+    html! {
+        @if let Some(body) = &a.body {
+            details.sent {
+                summary {
+                    "The notification sent (" (or_dash(a.body_bytes)) " bytes"
+                    @if a.body_bytes.is_some_and(|n| usize::try_from(n).is_ok_and(|n| n > body.len())) { ", its first 64 KiB kept" }
+                    @if a.body_masked { ", personal values masked" }
+                    ")"
+                }
+                pre { (body) }
+            }
+        }
+    }
+}
+
 /// The attempts of an event, oldest first.
 fn attempts(all: &[Attempt]) -> Markup {
     html! {
         @if all.is_empty() { p.muted { "No attempt kept." } } @else {
             table {
-                thead { tr { th { "#" } th { "At (UTC)" } th { "Outcome" } th { "HTTP" } th { "Latency" } th { "Retransmission" } th { "Gateway" } th { "Receiver" } th { "Error / answer" } } }
+                thead { tr { th { "#" } th { "At (UTC)" } th { "Outcome" } th { "HTTP" } th { "Latency" } th { "Retransmission" } th { "Gateway" } th { "Receiver" } th { "Error / answer" } th { "Sent" } } }
                 tbody {
                     @for (i, a) in all.iter().enumerate() {
                         tr {
                             td { (i + 1) }
                             td { (at(Some(a.at))) }
-                            td { (a.outcome) }
+                            td { (shown_outcome(&a.outcome)) }
                             td { (or_dash(a.http_status)) }
                             td { @if let Some(l) = a.latency_ms { (l) " ms" } @else { "–" } }
                             td { @if a.retransmission { "yes" @if let Some(by) = &a.requested_by { ", asked by " (by) } } @else { "no" } }
@@ -134,6 +166,7 @@ fn attempts(all: &[Attempt]) -> Markup {
                                     pre { (answer) }
                                 }
                             }
+                            td { (sent(a)) }
                         }
                     }
                 }
@@ -142,18 +175,20 @@ fn attempts(all: &[Attempt]) -> Markup {
     }
 }
 
-/// A supplier's events, the newest first.
-fn supplier(session: &Session, ask: &Ask, events: &[Delivery]) -> Markup {
+/// A supplier's events (every supplier's, with a column saying whose: `every`), the newest
+/// first.
+fn supplier(session: &Session, ask: &Ask, events: &[Delivery], every: bool) -> Markup {
     html! {
         @if events.is_empty() { p { "No delivery matches." } } @else {
             table {
-                thead { tr { th { "Event" } th { "State" } th { "By" } th { "Booking" } th { "Client" } th { "Hotel" } th { "Seq" } th { "Kind" } th { "Written (UTC)" } th { "Attempts kept" } th { "Last attempt" } th { "HTTP" } th { "Latency" } th { "Error" } th {} } }
+                thead { tr { th { "Event" } th { "State" } th { "By" } @if every { th { "Supplier" } } th { "Booking" } th { "Client" } th { "Hotel" } th { "Seq" } th { "Kind" } th { "Written (UTC)" } th { "Attempts kept" } th { "Last attempt" } th { "HTTP" } th { "Latency" } th { "Error" } th {} } }
                 tbody {
                     @for e in events {
                         tr {
                             td { (e.id) }
                             td { (e.state) }
                             td { (e.delivery) }
+                            @if every { td { (e.supplier_id) } }
                             td { a href={ "/deliveries?ref=" (urlencode(&e.booking_ref)) } { (e.booking_ref) } }
                             td { (e.client_ref.as_deref().unwrap_or("–")) }
                             td { (e.hotel_code) }
@@ -161,7 +196,7 @@ fn supplier(session: &Session, ask: &Ask, events: &[Delivery]) -> Markup {
                             td { (e.event_kind) }
                             td { (at(Some(e.created_at))) }
                             td { (e.kept) }
-                            td { (at(e.last_at)) " " (e.last_outcome.as_deref().unwrap_or("")) }
+                            td { (at(e.last_at)) " " (e.last_outcome.as_deref().map_or("", shown_outcome)) }
                             td { (or_dash(e.last_http_status)) }
                             td { @if let Some(l) = e.last_latency_ms { (l) " ms" } @else { "–" } }
                             td { (e.last_error.as_deref().unwrap_or("")) }
@@ -201,7 +236,13 @@ async fn render(
             Ok(events) => (status, booking(session, ask, &events)),
             Err(e) => (StatusCode::NOT_FOUND, layout::notice(false, &e.to_string())),
         }
-    } else if !ask.supplier.trim().is_empty() {
+    } else if !ask.supplier.trim().is_empty()
+        || ask.failing.is_some()
+        || ask.parked.is_some()
+        || !ask.unacked_after.trim().is_empty()
+    {
+        // A supplier's, or every supplier's when a filter is given without one.
+        let whose = Some(ask.supplier.trim()).filter(|s| !s.is_empty());
         let unacked = ask.unacked_after.trim();
         let minutes = if unacked.is_empty() { Ok(None) } else { unacked.parse::<u32>().map(Some) };
         match minutes {
@@ -216,8 +257,22 @@ async fn render(
                     unacked_after_minutes: minutes,
                     limit: 100,
                 };
-                match admin::deliveries(store, ask.supplier.trim(), filter).await {
-                    Ok(events) => (status, supplier(session, ask, &events)),
+                match admin::deliveries(store, whose, filter).await {
+                    Ok(events) => (
+                        status,
+                        html! {
+                            @if whose.is_none() {
+                                p #every-supplier {
+                                    "Every supplier's events"
+                                    @if let Some(m) = minutes { " not acknowledged " (m) " minutes after they were written" }
+                                    @if ask.failing.is_some() { ", failing" }
+                                    @if ask.parked.is_some() { ", parked" }
+                                    " (the newest 100 first)."
+                                }
+                            }
+                            (supplier(session, ask, &events, whose.is_none()))
+                        },
+                    ),
                     Err(e) => (StatusCode::NOT_FOUND, layout::notice(false, &e.to_string())),
                 }
             }
