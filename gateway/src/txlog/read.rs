@@ -30,7 +30,8 @@ pub struct Filter {
 /// An entry's outcome, as a filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// A success answer (with or without warnings).
+    /// A success answer without warnings (the three outcomes split the answers, as the
+    /// traffic's counts do).
     Success,
     /// A success answer with `Warnings`.
     Warning,
@@ -69,12 +70,13 @@ impl Outcome {
         }
     }
 
-    /// The SQL test's parameters: the state (`ok`, `error` or empty for any) and a `LIKE`
-    /// pattern the stored answer must match (empty for any).
+    /// The SQL test's parameters: the state (`ok`, `error` or empty for any; `success`: `ok`
+    /// and the answer has no `Warnings`) and a `LIKE` pattern the stored answer must match
+    /// (empty for any).
     pub(crate) fn sql(outcome: Option<Outcome>) -> (&'static str, String) {
         match outcome {
             None => ("", String::new()),
-            Some(Outcome::Success) => ("ok", String::new()),
+            Some(Outcome::Success) => ("success", String::new()),
             Some(Outcome::Warning) => ("ok", "%Warnings>%".into()),
             Some(Outcome::Error) => ("error", String::new()),
             // The gateway writes an Error's Type first; a partner-facing answer of another

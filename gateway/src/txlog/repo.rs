@@ -106,7 +106,7 @@ pub(crate) async fn search(
                  WHERE at >= $1 AND at < $2 AND ($3 = '' OR requestor_id = $3) AND ($4 = '' OR echo_token = $4) AND ($5 = '' OR request_id = $5)
                    AND ($6 = '' OR operation = $6) AND ($7 = '' OR id IN (SELECT entry_id FROM txlog_reference WHERE reference = $7))
                    AND {past}
-                   AND ($11 = '' OR ($11 = 'ok' AND success) OR ($11 = 'error' AND NOT success)) AND ($12 = '' OR answer LIKE $12)
+                   AND ($11 = '' OR ($11 = 'ok' AND success) OR ($11 = 'success' AND success AND answer NOT LIKE '%Warnings>%') OR ($11 = 'error' AND NOT success)) AND ($12 = '' OR answer LIKE $12)
                  ORDER BY {order} LIMIT $8"
             ),
             &[&since, &until, &text(&f.requestor), &text(&f.echo_token), &text(&f.request_id), &text(&f.operation), &text(&f.reference), &limit, &after_at, &after_id, &state, &answer_like],

@@ -1,7 +1,8 @@
 //! The console's Transaction log pages (issue 30), on both backends, with traffic made through
 //! the OTA API of the same gateway after `ota-gateway requestor set DEMO --log all`: `GET /log`
-//! finds the entries by partner, operation, outcome, `EchoToken`, reference and time range (and
-//! not by another partner's filter), refuses a bad value with 400 naming the field; `GET
+//! finds the entries by partner, operation, outcome (success, warning and error split the
+//! answers), `EchoToken`, reference and time range (and not by another partner's filter),
+//! refuses a bad value with 400 naming the field; `GET
 //! /log/{id}` shows the request and the answer with no password; a partner's hostile values
 //! render as text; a viewer sees no replay form and its replay is refused (403), as one without
 //! the CSRF token; an admin's replay to the gateway itself shows the verdict and is audited; a
@@ -16,18 +17,27 @@ use crate::console::assert_nothing_inline;
 use crate::support::console::{ConsoleServer, Page};
 use crate::support::{Backend, DEMO, PARTNER2, backend_tests, cli};
 
-backend_tests!(the_log_is_searched_and_shown_on_the_console, a_logged_entry_is_replayed_by_an_admin_only);
+backend_tests!(
+    the_log_is_searched_and_shown_on_the_console,
+    a_logged_entry_is_replayed_by_an_admin_only,
+    the_warning_outcome_finds_the_answers_with_warnings_only
+);
 
 /// A hotel NBC request of `creds` with an `EchoToken` (XML-escaped here) and a `Version`.
-fn nbc((id, ctx, pw): (&str, &str, &str), echo: &str, version: &str) -> String {
+pub(crate) fn nbc(creds: (&str, &str, &str), echo: &str, version: &str) -> String {
+    nbc_in(creds, echo, version, "en")
+}
+
+/// [`nbc`] asking for the language `lang` (`PrimaryLangID`).
+fn nbc_in((id, ctx, pw): (&str, &str, &str), echo: &str, version: &str, lang: &str) -> String {
     let echo = echo.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;");
     format!(
-        r#"<OTA_HotelDescriptiveInfoRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="{version}" EchoToken="{echo}" PrimaryLangID="en"><POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS><HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
+        r#"<OTA_HotelDescriptiveInfoRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="{version}" EchoToken="{echo}" PrimaryLangID="{lang}"><POS><Source><RequestorID Type="22" ID="{id}" ID_Context="{ctx}"/></Source><Source><RequestorID Type="88" ID="{id}" MessagePassword="{pw}"/></Source></POS><HotelDescriptiveInfos><HotelDescriptiveInfo HotelCode="HTL00042"/></HotelDescriptiveInfos></OTA_HotelDescriptiveInfoRQ>"#
     )
 }
 
 /// Posts an OTA request to the gateway's API; its answer.
-async fn send(gw: &ConsoleServer, path: &str, xml: String) -> String {
+pub(crate) async fn send(gw: &ConsoleServer, path: &str, xml: String) -> String {
     let (status, _, body) =
         ota_gateway::Client::new(&gw.url).send_raw(path, xml, "application/xml").await.expect("post");
     assert_eq!(status, 200, "{path}: {body}");
@@ -35,7 +45,7 @@ async fn send(gw: &ConsoleServer, path: &str, xml: String) -> String {
 }
 
 /// Turns the log on for `ids` with the CLI, and makes the gateway see it at once.
-async fn log_all(gw: &ConsoleServer, ids: &[&str]) {
+pub(crate) async fn log_all(gw: &ConsoleServer, ids: &[&str]) {
     let db = gw.db.as_ref().unwrap().arg();
     for id in ids {
         let (code, _, err) = cli(&["requestor", "set", id, "--log", "all", "--db", &db], "");
@@ -235,5 +245,48 @@ async fn a_logged_entry_is_replayed_by_an_admin_only(b: Backend) {
     assert_eq!(post(&vic, form(&gw.url), true).await.status, 403);
     let audit = ota_gateway::audit::list(gw.store(), ota_gateway::audit::Filter::default()).await.unwrap();
     assert_eq!(audit.iter().filter(|a| a.action == "txlog.replay").count(), 2, "{audit:?}");
+    gw.stop().await;
+}
+
+/// The outcomes split the answers in three: a request answered Success with Warnings (a
+/// language the hotel is not described in) is found under `warning` only, not under `success`
+/// nor `error`; one answered Success without a warning is found under `success` only; an error
+/// under `error` only — on the page and with `ota-gateway log search --outcome` (one code
+/// path).
+async fn the_warning_outcome_finds_the_answers_with_warnings_only(b: Backend) {
+    let gw = ConsoleServer::start(b).await;
+    log_all(&gw, &["DEMO"]).await;
+    let warned = send(&gw, "/hotelnbc", nbc_in(DEMO, "echo-warned", "2009.1", "ja")).await;
+    assert!(warned.contains("<Success") && warned.contains("<Warnings>"), "{warned}");
+    let plain = send(&gw, "/hotelnbc", nbc(DEMO, "echo-plain", "2009.1")).await;
+    assert!(plain.contains("<Success") && !plain.contains("Warning"), "{plain}");
+    let bad = send(&gw, "/hotelnbc", nbc(DEMO, "echo-bad", "1.0")).await;
+    assert!(bad.contains("<Errors>"), "{bad}");
+    gw.state.txlog.flush().await;
+    let all = ota_gateway::txlog::search(gw.store(), &ota_gateway::txlog::Filter::default(), false, 10).await.unwrap();
+    assert_eq!(all.len(), 3, "{all:?}");
+    let id_of = |echo: &str| all.iter().find(|e| e.echo_token.as_deref() == Some(echo)).unwrap().id.to_string();
+    let (warned, plain, bad) = (id_of("echo-warned"), id_of("echo-plain"), id_of("echo-bad"));
+
+    let vic = gw.login_as("vic", Role::Viewer).await;
+    let db = gw.db.as_ref().unwrap().arg();
+    let cases: [(&str, Vec<&str>); 5] = [
+        ("warning", vec![&warned]),
+        ("Warning", vec![&warned]),
+        ("success", vec![&plain]),
+        ("error", vec![&bad]),
+        ("error:1", vec![]),
+    ];
+    for (outcome, expected) in cases {
+        let body = ok(vic.get(&format!("/log?outcome={outcome}")).await, outcome);
+        assert_eq!(linked(&body), expected, "{outcome}: {body}");
+        let (code, out, err) = cli(&["log", "search", "--outcome", outcome, "--db", &db], "");
+        assert_eq!(code, 0, "{outcome}: {out}{err}");
+        let ids: Vec<String> =
+            out.lines().skip(1).filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect();
+        assert_eq!(ids, expected, "the CLI, {outcome}: {out}");
+    }
+    let shown = ok(vic.get("/log?outcome=warning").await, "warning");
+    assert!(shown.contains("Success, warnings (type 11"), "its outcome in words: {shown}");
     gw.stop().await;
 }

@@ -23,16 +23,18 @@ type Script = Arc<Mutex<VecDeque<(u16, Vec<u8>)>>>;
 
 /// A receiver that answers as scripted (status, body), then with a `Success` for every call;
 /// it keeps every notification it got, in order.
-struct Receiver {
-    addr: SocketAddr,
-    got: Arc<Mutex<Vec<String>>>,
+pub(crate) struct Receiver {
+    /// Where it listens (its path is `/notify`).
+    pub(crate) addr: SocketAddr,
+    /// Every notification it got, in order.
+    pub(crate) got: Arc<Mutex<Vec<String>>>,
     script: Script,
     /// While set, a call is kept and then held open (no answer for a minute).
     hold: Arc<AtomicBool>,
 }
 
 impl Receiver {
-    async fn start() -> Receiver {
+    pub(crate) async fn start() -> Receiver {
         let got: Arc<Mutex<Vec<String>>> = Arc::default();
         let script: Script = Arc::default();
         let hold: Arc<AtomicBool> = Arc::default();
@@ -62,11 +64,11 @@ impl Receiver {
     }
 
     /// The next calls are answered so, in order.
-    fn then(&self, answers: &[(u16, &[u8])]) {
+    pub(crate) fn then(&self, answers: &[(u16, &[u8])]) {
         self.script.lock().unwrap().extend(answers.iter().map(|(s, b)| (*s, b.to_vec())));
     }
 
-    fn calls(&self) -> usize {
+    pub(crate) fn calls(&self) -> usize {
         self.got.lock().unwrap().len()
     }
 }

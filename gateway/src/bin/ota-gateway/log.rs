@@ -40,7 +40,8 @@ pub struct FilterArgs {
     /// Only this operation (its path without the slash: hotelbook).
     #[arg(long)]
     operation: Option<String>,
-    /// Only this outcome: success, warning, error or error:N (an OTA error type).
+    /// Only this outcome: success (without warnings), warning (success with warnings), error
+    /// or error:N (an OTA error type).
     #[arg(long)]
     outcome: Option<ota_gateway::txlog::Outcome>,
     /// At most this many entries (`log search`: 100 unless given; `log export` and `replay`:

@@ -50,7 +50,7 @@ fn form(ask: &Ask) -> Markup {
         form.stack #search method="get" action="/log" {
             (field("requestor", "Partner (requestor id)", "text", &ask.requestor))
             (field("operation", "Operation (path: hotelbook, hotelavail, …)", "text", &ask.operation))
-            label for="outcome" { "Outcome (success, warning, error, or error:N for an OTA error type)" }
+            label for="outcome" { "Outcome (success without warnings, warning, error, or error:N for an OTA error type)" }
             input #outcome type="text" name="outcome" list="outcomes" value=(outcome);
             datalist #outcomes {
                 @for o in ["success", "warning", "error", "error:3", "error:6", "error:7", "error:12"] { option value=(o) {} }

@@ -93,6 +93,35 @@ impl Browser {
         self.navigates(form.submit()).await;
     }
 
+    /// Types into the form `form` as a user does — each field named by `fields` (name, text) is
+    /// cleared and the text typed key by key — then clicks its submit button and waits for the
+    /// page the answer is.
+    pub async fn type_and_submit(&self, form: &str, fields: &[(&str, &str)]) {
+        let found = self.client.find(Locator::Css(form)).await.unwrap_or_else(|e| panic!("form {form}: {e}"));
+        for (name, text) in fields {
+            let field = found
+                .find(Locator::Css(&format!("[name='{name}']")))
+                .await
+                .unwrap_or_else(|e| panic!("{form} field {name}: {e}"));
+            field.clear().await.unwrap_or_else(|e| panic!("clear {name}: {e}"));
+            field.send_keys(text).await.unwrap_or_else(|e| panic!("type into {name}: {e}"));
+        }
+        let button = found
+            .find(Locator::Css("button[type='submit'],input[type='submit']"))
+            .await
+            .unwrap_or_else(|e| panic!("{form}: no submit button: {e}"));
+        self.navigates(button.click()).await;
+    }
+
+    /// The visible text of each element `css` selects, in order (none: empty).
+    pub async fn texts(&self, css: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for element in self.client.find_all(Locator::Css(css)).await.unwrap_or_default() {
+            out.push(element.text().await.unwrap_or_default());
+        }
+        out
+    }
+
     /// Fills and submits a form as [`Browser::submit`] does, for a form htmx sends and whose
     /// answer replaces part of the page (no new page): waits until the page shows `shows`.
     pub async fn submit_in_place(&self, form: &str, fields: &[(&str, &str)], shows: &str) {
@@ -141,6 +170,20 @@ impl Browser {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
         }
+    }
+
+    /// [`Browser::screenshot`] of the whole page: the window is made as tall as the page (at
+    /// most 2,400 pixels) for the picture, then given back its size.
+    pub async fn screenshot_whole(&self, name: &str) {
+        let height = self.client.execute("return document.documentElement.scrollHeight", vec![]).await.unwrap();
+        let height = height.as_u64().unwrap_or(900).clamp(900, 2_400) as u32;
+        let (width, before) = {
+            let (w, h) = self.client.get_window_size().await.unwrap();
+            (w as u32, h as u32)
+        };
+        self.client.set_window_size(width, height + 150).await.unwrap();
+        self.screenshot(name).await;
+        self.client.set_window_size(width, before).await.unwrap();
     }
 
     /// Whether any script ran that the test did not expect: a page that ran `alert` (a hostile
