@@ -11,9 +11,12 @@
 //!   waited) is skipped before it starts; one that started always gets its real outcome.
 //! - **Checkpoints** (copying the WAL back into the database file, with its own fsync) run on a
 //!   checkpointer thread with its own connection, every [`CHECKPOINT_EVERY`], in SQLite's
-//!   `PASSIVE` mode (never waiting for a reader or the writer). The writer's connection does
-//!   not checkpoint itself (`wal_autocheckpoint=0`): otherwise every 1,000 pages one commit
-//!   would also copy the pages and fsync the database file while every queued write waits.
+//!   `PASSIVE` mode (never waiting for a reader or the writer). The writer's connection
+//!   checkpoints itself only past [`WRITER_CHECKPOINT_PAGES`] (`wal_autocheckpoint`; SQLite's
+//!   default of 1,000 pages would have one commit in a few copy the pages and fsync the database
+//!   file while every queued write waits): a writer that never pauses appends while the
+//!   checkpointer copies, so the WAL never restarts; the writer's own checkpoint, with no
+//!   write beside it, reaches the end and lets the next write restart it.
 //!
 //! - **The file is watched**: the checkpointer also checks, every [`CHECKPOINT_EVERY`], that the
 //!   path still names the file the gateway opened (its device and inode) and how large the WAL
@@ -52,6 +55,12 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 
 /// The most idle read connections kept.
 const MAX_IDLE_READERS: usize = 16;
+
+/// The WAL's size in pages past which the writer checkpoints itself after a commit (SQLite's
+/// `wal_autocheckpoint` on the writer's connection): a backstop for when the checkpointer
+/// thread cannot catch up (a writer that never pauses appends while it copies, so the WAL
+/// never restarts and would grow until writes are refused). 16 MiB of 4 KiB pages.
+const WRITER_CHECKPOINT_PAGES: i64 = 4096;
 
 /// The largest the WAL may grow (checkpoints keep it far smaller; past this they are failing and
 /// it would fill the disk): reads and writes are refused until a checkpoint succeeds.
@@ -197,7 +206,7 @@ impl Sqlite {
     pub(crate) fn open(path: &Path) -> Result<Sqlite, StoreError> {
         let conn = connect(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        conn.pragma_update(None, "wal_autocheckpoint", WRITER_CHECKPOINT_PAGES)?;
         // After a checkpoint that reached the end, the WAL restarts and is cut back to this size:
         // a burst does not leave a large file behind.
         conn.pragma_update(None, "journal_size_limit", 64i64 << 20)?;
@@ -471,6 +480,64 @@ mod tests {
         std::fs::write(&path, b"").unwrap();
         after_a_look();
         assert!(db.health().is_err());
+    }
+
+    /// A write of the test: one row of `bytes` bytes replacing the one before.
+    struct Replace {
+        id: i64,
+        bytes: usize,
+        done: mpsc::Sender<Result<(), StoreError>>,
+    }
+
+    impl WriteJob for Replace {
+        fn run(&mut self, conn: &mut Connection) -> bool {
+            let body = vec![u8::try_from(self.id % 251).unwrap(); self.bytes];
+            conn.execute("DELETE FROM filler WHERE id = ?1", [self.id - 1]).is_ok()
+                && conn.execute("INSERT INTO filler (id, body) VALUES (?1, ?2)", (self.id, body)).is_ok()
+        }
+        fn finish(self: Box<Self>, commit: Result<(), StoreError>) {
+            self.done.send(commit).unwrap();
+        }
+        fn abandon(self: Box<Self>) {
+            self.done.send(Err(StoreError::Unavailable("abandoned".into()))).unwrap();
+        }
+    }
+
+    /// Writes one after another, with readers always about, never let the WAL grow past what
+    /// a restart cuts it back to (and far from [`MAX_WAL_BYTES`], where writes are refused):
+    /// when the background checkpointer cannot catch up with a writer that never pauses, the
+    /// writer checkpoints itself past [`WRITER_CHECKPOINT_PAGES`].
+    #[test]
+    fn sustained_writes_keep_the_wal_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gw.db");
+        let db = Sqlite::open(&path).unwrap();
+        connect(&path).unwrap().execute_batch("CREATE TABLE filler (id INTEGER PRIMARY KEY, body BLOB)").unwrap();
+        let reading = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (path, reading) = (path.clone(), reading.clone());
+                std::thread::spawn(move || {
+                    let conn = connect(&path).unwrap();
+                    while reading.load(Ordering::Relaxed) {
+                        let _: i64 = conn.query_row("SELECT count(*) FROM filler", [], |r| r.get(0)).unwrap();
+                    }
+                })
+            })
+            .collect();
+        // 160 MiB written, 256 KiB at a time.
+        let (done, outcomes) = mpsc::channel();
+        let mut largest = 0;
+        for id in 1..=640 {
+            db.submit(Ticket::new(), Box::new(Replace { id, bytes: 256 << 10, done: done.clone() }));
+            outcomes.recv().unwrap().unwrap();
+            largest = largest.max(std::fs::metadata(wal_path(&path)).map_or(0, |m| m.len()));
+        }
+        reading.store(false, Ordering::Relaxed);
+        readers.into_iter().for_each(|r| r.join().unwrap());
+        assert!(db.health().is_ok());
+        println!("the WAL's largest: {} MiB", largest >> 20);
+        assert!(largest <= 32 << 20, "the WAL grew to {largest} bytes");
     }
 
     #[test]
