@@ -159,8 +159,16 @@ static SERIES: LazyLock<String> =
     LazyLock::new(|| format!("SELECT at, {} FROM traffic WHERE {WHERE} GROUP BY at ORDER BY at", sums()));
 
 static TABLE: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT partner, operation, {} FROM traffic WHERE {WHERE} GROUP BY partner, operation", sums())
+});
+
+static TABLE_SPLIT: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT partner, operation, {} FROM traffic WHERE {WHERE_SUMS} GROUP BY partner, operation", sums())
 });
+
+const ERRORS: &str =
+    "SELECT partner, operation, error_type, error_code, CAST(sum(n) AS BIGINT) FROM traffic_errors WHERE";
+const ERRORS_GROUP: &str = "GROUP BY partner, operation, error_type, error_code";
 
 /// A step's counts.
 pub(crate) struct AtRow(pub i64, pub Counts);
@@ -189,11 +197,11 @@ fn selection_params(s: &Selection) -> (i64, &str, &str) {
     (i64::from(s.only_partner), s.partner.as_str(), s.operation.as_str())
 }
 
-/// `$6`, `$7`, `$8` of [`WHERE_SUMS`]: without a coarser step, an empty range of this step.
-fn coarse_params(s: &Selection) -> (i64, i64, i64) {
+/// `$6`, `$7`, `$8` of [`WHERE_SUMS`] (`None`: no coarser step, [`WHERE`] alone).
+fn coarse_params(s: &Selection) -> Option<(i64, i64, i64)> {
     match s.coarse {
-        Some((step, from, to)) if from >= s.from && to > from => (from, to, step),
-        _ => (s.from, s.from, s.step),
+        Some((step, from, to)) if from >= s.from && to > from => Some((from, to, step)),
+        _ => None,
     }
 }
 
@@ -206,21 +214,29 @@ pub(crate) async fn series(c: &mut Conn<'_>, s: &Selection) -> Result<Vec<AtRow>
 /// The selected rows added up per partner and operation.
 pub(crate) async fn table(c: &mut Conn<'_>, s: &Selection) -> Result<Vec<LineRow>, StoreError> {
     let (only, partner, operation) = selection_params(s);
-    let (from, to, coarse) = coarse_params(s);
-    c.query(&TABLE, &[&s.step, &s.from, &only, &partner, &operation, &from, &to, &coarse]).await
+    match coarse_params(s) {
+        Some((from, to, coarse)) => {
+            c.query(&TABLE_SPLIT, &[&s.step, &s.from, &only, &partner, &operation, &from, &to, &coarse]).await
+        }
+        None => c.query(&TABLE, &[&s.step, &s.from, &only, &partner, &operation]).await,
+    }
 }
 
 /// The selected OTA errors added up per partner, operation, Type and Code.
 pub(crate) async fn errors(c: &mut Conn<'_>, s: &Selection) -> Result<Vec<ErrorRow>, StoreError> {
     let (only, partner, operation) = selection_params(s);
-    let (from, to, coarse) = coarse_params(s);
-    c.query(
-        &format!(
-            "SELECT partner, operation, error_type, error_code, CAST(sum(n) AS BIGINT) FROM traffic_errors WHERE {WHERE_SUMS} GROUP BY partner, operation, error_type, error_code"
-        ),
-        &[&s.step, &s.from, &only, &partner, &operation, &from, &to, &coarse],
-    )
-    .await
+    match coarse_params(s) {
+        Some((from, to, coarse)) => {
+            c.query(
+                &format!("{ERRORS} {WHERE_SUMS} {ERRORS_GROUP}"),
+                &[&s.step, &s.from, &only, &partner, &operation, &from, &to, &coarse],
+            )
+            .await
+        }
+        None => {
+            c.query(&format!("{ERRORS} {WHERE} {ERRORS_GROUP}"), &[&s.step, &s.from, &only, &partner, &operation]).await
+        }
+    }
 }
 
 /// Deletes at most `batch` rows of each table of `step` that start before `before`; how many.
