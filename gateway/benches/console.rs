@@ -27,7 +27,9 @@
 //! Each page is run 3 times to warm up, then [`RUNS`] times; the table printed at the end gives
 //! the median and p95 of those runs against the target. Criterion also reports each page.
 //!
-//! `cargo bench -p ota-gateway --bench console` (SQLite, a new file in a temporary directory);
+//! `cargo bench -p ota-gateway --bench console` (SQLite, a new file in a temporary directory;
+//! with `BENCH_SQLITE=FILE` in FILE, kept, and a FILE seeded by an earlier run is used as it is:
+//! opening it migrates it, so one seeding measures the pages before and after a migration);
 //! with `BENCH_DATABASE_URL=postgres://…` (an empty database, e.g. from
 //! `scripts/throwaway-postgres.sh start DIR --durable`) on PostgreSQL.
 
@@ -445,24 +447,48 @@ fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let _context = rt.enter();
     let dir = tempfile::tempdir().unwrap();
-    let location = match std::env::var("BENCH_DATABASE_URL") {
-        Ok(url) => Location::Postgres(url),
-        Err(_) => Location::Sqlite(dir.path().join("console.db")),
+    // BENCH_SQLITE=FILE: the SQLite database in FILE, kept; a FILE already seeded by an
+    // earlier run is used as it is (migrated by the store's opening), not seeded again.
+    let location = match (std::env::var("BENCH_DATABASE_URL"), std::env::var("BENCH_SQLITE")) {
+        (Ok(url), _) => Location::Postgres(url),
+        (Err(_), Ok(file)) => Location::Sqlite(file.into()),
+        (Err(_), Err(_)) => Location::Sqlite(dir.path().join("console.db")),
     };
     let backend = if matches!(location, Location::Postgres(_)) { "postgres" } else { "sqlite" };
     let (app, start) = rt.block_on(async {
         let store = Store::open(&location).await.unwrap();
-        seed(&store, dir.path()).await;
-        let start = Utc::now() - chrono::Duration::days(365);
-        ota_gateway::operators::admin::add(
-            &store,
-            &Actor::cli(),
-            "bench",
-            ota_gateway::operators::Role::Admin,
-            "bench-password-0123456789".into(),
-        )
-        .await
-        .unwrap();
+        // The time of the first booking: every booking's time follows from it (`created_of`).
+        let first_booking = |store: Store| async move {
+            let first = reference(0);
+            let found: Option<Scalar<chrono::NaiveDateTime>> = store
+                .read(move |c| {
+                    Box::pin(async move {
+                        c.query_opt("SELECT created_at FROM hotel_booking WHERE internal_ref = $1", &[&first]).await
+                    })
+                })
+                .await
+                .unwrap();
+            found.map(|Scalar(t)| t.and_utc())
+        };
+        let start = match first_booking(store.clone()).await {
+            Some(start) => {
+                eprintln!("seed: the database is seeded already (its first booking made at {start})");
+                start
+            }
+            None => {
+                seed(&store, dir.path()).await;
+                ota_gateway::operators::admin::add(
+                    &store,
+                    &Actor::cli(),
+                    "bench",
+                    ota_gateway::operators::Role::Admin,
+                    "bench-password-0123456789".into(),
+                )
+                .await
+                .unwrap();
+                first_booking(store.clone()).await.unwrap()
+            }
+        };
         (AppState::new(store, Config::default()).await.unwrap(), start)
     });
     let state = ConsoleState::new(app);

@@ -553,13 +553,22 @@ row! {
 
 /// For each hotel of `supplier`: how many hotel bookings have a room stay there, and how many
 /// of them have events the supplier has not acknowledged.
+///
+/// Each count is one grouped read of the supplier's rows, not a subquery per hotel: its hotels'
+/// rooms through `hotel_booking_room_by_hotel`, its events not delivered through the partial
+/// index `outbox_event_unacknowledged` (whose `WHERE` this query's repeats word for word, as
+/// SQLite needs to use it).
 pub async fn hotel_counts(c: &mut Conn<'_>, supplier: &str) -> Result<Vec<HotelCountRow>, StoreError> {
     c.query(
-        "SELECT s.hotel_code,
-                (SELECT count(DISTINCT r.booking_id) FROM hotel_booking_room r WHERE r.hotel_code = s.hotel_code),
-                (SELECT count(DISTINCT e.booking_ref) FROM outbox_event e
-                  WHERE e.supplier_id = s.requestor_id AND e.hotel_code = s.hotel_code AND e.booking_kind = 'hotel' AND e.state <> 'delivered')
-         FROM supplier_hotel s WHERE s.requestor_id = $1 ORDER BY s.hotel_code",
+        "SELECT s.hotel_code, coalesce(rooms.n, 0), coalesce(unacknowledged.n, 0)
+         FROM supplier_hotel s
+         LEFT JOIN (SELECT r.hotel_code, count(DISTINCT r.booking_id) AS n
+                      FROM supplier_hotel h JOIN hotel_booking_room r ON r.hotel_code = h.hotel_code
+                     WHERE h.requestor_id = $1 GROUP BY r.hotel_code) rooms ON rooms.hotel_code = s.hotel_code
+         LEFT JOIN (SELECT e.hotel_code, count(DISTINCT e.booking_ref) AS n FROM outbox_event e
+                     WHERE e.supplier_id = $1 AND e.booking_kind = 'hotel' AND e.state <> 'delivered'
+                     GROUP BY e.hotel_code) unacknowledged ON unacknowledged.hotel_code = s.hotel_code
+         WHERE s.requestor_id = $1 ORDER BY s.hotel_code",
         &[&supplier],
     )
     .await

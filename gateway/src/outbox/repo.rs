@@ -703,13 +703,21 @@ row! {
 
 /// The events of the booking whose Internal or Client reference is `reference` (every
 /// booking with that Client reference, whichever partner's), oldest first.
+///
+/// Each kind's events are found through their booking's Internal references (the reference
+/// itself, and those of the bookings with it as Client reference): index lookups of
+/// `outbox_event`'s `(booking_kind, booking_ref, …)` key, where one `OR` of the three made
+/// both backends read every event.
 pub async fn deliveries_of_booking(c: &mut Conn<'_>, reference: &str, now: i64) -> Result<Vec<Delivery>, StoreError> {
     c.query(
         &format!(
             "{}
-             WHERE e.booking_kind IN ('hotel', 'activity') AND (e.booking_ref = $1
-                OR (e.booking_kind = 'hotel' AND e.booking_ref IN (SELECT internal_ref FROM hotel_booking WHERE client_ref = $1))
-                OR (e.booking_kind = 'activity' AND e.booking_ref IN (SELECT reference FROM activity_booking WHERE client_reference = $1)))
+             WHERE e.id IN (
+                SELECT o.id FROM outbox_event o WHERE o.booking_kind = 'hotel' AND o.booking_ref IN
+                  (SELECT CAST($1 AS TEXT) UNION SELECT internal_ref FROM hotel_booking WHERE client_ref = $1)
+                UNION
+                SELECT o.id FROM outbox_event o WHERE o.booking_kind = 'activity' AND o.booking_ref IN
+                  (SELECT CAST($1 AS TEXT) UNION SELECT reference FROM activity_booking WHERE client_reference = $1))
              ORDER BY e.id",
             delivery_sql("$2")
         ),

@@ -54,6 +54,7 @@ const SQLITE: &[(&str, &str)] = &[
     ("0024_supply_source.sql", include_str!("../../migrations/sqlite/0024_supply_source.sql")),
     ("0025_alerts.sql", include_str!("../../migrations/sqlite/0025_alerts.sql")),
     ("0029_console_hardening.sql", include_str!("../../migrations/sqlite/0029_console_hardening.sql")),
+    ("0030_console_speed.sql", include_str!("../../migrations/sqlite/0030_console_speed.sql")),
     ("0031_outbox_attempt_started.sql", include_str!("../../migrations/sqlite/0031_outbox_attempt_started.sql")),
 ];
 
@@ -85,6 +86,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0021_supply_source.sql", include_str!("../../migrations/postgres/0021_supply_source.sql")),
     ("0022_alerts.sql", include_str!("../../migrations/postgres/0022_alerts.sql")),
     ("0026_console_hardening.sql", include_str!("../../migrations/postgres/0026_console_hardening.sql")),
+    ("0027_console_speed.sql", include_str!("../../migrations/postgres/0027_console_speed.sql")),
     ("0028_outbox_attempt_started.sql", include_str!("../../migrations/postgres/0028_outbox_attempt_started.sql")),
 ];
 

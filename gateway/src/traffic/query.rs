@@ -207,12 +207,17 @@ pub async fn traffic(
     let step = window.step();
     let current = now.timestamp().div_euclid(step) * step;
     let from = current - step * (window.steps() - 1);
+    // The lines and error codes add up the window's rows: its whole UTC days are read from
+    // the day rollups (a week per hour: 6 or 7 days' rows instead of 24 each).
+    let day = Window::Days.step();
+    let (first_day, last_day) = ((from + day - 1).div_euclid(day) * day, (current + step).div_euclid(day) * day);
     let selection = Selection {
         step,
         from,
         only_partner: filter.partner.is_some(),
         partner: filter.partner.clone().unwrap_or_default(),
         operation: filter.operation.clone().unwrap_or_default(),
+        coarse: (step < day && first_day < last_day).then_some((day, first_day, last_day)),
     };
     let (series, table, errors) = store
         .read(move |c| {
@@ -294,6 +299,7 @@ pub async fn today(store: &Store, now: DateTime<Utc>) -> Result<BTreeMap<String,
         only_partner: false,
         partner: String::new(),
         operation: String::new(),
+        coarse: None,
     };
     let table = store.read(move |c| Box::pin(async move { repo::table(c, &selection).await })).await?;
     let mut per_partner: BTreeMap<String, Counts> = BTreeMap::new();

@@ -133,10 +133,23 @@ pub(crate) struct Selection {
     pub partner: String,
     /// One operation, or every one (`""`).
     pub operation: String,
+    /// What the sums over the whole selection ([`table`], [`errors`]) read of a coarser step
+    /// instead: that step's rows from the first to the second time (excluded), and this
+    /// step's rows before and after. Each request is added to every step's rollup at once (a
+    /// day's row is the sum of its hours' rows), so the sums are the same with far fewer rows
+    /// read (a week per hour: 6 days' rows instead of 144 hours'). `None`: this step's rows only.
+    pub coarse: Option<(i64, i64, i64)>,
 }
 
 const WHERE: &str =
     "step = $1 AND at >= $2 AND ($3 = CAST(0 AS BIGINT) OR partner = $4) AND ($5 = '' OR operation = $5)";
+
+/// [`WHERE`] for the sums over the whole selection: this step's rows before `$6` and from `$7`
+/// on, and step `$8`'s rows from `$6` to `$7` (see [`Selection::coarse`]). Three ranges of the
+/// primary key.
+const WHERE_SUMS: &str =
+    "((step = $1 AND at >= $2 AND at < $6) OR (step = $8 AND at >= $6 AND at < $7) OR (step = $1 AND at >= $7))
+     AND ($3 = CAST(0 AS BIGINT) OR partner = $4) AND ($5 = '' OR operation = $5)";
 
 fn sums() -> String {
     COLUMNS.iter().map(|c| format!("CAST(sum({c}) AS BIGINT)")).collect::<Vec<_>>().join(", ")
@@ -148,6 +161,14 @@ static SERIES: LazyLock<String> =
 static TABLE: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT partner, operation, {} FROM traffic WHERE {WHERE} GROUP BY partner, operation", sums())
 });
+
+static TABLE_SPLIT: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT partner, operation, {} FROM traffic WHERE {WHERE_SUMS} GROUP BY partner, operation", sums())
+});
+
+const ERRORS: &str =
+    "SELECT partner, operation, error_type, error_code, CAST(sum(n) AS BIGINT) FROM traffic_errors WHERE";
+const ERRORS_GROUP: &str = "GROUP BY partner, operation, error_type, error_code";
 
 /// A step's counts.
 pub(crate) struct AtRow(pub i64, pub Counts);
@@ -176,6 +197,14 @@ fn selection_params(s: &Selection) -> (i64, &str, &str) {
     (i64::from(s.only_partner), s.partner.as_str(), s.operation.as_str())
 }
 
+/// `$6`, `$7`, `$8` of [`WHERE_SUMS`] (`None`: no coarser step, [`WHERE`] alone).
+fn coarse_params(s: &Selection) -> Option<(i64, i64, i64)> {
+    match s.coarse {
+        Some((step, from, to)) if from >= s.from && to > from => Some((from, to, step)),
+        _ => None,
+    }
+}
+
 /// The selected rows added up per step, by step.
 pub(crate) async fn series(c: &mut Conn<'_>, s: &Selection) -> Result<Vec<AtRow>, StoreError> {
     let (only, partner, operation) = selection_params(s);
@@ -185,19 +214,29 @@ pub(crate) async fn series(c: &mut Conn<'_>, s: &Selection) -> Result<Vec<AtRow>
 /// The selected rows added up per partner and operation.
 pub(crate) async fn table(c: &mut Conn<'_>, s: &Selection) -> Result<Vec<LineRow>, StoreError> {
     let (only, partner, operation) = selection_params(s);
-    c.query(&TABLE, &[&s.step, &s.from, &only, &partner, &operation]).await
+    match coarse_params(s) {
+        Some((from, to, coarse)) => {
+            c.query(&TABLE_SPLIT, &[&s.step, &s.from, &only, &partner, &operation, &from, &to, &coarse]).await
+        }
+        None => c.query(&TABLE, &[&s.step, &s.from, &only, &partner, &operation]).await,
+    }
 }
 
 /// The selected OTA errors added up per partner, operation, Type and Code.
 pub(crate) async fn errors(c: &mut Conn<'_>, s: &Selection) -> Result<Vec<ErrorRow>, StoreError> {
     let (only, partner, operation) = selection_params(s);
-    c.query(
-        &format!(
-            "SELECT partner, operation, error_type, error_code, CAST(sum(n) AS BIGINT) FROM traffic_errors WHERE {WHERE} GROUP BY partner, operation, error_type, error_code"
-        ),
-        &[&s.step, &s.from, &only, &partner, &operation],
-    )
-    .await
+    match coarse_params(s) {
+        Some((from, to, coarse)) => {
+            c.query(
+                &format!("{ERRORS} {WHERE_SUMS} {ERRORS_GROUP}"),
+                &[&s.step, &s.from, &only, &partner, &operation, &from, &to, &coarse],
+            )
+            .await
+        }
+        None => {
+            c.query(&format!("{ERRORS} {WHERE} {ERRORS_GROUP}"), &[&s.step, &s.from, &only, &partner, &operation]).await
+        }
+    }
 }
 
 /// Deletes at most `batch` rows of each table of `step` that start before `before`; how many.

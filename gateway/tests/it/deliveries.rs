@@ -1095,6 +1095,81 @@ async fn the_attempts_of_before_are_kept_by_the_migration(b: Backend) {
     assert_eq!(n, 3);
 }
 
+/// `outbox history REF` (the console's deliveries by booking) finds the events of the bookings
+/// whose Internal or Client reference is REF, of either kind: a Client reference two bookings
+/// share (a hotel and an activity booking) gives both bookings' events, oldest first; an
+/// Internal reference its booking's only (another kind's event naming it too); a reference of
+/// nothing an error; a hotel booking without events an empty list.
+async fn a_bookings_events_are_found_by_either_reference_of_either_kind(b: Backend) {
+    let db = TestDb::new(b).await;
+    let store = db.open().await;
+    let owner = ota_gateway::requestors::admin::NewRequestor {
+        id: "OWNER".into(),
+        id_context: "TEST".into(),
+        name: "Owner".into(),
+        password: "owner-password-0123456789".into(),
+        active: true,
+        allow: Vec::new(),
+        dialect: ota_messages::Dialect::Service,
+        role: ota_gateway::shared::context::Role::Distributor,
+    };
+    ota_gateway::requestors::admin::add(&store, &ota_gateway::audit::Actor::cli(), owner).await.unwrap();
+    store
+        .write_now(|c| {
+            Box::pin(async move {
+                for (internal, client) in [("HB-1", "SHARED"), ("HB-2", "HB-2-CL"), ("HB-3", "NO-EVENTS")] {
+                    c.execute(
+                        "INSERT INTO hotel_booking (internal_ref, client_ref, requestor_id, status, created_at, updated_at, currency, total, arrival, departure, revision)
+                         VALUES ($1, $2, 'OWNER', 'Reserved', '2026-01-02 00:00:00', '2026-01-02 00:00:00', 'EUR', '10', '2030-05-01', '2030-05-02', 1)",
+                        &[&internal, &client],
+                    )
+                    .await?;
+                }
+                c.execute(
+                    "INSERT INTO activity_booking (reference, client_reference, requestor_id, activity_id, product_code, service_code, service_date,
+                                                   start_at, end_at, status, total, currency, created_at, updated_at)
+                     VALUES ('ACT-1', 'SHARED', 'OWNER', 'A-SPEED', 'P1', 'TIC', '2030-05-01', '2030-05-01 10:00:00', '2030-05-01 11:00:00',
+                             'Reserved', '59', 'EUR', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z')",
+                    &[],
+                )
+                .await?;
+                // Events, in this order: HB-1's first, ACT-1's, HB-2's, an activity event naming
+                // "HB-1" (another kind's booking of that reference), HB-1's second.
+                for (kind, reference, seq) in
+                    [("hotel", "HB-1", 1), ("activity", "ACT-1", 1), ("hotel", "HB-2", 1), ("activity", "HB-1", 1), ("hotel", "HB-1", 2)]
+                {
+                    c.execute(
+                        "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                         VALUES ($1, $2, 'HTL00042', $3, 'SUP', 'new', $3, 1, 1, 1)",
+                        &[&kind, &reference, &(seq as i64)],
+                    )
+                    .await?;
+                }
+                Ok::<_, ota_gateway::store::StoreError>(())
+            })
+        })
+        .await
+        .unwrap();
+    let found = |reference: &'static str| {
+        let store = store.clone();
+        async move {
+            ota_gateway::outbox::admin::history(&store, reference).await.map(|events| {
+                events
+                    .iter()
+                    .map(|e| format!("{} {} {}", e.event.booking_kind, e.event.booking_ref, e.event.seq))
+                    .collect::<Vec<_>>()
+            })
+        }
+    };
+    assert_eq!(found("SHARED").await.unwrap(), ["hotel HB-1 1", "activity ACT-1 1", "hotel HB-1 2"]);
+    assert_eq!(found("HB-1").await.unwrap(), ["hotel HB-1 1", "activity HB-1 1", "hotel HB-1 2"]);
+    assert_eq!(found("ACT-1").await.unwrap(), ["activity ACT-1 1"]);
+    assert_eq!(found("HB-2-CL").await.unwrap(), ["hotel HB-2 1"]);
+    assert_eq!(found("HB-2").await.unwrap(), ["hotel HB-2 1"]);
+    assert!(found("NO-EVENTS").await.unwrap().is_empty());
+    assert!(found("NOTHING").await.is_err());
+}
+
 backend_tests!(
     the_attempts_of_before_are_kept_by_the_migration,
     a_killed_attempt_is_kept_as_interrupted_and_the_next_gateway_delivers,
@@ -1107,5 +1182,6 @@ backend_tests!(
     a_failed_then_delivered_push_is_kept_attempt_by_attempt,
     a_resend_reaches_the_receiver_again_as_a_retransmission,
     unacked_after_lists_an_unacknowledged_pull_event_only,
-    a_hostile_answer_is_kept_bounded_and_shown_escaped
+    a_hostile_answer_is_kept_bounded_and_shown_escaped,
+    a_bookings_events_are_found_by_either_reference_of_either_kind
 );

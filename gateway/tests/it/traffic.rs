@@ -229,6 +229,54 @@ async fn percentiles_and_rollups_add_up(b: Backend) {
     assert_eq!((rows(86_400).await, support::count(&store, "traffic_errors").await), (0, 0));
 }
 
+/// The week's lines and error codes read its whole UTC days from the day rollups and its
+/// hours before and after them from the hour rollups: requests at every edge (the window's
+/// first hour, either side of its first and last midnight, now) are each counted once, in
+/// their partner's line, its error codes and the total, as the series counts them; a request
+/// an hour before the window is not.
+async fn a_weeks_lines_add_up_its_hours_and_whole_days(b: Backend) {
+    let db = TestDb::new(b).await;
+    let store = db.open().await;
+    let now = Utc::now();
+    let (hour, day) = (3600, 86_400);
+    let current = now.timestamp().div_euclid(hour) * hour;
+    let from = current - 167 * hour;
+    let first_day = (from + day - 1).div_euclid(day) * day;
+    let last_day = (current + hour).div_euclid(day) * day;
+    let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap();
+    let recorder = Recorder::default();
+    let tally = Tally::default();
+    let mut expected = std::collections::BTreeMap::<&str, (i64, i64)>::new();
+    let edges = [from, first_day - 1, first_day, first_day + day + 5 * hour, last_day - 1, last_day, now.timestamp()];
+    for (i, &t) in edges.iter().enumerate().filter(|&(_, &t)| t >= from && t <= now.timestamp()) {
+        let partner = if i % 2 == 0 { "P" } else { "Q" };
+        let mut a = answered(at(t), partner, 3);
+        if i % 3 == 0 {
+            a.outcome = Some("Error 3/392");
+        }
+        recorder.record(&a);
+        let e = expected.entry(partner).or_default();
+        e.0 += 1;
+        e.1 += i64::from(i % 3 == 0);
+    }
+    recorder.record(&answered(at(from - hour), "P", 3));
+    rollups::flush(&store, &tally, &recorder).await.unwrap();
+
+    let week = query::traffic(&store, Window::Week, &Filter::default(), now).await.unwrap();
+    let lines: std::collections::BTreeMap<&str, (i64, i64)> = week
+        .lines
+        .iter()
+        .map(|l| (l.partner.as_deref().unwrap(), (l.figures.requests, l.error_codes.iter().map(|e| e.count).sum())))
+        .collect();
+    assert_eq!(lines, expected, "{week:#?}");
+    let (requests, errors) = expected.values().fold((0, 0), |(r, e), v| (r + v.0, e + v.1));
+    assert_eq!((week.total.requests, week.total.ota_errors), (requests, errors), "{week:#?}");
+    let codes: Vec<(&str, &str, i64)> =
+        week.error_codes.iter().map(|e| (e.error_type.as_str(), e.error_code.as_str(), e.count)).collect();
+    assert_eq!(codes, [("3", "392", errors)]);
+    assert!(week.lines.iter().all(|l| l.figures.p50_ms == Some(3)), "{week:#?}");
+}
+
 /// Requests naming made-up requestor ids, each another: one unknown-partner row per minute
 /// and operation, never a row per id.
 async fn made_up_requestors_share_one_row(b: Backend) {
@@ -295,6 +343,7 @@ async fn the_console_shows_the_traffic(b: Backend) {
 backend_tests!(
     two_gateways_add_up_in_one_query,
     percentiles_and_rollups_add_up,
+    a_weeks_lines_add_up_its_hours_and_whole_days,
     made_up_requestors_share_one_row,
     the_console_shows_the_traffic
 );
