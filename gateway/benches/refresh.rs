@@ -18,53 +18,17 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ota_gateway::audit::Actor;
 use ota_gateway::content::ContentCache;
 use ota_gateway::hotels::calendar;
-use ota_gateway::hotels::rules::calendar::EditAsk;
 use ota_gateway::{Location, Store};
+
+#[path = "support/calendar_hotels.rs"]
+mod calendar_hotels;
+use calendar_hotels::{PLANS, ask, import_file};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const HOTELS: usize = 5_000;
 const HOTEL: &str = "BENCH00000";
-const PLANS: [&str; 4] = ["B0", "B1", "B2", "B3"];
-
-/// The import file of [`HOTELS`] hotels with 10 room types sold with 4 rate plans each.
-fn import_file() -> String {
-    let rooms: Vec<String> = (0..10)
-        .map(|i| format!(r#"{{"code": "RM{i:02}", "units": 5, "texts": {{"en": {{"name": "Room type {i}"}}}}}}"#))
-        .collect();
-    let nightly: Vec<String> = PLANS.iter().enumerate().map(|(i, p)| format!(r#""{p}": "{}.00""#, 80 + i)).collect();
-    let rates: Vec<String> = (0..10)
-        .map(|i| {
-            format!(
-                r#"{{"room": "RM{i:02}", "currency": "EUR", "from": "2026-01-01", "to": "2039-12-31", "nightly": {{{}}}}}"#,
-                nightly.join(", ")
-            )
-        })
-        .collect();
-    let (rooms, rates) = (rooms.join(", "), rates.join(", "));
-    let hotels: Vec<String> = (0..HOTELS)
-        .map(|n| {
-            format!(
-                r#"{{"code": "BENCH{n:05}", "name": "Bench hotel {n}", "last_modified": "2026-01-01", "texts": {{"en": {{"description": "x"}}}}, "rooms": [{rooms}], "rates": [{rates}]}}"#
-            )
-        })
-        .collect();
-    let boards: Vec<String> = PLANS.iter().map(|p| format!(r#"{{"code": "{p}", "name": "Plan {p}"}}"#)).collect();
-    format!(r#"{{"hotels": {{"boards": [{}], "hotels": [{}]}}}}"#, boards.join(", "), hotels.join(", "))
-}
-
-fn ask(from: chrono::NaiveDate, nights: u64, action: &str, value: &str, plans: &[&str]) -> EditAsk {
-    EditAsk {
-        from: from.to_string(),
-        to: (from + chrono::Days::new(nights - 1)).to_string(),
-        plans: plans.iter().map(|p| (*p).to_string()).collect(),
-        action: action.into(),
-        value: value.into(),
-        currency: if action == "amount" { "EUR".into() } else { String::new() },
-        ..EditAsk::default()
-    }
-}
 
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
@@ -79,7 +43,7 @@ fn bench(c: &mut Criterion) {
     let (store, cache): (Store, _) = rt.block_on(async {
         let store = Store::open(&location).await.unwrap();
         let file = dir.path().join("hotels.json");
-        std::fs::write(&file, import_file()).unwrap();
+        std::fs::write(&file, import_file((0..HOTELS).map(|n| format!("BENCH{n:05}")))).unwrap();
         ota_gateway::import::import_file(&store, &file, &Actor::cli()).await.unwrap();
         let cache = ContentCache::load(store.clone()).await.unwrap();
         // Every value of one hotel set for 400 nights: rooms, a minimum stay, each plan's amount.

@@ -16,9 +16,8 @@
 //!   would also copy the pages and fsync the database file while every queued write waits.
 //!   A writer that never pauses appends while a `PASSIVE` checkpoint copies, so the WAL would
 //!   never start again from its beginning: once it is longer than [`RESTART_PAGES`], the
-//!   writer runs one `RESTART` checkpoint between two batches (copying the few pages left and
-//!   waiting for the readers of older snapshots), after which its next write starts the WAL
-//!   again.
+//!   writer runs one `PASSIVE` checkpoint itself between two batches (copying the pages the
+//!   checkpointer has not), after which its next write starts the WAL again.
 //!
 //! - **The file is watched**: the checkpointer also checks, every [`CHECKPOINT_EVERY`], that the
 //!   path still names the file the gateway opened (its device and inode) and how large the WAL
@@ -59,10 +58,13 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 const MAX_IDLE_READERS: usize = 16;
 
 /// The WAL's length in pages (as the checkpointer last saw it) past which the writer, between
-/// two batches, runs a `RESTART` checkpoint: a writer that never pauses appends while a
-/// `PASSIVE` checkpoint copies, so the WAL would never start again from its beginning and
-/// would grow until writes are refused (the checkpointer cannot restart it itself: its
-/// `RESTART` waits for the writer, which keeps taking the lock first). 16 MiB of 4 KiB pages.
+/// two batches, runs a `PASSIVE` checkpoint itself: a writer that never pauses appends while the
+/// checkpointer copies, so the WAL would never start again from its beginning and would grow
+/// until writes are refused. The writer's own checkpoint, with no write beside it, reaches the
+/// end, and its next write starts the WAL again (unless a reader of an older snapshot is still
+/// about; then at the checkpointer's next look). Neither a `RESTART` checkpoint (it waits for
+/// every reader: Commits/s fell to a third) nor one from the checkpointer (it never got the lock
+/// from a busy writer) did. 16 MiB of 4 KiB pages.
 const RESTART_PAGES: i64 = 4096;
 
 /// The largest the WAL may grow (checkpoints keep it far smaller; past this they are failing and
@@ -413,10 +415,10 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>, watch: &FileWatc
             job.finish(outcome);
         }
         // Once the WAL is long, and with the batch answered: a checkpoint with no write beside
-        // it reaches the end, and the next write starts the WAL again.
+        // it reaches the end, and the next write starts the WAL again (see `RESTART_PAGES`).
         if watch.wal_pages.load(Ordering::Relaxed) > RESTART_PAGES {
             watch.wal_pages.store(0, Ordering::Relaxed);
-            if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(())) {
+            if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
                 tracing::warn!(error = %e, "the writer's WAL checkpoint failed");
             }
         }
@@ -521,10 +523,11 @@ mod tests {
         }
     }
 
-    /// Writes one after another, with readers always about, never let the WAL grow past its
-    /// `journal_size_limit` (64 MiB: [`RESTART_PAGES`] and what the writer appends before the
-    /// checkpointer's next look), far from [`MAX_WAL_BYTES`], where writes are refused: a
-    /// writer that never pauses does not keep the WAL from starting again.
+    /// Writes one after another, with readers always about, keep the WAL bounded ([`RESTART_PAGES`]
+    /// and what the writer appends before the checkpointer's next look and the writer's next
+    /// restart; 34–57 MiB here in debug, 165 MiB and growing before), far from
+    /// [`MAX_WAL_BYTES`], where writes are refused: a writer that never pauses does not keep the
+    /// WAL from starting again.
     #[test]
     fn sustained_writes_keep_the_wal_bounded() {
         let dir = tempfile::tempdir().unwrap();
@@ -555,7 +558,7 @@ mod tests {
         readers.into_iter().for_each(|r| r.join().unwrap());
         assert!(db.health().is_ok());
         println!("the WAL's largest: {} MiB", largest >> 20);
-        assert!(largest <= 64 << 20, "the WAL grew to {largest} bytes");
+        assert!(largest <= 100 << 20, "the WAL grew to {largest} bytes");
     }
 
     #[test]
