@@ -22,6 +22,9 @@ use ota_gateway::{AppState, Config, Location, Store};
 use tower::ServiceExt;
 
 /// The allocator of the `ota-gateway` binary, so that the path is measured as it runs there.
+#[path = "support/database.rs"]
+mod database;
+
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -117,10 +120,7 @@ fn bench(c: &mut Criterion) {
     // The database pool is dropped at the end, inside the runtime's context.
     let _context = rt.enter();
     let dir = tempfile::tempdir().unwrap();
-    let location = match std::env::var("BENCH_DATABASE_URL") {
-        Ok(url) => Location::Postgres(url),
-        Err(_) => Location::Sqlite(dir.path().join("bench.db")),
-    };
+    let location = database::location(dir.path());
     let state = rt.block_on(async {
         let store = Store::open(&location).await.unwrap();
         ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();

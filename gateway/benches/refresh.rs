@@ -15,14 +15,17 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use ota_gateway::Store;
 use ota_gateway::audit::Actor;
 use ota_gateway::content::ContentCache;
 use ota_gateway::hotels::calendar;
-use ota_gateway::{Location, Store};
 
 #[path = "support/calendar_hotels.rs"]
 mod calendar_hotels;
 use calendar_hotels::{PLANS, ask, import_file};
+
+#[path = "support/database.rs"]
+mod database;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -34,10 +37,7 @@ fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let _context = rt.enter();
     let dir = tempfile::tempdir().unwrap();
-    let location = match std::env::var("BENCH_DATABASE_URL") {
-        Ok(url) => Location::Postgres(url),
-        Err(_) => Location::Sqlite(dir.path().join("bench.db")),
-    };
+    let location = database::location(dir.path());
     let actor = Actor { name: "bench".into(), address: None };
     let today = chrono::Utc::now().date_naive() + chrono::Days::new(1);
     let (store, cache): (Store, _) = rt.block_on(async {
