@@ -12,6 +12,10 @@
 #   DB=postgres scripts/loadtest.sh 10 32                   # a throw-away PostgreSQL (fsync on)
 #   DB=postgres INSTANCES=3 scripts/loadtest.sh 10 32       # three gateways on it, load split
 #   DB=postgres://user@host/db scripts/loadtest.sh          # an existing, empty database
+#   DB=/tmp/run.db scripts/loadtest.sh                      # an existing SQLite file (e.g. a
+#                                                           # copy of one that
+#                                                           # scripts/seed-console-scale.sh
+#                                                           # made: the console at scale)
 #   DB=postgres POOLER=pgbouncer scripts/loadtest.sh        # the gateways through a throw-away
 #                                                           # PgBouncer (transaction mode,
 #                                                           # POOL_SIZE server connections, 20;
@@ -34,6 +38,24 @@
 #                                                           # notifications a second to the
 #                                                           # (first) gateway meanwhile; the two
 #                                                           # shares and their ratio printed
+#   CONSOLE_USERS=5 scripts/loadtest.sh                     # every route measured without, then
+#                                                           # with 5 operators browsing the
+#                                                           # console meanwhile (each its own
+#                                                           # session, a page every
+#                                                           # CONSOLE_PAUSE_MS, 1000, in turn:
+#                                                           # overview, traffic of the hour, the
+#                                                           # week and 60 days, a booking search
+#                                                           # and page, deliveries, log,
+#                                                           # partners, audit, extranet)
+#   EDITS_PER_SECOND=1 scripts/loadtest.sh                  # the same with a hotel user editing
+#                                                           # its calendar meanwhile: one range
+#                                                           # edit a second (30 nights of every
+#                                                           # room type and plan of the hotel the
+#                                                           # one-hotel availability reads, rooms
+#                                                           # on sale and amounts in turn)
+#                                                           # (UPDATES_PER_SECOND, CONSOLE_USERS
+#                                                           # and EDITS_PER_SECOND together: all
+#                                                           # of them meanwhile)
 #   ROUNDS=5 scripts/loadtest.sh                            # every route (and its paired
 #                                                           # baseline) measured 5 times, in
 #                                                           # turn; the median shares printed
@@ -52,6 +74,9 @@ INSTANCES=${INSTANCES:-1}
 PAIRED=${PAIRED:-1}
 ONLY=${ONLY:-"baseline search availability hotelavailability hotelarea activitynbc hotelnbc quote commit"}
 UPDATES_PER_SECOND=${UPDATES_PER_SECOND:-0}
+CONSOLE_USERS=${CONSOLE_USERS:-0}
+CONSOLE_PAUSE_MS=${CONSOLE_PAUSE_MS:-1000}
+EDITS_PER_SECOND=${EDITS_PER_SECOND:-0}
 ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-18088}
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
@@ -101,14 +126,14 @@ case "${POOLER:-}" in
 esac
 
 for i in $(seq 0 $((INSTANCES - 1))); do
-  RUST_LOG=warn "$gateway" serve --demo --addr 127.0.0.1:$((PORT + i)) --db "$db" >"$work/server$i.log" 2>&1 &
+  RUST_LOG=warn "$gateway" serve --demo --addr 127.0.0.1:$((PORT + i)) --console-addr 127.0.0.1:$((PORT + 500 + i)) --db "$db" >"$work/server$i.log" 2>&1 &
   servers+=($!)
   # The first one migrates and seeds; the others start after it.
   for _ in $(seq 200); do curl -sf http://127.0.0.1:$((PORT + i))/healthz >/dev/null && break; sleep 0.1; done
   # Never measure another process that holds the port.
   kill -0 "${servers[-1]}" 2>/dev/null || { echo "the gateway on port $((PORT + i)) did not start (another on PORT? set PORT=…):" >&2; cat "$work/server$i.log" >&2; exit 1; }
 done
-echo "== $INSTANCES gateway(s) on $( [ "${DB:-sqlite}" = sqlite ] && echo SQLite || echo PostgreSQL )$through; $(nproc) CPUs; wrk and the gateways share them"
+echo "== $INSTANCES gateway(s) on $(case "$db" in postgres://* | postgresql://*) echo PostgreSQL ;; *) echo SQLite ;; esac)$through; $(nproc) CPUs; wrk and the gateways share them"
 
 day() { date -u -d "+$1 days" +%Y-%m-%d; }
 pos='<POS><Source><RequestorID Type="22" ID="DEMO" ID_Context="DEMO-DIST"/></Source><Source><RequestorID Type="88" ID="DEMO" MessagePassword="demo-password"/></Source></POS>'
@@ -282,13 +307,93 @@ for op in supplyhotels:hotelinvcountnotif:LH0001 supplybig:hotelrateamountnotif:
 done
 : >"$work/empty.xml"
 
+# The console's people (CONSOLE_USERS, EDITS_PER_SECOND) log in with the login form, as a
+# browser does, on the first gateway's console: prints the session cookie and its CSRF token.
+console=http://127.0.0.1:$((PORT + 500))
+console_login() {
+  local jar="$work/jar.$1.$RANDOM" token code
+  token=$(curl -sf -c "$jar" "$console/login" | grep -o 'name="csrf" value="[^"]*"' | sed 's/.*value="//; s/"$//')
+  code=$(curl -s -o /dev/null -w '%{http_code}' -b "$jar" -c "$jar" "$console/login" \
+    --data-urlencode "csrf=$token" --data-urlencode "name=$1" --data-urlencode "password=$2")
+  [ "$code" = 303 ] || { echo "the console login of $1 answered $code" >&2; exit 1; }
+  local cookie
+  cookie=$(awk -F'\t' '$6 == "ota_console" {print $7}' "$jar")
+  token=$(curl -sf -b "ota_console=$cookie" "$console/extranet" | grep -o 'name="csrf" value="[^"]*"' | head -1 | sed 's/.*value="//; s/"$//')
+  echo "$cookie $token"
+}
+if [ "$CONSOLE_USERS" -gt 0 ]; then
+  # A booking for the booking page (its Internal reference from the answer).
+  sed -e "s/{REF}/LOAD-CONSOLE-1/; s/{DATE}/$(day 3)/g" "$work/commit.xml" >"$work/check.xml"
+  booking=$(curl -s http://127.0.0.1:$PORT/activitybook -H 'Content-Type: application/xml' --data-binary @"$work/check.xml" \
+    | grep -o '<Confirmation [^>]*ID_Context="Internal"' | grep -o ' ID="[^"]*"' | sed 's/ ID="//; s/"$//' || true)
+  [ -n "$booking" ] || { echo "the console's booking was not made: $(curl -s http://127.0.0.1:$PORT/activitybook -H "Content-Type: application/xml" --data-binary @"$work/check.xml" | head -c 2000)" >&2; exit 1; }
+  cookies=""
+  for _ in $(seq 1 "$CONSOLE_USERS"); do login=$(console_login demo demo-console); cookies="$cookies${cookies:+ }${login%% *}"; done
+  cat >"$work/console.lua" <<LUA
+local cookies = {}
+for c in string.gmatch(os.getenv("COOKIES"), "%S+") do cookies[#cookies + 1] = c end
+local pages = { "/", "/traffic?window=hour", "/traffic?window=week", "/traffic?window=days",
+  "/bookings?surname=Ruiz", "/bookings/$booking", "/deliveries", "/log", "/partners",
+  "/partners/DEMO", "/audit", "/extranet" }
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+function request()
+  n = n + 1
+  local page = pages[(n + tid * 5) % #pages + 1]
+  return wrk.format("GET", page, { Cookie = "ota_console=" .. cookies[tid] })
+end
+function delay()
+  return tonumber(os.getenv("EVERY_MS"))
+end
+LUA
+  # Every page must answer 200 before it is measured.
+  for page in $(grep -o '"/[^"]*"' "$work/console.lua" | tr -d '"'); do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -b "ota_console=${cookies%% *}" "$console$page")
+    [ "$code" = 200 ] || { echo "the console page $page answered $code" >&2; exit 1; }
+  done
+fi
+if [ "$EDITS_PER_SECOND" -gt 0 ]; then
+  login=$(console_login demo-hotel demo-extranet)
+  edit_cookie=${login%% *} edit_csrf=${login#* }
+  edit_path="/extranet/hotels/HTL00042/calendar?from=$(day 15)&to=$(day 44)"
+  cat >"$work/edit.lua" <<LUA
+local n = 0
+function request()
+  n = n + 1
+  local body = "csrf=$edit_csrf&from=$(day 15)&to=$(day 44)&action=rooms&value=" .. (3 + n % 4)
+  if n % 2 == 0 then
+    body = "csrf=$edit_csrf&from=$(day 15)&to=$(day 44)&action=amount&currency=EUR&guests=&value=" .. (90 + n % 10) .. ".00"
+  end
+  return wrk.format("POST", "$edit_path", { Cookie = "ota_console=$edit_cookie",
+    ["Content-Type"] = "application/x-www-form-urlencoded" }, body)
+end
+function delay()
+  return tonumber(os.getenv("EVERY_MS"))
+end
+LUA
+  # The edit must be applied (200, the outcome's notice) before it is measured.
+  out=$(curl -s -w '\n%{http_code}' -b "ota_console=$edit_cookie" "$console$edit_path" \
+    --data "csrf=$edit_csrf&from=$(day 15)&to=$(day 44)&action=rooms&value=4")
+  case "$out" in *'notice ok outcome'*200) ;; *) echo "the calendar edit was not applied: ${out: -2000}" >&2; exit 1 ;; esac
+fi
+
+# What runs meanwhile in the second measurement of every route, in words.
+besides=""
+[ "$UPDATES_PER_SECOND" -gt 0 ] && besides="$UPDATES_PER_SECOND notifications/s"
+[ "$CONSOLE_USERS" -gt 0 ] && besides="$besides${besides:+, }$CONSOLE_USERS console users (a page every $CONSOLE_PAUSE_MS ms each)"
+[ "$EDITS_PER_SECOND" -gt 0 ] && besides="$besides${besides:+, }$EDITS_PER_SECOND calendar edits/s"
 baseline=""
 share=""
-# run NAME BODY PATH [SCRIPT [UPDATES]]: wrk on every gateway at once (the connections split),
-# summed; with UPDATES=1, the channel manager pushes notifications meanwhile. Sets `share` (the
-# share of the baseline, none for a baseline).
+# run NAME BODY PATH [SCRIPT [BESIDE]]: wrk on every gateway at once (the connections split),
+# summed; with BESIDE=1, the channel manager pushes notifications, the console's operators browse
+# and the hotel user edits meanwhile (those asked for). Sets `share` (the share of the baseline,
+# none for a baseline).
 run() {
-  local name=$1 body=$2 path=$3 script=${4:-post.lua} with_updates=${5:-0}
+  local name=$1 body=$2 path=$3 script=${4:-post.lua} beside=${5:-0}
   echo "== $name ($DURATION s, $CONNECTIONS connections)"
   local per=$(( (CONNECTIONS + INSTANCES - 1) / INSTANCES ))
   local pids=()
@@ -296,18 +401,30 @@ run() {
     RUN="$RANDOM$i" BODY="$work/$body" wrk -t2 -c"$per" -d"${DURATION}s" --timeout 10s --latency -s "$work/$script" "http://127.0.0.1:$((PORT + i))/$path" >"$work/wrk$i.out" &
     pids+=($!)
   done
-  local updates=""
-  if [ "$with_updates" = 1 ]; then
-    # The channel manager (not during the baselines): one connection, one notification every
+  local meanwhile=()
+  if [ "$beside" = 1 ]; then
+    # Not during the baselines. The channel manager: one connection, one notification every
     # 1000/N ms.
-    EVERY_MS=$((1000 / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c1 -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/supply.out" &
-    updates=$!
+    if [ "$UPDATES_PER_SECOND" -gt 0 ]; then
+      EVERY_MS=$((1000 / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c1 -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/beside.supply.out" &
+      meanwhile+=("$!:supply:notifications/s applied")
+    fi
+    # The operators: one connection (and session) each.
+    if [ "$CONSOLE_USERS" -gt 0 ]; then
+      COOKIES="$cookies" EVERY_MS=$CONSOLE_PAUSE_MS wrk -t"$CONSOLE_USERS" -c"$CONSOLE_USERS" -d"${DURATION}s" --latency -s "$work/console.lua" "$console/" >"$work/beside.console.out" &
+      meanwhile+=("$!:console:console pages/s")
+    fi
+    if [ "$EDITS_PER_SECOND" -gt 0 ]; then
+      EVERY_MS=$((1000 / EDITS_PER_SECOND)) wrk -t1 -c1 -d"${DURATION}s" --latency -s "$work/edit.lua" "$console/" >"$work/beside.edit.out" &
+      meanwhile+=("$!:edit:calendar edits/s")
+    fi
   fi
   for p in "${pids[@]}"; do wait "$p"; done
-  if [ -n "$updates" ]; then
-    wait "$updates"
-    echo "  meanwhile: $(awk '/Requests\/sec/ {print $2}' "$work/supply.out") notifications/s applied$(grep -E 'Non-2xx' "$work/supply.out" | sed 's/^ */, /')"
-  fi
+  for m in "${meanwhile[@]}"; do
+    IFS=: read -r pid what label <<<"$m"
+    wait "$pid"
+    echo "  meanwhile: $(awk '/Requests\/sec/ {print $2}' "$work/beside.$what.out") $label$(grep -E '^ +50%' "$work/beside.$what.out" | awk '{print ", median " $2}')$(grep -E 'Non-2xx|Socket errors' "$work/beside.$what.out" | sed 's/^ */, /')"
+  done
   total=0
   for i in $(seq 0 $((INSTANCES - 1))); do
     grep -E '^ +(50|90|99)%|Non-2xx|Socket errors' "$work/wrk$i.out" | sed "s/^/  [$i]/"
@@ -320,7 +437,7 @@ run() {
     echo "  requests/s: $total"
   else
     share=$(awk -v a="$total" -v b="$baseline" 'BEGIN {printf "%.1f", 100 * a / b}')
-    echo "  requests/s: $total ($share % of the baseline$([ "$with_updates" = 1 ] && echo ", notifications meanwhile"))"
+    echo "  requests/s: $total ($share % of the baseline$([ "$beside" = 1 ] && echo ", $besides meanwhile"))"
   fi
 }
 # The median of the numbers given.
@@ -345,25 +462,25 @@ for what in $ONLY; do
   # Without notifications; then with them (UPDATES_PER_SECOND), but for the baseline and the
   # notifications themselves.
   modes=0
-  if [ "$UPDATES_PER_SECOND" -gt 0 ] && [ "$what" != baseline ] && [ "${what#supply}" = "$what" ]; then modes="0 1"; fi
+  if [ -n "$besides" ] && [ "$what" != baseline ] && [ "${what#supply}" = "$what" ]; then modes="0 1"; fi
   without=() with=()
   for round in $(seq 1 "$ROUNDS"); do
-    for updates in $modes; do
+    for beside in $modes; do
       if [ "$PAIRED" = 1 ] && [ "$what" != baseline ]; then
         baseline=""
         run "baseline: fixed 404 body" empty.xml not-an-operation
       fi
       case "$what" in supplybig) export HOTELS=20 FIRST_HOTEL=1001 ;; *) export HOTELS=1000 FIRST_HOTEL=1 ;; esac
-      run "${route[@]}" "$updates"
+      run "${route[@]}" "$beside"
       if [ "$what" = supplybig ]; then echo "  night-values/s: $((total * 30000))"; fi
       if [ -n "$share" ]; then
-        if [ "$updates" = 1 ]; then with+=("$share"); else without+=("$share"); fi
+        if [ "$beside" = 1 ]; then with+=("$share"); else without+=("$share"); fi
       fi
     done
   done
   if [ ${#with[@]} -gt 0 ]; then
     a=$(median "${without[@]}") b=$(median "${with[@]}")
-    echo "  => ${route[0]}: $a % without notifications, $b % with (median of ${#with[@]}; $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%+.1f", 100 * (b - a) / a}') %)"
+    echo "  => ${route[0]}: $a % without, $b % with $besides (median of ${#with[@]}; $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%+.1f", 100 * (b - a) / a}') %)"
   elif [ "$ROUNDS" -gt 1 ] && [ ${#without[@]} -gt 0 ]; then
     echo "  => ${route[0]}: $(median "${without[@]}") % of the baseline (median of ${#without[@]})"
   fi
