@@ -29,6 +29,7 @@
 //! | `ota_txlog_entries_total{outcome}` | counter | the transaction log ([`txlog_entries`]): `written`, `dropped` (the queue was full), `failed` (the database refused the batch) |
 //! | `ota_db_errors_total` | counter | [`db_error`] |
 //! | `ota_sqlite_checkpoint_failures_total` | counter | [`checkpoint_failed`] |
+//! | `ota_sqlite_wal_restarts_total`, `ota_sqlite_writer_checkpoints_total` | counter | [`wal_restarted`], [`writer_checkpointed`]: the WAL started again from its beginning; the writer checkpointed to let it |
 //! | `ota_content_snapshot_age_seconds`, `ota_content_version` | gauge | [`content_snapshot`], set when scraped |
 
 use std::sync::LazyLock;
@@ -97,6 +98,8 @@ struct Metrics {
     cancelled: Family<KindLabel, Counter>,
     db_errors: Counter,
     checkpoint_failures: Counter,
+    wal_restarts: Counter,
+    writer_checkpoints: Counter,
     content_age: Gauge<f64, AtomicU64>,
     content_version: Gauge,
     requestor_requests: Family<RequestorLabels, Counter>,
@@ -141,6 +144,8 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         cancelled: Family::default(),
         db_errors: Counter::default(),
         checkpoint_failures: Counter::default(),
+        wal_restarts: Counter::default(),
+        writer_checkpoints: Counter::default(),
         content_age: Gauge::default(),
         content_version: Gauge::default(),
         requestor_requests: Family::default(),
@@ -215,6 +220,16 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "sqlite_checkpoint_failures",
         "SQLite WAL checkpoints that failed (the health check answers 503 after 25 in a row)",
         m.checkpoint_failures.clone(),
+    );
+    registry.register(
+        "sqlite_wal_restarts",
+        "Times the SQLite WAL started again from its beginning (seen by the checkpointer)",
+        m.wal_restarts.clone(),
+    );
+    registry.register(
+        "sqlite_writer_checkpoints",
+        "WAL checkpoints the SQLite writer ran between two batches so that the WAL could start again",
+        m.writer_checkpoints.clone(),
     );
     registry.register(
         "content_snapshot_age_seconds",
@@ -387,6 +402,16 @@ pub fn db_error() {
 /// A SQLite WAL checkpoint failed (see [`crate::store`]'s SQLite backend).
 pub fn checkpoint_failed() {
     METRICS.checkpoint_failures.inc();
+}
+
+/// The SQLite WAL started again from its beginning (see [`crate::store`]'s SQLite backend).
+pub fn wal_restarted() {
+    METRICS.wal_restarts.inc();
+}
+
+/// The SQLite writer ran a checkpoint between two batches so that the WAL could start again.
+pub fn writer_checkpointed() {
+    METRICS.writer_checkpoints.inc();
 }
 
 /// The content snapshot served: its version and how long ago it was last confirmed current.

@@ -17,7 +17,9 @@
 //!   A writer that never pauses appends while a `PASSIVE` checkpoint copies, so the WAL would
 //!   never start again from its beginning: once it is longer than [`RESTART_PAGES`], the
 //!   writer runs one `PASSIVE` checkpoint itself between two batches (copying the pages the
-//!   checkpointer has not), after which its next write starts the WAL again.
+//!   checkpointer has not), after which its next write starts the WAL again. Both are counted
+//!   (`ota_sqlite_writer_checkpoints_total`, `ota_sqlite_wal_restarts_total`: the load test
+//!   prints them).
 //!
 //! - **The file is watched**: the checkpointer also checks, every [`CHECKPOINT_EVERY`], that the
 //!   path still names the file the gateway opened (its device and inode) and how large the WAL
@@ -63,10 +65,10 @@ const MAX_IDLE_READERS: usize = 16;
 /// until writes are refused. The writer's own checkpoint, with no write beside it, reaches the
 /// end, and its next write starts the WAL again (unless a reader of an older snapshot is still
 /// about; then at the checkpointer's next look). A restart from the checkpointer never got the
-/// lock from a busy writer. Its cost is not small: SQLite Commits/s in the load test fell from
-/// 7,041–9,843 (with a WAL that was refused past 256 MB within 5 s) to 3,624–3,757 (docs/scaling.md);
-/// a `RESTART` checkpoint here instead (it waits for every reader) ran 3,261/s. 16 MiB of 4 KiB
-/// pages.
+/// lock from a busy writer. In the load test's Commit run (release, 2 cores) the writer
+/// checkpoints about 3 times a second and 4 in 5 of them restart the WAL, at 7,276–8,463
+/// Commits/s, as before the restart (docs/scaling.md); a `RESTART` checkpoint here instead
+/// (it waits for every reader) ran 3,261/s. 16 MiB of 4 KiB pages.
 const RESTART_PAGES: i64 = 4096;
 
 /// The largest the WAL may grow (checkpoints keep it far smaller; past this they are failing and
@@ -420,6 +422,7 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>, watch: &FileWatc
         // it reaches the end, and the next write starts the WAL again (see `RESTART_PAGES`).
         if watch.wal_pages.load(Ordering::Relaxed) > RESTART_PAGES {
             watch.wal_pages.store(0, Ordering::Relaxed);
+            crate::metrics::writer_checkpointed();
             if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
                 tracing::warn!(error = %e, "the writer's WAL checkpoint failed");
             }
@@ -430,6 +433,7 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Queued>, watch: &FileWatc
 /// The checkpointer thread: a `PASSIVE` checkpoint every [`CHECKPOINT_EVERY`] until the writer
 /// thread ends (then a last one).
 fn checkpoint_loop(conn: Connection, stopped: mpsc::Receiver<()>, watch: &FileWatch) {
+    let mut last_pages = 0;
     loop {
         let stop = !matches!(stopped.recv_timeout(CHECKPOINT_EVERY), Err(mpsc::RecvTimeoutError::Timeout));
         // `PASSIVE` answers (busy, the WAL's length in pages, pages copied); busy = 1 is no
@@ -438,6 +442,10 @@ fn checkpoint_loop(conn: Connection, stopped: mpsc::Receiver<()>, watch: &FileWa
             Ok(pages) => {
                 watch.failing.store(0, Ordering::Relaxed);
                 watch.wal_pages.store(pages, Ordering::Relaxed);
+                if pages < last_pages {
+                    crate::metrics::wal_restarted();
+                }
+                last_pages = pages;
             }
             Err(e) => {
                 crate::metrics::checkpoint_failed();
