@@ -47,13 +47,16 @@ pub struct ConsoleState {
     pub app: AppState,
     /// Repeated login failures lock the client address and the name.
     pub throttle: Arc<Throttle>,
+    /// The Traffic page's answers, each kept for a flush interval (`--traffic-flush-interval`).
+    pub traffic: Arc<crate::traffic::query::Recent>,
 }
 
 impl ConsoleState {
     /// The console of a gateway.
     pub fn new(app: AppState) -> ConsoleState {
         let throttle = Arc::new(Throttle::new(app.config.throttle));
-        ConsoleState { app, throttle }
+        let traffic = Arc::new(crate::traffic::query::Recent::new(app.config.traffic_flush));
+        ConsoleState { app, throttle, traffic }
     }
 
     /// The sessions' time-outs (`--console-idle-timeout`, `--console-session-lifetime`).

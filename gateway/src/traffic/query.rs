@@ -4,9 +4,13 @@
 //! operation, the series per step, a line per partner and operation (the worst first: the
 //! highest error share, then the most errors) and the OTA errors by Type and Code (the most
 //! frequent first). [`today`] asks the same rollups for each partner's figures of the current
-//! UTC day (the console's Partners page, `ota-gateway requestor list`).
+//! UTC day (the console's Partners page, `ota-gateway requestor list`). [`Recent`] keeps the
+//! console's answers for a flush interval, so that several operators looking at the same window
+//! read the rollups once.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -16,7 +20,7 @@ use super::{Counts, UNKNOWN};
 use crate::store::{Store, StoreError};
 
 /// The period shown and its step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Window {
     /// The last hour, per minute.
@@ -68,7 +72,7 @@ impl Window {
 
 /// Which traffic: every partner's or one's (`Some("")`: the unknown partner's, the requests
 /// whose requestor is not known), every operation's or one's (its path without the slash).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Filter {
     /// One partner (a requestor id; `""` the unknown partner).
     pub partner: Option<String>,
@@ -285,6 +289,65 @@ pub async fn traffic(
         lines,
         error_codes,
     })
+}
+
+/// The most answers [`Recent`] keeps (the filters come from a form: any text).
+pub const RECENT_ANSWERS: usize = 64;
+
+/// [`traffic`]'s answers, each kept for a while (the console's: several operators, or a screen
+/// on the wall, looking at the same window read the rollups once a while, not once a page — a
+/// week's page reads ~27,000 rows). An answer is given again only while it is younger than
+/// `keep` (the console's: `--traffic-flush-interval`, how often every gateway adds its counts
+/// anyway) and its window's current step is still the current one (a new minute, hour or day is
+/// read at once). At most [`RECENT_ANSWERS`] are kept.
+#[derive(Debug)]
+pub struct Recent {
+    keep: Duration,
+    answers: Mutex<HashMap<(Window, Filter), Kept>>,
+}
+
+/// An answer and when it was read.
+#[derive(Debug)]
+struct Kept {
+    read: Instant,
+    step: i64,
+    traffic: Arc<Traffic>,
+}
+
+impl Recent {
+    /// Answers kept `keep` each.
+    pub fn new(keep: Duration) -> Recent {
+        Recent { keep, answers: Mutex::new(HashMap::new()) }
+    }
+
+    /// [`traffic`], or the same question's answer read less than `keep` ago in the same step.
+    pub async fn traffic(
+        &self,
+        store: &Store,
+        window: Window,
+        filter: &Filter,
+        now: DateTime<Utc>,
+    ) -> Result<Arc<Traffic>, StoreError> {
+        let key = (window, filter.clone());
+        let step = now.timestamp().div_euclid(window.step());
+        let fresh = |k: &Kept| k.read.elapsed() < self.keep && k.step == step;
+        if let Ok(answers) = self.answers.lock()
+            && let Some(kept) = answers.get(&key).filter(|k| fresh(k))
+        {
+            return Ok(kept.traffic.clone());
+        }
+        let answer = Arc::new(traffic(store, window, filter, now).await?);
+        if let Ok(mut answers) = self.answers.lock() {
+            if answers.len() >= RECENT_ANSWERS {
+                answers.retain(|_, k| fresh(k));
+                if answers.len() >= RECENT_ANSWERS {
+                    answers.clear();
+                }
+            }
+            answers.insert(key, Kept { read: Instant::now(), step, traffic: answer.clone() });
+        }
+        Ok(answer)
+    }
 }
 
 /// Each known partner's figures of the current UTC day (the day of `now`), as every gateway

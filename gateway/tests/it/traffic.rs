@@ -229,6 +229,41 @@ async fn percentiles_and_rollups_add_up(b: Backend) {
     assert_eq!((rows(86_400).await, support::count(&store, "traffic_errors").await), (0, 0));
 }
 
+/// The console's answers ([`query::Recent`]) are kept for a flush interval: asked again within
+/// it, the same answer (what was stored since is not read yet); another window or filter, an
+/// answer older than the interval, or a new step (a new minute here) is read from the rollups.
+async fn recent_answers_are_kept_for_a_flush_interval(b: Backend) {
+    let db = TestDb::new(b).await;
+    let store = db.open().await;
+    let (recorder, tally) = (Recorder::default(), Tally::default());
+    let recent = query::Recent::new(Duration::from_millis(500));
+    let now = Utc::now();
+    let stored = |n: usize| {
+        for _ in 0..n {
+            recorder.record(&answered(now, "P", 1));
+        }
+        rollups::flush(&store, &tally, &recorder)
+    };
+    let (all, p) = (Filter::default(), Filter { partner: Some("P".into()), operation: None });
+    let requests = |window, filter, at| {
+        let (store, recent) = (&store, &recent);
+        async move { recent.traffic(store, window, filter, at).await.unwrap().total.requests }
+    };
+    stored(1).await.unwrap();
+    assert_eq!(requests(Window::Hour, &all, now).await, 1);
+    stored(1).await.unwrap();
+    assert_eq!(requests(Window::Hour, &all, now).await, 1, "kept within the interval");
+    assert_eq!(query::traffic(&store, Window::Hour, &all, now).await.unwrap().total.requests, 2, "stored");
+    assert_eq!(requests(Window::Days, &all, now).await, 2, "another window is read");
+    assert_eq!(requests(Window::Hour, &p, now).await, 2, "another filter is read");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(requests(Window::Hour, &all, now).await, 2, "read again after the interval");
+    stored(1).await.unwrap();
+    assert_eq!(requests(Window::Hour, &all, now).await, 2, "kept");
+    let next_minute = now + chrono::Duration::minutes(1);
+    assert_eq!(requests(Window::Hour, &all, next_minute).await, 3, "a new step is read at once");
+}
+
 /// The week's lines and error codes read its whole UTC days from the day rollups and its
 /// hours before and after them from the hour rollups: requests at every edge (the window's
 /// first hour, either side of its first and last midnight, now) are each counted once, in
@@ -345,5 +380,6 @@ backend_tests!(
     percentiles_and_rollups_add_up,
     a_weeks_lines_add_up_its_hours_and_whole_days,
     made_up_requestors_share_one_row,
+    recent_answers_are_kept_for_a_flush_interval,
     the_console_shows_the_traffic
 );

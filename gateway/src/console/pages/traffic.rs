@@ -1,7 +1,8 @@
 //! `GET /traffic` (admins and viewers): every gateway's traffic per partner and operation over
 //! a window, with the filters as a GET form, the requests and errors as an SVG chart, the lines
 //! (the worst first) and the error codes (the most frequent first) — the query `ota-gateway
-//! traffic` asks ([`crate::traffic::query::traffic`]).
+//! traffic` asks ([`crate::traffic::query::traffic`]), its answer kept for a flush interval
+//! ([`crate::traffic::query::Recent`]).
 
 use axum::Router;
 use axum::extract::{Query, State};
@@ -15,7 +16,7 @@ use crate::console::ConsoleState;
 use crate::console::layout;
 use crate::console::security::Viewer;
 use crate::traffic::chart;
-use crate::traffic::query::{self, Figures, Filter, Window};
+use crate::traffic::query::{Figures, Filter, Window};
 
 /// The routes of this page.
 pub fn routes() -> Router<ConsoleState> {
@@ -62,7 +63,7 @@ async fn traffic(State(state): State<ConsoleState>, Viewer(session): Viewer, Que
     let some = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
     let partner = some(&f.partner).map(|p| if p == "-" { String::new() } else { p });
     let filter = Filter { partner, operation: some(&f.operation) };
-    let t = match query::traffic(&state.app.store, window, &filter, chrono::Utc::now()).await {
+    let t = match state.traffic.traffic(&state.app.store, window, &filter, chrono::Utc::now()).await {
         Ok(t) => t,
         Err(e) => {
             tracing::error!(error = %e, "console: traffic");
@@ -85,7 +86,7 @@ async fn traffic(State(state): State<ConsoleState>, Viewer(session): Viewer, Que
             " "
             button type="submit" { "Show" }
         }
-        p.muted { "Every gateway's traffic, stored every --traffic-flush-interval. From "
+        p.muted { "Every gateway's traffic, stored every --traffic-flush-interval (this page's figures may be that old again: several operators looking at the same window read it once). From "
             (t.from.format("%Y-%m-%d %H:%M")) " to " (t.to.format("%Y-%m-%d %H:%M")) " UTC." }
         (PreEscaped(chart::svg(&t)))
         h2 { "Per partner and operation, the worst first" }
