@@ -55,7 +55,10 @@
 #                                                           # on sale and amounts in turn)
 #                                                           # (UPDATES_PER_SECOND, CONSOLE_USERS
 #                                                           # and EDITS_PER_SECOND together: all
-#                                                           # of them meanwhile)
+#                                                           # of them meanwhile). First, what
+#                                                           # runs meanwhile is measured alone:
+#                                                           # the gateways' CPU time idle and
+#                                                           # with it, DURATION seconds each
 #   ROUNDS=5 scripts/loadtest.sh                            # every route (and its paired
 #                                                           # baseline) measured 5 times, in
 #                                                           # turn; the median shares printed
@@ -388,6 +391,44 @@ besides=""
 [ "$EDITS_PER_SECOND" -gt 0 ] && besides="$besides${besides:+, }$EDITS_PER_SECOND calendar edits/s"
 baseline=""
 share=""
+# Starts what runs meanwhile (not during the baselines), for DURATION seconds, each in the
+# background; its pids and names in `meanwhile`. The channel manager: one connection, one
+# notification every 1000/N ms; the operators: one connection (and session) each.
+start_besides() {
+  if [ "$UPDATES_PER_SECOND" -gt 0 ]; then
+    EVERY_MS=$((1000 / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c1 -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/beside.supply.out" &
+    meanwhile+=("$!:supply:notifications/s applied")
+  fi
+  if [ "$CONSOLE_USERS" -gt 0 ]; then
+    COOKIES="$cookies" EVERY_MS=$CONSOLE_PAUSE_MS wrk -t"$CONSOLE_USERS" -c"$CONSOLE_USERS" -d"${DURATION}s" --latency -s "$work/console.lua" "$console/" >"$work/beside.console.out" &
+    meanwhile+=("$!:console:console pages/s")
+  fi
+  if [ "$EDITS_PER_SECOND" -gt 0 ]; then
+    EVERY_MS=$((1000 / EDITS_PER_SECOND)) wrk -t1 -c1 -d"${DURATION}s" --latency -s "$work/edit.lua" "$console/" >"$work/beside.edit.out" &
+    meanwhile+=("$!:edit:calendar edits/s")
+  fi
+}
+# Waits for what runs meanwhile and prints what each did.
+end_besides() {
+  for m in "${meanwhile[@]}"; do
+    IFS=: read -r pid what label <<<"$m"
+    wait "$pid"
+    echo "  meanwhile: $(awk '/Requests\/sec/ {print $2}' "$work/beside.$what.out") $label$(grep -E '^ +50%' "$work/beside.$what.out" | awk '{print ", median " $2}')$(grep -E 'Non-2xx|Socket errors' "$work/beside.$what.out" | sed 's/^ */, /')"
+  done
+}
+# The CPU time the gateway processes have used, in clock ticks.
+gateways_cpu() { for s in "${servers[@]}"; do awk '{print $14 + $15}' "/proc/$s/stat"; done | awk '{t += $1} END {print t}'; }
+# CPU milliseconds per second the gateways used from ticks $1 to now, over DURATION seconds.
+cpu_per_second() { awk -v d=$(($(gateways_cpu) - $1)) -v t="$(getconf CLK_TCK)" -v s="$DURATION" 'BEGIN {printf "%.1f", 1000 * d / t / s}'; }
+# What runs meanwhile costs the gateways, measured alone: their CPU time over DURATION seconds
+# idle, then over DURATION seconds with it (and nothing else).
+if [ -n "$besides" ]; then
+  echo "== what runs meanwhile, alone ($DURATION s): $besides"
+  before=$(gateways_cpu); sleep "$DURATION"; idle=$(cpu_per_second "$before")
+  meanwhile=()
+  before=$(gateways_cpu); start_besides; end_besides; alone=$(cpu_per_second "$before")
+  echo "  the gateways' CPU: $idle ms/s idle, $alone ms/s with it: it costs $(awk -v a="$alone" -v i="$idle" -v n="$(nproc)" 'BEGIN {printf "%.1f ms/s, %.1f %% of %d cores", a - i, (a - i) / 10 / n, n}')"
+fi
 # run NAME BODY PATH [SCRIPT [BESIDE]]: wrk on every gateway at once (the connections split),
 # summed; with BESIDE=1, the channel manager pushes notifications, the console's operators browse
 # and the hotel user edits meanwhile (those asked for). Sets `share` (the share of the baseline,
@@ -402,29 +443,9 @@ run() {
     pids+=($!)
   done
   local meanwhile=()
-  if [ "$beside" = 1 ]; then
-    # Not during the baselines. The channel manager: one connection, one notification every
-    # 1000/N ms.
-    if [ "$UPDATES_PER_SECOND" -gt 0 ]; then
-      EVERY_MS=$((1000 / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c1 -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/beside.supply.out" &
-      meanwhile+=("$!:supply:notifications/s applied")
-    fi
-    # The operators: one connection (and session) each.
-    if [ "$CONSOLE_USERS" -gt 0 ]; then
-      COOKIES="$cookies" EVERY_MS=$CONSOLE_PAUSE_MS wrk -t"$CONSOLE_USERS" -c"$CONSOLE_USERS" -d"${DURATION}s" --latency -s "$work/console.lua" "$console/" >"$work/beside.console.out" &
-      meanwhile+=("$!:console:console pages/s")
-    fi
-    if [ "$EDITS_PER_SECOND" -gt 0 ]; then
-      EVERY_MS=$((1000 / EDITS_PER_SECOND)) wrk -t1 -c1 -d"${DURATION}s" --latency -s "$work/edit.lua" "$console/" >"$work/beside.edit.out" &
-      meanwhile+=("$!:edit:calendar edits/s")
-    fi
-  fi
+  if [ "$beside" = 1 ]; then start_besides; fi
   for p in "${pids[@]}"; do wait "$p"; done
-  for m in "${meanwhile[@]}"; do
-    IFS=: read -r pid what label <<<"$m"
-    wait "$pid"
-    echo "  meanwhile: $(awk '/Requests\/sec/ {print $2}' "$work/beside.$what.out") $label$(grep -E '^ +50%' "$work/beside.$what.out" | awk '{print ", median " $2}')$(grep -E 'Non-2xx|Socket errors' "$work/beside.$what.out" | sed 's/^ */, /')"
-  done
+  end_besides
   total=0
   for i in $(seq 0 $((INSTANCES - 1))); do
     grep -E '^ +(50|90|99)%|Non-2xx|Socket errors' "$work/wrk$i.out" | sed "s/^/  [$i]/"
@@ -489,6 +510,9 @@ if [ -n "${LOG:-}" ]; then
   echo "== transaction log entries (gateway 0):"
   curl -s http://127.0.0.1:$PORT/metrics | grep '^ota_txlog_entries_total' | sed 's/^/  /' || true
 fi
+# SQLite: how often the WAL started again and what the writer did for it (gateway 0).
+wal=$(curl -s http://127.0.0.1:$PORT/metrics | grep -E '^ota_sqlite_[a-z_]+_total' || true)
+if [ -n "$wal" ]; then echo "== SQLite WAL (gateway 0):"; echo "$wal" | sed 's/^/  /'; fi
 if grep -qh ERROR "$work"/server*.log; then
   echo "the gateways logged errors:" >&2
   grep -h ERROR "$work"/server*.log | head -5 >&2
