@@ -119,7 +119,9 @@ async fn a_partner_limit_set_in_the_browser_is_enforced_and_audited(b: Backend) 
 /// A hotel user logs in with the form and lands on its extranet; the booking a partner made at
 /// its hotel is in its list; another supplier's booking, opened by editing the URL, is the page
 /// of an unknown URL; in the calendar it closes a night and sets a price with the range form,
-/// and a partner's availability shows both within a second.
+/// and a partner's availability shows both within a second; the channel manager's message made
+/// before the edit is answered with a warning and does not overwrite the price, which the
+/// calendar, opened again, still shows as set by the user.
 async fn a_hotel_user_sells_and_finds_its_bookings_in_the_browser(b: Backend) {
     use crate::extranet::{SUP_A, book, commit, second_supplier};
     let gw = ConsoleServer::start(b).await;
@@ -167,6 +169,17 @@ async fn a_hotel_user_sells_and_finds_its_bookings_in_the_browser(b: Backend) {
     browser.screenshot("extranet-calendar").await;
     crate::calendar::within_a_second(&gw.url, closed, &[], "the night closed in the browser").await;
     crate::calendar::within_a_second(&gw.url, priced, &["99.00"], "the price set in the browser").await;
+    let older = crate::calendar::amount(chrono::Utc::now() - chrono::Duration::minutes(5), priced, "51.37");
+    let (status, _, answer) = ota_gateway::Client::new(gw.url.clone())
+        .send_raw("/hotelrateamountnotif", older, "application/xml")
+        .await
+        .unwrap();
+    assert!(status == 200 && answer.contains("<Warning") && answer.contains("later TimeStamp"), "{answer}");
+    let again = browser.open(&format!("{page}?from={priced}&to={priced}")).await;
+    assert!(again.contains("99.00") && !again.contains("51.37"), "{again}");
+    let html = browser.client.source().await.unwrap();
+    assert!(html.contains("set by operator:hu at"), "the user is named as the price's source: {html}");
+    crate::calendar::within_a_second(&gw.url, priced, &["99.00"], "the price kept").await;
     assert!(!browser.alert_open().await);
 }
 

@@ -40,7 +40,7 @@ fn master(at: chrono::DateTime<Utc>, night: NaiveDate, status: &str) -> String {
 }
 
 /// The channel manager sets the BB amount of a night of [`ROOM`] in EUR.
-fn amount(at: chrono::DateTime<Utc>, night: NaiveDate, value: &str) -> String {
+pub(crate) fn amount(at: chrono::DateTime<Utc>, night: NaiveDate, value: &str) -> String {
     format!(
         r#"<OTA_HotelRateAmountNotifRQ xmlns="{NS}" Version="2016.1" TimeStamp="{}">{}<RateAmountMessages HotelCode="{HOTEL}"><RateAmountMessage><StatusApplicationControl Start="{night}" End="{night}" InvTypeCode="{ROOM}" RatePlanCode="BB"/><Rates><Rate CurrencyCode="EUR"><BaseByGuestAmts><BaseByGuestAmt AmountAfterTax="{value}"/></BaseByGuestAmts></Rate></Rates></RateAmountMessage></RateAmountMessages></OTA_HotelRateAmountNotifRQ>"#,
         stamp(at),
