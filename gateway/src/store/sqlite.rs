@@ -65,10 +65,10 @@ const MAX_IDLE_READERS: usize = 16;
 /// until writes are refused. The writer's own checkpoint, with no write beside it, reaches the
 /// end, and its next write starts the WAL again (unless a reader of an older snapshot is still
 /// about; then at the checkpointer's next look). A restart from the checkpointer never got the
-/// lock from a busy writer. In the load test's Commit run (release, 2 cores) the writer
-/// checkpoints about 3 times a second and 4 in 5 of them restart the WAL, at 7,276–8,463
-/// Commits/s, as before the restart (docs/scaling.md); a `RESTART` checkpoint here instead
-/// (it waits for every reader) ran 3,261/s. 16 MiB of 4 KiB pages.
+/// lock from a busy writer. In the load test's Commit run (release, 2 cores, ~8,000 Commits/s,
+/// as before the restart: docs/scaling.md) the writer checkpoints about 4 times a second and the
+/// checkpointer sees the WAL start again after 3 in 5 of them; a `RESTART` checkpoint here
+/// instead (it waits for every reader) ran 3,261/s. 16 MiB of 4 KiB pages.
 const RESTART_PAGES: i64 = 4096;
 
 /// The largest the WAL may grow (checkpoints keep it far smaller; past this they are failing and
