@@ -121,13 +121,28 @@ async fn a_partner_limit_set_in_the_browser_is_enforced_and_audited(b: Backend) 
 /// of an unknown URL; in the calendar it closes a night and sets a price with the range form,
 /// and a partner's availability shows both within a second; the channel manager's message made
 /// before the edit is answered with a warning and does not overwrite the price, which the
-/// calendar, opened again, still shows as set by the user.
+/// calendar, opened again, still shows as set by the user; the booking's alert e-mail reached
+/// the supplier's address at the test's SMTP relay once.
 async fn a_hotel_user_sells_and_finds_its_bookings_in_the_browser(b: Backend) {
     use crate::extranet::{SUP_A, book, commit, second_supplier};
     let gw = ConsoleServer::start(b).await;
     second_supplier(&gw).await;
+    // The partner books through a gateway process that sends booking alerts to the test's relay,
+    // to the supplier's address.
+    let smtp = crate::support::smtp::SmtpServer::start().await;
+    let arg = gw.db.as_ref().unwrap().arg();
+    let (code, out, err) =
+        crate::support::cli(&["requestor", "set", SUP_A, "--alert-email", "frontdesk@hotel.example", "--db", &arg], "");
+    assert_eq!(code, 0, "{out}{err}");
+    let mut args: Vec<&str> = crate::outbox::FAST.to_vec();
+    let relay = smtp.url();
+    args.extend(["--smtp-url", relay.as_str(), "--smtp-timeout", "2s"]);
+    let alerting = GatewayProcess::start(&arg, &args).await;
     let arrival = crate::support::day(45);
-    book(&gw, commit("BR-A1", arrival, "Lindqvist", &[("HTL00042", "RMSD000000")])).await;
+    let booked = commit("BR-A1", arrival, "Lindqvist", &[("HTL00042", "RMSD000000")]);
+    let (_, _, answer) =
+        ota_gateway::Client::new(&alerting.url).send_raw("/hotelbook", booked, "application/xml").await.unwrap();
+    assert!(answer.contains("<Success"), "{answer}");
     book(&gw, commit("BR-B1", arrival, "Okafor", &[("HTL00077", "RMSD000000")])).await;
     let theirs = ota_gateway::bookings::search::show(gw.store(), "BR-B1", None).await.unwrap().head.internal_ref;
     let password = gw.hotel_user("hu", SUP_A).await;
@@ -181,6 +196,13 @@ async fn a_hotel_user_sells_and_finds_its_bookings_in_the_browser(b: Backend) {
     assert!(html.contains("set by operator:hu at"), "the user is named as the price's source: {html}");
     crate::calendar::within_a_second(&gw.url, priced, &["99.00"], "the price kept").await;
     assert!(!browser.alert_open().await);
+
+    // The booking's alert reached the supplier's address, once.
+    let mails = smtp.wait_for(1, Duration::from_secs(20)).await;
+    assert!(mails[0].to.iter().any(|t| t.contains("frontdesk@hotel.example")), "{:?}", mails[0].to);
+    assert!(mails[0].body().contains("Partner's reference: BR-A1"), "{}", mails[0].body());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(smtp.mails().len(), 1, "one alert, once");
 }
 
 /// The text of each cell of each row `rows` selects.
