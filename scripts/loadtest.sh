@@ -217,16 +217,20 @@ wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/xml"
 LUA
-cat >"$work/commit.lua" <<LUA
-local f = io.open(os.getenv("BODY"), "r")
-local template = f:read("*a")
-f:close()
-local dates = { ${dates%,} }
+# wrk's threads numbered 1, 2, … (`tid` in each): the start of every script that shares its
+# requests out by thread.
+cat >"$work/threads.lua" <<'LUA'
 local threads = 0
 function setup(thread)
   threads = threads + 1
   thread:set("tid", threads)
 end
+LUA
+cat "$work/threads.lua" - >"$work/commit.lua" <<LUA
+local f = io.open(os.getenv("BODY"), "r")
+local template = f:read("*a")
+f:close()
+local dates = { ${dates%,} }
 local n = 0
 function request()
   n = n + 1
@@ -255,7 +259,7 @@ cat >"$work/supplybig.xml" <<XML
 XML
 # The channel manager's notifications: thread t of T sends to the hotels of its own share, so a
 # hotel's messages come in order over one connection, as a channel manager sends them.
-cat >"$work/supplyhotels.lua" <<'LUA'
+cat "$work/threads.lua" - >"$work/supplyhotels.lua" <<'LUA'
 local f = io.open(os.getenv("BODY"), "r")
 local template = f:read("*a")
 f:close()
@@ -263,11 +267,6 @@ local hotels = tonumber(os.getenv("HOTELS") or "1000")
 local first = tonumber(os.getenv("FIRST_HOTEL") or "1")
 local days = {}
 for d = 0, 59 do days[#days + 1] = os.date("!%Y-%m-%d", os.time() + (15 + d) * 86400) end
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-end
 local n = 0
 function request()
   n = n + 1
@@ -332,17 +331,12 @@ if [ "$CONSOLE_USERS" -gt 0 ]; then
   [ -n "$booking" ] || { echo "the console's booking was not made: $(curl -s http://127.0.0.1:$PORT/activitybook -H "Content-Type: application/xml" --data-binary @"$work/check.xml" | head -c 2000)" >&2; exit 1; }
   cookies=""
   for _ in $(seq 1 "$CONSOLE_USERS"); do login=$(console_login demo demo-console); cookies="$cookies${cookies:+ }${login%% *}"; done
-  cat >"$work/console.lua" <<LUA
+  cat "$work/threads.lua" - >"$work/console.lua" <<LUA
 local cookies = {}
 for c in string.gmatch(os.getenv("COOKIES"), "%S+") do cookies[#cookies + 1] = c end
 local pages = { "/", "/traffic?window=hour", "/traffic?window=week", "/traffic?window=days",
   "/bookings?surname=Ruiz", "/bookings/$booking", "/deliveries", "/log", "/partners",
   "/partners/DEMO", "/audit", "/extranet" }
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-end
 local n = 0
 function request()
   n = n + 1
