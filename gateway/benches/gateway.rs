@@ -21,10 +21,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ota_gateway::{AppState, Config, Location, Store};
 use tower::ServiceExt;
 
-/// The allocator of the `ota-gateway` binary, so that the path is measured as it runs there.
 #[path = "support/database.rs"]
 mod database;
 
+/// The allocator of the `ota-gateway` binary, so that the path is measured as it runs there.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
