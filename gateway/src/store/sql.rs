@@ -49,6 +49,14 @@ pub struct Conn<'c> {
     inner: Inner<'c>,
     /// A PostgreSQL write transaction: its `SELECT`s may lock rows ([`Conn::for_update`]).
     writes: bool,
+    /// What this PostgreSQL transaction already holds, so that asking again costs no round
+    /// trip: its supply change number, once asked for.
+    change: Option<i64>,
+    /// The hotel supply locks it holds exclusively, taken outside any part (a part undone
+    /// releases the locks taken in it), in order.
+    held: Vec<i64>,
+    /// A part ([`Conn::begin_part`]) is open.
+    in_part: bool,
 }
 
 enum Inner<'c> {
@@ -195,24 +203,28 @@ impl<'c> Conn<'c> {
         Ok(n)
     }
 
+    fn new(inner: Inner<'c>, writes: bool) -> Self {
+        Conn { inner, writes, change: None, held: Vec::new(), in_part: false }
+    }
+
     /// A SQLite connection (the caller holds the transaction).
     pub(crate) fn sqlite(conn: &'c mut rusqlite::Connection) -> Self {
-        Conn { inner: Inner::Sqlite(conn), writes: false }
+        Conn::new(Inner::Sqlite(conn), false)
     }
 
     /// A PostgreSQL write transaction.
     pub(crate) fn postgres(tx: &'c deadpool_postgres::Transaction<'c>, statements: Statements) -> Self {
-        Conn { inner: Inner::Postgres(tx, statements), writes: true }
+        Conn::new(Inner::Postgres(tx, statements), true)
     }
 
     /// A PostgreSQL read-only transaction.
     pub(crate) fn postgres_read(tx: &'c deadpool_postgres::Transaction<'c>, statements: Statements) -> Self {
-        Conn { inner: Inner::Postgres(tx, statements), writes: false }
+        Conn::new(Inner::Postgres(tx, statements), false)
     }
 
     /// A PostgreSQL connection outside any transaction.
     pub(crate) fn postgres_client(client: &'c deadpool_postgres::ClientWrapper, statements: Statements) -> Self {
-        Conn { inner: Inner::PostgresClient(client, statements), writes: false }
+        Conn::new(Inner::PostgresClient(client, statements), false)
     }
 
     /// The dialect of the connection.
@@ -326,6 +338,10 @@ impl<'c> Conn<'c> {
     /// holds it until it commits); PostgreSQL: the transaction's own id (nothing shared, so
     /// notifications of different hotels never wait for each other).
     pub async fn supply_change_number(&mut self) -> Result<i64, StoreError> {
+        // PostgreSQL's is the same for the whole transaction: asked once.
+        if let Some(v) = self.change {
+            return Ok(v);
+        }
         let sql = match self.dialect() {
             SqlDialect::Sqlite => {
                 "UPDATE content_version SET supply_version = supply_version + 1 WHERE id = 1 RETURNING supply_version"
@@ -333,6 +349,9 @@ impl<'c> Conn<'c> {
             SqlDialect::Postgres => "SELECT pg_current_xact_id()::text::bigint",
         };
         let Scalar(v) = self.query_one(sql, &[]).await?;
+        if self.dialect() == SqlDialect::Postgres {
+            self.change = Some(v);
+        }
         Ok(v)
     }
 
@@ -352,13 +371,16 @@ impl<'c> Conn<'c> {
     /// Starts a part of the transaction that can be undone alone (`SAVEPOINT part`; parts do
     /// not nest): see [`Conn::end_part`].
     pub async fn begin_part(&mut self) -> Result<(), StoreError> {
-        self.execute("SAVEPOINT part", &[]).await.map(drop)
+        self.execute("SAVEPOINT part", &[]).await?;
+        self.in_part = true;
+        Ok(())
     }
 
     /// Ends the part [`begun`](Conn::begin_part): kept (`RELEASE`), or undone with everything
     /// written since it began (`ROLLBACK TO`), the transaction going on.
     pub async fn end_part(&mut self, keep: bool) -> Result<(), StoreError> {
         let sql = if keep { "RELEASE SAVEPOINT part" } else { "ROLLBACK TO SAVEPOINT part" };
+        self.in_part = false;
         self.execute(sql, &[]).await.map(drop)
     }
 
@@ -409,7 +431,8 @@ impl<'c> Conn<'c> {
     /// booking change that takes its rooms, exclusive for a supplier's notification of it. A
     /// notification thus sees every booking committed before it and none half-way, and a
     /// booking after it sees the rooms on sale it set. Taken in code order (no deadlock between
-    /// writers naming several); SQLite needs none (one writer at a time).
+    /// writers naming several), in one statement; those the transaction already holds
+    /// exclusively are not asked for again. SQLite needs none (one writer at a time).
     pub async fn lock_hotels(&mut self, hotels: &[&str], exclusive: bool) -> Result<(), StoreError> {
         let Inner::Postgres(tx, _) = &mut self.inner else {
             return match &self.inner {
@@ -417,13 +440,23 @@ impl<'c> Conn<'c> {
                 _ => Err(StoreError::Data("a hotel's supply lock is taken in a transaction".into())),
             };
         };
-        let mut keys: Vec<i64> = hotels.iter().map(|h| hotel_lock_key(h)).collect();
+        let mut keys: Vec<i64> =
+            hotels.iter().map(|h| hotel_lock_key(h)).filter(|k| self.held.binary_search(k).is_err()).collect();
         keys.sort_unstable();
         keys.dedup();
-        let sql =
-            if exclusive { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
-        for key in keys {
-            tx.execute_typed(sql, &[(&key, Type::INT8)]).await?;
+        if keys.is_empty() {
+            return Ok(());
+        }
+        // `unnest` gives the keys in the array's order: the locks are taken in it.
+        let sql = if exclusive {
+            "SELECT pg_advisory_xact_lock(k) FROM unnest($1::int8[]) AS k"
+        } else {
+            "SELECT pg_advisory_xact_lock_shared(k) FROM unnest($1::int8[]) AS k"
+        };
+        tx.execute_typed(sql, &[(&keys, Type::INT8_ARRAY)]).await?;
+        if exclusive && !self.in_part {
+            self.held.extend(keys);
+            self.held.sort_unstable();
         }
         Ok(())
     }

@@ -1013,6 +1013,77 @@ pub(crate) async fn a_big_message_is_applied_whole(b: Backend) {
     );
 }
 
+/// Notifications that arrive together (on PostgreSQL, applied in batches, those that only set
+/// rooms on sale in one statement) get the answers and leave the state of the same
+/// notifications applied one after the other: a count below the rooms sold warned, an older one
+/// kept out and said, of two hotels, each value the newest.
+pub(crate) async fn notifications_sent_together_get_the_answers_of_one_after_the_other(b: Backend) {
+    let db = TestDb::new(b).await;
+    let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    const OTHER: (&str, &str) = ("HTL00042", "RMSD000000");
+    let night = |i: i64| support::day(40 + i);
+    // One room of the first night sold; nights 1 to 8 of each hotel set by a newer message.
+    let booked = post(&gw, "/hotelbook", book_xml("TOGETHER-1", night(0), night(1))).await;
+    assert!(booked.contains("<Success"), "{booked}");
+    for i in 1..=8 {
+        for at in [(HOTEL, ROOM), OTHER] {
+            let newer = inv_count_of(SUPPLIER, at, 10_000, (night(i), night(i)), 2, "Allocation");
+            assert!(success_without_warnings(&post(&gw, "/hotelinvcountnotif", newer).await));
+        }
+    }
+    // At once: per hotel, an older count for nights 1 to 8, one count of each of nights 9 to
+    // 28 (some of two nights, with the rest), and for the first hotel none on its sold night.
+    let mut sent: Vec<(String, &str)> =
+        vec![(inv_count(SUPPLIER, HOTEL, 20_000, (night(0), night(0)), 0, "Allocation"), "below")];
+    for at in [(HOTEL, ROOM), OTHER] {
+        for i in 1..=8 {
+            sent.push((inv_count_of(SUPPLIER, at, 5, (night(i), night(i)), 0, "Allocation"), "older"));
+        }
+        for i in (9..=28).step_by(2) {
+            sent.push((inv_count_of(SUPPLIER, at, 20_000 + i, (night(i), night(i + 1)), 1, "Allocation"), "applied"));
+        }
+    }
+    let answers =
+        futures_util::future::join_all(sent.iter().map(|(xml, _)| post(&gw, "/hotelinvcountnotif", xml.clone()))).await;
+    for ((_, what), body) in sent.iter().zip(&answers) {
+        match *what {
+            "below" => assert!(
+                body.contains("<Success")
+                    && body.contains(&format!("night of {}", night(0)))
+                    && body.contains("already sold"),
+                "{body}"
+            ),
+            "older" => assert!(body.contains("<Success") && body.contains("Not applied to 1 day(s) from"), "{body}"),
+            _ => assert!(success_without_warnings(body), "{body}"),
+        }
+    }
+    // What is stored is the newest of each night.
+    let store = db.open().await;
+    ota_gateway::store::row! { struct Stored { hotel_code: String, night: NaiveDate, rooms: Option<i64> } }
+    let first = night(0);
+    let rooms: Vec<(String, NaiveDate, Option<i64>)> = store
+        .read(move |c| {
+            Box::pin(async move {
+                let rows: Vec<Stored> = c
+                    .query("SELECT hotel_code, night, rooms FROM supply_rooms WHERE night >= $1 ORDER BY hotel_code, night", &[&first])
+                    .await?;
+                Ok::<_, ota_gateway::store::StoreError>(rows.into_iter().map(|r| (r.hotel_code, r.night, r.rooms)).collect())
+            })
+        })
+        .await
+        .unwrap();
+    let mut want: Vec<(String, NaiveDate, Option<i64>)> = Vec::new();
+    for hotel in [OTHER.0, HOTEL] {
+        if hotel == HOTEL {
+            want.push((hotel.to_string(), night(0), Some(0)));
+        }
+        want.extend((1..=8).map(|i| (hotel.to_string(), night(i), Some(2))));
+        want.extend((9..=28).map(|i| (hotel.to_string(), night(i), Some(1))));
+    }
+    want.sort();
+    assert_eq!(rooms, want);
+}
+
 backend_tests!(
     a_suppliers_values_are_bounded_by_its_hotel,
     values_of_past_nights_are_deleted,
@@ -1021,7 +1092,8 @@ backend_tests!(
     sample_notifications_get_business_answers,
     a_channel_manager_pushes_while_partners_book,
     a_notification_costs_each_gateway_what_it_changes,
-    a_big_message_is_applied_whole
+    a_big_message_is_applied_whole,
+    notifications_sent_together_get_the_answers_of_one_after_the_other
 );
 
 /// PostgreSQL (issue 32): notifications of different hotels never wait for each other, and a

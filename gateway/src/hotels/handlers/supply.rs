@@ -4,7 +4,7 @@
 //! every gateway serves the change within a second (its content refresh reads the values
 //! written since its supply position, see [`crate::hotels::supply_changes`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDate;
 use ota_messages::common::Warnings;
@@ -21,7 +21,7 @@ use crate::hotels::repo::{
     self,
     supply::{RateValue, RestrictionValue, Written},
 };
-use crate::hotels::rules::supply::{Applied, Change, Notification};
+use crate::hotels::rules::supply::{Applied, Change, Item, Notification};
 use crate::shared::context::{Ctx, OpError};
 use crate::store::{Abandoned, Conn, StoreError, Ticket};
 use std::sync::Arc;
@@ -64,13 +64,16 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
             }
             let at = (hotel, room, day);
             let night = Night { hotel: hotel.to_string(), room_type: room.to_string(), night: day };
-            let written = match &item.change {
-                Change::SetRooms(rooms) => repo::supply::set_rooms(c, at, Some(*rooms), set_by, false, change).await?,
-                Change::ContentRooms => repo::supply::set_rooms(c, at, None, set_by, false, change).await?,
+            // The rooms set (`None`: the content's) and, when written, the rooms sold.
+            let (rooms, sold) = match &item.change {
+                Change::SetRooms(rooms) => {
+                    (Some(*rooms), repo::supply::set_rooms(c, at, Some(*rooms), set_by, false, change).await?)
+                }
+                Change::ContentRooms => (None, repo::supply::set_rooms(c, at, None, set_by, false, change).await?),
                 Change::RemainingRooms(left) => {
                     let rooms = u32::try_from(repo::rooms::sold_on(c, &night).await?.saturating_add(i64::from(*left)))
                         .unwrap_or(u32::MAX);
-                    repo::supply::set_rooms(c, at, Some(rooms), set_by, false, change).await?
+                    (Some(rooms), repo::supply::set_rooms(c, at, Some(rooms), set_by, false, change).await?)
                 }
                 Change::AdjustRooms(by) => {
                     let now = repo::rooms::on_sale(c, &night).await?.unwrap_or(0);
@@ -78,29 +81,33 @@ pub(crate) async fn apply(c: &mut Conn<'_>, n: &Notification) -> Result<Applied,
                     let repeat_guard = !set_here.contains(&(room, day));
                     match repo::supply::set_rooms(c, at, Some(rooms), set_by, repeat_guard, change).await? {
                         // The same notification again: already applied, not older.
-                        Written::Older if repo::supply::rooms_stamp(c, at).await? == Some(n.stamp) => {
-                            continue;
-                        }
-                        written => written,
+                        None if repo::supply::rooms_stamp(c, at).await? == Some(n.stamp) => continue,
+                        sold => (Some(rooms), sold),
                     }
                 }
                 // Taken above.
                 Change::Restriction { .. } | Change::Rate { .. } => continue,
             };
-            if written == Written::Yes {
-                set_here.insert((room, day));
-                let (on_sale, sold) =
-                    (repo::rooms::on_sale(c, &night).await?.unwrap_or(0), repo::rooms::sold_on(c, &night).await?);
-                if sold > on_sale {
-                    applied.below_sold.push((
-                        item.tag.clone(),
-                        room.to_string(),
-                        day,
-                        u32::try_from(on_sale).unwrap_or(0),
-                        sold,
-                    ));
+            let written = match sold {
+                Some(sold) => {
+                    set_here.insert((room, day));
+                    let on_sale = match rooms {
+                        Some(rooms) => i64::from(rooms),
+                        None => repo::rooms::on_sale(c, &night).await?.unwrap_or(0),
+                    };
+                    if sold > on_sale {
+                        applied.below_sold.push((
+                            item.tag.clone(),
+                            room.to_string(),
+                            day,
+                            u32::try_from(on_sale).unwrap_or(0),
+                            sold,
+                        ));
+                    }
+                    Written::Yes
                 }
-            }
+                None => Written::Older,
+            };
             outcomes.push((&item.tag, day, Outcome::Rooms(written)));
         }
     }
@@ -203,21 +210,61 @@ async fn in_a_batch(cx: &Ctx, kept: &Arc<Kept>, notification: Notification) -> R
 }
 
 /// Applies a batch in one transaction and sends each its outcome once the commit's is known.
+/// First all in one go; only when one of them fails is the batch written again with each
+/// notification in its own part (a part costs two round trips), so that the failing one is
+/// undone alone.
 async fn run_batch(store: &crate::store::Store, mut batch: Vec<Waiting>) {
     // By hotel, each hotel's in their order of arrival.
     batch.sort_by(|a, b| a.notification.hotel.cmp(&b.notification.hotel));
     let deadline = batch.iter().filter_map(|w| w.deadline).min();
-    let jobs: Vec<(Notification, Arc<Ticket>)> =
-        batch.iter().map(|w| (w.notification.clone(), w.ticket.clone())).collect();
-    let written = store
+    let jobs: Arc<Vec<(Notification, Arc<Ticket>)>> =
+        Arc::new(batch.iter().map(|w| (w.notification.clone(), w.ticket.clone())).collect());
+    let written = match write_batch(store, deadline, jobs.clone(), false).await {
+        Err(BatchError::OneFailed) => write_batch(store, deadline, jobs, true).await,
+        written => written,
+    };
+    match written {
+        Ok(outcomes) => {
+            for (w, outcome) in batch.into_iter().zip(outcomes) {
+                let _ = w.outcome.send(outcome);
+            }
+        }
+        Err(e) => {
+            let e = match e {
+                BatchError::Store(e) => e,
+                BatchError::OneFailed => StoreError::Unavailable("a supply batch failed".into()),
+            };
+            for w in batch {
+                let _ = w.outcome.send(Err(Unapplied::Store(e.shared())));
+            }
+        }
+    }
+}
+
+/// Writes a batch in one transaction: each notification's outcome. Without `parts`, the first
+/// that fails undoes the whole transaction ([`BatchError::OneFailed`]); with them, it is undone
+/// alone and its error is its outcome.
+async fn write_batch(
+    store: &crate::store::Store,
+    deadline: Option<std::time::Instant>,
+    jobs: Arc<Vec<(Notification, Arc<Ticket>)>>,
+    parts: bool,
+) -> Result<Vec<Result<Applied, Unapplied>>, BatchError> {
+    store
         .write(&Ticket::new(), deadline, move |c| {
             Box::pin(async move {
                 let mut hotels: Vec<&str> = jobs.iter().map(|(n, _)| n.hotel.as_str()).collect();
                 hotels.dedup();
                 c.lock_hotels(&hotels, true).await?;
+                if !parts {
+                    // Started here: from now on their requests wait for the outcome.
+                    let started: Vec<Option<&Notification>> =
+                        jobs.iter().map(|(n, ticket)| ticket.start().then_some(n)).collect();
+                    let applied = apply_all(c, &started).await.map_err(|_| BatchError::OneFailed)?;
+                    return Ok(applied.into_iter().map(|a| a.ok_or(Unapplied::Abandoned)).collect());
+                }
                 let mut outcomes = Vec::with_capacity(jobs.len());
-                for (notification, ticket) in &jobs {
-                    // Started here: from now on its request waits for the outcome.
+                for (notification, ticket) in jobs.iter() {
                     if !ticket.start() {
                         outcomes.push(Err(Unapplied::Abandoned));
                         continue;
@@ -237,35 +284,99 @@ async fn run_batch(store: &crate::store::Store, mut batch: Vec<Waiting>) {
                 Ok::<_, BatchError>(outcomes)
             })
         })
-        .await;
-    match written {
-        Ok(outcomes) => {
-            for (w, outcome) in batch.into_iter().zip(outcomes) {
-                let _ = w.outcome.send(outcome);
-            }
-        }
-        Err(BatchError(e)) => {
-            for w in batch {
-                let _ = w.outcome.send(Err(Unapplied::Store(e.shared())));
+        .await
+}
+
+/// Applies the notifications of a batch (`None`: its request gave up first, not applied):
+/// those that only set rooms on sale to numbers (what channel managers send most) all in one
+/// statement, when no value of their hotel is set twice in the batch (so that together is the
+/// same as one after the other); every other one by one, in order ([`apply`]).
+async fn apply_all(
+    c: &mut Conn<'_>,
+    notifications: &[Option<&Notification>],
+) -> Result<Vec<Option<Applied>>, StoreError> {
+    let together = set_together(notifications);
+    let mut values: Vec<repo::supply::RoomsValue<'_>> = Vec::new();
+    // Of each value: its notification and item.
+    let mut of: Vec<(usize, &Item)> = Vec::new();
+    for (i, n) in notifications.iter().enumerate() {
+        let Some(n) = n.filter(|_| together[i]) else { continue };
+        for item in &n.items {
+            let Change::SetRooms(rooms) = item.change else { continue };
+            for night in item.span.days() {
+                let (hotel, room, stamp, source) = (n.hotel.as_str(), item.room.as_str(), n.stamp, n.source.as_deref());
+                values.push(repo::supply::RoomsValue { hotel, room, night, rooms, stamp, source });
+                of.push((i, item));
             }
         }
     }
+    let mut out: Vec<Option<Applied>> =
+        notifications.iter().enumerate().map(|(i, n)| (n.is_some() && together[i]).then(Applied::default)).collect();
+    if !values.is_empty() {
+        let change = repo::supply::change_number(c).await?;
+        let sold = repo::supply::set_rooms_together(c, &values, change).await?;
+        for ((v, (i, item)), sold) in values.iter().zip(of).zip(sold) {
+            let Some(applied) = out[i].as_mut() else { continue };
+            match sold {
+                Some(sold) => {
+                    applied.written += 1;
+                    if sold > i64::from(v.rooms) {
+                        applied.below_sold.push((item.tag.clone(), item.room.clone(), v.night, v.rooms, sold));
+                    }
+                }
+                None => applied.older(&item.tag, v.night),
+            }
+        }
+    }
+    for (i, n) in notifications.iter().enumerate() {
+        if let (Some(n), false) = (n, together[i]) {
+            out[i] = Some(apply(c, n).await?);
+        }
+    }
+    Ok(out)
 }
 
-/// Why a batch was not written: a store failure for all of it.
+/// Which notifications of a batch [`apply_all`] writes together: every one of a hotel whose
+/// notifications in the batch only set rooms on sale to numbers, each night of a room type once.
+fn set_together(notifications: &[Option<&Notification>]) -> Vec<bool> {
+    let mut hotels: HashMap<&str, bool> = HashMap::new();
+    let mut keys: HashSet<(&str, &str, NaiveDate)> = HashSet::new();
+    for n in notifications.iter().flatten() {
+        let hotel = n.hotel.as_str();
+        let mut alone = !hotels.get(hotel).copied().unwrap_or(true);
+        for item in &n.items {
+            match item.change {
+                Change::SetRooms(_) => {
+                    alone |= !item.span.days().all(|night| keys.insert((hotel, item.room.as_str(), night)))
+                }
+                _ => alone = true,
+            }
+        }
+        hotels.insert(hotel, !alone);
+    }
+    notifications.iter().map(|n| n.is_some_and(|n| hotels.get(n.hotel.as_str()).copied().unwrap_or(false))).collect()
+}
+
+/// Why a batch was not written.
 #[derive(Debug)]
-struct BatchError(StoreError);
+enum BatchError {
+    /// A store failure for all of it.
+    Store(StoreError),
+    /// One notification failed, written without parts: the batch is to be written again with
+    /// them.
+    OneFailed,
+}
 
 impl From<StoreError> for BatchError {
     fn from(e: StoreError) -> Self {
-        BatchError(e)
+        BatchError::Store(e)
     }
 }
 
 impl From<Abandoned> for BatchError {
     fn from(_: Abandoned) -> Self {
         // The batch's own ticket is never abandoned.
-        BatchError(StoreError::Unavailable("a supply batch was abandoned".into()))
+        BatchError::Store(StoreError::Unavailable("a supply batch was abandoned".into()))
     }
 }
 

@@ -116,7 +116,8 @@ fn written(row: Option<Scalar<i64>>) -> Written {
 
 /// Sets the rooms on sale of a room type on a night (`None`: the content's again), unless a
 /// message newer than `stamp` set them (`adjust`: unless one as new did, a repeat of the same
-/// message included).
+/// message included). Written, gives the rooms sold of the night (in the same statement: one
+/// round trip); `None` when a newer message set them.
 pub(crate) async fn set_rooms(
     c: &mut Conn<'_>,
     (hotel, room, night): (&str, &str, NaiveDate),
@@ -124,18 +125,75 @@ pub(crate) async fn set_rooms(
     (stamp, source): (Stamp, Option<&str>),
     adjust: bool,
     change: i64,
-) -> Result<Written, StoreError> {
+) -> Result<Option<i64>, StoreError> {
     let (rooms, stamp) = (rooms.map(i64::from), stamp.timestamp_micros());
-    let row: Option<Scalar<i64>> = c
+    let row: Option<Scalar<Option<i64>>> = c
         .query_opt(
             "INSERT INTO supply_rooms (hotel_code, room_code, night, rooms, stamp, change, source) VALUES ($1, $2, $3, $4, $5, $6, $8)
              ON CONFLICT (hotel_code, room_code, night) DO UPDATE SET rooms = excluded.rooms, stamp = excluded.stamp, change = excluded.change, source = excluded.source
              WHERE supply_rooms.stamp < excluded.stamp OR (supply_rooms.stamp = excluded.stamp AND NOT $7)
-             RETURNING change",
+             RETURNING (SELECT s.rooms FROM hotel_rooms_sold s WHERE s.hotel_code = $1 AND s.room_code = $2 AND s.night = $3)",
             &[&hotel, &room, &night, &rooms, &stamp, &change, &adjust, &source],
         )
         .await?;
-    Ok(written(row))
+    Ok(row.map(|Scalar(sold)| sold.unwrap_or(0)))
+}
+
+/// Rooms on sale set to a number, by one of several notifications written together (see
+/// [`set_rooms_together`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RoomsValue<'a> {
+    pub(crate) hotel: &'a str,
+    pub(crate) room: &'a str,
+    pub(crate) night: NaiveDate,
+    pub(crate) rooms: u32,
+    pub(crate) stamp: Stamp,
+    pub(crate) source: Option<&'a str>,
+}
+
+row! {
+    /// A `supply_rooms` row a statement wrote, with the rooms sold of its night.
+    struct RoomsWritten { hotel_code: String, room_code: String, night: NaiveDate, sold: Option<i64> }
+}
+
+/// Sets rooms on sale of several notifications at once (each unless a message newer than its
+/// own set them, as [`set_rooms`] one by one; of a key set more than once, the last): per value,
+/// in order, the rooms sold of its night when written, else `None`. On PostgreSQL one statement
+/// (`UNNEST`), however many values.
+pub(crate) async fn set_rooms_together(
+    c: &mut Conn<'_>,
+    values: &[RoomsValue<'_>],
+    change: i64,
+) -> Result<Vec<Option<i64>>, StoreError> {
+    if !c.statements_travel() || values.len() < 2 {
+        let mut out = Vec::with_capacity(values.len());
+        for v in values {
+            let at = (v.hotel, v.room, v.night);
+            out.push(set_rooms(c, at, Some(v.rooms), (v.stamp, v.source), false, change).await?);
+        }
+        return Ok(out);
+    }
+    let kept = last_of_each(values.iter().map(|v| (v.hotel, v.room, v.night)));
+    let hotels: Vec<String> = kept.iter().map(|&i| values[i].hotel.to_string()).collect();
+    let rooms: Vec<String> = kept.iter().map(|&i| values[i].room.to_string()).collect();
+    let nights: Vec<NaiveDate> = kept.iter().map(|&i| values[i].night).collect();
+    let counts: Vec<i64> = kept.iter().map(|&i| i64::from(values[i].rooms)).collect();
+    let stamps: Vec<i64> = kept.iter().map(|&i| values[i].stamp.timestamp_micros()).collect();
+    let sources: Vec<Option<String>> = kept.iter().map(|&i| values[i].source.map(String::from)).collect();
+    let written: Vec<RoomsWritten> = c
+        .query(
+            "INSERT INTO supply_rooms (hotel_code, room_code, night, rooms, stamp, change, source)
+             SELECT h, r, n, k, s, $1, src FROM UNNEST($2::text[], $3::text[], $4::date[], $5::int8[], $6::int8[], $7::text[]) AS t (h, r, n, k, s, src)
+             ON CONFLICT (hotel_code, room_code, night) DO UPDATE SET rooms = excluded.rooms, stamp = excluded.stamp, change = excluded.change, source = excluded.source
+             WHERE supply_rooms.stamp <= excluded.stamp
+             RETURNING hotel_code, room_code, night,
+                 (SELECT s.rooms FROM hotel_rooms_sold s WHERE s.hotel_code = supply_rooms.hotel_code AND s.room_code = supply_rooms.room_code AND s.night = supply_rooms.night)",
+            &[&change, &hotels, &rooms, &nights, &counts, &stamps, &sources],
+        )
+        .await?;
+    let written: HashMap<(String, String, NaiveDate), i64> =
+        written.into_iter().map(|w| ((w.hotel_code, w.room_code, w.night), w.sold.unwrap_or(0))).collect();
+    Ok(values.iter().map(|v| written.get(&(v.hotel.to_string(), v.room.to_string(), v.night)).copied()).collect())
 }
 
 /// The stamp of the message that last set the rooms of a type on sale on a night (`None`: no
