@@ -386,11 +386,14 @@ besides=""
 baseline=""
 share=""
 # Starts what runs meanwhile (not during the baselines), for DURATION seconds, each in the
-# background; its pids and names in `meanwhile`. The channel manager: one connection, one
-# notification every 1000/N ms; the operators: one connection (and session) each.
+# background; its pids and names in `meanwhile`. The channel manager: N notifications a second
+# over a connection per 100; the operators: one connection (and session) each.
 start_besides() {
   if [ "$UPDATES_PER_SECOND" -gt 0 ]; then
-    EVERY_MS=$((1000 / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c1 -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/beside.supply.out" &
+    # One connection per 100 a second (a connection waits for each answer), each pausing
+    # between its notifications so that together they send about N a second.
+    local cm=$(( (UPDATES_PER_SECOND + 99) / 100 ))
+    EVERY_MS=$((1000 * cm / UPDATES_PER_SECOND)) BODY="$work/supply.xml" wrk -t1 -c"$cm" -d"${DURATION}s" -s "$work/supply.lua" "http://127.0.0.1:$PORT/hotelinvcountnotif" >"$work/beside.supply.out" &
     meanwhile+=("$!:supply:notifications/s applied")
   fi
   if [ "$CONSOLE_USERS" -gt 0 ]; then
