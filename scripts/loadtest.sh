@@ -25,7 +25,12 @@
 #   ONLY=supply scripts/loadtest.sh                         # rooms-on-sale notifications of a
 #                                                           # channel manager with 1,000 hotels
 #                                                           # (one night of one room type of a
-#                                                           # hotel each), as fast as they go
+#                                                           # hotel each), as fast as they go;
+#                                                           # meanwhile a probe of how soon every
+#                                                           # gateway shows a new amount
+#   ONLY=hotelcommit scripts/loadtest.sh                    # hotel Commits of one night in those
+#                                                           # 1,000 hotels; bookings committed
+#                                                           # printed
 #   ONLY=supplyone scripts/loadtest.sh                      # the same, all of one demo hotel
 #   ONLY=supplybig scripts/loadtest.sh                      # rate notifications of 750 nights x
 #                                                           # 10 room types x 4 rate plans each
@@ -153,7 +158,7 @@ JSON
 # A channel manager's hotels: 1,000 of 2 room types sold room-only (the `supply` run), and 20 of
 # 10 room types with 4 rate plans (the `supplybig` run); the supplier CM-LOAD owns them all.
 case " $ONLY " in
-  *" supply "*|*" supplybig "*)
+  *" supply "*|*" supplybig "*|*" hotelcommit "*)
     {
       printf '{"hotels": {"boards": [{"code": "P0", "name": "Plan 0"}, {"code": "P1", "name": "Plan 1"}, {"code": "P2", "name": "Plan 2"}, {"code": "P3", "name": "Plan 3"}], "hotels": ['
       for h in $(seq 1 1020); do
@@ -237,6 +242,28 @@ function request()
   local ref = string.format("LOAD-%s-%d-%d", os.getenv("RUN"), tid, n)
   local body = template:gsub("{REF}", ref):gsub("{DATE}", dates[(n % #dates) + 1])
   return wrk.format("POST", "/activitybook", { ["Content-Type"] = "application/xml" }, body)
+end
+LUA
+
+# A hotel Commit: one night of a room of one of the channel manager's 1,000 hotels (5 rooms of
+# each type a night), each its own Client reference; filled in per request by wrk.
+cat >"$work/hotelcommit.xml" <<XML
+<OTA_HotelResRQ $ns Version="2008.1" ResStatus="Commit">$pos<HotelReservations><HotelReservation><RoomStays><RoomStay RPH="1"><RoomTypes><RoomType RoomTypeCode="{ROOM}"/></RoomTypes><RoomRates><RoomRate RoomTypeCode="{ROOM}"><Features><Feature><Description><Text>P0</Text></Description></Feature></Features></RoomRate></RoomRates><TimeSpan Start="{DATE}" End="{NEXT}"/><BasicPropertyInfo HotelCode="{HOTEL}"/><ResGuestRPHs><ResGuestRPH RPH="1"/></ResGuestRPHs></RoomStay></RoomStays><ResGuests><ResGuest ResGuestRPH="1" AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile><Customer><PersonName><GivenName>Ana</GivenName><Surname>Nowak</Surname></PersonName></Customer></Profile></ProfileInfo></Profiles></ResGuest></ResGuests><ResGlobalInfo><HotelReservationIDs><HotelReservationID ResID_Type="36" ResID_Value="{REF}" ResID_SourceContext="Client"/></HotelReservationIDs></ResGlobalInfo></HotelReservation></HotelReservations></OTA_HotelResRQ>
+XML
+cat "$work/threads.lua" - >"$work/hotelcommit.lua" <<'LUA'
+local f = io.open(os.getenv("BODY"), "r")
+local template = f:read("*a")
+f:close()
+local days = {}
+for d = 0, 60 do days[#days + 1] = os.date("!%Y-%m-%d", os.time() + (15 + d) * 86400) end
+local n = 0
+function request()
+  n = n + 1
+  local hotel = string.format("LH%04d", 1 + (n * 7919 + tid * 104729) % 1000)
+  local day = (n * 13 + tid * 7) % 60 + 1
+  local body = template:gsub("{HOTEL}", hotel):gsub("{ROOM}", "RM" .. (n % 2 + 1)):gsub("{DATE}", days[day])
+    :gsub("{NEXT}", days[day + 1]):gsub("{REF}", string.format("HC-%s-%d-%d", os.getenv("RUN"), tid, n))
+  return wrk.format("POST", wrk.path, { ["Content-Type"] = "application/xml" }, body)
 end
 LUA
 
@@ -426,6 +453,38 @@ if [ -n "$besides" ]; then
   before=$(gateways_cpu); start_besides; end_besides; alone=$(cpu_per_second "$before")
   echo "  the gateways' CPU: $idle ms/s idle, $alone ms/s with it: it costs $(awk -v a="$alone" -v i="$idle" -v n="$(nproc)" 'BEGIN {printf "%.1f ms/s, %.1f %% of %d cores", a - i, (a - i) / 10 / n, n}')"
 fi
+# While the `supply` run lasts, every 200 ms: an amount of its own for one night of a demo room
+# (HTL00042's RMJS000000 with BB, the demo supplier's; stamped when it arrives) sent to gateway 0,
+# then each gateway's availability of that night asked every 10 ms until it shows it. Prints
+# how long after the notification's answer every gateway showed it (p50, p99, max).
+visibility_probe() {
+  local end=$(($(date +%s) + DURATION - 1)) i=0 delays="$work/visibility.txt"
+  : >"$delays"
+  while [ "$(date +%s)" -lt "$end" ]; do
+    i=$((i + 1))
+    local amount="$((300 + i)).$(printf %02d $((i % 100)))" night next
+    night=$(day $((80 + i % 20))) next=$(day $((81 + i % 20)))
+    local notification="<OTA_HotelRateAmountNotifRQ $ns Version=\"2016.1\">$sup_pos<RateAmountMessages HotelCode=\"HTL00042\"><RateAmountMessage><StatusApplicationControl Start=\"$night\" End=\"$night\" InvTypeCode=\"RMJS000000\" RatePlanCode=\"BB\"/><Rates><Rate CurrencyCode=\"EUR\"><BaseByGuestAmts><BaseByGuestAmt AmountAfterTax=\"$amount\"/></BaseByGuestAmts></Rate></Rates></RateAmountMessage></RateAmountMessages></OTA_HotelRateAmountNotifRQ>"
+    local ask="<OTA_HotelAvailRQ $ns Version=\"2008.1\">$pos<AvailRequestSegments><AvailRequestSegment><HotelSearchCriteria><Criterion><HotelRef HotelCode=\"HTL00042\"/></Criterion></HotelSearchCriteria><StayDateRange Start=\"$night\" End=\"$next\"/><RoomStayCandidates><RoomStayCandidate RPH=\"1\"><GuestCounts><GuestCount AgeQualifyingCode=\"10\" Count=\"2\"/></GuestCounts></RoomStayCandidate></RoomStayCandidates></AvailRequestSegment></AvailRequestSegments></OTA_HotelAvailRQ>"
+    curl -s "http://127.0.0.1:$PORT/hotelrateamountnotif" -H 'Content-Type: application/xml' --data-binary "$notification" | grep -q '<Success/>' \
+      || { echo "  a visibility probe was not applied" >&2; return 1; }
+    local answered shown
+    answered=$(date +%s%N)
+    for g in $(seq 0 $((INSTANCES - 1))); do
+      until curl -s "http://127.0.0.1:$((PORT + g))/hotelavailability" -H 'Content-Type: application/xml' --data-binary "$ask" | grep -q "AmountAfterTax=\"$amount\""; do
+        [ $(($(date +%s%N) - answered)) -lt 10000000000 ] || { echo "  probe $i: not on gateway $g after 10 s" >&2; return 1; }
+        sleep 0.01
+      done
+    done
+    shown=$(date +%s%N)
+    echo $(((shown - answered) / 1000000)) >>"$delays"
+    sleep 0.2
+  done
+}
+# The probes' delays: p50, p99 and max in ms, and how many.
+visibility_figures() {
+  sort -n "$work/visibility.txt" | awk '{v[NR] = $1} END {if (NR) printf "p50 %d ms, p99 %d ms, max %d ms (%d probes)", v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.999)], v[NR], NR; else printf "no probe"}'
+}
 # run NAME BODY PATH [SCRIPT [BESIDE]]: wrk on every gateway at once (the connections split),
 # summed; with BESIDE=1, the channel manager pushes notifications, the console's operators browse
 # and the hotel user edits meanwhile (those asked for). Sets `share` (the share of the baseline,
@@ -439,10 +498,15 @@ run() {
     RUN="$RANDOM$i" BODY="$work/$body" wrk -t2 -c"$per" -d"${DURATION}s" --timeout 10s --latency -s "$work/$script" "http://127.0.0.1:$((PORT + i))/$path" >"$work/wrk$i.out" &
     pids+=($!)
   done
-  local meanwhile=()
+  local meanwhile=() probe=""
   if [ "$beside" = 1 ]; then start_besides; fi
+  if [ "$path" = hotelinvcountnotif ] && [ "$script" = supplyhotels.lua ]; then visibility_probe & probe=$!; fi
   for p in "${pids[@]}"; do wait "$p"; done
   end_besides
+  if [ -n "$probe" ]; then
+    wait "$probe" || exit 1
+    echo "  a new amount on every gateway after its notification's answer: $(visibility_figures)"
+  fi
   total=0
   for i in $(seq 0 $((INSTANCES - 1))); do
     grep -E '^ +(50|90|99)%|Non-2xx|Socket errors' "$work/wrk$i.out" | sed "s/^/  [$i]/"
@@ -458,6 +522,12 @@ run() {
     echo "  requests/s: $total ($share % of the baseline$([ "$beside" = 1 ] && echo ", $besides meanwhile"))"
   fi
 }
+# The hotel bookings every gateway has committed so far.
+hotel_bookings() {
+  for i in $(seq 0 $((INSTANCES - 1))); do
+    curl -s "http://127.0.0.1:$((PORT + i))/metrics" | awk '/^ota_bookings_committed_total\{kind="hotel"\}/ {print $2}'
+  done | awk '{t += $1} END {printf "%d", t}'
+}
 # The median of the numbers given.
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 for what in $ONLY; do
@@ -471,6 +541,7 @@ for what in $ONLY; do
     hotelnbc) route=("hotel NBC" hotelnbc.xml hotelnbc) ;;
     quote) route=("activity book, Quote" quote.xml activitybook) ;;
     commit) route=("activity book, Commit (each its own Client reference)" commit.xml activitybook commit.lua) ;;
+    hotelcommit) route=("hotel book, Commit (one night of one of 1,000 hotels, each its own Client reference)" hotelcommit.xml hotelbook hotelcommit.lua) ;;
     supply) route=("supply: rooms-on-sale notifications of 1,000 hotels (each applied)" supplyhotels.xml hotelinvcountnotif supplyhotels.lua) ;;
     supplyone) route=("supply: rooms-on-sale notifications of one hotel (each applied)" supply.xml hotelinvcountnotif supply.lua) ;;
     supplybig) route=("supply: rate notifications of 750 nights x 10 room types x 4 plans (30,000 night-values each)" supplybig.xml hotelrateamountnotif supplyhotels.lua) ;;
@@ -489,8 +560,10 @@ for what in $ONLY; do
         run "baseline: fixed 404 body" empty.xml not-an-operation
       fi
       case "$what" in supplybig) export HOTELS=20 FIRST_HOTEL=1001 ;; *) export HOTELS=1000 FIRST_HOTEL=1 ;; esac
+      [ "$what" = hotelcommit ] && booked=$(hotel_bookings)
       run "${route[@]}" "$beside"
       if [ "$what" = supplybig ]; then echo "  night-values/s: $((total * 30000))"; fi
+      if [ "$what" = hotelcommit ]; then echo "  hotel bookings committed: $(($(hotel_bookings) - booked)) (the rest answered with an error)"; fi
       if [ -n "$share" ]; then
         if [ "$beside" = 1 ]; then with+=("$share"); else without+=("$share"); fi
       fi
