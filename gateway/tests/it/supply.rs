@@ -1096,6 +1096,57 @@ backend_tests!(
     notifications_sent_together_get_the_answers_of_one_after_the_other
 );
 
+/// PostgreSQL: a notification that fails in the database (here a trigger the test adds refuses
+/// one night) fails alone: the notifications applied in the same batch are applied and answered
+/// as if it had not been sent, and nothing of it is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_notification_that_fails_fails_alone() {
+    let db = TestDb::new(Backend::Postgres).await;
+    let gw = GatewayProcess::start(&db.arg(), &[]).await;
+    // Three waves of 40 notifications sent at once, the middle one of each refused: those that
+    // arrive while the first batches run wait together, so the refused one is in a batch with
+    // others (in nearly every run: a wave where it is alone shows nothing about its batch).
+    let waves: Vec<Vec<NaiveDate>> = (0..3).map(|w| (0..40).map(|i| support::day(40 + 40 * w + i)).collect()).collect();
+    let refused: Vec<NaiveDate> = waves.iter().map(|w| w[20]).collect();
+    let (pg, conn) = tokio_postgres::connect(&db.postgres_url(), tokio_postgres::NoTls).await.unwrap();
+    let io = tokio::spawn(conn);
+    let list = refused.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+    pg.batch_execute(&format!(
+        "CREATE FUNCTION refuse_night() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.night IN ({list}) THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+         CREATE TRIGGER refuse_night BEFORE INSERT OR UPDATE ON supply_rooms FOR EACH ROW EXECUTE FUNCTION refuse_night();"
+    ))
+    .await
+    .unwrap();
+    let client = gw.client();
+    for nights in &waves {
+        let answers = futures_util::future::join_all(nights.iter().map(|&night| {
+            let xml = inv_count(SUPPLIER, HOTEL, 1, (night, night), 1, "Allocation");
+            let client = client.clone();
+            async move { client.send_raw("/hotelinvcountnotif", xml, XML).await.unwrap() }
+        }))
+        .await;
+        for (night, (_, _, body)) in nights.iter().zip(&answers) {
+            if refused.contains(night) {
+                assert!(!body.contains("<Success") && body.contains("<Error"), "{body}");
+            } else {
+                assert!(success_without_warnings(body), "{night}: {body}");
+            }
+        }
+    }
+    let stored: Vec<NaiveDate> = pg
+        .query("SELECT night FROM supply_rooms WHERE hotel_code = $1 AND rooms = 1 ORDER BY night", &[&HOTEL])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let applied: Vec<NaiveDate> = waves.into_iter().flatten().filter(|n| !refused.contains(n)).collect();
+    assert_eq!(stored, applied);
+    drop(pg);
+    let _ = io.await;
+}
+
 /// PostgreSQL (issue 32): notifications of different hotels never wait for each other, and a
 /// change that commits after a later one is still served by every gateway. Hotel A's
 /// notification is held inside its transaction (its row is locked by the test after it began),
