@@ -3,6 +3,7 @@
 //! Each [`Browser`] is a chromedriver process of its own on a free port with a throw-away
 //! profile, so tests running at the same time share no cookies; it is killed on drop.
 
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -30,10 +31,13 @@ impl Browser {
         let chromium = first_existing(&["/usr/bin/chromium", "/usr/lib/chromium/chromium"])
             .expect("chromium is missing: apt-get install chromium chromium-driver (scripts/test.sh does)");
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        // A process group of its own: the chromium processes it starts join it, and the drop
+        // ends them all (killing chromedriver alone leaves them running).
         let driver = Command::new(driver_bin)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .expect("start chromedriver");
         let profile = tempfile::tempdir().unwrap();
@@ -195,7 +199,8 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        // chromedriver ends its browsers when it ends.
+        // chromedriver and every chromium process it started (its process group).
+        let _ = Command::new("kill").args(["-KILL", "--"]).arg(format!("-{}", self.driver.id())).status();
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
