@@ -186,6 +186,14 @@ impl TestDb {
         }
     }
 
+    /// A fresh database on a throw-away PostgreSQL server of its own (stopped when the test
+    /// process ends): for a test that reads the server's own files (its write-ahead log holds
+    /// every database's writes, so on the shared server it would see other tests' data).
+    pub async fn on_own_postgres() -> TestDb {
+        let url = fresh_database_on(&start_throwaway_postgres()).await;
+        TestDb { location: Location::Postgres(url.clone()), backend: Backend::Postgres, direct: Some(url), _dir: None }
+    }
+
     /// The location as the command line takes it (`--db`).
     pub fn arg(&self) -> String {
         match &self.location {
@@ -242,7 +250,12 @@ async fn drop_databases_of_finished_runs(client: &tokio_postgres::Client) {
 
 /// Creates a database on the test server; gives its URL.
 async fn fresh_postgres_database() -> String {
-    let admin = postgres_admin_url();
+    fresh_database_on(&postgres_admin_url()).await
+}
+
+/// Creates a database on the server of `admin` (a role that may create databases); gives its URL.
+async fn fresh_database_on(admin: &str) -> String {
+    let admin = admin.to_string();
     let name = format!("ota_test_{}_{}", std::process::id(), DATABASES.fetch_add(1, Ordering::SeqCst));
     let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
         .await
@@ -484,7 +497,12 @@ impl TestServer {
     /// Starts a gateway with settings changed by `configure` (body limit, allow-list,
     /// time-outs, …; the address and database are the server's own).
     pub async fn start_with(backend: Backend, configure: impl FnOnce(&mut Config)) -> TestServer {
-        let db = TestDb::new(backend).await;
+        TestServer::start_on(TestDb::new(backend).await, configure).await
+    }
+
+    /// Starts a gateway on a database the test made (see [`TestDb::on_own_postgres`]), with
+    /// settings changed by `configure`.
+    pub async fn start_on(db: TestDb, configure: impl FnOnce(&mut Config)) -> TestServer {
         let store = db.open().await;
         ota_gateway::import::seed_demo_if_empty(&store).await.expect("seed the demo content");
         let mut config = Config { db: db.location.clone(), ..Config::default() };
