@@ -301,17 +301,18 @@ async fn apply_all(
     let mut of: Vec<(usize, &Item)> = Vec::new();
     for (i, n) in notifications.iter().enumerate() {
         let Some(n) = n.filter(|_| together[i]) else { continue };
+        let (hotel, stamp, source) = (n.hotel.as_str(), n.stamp, n.source.as_deref());
         for item in &n.items {
             let Change::SetRooms(rooms) = item.change else { continue };
+            let room = item.room.as_str();
             for night in item.span.days() {
-                let (hotel, room, stamp, source) = (n.hotel.as_str(), item.room.as_str(), n.stamp, n.source.as_deref());
                 values.push(repo::supply::RoomsValue { hotel, room, night, rooms, stamp, source });
                 of.push((i, item));
             }
         }
     }
-    let mut out: Vec<Option<Applied>> =
-        notifications.iter().enumerate().map(|(i, n)| (n.is_some() && together[i]).then(Applied::default)).collect();
+    // `together` holds only for a notification still waiting.
+    let mut out: Vec<Option<Applied>> = together.iter().map(|&t| t.then(Applied::default)).collect();
     if !values.is_empty() {
         let change = repo::supply::change_number(c).await?;
         let sold = repo::supply::set_rooms_together(c, &values, change).await?;

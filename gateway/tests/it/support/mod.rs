@@ -255,9 +255,8 @@ async fn fresh_postgres_database() -> String {
 
 /// Creates a database on the server of `admin` (a role that may create databases); gives its URL.
 async fn fresh_database_on(admin: &str) -> String {
-    let admin = admin.to_string();
     let name = format!("ota_test_{}_{}", std::process::id(), DATABASES.fetch_add(1, Ordering::SeqCst));
-    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+    let (client, conn) = tokio_postgres::connect(admin, tokio_postgres::NoTls)
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {admin}: {e}"));
     let task = tokio::spawn(conn);
