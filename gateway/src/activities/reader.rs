@@ -15,6 +15,7 @@ use super::booking::{Booking, Participant, Pickup};
 use super::catalogue::{Activity, Catalogue, NearbyHotel, Service, Session};
 use super::rules::*;
 use crate::errors::Problem;
+use crate::shared::cards;
 
 /// Resolves the `Location` / `LocationPref` list of a search or availability request. `tag`
 /// is the XPath of the repeated element. A `Region` is either the service's form (a hotel or
@@ -514,9 +515,10 @@ fn priced_participants(info: &BookingInfo, service: &Service, problems: &mut Vec
                 participant_id: ind.participant_id.and_then(|id| i64::try_from(id).ok()).unwrap_or_default(),
                 category,
                 age: age.and_then(|a| i64::try_from(a).ok()),
-                name_prefix: ind.name_prefix,
-                given_name: ind.given_name,
-                surname: ind.surname,
+                // A card number typed into a name keeps only its last four digits.
+                name_prefix: ind.name_prefix.map(cards::owned_without_card_numbers),
+                given_name: ind.given_name.map(cards::owned_without_card_numbers),
+                surname: ind.surname.map(cards::owned_without_card_numbers),
                 amount,
             }),
             None => problems.push(

@@ -9,6 +9,7 @@
 //! |---|---|
 //! | [`context`] | [`Ctx`](context::Ctx), what every handler gets, and [`OpError`](context::OpError), what it returns |
 //! | [`booking`] | a booking of either kind: kinds, statuses, heads, guests, list dates |
+//! | [`cards`] | card numbers in free text, and the text without them (last four digits kept) |
 //! | [`action`] | Quote or Commit (`ResStatus`, `CancelType`) |
 //! | [`cancellation`] | cancellation policies and penalties |
 //! | `policy_repo` | the SQL of policies and of the penalties fixed into bookings |
@@ -25,6 +26,7 @@
 pub mod action;
 pub mod booking;
 pub mod cancellation;
+pub mod cards;
 pub mod context;
 pub mod events;
 pub mod history;

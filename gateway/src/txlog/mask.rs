@@ -26,6 +26,8 @@ use std::ops::Range;
 
 use ota_messages::PERSONAL;
 
+use crate::shared::cards::has_card_number;
+
 /// The OTA namespace: a `Password` element in it is not WS-Security's.
 const OTA: &str = "http://www.opentravel.org/OTA/2003/05";
 
@@ -70,7 +72,7 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
     for node in doc.descendants().filter(roxmltree::Node::is_element) {
         let name = node.tag_name().name();
         if echo_token.is_none()
-            && let Some(t) = node.attribute("EchoToken").filter(|t| !card_like(t))
+            && let Some(t) = node.attribute("EchoToken").filter(|t| !has_card_number(t))
         {
             echo_token = Some(t.to_string());
         }
@@ -79,7 +81,8 @@ pub fn prepare(body: &[u8], masked: bool) -> Prepared {
             "HotelReservationID" => node.attribute("ResID_Value"),
             _ => None,
         };
-        if let Some(r) = reference.map(str::trim).filter(|r| !r.is_empty() && r.len() <= MAX_REFERENCE && !card_like(r))
+        if let Some(r) =
+            reference.map(str::trim).filter(|r| !r.is_empty() && r.len() <= MAX_REFERENCE && !has_card_number(r))
             && references.len() < MAX_REFERENCES
             && !references.iter().any(|x| x == r)
         {
@@ -211,22 +214,23 @@ fn attribute_mask(zone: Zone, a: roxmltree::Attribute, masked: bool) -> Option<S
         let soap = a.namespace().is_some_and(|ns| ns.contains("soap") || ns.contains("envelope"));
         return (!soap).then(String::new);
     }
-    if lower.contains("number") && (zone.card || lower.contains("card")) || card_like(value) {
+    let card = has_card_number(value);
+    if lower.contains("number") && (zone.card || lower.contains("card")) || (card && zone.card) {
         return Some(last_four(value));
     }
     if zone.card {
         return (!matches!(name, "CardType" | "CardCode")).then(String::new);
     }
-    if !masked {
-        return None;
+    // A personal value goes whole, card number and all; else a card number keeps its last four.
+    if masked {
+        if let Some(p) = PERSONAL.iter().find(|p| p.attribute && p.name == name) {
+            return Some(p.mask.to_string());
+        }
+        if (zone.personal && !is_code(name)) || PERSONAL_ATTRIBUTES.contains(&lower.as_str()) || email_like(value) {
+            return Some("***".into());
+        }
     }
-    if let Some(p) = PERSONAL.iter().find(|p| p.attribute && p.name == name) {
-        return Some(p.mask.to_string());
-    }
-    if (zone.personal && !is_code(name)) || PERSONAL_ATTRIBUTES.contains(&lower.as_str()) || email_like(value) {
-        return Some("***".into());
-    }
-    None
+    card.then(|| last_four(value))
 }
 
 /// What the text of an element becomes in the log, `None` to keep it (see [`prepare`]).
@@ -251,16 +255,17 @@ fn text_mask(zone: Zone, name: &str, value: &str, masked: bool) -> Option<String
             _ => Some(String::new()),
         };
     }
-    if card_like(value) {
-        return Some(last_four(value));
+    // A personal text goes whole, card number and all (a comment with an e-mail address and a
+    // card number loses both); else a card number keeps its last four digits.
+    if masked {
+        if let Some(p) = PERSONAL.iter().find(|p| !p.attribute && p.name == name) {
+            return Some(p.mask.to_string());
+        }
+        if zone.personal || !TEXT_KEPT.contains(&name) {
+            return Some("***".into());
+        }
     }
-    if !masked {
-        return None;
-    }
-    if let Some(p) = PERSONAL.iter().find(|p| !p.attribute && p.name == name) {
-        return Some(p.mask.to_string());
-    }
-    (zone.personal || !TEXT_KEPT.contains(&name)).then(|| "***".into())
+    has_card_number(value).then(|| last_four(value))
 }
 
 /// A value with every digit but the last four replaced by `X` (a card number as PCI DSS allows
@@ -284,47 +289,6 @@ fn last_four(value: &str) -> String {
         }
     }
     out
-}
-
-/// True when a value holds a card number: a run of 13 to 19 digits (spaces or dashes between
-/// them allowed) that passes the Luhn check.
-fn card_like(value: &str) -> bool {
-    let b = value.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let mut digits: Vec<u8> = Vec::new();
-        let mut j = i;
-        while j < b.len() {
-            if b[j].is_ascii_digit() {
-                digits.push(b[j] - b'0');
-            } else if !(matches!(b[j], b' ' | b'-') && b.get(j + 1).is_some_and(u8::is_ascii_digit)) {
-                break;
-            }
-            j += 1;
-        }
-        if (13..=19).contains(&digits.len()) && luhn(&digits) {
-            return true;
-        }
-        i = j;
-    }
-    false
-}
-
-fn luhn(digits: &[u8]) -> bool {
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            let d = u32::from(d);
-            if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { d }
-        })
-        .sum();
-    sum % 10 == 0
 }
 
 /// True when a value holds an e-mail address.
@@ -557,13 +521,7 @@ mod tests {
     }
 
     #[test]
-    fn card_numbers_are_told_by_what_they_are() {
-        assert!(
-            card_like("4111111111111111")
-                && card_like("pay 4111 1111 1111 1111 now")
-                && card_like("4111-1111-1111-1111")
-        );
-        assert!(!card_like("4111111111111112") && !card_like("2030-01-01") && !card_like("DEMO-2030-0001"));
+    fn card_data_keeps_only_the_last_four_digits() {
         assert_eq!(last_four("4111 1111 1111 1234"), "XXXX XXXX XXXX 1234");
         assert_eq!(last_four("7319"), "XXXX");
         let env = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><a:T xmlns:a="urn:a" s:mustUnderstand="1" k="v">Bearer abc</a:T></s:Header><s:Body><R><PaymentCard CardCode="VI" CardNumber="4111111111111111" SeriesCode="123"><CardHolderName>J</CardHolderName></PaymentCard><SpecialRequest><Text>x@y.org</Text></SpecialRequest></R></s:Body></s:Envelope>"#;
@@ -574,6 +532,16 @@ mod tests {
             assert!(p.contains(r#"CardCode="VI""#) && p.contains("<CardHolderName></CardHolderName>"), "{p}");
             assert_eq!(p.contains("x@y.org"), !masked, "{p}");
         }
+        // A personal text with a card number in it: masked whole when masking, else the card
+        // number alone.
+        let comment = r#"<R><Comment><Text>mail x@y.org, pay 4111 1111 1111 1111</Text></Comment><Guest Note="x@y.org 4111111111111111"/></R>"#;
+        let p = prepare(comment.as_bytes(), true).text;
+        assert!(p.contains("<Text>***</Text>") && p.contains(r#"Note="***""#), "{p}");
+        let p = prepare(comment.as_bytes(), false).text;
+        assert!(
+            p.contains("mail x@y.org, pay XXXX XXXX XXXX 1111") && p.contains(r#"Note="x@y.org XXXXXXXXXXXX1111""#),
+            "{p}"
+        );
     }
 
     #[test]

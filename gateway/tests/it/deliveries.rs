@@ -880,21 +880,17 @@ async fn the_notification_sent_is_kept_masked_and_shown_as_text(b: Backend) {
     let h = wait_history(&arg, "OBX-XML1", "not delivered", |h| h[0]["state"] == "delivered").await;
     let a = attempts(&h);
     let got = receiver.got.lock().unwrap()[0].clone();
-    assert!(got.contains("4111 1111 1111 1111"), "the card number reached the hotel: {got}");
+    // The card number in the comment was stored with its last four digits only: that is what
+    // the hotel gets, and what is kept of the attempt.
+    assert!(
+        got.contains("pay with XXXX XXXX XXXX 1111 please") && !got.contains("4111 1111 1111 1111"),
+        "the card number reached the hotel as stored: {got}"
+    );
     assert!(got.contains(&as_text), "{got}");
     let kept = a[0]["body"].as_str().unwrap();
     assert_eq!(a[0]["body_bytes"].as_i64(), Some(got.len() as i64));
     assert_eq!(a[0]["body_masked"].as_bool(), Some(false));
-    assert!(!kept.contains("4111 1111 1111 1111") && !kept.contains("4111111111111111"), "{kept}");
-    let card_at = got.find("4111 1111 1111 1111").unwrap();
-    let card_end = card_at + "4111 1111 1111 1111".len();
-    assert!(
-        kept.starts_with(&got[..card_at]) && kept.ends_with(&got[card_end..]),
-        "the rest as sent:
-{kept}
-{got}"
-    );
-    assert!(kept[card_at..].contains("1111 please"), "its last four digits kept: {kept}");
+    assert!(kept.contains("pay with XXXX XXXX XXXX 1111 please") && kept.contains(&as_text), "{kept}");
 
     // The text: the notification on one line, escaped.
     let text = ok(&["outbox", "history", "OBX-XML1"], &arg);

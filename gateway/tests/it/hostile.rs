@@ -879,6 +879,82 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
     assert_eq!(texts, expected);
 }
 
+/// A card number typed into free text that a booking stores (an activity participant's names,
+/// a hotel booking's comments and guests' names) is kept, answered and read back with every digit
+/// but the last four as `X`; digits that are not a card number (a phone number, a 16-digit run
+/// that fails the Luhn check) stay as sent.
+async fn card_numbers_in_free_text_keep_only_their_last_four_digits(b: Backend) {
+    let server = TestServer::start(b).await;
+    let names: Names = ("Ana 4111111111111111".into(), "Dr".into(), "pay 4111-1111-1111-1111".into());
+    let masked: Names = ("Ana XXXXXXXXXXXX1111".into(), "Dr".into(), "pay XXXX-XXXX-XXXX-1111".into());
+    let date = Utc::now().date_naive() + chrono::Duration::days(12);
+    let (_, _, body) =
+        server.client().send_raw("/activitybook", commit_xml("CARD-1", date, &names), XML).await.unwrap();
+    let rs = OtaTourActivityBookRs::from_xml(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    assert!(rs.is_success(), "{body}");
+    assert_eq!(names_of(&rs), masked, "the Commit's answer");
+    ota_gateway::store::row! {
+        /// A participant's name as stored.
+        struct StoredName { given_name: String, surname: String }
+    }
+    let stored: StoredName = server
+        .store()
+        .read(|c| {
+            Box::pin(c.query_one(
+                "SELECT p.given_name, p.surname FROM activity_booking b JOIN activity_booking_participant p ON p.booking_id = b.id
+                 WHERE b.client_reference = 'CARD-1'",
+                &[],
+            ))
+        })
+        .await
+        .unwrap();
+    assert_eq!((stored.given_name, stored.surname), (masked.0, masked.2));
+
+    let reservation = read_demo_booking(&server).await;
+    let mut p = hotels::modify_payload(&reservation).unwrap();
+    let comment = |text: &str| m::Comment {
+        name: Some("Remarks".into()),
+        comment_originator_code: Some("Client".into()),
+        text: vec![m::CommentText { language: None, value: text.into() }],
+    };
+    let sent = "pay with 4111 1111 1111 1111 please; call +34 600 123 456; ref 4111111111111112";
+    let kept = "pay with XXXX XXXX XXXX 1111 please; call +34 600 123 456; ref 4111111111111112";
+    p.res_global_info.comments = Some(m::Comments { comment: vec![comment(sent)] });
+    let guest = &mut p.res_guests.as_mut().unwrap().res_guest[1];
+    let name = guest.profiles.as_mut().unwrap().profile_info.profile.customer.person_name.as_mut().unwrap();
+    name.surname = Some("5500 0000 0000 0004".into());
+    let rq = OtaHotelResModifyRq {
+        version: "2008.1".into(),
+        res_status: Some(ResStatus::Commit),
+        pos: ota_messages::hotel_res_modify::OtaHotelResModifyRq::from_xml(&sample("hotel_res_modify")).unwrap().pos,
+        hotel_res_modifies: m::HotelResModifies { hotel_res_modify: p },
+        ..Default::default()
+    };
+    let (_, _, body) = server.client().send_raw("/bookmodify", rq.to_xml().unwrap(), XML).await.unwrap();
+    let rs = OtaHotelResModifyRs::from_xml(&body).unwrap();
+    assert!(rs.is_success(), "{body}");
+    let answered =
+        rs.hotel_res_modifies.as_ref().unwrap().hotel_res_modify.res_global_info.comments.clone().unwrap().comment;
+    assert_eq!(answered, vec![comment(kept)], "the modify's answer");
+    let again = read_demo_booking(&server).await;
+    assert_eq!(again.res_global_info.as_ref().unwrap().comments.as_ref().unwrap().comment, vec![comment(kept)]);
+    let guest = &again.res_guests.as_ref().unwrap().res_guest[1];
+    let name = guest.profiles.as_ref().unwrap().profile_info.profile.customer.person_name.as_ref().unwrap();
+    assert_eq!(name.surname.as_deref(), Some("XXXX XXXX XXXX 0004"));
+    let texts: Vec<Scalar<String>> = server
+        .store()
+        .read(|c| {
+            Box::pin(c.query(
+                "SELECT t.text FROM hotel_booking_comment_text t JOIN hotel_booking b ON b.id = t.booking_id
+                 WHERE b.internal_ref = '4471200'",
+                &[],
+            ))
+        })
+        .await
+        .unwrap();
+    assert_eq!(texts.into_iter().map(|Scalar(t)| t).collect::<Vec<_>>(), vec![kept.to_string()]);
+}
+
 /// Free text longer than the spec allows (`common.xsd`: 64 characters for a name part, 16 for a
 /// prefix, 2,000 for a comment's text and at most 5 texts per comment) is refused when the
 /// request is decoded, with a clean answer naming the element (never a Type 12), and nothing is
@@ -977,6 +1053,7 @@ backend_tests!(
     idle_connections_are_closed_by_the_header_time_out,
     nasty_text_in_activity_bookings_is_stored_verbatim,
     nasty_text_in_hotel_booking_comments_is_stored_verbatim,
+    card_numbers_in_free_text_keep_only_their_last_four_digits,
     free_text_over_the_spec_lengths_is_refused_and_not_stored,
     control_characters_in_malformed_xml_get_a_clear_400,
 );

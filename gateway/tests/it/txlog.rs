@@ -459,7 +459,8 @@ const CVV: &str = "7319";
 
 /// What a client may put where the gateway does not look (issue 28, H3): a card (number, CVV,
 /// expiry, holder) in a `PaymentCard`, in `SpecialRequests` text and glued in spaces and dashes;
-/// e-mail, phone and passport number in `Comments`, a `Verification` and its `Document`; a
+/// e-mail, phone, passport and card number in `Comments` (stored with the booking: its card
+/// number with the last four digits only), a `Verification` and its `Document`; a
 /// bearer token in a SOAP header. With the log on for everything, none of the card number, the
 /// CVV, the token, the e-mail, phone or passport reaches an entry, `log export`, or the
 /// database's bytes (the SQLite file and its WAL; PostgreSQL's data files and WAL after a
@@ -475,7 +476,7 @@ async fn card_and_personal_data_never_reach_the_log(b: Backend) {
     let card = format!(
         r#"<Guarantee><GuaranteesAccepted><GuaranteeAccepted><PaymentCard CardCode="VI" CardNumber="{CARD}" SeriesCode="{CVV}" ExpireDate="1229"><CardHolderName>Jane Cardholder</CardHolderName><CardNumber><PlainText>{CARD}</PlainText></CardNumber><SeriesCode><PlainText>{CVV}</PlainText></SeriesCode></PaymentCard></GuaranteeAccepted></GuaranteesAccepted></Guarantee><SpecialRequests><SpecialRequest><Text>charge 4111 1111 1111 1111 cvv {CVV} or 4111-1111-1111-1111</Text></SpecialRequest></SpecialRequests>"#
     );
-    let personal = "mail jane.doe@example.com, phone +34 600 123 456, passport XK1234567";
+    let personal = "mail jane.doe@example.com, phone +34 600 123 456, passport XK1234567, pay with 4111 1111 1111 1111";
     let book = |client: &str| {
         booking(client).replace("Late arrival &amp; quiet room please; cot &lt;not&gt; needed.", personal).replacen(
             "<Comments>",
@@ -483,6 +484,12 @@ async fn card_and_personal_data_never_reach_the_log(b: Backend) {
             1,
         )
     };
+    // Booked (no guarantee): the booking keeps the comment's card number with its last four
+    // digits only.
+    let comment_only =
+        booking("TXLOG-CARD-0").replace("Late arrival &amp; quiet room please; cot &lt;not&gt; needed.", personal);
+    let (_, booked) = post(&server, "/hotelbook", comment_only, "rq-card-0").await;
+    assert!(booked.contains("<Success/>") && booked.contains("pay with XXXX XXXX XXXX 1111</Text>"), "{booked}");
     let (_, plain) = post(&server, "/hotelbook", book("TXLOG-CARD-1"), "rq-card-1").await;
     let body = book("TXLOG-CARD-2");
     let body = body.split_once("<POS>").map_or(body.clone(), |(head, rest)| {
@@ -526,7 +533,7 @@ async fn card_and_personal_data_never_reach_the_log(b: Backend) {
         "demo-password",
     ];
     let kept = entries(&server).await;
-    assert_eq!(kept.len(), 3, "three entries: {plain}\n{soap}");
+    assert_eq!(kept.len(), 4, "four entries: {booked}\n{plain}\n{soap}");
     for e in &kept {
         for secret in secrets {
             assert!(
@@ -549,7 +556,7 @@ async fn card_and_personal_data_never_reach_the_log(b: Backend) {
     assert!(by_id("rq-card-2").request.contains("<w:Username>DEMO</w:Username>"), "who is kept");
     let (code, out, err) = cli(&["log", "export", "--db", &server.db.arg()]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.lines().count(), 3);
+    assert_eq!(out.lines().count(), 4);
     for secret in secrets {
         assert!(!out.contains(secret), "{secret} in the export");
     }

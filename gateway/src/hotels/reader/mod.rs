@@ -15,9 +15,10 @@ use ota_messages::hotel_res_modify as m;
 
 use super::booking::{Comment, Company, ItemRef, LangText, RoomSource, TransferLeg, TransferPoint, Transport};
 use crate::errors::Problem;
+use crate::shared::cards;
 
 /// OpenTravel 2016B's special requests: not passed on to the hotel (Type 2).
-const SPECIAL_REQUESTS: &str = "Special requests are not supported: they are not passed on to the hotel. Send the booking without them (Comments are kept with the booking, as written).";
+const SPECIAL_REQUESTS: &str = "Special requests are not supported: they are not passed on to the hotel. Send the booking without them (Comments are kept with the booking, as written but for a card number, of which only the last four digits are kept).";
 
 /// OpenTravel 2016B's rate plans of a room stay: not chosen here (Type 2).
 const RATE_PLANS: &str =
@@ -48,7 +49,8 @@ pub mod modify;
 pub mod reservation;
 pub mod supply;
 
-/// The comments of a request, as stored.
+/// The comments of a request, as stored: a card number in a text keeps only its last four
+/// digits ([`without_card_numbers`](crate::shared::cards::without_card_numbers)).
 pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {
     comments
         .map(|c| {
@@ -60,7 +62,10 @@ pub fn comments_from(comments: Option<&m::Comments>) -> Vec<Comment> {
                     texts: c
                         .text
                         .iter()
-                        .map(|t| LangText { language: t.language.clone(), text: t.value.clone() })
+                        .map(|t| LangText {
+                            language: t.language.clone(),
+                            text: cards::without_card_numbers(&t.value).into_owned(),
+                        })
                         .collect(),
                 })
                 .collect()
@@ -112,13 +117,15 @@ fn point(e: &m::TransferEndpoint) -> Option<TransferPoint> {
     }
 }
 
-/// The name of a request's guest: (prefix, given name, surname).
+/// The name of a request's guest: (prefix, given name, surname), a card number in them
+/// masked as in comments.
 pub fn person_name(g: &m::ResGuest) -> (Option<String>, Option<String>, Option<String>) {
     let name = g.profiles.as_ref().and_then(|p| p.profile_info.profile.customer.person_name.as_ref());
+    let part = |p: &Option<String>| p.as_deref().map(|p| cards::without_card_numbers(p).into_owned());
     (
-        name.and_then(|n| n.name_prefix.clone()),
-        name.and_then(|n| n.given_name.clone()),
-        name.and_then(|n| n.surname.clone()),
+        name.and_then(|n| part(&n.name_prefix)),
+        name.and_then(|n| part(&n.given_name)),
+        name.and_then(|n| part(&n.surname)),
     )
 }
 
