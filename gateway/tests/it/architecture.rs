@@ -54,6 +54,7 @@ pub const SIBLINGS_MAY_USE: &[(&str, &str)] = &[
     ("txlog", "store"),
     ("txlog", "metrics"),
     ("txlog", "client"),
+    ("txlog", "shared"),
     ("audit", "store"),
 ];
 
