@@ -321,7 +321,7 @@ impl Job {
             let done = match &found {
                 Found::Hotel(id, stored, _) => {
                     let after = rules::cancel_hotel(stored, &outcome, next_update(stored.updated, self.now));
-                    if hotel_repo::save::update(c, *id, &after, stored.updated).await? {
+                    if let Some(revision) = hotel_repo::save::update(c, *id, &after, stored.updated).await? {
                         // Giving back never runs out of rooms: only a store failure can stop it.
                         hotel_repo::rooms::apply_inventory(c, &inventory::change(Some(stored), Some(&after)), false)
                             .await
@@ -332,7 +332,13 @@ impl Job {
                                 ))),
                             })?;
                         // In the same transaction: the suppliers of its hotels are told.
-                        hotel_repo::save::record_events(c, &after, &hotel_outbox::events(Some(stored), &after)).await?;
+                        hotel_repo::save::record_events(
+                            c,
+                            &after,
+                            revision,
+                            &hotel_outbox::events(Some(stored), &after),
+                        )
+                        .await?;
                         let change = if after.is_cancelled() { Change::Cancelled } else { Change::Modified };
                         hotel_repo::save::record_change(c, &after, change, By::Partner(&self.owner)).await?;
                         true

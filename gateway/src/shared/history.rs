@@ -54,7 +54,8 @@ pub struct State<'a> {
 }
 
 /// Records, in the caller's write transaction, a change of the booking (`kind`, its Internal
-/// reference) by `by` at `at`, leaving it in `state`.
+/// reference) by `by` at `at`, leaving it in `state`: written with the transaction's next
+/// statement ([`Conn::execute_later`]).
 pub async fn record(
     c: &mut Conn<'_>,
     kind: Kind,
@@ -68,23 +69,22 @@ pub async fn record(
         By::Partner(id) => ("partner", id),
         By::Operator(name) => ("operator", name),
     };
-    c.execute(
+    c.execute_later(
         "INSERT INTO booking_history (booking_kind, booking_ref, change, by_kind, by_id, at, status, total, currency)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        &[
-            &kind.as_str(),
-            &booking_ref,
-            &change.as_str(),
-            &by_kind,
-            &by_id,
-            &at,
-            &state.status,
-            &state.total,
-            &state.currency,
+        vec![
+            Box::new(kind.as_str().to_string()),
+            Box::new(booking_ref.to_string()),
+            Box::new(change.as_str().to_string()),
+            Box::new(by_kind.to_string()),
+            Box::new(by_id.to_string()),
+            Box::new(at),
+            Box::new(state.status.to_string()),
+            Box::new(state.total),
+            Box::new(state.currency.to_string()),
         ],
     )
-    .await?;
-    Ok(())
+    .await
 }
 
 /// The key a surname is stored and searched by: in lower case (Unicode), so that a search

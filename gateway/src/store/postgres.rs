@@ -6,14 +6,19 @@
 //!   commit is sent its outcome is always waited for, whatever happens to the request. Just
 //!   before `COMMIT` the request's [`Ticket`] is checked: a write whose request gave up (its
 //!   deadline passed) is rolled back instead. Lock waits are bounded by the time the request
-//!   has left, plus [`LOCK_WAIT_GRACE`] (`SET LOCAL lock_timeout`); a write that fails after its
+//!   has left, plus [`LOCK_WAIT_GRACE`] (`lock_timeout` set for the transaction alone, sent with
+//!   its first statement); a write that fails after its
 //!   deadline is answered as the time-out is.
 //!
 //! Concurrency control is in the statements themselves (conditional updates, unique keys,
 //! `ON CONFLICT`), plus the catalogue lock ([`super::Conn::lock_catalogue`]).
 //!
+//! Round trips are what a write costs most (issue 32): locks and writes whose outcome nothing
+//! waits for are sent ahead of the next statement, in one round trip with it
+//! ([`super::Conn::execute_later`]).
+//!
 //! Nothing outlives a transaction but the statements the connections prepare and keep (the
-//! default): no session setting (`SET LOCAL` only), no session lock (`pg_advisory_xact_lock`
+//! default): no session setting (transaction-local ones only), no session lock (`pg_advisory_xact_lock`
 //! only), no `LISTEN` (the content is polled), no temporary table. With `statement_cache=off`
 //! in the URL ([`parse_url`]) not even those, so a pooler in transaction mode (PgBouncer) may
 //! run each transaction, and each statement outside one, on a server connection of its choosing.
@@ -149,16 +154,27 @@ impl Postgres {
             return Err(Unwritten::Abandoned);
         }
         let tx = client.transaction().await.map_err(|e| Unwritten::Store(e.into()))?;
-        if let Some(deadline) = deadline {
-            let ms =
-                (deadline.saturating_duration_since(Instant::now()) + LOCK_WAIT_GRACE).as_millis().clamp(1, 3_600_000);
-            tx.batch_execute(&format!("SET LOCAL lock_timeout = {ms}"))
-                .await
-                .map_err(|e| Unwritten::Store(e.into()))?;
-        }
         let out = {
             let mut conn = Conn::postgres(&tx, self.statements);
-            f(&mut conn).await
+            let timeout = match deadline {
+                // Sent with the transaction's first statement.
+                Some(deadline) => {
+                    let ms = (deadline.saturating_duration_since(Instant::now()) + LOCK_WAIT_GRACE)
+                        .as_millis()
+                        .clamp(1, 3_600_000);
+                    conn.execute_later("SELECT set_config('lock_timeout', $1, true)", vec![Box::new(ms.to_string())])
+                        .await
+                }
+                None => Ok(()),
+            };
+            match timeout {
+                Ok(()) => match f(&mut conn).await {
+                    // What was held for later goes before the commit.
+                    Ok(v) => conn.flush().await.map(|()| v).map_err(E::from),
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err(E::from(e)),
+            }
         };
         match out {
             Ok(v) => {

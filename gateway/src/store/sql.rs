@@ -57,6 +57,18 @@ pub struct Conn<'c> {
     held: Vec<i64>,
     /// A part ([`Conn::begin_part`]) is open.
     in_part: bool,
+    /// The catalogue lock this PostgreSQL transaction holds outside any part: `Some(true)`
+    /// exclusive, `Some(false)` shared.
+    catalogue: Option<bool>,
+    /// Statements to send ahead of the next one (see [`Conn::execute_later`]).
+    later: Vec<Later>,
+}
+
+/// A statement whose outcome nothing waits for, sent ahead of the next one of its transaction
+/// (see [`Conn::execute_later`]).
+struct Later {
+    sql: &'static str,
+    params: Vec<Box<dyn Param + Send>>,
 }
 
 enum Inner<'c> {
@@ -204,7 +216,7 @@ impl<'c> Conn<'c> {
     }
 
     fn new(inner: Inner<'c>, writes: bool) -> Self {
-        Conn { inner, writes, change: None, held: Vec::new(), in_part: false }
+        Conn { inner, writes, change: None, held: Vec::new(), in_part: false, catalogue: None, later: Vec::new() }
     }
 
     /// A SQLite connection (the caller holds the transaction).
@@ -257,11 +269,15 @@ impl<'c> Conn<'c> {
             }
             Inner::Postgres(tx, Statements::Cached) => {
                 let stmt = tx.prepare_cached(sql).await?;
-                let rows = tx.query(&stmt, &values(params)).await?;
+                let values = values(params);
+                let rows =
+                    after(tx, Statements::Cached, std::mem::take(&mut self.later), tx.query(&stmt, &values)).await?;
                 rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
             }
             Inner::Postgres(tx, Statements::Unnamed) => {
-                let rows = tx.query_typed(sql, &typed(params)).await?;
+                let typed = typed(params);
+                let rows = after(tx, Statements::Unnamed, std::mem::take(&mut self.later), tx.query_typed(sql, &typed))
+                    .await?;
                 rows.iter().map(|r| R::from_row(&Row::Postgres(r))).collect()
             }
             Inner::PostgresClient(client, Statements::Cached) => {
@@ -306,15 +322,48 @@ impl<'c> Conn<'c> {
             }
             Inner::Postgres(tx, Statements::Cached) => {
                 let stmt = tx.prepare_cached(sql).await?;
-                Ok(tx.execute(&stmt, &values(params)).await?)
+                let values = values(params);
+                after(tx, Statements::Cached, std::mem::take(&mut self.later), tx.execute(&stmt, &values)).await
             }
-            Inner::Postgres(tx, Statements::Unnamed) => Ok(tx.execute_typed(sql, &typed(params)).await?),
+            Inner::Postgres(tx, Statements::Unnamed) => {
+                let typed = typed(params);
+                after(tx, Statements::Unnamed, std::mem::take(&mut self.later), tx.execute_typed(sql, &typed)).await
+            }
             Inner::PostgresClient(client, Statements::Cached) => {
                 let stmt = client.prepare_cached(sql).await?;
                 Ok(client.execute(&stmt, &values(params)).await?)
             }
             Inner::PostgresClient(client, Statements::Unnamed) => Ok(client.execute_typed(sql, &typed(params)).await?),
         }
+    }
+
+    /// Runs a statement whose outcome nothing waits for (a row written, a lock taken) with the
+    /// next statement of the transaction: on PostgreSQL it is sent ahead of the next one (or
+    /// before the commit), both in one round trip, and a failure of it fails that next
+    /// statement (the transaction is then rolled back); on SQLite, and outside a transaction,
+    /// it runs now. For writes whose failure is a plain store error only.
+    pub async fn execute_later(
+        &mut self,
+        sql: &'static str,
+        params: Vec<Box<dyn Param + Send>>,
+    ) -> Result<(), StoreError> {
+        if let Inner::Postgres(..) = self.inner {
+            self.later.push(Later { sql, params });
+            return Ok(());
+        }
+        let params: Vec<&dyn Param> = params.iter().map(|p| &**p as &dyn Param).collect();
+        self.execute(sql, &params).await.map(drop)
+    }
+
+    /// Sends the statements held for later ([`Conn::execute_later`]) now: before a commit, or
+    /// where a lock must be waited for before anything else happens.
+    pub(crate) async fn flush(&mut self) -> Result<(), StoreError> {
+        if let Inner::Postgres(tx, statements) = &self.inner
+            && !self.later.is_empty()
+        {
+            after(tx, *statements, std::mem::take(&mut self.later), std::future::ready(Ok(()))).await?;
+        }
+        Ok(())
     }
 
     /// True when each statement is a round trip to a server (PostgreSQL): a caller that writes
@@ -410,17 +459,25 @@ impl<'c> Conn<'c> {
     /// already holds the database's single write lock, so this does nothing.
     pub async fn lock_catalogue(&mut self, exclusive: bool) -> Result<(), StoreError> {
         const KEY: i64 = CATALOGUE_LOCK;
-        match &mut self.inner {
+        match &self.inner {
             Inner::Sqlite(_) => Ok(()),
-            Inner::Postgres(tx, _) => {
+            Inner::Postgres(..) => {
+                // Held already (as strongly): nothing to ask for.
+                if self.catalogue.is_some_and(|held| held || !exclusive) {
+                    return Ok(());
+                }
                 // A transaction-level lock, released by its COMMIT or ROLLBACK: it never
-                // outlives the transaction on a pooled server connection.
+                // outlives the transaction on a pooled server connection. Sent with the next
+                // statement, which it thus precedes.
                 let sql = if exclusive {
                     "SELECT pg_advisory_xact_lock($1)"
                 } else {
                     "SELECT pg_advisory_xact_lock_shared($1)"
                 };
-                tx.execute_typed(sql, &[(&KEY, Type::INT8)]).await?;
+                self.later.push(Later { sql, params: vec![Box::new(KEY)] });
+                if !self.in_part {
+                    self.catalogue = Some(exclusive);
+                }
                 Ok(())
             }
             Inner::PostgresClient(..) => Err(StoreError::Data("the catalogue lock is taken in a transaction".into())),
@@ -434,12 +491,11 @@ impl<'c> Conn<'c> {
     /// writers naming several), in one statement; those the transaction already holds
     /// exclusively are not asked for again. SQLite needs none (one writer at a time).
     pub async fn lock_hotels(&mut self, hotels: &[&str], exclusive: bool) -> Result<(), StoreError> {
-        let Inner::Postgres(tx, _) = &mut self.inner else {
-            return match &self.inner {
-                Inner::Sqlite(_) => Ok(()),
-                _ => Err(StoreError::Data("a hotel's supply lock is taken in a transaction".into())),
-            };
-        };
+        match &self.inner {
+            Inner::Postgres(..) => {}
+            Inner::Sqlite(_) => return Ok(()),
+            _ => return Err(StoreError::Data("a hotel's supply lock is taken in a transaction".into())),
+        }
         let mut keys: Vec<i64> =
             hotels.iter().map(|h| hotel_lock_key(h)).filter(|k| self.held.binary_search(k).is_err()).collect();
         keys.sort_unstable();
@@ -447,17 +503,18 @@ impl<'c> Conn<'c> {
         if keys.is_empty() {
             return Ok(());
         }
-        // `unnest` gives the keys in the array's order: the locks are taken in it.
+        // `unnest` gives the keys in the array's order: the locks are taken in it. Sent with the
+        // next statement, which they thus precede.
         let sql = if exclusive {
             "SELECT pg_advisory_xact_lock(k) FROM unnest($1::int8[]) AS k"
         } else {
             "SELECT pg_advisory_xact_lock_shared(k) FROM unnest($1::int8[]) AS k"
         };
-        tx.execute_typed(sql, &[(&keys, Type::INT8_ARRAY)]).await?;
         if exclusive && !self.in_part {
-            self.held.extend(keys);
+            self.held.extend(&keys);
             self.held.sort_unstable();
         }
+        self.later.push(Later { sql, params: vec![Box::new(keys)] });
         Ok(())
     }
 }
@@ -491,6 +548,39 @@ fn hotel_lock_key(code: &str) -> i64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     i64::from_be_bytes(((hash & 0x00ff_ffff_ffff_ffff) | 0x4800_0000_0000_0000).to_be_bytes())
+}
+
+/// Runs `then` (a statement's future, not yet polled) after the statements held for later, all
+/// sent at once, in order (tokio-postgres pipelines the requests of futures polled together):
+/// one round trip. A failure of one held statement is the error (the statements after it fail
+/// too, the transaction being aborted).
+async fn after<T>(
+    tx: &deadpool_postgres::Transaction<'_>,
+    statements: Statements,
+    later: Vec<Later>,
+    then: impl std::future::Future<Output = Result<T, tokio_postgres::Error>> + Send,
+) -> Result<T, StoreError> {
+    if later.is_empty() {
+        return Ok(then.await?);
+    }
+    let mut prepared = Vec::with_capacity(later.len());
+    if statements == Statements::Cached {
+        for l in &later {
+            prepared.push(tx.prepare_cached(l.sql).await?);
+        }
+    }
+    let params: Vec<Vec<&dyn Param>> =
+        later.iter().map(|l| l.params.iter().map(|p| &**p as &dyn Param).collect()).collect();
+    let values: Vec<Vec<&(dyn ToSql + Sync)>> = params.iter().map(|p| values(p)).collect();
+    let typed: Vec<Vec<(&(dyn ToSql + Sync), Type)>> = params.iter().map(|p| typed(p)).collect();
+    let sent = later.iter().enumerate().map(|(i, l)| -> futures_util::future::BoxFuture<'_, _> {
+        match statements {
+            Statements::Cached => Box::pin(tx.execute(&prepared[i], &values[i])),
+            Statements::Unnamed => Box::pin(tx.execute_typed(l.sql, &typed[i])),
+        }
+    });
+    let (_, out) = futures_util::future::try_join(futures_util::future::try_join_all(sent), then).await?;
+    Ok(out)
 }
 
 /// The PostgreSQL values of parameters (for a prepared statement: the server gave their types).

@@ -11,7 +11,7 @@
 //! modify, cancel), Commits on several gateway processes for the last places and the last room
 //! (never oversold, one booking per Client reference), modifies from one read, imports and
 //! requestor changes reaching running gateways, lock waits bounded by the request's time
-//! (`SET LOCAL lock_timeout`, the catalogue lock), the health check's write, SIGKILLed gateways
+//! (a transaction-local `lock_timeout`, the catalogue lock), the health check's write, SIGKILLed gateways
 //! and the load test. Its own tests: two gateway processes under load sharing the small server
 //! pool, and what the URL's `statement_cache=off` is for.
 //!

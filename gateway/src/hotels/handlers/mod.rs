@@ -298,19 +298,19 @@ impl Change {
             return Ok(stored);
         }
         desired.updated = rules::next_update(stored.updated, self.now);
-        if !repo::save::update(c, id, &desired, stored.updated).await? {
+        let Some(revision) = repo::save::update(c, id, &desired, stored.updated).await? else {
             return Err(Problem::biz(
                 ErrorCode::RequestedActionNotPossible,
                 "Booking not changed – it was changed at the same time by another request; read it again.",
             )
             .at(format!("{BASE}/@LastUpdateDateTime"))
             .into());
-        }
+        };
         // In the same transaction: new dates or room types take rooms, the old ones are given back.
         let taken = inventory::change(Some(&stored), Some(&desired));
         repo::rooms::apply_inventory(c, &taken, false).await.map_err(|e| not_left(e, &desired, ROOM_STAYS))?;
         // In the same transaction: the suppliers of its hotels are told.
-        repo::save::record_events(c, &desired, &rules::outbox::events(Some(&stored), &desired)).await?;
+        repo::save::record_events(c, &desired, revision, &rules::outbox::events(Some(&stored), &desired)).await?;
         let change = if desired.is_cancelled() { history::Change::Cancelled } else { history::Change::Modified };
         repo::save::record_change(c, &desired, change, By::Partner(&self.owner)).await?;
         Ok(desired)

@@ -17,7 +17,8 @@ use crate::shared::booking::Committed;
 use crate::shared::context::{Ctx, OpError};
 use crate::shared::history::{By, Change};
 use crate::shared::lang::Languages;
-use crate::store::Conn;
+use crate::shared::reference;
+use crate::store::{Conn, StoreError};
 
 /// `/hotelbook`: `Quote` prices the booking and checks that its rooms are left, and stores
 /// nothing; `Commit` books it once per (requestor, Client reference), taking its rooms in the
@@ -89,11 +90,17 @@ async fn commit(c: &mut Conn<'_>, b: &Booking) -> Result<Committed<Booking>, Com
     if let Some(existing) = repo::save::claim(c, b).await? {
         return Ok(Committed::Existing(existing));
     }
-    let internal = repo::save::free_reference(c).await?;
-    let booked = rules::with_reference(b.clone(), &internal);
-    repo::save::insert(c, &booked).await?;
-    repo::rooms::apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
-    repo::save::record_events(c, &booked, &crate::hotels::rules::outbox::events(None, &booked)).await?;
-    repo::save::record_change(c, &booked, Change::Created, By::Partner(&booked.owner)).await?;
-    Ok(Committed::New(booked))
+    // A reference another booking has (rare: 50 random bits) writes nothing: another is drawn.
+    for _ in 0..reference::DRAWS {
+        let booked = rules::with_reference(b.clone(), &reference::new_reference("HTL"));
+        let Some(revision) = repo::save::insert(c, &booked).await? else {
+            continue;
+        };
+        repo::rooms::apply_inventory(c, &inventory::change(None, Some(&booked)), false).await?;
+        let events = crate::hotels::rules::outbox::events(None, &booked);
+        repo::save::record_events(c, &booked, revision, &events).await?;
+        repo::save::record_change(c, &booked, Change::Created, By::Partner(&booked.owner)).await?;
+        return Ok(Committed::New(booked));
+    }
+    Err(StoreError::Data(format!("no free booking reference after {} draws", reference::DRAWS)).into())
 }

@@ -256,6 +256,9 @@ async fn write_batch(
                 let mut hotels: Vec<&str> = jobs.iter().map(|(n, _)| n.hotel.as_str()).collect();
                 hotels.dedup();
                 c.lock_hotels(&hotels, true).await?;
+                // Waited for now, before any request is started: a request whose time runs out
+                // waiting for a hotel's lock is answered as timed out, nothing written.
+                c.flush().await?;
                 if !parts {
                     // Started here: from now on their requests wait for the outcome.
                     let started: Vec<Option<&Notification>> =

@@ -130,7 +130,12 @@ pub(crate) async fn write(c: &mut Conn<'_>, imported: &ImportedHotels) -> Result
                 ));
             }
         }
-        repo::save::insert(c, &priced).await?;
+        if repo::save::insert(c, &priced).await?.is_none() {
+            return Err(ImportError::invalid(
+                entry,
+                format!("internal_ref {:?} is another booking's", priced.internal_ref),
+            ));
+        }
         let change = if before.is_some() { Change::Modified } else { Change::Created };
         repo::save::record_change(c, &priced, change, By::Operator("import")).await?;
         // An imported booking records what exists: its rooms count as sold even beyond those on sale.

@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 
 use crate::hotels::booking::{Night, Rooms};
 use crate::store::row;
-use crate::store::{Conn, Scalar, StoreError};
+use crate::store::{Conn, Param, Scalar, StoreError};
 
 row! {
     /// A `hotel_rooms_sold` row.
@@ -99,41 +99,55 @@ pub(crate) async fn sold_on(c: &mut Conn<'_>, n: &Night) -> Result<i64, StoreErr
 
 /// Applies a change to the rooms sold, in the caller's write transaction: gives back, and
 /// takes rooms never beyond those on sale (an imported booking records what exists: `force`
-/// takes them even so). On an error the caller's transaction is rolled back.
+/// takes them even so). On an error the caller's transaction is rolled back. A night taken is
+/// one round trip on PostgreSQL (its row made sure of, ahead of the conditional update, and a
+/// give-back sent with them: [`Conn::execute_later`]); why it could not be taken is asked only
+/// when it could not.
 pub(crate) async fn apply_inventory(c: &mut Conn<'_>, change: &Rooms, force: bool) -> Result<(), InventoryError> {
     c.lock_catalogue(false).await?;
     let hotels: Vec<&str> = change.iter().filter(|(_, n)| **n > 0).map(|(night, _)| night.hotel.as_str()).collect();
     c.lock_hotels(&hotels, false).await?;
     for (night, &n) in change {
+        let key: Vec<Box<dyn Param + Send>> =
+            vec![Box::new(night.hotel.clone()), Box::new(night.room_type.clone()), Box::new(night.night)];
         if n < 0 {
-            c.execute(
+            let mut params = key;
+            params.push(Box::new(-n));
+            c.execute_later(
                 "UPDATE hotel_rooms_sold SET rooms = CASE WHEN rooms >= $4 THEN rooms - $4 ELSE 0 END
                  WHERE hotel_code = $1 AND room_code = $2 AND night = $3",
-                &[&night.hotel, &night.room_type, &night.night, &-n],
+                params,
             )
             .await?;
             continue;
         }
-        let total = match on_sale(c, night).await? {
-            Some(total) => total,
-            None if force => 0,
-            None => return Err(InventoryError::RoomTypeGone(night.clone())),
-        };
-        c.execute(
+        c.execute_later(
             "INSERT INTO hotel_rooms_sold (hotel_code, room_code, night, rooms) VALUES ($1, $2, $3, 0)
              ON CONFLICT (hotel_code, room_code, night) DO NOTHING",
-            &[&night.hotel, &night.room_type, &night.night],
+            key,
         )
         .await?;
+        // Rooms on sale as `on_sale` reads them; none (no such room type) fails the condition.
         let taken: Option<Scalar<i64>> = c
             .query_opt(
                 "UPDATE hotel_rooms_sold SET rooms = rooms + $4
-                 WHERE hotel_code = $1 AND room_code = $2 AND night = $3 AND (rooms + $4 <= $5 OR $6)
+                 WHERE hotel_code = $1 AND room_code = $2 AND night = $3
+                   AND ($5 OR rooms + $4 <= (
+                       SELECT COALESCE(
+                           (SELECT s.rooms FROM supply_rooms s WHERE s.hotel_code = t.hotel_code AND s.room_code = t.code AND s.night = $3),
+                           (SELECT a.units FROM hotel_allotment a
+                            WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
+                            ORDER BY a.start_date DESC LIMIT 1),
+                           t.units)
+                       FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2))
                  RETURNING rooms",
-                &[&night.hotel, &night.room_type, &night.night, &n, &total, &force],
+                &[&night.hotel, &night.room_type, &night.night, &n, &force],
             )
             .await?;
         if taken.is_none() {
+            let Some(total) = on_sale(c, night).await? else {
+                return Err(InventoryError::RoomTypeGone(night.clone()));
+            };
             let left = (total - sold_on(c, night).await?).max(0);
             return Err(InventoryError::Full { night: night.clone(), left });
         }

@@ -12,7 +12,6 @@ use crate::hotels::booking::{Booking, TransferPoint};
 use crate::shared::booking::Kind;
 use crate::shared::events::{self, EventKind};
 use crate::shared::history::{self, By, Change, State};
-use crate::shared::reference;
 use crate::shared::register::{self, Claim};
 use crate::store::{Conn, Scalar, Sequence, StoreError};
 
@@ -23,17 +22,20 @@ pub(crate) async fn delete_by_internal(c: &mut Conn<'_>, internal_ref: &str) -> 
     Ok(())
 }
 
-/// Stores a new booking (every room priced); gives its row id.
-pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreError> {
+/// Stores a new booking (every room priced): the revision it took (see [`next_revision`]), or
+/// `None` when its Internal reference is another booking's (nothing written). Its rows but the
+/// first are written with the transaction's next statement ([`Conn::execute_later`]).
+pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<Option<i64>, StoreError> {
     let (arrival, departure) =
         b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
     let co = b.company.as_ref();
     let revision = next_revision(c).await?;
-    let Scalar(id): Scalar<i64> = c
-        .query_one(
+    let id: Option<Scalar<i64>> = c
+        .query_opt(
             "INSERT INTO hotel_booking (internal_ref, client_ref, requestor_id, company_name, company_code, company_short_name, status,
                                         created_at, updated_at, currency, total, arrival, departure, revision)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+             ON CONFLICT (internal_ref) DO NOTHING RETURNING id",
             &[
                 &b.internal_ref,
                 &b.client_ref,
@@ -52,8 +54,11 @@ pub(crate) async fn insert(c: &mut Conn<'_>, b: &Booking) -> Result<i64, StoreEr
             ],
         )
         .await?;
+    let Some(Scalar(id)) = id else {
+        return Ok(None);
+    };
     insert_children(c, id, b).await?;
-    Ok(id)
+    Ok(Some(revision))
 }
 
 /// Why a hotel Commit stored nothing.
@@ -96,14 +101,15 @@ pub(crate) async fn claim(c: &mut Conn<'_>, b: &Booking) -> Result<Option<Bookin
     }
 }
 
-/// An Internal reference no hotel booking has (see [`reference::free`]).
-pub(crate) async fn free_reference(c: &mut Conn<'_>) -> Result<String, StoreError> {
-    reference::free(c, "HTL", "SELECT id FROM hotel_booking WHERE internal_ref = $1").await
-}
-
 /// Replaces a stored booking with `b`, unless it changed since `read_at` (its last update as
-/// the client read it): then nothing is written and `false` returned.
-pub(crate) async fn update(c: &mut Conn<'_>, id: i64, b: &Booking, read_at: NaiveDateTime) -> Result<bool, StoreError> {
+/// the client read it): then nothing is written and `None` returned; else the revision it took.
+/// Its rows but the first are written with the transaction's next statement.
+pub(crate) async fn update(
+    c: &mut Conn<'_>,
+    id: i64,
+    b: &Booking,
+    read_at: NaiveDateTime,
+) -> Result<Option<i64>, StoreError> {
     let (arrival, departure) =
         b.span().ok_or_else(|| StoreError::Data(format!("booking {} has no room stay", b.internal_ref)))?;
     let revision = next_revision(c).await?;
@@ -115,7 +121,7 @@ pub(crate) async fn update(c: &mut Conn<'_>, id: i64, b: &Booking, read_at: Naiv
         )
         .await?;
     if changed == 0 {
-        return Ok(false);
+        return Ok(None);
     }
     for sql in [
         "DELETE FROM hotel_booking_room WHERE booking_id = $1",
@@ -124,29 +130,30 @@ pub(crate) async fn update(c: &mut Conn<'_>, id: i64, b: &Booking, read_at: Naiv
         "DELETE FROM hotel_booking_service WHERE booking_id = $1",
         "DELETE FROM hotel_booking_guest WHERE booking_id = $1",
     ] {
-        c.execute(sql, &[&id]).await?;
+        c.execute_later(sql, vec![Box::new(id)]).await?;
     }
     insert_children(c, id, b).await?;
-    Ok(true)
+    Ok(Some(revision))
 }
 
-/// Every child row of a booking (all its tables but `hotel_booking`).
+/// Every child row of a booking (all its tables but `hotel_booking`), written with the
+/// transaction's next statement.
 async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), StoreError> {
     for (pos, g) in b.guests.iter().enumerate() {
-        c.execute(
+        c.execute_later(
             "INSERT INTO hotel_booking_guest (booking_id, rph, position, age_qualifying_code, birth_date, name_prefix, given_name, surname, age, surname_key)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            &[
-                &id,
-                &signed(g.rph)?,
-                &(pos as i64),
-                &g.age_code,
-                &g.birth_date,
-                &g.prefix,
-                &g.given,
-                &g.surname,
-                &g.age.map(signed).transpose()?,
-                &g.surname.as_deref().map(history::surname_key),
+            vec![
+                Box::new(id),
+                Box::new(signed(g.rph)?),
+                Box::new(pos as i64),
+                Box::new(g.age_code.clone()),
+                Box::new(g.birth_date),
+                Box::new(g.prefix.clone()),
+                Box::new(g.given.clone()),
+                Box::new(g.surname.clone()),
+                Box::new(g.age.map(signed).transpose()?),
+                Box::new(g.surname.as_deref().map(history::surname_key)),
             ],
         )
         .await?;
@@ -154,23 +161,36 @@ async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
     insert_services(c, id, b).await?;
     insert_rooms(c, id, b).await?;
     for (pos, cm) in b.comments.iter().enumerate() {
-        c.execute(
+        c.execute_later(
             "INSERT INTO hotel_booking_comment (booking_id, position, name, originator) VALUES ($1, $2, $3, $4)",
-            &[&id, &(pos as i64), &cm.name, &cm.originator],
+            vec![Box::new(id), Box::new(pos as i64), Box::new(cm.name.clone()), Box::new(cm.originator.clone())],
         )
         .await?;
         for (tpos, t) in cm.texts.iter().enumerate() {
-            c.execute(
+            c.execute_later(
                 "INSERT INTO hotel_booking_comment_text (booking_id, comment_position, position, language, text) VALUES ($1, $2, $3, $4, $5)",
-                &[&id, &(pos as i64), &(tpos as i64), &t.language, &t.text],
+                vec![
+                    Box::new(id),
+                    Box::new(pos as i64),
+                    Box::new(tpos as i64),
+                    Box::new(t.language.clone()),
+                    Box::new(t.text.clone()),
+                ],
             )
             .await?;
         }
     }
     for (pos, r) in b.item_refs.iter().enumerate() {
-        c.execute(
+        c.execute_later(
             "INSERT INTO hotel_booking_reference (booking_id, position, res_id_type, source_context, value, item_rph) VALUES ($1, $2, $3, $4, $5, $6)",
-            &[&id, &(pos as i64), &r.res_id_type, &r.context, &r.value, &r.item_rph.map(signed).transpose()?],
+            vec![
+                Box::new(id),
+                Box::new(pos as i64),
+                Box::new(r.res_id_type.clone()),
+                Box::new(r.context.clone()),
+                Box::new(r.value.clone()),
+                Box::new(r.item_rph.map(signed).transpose()?),
+            ],
         )
         .await?;
     }
@@ -181,15 +201,15 @@ async fn insert_children(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
 async fn insert_services(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), StoreError> {
     for (pos, s) in b.services.iter().enumerate() {
         let rph = signed(s.rph)?;
-        c.execute(
+        c.execute_later(
             "INSERT INTO hotel_booking_service (booking_id, rph, position, inventory_code) VALUES ($1, $2, $3, $4)",
-            &[&id, &rph, &(pos as i64), &s.code],
+            vec![Box::new(id), Box::new(rph), Box::new(pos as i64), Box::new(s.code.clone())],
         )
         .await?;
         for (gpos, guest) in s.guests.iter().enumerate() {
-            c.execute(
+            c.execute_later(
                 "INSERT INTO hotel_booking_service_guest (booking_id, service_rph, position, guest_rph) VALUES ($1, $2, $3, $4)",
-                &[&id, &rph, &(gpos as i64), &signed(*guest)?],
+                vec![Box::new(id), Box::new(rph), Box::new(gpos as i64), Box::new(signed(*guest)?)],
             )
             .await?;
         }
@@ -199,22 +219,22 @@ async fn insert_services(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), S
                     TransferPoint::Hotel(h) => ("hotel", Some(h.clone()), None),
                     TransferPoint::Transport(t) => ("transport", None, Some(t)),
                 };
-                c.execute(
+                c.execute_later(
                     "INSERT INTO hotel_booking_transfer_end (booking_id, service_rph, leg_position, end_kind, kind, hotel_code,
                         departure_at, arrival_at, departure_airport, arrival_airport, flight_number)
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-                    &[
-                        &id,
-                        &rph,
-                        &(lpos as i64),
-                        &end_kind,
-                        &kind,
-                        &hotel,
-                        &t.and_then(|t| t.departure),
-                        &t.and_then(|t| t.arrival),
-                        &t.and_then(|t| t.departure_airport.clone()),
-                        &t.and_then(|t| t.arrival_airport.clone()),
-                        &t.and_then(|t| t.flight.clone()),
+                    vec![
+                        Box::new(id),
+                        Box::new(rph),
+                        Box::new(lpos as i64),
+                        Box::new(end_kind.to_string()),
+                        Box::new(kind.to_string()),
+                        Box::new(hotel),
+                        Box::new(t.and_then(|t| t.departure)),
+                        Box::new(t.and_then(|t| t.arrival)),
+                        Box::new(t.and_then(|t| t.departure_airport.clone())),
+                        Box::new(t.and_then(|t| t.arrival_airport.clone())),
+                        Box::new(t.and_then(|t| t.flight.clone())),
                     ],
                 )
                 .await?;
@@ -231,66 +251,66 @@ async fn insert_rooms(c: &mut Conn<'_>, id: i64, b: &Booking) -> Result<(), Stor
         let total = r.total.ok_or_else(|| {
             StoreError::Data(format!("booking {}: room stay {} is not priced", b.internal_ref, pos + 1))
         })?;
-        c.execute(
+        c.execute_later(
             "INSERT INTO hotel_booking_room (booking_id, position, index_number, status, hotel_code, room_type_code, board_code,
                 start_date, end_date, total, reference_id, reference_type, cancelled_at, cancel_penalty)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-            &[
-                &id,
-                &pos,
-                &r.index.map(signed).transpose()?,
-                &r.status,
-                &r.hotel,
-                &r.room_type,
-                &r.board,
-                &r.start,
-                &r.end,
-                &total,
-                &r.reference.as_ref().and_then(|x| x.id.clone()),
-                &r.reference.as_ref().and_then(|x| x.kind.clone()),
-                &r.cancelled.map(|x| x.at),
-                &r.cancelled.map(|x| x.penalty),
+            vec![
+                Box::new(id),
+                Box::new(pos),
+                Box::new(r.index.map(signed).transpose()?),
+                Box::new(r.status.clone()),
+                Box::new(r.hotel.clone()),
+                Box::new(r.room_type.clone()),
+                Box::new(r.board.clone()),
+                Box::new(r.start),
+                Box::new(r.end),
+                Box::new(total),
+                Box::new(r.reference.as_ref().and_then(|x| x.id.clone())),
+                Box::new(r.reference.as_ref().and_then(|x| x.kind.clone())),
+                Box::new(r.cancelled.map(|x| x.at)),
+                Box::new(r.cancelled.map(|x| x.penalty)),
             ],
         )
         .await?;
         for (ppos, p) in r.penalties.iter().enumerate() {
-            c.execute(
+            c.execute_later(
                 "INSERT INTO hotel_booking_room_penalty (booking_id, room_position, position, deadline, percent) VALUES ($1, $2, $3, $4, $5)",
-                &[&id, &pos, &(ppos as i64), &p.deadline, &p.percent],
+                vec![Box::new(id), Box::new(pos), Box::new(ppos as i64), Box::new(p.deadline), Box::new(p.percent)],
             )
             .await?;
         }
         for (gpos, guest) in r.guests.iter().enumerate() {
-            c.execute(
+            c.execute_later(
                 "INSERT INTO hotel_booking_room_guest (booking_id, room_position, position, guest_rph) VALUES ($1, $2, $3, $4)",
-                &[&id, &pos, &(gpos as i64), &signed(*guest)?],
+                vec![Box::new(id), Box::new(pos), Box::new(gpos as i64), Box::new(signed(*guest)?)],
             )
             .await?;
         }
         for (spos, service) in r.services.iter().enumerate() {
-            c.execute(
+            c.execute_later(
                 "INSERT INTO hotel_booking_room_service (booking_id, room_position, position, service_rph) VALUES ($1, $2, $3, $4)",
-                &[&id, &pos, &(spos as i64), &signed(*service)?],
+                vec![Box::new(id), Box::new(pos), Box::new(spos as i64), Box::new(signed(*service)?)],
             )
             .await?;
         }
         for (spos, s) in r.sources.iter().enumerate() {
             let co = s.company.as_ref();
-            c.execute(
+            c.execute_later(
                 "INSERT INTO hotel_booking_room_source (booking_id, room_position, position, type, id, id_context, instance,
                     company_name, company_code, company_short_name)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                &[
-                    &id,
-                    &pos,
-                    &(spos as i64),
-                    &s.kind,
-                    &s.id,
-                    &s.id_context,
-                    &s.instance,
-                    &co.map(|c| c.name.clone()),
-                    &co.and_then(|c| c.code.clone()),
-                    &co.and_then(|c| c.short_name.clone()),
+                vec![
+                    Box::new(id),
+                    Box::new(pos),
+                    Box::new(spos as i64),
+                    Box::new(s.kind.clone()),
+                    Box::new(s.id.clone()),
+                    Box::new(s.id_context.clone()),
+                    Box::new(s.instance.clone()),
+                    Box::new(co.map(|c| c.name.clone())),
+                    Box::new(co.and_then(|c| c.code.clone())),
+                    Box::new(co.and_then(|c| c.short_name.clone())),
                 ],
             )
             .await?;
@@ -313,21 +333,17 @@ pub(crate) async fn record_change(c: &mut Conn<'_>, b: &Booking, change: Change,
 
 /// Records the outbox events of a change of the stored booking `b` (see
 /// [`crate::shared::events`]), in the caller's write transaction, after the booking's row was
-/// written: each with the booking's revision now, and its version (last update) `b.updated`.
+/// written: each with the booking's `revision` now (as [`insert`] or [`update`] gave it), and
+/// its version (last update) `b.updated`.
 pub(crate) async fn record_events(
     c: &mut Conn<'_>,
     b: &Booking,
+    revision: i64,
     events: &[(String, EventKind)],
 ) -> Result<(), StoreError> {
-    if events.is_empty() {
-        return Ok(());
-    }
-    let internal_ref = &b.internal_ref;
-    let Scalar(revision): Scalar<i64> =
-        c.query_one("SELECT revision FROM hotel_booking WHERE internal_ref = $1", &[internal_ref]).await?;
     let version = b.updated.and_utc().timestamp_millis();
     for (hotel, kind) in events {
-        events::record(c, Kind::Hotel, internal_ref, hotel, *kind, Some(revision), version).await?;
+        events::record(c, Kind::Hotel, &b.internal_ref, hotel, *kind, Some(revision), version).await?;
     }
     Ok(())
 }
