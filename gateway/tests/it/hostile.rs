@@ -806,6 +806,23 @@ async fn read_demo_booking(server: &TestServer) -> ota_messages::booking_read::H
     rs.reservations_list.unwrap().hotel_reservation.remove(0)
 }
 
+/// The name of the second (not the lead) guest of a modify payload of the demo booking.
+fn second_guest_name(p: &mut m::HotelResModify) -> &mut ota_messages::common::PersonName {
+    let guest = &mut p.res_guests.as_mut().unwrap().res_guest[1];
+    guest.profiles.as_mut().unwrap().profile_info.profile.customer.person_name.as_mut().unwrap()
+}
+
+/// A modify Commit of payload `p`, with the sample request's POS.
+fn modify_commit(p: m::HotelResModify) -> OtaHotelResModifyRq {
+    OtaHotelResModifyRq {
+        version: "2008.1".into(),
+        res_status: Some(ResStatus::Commit),
+        pos: ota_messages::hotel_res_modify::OtaHotelResModifyRq::from_xml(&sample("hotel_res_modify")).unwrap().pos,
+        hotel_res_modifies: m::HotelResModifies { hotel_res_modify: p },
+        ..Default::default()
+    }
+}
+
 async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
     let server = TestServer::start(b).await;
     let strings = nasty_strings();
@@ -831,17 +848,10 @@ async fn nasty_text_in_hotel_booking_comments_is_stored_verbatim(b: Backend) {
         .collect();
     p.res_global_info.comments = Some(m::Comments { comment: comments.clone() });
     // A non-lead guest's name is a minor change too.
-    let guest = &mut p.res_guests.as_mut().unwrap().res_guest[1];
-    let name = guest.profiles.as_mut().unwrap().profile_info.profile.customer.person_name.as_mut().unwrap();
+    let name = second_guest_name(&mut p);
     name.given_name = Some(strings[0].to_string());
     name.surname = Some(strings[6].to_string());
-    let rq = OtaHotelResModifyRq {
-        version: "2008.1".into(),
-        res_status: Some(ResStatus::Commit),
-        pos: ota_messages::hotel_res_modify::OtaHotelResModifyRq::from_xml(&sample("hotel_res_modify")).unwrap().pos,
-        hotel_res_modifies: m::HotelResModifies { hotel_res_modify: p },
-        ..Default::default()
-    };
+    let rq = modify_commit(p);
     // Carriage returns as the decimal reference `&#13;`.
     let xml = rq.to_xml().unwrap().replace("&#xD;", "&#13;");
     assert!(xml.contains("&#13;"));
@@ -920,17 +930,8 @@ async fn card_numbers_in_free_text_keep_only_their_last_four_digits(b: Backend) 
     let sent = "pay with 4111 1111 1111 1111 please; call +34 600 123 456; ref 4111111111111112";
     let kept = "pay with XXXX XXXX XXXX 1111 please; call +34 600 123 456; ref 4111111111111112";
     p.res_global_info.comments = Some(m::Comments { comment: vec![comment(sent)] });
-    let guest = &mut p.res_guests.as_mut().unwrap().res_guest[1];
-    let name = guest.profiles.as_mut().unwrap().profile_info.profile.customer.person_name.as_mut().unwrap();
-    name.surname = Some("5500 0000 0000 0004".into());
-    let rq = OtaHotelResModifyRq {
-        version: "2008.1".into(),
-        res_status: Some(ResStatus::Commit),
-        pos: ota_messages::hotel_res_modify::OtaHotelResModifyRq::from_xml(&sample("hotel_res_modify")).unwrap().pos,
-        hotel_res_modifies: m::HotelResModifies { hotel_res_modify: p },
-        ..Default::default()
-    };
-    let (_, _, body) = server.client().send_raw("/bookmodify", rq.to_xml().unwrap(), XML).await.unwrap();
+    second_guest_name(&mut p).surname = Some("5500 0000 0000 0004".into());
+    let (_, _, body) = server.client().send_raw("/bookmodify", modify_commit(p).to_xml().unwrap(), XML).await.unwrap();
     let rs = OtaHotelResModifyRs::from_xml(&body).unwrap();
     assert!(rs.is_success(), "{body}");
     let answered =

@@ -12,11 +12,6 @@ row! {
     struct SoldRow { hotel_code: String, room_code: String, night: NaiveDate, rooms: i64 }
 }
 
-row! {
-    /// The rooms of a type on sale: usually, and on one night when an allotment says so.
-    struct OnSaleRow { units: i64, on_night: Option<i64> }
-}
-
 /// The most hotels a [`rooms_sold`] statement names; with more, every hotel's rows are read.
 const MAX_LISTED_HOTELS: usize = 200;
 
@@ -69,21 +64,40 @@ pub(crate) enum InventoryError {
     Store(#[from] StoreError),
 }
 
+/// The rooms of room type `t` (a `hotel_room_type` row) on sale on night `$3`: as its supplier
+/// set them, else as an allotment of the stored content says, else its usual number. Stated once,
+/// for [`on_sale`] and for the update that takes rooms ([`TAKE`]).
+macro_rules! rooms_on_sale {
+    () => {
+        "COALESCE((SELECT s.rooms FROM supply_rooms s WHERE s.hotel_code = t.hotel_code AND s.room_code = t.code AND s.night = $3),
+                  (SELECT a.units FROM hotel_allotment a
+                   WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
+                   ORDER BY a.start_date DESC LIMIT 1),
+                  t.units)"
+    };
+}
+
+/// Takes `$4` rooms of a night (`$1`, `$2`, `$3`), never beyond those on sale unless `$5`
+/// (forced); no row when it could not (no such room type: the condition is not true).
+const TAKE: &str = concat!(
+    "UPDATE hotel_rooms_sold SET rooms = rooms + $4
+     WHERE hotel_code = $1 AND room_code = $2 AND night = $3
+       AND ($5 OR rooms + $4 <= (SELECT ",
+    rooms_on_sale!(),
+    " FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2))
+     RETURNING rooms"
+);
+
 /// Rooms of a type on sale on a night, as its supplier set them, else as the stored content has
 /// them (`None`: no such room type).
 pub(crate) async fn on_sale(c: &mut Conn<'_>, n: &Night) -> Result<Option<i64>, StoreError> {
-    let row: Option<OnSaleRow> = c
+    let row: Option<Scalar<i64>> = c
         .query_opt(
-            "SELECT t.units,
-                    COALESCE((SELECT s.rooms FROM supply_rooms s WHERE s.hotel_code = t.hotel_code AND s.room_code = t.code AND s.night = $3),
-                             (SELECT a.units FROM hotel_allotment a
-                              WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
-                              ORDER BY a.start_date DESC LIMIT 1))
-             FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2",
+            concat!("SELECT ", rooms_on_sale!(), " FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2"),
             &[&n.hotel, &n.room_type, &n.night],
         )
         .await?;
-    Ok(row.map(|r| r.on_night.unwrap_or(r.units)))
+    Ok(row.map(|Scalar(on_sale)| on_sale))
 }
 
 /// Rooms sold of a type on a night.
@@ -127,23 +141,8 @@ pub(crate) async fn apply_inventory(c: &mut Conn<'_>, change: &Rooms, force: boo
             key,
         )
         .await?;
-        // Rooms on sale as `on_sale` reads them; none (no such room type) fails the condition.
-        let taken: Option<Scalar<i64>> = c
-            .query_opt(
-                "UPDATE hotel_rooms_sold SET rooms = rooms + $4
-                 WHERE hotel_code = $1 AND room_code = $2 AND night = $3
-                   AND ($5 OR rooms + $4 <= (
-                       SELECT COALESCE(
-                           (SELECT s.rooms FROM supply_rooms s WHERE s.hotel_code = t.hotel_code AND s.room_code = t.code AND s.night = $3),
-                           (SELECT a.units FROM hotel_allotment a
-                            WHERE a.hotel_code = t.hotel_code AND a.room_code = t.code AND a.start_date <= $3 AND a.end_date >= $3
-                            ORDER BY a.start_date DESC LIMIT 1),
-                           t.units)
-                       FROM hotel_room_type t WHERE t.hotel_code = $1 AND t.code = $2))
-                 RETURNING rooms",
-                &[&night.hotel, &night.room_type, &night.night, &n, &force],
-            )
-            .await?;
+        let taken: Option<Scalar<i64>> =
+            c.query_opt(TAKE, &[&night.hotel, &night.room_type, &night.night, &n, &force]).await?;
         if taken.is_none() {
             let Some(total) = on_sale(c, night).await? else {
                 return Err(InventoryError::RoomTypeGone(night.clone()));
