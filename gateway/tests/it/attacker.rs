@@ -472,6 +472,8 @@ impl CommitEater {
                         };
                         let chunk = &buf[..n];
                         let has = |w: &[u8]| chunk.windows(w.len()).any(|x| x == w);
+                        // A request's write sets its lock timeout (the gateway's own background
+                        // writes have no deadline, so none).
                         if has(b"lock_timeout") {
                             in_write = true;
                         }
@@ -479,12 +481,13 @@ impl CommitEater {
                         // inside a statement's parameters.
                         let commit = has(b"Q\0\0\0\x0bCOMMIT\0");
                         if in_write && commit && armed.load(Ordering::SeqCst) {
+                            // Counted first: the gateway may answer as soon as it is cut off.
+                            eaten.fetch_add(1, Ordering::SeqCst);
                             // Nothing more reaches the gateway; then the server gets the commit
                             // and is given time to carry it out before the connection goes.
                             let _ = cut.send(true);
                             let _ = (&mut down).await;
                             let _ = sw.write_all(chunk).await;
-                            eaten.fetch_add(1, Ordering::SeqCst);
                             tokio::time::sleep(Duration::from_millis(300)).await;
                             break;
                         }
@@ -521,6 +524,10 @@ async fn a_lost_commit_answer_is_in_doubt_never_not_processed() {
         &eater.addr.to_string(),
         1,
     );
+    // Unnamed statements, so that each carries its text (the proxy tells a request's write by its
+    // lock timeout's statement; a prepared one's text goes once per connection only). What an
+    // unknown commit outcome is answered does not depend on how statements are sent.
+    let proxied = format!("{proxied}{}statement_cache=off", if proxied.contains('?') { '&' } else { '?' });
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("gateway.log");
     let gw = GatewayProcess::start_with(&proxied, &[], &[("RUST_LOG", "info")], Some(&log)).await;
