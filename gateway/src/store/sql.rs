@@ -571,8 +571,11 @@ async fn after<T>(
     }
     let params: Vec<Vec<&dyn Param>> =
         later.iter().map(|l| l.params.iter().map(|p| &**p as &dyn Param).collect()).collect();
-    let values: Vec<Vec<&(dyn ToSql + Sync)>> = params.iter().map(|p| values(p)).collect();
-    let typed: Vec<Vec<(&(dyn ToSql + Sync), Type)>> = params.iter().map(|p| typed(p)).collect();
+    // The values as the mode sends them: bare for a prepared statement, typed for an unnamed one.
+    let (values, typed): (Vec<_>, Vec<_>) = match statements {
+        Statements::Cached => (params.iter().map(|p| values(p)).collect(), Vec::new()),
+        Statements::Unnamed => (Vec::new(), params.iter().map(|p| typed(p)).collect()),
+    };
     let sent = later.iter().enumerate().map(|(i, l)| -> futures_util::future::BoxFuture<'_, _> {
         match statements {
             Statements::Cached => Box::pin(tx.execute(&prepared[i], &values[i])),
