@@ -573,24 +573,16 @@ impl GatewayProcess {
     }
 
     /// Starts `ota-gateway serve --db DB` with extra arguments and environment variables on a
-    /// free port, its stderr to `log` (else discarded; `RUST_LOG=warn` unless `env` sets it),
-    /// and waits until `/healthz` answers.
+    /// port the system gives it (`--addr 127.0.0.1:0`: the port is read from the banner it
+    /// prints, so two gateways started at once never race for one port), its stderr to `log`
+    /// (else discarded; `RUST_LOG=warn` unless `env` sets it), and waits until `/healthz` answers.
     pub async fn start_with(db: &str, extra: &[&str], env: &[(&str, &str)], log: Option<&Path>) -> GatewayProcess {
-        let port = free_port();
         let stderr = match log {
             Some(path) => Stdio::from(std::fs::File::create(path).expect("create the log file")),
             None => Stdio::null(),
         };
-        let base = extra
-            .iter()
-            .position(|a| *a == "--base-path")
-            .and_then(|i| extra.get(i + 1).copied())
-            .or_else(|| env.iter().find(|(k, _)| *k == "OTA_GATEWAY_BASE_PATH").map(|(_, v)| *v))
-            .unwrap_or("")
-            .trim_end_matches('/')
-            .to_string();
-        let child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--db", db])
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--db", db])
             .args(extra)
             .env("RUST_LOG", "warn")
             // The demo content (serve --demo); a test's OTA_GATEWAY_DEMO=false goes without.
@@ -599,11 +591,36 @@ impl GatewayProcess {
             // parallel tests would contend for).
             .env("OTA_GATEWAY_CONSOLE_ADDR", "127.0.0.1:0")
             .envs(env.iter().copied())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()
             .expect("start ota-gateway");
-        let process = GatewayProcess { child, url: format!("http://127.0.0.1:{port}{base}") };
+        // The banner's first line names the base URL; the rest of the output is read and
+        // dropped, so the gateway never blocks on a full pipe.
+        let stdout = child.stdout.take().expect("the gateway's stdout");
+        let (found, url) = oneshot::channel::<String>();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut found = Some(found);
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.strip_prefix("ota-gateway listening on ")
+                    && let Some(found) = found.take()
+                {
+                    let url = rest.split(' ').next().unwrap_or_default().trim_end_matches('/').to_string();
+                    let _ = found.send(url);
+                }
+            }
+        });
+        let url = match tokio::time::timeout(Duration::from_secs(60), url).await {
+            Ok(Ok(url)) => url,
+            Ok(Err(_)) => {
+                let status = child.wait().expect("wait for the gateway");
+                panic!("the gateway exited ({status}) before listening: serve --db {db} {extra:?}")
+            }
+            Err(_) => panic!("the gateway did not start listening within 60 s: serve --db {db} {extra:?}"),
+        };
+        let process = GatewayProcess { child, url };
         process.wait_ready().await;
         process
     }
