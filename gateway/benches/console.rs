@@ -48,7 +48,7 @@ use ota_gateway::console::{ConsoleState, router};
 use ota_gateway::requestors::admin::{NewRequestor, add as add_requestor};
 use ota_gateway::shared::context::Role as RequestorRole;
 use ota_gateway::store::StoreError;
-use ota_gateway::store::sql::{Conn, Scalar};
+use ota_gateway::store::{Conn, Scalar};
 use ota_gateway::{AppState, Config, Location, Store};
 use rust_decimal::Decimal;
 use tower::ServiceExt as _;

@@ -18,7 +18,7 @@ use super::repo::{self, Head, Key, Select};
 use crate::shared::booking::{CANCELLED, Kind, RESERVED};
 use crate::shared::history::surname_key;
 use crate::shared::log_text::LogText;
-use crate::store::sql::{date_text, date_time_text, instant_text};
+use crate::store::values::{date_text, date_time_text, instant_text};
 use crate::store::{Store, StoreError};
 
 /// How many rows a page has unless the query says.

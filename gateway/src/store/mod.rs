@@ -4,7 +4,8 @@
 //! | module | what |
 //! |---|---|
 //! | [`backup`] | SQLite backups while gateways serve (`VACUUM INTO`) and restores that refuse a database in use, drop its `-wal` and report what the two sides now disagree on |
-//! | [`sql`] | [`Conn`]: statements written once (`$1` placeholders) for both backends; [`Param`], [`Column`], named rows ([`row!`](crate::store::row)) |
+//! | [`sql`] | [`Conn`]: statements written once (`$1` placeholders) for both backends, in a transaction or outside, some held to travel with the next |
+//! | [`values`] | [`Param`], [`Column`], named rows ([`row!`](crate::store::row)): each value in the backend's own representation |
 //! | `sqlite` | reads on the calling task; one writer thread with group commit |
 //! | `postgres` | a connection pool; each write in a task of its own; statements prepared once per connection, or unnamed (`statement_cache=off`: behind a pooler in transaction mode) |
 //! | `migrate` | the schema migrations of each backend, safe when instances start together |
@@ -24,6 +25,7 @@ pub mod purge;
 pub mod recent;
 pub mod sql;
 mod sqlite;
+pub mod values;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -35,9 +37,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{
-    ArrayElement, CATALOGUE_LOCK, Column, Conn, FromRow, Param, Row, Scalar, Sequence, SqlDialect, group, row,
-};
+pub use sql::{CATALOGUE_LOCK, Conn, Sequence, SqlDialect};
+pub use values::{ArrayElement, Column, FromRow, Param, Row, Scalar, group, row};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that
 /// cannot be read. Answered as an OTA system error and logged; never a reason to panic.

@@ -345,7 +345,7 @@ impl Entry {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "id": self.id,
-            "at": crate::store::sql::instant_text(self.at),
+            "at": crate::store::values::instant_text(self.at),
             "requestor": self.requestor,
             "operation": self.operation,
             "request_id": self.request_id,

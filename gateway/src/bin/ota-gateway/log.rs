@@ -116,7 +116,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                 out.push_str(&format!(
                     "\n{:<20} {:<20} {:<14} {:<20} {:>6} {:>9.1}  {:<24} {:<36} {}",
                     e.id,
-                    ota_gateway::store::sql::instant_text(e.at),
+                    ota_gateway::store::values::instant_text(e.at),
                     text(&e.requestor),
                     e.operation,
                     status,
@@ -132,7 +132,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
             format!(
                 "id: {}\nat: {}\nrequestor: {}\noperation: {}\nrequest id: {}\necho token: {}\nreferences: {}\nstatus: {} ({})\nduration: {:.1} ms\ncontent version: {}\nmasked: {}\n\n--- request\n{}\n\n--- answer{}\n{}",
                 e.id,
-                ota_gateway::store::sql::instant_text(e.at),
+                ota_gateway::store::values::instant_text(e.at),
                 LogText(&e.requestor),
                 e.operation,
                 LogText(&e.request_id),

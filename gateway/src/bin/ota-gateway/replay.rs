@@ -49,7 +49,7 @@ pub async fn run(Args { to, credentials, filter, db }: Args) -> ExitCode {
     };
     let (mut same, mut different, mut other) = (0, 0, 0);
     for o in &outcomes {
-        let head = format!("{} {} {}", o.entry, ota_gateway::store::sql::instant_text(o.at), o.operation);
+        let head = format!("{} {} {}", o.entry, ota_gateway::store::values::instant_text(o.at), o.operation);
         match &o.verdict {
             Verdict::Same => {
                 same += 1;

@@ -25,7 +25,7 @@ use crate::console::ConsoleState;
 use crate::console::layout::{self, csrf_field};
 use crate::console::security::{Admin, Client, Viewer};
 use crate::operators::session::Session;
-use crate::store::sql::instant_text;
+use crate::store::values::instant_text;
 use crate::txlog::mask::{self, Credentials};
 use crate::txlog::replay::{self, Verdict};
 use crate::txlog::{self, Ask, Entry, Found, LogError};
