@@ -6,7 +6,7 @@
 //! code path): [`history`] (a booking's events, each with every attempt kept),
 //! [`deliveries`] (a supplier's events, filtered), [`resend`] (a new attempt at any event).
 
-use super::repo::{self, Attempt, Delivery, EventRow, Filter};
+use super::repo::{self, events::EventRow, history::Attempt, history::Delivery, history::Filter};
 use super::rules;
 use crate::store::{Abandoned, Store, StoreError, bump_requestors_version};
 
@@ -48,9 +48,9 @@ pub async fn list(
     }
     store
         .read(move |c| {
-            Box::pin(
-                async move { Ok::<_, OutboxError>(repo::list(c, state.as_deref(), supplier.as_deref(), limit).await?) },
-            )
+            Box::pin(async move {
+                Ok::<_, OutboxError>(repo::events::list(c, state.as_deref(), supplier.as_deref(), limit).await?)
+            })
         })
         .await
 }
@@ -65,7 +65,7 @@ pub async fn alerts(
     booking: Option<String>,
     state: Option<String>,
     limit: i64,
-) -> Result<Vec<repo::AlertRow>, OutboxError> {
+) -> Result<Vec<repo::alerts::AlertRow>, OutboxError> {
     if let Some(s) = &state
         && !["pending", "sent", "parked"].contains(&s.as_str())
     {
@@ -78,7 +78,8 @@ pub async fn alerts(
         .read(move |c| {
             Box::pin(async move {
                 Ok::<_, OutboxError>(
-                    repo::list_alerts(c, supplier.as_deref(), booking.as_deref(), state.as_deref(), limit).await?,
+                    repo::alerts::list_alerts(c, supplier.as_deref(), booking.as_deref(), state.as_deref(), limit)
+                        .await?,
                 )
             })
         })
@@ -91,7 +92,9 @@ pub async fn retry_alerts(store: &Store, supplier: Option<String>) -> Result<u64
     let now = super::deliver::now_ms();
     store
         .write_now(move |c| {
-            Box::pin(async move { Ok::<_, OutboxError>(repo::retry_alerts(c, supplier.as_deref(), now).await?) })
+            Box::pin(
+                async move { Ok::<_, OutboxError>(repo::alerts::retry_alerts(c, supplier.as_deref(), now).await?) },
+            )
         })
         .await
 }
@@ -100,8 +103,9 @@ pub async fn retry_alerts(store: &Store, supplier: Option<String>) -> Result<u64
 /// afresh: how many.
 pub async fn retry(store: &Store, id: Option<i64>) -> Result<u64, OutboxError> {
     let now = super::deliver::now_ms();
-    let n =
-        store.write_now(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::retry(c, id, now).await?) })).await?;
+    let n = store
+        .write_now(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::events::retry(c, id, now).await?) }))
+        .await?;
     match (id, n) {
         (Some(id), 0) => {
             Err(OutboxError::Invalid(format!("no parked event {id} (`outbox list --state parked` lists them)")))
@@ -130,15 +134,15 @@ pub async fn history(store: &Store, reference: &str) -> Result<Vec<EventHistory>
     store
         .read(move |c| {
             Box::pin(async move {
-                let events = repo::deliveries_of_booking(c, &reference, now).await?;
-                if events.is_empty() && !repo::booking_exists(c, &reference).await? {
+                let events = repo::history::deliveries_of_booking(c, &reference, now).await?;
+                if events.is_empty() && !repo::history::booking_exists(c, &reference).await? {
                     return Err(OutboxError::Invalid(format!(
                         "no booking {reference:?} (an Internal or Client reference) and no event of one"
                     )));
                 }
                 let mut out = Vec::with_capacity(events.len());
                 for event in events {
-                    let attempts = repo::attempts_of(c, event.id, now).await?;
+                    let attempts = repo::history::attempts_of(c, event.id, now).await?;
                     out.push(EventHistory { event, attempts });
                 }
                 Ok(out)
@@ -180,11 +184,12 @@ pub async fn deliveries(
         .read(move |c| {
             Box::pin(async move {
                 if let Some(s) = &supplier
-                    && !repo::requestor_exists(c, s).await?
+                    && !repo::history::requestor_exists(c, s).await?
                 {
                     return Err(OutboxError::Invalid(format!("no supplier {s:?}")));
                 }
-                Ok(repo::deliveries_of_supplier(c, supplier.as_deref(), repo_filter, filter.limit, now).await?)
+                Ok(repo::history::deliveries_of_supplier(c, supplier.as_deref(), repo_filter, filter.limit, now)
+                    .await?)
             })
         })
         .await
@@ -198,7 +203,7 @@ pub struct UnackedAlert {
     pub minutes: u32,
     /// The bookings, events and oldest event counted.
     #[serde(flatten)]
-    pub counted: repo::Unacked,
+    pub counted: repo::history::Unacked,
 }
 
 /// The bookings with an event (of any supplier, pushed or pulled) not acknowledged `minutes`
@@ -210,7 +215,9 @@ pub struct UnackedAlert {
 pub async fn unacknowledged(store: &Store, minutes: u32) -> Result<UnackedAlert, OutboxError> {
     let since = super::deliver::unacked_since(super::deliver::now_ms(), minutes);
     let counted = store
-        .peek(move |c| Box::pin(async move { Ok::<_, OutboxError>(repo::unacknowledged_since(c, since).await?) }))
+        .peek(move |c| {
+            Box::pin(async move { Ok::<_, OutboxError>(repo::history::unacknowledged_since(c, since).await?) })
+        })
         .await?;
     Ok(UnackedAlert { minutes, counted })
 }
@@ -251,8 +258,8 @@ pub async fn resend(store: &Store, id: i64, actor: &crate::audit::Actor) -> Resu
     let done = store
         .write_now(move |c| {
             Box::pin(async move {
-                let Some((was, after)) = repo::resend(c, id, now, &who).await? else { return Ok(None) };
-                let waits_for = repo::waits_for(c, id).await?;
+                let Some((was, after)) = repo::events::resend(c, id, now, &who).await? else { return Ok(None) };
+                let waits_for = repo::events::waits_for(c, id).await?;
                 let target = format!("event {id} of {} {}", after.booking_kind, after.booking_ref);
                 crate::audit::record(c, &actor, "outbox.resend", &target, Some(&was), Some("retransmission")).await?;
                 Ok::<_, OutboxError>(Some((was, after, waits_for)))
@@ -281,9 +288,9 @@ pub async fn resend(store: &Store, id: i64, actor: &crate::audit::Actor) -> Resu
 pub async fn purge(store: &Store, before: chrono::DateTime<chrono::Utc>) -> Result<u64, OutboxError> {
     let before = before.timestamp_millis();
     crate::store::purge::in_batches(store, move |c| {
-        Box::pin(
-            async move { Ok::<_, OutboxError>(repo::purge_delivered(c, before, crate::store::purge::BATCH).await?) },
-        )
+        Box::pin(async move {
+            Ok::<_, OutboxError>(repo::history::purge_delivered(c, before, crate::store::purge::BATCH).await?)
+        })
     })
     .await
 }
@@ -330,7 +337,7 @@ pub async fn set_notify_url(
                 if now.notify_url == url {
                     return Ok(true);
                 }
-                let found = repo::set_notify_url(c, &who, url.clone()).await?;
+                let found = repo::pull::set_notify_url(c, &who, url.clone()).await?;
                 if found {
                     // Compared in the update's SQL: a change that came first refuses this one.
                     if !crate::requestors::admin::revision_moves_on(c, &who, shown).await? {

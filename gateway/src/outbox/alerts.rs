@@ -28,7 +28,7 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use tokio::sync::Semaphore;
 
 use super::mapping::{Catalogues, Loaded, for_hotel};
-use super::repo::{self, AlertRow};
+use super::repo::{self, alerts::AlertRow};
 use super::{mail, rules};
 use crate::shared::events::EventKind;
 use crate::store::{Abandoned, Store, StoreError};
@@ -162,7 +162,7 @@ pub async fn run(
             let before = super::deliver::now_ms() - millis(retention);
             if let Err(e) = store
                 .write_now(move |c| {
-                    Box::pin(async move { Ok::<_, Failure>(repo::purge_sent_alerts(c, before).await?) })
+                    Box::pin(async move { Ok::<_, Failure>(repo::alerts::purge_sent_alerts(c, before).await?) })
                 })
                 .await
             {
@@ -176,15 +176,16 @@ pub async fn run(
         }
         let now = super::deliver::now_ms();
         let (until, limit) = (now + millis(settings.lease()), i64::try_from(permits.len()).unwrap_or(1));
-        let due =
-            store.peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::any_alert_due(c, now).await?) })).await;
+        let due = store
+            .peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::alerts::any_alert_due(c, now).await?) }))
+            .await;
         let taken = match due {
             Ok(true) => {
                 let gateway = outbox.gateway.clone();
                 store
                     .write_now(move |c| {
                         Box::pin(async move {
-                            Ok::<_, Failure>(repo::take_due_alerts(c, now, until, limit, &gateway).await?)
+                            Ok::<_, Failure>(repo::alerts::take_due_alerts(c, now, until, limit, &gateway).await?)
                         })
                     })
                     .await
@@ -235,7 +236,9 @@ async fn send(
             crate::metrics::alert("sent");
             tracing::info!(alert = a.id, event = a.event_id, booking = %a.booking_ref, "booking alert sent");
             store
-                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::alert_sent(c, id, now).await?) }))
+                .write_now(move |c| {
+                    Box::pin(async move { Ok::<_, Failure>(repo::alerts::alert_sent(c, id, now).await?) })
+                })
                 .await
         }
         Err(error) if a.attempts >= i64::from(outbox.max_attempts) => {
@@ -243,7 +246,9 @@ async fn send(
             tracing::warn!(alert = a.id, event = a.event_id, booking = %a.booking_ref, supplier = %a.supplier_id, attempts = a.attempts, error = %error,
                 "booking alert parked: it will not be sent again until `ota-gateway outbox alerts --retry`");
             store
-                .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::alert_parked(c, id, &error).await?) }))
+                .write_now(move |c| {
+                    Box::pin(async move { Ok::<_, Failure>(repo::alerts::alert_parked(c, id, &error).await?) })
+                })
                 .await
         }
         Err(error) => {
@@ -259,7 +264,7 @@ async fn send(
             let next = now + millis(wait);
             store
                 .write_now(move |c| {
-                    Box::pin(async move { Ok::<_, Failure>(repo::alert_failed(c, id, next, &error).await?) })
+                    Box::pin(async move { Ok::<_, Failure>(repo::alerts::alert_failed(c, id, next, &error).await?) })
                 })
                 .await
         }
@@ -345,7 +350,7 @@ fn smtp_error(e: &lettre::transport::smtp::Error) -> String {
 pub async fn release(store: &Store, outbox: &super::Settings) -> Result<u64, StoreError> {
     let gateway = outbox.gateway.clone();
     store
-        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::release_alerts(c, &gateway).await?) }))
+        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::alerts::release_alerts(c, &gateway).await?) }))
         .await
         .map_err(|e| match e {
             Failure::Store(e) => e,

@@ -1,6 +1,6 @@
 //! The push: every gateway runs [`run`] in the background (started by `serve`, like the
 //! traffic flusher). It takes the events due (each held by one gateway at a time, see
-//! [`repo::take_due`]), posts each one's `OTA_HotelResNotifRQ` to its supplier's notification
+//! [`repo::events::take_due`]), posts each one's `OTA_HotelResNotifRQ` to its supplier's notification
 //! URL, and settles it: delivered on the receiver's `Success`, else tried again after a backoff
 //! with jitter, or parked after the last attempt allowed. Nothing is kept in memory between
 //! two rounds: a gateway that dies holding events leaves them to be taken again when their
@@ -14,7 +14,7 @@ use tokio::sync::Semaphore;
 
 use super::Settings;
 use super::mapping::{self, Catalogues, Loaded};
-use super::repo::{self, EventRow};
+use super::repo::{self, events::EventRow};
 use super::rules;
 use crate::shared::booking::Kind;
 use crate::store::{Abandoned, Store, StoreError};
@@ -66,7 +66,7 @@ pub fn read_roots(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, S
 
 /// Delivers events for ever: up to [`Settings::batch`] at once, each in a task of its own (a
 /// slow receiver holds back only its own events, at most [`Settings::per_supplier`] of them over
-/// every gateway, see [`repo::take_due`]); a round takes as many events due as there is
+/// every gateway, see [`repo::events::take_due`]); a round takes as many events due as there is
 /// room for (each the first undelivered of its booking and hotel, so never two of one booking);
 /// a round that took nothing waits [`Settings::poll`] before the next. Whether anything is due
 /// is looked at first without a transaction, so an idle gateway costs the database one
@@ -95,14 +95,16 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
     loop {
         if counted.is_none_or(|at| at.elapsed() >= BACKLOG_EVERY) {
             counted = Some(std::time::Instant::now());
-            match store.peek(|c| Box::pin(async move { Ok::<_, Failure>(repo::counts(c).await?) })).await {
+            match store.peek(|c| Box::pin(async move { Ok::<_, Failure>(repo::events::counts(c).await?) })).await {
                 Ok((pending, parked)) => crate::metrics::outbox_backlog(pending, parked),
                 Err(e) => tracing::warn!(error = %e, "the outbox backlog could not be counted"),
             }
             // The bookings not acknowledged in time (the console's overview asks the same).
             let since = unacked_since(now_ms(), settings.unacked_alert_minutes);
             match store
-                .peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::unacknowledged_since(c, since).await?) }))
+                .peek(move |c| {
+                    Box::pin(async move { Ok::<_, Failure>(repo::history::unacknowledged_since(c, since).await?) })
+                })
                 .await
             {
                 Ok(u) => crate::metrics::outbox_unacknowledged(u.bookings),
@@ -119,14 +121,17 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
         let (until, limit) = (now + millis(settings.lease()), i64::try_from(permits.len()).unwrap_or(1));
         let per_supplier = i64::from(settings.per_supplier);
         // A look first (no transaction, no lock): an idle gateway never takes the write lock.
-        let due = store.peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::any_due(c, now).await?) })).await;
+        let due =
+            store.peek(move |c| Box::pin(async move { Ok::<_, Failure>(repo::events::any_due(c, now).await?) })).await;
         let taken = match due {
             Ok(true) => {
                 let gateway = settings.gateway.clone();
                 store
                     .write_now(move |c| {
                         Box::pin(async move {
-                            Ok::<_, Failure>(repo::take_due(c, now, until, limit, per_supplier, &gateway).await?)
+                            Ok::<_, Failure>(
+                                repo::events::take_due(c, now, until, limit, per_supplier, &gateway).await?,
+                            )
                         })
                     })
                     .await
@@ -161,14 +166,14 @@ pub async fn run(store: Store, catalogues: Arc<dyn Fn() -> Catalogues + Send + S
 }
 
 /// One attempt at one event, and its outcome stored with the attempt kept (the row its start
-/// wrote completed, [`repo::complete_attempt`], or, when nothing was sent, a row of its own,
-/// [`repo::record_attempt`]; in the same transaction).
+/// wrote completed, [`repo::events::complete_attempt`], or, when nothing was sent, a row of its own,
+/// [`repo::events::record_attempt`]; in the same transaction).
 async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, settings: &Settings, e: EventRow) {
     let identity = rules::identity(e.id, &e.booking_ref, &e.hotel_code, e.seq);
     let tried = attempt(store, http, cats, settings, &e).await;
     let now = now_ms();
     let (id, as_taken, started) = (e.id, e.resent_at, tried.started);
-    let kept = repo::NewAttempt {
+    let kept = repo::events::NewAttempt {
         http_status: tried.status.map(i64::from),
         error: tried.outcome.as_ref().err().cloned(),
         latency_ms: tried.latency.map(millis),
@@ -186,11 +191,11 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
                 // A resend's delivery is not the event's latency.
                 crate::metrics::outbox_delivered(Duration::from_millis(u64::try_from(now - e.created_at).unwrap_or(0)));
             }
-            let kept = repo::NewAttempt { outcome: "delivered", ..kept };
+            let kept = repo::events::NewAttempt { outcome: "delivered", ..kept };
             store
                 .write_now(move |c| {
                     Box::pin(async move {
-                        repo::delivered(c, id, now, as_taken).await?;
+                        repo::events::delivered(c, id, now, as_taken).await?;
                         Ok::<_, Failure>(keep(c, started, &kept).await?)
                     })
                 })
@@ -203,8 +208,9 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             store
                 .write_now(move |c| {
                     Box::pin(async move {
-                        let parked = repo::parked(c, id, &error, as_taken).await?;
-                        let kept = repo::NewAttempt { outcome: if parked { "parked" } else { "failed" }, ..kept };
+                        let parked = repo::events::parked(c, id, &error, as_taken).await?;
+                        let kept =
+                            repo::events::NewAttempt { outcome: if parked { "parked" } else { "failed" }, ..kept };
                         Ok::<_, Failure>(keep(c, started, &kept).await?)
                     })
                 })
@@ -224,7 +230,7 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
             store
                 .write_now(move |c| {
                     Box::pin(async move {
-                        repo::failed(c, id, next, &error, as_taken).await?;
+                        repo::events::failed(c, id, next, &error, as_taken).await?;
                         Ok::<_, Failure>(keep(c, started, &kept).await?)
                     })
                 })
@@ -240,17 +246,21 @@ async fn deliver(store: &Store, http: &reqwest::Client, cats: &Catalogues, setti
 
 /// Keeps an attempt's outcome: completes the row its start wrote (`started`), or keeps one
 /// (nothing was sent).
-async fn keep(c: &mut crate::store::Conn<'_>, started: Option<i64>, kept: &repo::NewAttempt) -> Result<(), StoreError> {
+async fn keep(
+    c: &mut crate::store::Conn<'_>,
+    started: Option<i64>,
+    kept: &repo::events::NewAttempt,
+) -> Result<(), StoreError> {
     match started {
-        Some(row) => repo::complete_attempt(c, row, kept).await,
-        None => repo::record_attempt(c, kept).await,
+        Some(row) => repo::events::complete_attempt(c, row, kept).await,
+        None => repo::events::record_attempt(c, kept).await,
     }
 }
 
 /// An attempt at event `e` as kept when it begins at `at` (outcome `failed` until completed):
 /// who makes it, where to (the URL without its secrets), whether it is a retransmission.
-fn started_attempt(settings: &Settings, e: &EventRow, at: i64) -> repo::NewAttempt {
-    repo::NewAttempt {
+fn started_attempt(settings: &Settings, e: &EventRow, at: i64) -> repo::events::NewAttempt {
+    repo::events::NewAttempt {
         event_id: e.id,
         outcome: "failed",
         at,
@@ -258,7 +268,7 @@ fn started_attempt(settings: &Settings, e: &EventRow, at: i64) -> repo::NewAttem
         url: e.notify_url.as_deref().and_then(rules::redacted_url),
         retransmission: e.retransmission,
         requested_by: e.resent_by.clone(),
-        ..repo::NewAttempt::default()
+        ..repo::events::NewAttempt::default()
     }
 }
 
@@ -336,14 +346,14 @@ async fn post(
     tried.at = now_ms();
     // The attempt's row, committed before anything is sent: a gateway killed while the receiver
     // holds the request leaves it (shown as interrupted), never no trace. Not kept: not sent.
-    let start = repo::NewAttempt {
+    let start = repo::events::NewAttempt {
         body: Some(kept_body(&body, settings.mask_bodies)),
         body_bytes: Some(i64::try_from(body.len()).unwrap_or(i64::MAX)),
         body_masked: settings.mask_bodies,
         ..started_attempt(settings, e, tried.at)
     };
     let row = store
-        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::start_attempt(c, &start).await?) }))
+        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::events::start_attempt(c, &start).await?) }))
         .await
         .map_err(|err| rules::error_text(&format!("keeping the attempt's start (nothing was sent): {err}")))?;
     tried.started = Some(row);
@@ -447,7 +457,7 @@ pub fn gateway_token() -> String {
 pub async fn release(store: &Store, settings: &Settings) -> Result<u64, StoreError> {
     let gateway = settings.gateway.clone();
     store
-        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::release(c, &gateway).await?) }))
+        .write_now(move |c| Box::pin(async move { Ok::<_, Failure>(repo::events::release(c, &gateway).await?) }))
         .await
         .map_err(|e| match e {
             Failure::Store(e) => e,
@@ -484,7 +494,7 @@ pub(crate) async fn load_booking(
     store
         .read(move |c| {
             Box::pin(async move {
-                let Some((id, owner)) = repo::booking_of(c, kind, &reference).await? else { return Ok(None) };
+                let Some((id, owner)) = repo::pull::booking_of(c, kind, &reference).await? else { return Ok(None) };
                 Ok(match kind {
                     Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::find::load(c, id).await?)),
                     Kind::Activity => crate::activities::repo::bookings::find_stored(c, &owner, &reference, true)

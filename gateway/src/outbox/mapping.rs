@@ -23,7 +23,7 @@ use crate::hotels::mapping::{self as hotel_mapping, reservation as hotel_reserva
 use crate::shared::events::EventKind;
 use crate::shared::lang::Languages;
 
-use super::repo::EventRow;
+use super::repo::events::EventRow;
 
 /// The version of the notification messages (the spec's `OTA_HotelResNotifRQ`).
 pub const VERSION: &str = "2016.1";

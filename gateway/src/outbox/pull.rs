@@ -6,7 +6,7 @@
 //!   event first, at most [`MAX_READ`]. Meant for a supplier without a notification URL; one
 //!   with a URL reads what push has not delivered yet, and its activity bookings (which are
 //!   pulled only). Each read that gives events, and each acknowledgement, is kept as an attempt
-//!   of each event (`pulled`, `acknowledged`: [`repo::record_pulled`], [`repo::acknowledge`]),
+//!   of each event (`pulled`, `acknowledged`: [`repo::pull::record_pulled`], [`repo::pull::acknowledge`]),
 //!   for the history.
 //! - **One booking by reference** (`UniqueID` Type 36, or `ReadRequests/ReadRequest/UniqueID`;
 //!   `ID_Context` Internal: the gateway's reference, Client: the partner's, none: either),
@@ -35,7 +35,7 @@ use ota_messages::runtime::Unread;
 
 use super::mapping::{self, Catalogues, Loaded};
 use super::reader::{self, Ask, Range, Reference};
-use super::repo::{self, Supplied, Upto};
+use super::repo::{self, pull::Upto, supplied::Supplied};
 use super::rules;
 use crate::errors::{Problem, warnings};
 use crate::shared::booking::Kind;
@@ -67,7 +67,7 @@ async fn load(c: &mut Conn<'_>, given: &[Supplied]) -> Result<Vec<(Loaded, Strin
     let mut out = Vec::new();
     for u in given {
         let kind = if u.booking_kind == Kind::Activity.as_str() { Kind::Activity } else { Kind::Hotel };
-        let Some((id, owner)) = repo::booking_of(c, kind, &u.booking_ref).await? else { continue };
+        let Some((id, owner)) = repo::pull::booking_of(c, kind, &u.booking_ref).await? else { continue };
         let loaded = match kind {
             Kind::Hotel => Some(Loaded::Hotel(crate::hotels::repo::find::load(c, id).await?)),
             Kind::Activity => crate::activities::repo::bookings::find_stored(c, &owner, &u.booking_ref, true)
@@ -96,7 +96,7 @@ async fn pull(cx: &Ctx, cats: &Catalogues) -> Result<OtaResRetrieveRs, OpError> 
     let (found, given) = cx
         .read(move |c| {
             Box::pin(async move {
-                let given = repo::unacknowledged(c, &supplier, MAX_READ).await?;
+                let given = repo::pull::unacknowledged(c, &supplier, MAX_READ).await?;
                 let named: Vec<Supplied> = given
                     .iter()
                     .map(|u| Supplied {
@@ -117,7 +117,7 @@ async fn pull(cx: &Ctx, cats: &Catalogues) -> Result<OtaResRetrieveRs, OpError> 
         cx.write(move |c| {
             Box::pin(async move {
                 for u in &given {
-                    repo::record_pulled(c, &supplier, u, now, &gateway).await?;
+                    repo::pull::record_pulled(c, &supplier, u, now, &gateway).await?;
                 }
                 Ok::<_, OpError>(())
             })
@@ -140,7 +140,8 @@ async fn by_reference(
     let found = cx
         .read(move |c| {
             Box::pin(async move {
-                let given = repo::supplied_by_reference(c, &supplier, &id, by_client, by_internal, MAX_READ).await?;
+                let given =
+                    repo::supplied::supplied_by_reference(c, &supplier, &id, by_client, by_internal, MAX_READ).await?;
                 Ok::<_, OpError>(load(c, &given).await?)
             })
         })
@@ -162,7 +163,7 @@ async fn by_dates(cx: &Ctx, cats: &Catalogues, r: Range, languages: &Languages) 
         .read(move |c| {
             Box::pin(async move {
                 let Range { by, start, end, hotel, status } = asked;
-                let (hotels, activities) = repo::supplied_by_dates(
+                let (hotels, activities) = repo::supplied::supplied_by_dates(
                     c,
                     &supplier,
                     by,
@@ -247,11 +248,11 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
                     let known = match upto {
                         // A MessageID past the booking's events (or another's) would acknowledge
                         // events never read.
-                        Upto::Event(id) => repo::is_event_of(c, &supplier, &reference, id).await?,
-                        Upto::Before(_) => repo::known(c, &supplier, &reference).await?,
+                        Upto::Event(id) => repo::pull::is_event_of(c, &supplier, &reference, id).await?,
+                        Upto::Before(_) => repo::pull::known(c, &supplier, &reference).await?,
                     };
                     if known {
-                        repo::acknowledge(c, &supplier, &reference, upto, now, &gateway, None).await?;
+                        repo::pull::acknowledge(c, &supplier, &reference, upto, now, &gateway, None).await?;
                     } else {
                         unknown.push((tag, reference, upto));
                     }
@@ -277,7 +278,7 @@ pub async fn acknowledge(cx: &Ctx, rq: &OtaNotifReportRq) -> Result<OtaNotifRepo
 /// support): for each of `suppliers`, the events of booking `reference` (its Internal
 /// reference) up to event `upto` (the last one the page showed) — exactly what the supplier's
 /// `OTA_NotifReportRQ` naming that event (`UniqueID` Type 16) does, through the same
-/// [`repo::acknowledge`], each event's `acknowledged` attempt naming the operator; audited in
+/// [`repo::pull::acknowledge`], each event's `acknowledged` attempt naming the operator; audited in
 /// the same transaction. How many events were acknowledged now (0: they all were already).
 pub async fn acknowledge_in_extranet(
     store: &crate::store::Store,
@@ -293,14 +294,21 @@ pub async fn acknowledge_in_extranet(
             Box::pin(async move {
                 let mut done = 0;
                 for supplier in &suppliers {
-                    if !repo::is_event_of(c, supplier, &reference, upto).await?
-                        && !repo::known(c, supplier, &reference).await?
+                    if !repo::pull::is_event_of(c, supplier, &reference, upto).await?
+                        && !repo::pull::known(c, supplier, &reference).await?
                     {
                         continue;
                     }
-                    let n =
-                        repo::acknowledge(c, supplier, &reference, Upto::Event(upto), now, &gateway, Some(&actor.name))
-                            .await?;
+                    let n = repo::pull::acknowledge(
+                        c,
+                        supplier,
+                        &reference,
+                        Upto::Event(upto),
+                        now,
+                        &gateway,
+                        Some(&actor.name),
+                    )
+                    .await?;
                     if n > 0 {
                         let what = format!("supplier={supplier} events<={upto} ({n} acknowledged)");
                         crate::audit::record(c, &actor, "booking.acknowledge", &reference, None, Some(&what)).await?;

@@ -556,7 +556,7 @@ async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
         "<OTA_HotelResNotifRS xmlns=\"http://www.opentravel.org/OTA/2003/05\" Version=\"2016.1\" EchoToken=\"1\"><Success/>{}</OTA_HotelResNotifRS>",
         " ".repeat(180)
     );
-    let attempt = |id: i64| repo::NewAttempt {
+    let attempt = |id: i64| repo::events::NewAttempt {
         event_id: id,
         outcome: "delivered",
         at: 1,
@@ -579,9 +579,9 @@ async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
         store
             .write_now(move |c| {
                 Box::pin(async move {
-                    repo::delivered(c, id, 2, None).await?;
+                    repo::events::delivered(c, id, 2, None).await?;
                     if let Some(a) = &keep {
-                        repo::record_attempt(c, a).await?;
+                        repo::events::record_attempt(c, a).await?;
                     }
                     Ok::<_, ota_gateway::store::StoreError>(())
                 })
@@ -612,12 +612,12 @@ async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
         }
     };
     let before = size(&store).await;
-    let rows: Vec<repo::NewAttempt> = (0..10_000).map(|i| attempt(ids[i % ids.len()].0)).collect();
+    let rows: Vec<repo::events::NewAttempt> = (0..10_000).map(|i| attempt(ids[i % ids.len()].0)).collect();
     store
         .write_now(move |c| {
             Box::pin(async move {
                 for a in &rows {
-                    repo::record_attempt(c, a).await?;
+                    repo::events::record_attempt(c, a).await?;
                 }
                 Ok::<_, ota_gateway::store::StoreError>(())
             })
@@ -642,13 +642,13 @@ async fn keeping_an_attempt_costs_one_row_in_the_same_commit(b: Backend) {
     let before = size(&store).await;
     let mut starts = Vec::new();
     for i in 0..1_000 {
-        let begun = repo::NewAttempt {
+        let begun = repo::events::NewAttempt {
             body: Some(body.clone()),
             body_bytes: Some(body.len() as i64),
             ..attempt(ids[i % ids.len()].0)
         };
         let started = Instant::now();
-        store.write_now(move |c| Box::pin(async move { repo::start_attempt(c, &begun).await })).await.unwrap();
+        store.write_now(move |c| Box::pin(async move { repo::events::start_attempt(c, &begun).await })).await.unwrap();
         if i < 200 {
             starts.push(started.elapsed().as_secs_f64() * 1000.0);
         }
@@ -691,7 +691,9 @@ async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
         let store = store.clone();
         async move {
             store
-                .write_now(move |c| Box::pin(async move { repo::take_due(c, now, now + 60_000, 32, 8, "gw").await }))
+                .write_now(move |c| {
+                    Box::pin(async move { repo::events::take_due(c, now, now + 60_000, 32, 8, "gw").await })
+                })
                 .await
                 .unwrap()
         }
@@ -728,9 +730,9 @@ async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
                 .write_now(move |c| {
                     Box::pin(async move {
                         match f(id) {
-                            "delivered" => repo::delivered(c, id, 20, None).await,
-                            "failed" => repo::failed(c, id, 99_999_999, "HTTP 500", None).await,
-                            _ => repo::parked(c, id, "HTTP 500", None).await,
+                            "delivered" => repo::events::delivered(c, id, 20, None).await,
+                            "failed" => repo::events::failed(c, id, 99_999_999, "HTTP 500", None).await,
+                            _ => repo::events::parked(c, id, "HTTP 500", None).await,
                         }
                     })
                 })
@@ -753,8 +755,10 @@ async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
     // Settled with the resend as it was when taken: settled.
     let as_taken = again[0].resent_at;
     assert!(as_taken.is_some());
-    let settled =
-        store.write_now(move |c| Box::pin(async move { repo::delivered(c, a, 40, as_taken).await })).await.unwrap();
+    let settled = store
+        .write_now(move |c| Box::pin(async move { repo::events::delivered(c, a, 40, as_taken).await }))
+        .await
+        .unwrap();
     assert!(settled, "the attempt taken after the resend settles it");
     assert_eq!(state(a).await.state, "delivered");
 
@@ -762,9 +766,9 @@ async fn a_resend_during_a_delivery_asks_for_another_attempt(b: Backend) {
     store
         .write_now(move |c| {
             Box::pin(async move {
-                repo::record_attempt(
+                repo::events::record_attempt(
                     c,
-                    &repo::NewAttempt { event_id: d4, outcome: "parked", at: 15, ..Default::default() },
+                    &repo::events::NewAttempt { event_id: d4, outcome: "parked", at: 15, ..Default::default() },
                 )
                 .await
             })
@@ -1072,12 +1076,13 @@ async fn the_attempts_of_before_are_kept_by_the_migration(b: Backend) {
         .unwrap();
     drop(store);
     let store = db.open().await;
-    let begun = repo::NewAttempt { event_id: event, at: 50, gateway: "gw2".into(), ..Default::default() };
-    let id = store.write_now(move |c| Box::pin(async move { repo::start_attempt(c, &begun).await })).await.unwrap();
+    let begun = repo::events::NewAttempt { event_id: event, at: 50, gateway: "gw2".into(), ..Default::default() };
+    let id =
+        store.write_now(move |c| Box::pin(async move { repo::events::start_attempt(c, &begun).await })).await.unwrap();
     assert!(id > old[1], "{id} {old:?}");
     let kept = store
         .read(move |c| {
-            Box::pin(async move { repo::attempts_of(c, event, ota_gateway::outbox::deliver::now_ms()).await })
+            Box::pin(async move { repo::history::attempts_of(c, event, ota_gateway::outbox::deliver::now_ms()).await })
         })
         .await
         .unwrap();

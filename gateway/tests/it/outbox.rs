@@ -1140,7 +1140,7 @@ async fn the_claim_takes_suppliers_in_turn_within_their_share(b: Backend) {
         async move {
             let got = store
                 .write_now(move |c| {
-                    Box::pin(async move { repo::take_due(c, now, now + 60_000, limit, 4, gateway).await })
+                    Box::pin(async move { repo::events::take_due(c, now, now + 60_000, limit, 4, gateway).await })
                 })
                 .await
                 .unwrap();

@@ -307,7 +307,7 @@ fn shown_outcome(outcome: &str) -> &str {
 }
 
 /// A supplier's deliveries as a table, one event a line.
-fn supplier_text(events: &[ota_gateway::outbox::repo::Delivery]) -> String {
+fn supplier_text(events: &[ota_gateway::outbox::repo::history::Delivery]) -> String {
     let mut out = format!(
         "{:<8} {:<10} {:<5} {:<24} {:<20} {:<10} {:>4} {:<10} {:<24} {:>5} {:<24} {:<12} {:>4} {:>8}  ERROR",
         "ID",
@@ -349,7 +349,7 @@ fn supplier_text(events: &[ota_gateway::outbox::repo::Delivery]) -> String {
 }
 
 /// `outbox alerts`: one line per alert (values from partners escaped).
-fn alerts_text(alerts: &[ota_gateway::outbox::repo::AlertRow]) -> String {
+fn alerts_text(alerts: &[ota_gateway::outbox::repo::alerts::AlertRow]) -> String {
     let at = |ms: Option<i64>| {
         ms.and_then(chrono::DateTime::from_timestamp_millis)
             .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())

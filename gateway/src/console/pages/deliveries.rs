@@ -20,7 +20,7 @@ use crate::console::layout::{self, csrf_field};
 use crate::console::security::{Admin, Client, Viewer};
 use crate::operators::session::Session;
 use crate::outbox::admin::{self, DeliveryFilter, EventHistory};
-use crate::outbox::repo::{Attempt, Delivery};
+use crate::outbox::repo::{history::Attempt, history::Delivery};
 
 /// The routes of this page.
 pub fn routes() -> Router<ConsoleState> {
