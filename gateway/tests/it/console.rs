@@ -317,15 +317,13 @@ async fn operator_commands(b: Backend) {
     }
 }
 
-/// `serve --demo` turns the console on (here at a given port) and prints its address and the
+/// `serve --demo` turns the console on (here on a port the system gives it) and prints its address and the
 /// demo operator's login, which works; without `--demo` and `--console-addr` there is none.
 async fn the_demo_prints_a_working_console_login(b: Backend) {
     let db = TestDb::new(b).await;
-    let port = crate::support::free_port();
-    let console_port = crate::support::free_port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-        .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}"), "--db", &db.arg()])
-        .args(["--console-addr", &format!("127.0.0.1:{console_port}")])
+        .args(["serve", "--demo", "--addr", "127.0.0.1:0", "--db", &db.arg()])
+        .args(["--console-addr", "127.0.0.1:0"])
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -345,8 +343,14 @@ async fn the_demo_prints_a_working_console_login(b: Backend) {
         seen
     });
     let banner = tokio::task::spawn_blocking(move || lines.join().unwrap()).await.unwrap();
-    let console = format!("http://127.0.0.1:{console_port}");
-    assert!(banner.contains(&format!("Operator console: {console}/")), "{banner}");
+    // The console's port, which the system gave it, as the banner prints it.
+    let console = banner
+        .lines()
+        .find_map(|l| l.strip_prefix("Operator console: "))
+        .unwrap_or_else(|| panic!("no console address in {banner}"))
+        .trim_end_matches('/')
+        .to_string();
+    assert!(console.starts_with("http://127.0.0.1:"), "{banner}");
     let (name, password) = ota_gateway::import::DEMO_OPERATOR;
     assert!(banner.contains(&format!("Demo console login (an admin): name {name}, password {password}")), "{banner}");
     let demo = ConsoleClient::login(&console, name, password).await.unwrap();

@@ -18,9 +18,7 @@
 use crate::support;
 
 use std::collections::{BTreeMap, HashMap};
-use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -31,7 +29,7 @@ use ota_gateway::{Client, Store};
 use ota_messages::common::{ErrorCode, IdContext};
 use ota_messages::runtime::{Message, Response};
 use ota_messages::tour_activity_book::OtaTourActivityBookRs;
-use support::{Backend, TestDb, backend_tests};
+use support::{Backend, GatewayProcess, TestDb, backend_tests};
 
 /// Concurrent client tasks streaming Commits.
 const WORKERS: usize = 8;
@@ -43,63 +41,25 @@ const ROUND_TIME: Duration = Duration::from_secs(3);
 // ---------------------------------------------------------------------------------------------
 // The gateway as a child process
 
-struct Gateway {
-    child: Child,
-    addr: SocketAddr,
-}
-
-/// A port nobody listens on now (bound, then released).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+/// A gateway process of the test (the shared [`GatewayProcess`], its log appended to across
+/// restarts).
+struct Gateway(GatewayProcess);
 
 impl Gateway {
-    /// Starts `ota-gateway serve` on `db` and waits until `/healthz` answers.
+    /// Starts `ota-gateway serve --demo` on `db` and waits until `/healthz` answers.
     async fn start(db: &str, log: &Path) -> Gateway {
-        let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-            .args(["serve", "--demo", "--addr", &addr.to_string(), "--db", db])
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start ota-gateway");
-        let mut gw = Gateway { child, addr };
-        let http = reqwest::Client::new();
-        let started = Instant::now();
-        loop {
-            if let Ok(res) = http.get(format!("http://{addr}/healthz")).send().await
-                && res.status().is_success()
-            {
-                break;
-            }
-            if let Some(status) = gw.child.try_wait().unwrap() {
-                panic!("ota-gateway exited at start: {status}");
-            }
-            assert!(started.elapsed() < Duration::from_secs(20), "ota-gateway did not come up");
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        gw
+        Gateway(GatewayProcess::start_with(db, &["--demo"], &[], Some(log)).await)
     }
 
     fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.0.url.clone()
     }
 
     /// SIGKILL (no shutdown of any kind), and reap the process.
     fn kill(mut self) {
-        self.child.kill().unwrap();
-        let status = self.child.wait().unwrap();
+        self.0.child.kill().unwrap();
+        let status = self.0.child.wait().unwrap();
         assert!(!status.success(), "killed: {status}");
-    }
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

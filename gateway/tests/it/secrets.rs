@@ -8,7 +8,6 @@
 
 use crate::support;
 
-use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -265,13 +264,9 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
     for format in ["text", "json"] {
         let dir = tempfile::tempdir().unwrap();
         let db = TestDb::new(b).await;
-        let addr = SocketAddr::from((
-            [127, 0, 0, 1],
-            std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port(),
-        ));
         let (stdout_path, stderr_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
-            .args(["serve", "--demo", "--addr", &addr.to_string(), "--log-format", format, "--db", &db.arg()])
+            .args(["serve", "--demo", "--addr", "127.0.0.1:0", "--log-format", format, "--db", &db.arg()])
             .env("RUST_LOG", "trace")
             // The demo's console on a port of its own (not the demo's 127.0.0.1:8081, which
             // another test's gateway may hold).
@@ -281,11 +276,19 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
             .stderr(std::fs::File::create(&stderr_path).unwrap())
             .spawn()
             .unwrap();
-        let base = format!("http://{addr}");
+        // The port the system gave it, from the banner's first line (standard output).
         let started = Instant::now();
-        while !reqwest::get(format!("{base}/healthz")).await.is_ok_and(|r| r.status().is_success()) {
+        let base = loop {
+            let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
+            if let Some(url) = stdout.lines().find_map(|l| l.strip_prefix("ota-gateway listening on ")) {
+                break url.split(' ').next().unwrap().trim_end_matches('/').to_string();
+            }
             assert!(child.try_wait().unwrap().is_none(), "the gateway exited");
             assert!(started.elapsed() < Duration::from_secs(20), "the gateway did not come up");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        };
+        while !reqwest::get(format!("{base}/healthz")).await.is_ok_and(|r| r.status().is_success()) {
+            assert!(started.elapsed() < Duration::from_secs(20), "the gateway did not answer");
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
         let answers = exercise(&base).await;

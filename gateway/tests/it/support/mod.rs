@@ -574,11 +574,14 @@ impl GatewayProcess {
 
     /// Starts `ota-gateway serve --db DB` with extra arguments and environment variables on a
     /// port the system gives it (`--addr 127.0.0.1:0`: the port is read from the banner it
-    /// prints, so two gateways started at once never race for one port), its stderr to `log`
-    /// (else discarded; `RUST_LOG=warn` unless `env` sets it), and waits until `/healthz` answers.
+    /// prints, so two gateways started at once never race for one port), its stderr appended to
+    /// `log` (else discarded; `RUST_LOG=warn` unless `env` sets it), and waits until `/healthz`
+    /// answers.
     pub async fn start_with(db: &str, extra: &[&str], env: &[(&str, &str)], log: Option<&Path>) -> GatewayProcess {
         let stderr = match log {
-            Some(path) => Stdio::from(std::fs::File::create(path).expect("create the log file")),
+            Some(path) => Stdio::from(
+                std::fs::OpenOptions::new().create(true).append(true).open(path).expect("open the log file"),
+            ),
             None => Stdio::null(),
         };
         let mut child = Command::new(env!("CARGO_BIN_EXE_ota-gateway"))
