@@ -1,7 +1,7 @@
 //! What the `calendar` and `refresh` benches share: hotels of 10 room types sold with 4 rate
 //! plans (their import file) and a calendar edit.
 
-use ota_gateway::hotels::rules::calendar::EditAsk;
+use ota_gateway::hotels::rules::calendar::edit::EditAsk;
 
 /// The rate plans every hotel sells.
 pub const PLANS: [&str; 4] = ["B0", "B1", "B2", "B3"];

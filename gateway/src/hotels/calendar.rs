@@ -7,7 +7,7 @@
 //!   them); the supply values and their sources from the store (one statement per supply table
 //!   and one for the rooms sold), so a page shows an edit the moment it is stored.
 //! - [`edit`]: one change over a range of nights, week days, room types and rate plans,
-//!   checked ([`crate::hotels::rules::calendar::check_edit`]), turned into the same
+//!   checked ([`crate::hotels::rules::calendar::edit::check_edit`]), turned into the same
 //!   [`Notification`](crate::hotels::rules::supply::Notification) a supplier's message is read
 //!   into, stamped now, and applied by the notifications' own code in one transaction with its
 //!   audit entry: a value a newer message (or edit) set is kept and the outcome says so, a
@@ -21,7 +21,9 @@ use crate::audit::{self, Actor};
 use crate::hotels::catalogue::{Catalogue, Hotel};
 use crate::hotels::handlers::supply::apply;
 use crate::hotels::repo;
-use crate::hotels::rules::calendar::{self as rules, Calendar, EditAsk, EditOutcome, Invalid};
+use crate::hotels::rules::calendar::edit::{EditAsk, EditOutcome};
+use crate::hotels::rules::calendar::grid::Calendar;
+use crate::hotels::rules::calendar::{self as rules, Invalid};
 use crate::store::{Store, StoreError};
 
 /// Why a calendar could not be shown or edited.
@@ -71,7 +73,7 @@ pub async fn show(
             })
         })
         .await?;
-    Ok(rules::build(h, range, &supply, &sold, room))
+    Ok(rules::grid::build(h, range, &supply, &sold, room))
 }
 
 /// Who an actor's values are kept as set by: `cli:USER` as it is, an operator as
@@ -91,8 +93,8 @@ pub async fn edit(
     now: DateTime<Utc>,
 ) -> Result<EditOutcome, CalendarError> {
     let h = hotel(catalogue, code)?;
-    let edit = rules::check_edit(ask, h, now)?;
-    let notification = rules::notification(&edit, h, now, &source_of(actor));
+    let edit = rules::edit::check_edit(ask, h, now)?;
+    let notification = rules::edit::notification(&edit, h, now, &source_of(actor));
     let said = describe(ask);
     let (actor, n) = (actor.clone(), notification.clone());
     let applied = store

@@ -131,6 +131,13 @@ pub fn instant_text(d: DateTime<Utc>) -> String {
     format!("{}Z", date_time_text(d.naive_utc()))
 }
 
+/// A time kept as milliseconds since 1970 (UTC), as shown: an RFC 3339 instant with
+/// milliseconds (`2026-11-28T13:50:00.123Z`); the number itself when out of range.
+pub fn millis_text(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms)
+        .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+}
+
 /// The stored text of a time of day (`hh:mm`).
 pub fn time_text(t: NaiveTime) -> String {
     format!("{:02}:{:02}", t.hour(), t.minute())

@@ -144,7 +144,7 @@ async fn a_hotel_user_sells_and_finds_its_bookings_in_the_browser(b: Backend) {
         ota_gateway::Client::new(&alerting.url).send_raw("/hotelbook", booked, "application/xml").await.unwrap();
     assert!(answer.contains("<Success"), "{answer}");
     book(&gw, commit("BR-B1", arrival, "Okafor", &[("HTL00077", "RMSD000000")])).await;
-    let theirs = ota_gateway::bookings::search::show(gw.store(), "BR-B1", None).await.unwrap().head.internal_ref;
+    let theirs = ota_gateway::bookings::show::show(gw.store(), "BR-B1", None).await.unwrap().head.internal_ref;
     let password = gw.hotel_user("hu", SUP_A).await;
     let browser = Browser::start().await;
 
@@ -264,7 +264,7 @@ async fn a_booking_is_found_delivered_and_resent_in_the_browser(b: Backend) {
     let other = post(&urls, 0, "/activitybook", &activity_booking("BRW-X1", 30, "Okafor")).await;
     assert!(other.contains("<Success"), "{other}");
     let store = console.store();
-    let internal = ota_gateway::bookings::search::show(store, "BRW-D1", None).await.unwrap().head.internal_ref;
+    let internal = ota_gateway::bookings::show::show(store, "BRW-D1", None).await.unwrap().head.internal_ref;
     let h = history_when(store, "BRW-D1", "not delivered after a failure", |h| {
         h.len() == 1 && h[0].event.state == "delivered" && h[0].attempts.len() == 2
     })

@@ -36,7 +36,7 @@ fn ok(page: Page, what: &str) -> String {
 async fn a_booking_is_found_and_shown_on_the_console(b: Backend) {
     let gw = ConsoleServer::start(b).await;
     book(&gw, "/hotelbook", hotel_booking("CB-H1", 40)).await;
-    let internal = ota_gateway::bookings::search::show(gw.store(), "CB-H1", None).await.unwrap().head.internal_ref;
+    let internal = ota_gateway::bookings::show::show(gw.store(), "CB-H1", None).await.unwrap().head.internal_ref;
     let vic = gw.login_as("vic", Role::Viewer).await;
 
     let home = ok(vic.get("/").await, "home");

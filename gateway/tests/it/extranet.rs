@@ -238,7 +238,7 @@ pub(crate) async fn book(gw: &ConsoleServer, xml: String) {
 
 /// The Internal reference of the booking whose Client reference is `client`.
 async fn internal(gw: &ConsoleServer, client: &str) -> String {
-    ota_gateway::bookings::search::show(gw.store(), client, None).await.unwrap().head.internal_ref
+    ota_gateway::bookings::show::show(gw.store(), client, None).await.unwrap().head.internal_ref
 }
 
 /// The value of the hidden `upto` field of a booking page's Acknowledge form.
@@ -346,11 +346,11 @@ async fn a_hotel_user_finds_and_acknowledges_its_bookings(b: Backend) {
     let vic = gw.login_as("vic", Role::Viewer).await;
     let refused = vic.post(&format!("/extranet/bookings/{a1}/acknowledge?supplier={SUP_A}"), &[("upto", &upto)]).await;
     assert_eq!(refused.status, 403, "{}", refused.body);
-    let b_event = ota_gateway::bookings::search::show(gw.store(), &b1, None).await.unwrap().events[0].id.to_string();
+    let b_event = ota_gateway::bookings::show::show(gw.store(), &b1, None).await.unwrap().events[0].id.to_string();
     not_found(hu.post(&format!("/extranet/bookings/{a1}/acknowledge"), &[("upto", &b_event)]).await, "B's event");
     not_found(hu.post(&format!("/extranet/bookings/{b1}/acknowledge"), &[("upto", &b_event)]).await, "B's booking");
     assert!(pull(&urls).await.iter().any(|r| r.0 == a1), "nothing acknowledged yet");
-    let b_events = ota_gateway::bookings::search::show(gw.store(), &b1, None).await.unwrap().events;
+    let b_events = ota_gateway::bookings::show::show(gw.store(), &b1, None).await.unwrap().events;
     assert!(b_events.iter().all(|e| e.state != "delivered"), "{b_events:?}");
 
     let done = hu.post(&format!("/extranet/bookings/{a1}/acknowledge"), &[("upto", &upto)]).await;

@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 use ota_gateway::Location;
-use ota_gateway::bookings::search::{self, Booking, Filter, Page, Query};
+use ota_gateway::bookings::search::{self, Filter, Page, Query};
+use ota_gateway::bookings::show::{self, Booking};
 use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::shared::log_text::LogText;
 
@@ -141,7 +142,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                 }),
             }
         }
-        BookingsCommand::Show { reference, partner, json } => search::show(&store, &reference, partner.as_deref())
+        BookingsCommand::Show { reference, partner, json } => show::show(&store, &reference, partner.as_deref())
             .await
             .map(|b| if json { to_json(&b) } else { show_text(&b) }),
     };

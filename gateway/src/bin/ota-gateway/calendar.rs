@@ -9,7 +9,8 @@ use ota_gateway::audit::Actor;
 use ota_gateway::config::DEFAULT_DB;
 use ota_gateway::content::Content;
 use ota_gateway::hotels::calendar::{self, CalendarError};
-use ota_gateway::hotels::rules::calendar::{Calendar, EditAsk};
+use ota_gateway::hotels::rules::calendar::edit::EditAsk;
+use ota_gateway::hotels::rules::calendar::grid::Calendar;
 use ota_gateway::shared::log_text::LogText;
 
 use crate::shared::{open_store, report, to_json};

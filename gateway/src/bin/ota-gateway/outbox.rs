@@ -119,10 +119,6 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
     let done = match command {
         OutboxCommand::List { state, supplier, limit } => {
             outbox_admin::list(&store, state, supplier, limit).await.map(|events| {
-                let at = |ms: i64| {
-                    chrono::DateTime::from_timestamp_millis(ms)
-                        .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-                };
                 let mut out = format!(
                     "{:<8} {:<10} {:>8} {:<16} {:<24} {:<10} {:>4} {:<10} {:<24} ERROR",
                     "ID", "STATE", "ATTEMPTS", "SUPPLIER", "BOOKING", "HOTEL", "SEQ", "KIND", "CREATED"
@@ -138,7 +134,7 @@ pub async fn run(Args { command, db }: Args) -> ExitCode {
                         e.hotel_code,
                         e.seq,
                         e.event_kind,
-                        at(e.created_at),
+                        ota_gateway::store::values::millis_text(e.created_at),
                         e.last_error.as_deref().unwrap_or("-")
                     ));
                 }
@@ -208,8 +204,7 @@ fn esc(s: &str) -> String {
 
 /// An instant of milliseconds since 1970 as shown (`-`: none).
 fn at(ms: Option<i64>) -> String {
-    ms.and_then(chrono::DateTime::from_timestamp_millis)
-        .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+    ms.map_or_else(|| "-".to_string(), ota_gateway::store::values::millis_text)
 }
 
 fn or_dash<T: std::fmt::Display>(v: Option<T>) -> String {

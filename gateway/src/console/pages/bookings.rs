@@ -16,7 +16,8 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::{next_page, path_segment};
-use crate::bookings::search::{self, Booking, Filter, Page, SearchError, Sort};
+use crate::bookings::search::{self, Filter, Page, SearchError, Sort};
+use crate::bookings::show::{self, Booking};
 use crate::console::ConsoleState;
 use crate::console::layout;
 use crate::console::security::Viewer;
@@ -171,7 +172,7 @@ async fn one(
     Query(which): Query<Which>,
 ) -> Response {
     let partner = which.partner.as_deref().map(str::trim).filter(|p| !p.is_empty());
-    match search::show(&state.app.store, &reference, partner).await {
+    match show::show(&state.app.store, &reference, partner).await {
         Ok(b) => layout::page(&session, &format!("Booking {}", b.head.internal_ref), booking(&b)),
         Err(e) => {
             if matches!(e, SearchError::Store(_)) {
@@ -271,8 +272,8 @@ fn booking(b: &Booking) -> Markup {
         }
         h2 { "Transaction log" }
         @if b.log.is_empty() { p.muted { "No transaction-log entry (the partner's requests about it are not logged, or no longer kept)." } } @else {
-            @if b.log.len() >= usize::try_from(search::MAX_LOG_ENTRIES).unwrap_or(usize::MAX) {
-                p.muted { "The first " (search::MAX_LOG_ENTRIES) " entries." }
+            @if b.log.len() >= usize::try_from(show::MAX_LOG_ENTRIES).unwrap_or(usize::MAX) {
+                p.muted { "The first " (show::MAX_LOG_ENTRIES) " entries." }
             }
             table #log {
                 thead { tr { th { "Entry" } th { "At (UTC)" } th { "Requestor" } th { "Operation" } th { "HTTP" } th { "Outcome" } th { "References" } } }

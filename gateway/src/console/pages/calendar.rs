@@ -29,7 +29,9 @@ use crate::console::layout::{self, csrf_field};
 use crate::console::pages::path_segment;
 use crate::console::security::{Client, HotelEditor, Hotelier, form_urlencoded_pairs};
 use crate::hotels::calendar::{self, CalendarError};
-use crate::hotels::rules::calendar::{Calendar, EditAsk, EditOutcome, months_around};
+use crate::hotels::rules::calendar::edit::{EditAsk, EditOutcome};
+use crate::hotels::rules::calendar::grid::Calendar;
+use crate::hotels::rules::calendar::months_around;
 use crate::operators::session::Session;
 
 /// The routes of this page.
@@ -86,12 +88,12 @@ fn url(code: &str, from: &str, to: &str, room: &str) -> String {
 }
 
 /// The title of a cell: who set it last.
-fn set_by(set: Option<&crate::hotels::rules::calendar::Source>, content: &str) -> String {
+fn set_by(set: Option<&crate::hotels::rules::calendar::grid::Source>, content: &str) -> String {
     set.map_or_else(|| content.to_string(), ToString::to_string)
 }
 
 /// The title of an amount's cell: who set it, and the amounts per number of guests.
-fn amount_title(n: &crate::hotels::rules::calendar::AmountNight) -> String {
+fn amount_title(n: &crate::hotels::rules::calendar::grid::AmountNight) -> String {
     let mut title = set_by(n.set.as_ref(), "from the content");
     for g in n.by_guests.iter().filter(|g| g.guests > 0) {
         title.push_str(&format!("; {} guest(s): {} ({})", g.guests, g.amount, g.set));

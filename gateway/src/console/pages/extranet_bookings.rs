@@ -25,7 +25,8 @@ use serde::Deserialize;
 
 use super::{next_page, path_segment};
 use crate::audit::Actor;
-use crate::bookings::search::{self, Booking, Event, Filter, Item, SearchError};
+use crate::bookings::search::{self, Filter, SearchError};
+use crate::bookings::show::{self, Booking, Event, Item};
 use crate::console::ConsoleState;
 use crate::console::layout::{self, csrf_field};
 use crate::console::security::{Client, HotelEditor, Hotelier};
@@ -204,8 +205,8 @@ async fn visible(
     reference: &str,
 ) -> Result<Option<Visible>, Response> {
     let found = match supplier {
-        Some(sup) => search::show_of_supplier(store, reference, sup).await,
-        None => search::show(store, reference, None).await,
+        Some(sup) => show::show_of_supplier(store, reference, sup).await,
+        None => show::show(store, reference, None).await,
     };
     let booking = match found {
         Ok(b) => b,

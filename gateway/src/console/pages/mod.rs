@@ -15,7 +15,8 @@
 //! | `mod.rs` | [`routes`], [`NAV`], [`new_password`], [`path_segment`], [`next_page`] |
 //! | [`login`] | `GET/POST /login`, `POST /logout` |
 //! | [`home`] | `GET /`: the overview |
-//! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates and changes them |
+//! | [`partners`] | `GET /partners`, `GET /partners/{id}`: the requestors; an admin creates them |
+//! | [`partner_changes`] | `POST /partners/{id}/…`: an admin changes one (limits, dialect, addresses, log, notification URL, alerts, password, disabling) |
 //! | [`log`] | `GET /log`, `GET /log/{id}`: the transaction log searched, an entry's request and answer; its replay (admins only) |
 //! | [`audit`] | `GET /audit`: the audit trail |
 //! | [`traffic`] | `GET /traffic`: every gateway's traffic per partner and operation (chart, worst lines, error codes) |
@@ -36,6 +37,7 @@ pub mod home;
 pub mod log;
 pub mod login;
 pub mod operators;
+pub mod partner_changes;
 pub mod partners;
 pub mod traffic;
 
@@ -89,6 +91,7 @@ pub fn routes() -> Router<ConsoleState> {
         .merge(calendar::routes())
         .merge(deliveries::routes())
         .merge(partners::routes())
+        .merge(partner_changes::routes())
         .merge(audit::routes())
         .merge(traffic::routes())
         .merge(log::routes())

@@ -253,7 +253,7 @@ pub struct NewAttempt {
     pub at: i64,
     /// The gateway that made it.
     pub gateway: String,
-    /// The receiver URL, redacted ([`super::rules::redacted_url`]).
+    /// The receiver URL, redacted ([`crate::outbox::rules::redacted_url`]).
     pub url: Option<String>,
     /// The HTTP status of the answer.
     pub http_status: Option<i64>,
@@ -261,7 +261,7 @@ pub struct NewAttempt {
     pub error: Option<String>,
     /// From sending to the answer read (or the failure), in milliseconds.
     pub latency_ms: Option<i64>,
-    /// The answer, bounded ([`super::rules::kept_answer`]).
+    /// The answer, bounded ([`crate::outbox::rules::kept_answer`]).
     pub answer: Option<String>,
     /// The answer's length (as declared when over the bound, else as read).
     pub answer_bytes: Option<i64>,
@@ -269,7 +269,7 @@ pub struct NewAttempt {
     pub retransmission: bool,
     /// Who asked for the resend it answers.
     pub requested_by: Option<String>,
-    /// The notification sent, as kept ([`super::deliver::kept_body`]).
+    /// The notification sent, as kept ([`crate::outbox::deliver::kept_body`]).
     pub body: Option<String>,
     /// The notification's length as sent.
     pub body_bytes: Option<i64>,

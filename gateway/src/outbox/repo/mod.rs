@@ -17,10 +17,7 @@ pub mod supplied;
 /// Serializes a time of milliseconds since 1970 as an RFC 3339 instant in UTC
 /// (`2026-11-28T13:50:00.123Z`), for the rows of the history.
 pub(super) fn instant<S: serde::Serializer>(ms: &i64, s: S) -> Result<S::Ok, S::Error> {
-    match chrono::DateTime::from_timestamp_millis(*ms) {
-        Some(t) => s.serialize_str(&t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()),
-        None => s.serialize_i64(*ms),
-    }
+    s.serialize_str(&crate::store::values::millis_text(*ms))
 }
 
 /// [`instant`] of a time that may be missing (`null`).
