@@ -280,8 +280,8 @@ async fn no_password_in_the_binarys_logs(b: Backend) {
         let started = Instant::now();
         let base = loop {
             let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
-            if let Some(url) = stdout.lines().find_map(|l| l.strip_prefix("ota-gateway listening on ")) {
-                break url.split(' ').next().unwrap().trim_end_matches('/').to_string();
+            if let Some(url) = stdout.lines().find_map(support::listening_url) {
+                break url;
             }
             assert!(child.try_wait().unwrap().is_none(), "the gateway exited");
             assert!(started.elapsed() < Duration::from_secs(20), "the gateway did not come up");

@@ -607,10 +607,9 @@ impl GatewayProcess {
             let mut found = Some(found);
             for line in std::io::BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                if let Some(rest) = line.strip_prefix("ota-gateway listening on ")
+                if let Some(url) = listening_url(&line)
                     && let Some(found) = found.take()
                 {
-                    let url = rest.split(' ').next().unwrap_or_default().trim_end_matches('/').to_string();
                     let _ = found.send(url);
                 }
             }
@@ -670,6 +669,13 @@ impl GatewayProcess {
     pub async fn metrics(&self) -> String {
         reqwest::get(format!("{}/metrics", self.url)).await.expect("GET /metrics").text().await.expect("metrics text")
     }
+}
+
+/// The base URL a line of `serve`'s banner names (`ota-gateway listening on URL (health: …)`),
+/// if it is that line.
+pub fn listening_url(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("ota-gateway listening on ")?;
+    Some(rest.split(' ').next()?.trim_end_matches('/').to_string())
 }
 
 /// The value of a series in a metrics text (`name` with its labels as written, e.g.
