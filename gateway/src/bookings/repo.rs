@@ -130,29 +130,40 @@ row! {
     }
 }
 
+/// Where a page starts for the kind ranked `rank`: past the cursor's value (as an instant, as
+/// the naive UTC time hotel bookings keep, or as a date) and, on a tie of the value, past the id
+/// it gives. A kind ranked after the cursor's comes after it ascending (`id > MIN`: all its
+/// rows) and before it descending (`id < MIN`: none); a kind ranked before the cursor's, the
+/// opposite (`MAX`).
+fn past(after: Option<(Key, u8, i64)>, rank: u8) -> Past {
+    let Some((key, at_rank, id)) = after else { return Past::default() };
+    let id = Some(match at_rank.cmp(&rank) {
+        std::cmp::Ordering::Equal => id,
+        std::cmp::Ordering::Less => i64::MIN,
+        std::cmp::Ordering::Greater => i64::MAX,
+    });
+    match key {
+        Key::Instant(t) => Past { instant: Some(t), naive: Some(t.naive_utc()), date: None, id },
+        Key::Date(d) => Past { instant: None, naive: None, date: Some(d), id },
+    }
+}
+
+/// See [`past`]: each value in the type a kind's column has.
+#[derive(Default)]
+struct Past {
+    instant: Option<DateTime<Utc>>,
+    naive: Option<NaiveDateTime>,
+    date: Option<NaiveDate>,
+    id: Option<i64>,
+}
+
 /// The heads of `kind`'s bookings that `s` names, in its order, at most `s.limit`.
 pub async fn heads(c: &mut Conn<'_>, kind: Kind, s: &Select) -> Result<Vec<Head>, StoreError> {
     let rank = rank(kind);
     // Every value bound below lives here, in the type its kind's columns have.
     let created_from_naive = s.created_from.map(|t| t.naive_utc());
     let created_before_naive = s.created_before.map(|t| t.naive_utc());
-    let (after_instant, after_naive, after_date, after_id) = match s.after {
-        None => (None, None, None, None),
-        Some((key, at_rank, id)) => {
-            // Past the cursor, on a tie of the value: a kind ranked after the cursor's comes
-            // after it ascending (`id > MIN`: all its rows) and before it descending (`id <
-            // MIN`: none); a kind ranked before the cursor's, the opposite (`MAX`).
-            let id = match at_rank.cmp(&rank) {
-                std::cmp::Ordering::Equal => id,
-                std::cmp::Ordering::Less => i64::MIN,
-                std::cmp::Ordering::Greater => i64::MAX,
-            };
-            match key {
-                Key::Instant(t) => (Some(t), Some(t.naive_utc()), None, Some(id)),
-                Key::Date(d) => (None, None, Some(d), Some(id)),
-            }
-        }
-    };
+    let after = past(s.after, rank);
     let mut q = Sql { text: String::new(), params: Vec::new() };
     // With a supplier, the hotel shown is the first of the booking's rooms at its hotels.
     let supplier_hotels = match (&s.supplier, kind) {
@@ -262,8 +273,8 @@ pub async fn heads(c: &mut Conn<'_>, kind: Kind, s: &Select) -> Result<Vec<Head>
     }
     let column = if s.by_arrival { arrival } else { created };
     let (cmp, dir) = if s.descending { ("<", "DESC") } else { (">", "ASC") };
-    if let Some(id) = &after_id {
-        let value: Option<&dyn Param> = match (kind, &after_instant, &after_naive, &after_date) {
+    if let Some(id) = &after.id {
+        let value: Option<&dyn Param> = match (kind, &after.instant, &after.naive, &after.date) {
             (_, _, _, Some(d)) => Some(d),
             (Kind::Hotel, _, Some(t), _) => Some(t),
             (Kind::Activity, Some(t), _, _) => Some(t),
@@ -278,53 +289,59 @@ pub async fn heads(c: &mut Conn<'_>, kind: Kind, s: &Select) -> Result<Vec<Head>
     let limit = q.bind(&s.limit);
     q.text.push_str(&format!(" ORDER BY {column} {dir}, b.id {dir} LIMIT {limit}"));
     Ok(match kind {
-        Kind::Hotel => c
-            .query::<HotelHead>(&q.text, &q.params)
-            .await?
-            .into_iter()
-            .map(|r| Head {
-                kind,
-                id: r.id,
-                internal_ref: r.internal_ref,
-                client_ref: r.client_ref,
-                partner: r.partner,
-                hotel: r.hotel,
-                activity: None,
-                given_name: r.given_name,
-                surname: r.surname,
-                arrival: r.arrival,
-                departure: Some(r.departure),
-                status: r.status,
-                total: r.total,
-                currency: r.currency,
-                created: r.created.and_utc(),
-                modified: r.modified.and_utc(),
-            })
-            .collect(),
-        Kind::Activity => c
-            .query::<ActivityHead>(&q.text, &q.params)
-            .await?
-            .into_iter()
-            .map(|r| Head {
-                kind,
-                id: r.id,
-                internal_ref: r.internal_ref,
-                client_ref: r.client_ref,
-                partner: r.partner,
-                hotel: None,
-                activity: Some(r.activity),
-                given_name: r.given_name,
-                surname: r.surname,
-                arrival: r.arrival,
-                departure: None,
-                status: r.status,
-                total: r.total,
-                currency: r.currency,
-                created: r.created,
-                modified: r.modified,
-            })
-            .collect(),
+        Kind::Hotel => c.query::<HotelHead>(&q.text, &q.params).await?.into_iter().map(HotelHead::head).collect(),
+        Kind::Activity => {
+            c.query::<ActivityHead>(&q.text, &q.params).await?.into_iter().map(ActivityHead::head).collect()
+        }
     })
+}
+
+impl HotelHead {
+    fn head(self) -> Head {
+        let r = self;
+        Head {
+            kind: Kind::Hotel,
+            id: r.id,
+            internal_ref: r.internal_ref,
+            client_ref: r.client_ref,
+            partner: r.partner,
+            hotel: r.hotel,
+            activity: None,
+            given_name: r.given_name,
+            surname: r.surname,
+            arrival: r.arrival,
+            departure: Some(r.departure),
+            status: r.status,
+            total: r.total,
+            currency: r.currency,
+            created: r.created.and_utc(),
+            modified: r.modified.and_utc(),
+        }
+    }
+}
+
+impl ActivityHead {
+    fn head(self) -> Head {
+        let r = self;
+        Head {
+            kind: Kind::Activity,
+            id: r.id,
+            internal_ref: r.internal_ref,
+            client_ref: r.client_ref,
+            partner: r.partner,
+            hotel: None,
+            activity: Some(r.activity),
+            given_name: r.given_name,
+            surname: r.surname,
+            arrival: r.arrival,
+            departure: None,
+            status: r.status,
+            total: r.total,
+            currency: r.currency,
+            created: r.created,
+            modified: r.modified,
+        }
+    }
 }
 
 /// A kind's place among equal values of the order: hotel bookings first.
