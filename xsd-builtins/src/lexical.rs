@@ -142,9 +142,15 @@ pub fn decimal(s: &str) -> Option<DecimalParts<'_>> {
         Some(b'+') => (false, s.get(1..)?),
         _ => (false, s),
     };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-    (!(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac)).then_some(DecimalParts {
+    // One pass over the bytes: digits, then at most one point and digits.
+    let bytes = body.as_bytes();
+    let point = bytes.iter().position(|b| !b.is_ascii_digit()).unwrap_or(bytes.len());
+    let (int, frac) = match bytes.get(point) {
+        None => (body, ""),
+        Some(b'.') => (body.get(..point)?, body.get(point + 1..)?),
+        Some(_) => return None,
+    };
+    (!(int.is_empty() && frac.is_empty()) && frac.bytes().all(|b| b.is_ascii_digit())).then_some(DecimalParts {
         negative,
         int,
         frac,

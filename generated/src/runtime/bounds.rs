@@ -37,14 +37,19 @@ pub fn check(xml: &str) -> Result<(), OverBound> {
 /// four times [`MAX_ATTRIBUTES`] can hold too many: only those have their `=` counted.
 fn clearly_within(b: &[u8]) -> bool {
     const SHORT: usize = 4 * MAX_ATTRIBUTES;
-    let mut from = 0;
-    for at in memchr::memchr_iter(b'<', b).chain(std::iter::once(b.len())) {
-        if at - from > SHORT && memchr::memchr_iter(b'=', &b[from..at]).nth(MAX_ATTRIBUTES).is_some() {
-            return false;
+    // A document of few `=` in all has no stretch with too many (most messages).
+    if memchr::memchr_iter(b'=', b).count() > MAX_ATTRIBUTES {
+        let mut from = 0;
+        for at in memchr::memchr_iter(b'<', b).chain(std::iter::once(b.len())) {
+            if at - from > SHORT && memchr::memchr_iter(b'=', &b[from..at]).nth(MAX_ATTRIBUTES).is_some() {
+                return false;
+            }
+            from = at;
         }
-        from = at;
     }
-    memchr::memmem::find_iter(b, b"xmlns").nth(MAX_NAMESPACE_DECLARATIONS).is_none()
+    static XMLNS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"xmlns"));
+    XMLNS.find_iter(b).nth(MAX_NAMESPACE_DECLARATIONS).is_none()
 }
 
 /// Checks the bounds tag by tag. Comments, CDATA sections, processing instructions and

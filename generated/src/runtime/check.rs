@@ -67,10 +67,14 @@ pub fn check_simple(d: &SimpleDesc, v: &str) -> Result<(), String> {
         if d.values.contains(&v) || d.also.contains(&v) {
             return Ok(());
         }
-        let known = d.values.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");
+        // What was expected is written only when the value is refused (an open list takes
+        // other values too, often).
+        let known = || d.values.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");
         return match d.open {
-            None => Err(format!("one of {known} ({})", d.name)),
-            Some(other) => check_simple(other, v).map_err(|e| format!("one of {known}, or another value that is {e}")),
+            None => Err(format!("one of {} ({})", known(), d.name)),
+            Some(other) => {
+                check_simple(other, v).map_err(|e| format!("one of {}, or another value that is {e}", known()))
+            }
         };
     }
     check_builtin(d.builtin, v)?;
@@ -80,7 +84,12 @@ pub fn check_simple(d: &SimpleDesc, v: &str) -> Result<(), String> {
 /// Checks the facets of a simple type (lengths, patterns, bounds), for a value whose lexical
 /// form is already known to be right.
 pub(crate) fn check_facets(d: &SimpleDesc, v: &str) -> Result<(), String> {
-    if d.min_length.is_some() || d.max_length.is_some() {
+    // A value has at most as many characters as bytes, and at least one when it has a byte:
+    // its byte length alone shows most values within the bounds, without counting characters.
+    let bytes = v.len() as u64;
+    let within_by_bytes = d.max_length.is_none_or(|m| bytes <= u64::from(m))
+        && d.min_length.is_none_or(|m| m <= 1 && bytes >= u64::from(m));
+    if !within_by_bytes {
         let n = v.chars().count() as u64;
         let min = d.min_length.map(u64::from);
         let max = d.max_length.map(u64::from);
@@ -119,11 +128,53 @@ fn compare(b: Builtin, a: &str, bound: &str) -> Option<std::cmp::Ordering> {
             let (x, y) = (DateTime::from_str(a).ok()?, DateTime::from_str(bound).ok()?);
             Some(x.local.cmp(&y.local))
         }
-        _ => {
-            let (x, y) = (Decimal::from_str(a).ok()?, Decimal::from_str(bound).ok()?);
-            Some(x.cmp(&y))
-        }
+        _ => compare_numbers(a, bound),
     }
+}
+
+/// A number's sign (0 for a zero), integer digits without leading zeros and fraction digits
+/// without trailing zeros.
+fn magnitude(x: &str) -> Option<(i8, &str, &str)> {
+    let p = xsd_builtins::lexical::decimal(x)?;
+    // Digits are ASCII: the slices fall on character boundaries.
+    let int = &p.int[p.int.bytes().position(|b| b != b'0').unwrap_or(p.int.len())..];
+    let frac = &p.frac[..p.frac.bytes().rposition(|b| b != b'0').map_or(0, |i| i + 1)];
+    let zero = int.is_empty() && frac.is_empty();
+    Some((
+        if zero {
+            0
+        } else if p.negative {
+            -1
+        } else {
+            1
+        },
+        int,
+        frac,
+    ))
+}
+
+/// Compares two numbers in `xs:decimal`'s lexical form (integers are) by their digits, without
+/// reading them into values: the sign (a zero has none), then the integer digits (fewer is
+/// smaller, leading zeros aside), then the fraction digits (trailing zeros aside). `None` when
+/// either is not such a number.
+fn compare_numbers(a: &str, b: &str) -> Option<std::cmp::Ordering> {
+    if b == "0" {
+        // The most common bound: only the sign counts (a zero has none).
+        let p = xsd_builtins::lexical::decimal(a)?;
+        let nonzero = p.int.bytes().chain(p.frac.bytes()).any(|b| b != b'0');
+        return Some(match (nonzero, p.negative) {
+            (false, _) => std::cmp::Ordering::Equal,
+            (true, true) => std::cmp::Ordering::Less,
+            (true, false) => std::cmp::Ordering::Greater,
+        });
+    }
+    let ((sa, ia, fa), (sb, ib, fb)) = (magnitude(a)?, magnitude(b)?);
+    if sa != sb || sa == 0 {
+        return Some(sa.cmp(&sb));
+    }
+    // Both positive or both negative: compare the magnitudes, then turn for negatives.
+    let by_size = ia.len().cmp(&ib.len()).then_with(|| ia.cmp(ib)).then_with(|| fa.cmp(fb));
+    Some(if sa < 0 { by_size.reverse() } else { by_size })
 }
 
 /// The lexical check of the built-in (shared with the generator), and for `xs:decimal` also
@@ -138,7 +189,39 @@ fn check_builtin(b: Builtin, v: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// Numbers compared by their digits compare as their values do.
+    #[test]
+    fn numbers_compare_as_their_values() {
+        let mut texts: Vec<String> = [
+            "0", "-0", "0.00", "-0.000", "007", "7", "7.0", "-7", "-7.01", "0.5", ".5", "0.45", "-0.05", "+3", "10",
+            "9.999", "100.50", "-100.5",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let sign = if x & 1 == 1 { "-" } else { "" };
+            texts.push(format!("{sign}{}.{:03}", (x >> 8) % 1000, (x >> 24) % 1000));
+        }
+        for a in &texts {
+            for b in texts.iter().step_by(7) {
+                let (x, y) = (Decimal::from_str(a).unwrap(), Decimal::from_str(b).unwrap());
+                assert_eq!(compare_numbers(a, b), Some(x.cmp(&y)), "{a} vs {b}");
+            }
+        }
+        for a in &texts {
+            let x = Decimal::from_str(a).unwrap();
+            assert_eq!(compare_numbers(a, "0"), Some(x.cmp(&Decimal::from_str("0").unwrap())), "{a} vs 0");
+        }
+        assert_eq!(compare_numbers("1e5", "0"), None);
+    }
 
     #[test]
     fn builtins_use_the_shared_lexical_checks() {

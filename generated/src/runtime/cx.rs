@@ -387,8 +387,9 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// checker; the generated decoders use [`Cx::required`]).
     pub fn required_attributes(&mut self, node: Node, desc: &'static ComplexDesc) -> Res {
         for (i, d) in desc.attributes.iter().enumerate().filter(|(_, d)| d.required) {
-            let named = |n: &str| n == d.name || desc.attribute_also(i).any(|o| o == n);
-            if !node.attributes().any(|a| a.namespace().is_none() && named(a.name())) {
+            let present = |name: &str| node.attributes().any(|a| a.namespace().is_none() && a.name() == name);
+            // By its name, else by another name it is also taken by (rare: looked up only then).
+            if !present(d.name) && !desc.attribute_also(i).any(present) {
                 let at = format!("@{}", d.name);
                 if self.extras(desc).is_some_and(|x| x.optional.contains(&at.as_str())) {
                     self.unread(at, 0, UnreadKind::Absent, node.range().start);
@@ -447,19 +448,20 @@ impl<'a, 'i> Cx<'a, 'i> {
     /// Records the first text (other than XML white space) of an element that may hold only
     /// elements.
     fn no_text(&mut self, node: Node) -> Res {
-        for t in node.children().filter(Node::is_text) {
-            let text = t.text().unwrap_or("");
-            let xml_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
-            if !text.chars().all(xml_space) {
-                let start = t.range().start + (text.len() - text.trim_start_matches(xml_space).len());
-                let e = self.error_at(
-                    start,
-                    DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() },
-                );
-                return self.report(e);
-            }
+        match node.children().find(|t| !is_blank(*t)) {
+            Some(t) => self.unexpected_text(t),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Records a text node where only elements (and white space) may be.
+    fn unexpected_text(&mut self, t: Node) -> Res {
+        let text = t.text().unwrap_or("");
+        let xml_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
+        let start = t.range().start + (text.len() - text.trim_start_matches(xml_space).len());
+        let e =
+            self.error_at(start, DecodeErrorKind::UnexpectedText { text: text.trim_matches(xml_space).to_string() });
+        self.report(e)
     }
 
     /// Checks and reads the text content of an element that has no child elements; `None`
@@ -552,11 +554,10 @@ impl<'a, 'i> Cx<'a, 'i> {
             Content::Sequence(p) => *p,
             Content::Empty | Content::Text(_) | Content::Skipped => &[],
         };
-        self.no_text(node)?;
         let elements = element_count(particles);
         let base = self.counts.len();
         self.counts.resize(base + elements + particles.len(), 0);
-        Ok(Children { parent: node, iter: node.children(), particles, desc, base, elements, hint: 0 })
+        Ok(Children { parent: node, iter: node.children(), particles, desc, base, elements, hint: 0, texted: false })
     }
 
     /// Decodes a matched complex child with `decode`, with the child on the error path: its
@@ -631,6 +632,11 @@ pub fn push<T>(field: &mut Vec<T>, value: Option<T>) {
     }
 }
 
+/// Whether `node` is no text, or text of white space only (between elements).
+fn is_blank(node: Node) -> bool {
+    !node.is_text() || node.text().unwrap_or("").bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
 /// The text of an element: its text nodes (CDATA included) joined; borrowed when there is one.
 fn text_of<'a>(node: Node<'a, '_>) -> Cow<'a, str> {
     let mut texts = node.children().filter(Node::is_text).filter_map(|t| t.text());
@@ -669,6 +675,8 @@ pub struct Children<'a, 'i> {
     /// The particle of the last match, where the next lookup starts (a document in the
     /// declared order finds each child there or at the next particle).
     hint: usize,
+    /// A text among the children was recorded (one is enough).
+    texted: bool,
 }
 
 /// Where a declaration sits in a content model.
@@ -704,9 +712,15 @@ impl<'a, 'i> Children<'a, 'i> {
     /// not take (unknown, in another namespace, one too many, of a second alternative of a
     /// choice) is recorded as a problem and skipped.
     pub fn next(&mut self, cx: &mut Cx<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
-        while let Some(node) = self.iter.by_ref().find(Node::is_element) {
-            if let Some(next) = self.take(cx, node)? {
-                return Ok(Some(next));
+        while let Some(node) = self.iter.next() {
+            if node.is_element() {
+                if let Some(next) = self.take(cx, node)? {
+                    return Ok(Some(next));
+                }
+            } else if !self.texted && !is_blank(node) {
+                // Text between the children: its first piece is a problem of this element.
+                self.texted = true;
+                cx.unexpected_text(node)?;
             }
         }
         Ok(None)
@@ -716,11 +730,11 @@ impl<'a, 'i> Children<'a, 'i> {
     /// problem is recorded).
     fn take(&mut self, cx: &mut Cx<'a, 'i>, node: Node<'a, 'i>) -> Result<Option<Next<'a, 'i>>, Failed> {
         // What 2016B allows beyond the spec is looked up only for what the spec does not take.
-        if node.tag_name().namespace() != Some(OTA_NAMESPACE) && cx.extras(self.desc).is_some_and(|x| x.any_element) {
-            cx.unread(node.tag_name().name().to_string(), 0, UnreadKind::Item, node.range().start);
-            return Ok(None);
-        }
         if node.tag_name().namespace() != Some(OTA_NAMESPACE) {
+            if cx.extras(self.desc).is_some_and(|x| x.any_element) {
+                cx.unread(node.tag_name().name().to_string(), 0, UnreadKind::Item, node.range().start);
+                return Ok(None);
+            }
             let kind = DecodeErrorKind::WrongNamespace {
                 element: node.tag_name().name().to_string(),
                 found: node.tag_name().namespace().map(str::to_string),
