@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 
-pub use sql::{CATALOGUE_LOCK, Conn, Sequence, SqlDialect};
+pub use sql::{CATALOGUE_LOCK, Conn, Sequence, SqlDialect, TAKES_LOCK};
 pub use values::{ArrayElement, Column, FromRow, Param, Row, Scalar, group, row};
 
 /// A store failure: the database is unreachable, refused a statement, or holds a value that

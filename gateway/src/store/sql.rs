@@ -75,6 +75,9 @@ enum Inner<'c> {
 /// The PostgreSQL advisory lock key of the catalogue lock (see [`Conn::lock_catalogue`]).
 pub const CATALOGUE_LOCK: i64 = 0x4f54_415f_4341_5401; // "OTA_CAT\x01"
 
+/// The PostgreSQL advisory lock key of the outbox's takes (see [`Conn::lock_takes`]).
+pub const TAKES_LOCK: i64 = 0x4f54_415f_4f42_5801; // "OTA_OBX\x01"
+
 /// A number sequence of the schema: each call of [`Conn::next_in`] gives a number never given
 /// before (on SQLite a counter row, as writes are one at a time; on PostgreSQL a sequence, so
 /// writers on many gateways never wait for each other).
@@ -373,6 +376,25 @@ impl<'c> Conn<'c> {
                 Ok(())
             }
             Inner::PostgresClient(..) => Err(StoreError::Data("the catalogue lock is taken in a transaction".into())),
+        }
+    }
+
+    /// Takes, until the end of the transaction, the lock that makes the outbox's takes (of the
+    /// events due, every gateway's) run one at a time: what one take counts as held (a supplier's
+    /// share) then includes every take committed before, and an event committed late with an
+    /// early place in the order cannot be counted by two takes at once. Sent with the next
+    /// statement, whose snapshot is thus taken once the lock is held. SQLite's write
+    /// transactions already run one at a time.
+    pub async fn lock_takes(&mut self) -> Result<(), StoreError> {
+        match &self.inner {
+            Inner::Sqlite(_) => Ok(()),
+            Inner::Postgres(..) => {
+                self.later.push(Later { sql: "SELECT pg_advisory_xact_lock($1)", params: vec![Box::new(TAKES_LOCK)] });
+                Ok(())
+            }
+            Inner::PostgresClient(..) => {
+                Err(StoreError::Data("the outbox's take lock is taken in a transaction".into()))
+            }
         }
     }
 

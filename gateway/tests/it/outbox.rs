@@ -1181,6 +1181,72 @@ async fn the_claim_takes_suppliers_in_turn_within_their_share(b: Backend) {
     assert_eq!(take(now + 61_000, 32, "gw2").await, ["A-0/1", "B-0/1", "A-1/1", "A-2/1", "A-3/1"]);
 }
 
+/// Two takes at once (PostgreSQL, where gateways take together) never hold more than a
+/// supplier's share between them. One gateway's take is in flight, holding A's events A-1 … A-8
+/// (its share, 8), when an event written earlier commits late (A-0, due first): a second take
+/// then waits for the first to end and, counting its 8, takes none. (Without the take lock it
+/// counted none held, numbered A-0 first and took it: 9 in flight.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_takes_at_once_never_hold_more_than_a_share() {
+    use ota_gateway::outbox::repo;
+    let db = TestDb::new(Backend::Postgres).await;
+    let arg = db.arg();
+    let store = db.open().await;
+    ota_gateway::import::seed_demo_if_empty(&store).await.unwrap();
+    let (code, out, err) = cli(
+        &["requestor", "set", SUPPLIER, "--hotels", "HTL00042", "--notify-url", "http://127.0.0.1:9/a", "--db", &arg],
+        "",
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let connect = || async {
+        let (client, conn) = tokio_postgres::connect(&db.postgres_url(), tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        client
+    };
+    let insert = "INSERT INTO outbox_event (booking_kind, booking_ref, hotel_code, seq, supplier_id, event_kind, revision, version, created_at, next_attempt_at)
+                  VALUES ('hotel', $1, 'HTL00042', 1, $2, 'new', 1, $3, $3, $3)";
+    let setup = connect().await;
+    for i in 1..=9i64 {
+        setup.execute(insert, &[&format!("A-{i}"), &SUPPLIER, &(1000 + i)]).await.unwrap();
+    }
+    // A-0, due before all of them, written in a transaction still open.
+    let mut late = connect().await;
+    let late = late.transaction().await.unwrap();
+    late.execute(insert, &[&"A-0", &SUPPLIER, &1000i64]).await.unwrap();
+    // A gateway's take in flight: the take lock, then A-1 … A-8 taken (its share).
+    let mut first = connect().await;
+    let first = first.transaction().await.unwrap();
+    first.execute("SELECT pg_advisory_xact_lock($1)", &[&ota_gateway::store::TAKES_LOCK]).await.unwrap();
+    let taken = first
+        .execute(
+            "UPDATE outbox_event SET taken_until = 70000, taken_by = 'gw1', attempts = attempts + 1 WHERE booking_ref IN ('A-1','A-2','A-3','A-4','A-5','A-6','A-7','A-8')",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(taken, 8);
+    late.commit().await.unwrap();
+    // The second take, on the gateway's own path.
+    let second = tokio::spawn({
+        let store = store.clone();
+        async move {
+            store
+                .write_now(|c| Box::pin(async move { repo::events::take_due(c, 10_000, 70_000, 32, 8, "gw2").await }))
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|e| e.booking_ref)
+                .collect::<Vec<_>>()
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let waited = !second.is_finished();
+    first.commit().await.unwrap();
+    let took = second.await.unwrap();
+    assert!(took.is_empty(), "the second take took {took:?} beside the first's 8 (share 8)");
+    assert!(waited, "the second take did not wait for the first");
+}
+
 backend_tests!(
     the_claim_takes_suppliers_in_turn_within_their_share,
     a_hanging_receiver_delays_no_other_supplier,

@@ -110,10 +110,10 @@ pub async fn any_due(c: &mut Conn<'_>, now: i64) -> Result<bool, StoreError> {
 /// Fair shares: a supplier never has more than `per_supplier` events held at once (by any
 /// gateway: the leases not run out count), and the events are taken in turn across suppliers —
 /// every supplier's first due event (oldest due first), then every supplier's second, … — so
-/// one supplier's backlog or hanging receiver never fills a round. Every gateway numbers the
-/// candidates alike (by due time and id), so two gateways taking at once go for the same rows
-/// (PostgreSQL: the one that locked them first takes them; the other skips them) and never
-/// together take more than a supplier's share.
+/// one supplier's backlog or hanging receiver never fills a round. Takes run one at a time over
+/// every gateway ([`Conn::lock_takes`]), so each counts what the takes before it hold. (Two
+/// gateways taking at once, each numbering the candidates it saw, could together take one more
+/// than a share: an event written late may sort before those the other took.)
 pub async fn take_due(
     c: &mut Conn<'_>,
     now: i64,
@@ -122,6 +122,8 @@ pub async fn take_due(
     per_supplier: i64,
     gateway: &str,
 ) -> Result<Vec<EventRow>, StoreError> {
+    // One take at a time (every gateway's): see `Conn::lock_takes`.
+    c.lock_takes().await?;
     let lock = c.skip_locked("e");
     // The window function is in a subquery: PostgreSQL locks no row of a query level that has
     // one, so the outer level locks the events (and sees again, for a row another gateway
