@@ -337,6 +337,25 @@ impl Unused {
         }
         out
     }
+
+    /// The POS sources authentication did not read ([`crate::auth::unused_sources`]), each
+    /// named in a Warning of a success (a GDS-derived client adds sources of its own).
+    fn sources(root: &str, pos: &Pos) -> Vec<Problem> {
+        crate::auth::unused_sources(pos)
+            .into_iter()
+            .map(|n| {
+                let path = format!("/{root}/POS/Source[{n}]");
+                Problem::new(
+                    ErrorWarningType::NoImplementation,
+                    ErrorCode::UnableToProcess,
+                    format!(
+                        "{path} is not used by this service (only the credentials' source, RequestorID Type 88, and the requestor's source of the same ID, Type 22, are read); the request was processed without it."
+                    ),
+                )
+                .at(path)
+            })
+            .collect()
+    }
 }
 
 /// Adds the Warnings of the items a success answer did without, after its own.
@@ -359,7 +378,8 @@ fn warn_unused<R: Response<Warnings = Warnings>>(rs: &mut R, ignored: Vec<Proble
 async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Request) -> Answer {
     let content = &state.content.get();
     let counted = Counted::of(&request);
-    let unused = Unused::of(request.root_name(), unread);
+    let root = request.root_name();
+    let unused = Unused::of(root, unread);
     let now = Utc::now();
     macro_rules! table {
         ($($rq:ident => $rs:ident: |$cx:ident, $m:ident| $handler:expr,)*) => {
@@ -398,7 +418,11 @@ async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Re
                         Err(problem) => (Err(problem), Dialect::default()),
                     };
                     let mut rs = answer(handled, &*$m, meta, now);
-                    warn_unused(&mut rs, unused.ignored.clone());
+                    let mut ignored = unused.ignored.clone();
+                    if requestor.is_some() {
+                        ignored.extend(Unused::sources(root, $m.pos()));
+                    }
+                    warn_unused(&mut rs, ignored);
                     let outcome = Outcome::of(&rs);
                     Answer { message: AnyMessage::$rs(Box::new(rs)), dialect, retry_after, said: Said { requestor, outcome, look } }
                 })*

@@ -1,7 +1,8 @@
-//! Authentication from the POS: exactly two `Source` elements, in order — Type 22 with `ID`
-//! and `ID_Context` (optional `Instance`), then Type 88 with the same `ID` and
-//! `MessagePassword` — checked against the requestors of the content snapshot and the client's
-//! address.
+//! Authentication from the POS: the credentials' `Source` (RequestorID Type 88 with `ID` and
+//! `MessagePassword`) and the requestor's `Source` of the same `ID` (Type 22 with `ID_Context`,
+//! optional `Instance`), in any order among up to ten sources — checked against the requestors
+//! of the content snapshot and the client's address. The other sources are not used (a success
+//! names them in Warnings, [`unused_sources`]).
 //!
 //! - Passwords are stored as argon2id PHC strings ([`hash_password`](crate::requestors::password::hash_password)); verification runs on a
 //!   fixed pool of argon2 workers ([`pool`]), each reusing one memory area: at most one
@@ -62,25 +63,51 @@ struct Presented<'a> {
     password: &'a str,
 }
 
-/// Reads the requestor's source (RequestorID Type 22) and the credentials' (Type 88), exactly
-/// one of each, or `None` when the POS does not have them. Other sources (OpenTravel allows ten:
-/// a GDS-derived client adds its own) and a password on the requestor's source are not used.
+/// Reads the credentials' source (RequestorID Type 88 with an `ID` and a `MessagePassword`,
+/// exactly one) and the requestor's source it names (Type 22 with the same `ID`, exactly one),
+/// or `None` when the POS does not have them. Other sources (OpenTravel allows ten: a
+/// GDS-derived client adds its own, of its own Types or another Type 22 of another ID) and a
+/// password on the requestor's source are not used ([`unused_sources`]).
 fn presented(pos: &Pos) -> Option<Presented<'_>> {
-    let of = |t: RequestorIdCode| {
-        // A Source without a RequestorID (optional in 2016B) is read with an empty one.
-        let mut found = pos.source.iter().map(|s| &s.requestor_id).filter(move |r| r.r#type == t && !r.id.is_empty());
+    let (who, creds) = used_sources(pos)?;
+    let (who, creds) = (&pos.source[who].requestor_id, &pos.source[creds].requestor_id);
+    let id_context = who.id_context.as_deref().filter(|c| !c.is_empty())?;
+    let password = creds.message_password.as_deref().filter(|p| !p.is_empty())?;
+    Some(Presented { id: &who.id, id_context, instance: who.instance.as_ref().map(|i| i.as_str()), password })
+}
+
+/// The indices of the requestor's source and of the credentials' source, as [`presented`]
+/// reads them: the one Type 88 source with an `ID` and a password, and the one Type 22 source of
+/// that `ID`.
+fn used_sources(pos: &Pos) -> Option<(usize, usize)> {
+    fn one(mut found: impl Iterator<Item = usize>) -> Option<usize> {
         match (found.next(), found.next()) {
             (Some(one), None) => Some(one),
             _ => None,
         }
-    };
-    let (who, creds) = (of(RequestorIdCode::Requestor)?, of(RequestorIdCode::MessageCredentials)?);
-    if who.id.is_empty() || creds.id != who.id {
-        return None;
     }
-    let id_context = who.id_context.as_deref().filter(|c| !c.is_empty())?;
-    let password = creds.message_password.as_deref().filter(|p| !p.is_empty())?;
-    Some(Presented { id: &who.id, id_context, instance: who.instance.as_ref().map(|i| i.as_str()), password })
+    // A Source without a RequestorID (optional in 2016B) is read with an empty one.
+    let ids = || pos.source.iter().map(|s| &s.requestor_id).enumerate();
+    let creds = one(ids()
+        .filter(|(_, r)| {
+            r.r#type == RequestorIdCode::MessageCredentials
+                && !r.id.is_empty()
+                && r.message_password.as_deref().is_some_and(|p| !p.is_empty())
+        })
+        .map(|(i, _)| i))?;
+    let id = &pos.source[creds].requestor_id.id;
+    let who = one(ids().filter(|(_, r)| r.r#type == RequestorIdCode::Requestor && r.id == *id).map(|(i, _)| i))?;
+    Some((who, creds))
+}
+
+/// The 1-based positions of the POS's sources that authentication does not read (all but the
+/// requestor's and the credentials'), for the Warnings of a success; none when the POS has no
+/// usable credentials (the request then fails authentication).
+pub fn unused_sources(pos: &Pos) -> Vec<usize> {
+    match used_sources(pos) {
+        Some((who, creds)) => (0..pos.source.len()).filter(|i| *i != who && *i != creds).map(|i| i + 1).collect(),
+        None => Vec::new(),
+    }
 }
 
 /// The requestor a successful attempt authenticated as.

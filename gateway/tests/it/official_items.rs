@@ -58,7 +58,8 @@ async fn bases(server: &TestServer) -> Vec<(String, String)> {
         let xml = std::fs::read_to_string(&f).unwrap();
         let root = roxmltree::Document::parse(&xml).unwrap().root_element().tag_name().name().to_string();
         if root.ends_with("NotifRQ") {
-            out.entry(root).or_insert(xml);
+            // The demo hotel sells in euros (OpenTravel's rate sample is in dollars).
+            out.entry(root).or_insert(xml.replace(r#""USD""#, r#""EUR""#));
         }
     }
     out.insert("OTA_HotelAvailRQ".into(), avail(day(40), day(42)));
@@ -245,9 +246,75 @@ async fn official_requests_are_never_malformed(b: Backend) {
     );
 }
 
+/// The POS of `xml` as a GDS-derived client sends it: the agency's own source first (a Type 22
+/// RequestorID of another ID, `AgentSine`, `PseudoCityCode`, `BookingChannel`), a source without
+/// a RequestorID, then the partner's two sources in the other order (credentials first).
+fn gds_pos(xml: &str) -> String {
+    let (start, end) = (xml.find("<POS>").unwrap() + "<POS>".len(), xml.find("</POS>").unwrap());
+    let sources: Vec<&str> = xml[start..end].split_inclusive("</Source>").filter(|s| !s.trim().is_empty()).collect();
+    assert_eq!(sources.len(), 2, "a base's POS: {}", &xml[start..end]);
+    let agency = r#"<Source AgentSine="A1B2C3" PseudoCityCode="X9Y" ISOCountry="ES"><RequestorID Type="22" ID="AGENCY-77" ID_Context="GDS"/><BookingChannel Type="1" Primary="true"/></Source><Source ISOCurrency="EUR"/>"#;
+    format!("{}{agency}{}{}{}", &xml[..start], sources[1].trim(), sources[0].trim(), &xml[end..])
+}
+
+/// A GDS-derived client's POS (its agency's Type 22 source of another ID, a bare source, the
+/// partner's credentials before its requestor source) authenticates the partner on every root,
+/// and a success names each source it did not use in a Warning; a POS whose credentials name
+/// no single requestor source still fails authentication.
+async fn a_gds_pos_authenticates_by_its_credentials(b: Backend) {
+    let server = TestServer::start(b).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut roots, mut succeeded) = (0, 0);
+    for (root, base) in bases(&server).await {
+        let xml = gds_pos(&base.replace("{{REF}}", &format!("GDS-{}", root.replace("OTA_", ""))));
+        let variant = Variant { item: "POS".into(), xml };
+        assert_eq!(valid(&root, std::slice::from_ref(&variant), dir.path()), [true], "{root}: {}", variant.xml);
+        let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap().path;
+        let (status, _, body) = server.client().send_raw(path, variant.xml.clone(), XML).await.unwrap();
+        assert_eq!(status, 200, "{root}: {body}");
+        assert!(!body.contains(r#"<Error Type="4""#), "{root}: the partner's credentials were not found: {body}");
+        if !body.contains("<Errors>") {
+            succeeded += 1;
+            for n in [1, 2] {
+                let said = format!("/{root}/POS/Source[{n}] is not used by this service");
+                assert!(body.contains(&said), "{root}: no Warning names Source[{n}]: {body}");
+            }
+            assert!(!body.contains("POS/Source[3]") && !body.contains("POS/Source[4]"), "{root}: {body}");
+        }
+        roots += 1;
+    }
+    assert!(roots >= 12 && succeeded == roots, "{succeeded} of {roots} roots succeeded");
+    // Credentials naming two requestor sources (two contexts: which one?), or none.
+    let base = crate::ota_partner::descriptive_info();
+    let (id, context, _) = OTA_DEMO;
+    for (what, extra) in [
+        (
+            "a second requestor source of the same ID",
+            format!(r#"<Source><RequestorID Type="22" ID="{id}" ID_Context="OTHER"/></Source>"#),
+        ),
+        ("no requestor source of the credentials' ID", String::new()),
+    ] {
+        let xml = if extra.is_empty() {
+            base.replace(
+                &format!(r#"Type="22" ID="{id}" ID_Context="{context}""#),
+                r#"Type="22" ID="AGENCY-77" ID_Context="GDS""#,
+            )
+        } else {
+            base.replace("<POS>", &format!("<POS>{extra}"))
+        };
+        let (_, _, body) = server.client().send_raw("/hotelnbc", xml, XML).await.unwrap();
+        assert!(body.contains(r#"<Error Type="4""#), "{what}: {body}");
+    }
+}
+
 mod sqlite {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn official_requests_are_never_malformed() {
         super::official_requests_are_never_malformed(crate::support::Backend::Sqlite).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_gds_pos_authenticates_by_its_credentials() {
+        super::a_gds_pos_authenticates_by_its_credentials(crate::support::Backend::Sqlite).await
     }
 }
